@@ -1,0 +1,21 @@
+import type { AppConfig } from '#libs/config';
+import { createHttpApp, type NestFastifyApplication } from '#libs/http';
+import { Metrics, createLogger, type AppLogger } from '#libs/observability';
+import { AppModule } from './app.module.js';
+
+export interface ApiApp {
+  app: NestFastifyApplication;
+  logger: AppLogger;
+}
+
+/** Builds the api without listening, so tests and main.ts share exactly one wiring. */
+export async function createApiApp(config: AppConfig, logger?: AppLogger): Promise<ApiApp> {
+  const log = logger ?? createLogger({ level: config.logLevel, app: 'api' });
+  const metrics = new Metrics('api');
+  const app = await createHttpApp(AppModule.forRoot({ config, logger: log, metrics }), {
+    logger: log,
+    metrics,
+    bodyLimitBytes: config.api.bodyLimitBytes,
+  });
+  return { app, logger: log };
+}

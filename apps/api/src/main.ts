@@ -1,0 +1,16 @@
+import 'reflect-metadata';
+import { ConfigValidationError, loadConfig } from '#libs/config';
+import { createApiApp } from './bootstrap.js';
+
+async function main() {
+  const config = loadConfig();
+  const { app, logger } = await createApiApp(config);
+  await app.listen({ host: config.api.host, port: config.api.port });
+  logger.info({ url: config.api.publicUrl, port: config.api.port }, 'api listening');
+}
+
+main().catch((error: unknown) => {
+  // Config errors name the bad settings; print them plainly rather than as a stack.
+  console.error(error instanceof ConfigValidationError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import { ConfigValidationError, loadConfig } from '#libs/config';
+import { createSandboxApp } from './bootstrap.js';
+
+async function main() {
+  const config = loadConfig();
+  const { app, logger } = await createSandboxApp(config);
+  await app.listen({ host: config.sandbox.host, port: config.sandbox.port });
+  logger.info({ url: config.sandbox.publicUrl, port: config.sandbox.port }, 'sandbox listening');
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigValidationError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,168 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { DEV_SECRETS, EnvironmentVariables, LogLevel, NodeEnv } from './env.dto.js';
+
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+/** The one typed configuration object; built once at boot by {@link loadConfig}. */
+export interface AppConfig {
+  env: NodeEnv;
+  logLevel: LogLevel;
+  api: {
+    host: string;
+    port: number;
+    publicUrl: string;
+    bodyLimitBytes: number;
+    adminToken: string;
+  };
+  database: { url: string; poolMax: number };
+  redis: { url: string; queuePrefix: string };
+  upstream: {
+    baseUrl: string;
+    applicationId: string;
+    applicationSecret: string;
+    apiVersion: '1' | '2.0-ALPHA';
+    timeoutMs: number;
+  };
+  crypto: {
+    /** The first key encrypts; every key decrypts. */
+    encryptionKeys: EncryptionKey[];
+    signingSecret: string;
+    sessionTtlSeconds: number;
+  };
+  sync: {
+    intervalMinutes: number;
+    dispatchEveryMinutes: number;
+    consentRefreshDaysBeforeExpiry: number;
+    institutionsRefreshMinutes: number;
+    workerConcurrency: number;
+  };
+  webhooks: {
+    scheme: 'standard-webhooks';
+    toleranceSeconds: number;
+    staticUpstreamSecrets: string[];
+  };
+  sandbox: {
+    host: string;
+    port: number;
+    publicUrl: string;
+    appId: string;
+    appSecret: string;
+    adminToken: string;
+  };
+  demoMerchantApiKey: string | null;
+}
+
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigValidationError';
+  }
+}
+
+function describe(errors: ValidationError[]): string[] {
+  return errors.flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((message) =>
+      // class-validator messages start with the property name; say what was given (never a secret).
+      /SECRET|TOKEN|KEY|PASSWORD/.test(e.property) || e.property === 'DATABASE_URL' || e.property === 'REDIS_URL'
+        ? `${e.property}: ${message}`
+        : `${e.property}: ${message} (got ${JSON.stringify(e.value)})`,
+    ),
+  );
+}
+
+function parseKeys(raw: string): EncryptionKey[] {
+  return raw.split(',').map((pair) => {
+    const [id, b64] = pair.split(':') as [string, string];
+    return { id, key: Buffer.from(b64, 'base64') };
+  });
+}
+
+const list = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/**
+ * Validates the environment and returns the typed configuration. Empty strings count as unset, so a
+ * blank line in `.env` falls back to the default instead of failing obscurely.
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
+  const known = Object.keys(new EnvironmentVariables());
+  const plain: Record<string, string> = {};
+  for (const name of known) {
+    const value = source[name];
+    if (value !== undefined && value !== '') plain[name] = value;
+  }
+  const env = plainToInstance(EnvironmentVariables, plain, { exposeDefaultValues: true });
+  const problems = describe(validateSync(env, { whitelist: true, forbidUnknownValues: true }));
+
+  const keys = problems.some((p) => p.startsWith('ENCRYPTION_KEYS')) ? [] : parseKeys(env.ENCRYPTION_KEYS);
+  if (keys.some((k) => k.key.length !== 32)) problems.push('ENCRYPTION_KEYS: every key must be 32 bytes');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) problems.push('ENCRYPTION_KEYS: key ids must be unique');
+
+  if (env.NODE_ENV === NodeEnv.Production) {
+    for (const [name, devValue] of Object.entries(DEV_SECRETS)) {
+      const value = (env as unknown as Record<string, string>)[name];
+      if (value === devValue || (name === 'ENCRYPTION_KEYS' && value.includes(devValue))) {
+        problems.push(`${name}: the development default must not be used when NODE_ENV=production`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+
+  return {
+    env: env.NODE_ENV,
+    logLevel: env.LOG_LEVEL,
+    api: {
+      host: env.API_HOST,
+      port: env.API_PORT,
+      publicUrl: env.API_PUBLIC_URL.replace(/\/+$/, ''),
+      bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
+      adminToken: env.ADMIN_TOKEN,
+    },
+    database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
+    redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },
+    upstream: {
+      baseUrl: env.UPSTREAM_BASE_URL.replace(/\/+$/, ''),
+      applicationId: env.UPSTREAM_APPLICATION_ID,
+      applicationSecret: env.UPSTREAM_APPLICATION_SECRET,
+      apiVersion: env.UPSTREAM_API_VERSION as '1' | '2.0-ALPHA',
+      timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    },
+    crypto: {
+      encryptionKeys: keys,
+      signingSecret: env.SIGNING_SECRET,
+      sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+    },
+    sync: {
+      intervalMinutes: env.SYNC_INTERVAL_MINUTES,
+      dispatchEveryMinutes: env.SYNC_DISPATCH_EVERY_MINUTES,
+      consentRefreshDaysBeforeExpiry: env.CONSENT_REFRESH_DAYS_BEFORE_EXPIRY,
+      institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
+      workerConcurrency: env.WORKER_CONCURRENCY,
+    },
+    webhooks: {
+      scheme: 'standard-webhooks',
+      toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
+      staticUpstreamSecrets: list(env.UPSTREAM_WEBHOOK_SECRETS),
+    },
+    sandbox: {
+      host: env.SANDBOX_HOST,
+      port: env.SANDBOX_PORT,
+      publicUrl: env.SANDBOX_PUBLIC_URL.replace(/\/+$/, ''),
+      appId: env.SANDBOX_APP_ID,
+      appSecret: env.SANDBOX_APP_SECRET,
+      adminToken: env.SANDBOX_ADMIN_TOKEN,
+    },
+    demoMerchantApiKey: env.DEMO_MERCHANT_API_KEY || null,
+  };
+}
+
+/** The names of every setting, for `.env.example` checks and docs. */
+export const SETTING_NAMES: readonly string[] = Object.keys(new EnvironmentVariables());

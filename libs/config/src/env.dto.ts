@@ -1,0 +1,223 @@
+import { Transform } from 'class-transformer';
+import {
+  IsEnum,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+
+/**
+ * Every environment variable the system reads, with its dev default. `.env.example` mirrors this class
+ * one-to-one (a test keeps them in step). Defaults point at the local sandbox so that `npm start` works
+ * with no file at all; `production` refuses the dev secrets (see config.ts).
+ */
+
+export enum NodeEnv {
+  Development = 'development',
+  Test = 'test',
+  Production = 'production',
+}
+
+export enum LogLevel {
+  Fatal = 'fatal',
+  Error = 'error',
+  Warn = 'warn',
+  Info = 'info',
+  Debug = 'debug',
+  Trace = 'trace',
+  Silent = 'silent',
+}
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+
+const LOCAL_URL = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+/** The dev secrets; config.ts rejects them when NODE_ENV=production. */
+export const DEV_SECRETS = {
+  ADMIN_TOKEN: 'dev-admin-token-change-me',
+  ENCRYPTION_KEYS: 'dev1:ZGV2LW9ubHktZW5jcnlwdGlvbi1rZXktMzItYnl0ZXM=',
+  SIGNING_SECRET: 'dev-signing-secret-change-me-0123456789',
+  UPSTREAM_APPLICATION_SECRET: 'sandbox-secret',
+  SANDBOX_ADMIN_TOKEN: 'sandbox-admin-token',
+} as const;
+
+export class EnvironmentVariables {
+  @IsEnum(NodeEnv)
+  NODE_ENV: NodeEnv = NodeEnv.Development;
+
+  @IsEnum(LogLevel)
+  LOG_LEVEL: LogLevel = LogLevel.Info;
+
+  // --- api ---
+  @IsString()
+  API_HOST = '127.0.0.1';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  API_PORT = 3000;
+
+  /** Where browsers and the upstream reach the api (consent callbacks, webhook receiver). */
+  @IsUrl(LOCAL_URL)
+  API_PUBLIC_URL = 'http://localhost:3000';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(50 * 1024 * 1024)
+  API_BODY_LIMIT_BYTES = 1024 * 1024;
+
+  @IsString()
+  @MinLength(16)
+  ADMIN_TOKEN: string = DEV_SECRETS.ADMIN_TOKEN;
+
+  // --- storage ---
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
+  DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/bff';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  DATABASE_POOL_MAX = 10;
+
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+  /** Namespaces every BullMQ key, so several deployments (or test runs) can share one Redis. */
+  @Matches(/^[A-Za-z0-9_-]{1,32}$/)
+  QUEUE_PREFIX = 'bff';
+
+  // --- upstream ---
+  @IsUrl(LOCAL_URL)
+  UPSTREAM_BASE_URL = 'http://127.0.0.1:4010';
+
+  @IsString()
+  @MinLength(1)
+  UPSTREAM_APPLICATION_ID = '00000000-0000-4000-8000-000000000001';
+
+  @IsString()
+  @MinLength(1)
+  UPSTREAM_APPLICATION_SECRET: string = DEV_SECRETS.UPSTREAM_APPLICATION_SECRET;
+
+  /** `1` sends no version header; `2.0-ALPHA` opts into version 2 of the upstream interface. */
+  @IsIn(['1', '2.0-ALPHA'])
+  UPSTREAM_API_VERSION = '1';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  UPSTREAM_TIMEOUT_MS = 10_000;
+
+  // --- secrets at rest ---
+  /**
+   * Comma-separated `keyId:base64key` pairs (32-byte AES-256-GCM keys). The first encrypts; all decrypt,
+   * so keys rotate by prepending a new one and re-encrypting in the background.
+   */
+  @Matches(/^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=)*$/, {
+    message: 'ENCRYPTION_KEYS must be comma-separated keyId:base64 pairs of 32-byte keys',
+  })
+  ENCRYPTION_KEYS: string = DEV_SECRETS.ENCRYPTION_KEYS;
+
+  /** HMAC secret for session tokens and the signed consent `state`. */
+  @IsString()
+  @MinLength(32)
+  SIGNING_SECRET: string = DEV_SECRETS.SIGNING_SECRET;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(24 * 3600)
+  SESSION_TTL_SECONDS = 900;
+
+  // --- background work ---
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 60)
+  SYNC_INTERVAL_MINUTES = 360;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 60)
+  SYNC_DISPATCH_EVERY_MINUTES = 5;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(89)
+  CONSENT_REFRESH_DAYS_BEFORE_EXPIRY = 7;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 60)
+  INSTITUTIONS_REFRESH_MINUTES = 720;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WORKER_CONCURRENCY = 20;
+
+  // --- webhooks ---
+  /** Signature scheme of the upstream's webhooks; only Standard Webhooks is known today. */
+  @IsIn(['standard-webhooks'])
+  WEBHOOK_SCHEME = 'standard-webhooks';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  WEBHOOK_TOLERANCE_SECONDS = 300;
+
+  /** Optional static upstream webhook secrets (comma-separated), in addition to those registered. */
+  @IsOptional()
+  @IsString()
+  UPSTREAM_WEBHOOK_SECRETS?: string;
+
+  // --- sandbox ---
+  @IsString()
+  SANDBOX_HOST = '127.0.0.1';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  SANDBOX_PORT = 4010;
+
+  /** Where browsers reach the sandbox's hosted consent page. */
+  @IsUrl(LOCAL_URL)
+  SANDBOX_PUBLIC_URL = 'http://localhost:4010';
+
+  @IsString()
+  @MinLength(1)
+  SANDBOX_APP_ID = '00000000-0000-4000-8000-000000000001';
+
+  @IsString()
+  @MinLength(1)
+  SANDBOX_APP_SECRET: string = DEV_SECRETS.UPSTREAM_APPLICATION_SECRET;
+
+  @IsString()
+  @MinLength(8)
+  SANDBOX_ADMIN_TOKEN: string = DEV_SECRETS.SANDBOX_ADMIN_TOKEN;
+
+  // --- dev seed ---
+  /** API key of the demo merchant that `npm start` seeds; empty disables the seed. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(/^(mk_[A-Za-z0-9_]{16,})?$/, { message: 'DEMO_MERCHANT_API_KEY must look like mk_<at least 16 chars>' })
+  DEMO_MERCHANT_API_KEY?: string = 'mk_demo_0123456789abcdefdemo';
+}

@@ -1,0 +1,3 @@
+export * from './config.js';
+export * from './config.module.js';
+export { LogLevel, NodeEnv } from './env.dto.js';

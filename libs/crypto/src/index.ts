@@ -1,0 +1,2 @@
+export * from './api-key.js';
+export * from './secret-box.js';

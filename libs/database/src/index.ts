@@ -1,0 +1,6 @@
+export * from './database-health.repository.js';
+export * from './database.module.js';
+export * from './migrator.js';
+export * from './prisma.service.js';
+export { Prisma } from './generated/client.js';
+export type * from './generated/client.js';

@@ -1,0 +1,28 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AUTH_METADATA, AuthKind } from './auth.decorator.js';
+import { DomainError, ErrorCode } from './error-code.js';
+
+/**
+ * The global guard: a route that declares no authentication is refused, so a forgotten decorator fails
+ * closed. Routes that declare a non-public kind are let through here only when a strategy guard for that
+ * kind has run first and marked the request authenticated.
+ */
+@Injectable()
+export class DefaultDenyGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const kinds = this.reflector.getAllAndOverride<AuthKind[] | undefined>(AUTH_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!kinds || kinds.length === 0) {
+      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'This route declares no authentication and is closed.');
+    }
+    if (kinds.includes(AuthKind.Public)) return true;
+    const request = context.switchToHttp().getRequest<{ principal?: { kind: AuthKind } }>();
+    if (request.principal && kinds.includes(request.principal.kind)) return true;
+    throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
+  }
+}

@@ -1,0 +1,70 @@
+/** The closed set of error codes of the merchant API (API.md); each has exactly one HTTP status. */
+export enum ErrorCode {
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  CONFLICT = 'CONFLICT',
+  IDEMPOTENCY_MISMATCH = 'IDEMPOTENCY_MISMATCH',
+  RATE_LIMITED = 'RATE_LIMITED',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  CONSENT_EXPIRED = 'CONSENT_EXPIRED',
+  CONSENT_NOT_AUTHORISED = 'CONSENT_NOT_AUTHORISED',
+  UPSTREAM_UNAVAILABLE = 'UPSTREAM_UNAVAILABLE',
+  INSTITUTION_ERROR = 'INSTITUTION_ERROR',
+  INTERNAL = 'INTERNAL',
+}
+
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  [ErrorCode.VALIDATION_FAILED]: 400,
+  [ErrorCode.UNAUTHENTICATED]: 401,
+  [ErrorCode.FORBIDDEN]: 403,
+  [ErrorCode.NOT_FOUND]: 404,
+  [ErrorCode.CONFLICT]: 409,
+  [ErrorCode.IDEMPOTENCY_MISMATCH]: 409,
+  [ErrorCode.RATE_LIMITED]: 429,
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
+  [ErrorCode.CONSENT_EXPIRED]: 409,
+  [ErrorCode.CONSENT_NOT_AUTHORISED]: 409,
+  [ErrorCode.UPSTREAM_UNAVAILABLE]: 503,
+  [ErrorCode.INSTITUTION_ERROR]: 424,
+  [ErrorCode.INTERNAL]: 500,
+};
+
+export interface ErrorDetail {
+  field: string;
+  issue: string;
+}
+
+export interface UpstreamErrorInfo {
+  status: number;
+  source?: string;
+  tracingId?: string;
+  institutionError?: unknown;
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    status: number;
+    message: string;
+    tracingId: string;
+    details?: ErrorDetail[];
+    upstream?: UpstreamErrorInfo;
+  };
+}
+
+/** What services throw. The exception filter is the only place that turns it into HTTP. */
+export class DomainError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { details?: ErrorDetail[]; upstream?: UpstreamErrorInfo; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+    this.status = ERROR_STATUS[code];
+  }
+}

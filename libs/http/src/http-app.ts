@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AppLogger, Metrics } from '#libs/observability';
+import { NestPinoLogger } from '#libs/observability';
+
+/** Accepted inbound request ids; anything else is replaced, so logs and headers stay clean. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface HttpAppOptions {
+  logger: AppLogger;
+  metrics: Metrics;
+  bodyLimitBytes: number;
+}
+
+/**
+ * Builds a Fastify-backed Nest application with the conventions every HTTP app of the project shares:
+ * `x-request-id` accepted and echoed (it is the tracingId), one JSON access-log line and metrics per request.
+ */
+export async function createHttpApp(module: unknown, options: HttpAppOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const header = req.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    },
+    disableRequestLogging: true,
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
+    logger: new NestPinoLogger(options.logger),
+    bufferLogs: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    const seconds = reply.elapsedTime / 1000;
+    options.metrics.httpRequestDuration.observe(labels, seconds);
+    options.metrics.httpRequestsTotal.inc(labels);
+    options.logger.info(
+      { reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+  app.enableShutdownHooks();
+  return app;
+}
+
+export type { INestApplication, NestFastifyApplication };

@@ -1,0 +1,26 @@
+import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { mapError } from './error-mapping.js';
+
+/** Every exception of every route ends here and leaves as the error envelope; 500s are logged with their id. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(@Inject(LOGGER) private readonly logger: AppLogger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    sendError(this.logger, exception, request, reply);
+  }
+}
+
+export function sendError(logger: AppLogger, exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const tracingId = String(request.id);
+  const mapped = mapError(exception, tracingId);
+  if (mapped.unexpected) {
+    logger.error({ err: exception, tracingId, method: request.method, url: request.url }, 'unhandled error');
+  }
+  void reply.status(mapped.status).headers(mapped.headers).type('application/json; charset=utf-8').send(mapped.body);
+}

@@ -1,0 +1,7 @@
+export * from './auth.decorator.js';
+export * from './default-deny.guard.js';
+export * from './error-code.js';
+export * from './error-mapping.js';
+export * from './http-app.js';
+export * from './http-error.filter.js';
+export * from './validation.js';

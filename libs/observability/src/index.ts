@@ -1,0 +1,4 @@
+export * from './logger.js';
+export * from './metrics.js';
+export * from './observability.module.js';
+export * from './redact.js';

@@ -1,0 +1,92 @@
+import type { LoggerService } from '@nestjs/common';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { redact, redactText } from './redact.js';
+
+export type AppLogger = Logger;
+
+export interface LoggerOptions {
+  level: string;
+  /** The app's name, stamped on every line so interleaved logs of api, worker and sandbox stay readable. */
+  app: string;
+  /** Tests pass a stream to capture lines. */
+  destination?: DestinationStream;
+}
+
+interface RequestLike {
+  id?: unknown;
+  method?: string;
+  url?: string;
+  headers?: Record<string, unknown>;
+  socket?: { remoteAddress?: string };
+}
+
+/** JSON logs; every object logged passes through {@link redact}, every message through redactText. */
+export function createLogger(options: LoggerOptions): AppLogger {
+  return pino(
+    {
+      level: options.level,
+      base: { app: options.app, pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      messageKey: 'msg',
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (object) => redact(object) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as typeof args;
+          method.apply(this, redacted);
+        },
+      },
+      serializers: {
+        req: (req: RequestLike) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+          remoteAddress: req.socket?.remoteAddress,
+          userAgent: req.headers?.['user-agent'],
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+        err: pino.stdSerializers.err,
+      },
+    },
+    options.destination,
+  );
+}
+
+/** Routes Nest's own logs (bootstrap, module init, exceptions) through the same pino logger. */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: AppLogger) {}
+
+  log(message: unknown, ...rest: unknown[]) {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]) {
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]) {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]) {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]) {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]) {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]) {
+    // Nest passes the context name last, and a stack before it for errors.
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    const stack = rest.length > 1 && typeof rest[0] === 'string' ? rest[0] : undefined;
+    if (message instanceof Error) {
+      this.logger[level]({ context, err: message }, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ context, ...message });
+    } else {
+      this.logger[level]({ context, stack }, String(message));
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import type { Job, JobsOptions } from 'bullmq';
+
+/** Every queue of the system. Workers and producers use these names and nothing else. */
+export const QueueName = {
+  Maintenance: 'maintenance',
+} as const;
+export type QueueName = (typeof QueueName)[keyof typeof QueueName];
+
+/**
+ * The typed job catalogue: job name → its queue, payload and result. Later issues add the sync, consent
+ * and event jobs here; a processor handles exactly the names whose queue it serves.
+ */
+export interface JobCatalogue {
+  /** Round trip through the queue: proves a worker is consuming (used by `npm start` and the tests). */
+  'maintenance.ping': {
+    queue: typeof QueueName.Maintenance;
+    payload: { sentAt: string };
+    result: { pid: number; receivedAt: string };
+  };
+}
+
+export type JobName = keyof JobCatalogue;
+export type JobPayload<N extends JobName> = JobCatalogue[N]['payload'];
+export type JobResult<N extends JobName> = JobCatalogue[N]['result'];
+export type JobOf<N extends JobName> = Job<JobPayload<N>, JobResult<N>, N>;
+
+/** Defaults applied to every job unless its definition says otherwise. */
+const BASE_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export const JOB_DEFINITIONS: { readonly [N in JobName]: { queue: JobCatalogue[N]['queue']; options: JobsOptions } } = {
+  'maintenance.ping': {
+    queue: QueueName.Maintenance,
+    options: { ...BASE_OPTIONS, attempts: 1, removeOnComplete: { age: 3600, count: 100 }, removeOnFail: { age: 3600 } },
+  },
+};
+
+export const ALL_QUEUES: readonly QueueName[] = Object.values(QueueName);

@@ -1,0 +1,29 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { ALL_QUEUES } from './job-catalogue.js';
+import { JobProducer } from './job-producer.js';
+
+/** BullMQ on the configured Redis, every queue of the catalogue registered, and the typed producer. */
+@Global()
+@Module({})
+export class QueueModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: QueueModule,
+      imports: [
+        BullModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig) => ({
+            // BullMQ's blocking commands need maxRetriesPerRequest: null on worker connections.
+            connection: { url: config.redis.url, maxRetriesPerRequest: null },
+            prefix: config.redis.queuePrefix,
+          }),
+        }),
+        BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
+      ],
+      providers: [JobProducer],
+      exports: [BullModule, JobProducer],
+    };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './redis-options.js';
+export * from './redis.module.js';

@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+// The quick start: `npm start` and `npm test` both begin here. Node built-ins only, because it runs
+// before anything is installed. Steps: install → Prisma client → build → Postgres and Redis up →
+// database and migrations → then either the three apps (start) or lint + typecheck + tests (test).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const mode = process.argv[2] ?? 'start';
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code, text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+const step = (text) => console.log(paint('1;36', `▸ ${text}`));
+const fail = (text) => {
+  console.error(paint('1;31', `✖ ${text}`));
+  process.exit(1);
+};
+
+/** Everything this script started, stopped again on exit (children first, then services). */
+const cleanups = [];
+let stopping = false;
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: process.env, ...options });
+  if (result.error) fail(`${command} ${args.join(' ')}: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+function mustRun(command, args, options) {
+  const status = run(command, args, options);
+  if (status !== 0) fail(`${command} ${args.join(' ')} exited with ${status}`);
+}
+
+const sha = (...parts) => createHash('sha256').update(parts.join('\0')).digest('hex');
+const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+
+// ---------------------------------------------------------------- environment
+
+if (existsSync(join(ROOT, '.env'))) process.loadEnvFile(join(ROOT, '.env'));
+if (mode === 'test') {
+  // Tests get their own database and queue prefix so they never touch dev data.
+  process.env.NODE_ENV = 'test';
+  const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
+  base.pathname = `${base.pathname.replace(/^\//, '') || 'bff'}_test`;
+  process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? base.toString();
+  process.env.QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX ?? 'bff-test';
+  process.env.LOG_LEVEL ??= 'silent';
+}
+
+// ---------------------------------------------------------------- install
+
+function ensureInstalled() {
+  const lock = readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
+  const stampFile = join(ROOT, 'node_modules', '.bff-install-stamp');
+  const wanted = sha(lock, process.version);
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted) return;
+  step('Installing dependencies (npm ci)');
+  mustRun('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  writeFileSync(stampFile, wanted);
+}
+
+// ---------------------------------------------------------------- prisma client
+
+function ensurePrismaClient() {
+  const schema = readFileSync(join(ROOT, 'prisma', 'schema.prisma'), 'utf8');
+  const version = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'prisma', 'package.json'), 'utf8')).version;
+  const outDir = join(ROOT, 'libs', 'database', 'src', 'generated');
+  const stampFile = join(outDir, '.schema-stamp');
+  const wanted = sha(schema, version);
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted) return;
+  step('Generating the Prisma client');
+  // The CLI insists on locating its native schema engine even for `generate`, which never runs it, and
+  // cannot download one here. Any existing file satisfies the check (see ARCHITECTURE.md).
+  const env = { ...process.env };
+  env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
+  env.PRISMA_HIDE_UPDATE_MESSAGE = '1';
+  mustRun(bin('prisma'), ['generate'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  writeFileSync(stampFile, wanted);
+}
+
+// ---------------------------------------------------------------- build
+
+function build() {
+  step('Building (tsc)');
+  mustRun(bin('tsc'), ['-p', 'tsconfig.build.json']);
+}
+
+function resolvedConfig() {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/libs/config/src/config.cli.js')], {
+    cwd: ROOT,
+    env: process.env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(out);
+}
+
+// ---------------------------------------------------------------- services
+
+function reachable(host, port, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function waitFor(check, what, deadlineMs) {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  fail(`${what} did not come up within ${deadlineMs / 1000}s`);
+}
+
+const isLocal = (host) => ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
+
+async function ensurePostgres(databaseUrl) {
+  const url = new URL(databaseUrl);
+  const host = url.hostname;
+  const port = Number(url.port || 5432);
+  if (await reachable(host, port)) return;
+  if (!isLocal(host)) fail(`Postgres at ${host}:${port} is not reachable (DATABASE_URL).`);
+  const versions = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql').sort() : [];
+  if (versions.length === 0) {
+    fail(`Postgres is not running on ${host}:${port} and no local cluster was found. Start one, or run: docker compose up -d postgres redis`);
+  }
+  const version = versions[versions.length - 1];
+  step(`Starting Postgres ${version}`);
+  mustRun('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start']);
+  cleanups.push(() => run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'stop'], { stdio: 'ignore' }));
+  await waitFor(() => reachable(host, port), 'Postgres', 30_000);
+}
+
+async function ensureRedis(redisUrl) {
+  const url = new URL(redisUrl);
+  const host = url.hostname;
+  const port = Number(url.port || 6379);
+  if (await reachable(host, port)) return;
+  if (!isLocal(host)) fail(`Redis at ${host}:${port} is not reachable (REDIS_URL).`);
+  step('Starting Redis');
+  const status = run('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no']);
+  if (status !== 0) fail(`Redis is not running on ${host}:${port} and redis-server could not start it. Or run: docker compose up -d postgres redis`);
+  cleanups.push(() => run('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { stdio: 'ignore' }));
+  await waitFor(() => reachable(host, port), 'Redis', 30_000);
+}
+
+// ---------------------------------------------------------------- processes
+
+const LEVEL_COLOR = { trace: '90', debug: '90', info: '32', warn: '33', error: '31', fatal: '41' };
+const APP_COLOR = { api: '35', worker: '34', sandbox: '36' };
+
+/** Turns a JSON log line into one readable line; anything else passes through as is. */
+function pretty(app, line) {
+  const tag = paint(APP_COLOR[app] ?? '0', app.padEnd(7));
+  let entry;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return `${tag} ${line}`;
+  }
+  if (typeof entry !== 'object' || entry === null) return `${tag} ${line}`;
+  const { time, level, msg, app: _a, pid: _p, context, ...rest } = entry;
+  const clock = typeof time === 'string' ? time.slice(11, 23) : '';
+  const lvl = paint(LEVEL_COLOR[level] ?? '0', String(level ?? '').padEnd(5));
+  const extra = Object.keys(rest).length ? paint('90', ` ${JSON.stringify(rest)}`) : '';
+  return `${paint('90', clock)} ${tag} ${lvl} ${context ? paint('90', `[${context}] `) : ''}${msg ?? ''}${extra}`;
+}
+
+function startApp(app, onLine) {
+  const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      console.log(pretty(app, line));
+      onLine?.(line);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(paint('1;31', `✖ ${app} exited (${signal ?? code}); stopping everything`));
+      void shutdown(1);
+    }
+  });
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  );
+  return child;
+}
+
+async function httpOk(url) {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  // Children first (in reverse start order), then the services this script started.
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  process.exit(code);
+}
+
+// ---------------------------------------------------------------- modes
+
+async function prepare() {
+  ensureInstalled();
+  ensurePrismaClient();
+  build();
+  const config = resolvedConfig();
+  await ensurePostgres(config.databaseUrl);
+  await ensureRedis(config.redisUrl);
+  step(`Migrating ${new URL(config.databaseUrl).pathname.slice(1)}`);
+  mustRun(process.execPath, [join(ROOT, 'dist/libs/database/src/migrate.cli.js')]);
+  return config;
+}
+
+async function start() {
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  const config = await prepare();
+  if (config.demoMerchantApiKey) mustRun(process.execPath, [join(ROOT, 'dist/apps/api/src/cli/seed-demo.cli.js')]);
+
+  step('Starting sandbox, api and worker');
+  let workerReady = false;
+  startApp('sandbox');
+  startApp('api');
+  startApp('worker', (line) => {
+    if (line.includes('"worker ready"')) workerReady = true;
+  });
+  await waitFor(() => httpOk(`http://127.0.0.1:${config.sandboxPort}/health`), 'sandbox', 60_000);
+  await waitFor(() => httpOk(`http://127.0.0.1:${config.apiPort}/health/ready`), 'api /health/ready', 60_000);
+  await waitFor(async () => workerReady, 'worker', 60_000);
+
+  const lines = [
+    '',
+    paint('1;32', '  The open-banking BFF is running.'),
+    '',
+    `  api       ${config.apiUrl}   (ready: ${config.apiUrl}/health/ready, metrics: ${config.apiUrl}/metrics)`,
+    `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,
+    `  worker    consuming BullMQ queues with prefix "${config.queuePrefix}"`,
+    '',
+    config.demoMerchantApiKey
+      ? `  demo merchant API key:  ${paint('1', config.demoMerchantApiKey)}`
+      : '  (no demo merchant: DEMO_MERCHANT_API_KEY is empty)',
+    `  operator token:         ADMIN_TOKEN from your environment (dev default in .env.example)`,
+    '',
+    '  Ctrl-C stops everything this command started.',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+async function test() {
+  const config = await prepare();
+  void config;
+  const stages = [
+    ['ESLint', bin('eslint'), ['.', '--max-warnings=0']],
+    ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
+    ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+    ['Tests (vitest)', bin('vitest'), ['run', ...process.argv.slice(3)]],
+  ];
+  let failed = 0;
+  for (const [name, command, args] of stages) {
+    step(name);
+    const status = run(command, args);
+    if (status !== 0) {
+      console.error(paint('1;31', `✖ ${name} failed (exit ${status})`));
+      failed += 1;
+    }
+  }
+  await shutdown(failed === 0 ? 0 : 1);
+}
+
+async function generate() {
+  ensureInstalled();
+  ensurePrismaClient();
+}
+
+const modes = { start, test, generate };
+if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, generate)`);
+modes[mode]().catch((error) => {
+  console.error(error);
+  void shutdown(1);
+});
