@@ -67,6 +67,20 @@ function fastifyMessage(e: FastifyLikeError): string {
   }
 }
 
+/** Details from an HttpException body: our own `details`, or the failing checks of a Terminus health result. */
+function detailsOf(response: unknown): ErrorDetail[] | undefined {
+  if (typeof response !== 'object' || response === null) return undefined;
+  const body = response as { details?: unknown; status?: unknown; error?: unknown };
+  if (Array.isArray(body.details)) return body.details as ErrorDetail[];
+  if (body.status === 'error' && typeof body.error === 'object' && body.error !== null) {
+    return Object.entries(body.error as Record<string, { detail?: unknown }>).map(([field, check]) => ({
+      field,
+      issue: typeof check?.detail === 'string' ? `down (${check.detail})` : 'down',
+    }));
+  }
+  return undefined;
+}
+
 function build(
   code: ErrorCode,
   status: number,
@@ -101,11 +115,9 @@ export function mapError(exception: unknown, tracingId: string): MappedError {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const response = exception.getResponse();
-    const details =
-      typeof response === 'object' && response !== null && Array.isArray((response as { details?: unknown }).details)
-        ? ((response as { details: ErrorDetail[] }).details)
-        : undefined;
-    const message = status >= 500 && status !== 503 ? 'Internal error.' : exception.message;
+    const details = detailsOf(response);
+    const message =
+      status === 503 && details ? 'A dependency is unavailable.' : status >= 500 && status !== 503 ? 'Internal error.' : exception.message;
     return { status, body: build(codeForStatus(status), status, message, tracingId, { details }), headers: {}, unexpected: status >= 500 && status !== 503 };
   }
   if (isFastifyError(exception)) {

@@ -1,0 +1,20 @@
+import { loadConfig, type AppConfig } from '#libs/config';
+
+/**
+ * The configuration tests run with: the environment `npm test` prepared (test database, queue prefix),
+ * random ports, silent logs, plus whatever a test overrides.
+ */
+export function testConfig(overrides: Record<string, string> = {}): AppConfig {
+  return loadConfig({
+    ...process.env,
+    API_PORT: '0',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  });
+}
+
+/** A unique, valid BullMQ prefix so tests that share Redis never see each other's jobs. */
+export function uniqueQueuePrefix(label: string): string {
+  return `t-${label}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`.slice(0, 32);
+}

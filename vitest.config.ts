@@ -1,0 +1,26 @@
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// `npm test` already points DATABASE_URL at a `*_test` database; when vitest is run directly, derive the
+// same one here, so a test run can never touch development data.
+const databaseUrl = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
+if (!databaseUrl.pathname.endsWith('_test')) {
+  databaseUrl.pathname = `${databaseUrl.pathname.replace(/^\//, '') || 'bff'}_test`;
+  process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? databaseUrl.toString();
+  process.env.QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX ?? 'bff-test';
+}
+
+export default defineConfig({
+  // SWC, not esbuild: Nest's dependency injection needs emitted decorator metadata.
+  plugins: [swc.vite({ module: { type: 'es6' } })],
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
+  test: {
+    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'apps/**/*.e2e-spec.ts', 'test/**/*.e2e-spec.ts', 'test/**/*.spec.ts'],
+    globalSetup: ['libs/testing/src/global-setup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
