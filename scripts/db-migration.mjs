@@ -1,0 +1,414 @@
+#!/usr/bin/env node
+// `npm run db:migration`: writes the next prisma/migrations/<timestamp>_<name>/migration.sql from
+// schema.prisma, or checks that the two agree. The Prisma CLI cannot do this here: `prisma migrate dev`
+// and `migrate diff` need a native schema engine that is downloaded at run time, and this machine only
+// reaches the npm registry. Prisma's WebAssembly schema engine (an npm package) does the same diff when
+// it is given a driver adapter, so this script drives it directly. The result is then applied by the
+// project's own runner (libs/database/src/migrator.ts), never by this script.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULT_SCHEMA = path.join(ROOT, 'prisma', 'schema.prisma');
+const DEFAULT_MIGRATIONS = path.join(ROOT, 'prisma', 'migrations');
+const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/bff';
+// Prisma's own prefix, so leftovers of either tool are recognisable (and removable) the same way.
+const SHADOW_PREFIX = 'prisma_migrate_shadow_db_';
+const NAME_PATTERN = /^[a-z0-9_]{1,60}$/;
+const LOCKFILE = 'migration_lock.toml';
+
+const EXIT_OK = 0;
+const EXIT_DRIFT = 1;
+const EXIT_FAILURE = 2;
+
+const HELP = `Usage: npm run db:migration -- <name> | --check | --print [options]
+
+Compares prisma/migrations (replayed into a throwaway shadow database) with prisma/schema.prisma.
+
+  <name>              Write prisma/migrations/<UTC yyyyMMddHHmmss>_<name>/migration.sql with the SQL that
+                      brings the migrations up to the schema; <name> is lower snake case, [a-z0-9_]{1,60}.
+                      Writes nothing when they already agree.
+  --check             Exit 0 when migrations and schema agree, 1 (with the missing SQL on stderr) when not.
+  --print             Print the missing SQL to stdout; write nothing.
+
+Options:
+  --schema <path>     Prisma schema to compare against (default: prisma/schema.prisma).
+  --migrations <dir>  Migrations directory to read and write (default: prisma/migrations).
+  -h, --help          Show this help.
+
+Environment:
+  DATABASE_URL        A Postgres server on which this user may CREATE DATABASE; the shadow databases
+                      (${SHADOW_PREFIX}*) are created there and always dropped again. Read from .env
+                      at the repository root when present; default ${DEFAULT_DATABASE_URL}.
+                      No table of that database is read or written.
+
+Exit codes: 0 success or no difference, 1 --check found a difference, 2 usage error or failure.
+
+Applied migrations must not be edited (the runner checks their checksums): change schema.prisma and
+generate a new migration instead.`;
+
+class UsageError extends Error {}
+class ToolError extends Error {}
+
+function parseCommandLine(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        check: { type: 'boolean' },
+        print: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        schema: { type: 'string' },
+        migrations: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { mode: 'help' };
+  const modes = [values.check && 'check', values.print && 'print', positionals.length > 0 && 'generate'].filter(
+    Boolean,
+  );
+  if (modes.length !== 1 || positionals.length > 1) {
+    throw new UsageError('Give exactly one of: a migration name, --check, --print.');
+  }
+  const name = positionals[0];
+  if (name !== undefined && !NAME_PATTERN.test(name)) {
+    throw new UsageError(`Invalid migration name "${name}": use lower snake case, [a-z0-9_]{1,60}.`);
+  }
+  return {
+    mode: modes[0],
+    name,
+    schemaPath: path.resolve(values.schema ?? DEFAULT_SCHEMA),
+    migrationsDir: path.resolve(values.migrations ?? DEFAULT_MIGRATIONS),
+  };
+}
+
+function databaseUrl() {
+  const envFile = path.join(ROOT, '.env');
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  try {
+    return new URL(url);
+  } catch {
+    throw new ToolError('DATABASE_URL is not a valid URL.');
+  }
+}
+
+/** Same shape as the Prisma CLI's migration list, so the engine validates it exactly as `migrate dev` would. */
+async function readMigrations(baseDir) {
+  const lockfile = await fs.readFile(path.join(baseDir, LOCKFILE), 'utf8').catch(() => null);
+  const entries = await fs.readdir(baseDir, { withFileTypes: true }).catch((error) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const migrationDirectories = await Promise.all(
+    entries
+      .filter((entry) => entry.isDirectory())
+      .map(async (entry) => ({
+        path: entry.name,
+        migrationFile: {
+          path: 'migration.sql',
+          content: await fs.readFile(path.join(baseDir, entry.name, 'migration.sql'), 'utf8').then(
+            (value) => ({ tag: 'ok', value }),
+            (error) => ({ tag: 'error', value: error.message }),
+          ),
+        },
+      })),
+  );
+  // Plain code-unit order, as the runner's `.sort()`: the replay order must be the apply order.
+  migrationDirectories.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { baseDir, lockfile: { path: LOCKFILE, content: lockfile }, migrationDirectories, shadowDbInitScript: '' };
+}
+
+async function loadSchemaEngine() {
+  const pkgDir = path.dirname(fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg')));
+  // The package's main entry imports the .wasm file as an ES module, which Node 20 cannot; so instantiate
+  // it by hand and hand it to the wasm-bindgen glue, as that entry would.
+  const glue = await import(path.join(pkgDir, 'schema_engine_bg.js'));
+  const bytes = await fs.readFile(path.join(pkgDir, 'schema_engine_bg.wasm'));
+  const instance = new globalThis.WebAssembly.Instance(new globalThis.WebAssembly.Module(bytes), {
+    './schema_engine_bg.js': glue,
+  });
+  glue.__wbg_set_wasm(instance.exports);
+  instance.exports.__wbindgen_start();
+  return glue.SchemaEngine;
+}
+
+/**
+ * Creates and drops the shadow databases over one admin connection. Because pg runs a client's queries in
+ * order, a DROP queued by the Ctrl-C handler always runs after a CREATE still in flight, so a database
+ * created at the last moment is not missed.
+ */
+class ShadowDatabases {
+  constructor(url) {
+    this.url = url;
+    this.names = new Set();
+    this.client = null;
+  }
+
+  async admin() {
+    if (this.client) return this.client;
+    this.client = (async () => {
+      try {
+        return await this.connect(this.url);
+      } catch (error) {
+        // 3D000: the database of DATABASE_URL does not exist (yet); only the server is needed here.
+        if (error.code !== '3D000') throw error;
+        const fallback = new URL(this.url);
+        fallback.pathname = '/postgres';
+        return this.connect(fallback);
+      }
+    })();
+    return this.client;
+  }
+
+  async connect(url) {
+    const client = new pg.Client({ connectionString: url.href });
+    // A dropped connection must surface as a failed query, not as an unhandled 'error' event.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  }
+
+  async create() {
+    const name = `${SHADOW_PREFIX}${randomUUID()}`;
+    this.names.add(name);
+    const admin = await this.admin();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(this.url);
+    url.pathname = `/${name}`;
+    return { name, url };
+  }
+
+  async drop(name) {
+    const admin = await this.admin();
+    // FORCE (Postgres 13+) also ends connections the engine may still hold after an error or Ctrl-C.
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    this.names.delete(name);
+  }
+
+  /** Drops every shadow database still known, then closes the admin connection; never throws. */
+  async dropAll() {
+    const leftovers = [];
+    for (const name of [...this.names]) {
+      await this.drop(name).catch((error) => leftovers.push(`${name} (${error.message})`));
+    }
+    if (this.client) {
+      const client = await this.client.catch(() => null);
+      this.client = null;
+      await client?.end().catch(() => undefined);
+    }
+    if (leftovers.length > 0) {
+      console.error(`Could not drop shadow database(s), drop them by hand: ${leftovers.join(', ')}`);
+    }
+  }
+}
+
+// Workaround for @prisma/adapter-pg 7.10.1: its connectToShadowDb connects with `{ ...config, database }`,
+// but pg lets `connectionString` win over `database`, so the "shadow" would be the DATABASE_URL database
+// itself (which the engine then fills with migrations); and its dispose drops the shadow database before
+// ending the pool that is still connected to it, so the drop fails and the database is left behind.
+class ShadowAwarePg extends PrismaPg {
+  constructor(url, shadows) {
+    super({ connectionString: url.href });
+    this.shadows = shadows;
+  }
+
+  async connectToShadowDb() {
+    const { name, url } = await this.shadows.create();
+    const adapter = await new PrismaPg({ connectionString: url.href }).connect();
+    const endPool = adapter.dispose.bind(adapter);
+    adapter.dispose = async () => {
+      try {
+        await endPool();
+      } finally {
+        await this.shadows.drop(name);
+      }
+    };
+    return adapter;
+  }
+}
+
+// Workaround for @prisma/adapter-pg 7.10.1: the engine's introspection queries return columns of
+// Postgres's internal one-byte "char" type (oid 18, e.g. pg_constraint.contype), for which the adapter
+// has no column type and fails the query with UnsupportedNativeDataType. pg already hands such values
+// over as strings, so relabelling the column as text (oid 25) is exact. The adapter's query class is not
+// exported; it is reached through the prototype chain of an adapter (connect() opens no connection).
+async function relabelInternalCharColumns(factory) {
+  const probe = await factory.connect();
+  const queryable = Object.getPrototypeOf(Object.getPrototypeOf(probe));
+  await probe.dispose();
+  if (typeof queryable.performIO !== 'function') {
+    throw new ToolError('@prisma/adapter-pg changed shape (no performIO); revisit the "char" workaround.');
+  }
+  const performIO = queryable.performIO;
+  queryable.performIO = async function (query) {
+    const result = await performIO.call(this, query);
+    for (const field of result?.fields ?? []) if (field.dataTypeID === 18) field.dataTypeID = 25;
+    return result;
+  };
+}
+
+function describeEngineError(error, adapter, migrationsDir) {
+  const message = String(error?.message ?? error);
+  const lines = [`Schema engine error${error?.code ? ` ${error.code}` : ''}: ${message.trim()}`];
+  // Driver failures reach the engine only as an id; the original error stays in the adapter's registry.
+  const id = /id#(\d+)/.exec(message)?.[1];
+  const driverError = id ? adapter.errorRegistry.consumeError(Number(id))?.error : undefined;
+  if (driverError) lines.push(`Database error: ${JSON.stringify(driverError)}`);
+  if (error?.code === 'P3006' || /failed to apply cleanly/.test(message)) {
+    lines.push(`A migration in ${migrationsDir} does not apply to an empty database; fix it (if it was never applied
+anywhere) or add a migration that repairs its effect.`);
+  }
+  return lines.join('\n');
+}
+
+/** Returns the SQL that takes the migrations to the schema, or '' when they agree. */
+async function diff({ schemaPath, migrationsDir }, url, shadows) {
+  const schema = await fs.readFile(schemaPath, 'utf8').catch((error) => {
+    throw new ToolError(`Cannot read the schema ${schemaPath}: ${error.message}`);
+  });
+  const files = [{ path: schemaPath, content: schema }];
+  const migrations = await readMigrations(migrationsDir);
+  for (const { path: dir, migrationFile } of migrations.migrationDirectories) {
+    if (migrationFile.content.tag === 'error') {
+      throw new ToolError(`Broken migration ${path.join(migrationsDir, dir)}: ${migrationFile.content.value}`);
+    }
+  }
+
+  const factory = new ShadowAwarePg(url, shadows);
+  await relabelInternalCharColumns(factory);
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory);
+  const SchemaEngine = await loadSchemaEngine();
+  const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, () => undefined, adapter);
+  try {
+    const result = await engine.diff({
+      from: { tag: 'migrations', ...migrations },
+      to: { tag: 'schemaDatamodel', files },
+      script: true,
+      exitCode: true,
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    // exitCode: 0 = no difference, 2 = difference (the engine's `migrate diff --exit-code` convention).
+    return result.exitCode === 2 ? (result.stdout ?? '') : '';
+  } catch (error) {
+    throw new ToolError(describeEngineError(error, adapter, migrationsDir));
+  } finally {
+    try {
+      engine.free();
+    } catch {
+      // A panicked engine may refuse to free; the process is about to end anyway.
+    }
+  }
+}
+
+function utcStamp(date) {
+  return date.toISOString().replace(/\D/g, '').slice(0, 14);
+}
+
+/** The new directory must sort after every existing one, or the runner would apply it too early. */
+async function nextMigrationDir(migrationsDir, name) {
+  const existing = (await readMigrations(migrationsDir)).migrationDirectories.map((d) => d.path);
+  const last = existing.at(-1);
+  let date = new Date();
+  const lastStamp = /^\d{14}/.exec(last ?? '')?.[0];
+  if (lastStamp && utcStamp(date) <= lastStamp) {
+    const [, y, mo, d, h, mi, s] = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/.exec(lastStamp).map(Number);
+    date = new Date(Date.UTC(y, mo - 1, d, h, mi, s + 1));
+  }
+  return path.join(migrationsDir, `${utcStamp(date)}_${name}`);
+}
+
+async function writeMigration(migrationsDir, name, sql) {
+  await fs.mkdir(migrationsDir, { recursive: true });
+  const lockfile = path.join(migrationsDir, LOCKFILE);
+  if (!existsSync(lockfile)) await fs.writeFile(lockfile, 'provider = "postgresql"\n');
+  const dir = await nextMigrationDir(migrationsDir, name);
+  await fs.mkdir(dir); // not recursive: never overwrite an existing migration
+  const file = path.join(dir, 'migration.sql');
+  await fs.writeFile(file, sql);
+  return file;
+}
+
+async function main(argv) {
+  const options = parseCommandLine(argv);
+  if (options.mode === 'help') {
+    console.log(HELP);
+    return EXIT_OK;
+  }
+  const url = databaseUrl();
+  const shadows = new ShadowDatabases(url);
+  const interrupt = (signal, code) => {
+    process.once(signal, () => {
+      console.error(`\n${signal}: dropping shadow databases…`);
+      // A second Ctrl-C gets the default behaviour, i.e. exits at once.
+      void shadows.dropAll().finally(() => process.exit(code));
+    });
+  };
+  interrupt('SIGINT', 130);
+  interrupt('SIGTERM', 143);
+
+  let sql;
+  try {
+    sql = await diff(options, url, shadows);
+  } finally {
+    await shadows.dropAll();
+  }
+
+  const relativeSchema = path.relative(process.cwd(), options.schemaPath) || options.schemaPath;
+  const agree = `${relativeSchema} and ${path.relative(process.cwd(), options.migrationsDir) || '.'} agree`;
+  if (options.mode === 'check') {
+    if (!sql) {
+      console.log(`${agree}.`);
+      return EXIT_OK;
+    }
+    console.error(
+      `${relativeSchema} has changes that no migration in ${options.migrationsDir} contains.\n` +
+        `Generate one with: npm run db:migration -- <name>\nMissing SQL:\n\n${sql}`,
+    );
+    return EXIT_DRIFT;
+  }
+  if (!sql) {
+    console.error(`${agree}; nothing to write`);
+    return EXIT_OK;
+  }
+  if (options.mode === 'print') {
+    process.stdout.write(sql);
+    return EXIT_OK;
+  }
+  const file = await writeMigration(options.migrationsDir, options.name, sql);
+  console.log(`Wrote ${path.relative(process.cwd(), file)}\n\n${sql}`);
+  console.log('Review it before committing; once applied anywhere it must not be edited.');
+  return EXIT_OK;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${HELP}`);
+  } else if (error instanceof ToolError) {
+    console.error(error.message);
+  } else if (error?.code === 'ECONNREFUSED' || error?.code === '28P01' || error?.code === '3D000') {
+    console.error(`Cannot connect to Postgres (DATABASE_URL): ${error.message}`);
+  } else {
+    console.error(error?.stack ?? error);
+  }
+  process.exitCode = EXIT_FAILURE;
+}
