@@ -160,7 +160,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       appSecret: env.SANDBOX_APP_SECRET,
       adminToken: env.SANDBOX_ADMIN_TOKEN,
     },
-    demoMerchantApiKey: env.DEMO_MERCHANT_API_KEY || null,
+    // A well-known key must never open a production deployment by default.
+    demoMerchantApiKey:
+      env.NODE_ENV === NodeEnv.Production && !source.DEMO_MERCHANT_API_KEY
+        ? null
+        : env.DEMO_MERCHANT_API_KEY || null,
   };
 }
 

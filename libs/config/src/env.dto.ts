@@ -185,7 +185,7 @@ export class EnvironmentVariables {
   /** Optional static upstream webhook secrets (comma-separated), in addition to those registered. */
   @IsOptional()
   @IsString()
-  UPSTREAM_WEBHOOK_SECRETS?: string;
+  UPSTREAM_WEBHOOK_SECRETS?: string = undefined;
 
   // --- sandbox ---
   @IsString()
@@ -214,7 +214,7 @@ export class EnvironmentVariables {
   SANDBOX_ADMIN_TOKEN: string = DEV_SECRETS.SANDBOX_ADMIN_TOKEN;
 
   // --- dev seed ---
-  /** API key of the demo merchant that `npm start` seeds; empty disables the seed. */
+  /** API key of the demo merchant that `npm start` seeds. Ignored in production unless set explicitly. */
   @IsOptional()
   @IsString()
   @MaxLength(200)

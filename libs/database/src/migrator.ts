@@ -131,8 +131,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await client.query(`CREATE DATABASE "${name}"`);
       return true;
     } catch (error) {
-      // 42P04 duplicate_database: another process created it between our check and our create.
-      if ((error as { code?: string }).code === '42P04') return false;
+      // Another process created it between our check and our create: 42P04 duplicate_database, or
+      // 23505 when both inserts reach pg_database's unique index at the same moment.
+      const code = (error as { code?: string }).code;
+      if (code === '42P04' || code === '23505') return false;
       throw error;
     }
   } finally {

@@ -17,6 +17,8 @@ const SAFE_KEY = /^(tokenKeyId|secretKeyId|keyId|tokenType|consentId|consentStat
 const SECRET_IN_TEXT: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
   [/\b(mk|us|whsec)_[A-Za-z0-9_+/=-]{6,}/g, `$1_${REDACTED}`],
+  // Consent tokens are JWTs; one interpolated into an error message is still recognisable by its shape.
+  [/\beyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*)?/g, REDACTED],
   [
     /([?&](?:consent|consentToken|oneTimeToken|token|code|password|secret|state)=)[^&#\s]+/gi,
     `$1${REDACTED}`,

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigValidationError, SETTING_NAMES, loadConfig } from './config.js';
+import { EnvironmentVariables } from './env.dto.js';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected loadConfig to fail');
+};
+
+describe('loadConfig', () => {
+  it('boots with no environment at all, pointing the api at the local sandbox', () => {
+    const config = loadConfig({});
+    expect(config.api.port).toBe(3000);
+    expect(config.sandbox.port).toBe(4010);
+    expect(config.upstream.baseUrl).toBe('http://127.0.0.1:4010');
+    // The dev defaults make the api and the sandbox agree out of the box.
+    expect(config.upstream.applicationId).toBe(config.sandbox.appId);
+    expect(config.upstream.applicationSecret).toBe(config.sandbox.appSecret);
+    expect(config.crypto.encryptionKeys).toHaveLength(1);
+    expect(config.crypto.encryptionKeys[0]!.key).toHaveLength(32);
+  });
+
+  it('converts numbers and trims trailing slashes from URLs', () => {
+    const config = loadConfig({ API_PORT: '8080', UPSTREAM_BASE_URL: 'https://upstream.example/', API_PUBLIC_URL: 'https://bff.example//' });
+    expect(config.api.port).toBe(8080);
+    expect(config.upstream.baseUrl).toBe('https://upstream.example');
+    expect(config.api.publicUrl).toBe('https://bff.example');
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig({ API_PORT: '' }).api.port).toBe(3000);
+  });
+
+  it('names every bad setting in one error', () => {
+    const problems = problemsOf({ API_PORT: 'eighty', DATABASE_URL: 'mysql://x', UPSTREAM_API_VERSION: '3' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^API_PORT: .*got "eighty"/),
+        expect.stringMatching(/^DATABASE_URL: /),
+        expect.stringMatching(/^UPSTREAM_API_VERSION: /),
+      ]),
+    );
+  });
+
+  it('never echoes a secret value in a validation message', () => {
+    const problems = problemsOf({ ADMIN_TOKEN: 'short-secret', DATABASE_URL: 'mysql://user:hunter2@db/x' });
+    expect(problems.join('\n')).not.toMatch(/short-secret|hunter2/);
+    expect(problems.join('\n')).toMatch(/ADMIN_TOKEN/);
+  });
+
+  it('validates encryption keys: 32 bytes each, unique ids, first one active', () => {
+    const k1 = Buffer.alloc(32, 1).toString('base64');
+    const k2 = Buffer.alloc(32, 2).toString('base64');
+    const config = loadConfig({ ENCRYPTION_KEYS: `new:${k2},old:${k1}` });
+    expect(config.crypto.encryptionKeys.map((k) => k.id)).toEqual(['new', 'old']);
+    expect(problemsOf({ ENCRYPTION_KEYS: `a:${k1},a:${k2}` })).toEqual([expect.stringMatching(/unique/)]);
+    expect(problemsOf({ ENCRYPTION_KEYS: 'a:dG9vLXNob3J0' })).toEqual([expect.stringMatching(/^ENCRYPTION_KEYS/)]);
+  });
+
+  it('refuses the development secrets in production', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    for (const name of ['ADMIN_TOKEN', 'ENCRYPTION_KEYS', 'SIGNING_SECRET', 'UPSTREAM_APPLICATION_SECRET', 'SANDBOX_ADMIN_TOKEN']) {
+      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${name}: the development default`))]));
+    }
+  });
+
+  it('accepts production with real secrets', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-real-operator-token-of-some-length',
+      ENCRYPTION_KEYS: `prod1:${Buffer.alloc(32, 7).toString('base64')}`,
+      SIGNING_SECRET: 'x'.repeat(40),
+      UPSTREAM_APPLICATION_SECRET: 'real-upstream-secret',
+      SANDBOX_ADMIN_TOKEN: 'another-real-token',
+    });
+    expect(config.demoMerchantApiKey).toBeNull();
+  });
+});
+
+describe('.env.example', () => {
+  const example = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
+  const entries = new Map(
+    example
+      .split('\n')
+      .filter((line) => /^#? ?[A-Z][A-Z0-9_]+=/.test(line))
+      .map((line) => {
+        const [name, ...value] = line.replace(/^# ?/, '').split('=');
+        return [name!, value.join('=')] as const;
+      }),
+  );
+
+  it('lists every setting, and nothing else', () => {
+    expect([...entries.keys()].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
+  it('shows each default as the code has it, with a one-line meaning above it', () => {
+    const defaults = new EnvironmentVariables() as unknown as Record<string, unknown>;
+    const lines = example.split('\n');
+    for (const name of SETTING_NAMES) {
+      const value = defaults[name];
+      expect(entries.get(name), name).toBe(value === undefined ? '' : String(value));
+      const at = lines.findIndex((l) => l.replace(/^# ?/, '').startsWith(`${name}=`));
+      expect(lines[at - 1], `comment above ${name}`).toMatch(/^# \S/);
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { cp, mkdtemp, rm, writeFile, mkdir, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MigrationError, defaultMigrationsDir, dropDatabase, ensureDatabase, migrate } from './migrator.js';
+
+const created: string[] = [];
+async function blankDatabase(label: string): Promise<string> {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/bff_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}_test`;
+  created.push(url.toString());
+  await ensureDatabase(url.toString());
+  return url.toString();
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+afterAll(async () => {
+  for (const url of created) await dropDatabase(url);
+});
+
+describe('migrate', () => {
+  it('applies every migration once, even when several processes run it at the same time', async () => {
+    const url = await blankDatabase('mig');
+    const results = await Promise.all(Array.from({ length: 4 }, () => migrate(url, defaultMigrationsDir())));
+    expect(results.flatMap((r) => r.applied)).toEqual(['20261121000000_init']);
+    const history = await query<{ migration_name: string; checksum: string }>(url, 'SELECT migration_name, checksum FROM "_prisma_migrations"');
+    expect(history).toHaveLength(1);
+    expect(history[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect((await migrate(url, defaultMigrationsDir())).alreadyApplied).toEqual(['20261121000000_init']);
+  });
+
+  it('rolls a failing migration back whole and reports which one failed', async () => {
+    const url = await blankDatabase('migfail');
+    const dir = await mkdtemp(join(tmpdir(), 'bff-mig-'));
+    try {
+      await cp(defaultMigrationsDir(), dir, { recursive: true });
+      await mkdir(join(dir, '20261122000000_broken'));
+      await writeFile(join(dir, '20261122000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n');
+      await expect(migrate(url, dir)).rejects.toThrow(/20261122000000_broken failed/);
+      // The first migration stays applied, nothing of the broken one remains, and it can be retried.
+      const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE tablename IN ('half_done', 'merchants')");
+      expect(tables.map((t) => t.tablename)).toEqual(['merchants']);
+      const history = await query<{ migration_name: string }>(url, 'SELECT migration_name FROM "_prisma_migrations"');
+      expect(history.map((h) => h.migration_name)).toEqual(['20261121000000_init']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to continue when an applied migration was edited afterwards', async () => {
+    const url = await blankDatabase('migedit');
+    const dir = await mkdtemp(join(tmpdir(), 'bff-mig-'));
+    try {
+      await cp(defaultMigrationsDir(), dir, { recursive: true });
+      await migrate(url, dir);
+      await appendFile(join(dir, '20261121000000_init', 'migration.sql'), '\n-- edited\n');
+      const failure = migrate(url, dir);
+      await expect(failure).rejects.toBeInstanceOf(MigrationError);
+      await expect(migrate(url, dir)).rejects.toThrow(/was changed after it was applied/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('creates a missing database once, even when asked concurrently', async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/bff_create_${process.pid}_${Math.random().toString(36).slice(2, 8)}_test`;
+    created.push(url.toString());
+    const results = await Promise.all(Array.from({ length: 3 }, () => ensureDatabase(url.toString())));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+});

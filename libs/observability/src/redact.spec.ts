@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { captureLogger } from '#libs/testing';
+import { REDACTED, redact, redactText } from './redact.js';
+
+const SECRETS = {
+  consentToken: 'eyJhbGciOiJIUzI1NiJ9.consent-token-value',
+  password: 'correct horse battery staple',
+  scaCode: '123456',
+  apiKey: 'mk_AbCdEf0123456789abcdefXYZ',
+  sessionToken: 'us_session0123456789abcdef',
+  webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  basic: 'QXBwSWQ6QXBwU2VjcmV0',
+};
+
+describe('redact', () => {
+  it('replaces secret-named keys at any depth and keeps the rest', () => {
+    const input = {
+      headers: { authorization: `Bearer ${SECRETS.apiKey}`, consent: SECRETS.consentToken, accept: 'application/json' },
+      body: { userCredentials: { id: 'psu-1', password: SECRETS.password }, scaCode: SECRETS.scaCode },
+      nested: [{ deeper: { consentToken: SECRETS.consentToken, webhookSecret: SECRETS.webhookSecret } }],
+      tokenKeyId: 'k1',
+      consentId: 'c-123',
+    };
+    const out = redact(input) as typeof input;
+    expect(out.headers.authorization).toBe(REDACTED);
+    expect(out.headers.consent).toBe(REDACTED);
+    expect(out.headers.accept).toBe('application/json');
+    expect(out.body.userCredentials).toBe(REDACTED);
+    expect(out.body.scaCode).toBe(REDACTED);
+    expect(out.nested[0]!.deeper).toEqual({ consentToken: REDACTED, webhookSecret: REDACTED });
+    expect(out.tokenKeyId).toBe('k1');
+    expect(out.consentId).toBe('c-123');
+    // The input is not mutated (it may be a live request).
+    expect(input.headers.authorization).toContain(SECRETS.apiKey);
+  });
+
+  it('redacts an all-digit one-time code under `code` but keeps error codes', () => {
+    expect(redact({ code: '123456' })).toEqual({ code: REDACTED });
+    expect(redact({ code: 'VALIDATION_FAILED', error: { code: 424 } })).toEqual({ code: 'VALIDATION_FAILED', error: { code: 424 } });
+  });
+
+  it('scrubs secrets inside free text: bearer and basic credentials, key prefixes, secret query parameters', () => {
+    const text = redactText(
+      `Authorization: Bearer ${SECRETS.apiKey} and Basic ${SECRETS.basic}; session ${SECRETS.sessionToken}; ` +
+        `https://bff/v1/callbacks/consents?oneTimeToken=abc.def&state=xyz&consentId=c1 secret ${SECRETS.webhookSecret}`,
+    );
+    for (const secret of [SECRETS.apiKey, SECRETS.basic, SECRETS.sessionToken, 'abc.def', 'xyz', SECRETS.webhookSecret]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('consentId=c1');
+  });
+
+  it('survives cycles and very deep objects', () => {
+    const a: Record<string, unknown> = { name: 'a' };
+    a.self = a;
+    expect(redact(a)).toEqual({ name: 'a', self: '[Circular]' });
+    let deep: Record<string, unknown> = { password: 'p' };
+    for (let i = 0; i < 20; i += 1) deep = { next: deep };
+    expect(JSON.stringify(redact(deep))).not.toContain('"p"');
+  });
+});
+
+describe('the logger', () => {
+  it('never writes a secret, whether logged as a field, inside an error, or in the message', () => {
+    const { logger, text } = captureLogger();
+    logger.info({ req: { headers: { authorization: `Basic ${SECRETS.basic}` } }, consent: SECRETS.consentToken }, 'upstream call');
+    logger.warn({ credentials: { id: 'u', password: SECRETS.password }, scaCode: SECRETS.scaCode }, 'embedded flow');
+    logger.error({ err: new Error(`upstream rejected consent ${SECRETS.consentToken} for Bearer ${SECRETS.apiKey}`) }, 'failed');
+    logger.info(`callback https://bff/cb?oneTimeToken=${SECRETS.consentToken}&state=s1 with ${SECRETS.sessionToken}`);
+    logger.info({ webhook: { webhookSecret: SECRETS.webhookSecret } }, 'registered');
+
+    const output = text();
+    expect(output.split('\n')).toHaveLength(5);
+    for (const secret of Object.values(SECRETS)) expect(output).not.toContain(secret);
+    expect(output).toContain(REDACTED);
+    for (const line of output.split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});

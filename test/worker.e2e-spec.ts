@@ -1,0 +1,56 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Queue, QueueEvents } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobProducer, QueueName } from '#libs/queue';
+import { uniqueQueuePrefix } from '#libs/testing';
+import { MaintenanceProcessor } from '../apps/worker/src/maintenance/maintenance.processor.js';
+import { startWorker } from './support/running-apps.js';
+
+describe('worker: a headless Nest context consuming BullMQ', () => {
+  const prefix = uniqueQueuePrefix('worker');
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  let events: QueueEvents;
+
+  beforeAll(async () => {
+    worker = await startWorker({ QUEUE_PREFIX: prefix, WORKER_CONCURRENCY: '3' });
+    events = new QueueEvents(QueueName.Maintenance, { connection: { url: worker.config.redis.url }, prefix });
+    await events.waitUntilReady();
+  });
+  afterAll(async () => {
+    const queue = worker?.app.get<Queue>(getQueueToken(QueueName.Maintenance));
+    await queue?.obliterate({ force: true });
+    await events?.close();
+    await worker?.app.close();
+  });
+
+  it('runs a job enqueued through the typed catalogue and returns its result', async () => {
+    const producer = worker.app.get(JobProducer);
+    const job = await producer.enqueue('maintenance.ping', { sentAt: new Date().toISOString() });
+    const result = await job.waitUntilFinished(events, 15_000);
+    expect(result).toEqual({ pid: process.pid, receivedAt: expect.any(String) });
+  });
+
+  it('collapses a burst of jobs with the same id into one', async () => {
+    const producer = worker.app.get(JobProducer);
+    const jobs = await Promise.all(
+      Array.from({ length: 5 }, () => producer.enqueue('maintenance.ping', { sentAt: 'burst' }, { jobId: 'ping-burst' })),
+    );
+    expect(new Set(jobs.map((j) => j.id))).toEqual(new Set(['ping-burst']));
+    await jobs[0]!.waitUntilFinished(events, 15_000);
+  });
+
+  it('fails a job it does not know without retrying it', async () => {
+    const queue = worker.app.get<Queue>(getQueueToken(QueueName.Maintenance));
+    const job = await queue.add('maintenance.unknown', {}, { attempts: 5 });
+    await expect(job.waitUntilFinished(events, 15_000)).rejects.toThrow(/Unknown job maintenance.unknown/);
+    const failed = await queue.getJob(job.id!);
+    expect(failed?.attemptsMade).toBe(1);
+  });
+
+  it('takes its queue prefix and concurrency from configuration', () => {
+    const processor = worker.app.get(MaintenanceProcessor);
+    expect(processor.worker.concurrency).toBe(3);
+    expect(processor.worker.opts.prefix).toBe(prefix);
+    expect(processor.worker.isRunning()).toBe(true);
+  });
+});
