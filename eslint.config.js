@@ -22,13 +22,34 @@ export default tseslint.config(
     },
   },
   {
-    files: ['libs/config/src/**/*.ts', 'scripts/**', '**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**', 'vitest.config.ts', 'prisma.config.ts', 'libs/testing/**'],
+    files: [
+      'libs/config/src/**/*.ts',
+      'scripts/**',
+      '**/*.spec.ts',
+      '**/*.e2e-spec.ts',
+      'test/**',
+      'vitest.config.ts',
+      'prisma.config.ts',
+      'libs/testing/**',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+        WebAssembly: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
   prettier,
 );

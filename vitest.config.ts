@@ -16,7 +16,13 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'apps/**/*.e2e-spec.ts', 'test/**/*.e2e-spec.ts', 'test/**/*.spec.ts'],
+    include: [
+      'apps/**/*.spec.ts',
+      'libs/**/*.spec.ts',
+      'apps/**/*.e2e-spec.ts',
+      'test/**/*.e2e-spec.ts',
+      'test/**/*.spec.ts',
+    ],
     globalSetup: ['libs/testing/src/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,

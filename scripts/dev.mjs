@@ -67,7 +67,9 @@ function ensureInstalled() {
 
 function ensurePrismaClient() {
   const schema = readFileSync(join(ROOT, 'prisma', 'schema.prisma'), 'utf8');
-  const version = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'prisma', 'package.json'), 'utf8')).version;
+  const version = JSON.parse(
+    readFileSync(join(ROOT, 'node_modules', 'prisma', 'package.json'), 'utf8'),
+  ).version;
   const outDir = join(ROOT, 'libs', 'database', 'src', 'generated');
   const stampFile = join(outDir, '.schema-stamp');
   const wanted = sha(schema, version);
@@ -133,12 +135,16 @@ async function ensurePostgres(databaseUrl) {
   if (!isLocal(host)) fail(`Postgres at ${host}:${port} is not reachable (DATABASE_URL).`);
   const versions = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql').sort() : [];
   if (versions.length === 0) {
-    fail(`Postgres is not running on ${host}:${port} and no local cluster was found. Start one, or run: docker compose up -d postgres redis`);
+    fail(
+      `Postgres is not running on ${host}:${port} and no local cluster was found. Start one, or run: docker compose up -d postgres redis`,
+    );
   }
   const version = versions[versions.length - 1];
   step(`Starting Postgres ${version}`);
   mustRun('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start']);
-  cleanups.push(() => run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'stop'], { stdio: 'ignore' }));
+  cleanups.push(() =>
+    run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'stop'], { stdio: 'ignore' }),
+  );
   await waitFor(() => reachable(host, port), 'Postgres', 30_000);
 }
 
@@ -149,8 +155,22 @@ async function ensureRedis(redisUrl) {
   if (await reachable(host, port)) return;
   if (!isLocal(host)) fail(`Redis at ${host}:${port} is not reachable (REDIS_URL).`);
   step('Starting Redis');
-  const status = run('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no']);
-  if (status !== 0) fail(`Redis is not running on ${host}:${port} and redis-server could not start it. Or run: docker compose up -d postgres redis`);
+  const status = run('redis-server', [
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
+  if (status !== 0)
+    fail(
+      `Redis is not running on ${host}:${port} and redis-server could not start it. Or run: docker compose up -d postgres redis`,
+    );
   cleanups.push(() => run('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { stdio: 'ignore' }));
   await waitFor(() => reachable(host, port), 'Redis', 30_000);
 }
@@ -178,11 +198,15 @@ function pretty(app, line) {
 }
 
 function startApp(app, onLine) {
-  const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)], {
-    cwd: ROOT,
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)],
+    {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
       console.log(pretty(app, line));
@@ -246,7 +270,8 @@ async function start() {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   const config = await prepare();
-  if (config.demoMerchantApiKey) mustRun(process.execPath, [join(ROOT, 'dist/apps/api/src/cli/seed-demo.cli.js')]);
+  if (config.demoMerchantApiKey)
+    mustRun(process.execPath, [join(ROOT, 'dist/apps/api/src/cli/seed-demo.cli.js')]);
 
   step('Starting sandbox, api and worker');
   let workerReady = false;

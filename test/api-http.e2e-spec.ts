@@ -84,9 +84,13 @@ describe('api: readiness when a dependency is down', () => {
     try {
       const response = await fetch(`${api.url}/health/ready`);
       expect(response.status).toBe(503);
-      const body = (await response.json()) as { error: { code: string; details?: { field: string; issue: string }[] } };
+      const body = (await response.json()) as {
+        error: { code: string; details?: { field: string; issue: string }[] };
+      };
       expect(body.error.code).toBe('UPSTREAM_UNAVAILABLE');
-      expect(body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'upstream' })]));
+      expect(body.error.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'upstream' })]),
+      );
       expect(body.error.details?.map((d) => d.field)).not.toContain('postgres');
     } finally {
       await api.close();
@@ -119,7 +123,8 @@ class UndeclaredModule {}
 
 describe('api: default deny and validation', () => {
   it('refuses a route that declares no authentication', async () => {
-    const { createHttpApp, DefaultDenyGuard, HttpErrorFilter, createValidationPipe } = await import('#libs/http');
+    const { createHttpApp, DefaultDenyGuard, HttpErrorFilter, createValidationPipe } =
+      await import('#libs/http');
     const { ObservabilityModule, Metrics } = await import('#libs/observability');
     const { APP_FILTER, APP_GUARD, APP_PIPE } = await import('@nestjs/core');
     const { logger } = captureLogger();

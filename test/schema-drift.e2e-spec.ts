@@ -57,7 +57,9 @@ describe('schema drift: prisma/migrations build exactly what schema.prisma decla
         expect.arrayContaining([
           expect.stringContaining('column accounts.nickname: declared, missing'),
           expect.stringContaining('index transactions_account_id_status_date_id_idx: declared'),
-          expect.stringMatching(/^column account_balances\.amount: schema\.prisma says .*"nullable":false.*"nullable":true/),
+          expect.stringMatching(
+            /^column account_balances\.amount: schema\.prisma says .*"nullable":false.*"nullable":true/,
+          ),
         ]),
       );
     } finally {

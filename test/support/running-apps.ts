@@ -20,7 +20,10 @@ async function listen(app: NestFastifyApplication): Promise<RunningHttpApp> {
 }
 
 /** The sandbox on a random port, over real HTTP. */
-export async function startSandbox(config: AppConfig = testConfig(), logger?: AppLogger): Promise<RunningHttpApp> {
+export async function startSandbox(
+  config: AppConfig = testConfig(),
+  logger?: AppLogger,
+): Promise<RunningHttpApp> {
   return listen((await createSandboxApp(config, logger)).app);
 }
 
@@ -35,7 +38,10 @@ export async function startApi(
   return { ...running, config };
 }
 
-export async function startWorker(overrides: Record<string, string> = {}, logger?: AppLogger): Promise<WorkerApp & { config: AppConfig }> {
+export async function startWorker(
+  overrides: Record<string, string> = {},
+  logger?: AppLogger,
+): Promise<WorkerApp & { config: AppConfig }> {
   const config = testConfig(overrides);
   const worker = await createWorkerApp(config, logger);
   await worker.app.init();

@@ -50,7 +50,8 @@ interface DmmfField {
   isRequired: boolean;
   isUpdatedAt: boolean;
   hasDefaultValue: boolean;
-  default?: { name: string; args: unknown[] } | unknown;
+  /** A function default ({ name, args }) or a literal value. */
+  default?: unknown;
   nativeType?: [string, string[]] | null;
   relationFromFields?: string[];
   relationToFields?: string[];
@@ -194,7 +195,7 @@ export async function structureFromSchema(schemaPath: string): Promise<DbStructu
             columns: fromColumns,
             references: tableOf(field.type),
             referencedColumns: (field.relationToFields ?? []).map((f) => columnOf(field.type, f)),
-            onDelete: PRISMA_ON_DELETE[field.relationOnDelete ?? (required ? 'Restrict' : 'SetNull')]!,
+            onDelete: PRISMA_ON_DELETE[field.relationOnDelete ?? (required ? 'Restrict' : 'SetNull')],
           });
         }
         continue;
@@ -204,7 +205,7 @@ export async function structureFromSchema(schemaPath: string): Promise<DbStructu
           ? enumDbName.get(field.type)!
           : field.nativeType
             ? nativeType(field.nativeType[0], field.nativeType[1])
-            : SCALAR_DEFAULT[field.type]!;
+            : SCALAR_DEFAULT[field.type];
       const defaultName =
         typeof field.default === 'object' && field.default !== null && 'name' in field.default
           ? (field.default as { name: string }).name
@@ -256,7 +257,13 @@ export async function structureFromDatabase(databaseUrl: string): Promise<DbStru
   await client.connect();
   try {
     const ignored = ['_prisma_migrations'];
-    const columns = await client.query<{ table: string; column: string; type: string; nullable: boolean; has_default: boolean }>(
+    const columns = await client.query<{
+      table: string;
+      column: string;
+      type: string;
+      nullable: boolean;
+      has_default: boolean;
+    }>(
       `SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type,
               NOT a.attnotnull AS nullable, a.atthasdef AS has_default
          FROM pg_attribute a
@@ -337,7 +344,12 @@ export async function structureFromDatabase(databaseUrl: string): Promise<DbStru
         structure.primaryKeys.set(row.table, cols);
         continue;
       }
-      structure.indexes.set(row.name, { table: row.table, columns: cols, unique: row.unique, method: row.method });
+      structure.indexes.set(row.name, {
+        table: row.table,
+        columns: cols,
+        unique: row.unique,
+        method: row.method,
+      });
     }
     for (const row of foreignKeys.rows) {
       structure.foreignKeys.set(row.name, {
@@ -371,29 +383,37 @@ export function compareStructures(expected: DbStructure, actual: DbStructure): s
       const got = found.get(name);
       if (!got) problems.push(`column ${table}.${name}: declared, missing from the database`);
       else if (show(got) !== show(column)) {
-        problems.push(`column ${table}.${name}: schema.prisma says ${show(column)}, the database has ${show(got)}`);
+        problems.push(
+          `column ${table}.${name}: schema.prisma says ${show(column)}, the database has ${show(got)}`,
+        );
       }
     }
     for (const name of found.keys()) {
-      if (!columns.has(name)) problems.push(`column ${table}.${name}: in the database, not declared in schema.prisma`);
+      if (!columns.has(name))
+        problems.push(`column ${table}.${name}: in the database, not declared in schema.prisma`);
     }
   }
   for (const table of actual.tables.keys()) {
-    if (!expected.tables.has(table)) problems.push(`table ${table}: in the database, not declared in schema.prisma`);
+    if (!expected.tables.has(table))
+      problems.push(`table ${table}: in the database, not declared in schema.prisma`);
   }
   for (const [table, columns] of expected.primaryKeys) {
     if (show(actual.primaryKeys.get(table)) !== show(columns)) {
-      problems.push(`primary key of ${table}: schema.prisma says ${show(columns)}, the database has ${show(actual.primaryKeys.get(table))}`);
+      problems.push(
+        `primary key of ${table}: schema.prisma says ${show(columns)}, the database has ${show(actual.primaryKeys.get(table))}`,
+      );
     }
   }
   const compareNamed = <T>(kind: string, want: Map<string, T>, have: Map<string, T>) => {
     for (const [name, item] of want) {
       const got = have.get(name);
       if (!got) problems.push(`${kind} ${name}: declared ${show(item)}, missing from the database`);
-      else if (show(got) !== show(item)) problems.push(`${kind} ${name}: schema.prisma says ${show(item)}, the database has ${show(got)}`);
+      else if (show(got) !== show(item))
+        problems.push(`${kind} ${name}: schema.prisma says ${show(item)}, the database has ${show(got)}`);
     }
     for (const [name, item] of have) {
-      if (!want.has(name)) problems.push(`${kind} ${name}: in the database ${show(item)}, not declared in schema.prisma`);
+      if (!want.has(name))
+        problems.push(`${kind} ${name}: in the database ${show(item)}, not declared in schema.prisma`);
     }
   };
   compareNamed('index', expected.indexes, actual.indexes);

@@ -30,7 +30,13 @@ export class UpstreamErrorFilter implements ExceptionFilter {
         code: status,
         status: statusText,
         source: 'YAPILY',
-        issues: [{ type: statusText, code: statusText, message: exception instanceof Error ? exception.message : 'Error' }],
+        issues: [
+          {
+            type: statusText,
+            code: statusText,
+            message: exception instanceof Error ? exception.message : 'Error',
+          },
+        ],
       },
     });
   }

@@ -23,11 +23,15 @@ describe('loadConfig', () => {
     expect(config.upstream.applicationId).toBe(config.sandbox.appId);
     expect(config.upstream.applicationSecret).toBe(config.sandbox.appSecret);
     expect(config.crypto.encryptionKeys).toHaveLength(1);
-    expect(config.crypto.encryptionKeys[0]!.key).toHaveLength(32);
+    expect(config.crypto.encryptionKeys[0].key).toHaveLength(32);
   });
 
   it('converts numbers and trims trailing slashes from URLs', () => {
-    const config = loadConfig({ API_PORT: '8080', UPSTREAM_BASE_URL: 'https://upstream.example/', API_PUBLIC_URL: 'https://bff.example//' });
+    const config = loadConfig({
+      API_PORT: '8080',
+      UPSTREAM_BASE_URL: 'https://upstream.example/',
+      API_PUBLIC_URL: 'https://bff.example//',
+    });
     expect(config.api.port).toBe(8080);
     expect(config.upstream.baseUrl).toBe('https://upstream.example');
     expect(config.api.publicUrl).toBe('https://bff.example');
@@ -60,13 +64,23 @@ describe('loadConfig', () => {
     const config = loadConfig({ ENCRYPTION_KEYS: `new:${k2},old:${k1}` });
     expect(config.crypto.encryptionKeys.map((k) => k.id)).toEqual(['new', 'old']);
     expect(problemsOf({ ENCRYPTION_KEYS: `a:${k1},a:${k2}` })).toEqual([expect.stringMatching(/unique/)]);
-    expect(problemsOf({ ENCRYPTION_KEYS: 'a:dG9vLXNob3J0' })).toEqual([expect.stringMatching(/^ENCRYPTION_KEYS/)]);
+    expect(problemsOf({ ENCRYPTION_KEYS: 'a:dG9vLXNob3J0' })).toEqual([
+      expect.stringMatching(/^ENCRYPTION_KEYS/),
+    ]);
   });
 
   it('refuses the development secrets in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    for (const name of ['ADMIN_TOKEN', 'ENCRYPTION_KEYS', 'SIGNING_SECRET', 'UPSTREAM_APPLICATION_SECRET', 'SANDBOX_ADMIN_TOKEN']) {
-      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${name}: the development default`))]));
+    for (const name of [
+      'ADMIN_TOKEN',
+      'ENCRYPTION_KEYS',
+      'SIGNING_SECRET',
+      'UPSTREAM_APPLICATION_SECRET',
+      'SANDBOX_ADMIN_TOKEN',
+    ]) {
+      expect(problems).toEqual(
+        expect.arrayContaining([expect.stringMatching(new RegExp(`^${name}: the development default`))]),
+      );
     }
   });
 
@@ -91,7 +105,7 @@ describe('.env.example', () => {
       .filter((line) => /^#? ?[A-Z][A-Z0-9_]+=/.test(line))
       .map((line) => {
         const [name, ...value] = line.replace(/^# ?/, '').split('=');
-        return [name!, value.join('=')] as const;
+        return [name, value.join('=')] as const;
       }),
   );
 
@@ -100,7 +114,7 @@ describe('.env.example', () => {
   });
 
   it('shows each default as the code has it, with a one-line meaning above it', () => {
-    const defaults = new EnvironmentVariables() as unknown as Record<string, unknown>;
+    const defaults = new EnvironmentVariables() as unknown as Record<string, string | number | undefined>;
     const lines = example.split('\n');
     for (const name of SETTING_NAMES) {
       const value = defaults[name];

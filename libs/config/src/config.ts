@@ -68,7 +68,9 @@ function describe(errors: ValidationError[]): string[] {
   return errors.flatMap((e) =>
     Object.values(e.constraints ?? {}).map((message) =>
       // class-validator messages start with the property name; say what was given (never a secret).
-      /SECRET|TOKEN|KEY|PASSWORD/.test(e.property) || e.property === 'DATABASE_URL' || e.property === 'REDIS_URL'
+      /SECRET|TOKEN|KEY|PASSWORD/.test(e.property) ||
+      e.property === 'DATABASE_URL' ||
+      e.property === 'REDIS_URL'
         ? `${e.property}: ${message}`
         : `${e.property}: ${message} (got ${JSON.stringify(e.value)})`,
     ),
@@ -104,7 +106,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
   const keys = problems.some((p) => p.startsWith('ENCRYPTION_KEYS')) ? [] : parseKeys(env.ENCRYPTION_KEYS);
   if (keys.some((k) => k.key.length !== 32)) problems.push('ENCRYPTION_KEYS: every key must be 32 bytes');
-  if (new Set(keys.map((k) => k.id)).size !== keys.length) problems.push('ENCRYPTION_KEYS: key ids must be unique');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length)
+    problems.push('ENCRYPTION_KEYS: key ids must be unique');
 
   if (env.NODE_ENV === NodeEnv.Production) {
     for (const [name, devValue] of Object.entries(DEV_SECRETS)) {

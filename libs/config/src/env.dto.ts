@@ -218,6 +218,8 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   @MaxLength(200)
-  @Matches(/^(mk_[A-Za-z0-9_]{16,})?$/, { message: 'DEMO_MERCHANT_API_KEY must look like mk_<at least 16 chars>' })
+  @Matches(/^(mk_[A-Za-z0-9_]{16,})?$/, {
+    message: 'DEMO_MERCHANT_API_KEY must look like mk_<at least 16 chars>',
+  })
   DEMO_MERCHANT_API_KEY?: string = 'mk_demo_0123456789abcdefdemo';
 }

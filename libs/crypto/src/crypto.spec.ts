@@ -20,7 +20,9 @@ describe('SecretBox', () => {
     expect(() => box.open(sealed, 'consent:2')).toThrow(DecryptionError);
     const raw = Buffer.from(sealed.ciphertext, 'base64');
     raw[raw.length - 1] ^= 1;
-    expect(() => box.open({ ...sealed, ciphertext: raw.toString('base64') }, 'consent:1')).toThrow(DecryptionError);
+    expect(() => box.open({ ...sealed, ciphertext: raw.toString('base64') }, 'consent:1')).toThrow(
+      DecryptionError,
+    );
   });
 
   it('rotates: new key seals, old key still opens, and old values are flagged for re-sealing', () => {

@@ -37,7 +37,10 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.active.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return { keyId: this.active.id, ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64') };
+    return {
+      keyId: this.active.id,
+      ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'),
+    };
   }
 
   open(sealed: Sealed, context: string): string {

@@ -33,9 +33,12 @@ describe('migrate', () => {
     const url = await blankDatabase('mig');
     const results = await Promise.all(Array.from({ length: 4 }, () => migrate(url, defaultMigrationsDir())));
     expect(results.flatMap((r) => r.applied)).toEqual(['20261121000000_init']);
-    const history = await query<{ migration_name: string; checksum: string }>(url, 'SELECT migration_name, checksum FROM "_prisma_migrations"');
+    const history = await query<{ migration_name: string; checksum: string }>(
+      url,
+      'SELECT migration_name, checksum FROM "_prisma_migrations"',
+    );
     expect(history).toHaveLength(1);
-    expect(history[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect(history[0].checksum).toMatch(/^[0-9a-f]{64}$/);
     expect((await migrate(url, defaultMigrationsDir())).alreadyApplied).toEqual(['20261121000000_init']);
   });
 
@@ -45,12 +48,21 @@ describe('migrate', () => {
     try {
       await cp(defaultMigrationsDir(), dir, { recursive: true });
       await mkdir(join(dir, '20261122000000_broken'));
-      await writeFile(join(dir, '20261122000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n');
+      await writeFile(
+        join(dir, '20261122000000_broken', 'migration.sql'),
+        'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n',
+      );
       await expect(migrate(url, dir)).rejects.toThrow(/20261122000000_broken failed/);
       // The first migration stays applied, nothing of the broken one remains, and it can be retried.
-      const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE tablename IN ('half_done', 'merchants')");
+      const tables = await query<{ tablename: string }>(
+        url,
+        "SELECT tablename FROM pg_tables WHERE tablename IN ('half_done', 'merchants')",
+      );
       expect(tables.map((t) => t.tablename)).toEqual(['merchants']);
-      const history = await query<{ migration_name: string }>(url, 'SELECT migration_name FROM "_prisma_migrations"');
+      const history = await query<{ migration_name: string }>(
+        url,
+        'SELECT migration_name FROM "_prisma_migrations"',
+      );
       expect(history.map((h) => h.migration_name)).toEqual(['20261121000000_init']);
     } finally {
       await rm(dir, { recursive: true, force: true });

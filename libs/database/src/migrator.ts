@@ -47,7 +47,8 @@ export function defaultMigrationsDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'prisma', 'migrations'))) {
     const parent = dirname(dir);
-    if (parent === dir) throw new MigrationError('prisma/migrations not found above ' + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new MigrationError('prisma/migrations not found above ' + fileURLToPath(import.meta.url));
     dir = parent;
   }
   return join(dir, 'prisma', 'migrations');
@@ -74,9 +75,11 @@ export async function migrate(databaseUrl: string, dir: string): Promise<Migrate
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(HISTORY_DDL);
-    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
-      'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
-    );
+    const { rows } = await client.query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+    }>('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL');
     const history = new Map(rows.map((r) => [r.migration_name, r]));
     const result: MigrateResult = { applied: [], alreadyApplied: [] };
     for (const migration of migrations) {
@@ -91,7 +94,9 @@ export async function migrate(databaseUrl: string, dir: string): Promise<Migrate
         continue;
       }
       if (done) {
-        throw new MigrationError(`Migration ${migration.name} started earlier and did not finish; resolve it by hand.`);
+        throw new MigrationError(
+          `Migration ${migration.name} started earlier and did not finish; resolve it by hand.`,
+        );
       }
       await client.query('BEGIN');
       try {

@@ -18,7 +18,10 @@ export class DefaultDenyGuard implements CanActivate {
       context.getClass(),
     ]);
     if (!kinds || kinds.length === 0) {
-      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'This route declares no authentication and is closed.');
+      throw new DomainError(
+        ErrorCode.UNAUTHENTICATED,
+        'This route declares no authentication and is closed.',
+      );
     }
     if (kinds.includes(AuthKind.Public)) return true;
     const request = context.switchToHttp().getRequest<{ principal?: { kind: AuthKind } }>();

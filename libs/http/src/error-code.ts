@@ -61,7 +61,11 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { details?: ErrorDetail[]; upstream?: UpstreamErrorInfo; retryAfterSeconds?: number } = {},
+    readonly extra: {
+      details?: ErrorDetail[];
+      upstream?: UpstreamErrorInfo;
+      retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message);
     this.name = 'DomainError';

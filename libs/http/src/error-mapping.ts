@@ -38,7 +38,9 @@ function isFastifyError(e: unknown): e is FastifyLikeError {
   if (!(e instanceof Error)) return false;
   const candidate = e as Error & { statusCode?: unknown; code?: unknown };
   return (
-    typeof candidate.statusCode === 'number' && typeof candidate.code === 'string' && candidate.code.startsWith('FST_')
+    typeof candidate.statusCode === 'number' &&
+    typeof candidate.code === 'string' &&
+    candidate.code.startsWith('FST_')
   );
 }
 
@@ -50,7 +52,11 @@ interface PrismaKnownError {
 }
 
 function isPrismaKnownError(e: unknown): e is PrismaKnownError {
-  return e instanceof Error && e.name === 'PrismaClientKnownRequestError' && typeof (e as { code?: unknown }).code === 'string';
+  return (
+    e instanceof Error &&
+    e.name === 'PrismaClientKnownRequestError' &&
+    typeof (e as { code?: unknown }).code === 'string'
+  );
 }
 
 function fastifyMessage(e: FastifyLikeError): string {
@@ -104,7 +110,8 @@ function build(
 export function mapError(exception: unknown, tracingId: string): MappedError {
   if (exception instanceof DomainError) {
     const headers: Record<string, string> = {};
-    if (exception.extra.retryAfterSeconds !== undefined) headers['retry-after'] = String(exception.extra.retryAfterSeconds);
+    if (exception.extra.retryAfterSeconds !== undefined)
+      headers['retry-after'] = String(exception.extra.retryAfterSeconds);
     return {
       status: exception.status,
       body: build(exception.code, exception.status, exception.message, tracingId, exception.extra),
@@ -117,27 +124,61 @@ export function mapError(exception: unknown, tracingId: string): MappedError {
     const response = exception.getResponse();
     const details = detailsOf(response);
     const message =
-      status === 503 && details ? 'A dependency is unavailable.' : status >= 500 && status !== 503 ? 'Internal error.' : exception.message;
-    return { status, body: build(codeForStatus(status), status, message, tracingId, { details }), headers: {}, unexpected: status >= 500 && status !== 503 };
+      status === 503 && details
+        ? 'A dependency is unavailable.'
+        : status >= 500 && status !== 503
+          ? 'Internal error.'
+          : exception.message;
+    return {
+      status,
+      body: build(codeForStatus(status), status, message, tracingId, { details }),
+      headers: {},
+      unexpected: status >= 500 && status !== 503,
+    };
   }
   if (isFastifyError(exception)) {
     const status = exception.statusCode;
-    return { status, body: build(codeForStatus(status), status, fastifyMessage(exception), tracingId), headers: {}, unexpected: status >= 500 };
+    return {
+      status,
+      body: build(codeForStatus(status), status, fastifyMessage(exception), tracingId),
+      headers: {},
+      unexpected: status >= 500,
+    };
   }
   if (isPrismaKnownError(exception)) {
     switch (exception.code) {
       case 'P2002':
-        return { status: 409, body: build(ErrorCode.CONFLICT, 409, 'The resource already exists.', tracingId), headers: {}, unexpected: false };
+        return {
+          status: 409,
+          body: build(ErrorCode.CONFLICT, 409, 'The resource already exists.', tracingId),
+          headers: {},
+          unexpected: false,
+        };
       case 'P2025':
-        return { status: 404, body: build(ErrorCode.NOT_FOUND, 404, 'Not found.', tracingId), headers: {}, unexpected: false };
+        return {
+          status: 404,
+          body: build(ErrorCode.NOT_FOUND, 404, 'Not found.', tracingId),
+          headers: {},
+          unexpected: false,
+        };
       case 'P2000':
-        return { status: 400, body: build(ErrorCode.VALIDATION_FAILED, 400, 'A value is too long.', tracingId), headers: {}, unexpected: false };
+        return {
+          status: 400,
+          body: build(ErrorCode.VALIDATION_FAILED, 400, 'A value is too long.', tracingId),
+          headers: {},
+          unexpected: false,
+        };
     }
   }
   const status = ERROR_STATUS[ErrorCode.INTERNAL];
   return {
     status,
-    body: build(ErrorCode.INTERNAL, status, `Internal error. Quote tracingId ${tracingId} when reporting it.`, tracingId),
+    body: build(
+      ErrorCode.INTERNAL,
+      status,
+      `Internal error. Quote tracingId ${tracingId} when reporting it.`,
+      tracingId,
+    ),
     headers: {},
     unexpected: true,
   };

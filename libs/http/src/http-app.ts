@@ -18,7 +18,10 @@ export interface HttpAppOptions {
  * Builds a Fastify-backed Nest application with the conventions every HTTP app of the project shares:
  * `x-request-id` accepted and echoed (it is the tracingId), one JSON access-log line and metrics per request.
  */
-export async function createHttpApp(module: unknown, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  module: unknown,
+  options: HttpAppOptions,
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -43,7 +46,14 @@ export async function createHttpApp(module: unknown, options: HttpAppOptions): P
     options.metrics.httpRequestDuration.observe(labels, seconds);
     options.metrics.httpRequestsTotal.inc(labels);
     options.logger.info(
-      { reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        route,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     );
   });

@@ -16,11 +16,20 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 }
 
-export function sendError(logger: AppLogger, exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+export function sendError(
+  logger: AppLogger,
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   const tracingId = String(request.id);
   const mapped = mapError(exception, tracingId);
   if (mapped.unexpected) {
     logger.error({ err: exception, tracingId, method: request.method, url: request.url }, 'unhandled error');
   }
-  void reply.status(mapped.status).headers(mapped.headers).type('application/json; charset=utf-8').send(mapped.body);
+  void reply
+    .status(mapped.status)
+    .headers(mapped.headers)
+    .type('application/json; charset=utf-8')
+    .send(mapped.body);
 }

@@ -77,7 +77,11 @@ export class NestPinoLogger implements LoggerService {
     this.write('fatal', message, rest);
   }
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]) {
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    rest: unknown[],
+  ) {
     // Nest passes the context name last, and a stack before it for errors.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
     const stack = rest.length > 1 && typeof rest[0] === 'string' ? rest[0] : undefined;

@@ -15,7 +15,11 @@ const SECRETS = {
 describe('redact', () => {
   it('replaces secret-named keys at any depth and keeps the rest', () => {
     const input = {
-      headers: { authorization: `Bearer ${SECRETS.apiKey}`, consent: SECRETS.consentToken, accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${SECRETS.apiKey}`,
+        consent: SECRETS.consentToken,
+        accept: 'application/json',
+      },
       body: { userCredentials: { id: 'psu-1', password: SECRETS.password }, scaCode: SECRETS.scaCode },
       nested: [{ deeper: { consentToken: SECRETS.consentToken, webhookSecret: SECRETS.webhookSecret } }],
       tokenKeyId: 'k1',
@@ -27,7 +31,7 @@ describe('redact', () => {
     expect(out.headers.accept).toBe('application/json');
     expect(out.body.userCredentials).toBe(REDACTED);
     expect(out.body.scaCode).toBe(REDACTED);
-    expect(out.nested[0]!.deeper).toEqual({ consentToken: REDACTED, webhookSecret: REDACTED });
+    expect(out.nested[0].deeper).toEqual({ consentToken: REDACTED, webhookSecret: REDACTED });
     expect(out.tokenKeyId).toBe('k1');
     expect(out.consentId).toBe('c-123');
     // The input is not mutated (it may be a live request).
@@ -36,7 +40,10 @@ describe('redact', () => {
 
   it('redacts an all-digit one-time code under `code` but keeps error codes', () => {
     expect(redact({ code: '123456' })).toEqual({ code: REDACTED });
-    expect(redact({ code: 'VALIDATION_FAILED', error: { code: 424 } })).toEqual({ code: 'VALIDATION_FAILED', error: { code: 424 } });
+    expect(redact({ code: 'VALIDATION_FAILED', error: { code: 424 } })).toEqual({
+      code: 'VALIDATION_FAILED',
+      error: { code: 424 },
+    });
   });
 
   it('scrubs secrets inside free text: bearer and basic credentials, key prefixes, secret query parameters', () => {
@@ -44,7 +51,14 @@ describe('redact', () => {
       `Authorization: Bearer ${SECRETS.apiKey} and Basic ${SECRETS.basic}; session ${SECRETS.sessionToken}; ` +
         `https://bff/v1/callbacks/consents?oneTimeToken=abc.def&state=xyz&consentId=c1 secret ${SECRETS.webhookSecret}`,
     );
-    for (const secret of [SECRETS.apiKey, SECRETS.basic, SECRETS.sessionToken, 'abc.def', 'xyz', SECRETS.webhookSecret]) {
+    for (const secret of [
+      SECRETS.apiKey,
+      SECRETS.basic,
+      SECRETS.sessionToken,
+      'abc.def',
+      'xyz',
+      SECRETS.webhookSecret,
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('consentId=c1');
@@ -63,16 +77,27 @@ describe('redact', () => {
 describe('the logger', () => {
   it('never writes a secret, whether logged as a field, inside an error, or in the message', () => {
     const { logger, text } = captureLogger();
-    logger.info({ req: { headers: { authorization: `Basic ${SECRETS.basic}` } }, consent: SECRETS.consentToken }, 'upstream call');
-    logger.warn({ credentials: { id: 'u', password: SECRETS.password }, scaCode: SECRETS.scaCode }, 'embedded flow');
-    logger.error({ err: new Error(`upstream rejected consent ${SECRETS.consentToken} for Bearer ${SECRETS.apiKey}`) }, 'failed');
-    logger.info(`callback https://bff/cb?oneTimeToken=${SECRETS.consentToken}&state=s1 with ${SECRETS.sessionToken}`);
+    logger.info(
+      { req: { headers: { authorization: `Basic ${SECRETS.basic}` } }, consent: SECRETS.consentToken },
+      'upstream call',
+    );
+    logger.warn(
+      { credentials: { id: 'u', password: SECRETS.password }, scaCode: SECRETS.scaCode },
+      'embedded flow',
+    );
+    logger.error(
+      { err: new Error(`upstream rejected consent ${SECRETS.consentToken} for Bearer ${SECRETS.apiKey}`) },
+      'failed',
+    );
+    logger.info(
+      `callback https://bff/cb?oneTimeToken=${SECRETS.consentToken}&state=s1 with ${SECRETS.sessionToken}`,
+    );
     logger.info({ webhook: { webhookSecret: SECRETS.webhookSecret } }, 'registered');
 
     const output = text();
     expect(output.split('\n')).toHaveLength(5);
     for (const secret of Object.values(SECRETS)) expect(output).not.toContain(secret);
     expect(output).toContain(REDACTED);
-    for (const line of output.split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of output.split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });

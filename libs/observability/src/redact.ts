@@ -11,7 +11,8 @@ const SECRET_KEY =
   /(authori[sz]ation|^consent$|consent-?token|token|secret|password|passwd|credential|api[-_]?key|sca[-_]?code|^otp$|cookie|signature|ciphertext|private[-_]?key)/i;
 
 /** Keys that look secret by the pattern above but carry no secret. */
-const SAFE_KEY = /^(tokenKeyId|secretKeyId|keyId|tokenType|consentId|consentStatus|statusCode|errorCode|code_?path)$/i;
+const SAFE_KEY =
+  /^(tokenKeyId|secretKeyId|keyId|tokenType|consentId|consentStatus|statusCode|errorCode|code_?path)$/i;
 
 /** Secret-shaped substrings inside free text. */
 const SECRET_IN_TEXT: [RegExp, string][] = [

@@ -32,10 +32,17 @@ const BASE_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-export const JOB_DEFINITIONS: { readonly [N in JobName]: { queue: JobCatalogue[N]['queue']; options: JobsOptions } } = {
+export const JOB_DEFINITIONS: {
+  readonly [N in JobName]: { queue: JobCatalogue[N]['queue']; options: JobsOptions };
+} = {
   'maintenance.ping': {
     queue: QueueName.Maintenance,
-    options: { ...BASE_OPTIONS, attempts: 1, removeOnComplete: { age: 3600, count: 100 }, removeOnFail: { age: 3600 } },
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 1,
+      removeOnComplete: { age: 3600, count: 100 },
+      removeOnFail: { age: 3600 },
+    },
   },
 };
 

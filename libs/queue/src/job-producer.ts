@@ -17,8 +17,15 @@ export class JobProducer {
    * `jobId` makes enqueueing idempotent: BullMQ keeps one job per id, so a burst of the same request
    * collapses into one job.
    */
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: JobsOptions = {}): Promise<JobOf<N>> {
-    const job = await this.queueFor(name).add(name, payload, { ...JOB_DEFINITIONS[name].options, ...options });
+  async enqueue<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    options: JobsOptions = {},
+  ): Promise<JobOf<N>> {
+    const job = await this.queueFor(name).add(name, payload, {
+      ...JOB_DEFINITIONS[name].options,
+      ...options,
+    });
     return job as JobOf<N>;
   }
 }

@@ -2,7 +2,10 @@ import { Writable } from 'node:stream';
 import { createLogger, type AppLogger } from '#libs/observability';
 
 /** A real pino logger (same redaction as production) whose lines are kept in memory for assertions. */
-export function captureLogger(app = 'test', level = 'trace'): { logger: AppLogger; lines: string[]; text: () => string } {
+export function captureLogger(
+  app = 'test',
+  level = 'trace',
+): { logger: AppLogger; lines: string[]; text: () => string } {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {

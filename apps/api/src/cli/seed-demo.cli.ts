@@ -20,7 +20,12 @@ async function main() {
       keyHash: hashApiKey(key),
       keyName: 'demo (DEMO_MERCHANT_API_KEY)',
     });
-    console.log(JSON.stringify({ msg: created ? 'demo merchant created' : 'demo merchant present', merchantId: merchant.id }));
+    console.log(
+      JSON.stringify({
+        msg: created ? 'demo merchant created' : 'demo merchant present',
+        merchantId: merchant.id,
+      }),
+    );
   } finally {
     await prisma.$disconnect();
   }

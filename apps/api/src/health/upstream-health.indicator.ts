@@ -24,7 +24,9 @@ export class UpstreamHealthIndicator {
     if (!this.cached || now - this.cached.at > UpstreamHealthIndicator.CACHE_MS) {
       this.cached = { at: now, ...(await this.probe()) };
     }
-    return this.cached.up ? indicator.up({ detail: this.cached.detail }) : indicator.down({ detail: this.cached.detail });
+    return this.cached.up
+      ? indicator.up({ detail: this.cached.detail })
+      : indicator.down({ detail: this.cached.detail });
   }
 
   private async probe(): Promise<{ up: boolean; detail: string }> {

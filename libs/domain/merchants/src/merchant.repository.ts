@@ -21,7 +21,10 @@ export class MerchantRepository {
 
   private ensureOnce(input: { name: string; keyPrefix: string; keyHash: string; keyName: string }) {
     return this.prisma.$transaction(async (tx) => {
-      const existing = await tx.apiKey.findUnique({ where: { prefix: input.keyPrefix }, include: { merchant: true } });
+      const existing = await tx.apiKey.findUnique({
+        where: { prefix: input.keyPrefix },
+        include: { merchant: true },
+      });
       if (existing) {
         if (existing.keyHash !== input.keyHash || existing.revokedAt) {
           await tx.apiKey.update({
@@ -33,7 +36,12 @@ export class MerchantRepository {
       }
       const merchant = await tx.merchant.create({ data: { name: input.name } });
       await tx.apiKey.create({
-        data: { merchantId: merchant.id, prefix: input.keyPrefix, keyHash: input.keyHash, name: input.keyName },
+        data: {
+          merchantId: merchant.id,
+          prefix: input.keyPrefix,
+          keyHash: input.keyHash,
+          name: input.keyName,
+        },
       });
       return { merchant, created: true };
     });
