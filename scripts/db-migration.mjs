@@ -47,7 +47,7 @@ Environment:
   DATABASE_URL        A Postgres server on which this user may CREATE DATABASE; the shadow databases
                       (${SHADOW_PREFIX}*) are created there and always dropped again. Read from .env
                       at the repository root when present; default ${DEFAULT_DATABASE_URL}.
-                      No table of that database is read or written.
+                      That database must exist (the engine connects to it) but is not changed.
 
 Exit codes: 0 success or no difference, 1 --check found a difference, 2 usage error or failure.
 
@@ -76,9 +76,11 @@ function parseCommandLine(argv) {
   }
   const { values, positionals } = parsed;
   if (values.help) return { mode: 'help' };
-  const modes = [values.check && 'check', values.print && 'print', positionals.length > 0 && 'generate'].filter(
-    Boolean,
-  );
+  const modes = [
+    values.check && 'check',
+    values.print && 'print',
+    positionals.length > 0 && 'generate',
+  ].filter(Boolean);
   if (modes.length !== 1 || positionals.length > 1) {
     throw new UsageError('Give exactly one of: a migration name, --check, --print.');
   }
@@ -128,11 +130,18 @@ async function readMigrations(baseDir) {
   );
   // Plain code-unit order, as the runner's `.sort()`: the replay order must be the apply order.
   migrationDirectories.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { baseDir, lockfile: { path: LOCKFILE, content: lockfile }, migrationDirectories, shadowDbInitScript: '' };
+  return {
+    baseDir,
+    lockfile: { path: LOCKFILE, content: lockfile },
+    migrationDirectories,
+    shadowDbInitScript: '',
+  };
 }
 
 async function loadSchemaEngine() {
-  const pkgDir = path.dirname(fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg')));
+  const pkgDir = path.dirname(
+    fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
+  );
   // The package's main entry imports the .wasm file as an ES module, which Node 20 cannot; so instantiate
   // it by hand and hand it to the wasm-bindgen glue, as that entry would.
   const glue = await import(path.join(pkgDir, 'schema_engine_bg.js'));
@@ -158,18 +167,7 @@ class ShadowDatabases {
   }
 
   async admin() {
-    if (this.client) return this.client;
-    this.client = (async () => {
-      try {
-        return await this.connect(this.url);
-      } catch (error) {
-        // 3D000: the database of DATABASE_URL does not exist (yet); only the server is needed here.
-        if (error.code !== '3D000') throw error;
-        const fallback = new URL(this.url);
-        fallback.pathname = '/postgres';
-        return this.connect(fallback);
-      }
-    })();
+    this.client ??= this.connect(this.url);
     return this.client;
   }
 
@@ -221,13 +219,31 @@ class ShadowDatabases {
 }
 
 // Workaround for @prisma/adapter-pg 7.10.1: its connectToShadowDb connects with `{ ...config, database }`,
-// but pg lets `connectionString` win over `database`, so the "shadow" would be the DATABASE_URL database
-// itself (which the engine then fills with migrations); and its dispose drops the shadow database before
+// but pg lets `connectionString` win over `database`, so the engine would replay the migrations into the
+// DATABASE_URL database itself; and its dispose drops the freshly created shadow database before
 // ending the pool that is still connected to it, so the drop fails and the database is left behind.
 class ShadowAwarePg extends PrismaPg {
   constructor(url, shadows) {
     super({ connectionString: url.href });
     this.shadows = shadows;
+    this.open = new Set();
+  }
+
+  // The engine connects to the main database when it starts and never disposes that adapter (not even in
+  // free()), and its idle pool would keep the process alive for pg's 10 s idle timeout.
+  async connect() {
+    const adapter = await super.connect();
+    const dispose = adapter.dispose.bind(adapter);
+    adapter.dispose = async () => {
+      if (!this.open.delete(adapter)) return;
+      await dispose();
+    };
+    this.open.add(adapter);
+    return adapter;
+  }
+
+  async disposeAll() {
+    await Promise.all([...this.open].map((adapter) => adapter.dispose().catch(() => undefined)));
   }
 
   async connectToShadowDb() {
@@ -245,8 +261,8 @@ class ShadowAwarePg extends PrismaPg {
   }
 }
 
-// Workaround for @prisma/adapter-pg 7.10.1: the engine's introspection queries return columns of
-// Postgres's internal one-byte "char" type (oid 18, e.g. pg_constraint.contype), for which the adapter
+// Workaround for @prisma/adapter-pg 7.10.1: the engine's introspection queries return catalog columns of
+// Postgres's internal one-byte "char" type (oid 18, like pg_class.relkind), for which the adapter
 // has no column type and fails the query with UnsupportedNativeDataType. pg already hands such values
 // over as strings, so relabelling the column as text (oid 25) is exact. The adapter's query class is not
 // exported; it is reached through the prototype chain of an adapter (connect() opens no connection).
@@ -267,14 +283,18 @@ async function relabelInternalCharColumns(factory) {
 
 function describeEngineError(error, adapter, migrationsDir) {
   const message = String(error?.message ?? error);
-  const lines = [`Schema engine error${error?.code ? ` ${error.code}` : ''}: ${message.trim()}`];
+  // The engine appends its internal span trace ("0: schema_engine_wasm::…"), which only helps Prisma.
+  const summary = message.replace(/\n\s*0: schema_engine[\s\S]*$/, '').trim();
+  const lines = [`Schema engine error${error?.code ? ` ${error.code}` : ''}: ${summary}`];
   // Driver failures reach the engine only as an id; the original error stays in the adapter's registry.
   const id = /id#(\d+)/.exec(message)?.[1];
   const driverError = id ? adapter.errorRegistry.consumeError(Number(id))?.error : undefined;
   if (driverError) lines.push(`Database error: ${JSON.stringify(driverError)}`);
   if (error?.code === 'P3006' || /failed to apply cleanly/.test(message)) {
-    lines.push(`A migration in ${migrationsDir} does not apply to an empty database; fix it (if it was never applied
-anywhere) or add a migration that repairs its effect.`);
+    lines.push(
+      `Migrations in ${migrationsDir} are replayed in name order into an empty database, and that one fails.` +
+        '\nFix it only if it was never applied anywhere; the runner rejects edited applied migrations.',
+    );
   }
   return lines.join('\n');
 }
@@ -288,7 +308,9 @@ async function diff({ schemaPath, migrationsDir }, url, shadows) {
   const migrations = await readMigrations(migrationsDir);
   for (const { path: dir, migrationFile } of migrations.migrationDirectories) {
     if (migrationFile.content.tag === 'error') {
-      throw new ToolError(`Broken migration ${path.join(migrationsDir, dir)}: ${migrationFile.content.value}`);
+      throw new ToolError(
+        `Broken migration ${path.join(migrationsDir, dir)}: ${migrationFile.content.value}`,
+      );
     }
   }
 
@@ -296,8 +318,9 @@ async function diff({ schemaPath, migrationsDir }, url, shadows) {
   await relabelInternalCharColumns(factory);
   const adapter = bindMigrationAwareSqlAdapterFactory(factory);
   const SchemaEngine = await loadSchemaEngine();
-  const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, () => undefined, adapter);
+  let engine;
   try {
+    engine = await SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, () => undefined, adapter);
     const result = await engine.diff({
       from: { tag: 'migrations', ...migrations },
       to: { tag: 'schemaDatamodel', files },
@@ -311,10 +334,11 @@ async function diff({ schemaPath, migrationsDir }, url, shadows) {
     throw new ToolError(describeEngineError(error, adapter, migrationsDir));
   } finally {
     try {
-      engine.free();
+      engine?.free();
     } catch {
       // A panicked engine may refuse to free; the process is about to end anyway.
     }
+    await factory.disposeAll();
   }
 }
 
@@ -371,25 +395,29 @@ async function main(argv) {
     await shadows.dropAll();
   }
 
-  const relativeSchema = path.relative(process.cwd(), options.schemaPath) || options.schemaPath;
-  const agree = `${relativeSchema} and ${path.relative(process.cwd(), options.migrationsDir) || '.'} agree`;
+  const schemaLabel = options.schemaPath === DEFAULT_SCHEMA ? 'schema.prisma' : options.schemaPath;
+  const migrationsLabel =
+    options.migrationsDir === DEFAULT_MIGRATIONS ? 'prisma/migrations' : options.migrationsDir;
+  const agree = `${schemaLabel} and ${migrationsLabel} agree`;
   if (options.mode === 'check') {
     if (!sql) {
       console.log(`${agree}.`);
       return EXIT_OK;
     }
     console.error(
-      `${relativeSchema} has changes that no migration in ${options.migrationsDir} contains.\n` +
+      `${schemaLabel} has changes that no migration in ${migrationsLabel} contains.\n` +
         `Generate one with: npm run db:migration -- <name>\nMissing SQL:\n\n${sql}`,
     );
     return EXIT_DRIFT;
   }
-  if (!sql) {
-    console.error(`${agree}; nothing to write`);
+  if (options.mode === 'print') {
+    // The message goes to stderr so that stdout is only ever SQL.
+    if (sql) process.stdout.write(sql);
+    else console.error(`${agree}; nothing to print`);
     return EXIT_OK;
   }
-  if (options.mode === 'print') {
-    process.stdout.write(sql);
+  if (!sql) {
+    console.log(`${agree}; nothing to write`);
     return EXIT_OK;
   }
   const file = await writeMigration(options.migrationsDir, options.name, sql);

@@ -4,7 +4,7 @@
 // database and migrations → then either the three apps (start) or lint + typecheck + tests (test).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -303,14 +303,26 @@ async function start() {
   console.log(lines.join('\n'));
 }
 
+const REPORT = join(ROOT, '.dev', 'vitest-report.json');
+
 async function test() {
-  const config = await prepare();
-  void config;
+  await prepare();
+  rmSync(REPORT, { force: true });
   const stages = [
     ['ESLint', bin('eslint'), ['.', '--max-warnings=0']],
     ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
     ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
-    ['Tests (vitest)', bin('vitest'), ['run', ...process.argv.slice(3)]],
+    [
+      'Tests (vitest)',
+      bin('vitest'),
+      [
+        'run',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${REPORT}`,
+        ...process.argv.slice(3),
+      ],
+    ],
   ];
   let failed = 0;
   for (const [name, command, args] of stages) {
@@ -321,6 +333,15 @@ async function test() {
       failed += 1;
     }
   }
+  // One plain closing line with the counts, whatever the runner's own output looks like.
+  if (existsSync(REPORT)) {
+    const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+    const skipped = report.numPendingTests + report.numTodoTests;
+    console.log(
+      `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
+    );
+  }
+  if (failed > 0) console.error(paint('1;31', `✖ ${failed} stage(s) failed`));
   await shutdown(failed === 0 ? 0 : 1);
 }
 

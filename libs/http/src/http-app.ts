@@ -28,7 +28,6 @@ export async function createHttpApp(
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
-    disableRequestLogging: true,
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {

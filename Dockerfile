@@ -1,0 +1,22 @@
+# syntax=docker/dockerfile:1
+# One image for the three apps; docker-compose.yml picks the app with the command.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+# The Prisma CLI only checks that a schema engine file exists for `generate`; it never runs it.
+RUN PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" npx prisma generate \
+ && npx tsc -p tsconfig.build.json \
+ && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/prisma ./prisma
+USER node
+# Override per service: dist/apps/{api,worker,sandbox}/src/main.js, or dist/libs/database/src/migrate.cli.js
+CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]
