@@ -1,3 +1,3 @@
 export * from './job-catalogue.js';
-export * from './job-producer.js';
+export * from './job-producer.service.js';
 export * from './queue.module.js';

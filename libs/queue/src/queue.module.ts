@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ALL_QUEUES } from './job-catalogue.js';
-import { JobProducer } from './job-producer.js';
+import { JobProducer } from './job-producer.service.js';
 
 /** BullMQ on the configured Redis, every queue of the catalogue registered, and the typed producer. */
 @Global()
