@@ -1,6 +1,7 @@
 import type { AppConfig } from '#libs/config';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
 import { Metrics, createLogger, type AppLogger } from '#libs/observability';
+import { FaultsService } from './core/index.js';
 import { SandboxModule } from './sandbox.module.js';
 
 export interface SandboxApp {
@@ -10,10 +11,13 @@ export interface SandboxApp {
 
 export async function createSandboxApp(config: AppConfig, logger?: AppLogger): Promise<SandboxApp> {
   const log = logger ?? createLogger({ level: config.logLevel, app: 'sandbox' });
-  const app = await createHttpApp(SandboxModule.forRoot(config), {
+  const metrics = new Metrics('sandbox');
+  const app = await createHttpApp(SandboxModule.forRoot({ config, logger: log, metrics }), {
     logger: log,
-    metrics: new Metrics('sandbox'),
+    metrics,
     bodyLimitBytes: 1024 * 1024,
   });
+  // Before routing, so an injected fault can hit any upstream route, even one that would 404.
+  app.getHttpAdapter().getInstance().addHook('onRequest', app.get(FaultsService).hook);
   return { app, logger: log };
 }

@@ -1,6 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
+import { SandboxAccess } from './core/index.js';
 
-/** The sandbox's front door; the upstream interface itself arrives with the sandbox issue. */
+/** The sandbox's front door and liveness, open to anyone (the api's readiness probe calls `/`). */
+@SandboxAccess('public')
 @Controller()
 export class SandboxInfoController {
   @Get()

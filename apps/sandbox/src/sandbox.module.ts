@@ -1,17 +1,42 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '#libs/config';
+import { ObservabilityModule, type AppLogger, type Metrics } from '#libs/observability';
+import { ConsentsModule } from './consents/consents.module.js';
+import { SandboxAuthGuard, createSandboxValidationPipe } from './core/index.js';
+import { SandboxCoreModule } from './core/sandbox-core.module.js';
+import { UpstreamErrorFilter } from './core/upstream-error.filter.js';
+import { DataModule } from './data/data.module.js';
+import { PaymentsModule } from './payments/payments.module.js';
 import { SandboxInfoController } from './sandbox-info.controller.js';
-import { UpstreamErrorFilter } from './upstream-error.filter.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+
+export interface SandboxModuleOptions {
+  config: AppConfig;
+  logger: AppLogger;
+  metrics: Metrics;
+}
 
 @Module({})
 export class SandboxModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot({ config, logger, metrics }: SandboxModuleOptions): DynamicModule {
     return {
       module: SandboxModule,
-      imports: [ConfigModule.forRoot(config)],
+      imports: [
+        ConfigModule.forRoot(config),
+        ObservabilityModule.forRoot(logger, metrics),
+        SandboxCoreModule,
+        ConsentsModule,
+        DataModule,
+        PaymentsModule,
+        WebhooksModule,
+      ],
       controllers: [SandboxInfoController],
-      providers: [{ provide: APP_FILTER, useClass: UpstreamErrorFilter }],
+      providers: [
+        { provide: APP_GUARD, useClass: SandboxAuthGuard },
+        { provide: APP_PIPE, useFactory: createSandboxValidationPipe },
+        { provide: APP_FILTER, useClass: UpstreamErrorFilter },
+      ],
     };
   }
 }

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { ConsentTokenCodec } from './consent-token.js';
+import { ResetRegistry } from './reset-registry.service.js';
+import { SandboxClock } from './sandbox-clock.service.js';
+import { SandboxError } from './sandbox-error.js';
+import type { SandboxContext } from './sandbox-auth.js';
+import { UsersStore } from './users.store.js';
+
+export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
+
+/** Data consents live at most 90 days (spec part 1, rule 2). */
+export const MAX_DATA_CONSENT_MS = 90 * 24 * 3600 * 1000;
+
+export interface ScaMethod {
+  id: string;
+  type: string;
+  description: string;
+}
+
+/** One consent as the sandbox keeps it; `view()` turns it into the wire form (spec 2.4). */
+export interface ConsentRecord {
+  id: string;
+  kind: ConsentKind;
+  applicationId: string;
+  userUuid: string;
+  applicationUserId?: string;
+  referenceId?: string;
+  institutionId: string;
+  status: string;
+  createdAt: string;
+  authorizedAt?: string;
+  expiresAt?: string;
+  transactionFrom?: string;
+  transactionTo?: string;
+  featureScope: string[];
+  institutionConsentId: string;
+  state?: string;
+  callback?: string;
+  oneTimeToken: boolean;
+  forwardParameters?: unknown[];
+  consentToken?: string;
+  authorisationUrl?: string;
+  scaMethods?: ScaMethod[];
+  selectedScaMethod?: ScaMethod;
+  /** Kind-specific request data (payment request, VRP control parameters, …), owned by that kind's module. */
+  details?: Record<string, unknown>;
+  /** Single-use payment consents: when the payment used it. */
+  consumedAt?: string;
+}
+
+function isoDuration(ms: number): string {
+  if (ms <= 0) return 'PT0S';
+  const totalSeconds = Math.floor(ms / 1000);
+  const days = Math.floor(totalSeconds / 86400);
+  const hours = Math.floor((totalSeconds % 86400) / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  const time = `${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}${seconds ? `${seconds}S` : ''}`;
+  return `P${days ? `${days}D` : ''}${time ? `T${time}` : days ? '' : 'T0S'}`;
+}
+
+/**
+ * All consents of every kind. The flows (account, embedded, payment, VRP) live in their modules and go
+ * through this store, so token handling, expiry and revocation are one piece of code.
+ */
+@Injectable()
+export class ConsentsStore {
+  private consents = new Map<string, ConsentRecord>();
+  private readonly codec: ConsentTokenCodec;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly clock: SandboxClock,
+    private readonly users: UsersStore,
+    resets: ResetRegistry,
+  ) {
+    this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
+    resets.register(() => {
+      this.consents = new Map();
+    });
+  }
+
+  create(
+    input: Omit<ConsentRecord, 'id' | 'createdAt' | 'institutionConsentId'> & { id?: string },
+  ): ConsentRecord {
+    const record: ConsentRecord = {
+      ...input,
+      id: input.id ?? randomUUID(),
+      createdAt: this.clock.now().toISOString(),
+      institutionConsentId: `sbx-${randomUUID().slice(0, 18)}`,
+    };
+    this.consents.set(record.id, record);
+    return record;
+  }
+
+  /** The application's consent; another application's is "not found". Expiry is applied on read. */
+  get(applicationId: string, id: string): ConsentRecord | undefined {
+    const record = this.consents.get(id);
+    if (!record || record.applicationId !== applicationId) return undefined;
+    return this.applyExpiry(record);
+  }
+
+  /** Any application's consent: for the control API only. */
+  findAny(id: string): ConsentRecord | undefined {
+    return this.consents.get(id);
+  }
+
+  mustGet(applicationId: string, id: string): ConsentRecord {
+    const record = this.get(applicationId, id);
+    if (!record) throw SandboxError.notFound(`Consent ${id} was not found`);
+    return record;
+  }
+
+  list(applicationId: string): ConsentRecord[] {
+    return [...this.consents.values()]
+      .filter((c) => c.applicationId === applicationId)
+      .map((c) => this.applyExpiry(c));
+  }
+
+  update(record: ConsentRecord): ConsentRecord {
+    this.consents.set(record.id, record);
+    return record;
+  }
+
+  delete(id: string): void {
+    this.consents.delete(id);
+  }
+
+  /**
+   * Marks the consent authorised and issues its token. Data consents expire at the requested time, never
+   * later than 90 days from now; payment consents after a short authorisation window.
+   */
+  authorize(record: ConsentRecord): ConsentRecord {
+    const now = this.clock.nowMs();
+    const requested = record.expiresAt ? Date.parse(record.expiresAt) : undefined;
+    const limit = record.kind === 'ACCOUNT' ? now + MAX_DATA_CONSENT_MS : now + 24 * 3600 * 1000;
+    const expiresAt = new Date(requested && requested < limit ? requested : limit);
+    record.status = 'AUTHORIZED';
+    record.authorizedAt = new Date(now).toISOString();
+    record.expiresAt = expiresAt.toISOString();
+    record.consentToken = this.codec.sign({
+      sub: record.id,
+      uid: record.userUuid,
+      aui: record.applicationUserId,
+      app: record.applicationId,
+      ins: record.institutionId,
+      knd: record.kind,
+      scp: record.featureScope,
+      iat: Math.floor(now / 1000),
+      exp: Math.floor(expiresAt.getTime() / 1000),
+      tf: record.transactionFrom,
+      tt: record.transactionTo,
+    });
+    return this.update(record);
+  }
+
+  /**
+   * The consent behind a `consent` header, checked: signed by this sandbox, for the calling application,
+   * of the wanted kind, authorised and not expired, revoked or consumed. A token from before a restart
+   * re-creates its consent from its claims.
+   */
+  fromToken(
+    ctx: SandboxContext,
+    token: string | undefined,
+    kinds: ConsentKind[] = ['ACCOUNT'],
+  ): ConsentRecord {
+    if (!token) {
+      throw new SandboxError(400, 'The consent header is mandatory for this operation', [
+        {
+          type: 'INVALID_REQUEST',
+          code: 'CONSENT_MISSING',
+          parameter: 'consent',
+          message: 'Missing consent header',
+        },
+      ]);
+    }
+    const claims = this.codec.verify(token);
+    if (!claims || claims.app !== ctx.application.id) {
+      throw SandboxError.consent(
+        401,
+        'CONSENT_INVALID',
+        'The consent token is not valid for this application',
+      );
+    }
+    let record = this.consents.get(claims.sub);
+    if (!record) {
+      this.users.restore({
+        uuid: claims.uid,
+        applicationUuid: claims.app,
+        applicationUserId: claims.aui,
+        createdAt: new Date(claims.iat * 1000).toISOString(),
+      });
+      record = this.update({
+        id: claims.sub,
+        kind: claims.knd,
+        applicationId: claims.app,
+        userUuid: claims.uid,
+        applicationUserId: claims.aui,
+        institutionId: claims.ins,
+        status: 'AUTHORIZED',
+        createdAt: new Date(claims.iat * 1000).toISOString(),
+        authorizedAt: new Date(claims.iat * 1000).toISOString(),
+        expiresAt: new Date(claims.exp * 1000).toISOString(),
+        transactionFrom: claims.tf,
+        transactionTo: claims.tt,
+        featureScope: claims.scp,
+        institutionConsentId: `sbx-${claims.sub.slice(0, 18)}`,
+        oneTimeToken: false,
+        consentToken: token,
+      });
+    }
+    record = this.applyExpiry(record);
+    if (record.consentToken !== token) {
+      // A re-authorisation issued a new token; the old one no longer opens anything.
+      throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent token has been superseded');
+    }
+    if (!kinds.includes(record.kind)) {
+      throw SandboxError.consent(
+        403,
+        'CONSENT_WRONG_TYPE',
+        `This operation needs a ${kinds.join(' or ')} consent`,
+      );
+    }
+    switch (record.status) {
+      case 'AUTHORIZED':
+        return record;
+      case 'EXPIRED':
+        throw SandboxError.consent(
+          403,
+          'CONSENT_EXPIRED',
+          `Consent ${record.id} has expired; re-authorise it`,
+        );
+      case 'REVOKED':
+        throw SandboxError.consent(403, 'CONSENT_REVOKED', `Consent ${record.id} has been revoked`);
+      case 'CONSUMED':
+        throw SandboxError.consent(
+          403,
+          'CONSENT_CONSUMED',
+          `Payment consent ${record.id} has already been used`,
+        );
+      default:
+        throw SandboxError.consent(403, 'CONSENT_NOT_AUTHORIZED', `Consent ${record.id} is ${record.status}`);
+    }
+  }
+
+  /** The wire form (spec 2.4); version 2 drops the fields spec part 9 lists. */
+  view(record: ConsentRecord, apiVersion: '1' | '2.0-ALPHA' = '1') {
+    const remaining = record.expiresAt ? Date.parse(record.expiresAt) - this.clock.nowMs() : undefined;
+    const base: Record<string, unknown> = {
+      id: record.id,
+      userUuid: record.userUuid,
+      applicationUserId: record.applicationUserId,
+      referenceId: record.referenceId,
+      institutionId: record.institutionId,
+      status: record.status,
+      createdAt: record.createdAt,
+      transactionFrom: record.transactionFrom,
+      transactionTo: record.transactionTo,
+      expiresAt: record.expiresAt,
+      timeToExpireInMillis: remaining !== undefined ? Math.max(0, remaining) : undefined,
+      timeToExpire: remaining !== undefined ? isoDuration(remaining) : undefined,
+      featureScope: record.featureScope,
+      consentToken: record.status === 'AUTHORIZED' ? record.consentToken : undefined,
+      state: record.state,
+      authorizedAt: record.authorizedAt,
+      institutionConsentId: record.institutionConsentId,
+      authorisationUrl: record.status.startsWith('AWAITING') ? record.authorisationUrl : undefined,
+      scaMethods: record.scaMethods,
+      selectedScaMethod: record.selectedScaMethod,
+    };
+    if (apiVersion === '2.0-ALPHA') {
+      for (const field of [
+        'referenceId',
+        'timeToExpire',
+        'timeToExpireInMillis',
+        'expiresAt',
+        'authorizedAt',
+        'featureScope',
+        'transactionFrom',
+        'transactionTo',
+      ]) {
+        delete base[field];
+      }
+    }
+    return Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined));
+  }
+
+  private applyExpiry(record: ConsentRecord): ConsentRecord {
+    if (
+      record.expiresAt &&
+      (record.status === 'AUTHORIZED' || record.status.startsWith('AWAITING')) &&
+      Date.parse(record.expiresAt) <= this.clock.nowMs()
+    ) {
+      record.status = 'EXPIRED';
+    }
+    return record;
+  }
+}

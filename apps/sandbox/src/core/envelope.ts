@@ -1,0 +1,22 @@
+import type { FastifyRequest } from 'fastify';
+
+/** The upstream's success envelope (spec 2.1): `meta.tracingId` always; lists add `count` and paging. */
+export interface Envelope<T> {
+  meta: { tracingId: string; count?: number; pagination?: unknown; [key: string]: unknown };
+  data: T;
+  links?: Record<string, string>;
+}
+
+export function tracingIdOf(request: FastifyRequest): string {
+  return String(request.id).replace(/-/g, '');
+}
+
+export function envelope<T>(
+  request: FastifyRequest,
+  data: T,
+  extra: { meta?: Record<string, unknown>; links?: Record<string, string> } = {},
+): Envelope<T> {
+  const meta: Envelope<T>['meta'] = { tracingId: tracingIdOf(request), ...extra.meta };
+  if (Array.isArray(data) && meta.count === undefined) meta.count = data.length;
+  return extra.links ? { meta, data, links: extra.links } : { meta, data };
+}

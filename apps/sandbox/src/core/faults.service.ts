@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tracingIdOf } from './envelope.js';
+import { ResetRegistry } from './reset-registry.service.js';
+import { SandboxError, STATUS_TEXT } from './sandbox-error.js';
+
+/**
+ * Fault injection for resilience tests: a rule matches requests by method and path pattern and answers
+ * some of them with an error status, a delay, or a dropped connection. "Some" is deterministic: `rate`
+ * 0.25 hits exactly every fourth matching request, and `count` stops the rule after that many hits.
+ */
+export interface FaultRuleInput {
+  /** HTTP method to match; any when absent. */
+  method?: string;
+  /** Path pattern: `*` matches one path segment, `**` any rest; or a regular expression written /…/. */
+  path: string;
+  /** Answer with this status (500, 424, 429, 503, …) in the upstream's error shape. */
+  status?: number;
+  /** With 429 or 503: the Retry-After header, in seconds. */
+  retryAfterSeconds?: number;
+  /** Wait this long before answering (or before failing). */
+  latencyMs?: number;
+  /** Close the connection without answering. */
+  drop?: boolean;
+  /** Share of matching requests to hit, (0, 1]; 1 when absent. */
+  rate?: number;
+  /** Stop after this many hits; unlimited when absent. */
+  count?: number;
+}
+
+export interface FaultRule extends FaultRuleInput {
+  id: string;
+  matched: number;
+  hits: number;
+}
+
+function compile(pattern: string): RegExp {
+  if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/'))
+    return new RegExp(pattern.slice(1, -1));
+  const escaped = pattern
+    .split('**')
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
+    .join('.*');
+  return new RegExp(`^${escaped}$`);
+}
+
+@Injectable()
+export class FaultsService {
+  private rules: (FaultRule & { regex: RegExp })[] = [];
+
+  constructor(resets: ResetRegistry) {
+    resets.register(() => {
+      this.rules = [];
+    });
+  }
+
+  add(input: FaultRuleInput): FaultRule {
+    const rule = { ...input, id: randomUUID(), matched: 0, hits: 0, regex: compile(input.path) };
+    this.rules.push(rule);
+    return this.view(rule);
+  }
+
+  list(): FaultRule[] {
+    return this.rules.map((r) => this.view(r));
+  }
+
+  remove(id: string): boolean {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.id !== id);
+    return this.rules.length < before;
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** The first rule that decides to hit this request, counting it. */
+  private decide(method: string, path: string): FaultRule | undefined {
+    for (const rule of this.rules) {
+      if (rule.method && rule.method.toUpperCase() !== method) continue;
+      if (!rule.regex.test(path)) continue;
+      if (rule.count !== undefined && rule.hits >= rule.count) continue;
+      const rate = rule.rate ?? 1;
+      const before = Math.floor(rule.matched * rate);
+      rule.matched += 1;
+      if (Math.floor(rule.matched * rate) === before) continue;
+      rule.hits += 1;
+      return rule;
+    }
+    return undefined;
+  }
+
+  /** Fastify onRequest hook: runs before routing, so it can fault any upstream route. */
+  readonly hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const path = request.url.split('?')[0];
+    if (path.startsWith('/sandbox/') || path === '/health') return;
+    const rule = this.decide(request.method, path);
+    if (!rule) return;
+    if (rule.latencyMs) await delay(rule.latencyMs);
+    if (rule.drop) {
+      request.raw.socket.destroy();
+      return reply.hijack();
+    }
+    if (!rule.status) return;
+    const error =
+      rule.status === 424
+        ? SandboxError.institution('Injected fault: the institution failed', 502)
+        : new SandboxError(rule.status, `Injected fault ${rule.status}`, [
+            {
+              type: STATUS_TEXT[rule.status] ?? 'ERROR',
+              code: STATUS_TEXT[rule.status] ?? rule.status,
+              message: `Injected fault ${rule.status}`,
+            },
+          ]);
+    if (rule.retryAfterSeconds !== undefined)
+      void reply.header('retry-after', String(rule.retryAfterSeconds));
+    return reply.status(rule.status).send(renderError(error, tracingIdOf(request)));
+  };
+
+  private view({ regex: _regex, ...rule }: FaultRule & { regex: RegExp }): FaultRule {
+    return rule;
+  }
+}
+
+/** The upstream's error body for a SandboxError, in the shape the error asks for (spec 7.1). */
+export function renderError(error: SandboxError, tracingId: string): unknown {
+  const statusText =
+    STATUS_TEXT[error.status] ?? (error.status >= 500 ? 'INTERNAL SERVER ERROR' : 'BAD_REQUEST');
+  switch (error.options.shape) {
+    case 'minimal':
+      return { error: { code: error.status, status: statusText, message: error.message } };
+    case 'fieldValidation':
+      return { errors: error.options.fieldErrors ?? [] };
+    default:
+      return {
+        error: {
+          tracingId,
+          code: error.status,
+          status: statusText,
+          supportUrl: 'https://sandbox.invalid/support',
+          source: error.options.source ?? 'YAPILY',
+          issues: error.issues.map((issue) => ({ ...issue, institutionError: issue.institutionError })),
+          ...(error.options.institutionError ? { institutionError: error.options.institutionError } : {}),
+        },
+      };
+  }
+}

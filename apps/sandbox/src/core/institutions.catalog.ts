@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import { SandboxError } from './sandbox-error.js';
+
+/**
+ * The four fixture institutions (README, "Sandbox"). Their feature lists decide which operations they
+ * allow; `sandbox-flaky` behaves like `sandbox-redirect` but answers a share of data calls with 500/424.
+ */
+export type AuthFlow = 'REDIRECT' | 'EMBEDDED';
+
+export interface SandboxInstitution {
+  id: string;
+  name: string;
+  fullName: string;
+  countries: { displayName: string; countryCode2: string }[];
+  environmentType: 'SANDBOX';
+  credentialsType: string;
+  media: { source: string; type: string }[];
+  features: string[];
+  /** Sandbox-only: how the PSU authorises. Not part of the wire form. */
+  flow: AuthFlow;
+  /** Sandbox-only: every Nth data call fails (flaky institution). */
+  flakyEvery?: number;
+}
+
+const DATA_FEATURES = [
+  'INITIATE_ACCOUNT_REQUEST',
+  'INITIATE_PRE_AUTHORISATION',
+  'INITIATE_PRE_AUTHORISATION_ACCOUNTS',
+  'INITIATE_ONETIME_PRE_AUTHORISATION_ACCOUNTS',
+  'ACCOUNT_REQUEST_DETAILS',
+  'ACCOUNTS',
+  'ACCOUNT',
+  'ACCOUNT_BALANCES',
+  'ACCOUNT_TRANSACTIONS',
+  'ACCOUNT_TRANSACTIONS_WITH_MERCHANT',
+  'ACCOUNT_STATEMENTS',
+  'ACCOUNT_STATEMENT',
+  'ACCOUNT_BENEFICIARIES',
+  'ACCOUNT_DIRECT_DEBITS',
+  'ACCOUNT_SCHEDULED_PAYMENTS',
+  'ACCOUNT_PERIODIC_PAYMENTS',
+  'IDENTITY',
+];
+
+const PAYMENT_FEATURES = [
+  'INITIATE_DOMESTIC_SINGLE_PAYMENT',
+  'CREATE_DOMESTIC_SINGLE_PAYMENT',
+  'INITIATE_SINGLE_PAYMENT_SORTCODE',
+  'CREATE_SINGLE_PAYMENT_SORTCODE',
+  'EXISTING_PAYMENTS_DETAILS',
+  'EXISTING_PAYMENT_INITIATION_DETAILS',
+  'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING',
+  'CREATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING',
+  'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION',
+];
+
+const GB = [{ displayName: 'United Kingdom', countryCode2: 'GB' }];
+const media = (id: string) => [
+  { source: `https://sandbox.invalid/media/${id}/logo.png`, type: 'logo' },
+  { source: `https://sandbox.invalid/media/${id}/icon.png`, type: 'icon' },
+];
+
+export const INSTITUTIONS: readonly SandboxInstitution[] = [
+  {
+    id: 'sandbox-redirect',
+    name: 'Sandbox Redirect Bank',
+    fullName: 'Sandbox Redirect Bank (redirect flow)',
+    countries: GB,
+    environmentType: 'SANDBOX',
+    credentialsType: 'OPEN_BANKING_UK_AUTO',
+    media: media('sandbox-redirect'),
+    features: DATA_FEATURES,
+    flow: 'REDIRECT',
+  },
+  {
+    id: 'sandbox-embedded',
+    name: 'Sandbox Embedded Bank',
+    fullName: 'Sandbox Embedded Bank (embedded flow with SCA)',
+    countries: GB,
+    environmentType: 'SANDBOX',
+    credentialsType: 'OPEN_BANKING_UK_AUTO',
+    media: media('sandbox-embedded'),
+    features: [
+      'INITIATE_EMBEDDED_ACCOUNT_REQUEST',
+      ...DATA_FEATURES.filter((f) => f !== 'INITIATE_ACCOUNT_REQUEST'),
+    ],
+    flow: 'EMBEDDED',
+  },
+  {
+    id: 'sandbox-payments',
+    name: 'Sandbox Payments Bank',
+    fullName: 'Sandbox Payments Bank (single payments and sweeping VRP)',
+    countries: GB,
+    environmentType: 'SANDBOX',
+    credentialsType: 'OPEN_BANKING_UK_AUTO',
+    media: media('sandbox-payments'),
+    features: PAYMENT_FEATURES,
+    flow: 'REDIRECT',
+  },
+  {
+    id: 'sandbox-flaky',
+    name: 'Sandbox Flaky Bank',
+    fullName: 'Sandbox Flaky Bank (like sandbox-redirect, with a share of 500/424 answers)',
+    countries: GB,
+    environmentType: 'SANDBOX',
+    credentialsType: 'OPEN_BANKING_UK_AUTO',
+    media: media('sandbox-flaky'),
+    features: DATA_FEATURES,
+    flow: 'REDIRECT',
+    flakyEvery: 3,
+  },
+];
+
+@Injectable()
+export class InstitutionsCatalog {
+  private readonly byId = new Map(INSTITUTIONS.map((i) => [i.id, i]));
+  private flakyCalls = 0;
+
+  all(): readonly SandboxInstitution[] {
+    return INSTITUTIONS;
+  }
+
+  get(id: string): SandboxInstitution {
+    const institution = this.byId.get(id);
+    if (!institution) throw SandboxError.invalidProperty('institutionId', `Unknown institution ${id}`);
+    return institution;
+  }
+
+  find(id: string): SandboxInstitution | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Throws the upstream's feature error unless the institution supports every one of `features`. */
+  requireFeature(institutionId: string, ...features: string[]): SandboxInstitution {
+    const institution = this.get(institutionId);
+    for (const feature of features) {
+      if (!institution.features.includes(feature))
+        throw SandboxError.featureNotSupported(feature, institutionId);
+    }
+    return institution;
+  }
+
+  /**
+   * The flaky institution's misbehaviour, deterministic so tests can rely on it: of every three data
+   * calls to it, the second answers 500 and the third 424.
+   */
+  maybeFail(institution: SandboxInstitution): void {
+    if (!institution.flakyEvery) return;
+    this.flakyCalls += 1;
+    const position = this.flakyCalls % institution.flakyEvery;
+    if (position === 2) throw SandboxError.internal('Sandbox Flaky Bank: simulated internal error');
+    if (position === 0)
+      throw SandboxError.institution('Sandbox Flaky Bank: the bank did not answer in time', 504);
+  }
+
+  /** The wire form (sandbox-only fields removed). */
+  static view(institution: SandboxInstitution) {
+    const { flow: _flow, flakyEvery: _flaky, ...rest } = institution;
+    return rest;
+  }
+}

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { ResetRegistry } from './reset-registry.service.js';
+
+/** The sandbox's notion of now; the control API moves it forward to expire consents without waiting. */
+@Injectable()
+export class SandboxClock {
+  private offsetMs = 0;
+
+  constructor(resets: ResetRegistry) {
+    resets.register(() => {
+      this.offsetMs = 0;
+    });
+  }
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+
+  nowMs(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+
+  get offset(): number {
+    return this.offsetMs;
+  }
+}

@@ -1,0 +1,30 @@
+import { Global, Module } from '@nestjs/common';
+import { AdminCoreController } from './admin-core.controller.js';
+import { ApplicationRegistry } from './application-registry.service.js';
+import { ConsentsStore } from './consents.store.js';
+import { FaultsService } from './faults.service.js';
+import { InstitutionsCatalog } from './institutions.catalog.js';
+import { ResetRegistry } from './reset-registry.service.js';
+import { SandboxClock } from './sandbox-clock.service.js';
+import { SandboxEvents } from './sandbox-events.js';
+import { UsersStore } from './users.store.js';
+
+const SHARED = [
+  ResetRegistry,
+  SandboxClock,
+  ApplicationRegistry,
+  UsersStore,
+  ConsentsStore,
+  InstitutionsCatalog,
+  FaultsService,
+  SandboxEvents,
+];
+
+/** State and rules every feature module of the sandbox shares. */
+@Global()
+@Module({
+  controllers: [AdminCoreController],
+  providers: SHARED,
+  exports: SHARED,
+})
+export class SandboxCoreModule {}

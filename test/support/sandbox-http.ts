@@ -1,0 +1,70 @@
+import type { AppConfig } from '#libs/config';
+
+export interface SandboxResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the body is JSON, else the text. */
+  body: T;
+}
+
+export interface SandboxCallOptions {
+  body?: unknown;
+  /** Raw body, sent as is (with the content type below). */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** `root` (default): the seeded root application; `none`: no Authorization header; or explicit credentials. */
+  auth?: 'root' | 'none' | { id: string; secret: string };
+  consent?: string;
+  subApplication?: string;
+  /** Sends `x-yapily-api-version: 2.0-ALPHA`. */
+  v2?: boolean;
+}
+
+/** A thin HTTP client for tests that drive the sandbox exactly as the upstream's clients would. */
+export class SandboxHttp {
+  constructor(
+    readonly baseUrl: string,
+    private readonly config: AppConfig,
+  ) {}
+
+  basic(id = this.config.sandbox.appId, secret = this.config.sandbox.appSecret): string {
+    return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+  }
+
+  async call<T = any>(
+    method: string,
+    path: string,
+    options: SandboxCallOptions = {},
+  ): Promise<SandboxResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const auth = options.auth ?? 'root';
+    if (auth === 'root') headers.authorization = this.basic();
+    else if (auth !== 'none') headers.authorization = this.basic(auth.id, auth.secret);
+    if (options.consent) headers.consent = options.consent;
+    if (options.subApplication) headers['sub-application'] = options.subApplication;
+    if (options.v2) headers['x-yapily-api-version'] = '2.0-ALPHA';
+    let body: string | undefined;
+    if (options.rawBody !== undefined) {
+      body = options.rawBody;
+      headers['content-type'] = options.contentType ?? 'application/json';
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = options.contentType ?? 'application/json';
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  /** The control API, with the admin bearer token. */
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<SandboxResponse<T>> {
+    return this.call<T>(method, `/sandbox/admin${path}`, {
+      auth: 'none',
+      body,
+      headers: { authorization: `Bearer ${this.config.sandbox.adminToken}` },
+    });
+  }
+}
