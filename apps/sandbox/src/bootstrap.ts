@@ -17,7 +17,21 @@ export async function createSandboxApp(config: AppConfig, logger?: AppLogger): P
     metrics,
     bodyLimitBytes: 1024 * 1024,
   });
+  const fastify = app.getHttpAdapter().getInstance();
   // Before routing, so an injected fault can hit any upstream route, even one that would 404.
-  app.getHttpAdapter().getInstance().addHook('onRequest', app.get(FaultsService).hook);
+  fastify.addHook('onRequest', app.get(FaultsService).hook);
+  // PATCH /users/{uuid} takes a JSON-patch document (spec 4.4); the hosted consent page posts a form.
+  fastify.addContentTypeParser(
+    'application/json-patch+json',
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'error'),
+  );
+  fastify.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
   return { app, logger: log };
 }

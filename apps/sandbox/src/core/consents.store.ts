@@ -298,3 +298,11 @@ export class ConsentsStore {
     return record;
   }
 }
+
+/**
+ * Where the PSU authorises a consent of any kind: the sandbox's hosted "bank" page. Every flow that needs
+ * a redirect sets `authorisationUrl` with this, and the page's decision completes the consent.
+ */
+export function authorisationUrlFor(publicUrl: string, consentId: string): string {
+  return `${publicUrl}/sandbox/bank/consents/${consentId}`;
+}

@@ -80,6 +80,8 @@ export class SandboxAuthGuard implements CanActivate {
 
   private application(request: FastifyRequest): SandboxContext {
     const authorization = header(request, 'authorization');
+    // Webhook endpoints number their issue codes (spec 7.2): 10700 for invalid credentials.
+    const webhookRoute = request.url.startsWith('/webhook/');
     if (!authorization) throw SandboxError.credentialsMissing();
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
     const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
@@ -88,7 +90,13 @@ export class SandboxAuthGuard implements CanActivate {
       colon > 0
         ? this.applications.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1))
         : undefined;
-    if (!caller) throw SandboxError.credentialsInvalid();
+    if (!caller) {
+      throw webhookRoute
+        ? new SandboxError(401, 'Invalid credentials', [
+            { type: 'UNAUTHORIZED', code: 10700, message: 'Invalid credentials' },
+          ])
+        : SandboxError.credentialsInvalid();
+    }
 
     let application = caller;
     const sub = header(request, 'sub-application');
