@@ -15,9 +15,16 @@ const mode = process.argv[2] ?? 'start';
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code, text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
 const step = (text) => console.log(paint('1;36', `▸ ${text}`));
+
+/** Thrown instead of exiting, so whatever was started is stopped on the way out. */
+class FatalError extends Error {
+  constructor(message, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
 const fail = (text) => {
-  console.error(paint('1;31', `✖ ${text}`));
-  process.exit(1);
+  throw new FatalError(text);
 };
 
 /** Everything this script started, stopped again on exit (children first, then services). */
@@ -27,6 +34,8 @@ let stopping = false;
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: process.env, ...options });
   if (result.error) fail(`${command} ${args.join(' ')}: ${result.error.message}`);
+  // Ctrl-C reaches the whole process group: the step died of it, so stop, as the user asked.
+  if (result.signal === 'SIGINT' || result.signal === 'SIGTERM') throw new FatalError('interrupted', 130);
   return result.status ?? 1;
 }
 
@@ -133,7 +142,11 @@ async function ensurePostgres(databaseUrl) {
   const port = Number(url.port || 5432);
   if (await reachable(host, port)) return;
   if (!isLocal(host)) fail(`Postgres at ${host}:${port} is not reachable (DATABASE_URL).`);
-  const versions = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql').sort() : [];
+  const versions = existsSync('/etc/postgresql')
+    ? readdirSync('/etc/postgresql')
+        .filter((v) => /^\d+(\.\d+)?$/.test(v))
+        .sort((a, b) => Number(a) - Number(b))
+    : [];
   if (versions.length === 0) {
     fail(
       `Postgres is not running on ${host}:${port} and no local cluster was found. Start one, or run: docker compose up -d postgres redis`,
@@ -197,7 +210,7 @@ function pretty(app, line) {
   return `${paint('90', clock)} ${tag} ${lvl} ${context ? paint('90', `[${context}] `) : ''}${msg ?? ''}${extra}`;
 }
 
-function startApp(app, onLine) {
+function startApp(app) {
   const child = spawn(
     process.execPath,
     ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)],
@@ -210,7 +223,6 @@ function startApp(app, onLine) {
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
       console.log(pretty(app, line));
-      onLine?.(line);
     });
   }
   child.on('exit', (code, signal) => {
@@ -219,7 +231,7 @@ function startApp(app, onLine) {
       void shutdown(1);
     }
   });
-  cleanups.push(
+  children.push(
     () =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -244,12 +256,25 @@ async function httpOk(url) {
   }
 }
 
+/** The apps this script started: stopped together first, then the services, in reverse start order. */
+const children = [];
+
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  // Children first (in reverse start order), then the services this script started.
+  await Promise.all(children.map((stop) => stop()));
   for (const cleanup of cleanups.reverse()) await cleanup();
   process.exit(code);
+}
+
+function onSignal(signal) {
+  if (stopping) {
+    // A second Ctrl-C: the user is not waiting for a graceful stop.
+    console.error(paint('1;31', `✖ ${signal} again: exiting now`));
+    process.exit(130);
+  }
+  console.log(paint('1;36', `▸ ${signal}: stopping everything this command started`));
+  void shutdown(130);
 }
 
 // ---------------------------------------------------------------- modes
@@ -266,23 +291,37 @@ async function prepare() {
   return config;
 }
 
+/** Loopback when the app listens on every interface, else the configured host, for our own probes. */
+const probeHost = (host) =>
+  host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+
+/** True once a worker has consumed a `maintenance.ping` job: real proof that BullMQ work flows. */
+function workerAnswers() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/libs/queue/src/ping.cli.js')], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: 'ignore',
+    });
+    child.on('exit', (code) => resolve(code === 0));
+    child.on('error', () => resolve(false));
+  });
+}
+
 async function start() {
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
   const config = await prepare();
   if (config.demoMerchantApiKey)
     mustRun(process.execPath, [join(ROOT, 'dist/apps/api/src/cli/seed-demo.cli.js')]);
 
   step('Starting sandbox, api and worker');
-  let workerReady = false;
   startApp('sandbox');
   startApp('api');
-  startApp('worker', (line) => {
-    if (line.includes('"worker ready"')) workerReady = true;
-  });
-  await waitFor(() => httpOk(`http://127.0.0.1:${config.sandboxPort}/health`), 'sandbox', 60_000);
-  await waitFor(() => httpOk(`http://127.0.0.1:${config.apiPort}/health/ready`), 'api /health/ready', 60_000);
-  await waitFor(async () => workerReady, 'worker', 60_000);
+  startApp('worker');
+  const sandboxUrl = `http://${probeHost(config.sandboxHost)}:${config.sandboxPort}`;
+  const apiUrl = `http://${probeHost(config.apiHost)}:${config.apiPort}`;
+  await waitFor(() => httpOk(`${sandboxUrl}/health`), 'sandbox', 60_000);
+  await waitFor(() => httpOk(`${apiUrl}/health/ready`), 'api /health/ready', 60_000);
+  await waitFor(workerAnswers, 'worker (maintenance.ping)', 60_000);
 
   const lines = [
     '',
@@ -351,8 +390,18 @@ async function generate() {
 }
 
 const modes = { start, test, generate };
-if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, generate)`);
-modes[mode]().catch((error) => {
-  console.error(error);
-  void shutdown(1);
-});
+process.on('SIGINT', () => onSignal('SIGINT'));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+Promise.resolve()
+  .then(() => {
+    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, generate)`);
+    return modes[mode]();
+  })
+  .catch((error) => {
+    if (error instanceof FatalError) {
+      if (error.exitCode !== 130) console.error(paint('1;31', `✖ ${error.message}`));
+      return shutdown(error.exitCode);
+    }
+    console.error(error);
+    return shutdown(1);
+  });

@@ -1,6 +1,18 @@
-import { Controller, Get, Module, Post, Body } from '@nestjs/common';
-import { IsInt, Max, Min } from 'class-validator';
+import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AUTH_METADATA,
+  DefaultDenyGuard,
+  HttpErrorFilter,
+  Public,
+  createHttpApp,
+  createValidationPipe,
+  type NestFastifyApplication,
+} from '#libs/http';
+import { Metrics, ObservabilityModule } from '#libs/observability';
 import { captureLogger } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
 
@@ -37,16 +49,6 @@ describe('api: health, error envelope, request ids, metrics', () => {
     const body = (await response.json()) as { error: Record<string, unknown> };
     expect(body.error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
     expect(body.error.tracingId).toBe(response.headers.get('x-request-id'));
-  });
-
-  it('answers malformed JSON with 400 VALIDATION_FAILED, not 500', async () => {
-    const response = await fetch(`${api.url}/health/live`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"unterminated": ',
-    });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED', status: 400 } });
   });
 
   it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
@@ -99,38 +101,48 @@ describe('api: readiness when a dependency is down', () => {
 });
 
 class ProbeDto {
+  @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(1000)
   limit: number;
+
+  @IsOptional()
+  @IsString()
+  name?: string;
 }
 
 @Controller('probe')
-class UndeclaredController {
-  @Get()
-  open() {
+class ProbeController {
+  /** Declares nothing: the default-deny guard must refuse it. */
+  @Get('undeclared')
+  undeclared() {
     return { reached: true };
   }
 
+  @Public()
   @Post()
   create(@Body() body: ProbeDto) {
     return body;
   }
+
+  @Public()
+  @Get()
+  list(@Query() query: ProbeDto) {
+    return query;
+  }
 }
 
-@Module({ controllers: [UndeclaredController] })
-class UndeclaredModule {}
+describe('api: default deny and validation (a probe app built with the same http conventions)', () => {
+  let app: NestFastifyApplication;
+  let url: string;
 
-describe('api: default deny and validation', () => {
-  it('refuses a route that declares no authentication', async () => {
-    const { createHttpApp, DefaultDenyGuard, HttpErrorFilter, createValidationPipe } =
-      await import('#libs/http');
-    const { ObservabilityModule, Metrics } = await import('#libs/observability');
-    const { APP_FILTER, APP_GUARD, APP_PIPE } = await import('@nestjs/core');
+  beforeAll(async () => {
     const { logger } = captureLogger();
     const metrics = new Metrics('probe');
     @Module({
-      imports: [ObservabilityModule.forRoot(logger, metrics), UndeclaredModule],
+      imports: [ObservabilityModule.forRoot(logger, metrics)],
+      controllers: [ProbeController],
       providers: [
         { provide: APP_GUARD, useClass: DefaultDenyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
@@ -138,15 +150,93 @@ describe('api: default deny and validation', () => {
       ],
     })
     class ProbeAppModule {}
-    const app = await createHttpApp(ProbeAppModule, { logger, metrics, bodyLimitBytes: 1024 });
+    app = await createHttpApp(ProbeAppModule, { logger, metrics, bodyLimitBytes: 1024 });
     await app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const post = (body: string, contentType = 'application/json') =>
+    fetch(`${url}/probe`, { method: 'POST', headers: { 'content-type': contentType }, body });
+
+  it('refuses a route that declares no authentication', async () => {
+    const response = await fetch(`${url}/probe/undeclared`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED', status: 401 } });
+  });
+
+  it('accepts a valid body and transforms query strings to their declared types', async () => {
+    expect(await (await post('{"limit": 5, "name": "x"}')).json()).toEqual({ limit: 5, name: 'x' });
+    const query = await fetch(`${url}/probe?limit=7`);
+    expect(query.status).toBe(200);
+  });
+
+  it.each([
+    ['malformed JSON', '{"limit": ', 'application/json', []],
+    ['a wrong type', '{"limit": "five"}', 'application/json', ['limit']],
+    ['an out-of-range value', '{"limit": 1001}', 'application/json', ['limit']],
+    ['an unknown field', '{"limit": 5, "admin": true}', 'application/json', ['admin']],
+    ['an array body', '[1, 2]', 'application/json', []],
+    ['a null body', 'null', 'application/json', []],
+    ['an unsupported content type', 'limit=5', 'text/plain', []],
+  ])('answers %s with 400 VALIDATION_FAILED in the envelope', async (_name, body, contentType, fields) => {
+    const response = await post(body, contentType);
+    expect(response.status).toBe(400);
+    const envelope = (await response.json()) as {
+      error: { code: string; status: number; details?: { field: string }[] };
+    };
+    expect(envelope.error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    for (const field of fields) expect(envelope.error.details?.map((d) => d.field)).toContain(field);
+  });
+
+  it('answers an out-of-range query parameter with 400 naming it', async () => {
+    const response = await fetch(`${url}/probe?limit=0`);
+    expect(response.status).toBe(400);
+    const envelope = (await response.json()) as { error: { details: { field: string; issue: string }[] } };
+    expect(envelope.error.details).toEqual([expect.objectContaining({ field: 'limit' })]);
+  });
+
+  it('answers a malformed URL with 400 in the envelope', async () => {
+    const response = await fetch(`${url}/probe/%E0%A4%A`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { code: 'VALIDATION_FAILED', tracingId: expect.any(String) },
+    });
+  });
+});
+
+describe('api: every route declares its authentication', () => {
+  it('finds an @Auth/@Public declaration on every handler of the real api', async () => {
+    const sandbox = await startSandbox();
+    const api = await startApi(sandbox.url);
     try {
-      const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-      const response = await fetch(`${url}/probe`);
-      expect(response.status).toBe(401);
-      expect(await response.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+      const discovery = api.app.get(DiscoveryService);
+      const scanner = api.app.get(MetadataScanner);
+      const reflector = api.app.get(Reflector);
+      const undeclared: string[] = [];
+      let routes = 0;
+      for (const wrapper of discovery.getControllers()) {
+        const instance = wrapper.instance as object | undefined;
+        if (!instance) continue;
+        const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+        for (const method of scanner.getAllMethodNames(prototype)) {
+          const handler = prototype[method] as () => unknown;
+          if (Reflect.getMetadata('path', handler) === undefined) continue;
+          routes += 1;
+          const declared = reflector.getAllAndOverride<unknown[]>(AUTH_METADATA, [
+            handler,
+            instance.constructor,
+          ]);
+          if (!declared?.length) undeclared.push(`${instance.constructor.name}.${method}`);
+        }
+      }
+      expect(routes).toBeGreaterThanOrEqual(3);
+      expect(undeclared).toEqual([]);
     } finally {
-      await app.close();
+      await api.close();
+      await sandbox.close();
     }
   });
 });

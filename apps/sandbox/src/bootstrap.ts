@@ -20,18 +20,12 @@ export async function createSandboxApp(config: AppConfig, logger?: AppLogger): P
   const fastify = app.getHttpAdapter().getInstance();
   // Before routing, so an injected fault can hit any upstream route, even one that would 404.
   fastify.addHook('onRequest', app.get(FaultsService).hook);
-  // PATCH /users/{uuid} takes a JSON-patch document (spec 4.4); the hosted consent page posts a form.
+  // PATCH /users/{uuid} takes a JSON-patch document (spec 4.4). Form posts (the hosted consent page) are
+  // parsed by Nest's Fastify adapter already.
   fastify.addContentTypeParser(
     'application/json-patch+json',
     { parseAs: 'string' },
     fastify.getDefaultJsonParser('error', 'error'),
-  );
-  fastify.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    },
   );
   return { app, logger: log };
 }

@@ -37,6 +37,26 @@ describe('loadConfig', () => {
     expect(config.api.publicUrl).toBe('https://bff.example');
   });
 
+  it('derives the local URLs from the ports, so changing a port alone keeps everything agreeing', () => {
+    const config = loadConfig({ API_PORT: '8080', SANDBOX_PORT: '5010' });
+    expect(config.api.publicUrl).toBe('http://localhost:8080');
+    expect(config.sandbox.publicUrl).toBe('http://localhost:5010');
+    expect(config.upstream.baseUrl).toBe('http://127.0.0.1:5010');
+  });
+
+  it('rejects URLs that only look right', () => {
+    expect(problemsOf({ DATABASE_URL: 'postgresql://[bad' })).toEqual([
+      expect.stringMatching(/^DATABASE_URL: not a valid URL/),
+    ]);
+    expect(problemsOf({ REDIS_URL: 'redis://host/abc' })).toEqual([
+      expect.stringMatching(/^REDIS_URL: the database must be a number/),
+    ]);
+  });
+
+  it('reports one problem per bad setting', () => {
+    expect(problemsOf({ API_PORT: '3000.5' })).toHaveLength(1);
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig({ API_PORT: '' }).api.port).toBe(3000);
   });
@@ -70,13 +90,20 @@ describe('loadConfig', () => {
   });
 
   it('refuses the development secrets in production', () => {
-    const problems = problemsOf({ NODE_ENV: 'production' });
+    const problems = problemsOf({
+      NODE_ENV: 'production',
+      DEMO_MERCHANT_API_KEY: 'mk_demo_0123456789abcdefdemo',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining(['UPSTREAM_BASE_URL: required when NODE_ENV=production']),
+    );
     for (const name of [
       'ADMIN_TOKEN',
       'ENCRYPTION_KEYS',
       'SIGNING_SECRET',
       'UPSTREAM_APPLICATION_SECRET',
       'SANDBOX_ADMIN_TOKEN',
+      'DEMO_MERCHANT_API_KEY',
     ]) {
       expect(problems).toEqual(
         expect.arrayContaining([expect.stringMatching(new RegExp(`^${name}: the development default`))]),
@@ -92,6 +119,7 @@ describe('loadConfig', () => {
       SIGNING_SECRET: 'x'.repeat(40),
       UPSTREAM_APPLICATION_SECRET: 'real-upstream-secret',
       SANDBOX_ADMIN_TOKEN: 'another-real-token',
+      UPSTREAM_BASE_URL: 'https://upstream.example',
     });
     expect(config.demoMerchantApiKey).toBeNull();
   });

@@ -102,20 +102,41 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     if (value !== undefined && value !== '') plain[name] = value;
   }
   const env = plainToInstance(EnvironmentVariables, plain, { exposeDefaultValues: true });
-  const problems = describe(validateSync(env, { whitelist: true, forbidUnknownValues: true }));
+  // One message per setting: "not an integer" says it; "less than min" on top would only confuse.
+  const problems = describe(
+    validateSync(env, { whitelist: true, forbidUnknownValues: true, stopAtFirstError: true }),
+  );
+
+  // The regexes above check the scheme; the URL parser checks the rest (a stray bracket, a bad port).
+  for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) {
+    if (problems.some((p) => p.startsWith(name))) continue;
+    try {
+      const url = new URL(env[name]);
+      if (name === 'REDIS_URL' && !/^\/?\d*$/.test(url.pathname))
+        problems.push('REDIS_URL: the database must be a number, as in redis://host:6379/0');
+    } catch {
+      problems.push(`${name}: not a valid URL`);
+    }
+  }
 
   const keys = problems.some((p) => p.startsWith('ENCRYPTION_KEYS')) ? [] : parseKeys(env.ENCRYPTION_KEYS);
   if (keys.some((k) => k.key.length !== 32)) problems.push('ENCRYPTION_KEYS: every key must be 32 bytes');
   if (new Set(keys.map((k) => k.id)).size !== keys.length)
     problems.push('ENCRYPTION_KEYS: key ids must be unique');
 
-  if (env.NODE_ENV === NodeEnv.Production) {
+  const production = env.NODE_ENV === NodeEnv.Production;
+  if (production) {
     for (const [name, devValue] of Object.entries(DEV_SECRETS)) {
-      const value = (env as unknown as Record<string, string>)[name];
-      if (value === devValue || (name === 'ENCRYPTION_KEYS' && value.includes(devValue))) {
+      // The demo key's default is not in force in production (see demoMerchantApiKey): only an explicit one counts.
+      const value =
+        name === 'DEMO_MERCHANT_API_KEY'
+          ? source.DEMO_MERCHANT_API_KEY
+          : (env as unknown as Record<string, string | undefined>)[name];
+      if (value === devValue || (name === 'ENCRYPTION_KEYS' && value?.includes(devValue))) {
         problems.push(`${name}: the development default must not be used when NODE_ENV=production`);
       }
     }
+    if (!env.UPSTREAM_BASE_URL) problems.push('UPSTREAM_BASE_URL: required when NODE_ENV=production');
   }
   if (problems.length > 0) throw new ConfigValidationError(problems);
 
@@ -125,14 +146,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     api: {
       host: env.API_HOST,
       port: env.API_PORT,
-      publicUrl: env.API_PUBLIC_URL.replace(/\/+$/, ''),
+      publicUrl: (env.API_PUBLIC_URL ?? `http://localhost:${env.API_PORT}`).replace(/\/+$/, ''),
       bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
       adminToken: env.ADMIN_TOKEN,
     },
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },
     upstream: {
-      baseUrl: env.UPSTREAM_BASE_URL.replace(/\/+$/, ''),
+      baseUrl: (env.UPSTREAM_BASE_URL ?? `http://127.0.0.1:${env.SANDBOX_PORT}`).replace(/\/+$/, ''),
       applicationId: env.UPSTREAM_APPLICATION_ID,
       applicationSecret: env.UPSTREAM_APPLICATION_SECRET,
       apiVersion: env.UPSTREAM_API_VERSION as '1' | '2.0-ALPHA',
@@ -158,16 +179,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sandbox: {
       host: env.SANDBOX_HOST,
       port: env.SANDBOX_PORT,
-      publicUrl: env.SANDBOX_PUBLIC_URL.replace(/\/+$/, ''),
+      publicUrl: (env.SANDBOX_PUBLIC_URL ?? `http://localhost:${env.SANDBOX_PORT}`).replace(/\/+$/, ''),
       appId: env.SANDBOX_APP_ID,
       appSecret: env.SANDBOX_APP_SECRET,
       adminToken: env.SANDBOX_ADMIN_TOKEN,
     },
-    // A well-known key must never open a production deployment by default.
+    // A well-known key must never open a production deployment: unset there means no demo merchant
+    // (and the published default is refused above).
     demoMerchantApiKey:
-      env.NODE_ENV === NodeEnv.Production && !source.DEMO_MERCHANT_API_KEY
-        ? null
-        : env.DEMO_MERCHANT_API_KEY || null,
+      production && !source.DEMO_MERCHANT_API_KEY ? null : env.DEMO_MERCHANT_API_KEY || null,
   };
 }
 

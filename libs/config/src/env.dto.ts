@@ -47,6 +47,7 @@ export const DEV_SECRETS = {
   SIGNING_SECRET: 'dev-signing-secret-change-me-0123456789',
   UPSTREAM_APPLICATION_SECRET: 'sandbox-secret',
   SANDBOX_ADMIN_TOKEN: 'sandbox-admin-token',
+  DEMO_MERCHANT_API_KEY: 'mk_demo_0123456789abcdefdemo',
 } as const;
 
 export class EnvironmentVariables {
@@ -66,9 +67,10 @@ export class EnvironmentVariables {
   @Max(65535)
   API_PORT = 3000;
 
-  /** Where browsers and the upstream reach the api (consent callbacks, webhook receiver). */
+  /** Where browsers and the upstream reach the api (consent callbacks, webhook receiver); default from API_PORT. */
+  @IsOptional()
   @IsUrl(LOCAL_URL)
-  API_PUBLIC_URL = 'http://localhost:3000';
+  API_PUBLIC_URL?: string = undefined;
 
   @Transform(toInt)
   @IsInt()
@@ -98,8 +100,10 @@ export class EnvironmentVariables {
   QUEUE_PREFIX = 'bff';
 
   // --- upstream ---
+  /** Default: the local sandbox on SANDBOX_PORT. Required in production. */
+  @IsOptional()
   @IsUrl(LOCAL_URL)
-  UPSTREAM_BASE_URL = 'http://127.0.0.1:4010';
+  UPSTREAM_BASE_URL?: string = undefined;
 
   @IsString()
   @MinLength(1)
@@ -197,9 +201,10 @@ export class EnvironmentVariables {
   @Max(65535)
   SANDBOX_PORT = 4010;
 
-  /** Where browsers reach the sandbox's hosted consent page. */
+  /** Where browsers reach the sandbox's hosted consent page; default from SANDBOX_PORT. */
+  @IsOptional()
   @IsUrl(LOCAL_URL)
-  SANDBOX_PUBLIC_URL = 'http://localhost:4010';
+  SANDBOX_PUBLIC_URL?: string = undefined;
 
   @IsString()
   @MinLength(1)
@@ -221,5 +226,5 @@ export class EnvironmentVariables {
   @Matches(/^(mk_[A-Za-z0-9_]{16,})?$/, {
     message: 'DEMO_MERCHANT_API_KEY must look like mk_<at least 16 chars>',
   })
-  DEMO_MERCHANT_API_KEY?: string = 'mk_demo_0123456789abcdefdemo';
+  DEMO_MERCHANT_API_KEY?: string = DEV_SECRETS.DEMO_MERCHANT_API_KEY;
 }

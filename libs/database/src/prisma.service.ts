@@ -10,7 +10,15 @@ import { PrismaClient } from './generated/client.js';
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    super({ adapter: new PrismaPg({ connectionString: config.database.url, max: config.database.poolMax }) });
+    super({
+      adapter: new PrismaPg({
+        connectionString: config.database.url,
+        max: config.database.poolMax,
+        // Without these a stalled database hangs requests (and health probes) forever.
+        connectionTimeoutMillis: 5_000,
+        statement_timeout: 30_000,
+      }),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {

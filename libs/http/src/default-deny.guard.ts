@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AUTH_METADATA, AuthKind } from './auth.decorator.js';
-import { DomainError, ErrorCode } from './error-code.js';
+import { DomainError, ErrorCode } from '#libs/errors';
 
 /**
  * The global guard: a route that declares no authentication is refused, so a forgotten decorator fails

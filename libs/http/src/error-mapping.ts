@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { DomainError, ERROR_STATUS, ErrorCode, type ErrorDetail, type ErrorEnvelope } from './error-code.js';
+import { DomainError, ERROR_STATUS, ErrorCode, type ErrorDetail, type ErrorEnvelope } from '#libs/errors';
 
 export interface MappedError {
   status: number;
@@ -23,43 +23,29 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
   504: ErrorCode.UPSTREAM_UNAVAILABLE,
 };
 
+/** Other 4xx (415, 422, …) are the caller's malformed request: 400 VALIDATION_FAILED. */
 function codeForStatus(status: number): ErrorCode {
   return STATUS_TO_CODE[status] ?? (status >= 500 ? ErrorCode.INTERNAL : ErrorCode.VALIDATION_FAILED);
 }
 
-/** Fastify's own errors (bad JSON, body too large, wrong content type) carry `statusCode` and an FST_ code. */
-interface FastifyLikeError {
+/**
+ * Errors raised by Fastify or a plugin before our code runs (bad JSON, body too large, wrong content
+ * type, a malformed URL) carry `statusCode`. A 4xx there is the client's mistake and answered as such;
+ * anything else is ours.
+ */
+interface ClientError {
   statusCode: number;
   code?: string;
   message: string;
 }
 
-function isFastifyError(e: unknown): e is FastifyLikeError {
+function isClientError(e: unknown): e is ClientError {
   if (!(e instanceof Error)) return false;
-  const candidate = e as Error & { statusCode?: unknown; code?: unknown };
-  return (
-    typeof candidate.statusCode === 'number' &&
-    typeof candidate.code === 'string' &&
-    candidate.code.startsWith('FST_')
-  );
+  const status = (e as Error & { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-/** Prisma's known request errors, recognised by shape so this library does not depend on the client. */
-interface PrismaKnownError {
-  name: string;
-  code: string;
-  meta?: { target?: unknown; modelName?: string };
-}
-
-function isPrismaKnownError(e: unknown): e is PrismaKnownError {
-  return (
-    e instanceof Error &&
-    e.name === 'PrismaClientKnownRequestError' &&
-    typeof (e as { code?: unknown }).code === 'string'
-  );
-}
-
-function fastifyMessage(e: FastifyLikeError): string {
+function clientMessage(e: ClientError): string {
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -68,9 +54,25 @@ function fastifyMessage(e: FastifyLikeError): string {
       return 'The request body is too large.';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'Unsupported content type; send application/json.';
+    case 'FST_ERR_BAD_URL':
+      return 'The request URL is malformed.';
     default:
-      return e.statusCode < 500 ? e.message : 'Internal error.';
+      return e.message;
   }
+}
+
+/** Prisma's known request errors, recognised by shape so this library does not depend on the client. */
+interface PrismaKnownError {
+  name: string;
+  code: string;
+}
+
+function isPrismaKnownError(e: unknown): e is PrismaKnownError {
+  return (
+    e instanceof Error &&
+    e.name === 'PrismaClientKnownRequestError' &&
+    typeof (e as { code?: unknown }).code === 'string'
+  );
 }
 
 /** Details from an HttpException body: our own `details`, or the failing checks of a Terminus health result. */
@@ -87,9 +89,8 @@ function detailsOf(response: unknown): ErrorDetail[] | undefined {
   return undefined;
 }
 
-function build(
+function envelope(
   code: ErrorCode,
-  status: number,
   message: string,
   tracingId: string,
   extra: Pick<ErrorEnvelope['error'], 'details' | 'upstream'> = {},
@@ -97,12 +98,28 @@ function build(
   return {
     error: {
       code,
-      status,
+      // The status always follows the code, so a client can rely on either.
+      status: ERROR_STATUS[code],
       message,
       tracingId,
       ...(extra.details?.length ? { details: extra.details } : {}),
       ...(extra.upstream ? { upstream: extra.upstream } : {}),
     },
+  };
+}
+
+function mapped(
+  code: ErrorCode,
+  message: string,
+  tracingId: string,
+  extra: Pick<ErrorEnvelope['error'], 'details' | 'upstream'> = {},
+  headers: Record<string, string> = {},
+): MappedError {
+  return {
+    status: ERROR_STATUS[code],
+    body: envelope(code, message, tracingId, extra),
+    headers,
+    unexpected: code === ErrorCode.INTERNAL,
   };
 }
 
@@ -112,74 +129,35 @@ export function mapError(exception: unknown, tracingId: string): MappedError {
     const headers: Record<string, string> = {};
     if (exception.extra.retryAfterSeconds !== undefined)
       headers['retry-after'] = String(exception.extra.retryAfterSeconds);
-    return {
-      status: exception.status,
-      body: build(exception.code, exception.status, exception.message, tracingId, exception.extra),
-      headers,
-      unexpected: exception.status >= 500 && exception.code === ErrorCode.INTERNAL,
-    };
+    return mapped(exception.code, exception.message, tracingId, exception.extra, headers);
   }
   if (exception instanceof HttpException) {
-    const status = exception.getStatus();
-    const response = exception.getResponse();
-    const details = detailsOf(response);
+    const raw = exception.getStatus();
+    const details = detailsOf(exception.getResponse());
+    const code = codeForStatus(raw);
     const message =
-      status === 503 && details
+      raw === 503 && details
         ? 'A dependency is unavailable.'
-        : status >= 500 && status !== 503
+        : code === ErrorCode.INTERNAL
           ? 'Internal error.'
           : exception.message;
-    return {
-      status,
-      body: build(codeForStatus(status), status, message, tracingId, { details }),
-      headers: {},
-      unexpected: status >= 500 && status !== 503,
-    };
+    return mapped(code, message, tracingId, { details });
   }
-  if (isFastifyError(exception)) {
-    const status = exception.statusCode;
-    return {
-      status,
-      body: build(codeForStatus(status), status, fastifyMessage(exception), tracingId),
-      headers: {},
-      unexpected: status >= 500,
-    };
-  }
+  if (isClientError(exception))
+    return mapped(codeForStatus(exception.statusCode), clientMessage(exception), tracingId);
   if (isPrismaKnownError(exception)) {
     switch (exception.code) {
       case 'P2002':
-        return {
-          status: 409,
-          body: build(ErrorCode.CONFLICT, 409, 'The resource already exists.', tracingId),
-          headers: {},
-          unexpected: false,
-        };
+        return mapped(ErrorCode.CONFLICT, 'The resource already exists.', tracingId);
       case 'P2025':
-        return {
-          status: 404,
-          body: build(ErrorCode.NOT_FOUND, 404, 'Not found.', tracingId),
-          headers: {},
-          unexpected: false,
-        };
+        return mapped(ErrorCode.NOT_FOUND, 'Not found.', tracingId);
       case 'P2000':
-        return {
-          status: 400,
-          body: build(ErrorCode.VALIDATION_FAILED, 400, 'A value is too long.', tracingId),
-          headers: {},
-          unexpected: false,
-        };
+        return mapped(ErrorCode.VALIDATION_FAILED, 'A value is too long.', tracingId);
     }
   }
-  const status = ERROR_STATUS[ErrorCode.INTERNAL];
-  return {
-    status,
-    body: build(
-      ErrorCode.INTERNAL,
-      status,
-      `Internal error. Quote tracingId ${tracingId} when reporting it.`,
-      tracingId,
-    ),
-    headers: {},
-    unexpected: true,
-  };
+  return mapped(
+    ErrorCode.INTERNAL,
+    `Internal error. Quote tracingId ${tracingId} when reporting it.`,
+    tracingId,
+  );
 }

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppLogger, Metrics } from '#libs/observability';
 import { NestPinoLogger } from '#libs/observability';
+import { sendError } from './http-error.filter.js';
 
 /** Accepted inbound request ids; anything else is replaced, so logs and headers stay clean. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -29,6 +31,9 @@ export async function createHttpApp(
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
     return503OnClosing: true,
+    // Errors Fastify raises before routing (a malformed URL) would otherwise answer in Fastify's own shape.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
+      sendError(options.logger, error, request, reply),
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: new NestPinoLogger(options.logger),
@@ -44,7 +49,9 @@ export async function createHttpApp(
     const seconds = reply.elapsedTime / 1000;
     options.metrics.httpRequestDuration.observe(labels, seconds);
     options.metrics.httpRequestsTotal.inc(labels);
-    options.logger.info(
+    // Probes arrive every few seconds; at info they would drown the access log.
+    const level = route.startsWith('/health') && reply.statusCode < 400 ? 'debug' : 'info';
+    options.logger[level](
       {
         reqId: request.id,
         method: request.method,

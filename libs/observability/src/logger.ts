@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redact, redactText } from './redact.js';
+import { redact } from './redact.js';
 
 export type AppLogger = Logger;
 
@@ -20,9 +20,9 @@ interface RequestLike {
   socket?: { remoteAddress?: string };
 }
 
-/** JSON logs; every object logged passes through {@link redact}, every message through redactText. */
+/** JSON logs; every object, message and argument logged passes through {@link redact}. */
 export function createLogger(options: LoggerOptions): AppLogger {
-  return pino(
+  const logger = pino(
     {
       level: options.level,
       base: { app: options.app, pid: process.pid },
@@ -33,8 +33,11 @@ export function createLogger(options: LoggerOptions): AppLogger {
         log: (object) => redact(object) as Record<string, unknown>,
       },
       hooks: {
+        // Interpolation arguments (log.info('got %j', obj)) bypass `formatters.log` too.
         logMethod(args, method) {
-          const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as typeof args;
+          const redacted = args.map((a, i) =>
+            i === 0 && typeof a === 'object' ? a : redact(a),
+          ) as typeof args;
           method.apply(this, redacted);
         },
       },
@@ -47,11 +50,21 @@ export function createLogger(options: LoggerOptions): AppLogger {
           userAgent: req.headers?.['user-agent'],
         }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-        err: pino.stdSerializers.err,
+        // `formatters.log` (redact) already turned errors into their logged shape; pino's default `err`
+        // serializer runs after it and would relabel them "Object".
+        err: (err: unknown) => err,
       },
     },
     options.destination,
   );
+  // Child bindings (log.child({ … })) pass neither through `formatters.log` nor the hooks. Children
+  // inherit from their parent, so this one wrapper covers grandchildren too.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the right `this`.
+  const child = logger.child;
+  logger.child = function redactedChild(this: AppLogger, bindings, childOptions) {
+    return child.call(this, redact(bindings) as typeof bindings, childOptions);
+  } as typeof logger.child;
+  return logger;
 }
 
 /** Routes Nest's own logs (bootstrap, module init, exceptions) through the same pino logger. */

@@ -101,3 +101,55 @@ describe('the logger', () => {
     for (const line of output.split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });
+
+describe('redaction edge cases', () => {
+  it('judges keys by their words: secret holders redacted, their ids and types kept', () => {
+    const out = redact({
+      'x-consent': 'tok',
+      consent_token: 'tok',
+      'client-secret': 's',
+      api_key: 'k',
+      consentId: 'c1',
+      tokenKeyId: 'k1',
+      tokenType: 'Bearer',
+      authorisationUrl: 'https://bank/authorise',
+      consentStatus: 'AUTHORIZED',
+      sca_code: 'ABC',
+    });
+    expect(out).toEqual({
+      'x-consent': REDACTED,
+      consent_token: REDACTED,
+      'client-secret': REDACTED,
+      api_key: REDACTED,
+      consentId: 'c1',
+      tokenKeyId: 'k1',
+      tokenType: 'Bearer',
+      authorisationUrl: 'https://bank/authorise',
+      consentStatus: 'AUTHORIZED',
+      sca_code: REDACTED,
+    });
+  });
+
+  it('redacts an alphanumeric one-time code under `code`', () => {
+    expect(redact({ code: 'A1B2C3' })).toEqual({ code: REDACTED });
+  });
+
+  it('scrubs any query parameter whose name says it carries a secret', () => {
+    const text = redactText('/cb?access_token=a1&client_secret=b2&one-time-token=c3&api_key=d4&page=2');
+    for (const secret of ['a1', 'b2', 'c3', 'd4']) expect(text).not.toContain(`=${secret}`);
+    expect(text).toContain('page=2');
+  });
+
+  it('redacts child bindings and interpolated objects, and keeps an error’s type and cause', () => {
+    const { logger, text } = captureLogger();
+    logger.child({ consentToken: 'child-secret-value' }).info('child');
+    logger.info('payload %j', { password: 'interpolated-secret' });
+    const cause = new Error('root cause with Bearer cause-secret-value');
+    logger.error({ err: new TypeError('outer', { cause }) }, 'failed');
+    const output = text();
+    for (const secret of ['child-secret-value', 'interpolated-secret', 'cause-secret-value'])
+      expect(output).not.toContain(secret);
+    const errorLine = JSON.parse(output.split('\n')[2]);
+    expect(errorLine.err).toMatchObject({ type: 'TypeError', message: 'outer', cause: { type: 'Error' } });
+  });
+});

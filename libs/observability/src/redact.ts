@@ -6,13 +6,84 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** Keys whose values are always secret, wherever they appear. */
-const SECRET_KEY =
-  /(authori[sz]ation|^consent$|consent-?token|token|secret|password|passwd|credential|api[-_]?key|sca[-_]?code|^otp$|cookie|signature|ciphertext|private[-_]?key)/i;
+/** A key is secret when one of its words is one of these… */
+const SECRET_WORDS = new Set([
+  'authorization',
+  'authorisation',
+  'consent',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'credential',
+  'credentials',
+  'apikey',
+  'cookie',
+  'signature',
+  'ciphertext',
+  'otp',
+  'pin',
+  'privatekey',
+]);
 
-/** Keys that look secret by the pattern above but carry no secret. */
-const SAFE_KEY =
-  /^(tokenKeyId|secretKeyId|keyId|tokenType|consentId|consentStatus|statusCode|errorCode|code_?path)$/i;
+/** …unless its last word says it names, describes or locates the secret rather than holding it. */
+const DESCRIPTIVE_LAST_WORDS = new Set([
+  'id',
+  'ids',
+  'status',
+  'type',
+  'kind',
+  'url',
+  'at',
+  'expiry',
+  'expires',
+  'count',
+  'scope',
+  'length',
+  'name',
+]);
+
+/** camelCase, snake_case, kebab-case and dotted keys, split into lower-case words. */
+function wordsOf(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/**
+ * `code` names both error codes (which logs need) and SCA one-time codes (which they must never hold).
+ * Error codes are words (VALIDATION_FAILED) or numbers (424, 10600); a one-time code is a short string
+ * with a digit in it, so the value decides.
+ */
+const OTP_VALUE = /^\s*(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,12}\s*$/;
+
+export function isSecret(key: string, value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return false;
+  const lower = key.toLowerCase();
+  if (lower === 'code' || lower === 'scacode' || lower === 'sca_code') {
+    return lower !== 'code' || (typeof value === 'string' && OTP_VALUE.test(value));
+  }
+  const words = wordsOf(key);
+  if (words.length === 0 || DESCRIPTIVE_LAST_WORDS.has(words[words.length - 1])) return false;
+  // Adjacent pairs catch split spellings: api_key, sca-code, private.key.
+  const pairs = words.slice(1).map((w, i) => `${words[i]}${w}`);
+  return [...words, ...pairs].some((w) => SECRET_WORDS.has(w) || w === 'scacode');
+}
+
+/** Query and form parameters: judged by name like keys; `code` and `state` are OAuth secrets in a URL. */
+const PARAM = /([?&;])([A-Za-z0-9_.-]+)=([^&#\s"']+)/g;
+const URL_SECRET_PARAMS = new Set(['code', 'state', 'key', 'sig']);
+
+function redactParams(text: string): string {
+  return text.replace(PARAM, (match, separator: string, name: string, value: string) =>
+    URL_SECRET_PARAMS.has(name.toLowerCase()) || isSecret(name, value)
+      ? `${separator}${name}=${REDACTED}`
+      : match,
+  );
+}
 
 /** Secret-shaped substrings inside free text. */
 const SECRET_IN_TEXT: [RegExp, string][] = [
@@ -20,28 +91,12 @@ const SECRET_IN_TEXT: [RegExp, string][] = [
   [/\b(mk|us|whsec)_[A-Za-z0-9_+/=-]{6,}/g, `$1_${REDACTED}`],
   // Consent tokens are JWTs; one interpolated into an error message is still recognisable by its shape.
   [/\beyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*)?/g, REDACTED],
-  [
-    /([?&](?:consent|consentToken|oneTimeToken|token|code|password|secret|state)=)[^&#\s]+/gi,
-    `$1${REDACTED}`,
-  ],
 ];
 
 export function redactText(text: string): string {
   let out = text;
   for (const [pattern, replacement] of SECRET_IN_TEXT) out = out.replace(pattern, replacement);
-  return out;
-}
-
-/**
- * `code` names both error codes (which logs need) and SCA one-time codes (which they must never hold); an
- * OTP is all digits, an error code is a word or a number, so the value decides.
- */
-const OTP_VALUE = /^\s*\d{4,12}\s*$/;
-
-export function isSecret(key: string, value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return false;
-  if (key.toLowerCase() === 'code') return typeof value === 'string' && OTP_VALUE.test(value);
-  return SECRET_KEY.test(key) && !SAFE_KEY.test(key);
+  return redactParams(out);
 }
 
 /** Returns a redacted deep copy; never mutates its input (it may be a live request object). */
@@ -53,11 +108,14 @@ export function redact(value: unknown, depth = 0, seen = new WeakSet<object>()):
   seen.add(value);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, seen));
   if (value instanceof Error) {
+    // The serialised form of an error (pino's `err` serializer is not used: this is it).
+    const own = redact({ ...value }, depth + 1, seen) as Record<string, unknown>;
     return {
       type: value.name,
       message: redactText(value.message),
       stack: value.stack ? redactText(value.stack) : undefined,
-      ...(redact({ ...value }, depth + 1, seen) as object),
+      ...own,
+      ...(value.cause !== undefined ? { cause: redact(value.cause, depth + 1, seen) } : {}),
     };
   }
   if (Buffer.isBuffer(value)) return `[Buffer ${value.length}]`;

@@ -11,7 +11,7 @@ export type QueueName = (typeof QueueName)[keyof typeof QueueName];
  * and event jobs here; a processor handles exactly the names whose queue it serves.
  */
 export interface JobCatalogue {
-  /** Round trip through the queue: proves a worker is consuming (used by `npm start` and the tests). */
+  /** Round trip through the queue: proves a worker is consuming (ping.cli.ts, used by `npm start`, and the tests). */
   'maintenance.ping': {
     queue: typeof QueueName.Maintenance;
     payload: { sentAt: string };

@@ -3,6 +3,7 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ALL_QUEUES } from './job-catalogue.js';
 import { JobProducer } from './job-producer.service.js';
+import { QueueErrorLogger } from './queue-errors.service.js';
 
 /** BullMQ on the configured Redis, every queue of the catalogue registered, and the typed producer. */
 @Global()
@@ -22,7 +23,7 @@ export class QueueModule {
         }),
         BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
       ],
-      providers: [JobProducer],
+      providers: [JobProducer, QueueErrorLogger],
       exports: [BullModule, JobProducer],
     };
   }

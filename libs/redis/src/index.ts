@@ -1,2 +1,1 @@
-export * from './redis-options.js';
 export * from './redis.module.js';

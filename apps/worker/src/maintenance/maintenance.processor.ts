@@ -2,17 +2,23 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { logConnectionErrors } from '#libs/redis';
 import { QueueName, type JobOf, type JobResult } from '#libs/queue';
 
 @Processor(QueueName.Maintenance)
 export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {
     super();
   }
 
   onApplicationBootstrap(): void {
     // @Processor options are static; concurrency comes from configuration.
     this.worker.concurrency = this.config.sync.workerConcurrency;
+    logConnectionErrors(this.worker, this.logger, `worker:${QueueName.Maintenance}`);
   }
 
   async process(job: Job): Promise<JobResult<'maintenance.ping'>> {

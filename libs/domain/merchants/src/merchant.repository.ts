@@ -21,19 +21,12 @@ export class MerchantRepository {
 
   private ensureOnce(input: { name: string; keyPrefix: string; keyHash: string; keyName: string }) {
     return this.prisma.$transaction(async (tx) => {
+      // An existing key is left exactly as it is: an operator who revoked it meant it.
       const existing = await tx.apiKey.findUnique({
         where: { prefix: input.keyPrefix },
         include: { merchant: true },
       });
-      if (existing) {
-        if (existing.keyHash !== input.keyHash || existing.revokedAt) {
-          await tx.apiKey.update({
-            where: { id: existing.id },
-            data: { keyHash: input.keyHash, revokedAt: null },
-          });
-        }
-        return { merchant: existing.merchant, created: false };
-      }
+      if (existing) return { merchant: existing.merchant, created: false };
       const merchant = await tx.merchant.create({ data: { name: input.name } });
       await tx.apiKey.create({
         data: {

@@ -1,5 +1,5 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
-import { DomainError, ErrorCode, type ErrorDetail } from './error-code.js';
+import { DomainError, ErrorCode, type ErrorDetail } from '#libs/errors';
 
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((e) => {
@@ -15,6 +15,8 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
+    // One issue per field: "must be an integer" says it; "must not be less than 1" on top only adds noise.
+    stopAtFirstError: true,
     transform: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) =>
