@@ -1,2 +1,3 @@
 export * from './api-key.js';
 export * from './secret-box.js';
+export * from './standard-webhooks.js';

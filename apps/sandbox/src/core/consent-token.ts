@@ -26,6 +26,12 @@ export interface ConsentTokenClaims {
   /** transactionFrom / transactionTo, ISO strings */
   tf?: string;
   tt?: string;
+  /** Payment and VRP consents: their kind-specific details (control parameters, payee, …). */
+  det?: Record<string, unknown>;
+  /** Unique per token: two authorisations in the same second still give different tokens. */
+  jti: string;
+  /** The sandbox process that issued it: only tokens of an earlier process may re-create their consent. */
+  bid: string;
 }
 
 const b64 = (value: Buffer | string) => Buffer.from(value).toString('base64url');

@@ -12,6 +12,10 @@ export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
 
 /** Data consents live at most 90 days (spec part 1, rule 2). */
 export const MAX_DATA_CONSENT_MS = 90 * 24 * 3600 * 1000;
+/** A single-payment consent must be used within a day of its authorisation. */
+export const PAYMENT_CONSENT_WINDOW_MS = 24 * 3600 * 1000;
+/** The token expiry of a consent without one (a VRP mandate with no validTo). */
+const UNLIMITED_MS = 10 * 365 * 24 * 3600 * 1000;
 
 export interface ScaMethod {
   id: string;
@@ -69,6 +73,8 @@ function isoDuration(ms: number): string {
 export class ConsentsStore {
   private consents = new Map<string, ConsentRecord>();
   private readonly codec: ConsentTokenCodec;
+  /** Identifies this process's tokens: a token of ours whose consent is gone was deleted, not forgotten. */
+  private readonly bootId = randomUUID();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -129,17 +135,28 @@ export class ConsentsStore {
   }
 
   /**
-   * Marks the consent authorised and issues its token. Data consents expire at the requested time, never
-   * later than 90 days from now; payment consents after a short authorisation window.
+   * Marks the consent authorised and issues its token. Expiry by kind: a data consent at the requested
+   * time, never later than 90 days from now; a single-payment consent after a 24-hour window to make
+   * the payment; a VRP mandate at its `controlParameters.validTo` (or the requested expiry), else never.
    */
   authorize(record: ConsentRecord): ConsentRecord {
     const now = this.clock.nowMs();
     const requested = record.expiresAt ? Date.parse(record.expiresAt) : undefined;
-    const limit = record.kind === 'ACCOUNT' ? now + MAX_DATA_CONSENT_MS : now + 24 * 3600 * 1000;
-    const expiresAt = new Date(requested && requested < limit ? requested : limit);
+    let expiresAt: Date | undefined;
+    if (record.kind === 'ACCOUNT') {
+      const limit = now + MAX_DATA_CONSENT_MS;
+      expiresAt = new Date(requested && requested < limit ? requested : limit);
+    } else if (record.kind === 'PAYMENT') {
+      const limit = now + PAYMENT_CONSENT_WINDOW_MS;
+      expiresAt = new Date(requested && requested < limit ? requested : limit);
+    } else {
+      const validTo = (record.details?.controlParameters as { validTo?: string } | undefined)?.validTo;
+      const end = validTo ? Date.parse(validTo) : requested;
+      expiresAt = end && !Number.isNaN(end) ? new Date(end) : undefined;
+    }
     record.status = 'AUTHORIZED';
     record.authorizedAt = new Date(now).toISOString();
-    record.expiresAt = expiresAt.toISOString();
+    record.expiresAt = expiresAt?.toISOString();
     record.consentToken = this.codec.sign({
       sub: record.id,
       uid: record.userUuid,
@@ -149,9 +166,12 @@ export class ConsentsStore {
       knd: record.kind,
       scp: record.featureScope,
       iat: Math.floor(now / 1000),
-      exp: Math.floor(expiresAt.getTime() / 1000),
+      exp: Math.floor((expiresAt?.getTime() ?? now + UNLIMITED_MS) / 1000),
       tf: record.transactionFrom,
       tt: record.transactionTo,
+      det: record.kind === 'ACCOUNT' ? undefined : record.details,
+      jti: randomUUID(),
+      bid: this.bootId,
     });
     return this.update(record);
   }
@@ -185,6 +205,9 @@ export class ConsentsStore {
       );
     }
     let record = this.consents.get(claims.sub);
+    if (!record && claims.bid === this.bootId) {
+      throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent of this token has been deleted');
+    }
     if (!record) {
       this.users.restore({
         uuid: claims.uid,
@@ -202,9 +225,13 @@ export class ConsentsStore {
         status: 'AUTHORIZED',
         createdAt: new Date(claims.iat * 1000).toISOString(),
         authorizedAt: new Date(claims.iat * 1000).toISOString(),
-        expiresAt: new Date(claims.exp * 1000).toISOString(),
+        expiresAt:
+          claims.exp * 1000 - claims.iat * 1000 >= UNLIMITED_MS
+            ? undefined
+            : new Date(claims.exp * 1000).toISOString(),
         transactionFrom: claims.tf,
         transactionTo: claims.tt,
+        details: claims.det,
         featureScope: claims.scp,
         institutionConsentId: `sbx-${claims.sub.slice(0, 18)}`,
         oneTimeToken: false,

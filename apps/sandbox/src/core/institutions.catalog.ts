@@ -52,6 +52,8 @@ const PAYMENT_FEATURES = [
   'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING',
   'CREATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING',
   'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION',
+  'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_COMMERCIAL',
+  'CREATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_COMMERCIAL',
 ];
 
 const GB = [{ displayName: 'United Kingdom', countryCode2: 'GB' }];
@@ -89,7 +91,7 @@ export const INSTITUTIONS: readonly SandboxInstitution[] = [
   {
     id: 'sandbox-payments',
     name: 'Sandbox Payments Bank',
-    fullName: 'Sandbox Payments Bank (single payments and sweeping VRP)',
+    fullName: 'Sandbox Payments Bank (single payments, sweeping and commercial VRP)',
     countries: GB,
     environmentType: 'SANDBOX',
     credentialsType: 'OPEN_BANKING_UK_AUTO',

@@ -30,6 +30,29 @@ function toSandboxError(exception: unknown): SandboxError {
   return SandboxError.internal();
 }
 
+/**
+ * Webhook endpoints number their issue codes (spec 7.2): 400 → 10600, 500 → 11000. Errors raised before a
+ * webhook controller runs (a malformed body) still answer that way.
+ */
+const WEBHOOK_CODES: Record<number, number> = { 400: 10600, 500: 11000 };
+
+function webhookCodes(url: string, error: SandboxError): SandboxError {
+  const code = WEBHOOK_CODES[error.status];
+  if (
+    !url.startsWith('/webhook/') ||
+    code === undefined ||
+    error.issues.every((i) => typeof i.code === 'number')
+  ) {
+    return error;
+  }
+  return new SandboxError(
+    error.status,
+    error.message,
+    error.issues.map((issue) => (typeof issue.code === 'number' ? issue : { ...issue, code })),
+    error.options,
+  );
+}
+
 @Catch()
 export class UpstreamErrorFilter implements ExceptionFilter {
   constructor(@Inject(LOGGER) private readonly logger: AppLogger) {}
@@ -38,7 +61,7 @@ export class UpstreamErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const error = toSandboxError(exception);
+    const error = webhookCodes(request.url, toSandboxError(exception));
     if (!(exception instanceof SandboxError) && error.status >= 500) {
       this.logger.error({ err: exception, reqId: request.id, url: request.url }, 'sandbox: unhandled error');
     }

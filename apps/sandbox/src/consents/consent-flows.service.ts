@@ -1,0 +1,262 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import {
+  ConsentTokenCodec,
+  ConsentsStore,
+  MAX_DATA_CONSENT_MS,
+  ResetRegistry,
+  SandboxClock,
+  SandboxError,
+  UsersStore,
+  type ConsentRecord,
+  type SandboxContext,
+  type SandboxUser,
+} from '../core/index.js';
+
+/** One-time tokens live ten minutes on the sandbox clock, and open their consent once. */
+export const ONE_TIME_TOKEN_TTL_MS = 10 * 60 * 1000;
+
+/** How many `GET /consents/{id}` an embedded consent answers "still awaiting" after its SCA code. */
+export const EMBEDDED_POLLS_BEFORE_AUTHORISED = 1;
+
+/** Wrong SCA codes an embedded consent tolerates before it turns FAILED. */
+export const MAX_SCA_ATTEMPTS = 3;
+
+interface OneTimeToken {
+  consentId: string;
+  applicationId: string;
+  expiresAtMs: number;
+  used: boolean;
+}
+
+/** Account-consent details this module keeps in `ConsentRecord.details` (the record's kind-owned slot). */
+export interface AccountConsentDetails {
+  /** How long the PSU granted access for, so a re-authorisation grants the same span again. */
+  validityMs?: number;
+  lastConfirmedAt?: string;
+  reconfirmBy?: string;
+  /** The old token's expiry (seconds), so a re-authorised token always differs from it. */
+  previousExp?: number;
+}
+
+/**
+ * State of the consent flows that is not the consent itself: one-time tokens, embedded-flow progress,
+ * and the consents of deleted users (kept in the store so their tokens stay refused, hidden from reads).
+ */
+@Injectable()
+export class ConsentFlowsService {
+  private oneTimeTokens = new Map<string, OneTimeToken>();
+  private pendingPolls = new Map<string, number>();
+  private scaAttempts = new Map<string, number>();
+  private hidden = new Set<string>();
+  private readonly codec: ConsentTokenCodec;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly consents: ConsentsStore,
+    private readonly users: UsersStore,
+    private readonly clock: SandboxClock,
+    resets: ResetRegistry,
+  ) {
+    this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
+    resets.register(() => {
+      this.oneTimeTokens = new Map();
+      this.pendingPolls = new Map();
+      this.scaAttempts = new Map();
+      this.hidden = new Set();
+    });
+  }
+
+  // ---- reads
+
+  /** The application's consent as its owner sees it; a deleted user's consents are gone. */
+  find(applicationId: string, id: string): ConsentRecord | undefined {
+    if (this.hidden.has(id)) return undefined;
+    return this.consents.get(applicationId, id);
+  }
+
+  mustFind(applicationId: string, id: string): ConsentRecord {
+    const record = this.find(applicationId, id);
+    if (!record) throw SandboxError.notFound(`Consent ${id} was not found`);
+    return record;
+  }
+
+  list(applicationId: string): ConsentRecord[] {
+    return this.consents.list(applicationId).filter((c) => !this.hidden.has(c.id));
+  }
+
+  /** The wire form plus the account-consent fields the store does not know about. */
+  wire(record: ConsentRecord, apiVersion: SandboxContext['apiVersion'] = '1') {
+    const view = this.consents.view(record, apiVersion);
+    const details = (record.details ?? {}) as AccountConsentDetails;
+    if (record.kind === 'ACCOUNT' && details.lastConfirmedAt) {
+      Object.assign(view, { lastConfirmedAt: details.lastConfirmedAt, reconfirmBy: details.reconfirmBy });
+    }
+    return view;
+  }
+
+  /** `institutionConsents` of a user: the institutions where the user has an authorised consent. */
+  userView(user: SandboxUser) {
+    const institutions = new Set(
+      this.list(user.applicationUuid)
+        .filter((c) => c.userUuid === user.uuid && c.status === 'AUTHORIZED')
+        .map((c) => c.institutionId),
+    );
+    return {
+      uuid: user.uuid,
+      applicationUuid: user.applicationUuid,
+      applicationUserId: user.applicationUserId,
+      referenceId: user.referenceId,
+      createdAt: user.createdAt,
+      institutionConsents: [...institutions].map((institutionId) => ({ institutionId })),
+      vopOptOut: user.vopOptOut ?? false,
+    };
+  }
+
+  /** Deletes a user: every consent of theirs is revoked (its token refused) and disappears from reads. */
+  deleteUser(user: SandboxUser) {
+    const consents = this.list(user.applicationUuid).filter((c) => c.userUuid === user.uuid);
+    for (const record of consents) {
+      record.status = 'REVOKED';
+      this.consents.update(record);
+      this.hidden.add(record.id);
+      this.pendingPolls.delete(record.id);
+    }
+    this.users.delete(user.uuid);
+    return consents;
+  }
+
+  // ---- tokens
+
+  /**
+   * The account consent behind a `consent` header for re-authorisation and pre-authorisation updates:
+   * unlike `ConsentsStore.fromToken` it accepts expired (and not yet authorised) consents, because
+   * bringing those back is the point of these operations.
+   */
+  consentForUpdate(ctx: SandboxContext, token: string | undefined): ConsentRecord {
+    if (!token) {
+      throw new SandboxError(400, 'The consent header is mandatory for this operation', [
+        {
+          type: 'INVALID_REQUEST',
+          code: 'CONSENT_MISSING',
+          parameter: 'consent',
+          message: 'Missing consent header',
+        },
+      ]);
+    }
+    const claims = this.codec.verify(token);
+    if (!claims || claims.app !== ctx.application.id) {
+      throw SandboxError.consent(
+        401,
+        'CONSENT_INVALID',
+        'The consent token is not valid for this application',
+      );
+    }
+    let record = this.find(ctx.application.id, claims.sub);
+    if (!record && !this.hidden.has(claims.sub)) {
+      // After a sandbox restart only the token knows the consent: let the store re-create it.
+      try {
+        this.consents.fromToken(ctx, token, [claims.knd]);
+      } catch {
+        // expired or otherwise unusable: re-created all the same, judged below
+      }
+      record = this.find(ctx.application.id, claims.sub);
+    }
+    if (!record) throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent no longer exists');
+    if (record.consentToken !== token) {
+      throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent token has been superseded');
+    }
+    if (record.kind !== 'ACCOUNT') {
+      throw SandboxError.consent(403, 'CONSENT_WRONG_TYPE', 'This operation needs an account consent');
+    }
+    if (record.status === 'REVOKED' || record.status === 'REJECTED' || record.status === 'FAILED') {
+      throw SandboxError.consent(403, `CONSENT_${record.status}`, `Consent ${record.id} is ${record.status}`);
+    }
+    return record;
+  }
+
+  /**
+   * Authorises a consent of any kind after the PSU approved it. A re-authorised account consent gets a
+   * fresh span of validity and a token that differs from the superseded one.
+   */
+  authorize(record: ConsentRecord): ConsentRecord {
+    this.scaAttempts.delete(record.id);
+    this.pendingPolls.delete(record.id);
+    if (record.kind === 'ACCOUNT') {
+      const details = (record.details ?? {}) as AccountConsentDetails;
+      const now = this.clock.nowMs();
+      if (record.status === 'AWAITING_RE_AUTHORIZATION') {
+        record.expiresAt = new Date(now + (details.validityMs ?? MAX_DATA_CONSENT_MS)).toISOString();
+      }
+      // The store signs second-resolution claims: a new authorisation within the same second as the one
+      // it replaces would sign the very same token, and the superseded token would keep working.
+      const requested = record.expiresAt ? Date.parse(record.expiresAt) : Infinity;
+      const effective = Math.min(requested, now + MAX_DATA_CONSENT_MS);
+      if (details.previousExp !== undefined && Math.floor(effective / 1000) === details.previousExp) {
+        record.expiresAt = new Date(effective - 1000).toISOString();
+      }
+    }
+    return this.consents.authorize(record);
+  }
+
+  issueOneTimeToken(record: ConsentRecord): string {
+    const token = randomBytes(32).toString('base64url');
+    this.oneTimeTokens.set(token, {
+      consentId: record.id,
+      applicationId: record.applicationId,
+      expiresAtMs: this.clock.nowMs() + ONE_TIME_TOKEN_TTL_MS,
+      used: false,
+    });
+    return token;
+  }
+
+  redeemOneTimeToken(ctx: SandboxContext, token: string): ConsentRecord {
+    const entry = this.oneTimeTokens.get(token);
+    const refuse = (message: string) => SandboxError.invalidProperty('oneTimeToken', message);
+    if (!entry || entry.applicationId !== ctx.application.id) throw refuse('Unknown one-time token');
+    if (entry.used) throw refuse('This one-time token has already been exchanged');
+    if (entry.expiresAtMs <= this.clock.nowMs()) throw refuse('This one-time token has expired');
+    entry.used = true;
+    const record = this.mustFind(ctx.application.id, entry.consentId);
+    if (record.status !== 'AUTHORIZED') throw refuse(`Consent ${record.id} is ${record.status}`);
+    return record;
+  }
+
+  newState(): string {
+    return randomUUID().replace(/-/g, '');
+  }
+
+  // ---- embedded flow
+
+  /** The institution has the code: the consent becomes AUTHORIZED once the client has polled for it. */
+  awaitInstitution(record: ConsentRecord): void {
+    this.scaAttempts.delete(record.id);
+    record.status = 'AWAITING_AUTHORIZATION';
+    this.consents.update(record);
+    this.pendingPolls.set(record.id, EMBEDDED_POLLS_BEFORE_AUTHORISED);
+  }
+
+  /** Called by Get Consent: advances an embedded consent the institution is authorising. */
+  poll(record: ConsentRecord): ConsentRecord {
+    const remaining = this.pendingPolls.get(record.id);
+    if (remaining === undefined || record.status !== 'AWAITING_AUTHORIZATION') return record;
+    if (remaining > 0) {
+      this.pendingPolls.set(record.id, remaining - 1);
+      return record;
+    }
+    return this.authorize(record);
+  }
+
+  /** Counts a wrong SCA code; the consent fails after MAX_SCA_ATTEMPTS. Returns the attempts left. */
+  wrongScaCode(record: ConsentRecord): number {
+    const attempts = (this.scaAttempts.get(record.id) ?? 0) + 1;
+    this.scaAttempts.set(record.id, attempts);
+    if (attempts >= MAX_SCA_ATTEMPTS) {
+      record.status = 'FAILED';
+      this.consents.update(record);
+      this.scaAttempts.delete(record.id);
+    }
+    return Math.max(0, MAX_SCA_ATTEMPTS - attempts);
+  }
+}

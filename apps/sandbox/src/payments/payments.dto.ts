@@ -1,0 +1,395 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsISO8601,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { IsMoneyAmount } from './payment-money.util.js';
+
+/** Request bodies of the payment, VRP and hosted VRP operations, after the upstream's OpenAPI. */
+
+export const ACCOUNT_IDENTIFICATION_TYPES = [
+  'SORT_CODE',
+  'ACCOUNT_NUMBER',
+  'IBAN',
+  'BBAN',
+  'BIC',
+  'PAN',
+  'MASKED_PAN',
+  'MSISDN',
+  'BSB',
+  'NCC',
+  'ABA',
+  'ABA_WIRE',
+  'ABA_ACH',
+  'EMAIL',
+  'ROLL_NUMBER',
+  'BLZ',
+  'IFS',
+  'CLABE',
+  'CTN',
+  'BRANCH_CODE',
+  'VIRTUAL_ACCOUNT_ID',
+] as const;
+
+export const PAYMENT_TYPES = [
+  'DOMESTIC_PAYMENT',
+  'DOMESTIC_INSTANT_PAYMENT',
+  'DOMESTIC_VARIABLE_RECURRING_PAYMENT',
+  'DOMESTIC_SCHEDULED_PAYMENT',
+  'DOMESTIC_PERIODIC_PAYMENT',
+  'INTERNATIONAL_PAYMENT',
+  'INTERNATIONAL_SCHEDULED_PAYMENT',
+  'INTERNATIONAL_PERIODIC_PAYMENT',
+  'BULK_PAYMENT',
+] as const;
+
+export const PAYMENT_CONTEXT_TYPES = [
+  'BILL',
+  'GOODS',
+  'SERVICES',
+  'OTHER',
+  'PERSON_TO_PERSON',
+  'BILL_IN_ADVANCE',
+  'BILL_IN_ARREARS',
+  'ECOMMERCE_MERCHANT',
+  'FACE_TO_FACE_POS',
+  'TRANSFER_TO_SELF',
+  'TRANSFER_TO_THIRD_PARTY',
+  'PISP_PAYEE',
+] as const;
+
+export const PSU_AUTHENTICATION_METHODS = ['SCA_REQUIRED', 'SCA_NOT_REQUIRED'] as const;
+export const VRP_FREQUENCIES = ['DAILY', 'WEEKLY', 'EVERY_TWO_WEEKS', 'MONTHLY', 'YEARLY'] as const;
+export const VRP_ALIGNMENTS = ['CONSENT', 'CALENDAR'] as const;
+export type VrpFrequency = (typeof VRP_FREQUENCIES)[number];
+export type VrpAlignment = (typeof VRP_ALIGNMENTS)[number];
+
+/** Terminal statuses the control API may force a payment into. */
+export const FORCEABLE_PAYMENT_STATUSES = ['COMPLETED', 'FAILED', 'DECLINED', 'EXPIRED'] as const;
+
+const URL_OPTIONS = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
+
+export class AmountDto {
+  @IsDefined()
+  @IsMoneyAmount()
+  amount: number;
+
+  @IsDefined()
+  @IsString()
+  @Matches(/^[A-Z]{3}$/, { message: '$property must be an ISO 4217 code of 3 capital letters' })
+  currency: string;
+}
+
+export class AccountIdentificationDto {
+  @IsDefined()
+  @IsIn(ACCOUNT_IDENTIFICATION_TYPES)
+  type: string;
+
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(140)
+  identification: string;
+}
+
+export class PayeeDto {
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(140)
+  name: string;
+
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => AccountIdentificationDto)
+  accountIdentifications: AccountIdentificationDto[];
+
+  @IsOptional() @IsString() @MaxLength(50) accountType?: string;
+  @IsOptional() @IsObject() address?: Record<string, unknown>;
+  @IsOptional() @IsString() @MaxLength(100) merchantId?: string;
+
+  @IsOptional()
+  @Matches(/^\d{4}$/, { message: '$property must be a 4-digit ISO 18245 code' })
+  merchantCategoryCode?: string;
+}
+
+export class PayerDto {
+  @IsOptional() @IsString() @MaxLength(140) name?: string;
+
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => AccountIdentificationDto)
+  accountIdentifications: AccountIdentificationDto[];
+
+  @IsOptional() @IsObject() address?: Record<string, unknown>;
+}
+
+export class PaymentRequestDto {
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(35)
+  paymentIdempotencyId: string;
+
+  @IsDefined()
+  @IsIn(PAYMENT_TYPES)
+  type: string;
+
+  @IsOptional() @IsString() @MaxLength(18) reference?: string;
+  @IsOptional() @IsIn(PAYMENT_CONTEXT_TYPES) contextType?: string;
+  @IsOptional() @IsString() @MaxLength(4) purposeCode?: string;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => PayeeDto)
+  payee: PayeeDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PayerDto)
+  payer?: PayerDto;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  amount: AmountDto;
+
+  @IsOptional() @IsISO8601() paymentDateTime?: string;
+  @IsOptional() @IsBoolean() readRefundAccount?: boolean;
+  @IsOptional() @IsObject() periodicPayment?: Record<string, unknown>;
+  @IsOptional() @IsObject() internationalPayment?: Record<string, unknown>;
+}
+
+export class RedirectDto {
+  @IsDefined() @IsUrl(URL_OPTIONS) url: string;
+}
+
+/** The user and redirect fields every authorisation request shares. */
+class AuthorisationRequestBase {
+  @IsOptional() @IsUUID() userUuid?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(250) applicationUserId?: string;
+
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  institutionId: string;
+
+  @IsOptional() @IsUrl(URL_OPTIONS) callback?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RedirectDto)
+  redirect?: RedirectDto;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  forwardParameters?: string[];
+
+  @IsOptional() @IsBoolean() oneTimeToken?: boolean;
+}
+
+export class PaymentAuthorisationRequestDto extends AuthorisationRequestBase {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => PaymentRequestDto)
+  paymentRequest: PaymentRequestDto;
+}
+
+export class VrpPeriodicLimitDto {
+  @IsDefined() @IsIn(VRP_FREQUENCIES) frequency: VrpFrequency;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  totalMaxAmount: AmountDto;
+
+  @IsDefined() @IsIn(VRP_ALIGNMENTS) alignment: VrpAlignment;
+}
+
+export class VrpControlParametersDto {
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(PSU_AUTHENTICATION_METHODS, { each: true })
+  psuAuthenticationMethods: string[];
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  maxAmountPerPayment: AmountDto;
+
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(5)
+  @ValidateNested({ each: true })
+  @Type(() => VrpPeriodicLimitDto)
+  periodicLimits: VrpPeriodicLimitDto[];
+
+  @IsOptional() @IsISO8601() validFrom?: string;
+  @IsOptional() @IsISO8601() validTo?: string;
+}
+
+export class VrpInitiationDetailsDto {
+  @IsOptional() @IsString() @MaxLength(18) reference?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PayerDto)
+  payer?: PayerDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PayeeDto)
+  payee?: PayeeDto;
+
+  @IsOptional() @IsObject() ultimatePayer?: Record<string, unknown>;
+  @IsOptional() @IsObject() ultimatePayee?: Record<string, unknown>;
+}
+
+export class VrpSweepingAuthorisationRequestDto extends AuthorisationRequestBase {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => VrpControlParametersDto)
+  controlParameters: VrpControlParametersDto;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => VrpInitiationDetailsDto)
+  initiationDetails: VrpInitiationDetailsDto;
+
+  @IsOptional() @IsObject() complianceData?: Record<string, unknown>;
+}
+
+export class VrpFundsConfirmationRequestDto {
+  @IsOptional() @IsString() @MaxLength(18) reference?: string;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  paymentAmount: AmountDto;
+}
+
+export class VrpSubmissionRequestDto {
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(35)
+  paymentIdempotencyId: string;
+
+  @IsDefined() @IsIn(PSU_AUTHENTICATION_METHODS) psuAuthenticationMethod: string;
+  @IsOptional() @IsIn(['PSU_PRESENT', 'PSU_NOT_PRESENT']) psuInteractionType?: string;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  paymentAmount: AmountDto;
+}
+
+export class HostedInstitutionIdentifiersDto {
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  institutionId: string;
+
+  @IsOptional() @IsString() @Length(2, 2) institutionCountryCode?: string;
+}
+
+export class HostedVrpPeriodicLimitDto {
+  @IsDefined() @IsIn(VRP_FREQUENCIES) frequency: VrpFrequency;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  totalMaxAmount: AmountDto;
+}
+
+export class HostedVrpControlParametersDto {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AmountDto)
+  maxAmountPerPayment: AmountDto;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => HostedVrpPeriodicLimitDto)
+  periodicLimit: HostedVrpPeriodicLimitDto;
+
+  @IsOptional() @IsISO8601() validFrom?: string;
+  @IsOptional() @IsISO8601() validTo?: string;
+}
+
+export class HostedVrpRiskDetailsDto {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(50) paymentContextCode: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(10) paymentPurposeCode: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(10) categoryPurposeCode: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(100) merchantCustomerId: string;
+  @IsDefined() @IsBoolean() isPayeePrepopulated: boolean;
+  @IsOptional() @IsString() @MaxLength(50) payeeAccountType?: string;
+}
+
+export class HostedVrpRequestDto {
+  @IsOptional() @IsUUID() userId?: string;
+
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(250)
+  applicationUserId: string;
+
+  @IsOptional() @IsObject() userSettings?: { language?: string; location?: string };
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => HostedInstitutionIdentifiersDto)
+  institutionIdentifiers: HostedInstitutionIdentifiersDto;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => HostedVrpControlParametersDto)
+  controlParameters: HostedVrpControlParametersDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => VrpInitiationDetailsDto)
+  initiationDetails?: VrpInitiationDetailsDto;
+
+  @IsDefined() @IsUrl(URL_OPTIONS) redirectUrl: string;
+  @IsOptional() @IsBoolean() oneTimeToken?: boolean;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => HostedVrpRiskDetailsDto)
+  riskDetails: HostedVrpRiskDetailsDto;
+}
+
+export class ForcePaymentStatusDto {
+  @IsDefined() @IsIn(FORCEABLE_PAYMENT_STATUSES) status: (typeof FORCEABLE_PAYMENT_STATUSES)[number];
+  @IsOptional() @IsString() @MaxLength(100) statusReason?: string;
+  @IsOptional() @IsString() @MaxLength(500) statusReasonDescription?: string;
+}

@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { ResetRegistry } from '../core/index.js';
+
+/** PaymentStatus values of the upstream's OpenAPI that the sandbox uses. */
+export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'DECLINED' | 'EXPIRED';
+export const TERMINAL_STATUSES: readonly PaymentStatus[] = ['COMPLETED', 'FAILED', 'DECLINED', 'EXPIRED'];
+
+export interface AccountIdentification {
+  type: string;
+  identification: string;
+}
+
+export interface Party {
+  name?: string;
+  accountIdentifications: AccountIdentification[];
+  address?: Record<string, unknown>;
+  accountType?: string;
+  merchantId?: string;
+  merchantCategoryCode?: string;
+}
+
+/** One single or VRP payment as the sandbox keeps it; the controllers render the wire forms. */
+export interface PaymentRecord {
+  id: string;
+  kind: 'SINGLE' | 'VRP';
+  vrpType?: 'SWEEPING' | 'COMMERCIAL';
+  applicationId: string;
+  consentId: string;
+  institutionId: string;
+  institutionConsentId: string;
+  userUuid: string;
+  applicationUserId?: string;
+  /** PaymentType: DOMESTIC_PAYMENT, or DOMESTIC_VARIABLE_RECURRING_PAYMENT for VRP. */
+  type: string;
+  paymentIdempotencyId: string;
+  amountMinor: number;
+  currency: string;
+  reference?: string;
+  contextType?: string;
+  payee: Party;
+  payer?: Party;
+  psuAuthenticationMethod?: string;
+  psuInteractionType?: string;
+  /** VRP only: the consent's initiation details, echoed on every submission. */
+  initiationDetails?: Record<string, unknown>;
+  status: PaymentStatus;
+  statusReason?: string;
+  statusReasonDescription?: string;
+  statusUpdatedAt: string;
+  createdAt: string;
+  /** Set once the payment.state.* event for its terminal status has been emitted. */
+  terminalEventAt?: string;
+}
+
+/** A hosted commercial VRP request (spec 2.10); its status is derived from its consent on read. */
+export interface HostedVrpRequestRecord {
+  requestId: string;
+  applicationId: string;
+  userId: string;
+  applicationUserId: string;
+  tppRedirectUrl: string;
+  createdAt: string;
+  authorisationExpiresAt: string;
+  institutionIdentifiers: { institutionId: string; institutionCountryCode: string };
+  userSettings?: { language?: string; location?: string };
+  consentId: string;
+  hostedUrl: string;
+  currentStatus: 'created' | 'succeed' | 'rejected' | 'failed' | 'expired';
+  statusUpdatedAt: string;
+  errorCode: string | null;
+}
+
+@Injectable()
+export class PaymentsStore {
+  private payments = new Map<string, PaymentRecord>();
+  /** `${applicationId} ${paymentIdempotencyId}` → payment id. */
+  private idempotency = new Map<string, string>();
+  private hosted = new Map<string, HostedVrpRequestRecord>();
+
+  constructor(resets: ResetRegistry) {
+    resets.register(() => {
+      this.payments = new Map();
+      this.idempotency = new Map();
+      this.hosted = new Map();
+    });
+  }
+
+  add(payment: PaymentRecord): PaymentRecord {
+    this.payments.set(payment.id, payment);
+    this.idempotency.set(`${payment.applicationId} ${payment.paymentIdempotencyId}`, payment.id);
+    return payment;
+  }
+
+  get(applicationId: string, id: string): PaymentRecord | undefined {
+    const payment = this.payments.get(id);
+    return payment?.applicationId === applicationId ? payment : undefined;
+  }
+
+  findAny(id: string): PaymentRecord | undefined {
+    return this.payments.get(id);
+  }
+
+  byIdempotencyId(applicationId: string, paymentIdempotencyId: string): PaymentRecord | undefined {
+    const id = this.idempotency.get(`${applicationId} ${paymentIdempotencyId}`);
+    return id ? this.payments.get(id) : undefined;
+  }
+
+  ofConsent(consentId: string): PaymentRecord[] {
+    return [...this.payments.values()].filter((p) => p.consentId === consentId);
+  }
+
+  addHosted(request: HostedVrpRequestRecord): HostedVrpRequestRecord {
+    this.hosted.set(request.requestId, request);
+    return request;
+  }
+
+  getHosted(applicationId: string, requestId: string): HostedVrpRequestRecord | undefined {
+    const request = this.hosted.get(requestId);
+    return request?.applicationId === applicationId ? request : undefined;
+  }
+}

@@ -1,0 +1,81 @@
+import { Body, Controller, Get, Headers, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Ctx, envelope, type SandboxContext } from '../core/index.js';
+import { PaymentConsents } from './payment-consents.service.js';
+import { PaymentLifecycle } from './payment-lifecycle.service.js';
+import {
+  VrpFundsConfirmationRequestDto,
+  VrpSubmissionRequestDto,
+  VrpSweepingAuthorisationRequestDto,
+} from './payments.dto.js';
+import { VrpService } from './vrp.service.js';
+
+/** Variable recurring payments (spec 4.3): sweeping consents, commercial consent details, funds, payments. */
+@Controller('variable-recurring-payments')
+export class VrpController {
+  constructor(
+    private readonly vrp: VrpService,
+    private readonly paymentConsents: PaymentConsents,
+    private readonly lifecycle: PaymentLifecycle,
+  ) {}
+
+  @Post('sweeping/consents')
+  createSweepingConsent(
+    @Ctx() ctx: SandboxContext,
+    @Req() request: FastifyRequest,
+    @Body() body: VrpSweepingAuthorisationRequestDto,
+  ) {
+    const consent = this.vrp.createSweepingConsent(ctx, body);
+    return envelope(request, this.paymentConsents.vrpView(consent, ctx.apiVersion));
+  }
+
+  @Get('sweeping/consents/:consentId')
+  getSweepingConsent(
+    @Ctx() ctx: SandboxContext,
+    @Req() request: FastifyRequest,
+    @Param('consentId') consentId: string,
+  ) {
+    const consent = this.vrp.getConsent(ctx, consentId, 'SWEEPING');
+    return envelope(request, this.paymentConsents.vrpView(consent, ctx.apiVersion));
+  }
+
+  @Get('commercial/consents/:consentId')
+  getCommercialConsent(
+    @Ctx() ctx: SandboxContext,
+    @Req() request: FastifyRequest,
+    @Param('consentId') consentId: string,
+  ) {
+    const consent = this.vrp.getConsent(ctx, consentId, 'COMMERCIAL');
+    return envelope(request, this.paymentConsents.vrpView(consent, ctx.apiVersion));
+  }
+
+  @Post('funds-confirmation')
+  fundsConfirmation(
+    @Ctx() ctx: SandboxContext,
+    @Req() request: FastifyRequest,
+    @Headers('consent') token: string | undefined,
+    @Body() body: VrpFundsConfirmationRequestDto,
+  ) {
+    return envelope(request, this.vrp.fundsConfirmation(ctx, token, body));
+  }
+
+  @Post('payments')
+  createPayment(
+    @Ctx() ctx: SandboxContext,
+    @Req() request: FastifyRequest,
+    @Headers('consent') token: string | undefined,
+    @Body() body: VrpSubmissionRequestDto,
+  ) {
+    return envelope(request, this.lifecycle.vrpView(this.vrp.createPayment(ctx, token, body)));
+  }
+
+  @Get('payments/:paymentId/details')
+  paymentDetails(
+    @Ctx() ctx: SandboxContext,
+    @Req() request: FastifyRequest,
+    @Headers('consent') token: string | undefined,
+    @Param('paymentId') paymentId: string,
+  ) {
+    return envelope(request, this.lifecycle.vrpView(this.vrp.paymentDetails(ctx, token, paymentId)));
+  }
+}

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import {
+  ConsentsStore,
+  InstitutionsCatalog,
+  SandboxClock,
+  SandboxError,
+  authorisationUrlFor,
+  type ConsentRecord,
+  type SandboxContext,
+  type SandboxUser,
+} from '../core/index.js';
+import {
+  COMMERCIAL_VRP_SCOPE,
+  PaymentConsents,
+  SWEEPING_VRP_SCOPE,
+  normaliseAmount,
+  type VrpConsentDetails,
+  type VrpControlParameters,
+} from './payment-consents.service.js';
+import { PAYER_AVAILABLE_BALANCE_MINOR, PaymentLifecycle } from './payment-lifecycle.service.js';
+import { formatMinor, toMinor, wireAmount } from './payment-money.util.js';
+import type {
+  VrpFundsConfirmationRequestDto,
+  VrpInitiationDetailsDto,
+  VrpSubmissionRequestDto,
+  VrpSweepingAuthorisationRequestDto,
+} from './payments.dto.js';
+import { checkDomesticPayee } from './payments.service.js';
+import { PaymentsStore, type PaymentRecord } from './payments.store.js';
+import { VrpLimits } from './vrp-limits.service.js';
+
+const FEATURES = {
+  SWEEPING: {
+    initiate: 'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING',
+    create: 'CREATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING',
+  },
+  COMMERCIAL: {
+    initiate: 'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_COMMERCIAL',
+    create: 'CREATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_COMMERCIAL',
+  },
+} as const;
+
+const NOT_COUNTED = new Set(['FAILED', 'DECLINED', 'EXPIRED']);
+
+export interface NewVrpConsent {
+  vrpType: 'SWEEPING' | 'COMMERCIAL';
+  user: SandboxUser;
+  institutionId: string;
+  controlParameters: VrpControlParameters;
+  initiationDetails: VrpInitiationDetailsDto;
+  riskDetails?: Record<string, unknown>;
+  callback?: string;
+  oneTimeToken?: boolean;
+  forwardParameters?: string[];
+  hostedRequestId?: string;
+}
+
+/** Sweeping VRP (and the commercial VRP consents the hosted flow creates): consents, funds, payments. */
+@Injectable()
+export class VrpService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly consents: ConsentsStore,
+    private readonly paymentConsents: PaymentConsents,
+    private readonly institutions: InstitutionsCatalog,
+    private readonly clock: SandboxClock,
+    private readonly store: PaymentsStore,
+    private readonly lifecycle: PaymentLifecycle,
+    private readonly limits: VrpLimits,
+  ) {}
+
+  /**
+   * The catalog does not list the commercial VRP features yet; sandbox-payments, which offers sweeping
+   * VRP, stands in for commercial VRP too. Any other institution answers the commercial feature error.
+   */
+  requireVrpFeature(institutionId: string, vrpType: 'SWEEPING' | 'COMMERCIAL', step: 'initiate' | 'create') {
+    const feature = FEATURES[vrpType][step];
+    const institution = this.institutions.get(institutionId);
+    if (institution.features.includes(feature)) return institution;
+    if (vrpType === 'COMMERCIAL' && institution.features.includes(FEATURES.SWEEPING[step]))
+      return institution;
+    throw SandboxError.featureNotSupported(feature, institutionId);
+  }
+
+  createSweepingConsent(ctx: SandboxContext, body: VrpSweepingAuthorisationRequestDto): ConsentRecord {
+    this.requireVrpFeature(body.institutionId, 'SWEEPING', 'initiate');
+    const cp = body.controlParameters;
+    const controlParameters: VrpControlParameters = {
+      psuAuthenticationMethods: [...new Set(cp.psuAuthenticationMethods)],
+      maxAmountPerPayment: normaliseAmount(cp.maxAmountPerPayment),
+      periodicLimits: cp.periodicLimits.map((l) => ({
+        frequency: l.frequency,
+        alignment: l.alignment,
+        totalMaxAmount: normaliseAmount(l.totalMaxAmount),
+      })),
+      validFrom: cp.validFrom,
+      validTo: cp.validTo,
+    };
+    if (!body.initiationDetails.payee) {
+      throw SandboxError.invalidProperty(
+        'initiationDetails.payee',
+        'A sweeping VRP consent needs the payee the payments will go to',
+      );
+    }
+    return this.createConsent(ctx, {
+      vrpType: 'SWEEPING',
+      user: this.paymentConsents.resolveUser(ctx, body),
+      institutionId: body.institutionId,
+      controlParameters,
+      initiationDetails: body.initiationDetails,
+      callback: body.callback ?? body.redirect?.url,
+      oneTimeToken: body.oneTimeToken,
+      forwardParameters: body.forwardParameters,
+    });
+  }
+
+  createConsent(ctx: SandboxContext, input: NewVrpConsent): ConsentRecord {
+    const cp = input.controlParameters;
+    const currency = cp.maxAmountPerPayment.currency;
+    cp.periodicLimits.forEach((limit, index) => {
+      if (limit.totalMaxAmount.currency !== currency) {
+        throw SandboxError.invalidProperty(
+          `controlParameters.periodicLimits[${index}].totalMaxAmount.currency`,
+          `Every limit must be in the currency of maxAmountPerPayment (${currency})`,
+        );
+      }
+    });
+    if (cp.validFrom && cp.validTo && Date.parse(cp.validTo) <= Date.parse(cp.validFrom)) {
+      throw SandboxError.invalidProperty('controlParameters.validTo', 'validTo must be after validFrom');
+    }
+    if (cp.validTo && Date.parse(cp.validTo) <= this.clock.nowMs()) {
+      throw SandboxError.invalidProperty('controlParameters.validTo', 'validTo must be in the future');
+    }
+    if (input.initiationDetails.payee)
+      checkDomesticPayee(input.initiationDetails.payee, 'initiationDetails.payee');
+    const id = randomUUID();
+    const details: VrpConsentDetails = {
+      vrpType: input.vrpType,
+      controlParameters: cp,
+      initiationDetails: { ...input.initiationDetails },
+      riskDetails: input.riskDetails,
+      hostedRequestId: input.hostedRequestId,
+    };
+    return this.consents.create({
+      id,
+      kind: 'VRP_SWEEPING',
+      applicationId: ctx.application.id,
+      userUuid: input.user.uuid,
+      applicationUserId: input.user.applicationUserId,
+      referenceId: input.user.referenceId,
+      institutionId: input.institutionId,
+      status: 'AWAITING_AUTHORIZATION',
+      featureScope: input.vrpType === 'SWEEPING' ? SWEEPING_VRP_SCOPE : COMMERCIAL_VRP_SCOPE,
+      state: randomUUID().replace(/-/g, ''),
+      callback: input.callback,
+      oneTimeToken: input.oneTimeToken ?? false,
+      forwardParameters: input.forwardParameters,
+      authorisationUrl: authorisationUrlFor(this.config.sandbox.publicUrl, id),
+      details: details as unknown as Record<string, unknown>,
+    });
+  }
+
+  /** GET …/{sweeping|commercial}/consents/{id}: the application's VRP consent of that type, else 404. */
+  getConsent(ctx: SandboxContext, consentId: string, vrpType: 'SWEEPING' | 'COMMERCIAL'): ConsentRecord {
+    const record = this.consents.get(ctx.application.id, consentId);
+    const details = record?.details as VrpConsentDetails | undefined;
+    if (!record || record.kind !== 'VRP_SWEEPING' || details?.vrpType !== vrpType) {
+      throw SandboxError.notFound(
+        `${vrpType === 'SWEEPING' ? 'Sweeping' : 'Commercial'} VRP consent ${consentId} was not found`,
+      );
+    }
+    this.requireVrpFeature(record.institutionId, vrpType, 'create');
+    return record;
+  }
+
+  fundsConfirmation(ctx: SandboxContext, token: string | undefined, body: VrpFundsConfirmationRequestDto) {
+    const consent = this.paymentConsents.vrpFromToken(ctx, token);
+    this.institutions.requireFeature(consent.institutionId, 'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION');
+    const details = consent.details as unknown as VrpConsentDetails;
+    this.checkCurrency(details, body.paymentAmount.currency);
+    const minor = toMinor(body.paymentAmount.amount);
+    return {
+      id: randomUUID(),
+      reference: body.reference ?? details.initiationDetails.reference,
+      paymentAmount: wireAmount(minor, body.paymentAmount.currency),
+      fundsAvailable: {
+        fundsAvailable: minor <= PAYER_AVAILABLE_BALANCE_MINOR,
+        fundsAvailableAt: this.clock.now().toISOString(),
+      },
+    };
+  }
+
+  /**
+   * POST /variable-recurring-payments/payments: within the mandate (method, currency, max per payment,
+   * every periodic limit) or 400; then the service's own funds check: above the payer's balance the
+   * payment is created FAILED (INSUFFICIENT_FUNDS) and its event sent at once.
+   */
+  createPayment(
+    ctx: SandboxContext,
+    token: string | undefined,
+    body: VrpSubmissionRequestDto,
+  ): PaymentRecord {
+    const consent = this.paymentConsents.vrpFromToken(ctx, token);
+    const details = consent.details as unknown as VrpConsentDetails;
+    this.requireVrpFeature(consent.institutionId, details.vrpType, 'create');
+    const minor = toMinor(body.paymentAmount.amount);
+    const existing = this.store.byIdempotencyId(ctx.application.id, body.paymentIdempotencyId);
+    if (existing) {
+      if (existing.consentId !== consent.id || existing.amountMinor !== minor) {
+        throw SandboxError.invalidProperty(
+          'paymentIdempotencyId',
+          `paymentIdempotencyId ${body.paymentIdempotencyId} was already used for a different payment`,
+        );
+      }
+      return existing;
+    }
+    this.checkMandate(consent, details, body, minor);
+
+    const now = this.clock.now().toISOString();
+    const payee = details.initiationDetails.payee;
+    if (!payee) {
+      throw SandboxError.invalidProperty('consent', 'The VRP consent names no payee to pay');
+    }
+    const payment = this.store.add({
+      id: randomUUID(),
+      kind: 'VRP',
+      vrpType: details.vrpType,
+      applicationId: ctx.application.id,
+      consentId: consent.id,
+      institutionId: consent.institutionId,
+      institutionConsentId: consent.institutionConsentId,
+      userUuid: consent.userUuid,
+      applicationUserId: consent.applicationUserId,
+      type: 'DOMESTIC_VARIABLE_RECURRING_PAYMENT',
+      paymentIdempotencyId: body.paymentIdempotencyId,
+      amountMinor: minor,
+      currency: body.paymentAmount.currency,
+      reference: details.initiationDetails.reference,
+      payee,
+      payer: details.initiationDetails.payer,
+      psuAuthenticationMethod: body.psuAuthenticationMethod,
+      psuInteractionType: body.psuInteractionType,
+      initiationDetails: details.initiationDetails,
+      status: 'PENDING',
+      statusUpdatedAt: now,
+      createdAt: now,
+    });
+    if (minor <= PAYER_AVAILABLE_BALANCE_MINOR) return this.lifecycle.created(payment);
+    return this.lifecycle.transition(
+      payment,
+      'FAILED',
+      'INSUFFICIENT_FUNDS',
+      `The payer's available balance (${formatMinor(PAYER_AVAILABLE_BALANCE_MINOR, payment.currency)}) does not cover the payment`,
+    );
+  }
+
+  paymentDetails(ctx: SandboxContext, token: string | undefined, paymentId: string): PaymentRecord {
+    const consent = this.paymentConsents.vrpFromToken(ctx, token);
+    this.institutions.requireFeature(consent.institutionId, 'EXISTING_PAYMENTS_DETAILS');
+    const payment = this.store.get(ctx.application.id, paymentId);
+    if (!payment || payment.kind !== 'VRP' || payment.consentId !== consent.id) {
+      throw SandboxError.notFound(`VRP payment ${paymentId} was not found for this consent`);
+    }
+    return this.lifecycle.observe(payment);
+  }
+
+  private checkCurrency(details: VrpConsentDetails, currency: string): void {
+    const expected = details.controlParameters.maxAmountPerPayment.currency;
+    if (currency !== expected) {
+      throw SandboxError.invalidProperty(
+        'paymentAmount.currency',
+        `The VRP consent is in ${expected}; ${currency} is not allowed`,
+      );
+    }
+  }
+
+  private checkMandate(
+    consent: ConsentRecord,
+    details: VrpConsentDetails,
+    body: VrpSubmissionRequestDto,
+    minor: number,
+  ): void {
+    const cp = details.controlParameters;
+    if (!cp.psuAuthenticationMethods.includes(body.psuAuthenticationMethod)) {
+      throw SandboxError.invalidProperty(
+        'psuAuthenticationMethod',
+        `psuAuthenticationMethod must be one the consent allows: ${cp.psuAuthenticationMethods.join(', ')}`,
+      );
+    }
+    if (details.vrpType === 'COMMERCIAL' && !body.psuInteractionType) {
+      throw SandboxError.invalidProperty(
+        'psuInteractionType',
+        'psuInteractionType (PSU_PRESENT or PSU_NOT_PRESENT) is mandatory for commercial VRP payments',
+      );
+    }
+    this.checkCurrency(details, body.paymentAmount.currency);
+    const nowMs = this.clock.nowMs();
+    if (cp.validFrom && nowMs < Date.parse(cp.validFrom)) {
+      throw SandboxError.forbidden(
+        `VRP consent ${consent.id} is valid only from ${cp.validFrom}`,
+        'CONSENT_NOT_YET_VALID',
+      );
+    }
+    const max = toMinor(cp.maxAmountPerPayment.amount);
+    if (minor > max) {
+      throw SandboxError.invalidProperty(
+        'paymentAmount.amount',
+        `The payment amount ${formatMinor(minor, body.paymentAmount.currency)} exceeds the consent's maxAmountPerPayment of ${formatMinor(max, cp.maxAmountPerPayment.currency)}`,
+      );
+    }
+    const anchorMs = Date.parse(cp.validFrom ?? consent.authorizedAt ?? consent.createdAt);
+    const counted = this.store.ofConsent(consent.id).filter((p) => !NOT_COUNTED.has(p.status));
+    for (const limit of cp.periodicLimits) {
+      const period = this.limits.period(
+        limit.frequency,
+        limit.alignment,
+        toMinor(limit.totalMaxAmount.amount),
+        anchorMs,
+        nowMs,
+      );
+      const used = counted
+        .filter((p) => {
+          const at = Date.parse(p.createdAt);
+          return at >= period.startMs && at < period.endMs;
+        })
+        .reduce((sum, p) => sum + p.amountMinor, 0);
+      if (used + minor > period.limitMinor) {
+        const currency = limit.totalMaxAmount.currency;
+        throw SandboxError.invalidProperty(
+          'paymentAmount.amount',
+          `The payment would exceed the ${limit.frequency} periodic limit (${limit.alignment} alignment) of ${formatMinor(period.limitMinor, currency)} for the period ${new Date(period.startMs).toISOString()} to ${new Date(period.endMs).toISOString()}: ${formatMinor(used, currency)} already used`,
+        );
+      }
+    }
+  }
+}

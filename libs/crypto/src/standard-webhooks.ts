@@ -1,0 +1,209 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Standard Webhooks (https://www.standardwebhooks.com): the signer used by the sandbox when it delivers
+ * events and the verifier the BFF uses when it receives them. The signed content is
+ * `${webhook-id}.${webhook-timestamp}.${raw body}`, HMAC-SHA256 with the secret's base64 key, sent as
+ * space-separated `v1,<base64>` entries in `webhook-signature`. Several secrets are accepted on both
+ * sides so a secret can rotate without dropping events.
+ */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
+
+const SIGNATURE_VERSION = 'v1';
+
+export type WebhookVerificationReason =
+  | 'MISSING_HEADER'
+  | 'INVALID_TIMESTAMP'
+  | 'TIMESTAMP_TOO_OLD'
+  | 'TIMESTAMP_TOO_NEW'
+  | 'NO_MATCHING_SIGNATURE';
+
+export class WebhookVerificationError extends Error {
+  override name = 'WebhookVerificationError';
+
+  constructor(
+    readonly reason: WebhookVerificationReason,
+    message: string,
+    /** The header at fault, for MISSING_HEADER. */
+    readonly header?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type WebhookBody = string | Buffer | Uint8Array;
+
+/** Header bags as Node (`IncomingHttpHeaders`), fetch (`Headers`) and plain objects carry them. */
+export type WebhookHeaderSource =
+  Headers | Record<string, string | readonly string[] | number | undefined | null>;
+
+// A type, not an interface, so it stays assignable to the header bags verifyWebhook reads.
+export type WebhookHeaders = {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+};
+
+export interface VerifyWebhookOptions {
+  /** How far the timestamp may be from now, in either direction. Default 300 s. */
+  toleranceSeconds?: number;
+  /** Now, in seconds; defaults to the wall clock. */
+  nowSeconds?: number;
+}
+
+export interface VerifiedWebhook {
+  id: string;
+  /** The timestamp header, in seconds. */
+  timestamp: number;
+}
+
+/** A new secret: `whsec_` + base64 of 24 random bytes. */
+export function generateWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(24).toString('base64');
+}
+
+/** The HMAC key a secret stands for; the `whsec_` prefix is optional, as in the reference libraries. */
+export function webhookSecretKey(secret: string): Buffer {
+  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX)
+    ? secret.slice(WEBHOOK_SECRET_PREFIX.length)
+    : secret;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 === 1) {
+    throw new Error('A webhook secret must be base64, optionally prefixed with whsec_');
+  }
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length === 0) throw new Error('A webhook secret must not be empty');
+  return key;
+}
+
+function toBuffer(body: WebhookBody): Buffer {
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+function hmac(key: Buffer, id: string, timestamp: number | string, body: WebhookBody): Buffer {
+  return createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8').update(toBuffer(body)).digest();
+}
+
+/** One `v1,<base64>` signature entry. */
+export function signWebhook(secret: string, id: string, timestampSeconds: number, body: WebhookBody): string {
+  assertTimestamp(timestampSeconds);
+  return `${SIGNATURE_VERSION},${hmac(webhookSecretKey(secret), id, timestampSeconds, body).toString('base64')}`;
+}
+
+/** The three headers of a delivery, signed with every given secret (several during a rotation). */
+export function webhookHeaders(input: {
+  id: string;
+  timestampSeconds: number;
+  body: WebhookBody;
+  secrets: string | readonly string[];
+}): WebhookHeaders {
+  const secrets = typeof input.secrets === 'string' ? [input.secrets] : input.secrets;
+  if (secrets.length === 0) throw new Error('Signing a webhook needs at least one secret');
+  return {
+    [WEBHOOK_ID_HEADER]: input.id,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(input.timestampSeconds),
+    [WEBHOOK_SIGNATURE_HEADER]: secrets
+      .map((s) => signWebhook(s, input.id, input.timestampSeconds, input.body))
+      .join(' '),
+  };
+}
+
+function assertTimestamp(timestampSeconds: number): void {
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new Error('A webhook timestamp is a non-negative integer number of seconds');
+  }
+}
+
+function readHeader(headers: WebhookHeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function') {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  const bag = headers as Record<string, string | readonly string[] | number | undefined | null>;
+  const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
+  const value = key === undefined ? undefined : bag[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  return value[0];
+}
+
+function required(headers: WebhookHeaderSource, name: string): string {
+  const value = readHeader(headers, name)?.trim();
+  if (!value) throw new WebhookVerificationError('MISSING_HEADER', `Missing header ${name}`, name);
+  return value;
+}
+
+/**
+ * Checks a delivery: all three headers present, the timestamp within tolerance of now (both ways, so a
+ * replayed or pre-dated message fails), and one of the `v1` signatures matching one of the secrets.
+ * Throws WebhookVerificationError with a typed reason; returns the id and timestamp on success.
+ */
+export function verifyWebhook(
+  body: WebhookBody,
+  headers: WebhookHeaderSource,
+  secrets: string | readonly string[],
+  options: VerifyWebhookOptions = {},
+): VerifiedWebhook {
+  const id = required(headers, WEBHOOK_ID_HEADER);
+  const timestampText = required(headers, WEBHOOK_TIMESTAMP_HEADER);
+  const signatureHeader = required(headers, WEBHOOK_SIGNATURE_HEADER);
+
+  if (!/^\d{1,15}$/.test(timestampText)) {
+    throw new WebhookVerificationError('INVALID_TIMESTAMP', 'webhook-timestamp is not a number of seconds');
+  }
+  const timestamp = Number(timestampText);
+  const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
+  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  if (now - timestamp > tolerance) {
+    throw new WebhookVerificationError('TIMESTAMP_TOO_OLD', 'webhook-timestamp is too old');
+  }
+  if (timestamp - now > tolerance) {
+    throw new WebhookVerificationError('TIMESTAMP_TOO_NEW', 'webhook-timestamp is too far in the future');
+  }
+
+  const given = signatureHeader
+    .split(' ')
+    .map((entry) => entry.split(','))
+    .filter(([version, value]) => version === SIGNATURE_VERSION && value)
+    .map(([, value]) => Buffer.from(value, 'base64'));
+  const secretList = typeof secrets === 'string' ? [secrets] : secrets;
+  for (const secret of secretList) {
+    const expected = hmac(webhookSecretKey(secret), id, timestampText, body);
+    for (const signature of given) {
+      if (signature.length === expected.length && timingSafeEqual(signature, expected)) {
+        return { id, timestamp };
+      }
+    }
+  }
+  throw new WebhookVerificationError('NO_MATCHING_SIGNATURE', 'No signature matches the webhook secret');
+}
+
+/** The same functions bound to a set of secrets (the first one signs; all of them verify). */
+export class StandardWebhook {
+  private readonly secrets: readonly string[];
+
+  constructor(
+    secrets: string | readonly string[],
+    private readonly options: { toleranceSeconds?: number } = {},
+  ) {
+    this.secrets = typeof secrets === 'string' ? [secrets] : [...secrets];
+    if (this.secrets.length === 0) throw new Error('StandardWebhook needs at least one secret');
+    // Fail at construction, not at the first delivery, when a secret is malformed.
+    for (const secret of this.secrets) webhookSecretKey(secret);
+  }
+
+  sign(id: string, timestampSeconds: number, body: WebhookBody): string {
+    return signWebhook(this.secrets[0], id, timestampSeconds, body);
+  }
+
+  headers(id: string, timestampSeconds: number, body: WebhookBody): WebhookHeaders {
+    return webhookHeaders({ id, timestampSeconds, body, secrets: [this.secrets[0]] });
+  }
+
+  verify(body: WebhookBody, headers: WebhookHeaderSource, nowSeconds?: number): VerifiedWebhook {
+    return verifyWebhook(body, headers, this.secrets, { ...this.options, nowSeconds });
+  }
+}
