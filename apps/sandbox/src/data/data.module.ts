@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AccountsController } from './accounts.controller.js';
+import { DataAdminController } from './data-admin.controller.js';
+import { FinancialDataService } from './financial-data.service.js';
+import { FinancialDataStore } from './financial-data.store.js';
 
-@Module({})
+/** Financial data (spec 4.2): deterministic fixture accounts behind authorised data consents. */
+@Module({
+  controllers: [AccountsController, DataAdminController],
+  providers: [FinancialDataStore, FinancialDataService],
+})
 export class DataModule {}

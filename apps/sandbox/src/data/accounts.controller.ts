@@ -1,0 +1,223 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Ctx, SandboxError, envelope, type SandboxContext } from '../core/index.js';
+import {
+  CategorisationRequestDto,
+  CategorisedTransactionsQueryDto,
+  OffsetListQueryDto,
+  RealTimeTransactionsQueryDto,
+  TransactionsQueryDto,
+} from './financial-data.dto.js';
+import { FinancialDataService } from './financial-data.service.js';
+import { FinancialDataStore } from './financial-data.store.js';
+import { offsetPageIndices, parseDateParam, rangeOf, windowOf } from './paging.js';
+import {
+  accountWire,
+  balancesWire,
+  beneficiaryWire,
+  categorisedWire,
+  statementWire,
+  toAmount,
+} from './wire-format.js';
+
+const JSON_TYPE = 'application/json;charset=UTF-8';
+
+/** Financial data (spec 4.2): accounts, balances, transactions, statements, beneficiaries, categorisation. */
+@Controller('accounts')
+export class AccountsController {
+  constructor(
+    private readonly data: FinancialDataService,
+    private readonly store: FinancialDataStore,
+  ) {}
+
+  @Get()
+  list(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Req() request: FastifyRequest,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'accounts');
+    const now = this.data.nowMs();
+    return envelope(
+      request,
+      this.store.accountsFor(consent).map((a) => accountWire(a, now)),
+    );
+  }
+
+  @Get(':accountId')
+  one(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'account');
+    return envelope(request, accountWire(this.data.account(consent, accountId), this.data.nowMs()));
+  }
+
+  @Get(':accountId/balances')
+  balances(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'balances');
+    const account = this.data.account(consent, accountId);
+    return envelope(request, {
+      mainBalanceAmount: {
+        amount: toAmount(account.bookedMinor + account.pendingMinor),
+        currency: account.currency,
+      },
+      balances: balancesWire(account, this.data.nowMs()),
+    });
+  }
+
+  @Get(':accountId/transactions')
+  transactions(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Query() query: TransactionsQueryDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Buffer {
+    const consent = this.data.authorise(ctx, token, 'transactions');
+    const account = this.data.account(consent, accountId);
+    const body = this.data.transactionsBody(request, ctx, consent, account, query);
+    void reply.type(JSON_TYPE);
+    return body;
+  }
+
+  @Get(':accountId/real-time/transactions')
+  realTime(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Query() query: RealTimeTransactionsQueryDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Buffer {
+    const consent = this.data.authorise(ctx, token, 'transactions');
+    const account = this.data.account(consent, accountId);
+    const body = this.data.realTimeBody(request, consent, account, query);
+    void reply.type(JSON_TYPE);
+    return body;
+  }
+
+  @Get(':accountId/statements')
+  statements(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Query() query: OffsetListQueryDto,
+    @Req() request: FastifyRequest,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'statements');
+    const account = this.data.account(consent, accountId);
+    const paging = this.data.offsetRequest(query);
+    // A statement is dated by its start; the consent's transaction range does not narrow statements.
+    const times = Float64Array.from(account.statements.map((s) => s.startMs));
+    const range = rangeOf(times, windowOf(paging.fromMs, paging.beforeMs, {}));
+    const indices = offsetPageIndices(range, paging.sort, paging.offset, paging.limit);
+    const { pagination, links } = this.data.offsetPaging(
+      `/accounts/${encodeURIComponent(account.id)}/statements`,
+      paging,
+      range.end - range.start,
+    );
+    return envelope(
+      request,
+      indices.map((i) => statementWire(account.statements[i])),
+      { meta: { pagination }, links },
+    );
+  }
+
+  @Get(':accountId/statements/:statementId')
+  statement(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Param('statementId') statementId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'statement');
+    const account = this.data.account(consent, accountId);
+    const statement = account.statements.find((s) => s.id === statementId);
+    if (!statement) throw SandboxError.notFound(`Statement ${statementId} was not found`);
+    return envelope(request, statementWire(statement));
+  }
+
+  /** Spec 2.1: this response carries only `data`. */
+  @Get(':accountId/beneficiaries')
+  beneficiaries(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'beneficiaries');
+    return { data: this.data.account(consent, accountId).beneficiaries.map(beneficiaryWire) };
+  }
+
+  /**
+   * Data Plus: starts a categorisation of the account's transactions in [from, before]. The sandbox
+   * categorises at once; the results are read with the GET below.
+   */
+  @Post(':accountId/transactions/categorisation')
+  @HttpCode(201)
+  categorise(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Body() body: CategorisationRequestDto,
+    @Req() request: FastifyRequest,
+  ) {
+    if (!body.categorisationType) throw SandboxError.mandatoryFields(['categorisationType']);
+    const fromMs = parseDateParam('from', body.from);
+    const beforeMs = parseDateParam('before', body.before, true);
+    const consent = this.data.authorise(ctx, token, 'transactions');
+    const account = this.data.account(consent, accountId);
+    const record = this.store.createCategorisation({
+      applicationId: consent.applicationId,
+      seed: FinancialDataStore.seedOf(consent),
+      accountId: account.id,
+      categorisationType: body.categorisationType,
+      countryCode: body.countryCode ?? 'GB',
+      fromMs,
+      beforeMs,
+    });
+    return envelope(request, { categorisationId: record.id });
+  }
+
+  @Get(':accountId/transactions/categorisation/:categorisationId')
+  categorised(
+    @Ctx() ctx: SandboxContext,
+    @Headers('consent') token: string | undefined,
+    @Param('accountId') accountId: string,
+    @Param('categorisationId') categorisationId: string,
+    @Query() query: CategorisedTransactionsQueryDto,
+    @Req() request: FastifyRequest,
+  ) {
+    const consent = this.data.authorise(ctx, token, 'transactions');
+    const account = this.data.account(consent, accountId);
+    const record = this.store.categorisation(consent, account.id, categorisationId);
+    const range = rangeOf(account.times, windowOf(record.fromMs, record.beforeMs, consent));
+    const total = range.end - range.start;
+    if (total === 0) {
+      const message =
+        'Transaction retrieval found no transactions in the selected period; adjust from and before and retry';
+      throw new SandboxError(404, message, [{ type: 'NOT_FOUND', code: 16002, message }]);
+    }
+    const limit = query.limit ?? 100;
+    const page = query.page ?? 1;
+    const indices = offsetPageIndices(range, '-date', (page - 1) * limit, limit);
+    return envelope(
+      request,
+      {
+        transactions: indices.map((i) =>
+          categorisedWire(account.transactions[i], account, consent.institutionId, record.categorisationType),
+        ),
+      },
+      { meta: { count: total, pageCount: Math.ceil(total / limit) } },
+    );
+  }
+}

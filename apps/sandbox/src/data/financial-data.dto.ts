@@ -1,0 +1,149 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  NotEquals,
+} from 'class-validator';
+
+/** Query of the offset-paged lists (spec 4.2.1); dates are checked by the paging rules, not here. */
+export class OffsetListQueryDto {
+  @IsOptional() @IsString() @MaxLength(64) from?: string;
+  @IsOptional() @IsString() @MaxLength(64) before?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer between 1 and 1000' })
+  @Min(1, { message: 'limit must be between 1 and 1000' })
+  @Max(1000, { message: 'limit must be between 1 and 1000' })
+  limit?: number;
+
+  @IsOptional()
+  @IsIn(['date', '-date'], { message: "sort must be 'date' (ascending) or '-date' (descending)" })
+  sort?: 'date' | '-date';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'offset must be a non-negative integer' })
+  @Min(0, { message: 'offset must be a non-negative integer' })
+  @Max(2_147_483_647, { message: 'offset is too large' })
+  offset?: number;
+
+  /** "Not currently in use" on this route (openapi): accepted and ignored. */
+  @IsOptional() @IsString() cursor?: string;
+}
+
+export class TransactionsQueryDto extends OffsetListQueryDto {
+  /** Enrichment to add: `categorisation` and/or `merchant`, comma-separated or repeated. */
+  @IsOptional() with?: string | string[];
+}
+
+export class RealTimeTransactionsQueryDto {
+  @IsOptional() @IsString() @MaxLength(64) from?: string;
+  @IsOptional() @IsString() @MaxLength(64) before?: string;
+  @IsOptional() @IsString() @MaxLength(512) cursor?: string;
+}
+
+export class CategorisationRequestDto {
+  @IsOptional()
+  @IsIn(['consumer', 'business'], { message: "categorisationType must be 'consumer' or 'business'" })
+  categorisationType?: 'consumer' | 'business';
+
+  @IsOptional()
+  @Matches(/^[A-Z]{2}$/, { message: 'countryCode must be an ISO 3166-1 alpha-2 code, e.g. GB' })
+  countryCode?: string;
+
+  @IsOptional() @IsString() @MaxLength(64) from?: string;
+  @IsOptional() @IsString() @MaxLength(64) before?: string;
+}
+
+export class CategorisedTransactionsQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer between 100 and 1000' })
+  @Min(100, { message: 'limit must be between 100 and 1000' })
+  @Max(1000, { message: 'limit must be between 100 and 1000' })
+  limit?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'page must be an integer of at least 1' })
+  @Min(1, { message: 'page must be an integer of at least 1' })
+  page?: number;
+}
+
+// ---- control API
+
+const FEATURES = [
+  'ACCOUNTS',
+  'ACCOUNT',
+  'ACCOUNT_BALANCES',
+  'ACCOUNT_TRANSACTIONS',
+  'ACCOUNT_TRANSACTIONS_WITH_MERCHANT',
+  'ACCOUNT_STATEMENTS',
+  'ACCOUNT_STATEMENT',
+  'ACCOUNT_BENEFICIARIES',
+  'ACCOUNT_DIRECT_DEBITS',
+  'ACCOUNT_SCHEDULED_PAYMENTS',
+  'ACCOUNT_PERIODIC_PAYMENTS',
+  'IDENTITY',
+];
+
+export class CreateDataConsentDto {
+  @IsOptional() @IsUUID() applicationId?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) applicationUserId?: string;
+  @IsOptional() @IsUUID() userUuid?: string;
+  @IsString() @MinLength(1) @MaxLength(100) institutionId: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsIn(FEATURES, { each: true })
+  featureScope?: string[];
+
+  @IsOptional() @IsISO8601({ strict: true }) transactionFrom?: string;
+  @IsOptional() @IsISO8601({ strict: true }) transactionTo?: string;
+  @IsOptional() @IsISO8601({ strict: true }) expiresAt?: string;
+}
+
+export class AddTransactionDto {
+  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @NotEquals(0)
+  @Min(-1_000_000_000)
+  @Max(1_000_000_000)
+  amount: number;
+
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(500) description?: string;
+  @IsOptional() @IsString() @MaxLength(140) reference?: string;
+  @IsOptional() @IsIn(['BOOKED', 'PENDING']) status?: 'BOOKED' | 'PENDING';
+  @IsOptional() @IsISO8601({ strict: true }) date?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) merchantName?: string;
+  @IsOptional() @Matches(/^[a-z_]{1,40}$/) category?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) id?: string;
+}
+
+export class ChangeTransactionDto {
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @NotEquals(0)
+  @Min(-1_000_000_000)
+  @Max(1_000_000_000)
+  amount?: number;
+
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(500) description?: string;
+  @IsOptional() @IsString() @MaxLength(140) reference?: string;
+  @IsOptional() @IsIn(['BOOKED', 'PENDING']) status?: 'BOOKED' | 'PENDING';
+  @IsOptional() @IsISO8601({ strict: true }) date?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) id?: string;
+}

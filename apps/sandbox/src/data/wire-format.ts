@@ -1,0 +1,264 @@
+import type {
+  SandboxAccount,
+  SandboxBeneficiary,
+  SandboxStatement,
+  SandboxTransaction,
+} from './fixture-generator.js';
+import { transactionHash } from './seeded-random.js';
+
+/**
+ * The upstream's wire forms of the fixture records. Amounts are kept in integer minor units and become
+ * JSON numbers only here: `minor / 100` is the double nearest the two-decimal value, which JSON prints
+ * exactly (1234 → 12.34), so no float drift reaches the wire.
+ */
+export const toAmount = (minor: number): number => minor / 100;
+
+/** Bits of a transaction's serialised variant: which enrichment parts it carries, or the real-time shape. */
+export const WITH_CATEGORISATION = 1;
+export const WITH_MERCHANT = 2;
+export const REAL_TIME = 4;
+/** Version 2 without `with`: no enrichment object at all (spec part 9). */
+export const NO_ENRICHMENT = 8;
+
+/** Statement dates print without milliseconds, as the upstream's examples do. */
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function cleansedDescription(tx: SandboxTransaction): string {
+  if (tx.merchant) return tx.merchant.name;
+  if (tx.counterparty)
+    return tx.amountMinor < 0 ? `Payment to ${tx.counterparty.name}` : `Payment from ${tx.counterparty.name}`;
+  return tx.description;
+}
+
+export function transactionWire(
+  tx: SandboxTransaction,
+  account: SandboxAccount,
+  institutionId: string,
+  variant: number,
+): Record<string, unknown> {
+  const date = iso(tx.timeMs);
+  const amount = { amount: toAmount(tx.amountMinor), currency: account.currency };
+  const realTime = (variant & REAL_TIME) !== 0;
+  const party = tx.counterparty
+    ? {
+        name: tx.counterparty.name,
+        accountIdentifications: [
+          { type: 'SORT_CODE', identification: tx.counterparty.sortCode },
+          { type: 'ACCOUNT_NUMBER', identification: tx.counterparty.accountNumber },
+        ],
+      }
+    : undefined;
+  const wire: Record<string, unknown> = {
+    id: tx.id,
+    date,
+    bookingDateTime: date,
+    valueDateTime: date,
+    status: tx.status,
+  };
+  if (!realTime) {
+    wire.amount = amount.amount;
+    wire.currency = amount.currency;
+  }
+  wire.transactionAmount = amount;
+  wire.reference = tx.reference;
+  wire.description = tx.description;
+  wire.transactionInformation = [tx.description];
+  wire.isoBankTransactionCode = {
+    domainCode: tx.kind.domain,
+    familyCode: tx.kind.family,
+    subFamilyCode: tx.kind.subFamily,
+  };
+  wire.proprietaryBankTransactionCode = { code: tx.kind.proprietary, issuer: institutionId };
+  if (tx.balanceMinor !== undefined) {
+    wire.balance = {
+      type: 'CLOSING_AVAILABLE',
+      balanceAmount: { amount: toAmount(tx.balanceMinor), currency: account.currency },
+    };
+  }
+  if (party) wire[tx.amountMinor < 0 ? 'payeeDetails' : 'payerDetails'] = party;
+  if (tx.merchant) wire.merchant = { merchantName: tx.merchant.name, merchantCategoryCode: tx.merchant.mcc };
+  if (!realTime && !(variant & NO_ENRICHMENT)) {
+    const enrichment: Record<string, unknown> = {};
+    if (variant & WITH_CATEGORISATION)
+      enrichment.categorisation = { categories: [tx.category], source: 'MODEL' };
+    enrichment.transactionHash = { hash: transactionHash(`${account.id}:${tx.seq}`) };
+    if (variant & WITH_MERCHANT) {
+      enrichment.cleansedDescription = cleansedDescription(tx);
+      if (tx.merchant)
+        enrichment.merchant = { merchantName: tx.merchant.name, parentGroup: tx.merchant.parentGroup };
+    }
+    wire.enrichment = enrichment;
+  }
+  if (!realTime) {
+    wire.transactionMutability = tx.status === 'BOOKED' ? 'Immutable' : 'Mutable';
+  }
+  return wire;
+}
+
+/**
+ * The serialised transaction, cached on the record as UTF-8 bytes: a 1000-record page is then one
+ * Buffer.concat, and the socket gets bytes without a megabyte of string encoding per request.
+ */
+export function transactionJson(
+  tx: SandboxTransaction,
+  account: SandboxAccount,
+  institutionId: string,
+  variant: number,
+): Buffer {
+  return (tx.json[variant] ??= Buffer.from(
+    JSON.stringify(transactionWire(tx, account, institutionId, variant)),
+  ));
+}
+
+const COMMA = Buffer.from(',');
+const MAX_CACHED_PAGES = 64;
+
+/**
+ * The `data` array of one page (without brackets), joined once and cached on the account: repeated and
+ * concurrent reads of the same page then cost one copy.
+ */
+export function pageData(
+  account: SandboxAccount,
+  key: string,
+  indices: number[],
+  institutionId: string,
+  variant: number,
+): Buffer {
+  const cached = account.pages.get(key);
+  if (cached) return cached;
+  const chunks: Buffer[] = [];
+  indices.forEach((index, i) => {
+    if (i > 0) chunks.push(COMMA);
+    chunks.push(transactionJson(account.transactions[index], account, institutionId, variant));
+  });
+  const data = Buffer.concat(chunks);
+  if (account.pages.size >= MAX_CACHED_PAGES) account.pages.clear();
+  account.pages.set(key, data);
+  return data;
+}
+
+/** `{"meta":…,"data":[…],"links":…}` around a page's serialised records. */
+export function listBody(meta: unknown, data: Buffer, links: unknown): Buffer {
+  return Buffer.concat([
+    Buffer.from(`{"meta":${JSON.stringify(meta)},"data":[`),
+    data,
+    Buffer.from(`],"links":${JSON.stringify(links)}}`),
+  ]);
+}
+
+const BUSINESS_CATEGORIES: Record<string, string> = {
+  groceries: 'supplies',
+  eating_out: 'meals_and_entertainment',
+  transport: 'travel',
+  shopping: 'supplies',
+  health: 'supplies',
+  entertainment: 'subscriptions',
+  bills: 'utilities',
+  insurance: 'insurance',
+  transfers: 'transfers',
+  cash: 'cash_withdrawal',
+  refund: 'refund',
+  salary: 'revenue',
+  interest: 'interest_income',
+  savings: 'transfers',
+  other: 'other',
+};
+
+/** A transaction as the categorisation results list it (Data Plus). */
+export function categorisedWire(
+  tx: SandboxTransaction,
+  account: SandboxAccount,
+  institutionId: string,
+  categorisationType: 'consumer' | 'business',
+): Record<string, unknown> {
+  const category =
+    categorisationType === 'business' ? (BUSINESS_CATEGORIES[tx.category] ?? 'other') : tx.category;
+  const amount = { amount: toAmount(tx.amountMinor), currency: account.currency };
+  const enrichment: Record<string, unknown> = {
+    transactionHash: { hash: transactionHash(`${account.id}:${tx.seq}`) },
+    categorisation: { categories: [category] },
+  };
+  if (tx.merchant) {
+    enrichment.merchant = {
+      id: transactionHash(`merchant:${tx.merchant.name}`).slice(0, 32),
+      name: tx.merchant.name,
+    };
+  }
+  return {
+    enrichment,
+    recurrence: tx.kind.key === 'directDebit' || tx.kind.key === 'salary' ? 'recurring' : 'one-off',
+    ...(tx.merchant ? { merchant: { merchantCategoryCode: tx.merchant.mcc, name: tx.merchant.name } } : {}),
+    id: tx.id,
+    date: iso(tx.timeMs),
+    bookingDateTime: iso(tx.timeMs),
+    description: tx.description,
+    transactionAmount: amount,
+    amount: amount.amount,
+    currency: amount.currency,
+    status: tx.status,
+    reference: tx.reference,
+    proprietaryBankTransactionCode: { code: tx.kind.proprietary, issuer: institutionId },
+    isoBankTransactionCode: {
+      domainCode: tx.kind.domain,
+      familyCode: tx.kind.family,
+      subFamilyCode: tx.kind.subFamily,
+    },
+  };
+}
+
+export function balancesWire(account: SandboxAccount, nowMs: number) {
+  const dateTime = iso(nowMs);
+  // A credit card reports its limit as a credit line included in the available balance.
+  const creditLines =
+    account.creditLimitMinor !== undefined
+      ? [
+          {
+            type: 'PRE_AGREED',
+            creditLineAmount: { amount: toAmount(account.creditLimitMinor), currency: account.currency },
+          },
+        ]
+      : [];
+  const entry = (type: string, minor: number, withCredit = false) => ({
+    type,
+    dateTime,
+    balanceAmount: { amount: toAmount(minor), currency: account.currency },
+    creditLineIncluded: withCredit && creditLines.length > 0,
+    creditLines: withCredit ? creditLines : [],
+  });
+  const available = account.bookedMinor + account.pendingMinor;
+  return [
+    entry('CLOSING_AVAILABLE', account.bookedMinor),
+    entry('INTERIM_BOOKED', account.bookedMinor),
+    entry('INTERIM_AVAILABLE', available + (account.creditLimitMinor ?? 0), true),
+  ];
+}
+
+export function accountWire(account: SandboxAccount, nowMs: number) {
+  return {
+    id: account.id,
+    type: account.type,
+    description: account.description,
+    balance: toAmount(account.bookedMinor + account.pendingMinor),
+    currency: account.currency,
+    usageType: 'PERSONAL',
+    accountType: account.kind,
+    nickname: account.nickname,
+    accountNames: [{ name: account.holderName }],
+    accountIdentifications: account.identifications,
+    accountBalances: balancesWire(account, nowMs),
+  };
+}
+
+export function statementWire(statement: SandboxStatement) {
+  return {
+    id: statement.id,
+    startDateTime: isoSeconds(statement.startMs),
+    endDateTime: isoSeconds(statement.endMs),
+    creationDateTime: isoSeconds(statement.creationMs),
+  };
+}
+
+export function beneficiaryWire(beneficiary: SandboxBeneficiary) {
+  return beneficiary;
+}
