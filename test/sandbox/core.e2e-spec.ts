@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
+import { SandboxEvents, type SandboxEvent } from '../../apps/sandbox/src/core/index.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
 
 /** Conformance of what every sandbox route shares: authentication (spec part 5), error shapes (part 7), versioning, faults. */
@@ -191,6 +192,36 @@ describe('sandbox core', () => {
     it('refuses a rule that would do nothing', async () => {
       const response = await http.admin('POST', '/faults', { path: '/institutions' });
       expect(response.status).toBe(400);
+    });
+  });
+
+  describe('consent status events', () => {
+    it('announces authorised, revoked and expired consents once each, for their application', async () => {
+      const events: SandboxEvent[] = [];
+      sandbox.app.get(SandboxEvents).subscribe((event) => events.push(event));
+      const created = await http.admin('POST', '/consents', {
+        institutionId: 'sandbox-redirect',
+        applicationUserId: 'events-user',
+      });
+      expect(created.status).toBe(201);
+      const consentId = created.body.data.id as string;
+      const other = await http.admin('POST', '/consents', {
+        institutionId: 'sandbox-redirect',
+        applicationUserId: 'events-user-2',
+      });
+      await http.admin('POST', `/consents/${consentId}/revoke`);
+      await http.admin('POST', '/clock/advance', { days: 91 });
+      // Expiry is noticed when the consent is next read; reading twice announces once.
+      for (let i = 0; i < 2; i += 1) await http.call('GET', `/consents/${other.body.data.id}`);
+
+      const ofInterest = events.filter((e) => e.type.startsWith('consent.state.'));
+      expect(ofInterest.map((e) => [e.type, e.data.consentId])).toEqual([
+        ['consent.state.authorized', consentId],
+        ['consent.state.authorized', other.body.data.id],
+        ['consent.state.revoked', consentId],
+        ['consent.state.expired', other.body.data.id],
+      ]);
+      expect(new Set(ofInterest.map((e) => e.applicationId))).toEqual(new Set([config.sandbox.appId]));
     });
   });
 

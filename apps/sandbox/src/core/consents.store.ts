@@ -5,6 +5,7 @@ import { ConsentTokenCodec } from './consent-token.js';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
+import { SandboxEvents } from './sandbox-events.js';
 import type { SandboxContext } from './sandbox-auth.js';
 import { UsersStore } from './users.store.js';
 
@@ -12,6 +13,12 @@ export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
 
 /** Data consents live at most 90 days (spec part 1, rule 2). */
 export const MAX_DATA_CONSENT_MS = 90 * 24 * 3600 * 1000;
+const ANNOUNCED_STATUSES: Record<string, string> = {
+  AUTHORIZED: 'consent.state.authorized',
+  REVOKED: 'consent.state.revoked',
+  EXPIRED: 'consent.state.expired',
+};
+
 /** A single-payment consent must be used within a day of its authorisation. */
 export const PAYMENT_CONSENT_WINDOW_MS = 24 * 3600 * 1000;
 /** The token expiry of a consent without one (a VRP mandate with no validTo). */
@@ -76,15 +83,20 @@ export class ConsentsStore {
   /** Identifies this process's tokens: a token of ours whose consent is gone was deleted, not forgotten. */
   private readonly bootId = randomUUID();
 
+  /** The last status each consent was announced in, so every transition is announced once. */
+  private announced = new Map<string, string>();
+
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: SandboxClock,
     private readonly users: UsersStore,
+    private readonly events: SandboxEvents,
     resets: ResetRegistry,
   ) {
     this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
     resets.register(() => {
       this.consents = new Map();
+      this.announced = new Map();
     });
   }
 
@@ -127,7 +139,28 @@ export class ConsentsStore {
 
   update(record: ConsentRecord): ConsentRecord {
     this.consents.set(record.id, record);
+    this.announce(record);
     return record;
+  }
+
+  /** Webhook categories consent.state.authorized / revoked / expired, whichever module changed the status. */
+  private announce(record: ConsentRecord): void {
+    const type = ANNOUNCED_STATUSES[record.status];
+    if (!type || this.announced.get(record.id) === record.status) return;
+    this.announced.set(record.id, record.status);
+    this.events.emit({
+      applicationId: record.applicationId,
+      type,
+      data: {
+        consentId: record.id,
+        status: record.status,
+        kind: record.kind,
+        institutionId: record.institutionId,
+        userUuid: record.userUuid,
+        applicationUserId: record.applicationUserId,
+        at: this.clock.now().toISOString(),
+      },
+    });
   }
 
   delete(id: string): void {
@@ -209,6 +242,8 @@ export class ConsentsStore {
       throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent of this token has been deleted');
     }
     if (!record) {
+      // Re-creating what the token already says is no news: it was announced before the restart.
+      this.announced.set(claims.sub, 'AUTHORIZED');
       this.users.restore({
         uuid: claims.uid,
         applicationUuid: claims.app,
@@ -321,6 +356,7 @@ export class ConsentsStore {
       Date.parse(record.expiresAt) <= this.clock.nowMs()
     ) {
       record.status = 'EXPIRED';
+      this.announce(record);
     }
     return record;
   }
