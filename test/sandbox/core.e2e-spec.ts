@@ -164,6 +164,21 @@ describe('sandbox core', () => {
       });
     });
 
+    it('answers an injected 500 as the upstream does: INTERNAL_SERVER_ERROR, numbered 11000 on webhook routes', async () => {
+      await http.admin('POST', '/faults', { path: '/**', status: 500, count: 2 });
+      const plain = await http.call('GET', '/institutions');
+      expect(plain.status).toBe(500);
+      expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(plain.body.error).toMatchObject({
+        code: 500,
+        status: 'INTERNAL SERVER ERROR',
+        issues: [expect.objectContaining({ type: 'INTERNAL_SERVER_ERROR', code: 'INTERNAL_SERVER_ERROR' })],
+      });
+      const webhook = await http.call('GET', '/webhook/events/categories');
+      expect(webhook.status).toBe(500);
+      expect(webhook.body.error.issues[0]).toMatchObject({ type: 'INTERNAL_SERVER_ERROR', code: 11000 });
+    });
+
     it('drops the connection when asked', async () => {
       await http.admin('POST', '/faults', { path: '/institutions', drop: true, count: 1 });
       await expect(http.call('GET', '/institutions')).rejects.toThrow();

@@ -125,7 +125,7 @@ export class ConsentsController {
       reconfirmBy: new Date(confirmed + MAX_DATA_CONSENT_MS).toISOString(),
     };
     this.consents.update(record);
-    return envelope(request, this.flows.wire(record, ctx.apiVersion));
+    return envelope(request, this.flows.wire(record));
   }
 }
 

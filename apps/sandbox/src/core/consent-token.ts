@@ -28,6 +28,8 @@ export interface ConsentTokenClaims {
   tt?: string;
   /** Payment and VRP consents: their kind-specific details (control parameters, payee, …). */
   det?: Record<string, unknown>;
+  /** Which authorisation of the consent this is (0 first, +1 per re-authorisation): the newest token wins. */
+  gen: number;
   /** Unique per token: two authorisations in the same second still give different tokens. */
   jti: string;
   /** The sandbox process that issued it: only tokens of an earlier process may re-create their consent. */

@@ -59,6 +59,8 @@ export interface ConsentRecord {
   details?: Record<string, unknown>;
   /** Single-use payment consents: when the payment used it. */
   consumedAt?: string;
+  /** Counts authorisations: 0 for the first token, +1 for each re-authorisation's. */
+  generation?: number;
 }
 
 function isoDuration(ms: number): string {
@@ -187,6 +189,7 @@ export class ConsentsStore {
       const end = validTo ? Date.parse(validTo) : requested;
       expiresAt = end && !Number.isNaN(end) ? new Date(end) : undefined;
     }
+    record.generation = record.consentToken ? (record.generation ?? 0) + 1 : 0;
     record.status = 'AUTHORIZED';
     record.authorizedAt = new Date(now).toISOString();
     record.expiresAt = expiresAt?.toISOString();
@@ -203,6 +206,7 @@ export class ConsentsStore {
       tf: record.transactionFrom,
       tt: record.transactionTo,
       det: record.kind === 'ACCOUNT' ? undefined : record.details,
+      gen: record.generation,
       jti: randomUUID(),
       bid: this.bootId,
     });
@@ -241,7 +245,10 @@ export class ConsentsStore {
     if (!record && claims.bid === this.bootId) {
       throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent of this token has been deleted');
     }
-    if (!record) {
+    // After a restart the first token to arrive re-creates the consent; a newer generation (a later
+    // re-authorisation, also from before the restart) then replaces it, so the current token always wins.
+    const newer = record && claims.bid !== this.bootId && claims.gen > (record.generation ?? 0);
+    if (!record || newer) {
       // Re-creating what the token already says is no news: it was announced before the restart.
       this.announced.set(claims.sub, 'AUTHORIZED');
       this.users.restore({
@@ -250,8 +257,12 @@ export class ConsentsStore {
         applicationUserId: claims.aui,
         createdAt: new Date(claims.iat * 1000).toISOString(),
       });
+      // A data consent never outlives 90 days, whatever a token claims.
+      const exp =
+        claims.knd === 'ACCOUNT' ? Math.min(claims.exp, claims.iat + MAX_DATA_CONSENT_MS / 1000) : claims.exp;
       record = this.update({
         id: claims.sub,
+        generation: claims.gen,
         kind: claims.knd,
         applicationId: claims.app,
         userUuid: claims.uid,
@@ -260,10 +271,7 @@ export class ConsentsStore {
         status: 'AUTHORIZED',
         createdAt: new Date(claims.iat * 1000).toISOString(),
         authorizedAt: new Date(claims.iat * 1000).toISOString(),
-        expiresAt:
-          claims.exp * 1000 - claims.iat * 1000 >= UNLIMITED_MS
-            ? undefined
-            : new Date(claims.exp * 1000).toISOString(),
+        expiresAt: (exp - claims.iat) * 1000 >= UNLIMITED_MS ? undefined : new Date(exp * 1000).toISOString(),
         transactionFrom: claims.tf,
         transactionTo: claims.tt,
         details: claims.det,

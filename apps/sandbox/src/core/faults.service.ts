@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tracingIdOf } from './envelope.js';
 import { ResetRegistry } from './reset-registry.service.js';
-import { SandboxError, STATUS_TEXT } from './sandbox-error.js';
+import { SandboxError, STATUS_TEXT, webhookCodes } from './sandbox-error.js';
 
 /**
  * Fault injection for resilience tests: a rule matches requests by method and path pattern and answers
@@ -109,19 +109,26 @@ export class FaultsService {
       return reply.hijack();
     }
     if (!rule.status) return;
-    const error =
+    const error = webhookCodes(
+      path,
       rule.status === 424
         ? SandboxError.institution('Injected fault: the institution failed', 502)
-        : new SandboxError(rule.status, `Injected fault ${rule.status}`, [
-            {
-              type: STATUS_TEXT[rule.status] ?? 'ERROR',
-              code: STATUS_TEXT[rule.status] ?? rule.status,
-              message: `Injected fault ${rule.status}`,
-            },
-          ]);
+        : rule.status === 500
+          ? SandboxError.internal('Injected fault 500')
+          : new SandboxError(rule.status, `Injected fault ${rule.status}`, [
+              {
+                type: STATUS_TEXT[rule.status] ?? 'ERROR',
+                code: STATUS_TEXT[rule.status] ?? rule.status,
+                message: `Injected fault ${rule.status}`,
+              },
+            ]),
+    );
     if (rule.retryAfterSeconds !== undefined)
       void reply.header('retry-after', String(rule.retryAfterSeconds));
-    return reply.status(rule.status).send(renderError(error, tracingIdOf(request)));
+    return reply
+      .status(rule.status)
+      .type('application/json;charset=UTF-8')
+      .send(renderError(error, tracingIdOf(request)));
   };
 
   private view({ regex: _regex, ...rule }: FaultRule & { regex: RegExp }): FaultRule {

@@ -114,3 +114,26 @@ export class SandboxError extends Error {
     ]);
   }
 }
+
+/**
+ * Webhook endpoints number their issue codes (spec 7.2): 400 → 10600, 500 → 11000. Errors raised before a
+ * webhook controller runs (a malformed body) still answer that way.
+ */
+const WEBHOOK_CODES: Record<number, number> = { 400: 10600, 500: 11000 };
+
+export function webhookCodes(url: string, error: SandboxError): SandboxError {
+  const code = WEBHOOK_CODES[error.status];
+  if (
+    !url.startsWith('/webhook/') ||
+    code === undefined ||
+    error.issues.every((i) => typeof i.code === 'number')
+  ) {
+    return error;
+  }
+  return new SandboxError(
+    error.status,
+    error.message,
+    error.issues.map((issue) => (typeof issue.code === 'number' ? issue : { ...issue, code })),
+    error.options,
+  );
+}

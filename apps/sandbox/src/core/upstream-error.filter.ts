@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { tracingIdOf } from './envelope.js';
 import { renderError } from './faults.service.js';
-import { SandboxError, STATUS_TEXT } from './sandbox-error.js';
+import { SandboxError, STATUS_TEXT, webhookCodes } from './sandbox-error.js';
 
 /** Converts anything thrown into a SandboxError: the sandbox answers every error in the upstream's shapes. */
 function toSandboxError(exception: unknown): SandboxError {
@@ -28,29 +28,6 @@ function toSandboxError(exception: unknown): SandboxError {
       : SandboxError.internal();
   }
   return SandboxError.internal();
-}
-
-/**
- * Webhook endpoints number their issue codes (spec 7.2): 400 → 10600, 500 → 11000. Errors raised before a
- * webhook controller runs (a malformed body) still answer that way.
- */
-const WEBHOOK_CODES: Record<number, number> = { 400: 10600, 500: 11000 };
-
-function webhookCodes(url: string, error: SandboxError): SandboxError {
-  const code = WEBHOOK_CODES[error.status];
-  if (
-    !url.startsWith('/webhook/') ||
-    code === undefined ||
-    error.issues.every((i) => typeof i.code === 'number')
-  ) {
-    return error;
-  }
-  return new SandboxError(
-    error.status,
-    error.message,
-    error.issues.map((issue) => (typeof issue.code === 'number' ? issue : { ...issue, code })),
-    error.options,
-  );
 }
 
 @Catch()

@@ -113,24 +113,24 @@ export class PaymentConsents {
 
   /** A usable VRP consent for the `consent` header (the errors of ConsentsStore.fromToken otherwise). */
   vrpFromToken(ctx: SandboxContext, token: string | undefined): ConsentRecord {
-    this.peek(ctx, token);
     const record = this.consents.fromToken(ctx, token, ['VRP_SWEEPING']);
     if (!record.details?.vrpType) {
-      // A consent re-created from its token after a sandbox restart has lost its control parameters.
+      // Only this module's flows make VRP consents, and their tokens carry the details; anything else is forged.
       throw SandboxError.consent(
         403,
         'CONSENT_INVALID',
-        `The control parameters of VRP consent ${record.id} are unknown to this sandbox (was it restarted?); create a new consent`,
+        `Consent ${record.id} has no VRP control parameters`,
       );
     }
     return record;
   }
 
   /** VrpSweepingAuthorisationResponse / VrpCommercialAuthorisationResponse of the upstream's OpenAPI. */
-  vrpView(record: ConsentRecord, apiVersion: SandboxContext['apiVersion']) {
+  /** Version 2 changes only GET /consents and GET /consents/{id} (spec part 9): VRP views are always v1. */
+  vrpView(record: ConsentRecord) {
     const details = record.details as unknown as VrpConsentDetails;
     return {
-      ...this.consents.view(record, apiVersion),
+      ...this.consents.view(record),
       controlParameters: details.controlParameters,
       initiationDetails: details.initiationDetails,
       payer: details.initiationDetails.payer,

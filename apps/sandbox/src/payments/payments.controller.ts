@@ -21,7 +21,7 @@ export class PaymentsController {
     @Body() body: PaymentAuthorisationRequestDto,
   ) {
     const consent = this.payments.createAuthorisation(ctx, body);
-    return envelope(request, this.consents.view(consent, ctx.apiVersion));
+    return envelope(request, this.consents.view(consent));
   }
 
   @Post('payments')

@@ -26,7 +26,7 @@ export class VrpController {
     @Body() body: VrpSweepingAuthorisationRequestDto,
   ) {
     const consent = this.vrp.createSweepingConsent(ctx, body);
-    return envelope(request, this.paymentConsents.vrpView(consent, ctx.apiVersion));
+    return envelope(request, this.paymentConsents.vrpView(consent));
   }
 
   @Get('sweeping/consents/:consentId')
@@ -36,7 +36,7 @@ export class VrpController {
     @Param('consentId') consentId: string,
   ) {
     const consent = this.vrp.getConsent(ctx, consentId, 'SWEEPING');
-    return envelope(request, this.paymentConsents.vrpView(consent, ctx.apiVersion));
+    return envelope(request, this.paymentConsents.vrpView(consent));
   }
 
   @Get('commercial/consents/:consentId')
@@ -46,7 +46,7 @@ export class VrpController {
     @Param('consentId') consentId: string,
   ) {
     const consent = this.vrp.getConsent(ctx, consentId, 'COMMERCIAL');
-    return envelope(request, this.paymentConsents.vrpView(consent, ctx.apiVersion));
+    return envelope(request, this.paymentConsents.vrpView(consent));
   }
 
   @Post('funds-confirmation')

@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+// The project's benchmarks: `npm run bench` (builds, then runs this). Plain Node ESM, built-ins only.
+// Speed is measured here, never asserted in tests. Every figure worth quoting is a ratio against a
+// baseline measured in the same run on the same machine; absolute numbers are printed for context only.
+//
+// Options (after `npm run bench --`): --connections N (4), --rounds N (5), --duration MS per target per
+// round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
+// --walks N per batch (5), --out FILE (.dev/bench-results.json).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Whatever happens, the bench ends: past this the process reports and exits. */
+const HARD_LIMIT_MS = 150_000;
+
+const int = (name, value, lo, hi) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < lo || n > hi)
+    throw new BenchFailure(`--${name} must be an integer in ${lo}..${hi}`);
+  return n;
+};
+
+function readOptions() {
+  const { values } = parseArgs({
+    options: {
+      connections: { type: 'string', default: '4' },
+      rounds: { type: 'string', default: '5' },
+      duration: { type: 'string', default: '1000' },
+      warmup: { type: 'string', default: '1500' },
+      'max-requests': { type: 'string', default: '20000' },
+      'walk-batches': { type: 'string', default: '2' },
+      walks: { type: 'string', default: '5' },
+      out: { type: 'string', default: '.dev/bench-results.json' },
+    },
+  });
+  return {
+    connections: int('connections', values.connections, 1, 64),
+    rounds: int('rounds', values.rounds, 1, 10),
+    durationMs: int('duration', values.duration, 100, 10_000),
+    warmupMs: int('warmup', values.warmup, 0, 10_000),
+    maxRequests: int('max-requests', values['max-requests'], 1, 200_000),
+    walkBatches: int('walk-batches', values['walk-batches'], 1, 10),
+    walksPerBatch: int('walks', values.walks, 1, 50),
+    out: resolve(ROOT, values.out),
+  };
+}
+
+/** The load generator, in a worker thread: its own event loop, so it never queues behind the servers. */
+class LoadClient {
+  #worker = new Worker(new URL('./load-worker.mjs', import.meta.url));
+  #pending = new Map();
+  #next = 0;
+
+  constructor() {
+    const failAll = (error) => {
+      for (const { reject } of this.#pending.values()) reject(error);
+      this.#pending.clear();
+    };
+    this.#worker.on('message', ({ id, result, error }) => {
+      const call = this.#pending.get(id);
+      this.#pending.delete(id);
+      if (error) call?.reject(new BenchFailure(`load generator: ${error}`));
+      else call?.resolve(result);
+    });
+    this.#worker.on('error', (error) =>
+      failAll(new BenchFailure(`load generator crashed: ${error.message}`)),
+    );
+    this.#worker.on('exit', (code) => failAll(new BenchFailure(`load generator exited (code ${code})`)));
+  }
+
+  run = (kind, job) =>
+    new Promise((resolve, reject) => {
+      const id = (this.#next += 1);
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, kind, job });
+    });
+
+  close() {
+    return this.#worker.terminate();
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: os.availableParallelism?.() ?? cpus.length,
+    cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}
+
+const fixed = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const times = (n) => (Number.isFinite(n) ? `×${n.toFixed(2)}` : '–');
+const kib = (bytes) =>
+  bytes >= 1024 * 1024
+    ? `${(bytes / 2 ** 20).toFixed(2)} MiB`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${bytes} B`;
+
+function table(headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) =>
+    `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ')} |`;
+  return [
+    line(headers),
+    `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
+}
+
+function report(summary) {
+  const { machine: m, options: o } = summary;
+  const out = [];
+  out.push(`Benchmarks — ${summary.command}`);
+  out.push(
+    `machine: ${m.cpus} CPU(s) ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, node ${m.node}; load average at start ${m.loadAverage.join(' ')}, at end ${summary.loadAverageAtEnd.join(' ')}`,
+  );
+  out.push(
+    `load: ${o.connections} keep-alive connection(s), ${o.rounds} round(s) × ${o.durationMs} ms per target (rotated order), warm-up ${o.warmupMs} ms; latencies pooled over rounds`,
+  );
+  for (const s of summary.scenarios) {
+    out.push('');
+    out.push(
+      `## ${s.name}  (CURRENT account: ${s.account.transactions} transactions in ${s.account.pages} pages; first call incl. data generation ${fixed(s.firstCallMs, 0)} ms)`,
+    );
+    out.push('');
+    out.push(
+      table(
+        [
+          'target',
+          'body',
+          'requests',
+          'errors',
+          'req/s',
+          'p50 ms',
+          'p90 ms',
+          'p99 ms',
+          'req/s vs baseline',
+          'p50 vs baseline',
+        ],
+        s.rows.map((r) => [
+          r.label,
+          kib(r.bodyBytes),
+          r.requests,
+          r.errors,
+          fixed(r.rps),
+          fixed(r.latencyMs.p50, 2),
+          fixed(r.latencyMs.p90, 2),
+          fixed(r.latencyMs.p99, 2),
+          r.ratio ? times(r.ratio.rps) : r.key === 'bare-1000' ? '(baseline)' : '(reference)',
+          r.ratio ? times(r.ratio.p50) : r.key === 'bare-1000' ? '(baseline)' : '(reference)',
+        ]),
+      ),
+    );
+    const byKey = Object.fromEntries(s.rows.map((r) => [r.key, r]));
+    const main = byKey['sandbox-1000'].ratio;
+    out.push('');
+    out.push(
+      `sandbox 1000-tx ÷ baseline per round: req/s ${main.rpsByRound.map(times).join(' ')} (median ${times(main.rpsMedianOfRounds)}); p50 ${main.p50ByRound.map(times).join(' ')} (median ${times(main.p50MedianOfRounds)})`,
+    );
+    const same = byKey['sandbox-1'].ratioSameSize;
+    out.push(
+      `sandbox 1-tx ÷ bare Fastify 1-tx (reference row): req/s ${times(same.rps)}, p50 ${times(same.p50)}`,
+    );
+    const w = s.walk;
+    out.push(
+      `walk of all ${s.account.transactions} transactions (${w.description}): sandbox median ${fixed(w.sandbox.ms.p50)} ms (min ${fixed(w.sandbox.ms.min)}, max ${fixed(w.sandbox.ms.max)}, n=${w.sandbox.walks}); baseline median ${fixed(w.baseline.ms.p50)} ms (n=${w.baseline.walks}) → ${times(w.ratioMedian)}`,
+    );
+  }
+  return out.join('\n');
+}
+
+async function main() {
+  const startedAt = new Date();
+  const hardLimit = setTimeout(() => {
+    console.error(`bench: FAILED — still running after ${HARD_LIMIT_MS / 1000} s; giving up`);
+    process.exit(2);
+  }, HARD_LIMIT_MS);
+  hardLimit.unref();
+
+  const args = process.argv.slice(2).join(' ');
+  const command =
+    process.env.npm_lifecycle_event === 'bench'
+      ? `npm run bench${args ? ` -- ${args}` : ''}`
+      : `node ${relative(process.cwd(), fileURLToPath(import.meta.url)) || 'test/bench/run.mjs'}${args ? ` ${args}` : ''}`;
+  const summary = {
+    ok: false,
+    command,
+    startedAt: startedAt.toISOString(),
+    machine: machine(),
+    options: null,
+    scenarios: [],
+  };
+  const progress = (message) =>
+    console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
+  let load;
+  let exitCode = 0;
+  try {
+    summary.options = readOptions();
+    load = new LoadClient();
+    summary.scenarios.push(
+      await sandboxTransactionPage({ load: load.run, options: summary.options, progress }),
+    );
+    summary.ok = true;
+  } catch (error) {
+    exitCode = 1;
+    summary.error = error instanceof BenchFailure ? error.message : (error?.stack ?? String(error));
+    console.error(`bench: FAILED — ${summary.error}`);
+  } finally {
+    await load?.close();
+  }
+  summary.loadAverageAtEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
+  summary.seconds = (Date.now() - startedAt) / 1000;
+
+  if (summary.ok) console.log(report(summary));
+  console.log('');
+  console.log(JSON.stringify(summary, null, 2));
+  const out = summary.options?.out ?? resolve(ROOT, '.dev/bench-results.json');
+  try {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
+    progress(`results written to ${relative(process.cwd(), out)} (${summary.seconds.toFixed(1)} s)`);
+  } catch (error) {
+    console.error(`bench: could not write ${out}: ${error.message}`);
+    exitCode = 1;
+  }
+  process.exitCode = exitCode;
+  // Servers are closed and the worker is gone; if some handle still holds the loop, do not hang on it.
+  setTimeout(() => {
+    console.error('bench: handles still open after the run; exiting anyway');
+    process.exit(exitCode);
+  }, 3000).unref();
+}
+
+await main();
