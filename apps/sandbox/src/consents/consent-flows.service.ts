@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
-  ConsentTokenCodec,
   ConsentsStore,
   MAX_DATA_CONSENT_MS,
   ResetRegistry,
@@ -23,6 +22,15 @@ export const EMBEDDED_POLLS_BEFORE_AUTHORISED = 1;
 /** Wrong SCA codes an embedded consent tolerates before it turns FAILED. */
 export const MAX_SCA_ATTEMPTS = 3;
 
+/** Re-authorisation and pre-authorisation updates exist to bring these back (besides AUTHORIZED ones). */
+const UPDATABLE_STATUSES = [
+  'EXPIRED',
+  'AWAITING_AUTHORIZATION',
+  'AWAITING_RE_AUTHORIZATION',
+  'AWAITING_PRE_AUTHORIZATION',
+  'PRE_AUTHORIZED',
+] as const;
+
 interface OneTimeToken {
   consentId: string;
   applicationId: string;
@@ -36,21 +44,16 @@ export interface AccountConsentDetails {
   validityMs?: number;
   lastConfirmedAt?: string;
   reconfirmBy?: string;
-  /** The old token's expiry (seconds), so a re-authorised token always differs from it. */
-  previousExp?: number;
 }
 
 /**
- * State of the consent flows that is not the consent itself: one-time tokens, embedded-flow progress,
- * and the consents of deleted users (kept in the store so their tokens stay refused, hidden from reads).
+ * State of the consent flows that is not the consent itself: one-time tokens and embedded-flow progress.
  */
 @Injectable()
 export class ConsentFlowsService {
   private oneTimeTokens = new Map<string, OneTimeToken>();
   private pendingPolls = new Map<string, number>();
   private scaAttempts = new Map<string, number>();
-  private hidden = new Set<string>();
-  private readonly codec: ConsentTokenCodec;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -59,20 +62,16 @@ export class ConsentFlowsService {
     private readonly clock: SandboxClock,
     resets: ResetRegistry,
   ) {
-    this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
     resets.register(() => {
       this.oneTimeTokens = new Map();
       this.pendingPolls = new Map();
       this.scaAttempts = new Map();
-      this.hidden = new Set();
     });
   }
 
   // ---- reads
 
-  /** The application's consent as its owner sees it; a deleted user's consents are gone. */
   find(applicationId: string, id: string): ConsentRecord | undefined {
-    if (this.hidden.has(id)) return undefined;
     return this.consents.get(applicationId, id);
   }
 
@@ -83,7 +82,7 @@ export class ConsentFlowsService {
   }
 
   list(applicationId: string): ConsentRecord[] {
-    return this.consents.list(applicationId).filter((c) => !this.hidden.has(c.id));
+    return this.consents.list(applicationId);
   }
 
   /** The wire form plus the account-consent fields the store does not know about. */
@@ -114,13 +113,16 @@ export class ConsentFlowsService {
     };
   }
 
-  /** Deletes a user: every consent of theirs is revoked (its token refused) and disappears from reads. */
+  /**
+   * Deletes a user and every consent of theirs: each is announced as revoked, then removed, so its token
+   * is refused as deleted.
+   */
   deleteUser(user: SandboxUser) {
     const consents = this.list(user.applicationUuid).filter((c) => c.userUuid === user.uuid);
     for (const record of consents) {
       record.status = 'REVOKED';
       this.consents.update(record);
-      this.hidden.add(record.id);
+      this.consents.delete(record.id);
       this.pendingPolls.delete(record.id);
     }
     this.users.delete(user.uuid);
@@ -135,45 +137,7 @@ export class ConsentFlowsService {
    * bringing those back is the point of these operations.
    */
   consentForUpdate(ctx: SandboxContext, token: string | undefined): ConsentRecord {
-    if (!token) {
-      throw new SandboxError(400, 'The consent header is mandatory for this operation', [
-        {
-          type: 'INVALID_REQUEST',
-          code: 'CONSENT_MISSING',
-          parameter: 'consent',
-          message: 'Missing consent header',
-        },
-      ]);
-    }
-    const claims = this.codec.verify(token);
-    if (!claims || claims.app !== ctx.application.id) {
-      throw SandboxError.consent(
-        401,
-        'CONSENT_INVALID',
-        'The consent token is not valid for this application',
-      );
-    }
-    let record = this.find(ctx.application.id, claims.sub);
-    if (!record && !this.hidden.has(claims.sub)) {
-      // After a sandbox restart only the token knows the consent: let the store re-create it.
-      try {
-        this.consents.fromToken(ctx, token, [claims.knd]);
-      } catch {
-        // expired or otherwise unusable: re-created all the same, judged below
-      }
-      record = this.find(ctx.application.id, claims.sub);
-    }
-    if (!record) throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent no longer exists');
-    if (record.consentToken !== token) {
-      throw SandboxError.consent(401, 'CONSENT_INVALID', 'The consent token has been superseded');
-    }
-    if (record.kind !== 'ACCOUNT') {
-      throw SandboxError.consent(403, 'CONSENT_WRONG_TYPE', 'This operation needs an account consent');
-    }
-    if (record.status === 'REVOKED' || record.status === 'REJECTED' || record.status === 'FAILED') {
-      throw SandboxError.consent(403, `CONSENT_${record.status}`, `Consent ${record.id} is ${record.status}`);
-    }
-    return record;
+    return this.consents.fromToken(ctx, token, ['ACCOUNT'], { alsoAccept: UPDATABLE_STATUSES });
   }
 
   /**
@@ -188,13 +152,6 @@ export class ConsentFlowsService {
       const now = this.clock.nowMs();
       if (record.status === 'AWAITING_RE_AUTHORIZATION') {
         record.expiresAt = new Date(now + (details.validityMs ?? MAX_DATA_CONSENT_MS)).toISOString();
-      }
-      // The store signs second-resolution claims: a new authorisation within the same second as the one
-      // it replaces would sign the very same token, and the superseded token would keep working.
-      const requested = record.expiresAt ? Date.parse(record.expiresAt) : Infinity;
-      const effective = Math.min(requested, now + MAX_DATA_CONSENT_MS);
-      if (details.previousExp !== undefined && Math.floor(effective / 1000) === details.previousExp) {
-        record.expiresAt = new Date(effective - 1000).toISOString();
       }
     }
     return this.consents.authorize(record);

@@ -222,6 +222,10 @@ export class ConsentsStore {
     ctx: SandboxContext,
     token: string | undefined,
     kinds: ConsentKind[] = ['ACCOUNT'],
+    options: {
+      /** Statuses besides AUTHORIZED that the operation accepts (re-authorisation takes expired ones). */
+      alsoAccept?: readonly string[];
+    } = {},
   ): ConsentRecord {
     if (!token) {
       throw new SandboxError(400, 'The consent header is mandatory for this operation', [
@@ -293,6 +297,7 @@ export class ConsentsStore {
         `This operation needs a ${kinds.join(' or ')} consent`,
       );
     }
+    if (options.alsoAccept?.includes(record.status)) return record;
     switch (record.status) {
       case 'AUTHORIZED':
         return record;

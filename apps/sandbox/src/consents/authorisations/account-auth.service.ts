@@ -175,7 +175,6 @@ export class AccountAuthService {
       details: {
         ...details,
         validityMs: terms.validityMs,
-        previousExp: record.expiresAt ? Math.floor(Date.parse(record.expiresAt) / 1000) : undefined,
       },
     });
     return this.consents.update(record);
@@ -186,7 +185,6 @@ export class AccountAuthService {
     const details = (record.details ?? {}) as AccountConsentDetails;
     record.details = {
       ...details,
-      previousExp: record.expiresAt ? Math.floor(Date.parse(record.expiresAt) / 1000) : undefined,
     };
     record.status = 'AWAITING_RE_AUTHORIZATION';
     // Awaiting consents past their expiry turn EXPIRED on read; the new expiry is set on approval.
