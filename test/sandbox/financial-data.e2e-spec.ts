@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
+import { ByteLru } from '../../apps/sandbox/src/data/byte-lru.cache.js';
 import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
 
@@ -48,15 +49,31 @@ describe('sandbox: financial data', () => {
     };
   }
 
+  /**
+   * A client following spec 4.2.1 rule 3 literally: request; while totalCount exceeds self.limit, repeat
+   * with offset increased by self.limit. The cap turns a paging bug into a failure instead of a hang.
+   */
+  async function rule3(token: string, path: string, query = '') {
+    const records: any[] = [];
+    const totalCounts: number[] = [];
+    let offset = 0;
+    for (let requests = 0; requests < 50; requests += 1) {
+      const separator = query ? '&' : '';
+      const page = await get(`${path}?${query}${separator}offset=${offset}`, token);
+      expect(page.status).toBe(200);
+      records.push(...page.body.data);
+      const { totalCount, self } = page.body.meta.pagination;
+      totalCounts.push(totalCount);
+      expect(self.offset).toBe(offset);
+      if (totalCount <= self.limit) return { records, totalCounts };
+      offset += self.limit;
+    }
+    throw new Error(`rule 3 did not stop after 50 requests for ${path}?${query}`);
+  }
+
   /** Every transaction of an account through offset paging, in the given order. */
   async function allTransactions(token: string, accountId: string, sort = '-date') {
-    const out: any[] = [];
-    for (let offset = 0; ; offset += 1000) {
-      const page = await get(`/accounts/${accountId}/transactions?sort=${sort}&offset=${offset}`, token);
-      expect(page.status).toBe(200);
-      out.push(...page.body.data);
-      if (!page.body.meta.pagination.next) return out;
-    }
+    return (await rule3(token, `/accounts/${accountId}/transactions`, `sort=${sort}`)).records;
   }
 
   /** The path and query of an upstream link, to follow it on the sandbox's real port. */
@@ -82,22 +99,25 @@ describe('sandbox: financial data', () => {
     expect(current.accountIdentifications.map((i: any) => i.type)).toEqual(['SORT_CODE', 'ACCOUNT_NUMBER']);
 
     const first = await get(`/accounts/${current.id}/transactions`, consentToken);
-    expect(first.body.meta.pagination).toMatchObject({
+    // self is FilterAndSort, next is the spec's Next {from, before, limit, cursor}: no sort, no offset.
+    expect(first.body.meta.pagination).toEqual({
       totalCount: 6500,
       self: { limit: 1000, sort: '-date', offset: 0 },
-      next: { limit: 1000, sort: '-date', offset: 1000 },
+      next: { limit: 1000 },
     });
     expect(first.body.meta.count).toBe(1000);
-    expect(first.body.links.self).toBe(
-      `${publicUrl}/accounts/${current.id}/transactions?from&before&limit=1000&sort=-date&offset=0&cursor`,
-    );
-    expect(first.body.links.next).toContain('offset=1000');
+    expect(first.body.links).toEqual({
+      self: `${publicUrl}/accounts/${current.id}/transactions?from&before&limit=1000&sort=-date&offset=0&cursor`,
+    });
     expect(
       (await get(`/accounts/${savings.id}/transactions`, consentToken)).body.meta.pagination.totalCount,
     ).toBe(467);
     const cardPage = await get(`/accounts/${card.id}/transactions`, consentToken);
-    expect(cardPage.body).toMatchObject({ data: [], meta: { count: 0, pagination: { totalCount: 0 } } });
-    expect(cardPage.body.links.next).toBeUndefined();
+    expect(cardPage.body).toMatchObject({ data: [], meta: { count: 0 } });
+    expect(cardPage.body.meta.pagination).toEqual({
+      totalCount: 0,
+      self: { limit: 1000, sort: '-date', offset: 0 },
+    });
 
     const all6500 = await allTransactions(consentToken, current.id);
     expect(all6500).toHaveLength(6500);
@@ -178,37 +198,71 @@ describe('sandbox: financial data', () => {
     const ascending = await allTransactions(consentToken, current.id, 'date');
     expect(ascending.map((t) => t.id)).toEqual(descending.map((t) => t.id).reverse());
 
+    // totalCount counts the records from the offset on (rule 1), so rule 3 stops at the last page.
     const second = await get(`/accounts/${current.id}/transactions?offset=1000`, consentToken);
     expect(second.body.data.map((t: any) => t.id)).toEqual(descending.slice(1000, 2000).map((t) => t.id));
+    expect(second.body.meta).toMatchObject({ count: 1000, pagination: { totalCount: 5500 } });
+    expect(second.body.meta.pagination.next).toEqual({ limit: 1000 });
     const probe = await get(`/accounts/${current.id}/transactions?offset=1000&limit=1`, consentToken);
     expect(probe.body.data[0].id).toBe(descending[1000].id);
+    expect(probe.body.meta.pagination.totalCount).toBe(5500);
     const last = await get(`/accounts/${current.id}/transactions?offset=6000`, consentToken);
     expect(last.body.data.map((t: any) => t.id)).toEqual(descending.slice(6000).map((t) => t.id));
-    expect(last.body.meta).toMatchObject({ count: 500, pagination: { totalCount: 6500 } });
+    expect(last.body.meta).toMatchObject({ count: 500, pagination: { totalCount: 500 } });
     expect(last.body.meta.pagination.next).toBeUndefined();
-    expect(last.body.links.next).toBeUndefined();
+    expect(Object.keys(last.body.links)).toEqual(['self']);
     const beyond = await get(`/accounts/${current.id}/transactions?offset=7000`, consentToken);
-    expect(beyond.body.meta.count).toBe(0);
+    expect(beyond.body.meta).toMatchObject({ count: 0, pagination: { totalCount: 0 } });
 
     const savingsAll = await allTransactions(consentToken, savings.id);
     const tail = await get(`/accounts/${savings.id}/transactions?limit=50&offset=450`, consentToken);
     expect(tail.body.data.map((t: any) => t.id)).toEqual(savingsAll.slice(450).map((t) => t.id));
     expect(tail.body.meta).toMatchObject({
       count: 17,
-      pagination: { totalCount: 467, self: { limit: 50, sort: '-date', offset: 450 } },
+      pagination: { totalCount: 17, self: { limit: 50, sort: '-date', offset: 450 } },
     });
     expect(tail.body.meta.pagination.next).toBeUndefined();
+    const beforeTail = await get(`/accounts/${savings.id}/transactions?limit=50&offset=400`, consentToken);
+    expect(beforeTail.body.meta.pagination).toEqual({
+      totalCount: 67,
+      self: { limit: 50, sort: '-date', offset: 400 },
+      next: { limit: 50 },
+    });
+  });
 
-    // links.next, followed as given, walks the whole list.
-    const seen: string[] = [];
-    let path: string | undefined = `/accounts/${savings.id}/transactions?limit=100`;
-    while (path) {
-      const page = await get(path, consentToken);
-      expect(page.status).toBe(200);
-      seen.push(...page.body.data.map((t: any) => t.id));
-      path = page.body.links.next ? follow(page.body.links.next) : undefined;
-    }
-    expect(seen).toEqual(savingsAll.map((t) => t.id));
+  it('lets a client that follows rule 3 literally visit every record exactly once, then stop', async () => {
+    const { consentToken } = await createConsent('dora');
+    const { current, savings, card } = await accountsOf(consentToken);
+
+    const big = await rule3(consentToken, `/accounts/${current.id}/transactions`);
+    expect(big.totalCounts).toEqual([6500, 5500, 4500, 3500, 2500, 1500, 500]);
+    expect(big.records).toHaveLength(6500);
+    expect(new Set(big.records.map((t) => t.id)).size).toBe(6500);
+
+    const small = await rule3(consentToken, `/accounts/${savings.id}/transactions`, 'limit=50');
+    expect(small.totalCounts).toEqual([467, 417, 367, 317, 267, 217, 167, 117, 67, 17]);
+    expect(small.records).toHaveLength(467);
+    expect(new Set(small.records.map((t) => t.id)).size).toBe(467);
+    const ascending = await rule3(consentToken, `/accounts/${savings.id}/transactions`, 'limit=50&sort=date');
+    expect(ascending.records.map((t) => t.id)).toEqual(small.records.map((t) => t.id).reverse());
+
+    const empty = await rule3(consentToken, `/accounts/${card.id}/transactions`);
+    expect(empty).toEqual({ records: [], totalCounts: [0] });
+    const future = new Date(Date.now() + 10 * DAY).toISOString();
+    const nothing = await rule3(consentToken, `/accounts/${current.id}/transactions`, `from=${future}`);
+    expect(nothing).toEqual({ records: [], totalCounts: [0] });
+
+    // A window: rule 3 inside from/before visits exactly the records in it.
+    const fromMs = Date.parse(big.records[3000].date);
+    const beforeMs = Date.parse(big.records[900].date);
+    const windowQuery = `limit=200&from=${new Date(fromMs).toISOString()}&before=${new Date(beforeMs).toISOString()}`;
+    const windowed = await rule3(consentToken, `/accounts/${current.id}/transactions`, windowQuery);
+    const expected = big.records.filter((t) => {
+      const ms = Date.parse(t.date);
+      return ms >= fromMs && ms <= beforeMs;
+    });
+    expect(windowed.records.map((t) => t.id)).toEqual(expected.map((t) => t.id));
+    expect(windowed.totalCounts[0]).toBe(expected.length);
   });
 
   it('refuses bad limit, sort, offset, from and before in the upstream error shape', async () => {
@@ -384,6 +438,75 @@ describe('sandbox: financial data', () => {
     expect((await get(`/accounts/${card.id}/beneficiaries`, consentToken)).body).toEqual({ data: [] });
   });
 
+  it('pages statements with the same from, before, limit, sort and offset rules as transactions', async () => {
+    const { consentToken } = await createConsent('iris');
+    const { current } = await accountsOf(consentToken);
+    const path = `/accounts/${current.id}/statements`;
+    const all = (await get(path, consentToken)).body.data;
+    expect(all).toHaveLength(24);
+    const starts = all.map((s: any) => Date.parse(s.startDateTime));
+    expect(starts.every((t: number, i: number) => i === 0 || t < starts[i - 1])).toBe(true);
+
+    const firstPage = await get(`${path}?limit=5`, consentToken);
+    expect(firstPage.body.meta).toMatchObject({ count: 5 });
+    expect(firstPage.body.meta.pagination).toEqual({
+      totalCount: 24,
+      self: { limit: 5, sort: '-date', offset: 0 },
+      next: { limit: 5 },
+    });
+    expect(firstPage.body.links).toEqual({
+      self: `${publicUrl}${path}?from&before&limit=5&sort=-date&offset=0`,
+    });
+    const walk = await rule3(consentToken, path, 'limit=5');
+    expect(walk.totalCounts).toEqual([24, 19, 14, 9, 4]);
+    expect(walk.records).toEqual(all);
+    const tail = await get(`${path}?limit=5&offset=20`, consentToken);
+    expect(tail.body.meta).toMatchObject({ count: 4, pagination: { totalCount: 4 } });
+    expect(tail.body.meta.pagination.next).toBeUndefined();
+    const ascending = await get(`${path}?sort=date&limit=3&offset=1`, consentToken);
+    expect(ascending.body.data).toEqual(all.slice(20, 23).reverse());
+    expect(ascending.body.meta.pagination).toMatchObject({
+      totalCount: 23,
+      self: { sort: 'date', offset: 1 },
+    });
+
+    // from and before are inclusive and select by the statement's start.
+    const from = new Date(starts[5]).toISOString();
+    const before = new Date(starts[2]).toISOString();
+    const windowed = await get(`${path}?from=${from}&before=${before}&limit=2`, consentToken);
+    expect(windowed.body.data).toEqual(all.slice(2, 4));
+    expect(windowed.body.meta.pagination).toEqual({
+      totalCount: 4,
+      self: { from, before, limit: 2, sort: '-date', offset: 0 },
+      next: { from, before, limit: 2 },
+    });
+    const windowWalk = await rule3(consentToken, path, `from=${from}&before=${before}&limit=2`);
+    expect(windowWalk.records).toEqual(all.slice(2, 6));
+    const justAfter = new Date(starts[2] + 1).toISOString();
+    expect((await get(`${path}?from=${justAfter}&before=${before}`, consentToken)).body.data).toEqual([]);
+    expectIssue(await get(`${path}?sort=amount`, consentToken), 400, 'sort');
+    expectIssue(await get(`${path}?offset=-1`, consentToken), 400, 'offset');
+    expectIssue(await get(`${path}?from=yesterday`, consentToken), 400, 'from');
+  });
+
+  it('checks the consent header on statements and beneficiaries: missing 400, another application 401', async () => {
+    const consent = await createConsent('isaac');
+    const { current } = await accountsOf(consent.consentToken);
+    const sub = SEEDED_SUB_APPLICATIONS[0];
+    for (const path of [`/accounts/${current.id}/statements`, `/accounts/${current.id}/beneficiaries`]) {
+      expect((await get(path, consent.consentToken)).status).toBe(200);
+      const missing = await get(path);
+      expect(missing.status).toBe(400);
+      expect(missing.body.error.issues[0]).toMatchObject({ parameter: 'consent' });
+      const foreign = await http.call('GET', path, {
+        consent: consent.consentToken,
+        auth: { id: sub.id, secret: sub.secret },
+      });
+      expect(foreign.status).toBe(401);
+      expect(foreign.body.error).toMatchObject({ code: 401, source: 'YAPILY' });
+    }
+  });
+
   it('categorises transactions (Data Plus): mandatory type, results, and 16002 for an empty period', async () => {
     const { consentToken } = await createConsent('jack');
     const { current, card } = await accountsOf(consentToken);
@@ -432,8 +555,13 @@ describe('sandbox: financial data', () => {
     const path = `/accounts/${current.id}/transactions?limit=50`;
     const v1 = await get(path, consentToken);
     expect(Object.keys(v1.body.data[0].enrichment)).toEqual(['transactionHash']);
+    // Spec part 9: without `with`, version 2 returns no categories or merchants, but always the hash.
     const v2 = await get(path, consentToken, { v2: true });
-    expect(v2.body.data.every((t: any) => t.enrichment === undefined)).toBe(true);
+    expect(v2.body.data.map((t: any) => t.id)).toEqual(v1.body.data.map((t: any) => t.id));
+    v2.body.data.forEach((t: any, i: number) => {
+      expect(t.enrichment).toEqual({ transactionHash: { hash: expect.stringMatching(/^[0-9a-f]{32}\.1$/) } });
+      expect(t.enrichment).toEqual(v1.body.data[i].enrichment);
+    });
     const categories = await get(`${path}&with=categorisation`, consentToken, { v2: true });
     expect(categories.body.data[0].enrichment).toEqual({
       categorisation: { categories: [expect.any(String)], source: 'MODEL' },
@@ -496,11 +624,25 @@ describe('sandbox: financial data', () => {
     expect(transactions.body.error.issues[0]).toMatchObject({ parameter: 'ACCOUNT_TRANSACTIONS' });
   });
 
-  it('lets sandbox-flaky answer 500 and 424 in the standard shape', async () => {
+  it('lets sandbox-flaky answer 500 and 424 in the standard shape, counting per consent', async () => {
     const { consentToken } = await createConsent('noah', 'sandbox-flaky');
+    const sub = SEEDED_SUB_APPLICATIONS[0];
+    const other = await createConsent('nora', 'sandbox-flaky', { applicationId: sub.id });
+    const otherGet = () =>
+      http.call('GET', '/accounts', {
+        consent: other.consentToken,
+        auth: { id: sub.id, secret: sub.secret },
+      });
+    expect((await otherGet()).status).toBe(200);
+    // Interleaved with another application's consent, which is one call ahead: neither shifts the other.
     const responses = [];
-    for (let i = 0; i < 3; i += 1) responses.push(await get('/accounts', consentToken));
-    expect(responses.map((r) => r.status).sort()).toEqual([200, 424, 500]);
+    const otherStatuses = [];
+    for (let i = 0; i < 3; i += 1) {
+      responses.push(await get('/accounts', consentToken));
+      otherStatuses.push((await otherGet()).status);
+    }
+    expect(responses.map((r) => r.status)).toEqual([200, 500, 424]);
+    expect(otherStatuses).toEqual([500, 424, 200]);
     const internal = responses.find((r) => r.status === 500)!;
     expect(internal.body.error).toMatchObject({
       code: 500,
@@ -516,6 +658,70 @@ describe('sandbox: financial data', () => {
       institutionError: { httpStatusCode: expect.any(Number), errorMessage: expect.any(String) },
     });
     expect(responses.find((r) => r.status === 200)!.body.data).toHaveLength(3);
+  });
+
+  it('keeps every transaction identical as the sandbox clock moves on, with 6,500 and 467 in every window', async () => {
+    const consent = await createConsent('paul');
+    const token = consent.consentToken;
+    const { current, savings } = await accountsOf(token);
+    const snapshot = async () => ({
+      current: await allTransactions(token, current.id),
+      savings: await allTransactions(token, savings.id),
+      accounts: await accountsOf(token),
+      dayStart: Math.floor(Date.parse((await http.admin('GET', '/clock')).body.data.now) / DAY) * DAY,
+    });
+    const minor = (n: number) => Math.round(n * 100);
+    /** Newest first: each balance is the next older one plus this amount; the newest is the booked balance. */
+    const expectChain = (records: any[], account: any, dayStart: number) => {
+      for (let i = 0; i < records.length - 1; i += 1) {
+        expect(minor(records[i].balance.balanceAmount.amount)).toBe(
+          minor(records[i + 1].balance.balanceAmount.amount) + minor(records[i].amount),
+        );
+      }
+      const closing = account.accountBalances.find((b: any) => b.type === 'CLOSING_AVAILABLE');
+      expect(records[0].balance.balanceAmount).toEqual(closing.balanceAmount);
+      expect(Date.parse(records[0].date)).toBeLessThan(dayStart);
+      expect(Date.parse(records.at(-1).date)).toBeGreaterThanOrEqual(dayStart - 730 * DAY);
+    };
+    const expectMovedOn = (before: any[], after: any[]) => {
+      const old = new Map(before.map((t) => [t.id, t]));
+      const kept = after.filter((t) => old.has(t.id));
+      expect(kept.length).toBeGreaterThan(0);
+      for (const t of kept) expect(t).toEqual(old.get(t.id));
+      // Only the oldest days left, and only new days arrived.
+      const keptIds = new Set(kept.map((t) => t.id));
+      const oldestKept = Date.parse(kept.at(-1).date);
+      const newestKept = Date.parse(kept[0].date);
+      expect(before.filter((t) => !keptIds.has(t.id)).every((t) => Date.parse(t.date) < oldestKept)).toBe(
+        true,
+      );
+      expect(after.filter((t) => !old.has(t.id)).every((t) => Date.parse(t.date) > newestKept)).toBe(true);
+      return kept.length;
+    };
+
+    const original = await snapshot();
+    expect([original.current.length, original.savings.length]).toEqual([6500, 467]);
+    expectChain(original.current, original.accounts.current, original.dayStart);
+    expectChain(original.savings, original.accounts.savings, original.dayStart);
+    let previous = original;
+    for (const days of [1, 40]) {
+      expect((await http.admin('POST', '/clock/advance', { days })).status).toBe(200);
+      const next = await snapshot();
+      expect(next.dayStart).toBe(previous.dayStart + days * DAY);
+      expect([next.current.length, next.savings.length]).toEqual([6500, 467]);
+      const keptCurrent = expectMovedOn(previous.current, next.current);
+      expect(keptCurrent).toBeLessThan(6500);
+      expectMovedOn(previous.savings, next.savings);
+      expectChain(next.current, next.accounts.current, next.dayStart);
+      expectChain(next.savings, next.accounts.savings, next.dayStart);
+      previous = next;
+    }
+
+    // The same ids, dates and amounts again after a reset (which also resets the clock).
+    await http.admin('POST', '/reset');
+    const again = await createConsent('paul');
+    expect(await allTransactions(again.consentToken, current.id)).toEqual(original.current);
+    expect(await allTransactions(again.consentToken, savings.id)).toEqual(original.savings);
   });
 
   it('shows control-API changes at once through both paging modes, until a reset', async () => {
@@ -585,6 +791,19 @@ describe('sandbox: financial data', () => {
     expect((await http.admin('DELETE', `${base}/${booked.body.data.id}`)).status).toBe(404);
     expect((await newest()).meta.pagination.totalCount).toBe(6501);
 
+    // The changes still apply when the sandbox's day moves on and the data is generated again.
+    const addedAt = (await http.admin('GET', `/consents/${consent.id}/accounts`)).body.data;
+    expect(addedAt.find((a: any) => a.id === current.id).transactionCount).toBe(6501);
+    expect((await http.admin('POST', '/clock/advance', { days: 1 })).status).toBe(200);
+    const moved = await http.admin('GET', `/consents/${consent.id}/accounts`);
+    expect(moved.body.data.find((a: any) => a.id === current.id).transactionCount).toBe(6501);
+    const at = encodeURIComponent(changed.body.data.date);
+    const still = await get(`/accounts/${current.id}/transactions?from=${at}&before=${at}`, token);
+    expect(still.body.data).toContainEqual(
+      expect.objectContaining({ id: added.body.data.id, amount: 99.99, description: 'CHANGED' }),
+    );
+    expect(still.body.data.map((t: any) => t.id)).not.toContain(booked.body.data.id);
+
     await http.admin('POST', '/reset');
     const again = await createConsent('olga');
     const reset = await get(`/accounts/${current.id}/transactions?limit=1`, again.consentToken);
@@ -592,5 +811,35 @@ describe('sandbox: financial data', () => {
     expect((await http.admin('GET', `/consents/${consent.id}/accounts`)).status).toBe(404);
     const noBearer = await http.call('GET', `/sandbox/admin/consents/${again.id}/accounts`, { auth: 'none' });
     expect(noBearer.status).toBe(401);
+  });
+});
+
+describe('sandbox: the serialised-record cache', () => {
+  it('stays within its byte budget and evicts the least recently used entry first', () => {
+    const entry = ByteLru.cost('k00', Buffer.alloc(1000));
+    const cache = new ByteLru(entry * 10);
+    for (let i = 0; i < 10; i += 1) cache.set(`k${String(i).padStart(2, '0')}`, Buffer.alloc(1000, i));
+    expect([cache.size, cache.bytes]).toEqual([10, entry * 10]);
+    expect(cache.get('k00')?.[0]).toBe(0);
+    cache.set('k10', Buffer.alloc(1000));
+    expect([cache.size, cache.bytes]).toEqual([10, entry * 10]);
+    expect(cache.get('k01')).toBeUndefined();
+    expect(cache.get('k00')?.[0]).toBe(0);
+    for (let i = 11; i < 300; i += 1) {
+      cache.set(`k${i}`, Buffer.alloc(200 + (i % 7) * 400));
+      expect(cache.bytes).toBeLessThanOrEqual(cache.maxBytes);
+    }
+    expect(cache.get('k299')).toBeDefined();
+    // A value bigger than the whole budget is returned but not kept, and evicts nothing.
+    const kept = [cache.size, cache.bytes];
+    expect(cache.set('huge', Buffer.alloc(entry * 11)).length).toBe(entry * 11);
+    expect(cache.get('huge')).toBeUndefined();
+    expect([cache.size, cache.bytes]).toEqual(kept);
+    // Replacing a value counts only the new one.
+    const old = ByteLru.cost('k299', cache.get('k299')!);
+    cache.set('k299', Buffer.alloc(10));
+    expect(cache.bytes).toBe(kept[1] - old + ByteLru.cost('k299', Buffer.alloc(10)));
+    cache.clear();
+    expect([cache.size, cache.bytes]).toEqual([0, 0]);
   });
 });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxError } from './sandbox-error.js';
 
 /**
@@ -116,7 +117,14 @@ export const INSTITUTIONS: readonly SandboxInstitution[] = [
 @Injectable()
 export class InstitutionsCatalog {
   private readonly byId = new Map(INSTITUTIONS.map((i) => [i.id, i]));
-  private flakyCalls = 0;
+  /** Data calls to the flaky institution, per consent. */
+  private flakyCalls = new Map<string, number>();
+
+  constructor(resets: ResetRegistry) {
+    resets.register(() => {
+      this.flakyCalls = new Map();
+    });
+  }
 
   all(): readonly SandboxInstitution[] {
     return INSTITUTIONS;
@@ -144,12 +152,14 @@ export class InstitutionsCatalog {
 
   /**
    * The flaky institution's misbehaviour, deterministic so tests can rely on it: of every three data
-   * calls to it, the second answers 500 and the third 424.
+   * calls under one consent (`key`, the consent id), the second answers 500 and the third 424. Counted
+   * per consent, so one application's calls never shift another's pattern.
    */
-  maybeFail(institution: SandboxInstitution): void {
+  maybeFail(institution: SandboxInstitution, key: string): void {
     if (!institution.flakyEvery) return;
-    this.flakyCalls += 1;
-    const position = this.flakyCalls % institution.flakyEvery;
+    const calls = (this.flakyCalls.get(key) ?? 0) + 1;
+    this.flakyCalls.set(key, calls);
+    const position = calls % institution.flakyEvery;
     if (position === 2) throw SandboxError.internal('Sandbox Flaky Bank: simulated internal error');
     if (position === 0)
       throw SandboxError.institution('Sandbox Flaky Bank: the bank did not answer in time', 504);

@@ -84,7 +84,7 @@ export class AccountsController {
   ): Buffer {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
-    const body = this.data.transactionsBody(request, ctx, consent, account, query);
+    const body = this.data.transactionsBody(request, consent, account, query);
     void reply.type(JSON_TYPE);
     return body;
   }

@@ -28,14 +28,7 @@ import {
   windowOf,
   type Window,
 } from './paging.js';
-import {
-  NO_ENRICHMENT,
-  REAL_TIME,
-  WITH_CATEGORISATION,
-  WITH_MERCHANT,
-  listBody,
-  pageData,
-} from './wire-format.js';
+import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, listBody, pageData } from './wire-format.js';
 
 /** Each financial-data operation: the institution feature it needs, and the consent scopes that allow it. */
 export const OPERATIONS = {
@@ -81,7 +74,8 @@ export class FinancialDataService {
 
   /**
    * The checks every financial-data call makes, in the upstream's order: the consent, then the
-   * institution's feature, then the consent's scope; then the flaky institution may misbehave.
+   * institution's feature, then the consent's scope; then the flaky institution may misbehave (its
+   * pattern counts per consent, so one application's calls never shift another's).
    */
   authorise(ctx: SandboxContext, token: string | undefined, operation: Operation): ConsentRecord {
     const consent = this.consents.fromToken(ctx, token, ['ACCOUNT']);
@@ -98,7 +92,7 @@ export class FinancialDataService {
         },
       ]);
     }
-    this.institutions.maybeFail(institution);
+    this.institutions.maybeFail(institution, consent.id);
     return consent;
   }
 
@@ -119,31 +113,35 @@ export class FinancialDataService {
     };
   }
 
-  /** meta.pagination and links of an offset page (spec 2.1 and 4.2.1). */
-  offsetPaging(path: string, request: OffsetRequest, totalCount: number, extra: [string, string][] = []) {
+  /**
+   * meta.pagination and links of an offset page (spec 2.1 and 4.2.1). `totalCount` counts the records
+   * from this offset on, so rule 3 (repeat with offset + limit while totalCount > limit) ends exactly
+   * at the last page; `next` carries the spec's Next fields and is there only while records remain.
+   */
+  offsetPaging(path: string, request: OffsetRequest, total: number, extra: [string, string][] = []) {
     const from = echoDate(request.fromMs);
     const before = echoDate(request.beforeMs);
-    const self = { from, before, limit: request.limit, sort: request.sort, offset: request.offset };
-    const hasNext = request.offset + request.limit < totalCount;
-    const next = hasNext ? { ...self, offset: request.offset + request.limit } : undefined;
-    const link = (p: typeof self) =>
-      `${this.config.sandbox.publicUrl}${path}?${queryString([
-        ['from', p.from],
-        ['before', p.before],
-        ['limit', p.limit],
-        ['sort', p.sort],
-        ['offset', p.offset],
-        ...extra,
-      ])}`;
-    const strip = (o: typeof self) =>
+    const { limit, sort, offset } = request;
+    const present = (o: Record<string, unknown>) =>
       Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-    return {
-      pagination: { totalCount, self: strip(self), ...(next ? { next: strip(next) } : {}) },
-      links: { self: link(self), ...(next ? { next: link(next) } : {}) },
+    const self = `${this.config.sandbox.publicUrl}${path}?${queryString([
+      ['from', from],
+      ['before', before],
+      ['limit', limit],
+      ['sort', sort],
+      ['offset', offset],
+      ...extra,
+    ])}`;
+    const pagination = {
+      totalCount: Math.max(0, total - offset),
+      self: present({ from, before, limit, sort, offset }),
+      ...(offset + limit < total ? { next: present({ from, before, limit }) } : {}),
     };
+    return { pagination, links: { self } };
   }
 
-  enrichmentVariant(ctx: SandboxContext, withParam: string | string[] | undefined): number {
+  /** Which enrichment parts `with` asks for; versions 1 and 2 both always carry the transaction hash. */
+  enrichmentVariant(withParam: string | string[] | undefined): number {
     const values = (Array.isArray(withParam) ? withParam : withParam ? [withParam] : [])
       .flatMap((v) => v.split(','))
       .map((v) => v.trim().toLowerCase())
@@ -156,25 +154,23 @@ export class FinancialDataService {
       }
       variant |= bit;
     }
-    if (variant === 0 && ctx.apiVersion === '2.0-ALPHA') return NO_ENRICHMENT;
     return variant;
   }
 
   /** The offset-paged transactions body, built from cached serialised records. */
   transactionsBody(
     httpRequest: FastifyRequest,
-    ctx: SandboxContext,
     consent: ConsentRecord,
     account: SandboxAccount,
     query: TransactionsQueryDto,
   ): Buffer {
     const request = this.offsetRequest(query);
-    const variant = this.enrichmentVariant(ctx, query.with);
+    const variant = this.enrichmentVariant(query.with);
     const range = rangeOf(account.times, windowOf(request.fromMs, request.beforeMs, consent));
     const total = range.end - range.start;
     const indices = offsetPageIndices(range, request.sort, request.offset, request.limit);
     const key = `${variant}|${range.start}|${range.end}|${request.sort}|${request.offset}|${request.limit}`;
-    const data = pageData(account, key, indices, consent.institutionId, variant);
+    const data = pageData(this.store.serialised, account, key, indices, consent.institutionId, variant);
     const withEcho =
       query.with === undefined ? [] : [['with', [query.with].flat().join(',')] as [string, string]];
     const { pagination, links } = this.offsetPaging(
@@ -222,7 +218,7 @@ export class FinancialDataService {
     const lastPage = Math.max(0, Math.ceil(total / CURSOR_PAGE_SIZE) - 1);
     const indices = offsetPageIndices(range, '-date', page * CURSOR_PAGE_SIZE, CURSOR_PAGE_SIZE);
     const key = `rt|${range.start}|${range.end}|${page}`;
-    const data = pageData(account, key, indices, consent.institutionId, REAL_TIME);
+    const data = pageData(this.store.serialised, account, key, indices, consent.institutionId, REAL_TIME);
     const base = `${this.config.sandbox.publicUrl}/accounts/${encodeURIComponent(account.id)}/real-time/transactions`;
     const link = (p: number) =>
       `${base}?cursor=${this.store.cursors.encode({ a: account.id, f: fromMs ?? null, b: beforeMs ?? null, p })}`;

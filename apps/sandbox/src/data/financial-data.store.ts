@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ResetRegistry, SandboxClock, SandboxError, type ConsentRecord } from '../core/index.js';
+import { ByteLru, SERIALISED_CACHE_BYTES } from './byte-lru.cache.js';
 import {
   DAY_MS,
   KINDS,
@@ -12,15 +13,36 @@ import {
 import { CursorCodec } from './paging.js';
 import { stableUuid } from './seeded-random.js';
 
-/** Generated data kept per user and institution; sets the control API never changed may be evicted. */
-const MAX_CACHED_SETS = 64;
+/**
+ * Generated account sets kept, per (user and institution, sandbox day): about 4.5 MB of objects each,
+ * and about 100 ms to generate. Any may be evicted: it is generated again, with the control API's
+ * changes replayed, when needed.
+ */
+const MAX_CACHED_SETS = 16;
 
 interface AccountSet {
   institutionId: string;
   accounts: SandboxAccount[];
-  /** Changed through the control API: kept until a reset, never evicted. */
-  modified: boolean;
 }
+
+/**
+ * A control-API change, recorded with every value it resolved (ids, dates), so replaying it on data
+ * generated for another sandbox day gives the same result. Targets no longer there are skipped.
+ */
+type AdminChange =
+  | { type: 'add'; accountId: string; tx: Omit<SandboxTransaction, 'balanceMinor'> }
+  | {
+      type: 'change';
+      accountId: string;
+      transactionId: string;
+      id: string;
+      status?: TransactionStatus;
+      change: TransactionChange;
+    }
+  | { type: 'delete'; accountId: string; transactionId: string };
+
+/** Every account state gets its own name in the serialised cache (see SandboxAccount.cacheId). */
+let nextCacheId = 1;
 
 export interface CategorisationRecord {
   id: string;
@@ -64,8 +86,12 @@ export const toMinor = (amount: number): number => Math.round(amount * 100);
 @Injectable()
 export class FinancialDataStore {
   private sets = new Map<string, AccountSet>();
+  /** Control-API changes by seed, kept until a reset and replayed on every regeneration. */
+  private changes = new Map<string, AdminChange[]>();
   private categorisations = new Map<string, CategorisationRecord>();
   readonly cursors: CursorCodec;
+  /** The one cache of serialised records and pages of the data area. */
+  readonly serialised = new ByteLru(SERIALISED_CACHE_BYTES);
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -75,7 +101,9 @@ export class FinancialDataStore {
     this.cursors = new CursorCodec(config.sandbox.adminToken);
     resets.register(() => {
       this.sets = new Map();
+      this.changes = new Map();
       this.categorisations = new Map();
+      this.serialised.clear();
     });
   }
 
@@ -109,7 +137,7 @@ export class FinancialDataStore {
 
   addTransaction(consent: ConsentRecord, accountId: string, input: NewTransactionInput): SandboxTransaction {
     const account = this.account(consent, accountId);
-    const seq = account.nextAdminSeq++;
+    const seq = account.nextAdminSeq;
     const id = input.id ?? stableUuid(`${account.id}:admin:${seq}`);
     this.assertFreeId(account, id);
     const amountMinor = toMinor(input.amount);
@@ -131,23 +159,25 @@ export class FinancialDataStore {
       : amountMinor < 0
         ? KINDS.transferOut
         : KINDS.transferIn;
-    const tx: SandboxTransaction = {
-      id,
-      seq,
-      timeMs: input.date ? Date.parse(input.date) : this.clock.nowMs(),
-      status: input.status ?? 'BOOKED',
-      amountMinor,
-      description:
-        input.description ?? (merchant ? merchant.descriptor : amountMinor < 0 ? 'PAYMENT' : 'CREDIT'),
-      reference: input.reference ?? `SBX ${seq}`,
-      kind,
-      category: input.category ?? merchant?.category ?? (amountMinor < 0 ? 'transfers' : 'income'),
-      merchant,
-      json: [],
-    };
-    account.transactions.push(tx);
-    this.changed(consent, account);
-    return tx;
+    this.apply(consent, account, {
+      type: 'add',
+      accountId: account.id,
+      tx: {
+        id,
+        seq,
+        timeMs: input.date ? Date.parse(input.date) : this.clock.nowMs(),
+        status: input.status ?? 'BOOKED',
+        amountMinor,
+        description:
+          input.description ?? (merchant ? merchant.descriptor : amountMinor < 0 ? 'PAYMENT' : 'CREDIT'),
+        reference: input.reference ?? `SBX ${seq}`,
+        kind,
+        category: input.category ?? merchant?.category ?? (amountMinor < 0 ? 'transfers' : 'income'),
+        merchant,
+        counterparty: undefined,
+      },
+    });
+    return this.transaction(account, id);
   }
 
   changeTransaction(
@@ -158,33 +188,40 @@ export class FinancialDataStore {
   ): { transaction: SandboxTransaction; previousId: string } {
     const account = this.account(consent, accountId);
     const tx = this.transaction(account, transactionId);
-    const previousId = tx.id;
+    let id = tx.id;
+    let status: TransactionStatus | undefined;
     if (change.status && change.status !== tx.status) {
       if (change.status === 'PENDING') {
         throw SandboxError.invalidProperty('status', 'A booked transaction cannot become pending again');
       }
       // Banks re-issue the id when a pending transaction books; clients must match on other fields.
-      const id = change.id ?? stableUuid(`${tx.id}:booked`);
+      id = change.id ?? stableUuid(`${tx.id}:booked`);
       this.assertFreeId(account, id);
-      tx.id = id;
-      tx.status = 'BOOKED';
+      status = 'BOOKED';
     } else if (change.id && change.id !== tx.id) {
       this.assertFreeId(account, change.id);
-      tx.id = change.id;
+      id = change.id;
     }
-    if (change.amount !== undefined) tx.amountMinor = toMinor(change.amount);
-    if (change.description !== undefined) tx.description = change.description;
-    if (change.reference !== undefined) tx.reference = change.reference;
-    if (change.date !== undefined) tx.timeMs = Date.parse(change.date);
-    this.changed(consent, account);
-    return { transaction: tx, previousId };
+    this.apply(consent, account, {
+      type: 'change',
+      accountId: account.id,
+      transactionId: tx.id,
+      id,
+      status,
+      change: {
+        amount: change.amount,
+        description: change.description,
+        reference: change.reference,
+        date: change.date,
+      },
+    });
+    return { transaction: this.transaction(account, id), previousId: transactionId };
   }
 
   deleteTransaction(consent: ConsentRecord, accountId: string, transactionId: string): void {
     const account = this.account(consent, accountId);
     const tx = this.transaction(account, transactionId);
-    account.transactions = account.transactions.filter((t) => t !== tx);
-    this.changed(consent, account);
+    this.apply(consent, account, { type: 'delete', accountId: account.id, transactionId: tx.id });
   }
 
   transaction(account: SandboxAccount, transactionId: string): SandboxTransaction {
@@ -223,39 +260,49 @@ export class FinancialDataStore {
 
   // ---- internals
 
+  /**
+   * The account set as of the sandbox's current UTC day. Generation is keyed by that day, so advancing
+   * the clock past midnight moves the window; the control API's changes are replayed on top.
+   */
   private setFor(consent: ConsentRecord): AccountSet {
     const seed = FinancialDataStore.seedOf(consent);
-    let set = this.sets.get(seed);
+    const now = this.clock.nowMs();
+    const endDayStartMs = now - (((now % DAY_MS) + DAY_MS) % DAY_MS);
+    const key = `${seed}|${endDayStartMs}`;
+    let set = this.sets.get(key);
     if (set) {
       // Map order is insertion order: re-inserting marks the set most recently used.
-      this.sets.delete(seed);
-      this.sets.set(seed, set);
+      this.sets.delete(key);
+      this.sets.set(key, set);
       return set;
     }
-    const now = this.clock.nowMs();
-    const dayStartMs = now - (now % DAY_MS);
-    set = {
-      institutionId: consent.institutionId,
-      accounts: generateAccounts(seed, dayStartMs),
-      modified: false,
-    };
-    for (const account of set.accounts) reindex(account, false);
-    this.sets.set(seed, set);
-    this.evict();
+    set = { institutionId: consent.institutionId, accounts: generateAccounts(seed, endDayStartMs) };
+    for (const change of this.changes.get(seed) ?? []) {
+      const account = set.accounts.find((a) => a.id === change.accountId);
+      if (account) applyChange(account, change);
+    }
+    for (const account of set.accounts) reindex(account);
+    this.sets.set(key, set);
+    for (const oldest of this.sets.keys()) {
+      if (this.sets.size <= MAX_CACHED_SETS) break;
+      this.sets.delete(oldest);
+    }
     return set;
   }
 
-  private evict(): void {
-    if (this.sets.size <= MAX_CACHED_SETS) return;
-    for (const [seed, set] of this.sets) {
-      if (this.sets.size <= MAX_CACHED_SETS) return;
-      if (!set.modified) this.sets.delete(seed);
+  private apply(consent: ConsentRecord, account: SandboxAccount, change: AdminChange): void {
+    const seed = FinancialDataStore.seedOf(consent);
+    const list = this.changes.get(seed) ?? [];
+    list.push(change);
+    this.changes.set(seed, list);
+    applyChange(account, change);
+    reindex(account);
+    // Sets generated for other sandbox days no longer match; they are generated again when needed.
+    for (const key of [...this.sets.keys()]) {
+      if (key.startsWith(`${seed}|`) && this.sets.get(key)!.accounts.every((a) => a !== account)) {
+        this.sets.delete(key);
+      }
     }
-  }
-
-  private changed(consent: ConsentRecord, account: SandboxAccount): void {
-    this.setFor(consent).modified = true;
-    reindex(account, true);
   }
 
   private assertFreeId(account: SandboxAccount, id: string): void {
@@ -267,12 +314,36 @@ export class FinancialDataStore {
   }
 }
 
+function applyChange(account: SandboxAccount, change: AdminChange): void {
+  switch (change.type) {
+    case 'add':
+      if (account.transactions.some((t) => t.id === change.tx.id)) return;
+      account.transactions.push({ ...change.tx, balanceMinor: undefined });
+      account.nextAdminSeq = Math.max(account.nextAdminSeq, change.tx.seq + 1);
+      return;
+    case 'change': {
+      const tx = account.transactions.find((t) => t.id === change.transactionId);
+      if (!tx) return;
+      tx.id = change.id;
+      if (change.status) tx.status = change.status;
+      const { amount, description, reference, date } = change.change;
+      if (amount !== undefined) tx.amountMinor = toMinor(amount);
+      if (description !== undefined) tx.description = description;
+      if (reference !== undefined) tx.reference = reference;
+      if (date !== undefined) tx.timeMs = Date.parse(date);
+      return;
+    }
+    case 'delete':
+      account.transactions = account.transactions.filter((t) => t.id !== change.transactionId);
+  }
+}
+
 /**
- * Sorts (when asked), rebuilds the timestamp index, the running booked balance and the totals, and drops
- * cached serialisations, whose balances may have moved.
+ * Sorts, rebuilds the timestamp index, the running booked balance and the totals, and gives the account
+ * a new cache name: serialised records and pages of the old state may carry stale balances.
  */
-function reindex(account: SandboxAccount, sort: boolean): void {
-  if (sort) account.transactions.sort((x, y) => x.timeMs - y.timeMs || x.seq - y.seq);
+function reindex(account: SandboxAccount): void {
+  account.transactions.sort((x, y) => x.timeMs - y.timeMs || x.seq - y.seq);
   const times = new Float64Array(account.transactions.length);
   let booked = account.openingMinor;
   let pending = 0;
@@ -285,10 +356,9 @@ function reindex(account: SandboxAccount, sort: boolean): void {
       pending += tx.amountMinor;
       tx.balanceMinor = undefined;
     }
-    tx.json = [];
   });
   account.times = times;
-  account.pages = new Map();
   account.bookedMinor = booked;
   account.pendingMinor = pending;
+  account.cacheId = nextCacheId++;
 }

@@ -1,9 +1,11 @@
 import { SeededRandom, stableUuid } from './seeded-random.js';
 
 /**
- * The deterministic accounts behind an authorised data consent. Everything here is derived from a seed
- * string (application, user, institution) and the UTC day the data was first generated, so the same
- * user at the same institution sees the same accounts, ids and transactions on every run.
+ * The deterministic accounts behind an authorised data consent. A transaction depends only on the seed
+ * (application, user, institution), its UTC calendar day and its index within that day, and its id is
+ * derived from exactly those: a day's transactions are the same whichever day they are generated on, so
+ * a client that upserts by id never sees a booked transaction change. Moving the sandbox clock forward
+ * drops the oldest days of the two-year window and adds new ones.
  */
 
 export const DAY_MS = 86_400_000;
@@ -46,7 +48,10 @@ export interface Counterparty {
 
 export interface SandboxTransaction {
   id: string;
-  /** Stable per account: the generation index, or a sequence number for transactions the control API added. */
+  /**
+   * Stable per account and the tie-break of equal times: `day * SEQ_PER_DAY + index` for generated
+   * transactions, ADMIN_SEQ_BASE onwards for those the control API added.
+   */
   seq: number;
   timeMs: number;
   status: TransactionStatus;
@@ -59,8 +64,6 @@ export interface SandboxTransaction {
   counterparty?: Counterparty;
   /** Booked balance after this transaction (booked transactions only); kept by the store. */
   balanceMinor?: number;
-  /** Serialised wire forms (UTF-8) by variant, filled lazily and dropped when the account changes. */
-  json: (Buffer | undefined)[];
 }
 
 export interface SandboxBeneficiary {
@@ -96,8 +99,11 @@ export interface SandboxAccount {
   beneficiaries: SandboxBeneficiary[];
   statements: SandboxStatement[];
   nextAdminSeq: number;
-  /** Serialised `data` arrays of recent pages, by page key; cleared whenever the account changes. */
-  pages: Map<string, Buffer>;
+  /**
+   * Names this exact state of the account in the serialised-record cache; a new value whenever the
+   * account changes, so stale entries are never read again and simply age out.
+   */
+  cacheId: number;
 }
 
 const code = (c: string, name: string): IsoCode => ({ code: c, name });
@@ -251,10 +257,6 @@ const TRANSFER_REFERENCES = [
   'Groceries',
 ];
 
-export interface GeneratedAccountSet {
-  accounts: SandboxAccount[];
-}
-
 function counterpartyFrom(random: SeededRandom): Counterparty {
   return {
     name: `${random.pick(FIRST_NAMES)} ${random.pick(LAST_NAMES)}`,
@@ -263,21 +265,12 @@ function counterpartyFrom(random: SeededRandom): Counterparty {
   };
 }
 
-/** Sorted random instants in [startMs, endMs): generation sorts once, and ties are broken by seq. */
-function spreadTimes(random: SeededRandom, count: number, startMs: number, endMs: number): number[] {
-  const span = endMs - startMs;
-  const times = new Array<number>(count);
-  // Whole seconds: banks report seconds, and it keeps `from`/`before` boundaries easy to hit exactly.
-  for (let i = 0; i < count; i += 1) times[i] = startMs + Math.floor((random.next() * span) / 1000) * 1000;
-  return times.sort((x, y) => x - y);
-}
-
 function ddmm(timeMs: number): string {
   const d = new Date(timeMs);
   return `${String(d.getUTCDate()).padStart(2, '0')}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
-type Draft = Omit<SandboxTransaction, 'id' | 'seq' | 'timeMs' | 'status' | 'json'>;
+type Draft = Omit<SandboxTransaction, 'id' | 'seq' | 'timeMs' | 'status'>;
 
 function cardPayment(random: SeededRandom, merchant: MerchantFixture, timeMs: number): Draft {
   return {
@@ -369,39 +362,6 @@ function monthStarts(dayStartMs: number, months: number): number[] {
   return starts;
 }
 
-function finish(
-  accountId: string,
-  drafts: { timeMs: number; draft: Draft }[],
-  random: SeededRandom,
-): { transactions: SandboxTransaction[]; openingMinor: number } {
-  drafts.sort((x, y) => x.timeMs - y.timeMs);
-  // Built field by field, not by spreading the draft: every record gets the same shape (fast property
-  // access when serialising), and the test build's spread helper is slow at this volume.
-  const transactions = drafts.map(({ timeMs, draft }, seq): SandboxTransaction => ({
-    id: stableUuid(`${accountId}:${seq}`),
-    seq,
-    timeMs,
-    status: 'BOOKED',
-    amountMinor: draft.amountMinor,
-    description: draft.description,
-    reference: draft.reference,
-    kind: draft.kind,
-    category: draft.category,
-    merchant: draft.merchant,
-    counterparty: draft.counterparty,
-    balanceMinor: undefined,
-    json: [],
-  }));
-  // Open with enough in the account that the running balance never dips below a small cushion.
-  let running = 0;
-  let lowest = 0;
-  for (const t of transactions) {
-    running += t.amountMinor;
-    if (running < lowest) lowest = running;
-  }
-  return { transactions, openingMinor: -lowest + random.int(20_000, 150_000) };
-}
-
 function statementsFor(accountId: string, dayStartMs: number): SandboxStatement[] {
   return monthStarts(dayStartMs, 24).map((startMs) => {
     const start = new Date(startMs);
@@ -432,8 +392,8 @@ function emptyAccount(
     times: new Float64Array(0),
     bookedMinor: 0,
     pendingMinor: 0,
-    nextAdminSeq: 1_000_000,
-    pages: new Map<string, Buffer>(),
+    nextAdminSeq: ADMIN_SEQ_BASE,
+    cacheId: 0,
   };
   switch (kind) {
     case 'CURRENT':
@@ -472,102 +432,232 @@ function emptyAccount(
   }
 }
 
+/** Whole UTC days since 1970-01-01. */
+export const dayNumberOf = (ms: number): number => Math.floor(ms / DAY_MS);
+
 /**
- * Generates the three accounts of a user at an institution. `dayStartMs` is the start of the UTC day the
- * data is dated from; transactions fall in the two years before it.
+ * Running balances count from the start of this day, before any window: a transaction's balance is the
+ * account's base plus every amount up to it, so it never changes once generated.
  */
-export function generateAccounts(seed: string, dayStartMs: number): SandboxAccount[] {
+export const BALANCE_EPOCH_DAY = Date.UTC(2024, 0, 1) / DAY_MS;
+
+export const SEQ_PER_DAY = 1024;
+export const ADMIN_SEQ_BASE = 2 ** 45;
+
+const mod = (n: number, m: number) => ((n % m) + m) % m;
+
+/**
+ * Transactions per day, by `dayNumber mod HISTORY_DAYS`: every window of HISTORY_DAYS consecutive days
+ * holds each position once, so every window holds exactly `total` transactions. Spread at random (a
+ * seeded multinomial), with at least `minimum` a day.
+ */
+function dayPattern(random: SeededRandom, total: number, minimum: number): Uint16Array {
+  const counts = new Uint16Array(HISTORY_DAYS).fill(minimum);
+  for (let n = minimum * HISTORY_DAYS; n < total; n += 1) {
+    counts[Math.floor(random.next() * HISTORY_DAYS)] += 1;
+  }
+  return counts;
+}
+
+interface DayEntry {
+  index: number;
+  timeMs: number;
+  draft: Draft;
+}
+
+/** One account's rules: how many transactions a day has, and what they are. */
+interface AccountPlan {
+  account: ReturnType<typeof emptyAccount>;
+  pattern: Uint16Array;
+  /** The day's transactions in account order (time, then index); a function of the day alone. */
+  day(dayNumber: number, count: number): DayEntry[];
+  baseRandom: SeededRandom;
+}
+
+const countOn = (pattern: Uint16Array, day: number) => pattern[mod(day, HISTORY_DAYS)];
+
+/** A random whole second of the day: banks report seconds, and `from`/`before` are then easy to hit. */
+const secondOf = (random: SeededRandom, dayStartMs: number) => dayStartMs + random.int(0, 86_399) * 1000;
+
+const byTime = (x: DayEntry, y: DayEntry) => x.timeMs - y.timeMs || x.index - y.index;
+
+function currentPlan(seed: string, holderName: string, contacts: Counterparty[]): AccountPlan {
+  const random = new SeededRandom(`${seed}:CURRENT`);
+  const account = emptyAccount(seed, 'CURRENT', random, holderName);
+  const employer: Counterparty = {
+    name: random.pick(EMPLOYERS),
+    sortCode: random.digits(6),
+    accountNumber: random.digits(8),
+  };
+  // The other transactions spend about £3,390 a month on average; a salary a little above that lets the
+  // balance, defined from the epoch and never re-based, drift gently upwards instead of into overdraft.
+  const salaryMinor = random.int(3700, 4300) * 100;
+  // At least one a day, so the salary always has its slot on the 25th.
+  const pattern = dayPattern(new SeededRandom(`${seed}:CURRENT:pattern`), CURRENT_ACCOUNT_TRANSACTIONS, 1);
+  return {
+    account,
+    pattern,
+    baseRandom: new SeededRandom(`${seed}:CURRENT:base`),
+    day(dayNumber, count) {
+      const dayRandom = new SeededRandom(`${seed}:CURRENT:day:${dayNumber}`);
+      const dayStartMs = dayNumber * DAY_MS;
+      const entries: DayEntry[] = [];
+      for (let index = 0; index < count; index += 1) {
+        if (index === 0 && new Date(dayStartMs).getUTCDate() === 25) {
+          entries.push({
+            index,
+            timeMs: dayStartMs + 6 * 3600_000,
+            draft: {
+              amountMinor: salaryMinor + dayRandom.int(0, 30) * 100,
+              description: `BGC ${employer.name} SALARY`,
+              reference: 'SALARY',
+              kind: KINDS.salary,
+              category: 'salary',
+              counterparty: employer,
+            },
+          });
+          continue;
+        }
+        const timeMs = secondOf(dayRandom, dayStartMs);
+        entries.push({ index, timeMs, draft: currentAccountDraft(dayRandom, timeMs, contacts) });
+      }
+      return entries.sort(byTime);
+    },
+  };
+}
+
+function savingsPlan(seed: string, holderName: string, own: Counterparty): AccountPlan {
+  const random = new SeededRandom(`${seed}:SAVINGS`);
+  const account = emptyAccount(seed, 'SAVINGS', random, holderName);
+  const pattern = dayPattern(new SeededRandom(`${seed}:SAVINGS:pattern`), SAVINGS_ACCOUNT_TRANSACTIONS, 0);
+  // Interest is paid on the first day of a month that has transactions, as the first of them.
+  const firstActiveDayOfMonth = (dayNumber: number) => {
+    const date = new Date(dayNumber * DAY_MS);
+    const monthStartDay = dayNumberOf(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+    for (let d = monthStartDay; d < dayNumber; d += 1) if (countOn(pattern, d) > 0) return false;
+    return true;
+  };
+  return {
+    account,
+    pattern,
+    baseRandom: new SeededRandom(`${seed}:SAVINGS:base`),
+    day(dayNumber, count) {
+      const dayRandom = new SeededRandom(`${seed}:SAVINGS:day:${dayNumber}`);
+      const dayStartMs = dayNumber * DAY_MS;
+      const entries: DayEntry[] = [];
+      for (let index = 0; index < count; index += 1) {
+        if (index === 0 && firstActiveDayOfMonth(dayNumber)) {
+          entries.push({
+            index,
+            timeMs: dayStartMs,
+            draft: {
+              amountMinor: dayRandom.int(50, 1500),
+              description: 'INTEREST PAID',
+              reference: 'GROSS INTEREST',
+              kind: KINDS.interest,
+              category: 'interest',
+            },
+          });
+          continue;
+        }
+        const timeMs = secondOf(dayRandom, dayStartMs);
+        const deposit = dayRandom.next() < 0.62;
+        entries.push({
+          index,
+          timeMs,
+          draft: deposit
+            ? {
+                amountMinor: dayRandom.int(50, 600) * 100,
+                description: `TRANSFER FROM ${own.name.toUpperCase()}`,
+                reference: 'Savings',
+                kind: KINDS.transferIn,
+                category: 'savings',
+                counterparty: own,
+              }
+            : {
+                amountMinor: -dayRandom.int(20, 800) * 100,
+                description: `TRANSFER TO ${own.name.toUpperCase()}`,
+                reference: 'Withdrawal',
+                kind: KINDS.transferOut,
+                category: 'savings',
+                counterparty: own,
+              },
+        });
+      }
+      return entries.sort(byTime);
+    },
+  };
+}
+
+/**
+ * The window's transactions and the booked balance before the first of them. Days from the balance
+ * epoch (or the window, if earlier) are generated for their sums; the base is fixed by the first
+ * HISTORY_DAYS after the epoch, high enough that the balance stays above a cushion there.
+ */
+function windowOf(
+  plan: AccountPlan,
+  windowStartDay: number,
+  endDay: number,
+): { transactions: SandboxTransaction[]; openingMinor: number } {
+  const firstDay = Math.min(BALANCE_EPOCH_DAY, windowStartDay);
+  const lastDay = Math.max(endDay, BALANCE_EPOCH_DAY + HISTORY_DAYS);
+  const transactions: SandboxTransaction[] = [];
+  let running = 0;
+  let atEpoch = 0;
+  let atWindowStart = 0;
+  let lowestAfterEpoch = 0;
+  for (let day = firstDay; day < lastDay; day += 1) {
+    if (day === BALANCE_EPOCH_DAY) atEpoch = running;
+    if (day === windowStartDay) atWindowStart = running;
+    const entries = plan.day(day, countOn(plan.pattern, day));
+    const inWindow = day >= windowStartDay && day < endDay;
+    const inBaseSpan = day >= BALANCE_EPOCH_DAY && day < BALANCE_EPOCH_DAY + HISTORY_DAYS;
+    for (const { index, timeMs, draft } of entries) {
+      running += draft.amountMinor;
+      if (inBaseSpan && running - atEpoch < lowestAfterEpoch) lowestAfterEpoch = running - atEpoch;
+      if (!inWindow) continue;
+      // Built field by field, not by spreading the draft: every record gets the same shape (fast
+      // property access when serialising), and the test build's spread helper is slow at this volume.
+      transactions.push({
+        id: stableUuid(`${plan.account.id}:${day}:${index}`),
+        seq: day * SEQ_PER_DAY + index,
+        timeMs,
+        status: 'BOOKED',
+        amountMinor: draft.amountMinor,
+        description: draft.description,
+        reference: draft.reference,
+        kind: draft.kind,
+        category: draft.category,
+        merchant: draft.merchant,
+        counterparty: draft.counterparty,
+        balanceMinor: undefined,
+      });
+    }
+  }
+  const baseMinor = -lowestAfterEpoch + plan.baseRandom.int(20_000, 150_000);
+  return { transactions, openingMinor: baseMinor + atWindowStart - atEpoch };
+}
+
+/**
+ * Generates the three accounts of a user at an institution, with the transactions of the HISTORY_DAYS
+ * whole UTC days before `endDayStartMs` (the start of the sandbox's current day).
+ */
+export function generateAccounts(seed: string, endDayStartMs: number): SandboxAccount[] {
   const people = new SeededRandom(`${seed}:people`);
   const holderName = `${people.pick(FIRST_NAMES)} ${people.pick(LAST_NAMES)}`;
   const contacts = Array.from({ length: 12 }, () => counterpartyFrom(people));
-  const startMs = dayStartMs - HISTORY_DAYS * DAY_MS;
+  const endDay = dayNumberOf(endDayStartMs);
+  const windowStartDay = endDay - HISTORY_DAYS;
 
-  // Current account: a salary on the 25th of each month, the rest spread at random.
-  const currentRandom = new SeededRandom(`${seed}:CURRENT`);
-  const current = emptyAccount(seed, 'CURRENT', currentRandom, holderName);
-  const employer = currentRandom.pick(EMPLOYERS);
-  const salaryMinor = currentRandom.int(2600, 4200) * 100;
-  const drafts: { timeMs: number; draft: Draft }[] = [];
-  for (const monthStart of monthStarts(dayStartMs, 24)) {
-    const timeMs = monthStart + 24 * DAY_MS + 6 * 3600_000;
-    if (timeMs < startMs || timeMs >= dayStartMs) continue;
-    drafts.push({
-      timeMs,
-      draft: {
-        amountMinor: salaryMinor + currentRandom.int(0, 30) * 100,
-        description: `BGC ${employer} SALARY`,
-        reference: 'SALARY',
-        kind: KINDS.salary,
-        category: 'salary',
-        counterparty: {
-          name: employer,
-          sortCode: currentRandom.digits(6),
-          accountNumber: currentRandom.digits(8),
-        },
-      },
-    });
-  }
-  for (const timeMs of spreadTimes(
-    currentRandom,
-    CURRENT_ACCOUNT_TRANSACTIONS - drafts.length,
-    startMs,
-    dayStartMs,
-  )) {
-    drafts.push({ timeMs, draft: currentAccountDraft(currentRandom, timeMs, contacts) });
-  }
-  const currentTx = finish(current.id, drafts, currentRandom);
-
-  // Savings: monthly interest, deposits from the current account, occasional withdrawals.
-  const savingsRandom = new SeededRandom(`${seed}:SAVINGS`);
-  const savings = emptyAccount(seed, 'SAVINGS', savingsRandom, holderName);
+  const currentAccount = currentPlan(seed, holderName, contacts);
+  const current = currentAccount.account;
   const own: Counterparty = {
     name: holderName,
     sortCode: current.identifications[0].identification,
     accountNumber: current.identifications[1].identification,
   };
-  const savingsDrafts: { timeMs: number; draft: Draft }[] = [];
-  for (const monthStart of monthStarts(dayStartMs, 24)) {
-    if (monthStart < startMs) continue;
-    savingsDrafts.push({
-      timeMs: monthStart,
-      draft: {
-        amountMinor: savingsRandom.int(50, 1500),
-        description: 'INTEREST PAID',
-        reference: 'GROSS INTEREST',
-        kind: KINDS.interest,
-        category: 'interest',
-      },
-    });
-  }
-  for (const timeMs of spreadTimes(
-    savingsRandom,
-    SAVINGS_ACCOUNT_TRANSACTIONS - savingsDrafts.length,
-    startMs,
-    dayStartMs,
-  )) {
-    const deposit = savingsRandom.next() < 0.62;
-    savingsDrafts.push({
-      timeMs,
-      draft: deposit
-        ? {
-            amountMinor: savingsRandom.int(50, 600) * 100,
-            description: `TRANSFER FROM ${own.name.toUpperCase()}`,
-            reference: 'Savings',
-            kind: KINDS.transferIn,
-            category: 'savings',
-            counterparty: own,
-          }
-        : {
-            amountMinor: -savingsRandom.int(20, 800) * 100,
-            description: `TRANSFER TO ${own.name.toUpperCase()}`,
-            reference: 'Withdrawal',
-            kind: KINDS.transferOut,
-            category: 'savings',
-            counterparty: own,
-          },
-    });
-  }
-  const savingsTx = finish(savings.id, savingsDrafts, savingsRandom);
+  const savingsAccount = savingsPlan(seed, holderName, own);
+  const savings = savingsAccount.account;
 
   const cardRandom = new SeededRandom(`${seed}:CREDIT_CARD`);
   const card = emptyAccount(seed, 'CREDIT_CARD', cardRandom, holderName);
@@ -588,13 +678,13 @@ export function generateAccounts(seed: string, dayStartMs: number): SandboxAccou
   return [
     {
       ...current,
-      ...currentTx,
+      ...windowOf(currentAccount, windowStartDay, endDay),
       beneficiaries,
-      statements: statementsFor(current.id, dayStartMs),
+      statements: statementsFor(current.id, endDayStartMs),
     },
     {
       ...savings,
-      ...savingsTx,
+      ...windowOf(savingsAccount, windowStartDay, endDay),
       beneficiaries: [
         {
           id: stableUuid(`${savings.id}:beneficiary:own`),
@@ -609,14 +699,14 @@ export function generateAccounts(seed: string, dayStartMs: number): SandboxAccou
           },
         },
       ],
-      statements: statementsFor(savings.id, dayStartMs),
+      statements: statementsFor(savings.id, endDayStartMs),
     },
     {
       ...card,
       transactions: [],
       openingMinor: 0,
       beneficiaries: [],
-      statements: statementsFor(card.id, dayStartMs),
+      statements: statementsFor(card.id, endDayStartMs),
     },
   ];
 }

@@ -1,3 +1,4 @@
+import { concatOwn, ownBuffer, type ByteLru } from './byte-lru.cache.js';
 import type {
   SandboxAccount,
   SandboxBeneficiary,
@@ -17,8 +18,6 @@ export const toAmount = (minor: number): number => minor / 100;
 export const WITH_CATEGORISATION = 1;
 export const WITH_MERCHANT = 2;
 export const REAL_TIME = 4;
-/** Version 2 without `with`: no enrichment object at all (spec part 9). */
-export const NO_ENRICHMENT = 8;
 
 /** Statement dates print without milliseconds, as the upstream's examples do. */
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -78,7 +77,8 @@ export function transactionWire(
   }
   if (party) wire[tx.amountMinor < 0 ? 'payeeDetails' : 'payerDetails'] = party;
   if (tx.merchant) wire.merchant = { merchantName: tx.merchant.name, merchantCategoryCode: tx.merchant.mcc };
-  if (!realTime && !(variant & NO_ENRICHMENT)) {
+  // Spec part 9: `with` adds categories and merchants; the transaction hash is always returned.
+  if (!realTime) {
     const enrichment: Record<string, unknown> = {};
     if (variant & WITH_CATEGORISATION)
       enrichment.categorisation = { categories: [tx.category], source: 'MODEL' };
@@ -97,45 +97,51 @@ export function transactionWire(
 }
 
 /**
- * The serialised transaction, cached on the record as UTF-8 bytes: a 1000-record page is then one
- * Buffer.concat, and the socket gets bytes without a megabyte of string encoding per request.
+ * The serialised transaction as UTF-8 bytes, cached: a 1000-record page is then one concatenation, and
+ * the socket gets bytes without a megabyte of string encoding per request.
  */
 export function transactionJson(
-  tx: SandboxTransaction,
+  cache: ByteLru,
+  index: number,
   account: SandboxAccount,
   institutionId: string,
   variant: number,
 ): Buffer {
-  return (tx.json[variant] ??= Buffer.from(
-    JSON.stringify(transactionWire(tx, account, institutionId, variant)),
-  ));
+  const key = `t|${account.cacheId}|${index}|${variant}|${institutionId}`;
+  return (
+    cache.get(key) ??
+    cache.set(
+      key,
+      ownBuffer(
+        JSON.stringify(transactionWire(account.transactions[index], account, institutionId, variant)),
+      ),
+    )
+  );
 }
 
 const COMMA = Buffer.from(',');
-const MAX_CACHED_PAGES = 64;
 
 /**
- * The `data` array of one page (without brackets), joined once and cached on the account: repeated and
- * concurrent reads of the same page then cost one copy.
+ * The `data` array of one page (without brackets), joined once and cached: repeated and concurrent
+ * reads of the same page then cost one copy into the response.
  */
 export function pageData(
+  cache: ByteLru,
   account: SandboxAccount,
   key: string,
   indices: number[],
   institutionId: string,
   variant: number,
 ): Buffer {
-  const cached = account.pages.get(key);
+  const pageKey = `p|${account.cacheId}|${institutionId}|${key}`;
+  const cached = cache.get(pageKey);
   if (cached) return cached;
   const chunks: Buffer[] = [];
   indices.forEach((index, i) => {
     if (i > 0) chunks.push(COMMA);
-    chunks.push(transactionJson(account.transactions[index], account, institutionId, variant));
+    chunks.push(transactionJson(cache, index, account, institutionId, variant));
   });
-  const data = Buffer.concat(chunks);
-  if (account.pages.size >= MAX_CACHED_PAGES) account.pages.clear();
-  account.pages.set(key, data);
-  return data;
+  return cache.set(pageKey, concatOwn(chunks));
 }
 
 /** `{"meta":…,"data":[…],"links":…}` around a page's serialised records. */
