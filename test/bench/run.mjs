@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
+import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Whatever happens, the bench ends: past this the process reports and exits. */
@@ -129,6 +130,28 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
+    if (s.kind === 'upstream-client') {
+      out.push(`## ${s.name}  (${s.description})`);
+      out.push('');
+      out.push(
+        table(
+          ['target', 'walks', 'p50 ms', 'min ms', 'max ms', 'transactions/s'],
+          s.rows.map((r) => [
+            r.label,
+            r.walks,
+            fixed(r.ms.p50, 2),
+            fixed(r.ms.min, 2),
+            fixed(r.ms.max, 2),
+            fixed(r.transactionsPerSecond, 0),
+          ]),
+        ),
+      );
+      out.push('');
+      out.push(
+        `client overhead over the plain fetch loop: ${(s.overhead * 100).toFixed(1)}% (median of paired walks ${(s.overheadPerRound * 100).toFixed(1)}%); target < ${s.target * 100}% → ${s.meetsTarget ? 'met' : 'NOT met'}`,
+      );
+      continue;
+    }
     out.push(
       `## ${s.name}  (CURRENT account: ${s.account.transactions} transactions in ${s.account.pages} pages; first call incl. data generation ${fixed(s.firstCallMs, 0)} ms)`,
     );
@@ -210,6 +233,7 @@ async function main() {
     summary.scenarios.push(
       await sandboxTransactionPage({ load: load.run, options: summary.options, progress }),
     );
+    summary.scenarios.push(await upstreamClientWalk({ options: summary.options, progress }));
     summary.ok = true;
   } catch (error) {
     exitCode = 1;

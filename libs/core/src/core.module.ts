@@ -1,9 +1,17 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { ConfigModule, type AppConfig } from '#libs/config';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { APP_CONFIG, ConfigModule, type AppConfig } from '#libs/config';
 import { DatabaseModule } from '#libs/database';
-import { ObservabilityModule, type AppLogger, type Metrics } from '#libs/observability';
+import { LOGGER, Metrics, ObservabilityModule, type AppLogger } from '#libs/observability';
 import { QueueModule } from '#libs/queue';
 import { RedisModule } from '#libs/redis';
+import { createUpstreamClient, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 
 export interface CoreOptions {
   config: AppConfig;
@@ -11,10 +19,35 @@ export interface CoreOptions {
   metrics: Metrics;
 }
 
+/** Closes the upstream connection pool when the app stops, so the process does not wait on sockets. */
+@Injectable()
+class UpstreamClientCloser implements OnApplicationShutdown {
+  constructor(@Inject(UPSTREAM_CLIENT) private readonly client: UpstreamClient) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** The one upstream client of the process: one keep-alive pool and one set of circuit breakers. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: UPSTREAM_CLIENT,
+      inject: [APP_CONFIG, LOGGER, Metrics],
+      useFactory: (config: AppConfig, logger: AppLogger, metrics: Metrics) =>
+        createUpstreamClient(config, { logger, registry: metrics.registry }),
+    },
+    UpstreamClientCloser,
+  ],
+  exports: [UPSTREAM_CLIENT],
+})
+class UpstreamClientModule {}
+
 /**
  * What every long-running process of the system shares: configuration, logging and metrics, Postgres,
- * Redis and the job queues. Built from values made once in main.ts (or by a test), never from the
- * environment here.
+ * Redis, the job queues and the upstream client. Built from values made once in main.ts (or by a
+ * test), never from the environment here.
  */
 @Module({})
 export class CoreModule {
@@ -27,6 +60,7 @@ export class CoreModule {
         DatabaseModule,
         RedisModule,
         QueueModule.forRoot(),
+        UpstreamClientModule,
       ],
     };
   }

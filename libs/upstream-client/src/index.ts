@@ -1,0 +1,12 @@
+export * from './upstream-client.factory.js';
+export * from './upstream-paging.iterator.js';
+export {
+  DEFAULT_BREAKER,
+  DEFAULT_RETRY,
+  type BreakerOptions,
+  type RetryOptions,
+} from './upstream-resilience.policy.js';
+export * from './upstream.client.js';
+export * from './upstream.error.js';
+export { type CallOptions, type ConsentCallOptions } from './upstream.transport.js';
+export type * from './upstream.types.js';

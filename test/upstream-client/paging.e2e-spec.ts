@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamError, items, type Account, type UpstreamClient } from '#libs/upstream-client';
+import { UpstreamKit, clientFor, failure, tinyServer } from './upstream-test-kit.js';
+
+describe('upstream client: paging', () => {
+  const kit = new UpstreamKit();
+  let client: UpstreamClient;
+  let token: string;
+  let current: Account;
+  let savings: Account;
+
+  beforeAll(async () => {
+    await kit.start();
+    client = kit.client();
+    ({ token } = await kit.dataConsent('sandbox-redirect', 'paging-user'));
+    const accounts = (await client.getAccounts({ consent: token })).data;
+    current = accounts.find((a) => a.accountType === 'CURRENT')!;
+    savings = accounts.find((a) => a.accountType === 'SAVINGS')!;
+  });
+  afterAll(() => kit.stop());
+
+  describe('offset paging (spec 4.2.1)', () => {
+    it('walks 6,500 transactions in seven pages with no limit: offset 6000 returns records 6001-6500', async () => {
+      const pages = [];
+      for await (const page of client.transactionPages(current.id, {}, { consent: token })) pages.push(page);
+      expect(pages.map((p) => p.data.length)).toEqual([1000, 1000, 1000, 1000, 1000, 1000, 500]);
+      expect(pages.map((p) => p.meta.pagination?.self?.offset)).toEqual([
+        0, 1000, 2000, 3000, 4000, 5000, 6000,
+      ]);
+      expect(pages.every((p) => typeof p.tracingId === 'string')).toBe(true);
+      const ids = new Set(pages.flatMap((p) => p.data.map((t) => t.id)));
+      expect(ids.size).toBe(6500);
+    });
+
+    it('walks 467 records with limit=50: offset=450 returns records 451-467', async () => {
+      const pages = [];
+      for await (const page of client.transactionPages(savings.id, { limit: 50 }, { consent: token }))
+        pages.push(page);
+      expect(pages).toHaveLength(10);
+      expect(pages.at(-1)!.meta.pagination?.self?.offset).toBe(450);
+      expect(pages.at(-1)!.data).toHaveLength(17);
+      const all = pages.flatMap((p) => p.data.map((t) => t.id));
+      expect(new Set(all).size).toBe(467);
+    });
+
+    it('starts from a given offset and flattens into records', async () => {
+      let n = 0;
+      for await (const tx of items(
+        client.transactionPages(current.id, { offset: 6200, limit: 100 }, { consent: token }),
+      )) {
+        expect(tx.id).toEqual(expect.any(String));
+        n += 1;
+      }
+      expect(n).toBe(300);
+    });
+
+    it('makes one request for an empty list (credit card) and for a window smaller than a page', async () => {
+      const accounts = (await client.getAccounts({ consent: token })).data;
+      const card = accounts.find((a) => a.accountType === 'CREDIT_CARD')!;
+      const pages = [];
+      for await (const page of client.transactionPages(card.id, {}, { consent: token })) pages.push(page);
+      expect(pages).toHaveLength(1);
+      expect(pages[0].data).toEqual([]);
+    });
+
+    it('pages statements and consents by the same rules', async () => {
+      const statements = [];
+      for await (const s of items(client.statementPages(current.id, { limit: 5 }, { consent: token })))
+        statements.push(s);
+      expect(statements).toHaveLength(24);
+      for (let i = 0; i < 3; i += 1) await kit.dataConsent('sandbox-redirect', 'paging-user');
+      const consents = [];
+      for await (const c of items(client.consentPages({ applicationUserId: 'paging-user', limit: 2 })))
+        consents.push(c);
+      expect(consents.length).toBeGreaterThanOrEqual(4);
+      expect(new Set(consents.map((c) => c.id)).size).toBe(consents.length);
+    });
+
+    it('never loops forever on a server that always answers full pages with a growing totalCount', async () => {
+      const server = await tinyServer((req, res, n) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const data = Array.from({ length: 10 }, (_, i) => ({ id: `${n}-${i}` }));
+        res.end(
+          JSON.stringify({
+            meta: {
+              tracingId: `t${n}`,
+              pagination: { totalCount: 1_000_000 + n * 100, self: { limit: 10 } },
+            },
+            data,
+          }),
+        );
+      });
+      const bad = clientFor(server.url);
+      try {
+        let pages = 0;
+        const error = await failure<UpstreamError>(async () => {
+          for await (const _page of bad.transactionPages(
+            'acc',
+            { limit: 10 },
+            { consent: 'c', maxPages: 25 },
+          ))
+            pages += 1;
+        });
+        expect(error).toBeInstanceOf(UpstreamError);
+        expect(error.kind).toBe('PROTOCOL');
+        expect(pages).toBe(25);
+        expect(server.requests).toHaveLength(25);
+      } finally {
+        await bad.close();
+        await server.close();
+      }
+    });
+
+    it('stops at the first-page totalCount even if later pages claim more, and ignores links.next', async () => {
+      const server = await tinyServer((req, res, n) => {
+        const offset = Number(new URL(req.url!, 'http://x').searchParams.get('offset'));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            meta: {
+              tracingId: `t${n}`,
+              pagination: {
+                totalCount: n === 1 ? 30 : 99_999,
+                self: { limit: 10, offset },
+                next: { offset: 0 },
+              },
+            },
+            data: Array.from({ length: 10 }, (_, i) => ({ id: `${offset + i}` })),
+            links: { next: 'http://elsewhere.invalid/accounts/acc/transactions?offset=0' },
+          }),
+        );
+      });
+      const bad = clientFor(server.url);
+      try {
+        const offsets = [];
+        for await (const page of bad.transactionPages('acc', { limit: 10 }, { consent: 'c' }))
+          offsets.push(page.meta.pagination?.self?.offset);
+        expect(offsets).toEqual([0, 10, 20]);
+      } finally {
+        await bad.close();
+        await server.close();
+      }
+    });
+  });
+
+  describe('cursor paging (real-time transactions)', () => {
+    it('follows links.next from the first page (self/next/last) to the final page (first/prev/self)', async () => {
+      const pages = [];
+      for await (const page of client.realTimeTransactionPages(current.id, {}, { consent: token }))
+        pages.push(page);
+      expect(pages.length).toBe(Math.ceil(6500 / 250));
+      expect(Object.keys(pages[0].links!).sort()).toEqual(['last', 'next', 'self']);
+      expect(Object.keys(pages[1].links!).sort()).toEqual(['first', 'last', 'next', 'prev', 'self']);
+      expect(Object.keys(pages.at(-1)!.links!).sort()).toEqual(['first', 'prev', 'self']);
+      expect(pages.every((p) => p.meta.count === p.data.length)).toBe(true);
+      const ids = new Set(pages.flatMap((p) => p.data.map((t) => t.id)));
+      expect(ids.size).toBe(6500);
+    });
+
+    it('sends from/before on the first request only', async () => {
+      const before = new Date().toISOString();
+      const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
+      const all = [];
+      for await (const tx of items(
+        client.realTimeTransactionPages(current.id, { from, before }, { consent: token }),
+      ))
+        all.push(tx);
+      expect(all.length).toBeGreaterThan(0);
+      expect(all.length).toBeLessThan(6500);
+    });
+
+    it('ends with a PROTOCOL error when a server repeats a cursor, and never follows the link host', async () => {
+      const server = await tinyServer((req, res, n) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            meta: { tracingId: `t${n}`, count: 1 },
+            data: [{ id: String(n) }],
+            links: { self: 'x', next: `http://evil.invalid/steal?cursor=${n >= 2 ? 'same' : 'c' + n}` },
+          }),
+        );
+      });
+      const bad = clientFor(server.url);
+      try {
+        const error = await failure<UpstreamError>(async () => {
+          for await (const _p of bad.realTimeTransactionPages('acc', {}, { consent: 'c' })) void _p;
+        });
+        expect(error.kind).toBe('PROTOCOL');
+        expect(server.requests.map((r) => r.url)).toEqual([
+          '/accounts/acc/real-time/transactions',
+          '/accounts/acc/real-time/transactions?cursor=c1',
+          '/accounts/acc/real-time/transactions?cursor=same',
+        ]);
+      } finally {
+        await bad.close();
+        await server.close();
+      }
+    });
+  });
+
+  it('a reset in between changes nothing for a fresh walk', async () => {
+    await kit.reset();
+    const again = await kit.dataConsent('sandbox-redirect', 'paging-user');
+    const first = await client.getTransactions(current.id, { limit: 1 }, { consent: again.token });
+    expect(first.data).toHaveLength(1);
+  });
+});

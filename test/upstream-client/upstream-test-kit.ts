@@ -1,0 +1,137 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import type { AppConfig } from '#libs/config';
+import { captureLogger, testConfig } from '#libs/testing';
+import { UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
+import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
+import { SandboxHttp } from '../support/sandbox-http.js';
+
+export const SUB_A = '00000000-0000-4000-8000-0000000000a1';
+
+/** A sandbox over real HTTP, a client pointed at it, and the control API. */
+export class UpstreamKit {
+  readonly config: AppConfig = testConfig();
+  sandbox!: RunningHttpApp;
+  admin!: SandboxHttp;
+  readonly clients: UpstreamClient[] = [];
+
+  async start(): Promise<this> {
+    this.sandbox = await startSandbox(this.config);
+    this.admin = new SandboxHttp(this.sandbox.url, this.config);
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.clients.map((c) => c.close()));
+    await this.sandbox?.close();
+  }
+
+  /** A client with fast test defaults: short backoff, short breaker, real HTTP. */
+  client(overrides: Partial<UpstreamClientOptions> = {}): UpstreamClient {
+    const client = new UpstreamClient({
+      baseUrl: this.sandbox.url,
+      applicationId: this.config.sandbox.appId,
+      applicationSecret: this.config.sandbox.appSecret,
+      apiVersion: '1',
+      timeoutMs: 5_000,
+      retry: { initialDelayMs: 5, maxDelayMs: 20 },
+      breaker: { consecutiveFailures: 3, halfOpenAfterMs: 200 },
+      ...overrides,
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  /** A client whose logs and metrics the test can read. */
+  observedClient(overrides: Partial<UpstreamClientOptions> = {}) {
+    const capture = captureLogger('upstream-test', 'trace');
+    const registry = new Registry();
+    const client = this.client({ logger: capture.logger, registry, ...overrides });
+    return { client, registry, logs: capture };
+  }
+
+  async reset(): Promise<void> {
+    const res = await this.admin.admin('POST', '/reset');
+    if (res.status !== 200) throw new Error(`reset failed: ${res.status}`);
+  }
+
+  /** An AUTHORIZED data consent, made through the control API (no browser). */
+  async dataConsent(
+    institutionId = 'sandbox-redirect',
+    applicationUserId = 'kit-user',
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: string; token: string }> {
+    const res = await this.admin.admin('POST', '/consents', { institutionId, applicationUserId, ...extra });
+    if (res.status !== 201) throw new Error(`consent failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { id: res.body.data.id, token: res.body.data.consentToken };
+  }
+
+  async authorise(consentId: string): Promise<string> {
+    const res = await this.admin.admin('POST', `/consents/${consentId}/authorise`);
+    if (res.status !== 200) throw new Error(`authorise failed: ${res.status}`);
+    return res.body.data.consentToken as string;
+  }
+
+  async fault(rule: Record<string, unknown>): Promise<void> {
+    const res = await this.admin.admin('POST', '/faults', rule);
+    if (res.status !== 201 && res.status !== 200) throw new Error(`fault failed: ${res.status}`);
+  }
+
+  /** How many requests each fault rule matched and hit. */
+  async faultHits(): Promise<{ path: string; matched: number; hits: number }[]> {
+    return (await this.admin.admin('GET', '/faults')).body.data;
+  }
+}
+
+export interface TinyServer {
+  url: string;
+  requests: { method: string; url: string; headers: http.IncomingHttpHeaders }[];
+  close: () => Promise<void>;
+}
+
+/** A real HTTP server for answers the sandbox cannot give (HTML 502s, misbehaving paging). */
+export async function tinyServer(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse, n: number) => void,
+): Promise<TinyServer> {
+  const requests: TinyServer['requests'] = [];
+  const server = http.createServer((req, res) => {
+    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    req.resume();
+    req.on('end', () => handler(req, res, requests.length));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function clientFor(url: string, overrides: Partial<UpstreamClientOptions> = {}): UpstreamClient {
+  return new UpstreamClient({
+    baseUrl: url,
+    applicationId: 'app-id',
+    applicationSecret: 'app-secret',
+    apiVersion: '1',
+    timeoutMs: 2_000,
+    retry: { initialDelayMs: 5, maxDelayMs: 20 },
+    breaker: false,
+    ...overrides,
+  });
+}
+
+/** Runs `fn` and returns the error it throws (failing the test if it does not). */
+export async function failure<E = unknown>(fn: () => Promise<unknown>): Promise<E> {
+  try {
+    await fn();
+  } catch (error) {
+    return error as E;
+  }
+  throw new Error('expected the call to fail');
+}
