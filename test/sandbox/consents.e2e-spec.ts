@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { useSandbox } from '../support/sandbox-fixture.js';
 
 const SUB_A = SEEDED_SUB_APPLICATIONS[0];
 const SUB_B = SEEDED_SUB_APPLICATIONS[1];
 const CALLBACK = 'https://merchant.example/callback';
 
 describe('sandbox: users, applications, institutions and consent flows', () => {
-  let sandbox: RunningHttpApp;
-  let http: SandboxHttp;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    http = new SandboxHttp(sandbox.url, testConfig());
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
-  beforeEach(async () => {
-    expect((await http.admin('POST', '/reset')).status).toBe(200);
-  });
+  const { sandbox, http } = useSandbox();
 
   // ---- helpers acting as the merchant's server and the PSU's browser
 

@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testConfig } from '#libs/testing';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
+import { describe, expect, it } from 'vitest';
 import { SandboxEvents, type SandboxEvent } from '../../apps/sandbox/src/core/index.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { useSandbox } from '../support/sandbox-fixture.js';
 
 /** Conformance of what every sandbox route shares: authentication (spec part 5), error shapes (part 7), versioning, faults. */
 describe('sandbox core', () => {
-  let sandbox: RunningHttpApp;
-  let http: SandboxHttp;
-  const config = testConfig();
-
-  beforeAll(async () => {
-    sandbox = await startSandbox(config);
-    http = new SandboxHttp(sandbox.url, config);
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
-  beforeEach(async () => {
-    expect((await http.admin('POST', '/reset')).status).toBe(200);
-  });
+  const { sandbox, http, config } = useSandbox();
 
   describe('authentication', () => {
     it('answers missing credentials with 401 and issue code CREDENTIALS_MISSING in the standard shape', async () => {

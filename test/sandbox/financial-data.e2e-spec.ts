@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
 import { ByteLru } from '../../apps/sandbox/src/data/byte-lru.cache.js';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { useSandbox } from '../support/sandbox-fixture.js';
 
 const DAY = 86_400_000;
 
 describe('sandbox: financial data', () => {
-  let sandbox: RunningHttpApp;
-  let http: SandboxHttp;
+  const { http } = useSandbox();
   const publicUrl = testConfig().sandbox.publicUrl;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    http = new SandboxHttp(sandbox.url, testConfig());
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
-  beforeEach(async () => {
-    expect((await http.admin('POST', '/reset')).status).toBe(200);
-  });
 
   async function createConsent(
     applicationUserId: string,

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { SandboxEvents, type SandboxEvent } from '../../apps/sandbox/src/core/index.js';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { useSandbox } from '../support/sandbox-fixture.js';
 
 const PAYEE = {
   name: 'Jane Merchant',
@@ -78,8 +77,7 @@ function hostedBody(overrides: Record<string, unknown> = {}) {
 }
 
 describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
-  let sandbox: RunningHttpApp;
-  let http: SandboxHttp;
+  const { sandbox, http } = useSandbox();
   const events: SandboxEvent[] = [];
   /** The terminal events (success/failed) of one payment. */
   const paymentEvents = (paymentId: string) =>
@@ -91,16 +89,10 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
   const pendingEvents = (paymentId: string) =>
     events.filter((e) => e.type === 'payment.state.pending' && e.data.paymentId === paymentId);
 
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    http = new SandboxHttp(sandbox.url, testConfig());
+  beforeAll(() => {
     sandbox.app.get(SandboxEvents).subscribe((event) => events.push(event));
   });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
-  beforeEach(async () => {
-    expect((await http.admin('POST', '/reset')).status).toBe(200);
+  beforeEach(() => {
     events.length = 0;
   });
 

@@ -4,8 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { WebhookVerificationError, generateWebhookSecret, verifyWebhook } from '#libs/crypto';
 import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { useSandbox } from '../support/sandbox-fixture.js';
 
 interface Received {
   path: string;
@@ -69,21 +68,16 @@ const SUB_A = SEEDED_SUB_APPLICATIONS[0].id;
 const WAIT = { timeout: 5_000, interval: 10 };
 
 describe('sandbox: webhooks, notifications and signed event delivery', () => {
-  let sandbox: RunningHttpApp;
-  let http: SandboxHttp;
   const receiver = new Receiver();
-
-  beforeAll(async () => {
-    sandbox = await startSandbox(config);
-    http = new SandboxHttp(sandbox.url, config);
-    await receiver.start();
-  });
+  // Registered before the fixture so that, after-hooks running in reverse, the sandbox closes first.
   afterAll(async () => {
-    await sandbox?.close();
     await receiver.close();
   });
-  beforeEach(async () => {
-    expect((await http.admin('POST', '/reset')).status).toBe(200);
+  const { http } = useSandbox(config);
+  beforeAll(async () => {
+    await receiver.start();
+  });
+  beforeEach(() => {
     receiver.clear();
   });
 

@@ -23,10 +23,15 @@ export interface SandboxCallOptions {
 
 /** A thin HTTP client for tests that drive the sandbox exactly as the upstream's clients would. */
 export class SandboxHttp {
+  /** `baseUrl` may be a function so a client can exist before the sandbox it calls has a port. */
   constructor(
-    readonly baseUrl: string,
+    private readonly base: string | (() => string),
     private readonly config: AppConfig,
   ) {}
+
+  get baseUrl(): string {
+    return typeof this.base === 'string' ? this.base : this.base();
+  }
 
   basic(id = this.config.sandbox.appId, secret = this.config.sandbox.appSecret): string {
     return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;

@@ -1,19 +1,8 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
-import { SandboxError, type UpstreamIssue } from '../core/index.js';
+import { validateSync } from 'class-validator';
+import { SandboxError, flattenIssues } from '../core/index.js';
 
 type Constructor<T> = new () => T;
-
-function flatten(errors: ValidationError[], parent = ''): { parameter: string; constraints: string[] }[] {
-  return errors.flatMap((e) => {
-    const parameter = parent ? `${parent}.${e.property}` : e.property;
-    const own = Object.values(e.constraints ?? {});
-    return [
-      ...(own.length ? [{ parameter, constraints: own }] : []),
-      ...flatten(e.children ?? [], parameter),
-    ];
-  });
-}
 
 /**
  * Validates a value the global pipe cannot see as a DTO (a JSON-patch array, a query with upstream-specific
@@ -34,26 +23,22 @@ export function validateAs<T extends object>(
     validationError: { target: false, value: false },
   });
   if (errors.length === 0) return instance;
-  const problems = flatten(errors, options.prefix ?? '');
+  const issues = flattenIssues(errors, options.prefix ?? '');
   if (options.shape === 'fieldValidation') {
+    const messagesByField = new Map<string, string[]>();
+    for (const { parameter, message } of issues) {
+      messagesByField.set(parameter, [...(messagesByField.get(parameter) ?? []), message]);
+    }
     throw new SandboxError(400, 'There are validation errors', [], {
       shape: 'fieldValidation',
-      fieldErrors: problems.map((p) => ({
-        fieldName: p.parameter,
-        error: p.constraints.some((c) => /should not be (empty|null or undefined)|must be defined/.test(c))
+      fieldErrors: [...messagesByField].map(([fieldName, messages]) => ({
+        fieldName,
+        error: messages.some((m) => /should not be (empty|null or undefined)|must be defined/.test(m))
           ? 'MANDATORY'
           : 'INVALID_FORMAT',
       })),
     });
   }
-  const issues: UpstreamIssue[] = problems.flatMap((p) =>
-    p.constraints.map((message) => ({
-      type: 'INVALID_REQUEST',
-      code: 'INVALID_PROPERTY_UNEXPECTED_VALUE',
-      parameter: p.parameter,
-      message,
-    })),
-  );
   throw new SandboxError(400, 'The request is invalid', issues);
 }
 

@@ -11,3 +11,5 @@ export * from './sandbox-error.js';
 export * from './sandbox-events.js';
 export * from './sandbox-validation.js';
 export * from './users.store.js';
+export * from './money.js';
+export * from './callback.js';

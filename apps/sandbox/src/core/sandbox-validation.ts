@@ -1,7 +1,13 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, applyDecorators, type ValidationError } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsDefined, IsOptional, ValidateNested } from 'class-validator';
 import { SandboxError, type UpstreamIssue } from './sandbox-error.js';
 
-function issues(errors: ValidationError[], parent = ''): UpstreamIssue[] {
+/** One issue per failed constraint, named by its dotted path (`payer.accountIdentifications.0.type`). */
+export function flattenIssues(
+  errors: ValidationError[],
+  parent = '',
+): (UpstreamIssue & { parameter: string })[] {
   return errors.flatMap((e) => {
     const parameter = parent ? `${parent}.${e.property}` : e.property;
     const own = Object.values(e.constraints ?? {}).map((message) => ({
@@ -10,7 +16,7 @@ function issues(errors: ValidationError[], parent = ''): UpstreamIssue[] {
       parameter,
       message,
     }));
-    return [...own, ...issues(e.children ?? [], parameter)];
+    return [...own, ...flattenIssues(e.children ?? [], parameter)];
   });
 }
 
@@ -23,6 +29,18 @@ export function createSandboxValidationPipe(): ValidationPipe {
     whitelist: true,
     transform: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new SandboxError(400, 'The request is invalid', issues(errors)),
+    exceptionFactory: (errors) => new SandboxError(400, 'The request is invalid', flattenIssues(errors)),
   });
+}
+
+/*
+ * A nested DTO property. The decorators apply in the order a stacked `@IsDefined() @ValidateNested()
+ * @Type(...)` would (bottom up), so the issues and their order stay the same as the spelled-out form.
+ */
+export function RequiredNested(type: () => new () => object): PropertyDecorator {
+  return applyDecorators(Type(type), ValidateNested(), IsDefined());
+}
+
+export function OptionalNested(type: () => new () => object): PropertyDecorator {
+  return applyDecorators(Type(type), ValidateNested(), IsOptional());
 }

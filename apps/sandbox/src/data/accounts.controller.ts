@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Ctx, SandboxError, envelope, type SandboxContext } from '../core/index.js';
+import { Ctx, SandboxError, envelope, type SandboxContext, fromMinor } from '../core/index.js';
 import {
   CategorisationRequestDto,
   CategorisedTransactionsQueryDto,
@@ -11,14 +11,7 @@ import {
 import { FinancialDataService } from './financial-data.service.js';
 import { FinancialDataStore } from './financial-data.store.js';
 import { offsetPageIndices, parseDateParam, rangeOf, windowOf } from './paging.js';
-import {
-  accountWire,
-  balancesWire,
-  beneficiaryWire,
-  categorisedWire,
-  statementWire,
-  toAmount,
-} from './wire-format.js';
+import { accountWire, balancesWire, beneficiaryWire, categorisedWire, statementWire } from './wire-format.js';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
@@ -66,7 +59,7 @@ export class AccountsController {
     const account = this.data.account(consent, accountId);
     return envelope(request, {
       mainBalanceAmount: {
-        amount: toAmount(account.bookedMinor + account.pendingMinor),
+        amount: fromMinor(account.bookedMinor + account.pendingMinor),
         currency: account.currency,
       },
       balances: balancesWire(account, this.data.nowMs()),

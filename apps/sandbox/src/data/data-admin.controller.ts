@@ -7,10 +7,11 @@ import {
   SandboxError,
   UsersStore,
   type ConsentRecord,
+  fromMinor,
 } from '../core/index.js';
 import { AddTransactionDto, ChangeTransactionDto, CreateDataConsentDto } from './financial-data.dto.js';
 import { FinancialDataStore } from './financial-data.store.js';
-import { WITH_CATEGORISATION, WITH_MERCHANT, toAmount, transactionWire } from './wire-format.js';
+import { WITH_CATEGORISATION, WITH_MERCHANT, transactionWire } from './wire-format.js';
 
 /** The data features a consent made here covers unless the request names its own scope. */
 const DEFAULT_SCOPE = [
@@ -83,8 +84,8 @@ export class DataAdminController {
         description: a.description,
         currency: a.currency,
         transactionCount: a.transactions.length,
-        bookedBalance: toAmount(a.bookedMinor),
-        pendingTotal: toAmount(a.pendingMinor),
+        bookedBalance: fromMinor(a.bookedMinor),
+        pendingTotal: fromMinor(a.pendingMinor),
         oldestTransaction: a.transactions[0] ? new Date(a.transactions[0].timeMs).toISOString() : undefined,
         newestTransaction: a.transactions.length
           ? new Date(a.transactions[a.transactions.length - 1].timeMs).toISOString()

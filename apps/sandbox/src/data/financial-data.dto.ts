@@ -5,7 +5,6 @@ import {
   IsIn,
   IsInt,
   IsISO8601,
-  IsNumber,
   IsOptional,
   IsString,
   IsUUID,
@@ -14,8 +13,8 @@ import {
   MaxLength,
   Min,
   MinLength,
-  NotEquals,
 } from 'class-validator';
+import { DATA_READ_FEATURES, IsMoneyAmount } from '../core/index.js';
 
 /** Query of the offset-paged lists (spec 4.2.1); dates are checked by the paging rules, not here. */
 export class OffsetListQueryDto {
@@ -85,21 +84,6 @@ export class CategorisedTransactionsQueryDto {
 
 // ---- control API
 
-const FEATURES = [
-  'ACCOUNTS',
-  'ACCOUNT',
-  'ACCOUNT_BALANCES',
-  'ACCOUNT_TRANSACTIONS',
-  'ACCOUNT_TRANSACTIONS_WITH_MERCHANT',
-  'ACCOUNT_STATEMENTS',
-  'ACCOUNT_STATEMENT',
-  'ACCOUNT_BENEFICIARIES',
-  'ACCOUNT_DIRECT_DEBITS',
-  'ACCOUNT_SCHEDULED_PAYMENTS',
-  'ACCOUNT_PERIODIC_PAYMENTS',
-  'IDENTITY',
-];
-
 export class CreateDataConsentDto {
   @IsOptional() @IsUUID() applicationId?: string;
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) applicationUserId?: string;
@@ -109,7 +93,7 @@ export class CreateDataConsentDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
-  @IsIn(FEATURES, { each: true })
+  @IsIn(DATA_READ_FEATURES, { each: true })
   featureScope?: string[];
 
   @IsOptional() @IsISO8601({ strict: true }) transactionFrom?: string;
@@ -118,10 +102,7 @@ export class CreateDataConsentDto {
 }
 
 export class AddTransactionDto {
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
-  @NotEquals(0)
-  @Min(-1_000_000_000)
-  @Max(1_000_000_000)
+  @IsMoneyAmount({ signed: true, max: 1_000_000_000 })
   amount: number;
 
   @IsOptional() @IsString() @MinLength(1) @MaxLength(500) description?: string;
@@ -135,10 +116,7 @@ export class AddTransactionDto {
 
 export class ChangeTransactionDto {
   @IsOptional()
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
-  @NotEquals(0)
-  @Min(-1_000_000_000)
-  @Max(1_000_000_000)
+  @IsMoneyAmount({ signed: true, max: 1_000_000_000 })
   amount?: number;
 
   @IsOptional() @IsString() @MinLength(1) @MaxLength(500) description?: string;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ResetRegistry, SandboxClock, SandboxError, type ConsentRecord } from '../core/index.js';
+import { ResetRegistry, SandboxClock, SandboxError, type ConsentRecord, toMinor } from '../core/index.js';
 import { ByteLru, SERIALISED_CACHE_BYTES } from './byte-lru.cache.js';
 import {
   DAY_MS,
@@ -75,9 +75,6 @@ export interface TransactionChange {
   date?: string;
   id?: string;
 }
-
-/** Integer minor units from a two-decimal JSON number, without float drift (12.34 → 1234). */
-export const toMinor = (amount: number): number => Math.round(amount * 100);
 
 /**
  * The financial data behind data consents. Accounts are generated once per (application, user,

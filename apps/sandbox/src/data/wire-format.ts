@@ -1,3 +1,4 @@
+import { fromMinor } from '../core/index.js';
 import { concatOwn, ownBuffer, type ByteLru } from './byte-lru.cache.js';
 import type {
   SandboxAccount,
@@ -7,12 +8,7 @@ import type {
 } from './fixture-generator.js';
 import { transactionHash } from './seeded-random.js';
 
-/**
- * The upstream's wire forms of the fixture records. Amounts are kept in integer minor units and become
- * JSON numbers only here: `minor / 100` is the double nearest the two-decimal value, which JSON prints
- * exactly (1234 → 12.34), so no float drift reaches the wire.
- */
-export const toAmount = (minor: number): number => minor / 100;
+/* The upstream's wire forms of the fixture records: amounts stay integer minor units until here (core/money). */
 
 /** Bits of a transaction's serialised variant: which enrichment parts it carries, or the real-time shape. */
 export const WITH_CATEGORISATION = 1;
@@ -37,7 +33,7 @@ export function transactionWire(
   variant: number,
 ): Record<string, unknown> {
   const date = iso(tx.timeMs);
-  const amount = { amount: toAmount(tx.amountMinor), currency: account.currency };
+  const amount = { amount: fromMinor(tx.amountMinor), currency: account.currency };
   const realTime = (variant & REAL_TIME) !== 0;
   const party = tx.counterparty
     ? {
@@ -72,7 +68,7 @@ export function transactionWire(
   if (tx.balanceMinor !== undefined) {
     wire.balance = {
       type: 'CLOSING_AVAILABLE',
-      balanceAmount: { amount: toAmount(tx.balanceMinor), currency: account.currency },
+      balanceAmount: { amount: fromMinor(tx.balanceMinor), currency: account.currency },
     };
   }
   if (party) wire[tx.amountMinor < 0 ? 'payeeDetails' : 'payerDetails'] = party;
@@ -180,7 +176,7 @@ export function categorisedWire(
 ): Record<string, unknown> {
   const category =
     categorisationType === 'business' ? (BUSINESS_CATEGORIES[tx.category] ?? 'other') : tx.category;
-  const amount = { amount: toAmount(tx.amountMinor), currency: account.currency };
+  const amount = { amount: fromMinor(tx.amountMinor), currency: account.currency };
   const enrichment: Record<string, unknown> = {
     transactionHash: { hash: transactionHash(`${account.id}:${tx.seq}`) },
     categorisation: { categories: [category] },
@@ -221,14 +217,14 @@ export function balancesWire(account: SandboxAccount, nowMs: number) {
       ? [
           {
             type: 'PRE_AGREED',
-            creditLineAmount: { amount: toAmount(account.creditLimitMinor), currency: account.currency },
+            creditLineAmount: { amount: fromMinor(account.creditLimitMinor), currency: account.currency },
           },
         ]
       : [];
   const entry = (type: string, minor: number, withCredit = false) => ({
     type,
     dateTime,
-    balanceAmount: { amount: toAmount(minor), currency: account.currency },
+    balanceAmount: { amount: fromMinor(minor), currency: account.currency },
     creditLineIncluded: withCredit && creditLines.length > 0,
     creditLines: withCredit ? creditLines : [],
   });
@@ -245,7 +241,7 @@ export function accountWire(account: SandboxAccount, nowMs: number) {
     id: account.id,
     type: account.type,
     description: account.description,
-    balance: toAmount(account.bookedMinor + account.pendingMinor),
+    balance: fromMinor(account.bookedMinor + account.pendingMinor),
     currency: account.currency,
     usageType: 'PERSONAL',
     accountType: account.kind,

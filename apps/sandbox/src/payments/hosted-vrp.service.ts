@@ -6,8 +6,9 @@ import {
   SandboxClock,
   SandboxError,
   type SandboxContext,
+  normaliseWireAmount,
 } from '../core/index.js';
-import { PaymentConsents, normaliseAmount } from './payment-consents.service.js';
+import { PaymentConsents } from './payment-consents.service.js';
 import type { HostedVrpRequestDto } from './payments.dto.js';
 import { PaymentsStore, type HostedVrpRequestRecord } from './payments.store.js';
 import { VrpService } from './vrp.service.js';
@@ -53,12 +54,12 @@ export class HostedVrpService {
       institutionId,
       controlParameters: {
         psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-        maxAmountPerPayment: normaliseAmount(cp.maxAmountPerPayment),
+        maxAmountPerPayment: normaliseWireAmount(cp.maxAmountPerPayment),
         periodicLimits: [
           {
             frequency: cp.periodicLimit.frequency,
             alignment: 'CONSENT',
-            totalMaxAmount: normaliseAmount(cp.periodicLimit.totalMaxAmount),
+            totalMaxAmount: normaliseWireAmount(cp.periodicLimit.totalMaxAmount),
           },
         ],
         validFrom: cp.validFrom,

@@ -8,9 +8,9 @@ import {
   type ConsentRecord,
   type SandboxContext,
   type SandboxUser,
+  type WireAmount,
 } from '../core/index.js';
-import { toMinor, type WireAmount } from './payment-money.util.js';
-import type { AmountDto, PayeeDto, PayerDto, VrpAlignment, VrpFrequency } from './payments.dto.js';
+import type { PayeeDto, PayerDto, VrpAlignment, VrpFrequency } from './payments.dto.js';
 
 /** What `details` holds on a PAYMENT consent: the authorised payment request, in its wire form. */
 export interface PaymentConsentDetails {
@@ -69,10 +69,6 @@ export const COMMERCIAL_VRP_SCOPE = [
   'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION',
   'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_COMMERCIAL',
 ];
-
-export function normaliseAmount(amount: AmountDto): WireAmount {
-  return { amount: toMinor(amount.amount) / 100, currency: amount.currency };
-}
 
 /** Consent handling shared by single payments, sweeping VRP and hosted commercial VRP. */
 @Injectable()

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { SandboxClock, SandboxError, SandboxEvents } from '../core/index.js';
-import { fromMinor, wireAmount } from './payment-money.util.js';
+import { SandboxClock, SandboxError, SandboxEvents, fromMinor, wireAmount } from '../core/index.js';
 import { TERMINAL_STATUSES, type PaymentRecord, type PaymentStatus } from './payments.store.js';
 
 /**

@@ -11,14 +11,13 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  IsUrl,
   IsUUID,
   Length,
   Matches,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { IsMoneyAmount } from './payment-money.util.js';
+import { IsCallbackUrl, IsMoneyAmount, RequiredNested, OptionalNested } from '../core/index.js';
 
 /** Request bodies of the payment, VRP and hosted VRP operations, after the upstream's OpenAPI. */
 
@@ -81,8 +80,6 @@ export type VrpAlignment = (typeof VRP_ALIGNMENTS)[number];
 
 /** Terminal statuses the control API may force a payment into. */
 export const FORCEABLE_PAYMENT_STATUSES = ['COMPLETED', 'FAILED', 'DECLINED', 'EXPIRED'] as const;
-
-const URL_OPTIONS = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 export class AmountDto {
   @IsDefined()
@@ -160,20 +157,11 @@ export class PaymentRequestDto {
   @IsOptional() @IsIn(PAYMENT_CONTEXT_TYPES) contextType?: string;
   @IsOptional() @IsString() @MaxLength(4) purposeCode?: string;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => PayeeDto)
-  payee: PayeeDto;
+  @RequiredNested(() => PayeeDto) payee: PayeeDto;
 
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => PayerDto)
-  payer?: PayerDto;
+  @OptionalNested(() => PayerDto) payer?: PayerDto;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  amount: AmountDto;
+  @RequiredNested(() => AmountDto) amount: AmountDto;
 
   @IsOptional() @IsISO8601() paymentDateTime?: string;
   @IsOptional() @IsBoolean() readRefundAccount?: boolean;
@@ -182,7 +170,7 @@ export class PaymentRequestDto {
 }
 
 export class RedirectDto {
-  @IsDefined() @IsUrl(URL_OPTIONS) url: string;
+  @IsDefined() @IsCallbackUrl() url: string;
 }
 
 /** The user and redirect fields every authorisation request shares. */
@@ -196,12 +184,9 @@ class AuthorisationRequestBase {
   @MaxLength(100)
   institutionId: string;
 
-  @IsOptional() @IsUrl(URL_OPTIONS) callback?: string;
+  @IsOptional() @IsCallbackUrl() callback?: string;
 
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => RedirectDto)
-  redirect?: RedirectDto;
+  @OptionalNested(() => RedirectDto) redirect?: RedirectDto;
 
   @IsOptional()
   @IsArray()
@@ -213,19 +198,13 @@ class AuthorisationRequestBase {
 }
 
 export class PaymentAuthorisationRequestDto extends AuthorisationRequestBase {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => PaymentRequestDto)
-  paymentRequest: PaymentRequestDto;
+  @RequiredNested(() => PaymentRequestDto) paymentRequest: PaymentRequestDto;
 }
 
 export class VrpPeriodicLimitDto {
   @IsDefined() @IsIn(VRP_FREQUENCIES) frequency: VrpFrequency;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  totalMaxAmount: AmountDto;
+  @RequiredNested(() => AmountDto) totalMaxAmount: AmountDto;
 
   @IsDefined() @IsIn(VRP_ALIGNMENTS) alignment: VrpAlignment;
 }
@@ -237,10 +216,7 @@ export class VrpControlParametersDto {
   @IsIn(PSU_AUTHENTICATION_METHODS, { each: true })
   psuAuthenticationMethods: string[];
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  maxAmountPerPayment: AmountDto;
+  @RequiredNested(() => AmountDto) maxAmountPerPayment: AmountDto;
 
   @IsDefined()
   @IsArray()
@@ -257,30 +233,18 @@ export class VrpControlParametersDto {
 export class VrpInitiationDetailsDto {
   @IsOptional() @IsString() @MaxLength(18) reference?: string;
 
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => PayerDto)
-  payer?: PayerDto;
+  @OptionalNested(() => PayerDto) payer?: PayerDto;
 
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => PayeeDto)
-  payee?: PayeeDto;
+  @OptionalNested(() => PayeeDto) payee?: PayeeDto;
 
   @IsOptional() @IsObject() ultimatePayer?: Record<string, unknown>;
   @IsOptional() @IsObject() ultimatePayee?: Record<string, unknown>;
 }
 
 export class VrpSweepingAuthorisationRequestDto extends AuthorisationRequestBase {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => VrpControlParametersDto)
-  controlParameters: VrpControlParametersDto;
+  @RequiredNested(() => VrpControlParametersDto) controlParameters: VrpControlParametersDto;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => VrpInitiationDetailsDto)
-  initiationDetails: VrpInitiationDetailsDto;
+  @RequiredNested(() => VrpInitiationDetailsDto) initiationDetails: VrpInitiationDetailsDto;
 
   @IsOptional() @IsObject() complianceData?: Record<string, unknown>;
 }
@@ -288,10 +252,7 @@ export class VrpSweepingAuthorisationRequestDto extends AuthorisationRequestBase
 export class VrpFundsConfirmationRequestDto {
   @IsOptional() @IsString() @MaxLength(18) reference?: string;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  paymentAmount: AmountDto;
+  @RequiredNested(() => AmountDto) paymentAmount: AmountDto;
 }
 
 export class VrpSubmissionRequestDto {
@@ -304,10 +265,7 @@ export class VrpSubmissionRequestDto {
   @IsDefined() @IsIn(PSU_AUTHENTICATION_METHODS) psuAuthenticationMethod: string;
   @IsOptional() @IsIn(['PSU_PRESENT', 'PSU_NOT_PRESENT']) psuInteractionType?: string;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  paymentAmount: AmountDto;
+  @RequiredNested(() => AmountDto) paymentAmount: AmountDto;
 }
 
 export class HostedInstitutionIdentifiersDto {
@@ -323,22 +281,13 @@ export class HostedInstitutionIdentifiersDto {
 export class HostedVrpPeriodicLimitDto {
   @IsDefined() @IsIn(VRP_FREQUENCIES) frequency: VrpFrequency;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  totalMaxAmount: AmountDto;
+  @RequiredNested(() => AmountDto) totalMaxAmount: AmountDto;
 }
 
 export class HostedVrpControlParametersDto {
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => AmountDto)
-  maxAmountPerPayment: AmountDto;
+  @RequiredNested(() => AmountDto) maxAmountPerPayment: AmountDto;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => HostedVrpPeriodicLimitDto)
-  periodicLimit: HostedVrpPeriodicLimitDto;
+  @RequiredNested(() => HostedVrpPeriodicLimitDto) periodicLimit: HostedVrpPeriodicLimitDto;
 
   @IsOptional() @IsISO8601() validFrom?: string;
   @IsOptional() @IsISO8601() validTo?: string;
@@ -364,28 +313,17 @@ export class HostedVrpRequestDto {
 
   @IsOptional() @IsObject() userSettings?: { language?: string; location?: string };
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => HostedInstitutionIdentifiersDto)
+  @RequiredNested(() => HostedInstitutionIdentifiersDto)
   institutionIdentifiers: HostedInstitutionIdentifiersDto;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => HostedVrpControlParametersDto)
-  controlParameters: HostedVrpControlParametersDto;
+  @RequiredNested(() => HostedVrpControlParametersDto) controlParameters: HostedVrpControlParametersDto;
 
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => VrpInitiationDetailsDto)
-  initiationDetails?: VrpInitiationDetailsDto;
+  @OptionalNested(() => VrpInitiationDetailsDto) initiationDetails?: VrpInitiationDetailsDto;
 
-  @IsDefined() @IsUrl(URL_OPTIONS) redirectUrl: string;
+  @IsDefined() @IsCallbackUrl() redirectUrl: string;
   @IsOptional() @IsBoolean() oneTimeToken?: boolean;
 
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => HostedVrpRiskDetailsDto)
-  riskDetails: HostedVrpRiskDetailsDto;
+  @RequiredNested(() => HostedVrpRiskDetailsDto) riskDetails: HostedVrpRiskDetailsDto;
 }
 
 export class ForcePaymentStatusDto {

@@ -9,17 +9,19 @@ import {
   authorisationUrlFor,
   type ConsentRecord,
   type SandboxContext,
+  formatMinor,
+  toMinor,
+  normaliseWireAmount,
+  callbackOf,
 } from '../core/index.js';
 import {
   PaymentConsents,
   SINGLE_PAYMENT_SCOPE,
-  normaliseAmount,
   type PaymentConsentDetails,
 } from './payment-consents.service.js';
 import { PaymentLifecycle } from './payment-lifecycle.service.js';
-import { formatMinor, toMinor } from './payment-money.util.js';
 import type { PayeeDto, PaymentAuthorisationRequestDto, PaymentRequestDto } from './payments.dto.js';
-import { PaymentsStore, type PaymentRecord } from './payments.store.js';
+import { PaymentsStore, idempotencyConflict, type PaymentRecord } from './payments.store.js';
 
 /** The feature each payment type needs to be initiated and created (upstream feature names). */
 const TYPE_FEATURES: Record<string, [initiate: string, create: string]> = {
@@ -105,7 +107,7 @@ export class PaymentsService {
         type: request.type,
         reference: request.reference,
         contextType: request.contextType,
-        amount: normaliseAmount(request.amount),
+        amount: normaliseWireAmount(request.amount),
         payee: request.payee,
         payer: request.payer,
       },
@@ -121,7 +123,7 @@ export class PaymentsService {
       status: 'AWAITING_AUTHORIZATION',
       featureScope: SINGLE_PAYMENT_SCOPE,
       state: randomUUID().replace(/-/g, ''),
-      callback: body.callback ?? body.redirect?.url,
+      callback: callbackOf(body),
       oneTimeToken: body.oneTimeToken ?? false,
       forwardParameters: body.forwardParameters,
       authorisationUrl: authorisationUrlFor(this.config.sandbox.publicUrl, id),
@@ -183,21 +185,16 @@ export class PaymentsService {
         ? seen
         : this.consents.fromToken(ctx, token, ['PAYMENT']);
     this.institutions.requireFeature(consent.institutionId, 'EXISTING_PAYMENTS_DETAILS');
-    const payment = this.store.get(ctx.application.id, paymentId);
-    if (!payment || payment.kind !== 'SINGLE' || payment.consentId !== consent.id) {
-      throw SandboxError.notFound(`Payment ${paymentId} was not found for this consent`);
-    }
-    return this.lifecycle.observe(payment);
+    return this.lifecycle.observe(
+      this.store.mustGetForConsent(ctx.application.id, paymentId, 'SINGLE', consent.id),
+    );
   }
 
   private replay(existing: PaymentRecord, body: PaymentRequestDto): PaymentRecord {
     const sameAmount =
       existing.amountMinor === toMinor(body.amount.amount) && existing.currency === body.amount.currency;
     if (existing.kind !== 'SINGLE' || !sameAmount) {
-      throw SandboxError.invalidProperty(
-        'paymentIdempotencyId',
-        `paymentIdempotencyId ${body.paymentIdempotencyId} was already used for a different payment`,
-      );
+      throw idempotencyConflict(body.paymentIdempotencyId);
     }
     return existing;
   }

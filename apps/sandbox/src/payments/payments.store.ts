@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ResetRegistry } from '../core/index.js';
+import { ResetRegistry, SandboxError } from '../core/index.js';
 
 /** PaymentStatus values of the upstream's OpenAPI that the sandbox uses. */
 export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'DECLINED' | 'EXPIRED';
@@ -70,6 +70,13 @@ export interface HostedVrpRequestRecord {
   errorCode: string | null;
 }
 
+export function idempotencyConflict(paymentIdempotencyId: string): SandboxError {
+  return SandboxError.invalidProperty(
+    'paymentIdempotencyId',
+    `paymentIdempotencyId ${paymentIdempotencyId} was already used for a different payment`,
+  );
+}
+
 @Injectable()
 export class PaymentsStore {
   private payments = new Map<string, PaymentRecord>();
@@ -94,6 +101,22 @@ export class PaymentsStore {
   get(applicationId: string, id: string): PaymentRecord | undefined {
     const payment = this.payments.get(id);
     return payment?.applicationId === applicationId ? payment : undefined;
+  }
+
+  /** A payment only its own consent may read; any other answers 404, as if it did not exist. */
+  mustGetForConsent(
+    applicationId: string,
+    id: string,
+    kind: PaymentRecord['kind'],
+    consentId: string,
+  ): PaymentRecord {
+    const payment = this.get(applicationId, id);
+    if (!payment || payment.kind !== kind || payment.consentId !== consentId) {
+      throw SandboxError.notFound(
+        `${kind === 'VRP' ? 'VRP payment' : 'Payment'} ${id} was not found for this consent`,
+      );
+    }
+    return payment;
   }
 
   findAny(id: string): PaymentRecord | undefined {

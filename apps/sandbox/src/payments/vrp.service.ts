@@ -10,17 +10,20 @@ import {
   type ConsentRecord,
   type SandboxContext,
   type SandboxUser,
+  formatMinor,
+  toMinor,
+  wireAmount,
+  normaliseWireAmount,
+  callbackOf,
 } from '../core/index.js';
 import {
   COMMERCIAL_VRP_SCOPE,
   PaymentConsents,
   SWEEPING_VRP_SCOPE,
-  normaliseAmount,
   type VrpConsentDetails,
   type VrpControlParameters,
 } from './payment-consents.service.js';
 import { PAYER_AVAILABLE_BALANCE_MINOR, PaymentLifecycle } from './payment-lifecycle.service.js';
-import { formatMinor, toMinor, wireAmount } from './payment-money.util.js';
 import type {
   VrpFundsConfirmationRequestDto,
   VrpInitiationDetailsDto,
@@ -28,7 +31,7 @@ import type {
   VrpSweepingAuthorisationRequestDto,
 } from './payments.dto.js';
 import { checkDomesticPayee } from './payments.service.js';
-import { PaymentsStore, type PaymentRecord } from './payments.store.js';
+import { PaymentsStore, idempotencyConflict, type PaymentRecord } from './payments.store.js';
 import { VrpLimits } from './vrp-limits.service.js';
 
 const FEATURES = {
@@ -89,11 +92,11 @@ export class VrpService {
     const cp = body.controlParameters;
     const controlParameters: VrpControlParameters = {
       psuAuthenticationMethods: [...new Set(cp.psuAuthenticationMethods)],
-      maxAmountPerPayment: normaliseAmount(cp.maxAmountPerPayment),
+      maxAmountPerPayment: normaliseWireAmount(cp.maxAmountPerPayment),
       periodicLimits: cp.periodicLimits.map((l) => ({
         frequency: l.frequency,
         alignment: l.alignment,
-        totalMaxAmount: normaliseAmount(l.totalMaxAmount),
+        totalMaxAmount: normaliseWireAmount(l.totalMaxAmount),
       })),
       validFrom: cp.validFrom,
       validTo: cp.validTo,
@@ -110,7 +113,7 @@ export class VrpService {
       institutionId: body.institutionId,
       controlParameters,
       initiationDetails: body.initiationDetails,
-      callback: body.callback ?? body.redirect?.url,
+      callback: callbackOf(body),
       oneTimeToken: body.oneTimeToken,
       forwardParameters: body.forwardParameters,
     });
@@ -209,10 +212,7 @@ export class VrpService {
     const existing = this.store.byIdempotencyId(ctx.application.id, body.paymentIdempotencyId);
     if (existing) {
       if (existing.consentId !== consent.id || existing.amountMinor !== minor) {
-        throw SandboxError.invalidProperty(
-          'paymentIdempotencyId',
-          `paymentIdempotencyId ${body.paymentIdempotencyId} was already used for a different payment`,
-        );
+        throw idempotencyConflict(body.paymentIdempotencyId);
       }
       return existing;
     }
@@ -259,11 +259,9 @@ export class VrpService {
   paymentDetails(ctx: SandboxContext, token: string | undefined, paymentId: string): PaymentRecord {
     const consent = this.paymentConsents.vrpFromToken(ctx, token);
     this.institutions.requireFeature(consent.institutionId, 'EXISTING_PAYMENTS_DETAILS');
-    const payment = this.store.get(ctx.application.id, paymentId);
-    if (!payment || payment.kind !== 'VRP' || payment.consentId !== consent.id) {
-      throw SandboxError.notFound(`VRP payment ${paymentId} was not found for this consent`);
-    }
-    return this.lifecycle.observe(payment);
+    return this.lifecycle.observe(
+      this.store.mustGetForConsent(ctx.application.id, paymentId, 'VRP', consent.id),
+    );
   }
 
   private checkCurrency(details: VrpConsentDetails, currency: string): void {

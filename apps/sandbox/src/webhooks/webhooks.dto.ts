@@ -1,10 +1,8 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
   IsArray,
   IsBoolean,
-  IsDefined,
   IsIn,
   IsInt,
   IsNumber,
@@ -15,9 +13,9 @@ import {
   MaxLength,
   Min,
   ValidateBy,
-  ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
+import { OptionalNested, RequiredNested } from '../core/index.js';
 import { NOTIFICATION_EVENT_TYPES, WEBHOOK_CATEGORIES } from './webhook-categories.catalog.js';
 
 /** An absolute http(s) URL; a webhook callback must also carry no query (the upstream refuses one). */
@@ -56,8 +54,8 @@ export class WebhookUrlDto {
 }
 
 export class CallbackUrlDto {
-  @IsDefined() @ValidateNested() @Type(() => WebhookUrlDto) main: WebhookUrlDto;
-  @IsOptional() @ValidateNested() @Type(() => WebhookUrlDto) backup?: WebhookUrlDto;
+  @RequiredNested(() => WebhookUrlDto) main: WebhookUrlDto;
+  @OptionalNested(() => WebhookUrlDto) backup?: WebhookUrlDto;
 }
 
 export class RegisterWebhookDto {
@@ -69,7 +67,7 @@ export class RegisterWebhookDto {
   @IsString({ each: true })
   categories: string[];
 
-  @IsDefined() @ValidateNested() @Type(() => CallbackUrlDto) callbackUrl: CallbackUrlDto;
+  @RequiredNested(() => CallbackUrlDto) callbackUrl: CallbackUrlDto;
 
   @IsOptional() @IsObject() metadata?: Record<string, unknown>;
 }
@@ -88,7 +86,7 @@ export class NotificationDto {
 
 export class CreateEventSubscriptionDto {
   @IsIn(NOTIFICATION_EVENT_TYPES) eventTypeId: string;
-  @IsDefined() @ValidateNested() @Type(() => NotificationDto) notification: NotificationDto;
+  @RequiredNested(() => NotificationDto) notification: NotificationDto;
 }
 
 // ---- control API

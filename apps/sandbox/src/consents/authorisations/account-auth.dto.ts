@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -10,12 +9,9 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  IsUrl,
   MaxLength,
-  ValidateNested,
 } from 'class-validator';
-
-const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+import { IsCallbackUrl, OptionalNested } from '../../core/index.js';
 
 export const SCA_METHOD_TYPES = ['SMS_OTP', 'CHIP_OTP', 'PHOTO_OTP', 'PUSH_OTP'] as const;
 
@@ -33,7 +29,7 @@ export class AccountRequestDto {
 }
 
 export class RedirectDto {
-  @IsUrl(URL_OPTIONS) url: string;
+  @IsCallbackUrl() url: string;
 }
 
 /** AccountAuthorisationRequest (spec 2.5). */
@@ -47,10 +43,10 @@ export class AccountAuthorisationRequestDto {
   @IsString({ each: true })
   @MaxLength(500, { each: true })
   forwardParameters?: string[];
-  @IsOptional() @IsUrl(URL_OPTIONS) @MaxLength(2000) callback?: string;
-  @IsOptional() @ValidateNested() @Type(() => RedirectDto) redirect?: RedirectDto;
+  @IsOptional() @IsCallbackUrl() @MaxLength(2000) callback?: string;
+  @OptionalNested(() => RedirectDto) redirect?: RedirectDto;
   @IsOptional() @IsBoolean() oneTimeToken?: boolean;
-  @IsOptional() @ValidateNested() @Type(() => AccountRequestDto) accountRequest?: AccountRequestDto;
+  @OptionalNested(() => AccountRequestDto) accountRequest?: AccountRequestDto;
 }
 
 export class UserCredentialsDto {
@@ -67,7 +63,7 @@ export class ScaMethodDto {
 
 /** EmbeddedAccountAuthorisationRequest: the account request plus the embedded-flow steps. */
 export class EmbeddedAccountAuthorisationRequestDto extends AccountAuthorisationRequestDto {
-  @IsOptional() @ValidateNested() @Type(() => UserCredentialsDto) userCredentials?: UserCredentialsDto;
-  @IsOptional() @ValidateNested() @Type(() => ScaMethodDto) selectedScaMethod?: ScaMethodDto;
+  @OptionalNested(() => UserCredentialsDto) userCredentials?: UserCredentialsDto;
+  @OptionalNested(() => ScaMethodDto) selectedScaMethod?: ScaMethodDto;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(50) scaCode?: string;
 }

@@ -12,6 +12,7 @@ import {
   type SandboxContext,
   type SandboxInstitution,
   type SandboxUser,
+  callbackOf,
 } from '../../core/index.js';
 import { ConsentFlowsService, type AccountConsentDetails } from '../consent-flows.service.js';
 import type { AccountAuthorisationRequestDto } from './account-auth.dto.js';
@@ -109,7 +110,7 @@ export class AccountAuthService {
   }
 
   callbackOf(body: AccountAuthorisationRequestDto): string | undefined {
-    const callback = body.callback ?? body.redirect?.url;
+    const callback = callbackOf(body);
     if (body.oneTimeToken && !callback) {
       throw SandboxError.invalidProperty('oneTimeToken', 'oneTimeToken can only be used with a callback');
     }
