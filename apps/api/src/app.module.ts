@@ -1,8 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
+import { AuthModule, AuthenticationGuard, MerchantCorsGuard, RateLimitGuard } from '#libs/domain/auth';
+import { IdempotencyModule } from '#libs/domain/idempotency';
+import { MerchantsModule } from '#libs/domain/merchants';
 import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
+import { AdminMerchantsController } from './admin/admin-merchants.controller.js';
+import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
 import { HealthModule } from './health/health.module.js';
+import { MeController } from './me/me.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 
 @Module({})
@@ -10,10 +16,14 @@ export class AppModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(options), HealthModule],
-      controllers: [MetricsController],
+      imports: [CoreModule.forRoot(options), HealthModule, AuthModule, MerchantsModule, IdempotencyModule],
+      controllers: [MetricsController, AdminMerchantsController, AdminUpstreamController, MeController],
+      // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.
       providers: [
+        { provide: APP_GUARD, useExisting: AuthenticationGuard },
         { provide: APP_GUARD, useClass: DefaultDenyGuard },
+        { provide: APP_GUARD, useExisting: MerchantCorsGuard },
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

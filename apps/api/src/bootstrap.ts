@@ -1,7 +1,10 @@
 import type { AppConfig } from '#libs/config';
+import { MerchantRepository } from '#libs/domain/merchants';
+import { registerCorsPreflight } from '#libs/domain/auth';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
 import { Metrics, createLogger, type AppLogger } from '#libs/observability';
 import { AppModule } from './app.module.js';
+import { setUpOpenApi } from './docs/openapi.js';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -17,5 +20,7 @@ export async function createApiApp(config: AppConfig, logger?: AppLogger): Promi
     metrics,
     bodyLimitBytes: config.api.bodyLimitBytes,
   });
+  registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));
+  setUpOpenApi(app);
   return { app, logger: log };
 }

@@ -18,6 +18,8 @@ export interface AppConfig {
     publicUrl: string;
     bodyLimitBytes: number;
     adminToken: string;
+    /** Requests per merchant (and per session user) per minute, shared by every api process. */
+    rateLimitPerMinute: number;
   };
   database: { url: string; poolMax: number };
   redis: { url: string; queuePrefix: string };
@@ -149,6 +151,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       publicUrl: (env.API_PUBLIC_URL ?? `http://localhost:${env.API_PORT}`).replace(/\/+$/, ''),
       bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
       adminToken: env.ADMIN_TOKEN,
+      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     },
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },

@@ -82,6 +82,12 @@ export class EnvironmentVariables {
   @MinLength(16)
   ADMIN_TOKEN: string = DEV_SECRETS.ADMIN_TOKEN;
 
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_MINUTE = 600;
+
   // --- storage ---
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
   DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/bff';

@@ -1,4 +1,12 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiDefaultResponse,
+  ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { ApiErrorResponse, SECURITY_SCHEMES } from './openapi.js';
 
 /** How a route authenticates its caller (API.md, "Authentication"). Every route must declare one. */
 export enum AuthKind {
@@ -11,8 +19,47 @@ export enum AuthKind {
 
 export const AUTH_METADATA = 'bff:auth';
 
-/** Declares who may call a route (or every route of a controller). */
-export const Auth = (...kinds: [AuthKind, ...AuthKind[]]) => SetMetadata(AUTH_METADATA, kinds);
+const SCHEME_OF: Partial<Record<AuthKind, string>> = {
+  [AuthKind.Operator]: SECURITY_SCHEMES.operator,
+  [AuthKind.Merchant]: SECURITY_SCHEMES.merchant,
+  [AuthKind.UserSession]: SECURITY_SCHEMES.userSession,
+};
+
+const anyError = ApiDefaultResponse({
+  type: ApiErrorResponse,
+  description: 'Any error, in the error envelope',
+});
+
+/**
+ * Declares who may call a route (or every route of a controller). The same declaration documents the
+ * route's security and its authentication errors, so the OpenAPI document cannot drift from the guard.
+ */
+export const Auth = (...kinds: [AuthKind, ...AuthKind[]]) => {
+  const schemes = kinds.flatMap((k) => (SCHEME_OF[k] ? [SCHEME_OF[k]] : []));
+  if (schemes.length === 0) return applyDecorators(SetMetadata(AUTH_METADATA, kinds), anyError);
+  const limited = kinds.includes(AuthKind.Merchant) || kinds.includes(AuthKind.UserSession);
+  return applyDecorators(
+    SetMetadata(AUTH_METADATA, kinds),
+    ...schemes.map((scheme) => ApiBearerAuth(scheme)),
+    ApiUnauthorizedResponse({
+      type: ApiErrorResponse,
+      description: 'UNAUTHENTICATED: missing or invalid credentials',
+    }),
+    ApiForbiddenResponse({
+      type: ApiErrorResponse,
+      description: 'FORBIDDEN: valid credentials of a kind this route refuses',
+    }),
+    ...(limited
+      ? [
+          ApiTooManyRequestsResponse({
+            type: ApiErrorResponse,
+            description: 'RATE_LIMITED, with Retry-After',
+          }),
+        ]
+      : []),
+    anyError,
+  );
+};
 
 /** Health, metrics, docs: anyone may call them. */
 export const Public = () => Auth(AuthKind.Public);

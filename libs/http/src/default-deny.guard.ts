@@ -1,12 +1,13 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AUTH_METADATA, AuthKind } from './auth.decorator.js';
+import type { RequestWithPrincipal } from './principal.js';
 import { DomainError, ErrorCode } from '#libs/errors';
 
 /**
  * The global guard: a route that declares no authentication is refused, so a forgotten decorator fails
- * closed. Routes that declare a non-public kind are let through here only when a strategy guard for that
- * kind has run first and marked the request authenticated.
+ * closed. Routes that declare a non-public kind are let through here only when a strategy guard has run
+ * first and set `request.principal`: of an allowed kind, or 403 (valid credentials, wrong kind).
  */
 @Injectable()
 export class DefaultDenyGuard implements CanActivate {
@@ -24,8 +25,9 @@ export class DefaultDenyGuard implements CanActivate {
       );
     }
     if (kinds.includes(AuthKind.Public)) return true;
-    const request = context.switchToHttp().getRequest<{ principal?: { kind: AuthKind } }>();
-    if (request.principal && kinds.includes(request.principal.kind)) return true;
+    const { principal } = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    if (principal && kinds.includes(principal.kind)) return true;
+    if (principal) throw new DomainError(ErrorCode.FORBIDDEN, 'These credentials may not call this route.');
     throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
   }
 }

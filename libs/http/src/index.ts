@@ -4,4 +4,6 @@ export * from '#libs/errors';
 export * from './error-mapping.js';
 export * from './http-app.js';
 export * from './http-error.filter.js';
+export * from './openapi.js';
+export * from './principal.js';
 export * from './validation.pipe.js';

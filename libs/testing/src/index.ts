@@ -1,2 +1,3 @@
 export * from './log-capture.js';
 export * from './test-config.js';
+export * from './factories.js';

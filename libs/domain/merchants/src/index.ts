@@ -1,1 +1,4 @@
 export * from './merchant.repository.js';
+export * from './merchant.service.js';
+export * from './merchants.module.js';
+export * from './upstream-applications.service.js';

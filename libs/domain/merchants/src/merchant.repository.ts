@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '#libs/database';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 @Injectable()
 export class MerchantRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -17,6 +19,98 @@ export class MerchantRepository {
       if ((error as { code?: string }).code !== 'P2002') throw error;
       return this.ensureOnce(input);
     }
+  }
+
+  /** The merchant and its first key in one transaction, so a merchant never exists without a way in. */
+  createWithKey(
+    merchant: {
+      name: string;
+      subApplicationId?: string;
+      subApplicationName?: string;
+      frontendOrigins: string[];
+    },
+    key: { prefix: string; keyHash: string; name?: string },
+  ) {
+    return this.prisma.$transaction(async (tx) => {
+      const created = await tx.merchant.create({ data: merchant });
+      const apiKey = await tx.apiKey.create({ data: { merchantId: created.id, ...key } });
+      return { merchant: created, apiKey };
+    });
+  }
+
+  findById(id: string) {
+    if (!UUID.test(id)) return Promise.resolve(null);
+    return this.prisma.merchant.findUnique({
+      where: { id },
+      include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+    });
+  }
+
+  findBySubApplication(subApplicationId: string) {
+    return this.prisma.merchant.findUnique({ where: { subApplicationId } });
+  }
+
+  /** Keyset page in id order (uuid v7, so creation order), one extra row to know whether more follow. */
+  async list(limit: number, afterId?: string) {
+    const rows = await this.prisma.merchant.findMany({
+      where: afterId ? { id: { gt: afterId } } : {},
+      orderBy: { id: 'asc' },
+      take: limit + 1,
+      include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+    });
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /** Whether any enabled merchant lists this browser origin (CORS preflight carries no credentials). */
+  async anyMerchantAllowsOrigin(origin: string): Promise<boolean> {
+    const found = await this.prisma.merchant.findFirst({
+      where: { frontendOrigins: { has: origin }, disabledAt: null },
+      select: { id: true },
+    });
+    return found !== null;
+  }
+
+  frontendOriginsOf(merchantId: string) {
+    return this.prisma.merchant.findUnique({ where: { id: merchantId }, select: { frontendOrigins: true } });
+  }
+
+  createApiKey(merchantId: string, key: { prefix: string; keyHash: string; name?: string }) {
+    return this.prisma.apiKey.create({ data: { merchantId, ...key } });
+  }
+
+  /** Revokes one key of one merchant; false when the merchant has no such key. Revoking twice is harmless. */
+  async revokeApiKey(merchantId: string, keyId: string, now = new Date()): Promise<boolean> {
+    if (!UUID.test(keyId)) return false;
+    const key = await this.prisma.apiKey.findFirst({
+      where: { id: keyId, merchantId },
+      select: { id: true },
+    });
+    if (!key) return false;
+    await this.prisma.apiKey.updateMany({
+      where: { id: keyId, merchantId, revokedAt: null },
+      data: { revokedAt: now },
+    });
+    return true;
+  }
+
+  /** The key row with its merchant, found by the public prefix (the auth strategy then compares hashes). */
+  findApiKeyByPrefix(prefix: string) {
+    return this.prisma.apiKey.findUnique({
+      where: { prefix },
+      include: { merchant: { select: { id: true, disabledAt: true } } },
+    });
+  }
+
+  /** Records use at most once per `everyMs`, so a busy key does not write on every request. */
+  async touchApiKey(merchantId: string, keyId: string, now: Date, everyMs: number): Promise<void> {
+    await this.prisma.apiKey.updateMany({
+      where: {
+        id: keyId,
+        merchantId,
+        OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - everyMs) } }],
+      },
+      data: { lastUsedAt: now },
+    });
   }
 
   private ensureOnce(input: { name: string; keyPrefix: string; keyHash: string; keyName: string }) {

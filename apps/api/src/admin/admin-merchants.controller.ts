@@ -1,0 +1,99 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { MerchantService } from '#libs/domain/merchants';
+import { Idempotent } from '#libs/domain/idempotency';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import {
+  CreateMerchantDto,
+  CreatedApiKeyDto,
+  CreatedMerchantDto,
+  MerchantDto,
+  PageQueryDto,
+  RotateApiKeyDto,
+} from './admin-merchants.dto.js';
+import { decodeCursor, encodeCursor, nextLink } from './paging.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
+const missing = { type: ApiErrorResponse, description: 'NOT_FOUND' };
+
+@ApiTags('operator')
+@Auth(AuthKind.Operator)
+@Controller('admin/merchants')
+export class AdminMerchantsController {
+  constructor(private readonly merchants: MerchantService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'On-board a merchant',
+    description:
+      'Creates the merchant and its first API key (shown only here). With `subApplicationId` the upstream is asked whether it knows that sub-application. Not idempotent by key: operator calls have no merchant to scope keys by; a retry creates a second merchant unless it maps the same sub-application (409).',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedMerchantDto) })
+  @ApiBadRequestResponse({
+    ...invalid,
+    description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
+  })
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description: 'CONFLICT: another merchant maps this sub-application',
+  })
+  async create(@Body() body: CreateMerchantDto, @TracingId() tracingId: string) {
+    return envelope(tracingId, await this.merchants.create(body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List merchants', description: 'Oldest first, paged by an opaque cursor.' })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantDto, { list: true }) })
+  @ApiBadRequestResponse(invalid)
+  async list(@Query() query: PageQueryDto, @TracingId() tracingId: string) {
+    const limit = query.limit ?? 50;
+    const { merchants, nextAfterId } = await this.merchants.list(limit, decodeCursor(query.cursor, UUID));
+    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
+    return envelope(
+      tracingId,
+      merchants,
+      { count: merchants.length, nextCursor },
+      nextLink('/admin/merchants', limit, nextCursor),
+    );
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One merchant with its API keys (never the keys themselves)' })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantDto) })
+  @ApiNotFoundResponse(missing)
+  async get(@Param('id') id: string, @TracingId() tracingId: string) {
+    return envelope(tracingId, await this.merchants.get(id));
+  }
+
+  @Post(':id/api-keys')
+  @Idempotent({ merchantParam: 'id' })
+  @ApiOperation({
+    summary: 'Rotate: issue another API key',
+    description: 'The new key is shown only here; the old keys keep working until revoked.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedApiKeyDto) })
+  @ApiBadRequestResponse(invalid)
+  @ApiNotFoundResponse(missing)
+  async rotate(@Param('id') id: string, @Body() body: RotateApiKeyDto, @TracingId() tracingId: string) {
+    return envelope(tracingId, await this.merchants.rotateKey(id, body.name));
+  }
+
+  @Delete(':id/api-keys/:keyId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke an API key', description: 'Revoking an already revoked key is harmless.' })
+  @ApiNoContentResponse({ description: 'Revoked' })
+  @ApiNotFoundResponse(missing)
+  async revoke(@Param('id') id: string, @Param('keyId') keyId: string): Promise<void> {
+    await this.merchants.revokeKey(id, keyId);
+  }
+}

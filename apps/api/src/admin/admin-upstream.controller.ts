@@ -1,0 +1,41 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { UpstreamApplicationsService } from '#libs/domain/merchants';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { PageQueryDto, UpstreamApplicationDto } from './admin-merchants.dto.js';
+import { decodeCursor, encodeCursor, nextLink } from './paging.js';
+
+@ApiTags('operator')
+@Auth(AuthKind.Operator)
+@Controller('admin/upstream')
+export class AdminUpstreamController {
+  constructor(private readonly applications: UpstreamApplicationsService) {}
+
+  @Get('applications')
+  @ApiOperation({
+    summary: "The upstream's sub-applications",
+    description:
+      'Straight through to the upstream (GET /applications), its offset paging behind an opaque cursor.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(UpstreamApplicationDto, { list: true }) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
+  async list(@Query() query: PageQueryDto, @TracingId() tracingId: string) {
+    const limit = query.limit ?? 50;
+    const offset = Number(decodeCursor(query.cursor, /^\d{1,9}$/) ?? 0);
+    const { applications, nextOffset } = await this.applications.page(offset, limit);
+    const nextCursor = nextOffset !== null ? encodeCursor(String(nextOffset)) : null;
+    return envelope(
+      tracingId,
+      applications,
+      { count: applications.length, nextCursor },
+      nextLink('/admin/upstream/applications', limit, nextCursor),
+    );
+  }
+}

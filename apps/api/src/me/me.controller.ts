@@ -1,0 +1,29 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+
+class MeDto {
+  @ApiProperty({ enum: [AuthKind.Merchant, AuthKind.UserSession] }) kind: string;
+  @ApiProperty({ format: 'uuid' }) merchantId: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Session tokens only' }) userId?: string;
+}
+
+@ApiTags('merchant')
+@Controller('v1/me')
+export class MeController {
+  @Get()
+  @Auth(AuthKind.Merchant, AuthKind.UserSession)
+  @ApiOperation({
+    summary: 'Who am I',
+    description:
+      'The caller as the BFF sees it: an API key names its merchant, a session token also its user.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(MeDto) })
+  me(@Principal() principal: Principal, @TracingId() tracingId: string) {
+    return envelope(tracingId, {
+      kind: principal.kind,
+      merchantId: principal.merchantId,
+      ...(principal.userId ? { userId: principal.userId } : {}),
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { MerchantsModule } from '#libs/domain/merchants';
+import { UsersModule } from '#libs/domain/users';
+import { MerchantApiKeyStrategy, OperatorStrategy, UserSessionStrategy } from './auth.strategies.js';
+import { AuthenticationGuard } from './authentication.guard.js';
+import { MerchantCorsGuard } from './merchant-cors.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimiter } from './rate-limiter.service.js';
+
+/**
+ * The three passport strategies and the guards that use them. The app registers the guards globally
+ * in this order: AuthenticationGuard, DefaultDenyGuard, MerchantCorsGuard, RateLimitGuard.
+ */
+@Module({
+  imports: [PassportModule, MerchantsModule, UsersModule],
+  providers: [
+    OperatorStrategy,
+    MerchantApiKeyStrategy,
+    UserSessionStrategy,
+    AuthenticationGuard,
+    MerchantCorsGuard,
+    RateLimitGuard,
+    RateLimiter,
+  ],
+  exports: [AuthenticationGuard, MerchantCorsGuard, RateLimitGuard, RateLimiter],
+})
+export class AuthModule {}

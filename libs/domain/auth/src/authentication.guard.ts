@@ -1,0 +1,63 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard, type IAuthGuard } from '@nestjs/passport';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { AUTH_METADATA, AuthKind } from '#libs/http';
+import { bearerToken } from './bearer.js';
+import { STRATEGY } from './auth.strategies.js';
+import { SESSION_TOKEN_PREFIX } from './session-token.js';
+
+const CREDENTIAL_KINDS = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
+
+/** A passport guard for one strategy that puts the result on `request.principal` and keeps our errors. */
+function strategyGuard(strategy: string): IAuthGuard {
+  class StrategyGuard extends AuthGuard(strategy) {
+    override getAuthenticateOptions() {
+      return { session: false, property: 'principal' };
+    }
+    override handleRequest<T>(error: unknown, principal: T): T {
+      if (error instanceof Error) throw error;
+      if (error || !principal)
+        throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
+      return principal;
+    }
+  }
+  return new StrategyGuard();
+}
+
+/**
+ * Runs before DefaultDenyGuard on every route that declares a credential kind. The token's form picks
+ * the strategy (`mk_` API key, `us_` session, anything else the operator token), whatever the route
+ * allows: so valid credentials of the wrong kind reach DefaultDenyGuard as a principal and get 403,
+ * and invalid ones get 401 here.
+ */
+@Injectable()
+export class AuthenticationGuard implements CanActivate {
+  private readonly guards = {
+    [AuthKind.Operator]: strategyGuard(STRATEGY.operator),
+    [AuthKind.Merchant]: strategyGuard(STRATEGY.merchant),
+    [AuthKind.UserSession]: strategyGuard(STRATEGY.userSession),
+  };
+
+  constructor(private readonly reflector: Reflector) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const kinds = this.reflector.getAllAndOverride<AuthKind[] | undefined>(AUTH_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    // Undeclared and public routes are DefaultDenyGuard's to decide; webhook routes verify signatures.
+    if (!kinds?.some((k) => CREDENTIAL_KINDS.includes(k)) || kinds.includes(AuthKind.Public)) return true;
+    const token = bearerToken(
+      context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers,
+    );
+    if (!token) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
+    const kind = token.startsWith('mk_')
+      ? AuthKind.Merchant
+      : token.startsWith(SESSION_TOKEN_PREFIX)
+        ? AuthKind.UserSession
+        : AuthKind.Operator;
+    await this.guards[kind].canActivate(context);
+    return true;
+  }
+}

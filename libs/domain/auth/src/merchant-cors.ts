@@ -1,0 +1,75 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MerchantRepository } from '#libs/domain/merchants';
+import { ErrorCode } from '#libs/errors';
+import { mapError, type RequestWithPrincipal } from '#libs/http';
+import { DomainError } from '#libs/errors';
+
+/** Only the merchant API is meant for browsers; operator, health and docs routes never answer CORS. */
+const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+
+export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+const CORS_EXPOSED_HEADERS =
+  'Retry-After, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
+
+/**
+ * Preflights carry no credentials, so the merchant is unknown: an origin listed by any enabled merchant
+ * may preflight /v1. The real request then gets CORS headers only if its own merchant lists the origin
+ * ({@link MerchantCorsGuard}), so a preflight alone never lets a browser read another merchant's answer.
+ */
+export function registerCorsPreflight(fastify: FastifyInstance, merchants: () => MerchantRepository): void {
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (
+      request.method !== 'OPTIONS' ||
+      typeof origin !== 'string' ||
+      request.headers['access-control-request-method'] === undefined ||
+      !isMerchantPath(request.url)
+    ) {
+      return;
+    }
+    if (!(await merchants().anyMerchantAllowsOrigin(origin))) {
+      const mapped = mapError(
+        new DomainError(ErrorCode.FORBIDDEN, 'This origin is not allowed to call the API.'),
+        String(request.id),
+      );
+      return reply.code(mapped.status).header('vary', 'Origin').send(mapped.body);
+    }
+    return reply
+      .code(204)
+      .headers({
+        'access-control-allow-origin': origin,
+        'access-control-allow-methods': CORS_METHODS,
+        'access-control-allow-headers': CORS_ALLOWED_HEADERS,
+        'access-control-max-age': '600',
+        vary: 'Origin',
+      })
+      .send();
+  });
+}
+
+/** CORS headers on a /v1 answer only when the caller's own merchant lists the request's origin. */
+@Injectable()
+export class MerchantCorsGuard implements CanActivate {
+  constructor(private readonly merchants: MerchantRepository) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string' || !isMerchantPath(request.url) || !request.principal?.merchantId)
+      return true;
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    void reply.header('vary', 'Origin');
+    const merchant = await this.merchants.frontendOriginsOf(request.principal.merchantId);
+    // A foreign origin is not refused here: CORS is the browser's to enforce; without the headers it
+    // will not let the page read the answer.
+    if (merchant?.frontendOrigins.includes(origin)) {
+      void reply.headers({
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': CORS_EXPOSED_HEADERS,
+      });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import { DomainError, ErrorCode } from '#libs/errors';
+import type { RequestWithPrincipal } from '#libs/http';
+import { IdempotencyRepository } from './idempotency.repository.js';
+
+export const IDEMPOTENT_METADATA = 'bff:idempotent';
+
+export interface IdempotentOptions {
+  /**
+   * Scope keys by the merchant named in this route parameter instead of the caller's merchant (operator
+   * routes act on a merchant without being one).
+   */
+  merchantParam?: string;
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+const TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this whose owner never finished is taken to be abandoned (its process died). */
+const STALE_LOCK_MS = 60_000;
+
+/** Key order must not matter: `{a,b}` and `{b,a}` are the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * `Idempotency-Key` for creating POSTs (see {@link Idempotent}). The first request claims the key and
+ * its successful answer is stored; a replay with the same body gets that answer again, another body
+ * 409 IDEMPOTENCY_MISMATCH, and a replay while the first is still running 409 CONFLICT (the client
+ * retries; waiting here would hold a connection for an unknown time). Errors are not stored: the claim
+ * is released so the request can be retried. Keys live 24 h.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: IdempotencyRepository,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return from(this.run(context, next));
+  }
+
+  private async run(context: ExecutionContext, next: CallHandler): Promise<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return lastValueFrom(next.handle());
+    if (typeof header !== 'string' || !KEY_FORMAT.test(header)) {
+      throw new DomainError(
+        ErrorCode.VALIDATION_FAILED,
+        'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+        {
+          details: [{ field: 'Idempotency-Key', issue: 'must be 1 to 255 visible ASCII characters' }],
+        },
+      );
+    }
+    const options = this.reflector.get<IdempotentOptions>(IDEMPOTENT_METADATA, context.getHandler()) ?? {};
+    const params = request.params as Record<string, string | undefined>;
+    const merchantId = options.merchantParam ? params[options.merchantParam] : request.principal?.merchantId;
+    if (!merchantId) throw new Error('@Idempotent() route has no merchant to scope its keys by');
+
+    const path = request.routeOptions.url ?? request.url;
+    const requestHash = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${canonical(request.body ?? null)}`)
+      .digest('hex');
+    const now = new Date();
+    const claim = {
+      merchantId,
+      key: header,
+      method: request.method,
+      path,
+      requestHash,
+      expiresAt: new Date(now.getTime() + TTL_MS),
+    };
+
+    let owned = await this.keys.claim(claim, now);
+    if (!owned) {
+      let row = await this.keys.find(merchantId, header);
+      if (row && row.expiresAt <= now) {
+        await this.keys.deleteExpired(merchantId, header, now);
+        owned = await this.keys.claim(claim, now);
+        row = owned ? null : await this.keys.find(merchantId, header);
+      }
+      if (!owned) {
+        if (!row)
+          throw new DomainError(ErrorCode.CONFLICT, 'A request with this Idempotency-Key is in progress.');
+        if (row.requestHash !== requestHash) {
+          throw new DomainError(
+            ErrorCode.IDEMPOTENCY_MISMATCH,
+            'This Idempotency-Key was used with a different request.',
+          );
+        }
+        if (row.completedAt && row.responseStatus !== null) {
+          void reply.status(row.responseStatus).header('idempotent-replayed', 'true');
+          return row.responseBody;
+        }
+        const stale = row.lockedAt && now.getTime() - row.lockedAt.getTime() > STALE_LOCK_MS;
+        if (!stale || !(await this.keys.takeOver(row, now))) {
+          throw new DomainError(ErrorCode.CONFLICT, 'A request with this Idempotency-Key is in progress.');
+        }
+      }
+    }
+
+    try {
+      const body: unknown = await lastValueFrom(next.handle());
+      const status =
+        this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+        (request.method === 'POST' ? 201 : 200);
+      await this.keys.complete(merchantId, header, status, body ?? null, new Date());
+      return body;
+    } catch (error) {
+      await this.keys.release(merchantId, header);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,11 @@
+import { Global, Module } from '@nestjs/common';
+import { IdempotencyInterceptor } from './idempotency.interceptor.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
+
+/** Global so any controller module can put @Idempotent() on a route without importing this. */
+@Global()
+@Module({
+  providers: [IdempotencyRepository, IdempotencyInterceptor],
+  exports: [IdempotencyRepository, IdempotencyInterceptor],
+})
+export class IdempotencyModule {}

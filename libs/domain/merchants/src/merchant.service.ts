@@ -1,0 +1,173 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { apiKeyPrefix, generateApiKey, hashApiKey } from '#libs/crypto';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import { MerchantRepository } from './merchant.repository.js';
+import { upstreamUnavailable } from './upstream-errors.js';
+
+export interface ApiKeyView {
+  id: string;
+  prefix: string;
+  name: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface MerchantView {
+  id: string;
+  name: string;
+  subApplicationId: string | null;
+  subApplicationName: string | null;
+  frontendOrigins: string[];
+  disabledAt: string | null;
+  createdAt: string;
+  apiKeys: ApiKeyView[];
+}
+
+/** A key as created: the only time the plaintext `key` leaves the BFF. */
+export interface CreatedApiKeyView extends ApiKeyView {
+  key: string;
+}
+
+type KeyRow = {
+  id: string;
+  prefix: string;
+  name: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+};
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function keyView(k: KeyRow): ApiKeyView {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: iso(k.lastUsedAt),
+    expiresAt: iso(k.expiresAt),
+    revokedAt: iso(k.revokedAt),
+  };
+}
+
+function merchantView(m: {
+  id: string;
+  name: string;
+  subApplicationId: string | null;
+  subApplicationName: string | null;
+  frontendOrigins: string[];
+  disabledAt: Date | null;
+  createdAt: Date;
+  apiKeys: KeyRow[];
+}): MerchantView {
+  return {
+    id: m.id,
+    name: m.name,
+    subApplicationId: m.subApplicationId,
+    subApplicationName: m.subApplicationName,
+    frontendOrigins: m.frontendOrigins,
+    disabledAt: iso(m.disabledAt),
+    createdAt: m.createdAt.toISOString(),
+    apiKeys: m.apiKeys.map(keyView),
+  };
+}
+
+function newKey(name?: string) {
+  const key = generateApiKey();
+  return { key, row: { prefix: apiKeyPrefix(key), keyHash: hashApiKey(key), ...(name ? { name } : {}) } };
+}
+
+const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
+
+/** Operator work on merchants: on-boarding (with the upstream mapping checked), keys shown once, rotation. */
+@Injectable()
+export class MerchantService {
+  constructor(
+    private readonly merchants: MerchantRepository,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+  ) {}
+
+  async create(input: {
+    name: string;
+    subApplicationId?: string;
+    frontendOrigins?: string[];
+  }): Promise<{ merchant: MerchantView; apiKey: CreatedApiKeyView }> {
+    let subApplicationName: string | undefined;
+    if (input.subApplicationId !== undefined) {
+      // Checked before the upstream call: a duplicate needs no upstream quota to refuse.
+      if (await this.merchants.findBySubApplication(input.subApplicationId)) {
+        throw new DomainError(ErrorCode.CONFLICT, 'Another merchant already maps to this sub-application.');
+      }
+      subApplicationName = await this.checkSubApplication(input.subApplicationId);
+    }
+    const { key, row } = newKey('initial');
+    // A concurrent create with the same sub-application loses on the unique index: P2002 maps to 409.
+    const { merchant, apiKey } = await this.merchants.createWithKey(
+      {
+        name: input.name,
+        ...(input.subApplicationId !== undefined
+          ? { subApplicationId: input.subApplicationId, subApplicationName }
+          : {}),
+        frontendOrigins: [...new Set(input.frontendOrigins ?? [])],
+      },
+      row,
+    );
+    return {
+      merchant: merchantView({ ...merchant, apiKeys: [apiKey] }),
+      apiKey: { ...keyView(apiKey), key },
+    };
+  }
+
+  async get(id: string): Promise<MerchantView> {
+    const merchant = await this.merchants.findById(id);
+    if (!merchant) throw notFound();
+    return merchantView(merchant);
+  }
+
+  async list(
+    limit: number,
+    afterId?: string,
+  ): Promise<{ merchants: MerchantView[]; nextAfterId: string | null }> {
+    const { rows, more } = await this.merchants.list(limit, afterId);
+    return { merchants: rows.map(merchantView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
+  }
+
+  /** A new key next to the existing ones; the old keys keep working until revoked. */
+  async rotateKey(merchantId: string, name?: string): Promise<CreatedApiKeyView> {
+    if (!(await this.merchants.findById(merchantId))) throw notFound();
+    const { key, row } = newKey(name);
+    const apiKey = await this.merchants.createApiKey(merchantId, row);
+    return { ...keyView(apiKey), key };
+  }
+
+  async revokeKey(merchantId: string, keyId: string): Promise<void> {
+    if (!(await this.merchants.revokeApiKey(merchantId, keyId))) {
+      throw new DomainError(ErrorCode.NOT_FOUND, 'API key not found.');
+    }
+  }
+
+  private async checkSubApplication(id: string): Promise<string | undefined> {
+    try {
+      const { data } = await this.upstream.getApplication(id);
+      return data.name;
+    } catch (error) {
+      if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'CALLER')) {
+        throw new DomainError(
+          ErrorCode.VALIDATION_FAILED,
+          'The upstream does not know this sub-application.',
+          {
+            details: [
+              { field: 'subApplicationId', issue: 'is not a sub-application of the upstream application' },
+            ],
+          },
+        );
+      }
+      throw upstreamUnavailable(error);
+    }
+  }
+}

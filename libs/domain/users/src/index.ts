@@ -1,0 +1,2 @@
+export * from './user.repository.js';
+export * from './users.module.js';

@@ -1,0 +1,84 @@
+import { type Type } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ErrorCode } from '#libs/errors';
+
+/** Security scheme names of the OpenAPI document, one per bearer kind (API.md, "Authentication"). */
+export const SECURITY_SCHEMES = {
+  operator: 'operator',
+  merchant: 'merchantApiKey',
+  userSession: 'userSession',
+} as const;
+
+export class ApiErrorDetail {
+  @ApiProperty({ example: 'limit' }) field: string;
+  @ApiProperty({ example: 'must be between 1 and 1000' }) issue: string;
+}
+
+export class ApiUpstreamErrorInfo {
+  @ApiProperty({ example: 424 }) status: number;
+  @ApiPropertyOptional({ example: 'INSTITUTION' }) source?: string;
+  @ApiPropertyOptional() tracingId?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) institutionError?: unknown;
+}
+
+export class ApiErrorBody {
+  @ApiProperty({ enum: ErrorCode, enumName: 'ErrorCode' }) code: ErrorCode;
+  @ApiProperty({ example: 400, description: 'Always the HTTP status of the response' }) status: number;
+  @ApiProperty() message: string;
+  @ApiProperty({ description: 'The request id (x-request-id)' }) tracingId: string;
+  @ApiPropertyOptional({ type: [ApiErrorDetail] }) details?: ApiErrorDetail[];
+  @ApiPropertyOptional({ type: ApiUpstreamErrorInfo }) upstream?: ApiUpstreamErrorInfo;
+}
+
+/** The error envelope every 4xx and 5xx leaves in. */
+export class ApiErrorResponse {
+  @ApiProperty({ type: ApiErrorBody }) error: ApiErrorBody;
+}
+
+export class ApiMeta {
+  @ApiProperty() tracingId: string;
+}
+
+export class ApiListMeta extends ApiMeta {
+  @ApiProperty({ description: 'Items on this page' }) count: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Opaque cursor of the next page; null on the last',
+  })
+  nextCursor: string | null;
+}
+
+export class ApiLinks {
+  @ApiPropertyOptional({ description: 'The next page, when there is one' }) next?: string;
+}
+
+const envelopes = new Map<string, Type<unknown>>();
+
+/**
+ * The success envelope `{ data, meta, links? }` around a model, as a named class so the document shows
+ * one schema per response. Memoised: swagger keys schemas by class name.
+ */
+export function ApiEnvelope(model: Type<unknown>, options: { list?: boolean } = {}): Type<unknown> {
+  const name = `${model.name}${options.list ? 'List' : ''}Envelope`;
+  const known = envelopes.get(name);
+  if (known) return known;
+  class Envelope {
+    @ApiProperty({ type: model, isArray: options.list ?? false }) data: unknown;
+    @ApiProperty({ type: options.list ? ApiListMeta : ApiMeta }) meta: ApiMeta;
+    @ApiPropertyOptional({ type: ApiLinks }) links?: ApiLinks;
+  }
+  Object.defineProperty(Envelope, 'name', { value: name });
+  envelopes.set(name, Envelope);
+  return Envelope;
+}
+
+/** `{ data, meta: { tracingId, … }, links? }` of API.md. */
+export function envelope<T>(
+  tracingId: string,
+  data: T,
+  meta: Record<string, unknown> = {},
+  links?: { next?: string },
+): { data: T; meta: { tracingId: string } & Record<string, unknown>; links?: { next?: string } } {
+  return { data, meta: { tracingId, ...meta }, ...(links ? { links } : {}) };
+}

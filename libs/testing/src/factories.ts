@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { mintSessionToken, signSessionToken } from '#libs/domain/auth';
+import { UserRepository } from '#libs/domain/users';
+import type { AppConfig } from '#libs/config';
+
+/** A name no other test (or earlier run against the same database) uses. */
+export function uniqueName(label: string): string {
+  return `${label}-${randomUUID().slice(0, 8)}`;
+}
+
+export interface CreatedMerchant {
+  merchant: { id: string; name: string; subApplicationId: string | null; frontendOrigins: string[] };
+  apiKey: { id: string; key: string; prefix: string };
+}
+
+/** On-boards a merchant through the operator API, exactly as an operator would. */
+export async function createMerchant(
+  api: { url: string; config: AppConfig },
+  body: { name?: string; subApplicationId?: string; frontendOrigins?: string[] } = {},
+): Promise<CreatedMerchant> {
+  const response = await fetch(`${api.url}/admin/merchants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${api.config.api.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: uniqueName('merchant'), ...body }),
+  });
+  if (response.status !== 201) throw new Error(`createMerchant: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { data: CreatedMerchant }).data;
+}
+
+/** A user row of a merchant, through the repository the app itself uses. */
+export async function createUser(users: UserRepository, merchantId: string, reference = uniqueName('user')) {
+  return users.create(merchantId, { reference });
+}
+
+/** A session token as a merchant backend would get it; `expiresInSeconds` may be negative (expired). */
+export function sessionToken(
+  config: AppConfig,
+  subject: { merchantId: string; userId: string },
+  expiresInSeconds = config.crypto.sessionTtlSeconds,
+): string {
+  if (expiresInSeconds > 0)
+    return mintSessionToken(config.crypto.signingSecret, subject, expiresInSeconds).token;
+  return signSessionToken(config.crypto.signingSecret, {
+    ...subject,
+    expiresAt: Math.floor(Date.now() / 1000) + expiresInSeconds,
+  });
+}

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
+import { captureLogger, createMerchant, createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: import('#libs/config').AppConfig };
+
+const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
+  fetch(url, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+
+async function errorCode(response: Response): Promise<string> {
+  return ((await response.json()) as { error: { code: string } }).error.code;
+}
+
+describe('api: authentication (operator, merchant API keys, user sessions)', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  const logs = captureLogger('api');
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url, { LOG_LEVEL: 'trace' }, logs.logger);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('lets a merchant key and a session of its user call /v1/me, naming the merchant', async () => {
+    const { merchant, apiKey } = await createMerchant(api);
+    const byKey = await get(`${api.url}/v1/me`, apiKey.key);
+    expect(byKey.status).toBe(200);
+    expect(await byKey.json()).toMatchObject({
+      data: { kind: 'merchant', merchantId: merchant.id },
+      meta: { tracingId: byKey.headers.get('x-request-id') },
+    });
+
+    const user = await createUser(api.app.get(UserRepository), merchant.id);
+    const bySession = await get(
+      `${api.url}/v1/me`,
+      sessionToken(api.config, { merchantId: merchant.id, userId: user.id }),
+    );
+    expect(bySession.status).toBe(200);
+    expect(await bySession.json()).toMatchObject({
+      data: { kind: 'user-session', merchantId: merchant.id, userId: user.id },
+    });
+  });
+
+  it('answers 401 UNAUTHENTICATED without credentials, with unknown ones and with a wrong scheme', async () => {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer mk_notarealkey000000000000000000000' },
+      { authorization: 'Bearer something-else' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+    ]) {
+      const response = await get(`${api.url}/v1/me`, undefined, headers);
+      expect(response.status).toBe(401);
+      expect(await errorCode(response)).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('answers 403 FORBIDDEN to valid credentials of a kind the route refuses', async () => {
+    const { merchant, apiKey } = await createMerchant(api);
+    const user = await createUser(api.app.get(UserRepository), merchant.id);
+    const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
+    for (const token of [apiKey.key, session]) {
+      const response = await get(`${api.url}/admin/merchants/${merchant.id}`, token);
+      expect(response.status).toBe(403);
+      expect(await errorCode(response)).toBe('FORBIDDEN');
+    }
+    const operatorOnV1 = await get(`${api.url}/v1/me`, api.config.api.adminToken);
+    expect(operatorOnV1.status).toBe(403);
+  });
+
+  it('refuses expired, tampered, foreign-secret and deleted-user session tokens with 401', async () => {
+    const { merchant } = await createMerchant(api);
+    const users = api.app.get(UserRepository);
+    const user = await createUser(users, merchant.id);
+    const subject = { merchantId: merchant.id, userId: user.id };
+    const valid = sessionToken(api.config, subject);
+    const [body, signature] = valid.slice(3).split('.') as [string, string];
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), exp: 9_999_999_999 }),
+    ).toString('base64url');
+    const otherSecret = sessionToken(
+      { ...api.config, crypto: { ...api.config.crypto, signingSecret: 'x'.repeat(40) } },
+      subject,
+    );
+    for (const token of [
+      sessionToken(api.config, subject, -5),
+      `us_${forged}.${signature}`,
+      `${valid}x`,
+      otherSecret,
+      'us_garbage',
+    ]) {
+      const response = await get(`${api.url}/v1/me`, token);
+      expect(response.status, token.slice(0, 12)).toBe(401);
+    }
+    expect((await get(`${api.url}/v1/me`, valid)).status).toBe(200);
+    await users.delete(merchant.id, user.id);
+    expect((await get(`${api.url}/v1/me`, valid)).status).toBe(401);
+  });
+
+  it('refuses a revoked key, keeps the old key working after rotation, and records use', async () => {
+    const admin = api.config.api.adminToken;
+    const { merchant, apiKey } = await createMerchant(api);
+    const rotated = await fetch(`${api.url}/admin/merchants/${merchant.id}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'second' }),
+    });
+    expect(rotated.status).toBe(201);
+    const second = ((await rotated.json()) as { data: { id: string; key: string } }).data;
+    expect((await get(`${api.url}/v1/me`, apiKey.key)).status).toBe(200);
+    expect((await get(`${api.url}/v1/me`, second.key)).status).toBe(200);
+
+    const revoked = await fetch(`${api.url}/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(revoked.status).toBe(204);
+    expect((await get(`${api.url}/v1/me`, apiKey.key)).status).toBe(401);
+    expect((await get(`${api.url}/v1/me`, second.key)).status).toBe(200);
+
+    const prisma = api.app.get(PrismaService);
+    const rows = await prisma.apiKey.findMany({ where: { merchantId: merchant.id } });
+    expect(rows.find((r) => r.id === second.id)?.lastUsedAt).not.toBeNull();
+  });
+
+  it('refuses every key of a disabled merchant', async () => {
+    const { merchant, apiKey } = await createMerchant(api);
+    await api.app
+      .get(PrismaService)
+      .merchant.update({ where: { id: merchant.id }, data: { disabledAt: new Date() } });
+    expect((await get(`${api.url}/v1/me`, apiKey.key)).status).toBe(401);
+  });
+
+  it('never writes API keys, session tokens or the admin token to the logs', async () => {
+    const { merchant, apiKey } = await createMerchant(api);
+    const user = await createUser(api.app.get(UserRepository), merchant.id);
+    const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
+    await get(`${api.url}/v1/me`, apiKey.key);
+    await get(`${api.url}/v1/me`, session);
+    await get(`${api.url}/v1/me`, `${apiKey.key}tampered`);
+    await get(`${api.url}/v1/me?token=${session}`, 'us_bad.token');
+    const text = logs.text();
+    expect(text).toContain('"route":"/v1/me"');
+    expect(text).not.toContain(apiKey.key);
+    expect(text).not.toContain(session);
+    expect(text).not.toContain(session.slice(3, 40));
+    expect(text).not.toContain(api.config.api.adminToken);
+  });
+});
+
+describe('api: per-merchant rate limits shared by every api process', () => {
+  it('trips with 429 RATE_LIMITED and Retry-After, counting requests to two api instances together', async () => {
+    const sandbox = await startSandbox();
+    const overrides = { RATE_LIMIT_PER_MINUTE: '3', QUEUE_PREFIX: uniqueQueuePrefix('rl') };
+    const first = await startApi(sandbox.url, overrides);
+    const second = await startApi(sandbox.url, overrides);
+    try {
+      const { apiKey } = await createMerchant(first);
+      const { apiKey: other } = await createMerchant(first);
+      expect((await get(`${first.url}/v1/me`, apiKey.key)).status).toBe(200);
+      expect((await get(`${second.url}/v1/me`, apiKey.key)).status).toBe(200);
+      const third = await get(`${first.url}/v1/me`, apiKey.key);
+      expect(third.status).toBe(200);
+      expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+      const limited = await get(`${second.url}/v1/me`, apiKey.key);
+      expect(limited.status).toBe(429);
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await limited.json()).toMatchObject({ error: { code: 'RATE_LIMITED', status: 429 } });
+      // Another merchant has its own budget.
+      expect((await get(`${second.url}/v1/me`, other.key)).status).toBe(200);
+      // The operator is not limited.
+      for (let i = 0; i < 4; i += 1) {
+        expect((await get(`${first.url}/admin/merchants?limit=1`, first.config.api.adminToken)).status).toBe(
+          200,
+        );
+      }
+    } finally {
+      await first.close();
+      await second.close();
+      await sandbox.close();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { UserRepository } from '#libs/domain/users';
+import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+
+describe('api: CORS limited to each merchant’s frontend origins', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  // Unique per run: the test database keeps merchants of earlier runs.
+  const originA = `https://${uniqueName('a')}.example`;
+  const originB = `https://${uniqueName('b')}.example`;
+  let keyA: string;
+  let sessionA: string;
+
+  const preflight = (path: string, origin: string) =>
+    fetch(`${api.url}${path}`, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url);
+    const a = await createMerchant(api, { frontendOrigins: [originA] });
+    await createMerchant(api, { frontendOrigins: [originB] });
+    keyA = a.apiKey.key;
+    const user = await createUser(api.app.get(UserRepository), a.merchant.id);
+    sessionA = sessionToken(api.config, { merchantId: a.merchant.id, userId: user.id });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('answers a /v1 preflight from an origin some merchant lists, with the allowed headers', async () => {
+    const response = await preflight('/v1/me', originB);
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(originB);
+    const allowed = response.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
+    for (const header of ['authorization', 'content-type', 'idempotency-key', 'x-request-id']) {
+      expect(allowed).toContain(header);
+    }
+  });
+
+  it('refuses a preflight from an unknown origin, and any preflight to operator routes', async () => {
+    const unknown = await preflight('/v1/me', 'https://evil.example');
+    expect(unknown.status).toBe(403);
+    expect(unknown.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await unknown.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
+
+    const admin = await preflight('/admin/merchants', originA);
+    expect(admin.headers.get('access-control-allow-origin')).toBeNull();
+    expect(admin.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it("adds CORS headers to a /v1 answer only for the caller's own merchant's origins", async () => {
+    for (const token of [keyA, sessionA]) {
+      const own = await fetch(`${api.url}/v1/me`, {
+        headers: { authorization: `Bearer ${token}`, origin: originA },
+      });
+      expect(own.status).toBe(200);
+      expect(own.headers.get('access-control-allow-origin')).toBe(originA);
+      expect(own.headers.get('access-control-expose-headers')).toContain('Retry-After');
+
+      // Listed by another merchant: the preflight passes, but this merchant's answer stays unreadable.
+      const foreign = await fetch(`${api.url}/v1/me`, {
+        headers: { authorization: `Bearer ${token}`, origin: originB },
+      });
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+
+  it('never adds CORS headers to operator routes', async () => {
+    const response = await fetch(`${api.url}/admin/merchants?limit=1`, {
+      headers: { authorization: `Bearer ${api.config.api.adminToken}`, origin: originA },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

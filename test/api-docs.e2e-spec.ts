@@ -1,0 +1,114 @@
+import { RequestMethod } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { AUTH_METADATA, AuthKind, SECURITY_SCHEMES } from '#libs/http';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+interface Operation {
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+}
+
+const SCHEME_OF: Record<string, string> = {
+  [AuthKind.Operator]: SECURITY_SCHEMES.operator,
+  [AuthKind.Merchant]: SECURITY_SCHEMES.merchant,
+  [AuthKind.UserSession]: SECURITY_SCHEMES.userSession,
+};
+
+/** Every route of the app as `METHOD /path/{param}` with its declared kinds, read from Nest's metadata. */
+function routesOf(api: Api): { method: string; path: string; kinds: string[] }[] {
+  const discovery = api.app.get(DiscoveryService);
+  const scanner = api.app.get(MetadataScanner);
+  const reflector = api.app.get(Reflector);
+  const routes: { method: string; path: string; kinds: string[] }[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const instance = wrapper.instance as object | undefined;
+    if (!instance) continue;
+    const base = String(Reflect.getMetadata('path', instance.constructor) ?? '');
+    const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+    for (const name of scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[name] as () => unknown;
+      const sub = Reflect.getMetadata('path', handler) as string | undefined;
+      if (sub === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata('method', handler) as number].toLowerCase();
+      const path = `/${[base, sub]
+        .map((s) => s.replace(/^\/|\/$/g, ''))
+        .filter(Boolean)
+        .join('/')}`.replace(/:([A-Za-z]+)/g, '{$1}');
+      const kinds =
+        reflector.getAllAndOverride<string[]>(AUTH_METADATA, [handler, instance.constructor]) ?? [];
+      routes.push({ method, path, kinds });
+    }
+  }
+  return routes;
+}
+
+describe('api: OpenAPI document at /docs and /docs-json', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  let document: Document;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url);
+    const response = await fetch(`${api.url}/docs-json`);
+    expect(response.status).toBe(200);
+    document = (await response.json()) as Document;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('serves Swagger UI without credentials', async () => {
+    const response = await fetch(`${api.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('swagger');
+  });
+
+  it('documents every route with its security and the error envelope', () => {
+    const routes = routesOf(api);
+    expect(routes.length).toBeGreaterThanOrEqual(9);
+    for (const route of routes) {
+      const operation = document.paths[route.path]?.[route.method];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      if (!operation) continue;
+      const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s)).sort();
+      const expected = route.kinds.flatMap((k) => (SCHEME_OF[k] ? [SCHEME_OF[k]] : [])).sort();
+      expect(schemes, `${route.method} ${route.path}`).toEqual(expected);
+      const errors = Object.entries(operation.responses).filter(
+        ([status]) => status === 'default' || Number(status) >= 400,
+      );
+      expect(errors.length, `${route.method} ${route.path}`).toBeGreaterThan(0);
+      for (const [, response] of errors) {
+        expect(response.content?.['application/json']?.schema?.$ref, `${route.method} ${route.path}`).toBe(
+          '#/components/schemas/ApiErrorResponse',
+        );
+      }
+    }
+  });
+
+  it('declares the three bearer schemes and the shared schemas', () => {
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(
+      Object.values(SECURITY_SCHEMES).sort(),
+    );
+    for (const schema of [
+      'ApiErrorResponse',
+      'CreateMerchantDto',
+      'CreatedMerchantDtoEnvelope',
+      'MerchantDtoListEnvelope',
+    ]) {
+      expect(document.components.schemas, schema).toHaveProperty(schema);
+    }
+    const rotate = document.paths['/admin/merchants/{id}/api-keys']?.post as unknown as {
+      parameters: { name: string }[];
+    };
+    expect(rotate.parameters.map((p) => p.name)).toContain('Idempotency-Key');
+  });
+});

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { PrismaService } from '#libs/database';
+import { IdempotencyRepository } from '#libs/domain/idempotency';
+import { createMerchant, uniqueName } from '#libs/testing';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+
+describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api-keys)', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+
+  const rotate = (merchantId: string, key: string | undefined, body: unknown) =>
+    fetch(`${api.url}/admin/merchants/${merchantId}/api-keys`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${api.config.api.adminToken}`,
+        'content-type': 'application/json',
+        ...(key !== undefined ? { 'idempotency-key': key } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const keyCount = async (merchantId: string) =>
+    api.app.get(PrismaService).apiKey.count({ where: { merchantId } });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('replays the first answer for the same key and body, and creates one key only', async () => {
+    const { merchant } = await createMerchant(api);
+    const key = uniqueName('idem');
+    const first = await rotate(merchant.id, key, { name: 'a', extra: undefined });
+    expect(first.status).toBe(201);
+    const firstBody: unknown = await first.json();
+    // Same body with its keys in another order is the same request.
+    const replay = await rotate(merchant.id, key, { name: 'a' });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    // Stored as jsonb: the same document, though its keys may come back in another order.
+    expect(await replay.json()).toEqual(firstBody);
+    expect(await keyCount(merchant.id)).toBe(2);
+    // Without a key every call creates.
+    expect((await rotate(merchant.id, undefined, { name: 'a' })).status).toBe(201);
+    expect(await keyCount(merchant.id)).toBe(3);
+  });
+
+  it('answers the same key with another body 409 IDEMPOTENCY_MISMATCH', async () => {
+    const { merchant } = await createMerchant(api);
+    const key = uniqueName('idem');
+    expect((await rotate(merchant.id, key, { name: 'a' })).status).toBe(201);
+    const mismatch = await rotate(merchant.id, key, { name: 'b' });
+    expect(mismatch.status).toBe(409);
+    expect(await mismatch.json()).toMatchObject({ error: { code: 'IDEMPOTENCY_MISMATCH', status: 409 } });
+  });
+
+  it('scopes keys by merchant: the same key for two merchants is two requests', async () => {
+    const a = await createMerchant(api);
+    const b = await createMerchant(api);
+    const key = uniqueName('idem');
+    const fromA = (await (await rotate(a.merchant.id, key, {})).json()) as { data: { id: string } };
+    const fromB = (await (await rotate(b.merchant.id, key, {})).json()) as { data: { id: string } };
+    expect(fromA.data.id).not.toBe(fromB.data.id);
+  });
+
+  it('answers a replay while the first request is in flight with 409 CONFLICT, and takes over an abandoned one', async () => {
+    const { merchant } = await createMerchant(api);
+    const repository = api.app.get(IdempotencyRepository);
+    const body = {};
+    const key = uniqueName('idem');
+    // The claim another api process holds while its request runs: the same row it would write.
+    const first = await rotate(merchant.id, uniqueName('probe'), body);
+    expect(first.status).toBe(201);
+    const probe = await api.app.get(PrismaService).idempotencyKey.findFirstOrThrow({
+      where: { merchantId: merchant.id },
+      orderBy: { createdAt: 'desc' },
+    });
+    const now = new Date();
+    const claim = {
+      merchantId: merchant.id,
+      key,
+      method: 'POST',
+      path: probe.path,
+      requestHash: probe.requestHash,
+      expiresAt: new Date(now.getTime() + 86_400_000),
+    };
+    expect(await repository.claim(claim, now)).toBe(true);
+    const inFlight = await rotate(merchant.id, key, body);
+    expect(inFlight.status).toBe(409);
+    expect(await inFlight.json()).toMatchObject({ error: { code: 'CONFLICT' } });
+
+    const abandoned = uniqueName('idem');
+    expect(await repository.claim({ ...claim, key: abandoned }, new Date(now.getTime() - 5 * 60_000))).toBe(
+      true,
+    );
+    expect((await rotate(merchant.id, abandoned, body)).status).toBe(201);
+  });
+
+  it('lets concurrent requests with one key create one API key', async () => {
+    const { merchant } = await createMerchant(api);
+    const key = uniqueName('idem');
+    const responses = await Promise.all([1, 2, 3, 4].map(() => rotate(merchant.id, key, { name: 'c' })));
+    const created = new Set<string>();
+    for (const response of responses) {
+      if (response.status === 201) created.add(((await response.json()) as { data: { id: string } }).data.id);
+      else expect(await response.json()).toMatchObject({ error: { code: 'CONFLICT', status: 409 } });
+    }
+    expect(created.size).toBe(1);
+    expect(await keyCount(merchant.id)).toBe(2);
+  });
+
+  it('treats an expired key as new, and releases the key when the request fails', async () => {
+    const { merchant } = await createMerchant(api);
+    const repository = api.app.get(IdempotencyRepository);
+    const key = uniqueName('idem');
+    const past = new Date(Date.now() - 25 * 3_600_000);
+    expect(
+      await repository.claim(
+        {
+          merchantId: merchant.id,
+          key,
+          method: 'POST',
+          path: '/x',
+          requestHash: 'f'.repeat(64),
+          expiresAt: past,
+        },
+        past,
+      ),
+    ).toBe(true);
+    await repository.complete(merchant.id, key, 201, { old: true }, past);
+    const fresh = await rotate(merchant.id, key, { name: 'new' });
+    expect(fresh.status).toBe(201);
+    expect(await fresh.json()).toMatchObject({ data: { name: 'new' } });
+
+    const missing = '00000000-0000-4000-8000-000000000000';
+    expect((await rotate(missing, uniqueName('idem'), {})).status).toBe(404);
+  });
+
+  it.each([
+    ['an empty key', ''],
+    ['a key with spaces', 'has spaces'],
+    ['a key over 255 characters', 'k'.repeat(256)],
+  ])('refuses %s with 400', async (_what, key) => {
+    const { merchant } = await createMerchant(api);
+    const response = await rotate(merchant.id, key, {});
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
+  });
+});

@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { PrismaService } from '#libs/database';
+import { createMerchant, uniqueName } from '#libs/testing';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { createSandboxSubApplication } from './support/upstream-applications.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+type Envelope<T> = {
+  data: T;
+  meta: { tracingId: string; count?: number; nextCursor?: string | null };
+  links?: { next?: string };
+};
+type ErrorBody = { error: { code: string; status: number; details?: { field: string }[] } };
+
+describe('api: operator routes', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  let admin: Record<string, string>;
+
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
+    admin = { authorization: `Bearer ${api.config.api.adminToken}` };
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('creates a merchant on the root application and shows its key once, storing only a hash', async () => {
+    const name = uniqueName('root-merchant');
+    const response = await call('POST', '/admin/merchants', {
+      name,
+      frontendOrigins: ['https://app.example'],
+    });
+    expect(response.status).toBe(201);
+    const { data } = (await response.json()) as Envelope<{
+      merchant: { id: string; subApplicationId: string | null; apiKeys: Record<string, unknown>[] };
+      apiKey: { id: string; key: string; prefix: string };
+    }>;
+    expect(data.merchant).toMatchObject({
+      name,
+      subApplicationId: null,
+      frontendOrigins: ['https://app.example'],
+    });
+    expect(data.apiKey.key).toMatch(/^mk_/);
+    expect(data.apiKey.key.startsWith(data.apiKey.prefix)).toBe(true);
+    expect(JSON.stringify(data.merchant)).not.toContain(data.apiKey.key);
+
+    const row = await api.app.get(PrismaService).apiKey.findUniqueOrThrow({ where: { id: data.apiKey.id } });
+    expect(JSON.stringify(row)).not.toContain(data.apiKey.key);
+    expect(row.keyHash).toMatch(/^[0-9a-f]{64}$/);
+
+    const again = (await (await call('GET', `/admin/merchants/${data.merchant.id}`)).json()) as Envelope<{
+      apiKeys: Record<string, unknown>[];
+    }>;
+    expect(again.data.apiKeys).toHaveLength(1);
+    expect(JSON.stringify(again)).not.toContain(data.apiKey.key);
+    expect(again.data.apiKeys[0]).not.toHaveProperty('key');
+  });
+
+  it('maps a sub-application the upstream knows, refuses an unknown one, and a second merchant on it', async () => {
+    const subApplicationId = await createSandboxSubApplication(sandbox.url, api.config, 'Merchant Sub');
+    const created = await createMerchant(api, { subApplicationId });
+    const merchant = (await (
+      await call('GET', `/admin/merchants/${created.merchant.id}`)
+    ).json()) as Envelope<{
+      subApplicationId: string;
+      subApplicationName: string;
+    }>;
+    expect(merchant.data).toMatchObject({ subApplicationId, subApplicationName: 'Merchant Sub' });
+
+    const unknown = await call('POST', '/admin/merchants', {
+      name: uniqueName('x'),
+      subApplicationId: '00000000-0000-4000-8000-00000000dead',
+    });
+    expect(unknown.status).toBe(400);
+    const body = (await unknown.json()) as ErrorBody;
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.details?.map((d) => d.field)).toEqual(['subApplicationId']);
+
+    const duplicate = await call('POST', '/admin/merchants', { name: uniqueName('dup'), subApplicationId });
+    expect(duplicate.status).toBe(409);
+    expect(((await duplicate.json()) as ErrorBody).error.code).toBe('CONFLICT');
+  });
+
+  it('pages merchants with an opaque cursor, meta.count and links.next', async () => {
+    for (let i = 0; i < 3; i += 1) await createMerchant(api);
+    const seen = new Set<string>();
+    let path: string | undefined = '/admin/merchants?limit=2';
+    let pages = 0;
+    let last: Envelope<{ id: string }[]> | undefined;
+    while (path && pages < 1000) {
+      const response = await call('GET', path);
+      expect(response.status).toBe(200);
+      last = (await response.json()) as Envelope<{ id: string }[]>;
+      expect(last.meta.count).toBe(last.data.length);
+      for (const m of last.data) {
+        expect(seen.has(m.id)).toBe(false);
+        seen.add(m.id);
+      }
+      path = last.links?.next;
+      if (path) expect(path).toBe(`/admin/merchants?limit=2&cursor=${last.meta.nextCursor}`);
+      pages += 1;
+    }
+    expect(last?.meta.nextCursor).toBeNull();
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(seen.size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('answers a missing merchant and a missing key with 404', async () => {
+    const { merchant } = await createMerchant(api);
+    expect((await call('GET', '/admin/merchants/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await call('GET', '/admin/merchants/not-a-uuid')).status).toBe(404);
+    expect(
+      (await call('POST', '/admin/merchants/00000000-0000-4000-8000-000000000000/api-keys', {})).status,
+    ).toBe(404);
+    expect(
+      (await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/00000000-0000-4000-8000-000000000000`))
+        .status,
+    ).toBe(404);
+    // A key of another merchant is not this merchant's key.
+    const other = await createMerchant(api);
+    expect((await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/${other.apiKey.id}`)).status).toBe(
+      404,
+    );
+  });
+
+  it("lists the upstream's sub-applications, paged through", async () => {
+    await createSandboxSubApplication(sandbox.url, api.config);
+    await createSandboxSubApplication(sandbox.url, api.config);
+    const ids: string[] = [];
+    let path: string | undefined = '/admin/upstream/applications?limit=1';
+    while (path) {
+      const response = await call('GET', path);
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as Envelope<{ id: string }[]>;
+      expect(page.data.length).toBeLessThanOrEqual(1);
+      ids.push(...page.data.map((a) => a.id));
+      path = page.links?.next;
+    }
+    const all = (await (await call('GET', '/admin/upstream/applications')).json()) as Envelope<
+      { id: string }[]
+    >;
+    expect(ids).toEqual(all.data.map((a) => a.id));
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it.each([
+    ['POST', '/admin/merchants', '{"name": ', 'malformed JSON', []],
+    ['POST', '/admin/merchants', { name: 42 }, 'a wrong type', ['name']],
+    ['POST', '/admin/merchants', { name: 'x', admin: true }, 'an unknown field', ['admin']],
+    ['POST', '/admin/merchants', { name: '' }, 'an empty name', ['name']],
+    [
+      'POST',
+      '/admin/merchants',
+      { name: 'x', frontendOrigins: ['https://a.example/path'] },
+      'an origin with a path',
+      ['frontendOrigins'],
+    ],
+    [
+      'POST',
+      '/admin/merchants',
+      { name: 'x', frontendOrigins: 'https://a.example' },
+      'origins not a list',
+      ['frontendOrigins'],
+    ],
+    [
+      'POST',
+      '/admin/merchants',
+      { name: 'x', subApplicationId: 'a/../b' },
+      'a malformed sub-application',
+      ['subApplicationId'],
+    ],
+    ['POST', '/admin/merchants', '[1]', 'an array body', []],
+    ['GET', '/admin/merchants?limit=0', undefined, 'limit out of range', ['limit']],
+    ['GET', '/admin/merchants?limit=abc', undefined, 'limit not a number', ['limit']],
+    ['GET', '/admin/merchants?cursor=!!', undefined, 'a malformed cursor', ['cursor']],
+    ['GET', '/admin/merchants?cursor=Zm9v', undefined, 'a foreign cursor', ['cursor']],
+    ['GET', '/admin/merchants?page=2', undefined, 'an unknown query parameter', ['page']],
+    ['GET', '/admin/upstream/applications?limit=101', undefined, 'limit out of range', ['limit']],
+    ['GET', '/admin/upstream/applications?cursor=Zm9v', undefined, 'a foreign cursor', ['cursor']],
+    [
+      'POST',
+      '/admin/merchants/00000000-0000-4000-8000-000000000000/api-keys',
+      { name: 7 },
+      'a wrong type',
+      ['name'],
+    ],
+    [
+      'POST',
+      '/admin/merchants/00000000-0000-4000-8000-000000000000/api-keys',
+      { label: 'x' },
+      'an unknown field',
+      ['label'],
+    ],
+  ])('%s %s with %s answers 400 in the envelope', async (method, path, body, _what, fields) => {
+    const response = await call(method, path, body);
+    expect(response.status).toBe(400);
+    const envelope = (await response.json()) as ErrorBody;
+    expect(envelope.error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    for (const field of fields) expect(envelope.error.details?.map((d) => d.field)).toContain(field);
+  });
+
+  it('refuses every operator route to callers without the admin token', async () => {
+    const { merchant, apiKey } = await createMerchant(api);
+    const routes: [string, string][] = [
+      ['POST', '/admin/merchants'],
+      ['GET', '/admin/merchants'],
+      ['GET', `/admin/merchants/${merchant.id}`],
+      ['POST', `/admin/merchants/${merchant.id}/api-keys`],
+      ['DELETE', `/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`],
+      ['GET', '/admin/upstream/applications'],
+    ];
+    for (const [method, path] of routes) {
+      expect((await call(method, path, method === 'POST' ? {} : undefined, {})).status, path).toBe(401);
+      const asMerchant = await call(method, path, method === 'POST' ? {} : undefined, {
+        authorization: `Bearer ${apiKey.key}`,
+      });
+      expect(asMerchant.status, path).toBe(403);
+    }
+  });
+});
