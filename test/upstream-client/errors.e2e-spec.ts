@@ -18,7 +18,9 @@ describe('upstream client: error shapes and classification', () => {
   it('consent expired, revoked, invalid and missing: standard shape, the consent kinds', async () => {
     const expired = await kit.dataConsent('sandbox-redirect', 'err-1');
     await kit.admin.admin('POST', `/consents/${expired.id}/expire`);
-    const e1 = await fail(() => client.getAccounts({ consent: expired.token }));
+    const e1 = await fail(() =>
+      client.getAccounts({ consent: expired.token, institutionId: 'sandbox-redirect' }),
+    );
     expect(e1).toBeInstanceOf(UpstreamError);
     expect(e1).toMatchObject({
       kind: 'CONSENT_EXPIRED',
@@ -32,20 +34,22 @@ describe('upstream client: error shapes and classification', () => {
 
     const revoked = await kit.dataConsent('sandbox-redirect', 'err-2');
     await kit.admin.admin('POST', `/consents/${revoked.id}/revoke`);
-    expect(await fail(() => client.getAccounts({ consent: revoked.token }))).toMatchObject({
+    expect(
+      await fail(() => client.getAccounts({ consent: revoked.token, institutionId: 'sandbox-redirect' })),
+    ).toMatchObject({
       kind: 'CONSENT_REVOKED',
       status: 403,
     });
 
-    expect(await fail(() => client.getAccounts({ consent: 'not-a-token' }))).toMatchObject({
+    expect(
+      await fail(() => client.getAccounts({ consent: 'not-a-token', institutionId: 'sandbox-redirect' })),
+    ).toMatchObject({
       kind: 'CONSENT_INVALID',
       status: 401,
     });
-    expect(await fail(() => client.getAccounts({ consent: '' }))).toMatchObject({
-      kind: 'CALLER',
-      status: 400,
-      code: 'CONSENT_MISSING',
-    });
+    // An empty token is refused locally: nothing is sent.
+    const empty = await fail(() => client.getAccounts({ consent: '', institutionId: 'sandbox-redirect' }));
+    expect(empty).toMatchObject({ kind: 'CALLER', status: undefined });
   });
 
   it('a consumed payment consent is CONSENT_CONSUMED', async () => {
@@ -67,9 +71,12 @@ describe('upstream client: error shapes and classification', () => {
       paymentRequest,
     });
     const token = await kit.authorise(auth.data.id);
-    await client.createPayment(paymentRequest, { consent: token });
+    await client.createPayment(paymentRequest, { consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
-      client.createPayment({ ...paymentRequest, paymentIdempotencyId: 'consumed-2' }, { consent: token }),
+      client.createPayment(
+        { ...paymentRequest, paymentIdempotencyId: 'consumed-2' },
+        { consent: token, institutionId: 'sandbox-redirect' },
+      ),
     );
     expect(error).toMatchObject({ kind: 'CONSENT_CONSUMED', status: 403 });
   });
@@ -89,9 +96,13 @@ describe('upstream client: error shapes and classification', () => {
 
   it('a value that is not allowed: standard shape, CALLER, parameter named', async () => {
     const { token } = await kit.dataConsent();
-    const accounts = await client.getAccounts({ consent: token });
+    const accounts = await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
-      client.getTransactions(accounts.data[0].id, { limit: 5000 }, { consent: token }),
+      client.getTransactions(
+        accounts.data[0].id,
+        { limit: 5000 },
+        { consent: token, institutionId: 'sandbox-redirect' },
+      ),
     );
     expect(error).toMatchObject({ kind: 'CALLER', status: 400, shape: 'standard' });
     expect(error.issues[0]).toMatchObject({
@@ -103,9 +114,12 @@ describe('upstream client: error shapes and classification', () => {
 
   it('field validation shape: CALLER with the field names', async () => {
     const { token } = await kit.dataConsent();
-    const accounts = await client.getAccounts({ consent: token });
+    const accounts = await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
-      client.createCategorisation(accounts.data[0].id, {} as never, { consent: token }),
+      client.createCategorisation(accounts.data[0].id, {} as never, {
+        consent: token,
+        institutionId: 'sandbox-redirect',
+      }),
     );
     expect(error).toMatchObject({ kind: 'CALLER', status: 400, shape: 'fieldValidation' });
     expect(error.fieldErrors).toEqual([{ fieldName: 'categorisationType', error: 'MANDATORY' }]);
@@ -113,10 +127,10 @@ describe('upstream client: error shapes and classification', () => {
 
   it('424 from the institution: INSTITUTION with institutionError and source', async () => {
     const { token } = await kit.dataConsent('sandbox-flaky', 'flaky-user');
-    await client.getAccounts({ consent: token }); // first of three: fine
-    const e500 = await fail(() => client.getAccounts({ consent: token }));
+    await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }); // first of three: fine
+    const e500 = await fail(() => client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }));
     expect(e500).toMatchObject({ kind: 'UNAVAILABLE', status: 500, retryable: true, shape: 'standard' });
-    const e424 = await fail(() => client.getAccounts({ consent: token }));
+    const e424 = await fail(() => client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }));
     expect(e424).toMatchObject({ kind: 'INSTITUTION', status: 424, retryable: true, source: 'INSTITUTION' });
     expect(e424.institutionError).toMatchObject({
       errorMessage: expect.any(String),
@@ -126,7 +140,9 @@ describe('upstream client: error shapes and classification', () => {
 
   it('403 feature not supported, 404 not found, 429 rate limited', async () => {
     const { token } = await kit.dataConsent('sandbox-payments', 'no-data');
-    expect(await fail(() => client.getAccounts({ consent: token }))).toMatchObject({
+    expect(
+      await fail(() => client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })),
+    ).toMatchObject({
       kind: 'FORBIDDEN',
       status: 403,
       code: 'FEATURE_NOT_SUPPORTED',
@@ -221,9 +237,11 @@ describe('upstream client: error shapes and classification', () => {
     });
     const { token } = await kit.dataConsent();
     await kit.fault({ method: 'GET', path: '/accounts', status: 503, count: 2 });
-    await observed.getAccounts({ consent: token });
+    await observed.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
     await kit.fault({ method: 'GET', path: '/accounts', status: 500 });
-    const error = await fail(() => observed.getAccounts({ consent: token }));
+    const error = await fail(() =>
+      observed.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
+    );
     logs.logger.error({ err: error }, 'caller logs the error');
     const text = logs.text();
     expect(text).toContain('retrying');

@@ -107,13 +107,13 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     const listed = await client.listConsents({ applicationUserId: 'alice' });
     expect(listed.data.map((c) => c.id)).toContain(consentId);
 
-    const reauth = await client.reauthoriseAccount({ consent: token });
+    const reauth = await client.reauthoriseAccount({ consent: token, institutionId: 'sandbox-redirect' });
     expect(reauth.status).toBe(201);
     expect(reauth.data).toMatchObject({ id: consentId, status: 'AWAITING_RE_AUTHORIZATION' });
 
     const updated = await client.updatePreAuthorisation(
       { institutionId: 'sandbox-redirect', applicationUserId: 'alice' },
-      { consent: token },
+      { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(updated.status).toBe(200);
 
@@ -211,7 +211,10 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     });
     expect(paid.status).toBe(201);
     expect(paid.data).toMatchObject({ paymentIdempotencyId: 'order-ops-1', amount: 10.5 });
-    const details = await client.getPaymentDetails(paid.data.id, { consent: token });
+    const details = await client.getPaymentDetails(paid.data.id, {
+      consent: token,
+      institutionId: 'sandbox-redirect',
+    });
     expect(details.data.payments[0].id).toBe(paid.data.id);
   });
 
@@ -235,7 +238,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     expect(read.data).toMatchObject({ id: consent.data.id, status: 'AUTHORIZED' });
     const funds = await client.confirmVrpFunds(
       { reference: 'check', paymentAmount: { amount: 20, currency: 'GBP' } },
-      { consent: token },
+      { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(funds.data.fundsAvailable.fundsAvailable).toEqual(expect.any(Boolean));
     const payment = await client.createVrpPayment(
@@ -244,10 +247,13 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
         psuAuthenticationMethod: 'SCA_NOT_REQUIRED',
         paymentAmount: { amount: 20, currency: 'GBP' },
       },
-      { consent: token },
+      { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(payment.data.id).toEqual(expect.any(String));
-    const details = await client.getVrpPaymentDetails(payment.data.id, { consent: token });
+    const details = await client.getVrpPaymentDetails(payment.data.id, {
+      consent: token,
+      institutionId: 'sandbox-redirect',
+    });
     expect(details.data.id).toBe(payment.data.id);
   });
 
@@ -325,6 +331,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     try {
       const result = await v2.getAccounts({
         consent: 'consent-token-x',
+        institutionId: 'tiny',
         subApplication: SUB_A,
         psu: { id: 'psu-1', corporateId: 'corp-1', ipAddress: '10.0.0.1' },
         requestId: 'req-123',

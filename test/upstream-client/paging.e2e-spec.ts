@@ -13,7 +13,7 @@ describe('upstream client: paging', () => {
     await kit.start();
     client = kit.client();
     ({ token } = await kit.dataConsent('sandbox-redirect', 'paging-user'));
-    const accounts = (await client.getAccounts({ consent: token })).data;
+    const accounts = (await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })).data;
     current = accounts.find((a) => a.accountType === 'CURRENT')!;
     savings = accounts.find((a) => a.accountType === 'SAVINGS')!;
   });
@@ -22,7 +22,12 @@ describe('upstream client: paging', () => {
   describe('offset paging (spec 4.2.1)', () => {
     it('walks 6,500 transactions in seven pages with no limit: offset 6000 returns records 6001-6500', async () => {
       const pages = [];
-      for await (const page of client.transactionPages(current.id, {}, { consent: token })) pages.push(page);
+      for await (const page of client.transactionPages(
+        current.id,
+        {},
+        { consent: token, institutionId: 'sandbox-redirect' },
+      ))
+        pages.push(page);
       expect(pages.map((p) => p.data.length)).toEqual([1000, 1000, 1000, 1000, 1000, 1000, 500]);
       expect(pages.map((p) => p.meta.pagination?.self?.offset)).toEqual([
         0, 1000, 2000, 3000, 4000, 5000, 6000,
@@ -34,7 +39,11 @@ describe('upstream client: paging', () => {
 
     it('walks 467 records with limit=50: offset=450 returns records 451-467', async () => {
       const pages = [];
-      for await (const page of client.transactionPages(savings.id, { limit: 50 }, { consent: token }))
+      for await (const page of client.transactionPages(
+        savings.id,
+        { limit: 50 },
+        { consent: token, institutionId: 'sandbox-redirect' },
+      ))
         pages.push(page);
       expect(pages).toHaveLength(10);
       expect(pages.at(-1)!.meta.pagination?.self?.offset).toBe(450);
@@ -46,7 +55,11 @@ describe('upstream client: paging', () => {
     it('starts from a given offset and flattens into records', async () => {
       let n = 0;
       for await (const tx of items(
-        client.transactionPages(current.id, { offset: 6200, limit: 100 }, { consent: token }),
+        client.transactionPages(
+          current.id,
+          { offset: 6200, limit: 100 },
+          { consent: token, institutionId: 'sandbox-redirect' },
+        ),
       )) {
         expect(tx.id).toEqual(expect.any(String));
         n += 1;
@@ -55,17 +68,28 @@ describe('upstream client: paging', () => {
     });
 
     it('makes one request for an empty list (credit card) and for a window smaller than a page', async () => {
-      const accounts = (await client.getAccounts({ consent: token })).data;
+      const accounts = (await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })).data;
       const card = accounts.find((a) => a.accountType === 'CREDIT_CARD')!;
       const pages = [];
-      for await (const page of client.transactionPages(card.id, {}, { consent: token })) pages.push(page);
+      for await (const page of client.transactionPages(
+        card.id,
+        {},
+        { consent: token, institutionId: 'sandbox-redirect' },
+      ))
+        pages.push(page);
       expect(pages).toHaveLength(1);
       expect(pages[0].data).toEqual([]);
     });
 
     it('pages statements and consents by the same rules', async () => {
       const statements = [];
-      for await (const s of items(client.statementPages(current.id, { limit: 5 }, { consent: token })))
+      for await (const s of items(
+        client.statementPages(
+          current.id,
+          { limit: 5 },
+          { consent: token, institutionId: 'sandbox-redirect' },
+        ),
+      ))
         statements.push(s);
       expect(statements).toHaveLength(24);
       for (let i = 0; i < 3; i += 1) await kit.dataConsent('sandbox-redirect', 'paging-user');
@@ -97,7 +121,7 @@ describe('upstream client: paging', () => {
           for await (const _page of bad.transactionPages(
             'acc',
             { limit: 10 },
-            { consent: 'c', maxPages: 25 },
+            { consent: 'c', institutionId: 'tiny', maxPages: 25 },
           ))
             pages += 1;
         });
@@ -133,7 +157,11 @@ describe('upstream client: paging', () => {
       const bad = clientFor(server.url);
       try {
         const offsets = [];
-        for await (const page of bad.transactionPages('acc', { limit: 10 }, { consent: 'c' }))
+        for await (const page of bad.transactionPages(
+          'acc',
+          { limit: 10 },
+          { consent: 'c', institutionId: 'tiny' },
+        ))
           offsets.push(page.meta.pagination?.self?.offset);
         expect(offsets).toEqual([0, 10, 20]);
       } finally {
@@ -146,7 +174,11 @@ describe('upstream client: paging', () => {
   describe('cursor paging (real-time transactions)', () => {
     it('follows links.next from the first page (self/next/last) to the final page (first/prev/self)', async () => {
       const pages = [];
-      for await (const page of client.realTimeTransactionPages(current.id, {}, { consent: token }))
+      for await (const page of client.realTimeTransactionPages(
+        current.id,
+        {},
+        { consent: token, institutionId: 'sandbox-redirect' },
+      ))
         pages.push(page);
       expect(pages.length).toBe(Math.ceil(6500 / 250));
       expect(Object.keys(pages[0].links!).sort()).toEqual(['last', 'next', 'self']);
@@ -162,7 +194,11 @@ describe('upstream client: paging', () => {
       const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
       const all = [];
       for await (const tx of items(
-        client.realTimeTransactionPages(current.id, { from, before }, { consent: token }),
+        client.realTimeTransactionPages(
+          current.id,
+          { from, before },
+          { consent: token, institutionId: 'sandbox-redirect' },
+        ),
       ))
         all.push(tx);
       expect(all.length).toBeGreaterThan(0);
@@ -183,7 +219,12 @@ describe('upstream client: paging', () => {
       const bad = clientFor(server.url);
       try {
         const error = await failure<UpstreamError>(async () => {
-          for await (const _p of bad.realTimeTransactionPages('acc', {}, { consent: 'c' })) void _p;
+          for await (const _p of bad.realTimeTransactionPages(
+            'acc',
+            {},
+            { consent: 'c', institutionId: 'tiny' },
+          ))
+            void _p;
         });
         expect(error.kind).toBe('PROTOCOL');
         expect(server.requests.map((r) => r.url)).toEqual([
@@ -201,7 +242,11 @@ describe('upstream client: paging', () => {
   it('a reset in between changes nothing for a fresh walk', async () => {
     await kit.reset();
     const again = await kit.dataConsent('sandbox-redirect', 'paging-user');
-    const first = await client.getTransactions(current.id, { limit: 1 }, { consent: again.token });
+    const first = await client.getTransactions(
+      current.id,
+      { limit: 1 },
+      { consent: again.token, institutionId: 'sandbox-redirect' },
+    );
     expect(first.data).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
@@ -134,4 +135,75 @@ export async function failure<E = unknown>(fn: () => Promise<unknown>): Promise<
     return error as E;
   }
   throw new Error('expected the call to fail');
+}
+
+export interface Proxy {
+  url: string;
+  /** TCP connections the client opened to the proxy. */
+  connections: number;
+  /** Requests forwarded whose answer was then thrown away. */
+  dropped: string[];
+  close: () => Promise<void>;
+}
+
+/**
+ * A forwarding proxy in front of the sandbox. For requests `loseReply` picks, it forwards the request,
+ * waits until the sandbox has answered (so the work is done), then destroys the client's socket: the
+ * reply is lost on the way back, as when a connection dies mid-answer.
+ */
+export async function proxyTo(
+  target: string,
+  loseReply: (method: string, url: string) => boolean = () => false,
+): Promise<Proxy> {
+  const state: Proxy = { url: '', connections: 0, dropped: [], close: async () => {} };
+  const upstream = new URL(target);
+  const agent = new http.Agent({ keepAlive: true });
+  const server = http.createServer((req, res) => {
+    const forward = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+        agent,
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          if (loseReply(req.method ?? '', req.url ?? '')) {
+            state.dropped.push(`${req.method} ${req.url}`);
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(chunks));
+        });
+      },
+    );
+    forward.on('error', () => req.socket.destroy());
+    req.pipe(forward);
+  });
+  server.on('connection', () => {
+    state.connections += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      agent.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+/** Polls `check` until it holds, failing after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }

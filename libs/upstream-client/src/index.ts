@@ -3,10 +3,16 @@ export * from './upstream-paging.iterator.js';
 export {
   DEFAULT_BREAKER,
   DEFAULT_RETRY,
+  SERVICE_BREAKER,
   type BreakerOptions,
   type RetryOptions,
 } from './upstream-resilience.policy.js';
 export * from './upstream.client.js';
 export * from './upstream.error.js';
-export { type CallOptions, type ConsentCallOptions } from './upstream.transport.js';
+export {
+  DEFAULT_BODY_LIMITS,
+  type BodyLimits,
+  type CallOptions,
+  type ConsentCallOptions,
+} from './upstream.transport.js';
 export type * from './upstream.types.js';

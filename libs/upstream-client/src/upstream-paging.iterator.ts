@@ -32,15 +32,32 @@ export function nextOffset(
   offset: number,
   page: UpstreamPage<unknown>,
   requestedLimit: number,
+  operation = 'paging',
 ) {
-  const limit = page.meta.pagination?.self?.limit ?? requestedLimit;
+  const limit = pageLimit(page, requestedLimit);
   const total = page.totalCount;
   const received = page.data.length;
+  if (received > limit) {
+    // Advancing by the limit would re-read records (overlapping pages); advancing by the count would
+    // trust a server that already broke the contract.
+    throw protocolError(`a page holds ${received} records, more than its limit ${limit}`, page, operation);
+  }
   if (received === 0 || received < limit) return undefined;
   if (total !== undefined && total <= limit) return undefined;
   const next = offset + limit;
   if (walk.firstTotal !== undefined && next >= walk.startOffset + walk.firstTotal) return undefined;
   return next;
+}
+
+/**
+ * `self.limit` when it is a usable page size (an integer in 1..1000); anything else (0, negative,
+ * fractional, absurd) would repeat or skip offsets, so the requested limit is used instead.
+ */
+function pageLimit(page: UpstreamPage<unknown>, requestedLimit: number): number {
+  const limit = page.meta.pagination?.self?.limit;
+  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_OFFSET_LIMIT
+    ? limit
+    : requestedLimit;
 }
 
 function protocolError(message: string, page: UpstreamPage<unknown> | undefined, operation: string) {
@@ -58,7 +75,7 @@ function protocolError(message: string, page: UpstreamPage<unknown> | undefined,
 /** Offset paging as an async iterator of pages; `fetchPage` gets the offset and the limit to send. */
 export async function* offsetPages<T>(
   operation: string,
-  fetchPage: (offset: number, limit: number) => Promise<UpstreamPage<T>>,
+  fetchPage: (offset: number, limit: number, page: number) => Promise<UpstreamPage<T>>,
   start: { offset?: number; limit?: number },
   options: PagingOptions = {},
 ): AsyncGenerator<UpstreamPage<T>, void, undefined> {
@@ -68,19 +85,23 @@ export async function* offsetPages<T>(
   let offset: number | undefined = walk.startOffset;
   for (let pages = 0; offset !== undefined; pages += 1) {
     if (pages >= maxPages) throw protocolError(`still paging after ${maxPages} pages`, undefined, operation);
-    const page = await fetchPage(offset, limit);
+    const page = await fetchPage(offset, limit, pages + 1);
     if (pages === 0) walk.firstTotal = page.totalCount;
     yield page;
-    offset = nextOffset(walk, offset, page, limit);
+    offset = nextOffset(walk, offset, page, limit, operation);
   }
 }
 
-/** The cursor a `links` value carries: the spec calls them opaque values, servers often send URLs. */
+/**
+ * The cursor a `links` value carries: the spec calls them opaque values, servers often send URLs. Only
+ * an absolute http(s) link is read as a URL (a bare cursor may well start with `/`, as base64 can);
+ * anything else is the cursor itself. Undefined only when there is no link, or a URL without a cursor.
+ */
 export function cursorOf(link: string | undefined): string | undefined {
   if (!link) return undefined;
-  if (!/^https?:\/\//i.test(link) && !link.startsWith('/')) return link;
+  if (!/^https?:\/\//i.test(link)) return link;
   try {
-    return new URL(link, 'http://relative.invalid').searchParams.get('cursor') ?? undefined;
+    return new URL(link).searchParams.get('cursor') || undefined;
   } catch {
     return undefined;
   }
@@ -93,7 +114,7 @@ export function cursorOf(link: string | undefined): string | undefined {
  */
 export async function* cursorPages<T>(
   operation: string,
-  fetchPage: (cursor: string | undefined) => Promise<UpstreamPage<T>>,
+  fetchPage: (cursor: string | undefined, page: number) => Promise<UpstreamPage<T>>,
   options: PagingOptions = {},
 ): AsyncGenerator<UpstreamPage<T>, void, undefined> {
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
@@ -101,10 +122,13 @@ export async function* cursorPages<T>(
   let cursor: string | undefined;
   for (let pages = 0; ; pages += 1) {
     if (pages >= maxPages) throw protocolError(`still paging after ${maxPages} pages`, undefined, operation);
-    const page = await fetchPage(cursor);
+    const page = await fetchPage(cursor, pages + 1);
     yield page;
-    const next = cursorOf(page.links?.next);
-    if (next === undefined) return;
+    const link = page.links?.next;
+    if (!link) return;
+    const next = cursorOf(link);
+    // A next page exists but cannot be reached: stopping quietly would lose its records.
+    if (next === undefined) throw protocolError('links.next carries no cursor to follow', page, operation);
     if (seen.has(next)) throw protocolError('links.next repeats a cursor already followed', page, operation);
     seen.add(next);
     cursor = next;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from './upstream.error.js';
 import {
+  Breakers,
   DEFAULT_RETRY,
   countsAgainstInstitution,
   retryDelayMs,
@@ -47,9 +48,35 @@ describe('retry decisions', () => {
 
   it('counts institution failures and outages against the breaker, not caller errors', () => {
     expect(countsAgainstInstitution(error({ kind: 'INSTITUTION', status: 424 }))).toBe(true);
-    expect(countsAgainstInstitution(error({ status: 500 }))).toBe(true);
+    expect(countsAgainstInstitution(error({ status: 500, source: 'INSTITUTION' }))).toBe(true);
+    expect(countsAgainstInstitution(error({ status: 502 }))).toBe(true);
+    expect(countsAgainstInstitution(error({ shape: 'timeout' }))).toBe(true);
+    // The service's own failures and our request's faults are not the bank's.
+    expect(countsAgainstInstitution(error({ status: 500, source: 'YAPILY' }))).toBe(false);
+    expect(countsAgainstInstitution(error({ status: 501 }))).toBe(false);
+    expect(countsAgainstInstitution(error({ status: 505 }))).toBe(false);
+    expect(countsAgainstInstitution(error({ shape: 'network' }))).toBe(false);
     expect(countsAgainstInstitution(error({ shape: 'circuitOpen' }))).toBe(false);
     expect(countsAgainstInstitution(error({ kind: 'CALLER', status: 400 }))).toBe(false);
     expect(countsAgainstInstitution(error({ kind: 'RATE_LIMITED', status: 429 }))).toBe(false);
+  });
+});
+
+describe('Breakers', () => {
+  it('keeps a bounded number of institution breakers, only while they count failures', () => {
+    const breakers = new Breakers(
+      { consecutiveFailures: 5, halfOpenAfterMs: 1000, maxBreakers: 2 },
+      {
+        onChange: () => {},
+      },
+    );
+    const bankDown = error({ status: 502 });
+    for (const id of ['a', 'b', 'c']) breakers.admit(id, 'op', 'r').done(bankDown, false);
+    expect(breakers.size).toBe(2);
+    breakers.admit('c', 'op', 'r').done(undefined, true);
+    expect(breakers.size).toBe(1);
+    // Ids that never failed get no breaker at all.
+    breakers.admit('never-failed', 'op', 'r').done(error({ kind: 'CALLER', status: 400 }), false);
+    expect(breakers.size).toBe(1);
   });
 });

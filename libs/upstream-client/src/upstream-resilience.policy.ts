@@ -1,18 +1,4 @@
-import {
-  BrokenCircuitError,
-  CircuitState,
-  ConsecutiveBreaker,
-  ExponentialBackoff,
-  circuitBreaker,
-  decorrelatedJitterGenerator,
-  handleWhen,
-  retry,
-  type CircuitBreakerPolicy,
-  type IBackoff,
-  type IBackoffFactory,
-  type IRetryBackoffContext,
-  type RetryPolicy,
-} from 'cockatiel';
+import { ExponentialBackoff, decorrelatedJitterGenerator, type IBackoff } from 'cockatiel';
 import { UpstreamError } from './upstream.error.js';
 
 export interface RetryOptions {
@@ -29,10 +15,16 @@ export interface RetryOptions {
 }
 
 export interface BreakerOptions {
-  /** Consecutive institution failures (424, 5xx, network, timeout) that open the breaker. */
+  /** Consecutive failures (see {@link judge}) that open a breaker. */
   consecutiveFailures: number;
   /** How long an open breaker refuses calls before letting one test call through. */
   halfOpenAfterMs: number;
+  /**
+   * How many institution breakers are kept at once. Institution ids come from callers, so the map is
+   * bounded: a breaker exists only while it has counted failures, and the least recently used one is
+   * dropped when the bound is reached (forgetting a few failures is harmless; memory growth is not).
+   */
+  maxBreakers: number;
 }
 
 export const DEFAULT_RETRY: RetryOptions = {
@@ -42,23 +34,40 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxRetryAfterMs: 10_000,
 };
 
-export const DEFAULT_BREAKER: BreakerOptions = { consecutiveFailures: 5, halfOpenAfterMs: 30_000 };
+export const DEFAULT_BREAKER: BreakerOptions = {
+  consecutiveFailures: 5,
+  halfOpenAfterMs: 30_000,
+  maxBreakers: 1000,
+};
+
+/** The key of the one service-wide breaker (the upstream itself, whatever the institution). */
+export const SERVICE_BREAKER = 'upstream';
 
 /**
  * How a request may be repeated. `safe`: idempotent by method or by an idempotency id, so any retryable
  * failure is retried. `unsent`: not idempotent, so only retried when it provably never reached the
- * server (connection refused); a timeout or a 5xx might mean it ran.
+ * server (connection refused, or still queued locally when its time ran out); a timeout or a 5xx might
+ * mean it ran.
  */
 export type RetryMode = 'safe' | 'unsent';
+
+/** The cause code of a request that timed out while still waiting for a pooled connection. */
+export const QUEUE_TIMEOUT = 'UPSTREAM_QUEUE_TIMEOUT';
 
 function causeCode(error: UpstreamError): unknown {
   const cause: unknown = error.cause;
   return typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
 }
 
+/** The request never left this process (or never got past the TCP handshake). */
+export function neverSent(error: UpstreamError): boolean {
+  const code = causeCode(error);
+  return (error.shape === 'network' && code === 'ECONNREFUSED') || code === QUEUE_TIMEOUT;
+}
+
 export function shouldRetry(error: unknown, mode: RetryMode, options: RetryOptions): boolean {
   if (!(error instanceof UpstreamError) || error.shape === 'circuitOpen') return false;
-  if (mode === 'unsent') return error.shape === 'network' && causeCode(error) === 'ECONNREFUSED';
+  if (mode === 'unsent') return neverSent(error);
   if (!error.retryable) return false;
   return error.retryAfterMs === undefined || error.retryAfterMs <= options.maxRetryAfterMs;
 }
@@ -68,125 +77,210 @@ export function retryDelayMs(backoffMs: number, retryAfterMs: number | undefined
   return retryAfterMs === undefined ? backoffMs : Math.max(backoffMs, retryAfterMs);
 }
 
-type RetryContext = IRetryBackoffContext<unknown>;
+/** cockatiel's exponential backoff with decorrelated jitter, one delay per retry. */
+export class RetryBackoff {
+  private current: IBackoff<unknown>;
 
-function retryAfterOf(context: RetryContext): number | undefined {
-  const result = context.result;
-  return 'error' in result && result.error instanceof UpstreamError ? result.error.retryAfterMs : undefined;
-}
+  constructor(options: RetryOptions) {
+    this.current = new ExponentialBackoff({
+      generator: decorrelatedJitterGenerator,
+      initialDelay: options.initialDelayMs,
+      maxDelay: options.maxDelayMs,
+    }).next();
+  }
 
-function honouringRetryAfter(inner: IBackoff<unknown>, context: RetryContext): IBackoff<RetryContext> {
-  return {
-    duration: retryDelayMs(inner.duration, retryAfterOf(context)),
-    next: (next: RetryContext) => honouringRetryAfter(inner.next(next), next),
-  };
-}
-
-/** cockatiel's exponential backoff with decorrelated jitter, raised to `Retry-After` when one came. */
-class RetryAfterBackoff implements IBackoffFactory<RetryContext> {
-  constructor(private readonly inner: ExponentialBackoff<unknown>) {}
-  next(context: RetryContext): IBackoff<RetryContext> {
-    return honouringRetryAfter(this.inner.next(), context);
+  nextMs(): number {
+    this.current = this.current.next(undefined);
+    return this.current.duration;
   }
 }
 
-export interface RetryEvent {
-  error: unknown;
-  attempt: number;
-  delayMs: number;
-}
+/**
+ * Whom an outcome says something about. `institution`: the bank (or the upstream's link to it) is
+ * unwell: 424, a 5xx the upstream attributes to the institution, 502/503/504, or a timeout after the
+ * request went out. `service`: the upstream itself: its own 500s and network failures on the way to it.
+ * `healthy`: a 2xx. `nothing`: everything else (a caller's 4xx, an expired consent, an abort, 501/505
+ * which are our request's fault, a timeout while still queued locally, a bug in our code) proves
+ * nothing either way, so it neither counts as a failure nor closes a half-open breaker.
+ */
+export type Verdict = 'institution' | 'service' | 'healthy' | 'nothing';
 
-export function createRetryPolicy(
-  mode: RetryMode,
-  options: RetryOptions,
-  onRetry: (event: RetryEvent) => void,
-): RetryPolicy | undefined {
-  if (options.maxRetries <= 0) return undefined;
-  const policy = retry(
-    handleWhen((error) => shouldRetry(error, mode, options)),
-    {
-      maxAttempts: options.maxRetries,
-      backoff: new RetryAfterBackoff(
-        new ExponentialBackoff({
-          generator: decorrelatedJitterGenerator,
-          initialDelay: options.initialDelayMs,
-          maxDelay: options.maxDelayMs,
-        }),
-      ),
-    },
-  );
-  policy.onRetry((event) =>
-    onRetry({
-      error: 'error' in event ? event.error : undefined,
-      attempt: event.attempt,
-      delayMs: event.delay,
-    }),
-  );
-  return policy;
+export function judge(error: unknown): Verdict {
+  if (!(error instanceof UpstreamError)) return 'nothing';
+  if (error.shape === 'circuitOpen') return 'nothing';
+  if (error.shape === 'timeout') return causeCode(error) === QUEUE_TIMEOUT ? 'nothing' : 'institution';
+  if (error.shape === 'network') return 'service';
+  const status = error.status;
+  if (status === undefined) return 'nothing';
+  if (status === 424) return 'institution';
+  if (status === 502 || status === 503 || status === 504) return 'institution';
+  if (status === 501 || status === 505) return 'nothing';
+  if (status >= 500) return error.source === 'INSTITUTION' ? 'institution' : 'service';
+  return 'nothing';
 }
 
 /** Failures that say the institution (or the way to it) is unwell; a caller's 4xx says nothing about it. */
-export function countsAgainstInstitution(error: Error): boolean {
-  return (
-    error instanceof UpstreamError &&
-    (error.kind === 'INSTITUTION' || (error.kind === 'UNAVAILABLE' && error.shape !== 'circuitOpen'))
-  );
+export function countsAgainstInstitution(error: unknown): boolean {
+  return judge(error) === 'institution';
+}
+
+export type BreakerState = 'closed' | 'open' | 'halfOpen';
+
+/**
+ * A consecutive-failures breaker with a third outcome: `nothing` neither counts as a failure nor, in
+ * half-open, closes the breaker (cockatiel's breaker counts every non-failure as success, so a caller's
+ * 400 would close it). One test call at a time in half-open.
+ */
+export class Breaker {
+  state: BreakerState = 'closed';
+  private failures = 0;
+  private openedAt = 0;
+  private testing = false;
+
+  constructor(
+    private readonly options: BreakerOptions,
+    private readonly onChange: (state: BreakerState) => void,
+  ) {}
+
+  /** Whether a call may go through now; in half-open, only the one test call. */
+  admit(): boolean {
+    if (this.state === 'open') {
+      if (Date.now() - this.openedAt < this.options.halfOpenAfterMs) return false;
+      this.transition('halfOpen');
+    }
+    if (this.state === 'halfOpen') {
+      if (this.testing) return false;
+      this.testing = true;
+    }
+    return true;
+  }
+
+  /** Records the outcome of an admitted call. */
+  record(outcome: 'failure' | 'healthy' | 'nothing'): void {
+    const wasTest = this.state === 'halfOpen' && this.testing;
+    if (wasTest) this.testing = false;
+    if (outcome === 'nothing') return;
+    if (outcome === 'healthy') {
+      this.failures = 0;
+      if (this.state !== 'closed') this.transition('closed');
+      return;
+    }
+    this.failures += 1;
+    if (wasTest || (this.state === 'closed' && this.failures >= this.options.consecutiveFailures)) {
+      this.openedAt = Date.now();
+      this.transition('open');
+    }
+  }
+
+  /** Closed with nothing counted: safe to forget. */
+  get idle(): boolean {
+    return this.state === 'closed' && this.failures === 0;
+  }
+
+  private transition(state: BreakerState): void {
+    this.state = state;
+    this.onChange(state);
+  }
 }
 
 export interface BreakerEvents {
-  onOpen(institutionId: string): void;
-  onHalfOpen(institutionId: string): void;
-  onClose(institutionId: string): void;
+  onChange(key: string, state: BreakerState): void;
 }
 
-/** One breaker per institution, so a failing bank is cut off without touching the others. */
-export class InstitutionBreakers {
-  private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+/** What an admitted call holds: report its outcome exactly once. */
+export interface BreakerTicket {
+  done(error: unknown, succeeded: boolean): void;
+}
+
+/**
+ * One breaker per institution plus one for the service, so a failing bank is cut off without touching
+ * the others, and an unwell upstream is cut off whatever the institution (or when there is none).
+ */
+export class Breakers {
+  private readonly institutions = new Map<string, Breaker>();
+  private readonly service: Breaker;
 
   constructor(
     private readonly options: BreakerOptions,
     private readonly events: BreakerEvents,
-  ) {}
-
-  /** Runs `fn` through the institution's breaker; an open breaker fails fast with kind UNAVAILABLE. */
-  async execute<T>(institutionId: string, operation: string, requestId: string, fn: () => Promise<T>) {
-    const breaker = this.breakerFor(institutionId);
-    try {
-      return await breaker.execute(fn);
-    } catch (error) {
-      if (!(error instanceof BrokenCircuitError)) throw error;
-      throw new UpstreamError(
-        `${operation}: the circuit breaker for institution ${institutionId} is open after repeated failures`,
-        {
-          kind: 'UNAVAILABLE',
-          shape: 'circuitOpen',
-          retryable: true,
-          retryAfterMs: this.options.halfOpenAfterMs,
-          operation,
-          requestId,
-          cause: error,
-        },
-      );
-    }
+  ) {
+    this.service = new Breaker(options, (state) => events.onChange(SERVICE_BREAKER, state));
   }
 
-  state(institutionId: string): 'closed' | 'open' | 'halfOpen' {
-    const state = this.breakers.get(institutionId)?.state ?? CircuitState.Closed;
-    return state === CircuitState.Closed ? 'closed' : state === CircuitState.HalfOpen ? 'halfOpen' : 'open';
+  /**
+   * Admits a call or throws the circuitOpen error. The institution breaker is looked up without
+   * creating one: breakers are created on the first failure, so unknown ids cost nothing.
+   */
+  admit(institutionId: string | undefined, operation: string, requestId: string): BreakerTicket {
+    if (!this.service.admit()) throw this.refused(SERVICE_BREAKER, operation, requestId);
+    const institution = institutionId === undefined ? undefined : this.institutions.get(institutionId);
+    if (institution && !institution.admit()) {
+      this.service.record('nothing');
+      throw this.refused(institutionId!, operation, requestId);
+    }
+    if (institution && institutionId !== undefined) this.touch(institutionId, institution);
+    let reported = false;
+    return {
+      done: (error, succeeded) => {
+        if (reported) return;
+        reported = true;
+        const verdict = succeeded ? 'healthy' : judge(error);
+        const againstInstitution = verdict === 'institution' && institutionId !== undefined;
+        this.service.record(
+          verdict === 'healthy'
+            ? 'healthy'
+            : verdict === 'service' || (verdict === 'institution' && !againstInstitution)
+              ? 'failure'
+              : 'nothing',
+        );
+        if (institutionId === undefined) return;
+        let breaker = this.institutions.get(institutionId);
+        if (!breaker && againstInstitution) breaker = this.create(institutionId);
+        if (!breaker) return;
+        breaker.record(againstInstitution ? 'failure' : verdict === 'healthy' ? 'healthy' : 'nothing');
+        if (breaker.idle) this.institutions.delete(institutionId);
+      },
+    };
   }
 
-  private breakerFor(institutionId: string): CircuitBreakerPolicy {
-    let breaker = this.breakers.get(institutionId);
-    if (!breaker) {
-      breaker = circuitBreaker(handleWhen(countsAgainstInstitution), {
-        halfOpenAfter: this.options.halfOpenAfterMs,
-        breaker: new ConsecutiveBreaker(this.options.consecutiveFailures),
-      });
-      breaker.onBreak(() => this.events.onOpen(institutionId));
-      breaker.onHalfOpen(() => this.events.onHalfOpen(institutionId));
-      breaker.onReset(() => this.events.onClose(institutionId));
-      this.breakers.set(institutionId, breaker);
+  state(key: string): BreakerState {
+    if (key === SERVICE_BREAKER) return this.service.state;
+    return this.institutions.get(key)?.state ?? 'closed';
+  }
+
+  /** How many institution breakers are held (for tests of the bound). */
+  get size(): number {
+    return this.institutions.size;
+  }
+
+  private create(institutionId: string): Breaker {
+    if (this.institutions.size >= this.options.maxBreakers) {
+      // Map order is insertion order and touch() re-inserts: the first key is the least recently used.
+      const oldest = this.institutions.keys().next().value;
+      if (oldest !== undefined) this.institutions.delete(oldest);
     }
+    const breaker = new Breaker(this.options, (state) => this.events.onChange(institutionId, state));
+    this.institutions.set(institutionId, breaker);
     return breaker;
+  }
+
+  private touch(institutionId: string, breaker: Breaker): void {
+    this.institutions.delete(institutionId);
+    this.institutions.set(institutionId, breaker);
+  }
+
+  private refused(key: string, operation: string, requestId: string): UpstreamError {
+    const what = key === SERVICE_BREAKER ? 'the upstream service' : `institution ${key}`;
+    return new UpstreamError(
+      `${operation}: the circuit breaker for ${what} is open after repeated failures`,
+      {
+        kind: 'UNAVAILABLE',
+        shape: 'circuitOpen',
+        retryable: true,
+        retryAfterMs: this.options.halfOpenAfterMs,
+        operation,
+        requestId,
+      },
+    );
   }
 }

@@ -1,19 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { AppLogger } from '#libs/observability';
 import { UpstreamMetrics } from './upstream.metrics.js';
+import { UpstreamError } from './upstream.error.js';
 import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
 import {
   DEFAULT_BREAKER,
   DEFAULT_RETRY,
   type BreakerOptions,
+  type RetryMode,
   type RetryOptions,
 } from './upstream-resilience.policy.js';
 import {
+  DEFAULT_BODY_LIMITS,
   segment,
+  type BodyLimits,
   UpstreamTransport,
   type CallOptions,
   type ConsentCallOptions,
   type RequestSpec,
+  type SendOptions,
 } from './upstream.transport.js';
 import type {
   Account,
@@ -67,13 +73,20 @@ export interface UpstreamClientOptions {
   applicationSecret: string;
   /** `2.0-ALPHA` sends `x-yapily-api-version: 2.0-ALPHA` on every request (spec part 9). */
   apiVersion: ApiVersion;
-  /** Per attempt: connect, send, headers and the whole body. */
+  /**
+   * Per attempt, from when the request is sent on a connection: send, headers and the whole body. Waiting
+   * for a pooled connection has its own timeout of the same length, which counts against no breaker.
+   */
   timeoutMs: number;
+  /** Default budget for a whole call, retries included (see `CallOptions.deadlineMs`); none when absent. */
+  deadlineMs?: number;
+  /** Largest bodies read; a larger one fails with PROTOCOL (default 32 MB for 2xx, 64 KB for errors). */
+  bodyLimits?: Partial<BodyLimits>;
   logger?: AppLogger;
   /** Per-operation latency and outcome metrics are registered here. */
   registry?: Registry;
   retry?: Partial<RetryOptions>;
-  /** `false` turns the per-institution circuit breakers off. */
+  /** `false` turns the circuit breakers (per institution and service-wide) off. */
   breaker?: Partial<BreakerOptions> | false;
   /** Keep-alive connections to the upstream (default 32). */
   connections?: number;
@@ -110,7 +123,18 @@ function consentsQuery(q: ConsentsQuery, offset = q.offset, limit = q.limit) {
   };
 }
 
-function asPage<T>(result: UpstreamResult<T[]>): UpstreamPage<T> {
+function asPage<T>(result: UpstreamResult<T[]>, operation: string): UpstreamPage<T> {
+  if (!Array.isArray(result.data)) {
+    throw new UpstreamError(`${operation}: a list route answered data that is not an array`, {
+      kind: 'PROTOCOL',
+      shape: 'unrecognised',
+      retryable: false,
+      status: result.status,
+      tracingId: result.tracingId,
+      requestId: result.requestId,
+      operation,
+    });
+  }
   const total = result.meta.pagination?.totalCount;
   return typeof total === 'number' ? { ...result, totalCount: total } : result;
 }
@@ -133,6 +157,8 @@ export class UpstreamClient {
       applicationSecret: options.applicationSecret,
       apiVersion: options.apiVersion,
       timeoutMs: options.timeoutMs,
+      deadlineMs: options.deadlineMs,
+      bodyLimits: { ...DEFAULT_BODY_LIMITS, ...options.bodyLimits },
       connections: options.connections ?? 32,
       keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
       retry: { ...DEFAULT_RETRY, ...options.retry },
@@ -142,7 +168,10 @@ export class UpstreamClient {
     });
   }
 
-  /** The state of an institution's circuit breaker (for health pages and tests). */
+  /**
+   * The state of an institution's circuit breaker, or of the service-wide one for `upstream` (for
+   * health pages and tests). An institution without a breaker (none failed lately) is `closed`.
+   */
   breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
     return this.transport.breakerState(institutionId);
   }
@@ -152,8 +181,19 @@ export class UpstreamClient {
     return this.transport.close();
   }
 
-  private send<T>(spec: RequestSpec, options?: CallOptions & { consent?: string }) {
-    return this.transport.send<T>(spec, options);
+  private send<T>(
+    spec: Omit<RequestSpec, 'retry'> & { retry?: RequestSpec['retry'] },
+    options?: SendOptions,
+  ) {
+    return this.transport.send<T>(
+      { ...spec, retry: spec.retry ?? retryFor(spec.operation, spec.body) },
+      options,
+    );
+  }
+
+  /** Paging options with one base request id for the whole walk (pages add `.p<n>`). */
+  private walkOptions<O extends CallOptions>(options: O): O {
+    return { ...options, requestId: options.requestId ?? randomUUID() };
   }
 
   // ---- 4.1 authorisations -------------------------------------------------------------------------
@@ -163,10 +203,10 @@ export class UpstreamClient {
     return this.send<AuthorisationResponse>(
       {
         operation: 'initiateAccountRequest',
+        consent: 'none',
         method: 'POST',
         path: '/account-auth-requests',
         body,
-        retry: 'unsent',
         institutionId: body.institutionId,
       },
       options,
@@ -176,7 +216,12 @@ export class UpstreamClient {
   /** PATCH /account-auth-requests (reAuthoriseAccount): a new authorisation URL for the same consent. */
   reauthoriseAccount(options: ConsentCallOptions) {
     return this.send<AuthorisationResponse>(
-      { operation: 'reAuthoriseAccount', method: 'PATCH', path: '/account-auth-requests', retry: 'unsent' },
+      {
+        operation: 'reAuthoriseAccount',
+        consent: 'required',
+        method: 'PATCH',
+        path: '/account-auth-requests',
+      },
       options,
     );
   }
@@ -186,10 +231,10 @@ export class UpstreamClient {
     return this.send<AuthorisationResponse>(
       {
         operation: 'updatePreAuthoriseAccountConsent',
+        consent: 'required',
         method: 'PUT',
         path: '/account-auth-requests',
         body,
-        retry: 'safe',
         institutionId: body.institutionId,
       },
       options,
@@ -201,10 +246,10 @@ export class UpstreamClient {
     return this.send<AuthorisationResponse>(
       {
         operation: 'initiateEmbeddedAccountRequest',
+        consent: 'none',
         method: 'POST',
         path: '/embedded-account-auth-requests',
         body,
-        retry: 'unsent',
         institutionId: body.institutionId,
       },
       options,
@@ -223,10 +268,10 @@ export class UpstreamClient {
     return this.send<AuthorisationResponse>(
       {
         operation: 'updateEmbeddedAccountRequest',
+        consent: 'none',
         method: 'PUT',
         path: `/embedded-account-auth-requests/${segment(consentId)}`,
         body,
-        retry: 'unsent',
         institutionId: body.institutionId,
       },
       options,
@@ -237,23 +282,28 @@ export class UpstreamClient {
 
   /** GET /consents, one page. Without a user filter the upstream returns at most 1000. */
   listConsents(query: ConsentsQuery = {}, options?: CallOptions) {
+    return this.consentsPage(query, options);
+  }
+
+  private consentsPage(query: ConsentsQuery, options?: SendOptions) {
     return this.send<Consent[]>(
       {
         operation: 'getConsents',
+        consent: 'none',
         method: 'GET',
         path: '/consents',
         query: consentsQuery(query),
-        retry: 'safe',
       },
       options,
-    ).then(asPage);
+    ).then((page) => asPage(page, 'getConsents'));
   }
 
   /** GET /consents, every page (offset paging). */
-  consentPages(query: ConsentsQuery = {}, options?: CallOptions & PagingOptions) {
+  consentPages(query: ConsentsQuery = {}, options: CallOptions & PagingOptions = {}) {
+    const walk = this.walkOptions(options);
     return offsetPages(
       'getConsents',
-      (offset, limit) => this.listConsents({ ...query, offset, limit }, options),
+      (offset, limit, page) => this.consentsPage({ ...query, offset, limit }, { ...walk, page }),
       query,
       options,
     );
@@ -262,7 +312,12 @@ export class UpstreamClient {
   /** GET /consents/{consentId}. */
   getConsent(consentId: string, options?: CallOptions) {
     return this.send<Consent>(
-      { operation: 'getConsentById', method: 'GET', path: `/consents/${segment(consentId)}`, retry: 'safe' },
+      {
+        operation: 'getConsentById',
+        consent: 'none',
+        method: 'GET',
+        path: `/consents/${segment(consentId)}`,
+      },
       options,
     );
   }
@@ -272,24 +327,25 @@ export class UpstreamClient {
     return this.send<ConsentDeleteResult>(
       {
         operation: 'deleteConsent',
+        consent: 'none',
         method: 'DELETE',
         path: `/consents/${segment(consentId)}`,
+        goneOnRetry: { id: consentId, deleteStatus: 'SUCCESS' } satisfies ConsentDeleteResult,
         query: { forceDelete: options?.forceDelete },
-        retry: 'safe',
       },
       options,
     );
   }
 
-  /** POST /consents/{consentId}/extend: records that the user re-confirmed access (idempotent). */
+  /** POST /consents/{consentId}/extend: records that the user re-confirmed access. */
   extendConsent(consentId: string, body: { lastConfirmedAt: string }, options?: CallOptions) {
     return this.send<Consent>(
       {
         operation: 'extendConsent',
+        consent: 'none',
         method: 'POST',
         path: `/consents/${segment(consentId)}/extend`,
         body,
-        retry: 'safe',
       },
       options,
     );
@@ -300,12 +356,12 @@ export class UpstreamClient {
     return this.send<Consent>(
       {
         operation: 'getConsentBySingleAccessConsent',
+        consent: 'none',
         method: 'POST',
         path: '/consent-one-time-token',
         body: { oneTimeToken },
         contentType: 'application/json',
         envelope: 'bare',
-        retry: 'unsent',
       },
       options,
     );
@@ -316,7 +372,7 @@ export class UpstreamClient {
   /** GET /accounts (getAccounts). */
   getAccounts(options: ConsentCallOptions) {
     return this.send<Account[]>(
-      { operation: 'getAccounts', method: 'GET', path: '/accounts', retry: 'safe' },
+      { operation: 'getAccounts', consent: 'required', method: 'GET', path: '/accounts' },
       options,
     );
   }
@@ -324,7 +380,12 @@ export class UpstreamClient {
   /** GET /accounts/{accountId} (getAccount). */
   getAccount(accountId: string, options: ConsentCallOptions) {
     return this.send<Account>(
-      { operation: 'getAccount', method: 'GET', path: `/accounts/${segment(accountId)}`, retry: 'safe' },
+      {
+        operation: 'getAccount',
+        consent: 'required',
+        method: 'GET',
+        path: `/accounts/${segment(accountId)}`,
+      },
       options,
     );
   }
@@ -334,9 +395,9 @@ export class UpstreamClient {
     return this.send<Balances>(
       {
         operation: 'getAccountBalances',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/balances`,
-        retry: 'safe',
       },
       options,
     );
@@ -344,23 +405,29 @@ export class UpstreamClient {
 
   /** GET /accounts/{accountId}/transactions, one page (offset paging, spec 4.2.1). */
   getTransactions(accountId: string, query: TransactionsQuery, options: ConsentCallOptions) {
+    return this.transactionsPage(accountId, query, options);
+  }
+
+  private transactionsPage(accountId: string, query: TransactionsQuery, options: SendOptions) {
     return this.send<Transaction[]>(
       {
         operation: 'getTransactions',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/transactions`,
         query: offsetQuery(query),
-        retry: 'safe',
       },
       options,
-    ).then(asPage);
+    ).then((page) => asPage(page, 'getTransactions'));
   }
 
   /** Every transactions page from `query.offset` (default 0), by the spec's offset rules. */
   transactionPages(accountId: string, query: TransactionsQuery, options: ConsentCallOptions & PagingOptions) {
+    const walk = this.walkOptions(options);
     return offsetPages(
       'getTransactions',
-      (offset, limit) => this.getTransactions(accountId, { ...query, offset, limit }, options),
+      (offset, limit, page) =>
+        this.transactionsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
       query,
       options,
     );
@@ -368,18 +435,22 @@ export class UpstreamClient {
 
   /** GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). */
   getRealTimeTransactions(accountId: string, query: CursorPagingQuery, options: ConsentCallOptions) {
+    return this.realTimePage(accountId, query, options);
+  }
+
+  private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
     const q =
       query.cursor === undefined ? { from: query.from, before: query.before } : { cursor: query.cursor };
     return this.send<Transaction[]>(
       {
         operation: 'getRealTimeTransactions',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/real-time/transactions`,
         query: q,
-        retry: 'safe',
       },
       options,
-    ).then(asPage);
+    ).then((page) => asPage(page, 'getRealTimeTransactions'));
   }
 
   /** Every real-time transactions page, following `links.next` to the final page. */
@@ -388,32 +459,39 @@ export class UpstreamClient {
     query: RealTimeTransactionsQuery,
     options: ConsentCallOptions & PagingOptions,
   ) {
+    const walk = this.walkOptions(options);
     return cursorPages(
       'getRealTimeTransactions',
-      (cursor) => this.getRealTimeTransactions(accountId, cursor === undefined ? query : { cursor }, options),
+      (cursor, page) =>
+        this.realTimePage(accountId, cursor === undefined ? query : { cursor }, { ...walk, page }),
       options,
     );
   }
 
   /** GET /accounts/{accountId}/statements, one page. */
   getStatements(accountId: string, query: StatementsQuery, options: ConsentCallOptions) {
+    return this.statementsPage(accountId, query, options);
+  }
+
+  private statementsPage(accountId: string, query: StatementsQuery, options: SendOptions) {
     return this.send<Statement[]>(
       {
         operation: 'getStatements',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/statements`,
         query: offsetQuery(query),
-        retry: 'safe',
       },
       options,
-    ).then(asPage);
+    ).then((page) => asPage(page, 'getStatements'));
   }
 
   /** Every statements page (offset paging, same rules as transactions). */
   statementPages(accountId: string, query: StatementsQuery, options: ConsentCallOptions & PagingOptions) {
+    const walk = this.walkOptions(options);
     return offsetPages(
       'getStatements',
-      (offset, limit) => this.getStatements(accountId, { ...query, offset, limit }, options),
+      (offset, limit, page) => this.statementsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
       query,
       options,
     );
@@ -424,9 +502,9 @@ export class UpstreamClient {
     return this.send<Statement>(
       {
         operation: 'getStatement',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/statements/${segment(statementId)}`,
-        retry: 'safe',
       },
       options,
     );
@@ -437,9 +515,9 @@ export class UpstreamClient {
     return this.send<Beneficiary[]>(
       {
         operation: 'getBeneficiaries',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/beneficiaries`,
-        retry: 'safe',
       },
       options,
     );
@@ -450,27 +528,30 @@ export class UpstreamClient {
     return this.send<CategorisationCreated>(
       {
         operation: 'createTransactionsCategorisation',
+        consent: 'required',
         method: 'POST',
         path: `/accounts/${segment(accountId)}/transactions/categorisation`,
         body,
         contentType: 'application/json',
-        retry: 'unsent',
       },
       options,
     );
   }
 
-  /** GET /accounts/{accountId}/transactions/categorisation/{categorisationId}. */
+  /**
+   * GET /accounts/{accountId}/transactions/categorisation/{categorisationId}: `data` is an object
+   * holding `transactions`, not a list.
+   */
   getCategorisation(accountId: string, categorisationId: string, options: ConsentCallOptions) {
-    return this.send<Transaction[]>(
+    return this.send<{ transactions: Transaction[] }>(
       {
         operation: 'getCategorisedTransactions',
+        consent: 'required',
         method: 'GET',
         path: `/accounts/${segment(accountId)}/transactions/categorisation/${segment(categorisationId)}`,
-        retry: 'safe',
       },
       options,
-    ).then(asPage);
+    );
   }
 
   // ---- payments -------------------------------------------------------------------------------------
@@ -480,10 +561,10 @@ export class UpstreamClient {
     return this.send<AuthorisationResponse>(
       {
         operation: 'createPaymentAuthorisation',
+        consent: 'none',
         method: 'POST',
         path: '/payment-auth-requests',
         body,
-        retry: 'unsent',
         institutionId: body.institutionId,
       },
       options,
@@ -493,7 +574,7 @@ export class UpstreamClient {
   /** POST /payments. Retried like a safe request: `paymentIdempotencyId` makes a repeat harmless. */
   createPayment(body: PaymentRequest, options: ConsentCallOptions) {
     return this.send<Payment>(
-      { operation: 'createPayment', method: 'POST', path: '/payments', body, retry: idempotent(body) },
+      { operation: 'createPayment', consent: 'required', method: 'POST', path: '/payments', body },
       options,
     );
   }
@@ -503,9 +584,9 @@ export class UpstreamClient {
     return this.send<PaymentDetails>(
       {
         operation: 'getPayments',
+        consent: 'required',
         method: 'GET',
         path: `/payments/${segment(paymentId)}/details`,
-        retry: 'safe',
       },
       options,
     );
@@ -518,10 +599,10 @@ export class UpstreamClient {
     return this.send<SweepingVrpConsent>(
       {
         operation: 'createSweepingAuthorisation',
+        consent: 'none',
         method: 'POST',
         path: '/variable-recurring-payments/sweeping/consents',
         body,
-        retry: 'unsent',
         institutionId: body.institutionId,
       },
       options,
@@ -533,23 +614,23 @@ export class UpstreamClient {
     return this.send<SweepingVrpConsent>(
       {
         operation: 'getSweepingConsentById',
+        consent: 'none',
         method: 'GET',
         path: `/variable-recurring-payments/sweeping/consents/${segment(consentId)}`,
-        retry: 'safe',
       },
       options,
     );
   }
 
-  /** POST /variable-recurring-payments/funds-confirmation: a read, so safe to retry. */
+  /** POST /variable-recurring-payments/funds-confirmation. */
   confirmVrpFunds(body: VrpFundsConfirmationRequest, options: ConsentCallOptions) {
     return this.send<VrpFundsConfirmation>(
       {
         operation: 'createVrpFundsConfirmation',
+        consent: 'required',
         method: 'POST',
         path: '/variable-recurring-payments/funds-confirmation',
         body,
-        retry: 'safe',
       },
       options,
     );
@@ -560,10 +641,10 @@ export class UpstreamClient {
     return this.send<VrpPayment>(
       {
         operation: 'createVrpPayment',
+        consent: 'required',
         method: 'POST',
         path: '/variable-recurring-payments/payments',
         body,
-        retry: idempotent(body),
       },
       options,
     );
@@ -574,9 +655,9 @@ export class UpstreamClient {
     return this.send<VrpPayment>(
       {
         operation: 'getVrpPaymentDetails',
+        consent: 'required',
         method: 'GET',
         path: `/variable-recurring-payments/payments/${segment(paymentId)}/details`,
-        retry: 'safe',
       },
       options,
     );
@@ -587,7 +668,7 @@ export class UpstreamClient {
   /** POST /users (answers the bare user). Not retried: a repeat would conflict (409). */
   createUser(body: NewUser, options?: CallOptions) {
     return this.send<User>(
-      { operation: 'addUser', method: 'POST', path: '/users', body, envelope: 'bare', retry: 'unsent' },
+      { operation: 'addUser', consent: 'none', method: 'POST', path: '/users', body, envelope: 'bare' },
       options,
     );
   }
@@ -597,11 +678,11 @@ export class UpstreamClient {
     return this.send<User[]>(
       {
         operation: 'getUsers',
+        consent: 'none',
         method: 'GET',
         path: '/users',
         query: { 'filter[applicationUserId]': query.applicationUserId },
         envelope: 'bare',
-        retry: 'safe',
       },
       options,
     );
@@ -612,26 +693,26 @@ export class UpstreamClient {
     return this.send<User>(
       {
         operation: 'getUser',
+        consent: 'none',
         method: 'GET',
         path: `/users/${segment(userUuid)}`,
         envelope: 'bare',
-        retry: 'safe',
       },
       options,
     );
   }
 
-  /** PATCH /users/{userUuid} (JSON Patch). Retried: its operations set fixed values. */
+  /** PATCH /users/{userUuid} (JSON Patch). Retried only when every operation is `replace`. */
   updateUser(userUuid: string, operations: UserPatchOperation[], options?: CallOptions) {
     return this.send<User>(
       {
         operation: 'patchUser',
+        consent: 'none',
         method: 'PATCH',
         path: `/users/${segment(userUuid)}`,
         body: operations,
         contentType: 'application/json-patch+json',
         envelope: 'bare',
-        retry: 'safe',
       },
       options,
     );
@@ -640,7 +721,13 @@ export class UpstreamClient {
   /** DELETE /users/{userUuid}: deletes the user and revokes their consents. */
   deleteUser(userUuid: string, options?: CallOptions) {
     return this.send<UserDeleteResult>(
-      { operation: 'deleteUser', method: 'DELETE', path: `/users/${segment(userUuid)}`, retry: 'safe' },
+      {
+        operation: 'deleteUser',
+        consent: 'none',
+        method: 'DELETE',
+        path: `/users/${segment(userUuid)}`,
+        goneOnRetry: { id: userUuid, deleteStatus: 'SUCCESS' } satisfies UserDeleteResult,
+      },
       options,
     );
   }
@@ -652,13 +739,13 @@ export class UpstreamClient {
     return this.send<Application[]>(
       {
         operation: 'searchApplications',
+        consent: 'none',
         method: 'GET',
         path: '/applications',
         query: { ...query },
-        retry: 'safe',
       },
       options,
-    ).then(asPage);
+    ).then((page) => asPage(page, 'searchApplications'));
   }
 
   /** GET /applications/{applicationId}. */
@@ -666,9 +753,9 @@ export class UpstreamClient {
     return this.send<Application>(
       {
         operation: 'getApplicationById',
+        consent: 'none',
         method: 'GET',
         path: `/applications/${segment(applicationId)}`,
-        retry: 'safe',
       },
       options,
     );
@@ -679,9 +766,13 @@ export class UpstreamClient {
   /** GET /institutions. */
   listInstitutions(options?: CallOptions) {
     return this.send<Institution[]>(
-      { operation: 'getInstitutions', method: 'GET', path: '/institutions', retry: 'safe' },
+      { operation: 'getInstitutions', consent: 'none', method: 'GET', path: '/institutions' },
       options,
-    );
+    ).then((result) => {
+      // Ids the upstream itself listed may label breaker metrics; caller-chosen ones may not.
+      if (Array.isArray(result.data)) this.transport.rememberInstitutions(result.data.map((i) => i.id));
+      return result;
+    });
   }
 
   /** GET /institutions/{institutionId} (answers the bare institution). */
@@ -689,10 +780,10 @@ export class UpstreamClient {
     return this.send<Institution>(
       {
         operation: 'getInstitution',
+        consent: 'none',
         method: 'GET',
         path: `/institutions/${segment(institutionId)}`,
         envelope: 'bare',
-        retry: 'safe',
       },
       options,
     );
@@ -705,9 +796,9 @@ export class UpstreamClient {
     return this.send<HostedVrpRequest>(
       {
         operation: 'getHostedVrpRequest',
+        consent: 'none',
         method: 'GET',
         path: `/hosted/vrp-requests/commercial/${segment(requestId)}`,
-        retry: 'safe',
       },
       options,
     );
@@ -720,9 +811,9 @@ export class UpstreamClient {
     return this.send<EventSubscription[]>(
       {
         operation: 'getEventSubscriptions',
+        consent: 'none',
         method: 'GET',
         path: '/notifications/event-subscriptions',
-        retry: 'safe',
       },
       options,
     );
@@ -733,9 +824,10 @@ export class UpstreamClient {
     return this.send<EventSubscription & { deleteStatus?: string }>(
       {
         operation: 'deleteEventSubscriptionById',
+        consent: 'none',
         method: 'DELETE',
         path: `/notifications/event-subscriptions/${segment(eventTypeId)}`,
-        retry: 'safe',
+        goneOnRetry: { eventTypeId, deleteStatus: 'SUCCESS' },
       },
       options,
     );
@@ -744,7 +836,12 @@ export class UpstreamClient {
   /** GET /webhook/events/categories (the answer's meta member is called `metadata`). */
   getWebhookCategories(options?: CallOptions) {
     return this.send<{ categories: WebhookCategory[] }>(
-      { operation: 'getWebhookCategories', method: 'GET', path: '/webhook/events/categories', retry: 'safe' },
+      {
+        operation: 'getWebhookCategories',
+        consent: 'none',
+        method: 'GET',
+        path: '/webhook/events/categories',
+      },
       options,
     );
   }
@@ -752,7 +849,7 @@ export class UpstreamClient {
   /** POST /webhook/events. The answer's `webhookSecret` is shown once: store it before anything else. */
   registerWebhook(body: RegisterWebhookRequest, options?: CallOptions) {
     return this.send<RegisteredWebhook>(
-      { operation: 'registerWebhook', method: 'POST', path: '/webhook/events', body, retry: 'unsent' },
+      { operation: 'registerWebhook', consent: 'none', method: 'POST', path: '/webhook/events', body },
       options,
     );
   }
@@ -760,7 +857,7 @@ export class UpstreamClient {
   /** GET /webhook/events: the registered webhooks. */
   listWebhooks(options?: CallOptions) {
     return this.send<{ active: Webhook[] }>(
-      { operation: 'getRegisteredWebhooks', method: 'GET', path: '/webhook/events', retry: 'safe' },
+      { operation: 'getRegisteredWebhooks', consent: 'none', method: 'GET', path: '/webhook/events' },
       options,
     );
   }
@@ -770,18 +867,87 @@ export class UpstreamClient {
     return this.send<Webhook>(
       {
         operation: 'deleteWebhook',
+        consent: 'none',
         method: 'DELETE',
         path: `/webhook/events/${segment(webhookId)}`,
-        retry: 'safe',
+        goneOnRetry: { id: webhookId },
       },
       options,
     );
   }
 }
 
-/** A payment carries its idempotency id, which is what makes a retried POST safe; without one, never. */
-function idempotent(body: { paymentIdempotencyId?: string }): 'safe' | 'unsent' {
-  return typeof body.paymentIdempotencyId === 'string' && body.paymentIdempotencyId !== ''
-    ? 'safe'
-    : 'unsent';
+/**
+ * How each operation may be retried: the one place this is decided (the README lists it).
+ * - `safe`: any retryable failure (5xx, 408, 429, retryable 424, network, timeout) is retried.
+ * - `unsent`: retried only when the request provably never left (connection refused, or still queued
+ *   locally when its time ran out); a timeout or a 5xx might mean it ran, and a repeat would run it twice.
+ * - `never`: not even then.
+ * - `idempotencyId`: `safe` when the body carries a `paymentIdempotencyId` (the upstream then answers a
+ *   repeat with the first payment), else `unsent`.
+ * - `replaceOnly`: `safe` when every JSON-patch op is `replace` (sets a fixed value), else `unsent`
+ *   (`add` to an array, `remove` or `move` do not repeat harmlessly).
+ */
+export const RETRY_RULES = {
+  initiateAccountRequest: 'unsent', // each call starts a new consent
+  reAuthoriseAccount: 'unsent', // each call issues a new authorisation URL
+  updatePreAuthoriseAccountConsent: 'safe', // PUT
+  initiateEmbeddedAccountRequest: 'unsent',
+  // A PUT, but a repeat is not harmless: SCA codes are single-use and three wrong ones fail the consent.
+  updateEmbeddedAccountRequest: 'never',
+  getConsents: 'safe',
+  getConsentById: 'safe',
+  deleteConsent: 'safe', // a 404 on a retry counts as done
+  // POSTs: the spec promises no idempotency (extending twice, or a second funds check the bank records,
+  // is not promised to be harmless), so they follow the POST rule.
+  extendConsent: 'unsent',
+  getConsentBySingleAccessConsent: 'unsent', // one-time token: single use
+  getAccounts: 'safe',
+  getAccount: 'safe',
+  getAccountBalances: 'safe',
+  getTransactions: 'safe',
+  getRealTimeTransactions: 'safe',
+  getStatements: 'safe',
+  getStatement: 'safe',
+  getBeneficiaries: 'safe',
+  createTransactionsCategorisation: 'unsent',
+  getCategorisedTransactions: 'safe',
+  createPaymentAuthorisation: 'unsent',
+  createPayment: 'idempotencyId',
+  getPayments: 'safe',
+  createSweepingAuthorisation: 'unsent',
+  getSweepingConsentById: 'safe',
+  createVrpFundsConfirmation: 'unsent',
+  createVrpPayment: 'idempotencyId',
+  getVrpPaymentDetails: 'safe',
+  addUser: 'unsent', // a repeat would conflict (409)
+  getUsers: 'safe',
+  getUser: 'safe',
+  patchUser: 'replaceOnly',
+  deleteUser: 'safe', // a 404 on a retry counts as done
+  searchApplications: 'safe',
+  getApplicationById: 'safe',
+  getInstitutions: 'safe',
+  getInstitution: 'safe',
+  getHostedVrpRequest: 'safe',
+  getEventSubscriptions: 'safe',
+  deleteEventSubscriptionById: 'safe', // a 404 on a retry counts as done
+  getWebhookCategories: 'safe',
+  registerWebhook: 'unsent', // each call registers another webhook
+  getRegisteredWebhooks: 'safe',
+  deleteWebhook: 'safe', // a 404 on a retry counts as done
+} as const satisfies Record<string, RetryMode | 'never' | 'idempotencyId' | 'replaceOnly'>;
+
+function retryFor(operation: string, body: unknown): RequestSpec['retry'] {
+  const rule = (RETRY_RULES as Record<string, (typeof RETRY_RULES)[keyof typeof RETRY_RULES]>)[operation];
+  if (rule === undefined) throw new Error(`no retry rule for upstream operation ${operation}`);
+  if (rule === 'idempotencyId') {
+    const id = (body as { paymentIdempotencyId?: unknown } | undefined)?.paymentIdempotencyId;
+    return typeof id === 'string' && id !== '' ? 'safe' : 'unsent';
+  }
+  if (rule === 'replaceOnly') {
+    const ops = Array.isArray(body) ? (body as { op?: unknown }[]) : [];
+    return ops.length > 0 && ops.every((o) => o.op === 'replace') ? 'safe' : 'unsent';
+  }
+  return rule;
 }

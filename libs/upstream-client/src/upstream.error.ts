@@ -234,15 +234,50 @@ export interface Classification {
   retryable: boolean;
 }
 
-/** What an HTTP error answer means (the table in the library's README section). */
+/**
+ * The consent-state codes. They are the sandbox's contract, not the spec's (neither the spec nor the
+ * openapi names them): on a real upstream a consent call's 401/403 without one of them is still read as
+ * a consent problem (CONSENT_INVALID), see {@link classify}.
+ */
+function consentKindOf(issues: readonly UpstreamIssue[]): UpstreamErrorKind | undefined {
+  for (const issue of issues) {
+    const kind = typeof issue.code === 'string' ? CONSENT_KINDS[issue.code] : undefined;
+    if (kind) return kind;
+  }
+  return undefined;
+}
+
+/** Issues about our application credentials (spec part 7: type CREDENTIALS, codes CREDENTIALS_*). */
+function credentialsIssue(issues: readonly UpstreamIssue[]): boolean {
+  return issues.some((i) => i.type === 'CREDENTIALS' || String(i.code ?? '').startsWith('CREDENTIALS'));
+}
+
+/**
+ * What an HTTP error answer means (the table in the library's README section). `consentCall`: the call
+ * carried a consent token, so a 401/403 is about that token unless it names our credentials (a
+ * CREDENTIALS* issue, or the minimal-shape 401 the spec uses for invalid credentials) or a missing
+ * institution feature.
+ */
 export function classify(
   status: number,
-  parsed: { issues: readonly UpstreamIssue[]; institutionError?: InstitutionError },
+  parsed: {
+    shape?: ParsedErrorBody['shape'];
+    issues: readonly UpstreamIssue[];
+    institutionError?: InstitutionError;
+  },
+  consentCall = false,
 ) {
-  for (const issue of parsed.issues) {
-    const kind = typeof issue.code === 'string' ? CONSENT_KINDS[issue.code] : undefined;
-    if (kind) return { kind, retryable: false } satisfies Classification;
+  const consentKind = consentKindOf(parsed.issues);
+  if (consentCall && (status === 401 || status === 403)) {
+    if (credentialsIssue(parsed.issues)) return { kind: 'AUTH', retryable: false } satisfies Classification;
+    if (status === 401 && parsed.shape === 'minimal' && parsed.issues.length === 0)
+      return { kind: 'AUTH', retryable: false } satisfies Classification;
+    if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
+    if (parsed.issues.some((i) => i.code === 'FEATURE_NOT_SUPPORTED' || i.type === 'FEATURE_NOT_SUPPORTED'))
+      return { kind: 'FORBIDDEN', retryable: false } satisfies Classification;
+    return { kind: 'CONSENT_INVALID', retryable: false } satisfies Classification;
   }
+  if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
   if (status === 401) return { kind: 'AUTH', retryable: false } satisfies Classification;
   if (status === 424) {
     const bankStatus =
@@ -289,12 +324,14 @@ export interface HttpErrorContext {
   requestId?: string;
   operation?: string;
   nowMs?: number;
+  /** The request carried a consent token (see {@link classify}). */
+  consentCall?: boolean;
 }
 
 /** Builds the error for a non-2xx answer. */
 export function upstreamErrorFromResponse(ctx: HttpErrorContext): UpstreamError {
   const parsed = parseErrorBody(ctx.body);
-  const { kind, retryable } = classify(ctx.status, parsed);
+  const { kind, retryable } = classify(ctx.status, parsed, ctx.consentCall);
   const detail = parsed.message ?? parsed.fieldErrors.map((f) => `${f.fieldName} ${f.error}`).join(', ');
   const what = ctx.operation ? `${ctx.operation}: ` : '';
   return new UpstreamError(`${what}upstream answered ${ctx.status}${detail ? `: ${detail}` : ''}`, {

@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { AppLogger } from '#libs/observability';
-import { Pool } from 'undici';
-import type { RetryPolicy } from 'cockatiel';
+import { Pool, type Dispatcher } from 'undici';
 import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import {
-  createRetryPolicy,
-  InstitutionBreakers,
+  Breakers,
+  QUEUE_TIMEOUT,
+  RetryBackoff,
+  SERVICE_BREAKER,
+  retryDelayMs,
+  shouldRetry,
   type BreakerOptions,
+  type BreakerState,
   type RetryMode,
   type RetryOptions,
 } from './upstream-resilience.policy.js';
@@ -28,21 +33,40 @@ export interface CallOptions {
   psu?: PsuHeaders;
   /**
    * The institution the call reaches, which selects its circuit breaker. Operations whose body names
-   * the institution use that; for consent-token calls pass it here (the BFF stores it with the consent).
+   * the institution use that; consent-token calls require it (the BFF stores it with the consent).
    */
   institutionId?: string;
-  /** Sent as `x-request-id`; a fresh UUID when absent. Pass the inbound request's id to correlate. */
+  /**
+   * Sent as `x-request-id`; a fresh UUID when absent. Pass the inbound request's id to correlate. The
+   * first attempt (of the first page) sends it as is; retries add `.a<attempt>` and later pages
+   * `.p<page>`, so each exchange has its own id that still starts with the caller's.
+   */
   requestId?: string;
   /** Aborts the call, including waits between retries; the abort reason is rethrown as is. */
   signal?: AbortSignal;
-  /** Overrides the per-attempt timeout. */
+  /** Overrides the per-attempt timeout (counted from when the request is sent on a connection). */
   timeoutMs?: number;
+  /**
+   * A budget for the whole call, retries and their waits included. Each attempt's timeout is capped by
+   * what is left, and a retry whose wait would end past it is not made. Default: the client's
+   * `deadlineMs`, which is unset by default (then attempts × timeouts + waits bound the call).
+   */
+  deadlineMs?: number;
 }
 
 /** Options of calls that need the user's consent token (the `consent` header). */
 export interface ConsentCallOptions extends CallOptions {
   /** The consent token. Sent only as the `consent` header; never logged, never put in an error. */
   consent: string;
+  /** Required: consent calls name no institution themselves, and the breaker needs one. */
+  institutionId: string;
+}
+
+/** What the transport itself accepts: every option, plus the page a paging iterator is on. */
+export interface SendOptions extends CallOptions {
+  consent?: string;
+  /** 1-based page of a paging walk, for the request id; absent for single calls. */
+  page?: number;
 }
 
 type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
@@ -59,8 +83,24 @@ export interface RequestSpec {
   /** `bare`: the route answers the resource itself, not the `{ meta, data }` envelope. */
   envelope?: 'bare';
   retry: RetryMode | 'never';
+  /** `required`: the `consent` header is sent (and must be a non-empty token); `none`: never sent. */
+  consent: 'required' | 'none';
   institutionId?: string;
+  /**
+   * For a DELETE: the data to return when a retry gets 404, which means an earlier attempt whose
+   * answer was lost did the deleting.
+   */
+  goneOnRetry?: unknown;
 }
+
+export interface BodyLimits {
+  /** Largest 2xx body read (a 1000-transaction page is about 1 MB). */
+  successBytes: number;
+  /** Largest error body read: errors are small, and a huge one should not cost memory. */
+  errorBytes: number;
+}
+
+export const DEFAULT_BODY_LIMITS: BodyLimits = { successBytes: 32 * 1024 * 1024, errorBytes: 64 * 1024 };
 
 export interface TransportOptions {
   baseUrl: string;
@@ -68,17 +108,31 @@ export interface TransportOptions {
   applicationSecret: string;
   apiVersion: ApiVersion;
   timeoutMs: number;
+  deadlineMs?: number;
   connections: number;
   keepAliveTimeoutMs: number;
   retry: RetryOptions;
   breaker: BreakerOptions | false;
+  bodyLimits: BodyLimits;
   logger?: AppLogger;
   metrics?: UpstreamMetrics;
 }
 
+function callerError(operation: string, message: string): UpstreamError {
+  return new UpstreamError(`${operation}: ${message}`, {
+    kind: 'CALLER',
+    shape: 'unrecognised',
+    retryable: false,
+    operation,
+  });
+}
+
 /** Encodes one path segment; ids come from users and banks, so they must never change the path. */
 export function segment(value: string): string {
-  if (value === '') throw new TypeError('an id in an upstream path must not be empty');
+  if (value === '') throw callerError('path', 'an id in an upstream path must not be empty');
+  // Encoding leaves dots alone, and a URL parser anywhere on the way would resolve them as steps.
+  if (value === '.' || value === '..')
+    throw callerError('path', `an id in an upstream path cannot be ${value}`);
   return encodeURIComponent(value);
 }
 
@@ -96,16 +150,65 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
+/** Institution ids that may become a metric label once seen in a successful institutions listing. */
+const SAFE_LABEL = /^[A-Za-z0-9._-]{1,64}$/;
+const MAX_LABELS = 500;
+
+/**
+ * Calls dispatched on a connection, by their abort signal: undici tells a handler when its request is
+ * written to a socket (`onRequestStart`), which is when the attempt's own timeout should start; time
+ * spent queued for a pooled connection is local load, not the institution's slowness.
+ */
+const onDispatched = new WeakMap<AbortSignal, () => void>();
+
+function dispatchNotifier(dispatch: Dispatcher['dispatch']): Dispatcher['dispatch'] {
+  return (opts, handler) => {
+    const signal = (opts as { signal?: unknown }).signal as AbortSignal | undefined;
+    const notify = signal ? onDispatched.get(signal) : undefined;
+    if (!notify) return dispatch(opts, handler);
+    const inner = handler;
+    const wrapped: Dispatcher.DispatchHandler = {
+      onRequestStart: (controller, context) => {
+        notify();
+        inner.onRequestStart?.(controller, context);
+      },
+      onRequestUpgrade: (...args) => inner.onRequestUpgrade?.(...args),
+      onResponseStart: (...args) => inner.onResponseStart?.(...args),
+      onResponseData: (...args) => inner.onResponseData?.(...args),
+      onResponseEnd: (...args) => inner.onResponseEnd?.(...args),
+      onResponseError: (...args) => inner.onResponseError?.(...args),
+    };
+    return dispatch(opts, wrapped);
+  };
+}
+
+class BodyTooLarge extends Error {}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > cap) {
+      body.destroy();
+      throw new BodyTooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
 /**
  * HTTP to the upstream: one keep-alive undici pool, headers built in one place, the envelope unwrapped,
- * errors parsed, and every call through timeout → circuit breaker → retry.
+ * errors parsed, and every call through a retry loop whose attempts pass the circuit breakers.
  */
 export class UpstreamTransport {
   private readonly pool: Pool;
+  private readonly dispatcher: Dispatcher;
   private readonly basePath: string;
   private readonly authorization: string;
-  private readonly retries: Record<RetryMode, RetryPolicy | undefined>;
-  private readonly breakers: InstitutionBreakers | undefined;
+  private readonly breakers: Breakers | undefined;
+  private readonly knownInstitutions = new Set<string>();
 
   constructor(private readonly options: TransportOptions) {
     const url = new URL(options.baseUrl);
@@ -118,77 +221,110 @@ export class UpstreamTransport {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+    this.dispatcher = this.pool.compose(dispatchNotifier);
     this.authorization = `Basic ${Buffer.from(`${options.applicationId}:${options.applicationSecret}`).toString('base64')}`;
-    const onRetry = ({ error, attempt, delayMs }: { error: unknown; attempt: number; delayMs: number }) => {
-      const e = error instanceof UpstreamError ? error : undefined;
-      if (e?.operation) options.metrics?.retried(e.operation);
-      options.logger?.warn(
-        {
-          operation: e?.operation,
-          attempt,
-          delayMs: Math.round(delayMs),
-          kind: e?.kind,
-          status: e?.status,
-          tracingId: e?.tracingId,
-          requestId: e?.requestId,
-        },
-        'upstream call failed; retrying',
-      );
-    };
-    this.retries = {
-      safe: createRetryPolicy('safe', options.retry, onRetry),
-      unsent: createRetryPolicy('unsent', options.retry, onRetry),
-    };
     this.breakers =
       options.breaker === false
         ? undefined
-        : new InstitutionBreakers(options.breaker, {
-            onOpen: (institution) => {
-              options.metrics?.breaker(institution, 'open');
-              options.logger?.warn({ institution }, 'upstream circuit breaker opened');
-            },
-            onHalfOpen: (institution) => {
-              options.metrics?.breaker(institution, 'halfOpen');
-              options.logger?.info({ institution }, 'upstream circuit breaker half-open: testing');
-            },
-            onClose: (institution) => {
-              options.metrics?.breaker(institution, 'closed');
-              options.logger?.info({ institution }, 'upstream circuit breaker closed');
+        : new Breakers(options.breaker, {
+            onChange: (key, state) => {
+              options.metrics?.breaker(this.labelOf(key), state);
+              const log = state === 'open' ? 'warn' : 'info';
+              options.logger?.[log]({ institution: key, state }, `upstream circuit breaker ${state}`);
             },
           });
   }
 
-  breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
-    return this.breakers?.state(institutionId) ?? 'closed';
+  /** The state of an institution's breaker, or of the service-wide one for `upstream`. */
+  breakerState(key: string): BreakerState {
+    return this.breakers?.state(key) ?? 'closed';
   }
 
-  async send<T>(
-    spec: RequestSpec,
-    options: CallOptions & { consent?: string } = {},
-  ): Promise<UpstreamResult<T>> {
-    const requestId = options.requestId ?? randomUUID();
-    const headers = this.headersFor(spec, options, requestId);
+  /** Institution ids seen in a successful listing may label metrics; all others are `other`. */
+  rememberInstitutions(ids: readonly string[]): void {
+    for (const id of ids) {
+      if (this.knownInstitutions.size >= MAX_LABELS) break;
+      if (SAFE_LABEL.test(id)) this.knownInstitutions.add(id);
+    }
+  }
+
+  private labelOf(key: string): string {
+    return key === SERVICE_BREAKER || this.knownInstitutions.has(key) ? key : 'other';
+  }
+
+  async send<T>(spec: RequestSpec, options: SendOptions = {}): Promise<UpstreamResult<T>> {
+    const baseId = options.requestId ?? randomUUID();
+    const signal = options.signal;
+    if (spec.consent === 'required' && !options.consent) {
+      throw callerError(spec.operation, 'a consent token is required and must not be empty');
+    }
     const path = `${this.basePath}${spec.path}${queryString(spec.query)}`;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const attempt = () => this.attempt<T>(spec, path, headers, body, requestId, options);
     const institutionId = options.institutionId ?? spec.institutionId;
-    const breakers = this.breakers;
-    const guarded =
-      institutionId && breakers
-        ? () => breakers.execute(institutionId, spec.operation, requestId, attempt)
-        : attempt;
-    const policy = spec.retry === 'never' ? undefined : this.retries[spec.retry];
+    const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const started = performance.now();
-    try {
-      const result = policy ? await policy.execute(guarded, options.signal) : await guarded();
-      this.options.metrics?.observe(spec.operation, 'success', (performance.now() - started) / 1000);
-      return result;
-    } catch (error) {
-      const outcome = error instanceof UpstreamError ? error.kind : 'aborted';
+    const deadlineAt = deadlineMs === undefined ? Infinity : started + deadlineMs;
+    const maxRetries = spec.retry === 'never' ? 0 : this.options.retry.maxRetries;
+    const backoff = new RetryBackoff(this.options.retry);
+    const pagePart = options.page !== undefined && options.page > 1 ? `.p${options.page}` : '';
+    const finish = (outcome: string) =>
       this.options.metrics?.observe(spec.operation, outcome, (performance.now() - started) / 1000);
-      // cockatiel reports an abort during a backoff wait as its own error; the caller's reason is clearer.
-      if (options.signal?.aborted && !(error instanceof UpstreamError)) throw options.signal.reason;
-      throw error;
+
+    for (let attempt = 1; ; attempt += 1) {
+      const requestId = `${baseId}${pagePart}${attempt > 1 ? `.a${attempt}` : ''}`;
+      let ticket;
+      try {
+        if (signal?.aborted) throw signal.reason;
+        const remaining = deadlineAt - performance.now();
+        if (remaining <= 0) throw this.timeout(spec, requestId, 'the call deadline passed');
+        ticket = this.breakers?.admit(institutionId, spec.operation, requestId);
+        const headers = this.headersFor(spec, options, requestId);
+        const result = await this.attempt<T>(spec, path, headers, body, requestId, options, remaining);
+        ticket?.done(undefined, true);
+        finish('success');
+        return result;
+      } catch (error) {
+        ticket?.done(error, false);
+        if (signal?.aborted) {
+          finish('aborted');
+          throw signal.reason;
+        }
+        if (
+          error instanceof UpstreamError &&
+          attempt > 1 &&
+          spec.method === 'DELETE' &&
+          error.status === 404 &&
+          spec.goneOnRetry !== undefined
+        ) {
+          // The retry found it gone: an earlier attempt deleted it and only its answer was lost.
+          finish('success');
+          return {
+            data: spec.goneOnRetry as T,
+            tracingId: error.tracingId,
+            requestId,
+            status: 404,
+            meta: {},
+          };
+        }
+        const mode = spec.retry === 'never' ? undefined : spec.retry;
+        if (!mode || attempt > maxRetries || !shouldRetry(error, mode, this.options.retry)) {
+          finish(error instanceof UpstreamError ? error.kind : 'error');
+          throw error;
+        }
+        const delayMs = retryDelayMs(backoff.nextMs(), (error as UpstreamError).retryAfterMs);
+        if (performance.now() + delayMs >= deadlineAt) {
+          finish((error as UpstreamError).kind);
+          throw error;
+        }
+        this.onRetry(error as UpstreamError, attempt, delayMs);
+        try {
+          // Unlike cockatiel's retry wait, this one ends the moment the caller aborts.
+          await wait(delayMs, undefined, { signal });
+        } catch {
+          finish('aborted');
+          throw signal?.reason;
+        }
+      }
     }
   }
 
@@ -196,18 +332,31 @@ export class UpstreamTransport {
     await this.pool.close();
   }
 
-  private headersFor(
-    spec: RequestSpec,
-    options: CallOptions & { consent?: string },
-    requestId: string,
-  ): Record<string, string> {
+  private onRetry(error: UpstreamError, attempt: number, delayMs: number): void {
+    if (error.operation) this.options.metrics?.retried(error.operation);
+    this.options.logger?.warn(
+      {
+        operation: error.operation,
+        attempt,
+        delayMs: Math.round(delayMs),
+        kind: error.kind,
+        status: error.status,
+        tracingId: error.tracingId,
+        requestId: error.requestId,
+      },
+      'upstream call failed; retrying',
+    );
+  }
+
+  private headersFor(spec: RequestSpec, options: SendOptions, requestId: string): Record<string, string> {
     const headers: Record<string, string> = {
       authorization: this.authorization,
       accept: 'application/json',
       'x-request-id': requestId,
     };
     if (this.options.apiVersion === '2.0-ALPHA') headers['x-yapily-api-version'] = '2.0-ALPHA';
-    if (options.consent !== undefined) headers.consent = options.consent;
+    // Only routes that take a consent get one: options objects are not checked for extra members.
+    if (spec.consent === 'required' && options.consent) headers.consent = options.consent;
     if (options.subApplication !== undefined) headers['sub-application'] = options.subApplication;
     if (options.psu?.id !== undefined) headers['psu-id'] = options.psu.id;
     if (options.psu?.corporateId !== undefined) headers['psu-corporate-id'] = options.psu.corporateId;
@@ -216,71 +365,135 @@ export class UpstreamTransport {
     return headers;
   }
 
+  private timeout(spec: RequestSpec, requestId: string, what: string, cause?: unknown): UpstreamError {
+    return new UpstreamError(`${spec.operation}: ${what}`, {
+      kind: 'UNAVAILABLE',
+      shape: 'timeout',
+      retryable: true,
+      requestId,
+      operation: spec.operation,
+      cause,
+    });
+  }
+
   private async attempt<T>(
     spec: RequestSpec,
     path: string,
     headers: Record<string, string>,
     body: string | undefined,
     requestId: string,
-    options: CallOptions,
+    options: SendOptions,
+    remainingMs: number,
   ): Promise<UpstreamResult<T>> {
     const caller = options.signal;
-    if (caller?.aborted) throw caller.reason;
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    const timeoutMs = Math.min(options.timeoutMs ?? this.options.timeoutMs, remainingMs);
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const started = performance.now();
+    let expired: 'queued' | 'sent' | undefined;
+    // Waiting for a pooled connection gets its own timeout of the same length (capped by the deadline);
+    // the attempt's timeout starts only once the request is on a connection.
+    let timer = setTimeout(() => {
+      expired = 'queued';
       controller.abort();
     }, timeoutMs);
+    onDispatched.set(controller.signal, () => {
+      clearTimeout(timer);
+      const left = Math.min(timeoutMs, remainingMs - (performance.now() - started));
+      timer = setTimeout(
+        () => {
+          expired = 'sent';
+          controller.abort();
+        },
+        Math.max(0, left),
+      );
+    });
     const onAbort = () => controller.abort(caller?.reason);
     caller?.addEventListener('abort', onAbort, { once: true });
+    const attemptOutcome = (outcome: string) =>
+      this.options.metrics?.observeAttempt(spec.operation, outcome, (performance.now() - started) / 1000);
     try {
-      const response = await this.pool.request({
+      const response = await this.dispatcher.request({
         method: spec.method,
         path,
         headers,
         body,
         signal: controller.signal,
       });
-      const text = await response.body.text();
       const status = response.statusCode;
-      if (status >= 200 && status < 300) return this.unwrap<T>(spec, status, text, requestId);
+      const ok = status >= 200 && status < 300;
+      const cap = ok ? this.options.bodyLimits.successBytes : this.options.bodyLimits.errorBytes;
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > cap) {
+        response.body.destroy();
+        throw new BodyTooLarge();
+      }
+      const text = await readCapped(response.body, cap);
+      if (ok) {
+        const result = this.unwrap<T>(spec, status, text, requestId);
+        attemptOutcome('success');
+        return result;
+      }
       throw upstreamErrorFromResponse({
         status,
         body: text,
         retryAfter: response.headers['retry-after'],
         requestId,
         operation: spec.operation,
+        consentCall: spec.consent === 'required',
       });
     } catch (error) {
-      if (error instanceof UpstreamError) throw error;
-      if (caller?.aborted) throw caller.reason;
-      if (timedOut) {
-        throw new UpstreamError(`${spec.operation}: no complete answer within ${timeoutMs} ms`, {
-          kind: 'UNAVAILABLE',
-          shape: 'timeout',
-          retryable: true,
-          requestId,
-          operation: spec.operation,
-        });
-      }
-      const code = (error as { code?: unknown }).code;
-      throw new UpstreamError(
-        `${spec.operation}: network error${typeof code === 'string' ? ` (${code})` : ''}: ${(error as Error).message}`,
-        {
-          kind: 'UNAVAILABLE',
-          shape: 'network',
-          retryable: true,
-          requestId,
-          operation: spec.operation,
-          cause: error,
-        },
-      );
+      const failure = this.attemptError(spec, error, requestId, timeoutMs, expired, caller);
+      attemptOutcome(failure instanceof UpstreamError ? failure.kind : 'aborted');
+      throw failure;
     } finally {
       clearTimeout(timer);
+      onDispatched.delete(controller.signal);
       caller?.removeEventListener('abort', onAbort);
     }
+  }
+
+  private attemptError(
+    spec: RequestSpec,
+    error: unknown,
+    requestId: string,
+    timeoutMs: number,
+    expired: 'queued' | 'sent' | undefined,
+    caller: AbortSignal | undefined,
+  ): unknown {
+    if (error instanceof UpstreamError) return error;
+    if (caller?.aborted) return caller.reason;
+    if (error instanceof BodyTooLarge) {
+      return new UpstreamError(`${spec.operation}: the answer is larger than the client accepts`, {
+        kind: 'PROTOCOL',
+        shape: 'unrecognised',
+        retryable: false,
+        requestId,
+        operation: spec.operation,
+      });
+    }
+    if (expired === 'queued') {
+      return this.timeout(
+        spec,
+        requestId,
+        `no connection to send on within ${Math.round(timeoutMs)} ms (local load)`,
+        Object.assign(new Error('queued too long'), { code: QUEUE_TIMEOUT }),
+      );
+    }
+    if (expired === 'sent') {
+      return this.timeout(spec, requestId, `no complete answer within ${Math.round(timeoutMs)} ms`);
+    }
+    const code = (error as { code?: unknown }).code;
+    return new UpstreamError(
+      `${spec.operation}: network error${typeof code === 'string' ? ` (${code})` : ''}: ${(error as Error).message}`,
+      {
+        kind: 'UNAVAILABLE',
+        shape: 'network',
+        retryable: true,
+        requestId,
+        operation: spec.operation,
+        cause: error,
+      },
+    );
   }
 
   private unwrap<T>(spec: RequestSpec, status: number, text: string, requestId: string): UpstreamResult<T> {
