@@ -6,17 +6,27 @@ import { IdempotencyModule } from '#libs/domain/idempotency';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
 import { AdminMerchantsController } from './admin/admin-merchants.controller.js';
+import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
 import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
+import { UsersApiModule } from './users/users-api.module.js';
 
 @Module({})
 export class AppModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(options), HealthModule, AuthModule, MerchantsModule, IdempotencyModule],
+      imports: [
+        CoreModule.forRoot(options),
+        HealthModule,
+        AuthModule,
+        MerchantsModule,
+        IdempotencyModule,
+        UsersApiModule,
+        ConsentsApiModule,
+      ],
       controllers: [MetricsController, AdminMerchantsController, AdminUpstreamController, MeController],
       // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.
       providers: [
