@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mintSessionToken, signSessionToken } from '#libs/domain/auth';
 import { UserRepository } from '#libs/domain/users';
 import type { AppConfig } from '#libs/config';
+import type { PrismaService } from '#libs/database';
 
 /** A name no other test (or earlier run against the same database) uses. */
 export function uniqueName(label: string): string {
@@ -43,5 +44,23 @@ export function sessionToken(
   return signSessionToken(config.crypto.signingSecret, {
     ...subject,
     expiresAt: Math.floor(Date.now() / 1000) + expiresInSeconds,
+  });
+}
+
+/** A consent row of a user straight in the database, for tests that only need one to exist (e.g. erasure). */
+export async function createConsentRow(
+  prisma: PrismaService,
+  user: { id: string; merchantId: string },
+  institutionId = 'sandbox-redirect',
+) {
+  return prisma.consent.create({
+    data: {
+      merchantId: user.merchantId,
+      userId: user.id,
+      kind: 'ACCOUNT',
+      upstreamConsentId: uniqueName('consent'),
+      institutionId,
+      status: 'AUTHORIZED',
+    },
   });
 }

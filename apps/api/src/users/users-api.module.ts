@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
+import { InstitutionsModule } from '#libs/domain/institutions';
+import { UsersModule } from '#libs/domain/users';
+import { AdminInstitutionsController } from './admin-institutions.controller.js';
+import { InstitutionsController } from './institutions.controller.js';
+import { UsersController } from './users.controller.js';
 
 /** Users, sessions and institutions routes of the merchant API (API.md "Users", "Institutions"). */
-@Module({})
+@Module({
+  imports: [UsersModule, InstitutionsModule],
+  controllers: [UsersController, InstitutionsController, AdminInstitutionsController],
+})
 export class UsersApiModule {}

@@ -3,6 +3,8 @@ import { PrismaService } from '#libs/database';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
+
 @Injectable()
 export class UserRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -27,7 +29,62 @@ export class UserRepository {
     });
   }
 
+  /**
+   * Inserts the user unless the merchant already has one with this reference; null when another request
+   * won the race, so the caller re-reads the winner's row instead of failing.
+   */
+  async insertIfAbsent(
+    merchantId: string,
+    input: { reference: string; applicationUserId: string; vopOptOut: boolean },
+  ) {
+    try {
+      return await this.prisma.user.create({ data: { merchantId, ...input } });
+    } catch (error) {
+      if (isUniqueViolation(error)) return null;
+      throw error;
+    }
+  }
+
+  findById(merchantId: string, userId: string) {
+    if (!UUID.test(merchantId) || !UUID.test(userId)) return Promise.resolve(null);
+    return this.prisma.user.findFirst({ where: { id: userId, merchantId } });
+  }
+
+  findByReference(merchantId: string, reference: string) {
+    return this.prisma.user.findUnique({ where: { merchantId_reference: { merchantId, reference } } });
+  }
+
+  /** Keyset page in id order (uuid v7, so creation order), one extra row to know whether more follow. */
+  async list(merchantId: string, limit: number, afterId?: string) {
+    const rows = await this.prisma.user.findMany({
+      where: { merchantId, ...(afterId ? { id: { gt: afterId } } : {}) },
+      orderBy: { id: 'asc' },
+      take: limit + 1,
+    });
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /** Records the upstream uuid once; a concurrent request that recorded it first keeps its value. */
+  async setUpstreamUserUuid(merchantId: string, userId: string, upstreamUserUuid: string) {
+    await this.prisma.user.updateMany({
+      where: { id: userId, merchantId, upstreamUserUuid: null },
+      data: { upstreamUserUuid },
+    });
+  }
+
+  /** Null when the user is gone; a reference another user of the merchant holds fails with P2002 (409). */
+  async update(
+    merchantId: string,
+    userId: string,
+    data: { reference?: string; applicationUserId?: string; vopOptOut?: boolean },
+  ) {
+    const { count } = await this.prisma.user.updateMany({ where: { id: userId, merchantId }, data });
+    return count > 0 ? this.findById(merchantId, userId) : null;
+  }
+
+  /** Consents, accounts, balances and transactions go with the row (ON DELETE CASCADE). */
   async delete(merchantId: string, userId: string): Promise<boolean> {
+    if (!UUID.test(merchantId) || !UUID.test(userId)) return false;
     const { count } = await this.prisma.user.deleteMany({ where: { id: userId, merchantId } });
     return count > 0;
   }

@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { MerchantsModule } from '#libs/domain/merchants';
 import { UserRepository } from './user.repository.js';
+import { UsersService } from './users.service.js';
 
-@Module({ providers: [UserRepository], exports: [UserRepository] })
+/** Relies on the global database and upstream-client modules of CoreModule. */
+@Module({
+  imports: [MerchantsModule],
+  providers: [UserRepository, UsersService],
+  exports: [UserRepository, UsersService],
+})
 export class UsersModule {}

@@ -1,0 +1,73 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AccountsService } from '#libs/domain/accounts';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
+import { AccountDto, ListQueryDto } from './consents.dto.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const missing = {
+  type: ApiErrorResponse,
+  description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
+};
+
+const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
+
+@ApiTags('accounts')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1')
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Get('users/:userId/accounts')
+  @ApiOperation({
+    summary: "A user's accounts",
+    description:
+      'From the local store (never the bank), with balances and sync state; oldest first, paged by an opaque cursor.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(AccountDto, { list: true }) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiNotFoundResponse(missing)
+  async list(
+    @Param('userId') userId: string,
+    @Query() query: ListQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const limit = query.limit ?? 50;
+    const { accounts, nextAfterId } = await this.accounts.listForUser(
+      callerOf(principal),
+      userId,
+      limit,
+      decodeCursor(query.cursor, UUID),
+    );
+    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
+    return envelope(
+      tracingId,
+      accounts,
+      { count: accounts.length, nextCursor },
+      nextLink(`/v1/users/${encodeURIComponent(userId)}/accounts`, limit, nextCursor),
+    );
+  }
+
+  @Get('accounts/:accountId')
+  @ApiOperation({
+    summary: 'One account',
+    description: 'From the local store, with balances and sync state.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(AccountDto) })
+  @ApiNotFoundResponse(missing)
+  async get(
+    @Param('accountId') accountId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.accounts.get(callerOf(principal), accountId));
+  }
+}

@@ -1,0 +1,206 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+
+export class CreateConsentDto {
+  @ApiProperty({ example: 'sandbox-redirect', maxLength: 255 })
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' })
+  institutionId: string;
+
+  @ApiProperty({
+    example: 'https://app.acme.example/banks/connected',
+    maxLength: 2048,
+    description:
+      'Where the browser is sent after the bank, with `consentId`, `status` (AUTHORIZED, REJECTED or FAILED) and, on failure, `error`. Absolute http(s); when the merchant has frontendOrigins, its origin must be one of them.',
+  })
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl(
+    { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
+    { message: 'redirectUrl must be an absolute http(s) URL' },
+  )
+  redirectUrl: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
+    description: 'Upstream features to ask for; omitted: every data feature of the institution.',
+    maxItems: 30,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(30)
+  @IsString({ each: true })
+  @Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' })
+  scopes?: string[];
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'When the consent should end' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  expiresAt?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  transactionsFrom?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  transactionsTo?: string;
+}
+
+/**
+ * The upstream's redirect to our callback. Every parameter the upstream sends is declared (unknown ones
+ * are refused like anywhere else); `bffState` is ours, forwarded by the upstream untouched.
+ */
+export class ConsentCallbackQueryDto {
+  @ApiPropertyOptional({ description: 'Our signed state (forwarded parameter)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  bffState?: string;
+
+  @ApiPropertyOptional({ description: 'Single-use token exchanged upstream for the consent token' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  oneTimeToken?: string;
+
+  @ApiPropertyOptional({ description: "The upstream's consent id" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  consentId?: string;
+
+  @ApiPropertyOptional({ description: "The upstream's own state (not ours; ignored)" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  state?: string;
+
+  @ApiPropertyOptional({ example: 'access_denied' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  error?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  error_description?: string;
+
+  @ApiPropertyOptional({ name: 'application-user-id' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  'application-user-id'?: string;
+
+  @ApiPropertyOptional({ name: 'user-uuid' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  'user-uuid'?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  institution?: string;
+}
+
+export class ListQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor must be a cursor from meta.nextCursor' })
+  cursor?: string;
+}
+
+export class CreatedConsentDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'AWAITING_AUTHORIZATION' }) status: string;
+  @ApiProperty({ description: "The bank's page: send the user's browser here" }) authorisationUrl: string;
+  @ApiProperty() institutionId: string;
+  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
+}
+
+export class ConsentDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty() institutionId: string;
+  @ApiProperty({
+    description:
+      'Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …)',
+  })
+  status: string;
+  @ApiProperty({ type: [String] }) featureScope: string[];
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) expiresAt: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) authorizedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) revokedAt: string | null;
+  @ApiPropertyOptional({ description: 'While AWAITING_AUTHORIZATION' }) authorisationUrl?: string;
+  @ApiPropertyOptional({ description: 'When a re-authorisation is pending' }) reauthorisationUrl?: string;
+}
+
+export class MoneyDto {
+  @ApiProperty({ example: '12.34', description: 'Decimal string, never a float' }) amount: string;
+  @ApiProperty({ example: 'GBP' }) currency: string;
+}
+
+export class BalanceDto {
+  @ApiProperty({ example: 'INTERIM_AVAILABLE' }) type: string;
+  @ApiProperty({ type: MoneyDto }) balance: MoneyDto;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) dateTime: string | null;
+  @ApiProperty({ type: Boolean, nullable: true }) creditLineIncluded: boolean | null;
+}
+
+export class SyncSummaryDto {
+  @ApiProperty({ enum: ['PENDING', 'SYNCING', 'SYNCED', 'FAILED', 'STOPPED'] }) status: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastSyncedAt: string | null;
+}
+
+export class AccountDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty({ format: 'uuid' }) consentId: string;
+  @ApiProperty() institutionId: string;
+  @ApiProperty({ type: String, nullable: true }) type: string | null;
+  @ApiProperty({ type: String, nullable: true }) usageType: string | null;
+  @ApiProperty({ type: String, nullable: true }) currency: string | null;
+  @ApiProperty({ type: String, nullable: true }) nickname: string | null;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  accountNames: unknown;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  accountIdentifications: unknown;
+  @ApiProperty({ type: [BalanceDto] }) balances: BalanceDto[];
+  @ApiProperty({ type: SyncSummaryDto }) sync: SyncSummaryDto;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}

@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+const CURSOR = /^[A-Za-z0-9_-]+$/;
+
+export class InstitutionsQueryDto {
+  @ApiPropertyOptional({ description: 'ISO 3166-1 alpha-2 country code', example: 'GB' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z]{2}$/, { message: 'country must be an upper-case ISO 3166-1 alpha-2 code' })
+  country?: string;
+
+  @ApiPropertyOptional({ description: 'An upstream feature name', example: 'ACCOUNT_TRANSACTIONS' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'feature must be an upstream feature name' })
+  feature?: string;
+
+  @ApiPropertyOptional({ description: 'Part of the name, case-insensitive', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\P{Cc}{1,100}$/u, { message: 'q must be 1 to 100 printable characters' })
+  q?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(400)
+  @Matches(CURSOR, { message: 'cursor must be a cursor from meta.nextCursor' })
+  cursor?: string;
+}
+
+export class InstitutionDto {
+  @ApiProperty({ example: 'sandbox-redirect' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: String, nullable: true }) fullName: string | null;
+  @ApiProperty({ type: [String], example: ['GB'] }) countries: string[];
+  @ApiProperty({ type: [String], example: ['ACCOUNT_TRANSACTIONS'] }) features: string[];
+  @ApiProperty({ type: String, nullable: true }) environmentType: string | null;
+  @ApiProperty({ type: String, nullable: true }) credentialsType: string | null;
+}
+
+export class InstitutionsRefreshDto {
+  @ApiProperty({ description: 'Institutions the upstream listed (inserted or updated)' }) count: number;
+  @ApiProperty({ description: 'Cached institutions the upstream no longer lists, removed' }) deleted: number;
+}

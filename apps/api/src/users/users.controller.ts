@@ -1,0 +1,224 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { mintSessionToken } from '#libs/domain/auth';
+import { Idempotent } from '#libs/domain/idempotency';
+import { UsersService } from '#libs/domain/users';
+import {
+  ApiEnvelope,
+  ApiErrorResponse,
+  Auth,
+  AuthKind,
+  DomainError,
+  ErrorCode,
+  Principal,
+  TracingId,
+  envelope,
+} from '#libs/http';
+import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
+import { CreateUserDto, UpdateUserDto, UserDto, UserSessionDto, UsersQueryDto } from './users.dto.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
+const missing = {
+  type: ApiErrorResponse,
+  description: "NOT_FOUND: no such user, another merchant's user, or (session) another user",
+};
+const upstreamDown = {
+  type: ApiErrorResponse,
+  description: 'UPSTREAM_UNAVAILABLE, with the upstream tracingId in error.upstream',
+};
+
+/** Merchant routes always carry a merchant id; the guard admits no other principal here. */
+const merchantOf = (principal: Principal) => principal.merchantId as string;
+
+@ApiTags('users')
+@ApiExtraModels(UserDto)
+@Controller('v1/users')
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post()
+  @Auth(AuthKind.Merchant)
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Create a user, or return the one with this reference',
+    description:
+      "Creates the user locally and upstream (on the merchant's sub-application, if any). 201 when created, 200 with the same body when the merchant already has a user with this reference; concurrent creates of one reference yield one user. If the upstream fails, the error is returned and a retry finishes the same user. With Idempotency-Key, a replay returns the first answer's body with status 201.",
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(UserDto), description: 'Created' })
+  @ApiOkResponse({ type: ApiEnvelope(UserDto), description: 'Already existed (same body)' })
+  @ApiBadRequestResponse(invalid)
+  @ApiServiceUnavailableResponse(upstreamDown)
+  async create(
+    @Body() body: CreateUserDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { user, created } = await this.users.create(merchantOf(principal), body, tracingId);
+    if (!created) void reply.status(200);
+    return envelope(tracingId, user);
+  }
+
+  @Get()
+  @Auth(AuthKind.Merchant)
+  @ApiOperation({
+    summary: 'Find a user by reference, or list users',
+    description:
+      'With `reference`: `data` is that one user (404 if none). Without: `data` is a page of users, oldest first, paged by an opaque cursor.',
+  })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        data: {
+          oneOf: [
+            { $ref: getSchemaPath(UserDto) },
+            { type: 'array', items: { $ref: getSchemaPath(UserDto) } },
+          ],
+        },
+        meta: { type: 'object' },
+        links: { type: 'object' },
+      },
+    },
+  })
+  @ApiBadRequestResponse(invalid)
+  @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
+  async list(
+    @Query() query: UsersQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const merchantId = merchantOf(principal);
+    if (query.reference !== undefined) {
+      return envelope(tracingId, await this.users.findByReference(merchantId, query.reference));
+    }
+    const limit = query.limit ?? 50;
+    const { users, nextAfterId } = await this.users.list(merchantId, limit, decodeCursor(query.cursor, UUID));
+    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
+    return envelope(
+      tracingId,
+      users,
+      { count: users.length, nextCursor },
+      nextLink('/v1/users', limit, nextCursor),
+    );
+  }
+
+  @Get(':userId')
+  @Auth(AuthKind.Merchant, AuthKind.UserSession)
+  @ApiOperation({
+    summary: 'One user',
+    description:
+      'A session token may read only its own user; any other user answers 404, like a missing one.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(UserDto) })
+  @ApiNotFoundResponse(missing)
+  async get(
+    @Param('userId') userId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.users.get(merchantOf(principal), this.ownUser(principal, userId)));
+  }
+
+  @Patch(':userId')
+  @Auth(AuthKind.Merchant)
+  @ApiOperation({
+    summary: 'Change a user',
+    description:
+      'Sent upstream first as a JSON-patch of `replace` operations (a new reference also renames the upstream applicationUserId); nothing changes locally if the upstream refuses. Merchant key only: a browser must not rename or re-flag its user.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(UserDto) })
+  @ApiBadRequestResponse(invalid)
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse({ type: ApiErrorResponse, description: 'CONFLICT: another user has this reference' })
+  @ApiServiceUnavailableResponse(upstreamDown)
+  async update(
+    @Param('userId') userId: string,
+    @Body() body: UpdateUserDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.users.update(merchantOf(principal), userId, body, tracingId));
+  }
+
+  @Delete(':userId')
+  @HttpCode(204)
+  @Auth(AuthKind.Merchant)
+  @ApiOperation({
+    summary: 'Erase a user',
+    description:
+      'Deletes the user upstream (revoking their consents there), then every local consent, account and transaction of theirs. Their session tokens stop working at once.',
+  })
+  @ApiNoContentResponse({ description: 'Erased' })
+  @ApiNotFoundResponse(missing)
+  @ApiServiceUnavailableResponse(upstreamDown)
+  async delete(
+    @Param('userId') userId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ): Promise<void> {
+    await this.users.delete(merchantOf(principal), userId, tracingId);
+  }
+
+  @Post(':userId/sessions')
+  @Auth(AuthKind.Merchant)
+  @ApiOperation({
+    summary: "Mint a session token for the user's frontend",
+    description:
+      "The token may call only this user's routes. No Idempotency-Key: minting has no side effect, so a retry simply mints another, and a stored answer would keep a live token at rest.",
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(UserSessionDto) })
+  @ApiNotFoundResponse(missing)
+  async createSession(
+    @Param('userId') userId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const merchantId = merchantOf(principal);
+    const user = await this.users.get(merchantId, userId);
+    const { token, expiresAt } = mintSessionToken(
+      this.config.crypto.signingSecret,
+      { merchantId, userId: user.id },
+      this.config.crypto.sessionTtlSeconds,
+    );
+    return envelope(tracingId, { token, expiresAt: expiresAt.toISOString() });
+  }
+
+  /** A session reaches only its own user; anything else must look exactly like a missing user. */
+  private ownUser(principal: Principal, userId: string): string {
+    if (principal.kind === AuthKind.UserSession && principal.userId !== userId) {
+      throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+    }
+    return userId;
+  }
+}

@@ -1,0 +1,96 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+
+/** Optional, but not nullable: `null` would reach the database as a missing NOT NULL value. */
+const Omittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/**
+ * Visible ASCII, at most 200: on the root application the upstream applicationUserId is
+ * `<merchantId>:<reference>`, which must still fit the upstream's 255 characters.
+ */
+const REFERENCE = /^[\x21-\x7e]{1,200}$/;
+const REFERENCE_MESSAGE = 'reference must be 1 to 200 visible ASCII characters';
+const CURSOR = /^[A-Za-z0-9_-]+$/;
+
+export class CreateUserDto {
+  @ApiProperty({
+    description: "The merchant's own user id; unique per merchant (create-or-return on it)",
+    example: 'customer-42',
+    maxLength: 200,
+  })
+  @IsString()
+  @Matches(REFERENCE, { message: REFERENCE_MESSAGE })
+  reference: string;
+
+  @ApiPropertyOptional({ description: 'Opt the user out of Verification of Payee', default: false })
+  @Omittable()
+  @IsBoolean()
+  vopOptOut?: boolean;
+}
+
+export class UpdateUserDto {
+  @ApiPropertyOptional({
+    description: 'A new merchant reference (409 if another user has it)',
+    maxLength: 200,
+  })
+  @Omittable()
+  @IsString()
+  @Matches(REFERENCE, { message: REFERENCE_MESSAGE })
+  reference?: string;
+
+  @ApiPropertyOptional()
+  @Omittable()
+  @IsBoolean()
+  vopOptOut?: boolean;
+}
+
+export class UsersQueryDto {
+  @ApiPropertyOptional({
+    description: 'Find the one user with this reference (404 if none); limit and cursor are then ignored',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(REFERENCE, { message: REFERENCE_MESSAGE })
+  reference?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(CURSOR, { message: 'cursor must be a cursor from meta.nextCursor' })
+  cursor?: string;
+}
+
+export class UserDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() reference: string;
+  @ApiProperty() vopOptOut: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class UserSessionDto {
+  @ApiProperty({ description: 'Bearer token (`us_…`) for this user only; give it to their browser' })
+  token: string;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+}

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { AccountRepository, type StoredAccount } from './account.repository.js';
+import { decimalToApi } from './money.js';
+
+/** Who asks: a merchant (any of its users) or one user's session (only their own). */
+export interface AccountsCaller {
+  merchantId: string;
+  userId?: string;
+}
+
+export interface AccountView {
+  id: string;
+  userId: string;
+  consentId: string;
+  institutionId: string;
+  type: string | null;
+  usageType: string | null;
+  currency: string | null;
+  nickname: string | null;
+  description: string | null;
+  accountNames: unknown;
+  accountIdentifications: unknown;
+  balances: {
+    type: string;
+    balance: { amount: string; currency: string };
+    dateTime: string | null;
+    creditLineIncluded: boolean | null;
+  }[];
+  sync: { status: string; lastSyncedAt: string | null };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toAccountView(a: StoredAccount): AccountView {
+  return {
+    id: a.id,
+    userId: a.userId,
+    consentId: a.consentId,
+    institutionId: a.institutionId,
+    type: a.type,
+    usageType: a.usageType,
+    currency: a.currency,
+    nickname: a.nickname,
+    description: a.description,
+    accountNames: a.accountNames ?? [],
+    accountIdentifications: a.accountIdentifications ?? [],
+    balances: a.balances.map((b) => ({
+      type: b.type,
+      balance: { amount: decimalToApi(b.amount), currency: b.currency },
+      dateTime: b.dateTime?.toISOString() ?? null,
+      creditLineIncluded: b.creditLineIncluded,
+    })),
+    sync: { status: a.syncStatus, lastSyncedAt: a.lastSyncedAt?.toISOString() ?? null },
+    createdAt: a.createdAt.toISOString(),
+    updatedAt: a.updatedAt.toISOString(),
+  };
+}
+
+const userNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
+
+@Injectable()
+export class AccountsService {
+  constructor(private readonly accounts: AccountRepository) {}
+
+  async get(caller: AccountsCaller, accountId: string): Promise<AccountView> {
+    const found = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
+    if (!found) throw notFound();
+    return toAccountView(found);
+  }
+
+  /** A session may list only its own user's accounts; any other user id reads as missing. */
+  async listForUser(caller: AccountsCaller, userId: string, limit: number, afterId?: string) {
+    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    if (!(await this.accounts.userExists(caller.merchantId, userId))) throw userNotFound();
+    const { rows, more } = await this.accounts.listForUser(caller.merchantId, userId, limit, afterId);
+    return { accounts: rows.map(toAccountView), nextAfterId: more ? rows.at(-1)!.id : undefined };
+  }
+}

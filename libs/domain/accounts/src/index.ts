@@ -1,0 +1,4 @@
+export * from './account.repository.js';
+export * from './accounts.module.js';
+export * from './accounts.service.js';
+export * from './money.js';

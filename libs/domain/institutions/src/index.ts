@@ -1,0 +1,3 @@
+export * from './institution.repository.js';
+export * from './institutions.module.js';
+export * from './institutions.service.js';

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, PrismaService } from '#libs/database';
+
+export interface InstitutionRecord {
+  id: string;
+  name: string;
+  fullName: string | null;
+  countries: string[];
+  features: string[];
+  environmentType: string | null;
+  credentialsType: string | null;
+  raw: unknown;
+}
+
+export interface InstitutionFilter {
+  country?: string;
+  feature?: string;
+  q?: string;
+}
+
+/** Serialises refreshes (an on-demand one and the worker's may overlap); any constant unique to this table. */
+const REFRESH_LOCK = 0x1e57_1707;
+
+/** The institutions cache. Reference data, shared by every merchant: no merchant id to scope by. */
+@Injectable()
+export class InstitutionRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Replaces the cache with `records` in one transaction: one INSERT … ON CONFLICT upserts every row, then
+   * rows this refresh did not touch are deleted. Readers see the old list or the new one, never half.
+   */
+  async replaceAll(records: InstitutionRecord[], now: Date): Promise<{ upserted: number; deleted: number }> {
+    const rows = JSON.stringify(records);
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${REFRESH_LOCK})`;
+      const upserted = await tx.$executeRaw`
+        INSERT INTO institutions
+          (id, name, full_name, countries, features, environment_type, credentials_type, raw, refreshed_at, updated_at)
+        SELECT r->>'id', r->>'name', r->>'fullName',
+               ARRAY(SELECT jsonb_array_elements_text(r->'countries')),
+               ARRAY(SELECT jsonb_array_elements_text(r->'features')),
+               r->>'environmentType', r->>'credentialsType', r->'raw', ${now}, ${now}
+        FROM jsonb_array_elements(${rows}::jsonb) AS r
+        ON CONFLICT (id) DO UPDATE SET
+          name = EXCLUDED.name, full_name = EXCLUDED.full_name, countries = EXCLUDED.countries,
+          features = EXCLUDED.features, environment_type = EXCLUDED.environment_type,
+          credentials_type = EXCLUDED.credentials_type, raw = EXCLUDED.raw,
+          refreshed_at = EXCLUDED.refreshed_at, updated_at = EXCLUDED.updated_at`;
+      const deleted = await tx.$executeRaw`DELETE FROM institutions WHERE refreshed_at < ${now}`;
+      return { upserted, deleted };
+    });
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.prisma.institution.findFirst({ select: { id: true } })) === null;
+  }
+
+  findById(id: string) {
+    return this.prisma.institution.findUnique({ where: { id } });
+  }
+
+  /** Keyset page in id order; `hasEvery` compiles to `@>`, which the GIN index on countries serves. */
+  async list(filter: InstitutionFilter, limit: number, afterId?: string) {
+    const where: Prisma.InstitutionWhereInput = {
+      ...(afterId !== undefined ? { id: { gt: afterId } } : {}),
+      ...(filter.country ? { countries: { hasEvery: [filter.country] } } : {}),
+      ...(filter.feature ? { features: { hasEvery: [filter.feature] } } : {}),
+      ...(filter.q ? { name: { contains: filter.q, mode: 'insensitive' } } : {}),
+    };
+    const rows = await this.prisma.institution.findMany({ where, orderBy: { id: 'asc' }, take: limit + 1 });
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { InstitutionRepository } from './institution.repository.js';
+import { InstitutionsService } from './institutions.service.js';
+
+/** Relies on the global database and upstream-client modules of CoreModule (the worker imports it too). */
+@Module({
+  providers: [InstitutionRepository, InstitutionsService],
+  exports: [InstitutionRepository, InstitutionsService],
+})
+export class InstitutionsModule {}

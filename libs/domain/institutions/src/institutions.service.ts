@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { upstreamFailure } from '#libs/domain/users';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { UPSTREAM_CLIENT, type Institution, type UpstreamClient } from '#libs/upstream-client';
+import {
+  InstitutionRepository,
+  type InstitutionFilter,
+  type InstitutionRecord,
+} from './institution.repository.js';
+
+export interface InstitutionView {
+  id: string;
+  name: string;
+  fullName: string | null;
+  countries: string[];
+  features: string[];
+  environmentType: string | null;
+  credentialsType: string | null;
+}
+
+function institutionView(i: InstitutionRecord): InstitutionView {
+  return {
+    id: i.id,
+    name: i.name,
+    fullName: i.fullName,
+    countries: i.countries,
+    features: i.features,
+    environmentType: i.environmentType,
+    credentialsType: i.credentialsType,
+  };
+}
+
+function toRecord(i: Institution): InstitutionRecord {
+  const countries = (i.countries ?? []).flatMap((c) =>
+    c.countryCode2 ? [c.countryCode2.toUpperCase()] : [],
+  );
+  return {
+    id: i.id,
+    name: i.name ?? i.fullName ?? i.id,
+    fullName: i.fullName ?? null,
+    countries: [...new Set(countries)],
+    features: [...new Set((i.features ?? []).map(String))],
+    environmentType: i.environmentType ?? null,
+    credentialsType: i.credentialsType ?? null,
+    raw: i,
+  };
+}
+
+/** The institutions cache: filled from the upstream by {@link refreshInstitutions}, read by the merchant API. */
+@Injectable()
+export class InstitutionsService {
+  constructor(
+    private readonly institutions: InstitutionRepository,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+  ) {}
+
+  /** The worker schedules this; the operator can trigger it, and an empty cache triggers it on a read. */
+  async refreshInstitutions(now = new Date()): Promise<{ count: number; deleted: number }> {
+    let listed: Institution[];
+    try {
+      listed = (await this.upstream.listInstitutions()).data;
+    } catch (error) {
+      throw upstreamFailure(error);
+    }
+    const records = listed.filter((i) => typeof i.id === 'string' && i.id.length > 0).map(toRecord);
+    // An empty answer is far likelier an upstream glitch than every bank vanishing: keep serving the cache.
+    if (records.length === 0) return { count: 0, deleted: 0 };
+    const { upserted, deleted } = await this.institutions.replaceAll(records, now);
+    return { count: upserted, deleted };
+  }
+
+  async list(filter: InstitutionFilter, limit: number, afterId?: string) {
+    await this.fillIfEmpty();
+    const { rows, more } = await this.institutions.list(filter, limit, afterId);
+    return { institutions: rows.map(institutionView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
+  }
+
+  async get(id: string): Promise<InstitutionView> {
+    await this.fillIfEmpty();
+    const row = await this.institutions.findById(id);
+    if (!row) throw new DomainError(ErrorCode.NOT_FOUND, 'Institution not found.');
+    return institutionView(row);
+  }
+
+  /** A fresh deployment answers its first read from the upstream rather than with an empty list. */
+  private async fillIfEmpty(): Promise<void> {
+    if (await this.institutions.isEmpty()) await this.refreshInstitutions();
+  }
+}

@@ -1,0 +1,210 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MerchantRepository } from '#libs/domain/merchants';
+import { DomainError, ErrorCode } from '#libs/errors';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type CallOptions,
+  type UpstreamClient,
+  type UserPatchOperation,
+} from '#libs/upstream-client';
+import { UserRepository } from './user.repository.js';
+import { upstreamFailure } from './upstream-errors.js';
+
+/** What the merchant API shows of a user; the upstream uuid and applicationUserId stay internal. */
+export interface UserView {
+  id: string;
+  reference: string;
+  vopOptOut: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type UserRow = {
+  id: string;
+  merchantId: string;
+  reference: string;
+  applicationUserId: string;
+  upstreamUserUuid: string | null;
+  vopOptOut: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+function userView(u: UserRow): UserView {
+  return {
+    id: u.id,
+    reference: u.reference,
+    vopOptOut: u.vopOptOut,
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
+  };
+}
+
+const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+
+/** Merchant users, kept in step with the upstream's users of the merchant's (sub-)application. */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly merchants: MerchantRepository,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+  ) {}
+
+  /**
+   * Create-or-return on (merchant, reference). The local row is claimed first (the unique index decides
+   * races), then the upstream user is created. A failed upstream call leaves the row without an upstream
+   * uuid, and any later create of the same reference finishes the job, so retries converge on one user.
+   */
+  async create(
+    merchantId: string,
+    input: { reference: string; vopOptOut?: boolean },
+    requestId?: string,
+  ): Promise<{ user: UserView; created: boolean }> {
+    const options = await this.callOptions(merchantId, requestId);
+    let row = await this.users.findByReference(merchantId, input.reference);
+    let created = false;
+    if (!row) {
+      row = await this.users.insertIfAbsent(merchantId, {
+        reference: input.reference,
+        applicationUserId: this.applicationUserId(merchantId, input.reference, options),
+        vopOptOut: input.vopOptOut ?? false,
+      });
+      created = row !== null;
+      row ??= await this.users.findByReference(merchantId, input.reference);
+      // Only a delete racing this very create gets here.
+      if (!row) throw new DomainError(ErrorCode.CONFLICT, 'The user was deleted while being created.');
+    }
+    if (row.upstreamUserUuid === null) {
+      await this.ensureUpstreamUser(row, options);
+      row = await this.mustFind(merchantId, row.id);
+    }
+    return { user: userView(row), created };
+  }
+
+  async get(merchantId: string, userId: string): Promise<UserView> {
+    return userView(await this.mustFind(merchantId, userId));
+  }
+
+  async findByReference(merchantId: string, reference: string): Promise<UserView> {
+    const row = await this.users.findByReference(merchantId, reference);
+    if (!row) throw notFound();
+    return userView(row);
+  }
+
+  async list(merchantId: string, limit: number, afterId?: string) {
+    const { rows, more } = await this.users.list(merchantId, limit, afterId);
+    return { users: rows.map(userView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
+  }
+
+  /** The upstream first: if it refuses, nothing changed locally either. */
+  async update(
+    merchantId: string,
+    userId: string,
+    input: { reference?: string; vopOptOut?: boolean },
+    requestId?: string,
+  ): Promise<UserView> {
+    const row = await this.mustFind(merchantId, userId);
+    const options = await this.callOptions(merchantId, requestId);
+    const changes: { reference?: string; applicationUserId?: string; vopOptOut?: boolean } = {};
+    const operations: UserPatchOperation[] = [];
+    if (input.reference !== undefined && input.reference !== row.reference) {
+      const holder = await this.users.findByReference(merchantId, input.reference);
+      if (holder) throw new DomainError(ErrorCode.CONFLICT, 'Another user has this reference.');
+      changes.reference = input.reference;
+      changes.applicationUserId = this.applicationUserId(merchantId, input.reference, options);
+      operations.push(
+        { op: 'replace', path: '/applicationUserId', value: changes.applicationUserId },
+        { op: 'replace', path: '/referenceId', value: input.reference },
+      );
+    }
+    if (input.vopOptOut !== undefined && input.vopOptOut !== row.vopOptOut) {
+      changes.vopOptOut = input.vopOptOut;
+      operations.push({ op: 'replace', path: '/vopOptOut', value: input.vopOptOut });
+    }
+    if (operations.length === 0) return userView(row);
+    const uuid = row.upstreamUserUuid ?? (await this.ensureUpstreamUser(row, options));
+    try {
+      await this.upstream.updateUser(uuid, operations, options);
+    } catch (error) {
+      throw upstreamFailure(error);
+    }
+    const updated = await this.users.update(merchantId, userId, changes);
+    if (!updated) throw notFound();
+    return userView(updated);
+  }
+
+  /**
+   * Erasure: the upstream user (and so its consents there) first, then every local row of theirs. An
+   * upstream 404 means it is already gone, so a retried erasure completes.
+   */
+  async delete(merchantId: string, userId: string, requestId?: string): Promise<void> {
+    const row = await this.mustFind(merchantId, userId);
+    const options = await this.callOptions(merchantId, requestId);
+    try {
+      // Without a recorded uuid the upstream may still hold the user (a create that failed half-way).
+      const uuids = row.upstreamUserUuid
+        ? [row.upstreamUserUuid]
+        : (await this.upstream.listUsers({ applicationUserId: row.applicationUserId }, options)).data.map(
+            (u) => u.uuid,
+          );
+      for (const uuid of uuids) {
+        try {
+          await this.upstream.deleteUser(uuid, options);
+        } catch (error) {
+          if (!(error instanceof UpstreamError && error.kind === 'NOT_FOUND')) throw error;
+        }
+      }
+    } catch (error) {
+      throw upstreamFailure(error);
+    }
+    await this.users.delete(merchantId, userId);
+  }
+
+  /** Throws NOT_FOUND unless the merchant has this user (another merchant's user is just as missing). */
+  async mustFind(merchantId: string, userId: string): Promise<UserRow> {
+    const row = await this.users.findById(merchantId, userId);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /**
+   * Merchants on the root application share one upstream namespace, so their users are prefixed with the
+   * merchant id; a sub-application is the merchant's own namespace and gets the bare reference.
+   */
+  private applicationUserId(merchantId: string, reference: string, options: CallOptions): string {
+    return options.subApplication ? reference : `${merchantId}:${reference}`;
+  }
+
+  private async callOptions(merchantId: string, requestId?: string): Promise<CallOptions> {
+    const merchant = await this.merchants.findById(merchantId);
+    return {
+      ...(merchant?.subApplicationId ? { subApplication: merchant.subApplicationId } : {}),
+      ...(requestId ? { requestId } : {}),
+    };
+  }
+
+  /** Creates (or, after a lost race or a half-done create, adopts) the upstream user; returns its uuid. */
+  private async ensureUpstreamUser(row: UserRow, options: CallOptions): Promise<string> {
+    let uuid: string | undefined;
+    try {
+      const { data } = await this.upstream.createUser(
+        { applicationUserId: row.applicationUserId, referenceId: row.reference, vopOptOut: row.vopOptOut },
+        options,
+      );
+      uuid = data.uuid;
+    } catch (error) {
+      if (!(error instanceof UpstreamError && error.status === 409)) throw upstreamFailure(error);
+      try {
+        const { data } = await this.upstream.listUsers({ applicationUserId: row.applicationUserId }, options);
+        uuid = data[0]?.uuid;
+      } catch (listError) {
+        throw upstreamFailure(listError);
+      }
+      if (!uuid) throw upstreamFailure(error);
+    }
+    await this.users.setUpstreamUserUuid(row.merchantId, row.id, uuid);
+    return uuid;
+  }
+}

@@ -1,0 +1,336 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { SecretBox } from '#libs/crypto';
+import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
+import { captureLogger, createMerchant, createUser, sessionToken, type CreatedMerchant } from '#libs/testing';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
+
+const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('api: consents (redirect flow) and accounts', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  let prisma: PrismaService;
+  let owner: CreatedMerchant;
+  let other: CreatedMerchant;
+  let userId: string;
+  let otherUserId: string;
+  const logs = captureLogger('api');
+  const secrets: string[] = [];
+
+  const call = (
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  /** The path and query of a URL, on another base: public URLs name default ports, the apps listen on random ones. */
+  const on = (base: string, url: string) => {
+    const u = new URL(url);
+    return `${base}${u.pathname}${u.search}`;
+  };
+
+  async function startConsent(merchant = owner, user = userId, body: Record<string, unknown> = {}) {
+    const response = await call('POST', `/v1/users/${user}/consents`, merchant.apiKey.key, {
+      institutionId: 'sandbox-redirect',
+      redirectUrl: REDIRECT,
+      ...body,
+    });
+    if (response.status !== 201) throw new Error(`POST consent: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { data: { id: string; status: string; authorisationUrl: string } })
+      .data;
+  }
+
+  /** Acts as the browser at the sandbox's hosted bank page; answers the callback URL the bank sends it to. */
+  async function decideAtBank(authorisationUrl: string, decision: 'approve' | 'deny'): Promise<string> {
+    const page = await fetch(on(sandbox.url, authorisationUrl));
+    expect(page.status).toBe(200);
+    const form = await fetch(on(sandbox.url, authorisationUrl), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ decision }).toString(),
+    });
+    expect(form.status).toBe(302);
+    const location = form.headers.get('location')!;
+    expect(new URL(location).pathname).toBe('/v1/callbacks/consents');
+    return on(api.url, location);
+  }
+
+  const browse = (url: string) => fetch(url, { redirect: 'manual' });
+
+  async function connected() {
+    const consent = await startConsent();
+    const callback = await decideAtBank(consent.authorisationUrl, 'approve');
+    const answer = await browse(callback);
+    expect(answer.status).toBe(302);
+    return { consent, callback, answer };
+  }
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    // The api listens on a random port, so its public URL cannot name it: the test, as the browser, takes
+    // the callback's path and query from the bank's redirect and calls the running api with them.
+    api = await startApi(
+      sandbox.url,
+      { LOG_LEVEL: 'trace', API_PUBLIC_URL: 'http://localhost:3000' },
+      logs.logger,
+    );
+    prisma = api.app.get(PrismaService);
+    owner = await createMerchant(api);
+    other = await createMerchant(api);
+    const users = api.app.get(UserRepository);
+    userId = (await createUser(users, owner.merchant.id)).id;
+    otherUserId = (await createUser(users, owner.merchant.id)).id;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('connects a bank end to end: callback, encrypted token, accounts and balances, then reads them', async () => {
+    const { consent, callback, answer } = await connected();
+    expect(consent.id).toMatch(UUID);
+    expect(consent.status).toBe('AWAITING_AUTHORIZATION');
+    secrets.push(new URL(callback).searchParams.get('oneTimeToken')!);
+
+    const target = new URL(answer.headers.get('location')!);
+    expect(`${target.origin}${target.pathname}`).toBe('https://app.merchant.example/banks/done');
+    expect(Object.fromEntries(target.searchParams)).toEqual({
+      tab: '1',
+      consentId: consent.id,
+      status: 'AUTHORIZED',
+    });
+    expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(row).toMatchObject({ status: 'AUTHORIZED', kind: 'ACCOUNT', flow: 'REDIRECT', stateNonce: null });
+    expect(row.authorizedAt).toBeInstanceOf(Date);
+    expect(row.tokenCiphertext).toBeTruthy();
+    const token = new SecretBox(api.config.crypto.encryptionKeys).open(
+      { keyId: row.tokenKeyId!, ciphertext: row.tokenCiphertext! },
+      row.id,
+    );
+    expect(token.split('.')).toHaveLength(3);
+    expect(row.tokenCiphertext).not.toContain(token);
+    secrets.push(token);
+
+    const accounts = await prisma.account.findMany({
+      where: { consentId: consent.id },
+      include: { balances: true },
+    });
+    expect(accounts).toHaveLength(3);
+    expect(accounts.every((a) => a.balances.length > 0 && a.merchantId === owner.merchant.id)).toBe(true);
+
+    const byKey = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);
+    expect(byKey.status).toBe(200);
+    const view = ((await byKey.json()) as { data: Record<string, unknown> }).data;
+    expect(view).toMatchObject({
+      id: consent.id,
+      status: 'AUTHORIZED',
+      institutionId: 'sandbox-redirect',
+      userId,
+    });
+    expect(JSON.stringify(view)).not.toContain(token);
+
+    const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
+    const list = await call('GET', `/v1/users/${userId}/accounts`, session);
+    expect(list.status).toBe(200);
+    const listed = (await list.json()) as {
+      data: {
+        id: string;
+        consentId: string;
+        balances: { balance: { amount: string; currency: string } }[];
+        sync: { status: string };
+      }[];
+      meta: { count: number };
+    };
+    expect(listed.meta.count).toBe(3);
+    for (const a of listed.data) {
+      expect(a.consentId).toBe(consent.id);
+      expect(a.sync.status).toBe('PENDING');
+      for (const b of a.balances) expect(b.balance.amount).toMatch(/^-?\d+\.\d{2,4}$/);
+    }
+    const stored = accounts.find((a) => a.id === listed.data[0].id)!;
+    const one = await call('GET', `/v1/accounts/${stored.id}`, owner.apiKey.key);
+    expect(one.status).toBe(200);
+    const oneView = (
+      (await one.json()) as { data: { balances: { type: string; balance: { amount: string } }[] } }
+    ).data;
+    for (const b of stored.balances) {
+      const shown = oneView.balances.find((x) => x.type === b.type)!;
+      expect(shown.balance.amount).toBe(b.amount.toFixed(Math.max(2, b.amount.decimalPlaces())));
+    }
+
+    // Replaying the callback (a refresh, or a stolen URL) is refused, and sends nobody anywhere.
+    const replay = await browse(callback);
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('location')).toBeNull();
+    expect(((await replay.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('sends a denied authorisation back as REJECTED with error=access_denied', async () => {
+    const consent = await startConsent();
+    const answer = await browse(await decideAtBank(consent.authorisationUrl, 'deny'));
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(target.searchParams.get('consentId')).toBe(consent.id);
+    expect(target.searchParams.get('status')).toBe('REJECTED');
+    expect(target.searchParams.get('error')).toBe('access_denied');
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(row).toMatchObject({ status: 'REJECTED', tokenCiphertext: null, stateNonce: null });
+  });
+
+  it('refuses a tampered, forged or missing state with 400 and no redirect, leaving the real one usable', async () => {
+    const consent = await startConsent();
+    const callback = new URL(await decideAtBank(consent.authorisationUrl, 'approve'));
+    const state = callback.searchParams.get('bffState')!;
+    const [payload, mac] = state.split('.') as [string, string];
+    const forgedPayload = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), e: 9_999_999_999 }),
+    ).toString('base64url');
+    const flipped = `${mac.slice(0, -2)}${mac.endsWith('AA') ? 'BB' : 'AA'}`;
+    for (const bad of [`${payload}.${flipped}`, `${forgedPayload}.${mac}`, 'garbage', null]) {
+      const url = new URL(callback);
+      if (bad === null) url.searchParams.delete('bffState');
+      else url.searchParams.set('bffState', bad);
+      const response = await browse(url.toString());
+      expect(response.status).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(((await response.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+    }
+    const real = await browse(callback.toString());
+    expect(real.status).toBe(302);
+    expect(new URL(real.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
+  });
+
+  it('revokes a consent upstream and locally, and a second DELETE is harmless', async () => {
+    const { consent } = await connected();
+    const deleted = await call('DELETE', `/v1/consents/${consent.id}`, owner.apiKey.key);
+    expect(deleted.status).toBe(204);
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(row).toMatchObject({ status: 'REVOKED', tokenCiphertext: null });
+    expect(row.revokedAt).toBeInstanceOf(Date);
+    const accounts = await prisma.account.findMany({ where: { consentId: consent.id } });
+    expect(accounts.every((a) => a.syncStatus === 'STOPPED' && a.nextSyncAt === null)).toBe(true);
+
+    const basic = Buffer.from(
+      `${api.config.upstream.applicationId}:${api.config.upstream.applicationSecret}`,
+    ).toString('base64');
+    const upstream = await fetch(`${sandbox.url}/consents/${row.upstreamConsentId}`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
+    expect(upstream.status).toBe(200);
+    expect(((await upstream.json()) as { data: { status: string } }).data.status).toBe('REVOKED');
+
+    expect((await call('DELETE', `/v1/consents/${consent.id}`, owner.apiKey.key)).status).toBe(204);
+    const view = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);
+    expect(((await view.json()) as { data: { status: string } }).data.status).toBe('REVOKED');
+  });
+
+  it('lists a user’s consents newest first, paged by cursor', async () => {
+    const a = await startConsent();
+    const b = await startConsent();
+    const first = await call('GET', `/v1/users/${userId}/consents?limit=1`, owner.apiKey.key);
+    expect(first.status).toBe(200);
+    const page1 = (await first.json()) as {
+      data: { id: string; authorisationUrl?: string }[];
+      meta: { nextCursor: string | null };
+    };
+    expect(page1.data.map((c) => c.id)).toEqual([b.id]);
+    expect(page1.data[0].authorisationUrl).toBe(b.authorisationUrl);
+    const second = await call(
+      'GET',
+      `/v1/users/${userId}/consents?limit=1&cursor=${page1.meta.nextCursor}`,
+      owner.apiKey.key,
+    );
+    expect(((await second.json()) as { data: { id: string }[] }).data.map((c) => c.id)).toEqual([a.id]);
+  });
+
+  it('answers 404 for another merchant’s or another user’s consents and accounts, exactly as for missing ones', async () => {
+    const { consent } = await connected();
+    const account = await prisma.account.findFirstOrThrow({ where: { consentId: consent.id } });
+    const strangers = [
+      other.apiKey.key,
+      sessionToken(api.config, { merchantId: owner.merchant.id, userId: otherUserId }),
+    ];
+    const routes: [string, string, unknown?][] = [
+      ['GET', `/v1/consents/${consent.id}`],
+      ['DELETE', `/v1/consents/${consent.id}`],
+      ['GET', `/v1/accounts/${account.id}`],
+      ['GET', `/v1/users/${userId}/accounts`],
+      ['GET', `/v1/users/${userId}/consents`],
+      ['POST', `/v1/users/${userId}/consents`, { institutionId: 'sandbox-redirect', redirectUrl: REDIRECT }],
+    ];
+    for (const token of strangers) {
+      for (const [method, path, body] of routes) {
+        const response = await call(method, path, token, body);
+        expect(response.status, `${method} ${path}`).toBe(404);
+        expect(((await response.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+      }
+    }
+    const missing = await call('GET', '/v1/consents/00000000-0000-7000-8000-000000000000', owner.apiKey.key);
+    expect(missing.status).toBe(404);
+    const still = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(still.status).toBe('AUTHORIZED');
+  });
+
+  it('refuses malformed JSON, wrong types, unknown fields and bad redirect URLs with 400 VALIDATION_FAILED', async () => {
+    const path = `/v1/users/${userId}/consents`;
+    const good = { institutionId: 'sandbox-redirect', redirectUrl: REDIRECT };
+    const cases: [unknown, string?][] = [
+      ['{"institutionId": ', undefined],
+      [{ ...good, institutionId: 42 }, 'institutionId'],
+      [{ ...good, scopes: 'ACCOUNTS' }, 'scopes'],
+      [{ ...good, expiresAt: 'tomorrow' }, 'expiresAt'],
+      [{ ...good, surprise: true }, 'surprise'],
+      [{ ...good, redirectUrl: '/relative/path' }, 'redirectUrl'],
+      [{ ...good, redirectUrl: 'javascript:alert(1)' }, 'redirectUrl'],
+      [{ institutionId: 'sandbox-redirect' }, 'redirectUrl'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await call('POST', path, owner.apiKey.key, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      const error = ((await response.json()) as ErrorBody).error;
+      expect(error.code).toBe('VALIDATION_FAILED');
+      if (field) expect(error.details?.map((d) => d.field)).toContain(field);
+    }
+
+    const strict = await createMerchant(api, { frontendOrigins: ['https://shop.example'] });
+    const strictUser = await createUser(api.app.get(UserRepository), strict.merchant.id);
+    const offOrigin = await call('POST', `/v1/users/${strictUser.id}/consents`, strict.apiKey.key, good);
+    expect(offOrigin.status).toBe(400);
+    expect(((await offOrigin.json()) as ErrorBody).error.details).toEqual([
+      { field: 'redirectUrl', issue: "must be on one of the merchant's frontendOrigins" },
+    ]);
+    const onOrigin = await call('POST', `/v1/users/${strictUser.id}/consents`, strict.apiKey.key, {
+      ...good,
+      redirectUrl: 'https://shop.example/done',
+    });
+    expect(onOrigin.status).toBe(201);
+  });
+
+  it('never logs the consent token or the one-time token', () => {
+    expect(secrets.length).toBe(2);
+    const text = logs.text();
+    expect(text).toContain('/v1/callbacks/consents');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+});
