@@ -7,6 +7,7 @@ import { MerchantsModule } from '#libs/domain/merchants';
 import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
 import { AdminMerchantsController } from './admin/admin-merchants.controller.js';
 import { ConsentsApiModule } from './consents/consents-api.module.js';
+import { DataApiModule } from './data/data-api.module.js';
 import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
 import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
@@ -26,6 +27,7 @@ export class AppModule {
         IdempotencyModule,
         UsersApiModule,
         ConsentsApiModule,
+        DataApiModule,
       ],
       controllers: [MetricsController, AdminMerchantsController, AdminUpstreamController, MeController],
       // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.
