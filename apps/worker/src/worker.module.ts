@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CoreModule, type CoreOptions } from '#libs/core';
+import { ConsentsModule } from '#libs/domain/consents';
+import { ConsentsProcessor } from './consents/consents.processor.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
 
 @Module({})
@@ -7,8 +9,8 @@ export class WorkerModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(options)],
-      providers: [MaintenanceProcessor],
+      imports: [CoreModule.forRoot(options), ConsentsModule],
+      providers: [MaintenanceProcessor, ConsentsProcessor],
     };
   }
 }

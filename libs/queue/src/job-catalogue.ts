@@ -3,6 +3,7 @@ import type { Job, JobsOptions } from 'bullmq';
 /** Every queue of the system. Workers and producers use these names and nothing else. */
 export const QueueName = {
   Maintenance: 'maintenance',
+  Consents: 'consents',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -16,6 +17,12 @@ export interface JobCatalogue {
     queue: typeof QueueName.Maintenance;
     payload: { sentAt: string };
     result: { pid: number; receivedAt: string };
+  };
+  /** Embedded flow: after the SCA code, polls the upstream until the consent is authorised or finally failed. */
+  'consents.poll-embedded': {
+    queue: typeof QueueName.Consents;
+    payload: { merchantId: string; consentId: string };
+    result: { status: string };
   };
 }
 
@@ -44,6 +51,15 @@ export const JOB_DEFINITIONS: {
       removeOnFail: { age: 3600 },
     },
   },
+  'consents.poll-embedded': {
+    queue: QueueName.Consents,
+    // The poll itself keeps to a deadline; attempts only cover a crashed worker or an upstream outage,
+    // and each attempt re-checks the local status first, so a repeat is harmless.
+    options: { ...BASE_OPTIONS, attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
+  },
 };
+
+/** One poll per consent: a repeated sca-code submission or enqueue collapses into the same job. */
+export const pollEmbeddedJobId = (consentId: string) => `consents.poll-embedded.${consentId}`;
 
 export const ALL_QUEUES: readonly QueueName[] = Object.values(QueueName);

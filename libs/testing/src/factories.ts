@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SecretBox } from '#libs/crypto';
 import { mintSessionToken, signSessionToken } from '#libs/domain/auth';
 import { UserRepository } from '#libs/domain/users';
 import type { AppConfig } from '#libs/config';
@@ -61,6 +62,50 @@ export async function createConsentRow(
       upstreamConsentId: uniqueName('consent'),
       institutionId,
       status: 'AUTHORIZED',
+    },
+  });
+}
+
+// ---- financial data and VRP (libs/domain/financial-data tests) --------------------------------------
+
+/**
+ * A local sweeping VRP consent for one the upstream already authorised (no create route exists yet): the
+ * token is sealed exactly as the app seals consent tokens (SecretBox with the app's keys, the row id as
+ * context), so the app reads it like any stored consent.
+ */
+export async function createVrpConsentRow(
+  prisma: PrismaService,
+  config: AppConfig,
+  user: { id: string; merchantId: string },
+  upstream: {
+    consentId: string;
+    consentToken: string;
+    institutionId?: string;
+    status?: string;
+    controlParameters?: unknown;
+    initiationDetails?: unknown;
+  },
+) {
+  const id = randomUUID();
+  const sealed = new SecretBox(config.crypto.encryptionKeys).seal(upstream.consentToken, id);
+  return prisma.consent.create({
+    data: {
+      id,
+      merchantId: user.merchantId,
+      userId: user.id,
+      kind: 'VRP_SWEEPING',
+      upstreamConsentId: upstream.consentId,
+      institutionId: upstream.institutionId ?? 'sandbox-payments',
+      status: upstream.status ?? 'AUTHORIZED',
+      authorizedAt: new Date(),
+      tokenCiphertext: sealed.ciphertext,
+      tokenKeyId: sealed.keyId,
+      ...(upstream.controlParameters !== undefined
+        ? { vrpControlParameters: upstream.controlParameters as object }
+        : {}),
+      ...(upstream.initiationDetails !== undefined
+        ? { vrpInitiationDetails: upstream.initiationDetails as object }
+        : {}),
     },
   });
 }

@@ -34,6 +34,7 @@ export class ConsentCallbacksController {
         bffState: query.bffState,
         oneTimeToken: query.oneTimeToken,
         consentId: query.consentId,
+        state: query.state,
         error: query.error,
         errorDescription: query.error_description,
       },

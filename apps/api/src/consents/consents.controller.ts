@@ -1,6 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
@@ -14,7 +16,21 @@ import { ConsentsService } from '#libs/domain/consents';
 import { Idempotent } from '#libs/domain/idempotency';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
-import { ConsentDto, CreateConsentDto, CreatedConsentDto, ListQueryDto } from './consents.dto.js';
+import {
+  ConsentDto,
+  ConsentStatusDto,
+  CreateConsentDto,
+  CreateEmbeddedConsentDto,
+  CreatedConsentDto,
+  EmbeddedConsentDto,
+  ListQueryDto,
+  PreAuthorisationDto,
+  PreAuthorisationResultDto,
+  ReauthorisationDto,
+  ReauthoriseConsentDto,
+  ScaCodeDto,
+  SelectScaMethodDto,
+} from './consents.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
@@ -23,6 +39,15 @@ const missing = {
   description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
 };
 const unavailable = { type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE, with error.upstream' };
+const wrongStep = {
+  type: ApiErrorResponse,
+  description: 'CONFLICT: the consent is not in the status this step needs (or not of this flow)',
+};
+const institutionFailed = {
+  status: 424,
+  type: ApiErrorResponse,
+  description: "INSTITUTION_ERROR, with the institution's message",
+};
 
 /** A merchant key acts for any of its users; a session only for its own user (the service enforces it). */
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
@@ -59,6 +84,142 @@ export class ConsentsController {
     @TracingId() tracingId: string,
   ) {
     return envelope(tracingId, await this.consents.create(callerOf(principal), userId, body, tracingId));
+  }
+
+  // No Idempotency-Key here: the stored request fingerprint would be a hash of the PSU's bank password.
+  @Post('users/:userId/consents/embedded')
+  @ApiOperation({
+    summary: 'Start connecting a bank (embedded flow)',
+    description:
+      "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Not idempotent by key: a fingerprint of the credentials is never kept.",
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentDto) })
+  @ApiBadRequestResponse({
+    ...invalid,
+    description: 'VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)',
+  })
+  @ApiNotFoundResponse(missing)
+  @ApiResponse(institutionFailed)
+  @ApiServiceUnavailableResponse(unavailable)
+  async createEmbedded(
+    @Param('userId') userId: string,
+    @Body() body: CreateEmbeddedConsentDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(
+      tracingId,
+      await this.consents.createEmbedded(callerOf(principal), userId, body, tracingId),
+    );
+  }
+
+  @Post('consents/:consentId/sca-method')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Embedded flow: choose the SCA method',
+    description: 'Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(ConsentStatusDto) })
+  @ApiBadRequestResponse({ ...invalid, description: 'VALIDATION_FAILED (also: an unknown method)' })
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse(wrongStep)
+  @ApiResponse(institutionFailed)
+  @ApiServiceUnavailableResponse(unavailable)
+  async selectScaMethod(
+    @Param('consentId') consentId: string,
+    @Body() body: SelectScaMethodDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(
+      tracingId,
+      await this.consents.selectScaMethod(callerOf(principal), consentId, body.scaMethodId, tracingId),
+    );
+  }
+
+  @Post('consents/:consentId/sca-code')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Embedded flow: submit the SCA code',
+    description:
+      'Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.',
+  })
+  @ApiAcceptedResponse({ type: ApiEnvelope(ConsentStatusDto) })
+  @ApiBadRequestResponse({ ...invalid, description: 'VALIDATION_FAILED (also: a wrong code)' })
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse(wrongStep)
+  @ApiResponse(institutionFailed)
+  @ApiServiceUnavailableResponse(unavailable)
+  async submitScaCode(
+    @Param('consentId') consentId: string,
+    @Body() body: ScaCodeDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(
+      tracingId,
+      await this.consents.submitScaCode(callerOf(principal), consentId, body.code, tracingId),
+    );
+  }
+
+  @Post('consents/:consentId/reauthorise')
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Re-authorise a consent (redirect flow)',
+    description:
+      "Asks the upstream for a re-authorisation with the stored consent token. Answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending (status AWAITING_RE_AUTHORIZATION). The callback then stores the new token and expiry and 302s to `redirectUrl?consentId=…&status=…`.",
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(ReauthorisationDto) })
+  @ApiBadRequestResponse(invalid)
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description:
+      'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED',
+  })
+  @ApiResponse(institutionFailed)
+  @ApiServiceUnavailableResponse(unavailable)
+  async reauthorise(
+    @Param('consentId') consentId: string,
+    @Body() body: ReauthoriseConsentDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(
+      tracingId,
+      await this.consents.reauthorise(callerOf(principal), consentId, body.redirectUrl, tracingId),
+    );
+  }
+
+  @Put('consents/:consentId/pre-authorisation')
+  @ApiOperation({
+    summary: "Change a consent's terms (pre-authorisation update)",
+    description:
+      "Sends the new scopes (and dates) upstream with the stored consent token. The PSU approves them at the bank: the answer carries `authorisationUrl`, and the callback completes it as for a new consent, redirecting to `redirectUrl` (default: the consent's current one).",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(PreAuthorisationResultDto) })
+  @ApiBadRequestResponse({
+    ...invalid,
+    description: 'VALIDATION_FAILED (also: the upstream refused the scopes)',
+  })
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description:
+      'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED',
+  })
+  @ApiResponse(institutionFailed)
+  @ApiServiceUnavailableResponse(unavailable)
+  async updatePreAuthorisation(
+    @Param('consentId') consentId: string,
+    @Body() body: PreAuthorisationDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(
+      tracingId,
+      await this.consents.updatePreAuthorisation(callerOf(principal), consentId, body, tracingId),
+    );
   }
 
   @Get('users/:userId/consents')

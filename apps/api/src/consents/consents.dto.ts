@@ -2,9 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsInt,
   IsISO8601,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -13,6 +15,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateNested,
 } from 'class-validator';
 
 export class CreateConsentDto {
@@ -87,7 +90,9 @@ export class ConsentCallbackQueryDto {
   @MaxLength(255)
   consentId?: string;
 
-  @ApiPropertyOptional({ description: "The upstream's own state (not ours; ignored)" })
+  @ApiPropertyOptional({
+    description: "The upstream's own state: the single-use proof of a re-authorisation's return",
+  })
   @IsOptional()
   @IsString()
   @MaxLength(255)
@@ -203,4 +208,163 @@ export class AccountDto {
   @ApiProperty({ type: SyncSummaryDto }) sync: SyncSummaryDto;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class EmbeddedCredentialsDto {
+  @ApiProperty({ description: "The PSU's user id at the bank", maxLength: 255 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  id: string;
+
+  @ApiProperty({ description: 'Sent straight to the upstream; never stored or logged', maxLength: 255 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  password: string;
+}
+
+export class CreateEmbeddedConsentDto {
+  @ApiProperty({ example: 'sandbox-embedded', maxLength: 255 })
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' })
+  institutionId: string;
+
+  @ApiProperty({ type: EmbeddedCredentialsDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => EmbeddedCredentialsDto)
+  credentials: EmbeddedCredentialsDto;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
+    description: 'Upstream features to ask for; omitted: every data feature of the institution.',
+    maxItems: 30,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(30)
+  @IsString({ each: true })
+  @Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' })
+  scopes?: string[];
+}
+
+export class SelectScaMethodDto {
+  @ApiProperty({ example: 'sbx-sms-otp', description: 'One of the `scaMethods` ids', maxLength: 255 })
+  @IsString()
+  @Matches(/^[A-Za-z0-9._:-]{1,255}$/, { message: 'scaMethodId must be an SCA method id' })
+  scaMethodId: string;
+}
+
+export class ScaCodeDto {
+  @ApiProperty({ example: '123456', description: 'Single use; sent straight to the upstream', maxLength: 64 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  code: string;
+}
+
+export class ScaMethodDto {
+  @ApiProperty({ example: 'sbx-sms-otp' }) id: string;
+  @ApiProperty({ type: String, nullable: true, example: 'SMS_OTP' }) type: string | null;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+}
+
+export class EmbeddedConsentDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({
+    example: 'AWAITING_SCA_METHOD',
+    description:
+      'AWAITING_SCA_METHOD (with scaMethods), AWAITING_SCA_CODE, or AWAITING_AUTHORIZATION (the BFF polls the bank)',
+  })
+  status: string;
+  @ApiProperty() institutionId: string;
+  @ApiPropertyOptional({ type: [ScaMethodDto], description: 'While AWAITING_SCA_METHOD' })
+  scaMethods?: ScaMethodDto[];
+  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
+}
+
+export class ConsentStatusDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({
+    example: 'AWAITING_AUTHORIZATION',
+    description: 'After the code: AWAITING_AUTHORIZATION until the poll ends; read GET /v1/consents/{id}',
+  })
+  status: string;
+}
+
+export class ReauthoriseConsentDto {
+  @ApiProperty({
+    example: 'https://app.acme.example/banks/reconnected',
+    maxLength: 2048,
+    description:
+      'Where the browser is sent after the bank (as for POST /v1/users/{userId}/consents); replaces the stored one.',
+  })
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl(
+    { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
+    { message: 'redirectUrl must be an absolute http(s) URL' },
+  )
+  redirectUrl: string;
+}
+
+export class ReauthorisationDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'AWAITING_RE_AUTHORIZATION' }) status: string;
+  @ApiProperty({ description: "The bank's page: send the user's browser here" }) authorisationUrl: string;
+}
+
+export class PreAuthorisationDto {
+  @ApiProperty({
+    type: [String],
+    example: ['ACCOUNTS', 'ACCOUNT_BALANCES'],
+    description: 'The new upstream features of the consent',
+    minItems: 1,
+    maxItems: 30,
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(30)
+  @IsString({ each: true })
+  @Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' })
+  scopes: string[];
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  expiresAt?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  transactionsFrom?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  transactionsTo?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 2048,
+    description: "Where the browser returns after the bank; omitted: the consent's current one",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl(
+    { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
+    { message: 'redirectUrl must be an absolute http(s) URL' },
+  )
+  redirectUrl?: string;
+}
+
+export class PreAuthorisationResultDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'AWAITING_AUTHORIZATION' }) status: string;
+  @ApiProperty({ type: [String] }) featureScope: string[];
+  @ApiPropertyOptional({ description: "The bank's page, when the PSU must approve the new terms" })
+  authorisationUrl?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
 }

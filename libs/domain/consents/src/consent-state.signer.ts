@@ -39,8 +39,12 @@ export class ConsentStateSigner {
     return `${payload}.${this.mac(payload)}`;
   }
 
-  /** The state's contents, or null when it is malformed, forged or expired (one answer for every cause). */
-  verify(token: string, now = Date.now()): ConsentState | null {
+  /**
+   * The state's contents, or null when it is malformed, forged or expired (one answer for every cause).
+   * `ignoreExpiry` is for a re-authorisation's return: the upstream forwards the state issued at creation,
+   * so it proves only whose consent this is; the single-use proof there is the upstream's own state.
+   */
+  verify(token: string, now = Date.now(), { ignoreExpiry = false } = {}): ConsentState | null {
     const dot = token.indexOf('.');
     if (dot <= 0 || dot !== token.lastIndexOf('.')) return null;
     const payload = token.slice(0, dot);
@@ -56,7 +60,7 @@ export class ConsentStateSigner {
     const { m, c, n, e } = (parsed ?? {}) as Record<string, unknown>;
     if (typeof m !== 'string' || typeof c !== 'string' || typeof n !== 'string' || typeof e !== 'number')
       return null;
-    if (e * 1000 <= now) return null;
+    if (!ignoreExpiry && e * 1000 <= now) return null;
     return { merchantId: m, consentId: c, nonce: n };
   }
 

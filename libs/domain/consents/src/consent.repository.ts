@@ -4,6 +4,7 @@ import { Prisma, PrismaService } from '#libs/database';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const AWAITING = 'AWAITING_AUTHORIZATION';
+export const AWAITING_REAUTHORISATION = 'AWAITING_RE_AUTHORIZATION';
 
 /** Every column except the encrypted token: reads for responses never load the secret. */
 const PUBLIC_FIELDS = {
@@ -66,18 +67,107 @@ export class ConsentRepository {
     upstreamConsentId: string;
     institutionId: string;
     status: string;
-    redirectUrl: string;
-    stateNonce: string;
+    redirectUrl: string | null;
+    stateNonce: string | null;
     authorisationUrl: string | null;
     featureScope: string[];
     expiresAt: Date | null;
     transactionsFrom: Date | null;
     transactionsTo: Date | null;
+    flow?: 'REDIRECT' | 'EMBEDDED';
   }): Promise<StoredConsent> {
     return this.prisma.consent.create({
-      data: { ...data, kind: 'ACCOUNT', flow: 'REDIRECT' },
+      data: { flow: 'REDIRECT', ...data, kind: 'ACCOUNT' },
       select: PUBLIC_FIELDS,
     });
+  }
+
+  /** The sealed consent token with the consent, for the few operations that must send it upstream. */
+  async findWithToken(merchantId: string, consentId: string, userId?: string) {
+    if (!UUID.test(consentId)) return null;
+    const row = await this.prisma.consent.findFirst({
+      where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
+      select: { ...PUBLIC_FIELDS, tokenCiphertext: true, tokenKeyId: true },
+    });
+    if (!row) return null;
+    const { tokenCiphertext, tokenKeyId, ...consent } = row;
+    return {
+      consent,
+      sealed: tokenCiphertext && tokenKeyId ? { ciphertext: tokenCiphertext, keyId: tokenKeyId } : null,
+    };
+  }
+
+  /** A status change only while the consent is still in `from`, so a late step cannot undo a newer one. */
+  async moveStatus(merchantId: string, consentId: string, from: string, to: string): Promise<boolean> {
+    const { count } = await this.prisma.consent.updateMany({
+      where: { id: consentId, merchantId, status: from },
+      data: { status: to },
+    });
+    return count === 1;
+  }
+
+  /**
+   * A re-authorisation is pending: the bank's new page is shown on the consent, the merchant's page for the
+   * return replaces the old one, and the upstream's own single-use `state` for this round is what the
+   * callback must present (ours, forwarded since creation, may have expired long ago).
+   */
+  markReauthorisationPending(
+    merchantId: string,
+    consentId: string,
+    data: { reauthorisationUrl: string; redirectUrl: string; upstreamState: string; status: string },
+  ) {
+    return this.prisma.consent.updateMany({
+      where: { id: consentId, merchantId },
+      data: {
+        status: data.status,
+        reauthorisationUrl: data.reauthorisationUrl,
+        reauthorisationRequestedAt: new Date(),
+        redirectUrl: data.redirectUrl,
+        stateNonce: data.upstreamState,
+      },
+    });
+  }
+
+  /** New terms agreed upstream: back to awaiting the PSU, with a fresh nonce for our signed state. */
+  markPreAuthorisationUpdated(
+    merchantId: string,
+    consentId: string,
+    data: {
+      status: string;
+      authorisationUrl: string | null;
+      redirectUrl: string;
+      stateNonce: string;
+      featureScope: string[];
+      expiresAt: Date | null;
+      transactionsFrom?: Date;
+      transactionsTo?: Date;
+    },
+  ) {
+    return this.prisma.consent.updateMany({
+      where: { id: consentId, merchantId },
+      data: { ...data, reauthorisationUrl: null, reauthorisationRequestedAt: null },
+    });
+  }
+
+  /** Like {@link claimCallback}, for the return from a re-authorisation (see markReauthorisationPending). */
+  async claimReauthorisation(
+    merchantId: string,
+    consentId: string,
+    upstreamConsentId: string,
+    upstreamState: string,
+  ): Promise<StoredConsent | null> {
+    if (!UUID.test(consentId)) return null;
+    const { count } = await this.prisma.consent.updateMany({
+      where: {
+        id: consentId,
+        merchantId,
+        upstreamConsentId,
+        stateNonce: upstreamState,
+        status: AWAITING_REAUTHORISATION,
+      },
+      data: { stateNonce: null },
+    });
+    return count === 1 ? this.findOne(merchantId, consentId) : null;
   }
 
   findOne(merchantId: string, consentId: string, userId?: string): Promise<StoredConsent | null> {
@@ -127,7 +217,15 @@ export class ConsentRepository {
   ) {
     return this.prisma.consent.updateMany({
       where: { id: consentId, merchantId },
-      data: { ...data, authorisationUrl: null, lastErrorCode: null, lastErrorMessage: null },
+      data: {
+        ...data,
+        authorisationUrl: null,
+        reauthorisationUrl: null,
+        reauthorisationRequestedAt: null,
+        stateNonce: null,
+        lastErrorCode: null,
+        lastErrorMessage: null,
+      },
     });
   }
 
@@ -137,6 +235,7 @@ export class ConsentRepository {
       data: {
         status,
         authorisationUrl: null,
+        reauthorisationUrl: null,
         stateNonce: null,
         lastErrorCode: code.slice(0, 64),
         lastErrorMessage: message?.slice(0, 1000) ?? null,

@@ -1,0 +1,165 @@
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiFailedDependencyResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { FinancialDataService } from '#libs/domain/financial-data';
+import { Idempotent } from '#libs/domain/idempotency';
+import {
+  ApiEnvelope,
+  ApiErrorResponse,
+  Auth,
+  AuthKind,
+  DomainError,
+  ErrorCode,
+  Principal,
+  TracingId,
+  envelope,
+} from '#libs/http';
+import {
+  BeneficiaryDto,
+  CategorisationDto,
+  CategorisationResultDto,
+  LiveTransactionDto,
+  LiveTransactionsQueryDto,
+  StatementDto,
+  StatementsQueryDto,
+} from './data.dto.js';
+
+export const missing = {
+  type: ApiErrorResponse,
+  description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
+};
+
+/** The answers every pass-through route can give besides its own. */
+export const upstreamFailures = () =>
+  applyDecorators(
+    ApiConflictResponse({
+      type: ApiErrorResponse,
+      description:
+        'CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so)',
+    }),
+    ApiFailedDependencyResponse({
+      type: ApiErrorResponse,
+      description: 'INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId',
+    }),
+    ApiServiceUnavailableResponse({
+      type: ApiErrorResponse,
+      description: 'UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries',
+    }),
+  );
+
+export const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
+
+@ApiTags('accounts')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1/accounts')
+export class AccountDataController {
+  constructor(private readonly data: FinancialDataService) {}
+
+  @Get(':accountId/statements')
+  @ApiOperation({
+    summary: "An account's statements",
+    description:
+      "Through to the bank with the account's consent (not stored). One upstream page of up to `limit` (default 1000) statements; not paged further, as statements are monthly.",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(StatementDto, { list: true }) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiNotFoundResponse(missing)
+  @upstreamFailures()
+  async statements(
+    @Param('accountId') accountId: string,
+    @Query() query: StatementsQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const statements = await this.data.statements(callerOf(principal), accountId, query, tracingId);
+    return envelope(tracingId, statements, { count: statements.length, nextCursor: null });
+  }
+
+  @Get(':accountId/beneficiaries')
+  @ApiOperation({
+    summary: "An account's beneficiaries",
+    description: "Through to the bank with the account's consent (not stored).",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(BeneficiaryDto, { list: true }) })
+  @ApiNotFoundResponse(missing)
+  @upstreamFailures()
+  async beneficiaries(
+    @Param('accountId') accountId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const beneficiaries = await this.data.beneficiaries(callerOf(principal), accountId, tracingId);
+    return envelope(tracingId, beneficiaries, { count: beneficiaries.length, nextCursor: null });
+  }
+
+  @Post(':accountId/transactions/categorisation')
+  @HttpCode(201)
+  @Idempotent()
+  @ApiOperation({
+    summary: "Categorise an account's transactions (Data Plus)",
+    description:
+      'Synchronous: the BFF asks the upstream to categorise, reads the result back and answers both the `categorisationId` and the categorised transactions (amounts as decimal strings). An empty period answers an empty list.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(CategorisationResultDto) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiNotFoundResponse(missing)
+  @upstreamFailures()
+  async categorise(
+    @Param('accountId') accountId: string,
+    @Body() body: CategorisationDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const result = await this.data.categorise(
+      callerOf(principal),
+      accountId,
+      body.categorisationType,
+      tracingId,
+    );
+    return envelope(tracingId, result, { count: result.transactions.length });
+  }
+
+  @Get(':accountId/transactions/live')
+  @ApiOperation({
+    summary: "An account's transactions, live from the bank",
+    description:
+      "Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(LiveTransactionDto, { list: true }) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
+  @ApiNotFoundResponse(missing)
+  @upstreamFailures()
+  async live(
+    @Param('accountId') accountId: string,
+    @Query() query: LiveTransactionsQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    if (query.cursor !== undefined && (query.from !== undefined || query.before !== undefined)) {
+      // The upstream cursor already carries the range; a second range would be silently ignored.
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+        details: [{ field: 'cursor', issue: 'must not be combined with from or before' }],
+      });
+    }
+    const page = await this.data.liveTransactions(callerOf(principal), accountId, query, tracingId);
+    return envelope(
+      tracingId,
+      page.transactions,
+      { count: page.transactions.length, nextCursor: page.nextCursor },
+      page.nextCursor
+        ? {
+            next: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live?cursor=${encodeURIComponent(page.nextCursor)}`,
+          }
+        : undefined,
+    );
+  }
+}

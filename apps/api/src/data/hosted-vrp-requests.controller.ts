@@ -1,0 +1,30 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { FinancialDataService } from '#libs/domain/financial-data';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { callerOf, missing, upstreamFailures } from './account-data.controller.js';
+import { HostedVrpRequestViewDto } from './data.dto.js';
+
+@ApiTags('vrp')
+@Auth(AuthKind.Merchant)
+@Controller('v1/hosted/vrp-requests')
+export class HostedVrpRequestsController {
+  constructor(private readonly data: FinancialDataService) {}
+
+  @Get(':requestId')
+  @ApiOperation({
+    summary: 'A commercial hosted VRP request and its status',
+    description:
+      "Asked upstream as the merchant's sub-application (the root application for a merchant without one), which owns the request: another application's request is 404. The consent token of a succeeded request is never returned, only the upstream consent id.",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(HostedVrpRequestViewDto) })
+  @ApiNotFoundResponse(missing)
+  @upstreamFailures()
+  async get(
+    @Param('requestId') requestId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.data.hostedVrpRequest(callerOf(principal), requestId, tracingId));
+  }
+}

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, PrismaService } from '#libs/database';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
+const CONSENT_FOR_CALL = {
+  id: true,
+  merchantId: true,
+  userId: true,
+  kind: true,
+  status: true,
+  upstreamConsentId: true,
+  institutionId: true,
+  authorizedAt: true,
+  tokenCiphertext: true,
+  tokenKeyId: true,
+  vrpControlParameters: true,
+  vrpInitiationDetails: true,
+  merchant: { select: { subApplicationId: true } },
+} satisfies Prisma.ConsentSelect;
+
+export type ConsentForCall = Prisma.ConsentGetPayload<{ select: typeof CONSENT_FOR_CALL }>;
+
+export interface AccountForCall {
+  id: string;
+  upstreamAccountId: string;
+  consent: ConsentForCall;
+}
+
+/** Local payment statuses that never moved money, so they do not count against a VRP period. */
+const NOT_PAID = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
+
+@Injectable()
+export class FinancialDataRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** The merchant's (and, for a session, the user's) account with its consent, or null: another tenant's reads as missing. */
+  async findAccount(merchantId: string, accountId: string, userId?: string): Promise<AccountForCall | null> {
+    if (!UUID.test(accountId)) return null;
+    return this.prisma.account.findFirst({
+      where: { id: accountId, merchantId, ...(userId ? { userId } : {}) },
+      select: { id: true, upstreamAccountId: true, consent: { select: CONSENT_FOR_CALL } },
+    });
+  }
+
+  findConsent(
+    merchantId: string,
+    consentId: string,
+    kind: 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING',
+    userId?: string,
+  ): Promise<ConsentForCall | null> {
+    if (!UUID.test(consentId)) return Promise.resolve(null);
+    return this.prisma.consent.findFirst({
+      where: { id: consentId, merchantId, kind, ...(userId ? { userId } : {}) },
+      select: CONSENT_FOR_CALL,
+    });
+  }
+
+  subApplicationOf(merchantId: string): Promise<string | undefined> {
+    return this.prisma.merchant
+      .findUnique({ where: { id: merchantId }, select: { subApplicationId: true } })
+      .then((m) => m?.subApplicationId ?? undefined);
+  }
+
+  /**
+   * The bank no longer honours the consent: record why, and stop syncing its accounts. Conditional on the
+   * consent still being AUTHORIZED, so a concurrent re-authorisation that already replaced it is not undone.
+   */
+  async markGone(merchantId: string, consentId: string, status: string, code: string, message: string) {
+    await this.prisma.$transaction([
+      this.prisma.consent.updateMany({
+        where: { id: consentId, merchantId, status: 'AUTHORIZED' },
+        data: {
+          status,
+          lastErrorCode: code.slice(0, 64),
+          lastErrorMessage: message.slice(0, 1000),
+          ...(status === 'REVOKED' ? { revokedAt: new Date() } : {}),
+        },
+      }),
+      this.prisma.account.updateMany({
+        where: { consentId, merchantId },
+        data: { syncStatus: 'STOPPED', nextSyncAt: null },
+      }),
+    ]);
+  }
+
+  /** What a VRP consent's payments that may have moved money add up to since `since` (uses the (consentId, createdAt) index). */
+  async vrpPaidSince(merchantId: string, consentId: string, since: Date): Promise<Prisma.Decimal> {
+    const { _sum } = await this.prisma.payment.aggregate({
+      where: { merchantId, consentId, kind: 'VRP', createdAt: { gte: since }, status: { notIn: NOT_PAID } },
+      _sum: { amount: true },
+    });
+    return _sum.amount ?? new Prisma.Decimal(0);
+  }
+}

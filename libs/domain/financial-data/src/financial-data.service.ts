@@ -1,0 +1,251 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { decimalFromUpstream, decimalToApi } from '#libs/domain/accounts';
+import { mapUpstreamFailure } from '#libs/domain/consents';
+import { DomainError, ErrorCode } from '#libs/errors';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type Amount,
+  type HostedVrpRequest,
+  type UpstreamClient,
+  type VrpControlParameters,
+} from '#libs/upstream-client';
+import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
+import { FinancialDataRepository } from './financial-data.repository.js';
+import { LiveCursorSigner } from './live-cursor.signer.js';
+import { amountToUpstream, moneyToStrings } from './money.js';
+import { currentVrpPeriod } from './vrp-period.js';
+
+export interface StatementsQuery {
+  from?: string;
+  before?: string;
+  limit?: number;
+  sort?: 'date' | '-date';
+}
+
+export interface LiveTransactionsQuery {
+  from?: string;
+  before?: string;
+  cursor?: string;
+}
+
+export interface MoneyInput {
+  amount: string;
+  currency: string;
+}
+
+/**
+ * The upstream cursor in a `links.next`: servers send a URL or the bare cursor. Only the cursor is kept,
+ * never the link's host, so a crafted link cannot send the consent token elsewhere.
+ */
+function cursorOf(link: string | undefined): string | undefined {
+  if (!link) return undefined;
+  if (!/^https?:\/\//i.test(link)) return link;
+  try {
+    return new URL(link).searchParams.get('cursor') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+@Injectable()
+export class FinancialDataService {
+  private readonly cursors: LiveCursorSigner;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly access: ConsentAccessService,
+    private readonly repository: FinancialDataRepository,
+  ) {
+    this.cursors = new LiveCursorSigner(config.crypto.signingSecret);
+  }
+
+  /** One upstream page: statements are monthly, so the 1000 the upstream allows cover any real account. */
+  statements(caller: DataCaller, accountId: string, query: StatementsQuery, requestId?: string) {
+    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+      const page = await this.upstream.getStatements(
+        upstreamAccountId,
+        { from: query.from, before: query.before, limit: query.limit, sort: query.sort },
+        options,
+      );
+      return page.data;
+    });
+  }
+
+  beneficiaries(caller: DataCaller, accountId: string, requestId?: string) {
+    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) =>
+      moneyToStrings((await this.upstream.getBeneficiaries(upstreamAccountId, options)).data ?? []),
+    );
+  }
+
+  /**
+   * Synchronous on purpose: the upstream categorises on request and API.md has no route to fetch a
+   * categorisation later, so we create it and read it back in one call. An empty period (Data Plus
+   * 16002, a 404 upstream) is an empty result, not an error.
+   */
+  categorise(caller: DataCaller, accountId: string, categorisationType: string, requestId?: string) {
+    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+      const created = await this.upstream.createCategorisation(
+        upstreamAccountId,
+        { categorisationType },
+        options,
+      );
+      const categorisationId = created.data.categorisationId;
+      try {
+        const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
+        return { categorisationId, transactions: moneyToStrings(result.data.transactions ?? []) };
+      } catch (error) {
+        if (
+          error instanceof UpstreamError &&
+          error.kind === 'NOT_FOUND' &&
+          error.issues?.some((i) => String(i.code) === '16002')
+        ) {
+          return { categorisationId, transactions: [] };
+        }
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * One page of the upstream's real-time transactions. The upstream cursor travels inside our signed
+   * cursor (see LiveCursorSigner); `from`/`before` apply to the first page only, as upstream.
+   */
+  liveTransactions(caller: DataCaller, accountId: string, query: LiveTransactionsQuery, requestId?: string) {
+    const upstreamCursor =
+      query.cursor === undefined ? undefined : this.cursors.open(query.cursor, caller.merchantId, accountId);
+    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+      const page = await this.upstream.getRealTimeTransactions(
+        upstreamAccountId,
+        upstreamCursor === undefined
+          ? { from: query.from, before: query.before }
+          : { cursor: upstreamCursor },
+        options,
+      );
+      const next = cursorOf(page.links?.next);
+      return {
+        transactions: moneyToStrings(page.data),
+        nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
+      };
+    });
+  }
+
+  /**
+   * The sweeping VRP consent as the upstream holds it, amounts as decimal strings, plus for each periodic
+   * limit the current period and what our own payments under the consent add up to in it. Payments are
+   * only ever made through this BFF, so the local sum is the amount paid; with none it is 0.
+   */
+  vrpConsent(caller: DataCaller, consentId: string, requestId?: string) {
+    return this.access.withVrpConsent(caller, consentId, requestId, async ({ consent, subApplication }) => {
+      const upstream = (
+        await this.upstream.getSweepingVrpConsent(consent.upstreamConsentId, {
+          subApplication,
+          institutionId: consent.institutionId,
+          requestId,
+        })
+      ).data;
+      const control: VrpControlParameters =
+        upstream.controlParameters ?? (consent.vrpControlParameters as VrpControlParameters | null) ?? {};
+      const anchor = Date.parse(control.validFrom ?? '') || consent.authorizedAt?.getTime() || Date.now();
+      const now = Date.now();
+      const periodicLimits = await Promise.all(
+        (control.periodicLimits ?? []).map(async (limit) => {
+          const period = currentVrpPeriod(limit.frequency, limit.alignment, anchor, now);
+          const paid = period
+            ? await this.repository.vrpPaidSince(caller.merchantId, consent.id, period.start)
+            : undefined;
+          return {
+            frequency: limit.frequency,
+            alignment: limit.alignment ?? null,
+            totalMaxAmount: money(limit.totalMaxAmount),
+            currentPeriod: period
+              ? { start: period.start.toISOString(), end: period.end.toISOString() }
+              : null,
+            paidInCurrentPeriod: paid
+              ? { amount: decimalToApi(paid), currency: limit.totalMaxAmount.currency }
+              : null,
+          };
+        }),
+      );
+      return {
+        id: consent.id,
+        upstreamConsentId: consent.upstreamConsentId,
+        institutionId: consent.institutionId,
+        status: upstream.status ?? null,
+        createdAt: upstream.createdAt ?? null,
+        authorizedAt: upstream.authorizedAt ?? consent.authorizedAt?.toISOString() ?? null,
+        controlParameters: {
+          psuAuthenticationMethods: control.psuAuthenticationMethods ?? [],
+          maxAmountPerPayment: control.maxAmountPerPayment ? money(control.maxAmountPerPayment) : null,
+          validFrom: control.validFrom ?? null,
+          validTo: control.validTo ?? null,
+          periodicLimits,
+        },
+        initiationDetails: moneyToStrings(upstream.initiationDetails ?? null),
+      };
+    });
+  }
+
+  fundsConfirmation(
+    caller: DataCaller,
+    consentId: string,
+    input: { reference?: string; amount: MoneyInput },
+    requestId?: string,
+  ) {
+    const amount = amountToUpstream(input.amount.amount);
+    return this.access.withVrpConsent(caller, consentId, requestId, async ({ options }) => {
+      const result = (
+        await this.upstream.confirmVrpFunds(
+          {
+            ...(input.reference ? { reference: input.reference } : {}),
+            paymentAmount: { amount, currency: input.amount.currency },
+          },
+          options,
+        )
+      ).data;
+      return {
+        id: result.id ?? null,
+        reference: result.reference ?? input.reference ?? null,
+        amount: result.paymentAmount
+          ? money(result.paymentAmount)
+          : { amount: input.amount.amount, currency: input.amount.currency },
+        fundsAvailable: result.fundsAvailable.fundsAvailable,
+        fundsAvailableAt: result.fundsAvailable.fundsAvailableAt ?? null,
+      };
+    });
+  }
+
+  /**
+   * The upstream scopes hosted requests by application, so asking as the merchant's sub-application
+   * (the root for a merchant without one) answers only that merchant's requests; anything else is 404.
+   * The result's consent token is never passed on: the BFF keeps tokens, merchants get ids.
+   */
+  async hostedVrpRequest(caller: DataCaller, requestId: string, tracingId?: string) {
+    const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
+    if (!REQUEST_ID.test(requestId)) throw notFound();
+    const subApplication = await this.repository.subApplicationOf(caller.merchantId);
+    let request: HostedVrpRequest;
+    try {
+      request = (
+        await this.upstream.getCommercialVrpRequest(requestId, { subApplication, requestId: tracingId })
+      ).data;
+    } catch (error) {
+      if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'FORBIDDEN'))
+        throw notFound();
+      throw mapUpstreamFailure(error, 'requestId');
+    }
+    const { result, ...rest } = request;
+    return {
+      ...moneyToStrings(rest),
+      ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
+    };
+  }
+}
+
+function money(a: Amount): { amount: string; currency: string } {
+  return { amount: decimalToApi(decimalFromUpstream(a.amount)), currency: a.currency };
+}

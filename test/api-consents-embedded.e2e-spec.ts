@@ -1,0 +1,357 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { SecretBox } from '#libs/crypto';
+import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
+import { QueueName } from '#libs/queue';
+import {
+  captureLogger,
+  createMerchant,
+  createUser,
+  sessionToken,
+  uniqueQueuePrefix,
+  type CreatedMerchant,
+} from '#libs/testing';
+import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
+type Data<T> = { data: T };
+
+const REDIRECT = 'https://app.merchant.example/banks/done';
+const REDIRECT_AGAIN = 'https://app.merchant.example/banks/reconnected';
+const PASSWORD = 'secret';
+const CODE = '123456';
+
+describe('api: embedded flow (worker poll), re-authorisation and pre-authorisation update', () => {
+  const prefix = uniqueQueuePrefix('consents-embedded');
+  const apiLogs = captureLogger('api');
+  const workerLogs = captureLogger('worker');
+  const tokens: string[] = [];
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  let prisma: PrismaService;
+  let box: SecretBox;
+  let owner: CreatedMerchant;
+  let other: CreatedMerchant;
+  let userId: string;
+  let otherUserId: string;
+
+  const call = (method: string, path: string, token: string, body?: unknown) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  async function ok<T>(response: Response, status: number): Promise<T> {
+    if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
+    return ((await response.json()) as Data<T>).data;
+  }
+
+  /** The path and query of a URL, on another base: public URLs name default ports, the apps listen on random ones. */
+  const on = (base: string, url: string) => {
+    const u = new URL(url);
+    return `${base}${u.pathname}${u.search}`;
+  };
+
+  /** Acts as the browser: approves at the sandbox bank, follows to our callback, answers where it sends us. */
+  async function approveAtBank(authorisationUrl: string): Promise<URL> {
+    const form = await fetch(on(sandbox.url, authorisationUrl), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ decision: 'approve' }).toString(),
+    });
+    expect(form.status).toBe(302);
+    const callback = on(api.url, form.headers.get('location')!);
+    const answer = await fetch(callback, { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    // A second use of the same return is refused.
+    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(400);
+    return new URL(answer.headers.get('location')!);
+  }
+
+  async function connectedByRedirect() {
+    const created = await ok<{ id: string; authorisationUrl: string }>(
+      await call('POST', `/v1/users/${userId}/consents`, owner.apiKey.key, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: REDIRECT,
+      }),
+      201,
+    );
+    const back = await approveAtBank(created.authorisationUrl);
+    expect(back.searchParams.get('status')).toBe('AUTHORIZED');
+    return created.id;
+  }
+
+  async function storedToken(consentId: string) {
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
+    const token = box.open({ keyId: row.tokenKeyId!, ciphertext: row.tokenCiphertext! }, row.id);
+    tokens.push(token);
+    return { row, token };
+  }
+
+  async function startEmbedded(token = owner.apiKey.key, user = userId) {
+    return ok<{ id: string; status: string; scaMethods?: { id: string; type: string }[] }>(
+      await call('POST', `/v1/users/${user}/consents/embedded`, token, {
+        institutionId: 'sandbox-embedded',
+        credentials: { id: 'psu-1', password: PASSWORD },
+      }),
+      201,
+    );
+  }
+
+  const statusOf = async (consentId: string) =>
+    (await ok<{ status: string }>(await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key), 200))
+      .status;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(
+      sandbox.url,
+      { LOG_LEVEL: 'trace', API_PUBLIC_URL: 'http://localhost:3000', QUEUE_PREFIX: prefix },
+      apiLogs.logger,
+    );
+    worker = await startWorker(
+      { LOG_LEVEL: 'trace', UPSTREAM_BASE_URL: sandbox.url, QUEUE_PREFIX: prefix },
+      workerLogs.logger,
+    );
+    prisma = api.app.get(PrismaService);
+    box = new SecretBox(api.config.crypto.encryptionKeys);
+    owner = await createMerchant(api);
+    other = await createMerchant(api);
+    const users = api.app.get(UserRepository);
+    userId = (await createUser(users, owner.merchant.id)).id;
+    otherUserId = (await createUser(users, owner.merchant.id)).id;
+  });
+  afterAll(async () => {
+    await worker?.app.get<Queue>(getQueueToken(QueueName.Consents)).obliterate({ force: true });
+    await worker?.app.close();
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('connects a bank by the embedded flow: method, code, then the worker polls it to AUTHORIZED', async () => {
+    const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
+    const wrongPassword = await call('POST', `/v1/users/${userId}/consents/embedded`, session, {
+      institutionId: 'sandbox-embedded',
+      credentials: { id: 'psu-1', password: 'not-the-password' },
+    });
+    expect(wrongPassword.status).toBe(400);
+    expect(((await wrongPassword.json()) as ErrorBody).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      status: 400,
+    });
+
+    const started = await startEmbedded(session);
+    expect(started.status).toBe('AWAITING_SCA_METHOD');
+    expect(started.scaMethods?.map((m) => m.id)).toEqual(['sbx-sms-otp', 'sbx-push-otp']);
+
+    const early = await call('POST', `/v1/consents/${started.id}/sca-code`, session, { code: CODE });
+    expect(early.status).toBe(409);
+    expect(((await early.json()) as ErrorBody).error.code).toBe('CONFLICT');
+
+    const method = await ok<{ status: string }>(
+      await call('POST', `/v1/consents/${started.id}/sca-method`, session, { scaMethodId: 'sbx-sms-otp' }),
+      200,
+    );
+    expect(method.status).toBe('AWAITING_SCA_CODE');
+
+    const wrongCode = await call('POST', `/v1/consents/${started.id}/sca-code`, session, { code: '000000' });
+    expect(wrongCode.status).toBe(400);
+    expect(((await wrongCode.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+    expect(await statusOf(started.id)).toBe('AWAITING_SCA_CODE');
+
+    const accepted = await ok<{ status: string }>(
+      await call('POST', `/v1/consents/${started.id}/sca-code`, session, { code: CODE }),
+      202,
+    );
+    expect(accepted.status).toBe('AWAITING_AUTHORIZATION');
+
+    await expect.poll(() => statusOf(started.id), { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
+
+    const { row, token } = await storedToken(started.id);
+    expect(row).toMatchObject({ flow: 'EMBEDDED', status: 'AUTHORIZED', kind: 'ACCOUNT' });
+    expect(token.split('.')).toHaveLength(3);
+    const accounts = await prisma.account.findMany({ where: { consentId: started.id } });
+    expect(accounts).toHaveLength(3);
+    expect(accounts.every((a) => a.merchantId === owner.merchant.id && a.userId === userId)).toBe(true);
+
+    // A second run of the poll (a duplicate or retried job) leaves the authorised consent as it is.
+    const queue = worker.app.get<Queue>(getQueueToken(QueueName.Consents));
+    const job = await queue.getJob(`consents.poll-embedded.${started.id}`);
+    expect(job?.returnvalue).toEqual({ status: 'AUTHORIZED' });
+  });
+
+  it('fails the consent after three wrong codes and says so on GET', async () => {
+    const started = await startEmbedded();
+    await ok(
+      await call('POST', `/v1/consents/${started.id}/sca-method`, owner.apiKey.key, {
+        scaMethodId: 'sbx-push-otp',
+      }),
+      200,
+    );
+    for (let i = 0; i < 3; i++) {
+      const wrong = await call('POST', `/v1/consents/${started.id}/sca-code`, owner.apiKey.key, {
+        code: '999999',
+      });
+      expect(wrong.status).toBe(400);
+    }
+    expect(await statusOf(started.id)).toBe('FAILED');
+    const late = await call('POST', `/v1/consents/${started.id}/sca-code`, owner.apiKey.key, { code: CODE });
+    expect(late.status).toBe(409);
+  });
+
+  it('re-authorises a consent through the bank page: new token and expiry, reauthorisationUrl while pending', async () => {
+    const consentId = await connectedByRedirect();
+    const before = await storedToken(consentId);
+
+    const asked = await ok<{ status: string; authorisationUrl: string }>(
+      await call('POST', `/v1/consents/${consentId}/reauthorise`, owner.apiKey.key, {
+        redirectUrl: REDIRECT_AGAIN,
+      }),
+      201,
+    );
+    expect(asked.status).toBe('AWAITING_RE_AUTHORIZATION');
+    const pending = await ok<{ status: string; reauthorisationUrl?: string }>(
+      await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key),
+      200,
+    );
+    expect(pending).toMatchObject({
+      status: 'AWAITING_RE_AUTHORIZATION',
+      reauthorisationUrl: asked.authorisationUrl,
+    });
+
+    const back = await approveAtBank(asked.authorisationUrl);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_AGAIN);
+    expect(back.searchParams.get('consentId')).toBe(consentId);
+    expect(back.searchParams.get('status')).toBe('AUTHORIZED');
+
+    const after = await storedToken(consentId);
+    expect(after.token).not.toBe(before.token);
+    expect(after.row.status).toBe('AUTHORIZED');
+    expect(after.row.reauthorisationUrl).toBeNull();
+    expect(after.row.authorizedAt!.getTime()).toBeGreaterThanOrEqual(before.row.authorizedAt!.getTime());
+    expect(after.row.expiresAt!.getTime()).toBeGreaterThanOrEqual(before.row.expiresAt!.getTime());
+    const view = await ok<Record<string, unknown>>(
+      await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key),
+      200,
+    );
+    expect(view.status).toBe('AUTHORIZED');
+    expect(view).not.toHaveProperty('reauthorisationUrl');
+
+    // The upstream now refuses the superseded token and takes the new one.
+    const accountsWith = (token: string) =>
+      fetch(`${sandbox.url}/accounts`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${api.config.upstream.applicationId}:${api.config.upstream.applicationSecret}`).toString('base64')}`,
+          consent: token,
+        },
+      });
+    expect((await accountsWith(before.token)).status).toBe(401);
+    expect((await accountsWith(after.token)).status).toBe(200);
+  });
+
+  it('updates the terms of a consent (pre-authorisation) and completes it through the callback', async () => {
+    const consentId = await connectedByRedirect();
+    const updated = await ok<{ status: string; featureScope: string[]; authorisationUrl: string }>(
+      await call('PUT', `/v1/consents/${consentId}/pre-authorisation`, owner.apiKey.key, {
+        scopes: ['ACCOUNTS', 'ACCOUNT_BALANCES'],
+      }),
+      200,
+    );
+    expect(updated.status).toBe('AWAITING_AUTHORIZATION');
+    expect(updated.featureScope).toEqual(['ACCOUNTS', 'ACCOUNT_BALANCES']);
+    const back = await approveAtBank(updated.authorisationUrl);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get('status')).toBe('AUTHORIZED');
+    const { row } = await storedToken(consentId);
+    expect(row.status).toBe('AUTHORIZED');
+    expect(row.featureScope).toEqual(['ACCOUNTS', 'ACCOUNT_BALANCES']);
+
+    const embedded = await startEmbedded();
+    const refused = await call('PUT', `/v1/consents/${embedded.id}/pre-authorisation`, owner.apiKey.key, {
+      scopes: ['ACCOUNTS'],
+    });
+    expect(refused.status).toBe(409);
+  });
+
+  it('answers 404 on every new route for another merchant’s key or another user’s session', async () => {
+    const consentId = await connectedByRedirect();
+    const embedded = await startEmbedded();
+    const strangers = [
+      other.apiKey.key,
+      sessionToken(api.config, { merchantId: owner.merchant.id, userId: otherUserId }),
+    ];
+    const routes: [string, string, unknown][] = [
+      [
+        'POST',
+        `/v1/users/${userId}/consents/embedded`,
+        { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password: PASSWORD } },
+      ],
+      ['POST', `/v1/consents/${embedded.id}/sca-method`, { scaMethodId: 'sbx-sms-otp' }],
+      ['POST', `/v1/consents/${embedded.id}/sca-code`, { code: CODE }],
+      ['POST', `/v1/consents/${consentId}/reauthorise`, { redirectUrl: REDIRECT }],
+      ['PUT', `/v1/consents/${consentId}/pre-authorisation`, { scopes: ['ACCOUNTS'] }],
+    ];
+    for (const token of strangers) {
+      for (const [method, path, body] of routes) {
+        const response = await call(method, path, token, body);
+        expect(response.status, `${method} ${path}`).toBe(404);
+        expect(((await response.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+      }
+    }
+    expect(await statusOf(embedded.id)).toBe('AWAITING_SCA_METHOD');
+    expect(await statusOf(consentId)).toBe('AUTHORIZED');
+  });
+
+  it('refuses malformed JSON, wrong types and unknown fields on every new route with 400', async () => {
+    const id = '00000000-0000-7000-8000-000000000000';
+    const embedded = `/v1/users/${userId}/consents/embedded`;
+    const good = { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password: PASSWORD } };
+    const cases: [string, string, unknown, string?][] = [
+      ['POST', embedded, '{"institutionId": ', undefined],
+      ['POST', embedded, { ...good, credentials: 'psu-1:secret' }, 'credentials'],
+      ['POST', embedded, { ...good, credentials: { id: 'psu-1', password: 42 } }, 'credentials.password'],
+      ['POST', embedded, { ...good, credentials: { ...good.credentials, pin: 1 } }, 'credentials.pin'],
+      ['POST', embedded, { ...good, surprise: true }, 'surprise'],
+      ['POST', embedded, { institutionId: 'sandbox-embedded' }, 'credentials'],
+      ['POST', `/v1/consents/${id}/sca-method`, { scaMethodId: 7 }, 'scaMethodId'],
+      ['POST', `/v1/consents/${id}/sca-method`, '[', undefined],
+      ['POST', `/v1/consents/${id}/sca-code`, { code: 123456 }, 'code'],
+      ['POST', `/v1/consents/${id}/sca-code`, { code: CODE, extra: 1 }, 'extra'],
+      ['POST', `/v1/consents/${id}/reauthorise`, { redirectUrl: '/relative' }, 'redirectUrl'],
+      ['POST', `/v1/consents/${id}/reauthorise`, { redirectUrl: REDIRECT, x: 1 }, 'x'],
+      ['PUT', `/v1/consents/${id}/pre-authorisation`, { scopes: [] }, 'scopes'],
+      ['PUT', `/v1/consents/${id}/pre-authorisation`, { scopes: 'ACCOUNTS' }, 'scopes'],
+      ['PUT', `/v1/consents/${id}/pre-authorisation`, { scopes: ['ACCOUNTS'], y: 1 }, 'y'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const response = await call(method, path, owner.apiKey.key, body);
+      expect(response.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
+      const error = ((await response.json()) as ErrorBody).error;
+      expect(error.code).toBe('VALIDATION_FAILED');
+      if (field) expect(error.details?.map((d) => d.field)).toContain(field);
+    }
+  });
+
+  it('never logs the password, the SCA code or a consent token (api and worker)', () => {
+    expect(tokens.length).toBeGreaterThanOrEqual(4);
+    const text = `${apiLogs.text()}\n${workerLogs.text()}`;
+    expect(apiLogs.text()).toContain('/consents/embedded');
+    expect(workerLogs.text().length).toBeGreaterThan(0);
+    expect(text).not.toContain(`"${PASSWORD}"`);
+    expect(text).not.toMatch(/password[^\n]{0,40}secret/i);
+    expect(text).not.toContain(CODE);
+    expect(text).not.toContain('999999');
+    for (const token of tokens) expect(text).not.toContain(token);
+  });
+});

@@ -1,0 +1,131 @@
+import type { AppConfig } from '#libs/config';
+import { SandboxHttp } from './sandbox-http.js';
+
+/** The path and query of a URL on another base: public URLs name default ports, the apps listen on random ones. */
+const on = (base: string, url: string) => {
+  const u = new URL(url);
+  return `${base}${u.pathname}${u.search}`;
+};
+
+/**
+ * A data consent obtained end to end as a merchant and a browser would: POST the consent to the api,
+ * approve at the sandbox's hosted bank page, and follow the bank's redirect to the api's callback. The api
+ * must run with a fixed API_PUBLIC_URL (its port is random), which is why the callback is re-based here.
+ * Answers the local consent id once it is AUTHORIZED.
+ */
+export async function connectBank(
+  apps: { apiUrl: string; sandboxUrl: string },
+  merchantKey: string,
+  userId: string,
+  institutionId = 'sandbox-redirect',
+): Promise<string> {
+  const created = await fetch(`${apps.apiUrl}/v1/users/${userId}/consents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${merchantKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ institutionId, redirectUrl: 'https://app.merchant.example/banks/done' }),
+  });
+  if (created.status !== 201) throw new Error(`POST consent: ${created.status} ${await created.text()}`);
+  const consent = ((await created.json()) as { data: { id: string; authorisationUrl: string } }).data;
+  const form = await fetch(on(apps.sandboxUrl, consent.authorisationUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ decision: 'approve' }).toString(),
+  });
+  if (form.status !== 302) throw new Error(`bank page: ${form.status}`);
+  const callback = await fetch(on(apps.apiUrl, form.headers.get('location')!), { redirect: 'manual' });
+  const target = new URL(callback.headers.get('location') ?? 'http://x/');
+  if (callback.status !== 302 || target.searchParams.get('status') !== 'AUTHORIZED')
+    throw new Error(`callback: ${callback.status} ${target.toString()}`);
+  return consent.id;
+}
+
+export const VRP_CONTROL_PARAMETERS = {
+  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
+  maxAmountPerPayment: { amount: 10_000, currency: 'GBP' },
+  periodicLimits: [
+    { frequency: 'MONTHLY', alignment: 'CALENDAR', totalMaxAmount: { amount: 20_000.5, currency: 'GBP' } },
+  ],
+};
+
+export const VRP_INITIATION_DETAILS = {
+  reference: 'Sweep',
+  payee: {
+    name: 'Jane Saver',
+    accountIdentifications: [
+      { type: 'SORT_CODE', identification: '123456' },
+      { type: 'ACCOUNT_NUMBER', identification: '12345678' },
+    ],
+  },
+};
+
+/**
+ * A sweeping VRP consent created on the sandbox and approved through its control API (as the bank page
+ * would), for the merchant's application. Answers the upstream id and token for a local row.
+ */
+export async function authorisedSandboxVrpConsent(
+  sandboxUrl: string,
+  config: AppConfig,
+  applicationUserId: string,
+  subApplication?: string,
+): Promise<{ consentId: string; consentToken: string }> {
+  const http = new SandboxHttp(sandboxUrl, config);
+  const created = await http.call<{ data: { id: string } }>(
+    'POST',
+    '/variable-recurring-payments/sweeping/consents',
+    {
+      subApplication,
+      body: {
+        applicationUserId,
+        institutionId: 'sandbox-payments',
+        controlParameters: VRP_CONTROL_PARAMETERS,
+        initiationDetails: VRP_INITIATION_DETAILS,
+      },
+    },
+  );
+  if (created.status !== 201)
+    throw new Error(`create VRP consent: ${created.status} ${JSON.stringify(created.body)}`);
+  const authorised = await http.admin<{ data: { id: string; consentToken?: string } }>(
+    'POST',
+    `/consents/${created.body.data.id}/authorise`,
+  );
+  if (authorised.status !== 200 || !authorised.body.data.consentToken)
+    throw new Error(`authorise VRP consent: ${authorised.status} ${JSON.stringify(authorised.body)}`);
+  return { consentId: authorised.body.data.id, consentToken: authorised.body.data.consentToken };
+}
+
+/** A commercial hosted VRP request created on the sandbox for an application; answers its requestId. */
+export async function createSandboxHostedVrpRequest(
+  sandboxUrl: string,
+  config: AppConfig,
+  subApplication?: string,
+): Promise<string> {
+  const http = new SandboxHttp(sandboxUrl, config);
+  const created = await http.call<{ data: { requestId: string } }>(
+    'POST',
+    '/hosted/vrp-requests/commercial',
+    {
+      subApplication,
+      body: {
+        applicationUserId: 'hosted-user',
+        institutionIdentifiers: { institutionId: 'sandbox-payments', institutionCountryCode: 'GB' },
+        controlParameters: {
+          maxAmountPerPayment: { amount: 40, currency: 'GBP' },
+          periodicLimit: { frequency: 'WEEKLY', totalMaxAmount: { amount: 100, currency: 'GBP' } },
+        },
+        initiationDetails: VRP_INITIATION_DETAILS,
+        redirectUrl: 'https://merchant.example/vrp-done',
+        riskDetails: {
+          paymentContextCode: 'BillingGoodsAndServicesInArrears',
+          paymentPurposeCode: 'SUBS',
+          categoryPurposeCode: 'CASH',
+          merchantCustomerId: 'customer-7',
+          isPayeePrepopulated: true,
+        },
+      },
+    },
+  );
+  if (created.status !== 201)
+    throw new Error(`create hosted VRP request: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.data.requestId;
+}
