@@ -191,6 +191,31 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     expect(job?.returnvalue).toEqual({ status: 'AUTHORIZED' });
   });
 
+  it('honours Idempotency-Key on the embedded create without keeping anything of the credentials', async () => {
+    const send = (password: string) =>
+      fetch(`${api.url}/v1/users/${userId}/consents/embedded`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${owner.apiKey.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'embedded-once',
+        },
+        body: JSON.stringify({ institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password } }),
+      });
+    const first = await send(PASSWORD);
+    expect(first.status).toBe(201);
+    const firstBody = (await first.json()) as Data<{ id: string }>;
+    // A retry after a lost answer (even with the password retyped differently) returns the first consent.
+    const replay = await send(`${PASSWORD}-retyped`);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as Data<{ id: string }>).data.id).toBe(firstBody.data.id);
+    const stored = await prisma.idempotencyKey.findFirstOrThrow({
+      where: { merchantId: owner.merchant.id, key: 'embedded-once' },
+    });
+    expect(JSON.stringify(stored)).not.toContain(PASSWORD);
+  });
+
   it('fails the consent after three wrong codes and says so on GET', async () => {
     const started = await startEmbedded();
     await ok(

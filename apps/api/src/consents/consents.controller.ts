@@ -86,12 +86,13 @@ export class ConsentsController {
     return envelope(tracingId, await this.consents.create(callerOf(principal), userId, body, tracingId));
   }
 
-  // No Idempotency-Key here: the stored request fingerprint would be a hash of the PSU's bank password.
+  // The credentials stay out of the idempotency fingerprint: not even a hash of a bank password is kept.
   @Post('users/:userId/consents/embedded')
+  @Idempotent({ excludeFromFingerprint: ['credentials'] })
   @ApiOperation({
     summary: 'Start connecting a bank (embedded flow)',
     description:
-      "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Not idempotent by key: a fingerprint of the credentials is never kept.",
+      "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Accepts Idempotency-Key; the credentials are left out of the stored request fingerprint, so a replay with the same key and other fields returns the first answer.",
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentDto) })
   @ApiBadRequestResponse({

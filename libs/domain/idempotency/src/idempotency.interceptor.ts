@@ -16,6 +16,11 @@ export interface IdempotentOptions {
    * routes act on a merchant without being one).
    */
   merchantParam?: string;
+  /**
+   * Top-level body fields left out of the stored request fingerprint, for secrets (a bank password must
+   * not be kept even as a hash); a replay with other values for them still counts as the same request.
+   */
+  excludeFromFingerprint?: readonly string[];
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -25,6 +30,12 @@ const TTL_MS = 24 * 60 * 60 * 1000;
 const STALE_LOCK_MS = 60_000;
 
 /** Key order must not matter: `{a,b}` and `{b,a}` are the same request. */
+function fingerprinted(body: unknown, exclude: readonly string[] = []): unknown {
+  if (exclude.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body))
+    return body ?? null;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !exclude.includes(key)));
+}
+
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
@@ -73,7 +84,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const path = request.routeOptions.url ?? request.url;
     const requestHash = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${canonical(request.body ?? null)}`)
+      .update(
+        `${request.method} ${request.url}\n${canonical(fingerprinted(request.body, options.excludeFromFingerprint))}`,
+      )
       .digest('hex');
     const now = new Date();
     const claim = {
