@@ -25,11 +25,28 @@ const REDIRECT_AGAIN = 'https://app.merchant.example/banks/reconnected';
 const PASSWORD = 'secret';
 const CODE = '123456';
 
+/** Every configured secret of the api as it could appear in a log: operator token, upstream secret, keys. */
+function configSecrets(config: AppConfig): string[] {
+  return [
+    config.api.adminToken,
+    config.upstream.applicationSecret,
+    config.crypto.signingSecret,
+    ...config.crypto.encryptionKeys.flatMap((k) => [k.key.toString('base64'), k.key.toString('base64url')]),
+  ];
+}
+
 describe('api: embedded flow (worker poll), re-authorisation and pre-authorisation update', () => {
   const prefix = uniqueQueuePrefix('consents-embedded');
   const apiLogs = captureLogger('api');
   const workerLogs = captureLogger('worker');
   const tokens: string[] = [];
+  /** Merchant API keys and session tokens this file sends: none may reach the logs. */
+  const credentials: string[] = [];
+  const session = (subject: { merchantId: string; userId: string }) => {
+    const token = sessionToken(api.config, subject);
+    credentials.push(token);
+    return token;
+  };
   let sandbox: RunningHttpApp;
   let api: Api;
   let worker: Awaited<ReturnType<typeof startWorker>>;
@@ -128,6 +145,7 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     box = new SecretBox(api.config.crypto.encryptionKeys);
     owner = await createMerchant(api);
     other = await createMerchant(api);
+    credentials.push(owner.apiKey.key, other.apiKey.key);
     const users = api.app.get(UserRepository);
     userId = (await createUser(users, owner.merchant.id)).id;
     otherUserId = (await createUser(users, owner.merchant.id)).id;
@@ -140,8 +158,8 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   });
 
   it('connects a bank by the embedded flow: method, code, then the worker polls it to AUTHORIZED', async () => {
-    const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
-    const wrongPassword = await call('POST', `/v1/users/${userId}/consents/embedded`, session, {
+    const userSession = session({ merchantId: owner.merchant.id, userId });
+    const wrongPassword = await call('POST', `/v1/users/${userId}/consents/embedded`, userSession, {
       institutionId: 'sandbox-embedded',
       credentials: { id: 'psu-1', password: 'not-the-password' },
     });
@@ -151,27 +169,31 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
       status: 400,
     });
 
-    const started = await startEmbedded(session);
+    const started = await startEmbedded(userSession);
     expect(started.status).toBe('AWAITING_SCA_METHOD');
     expect(started.scaMethods?.map((m) => m.id)).toEqual(['sbx-sms-otp', 'sbx-push-otp']);
 
-    const early = await call('POST', `/v1/consents/${started.id}/sca-code`, session, { code: CODE });
+    const early = await call('POST', `/v1/consents/${started.id}/sca-code`, userSession, { code: CODE });
     expect(early.status).toBe(409);
     expect(((await early.json()) as ErrorBody).error.code).toBe('CONFLICT');
 
     const method = await ok<{ status: string }>(
-      await call('POST', `/v1/consents/${started.id}/sca-method`, session, { scaMethodId: 'sbx-sms-otp' }),
+      await call('POST', `/v1/consents/${started.id}/sca-method`, userSession, {
+        scaMethodId: 'sbx-sms-otp',
+      }),
       200,
     );
     expect(method.status).toBe('AWAITING_SCA_CODE');
 
-    const wrongCode = await call('POST', `/v1/consents/${started.id}/sca-code`, session, { code: '000000' });
+    const wrongCode = await call('POST', `/v1/consents/${started.id}/sca-code`, userSession, {
+      code: '000000',
+    });
     expect(wrongCode.status).toBe(400);
     expect(((await wrongCode.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
     expect(await statusOf(started.id)).toBe('AWAITING_SCA_CODE');
 
     const accepted = await ok<{ status: string }>(
-      await call('POST', `/v1/consents/${started.id}/sca-code`, session, { code: CODE }),
+      await call('POST', `/v1/consents/${started.id}/sca-code`, userSession, { code: CODE }),
       202,
     );
     expect(accepted.status).toBe('AWAITING_AUTHORIZATION');
@@ -312,10 +334,7 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   it('answers 404 on every new route for another merchant’s key or another user’s session', async () => {
     const consentId = await connectedByRedirect();
     const embedded = await startEmbedded();
-    const strangers = [
-      other.apiKey.key,
-      sessionToken(api.config, { merchantId: owner.merchant.id, userId: otherUserId }),
-    ];
+    const strangers = [other.apiKey.key, session({ merchantId: owner.merchant.id, userId: otherUserId })];
     const routes: [string, string, unknown][] = [
       [
         'POST',
@@ -368,15 +387,29 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     }
   });
 
-  it('never logs the password, the SCA code or a consent token (api and worker)', () => {
+  it('never logs the password, the SCA code, a consent token, a credential used or a configured secret (api and worker)', () => {
     expect(tokens.length).toBeGreaterThanOrEqual(4);
     const text = `${apiLogs.text()}\n${workerLogs.text()}`;
     expect(apiLogs.text()).toContain('/consents/embedded');
     expect(workerLogs.text().length).toBeGreaterThan(0);
     expect(text).not.toContain(`"${PASSWORD}"`);
+    expect(text).not.toContain(`:${PASSWORD}`);
     expect(text).not.toMatch(/password[^\n]{0,40}secret/i);
+    expect(text).not.toContain('not-the-password');
+    // The sandbox accepts only `secret`, a common word: so, line by line, no JSON field holds it as its
+    // value and no password field holds anything but the redaction marker.
+    for (const line of text.split('\n')) {
+      expect(line).not.toMatch(/"[^"]*"\s*:\s*"secret"/);
+      expect(line).not.toMatch(/[?&:=]\s*secret\b/);
+      for (const [, value] of line.matchAll(/"password"\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\s]+)/gi))
+        expect(value, line).toBe('"[REDACTED]"');
+    }
     expect(text).not.toContain(CODE);
     expect(text).not.toContain('999999');
     for (const token of tokens) expect(text).not.toContain(token);
+    // Nor any credential used on the way in, nor any secret of the api's own configuration.
+    expect(credentials.length).toBeGreaterThanOrEqual(4);
+    for (const credential of credentials) expect(text).not.toContain(credential);
+    for (const secret of configSecrets(api.config)) expect(text).not.toContain(secret);
   });
 });

@@ -10,6 +10,16 @@ type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 
 const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
+/** Every configured secret of the api as it could appear in a log: operator token, upstream secret, keys. */
+function configSecrets(config: AppConfig): string[] {
+  return [
+    config.api.adminToken,
+    config.upstream.applicationSecret,
+    config.crypto.signingSecret,
+    ...config.crypto.encryptionKeys.flatMap((k) => [k.key.toString('base64'), k.key.toString('base64url')]),
+  ];
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('api: consents (redirect flow) and accounts', () => {
@@ -22,6 +32,13 @@ describe('api: consents (redirect flow) and accounts', () => {
   let otherUserId: string;
   const logs = captureLogger('api');
   const secrets: string[] = [];
+  /** Merchant API keys and session tokens this file sends: none may reach the logs. */
+  const credentials: string[] = [];
+  const session = (subject: { merchantId: string; userId: string }) => {
+    const token = sessionToken(api.config, subject);
+    credentials.push(token);
+    return token;
+  };
 
   const call = (
     method: string,
@@ -96,6 +113,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     prisma = api.app.get(PrismaService);
     owner = await createMerchant(api);
     other = await createMerchant(api);
+    credentials.push(owner.apiKey.key, other.apiKey.key);
     const users = api.app.get(UserRepository);
     userId = (await createUser(users, owner.merchant.id)).id;
     otherUserId = (await createUser(users, owner.merchant.id)).id;
@@ -150,8 +168,8 @@ describe('api: consents (redirect flow) and accounts', () => {
     });
     expect(JSON.stringify(view)).not.toContain(token);
 
-    const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
-    const list = await call('GET', `/v1/users/${userId}/accounts`, session);
+    const userSession = session({ merchantId: owner.merchant.id, userId });
+    const list = await call('GET', `/v1/users/${userId}/accounts`, userSession);
     expect(list.status).toBe(200);
     const listed = (await list.json()) as {
       data: {
@@ -196,6 +214,66 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(target.searchParams.get('error')).toBe('access_denied');
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({ status: 'REJECTED', tokenCiphertext: null, stateNonce: null });
+  });
+
+  it('sends a bank error other than access_denied back as it is, with no token stored', async () => {
+    const consent = await startConsent();
+    const callback = new URL(await decideAtBank(consent.authorisationUrl, 'approve'));
+    callback.searchParams.delete('oneTimeToken');
+    callback.searchParams.set('error', 'server_error');
+    callback.searchParams.set('error_description', 'The bank is down');
+    const answer = await browse(callback.toString());
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(target.searchParams.get('consentId')).toBe(consent.id);
+    expect(target.searchParams.get('status')).toBe('REJECTED');
+    expect(target.searchParams.get('error')).toBe('server_error');
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(row).toMatchObject({ status: 'REJECTED', lastErrorCode: 'server_error', tokenCiphertext: null });
+  });
+
+  it('reports a failed one-time-token exchange as FAILED with error=server_error', async () => {
+    const consent = await startConsent();
+    const callback = new URL(await decideAtBank(consent.authorisationUrl, 'approve'));
+    expect(callback.searchParams.get('oneTimeToken')).toBeTruthy();
+    callback.searchParams.set('oneTimeToken', 'not-a-one-time-token');
+    const answer = await browse(callback.toString());
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(target.searchParams.get('consentId')).toBe(consent.id);
+    expect(target.searchParams.get('status')).toBe('FAILED');
+    expect(target.searchParams.get('error')).toBe('server_error');
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(row).toMatchObject({
+      status: 'FAILED',
+      lastErrorCode: 'TOKEN_EXCHANGE_FAILED',
+      tokenCiphertext: null,
+    });
+    const view = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);
+    expect(((await view.json()) as { data: { status: string } }).data.status).toBe('FAILED');
+  });
+
+  it('replays POST /v1/users/{userId}/consents on the same Idempotency-Key, and refuses another body', async () => {
+    const path = `/v1/users/${userId}/consents`;
+    const body = { institutionId: 'sandbox-redirect', redirectUrl: REDIRECT };
+    const key = { 'idempotency-key': `consent-${Date.now()}` };
+    const first = await call('POST', path, owner.apiKey.key, body, key);
+    expect(first.status).toBe(201);
+    const created = ((await first.json()) as { data: { id: string } }).data;
+    const replay = await call('POST', path, owner.apiKey.key, body, key);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as { data: { id: string } }).data.id).toBe(created.id);
+    const mismatch = await call(
+      'POST',
+      path,
+      owner.apiKey.key,
+      { ...body, redirectUrl: `${REDIRECT}&x=2` },
+      key,
+    );
+    expect(mismatch.status).toBe(409);
+    expect(((await mismatch.json()) as ErrorBody).error.code).toBe('IDEMPOTENCY_MISMATCH');
+    expect(await prisma.consent.count({ where: { id: created.id } })).toBe(1);
   });
 
   it('refuses a tampered, forged or missing state with 400 and no redirect, leaving the real one usable', async () => {
@@ -267,10 +345,7 @@ describe('api: consents (redirect flow) and accounts', () => {
   it('answers 404 for another merchant’s or another user’s consents and accounts, exactly as for missing ones', async () => {
     const { consent } = await connected();
     const account = await prisma.account.findFirstOrThrow({ where: { consentId: consent.id } });
-    const strangers = [
-      other.apiKey.key,
-      sessionToken(api.config, { merchantId: owner.merchant.id, userId: otherUserId }),
-    ];
+    const strangers = [other.apiKey.key, session({ merchantId: owner.merchant.id, userId: otherUserId })];
     const routes: [string, string, unknown?][] = [
       ['GET', `/v1/consents/${consent.id}`],
       ['DELETE', `/v1/consents/${consent.id}`],
@@ -314,6 +389,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     }
 
     const strict = await createMerchant(api, { frontendOrigins: ['https://shop.example'] });
+    credentials.push(strict.apiKey.key);
     const strictUser = await createUser(api.app.get(UserRepository), strict.merchant.id);
     const offOrigin = await call('POST', `/v1/users/${strictUser.id}/consents`, strict.apiKey.key, good);
     expect(offOrigin.status).toBe(400);
@@ -327,10 +403,45 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(onOrigin.status).toBe(201);
   });
 
-  it('never logs the consent token or the one-time token', () => {
+  it('refuses bad list queries on consents and accounts with 400 VALIDATION_FAILED in the envelope', async () => {
+    const userSession = session({ merchantId: owner.merchant.id, userId });
+    const queries: [string, string][] = [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=-5', 'limit'],
+      ['limit=ten', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['cursor=not-a-cursor', 'cursor'],
+      ['cursor=eyJpZCI6IngifQ', 'cursor'],
+      ['cursor=%24%7Bjndi%7D', 'cursor'],
+      ['surprise=1', 'surprise'],
+    ];
+    for (const list of ['consents', 'accounts']) {
+      for (const token of [owner.apiKey.key, userSession]) {
+        for (const [query, field] of queries) {
+          const response = await call('GET', `/v1/users/${userId}/${list}?${query}`, token);
+          expect(response.status, `${list}?${query}`).toBe(400);
+          expect(response.headers.get('content-type')).toMatch(/application\/json/);
+          const error = ((await response.json()) as ErrorBody).error;
+          expect(error.status, `${list}?${query}`).toBe(400);
+          expect(error.code, `${list}?${query}`).toBe('VALIDATION_FAILED');
+          expect(
+            error.details?.map((d) => d.field),
+            `${list}?${query}`,
+          ).toContain(field);
+        }
+      }
+    }
+  });
+
+  it('never logs the consent token, the one-time token, a credential used or a configured secret', () => {
     expect(secrets.length).toBe(2);
     const text = logs.text();
     expect(text).toContain('/v1/callbacks/consents');
     for (const secret of secrets) expect(text).not.toContain(secret);
+    // Nor any credential used on the way in, nor any secret of the api's own configuration.
+    expect(credentials.length).toBeGreaterThanOrEqual(5);
+    for (const credential of credentials) expect(text).not.toContain(credential);
+    for (const secret of configSecrets(api.config)) expect(text).not.toContain(secret);
   });
 });

@@ -287,6 +287,23 @@ describe('api: financial data and VRP through to the upstream', () => {
     expect((await call('GET', `/v1/hosted/vrp-requests/${hostedRequestId}`, session)).status).toBe(403);
   });
 
+  it('answers 404 to a merchant without a sub-application, even for a request on the root application', async () => {
+    // Merchants without a sub-application share the root application: none can prove it owns a request.
+    const rootRequestId = await createSandboxHostedVrpRequest(sandbox.url, api.config);
+    for (const id of [rootRequestId, hostedRequestId]) {
+      const response = await call('GET', `/v1/hosted/vrp-requests/${id}`, other.apiKey.key);
+      expect(response.status, id).toBe(404);
+      expect((await json<ErrorBody>(response)).error.code).toBe('NOT_FOUND');
+    }
+    // The sub-application owner still reads its own request, and not the root one.
+    expect((await call('GET', `/v1/hosted/vrp-requests/${hostedRequestId}`, owner.apiKey.key)).status).toBe(
+      200,
+    );
+    expect((await call('GET', `/v1/hosted/vrp-requests/${rootRequestId}`, owner.apiKey.key)).status).toBe(
+      404,
+    );
+  });
+
   it('answers 404 on every route to another merchant and to another user’s session', async () => {
     const otherSession = sessionToken(api.config, { merchantId: owner.merchant.id, userId: otherUserId });
     const routes: [string, string, unknown?][] = [
@@ -390,6 +407,25 @@ describe('api: financial data and VRP through to the upstream', () => {
     const { error } = await json<ErrorBody>(response);
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.upstream?.status).toBe(500);
+    expect((await call('GET', `/v1/accounts/${current.id}/statements`, owner.apiKey.key)).status).toBe(200);
+  });
+
+  it('answers 503 UPSTREAM_UNAVAILABLE with error.upstream when the bank outlasts the upstream timeout', async () => {
+    // A second api on the same database, with a timeout short enough for the sandbox's injected latency.
+    const impatient = await startApi(sandbox.url, { LOG_LEVEL: 'error', UPSTREAM_TIMEOUT_MS: '300' });
+    try {
+      await fault({ path: '/accounts/**', latencyMs: 1500, count: 8 });
+      const response = await fetch(`${impatient.url}/v1/accounts/${current.id}/statements`, {
+        headers: { authorization: `Bearer ${owner.apiKey.key}` },
+      });
+      expect(response.status).toBe(503);
+      const { error } = await json<ErrorBody>(response);
+      expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(error.upstream).toBeDefined();
+    } finally {
+      expect((await admin.admin('DELETE', '/faults')).status).toBeLessThan(300);
+      await impatient.close();
+    }
     expect((await call('GET', `/v1/accounts/${current.id}/statements`, owner.apiKey.key)).status).toBe(200);
   });
 

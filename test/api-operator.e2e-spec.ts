@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
-import { createMerchant, uniqueName } from '#libs/testing';
+import { UserRepository } from '#libs/domain/users';
+import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
@@ -211,7 +212,7 @@ describe('api: operator routes', () => {
     for (const field of fields) expect(envelope.error.details?.map((d) => d.field)).toContain(field);
   });
 
-  it('refuses every operator route to callers without the admin token', async () => {
+  it('refuses every operator route without the admin token: 401 anonymous, 403 to a merchant key or a user session', async () => {
     const { merchant, apiKey } = await createMerchant(api);
     const routes: [string, string][] = [
       ['POST', '/admin/merchants'],
@@ -220,13 +221,22 @@ describe('api: operator routes', () => {
       ['POST', `/admin/merchants/${merchant.id}/api-keys`],
       ['DELETE', `/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`],
       ['GET', '/admin/upstream/applications'],
+      ['POST', '/admin/institutions/refresh'],
     ];
+    const user = await createUser(api.app.get(UserRepository), merchant.id);
+    const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
     for (const [method, path] of routes) {
       expect((await call(method, path, method === 'POST' ? {} : undefined, {})).status, path).toBe(401);
-      const asMerchant = await call(method, path, method === 'POST' ? {} : undefined, {
-        authorization: `Bearer ${apiKey.key}`,
-      });
-      expect(asMerchant.status, path).toBe(403);
+      for (const [who, token] of [
+        ['merchant key', apiKey.key],
+        ['user session', session],
+      ]) {
+        const refused = await call(method, path, method === 'POST' ? {} : undefined, {
+          authorization: `Bearer ${token}`,
+        });
+        expect(refused.status, `${who}: ${method} ${path}`).toBe(403);
+        expect(((await refused.json()) as ErrorBody).error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+      }
     }
   });
 });

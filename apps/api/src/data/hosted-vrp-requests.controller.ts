@@ -15,7 +15,7 @@ export class HostedVrpRequestsController {
   @ApiOperation({
     summary: 'A commercial hosted VRP request and its status',
     description:
-      "Asked upstream as the merchant's sub-application (the root application for a merchant without one), which owns the request: another application's request is 404. The consent token of a succeeded request is never returned, only the upstream consent id.",
+      "Asked upstream as the merchant's sub-application, which owns the request: another application's request is 404. A merchant without a sub-application shares the upstream root application with other merchants and cannot prove it owns a hosted request, so it always gets 404 NOT_FOUND. The consent token of a succeeded request is never returned, only the upstream consent id.",
   })
   @ApiOkResponse({ type: ApiEnvelope(HostedVrpRequestViewDto) })
   @ApiNotFoundResponse(missing)

@@ -221,13 +221,17 @@ export class FinancialDataService {
 
   /**
    * The upstream scopes hosted requests by application, so asking as the merchant's sub-application
-   * (the root for a merchant without one) answers only that merchant's requests; anything else is 404.
+   * answers only that merchant's requests; anything else is 404.
+   * A merchant without a sub-application shares the root application with every other such merchant, and
+   * we keep no record of which merchant created a root request, so it cannot prove ownership of any hosted
+   * request: it always gets 404 NOT_FOUND (without asking the upstream), never another merchant's request.
    * The result's consent token is never passed on: the BFF keeps tokens, merchants get ids.
    */
   async hostedVrpRequest(caller: DataCaller, requestId: string, tracingId?: string) {
     const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
     if (!REQUEST_ID.test(requestId)) throw notFound();
     const subApplication = await this.repository.subApplicationOf(caller.merchantId);
+    if (!subApplication) throw notFound();
     let request: HostedVrpRequest;
     try {
       request = (
