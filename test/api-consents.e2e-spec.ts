@@ -165,6 +165,8 @@ describe('api: consents (redirect flow) and accounts', () => {
       status: 'AUTHORIZED',
       institutionId: 'sandbox-redirect',
       userId,
+      // The accounts are stored but not yet synced.
+      sync: { status: 'pending', lastSyncedAt: null },
     });
     expect(JSON.stringify(view)).not.toContain(token);
 

@@ -155,6 +155,21 @@ export class CreatedConsentDto {
   @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
 }
 
+export class ConsentSyncDto {
+  @ApiProperty({
+    enum: ['none', 'pending', 'syncing', 'synced', 'failed', 'stopped'],
+    description: 'The least advanced state among the consent’s accounts (`none`: no accounts yet)',
+  })
+  status: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the least recently synced account was last synced (null until every account has been)',
+  })
+  lastSyncedAt: string | null;
+}
+
 export class ConsentDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) userId: string;
@@ -171,6 +186,11 @@ export class ConsentDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) revokedAt: string | null;
   @ApiPropertyOptional({ description: 'While AWAITING_AUTHORIZATION' }) authorisationUrl?: string;
   @ApiPropertyOptional({ description: 'When a re-authorisation is pending' }) reauthorisationUrl?: string;
+  @ApiPropertyOptional({
+    type: ConsentSyncDto,
+    description: 'GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is',
+  })
+  sync?: ConsentSyncDto;
 }
 
 export class MoneyDto {

@@ -55,6 +55,14 @@ export class ConsentRepository {
       .then((m) => m?.subApplicationId ?? undefined);
   }
 
+  /** The sync state of the consent's accounts, one row per account (a consent has a handful). */
+  accountSyncStates(merchantId: string, consentId: string) {
+    return this.prisma.account.findMany({
+      where: { merchantId, consentId },
+      select: { syncStatus: true, lastSyncedAt: true },
+    });
+  }
+
   async userExists(merchantId: string, userId: string): Promise<boolean> {
     if (!UUID.test(userId)) return false;
     return (await this.prisma.user.count({ where: { id: userId, merchantId } })) > 0;

@@ -50,6 +50,29 @@ export interface ConsentView {
   revokedAt: string | null;
   authorisationUrl?: string;
   reauthorisationUrl?: string;
+  /** On a single consent only: how fresh its accounts' data is (API.md `sync` summary). */
+  sync?: ConsentSyncSummary;
+}
+
+export interface ConsentSyncSummary {
+  /** The least advanced state among the consent's accounts; `none` when it has no accounts. */
+  status: 'none' | 'pending' | 'syncing' | 'synced' | 'failed' | 'stopped';
+  /** When the least recently synced account was last synced: every account is at least this fresh. */
+  lastSyncedAt: string | null;
+}
+
+/** Worst first: the summary reports the account furthest from "synced". */
+const SYNC_ORDER = ['failed', 'pending', 'syncing', 'stopped', 'synced'] as const;
+
+export function summariseSync(
+  accounts: { syncStatus: string; lastSyncedAt: Date | null }[],
+): ConsentSyncSummary {
+  if (accounts.length === 0) return { status: 'none', lastSyncedAt: null };
+  const statuses = new Set(accounts.map((a) => a.syncStatus.toLowerCase()));
+  const status = SYNC_ORDER.find((s) => statuses.has(s)) ?? 'pending';
+  const times = accounts.map((a) => a.lastSyncedAt?.getTime());
+  const oldest = times.some((t) => t === undefined) ? null : Math.min(...(times as number[]));
+  return { status, lastSyncedAt: oldest === null ? null : new Date(oldest).toISOString() };
 }
 
 export interface CreateEmbeddedConsentInput {
@@ -703,7 +726,8 @@ export class ConsentsService {
   async get(caller: ConsentsCaller, consentId: string): Promise<ConsentView> {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent) throw consentNotFound();
-    return toConsentView(consent);
+    const accounts = await this.consents.accountSyncStates(caller.merchantId, consent.id);
+    return { ...toConsentView(consent), sync: summariseSync(accounts) };
   }
 
   async listForUser(caller: ConsentsCaller, userId: string, limit: number, beforeId?: string) {
