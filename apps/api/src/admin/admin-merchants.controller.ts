@@ -11,13 +11,12 @@ import {
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
 import { Idempotent } from '#libs/domain/idempotency';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
 import {
   CreateMerchantDto,
   CreatedApiKeyDto,
   CreatedMerchantDto,
   MerchantDto,
-  PageQueryDto,
   RotateApiKeyDto,
 } from './admin-merchants.dto.js';
 import { decodeCursor, encodeCursor, nextLink } from './paging.js';

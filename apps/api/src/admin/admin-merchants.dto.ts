@@ -1,17 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 
 /** scheme://host[:port], nothing more: exactly what a browser sends in `Origin`. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
@@ -52,23 +40,6 @@ export class RotateApiKeyDto {
   @MinLength(1)
   @MaxLength(255)
   name?: string;
-}
-
-export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor must be a cursor from meta.nextCursor' })
-  cursor?: string;
 }
 
 export class ApiKeyDto {

@@ -7,8 +7,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { UpstreamApplicationsService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
-import { PageQueryDto, UpstreamApplicationDto } from './admin-merchants.dto.js';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
+import { UpstreamApplicationDto } from './admin-merchants.dto.js';
 import { decodeCursor, encodeCursor, nextLink } from './paging.js';
 
 @ApiTags('operator')

@@ -1,21 +1,12 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
 import { AccountDto, ListQueryDto } from './consents.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const missing = {
-  type: ApiErrorResponse,
-  description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
-};
 
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
@@ -32,8 +23,8 @@ export class AccountsController {
       'From the local store (never the bank), with balances and sync state; oldest first, paged by an opaque cursor.',
   })
   @ApiOkResponse({ type: ApiEnvelope(AccountDto, { list: true }) })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid()
+  @ApiMissing()
   async list(
     @Param('userId') userId: string,
     @Query() query: ListQueryDto,
@@ -62,7 +53,7 @@ export class AccountsController {
     description: 'From the local store, with balances and sync state.',
   })
   @ApiOkResponse({ type: ApiEnvelope(AccountDto) })
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   async get(
     @Param('accountId') accountId: string,
     @Principal() principal: Principal,

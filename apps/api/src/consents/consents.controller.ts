@@ -1,20 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiResponse,
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { ConsentsService } from '#libs/domain/consents';
 import { Idempotent } from '#libs/domain/idempotency';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
 import {
   ConsentDto,
@@ -33,21 +30,9 @@ import {
 } from './consents.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
-const missing = {
-  type: ApiErrorResponse,
-  description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
-};
-const unavailable = { type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE, with error.upstream' };
-const wrongStep = {
-  type: ApiErrorResponse,
-  description: 'CONFLICT: the consent is not in the status this step needs (or not of this flow)',
-};
-const institutionFailed = {
-  status: 424,
-  type: ApiErrorResponse,
-  description: "INSTITUTION_ERROR, with the institution's message",
-};
+const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
+const NOT_USABLE =
+  'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED';
 
 /** A merchant key acts for any of its users; a session only for its own user (the service enforces it). */
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
@@ -66,17 +51,8 @@ export class ConsentsController {
       "Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.",
   })
   @ApiCreatedResponse({ type: ApiEnvelope(CreatedConsentDto) })
-  @ApiBadRequestResponse({
-    ...invalid,
-    description: 'VALIDATION_FAILED (also: the upstream refused the institution or scopes)',
-  })
-  @ApiNotFoundResponse(missing)
-  @ApiResponse({
-    status: 424,
-    type: ApiErrorResponse,
-    description: "INSTITUTION_ERROR, with the institution's message",
-  })
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the institution or scopes)')
+  @ApiUpstreamErrors()
   async create(
     @Param('userId') userId: string,
     @Body() body: CreateConsentDto,
@@ -95,13 +71,8 @@ export class ConsentsController {
       "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Accepts Idempotency-Key; the credentials are left out of the stored request fingerprint, so a replay with the same key and other fields returns the first answer.",
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentDto) })
-  @ApiBadRequestResponse({
-    ...invalid,
-    description: 'VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)',
-  })
-  @ApiNotFoundResponse(missing)
-  @ApiResponse(institutionFailed)
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiInvalid('VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)')
+  @ApiUpstreamErrors()
   async createEmbedded(
     @Param('userId') userId: string,
     @Body() body: CreateEmbeddedConsentDto,
@@ -121,11 +92,8 @@ export class ConsentsController {
     description: 'Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).',
   })
   @ApiOkResponse({ type: ApiEnvelope(ConsentStatusDto) })
-  @ApiBadRequestResponse({ ...invalid, description: 'VALIDATION_FAILED (also: an unknown method)' })
-  @ApiNotFoundResponse(missing)
-  @ApiConflictResponse(wrongStep)
-  @ApiResponse(institutionFailed)
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiInvalid('VALIDATION_FAILED (also: an unknown method)')
+  @ApiUpstreamErrors(WRONG_STEP)
   async selectScaMethod(
     @Param('consentId') consentId: string,
     @Body() body: SelectScaMethodDto,
@@ -146,11 +114,8 @@ export class ConsentsController {
       'Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.',
   })
   @ApiAcceptedResponse({ type: ApiEnvelope(ConsentStatusDto) })
-  @ApiBadRequestResponse({ ...invalid, description: 'VALIDATION_FAILED (also: a wrong code)' })
-  @ApiNotFoundResponse(missing)
-  @ApiConflictResponse(wrongStep)
-  @ApiResponse(institutionFailed)
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiInvalid('VALIDATION_FAILED (also: a wrong code)')
+  @ApiUpstreamErrors(WRONG_STEP)
   async submitScaCode(
     @Param('consentId') consentId: string,
     @Body() body: ScaCodeDto,
@@ -171,15 +136,8 @@ export class ConsentsController {
       "Asks the upstream for a re-authorisation with the stored consent token. Answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending (status AWAITING_RE_AUTHORIZATION). The callback then stores the new token and expiry and 302s to `redirectUrl?consentId=…&status=…`.",
   })
   @ApiCreatedResponse({ type: ApiEnvelope(ReauthorisationDto) })
-  @ApiBadRequestResponse(invalid)
-  @ApiNotFoundResponse(missing)
-  @ApiConflictResponse({
-    type: ApiErrorResponse,
-    description:
-      'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED',
-  })
-  @ApiResponse(institutionFailed)
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiInvalid()
+  @ApiUpstreamErrors(NOT_USABLE)
   async reauthorise(
     @Param('consentId') consentId: string,
     @Body() body: ReauthoriseConsentDto,
@@ -199,18 +157,8 @@ export class ConsentsController {
       "Sends the new scopes (and dates) upstream with the stored consent token. The PSU approves them at the bank: the answer carries `authorisationUrl`, and the callback completes it as for a new consent, redirecting to `redirectUrl` (default: the consent's current one).",
   })
   @ApiOkResponse({ type: ApiEnvelope(PreAuthorisationResultDto) })
-  @ApiBadRequestResponse({
-    ...invalid,
-    description: 'VALIDATION_FAILED (also: the upstream refused the scopes)',
-  })
-  @ApiNotFoundResponse(missing)
-  @ApiConflictResponse({
-    type: ApiErrorResponse,
-    description:
-      'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED',
-  })
-  @ApiResponse(institutionFailed)
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the scopes)')
+  @ApiUpstreamErrors(NOT_USABLE)
   async updatePreAuthorisation(
     @Param('consentId') consentId: string,
     @Body() body: PreAuthorisationDto,
@@ -226,8 +174,8 @@ export class ConsentsController {
   @Get('users/:userId/consents')
   @ApiOperation({ summary: "A user's consents", description: 'Newest first, paged by an opaque cursor.' })
   @ApiOkResponse({ type: ApiEnvelope(ConsentDto, { list: true }) })
-  @ApiBadRequestResponse(invalid)
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid()
+  @ApiMissing()
   async list(
     @Param('userId') userId: string,
     @Query() query: ListQueryDto,
@@ -253,7 +201,7 @@ export class ConsentsController {
   @Get('consents/:consentId')
   @ApiOperation({ summary: 'One consent', description: 'Status, scope and dates; never the consent token.' })
   @ApiOkResponse({ type: ApiEnvelope(ConsentDto) })
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   async get(
     @Param('consentId') consentId: string,
     @Principal() principal: Principal,
@@ -270,8 +218,11 @@ export class ConsentsController {
       'Deletes the consent upstream (one the upstream no longer knows counts as deleted), marks it REVOKED and stops syncing its accounts. Revoking twice is harmless.',
   })
   @ApiNoContentResponse({ description: 'Revoked' })
-  @ApiNotFoundResponse(missing)
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiMissing()
+  @ApiServiceUnavailableResponse({
+    type: ApiErrorResponse,
+    description: 'UPSTREAM_UNAVAILABLE, with error.upstream',
+  })
   async revoke(
     @Param('consentId') consentId: string,
     @Principal() principal: Principal,

@@ -4,19 +4,17 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsInt,
   IsISO8601,
   IsObject,
   IsOptional,
   IsString,
   IsUrl,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { PageQuery } from '#libs/http';
 
 export class CreateConsentDto {
   @ApiProperty({ example: 'sandbox-redirect', maxLength: 255 })
@@ -129,23 +127,8 @@ export class ConsentCallbackQueryDto {
   institution?: string;
 }
 
-export class ListQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
-  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor must be a cursor from meta.nextCursor' })
-  cursor?: string;
-}
+/** `cursorMinLength`: an empty cursor is reported as too short, as before the shared base. */
+export class ListQueryDto extends PageQuery({ cursorMinLength: true }) {}
 
 export class CreatedConsentDto {
   @ApiProperty({ format: 'uuid' }) id: string;

@@ -23,6 +23,7 @@ import {
   TracingId,
   envelope,
 } from '#libs/http';
+import { missing } from '../common/api-responses.js';
 import {
   BeneficiaryDto,
   CategorisationDto,
@@ -33,10 +34,7 @@ import {
   StatementsQueryDto,
 } from './data.dto.js';
 
-export const missing = {
-  type: ApiErrorResponse,
-  description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
-};
+export { missing };
 
 /** The answers every pass-through route can give besides its own. */
 export const upstreamFailures = () =>

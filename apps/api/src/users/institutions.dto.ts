@@ -1,10 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { PageQuery } from '#libs/http';
 
-const CURSOR = /^[A-Za-z0-9_-]+$/;
-
-export class InstitutionsQueryDto {
+export class InstitutionsQueryDto extends PageQuery({ cursorMaxLength: 400 }) {
   @ApiPropertyOptional({ description: 'ISO 3166-1 alpha-2 country code', example: 'GB' })
   @IsOptional()
   @IsString()
@@ -22,21 +20,6 @@ export class InstitutionsQueryDto {
   @IsString()
   @Matches(/^\P{Cc}{1,100}$/u, { message: 'q must be 1 to 100 printable characters' })
   q?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(400)
-  @Matches(CURSOR, { message: 'cursor must be a cursor from meta.nextCursor' })
-  cursor?: string;
 }
 
 export class InstitutionDto {

@@ -1,16 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { PageQueryDto } from '#libs/http';
+import { IsBoolean, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 
 /** Optional, but not nullable: `null` would reach the database as a missing NOT NULL value. */
 const Omittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
@@ -21,7 +11,6 @@ const Omittable = () => ValidateIf((_object: object, value: unknown) => value !=
  */
 const REFERENCE = /^[\x21-\x7e]{1,200}$/;
 const REFERENCE_MESSAGE = 'reference must be 1 to 200 visible ASCII characters';
-const CURSOR = /^[A-Za-z0-9_-]+$/;
 
 export class CreateUserDto {
   @ApiProperty({
@@ -55,7 +44,7 @@ export class UpdateUserDto {
   vopOptOut?: boolean;
 }
 
-export class UsersQueryDto {
+export class UsersQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description: 'Find the one user with this reference (404 if none); limit and cursor are then ignored',
     maxLength: 200,
@@ -64,21 +53,6 @@ export class UsersQueryDto {
   @IsString()
   @Matches(REFERENCE, { message: REFERENCE_MESSAGE })
   reference?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  @Matches(CURSOR, { message: 'cursor must be a cursor from meta.nextCursor' })
-  cursor?: string;
 }
 
 export class UserDto {

@@ -1,0 +1,41 @@
+import { applyDecorators } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiResponse,
+  ApiServiceUnavailableResponse,
+} from '@nestjs/swagger';
+import { ApiErrorResponse } from '#libs/http';
+
+/** 404 of a merchant's or a session's resource. */
+export const missing = {
+  type: ApiErrorResponse,
+  description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
+};
+
+/** 400 VALIDATION_FAILED, optionally with what else the route reports as one. */
+export const ApiInvalid = (description = 'VALIDATION_FAILED') =>
+  ApiBadRequestResponse({ type: ApiErrorResponse, description });
+
+/** 404 of a merchant's or a session's resource. */
+export const ApiMissing = () => ApiNotFoundResponse(missing);
+
+/**
+ * What a route that calls the upstream for a caller's resource can answer besides its own: 404, the
+ * route's 409 when it has one, 424 INSTITUTION_ERROR and 503 UPSTREAM_UNAVAILABLE.
+ */
+export const ApiUpstreamErrors = (conflict?: string) =>
+  applyDecorators(
+    ApiMissing(),
+    ...(conflict ? [ApiConflictResponse({ type: ApiErrorResponse, description: conflict })] : []),
+    ApiResponse({
+      status: 424,
+      type: ApiErrorResponse,
+      description: "INSTITUTION_ERROR, with the institution's message",
+    }),
+    ApiServiceUnavailableResponse({
+      type: ApiErrorResponse,
+      description: 'UPSTREAM_UNAVAILABLE, with error.upstream',
+    }),
+  );
