@@ -284,15 +284,20 @@ export interface AccountRequestDetails {
   [key: string]: unknown;
 }
 
-/** Spec 2.5; `userUuid` or `applicationUserId` is required (the type enforces one of them). */
-export type AccountAuthorisationRequest = (
-  { userUuid: string; applicationUserId?: string } | { applicationUserId: string; userUuid?: string }
-) & {
+/** Spec 2.5: `userUuid` or `applicationUserId` is required; the type enforces one of them. */
+export type UserReference =
+  { userUuid: string; applicationUserId?: string } | { applicationUserId: string; userUuid?: string };
+
+/** What every authorisation request (account, payment, VRP) has besides its own details (spec 2.5). */
+export type AuthorisationRequestBase = UserReference & {
   institutionId: string;
   callback?: string;
   /** Makes the callback receive a `oneTimeToken` instead of the consent token; needs `callback`. */
   oneTimeToken?: boolean;
   forwardParameters?: string[];
+};
+
+export type AccountAuthorisationRequest = AuthorisationRequestBase & {
   accountRequest?: AccountRequestDetails;
 };
 
@@ -525,13 +530,7 @@ export interface PaymentRequest {
   [key: string]: unknown;
 }
 
-export type PaymentAuthorisationRequest = (
-  { userUuid: string; applicationUserId?: string } | { applicationUserId: string; userUuid?: string }
-) & {
-  institutionId: string;
-  callback?: string;
-  oneTimeToken?: boolean;
-  forwardParameters?: string[];
+export type PaymentAuthorisationRequest = AuthorisationRequestBase & {
   paymentRequest: PaymentRequest;
 };
 
@@ -585,13 +584,7 @@ export interface VrpInitiationDetails {
   [key: string]: unknown;
 }
 
-export type SweepingVrpConsentRequest = (
-  { userUuid: string; applicationUserId?: string } | { applicationUserId: string; userUuid?: string }
-) & {
-  institutionId: string;
-  callback?: string;
-  oneTimeToken?: boolean;
-  forwardParameters?: string[];
+export type SweepingVrpConsentRequest = AuthorisationRequestBase & {
   controlParameters: VrpControlParameters;
   initiationDetails: VrpInitiationDetails;
 };

@@ -19,7 +19,7 @@ import {
   MerchantDto,
   RotateApiKeyDto,
 } from './admin-merchants.dto.js';
-import { decodeCursor, encodeCursor, nextLink } from './paging.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
@@ -57,13 +57,7 @@ export class AdminMerchantsController {
   async list(@Query() query: PageQueryDto, @TracingId() tracingId: string) {
     const limit = query.limit ?? 50;
     const { merchants, nextAfterId } = await this.merchants.list(limit, decodeCursor(query.cursor, UUID));
-    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
-    return envelope(
-      tracingId,
-      merchants,
-      { count: merchants.length, nextCursor },
-      nextLink('/admin/merchants', limit, nextCursor),
-    );
+    return pageEnvelope(tracingId, merchants, { path: '/admin/merchants', limit, after: nextAfterId });
   }
 
   @Get(':id')

@@ -7,9 +7,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { UpstreamApplicationsService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId } from '#libs/http';
 import { UpstreamApplicationDto } from './admin-merchants.dto.js';
-import { decodeCursor, encodeCursor, nextLink } from './paging.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
 
 @ApiTags('operator')
 @Auth(AuthKind.Operator)
@@ -30,12 +30,10 @@ export class AdminUpstreamController {
     const limit = query.limit ?? 50;
     const offset = Number(decodeCursor(query.cursor, /^\d{1,9}$/) ?? 0);
     const { applications, nextOffset } = await this.applications.page(offset, limit);
-    const nextCursor = nextOffset !== null ? encodeCursor(String(nextOffset)) : null;
-    return envelope(
-      tracingId,
-      applications,
-      { count: applications.length, nextCursor },
-      nextLink('/admin/upstream/applications', limit, nextCursor),
-    );
+    return pageEnvelope(tracingId, applications, {
+      path: '/admin/upstream/applications',
+      limit,
+      after: nextOffset !== null ? String(nextOffset) : null,
+    });
   }
 }

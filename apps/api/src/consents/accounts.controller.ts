@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountsService } from '#libs/domain/accounts';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { AccountDto, ListQueryDto } from './consents.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,13 +38,11 @@ export class AccountsController {
       limit,
       decodeCursor(query.cursor, UUID),
     );
-    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
-    return envelope(
-      tracingId,
-      accounts,
-      { count: accounts.length, nextCursor },
-      nextLink(`/v1/users/${encodeURIComponent(userId)}/accounts`, limit, nextCursor),
-    );
+    return pageEnvelope(tracingId, accounts, {
+      path: `/v1/users/${encodeURIComponent(userId)}/accounts`,
+      limit,
+      after: nextAfterId,
+    });
   }
 
   @Get('accounts/:accountId')

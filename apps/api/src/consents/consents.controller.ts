@@ -12,7 +12,7 @@ import { ConsentsService } from '#libs/domain/consents';
 import { Idempotent } from '#libs/domain/idempotency';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
-import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import {
   ConsentDto,
   ConsentStatusDto,
@@ -189,13 +189,11 @@ export class ConsentsController {
       limit,
       decodeCursor(query.cursor, UUID),
     );
-    const nextCursor = nextBeforeId ? encodeCursor(nextBeforeId) : null;
-    return envelope(
-      tracingId,
-      consents,
-      { count: consents.length, nextCursor },
-      nextLink(`/v1/users/${encodeURIComponent(userId)}/consents`, limit, nextCursor),
-    );
+    return pageEnvelope(tracingId, consents, {
+      path: `/v1/users/${encodeURIComponent(userId)}/consents`,
+      limit,
+      after: nextBeforeId,
+    });
   }
 
   @Get('consents/:consentId')

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -16,10 +17,33 @@ import {
 } from 'class-validator';
 import { PageQuery } from '#libs/http';
 
+// One rule per kind of field, so every consent body validates it the same way.
+const IsRedirectUrl = () =>
+  applyDecorators(
+    IsString(),
+    MaxLength(2048),
+    IsUrl(
+      { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
+      { message: 'redirectUrl must be an absolute http(s) URL' },
+    ),
+  );
+const IsScopes = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(30),
+    IsString({ each: true }),
+    Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' }),
+  );
+const IsInstitutionId = () =>
+  applyDecorators(
+    IsString(),
+    Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' }),
+  );
+const IsOptionalDateTime = () => applyDecorators(IsOptional(), IsISO8601({ strict: true }));
+
 export class CreateConsentDto {
   @ApiProperty({ example: 'sandbox-redirect', maxLength: 255 })
-  @IsString()
-  @Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' })
+  @IsInstitutionId()
   institutionId: string;
 
   @ApiProperty({
@@ -28,12 +52,7 @@ export class CreateConsentDto {
     description:
       'Where the browser is sent after the bank, with `consentId`, `status` (AUTHORIZED, REJECTED or FAILED) and, on failure, `error`. Absolute http(s); when the merchant has frontendOrigins, its origin must be one of them.',
   })
-  @IsString()
-  @MaxLength(2048)
-  @IsUrl(
-    { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
-    { message: 'redirectUrl must be an absolute http(s) URL' },
-  )
+  @IsRedirectUrl()
   redirectUrl: string;
 
   @ApiPropertyOptional({
@@ -43,25 +62,19 @@ export class CreateConsentDto {
     maxItems: 30,
   })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(30)
-  @IsString({ each: true })
-  @Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' })
+  @IsScopes()
   scopes?: string[];
 
   @ApiPropertyOptional({ format: 'date-time', description: 'When the consent should end' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsOptionalDateTime()
   expiresAt?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsOptionalDateTime()
   transactionsFrom?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsOptionalDateTime()
   transactionsTo?: string;
 }
 
@@ -229,8 +242,7 @@ export class EmbeddedCredentialsDto {
 
 export class CreateEmbeddedConsentDto {
   @ApiProperty({ example: 'sandbox-embedded', maxLength: 255 })
-  @IsString()
-  @Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' })
+  @IsInstitutionId()
   institutionId: string;
 
   @ApiProperty({ type: EmbeddedCredentialsDto })
@@ -246,10 +258,7 @@ export class CreateEmbeddedConsentDto {
     maxItems: 30,
   })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(30)
-  @IsString({ each: true })
-  @Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' })
+  @IsScopes()
   scopes?: string[];
 }
 
@@ -304,12 +313,7 @@ export class ReauthoriseConsentDto {
     description:
       'Where the browser is sent after the bank (as for POST /v1/users/{userId}/consents); replaces the stored one.',
   })
-  @IsString()
-  @MaxLength(2048)
-  @IsUrl(
-    { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
-    { message: 'redirectUrl must be an absolute http(s) URL' },
-  )
+  @IsRedirectUrl()
   redirectUrl: string;
 }
 
@@ -327,26 +331,20 @@ export class PreAuthorisationDto {
     minItems: 1,
     maxItems: 30,
   })
-  @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(30)
-  @IsString({ each: true })
-  @Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' })
+  @IsScopes()
   scopes: string[];
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsOptionalDateTime()
   expiresAt?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsOptionalDateTime()
   transactionsFrom?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsOptionalDateTime()
   transactionsTo?: string;
 
   @ApiPropertyOptional({
@@ -354,12 +352,7 @@ export class PreAuthorisationDto {
     description: "Where the browser returns after the bank; omitted: the consent's current one",
   })
   @IsOptional()
-  @IsString()
-  @MaxLength(2048)
-  @IsUrl(
-    { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
-    { message: 'redirectUrl must be an absolute http(s) URL' },
-  )
+  @IsRedirectUrl()
   redirectUrl?: string;
 }
 

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
-import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { InstitutionDto, InstitutionsQueryDto } from './institutions.dto.js';
 
 const INSTITUTION_ID = /^[\x20-\x7e]{1,255}$/;
@@ -40,20 +40,12 @@ export class InstitutionsController {
       limit,
       decodeCursor(query.cursor, INSTITUTION_ID),
     );
-    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
-    const filters = new URLSearchParams();
-    for (const key of ['country', 'feature', 'q'] as const) {
-      const value = query[key];
-      if (value !== undefined) filters.set(key, value);
-    }
-    const base = filters.size > 0 ? `/v1/institutions?${filters.toString()}&` : '/v1/institutions?';
-    const links = nextLink('', limit, nextCursor);
-    return envelope(
-      tracingId,
-      institutions,
-      { count: institutions.length, nextCursor },
-      links?.next ? { next: `${base}${links.next.slice(1)}` } : undefined,
-    );
+    return pageEnvelope(tracingId, institutions, {
+      path: '/v1/institutions',
+      limit,
+      after: nextAfterId,
+      filters: { country: query.country, feature: query.feature, q: query.q },
+    });
   }
 
   @Get(':institutionId')

@@ -40,7 +40,7 @@ import {
   TracingId,
   envelope,
 } from '#libs/http';
-import { decodeCursor, encodeCursor, nextLink } from '../admin/paging.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { CreateUserDto, UpdateUserDto, UserDto, UserSessionDto, UsersQueryDto } from './users.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -124,13 +124,7 @@ export class UsersController {
     }
     const limit = query.limit ?? 50;
     const { users, nextAfterId } = await this.users.list(merchantId, limit, decodeCursor(query.cursor, UUID));
-    const nextCursor = nextAfterId ? encodeCursor(nextAfterId) : null;
-    return envelope(
-      tracingId,
-      users,
-      { count: users.length, nextCursor },
-      nextLink('/v1/users', limit, nextCursor),
-    );
+    return pageEnvelope(tracingId, users, { path: '/v1/users', limit, after: nextAfterId });
   }
 
   @Get(':userId')

@@ -1,0 +1,44 @@
+import { DomainError, ErrorCode, envelope } from '#libs/http';
+
+/** Opaque cursors: base64url of what the next page starts after, so clients cannot depend on its form. */
+export function encodeCursor(value: string): string {
+  return Buffer.from(value, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined, valid: RegExp): string | undefined {
+  if (cursor === undefined) return undefined;
+  const value = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!valid.test(value)) {
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+      details: [{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }],
+    });
+  }
+  return value;
+}
+
+/**
+ * The answer of a keyset-paged list (API.md conventions): `meta.count`, an opaque `meta.nextCursor`
+ * (null on the last page) and `links.next` repeating the list's filters.
+ */
+export function pageEnvelope<T>(
+  tracingId: string,
+  items: T[],
+  page: {
+    path: string;
+    limit: number;
+    after: string | null | undefined;
+    filters?: Record<string, string | undefined>;
+  },
+) {
+  const nextCursor = page.after != null ? encodeCursor(page.after) : null;
+  let links: { next: string } | undefined;
+  if (nextCursor) {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(page.filters ?? {}))
+      if (value !== undefined) query.set(key, value);
+    query.set('limit', String(page.limit));
+    query.set('cursor', nextCursor);
+    links = { next: `${page.path}?${query.toString()}` };
+  }
+  return envelope(tracingId, items, { count: items.length, nextCursor }, links);
+}
