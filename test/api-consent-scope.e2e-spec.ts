@@ -1,0 +1,226 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
+import { QueueName } from '#libs/queue';
+import { createMerchant, createUser, uniqueQueuePrefix, type CreatedMerchant } from '#libs/testing';
+import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+type ErrorBody = { error: { code: string; status: number; message: string } };
+
+const REDIRECT = 'https://app.merchant.example/banks/done';
+
+/** The path and query of a URL on another base: public URLs name default ports, the apps listen on random ones. */
+const on = (base: string, url: string) => {
+  const u = new URL(url);
+  return `${base}${u.pathname}${u.search}`;
+};
+
+describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2, 8, 9)', () => {
+  let sandbox: RunningHttpApp;
+  let admin: SandboxHttp;
+  let api: Api;
+  let prisma: PrismaService;
+  let owner: CreatedMerchant;
+  let userId: string;
+
+  const call = (method: string, path: string, body?: unknown, base = api.url) =>
+    fetch(`${base}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        authorization: `Bearer ${owner.apiKey.key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  async function ok<T>(response: Response, status: number): Promise<T> {
+    if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
+    return ((await response.json()) as { data: T }).data;
+  }
+
+  /** Acts as the browser: approves at the sandbox bank and follows the redirect to our callback. */
+  async function approveAtBank(authorisationUrl: string): Promise<URL> {
+    const form = await fetch(on(sandbox.url, authorisationUrl), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ decision: 'approve' }).toString(),
+    });
+    expect(form.status).toBe(302);
+    const answer = await fetch(on(api.url, form.headers.get('location')!), { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    return new URL(answer.headers.get('location')!);
+  }
+
+  async function connect(body: Record<string, unknown> = {}): Promise<string> {
+    const created = await ok<{ id: string; authorisationUrl: string }>(
+      await call('POST', `/v1/users/${userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: REDIRECT,
+        ...body,
+      }),
+      201,
+    );
+    expect((await approveAtBank(created.authorisationUrl)).searchParams.get('status')).toBe('AUTHORIZED');
+    return created.id;
+  }
+
+  const accountsOf = (consentId: string) =>
+    prisma.account.findMany({ where: { consentId }, orderBy: { id: 'asc' } });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url, { LOG_LEVEL: 'error', API_PUBLIC_URL: 'http://localhost:3000' });
+    admin = new SandboxHttp(sandbox.url, api.config);
+    prisma = api.app.get(PrismaService);
+    owner = await createMerchant(api);
+    userId = (await createUser(api.app.get(UserRepository), owner.merchant.id)).id;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('answers 403 FORBIDDEN for a feature outside the consent’s scope and leaves the consent usable', async () => {
+    const consentId = await connect({ scopes: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'] });
+    const [account] = await accountsOf(consentId);
+
+    for (const path of ['statements', 'beneficiaries']) {
+      const refused = await call('GET', `/v1/accounts/${account.id}/${path}`);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as ErrorBody).error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    }
+
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
+    expect(row).toMatchObject({ status: 'AUTHORIZED', lastErrorCode: null });
+    expect((await accountsOf(consentId)).map((a) => a.syncStatus)).not.toContain('STOPPED');
+    // Calls inside the scope still work.
+    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live?limit=2`)).status).toBe(200);
+    const view = await ok<{ status: string }>(await call('GET', `/v1/consents/${consentId}`), 200);
+    expect(view.status).toBe('AUTHORIZED');
+  });
+
+  it('writes every sync status in lower case: the consent summary and each account alike', async () => {
+    const consentId = await connect();
+    const consent = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${consentId}`), 200);
+    expect(consent.sync.status).toBe('pending');
+    const [stored] = await accountsOf(consentId);
+    const one = await ok<{ sync: { status: string } }>(await call('GET', `/v1/accounts/${stored.id}`), 200);
+    expect(one.sync.status).toBe('pending');
+    const list = await ok<{ sync: { status: string } }[]>(
+      await call('GET', `/v1/users/${userId}/accounts`),
+      200,
+    );
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.every((a) => a.sync.status === a.sync.status.toLowerCase())).toBe(true);
+  });
+
+  it('restarts the accounts’ sync when a consent the bank expired is re-authorised', async () => {
+    const consentId = await connect();
+    const [account] = await accountsOf(consentId);
+    const { upstreamConsentId } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
+    expect((await admin.admin('POST', `/consents/${upstreamConsentId}/expire`)).status).toBe(200);
+
+    const expired = await call('GET', `/v1/accounts/${account.id}/transactions/live`);
+    expect(((await expired.json()) as ErrorBody).error.code).toBe('CONSENT_EXPIRED');
+    expect((await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).status).toBe('EXPIRED');
+    expect((await accountsOf(consentId)).every((a) => a.syncStatus === 'STOPPED')).toBe(true);
+
+    const asked = await ok<{ authorisationUrl: string }>(
+      await call('POST', `/v1/consents/${consentId}/reauthorise`, { redirectUrl: REDIRECT }),
+      201,
+    );
+    const before = Date.now();
+    expect((await approveAtBank(asked.authorisationUrl)).searchParams.get('status')).toBe('AUTHORIZED');
+
+    expect((await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).status).toBe('AUTHORIZED');
+    const accounts = await accountsOf(consentId);
+    expect(accounts.length).toBeGreaterThan(0);
+    for (const a of accounts) {
+      expect(a.syncStatus).toBe('PENDING');
+      expect(a.nextSyncAt!.getTime()).toBeLessThanOrEqual(Date.now());
+      expect(a.nextSyncAt!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    }
+    const view = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${consentId}`), 200);
+    expect(view.sync.status).toBe('pending');
+    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live?limit=2`)).status).toBe(200);
+  });
+
+  describe('under upstream version 2.0-ALPHA (GET /consents omits expiresAt)', () => {
+    const prefix = uniqueQueuePrefix('consents-v2');
+    let apiV2: Api;
+    let worker: Awaited<ReturnType<typeof startWorker>>;
+    const v2 = { UPSTREAM_API_VERSION: '2.0-ALPHA', QUEUE_PREFIX: prefix, LOG_LEVEL: 'error' };
+
+    beforeAll(async () => {
+      apiV2 = await startApi(sandbox.url, { ...v2, API_PUBLIC_URL: 'http://localhost:3000' });
+      worker = await startWorker({ ...v2, UPSTREAM_BASE_URL: sandbox.url });
+    });
+    afterAll(async () => {
+      await worker?.app.get<Queue>(getQueueToken(QueueName.Consents)).obliterate({ force: true });
+      await worker?.app.close();
+      await apiV2?.close();
+    });
+
+    it('keeps an expiry for an embedded consent the worker polled to AUTHORIZED', async () => {
+      const started = await ok<{ id: string }>(
+        await call(
+          'POST',
+          `/v1/users/${userId}/consents/embedded`,
+          { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password: 'secret' } },
+          apiV2.url,
+        ),
+        201,
+      );
+      await ok(
+        await call('POST', `/v1/consents/${started.id}/sca-method`, { scaMethodId: 'sbx-sms-otp' }, apiV2.url),
+        200,
+      );
+      await ok(await call('POST', `/v1/consents/${started.id}/sca-code`, { code: '123456' }, apiV2.url), 202);
+      const statusOf = async () =>
+        (await ok<{ status: string }>(await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url), 200))
+          .status;
+      await expect.poll(statusOf, { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
+
+      const row = await prisma.consent.findUniqueOrThrow({ where: { id: started.id } });
+      expect(row.expiresAt).not.toBeNull();
+      // Version 1 of the same upstream still tells the truth: ours must agree with it.
+      const truth = await admin.call<{ data: { expiresAt: string } }>('GET', `/consents/${row.upstreamConsentId}`);
+      expect(Math.abs(row.expiresAt!.getTime() - Date.parse(truth.body.data.expiresAt))).toBeLessThan(60_000);
+      const view = await ok<{ expiresAt: string | null }>(
+        await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url),
+        200,
+      );
+      expect(view.expiresAt).toBe(row.expiresAt!.toISOString());
+    });
+
+    it('keeps the expiry asked for on a redirect consent', async () => {
+      const expiresAt = new Date(Date.now() + 10 * 86_400_000).toISOString();
+      const created = await ok<{ id: string; authorisationUrl: string }>(
+        await call(
+          'POST',
+          `/v1/users/${userId}/consents`,
+          { institutionId: 'sandbox-redirect', redirectUrl: REDIRECT, expiresAt },
+          apiV2.url,
+        ),
+        201,
+      );
+      const form = await fetch(on(sandbox.url, created.authorisationUrl), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ decision: 'approve' }).toString(),
+      });
+      const back = await fetch(on(apiV2.url, form.headers.get('location')!), { redirect: 'manual' });
+      expect(new URL(back.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
+      const row = await prisma.consent.findUniqueOrThrow({ where: { id: created.id } });
+      expect(Math.abs(row.expiresAt!.getTime() - Date.parse(expiresAt))).toBeLessThan(60_000);
+    });
+  });
+});
