@@ -101,14 +101,17 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect(row).toMatchObject({ status: 'AUTHORIZED', lastErrorCode: null });
     expect((await accountsOf(consentId)).map((a) => a.syncStatus)).not.toContain('STOPPED');
     // Calls inside the scope still work.
-    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live?limit=2`)).status).toBe(200);
+    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
     const view = await ok<{ status: string }>(await call('GET', `/v1/consents/${consentId}`), 200);
     expect(view.status).toBe('AUTHORIZED');
   });
 
   it('writes every sync status in lower case: the consent summary and each account alike', async () => {
     const consentId = await connect();
-    const consent = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${consentId}`), 200);
+    const consent = await ok<{ sync: { status: string } }>(
+      await call('GET', `/v1/consents/${consentId}`),
+      200,
+    );
     expect(consent.sync.status).toBe('pending');
     const [stored] = await accountsOf(consentId);
     const one = await ok<{ sync: { status: string } }>(await call('GET', `/v1/accounts/${stored.id}`), 200);
@@ -149,7 +152,7 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     }
     const view = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${consentId}`), 200);
     expect(view.sync.status).toBe('pending');
-    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live?limit=2`)).status).toBe(200);
+    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
   });
 
   describe('under upstream version 2.0-ALPHA (GET /consents omits expiresAt)', () => {
@@ -179,19 +182,31 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
         201,
       );
       await ok(
-        await call('POST', `/v1/consents/${started.id}/sca-method`, { scaMethodId: 'sbx-sms-otp' }, apiV2.url),
+        await call(
+          'POST',
+          `/v1/consents/${started.id}/sca-method`,
+          { scaMethodId: 'sbx-sms-otp' },
+          apiV2.url,
+        ),
         200,
       );
       await ok(await call('POST', `/v1/consents/${started.id}/sca-code`, { code: '123456' }, apiV2.url), 202);
       const statusOf = async () =>
-        (await ok<{ status: string }>(await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url), 200))
-          .status;
+        (
+          await ok<{ status: string }>(
+            await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url),
+            200,
+          )
+        ).status;
       await expect.poll(statusOf, { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
 
       const row = await prisma.consent.findUniqueOrThrow({ where: { id: started.id } });
       expect(row.expiresAt).not.toBeNull();
       // Version 1 of the same upstream still tells the truth: ours must agree with it.
-      const truth = await admin.call<{ data: { expiresAt: string } }>('GET', `/consents/${row.upstreamConsentId}`);
+      const truth = await admin.call<{ data: { expiresAt: string } }>(
+        'GET',
+        `/consents/${row.upstreamConsentId}`,
+      );
       expect(Math.abs(row.expiresAt!.getTime() - Date.parse(truth.body.data.expiresAt))).toBeLessThan(60_000);
       const view = await ok<{ expiresAt: string | null }>(
         await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url),

@@ -185,7 +185,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(listed.meta.count).toBe(3);
     for (const a of listed.data) {
       expect(a.consentId).toBe(consent.id);
-      expect(a.sync.status).toBe('PENDING');
+      expect(a.sync.status).toBe('pending');
       for (const b of a.balances) expect(b.balance.amount).toMatch(/^-?\d+\.\d{2,4}$/);
     }
     const stored = accounts.find((a) => a.id === listed.data[0].id)!;

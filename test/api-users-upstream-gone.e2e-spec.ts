@@ -61,7 +61,11 @@ describe('api: a user the upstream no longer knows', () => {
     const warning = logs.lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .find((entry) => entry.userId === user.id && entry.resource === 'user');
-    expect(warning).toMatchObject({ level: 40, upstreamUserUuid: user.upstreamUserUuid, upstreamStatus: 404 });
+    expect(warning).toMatchObject({
+      level: 'warn',
+      upstreamUserUuid: user.upstreamUserUuid,
+      upstreamStatus: 404,
+    });
   });
 
   it('DELETE of such a user still completes: the upstream 404 means already gone', async () => {

@@ -112,6 +112,35 @@ describe('classify', () => {
   });
 });
 
+describe('classify on a consent call (the request carried a consent token)', () => {
+  const consent = (code: string) => ({ shape: 'standard' as const, issues: [{ type: 'CONSENT', code }] });
+  it.each([
+    [403, consent('CONSENT_EXPIRED'), 'CONSENT_EXPIRED'],
+    [403, consent('CONSENT_REVOKED'), 'CONSENT_REVOKED'],
+    [403, consent('CONSENT_CONSUMED'), 'CONSENT_CONSUMED'],
+    [403, consent('CONSENT_INVALID'), 'CONSENT_INVALID'],
+    [401, consent('CONSENT_INVALID'), 'CONSENT_INVALID'],
+    // A token the upstream does not take, with no word on our credentials.
+    [401, { shape: 'standard' as const, issues: [] }, 'CONSENT_INVALID'],
+    [401, { shape: 'minimal' as const, issues: [] }, 'AUTH'],
+    [
+      403,
+      { shape: 'standard' as const, issues: [{ type: 'CREDENTIALS', code: 'CREDENTIALS_INVALID' }] },
+      'AUTH',
+    ],
+    // Refusals of this one call: the consent is untouched.
+    [403, consent('FEATURE_NOT_IN_CONSENT_SCOPE'), 'FORBIDDEN'],
+    [403, { issues: [{ type: 'FEATURE_NOT_SUPPORTED', code: 'FEATURE_NOT_SUPPORTED' }] }, 'FORBIDDEN'],
+    [403, consent('CONSENT_NOT_AUTHORIZED'), 'FORBIDDEN'],
+    [403, consent('CONSENT_WRONG_TYPE'), 'FORBIDDEN'],
+    [403, { issues: [{ type: 'FORBIDDEN', code: 'SOMETHING_NEW' }] }, 'FORBIDDEN'],
+    [403, { shape: 'nonJson' as const, issues: [] }, 'FORBIDDEN'],
+    [403, { shape: 'standard' as const, issues: [{ code: 10403 }] }, 'FORBIDDEN'],
+  ] as const)('%i %j → %s', (status, parsed, kind) => {
+    expect(classify(status, parsed, true)).toEqual({ kind, retryable: false });
+  });
+});
+
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
   it('reads delta-seconds and HTTP dates', () => {

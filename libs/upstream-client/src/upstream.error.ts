@@ -34,7 +34,10 @@ export type UpstreamErrorKind =
   /** Our application credentials were refused (401 without a consent issue). */
   | 'AUTH'
   | 'NOT_FOUND'
-  /** Not allowed, for example a feature the institution lacks. */
+  /**
+   * This call alone is refused (a feature outside the consent's scope or the institution's offer, or a
+   * 403 that names no consent state); the consent stays as it is.
+   */
   | 'FORBIDDEN'
   | 'RATE_LIMITED'
   /** 5xx, network error, timeout or an open circuit breaker. */
@@ -235,9 +238,8 @@ export interface Classification {
 }
 
 /**
- * The consent-state codes. They are the sandbox's contract, not the spec's (neither the spec nor the
- * openapi names them): on a real upstream a consent call's 401/403 without one of them is still read as
- * a consent problem (CONSENT_INVALID), see {@link classify}.
+ * The consent-state codes: the only issues that say the consent itself is no longer usable. They are the
+ * sandbox's contract, not the spec's (neither the spec nor the openapi names them), see {@link classify}.
  */
 function consentKindOf(issues: readonly UpstreamIssue[]): UpstreamErrorKind | undefined {
   for (const issue of issues) {
@@ -253,10 +255,12 @@ function credentialsIssue(issues: readonly UpstreamIssue[]): boolean {
 }
 
 /**
- * What an HTTP error answer means (the table in the library's README section). `consentCall`: the call
- * carried a consent token, so a 401/403 is about that token unless it names our credentials (a
- * CREDENTIALS* issue, or the minimal-shape 401 the spec uses for invalid credentials) or a missing
- * institution feature.
+ * What an HTTP error answer means (the table in the README's upstream-client section). `consentCall`: the
+ * call carried a consent token. Then a 401 is about that token unless it names our credentials (a
+ * CREDENTIALS* issue, or the minimal-shape 401 the spec uses for invalid credentials). A 403 is a consent
+ * fault only when an issue code says the consent expired, was revoked, consumed or is invalid: a feature
+ * outside the consent's scope or the institution's offer, and any 403 we cannot read, refuse that one call
+ * (FORBIDDEN), because marking a consent gone sends the user back to the bank and cannot be undone.
  */
 export function classify(
   status: number,
@@ -273,9 +277,8 @@ export function classify(
     if (status === 401 && parsed.shape === 'minimal' && parsed.issues.length === 0)
       return { kind: 'AUTH', retryable: false } satisfies Classification;
     if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
-    if (parsed.issues.some((i) => i.code === 'FEATURE_NOT_SUPPORTED' || i.type === 'FEATURE_NOT_SUPPORTED'))
-      return { kind: 'FORBIDDEN', retryable: false } satisfies Classification;
-    return { kind: 'CONSENT_INVALID', retryable: false } satisfies Classification;
+    if (status === 401) return { kind: 'CONSENT_INVALID', retryable: false } satisfies Classification;
+    return { kind: 'FORBIDDEN', retryable: false } satisfies Classification;
   }
   if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
   if (status === 401) return { kind: 'AUTH', retryable: false } satisfies Classification;

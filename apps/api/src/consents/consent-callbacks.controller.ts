@@ -1,14 +1,14 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ConsentsService } from '#libs/domain/consents';
+import { RedirectConsentsService } from '#libs/domain/consents';
 import { ApiErrorResponse, Public, TracingId } from '#libs/http';
 import { ConsentCallbackQueryDto } from './consents.dto.js';
 
 @ApiTags('consents')
 @Controller('v1/callbacks/consents')
 export class ConsentCallbacksController {
-  constructor(private readonly consents: ConsentsService) {}
+  constructor(private readonly consents: RedirectConsentsService) {}
 
   // Public: the user's browser arrives here from the bank with no credentials of ours; the signed,
   // single-use state is what authenticates the request.

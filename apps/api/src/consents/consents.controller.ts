@@ -8,7 +8,12 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { ConsentsService } from '#libs/domain/consents';
+import {
+  ConsentRenewalService,
+  ConsentsService,
+  EmbeddedConsentsService,
+  RedirectConsentsService,
+} from '#libs/domain/consents';
 import { Idempotent } from '#libs/domain/idempotency';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
@@ -41,7 +46,12 @@ const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userI
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1')
 export class ConsentsController {
-  constructor(private readonly consents: ConsentsService) {}
+  constructor(
+    private readonly consents: ConsentsService,
+    private readonly redirect: RedirectConsentsService,
+    private readonly embedded: EmbeddedConsentsService,
+    private readonly renewal: ConsentRenewalService,
+  ) {}
 
   @Post('users/:userId/consents')
   @Idempotent()
@@ -59,7 +69,7 @@ export class ConsentsController {
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.consents.create(callerOf(principal), userId, body, tracingId));
+    return envelope(tracingId, await this.redirect.create(callerOf(principal), userId, body, tracingId));
   }
 
   // The credentials stay out of the idempotency fingerprint: not even a hash of a bank password is kept.
@@ -81,7 +91,7 @@ export class ConsentsController {
   ) {
     return envelope(
       tracingId,
-      await this.consents.createEmbedded(callerOf(principal), userId, body, tracingId),
+      await this.embedded.createEmbedded(callerOf(principal), userId, body, tracingId),
     );
   }
 
@@ -102,7 +112,7 @@ export class ConsentsController {
   ) {
     return envelope(
       tracingId,
-      await this.consents.selectScaMethod(callerOf(principal), consentId, body.scaMethodId, tracingId),
+      await this.embedded.selectScaMethod(callerOf(principal), consentId, body.scaMethodId, tracingId),
     );
   }
 
@@ -124,7 +134,7 @@ export class ConsentsController {
   ) {
     return envelope(
       tracingId,
-      await this.consents.submitScaCode(callerOf(principal), consentId, body.code, tracingId),
+      await this.embedded.submitScaCode(callerOf(principal), consentId, body.code, tracingId),
     );
   }
 
@@ -146,7 +156,7 @@ export class ConsentsController {
   ) {
     return envelope(
       tracingId,
-      await this.consents.reauthorise(callerOf(principal), consentId, body.redirectUrl, tracingId),
+      await this.renewal.reauthorise(callerOf(principal), consentId, body.redirectUrl, tracingId),
     );
   }
 
@@ -167,7 +177,7 @@ export class ConsentsController {
   ) {
     return envelope(
       tracingId,
-      await this.consents.updatePreAuthorisation(callerOf(principal), consentId, body, tracingId),
+      await this.renewal.updatePreAuthorisation(callerOf(principal), consentId, body, tracingId),
     );
   }
 

@@ -202,7 +202,11 @@ export class BalanceDto {
 }
 
 export class SyncSummaryDto {
-  @ApiProperty({ enum: ['PENDING', 'SYNCING', 'SYNCED', 'FAILED', 'STOPPED'] }) status: string;
+  @ApiProperty({
+    enum: ['pending', 'syncing', 'synced', 'failed', 'stopped'],
+    description: 'Lower case, like the consent’s `sync.status` (`stopped`: the consent no longer allows it)',
+  })
+  status: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastSyncedAt: string | null;
 }
 

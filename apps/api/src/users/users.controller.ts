@@ -154,7 +154,11 @@ export class UsersController {
   @ApiOkResponse({ type: ApiEnvelope(UserDto) })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
-  @ApiConflictResponse({ type: ApiErrorResponse, description: 'CONFLICT: another user has this reference' })
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description:
+      'CONFLICT: another user has this reference, or the upstream has no record of this user (deleted there); not worth retrying: erase and re-create the user',
+  })
   @ApiServiceUnavailableResponse(upstreamDown)
   async update(
     @Param('userId') userId: string,

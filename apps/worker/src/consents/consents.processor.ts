@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ConsentsService } from '#libs/domain/consents';
+import { EmbeddedConsentsService } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { QueueName, type JobOf, type JobResult } from '#libs/queue';
@@ -13,7 +13,7 @@ export class ConsentsProcessor extends WorkerHost implements OnApplicationBootst
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly consents: ConsentsService,
+    private readonly consents: EmbeddedConsentsService,
   ) {
     super();
   }

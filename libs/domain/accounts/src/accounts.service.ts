@@ -27,10 +27,16 @@ export interface AccountView {
     dateTime: string | null;
     creditLineIncluded: boolean | null;
   }[];
-  sync: { status: string; lastSyncedAt: string | null };
+  sync: { status: SyncStatusView; lastSyncedAt: string | null };
   createdAt: string;
   updatedAt: string;
 }
+
+/** An account's sync state as the API writes it: lower case, like every sync status in API.md. */
+export type SyncStatusView = Lowercase<StoredAccount['syncStatus']>;
+
+export const syncStatusView = (status: StoredAccount['syncStatus']): SyncStatusView =>
+  status.toLowerCase() as SyncStatusView;
 
 export function toAccountView(a: StoredAccount): AccountView {
   return {
@@ -51,7 +57,7 @@ export function toAccountView(a: StoredAccount): AccountView {
       dateTime: b.dateTime?.toISOString() ?? null,
       creditLineIncluded: b.creditLineIncluded,
     })),
-    sync: { status: a.syncStatus, lastSyncedAt: a.lastSyncedAt?.toISOString() ?? null },
+    sync: { status: syncStatusView(a.syncStatus), lastSyncedAt: a.lastSyncedAt?.toISOString() ?? null },
     createdAt: a.createdAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
   };

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
+import { ConsentStatus } from './consent-status.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const AWAITING = 'AWAITING_AUTHORIZATION';
-export const AWAITING_REAUTHORISATION = 'AWAITING_RE_AUTHORIZATION';
 
 /** Every column except the encrypted token: reads for responses never load the secret. */
 const PUBLIC_FIELDS = {
@@ -32,6 +30,7 @@ const PUBLIC_FIELDS = {
 
 export type StoredConsent = Prisma.ConsentGetPayload<{ select: typeof PUBLIC_FIELDS }>;
 
+/** Reads of consents, their creation, and the single-use claims of a callback; status changes are ConsentStateRepository's. */
 @Injectable()
 export class ConsentRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -74,7 +73,7 @@ export class ConsentRepository {
     userId: string;
     upstreamConsentId: string;
     institutionId: string;
-    status: string;
+    status: ConsentStatus;
     redirectUrl: string | null;
     stateNonce: string | null;
     authorisationUrl: string | null;
@@ -99,62 +98,7 @@ export class ConsentRepository {
     });
     if (!row) return null;
     const { tokenCiphertext, tokenKeyId, ...consent } = row;
-    return {
-      consent,
-      sealed: tokenCiphertext && tokenKeyId ? { ciphertext: tokenCiphertext, keyId: tokenKeyId } : null,
-    };
-  }
-
-  /** A status change only while the consent is still in `from`, so a late step cannot undo a newer one. */
-  async moveStatus(merchantId: string, consentId: string, from: string, to: string): Promise<boolean> {
-    const { count } = await this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId, status: from },
-      data: { status: to },
-    });
-    return count === 1;
-  }
-
-  /**
-   * A re-authorisation is pending: the bank's new page is shown on the consent, the merchant's page for the
-   * return replaces the old one, and the upstream's own single-use `state` for this round is what the
-   * callback must present (ours, forwarded since creation, may have expired long ago).
-   */
-  markReauthorisationPending(
-    merchantId: string,
-    consentId: string,
-    data: { reauthorisationUrl: string; redirectUrl: string; upstreamState: string; status: string },
-  ) {
-    return this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId },
-      data: {
-        status: data.status,
-        reauthorisationUrl: data.reauthorisationUrl,
-        reauthorisationRequestedAt: new Date(),
-        redirectUrl: data.redirectUrl,
-        stateNonce: data.upstreamState,
-      },
-    });
-  }
-
-  /** New terms agreed upstream: back to awaiting the PSU, with a fresh nonce for our signed state. */
-  markPreAuthorisationUpdated(
-    merchantId: string,
-    consentId: string,
-    data: {
-      status: string;
-      authorisationUrl: string | null;
-      redirectUrl: string;
-      stateNonce: string;
-      featureScope: string[];
-      expiresAt: Date | null;
-      transactionsFrom?: Date;
-      transactionsTo?: Date;
-    },
-  ) {
-    return this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId },
-      data: { ...data, reauthorisationUrl: null, reauthorisationRequestedAt: null },
-    });
+    return { consent, sealed: { tokenCiphertext, tokenKeyId } };
   }
 
   /** Like {@link claimCallback}, for the return from a re-authorisation (see markReauthorisationPending). */
@@ -171,7 +115,7 @@ export class ConsentRepository {
         merchantId,
         upstreamConsentId,
         stateNonce: upstreamState,
-        status: AWAITING_REAUTHORISATION,
+        status: ConsentStatus.AwaitingReauthorisation,
       },
       data: { stateNonce: null },
     });
@@ -204,72 +148,14 @@ export class ConsentRepository {
   async claimCallback(merchantId: string, consentId: string, nonce: string): Promise<StoredConsent | null> {
     if (!UUID.test(consentId)) return null;
     const { count } = await this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId, stateNonce: nonce, status: AWAITING },
+      where: {
+        id: consentId,
+        merchantId,
+        stateNonce: nonce,
+        status: ConsentStatus.AwaitingAuthorisation,
+      },
       data: { stateNonce: null },
     });
     return count === 1 ? this.findOne(merchantId, consentId) : null;
-  }
-
-  markAuthorised(
-    merchantId: string,
-    consentId: string,
-    data: {
-      status: string;
-      tokenCiphertext: string;
-      tokenKeyId: string;
-      authorizedAt: Date;
-      expiresAt: Date | null;
-      featureScope: string[];
-      institutionConsentId: string | null;
-    },
-  ) {
-    return this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId },
-      data: {
-        ...data,
-        authorisationUrl: null,
-        reauthorisationUrl: null,
-        reauthorisationRequestedAt: null,
-        stateNonce: null,
-        lastErrorCode: null,
-        lastErrorMessage: null,
-      },
-    });
-  }
-
-  markFailed(merchantId: string, consentId: string, status: string, code: string, message: string | null) {
-    return this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId },
-      data: {
-        status,
-        authorisationUrl: null,
-        reauthorisationUrl: null,
-        stateNonce: null,
-        lastErrorCode: code.slice(0, 64),
-        lastErrorMessage: message?.slice(0, 1000) ?? null,
-      },
-    });
-  }
-
-  /** Revokes locally: status, time, the token dropped (useless now, so no reason to keep a secret) and syncing stopped. */
-  async markRevoked(merchantId: string, consentId: string, now = new Date()) {
-    await this.prisma.$transaction([
-      this.prisma.consent.updateMany({
-        where: { id: consentId, merchantId },
-        data: {
-          status: 'REVOKED',
-          revokedAt: now,
-          stateNonce: null,
-          authorisationUrl: null,
-          reauthorisationUrl: null,
-          tokenCiphertext: null,
-          tokenKeyId: null,
-        },
-      }),
-      this.prisma.account.updateMany({
-        where: { consentId, merchantId },
-        data: { syncStatus: 'STOPPED', nextSyncAt: null },
-      }),
-    ]);
   }
 }

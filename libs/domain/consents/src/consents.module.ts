@@ -1,12 +1,37 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '#libs/domain/accounts';
+import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentRepository } from './consent.repository.js';
+import { ConsentStateRepository } from './consent-state.repository.js';
+import { ConsentTokenVault } from './consent-token.vault.js';
 import { ConsentsService } from './consents.service.js';
+import { EmbeddedConsentsService } from './embedded-consents.service.js';
+import { RedirectConsentsService } from './redirect-consents.service.js';
 
-/** Relies on the global config, database, logger and upstream-client modules of CoreModule. */
+/**
+ * Relies on the global config, database, logger, queue and upstream-client modules of CoreModule. Other
+ * libraries reach consents through the exported state owner (ConsentStateRepository) and token vault.
+ */
 @Module({
   imports: [AccountsModule],
-  providers: [ConsentRepository, ConsentsService],
-  exports: [ConsentsService],
+  providers: [
+    ConsentRepository,
+    ConsentStateRepository,
+    ConsentTokenVault,
+    ConsentAuthoriser,
+    RedirectConsentsService,
+    EmbeddedConsentsService,
+    ConsentRenewalService,
+    ConsentsService,
+  ],
+  exports: [
+    ConsentStateRepository,
+    ConsentTokenVault,
+    RedirectConsentsService,
+    EmbeddedConsentsService,
+    ConsentRenewalService,
+    ConsentsService,
+  ],
 })
 export class ConsentsModule {}

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { SecretBox } from '#libs/crypto';
-import { mapUpstreamFailure } from '#libs/domain/consents';
+import { ConsentStateRepository, ConsentStatus, ConsentTokenVault } from '#libs/domain/consents';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { UpstreamError, type ConsentCallOptions } from '#libs/upstream-client';
+import { UpstreamError, type ConsentCallOptions, type UpstreamErrorKind } from '#libs/upstream-client';
 import { FinancialDataRepository, type ConsentForCall } from './financial-data.repository.js';
 
 /** Who asks: a merchant key (any of its users) or one user's session (only that user's resources). */
@@ -23,12 +22,12 @@ export interface ConsentCall {
 }
 
 /** Upstream consent faults → the local status they leave the consent in. */
-const GONE_STATUS: Readonly<Record<string, string>> = {
-  CONSENT_EXPIRED: 'EXPIRED',
-  CONSENT_REVOKED: 'REVOKED',
-  CONSENT_CONSUMED: 'CONSUMED',
+const GONE_STATUS: Readonly<Partial<Record<UpstreamErrorKind, ConsentStatus>>> = {
+  CONSENT_EXPIRED: ConsentStatus.Expired,
+  CONSENT_REVOKED: ConsentStatus.Revoked,
+  CONSENT_CONSUMED: ConsentStatus.Consumed,
   // The upstream refuses the token itself (superseded or unknown): only a new authorisation helps.
-  CONSENT_INVALID: 'EXPIRED',
+  CONSENT_INVALID: ConsentStatus.Expired,
 };
 
 const accountNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
@@ -42,15 +41,12 @@ const consentNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Consent not 
  */
 @Injectable()
 export class ConsentAccessService {
-  private readonly box: SecretBox;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly repository: FinancialDataRepository,
-  ) {
-    this.box = new SecretBox(config.crypto.encryptionKeys);
-  }
+    private readonly vault: ConsentTokenVault,
+    private readonly state: ConsentStateRepository,
+  ) {}
 
   /** Runs `call` with the consent behind the caller's account. */
   async withAccount<T>(
@@ -88,16 +84,13 @@ export class ConsentAccessService {
     requestId: string | undefined,
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
-    if (consent.status !== 'AUTHORIZED' || !consent.tokenCiphertext || !consent.tokenKeyId) {
+    const token = consent.status === ConsentStatus.Authorised ? this.vault.open(consent, consent.id) : null;
+    if (!token) {
       throw new DomainError(
         ErrorCode.CONSENT_NOT_AUTHORISED,
         `The consent is ${consent.status}, not AUTHORIZED; ask the user to authorise it.`,
       );
     }
-    const token = this.box.open(
-      { keyId: consent.tokenKeyId, ciphertext: consent.tokenCiphertext },
-      consent.id,
-    );
     const subApplication = consent.merchant.subApplicationId ?? undefined;
     try {
       return await call({
@@ -124,16 +117,20 @@ export class ConsentAccessService {
           'financial data: upstream call failed',
         );
         if (gone) {
-          await this.repository.markGone(
+          const marked = await this.state.markGone(
             consent.merchantId,
             consent.id,
             gone,
             error.kind,
             `upstream ${error.kind} (status ${error.status ?? 'none'})`,
           );
+          // A concurrent re-authorisation or revocation already moved it on: that newer state stands.
+          if (!marked.applied) {
+            this.logger.info({ consentId: consent.id, found: marked.found }, 'consent not marked gone');
+          }
         }
       }
-      throw mapUpstreamFailure(error, 'request');
+      throw mapUpstreamFailure(error, { field: 'request' });
     }
   }
 }

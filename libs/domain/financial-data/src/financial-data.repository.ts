@@ -63,28 +63,6 @@ export class FinancialDataRepository {
       .then((m) => m?.subApplicationId ?? undefined);
   }
 
-  /**
-   * The bank no longer honours the consent: record why, and stop syncing its accounts. Conditional on the
-   * consent still being AUTHORIZED, so a concurrent re-authorisation that already replaced it is not undone.
-   */
-  async markGone(merchantId: string, consentId: string, status: string, code: string, message: string) {
-    await this.prisma.$transaction([
-      this.prisma.consent.updateMany({
-        where: { id: consentId, merchantId, status: 'AUTHORIZED' },
-        data: {
-          status,
-          lastErrorCode: code.slice(0, 64),
-          lastErrorMessage: message.slice(0, 1000),
-          ...(status === 'REVOKED' ? { revokedAt: new Date() } : {}),
-        },
-      }),
-      this.prisma.account.updateMany({
-        where: { consentId, merchantId },
-        data: { syncStatus: 'STOPPED', nextSyncAt: null },
-      }),
-    ]);
-  }
-
   /** What a VRP consent's payments that may have moved money add up to since `since` (uses the (consentId, createdAt) index). */
   async vrpPaidSince(merchantId: string, consentId: string, since: Date): Promise<Prisma.Decimal> {
     const { _sum } = await this.prisma.payment.aggregate({

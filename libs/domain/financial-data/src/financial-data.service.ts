@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { decimalFromUpstream, decimalToApi } from '#libs/domain/accounts';
-import { mapUpstreamFailure } from '#libs/domain/consents';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
   UPSTREAM_CLIENT,
@@ -240,7 +240,7 @@ export class FinancialDataService {
     } catch (error) {
       if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'FORBIDDEN'))
         throw notFound();
-      throw mapUpstreamFailure(error, 'requestId');
+      throw mapUpstreamFailure(error, { field: 'requestId' });
     }
     const { result, ...rest } = request;
     return {

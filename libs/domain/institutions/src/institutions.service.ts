@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { upstreamFailure } from '#libs/domain/users';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { UPSTREAM_CLIENT, type Institution, type UpstreamClient } from '#libs/upstream-client';
 import {
@@ -60,7 +60,7 @@ export class InstitutionsService {
     try {
       listed = (await this.upstream.listInstitutions()).data;
     } catch (error) {
-      throw upstreamFailure(error);
+      throw mapUpstreamFailure(error);
     }
     const records = listed.filter((i) => typeof i.id === 'string' && i.id.length > 0).map(toRecord);
     // An empty answer is far likelier an upstream glitch than every bank vanishing: keep serving the cache.

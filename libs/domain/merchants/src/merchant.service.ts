@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '#libs/crypto';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
 import { MerchantRepository } from './merchant.repository.js';
-import { upstreamUnavailable } from './upstream-errors.js';
 
 export interface ApiKeyView {
   id: string;
@@ -167,7 +167,7 @@ export class MerchantService {
           },
         );
       }
-      throw upstreamUnavailable(error);
+      throw mapUpstreamFailure(error);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { UPSTREAM_CLIENT, type Application, type UpstreamClient } from '#libs/upstream-client';
-import { upstreamUnavailable } from './upstream-errors.js';
 
 /** The upstream's sub-applications, paged through with the upstream's offset paging behind our cursor. */
 @Injectable()
@@ -18,7 +18,7 @@ export class UpstreamApplicationsService {
       const more = page.totalCount !== undefined ? seen < page.totalCount : page.data.length === limit;
       return { applications: page.data, nextOffset: more && page.data.length > 0 ? seen : null };
     } catch (error) {
-      throw upstreamUnavailable(error);
+      throw mapUpstreamFailure(error);
     }
   }
 }

@@ -1,4 +1,3 @@
-export * from './upstream-errors.js';
 export * from './user.repository.js';
 export * from './users.module.js';
 export * from './users.service.js';

@@ -3,7 +3,7 @@ import { MerchantsModule } from '#libs/domain/merchants';
 import { UserRepository } from './user.repository.js';
 import { UsersService } from './users.service.js';
 
-/** Relies on the global database and upstream-client modules of CoreModule. */
+/** Relies on the global database, logger and upstream-client modules of CoreModule. */
 @Module({
   imports: [MerchantsModule],
   providers: [UserRepository, UsersService],

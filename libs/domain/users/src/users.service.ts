@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MerchantRepository } from '#libs/domain/merchants';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
+import { LOGGER, type AppLogger } from '#libs/observability';
 import {
   UPSTREAM_CLIENT,
   UpstreamError,
@@ -9,7 +11,6 @@ import {
   type UserPatchOperation,
 } from '#libs/upstream-client';
 import { UserRepository } from './user.repository.js';
-import { upstreamFailure } from './upstream-errors.js';
 
 /** What the merchant API shows of a user; the upstream uuid and applicationUserId stay internal. */
 export interface UserView {
@@ -50,6 +51,7 @@ export class UsersService {
     private readonly users: UserRepository,
     private readonly merchants: MerchantRepository,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /**
@@ -128,7 +130,21 @@ export class UsersService {
     try {
       await this.upstream.updateUser(uuid, operations, options);
     } catch (error) {
-      throw upstreamFailure(error);
+      if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') {
+        // Deleted upstream behind our back (or by another tool): only the operator can reconcile it.
+        this.logger.warn(
+          {
+            resource: 'user',
+            merchantId,
+            userId,
+            upstreamUserUuid: uuid,
+            upstreamStatus: error.status,
+            upstreamTracingId: error.tracingId,
+          },
+          'users: the upstream has no record of a user we hold',
+        );
+      }
+      throw mapUpstreamFailure(error, { resource: 'user' });
     }
     const updated = await this.users.update(merchantId, userId, changes);
     if (!updated) throw notFound();
@@ -157,7 +173,7 @@ export class UsersService {
         }
       }
     } catch (error) {
-      throw upstreamFailure(error);
+      throw mapUpstreamFailure(error);
     }
     await this.users.delete(merchantId, userId);
   }
@@ -195,14 +211,14 @@ export class UsersService {
       );
       uuid = data.uuid;
     } catch (error) {
-      if (!(error instanceof UpstreamError && error.status === 409)) throw upstreamFailure(error);
+      if (!(error instanceof UpstreamError && error.status === 409)) throw mapUpstreamFailure(error);
       try {
         const { data } = await this.upstream.listUsers({ applicationUserId: row.applicationUserId }, options);
         uuid = data[0]?.uuid;
       } catch (listError) {
-        throw upstreamFailure(listError);
+        throw mapUpstreamFailure(listError);
       }
-      if (!uuid) throw upstreamFailure(error);
+      if (!uuid) throw mapUpstreamFailure(error);
     }
     await this.users.setUpstreamUserUuid(row.merchantId, row.id, uuid);
     return uuid;

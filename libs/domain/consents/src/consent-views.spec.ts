@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summariseSync } from './consents.service.js';
+import { summariseSync } from './consent-views.js';
 
 const at = (iso: string) => new Date(iso);
 

@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
+import { consentNotFound, wrongState } from './consent.errors.js';
+import { ConsentRepository } from './consent.repository.js';
+import { ConsentStateRepository } from './consent-state.repository.js';
+import { ConsentStateSigner } from './consent-state.signer.js';
+import { ConsentStatus } from './consent-status.js';
+import { ConsentTokenVault } from './consent-token.vault.js';
+import { STATE_PARAMETER, checkRedirectUrl, parseDate } from './redirect-url.js';
+import type { ConsentsCaller } from './redirect-consents.service.js';
+
+export interface PreAuthorisationInput {
+  scopes: string[];
+  expiresAt?: string;
+  transactionsFrom?: string;
+  transactionsTo?: string;
+  redirectUrl?: string;
+}
+
+/** A guarded write found the consent moved on (revoked, say) while the upstream was answering. */
+const notNow = (found: string | null) =>
+  wrongState(`The consent is ${found ?? 'gone'} now; this step no longer applies.`);
+
+/**
+ * Re-authorisation and pre-authorisation update of a redirect-flow consent: both send the stored token
+ * upstream and the user back to the bank, and the redirect flow's callback completes them.
+ */
+@Injectable()
+export class ConsentRenewalService {
+  private readonly signer: ConsentStateSigner;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly consents: ConsentRepository,
+    private readonly state: ConsentStateRepository,
+    private readonly vault: ConsentTokenVault,
+  ) {
+    this.signer = new ConsentStateSigner(config.crypto.signingSecret);
+  }
+
+  /**
+   * Asks the upstream to re-authorise (PATCH with the stored token). The bank's new page is answered and
+   * shown on the consent while pending; the callback completes it with a new token and expiry.
+   */
+  async reauthorise(
+    caller: ConsentsCaller,
+    consentId: string,
+    redirectUrl: string,
+    requestId?: string,
+  ): Promise<{ id: string; status: string; authorisationUrl: string }> {
+    const { consent, token } = await this.redirectConsentWithToken(caller, consentId);
+    const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
+    if (!user) throw consentNotFound();
+    checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
+    let answer: AuthorisationResponse;
+    try {
+      answer = (
+        await this.upstream.reauthoriseAccount({
+          consent: token,
+          institutionId: consent.institutionId,
+          subApplication: user.merchant.subApplicationId ?? undefined,
+          requestId,
+        })
+      ).data;
+    } catch (error) {
+      throw mapUpstreamFailure(error, { resource: 'consent' });
+    }
+    // Without the bank's page and the upstream's state for this round the return could not be bound.
+    if (!answer.authorisationUrl || !answer.state) {
+      throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream gave no re-authorisation link.');
+    }
+    const result = await this.state.markReauthorisationPending(consent.merchantId, consent.id, {
+      reauthorisationUrl: answer.authorisationUrl,
+      redirectUrl,
+      upstreamState: answer.state,
+    });
+    if (!result.applied) throw notNow(result.found);
+    return {
+      id: consent.id,
+      status: ConsentStatus.AwaitingReauthorisation,
+      authorisationUrl: answer.authorisationUrl,
+    };
+  }
+
+  /**
+   * New terms for a consent (upstream PUT). The upstream sends the user back to the bank, so the answer
+   * carries a new `authorisationUrl`, and the callback is bound again with a fresh signed state.
+   */
+  async updatePreAuthorisation(
+    caller: ConsentsCaller,
+    consentId: string,
+    input: PreAuthorisationInput,
+    requestId?: string,
+  ) {
+    const { consent, token } = await this.redirectConsentWithToken(caller, consentId);
+    const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
+    if (!user) throw consentNotFound();
+    const redirectUrl = input.redirectUrl ?? consent.redirectUrl;
+    if (!redirectUrl) {
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+        details: [{ field: 'redirectUrl', issue: 'is required' }],
+      });
+    }
+    checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
+    const nonce = ConsentStateSigner.newNonce();
+    const state = this.signer.sign({ merchantId: consent.merchantId, consentId: consent.id, nonce });
+    const expiresAt = parseDate(input.expiresAt);
+    const transactionsFrom = parseDate(input.transactionsFrom);
+    const transactionsTo = parseDate(input.transactionsTo);
+    let answer: AuthorisationResponse;
+    try {
+      answer = (
+        await this.upstream.updatePreAuthorisation(
+          {
+            applicationUserId: user.applicationUserId,
+            institutionId: consent.institutionId,
+            callback: `${this.config.api.publicUrl}/v1/callbacks/consents`,
+            oneTimeToken: true,
+            forwardParameters: [`${STATE_PARAMETER}=${state}`],
+            accountRequest: {
+              featureScope: input.scopes,
+              ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+              ...(transactionsFrom ? { transactionFrom: transactionsFrom.toISOString() } : {}),
+              ...(transactionsTo ? { transactionTo: transactionsTo.toISOString() } : {}),
+            },
+          },
+          {
+            consent: token,
+            institutionId: consent.institutionId,
+            subApplication: user.merchant.subApplicationId ?? undefined,
+            requestId,
+          },
+        )
+      ).data;
+    } catch (error) {
+      throw mapUpstreamFailure(error, { field: 'scopes' });
+    }
+    const featureScope = answer.featureScope ?? input.scopes;
+    const newExpiry = answer.expiresAt ? new Date(answer.expiresAt) : expiresAt;
+    const result = await this.state.markPreAuthorisationUpdated(consent.merchantId, consent.id, {
+      authorisationUrl: answer.authorisationUrl ?? null,
+      redirectUrl,
+      stateNonce: nonce,
+      featureScope,
+      expiresAt: newExpiry,
+      ...(transactionsFrom ? { transactionsFrom } : {}),
+      ...(transactionsTo ? { transactionsTo } : {}),
+    });
+    if (!result.applied) throw notNow(result.found);
+    return {
+      id: consent.id,
+      status: ConsentStatus.AwaitingAuthorisation,
+      featureScope,
+      ...(answer.authorisationUrl ? { authorisationUrl: answer.authorisationUrl } : {}),
+      ...(newExpiry ? { expiresAt: newExpiry.toISOString() } : {}),
+    };
+  }
+
+  /** A redirect-flow consent the caller may see, with its token opened (the upstream needs it as the header). */
+  private async redirectConsentWithToken(caller: ConsentsCaller, consentId: string) {
+    const found = await this.consents.findWithToken(caller.merchantId, consentId, caller.userId);
+    if (!found) throw consentNotFound();
+    const { consent, sealed } = found;
+    // An embedded consent has no callback to come back to; a revoked or never-authorised one has no token.
+    if (consent.flow !== 'REDIRECT') throw wrongState('Only a consent of the redirect flow can do this.');
+    const token = this.vault.open(sealed, consent.id);
+    if (!token) throw new DomainError(ErrorCode.CONSENT_NOT_AUTHORISED, `The consent is ${consent.status}.`);
+    return { consent, token };
+  }
+}

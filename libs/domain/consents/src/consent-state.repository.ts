@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, PrismaService } from '#libs/database';
+import {
+  allowedFrom,
+  canTransition,
+  endsIn,
+  type ConsentStatus,
+  type ConsentTransition,
+  type TransitionResult,
+} from './consent-status.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** Clears what only an authorisation in progress needs: its links and our single-use proof. */
+const NOTHING_PENDING = { authorisationUrl: null, reauthorisationUrl: null, stateNonce: null };
+
+/**
+ * The one writer of a consent's status. Each write is a transition of `CONSENT_TRANSITIONS`,
+ * applied only while the consent is in one of its `from` statuses (one conditional update), so a late
+ * callback, poll or upstream answer cannot undo a newer state; a write that finds the consent elsewhere
+ * changes nothing and answers what it found, for the caller to act on or log.
+ */
+@Injectable()
+export class ConsentStateRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** An embedded SCA step moved on; only from the very status the step was taken in. */
+  advanceEmbedded(merchantId: string, consentId: string, from: ConsentStatus, to: ConsentStatus) {
+    return this.apply(this.prisma, merchantId, consentId, 'advanceEmbedded', to, { status: to }, from);
+  }
+
+  /**
+   * The token (sealed), the terms and AUTHORIZED; and, in the same transaction, the consent's accounts due
+   * for a sync now (a re-authorised consent's were stopped when the bank let it go). An account being
+   * synced at this moment is left to finish.
+   */
+  markAuthorised(
+    merchantId: string,
+    consentId: string,
+    data: {
+      tokenCiphertext: string;
+      tokenKeyId: string;
+      authorizedAt: Date;
+      expiresAt: Date | null;
+      featureScope: string[];
+      institutionConsentId: string | null;
+    },
+    now = new Date(),
+  ): Promise<TransitionResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const result = await this.apply(tx, merchantId, consentId, 'authorise', 'AUTHORIZED', {
+        ...data,
+        ...NOTHING_PENDING,
+        status: 'AUTHORIZED',
+        reauthorisationRequestedAt: null,
+        lastErrorCode: null,
+        lastErrorMessage: null,
+      });
+      if (result.applied) {
+        await tx.account.updateMany({
+          where: { merchantId, consentId, syncStatus: { not: 'SYNCING' } },
+          data: { syncStatus: 'PENDING', nextSyncAt: now },
+        });
+      }
+      return result;
+    });
+  }
+
+  /** An authorisation that ended before it succeeded, with why (the code is shown to nobody but the log). */
+  markFailed(
+    merchantId: string,
+    consentId: string,
+    status: ConsentStatus,
+    code: string,
+    message: string | null,
+  ): Promise<TransitionResult> {
+    return this.apply(this.prisma, merchantId, consentId, 'fail', status, {
+      ...NOTHING_PENDING,
+      status,
+      lastErrorCode: code.slice(0, 64),
+      lastErrorMessage: message?.slice(0, 1000) ?? null,
+    });
+  }
+
+  /**
+   * The bank no longer honours an authorised consent: record why and stop syncing its accounts. The token
+   * is kept: a re-authorisation sends it.
+   */
+  markGone(
+    merchantId: string,
+    consentId: string,
+    status: ConsentStatus,
+    code: string,
+    message: string,
+    now = new Date(),
+  ): Promise<TransitionResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const result = await this.apply(tx, merchantId, consentId, 'gone', status, {
+        status,
+        lastErrorCode: code.slice(0, 64),
+        lastErrorMessage: message.slice(0, 1000),
+        ...(status === 'REVOKED' ? { revokedAt: now } : {}),
+      });
+      if (result.applied) await this.stopSync(tx, merchantId, consentId);
+      return result;
+    });
+  }
+
+  /**
+   * A re-authorisation is pending: the bank's new page is shown on the consent, the merchant's page for the
+   * return replaces the old one, and the upstream's own single-use `state` for this round is what the
+   * callback must present (ours, forwarded since creation, may have expired long ago).
+   */
+  markReauthorisationPending(
+    merchantId: string,
+    consentId: string,
+    data: { reauthorisationUrl: string; redirectUrl: string; upstreamState: string },
+  ): Promise<TransitionResult> {
+    return this.apply(
+      this.prisma,
+      merchantId,
+      consentId,
+      'requestReauthorisation',
+      'AWAITING_RE_AUTHORIZATION',
+      {
+        status: 'AWAITING_RE_AUTHORIZATION',
+        reauthorisationUrl: data.reauthorisationUrl,
+        reauthorisationRequestedAt: new Date(),
+        redirectUrl: data.redirectUrl,
+        stateNonce: data.upstreamState,
+      },
+    );
+  }
+
+  /** New terms agreed upstream: back to awaiting the user, with a fresh nonce for our signed state. */
+  markPreAuthorisationUpdated(
+    merchantId: string,
+    consentId: string,
+    data: {
+      authorisationUrl: string | null;
+      redirectUrl: string;
+      stateNonce: string;
+      featureScope: string[];
+      expiresAt: Date | null;
+      transactionsFrom?: Date;
+      transactionsTo?: Date;
+    },
+  ): Promise<TransitionResult> {
+    return this.apply(
+      this.prisma,
+      merchantId,
+      consentId,
+      'updatePreAuthorisation',
+      'AWAITING_AUTHORIZATION',
+      {
+        ...data,
+        status: 'AWAITING_AUTHORIZATION',
+        reauthorisationUrl: null,
+        reauthorisationRequestedAt: null,
+      },
+    );
+  }
+
+  /** Revoked: the time, the token dropped (useless now, so no reason to keep a secret), syncing stopped. */
+  markRevoked(merchantId: string, consentId: string, now = new Date()): Promise<TransitionResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const result = await this.apply(tx, merchantId, consentId, 'revoke', 'REVOKED', {
+        ...NOTHING_PENDING,
+        status: 'REVOKED',
+        revokedAt: now,
+        tokenCiphertext: null,
+        tokenKeyId: null,
+      });
+      if (result.applied) await this.stopSync(tx, merchantId, consentId);
+      return result;
+    });
+  }
+
+  private stopSync(tx: Tx, merchantId: string, consentId: string) {
+    return tx.account.updateMany({
+      where: { merchantId, consentId },
+      data: { syncStatus: 'STOPPED', nextSyncAt: null },
+    });
+  }
+
+  /**
+   * One guarded write: `data` lands only while the consent is in the transition's `from` statuses (or in
+   * exactly `onlyFrom`, when the caller knows the status it acted on).
+   */
+  private async apply(
+    db: Tx,
+    merchantId: string,
+    consentId: string,
+    transition: ConsentTransition,
+    to: ConsentStatus,
+    data: Prisma.ConsentUpdateManyMutationInput,
+    onlyFrom?: ConsentStatus,
+  ): Promise<TransitionResult> {
+    const allowed = onlyFrom !== undefined ? canTransition(transition, onlyFrom, to) : endsIn(transition, to);
+    // A programming error, not a state the consent can be in: fail loudly rather than write it.
+    if (!allowed) throw new Error(`Consent transition ${transition} cannot end in ${to}`);
+    const status = onlyFrom ?? { in: allowedFrom(transition) };
+    const { count } = await db.consent.updateMany({ where: { id: consentId, merchantId, status }, data });
+    if (count === 1) return { applied: true };
+    const found = await db.consent.findFirst({
+      where: { id: consentId, merchantId },
+      select: { status: true },
+    });
+    return { applied: false, found: found?.status ?? null };
+  }
+}

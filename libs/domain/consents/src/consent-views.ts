@@ -1,0 +1,58 @@
+import { syncStatusView, type StoredAccount, type SyncStatusView } from '#libs/domain/accounts';
+import { ConsentStatus } from './consent-status.js';
+import type { StoredConsent } from './consent.repository.js';
+
+export interface ConsentView {
+  id: string;
+  userId: string;
+  institutionId: string;
+  status: string;
+  featureScope: string[];
+  expiresAt: string | null;
+  createdAt: string;
+  authorizedAt: string | null;
+  revokedAt: string | null;
+  authorisationUrl?: string;
+  reauthorisationUrl?: string;
+  /** On a single consent only: how fresh its accounts' data is (API.md `sync` summary). */
+  sync?: ConsentSyncSummary;
+}
+
+export interface ConsentSyncSummary {
+  /** The least advanced state among the consent's accounts; `none` when it has no accounts. */
+  status: 'none' | SyncStatusView;
+  /** When the least recently synced account was last synced: every account is at least this fresh. */
+  lastSyncedAt: string | null;
+}
+
+/** Worst first: the summary reports the account furthest from "synced". */
+const SYNC_ORDER: readonly SyncStatusView[] = ['failed', 'pending', 'syncing', 'stopped', 'synced'];
+
+export function summariseSync(
+  accounts: { syncStatus: StoredAccount['syncStatus']; lastSyncedAt: Date | null }[],
+): ConsentSyncSummary {
+  if (accounts.length === 0) return { status: 'none', lastSyncedAt: null };
+  const statuses = new Set(accounts.map((a) => syncStatusView(a.syncStatus)));
+  const status = SYNC_ORDER.find((s) => statuses.has(s)) ?? 'pending';
+  const times = accounts.map((a) => a.lastSyncedAt?.getTime());
+  const oldest = times.some((t) => t === undefined) ? null : Math.min(...(times as number[]));
+  return { status, lastSyncedAt: oldest === null ? null : new Date(oldest).toISOString() };
+}
+
+export function toConsentView(c: StoredConsent): ConsentView {
+  return {
+    id: c.id,
+    userId: c.userId,
+    institutionId: c.institutionId,
+    status: c.status,
+    featureScope: c.featureScope,
+    expiresAt: c.expiresAt?.toISOString() ?? null,
+    createdAt: c.createdAt.toISOString(),
+    authorizedAt: c.authorizedAt?.toISOString() ?? null,
+    revokedAt: c.revokedAt?.toISOString() ?? null,
+    ...(c.status === ConsentStatus.AwaitingAuthorisation && c.authorisationUrl
+      ? { authorisationUrl: c.authorisationUrl }
+      : {}),
+    ...(c.reauthorisationUrl ? { reauthorisationUrl: c.reauthorisationUrl } : {}),
+  };
+}

@@ -1,0 +1,294 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { JobProducer, pollEmbeddedJobId } from '#libs/queue';
+import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
+import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
+import { ConsentRepository, type StoredConsent } from './consent.repository.js';
+import { ConsentStateRepository } from './consent-state.repository.js';
+import {
+  ConsentStatus,
+  FINAL_FAILURE_STATUSES,
+  canTransition,
+  parseConsentStatus,
+} from './consent-status.js';
+import type { ConsentsCaller } from './redirect-consents.service.js';
+import { uuidV7 } from './uuid-v7.js';
+
+export interface CreateEmbeddedConsentInput {
+  institutionId: string;
+  /** Sent straight to the upstream; never stored, never logged. */
+  credentials: { id: string; password: string };
+  scopes?: string[];
+}
+
+export interface EmbeddedConsentView {
+  id: string;
+  status: string;
+  institutionId: string;
+  scaMethods?: { id: string; type: string | null; description: string | null }[];
+  expiresAt?: string;
+}
+
+/** How long the bank may take after the SCA code, and how often we ask meanwhile. */
+export const EMBEDDED_POLL = { deadlineMs: 120_000, firstDelayMs: 500, maxDelayMs: 5_000 };
+
+const isFinalFailure = (status: string | undefined): status is ConsentStatus =>
+  (FINAL_FAILURE_STATUSES as readonly (string | undefined)[]).includes(status);
+
+/**
+ * The embedded flow: the user's bank credentials go straight upstream, the SCA method and code follow,
+ * and once the bank has the code the worker polls the upstream until the consent is authorised or fails.
+ */
+@Injectable()
+export class EmbeddedConsentsService {
+  constructor(
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly consents: ConsentRepository,
+    private readonly state: ConsentStateRepository,
+    private readonly authoriser: ConsentAuthoriser,
+    private readonly jobs: JobProducer,
+  ) {}
+
+  async createEmbedded(
+    caller: ConsentsCaller,
+    userId: string,
+    input: CreateEmbeddedConsentInput,
+    requestId?: string,
+  ): Promise<EmbeddedConsentView> {
+    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    if (!user) throw userNotFound();
+    const subApplication = user.merchant.subApplicationId ?? undefined;
+    let created: AuthorisationResponse;
+    try {
+      created = (
+        await this.upstream.createEmbeddedAccountAuthorisation(
+          {
+            applicationUserId: user.applicationUserId,
+            institutionId: input.institutionId,
+            userCredentials: { id: input.credentials.id, password: input.credentials.password },
+            ...(input.scopes ? { accountRequest: { featureScope: input.scopes } } : {}),
+          },
+          { subApplication, requestId },
+        )
+      ).data;
+    } catch (error) {
+      throw mapUpstreamFailure(error, { field: 'credentials' });
+    }
+    const consent = await this.consents.createAwaiting({
+      id: uuidV7(),
+      merchantId: caller.merchantId,
+      userId,
+      upstreamConsentId: created.id,
+      institutionId: input.institutionId,
+      // The first step always starts at the method choice; a bank that skips it moves on in afterStep.
+      status: ConsentStatus.AwaitingScaMethod,
+      redirectUrl: null,
+      stateNonce: null,
+      authorisationUrl: null,
+      featureScope: created.featureScope ?? input.scopes ?? [],
+      expiresAt: created.expiresAt ? new Date(created.expiresAt) : null,
+      transactionsFrom: null,
+      transactionsTo: null,
+      flow: 'EMBEDDED',
+    });
+    const status = await this.afterStep(consent, created, subApplication, requestId);
+    return {
+      id: consent.id,
+      status,
+      institutionId: consent.institutionId,
+      ...(status === ConsentStatus.AwaitingScaMethod
+        ? {
+            scaMethods: (created.scaMethods ?? []).map((m) => ({
+              id: m.id,
+              type: m.type ?? null,
+              description: m.description ?? null,
+            })),
+          }
+        : {}),
+      ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
+    };
+  }
+
+  async selectScaMethod(
+    caller: ConsentsCaller,
+    consentId: string,
+    scaMethodId: string,
+    requestId?: string,
+  ): Promise<{ id: string; status: string }> {
+    const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaMethod);
+    return this.step(consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId', requestId);
+  }
+
+  async submitScaCode(
+    caller: ConsentsCaller,
+    consentId: string,
+    code: string,
+    requestId?: string,
+  ): Promise<{ id: string; status: string }> {
+    const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaCode);
+    return this.step(consent, { scaCode: code }, 'code', requestId);
+  }
+
+  /**
+   * The worker's poll after the SCA code: asks the upstream until the consent is authorised (then stores
+   * it like the redirect callback does) or finally failed (then marks it), within a deadline counted from
+   * `startedAt` (the job's creation, so a retried job does not start the clock again). Safe to run twice:
+   * a consent that is no longer awaiting is left alone.
+   */
+  async pollEmbedded(
+    merchantId: string,
+    consentId: string,
+    startedAt: number,
+    options = EMBEDDED_POLL,
+  ): Promise<{ status: string }> {
+    const consent = await this.consents.findOne(merchantId, consentId);
+    if (!consent) throw consentNotFound();
+    if (consent.flow !== 'EMBEDDED' || consent.status !== ConsentStatus.AwaitingAuthorisation) {
+      return { status: consent.status };
+    }
+    const subApplication = await this.consents.subApplicationOf(merchantId);
+    const deadline = startedAt + options.deadlineMs;
+    let delay = options.firstDelayMs;
+    for (;;) {
+      const upstream = (
+        await this.upstream.getConsent(consent.upstreamConsentId, {
+          subApplication,
+          institutionId: consent.institutionId,
+          deadlineMs: Math.max(1_000, deadline - Date.now()),
+        })
+      ).data;
+      if (upstream.status === ConsentStatus.Authorised) {
+        const stored = await this.authoriser.store(consent, upstream, subApplication);
+        return { status: stored.applied ? ConsentStatus.Authorised : (stored.found ?? 'GONE') };
+      }
+      if (isFinalFailure(upstream.status)) {
+        await this.fail(
+          consent,
+          upstream.status,
+          `EMBEDDED_${upstream.status}`,
+          'The institution ended the authorisation',
+        );
+        return { status: upstream.status };
+      }
+      if (Date.now() + delay > deadline) {
+        await this.fail(
+          consent,
+          ConsentStatus.Failed,
+          'EMBEDDED_TIMEOUT',
+          `Not authorised within ${options.deadlineMs / 1000} s of the SCA code`,
+        );
+        return { status: ConsentStatus.Failed };
+      }
+      await wait(delay);
+      delay = Math.min(options.maxDelayMs, delay * 2);
+    }
+  }
+
+  private async embeddedConsent(caller: ConsentsCaller, consentId: string, expected: ConsentStatus) {
+    const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
+    if (!consent) throw consentNotFound();
+    if (consent.flow !== 'EMBEDDED' || consent.status !== expected) {
+      throw wrongState(`The consent is ${consent.status}; this step needs ${expected}.`);
+    }
+    return consent;
+  }
+
+  private async step(
+    consent: StoredConsent,
+    update: { selectedScaMethod: { id: string } } | { scaCode: string },
+    field: string,
+    requestId?: string,
+  ): Promise<{ id: string; status: string }> {
+    const subApplication = await this.consents.subApplicationOf(consent.merchantId);
+    let answer: AuthorisationResponse;
+    try {
+      answer = (
+        await this.upstream.updateEmbeddedAccountAuthorisation(
+          consent.upstreamConsentId,
+          { institutionId: consent.institutionId, ...update },
+          { subApplication, requestId },
+        )
+      ).data;
+    } catch (error) {
+      await this.syncFinalFailure(consent, subApplication, requestId);
+      throw mapUpstreamFailure(error, { field });
+    }
+    return { id: consent.id, status: await this.afterStep(consent, answer, subApplication, requestId) };
+  }
+
+  /** After a refused step: the bank may have given up (three wrong codes), which the merchant must see. */
+  private async syncFinalFailure(consent: StoredConsent, subApplication?: string, requestId?: string) {
+    try {
+      const { status } = (
+        await this.upstream.getConsent(consent.upstreamConsentId, {
+          subApplication,
+          institutionId: consent.institutionId,
+          requestId,
+        })
+      ).data;
+      if (isFinalFailure(status)) {
+        await this.fail(consent, status, `EMBEDDED_${status}`, 'The institution ended the authorisation');
+      }
+    } catch {
+      // Best effort: the step's own failure is what the caller is told about.
+    }
+  }
+
+  /** Records the upstream's new status; once the bank has the code, the worker polls for the outcome. */
+  private async afterStep(
+    consent: StoredConsent,
+    answer: AuthorisationResponse,
+    subApplication: string | undefined,
+    requestId?: string,
+  ): Promise<string> {
+    const status = parseConsentStatus(answer.status) ?? (consent.status as ConsentStatus);
+    if (status === ConsentStatus.Authorised && answer.consentToken) {
+      const stored = await this.authoriser.store(consent, answer, subApplication, requestId);
+      return stored.applied ? status : (stored.found ?? consent.status);
+    }
+    if (isFinalFailure(status)) {
+      await this.fail(consent, status, `EMBEDDED_${status}`, 'The institution ended the authorisation');
+      return status;
+    }
+    if (status !== consent.status) {
+      if (!canTransition('advanceEmbedded', consent.status, status)) {
+        // A word we have no step for: keep what we know and say so, rather than store a state we cannot leave.
+        this.logger.warn(
+          { consentId: consent.id, from: consent.status, upstreamStatus: answer.status },
+          'embedded consent: the upstream answered a status this step cannot lead to; left as it was',
+        );
+        return consent.status;
+      }
+      const moved = await this.state.advanceEmbedded(
+        consent.merchantId,
+        consent.id,
+        consent.status as ConsentStatus,
+        status,
+      );
+      if (!moved.applied) return moved.found ?? consent.status;
+    }
+    if (status === ConsentStatus.AwaitingAuthorisation) {
+      await this.jobs.enqueue(
+        'consents.poll-embedded',
+        { merchantId: consent.merchantId, consentId: consent.id },
+        { jobId: pollEmbeddedJobId(consent.id) },
+      );
+    }
+    return status;
+  }
+
+  private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string) {
+    const result = await this.state.markFailed(consent.merchantId, consent.id, status, code, message);
+    if (!result.applied) {
+      this.logger.warn(
+        { consentId: consent.id, found: result.found, status },
+        'embedded consent: not marked',
+      );
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { userNotFound } from './consent.errors.js';
+import { ConsentRepository, type StoredConsent } from './consent.repository.js';
+import { ConsentStateRepository } from './consent-state.repository.js';
+import { ConsentStateSigner } from './consent-state.signer.js';
+import { ConsentStatus } from './consent-status.js';
+import { STATE_PARAMETER, checkRedirectUrl, parseDate } from './redirect-url.js';
+import { uuidV7 } from './uuid-v7.js';
+
+/** Who asks: a merchant key (any user of the merchant) or one user's session (only that user). */
+export interface ConsentsCaller {
+  merchantId: string;
+  userId?: string;
+}
+
+export interface CreateConsentInput {
+  institutionId: string;
+  redirectUrl: string;
+  scopes?: string[];
+  expiresAt?: string;
+  transactionsFrom?: string;
+  transactionsTo?: string;
+}
+
+/** The query of the upstream's redirect to our callback (names as the upstream sends them). */
+export interface ConsentCallback {
+  bffState?: string;
+  oneTimeToken?: string;
+  consentId?: string;
+  /** The upstream's own state: the single-use proof of a re-authorisation's return. */
+  state?: string;
+  error?: string;
+  errorDescription?: string;
+}
+
+// One answer for every reason a callback is refused, so a prober learns nothing about which check failed.
+const badCallback = () =>
+  new DomainError(
+    ErrorCode.VALIDATION_FAILED,
+    'The authorisation callback is invalid, expired or already used.',
+    {
+      details: [{ field: 'state', issue: 'is invalid, expired or already used' }],
+    },
+  );
+
+// An OAuth-style error code is passed on to the merchant's page; anything else becomes the generic one.
+const safeErrorCode = (e: string) => (/^[a-z_]{1,64}$/.test(e) ? e : 'access_denied');
+
+/** The redirect flow: the bank's page for the user, and the browser's return through our callback. */
+@Injectable()
+export class RedirectConsentsService {
+  private readonly signer: ConsentStateSigner;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly consents: ConsentRepository,
+    private readonly state: ConsentStateRepository,
+    private readonly authoriser: ConsentAuthoriser,
+  ) {
+    this.signer = new ConsentStateSigner(config.crypto.signingSecret);
+  }
+
+  async create(caller: ConsentsCaller, userId: string, input: CreateConsentInput, requestId?: string) {
+    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    if (!user) throw userNotFound();
+    checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
+
+    const id = uuidV7();
+    const nonce = ConsentStateSigner.newNonce();
+    const state = this.signer.sign({ merchantId: caller.merchantId, consentId: id, nonce });
+    const expiresAt = parseDate(input.expiresAt);
+    const transactionsFrom = parseDate(input.transactionsFrom);
+    const transactionsTo = parseDate(input.transactionsTo);
+
+    let created;
+    try {
+      created = await this.upstream.createAccountAuthorisation(
+        {
+          applicationUserId: user.applicationUserId,
+          institutionId: input.institutionId,
+          callback: `${this.config.api.publicUrl}/v1/callbacks/consents`,
+          // The consent token must never reach the browser: the callback gets a one-time token instead.
+          oneTimeToken: true,
+          forwardParameters: [`${STATE_PARAMETER}=${state}`],
+          accountRequest: {
+            ...(input.scopes ? { featureScope: input.scopes } : {}),
+            ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+            ...(transactionsFrom ? { transactionFrom: transactionsFrom.toISOString() } : {}),
+            ...(transactionsTo ? { transactionTo: transactionsTo.toISOString() } : {}),
+          },
+        },
+        { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
+      );
+    } catch (error) {
+      throw mapUpstreamFailure(error, { field: 'institutionId' });
+    }
+    const authorisation = created.data;
+    const consent = await this.consents.createAwaiting({
+      id,
+      merchantId: caller.merchantId,
+      userId,
+      upstreamConsentId: authorisation.id,
+      institutionId: input.institutionId,
+      // The callback only completes an awaiting consent, whatever word the upstream used for it.
+      status: ConsentStatus.AwaitingAuthorisation,
+      redirectUrl: input.redirectUrl,
+      stateNonce: nonce,
+      authorisationUrl: authorisation.authorisationUrl ?? null,
+      featureScope: authorisation.featureScope ?? input.scopes ?? [],
+      // What we asked for counts until the authorisation names the real expiry.
+      expiresAt: authorisation.expiresAt ? new Date(authorisation.expiresAt) : expiresAt,
+      transactionsFrom,
+      transactionsTo,
+    });
+    return {
+      id: consent.id,
+      status: consent.status,
+      authorisationUrl: consent.authorisationUrl,
+      institutionId: consent.institutionId,
+      ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
+    };
+  }
+
+  /**
+   * The browser's return from the bank, after a first authorisation, a pre-authorisation update or a
+   * re-authorisation. Verifies and spends the single-use proof first (nothing else is trusted before
+   * that, the redirect target included), then exchanges the one-time token and stores the authorised
+   * consent (a re-authorisation's new token replaces the old one), and answers where to send the browser.
+   */
+  async completeCallback(query: ConsentCallback, requestId?: string): Promise<string> {
+    const consent = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
+    if (!consent) throw badCallback();
+    if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
+    const redirect = (params: Record<string, string>) => {
+      const url = new URL(consent.redirectUrl!);
+      url.searchParams.set('consentId', consent.id);
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      return url.toString();
+    };
+
+    if (query.error !== undefined || !query.oneTimeToken) {
+      const code = query.error !== undefined ? safeErrorCode(query.error) : 'invalid_request';
+      await this.fail(consent, ConsentStatus.Rejected, code, query.errorDescription ?? null);
+      return redirect({ status: ConsentStatus.Rejected, error: code });
+    }
+
+    const subApplication = await this.consents.subApplicationOf(consent.merchantId);
+    try {
+      const exchanged = (
+        await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication, requestId })
+      ).data;
+      if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
+        throw new Error('The one-time token named another consent or carried no token');
+      }
+      const stored = await this.authoriser.store(consent, exchanged, subApplication, requestId);
+      if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
+    } catch (error) {
+      // The browser still goes back to the merchant (the state proved the target), told that it failed.
+      this.logger.warn(
+        {
+          consentId: consent.id,
+          upstreamTracingId: error instanceof UpstreamError ? error.tracingId : undefined,
+        },
+        'consent callback: one-time token exchange failed',
+      );
+      await this.fail(
+        consent,
+        ConsentStatus.Failed,
+        'TOKEN_EXCHANGE_FAILED',
+        error instanceof UpstreamError ? `upstream ${error.kind}` : 'unexpected exchange answer',
+      );
+      return redirect({ status: ConsentStatus.Failed, error: 'server_error' });
+    }
+    return redirect({ status: ConsentStatus.Authorised });
+  }
+
+  private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string | null) {
+    const result = await this.state.markFailed(consent.merchantId, consent.id, status, code, message);
+    if (!result.applied) {
+      this.logger.warn(
+        { consentId: consent.id, found: result.found, status },
+        'consent callback: not marked',
+      );
+    }
+  }
+
+  private async claimFirstAuthorisation(query: ConsentCallback): Promise<StoredConsent | null> {
+    const state = query.bffState ? this.signer.verify(query.bffState) : null;
+    return state ? this.consents.claimCallback(state.merchantId, state.consentId, state.nonce) : null;
+  }
+
+  /**
+   * The upstream forwards the state we issued at creation (it may be long expired): its signature proves
+   * whose consent it is, and the upstream's fresh `state` for this round, stored when we asked for the
+   * re-authorisation, is the single-use proof.
+   */
+  private async claimReauthorisation(query: ConsentCallback): Promise<StoredConsent | null> {
+    const state = query.bffState
+      ? this.signer.verify(query.bffState, Date.now(), { ignoreExpiry: true })
+      : null;
+    if (!state || !query.state || !query.consentId) return null;
+    return this.consents.claimReauthorisation(
+      state.merchantId,
+      state.consentId,
+      query.consentId,
+      query.state,
+    );
+  }
+}

@@ -1,0 +1,27 @@
+import { DomainError, ErrorCode } from '#libs/errors';
+
+/** Our own state parameter: the upstream generates and returns its own `state`, so ours travels as a forwarded parameter. */
+export const STATE_PARAMETER = 'bffState';
+
+export const parseDate = (v: string | undefined) => (v ? new Date(v) : null);
+
+/**
+ * The merchant's page must be an absolute http(s) URL; when the merchant lists frontend origins, its
+ * origin must be one of them, so a leaked session cannot send the user (and the outcome) elsewhere.
+ */
+export function checkRedirectUrl(redirectUrl: string, frontendOrigins: string[]): void {
+  const refuse = (issue: string) =>
+    new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+      details: [{ field: 'redirectUrl', issue }],
+    });
+  let url: URL;
+  try {
+    url = new URL(redirectUrl);
+  } catch {
+    throw refuse('must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('must be an absolute http(s) URL');
+  if (url.username || url.password) throw refuse('must not carry credentials');
+  if (frontendOrigins.length > 0 && !frontendOrigins.includes(url.origin))
+    throw refuse("must be on one of the merchant's frontendOrigins");
+}

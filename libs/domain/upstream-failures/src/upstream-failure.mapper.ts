@@ -1,0 +1,96 @@
+import { DomainError, ErrorCode, type UpstreamErrorInfo } from '#libs/errors';
+import { UpstreamError } from '#libs/upstream-client';
+
+export interface UpstreamFailureOptions {
+  /**
+   * The request field the upstream judged, when the caller's own input went upstream: a refusal of it
+   * (the upstream's 400/422, or a 404 for something the caller named, such as an institution) is then
+   * the caller's 400 VALIDATION_FAILED on that field. Without it, a refusal is our request's fault and the
+   * caller gets 503 UPSTREAM_UNAVAILABLE, as for any other failure they cannot fix.
+   */
+  field?: string;
+  /**
+   * The resource of ours the call was about (`user`, `consent`), when we hold it: an upstream 404 then
+   * means the upstream no longer knows it, a lasting 409 CONFLICT that says so, never a retryable 503.
+   */
+  resource?: string;
+}
+
+/** The `upstream` block of the envelope: status, source and trace, never a request header or body. */
+export function upstreamInfo(error: UpstreamError): UpstreamErrorInfo {
+  return {
+    status: error.status ?? 503,
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.tracingId ? { tracingId: error.tracingId } : {}),
+    ...(error.institutionError ? { institutionError: error.institutionError } : {}),
+  };
+}
+
+const mostSpecificIssue = (error: UpstreamError) =>
+  error.issues.find((i) => i.parameter) ?? error.issues.find((i) => i.message) ?? error.issues[0];
+
+/**
+ * The one translation of an UpstreamError into the merchant API's envelope, for every domain library
+ * (switching on `kind`, never on statuses). Anything that is not an UpstreamError is returned as it is,
+ * so callers can write `throw mapUpstreamFailure(error, …)` in any catch.
+ */
+export function mapUpstreamFailure(error: unknown, options: UpstreamFailureOptions = {}): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  const upstream = upstreamInfo(error);
+  const issue = mostSpecificIssue(error);
+  switch (error.kind) {
+    case 'INSTITUTION':
+      return new DomainError(
+        ErrorCode.INSTITUTION_ERROR,
+        error.institutionError?.errorMessage ?? 'The institution could not complete the request.',
+        { upstream },
+      );
+    case 'CONSENT_EXPIRED':
+    case 'CONSENT_REVOKED':
+    case 'CONSENT_CONSUMED':
+    case 'CONSENT_INVALID':
+      return new DomainError(
+        ErrorCode.CONSENT_EXPIRED,
+        'The consent is no longer valid; ask the user to authorise again.',
+        { upstream },
+      );
+    case 'FORBIDDEN':
+      // A refusal of this one call (a feature outside the consent's scope or the institution's offer).
+      return new DomainError(
+        ErrorCode.FORBIDDEN,
+        `The upstream refused this call${issue?.message ? `: ${issue.message}` : '.'}`,
+        { upstream },
+      );
+    case 'NOT_FOUND':
+      if (options.resource) {
+        return new DomainError(
+          ErrorCode.CONFLICT,
+          `The upstream has no record of this ${options.resource}; it may have been deleted there.`,
+          { upstream },
+        );
+      }
+      return options.field ? refusedField(options.field, issue, upstream) : unavailable(upstream, error);
+    case 'CALLER':
+      return options.field ? refusedField(options.field, issue, upstream) : unavailable(upstream, error);
+    default:
+      return unavailable(upstream, error);
+  }
+}
+
+function refusedField(
+  field: string,
+  issue: UpstreamError['issues'][number] | undefined,
+  upstream: UpstreamErrorInfo,
+): DomainError {
+  return new DomainError(ErrorCode.VALIDATION_FAILED, 'The upstream refused the request.', {
+    details: [{ field: issue?.parameter ?? field, issue: issue?.message ?? 'was refused by the upstream' }],
+    upstream,
+  });
+}
+
+function unavailable(upstream: UpstreamErrorInfo, error: UpstreamError): DomainError {
+  return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream could not answer.', {
+    upstream,
+    ...(error.retryAfterMs !== undefined ? { retryAfterSeconds: Math.ceil(error.retryAfterMs / 1000) } : {}),
+  });
+}
