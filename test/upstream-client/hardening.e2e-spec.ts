@@ -303,7 +303,7 @@ describe('upstream client: review fixes', () => {
       }
     });
 
-    it("a consent call's 401/403 is about the consent unless it names our credentials", async () => {
+    it("a consent call's unknown 403 refuses that call only, and a 401 naming our credentials is AUTH", async () => {
       const server = await tinyServer((req, res) => {
         const credentials = req.url!.includes('balances');
         res.writeHead(credentials ? 401 : 403, { 'content-type': 'application/json' });
@@ -324,7 +324,8 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url, { retry: { maxRetries: 0 } });
       const on = { consent: 'c', institutionId: 'tiny' };
       try {
-        expect(await fail(() => raw.getAccounts(on))).toMatchObject({ kind: 'CONSENT_INVALID', status: 403 });
+        // Issue 8: only a consent-state code makes a 403 the consent's fault; an unknown one is not fatal to it.
+        expect(await fail(() => raw.getAccounts(on))).toMatchObject({ kind: 'FORBIDDEN', status: 403 });
         expect(await fail(() => raw.getAccountBalances('a', on))).toMatchObject({
           kind: 'AUTH',
           status: 401,

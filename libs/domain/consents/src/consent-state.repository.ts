@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
 import {
+  ConsentStatus,
   allowedFrom,
   canTransition,
   endsIn,
-  type ConsentStatus,
   type ConsentTransition,
   type TransitionResult,
 } from './consent-status.js';
@@ -26,7 +26,7 @@ export class ConsentStateRepository {
 
   /** An embedded SCA step moved on; only from the very status the step was taken in. */
   advanceEmbedded(merchantId: string, consentId: string, from: ConsentStatus, to: ConsentStatus) {
-    return this.apply(this.prisma, merchantId, consentId, 'advanceEmbedded', to, { status: to }, from);
+    return this.apply(this.prisma, merchantId, consentId, 'advanceEmbedded', to, {}, from);
   }
 
   /**
@@ -48,10 +48,9 @@ export class ConsentStateRepository {
     now = new Date(),
   ): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
-      const result = await this.apply(tx, merchantId, consentId, 'authorise', 'AUTHORIZED', {
+      const result = await this.apply(tx, merchantId, consentId, 'authorise', ConsentStatus.Authorised, {
         ...data,
         ...NOTHING_PENDING,
-        status: 'AUTHORIZED',
         reauthorisationRequestedAt: null,
         lastErrorCode: null,
         lastErrorMessage: null,
@@ -66,7 +65,7 @@ export class ConsentStateRepository {
     });
   }
 
-  /** An authorisation that ended before it succeeded, with why (the code is shown to nobody but the log). */
+  /** An authorisation that ended before it succeeded, with the code and message of why. */
   markFailed(
     merchantId: string,
     consentId: string,
@@ -76,7 +75,6 @@ export class ConsentStateRepository {
   ): Promise<TransitionResult> {
     return this.apply(this.prisma, merchantId, consentId, 'fail', status, {
       ...NOTHING_PENDING,
-      status,
       lastErrorCode: code.slice(0, 64),
       lastErrorMessage: message?.slice(0, 1000) ?? null,
     });
@@ -96,10 +94,9 @@ export class ConsentStateRepository {
   ): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
       const result = await this.apply(tx, merchantId, consentId, 'gone', status, {
-        status,
         lastErrorCode: code.slice(0, 64),
         lastErrorMessage: message.slice(0, 1000),
-        ...(status === 'REVOKED' ? { revokedAt: now } : {}),
+        ...(status === ConsentStatus.Revoked ? { revokedAt: now } : {}),
       });
       if (result.applied) await this.stopSync(tx, merchantId, consentId);
       return result;
@@ -121,9 +118,8 @@ export class ConsentStateRepository {
       merchantId,
       consentId,
       'requestReauthorisation',
-      'AWAITING_RE_AUTHORIZATION',
+      ConsentStatus.AwaitingReauthorisation,
       {
-        status: 'AWAITING_RE_AUTHORIZATION',
         reauthorisationUrl: data.reauthorisationUrl,
         reauthorisationRequestedAt: new Date(),
         redirectUrl: data.redirectUrl,
@@ -151,10 +147,9 @@ export class ConsentStateRepository {
       merchantId,
       consentId,
       'updatePreAuthorisation',
-      'AWAITING_AUTHORIZATION',
+      ConsentStatus.AwaitingAuthorisation,
       {
         ...data,
-        status: 'AWAITING_AUTHORIZATION',
         reauthorisationUrl: null,
         reauthorisationRequestedAt: null,
       },
@@ -164,9 +159,8 @@ export class ConsentStateRepository {
   /** Revoked: the time, the token dropped (useless now, so no reason to keep a secret), syncing stopped. */
   markRevoked(merchantId: string, consentId: string, now = new Date()): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
-      const result = await this.apply(tx, merchantId, consentId, 'revoke', 'REVOKED', {
+      const result = await this.apply(tx, merchantId, consentId, 'revoke', ConsentStatus.Revoked, {
         ...NOTHING_PENDING,
-        status: 'REVOKED',
         revokedAt: now,
         tokenCiphertext: null,
         tokenKeyId: null,
@@ -200,7 +194,10 @@ export class ConsentStateRepository {
     // A programming error, not a state the consent can be in: fail loudly rather than write it.
     if (!allowed) throw new Error(`Consent transition ${transition} cannot end in ${to}`);
     const status = onlyFrom ?? { in: allowedFrom(transition) };
-    const { count } = await db.consent.updateMany({ where: { id: consentId, merchantId, status }, data });
+    const { count } = await db.consent.updateMany({
+      where: { id: consentId, merchantId, status },
+      data: { ...data, status: to },
+    });
     if (count === 1) return { applied: true };
     const found = await db.consent.findFirst({
       where: { id: consentId, merchantId },

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
+import { testConfig, uniqueName } from '#libs/testing';
+
+/** The state owner against real Postgres: every write is guarded by the status it may start from. */
+describe('ConsentStateRepository: guarded status writes', () => {
+  const prisma = new PrismaService(testConfig());
+  const state = new ConsentStateRepository(prisma);
+  let merchantId: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    merchantId = (await prisma.merchant.create({ data: { name: uniqueName('merchant') } })).id;
+    const reference = uniqueName('user');
+    userId = (await prisma.user.create({ data: { merchantId, reference, applicationUserId: reference } })).id;
+  });
+  afterAll(async () => {
+    await prisma.merchant.delete({ where: { id: merchantId } });
+    await prisma.$disconnect();
+  });
+
+  async function consentIn(
+    status: ConsentStatus,
+    accountStatus: 'SYNCED' | 'STOPPED' | 'SYNCING' = 'SYNCED',
+  ) {
+    const consent = await prisma.consent.create({
+      data: {
+        merchantId,
+        userId,
+        kind: 'ACCOUNT',
+        upstreamConsentId: uniqueName('consent'),
+        institutionId: 'sandbox-redirect',
+        status,
+        tokenCiphertext: 'sealed',
+        tokenKeyId: 'k1',
+      },
+    });
+    await prisma.account.create({
+      data: {
+        merchantId,
+        userId,
+        consentId: consent.id,
+        upstreamAccountId: uniqueName('account'),
+        institutionId: 'sandbox-redirect',
+        syncStatus: accountStatus,
+        nextSyncAt: accountStatus === 'STOPPED' ? null : new Date(Date.now() + 3_600_000),
+      },
+    });
+    return consent.id;
+  }
+  const row = (id: string) =>
+    prisma.consent.findUniqueOrThrow({ where: { id }, include: { accounts: true } });
+
+  it('marks an authorised consent gone and stops its accounts’ sync', async () => {
+    const id = await consentIn(ConsentStatus.Authorised);
+    const result = await state.markGone(merchantId, id, ConsentStatus.Expired, 'CONSENT_EXPIRED', 'gone');
+    expect(result).toEqual({ applied: true });
+    const after = await row(id);
+    expect(after).toMatchObject({ status: 'EXPIRED', lastErrorCode: 'CONSENT_EXPIRED', tokenKeyId: 'k1' });
+    expect(after.accounts.map((a) => [a.syncStatus, a.nextSyncAt])).toEqual([['STOPPED', null]]);
+  });
+
+  it('changes nothing when the consent is no longer where the transition starts, and says what it found', async () => {
+    const id = await consentIn(ConsentStatus.AwaitingReauthorisation);
+    const gone = await state.markGone(merchantId, id, ConsentStatus.Expired, 'CONSENT_EXPIRED', 'late');
+    expect(gone).toEqual({ applied: false, found: 'AWAITING_RE_AUTHORIZATION' });
+    const after = await row(id);
+    expect(after).toMatchObject({ status: 'AWAITING_RE_AUTHORIZATION', lastErrorCode: null });
+    expect(after.accounts[0].syncStatus).toBe('SYNCED');
+
+    const revoked = await consentIn(ConsentStatus.Revoked);
+    expect(
+      await state.markAuthorised(merchantId, revoked, {
+        tokenCiphertext: 'new',
+        tokenKeyId: 'k2',
+        authorizedAt: new Date(),
+        expiresAt: null,
+        featureScope: [],
+        institutionConsentId: null,
+      }),
+    ).toEqual({ applied: false, found: 'REVOKED' });
+    expect((await row(revoked)).tokenKeyId).toBe('k1');
+  });
+
+  it('answers found: null for a consent of another merchant, exactly as for a missing one', async () => {
+    const id = await consentIn(ConsentStatus.Authorised);
+    const other = (await prisma.merchant.create({ data: { name: uniqueName('other') } })).id;
+    try {
+      expect(await state.markRevoked(other, id)).toEqual({ applied: false, found: null });
+      expect((await row(id)).status).toBe('AUTHORIZED');
+    } finally {
+      await prisma.merchant.delete({ where: { id: other } });
+    }
+  });
+
+  it('authorising makes the stopped accounts due for a sync now, leaving one being synced alone', async () => {
+    const id = await consentIn(ConsentStatus.AwaitingReauthorisation, 'STOPPED');
+    const syncing = await prisma.account.create({
+      data: {
+        merchantId,
+        userId,
+        consentId: id,
+        upstreamAccountId: uniqueName('account'),
+        institutionId: 'sandbox-redirect',
+        syncStatus: 'SYNCING',
+      },
+    });
+    const now = new Date();
+    const result = await state.markAuthorised(
+      merchantId,
+      id,
+      {
+        tokenCiphertext: 'new',
+        tokenKeyId: 'k2',
+        authorizedAt: now,
+        expiresAt: null,
+        featureScope: ['ACCOUNTS'],
+        institutionConsentId: null,
+      },
+      now,
+    );
+    expect(result).toEqual({ applied: true });
+    const after = await row(id);
+    expect(after).toMatchObject({ status: 'AUTHORIZED', tokenKeyId: 'k2', stateNonce: null });
+    const byId = new Map(after.accounts.map((a) => [a.id, a]));
+    expect(byId.get(syncing.id)?.syncStatus).toBe('SYNCING');
+    const restarted = after.accounts.filter((a) => a.id !== syncing.id);
+    expect(restarted.map((a) => [a.syncStatus, a.nextSyncAt?.getTime()])).toEqual([
+      ['PENDING', now.getTime()],
+    ]);
+  });
+
+  it('refuses, before touching the database, a write the transition table does not allow', async () => {
+    const id = await consentIn(ConsentStatus.Authorised);
+    await expect(state.markFailed(merchantId, id, ConsentStatus.Authorised, 'X', null)).rejects.toThrow(
+      /cannot end in AUTHORIZED/,
+    );
+    expect((await row(id)).status).toBe('AUTHORIZED');
+  });
+});
