@@ -106,6 +106,20 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect(view.status).toBe('AUTHORIZED');
   });
 
+  it('documents the 403 on the pass-through routes and lower-case sync statuses in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${api.url}/docs-json`)).json()) as any;
+    for (const path of ['/v1/accounts/{accountId}/statements', '/v1/accounts/{accountId}/beneficiaries']) {
+      expect(doc.paths[path].get.responses['403'].description).toMatch(/^FORBIDDEN/);
+    }
+    expect(doc.components.schemas.SyncSummaryDto.properties.status.enum).toEqual([
+      'pending',
+      'syncing',
+      'synced',
+      'failed',
+      'stopped',
+    ]);
+  });
+
   it('writes every sync status in lower case: the consent summary and each account alike', async () => {
     const consentId = await connect();
     const consent = await ok<{ sync: { status: string } }>(

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiResponse,
   ApiServiceUnavailableResponse,
@@ -14,6 +15,13 @@ export const missing = {
   description: "NOT_FOUND (also another merchant's or, for a session, another user's resource)",
 };
 
+/** 403 of a call the upstream refused on its own (the consent, if any, is left as it is). */
+export const upstreamRefused = {
+  type: ApiErrorResponse,
+  description:
+    "FORBIDDEN: the upstream refused this call alone (a feature outside the consent's scope or the institution's offer); the consent stays usable",
+};
+
 /** 400 VALIDATION_FAILED, optionally with what else the route reports as one. */
 export const ApiInvalid = (description = 'VALIDATION_FAILED') =>
   ApiBadRequestResponse({ type: ApiErrorResponse, description });
@@ -23,12 +31,14 @@ export const ApiMissing = () => ApiNotFoundResponse(missing);
 
 /**
  * What a route that calls the upstream for a caller's resource can answer besides its own: 404, the
- * route's 409 when it has one, 424 INSTITUTION_ERROR and 503 UPSTREAM_UNAVAILABLE.
+ * route's 409 when it has one, 403 when the upstream refuses that call, 424 INSTITUTION_ERROR and 503
+ * UPSTREAM_UNAVAILABLE.
  */
 export const ApiUpstreamErrors = (conflict?: string) =>
   applyDecorators(
     ApiMissing(),
     ...(conflict ? [ApiConflictResponse({ type: ApiErrorResponse, description: conflict })] : []),
+    ApiForbiddenResponse(upstreamRefused),
     ApiResponse({
       status: 424,
       type: ApiErrorResponse,

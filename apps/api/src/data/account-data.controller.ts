@@ -4,6 +4,7 @@ import {
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiFailedDependencyResponse,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -23,7 +24,7 @@ import {
   TracingId,
   envelope,
 } from '#libs/http';
-import { missing } from '../common/api-responses.js';
+import { missing, upstreamRefused } from '../common/api-responses.js';
 import {
   BeneficiaryDto,
   CategorisationDto,
@@ -44,6 +45,7 @@ export const upstreamFailures = () =>
       description:
         'CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so)',
     }),
+    ApiForbiddenResponse(upstreamRefused),
     ApiFailedDependencyResponse({
       type: ApiErrorResponse,
       description: 'INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId',
