@@ -255,7 +255,7 @@ function credentialsIssue(issues: readonly UpstreamIssue[]): boolean {
 }
 
 /**
- * What an HTTP error answer means (the table in the README's upstream-client section). `consentCall`: the
+ * What an HTTP error answer means (README, upstream-client "Errors"). `consentCall`: the
  * call carried a consent token. Then a 401 is about that token unless it names our credentials (a
  * CREDENTIALS* issue, or the minimal-shape 401 the spec uses for invalid credentials). A 403 is a consent
  * fault only when an issue code says the consent expired, was revoked, consumed or is invalid: a feature
