@@ -7,7 +7,7 @@ import { consentNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
-import { ConsentStatus } from './consent-status.js';
+import { ConsentStatus, canStart, type ConsentTransition } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { STATE_PARAMETER, checkRedirectUrl, parseDate } from './redirect-url.js';
 import type { ConsentsCaller } from './redirect-consents.service.js';
@@ -52,7 +52,11 @@ export class ConsentRenewalService {
     redirectUrl: string,
     requestId?: string,
   ): Promise<{ id: string; status: string; authorisationUrl: string }> {
-    const { consent, token } = await this.redirectConsentWithToken(caller, consentId);
+    const { consent, token } = await this.redirectConsentWithToken(
+      caller,
+      consentId,
+      'requestReauthorisation',
+    );
     const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
     if (!user) throw consentNotFound();
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
@@ -96,7 +100,11 @@ export class ConsentRenewalService {
     input: PreAuthorisationInput,
     requestId?: string,
   ) {
-    const { consent, token } = await this.redirectConsentWithToken(caller, consentId);
+    const { consent, token } = await this.redirectConsentWithToken(
+      caller,
+      consentId,
+      'updatePreAuthorisation',
+    );
     const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
     if (!user) throw consentNotFound();
     const redirectUrl = input.redirectUrl ?? consent.redirectUrl;
@@ -160,8 +168,15 @@ export class ConsentRenewalService {
     };
   }
 
-  /** A redirect-flow consent the caller may see, with its token opened (the upstream needs it as the header). */
-  private async redirectConsentWithToken(caller: ConsentsCaller, consentId: string) {
+  /**
+   * A redirect-flow consent the caller may see, with its token opened (the upstream needs it as the
+   * header), in a status `transition` may start from: checked before the upstream is asked anything.
+   */
+  private async redirectConsentWithToken(
+    caller: ConsentsCaller,
+    consentId: string,
+    transition: ConsentTransition,
+  ) {
     const found = await this.consents.findWithToken(caller.merchantId, consentId, caller.userId);
     if (!found) throw consentNotFound();
     const { consent, sealed } = found;
@@ -169,6 +184,9 @@ export class ConsentRenewalService {
     if (consent.flow !== 'REDIRECT') throw wrongState('Only a consent of the redirect flow can do this.');
     const token = this.vault.open(sealed, consent.id);
     if (!token) throw new DomainError(ErrorCode.CONSENT_NOT_AUTHORISED, `The consent is ${consent.status}.`);
+    if (!canStart(transition, consent.status)) {
+      throw wrongState(`The consent is ${consent.status}; it cannot be renewed from there.`);
+    }
     return { consent, token };
   }
 }

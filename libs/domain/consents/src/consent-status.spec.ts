@@ -3,6 +3,7 @@ import {
   CONSENT_TRANSITIONS,
   ConsentStatus,
   allowedFrom,
+  canStart,
   canTransition,
   endsIn,
   parseConsentStatus,
@@ -61,6 +62,8 @@ describe('consent transitions', () => {
     expect(canTransition('requestReauthorisation', S.AwaitingScaCode, S.AwaitingReauthorisation)).toBe(false);
     expect(canTransition('updatePreAuthorisation', S.Authorised, S.AwaitingAuthorisation)).toBe(true);
     expect(canTransition('updatePreAuthorisation', S.Consumed, S.AwaitingAuthorisation)).toBe(false);
+    expect(canStart('requestReauthorisation', S.Expired)).toBe(true);
+    expect(canStart('requestReauthorisation', S.AwaitingAuthorisation)).toBe(false);
   });
 
   it('moves the embedded flow forward only: method, code, then the bank', () => {

@@ -84,6 +84,11 @@ export function allowedFrom(transition: ConsentTransition): ConsentStatus[] {
   return [...CONSENT_TRANSITIONS[transition].from];
 }
 
+/** Whether `transition` may start from `from`: checked before an upstream call the write would follow. */
+export function canStart(transition: ConsentTransition, from: string): boolean {
+  return (CONSENT_TRANSITIONS[transition].from as readonly string[]).includes(from);
+}
+
 /** Whether `transition` may take a consent from `from` to `to`. */
 export function canTransition(transition: ConsentTransition, from: string, to: string): boolean {
   const rule = CONSENT_TRANSITIONS[transition];
