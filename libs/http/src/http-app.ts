@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppLogger, Metrics } from '#libs/observability';
 import { NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
+import { clientErrorHandler, registerJsonBodyParser, registerRequestGuards } from './malformed-input.js';
 
 /** Accepted inbound request ids; anything else is replaced, so logs and headers stay clean. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -34,15 +35,23 @@ export async function createHttpApp(
     // Errors Fastify raises before routing (a malformed URL) would otherwise answer in Fastify's own shape.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
       sendError(options.logger, error, request, reply),
+    // Node would answer a missing Host itself, outside the envelope; registerRequestGuards refuses it instead.
+    http: { requireHostHeader: false },
+    // Requests Node's parser refuses (a header without a colon, two Content-Lengths, an oversized URL).
+    clientErrorHandler,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: new NestPinoLogger(options.logger),
     bufferLogs: false,
+    // Ours replaces Nest's JSON parser (registerJsonBodyParser below), which Nest would add again at init.
+    bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  registerJsonBodyParser(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  registerRequestGuards(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };

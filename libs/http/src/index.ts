@@ -7,3 +7,4 @@ export * from './http-error.filter.js';
 export * from './openapi.js';
 export * from './principal.js';
 export * from './validation.pipe.js';
+export * from './malformed-input.js';

@@ -21,7 +21,6 @@ import {
 } from './admin-merchants.dto.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = { type: ApiErrorResponse, description: 'NOT_FOUND' };
 
@@ -56,7 +55,7 @@ export class AdminMerchantsController {
   @ApiBadRequestResponse(invalid)
   async list(@Query() query: PageQueryDto, @TracingId() tracingId: string) {
     const limit = query.limit ?? 50;
-    const { merchants, nextAfterId } = await this.merchants.list(limit, decodeCursor(query.cursor, UUID));
+    const { merchants, nextAfterId } = await this.merchants.list(limit, decodeCursor(query.cursor));
     return pageEnvelope(tracingId, merchants, { path: '/admin/merchants', limit, after: nextAfterId });
   }
 

@@ -1,14 +1,19 @@
 import { DomainError, ErrorCode, envelope } from '#libs/http';
+import { isUuid } from '#libs/ids';
 
 /** Opaque cursors: base64url of what the next page starts after, so clients cannot depend on its form. */
 export function encodeCursor(value: string): string {
   return Buffer.from(value, 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined, valid: RegExp): string | undefined {
+/** A keyset cursor back to the id it encodes; by default ids are UUIDs, other lists name their own shape. */
+export function decodeCursor(
+  cursor: string | undefined,
+  valid: RegExp | ((value: string) => boolean) = isUuid,
+): string | undefined {
   if (cursor === undefined) return undefined;
   const value = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!valid.test(value)) {
+  if (!(typeof valid === 'function' ? valid(value) : valid.test(value))) {
     throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
       details: [{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }],
     });

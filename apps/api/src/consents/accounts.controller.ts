@@ -6,7 +6,6 @@ import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { AccountDto, ListQueryDto } from './consents.dto.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
@@ -36,7 +35,7 @@ export class AccountsController {
       callerOf(principal),
       userId,
       limit,
-      decodeCursor(query.cursor, UUID),
+      decodeCursor(query.cursor),
     );
     return pageEnvelope(tracingId, accounts, {
       path: `/v1/users/${encodeURIComponent(userId)}/accounts`,

@@ -34,7 +34,6 @@ import {
   SelectScaMethodDto,
 } from './consents.dto.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
 const NOT_USABLE =
   'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED';
@@ -197,7 +196,7 @@ export class ConsentsController {
       callerOf(principal),
       userId,
       limit,
-      decodeCursor(query.cursor, UUID),
+      decodeCursor(query.cursor),
     );
     return pageEnvelope(tracingId, consents, {
       path: `/v1/users/${encodeURIComponent(userId)}/consents`,

@@ -43,7 +43,6 @@ import {
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { CreateUserDto, UpdateUserDto, UserDto, UserSessionDto, UsersQueryDto } from './users.dto.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = {
   type: ApiErrorResponse,
@@ -123,7 +122,7 @@ export class UsersController {
       return envelope(tracingId, await this.users.findByReference(merchantId, query.reference));
     }
     const limit = query.limit ?? 50;
-    const { users, nextAfterId } = await this.users.list(merchantId, limit, decodeCursor(query.cursor, UUID));
+    const { users, nextAfterId } = await this.users.list(merchantId, limit, decodeCursor(query.cursor));
     return pageEnvelope(tracingId, users, { path: '/v1/users', limit, after: nextAfterId });
   }
 

@@ -11,8 +11,8 @@ import {
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { RegisterWebhookDto, ResetWebhookSecretDto } from './webhooks.dto.js';
 import { MAX_WEBHOOKS_PER_APPLICATION, WebhooksStore, type WebhookRecord } from './webhooks.store.js';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_METADATA_BYTES = 10 * 1024;
 
 /** The webhook API answers with `metadata` where the rest of the API says `meta` (spec 2.1). */
@@ -115,7 +115,7 @@ export class WebhooksController {
   }
 
   private webhookId(id: string): string {
-    if (!UUID.test(id)) throw webhookBadRequest('webhook_id must be a UUID', 'webhook_id');
+    if (!isUuid(id)) throw webhookBadRequest('webhook_id must be a UUID', 'webhook_id');
     return id.toLowerCase();
   }
 

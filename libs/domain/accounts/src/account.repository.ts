@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const WITH_BALANCES = {
   balances: { orderBy: [{ type: 'asc' }] },
@@ -88,7 +88,7 @@ export class AccountRepository {
 
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
   findOne(merchantId: string, accountId: string, userId?: string): Promise<StoredAccount | null> {
-    if (!UUID.test(accountId)) return Promise.resolve(null);
+    if (!isUuid(accountId)) return Promise.resolve(null);
     return this.prisma.account.findFirst({
       where: { id: accountId, merchantId, ...(userId ? { userId } : {}) },
       include: WITH_BALANCES,
@@ -97,7 +97,7 @@ export class AccountRepository {
 
   /** Whether the user is the merchant's: another merchant's user must read as missing, not as empty. */
   async userExists(merchantId: string, userId: string): Promise<boolean> {
-    if (!UUID.test(userId)) return false;
+    if (!isUuid(userId)) return false;
     return (await this.prisma.user.count({ where: { id: userId, merchantId } })) > 0;
   }
 

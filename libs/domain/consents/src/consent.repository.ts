@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
 import { ConsentStatus } from './consent-status.js';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every column except the encrypted token: reads for responses never load the secret. */
 const PUBLIC_FIELDS = {
@@ -37,7 +37,7 @@ export class ConsentRepository {
 
   /** The user with what an authorisation request needs from them and their merchant, or null. */
   findUserForAuthorisation(merchantId: string, userId: string) {
-    if (!UUID.test(userId)) return Promise.resolve(null);
+    if (!isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({
       where: { id: userId, merchantId },
       select: {
@@ -63,7 +63,7 @@ export class ConsentRepository {
   }
 
   async userExists(merchantId: string, userId: string): Promise<boolean> {
-    if (!UUID.test(userId)) return false;
+    if (!isUuid(userId)) return false;
     return (await this.prisma.user.count({ where: { id: userId, merchantId } })) > 0;
   }
 
@@ -91,7 +91,7 @@ export class ConsentRepository {
 
   /** The sealed consent token with the consent, for the few operations that must send it upstream. */
   async findWithToken(merchantId: string, consentId: string, userId?: string) {
-    if (!UUID.test(consentId)) return null;
+    if (!isUuid(consentId)) return null;
     const row = await this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
       select: { ...PUBLIC_FIELDS, tokenCiphertext: true, tokenKeyId: true },
@@ -108,7 +108,7 @@ export class ConsentRepository {
     upstreamConsentId: string,
     upstreamState: string,
   ): Promise<StoredConsent | null> {
-    if (!UUID.test(consentId)) return null;
+    if (!isUuid(consentId)) return null;
     const { count } = await this.prisma.consent.updateMany({
       where: {
         id: consentId,
@@ -123,7 +123,7 @@ export class ConsentRepository {
   }
 
   findOne(merchantId: string, consentId: string, userId?: string): Promise<StoredConsent | null> {
-    if (!UUID.test(consentId)) return Promise.resolve(null);
+    if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
       select: PUBLIC_FIELDS,
@@ -146,7 +146,7 @@ export class ConsentRepository {
    * of two concurrent or replayed callbacks exactly one wins. The winner gets the consent; others get null.
    */
   async claimCallback(merchantId: string, consentId: string, nonce: string): Promise<StoredConsent | null> {
-    if (!UUID.test(consentId)) return null;
+    if (!isUuid(consentId)) return null;
     const { count } = await this.prisma.consent.updateMany({
       where: {
         id: consentId,

@@ -15,7 +15,7 @@ import {
   parseConsentStatus,
 } from './consent-status.js';
 import type { ConsentsCaller } from './redirect-consents.service.js';
-import { uuidV7 } from './uuid-v7.js';
+import { uuidV7 } from '#libs/ids';
 
 export interface CreateEmbeddedConsentInput {
   institutionId: string;

@@ -11,7 +11,7 @@ import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
 import { STATE_PARAMETER, checkRedirectUrl, parseDate } from './redirect-url.js';
-import { uuidV7 } from './uuid-v7.js';
+import { uuidV7 } from '#libs/ids';
 
 /** Who asks: a merchant key (any user of the merchant) or one user's session (only that user). */
 export interface ConsentsCaller {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
 const CONSENT_FOR_CALL = {
@@ -37,7 +37,7 @@ export class FinancialDataRepository {
 
   /** The merchant's (and, for a session, the user's) account with its consent, or null: another tenant's reads as missing. */
   async findAccount(merchantId: string, accountId: string, userId?: string): Promise<AccountForCall | null> {
-    if (!UUID.test(accountId)) return null;
+    if (!isUuid(accountId)) return null;
     return this.prisma.account.findFirst({
       where: { id: accountId, merchantId, ...(userId ? { userId } : {}) },
       select: { id: true, upstreamAccountId: true, consent: { select: CONSENT_FOR_CALL } },
@@ -50,7 +50,7 @@ export class FinancialDataRepository {
     kind: 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING',
     userId?: string,
   ): Promise<ConsentForCall | null> {
-    if (!UUID.test(consentId)) return Promise.resolve(null);
+    if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, kind, ...(userId ? { userId } : {}) },
       select: CONSENT_FOR_CALL,

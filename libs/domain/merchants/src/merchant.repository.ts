@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '#libs/database';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class MerchantRepository {
@@ -39,7 +39,7 @@ export class MerchantRepository {
   }
 
   findById(id: string) {
-    if (!UUID.test(id)) return Promise.resolve(null);
+    if (!isUuid(id)) return Promise.resolve(null);
     return this.prisma.merchant.findUnique({
       where: { id },
       include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
@@ -80,7 +80,7 @@ export class MerchantRepository {
 
   /** Revokes one key of one merchant; false when the merchant has no such key. Revoking twice is harmless. */
   async revokeApiKey(merchantId: string, keyId: string, now = new Date()): Promise<boolean> {
-    if (!UUID.test(keyId)) return false;
+    if (!isUuid(merchantId) || !isUuid(keyId)) return false;
     const key = await this.prisma.apiKey.findFirst({
       where: { id: keyId, merchantId },
       select: { id: true },

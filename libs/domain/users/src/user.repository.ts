@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '#libs/database';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
 
@@ -12,7 +12,7 @@ export class UserRepository {
   /** The user with their merchant's state, for the session check: one indexed read, no join beyond the merchant. */
   findForSession(merchantId: string, userId: string) {
     // A malformed id would make Postgres refuse the uuid cast; it simply names no user.
-    if (!UUID.test(merchantId) || !UUID.test(userId)) return Promise.resolve(null);
+    if (!isUuid(merchantId) || !isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({
       where: { id: userId, merchantId },
       select: { id: true, merchant: { select: { disabledAt: true } } },
@@ -46,7 +46,7 @@ export class UserRepository {
   }
 
   findById(merchantId: string, userId: string) {
-    if (!UUID.test(merchantId) || !UUID.test(userId)) return Promise.resolve(null);
+    if (!isUuid(merchantId) || !isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({ where: { id: userId, merchantId } });
   }
 
@@ -84,7 +84,7 @@ export class UserRepository {
 
   /** Consents, accounts, balances and transactions go with the row (ON DELETE CASCADE). */
   async delete(merchantId: string, userId: string): Promise<boolean> {
-    if (!UUID.test(merchantId) || !UUID.test(userId)) return false;
+    if (!isUuid(merchantId) || !isUuid(userId)) return false;
     const { count } = await this.prisma.user.deleteMany({ where: { id: userId, merchantId } });
     return count > 0;
   }

@@ -11,8 +11,8 @@ import {
 import { ConsentFlowsService } from '../consent-flows.service.js';
 import { listParam, validateAs } from '../manual-validation.js';
 import { NewUserDto, UserPatchOperationDto, UsersQueryDto } from './users.dto.js';
+import { isUuid } from '#libs/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function conflict(applicationUserId: string): SandboxError {
   const message = `A user with applicationUserId ${applicationUserId} already exists in this application`;
@@ -142,7 +142,7 @@ export class UsersController {
   }
 
   private mustGet(ctx: SandboxContext, userUuid: string): SandboxUser {
-    if (!UUID.test(userUuid)) throw SandboxError.invalidProperty('userUuid', 'userUuid must be a UUID');
+    if (!isUuid(userUuid)) throw SandboxError.invalidProperty('userUuid', 'userUuid must be a UUID');
     const user = this.users.get(ctx.application.id, userUuid);
     if (!user) throw SandboxError.notFound(`User ${userUuid} was not found`);
     return user;

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ErrorCode, type ErrorEnvelope } from '#libs/errors';
+
+/**
+ * Input that would otherwise fail below our exception filter, or deep inside a library, answered as a
+ * 4xx in the error envelope instead: bodies nested beyond any real request (class-transformer recurses
+ * and overflows the stack), NUL bytes (Postgres refuses them in text with a 22021), empty JSON bodies on
+ * bodiless routes (many clients send the header anyway) and malformed raw HTTP (Node answers those
+ * before Fastify or Nest see a request).
+ */
+
+/** No request of the API nests deeper than a handful of levels; 32 leaves room and stops recursion bombs. */
+export const MAX_JSON_DEPTH = 32;
+
+const invalid = (field: string, issue: string) =>
+  new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', { details: [{ field, issue }] });
+
+/** Walks a parsed JSON value without recursion: refuses depth beyond the cap and NUL bytes in any string. */
+export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): DomainError | undefined {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return invalid('body', 'must not contain NUL characters');
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= maxDepth) return invalid('body', `must not nest deeper than ${maxDepth} levels`);
+    if (Array.isArray(current)) {
+      for (const item of current) stack.push({ value: item, depth: depth + 1 });
+    } else {
+      for (const [key, item] of Object.entries(current)) {
+        if (key.includes('\u0000')) return invalid('body', 'must not contain NUL characters');
+        stack.push({ value: item, depth: depth + 1 });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The JSON body parser of every app: Fastify's own (prototype-poisoning checks included), plus an empty
+ * body read as no body, and the depth and NUL checks above.
+ */
+export function registerJsonBodyParser(fastify: FastifyInstance): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      parseJson(request, text, (error: Error | null, parsed?: unknown) => {
+        if (error) return done(error);
+        const refused = checkJsonValue(parsed);
+        return refused ? done(refused) : done(null, parsed);
+      });
+    },
+  );
+}
+
+/**
+ * Checks before routing: an HTTP/1.1 request must name its Host (RFC 9112), and path and query arrive
+ * percent-encoded, so a `%00` anywhere in them is a NUL byte once decoded.
+ */
+export function registerRequestGuards(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+    if (request.raw.httpVersion === '1.1' && !request.headers.host) {
+      throw invalid('host', 'an HTTP/1.1 request must send a Host header');
+    }
+    if (/%00|\u0000/i.test(request.url)) throw invalid('url', 'must not contain NUL characters');
+  });
+}
+
+const CLIENT_ERROR_MESSAGES: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'The request URL or headers are too large.',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request was not received in time.',
+};
+
+/** The envelope for a request too malformed for Node to hand to Fastify, written straight to the socket. */
+export function rawClientErrorResponse(code: string | undefined): string {
+  const tracingId = randomUUID();
+  const body: ErrorEnvelope = {
+    error: {
+      code: ErrorCode.VALIDATION_FAILED,
+      status: 400,
+      message: (code && CLIENT_ERROR_MESSAGES[code]) ?? 'The request is not valid HTTP/1.1.',
+      tracingId,
+    },
+  };
+  const json = JSON.stringify(body);
+  return [
+    'HTTP/1.1 400 Bad Request',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    `x-request-id: ${tracingId}`,
+    'Connection: close',
+    '',
+    json,
+  ].join('\r\n');
+}
+
+/** Fastify's `clientErrorHandler`: the same answer as Node's, in our envelope. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) socket.end(rawClientErrorResponse(error.code));
+  else socket.destroy(error);
+}

@@ -1,0 +1,116 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { uniqueName } from '#libs/testing';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+
+/** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
+function rawRequest(url: string, payload: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(payload));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+function parseRaw(answer: string) {
+  const [head, body] = answer.split('\r\n\r\n', 2);
+  return {
+    statusLine: head!.split('\r\n')[0]!,
+    body: JSON.parse(body!) as { error: Record<string, unknown> },
+  };
+}
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+describe('api: malformed input gets a 4xx in the error envelope, never a 500', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  let admin: Record<string, string>;
+
+  const call = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+    fetch(`${api.url}${path}`, { method, headers: { ...admin, ...headers }, body });
+
+  const expectEnvelope = async (response: Response, status: number) => {
+    const body = (await response.json()) as { error: Record<string, unknown> };
+    expect({ status: response.status, code: body.error.code }).toMatchObject({ status });
+    expect(body.error).toMatchObject({ status, tracingId: expect.any(String) });
+    return body;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
+    admin = { authorization: `Bearer ${api.config.api.adminToken}` };
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('accepts Content-Type: application/json with no body on a bodiless DELETE', async () => {
+    const created = await call(
+      'POST',
+      '/admin/merchants',
+      JSON.stringify({ name: uniqueName('empty-body') }),
+      { 'content-type': 'application/json' },
+    );
+    const { merchant, apiKey } = (
+      (await created.json()) as { data: { merchant: { id: string }; apiKey: { id: string } } }
+    ).data;
+    const revoked = await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`, undefined, {
+      'content-type': 'application/json',
+    });
+    expect(revoked.status).toBe(204);
+  });
+
+  it('refuses a body nested 5,000 levels deep with 400', async () => {
+    const response = await call('POST', '/admin/merchants', `{"name":${nested(5_000)}}`, {
+      'content-type': 'application/json',
+    });
+    const body = await expectEnvelope(response, 400);
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('refuses NUL bytes in names and in path ids with 400', async () => {
+    const named = await call('POST', '/admin/merchants', JSON.stringify({ name: 'bad\u0000name' }), {
+      'content-type': 'application/json',
+    });
+    await expectEnvelope(named, 400);
+    const path = await call('GET', '/admin/merchants/abc%00def');
+    await expectEnvelope(path, 400);
+  });
+
+  it('answers a non-UUID merchant id on DELETE api-keys with 404, not 500', async () => {
+    const response = await call(
+      'DELETE',
+      '/admin/merchants/not-a-uuid/api-keys/0190c0de-0000-7000-8000-000000000000',
+    );
+    await expectEnvelope(response, 404);
+  });
+
+  it.each([
+    ['a header without a colon', 'GET /health/live HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n'],
+    [
+      'two Content-Lengths',
+      'POST /admin/merchants HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    ],
+    ['an unknown HTTP version', 'GET /health/live HTTP/9.9\r\nHost: x\r\n\r\n'],
+    ['no Host header', 'GET /health/live HTTP/1.1\r\n\r\n'],
+    ['a URL over 16 KB', `GET /health/live?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
+  ])('answers %s with 400 in the envelope', async (_name, payload) => {
+    const answer = await rawRequest(api.url, payload);
+    const { statusLine, body } = parseRaw(answer);
+    expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      status: 400,
+      tracingId: expect.any(String),
+    });
+  });
+});
