@@ -21,8 +21,8 @@ function rawRequest(url: string, payload: string): Promise<string> {
 function parseRaw(answer: string) {
   const [head, body] = answer.split('\r\n\r\n', 2);
   return {
-    statusLine: head!.split('\r\n')[0]!,
-    body: JSON.parse(body!) as { error: Record<string, unknown> },
+    statusLine: head.split('\r\n')[0],
+    body: JSON.parse(body) as { error: Record<string, unknown> },
   };
 }
 
