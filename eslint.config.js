@@ -35,6 +35,59 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
+    // The domain is shared by the api and the worker: it must not know about HTTP.
+    files: ['libs/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '#libs/http', message: 'libs/domain must not import HTTP code.' },
+            { name: 'fastify', message: 'libs/domain must not import HTTP code.' },
+            { name: '@nestjs/platform-fastify', message: 'libs/domain must not import HTTP code.' },
+            { name: '@nestjs/passport', message: 'libs/domain must not import HTTP code.' },
+            { name: '@nestjs/swagger', message: 'libs/domain must not import HTTP code.' },
+            { name: 'passport', message: 'libs/domain must not import HTTP code.' },
+            { name: 'passport-custom', message: 'libs/domain must not import HTTP code.' },
+          ],
+          patterns: [
+            { group: ['@fastify/*'], message: 'libs/domain must not import HTTP code.' },
+            { group: ['**/apps/**'], message: 'Libraries never import apps.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['libs/**/*.ts'],
+    ignores: ['libs/domain/**', 'libs/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/apps/**'], message: 'Libraries never import apps.' }] },
+      ],
+    },
+  },
+  // Apps depend on libs, never on each other.
+  ...['api', 'worker', 'sandbox'].map((app) => ({
+    files: [`apps/${app}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['api', 'worker', 'sandbox']
+                .filter((other) => other !== app)
+                .flatMap((other) => [`**/apps/${other}/**`, `../${other}/**`, `../../${other}/**`]),
+              message: 'Apps never import each other; share code through libs/.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
     // Tests read untyped JSON bodies from real HTTP answers; asserting on them is the point.
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {

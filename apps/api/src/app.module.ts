@@ -1,8 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
-import { AuthModule, AuthenticationGuard, MerchantCorsGuard, RateLimitGuard } from '#libs/domain/auth';
-import { IdempotencyModule } from '#libs/domain/idempotency';
+import { AuthModule } from './auth/auth.module.js';
+import { AuthenticationGuard } from './auth/authentication.guard.js';
+import { MerchantCorsGuard } from './auth/merchant-cors.js';
+import { RateLimitGuard } from './auth/rate-limit.guard.js';
+import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
 import { AdminMerchantsController } from './admin/admin-merchants.controller.js';

@@ -1,6 +1,6 @@
 import type { AppConfig } from '#libs/config';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { registerCorsPreflight } from '#libs/domain/auth';
+import { registerCorsPreflight } from './auth/merchant-cors.js';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
 import { Metrics, createLogger, type AppLogger } from '#libs/observability';
 import { AppModule } from './app.module.js';

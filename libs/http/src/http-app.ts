@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppLogger, Metrics } from '#libs/observability';
 import { NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
-import { clientErrorHandler, registerJsonBodyParser, registerRequestGuards } from './malformed-input.js';
+import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
 
 /** Accepted inbound request ids; anything else is replaced, so logs and headers stay clean. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -43,11 +43,11 @@ export async function createHttpApp(
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: new NestPinoLogger(options.logger),
     bufferLogs: false,
-    // Ours replaces Nest's JSON parser (registerJsonBodyParser below), which Nest would add again at init.
+    // Ours replace Nest's body parsers (registerBodyParsers below), which Nest would add again at init.
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  registerJsonBodyParser(fastify);
+  registerBodyParsers(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode, type ErrorEnvelope } from '#libs/errors';
 
@@ -40,11 +41,26 @@ export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): Domai
   return undefined;
 }
 
+/** Forms (the sandbox's bank page posts one): plain key/value pairs, with the same NUL check. */
+function registerFormBodyParser(fastify: FastifyInstance): void {
+  fastify.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      const parsed = { ...parseQueryString(typeof body === 'string' ? body : body.toString('utf8')) };
+      const refused = checkJsonValue(parsed);
+      return refused ? done(refused) : done(null, parsed);
+    },
+  );
+}
+
 /**
- * The JSON body parser of every app: Fastify's own (prototype-poisoning checks included), plus an empty
+ * The body parsers of every app (Nest's own are switched off, as it would register them again at init).
+ * JSON: Fastify's own parser (prototype-poisoning checks included): Fastify's own (prototype-poisoning checks included), plus an empty
  * body read as no body, and the depth and NUL checks above.
  */
-export function registerJsonBodyParser(fastify: FastifyInstance): void {
+export function registerBodyParsers(fastify: FastifyInstance): void {
+  registerFormBodyParser(fastify);
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser(
@@ -71,7 +87,8 @@ export function registerRequestGuards(fastify: FastifyInstance): void {
     if (request.raw.httpVersion === '1.1' && !request.headers.host) {
       throw invalid('host', 'an HTTP/1.1 request must send a Host header');
     }
-    if (/%00/i.test(request.url) || request.url.includes('\u0000')) throw invalid('url', 'must not contain NUL characters');
+    if (/%00/i.test(request.url) || request.url.includes('\u0000'))
+      throw invalid('url', 'must not contain NUL characters');
   });
 }
 

@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
-import { Idempotent } from '#libs/domain/idempotency';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
 import {
   CreateMerchantDto,
@@ -68,10 +68,11 @@ export class AdminMerchantsController {
   }
 
   @Post(':id/api-keys')
-  @Idempotent({ merchantParam: 'id' })
+  @Idempotent({ merchantParam: 'id', secretFields: ['data.key'] })
   @ApiOperation({
     summary: 'Rotate: issue another API key',
-    description: 'The new key is shown only here; the old keys keep working until revoked.',
+    description:
+      'The new key is shown only here; the old keys keep working until revoked. A secret shown once is stored nowhere: an idempotent replay (same Idempotency-Key and body) answers the same key record **without** `key`. A client that lost the first answer revokes that key id and rotates again with a new Idempotency-Key.',
   })
   @ApiCreatedResponse({ type: ApiEnvelope(CreatedApiKeyDto) })
   @ApiBadRequestResponse(invalid)

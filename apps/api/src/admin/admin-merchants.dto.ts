@@ -53,7 +53,12 @@ export class ApiKeyDto {
 }
 
 export class CreatedApiKeyDto extends ApiKeyDto {
-  @ApiProperty({ description: 'The API key itself. Shown only in this response; store it now.' }) key: string;
+  @ApiProperty({
+    required: false,
+    description:
+      'The API key itself. Shown only in the first answer; store it now. Absent from an idempotent replay.',
+  })
+  key?: string;
 }
 
 export class MerchantDto {

@@ -6,7 +6,6 @@ import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { AccountDto, ListQueryDto } from './consents.dto.js';
 
-
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
 @ApiTags('accounts')

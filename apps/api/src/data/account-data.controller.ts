@@ -12,7 +12,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { FinancialDataService } from '#libs/domain/financial-data';
-import { Idempotent } from '#libs/domain/idempotency';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   ApiEnvelope,
   ApiErrorResponse,

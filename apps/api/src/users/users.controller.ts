@@ -26,8 +26,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { mintSessionToken } from '#libs/domain/auth';
-import { Idempotent } from '#libs/domain/idempotency';
+import { mintSessionToken } from '#libs/domain/users';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { UsersService } from '#libs/domain/users';
 import {
   ApiEnvelope,

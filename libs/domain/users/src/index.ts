@@ -1,3 +1,4 @@
 export * from './user.repository.js';
 export * from './users.module.js';
 export * from './users.service.js';
+export * from './session-token.js';

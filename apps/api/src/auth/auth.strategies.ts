@@ -10,7 +10,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { AuthKind, type Principal } from '#libs/http';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { bearerToken } from './bearer.js';
-import { SESSION_TOKEN_PREFIX, verifySessionToken } from './session-token.js';
+import { SESSION_TOKEN_PREFIX, verifySessionToken } from '#libs/domain/users';
 
 export const STRATEGY = {
   operator: 'bff-operator',

@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { AUTH_METADATA, AuthKind } from '#libs/http';
 import { bearerToken } from './bearer.js';
 import { STRATEGY } from './auth.strategies.js';
-import { SESSION_TOKEN_PREFIX } from './session-token.js';
+import { SESSION_TOKEN_PREFIX } from '#libs/domain/users';
 
 const CREDENTIAL_KINDS = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
 

@@ -21,6 +21,24 @@ export interface IdempotentOptions {
    * not be kept even as a hash); a replay with other values for them still counts as the same request.
    */
   excludeFromFingerprint?: readonly string[];
+  /**
+   * Dotted paths of the answer that carry a secret shown once (`data.key`): left out of the stored answer,
+   * so a replay returns the record without the secret, and no secret ever sits in `idempotency_keys`.
+   */
+  secretFields?: readonly string[];
+}
+
+/** A copy of `body` without the fields at `paths`; the answer itself goes to the caller untouched. */
+export function withoutSecrets(body: unknown, paths: readonly string[] = []): unknown {
+  if (paths.length === 0) return body;
+  const copy = structuredClone(body) as Record<string, unknown>;
+  for (const path of paths) {
+    const keys = path.split('.');
+    let node: unknown = copy;
+    for (const key of keys.slice(0, -1)) node = (node as Record<string, unknown> | undefined)?.[key];
+    if (node !== null && typeof node === 'object') delete (node as Record<string, unknown>)[keys.at(-1)!];
+  }
+  return copy;
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -131,7 +149,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const status =
         this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
         (request.method === 'POST' ? 201 : 200);
-      await this.keys.complete(merchantId, header, status, body ?? null, new Date());
+      const stored = withoutSecrets(body ?? null, options.secretFields);
+      await this.keys.complete(merchantId, header, status, stored, new Date());
       return body;
     } catch (error) {
       await this.keys.release(merchantId, header);

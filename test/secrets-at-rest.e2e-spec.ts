@@ -1,0 +1,116 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { PrismaService } from '#libs/database';
+import { ConsentTokenVault } from '#libs/domain/consents';
+import { uniqueName } from '#libs/testing';
+import { connectBank } from './support/bank-consents.js';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+
+type Api = RunningHttpApp & { config: AppConfig };
+
+/**
+ * "A secret shown once is stored nowhere else": every secret this suite makes through the real routes
+ * (API keys, their idempotent replays, session tokens, consent tokens) is looked for in every column of
+ * every table. Later secrets (webhook secrets) join `secrets` below.
+ */
+describe('secrets at rest: no table holds a secret in plaintext', () => {
+  let sandbox: RunningHttpApp;
+  let api: Api;
+  let db: pg.Client;
+  const secrets: { kind: string; value: string }[] = [];
+
+  const call = async (method: string, path: string, token: string, body?: unknown, headers = {}) => {
+    const response = await fetch(`${api.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    api = await startApi(sandbox.url, {
+      LOG_LEVEL: 'error',
+      API_PUBLIC_URL: 'http://bff.test',
+    });
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db?.end();
+    await api?.close();
+    await sandbox?.close();
+  });
+
+  it('an idempotent replay of key rotation answers the key record without the key', async () => {
+    const admin = api.config.api.adminToken;
+    const created = await call('POST', '/admin/merchants', admin, { name: uniqueName('secrets') });
+    expect(created.status).toBe(201);
+    secrets.push({ kind: 'first API key', value: created.body.data.apiKey.key });
+
+    const path = `/admin/merchants/${created.body.data.merchant.id}/api-keys`;
+    const headers = { 'idempotency-key': uniqueName('rotate') };
+    const first = await call('POST', path, admin, { name: 'second' }, headers);
+    expect(first.status).toBe(201);
+    expect(first.body.data.key).toEqual(expect.any(String));
+    secrets.push({ kind: 'rotated API key', value: first.body.data.key });
+
+    const replay = await call('POST', path, admin, { name: 'second' }, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.data).toEqual({ ...first.body.data, key: undefined });
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.data.key);
+
+    // The rotated key works: it was really minted, only not stored.
+    const me = await call('GET', '/v1/me', first.body.data.key);
+    expect(me.status).toBe(200);
+
+    const user = await call('POST', '/v1/users', first.body.data.key, { reference: uniqueName('user') });
+    expect(user.status).toBe(201);
+    const session = await call('POST', `/v1/users/${user.body.data.id}/sessions`, first.body.data.key, {});
+    expect(session.status).toBe(201);
+    secrets.push({ kind: 'session token', value: session.body.data.token });
+
+    const consentId = await connectBank(
+      { apiUrl: api.url, sandboxUrl: sandbox.url },
+      first.body.data.key,
+      user.body.data.id,
+    );
+    const row = await api.app.get(PrismaService).consent.findUniqueOrThrow({ where: { id: consentId } });
+    const token = api.app.get(ConsentTokenVault).open(row, consentId);
+    expect(token).toEqual(expect.any(String));
+    secrets.push({ kind: 'consent token', value: token! });
+  });
+
+  it('finds none of them in any column of any table', async () => {
+    expect(secrets.map((s) => s.kind)).toEqual([
+      'first API key',
+      'rotated API key',
+      'session token',
+      'consent token',
+    ]);
+    const { rows: tables } = await db.query<{ name: string }>(
+      `SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name
+         FROM information_schema.tables
+        WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+    );
+    expect(tables.length).toBeGreaterThan(10);
+    const found: string[] = [];
+    for (const { name } of tables) {
+      for (const secret of secrets) {
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${name} t WHERE strpos(t::text, $1) > 0`,
+          [secret.value],
+        );
+        if (rows[0]!.n > 0) found.push(`${secret.kind} in ${name}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});
