@@ -7,7 +7,7 @@ describe('lint: import boundaries', () => {
 
   const restrictedImports = async (filePath: string, source: string) => {
     const [result] = await eslint.lintText(`${source}\nexport const probe = 1;\n`, { filePath });
-    return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+    return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
   };
 
   it.each([

@@ -108,7 +108,7 @@ describe('secrets at rest: no table holds a secret in plaintext', () => {
           `SELECT count(*)::int AS n FROM ${name} t WHERE strpos(t::text, $1) > 0`,
           [secret.value],
         );
-        if (rows[0]!.n > 0) found.push(`${secret.kind} in ${name}`);
+        if (rows[0].n > 0) found.push(`${secret.kind} in ${name}`);
       }
     }
     expect(found).toEqual([]);
