@@ -28,8 +28,12 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
   let owner: CreatedMerchant;
   let userId: string;
 
-  const call = (method: string, path: string, body?: unknown, base = api.url) =>
-    fetch(`${base}${path}`, {
+  /**
+   * Reads the whole answer before returning it: an unread body (a 200 KB /live page) keeps its connection
+   * busy, and closing the api would then wait for it forever.
+   */
+  const call = async (method: string, path: string, body?: unknown, base = api.url) => {
+    const response = await fetch(`${base}${path}`, {
       method,
       redirect: 'manual',
       headers: {
@@ -38,6 +42,10 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    const bytes = await response.arrayBuffer();
+    const empty = bytes.byteLength === 0 || [204, 304].includes(response.status);
+    return new Response(empty ? null : bytes, { status: response.status, headers: response.headers });
+  };
 
   async function ok<T>(response: Response, status: number): Promise<T> {
     if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
@@ -53,7 +61,9 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
       body: new URLSearchParams({ decision: 'approve' }).toString(),
     });
     expect(form.status).toBe(302);
+    await form.arrayBuffer();
     const answer = await fetch(on(api.url, form.headers.get('location')!), { redirect: 'manual' });
+    await answer.arrayBuffer();
     expect(answer.status).toBe(302);
     return new URL(answer.headers.get('location')!);
   }
@@ -246,7 +256,9 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ decision: 'approve' }).toString(),
       });
+      await form.arrayBuffer();
       const back = await fetch(on(apiV2.url, form.headers.get('location')!), { redirect: 'manual' });
+      await back.arrayBuffer();
       expect(new URL(back.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
       const row = await prisma.consent.findUniqueOrThrow({ where: { id: created.id } });
       expect(Math.abs(row.expiresAt!.getTime() - Date.parse(expiresAt))).toBeLessThan(60_000);

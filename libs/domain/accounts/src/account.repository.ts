@@ -4,7 +4,6 @@ import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
 import { isUuid } from '#libs/ids';
 
-
 const WITH_BALANCES = {
   balances: { orderBy: [{ type: 'asc' }] },
 } satisfies Prisma.AccountInclude;

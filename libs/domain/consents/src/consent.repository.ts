@@ -3,7 +3,6 @@ import { Prisma, PrismaService } from '#libs/database';
 import { ConsentStatus } from './consent-status.js';
 import { isUuid } from '#libs/ids';
 
-
 /** Every column except the encrypted token: reads for responses never load the secret. */
 const PUBLIC_FIELDS = {
   id: true,

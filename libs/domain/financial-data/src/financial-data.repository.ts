@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
-
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
 const CONSENT_FOR_CALL = {
   id: true,

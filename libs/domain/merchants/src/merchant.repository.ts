@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
-
 @Injectable()
 export class MerchantRepository {
   constructor(private readonly prisma: PrismaService) {}

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
-
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
 
 @Injectable()

@@ -13,7 +13,6 @@ import { listParam, validateAs } from '../manual-validation.js';
 import { NewUserDto, UserPatchOperationDto, UsersQueryDto } from './users.dto.js';
 import { isUuid } from '#libs/ids';
 
-
 function conflict(applicationUserId: string): SandboxError {
   const message = `A user with applicationUserId ${applicationUserId} already exists in this application`;
   return new SandboxError(409, message, [
