@@ -66,7 +66,8 @@ export class CategorisationDto {
   categorisationType: 'consumer' | 'business';
 }
 
-export class MoneyDto {
+/** An amount the caller sends (a payment's, a funds check's): validated, as the upstream will. */
+export class AmountInputDto {
   @ApiProperty({
     example: '12.34',
     description: 'Decimal string, greater than 0, at most 2 decimals (never a JSON number)',
@@ -91,12 +92,12 @@ export class FundsConfirmationDto {
   @MaxLength(18)
   reference?: string;
 
-  @ApiProperty({ type: MoneyDto })
+  @ApiProperty({ type: AmountInputDto })
   @IsDefined()
   @IsObject()
   @ValidateNested()
-  @Type(() => MoneyDto)
-  amount: MoneyDto;
+  @Type(() => AmountInputDto)
+  amount: AmountInputDto;
 }
 
 export class MoneyViewDto {

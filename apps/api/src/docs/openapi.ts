@@ -12,15 +12,18 @@ export function setUpOpenApi(app: NestFastifyApplication): void {
       "The merchant API. Success: `{ data, meta: { tracingId, … }, links? }`. Every 4xx and 5xx: the `ApiErrorResponse` envelope. CORS: a browser may preflight /v1 from an origin any merchant lists; the real answer carries CORS headers only for an origin of the caller's own merchant. Operator routes never answer CORS.",
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, SECURITY_SCHEMES.operator)
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'Merchant API key `mk_…`' },
-      SECURITY_SCHEMES.merchant,
-    )
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'User session token `us_…` (short-lived)' },
-      SECURITY_SCHEMES.userSession,
-    )
+    // addSecurity, not addBearerAuth: that one claims `bearerFormat: JWT`, and none of these tokens is a JWT.
+    .addSecurity(SECURITY_SCHEMES.operator, { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' })
+    .addSecurity(SECURITY_SCHEMES.merchant, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Merchant API key `mk_…` (opaque)',
+    })
+    .addSecurity(SECURITY_SCHEMES.userSession, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'User session token `us_…` (opaque, short-lived)',
+    })
     .build();
   const document = SwaggerModule.createDocument(app, config);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
