@@ -32,8 +32,10 @@ export async function connectBank(
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ decision: 'approve' }).toString(),
   });
+  await form.arrayBuffer();
   if (form.status !== 302) throw new Error(`bank page: ${form.status}`);
   const callback = await fetch(on(apps.apiUrl, form.headers.get('location')!), { redirect: 'manual' });
+  await callback.arrayBuffer();
   const target = new URL(callback.headers.get('location') ?? 'http://x/');
   if (callback.status !== 302 || target.searchParams.get('status') !== 'AUTHORIZED')
     throw new Error(`callback: ${callback.status} ${target.toString()}`);

@@ -68,7 +68,7 @@ export class AccountDataController {
   @ApiOperation({
     summary: "An account's statements",
     description:
-      "Through to the bank with the account's consent (not stored). One upstream page of up to `limit` (default 1000) statements; not paged further, as statements are monthly.",
+      "Through to the bank with the account's consent (not stored). Up to `limit` (default 1000) statements a page; `meta.nextCursor` is set while more remain.",
   })
   @ApiOkResponse({ type: ApiEnvelope(StatementDto, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
@@ -80,8 +80,11 @@ export class AccountDataController {
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const statements = await this.data.statements(callerOf(principal), accountId, query, tracingId);
-    return envelope(tracingId, statements, { count: statements.length, nextCursor: null });
+    const page = await this.data.statements(callerOf(principal), accountId, query, tracingId);
+    return envelope(tracingId, page.statements, {
+      count: page.statements.length,
+      nextCursor: page.nextCursor,
+    });
   }
 
   @Get(':accountId/beneficiaries')

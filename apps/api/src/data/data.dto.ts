@@ -39,6 +39,15 @@ export class StatementsQueryDto {
   @IsOptional()
   @IsIn(['date', '-date'])
   sort?: 'date' | '-date';
+
+  @ApiPropertyOptional({
+    description:
+      '`meta.nextCursor` of the previous page; it carries that walk’s `from`, `before` and `sort`, so send only `limit` with it',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  cursor?: string;
 }
 
 export class LiveTransactionsQueryDto {

@@ -13,7 +13,7 @@ import {
 } from '#libs/upstream-client';
 import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
-import { LiveCursorSigner } from './live-cursor.signer.js';
+import { PagingCursorSigner } from './paging-cursor.signer.js';
 import { amountToUpstream, moneyToStrings } from './money.js';
 import { currentVrpPeriod } from './vrp-period.js';
 
@@ -22,6 +22,8 @@ export interface StatementsQuery {
   before?: string;
   limit?: number;
   sort?: 'date' | '-date';
+  /** From a previous page's `nextCursor`; it carries the filters of the first request. */
+  cursor?: string;
 }
 
 export interface LiveTransactionsQuery {
@@ -53,7 +55,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 @Injectable()
 export class FinancialDataService {
-  private readonly cursors: LiveCursorSigner;
+  private readonly cursors: PagingCursorSigner;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -61,18 +63,36 @@ export class FinancialDataService {
     private readonly access: ConsentAccessService,
     private readonly repository: FinancialDataRepository,
   ) {
-    this.cursors = new LiveCursorSigner(config.crypto.signingSecret);
+    this.cursors = new PagingCursorSigner(config.crypto.signingSecret);
   }
 
-  /** One upstream page: statements are monthly, so the 1000 the upstream allows cover any real account. */
+  /**
+   * One upstream page of statements, offset-paged upstream. `nextCursor` carries the next offset and the
+   * first request's filters (signed, bound to the account) while the upstream's `totalCount`, which counts
+   * from this page's offset on, says more remain.
+   */
   statements(caller: DataCaller, accountId: string, query: StatementsQuery, requestId?: string) {
+    const position =
+      query.cursor === undefined
+        ? { offset: 0, from: query.from, before: query.before, sort: query.sort }
+        : this.cursors.openStatements(query.cursor, caller.merchantId, accountId);
     return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+      const limit = query.limit ?? 1000;
       const page = await this.upstream.getStatements(
         upstreamAccountId,
-        { from: query.from, before: query.before, limit: query.limit, sort: query.sort },
+        { from: position.from, before: position.before, sort: position.sort, limit, offset: position.offset },
         options,
       );
-      return page.data;
+      const more = page.totalCount !== undefined && page.totalCount > page.data.length && page.data.length > 0;
+      return {
+        statements: page.data,
+        nextCursor: more
+          ? this.cursors.signStatements(caller.merchantId, accountId, {
+              ...position,
+              offset: position.offset + page.data.length,
+            })
+          : null,
+      };
     });
   }
 
@@ -113,7 +133,7 @@ export class FinancialDataService {
 
   /**
    * One page of the upstream's real-time transactions. The upstream cursor travels inside our signed
-   * cursor (see LiveCursorSigner); `from`/`before` apply to the first page only, as upstream.
+   * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream.
    */
   liveTransactions(caller: DataCaller, accountId: string, query: LiveTransactionsQuery, requestId?: string) {
     const upstreamCursor =

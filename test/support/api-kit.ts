@@ -1,0 +1,169 @@
+import type { AppConfig } from '#libs/config';
+import { UserRepository } from '#libs/domain/users';
+import { createMerchant, createUser, uniqueName, type CreatedMerchant } from '#libs/testing';
+import type { CreateMerchantDto } from '../../apps/api/src/admin/admin-merchants.dto.js';
+import type { CreateConsentDto } from '../../apps/api/src/consents/consents.dto.js';
+import type { CreateUserDto } from '../../apps/api/src/users/users.dto.js';
+import { connectBank } from './bank-consents.js';
+import { startApi, startSandbox, startWorker, type RunningHttpApp } from './running-apps.js';
+
+/**
+ * The one test kit for the api: a typed HTTP client, a running stack (sandbox + api, worker on request),
+ * on-boarding through the real routes, and request bodies typed against the DTOs.
+ */
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the answer is JSON, else its text (undefined when empty). */
+  body: T;
+}
+
+export interface ApiCallOptions {
+  body?: unknown;
+  /** Sent as is, instead of `body`'s JSON. */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Overrides the client's bearer token; `null` sends none. */
+  token?: string | null;
+}
+
+/**
+ * A small client for the api. Every answer is read whole before it is returned: an unread body keeps its
+ * connection busy, and closing the api would then wait for it.
+ */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly token?: string,
+  ) {}
+
+  /** The same client with another bearer token. */
+  as(token: string | undefined): ApiClient {
+    return new ApiClient(this.baseUrl, token);
+  }
+
+  async call<T = any>(method: string, path: string, options: ApiCallOptions = {}): Promise<ApiResponse<T>> {
+    const token = options.token === undefined ? this.token : options.token;
+    const headers: Record<string, string> = { ...options.headers };
+    if (token) headers.authorization = `Bearer ${token}`;
+    let payload: string | undefined;
+    if (options.rawBody !== undefined) payload = options.rawBody;
+    else if (options.body !== undefined) payload = JSON.stringify(options.body);
+    if (payload !== undefined) headers['content-type'] ??= options.contentType ?? 'application/json';
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: payload,
+      redirect: 'manual',
+    });
+    const text = await response.text();
+    const json = (response.headers.get('content-type') ?? '').includes('json') && text !== '';
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (json ? JSON.parse(text) : text || undefined) as T,
+    };
+  }
+
+  get<T = any>(path: string, options?: ApiCallOptions) {
+    return this.call<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options: ApiCallOptions = {}) {
+    return this.call<T>('POST', path, { ...options, body });
+  }
+  patch<T = any>(path: string, body?: unknown, options: ApiCallOptions = {}) {
+    return this.call<T>('PATCH', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options?: ApiCallOptions) {
+    return this.call<T>('DELETE', path, options);
+  }
+}
+
+/** `data` of a success envelope, or an error naming what came back instead. */
+export function dataOf<T = any>(response: ApiResponse, status = 200): T {
+  if (response.status !== status) {
+    throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+  return (response.body as { data: T }).data;
+}
+
+// ---- request bodies, typed against the DTOs the routes validate with -----------------------------------
+
+export const bodies = {
+  merchant: (overrides: Partial<CreateMerchantDto> = {}) =>
+    ({ name: uniqueName('merchant'), ...overrides }) satisfies CreateMerchantDto,
+  user: (overrides: Partial<CreateUserDto> = {}) =>
+    ({ reference: uniqueName('user'), ...overrides }) satisfies CreateUserDto,
+  consent: (overrides: Partial<CreateConsentDto> = {}) =>
+    ({
+      institutionId: 'sandbox-redirect',
+      redirectUrl: 'https://app.merchant.example/banks/done',
+      ...overrides,
+    }) satisfies CreateConsentDto,
+};
+
+// ---- a running stack ---------------------------------------------------------------------------------
+
+export interface Stack {
+  sandbox: RunningHttpApp;
+  api: RunningHttpApp & { config: AppConfig };
+  worker?: Awaited<ReturnType<typeof startWorker>>;
+  /** The operator's client (ADMIN_TOKEN). */
+  operator: ApiClient;
+  /** An unauthenticated client; `.as(token)` for any other caller. */
+  anonymous: ApiClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Sandbox and api on random ports (the api's public URL fixed, so callbacks can be re-based), and a worker
+ * when asked, all sharing `overrides`.
+ */
+export async function startStack(
+  options: { overrides?: Record<string, string>; worker?: boolean } = {},
+): Promise<Stack> {
+  const overrides = { LOG_LEVEL: 'error', API_PUBLIC_URL: 'http://localhost:3000', ...options.overrides };
+  const sandbox = await startSandbox();
+  const api = await startApi(sandbox.url, overrides);
+  const worker = options.worker
+    ? await startWorker({ ...overrides, UPSTREAM_BASE_URL: sandbox.url })
+    : undefined;
+  return {
+    sandbox,
+    api,
+    worker,
+    operator: new ApiClient(api.url, api.config.api.adminToken),
+    anonymous: new ApiClient(api.url),
+    async close() {
+      await worker?.app.close();
+      await api.close();
+      await sandbox.close();
+    },
+  };
+}
+
+export interface Tenant {
+  merchant: CreatedMerchant;
+  /** The merchant's client (its API key). */
+  client: ApiClient;
+  userId: string;
+}
+
+/** A merchant on-boarded through the operator route, with one user. */
+export async function onboard(stack: Stack): Promise<Tenant> {
+  const merchant = await createMerchant(stack.api);
+  const user = await createUser(stack.api.app.get(UserRepository), merchant.merchant.id);
+  return { merchant, client: stack.anonymous.as(merchant.apiKey.key), userId: user.id };
+}
+
+/** A consent of the tenant's user, approved at the sandbox bank as a browser would: its local id. */
+export function connect(stack: Stack, tenant: Tenant, institutionId?: string): Promise<string> {
+  return connectBank(
+    { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+    tenant.merchant.apiKey.key,
+    tenant.userId,
+    institutionId,
+  );
+}
