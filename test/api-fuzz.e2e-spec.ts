@@ -138,9 +138,9 @@ describe('api: fuzzing every documented route', () => {
     const statuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
-        const op = operations[r.operation % operations.length]!;
+        const op = operations[r.operation % operations.length];
         let i = 0;
-        const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(r.ids[i++ % r.ids.length]!));
+        const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(r.ids[i++ % r.ids.length]));
         const query = new URLSearchParams([
           ...r.query,
           ...op.query.map((name, n) => [name, r.query[n]?.[1] ?? ''] as [string, string]),
