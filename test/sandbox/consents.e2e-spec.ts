@@ -128,7 +128,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       const patched = await http.call('PATCH', `/users/${uuid}`, {
         body: [
           { op: 'replace', path: '/referenceId', value: 'ref-2' },
-          { path: '/vopOptOut', value: 'true' },
+          { op: 'replace', path: '/vopOptOut', value: 'true' },
           { op: 'add', path: '/applicationUserId', value: 'u-1b' },
         ],
         contentType: 'application/json-patch+json',
@@ -148,14 +148,14 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       expect(wrongType.status).toBe(415);
 
       const unknownPath = await http.call('PATCH', `/users/${uuid}`, {
-        body: [{ path: '/uuid', value: 'x' }],
+        body: [{ op: 'replace', path: '/uuid', value: 'x' }],
         contentType: 'application/json-patch+json',
       });
       expect(unknownPath.status).toBe(400);
       expect(unknownPath.body.error.issues[0].parameter).toBe('[0].path');
 
       const taken = await http.call('PATCH', `/users/${uuid}`, {
-        body: [{ path: '/applicationUserId', value: 'u-2' }],
+        body: [{ op: 'replace', path: '/applicationUserId', value: 'u-2' }],
         contentType: 'application/json-patch+json',
       });
       expect(taken.status).toBe(409);

@@ -506,7 +506,11 @@ describe('sandbox: financial data', () => {
     const missing = await post(current.id, { countryCode: 'GB' });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ errors: [{ fieldName: 'categorisationType', error: 'MANDATORY' }] });
-    expectIssue(await post(current.id, { categorisationType: 'household' }), 400, 'categorisationType');
+    expectIssue(
+      await post(current.id, { categorisationType: 'household', countryCode: 'GB' }),
+      400,
+      'categorisationType',
+    );
 
     const from = new Date(Date.now() - 60 * DAY).toISOString();
     const created = await post(current.id, { categorisationType: 'consumer', countryCode: 'GB', from });
@@ -524,7 +528,7 @@ describe('sandbox: financial data', () => {
       categorisation: { categories: [expect.any(String)] },
     });
 
-    const empty = await post(card.id, { categorisationType: 'business' });
+    const empty = await post(card.id, { categorisationType: 'business', countryCode: 'GB' });
     const noData = await get(
       `/accounts/${card.id}/transactions/categorisation/${empty.body.data.categorisationId}`,
       consentToken,

@@ -122,7 +122,10 @@ describe('upstream client: error shapes and classification', () => {
       }),
     );
     expect(error).toMatchObject({ kind: 'CALLER', status: 400, shape: 'fieldValidation' });
-    expect(error.fieldErrors).toEqual([{ fieldName: 'categorisationType', error: 'MANDATORY' }]);
+    expect(error.fieldErrors).toEqual([
+      { fieldName: 'categorisationType', error: 'MANDATORY' },
+      { fieldName: 'countryCode', error: 'MANDATORY' },
+    ]);
   });
 
   it('424 from the institution: INSTITUTION with institutionError and source', async () => {

@@ -176,10 +176,11 @@ export interface NewUser {
   vopOptOut?: boolean;
 }
 
+/** One operation of the JSON-patch of PATCH /users/{userUuid}: all three fields required, values strings. */
 export interface UserPatchOperation {
-  op?: Open<'add' | 'replace'>;
+  op: Open<'add' | 'replace'>;
   path: Open<'/applicationUserId' | '/referenceId' | '/vopOptOut'>;
-  value: string | boolean;
+  value: string;
 }
 
 export type DeleteStatus = Open<'SUCCESS' | 'FAILED'>;
@@ -482,7 +483,8 @@ export interface Beneficiary {
 
 export interface CategorisationRequest {
   categorisationType: Open<'consumer' | 'business'>;
-  countryCode?: string;
+  /** ISO 3166-1 alpha-2; required by the upstream. */
+  countryCode: string;
   from?: string;
   before?: string;
 }

@@ -125,7 +125,7 @@ export class AccountDataController {
     const result = await this.data.categorise(
       callerOf(principal),
       accountId,
-      body.categorisationType,
+      { categorisationType: body.categorisationType, countryCode: body.countryCode },
       tracingId,
     );
     return envelope(tracingId, result, { count: result.transactions.length });

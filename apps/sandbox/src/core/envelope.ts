@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { isUuid } from '#libs/ids';
 import type { FastifyRequest } from 'fastify';
 
 /** The upstream's success envelope (spec 2.1): `meta.tracingId` always; lists add `count` and paging. */
@@ -9,6 +11,12 @@ export interface Envelope<T> {
 
 export function tracingIdOf(request: FastifyRequest): string {
   return String(request.id).replace(/-/g, '');
+}
+
+/** The webhook routes' `metadata.tracingId` is a UUID in the upstream's OpenAPI, unlike the 32 hex digits above. */
+export function webhookTracingIdOf(request: FastifyRequest): string {
+  const id = String(request.id);
+  return isUuid(id) ? id.toLowerCase() : randomUUID();
 }
 
 export function envelope<T>(

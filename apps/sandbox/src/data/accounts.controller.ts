@@ -164,7 +164,12 @@ export class AccountsController {
     @Body() body: CategorisationRequestDto,
     @Req() request: FastifyRequest,
   ) {
-    if (!body.categorisationType) throw SandboxError.mandatoryFields(['categorisationType']);
+    const { categorisationType, countryCode } = body;
+    if (!categorisationType || !countryCode) {
+      throw SandboxError.mandatoryFields(
+        [categorisationType ? '' : 'categorisationType', countryCode ? '' : 'countryCode'].filter(Boolean),
+      );
+    }
     const fromMs = parseDateParam('from', body.from);
     const beforeMs = parseDateParam('before', body.before, true);
     const consent = this.data.authorise(ctx, token, 'transactions');
@@ -173,8 +178,8 @@ export class AccountsController {
       applicationId: consent.applicationId,
       seed: FinancialDataStore.seedOf(consent),
       accountId: account.id,
-      categorisationType: body.categorisationType,
-      countryCode: body.countryCode ?? 'GB',
+      categorisationType,
+      countryCode,
       fromMs,
       beforeMs,
     });

@@ -54,6 +54,10 @@ export class RealTimeTransactionsQueryDto {
   @IsOptional() @IsString() @MaxLength(512) cursor?: string;
 }
 
+/**
+ * Both fields are mandatory upstream (its OpenAPI `required`); their absence is answered in Data Plus's
+ * own MANDATORY shape by the controller, so they are optional to the validation pipe.
+ */
 export class CategorisationRequestDto {
   @IsOptional()
   @IsIn(['consumer', 'business'], { message: "categorisationType must be 'consumer' or 'business'" })

@@ -1,7 +1,7 @@
 import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { SandboxError, renderError, tracingIdOf } from '../core/index.js';
+import { SandboxError, renderError, webhookTracingIdOf } from '../core/index.js';
 
 /** The numeric issue codes of the webhook endpoints (spec 7.2; the upstream's error examples). */
 export const WEBHOOK_ISSUE_CODES = {
@@ -54,7 +54,7 @@ export class WebhookErrorFilter implements ExceptionFilter {
       .status(error.status)
       .headers(error.options.headers ?? {})
       .type('application/json;charset=UTF-8')
-      .send(renderError(error, tracingIdOf(request)));
+      .send(renderError(error, webhookTracingIdOf(request)));
   }
 
   private toWebhookError(exception: unknown, request: FastifyRequest): SandboxError {

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseFilters } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Ctx, SandboxError, tracingIdOf, type SandboxContext } from '../core/index.js';
+import { Ctx, SandboxError, webhookTracingIdOf, type SandboxContext } from '../core/index.js';
 import { WEBHOOK_CATEGORIES, WEBHOOK_CATEGORY_NAMES } from './webhook-categories.catalog.js';
 import {
   WEBHOOK_ISSUE_CODES,
@@ -17,7 +17,7 @@ const MAX_METADATA_BYTES = 10 * 1024;
 
 /** The webhook API answers with `metadata` where the rest of the API says `meta` (spec 2.1). */
 function answer<T>(request: FastifyRequest, data: T) {
-  return { metadata: { tracingId: tracingIdOf(request) }, data };
+  return { metadata: { tracingId: webhookTracingIdOf(request) }, data };
 }
 
 /** The wire form of a webhook: never its secret. */

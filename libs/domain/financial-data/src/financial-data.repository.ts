@@ -56,6 +56,15 @@ export class FinancialDataRepository {
     });
   }
 
+  /** The countries of a cached institution, or null when the cache does not know it. */
+  async institutionCountries(institutionId: string): Promise<string[] | null> {
+    const row = await this.prisma.institution.findUnique({
+      where: { id: institutionId },
+      select: { countries: true },
+    });
+    return row && row.countries.length > 0 ? row.countries : null;
+  }
+
   subApplicationOf(merchantId: string): Promise<string | undefined> {
     return this.prisma.merchant
       .findUnique({ where: { id: merchantId }, select: { subApplicationId: true } })

@@ -107,11 +107,17 @@ export class FinancialDataService {
    * categorisation later, so we create it and read it back in one call. An empty period (Data Plus
    * 16002, a 404 upstream) is an empty result, not an error.
    */
-  categorise(caller: DataCaller, accountId: string, categorisationType: string, requestId?: string) {
-    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+  categorise(
+    caller: DataCaller,
+    accountId: string,
+    input: { categorisationType: 'consumer' | 'business'; countryCode?: string },
+    requestId?: string,
+  ) {
+    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options, consent }) => {
+      const countryCode = input.countryCode ?? (await this.institutionCountry(consent.institutionId, requestId));
       const created = await this.upstream.createCategorisation(
         upstreamAccountId,
-        { categorisationType },
+        { categorisationType: input.categorisationType, countryCode },
         options,
       );
       const categorisationId = created.data.categorisationId;
@@ -128,6 +134,20 @@ export class FinancialDataService {
         }
         throw error;
       }
+    });
+  }
+
+  /** The upstream requires a country to categorise for: the institution's, from our cache or the upstream. */
+  private async institutionCountry(institutionId: string, requestId?: string): Promise<string> {
+    const cached = await this.repository.institutionCountries(institutionId);
+    const countries =
+      cached ??
+      ((await this.upstream.getInstitution(institutionId, { requestId })).data.countries ?? [])
+        .map((c) => c.countryCode2?.toUpperCase())
+        .filter((c): c is string => !!c);
+    if (countries.length === 1) return countries[0]!;
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+      details: [{ field: 'countryCode', issue: "is required: the institution's country is not one known country" }],
     });
   }
 

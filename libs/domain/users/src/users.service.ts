@@ -123,7 +123,8 @@ export class UsersService {
     }
     if (input.vopOptOut !== undefined && input.vopOptOut !== row.vopOptOut) {
       changes.vopOptOut = input.vopOptOut;
-      operations.push({ op: 'replace', path: '/vopOptOut', value: input.vopOptOut });
+      // The upstream's JSON-patch values are strings (spec 4.4): "true" / "false".
+      operations.push({ op: 'replace', path: '/vopOptOut', value: String(input.vopOptOut) });
     }
     if (operations.length === 0) return userView(row);
     const uuid = row.upstreamUserUuid ?? (await this.ensureUpstreamUser(row, options));

@@ -103,10 +103,10 @@ export class UsersController {
           next.referenceId = value;
           break;
         case '/vopOptOut':
-          if (value !== true && value !== false && value !== 'true' && value !== 'false') {
+          if (value !== 'true' && value !== 'false') {
             throw SandboxError.invalidProperty(parameter, 'vopOptOut must be "true" or "false"');
           }
-          next.vopOptOut = value === true || value === 'true';
+          next.vopOptOut = value === 'true';
           break;
       }
     });

@@ -19,13 +19,13 @@ export const PATCHABLE_USER_PATHS = ['/applicationUserId', '/referenceId', '/vop
 
 /** One operation of the JSON-patch document PATCH /users/{userUuid} takes (ApplicationUserPatchRequest). */
 export class UserPatchOperationDto {
-  /** The upstream documents `add` and `replace`; both set the value. Absent means `replace`. */
-  @IsOptional() @IsIn(['add', 'replace']) op?: 'add' | 'replace';
+  /** The upstream documents `add` and `replace` (both set the value) and requires one of them. */
+  @IsIn(['add', 'replace'], { message: "op must be 'add' or 'replace'" }) op: 'add' | 'replace';
   @IsString()
   @IsIn(PATCHABLE_USER_PATHS, {
     message: `path must be one of ${PATCHABLE_USER_PATHS.join(', ')}`,
   })
   path: (typeof PATCHABLE_USER_PATHS)[number];
-  /** A string upstream; a JSON boolean is accepted for /vopOptOut too. */
-  @IsOptional() value?: unknown;
+  /** Always a string upstream (ApplicationUserPatchRequest.value), `"true"`/`"false"` for /vopOptOut. */
+  @IsString({ message: 'value must be a string' }) value: string;
 }
