@@ -15,7 +15,7 @@ describe('sandbox: as strict as the upstream on request bodies', () => {
     const consent = created.body.data.consentToken as string;
     const [account] = (await http.call('GET', '/accounts', { consent })).body.data as { id: string }[];
     const post = (body: unknown) =>
-      http.call('POST', `/accounts/${account!.id}/transactions/categorisation`, { consent, body });
+      http.call('POST', `/accounts/${account.id}/transactions/categorisation`, { consent, body });
 
     const noCountry = await post({ categorisationType: 'consumer' });
     expect(noCountry.status).toBe(400);

@@ -145,7 +145,7 @@ export class FinancialDataService {
       ((await this.upstream.getInstitution(institutionId, { requestId })).data.countries ?? [])
         .map((c) => c.countryCode2?.toUpperCase())
         .filter((c): c is string => !!c);
-    if (countries.length === 1) return countries[0]!;
+    if (countries.length === 1) return countries[0];
     throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
       details: [{ field: 'countryCode', issue: "is required: the institution's country is not one known country" }],
     });
