@@ -58,6 +58,9 @@ if (mode === 'test') {
   process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? base.toString();
   process.env.QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX ?? 'bff-test';
   process.env.LOG_LEVEL ??= 'silent';
+} else if (mode === 'start') {
+  // The sandbox is what merchants develop against for weeks: it keeps its state across restarts.
+  process.env.SANDBOX_DATA_DIR ??= join(ROOT, '.dev', 'sandbox');
 }
 
 // ---------------------------------------------------------------- install
@@ -334,7 +337,16 @@ async function start() {
     config.demoMerchantApiKey
       ? `  demo merchant API key:  ${paint('1', config.demoMerchantApiKey)}`
       : '  (no demo merchant: DEMO_MERCHANT_API_KEY is empty)',
-    `  operator token:         ADMIN_TOKEN from your environment (dev default in .env.example)`,
+    config.operatorToken
+      ? `  operator token:         ${paint('1', config.operatorToken)}   (ADMIN_TOKEN)`
+      : '  operator token:         ADMIN_TOKEN from your environment',
+    config.sandboxAdminToken
+      ? `  sandbox control token:  ${config.sandboxAdminToken}   (SANDBOX_ADMIN_TOKEN, for ${config.sandboxUrl}/sandbox/admin)`
+      : '',
+    config.sandboxDataDir
+      ? `  sandbox state:          ${config.sandboxDataDir}   (POST /sandbox/admin/reset clears it)`
+      : '',
+    '  docs:                   README.md, docs/ and the live OpenAPI at ' + `${config.apiUrl}/docs`,
     '',
     '  Ctrl-C stops everything this command started.',
     '',

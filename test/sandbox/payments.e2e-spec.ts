@@ -2,14 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { SandboxEvents, type SandboxEvent } from '../../apps/sandbox/src/core/index.js';
 import { useSandbox } from '../support/sandbox-fixture.js';
-
-const PAYEE = {
-  name: 'Jane Merchant',
-  accountIdentifications: [
-    { type: 'SORT_CODE', identification: '401016' },
-    { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-  ],
-};
+import { PAYEE, paymentRequest } from '../support/sandbox-payments.js';
 
 const PAYER = {
   name: 'John Payer',
@@ -18,21 +11,6 @@ const PAYER = {
     { type: 'ACCOUNT_NUMBER', identification: '55779911' },
   ],
 };
-
-function paymentRequest(
-  paymentIdempotencyId: string,
-  amount = 10.5,
-  overrides: Record<string, unknown> = {},
-) {
-  return {
-    paymentIdempotencyId,
-    type: 'DOMESTIC_PAYMENT',
-    reference: 'Invoice 42',
-    amount: { amount, currency: 'GBP' },
-    payee: PAYEE,
-    ...overrides,
-  };
-}
 
 function sweepingBody(
   overrides: Record<string, unknown> = {},

@@ -2,8 +2,8 @@ import { ConfigValidationError, loadConfig } from './config.js';
 
 /**
  * Prints the resolved, non-secret settings the quick-start script needs (addresses and ports), so the
- * script shares this library's defaults instead of repeating them. The demo key is printed because
- * showing it is the point of `npm start`; it is empty in production.
+ * script shares this library's defaults instead of repeating them. The demo key and, outside
+ * production, the operator token are printed because showing them is the point of `npm start`'s banner.
  */
 try {
   const config = loadConfig();
@@ -19,6 +19,9 @@ try {
       sandboxPort: config.sandbox.port,
       sandboxUrl: config.sandbox.publicUrl,
       demoMerchantApiKey: config.demoMerchantApiKey,
+      operatorToken: config.env === 'production' ? null : config.api.adminToken,
+      sandboxAdminToken: config.env === 'production' ? null : config.sandbox.adminToken,
+      sandboxDataDir: config.sandbox.dataDir,
     }),
   );
 } catch (error) {

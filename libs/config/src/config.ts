@@ -55,6 +55,8 @@ export interface AppConfig {
     appId: string;
     appSecret: string;
     adminToken: string;
+    /** Null: state lives in memory only. */
+    dataDir: string | null;
   };
   demoMerchantApiKey: string | null;
 }
@@ -186,6 +188,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       appId: env.SANDBOX_APP_ID,
       appSecret: env.SANDBOX_APP_SECRET,
       adminToken: env.SANDBOX_ADMIN_TOKEN,
+      dataDir: env.SANDBOX_DATA_DIR || null,
     },
     // A well-known key must never open a production deployment: unset there means no demo merchant
     // (and the published default is refused above).

@@ -224,6 +224,11 @@ export class EnvironmentVariables {
   @MinLength(8)
   SANDBOX_ADMIN_TOKEN: string = DEV_SECRETS.SANDBOX_ADMIN_TOKEN;
 
+  /** Where the sandbox keeps its state across restarts; empty: in memory only (tests, benchmarks). */
+  @IsOptional()
+  @IsString()
+  SANDBOX_DATA_DIR?: string = undefined;
+
   // --- dev seed ---
   /** API key of the demo merchant that `npm start` seeds. Ignored in production unless set explicitly. */
   @IsOptional()

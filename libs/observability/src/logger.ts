@@ -68,11 +68,23 @@ export function createLogger(options: LoggerOptions): AppLogger {
 }
 
 /** Routes Nest's own logs (bootstrap, module init, exceptions) through the same pino logger. */
+/** The contexts of Nest's start-up lines (module wiring, route mapping, "started"). */
+export const BOOT_CHATTER: ReadonlySet<string> = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
+
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: AppLogger) {}
 
   log(message: unknown, ...rest: unknown[]) {
-    this.write('info', message, rest);
+    // Nest's boot chatter (a line per module and per route, ~200 of them) is for debugging, not for the
+    // person who just ran `npm start`: at info level the banner is the first thing they see.
+    const context = rest[rest.length - 1];
+    this.write(typeof context === 'string' && BOOT_CHATTER.has(context) ? 'debug' : 'info', message, rest);
   }
   error(message: unknown, ...rest: unknown[]) {
     this.write('error', message, rest);

@@ -62,11 +62,32 @@ export class ConsentFlowsService {
     private readonly clock: SandboxClock,
     resets: ResetRegistry,
   ) {
-    resets.register(() => {
-      this.oneTimeTokens = new Map();
-      this.pendingPolls = new Map();
-      this.scaAttempts = new Map();
-    });
+    resets.register(
+      () => {
+        this.oneTimeTokens = new Map();
+        this.pendingPolls = new Map();
+        this.scaAttempts = new Map();
+      },
+      {
+        name: 'consent-flows',
+        save: () => ({
+          oneTimeTokens: this.oneTimeTokens,
+          pendingPolls: this.pendingPolls,
+          scaAttempts: this.scaAttempts,
+        }),
+        load: (saved) => {
+          ({
+            oneTimeTokens: this.oneTimeTokens,
+            pendingPolls: this.pendingPolls,
+            scaAttempts: this.scaAttempts,
+          } = saved as {
+            oneTimeTokens: Map<string, OneTimeToken>;
+            pendingPolls: Map<string, number>;
+            scaAttempts: Map<string, number>;
+          });
+        },
+      },
+    );
   }
 
   // ---- reads

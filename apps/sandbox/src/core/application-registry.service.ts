@@ -39,7 +39,13 @@ export class ApplicationRegistry {
     resets: ResetRegistry,
   ) {
     this.seed();
-    resets.register(() => this.seed());
+    resets.register(() => this.seed(), {
+      name: 'applications',
+      save: () => this.applications,
+      load: (saved) => {
+        this.applications = saved as Map<string, SandboxApplication>;
+      },
+    });
   }
 
   get root(): SandboxApplication {

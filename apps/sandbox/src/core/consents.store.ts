@@ -96,10 +96,22 @@ export class ConsentsStore {
     resets: ResetRegistry,
   ) {
     this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
-    resets.register(() => {
-      this.consents = new Map();
-      this.announced = new Map();
-    });
+    resets.register(
+      () => {
+        this.consents = new Map();
+        this.announced = new Map();
+      },
+      {
+        name: 'consents',
+        save: () => ({ consents: this.consents, announced: this.announced }),
+        load: (saved) => {
+          ({ consents: this.consents, announced: this.announced } = saved as {
+            consents: Map<string, ConsentRecord>;
+            announced: Map<string, string>;
+          });
+        },
+      },
+    );
   }
 
   create(

@@ -13,3 +13,4 @@ export * from './sandbox-validation.js';
 export * from './users.store.js';
 export * from './money.js';
 export * from './callback.js';
+export * from './sandbox-state.file.js';

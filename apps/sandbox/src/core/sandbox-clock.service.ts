@@ -7,9 +7,18 @@ export class SandboxClock {
   private offsetMs = 0;
 
   constructor(resets: ResetRegistry) {
-    resets.register(() => {
-      this.offsetMs = 0;
-    });
+    resets.register(
+      () => {
+        this.offsetMs = 0;
+      },
+      {
+        name: 'clock',
+        save: () => ({ offsetMs: this.offsetMs }),
+        load: (saved) => {
+          this.offsetMs = (saved as { offsetMs: number }).offsetMs;
+        },
+      },
+    );
   }
 
   now(): Date {

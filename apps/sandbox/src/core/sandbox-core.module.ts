@@ -7,6 +7,7 @@ import { InstitutionsCatalog } from './institutions.catalog.js';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 import { SandboxEvents } from './sandbox-events.js';
+import { SandboxStateFile } from './sandbox-state.file.js';
 import { UsersStore } from './users.store.js';
 
 const SHARED = [
@@ -24,7 +25,7 @@ const SHARED = [
 @Global()
 @Module({
   controllers: [AdminCoreController],
-  providers: SHARED,
+  providers: [...SHARED, SandboxStateFile],
   exports: SHARED,
 })
 export class SandboxCoreModule {}

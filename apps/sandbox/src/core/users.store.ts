@@ -21,9 +21,18 @@ export class UsersStore {
     private readonly clock: SandboxClock,
     resets: ResetRegistry,
   ) {
-    resets.register(() => {
-      this.users = new Map();
-    });
+    resets.register(
+      () => {
+        this.users = new Map();
+      },
+      {
+        name: 'users',
+        save: () => this.users,
+        load: (saved) => {
+          this.users = saved as Map<string, SandboxUser>;
+        },
+      },
+    );
   }
 
   create(

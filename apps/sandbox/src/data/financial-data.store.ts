@@ -96,12 +96,28 @@ export class FinancialDataStore {
     resets: ResetRegistry,
   ) {
     this.cursors = new CursorCodec(config.sandbox.adminToken);
-    resets.register(() => {
-      this.sets = new Map();
-      this.changes = new Map();
-      this.categorisations = new Map();
-      this.serialised.clear();
-    });
+    // The generated account sets are a cache (regenerated from their seeds); the control API's changes
+    // to them and the categorisations are the state.
+    resets.register(
+      () => {
+        this.sets = new Map();
+        this.changes = new Map();
+        this.categorisations = new Map();
+        this.serialised.clear();
+      },
+      {
+        name: 'financial-data',
+        save: () => ({ changes: this.changes, categorisations: this.categorisations }),
+        load: (saved) => {
+          ({ changes: this.changes, categorisations: this.categorisations } = saved as {
+            changes: Map<string, AdminChange[]>;
+            categorisations: Map<string, CategorisationRecord>;
+          });
+          this.sets = new Map();
+          this.serialised.clear();
+        },
+      },
+    );
   }
 
   /**

@@ -110,11 +110,22 @@ export class WebhookDeliveryService implements OnModuleDestroy {
         this.logger.error({ err: error, type: event.type }, 'sandbox webhooks: could not schedule an event');
       }
     });
-    resets.register(() => {
-      this.stopAll();
-      this.deliveries = [];
-      this.policy = { delaysMs: [...DEFAULT_RETRY_DELAYS_MS], timeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS };
-    });
+    // The retry policy survives a restart; deliveries in flight and their log do not (nor would the
+    // upstream's: a restart of the sandbox is an outage of its delivery workers).
+    resets.register(
+      () => {
+        this.stopAll();
+        this.deliveries = [];
+        this.policy = { delaysMs: [...DEFAULT_RETRY_DELAYS_MS], timeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS };
+      },
+      {
+        name: 'webhook-retry-policy',
+        save: () => this.policy,
+        load: (saved) => {
+          this.policy = saved as RetryPolicy;
+        },
+      },
+    );
   }
 
   onModuleDestroy(): void {

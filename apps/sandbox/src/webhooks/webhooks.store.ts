@@ -41,10 +41,22 @@ export class WebhooksStore {
     private readonly clock: SandboxClock,
     resets: ResetRegistry,
   ) {
-    resets.register(() => {
-      this.webhooks = new Map();
-      this.subscriptions = new Map();
-    });
+    resets.register(
+      () => {
+        this.webhooks = new Map();
+        this.subscriptions = new Map();
+      },
+      {
+        name: 'webhooks',
+        save: () => ({ webhooks: this.webhooks, subscriptions: this.subscriptions }),
+        load: (saved) => {
+          ({ webhooks: this.webhooks, subscriptions: this.subscriptions } = saved as {
+            webhooks: Map<string, WebhookRecord>;
+            subscriptions: Map<string, EventSubscriptionRecord>;
+          });
+        },
+      },
+    );
   }
 
   // ---- webhooks
