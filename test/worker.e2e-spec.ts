@@ -31,15 +31,23 @@ describe('worker: a headless Nest context consuming BullMQ', () => {
     expect(Number.isNaN(Date.parse(result.receivedAt))).toBe(false);
   });
 
-  it('collapses a burst of jobs with the same id into one', async () => {
+  it('collapses a burst of the same job into one, by the catalogue’s dedupe id', async () => {
     const producer = worker.app.get(JobProducer);
-    const jobs = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        producer.enqueue('maintenance.ping', { sentAt: 'burst' }, { jobId: 'ping-burst' }),
-      ),
-    );
-    expect(new Set(jobs.map((j) => j.id))).toEqual(new Set(['ping-burst']));
-    await jobs[0].waitUntilFinished(events, 15_000);
+    const consentId = '0190c0de-0000-7000-8000-0000000000aa';
+    const queue = worker.app.get<Queue>(getQueueToken(QueueName.Consents));
+    await queue.pause();
+    try {
+      const jobs = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          producer.enqueue('consents.poll-embedded', { merchantId: consentId, consentId }),
+        ),
+      );
+      expect(new Set(jobs.map((j) => j.id))).toEqual(new Set([`consents.poll-embedded.${consentId}`]));
+      expect(await queue.getJobCountByTypes('wait', 'delayed', 'prioritized')).toBe(1);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.resume();
+    }
   });
 
   it('fails a job it does not know without retrying it', async () => {

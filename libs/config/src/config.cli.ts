@@ -1,4 +1,5 @@
 import { ConfigValidationError, loadConfig } from './config.js';
+import { NodeEnv } from './env.dto.js';
 
 /**
  * Prints the resolved, non-secret settings the quick-start script needs (addresses and ports), so the
@@ -19,8 +20,8 @@ try {
       sandboxPort: config.sandbox.port,
       sandboxUrl: config.sandbox.publicUrl,
       demoMerchantApiKey: config.demoMerchantApiKey,
-      operatorToken: config.env === 'production' ? null : config.api.adminToken,
-      sandboxAdminToken: config.env === 'production' ? null : config.sandbox.adminToken,
+      operatorToken: config.env === NodeEnv.Production ? null : config.api.adminToken,
+      sandboxAdminToken: config.env === NodeEnv.Production ? null : config.sandbox.adminToken,
       sandboxDataDir: config.sandbox.dataDir,
     }),
   );

@@ -1,3 +1,4 @@
 export * from './job-catalogue.js';
 export * from './job-producer.service.js';
 export * from './queue.module.js';
+export * from './job-processor.base.js';

@@ -39,9 +39,19 @@ const BASE_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-export const JOB_DEFINITIONS: {
-  readonly [N in JobName]: { queue: JobCatalogue[N]['queue']; options: JobsOptions };
-} = {
+/** What the catalogue says of one job: its queue, its options, and how repeats of it collapse. */
+export interface JobDefinition<N extends JobName> {
+  queue: JobCatalogue[N]['queue'];
+  options: JobsOptions;
+  /**
+   * The job id for a payload: BullMQ keeps one job per id, so every enqueue of the same work (a burst, a
+   * retried request, two api processes) collapses into one job. Readable (`<name>.<key>`), never a ':'.
+   * Absent: every enqueue is a new job.
+   */
+  dedupeId?: (payload: JobPayload<N>) => string;
+}
+
+export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   'maintenance.ping': {
     queue: QueueName.Maintenance,
     options: {
@@ -56,10 +66,15 @@ export const JOB_DEFINITIONS: {
     // The poll itself keeps to a deadline; attempts only cover a crashed worker or an upstream outage,
     // and each attempt re-checks the local status first, so a repeat is harmless.
     options: { ...BASE_OPTIONS, attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
+    // One poll per consent: a repeated sca-code submission collapses into the same job.
+    dedupeId: ({ consentId }) => `consents.poll-embedded.${consentId}`,
   },
 };
 
-/** One poll per consent: a repeated sca-code submission or enqueue collapses into the same job. */
-export const pollEmbeddedJobId = (consentId: string) => `consents.poll-embedded.${consentId}`;
+/** The job names a queue serves. */
+export type JobNameOf<Q extends QueueName> = {
+  [N in JobName]: JobCatalogue[N]['queue'] extends Q ? N : never;
+}[JobName];
 
 export const ALL_QUEUES: readonly QueueName[] = Object.values(QueueName);
+export const ALL_JOB_NAMES = Object.keys(JOB_DEFINITIONS) as JobName[];

@@ -2,7 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProducer, pollEmbeddedJobId } from '#libs/queue';
+import { JobProducer } from '#libs/queue';
 import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
@@ -273,11 +273,11 @@ export class EmbeddedConsentsService {
       if (!moved.applied) return moved.found ?? consent.status;
     }
     if (status === ConsentStatus.AwaitingAuthorisation) {
-      await this.jobs.enqueue(
-        'consents.poll-embedded',
-        { merchantId: consent.merchantId, consentId: consent.id },
-        { jobId: pollEmbeddedJobId(consent.id) },
-      );
+      // The catalogue's dedupe id makes this one poll per consent, however often the code is sent.
+      await this.jobs.enqueue('consents.poll-embedded', {
+        merchantId: consent.merchantId,
+        consentId: consent.id,
+      });
     }
     return status;
   }

@@ -1,0 +1,23 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { JobProcessor, checkJobHandlers, type QueueName } from '#libs/queue';
+
+/**
+ * Refuses to start a worker in which a job of the catalogue has no handler (it would wait forever) or a
+ * processor handles a job of another queue. Runs before the processors start consuming.
+ */
+@Injectable()
+export class JobHandlersCheck implements OnModuleInit {
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    const processors = this.discovery
+      .getProviders()
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is JobProcessor<QueueName> => instance instanceof JobProcessor);
+    const problems = checkJobHandlers(processors);
+    if (problems.length > 0) {
+      throw new Error(`The job catalogue and the worker's handlers disagree:\n  ${problems.join('\n  ')}`);
+    }
+  }
+}
