@@ -15,6 +15,7 @@ import {
   type CreatedMerchant,
 } from '#libs/testing';
 import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
+import { caller } from './support/api-kit.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
@@ -57,16 +58,7 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   let userId: string;
   let otherUserId: string;
 
-  const call = (method: string, path: string, token: string, body?: unknown) =>
-    fetch(`${api.url}${path}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
+  const call = caller(() => api.url);
 
   async function ok<T>(response: Response, status: number): Promise<T> {
     if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);

@@ -5,6 +5,7 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { captureLogger, createMerchant, createUser, sessionToken, type CreatedMerchant } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { caller } from './support/api-kit.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
@@ -40,23 +41,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     return token;
   };
 
-  const call = (
-    method: string,
-    path: string,
-    token: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ) =>
-    fetch(`${api.url}${path}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
+  const call = caller(() => api.url);
 
   /** The path and query of a URL, on another base: public URLs name default ports, the apps listen on random ones. */
   const on = (base: string, url: string) => {

@@ -17,6 +17,7 @@ import {
   createSandboxHostedVrpRequest,
 } from './support/bank-consents.js';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { caller } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
@@ -63,15 +64,7 @@ describe('api: financial data and VRP through to the upstream', () => {
   const logs = captureLogger('api');
   const secrets: string[] = [];
 
-  const call = (method: string, path: string, token: string, body?: unknown) =>
-    fetch(`${api.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
+  const call = caller(() => api.url);
   const json = async <T>(response: Response) => (await response.json()) as T;
   const fault = async (rule: Record<string, unknown>) =>
     expect((await admin.admin('POST', '/faults', rule)).status).toBe(201);

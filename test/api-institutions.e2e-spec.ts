@@ -4,6 +4,7 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { caller } from './support/api-kit.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 type InstitutionBody = { id: string; name: string; countries: string[]; features: string[] };
@@ -22,8 +23,8 @@ describe('api: institutions', () => {
   let key: string;
   let admin: string;
 
-  const call = (token: string, method: string, path: string) =>
-    fetch(`${api.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  const request = caller(() => api.url);
+  const call = (token: string, method: string, path: string) => request(method, path, token);
   const list = async (path: string, token = key) => {
     const response = await call(token, 'GET', path);
     expect(response.status, path).toBe(200);

@@ -4,6 +4,7 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { caller } from './support/api-kit.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
@@ -19,12 +20,10 @@ describe('api: operator routes', () => {
   let api: Api;
   let admin: Record<string, string>;
 
+  const request = caller(() => api.url);
+  // Operator routes: the admin token unless a test sends other headers.
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) =>
-    fetch(`${api.url}${path}`, {
-      method,
-      headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
+    request(method, path, undefined, body, headers);
 
   beforeAll(async () => {
     sandbox = await startSandbox();

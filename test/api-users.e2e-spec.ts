@@ -4,6 +4,7 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createConsentRow, createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { caller } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
@@ -18,22 +19,15 @@ describe('api: users and sessions', () => {
   let upstream: SandboxHttp;
   let prisma: PrismaService;
 
+  const request = caller(() => api.url);
+  // These tests name the caller first.
   const call = (
     token: string,
     method: string,
     path: string,
     body?: unknown,
-    headers: Record<string, string> = {},
-  ) =>
-    fetch(`${api.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
+    headers?: Record<string, string>,
+  ) => request(method, path, token, body, headers);
 
   const createOk = async (key: string, body: Record<string, unknown>) => {
     const response = await call(key, 'POST', '/v1/users', body);

@@ -46,18 +46,7 @@ export class ApiClient {
 
   async call<T = any>(method: string, path: string, options: ApiCallOptions = {}): Promise<ApiResponse<T>> {
     const token = options.token === undefined ? this.token : options.token;
-    const headers: Record<string, string> = { ...options.headers };
-    if (token) headers.authorization = `Bearer ${token}`;
-    let payload: string | undefined;
-    if (options.rawBody !== undefined) payload = options.rawBody;
-    else if (options.body !== undefined) payload = JSON.stringify(options.body);
-    if (payload !== undefined) headers['content-type'] ??= options.contentType ?? 'application/json';
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      body: payload,
-      redirect: 'manual',
-    });
+    const response = await send(`${this.baseUrl}${path}`, method, { ...options, token });
     const text = await response.text();
     const json = (response.headers.get('content-type') ?? '').includes('json') && text !== '';
     return {
@@ -79,6 +68,43 @@ export class ApiClient {
   delete<T = any>(path: string, options?: ApiCallOptions) {
     return this.call<T>('DELETE', path, options);
   }
+}
+
+/**
+ * One request to the api (or any app of the stack), answered as a `Response` whose body has already been
+ * read whole: an unread body keeps its connection busy, and closing the app would then wait for it.
+ * Redirects are not followed (the callback's 302 is what tests look at).
+ */
+export async function send(
+  url: string,
+  method: string,
+  options: Omit<ApiCallOptions, 'token'> & { token?: string | null } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let payload: string | undefined;
+  if (options.rawBody !== undefined) payload = options.rawBody;
+  else if (typeof options.body === 'string') payload = options.body;
+  else if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined) headers['content-type'] ??= options.contentType ?? 'application/json';
+  const response = await fetch(url, { method, headers, body: payload, redirect: 'manual' });
+  const bytes = await response.arrayBuffer();
+  const empty = bytes.byteLength === 0 || [204, 304].includes(response.status);
+  return new Response(empty ? null : bytes, { status: response.status, headers: response.headers });
+}
+
+/**
+ * `call(method, path, token, body?, headers?)` against an app whose URL is known once it has started:
+ * the request helper every api test file shares (a string body is sent as it is).
+ */
+export function caller(baseUrl: () => string) {
+  return (
+    method: string,
+    path: string,
+    token?: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => send(`${baseUrl()}${path}`, method, { token, body, headers });
 }
 
 /** `data` of a success envelope, or an error naming what came back instead. */
