@@ -37,16 +37,7 @@ export interface AppConfig {
     sessionTtlSeconds: number;
   };
   sync: {
-    intervalMinutes: number;
-    dispatchEveryMinutes: number;
-    consentRefreshDaysBeforeExpiry: number;
-    institutionsRefreshMinutes: number;
     workerConcurrency: number;
-  };
-  webhooks: {
-    scheme: 'standard-webhooks';
-    toleranceSeconds: number;
-    staticUpstreamSecrets: string[];
   };
   sandbox: {
     host: string;
@@ -87,12 +78,6 @@ function parseKeys(raw: string): EncryptionKey[] {
     return { id, key: Buffer.from(b64, 'base64') };
   });
 }
-
-const list = (raw: string | undefined) =>
-  (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
 
 /**
  * Validates the environment and returns the typed configuration. Empty strings count as unset, so a
@@ -170,16 +155,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
     sync: {
-      intervalMinutes: env.SYNC_INTERVAL_MINUTES,
-      dispatchEveryMinutes: env.SYNC_DISPATCH_EVERY_MINUTES,
-      consentRefreshDaysBeforeExpiry: env.CONSENT_REFRESH_DAYS_BEFORE_EXPIRY,
-      institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
       workerConcurrency: env.WORKER_CONCURRENCY,
-    },
-    webhooks: {
-      scheme: 'standard-webhooks',
-      toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
-      staticUpstreamSecrets: list(env.UPSTREAM_WEBHOOK_SECRETS),
     },
     sandbox: {
       host: env.SANDBOX_HOST,

@@ -154,48 +154,8 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  @Max(7 * 24 * 60)
-  SYNC_INTERVAL_MINUTES = 360;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(24 * 60)
-  SYNC_DISPATCH_EVERY_MINUTES = 5;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(89)
-  CONSENT_REFRESH_DAYS_BEFORE_EXPIRY = 7;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(7 * 24 * 60)
-  INSTITUTIONS_REFRESH_MINUTES = 720;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
   @Max(500)
   WORKER_CONCURRENCY = 20;
-
-  // --- webhooks ---
-  /** Signature scheme of the upstream's webhooks; only Standard Webhooks is known today. */
-  @IsIn(['standard-webhooks'])
-  WEBHOOK_SCHEME = 'standard-webhooks';
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  WEBHOOK_TOLERANCE_SECONDS = 300;
-
-  /** Optional static upstream webhook secrets (comma-separated), in addition to those registered. */
-  @IsOptional()
-  @IsString()
-  UPSTREAM_WEBHOOK_SECRETS?: string = undefined;
 
   // --- sandbox ---
   @IsString()

@@ -26,7 +26,7 @@ export class JobProducer {
     options: EnqueueOptions = {},
   ): Promise<JobOf<N>> {
     const definition = JOB_DEFINITIONS[name];
-    const jobId = (definition.dedupeId)?.(payload);
+    const jobId = definition.dedupeId?.(payload);
     const job = await this.queueFor(name).add(name, payload, {
       ...definition.options,
       ...(jobId !== undefined ? { jobId } : {}),

@@ -83,7 +83,8 @@ export class FinancialDataService {
         { from: position.from, before: position.before, sort: position.sort, limit, offset: position.offset },
         options,
       );
-      const more = page.totalCount !== undefined && page.totalCount > page.data.length && page.data.length > 0;
+      const more =
+        page.totalCount !== undefined && page.totalCount > page.data.length && page.data.length > 0;
       return {
         statements: page.data,
         nextCursor: more
@@ -113,28 +114,34 @@ export class FinancialDataService {
     input: { categorisationType: 'consumer' | 'business'; countryCode?: string },
     requestId?: string,
   ) {
-    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options, consent }) => {
-      const countryCode = input.countryCode ?? (await this.institutionCountry(consent.institutionId, requestId));
-      const created = await this.upstream.createCategorisation(
-        upstreamAccountId,
-        { categorisationType: input.categorisationType, countryCode },
-        options,
-      );
-      const categorisationId = created.data.categorisationId;
-      try {
-        const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
-        return { categorisationId, transactions: moneyToStrings(result.data.transactions ?? []) };
-      } catch (error) {
-        if (
-          error instanceof UpstreamError &&
-          error.kind === 'NOT_FOUND' &&
-          error.issues?.some((i) => String(i.code) === '16002')
-        ) {
-          return { categorisationId, transactions: [] };
+    return this.access.withAccount(
+      caller,
+      accountId,
+      requestId,
+      async ({ upstreamAccountId, options, consent }) => {
+        const countryCode =
+          input.countryCode ?? (await this.institutionCountry(consent.institutionId, requestId));
+        const created = await this.upstream.createCategorisation(
+          upstreamAccountId,
+          { categorisationType: input.categorisationType, countryCode },
+          options,
+        );
+        const categorisationId = created.data.categorisationId;
+        try {
+          const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
+          return { categorisationId, transactions: moneyToStrings(result.data.transactions ?? []) };
+        } catch (error) {
+          if (
+            error instanceof UpstreamError &&
+            error.kind === 'NOT_FOUND' &&
+            error.issues?.some((i) => String(i.code) === '16002')
+          ) {
+            return { categorisationId, transactions: [] };
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
+      },
+    );
   }
 
   /** The upstream requires a country to categorise for: the institution's, from our cache or the upstream. */
@@ -147,7 +154,9 @@ export class FinancialDataService {
         .filter((c): c is string => !!c);
     if (countries.length === 1) return countries[0];
     throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-      details: [{ field: 'countryCode', issue: "is required: the institution's country is not one known country" }],
+      details: [
+        { field: 'countryCode', issue: "is required: the institution's country is not one known country" },
+      ],
     });
   }
 

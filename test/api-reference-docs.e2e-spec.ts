@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain ES module of the scripts, shared with `npm run docs:api`.
+import { renderReference } from '../scripts/openapi-markdown.mjs';
+import { startStack, type Stack } from './support/api-kit.js';
+
+/** docs/api-reference.md is the OpenAPI document as Markdown: it must say what the api really serves. */
+describe('docs: the API reference is current', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('matches the document the api serves (regenerate with `npm run docs:api`)', async () => {
+    const document: unknown = (await stack.anonymous.get('/docs-json')).body;
+    const committed = readFileSync(join(process.cwd(), 'docs', 'api-reference.md'), 'utf8');
+    expect((renderReference as (doc: unknown) => string)(document)).toBe(committed);
+  });
+});

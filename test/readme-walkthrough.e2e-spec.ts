@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NestFastifyApplication } from '#libs/http';
+import { testConfig } from '#libs/testing';
+import { createApiApp } from '../apps/api/src/bootstrap.js';
+import { createSandboxApp } from '../apps/sandbox/src/bootstrap.js';
+
+const run = promisify(execFile);
+
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The README's `sh` blocks between the walkthrough markers, in order: what a new user pastes. */
+function walkthrough(): string {
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const section = readme.split('<!-- walkthrough:start -->')[1]?.split('<!-- walkthrough:end -->')[0];
+  if (!section) throw new Error('README.md has no walkthrough markers');
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+  expect(blocks.length).toBeGreaterThanOrEqual(5);
+  return blocks.join('\n');
+}
+
+/**
+ * The README's "connect your first bank" walkthrough, run as written with bash, curl and jq against a
+ * sandbox and an api whose public URLs are the ones they really listen on (as under `npm start`).
+ */
+describe('README: the first-bank walkthrough works as written', () => {
+  const apps: NestFastifyApplication[] = [];
+  let bff: string;
+  let adminToken: string;
+
+  beforeAll(async () => {
+    const [sandboxPort, apiPort] = [await freePort(), await freePort()];
+    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+    bff = `http://127.0.0.1:${apiPort}`;
+    const config = testConfig({
+      LOG_LEVEL: 'silent',
+      SANDBOX_PUBLIC_URL: sandboxUrl,
+      UPSTREAM_BASE_URL: sandboxUrl,
+      API_PUBLIC_URL: bff,
+    });
+    adminToken = config.api.adminToken;
+    const sandbox = (await createSandboxApp(config)).app;
+    apps.push(sandbox);
+    await sandbox.listen({ host: '127.0.0.1', port: sandboxPort });
+    const api = (await createApiApp(config)).app;
+    apps.push(api);
+    await api.listen({ host: '127.0.0.1', port: apiPort });
+  });
+  afterAll(async () => {
+    for (const app of apps.reverse()) await app.close();
+  });
+
+  it('ends with the accounts of the newly connected bank', async () => {
+    const script = `set -euo pipefail\n${walkthrough()}`;
+    const { stdout } = await run('bash', ['-c', script], {
+      env: { ...process.env, BFF: bff, ADMIN_TOKEN: adminToken },
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(
+      /^https:\/\/example\.com\/banks\/done\?consentId=[0-9a-f-]{36}&status=AUTHORIZED$/m,
+    );
+    const accounts = stdout
+      .split('\n')
+      .slice(1)
+      .join('\n')
+      .split(/\n(?=\{)/)
+      .filter((chunk) => chunk.trim().startsWith('{'))
+      .map((chunk) => JSON.parse(chunk) as { id: string; type: string; balances: unknown[] });
+    expect(accounts.length).toBeGreaterThan(0);
+    for (const account of accounts) {
+      expect(account.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(account.balances.length).toBeGreaterThan(0);
+    }
+  });
+});
