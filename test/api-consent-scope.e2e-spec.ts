@@ -8,6 +8,7 @@ import { QueueName } from '#libs/queue';
 import { createMerchant, createUser, uniqueQueuePrefix, type CreatedMerchant } from '#libs/testing';
 import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
 import { SandboxHttp } from './support/sandbox-http.js';
+import { send } from './support/api-kit.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; message: string } };
@@ -28,24 +29,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
   let owner: CreatedMerchant;
   let userId: string;
 
-  /**
-   * Reads the whole answer before returning it: an unread body (a 200 KB /live page) keeps its connection
-   * busy, and closing the api would then wait for it forever.
-   */
-  const call = async (method: string, path: string, body?: unknown, base = api.url) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        authorization: `Bearer ${owner.apiKey.key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const bytes = await response.arrayBuffer();
-    const empty = bytes.byteLength === 0 || [204, 304].includes(response.status);
-    return new Response(empty ? null : bytes, { status: response.status, headers: response.headers });
-  };
+  const call = (method: string, path: string, body?: unknown, base = api.url) =>
+    send(`${base}${path}`, method, { token: owner.apiKey.key, body });
 
   async function ok<T>(response: Response, status: number): Promise<T> {
     if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);

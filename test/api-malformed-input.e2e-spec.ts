@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
-import { uniqueName } from '#libs/testing';
+import { createMerchant, uniqueName } from '#libs/testing';
+import { send } from './support/api-kit.js';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
@@ -31,10 +32,9 @@ const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 describe('api: malformed input gets a 4xx in the error envelope, never a 500', () => {
   let sandbox: RunningHttpApp;
   let api: Api;
-  let admin: Record<string, string>;
 
   const call = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
-    fetch(`${api.url}${path}`, { method, headers: { ...admin, ...headers }, body });
+    send(`${api.url}${path}`, method, { token: api.config.api.adminToken, rawBody: body, headers });
 
   const expectEnvelope = async (response: Response, status: number) => {
     const body = (await response.json()) as { error: Record<string, unknown> };
@@ -46,7 +46,6 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
   beforeAll(async () => {
     sandbox = await startSandbox();
     api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
-    admin = { authorization: `Bearer ${api.config.api.adminToken}` };
   });
   afterAll(async () => {
     await api?.close();
@@ -54,15 +53,7 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
   });
 
   it('accepts Content-Type: application/json with no body on a bodiless DELETE', async () => {
-    const created = await call(
-      'POST',
-      '/admin/merchants',
-      JSON.stringify({ name: uniqueName('empty-body') }),
-      { 'content-type': 'application/json' },
-    );
-    const { merchant, apiKey } = (
-      (await created.json()) as { data: { merchant: { id: string }; apiKey: { id: string } } }
-    ).data;
+    const { merchant, apiKey } = await createMerchant(api, { name: uniqueName('empty-body') });
     const revoked = await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`, undefined, {
       'content-type': 'application/json',
     });

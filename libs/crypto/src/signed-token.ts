@@ -1,18 +1,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * The one signed-token format of the project: `base64url(JSON payload) + '.' + base64url(HMAC-SHA256)`,
- * with the key derived from the signing secret and a purpose label, so a token made for one purpose (a
- * paging cursor) can never pass as another's (a session token, a consent state). Opaque to clients,
+ * The one signed-token format of the project: `prefix + base64url(JSON payload) + '.' +
+ * base64url(HMAC-SHA256(secret, purpose + '.' + prefix + payload))`. The purpose label (and the prefix)
+ * are inside the MAC, so a token made for one purpose (a paging cursor) can never pass as another's (a
+ * session token, a consent state) although one SIGNING_SECRET signs them all. Opaque to clients,
  * verified without storage. `open` answers the payload, or null for anything this codec did not sign;
- * what the payload must contain is the caller's to check.
+ * what the payload must contain (expiry included) is the caller's to check.
  */
 export class SignedTokenCodec {
-  private readonly key: Buffer;
-
-  constructor(signingSecret: string, purpose: string) {
-    this.key = createHmac('sha256', signingSecret).update(purpose).digest();
-  }
+  constructor(
+    private readonly signingSecret: string,
+    private readonly purpose: string,
+  ) {}
 
   sign(payload: object, prefix = ''): string {
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
@@ -35,6 +35,6 @@ export class SignedTokenCodec {
   }
 
   private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url');
+    return createHmac('sha256', this.signingSecret).update(`${this.purpose}.${body}`).digest('base64url');
   }
 }

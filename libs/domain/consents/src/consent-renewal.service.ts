@@ -9,7 +9,7 @@ import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus, canStart, type ConsentTransition } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
-import { STATE_PARAMETER, checkRedirectUrl, parseDate } from './redirect-url.js';
+import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 import type { ConsentsCaller } from './redirect-consents.service.js';
 
 export interface PreAuthorisationInput {
@@ -116,26 +116,13 @@ export class ConsentRenewalService {
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     const nonce = ConsentStateSigner.newNonce();
     const state = this.signer.sign({ merchantId: consent.merchantId, consentId: consent.id, nonce });
-    const expiresAt = parseDate(input.expiresAt);
-    const transactionsFrom = parseDate(input.transactionsFrom);
-    const transactionsTo = parseDate(input.transactionsTo);
+    const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
+    const { expiresAt, transactionsFrom, transactionsTo } = dates;
     let answer: AuthorisationResponse;
     try {
       answer = (
         await this.upstream.updatePreAuthorisation(
-          {
-            applicationUserId: user.applicationUserId,
-            institutionId: consent.institutionId,
-            callback: `${this.config.api.publicUrl}/v1/callbacks/consents`,
-            oneTimeToken: true,
-            forwardParameters: [`${STATE_PARAMETER}=${state}`],
-            accountRequest: {
-              featureScope: input.scopes,
-              ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
-              ...(transactionsFrom ? { transactionFrom: transactionsFrom.toISOString() } : {}),
-              ...(transactionsTo ? { transactionTo: transactionsTo.toISOString() } : {}),
-            },
-          },
+          { applicationUserId: user.applicationUserId, institutionId: consent.institutionId, ...request },
           {
             consent: token,
             institutionId: consent.institutionId,

@@ -10,7 +10,7 @@ import { ConsentRepository, type StoredConsent } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
-import { STATE_PARAMETER, checkRedirectUrl, parseDate } from './redirect-url.js';
+import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 import { uuidV7 } from '#libs/ids';
 
 /** Who asks: a merchant key (any user of the merchant) or one user's session (only that user). */
@@ -77,27 +77,13 @@ export class RedirectConsentsService {
     const id = uuidV7();
     const nonce = ConsentStateSigner.newNonce();
     const state = this.signer.sign({ merchantId: caller.merchantId, consentId: id, nonce });
-    const expiresAt = parseDate(input.expiresAt);
-    const transactionsFrom = parseDate(input.transactionsFrom);
-    const transactionsTo = parseDate(input.transactionsTo);
+    const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
+    const { expiresAt, transactionsFrom, transactionsTo } = dates;
 
     let created;
     try {
       created = await this.upstream.createAccountAuthorisation(
-        {
-          applicationUserId: user.applicationUserId,
-          institutionId: input.institutionId,
-          callback: `${this.config.api.publicUrl}/v1/callbacks/consents`,
-          // The consent token must never reach the browser: the callback gets a one-time token instead.
-          oneTimeToken: true,
-          forwardParameters: [`${STATE_PARAMETER}=${state}`],
-          accountRequest: {
-            ...(input.scopes ? { featureScope: input.scopes } : {}),
-            ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
-            ...(transactionsFrom ? { transactionFrom: transactionsFrom.toISOString() } : {}),
-            ...(transactionsTo ? { transactionTo: transactionsTo.toISOString() } : {}),
-          },
-        },
+        { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
         { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
       );
     } catch (error) {

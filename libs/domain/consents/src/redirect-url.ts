@@ -5,6 +5,40 @@ export const STATE_PARAMETER = 'bffState';
 
 export const parseDate = (v: string | undefined) => (v ? new Date(v) : null);
 
+/** The terms a merchant asks of a consent (all optional: the bank's defaults otherwise). */
+export interface ConsentTerms {
+  scopes?: string[];
+  expiresAt?: string;
+  transactionsFrom?: string;
+  transactionsTo?: string;
+}
+
+/**
+ * What every redirect-flow authorisation request (create, pre-authorisation update) sends besides the
+ * user and the institution: our callback, a one-time token instead of the consent token (which must
+ * never reach the browser), our signed state as a forwarded parameter, and the terms; and the terms'
+ * dates, parsed, for the row.
+ */
+export function redirectAuthorisation(publicUrl: string, state: string, terms: ConsentTerms) {
+  const expiresAt = parseDate(terms.expiresAt);
+  const transactionsFrom = parseDate(terms.transactionsFrom);
+  const transactionsTo = parseDate(terms.transactionsTo);
+  return {
+    dates: { expiresAt, transactionsFrom, transactionsTo },
+    request: {
+      callback: `${publicUrl}/v1/callbacks/consents`,
+      oneTimeToken: true,
+      forwardParameters: [`${STATE_PARAMETER}=${state}`],
+      accountRequest: {
+        ...(terms.scopes ? { featureScope: terms.scopes } : {}),
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+        ...(transactionsFrom ? { transactionFrom: transactionsFrom.toISOString() } : {}),
+        ...(transactionsTo ? { transactionTo: transactionsTo.toISOString() } : {}),
+      },
+    },
+  };
+}
+
 /**
  * The merchant's page must be an absolute http(s) URL; when the merchant lists frontend origins, its
  * origin must be one of them, so a leaked session cannot send the user (and the outcome) elsewhere.

@@ -24,7 +24,7 @@ export class PagingCursorSigner {
   private readonly codec: SignedTokenCodec;
 
   constructor(signingSecret: string) {
-    this.codec = new SignedTokenCodec(signingSecret, 'bff:live-transactions-cursor:v1');
+    this.codec = new SignedTokenCodec(signingSecret, 'bff.paging-cursor.v1');
   }
 
   sign(merchantId: string, accountId: string, upstreamCursor: string): string {
