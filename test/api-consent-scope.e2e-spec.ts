@@ -9,17 +9,12 @@ import { createMerchant, createUser, uniqueQueuePrefix, type CreatedMerchant } f
 import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { send } from './support/api-kit.js';
+import { decideAtBank } from './support/bank-consents.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; message: string } };
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
-
-/** The path and query of a URL on another base: public URLs name default ports, the apps listen on random ones. */
-const on = (base: string, url: string) => {
-  const u = new URL(url);
-  return `${base}${u.pathname}${u.search}`;
-};
 
 describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2, 8, 9)', () => {
   let sandbox: RunningHttpApp;
@@ -39,18 +34,9 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
 
   /** Acts as the browser: approves at the sandbox bank and follows the redirect to our callback. */
   async function approveAtBank(authorisationUrl: string): Promise<URL> {
-    const form = await fetch(on(sandbox.url, authorisationUrl), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ decision: 'approve' }).toString(),
-    });
-    expect(form.status).toBe(302);
-    await form.arrayBuffer();
-    const answer = await fetch(on(api.url, form.headers.get('location')!), { redirect: 'manual' });
-    await answer.arrayBuffer();
-    expect(answer.status).toBe(302);
-    return new URL(answer.headers.get('location')!);
+    const back = await decideAtBank({ apiUrl: api.url, sandboxUrl: sandbox.url }, authorisationUrl);
+    expect(back.status).toBe(302);
+    return back.location;
   }
 
   async function connect(body: Record<string, unknown> = {}): Promise<string> {
@@ -235,16 +221,11 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
         ),
         201,
       );
-      const form = await fetch(on(sandbox.url, created.authorisationUrl), {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ decision: 'approve' }).toString(),
-      });
-      await form.arrayBuffer();
-      const back = await fetch(on(apiV2.url, form.headers.get('location')!), { redirect: 'manual' });
-      await back.arrayBuffer();
-      expect(new URL(back.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
+      const back = await decideAtBank(
+        { apiUrl: apiV2.url, sandboxUrl: sandbox.url },
+        created.authorisationUrl,
+      );
+      expect(back.location.searchParams.get('status')).toBe('AUTHORIZED');
       const row = await prisma.consent.findUniqueOrThrow({ where: { id: created.id } });
       expect(Math.abs(row.expiresAt!.getTime() - Date.parse(expiresAt))).toBeLessThan(60_000);
     });

@@ -16,6 +16,7 @@ import {
 } from '#libs/testing';
 import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
 import { caller } from './support/api-kit.js';
+import { decideAtBank } from './support/bank-consents.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
@@ -65,27 +66,13 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     return ((await response.json()) as Data<T>).data;
   }
 
-  /** The path and query of a URL, on another base: public URLs name default ports, the apps listen on random ones. */
-  const on = (base: string, url: string) => {
-    const u = new URL(url);
-    return `${base}${u.pathname}${u.search}`;
-  };
-
   /** Acts as the browser: approves at the sandbox bank, follows to our callback, answers where it sends us. */
   async function approveAtBank(authorisationUrl: string): Promise<URL> {
-    const form = await fetch(on(sandbox.url, authorisationUrl), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ decision: 'approve' }).toString(),
-    });
-    expect(form.status).toBe(302);
-    const callback = on(api.url, form.headers.get('location')!);
-    const answer = await fetch(callback, { redirect: 'manual' });
-    expect(answer.status).toBe(302);
+    const back = await decideAtBank({ apiUrl: api.url, sandboxUrl: sandbox.url }, authorisationUrl);
+    expect(back.status).toBe(302);
     // A second use of the same return is refused.
-    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(400);
-    return new URL(answer.headers.get('location')!);
+    expect((await fetch(back.callback, { redirect: 'manual' })).status).toBe(400);
+    return back.location;
   }
 
   async function connectedByRedirect() {

@@ -8,9 +8,37 @@ const on = (base: string, url: string) => {
 };
 
 /**
+ * Acts as the user's browser at the sandbox bank: submits the decision on the bank's page and follows its
+ * redirect to the api's callback (re-based: public URLs name default ports, the apps listen on random
+ * ones). Answers the bank's redirect (the callback URL we were sent to) and where the callback sent us.
+ */
+export async function decideAtBank(
+  apps: { apiUrl: string; sandboxUrl: string },
+  authorisationUrl: string,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<{ callback: string; status: number; location: URL }> {
+  const form = await fetch(on(apps.sandboxUrl, authorisationUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ decision }).toString(),
+  });
+  await form.arrayBuffer();
+  if (form.status !== 302) throw new Error(`bank page: ${form.status}`);
+  const callback = on(apps.apiUrl, form.headers.get('location')!);
+  const answer = await fetch(callback, { redirect: 'manual' });
+  await answer.arrayBuffer();
+  return {
+    callback,
+    status: answer.status,
+    location: new URL(answer.headers.get('location') ?? 'http://x/'),
+  };
+}
+
+/**
  * A data consent obtained end to end as a merchant and a browser would: POST the consent to the api,
  * approve at the sandbox's hosted bank page, and follow the bank's redirect to the api's callback. The api
- * must run with a fixed API_PUBLIC_URL (its port is random), which is why the callback is re-based here.
+ * must run with a fixed API_PUBLIC_URL (its port is random), which is why the callback is re-based.
  * Answers the local consent id once it is AUTHORIZED.
  */
 export async function connectBank(
@@ -26,19 +54,9 @@ export async function connectBank(
   });
   if (created.status !== 201) throw new Error(`POST consent: ${created.status} ${await created.text()}`);
   const consent = ((await created.json()) as { data: { id: string; authorisationUrl: string } }).data;
-  const form = await fetch(on(apps.sandboxUrl, consent.authorisationUrl), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ decision: 'approve' }).toString(),
-  });
-  await form.arrayBuffer();
-  if (form.status !== 302) throw new Error(`bank page: ${form.status}`);
-  const callback = await fetch(on(apps.apiUrl, form.headers.get('location')!), { redirect: 'manual' });
-  await callback.arrayBuffer();
-  const target = new URL(callback.headers.get('location') ?? 'http://x/');
-  if (callback.status !== 302 || target.searchParams.get('status') !== 'AUTHORIZED')
-    throw new Error(`callback: ${callback.status} ${target.toString()}`);
+  const back = await decideAtBank(apps, consent.authorisationUrl);
+  if (back.status !== 302 || back.location.searchParams.get('status') !== 'AUTHORIZED')
+    throw new Error(`callback: ${back.status} ${back.location.toString()}`);
   return consent.id;
 }
 

@@ -52,24 +52,16 @@ export class ConsentRenewalService {
     redirectUrl: string,
     requestId?: string,
   ): Promise<{ id: string; status: string; authorisationUrl: string }> {
-    const { consent, token } = await this.redirectConsentWithToken(
+    const { consent, user, options } = await this.renewable(
       caller,
       consentId,
       'requestReauthorisation',
+      requestId,
     );
-    const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
-    if (!user) throw consentNotFound();
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     let answer: AuthorisationResponse;
     try {
-      answer = (
-        await this.upstream.reauthoriseAccount({
-          consent: token,
-          institutionId: consent.institutionId,
-          subApplication: user.merchant.subApplicationId ?? undefined,
-          requestId,
-        })
-      ).data;
+      answer = (await this.upstream.reauthoriseAccount(options)).data;
     } catch (error) {
       throw mapUpstreamFailure(error, { resource: 'consent' });
     }
@@ -100,13 +92,12 @@ export class ConsentRenewalService {
     input: PreAuthorisationInput,
     requestId?: string,
   ) {
-    const { consent, token } = await this.redirectConsentWithToken(
+    const { consent, user, options } = await this.renewable(
       caller,
       consentId,
       'updatePreAuthorisation',
+      requestId,
     );
-    const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
-    if (!user) throw consentNotFound();
     const redirectUrl = input.redirectUrl ?? consent.redirectUrl;
     if (!redirectUrl) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
@@ -123,12 +114,7 @@ export class ConsentRenewalService {
       answer = (
         await this.upstream.updatePreAuthorisation(
           { applicationUserId: user.applicationUserId, institutionId: consent.institutionId, ...request },
-          {
-            consent: token,
-            institutionId: consent.institutionId,
-            subApplication: user.merchant.subApplicationId ?? undefined,
-            requestId,
-          },
+          options,
         )
       ).data;
     } catch (error) {
@@ -156,13 +142,15 @@ export class ConsentRenewalService {
   }
 
   /**
-   * A redirect-flow consent the caller may see, with its token opened (the upstream needs it as the
-   * header), in a status `transition` may start from: checked before the upstream is asked anything.
+   * A redirect-flow consent the caller may see, in a status `transition` may start from (checked before
+   * the upstream is asked anything), its user, and the options of the upstream call (the token opened:
+   * the upstream needs it as the `consent` header).
    */
-  private async redirectConsentWithToken(
+  private async renewable(
     caller: ConsentsCaller,
     consentId: string,
     transition: ConsentTransition,
+    requestId: string | undefined,
   ) {
     const found = await this.consents.findWithToken(caller.merchantId, consentId, caller.userId);
     if (!found) throw consentNotFound();
@@ -174,6 +162,14 @@ export class ConsentRenewalService {
     if (!canStart(transition, consent.status)) {
       throw wrongState(`The consent is ${consent.status}; it cannot be renewed from there.`);
     }
-    return { consent, token };
+    const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
+    if (!user) throw consentNotFound();
+    const options = {
+      consent: token,
+      institutionId: consent.institutionId,
+      subApplication: user.merchant.subApplicationId ?? undefined,
+      requestId,
+    };
+    return { consent, user, options };
   }
 }
