@@ -77,6 +77,11 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
     await expectEnvelope(path, 400);
   });
 
+  it('names the telling issue of a bad query value: limit=abc is not an integer', async () => {
+    const body = await expectEnvelope(await call('GET', '/admin/merchants?limit=abc'), 400);
+    expect(body.error.details).toEqual([{ field: 'limit', issue: 'limit must be an integer number' }]);
+  });
+
   it('answers a non-UUID merchant id on DELETE api-keys with 404, not 500', async () => {
     const response = await call(
       'DELETE',

@@ -1,11 +1,20 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { DomainError, ErrorCode, type ErrorDetail } from '#libs/errors';
 
+/**
+ * One issue per field, and the most telling one: "must be an integer" says it for `limit=abc`, where
+ * "must not be greater than 100" (also true of NaN) would mislead. Type checks (`is…`) come first.
+ */
+function firstIssue(constraints: Record<string, string>): string | undefined {
+  const entries = Object.entries(constraints);
+  return (entries.find(([name]) => name.startsWith('is')) ?? entries[0])?.[1];
+}
+
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((e) => {
     const field = parent ? `${parent}.${e.property}` : e.property;
-    const own = Object.values(e.constraints ?? {}).map((issue) => ({ field, issue }));
-    return [...own, ...flatten(e.children ?? [], field)];
+    const issue = e.constraints ? firstIssue(e.constraints) : undefined;
+    return [...(issue ? [{ field, issue }] : []), ...flatten(e.children ?? [], field)];
   });
 }
 
@@ -15,8 +24,8 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
-    // One issue per field: "must be an integer" says it; "must not be less than 1" on top only adds noise.
-    stopAtFirstError: true,
+    // Every check runs, and flatten() keeps the most telling issue of each field.
+    stopAtFirstError: false,
     transform: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) =>
