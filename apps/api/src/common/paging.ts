@@ -22,7 +22,7 @@ export function decodeCursor(
 }
 
 /**
- * The answer of a keyset-paged list (API.md conventions): `meta.count`, an opaque `meta.nextCursor`
+ * The answer of a keyset-paged list (the API guide's paging): `meta.count`, an opaque `meta.nextCursor`
  * (null on the last page) and `links.next` repeating the list's filters.
  */
 export function pageEnvelope<T>(
