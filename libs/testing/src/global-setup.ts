@@ -1,4 +1,6 @@
-import { defaultMigrationsDir, ensureDatabase, migrate } from '#libs/database';
+// A relative import: vitest runs the global setup without the `source` condition that maps `#libs/*` to
+// TypeScript, so `#libs/database` would need a build; the migrator imports nothing of ours.
+import { defaultMigrationsDir, ensureDatabase, migrate } from '../../database/src/migrator.js';
 
 /** Once per test run: the test database exists and is migrated (tests that need a blank one make their own). */
 export default async function setup(): Promise<void> {
