@@ -20,6 +20,8 @@ export interface AppConfig {
     adminToken: string;
     /** Requests per merchant (and per session user) per minute, shared by every api process. */
     rateLimitPerMinute: number;
+    /** 0: every request verifies its credentials against Postgres. */
+    authCacheSeconds: number;
   };
   database: { url: string; poolMax: number };
   redis: { url: string; queuePrefix: string };
@@ -139,6 +141,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
       adminToken: env.ADMIN_TOKEN,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+      authCacheSeconds: env.AUTH_CACHE_SECONDS,
     },
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },

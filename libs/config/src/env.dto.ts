@@ -88,6 +88,13 @@ export class EnvironmentVariables {
   @Max(1_000_000)
   RATE_LIMIT_PER_MINUTE = 600;
 
+  /** How long a verified API key or session stays cached in an api process (0: verify every request). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  AUTH_CACHE_SECONDS = 30;
+
   // --- storage ---
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
   DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/bff';

@@ -1,1 +1,3 @@
+export * from './credential-revocations.js';
 export * from './redis.module.js';
+export * from './redis.tokens.js';

@@ -2,27 +2,8 @@ import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { LOGGER, type AppLogger } from '#libs/observability';
-
-export const REDIS = Symbol('REDIS');
-
-/**
- * Logs connection errors through the JSON logger, at most once per interval per source: ioredis retries
- * forever while Redis is down, and every retry would otherwise print an unhandled-error stack to stderr.
- */
-export function logConnectionErrors(
-  emitter: { on(event: 'error', listener: (error: Error) => void): unknown },
-  logger: AppLogger,
-  source: string,
-  intervalMs = 10_000,
-): void {
-  let last = 0;
-  emitter.on('error', (error: Error) => {
-    const now = Date.now();
-    if (now - last < intervalMs) return;
-    last = now;
-    logger.warn({ source, err: error }, `${source}: connection error (retrying)`);
-  });
-}
+import { CredentialRevocations } from './credential-revocations.js';
+import { REDIS, logConnectionErrors } from './redis.tokens.js';
 
 /** Closes the shared client when the app stops, so a process exits without waiting on sockets. */
 @Injectable()
@@ -48,7 +29,8 @@ class RedisCloser implements OnApplicationShutdown {
       },
     },
     RedisCloser,
+    CredentialRevocations,
   ],
-  exports: [REDIS],
+  exports: [REDIS, CredentialRevocations],
 })
 export class RedisModule {}

@@ -5,6 +5,7 @@ import { UsersModule } from '#libs/domain/users';
 import { MerchantApiKeyStrategy, OperatorStrategy, UserSessionStrategy } from './auth.strategies.js';
 import { AuthenticationGuard } from './authentication.guard.js';
 import { MerchantCorsGuard } from './merchant-cors.js';
+import { PrincipalCache } from './principal-cache.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiter } from './rate-limiter.service.js';
 
@@ -22,6 +23,7 @@ import { RateLimiter } from './rate-limiter.service.js';
     MerchantCorsGuard,
     RateLimitGuard,
     RateLimiter,
+    PrincipalCache,
   ],
   exports: [AuthenticationGuard, MerchantCorsGuard, RateLimitGuard, RateLimiter],
 })

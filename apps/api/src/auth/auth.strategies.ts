@@ -10,6 +10,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { AuthKind, type Principal } from '#libs/http';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { bearerToken } from './bearer.js';
+import { PrincipalCache } from './principal-cache.js';
 import { SESSION_TOKEN_PREFIX, verifySessionToken } from '#libs/domain/users';
 
 export const STRATEGY = {
@@ -51,14 +52,20 @@ export class OperatorStrategy extends PassportStrategy(CustomStrategy, STRATEGY.
 export class MerchantApiKeyStrategy extends PassportStrategy(CustomStrategy, STRATEGY.merchant) {
   constructor(
     private readonly merchants: MerchantRepository,
+    private readonly cache: PrincipalCache,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {
     super();
   }
 
-  async validate(request: HeaderRequest): Promise<Principal> {
+  validate(request: HeaderRequest): Promise<Principal> {
     const token = bearerToken(request.headers);
     if (!token?.startsWith('mk_') || token.length > 256) throw refused();
+    return this.cache.resolve(token, () => this.verify(token));
+  }
+
+  /** The key's row, hash and state: on a cache miss only, so `lastUsedAt` moves at most once a minute. */
+  private async verify(token: string): Promise<{ principal: Principal; validUntil?: number }> {
     const row = await this.merchants.findApiKeyByPrefix(apiKeyPrefix(token));
     const now = new Date();
     if (
@@ -77,7 +84,10 @@ export class MerchantApiKeyStrategy extends PassportStrategy(CustomStrategy, STR
         .touchApiKey(row.merchantId, row.id, now, LAST_USED_EVERY_MS)
         .catch((err: unknown) => this.logger.warn({ err, apiKeyId: row.id }, 'could not record API key use'));
     }
-    return { kind: AuthKind.Merchant, merchantId: row.merchantId, apiKeyId: row.id };
+    return {
+      principal: { kind: AuthKind.Merchant, merchantId: row.merchantId, apiKeyId: row.id },
+      validUntil: row.expiresAt?.getTime(),
+    };
   }
 }
 
@@ -87,19 +97,27 @@ export class UserSessionStrategy extends PassportStrategy(CustomStrategy, STRATE
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly users: UserRepository,
+    private readonly cache: PrincipalCache,
   ) {
     super();
   }
 
-  async validate(request: HeaderRequest): Promise<Principal> {
+  validate(request: HeaderRequest): Promise<Principal> {
     const token = bearerToken(request.headers);
     const claims = token?.startsWith(SESSION_TOKEN_PREFIX)
       ? verifySessionToken(this.config.crypto.signingSecret, token)
       : null;
-    if (!claims) throw refused();
-    // The signature proves who minted it, not that the user still exists: an erased user's token must die.
-    const user = await this.users.findForSession(claims.merchantId, claims.userId);
-    if (!user || user.merchant.disabledAt !== null) throw refused();
-    return { kind: AuthKind.UserSession, merchantId: claims.merchantId, userId: claims.userId };
+    if (!token || !claims) throw refused();
+    // The signature proves who minted it, not that the user still exists: an erased user's token must
+    // die (the cache is told at once when a user is erased). The signature and expiry are checked above
+    // on every request, so a cached session never outlives its token.
+    return this.cache.resolve(token, async () => {
+      const user = await this.users.findForSession(claims.merchantId, claims.userId);
+      if (!user || user.merchant.disabledAt !== null) throw refused();
+      return {
+        principal: { kind: AuthKind.UserSession, merchantId: claims.merchantId, userId: claims.userId },
+        validUntil: claims.expiresAt * 1000,
+      };
+    });
   }
 }

@@ -4,6 +4,7 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
 import { MerchantRepository } from './merchant.repository.js';
+import { CredentialRevocations } from '#libs/redis';
 
 export interface ApiKeyView {
   id: string;
@@ -90,6 +91,7 @@ export class MerchantService {
   constructor(
     private readonly merchants: MerchantRepository,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly revocations: CredentialRevocations,
   ) {}
 
   async create(input: {
@@ -149,6 +151,8 @@ export class MerchantService {
     if (!(await this.merchants.revokeApiKey(merchantId, keyId))) {
       throw new DomainError(ErrorCode.NOT_FOUND, 'API key not found.');
     }
+    // Every api process caches verified keys for a few seconds: tell them all now.
+    await this.revocations.publish({ kind: 'apiKey', id: keyId });
   }
 
   private async checkSubApplication(id: string): Promise<string | undefined> {

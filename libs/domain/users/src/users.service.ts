@@ -11,6 +11,7 @@ import {
   type UserPatchOperation,
 } from '#libs/upstream-client';
 import { UserRepository } from './user.repository.js';
+import { CredentialRevocations } from '#libs/redis';
 
 /** What the merchant API shows of a user; the upstream uuid and applicationUserId stay internal. */
 export interface UserView {
@@ -52,6 +53,7 @@ export class UsersService {
     private readonly merchants: MerchantRepository,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly revocations: CredentialRevocations,
   ) {}
 
   /**
@@ -177,6 +179,8 @@ export class UsersService {
       throw mapUpstreamFailure(error);
     }
     await this.users.delete(merchantId, userId);
+    // Their session tokens must die on every api process, not when a cached verification runs out.
+    await this.revocations.publish({ kind: 'user', id: userId });
   }
 
   /** Throws NOT_FOUND unless the merchant has this user (another merchant's user is just as missing). */

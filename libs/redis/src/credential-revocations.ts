@@ -1,0 +1,61 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { REDIS, logConnectionErrors } from './redis.tokens.js';
+
+/** A credential, or everything of a subject, that must stop working at once. */
+export type Revocation =
+  { kind: 'apiKey'; id: string } | { kind: 'user'; id: string } | { kind: 'merchant'; id: string };
+
+/**
+ * Revocations told to every process through Redis pub/sub: the api caches verified credentials for a few
+ * seconds, and a revoked API key, an erased user or a disabled merchant must stop working on every api
+ * process well within that (the cache's TTL still bounds a message lost while Redis was away).
+ */
+@Injectable()
+export class CredentialRevocations implements OnApplicationShutdown {
+  private readonly channel: string;
+  private subscriber: Redis | undefined;
+  private readonly listeners: ((revocation: Revocation) => void)[] = [];
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {
+    // The queue prefix already separates deployments (and test runs) sharing one Redis.
+    this.channel = `${config.redis.queuePrefix}:credentials:revoked`;
+  }
+
+  /**
+   * Tells this process at once (the caller's next request must already see it), then every other one;
+   * a failure to publish is logged, not thrown: the revocation itself is already stored.
+   */
+  async publish(revocation: Revocation): Promise<void> {
+    for (const listener of this.listeners) listener(revocation);
+    await this.redis
+      .publish(this.channel, JSON.stringify(revocation))
+      .catch((err: unknown) => this.logger.warn({ err, revocation }, 'could not publish a revocation'));
+  }
+
+  /** Calls `listener` for every revocation any process publishes from now on. */
+  async subscribe(listener: (revocation: Revocation) => void): Promise<void> {
+    this.listeners.push(listener);
+    this.subscriber ??= this.redis.duplicate();
+    logConnectionErrors(this.subscriber, this.logger, 'redis:revocations');
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      try {
+        listener(JSON.parse(message) as Revocation);
+      } catch (err) {
+        this.logger.warn({ err }, 'unreadable revocation message');
+      }
+    });
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+}
