@@ -120,8 +120,9 @@ describe('classify on a consent call (the request carried a consent token)', () 
     [403, consent('CONSENT_CONSUMED'), 'CONSENT_CONSUMED'],
     [403, consent('CONSENT_INVALID'), 'CONSENT_INVALID'],
     [401, consent('CONSENT_INVALID'), 'CONSENT_INVALID'],
-    // A token the upstream does not take, with no word on our credentials.
-    [401, { shape: 'standard' as const, issues: [] }, 'CONSENT_INVALID'],
+    // A 401 that names no consent fault is about our credentials (or a proxy's), never the consent's.
+    [401, { shape: 'standard' as const, issues: [] }, 'AUTH'],
+    [401, { shape: 'standard' as const, issues: [{ type: 'UNAUTHORIZED', code: 10700 }] }, 'AUTH'],
     [401, { shape: 'minimal' as const, issues: [] }, 'AUTH'],
     [
       403,

@@ -277,7 +277,9 @@ export function classify(
     if (status === 401 && parsed.shape === 'minimal' && parsed.issues.length === 0)
       return { kind: 'AUTH', retryable: false } satisfies Classification;
     if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
-    if (status === 401) return { kind: 'CONSENT_INVALID', retryable: false } satisfies Classification;
+    // A 401 is about our credentials (spec part 7) unless the upstream names the consent: a gateway's or
+    // proxy's bare 401 must not expire every consent it touches, which no one could undo.
+    if (status === 401) return { kind: 'AUTH', retryable: false } satisfies Classification;
     return { kind: 'FORBIDDEN', retryable: false } satisfies Classification;
   }
   if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;

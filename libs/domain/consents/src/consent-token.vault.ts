@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { SecretBox } from '#libs/crypto';
+import { DecryptionError, SecretBox } from '#libs/crypto';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { LOGGER, type AppLogger } from '#libs/observability';
 
 /** A consent token as stored: the ciphertext and the id of the key that sealed it. */
 export interface SealedConsentToken {
@@ -16,7 +18,10 @@ export interface SealedConsentToken {
 export class ConsentTokenVault {
   private readonly box: SecretBox;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {
     this.box = new SecretBox(config.crypto.encryptionKeys);
   }
 
@@ -28,6 +33,20 @@ export class ConsentTokenVault {
   /** The token of a row, or null when the row holds none (never authorised, or revoked). */
   open(row: { tokenCiphertext: string | null; tokenKeyId: string | null }, consentId: string): string | null {
     if (!row.tokenCiphertext || !row.tokenKeyId) return null;
-    return this.box.open({ ciphertext: row.tokenCiphertext, keyId: row.tokenKeyId }, consentId);
+    try {
+      return this.box.open({ ciphertext: row.tokenCiphertext, keyId: row.tokenKeyId }, consentId);
+    } catch (error) {
+      if (!(error instanceof DecryptionError)) throw error;
+      // An operator's fault (a key dropped from ENCRYPTION_KEYS too early, a damaged row), not the
+      // caller's: said loudly in the log, and to the caller as a consent that must be authorised again.
+      this.logger.error(
+        { consentId, keyId: row.tokenKeyId, reason: error.message },
+        'consent token cannot be opened: is its key still in ENCRYPTION_KEYS?',
+      );
+      throw new DomainError(
+        ErrorCode.CONSENT_NOT_AUTHORISED,
+        "The consent's token cannot be used any more; ask the user to authorise again.",
+      );
+    }
   }
 }

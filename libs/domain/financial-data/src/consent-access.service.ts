@@ -57,7 +57,7 @@ export class ConsentAccessService {
   ): Promise<T> {
     const account = await this.repository.findAccount(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
-    return this.run(account.consent, requestId, (access) =>
+    return this.run(account.consent, requestId, 'account', (access) =>
       call({ ...access, upstreamAccountId: account.upstreamAccountId }),
     );
   }
@@ -76,12 +76,13 @@ export class ConsentAccessService {
       caller.userId,
     );
     if (!consent) throw consentNotFound();
-    return this.run(consent, requestId, call);
+    return this.run(consent, requestId, 'consent', call);
   }
 
   private async run<T>(
     consent: ConsentForCall,
     requestId: string | undefined,
+    resource: 'account' | 'consent',
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
     const token = consent.status === ConsentStatus.Authorised ? this.vault.open(consent, consent.id) : null;
@@ -130,7 +131,9 @@ export class ConsentAccessService {
           }
         }
       }
-      throw mapUpstreamFailure(error, { field: 'request' });
+      // The upstream no longer knowing an account or consent we hold is not the caller's input (409
+      // CONFLICT); a refusal of what the caller sent (dates, amounts) is theirs to fix (400).
+      throw mapUpstreamFailure(error, { resource, field: 'request' });
     }
   }
 }
