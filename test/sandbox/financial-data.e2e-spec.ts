@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
-import { ByteLru } from '../../apps/sandbox/src/data/byte-lru.cache.js';
 import { useSandbox } from '../support/sandbox-fixture.js';
 
 const DAY = 86_400_000;
@@ -802,35 +801,5 @@ describe('sandbox: financial data', () => {
     expect((await http.admin('GET', `/consents/${consent.id}/accounts`)).status).toBe(404);
     const noBearer = await http.call('GET', `/sandbox/admin/consents/${again.id}/accounts`, { auth: 'none' });
     expect(noBearer.status).toBe(401);
-  });
-});
-
-describe('sandbox: the serialised-record cache', () => {
-  it('stays within its byte budget and evicts the least recently used entry first', () => {
-    const entry = ByteLru.cost('k00', Buffer.alloc(1000));
-    const cache = new ByteLru(entry * 10);
-    for (let i = 0; i < 10; i += 1) cache.set(`k${String(i).padStart(2, '0')}`, Buffer.alloc(1000, i));
-    expect([cache.size, cache.bytes]).toEqual([10, entry * 10]);
-    expect(cache.get('k00')?.[0]).toBe(0);
-    cache.set('k10', Buffer.alloc(1000));
-    expect([cache.size, cache.bytes]).toEqual([10, entry * 10]);
-    expect(cache.get('k01')).toBeUndefined();
-    expect(cache.get('k00')?.[0]).toBe(0);
-    for (let i = 11; i < 300; i += 1) {
-      cache.set(`k${i}`, Buffer.alloc(200 + (i % 7) * 400));
-      expect(cache.bytes).toBeLessThanOrEqual(cache.maxBytes);
-    }
-    expect(cache.get('k299')).toBeDefined();
-    // A value bigger than the whole budget is returned but not kept, and evicts nothing.
-    const kept = [cache.size, cache.bytes];
-    expect(cache.set('huge', Buffer.alloc(entry * 11)).length).toBe(entry * 11);
-    expect(cache.get('huge')).toBeUndefined();
-    expect([cache.size, cache.bytes]).toEqual(kept);
-    // Replacing a value counts only the new one.
-    const old = ByteLru.cost('k299', cache.get('k299')!);
-    cache.set('k299', Buffer.alloc(10));
-    expect(cache.bytes).toBe(kept[1] - old + ByteLru.cost('k299', Buffer.alloc(10)));
-    cache.clear();
-    expect([cache.size, cache.bytes]).toEqual([0, 0]);
   });
 });

@@ -10,7 +10,7 @@ import {
 } from './financial-data.dto.js';
 import { FinancialDataService } from './financial-data.service.js';
 import { FinancialDataStore } from './financial-data.store.js';
-import { offsetPageIndices, parseDateParam, rangeOf, windowOf } from './paging.js';
+import { parseDateParam, windowOf } from './paging.js';
 import { accountWire, balancesWire, beneficiaryWire, categorisedWire, statementWire } from './wire-format.js';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
@@ -57,9 +57,10 @@ export class AccountsController {
   ) {
     const consent = this.data.authorise(ctx, token, 'balances');
     const account = this.data.account(consent, accountId);
+    const { bookedMinor, pendingMinor } = account.ledger.balances();
     return envelope(request, {
       mainBalanceAmount: {
-        amount: fromMinor(account.bookedMinor + account.pendingMinor),
+        amount: fromMinor(bookedMinor + pendingMinor),
         currency: account.currency,
       },
       balances: balancesWire(account, this.data.nowMs()),
@@ -110,19 +111,20 @@ export class AccountsController {
     const account = this.data.account(consent, accountId);
     const paging = this.data.offsetRequest(query);
     // A statement is dated by its start; the consent's transaction range does not narrow statements.
-    const times = Float64Array.from(account.statements.map((s) => s.startMs));
-    const range = rangeOf(times, windowOf(paging.fromMs, paging.beforeMs, {}));
-    const indices = offsetPageIndices(range, paging.sort, paging.offset, paging.limit);
+    const window = windowOf(paging.fromMs, paging.beforeMs, {});
+    const inWindow = account
+      .statements()
+      .filter((s) => s.startMs >= window.fromMs && s.startMs <= window.beforeMs);
+    if (paging.sort === '-date') inWindow.reverse();
     const { pagination, links } = this.data.offsetPaging(
       `/accounts/${encodeURIComponent(account.id)}/statements`,
       paging,
-      range.end - range.start,
+      inWindow.length,
     );
-    return envelope(
-      request,
-      indices.map((i) => statementWire(account.statements[i])),
-      { meta: { pagination }, links },
-    );
+    return envelope(request, inWindow.slice(paging.offset, paging.offset + paging.limit).map(statementWire), {
+      meta: { pagination },
+      links,
+    });
   }
 
   @Get(':accountId/statements/:statementId')
@@ -135,7 +137,7 @@ export class AccountsController {
   ) {
     const consent = this.data.authorise(ctx, token, 'statement');
     const account = this.data.account(consent, accountId);
-    const statement = account.statements.find((s) => s.id === statementId);
+    const statement = account.statements().find((s) => s.id === statementId);
     if (!statement) throw SandboxError.notFound(`Statement ${statementId} was not found`);
     return envelope(request, statementWire(statement));
   }
@@ -198,21 +200,20 @@ export class AccountsController {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
     const record = this.store.categorisation(consent, account.id, categorisationId);
-    const range = rangeOf(account.times, windowOf(record.fromMs, record.beforeMs, consent));
-    const total = range.end - range.start;
+    const window = windowOf(record.fromMs, record.beforeMs, consent);
+    const limit = query.limit ?? 100;
+    const page = query.page ?? 1;
+    const { total, records } = account.ledger.page(window, '-date', (page - 1) * limit, limit);
     if (total === 0) {
       const message =
         'Transaction retrieval found no transactions in the selected period; adjust from and before and retry';
       throw new SandboxError(404, message, [{ type: 'NOT_FOUND', code: 16002, message }]);
     }
-    const limit = query.limit ?? 100;
-    const page = query.page ?? 1;
-    const indices = offsetPageIndices(range, '-date', (page - 1) * limit, limit);
     return envelope(
       request,
       {
-        transactions: indices.map((i) =>
-          categorisedWire(account.transactions[i], account, consent.institutionId, record.categorisationType),
+        transactions: records.map((tx) =>
+          categorisedWire(tx, account, consent.institutionId, record.categorisationType),
         ),
       },
       { meta: { count: total, pageCount: Math.ceil(total / limit) } },

@@ -78,19 +78,21 @@ export class DataAdminController {
   accounts(@Param('consentId') consentId: string) {
     const consent = this.consent(consentId);
     return {
-      data: this.store.accountsFor(consent).map((a) => ({
-        id: a.id,
-        accountType: a.kind,
-        description: a.description,
-        currency: a.currency,
-        transactionCount: a.transactions.length,
-        bookedBalance: fromMinor(a.bookedMinor),
-        pendingTotal: fromMinor(a.pendingMinor),
-        oldestTransaction: a.transactions[0] ? new Date(a.transactions[0].timeMs).toISOString() : undefined,
-        newestTransaction: a.transactions.length
-          ? new Date(a.transactions[a.transactions.length - 1].timeMs).toISOString()
-          : undefined,
-      })),
+      data: this.store.accountsFor(consent).map((a) => {
+        const totals = a.ledger.totals();
+        const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+        return {
+          id: a.id,
+          accountType: a.kind,
+          description: a.description,
+          currency: a.currency,
+          transactionCount: totals.count,
+          bookedBalance: fromMinor(totals.bookedMinor),
+          pendingTotal: fromMinor(totals.pendingMinor),
+          oldestTransaction: isoOf(totals.oldestMs),
+          newestTransaction: isoOf(totals.newestMs),
+        };
+      }),
     };
   }
 

@@ -10,7 +10,7 @@ import {
   type ConsentRecord,
   type SandboxContext,
 } from '../core/index.js';
-import type { SandboxAccount } from './fixture-generator.js';
+import type { SandboxAccount } from './transaction-ledger.js';
 import { FinancialDataStore } from './financial-data.store.js';
 import type {
   OffsetListQueryDto,
@@ -21,14 +21,13 @@ import {
   CURSOR_PAGE_SIZE,
   MAX_LIMIT,
   echoDate,
-  offsetPageIndices,
   parseDateParam,
   queryString,
-  rangeOf,
   windowOf,
   type Window,
 } from './paging.js';
-import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, listBody, pageData } from './wire-format.js';
+import { pageData } from './transaction-json.js';
+import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, listBody } from './wire-format.js';
 
 /** Each financial-data operation: the institution feature it needs, and the consent scopes that allow it. */
 export const OPERATIONS = {
@@ -157,7 +156,7 @@ export class FinancialDataService {
     return variant;
   }
 
-  /** The offset-paged transactions body, built from cached serialised records. */
+  /** The offset-paged transactions body: only the days the page covers are generated. */
   transactionsBody(
     httpRequest: FastifyRequest,
     consent: ConsentRecord,
@@ -166,11 +165,9 @@ export class FinancialDataService {
   ): Buffer {
     const request = this.offsetRequest(query);
     const variant = this.enrichmentVariant(query.with);
-    const range = rangeOf(account.times, windowOf(request.fromMs, request.beforeMs, consent));
-    const total = range.end - range.start;
-    const indices = offsetPageIndices(range, request.sort, request.offset, request.limit);
-    const key = `${variant}|${range.start}|${range.end}|${request.sort}|${request.offset}|${request.limit}`;
-    const data = pageData(this.store.serialised, account, key, indices, consent.institutionId, variant);
+    const window = windowOf(request.fromMs, request.beforeMs, consent);
+    const { total, records } = account.ledger.page(window, request.sort, request.offset, request.limit);
+    const data = pageData(records, account, consent.institutionId, variant);
     const withEcho =
       query.with === undefined ? [] : [['with', [query.with].flat().join(',')] as [string, string]];
     const { pagination, links } = this.offsetPaging(
@@ -179,7 +176,7 @@ export class FinancialDataService {
       total,
       [...withEcho, ['cursor', '']],
     );
-    const meta = { tracingId: tracingIdOf(httpRequest), count: indices.length, pagination };
+    const meta = { tracingId: tracingIdOf(httpRequest), count: records.length, pagination };
     return listBody(meta, data, links);
   }
 
@@ -213,12 +210,14 @@ export class FinancialDataService {
       beforeMs = parseDateParam('before', query.before, true);
     }
     const window: Window = windowOf(fromMs, beforeMs, consent);
-    const range = rangeOf(account.times, window);
-    const total = range.end - range.start;
+    const { total, records } = account.ledger.page(
+      window,
+      '-date',
+      page * CURSOR_PAGE_SIZE,
+      CURSOR_PAGE_SIZE,
+    );
     const lastPage = Math.max(0, Math.ceil(total / CURSOR_PAGE_SIZE) - 1);
-    const indices = offsetPageIndices(range, '-date', page * CURSOR_PAGE_SIZE, CURSOR_PAGE_SIZE);
-    const key = `rt|${range.start}|${range.end}|${page}`;
-    const data = pageData(this.store.serialised, account, key, indices, consent.institutionId, REAL_TIME);
+    const data = pageData(records, account, consent.institutionId, REAL_TIME);
     const base = `${this.config.sandbox.publicUrl}/accounts/${encodeURIComponent(account.id)}/real-time/transactions`;
     const link = (p: number) =>
       `${base}?cursor=${this.store.cursors.encode({ a: account.id, f: fromMs ?? null, b: beforeMs ?? null, p })}`;
@@ -232,7 +231,7 @@ export class FinancialDataService {
       links.next = link(page + 1);
       links.last = link(lastPage);
     }
-    const meta = { tracingId: tracingIdOf(httpRequest), count: indices.length };
+    const meta = { tracingId: tracingIdOf(httpRequest), count: records.length };
     return listBody(meta, data, links);
   }
 

@@ -74,56 +74,6 @@ export function windowOf(
   return { fromMs: lo, beforeMs: hi };
 }
 
-/** First index whose time is ≥ ms. */
-export function lowerBound(times: Float64Array, ms: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index whose time is > ms. */
-export function upperBound(times: Float64Array, ms: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] <= ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The index range [start, end) of an ascending array that falls in the window. */
-export function rangeOf(times: Float64Array, window: Window): { start: number; end: number } {
-  const start = Number.isFinite(window.fromMs) ? lowerBound(times, window.fromMs) : 0;
-  const end = Number.isFinite(window.beforeMs) ? upperBound(times, window.beforeMs) : times.length;
-  return { start, end: Math.max(start, end) };
-}
-
-/**
- * The positions (into the ascending array) of one offset page: `sort=date` reads forward from the
- * window's start, `-date` backward from its end.
- */
-export function offsetPageIndices(
-  range: { start: number; end: number },
-  sort: 'date' | '-date',
-  offset: number,
-  limit: number,
-): number[] {
-  const total = range.end - range.start;
-  const count = Math.max(0, Math.min(limit, total - offset));
-  const out = new Array<number>(count);
-  for (let i = 0; i < count; i += 1) {
-    out[i] = sort === 'date' ? range.start + offset + i : range.end - 1 - offset - i;
-  }
-  return out;
-}
-
 /** The `yyyy-MM-dd'T'HH:mm:ss.SSSZ` echo of a parsed bound. */
 export const echoDate = (ms: number | undefined) =>
   ms === undefined ? undefined : new Date(ms).toISOString();

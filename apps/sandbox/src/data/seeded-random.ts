@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Fixture data must be the same on every run and after a restart, so every draw comes from a PRNG seeded
@@ -11,7 +11,8 @@ export class SeededRandom {
   private d: number;
 
   constructor(seed: string) {
-    const digest = createHash('sha256').update(seed).digest();
+    // The one-shot hash: a seeded generator is made per generated day, so this is on the hot path.
+    const digest = hash('sha256', seed, 'buffer');
     this.a = digest.readUInt32LE(0);
     this.b = digest.readUInt32LE(4);
     this.c = digest.readUInt32LE(8);
@@ -59,6 +60,11 @@ export class SeededRandom {
     return weights.length - 1;
   }
 
+  /** Advances past `count` draws without using them: what a draw-for-draw replay skips. */
+  skip(count: number): void {
+    for (let i = 0; i < count; i += 1) this.nextUint32();
+  }
+
   digits(count: number): string {
     let out = '';
     for (let i = 0; i < count; i += 1) out += String(this.int(0, 9));
@@ -90,9 +96,14 @@ function hash128(input: string): string {
   h2 ^= h1;
   h3 ^= h1;
   h4 ^= h1;
-  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
-  return hex(h1) + hex(h2) + hex(h3) + hex(h4);
+  return hex8(h1) + hex8(h2) + hex8(h3) + hex8(h4);
 }
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** A 32-bit word as 8 hex digits, by table: thousands of ids a page make toString(16) show in profiles. */
+const hex8 = (n: number) =>
+  HEX_BYTES[n >>> 24] + HEX_BYTES[(n >>> 16) & 255] + HEX_BYTES[(n >>> 8) & 255] + HEX_BYTES[n & 255];
 
 /** A UUID-shaped id (version 4 layout) derived from a hash, so it is stable for the same input. */
 export function stableUuid(input: string): string {

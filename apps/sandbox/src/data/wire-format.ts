@@ -1,11 +1,6 @@
 import { fromMinor } from '../core/index.js';
-import { concatOwn, ownBuffer, type ByteLru } from './byte-lru.cache.js';
-import type {
-  SandboxAccount,
-  SandboxBeneficiary,
-  SandboxStatement,
-  SandboxTransaction,
-} from './fixture-generator.js';
+import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './fixture-catalogue.js';
+import type { SandboxAccount } from './transaction-ledger.js';
 import { transactionHash } from './seeded-random.js';
 
 /* The upstream's wire forms of the fixture records: amounts stay integer minor units until here (core/money). */
@@ -19,7 +14,7 @@ export const REAL_TIME = 4;
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function cleansedDescription(tx: SandboxTransaction): string {
+export function cleansedDescription(tx: SandboxTransaction): string {
   if (tx.merchant) return tx.merchant.name;
   if (tx.counterparty)
     return tx.amountMinor < 0 ? `Payment to ${tx.counterparty.name}` : `Payment from ${tx.counterparty.name}`;
@@ -90,54 +85,6 @@ export function transactionWire(
     wire.transactionMutability = tx.status === 'BOOKED' ? 'Immutable' : 'Mutable';
   }
   return wire;
-}
-
-/**
- * The serialised transaction as UTF-8 bytes, cached: a 1000-record page is then one concatenation, and
- * the socket gets bytes without a megabyte of string encoding per request.
- */
-export function transactionJson(
-  cache: ByteLru,
-  index: number,
-  account: SandboxAccount,
-  institutionId: string,
-  variant: number,
-): Buffer {
-  const key = `t|${account.cacheId}|${index}|${variant}|${institutionId}`;
-  return (
-    cache.get(key) ??
-    cache.set(
-      key,
-      ownBuffer(
-        JSON.stringify(transactionWire(account.transactions[index], account, institutionId, variant)),
-      ),
-    )
-  );
-}
-
-const COMMA = Buffer.from(',');
-
-/**
- * The `data` array of one page (without brackets), joined once and cached: repeated and concurrent
- * reads of the same page then cost one copy into the response.
- */
-export function pageData(
-  cache: ByteLru,
-  account: SandboxAccount,
-  key: string,
-  indices: number[],
-  institutionId: string,
-  variant: number,
-): Buffer {
-  const pageKey = `p|${account.cacheId}|${institutionId}|${key}`;
-  const cached = cache.get(pageKey);
-  if (cached) return cached;
-  const chunks: Buffer[] = [];
-  indices.forEach((index, i) => {
-    if (i > 0) chunks.push(COMMA);
-    chunks.push(transactionJson(cache, index, account, institutionId, variant));
-  });
-  return cache.set(pageKey, concatOwn(chunks));
 }
 
 /** `{"meta":…,"data":[…],"links":…}` around a page's serialised records. */
@@ -228,20 +175,22 @@ export function balancesWire(account: SandboxAccount, nowMs: number) {
     creditLineIncluded: withCredit && creditLines.length > 0,
     creditLines: withCredit ? creditLines : [],
   });
-  const available = account.bookedMinor + account.pendingMinor;
+  const { bookedMinor, pendingMinor } = account.ledger.balances();
+  const available = bookedMinor + pendingMinor;
   return [
-    entry('CLOSING_AVAILABLE', account.bookedMinor),
-    entry('INTERIM_BOOKED', account.bookedMinor),
+    entry('CLOSING_AVAILABLE', bookedMinor),
+    entry('INTERIM_BOOKED', bookedMinor),
     entry('INTERIM_AVAILABLE', available + (account.creditLimitMinor ?? 0), true),
   ];
 }
 
 export function accountWire(account: SandboxAccount, nowMs: number) {
+  const { bookedMinor, pendingMinor } = account.ledger.balances();
   return {
     id: account.id,
     type: account.type,
     description: account.description,
-    balance: fromMinor(account.bookedMinor + account.pendingMinor),
+    balance: fromMinor(bookedMinor + pendingMinor),
     currency: account.currency,
     usageType: 'PERSONAL',
     accountType: account.kind,

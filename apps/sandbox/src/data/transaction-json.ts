@@ -1,0 +1,85 @@
+import { fromMinor } from '../core/index.js';
+import type { SandboxTransaction, TransactionKind } from './fixture-catalogue.js';
+import { transactionHash } from './seeded-random.js';
+import type { SandboxAccount } from './transaction-ledger.js';
+import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, cleansedDescription } from './wire-format.js';
+
+/*
+ * `transactionWire` written straight to JSON text, byte for byte what JSON.stringify makes of it (a unit
+ * test holds the two together): pages are generated on every request, and building then stringifying a
+ * nested object per record cost four times as much as the rest of the page.
+ */
+
+const q = JSON.stringify;
+
+/** The bank transaction codes of a kind never change: serialised once. */
+const codesJson = new WeakMap<TransactionKind, string>();
+function isoCodes(kind: TransactionKind): string {
+  let json = codesJson.get(kind);
+  if (json === undefined) {
+    json = q({ domainCode: kind.domain, familyCode: kind.family, subFamilyCode: kind.subFamily });
+    codesJson.set(kind, json);
+  }
+  return json;
+}
+
+const money = (minor: number, currencyJson: string) =>
+  `{"amount":${fromMinor(minor)},"currency":${currencyJson}}`;
+
+export function transactionJson(
+  tx: SandboxTransaction,
+  account: SandboxAccount,
+  institutionJson: string,
+  variant: number,
+): string {
+  const date = q(new Date(tx.timeMs).toISOString());
+  const currency = q(account.currency);
+  const realTime = (variant & REAL_TIME) !== 0;
+  const description = q(tx.description);
+  let json = `{"id":${q(tx.id)},"date":${date},"bookingDateTime":${date},"valueDateTime":${date},"status":${q(tx.status)}`;
+  if (!realTime) json += `,"amount":${fromMinor(tx.amountMinor)},"currency":${currency}`;
+  json += `,"transactionAmount":${money(tx.amountMinor, currency)}`;
+  if (tx.reference !== undefined) json += `,"reference":${q(tx.reference)}`;
+  json += `,"description":${description},"transactionInformation":[${description}]`;
+  json += `,"isoBankTransactionCode":${isoCodes(tx.kind)}`;
+  json += `,"proprietaryBankTransactionCode":{"code":${q(tx.kind.proprietary)},"issuer":${institutionJson}}`;
+  if (tx.balanceMinor !== undefined) {
+    json += `,"balance":{"type":"CLOSING_AVAILABLE","balanceAmount":${money(tx.balanceMinor, currency)}}`;
+  }
+  const party = tx.counterparty;
+  if (party) {
+    json += `,"${tx.amountMinor < 0 ? 'payeeDetails' : 'payerDetails'}":{"name":${q(party.name)},"accountIdentifications":[{"type":"SORT_CODE","identification":${q(party.sortCode)}},{"type":"ACCOUNT_NUMBER","identification":${q(party.accountNumber)}}]}`;
+  }
+  const merchant = tx.merchant;
+  if (merchant) {
+    json += `,"merchant":{"merchantName":${q(merchant.name)},"merchantCategoryCode":${q(merchant.mcc)}}`;
+  }
+  if (realTime) return `${json}}`;
+  json += ',"enrichment":{';
+  if (variant & WITH_CATEGORISATION)
+    json += `"categorisation":{"categories":[${q(tx.category)}],"source":"MODEL"},`;
+  json += `"transactionHash":{"hash":"${transactionHash(`${account.id}:${tx.seq}`)}"}`;
+  if (variant & WITH_MERCHANT) {
+    json += `,"cleansedDescription":${q(cleansedDescription(tx))}`;
+    if (merchant) {
+      json += `,"merchant":{"merchantName":${q(merchant.name)},"parentGroup":${q(merchant.parentGroup)}}`;
+    }
+  }
+  return `${json}},"transactionMutability":"${tx.status === 'BOOKED' ? 'Immutable' : 'Mutable'}"}`;
+}
+
+/** The `data` array of one page (without brackets). */
+export function pageData(
+  records: readonly SandboxTransaction[],
+  account: SandboxAccount,
+  institutionId: string,
+  variant: number,
+): Buffer {
+  const institutionJson = q(institutionId);
+  let json = '';
+  for (let i = 0; i < records.length; i += 1) {
+    if (i > 0) json += ',';
+    json += transactionJson(records[i], account, institutionJson, variant);
+  }
+  return Buffer.from(json);
+}
