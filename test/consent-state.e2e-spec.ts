@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService } from '#libs/database';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { testConfig, uniqueName } from '#libs/testing';
 
 /** The state owner against real Postgres: every write is guarded by the status it may start from. */
 describe('ConsentStateRepository: guarded status writes', () => {
-  const prisma = new PrismaService(testConfig());
+  const database = new DatabasePool(testConfig());
+  const prisma = new PrismaService(database);
   const state = new ConsentStateRepository(prisma);
   let merchantId: string;
   let userId: string;
@@ -18,6 +19,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
   afterAll(async () => {
     await prisma.merchant.delete({ where: { id: merchantId } });
     await prisma.$disconnect();
+    await database.onModuleDestroy();
   });
 
   async function consentIn(

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
 import { apiKeyPrefix, hashApiKey } from '#libs/crypto';
-import { PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService } from '#libs/database';
 import { MerchantRepository } from '#libs/domain/merchants';
 
 /**
@@ -12,7 +12,8 @@ async function main() {
   const config = loadConfig();
   const key = config.demoMerchantApiKey;
   if (!key) return;
-  const prisma = new PrismaService(config);
+  const database = new DatabasePool(config);
+  const prisma = new PrismaService(database);
   try {
     const { merchant, created } = await new MerchantRepository(prisma).ensureMerchantWithKey({
       name: 'Demo merchant',
@@ -28,6 +29,7 @@ async function main() {
     );
   } finally {
     await prisma.$disconnect();
+    await database.onModuleDestroy();
   }
 }
 

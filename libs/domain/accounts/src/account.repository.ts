@@ -1,14 +1,80 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService } from '#libs/database';
+import { DatabasePool, Prisma, PrismaService } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
 import { isUuid } from '#libs/ids';
 
-const WITH_BALANCES = {
-  balances: { orderBy: [{ type: 'asc' }] },
-} satisfies Prisma.AccountInclude;
+export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];
 
-export type StoredAccount = Prisma.AccountGetPayload<{ include: typeof WITH_BALANCES }>;
+/** An account as the API reads it, with its latest balance of each type (amounts as decimal strings). */
+export interface StoredAccount {
+  id: string;
+  userId: string;
+  consentId: string;
+  institutionId: string;
+  type: string | null;
+  usageType: string | null;
+  currency: string | null;
+  nickname: string | null;
+  description: string | null;
+  accountNames: unknown;
+  accountIdentifications: unknown;
+  syncStatus: AccountSyncStatus;
+  lastSyncedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  balances: StoredBalance[];
+}
+
+export interface StoredBalance {
+  type: string;
+  /** Postgres `numeric` as text: exact, and no Decimal object per amount on the way out. */
+  amount: string;
+  currency: string;
+  dateTime: Date | null;
+  creditLineIncluded: boolean | null;
+}
+
+type AccountSqlRow = Omit<StoredAccount, 'balances'> & {
+  balances: (Omit<StoredBalance, 'dateTime'> & { dateTime: string | null })[];
+};
+
+/*
+ * The reads behind every page view are hand-written SQL on the shared pool (the Prisma runtime cost more
+ * than the query): one statement each, balances aggregated in the same round trip, prepared by name.
+ */
+const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId",
+  a.institution_id AS "institutionId", a.type, a.usage_type AS "usageType", a.currency, a.nickname,
+  a.description, a.account_names AS "accountNames", a.account_identifications AS "accountIdentifications",
+  a.sync_status AS "syncStatus", a.last_synced_at AS "lastSyncedAt", a.created_at AS "createdAt",
+  a.updated_at AS "updatedAt",
+  COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
+      'currency', b.currency, 'dateTime', b.date_time, 'creditLineIncluded', b.credit_line_included)
+      ORDER BY b.type)
+    FROM account_balances b WHERE b.account_id = a.id AND b.merchant_id = a.merchant_id), '[]'::json)
+  AS balances`;
+
+const FIND_ONE = `SELECT ${ACCOUNT_COLUMNS} FROM accounts a
+  WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`;
+
+/** The user row decides "missing" (no row) from "no accounts" (one row of nulls): one round trip. */
+const LIST_FOR_USER = `SELECT u.id AS "ownerId", acc.* FROM users u
+  LEFT JOIN LATERAL (
+    SELECT ${ACCOUNT_COLUMNS} FROM accounts a
+    WHERE a.merchant_id = u.merchant_id AND a.user_id = u.id AND ($3::uuid IS NULL OR a.id > $3::uuid)
+    ORDER BY a.id LIMIT $4
+  ) acc ON true
+  WHERE u.id = $2::uuid AND u.merchant_id = $1::uuid`;
+
+function toStoredAccount(row: AccountSqlRow): StoredAccount {
+  return {
+    ...row,
+    balances: row.balances.map((b) => ({
+      ...b,
+      dateTime: b.dateTime === null ? null : new Date(b.dateTime),
+    })),
+  };
+}
 
 /** The consent an account refresh belongs to (ids only; the token never comes here). */
 export interface AccountOwner {
@@ -23,7 +89,10 @@ const json = (v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull =>
 
 @Injectable()
 export class AccountRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly database: DatabasePool,
+  ) {}
 
   /**
    * Upserts a consent's accounts and replaces each one's balances, all in one transaction, so a reader
@@ -86,28 +155,29 @@ export class AccountRepository {
   }
 
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
-  findOne(merchantId: string, accountId: string, userId?: string): Promise<StoredAccount | null> {
-    if (!isUuid(accountId)) return Promise.resolve(null);
-    return this.prisma.account.findFirst({
-      where: { id: accountId, merchantId, ...(userId ? { userId } : {}) },
-      include: WITH_BALANCES,
+  async findOne(merchantId: string, accountId: string, userId?: string): Promise<StoredAccount | null> {
+    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
+    const [row] = await this.database.rows<AccountSqlRow>({
+      name: 'accounts.find-one',
+      text: FIND_ONE,
+      values: [accountId, merchantId, userId ?? null],
     });
+    return row ? toStoredAccount(row) : null;
   }
 
-  /** Whether the user is the merchant's: another merchant's user must read as missing, not as empty. */
-  async userExists(merchantId: string, userId: string): Promise<boolean> {
-    if (!isUuid(userId)) return false;
-    return (await this.prisma.user.count({ where: { id: userId, merchantId } })) > 0;
-  }
-
-  /** A user's accounts in creation order (uuid v7 ids), keyset-paged with one extra row to detect more. */
+  /**
+   * A user's accounts in creation order (uuid v7 ids), keyset-paged with one extra row to detect more;
+   * null when the merchant has no such user (another merchant's user must read as missing, not empty).
+   */
   async listForUser(merchantId: string, userId: string, limit: number, afterId?: string) {
-    const rows = await this.prisma.account.findMany({
-      where: { merchantId, userId, ...(afterId ? { id: { gt: afterId } } : {}) },
-      orderBy: { id: 'asc' },
-      take: limit + 1,
-      include: WITH_BALANCES,
+    if (!isUuid(merchantId) || !isUuid(userId) || (afterId !== undefined && !isUuid(afterId))) return null;
+    const rows = await this.database.rows<AccountSqlRow & { ownerId: string }>({
+      name: 'accounts.list-for-user',
+      text: LIST_FOR_USER,
+      values: [merchantId, userId, afterId ?? null, limit + 1],
     });
-    return { rows: rows.slice(0, limit), more: rows.length > limit };
+    if (rows.length === 0) return null;
+    const accounts = rows.filter((r) => r.id !== null).map(toStoredAccount);
+    return { rows: accounts.slice(0, limit), more: accounts.length > limit };
   }
 }

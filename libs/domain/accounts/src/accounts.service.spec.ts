@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Prisma } from '#libs/database';
 import type { StoredAccount } from './account.repository.js';
 import { toAccountView } from './accounts.service.js';
+import { amountToApi, decimalFromUpstream, decimalTextToApi, decimalToApi } from './money.js';
+import { Prisma } from '#libs/database';
 
 const account = (syncStatus: StoredAccount['syncStatus']): StoredAccount =>
   ({
@@ -31,7 +32,7 @@ const account = (syncStatus: StoredAccount['syncStatus']): StoredAccount =>
         merchantId: 'm',
         accountId: 'a',
         type: 'EXPECTED',
-        amount: new Prisma.Decimal('12.5'),
+        amount: '12.5000',
         currency: 'GBP',
         dateTime: null,
         creditLineIncluded: null,
@@ -53,5 +54,16 @@ describe('toAccountView', () => {
       amount: '12.50',
       currency: 'GBP',
     });
+  });
+});
+
+describe('money as the API writes it', () => {
+  it('writes decimal text and JSON numbers exactly as the Decimal path does, without one', () => {
+    for (const text of ['12.5000', '12.3450', '-3.0000', '7', '0.0000', '1234567890123.4567', '-0.0100']) {
+      expect(decimalTextToApi(text)).toBe(decimalToApi(new Prisma.Decimal(text)));
+    }
+    for (const n of [12.5, 12.345, -3, 7, 0, -0.01, 0.1 + 0.2, 1e-7, 1e21, 123456789.12]) {
+      expect(amountToApi(n)).toBe(decimalToApi(decimalFromUpstream(n)));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AccountRepository, type StoredAccount } from './account.repository.js';
-import { decimalToApi } from './money.js';
+import { decimalTextToApi } from './money.js';
 
 /** Who asks: a merchant (any of its users) or one user's session (only their own). */
 export interface AccountsCaller {
@@ -53,7 +53,7 @@ export function toAccountView(a: StoredAccount): AccountView {
     accountIdentifications: a.accountIdentifications ?? [],
     balances: a.balances.map((b) => ({
       type: b.type,
-      balance: { amount: decimalToApi(b.amount), currency: b.currency },
+      balance: { amount: decimalTextToApi(b.amount), currency: b.currency },
       dateTime: b.dateTime?.toISOString() ?? null,
       creditLineIncluded: b.creditLineIncluded,
     })),
@@ -79,8 +79,9 @@ export class AccountsService {
   /** A session may list only its own user's accounts; any other user id reads as missing. */
   async listForUser(caller: AccountsCaller, userId: string, limit: number, afterId?: string) {
     if (caller.userId && caller.userId !== userId) throw userNotFound();
-    if (!(await this.accounts.userExists(caller.merchantId, userId))) throw userNotFound();
-    const { rows, more } = await this.accounts.listForUser(caller.merchantId, userId, limit, afterId);
+    const page = await this.accounts.listForUser(caller.merchantId, userId, limit, afterId);
+    if (!page) throw userNotFound();
+    const { rows, more } = page;
     return { accounts: rows.map(toAccountView), nextAfterId: more ? rows.at(-1)!.id : undefined };
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { decimalFromUpstream, decimalToApi } from '#libs/domain/accounts';
+import { amountToApi, decimalToApi } from '#libs/domain/accounts';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
@@ -300,5 +300,5 @@ export class FinancialDataService {
 }
 
 function money(a: Amount): { amount: string; currency: string } {
-  return { amount: decimalToApi(decimalFromUpstream(a.amount)), currency: a.currency };
+  return { amount: amountToApi(a.amount), currency: a.currency };
 }

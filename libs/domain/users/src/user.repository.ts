@@ -1,12 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService, type Prisma } from '#libs/database';
 import { isUuid } from '#libs/ids';
+
+type UserRow = Prisma.UserGetPayload<object>;
+
+/** The merchant's users page, on every dashboard view: hand-written SQL on the shared pool. */
+const LIST = `SELECT id, merchant_id AS "merchantId", reference, application_user_id AS "applicationUserId",
+    upstream_user_uuid AS "upstreamUserUuid", vop_opt_out AS "vopOptOut", created_at AS "createdAt",
+    updated_at AS "updatedAt"
+  FROM users WHERE merchant_id = $1::uuid AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
 
 @Injectable()
 export class UserRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly database: DatabasePool,
+  ) {}
 
   /** The user with their merchant's state, for the session check: one indexed read, no join beyond the merchant. */
   findForSession(merchantId: string, userId: string) {
@@ -55,10 +66,11 @@ export class UserRepository {
 
   /** Keyset page in id order (uuid v7, so creation order), one extra row to know whether more follow. */
   async list(merchantId: string, limit: number, afterId?: string) {
-    const rows = await this.prisma.user.findMany({
-      where: { merchantId, ...(afterId ? { id: { gt: afterId } } : {}) },
-      orderBy: { id: 'asc' },
-      take: limit + 1,
+    if (!isUuid(merchantId) || (afterId !== undefined && !isUuid(afterId))) return { rows: [], more: false };
+    const rows = await this.database.rows<UserRow>({
+      name: 'users.list',
+      text: LIST,
+      values: [merchantId, afterId ?? null, limit + 1],
     });
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }

@@ -1,0 +1,42 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import pg from 'pg';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+
+/** A parameterised statement; a `name` makes Postgres parse and plan it once per connection. */
+export interface SqlStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * The process's one node-postgres pool, shared by Prisma (through its driver adapter) and by the
+ * repositories' hand-written SQL on hot paths, so both count against one `DATABASE_POOL_MAX`.
+ * Only repositories use it. `numeric` columns arrive as strings (pg's default), so money is never a
+ * float on the way out either.
+ */
+@Injectable()
+export class DatabasePool implements OnModuleDestroy {
+  private readonly logger = new Logger(DatabasePool.name);
+  readonly pool: pg.Pool;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.pool = new pg.Pool({
+      connectionString: config.database.url,
+      max: config.database.poolMax,
+      // Without these a stalled database hangs requests (and health probes) forever.
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 30_000,
+    });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    this.pool.on('error', (error) => this.logger.warn(`idle database connection failed: ${error.message}`));
+  }
+
+  async rows<R extends object>(statement: SqlStatement): Promise<R[]> {
+    return (await this.pool.query<R>(statement)).rows;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool.end();
+  }
+}
