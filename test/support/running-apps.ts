@@ -32,9 +32,10 @@ export async function startApi(
   upstreamUrl: string,
   overrides: Record<string, string> = {},
   logger?: AppLogger,
+  options: Parameters<typeof createApiApp>[2] = {},
 ): Promise<RunningHttpApp & { config: AppConfig }> {
   const config = testConfig({ UPSTREAM_BASE_URL: upstreamUrl, ...overrides });
-  const running = await listen((await createApiApp(config, logger)).app);
+  const running = await listen((await createApiApp(config, logger, options)).app);
   return { ...running, config };
 }
 

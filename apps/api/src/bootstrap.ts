@@ -12,7 +12,11 @@ export interface ApiApp {
 }
 
 /** Builds the api without listening, so tests and main.ts share exactly one wiring. */
-export async function createApiApp(config: AppConfig, logger?: AppLogger): Promise<ApiApp> {
+export async function createApiApp(
+  config: AppConfig,
+  logger?: AppLogger,
+  options: { responseSchemas?: boolean } = {},
+): Promise<ApiApp> {
   const log = logger ?? createLogger({ level: config.logLevel, app: 'api' });
   const metrics = new Metrics('api');
   const app = await createHttpApp(AppModule.forRoot({ config, logger: log, metrics }), {
@@ -21,6 +25,6 @@ export async function createApiApp(config: AppConfig, logger?: AppLogger): Promi
     bodyLimitBytes: config.api.bodyLimitBytes,
   });
   registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));
-  setUpOpenApi(app);
+  setUpOpenApi(app, options);
   return { app, logger: log };
 }

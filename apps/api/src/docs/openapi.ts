@@ -1,11 +1,14 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { SECURITY_SCHEMES, type NestFastifyApplication } from '#libs/http';
+import { registerResponseSchemas } from './response-schemas.js';
 
 /**
  * The OpenAPI document, generated from the controllers' decorators, served at /docs (Swagger UI) and
  * /docs-json. Both are public: they are plain Fastify routes outside the guards, like the health routes.
+ * The same document gives the hot routes their response schemas (`responseSchemas: false` leaves them
+ * to JSON.stringify: the comparison the serialisation test makes).
  */
-export function setUpOpenApi(app: NestFastifyApplication): void {
+export function setUpOpenApi(app: NestFastifyApplication, options: { responseSchemas?: boolean } = {}): void {
   const config = new DocumentBuilder()
     .setTitle('Open-banking BFF')
     .setDescription(
@@ -27,4 +30,7 @@ export function setUpOpenApi(app: NestFastifyApplication): void {
     .build();
   const document = SwaggerModule.createDocument(app, config);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+  if (options.responseSchemas !== false) {
+    registerResponseSchemas(app.getHttpAdapter().getInstance(), document as never);
+  }
 }

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserRepository } from '#libs/domain/users';
+import { createUser } from '#libs/testing';
+import { ApiClient, connect, dataOf, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { startApi, type RunningHttpApp } from './support/running-apps.js';
+import { HOT_ROUTES } from '../apps/api/src/docs/response-schemas.js';
+
+/**
+ * The hot routes' bodies are written from response schemas (fast-json-stringify). A schema may only
+ * make them faster: the same requests to an api without response schemas (plain JSON.stringify) must
+ * give the same JSON, every field present, no value coerced.
+ */
+describe('api: bodies written from response schemas', () => {
+  let stack: Stack;
+  let plain: RunningHttpApp;
+  let tenant: Tenant;
+  let accountId: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    plain = await startApi(stack.sandbox.url, { LOG_LEVEL: 'error' }, undefined, { responseSchemas: false });
+    tenant = await onboard(stack);
+    await connect(stack, tenant);
+    for (let i = 0; i < 3; i += 1) {
+      await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id);
+    }
+    const accounts = dataOf<{ id: string; type: string }[]>(
+      await tenant.client.get(`/v1/users/${tenant.userId}/accounts`),
+    );
+    accountId = accounts.find((a) => a.type === 'CURRENT')!.id;
+  });
+  afterAll(async () => {
+    await plain?.close();
+    await stack?.close();
+  });
+
+  it('matches JSON.stringify on every hot route', async () => {
+    const user = dataOf<{ reference: string }>(await tenant.client.get(`/v1/users/${tenant.userId}`));
+    const paths = [
+      '/v1/users?limit=100',
+      '/v1/users?limit=2',
+      `/v1/users?reference=${encodeURIComponent(user.reference)}`,
+      `/v1/users/${tenant.userId}`,
+      `/v1/users/${tenant.userId}/accounts`,
+      `/v1/accounts/${accountId}`,
+      `/v1/accounts/${accountId}/transactions/live?from=2025-06-01`,
+    ];
+    // Every hot route is exercised here.
+    const covered = new Set(paths.map((p) => p.split('?')[0].replace(/[0-9a-f-]{36}/g, '{id}')));
+    expect(covered.size).toBe(HOT_ROUTES.length);
+    const fast = tenant.client;
+    const slow = new ApiClient(plain.url, tenant.merchant.apiKey.key);
+    const withoutTracing = (body: { meta?: Record<string, unknown> }) => ({
+      ...body,
+      meta: { ...body.meta, tracingId: undefined },
+    });
+    for (const path of paths) {
+      const [a, b] = await Promise.all([fast.get(path), slow.get(path)]);
+      expect([path, a.status]).toEqual([path, 200]);
+      expect(b.status).toBe(200);
+      expect(withoutTracing(a.body)).toEqual(withoutTracing(b.body));
+    }
+  });
+});
