@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
@@ -47,6 +51,74 @@ describe('api: the credential cache across two api instances', () => {
     const revoked = await operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
     expect(revoked.status).toBe(204);
     expect((await onFirst.get('/v1/me')).status).toBe(401);
+    await expect
+      .poll(async () => (await onSecond.get('/v1/me')).status, { timeout: 5_000, interval: 50 })
+      .toBe(401);
+  });
+});
+
+/** A second api as its own operating-system process (built by `npm test`), sharing Postgres and Redis. */
+async function spawnApi(
+  overrides: Record<string, string>,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const main = fileURLToPath(new URL('../dist/apps/api/src/main.js', import.meta.url));
+  if (!existsSync(main)) throw new Error(`${main} is missing: npm test builds it (or run npm run build)`);
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, API_HOST: '127.0.0.1', API_PORT: String(port), LOG_LEVEL: 'error', ...overrides },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`api process exited (${child.exitCode}): ${output}`);
+    const status = (await fetch(`${url}/health/live`).catch(() => undefined))?.status;
+    if (status === 200) break;
+    if (Date.now() > deadline) throw new Error(`api process not live within 30 s: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('api: a revocation reaches another api process', () => {
+  let sandbox: RunningHttpApp;
+  let first: Api;
+  let second: { url: string; stop: () => Promise<void> };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    const overrides = { AUTH_CACHE_SECONDS: '300', UPSTREAM_BASE_URL: sandbox.url };
+    first = await startApi(sandbox.url, { LOG_LEVEL: 'error', ...overrides });
+    second = await spawnApi(overrides);
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await first?.close();
+    await sandbox?.close();
+  });
+
+  it('refuses a key revoked through one process on the other within 5 s', async () => {
+    const { merchant, apiKey } = await createMerchant(first);
+    const onSecond = new ApiClient(second.url, apiKey.key);
+    expect((await onSecond.get('/v1/me')).status).toBe(200);
+    const operator = new ApiClient(first.url, first.config.api.adminToken);
+    expect((await operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status).toBe(204);
     await expect
       .poll(async () => (await onSecond.get('/v1/me')).status, { timeout: 5_000, interval: 50 })
       .toBe(401);

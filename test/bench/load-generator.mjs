@@ -52,7 +52,7 @@ function request(agent, target, path, headers, timeoutMs) {
 
 /**
  * `connections` workers share one request counter and stop at `maxRequests` requests or `durationMs`,
- * whichever comes first. Request i asks for paths[i % paths.length]. The first unexpected status stops
+ * whichever comes first. Request i asks for paths[i % paths.length] (a path, or { path, headers }). The first unexpected status stops
  * the phase (it would fail the run anyway); network errors stop it after `maxErrors`.
  */
 async function phase(agent, target, job, maxRequests, durationMs, record) {
@@ -70,9 +70,9 @@ async function phase(agent, target, job, maxRequests, durationMs, record) {
   const deadline = started + durationMs;
   const loop = async () => {
     while (!state.stop && state.issued < maxRequests && performance.now() < deadline) {
-      const path = job.paths[state.issued % job.paths.length];
+      const { path, headers } = job.targets[state.issued % job.targets.length];
       state.issued += 1;
-      const r = await request(agent, target, path, job.headers, job.timeoutMs);
+      const r = await request(agent, target, path, headers, job.timeoutMs);
       if (r.error || r.status !== job.expectStatus) {
         state.errorCount += 1;
         if (state.errors.length < 5) {
@@ -101,9 +101,13 @@ async function phase(agent, target, job, maxRequests, durationMs, record) {
 
 function normalise(job) {
   if (!Array.isArray(job.paths) || job.paths.length === 0) throw new Error('load generator: no paths');
+  const headers = { ...(job.headers ?? {}) };
   return {
-    paths: job.paths,
-    headers: { ...(job.headers ?? {}) },
+    // A path is a string, or { path, headers } with headers of its own (one consent token per path).
+    targets: job.paths.map((p) =>
+      typeof p === 'string' ? { path: p, headers } : { path: p.path, headers: { ...headers, ...p.headers } },
+    ),
+    headers,
     connections: clamp(job.connections ?? 1, 1, MAX_CONNECTIONS),
     requests: clamp(job.requests ?? MAX_REQUESTS, 1, MAX_REQUESTS),
     durationMs: clamp(job.durationMs ?? MAX_PHASE_MS, 1, MAX_PHASE_MS),
@@ -153,8 +157,8 @@ export async function runWalks(job) {
     for (let w = 0; w < warmupWalks + walks && performance.now() < deadline; w += 1) {
       const started = performance.now();
       let walkBytes = 0;
-      for (const path of j.paths) {
-        const r = await request(agent, target, path, j.headers, j.timeoutMs);
+      for (const { path, headers } of j.targets) {
+        const r = await request(agent, target, path, headers, j.timeoutMs);
         if (r.error || r.status !== j.expectStatus) {
           errors.push({ path, status: r.status, error: r.error, body: r.snippet });
           return {

@@ -5,7 +5,9 @@
 //
 // Options (after `npm run bench --`): --connections N (4), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
-// --walks N per batch (5), --out FILE (.dev/bench-results.json).
+// --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
+// upstream-client, sandbox-rotation, api-reads; all by default). The apps the later two start listen
+// on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
@@ -14,10 +16,13 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
 import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
+import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
+import { apiReads } from './scenarios/api-reads.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Whatever happens, the bench ends: past this the process reports and exits. */
-const HARD_LIMIT_MS = 150_000;
+const HARD_LIMIT_MS = 600_000;
+const SCENARIOS = ['sandbox-page', 'upstream-client', 'sandbox-rotation', 'api-reads'];
 
 const int = (name, value, lo, hi) => {
   const n = Number(value);
@@ -37,8 +42,13 @@ function readOptions() {
       'walk-batches': { type: 'string', default: '2' },
       walks: { type: 'string', default: '5' },
       out: { type: 'string', default: '.dev/bench-results.json' },
+      only: { type: 'string', default: SCENARIOS.join(',') },
     },
   });
+  const only = values.only.split(',').map((s) => s.trim());
+  const unknown = only.filter((s) => !SCENARIOS.includes(s));
+  if (unknown.length)
+    throw new BenchFailure(`--only takes ${SCENARIOS.join(', ')}; not ${unknown.join(', ')}`);
   return {
     connections: int('connections', values.connections, 1, 64),
     rounds: int('rounds', values.rounds, 1, 10),
@@ -48,6 +58,7 @@ function readOptions() {
     walkBatches: int('walk-batches', values['walk-batches'], 1, 10),
     walksPerBatch: int('walks', values.walks, 1, 50),
     out: resolve(ROOT, values.out),
+    only,
   };
 }
 
@@ -118,6 +129,53 @@ function table(headers, rows) {
   ].join('\n');
 }
 
+const mib = (n) => `${fixed(n, 0)} MiB`;
+
+/** The request-rate scenarios that start their own processes: rows, ratios and memory. */
+function reportRows(s) {
+  const out = [`## ${s.name}`, ''];
+  out.push(
+    table(
+      [
+        'target',
+        'body',
+        'requests',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'req/s vs bare',
+        ...(s.kind === 'api-reads' ? ['req/s vs sandbox'] : ['req/s vs 1 consent']),
+      ],
+      s.rows.map((r) => [
+        r.label,
+        kib(r.bodyBytes),
+        r.requests,
+        fixed(r.rps),
+        fixed(r.latencyMs.p50, 2),
+        fixed(r.latencyMs.p99, 2),
+        r.ratio ? `${times(r.ratio.rps)} (rounds ${times(r.ratio.rpsMedianOfRounds)})` : '(baseline)',
+        r.ratioToOne
+          ? `${times(r.ratioToOne.rpsMedianOfRounds)}`
+          : r.ratioToSandbox
+            ? `${times(r.ratioToSandbox.rpsMedianOfRounds)}`
+            : '',
+      ]),
+    ),
+  );
+  out.push('');
+  if (s.kind === 'sandbox-rotation') {
+    out.push(
+      `setup: ${s.consents} consents created in ${fixed(s.setup.createConsentsMs / 1000)} s; first read of each (balance summaries built) ${fixed(s.setup.coldFirstReadsMs / 1000)} s = ${fixed(s.setup.coldReadsPerSecond, 0)} req/s`,
+    );
+    out.push(
+      `sandbox memory: RSS ${mib(s.memory.rssMiB)} at the end, peak ${mib(s.memory.peakRssMiB)}; targets: ×${s.target.ratioToOne} of one consent's req/s at ${s.consents} consents, RSS < ${s.target.rssMiB} MiB → ${s.meetsTarget ? 'met' : 'NOT met'}`,
+    );
+  } else {
+    for (const line of s.notes) out.push(line);
+  }
+  return out;
+}
+
 function report(summary) {
   const { machine: m, options: o } = summary;
   const out = [];
@@ -130,6 +188,10 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
+    if (s.kind === 'sandbox-rotation' || s.kind === 'api-reads') {
+      out.push(...reportRows(s));
+      continue;
+    }
     if (s.kind === 'upstream-client') {
       out.push(`## ${s.name}  (${s.description})`);
       out.push('');
@@ -230,10 +292,16 @@ async function main() {
   try {
     summary.options = readOptions();
     load = new LoadClient();
-    summary.scenarios.push(
-      await sandboxTransactionPage({ load: load.run, options: summary.options, progress }),
-    );
-    summary.scenarios.push(await upstreamClientWalk({ options: summary.options, progress }));
+    const context = { load: load.run, options: summary.options, progress };
+    const runs = {
+      'sandbox-page': () => sandboxTransactionPage(context),
+      'upstream-client': () => upstreamClientWalk(context),
+      'sandbox-rotation': () => sandboxRotation(context),
+      'api-reads': () => apiReads(context),
+    };
+    for (const name of SCENARIOS) {
+      if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());
+    }
     summary.ok = true;
   } catch (error) {
     exitCode = 1;

@@ -5,7 +5,9 @@ import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { latencyStats, median } from '../load-generator.mjs';
+import { latencyStats } from '../load-generator.mjs';
+import { BenchFailure } from '../bench-failure.mjs';
+import { failureOf, measureRounds, ratioOf } from '../rounds.mjs';
 
 const ROOT = new URL('../../../', import.meta.url);
 const DIST_BOOTSTRAP = new URL('dist/apps/sandbox/src/bootstrap.js', ROOT);
@@ -15,9 +17,7 @@ const PAGE = 1000;
 const EXPECTED_TRANSACTIONS = 6500;
 const OFFSETS = [0, 1000, 2000, 3000, 4000, 5000, 6000];
 
-export class BenchFailure extends Error {
-  name = 'BenchFailure';
-}
+export { BenchFailure };
 
 /** One request for setup (no keep-alive, so nothing lingers): status and body. */
 function call(baseUrl, method, path, headers = {}, body) {
@@ -57,18 +57,6 @@ async function expectOk(label, promise, status = 200) {
 
 const transactionsPath = (accountId, limit, offset) =>
   `/accounts/${encodeURIComponent(accountId)}/transactions?limit=${limit}&offset=${offset}`;
-
-function failureOf(label, result) {
-  const e = result.errors[0];
-  const what = e
-    ? e.error
-      ? e.error
-      : `HTTP ${e.status}: ${(e.body ?? '').slice(0, 300)}`
-    : 'unknown error';
-  return new BenchFailure(
-    `${label}: ${result.errorCount} failed request(s); first: GET ${e?.path} → ${what}`,
-  );
-}
 
 export async function sandboxTransactionPage({ load, options, progress }) {
   if (!existsSync(DIST_BOOTSTRAP) || !existsSync(DIST_CONFIG)) {
@@ -186,77 +174,12 @@ export async function sandboxTransactionPage({ load, options, progress }) {
       },
     ];
 
-    // --- load: rounds, each target once per round in a rotated order, so drift on a shared machine hits
-    // every target alike; latencies pooled over the rounds. -----------------------------------------------
-    const acc = new Map(
-      targets.map((t) => [t.key, { samples: [], completed: 0, elapsedMs: 0, newConnections: 0, rounds: [] }]),
-    );
-    for (let round = 0; round < options.rounds; round += 1) {
-      for (let i = 0; i < targets.length; i += 1) {
-        const t = targets[(i + round) % targets.length];
-        progress(`round ${round + 1}/${options.rounds}: ${t.label}`);
-        const result = await load('load', {
-          baseUrl: t.baseUrl,
-          paths: t.paths,
-          headers: t.headers,
-          connections: options.connections,
-          warmupMs: round === 0 ? options.warmupMs : Math.min(200, options.warmupMs),
-          warmupRequests: 10_000,
-          durationMs: options.durationMs,
-          requests: options.maxRequests,
-        });
-        if (result.errorCount > 0) throw failureOf(t.label, result);
-        const a = acc.get(t.key);
-        a.samples.push(result.samples);
-        a.completed += result.completed;
-        a.elapsedMs += result.elapsedMs;
-        a.newConnections += result.newConnections;
-        a.rounds.push({
-          rps: (result.completed * 1000) / result.elapsedMs,
-          p50: latencyStats(result.samples).p50,
-        });
-      }
-    }
-
-    const summary = (t) => {
-      const a = acc.get(t.key);
-      const all = new Float64Array(a.completed);
-      let at = 0;
-      for (const s of a.samples) {
-        all.set(s, at);
-        at += s.length;
-      }
-      return {
-        key: t.key,
-        label: t.label,
-        requests: a.completed,
-        errors: 0,
-        seconds: a.elapsedMs / 1000,
-        connections: options.connections,
-        bodyBytes: Math.round(bytesOf(t.key.endsWith('-1') ? 1 : PAGE)),
-        rps: (a.completed * 1000) / a.elapsedMs,
-        latencyMs: latencyStats(all),
-        rounds: a.rounds,
-      };
-    };
-    const rows = targets.map(summary);
+    for (const t of targets) t.bodyBytes = Math.round(bytesOf(t.key.endsWith('-1') ? 1 : PAGE));
+    const rows = await measureRounds({ load, options, progress }, targets);
     const byKey = Object.fromEntries(rows.map((r) => [r.key, r]));
-    const ratio = (row, base) => ({
-      versus: base.key,
-      rps: row.rps / base.rps,
-      p50: row.latencyMs.p50 / base.latencyMs.p50,
-      // Per round, same round's baseline: the spread shows how much the machine's noise moves the ratio.
-      rpsByRound: row.rounds.map((r, i) => r.rps / base.rounds[i].rps),
-      p50ByRound: row.rounds.map((r, i) => r.p50 / base.rounds[i].p50),
-    });
-    const withMedians = (r) => ({
-      ...r,
-      rpsMedianOfRounds: median(r.rpsByRound),
-      p50MedianOfRounds: median(r.p50ByRound),
-    });
-    byKey['sandbox-1000'].ratio = withMedians(ratio(byKey['sandbox-1000'], byKey['bare-1000']));
-    byKey['sandbox-1'].ratio = withMedians(ratio(byKey['sandbox-1'], byKey['bare-1000']));
-    byKey['sandbox-1'].ratioSameSize = withMedians(ratio(byKey['sandbox-1'], byKey['bare-1']));
+    byKey['sandbox-1000'].ratio = ratioOf(byKey['sandbox-1000'], byKey['bare-1000']);
+    byKey['sandbox-1'].ratio = ratioOf(byKey['sandbox-1'], byKey['bare-1000']);
+    byKey['sandbox-1'].ratioSameSize = ratioOf(byKey['sandbox-1'], byKey['bare-1']);
 
     // --- the walk: all 6,500 transactions, page by page, sequential, one keep-alive connection --------
     const walk = {};

@@ -1,28 +1,35 @@
 import type { FastifyInstance } from 'fastify';
 
-/** The routes every page view calls: their 200 bodies are written by fast-json-stringify. */
+/**
+ * The routes every page view calls: their 200 bodies are written by fast-json-stringify. Not
+ * `/transactions/live`: its records are the upstream's, passed on with every field they carry, and an
+ * open schema serialised a 200 KB page in 0.90 ms where JSON.stringify took 0.51 ms (measured here).
+ */
 export const HOT_ROUTES = [
   'GET /v1/users',
   'GET /v1/users/{userId}',
   'GET /v1/users/{userId}/accounts',
   'GET /v1/accounts/{accountId}',
-  'GET /v1/accounts/{accountId}/transactions/live',
 ] as const;
 
 type Schema = Record<string, unknown>;
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>
+  >;
   components?: { schemas?: Record<string, Schema> };
 }
 
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
 
 /**
- * An OpenAPI response schema as a serialisation schema that can only speed a body up, never change it:
- * references inlined, every object open to properties it does not declare (a pass-through field is
- * written, not dropped), nothing required, and what fast-json-stringify would have to guess at
- * (oneOf/anyOf, untyped values) left to JSON.stringify. A test holds each hot route's body to the one
- * JSON.stringify writes.
+ * An OpenAPI response schema as a serialisation schema: references inlined, nothing required, and what
+ * fast-json-stringify would have to guess at (oneOf/anyOf, untyped values) left to JSON.stringify. An
+ * object the document declares property by property is written with exactly those (that is where the
+ * speed comes from); one it leaves open, or declares no properties of, keeps every field. So the
+ * document must declare everything our views hold: a test holds each hot route's body to the one
+ * JSON.stringify writes, field for field.
  */
 export function serialisationSchema(schema: Schema, components: Record<string, Schema>, depth = 0): Schema {
   if (depth > 32) return {};
@@ -39,13 +46,17 @@ export function serialisationSchema(schema: Schema, components: Record<string, S
   const nullable = schema.nullable === true ? { nullable: true } : {};
   if (schema.type === 'array') {
     const items = schema.items as Schema | undefined;
-    return { type: 'array', items: items ? serialisationSchema(items, components, depth + 1) : {}, ...nullable };
+    return {
+      type: 'array',
+      items: items ? serialisationSchema(items, components, depth + 1) : {},
+      ...nullable,
+    };
   }
   if (schema.type === 'object') {
     const properties = schema.properties as Record<string, Schema> | undefined;
     return {
       type: 'object',
-      additionalProperties: true,
+      additionalProperties: !properties || schema.additionalProperties !== undefined,
       ...(properties
         ? {
             properties: Object.fromEntries(
@@ -72,9 +83,8 @@ export function registerResponseSchemas(fastify: FastifyInstance, document: Open
   const schemas = new Map<string, Schema>();
   for (const route of HOT_ROUTES) {
     const [method, path] = route.split(' ');
-    const schema = document.paths[path]?.[method.toLowerCase()]?.responses?.['200']?.content?.[
-      'application/json'
-    ]?.schema;
+    const schema =
+      document.paths[path]?.[method.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema;
     if (!schema) throw new Error(`OpenAPI document has no 200 JSON schema for ${route}`);
     schemas.set(`${method} ${routeUrl(path)}`, serialisationSchema(schema, components));
   }

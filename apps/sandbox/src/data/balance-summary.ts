@@ -13,7 +13,6 @@ const CHECKPOINT_DAYS = 16;
  */
 export class BalanceSummary {
   private constructor(
-    private readonly plan: AccountPlan,
     /** The first day the checkpoints count from. */
     private readonly firstDay: number,
     /** checkpoints[k]: the sum of the amounts of days [firstDay, firstDay + k * CHECKPOINT_DAYS). */
@@ -50,26 +49,25 @@ export class BalanceSummary {
       checkpoints[(lastDay - firstDay) / CHECKPOINT_DAYS] = running;
     }
     const baseMinor = -lowestAfterEpoch + new SeededRandom(plan.baseSeed).int(20_000, 150_000);
-    return new BalanceSummary(plan, firstDay, checkpoints, atEpoch, baseMinor);
+    return new BalanceSummary(firstDay, checkpoints, atEpoch, baseMinor);
   }
 
-  /** The booked balance at the start of `day`, from generated transactions alone. */
-  balanceBefore(day: number): number {
+  /**
+   * The booked balance at the start of `day`, from generated transactions alone. The plan is passed in,
+   * not kept: a summary outlives its account set in the cache, and holding plans there held far more
+   * memory than the summaries themselves (measured).
+   */
+  balanceBefore(plan: AccountPlan, day: number): number {
     const k = Math.min(Math.floor((day - this.firstDay) / CHECKPOINT_DAYS), this.checkpoints.length - 1);
     let sum = this.checkpoints[k];
-    for (let d = this.firstDay + k * CHECKPOINT_DAYS; d < day; d += 1) sum += this.daySum(d);
+    for (let d = this.firstDay + k * CHECKPOINT_DAYS; d < day; d += 1) sum += daySum(plan, d);
     return this.baseMinor + sum - this.atEpoch;
   }
+}
 
-  /** Bytes held, for the cache's budget. */
-  get bytes(): number {
-    return this.checkpoints.byteLength + 96;
-  }
-
-  private daySum(day: number): number {
-    if (this.plan.countOn(day) === 0) return 0;
-    let sum = 0;
-    for (const { amountMinor } of this.plan.leanDay(day)) sum += amountMinor;
-    return sum;
-  }
+function daySum(plan: AccountPlan, day: number): number {
+  if (plan.countOn(day) === 0) return 0;
+  let sum = 0;
+  for (const { amountMinor } of plan.leanDay(day)) sum += amountMinor;
+  return sum;
 }

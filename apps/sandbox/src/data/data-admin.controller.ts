@@ -71,7 +71,10 @@ export class DataAdminController {
       expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : undefined,
       oneTimeToken: false,
     });
-    return { data: this.consents.view(this.consents.authorize(record)) };
+    const authorised = this.consents.authorize(record);
+    // The accounts' ids too, so a test or a benchmark can read transactions without listing accounts.
+    const accounts = this.store.accountsFor(authorised).map((a) => ({ id: a.id, accountType: a.kind }));
+    return { data: { ...this.consents.view(authorised), accounts } };
   }
 
   @Get(':consentId/accounts')

@@ -20,9 +20,9 @@ import { TransactionLedger, type SandboxAccount } from './transaction-ledger.js'
  * Account sets kept, per (user and institution, sandbox day): their facts, day patterns and overlays,
  * about 9 KB each and about 0.2 ms to make again. Balance summaries (under 1 KB an account) are kept
  * apart and longer, since each costs a few milliseconds. Together they bound the data area's memory
- * (about 200 MB at most) however many consents exist; past them, data is computed again, never lost.
+ * (about 100 MB at most) however many consents exist; past them, data is computed again, never lost.
  */
-const MAX_CACHED_SETS = 16_384;
+const MAX_CACHED_SETS = 4096;
 const MAX_CACHED_SUMMARIES = 65_536;
 
 interface AccountSet {

@@ -237,7 +237,7 @@ export class TransactionLedger {
   private balanceBefore(day: number): number {
     let balance = 0;
     if (this.plan) {
-      balance = this.summary().balanceBefore(Math.min(Math.max(day, this.startDay), this.endDay));
+      balance = this.summary().balanceBefore(this.plan, Math.min(Math.max(day, this.startDay), this.endDay));
       for (const [seq, amountMinor] of this.hidden) {
         if (Math.floor(seq / SEQ_PER_DAY) < day) balance -= amountMinor;
       }

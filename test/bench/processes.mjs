@@ -1,0 +1,150 @@
+// The bench's own copies of the apps: child processes built from dist/, on ports taken from the
+// environment (BENCH_API_PORT, BENCH_SANDBOX_PORT) so a bench can run beside a running `npm start`.
+import { Buffer } from 'node:buffer';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { URLSearchParams } from 'node:url';
+import { BenchFailure } from './bench-failure.mjs';
+
+const ROOT = new URL('../../', import.meta.url);
+const LOG_LINES_KEPT = 40;
+
+export const benchPorts = () => ({
+  api: Number(process.env.BENCH_API_PORT ?? 3100),
+  sandbox: Number(process.env.BENCH_SANDBOX_PORT ?? 4110),
+});
+
+/** A started app: its pid, its last log lines (for failures), RSS now and at peak, and a stop. */
+export async function startApp(name, script, env, readyPath, port) {
+  const file = new URL(script, ROOT);
+  if (!existsSync(file)) throw new BenchFailure(`${script} is missing: run \`npm run build\` first`);
+  // BENCH_PROFILE_DIR=dir: each app writes a CPU profile there when it stops (open in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, [...profile, file.pathname], {
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines = [];
+  const keep = (chunk) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited = null;
+  child.on('exit', (code, signal) => (exited = signal ?? code));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== null) {
+      throw new BenchFailure(`${name} exited (${exited}) while starting:\n${lines.join('\n')}`);
+    }
+    const res = await call(url, 'GET', readyPath).catch(() => null);
+    if (res?.status === 200) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new BenchFailure(`${name} not ready on ${url}${readyPath} within 60 s:\n${lines.join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    name,
+    url,
+    pid: child.pid,
+    logs: () => lines.join('\n'),
+    memory: () => memoryOf(child.pid),
+    async stop() {
+      if (exited !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Resident and peak resident memory of a process, in MiB (Linux /proc). */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
+}
+
+const setupAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One setup request (keep-alive, bounded): status, headers and the parsed JSON body. */
+export function call(baseUrl, method, path, headers = {}, body, { form = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload =
+      body === undefined
+        ? undefined
+        : Buffer.from(form ? new URLSearchParams(body).toString() : JSON.stringify(body));
+    const contentType = form ? 'application/x-www-form-urlencoded' : 'application/json';
+    const req = http.request(
+      new URL(path, baseUrl),
+      {
+        method,
+        agent: setupAgent,
+        headers: payload ? { ...headers, 'content-type': contentType } : headers,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode, headers: res.headers, text, body: json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: no response within 30 s`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export async function expectStatus(label, promise, status = 200) {
+  const res = await promise;
+  if (res.status !== status) {
+    throw new BenchFailure(`${label}: HTTP ${res.status} (expected ${status}): ${res.text.slice(0, 300)}`);
+  }
+  return res;
+}
+
+/** Runs `task(i)` for i in [0, count) with at most `width` at a time. */
+export async function inParallel(count, width, task) {
+  let next = 0;
+  const results = new Array(count);
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Bare Fastify serving fixed bytes by path: the baseline every scenario's ratios are taken against. */
+export async function startBare(bodies) {
+  const { default: Fastify } = await import('fastify');
+  const bare = Fastify({ logger: false });
+  bare.get('/*', (request, reply) => {
+    const body = bodies.get(request.url);
+    if (!body) return reply.code(404).send();
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `http://127.0.0.1:${bare.server.address().port}`, close: () => bare.close() };
+}

@@ -1,0 +1,86 @@
+// Rounds of load over several targets: each target once per round, in a rotated order, so drift on a
+// shared machine hits every target alike; latencies pooled over the rounds; ratios per round against
+// the same round's baseline.
+import { latencyStats, median } from './load-generator.mjs';
+import { BenchFailure } from './bench-failure.mjs';
+
+export function failureOf(label, result) {
+  const e = result.errors[0];
+  const what = e
+    ? e.error
+      ? e.error
+      : `HTTP ${e.status}: ${(e.body ?? '').slice(0, 300)}`
+    : 'unknown error';
+  return new BenchFailure(
+    `${label}: ${result.errorCount} failed request(s); first: GET ${e?.path} → ${what}`,
+  );
+}
+
+/**
+ * targets: [{ key, label, baseUrl, paths, headers?, bodyBytes? }]. Returns one row per target:
+ * requests, req/s, pooled latencies and each round's req/s and p50.
+ */
+export async function measureRounds({ load, options, progress }, targets) {
+  const acc = new Map(targets.map((t) => [t.key, { samples: [], completed: 0, elapsedMs: 0, rounds: [] }]));
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (let i = 0; i < targets.length; i += 1) {
+      const t = targets[(i + round) % targets.length];
+      progress(`round ${round + 1}/${options.rounds}: ${t.label}`);
+      const result = await load('load', {
+        baseUrl: t.baseUrl,
+        paths: t.paths,
+        headers: t.headers ?? {},
+        connections: options.connections,
+        warmupMs: round === 0 ? options.warmupMs : Math.min(200, options.warmupMs),
+        warmupRequests: 10_000,
+        durationMs: options.durationMs,
+        requests: options.maxRequests,
+      });
+      if (result.errorCount > 0) throw failureOf(t.label, result);
+      const a = acc.get(t.key);
+      a.samples.push(result.samples);
+      a.completed += result.completed;
+      a.elapsedMs += result.elapsedMs;
+      a.rounds.push({
+        rps: (result.completed * 1000) / result.elapsedMs,
+        p50: latencyStats(result.samples).p50,
+      });
+    }
+  }
+  return targets.map((t) => {
+    const a = acc.get(t.key);
+    const all = new Float64Array(a.completed);
+    let at = 0;
+    for (const s of a.samples) {
+      all.set(s, at);
+      at += s.length;
+    }
+    return {
+      key: t.key,
+      label: t.label,
+      requests: a.completed,
+      errors: 0,
+      seconds: a.elapsedMs / 1000,
+      connections: options.connections,
+      bodyBytes: t.bodyBytes,
+      rps: (a.completed * 1000) / a.elapsedMs,
+      latencyMs: latencyStats(all),
+      rounds: a.rounds,
+    };
+  });
+}
+
+/** A row's req/s and p50 against a baseline row: pooled, per round, and the median of the rounds. */
+export function ratioOf(row, base) {
+  const rpsByRound = row.rounds.map((r, i) => r.rps / base.rounds[i].rps);
+  const p50ByRound = row.rounds.map((r, i) => r.p50 / base.rounds[i].p50);
+  return {
+    versus: base.key,
+    rps: row.rps / base.rps,
+    p50: row.latencyMs.p50 / base.latencyMs.p50,
+    rpsByRound,
+    p50ByRound,
+    rpsMedianOfRounds: median(rpsByRound),
+    p50MedianOfRounds: median(p50ByRound),
+  };
+}

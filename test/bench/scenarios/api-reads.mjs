@@ -1,0 +1,223 @@
+// Scenario "api reads": the merchant API's page-view reads, each against bare Fastify serving the same
+// bytes, and `/transactions/live` also against the sandbox alone serving the page it forwards. The api
+// and the sandbox run as their own processes (built from dist/) on a database of their own
+// (DATABASE_URL's name + `_bench`), so figures and memory are theirs.
+import { Buffer } from 'node:buffer';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { BenchFailure } from '../bench-failure.mjs';
+import { benchPorts, call, expectStatus, inParallel, startApp, startBare } from '../processes.mjs';
+import { measureRounds, ratioOf } from '../rounds.mjs';
+
+const USERS = 100;
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
+const SANDBOX_ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
+const APP_ID = process.env.UPSTREAM_APPLICATION_ID ?? '00000000-0000-4000-8000-000000000001';
+const APP_SECRET = process.env.UPSTREAM_APPLICATION_SECRET ?? 'sandbox-secret';
+const RSS_TARGET_MIB = 250;
+
+function benchDatabaseUrl() {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
+  url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench`;
+  return url.toString();
+}
+
+/** A user of the merchant with a bank connected through the redirect flow, as a browser would. */
+async function connectBank(apiUrl, auth, userId) {
+  const consent = await expectStatus(
+    'POST consent',
+    call(apiUrl, 'POST', `/v1/users/${userId}/consents`, auth, {
+      institutionId: 'sandbox-redirect',
+      redirectUrl: 'https://example.com/banks/done',
+    }),
+    201,
+  );
+  const approved = await call(
+    consent.body.data.authorisationUrl,
+    'POST',
+    '',
+    {},
+    { decision: 'approve' },
+    { form: true },
+  );
+  if (!approved.headers.location) throw new BenchFailure(`bank page: no redirect (HTTP ${approved.status})`);
+  const back = await call(approved.headers.location, 'GET', '');
+  if (!String(back.headers.location ?? '').includes('status=AUTHORIZED')) {
+    throw new BenchFailure(
+      `consent callback: ${back.status} ${back.headers.location ?? back.text.slice(0, 200)}`,
+    );
+  }
+}
+
+export async function apiReads({ load, options, progress }) {
+  const ports = benchPorts();
+  const databaseUrl = benchDatabaseUrl();
+  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: 'bff-bench' };
+  progress(`migrating ${new URL(databaseUrl).pathname.slice(1)}`);
+  const migrated = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('../../../dist/libs/database/src/migrate.cli.js', import.meta.url))],
+    { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
+  );
+  if (migrated.status !== 0)
+    throw new BenchFailure(`migration failed: ${migrated.stderr || migrated.stdout}`);
+
+  const closers = [];
+  try {
+    const sandbox = await startApp(
+      'sandbox',
+      'dist/apps/sandbox/src/main.js',
+      { SANDBOX_PORT: String(ports.sandbox), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
+      '/health',
+      ports.sandbox,
+    );
+    closers.push(() => sandbox.stop());
+    const api = await startApp(
+      'api',
+      'dist/apps/api/src/main.js',
+      {
+        ...env,
+        API_PORT: String(ports.api),
+        API_HOST: '127.0.0.1',
+        API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
+        UPSTREAM_BASE_URL: sandbox.url,
+        // The bench measures the limiter's cost, not its refusals.
+        RATE_LIMIT_PER_MINUTE: '1000000',
+      },
+      '/health/ready',
+      ports.api,
+    );
+    closers.push(() => api.stop());
+
+    progress(`on-boarding a merchant with ${USERS} users and a connected bank`);
+    const merchant = await expectStatus(
+      'POST /admin/merchants',
+      call(
+        api.url,
+        'POST',
+        '/admin/merchants',
+        { authorization: `Bearer ${ADMIN_TOKEN}` },
+        {
+          name: `bench ${new Date().toISOString()}`,
+        },
+      ),
+      201,
+    );
+    const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+    const run = Date.now().toString(36);
+    const users = await inParallel(USERS, 8, async (i) => {
+      const res = await expectStatus(
+        'POST /v1/users',
+        call(api.url, 'POST', '/v1/users', auth, { reference: `bench-${run}-${i}` }),
+        201,
+      );
+      return res.body.data;
+    });
+    const user = users[0];
+    await connectBank(api.url, auth, user.id);
+    const accountsPath = `/v1/users/${user.id}/accounts`;
+    const accounts = (await expectStatus('GET accounts', call(api.url, 'GET', accountsPath, auth))).body.data;
+    const current = accounts.find((a) => a.type === 'CURRENT');
+    if (!current) throw new BenchFailure('no CURRENT account after connecting the bank');
+    const livePath = `/v1/accounts/${current.id}/transactions/live`;
+    const usersPath = `/v1/users?limit=${USERS}`;
+
+    // The page /live forwards, read from the sandbox directly: a consent of the same upstream user (as
+    // the api registered it) at the same bank gives the same accounts and transactions.
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const [{ application_user_id: applicationUserId }] = (
+      await db.query('SELECT application_user_id FROM users WHERE id = $1', [user.id])
+    ).rows;
+    await db.end();
+    const direct = await expectStatus(
+      'POST /sandbox/admin/consents',
+      call(sandbox.url, 'POST', '/sandbox/admin/consents', SANDBOX_ADMIN, {
+        institutionId: 'sandbox-redirect',
+        applicationUserId,
+      }),
+      201,
+    );
+    const upstreamCurrent = direct.body.data.accounts.find((a) => a.accountType === 'CURRENT');
+    const sandboxLive = {
+      path: `/accounts/${upstreamCurrent.id}/real-time/transactions`,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${APP_ID}:${APP_SECRET}`).toString('base64')}`,
+        consent: direct.body.data.consentToken,
+      },
+    };
+    const sandboxPage = await expectStatus(
+      'sandbox live page',
+      call(sandbox.url, 'GET', sandboxLive.path, sandboxLive.headers),
+    );
+    const livePage = await expectStatus('GET live', call(api.url, 'GET', livePath, auth));
+    const ids = (records) => records.map((t) => t.id).join();
+    if (ids(sandboxPage.body.data) !== ids(livePage.body.data.transactions ?? livePage.body.data)) {
+      throw new BenchFailure(
+        `the api's /live page and the sandbox's page differ: ${livePage.text.slice(0, 300)} / ${sandboxPage.text.slice(0, 300)}`,
+      );
+    }
+
+    const bodies = new Map();
+    for (const path of [accountsPath, usersPath, livePath]) {
+      bodies.set(
+        path,
+        Buffer.from((await expectStatus(`GET ${path}`, call(api.url, 'GET', path, auth))).text),
+      );
+    }
+    const bare = await startBare(bodies);
+    closers.push(() => bare.close());
+    const pair = (key, label, path) => [
+      { key: `bare-${key}`, label: `bare Fastify, same bytes as ${label}`, baseUrl: bare.url, paths: [path] },
+      { key: `api-${key}`, label: `api ${label}`, baseUrl: api.url, paths: [path], headers: auth },
+    ];
+    const targets = [
+      ...pair('accounts', 'GET /v1/users/{id}/accounts', accountsPath),
+      ...pair('users', `GET /v1/users?limit=${USERS}`, usersPath),
+      ...pair('live', 'GET /v1/accounts/{id}/transactions/live', livePath),
+      {
+        key: 'sandbox-live',
+        label: 'sandbox alone, the page /live forwards',
+        baseUrl: sandbox.url,
+        paths: [sandboxLive],
+      },
+    ];
+    for (const t of targets) t.bodyBytes = (bodies.get(t.paths[0]) ?? Buffer.from(sandboxPage.text)).length;
+    const rows = await measureRounds({ load, options, progress }, targets);
+    const byKey = Object.fromEntries(rows.map((r) => [r.key, r]));
+    for (const key of ['accounts', 'users', 'live'])
+      byKey[`api-${key}`].ratio = ratioOf(byKey[`api-${key}`], byKey[`bare-${key}`]);
+    byKey['api-live'].ratioToSandbox = ratioOf(byKey['api-live'], byKey['sandbox-live']);
+
+    // Memory: the api's RSS when the load stops, then how long until it is back under the target.
+    const atEnd = api.memory();
+    const stoppedAt = Date.now();
+    let settled = atEnd;
+    while (settled.rssMiB >= RSS_TARGET_MIB && Date.now() - stoppedAt < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      settled = api.memory();
+    }
+    const settledAfterS = (Date.now() - stoppedAt) / 1000;
+    const readsMet = ['accounts', 'users'].every(
+      (k) => byKey[`api-${k}`].ratio.rpsMedianOfRounds >= 0.25 && byKey[`api-${k}`].latencyMs.p99 < 50,
+    );
+    const liveMet = byKey['api-live'].ratioToSandbox.rpsMedianOfRounds >= 0.5;
+    return {
+      kind: 'api-reads',
+      name: 'api: page-view reads against bare Fastify, /live against the sandbox alone',
+      rows,
+      memory: { atEnd, settled, settledAfterS },
+      targets: { readsVsBare: 0.25, readsP99Ms: 50, liveVsSandbox: 0.5, rssMiB: RSS_TARGET_MIB },
+      meetsTarget: { reads: readsMet, live: liveMet, memory: settled.rssMiB < RSS_TARGET_MIB },
+      notes: [
+        `targets: reads ≥ ×0.25 of bare with p99 < 50 ms → ${readsMet ? 'met' : 'NOT met'}; /live ≥ ×0.5 of the sandbox alone → ${liveMet ? 'met' : 'NOT met'} (median of rounds)`,
+        `api memory: RSS ${atEnd.rssMiB.toFixed(0)} MiB when the load stopped (peak ${atEnd.peakRssMiB.toFixed(0)} MiB), ${settled.rssMiB.toFixed(0)} MiB ${settledAfterS.toFixed(0)} s later → under ${RSS_TARGET_MIB} MiB within 30 s: ${settled.rssMiB < RSS_TARGET_MIB ? 'met' : 'NOT met'}`,
+      ],
+    };
+  } finally {
+    for (const close of closers.reverse()) {
+      await close().catch((error) => progress(`close failed: ${error.message}`));
+    }
+  }
+}
