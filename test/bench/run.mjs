@@ -3,7 +3,7 @@
 // Speed is measured here, never asserted in tests. Every figure worth quoting is a ratio against a
 // baseline measured in the same run on the same machine; absolute numbers are printed for context only.
 //
-// Options (after `npm run bench --`): --connections N (4), --rounds N (5), --duration MS per target per
+// Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
 // upstream-client, sandbox-rotation, api-reads; all by default). The apps the later two start listen
@@ -35,6 +35,7 @@ function readOptions() {
   const { values } = parseArgs({
     options: {
       connections: { type: 'string', default: '4' },
+      'api-connections': { type: 'string', default: '50' },
       rounds: { type: 'string', default: '5' },
       duration: { type: 'string', default: '1000' },
       warmup: { type: 'string', default: '1500' },
@@ -51,6 +52,7 @@ function readOptions() {
     throw new BenchFailure(`--only takes ${SCENARIOS.join(', ')}; not ${unknown.join(', ')}`);
   return {
     connections: int('connections', values.connections, 1, 64),
+    apiConnections: int('api-connections', values['api-connections'], 1, 64),
     rounds: int('rounds', values.rounds, 1, 10),
     durationMs: int('duration', values.duration, 100, 10_000),
     warmupMs: int('warmup', values.warmup, 0, 10_000),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService } from '#libs/database';
+import { DatabasePool, Prisma, PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
@@ -27,20 +27,49 @@ export interface AccountForCall {
   consent: ConsentForCall;
 }
 
+/**
+ * The account behind every read-through call (`/transactions/live` on each page view): hand-written SQL
+ * on the shared pool, one named statement, the consent and the merchant's sub-application joined in.
+ */
+const FIND_ACCOUNT = `SELECT a.id, a.upstream_account_id AS "upstreamAccountId",
+    json_build_object('id', c.id, 'merchantId', c.merchant_id, 'userId', c.user_id, 'kind', c.kind,
+      'status', c.status, 'upstreamConsentId', c.upstream_consent_id, 'institutionId', c.institution_id,
+      'authorizedAt', c.authorized_at, 'tokenCiphertext', c.token_ciphertext, 'tokenKeyId', c.token_key_id,
+      'vrpControlParameters', c.vrp_control_parameters, 'vrpInitiationDetails', c.vrp_initiation_details,
+      'merchant', json_build_object('subApplicationId', m.sub_application_id)) AS consent
+  FROM accounts a
+  JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+  JOIN merchants m ON m.id = a.merchant_id
+  WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`;
+
+type AccountSqlRow = Omit<AccountForCall, 'consent'> & {
+  consent: Omit<ConsentForCall, 'authorizedAt'> & { authorizedAt: string | null };
+};
+
 /** Local payment statuses that never moved money, so they do not count against a VRP period. */
 const NOT_PAID = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
 
 @Injectable()
 export class FinancialDataRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly database: DatabasePool,
+  ) {}
 
   /** The merchant's (and, for a session, the user's) account with its consent, or null: another tenant's reads as missing. */
   async findAccount(merchantId: string, accountId: string, userId?: string): Promise<AccountForCall | null> {
-    if (!isUuid(accountId)) return null;
-    return this.prisma.account.findFirst({
-      where: { id: accountId, merchantId, ...(userId ? { userId } : {}) },
-      select: { id: true, upstreamAccountId: true, consent: { select: CONSENT_FOR_CALL } },
+    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
+    const [row] = await this.database.rows<AccountSqlRow>({
+      name: 'accounts.find-for-call',
+      text: FIND_ACCOUNT,
+      values: [accountId, merchantId, userId ?? null],
     });
+    if (!row) return null;
+    const { authorizedAt } = row.consent;
+    return {
+      ...row,
+      consent: { ...row.consent, authorizedAt: authorizedAt === null ? null : new Date(authorizedAt) },
+    };
   }
 
   findConsent(
