@@ -35,6 +35,10 @@ export interface SandboxAccount extends AccountFixture {
   ledger: TransactionLedger;
 }
 
+/** Never written to: the shared empty state of a ledger without overlay. */
+const EMPTY = new Map<never, never>();
+const NONE: never[] = [];
+
 const bySeqInTime = (x: SandboxTransaction, y: SandboxTransaction) => x.timeMs - y.timeMs || x.seq - y.seq;
 
 const inWindow = (window: Window, timeMs: number) => timeMs >= window.fromMs && timeMs <= window.beforeMs;
@@ -49,13 +53,15 @@ const inWindow = (window: Window, timeMs: number) => timeMs >= window.fromMs && 
  */
 export class TransactionLedger {
   /** Records the control API added, or generated ones it changed (under their generated seq). */
-  private extras: SandboxTransaction[] = [];
-  private extrasById = new Map<string, SandboxTransaction>();
-  private extrasByDay = new Map<number, SandboxTransaction[]>();
-  private extraDays: number[] = [];
+  // Shared empty collections until the control API first touches this account: thousands of ledgers are
+  // cached, and almost none ever has an overlay.
+  private extras: SandboxTransaction[] = NONE;
+  private extrasById: ReadonlyMap<string, SandboxTransaction> = EMPTY;
+  private extrasByDay: ReadonlyMap<number, SandboxTransaction[]> = EMPTY;
+  private extraDays: number[] = NONE;
   /** Generated records hidden (deleted, or replaced by their changed copy): seq → generated amount. */
-  private hidden = new Map<number, number>();
-  private hiddenByDay = new Map<number, number>();
+  private hidden: Map<number, number> = EMPTY;
+  private hiddenByDay: Map<number, number> = EMPTY;
   nextAdminSeq = ADMIN_SEQ_BASE;
 
   constructor(
@@ -147,7 +153,7 @@ export class TransactionLedger {
 
   add(record: SandboxTransaction): boolean {
     if (this.has(record.id)) return false;
-    this.extras.push({ ...record, balanceMinor: undefined });
+    this.extras = [...this.extras, { ...record, balanceMinor: undefined }];
     this.nextAdminSeq = Math.max(this.nextAdminSeq, record.seq + 1);
     this.reindex();
     return true;
@@ -160,7 +166,7 @@ export class TransactionLedger {
       const generated = this.takeGenerated(targetId, seq);
       if (!generated) return false;
       record = generated;
-      this.extras.push(record);
+      this.extras = [...this.extras, record];
     }
     record.id = change.id;
     if (change.status) record.status = change.status;
@@ -206,6 +212,7 @@ export class TransactionLedger {
     }
     const record = dayTransactions(this.plan, at.day).find((r) => r.seq === at.seq && r.id === id);
     if (!record) return undefined;
+    if (this.hidden === EMPTY) [this.hidden, this.hiddenByDay] = [new Map(), new Map()];
     this.hidden.set(at.seq, record.amountMinor);
     this.hiddenByDay.set(at.day, (this.hiddenByDay.get(at.day) ?? 0) + 1);
     return record;
@@ -214,14 +221,15 @@ export class TransactionLedger {
   private reindex(): void {
     this.extras.sort(bySeqInTime);
     this.extrasById = new Map(this.extras.map((r) => [r.id, r]));
-    this.extrasByDay = new Map();
+    const byDay = new Map<number, SandboxTransaction[]>();
     for (const record of this.extras) {
       const day = dayNumberOf(record.timeMs);
-      const list = this.extrasByDay.get(day);
+      const list = byDay.get(day);
       if (list) list.push(record);
-      else this.extrasByDay.set(day, [record]);
+      else byDay.set(day, [record]);
     }
-    this.extraDays = [...this.extrasByDay.keys()];
+    this.extrasByDay = byDay;
+    this.extraDays = [...byDay.keys()];
   }
 
   private withBalance(record: SandboxTransaction, balance: number): number {
