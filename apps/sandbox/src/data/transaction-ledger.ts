@@ -212,7 +212,10 @@ export class TransactionLedger {
     }
     const record = dayTransactions(this.plan, at.day).find((r) => r.seq === at.seq && r.id === id);
     if (!record) return undefined;
-    if (this.hidden === EMPTY) [this.hidden, this.hiddenByDay] = [new Map(), new Map()];
+    if (this.hidden === EMPTY) {
+      this.hidden = new Map<number, number>();
+      this.hiddenByDay = new Map<number, number>();
+    }
     this.hidden.set(at.seq, record.amountMinor);
     this.hiddenByDay.set(at.day, (this.hiddenByDay.get(at.day) ?? 0) + 1);
     return record;
