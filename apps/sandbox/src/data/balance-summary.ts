@@ -39,10 +39,16 @@ export class BalanceSummary {
       if ((day - firstDay) % CHECKPOINT_DAYS === 0) checkpoints[(day - firstDay) / CHECKPOINT_DAYS] = running;
       if (day === BALANCE_EPOCH_DAY) atEpoch = running;
       if (plan.countOn(day) === 0) continue;
+      plan.dayTotals(day, totals);
       const inBaseSpan = day >= BALANCE_EPOCH_DAY && day < BALANCE_EPOCH_DAY + HISTORY_DAYS;
-      for (const { amountMinor } of plan.leanDay(day)) {
-        running += amountMinor;
-        if (inBaseSpan && running - atEpoch < lowestAfterEpoch) lowestAfterEpoch = running - atEpoch;
+      // Only a day whose debits, all taken first, could go below the lowest yet needs its order.
+      if (inBaseSpan && running - atEpoch + totals[1] < lowestAfterEpoch) {
+        for (const { amountMinor } of plan.leanDay(day)) {
+          running += amountMinor;
+          if (running - atEpoch < lowestAfterEpoch) lowestAfterEpoch = running - atEpoch;
+        }
+      } else {
+        running += totals[0];
       }
     }
     if ((lastDay - firstDay) % CHECKPOINT_DAYS === 0) {
@@ -65,9 +71,11 @@ export class BalanceSummary {
   }
 }
 
+/** Scratch for dayTotals: [sum, debits]. The sandbox is one thread, and no caller keeps it. */
+const totals = new Float64Array(2);
+
 function daySum(plan: AccountPlan, day: number): number {
   if (plan.countOn(day) === 0) return 0;
-  let sum = 0;
-  for (const { amountMinor } of plan.leanDay(day)) sum += amountMinor;
-  return sum;
+  plan.dayTotals(day, totals);
+  return totals[0];
 }

@@ -51,6 +51,8 @@ export interface AccountPlan {
   day(dayNumber: number): DayEntry[];
   /** The same day's times and amounts, in the same order, from the same draws, without the records. */
   leanDay(dayNumber: number): LeanEntry[];
+  /** The day's sum into out[0] and the sum of its debits into out[1], allocating nothing per record. */
+  dayTotals(dayNumber: number, out: Float64Array): void;
   /** Seeds the cushion added to the account's balance (see balance-summary.ts). */
   baseSeed: string;
 }
@@ -79,6 +81,21 @@ function dayPattern(random: SeededRandom, total: number, minimum: number): Uint1
 /** A random whole second of the day: banks report seconds, and `from`/`before` are then easy to hit. */
 const secondOf = (random: SeededRandom, dayStartMs: number) => dayStartMs + random.int(0, 86_399) * 1000;
 
+/** A day's generated amounts in index order (not time order), from the day's draws alone. */
+type Replay = (
+  dayNumber: number,
+  visit: (index: number, timeMs: number, amountMinor: number) => void,
+) => void;
+
+function totalsOf(replay: Replay, dayNumber: number, out: Float64Array): void {
+  out[0] = 0;
+  out[1] = 0;
+  replay(dayNumber, (_index, _timeMs, amountMinor) => {
+    out[0] += amountMinor;
+    if (amountMinor < 0) out[1] += amountMinor;
+  });
+}
+
 const byTime = (x: { timeMs: number; index: number }, y: { timeMs: number; index: number }) =>
   x.timeMs - y.timeMs || x.index - y.index;
 
@@ -95,6 +112,18 @@ function currentPlan(seed: string, accountId: string, random: SeededRandom, cont
   const pattern = dayPattern(new SeededRandom(`${seed}:CURRENT:pattern`), CURRENT_ACCOUNT_TRANSACTIONS, 1);
   const countOn = (dayNumber: number) => pattern[mod(dayNumber, HISTORY_DAYS)];
   const isPayday = (dayStartMs: number) => new Date(dayStartMs).getUTCDate() === 25;
+  const replay: Replay = (dayNumber, visit) => {
+    const dayRandom = new SeededRandom(`${seed}:CURRENT:day:${dayNumber}`);
+    const dayStartMs = dayNumber * DAY_MS;
+    for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
+      if (index === 0 && isPayday(dayStartMs)) {
+        visit(index, dayStartMs + 6 * 3600_000, salaryMinor + dayRandom.int(0, 30) * 100);
+        continue;
+      }
+      const timeMs = secondOf(dayRandom, dayStartMs);
+      visit(index, timeMs, currentAccountAmount(dayRandom));
+    }
+  };
   return {
     accountId,
     countOn,
@@ -125,19 +154,12 @@ function currentPlan(seed: string, accountId: string, random: SeededRandom, cont
       return entries.sort(byTime);
     },
     leanDay(dayNumber: number) {
-      const dayRandom = new SeededRandom(`${seed}:CURRENT:day:${dayNumber}`);
-      const dayStartMs = dayNumber * DAY_MS;
       const entries: LeanEntry[] = [];
-      for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
-        if (index === 0 && isPayday(dayStartMs)) {
-          const amountMinor = salaryMinor + dayRandom.int(0, 30) * 100;
-          entries.push({ index, timeMs: dayStartMs + 6 * 3600_000, amountMinor });
-          continue;
-        }
-        const timeMs = secondOf(dayRandom, dayStartMs);
-        entries.push({ index, timeMs, amountMinor: currentAccountAmount(dayRandom) });
-      }
+      replay(dayNumber, (index, timeMs, amountMinor) => entries.push({ index, timeMs, amountMinor }));
       return entries.sort(byTime);
+    },
+    dayTotals(dayNumber: number, out: Float64Array) {
+      totalsOf(replay, dayNumber, out);
     },
   } satisfies AccountPlan;
 }
@@ -151,6 +173,19 @@ function savingsPlan(seed: string, accountId: string, own: Counterparty) {
     const monthStartDay = dayNumberOf(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
     for (let d = monthStartDay; d < dayNumber; d += 1) if (countOn(d) > 0) return false;
     return true;
+  };
+  const replay: Replay = (dayNumber, visit) => {
+    const dayRandom = new SeededRandom(`${seed}:SAVINGS:day:${dayNumber}`);
+    const dayStartMs = dayNumber * DAY_MS;
+    for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
+      if (index === 0 && firstActiveDayOfMonth(dayNumber)) {
+        visit(index, dayStartMs, dayRandom.int(50, 1500));
+        continue;
+      }
+      const timeMs = secondOf(dayRandom, dayStartMs);
+      const deposit = dayRandom.next() < 0.62;
+      visit(index, timeMs, deposit ? dayRandom.int(50, 600) * 100 : -dayRandom.int(20, 800) * 100);
+    }
   };
   return {
     accountId,
@@ -202,20 +237,12 @@ function savingsPlan(seed: string, accountId: string, own: Counterparty) {
       return entries.sort(byTime);
     },
     leanDay(dayNumber: number) {
-      const dayRandom = new SeededRandom(`${seed}:SAVINGS:day:${dayNumber}`);
-      const dayStartMs = dayNumber * DAY_MS;
       const entries: LeanEntry[] = [];
-      for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
-        if (index === 0 && firstActiveDayOfMonth(dayNumber)) {
-          entries.push({ index, timeMs: dayStartMs, amountMinor: dayRandom.int(50, 1500) });
-          continue;
-        }
-        const timeMs = secondOf(dayRandom, dayStartMs);
-        const deposit = dayRandom.next() < 0.62;
-        const amountMinor = deposit ? dayRandom.int(50, 600) * 100 : -dayRandom.int(20, 800) * 100;
-        entries.push({ index, timeMs, amountMinor });
-      }
+      replay(dayNumber, (index, timeMs, amountMinor) => entries.push({ index, timeMs, amountMinor }));
       return entries.sort(byTime);
+    },
+    dayTotals(dayNumber: number, out: Float64Array) {
+      totalsOf(replay, dayNumber, out);
     },
   } satisfies AccountPlan;
 }

@@ -40,6 +40,13 @@ describe('sandbox fixtures: the amounts-only replay', () => {
           const full = plan.day(day).map((e) => [e.index, e.timeMs, e.draft.amountMinor]);
           const lean = plan.leanDay(day).map((e) => [e.index, e.timeMs, e.amountMinor]);
           expect(lean).toEqual(full);
+          const totals = new Float64Array(2);
+          plan.dayTotals(day, totals);
+          const amounts = lean.map(([, , amount]) => amount);
+          expect([...totals]).toEqual([
+            amounts.reduce((a, b) => a + b, 0),
+            amounts.filter((a) => a < 0).reduce((a, b) => a + b, 0),
+          ]);
         }
       }
     }
