@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createUser } from '#libs/testing';
 import {
@@ -67,5 +68,34 @@ describe('api: bodies written from response schemas', () => {
       expect(b.status).toBe(200);
       expect(withoutTracing(a.body)).toEqual(withoutTracing(b.body));
     }
+  });
+
+  it('writes the timestamps the SQL reads return as ISO text exactly as a Date would print them', async () => {
+    const prisma = stack.api.app.get(PrismaService);
+    const user = await prisma.user.findUniqueOrThrow({ where: { id: tenant.userId } });
+    const listed = dataOf<{ id: string; createdAt: string; updatedAt: string }[]>(
+      await tenant.client.get('/v1/users?limit=100'),
+    ).find((u) => u.id === tenant.userId);
+    expect(listed).toMatchObject({
+      createdAt: user.createdAt.toISOString(),
+      updatedAt: user.updatedAt.toISOString(),
+    });
+    const account = await prisma.account.findUniqueOrThrow({
+      where: { id: accountId },
+      include: { balances: { orderBy: { type: 'asc' } } },
+    });
+    const view = dataOf<{
+      createdAt: string;
+      updatedAt: string;
+      sync: { lastSyncedAt: string | null };
+      balances: { type: string; dateTime: string | null; balance: { amount: string } }[];
+    }>(await tenant.client.get(`/v1/accounts/${accountId}`));
+    expect(view.createdAt).toBe(account.createdAt.toISOString());
+    expect(view.updatedAt).toBe(account.updatedAt.toISOString());
+    expect(view.sync.lastSyncedAt).toBe(account.lastSyncedAt?.toISOString() ?? null);
+    expect(view.balances.map((b) => [b.type, b.dateTime])).toEqual(
+      account.balances.map((b) => [b.type, b.dateTime?.toISOString() ?? null]),
+    );
+    expect(account.balances.some((b) => b.dateTime !== null)).toBe(true);
   });
 });

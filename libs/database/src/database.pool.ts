@@ -2,6 +2,13 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 
+/**
+ * A `timestamptz(3)` column as the ISO text `Date.prototype.toISOString` writes (`2026-11-22T15:01:38.020Z`):
+ * hot reads return it as is, instead of parsing a Date per value only to print it again.
+ */
+export const isoText = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** A parameterised statement; a `name` makes Postgres parse and plan it once per connection. */
 export interface SqlStatement {
   name?: string;

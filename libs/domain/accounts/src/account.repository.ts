@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, Prisma, PrismaService } from '#libs/database';
+import { DatabasePool, Prisma, PrismaService, isoText } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
 import { isUuid } from '#libs/ids';
@@ -20,9 +20,10 @@ export interface StoredAccount {
   accountNames: unknown;
   accountIdentifications: unknown;
   syncStatus: AccountSyncStatus;
-  lastSyncedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO text (see isoText): the view prints it as is. */
+  lastSyncedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
   balances: StoredBalance[];
 }
 
@@ -31,13 +32,9 @@ export interface StoredBalance {
   /** Postgres `numeric` as text: exact, and no Decimal object per amount on the way out. */
   amount: string;
   currency: string;
-  dateTime: Date | null;
+  dateTime: string | null;
   creditLineIncluded: boolean | null;
 }
-
-type AccountSqlRow = Omit<StoredAccount, 'balances'> & {
-  balances: (Omit<StoredBalance, 'dateTime'> & { dateTime: string | null })[];
-};
 
 /*
  * The reads behind every page view are hand-written SQL on the shared pool (the Prisma runtime cost more
@@ -46,10 +43,11 @@ type AccountSqlRow = Omit<StoredAccount, 'balances'> & {
 const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId",
   a.institution_id AS "institutionId", a.type, a.usage_type AS "usageType", a.currency, a.nickname,
   a.description, a.account_names AS "accountNames", a.account_identifications AS "accountIdentifications",
-  a.sync_status AS "syncStatus", a.last_synced_at AS "lastSyncedAt", a.created_at AS "createdAt",
-  a.updated_at AS "updatedAt",
+  a.sync_status AS "syncStatus", ${isoText('a.last_synced_at')} AS "lastSyncedAt",
+  ${isoText('a.created_at')} AS "createdAt", ${isoText('a.updated_at')} AS "updatedAt",
   COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
-      'currency', b.currency, 'dateTime', b.date_time, 'creditLineIncluded', b.credit_line_included)
+      'currency', b.currency, 'dateTime', ${isoText('b.date_time')},
+      'creditLineIncluded', b.credit_line_included)
       ORDER BY b.type)
     FROM account_balances b WHERE b.account_id = a.id AND b.merchant_id = a.merchant_id), '[]'::json)
   AS balances`;
@@ -65,16 +63,6 @@ const LIST_FOR_USER = `SELECT u.id AS "ownerId", acc.* FROM users u
     ORDER BY a.id LIMIT $4
   ) acc ON true
   WHERE u.id = $2::uuid AND u.merchant_id = $1::uuid`;
-
-function toStoredAccount(row: AccountSqlRow): StoredAccount {
-  return {
-    ...row,
-    balances: row.balances.map((b) => ({
-      ...b,
-      dateTime: b.dateTime === null ? null : new Date(b.dateTime),
-    })),
-  };
-}
 
 /** The consent an account refresh belongs to (ids only; the token never comes here). */
 export interface AccountOwner {
@@ -157,12 +145,12 @@ export class AccountRepository {
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
   async findOne(merchantId: string, accountId: string, userId?: string): Promise<StoredAccount | null> {
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
-    const [row] = await this.database.rows<AccountSqlRow>({
+    const [row] = await this.database.rows<StoredAccount>({
       name: 'accounts.find-one',
       text: FIND_ONE,
       values: [accountId, merchantId, userId ?? null],
     });
-    return row ? toStoredAccount(row) : null;
+    return row ?? null;
   }
 
   /**
@@ -171,13 +159,13 @@ export class AccountRepository {
    */
   async listForUser(merchantId: string, userId: string, limit: number, afterId?: string) {
     if (!isUuid(merchantId) || !isUuid(userId) || (afterId !== undefined && !isUuid(afterId))) return null;
-    const rows = await this.database.rows<AccountSqlRow & { ownerId: string }>({
+    const rows = await this.database.rows<StoredAccount & { ownerId: string }>({
       name: 'accounts.list-for-user',
       text: LIST_FOR_USER,
       values: [merchantId, userId, afterId ?? null, limit + 1],
     });
     if (rows.length === 0) return null;
-    const accounts = rows.filter((r) => r.id !== null).map(toStoredAccount);
+    const accounts = rows.filter((r) => r.id !== null);
     return { rows: accounts.slice(0, limit), more: accounts.length > limit };
   }
 }

@@ -24,8 +24,8 @@ const account = (syncStatus: StoredAccount['syncStatus']): StoredAccount =>
     syncStatus,
     lastSyncedAt: null,
     nextSyncAt: null,
-    createdAt: new Date('2026-11-20T10:00:00Z'),
-    updatedAt: new Date('2026-11-20T10:00:00Z'),
+    createdAt: '2026-11-20T10:00:00.000Z',
+    updatedAt: '2026-11-20T10:00:00.000Z',
     balances: [
       {
         id: 'b',

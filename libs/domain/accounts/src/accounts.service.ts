@@ -54,12 +54,12 @@ export function toAccountView(a: StoredAccount): AccountView {
     balances: a.balances.map((b) => ({
       type: b.type,
       balance: { amount: decimalTextToApi(b.amount), currency: b.currency },
-      dateTime: b.dateTime?.toISOString() ?? null,
+      dateTime: b.dateTime,
       creditLineIncluded: b.creditLineIncluded,
     })),
-    sync: { status: syncStatusView(a.syncStatus), lastSyncedAt: a.lastSyncedAt?.toISOString() ?? null },
-    createdAt: a.createdAt.toISOString(),
-    updatedAt: a.updatedAt.toISOString(),
+    sync: { status: syncStatusView(a.syncStatus), lastSyncedAt: a.lastSyncedAt },
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
   };
 }
 

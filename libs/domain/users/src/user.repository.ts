@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, PrismaService, type Prisma } from '#libs/database';
+import { DatabasePool, PrismaService, isoText, type Prisma } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
-type UserRow = Prisma.UserGetPayload<object>;
+type UserRow = Omit<Prisma.UserGetPayload<object>, 'createdAt' | 'updatedAt'> & {
+  createdAt: string;
+  updatedAt: string;
+};
 
 /** The merchant's users page, on every dashboard view: hand-written SQL on the shared pool. */
 const LIST = `SELECT id, merchant_id AS "merchantId", reference, application_user_id AS "applicationUserId",
-    upstream_user_uuid AS "upstreamUserUuid", vop_opt_out AS "vopOptOut", created_at AS "createdAt",
-    updated_at AS "updatedAt"
+    upstream_user_uuid AS "upstreamUserUuid", vop_opt_out AS "vopOptOut",
+    ${isoText('created_at')} AS "createdAt", ${isoText('updated_at')} AS "updatedAt"
   FROM users WHERE merchant_id = $1::uuid AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';

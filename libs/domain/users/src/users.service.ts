@@ -33,13 +33,18 @@ type UserRow = {
   updatedAt: Date;
 };
 
-function userView(u: UserRow): UserView {
+const iso = (d: Date | string) => (typeof d === 'string' ? d : d.toISOString());
+
+/** Dates come from Prisma as Date, and already as ISO text from the hand-written list query. */
+function userView(
+  u: Omit<UserRow, 'createdAt' | 'updatedAt'> & { createdAt: Date | string; updatedAt: Date | string },
+): UserView {
   return {
     id: u.id,
     reference: u.reference,
     vopOptOut: u.vopOptOut,
-    createdAt: u.createdAt.toISOString(),
-    updatedAt: u.updatedAt.toISOString(),
+    createdAt: iso(u.createdAt),
+    updatedAt: iso(u.updatedAt),
   };
 }
 
