@@ -87,6 +87,12 @@ type Replay = (
   visit: (index: number, timeMs: number, amountMinor: number) => void,
 ) => void;
 
+function leanDayOf(replay: Replay, dayNumber: number): LeanEntry[] {
+  const entries: LeanEntry[] = [];
+  replay(dayNumber, (index, timeMs, amountMinor) => entries.push({ index, timeMs, amountMinor }));
+  return entries.sort(byTime);
+}
+
 function totalsOf(replay: Replay, dayNumber: number, out: Float64Array): void {
   out[0] = 0;
   out[1] = 0;
@@ -153,14 +159,8 @@ function currentPlan(seed: string, accountId: string, random: SeededRandom, cont
       }
       return entries.sort(byTime);
     },
-    leanDay(dayNumber: number) {
-      const entries: LeanEntry[] = [];
-      replay(dayNumber, (index, timeMs, amountMinor) => entries.push({ index, timeMs, amountMinor }));
-      return entries.sort(byTime);
-    },
-    dayTotals(dayNumber: number, out: Float64Array) {
-      totalsOf(replay, dayNumber, out);
-    },
+    leanDay: (dayNumber: number) => leanDayOf(replay, dayNumber),
+    dayTotals: (dayNumber: number, out: Float64Array) => totalsOf(replay, dayNumber, out),
   } satisfies AccountPlan;
 }
 
@@ -236,14 +236,8 @@ function savingsPlan(seed: string, accountId: string, own: Counterparty) {
       }
       return entries.sort(byTime);
     },
-    leanDay(dayNumber: number) {
-      const entries: LeanEntry[] = [];
-      replay(dayNumber, (index, timeMs, amountMinor) => entries.push({ index, timeMs, amountMinor }));
-      return entries.sort(byTime);
-    },
-    dayTotals(dayNumber: number, out: Float64Array) {
-      totalsOf(replay, dayNumber, out);
-    },
+    leanDay: (dayNumber: number) => leanDayOf(replay, dayNumber),
+    dayTotals: (dayNumber: number, out: Float64Array) => totalsOf(replay, dayNumber, out),
   } satisfies AccountPlan;
 }
 
