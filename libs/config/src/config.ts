@@ -40,6 +40,12 @@ export interface AppConfig {
   };
   sync: {
     workerConcurrency: number;
+    /** How long after a sync an account falls due again (jittered by up to a tenth either way). */
+    intervalMinutes: number;
+    /** How far before the newest booked transaction an incremental sync starts. */
+    overlapDays: number;
+    /** How often the dispatcher looks for accounts that are due. */
+    dispatchEverySeconds: number;
   };
   sandbox: {
     host: string;
@@ -159,6 +165,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     sync: {
       workerConcurrency: env.WORKER_CONCURRENCY,
+      intervalMinutes: env.SYNC_INTERVAL_MINUTES,
+      overlapDays: env.SYNC_OVERLAP_DAYS,
+      dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
     },
     sandbox: {
       host: env.SANDBOX_HOST,

@@ -164,6 +164,24 @@ export class EnvironmentVariables {
   @Max(500)
   WORKER_CONCURRENCY = 20;
 
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 60)
+  SYNC_INTERVAL_MINUTES = 240;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(90)
+  SYNC_OVERLAP_DAYS = 7;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  SYNC_DISPATCH_EVERY_SECONDS = 60;
+
   // --- sandbox ---
   @IsString()
   SANDBOX_HOST = '127.0.0.1';

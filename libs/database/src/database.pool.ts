@@ -43,6 +43,55 @@ export class DatabasePool implements OnModuleDestroy {
     return (await this.pool.query<R>(statement)).rows;
   }
 
+  /**
+   * `fn` inside one transaction on one connection: committed when it returns, rolled back when it throws.
+   * A connection that cannot even roll back is destroyed rather than handed to the next caller.
+   */
+  async transaction<T>(fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * `fn` while this process holds the session advisory lock named `key`, or `{ acquired: false }` at once
+   * when another session holds it. The lock lives as long as the connection: a process that dies mid-`fn`
+   * loses it with its connection, so nothing is left locked.
+   */
+  async withSessionLock<T>(
+    key: string,
+    fn: () => Promise<T>,
+  ): Promise<{ acquired: true; result: T } | { acquired: false }> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
+        [key],
+      );
+      if (!rows[0]?.locked) return { acquired: false };
+      try {
+        return { acquired: true, result: await fn() };
+      } finally {
+        await client
+          .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
+          .catch((unlockError: Error) => (broken = unlockError));
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async onModuleDestroy(): Promise<void> {
     await this.pool.end();
   }

@@ -4,6 +4,7 @@ import type { Job, JobsOptions } from 'bullmq';
 export const QueueName = {
   Maintenance: 'maintenance',
   Consents: 'consents',
+  Sync: 'sync',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -23,6 +24,18 @@ export interface JobCatalogue {
     queue: typeof QueueName.Consents;
     payload: { merchantId: string; consentId: string };
     result: { status: string };
+  };
+  /** One sync run of one account (the run row was opened before the job was enqueued). */
+  'sync.account': {
+    queue: typeof QueueName.Sync;
+    payload: { merchantId: string; accountId: string; runId: string };
+    result: { status: 'succeeded' | 'failed' | 'already-ended' };
+  };
+  /** Finds the accounts due for a sync and enqueues their runs (on a schedule, one per deployment). */
+  'sync.dispatch': {
+    queue: typeof QueueName.Sync;
+    payload: Record<string, never>;
+    result: { enqueued: number; resumed: number };
   };
 }
 
@@ -68,6 +81,24 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
     options: { ...BASE_OPTIONS, attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
     // One poll per consent: a repeated sca-code submission collapses into the same job.
     dedupeId: ({ consentId }) => `consents.poll-embedded.${consentId}`,
+  },
+  'sync.account': {
+    queue: QueueName.Sync,
+    // 5xx and timeouts retry with backoff (the upstream client has already retried within the call); a 429
+    // is delayed by its Retry-After without spending an attempt; a consent that is gone fails at once.
+    options: { ...BASE_OPTIONS, attempts: 8, backoff: { type: 'exponential', delay: 2_000 } },
+    // Per run, not per account: a finished run's job must not block the account's next run, and every
+    // enqueue of one run (dispatcher, manual request, first sync) collapses into one job.
+    dedupeId: ({ runId }) => `sync.account.${runId}`,
+  },
+  'sync.dispatch': {
+    queue: QueueName.Sync,
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 1,
+      removeOnComplete: { age: 3600, count: 100 },
+      removeOnFail: { age: 24 * 3600 },
+    },
   },
 };
 

@@ -16,7 +16,8 @@ import {
 
 /** One handler per job name of the queue, typed by the catalogue. */
 export type JobHandlers<Q extends QueueName> = {
-  [N in JobNameOf<Q>]: (job: JobOf<N>) => Promise<JobResult<N>>;
+  /** `token`: the worker's lock on the job, which moving it (to delayed, for instance) requires. */
+  [N in JobNameOf<Q>]: (job: JobOf<N>, token?: string) => Promise<JobResult<N>>;
 };
 
 /**
@@ -40,20 +41,20 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     return Object.keys(this.handlers);
   }
 
-  onApplicationBootstrap(): void {
+  onApplicationBootstrap(): Promise<void> | void {
     // @Processor options are static; concurrency comes from configuration.
     this.worker.concurrency = this.processorConfig.sync.workerConcurrency;
     logConnectionErrors(this.worker, this.logger, `worker:${this.queue}`);
   }
 
-  process(job: Job): Promise<unknown> {
+  process(job: Job, token?: string): Promise<unknown> {
     const handler = (
-      this.handlers as unknown as Record<string, ((job: Job) => Promise<unknown>) | undefined>
+      this.handlers as unknown as Record<string, ((job: Job, token?: string) => Promise<unknown>) | undefined>
     )[job.name];
     if (!handler) {
       return Promise.reject(new UnrecoverableError(`Unknown job ${job.name} on queue ${this.queue}`));
     }
-    return handler(job);
+    return handler(job, token);
   }
 }
 

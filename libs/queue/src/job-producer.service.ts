@@ -34,4 +34,36 @@ export class JobProducer {
     });
     return job as JobOf<N>;
   }
+
+  /** Many jobs of one name in one round trip; each keeps its dedupe id, so repeats still collapse. */
+  async enqueueMany<N extends JobName>(name: N, payloads: readonly JobPayload<N>[]): Promise<void> {
+    if (payloads.length === 0) return;
+    const definition = JOB_DEFINITIONS[name];
+    await this.queueFor(name).addBulk(
+      payloads.map((payload) => {
+        const jobId = definition.dedupeId?.(payload);
+        return {
+          name,
+          data: payload,
+          opts: { ...definition.options, ...(jobId !== undefined ? { jobId } : {}) },
+        };
+      }),
+    );
+  }
+
+  /**
+   * Makes sure a deduplicated job will run: enqueued when missing, retried when it failed (for instance
+   * after stalling too often), replaced when it completed; left alone while waiting, delayed or active.
+   */
+  async restart<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {
+    const jobId = JOB_DEFINITIONS[name].dedupeId?.(payload);
+    if (jobId === undefined) throw new Error(`${name} has no dedupe id: there is no one job to restart`);
+    const queue = this.queueFor(name);
+    const job = await queue.getJob(jobId);
+    const state = job ? await job.getState() : 'missing';
+    if (state === 'failed') return void (await job!.retry('failed'));
+    if (state === 'completed') await job!.remove();
+    if (state === 'missing' || state === 'completed' || state === 'unknown')
+      await this.enqueue(name, payload);
+  }
 }

@@ -208,6 +208,19 @@ export class SyncSummaryDto {
   })
   status: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastSyncedAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the scheduled sync next falls due (null: stopped)',
+  })
+  nextSyncAt: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the last sync failed or stopped; null after a success',
+  })
+  lastError: string | null;
 }
 
 export class AccountDto {
@@ -215,6 +228,8 @@ export class AccountDto {
   @ApiProperty({ format: 'uuid' }) userId: string;
   @ApiProperty({ format: 'uuid' }) consentId: string;
   @ApiProperty() institutionId: string;
+  @ApiProperty({ description: 'The upstream’s account id (quote it to the upstream’s support)' })
+  upstreamAccountId: string;
   @ApiProperty({ type: String, nullable: true }) type: string | null;
   @ApiProperty({ type: String, nullable: true }) usageType: string | null;
   @ApiProperty({ type: String, nullable: true }) currency: string | null;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { DatabasePool, Prisma, PrismaService, isoText } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
-import { isUuid } from '#libs/ids';
+import { isUuid, uuidV7 } from '#libs/ids';
 
 export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];
 
@@ -12,6 +13,7 @@ export interface StoredAccount {
   userId: string;
   consentId: string;
   institutionId: string;
+  upstreamAccountId: string;
   type: string | null;
   usageType: string | null;
   currency: string | null;
@@ -22,6 +24,8 @@ export interface StoredAccount {
   syncStatus: AccountSyncStatus;
   /** ISO text (see isoText): the view prints it as is. */
   lastSyncedAt: string | null;
+  nextSyncAt: string | null;
+  lastSyncError: string | null;
   createdAt: string;
   updatedAt: string;
   balances: StoredBalance[];
@@ -41,9 +45,10 @@ export interface StoredBalance {
  * than the query): one statement each, balances aggregated in the same round trip, prepared by name.
  */
 const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId",
-  a.institution_id AS "institutionId", a.type, a.usage_type AS "usageType", a.currency, a.nickname,
+  a.institution_id AS "institutionId", a.upstream_account_id AS "upstreamAccountId", a.type, a.usage_type AS "usageType", a.currency, a.nickname,
   a.description, a.account_names AS "accountNames", a.account_identifications AS "accountIdentifications",
   a.sync_status AS "syncStatus", ${isoText('a.last_synced_at')} AS "lastSyncedAt",
+  ${isoText('a.next_sync_at')} AS "nextSyncAt", a.last_sync_error AS "lastSyncError",
   ${isoText('a.created_at')} AS "createdAt", ${isoText('a.updated_at')} AS "updatedAt",
   COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
       'currency', b.currency, 'dateTime', ${isoText('b.date_time')},
@@ -74,6 +79,48 @@ export interface AccountOwner {
 
 const json = (v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull =>
   v === undefined || v === null ? Prisma.DbNull : v;
+
+/** What a sync of one account needs: the account, its consent's state and sealed token. */
+export interface SyncTarget {
+  id: string;
+  merchantId: string;
+  userId: string;
+  upstreamAccountId: string;
+  currency: string | null;
+  consent: {
+    id: string;
+    status: string;
+    institutionId: string;
+    expiresAt: Date | null;
+    transactionsFrom: Date | null;
+    tokenCiphertext: string | null;
+    tokenKeyId: string | null;
+    subApplicationId: string | null;
+  };
+}
+
+const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "userId",
+    a.upstream_account_id AS "upstreamAccountId", a.currency,
+    c.id AS "consentId", c.status AS "consentStatus", c.institution_id AS "institutionId",
+    c.expires_at AS "expiresAt", c.transactions_from AS "transactionsFrom",
+    c.token_ciphertext AS "tokenCiphertext", c.token_key_id AS "tokenKeyId",
+    m.sub_application_id AS "subApplicationId"
+  FROM accounts a
+  JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+  JOIN merchants m ON m.id = a.merchant_id
+  WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid`;
+
+/**
+ * Accounts due for a sync, in (next_sync_at, id) order after a keyset position, on the dispatcher's index:
+ * the consent authorised and unexpired, the account not stopped.
+ */
+const DUE_FOR_SYNC = `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
+    a.next_sync_at AS "nextSyncAt"
+  FROM accounts a JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+  WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED'
+    AND ($2::timestamptz IS NULL OR (a.next_sync_at, a.id) > ($2::timestamptz, $3::uuid))
+    AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)
+  ORDER BY a.next_sync_at, a.id LIMIT $4`;
 
 @Injectable()
 export class AccountRepository {
@@ -167,5 +214,146 @@ export class AccountRepository {
     if (rows.length === 0) return null;
     const accounts = rows.filter((r) => r.id !== null);
     return { rows: accounts.slice(0, limit), more: accounts.length > limit };
+  }
+
+  /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
+  async syncTarget(merchantId: string, accountId: string): Promise<SyncTarget | null> {
+    if (!isUuid(accountId) || !isUuid(merchantId)) return null;
+    const [row] = await this.database.rows<Record<string, unknown>>({
+      name: 'accounts.sync-target',
+      text: SYNC_TARGET,
+      values: [accountId, merchantId],
+    });
+    if (!row) return null;
+    const r = row as Record<string, never>;
+    return {
+      id: r.id,
+      merchantId: r.merchantId,
+      userId: r.userId,
+      upstreamAccountId: r.upstreamAccountId,
+      currency: r.currency,
+      consent: {
+        id: r.consentId,
+        status: r.consentStatus,
+        institutionId: r.institutionId,
+        expiresAt: r.expiresAt,
+        transactionsFrom: r.transactionsFrom,
+        tokenCiphertext: r.tokenCiphertext,
+        tokenKeyId: r.tokenKeyId,
+        subApplicationId: r.subApplicationId,
+      },
+    };
+  }
+
+  /** One keyset batch of accounts due for a sync at `now`. */
+  dueForSync(
+    now: Date,
+    after: { nextSyncAt: Date; accountId: string } | null,
+    limit: number,
+  ): Promise<{ accountId: string; merchantId: string; nextSyncAt: Date }[]> {
+    return this.database.rows({
+      name: 'accounts.due-for-sync',
+      text: DUE_FOR_SYNC,
+      values: [now, after?.nextSyncAt ?? null, after?.accountId ?? null, limit],
+    });
+  }
+
+  /** A sync started: shown as `syncing` unless the consent stopped it meanwhile. */
+  async markSyncing(merchantId: string, accountId: string): Promise<void> {
+    await this.database.rows({
+      name: 'accounts.mark-syncing',
+      text: `UPDATE accounts SET sync_status = 'SYNCING', updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status <> 'STOPPED'`,
+      values: [accountId, merchantId],
+    });
+  }
+
+  /** A sync ended, in the sync's final transaction: synced (or failed, with why) and due again at `nextSyncAt`. */
+  async markSyncEnded(
+    db: pg.PoolClient,
+    merchantId: string,
+    accountId: string,
+    outcome:
+      { synced: true; at: Date; nextSyncAt: Date } | { synced: false; error: string; nextSyncAt: Date },
+  ): Promise<void> {
+    await db.query({
+      name: 'accounts.mark-sync-ended',
+      // A stopped account (its consent gone) stays stopped and undue, but still shows why.
+      text: `UPDATE accounts SET
+          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE $3::account_sync_status END,
+          last_synced_at = COALESCE($4, last_synced_at), last_sync_error = $5,
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $6::timestamptz END,
+          updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+      values: [
+        accountId,
+        merchantId,
+        outcome.synced ? 'SYNCED' : 'FAILED',
+        outcome.synced ? outcome.at : null,
+        outcome.synced ? null : outcome.error.slice(0, 1000),
+        outcome.nextSyncAt,
+      ],
+    });
+  }
+
+  /** The latest balances, in the sync's final transaction (the table holds one per type). */
+  async replaceBalances(
+    db: pg.PoolClient,
+    merchantId: string,
+    accountId: string,
+    balances: readonly {
+      type: string;
+      amount: number;
+      currency: string;
+      dateTime: string | null;
+      creditLineIncluded: boolean | null;
+      creditLines: unknown;
+    }[],
+  ): Promise<void> {
+    await db.query({
+      name: 'accounts.delete-stale-balances',
+      text: `DELETE FROM account_balances WHERE merchant_id = $1::uuid AND account_id = $2::uuid
+        AND NOT (type = ANY($3::text[]))`,
+      values: [merchantId, accountId, balances.map((b) => b.type)],
+    });
+    if (balances.length === 0) return;
+    await db.query({
+      name: 'accounts.upsert-balances',
+      text: `INSERT INTO account_balances AS b (id, merchant_id, account_id, type, amount, currency, date_time,
+          credit_line_included, credit_lines, updated_at)
+        SELECT r.id, $1::uuid, $2::uuid, r.type, r.amount, r.currency, r.date_time, r.credit_line_included,
+          r.credit_lines, now()
+        FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, type text, amount numeric, currency text,
+          date_time timestamptz, credit_line_included boolean, credit_lines jsonb)
+        ON CONFLICT (account_id, type) DO UPDATE SET amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+          date_time = EXCLUDED.date_time, credit_line_included = EXCLUDED.credit_line_included,
+          credit_lines = EXCLUDED.credit_lines, updated_at = now()`,
+      values: [
+        merchantId,
+        accountId,
+        JSON.stringify(
+          balances.map((b) => ({
+            id: uuidV7(),
+            type: b.type,
+            amount: b.amount,
+            currency: b.currency,
+            date_time: b.dateTime,
+            credit_line_included: b.creditLineIncluded,
+            credit_lines: b.creditLines ?? null,
+          })),
+        ),
+      ],
+    });
+  }
+
+  /** The ids of a consent's accounts that may sync (not stopped). */
+  async idsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+    const rows = await this.database.rows<{ id: string }>({
+      name: 'accounts.ids-of-consent',
+      text: `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+        AND sync_status <> 'STOPPED' ORDER BY id`,
+      values: [merchantId, consentId],
+    });
+    return rows.map((r) => r.id);
   }
 }

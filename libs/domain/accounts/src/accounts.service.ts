@@ -14,6 +14,7 @@ export interface AccountView {
   userId: string;
   consentId: string;
   institutionId: string;
+  upstreamAccountId: string;
   type: string | null;
   usageType: string | null;
   currency: string | null;
@@ -27,7 +28,12 @@ export interface AccountView {
     dateTime: string | null;
     creditLineIncluded: boolean | null;
   }[];
-  sync: { status: SyncStatusView; lastSyncedAt: string | null };
+  sync: {
+    status: SyncStatusView;
+    lastSyncedAt: string | null;
+    nextSyncAt: string | null;
+    lastError: string | null;
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -44,6 +50,7 @@ export function toAccountView(a: StoredAccount): AccountView {
     userId: a.userId,
     consentId: a.consentId,
     institutionId: a.institutionId,
+    upstreamAccountId: a.upstreamAccountId,
     type: a.type,
     usageType: a.usageType,
     currency: a.currency,
@@ -57,7 +64,12 @@ export function toAccountView(a: StoredAccount): AccountView {
       dateTime: b.dateTime,
       creditLineIncluded: b.creditLineIncluded,
     })),
-    sync: { status: syncStatusView(a.syncStatus), lastSyncedAt: a.lastSyncedAt },
+    sync: {
+      status: syncStatusView(a.syncStatus),
+      lastSyncedAt: a.lastSyncedAt,
+      nextSyncAt: a.nextSyncAt,
+      lastError: a.lastSyncError,
+    },
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AccountRepository } from '#libs/domain/accounts';
+import { SyncRequests } from '#libs/domain/sync-runs';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UPSTREAM_CLIENT, UpstreamError, type Consent, type UpstreamClient } from '#libs/upstream-client';
 import { ConsentStateRepository } from './consent-state.repository.js';
@@ -30,7 +31,7 @@ export function expiryOf(
 /**
  * The one way an authorised consent is stored, for the redirect callback, the embedded steps and the
  * embedded poll alike: the accounts, then the token sealed (bound to the row id) with the upstream's
- * terms, which also makes the accounts due for a sync.
+ * terms, which also makes the accounts due for a sync; then their first sync is requested at once.
  */
 @Injectable()
 export class ConsentAuthoriser {
@@ -40,6 +41,7 @@ export class ConsentAuthoriser {
     private readonly accounts: AccountRepository,
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
+    private readonly syncs: SyncRequests,
   ) {}
 
   async store(
@@ -85,7 +87,13 @@ export class ConsentAuthoriser {
       featureScope: authorised.featureScope ?? consent.featureScope,
       institutionConsentId: authorised.institutionConsentId ?? null,
     });
-    if (!result.applied) {
+    if (result.applied) {
+      // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
+      const accounts = await this.accounts.idsOfConsent(consent.merchantId, consent.id);
+      await this.syncs.requestInitial(
+        accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
+      );
+    } else {
       // Revoked (or otherwise settled) while the bank was answering: the newer state stands.
       this.logger.warn(
         { consentId: consent.id, found: result.found },

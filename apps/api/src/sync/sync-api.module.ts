@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { SyncModule } from '#libs/domain/sync';
+import { SyncController } from './sync.controller.js';
+
+/** Sync requests, sync runs and the stored transactions. */
+@Module({ imports: [SyncModule], controllers: [SyncController] })
+export class SyncApiModule {}

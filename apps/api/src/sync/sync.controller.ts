@@ -1,0 +1,123 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { SyncService } from '#libs/domain/sync';
+import {
+  ApiEnvelope,
+  ApiErrorResponse,
+  Auth,
+  AuthKind,
+  DomainError,
+  ErrorCode,
+  Principal,
+  TracingId,
+  envelope,
+} from '#libs/http';
+import { missing } from '../common/api-responses.js';
+import { LiveTransactionDto } from '../data/data.dto.js';
+import { StoredTransactionsQueryDto, SyncRequestedDto, SyncRunDto } from './sync.dto.js';
+
+const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
+
+@ApiTags('sync')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1')
+export class SyncController {
+  constructor(private readonly sync: SyncService) {}
+
+  @Post('accounts/:accountId/sync')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Sync an account now',
+    description:
+      'Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows.',
+  })
+  @ApiAcceptedResponse({ type: ApiEnvelope(SyncRequestedDto) })
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description:
+      'CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again',
+  })
+  async request(
+    @Param('accountId') accountId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.sync.requestSync(callerOf(principal), accountId));
+  }
+
+  @Get('syncs/:syncId')
+  @ApiOperation({ summary: 'One sync: status, window, progress and error' })
+  @ApiOkResponse({ type: ApiEnvelope(SyncRunDto) })
+  @ApiNotFoundResponse(missing)
+  async get(
+    @Param('syncId') syncId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.sync.getRun(callerOf(principal), syncId));
+  }
+
+  @Get('accounts/:accountId/transactions')
+  @ApiTags('accounts')
+  @ApiOperation({
+    summary: "An account's transactions, from our store",
+    description:
+      'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. Empty until the account’s first sync has run: see the account’s `sync.status`.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(LiveTransactionDto, { list: true }) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
+  @ApiNotFoundResponse(missing)
+  async transactions(
+    @Param('accountId') accountId: string,
+    @Query() query: StoredTransactionsQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const from = query.from !== undefined ? new Date(query.from) : undefined;
+    const before = query.before !== undefined ? new Date(query.before) : undefined;
+    if (from && before && from >= before) {
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+        details: [{ field: 'before', issue: 'must be after from' }],
+      });
+    }
+    const sort = query.sort ?? '-date';
+    const limit = query.limit ?? 100;
+    const page = await this.sync.listTransactions(callerOf(principal), accountId, {
+      from,
+      before,
+      status: query.status,
+      sort,
+      limit,
+      cursor: query.cursor,
+    });
+    let next: string | undefined;
+    if (page.nextCursor) {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries({
+        from: query.from,
+        before: query.before,
+        status: query.status,
+      }))
+        if (value !== undefined) params.set(key, value);
+      params.set('sort', sort);
+      params.set('limit', String(limit));
+      params.set('cursor', page.nextCursor);
+      next = `/v1/accounts/${encodeURIComponent(accountId)}/transactions?${params.toString()}`;
+    }
+    return envelope(
+      tracingId,
+      page.transactions,
+      { count: page.transactions.length, nextCursor: page.nextCursor },
+      next ? { next } : undefined,
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import { Processor } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import { DelayedError, UnrecoverableError } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import {
+  AccountSyncService,
+  SyncBusyError,
+  SyncDispatcher,
+  SyncRateLimitedError,
+  SyncStoppedError,
+} from '#libs/domain/sync';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { JOB_DEFINITIONS, JobProcessor, JobProducer, QueueName, type JobHandlers } from '#libs/queue';
+
+/** The dispatcher's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
+export const DISPATCH_SCHEDULER_ID = 'sync.dispatch';
+
+// A worker killed mid-sync leaves its job stalled; another worker takes it over. Stalls are a crash, not
+// the sync's fault, so several are allowed before BullMQ gives up (the dispatcher revives the run then).
+@Processor(QueueName.Sync, { maxStalledCount: 5 })
+export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
+  readonly queue = QueueName.Sync;
+
+  protected readonly handlers: JobHandlers<typeof QueueName.Sync> = {
+    'sync.account': async (job, token) => {
+      const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      try {
+        return { status: await this.sync.run(job.data, finalAttempt) };
+      } catch (error) {
+        if (error instanceof SyncRateLimitedError || error instanceof SyncBusyError) {
+          // Waiting is not failing: the job comes back after the delay without spending an attempt.
+          await job.moveToDelayed(Date.now() + error.retryInMs, token);
+          throw new DelayedError();
+        }
+        if (error instanceof SyncStoppedError) throw new UnrecoverableError(error.message);
+        throw error;
+      }
+    },
+    'sync.dispatch': () => this.dispatcher.dispatch(),
+  };
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) logger: AppLogger,
+    private readonly sync: AccountSyncService,
+    private readonly dispatcher: SyncDispatcher,
+    private readonly producer: JobProducer,
+  ) {
+    super(config, logger);
+  }
+
+  override async onApplicationBootstrap(): Promise<void> {
+    await super.onApplicationBootstrap();
+    // Every worker upserts the same scheduler: one dispatch per interval for the deployment.
+    await this.worker.waitUntilReady();
+    await this.producer
+      .queueFor('sync.dispatch')
+      .upsertJobScheduler(
+        DISPATCH_SCHEDULER_ID,
+        { every: this.config.sync.dispatchEverySeconds * 1000 },
+        { name: 'sync.dispatch', data: {}, opts: JOB_DEFINITIONS['sync.dispatch'].options },
+      );
+  }
+}

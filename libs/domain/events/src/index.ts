@@ -1,0 +1,2 @@
+export * from './events.module.js';
+export * from './merchant-event.repository.js';

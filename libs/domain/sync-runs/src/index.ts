@@ -1,0 +1,3 @@
+export * from './sync-requests.service.js';
+export * from './sync-run.repository.js';
+export * from './sync-runs.module.js';

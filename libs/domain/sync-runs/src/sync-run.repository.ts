@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DatabasePool, isoText } from '#libs/database';
+import { isUuid, uuidV7 } from '#libs/ids';
+
+/** A synced window: from (inclusive, null = from the beginning) to before (exclusive). */
+export interface SyncWindow {
+  from: Date | null;
+  before: Date;
+}
+
+export type SyncTrigger = 'INITIAL' | 'SCHEDULED' | 'MANUAL';
+export type SyncRunStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
+export interface SyncProgress {
+  pages: number;
+  fetched: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+}
+
+/** A run as the API shows it (timestamps as ISO text). */
+export interface StoredSyncRun extends SyncProgress {
+  id: string;
+  accountId: string;
+  status: SyncRunStatus;
+  trigger: SyncTrigger;
+  windowFrom: string | null;
+  windowBefore: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  errorDetails: unknown;
+  queuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** A run as its worker claimed it. */
+export interface ClaimedRun {
+  id: string;
+  merchantId: string;
+  accountId: string;
+  trigger: SyncTrigger;
+  windowFrom: Date | null;
+  windowBefore: Date | null;
+}
+
+export interface RunFailure {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.pages, r.fetched, r.inserted,
+  r.updated, r.unchanged, r.removed, ${isoText('r.window_from')} AS "windowFrom",
+  ${isoText('r.window_before')} AS "windowBefore", r.error_code AS "errorCode",
+  r.error_message AS "errorMessage", r.error_details AS "errorDetails", ${isoText('r.queued_at')} AS "queuedAt",
+  ${isoText('r.started_at')} AS "startedAt", ${isoText('r.finished_at')} AS "finishedAt"`;
+
+/*
+ * One active run per account: `active_account_id` holds the account id while a run is queued or running
+ * and is cleared when it ends, under a unique index. Opening a run where one is active answers that one.
+ */
+const OPEN_RUNS = `INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, updated_at)
+  SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, now()
+  FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
+  ON CONFLICT (active_account_id) DO NOTHING`;
+
+const ACTIVE_RUNS = `SELECT id, account_id AS "accountId", (id = ANY($2::uuid[])) AS created FROM sync_runs
+  WHERE active_account_id = ANY($1::uuid[])`;
+
+/**
+ * The one owner of `sync_runs` and of a run's status: queued → running → succeeded | failed, each step
+ * guarded by the status it leaves.
+ */
+@Injectable()
+export class SyncRunRepository {
+  constructor(private readonly database: DatabasePool) {}
+
+  /**
+   * Opens a run for each account that has none active, and answers the active run of every account given
+   * (new or already there). Safe to call any number of times at once.
+   */
+  async openRuns(
+    accounts: readonly { merchantId: string; accountId: string }[],
+    trigger: SyncTrigger,
+  ): Promise<{ id: string; accountId: string; created: boolean }[]> {
+    if (accounts.length === 0) return [];
+    const fresh = accounts.map((a) => ({ id: uuidV7(), merchant_id: a.merchantId, account_id: a.accountId }));
+    await this.database.rows({
+      name: 'sync-runs.open',
+      text: OPEN_RUNS,
+      values: [JSON.stringify(fresh), trigger],
+    });
+    return this.database.rows({
+      name: 'sync-runs.active',
+      text: ACTIVE_RUNS,
+      values: [accounts.map((a) => a.accountId), fresh.map((f) => f.id)],
+    });
+  }
+
+  /**
+   * Marks the run running (again, when a worker died holding it: the run restarts) and answers what the
+   * worker needs, or null when the run already ended: a repeated job then has nothing to do. A restart
+   * resets the progress, which then counts what this attempt did.
+   */
+  async claim(runId: string): Promise<ClaimedRun | null> {
+    const [row] = await this.database.rows<ClaimedRun>({
+      name: 'sync-runs.claim',
+      text: `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
+          pages = 0, fetched = 0, inserted = 0, updated = 0, unchanged = 0, removed = 0, checkpoint = NULL,
+          updated_at = now()
+        WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
+        RETURNING id, merchant_id AS "merchantId", account_id AS "accountId", trigger,
+          window_from AS "windowFrom", window_before AS "windowBefore"`,
+      values: [runId],
+    });
+    return row ?? null;
+  }
+
+  /** Fixes the run's window the first time it is claimed; a restart reads the same window. */
+  async setWindow(runId: string, window: SyncWindow): Promise<void> {
+    await this.database.rows({
+      name: 'sync-runs.set-window',
+      text: `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING'`,
+      values: [runId, window.from, window.before],
+    });
+  }
+
+  /** Progress and the resume point after a page, in the page's own transaction. */
+  async recordPage(
+    db: pg.PoolClient,
+    runId: string,
+    page: Omit<SyncProgress, 'pages' | 'removed'>,
+    checkpoint: { offset: number },
+  ): Promise<void> {
+    await db.query({
+      name: 'sync-runs.record-page',
+      text: `UPDATE sync_runs SET pages = pages + 1, fetched = fetched + $2, inserted = inserted + $3,
+          updated = updated + $4, unchanged = unchanged + $5, checkpoint = $6::jsonb, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING'`,
+      values: [runId, page.fetched, page.inserted, page.updated, page.unchanged, JSON.stringify(checkpoint)],
+    });
+  }
+
+  /** Ends a running run; answers its final progress, or null when it was no longer running. */
+  async finish(
+    db: pg.PoolClient,
+    runId: string,
+    outcome: { status: 'SUCCEEDED'; removed: number } | { status: 'FAILED'; failure: RunFailure },
+  ): Promise<SyncProgress | null> {
+    const failure = outcome.status === 'FAILED' ? outcome.failure : undefined;
+    const { rows } = await db.query<SyncProgress>({
+      name: 'sync-runs.finish',
+      text: `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
+          removed = removed + $3, error_code = $4, error_message = $5, error_details = $6::jsonb,
+          updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING'
+        RETURNING pages, fetched, inserted, updated, unchanged, removed`,
+      values: [
+        runId,
+        outcome.status,
+        outcome.status === 'SUCCEEDED' ? outcome.removed : 0,
+        failure?.code.slice(0, 64) ?? null,
+        failure?.message.slice(0, 1000) ?? null,
+        failure?.details === undefined ? null : JSON.stringify(failure.details),
+      ],
+    });
+    return rows[0] ?? null;
+  }
+
+  /** A run of the merchant (and of the session's user), or null: another tenant's run is "missing". */
+  async findForCaller(merchantId: string, runId: string, userId?: string): Promise<StoredSyncRun | null> {
+    if (!isUuid(runId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
+    const [row] = await this.database.rows<StoredSyncRun>({
+      name: 'sync-runs.find-for-caller',
+      text: `SELECT ${RUN_COLUMNS} FROM sync_runs r JOIN accounts a ON a.id = r.account_id
+        WHERE r.id = $1::uuid AND r.merchant_id = $2::uuid AND a.merchant_id = $2::uuid
+          AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`,
+      values: [runId, merchantId, userId ?? null],
+    });
+    return row ?? null;
+  }
+
+  /**
+   * Active runs nobody has touched for `idleMs` (their job lost, or failed by too many stalls): the
+   * dispatcher enqueues their jobs again.
+   */
+  async idleActiveRuns(
+    idleMs: number,
+    limit: number,
+  ): Promise<{ id: string; merchantId: string; accountId: string }[]> {
+    return this.database.rows({
+      name: 'sync-runs.idle-active',
+      text: `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
+        WHERE active_account_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision)
+        ORDER BY updated_at LIMIT $2`,
+      values: [idleMs / 1000, limit],
+    });
+  }
+}

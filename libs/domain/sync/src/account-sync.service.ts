@@ -1,0 +1,328 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { DatabasePool } from '#libs/database';
+import { AccountRepository, type SyncTarget } from '#libs/domain/accounts';
+import { ConsentStateRepository, ConsentStatus, ConsentTokenVault } from '#libs/domain/consents';
+import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type AccountBalance,
+  type ConsentCallOptions,
+  type UpstreamClient,
+  type UpstreamErrorKind,
+} from '#libs/upstream-client';
+import { SyncBusyError, SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
+import {
+  SyncRunRepository,
+  type ClaimedRun,
+  type RunFailure,
+  type SyncProgress,
+  type SyncWindow,
+} from '#libs/domain/sync-runs';
+import { TransactionRepository } from './transaction.repository.js';
+import { UnusableTransactionError, pageRows } from './transaction-records.js';
+
+const PAGE_SIZE = 1000;
+/** A 429 without a usable Retry-After waits this long. */
+const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
+/** How soon a job finding its account locked by another worker looks again. */
+const BUSY_RETRY_MS = 5_000;
+
+/** Upstream consent faults → the status they leave the consent in (the same rule as pass-through calls). */
+const GONE_STATUS: Readonly<Partial<Record<UpstreamErrorKind, ConsentStatus>>> = {
+  CONSENT_EXPIRED: ConsentStatus.Expired,
+  CONSENT_REVOKED: ConsentStatus.Revoked,
+  CONSENT_CONSUMED: ConsentStatus.Consumed,
+  CONSENT_INVALID: ConsentStatus.Expired,
+};
+
+/** Failures that another attempt of the same request cannot change. */
+const PERMANENT_KINDS = new Set<UpstreamErrorKind>(['CALLER', 'AUTH', 'NOT_FOUND', 'FORBIDDEN', 'PROTOCOL']);
+
+export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
+
+/**
+ * One sync run of one account: reads the run's window from the upstream page by page (fetching the next
+ * page while writing this one), writes each page in one statement with the run's progress, then in one
+ * final transaction removes what the window no longer holds, refreshes the balances, ends the run, marks
+ * the account and records the merchant events. Any number of workers may run it: a session advisory lock
+ * per account keeps one sync of an account at a time, and a run that a dead worker left running restarts.
+ */
+@Injectable()
+export class AccountSyncService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly database: DatabasePool,
+    private readonly runs: SyncRunRepository,
+    private readonly transactions: TransactionRepository,
+    private readonly accounts: AccountRepository,
+    private readonly consentState: ConsentStateRepository,
+    private readonly vault: ConsentTokenVault,
+    private readonly events: MerchantEventRepository,
+  ) {}
+
+  /** `finalAttempt`: when the queue will not try again, a retryable failure ends the run as failed. */
+  async run(
+    job: { merchantId: string; accountId: string; runId: string },
+    finalAttempt: boolean,
+  ): Promise<SyncOutcome> {
+    const locked = await this.database.withSessionLock(`sync:${job.accountId}`, () =>
+      this.runLocked(job, finalAttempt),
+    );
+    if (!locked.acquired) throw new SyncBusyError(BUSY_RETRY_MS);
+    return locked.result;
+  }
+
+  private async runLocked(
+    job: { merchantId: string; accountId: string; runId: string },
+    finalAttempt: boolean,
+  ): Promise<SyncOutcome> {
+    const run = await this.runs.claim(job.runId);
+    if (!run || run.merchantId !== job.merchantId || run.accountId !== job.accountId) return 'already-ended';
+    const target = await this.accounts.syncTarget(run.merchantId, run.accountId);
+    if (!target) return 'already-ended';
+    const token = this.openToken(target);
+    if (!token) {
+      await this.fail(run, target, {
+        code: 'CONSENT_NOT_AUTHORISED',
+        message: `The consent is ${target.consent.status}, not AUTHORIZED: it must be authorised again.`,
+      });
+      throw new SyncStoppedError(`consent ${target.consent.id} is not usable`);
+    }
+    const options: ConsentCallOptions = {
+      consent: token,
+      institutionId: target.consent.institutionId,
+      subApplication: target.consent.subApplicationId ?? undefined,
+      requestId: `sync-${run.id}`,
+    };
+    try {
+      const window = await this.windowOf(run, target);
+      await this.accounts.markSyncing(run.merchantId, run.accountId);
+      const seen = await this.readWindow(run, target, window, options);
+      const balances = await this.upstream.getAccountBalances(target.upstreamAccountId, options);
+      return await this.succeed(run, target, window, seen, balances.data.balances ?? []);
+    } catch (error) {
+      return this.onFailure(error, run, target, finalAttempt);
+    }
+  }
+
+  private openToken(target: SyncTarget): string | null {
+    const { consent } = target;
+    if (consent.status !== ConsentStatus.Authorised) return null;
+    if (consent.expiresAt && consent.expiresAt.getTime() <= Date.now()) return null;
+    return this.vault.open(consent, consent.id);
+  }
+
+  /**
+   * The first claim fixes the window: everything the consent allows on a first sync, else from the overlap
+   * before the newest booked record (or the oldest pending one), to the run's start. A restart reuses it.
+   */
+  private async windowOf(run: ClaimedRun, target: SyncTarget): Promise<SyncWindow> {
+    if (run.windowBefore) return { from: run.windowFrom, before: run.windowBefore };
+    const incremental = await this.transactions.incrementalStart(
+      run.merchantId,
+      run.accountId,
+      this.config.sync.overlapDays,
+    );
+    const allowed = target.consent.transactionsFrom;
+    const from =
+      incremental && allowed ? new Date(Math.max(+incremental, +allowed)) : (incremental ?? allowed);
+    const window = { from, before: new Date() };
+    await this.runs.setWindow(run.id, window);
+    return window;
+  }
+
+  /** Pages the window into the table; answers the dedupe key of every record the upstream returned. */
+  private async readWindow(
+    run: ClaimedRun,
+    target: SyncTarget,
+    window: SyncWindow,
+    options: ConsentCallOptions,
+  ): Promise<Set<string>> {
+    const pages = this.upstream.transactionPages(
+      target.upstreamAccountId,
+      {
+        from: window.from?.toISOString(),
+        before: window.before.toISOString(),
+        sort: 'date',
+        limit: PAGE_SIZE,
+      },
+      options,
+    );
+    const seen = new Set<string>();
+    const iterator = pages[Symbol.asyncIterator]();
+    let next = iterator.next();
+    let written = 0;
+    try {
+      for (;;) {
+        const page = await next;
+        if (page.done) break;
+        // The next page travels while this one is written.
+        next = iterator.next();
+        const rows = pageRows(page.value.data, target.currency);
+        for (const row of rows) seen.add(row.k);
+        written += page.value.data.length;
+        await this.database.transaction(async (db) => {
+          const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows);
+          await this.runs.recordPage(
+            db,
+            run.id,
+            { fetched: page.value.data.length, ...counts },
+            { offset: written },
+          );
+        });
+      }
+    } catch (error) {
+      // The page fetched ahead is abandoned with the run; its own outcome no longer matters, but it must
+      // not surface later as an unhandled rejection.
+      next.catch((abandoned: unknown) =>
+        this.logger.debug({ err: abandoned, runId: run.id }, 'sync: page fetched ahead abandoned'),
+      );
+      throw error;
+    }
+    return seen;
+  }
+
+  private async succeed(
+    run: ClaimedRun,
+    target: SyncTarget,
+    window: SyncWindow,
+    seen: Set<string>,
+    balances: readonly AccountBalance[],
+  ): Promise<SyncOutcome> {
+    const now = new Date();
+    const ended = await this.database.transaction(async (db) => {
+      const removed = await this.transactions.removeUnseen(db, run.merchantId, run.accountId, window, seen);
+      await this.accounts.replaceBalances(
+        db,
+        run.merchantId,
+        run.accountId,
+        balances
+          .filter((b) => typeof b.type === 'string' && b.balanceAmount !== undefined)
+          .map((b) => ({
+            type: b.type!,
+            amount: b.balanceAmount!.amount,
+            currency: b.balanceAmount!.currency,
+            dateTime: b.dateTime ?? null,
+            creditLineIncluded: b.creditLineIncluded ?? null,
+            creditLines: b.creditLines ?? null,
+          })),
+      );
+      const progress = await this.runs.finish(db, run.id, { status: 'SUCCEEDED', removed });
+      if (!progress) return null;
+      await this.accounts.markSyncEnded(db, run.merchantId, run.accountId, {
+        synced: true,
+        at: now,
+        nextSyncAt: this.nextSyncAt(now),
+      });
+      const events: NewMerchantEvent[] = [this.event(target, 'sync.succeeded', run, window, progress)];
+      if (progress.inserted + progress.updated + progress.removed > 0)
+        events.push(this.event(target, 'transactions.changed', run, window, progress));
+      await this.events.record(db, events);
+      return progress;
+    });
+    if (!ended) return 'already-ended';
+    this.logger.info({ runId: run.id, accountId: run.accountId, ...ended }, 'sync succeeded');
+    return 'succeeded';
+  }
+
+  private async onFailure(
+    error: unknown,
+    run: ClaimedRun,
+    target: SyncTarget,
+    finalAttempt: boolean,
+  ): Promise<SyncOutcome> {
+    if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') {
+      throw new SyncRateLimitedError(error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
+    }
+    const gone = error instanceof UpstreamError ? GONE_STATUS[error.kind] : undefined;
+    if (error instanceof UpstreamError && gone) {
+      // Stops every account of the consent; the account then shows why its sync stopped.
+      await this.consentState.markGone(
+        run.merchantId,
+        target.consent.id,
+        gone,
+        error.kind,
+        `upstream ${error.kind} (status ${error.status ?? 'none'})`,
+      );
+      await this.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
+      throw new SyncStoppedError(`consent ${target.consent.id} is ${gone}`);
+    }
+    const permanent =
+      error instanceof UnusableTransactionError ||
+      (error instanceof UpstreamError && PERMANENT_KINDS.has(error.kind));
+    if (!permanent && !finalAttempt) throw error;
+    await this.fail(run, target, failureOf(error, 'SYNC_FAILED'));
+    if (permanent) throw new SyncStoppedError(error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+
+  /** Ends the run as failed, shows why on the account, and records `sync.failed`: one transaction. */
+  private async fail(run: ClaimedRun, target: SyncTarget, failure: RunFailure): Promise<void> {
+    const now = new Date();
+    await this.database.transaction(async (db) => {
+      const progress = await this.runs.finish(db, run.id, { status: 'FAILED', failure });
+      if (!progress) return;
+      await this.accounts.markSyncEnded(db, run.merchantId, run.accountId, {
+        synced: false,
+        error: failure.message,
+        nextSyncAt: this.nextSyncAt(now),
+      });
+      const window = { from: run.windowFrom, before: run.windowBefore ?? now };
+      const event = this.event(target, 'sync.failed', run, window, progress);
+      event.data.error = { code: failure.code, message: failure.message };
+      await this.events.record(db, [event]);
+    });
+    this.logger.warn({ runId: run.id, accountId: run.accountId, code: failure.code }, 'sync failed');
+  }
+
+  /** Due again after the interval, give or take a tenth, so accounts synced together spread out. */
+  private nextSyncAt(now: Date): Date {
+    const intervalMs = this.config.sync.intervalMinutes * 60_000;
+    return new Date(now.getTime() + intervalMs * (0.9 + Math.random() * 0.2));
+  }
+
+  private event(
+    target: SyncTarget,
+    type: NewMerchantEvent['type'],
+    run: ClaimedRun,
+    window: SyncWindow,
+    progress: SyncProgress,
+  ): NewMerchantEvent {
+    return {
+      merchantId: target.merchantId,
+      userId: target.userId,
+      type,
+      data: {
+        syncId: run.id,
+        accountId: target.id,
+        consentId: target.consent.id,
+        trigger: run.trigger.toLowerCase(),
+        window: { from: window.from?.toISOString() ?? null, before: window.before.toISOString() },
+        progress,
+      },
+    };
+  }
+}
+
+/** What a failed run records: our code, a message, and the upstream's envelope facts when there are any. */
+function failureOf(error: unknown, code: string): RunFailure {
+  if (error instanceof UpstreamError) {
+    const institution = error.issues.find((i) => i.institutionError)?.institutionError;
+    return {
+      code: error.kind === 'INSTITUTION' ? 'INSTITUTION_ERROR' : code,
+      message: institution?.errorMessage ?? error.message,
+      details: {
+        upstreamKind: error.kind,
+        status: error.status ?? null,
+        tracingId: error.tracingId ?? null,
+        institutionError: institution ?? null,
+      },
+    };
+  }
+  return { code, message: error instanceof Error ? error.message : String(error) };
+}

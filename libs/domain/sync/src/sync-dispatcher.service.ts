@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountRepository } from '#libs/domain/accounts';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { JobProducer } from '#libs/queue';
+import { SyncRequests } from '#libs/domain/sync-runs';
+import { SyncRunRepository } from '#libs/domain/sync-runs';
+
+const BATCH = 1000;
+/** A run untouched this long lost its job (or its job failed by stalling): it is enqueued again. */
+const IDLE_RUN_MS = 10 * 60_000;
+
+/**
+ * Finds the accounts due for a sync in keyset batches and opens one run per account, each with its job;
+ * accounts already running collapse into their active run. Then re-enqueues active runs that nobody has
+ * touched for a while, so no run is left queued or running by a lost job.
+ */
+@Injectable()
+export class SyncDispatcher {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly runs: SyncRunRepository,
+    private readonly requests: SyncRequests,
+    private readonly jobs: JobProducer,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async dispatch(now = new Date()): Promise<{ enqueued: number; resumed: number }> {
+    let enqueued = 0;
+    let after: { nextSyncAt: Date; accountId: string } | null = null;
+    for (;;) {
+      const due = await this.accounts.dueForSync(now, after, BATCH);
+      if (due.length === 0) break;
+      const runs = await this.requests.request(due, 'SCHEDULED');
+      enqueued += runs.filter((r) => r.created).length;
+      const last = due[due.length - 1];
+      after = { nextSyncAt: last.nextSyncAt, accountId: last.accountId };
+      if (due.length < BATCH) break;
+    }
+    const resumed = await this.resumeIdleRuns();
+    if (enqueued > 0 || resumed > 0) this.logger.info({ enqueued, resumed }, 'sync dispatch');
+    return { enqueued, resumed };
+  }
+
+  private async resumeIdleRuns(): Promise<number> {
+    const idle = await this.runs.idleActiveRuns(IDLE_RUN_MS, BATCH);
+    for (const run of idle) {
+      await this.jobs.restart('sync.account', {
+        merchantId: run.merchantId,
+        accountId: run.accountId,
+        runId: run.id,
+      });
+    }
+    return idle.length;
+  }
+}

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { AccountRepository } from '#libs/domain/accounts';
+import { moneyToStrings } from '#libs/domain/financial-data';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { isUuid } from '#libs/ids';
+import { SyncRequests } from '#libs/domain/sync-runs';
+import { SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
+import { TransactionRepository } from './transaction.repository.js';
+
+/** Who asks: a merchant key (any of its users) or one user's session (only that user's data). */
+export interface SyncCaller {
+  merchantId: string;
+  userId?: string;
+}
+
+export interface SyncRunView {
+  id: string;
+  accountId: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  trigger: 'initial' | 'scheduled' | 'manual';
+  window: { from: string | null; before: string | null };
+  progress: {
+    pages: number;
+    fetched: number;
+    inserted: number;
+    updated: number;
+    unchanged: number;
+    removed: number;
+  };
+  queuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  error: { code: string; message: string | null; upstream: unknown } | null;
+}
+
+export interface TransactionsPageQuery {
+  from?: Date;
+  before?: Date;
+  status?: string;
+  sort: 'date' | '-date';
+  limit: number;
+  cursor?: string;
+}
+
+const accountNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
+const badCursor = () =>
+  new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
+    details: [{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor of the same list' }],
+  });
+
+/** A position in an account's transactions: the date and id of the last record of a page. */
+function encodePosition(sort: string, date: string, id: string): string {
+  return Buffer.from(`${sort}|${date}|${id}`, 'utf8').toString('base64url');
+}
+
+function decodePosition(cursor: string, sort: string): { date: string; id: string } {
+  const [cursorSort, date, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (rest.length > 0 || cursorSort !== sort || !id || !isUuid(id) || !date || Number.isNaN(Date.parse(date)))
+    throw badCursor();
+  return { date, id };
+}
+
+export function toSyncRunView(r: StoredSyncRun): SyncRunView {
+  return {
+    id: r.id,
+    accountId: r.accountId,
+    status: r.status.toLowerCase() as SyncRunView['status'],
+    trigger: r.trigger.toLowerCase() as SyncRunView['trigger'],
+    window: { from: r.windowFrom, before: r.windowBefore },
+    progress: {
+      pages: r.pages,
+      fetched: r.fetched,
+      inserted: r.inserted,
+      updated: r.updated,
+      unchanged: r.unchanged,
+      removed: r.removed,
+    },
+    queuedAt: r.queuedAt,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    error: r.errorCode
+      ? { code: r.errorCode, message: r.errorMessage, upstream: r.errorDetails ?? null }
+      : null,
+  };
+}
+
+/** The merchant API's side of sync: ask for one, watch it, and read what it stored. */
+@Injectable()
+export class SyncService {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly runs: SyncRunRepository,
+    private readonly requests: SyncRequests,
+    private readonly transactions: TransactionRepository,
+  ) {}
+
+  /** The account's active run (a new one when none is queued or running): its id. */
+  async requestSync(caller: SyncCaller, accountId: string): Promise<{ syncId: string }> {
+    const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
+    if (!account) throw accountNotFound();
+    if (account.syncStatus === 'STOPPED') {
+      throw new DomainError(
+        ErrorCode.CONSENT_NOT_AUTHORISED,
+        'The account’s consent is no longer authorised; ask the user to authorise it again.',
+      );
+    }
+    const [run] = await this.requests.request([{ merchantId: caller.merchantId, accountId }], 'MANUAL');
+    return { syncId: run.id };
+  }
+
+  async getRun(caller: SyncCaller, runId: string): Promise<SyncRunView> {
+    const run = await this.runs.findForCaller(caller.merchantId, runId, caller.userId);
+    if (!run) throw new DomainError(ErrorCode.NOT_FOUND, 'Sync not found.');
+    return toSyncRunView(run);
+  }
+
+  /** One page of the account's stored transactions, the upstream's records with amounts as decimal strings. */
+  async listTransactions(caller: SyncCaller, accountId: string, query: TransactionsPageQuery) {
+    const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
+    if (!account) throw accountNotFound();
+    const rows = await this.transactions.page(caller.merchantId, accountId, {
+      from: query.from,
+      before: query.before,
+      status: query.status,
+      ascending: query.sort === 'date',
+      after: query.cursor !== undefined ? decodePosition(query.cursor, query.sort) : undefined,
+      limit: query.limit,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      transactions: page.map((r) => moneyToStrings(JSON.parse(r.raw) as Record<string, unknown>)),
+      nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
+    };
+  }
+}

@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DatabasePool, isoText } from '#libs/database';
+import { isUuid } from '#libs/ids';
+import type { SyncWindow } from '#libs/domain/sync-runs';
+import type { TransactionRow } from './transaction-records.js';
+
+export interface PageCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+}
+
+/*
+ * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
+ * rewritten only when the upstream record differs (jsonb equality, so key order does not matter).
+ * `xmax = 0` tells an inserted row from an updated one; rows not returned were unchanged.
+ */
+const WRITE_PAGE = `INSERT INTO transactions AS t (id, merchant_id, account_id, dedupe_key, date,
+    booking_date_time, value_date_time, status, amount, currency, description, reference, raw, updated_at)
+  SELECT r.i, $1::uuid, $2::uuid, r.k, r.d, r.b, r.v, r.s, r.a, r.c, r.de, r.re, r.raw, now()
+  FROM jsonb_to_recordset($3::jsonb) AS r(i uuid, k text, d timestamptz, b timestamptz, v timestamptz,
+    s text, a numeric, c text, de text, re text, raw jsonb)
+  ON CONFLICT (account_id, dedupe_key) DO UPDATE SET date = EXCLUDED.date,
+    booking_date_time = EXCLUDED.booking_date_time, value_date_time = EXCLUDED.value_date_time,
+    status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+    description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw, updated_at = now()
+  WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
+  RETURNING (t.xmax = 0) AS inserted`;
+
+/** Stored records of the window the upstream did not return this time (hashed anti-join on the keys). */
+const REMOVE_UNSEEN = `DELETE FROM transactions t
+  WHERE t.merchant_id = $1::uuid AND t.account_id = $2::uuid
+    AND ($3::timestamptz IS NULL OR t.date >= $3::timestamptz) AND t.date < $4::timestamptz
+    AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))`;
+
+/**
+ * Where an incremental sync starts: the overlap before the newest booked record, or earlier when an older
+ * record is still pending (its booked successor must be seen for the pending one to be removed). Null when
+ * nothing is stored yet: the first sync reads everything the consent allows.
+ */
+const WINDOW_START = `SELECT LEAST(max(date) FILTER (WHERE status = 'BOOKED') - make_interval(days => $3::int),
+    min(date) FILTER (WHERE status = 'PENDING')) AS "from"
+  FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`;
+
+export interface StoredTransactionPage {
+  /** Each record as the upstream sent it, as JSON text (amounts still numbers: the service converts). */
+  rows: { id: string; date: string; raw: string }[];
+}
+
+/** The one owner of the `transactions` table. */
+@Injectable()
+export class TransactionRepository {
+  constructor(private readonly database: DatabasePool) {}
+
+  async writePage(
+    db: pg.PoolClient,
+    merchantId: string,
+    accountId: string,
+    rows: readonly TransactionRow[],
+  ): Promise<PageCounts> {
+    if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
+    const result = await db.query<{ inserted: boolean }>({
+      name: 'transactions.write-page',
+      text: WRITE_PAGE,
+      values: [merchantId, accountId, JSON.stringify(rows)],
+    });
+    const inserted = result.rows.filter((r) => r.inserted).length;
+    const updated = result.rows.length - inserted;
+    return { inserted, updated, unchanged: rows.length - result.rows.length };
+  }
+
+  async removeUnseen(
+    db: pg.PoolClient,
+    merchantId: string,
+    accountId: string,
+    window: SyncWindow,
+    seenKeys: Iterable<string>,
+  ): Promise<number> {
+    const result = await db.query({
+      name: 'transactions.remove-unseen',
+      text: REMOVE_UNSEEN,
+      values: [merchantId, accountId, window.from, window.before, [...seenKeys]],
+    });
+    return result.rowCount ?? 0;
+  }
+
+  async incrementalStart(merchantId: string, accountId: string, overlapDays: number): Promise<Date | null> {
+    const [row] = await this.database.rows<{ from: Date | null }>({
+      name: 'transactions.window-start',
+      text: WINDOW_START,
+      values: [merchantId, accountId, overlapDays],
+    });
+    return row?.from ?? null;
+  }
+
+  /**
+   * One page of an account's stored transactions, keyset-paged on (date, id) in either direction, with one
+   * row more than asked to tell whether another page follows.
+   */
+  async page(
+    merchantId: string,
+    accountId: string,
+    query: {
+      from?: Date;
+      before?: Date;
+      status?: string;
+      ascending: boolean;
+      after?: { date: string; id: string };
+      limit: number;
+    },
+  ): Promise<StoredTransactionPage['rows']> {
+    if (!isUuid(merchantId) || !isUuid(accountId)) return [];
+    const [op, dir] = query.ascending ? ['>', 'ASC'] : ['<', 'DESC'];
+    return this.database.rows({
+      name: `transactions.page-${dir.toLowerCase()}`,
+      text: `SELECT id, ${isoText('date')} AS date, raw::text AS raw FROM transactions
+        WHERE merchant_id = $1::uuid AND account_id = $2::uuid
+          AND ($3::timestamptz IS NULL OR date >= $3::timestamptz)
+          AND ($4::timestamptz IS NULL OR date < $4::timestamptz)
+          AND ($5::text IS NULL OR status = $5::text)
+          AND ($6::timestamptz IS NULL OR (date, id) ${op} ($6::timestamptz, $7::uuid))
+        ORDER BY date ${dir}, id ${dir} LIMIT $8`,
+      values: [
+        merchantId,
+        accountId,
+        query.from ?? null,
+        query.before ?? null,
+        query.status ?? null,
+        query.after?.date ?? null,
+        query.after?.id ?? null,
+        query.limit + 1,
+      ],
+    });
+  }
+
+  /** Counts per account, for tests and operators: how many records, and how many of them pending. */
+  async countFor(merchantId: string, accountId: string): Promise<{ total: number; pending: number }> {
+    const [row] = await this.database.rows<{ total: number; pending: number }>({
+      text: `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'PENDING')::int AS pending
+        FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`,
+      values: [merchantId, accountId],
+    });
+    return row ?? { total: 0, pending: 0 };
+  }
+}

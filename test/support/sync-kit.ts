@@ -1,0 +1,108 @@
+import { expect } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { ConsentTokenVault } from '#libs/domain/consents';
+import type { ApiClient, ApiResponse, Stack } from './api-kit.js';
+import { SandboxHttp } from './sandbox-http.js';
+
+/** Polls `probe` until it answers something other than undefined, or fails after `ms`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  ms = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${ms} ms${last instanceof Error ? ` (${last.message})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export interface SyncedAccount {
+  id: string;
+  type: string;
+  upstreamAccountId: string;
+  sync: {
+    status: string;
+    lastSyncedAt: string | null;
+    nextSyncAt?: string | null;
+    lastError?: string | null;
+  };
+}
+
+/** The consent's accounts once every one of them has finished a sync (synced or failed). */
+export async function accountsWhenSynced(client: ApiClient, userId: string): Promise<SyncedAccount[]> {
+  return eventually('every account synced', async () => {
+    const response = await client.get<{ data: SyncedAccount[] }>(`/v1/users/${userId}/accounts`);
+    const accounts = response.body.data;
+    return accounts.length > 0 && accounts.every((a) => a.sync.status === 'synced' && a.sync.lastSyncedAt)
+      ? accounts
+      : undefined;
+  });
+}
+
+/** A sync run once it ended. */
+export async function runWhenEnded(client: ApiClient, syncId: string) {
+  return eventually(`sync ${syncId} ended`, async () => {
+    const response = await client.get<{
+      data: { status: string; progress: Record<string, number> } & Record<string, any>;
+    }>(`/v1/syncs/${syncId}`);
+    expect(response.status).toBe(200);
+    return ['succeeded', 'failed'].includes(response.body.data.status) ? response.body.data : undefined;
+  });
+}
+
+/** Every stored transaction of an account, walked through the API's cursor (ids in walk order). */
+export async function storedTransactions(
+  client: ApiClient,
+  accountId: string,
+  query = 'limit=1000',
+): Promise<{ id: string; status: string; amount: string; date: string }[]> {
+  type Stored = { id: string; status: string; amount: string; date: string };
+  const records: Stored[] = [];
+  let path: string | undefined = `/v1/accounts/${accountId}/transactions?${query}`;
+  while (path) {
+    const response: ApiResponse<{ data: Stored[]; links?: { next?: string } }> = await client.get(path);
+    expect(response.status).toBe(200);
+    records.push(...response.body.data);
+    path = response.body.links?.next;
+  }
+  return records;
+}
+
+/** The upstream's own set for an account, read from the sandbox with the consent's token. */
+export async function upstreamTransactions(
+  stack: Stack,
+  consentId: string,
+  upstreamAccountId: string,
+): Promise<{ id: string; status: string; amount: number; date: string }[]> {
+  const prisma = stack.api.app.get(PrismaService);
+  const row = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
+  const token = stack.api.app.get(ConsentTokenVault).open(row, row.id);
+  if (!token) throw new Error(`consent ${consentId} holds no token`);
+  const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+  const records: { id: string; status: string; amount: number; date: string }[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const page = await sandbox.call<{ data: typeof records }>(
+      'GET',
+      `/accounts/${upstreamAccountId}/transactions?limit=1000&offset=${offset}`,
+      { consent: token },
+    );
+    expect(page.status).toBe(200);
+    records.push(...page.body.data);
+    if (page.body.data.length < 1000) return records;
+  }
+}
+
+/** The upstream (sandbox) consent id behind a local consent. */
+export async function upstreamConsentId(stack: Stack, consentId: string): Promise<string> {
+  const prisma = stack.api.app.get(PrismaService);
+  return (await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).upstreamConsentId;
+}

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { uniqueQueuePrefix } from '#libs/testing';
+import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  accountsWhenSynced,
+  runWhenEnded,
+  storedTransactions,
+  upstreamConsentId,
+  upstreamTransactions,
+  type SyncedAccount,
+} from './support/sync-kit.js';
+
+const DECIMAL = /^-?\d+\.\d{2,4}$/;
+
+describe('sync: the worker brings every connected account into Postgres', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+  let consentId: string;
+  let accounts: SyncedAccount[];
+  let sandbox: SandboxHttp;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: true, overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync') } });
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    tenant = await onboard(stack);
+    consentId = await connect(stack, tenant);
+    accounts = await accountsWhenSynced(tenant.client, tenant.userId);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const byType = (type: string) => accounts.find((a) => a.type === type)!;
+
+  it('syncs the three accounts by itself after authorisation: exactly the upstream’s sets, no duplicate', async () => {
+    expect(accounts.map((a) => a.type).sort()).toEqual(['CREDIT_CARD', 'CURRENT', 'SAVINGS']);
+    const counts: Record<string, number> = {};
+    for (const account of accounts) {
+      const stored = await storedTransactions(tenant.client, account.id);
+      const upstream = await upstreamTransactions(stack, consentId, account.upstreamAccountId);
+      counts[account.type] = stored.length;
+      expect(new Set(stored.map((t) => t.id)).size).toBe(stored.length);
+      expect(stored.map((t) => t.id).sort()).toEqual(upstream.map((t) => t.id).sort());
+      for (const t of stored) expect(t.amount).toMatch(DECIMAL);
+      expect(account.sync).toMatchObject({ status: 'synced', lastError: null });
+      expect(Date.parse(account.sync.nextSyncAt!)).toBeGreaterThan(Date.now());
+    }
+    expect(counts).toEqual({ CURRENT: 6500, SAVINGS: 467, CREDIT_CARD: 0 });
+
+    const prisma = stack.api.app.get(PrismaService);
+    const runs = await prisma.syncRun.findMany({ where: { accountId: byType('CURRENT').id } });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      status: 'SUCCEEDED',
+      trigger: 'INITIAL',
+      fetched: 6500,
+      inserted: 6500,
+      activeAccountId: null,
+    });
+    const events = await prisma.merchantEvent.findMany({
+      where: { merchantId: tenant.merchant.merchant.id },
+      orderBy: { seq: 'asc' },
+    });
+    expect(events.filter((e) => e.type === 'SYNC_SUCCEEDED')).toHaveLength(3);
+    // The credit card's first sync changed nothing: no transactions.changed for it.
+    expect(events.filter((e) => e.type === 'TRANSACTIONS_CHANGED')).toHaveLength(2);
+  });
+
+  it('pages the stored transactions both ways, filtered, with an opaque cursor', async () => {
+    const current = byType('SAVINGS');
+    const newestFirst = await storedTransactions(tenant.client, current.id, 'limit=50');
+    const oldestFirst = await storedTransactions(tenant.client, current.id, 'limit=73&sort=date');
+    expect(newestFirst).toHaveLength(467);
+    expect(oldestFirst.map((t) => t.id)).toEqual([...newestFirst].reverse().map((t) => t.id));
+    const dates = newestFirst.map((t) => Date.parse(t.date));
+    expect(dates).toEqual([...dates].sort((a, b) => b - a));
+
+    const from = newestFirst[200].date;
+    const before = newestFirst[100].date;
+    const window = await storedTransactions(
+      tenant.client,
+      current.id,
+      `limit=7&from=${encodeURIComponent(from)}&before=${encodeURIComponent(before)}`,
+    );
+    const inWindow = newestFirst.filter((t) => t.date >= from && t.date < before);
+    expect(window.map((t) => t.id)).toEqual(inWindow.map((t) => t.id));
+  });
+
+  it('applies the upstream’s changes on the next sync, with the right counts', async () => {
+    const current = byType('CURRENT');
+    const base = `/consents/${await upstreamConsentId(stack, consentId)}/accounts/${current.upstreamAccountId}/transactions`;
+    const upstreamBefore = await upstreamTransactions(stack, consentId, current.upstreamAccountId);
+    // The two newest: inside the incremental window, and later records' running balances stay as they are.
+    const newest = [...upstreamBefore].sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
+    const [changed, deleted] = [newest[0], newest[1]];
+
+    const pending = await sandbox.admin('POST', base, {
+      amount: -12.5,
+      status: 'PENDING',
+      description: 'coffee',
+    });
+    expect(pending.status).toBe(201);
+    const toBook = await sandbox.admin('POST', base, { amount: -40, status: 'PENDING', description: 'fuel' });
+    expect(toBook.status).toBe(201);
+    expect((await sandbox.admin('PATCH', `${base}/${changed.id}`, { amount: 99.99 })).status).toBe(200);
+    expect((await sandbox.admin('DELETE', `${base}/${deleted.id}`)).status).toBe(204);
+
+    const first = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+    expect(first.status).toBe(202);
+    const run = await runWhenEnded(tenant.client, first.body.data.syncId);
+    expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual', error: null });
+    expect(run.progress).toMatchObject({ inserted: 2, updated: 1, removed: 1 });
+
+    // Pending → booked: the booked record arrives under a new id, and the pending one goes.
+    const booked = await sandbox.admin('PATCH', `${base}/${toBook.body.data.id}`, { status: 'BOOKED' });
+    expect(booked.status).toBe(200);
+    const second = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+    const run2 = await runWhenEnded(tenant.client, second.body.data.syncId);
+    expect(run2.progress).toMatchObject({ inserted: 1, updated: 0, removed: 1 });
+    expect(run2.window.from).not.toBeNull();
+    expect(run2.progress.fetched).toBeLessThan(6500);
+
+    const stored = await storedTransactions(tenant.client, current.id);
+    const upstream = await upstreamTransactions(stack, consentId, current.upstreamAccountId);
+    expect(stored.map((t) => t.id).sort()).toEqual(upstream.map((t) => t.id).sort());
+    expect(stored.find((t) => t.id === changed.id)?.amount).toBe('99.99');
+    expect(stored.some((t) => t.id === deleted.id)).toBe(false);
+    expect(stored.filter((t) => t.status === 'PENDING').map((t) => t.id)).toEqual([pending.body.data.id]);
+  });
+
+  it('answers the same sync while one is queued or running', async () => {
+    const savings = byType('SAVINGS');
+    const [a, b] = await Promise.all([
+      tenant.client.post(`/v1/accounts/${savings.id}/sync`),
+      tenant.client.post(`/v1/accounts/${savings.id}/sync`),
+    ]);
+    expect(a.status).toBe(202);
+    expect(b.body.data.syncId).toBe(a.body.data.syncId);
+    expect((await runWhenEnded(tenant.client, a.body.data.syncId)).status).toBe('succeeded');
+  });
+
+  it('keeps other tenants out and refuses bad input with 400 in the envelope', async () => {
+    const other = await onboard(stack);
+    const current = byType('CURRENT');
+    const sync = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+    for (const [method, path] of [
+      ['POST', `/v1/accounts/${current.id}/sync`],
+      ['GET', `/v1/syncs/${sync.body.data.syncId}`],
+      ['GET', `/v1/accounts/${current.id}/transactions`],
+    ] as const) {
+      const response = await other.client.call(method, path);
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.body.error.code).toBe('NOT_FOUND');
+    }
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'limit=ten',
+      'sort=amount',
+      'from=yesterday',
+      'before=2026-13-01',
+      'cursor=bm90LWEtY3Vyc29y',
+      'status=booked;drop',
+      'from=2026-02-01T00:00:00Z&before=2026-01-01T00:00:00Z',
+    ]) {
+      const response = await tenant.client.get(`/v1/accounts/${current.id}/transactions?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(response.body.error.code).toBe('VALIDATION_FAILED');
+    }
+    // A cursor of one sort order is refused in the other.
+    const page = await tenant.client.get(`/v1/accounts/${current.id}/transactions?limit=1&sort=date`);
+    const wrong = await tenant.client.get(
+      `/v1/accounts/${current.id}/transactions?limit=1&sort=-date&cursor=${page.body.meta.nextCursor}`,
+    );
+    expect(wrong.status).toBe(400);
+    expect((await tenant.client.get('/v1/syncs/not-a-uuid')).status).toBe(404);
+    await runWhenEnded(tenant.client, sync.body.data.syncId);
+  });
+
+  it('stops syncing a revoked consent, and the account says why', async () => {
+    const savings = byType('SAVINGS');
+    const revoked = await sandbox.admin(
+      'POST',
+      `/consents/${await upstreamConsentId(stack, consentId)}/revoke`,
+    );
+    expect(revoked.status).toBe(200);
+    const requested = await tenant.client.post(`/v1/accounts/${savings.id}/sync`);
+    expect(requested.status).toBe(202);
+    const run = await runWhenEnded(tenant.client, requested.body.data.syncId);
+    expect(run).toMatchObject({ status: 'failed', error: { code: 'CONSENT_EXPIRED' } });
+
+    const account = (await tenant.client.get(`/v1/accounts/${savings.id}`)).body.data;
+    expect(account.sync).toMatchObject({ status: 'stopped', nextSyncAt: null });
+    expect(account.sync.lastError).toMatch(/revoked/i);
+    const again = await tenant.client.post(`/v1/accounts/${savings.id}/sync`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('CONSENT_NOT_AUTHORISED');
+    // Its data is kept.
+    expect(await storedTransactions(tenant.client, savings.id)).toHaveLength(467);
+  });
+});
