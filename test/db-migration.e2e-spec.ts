@@ -99,8 +99,8 @@ describe('db:migration (schema.prisma ⇄ prisma/migrations through the wasm sch
     '--check fails, naming the column, when a migration lacks a column of the schema',
     async () => {
       const copy = await copyPrisma();
-      const [first] = await migrationNames(copy.migrations);
-      const file = join(copy.migrations, first, 'migration.sql');
+      const names = await migrationNames(copy.migrations);
+      const file = join(copy.migrations, names[0], 'migration.sql');
       const sql = await readFile(file, 'utf8');
       // A column line of a CREATE TABLE that is not its last line, so the SQL stays valid without it.
       const nickname = /^\s*"nickname" [^\n]*,\n/m;
@@ -114,7 +114,7 @@ describe('db:migration (schema.prisma ⇄ prisma/migrations through the wasm sch
       const print = await runTool('--print', '--schema', copy.schema, '--migrations', copy.migrations);
       expect(print.code).toBe(0);
       expect(print.stdout).toMatch(/ADD COLUMN\s+"nickname"/);
-      expect(await migrationNames(copy.migrations)).toEqual([first]);
+      expect(await migrationNames(copy.migrations)).toEqual(names);
     },
     TEST_TIMEOUT,
   );

@@ -15,9 +15,11 @@ import { JOB_DEFINITIONS, JobProcessor, JobProducer, QueueName, type JobHandlers
 /** The dispatcher's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
 export const DISPATCH_SCHEDULER_ID = 'sync.dispatch';
 
-// A worker killed mid-sync leaves its job stalled; another worker takes it over. Stalls are a crash, not
-// the sync's fault, so several are allowed before BullMQ gives up (the dispatcher revives the run then).
-@Processor(QueueName.Sync, { maxStalledCount: 5 })
+// A worker killed mid-sync leaves its job stalled; another worker takes it over once the lock expires
+// (15 s; renewed every 7.5 s while the sync runs) and the stall check (every 5 s) sees it. Stalls are a
+// crash, not the sync's fault, so several are allowed before BullMQ gives up (the dispatcher then revives
+// the run). Postgres' advisory lock, not this one, is what keeps two syncs of an account apart.
+@Processor(QueueName.Sync, { maxStalledCount: 5, lockDuration: 15_000, stalledInterval: 5_000 })
 export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
   readonly queue = QueueName.Sync;
 

@@ -155,34 +155,24 @@ export class AccountSyncService {
     );
     const seen = new Set<string>();
     const iterator = pages[Symbol.asyncIterator]();
-    let next = iterator.next();
     let written = 0;
-    try {
-      for (;;) {
-        const page = await next;
-        if (page.done) break;
-        // The next page travels while this one is written.
-        next = iterator.next();
-        const rows = pageRows(page.value.data, target.currency);
-        for (const row of rows) seen.add(row.k);
-        written += page.value.data.length;
-        await this.database.transaction(async (db) => {
-          const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows);
-          await this.runs.recordPage(
-            db,
-            run.id,
-            { fetched: page.value.data.length, ...counts },
-            { offset: written },
-          );
-        });
-      }
-    } catch (error) {
-      // The page fetched ahead is abandoned with the run; its own outcome no longer matters, but it must
-      // not surface later as an unhandled rejection.
-      next.catch((abandoned: unknown) =>
-        this.logger.debug({ err: abandoned, runId: run.id }, 'sync: page fetched ahead abandoned'),
-      );
-      throw error;
+    for (let next = prefetch(iterator); ;) {
+      const page = await next;
+      if (page.done) break;
+      // The next page travels while this one is written.
+      next = prefetch(iterator);
+      const rows = pageRows(page.value.data, target.currency);
+      for (const row of rows) seen.add(row.k);
+      written += page.value.data.length;
+      await this.database.transaction(async (db) => {
+        const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows);
+        await this.runs.recordPage(
+          db,
+          run.id,
+          { fetched: page.value.data.length, ...counts },
+          { offset: written },
+        );
+      });
     }
     return seen;
   }
@@ -307,6 +297,17 @@ export class AccountSyncService {
       },
     };
   }
+}
+
+/**
+ * The iterator's next page, requested now. A page fetched ahead may fail while the current one is being
+ * written, before anything awaits it: marked handled at once so Node does not report the rejection as
+ * unhandled; the loop's `await` still receives it (or, when the run fails first, it goes with the run).
+ */
+function prefetch<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
+  const next = iterator.next();
+  next.catch(() => undefined);
+  return next;
 }
 
 /** What a failed run records: our code, a message, and the upstream's envelope facts when there are any. */

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
+import { createUser, uniqueQueuePrefix } from '#libs/testing';
+import { connectBank } from './support/bank-consents.js';
+import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  accountsWhenSynced,
+  eventually,
+  storedTransactions,
+  upstreamTransactions,
+} from './support/sync-kit.js';
+import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+
+describe('sync across two worker processes, one of them killed mid-sync three times', () => {
+  const prefix = uniqueQueuePrefix('sync-crash');
+  let stack: Stack;
+  let tenant: Tenant;
+  let sandbox: SandboxHttp;
+  const workers: WorkerProcess[] = [];
+  const workerEnv = () => ({
+    QUEUE_PREFIX: prefix,
+    UPSTREAM_BASE_URL: stack.sandbox.url,
+    // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
+    SYNC_DISPATCH_EVERY_SECONDS: '5',
+    WORKER_CONCURRENCY: '4',
+  });
+
+  beforeAll(async () => {
+    stack = await startStack({ overrides: { QUEUE_PREFIX: prefix } });
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    tenant = await onboard(stack);
+    workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop();
+    await sandbox?.admin('DELETE', '/faults');
+    await stack?.close();
+  });
+
+  it('ends with the exact sets, no run left running, and never two syncs of one account at once', async () => {
+    // Slow pages, so that a sync is still running when its worker dies.
+    expect(
+      (
+        await sandbox.admin('POST', '/faults', {
+          method: 'GET',
+          path: String.raw`/^\/accounts\/[^/]+\/transactions$/`,
+          latencyMs: 250,
+        })
+      ).status,
+    ).toBe(201);
+    const prisma = stack.api.app.get(PrismaService);
+    const users = [
+      tenant.userId,
+      (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id,
+    ];
+    const consents = new Map<string, string>();
+    for (const userId of users) {
+      consents.set(
+        userId,
+        await connectBank(
+          { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+          tenant.merchant.apiKey.key,
+          userId,
+        ),
+      );
+    }
+
+    for (let kill = 0; kill < 3; kill++) {
+      // Wait until a run has written a page, then kill the first worker and start a fresh one.
+      await eventually('a run in progress', async () =>
+        (await prisma.syncRun.count({
+          where: { merchantId: tenant.merchant.merchant.id, status: 'RUNNING', pages: { gt: 0 } },
+        })) > 0
+          ? true
+          : undefined,
+      );
+      const victim = workers.shift()!;
+      await victim.kill();
+      workers.push(spawnWorker(workerEnv()));
+      if (kill < 2) {
+        // The next kill must hit a sync again: ask for more.
+        for (const account of await prisma.account.findMany({
+          where: { merchantId: tenant.merchant.merchant.id },
+        }))
+          await tenant.client.post(`/v1/accounts/${account.id}/sync`);
+      }
+    }
+
+    await eventually(
+      'every run ended',
+      async () =>
+        (await prisma.syncRun.count({
+          where: { merchantId: tenant.merchant.merchant.id, status: { in: ['QUEUED', 'RUNNING'] } },
+        })) === 0
+          ? true
+          : undefined,
+      150_000,
+    );
+    for (const userId of users) {
+      const accounts = await accountsWhenSynced(tenant.client, userId);
+      for (const account of accounts) {
+        const stored = await storedTransactions(tenant.client, account.id);
+        const upstream = await upstreamTransactions(stack, consents.get(userId)!, account.upstreamAccountId);
+        expect(new Set(stored.map((t) => t.id)).size).toBe(stored.length);
+        expect(stored.map((t) => t.id).sort()).toEqual(upstream.map((t) => t.id).sort());
+      }
+    }
+    // One account, one sync at a time: no two runs of an account overlap in time.
+    const runs = await prisma.syncRun.findMany({
+      where: { merchantId: tenant.merchant.merchant.id },
+      orderBy: [{ accountId: 'asc' }, { startedAt: 'asc' }],
+    });
+    for (let i = 1; i < runs.length; i++) {
+      const [a, b] = [runs[i - 1]!, runs[i]!];
+      if (a.accountId === b.accountId && a.startedAt && b.startedAt) {
+        expect(a.finishedAt!.getTime()).toBeLessThanOrEqual(b.startedAt.getTime());
+      }
+    }
+    expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
+  }, 240_000);
+});
