@@ -113,7 +113,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
       orderBy: [{ accountId: 'asc' }, { startedAt: 'asc' }],
     });
     for (let i = 1; i < runs.length; i++) {
-      const [a, b] = [runs[i - 1]!, runs[i]!];
+      const [a, b] = [runs[i - 1], runs[i]];
       if (a.accountId === b.accountId && a.startedAt && b.startedAt) {
         expect(a.finishedAt!.getTime()).toBeLessThanOrEqual(b.startedAt.getTime());
       }
