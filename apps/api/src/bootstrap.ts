@@ -1,8 +1,12 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { registerCorsPreflight } from './auth/merchant-cors.js';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
 import { Metrics, createLogger, type AppLogger } from '#libs/observability';
+import { ALL_QUEUES } from '#libs/queue';
+import { registerQueueBoard } from './admin/queue-board.js';
 import { AppModule } from './app.module.js';
 import { setUpOpenApi } from './docs/openapi.js';
 
@@ -25,6 +29,12 @@ export async function createApiApp(
     bodyLimitBytes: config.api.bodyLimitBytes,
   });
   registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));
+  registerQueueBoard(
+    app.getHttpAdapter().getInstance(),
+    ALL_QUEUES.map((name) => app.get<Queue>(getQueueToken(name), { strict: false })),
+    config.api.adminToken,
+    log,
+  );
   setUpOpenApi(app, options);
   return { app, logger: log };
 }

@@ -1,0 +1,63 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { DomainError, ErrorCode, sendError } from '#libs/http';
+import type { AppLogger } from '#libs/observability';
+
+export const QUEUE_BOARD_PATH = '/admin/queues';
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * The operator's token, as a bearer token (curl, scripts) or as the password of HTTP Basic (any user
+ * name): a browser asks for it once and sends it with every request the board's page makes.
+ */
+function operatorToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const [scheme, value] = header.split(' ', 2);
+  if (scheme?.toLowerCase() === 'bearer') return value;
+  if (scheme?.toLowerCase() !== 'basic' || !value) return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * Bull Board at /admin/queues, showing every queue, behind the operator token. It is a Fastify plugin
+ * of its own (not a Nest route), so it gets its own guard: the same token, checked in constant time.
+ */
+export function registerQueueBoard(
+  fastify: FastifyInstance,
+  queues: readonly Queue[],
+  adminToken: string,
+  logger: AppLogger,
+): void {
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(QUEUE_BOARD_PATH);
+  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter });
+  void fastify.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request, reply) => {
+        const token = operatorToken(request.headers.authorization);
+        if (token !== undefined && sameSecret(token, adminToken)) return;
+        void reply.header('www-authenticate', 'Basic realm="queues", charset="UTF-8"');
+        sendError(
+          logger,
+          new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.'),
+          request,
+          reply,
+        );
+        return reply;
+      });
+      await scope.register(serverAdapter.registerPlugin());
+    },
+    { prefix: QUEUE_BOARD_PATH },
+  );
+}

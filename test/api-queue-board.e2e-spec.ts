@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueQueuePrefix } from '#libs/testing';
+import { send } from './support/api-kit.js';
+import { startStack, type Stack } from './support/api-kit.js';
+
+describe('api: Bull Board at /admin/queues, behind the operator token', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('board') } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const basic = (password: string) => `Basic ${Buffer.from(`operator:${password}`).toString('base64')}`;
+
+  it('asks a browser for the token and refuses anything else in the error envelope', async () => {
+    for (const headers of [{}, { authorization: basic('wrong') }, { authorization: 'Bearer wrong' }]) {
+      const response = await send(`${stack.api.url}/admin/queues`, 'GET', { headers });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
+    }
+    const api = await send(`${stack.api.url}/admin/queues/api/queues`, 'GET', {});
+    expect(api.status).toBe(401);
+  });
+
+  it('shows every queue to the operator, by Basic password or bearer token', async () => {
+    const token = stack.api.config.api.adminToken;
+    const page = await send(`${stack.api.url}/admin/queues`, 'GET', {
+      headers: { authorization: basic(token) },
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
+    const queues = await send(`${stack.api.url}/admin/queues/api/queues`, 'GET', { token });
+    expect(queues.status).toBe(200);
+    const body = (await queues.json()) as { queues: { name: string }[] };
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['consents', 'maintenance', 'sync']);
+  });
+});
