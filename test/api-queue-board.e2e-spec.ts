@@ -15,7 +15,12 @@ describe('api: Bull Board at /admin/queues, behind the operator token', () => {
   const basic = (password: string) => `Basic ${Buffer.from(`operator:${password}`).toString('base64')}`;
 
   it('asks a browser for the token and refuses anything else in the error envelope', async () => {
-    for (const headers of [{}, { authorization: basic('wrong') }, { authorization: 'Bearer wrong' }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: basic('wrong') },
+      { authorization: 'Bearer wrong' },
+    ];
+    for (const headers of attempts) {
       const response = await send(`${stack.api.url}/admin/queues`, 'GET', { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);

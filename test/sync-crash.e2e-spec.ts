@@ -12,6 +12,7 @@ import {
   upstreamTransactions,
 } from './support/sync-kit.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import { scratchDatabase } from './support/scratch-database.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
   const prefix = uniqueQueuePrefix('sync-crash');
@@ -19,7 +20,9 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
   let tenant: Tenant;
   let sandbox: SandboxHttp;
   const workers: WorkerProcess[] = [];
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   const workerEnv = () => ({
+    DATABASE_URL: database.url,
     QUEUE_PREFIX: prefix,
     UPSTREAM_BASE_URL: stack.sandbox.url,
     // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
@@ -28,7 +31,9 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
   });
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { QUEUE_PREFIX: prefix } });
+    // Its workers dispatch every due account of their database: the test has one of its own.
+    database = await scratchDatabase('crash');
+    stack = await startStack({ overrides: { QUEUE_PREFIX: prefix, DATABASE_URL: database.url } });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
@@ -37,6 +42,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
     for (const worker of workers) await worker.stop();
     await sandbox?.admin('DELETE', '/faults');
     await stack?.close();
+    await database?.drop();
   });
 
   it('ends with the exact sets, no run left running, and never two syncs of one account at once', async () => {

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { ConsentsModule } from '#libs/domain/consents';
+import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncModule } from '#libs/domain/sync';
 import { ConsentsProcessor } from './consents/consents.processor.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
@@ -13,7 +14,7 @@ export class WorkerModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(options), DiscoveryModule, ConsentsModule, SyncModule],
+      imports: [CoreModule.forRoot(options), DiscoveryModule, ConsentsModule, SyncModule, InstitutionsModule],
       providers: [MaintenanceProcessor, ConsentsProcessor, SyncProcessor, JobHandlersCheck],
     };
   }

@@ -44,8 +44,10 @@ export interface AppConfig {
     intervalMinutes: number;
     /** How far before the newest booked transaction an incremental sync starts. */
     overlapDays: number;
-    /** How often the dispatcher looks for accounts that are due. */
+    /** How often the dispatcher looks for accounts that are due; 0: this worker does not schedule it. */
     dispatchEverySeconds: number;
+    /** How often the worker refreshes the institutions cache from the upstream; 0: not scheduled here. */
+    institutionsRefreshMinutes: number;
   };
   sandbox: {
     host: string;
@@ -168,6 +170,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       intervalMinutes: env.SYNC_INTERVAL_MINUTES,
       overlapDays: env.SYNC_OVERLAP_DAYS,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
+      institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
     },
     sandbox: {
       host: env.SANDBOX_HOST,

@@ -178,9 +178,15 @@ export class EnvironmentVariables {
 
   @Transform(toInt)
   @IsInt()
-  @Min(5)
+  @Min(0)
   @Max(3600)
   SYNC_DISPATCH_EVERY_SECONDS = 60;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 60)
+  INSTITUTIONS_REFRESH_MINUTES = 360;
 
   // --- sandbox ---
   @IsString()

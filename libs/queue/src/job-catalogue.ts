@@ -19,6 +19,12 @@ export interface JobCatalogue {
     payload: { sentAt: string };
     result: { pid: number; receivedAt: string };
   };
+  /** Refreshes the institutions cache from the upstream (on a schedule, one per deployment). */
+  'maintenance.refresh-institutions': {
+    queue: typeof QueueName.Maintenance;
+    payload: Record<string, never>;
+    result: { count: number; deleted: number };
+  };
   /** Embedded flow: after the SCA code, polls the upstream until the consent is authorised or finally failed. */
   'consents.poll-embedded': {
     queue: typeof QueueName.Consents;
@@ -73,6 +79,10 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 3600 },
     },
+  },
+  'maintenance.refresh-institutions': {
+    queue: QueueName.Maintenance,
+    options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 24 * 3600, count: 50 } },
   },
   'consents.poll-embedded': {
     queue: QueueName.Consents,

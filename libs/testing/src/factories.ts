@@ -109,3 +109,25 @@ export async function createVrpConsentRow(
     },
   });
 }
+
+// ---- sync (libs/domain/sync tests) ------------------------------------------------------------------
+
+/**
+ * `count` accounts of one consent, due for a sync at `nextSyncAt`, in one statement: the dispatcher's
+ * tests need many rows, not the upstream behind them.
+ */
+export async function createDueAccounts(
+  prisma: PrismaService,
+  consent: { id: string; merchantId: string; userId: string; institutionId: string },
+  count: number,
+  nextSyncAt = new Date(Date.now() - 60_000),
+): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
+      next_sync_at, updated_at)
+    SELECT gen_random_uuid(), ${consent.merchantId}::uuid, ${consent.userId}::uuid, ${consent.id}::uuid,
+      'acc-' || gen_random_uuid(), ${consent.institutionId}, ${nextSyncAt}, now()
+    FROM generate_series(1, ${count}) AS n
+    RETURNING id`;
+  return rows.map((r) => r.id);
+}

@@ -10,6 +10,10 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     API_PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
+    // Test files share one database and run in parallel: a scheduled dispatch or institutions refresh
+    // would act on every file's rows. Tests that need them schedule them (or run them) themselves.
+    SYNC_DISPATCH_EVERY_SECONDS: '0',
+    INSTITUTIONS_REFRESH_MINUTES: '0',
     ...overrides,
   });
 }

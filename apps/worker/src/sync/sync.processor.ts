@@ -53,6 +53,7 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
 
   override async onApplicationBootstrap(): Promise<void> {
     await super.onApplicationBootstrap();
+    if (this.config.sync.dispatchEverySeconds === 0) return;
     // Every worker upserts the same scheduler: one dispatch per interval for the deployment.
     await this.worker.waitUntilReady();
     await this.producer

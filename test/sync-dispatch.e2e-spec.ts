@@ -1,0 +1,86 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
+import { SyncDispatcher } from '#libs/domain/sync';
+import { QueueName } from '#libs/queue';
+import {
+  createConsentRow,
+  createDueAccounts,
+  createMerchant,
+  createUser,
+  uniqueQueuePrefix,
+} from '#libs/testing';
+import { startApi, startWorker } from './support/running-apps.js';
+import { scratchDatabase } from './support/scratch-database.js';
+
+describe('sync dispatcher: due accounts in batches, one job per account however often it runs', () => {
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  let api: Awaited<ReturnType<typeof startApi>>;
+  let queue: Queue;
+  let prisma: PrismaService;
+  const prefix = uniqueQueuePrefix('dispatch');
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+
+  beforeAll(async () => {
+    // The dispatcher reads every due account of its database: this test has one of its own.
+    database = await scratchDatabase('dispatch');
+    const env = { QUEUE_PREFIX: prefix, DATABASE_URL: database.url };
+    worker = await startWorker({
+      ...env,
+      SYNC_DISPATCH_EVERY_SECONDS: '3600',
+      INSTITUTIONS_REFRESH_MINUTES: '600',
+    });
+    api = await startApi('http://127.0.0.1:9', env);
+    queue = worker.app.get<Queue>(getQueueToken(QueueName.Sync));
+    // Nothing runs: the test looks at what was enqueued.
+    await queue.pause();
+    prisma = worker.app.get(PrismaService);
+  });
+  afterAll(async () => {
+    await queue?.obliterate({ force: true });
+    await worker?.app.close();
+    await api?.close();
+    await database?.drop();
+  });
+
+  it('schedules the dispatcher and the institutions refresh once for the deployment', async () => {
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers.map((s) => [s.key, s.every])).toEqual([['sync.dispatch', 3600000]]);
+    const maintenance = worker.app.get<Queue>(getQueueToken(QueueName.Maintenance));
+    expect((await maintenance.getJobSchedulers()).map((s) => s.key)).toEqual([
+      'maintenance.refresh-institutions',
+    ]);
+  });
+
+  it('enqueues every due account of authorised consents once, and nothing on a repeat', async () => {
+    const merchant = await createMerchant(api);
+    const user = await createUser(api.app.get(UserRepository), merchant.merchant.id);
+    const consent = await createConsentRow(prisma, user);
+    const due = await createDueAccounts(prisma, consent, 2500);
+    // Not due, stopped, or under a revoked consent: never enqueued.
+    await createDueAccounts(prisma, consent, 5, new Date(Date.now() + 3_600_000));
+    const revoked = await createConsentRow(prisma, user);
+    await prisma.consent.update({ where: { id: revoked.id }, data: { status: 'REVOKED' } });
+    await createDueAccounts(prisma, revoked, 5);
+    const stopped = await createDueAccounts(prisma, consent, 3);
+    await prisma.account.updateMany({ where: { id: { in: stopped } }, data: { syncStatus: 'STOPPED' } });
+
+    const dispatcher = worker.app.get(SyncDispatcher);
+    const first = await dispatcher.dispatch();
+    expect(first.enqueued).toBe(2500);
+    const again = await Promise.all([dispatcher.dispatch(), dispatcher.dispatch()]);
+    expect(again.map((r) => r.enqueued)).toEqual([0, 0]);
+
+    const jobs = await queue.getJobs(['wait', 'prioritized', 'delayed']);
+    const accountJobs = jobs.filter((j) => j.name === 'sync.account');
+    expect(accountJobs).toHaveLength(2500);
+    expect(new Set(accountJobs.map((j) => (j.data as { accountId: string }).accountId))).toEqual(
+      new Set(due),
+    );
+    const runs = await prisma.syncRun.findMany({ where: { merchantId: merchant.merchant.id } });
+    expect(runs).toHaveLength(2500);
+    expect(runs.every((r) => r.status === 'QUEUED' && r.trigger === 'SCHEDULED')).toBe(true);
+  }, 60_000);
+});
