@@ -332,7 +332,7 @@ async function start() {
     '',
     `  api       ${config.apiUrl}   (ready: ${config.apiUrl}/health/ready, metrics: ${config.apiUrl}/metrics)`,
     `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,
-    `  worker    consuming BullMQ queues with prefix "${config.queuePrefix}"`,
+    `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (operator token)`,
     '',
     config.demoMerchantApiKey
       ? `  demo merchant API key:  ${paint('1', config.demoMerchantApiKey)}`

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobProducer, QueueName } from '#libs/queue';
+import { JobProducer, QueueName, bullmqPrefix } from '#libs/queue';
 import { uniqueQueuePrefix } from '#libs/testing';
 import { MaintenanceProcessor } from '../apps/worker/src/maintenance/maintenance.processor.js';
 import { startWorker } from './support/running-apps.js';
@@ -13,7 +13,10 @@ describe('worker: a headless Nest context consuming BullMQ', () => {
 
   beforeAll(async () => {
     worker = await startWorker({ QUEUE_PREFIX: prefix, WORKER_CONCURRENCY: '3' });
-    events = new QueueEvents(QueueName.Maintenance, { connection: { url: worker.config.redis.url }, prefix });
+    events = new QueueEvents(QueueName.Maintenance, {
+      connection: { url: worker.config.redis.url },
+      prefix: bullmqPrefix(worker.config),
+    });
     await events.waitUntilReady();
   });
   afterAll(async () => {
@@ -61,7 +64,7 @@ describe('worker: a headless Nest context consuming BullMQ', () => {
   it('takes its queue prefix and concurrency from configuration', () => {
     const processor = worker.app.get(MaintenanceProcessor);
     expect(processor.worker.concurrency).toBe(3);
-    expect(processor.worker.opts.prefix).toBe(prefix);
+    expect(processor.worker.opts.prefix).toBe(`{${prefix}}`);
     expect(processor.worker.isRunning()).toBe(true);
   });
 });

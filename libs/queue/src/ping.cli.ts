@@ -1,6 +1,7 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { ConfigValidationError, loadConfig } from '#libs/config';
 import { JOB_DEFINITIONS } from './job-catalogue.js';
+import { bullmqPrefix } from './queue-prefix.js';
 
 /**
  * Exits 0 when a worker consumes a `maintenance.ping` within a few seconds, 1 otherwise. `npm start`
@@ -10,8 +11,8 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const connection = { url: config.redis.url, maxRetriesPerRequest: null };
   const definition = JOB_DEFINITIONS['maintenance.ping'];
-  const queue = new Queue(definition.queue, { connection, prefix: config.redis.queuePrefix });
-  const events = new QueueEvents(definition.queue, { connection, prefix: config.redis.queuePrefix });
+  const queue = new Queue(definition.queue, { connection, prefix: bullmqPrefix(config) });
+  const events = new QueueEvents(definition.queue, { connection, prefix: bullmqPrefix(config) });
   try {
     await events.waitUntilReady();
     const job = await queue.add('maintenance.ping', { sentAt: new Date().toISOString() }, definition.options);

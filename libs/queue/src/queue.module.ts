@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ALL_QUEUES } from './job-catalogue.js';
+import { bullmqPrefix } from './queue-prefix.js';
 import { JobProducer } from './job-producer.service.js';
 import { QueueErrorLogger } from './queue-errors.service.js';
 
@@ -18,7 +19,7 @@ export class QueueModule {
           useFactory: (config: AppConfig) => ({
             // BullMQ's blocking commands need maxRetriesPerRequest: null on worker connections.
             connection: { url: config.redis.url, maxRetriesPerRequest: null },
-            prefix: config.redis.queuePrefix,
+            prefix: bullmqPrefix(config),
           }),
         }),
         BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
