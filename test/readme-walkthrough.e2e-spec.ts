@@ -4,10 +4,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NestFastifyApplication } from '#libs/http';
-import { testConfig } from '#libs/testing';
+import type { INestApplicationContext } from '@nestjs/common';
+import { testConfig, uniqueQueuePrefix } from '#libs/testing';
 import { createApiApp } from '../apps/api/src/bootstrap.js';
 import { createSandboxApp } from '../apps/sandbox/src/bootstrap.js';
+import { createWorkerApp } from '../apps/worker/src/bootstrap.js';
 
 const run = promisify(execFile);
 
@@ -38,7 +39,7 @@ function walkthrough(): string {
  * sandbox and an api whose public URLs are the ones they really listen on (as under `npm start`).
  */
 describe('README: the first-bank walkthrough works as written', () => {
-  const apps: NestFastifyApplication[] = [];
+  const apps: INestApplicationContext[] = [];
   let bff: string;
   let adminToken: string;
 
@@ -51,6 +52,7 @@ describe('README: the first-bank walkthrough works as written', () => {
       SANDBOX_PUBLIC_URL: sandboxUrl,
       UPSTREAM_BASE_URL: sandboxUrl,
       API_PUBLIC_URL: bff,
+      QUEUE_PREFIX: uniqueQueuePrefix('readme'),
     });
     adminToken = config.api.adminToken;
     const sandbox = (await createSandboxApp(config)).app;
@@ -59,12 +61,15 @@ describe('README: the first-bank walkthrough works as written', () => {
     const api = (await createApiApp(config)).app;
     apps.push(api);
     await api.listen({ host: '127.0.0.1', port: apiPort });
+    const worker = (await createWorkerApp(config)).app;
+    apps.push(worker);
+    await worker.init();
   });
   afterAll(async () => {
     for (const app of apps.reverse()) await app.close();
   });
 
-  it('ends with the accounts of the newly connected bank', async () => {
+  it('ends with the accounts of the newly connected bank and their synced transactions', async () => {
     const script = `set -euo pipefail\n${walkthrough()}`;
     const { stdout } = await run('bash', ['-c', script], {
       env: { ...process.env, BFF: bff, ADMIN_TOKEN: adminToken },
@@ -79,11 +84,16 @@ describe('README: the first-bank walkthrough works as written', () => {
       .join('\n')
       .split(/\n(?=\{)/)
       .filter((chunk) => chunk.trim().startsWith('{'))
+      .map((chunk) => chunk.split('\n}')[0] + '\n}')
       .map((chunk) => JSON.parse(chunk) as { id: string; type: string; balances: unknown[] });
     expect(accounts.length).toBeGreaterThan(0);
     for (const account of accounts) {
       expect(account.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(account.balances.length).toBeGreaterThan(0);
     }
+    // Step 7: the five newest transactions of the current account, one line each, amounts as decimals.
+    const transactions = stdout.split('\n').filter((line) => /^\d{4}-\d\d-\d\dT/.test(line));
+    expect(transactions).toHaveLength(5);
+    for (const line of transactions) expect(line).toMatch(/^\S+ {2}-?\d+\.\d{2,4} [A-Z]{3} {2}\S/);
   });
 });
