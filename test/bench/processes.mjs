@@ -67,6 +67,45 @@ export async function startApp(name, script, env, readyPath, port) {
   };
 }
 
+/** A headless app (the worker): started, its memory readable, stopped; it has no port to poll. */
+export function startHeadless(name, script, env) {
+  const file = new URL(script, ROOT);
+  if (!existsSync(file)) throw new BenchFailure(`${script} is missing: run \`npm run build\` first`);
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, [...profile, file.pathname], {
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines = [];
+  const keep = (chunk) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited = null;
+  const gone = new Promise((resolve) =>
+    child.once('exit', (code, signal) => resolve((exited = signal ?? code))),
+  );
+  return {
+    name,
+    pid: child.pid,
+    logs: () => lines.join('\n'),
+    exited: () => exited,
+    memory: () => (exited === null ? memoryOf(child.pid) : null),
+    gone,
+    async stop() {
+      if (exited !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
+
 /** Resident and peak resident memory of a process, in MiB (Linux /proc). */
 export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -6,7 +6,7 @@
 // Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
-// upstream-client, sandbox-rotation, api-reads; all by default). The apps the later two start listen
+// upstream-client, sandbox-rotation, api-reads, sync; all by default). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,11 +18,12 @@ import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transa
 import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { apiReads } from './scenarios/api-reads.mjs';
+import { syncBench } from './scenarios/sync.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Whatever happens, the bench ends: past this the process reports and exits. */
 const HARD_LIMIT_MS = 600_000;
-const SCENARIOS = ['sandbox-page', 'upstream-client', 'sandbox-rotation', 'api-reads'];
+const SCENARIOS = ['sandbox-page', 'upstream-client', 'sandbox-rotation', 'api-reads', 'sync'];
 
 const int = (name, value, lo, hi) => {
   const n = Number(value);
@@ -190,7 +191,7 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
-    if (s.kind === 'sandbox-rotation' || s.kind === 'api-reads') {
+    if (s.kind === 'sandbox-rotation' || s.kind === 'api-reads' || s.kind === 'sync') {
       out.push(...reportRows(s));
       continue;
     }
@@ -300,6 +301,7 @@ async function main() {
       'upstream-client': () => upstreamClientWalk(context),
       'sandbox-rotation': () => sandboxRotation(context),
       'api-reads': () => apiReads(context),
+      sync: () => syncBench(context),
     };
     for (const name of SCENARIOS) {
       if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());

@@ -63,35 +63,6 @@ export class DatabasePool implements OnModuleDestroy {
     }
   }
 
-  /**
-   * `fn` while this process holds the session advisory lock named `key`, or `{ acquired: false }` at once
-   * when another session holds it. The lock lives as long as the connection: a process that dies mid-`fn`
-   * loses it with its connection, so nothing is left locked.
-   */
-  async withSessionLock<T>(
-    key: string,
-    fn: () => Promise<T>,
-  ): Promise<{ acquired: true; result: T } | { acquired: false }> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      const { rows } = await client.query<{ locked: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
-        [key],
-      );
-      if (!rows[0]?.locked) return { acquired: false };
-      try {
-        return { acquired: true, result: await fn() };
-      } finally {
-        await client
-          .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
-          .catch((unlockError: Error) => (broken = unlockError));
-      }
-    } finally {
-      client.release(broken);
-    }
-  }
-
   async onModuleDestroy(): Promise<void> {
     await this.pool.end();
   }

@@ -17,14 +17,14 @@ const APP_ID = process.env.UPSTREAM_APPLICATION_ID ?? '00000000-0000-4000-8000-0
 const APP_SECRET = process.env.UPSTREAM_APPLICATION_SECRET ?? 'sandbox-secret';
 const RSS_TARGET_MIB = 250;
 
-function benchDatabaseUrl() {
+export function benchDatabaseUrl() {
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
   url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench`;
   return url.toString();
 }
 
 /** A user of the merchant with a bank connected through the redirect flow, as a browser would. */
-async function connectBank(apiUrl, auth, userId) {
+export async function connectBank(apiUrl, auth, userId) {
   const consent = await expectStatus(
     'POST consent',
     call(apiUrl, 'POST', `/v1/users/${userId}/consents`, auth, {

@@ -4,7 +4,6 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
   AccountSyncService,
-  SyncBusyError,
   SyncDispatcher,
   SyncRateLimitedError,
   SyncStoppedError,
@@ -18,7 +17,7 @@ export const DISPATCH_SCHEDULER_ID = 'sync.dispatch';
 // A worker killed mid-sync leaves its job stalled; another worker takes it over once the lock expires
 // (15 s; renewed every 7.5 s while the sync runs) and the stall check (every 5 s) sees it. Stalls are a
 // crash, not the sync's fault, so several are allowed before BullMQ gives up (the dispatcher then revives
-// the run). Postgres' advisory lock, not this one, is what keeps two syncs of an account apart.
+// the run). Should a live worker lose its lock, the run's fencing token stops it writing.
 @Processor(QueueName.Sync, { maxStalledCount: 5, lockDuration: 15_000, stalledInterval: 5_000 })
 export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
   readonly queue = QueueName.Sync;
@@ -29,7 +28,7 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
       try {
         return { status: await this.sync.run(job.data, finalAttempt) };
       } catch (error) {
-        if (error instanceof SyncRateLimitedError || error instanceof SyncBusyError) {
+        if (error instanceof SyncRateLimitedError) {
           // Waiting is not failing: the job comes back after the delay without spending an attempt.
           await job.moveToDelayed(Date.now() + error.retryInMs, token);
           throw new DelayedError();

@@ -40,6 +40,8 @@ export interface StoredSyncRun extends SyncProgress {
 /** A run as its worker claimed it. */
 export interface ClaimedRun {
   id: string;
+  /** The fencing token every later write of this worker presents. */
+  claim: number;
   merchantId: string;
   accountId: string;
   trigger: SyncTrigger;
@@ -70,6 +72,13 @@ const OPEN_RUNS = `INSERT INTO sync_runs (id, merchant_id, account_id, active_ac
 
 const ACTIVE_RUNS = `SELECT id, account_id AS "accountId", (id = ANY($2::uuid[])) AS created FROM sync_runs
   WHERE active_account_id = ANY($1::uuid[])`;
+
+/** The run was claimed again by another worker (this one's job stalled and was taken over): stop. */
+export class RunSupersededError extends Error {
+  constructor(runId: string) {
+    super(`sync run ${runId} was taken over by another worker`);
+  }
+}
 
 /**
  * The one owner of `sync_runs` and of a run's status: queued → running → succeeded | failed, each step
@@ -111,9 +120,9 @@ export class SyncRunRepository {
       name: 'sync-runs.claim',
       text: `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
           pages = 0, fetched = 0, inserted = 0, updated = 0, unchanged = 0, removed = 0, checkpoint = NULL,
-          updated_at = now()
+          claim = claim + 1, updated_at = now()
         WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
-        RETURNING id, merchant_id AS "merchantId", account_id AS "accountId", trigger,
+        RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
           window_from AS "windowFrom", window_before AS "windowBefore"`,
       values: [runId],
     });
@@ -121,35 +130,46 @@ export class SyncRunRepository {
   }
 
   /** Fixes the run's window the first time it is claimed; a restart reads the same window. */
-  async setWindow(runId: string, window: SyncWindow): Promise<void> {
-    await this.database.rows({
+  async setWindow(run: ClaimedRun, window: SyncWindow): Promise<void> {
+    const rows = await this.database.rows({
       name: 'sync-runs.set-window',
       text: `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING'`,
-      values: [runId, window.from, window.before],
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING id`,
+      values: [run.id, window.from, window.before, run.claim],
     });
+    if (rows.length === 0) throw new RunSupersededError(run.id);
   }
 
   /** Progress and the resume point after a page, in the page's own transaction. */
   async recordPage(
     db: pg.PoolClient,
-    runId: string,
+    run: ClaimedRun,
     page: Omit<SyncProgress, 'pages' | 'removed'>,
-    checkpoint: { offset: number },
+    checkpoint: { offset: number; upstreamMs: number; writeMs: number },
   ): Promise<void> {
-    await db.query({
+    const result = await db.query({
       name: 'sync-runs.record-page',
       text: `UPDATE sync_runs SET pages = pages + 1, fetched = fetched + $2, inserted = inserted + $3,
           updated = updated + $4, unchanged = unchanged + $5, checkpoint = $6::jsonb, updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING'`,
-      values: [runId, page.fetched, page.inserted, page.updated, page.unchanged, JSON.stringify(checkpoint)],
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7`,
+      values: [
+        run.id,
+        page.fetched,
+        page.inserted,
+        page.updated,
+        page.unchanged,
+        JSON.stringify(checkpoint),
+        run.claim,
+      ],
     });
+    // Thrown inside the page's transaction: the page written by a superseded worker is rolled back.
+    if (result.rowCount === 0) throw new RunSupersededError(run.id);
   }
 
-  /** Ends a running run; answers its final progress, or null when it was no longer running. */
+  /** Ends a running run; answers its final progress, or null when it ended or was taken over meanwhile. */
   async finish(
     db: pg.PoolClient,
-    runId: string,
+    run: ClaimedRun,
     outcome: { status: 'SUCCEEDED'; removed: number } | { status: 'FAILED'; failure: RunFailure },
   ): Promise<SyncProgress | null> {
     const failure = outcome.status === 'FAILED' ? outcome.failure : undefined;
@@ -158,15 +178,16 @@ export class SyncRunRepository {
       text: `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
           removed = removed + $3, error_code = $4, error_message = $5, error_details = $6::jsonb,
           updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING'
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7
         RETURNING pages, fetched, inserted, updated, unchanged, removed`,
       values: [
-        runId,
+        run.id,
         outcome.status,
         outcome.status === 'SUCCEEDED' ? outcome.removed : 0,
         failure?.code.slice(0, 64) ?? null,
         failure?.message.slice(0, 1000) ?? null,
         failure?.details === undefined ? null : JSON.stringify(failure.details),
+        run.claim,
       ],
     });
     return rows[0] ?? null;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabasePool } from '#libs/database';
@@ -13,8 +14,9 @@ import {
   type UpstreamClient,
   type UpstreamErrorKind,
 } from '#libs/upstream-client';
-import { SyncBusyError, SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
+import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import {
+  RunSupersededError,
   SyncRunRepository,
   type ClaimedRun,
   type RunFailure,
@@ -27,8 +29,6 @@ import { UnusableTransactionError, pageRows } from './transaction-records.js';
 const PAGE_SIZE = 1000;
 /** A 429 without a usable Retry-After waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
-/** How soon a job finding its account locked by another worker looks again. */
-const BUSY_RETRY_MS = 5_000;
 
 /** Upstream consent faults → the status they leave the consent in (the same rule as pass-through calls). */
 const GONE_STATUS: Readonly<Partial<Record<UpstreamErrorKind, ConsentStatus>>> = {
@@ -47,8 +47,9 @@ export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
  * One sync run of one account: reads the run's window from the upstream page by page (fetching the next
  * page while writing this one), writes each page in one statement with the run's progress, then in one
  * final transaction removes what the window no longer holds, refreshes the balances, ends the run, marks
- * the account and records the merchant events. Any number of workers may run it: a session advisory lock
- * per account keeps one sync of an account at a time, and a run that a dead worker left running restarts.
+ * the account and records the merchant events. Any number of workers may run it: one active run per
+ * account (a unique index), BullMQ's job lock, and a fencing token on the run (a worker whose job was taken
+ * over writes nothing more) keep one sync of an account at a time; a run a dead worker left running restarts.
  */
 @Injectable()
 export class AccountSyncService {
@@ -67,17 +68,6 @@ export class AccountSyncService {
 
   /** `finalAttempt`: when the queue will not try again, a retryable failure ends the run as failed. */
   async run(
-    job: { merchantId: string; accountId: string; runId: string },
-    finalAttempt: boolean,
-  ): Promise<SyncOutcome> {
-    const locked = await this.database.withSessionLock(`sync:${job.accountId}`, () =>
-      this.runLocked(job, finalAttempt),
-    );
-    if (!locked.acquired) throw new SyncBusyError(BUSY_RETRY_MS);
-    return locked.result;
-  }
-
-  private async runLocked(
     job: { merchantId: string; accountId: string; runId: string },
     finalAttempt: boolean,
   ): Promise<SyncOutcome> {
@@ -132,7 +122,7 @@ export class AccountSyncService {
     const from =
       incremental && allowed ? new Date(Math.max(+incremental, +allowed)) : (incremental ?? allowed);
     const window = { from, before: new Date() };
-    await this.runs.setWindow(run.id, window);
+    await this.runs.setWindow(run, window);
     return window;
   }
 
@@ -155,22 +145,32 @@ export class AccountSyncService {
     );
     const seen = new Set<string>();
     const iterator = pages[Symbol.asyncIterator]();
-    let written = 0;
+    // Where the time goes, kept on the run's checkpoint: waiting for the upstream (its answer parsed
+    // included; a page fetched ahead costs nothing here) and writing.
+    const spent = { offset: 0, upstreamMs: 0, writeMs: 0 };
     for (let next = prefetch(iterator); ;) {
+      let started = performance.now();
       const page = await next;
+      spent.upstreamMs += performance.now() - started;
       if (page.done) break;
       // The next page travels while this one is written.
       next = prefetch(iterator);
+      started = performance.now();
       const rows = pageRows(page.value.data, target.currency);
       for (const row of rows) seen.add(row.k);
-      written += page.value.data.length;
+      spent.offset += page.value.data.length;
       await this.database.transaction(async (db) => {
         const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows);
+        spent.writeMs += performance.now() - started;
         await this.runs.recordPage(
           db,
-          run.id,
+          run,
           { fetched: page.value.data.length, ...counts },
-          { offset: written },
+          {
+            offset: spent.offset,
+            upstreamMs: Math.round(spent.upstreamMs),
+            writeMs: Math.round(spent.writeMs),
+          },
         );
       });
     }
@@ -202,8 +202,9 @@ export class AccountSyncService {
             creditLines: b.creditLines ?? null,
           })),
       );
-      const progress = await this.runs.finish(db, run.id, { status: 'SUCCEEDED', removed });
-      if (!progress) return null;
+      const progress = await this.runs.finish(db, run, { status: 'SUCCEEDED', removed });
+      // Taken over by another worker meanwhile: this one's removals are rolled back with it.
+      if (!progress) throw new RunSupersededError(run.id);
       await this.accounts.markSyncEnded(db, run.merchantId, run.accountId, {
         synced: true,
         at: now,
@@ -215,7 +216,6 @@ export class AccountSyncService {
       await this.events.record(db, events);
       return progress;
     });
-    if (!ended) return 'already-ended';
     this.logger.info({ runId: run.id, accountId: run.accountId, ...ended }, 'sync succeeded');
     return 'succeeded';
   }
@@ -226,6 +226,10 @@ export class AccountSyncService {
     target: SyncTarget,
     finalAttempt: boolean,
   ): Promise<SyncOutcome> {
+    if (error instanceof RunSupersededError) {
+      this.logger.warn({ runId: run.id }, 'sync run taken over by another worker; this one stops');
+      return 'already-ended';
+    }
     if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') {
       throw new SyncRateLimitedError(error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
     }
@@ -255,7 +259,7 @@ export class AccountSyncService {
   private async fail(run: ClaimedRun, target: SyncTarget, failure: RunFailure): Promise<void> {
     const now = new Date();
     await this.database.transaction(async (db) => {
-      const progress = await this.runs.finish(db, run.id, { status: 'FAILED', failure });
+      const progress = await this.runs.finish(db, run, { status: 'FAILED', failure });
       if (!progress) return;
       await this.accounts.markSyncEnded(db, run.merchantId, run.accountId, {
         synced: false,

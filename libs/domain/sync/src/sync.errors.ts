@@ -1,10 +1,3 @@
-/** The account's sync runs elsewhere right now (another worker holds its lock): try again shortly. */
-export class SyncBusyError extends Error {
-  constructor(readonly retryInMs: number) {
-    super('another sync of this account is running');
-  }
-}
-
 /** The upstream asked us to slow down: the job waits `retryInMs` without spending an attempt. */
 export class SyncRateLimitedError extends Error {
   constructor(readonly retryInMs: number) {

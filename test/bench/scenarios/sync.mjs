@@ -1,0 +1,349 @@
+// Scenario "sync": the worker's initial sync of about 110,000 transactions (16 connected banks: 16 × 6,500
+// + 16 × 467) from the sandbox into Postgres, end to end through the queue, against COPY of the same rows
+// into a table like `transactions` measured in the same run; an incremental sync of an unchanged 6,500
+// account against its first sync; the merchant's read of the stored page against bare Fastify serving the
+// same bytes; and one dispatch of 100,000 due accounts. Everything runs as its own process, built from
+// dist/, on a database of its own that is dropped and created again (DATABASE_URL's name + `_bench_sync`).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import { BenchFailure } from '../bench-failure.mjs';
+import { median } from '../load-generator.mjs';
+import {
+  benchPorts,
+  call,
+  expectStatus,
+  inParallel,
+  memoryOf,
+  startApp,
+  startBare,
+  startHeadless,
+} from '../processes.mjs';
+import { measureRounds, ratioOf } from '../rounds.mjs';
+import { connectBank } from './api-reads.mjs';
+
+const BANKS = 16;
+const DUE_ACCOUNTS = 100_000;
+const QUEUE_PREFIX = 'bff-bench-sync';
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
+const TARGETS = {
+  vsCopy: 0.4,
+  workerRssMiB: 256,
+  incrementalShare: 0.05,
+  dispatchSeconds: 10,
+  readVsBare: 0.25,
+  readP99Ms: 50,
+};
+const COLUMNS = `id, merchant_id, account_id, dedupe_key, date, booking_date_time, value_date_time, status, amount,
+  currency, description, reference, raw, created_at, updated_at`;
+const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
+
+function syncDatabaseUrl() {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
+  url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench_sync`;
+  return url.toString();
+}
+
+async function until(what, probe, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new BenchFailure(`${what}: not within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Samples a process's RSS every 100 ms until stopped: the peak over a phase, not only at its end. */
+function watchMemory(pid) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, memoryOf(pid).rssMiB);
+    } catch {
+      clearInterval(timer);
+    }
+  }, 100);
+  return { stop: () => (clearInterval(timer), peak) };
+}
+
+/** COPY of `rows` (COPY text format) into a fresh table like `transactions`, indexes included: rows/s. */
+async function copyRate(db, text, rows, rounds = 3) {
+  await db.query('DROP TABLE IF EXISTS bench_copy_target');
+  await db.query('CREATE TABLE bench_copy_target (LIKE transactions INCLUDING ALL)');
+  const rates = [];
+  for (let i = 0; i < rounds; i += 1) {
+    await db.query('TRUNCATE bench_copy_target');
+    const started = performance.now();
+    await new Promise((resolve, reject) => {
+      const stream = db.query(copyStreams.from(`COPY bench_copy_target (${COLUMNS}) FROM STDIN`));
+      stream.on('error', reject);
+      stream.on('finish', resolve);
+      stream.end(text);
+    });
+    rates.push(rows / ((performance.now() - started) / 1000));
+  }
+  await db.query('DROP TABLE bench_copy_target');
+  return median(rates);
+}
+
+async function copyOut(db, merchantId) {
+  const chunks = [];
+  await new Promise((resolve, reject) => {
+    const stream = db.query(
+      copyStreams.to(
+        `COPY (SELECT ${COLUMNS} FROM transactions WHERE merchant_id = '${merchantId}') TO STDOUT`,
+      ),
+    );
+    stream.on('data', (c) => chunks.push(c));
+    stream.on('error', reject);
+    stream.on('end', resolve);
+  });
+  return Buffer.concat(chunks);
+}
+
+function runProcess(script, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [dist(script)], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const memory = watchMemory(child.pid);
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const peak = memory.stop();
+      if (code !== 0) reject(new BenchFailure(`${script} exited ${code}: ${out.slice(-500)}`));
+      else resolve({ out, peakRssMiB: peak });
+    });
+  });
+}
+
+export async function syncBench({ load, options, progress }) {
+  const ports = benchPorts();
+  const databaseUrl = syncDatabaseUrl();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX,
+    SYNC_DISPATCH_EVERY_SECONDS: '0',
+    INSTITUTIONS_REFRESH_MINUTES: '0',
+  };
+  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
+    dist('libs/database/src/migrator.js')
+  );
+  progress(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl, defaultMigrationsDir());
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+  const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
+  await queue.obliterate({ force: true });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+
+  const closers = [() => queue.close(), () => db.end()];
+  try {
+    const sandbox = await startApp(
+      'sandbox',
+      'dist/apps/sandbox/src/main.js',
+      { SANDBOX_PORT: String(ports.sandbox), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
+      '/health',
+      ports.sandbox,
+    );
+    closers.push(() => sandbox.stop());
+    const api = await startApp(
+      'api',
+      'dist/apps/api/src/main.js',
+      {
+        ...env,
+        API_PORT: String(ports.api),
+        API_HOST: '127.0.0.1',
+        API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
+        UPSTREAM_BASE_URL: sandbox.url,
+        RATE_LIMIT_PER_MINUTE: '1000000',
+      },
+      '/health/ready',
+      ports.api,
+    );
+    closers.push(() => api.stop());
+
+    progress(`connecting ${BANKS} banks (their first syncs wait in the queue: no worker yet)`);
+    const merchant = await expectStatus(
+      'POST /admin/merchants',
+      call(
+        api.url,
+        'POST',
+        '/admin/merchants',
+        { authorization: `Bearer ${ADMIN_TOKEN}` },
+        { name: 'sync bench' },
+      ),
+      201,
+    );
+    const merchantId = merchant.body.data.id;
+    const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+    await inParallel(BANKS, 4, async (i) => {
+      const user = await expectStatus(
+        'POST /v1/users',
+        call(api.url, 'POST', '/v1/users', auth, { reference: `b${i}` }),
+        201,
+      );
+      await connectBank(api.url, auth, user.body.data.id);
+    });
+    const accounts = Number((await db.query('SELECT count(*) FROM accounts')).rows[0].count);
+
+    progress(`initial sync: starting the worker on ${accounts} queued accounts`);
+    const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
+    let worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
+    closers.push(() => worker.stop());
+    const memory = watchMemory(worker.pid);
+    await until(
+      'every initial sync ended',
+      async () => {
+        if (worker.exited() !== null) throw new BenchFailure(`worker exited: ${worker.logs()}`);
+        const { rows } = await db.query(
+          `SELECT count(*) FILTER (WHERE status IN ('SUCCEEDED', 'FAILED'))::int AS ended,
+             count(*) FILTER (WHERE status = 'FAILED')::int AS failed FROM sync_runs`,
+        );
+        if (rows[0].failed > 0) throw new BenchFailure(`${rows[0].failed} sync(s) failed: ${worker.logs()}`);
+        return rows[0].ended === accounts ? true : undefined;
+      },
+      300_000,
+    );
+    const workerPeakRssMiB = memory.stop();
+    const {
+      rows: [initial],
+    } = await db.query(
+      `SELECT (SELECT count(*)::int FROM transactions) AS rows,
+         extract(epoch FROM max(finished_at) - min(started_at)) * 1000 AS ms,
+         sum((checkpoint->>'upstreamMs')::numeric)::int AS "upstreamMs",
+         sum((checkpoint->>'writeMs')::numeric)::int AS "writeMs",
+         sum(extract(epoch FROM finished_at - started_at) * 1000)::int AS "runMs"
+       FROM sync_runs`,
+    );
+    const syncRate = initial.rows / (initial.ms / 1000);
+
+    progress(`COPY of the same ${initial.rows} rows into a table like transactions`);
+    const text = await copyOut(db, merchantId);
+    const copyRowsPerSecond = await copyRate(db, text, initial.rows);
+
+    progress('incremental sync of an unchanged 6,500-transaction account');
+    const {
+      rows: [current],
+    } = await db.query(
+      `SELECT a.id, extract(epoch FROM r.finished_at - r.started_at) * 1000 AS ms
+       FROM accounts a JOIN sync_runs r ON r.account_id = a.id
+       WHERE a.type = 'CURRENT' ORDER BY a.id LIMIT 1`,
+    );
+    const requested = await expectStatus(
+      'POST sync',
+      call(api.url, 'POST', `/v1/accounts/${current.id}/sync`, auth),
+      202,
+    );
+    const incremental = await until(
+      'the incremental sync ended',
+      async () => {
+        const run = (await call(api.url, 'GET', `/v1/syncs/${requested.body.data.syncId}`, auth)).body.data;
+        if (run.status === 'failed')
+          throw new BenchFailure(`incremental sync failed: ${JSON.stringify(run.error)}`);
+        return run.status === 'succeeded' ? run : undefined;
+      },
+      60_000,
+    );
+    const incrementalMs = Date.parse(incremental.finishedAt) - Date.parse(incremental.startedAt);
+
+    progress('merchant read: GET /v1/accounts/{id}/transactions?limit=100 against bare Fastify');
+    const readPath = `/v1/accounts/${current.id}/transactions?limit=100`;
+    const body = Buffer.from(
+      (await expectStatus('GET transactions', call(api.url, 'GET', readPath, auth))).text,
+    );
+    const bare = await startBare(new Map([[readPath, body]]));
+    closers.push(() => bare.close());
+    const rows = await measureRounds(
+      { load, options: { ...options, connections: options.apiConnections }, progress },
+      [
+        {
+          key: 'bare-transactions',
+          label: 'bare Fastify, same bytes',
+          baseUrl: bare.url,
+          paths: [readPath],
+          bodyBytes: body.length,
+        },
+        {
+          key: 'api-transactions',
+          label: 'api GET /v1/accounts/{id}/transactions?limit=100',
+          baseUrl: api.url,
+          paths: [readPath],
+          headers: auth,
+          bodyBytes: body.length,
+        },
+      ],
+    );
+    rows[1].ratio = ratioOf(rows[1], rows[0]);
+
+    progress(`dispatcher: ${DUE_ACCOUNTS} accounts due, one dispatch`);
+    await worker.stop();
+    const {
+      rows: [consent],
+    } = await db.query(
+      `INSERT INTO consents (id, merchant_id, user_id, kind, upstream_consent_id, institution_id, status, updated_at)
+       SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'bench-' || gen_random_uuid(), 'sandbox-redirect',
+         'AUTHORIZED', now() FROM users u LIMIT 1 RETURNING id, merchant_id, user_id`,
+    );
+    await db.query(
+      `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
+       SELECT gen_random_uuid(), $1, $2, $3, 'due-' || n, 'sandbox-redirect', now() - interval '1 minute', now()
+       FROM generate_series(1, ${DUE_ACCOUNTS}) AS n`,
+      [consent.merchant_id, consent.user_id, consent.id],
+    );
+    await db.query('ANALYZE accounts');
+    const dispatched = await runProcess('apps/worker/src/cli/sync-dispatch.cli.js', workerEnv);
+    const dispatch = JSON.parse(dispatched.out.trim().split('\n').at(-1));
+    const queued = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
+    await queue.obliterate({ force: true });
+
+    const read = rows[1];
+    const met = {
+      initial: syncRate / copyRowsPerSecond >= TARGETS.vsCopy && workerPeakRssMiB < TARGETS.workerRssMiB,
+      incremental: incrementalMs / current.ms < TARGETS.incrementalShare,
+      dispatch: dispatch.ms / 1000 < TARGETS.dispatchSeconds && dispatch.enqueued === DUE_ACCOUNTS,
+      read: read.ratio.rpsMedianOfRounds >= TARGETS.readVsBare && read.latencyMs.p99 < TARGETS.readP99Ms,
+    };
+    const ok = (m) => (m ? 'met' : 'NOT met');
+    return {
+      kind: 'sync',
+      name: `sync: ${BANKS} banks' initial sync through the queue, incremental sync, dispatcher, stored read`,
+      rows,
+      initial: {
+        ...initial,
+        rowsPerSecond: syncRate,
+        copyRowsPerSecond,
+        vsCopy: syncRate / copyRowsPerSecond,
+        workerPeakRssMiB,
+      },
+      incremental: {
+        ms: incrementalMs,
+        firstSyncMs: current.ms,
+        share: incrementalMs / current.ms,
+        progress: incremental.progress,
+      },
+      dispatch: { ...dispatch, queued, peakRssMiB: dispatched.peakRssMiB },
+      targets: TARGETS,
+      meetsTarget: met,
+      notes: [
+        `initial sync: ${initial.rows} transactions of ${accounts} accounts in ${(initial.ms / 1000).toFixed(2)} s = ${syncRate.toFixed(0)} rows/s; COPY of the same rows ${copyRowsPerSecond.toFixed(0)} rows/s → ×${(syncRate / copyRowsPerSecond).toFixed(2)} (target ×${TARGETS.vsCopy}); worker RSS peak ${workerPeakRssMiB.toFixed(0)} MiB (target < ${TARGETS.workerRssMiB}) → ${ok(met.initial)}`,
+        `where the initial sync's time goes, summed over its runs (${(initial.runMs / 1000).toFixed(1)} s of run time, concurrent): waiting for the upstream (request, transfer, parse; pages fetched ahead) ${(initial.upstreamMs / 1000).toFixed(1)} s, mapping and writing ${(initial.writeMs / 1000).toFixed(1)} s, the rest (balances, final transaction, queue) ${((initial.runMs - initial.upstreamMs - initial.writeMs) / 1000).toFixed(1)} s`,
+        `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
+        `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB → ${ok(met.dispatch)}`,
+        `stored read: ${read.rps.toFixed(0)} req/s, p99 ${read.latencyMs.p99.toFixed(1)} ms; ×${read.ratio.rpsMedianOfRounds.toFixed(2)} of bare Fastify (median of rounds; target ×${TARGETS.readVsBare}, p99 < ${TARGETS.readP99Ms} ms) → ${ok(met.read)}`,
+      ],
+    };
+  } finally {
+    for (const close of closers.reverse()) {
+      await close().catch((error) => progress(`close failed: ${error.message}`));
+    }
+  }
+}
