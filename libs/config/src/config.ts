@@ -40,6 +40,8 @@ export interface AppConfig {
   };
   sync: {
     workerConcurrency: number;
+    /** Account syncs one worker process runs at once (each holds up to two pages of 1,000 records). */
+    syncConcurrency: number;
     /** How long after a sync an account falls due again (jittered by up to a tenth either way). */
     intervalMinutes: number;
     /** How far before the newest booked transaction an incremental sync starts. */
@@ -167,6 +169,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     sync: {
       workerConcurrency: env.WORKER_CONCURRENCY,
+      syncConcurrency: env.SYNC_CONCURRENCY,
       intervalMinutes: env.SYNC_INTERVAL_MINUTES,
       overlapDays: env.SYNC_OVERLAP_DAYS,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,

@@ -167,6 +167,12 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(100)
+  SYNC_CONCURRENCY = 2;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   @Max(7 * 24 * 60)
   SYNC_INTERVAL_MINUTES = 240;
 

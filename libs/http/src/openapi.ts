@@ -85,6 +85,20 @@ export function envelope<T>(
   return { data, meta: { tracingId, ...meta }, ...(links ? { links } : {}) };
 }
 
+/**
+ * The same envelope as `envelope`, as JSON text around items that already are JSON text (records stored
+ * in the shape the API serves): nothing is parsed only to be printed again.
+ */
+export function envelopeText(
+  tracingId: string,
+  items: readonly string[],
+  meta: Record<string, unknown> = {},
+  links?: { next?: string },
+): string {
+  const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
+  return `{"data":[${items.join(',')}],${rest.slice(1)}`;
+}
+
 export interface PageQuery {
   limit?: number;
   cursor?: string;

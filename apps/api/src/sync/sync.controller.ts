@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -19,6 +20,7 @@ import {
   Principal,
   TracingId,
   envelope,
+  envelopeText,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
 import { LiveTransactionDto } from '../data/data.dto.js';
@@ -81,6 +83,7 @@ export class SyncController {
     @Query() query: StoredTransactionsQueryDto,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const from = query.from !== undefined ? new Date(query.from) : undefined;
     const before = query.before !== undefined ? new Date(query.before) : undefined;
@@ -113,10 +116,12 @@ export class SyncController {
       params.set('cursor', page.nextCursor);
       next = `/v1/accounts/${encodeURIComponent(accountId)}/transactions?${params.toString()}`;
     }
-    return envelope(
+    // The records are stored as JSON text in the shape served: sent as text, never parsed here.
+    void reply.type('application/json; charset=utf-8');
+    return envelopeText(
       tracingId,
-      page.transactions,
-      { count: page.transactions.length, nextCursor: page.nextCursor },
+      page.records,
+      { count: page.records.length, nextCursor: page.nextCursor },
       next ? { next } : undefined,
     );
   }

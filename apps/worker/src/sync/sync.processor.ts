@@ -52,6 +52,8 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
 
   override async onApplicationBootstrap(): Promise<void> {
     await super.onApplicationBootstrap();
+    // Syncs hold pages in memory and keep a core busy: their own, smaller limit than WORKER_CONCURRENCY.
+    this.worker.concurrency = this.config.sync.syncConcurrency;
     if (this.config.sync.dispatchEverySeconds === 0) return;
     // Every worker upserts the same scheduler: one dispatch per interval for the deployment.
     await this.worker.waitUntilReady();

@@ -2,10 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccountRepository } from '#libs/domain/accounts';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
-import { SyncRequests } from '#libs/domain/sync-runs';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 
-const BATCH = 1000;
+const BATCH = 5000;
 /** A run untouched this long lost its job (or its job failed by stalling): it is enqueued again. */
 const IDLE_RUN_MS = 10 * 60_000;
 
@@ -19,7 +18,6 @@ export class SyncDispatcher {
   constructor(
     private readonly accounts: AccountRepository,
     private readonly runs: SyncRunRepository,
-    private readonly requests: SyncRequests,
     private readonly jobs: JobProducer,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
@@ -27,14 +25,33 @@ export class SyncDispatcher {
   async dispatch(now = new Date()): Promise<{ enqueued: number; resumed: number }> {
     let enqueued = 0;
     let after: { nextSyncAt: Date; accountId: string } | null = null;
-    for (;;) {
-      const due = await this.accounts.dueForSync(now, after, BATCH);
-      if (due.length === 0) break;
-      const runs = await this.requests.request(due, 'SCHEDULED');
-      enqueued += runs.filter((r) => r.created).length;
-      const last = due[due.length - 1];
-      after = { nextSyncAt: last.nextSyncAt, accountId: last.accountId };
-      if (due.length < BATCH) break;
+    // A batch's jobs go to Redis while the next batch is read and opened in Postgres.
+    let sending: Promise<void> = Promise.resolve();
+    try {
+      for (;;) {
+        const due = await this.accounts.dueForSync(now, after, BATCH);
+        if (due.length === 0) break;
+        const runs = await this.runs.openRuns(due, 'SCHEDULED');
+        enqueued += runs.filter((r) => r.created).length;
+        const merchantOf = new Map(due.map((a) => [a.accountId, a.merchantId]));
+        await sending;
+        sending = this.jobs.enqueueMany(
+          'sync.account',
+          runs.map((r) => ({
+            merchantId: merchantOf.get(r.accountId)!,
+            accountId: r.accountId,
+            runId: r.id,
+          })),
+        );
+        // Awaited before the next batch (or in `finally`); marked handled now, so that a failure while
+        // Postgres is being read is not reported as an unhandled rejection meanwhile.
+        sending.catch(() => undefined);
+        const last = due[due.length - 1];
+        after = { nextSyncAt: last.nextSyncAt, accountId: last.accountId };
+        if (due.length < BATCH) break;
+      }
+    } finally {
+      await sending;
     }
     const resumed = await this.resumeIdleRuns();
     if (enqueued > 0 || resumed > 0) this.logger.info({ enqueued, resumed }, 'sync dispatch');

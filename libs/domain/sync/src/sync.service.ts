@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRepository } from '#libs/domain/accounts';
-import { moneyToStrings } from '#libs/domain/financial-data';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { SyncRequests } from '#libs/domain/sync-runs';
@@ -114,7 +113,10 @@ export class SyncService {
     return toSyncRunView(run);
   }
 
-  /** One page of the account's stored transactions, the upstream's records with amounts as decimal strings. */
+  /**
+   * One page of the account's stored transactions: each record as JSON text, stored as the API serves it
+   * (the upstream's fields, amounts as decimal strings).
+   */
   async listTransactions(caller: SyncCaller, accountId: string, query: TransactionsPageQuery) {
     const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
@@ -129,7 +131,7 @@ export class SyncService {
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
-      transactions: page.map((r) => moneyToStrings(JSON.parse(r.raw) as Record<string, unknown>)),
+      records: page.map((r) => r.raw),
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
     };
   }

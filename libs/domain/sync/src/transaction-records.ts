@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { uuidV7 } from '#libs/ids';
+import { moneyToStrings } from '#libs/domain/financial-data';
 import type { Transaction } from '#libs/upstream-client';
 
 /**
@@ -20,6 +21,7 @@ export interface TransactionRow {
   c: string;
   de: string | null;
   re: string | null;
+  /** The upstream record as merchants read it: every `amount` a decimal string. */
   raw: Transaction;
 }
 
@@ -42,6 +44,7 @@ export function dateOf(tx: Transaction): string | undefined {
   return tx.date ?? tx.bookingDateTime ?? tx.valueDateTime;
 }
 
+/** A row for the page statement; `tx`'s amounts are turned into decimal strings on the way. */
 export function toTransactionRow(tx: Transaction, accountCurrency: string | null): TransactionRow {
   const date = dateOf(tx);
   if (!date || Number.isNaN(Date.parse(date))) {
@@ -62,7 +65,9 @@ export function toTransactionRow(tx: Transaction, accountCurrency: string | null
     c: (tx.currency ?? tx.transactionAmount?.currency ?? accountCurrency ?? '').slice(0, 3),
     de: tx.description ?? null,
     re: tx.reference ?? null,
-    raw: tx,
+    // Stored as the API serves it, so a read splices stored text instead of parsing and printing every
+    // record. Converted in place: the page was parsed for this sync alone.
+    raw: moneyToStrings(tx),
   };
 }
 

@@ -112,25 +112,38 @@ export class TransactionRepository {
   ): Promise<StoredTransactionPage['rows']> {
     if (!isUuid(merchantId) || !isUuid(accountId)) return [];
     const [op, dir] = query.ascending ? ['>', 'ASC'] : ['<', 'DESC'];
+    // Only the conditions asked for, each shape its own prepared statement: a generic plan of
+    // `$n IS NULL OR …` could not walk the (account_id, date, id) index and would sort every record.
+    const values: unknown[] = [merchantId, accountId];
+    const where = ['merchant_id = $1::uuid', 'account_id = $2::uuid'];
+    const shape: string[] = [dir.toLowerCase()];
+    const add = (key: string, condition: (n: number) => string, ...params: unknown[]) => {
+      const n = values.length + 1;
+      values.push(...params);
+      where.push(condition(n));
+      shape.push(key);
+    };
+    if (query.status !== undefined) add('status', (n) => `status = $${n}::text`, query.status);
+    if (query.from) add('from', (n) => `date >= $${n}::timestamptz`, query.from);
+    if (query.before) add('before', (n) => `date < $${n}::timestamptz`, query.before);
+    if (query.after)
+      add(
+        'after',
+        (n) => `(date, id) ${op} ($${n}::timestamptz, $${n + 1}::uuid)`,
+        query.after.date,
+        query.after.id,
+      );
+    values.push(query.limit + 1);
+    // The page's rows are chosen on (date, id) alone and only then joined to their records: a plan that
+    // sorts (stale statistics right after a first sync) must not read every record's JSON to do it.
     return this.database.rows({
-      name: `transactions.page-${dir.toLowerCase()}`,
-      text: `SELECT id, ${isoText('date')} AS date, raw::text AS raw FROM transactions
-        WHERE merchant_id = $1::uuid AND account_id = $2::uuid
-          AND ($3::timestamptz IS NULL OR date >= $3::timestamptz)
-          AND ($4::timestamptz IS NULL OR date < $4::timestamptz)
-          AND ($5::text IS NULL OR status = $5::text)
-          AND ($6::timestamptz IS NULL OR (date, id) ${op} ($6::timestamptz, $7::uuid))
-        ORDER BY date ${dir}, id ${dir} LIMIT $8`,
-      values: [
-        merchantId,
-        accountId,
-        query.from ?? null,
-        query.before ?? null,
-        query.status ?? null,
-        query.after?.date ?? null,
-        query.after?.id ?? null,
-        query.limit + 1,
-      ],
+      name: `transactions.page-${shape.join('-')}`,
+      text: `SELECT t.id, ${isoText('t.date')} AS date, t.raw::text AS raw
+        FROM (SELECT id, date FROM transactions WHERE ${where.join(' AND ')}
+          ORDER BY date ${dir}, id ${dir} LIMIT $${values.length}) p
+        JOIN transactions t ON t.id = p.id
+        ORDER BY p.date ${dir}, p.id ${dir}`,
+      values,
     });
   }
 
