@@ -179,6 +179,38 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     await runWhenEnded(tenant.client, sync.body.data.syncId);
   });
 
+  it('adds an account the bank lists later, and closes one it stops listing', async () => {
+    const prisma = stack.api.app.get(PrismaService);
+    const current = byType('CURRENT');
+    const syncCurrent = async () => {
+      const requested = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+      expect((await runWhenEnded(tenant.client, requested.body.data.syncId)).status).toBe('succeeded');
+    };
+    const list = async () =>
+      (await tenant.client.get<{ data: SyncedAccount[] }>(`/v1/users/${tenant.userId}/accounts`)).body.data;
+
+    // Unknown here until now: the next sync of any account of the consent adds it, due at once.
+    await prisma.account.delete({ where: { id: byType('CREDIT_CARD').id } });
+    expect(await list()).toHaveLength(2);
+    await syncCurrent();
+    const added = (await list()).find((a) => a.type === 'CREDIT_CARD')!;
+    expect(added.id).not.toBe(byType('CREDIT_CARD').id);
+    expect(added.sync.status).toBe('pending');
+    expect(Date.parse(added.sync.nextSyncAt!)).toBeLessThanOrEqual(Date.now());
+
+    // No longer listed by the bank: closed, kept, never synced again.
+    await prisma.account.update({
+      where: { id: added.id },
+      data: { upstreamAccountId: 'closed-at-the-bank' },
+    });
+    await syncCurrent();
+    const closed = (await tenant.client.get(`/v1/accounts/${added.id}`)).body.data;
+    expect(closed.sync).toMatchObject({ status: 'stopped', nextSyncAt: null });
+    expect(closed.sync.lastError).toMatch(/no longer lists/);
+    expect((await tenant.client.post(`/v1/accounts/${added.id}/sync`)).status).toBe(409);
+    expect((await list()).filter((a) => a.type === 'CREDIT_CARD')).toHaveLength(2);
+  });
+
   it('stops syncing a revoked consent, and the account says why', async () => {
     const savings = byType('SAVINGS');
     const revoked = await sandbox.admin(

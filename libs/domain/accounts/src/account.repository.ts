@@ -356,4 +356,42 @@ export class AccountRepository {
     });
     return rows.map((r) => r.id);
   }
+
+  /**
+   * The consent's accounts the upstream no longer lists are closed: stopped, undue, and saying why. Their
+   * data is kept. Answers the ids closed now.
+   */
+  async closeUnlisted(
+    merchantId: string,
+    consentId: string,
+    listedUpstreamIds: readonly string[],
+  ): Promise<string[]> {
+    const rows = await this.database.rows<{ id: string }>({
+      name: 'accounts.close-unlisted',
+      text: `UPDATE accounts SET closed_at = now(), sync_status = 'STOPPED', next_sync_at = NULL,
+          last_sync_error = 'The bank no longer lists this account under the consent; its data is kept.',
+          updated_at = now()
+        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid AND closed_at IS NULL
+          AND NOT (upstream_account_id = ANY($3::text[]))
+        RETURNING id`,
+      values: [merchantId, consentId, listedUpstreamIds],
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /** Closed accounts the upstream lists again are reopened, and due at once. */
+  async reopenListed(
+    merchantId: string,
+    consentId: string,
+    listedUpstreamIds: readonly string[],
+  ): Promise<void> {
+    await this.database.rows({
+      name: 'accounts.reopen-listed',
+      text: `UPDATE accounts SET closed_at = NULL, sync_status = 'PENDING', next_sync_at = now(),
+          last_sync_error = NULL, updated_at = now()
+        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid AND closed_at IS NOT NULL
+          AND upstream_account_id = ANY($3::text[])`,
+      values: [merchantId, consentId, listedUpstreamIds],
+    });
+  }
 }

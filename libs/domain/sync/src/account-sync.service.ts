@@ -90,6 +90,13 @@ export class AccountSyncService {
       requestId: `sync-${run.id}`,
     };
     try {
+      if (!(await this.refreshAccounts(run, target, options))) {
+        await this.fail(run, target, {
+          code: 'ACCOUNT_CLOSED',
+          message: 'The bank no longer lists this account under the consent; its data is kept.',
+        });
+        throw new SyncStoppedError(`account ${target.id} is closed`);
+      }
       const window = await this.windowOf(run, target);
       await this.accounts.markSyncing(run.merchantId, run.accountId);
       const seen = await this.readWindow(run, target, window, options);
@@ -98,6 +105,33 @@ export class AccountSyncService {
     } catch (error) {
       return this.onFailure(error, run, target, finalAttempt);
     }
+  }
+
+  /**
+   * The consent's accounts as the upstream lists them now: new ones are added (due at once, for the next
+   * dispatch), unlisted ones closed, relisted ones reopened. False when this run's own account is closed.
+   */
+  private async refreshAccounts(
+    run: ClaimedRun,
+    target: SyncTarget,
+    options: ConsentCallOptions,
+  ): Promise<boolean> {
+    const { data: listed } = await this.upstream.getAccounts(options);
+    const ids = listed.map((a) => a.id);
+    await this.accounts.reopenListed(run.merchantId, target.consent.id, ids);
+    await this.accounts.upsertFromUpstream(
+      {
+        merchantId: run.merchantId,
+        userId: target.userId,
+        consentId: target.consent.id,
+        institutionId: target.consent.institutionId,
+      },
+      listed,
+    );
+    const closed = await this.accounts.closeUnlisted(run.merchantId, target.consent.id, ids);
+    if (closed.length > 0)
+      this.logger.info({ consentId: target.consent.id, closed }, 'sync: accounts closed');
+    return ids.includes(target.upstreamAccountId);
   }
 
   private openToken(target: SyncTarget): string | null {
@@ -246,6 +280,7 @@ export class AccountSyncService {
       await this.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
       throw new SyncStoppedError(`consent ${target.consent.id} is ${gone}`);
     }
+    if (error instanceof SyncStoppedError) throw error;
     const permanent =
       error instanceof UnusableTransactionError ||
       (error instanceof UpstreamError && PERMANENT_KINDS.has(error.kind));
