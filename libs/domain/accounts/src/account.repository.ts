@@ -117,7 +117,7 @@ const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "u
 const DUE_FOR_SYNC = `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
     a.next_sync_at AS "nextSyncAt"
   FROM accounts a JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
-  WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED'
+  WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
     AND ($2::timestamptz IS NULL OR (a.next_sync_at, a.id) > ($2::timestamptz, $3::uuid))
     AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)
   ORDER BY a.next_sync_at, a.id LIMIT $4`;
@@ -351,7 +351,7 @@ export class AccountRepository {
     const rows = await this.database.rows<{ id: string }>({
       name: 'accounts.ids-of-consent',
       text: `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
-        AND sync_status <> 'STOPPED' ORDER BY id`,
+        AND sync_status <> 'STOPPED' AND closed_at IS NULL ORDER BY id`,
       values: [merchantId, consentId],
     });
     return rows.map((r) => r.id);

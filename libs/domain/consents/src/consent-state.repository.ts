@@ -57,7 +57,8 @@ export class ConsentStateRepository {
       });
       if (result.applied) {
         await tx.account.updateMany({
-          where: { merchantId, consentId, syncStatus: { not: 'SYNCING' } },
+          // A closed account (the bank no longer lists it) stays stopped.
+          where: { merchantId, consentId, syncStatus: { not: 'SYNCING' }, closedAt: null },
           data: { syncStatus: 'PENDING', nextSyncAt: now },
         });
       }
