@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
-import { ALL_QUEUES } from '#libs/queue';
+import { ALL_QUEUES, bullmqPrefix } from '#libs/queue';
 import { createWorkerApp } from './bootstrap.js';
 
 async function main() {
   const config = loadConfig();
   const { app, logger } = await createWorkerApp(config);
   await app.init();
-  logger.info({ queues: ALL_QUEUES, prefix: config.redis.queuePrefix }, 'worker ready');
+  logger.info({ queues: ALL_QUEUES, prefix: bullmqPrefix(config) }, 'worker ready');
 }
 
 main().catch((error: unknown) => {
