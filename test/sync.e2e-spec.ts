@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueQueuePrefix } from '#libs/testing';
+import { UserRepository } from '#libs/domain/users';
+import { createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
 import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
@@ -177,6 +178,28 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     expect(wrong.status).toBe(400);
     expect((await tenant.client.get('/v1/syncs/not-a-uuid')).status).toBe(404);
     await runWhenEnded(tenant.client, sync.body.data.syncId);
+  });
+
+  it('lets a user session read and sync its own user’s accounts, and no one else’s', async () => {
+    const current = byType('CURRENT');
+    const own = stack.anonymous.as(
+      sessionToken(stack.api.config, { merchantId: tenant.merchant.merchant.id, userId: tenant.userId }),
+    );
+    const page = await own.get(`/v1/accounts/${current.id}/transactions?limit=3`);
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(3);
+    const requested = await own.post(`/v1/accounts/${current.id}/sync`);
+    expect(requested.status).toBe(202);
+    expect((await own.get(`/v1/syncs/${requested.body.data.syncId}`)).status).toBe(200);
+
+    const otherUser = await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id);
+    const other = stack.anonymous.as(
+      sessionToken(stack.api.config, { merchantId: tenant.merchant.merchant.id, userId: otherUser.id }),
+    );
+    expect((await other.get(`/v1/accounts/${current.id}/transactions`)).status).toBe(404);
+    expect((await other.post(`/v1/accounts/${current.id}/sync`)).status).toBe(404);
+    expect((await other.get(`/v1/syncs/${requested.body.data.syncId}`)).status).toBe(404);
+    await runWhenEnded(tenant.client, requested.body.data.syncId);
   });
 
   it('adds an account the bank lists later, and closes one it stops listing', async () => {
