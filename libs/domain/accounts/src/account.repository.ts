@@ -112,15 +112,17 @@ const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "u
 
 /**
  * Accounts due for a sync, in (next_sync_at, id) order after a keyset position, on the dispatcher's index:
- * the consent authorised and unexpired, the account not stopped.
+ * the consent authorised and unexpired, the account neither stopped nor closed. Two statements, first
+ * batch and next ones: a generic plan of `$n IS NULL OR (…) > (…)` could not start the index scan at the
+ * position, and every batch would read the ones before it again.
  */
-const DUE_FOR_SYNC = `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
+const dueForSync = (after: boolean) => `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
     a.next_sync_at AS "nextSyncAt"
   FROM accounts a JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
   WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
-    AND ($2::timestamptz IS NULL OR (a.next_sync_at, a.id) > ($2::timestamptz, $3::uuid))
+    ${after ? 'AND (a.next_sync_at, a.id) > ($3::timestamptz, $4::uuid)' : ''}
     AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)
-  ORDER BY a.next_sync_at, a.id LIMIT $4`;
+  ORDER BY a.next_sync_at, a.id LIMIT $2`;
 
 @Injectable()
 export class AccountRepository {
@@ -251,11 +253,15 @@ export class AccountRepository {
     after: { nextSyncAt: Date; accountId: string } | null,
     limit: number,
   ): Promise<{ accountId: string; merchantId: string; nextSyncAt: Date }[]> {
-    return this.database.rows({
-      name: 'accounts.due-for-sync',
-      text: DUE_FOR_SYNC,
-      values: [now, after?.nextSyncAt ?? null, after?.accountId ?? null, limit],
-    });
+    return this.database.rows(
+      after
+        ? {
+            name: 'accounts.due-for-sync-after',
+            text: dueForSync(true),
+            values: [now, limit, after.nextSyncAt, after.accountId],
+          }
+        : { name: 'accounts.due-for-sync', text: dueForSync(false), values: [now, limit] },
+    );
   }
 
   /** A sync started: shown as `syncing` unless the consent stopped it meanwhile. */

@@ -65,13 +65,20 @@ const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.p
  * One active run per account: `active_account_id` holds the account id while a run is queued or running
  * and is cleared when it ends, under a unique index. Opening a run where one is active answers that one.
  */
-const OPEN_RUNS = `INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, updated_at)
-  SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, now()
-  FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
-  ON CONFLICT (active_account_id) DO NOTHING`;
-
-const ACTIVE_RUNS = `SELECT id, account_id AS "accountId", (id = ANY($2::uuid[])) AS created FROM sync_runs
-  WHERE active_account_id = ANY($1::uuid[])`;
+/*
+ * One round trip: the runs opened now (the CTE's rows) and, for accounts that already had one, their
+ * active run (the outer SELECT runs on the statement's snapshot, so it sees only runs from before it).
+ */
+const OPEN_RUNS = `WITH fresh AS (
+    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, updated_at)
+    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, now()
+    FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
+    ON CONFLICT (active_account_id) DO NOTHING
+    RETURNING id, account_id)
+  SELECT id, account_id AS "accountId", true AS created FROM fresh
+  UNION ALL
+  SELECT s.id, s.account_id AS "accountId", false AS created FROM sync_runs s
+  WHERE s.active_account_id = ANY($3::uuid[])`;
 
 /** The run was claimed again by another worker (this one's job stalled and was taken over): stop. */
 export class RunSupersededError extends Error {
@@ -98,16 +105,22 @@ export class SyncRunRepository {
   ): Promise<{ id: string; accountId: string; created: boolean }[]> {
     if (accounts.length === 0) return [];
     const fresh = accounts.map((a) => ({ id: uuidV7(), merchant_id: a.merchantId, account_id: a.accountId }));
-    await this.database.rows({
+    const runs = await this.database.rows<{ id: string; accountId: string; created: boolean }>({
       name: 'sync-runs.open',
       text: OPEN_RUNS,
-      values: [JSON.stringify(fresh), trigger],
+      values: [JSON.stringify(fresh), trigger, accounts.map((a) => a.accountId)],
     });
-    return this.database.rows({
+    // A run another process opened while this statement ran is not in its snapshot: read those again.
+    const found = new Set(runs.map((r) => r.accountId));
+    const missing = accounts.filter((a) => !found.has(a.accountId)).map((a) => a.accountId);
+    if (missing.length === 0) return runs;
+    const late = await this.database.rows<{ id: string; accountId: string; created: boolean }>({
       name: 'sync-runs.active',
-      text: ACTIVE_RUNS,
-      values: [accounts.map((a) => a.accountId), fresh.map((f) => f.id)],
+      text: `SELECT id, account_id AS "accountId", false AS created FROM sync_runs
+        WHERE active_account_id = ANY($1::uuid[])`,
+      values: [missing],
     });
+    return [...runs, ...late];
   }
 
   /**
