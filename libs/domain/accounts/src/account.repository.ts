@@ -400,4 +400,15 @@ export class AccountRepository {
       values: [merchantId, consentId, listedUpstreamIds],
     });
   }
+
+  /** The upstream ids of every account of a consent, closed ones included. */
+  async upstreamIdsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+    const rows = await this.database.rows<{ upstreamAccountId: string }>({
+      name: 'accounts.upstream-ids-of-consent',
+      text: `SELECT upstream_account_id AS "upstreamAccountId" FROM accounts
+        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid`,
+      values: [merchantId, consentId],
+    });
+    return rows.map((r) => r.upstreamAccountId);
+  }
 }

@@ -90,16 +90,19 @@ export class AccountSyncService {
       requestId: `sync-${run.id}`,
     };
     try {
-      if (!(await this.refreshAccounts(run, target, options))) {
+      // The consent's account list travels while the window is read; awaited before the run ends.
+      const listing = this.refreshAccounts(run, target, options);
+      listing.catch(() => undefined);
+      const window = await this.windowOf(run, target);
+      await this.accounts.markSyncing(run.merchantId, run.accountId);
+      const seen = await this.readWindow(run, target, window, options);
+      if (!(await listing)) {
         await this.fail(run, target, {
           code: 'ACCOUNT_CLOSED',
           message: 'The bank no longer lists this account under the consent; its data is kept.',
         });
         throw new SyncStoppedError(`account ${target.id} is closed`);
       }
-      const window = await this.windowOf(run, target);
-      await this.accounts.markSyncing(run.merchantId, run.accountId);
-      const seen = await this.readWindow(run, target, window, options);
       const balances = await this.upstream.getAccountBalances(target.upstreamAccountId, options);
       return await this.succeed(run, target, window, seen, balances.data.balances ?? []);
     } catch (error) {
@@ -110,6 +113,7 @@ export class AccountSyncService {
   /**
    * The consent's accounts as the upstream lists them now: new ones are added (due at once, for the next
    * dispatch), unlisted ones closed, relisted ones reopened. False when this run's own account is closed.
+   * Sent alongside the window's first pages, so it adds no wait to a sync.
    */
   private async refreshAccounts(
     run: ClaimedRun,
@@ -119,15 +123,20 @@ export class AccountSyncService {
     const { data: listed } = await this.upstream.getAccounts(options);
     const ids = listed.map((a) => a.id);
     await this.accounts.reopenListed(run.merchantId, target.consent.id, ids);
-    await this.accounts.upsertFromUpstream(
-      {
-        merchantId: run.merchantId,
-        userId: target.userId,
-        consentId: target.consent.id,
-        institutionId: target.consent.institutionId,
-      },
-      listed,
-    );
+    // Only accounts new to us are stored here (their balances come with their first sync).
+    const known = new Set(await this.accounts.upstreamIdsOfConsent(run.merchantId, target.consent.id));
+    const added = listed.filter((a) => !known.has(a.id));
+    if (added.length > 0) {
+      await this.accounts.upsertFromUpstream(
+        {
+          merchantId: run.merchantId,
+          userId: target.userId,
+          consentId: target.consent.id,
+          institutionId: target.consent.institutionId,
+        },
+        added,
+      );
+    }
     const closed = await this.accounts.closeUnlisted(run.merchantId, target.consent.id, ids);
     if (closed.length > 0)
       this.logger.info({ consentId: target.consent.id, closed }, 'sync: accounts closed');
