@@ -90,9 +90,11 @@ export class AccountSyncService {
       requestId: `sync-${run.id}`,
     };
     try {
-      // The consent's account list travels while the window is read; awaited before the run ends.
+      // The consent's account list and the balances travel while the window is read; awaited at the end.
       const listing = this.refreshAccounts(run, target, options);
       listing.catch(() => undefined);
+      const balances = this.upstream.getAccountBalances(target.upstreamAccountId, options);
+      balances.catch(() => undefined);
       const window = await this.windowOf(run, target);
       await this.accounts.markSyncing(run.merchantId, run.accountId);
       const seen = await this.readWindow(run, target, window, options);
@@ -103,8 +105,7 @@ export class AccountSyncService {
         });
         throw new SyncStoppedError(`account ${target.id} is closed`);
       }
-      const balances = await this.upstream.getAccountBalances(target.upstreamAccountId, options);
-      return await this.succeed(run, target, window, seen, balances.data.balances ?? []);
+      return await this.succeed(run, target, window, seen, (await balances).data.balances ?? []);
     } catch (error) {
       return this.onFailure(error, run, target, finalAttempt);
     }
