@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
-import { createUser, uniqueQueuePrefix } from '#libs/testing';
-import { connectBank } from './support/bank-consents.js';
+import { uniqueQueuePrefix } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   eventually,
   storedTransactions,
+  connectedUsers,
   upstreamTransactions,
 } from './support/sync-kit.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
@@ -57,21 +56,8 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
       ).status,
     ).toBe(201);
     const prisma = stack.api.app.get(PrismaService);
-    const users = [
-      tenant.userId,
-      (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id,
-    ];
-    const consents = new Map<string, string>();
-    for (const userId of users) {
-      consents.set(
-        userId,
-        await connectBank(
-          { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-          tenant.merchant.apiKey.key,
-          userId,
-        ),
-      );
-    }
+    const consents = await connectedUsers(stack, tenant, 1);
+    const users = [...consents.keys()];
 
     for (let kill = 0; kill < 3; kill++) {
       // Wait until a run has written a page, then kill the first worker and start a fresh one.

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
-import { createUser, uniqueQueuePrefix } from '#libs/testing';
-import { connectBank } from './support/bank-consents.js';
+import { uniqueQueuePrefix } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
-import { accountsWhenSynced, storedTransactions, upstreamTransactions } from './support/sync-kit.js';
+import {
+  accountsWhenSynced,
+  connectedUsers,
+  storedTransactions,
+  upstreamTransactions,
+} from './support/sync-kit.js';
 
 /** Transaction pages and balances only: the consent flow itself stays clean. */
 const SYNC_READS = String.raw`/^\/accounts\/[^/]+\/(transactions|balances)$/`;
@@ -37,20 +40,8 @@ describe('sync under injected upstream faults', () => {
     ]) {
       expect((await sandbox.admin('POST', '/faults', rule)).status).toBe(201);
     }
-    const users = [tenant.userId];
-    for (let i = 0; i < 3; i++)
-      users.push((await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id);
-    const consents = new Map<string, string>();
-    for (const userId of users) {
-      consents.set(
-        userId,
-        await connectBank(
-          { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-          tenant.merchant.apiKey.key,
-          userId,
-        ),
-      );
-    }
+    const consents = await connectedUsers(stack, tenant, 3);
+    const users = [...consents.keys()];
     const synced = new Map<string, Awaited<ReturnType<typeof accountsWhenSynced>>>();
     for (const userId of users) synced.set(userId, await accountsWhenSynced(tenant.client, userId));
     const faults = await sandbox.admin<{ data: { hits: number }[] }>('GET', '/faults');

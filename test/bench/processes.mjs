@@ -15,62 +15,14 @@ export const benchPorts = () => ({
   sandbox: Number(process.env.BENCH_SANDBOX_PORT ?? 4110),
 });
 
-/** A started app: its pid, its last log lines (for failures), RSS now and at peak, and a stop. */
-export async function startApp(name, script, env, readyPath, port) {
-  const file = new URL(script, ROOT);
-  if (!existsSync(file)) throw new BenchFailure(`${script} is missing: run \`npm run build\` first`);
-  // BENCH_PROFILE_DIR=dir: each app writes a CPU profile there when it stops (open in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE_DIR
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
-    : [];
-  const child = spawn(process.execPath, [...profile, file.pathname], {
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines = [];
-  const keep = (chunk) => {
-    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  let exited = null;
-  child.on('exit', (code, signal) => (exited = signal ?? code));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (exited !== null) {
-      throw new BenchFailure(`${name} exited (${exited}) while starting:\n${lines.join('\n')}`);
-    }
-    const res = await call(url, 'GET', readyPath).catch(() => null);
-    if (res?.status === 200) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new BenchFailure(`${name} not ready on ${url}${readyPath} within 60 s:\n${lines.join('\n')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    name,
-    url,
-    pid: child.pid,
-    logs: () => lines.join('\n'),
-    memory: () => memoryOf(child.pid),
-    async stop() {
-      if (exited !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await gone;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** A headless app (the worker): started, its memory readable, stopped; it has no port to poll. */
+/**
+ * An app as its own process, built from dist/: its pid, its last log lines (for failures), its memory, and
+ * a stop. Headless apps (the worker) are used as they are; HTTP apps wait for readiness (startApp).
+ */
 export function startHeadless(name, script, env) {
   const file = new URL(script, ROOT);
   if (!existsSync(file)) throw new BenchFailure(`${script} is missing: run \`npm run build\` first`);
+  // BENCH_PROFILE_DIR=dir: each app writes a CPU profile there when it stops (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
     : [];
@@ -94,8 +46,7 @@ export function startHeadless(name, script, env) {
     pid: child.pid,
     logs: () => lines.join('\n'),
     exited: () => exited,
-    memory: () => (exited === null ? memoryOf(child.pid) : null),
-    gone,
+    memory: () => memoryOf(child.pid),
     async stop() {
       if (exited !== null) return;
       child.kill('SIGTERM');
@@ -103,7 +54,61 @@ export function startHeadless(name, script, env) {
       await gone;
       clearTimeout(timer);
     },
+    kill: () => child.kill('SIGKILL'),
   };
+}
+
+/** An HTTP app started as its own process, once `readyPath` answers 200 on `port`. */
+export async function startApp(name, script, env, readyPath, port) {
+  const app = startHeadless(name, script, env);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (app.exited() !== null) {
+      throw new BenchFailure(`${name} exited (${app.exited()}) while starting:\n${app.logs()}`);
+    }
+    const res = await call(url, 'GET', readyPath).catch(() => null);
+    if (res?.status === 200) break;
+    if (Date.now() > deadline) {
+      app.kill();
+      throw new BenchFailure(`${name} not ready on ${url}${readyPath} within 60 s:\n${app.logs()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { ...app, url };
+}
+
+/**
+ * The sandbox and the api as processes on the bench ports, the api on `env` (its database, queue prefix)
+ * and unthrottled: the bench measures the rate limiter's cost, not its refusals. Each is pushed onto
+ * `closers` as soon as it runs, so a failure stops what started.
+ */
+export async function startSandboxAndApi(env, closers) {
+  const ports = benchPorts();
+  const sandbox = await startApp(
+    'sandbox',
+    'dist/apps/sandbox/src/main.js',
+    { SANDBOX_PORT: String(ports.sandbox), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
+    '/health',
+    ports.sandbox,
+  );
+  closers.push(() => sandbox.stop());
+  const api = await startApp(
+    'api',
+    'dist/apps/api/src/main.js',
+    {
+      ...env,
+      API_PORT: String(ports.api),
+      API_HOST: '127.0.0.1',
+      API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
+      UPSTREAM_BASE_URL: sandbox.url,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+    '/health/ready',
+    ports.api,
+  );
+  closers.push(() => api.stop());
+  return { sandbox, api };
 }
 
 /** Resident and peak resident memory of a process, in MiB (Linux /proc). */

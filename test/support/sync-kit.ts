@@ -1,7 +1,10 @@
 import { expect } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
-import type { ApiClient, ApiResponse, Stack } from './api-kit.js';
+import { UserRepository } from '#libs/domain/users';
+import { createUser } from '#libs/testing';
+import { connectBank } from './bank-consents.js';
+import type { ApiClient, ApiResponse, Stack, Tenant } from './api-kit.js';
 import { SandboxHttp } from './sandbox-http.js';
 
 /** Polls `probe` until it answers something other than undefined, or fails after `ms`. */
@@ -105,4 +108,21 @@ export async function upstreamTransactions(
 export async function upstreamConsentId(stack: Stack, consentId: string): Promise<string> {
   const prisma = stack.api.app.get(PrismaService);
   return (await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).upstreamConsentId;
+}
+
+/** The tenant's user and `more` new users, each with a bank connected: user id → local consent id. */
+export async function connectedUsers(
+  stack: Stack,
+  tenant: Tenant,
+  more: number,
+): Promise<Map<string, string>> {
+  const users = [tenant.userId];
+  for (let i = 0; i < more; i++)
+    users.push((await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id);
+  const consents = new Map<string, string>();
+  for (const userId of users) {
+    const apps = { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url };
+    consents.set(userId, await connectBank(apps, tenant.merchant.apiKey.key, userId));
+  }
+  return consents;
 }

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchPorts, call, expectStatus, inParallel, startApp, startBare } from '../processes.mjs';
+import { call, expectStatus, inParallel, startBare, startSandboxAndApi } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
 
 const USERS = 100;
@@ -51,7 +51,6 @@ export async function connectBank(apiUrl, auth, userId) {
 }
 
 export async function apiReads({ load, options, progress }) {
-  const ports = benchPorts();
   const databaseUrl = benchDatabaseUrl();
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: 'bff-bench' };
   progress(`migrating ${new URL(databaseUrl).pathname.slice(1)}`);
@@ -65,30 +64,7 @@ export async function apiReads({ load, options, progress }) {
 
   const closers = [];
   try {
-    const sandbox = await startApp(
-      'sandbox',
-      'dist/apps/sandbox/src/main.js',
-      { SANDBOX_PORT: String(ports.sandbox), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
-      '/health',
-      ports.sandbox,
-    );
-    closers.push(() => sandbox.stop());
-    const api = await startApp(
-      'api',
-      'dist/apps/api/src/main.js',
-      {
-        ...env,
-        API_PORT: String(ports.api),
-        API_HOST: '127.0.0.1',
-        API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
-        UPSTREAM_BASE_URL: sandbox.url,
-        // The bench measures the limiter's cost, not its refusals.
-        RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-      '/health/ready',
-      ports.api,
-    );
-    closers.push(() => api.stop());
+    const { sandbox, api } = await startSandboxAndApi(env, closers);
 
     progress(`on-boarding a merchant with ${USERS} users and a connected bank`);
     const merchant = await expectStatus(

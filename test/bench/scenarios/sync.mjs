@@ -15,12 +15,11 @@ import copyStreams from 'pg-copy-streams';
 import { BenchFailure } from '../bench-failure.mjs';
 import { median } from '../load-generator.mjs';
 import {
-  benchPorts,
   call,
   expectStatus,
   inParallel,
   memoryOf,
-  startApp,
+  startSandboxAndApi,
   startBare,
   startHeadless,
 } from '../processes.mjs';
@@ -125,7 +124,6 @@ function runProcess(script, env) {
 }
 
 export async function syncBench({ load, options, progress }) {
-  const ports = benchPorts();
   const databaseUrl = syncDatabaseUrl();
   const env = {
     DATABASE_URL: databaseUrl,
@@ -148,29 +146,7 @@ export async function syncBench({ load, options, progress }) {
 
   const closers = [() => queue.close(), () => db.end()];
   try {
-    const sandbox = await startApp(
-      'sandbox',
-      'dist/apps/sandbox/src/main.js',
-      { SANDBOX_PORT: String(ports.sandbox), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
-      '/health',
-      ports.sandbox,
-    );
-    closers.push(() => sandbox.stop());
-    const api = await startApp(
-      'api',
-      'dist/apps/api/src/main.js',
-      {
-        ...env,
-        API_PORT: String(ports.api),
-        API_HOST: '127.0.0.1',
-        API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
-        UPSTREAM_BASE_URL: sandbox.url,
-        RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-      '/health/ready',
-      ports.api,
-    );
-    closers.push(() => api.stop());
+    const { sandbox, api } = await startSandboxAndApi(env, closers);
 
     progress(`connecting ${BANKS} banks (their first syncs wait in the queue: no worker yet)`);
     const merchant = await expectStatus(
