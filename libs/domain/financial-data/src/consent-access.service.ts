@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ConsentStateRepository, ConsentStatus, ConsentTokenVault } from '#libs/domain/consents';
+import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { UpstreamError, type ConsentCallOptions, type UpstreamErrorKind } from '#libs/upstream-client';
+import { UpstreamError, type ConsentCallOptions } from '#libs/upstream-client';
 import { FinancialDataRepository, type ConsentForCall } from './financial-data.repository.js';
 
 /** Who asks: a merchant key (any of its users) or one user's session (only that user's resources). */
@@ -20,15 +20,6 @@ export interface ConsentCall {
   };
   subApplication: string | undefined;
 }
-
-/** Upstream consent faults → the local status they leave the consent in. */
-const GONE_STATUS: Readonly<Partial<Record<UpstreamErrorKind, ConsentStatus>>> = {
-  CONSENT_EXPIRED: ConsentStatus.Expired,
-  CONSENT_REVOKED: ConsentStatus.Revoked,
-  CONSENT_CONSUMED: ConsentStatus.Consumed,
-  // The upstream refuses the token itself (superseded or unknown): only a new authorisation helps.
-  CONSENT_INVALID: ConsentStatus.Expired,
-};
 
 const accountNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
 const consentNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');

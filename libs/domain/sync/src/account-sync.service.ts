@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabasePool } from '#libs/database';
 import { AccountRepository, type SyncTarget } from '#libs/domain/accounts';
-import { ConsentStateRepository, ConsentStatus, ConsentTokenVault } from '#libs/domain/consents';
+import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
@@ -29,14 +29,6 @@ import { UnusableTransactionError, pageRows } from './transaction-records.js';
 const PAGE_SIZE = 1000;
 /** A 429 without a usable Retry-After waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
-
-/** Upstream consent faults → the status they leave the consent in (the same rule as pass-through calls). */
-const GONE_STATUS: Readonly<Partial<Record<UpstreamErrorKind, ConsentStatus>>> = {
-  CONSENT_EXPIRED: ConsentStatus.Expired,
-  CONSENT_REVOKED: ConsentStatus.Revoked,
-  CONSENT_CONSUMED: ConsentStatus.Consumed,
-  CONSENT_INVALID: ConsentStatus.Expired,
-};
 
 /** Failures that another attempt of the same request cannot change. */
 const PERMANENT_KINDS = new Set<UpstreamErrorKind>(['CALLER', 'AUTH', 'NOT_FOUND', 'FORBIDDEN', 'PROTOCOL']);
