@@ -92,13 +92,24 @@ export class ConsentStateRepository {
     code: string,
     message: string,
     now = new Date(),
+    tokenUsed?: string | null,
   ): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
-      const result = await this.apply(tx, merchantId, consentId, 'gone', status, {
-        lastErrorCode: code.slice(0, 64),
-        lastErrorMessage: message.slice(0, 1000),
-        ...(status === ConsentStatus.Revoked ? { revokedAt: now } : {}),
-      });
+      const result = await this.apply(
+        tx,
+        merchantId,
+        consentId,
+        'gone',
+        status,
+        {
+          lastErrorCode: code.slice(0, 64),
+          lastErrorMessage: message.slice(0, 1000),
+          ...(status === ConsentStatus.Revoked ? { revokedAt: now } : {}),
+        },
+        undefined,
+        // The bank refused the token the caller used: a re-authorisation since (a new token) stands.
+        tokenUsed !== undefined ? { tokenCiphertext: tokenUsed } : {},
+      );
       if (result.applied) await this.stopSync(tx, merchantId, consentId);
       return result;
     });
@@ -190,13 +201,14 @@ export class ConsentStateRepository {
     to: ConsentStatus,
     data: Prisma.ConsentUpdateManyMutationInput,
     onlyFrom?: ConsentStatus,
+    guard: Prisma.ConsentWhereInput = {},
   ): Promise<TransitionResult> {
     const allowed = onlyFrom !== undefined ? canTransition(transition, onlyFrom, to) : endsIn(transition, to);
     // A programming error, not a state the consent can be in: fail loudly rather than write it.
     if (!allowed) throw new Error(`Consent transition ${transition} cannot end in ${to}`);
     const status = onlyFrom ?? { in: allowedFrom(transition) };
     const { count } = await db.consent.updateMany({
-      where: { id: consentId, merchantId, status },
+      where: { ...guard, id: consentId, merchantId, status },
       data: { ...data, status: to },
     });
     if (count === 1) return { applied: true };

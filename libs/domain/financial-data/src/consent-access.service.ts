@@ -115,6 +115,8 @@ export class ConsentAccessService {
             gone,
             error.kind,
             `upstream ${error.kind} (status ${error.status ?? 'none'})`,
+            new Date(),
+            consent.tokenCiphertext,
           );
           // A concurrent re-authorisation or revocation already moved it on: that newer state stands.
           if (!marked.applied) {

@@ -272,13 +272,17 @@ export class AccountSyncService {
     const gone = error instanceof UpstreamError ? GONE_STATUS[error.kind] : undefined;
     if (error instanceof UpstreamError && gone) {
       // Stops every account of the consent; the account then shows why its sync stopped.
-      await this.consentState.markGone(
+      const marked = await this.consentState.markGone(
         run.merchantId,
         target.consent.id,
         gone,
         error.kind,
         `upstream ${error.kind} (status ${error.status ?? 'none'})`,
+        new Date(),
+        target.consent.tokenCiphertext,
       );
+      // The consent moved on meanwhile (re-authorised with a new token): the next attempt uses that one.
+      if (!marked.applied && !finalAttempt) throw error;
       await this.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
       throw new SyncStoppedError(`consent ${target.consent.id} is ${gone}`);
     }
