@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import {
   StandardWebhook,
@@ -158,5 +159,22 @@ describe('Standard Webhooks signing', () => {
     expect(() => new StandardWebhook('whsec_!!')).toThrow();
     const strict = new StandardWebhook(SECRET, { toleranceSeconds: 5 });
     expect(reasonOf(() => strict.verify(BODY, headers(), TIMESTAMP + 6))).toBe('TIMESTAMP_TOO_OLD');
+  });
+});
+
+describe('interoperability with the official standardwebhooks package', () => {
+  it('signs what the package verifies, for each of several secrets, and verifies what it signs', () => {
+    const [a, b] = [generateWebhookSecret(), generateWebhookSecret()];
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ type: 'payment.completed', amount: '12.34' });
+    const signed = webhookHeaders({ id: 'evt_1', timestampSeconds: now, body, secrets: [a, b] });
+    expect(new Webhook(a).verify(body, signed, { jsonParse: false })).toBeUndefined();
+    expect(new Webhook(b).verify(body, signed, { jsonParse: false })).toBeUndefined();
+    expect(() => new Webhook(generateWebhookSecret()).verify(body, signed)).toThrow();
+
+    const theirs = new Webhook(b).sign('evt_2', new Date(now * 1000), body);
+    const received = { 'webhook-id': 'evt_2', 'webhook-timestamp': String(now), 'webhook-signature': theirs };
+    expect(verifyWebhook(body, received, [a, b]).id).toBe('evt_2');
+    expect(reasonOf(() => verifyWebhook(body + ' ', received, [a, b]))).toBe('NO_MATCHING_SIGNATURE');
   });
 });
