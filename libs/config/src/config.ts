@@ -51,6 +51,24 @@ export interface AppConfig {
     /** How often the worker refreshes the institutions cache from the upstream; 0: not scheduled here. */
     institutionsRefreshMinutes: number;
   };
+  events: {
+    signatureScheme: 'standard-webhooks';
+    webhookMaxBodyBytes: number;
+    webhookToleranceSeconds: number;
+    /** How long a replaced upstream webhook secret still verifies. */
+    upstreamSecretGraceHours: number;
+    deliveryTimeoutMs: number;
+    /** The first retry's delay; each further one doubles it (capped at an hour), jittered. */
+    deliveryBackoffSeconds: number;
+    /** How long a delivery is retried before it is marked failed. */
+    deliveryRetryHours: number;
+    /** An endpoint failing without a single success for this long is disabled. */
+    endpointDisableAfterHours: number;
+    allowPrivateEndpoints: boolean;
+    /** How often the worker re-enqueues inbox rows and deliveries lost from Redis; 0: not scheduled here. */
+    sweepEverySeconds: number;
+    sseHeartbeatSeconds: number;
+  };
   sandbox: {
     host: string;
     port: number;
@@ -174,6 +192,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       overlapDays: env.SYNC_OVERLAP_DAYS,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
       institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
+    },
+    events: {
+      signatureScheme: env.WEBHOOK_SIGNATURE_SCHEME as 'standard-webhooks',
+      webhookMaxBodyBytes: env.WEBHOOK_MAX_BODY_BYTES,
+      webhookToleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
+      upstreamSecretGraceHours: env.UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS,
+      deliveryTimeoutMs: env.EVENT_DELIVERY_TIMEOUT_MS,
+      deliveryBackoffSeconds: env.EVENT_DELIVERY_BACKOFF_SECONDS,
+      deliveryRetryHours: env.EVENT_DELIVERY_RETRY_HOURS,
+      endpointDisableAfterHours: env.EVENT_ENDPOINT_DISABLE_AFTER_HOURS,
+      allowPrivateEndpoints: env.EVENT_ENDPOINTS_ALLOW_PRIVATE
+        ? env.EVENT_ENDPOINTS_ALLOW_PRIVATE === 'true'
+        : !production,
+      sweepEverySeconds: env.EVENTS_SWEEP_SECONDS,
+      sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
     },
     sandbox: {
       host: env.SANDBOX_HOST,

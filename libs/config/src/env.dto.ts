@@ -194,6 +194,70 @@ export class EnvironmentVariables {
   @Max(7 * 24 * 60)
   INSTITUTIONS_REFRESH_MINUTES = 360;
 
+  // --- events in (upstream webhooks) and out (merchant endpoints, SSE) ---
+  /** How upstream webhooks are signed; the upstream does not publish its scheme, so it is named here. */
+  @IsIn(['standard-webhooks'])
+  WEBHOOK_SIGNATURE_SCHEME = 'standard-webhooks';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024)
+  WEBHOOK_MAX_BODY_BYTES = 256 * 1024;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  WEBHOOK_TOLERANCE_SECONDS = 300;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24)
+  UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS = 24;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  EVENT_DELIVERY_TIMEOUT_MS = 5_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  EVENT_DELIVERY_BACKOFF_SECONDS = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24)
+  EVENT_DELIVERY_RETRY_HOURS = 24;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(30 * 24)
+  EVENT_ENDPOINT_DISABLE_AFTER_HOURS = 72;
+
+  /** Deliveries to private, loopback and link-local addresses; default: allowed unless NODE_ENV=production. */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  EVENT_ENDPOINTS_ALLOW_PRIVATE?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  EVENTS_SWEEP_SECONDS = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(300)
+  SSE_HEARTBEAT_SECONDS = 15;
+
   // --- sandbox ---
   @IsString()
   SANDBOX_HOST = '127.0.0.1';

@@ -14,6 +14,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     // would act on every file's rows. Tests that need them schedule them (or run them) themselves.
     SYNC_DISPATCH_EVERY_SECONDS: '0',
     INSTITUTIONS_REFRESH_MINUTES: '0',
+    EVENTS_SWEEP_SECONDS: '0',
     ...overrides,
   });
 }
