@@ -12,6 +12,7 @@ import { AdminMerchantsController } from './admin/admin-merchants.controller.js'
 import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { DataApiModule } from './data/data-api.module.js';
 import { SyncApiModule } from './sync/sync-api.module.js';
+import { EventsApiModule } from './events/events-api.module.js';
 import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
 import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
@@ -33,6 +34,7 @@ export class AppModule {
         ConsentsApiModule,
         DataApiModule,
         SyncApiModule,
+        EventsApiModule,
       ],
       controllers: [MetricsController, AdminMerchantsController, AdminUpstreamController, MeController],
       // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.

@@ -1,0 +1,3 @@
+export * from './inbox.module.js';
+export * from './upstream-webhook-registration.service.js';
+export * from './upstream-webhook.repository.js';

@@ -1,0 +1,122 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { SecretBox } from '#libs/crypto';
+import { PrismaService } from '#libs/database';
+
+/** A registration of our receiver with the upstream, as the operator sees it (never its secret). */
+export interface UpstreamWebhookView {
+  id: string;
+  applicationId: string;
+  merchantId: string | null;
+  upstreamWebhookId: string | null;
+  categories: string[];
+  callbackUrl: string;
+  status: string | null;
+  retiredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface NewUpstreamWebhook {
+  applicationId: string;
+  merchantId: string | null;
+  upstreamWebhookId: string | null;
+  categories: string[];
+  callbackUrl: string;
+  /** The `webhookSecret` the upstream showed once: sealed here, before anything else happens to it. */
+  secret: string;
+  status: string | null;
+}
+
+const VIEW = {
+  id: true,
+  applicationId: true,
+  merchantId: true,
+  upstreamWebhookId: true,
+  categories: true,
+  callbackUrl: true,
+  status: true,
+  retiredAt: true,
+  createdAt: true,
+} as const;
+
+/** Secrets are bound to their application, so a ciphertext copied to another row does not open. */
+const secretContext = (applicationId: string) => `upstream-webhook:${applicationId}`;
+
+/**
+ * The one owner of `upstream_webhooks`: our receiver's registrations with the upstream and their signing
+ * secrets, sealed at rest. A new registration (or a secret reset) for an application retires the
+ * previous ones; a retired secret still verifies for the grace period, so events signed with it in
+ * flight are not refused.
+ */
+@Injectable()
+export class UpstreamWebhookRepository {
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.box = new SecretBox(config.crypto.encryptionKeys);
+  }
+
+  /** Stores a registration and retires the application's earlier ones, in one transaction. */
+  async store(input: NewUpstreamWebhook, now = new Date()): Promise<UpstreamWebhookView> {
+    const sealed = this.box.seal(input.secret, secretContext(input.applicationId));
+    return this.prisma.$transaction(async (tx) => {
+      await tx.upstreamWebhook.updateMany({
+        where: { applicationId: input.applicationId, retiredAt: null },
+        data: { retiredAt: now },
+      });
+      return tx.upstreamWebhook.create({
+        data: {
+          applicationId: input.applicationId,
+          merchantId: input.merchantId,
+          upstreamWebhookId: input.upstreamWebhookId,
+          categories: input.categories,
+          callbackUrl: input.callbackUrl,
+          secretCiphertext: sealed.ciphertext,
+          secretKeyId: sealed.keyId,
+          status: input.status,
+        },
+        select: VIEW,
+      });
+    });
+  }
+
+  /** A registration removed upstream (or replaced outside a `store`): its secret enters the grace period. */
+  async retire(id: string, now = new Date()): Promise<void> {
+    await this.prisma.upstreamWebhook.updateMany({ where: { id, retiredAt: null }, data: { retiredAt: now } });
+  }
+
+  list(): Promise<UpstreamWebhookView[]> {
+    return this.prisma.upstreamWebhook.findMany({ select: VIEW, orderBy: { createdAt: 'desc' } });
+  }
+
+  /** The current registrations of one application (normally one). */
+  listActive(applicationId: string): Promise<UpstreamWebhookView[]> {
+    return this.prisma.upstreamWebhook.findMany({
+      where: { applicationId, retiredAt: null },
+      select: VIEW,
+      orderBy: { createdAt: 'desc' },
+    });
+  }
+
+  /** Every secret that may sign an event now: current ones, and retired ones still in their grace period. */
+  async verificationSecrets(retiredAfter: Date): Promise<string[]> {
+    const rows = await this.prisma.upstreamWebhook.findMany({
+      where: { OR: [{ retiredAt: null }, { retiredAt: { gt: retiredAfter } }] },
+      select: { applicationId: true, secretCiphertext: true, secretKeyId: true },
+      orderBy: { createdAt: 'desc' },
+    });
+    return [
+      ...new Set(
+        rows.map((r) =>
+          this.box.open(
+            { ciphertext: r.secretCiphertext, keyId: r.secretKeyId },
+            secretContext(r.applicationId),
+          ),
+        ),
+      ),
+    ];
+  }
+}
