@@ -5,6 +5,7 @@ export const QueueName = {
   Maintenance: 'maintenance',
   Consents: 'consents',
   Sync: 'sync',
+  Events: 'events',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -42,6 +43,24 @@ export interface JobCatalogue {
     queue: typeof QueueName.Sync;
     payload: Record<string, never>;
     result: { enqueued: number; resumed: number };
+  };
+  /** Applies one stored upstream webhook (inbox row) to our state and records the merchant events. */
+  'events.fan-out': {
+    queue: typeof QueueName.Events;
+    payload: { inboundEventId: string };
+    result: { outcome: string };
+  };
+  /** One attempt to deliver one event to one merchant endpoint; re-delays itself until it succeeds or gives up. */
+  'events.deliver': {
+    queue: typeof QueueName.Events;
+    payload: { deliveryId: string };
+    result: { outcome: string };
+  };
+  /** Re-enqueues inbox rows and deliveries whose jobs were lost, relays the outbox, disables failing endpoints. */
+  'events.sweep': {
+    queue: typeof QueueName.Events;
+    payload: Record<string, never>;
+    result: { inbox: number; deliveries: number; relayed: number; disabled: number };
   };
 }
 
@@ -103,6 +122,36 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   },
   'sync.dispatch': {
     queue: QueueName.Sync,
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 1,
+      removeOnComplete: { age: 3600, count: 100 },
+      removeOnFail: { age: 24 * 3600 },
+    },
+  },
+  'events.fan-out': {
+    queue: QueueName.Events,
+    // Fan-out re-reads the inbox row under a lock and does nothing once it is processed: a repeat is harmless.
+    options: { ...BASE_OPTIONS, attempts: 8, backoff: { type: 'exponential', delay: 2_000 } },
+    dedupeId: ({ inboundEventId }) => `events.fan-out.${inboundEventId}`,
+  },
+  'events.deliver': {
+    queue: QueueName.Events,
+    // The row is the record: a failed HTTP attempt re-delays the job itself (without spending an attempt)
+    // until the row says delivered or given up. Attempts cover crashes and database outages only; a job
+    // that runs out of them is removed, and the sweeper enqueues the still-pending row again.
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 5_000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
+    // While a delivery's job exists (waiting, delayed or running), enqueueing it again is a no-op.
+    dedupeId: ({ deliveryId }) => `events.deliver.${deliveryId}`,
+  },
+  'events.sweep': {
+    queue: QueueName.Events,
     options: {
       ...BASE_OPTIONS,
       attempts: 1,

@@ -1,3 +1,4 @@
 export * from './credential-revocations.js';
+export * from './event-wakeups.js';
 export * from './redis.module.js';
 export * from './redis.tokens.js';

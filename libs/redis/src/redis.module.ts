@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { CredentialRevocations } from './credential-revocations.js';
+import { EventWakeups } from './event-wakeups.js';
 import { REDIS, logConnectionErrors } from './redis.tokens.js';
 
 /** Closes the shared client when the app stops, so a process exits without waiting on sockets. */
@@ -30,7 +31,8 @@ class RedisCloser implements OnApplicationShutdown {
     },
     RedisCloser,
     CredentialRevocations,
+    EventWakeups,
   ],
-  exports: [REDIS, CredentialRevocations],
+  exports: [REDIS, CredentialRevocations, EventWakeups],
 })
 export class RedisModule {}

@@ -1,5 +1,36 @@
 import { Module } from '@nestjs/common';
+import { UsersModule } from '#libs/domain/users';
+import { EventDeliveryRepository } from './event-delivery.repository.js';
+import { EventDeliveryService } from './event-delivery.service.js';
+import { EventEndpointRepository } from './event-endpoint.repository.js';
+import { EventEndpointsService } from './event-endpoints.service.js';
+import { EventsSweeper } from './events-sweeper.service.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
+import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
+import { OutboxRelay } from './outbox-relay.service.js';
+import { UserEventsService } from './user-events.service.js';
 
-@Module({ providers: [MerchantEventRepository], exports: [MerchantEventRepository] })
+/** Events out: the outbox, its relay, merchant endpoints and their deliveries, users' streams. */
+@Module({
+  imports: [UsersModule],
+  providers: [
+    MerchantEventRepository,
+    OutboxRelayStateRepository,
+    EventEndpointRepository,
+    EventDeliveryRepository,
+    OutboxRelay,
+    EventDeliveryService,
+    EventEndpointsService,
+    EventsSweeper,
+    UserEventsService,
+  ],
+  exports: [
+    MerchantEventRepository,
+    OutboxRelay,
+    EventDeliveryService,
+    EventEndpointsService,
+    EventsSweeper,
+    UserEventsService,
+  ],
+})
 export class EventsModule {}

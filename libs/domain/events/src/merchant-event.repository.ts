@@ -1,20 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import { DatabasePool, isoText, type Prisma } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
+import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
 
-/** Event types as merchants see them (API.md), stored as the `merchant_event_type` enum's values. */
-export type MerchantEventType =
-  | 'consent.authorized'
-  | 'consent.failed'
-  | 'consent.expiring'
-  | 'consent.reauthorisation_required'
-  | 'consent.expired'
-  | 'consent.revoked'
-  | 'sync.succeeded'
-  | 'sync.failed'
-  | 'transactions.changed'
-  | 'payment.completed'
-  | 'payment.failed';
+export type { MerchantEventType };
+
 
 export interface NewMerchantEvent {
   merchantId: string;
@@ -23,31 +14,122 @@ export interface NewMerchantEvent {
   data: Record<string, unknown>;
 }
 
+/** An event the relay has just numbered. */
+export interface RelayedEvent {
+  id: string;
+  merchantId: string;
+  userId: string | null;
+  streamSeq: string;
+}
+
+/** An event of a user's stream: the wire form and its stream position (the SSE id). */
+export interface StreamedEvent {
+  streamSeq: string;
+  event: MerchantEventWire;
+}
+
+// One statement: the rows, then a NOTIFY that Postgres delivers when (and only if) the transaction
+// commits, so the relay wakes for committed events and never for rolled-back ones.
+const RECORD_SQL = `WITH inserted AS (
+    INSERT INTO merchant_events (id, merchant_id, user_id, type, data)
+    SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data
+    FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb)
+    RETURNING 1)
+  SELECT pg_notify('merchant_events', count(*)::text) FROM inserted`;
+
+const WIRE_COLUMNS = `id, type::text AS type, ${isoText('created_at')} AS created_at, user_id, data, stream_seq::text AS stream_seq`;
+
+function recordValues(events: readonly NewMerchantEvent[]): string {
+  return JSON.stringify(
+    events.map((e) => ({
+      id: uuidV7(),
+      merchant_id: e.merchantId,
+      user_id: e.userId,
+      type: e.type,
+      data: e.data,
+    })),
+  );
+}
+
+interface WireRow {
+  id: string;
+  type: MerchantEventType;
+  created_at: string;
+  user_id: string | null;
+  data: Record<string, unknown>;
+  stream_seq: string;
+}
+
+const toStreamed = (row: WireRow): StreamedEvent => ({
+  streamSeq: row.stream_seq,
+  event: { id: row.id, type: row.type, createdAt: row.created_at, userId: row.user_id, data: row.data },
+});
+
 /**
  * The one owner of `merchant_events`, the transactional outbox: events are recorded in the same database
  * transaction as the change they describe, so a change never happens without its event, nor the reverse.
- * Delivery (endpoints, SSE) reads them from here.
+ * The relay numbers committed events in commit order (`stream_seq`); deliveries and streams read them.
  */
 @Injectable()
 export class MerchantEventRepository {
+  constructor(private readonly db: DatabasePool) {}
+
+  /** Inside a transaction of the `pg` pool (the sync's writes). */
   async record(db: pg.PoolClient, events: readonly NewMerchantEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await db.query({
-      name: 'merchant-events.record',
-      text: `INSERT INTO merchant_events (id, merchant_id, user_id, type, data)
-        SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data
-        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb)`,
-      values: [
-        JSON.stringify(
-          events.map((e) => ({
-            id: uuidV7(),
-            merchant_id: e.merchantId,
-            user_id: e.userId,
-            type: e.type,
-            data: e.data,
-          })),
-        ),
-      ],
+    await db.query({ name: 'merchant-events.record', text: RECORD_SQL, values: [recordValues(events)] });
+  }
+
+  /** Inside a Prisma transaction (consent and payment state changes). */
+  async recordInTransaction(tx: Prisma.TransactionClient, events: readonly NewMerchantEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await tx.$queryRawUnsafe(RECORD_SQL, recordValues(events));
+  }
+
+  /**
+   * Numbers the oldest committed, unnumbered events after `lastStreamSeq`, in `seq` order. Only the relay
+   * calls it, holding the relay-state row's lock, so numbers are handed out in commit order.
+   */
+  async numberUnrelayed(db: pg.PoolClient, lastStreamSeq: string, limit: number): Promise<RelayedEvent[]> {
+    const { rows } = await db.query<{ id: string; merchant_id: string; user_id: string | null; stream_seq: string }>({
+      name: 'merchant-events.number-unrelayed',
+      text: `WITH batch AS (
+          SELECT b.id, row_number() OVER (ORDER BY b.seq) AS n
+          FROM (SELECT id, seq FROM merchant_events WHERE stream_seq IS NULL ORDER BY seq LIMIT $2 FOR UPDATE) b)
+        UPDATE merchant_events m SET stream_seq = $1::bigint + batch.n
+        FROM batch WHERE m.id = batch.id
+        RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq`,
+      values: [lastStreamSeq, limit],
     });
+    return rows
+      .map((r) => ({ id: r.id, merchantId: r.merchant_id, userId: r.user_id, streamSeq: r.stream_seq }))
+      .sort((a, b) => (BigInt(a.streamSeq) < BigInt(b.streamSeq) ? -1 : 1));
+  }
+
+  /** A user's relayed events after a stream position, oldest first (SSE replay and live reads). */
+  async streamForUser(
+    merchantId: string,
+    userId: string,
+    afterStreamSeq: string,
+    limit: number,
+  ): Promise<StreamedEvent[]> {
+    const rows = await this.db.rows<WireRow>({
+      name: 'merchant-events.stream-for-user',
+      text: `SELECT ${WIRE_COLUMNS} FROM merchant_events
+        WHERE user_id = $2 AND merchant_id = $1 AND stream_seq > $3::bigint
+        ORDER BY stream_seq LIMIT $4`,
+      values: [merchantId, userId, afterStreamSeq, limit],
+    });
+    return rows.map(toStreamed);
+  }
+
+  /** Where a new stream starts: the user's newest relayed event, or 0. */
+  async latestStreamSeq(merchantId: string, userId: string): Promise<string> {
+    const [row] = await this.db.rows<{ seq: string | null }>({
+      name: 'merchant-events.latest-stream-seq',
+      text: `SELECT max(stream_seq)::text AS seq FROM merchant_events WHERE user_id = $2 AND merchant_id = $1`,
+      values: [merchantId, userId],
+    });
+    return row?.seq ?? '0';
   }
 }

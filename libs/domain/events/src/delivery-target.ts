@@ -1,0 +1,89 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent } from 'undici';
+
+/**
+ * Addresses a delivery must not reach in production: a merchant could otherwise point an endpoint at our
+ * own network (loopback, private ranges, link-local cloud metadata). Checked on the address actually
+ * connected to, after DNS, so a name that resolves (or re-resolves) to one is refused too.
+ */
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+}
+
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (family === 6) {
+    // IPv4-mapped (::ffff:10.0.0.1) is the IPv4 address.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped) return BLOCKED.check(mapped[1]!, 'ipv4');
+    return BLOCKED.check(address, 'ipv6');
+  }
+  return BLOCKED.check(address, 'ipv4');
+}
+
+export class RefusedAddressError extends Error {
+  override name = 'RefusedAddressError';
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A DNS lookup that fails for private addresses: undici connects only to what it returns. */
+function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const list = addresses as LookupAddress[];
+    const refused = list.find((a) => isPrivateAddress(a.address));
+    if (refused) {
+      return callback(
+        new RefusedAddressError(`${hostname} resolves to ${refused.address}, a private or local address`),
+        [],
+      );
+    }
+    const all = (options as { all?: boolean }).all;
+    return all ? callback(null, list) : callback(null, list[0]!.address, list[0]!.family);
+  });
+}
+
+/**
+ * The HTTP client of deliveries: keeps connections to endpoints alive, never follows a redirect (undici's
+ * `request` does not), and in production connects only to public addresses.
+ */
+export function deliveryAgent(allowPrivate: boolean): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 32,
+    ...(allowPrivate ? {} : { connect: { lookup: guardedLookup as never } }),
+  });
+}
+
+/** A literal IP in the URL skips DNS (and so the lookup above): checked here. */
+export function refusedLiteralAddress(url: URL, allowPrivate: boolean): string | null {
+  if (allowPrivate) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a local name`;
+  return isIP(host) && isPrivateAddress(host) ? `${host} is a private or local address` : null;
+}

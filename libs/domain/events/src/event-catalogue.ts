@@ -1,0 +1,70 @@
+/**
+ * The events merchants receive (API.md, "Events"): one closed catalogue of names, each with what it
+ * means and the members of its `data`. Stored as the `merchant_event_type` enum's values; delivered to
+ * endpoints and streams in one wire shape, {@link MerchantEventWire}.
+ */
+export const MERCHANT_EVENT_TYPES = {
+  'consent.authorized': {
+    description: 'The user authorised a consent at their bank; for data consents the first sync is queued.',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt'],
+  },
+  'consent.failed': {
+    description: 'An authorisation ended without success (rejected, failed or abandoned at the bank).',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
+  },
+  'consent.expiring': {
+    description: 'A data consent expires soon (see expiresAt); ask the user to re-authorise.',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt'],
+  },
+  'consent.reauthorisation_required': {
+    description: 'A re-authorisation was requested from the bank; send the user to reauthorisationUrl.',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt', 'reauthorisationUrl'],
+  },
+  'consent.expired': {
+    description: 'The consent expired: its accounts stop syncing; what was synced stays readable.',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
+  },
+  'consent.revoked': {
+    description: 'The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing.',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
+  },
+  'sync.succeeded': {
+    description: 'A sync of one account finished; progress holds the counts.',
+    data: ['syncId', 'accountId', 'consentId', 'trigger', 'window', 'progress'],
+  },
+  'sync.failed': {
+    description: 'A sync of one account failed for good; error says why.',
+    data: ['syncId', 'accountId', 'consentId', 'trigger', 'window', 'progress', 'error'],
+  },
+  'transactions.changed': {
+    description: 'A sync inserted, updated or removed transactions of the account (counts and window).',
+    data: ['syncId', 'accountId', 'consentId', 'trigger', 'window', 'progress'],
+  },
+  'payment.completed': {
+    description: 'A payment reached a successful final status at the bank.',
+    data: ['paymentId', 'consentId', 'status', 'amount', 'upstreamPaymentId'],
+  },
+  'payment.failed': {
+    description: 'A payment reached a failed final status at the bank.',
+    data: ['paymentId', 'consentId', 'status', 'amount', 'upstreamPaymentId'],
+  },
+} as const satisfies Record<string, { description: string; data: readonly string[] }>;
+
+export type MerchantEventType = keyof typeof MERCHANT_EVENT_TYPES;
+export const MERCHANT_EVENT_TYPE_NAMES = Object.keys(MERCHANT_EVENT_TYPES) as MerchantEventType[];
+
+export function isMerchantEventType(value: unknown): value is MerchantEventType {
+  return typeof value === 'string' && Object.hasOwn(MERCHANT_EVENT_TYPES, value);
+}
+
+/**
+ * An event as endpoints receive it (the signed body) and as streams send it (`data:`). `id` is stable
+ * across retries and endpoints: receivers deduplicate on it (it is also the `webhook-id` header).
+ */
+export interface MerchantEventWire {
+  id: string;
+  type: MerchantEventType;
+  createdAt: string;
+  userId: string | null;
+  data: Record<string, unknown>;
+}

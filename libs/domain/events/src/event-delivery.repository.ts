@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DatabasePool, isoText } from '#libs/database';
+import type { MerchantEventWire } from './event-catalogue.js';
+
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+}
+
+/** What one attempt needs: the delivery's state, its event in wire form, its endpoint. */
+export interface DeliveryWork {
+  id: string;
+  endpointId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  eventCreatedAt: Date;
+  event: MerchantEventWire;
+}
+
+/** The outcome of one attempt, as stored. */
+export interface AttemptRecord {
+  at: Date;
+  responseStatus: number | null;
+  error: string | null;
+  /** Set: succeeded. Else `nextAttemptAt` (null: given up). */
+  delivered: boolean;
+  nextAttemptAt: Date | null;
+}
+
+const VIEW_COLUMNS = `d.id, d.event_id, e.type::text AS event_type, d.status::text AS status, d.attempts,
+  ${isoText('d.next_attempt_at')} AS next_attempt_at, ${isoText('d.last_attempt_at')} AS last_attempt_at,
+  d.last_response_status, d.last_error, ${isoText('d.delivered_at')} AS delivered_at,
+  ${isoText('d.created_at')} AS created_at`;
+
+interface ViewRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+const toView = (r: ViewRow): DeliveryView => ({
+  id: r.id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastAttemptAt: r.last_attempt_at,
+  lastResponseStatus: r.last_response_status,
+  lastError: r.last_error,
+  deliveredAt: r.delivered_at,
+  createdAt: r.created_at,
+});
+
+/**
+ * The one owner of `event_deliveries`: one row per (event, endpoint), made by the outbox relay, advanced
+ * by each attempt (guarded by the attempt count it read, so a duplicated job cannot count twice).
+ */
+@Injectable()
+export class EventDeliveryRepository {
+  constructor(private readonly db: DatabasePool) {}
+
+  /** A delivery per subscribed, enabled endpoint of each event's merchant; existing ones are kept. */
+  async createForEvents(db: pg.PoolClient, eventIds: readonly string[]): Promise<string[]> {
+    if (eventIds.length === 0) return [];
+    const { rows } = await db.query<{ id: string }>({
+      name: 'event-deliveries.create-for-events',
+      text: `INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, next_attempt_at, updated_at)
+        SELECT e.merchant_id, ep.id, e.id, 'PENDING', now(), now()
+        FROM merchant_events e
+        JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id AND ep.disabled_at IS NULL
+          AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
+        WHERE e.id = ANY($1::uuid[])
+        ORDER BY e.seq
+        ON CONFLICT (endpoint_id, event_id) DO NOTHING
+        RETURNING id`,
+      values: [eventIds],
+    });
+    return rows.map((r) => r.id);
+  }
+
+  async work(id: string): Promise<DeliveryWork | null> {
+    const [row] = await this.db.rows<{
+      id: string;
+      endpoint_id: string;
+      status: DeliveryStatus;
+      attempts: number;
+      next_attempt_at: Date | null;
+      event_id: string;
+      type: MerchantEventWire['type'];
+      event_created_at: Date;
+      created_at: string;
+      user_id: string | null;
+      data: Record<string, unknown>;
+    }>({
+      name: 'event-deliveries.work',
+      text: `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
+          e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at,
+          ${isoText('e.created_at')} AS created_at, e.user_id, e.data
+        FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
+        WHERE d.id = $1`,
+      values: [id],
+    });
+    if (!row) return null;
+    return {
+      id: row.id,
+      endpointId: row.endpoint_id,
+      status: row.status,
+      attempts: row.attempts,
+      nextAttemptAt: row.next_attempt_at,
+      eventCreatedAt: row.event_created_at,
+      event: { id: row.event_id, type: row.type, createdAt: row.created_at, userId: row.user_id, data: row.data },
+    };
+  }
+
+  /** Records an attempt made after reading `attemptsSeen`; false when another attempt got there first. */
+  async recordAttempt(id: string, attemptsSeen: number, attempt: AttemptRecord): Promise<boolean> {
+    const status: DeliveryStatus = attempt.delivered ? 'SUCCEEDED' : attempt.nextAttemptAt ? 'PENDING' : 'FAILED';
+    const rows = await this.db.rows<{ id: string }>({
+      name: 'event-deliveries.record-attempt',
+      text: `UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
+          last_attempt_at = $4, last_response_status = $5, last_error = $6, next_attempt_at = $7,
+          delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $4 ELSE delivered_at END, updated_at = $4
+        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'
+        RETURNING id`,
+      values: [id, attemptsSeen, status, attempt.at, attempt.responseStatus, attempt.error, attempt.nextAttemptAt],
+    });
+    return rows.length === 1;
+  }
+
+  /** A merchant's manual retry: pending again, due now (a delivered one may be sent again too). */
+  async requeue(merchantId: string, endpointId: string, id: string, now: Date): Promise<DeliveryView | null> {
+    const [row] = await this.db.rows<ViewRow>({
+      name: 'event-deliveries.requeue',
+      text: `WITH updated AS (
+          UPDATE event_deliveries SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
+          WHERE id = $3 AND endpoint_id = $2 AND merchant_id = $1
+          RETURNING *)
+        SELECT ${VIEW_COLUMNS} FROM updated d JOIN merchant_events e ON e.id = d.event_id`,
+      values: [merchantId, endpointId, id, now],
+    });
+    return row ? toView(row) : null;
+  }
+
+  /** An endpoint's deliveries, newest first, keyset-paged by id (uuid v7: time-ordered). */
+  async listForEndpoint(
+    merchantId: string,
+    endpointId: string,
+    beforeId: string | null,
+    limit: number,
+  ): Promise<DeliveryView[]> {
+    const rows = await this.db.rows<ViewRow>({
+      name: beforeId ? 'event-deliveries.list-after' : 'event-deliveries.list-first',
+      text: `SELECT ${VIEW_COLUMNS} FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
+        WHERE d.endpoint_id = $2 AND d.merchant_id = $1 ${beforeId ? 'AND d.id < $4' : ''}
+        ORDER BY d.id DESC LIMIT $3`,
+      values: beforeId ? [merchantId, endpointId, limit, beforeId] : [merchantId, endpointId, limit],
+    });
+    return rows.map(toView);
+  }
+
+  /** Pending deliveries whose attempt is overdue: their job was lost (Redis flushed, never enqueued). */
+  async overdue(before: Date, limit: number): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>({
+      name: 'event-deliveries.overdue',
+      text: `SELECT id FROM event_deliveries WHERE status = 'PENDING' AND next_attempt_at < $1
+        ORDER BY next_attempt_at LIMIT $2`,
+      values: [before, limit],
+    });
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,138 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { request, type Agent } from 'undici';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { webhookHeaders } from '#libs/crypto';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
+import { EventDeliveryRepository, type DeliveryWork } from './event-delivery.repository.js';
+import { EventEndpointRepository } from './event-endpoint.repository.js';
+
+const USER_AGENT = 'open-banking-bff-events/1.0';
+const MAX_DELAY_MS = 3_600_000;
+
+export type DeliveryOutcome =
+  | { outcome: 'delivered' | 'given-up' | 'skipped' }
+  /** Not yet, or failed and retried later: the job comes back at `retryAt`. */
+  | { outcome: 'retry' | 'not-due'; retryAt: Date };
+
+/** The delay before attempt `n + 1` after `n` failures: doubling from the base, capped, ±20% jitter. */
+export function retryDelayMs(failures: number, baseSeconds: number, random = Math.random): number {
+  const exponential = Math.min(baseSeconds * 1000 * 2 ** Math.max(0, failures - 1), MAX_DELAY_MS);
+  return Math.round(exponential * (0.8 + 0.4 * random()));
+}
+
+/**
+ * One attempt of one delivery: sign the event (Standard Webhooks, with every secret that signs now, so an
+ * endpoint mid-rotation verifies either), POST it, record what happened, and say when to come back.
+ */
+@Injectable()
+export class EventDeliveryService implements OnModuleDestroy {
+  private readonly agent: Agent;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly deliveries: EventDeliveryRepository,
+    private readonly endpoints: EventEndpointRepository,
+  ) {
+    this.agent = deliveryAgent(config.events.allowPrivateEndpoints);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.agent.close();
+  }
+
+  async attempt(deliveryId: string, now = new Date()): Promise<DeliveryOutcome> {
+    const work = await this.deliveries.work(deliveryId);
+    if (!work || work.status !== 'PENDING') return { outcome: 'skipped' };
+    // A manual retry or the sweeper may enqueue a delivery ahead of its time: wait for it.
+    if (work.nextAttemptAt && work.nextAttemptAt.getTime() > now.getTime() + 1_000) {
+      return { outcome: 'not-due', retryAt: work.nextAttemptAt };
+    }
+    const target = await this.endpoints.target(work.endpointId, now);
+    if (!target) return { outcome: 'skipped' };
+
+    const result = await this.send(work, target.url, target.secrets);
+    const at = new Date();
+    if (result.ok) {
+      await this.deliveries.recordAttempt(work.id, work.attempts, {
+        at,
+        responseStatus: result.status,
+        error: null,
+        delivered: true,
+        nextAttemptAt: null,
+      });
+      await this.endpoints.markAnswering(work.endpointId);
+      return { outcome: 'delivered' };
+    }
+    const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;
+    const retryAt = new Date(at.getTime() + retryDelayMs(work.attempts + 1, this.config.events.deliveryBackoffSeconds));
+    const giveUp = retryAt.getTime() > deadline;
+    const recorded = await this.deliveries.recordAttempt(work.id, work.attempts, {
+      at,
+      responseStatus: result.status,
+      error: result.error,
+      delivered: false,
+      nextAttemptAt: giveUp ? null : retryAt,
+    });
+    await this.endpoints.markFailing(work.endpointId, at);
+    if (giveUp) {
+      this.logger.warn(
+        { deliveryId, endpointId: work.endpointId, eventId: work.event.id, attempts: work.attempts + 1 },
+        'event delivery given up',
+      );
+      return { outcome: 'given-up' };
+    }
+    // Another attempt of the same delivery recorded first: it owns the schedule now.
+    return recorded ? { outcome: 'retry', retryAt } : { outcome: 'skipped' };
+  }
+
+  private async send(
+    work: DeliveryWork,
+    url: string,
+    secrets: string[],
+  ): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+    const body = JSON.stringify(work.event);
+    const refused = refusedLiteralAddress(new URL(url), this.config.events.allowPrivateEndpoints);
+    if (refused) return { ok: false, status: null, error: `refused: ${refused}` };
+    const headers = webhookHeaders({
+      id: work.event.id,
+      timestampSeconds: Math.floor(Date.now() / 1000),
+      body,
+      secrets,
+    });
+    const timeout = this.config.events.deliveryTimeoutMs;
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers },
+        body,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: AbortSignal.timeout(timeout),
+      });
+      // The answer's body is not needed: drained (bounded), so the connection can be reused.
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      const redirected = response.statusCode >= 300 && response.statusCode < 400;
+      return {
+        ok,
+        status: response.statusCode,
+        error: ok ? null : redirected ? 'redirects are not followed' : `answered ${response.statusCode}`,
+      };
+    } catch (error) {
+      return { ok: false, status: null, error: describe(error, timeout) };
+    }
+  }
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const code = (error as { code?: unknown }).code ?? cause?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (typeof code === 'string' ? `${code}: ${message}` : message).slice(0, 500);
+}

@@ -1,0 +1,215 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { SecretBox } from '#libs/crypto';
+import { DatabasePool, PrismaService } from '#libs/database';
+import type { MerchantEventType } from './event-catalogue.js';
+
+export interface EventEndpointView {
+  id: string;
+  url: string;
+  types: MerchantEventType[];
+  createdAt: Date;
+  /** Until when the previous secret still signs alongside the current one (after a rotation). */
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+/** What a delivery needs of its endpoint: where, and the secrets to sign with (opened). */
+export interface EndpointTarget {
+  id: string;
+  url: string;
+  secrets: string[];
+}
+
+const VIEW = {
+  id: true,
+  url: true,
+  types: true,
+  createdAt: true,
+  previousSecretExpiresAt: true,
+  failingSince: true,
+  disabledAt: true,
+  disabledReason: true,
+} as const;
+
+type EnumTypes = { types: string[] };
+const toView = <T extends EnumTypes>(row: T) => ({ ...row, types: row.types.map(fromEnum) }) as unknown as EventEndpointView;
+// Prisma spells the enum's values by their identifiers (CONSENT_AUTHORIZED); the API by their names.
+const fromEnum = (value: string) => value.toLowerCase().replace('_', '.') as MerchantEventType;
+const toEnum = (type: MerchantEventType) => type.toUpperCase().replace('.', '_');
+
+/** Bound to the endpoint: a ciphertext copied onto another row does not open. */
+const context = (endpointId: string) => `event-endpoint:${endpointId}`;
+
+/**
+ * The one owner of `event_endpoints`: a merchant's webhook endpoints and their signing secrets, sealed
+ * (not hashed: we sign with them). Every query names the merchant.
+ */
+@Injectable()
+export class EventEndpointRepository {
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DatabasePool,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.box = new SecretBox(config.crypto.encryptionKeys);
+  }
+
+  async create(
+    merchantId: string,
+    input: { id: string; url: string; types: MerchantEventType[]; secret: string },
+  ): Promise<EventEndpointView> {
+    const sealed = this.box.seal(input.secret, context(input.id));
+    const row = await this.prisma.eventEndpoint.create({
+      data: {
+        id: input.id,
+        merchantId,
+        url: input.url,
+        types: input.types.map(toEnum) as never,
+        secretCiphertext: sealed.ciphertext,
+        secretKeyId: sealed.keyId,
+      },
+      select: VIEW,
+    });
+    return toView(row);
+  }
+
+  async list(merchantId: string): Promise<EventEndpointView[]> {
+    const rows = await this.prisma.eventEndpoint.findMany({
+      where: { merchantId },
+      select: VIEW,
+      orderBy: { createdAt: 'desc' },
+    });
+    return rows.map(toView);
+  }
+
+  async find(merchantId: string, id: string): Promise<EventEndpointView | null> {
+    const row = await this.prisma.eventEndpoint.findFirst({ where: { id, merchantId }, select: VIEW });
+    return row ? toView(row) : null;
+  }
+
+  /** Deletes the endpoint and its delivery log. */
+  async delete(merchantId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.eventEndpoint.deleteMany({ where: { id, merchantId } });
+    return count === 1;
+  }
+
+  /** A new secret; the current one moves to `previous` and keeps signing until `previousExpiresAt`. */
+  async rotateSecret(
+    merchantId: string,
+    id: string,
+    secret: string,
+    previousExpiresAt: Date,
+  ): Promise<EventEndpointView | null> {
+    const sealed = this.box.seal(secret, context(id));
+    return this.prisma.$transaction(async (tx) => {
+      const current = await tx.eventEndpoint.findFirst({
+        where: { id, merchantId },
+        select: { secretCiphertext: true, secretKeyId: true },
+      });
+      if (!current) return null;
+      const row = await tx.eventEndpoint.update({
+        where: { id },
+        data: {
+          secretCiphertext: sealed.ciphertext,
+          secretKeyId: sealed.keyId,
+          previousSecretCiphertext: current.secretCiphertext,
+          previousSecretKeyId: current.secretKeyId,
+          previousSecretExpiresAt: previousExpiresAt,
+        },
+        select: VIEW,
+      });
+      return toView(row);
+    });
+  }
+
+  /** Deliveries resume; the failure clock starts again. */
+  async enable(merchantId: string, id: string): Promise<EventEndpointView | null> {
+    const { count } = await this.prisma.eventEndpoint.updateMany({
+      where: { id, merchantId },
+      data: { disabledAt: null, disabledReason: null, failingSince: null },
+    });
+    return count === 1 ? this.find(merchantId, id) : null;
+  }
+
+  /** The URL and the secrets that sign now; null when the endpoint is gone or disabled. */
+  async target(id: string, now: Date): Promise<EndpointTarget | null> {
+    const [row] = await this.db.rows<{
+      url: string;
+      secret_ciphertext: string;
+      secret_key_id: string;
+      previous_secret_ciphertext: string | null;
+      previous_secret_key_id: string | null;
+      previous_secret_expires_at: Date | null;
+    }>({
+      name: 'event-endpoints.target',
+      text: `SELECT url, secret_ciphertext, secret_key_id, previous_secret_ciphertext, previous_secret_key_id,
+          previous_secret_expires_at
+        FROM event_endpoints WHERE id = $1 AND disabled_at IS NULL`,
+      values: [id],
+    });
+    if (!row) return null;
+    const secrets = [this.box.open({ ciphertext: row.secret_ciphertext, keyId: row.secret_key_id }, context(id))];
+    if (
+      row.previous_secret_ciphertext &&
+      row.previous_secret_key_id &&
+      row.previous_secret_expires_at &&
+      row.previous_secret_expires_at > now
+    ) {
+      secrets.push(
+        this.box.open({ ciphertext: row.previous_secret_ciphertext, keyId: row.previous_secret_key_id }, context(id)),
+      );
+    }
+    return { id, url: row.url, secrets };
+  }
+
+  /** An attempt answered 2xx: the endpoint is healthy again. */
+  async markAnswering(id: string): Promise<void> {
+    await this.db.rows({
+      name: 'event-endpoints.answering',
+      text: `UPDATE event_endpoints SET failing_since = NULL, updated_at = now()
+        WHERE id = $1 AND failing_since IS NOT NULL`,
+      values: [id],
+    });
+  }
+
+  /** An attempt failed: the failure clock starts, unless it already runs. */
+  async markFailing(id: string, now: Date): Promise<void> {
+    await this.db.rows({
+      name: 'event-endpoints.failing',
+      text: `UPDATE event_endpoints SET failing_since = $2, updated_at = now()
+        WHERE id = $1 AND failing_since IS NULL`,
+      values: [id, now],
+    });
+  }
+
+  /**
+   * Disables endpoints failing since before `cutoff`, with the reason; their pending deliveries fail now
+   * (they would only fail later). Returns what it disabled, for the log.
+   */
+  async disableFailing(
+    cutoff: Date,
+    now: Date,
+  ): Promise<{ id: string; merchantId: string; failingSince: Date }[]> {
+    const rows = await this.db.rows<{ id: string; merchant_id: string; failing_since: Date }>({
+      name: 'event-endpoints.disable-failing',
+      text: `WITH disabled AS (
+          UPDATE event_endpoints SET disabled_at = $2, updated_at = $2,
+            disabled_reason = 'No delivery succeeded since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+              || '; disabled automatically. Fix the endpoint, then enable it again.'
+          WHERE disabled_at IS NULL AND failing_since < $1
+          RETURNING id, merchant_id, failing_since),
+        failed AS (
+          UPDATE event_deliveries d SET status = 'FAILED', next_attempt_at = NULL, updated_at = $2,
+            last_error = 'endpoint disabled'
+          FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'PENDING')
+        SELECT id, merchant_id, failing_since FROM disabled`,
+      values: [cutoff, now],
+    });
+    return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, failingSince: r.failing_since }));
+  }
+}

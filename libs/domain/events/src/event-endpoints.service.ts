@@ -1,0 +1,112 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { generateWebhookSecret } from '#libs/crypto';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { isUuid, uuidV7 } from '#libs/ids';
+import { JobProducer } from '#libs/queue';
+import { refusedLiteralAddress } from './delivery-target.js';
+import type { MerchantEventType } from './event-catalogue.js';
+import { EventDeliveryRepository, type DeliveryView } from './event-delivery.repository.js';
+import { EventEndpointRepository, type EventEndpointView } from './event-endpoint.repository.js';
+
+/** The old secret keeps signing alongside the new one this long after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Event endpoint not found.');
+
+/** A merchant's webhook endpoints: create (the secret shown once), list, rotate, watch and retry deliveries. */
+@Injectable()
+export class EventEndpointsService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly endpoints: EventEndpointRepository,
+    private readonly deliveries: EventDeliveryRepository,
+    private readonly producer: JobProducer,
+  ) {}
+
+  async create(
+    merchantId: string,
+    input: { url: string; types: MerchantEventType[] },
+  ): Promise<{ endpoint: EventEndpointView; secret: string }> {
+    this.checkUrl(input.url);
+    const secret = generateWebhookSecret();
+    const endpoint = await this.endpoints.create(merchantId, {
+      id: uuidV7(),
+      url: input.url,
+      types: [...new Set(input.types)],
+      secret,
+    });
+    return { endpoint, secret };
+  }
+
+  list(merchantId: string): Promise<EventEndpointView[]> {
+    return this.endpoints.list(merchantId);
+  }
+
+  async get(merchantId: string, id: string): Promise<EventEndpointView> {
+    const endpoint = isUuid(id) ? await this.endpoints.find(merchantId, id) : null;
+    if (!endpoint) throw notFound();
+    return endpoint;
+  }
+
+  async delete(merchantId: string, id: string): Promise<void> {
+    if (!isUuid(id) || !(await this.endpoints.delete(merchantId, id))) throw notFound();
+  }
+
+  async rotateSecret(
+    merchantId: string,
+    id: string,
+    now = new Date(),
+  ): Promise<{ endpoint: EventEndpointView; secret: string }> {
+    const secret = generateWebhookSecret();
+    const endpoint = isUuid(id)
+      ? await this.endpoints.rotateSecret(merchantId, id, secret, new Date(now.getTime() + ROTATION_OVERLAP_MS))
+      : null;
+    if (!endpoint) throw notFound();
+    return { endpoint, secret };
+  }
+
+  async enable(merchantId: string, id: string): Promise<EventEndpointView> {
+    const endpoint = isUuid(id) ? await this.endpoints.enable(merchantId, id) : null;
+    if (!endpoint) throw notFound();
+    return endpoint;
+  }
+
+  async deliveriesOf(
+    merchantId: string,
+    endpointId: string,
+    page: { beforeId: string | null; limit: number },
+  ): Promise<DeliveryView[]> {
+    await this.get(merchantId, endpointId);
+    return this.deliveries.listForEndpoint(merchantId, endpointId, page.beforeId, page.limit);
+  }
+
+  /** Sends a delivery again now, whatever its state (a failed one, or a delivered one the merchant lost). */
+  async retry(merchantId: string, endpointId: string, deliveryId: string, now = new Date()): Promise<DeliveryView> {
+    const delivery =
+      isUuid(endpointId) && isUuid(deliveryId)
+        ? await this.deliveries.requeue(merchantId, endpointId, deliveryId, now)
+        : null;
+    if (!delivery) throw new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
+    await this.producer.enqueue('events.deliver', { deliveryId });
+    return delivery;
+  }
+
+  private checkUrl(raw: string): void {
+    const invalid = (issue: string) =>
+      new DomainError(ErrorCode.VALIDATION_FAILED, `url ${issue}`, { details: [{ field: 'url', issue }] });
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw invalid('must be an absolute URL');
+    }
+    const production = this.config.env === 'production';
+    if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) {
+      throw invalid(production ? 'must use https' : 'must use http or https');
+    }
+    if (url.username || url.password) throw invalid('must not carry credentials');
+    const refused = refusedLiteralAddress(url, this.config.events.allowPrivateEndpoints);
+    if (refused) throw invalid(`must be a public address (${refused})`);
+  }
+}

@@ -1,0 +1,45 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { JobProducer } from '#libs/queue';
+import { EventDeliveryRepository } from './event-delivery.repository.js';
+import { EventEndpointRepository } from './event-endpoint.repository.js';
+import { OutboxRelay } from './outbox-relay.service.js';
+
+/** How late a delivery must be before the sweeper assumes its job is lost (its own job may be running). */
+const OVERDUE_MS = 30_000;
+const BATCH = 1_000;
+
+/**
+ * The safety net of the event path: whatever a crash or a Redis outage dropped between a commit and its
+ * job, this finds in Postgres and enqueues again (job ids make that harmless when nothing was dropped).
+ */
+@Injectable()
+export class EventsSweeper {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly relay: OutboxRelay,
+    private readonly deliveries: EventDeliveryRepository,
+    private readonly endpoints: EventEndpointRepository,
+    private readonly producer: JobProducer,
+  ) {}
+
+  async sweepOutbound(now = new Date()): Promise<{ deliveries: number; relayed: number; disabled: number }> {
+    const { relayed } = await this.relay.relayAll();
+    const overdue = await this.deliveries.overdue(new Date(now.getTime() - OVERDUE_MS), BATCH);
+    await this.producer.enqueueMany(
+      'events.deliver',
+      overdue.map((deliveryId) => ({ deliveryId })),
+    );
+    const cutoff = new Date(now.getTime() - this.config.events.endpointDisableAfterHours * 3_600_000);
+    const disabled = await this.endpoints.disableFailing(cutoff, now);
+    for (const endpoint of disabled) {
+      this.logger.warn(
+        { endpointId: endpoint.id, merchantId: endpoint.merchantId, failingSince: endpoint.failingSince },
+        'event endpoint disabled: no delivery succeeded for too long',
+      );
+    }
+    return { deliveries: overdue.length, relayed, disabled: disabled.length };
+  }
+}

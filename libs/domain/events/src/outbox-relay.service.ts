@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DatabasePool } from '#libs/database';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { JobProducer } from '#libs/queue';
+import { EventWakeups, type EventWakeup } from '#libs/redis';
+import { EventDeliveryRepository } from './event-delivery.repository.js';
+import { MerchantEventRepository } from './merchant-event.repository.js';
+import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
+
+const BATCH = 500;
+
+export interface RelayBatch {
+  events: number;
+  deliveries: string[];
+  wakeup: EventWakeup;
+}
+
+/**
+ * Moves committed outbox events on: numbers them in commit order (the stream position SSE resumes from),
+ * makes a delivery per subscribed endpoint, then enqueues the deliveries and wakes the streams. One relay
+ * runs at a time across every worker (the relay-state row's lock, skipped, not waited for, by the others);
+ * everything after the commit is a wake-up the sweeper repeats if it is lost.
+ */
+@Injectable()
+export class OutboxRelay {
+  constructor(
+    private readonly db: DatabasePool,
+    private readonly state: OutboxRelayStateRepository,
+    private readonly events: MerchantEventRepository,
+    private readonly deliveries: EventDeliveryRepository,
+    private readonly producer: JobProducer,
+    private readonly wakeups: EventWakeups,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  /**
+   * Relays until nothing is left. `contended`: another relay held the lock, so this one stopped; the caller
+   * tries again shortly, as the other may have looked before this caller's events committed.
+   */
+  async relayAll(): Promise<{ relayed: number; contended: boolean }> {
+    let total = 0;
+    for (;;) {
+      const batch = await this.relayBatch();
+      if (!batch) return { relayed: total, contended: true };
+      total += batch.events;
+      await Promise.all([
+        this.producer.enqueueMany(
+          'events.deliver',
+          batch.deliveries.map((deliveryId) => ({ deliveryId })),
+        ),
+        this.wakeups.publish(batch.wakeup),
+      ]);
+      if (batch.events < BATCH) return { relayed: total, contended: false };
+    }
+  }
+
+  /** One transaction: null when another relay is at work. */
+  private relayBatch(): Promise<RelayBatch | null> {
+    return this.db.transaction(async (client) => {
+      const last = await this.state.lockHighWater(client);
+      if (last === null) return null;
+      const numbered = await this.events.numberUnrelayed(client, last, BATCH);
+      if (numbered.length === 0) return { events: 0, deliveries: [], wakeup: {} };
+      const deliveries = await this.deliveries.createForEvents(
+        client,
+        numbered.map((e) => e.id),
+      );
+      await this.state.advance(client, numbered[numbered.length - 1]!.streamSeq);
+      const wakeup: EventWakeup = {};
+      for (const event of numbered) if (event.userId) wakeup[event.userId] = event.streamSeq;
+      this.logger.debug({ events: numbered.length, deliveries: deliveries.length }, 'outbox relayed');
+      return { events: numbered.length, deliveries, wakeup };
+    });
+  }
+}

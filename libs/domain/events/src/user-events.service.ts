@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { UserRepository } from '#libs/domain/users';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { MerchantEventRepository, type StreamedEvent } from './merchant-event.repository.js';
+
+export interface StreamCaller {
+  merchantId: string;
+  /** A session's user: it may only follow its own stream. */
+  userId?: string;
+}
+
+const PAGE = 500;
+
+/** A user's event stream: where it starts, and what follows a position. */
+@Injectable()
+export class UserEventsService {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly events: MerchantEventRepository,
+  ) {}
+
+  /**
+   * Checks the caller may follow the user's events and returns the position to start after: the given
+   * Last-Event-ID (a stream position), or the newest event now when the stream is new.
+   */
+  async open(caller: StreamCaller, userId: string, lastEventId: string | undefined): Promise<string> {
+    const user =
+      caller.userId === undefined || caller.userId === userId
+        ? await this.users.findForSession(caller.merchantId, userId)
+        : null;
+    if (!user) throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+    if (lastEventId !== undefined) {
+      if (!/^\d{1,18}$/.test(lastEventId)) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Last-Event-ID must be an event id of this stream.', {
+          details: [{ field: 'Last-Event-ID', issue: 'must be a stream position (digits)' }],
+        });
+      }
+      return lastEventId;
+    }
+    return this.events.latestStreamSeq(caller.merchantId, userId);
+  }
+
+  /** Up to a page of events after `position`, oldest first. */
+  after(merchantId: string, userId: string, position: string): Promise<StreamedEvent[]> {
+    return this.events.streamForUser(merchantId, userId, position, PAGE);
+  }
+}

@@ -1,0 +1,52 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { REDIS, logConnectionErrors } from './redis.tokens.js';
+
+/** The users whose event streams have something new, with the newest stream position of each. */
+export type EventWakeup = Record<string, string>;
+
+/**
+ * Wakes every api process's event streams when the outbox relay has numbered new events. Only a wake-up:
+ * the events themselves are read from Postgres, so a message lost while Redis was away costs a delay
+ * (streams also look on every heartbeat), never an event.
+ */
+@Injectable()
+export class EventWakeups implements OnApplicationShutdown {
+  private readonly channel: string;
+  private subscriber: Redis | undefined;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {
+    this.channel = `${config.redis.queuePrefix}:events:relayed`;
+  }
+
+  async publish(wakeup: EventWakeup): Promise<void> {
+    if (Object.keys(wakeup).length === 0) return;
+    await this.redis
+      .publish(this.channel, JSON.stringify(wakeup))
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not publish an event wake-up'));
+  }
+
+  async subscribe(listener: (wakeup: EventWakeup) => void): Promise<void> {
+    this.subscriber ??= this.redis.duplicate();
+    logConnectionErrors(this.subscriber, this.logger, 'redis:event-wakeups');
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      try {
+        listener(JSON.parse(message) as EventWakeup);
+      } catch (err) {
+        this.logger.warn({ err }, 'unreadable event wake-up');
+      }
+    });
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+}
