@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, PrismaService } from '#libs/database';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
+import { MerchantEventRepository } from '#libs/domain/events';
 import { testConfig, uniqueName } from '#libs/testing';
 
 /** The state owner against real Postgres: every write is guarded by the status it may start from. */
 describe('ConsentStateRepository: guarded status writes', () => {
   const database = new DatabasePool(testConfig());
   const prisma = new PrismaService(database);
-  const state = new ConsentStateRepository(prisma);
+  const state = new ConsentStateRepository(prisma, new MerchantEventRepository(database));
   let merchantId: string;
   let userId: string;
 
@@ -131,6 +132,22 @@ describe('ConsentStateRepository: guarded status writes', () => {
     expect(restarted.map((a) => [a.syncStatus, a.nextSyncAt?.getTime()])).toEqual([
       ['PENDING', now.getTime()],
     ]);
+  });
+
+  it('records one merchant event per status change, in its transaction, and none for a write that did not land', async () => {
+    const eventsOf = async (consentId: string) =>
+      (await prisma.merchantEvent.findMany({ where: { merchantId }, orderBy: { seq: 'asc' } }))
+        .filter((e) => (e.data as { consentId?: string }).consentId === consentId)
+        .map((e) => [e.type, e.userId, (e.data as { status: string }).status]);
+    const id = await consentIn(ConsentStatus.Authorised);
+    await state.markGone(merchantId, id, ConsentStatus.Revoked, 'CONSENT_REVOKED', 'revoked at the bank');
+    await state.markGone(merchantId, id, ConsentStatus.Revoked, 'CONSENT_REVOKED', 'told twice');
+    await state.markRevoked(merchantId, id);
+    expect(await eventsOf(id)).toEqual([['CONSENT_REVOKED', userId, 'REVOKED']]);
+
+    const pending = await consentIn(ConsentStatus.AwaitingAuthorisation);
+    await state.markFailed(merchantId, pending, ConsentStatus.Rejected, 'REJECTED', 'the user said no');
+    expect(await eventsOf(pending)).toEqual([['CONSENT_FAILED', userId, 'REJECTED']]);
   });
 
   it('refuses, before touching the database, a write the transition table does not allow', async () => {

@@ -2,9 +2,13 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { ConsentsModule } from '#libs/domain/consents';
+import { EventsModule } from '#libs/domain/events';
+import { InboxModule } from '#libs/domain/inbox';
 import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncModule } from '#libs/domain/sync';
 import { ConsentsProcessor } from './consents/consents.processor.js';
+import { EventsProcessor } from './events/events.processor.js';
+import { OutboxRelayListener } from './events/outbox-relay.listener.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
 import { SyncProcessor } from './sync/sync.processor.js';
@@ -14,8 +18,23 @@ export class WorkerModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(options), DiscoveryModule, ConsentsModule, SyncModule, InstitutionsModule],
-      providers: [MaintenanceProcessor, ConsentsProcessor, SyncProcessor, JobHandlersCheck],
+      imports: [
+        CoreModule.forRoot(options),
+        DiscoveryModule,
+        ConsentsModule,
+        SyncModule,
+        InstitutionsModule,
+        EventsModule,
+        InboxModule,
+      ],
+      providers: [
+        MaintenanceProcessor,
+        ConsentsProcessor,
+        SyncProcessor,
+        EventsProcessor,
+        OutboxRelayListener,
+        JobHandlersCheck,
+      ],
     };
   }
 }

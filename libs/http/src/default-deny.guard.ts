@@ -24,7 +24,9 @@ export class DefaultDenyGuard implements CanActivate {
         'This route declares no authentication and is closed.',
       );
     }
-    if (kinds.includes(AuthKind.Public)) return true;
+    // The upstream's webhooks carry no credentials: the receiver verifies their signature over the raw
+    // bytes before it reads anything else (and refuses, 401, what is not signed by a registered secret).
+    if (kinds.includes(AuthKind.Public) || kinds.includes(AuthKind.UpstreamWebhook)) return true;
     const { principal } = context.switchToHttp().getRequest<RequestWithPrincipal>();
     if (principal && kinds.includes(principal.kind)) return true;
     if (principal) throw new DomainError(ErrorCode.FORBIDDEN, 'These credentials may not call this route.');

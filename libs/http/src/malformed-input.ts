@@ -54,10 +54,13 @@ function registerFormBodyParser(fastify: FastifyInstance): void {
   );
 }
 
+/** Route config of routes that must see their body's exact bytes (a signature is checked over them). */
+export const RAW_BODY_ROUTE = { rawBody: true } as const;
+
 /**
  * The body parsers of every app (Nest's own are switched off, as it would register them again at init).
- * JSON: Fastify's own parser (prototype-poisoning checks included): Fastify's own (prototype-poisoning checks included), plus an empty
- * body read as no body, and the depth and NUL checks above.
+ * JSON: Fastify's own parser (prototype-poisoning checks included), plus an empty body read as no body,
+ * and the depth and NUL checks above. A route marked with {@link RAW_BODY_ROUTE} gets the bytes unparsed.
  */
 export function registerBodyParsers(fastify: FastifyInstance): void {
   registerFormBodyParser(fastify);
@@ -65,8 +68,9 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser(
     'application/json',
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody) return done(null, body);
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       void parseJson(request, text, (error: Error | null, parsed?: unknown) => {

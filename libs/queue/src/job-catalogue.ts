@@ -132,7 +132,15 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   'events.fan-out': {
     queue: QueueName.Events,
     // Fan-out re-reads the inbox row under a lock and does nothing once it is processed: a repeat is harmless.
-    options: { ...BASE_OPTIONS, attempts: 8, backoff: { type: 'exponential', delay: 2_000 } },
+    // The inbox row is the record (and the sweeper re-enqueues it while unprocessed): finished jobs go, so
+    // the same id can be enqueued again after a job that ran out of attempts.
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 2_000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
     dedupeId: ({ inboundEventId }) => `events.fan-out.${inboundEventId}`,
   },
   'events.deliver': {

@@ -1,11 +1,22 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { AdminUpstreamWebhooksController } from '../admin/admin-upstream-webhooks.controller.js';
+import { EventEndpointsController } from './event-endpoints.controller.js';
+import { UpstreamWebhookController } from './upstream-webhook.controller.js';
+import { UserEventStreams } from './user-event-streams.js';
+import { UserEventsController } from './user-events.controller.js';
 
 /** Events: the upstream webhook receiver and its registration, merchant endpoints, live streams. */
 @Module({
-  imports: [InboxModule, MerchantsModule],
-  controllers: [AdminUpstreamWebhooksController],
+  imports: [InboxModule, EventsModule, MerchantsModule],
+  controllers: [
+    UpstreamWebhookController,
+    EventEndpointsController,
+    UserEventsController,
+    AdminUpstreamWebhooksController,
+  ],
+  providers: [UserEventStreams],
 })
 export class EventsApiModule {}

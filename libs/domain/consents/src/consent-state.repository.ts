@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
+import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
 import {
   ConsentStatus,
   allowedFrom,
@@ -10,6 +11,21 @@ import {
 } from './consent-status.js';
 
 type Tx = Prisma.TransactionClient;
+
+/**
+ * The merchant event each status change announces, recorded with the change (the outbox): the transition
+ * and where it ends decide it. Steps in between (SCA steps, a re-authorisation asked for) announce nothing.
+ */
+function announcedBy(transition: ConsentTransition, to: ConsentStatus): MerchantEventType | null {
+  if (transition === 'authorise') return 'consent.authorized';
+  if (transition === 'fail') return 'consent.failed';
+  if (transition === 'revoke') return 'consent.revoked';
+  if (transition === 'gone') {
+    if (to === ConsentStatus.Revoked) return 'consent.revoked';
+    if (to === ConsentStatus.Expired || to === ConsentStatus.Invalid) return 'consent.expired';
+  }
+  return null;
+}
 
 /** Clears what only an authorisation in progress needs: its links and our single-use proof. */
 const NOTHING_PENDING = { authorisationUrl: null, reauthorisationUrl: null, stateNonce: null };
@@ -22,7 +38,10 @@ const NOTHING_PENDING = { authorisationUrl: null, reauthorisationUrl: null, stat
  */
 @Injectable()
 export class ConsentStateRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: MerchantEventRepository,
+  ) {}
 
   /** An embedded SCA step moved on; only from the very status the step was taken in. */
   advanceEmbedded(merchantId: string, consentId: string, from: ConsentStatus, to: ConsentStatus) {
@@ -74,11 +93,13 @@ export class ConsentStateRepository {
     code: string,
     message: string | null,
   ): Promise<TransitionResult> {
-    return this.apply(this.prisma, merchantId, consentId, 'fail', status, {
-      ...NOTHING_PENDING,
-      lastErrorCode: code.slice(0, 64),
-      lastErrorMessage: message?.slice(0, 1000) ?? null,
-    });
+    return this.prisma.$transaction((tx) =>
+      this.apply(tx, merchantId, consentId, 'fail', status, {
+        ...NOTHING_PENDING,
+        lastErrorCode: code.slice(0, 64),
+        lastErrorMessage: message?.slice(0, 1000) ?? null,
+      }),
+    );
   }
 
   /**
@@ -93,8 +114,11 @@ export class ConsentStateRepository {
     message: string,
     now = new Date(),
     tokenUsed?: string | null,
+    /** The caller's transaction (webhook fan-out), else one of its own. */
+    within?: Tx,
   ): Promise<TransitionResult> {
-    return this.prisma.$transaction(async (tx) => {
+    const run = <T>(fn: (tx: Tx) => Promise<T>) => (within ? fn(within) : this.prisma.$transaction(fn));
+    return run(async (tx) => {
       const result = await this.apply(
         tx,
         merchantId,
@@ -211,11 +235,38 @@ export class ConsentStateRepository {
       where: { ...guard, id: consentId, merchantId, status },
       data: { ...data, status: to },
     });
-    if (count === 1) return { applied: true };
+    if (count === 1) {
+      const type = announcedBy(transition, to);
+      if (type) await this.announce(db, merchantId, consentId, type);
+      return { applied: true };
+    }
     const found = await db.consent.findFirst({
       where: { id: consentId, merchantId },
       select: { status: true },
     });
     return { applied: false, found: found?.status ?? null };
+  }
+
+  /** Records the change's merchant event in the same transaction (only ever called inside one). */
+  private async announce(db: Tx, merchantId: string, consentId: string, type: MerchantEventType): Promise<void> {
+    const consent = await db.consent.findFirstOrThrow({
+      where: { id: consentId, merchantId },
+      select: { userId: true, kind: true, status: true, institutionId: true, expiresAt: true, lastErrorCode: true },
+    });
+    await this.events.recordInTransaction(db, [
+      {
+        merchantId,
+        userId: consent.userId,
+        type,
+        data: {
+          consentId,
+          kind: consent.kind,
+          status: consent.status,
+          institutionId: consent.institutionId,
+          ...(type === 'consent.authorized' ? { expiresAt: consent.expiresAt?.toISOString() ?? null } : {}),
+          ...(type !== 'consent.authorized' ? { reason: consent.lastErrorCode } : {}),
+        },
+      },
+    ]);
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '#libs/domain/accounts';
+import { EventsModule } from '#libs/domain/events';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
@@ -15,7 +16,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
  * libraries reach consents through the exported state owner (ConsentStateRepository) and token vault.
  */
 @Module({
-  imports: [AccountsModule, SyncRunsModule],
+  imports: [AccountsModule, SyncRunsModule, EventsModule],
   providers: [
     ConsentRepository,
     ConsentStateRepository,

@@ -83,7 +83,7 @@ export class MerchantEventRepository {
   /** Inside a Prisma transaction (consent and payment state changes). */
   async recordInTransaction(tx: Prisma.TransactionClient, events: readonly NewMerchantEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await tx.$queryRawUnsafe(RECORD_SQL, recordValues(events));
+    await tx.$executeRawUnsafe(RECORD_SQL, recordValues(events));
   }
 
   /**

@@ -1,10 +1,24 @@
 import { Module } from '@nestjs/common';
+import { ConsentsModule } from '#libs/domain/consents';
+import { PaymentsModule } from '#libs/domain/payments';
+import { FanOutService } from './fan-out.service.js';
+import { InboundEventRepository } from './inbound-event.repository.js';
+import { InboxSweeper } from './inbox-sweeper.service.js';
 import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
+import { WebhookReceiver } from './webhook-receiver.service.js';
 
 /** Events in: our receiver's registrations with the upstream, the inbox and its fan-out. */
 @Module({
-  providers: [UpstreamWebhookRepository, UpstreamWebhookRegistrationService],
-  exports: [UpstreamWebhookRepository, UpstreamWebhookRegistrationService],
+  imports: [ConsentsModule, PaymentsModule],
+  providers: [
+    UpstreamWebhookRepository,
+    UpstreamWebhookRegistrationService,
+    InboundEventRepository,
+    WebhookReceiver,
+    FanOutService,
+    InboxSweeper,
+  ],
+  exports: [UpstreamWebhookRepository, UpstreamWebhookRegistrationService, WebhookReceiver, FanOutService, InboxSweeper],
 })
 export class InboxModule {}

@@ -1,0 +1,153 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
+import { ApiEnvelope, Auth, AuthKind, PageQueryDto, Principal, TracingId, envelope } from '#libs/http';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import {
+  CreateEventEndpointDto,
+  EventDeliveryDto,
+  EventEndpointDto,
+  EventEndpointWithSecretDto,
+} from './events.dto.js';
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+function view(endpoint: EventEndpointView): EventEndpointDto {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    types: endpoint.types,
+    createdAt: endpoint.createdAt.toISOString(),
+    previousSecretExpiresAt: iso(endpoint.previousSecretExpiresAt),
+    failingSince: iso(endpoint.failingSince),
+    disabledAt: iso(endpoint.disabledAt),
+    disabledReason: endpoint.disabledReason,
+  };
+}
+
+/**
+ * A merchant's webhook endpoints (API.md, "Events"). Merchant API keys only: a browser session has no
+ * business with the merchant's backend endpoints or their secrets.
+ */
+@ApiTags('events')
+@Auth(AuthKind.Merchant)
+@Controller('v1/event-endpoints')
+export class EventEndpointsController {
+  constructor(private readonly endpoints: EventEndpointsService) {}
+
+  @Post()
+  @Idempotent({ secretFields: ['data.secret'] })
+  @ApiOperation({
+    summary: 'Subscribe an endpoint to events',
+    description:
+      'Every event of the chosen types is POSTed to `url` as JSON, signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretDto) })
+  @ApiInvalid()
+  async create(
+    @Body() body: CreateEventEndpointDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const { endpoint, secret } = await this.endpoints.create(principal.merchantId!, {
+      url: body.url,
+      types: body.types ?? [],
+    });
+    return envelope(tracingId, { endpoint: view(endpoint), secret });
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'The merchant’s event endpoints, newest first' })
+  @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto, { list: true }) })
+  async list(@Principal() principal: Principal, @TracingId() tracingId: string) {
+    const endpoints = (await this.endpoints.list(principal.merchantId!)).map(view);
+    return envelope(tracingId, endpoints, { count: endpoints.length });
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One event endpoint (with why it is disabled, if it is)' })
+  @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto) })
+  @ApiMissing()
+  async get(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
+    return envelope(tracingId, view(await this.endpoints.get(principal.merchantId!, id)));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Unsubscribe: deliveries stop, and the endpoint’s delivery log goes with it' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiMissing()
+  async delete(@Param('id') id: string, @Principal() principal: Principal): Promise<void> {
+    await this.endpoints.delete(principal.merchantId!, id);
+  }
+
+  @Post(':id/secret')
+  @ApiOperation({
+    summary: 'Rotate the signing secret',
+    description:
+      'Answers a new secret, shown once. For 24 h deliveries carry two signatures (new and previous secret), so the receiver can switch at leisure; after that, only the new one.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretDto) })
+  @ApiMissing()
+  async rotate(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
+    const { endpoint, secret } = await this.endpoints.rotateSecret(principal.merchantId!, id);
+    return envelope(tracingId, { endpoint: view(endpoint), secret });
+  }
+
+  @Post(':id/enable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Enable a disabled endpoint again',
+    description:
+      'Deliveries resume for events from now on; those that failed while it was disabled can be sent again with the retry route.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto) })
+  @ApiMissing()
+  async enable(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
+    return envelope(tracingId, view(await this.endpoints.enable(principal.merchantId!, id)));
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({
+    summary: 'The endpoint’s deliveries, newest first',
+    description: 'Attempts, the last answer’s status or error, and when the next attempt is due. Keyset-paged.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(EventDeliveryDto, { list: true }) })
+  @ApiInvalid()
+  @ApiMissing()
+  async deliveries(
+    @Param('id') id: string,
+    @Query() query: PageQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const limit = query.limit ?? 50;
+    const beforeId = decodeCursor(query.cursor) ?? null;
+    const page = await this.endpoints.deliveriesOf(principal.merchantId!, id, { beforeId, limit: limit + 1 });
+    const items = page.slice(0, limit);
+    return pageEnvelope(tracingId, items, {
+      path: `/v1/event-endpoints/${id}/deliveries`,
+      limit,
+      after: page.length > limit ? items[items.length - 1]!.id : null,
+    });
+  }
+
+  @Post(':id/deliveries/:deliveryId/retry')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send a delivery again now',
+    description: 'Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(EventDeliveryDto) })
+  @ApiMissing()
+  async retry(
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.endpoints.retry(principal.merchantId!, id, deliveryId));
+  }
+}

@@ -1,0 +1,41 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { WebhookReceiver } from '#libs/domain/inbox';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, RAW_BODY_ROUTE, TracingId, envelope } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
+import { WebhookReceivedDto } from './events.dto.js';
+import { ApiPayloadTooLargeResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+
+/** The upstream's webhook receiver (API.md, "Events"; ARCHITECTURE data flow 4). */
+@ApiTags('events')
+@Auth(AuthKind.UpstreamWebhook)
+@Controller('v1/webhooks')
+export class UpstreamWebhookController {
+  constructor(private readonly receiver: WebhookReceiver) {}
+
+  @Post('upstream')
+  @HttpCode(200)
+  @RouteConfig(RAW_BODY_ROUTE)
+  @ApiOperation({
+    summary: 'Receive an upstream webhook',
+    description:
+      'For the upstream only. The signature (Standard Webhooks; WEBHOOK_SIGNATURE_SCHEME) is checked over the exact bytes received, against every registered secret (including a replaced one during its grace period), before anything is parsed; the timestamp must be within WEBHOOK_TOLERANCE_SECONDS of our clock. A verified event is stored in the inbox, once per `webhook-id`, and only then answered 200; a redelivery answers 200 with `duplicate: true` and changes nothing. Its effects (consent revoked or expired, payment completed or failed, merchant events) follow in the worker.',
+  })
+  @ApiHeader({ name: 'webhook-id', required: true, description: 'The event id (the dedupe key)' })
+  @ApiHeader({ name: 'webhook-timestamp', required: true, description: 'Seconds since the epoch' })
+  @ApiHeader({ name: 'webhook-signature', required: true, description: 'Space-separated `v1,<base64>`' })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true } })
+  @ApiOkResponse({ type: ApiEnvelope(WebhookReceivedDto) })
+  @ApiInvalid('VALIDATION_FAILED: a verified body that is not a JSON object')
+  @ApiUnauthorizedResponse({
+    type: ApiErrorResponse,
+    description: 'UNAUTHENTICATED: unsigned, forged, tampered, stale or future-dated',
+  })
+  @ApiPayloadTooLargeResponse({ type: ApiErrorResponse, description: 'PAYLOAD_TOO_LARGE' })
+  async receive(@Req() request: FastifyRequest, @TracingId() tracingId: string) {
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    return envelope(tracingId, await this.receiver.receive(body, request.headers));
+  }
+}

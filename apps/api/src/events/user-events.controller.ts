@@ -1,0 +1,51 @@
+import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UserEventsService } from '#libs/domain/events';
+import { Auth, AuthKind, Principal } from '#libs/http';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { UserEventStreams } from './user-event-streams.js';
+
+/** A user's live events for a frontend (Server-Sent Events). */
+@ApiTags('events')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1/users')
+export class UserEventsController {
+  constructor(
+    private readonly events: UserEventsService,
+    private readonly streams: UserEventStreams,
+  ) {}
+
+  @Get(':userId/events')
+  @ApiProduces('text/event-stream')
+  @ApiOperation({
+    summary: 'Follow a user’s events live (Server-Sent Events)',
+    description:
+      'A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A comment line every SSE_HEARTBEAT_SECONDS keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).',
+  })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })
+  @ApiOkResponse({ description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } })
+  @ApiInvalid('VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream')
+  @ApiMissing()
+  async follow(
+    @Param('userId') userId: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Principal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const merchantId = principal.merchantId!;
+    const position = await this.events.open(
+      { merchantId, userId: principal.kind === AuthKind.UserSession ? principal.userId : undefined },
+      userId,
+      lastEventId === '' ? undefined : lastEventId,
+    );
+    // From here the socket is ours: Fastify must not answer (or time out) the request.
+    reply.hijack();
+    const headers = Object.fromEntries(
+      Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]),
+    );
+    request.raw.socket.setTimeout(0);
+    this.streams.open(reply.raw, headers, { merchantId, userId, position });
+  }
+}

@@ -1,0 +1,60 @@
+import { Processor } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import { DelayedError } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { EventDeliveryService, EventsSweeper } from '#libs/domain/events';
+import { FanOutService, InboxSweeper } from '#libs/domain/inbox';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { JOB_DEFINITIONS, JobProcessor, JobProducer, QueueName, type JobHandlers, type JobOf } from '#libs/queue';
+
+/** The sweeper's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
+export const EVENTS_SWEEP_SCHEDULER_ID = 'events.sweep';
+
+@Processor(QueueName.Events)
+export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
+  readonly queue = QueueName.Events;
+
+  protected readonly handlers: JobHandlers<typeof QueueName.Events> = {
+    'events.fan-out': (job) => this.fanOut.process(job.data.inboundEventId),
+    'events.deliver': (job, token) => this.deliver(job, token),
+    'events.sweep': async () => {
+      const inbox = await this.inboxSweeper.sweep();
+      return { inbox, ...(await this.eventsSweeper.sweepOutbound()) };
+    },
+  };
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) logger: AppLogger,
+    private readonly fanOut: FanOutService,
+    private readonly deliveries: EventDeliveryService,
+    private readonly inboxSweeper: InboxSweeper,
+    private readonly eventsSweeper: EventsSweeper,
+    private readonly producer: JobProducer,
+  ) {
+    super(config, logger);
+  }
+
+  /** A failed attempt is not a failed job: the job waits for its next attempt without spending one. */
+  private async deliver(job: JobOf<'events.deliver'>, token?: string) {
+    const result = await this.deliveries.attempt(job.data.deliveryId);
+    if (result.outcome === 'retry' || result.outcome === 'not-due') {
+      await job.moveToDelayed(result.retryAt.getTime(), token);
+      throw new DelayedError();
+    }
+    return { outcome: result.outcome };
+  }
+
+  override async onApplicationBootstrap(): Promise<void> {
+    await super.onApplicationBootstrap();
+    if (this.config.events.sweepEverySeconds === 0) return;
+    await this.worker.waitUntilReady();
+    await this.producer
+      .queueFor('events.sweep')
+      .upsertJobScheduler(
+        EVENTS_SWEEP_SCHEDULER_ID,
+        { every: this.config.events.sweepEverySeconds * 1000 },
+        { name: 'events.sweep', data: {}, opts: JOB_DEFINITIONS['events.sweep'].options },
+      );
+  }
+}

@@ -1,0 +1,99 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { OutboxRelay } from '#libs/domain/events';
+import { LOGGER, type AppLogger } from '#libs/observability';
+
+/** Without a notification (a dropped LISTEN connection), the relay still looks this often. */
+const POLL_MS = 2_000;
+/** Another relay held the lock: look again this soon, in case it looked before our events committed. */
+const CONTENDED_RETRY_MS = 100;
+const RECONNECT_MS = 1_000;
+
+/**
+ * Runs the outbox relay in every worker: at once when Postgres announces committed events (LISTEN on the
+ * channel the outbox's insert notifies, delivered only at commit), and on a short poll in case a
+ * notification was missed. Runs never overlap within a process; across processes the relay's own lock
+ * lets one work while the others skip.
+ */
+@Injectable()
+export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private client: pg.Client | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.config.database.url });
+    client.on('notification', () => this.trigger());
+    client.on('error', (err) => {
+      this.logger.warn({ err }, 'outbox relay: LISTEN connection lost; polling until it is back');
+      void client.end().catch(() => undefined);
+      if (this.client === client) this.client = undefined;
+      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN merchant_events');
+      this.client = client;
+    } catch (err) {
+      this.logger.warn({ err }, 'outbox relay: cannot LISTEN; polling');
+      await client.end().catch(() => undefined);
+      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.trigger(), delayMs);
+    this.timer.unref();
+  }
+
+  /** Runs the relay now, or once more right after the current run when one is under way. */
+  private trigger(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.trigger();
+      }
+    });
+  }
+
+  private async run(): Promise<void> {
+    let next = POLL_MS;
+    try {
+      const { contended } = await this.relay.relayAll();
+      if (contended) next = CONTENDED_RETRY_MS;
+    } catch (err) {
+      this.logger.error({ err }, 'outbox relay failed; retrying');
+    }
+    this.schedule(next);
+  }
+}

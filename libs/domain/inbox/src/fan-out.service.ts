@@ -1,0 +1,112 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PrismaService, type Prisma } from '#libs/database';
+import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
+import { PaymentStateRepository } from '#libs/domain/payments';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { InboundEventRepository, type FanOutOutcome, type LockedInboundEvent } from './inbound-event.repository.js';
+
+type Tx = Prisma.TransactionClient;
+
+interface Applied {
+  outcome: FanOutOutcome;
+  merchantId: string | null;
+}
+
+/** Upstream consent categories → the status they leave our consent in, and the reason recorded. */
+const CONSENT_GONE: Record<string, { status: ConsentStatus; code: string; message: string }> = {
+  'consent.state.revoked': {
+    status: ConsentStatus.Revoked,
+    code: 'CONSENT_REVOKED',
+    message: 'The bank reported the consent revoked.',
+  },
+  'consent.state.expired': {
+    status: ConsentStatus.Expired,
+    code: 'CONSENT_EXPIRED',
+    message: 'The bank reported the consent expired.',
+  },
+};
+
+/** Upstream payment categories → the final status they report. */
+const PAYMENT_FINAL: Record<string, string> = {
+  'payment.state.success': 'COMPLETED',
+  'payment.state.failed': 'FAILED',
+};
+
+const stringAt = (payload: unknown, key: string): string | null => {
+  const data = (payload as { data?: Record<string, unknown> } | null)?.data;
+  const value = data?.[key];
+  return typeof value === 'string' && value.length > 0 ? value : null;
+};
+
+/**
+ * Applies one inbox event to our state, in one transaction with marking it processed, so it takes effect
+ * exactly once however often its job runs: the row is locked and must still be RECEIVED. Consent and
+ * payment changes go through their state owners, which record the merchant events in the same
+ * transaction. A type we do not act on is kept, marked ignored.
+ */
+@Injectable()
+export class FanOutService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly inbox: InboundEventRepository,
+    private readonly consents: ConsentStateRepository,
+    private readonly payments: PaymentStateRepository,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async process(inboundEventId: string): Promise<{ outcome: FanOutOutcome | 'already-processed' }> {
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const event = await this.inbox.lockUnprocessed(tx, inboundEventId);
+        if (!event) return { outcome: 'already-processed' as const };
+        const applied = await this.apply(tx, event);
+        await this.inbox.markProcessed(tx, event.id, applied.outcome, applied.merchantId);
+        this.logger.info({ inboundEventId, type: event.type, ...applied }, 'upstream event fanned out');
+        return { outcome: applied.outcome };
+      });
+    } catch (error) {
+      await this.inbox
+        .recordFailure(inboundEventId, error instanceof Error ? error.message : String(error))
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async apply(tx: Tx, event: LockedInboundEvent): Promise<Applied> {
+    const type = event.type ?? '';
+    const gone = CONSENT_GONE[type];
+    if (gone) {
+      const upstreamConsentId = stringAt(event.payload, 'consentId');
+      if (!upstreamConsentId) return { outcome: 'unmatched', merchantId: null };
+      const consents = await tx.consent.findMany({
+        where: { upstreamConsentId },
+        select: { id: true, merchantId: true },
+      });
+      for (const consent of consents) {
+        await this.consents.markGone(
+          consent.merchantId,
+          consent.id,
+          gone.status,
+          gone.code,
+          gone.message,
+          new Date(),
+          undefined,
+          tx,
+        );
+      }
+      return consents.length > 0
+        ? { outcome: 'applied', merchantId: consents[0]!.merchantId }
+        : { outcome: 'unmatched', merchantId: null };
+    }
+    const finalStatus = PAYMENT_FINAL[type];
+    if (finalStatus) {
+      const upstreamPaymentId = stringAt(event.payload, 'paymentId');
+      if (!upstreamPaymentId) return { outcome: 'unmatched', merchantId: null };
+      const data = (event.payload as { data?: Prisma.InputJsonValue }).data ?? null;
+      const { matched, merchantId } = await this.payments.applyFinalStatus(tx, upstreamPaymentId, finalStatus, data);
+      return matched > 0 ? { outcome: 'applied', merchantId } : { outcome: 'unmatched', merchantId: null };
+    }
+    // consent.state.authorized and anything newer: our own callback and polls already act on these.
+    return { outcome: 'ignored', merchantId: null };
+  }
+}

@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { JobProducer } from '#libs/queue';
+import { InboundEventRepository } from './inbound-event.repository.js';
+
+/** A stored event's fan-out job is normally enqueued at once: older than this, it was lost. */
+const STALE_MS = 30_000;
+const BATCH = 1_000;
+
+/** Re-enqueues inbox events that were stored but never fanned out (Redis down, api killed after the commit). */
+@Injectable()
+export class InboxSweeper {
+  constructor(
+    private readonly inbox: InboundEventRepository,
+    private readonly producer: JobProducer,
+  ) {}
+
+  async sweep(now = new Date()): Promise<number> {
+    const stale = await this.inbox.stale(new Date(now.getTime() - STALE_MS), BATCH);
+    await this.producer.enqueueMany(
+      'events.fan-out',
+      stale.map((inboundEventId) => ({ inboundEventId })),
+    );
+    return stale.length;
+  }
+}

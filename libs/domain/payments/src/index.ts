@@ -1,0 +1,2 @@
+export * from './payment-state.repository.js';
+export * from './payments.module.js';
