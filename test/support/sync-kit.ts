@@ -10,7 +10,7 @@ import { SandboxHttp } from './sandbox-http.js';
 /** Polls `probe` until it answers something other than undefined, or fails after `ms`. */
 export async function eventually<T>(
   what: string,
-  probe: () => Promise<T | undefined>,
+  probe: () => Promise<T | undefined> | T | undefined,
   ms = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;

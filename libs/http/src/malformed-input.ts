@@ -70,7 +70,8 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
     'application/json',
     { parseAs: 'buffer' },
     (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-      if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody) return done(null, body);
+      if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody)
+        return done(null, body);
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       void parseJson(request, text, (error: Error | null, parsed?: unknown) => {

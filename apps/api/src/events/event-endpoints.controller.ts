@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
 import { ApiEnvelope, Auth, AuthKind, PageQueryDto, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
@@ -112,7 +118,8 @@ export class EventEndpointsController {
   @Get(':id/deliveries')
   @ApiOperation({
     summary: 'The endpoint’s deliveries, newest first',
-    description: 'Attempts, the last answer’s status or error, and when the next attempt is due. Keyset-paged.',
+    description:
+      'Attempts, the last answer’s status or error, and when the next attempt is due. Keyset-paged.',
   })
   @ApiOkResponse({ type: ApiEnvelope(EventDeliveryDto, { list: true }) })
   @ApiInvalid()
@@ -130,7 +137,7 @@ export class EventEndpointsController {
     return pageEnvelope(tracingId, items, {
       path: `/v1/event-endpoints/${id}/deliveries`,
       limit,
-      after: page.length > limit ? items[items.length - 1]!.id : null,
+      after: page.length > limit ? items[items.length - 1].id : null,
     });
   }
 
@@ -138,7 +145,8 @@ export class EventEndpointsController {
   @HttpCode(202)
   @ApiOperation({
     summary: 'Send a delivery again now',
-    description: 'Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.',
+    description:
+      'Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.',
   })
   @ApiOkResponse({ type: ApiEnvelope(EventDeliveryDto) })
   @ApiMissing()

@@ -3,7 +3,8 @@ import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUrl, MaxLength } f
 import { MERCHANT_EVENT_TYPES, MERCHANT_EVENT_TYPE_NAMES, type MerchantEventType } from '#libs/domain/events';
 
 const TYPES_DESCRIPTION = MERCHANT_EVENT_TYPE_NAMES.map(
-  (t) => `- \`${t}\`: ${MERCHANT_EVENT_TYPES[t].description} \`data\`: ${MERCHANT_EVENT_TYPES[t].data.join(', ')}.`,
+  (t) =>
+    `- \`${t}\`: ${MERCHANT_EVENT_TYPES[t].description} \`data\`: ${MERCHANT_EVENT_TYPES[t].data.join(', ')}.`,
 ).join('\n');
 
 export class CreateEventEndpointDto {
@@ -26,7 +27,10 @@ export class CreateEventEndpointDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MERCHANT_EVENT_TYPE_NAMES.length)
-  @IsIn(MERCHANT_EVENT_TYPE_NAMES, { each: true, message: `types must be event types: ${MERCHANT_EVENT_TYPE_NAMES.join(', ')}` })
+  @IsIn(MERCHANT_EVENT_TYPE_NAMES, {
+    each: true,
+    message: `types must be event types: ${MERCHANT_EVENT_TYPE_NAMES.join(', ')}`,
+  })
   types?: MerchantEventType[];
 }
 

@@ -3,7 +3,15 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiver } from '#libs/domain/inbox';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, RAW_BODY_ROUTE, TracingId, envelope } from '#libs/http';
+import {
+  ApiEnvelope,
+  ApiErrorResponse,
+  Auth,
+  AuthKind,
+  RAW_BODY_ROUTE,
+  TracingId,
+  envelope,
+} from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedDto } from './events.dto.js';
 import { ApiPayloadTooLargeResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';

@@ -52,7 +52,11 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Starts streaming to `raw` (already hijacked from Fastify, headers not yet sent). */
-  open(raw: ServerResponse, headers: Record<string, string>, start: Omit<Stream, 'raw' | 'pumping' | 'again' | 'closed' | 'heartbeat'>): void {
+  open(
+    raw: ServerResponse,
+    headers: Record<string, string>,
+    start: Omit<Stream, 'raw' | 'pumping' | 'again' | 'closed' | 'heartbeat'>,
+  ): void {
     raw.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
@@ -107,13 +111,16 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
           for (const { streamSeq, event } of page) {
             chunk += `id: ${streamSeq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
           }
-          stream.position = page[page.length - 1]!.streamSeq;
+          stream.position = page[page.length - 1].streamSeq;
           if (!stream.raw.write(chunk)) await new Promise((resolve) => stream.raw.once('drain', resolve));
           if (page.length < 500) break;
         }
       } while (stream.again && !stream.closed);
     } catch (err) {
-      this.logger.warn({ err, userId: stream.userId }, 'event stream: could not read events; next heartbeat retries');
+      this.logger.warn(
+        { err, userId: stream.userId },
+        'event stream: could not read events; next heartbeat retries',
+      );
     } finally {
       stream.pumping = false;
     }

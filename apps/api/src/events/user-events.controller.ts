@@ -24,7 +24,10 @@ export class UserEventsController {
       'A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A comment line every SSE_HEARTBEAT_SECONDS keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).',
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })
-  @ApiOkResponse({ description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } })
+  @ApiOkResponse({
+    description: 'The event stream',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   @ApiInvalid('VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream')
   @ApiMissing()
   async follow(

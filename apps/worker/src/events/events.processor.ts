@@ -5,7 +5,14 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { EventDeliveryService, EventsSweeper } from '#libs/domain/events';
 import { FanOutService, InboxSweeper } from '#libs/domain/inbox';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { JOB_DEFINITIONS, JobProcessor, JobProducer, QueueName, type JobHandlers, type JobOf } from '#libs/queue';
+import {
+  JOB_DEFINITIONS,
+  JobProcessor,
+  JobProducer,
+  QueueName,
+  type JobHandlers,
+  type JobOf,
+} from '#libs/queue';
 
 /** The sweeper's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
 export const EVENTS_SWEEP_SCHEDULER_ID = 'events.sweep';

@@ -248,10 +248,22 @@ export class ConsentStateRepository {
   }
 
   /** Records the change's merchant event in the same transaction (only ever called inside one). */
-  private async announce(db: Tx, merchantId: string, consentId: string, type: MerchantEventType): Promise<void> {
+  private async announce(
+    db: Tx,
+    merchantId: string,
+    consentId: string,
+    type: MerchantEventType,
+  ): Promise<void> {
     const consent = await db.consent.findFirstOrThrow({
       where: { id: consentId, merchantId },
-      select: { userId: true, kind: true, status: true, institutionId: true, expiresAt: true, lastErrorCode: true },
+      select: {
+        userId: true,
+        kind: true,
+        status: true,
+        institutionId: true,
+        expiresAt: true,
+        lastErrorCode: true,
+      },
     });
     await this.events.recordInTransaction(db, [
       {

@@ -39,7 +39,7 @@ export function isPrivateAddress(address: string): boolean {
   if (family === 6) {
     // IPv4-mapped (::ffff:10.0.0.1) is the IPv4 address.
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return BLOCKED.check(mapped[1]!, 'ipv4');
+    if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
     return BLOCKED.check(address, 'ipv6');
   }
   return BLOCKED.check(address, 'ipv4');
@@ -49,13 +49,17 @@ export class RefusedAddressError extends Error {
   override name = 'RefusedAddressError';
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /** A DNS lookup that fails for private addresses: undici connects only to what it returns. */
 function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const list = addresses as LookupAddress[];
+    const list = addresses;
     const refused = list.find((a) => isPrivateAddress(a.address));
     if (refused) {
       return callback(
@@ -64,7 +68,7 @@ function guardedLookup(hostname: string, options: object, callback: LookupCallba
       );
     }
     const all = (options as { all?: boolean }).all;
-    return all ? callback(null, list) : callback(null, list[0]!.address, list[0]!.family);
+    return all ? callback(null, list) : callback(null, list[0].address, list[0].family);
   });
 }
 
@@ -76,7 +80,7 @@ export function deliveryAgent(allowPrivate: boolean): Agent {
   return new Agent({
     keepAliveTimeout: 10_000,
     connections: 32,
-    ...(allowPrivate ? {} : { connect: { lookup: guardedLookup as never } }),
+    ...(allowPrivate ? {} : { connect: { lookup: guardedLookup } }),
   });
 }
 

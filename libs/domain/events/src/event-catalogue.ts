@@ -25,7 +25,8 @@ export const MERCHANT_EVENT_TYPES = {
     data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
   },
   'consent.revoked': {
-    description: 'The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing.',
+    description:
+      'The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing.',
     data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
   },
   'sync.succeeded': {

@@ -130,13 +130,23 @@ export class EventDeliveryRepository {
       attempts: row.attempts,
       nextAttemptAt: row.next_attempt_at,
       eventCreatedAt: row.event_created_at,
-      event: { id: row.event_id, type: row.type, createdAt: row.created_at, userId: row.user_id, data: row.data },
+      event: {
+        id: row.event_id,
+        type: row.type,
+        createdAt: row.created_at,
+        userId: row.user_id,
+        data: row.data,
+      },
     };
   }
 
   /** Records an attempt made after reading `attemptsSeen`; false when another attempt got there first. */
   async recordAttempt(id: string, attemptsSeen: number, attempt: AttemptRecord): Promise<boolean> {
-    const status: DeliveryStatus = attempt.delivered ? 'SUCCEEDED' : attempt.nextAttemptAt ? 'PENDING' : 'FAILED';
+    const status: DeliveryStatus = attempt.delivered
+      ? 'SUCCEEDED'
+      : attempt.nextAttemptAt
+        ? 'PENDING'
+        : 'FAILED';
     const rows = await this.db.rows<{ id: string }>({
       name: 'event-deliveries.record-attempt',
       text: `UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
@@ -144,7 +154,15 @@ export class EventDeliveryRepository {
           delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $4 ELSE delivered_at END, updated_at = $4
         WHERE id = $1 AND attempts = $2 AND status = 'PENDING'
         RETURNING id`,
-      values: [id, attemptsSeen, status, attempt.at, attempt.responseStatus, attempt.error, attempt.nextAttemptAt],
+      values: [
+        id,
+        attemptsSeen,
+        status,
+        attempt.at,
+        attempt.responseStatus,
+        attempt.error,
+        attempt.nextAttemptAt,
+      ],
     });
     return rows.length === 1;
   }

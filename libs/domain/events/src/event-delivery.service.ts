@@ -66,7 +66,9 @@ export class EventDeliveryService implements OnModuleDestroy {
       return { outcome: 'delivered' };
     }
     const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;
-    const retryAt = new Date(at.getTime() + retryDelayMs(work.attempts + 1, this.config.events.deliveryBackoffSeconds));
+    const retryAt = new Date(
+      at.getTime() + retryDelayMs(work.attempts + 1, this.config.events.deliveryBackoffSeconds),
+    );
     const giveUp = retryAt.getTime() > deadline;
     const recorded = await this.deliveries.recordAttempt(work.id, work.attempts, {
       at,

@@ -35,7 +35,8 @@ const VIEW = {
 } as const;
 
 type EnumTypes = { types: string[] };
-const toView = <T extends EnumTypes>(row: T) => ({ ...row, types: row.types.map(fromEnum) }) as unknown as EventEndpointView;
+const toView = <T extends EnumTypes>(row: T) =>
+  ({ ...row, types: row.types.map(fromEnum) }) as unknown as EventEndpointView;
 // Prisma spells the enum's values by their identifiers (CONSENT_AUTHORIZED); the API by their names.
 const fromEnum = (value: string) => value.toLowerCase().replace('_', '.') as MerchantEventType;
 const toEnum = (type: MerchantEventType) => type.toUpperCase().replace('.', '_');
@@ -153,7 +154,9 @@ export class EventEndpointRepository {
       values: [id],
     });
     if (!row) return null;
-    const secrets = [this.box.open({ ciphertext: row.secret_ciphertext, keyId: row.secret_key_id }, context(id))];
+    const secrets = [
+      this.box.open({ ciphertext: row.secret_ciphertext, keyId: row.secret_key_id }, context(id)),
+    ];
     if (
       row.previous_secret_ciphertext &&
       row.previous_secret_key_id &&
@@ -161,7 +164,10 @@ export class EventEndpointRepository {
       row.previous_secret_expires_at > now
     ) {
       secrets.push(
-        this.box.open({ ciphertext: row.previous_secret_ciphertext, keyId: row.previous_secret_key_id }, context(id)),
+        this.box.open(
+          { ciphertext: row.previous_secret_ciphertext, keyId: row.previous_secret_key_id },
+          context(id),
+        ),
       );
     }
     return { id, url: row.url, secrets };

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { APP_CONFIG, NodeEnv, type AppConfig } from '#libs/config';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
@@ -60,7 +60,12 @@ export class EventEndpointsService {
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
     const secret = generateWebhookSecret();
     const endpoint = isUuid(id)
-      ? await this.endpoints.rotateSecret(merchantId, id, secret, new Date(now.getTime() + ROTATION_OVERLAP_MS))
+      ? await this.endpoints.rotateSecret(
+          merchantId,
+          id,
+          secret,
+          new Date(now.getTime() + ROTATION_OVERLAP_MS),
+        )
       : null;
     if (!endpoint) throw notFound();
     return { endpoint, secret };
@@ -82,7 +87,12 @@ export class EventEndpointsService {
   }
 
   /** Sends a delivery again now, whatever its state (a failed one, or a delivered one the merchant lost). */
-  async retry(merchantId: string, endpointId: string, deliveryId: string, now = new Date()): Promise<DeliveryView> {
+  async retry(
+    merchantId: string,
+    endpointId: string,
+    deliveryId: string,
+    now = new Date(),
+  ): Promise<DeliveryView> {
     const delivery =
       isUuid(endpointId) && isUuid(deliveryId)
         ? await this.deliveries.requeue(merchantId, endpointId, deliveryId, now)
@@ -101,7 +111,7 @@ export class EventEndpointsService {
     } catch {
       throw invalid('must be an absolute URL');
     }
-    const production = this.config.env === 'production';
+    const production = this.config.env === NodeEnv.Production;
     if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) {
       throw invalid(production ? 'must use https' : 'must use http or https');
     }

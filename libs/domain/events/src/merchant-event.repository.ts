@@ -6,7 +6,6 @@ import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js'
 
 export type { MerchantEventType };
 
-
 export interface NewMerchantEvent {
   merchantId: string;
   userId: string | null;
@@ -81,7 +80,10 @@ export class MerchantEventRepository {
   }
 
   /** Inside a Prisma transaction (consent and payment state changes). */
-  async recordInTransaction(tx: Prisma.TransactionClient, events: readonly NewMerchantEvent[]): Promise<void> {
+  async recordInTransaction(
+    tx: Prisma.TransactionClient,
+    events: readonly NewMerchantEvent[],
+  ): Promise<void> {
     if (events.length === 0) return;
     await tx.$executeRawUnsafe(RECORD_SQL, recordValues(events));
   }
@@ -91,7 +93,12 @@ export class MerchantEventRepository {
    * calls it, holding the relay-state row's lock, so numbers are handed out in commit order.
    */
   async numberUnrelayed(db: pg.PoolClient, lastStreamSeq: string, limit: number): Promise<RelayedEvent[]> {
-    const { rows } = await db.query<{ id: string; merchant_id: string; user_id: string | null; stream_seq: string }>({
+    const { rows } = await db.query<{
+      id: string;
+      merchant_id: string;
+      user_id: string | null;
+      stream_seq: string;
+    }>({
       name: 'merchant-events.number-unrelayed',
       text: `WITH batch AS (
           SELECT b.id, row_number() OVER (ORDER BY b.seq) AS n

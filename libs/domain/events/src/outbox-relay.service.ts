@@ -65,7 +65,7 @@ export class OutboxRelay {
         client,
         numbered.map((e) => e.id),
       );
-      await this.state.advance(client, numbered[numbered.length - 1]!.streamSeq);
+      await this.state.advance(client, numbered[numbered.length - 1].streamSeq);
       const wakeup: EventWakeup = {};
       for (const event of numbered) if (event.userId) wakeup[event.userId] = event.streamSeq;
       this.logger.debug({ events: numbered.length, deliveries: deliveries.length }, 'outbox relayed');

@@ -31,9 +31,13 @@ export class UserEventsService {
     if (!user) throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
     if (lastEventId !== undefined) {
       if (!/^\d{1,18}$/.test(lastEventId)) {
-        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Last-Event-ID must be an event id of this stream.', {
-          details: [{ field: 'Last-Event-ID', issue: 'must be a stream position (digits)' }],
-        });
+        throw new DomainError(
+          ErrorCode.VALIDATION_FAILED,
+          'Last-Event-ID must be an event id of this stream.',
+          {
+            details: [{ field: 'Last-Event-ID', issue: 'must be a stream position (digits)' }],
+          },
+        );
       }
       return lastEventId;
     }

@@ -3,7 +3,11 @@ import { PrismaService, type Prisma } from '#libs/database';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { PaymentStateRepository } from '#libs/domain/payments';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { InboundEventRepository, type FanOutOutcome, type LockedInboundEvent } from './inbound-event.repository.js';
+import {
+  InboundEventRepository,
+  type FanOutOutcome,
+  type LockedInboundEvent,
+} from './inbound-event.repository.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -95,7 +99,7 @@ export class FanOutService {
         );
       }
       return consents.length > 0
-        ? { outcome: 'applied', merchantId: consents[0]!.merchantId }
+        ? { outcome: 'applied', merchantId: consents[0].merchantId }
         : { outcome: 'unmatched', merchantId: null };
     }
     const finalStatus = PAYMENT_FINAL[type];
@@ -103,7 +107,12 @@ export class FanOutService {
       const upstreamPaymentId = stringAt(event.payload, 'paymentId');
       if (!upstreamPaymentId) return { outcome: 'unmatched', merchantId: null };
       const data = (event.payload as { data?: Prisma.InputJsonValue }).data ?? null;
-      const { matched, merchantId } = await this.payments.applyFinalStatus(tx, upstreamPaymentId, finalStatus, data);
+      const { matched, merchantId } = await this.payments.applyFinalStatus(
+        tx,
+        upstreamPaymentId,
+        finalStatus,
+        data,
+      );
       return matched > 0 ? { outcome: 'applied', merchantId } : { outcome: 'unmatched', merchantId: null };
     }
     // consent.state.authorized and anything newer: our own callback and polls already act on these.

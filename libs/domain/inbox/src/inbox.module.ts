@@ -19,6 +19,12 @@ import { WebhookReceiver } from './webhook-receiver.service.js';
     FanOutService,
     InboxSweeper,
   ],
-  exports: [UpstreamWebhookRepository, UpstreamWebhookRegistrationService, WebhookReceiver, FanOutService, InboxSweeper],
+  exports: [
+    UpstreamWebhookRepository,
+    UpstreamWebhookRegistrationService,
+    WebhookReceiver,
+    FanOutService,
+    InboxSweeper,
+  ],
 })
 export class InboxModule {}

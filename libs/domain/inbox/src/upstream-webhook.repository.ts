@@ -85,7 +85,10 @@ export class UpstreamWebhookRepository {
 
   /** A registration removed upstream (or replaced outside a `store`): its secret enters the grace period. */
   async retire(id: string, now = new Date()): Promise<void> {
-    await this.prisma.upstreamWebhook.updateMany({ where: { id, retiredAt: null }, data: { retiredAt: now } });
+    await this.prisma.upstreamWebhook.updateMany({
+      where: { id, retiredAt: null },
+      data: { retiredAt: now },
+    });
   }
 
   list(): Promise<UpstreamWebhookView[]> {

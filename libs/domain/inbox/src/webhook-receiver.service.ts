@@ -82,7 +82,9 @@ export class WebhookReceiver {
       // After the answer, not before: the event is stored, and the sweeper enqueues it if this is lost.
       void this.producer
         .enqueue('events.fan-out', { inboundEventId: storedId })
-        .catch((err: unknown) => this.logger.warn({ err, inboundEventId: storedId }, 'fan-out not enqueued; the sweeper will'));
+        .catch((err: unknown) =>
+          this.logger.warn({ err, inboundEventId: storedId }, 'fan-out not enqueued; the sweeper will'),
+        );
     }
     return { eventId: id, duplicate: storedId === null };
   }
@@ -129,7 +131,8 @@ export class WebhookReceiver {
     } catch {
       throw invalid('is not JSON');
     }
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('is not a JSON object');
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+      throw invalid('is not a JSON object');
     // Postgres jsonb cannot hold a NUL character.
     if (body.includes('\\u0000')) throw invalid('must not contain NUL characters');
     return payload as Record<string, unknown>;

@@ -1,0 +1,350 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { createConsentRow, sessionToken, uniqueQueuePrefix } from '#libs/testing';
+import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
+import { scratchDatabase } from './support/scratch-database.js';
+import { SseClient } from './support/sse-client.js';
+import { eventually } from './support/sync-kit.js';
+
+describe('events: the signed receiver, the inbox, fan-out, deliveries and live streams', () => {
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  let stack: Stack;
+  let tenant: Tenant;
+  let other: Tenant;
+  let secret: string;
+  let prisma: PrismaService;
+
+  beforeAll(async () => {
+    // The worker relays and sweeps every event of its database: this file has one of its own.
+    database = await scratchDatabase('events');
+    stack = await startStack({
+      worker: true,
+      overrides: {
+        DATABASE_URL: database.url,
+        QUEUE_PREFIX: uniqueQueuePrefix('events'),
+        EVENTS_SWEEP_SECONDS: '1',
+        EVENT_DELIVERY_BACKOFF_SECONDS: '1',
+        SSE_HEARTBEAT_SECONDS: '1',
+      },
+    });
+    prisma = stack.api.app.get(PrismaService);
+    tenant = await onboard(stack);
+    other = await onboard(stack);
+    secret = await registeredSecret(stack);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await database?.drop();
+  });
+
+  /** An authorised consent of the tenant's user, straight in the database: its upstream id. */
+  async function consentOf(t: Tenant = tenant) {
+    return createConsentRow(prisma, { id: t.userId, merchantId: t.merchant.merchant.id });
+  }
+
+  /** Waits until every event so far is relayed, so a new endpoint only receives what follows. */
+  async function endpoint(t: Tenant, receiver: EventReceiver, types: string[] = []) {
+    await eventually('outbox relayed', async () =>
+      (await prisma.merchantEvent.count({ where: { streamSeq: null } })) === 0 ? true : undefined,
+    );
+    const response = await t.client.post('/v1/event-endpoints', { url: receiver.url, types });
+    expect(response.status).toBe(201);
+    return response.body.data as { endpoint: { id: string }; secret: string };
+  }
+
+  it('refuses unsigned, forged, tampered, stale, future-dated and oversized webhooks, storing nothing', async () => {
+    const event = upstreamEvent('consent.state.revoked', { consentId: 'nothing-of-ours' });
+    const refused = [
+      await postUpstreamEvent(stack, event, secret, { unsigned: true }),
+      await postUpstreamEvent(stack, event, 'whsec_' + Buffer.alloc(24, 7).toString('base64')),
+      await postUpstreamEvent(stack, event, secret, { body: JSON.stringify({ ...event, type: 'x' }) }),
+      await postUpstreamEvent(stack, event, secret, { timestampOffset: -301 }),
+      await postUpstreamEvent(stack, event, secret, { timestampOffset: 301 }),
+    ];
+    expect(refused.map((r) => [r.status, r.body.error.code])).toEqual(
+      Array(5).fill([401, 'UNAUTHENTICATED']),
+    );
+    expect(refused[3].body.error.message).toContain('too old');
+
+    const big = upstreamEvent('payment.state.success', { blob: 'x'.repeat(300 * 1024) });
+    const tooLarge = await postUpstreamEvent(stack, big, secret);
+    expect([tooLarge.status, tooLarge.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+
+    const notAnObject = await postUpstreamEvent(stack, event, secret, { signedBody: '[1,2]' });
+    expect([notAnObject.status, notAnObject.body.error.details]).toEqual([
+      400,
+      [{ field: 'body', issue: 'is not a JSON object' }],
+    ]);
+    expect(await prisma.inboundEvent.count({ where: { eventId: { in: [event.id, big.id] } } })).toBe(0);
+  });
+
+  it('stores a verified event once, answers a redelivery 200 without change, and fans it out once', async () => {
+    const consent = await consentOf();
+    const event = upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId });
+    const first = await postUpstreamEvent(stack, event, secret);
+    const again = await postUpstreamEvent(stack, event, secret);
+    expect([first.status, first.body.data]).toEqual([200, { eventId: event.id, duplicate: false }]);
+    expect([again.status, again.body.data]).toEqual([200, { eventId: event.id, duplicate: true }]);
+
+    const row = await eventually('fanned out', async () => {
+      const r = await prisma.inboundEvent.findFirstOrThrow({ where: { eventId: event.id } });
+      return r.status === 'PROCESSED' ? r : undefined;
+    });
+    expect(row).toMatchObject({ outcome: 'applied', merchantId: tenant.merchant.merchant.id });
+    const after = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
+    expect(after).toMatchObject({ status: 'REVOKED', lastErrorCode: 'CONSENT_REVOKED' });
+    const events = await prisma.merchantEvent.findMany({
+      where: { merchantId: tenant.merchant.merchant.id },
+    });
+    expect(events.filter((e) => (e.data as { consentId: string }).consentId === consent.id)).toHaveLength(1);
+  });
+
+  it('R4: of 1,000 mixed deliveries, accepts no bad one and fans out every good one exactly once', async () => {
+    const consents = await Promise.all(Array.from({ length: 20 }, () => consentOf()));
+    // 400 good events: two revocations per consent (the bank may announce it twice, under two ids) and
+    // 360 of a type we do not act on; then their 100 redeliveries and 500 bad ones.
+    const good = [
+      ...consents.flatMap((c) => [
+        upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
+        upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
+      ]),
+      ...Array.from({ length: 360 }, (_, i) =>
+        upstreamEvent('payment.state.pending', { paymentId: `p-${i}` }),
+      ),
+    ];
+    const bad: (() => Promise<{ status: number }>)[] = [];
+    for (let i = 0; i < 100; i++) {
+      const e = upstreamEvent('consent.state.revoked', { consentId: consents[i % 20].upstreamConsentId });
+      bad.push(
+        () => postUpstreamEvent(stack, e, 'whsec_' + Buffer.alloc(24, i).toString('base64')),
+        () => postUpstreamEvent(stack, e, secret, { body: JSON.stringify({ ...e, id: 'other' }) }),
+        () => postUpstreamEvent(stack, e, secret, { timestampOffset: -3600 }),
+        () => postUpstreamEvent(stack, e, secret, { unsigned: true }),
+        () => postUpstreamEvent(stack, { ...e, id: `${e.id}-replayed` }, secret, { timestampOffset: 900 }),
+      );
+    }
+    const calls = [
+      ...good.map((e) => () => postUpstreamEvent(stack, e, secret)),
+      ...good.slice(0, 100).map((e) => () => postUpstreamEvent(stack, e, secret)),
+      ...bad,
+    ].sort(() => Math.random() - 0.5);
+    const statuses: number[] = [];
+    for (let i = 0; i < calls.length; i += 50) {
+      statuses.push(...(await Promise.all(calls.slice(i, i + 50).map((c) => c()))).map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(500);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(500);
+
+    const ids = good.map((e) => e.id);
+    await eventually('every good event processed', async () =>
+      (await prisma.inboundEvent.count({ where: { eventId: { in: ids }, status: 'PROCESSED' } })) === 400
+        ? true
+        : undefined,
+    );
+    expect(await prisma.inboundEvent.count({ where: { eventId: { in: ids } } })).toBe(400);
+    const outcomes = await prisma.inboundEvent.groupBy({
+      by: ['outcome'],
+      where: { eventId: { in: ids } },
+      _count: true,
+    });
+    expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({
+      applied: 40,
+      ignored: 360,
+    });
+    const revoked = await prisma.merchantEvent.findMany({
+      where: { merchantId: tenant.merchant.merchant.id, type: 'CONSENT_REVOKED' },
+    });
+    for (const consent of consents) {
+      expect(revoked.filter((e) => (e.data as { consentId: string }).consentId === consent.id)).toHaveLength(
+        1,
+      );
+      expect((await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } })).status).toBe('REVOKED');
+    }
+  });
+
+  it('delivers to an endpoint that fails three times, with the same event id and a signature the official library verifies', async () => {
+    const receiver = await new EventReceiver([500, 500, 500]).start();
+    try {
+      const { endpoint: created, secret: endpointSecret } = await endpoint(tenant, receiver, [
+        'consent.revoked',
+      ]);
+      const consent = await consentOf();
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
+        secret,
+      );
+
+      const [delivered] = await eventually('delivered after three failures', () =>
+        receiver.accepted().length > 0 ? receiver.accepted() : undefined,
+      );
+      expect(receiver.requests.map((r) => r.status)).toEqual([500, 500, 500, 200]);
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(
+        new Set([delivered.id]),
+      );
+      expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
+      const headers = delivered.headers as Record<string, string>;
+      expect(new Webhook(endpointSecret).verify(delivered.body, headers)).toMatchObject({
+        id: delivered.id,
+        type: 'consent.revoked',
+        userId: tenant.userId,
+        data: { consentId: consent.id, status: 'REVOKED', reason: 'CONSENT_REVOKED' },
+      });
+
+      const log = await tenant.client.get(`/v1/event-endpoints/${created.id}/deliveries`);
+      expect(log.status).toBe(200);
+      expect(log.body.data[0]).toMatchObject({
+        eventId: delivered.id,
+        eventType: 'consent.revoked',
+        status: 'SUCCEEDED',
+        attempts: 4,
+        lastResponseStatus: 200,
+        nextAttemptAt: null,
+      });
+      const view = await tenant.client.get(`/v1/event-endpoints/${created.id}`);
+      expect(view.body.data).toMatchObject({ failingSince: null, disabledAt: null });
+
+      // Sent again on request: the same event, the same id.
+      const retried = await tenant.client.post(
+        `/v1/event-endpoints/${created.id}/deliveries/${log.body.data[0].id}/retry`,
+      );
+      expect(retried.status).toBe(202);
+      await eventually('sent again', () => (receiver.accepted().length === 2 ? true : undefined));
+      expect(receiver.accepted()[1].body).toBe(delivered.body);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('signs with both secrets for a day after a rotation, and only sends the subscribed types', async () => {
+    const receiver = await new EventReceiver().start();
+    try {
+      const { endpoint: created, secret: before } = await endpoint(tenant, receiver, ['consent.expired']);
+      const rotated = await tenant.client.post(`/v1/event-endpoints/${created.id}/secret`);
+      expect(rotated.status).toBe(201);
+      const after = rotated.body.data.secret as string;
+      expect(after).not.toBe(before);
+      expect(Date.parse(rotated.body.data.endpoint.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(
+        23 * 3600_000,
+      );
+
+      const [revokedOne, expiredOne] = [await consentOf(), await consentOf()];
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: revokedOne.upstreamConsentId }),
+        secret,
+      );
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.expired', { consentId: expiredOne.upstreamConsentId }),
+        secret,
+      );
+      const [delivered] = await eventually('the expiry delivered', () =>
+        receiver.accepted().length > 0 ? receiver.accepted() : undefined,
+      );
+      expect(delivered.type).toBe('consent.expired');
+      const headers = delivered.headers as Record<string, string>;
+      expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+      expect(() => new Webhook(before).verify(delivered.body, headers)).not.toThrow();
+      expect(() => new Webhook(after).verify(delivered.body, headers)).not.toThrow();
+      // The revocation (not subscribed) never came; nothing else is pending for this endpoint.
+      const log = await tenant.client.get(`/v1/event-endpoints/${created.id}/deliveries`);
+      expect(log.body.data.map((d: { eventType: string }) => d.eventType)).toEqual(['consent.expired']);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('streams a user’s events live and resumes after Last-Event-ID with every missed event, once', async () => {
+    const token = sessionToken(stack.api.config, {
+      merchantId: tenant.merchant.merchant.id,
+      userId: tenant.userId,
+    });
+    const url = `${stack.api.url}/v1/users/${tenant.userId}/events`;
+    const first = await SseClient.open(url, token);
+    const revoke = async () => {
+      const c = await consentOf();
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
+        secret,
+      );
+      return c.id;
+    };
+    const live = [await revoke(), await revoke()];
+    const seen = await first.waitFor(2);
+    expect(seen.map((m) => [m.event, JSON.parse(m.data).data.consentId])).toEqual(
+      live.map((id) => ['consent.revoked', id]),
+    );
+    first.close();
+
+    const missed = [await revoke(), await revoke(), await revoke()];
+    // Wait until the outbox has them all, then resume.
+    await eventually('relayed', async () => {
+      const n = await prisma.merchantEvent.count({
+        where: { userId: tenant.userId, streamSeq: { not: null } },
+      });
+      return n >= live.length + missed.length ? true : undefined;
+    });
+    const resumed = await SseClient.open(url, token, seen[seen.length - 1].id);
+    const replayed = await resumed.waitFor(3);
+    expect(replayed.map((m) => JSON.parse(m.data).data.consentId)).toEqual(missed);
+    const ids = [...seen, ...replayed].map((m) => Number(m.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(5);
+    // Heartbeats arrive; nothing more does.
+    await resumed.waitForComment('heartbeat');
+    expect(resumed.messages).toHaveLength(3);
+    resumed.close();
+  });
+
+  it('keeps tenants apart: another merchant’s endpoints, deliveries and users’ streams are 404', async () => {
+    const receiver = await new EventReceiver().start();
+    try {
+      const { endpoint: created } = await endpoint(tenant, receiver);
+      const theirs = other.client;
+      for (const path of [
+        `/v1/event-endpoints/${created.id}`,
+        `/v1/event-endpoints/${created.id}/deliveries`,
+        `/v1/users/${tenant.userId}/events`,
+      ]) {
+        const response = await theirs.get(path);
+        expect([path, response.status, response.body.error.code]).toEqual([path, 404, 'NOT_FOUND']);
+      }
+      expect((await theirs.delete(`/v1/event-endpoints/${created.id}`)).status).toBe(404);
+      expect((await theirs.post(`/v1/event-endpoints/${created.id}/secret`)).status).toBe(404);
+      expect((await theirs.get('/v1/event-endpoints')).body.data).toEqual([]);
+      // A session of one user may not follow another user's stream, nor manage endpoints.
+      const session = sessionToken(stack.api.config, {
+        merchantId: other.merchant.merchant.id,
+        userId: other.userId,
+      });
+      expect((await stack.anonymous.as(session).get(`/v1/users/${tenant.userId}/events`)).status).toBe(404);
+      expect((await stack.anonymous.as(session).get('/v1/event-endpoints')).status).toBe(403);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('validates endpoints and stream positions: 400 in the envelope', async () => {
+    const cases: [unknown, string][] = [
+      [{ url: 'not a url' }, 'url'],
+      [{ url: 'ftp://merchant.example/hooks' }, 'url'],
+      [{ url: 'https://merchant.example/hooks', types: ['payment.exploded'] }, 'types'],
+      [{ url: 'https://merchant.example/hooks', types: 'consent.revoked' }, 'types'],
+      [{}, 'url'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await tenant.client.post('/v1/event-endpoints', body);
+      expect([response.status, response.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    }
+    const stream = await tenant.client.get(`/v1/users/${tenant.userId}/events`, {
+      headers: { 'last-event-id': 'yesterday' },
+    });
+    expect([stream.status, stream.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await tenant.client.get('/v1/event-endpoints/not-a-uuid')).status).toBe(404);
+  });
+});

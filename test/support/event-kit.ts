@@ -1,0 +1,112 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
+import { UpstreamWebhookRepository } from '#libs/domain/inbox';
+import { uniqueName } from '#libs/testing';
+import type { ApiResponse, Stack } from './api-kit.js';
+
+/** One request a merchant endpoint received. */
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+}
+
+/**
+ * A merchant's webhook endpoint on a random local port: records every request (exact bytes and headers)
+ * and answers each with the next status of `script` (then 200 for ever).
+ */
+export class EventReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  private readonly script: number[];
+  private server!: Server;
+  url = '';
+
+  constructor(script: number[] = []) {
+    this.script = [...script];
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const status = this.script.shift() ?? 200;
+        this.requests.push({
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          status,
+        });
+        response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+    return this;
+  }
+
+  /** The events received with a 2xx answer, by event id, in arrival order. */
+  accepted(): { id: string; type: string; body: string; headers: IncomingHttpHeaders }[] {
+    return this.requests
+      .filter((r) => r.status < 300)
+      .map((r) => ({
+        ...(JSON.parse(r.body) as { id: string; type: string }),
+        body: r.body,
+        headers: r.headers,
+      }));
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** A registration of our receiver stored directly (the admin route's own tests cover registering upstream). */
+export async function registeredSecret(stack: Stack, applicationId = uniqueName('app')): Promise<string> {
+  const secret = generateWebhookSecret();
+  await stack.api.app.get(UpstreamWebhookRepository).store({
+    applicationId,
+    merchantId: null,
+    upstreamWebhookId: null,
+    categories: ['consent.state.revoked'],
+    callbackUrl: `${stack.api.url}/v1/webhooks/upstream`,
+    secret,
+    status: 'active',
+  });
+  return secret;
+}
+
+export interface UpstreamEvent {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export function upstreamEvent(type: string, data: Record<string, unknown>): UpstreamEvent {
+  return { id: uniqueName('evt'), type, data };
+}
+
+/** POSTs an upstream event to the receiver, signed with `secret` unless `tamper` says otherwise. */
+export function postUpstreamEvent(
+  stack: Stack,
+  event: UpstreamEvent,
+  secret: string,
+  tamper: { body?: string; signedBody?: string; timestampOffset?: number; unsigned?: boolean } = {},
+): Promise<ApiResponse> {
+  const body =
+    tamper.signedBody ??
+    JSON.stringify({ ...event, applicationId: 'app', createdAt: new Date().toISOString() });
+  const headers = tamper.unsigned
+    ? {}
+    : webhookHeaders({
+        id: event.id,
+        timestampSeconds: Math.floor(Date.now() / 1000) + (tamper.timestampOffset ?? 0),
+        body,
+        secrets: [secret],
+      });
+  return stack.anonymous.call('POST', '/v1/webhooks/upstream', {
+    rawBody: tamper.body ?? body,
+    headers: { ...headers },
+  });
+}
