@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueQueuePrefix } from '#libs/testing';
+import { ALL_QUEUES } from '#libs/queue';
 import { send } from './support/api-kit.js';
 import { startStack, type Stack } from './support/api-kit.js';
 
@@ -40,6 +41,6 @@ describe('api: Bull Board at /admin/queues, behind the operator token', () => {
     const queues = await send(`${stack.api.url}/admin/queues/api/queues`, 'GET', { token });
     expect(queues.status).toBe(200);
     const body = (await queues.json()) as { queues: { name: string }[] };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['consents', 'maintenance', 'sync']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual([...ALL_QUEUES].sort());
   });
 });

@@ -24,11 +24,11 @@ export function loopbackTarget(baseUrl) {
 
 const clamp = (value, lo, hi) => Math.min(hi, Math.max(lo, Math.floor(Number(value) || 0)));
 
-/** One GET: status, body size and latency (request start → last byte of the body). */
-function request(agent, target, path, headers, timeoutMs) {
+/** One request (a GET, or a POST of `body`): status, body size and latency (start → last byte). */
+function request(agent, target, path, headers, timeoutMs, method = 'GET', body = undefined) {
   return new Promise((resolve) => {
     const start = performance.now();
-    const req = http.request({ agent, ...target, path, method: 'GET', headers }, (res) => {
+    const req = http.request({ agent, ...target, path, method, headers }, (res) => {
       let bytes = 0;
       const keep = res.statusCode === 200 ? null : [];
       res.on('data', (chunk) => {
@@ -46,7 +46,7 @@ function request(agent, target, path, headers, timeoutMs) {
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
     req.on('error', (error) => resolve({ error: error.message, ms: performance.now() - start }));
-    req.end();
+    req.end(body);
   });
 }
 
@@ -70,9 +70,9 @@ async function phase(agent, target, job, maxRequests, durationMs, record) {
   const deadline = started + durationMs;
   const loop = async () => {
     while (!state.stop && state.issued < maxRequests && performance.now() < deadline) {
-      const { path, headers } = job.targets[state.issued % job.targets.length];
+      const { path, headers, method, body } = job.targets[state.issued % job.targets.length];
       state.issued += 1;
-      const r = await request(agent, target, path, headers, job.timeoutMs);
+      const r = await request(agent, target, path, headers, job.timeoutMs, method, body);
       if (r.error || r.status !== job.expectStatus) {
         state.errorCount += 1;
         if (state.errors.length < 5) {
@@ -103,9 +103,12 @@ function normalise(job) {
   if (!Array.isArray(job.paths) || job.paths.length === 0) throw new Error('load generator: no paths');
   const headers = { ...(job.headers ?? {}) };
   return {
-    // A path is a string, or { path, headers } with headers of its own (one consent token per path).
+    // A path is a string, or { path, headers, method?, body? }: headers of its own (one consent token per
+    // path), or a POST with its own body (one signed webhook per request).
     targets: job.paths.map((p) =>
-      typeof p === 'string' ? { path: p, headers } : { path: p.path, headers: { ...headers, ...p.headers } },
+      typeof p === 'string'
+        ? { path: p, headers }
+        : { path: p.path, headers: { ...headers, ...p.headers }, method: p.method, body: p.body },
     ),
     headers,
     connections: clamp(job.connections ?? 1, 1, MAX_CONNECTIONS),

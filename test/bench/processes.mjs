@@ -180,15 +180,20 @@ export async function inParallel(count, width, task) {
   return results;
 }
 
-/** Bare Fastify serving fixed bytes by path: the baseline every scenario's ratios are taken against. */
+/**
+ * Bare Fastify serving fixed bytes by path: the baseline every scenario's ratios are taken against. A POST
+ * is read and parsed as JSON (Fastify's own parser), then answered with the path's bytes.
+ */
 export async function startBare(bodies) {
   const { default: Fastify } = await import('fastify');
   const bare = Fastify({ logger: false });
-  bare.get('/*', (request, reply) => {
+  const answer = (request, reply) => {
     const body = bodies.get(request.url);
     if (!body) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(body);
-  });
+  };
+  bare.get('/*', answer);
+  bare.post('/*', answer);
   await bare.listen({ host: '127.0.0.1', port: 0 });
   return { url: `http://127.0.0.1:${bare.server.address().port}`, close: () => bare.close() };
 }

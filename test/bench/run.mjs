@@ -19,11 +19,12 @@ import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { apiReads } from './scenarios/api-reads.mjs';
 import { syncBench } from './scenarios/sync.mjs';
+import { eventsBench } from './scenarios/events.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Whatever happens, the bench ends: past this the process reports and exits. */
 const HARD_LIMIT_MS = 600_000;
-const SCENARIOS = ['sandbox-page', 'upstream-client', 'sandbox-rotation', 'api-reads', 'sync'];
+const SCENARIOS = ['sandbox-page', 'upstream-client', 'sandbox-rotation', 'api-reads', 'sync', 'events'];
 
 const int = (name, value, lo, hi) => {
   const n = Number(value);
@@ -191,7 +192,7 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
-    if (s.kind === 'sandbox-rotation' || s.kind === 'api-reads' || s.kind === 'sync') {
+    if (s.kind === 'sandbox-rotation' || s.kind === 'api-reads' || s.kind === 'sync' || s.kind === 'events') {
       out.push(...reportRows(s));
       continue;
     }
@@ -302,6 +303,7 @@ async function main() {
       'sandbox-rotation': () => sandboxRotation(context),
       'api-reads': () => apiReads(context),
       sync: () => syncBench(context),
+      events: () => eventsBench(context),
     };
     for (const name of SCENARIOS) {
       if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());

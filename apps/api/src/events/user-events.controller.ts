@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UserEventsService } from '#libs/domain/events';
 import { Auth, AuthKind, Principal } from '#libs/http';
@@ -17,7 +17,6 @@ export class UserEventsController {
   ) {}
 
   @Get(':userId/events')
-  @ApiProduces('text/event-stream')
   @ApiOperation({
     summary: 'Follow a user’s events live (Server-Sent Events)',
     description:
