@@ -244,7 +244,7 @@ export class EnvironmentVariables {
   /** Deliveries to private, loopback and link-local addresses; default: allowed unless NODE_ENV=production. */
   @IsOptional()
   @IsIn(['true', 'false'])
-  EVENT_ENDPOINTS_ALLOW_PRIVATE?: string;
+  EVENT_ENDPOINTS_ALLOW_PRIVATE?: string = undefined;
 
   @Transform(toInt)
   @IsInt()

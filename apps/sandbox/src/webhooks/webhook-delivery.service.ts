@@ -308,10 +308,9 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   ): Promise<{ ok: boolean; statusCode?: number }> {
     const { record, body } = delivery;
     const startedMs = Date.now();
-    const timestampSeconds = Math.max(
-      0,
-      Math.floor(this.clock.nowMs() / 1000) + delivery.timestampOffsetSeconds,
-    );
+    // The signature's timestamp is transport time, the wall clock, as a real sender's would be: moving the
+    // sandbox clock (to expire consents) must not make every receiver refuse its webhooks as future-dated.
+    const timestampSeconds = Math.max(0, Math.floor(Date.now() / 1000) + delivery.timestampOffsetSeconds);
     const headers: Record<string, string> =
       secrets.length > 0
         ? { ...webhookHeaders({ id: record.eventId, timestampSeconds, body, secrets }) }
