@@ -11,7 +11,9 @@ export interface WorkerProcess {
 }
 
 const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 
 /** A worker as its own process, built from dist/ (npm test builds it), on the environment's database. */
 export function spawnWorker(overrides: Record<string, string>): WorkerProcess {
