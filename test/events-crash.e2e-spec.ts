@@ -62,12 +62,14 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     let sent = 0;
     const killAt = BURST / 3;
     for (let i = 0; i < events.length; i += 25) {
-      const answers = await Promise.all(events.slice(i, i + 25).map((e) => postUpstreamEvent(stack, e, secret)));
+      const answers = await Promise.all(
+        events.slice(i, i + 25).map((e) => postUpstreamEvent(stack, e, secret)),
+      );
       expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
       sent += answers.length;
       if (sent >= killAt && workers.length === 2) {
         // Mid-burst: one worker dies with jobs in hand; a new one starts a moment later.
-        await workers[0]!.kill();
+        await workers[0].kill();
         workers.push(spawnWorker(workerEnv()));
       }
     }
@@ -86,9 +88,9 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     });
     expect(expired).toHaveLength(BURST);
     expect(new Set(expired.map((e) => (e.data as { consentId: string }).consentId)).size).toBe(BURST);
-    expect(await prisma.consent.count({ where: { upstreamConsentId: { in: upstreamIds }, status: 'EXPIRED' } })).toBe(
-      BURST,
-    );
+    expect(
+      await prisma.consent.count({ where: { upstreamConsentId: { in: upstreamIds }, status: 'EXPIRED' } }),
+    ).toBe(BURST);
 
     // Deliveries are at least once: every event arrives, under its own stable id.
     await eventually(

@@ -181,9 +181,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         receiver.accepted().length > 0 ? receiver.accepted() : undefined,
       );
       expect(receiver.requests.map((r) => r.status)).toEqual([500, 500, 500, 200]);
-      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(
-        new Set([delivered.id]),
-      );
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivered.id]));
       expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
       const headers = delivered.headers as Record<string, string>;
       expect(new Webhook(endpointSecret).verify(delivered.body, headers)).toMatchObject({

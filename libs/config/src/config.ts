@@ -57,6 +57,8 @@ export interface AppConfig {
     webhookToleranceSeconds: number;
     /** How long a replaced upstream webhook secret still verifies. */
     upstreamSecretGraceHours: number;
+    /** Event jobs (fan-out, deliveries) one worker process runs at once: mostly waiting on endpoints. */
+    concurrency: number;
     deliveryTimeoutMs: number;
     /** The first retry's delay; each further one doubles it (capped at an hour), jittered. */
     deliveryBackoffSeconds: number;
@@ -198,6 +200,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webhookMaxBodyBytes: env.WEBHOOK_MAX_BODY_BYTES,
       webhookToleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
       upstreamSecretGraceHours: env.UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS,
+      concurrency: env.EVENTS_CONCURRENCY,
       deliveryTimeoutMs: env.EVENT_DELIVERY_TIMEOUT_MS,
       deliveryBackoffSeconds: env.EVENT_DELIVERY_BACKOFF_SECONDS,
       deliveryRetryHours: env.EVENT_DELIVERY_RETRY_HOURS,

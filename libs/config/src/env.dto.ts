@@ -219,6 +219,12 @@ export class EnvironmentVariables {
 
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(500)
+  EVENTS_CONCURRENCY = 50;
+
+  @Transform(toInt)
+  @IsInt()
   @Min(100)
   @Max(60_000)
   EVENT_DELIVERY_TIMEOUT_MS = 5_000;

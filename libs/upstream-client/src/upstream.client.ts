@@ -48,6 +48,7 @@ import type {
   RealTimeTransactionsQuery,
   RegisteredWebhook,
   RegisterWebhookRequest,
+  ResetWebhookSecretRequest,
   Statement,
   StatementsQuery,
   SweepingVrpConsent,
@@ -862,6 +863,23 @@ export class UpstreamClient {
     );
   }
 
+  /**
+   * POST /webhook/secrets/{webhookId}: a new `webhookSecret`, shown once like the first. The old secret
+   * keeps signing deliveries beside the new one for `delay` seconds.
+   */
+  resetWebhookSecret(webhookId: string, body: ResetWebhookSecretRequest, options?: CallOptions) {
+    return this.send<RegisteredWebhook>(
+      {
+        operation: 'resetWebhookSecret',
+        consent: 'none',
+        method: 'POST',
+        path: `/webhook/secrets/${segment(webhookId)}`,
+        body,
+      },
+      options,
+    );
+  }
+
   /** DELETE /webhook/events/{webhookId}. */
   deleteWebhook(webhookId: string, options?: CallOptions) {
     return this.send<Webhook>(
@@ -935,6 +953,7 @@ export const RETRY_RULES = {
   getWebhookCategories: 'safe',
   registerWebhook: 'unsent', // each call registers another webhook
   getRegisteredWebhooks: 'safe',
+  resetWebhookSecret: 'unsent', // each call issues another secret, and only the last one's answer shows it
   deleteWebhook: 'safe', // a 404 on a retry counts as done
 } as const satisfies Record<string, RetryMode | 'never' | 'idempotencyId' | 'replaceOnly'>;
 

@@ -673,6 +673,11 @@ export interface RegisterWebhookRequest {
   metadata?: Record<string, string>;
 }
 
+export interface ResetWebhookSecretRequest {
+  /** Seconds the old secret keeps signing deliveries beside the new one (the sandbox accepts 0..86400). */
+  delay: number;
+}
+
 export interface Webhook {
   id: string;
   applicationId?: string;

@@ -2,6 +2,7 @@
 // at 50 connections against bare Fastify accepting the same POST in the same run; and delivery of 10,000
 // outbox events to 10 local endpoints through the worker: events/s and the lag from the outbox insert to
 // receipt. Its own database (DATABASE_URL's name + `_bench_events`), dropped and created again.
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
@@ -85,7 +86,12 @@ async function startReceivers() {
 
 export async function eventsBench({ load, options, progress }) {
   const databaseUrl = eventsDatabaseUrl();
-  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, EVENTS_SWEEP_SECONDS: '0', SYNC_DISPATCH_EVERY_SECONDS: '0' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX,
+    EVENTS_SWEEP_SECONDS: '0',
+    SYNC_DISPATCH_EVERY_SECONDS: '0',
+  };
   const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
     dist('libs/database/src/migrator.js')
   );
@@ -132,14 +138,29 @@ export async function eventsBench({ load, options, progress }) {
     const rows = { bare: [], ours: [] };
     for (let round = 0; round < options.rounds; round += 1) {
       progress(`round ${round + 1}/${options.rounds}: webhook ingest, ours and bare Fastify`);
-      const ours = await phase(api.url, signedWebhooks(webhookHeaders, secret, PER_PHASE, round), round === 0);
+      const ours = await phase(
+        api.url,
+        signedWebhooks(webhookHeaders, secret, PER_PHASE, round),
+        round === 0,
+      );
       if (ours.errorCount > 0) {
         const e = ours.errors[0];
         throw new BenchFailure(`webhook ingest: HTTP ${e.status ?? ''} ${e.error ?? ''} ${e.body ?? ''}`);
       }
-      const base = await phase(bare.url, signedWebhooks(webhookHeaders, secret, PER_PHASE, `b${round}`), round === 0);
-      for (const [key, r] of [['ours', ours], ['bare', base]]) {
-        rows[key].push({ rps: (r.completed * 1000) / r.elapsedMs, samples: r.samples, completed: r.completed });
+      const base = await phase(
+        bare.url,
+        signedWebhooks(webhookHeaders, secret, PER_PHASE, `b${round}`),
+        round === 0,
+      );
+      for (const [key, r] of [
+        ['ours', ours],
+        ['bare', base],
+      ]) {
+        rows[key].push({
+          rps: (r.completed * 1000) / r.elapsedMs,
+          samples: r.samples,
+          completed: r.completed,
+        });
       }
     }
     const stored = Number((await db.query('SELECT count(*) FROM inbound_events')).rows[0].count);
@@ -160,7 +181,13 @@ export async function eventsBench({ load, options, progress }) {
     for (let i = 0; i < ENDPOINTS; i += 1) {
       const merchant = await expectStatus(
         'POST /admin/merchants',
-        call(api.url, 'POST', '/admin/merchants', { authorization: `Bearer ${ADMIN_TOKEN}` }, { name: `events bench ${i}` }),
+        call(
+          api.url,
+          'POST',
+          '/admin/merchants',
+          { authorization: `Bearer ${ADMIN_TOKEN}` },
+          { name: `events bench ${i}` },
+        ),
         201,
       );
       const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };

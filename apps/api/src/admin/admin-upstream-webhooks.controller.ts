@@ -1,9 +1,150 @@
-import { Controller } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { Auth, AuthKind } from '#libs/http';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  UpstreamWebhookRegistrationService,
+  type MigrationReport,
+  type UpstreamWebhookView,
+  type WebhookApplication,
+} from '#libs/domain/inbox';
+import { MerchantService } from '#libs/domain/merchants';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
+import {
+  RegisterUpstreamWebhookDto,
+  UpstreamWebhookCategoryDto,
+  UpstreamWebhookDto,
+  UpstreamWebhookMigrationDto,
+} from './admin-upstream-webhooks.dto.js';
 
-/** Placeholder: operator routes registering our webhook receiver with the upstream. */
+const unavailable = { type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE, with error.upstream' };
+
+function view(registration: UpstreamWebhookView): UpstreamWebhookDto {
+  return {
+    id: registration.id,
+    applicationId: registration.applicationId,
+    merchantId: registration.merchantId,
+    upstreamWebhookId: registration.upstreamWebhookId,
+    categories: registration.categories,
+    callbackUrl: registration.callbackUrl,
+    status: registration.status,
+    retiredAt: registration.retiredAt?.toISOString() ?? null,
+    createdAt: registration.createdAt.toISOString(),
+  };
+}
+
+function reportView(report: MigrationReport): UpstreamWebhookMigrationDto {
+  return {
+    applicationId: report.applicationId,
+    steps: report.steps,
+    ...(report.registration ? { registration: view(report.registration) } : {}),
+  };
+}
+
+/** Operator routes registering our webhook receiver with the upstream (docs/events.md, "Events in"). */
 @ApiTags('operator')
 @Auth(AuthKind.Operator)
 @Controller('admin/upstream')
-export class AdminUpstreamWebhooksController {}
+export class AdminUpstreamWebhooksController {
+  constructor(
+    private readonly registrations: UpstreamWebhookRegistrationService,
+    private readonly merchants: MerchantService,
+  ) {}
+
+  @Post('webhooks')
+  @ApiOperation({
+    summary: 'Register our webhook receiver with the upstream',
+    description:
+      "For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. The application's earlier registrations are retired; their secrets still verify for UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS (their upstream webhooks are not deleted). Not idempotent: each call registers another webhook upstream.",
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(UpstreamWebhookDto) })
+  @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
+  @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
+  @ApiServiceUnavailableResponse(unavailable)
+  async register(@Body() body: RegisterUpstreamWebhookDto, @TracingId() tracingId: string) {
+    const registration = await this.registrations.register(await this.applicationOf(body.merchantId), {
+      categories: body.categories,
+      callbackUrl: body.callbackUrl,
+    });
+    return envelope(tracingId, view(registration));
+  }
+
+  @Get('webhooks')
+  @ApiOperation({
+    summary: 'Our registrations with the upstream',
+    description: 'Current and retired ones, newest first; never a secret.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookDto, { list: true }) })
+  async list(@TracingId() tracingId: string) {
+    const registrations = await this.registrations.list();
+    return envelope(tracingId, registrations.map(view), { count: registrations.length, nextCursor: null });
+  }
+
+  @Post('webhooks/:id/secret')
+  @ApiOperation({
+    summary: "Reset a registration's secret upstream",
+    description:
+      'The upstream issues a new secret (stored sealed, never returned) and keeps signing with the old one too for the grace period (UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS, at most the 24 h the upstream allows); the old registration is retired and its secret still verifies for as long. `id` is our registration id, which changes: the answer is the new registration.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(UpstreamWebhookDto) })
+  @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such current registration' })
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description: 'CONFLICT: the upstream no longer has this webhook (the registration is then retired)',
+  })
+  @ApiServiceUnavailableResponse(unavailable)
+  async resetSecret(@Param('id') id: string, @TracingId() tracingId: string) {
+    return envelope(tracingId, view(await this.registrations.resetSecret(id)));
+  }
+
+  @Get('webhook-categories')
+  @ApiOperation({
+    summary: "The upstream's webhook event categories",
+    description: 'Straight through to the upstream (GET /webhook/events/categories).',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookCategoryDto, { list: true }) })
+  @ApiServiceUnavailableResponse(unavailable)
+  async categories(@TracingId() tracingId: string) {
+    const categories = (await this.registrations.categories()).map((c) => ({
+      name: c.name,
+      ...(c.description !== undefined ? { description: c.description } : {}),
+    }));
+    return envelope(tracingId, categories, { count: categories.length, nextCursor: null });
+  }
+
+  @Post('webhooks/migrate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Move an application from the notification API to a webhook',
+    description:
+      "Spec 6.3 for the root application or, with `merchantId`, that merchant's sub-application: list the event subscriptions, delete each by eventTypeId (one already gone is `skipped`), list the categories, register the webhook (`skipped` when a current registration of ours with the same callback URL still exists upstream). Every step is reported. Safe to repeat, and to resume after a failure: each step is idempotent. **A failed step stops the run and the answer is that upstream failure's usual error** (503 UPSTREAM_UNAVAILABLE, or 400 VALIDATION_FAILED for a registration the upstream refuses), whose `details` end with every step so far as `steps[i]`: `<step> [target]: <outcome> (detail)`, the last one `failed`.",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookMigrationDto) })
+  @ApiInvalid('VALIDATION_FAILED (also: a registration the upstream refuses, with the steps so far)')
+  @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
+  @ApiServiceUnavailableResponse({
+    type: ApiErrorResponse,
+    description: 'UPSTREAM_UNAVAILABLE: a step failed; `details` report the steps so far',
+  })
+  async migrate(@Body() body: RegisterUpstreamWebhookDto, @TracingId() tracingId: string) {
+    const report = await this.registrations.migrate(await this.applicationOf(body.merchantId), {
+      categories: body.categories,
+      callbackUrl: body.callbackUrl,
+    });
+    return envelope(tracingId, reportView(report));
+  }
+
+  /** The merchant is looked up here: the inbox library does not depend on the merchants one. */
+  private async applicationOf(merchantId: string | undefined): Promise<WebhookApplication> {
+    if (merchantId === undefined) return { merchantId: null, subApplicationId: null };
+    const merchant = await this.merchants.get(merchantId);
+    return { merchantId: merchant.id, subApplicationId: merchant.subApplicationId };
+  }
+}

@@ -54,6 +54,8 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
 
   override async onApplicationBootstrap(): Promise<void> {
     await super.onApplicationBootstrap();
+    // Deliveries spend their time waiting on merchants' endpoints: more of them at once than other jobs.
+    this.worker.concurrency = this.config.events.concurrency;
     if (this.config.events.sweepEverySeconds === 0) return;
     await this.worker.waitUntilReady();
     await this.producer

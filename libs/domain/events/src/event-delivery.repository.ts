@@ -19,10 +19,24 @@ export interface DeliveryView {
   createdAt: string;
 }
 
-/** What one attempt needs: the delivery's state, its event in wire form, its endpoint. */
+/** An endpoint as a delivery reads it: where, its sealed secrets, whether it is failing or disabled. */
+export interface SealedEndpoint {
+  id: string;
+  url: string;
+  secretCiphertext: string;
+  secretKeyId: string;
+  previousSecretCiphertext: string | null;
+  previousSecretKeyId: string | null;
+  previousSecretExpiresAt: Date | null;
+  failing: boolean;
+  disabled: boolean;
+}
+
+/** What one attempt needs, in one read: the delivery's state, its event in wire form, its endpoint. */
 export interface DeliveryWork {
   id: string;
   endpointId: string;
+  endpoint: SealedEndpoint;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: Date | null;
@@ -113,12 +127,25 @@ export class EventDeliveryRepository {
       created_at: string;
       user_id: string | null;
       data: Record<string, unknown>;
+      url: string;
+      secret_ciphertext: string;
+      secret_key_id: string;
+      previous_secret_ciphertext: string | null;
+      previous_secret_key_id: string | null;
+      previous_secret_expires_at: Date | null;
+      failing: boolean;
+      disabled: boolean;
     }>({
       name: 'event-deliveries.work',
       text: `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
           e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at,
-          ${isoText('e.created_at')} AS created_at, e.user_id, e.data
-        FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
+          ${isoText('e.created_at')} AS created_at, e.user_id, e.data,
+          ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
+          ep.previous_secret_key_id, ep.previous_secret_expires_at,
+          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled
+        FROM event_deliveries d
+        JOIN merchant_events e ON e.id = d.event_id
+        JOIN event_endpoints ep ON ep.id = d.endpoint_id
         WHERE d.id = $1`,
       values: [id],
     });
@@ -136,6 +163,17 @@ export class EventDeliveryRepository {
         createdAt: row.created_at,
         userId: row.user_id,
         data: row.data,
+      },
+      endpoint: {
+        id: row.endpoint_id,
+        url: row.url,
+        secretCiphertext: row.secret_ciphertext,
+        secretKeyId: row.secret_key_id,
+        previousSecretCiphertext: row.previous_secret_ciphertext,
+        previousSecretKeyId: row.previous_secret_key_id,
+        previousSecretExpiresAt: row.previous_secret_expires_at,
+        failing: row.failing,
+        disabled: row.disabled,
       },
     };
   }

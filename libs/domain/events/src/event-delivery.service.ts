@@ -49,10 +49,9 @@ export class EventDeliveryService implements OnModuleDestroy {
     if (work.nextAttemptAt && work.nextAttemptAt.getTime() > now.getTime() + 1_000) {
       return { outcome: 'not-due', retryAt: work.nextAttemptAt };
     }
-    const target = await this.endpoints.target(work.endpointId, now);
-    if (!target) return { outcome: 'skipped' };
+    if (work.endpoint.disabled) return { outcome: 'skipped' };
 
-    const result = await this.send(work, target.url, target.secrets);
+    const result = await this.send(work, work.endpoint.url, this.endpoints.secretsOf(work.endpoint, now));
     const at = new Date();
     if (result.ok) {
       await this.deliveries.recordAttempt(work.id, work.attempts, {
@@ -62,7 +61,7 @@ export class EventDeliveryService implements OnModuleDestroy {
         delivered: true,
         nextAttemptAt: null,
       });
-      await this.endpoints.markAnswering(work.endpointId);
+      if (work.endpoint.failing) await this.endpoints.markAnswering(work.endpointId);
       return { outcome: 'delivered' };
     }
     const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;
@@ -77,7 +76,7 @@ export class EventDeliveryService implements OnModuleDestroy {
       delivered: false,
       nextAttemptAt: giveUp ? null : retryAt,
     });
-    await this.endpoints.markFailing(work.endpointId, at);
+    if (!work.endpoint.failing) await this.endpoints.markFailing(work.endpointId, at);
     if (giveUp) {
       this.logger.warn(
         { deliveryId, endpointId: work.endpointId, eventId: work.event.id, attempts: work.attempts + 1 },

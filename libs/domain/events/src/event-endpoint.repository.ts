@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { DatabasePool, PrismaService } from '#libs/database';
 import type { MerchantEventType } from './event-catalogue.js';
+import type { SealedEndpoint } from './event-delivery.repository.js';
 
 export interface EventEndpointView {
   id: string;
@@ -14,13 +15,6 @@ export interface EventEndpointView {
   failingSince: Date | null;
   disabledAt: Date | null;
   disabledReason: string | null;
-}
-
-/** What a delivery needs of its endpoint: where, and the secrets to sign with (opened). */
-export interface EndpointTarget {
-  id: string;
-  url: string;
-  secrets: string[];
 }
 
 const VIEW = {
@@ -137,40 +131,28 @@ export class EventEndpointRepository {
     return count === 1 ? this.find(merchantId, id) : null;
   }
 
-  /** The URL and the secrets that sign now; null when the endpoint is gone or disabled. */
-  async target(id: string, now: Date): Promise<EndpointTarget | null> {
-    const [row] = await this.db.rows<{
-      url: string;
-      secret_ciphertext: string;
-      secret_key_id: string;
-      previous_secret_ciphertext: string | null;
-      previous_secret_key_id: string | null;
-      previous_secret_expires_at: Date | null;
-    }>({
-      name: 'event-endpoints.target',
-      text: `SELECT url, secret_ciphertext, secret_key_id, previous_secret_ciphertext, previous_secret_key_id,
-          previous_secret_expires_at
-        FROM event_endpoints WHERE id = $1 AND disabled_at IS NULL`,
-      values: [id],
-    });
-    if (!row) return null;
+  /** The secrets that sign now: the current one, and the previous one until it expires. */
+  secretsOf(endpoint: SealedEndpoint, now: Date): string[] {
     const secrets = [
-      this.box.open({ ciphertext: row.secret_ciphertext, keyId: row.secret_key_id }, context(id)),
+      this.box.open(
+        { ciphertext: endpoint.secretCiphertext, keyId: endpoint.secretKeyId },
+        context(endpoint.id),
+      ),
     ];
     if (
-      row.previous_secret_ciphertext &&
-      row.previous_secret_key_id &&
-      row.previous_secret_expires_at &&
-      row.previous_secret_expires_at > now
+      endpoint.previousSecretCiphertext &&
+      endpoint.previousSecretKeyId &&
+      endpoint.previousSecretExpiresAt &&
+      endpoint.previousSecretExpiresAt > now
     ) {
       secrets.push(
         this.box.open(
-          { ciphertext: row.previous_secret_ciphertext, keyId: row.previous_secret_key_id },
-          context(id),
+          { ciphertext: endpoint.previousSecretCiphertext, keyId: endpoint.previousSecretKeyId },
+          context(endpoint.id),
         ),
       );
     }
-    return { id, url: row.url, secrets };
+    return secrets;
   }
 
   /** An attempt answered 2xx: the endpoint is healthy again. */

@@ -15,6 +15,15 @@ export interface LockedInboundEvent {
   payload: unknown;
 }
 
+interface PendingStore {
+  event: NewInboundEvent;
+  resolve: (id: string | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Events written by one INSERT at most. */
+const MAX_BATCH = 200;
+
 export type FanOutOutcome = 'applied' | 'ignored' | 'unmatched';
 
 /**
@@ -25,17 +34,59 @@ export type FanOutOutcome = 'applied' | 'ignored' | 'unmatched';
 export class InboundEventRepository {
   constructor(private readonly db: DatabasePool) {}
 
-  /** Stores the event; null when it was already there (a redelivery), which changes nothing. */
-  async store(event: NewInboundEvent): Promise<string | null> {
-    const rows = await this.db.rows<{ id: string }>({
-      name: 'inbound-events.store',
-      text: `INSERT INTO inbound_events (id, source, event_id, type, application_id, payload, updated_at)
-        VALUES (uuid_generate_v7(), 'upstream', $1, $2, $3, $4::jsonb, now())
-        ON CONFLICT (source, event_id) DO NOTHING
-        RETURNING id`,
-      values: [event.eventId, event.type, event.applicationId, event.payload],
+  /**
+   * Stores the event; null when it was already there (a redelivery), which changes nothing. Concurrent
+   * calls are written together: one multi-row INSERT (one commit, one WAL flush) per batch, the next
+   * batch gathering while the last one commits, so the receiver's cost per event falls as load rises.
+   */
+  store(event: NewInboundEvent): Promise<string | null> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ event, resolve, reject });
+      if (!this.flushing) void this.flush();
     });
-    return rows[0]?.id ?? null;
+  }
+
+  private pending: PendingStore[] = [];
+  private flushing = false;
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        try {
+          const rows = await this.db.rows<{ id: string; event_id: string }>({
+            name: 'inbound-events.store',
+            text: `INSERT INTO inbound_events (id, source, event_id, type, application_id, payload, updated_at)
+              SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb, now()
+              FROM jsonb_to_recordset($1::jsonb) AS r(event_id text, type text, application_id text, payload text)
+              ON CONFLICT (source, event_id) DO NOTHING
+              RETURNING id, event_id`,
+            values: [
+              JSON.stringify(
+                batch.map((p) => ({
+                  event_id: p.event.eventId,
+                  type: p.event.type,
+                  application_id: p.event.applicationId,
+                  payload: p.event.payload,
+                })),
+              ),
+            ],
+          });
+          const inserted = new Map(rows.map((r) => [r.event_id, r.id]));
+          for (const p of batch) {
+            // The same id twice in one batch: the first is the event, the second its redelivery.
+            const id = inserted.get(p.event.eventId) ?? null;
+            inserted.delete(p.event.eventId);
+            p.resolve(id);
+          }
+        } catch (error) {
+          for (const p of batch) p.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   /** The row, locked for the fan-out's transaction; null once it is processed (or gone). */

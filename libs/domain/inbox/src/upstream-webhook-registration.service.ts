@@ -1,5 +1,300 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { isUuid } from '#libs/ids';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type CallOptions,
+  type RegisteredWebhook,
+  type UpstreamClient,
+  type WebhookCategory,
+} from '#libs/upstream-client';
+import { UpstreamWebhookRepository, type UpstreamWebhookView } from './upstream-webhook.repository.js';
 
-/** Placeholder: registration of our receiver with the upstream (filled in by the admin-webhooks work). */
+/** Where a registration goes: the root application, or the sub-application of a merchant. */
+export interface WebhookApplication {
+  /** The merchant owning `subApplicationId`; null for the root application. */
+  merchantId: string | null;
+  /** Null: the root application (UPSTREAM_APPLICATION_ID). */
+  subApplicationId: string | null;
+}
+
+export interface WebhookRegistrationRequest {
+  /** Absent: every category the upstream offers. */
+  categories?: string[];
+  /** Absent: our receiver, API_PUBLIC_URL + /v1/webhooks/upstream. */
+  callbackUrl?: string;
+}
+
+export type MigrationStepName = 'list-subscriptions' | 'delete-subscription' | 'list-categories' | 'register';
+
+export interface MigrationStep {
+  step: MigrationStepName;
+  target?: string;
+  outcome: 'done' | 'skipped' | 'failed';
+  detail?: string;
+}
+
+export interface MigrationReport {
+  applicationId: string;
+  steps: MigrationStep[];
+  registration?: UpstreamWebhookView;
+}
+
+/** The most the upstream accepts as a reset's `delay` (the sandbox refuses more than a day). */
+export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
+
+const RECEIVER_PATH = '/v1/webhooks/upstream';
+
+/**
+ * Registers our webhook receiver with the upstream (spec 4.7, 5.6, 6), for the root application or a
+ * merchant's sub-application, and moves an application off the deprecated notification API (spec 6.3).
+ * The upstream shows a webhook's secret once: it goes straight into the repository, sealed, and is never
+ * logged or returned.
+ */
 @Injectable()
-export class UpstreamWebhookRegistrationService {}
+export class UpstreamWebhookRegistrationService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly registrations: UpstreamWebhookRepository,
+  ) {}
+
+  list(): Promise<UpstreamWebhookView[]> {
+    return this.registrations.list();
+  }
+
+  async categories(): Promise<WebhookCategory[]> {
+    try {
+      return (await this.upstream.getWebhookCategories()).data.categories;
+    } catch (error) {
+      throw mapUpstreamFailure(error);
+    }
+  }
+
+  async register(app: WebhookApplication, request: WebhookRegistrationRequest = {}) {
+    let categories = request.categories;
+    try {
+      categories ??= await this.offered(this.applicationIdOf(app));
+    } catch (error) {
+      throw mapUpstreamFailure(error);
+    }
+    return this.registerWith(app, categories, this.callbackUrl(request));
+  }
+
+  /**
+   * A new secret upstream for one of our current registrations. The upstream keeps signing with the old
+   * one for the grace period too, and storing the new one retires our old row, whose secret therefore
+   * still verifies for as long.
+   */
+  async resetSecret(id: string): Promise<UpstreamWebhookView> {
+    const current = isUuid(id) ? await this.registrations.findCurrent(id) : null;
+    if (!current) throw new DomainError(ErrorCode.NOT_FOUND, 'Upstream webhook registration not found.');
+    if (!current.upstreamWebhookId) {
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        'No upstream webhook id is known for this registration, so its secret cannot be reset: register again.',
+      );
+    }
+    const grace = this.config.events.upstreamSecretGraceHours * 3600;
+    const delay = Math.min(grace, MAX_SECRET_RESET_DELAY_SECONDS);
+    const options = this.optionsFor(current.applicationId);
+    let reset: RegisteredWebhook;
+    try {
+      reset = (await this.upstream.resetWebhookSecret(current.upstreamWebhookId, { delay }, options)).data;
+    } catch (error) {
+      if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') {
+        // Removed upstream: nothing signs with this registration's secret any more.
+        await this.registrations.retire(current.id);
+      }
+      throw mapUpstreamFailure(error, { resource: 'webhook' });
+    }
+    const { applicationId, merchantId, upstreamWebhookId } = current;
+    const input = {
+      applicationId,
+      merchantId,
+      upstreamWebhookId,
+      categories: reset.categories ?? current.categories,
+      callbackUrl: reset.callbackUrl?.main?.url ?? current.callbackUrl,
+      secret: this.secretOf(reset),
+      status: this.statusOf(reset) ?? current.status,
+    };
+    return this.registrations.store(input);
+  }
+
+  /**
+   * Spec 6.3, step by step, each step idempotent so a run can be repeated or resumed after a failure:
+   * list the notification subscriptions, delete each, list the categories, register the webhook (unless
+   * a current registration of ours with the same callback still exists upstream). A failed step stops
+   * the run: the upstream failure is thrown as usual, with every step so far in its `details`.
+   */
+  async migrate(app: WebhookApplication, request: WebhookRegistrationRequest = {}): Promise<MigrationReport> {
+    const applicationId = this.applicationIdOf(app);
+    const options = this.optionsFor(applicationId);
+    const steps: MigrationStep[] = [];
+    const run = async <T>(step: MigrationStepName, target: string | undefined, work: () => Promise<T>) => {
+      try {
+        return await work();
+      } catch (error) {
+        throw failedAt(steps, step, target, error);
+      }
+    };
+
+    const subscriptions = await run('list-subscriptions', undefined, async () => {
+      const { data } = await this.upstream.listEventSubscriptions(options);
+      return Array.isArray(data) ? data : [];
+    });
+    steps.push({ step: 'list-subscriptions', outcome: 'done', detail: `${subscriptions.length} found` });
+
+    for (const { eventTypeId } of subscriptions) {
+      const outcome = await run('delete-subscription', eventTypeId, async () => {
+        try {
+          await this.upstream.deleteEventSubscription(eventTypeId, options);
+          return 'done' as const;
+        } catch (error) {
+          if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') return 'skipped' as const;
+          throw error;
+        }
+      });
+      steps.push({
+        step: 'delete-subscription',
+        target: eventTypeId,
+        outcome,
+        ...(outcome === 'skipped' ? { detail: 'already deleted' } : {}),
+      });
+    }
+
+    const offered = await run('list-categories', undefined, () => this.offered(applicationId));
+    const categories = request.categories ?? offered;
+    steps.push({ step: 'list-categories', outcome: 'done', detail: offered.join(', ') });
+
+    const callbackUrl = this.callbackUrl(request);
+    const registration = await run('register', callbackUrl, async () => {
+      const existing = await this.stillRegistered(applicationId, callbackUrl);
+      return existing ? { existing } : { created: await this.registerWith(app, categories, callbackUrl) };
+    });
+    const view = registration.existing ?? registration.created;
+    steps.push({
+      step: 'register',
+      target: callbackUrl,
+      outcome: registration.existing ? 'skipped' : 'done',
+      detail: `${registration.existing ? 'already registered as ' : ''}upstream webhook ${view.upstreamWebhookId}`,
+    });
+    return { applicationId, steps, registration: view };
+  }
+
+  private get rootId(): string {
+    return this.config.upstream.applicationId;
+  }
+
+  private applicationIdOf(app: WebhookApplication): string {
+    return app.subApplicationId ?? this.rootId;
+  }
+
+  /** Spec 6.3: every call for a sub-application carries the `sub-application` header. */
+  private optionsFor(applicationId: string): CallOptions {
+    return applicationId === this.rootId ? {} : { subApplication: applicationId };
+  }
+
+  private async offered(applicationId: string): Promise<string[]> {
+    const { data } = await this.upstream.getWebhookCategories(this.optionsFor(applicationId));
+    return data.categories.map((c) => c.name);
+  }
+
+  private callbackUrl(request: WebhookRegistrationRequest): string {
+    return request.callbackUrl ?? `${this.config.api.publicUrl.replace(/\/+$/, '')}${RECEIVER_PATH}`;
+  }
+
+  /** Our current registration for this callback, if the upstream still lists its webhook. */
+  private async stillRegistered(applicationId: string, callbackUrl: string) {
+    const ours = (await this.registrations.listActive(applicationId)).filter(
+      (r) => r.callbackUrl === callbackUrl && r.upstreamWebhookId,
+    );
+    if (ours.length === 0) return undefined;
+    const { data } = await this.upstream.listWebhooks(this.optionsFor(applicationId));
+    const live = new Set((data.active ?? []).map((w) => w.id));
+    return ours.find((r) => live.has(r.upstreamWebhookId!));
+  }
+
+  private async registerWith(
+    app: WebhookApplication,
+    categories: string[],
+    callbackUrl: string,
+  ): Promise<UpstreamWebhookView> {
+    const applicationId = this.applicationIdOf(app);
+    const options = this.optionsFor(applicationId);
+    let registered: RegisteredWebhook;
+    try {
+      registered = (
+        await this.upstream.registerWebhook(
+          { applicationId, categories, callbackUrl: { main: { url: callbackUrl } } },
+          options,
+        )
+      ).data;
+    } catch (error) {
+      // What the upstream refuses here is the operator's input (categories, callback URL).
+      throw mapUpstreamFailure(error, { field: 'body' });
+    }
+    try {
+      const view = await this.registrations.store({
+        applicationId,
+        merchantId: app.subApplicationId ? app.merchantId : null,
+        upstreamWebhookId: typeof registered.id === 'string' ? registered.id : null,
+        categories: registered.categories ?? categories,
+        callbackUrl: registered.callbackUrl?.main?.url ?? callbackUrl,
+        secret: this.secretOf(registered),
+        status: this.statusOf(registered),
+      });
+      this.logger.info(
+        { registrationId: view.id, applicationId, upstreamWebhookId: view.upstreamWebhookId },
+        'upstream webhook registered',
+      );
+      return view;
+    } catch (error) {
+      // A webhook whose secret we could not keep only sends events we would refuse: take it back.
+      if (typeof registered.id === 'string') {
+        await this.upstream.deleteWebhook(registered.id, options).catch((cleanup: unknown) => {
+          this.logger.error(
+            { err: cleanup, applicationId, upstreamWebhookId: registered.id },
+            'upstream webhook registered but not stored, and could not be deleted',
+          );
+        });
+      }
+      throw error;
+    }
+  }
+
+  private secretOf({ webhookSecret }: RegisteredWebhook): string {
+    if (typeof webhookSecret === 'string' && webhookSecret !== '') return webhookSecret;
+    throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream answered without a webhook secret.');
+  }
+
+  private statusOf(webhook: RegisteredWebhook): string | null {
+    return typeof webhook.status === 'string' ? webhook.status.slice(0, 32) : null;
+  }
+}
+
+/** The failure of a migration step as the API answers it: the usual mapping, plus the run so far. */
+function failedAt(
+  steps: MigrationStep[],
+  step: MigrationStepName,
+  target: string | undefined,
+  error: unknown,
+): unknown {
+  // The registration itself arrives mapped already (its refusals are the operator's input).
+  const mapped = mapUpstreamFailure(error);
+  if (!(mapped instanceof DomainError)) return mapped;
+  steps.push({ step, ...(target ? { target } : {}), outcome: 'failed', detail: mapped.message });
+  const report = steps.map((s, i) => ({
+    field: `steps[${i}]`,
+    issue: `${s.step}${s.target ? ` ${s.target}` : ''}: ${s.outcome}${s.detail ? ` (${s.detail})` : ''}`,
+  }));
+  return new DomainError(mapped.code, `Migration stopped at step ${step}: ${mapped.message}`, {
+    ...mapped.extra,
+    details: [...(mapped.extra.details ?? []), ...report],
+  });
+}

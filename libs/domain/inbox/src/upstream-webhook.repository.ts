@@ -59,7 +59,11 @@ export class UpstreamWebhookRepository {
     this.box = new SecretBox(config.crypto.encryptionKeys);
   }
 
-  /** Stores a registration and retires the application's earlier ones, in one transaction. */
+  /**
+   * Stores a registration and retires the application's earlier ones, in one transaction. A secret reset
+   * stores the same upstream webhook again: the upstream id moves to the new row (it names one webhook),
+   * the retired row keeps only its secret, for the grace period.
+   */
   async store(input: NewUpstreamWebhook, now = new Date()): Promise<UpstreamWebhookView> {
     const sealed = this.box.seal(input.secret, secretContext(input.applicationId));
     return this.prisma.$transaction(async (tx) => {
@@ -67,6 +71,12 @@ export class UpstreamWebhookRepository {
         where: { applicationId: input.applicationId, retiredAt: null },
         data: { retiredAt: now },
       });
+      if (input.upstreamWebhookId) {
+        await tx.upstreamWebhook.updateMany({
+          where: { upstreamWebhookId: input.upstreamWebhookId },
+          data: { upstreamWebhookId: null },
+        });
+      }
       return tx.upstreamWebhook.create({
         data: {
           applicationId: input.applicationId,
@@ -89,6 +99,11 @@ export class UpstreamWebhookRepository {
       where: { id, retiredAt: null },
       data: { retiredAt: now },
     });
+  }
+
+  /** A current (not retired) registration. */
+  findCurrent(id: string): Promise<UpstreamWebhookView | null> {
+    return this.prisma.upstreamWebhook.findFirst({ where: { id, retiredAt: null }, select: VIEW });
   }
 
   list(): Promise<UpstreamWebhookView[]> {

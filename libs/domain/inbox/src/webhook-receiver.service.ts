@@ -78,15 +78,31 @@ export class WebhookReceiver {
       applicationId: typeof payload.applicationId === 'string' ? payload.applicationId.slice(0, 255) : null,
       payload: body.toString('utf8'),
     });
-    if (storedId) {
-      // After the answer, not before: the event is stored, and the sweeper enqueues it if this is lost.
-      void this.producer
-        .enqueue('events.fan-out', { inboundEventId: storedId })
-        .catch((err: unknown) =>
-          this.logger.warn({ err, inboundEventId: storedId }, 'fan-out not enqueued; the sweeper will'),
-        );
-    }
+    if (storedId) this.enqueueFanOut(storedId);
     return { eventId: id, duplicate: storedId === null };
+  }
+
+  private toEnqueue: string[] = [];
+
+  /**
+   * Not awaited by the answer: the event is stored, and the sweeper enqueues it if this is lost. Events
+   * stored in the same tick go to Redis in one pipelined addBulk.
+   */
+  private enqueueFanOut(inboundEventId: string): void {
+    this.toEnqueue.push(inboundEventId);
+    if (this.toEnqueue.length > 1) return;
+    setImmediate(() => {
+      const ids = this.toEnqueue;
+      this.toEnqueue = [];
+      this.producer
+        .enqueueMany(
+          'events.fan-out',
+          ids.map((id) => ({ inboundEventId: id })),
+        )
+        .catch((err: unknown) =>
+          this.logger.warn({ err, count: ids.length }, 'fan-out not enqueued; the sweeper will'),
+        );
+    });
   }
 
   private async verified(body: Buffer, headers: WebhookHeaderSource): Promise<{ id: string }> {

@@ -1,0 +1,354 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '#libs/config';
+import { PrismaService } from '#libs/database';
+import { UpstreamWebhookRepository } from '#libs/domain/inbox';
+import { captureLogger, createMerchant, uniqueQueuePrefix } from '#libs/testing';
+import { ApiClient, dataOf } from './support/api-kit.js';
+import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+import { scratchDatabase } from './support/scratch-database.js';
+import { eventually } from './support/sync-kit.js';
+import { createSandboxSubApplication } from './support/upstream-applications.js';
+
+interface Registration {
+  id: string;
+  applicationId: string;
+  merchantId: string | null;
+  upstreamWebhookId: string | null;
+  categories: string[];
+  callbackUrl: string;
+  status: string | null;
+  retiredAt: string | null;
+  createdAt: string;
+}
+interface Step {
+  step: string;
+  target?: string;
+  outcome: string;
+  detail?: string;
+}
+
+describe('api: operator routes registering our receiver with the upstream', () => {
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  let sandbox: RunningHttpApp;
+  let api: RunningHttpApp & { config: AppConfig };
+  let operator: ApiClient;
+  let anonymous: ApiClient;
+  let upstream: SandboxHttp;
+  let repository: UpstreamWebhookRepository;
+  let receiverUrl: string;
+  let root: string;
+  let categoryNames: string[];
+  const logs = captureLogger('api');
+
+  beforeAll(async () => {
+    // The routes list and verify every registration of the database: this file has one of its own.
+    database = await scratchDatabase('upstream_webhooks');
+    sandbox = await startSandbox();
+    api = await startApi(
+      sandbox.url,
+      {
+        LOG_LEVEL: 'trace',
+        DATABASE_URL: database.url,
+        QUEUE_PREFIX: uniqueQueuePrefix('uphooks'),
+        API_PUBLIC_URL: 'http://localhost:3000',
+      },
+      logs.logger,
+    );
+    operator = new ApiClient(api.url, api.config.api.adminToken);
+    anonymous = new ApiClient(api.url);
+    upstream = new SandboxHttp(sandbox.url, api.config);
+    repository = api.app.get(UpstreamWebhookRepository);
+    receiverUrl = `${api.url}/v1/webhooks/upstream`;
+    root = api.config.upstream.applicationId;
+    const categories = await upstream.call('GET', '/webhook/events/categories');
+    categoryNames = (categories.body.data.categories as { name: string }[]).map((c) => c.name);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await sandbox?.close();
+    await database?.drop();
+  });
+
+  const register = async (body: Record<string, unknown>) =>
+    dataOf<Registration>(await operator.post('/admin/upstream/webhooks', body), 201);
+  const upstreamWebhooks = async (subApplication?: string) =>
+    (await upstream.call('GET', '/webhook/events', { subApplication })).body.data.active as {
+      id: string;
+      callbackUrl: { main: { url: string } };
+      categories: string[];
+    }[];
+  const subscriptions = async (subApplication?: string) =>
+    (
+      (await upstream.call('GET', '/notifications/event-subscriptions', { subApplication })).body.data as {
+        eventTypeId: string;
+      }[]
+    ).map((s) => s.eventTypeId);
+  const subscribe = async (eventTypeId: string, subApplication: string) => {
+    const body = { eventTypeId, notification: { type: 'WEBHOOK', url: 'https://old.example/notify' } };
+    const response = await upstream.call('POST', '/notifications/event-subscriptions', {
+      body,
+      subApplication,
+    });
+    expect(response.status).toBe(201);
+  };
+  const subMerchant = async () => {
+    const subApplicationId = await createSandboxSubApplication(sandbox.url, api.config);
+    const { merchant } = await createMerchant(api, { subApplicationId });
+    return { merchantId: merchant.id, subApplicationId };
+  };
+
+  /** What `action` stored: its result and the one secret it added to those that verify. */
+  async function withNewSecret<T>(action: () => Promise<T>): Promise<{ result: T; secret: string }> {
+    const before = new Set(await repository.verificationSecrets(new Date(0)));
+    const result = await action();
+    const added = (await repository.verificationSecrets(new Date(0))).filter((s) => !before.has(s));
+    expect(added).toHaveLength(1);
+    return { result, secret: added[0] };
+  }
+
+  /** Emits an upstream event and waits for its delivery to our receiver: accepted only if the signature verified. */
+  async function deliveredToReceiver(applicationId = root) {
+    const emitted = await upstream.admin('POST', '/webhooks/emit', {
+      applicationId,
+      type: 'payment.state.pending',
+      data: { paymentId: 'p-1' },
+    });
+    expect(emitted.status).toBe(202);
+    const eventId = emitted.body.data.eventId as string;
+    const delivery = await eventually('delivered', async () => {
+      const { body } = await upstream.admin('GET', `/webhooks/deliveries?eventId=${eventId}`);
+      const [record] = body.data as { state: string; attempts: { statusCode?: number }[] }[];
+      return record && record.state !== 'pending' ? record : undefined;
+    });
+    return { eventId, delivery };
+  }
+
+  it('registers the root application for every category, keeps the secret sealed, and the upstream signs with it', async () => {
+    const { result: registration, secret } = await withNewSecret(() =>
+      register({ callbackUrl: receiverUrl }),
+    );
+    expect(registration).toMatchObject({
+      applicationId: root,
+      merchantId: null,
+      upstreamWebhookId: expect.any(String),
+      categories: categoryNames,
+      callbackUrl: receiverUrl,
+      retiredAt: null,
+    });
+    expect(JSON.stringify(registration)).not.toMatch(/whsec_|[sS]ecret/);
+
+    const listed = await upstreamWebhooks();
+    expect(listed.map((w) => [w.id, w.callbackUrl.main.url])).toContainEqual([
+      registration.upstreamWebhookId,
+      receiverUrl,
+    ]);
+
+    expect(secret).toMatch(/^whsec_/);
+    const row = await api.app.get(PrismaService).upstreamWebhook.findUniqueOrThrow({
+      where: { id: registration.id },
+    });
+    expect(row.secretCiphertext).not.toContain(secret);
+    expect(row.secretCiphertext).not.toContain(secret.slice('whsec_'.length));
+    expect(row.secretCiphertext.startsWith('whsec_')).toBe(false);
+
+    // Proof that what we sealed is the upstream's secret: the receiver accepts the upstream's signature.
+    const { eventId, delivery } = await deliveredToReceiver();
+    expect(delivery.state).toBe('delivered');
+    expect(delivery.attempts[0].statusCode).toBe(200);
+    expect(await api.app.get(PrismaService).inboundEvent.count({ where: { eventId } })).toBe(1);
+    expect(logs.text()).not.toContain(secret);
+  });
+
+  it("registers a merchant's sub-application with the header and its own applicationId; a merchant without one gets the root", async () => {
+    const { merchantId, subApplicationId } = await subMerchant();
+    const registration = await register({ merchantId, categories: ['payment.state.success'] });
+    expect(registration).toMatchObject({
+      applicationId: subApplicationId,
+      merchantId,
+      categories: ['payment.state.success'],
+      callbackUrl: 'http://localhost:3000/v1/webhooks/upstream',
+    });
+    expect((await upstreamWebhooks(subApplicationId)).map((w) => w.id)).toEqual([
+      registration.upstreamWebhookId,
+    ]);
+    expect((await upstreamWebhooks()).map((w) => w.id)).not.toContain(registration.upstreamWebhookId);
+
+    const { merchant } = await createMerchant(api);
+    const onRoot = await register({ merchantId: merchant.id, callbackUrl: receiverUrl });
+    expect(onRoot).toMatchObject({ applicationId: root, merchantId: null });
+
+    const all = dataOf<Registration[]>(await operator.get('/admin/upstream/webhooks'));
+    expect(all[0].id).toBe(onRoot.id);
+    expect(all.map((r) => r.id)).toContain(registration.id);
+    expect(JSON.stringify(all)).not.toMatch(/whsec_|[sS]ecret/);
+  });
+
+  it("passes the upstream's categories through", async () => {
+    const categories = dataOf<{ name: string; description?: string }[]>(
+      await operator.get('/admin/upstream/webhook-categories'),
+    );
+    const expected = await upstream.call('GET', '/webhook/events/categories');
+    expect(categories).toEqual(expected.body.data.categories);
+  });
+
+  it('resets a secret: the old registration is retired, both secrets verify, and the upstream signs with the new one', async () => {
+    const { result: before, secret: oldSecret } = await withNewSecret(() =>
+      register({ callbackUrl: receiverUrl }),
+    );
+    const { result: response, secret: newSecret } = await withNewSecret(() =>
+      operator.post(`/admin/upstream/webhooks/${before.id}/secret`),
+    );
+    const after = dataOf<Registration>(response, 201);
+    expect(JSON.stringify(response.body)).not.toMatch(/whsec_|[sS]ecret"/);
+    expect(after).toMatchObject({ applicationId: root, callbackUrl: receiverUrl, retiredAt: null });
+    expect(after.id).not.toBe(before.id);
+    // The same upstream webhook, now with the new secret: it can be reset again.
+    expect(after.upstreamWebhookId).toBe(before.upstreamWebhookId);
+
+    const all = dataOf<Registration[]>(await operator.get('/admin/upstream/webhooks'));
+    expect(all.find((r) => r.id === before.id)?.retiredAt).toEqual(expect.any(String));
+    // Current secrets only (nothing retired after now): the new one, not the old one.
+    const current = await repository.verificationSecrets(new Date(Date.now() + 60_000));
+    expect(current).toContain(newSecret);
+    expect(current).not.toContain(oldSecret);
+    expect(await repository.verificationSecrets(new Date(0))).toEqual(
+      expect.arrayContaining([oldSecret, newSecret]),
+    );
+    // Within the grace period the retired secret still verifies.
+    expect(await repository.verificationSecrets(new Date(Date.now() - 60_000))).toEqual(
+      expect.arrayContaining([oldSecret, newSecret]),
+    );
+
+    const { delivery } = await deliveredToReceiver();
+    expect(delivery.attempts[0].statusCode).toBe(200);
+    expect(logs.text()).not.toContain(newSecret);
+
+    const again = await operator.post(`/admin/upstream/webhooks/${after.id}/secret`);
+    expect(dataOf<Registration>(again, 201).upstreamWebhookId).toBe(before.upstreamWebhookId);
+
+    for (const id of [before.id, '0190c0de-0000-7000-8000-000000000000', 'not-a-uuid']) {
+      const missing = await operator.post(`/admin/upstream/webhooks/${id}/secret`);
+      expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    }
+  });
+
+  it('migrates from the notification API: deletes the subscriptions and registers; a second run skips', async () => {
+    const { merchantId, subApplicationId } = await subMerchant();
+    await subscribe('payment.status.completed', subApplicationId);
+    await subscribe('payment.status', subApplicationId);
+
+    const first = dataOf<{ applicationId: string; steps: Step[]; registration: Registration }>(
+      await operator.post('/admin/upstream/webhooks/migrate', { merchantId }),
+    );
+    expect(first.applicationId).toBe(subApplicationId);
+    expect(first.steps.map((s) => [s.step, s.target, s.outcome])).toEqual([
+      ['list-subscriptions', undefined, 'done'],
+      ['delete-subscription', 'payment.status.completed', 'done'],
+      ['delete-subscription', 'payment.status', 'done'],
+      ['list-categories', undefined, 'done'],
+      ['register', 'http://localhost:3000/v1/webhooks/upstream', 'done'],
+    ]);
+    expect(first.registration).toMatchObject({ applicationId: subApplicationId, merchantId });
+    expect(await subscriptions(subApplicationId)).toEqual([]);
+    expect((await upstreamWebhooks(subApplicationId)).map((w) => w.id)).toEqual([
+      first.registration.upstreamWebhookId,
+    ]);
+
+    const second = dataOf<{ steps: Step[]; registration: Registration }>(
+      await operator.post('/admin/upstream/webhooks/migrate', { merchantId }),
+    );
+    expect(second.steps.map((s) => [s.step, s.outcome])).toEqual([
+      ['list-subscriptions', 'done'],
+      ['list-categories', 'done'],
+      ['register', 'skipped'],
+    ]);
+    expect(second.registration.id).toBe(first.registration.id);
+    expect(await upstreamWebhooks(subApplicationId)).toHaveLength(1);
+  });
+
+  it('stops a migration at a failed step with the usual error and the steps so far, and resumes on the next run', async () => {
+    const { merchantId, subApplicationId } = await subMerchant();
+    await subscribe('payment.status.completed', subApplicationId);
+    await subscribe('payment.isoStatus', subApplicationId);
+    const fault = (path: string, status: number) =>
+      upstream.admin('POST', '/faults', { method: 'DELETE', path, status, count: 1 });
+    // The first is gone already when deleted (someone else's run); the second is refused.
+    await fault('/notifications/event-subscriptions/payment.status.completed', 404);
+    await fault('/notifications/event-subscriptions/payment.isoStatus', 400);
+    try {
+      const failed = await operator.post('/admin/upstream/webhooks/migrate', { merchantId });
+      expect([failed.status, failed.body.error.code]).toEqual([503, 'UPSTREAM_UNAVAILABLE']);
+      expect(failed.body.error.message).toContain('delete-subscription');
+      const details = failed.body.error.details as { field: string; issue: string }[];
+      expect(details.map((d) => d.field)).toEqual(['steps[0]', 'steps[1]', 'steps[2]']);
+      expect(details[1].issue).toBe(
+        'delete-subscription payment.status.completed: skipped (already deleted)',
+      );
+      expect(details[2].issue).toMatch(/^delete-subscription payment.isoStatus: failed/);
+      expect(await upstreamWebhooks(subApplicationId)).toEqual([]);
+    } finally {
+      await upstream.admin('DELETE', '/faults');
+    }
+
+    const resumed = dataOf<{ steps: Step[] }>(
+      await operator.post('/admin/upstream/webhooks/migrate', { merchantId, callbackUrl: receiverUrl }),
+    );
+    expect(resumed.steps.filter((s) => s.step !== 'list-subscriptions').map((s) => s.outcome)).toEqual([
+      'done',
+      'done',
+      'done',
+      'done',
+    ]);
+    expect(await subscriptions(subApplicationId)).toEqual([]);
+    expect(await upstreamWebhooks(subApplicationId)).toHaveLength(1);
+  });
+
+  it('answers 401 without the operator token, and 403 to a merchant key', async () => {
+    const { apiKey } = await createMerchant(api);
+    const routes: [string, string][] = [
+      ['POST', '/admin/upstream/webhooks'],
+      ['GET', '/admin/upstream/webhooks'],
+      ['POST', '/admin/upstream/webhooks/0190c0de-0000-7000-8000-000000000000/secret'],
+      ['GET', '/admin/upstream/webhook-categories'],
+      ['POST', '/admin/upstream/webhooks/migrate'],
+    ];
+    for (const [method, path] of routes) {
+      const body = method === 'POST' ? {} : undefined;
+      const unauthenticated = await anonymous.call(method, path, { body });
+      expect([path, unauthenticated.status, unauthenticated.body.error.code]).toEqual([
+        path,
+        401,
+        'UNAUTHENTICATED',
+      ]);
+      const merchant = await anonymous.as(apiKey.key).call(method, path, { body });
+      expect([path, merchant.status]).toEqual([path, 403]);
+    }
+  });
+
+  it('refuses bad bodies with 400 VALIDATION_FAILED, and an unknown merchant with 404', async () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ categories: 'payment.state.success' }, 'categories'],
+      [{ categories: [] }, 'categories'],
+      [{ categories: [42] }, 'categories'],
+      [{ callbackUrl: 'not a url' }, 'callbackUrl'],
+      [{ callbackUrl: 'ftp://files.example/hooks' }, 'callbackUrl'],
+      [{ merchantId: 'merchant-1' }, 'merchantId'],
+      [{ surprise: true }, 'surprise'],
+    ];
+    for (const path of ['/admin/upstream/webhooks', '/admin/upstream/webhooks/migrate']) {
+      for (const [body, field] of bad) {
+        const response = await operator.post(path, body);
+        expect([path, response.status, response.body.error.code]).toEqual([path, 400, 'VALIDATION_FAILED']);
+        expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+      }
+      const unknown = await operator.post(path, { merchantId: '0190c0de-0000-7000-8000-000000000000' });
+      expect([path, unknown.status, unknown.body.error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+
+    // A category the upstream does not offer is the operator's mistake too.
+    const refused = await operator.post('/admin/upstream/webhooks', { categories: ['no.such.category'] });
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(refused.body.error.details).toEqual([{ field: 'categories[0]', issue: expect.any(String) }]);
+  });
+});
