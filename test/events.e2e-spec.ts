@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createConsentRow, sessionToken, uniqueQueuePrefix } from '#libs/testing';
+import { createConsentRow, sessionToken, uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { spawnApi } from './support/worker-process.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
 import { scratchDatabase } from './support/scratch-database.js';
 import { SseClient } from './support/sse-client.js';
@@ -296,6 +297,63 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     await resumed.waitForComment('heartbeat');
     expect(resumed.messages).toHaveLength(3);
     resumed.close();
+  });
+
+  it('streams from any api process (a second one here), and ends its streams cleanly when it shuts down', async () => {
+    const second = await spawnApi({
+      DATABASE_URL: database.url,
+      QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
+      UPSTREAM_BASE_URL: stack.sandbox.url,
+      SSE_HEARTBEAT_SECONDS: '1',
+    });
+    const token = sessionToken(stack.api.config, {
+      merchantId: tenant.merchant.merchant.id,
+      userId: tenant.userId,
+    });
+    const stream = await SseClient.open(`${second.url}/v1/users/${tenant.userId}/events`, token);
+    try {
+      // The webhook arrives at the first api; the worker relays; the second api's stream is woken.
+      const consent = await consentOf();
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
+        secret,
+      );
+      const [message] = await stream.waitFor(1);
+      expect(JSON.parse(message!.data).data.consentId).toBe(consent.id);
+    } finally {
+      await second.stop();
+    }
+    // SIGTERM: the process ends its streams before it exits.
+    await eventually('the stream ended by the server', () => (stream.closedByServer ? true : undefined), 5_000);
+    expect(second.output()).not.toMatch(/"level":"error"/);
+  });
+
+  it('shows an endpoint secret once: not in an idempotent replay, the idempotency record or the table', async () => {
+    const receiver = await new EventReceiver().start();
+    try {
+      await eventually('outbox relayed', async () =>
+        (await prisma.merchantEvent.count({ where: { streamSeq: null } })) === 0 ? true : undefined,
+      );
+      const key = { headers: { 'idempotency-key': uniqueName('idem') } };
+      const first = await tenant.client.post('/v1/event-endpoints', { url: receiver.url }, key);
+      const replay = await tenant.client.post('/v1/event-endpoints', { url: receiver.url }, key);
+      const secretShown = first.body.data.secret as string;
+      expect(secretShown).toMatch(/^whsec_/);
+      expect(replay.body.data.endpoint.id).toBe(first.body.data.endpoint.id);
+      expect(replay.body.data.secret).toBeUndefined();
+      const stored = await prisma.idempotencyKey.findFirstOrThrow({
+        where: { key: key.headers['idempotency-key'] },
+      });
+      expect(JSON.stringify(stored)).not.toContain(secretShown);
+      const row = await prisma.eventEndpoint.findUniqueOrThrow({
+        where: { id: first.body.data.endpoint.id },
+      });
+      expect(JSON.stringify(row)).not.toContain(secretShown.slice(6));
+      await tenant.client.delete(`/v1/event-endpoints/${first.body.data.endpoint.id}`);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('keeps tenants apart: another merchant’s endpoints, deliveries and users’ streams are 404', async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export interface WorkerProcess {
@@ -17,7 +18,42 @@ const exited = (child: ChildProcess) =>
 
 /** A worker as its own process, built from dist/ (npm test builds it), on the environment's database. */
 export function spawnWorker(overrides: Record<string, string>): WorkerProcess {
-  const main = fileURLToPath(new URL('../../dist/apps/worker/src/main.js', import.meta.url));
+  return spawnApp('worker', overrides);
+}
+
+/**
+ * An api as its own process (passport keeps its strategies per process: two apis in one process would
+ * share one's), on a free port, once it answers /health/live.
+ */
+export async function spawnApi(overrides: Record<string, string>): Promise<WorkerProcess & { url: string }> {
+  const port = await freePort();
+  const api = spawnApp('api', { API_HOST: '127.0.0.1', API_PORT: String(port), ...overrides });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const live = await fetch(`${url}/health/live`).catch(() => undefined);
+    if (live?.status === 200) return { ...api, url };
+    if (Date.now() > deadline) {
+      await api.kill();
+      throw new Error(`api process not live within 30 s:\n${api.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnApp(app: 'api' | 'worker', overrides: Record<string, string>): WorkerProcess {
+  const main = fileURLToPath(new URL(`../../dist/apps/${app}/src/main.js`, import.meta.url));
   if (!existsSync(main)) throw new Error(`${main} is missing: npm test builds it (or run npm run build)`);
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...overrides },

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -16,6 +18,7 @@ import {
   EventDeliveryDto,
   EventEndpointDto,
   EventEndpointWithSecretDto,
+  MerchantEventDto,
 } from './events.dto.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -38,6 +41,7 @@ function view(endpoint: EventEndpointView): EventEndpointDto {
  * business with the merchant's backend endpoints or their secrets.
  */
 @ApiTags('events')
+@ApiExtraModels(MerchantEventDto)
 @Auth(AuthKind.Merchant)
 @Controller('v1/event-endpoints')
 export class EventEndpointsController {
@@ -48,7 +52,7 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
-      'Every event of the chosen types is POSTed to `url` as JSON, signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
+      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventDto schema), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretDto) })
   @ApiInvalid()
