@@ -320,12 +320,16 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         secret,
       );
       const [message] = await stream.waitFor(1);
-      expect(JSON.parse(message!.data).data.consentId).toBe(consent.id);
+      expect(JSON.parse(message.data).data.consentId).toBe(consent.id);
     } finally {
       await second.stop();
     }
     // SIGTERM: the process ends its streams before it exits.
-    await eventually('the stream ended by the server', () => (stream.closedByServer ? true : undefined), 5_000);
+    await eventually(
+      'the stream ended by the server',
+      () => (stream.closedByServer ? true : undefined),
+      5_000,
+    );
     expect(second.output()).not.toMatch(/"level":"error"/);
   });
 
