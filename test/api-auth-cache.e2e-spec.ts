@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { createMerchant } from '#libs/testing';
 import { ApiClient } from './support/api-kit.js';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { spawnApi, type WorkerProcess } from './support/worker-process.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 
@@ -22,7 +19,8 @@ describe('api: the credential cache across two api instances', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox();
-    // Two apps, two caches, two Redis connections: they share only Postgres and Redis, like two processes.
+    // Two apps in one process. Passport keeps one strategy per name per process, so both authenticate
+    // through the last one's cache: what crosses processes is proven below, with a real second process.
     first = await startApi(sandbox.url, { LOG_LEVEL: 'error', AUTH_CACHE_SECONDS: '300' });
     second = await startApi(sandbox.url, { LOG_LEVEL: 'error', AUTH_CACHE_SECONDS: '300' });
   });
@@ -57,55 +55,16 @@ describe('api: the credential cache across two api instances', () => {
   });
 });
 
-/** A second api as its own operating-system process (built by `npm test`), sharing Postgres and Redis. */
-async function spawnApi(
-  overrides: Record<string, string>,
-): Promise<{ url: string; stop: () => Promise<void> }> {
-  const main = fileURLToPath(new URL('../dist/apps/api/src/main.js', import.meta.url));
-  if (!existsSync(main)) throw new Error(`${main} is missing: npm test builds it (or run npm run build)`);
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, API_HOST: '127.0.0.1', API_PORT: String(port), LOG_LEVEL: 'error', ...overrides },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`api process exited (${child.exitCode}): ${output}`);
-    const status = (await fetch(`${url}/health/live`).catch(() => undefined))?.status;
-    if (status === 200) break;
-    if (Date.now() > deadline) throw new Error(`api process not live within 30 s: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 describe('api: a revocation reaches another api process', () => {
   let sandbox: RunningHttpApp;
   let first: Api;
-  let second: { url: string; stop: () => Promise<void> };
+  let second: WorkerProcess & { url: string };
 
   beforeAll(async () => {
     sandbox = await startSandbox();
     const overrides = { AUTH_CACHE_SECONDS: '300', UPSTREAM_BASE_URL: sandbox.url };
     first = await startApi(sandbox.url, { LOG_LEVEL: 'error', ...overrides });
-    second = await spawnApi(overrides);
+    second = await spawnApi({ LOG_LEVEL: 'error', ...overrides });
   });
   afterAll(async () => {
     await second?.stop();
