@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
+import { EventsSweeper } from '#libs/domain/events';
 import { createConsentRow, sessionToken, uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { spawnApi } from './support/worker-process.js';
@@ -355,6 +356,47 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       });
       expect(JSON.stringify(row)).not.toContain(secretShown.slice(6));
       await tenant.client.delete(`/v1/event-endpoints/${first.body.data.endpoint.id}`);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('disables an endpoint that has failed for 72 h, shows the operator why, and lets the merchant enable it', async () => {
+    const receiver = await new EventReceiver(Array(1000).fill(503)).start();
+    try {
+      const { endpoint: created } = await endpoint(other, receiver);
+      const consent = await consentOf(other);
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
+        secret,
+      );
+      const failing = await eventually('the first failure recorded', async () => {
+        const view = await other.client.get(`/v1/event-endpoints/${created.id}`);
+        return view.body.data.failingSince ? view.body.data : undefined;
+      });
+      expect(failing.disabledAt).toBeNull();
+
+      // 73 hours on, the sweeper finds it still failing.
+      const sweeper = stack.worker!.app.get(EventsSweeper);
+      const later = new Date(Date.parse(failing.failingSince) + 73 * 3_600_000);
+      expect((await sweeper.sweepOutbound(later)).disabled).toBeGreaterThanOrEqual(1);
+      const disabled = (await other.client.get(`/v1/event-endpoints/${created.id}`)).body.data;
+      expect(disabled.disabledAt).toEqual(later.toISOString());
+      expect(disabled.disabledReason).toContain('No delivery succeeded since');
+      const deliveries = (await other.client.get(`/v1/event-endpoints/${created.id}/deliveries`)).body.data;
+      expect(deliveries.map((d: { status: string; lastError: string }) => [d.status, d.lastError])).toEqual([
+        ['FAILED', 'endpoint disabled'],
+      ]);
+      const seen = await stack.operator.get('/admin/event-endpoints');
+      expect(seen.body.data.find((e: { id: string }) => e.id === created.id)).toMatchObject({
+        merchantId: other.merchant.merchant.id,
+        disabledReason: disabled.disabledReason,
+      });
+
+      const enabled = await other.client.post(`/v1/event-endpoints/${created.id}/enable`);
+      expect(enabled.body.data).toMatchObject({ disabledAt: null, disabledReason: null, failingSince: null });
+      await other.client.delete(`/v1/event-endpoints/${created.id}`);
     } finally {
       await receiver.stop();
     }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
 import { MerchantsModule } from '#libs/domain/merchants';
+import { AdminEventEndpointsController } from '../admin/admin-event-endpoints.controller.js';
 import { AdminUpstreamWebhooksController } from '../admin/admin-upstream-webhooks.controller.js';
 import { EventEndpointsController } from './event-endpoints.controller.js';
 import { UpstreamWebhookController } from './upstream-webhook.controller.js';
@@ -16,6 +17,7 @@ import { UserEventsController } from './user-events.controller.js';
     EventEndpointsController,
     UserEventsController,
     AdminUpstreamWebhooksController,
+    AdminEventEndpointsController,
   ],
   providers: [UserEventStreams],
 })

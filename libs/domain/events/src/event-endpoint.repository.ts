@@ -87,6 +87,17 @@ export class EventEndpointRepository {
     return row ? toView(row) : null;
   }
 
+  /** Every merchant's endpoints that are disabled or failing, for the operator: the most troubled first. */
+  async listTroubled(limit: number): Promise<(EventEndpointView & { merchantId: string })[]> {
+    const rows = await this.prisma.eventEndpoint.findMany({
+      where: { OR: [{ disabledAt: { not: null } }, { failingSince: { not: null } }] },
+      select: { ...VIEW, merchantId: true },
+      orderBy: [{ failingSince: 'asc' }, { id: 'asc' }],
+      take: limit,
+    });
+    return rows.map((row) => ({ ...toView(row), merchantId: row.merchantId }));
+  }
+
   /** Deletes the endpoint and its delivery log. */
   async delete(merchantId: string, id: string): Promise<boolean> {
     const { count } = await this.prisma.eventEndpoint.deleteMany({ where: { id, merchantId } });

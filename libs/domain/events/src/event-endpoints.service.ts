@@ -39,6 +39,11 @@ export class EventEndpointsService {
     return { endpoint, secret };
   }
 
+  /** The operator's view: endpoints that are disabled or failing, across merchants, with why. */
+  troubled(limit = 200) {
+    return this.endpoints.listTroubled(limit);
+  }
+
   list(merchantId: string): Promise<EventEndpointView[]> {
     return this.endpoints.list(merchantId);
   }

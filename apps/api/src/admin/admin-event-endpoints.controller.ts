@@ -1,0 +1,41 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { EventEndpointsService } from '#libs/domain/events';
+import { ApiEnvelope, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { EventEndpointDto } from '../events/events.dto.js';
+
+class TroubledEventEndpointDto extends EventEndpointDto {
+  @ApiProperty({ format: 'uuid' }) merchantId!: string;
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** What the operator needs to see of merchants' endpoints: which are failing or disabled, and why. */
+@ApiTags('operator')
+@Auth(AuthKind.Operator)
+@Controller('admin/event-endpoints')
+export class AdminEventEndpointsController {
+  constructor(private readonly endpoints: EventEndpointsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Merchant endpoints that are failing or disabled',
+    description:
+      'Across merchants, longest-failing first (at most 200): `failingSince` is the first failed attempt since the last success; `disabledAt` and `disabledReason` say when and why deliveries stopped (EVENT_ENDPOINT_DISABLE_AFTER_HOURS without a success). The merchant enables an endpoint again with POST /v1/event-endpoints/{id}/enable.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(TroubledEventEndpointDto, { list: true }) })
+  async troubled(@TracingId() tracingId: string) {
+    const endpoints = (await this.endpoints.troubled()).map((e) => ({
+      id: e.id,
+      merchantId: e.merchantId,
+      url: e.url,
+      types: e.types,
+      createdAt: e.createdAt.toISOString(),
+      previousSecretExpiresAt: iso(e.previousSecretExpiresAt),
+      failingSince: iso(e.failingSince),
+      disabledAt: iso(e.disabledAt),
+      disabledReason: e.disabledReason,
+    }));
+    return envelope(tracingId, endpoints, { count: endpoints.length });
+  }
+}
