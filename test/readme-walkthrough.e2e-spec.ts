@@ -95,5 +95,10 @@ describe('README: the first-bank walkthrough works as written', () => {
     const transactions = stdout.split('\n').filter((line) => /^\d{4}-\d\d-\d\dT/.test(line));
     expect(transactions).toHaveLength(5);
     for (const line of transactions) expect(line).toMatch(/^\S+ {2}-?\d+\.\d{2,4} [A-Z]{3} {2}\S/);
+    // Step 8: the user's events, replayed from the start of their stream, oldest first.
+    const events = stdout.split('\n').filter((line) => line.startsWith('event: '));
+    expect(events[0]).toBe('event: consent.authorized');
+    expect(events).toContain('event: sync.succeeded');
+    expect(events).toContain('event: transactions.changed');
   });
 });
