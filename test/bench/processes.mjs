@@ -197,3 +197,21 @@ export async function startBare(bodies) {
   await bare.listen({ host: '127.0.0.1', port: 0 });
   return { url: `http://127.0.0.1:${bare.server.address().port}`, close: () => bare.close() };
 }
+
+/** A database of the bench's own: DATABASE_URL's name plus `_bench_<suffix>`. */
+export function benchDatabaseUrl(suffix) {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
+  url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench_${suffix}`;
+  return url.toString();
+}
+
+/** Polls `probe` until it answers something other than undefined; fails the run after `ms`. */
+export async function until(what, probe, ms, everyMs = 100) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new BenchFailure(`${what}: not within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -11,7 +11,15 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import { latencyStats, median, percentile } from '../load-generator.mjs';
-import { call, expectStatus, startBare, startHeadless, startSandboxAndApi } from '../processes.mjs';
+import {
+  benchDatabaseUrl,
+  call,
+  expectStatus,
+  startBare,
+  startHeadless,
+  startSandboxAndApi,
+  until,
+} from '../processes.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-events';
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
@@ -24,22 +32,6 @@ const PACED_EVENTS = 2_000;
 const PACED_RATE = 500;
 const TARGETS = { ingestVsBare: 0.15, ingestP99Ms: 30 };
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
-
-function eventsDatabaseUrl() {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
-  url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench_events`;
-  return url.toString();
-}
-
-async function until(what, probe, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new BenchFailure(`${what}: not within ${ms / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** `count` webhooks as the upstream sends them: each its own id, signed now. */
 function signedWebhooks(webhookHeaders, secret, count, round) {
@@ -87,7 +79,7 @@ async function startReceivers() {
 }
 
 export async function eventsBench({ load, options, progress }) {
-  const databaseUrl = eventsDatabaseUrl();
+  const databaseUrl = benchDatabaseUrl('events');
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX,
@@ -206,8 +198,11 @@ export async function eventsBench({ load, options, progress }) {
     await db.query('TRUNCATE inbound_events');
     const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
     closers.push(() => worker.stop());
-    await until('the worker is ready', async () => (worker.exited() === null ? true : undefined), 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await until(
+      'the worker consuming',
+      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
+      30_000,
+    );
     // As the sync and fan-out record them: one statement per batch, with the NOTIFY the relay listens for.
     const insertEvents = (from, count) =>
       db.query(

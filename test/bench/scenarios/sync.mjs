@@ -7,7 +7,7 @@
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { clearInterval, setInterval, setTimeout } from 'node:timers';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
@@ -22,6 +22,8 @@ import {
   startSandboxAndApi,
   startBare,
   startHeadless,
+  benchDatabaseUrl,
+  until,
 } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
 import { connectBank } from './api-reads.mjs';
@@ -41,22 +43,6 @@ const TARGETS = {
 const COLUMNS = `id, merchant_id, account_id, dedupe_key, date, booking_date_time, value_date_time, status, amount,
   currency, description, reference, raw, created_at, updated_at`;
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
-
-function syncDatabaseUrl() {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
-  url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench_sync`;
-  return url.toString();
-}
-
-async function until(what, probe, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new BenchFailure(`${what}: not within ${ms / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** Samples a process's RSS every 100 ms until stopped: the peak over a phase, not only at its end. */
 function watchMemory(pid) {
@@ -124,7 +110,7 @@ function runProcess(script, env) {
 }
 
 export async function syncBench({ load, options, progress }) {
-  const databaseUrl = syncDatabaseUrl();
+  const databaseUrl = benchDatabaseUrl('sync');
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX,
