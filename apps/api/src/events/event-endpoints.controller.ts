@@ -152,7 +152,7 @@ export class EventEndpointsController {
     description:
       'Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(EventDeliveryDto) })
+  @ApiAcceptedResponse({ type: ApiEnvelope(EventDeliveryDto) })
   @ApiMissing()
   async retry(
     @Param('id') id: string,
