@@ -82,6 +82,20 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     expect(await prisma.inboundEvent.count({ where: { eventId: { in: [event.id, big.id] } } })).toBe(0);
   });
 
+  it('refuses, 400, a signed event Postgres cannot store, without failing the events stored with it', async () => {
+    const good = Array.from({ length: 10 }, () => upstreamEvent('payment.state.pending', { paymentId: 'p' }));
+    const bad = upstreamEvent('payment.state.pending', { note: 'nul' });
+    // JSON.stringify writes the NUL as \u0000: valid JSON, which Postgres' jsonb refuses.
+    const badBody = JSON.stringify({ ...bad, data: { note: 'a\u0000b' } });
+    const answers = await Promise.all([
+      ...good.map((e) => postUpstreamEvent(stack, e, secret)),
+      postUpstreamEvent(stack, bad, secret, { signedBody: badBody }),
+    ]);
+    expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect([answers[10].status, answers[10].body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(await prisma.inboundEvent.count({ where: { eventId: { in: good.map((e) => e.id) } } })).toBe(10);
+  });
+
   it('stores a verified event once, answers a redelivery 200 without change, and fans it out once', async () => {
     const consent = await consentOf();
     const event = upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId });
@@ -105,8 +119,9 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
 
   it('R4: of 1,000 mixed deliveries, accepts no bad one and fans out every good one exactly once', async () => {
     const consents = await Promise.all(Array.from({ length: 20 }, () => consentOf()));
-    // 400 good events: two revocations per consent (the bank may announce it twice, under two ids) and
-    // 360 of a type we do not act on; then their 100 redeliveries and 500 bad ones.
+    // 400 good events: two revocations per consent (the bank may announce it twice, under two ids: the
+    // second finds it revoked, unchanged) and 360 of a type we do not act on; then their 100 redeliveries
+    // and 500 bad ones.
     const good = [
       ...consents.flatMap((c) => [
         upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
@@ -152,7 +167,8 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       _count: true,
     });
     expect(Object.fromEntries(outcomes.map((o) => [o.outcome, o._count]))).toEqual({
-      applied: 40,
+      applied: 20,
+      unchanged: 20,
       ignored: 360,
     });
     const revoked = await prisma.merchantEvent.findMany({
@@ -361,16 +377,21 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     }
   });
 
-  it('disables an endpoint that has failed for 72 h, shows the operator why, and lets the merchant enable it', async () => {
-    const receiver = await new EventReceiver(Array(1000).fill(503)).start();
-    try {
-      const { endpoint: created } = await endpoint(other, receiver);
+  it('disables an endpoint that has failed for 72 h, keeps what it misses, shows the operator why, and resends after enabling', async () => {
+    const receiver = await new EventReceiver().start();
+    receiver.otherwise = 503;
+    const revokeOne = async () => {
       const consent = await consentOf(other);
       await postUpstreamEvent(
         stack,
         upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
         secret,
       );
+      return consent.id;
+    };
+    try {
+      const { endpoint: created } = await endpoint(other, receiver);
+      await revokeOne();
       const failing = await eventually('the first failure recorded', async () => {
         const view = await other.client.get(`/v1/event-endpoints/${created.id}`);
         return view.body.data.failingSince ? view.body.data : undefined;
@@ -384,18 +405,37 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       const disabled = (await other.client.get(`/v1/event-endpoints/${created.id}`)).body.data;
       expect(disabled.disabledAt).toEqual(later.toISOString());
       expect(disabled.disabledReason).toContain('No delivery succeeded since');
-      const deliveries = (await other.client.get(`/v1/event-endpoints/${created.id}/deliveries`)).body.data;
-      expect(deliveries.map((d: { status: string; lastError: string }) => [d.status, d.lastError])).toEqual([
-        ['FAILED', 'endpoint disabled'],
-      ]);
       const seen = await stack.operator.get('/admin/event-endpoints');
       expect(seen.body.data.find((e: { id: string }) => e.id === created.id)).toMatchObject({
         merchantId: other.merchant.merchant.id,
         disabledReason: disabled.disabledReason,
       });
 
+      // An event while it is disabled is not lost: recorded failed, for a retry once it is enabled.
+      const missed = await revokeOne();
+      const log = await eventually('both deliveries failed', async () => {
+        const data = (await other.client.get(`/v1/event-endpoints/${created.id}/deliveries`)).body.data;
+        return data.length === 2 ? (data as { id: string; status: string; lastError: string }[]) : undefined;
+      });
+      expect(log.map((d) => [d.status, d.lastError])).toEqual([
+        ['FAILED', 'endpoint disabled'],
+        ['FAILED', 'endpoint disabled'],
+      ]);
+      const refused = await other.client.post(
+        `/v1/event-endpoints/${created.id}/deliveries/${log[0].id}/retry`,
+      );
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
+
+      receiver.otherwise = 200;
       const enabled = await other.client.post(`/v1/event-endpoints/${created.id}/enable`);
       expect(enabled.body.data).toMatchObject({ disabledAt: null, disabledReason: null, failingSince: null });
+      expect(
+        (await other.client.post(`/v1/event-endpoints/${created.id}/deliveries/${log[0].id}/retry`)).status,
+      ).toBe(202);
+      const [resent] = await eventually('the missed event resent', () =>
+        receiver.accepted().length > 0 ? receiver.accepted() : undefined,
+      );
+      expect(JSON.parse(resent.body).data.consentId).toBe(missed);
       await other.client.delete(`/v1/event-endpoints/${created.id}`);
     } finally {
       await receiver.stop();

@@ -14,11 +14,12 @@ export interface ReceivedRequest {
 
 /**
  * A merchant's webhook endpoint on a random local port: records every request (exact bytes and headers)
- * and answers each with the next status of `script` (then 200 for ever).
+ * and answers each with the next status of `script`, then `otherwise` (200 unless changed).
  */
 export class EventReceiver {
   readonly requests: ReceivedRequest[] = [];
   private readonly script: number[];
+  otherwise = 200;
   private server!: Server;
   url = '';
 
@@ -31,7 +32,7 @@ export class EventReceiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const status = this.script.shift() ?? 200;
+        const status = this.script.shift() ?? this.otherwise;
         this.requests.push({
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),

@@ -177,4 +177,12 @@ describe('interoperability with the official standardwebhooks package', () => {
     expect(verifyWebhook(body, received, [a, b]).id).toBe('evt_2');
     expect(reasonOf(() => verifyWebhook(body + ' ', received, [a, b]))).toBe('NO_MATCHING_SIGNATURE');
   });
+
+  it('skips a malformed secret among several instead of failing the verification', () => {
+    const good = generateWebhookSecret();
+    const now = Math.floor(Date.now() / 1000);
+    const signed = webhookHeaders({ id: 'evt_3', timestampSeconds: now, body: '{}', secrets: [good] });
+    expect(verifyWebhook('{}', signed, ['not base64 at all!', good]).id).toBe('evt_3');
+    expect(reasonOf(() => verifyWebhook('{}', signed, ['not base64 at all!']))).toBe('NO_MATCHING_SIGNATURE');
+  });
 });

@@ -66,4 +66,13 @@ export class JobProducer {
     if (state === 'missing' || state === 'completed' || state === 'unknown')
       await this.enqueue(name, payload);
   }
+
+  /** Like restart, and a job waiting out a delay runs now instead. */
+  async runNow<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {
+    const jobId = JOB_DEFINITIONS[name].dedupeId?.(payload);
+    const job = jobId === undefined ? undefined : await this.queueFor(name).getJob(jobId);
+    // Promoting races the delay ending by itself: either way the job is now waiting.
+    if (job && (await job.getState()) === 'delayed') return void (await job.promote().catch(() => undefined));
+    await this.restart(name, payload);
+  }
 }

@@ -112,7 +112,13 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
             chunk += `id: ${streamSeq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
           }
           stream.position = page[page.length - 1].streamSeq;
-          if (!stream.raw.write(chunk)) await new Promise((resolve) => stream.raw.once('drain', resolve));
+          if (!stream.raw.write(chunk)) {
+            // A client gone while the socket is full never drains: closing ends the wait too.
+            await new Promise((resolve) => {
+              stream.raw.once('drain', resolve);
+              stream.raw.once('close', resolve);
+            });
+          }
           if (page.length < 500) break;
         }
       } while (stream.again && !stream.closed);

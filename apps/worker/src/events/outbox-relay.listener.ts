@@ -45,22 +45,30 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
   private async listen(): Promise<void> {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.config.database.url });
-    client.on('notification', () => this.trigger());
-    client.on('error', (err) => {
-      this.logger.warn({ err }, 'outbox relay: LISTEN connection lost; polling until it is back');
-      void client.end().catch(() => undefined);
+    let lost = false;
+    // One way back, whichever of the error event and the failed call notices the loss first.
+    const reconnect = (err: unknown, message: string) => {
+      if (lost) return;
+      lost = true;
       if (this.client === client) this.client = undefined;
+      void client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.logger.warn({ err }, message);
       setTimeout(() => void this.listen(), RECONNECT_MS).unref();
-    });
+    };
+    client.on('notification', () => this.trigger());
+    client.on('error', (err) =>
+      reconnect(err, 'outbox relay: LISTEN connection lost; polling until it is back'),
+    );
     try {
       await client.connect();
       await client.query('LISTEN merchant_events');
-      this.client = client;
     } catch (err) {
-      this.logger.warn({ err }, 'outbox relay: cannot LISTEN; polling');
-      await client.end().catch(() => undefined);
-      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+      return reconnect(err, 'outbox relay: cannot LISTEN; polling');
     }
+    // Shut down while connecting: this connection must not outlive the process's other ones.
+    if (this.stopped || lost) return void client.end().catch(() => undefined);
+    this.client = client;
   }
 
   private schedule(delayMs: number): void {

@@ -95,23 +95,43 @@ const toView = (r: ViewRow): DeliveryView => ({
 export class EventDeliveryRepository {
   constructor(private readonly db: DatabasePool) {}
 
-  /** A delivery per subscribed, enabled endpoint of each event's merchant; existing ones are kept. */
+  /**
+   * A delivery per subscribed endpoint of each event's merchant; existing ones are kept. A disabled
+   * endpoint's is recorded failed at once, so the merchant can still send it once the endpoint is enabled
+   * again. Returns the pending ones, to enqueue.
+   */
   async createForEvents(db: pg.PoolClient, eventIds: readonly string[]): Promise<string[]> {
     if (eventIds.length === 0) return [];
-    const { rows } = await db.query<{ id: string }>({
+    const { rows } = await db.query<{ id: string; pending: boolean }>({
       name: 'event-deliveries.create-for-events',
-      text: `INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, next_attempt_at, updated_at)
-        SELECT e.merchant_id, ep.id, e.id, 'PENDING', now(), now()
+      text: `INSERT INTO event_deliveries
+          (merchant_id, endpoint_id, event_id, status, next_attempt_at, last_error, updated_at)
+        SELECT e.merchant_id, ep.id, e.id,
+          CASE WHEN ep.disabled_at IS NULL THEN 'PENDING' ELSE 'FAILED' END::delivery_status,
+          CASE WHEN ep.disabled_at IS NULL THEN now() END,
+          CASE WHEN ep.disabled_at IS NULL THEN NULL ELSE 'endpoint disabled' END,
+          now()
         FROM merchant_events e
-        JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id AND ep.disabled_at IS NULL
+        JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id
           AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
         WHERE e.id = ANY($1::uuid[])
         ORDER BY e.seq
         ON CONFLICT (endpoint_id, event_id) DO NOTHING
-        RETURNING id`,
+        RETURNING id, status = 'PENDING' AS pending`,
       values: [eventIds],
     });
-    return rows.map((r) => r.id);
+    return rows.filter((r) => r.pending).map((r) => r.id);
+  }
+
+  /** A pending delivery whose endpoint is disabled: failed now, for the merchant to retry once it is enabled. */
+  async failForDisabledEndpoint(id: string, attemptsSeen: number, at: Date): Promise<void> {
+    await this.db.rows({
+      name: 'event-deliveries.fail-disabled',
+      text: `UPDATE event_deliveries SET status = 'FAILED', next_attempt_at = NULL, last_error = 'endpoint disabled',
+          updated_at = $3
+        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'`,
+      values: [id, attemptsSeen, at],
+    });
   }
 
   async work(id: string): Promise<DeliveryWork | null> {
@@ -210,9 +230,11 @@ export class EventDeliveryRepository {
     const [row] = await this.db.rows<ViewRow>({
       name: 'event-deliveries.requeue',
       text: `WITH updated AS (
-          UPDATE event_deliveries SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
-          WHERE id = $3 AND endpoint_id = $2 AND merchant_id = $1
-          RETURNING *)
+          UPDATE event_deliveries d SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
+          FROM event_endpoints ep
+          WHERE d.id = $3 AND d.endpoint_id = $2 AND d.merchant_id = $1
+            AND ep.id = d.endpoint_id AND ep.disabled_at IS NULL
+          RETURNING d.*)
         SELECT ${VIEW_COLUMNS} FROM updated d JOIN merchant_events e ON e.id = d.event_id`,
       values: [merchantId, endpointId, id, now],
     });

@@ -49,7 +49,10 @@ export class EventDeliveryService implements OnModuleDestroy {
     if (work.nextAttemptAt && work.nextAttemptAt.getTime() > now.getTime() + 1_000) {
       return { outcome: 'not-due', retryAt: work.nextAttemptAt };
     }
-    if (work.endpoint.disabled) return { outcome: 'skipped' };
+    if (work.endpoint.disabled) {
+      await this.deliveries.failForDisabledEndpoint(work.id, work.attempts, now);
+      return { outcome: 'skipped' };
+    }
 
     const result = await this.send(work, work.endpoint.url, this.endpoints.secretsOf(work.endpoint, now));
     const at = new Date();
@@ -61,7 +64,9 @@ export class EventDeliveryService implements OnModuleDestroy {
         delivered: true,
         nextAttemptAt: null,
       });
-      if (work.endpoint.failing) await this.endpoints.markAnswering(work.endpointId);
+      // Always (the SQL skips a healthy endpoint): a failure recorded by a concurrent attempt after this one
+      // read the endpoint must not outlive this success.
+      await this.endpoints.markAnswering(work.endpointId);
       return { outcome: 'delivered' };
     }
     const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;

@@ -113,6 +113,12 @@ export class EventEndpointRepository {
   ): Promise<EventEndpointView | null> {
     const sealed = this.box.seal(secret, context(id));
     return this.prisma.$transaction(async (tx) => {
+      // Two rotations at once: the second waits, so each moves the secret the other left to `previous`.
+      await tx.$queryRawUnsafe(
+        'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
+        id,
+        merchantId,
+      );
       const current = await tx.eventEndpoint.findFirst({
         where: { id, merchantId },
         select: { secretCiphertext: true, secretKeyId: true },

@@ -102,8 +102,15 @@ export class EventEndpointsService {
       isUuid(endpointId) && isUuid(deliveryId)
         ? await this.deliveries.requeue(merchantId, endpointId, deliveryId, now)
         : null;
-    if (!delivery) throw new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
-    await this.producer.enqueue('events.deliver', { deliveryId });
+    if (!delivery) {
+      const endpoint = isUuid(endpointId) ? await this.endpoints.find(merchantId, endpointId) : null;
+      if (endpoint?.disabledAt) {
+        throw new DomainError(ErrorCode.CONFLICT, 'The endpoint is disabled: enable it, then retry.');
+      }
+      throw new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
+    }
+    // Now, even when the delivery's job is waiting out a retry delay.
+    await this.producer.runNow('events.deliver', { deliveryId });
     return delivery;
   }
 

@@ -86,8 +86,9 @@ export class FanOutService {
         where: { upstreamConsentId },
         select: { id: true, merchantId: true },
       });
+      let applied = false;
       for (const consent of consents) {
-        await this.consents.markGone(
+        const result = await this.consents.markGone(
           consent.merchantId,
           consent.id,
           gone.status,
@@ -97,10 +98,11 @@ export class FanOutService {
           undefined,
           tx,
         );
+        applied ||= result.applied;
       }
-      return consents.length > 0
-        ? { outcome: 'applied', merchantId: consents[0].merchantId }
-        : { outcome: 'unmatched', merchantId: null };
+      if (consents.length === 0) return { outcome: 'unmatched', merchantId: null };
+      // Unchanged: the consent had moved on already (revoked by the merchant, expired, re-authorising).
+      return { outcome: applied ? 'applied' : 'unchanged', merchantId: consents[0].merchantId };
     }
     const finalStatus = PAYMENT_FINAL[type];
     if (finalStatus) {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, type Prisma } from '#libs/database';
+import { DomainError, ErrorCode } from '#libs/errors';
 
 export interface NewInboundEvent {
   eventId: string;
@@ -21,10 +22,25 @@ interface PendingStore {
   reject: (error: unknown) => void;
 }
 
+/**
+ * JSON that Postgres' jsonb refuses though JavaScript parsed it (a NUL or a lone surrogate escaped in a
+ * string, a number beyond numeric's range): the sender's fault, a 400, never a 500.
+ */
+function refusedPayload(error: unknown): DomainError | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('22')) return undefined;
+  return new DomainError(ErrorCode.VALIDATION_FAILED, 'The webhook body cannot be stored as JSON.', {
+    details: [
+      { field: 'body', issue: 'holds a value JSON storage refuses (a NUL, a lone surrogate, a huge number)' },
+    ],
+  });
+}
+
 /** Events written by one INSERT at most. */
 const MAX_BATCH = 200;
 
-export type FanOutOutcome = 'applied' | 'ignored' | 'unmatched';
+/** applied: it changed our state; unchanged: ours was already past it; unmatched: nothing of ours; ignored: a type we do not act on. */
+export type FanOutOutcome = 'applied' | 'unchanged' | 'ignored' | 'unmatched';
 
 /**
  * The one owner of `inbound_events`, the inbox: a verified upstream event is stored once per event id
@@ -55,38 +71,49 @@ export class InboundEventRepository {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, MAX_BATCH);
         try {
-          const rows = await this.db.rows<{ id: string; event_id: string }>({
-            name: 'inbound-events.store',
-            text: `INSERT INTO inbound_events (id, source, event_id, type, application_id, payload, updated_at)
-              SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb, now()
-              FROM jsonb_to_recordset($1::jsonb) AS r(event_id text, type text, application_id text, payload text)
-              ON CONFLICT (source, event_id) DO NOTHING
-              RETURNING id, event_id`,
-            values: [
-              JSON.stringify(
-                batch.map((p) => ({
-                  event_id: p.event.eventId,
-                  type: p.event.type,
-                  application_id: p.event.applicationId,
-                  payload: p.event.payload,
-                })),
-              ),
-            ],
-          });
-          const inserted = new Map(rows.map((r) => [r.event_id, r.id]));
+          const ids = await this.insert(batch.map((p) => p.event));
           for (const p of batch) {
             // The same id twice in one batch: the first is the event, the second its redelivery.
-            const id = inserted.get(p.event.eventId) ?? null;
-            inserted.delete(p.event.eventId);
+            const id = ids.get(p.event.eventId) ?? null;
+            ids.delete(p.event.eventId);
             p.resolve(id);
           }
-        } catch (error) {
-          for (const p of batch) p.reject(error);
+        } catch {
+          // One event Postgres refuses must not fail the others written with it: each on its own.
+          for (const p of batch) {
+            try {
+              p.resolve((await this.insert([p.event])).get(p.event.eventId) ?? null);
+            } catch (error) {
+              p.reject(refusedPayload(error) ?? error);
+            }
+          }
         }
       }
     } finally {
       this.flushing = false;
     }
+  }
+
+  private async insert(events: NewInboundEvent[]): Promise<Map<string, string>> {
+    const rows = await this.db.rows<{ id: string; event_id: string }>({
+      name: 'inbound-events.store',
+      text: `INSERT INTO inbound_events (id, source, event_id, type, application_id, payload, updated_at)
+        SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb, now()
+        FROM jsonb_to_recordset($1::jsonb) AS r(event_id text, type text, application_id text, payload text)
+        ON CONFLICT (source, event_id) DO NOTHING
+        RETURNING id, event_id`,
+      values: [
+        JSON.stringify(
+          events.map((e) => ({
+            event_id: e.eventId,
+            type: e.type,
+            application_id: e.applicationId,
+            payload: e.payload,
+          })),
+        ),
+      ],
+    });
+    return new Map(rows.map((r) => [r.event_id, r.id]));
   }
 
   /** The row, locked for the fan-out's transaction; null once it is processed (or gone). */
@@ -128,8 +155,9 @@ export class InboundEventRepository {
   async stale(before: Date, limit: number): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>({
       name: 'inbound-events.stale',
+      // Rows that keep failing go last: they must not crowd out jobs that were merely lost.
       text: `SELECT id FROM inbound_events WHERE status = 'RECEIVED' AND received_at < $1
-        ORDER BY received_at LIMIT $2`,
+        ORDER BY attempts, received_at LIMIT $2`,
       values: [before, limit],
     });
     return rows.map((r) => r.id);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
+import { webhookSecretKey } from '#libs/crypto';
 import { isUuid } from '#libs/ids';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
@@ -269,8 +270,22 @@ export class UpstreamWebhookRegistrationService {
   }
 
   private secretOf({ webhookSecret }: RegisteredWebhook): string {
-    if (typeof webhookSecret === 'string' && webhookSecret !== '') return webhookSecret;
-    throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream answered without a webhook secret.');
+    if (typeof webhookSecret !== 'string' || webhookSecret === '') {
+      throw new DomainError(
+        ErrorCode.UPSTREAM_UNAVAILABLE,
+        'The upstream answered without a webhook secret.',
+      );
+    }
+    // The scheme's own check (base64, optionally whsec_): a secret it cannot use would verify nothing.
+    try {
+      webhookSecretKey(webhookSecret);
+    } catch {
+      throw new DomainError(
+        ErrorCode.UPSTREAM_UNAVAILABLE,
+        'The upstream answered with a webhook secret the signature scheme cannot use.',
+      );
+    }
+    return webhookSecret;
   }
 
   private statusOf(webhook: RegisteredWebhook): string | null {

@@ -23,7 +23,7 @@ export class PaymentStateRepository {
     status: string,
     statusDetails: Prisma.InputJsonValue | null,
     now = new Date(),
-  ): Promise<{ matched: number; merchantId: string | null }> {
+  ): Promise<{ matched: number; updated: number; merchantId: string | null }> {
     const payments = await tx.payment.findMany({
       where: { upstreamPaymentId },
       select: {
@@ -36,6 +36,7 @@ export class PaymentStateRepository {
       },
     });
     const succeeded = status === 'COMPLETED';
+    let updated = 0;
     for (const payment of payments) {
       const { count } = await tx.payment.updateMany({
         where: { id: payment.id, status: { notIn: [...FINAL_PAYMENT_STATUSES] } },
@@ -47,6 +48,7 @@ export class PaymentStateRepository {
         },
       });
       if (count === 0) continue;
+      updated += 1;
       await this.events.recordInTransaction(tx, [
         {
           merchantId: payment.merchantId,
@@ -62,6 +64,6 @@ export class PaymentStateRepository {
         },
       ]);
     }
-    return { matched: payments.length, merchantId: payments[0]?.merchantId ?? null };
+    return { matched: payments.length, updated, merchantId: payments[0]?.merchantId ?? null };
   }
 }
