@@ -51,6 +51,14 @@ export interface AppConfig {
     /** How often the worker refreshes the institutions cache from the upstream; 0: not scheduled here. */
     institutionsRefreshMinutes: number;
   };
+  consents: {
+    /** consent.expiring and the re-authorisation go out this many days before a data consent expires. */
+    refreshDaysBeforeExpiry: number;
+    /** How often the expiry scan runs; 0: not scheduled by this worker. */
+    expiryScanMinutes: number;
+    /** How often reconciliation with the upstream runs; 0: not scheduled by this worker. */
+    reconcileMinutes: number;
+  };
   events: {
     signatureScheme: 'standard-webhooks';
     webhookMaxBodyBytes: number;
@@ -194,6 +202,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       overlapDays: env.SYNC_OVERLAP_DAYS,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
       institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
+    },
+    consents: {
+      refreshDaysBeforeExpiry: env.CONSENT_REFRESH_DAYS_BEFORE_EXPIRY,
+      expiryScanMinutes: env.CONSENT_EXPIRY_SCAN_MINUTES,
+      reconcileMinutes: env.CONSENT_RECONCILE_MINUTES,
     },
     events: {
       signatureScheme: env.WEBHOOK_SIGNATURE_SCHEME as 'standard-webhooks',

@@ -194,6 +194,25 @@ export class EnvironmentVariables {
   @Max(7 * 24 * 60)
   INSTITUTIONS_REFRESH_MINUTES = 360;
 
+  // --- consent lifecycle ---
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(89)
+  CONSENT_REFRESH_DAYS_BEFORE_EXPIRY = 7;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 60)
+  CONSENT_EXPIRY_SCAN_MINUTES = 1440;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 60)
+  CONSENT_RECONCILE_MINUTES = 360;
+
   // --- events in (upstream webhooks) and out (merchant endpoints, SSE) ---
   /** How upstream webhooks are signed; the upstream does not publish its scheme, so it is named here. */
   @IsIn(['standard-webhooks'])

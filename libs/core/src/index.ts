@@ -1,1 +1,2 @@
 export * from './core.module.js';
+export * from './clock.js';

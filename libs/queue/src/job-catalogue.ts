@@ -32,6 +32,23 @@ export interface JobCatalogue {
     payload: { merchantId: string; consentId: string };
     result: { status: string };
   };
+  /** Warns of and re-authorises consents near their expiry, and expires those past it (on a schedule). */
+  'consents.scan-expiry': {
+    queue: typeof QueueName.Consents;
+    payload: Record<string, never>;
+    result: {
+      expired: number;
+      warned: number;
+      reauthorisationsRequested: number;
+      reauthorisationsFailed: number;
+    };
+  };
+  /** Compares authorised consents with the upstream's view and applies what the bank changed (on a schedule). */
+  'consents.reconcile': {
+    queue: typeof QueueName.Consents;
+    payload: Record<string, never>;
+    result: { checked: number; revoked: number; expired: number; failed: number };
+  };
   /** One sync run of one account (the run row was opened before the job was enqueued). */
   'sync.account': {
     queue: typeof QueueName.Sync;
@@ -110,6 +127,14 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
     options: { ...BASE_OPTIONS, attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
     // One poll per consent: a repeated sca-code submission collapses into the same job.
     dedupeId: ({ consentId }) => `consents.poll-embedded.${consentId}`,
+  },
+  'consents.scan-expiry': {
+    queue: QueueName.Consents,
+    options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
+  },
+  'consents.reconcile': {
+    queue: QueueName.Consents,
+    options: { ...BASE_OPTIONS, attempts: 1, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
   },
   'sync.account': {
     queue: QueueName.Sync,

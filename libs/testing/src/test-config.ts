@@ -15,6 +15,8 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     SYNC_DISPATCH_EVERY_SECONDS: '0',
     INSTITUTIONS_REFRESH_MINUTES: '0',
     EVENTS_SWEEP_SECONDS: '0',
+    CONSENT_EXPIRY_SCAN_MINUTES: '0',
+    CONSENT_RECONCILE_MINUTES: '0',
     ...overrides,
   });
 }

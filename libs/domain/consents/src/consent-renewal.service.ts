@@ -83,6 +83,17 @@ export class ConsentRenewalService {
   }
 
   /**
+   * The lifecycle's re-authorisation before expiry: as the merchant's, with the page the merchant gave
+   * last (the consent's redirectUrl), for the system rather than a caller.
+   */
+  async reauthoriseBeforeExpiry(merchantId: string, consentId: string): Promise<void> {
+    const found = await this.consents.findWithToken(merchantId, consentId, undefined);
+    const redirectUrl = found?.consent.redirectUrl;
+    if (!redirectUrl) throw wrongState('The consent has no page to send the user back to.');
+    await this.reauthorise({ merchantId }, consentId, redirectUrl);
+  }
+
+  /**
    * New terms for a consent (upstream PUT). The upstream sends the user back to the bank, so the answer
    * carries a new `authorisationUrl`, and the callback is bound again with a fresh signed state.
    */

@@ -20,12 +20,21 @@ function announcedBy(transition: ConsentTransition, to: ConsentStatus): Merchant
   if (transition === 'authorise') return 'consent.authorized';
   if (transition === 'fail') return 'consent.failed';
   if (transition === 'revoke') return 'consent.revoked';
+  if (transition === 'expire') return 'consent.expired';
+  if (transition === 'requestReauthorisation') return 'consent.reauthorisation_required';
   if (transition === 'gone') {
     if (to === ConsentStatus.Revoked) return 'consent.revoked';
     if (to === ConsentStatus.Expired || to === ConsentStatus.Invalid) return 'consent.expired';
   }
   return null;
 }
+
+const WITH_EXPIRY = new Set<MerchantEventType>([
+  'consent.authorized',
+  'consent.expiring',
+  'consent.reauthorisation_required',
+]);
+const WITH_REASON = new Set<MerchantEventType>(['consent.failed', 'consent.expired', 'consent.revoked']);
 
 /** Clears what only an authorisation in progress needs: its links and our single-use proof. */
 const NOTHING_PENDING = { authorisationUrl: null, reauthorisationUrl: null, stateNonce: null };
@@ -71,6 +80,8 @@ export class ConsentStateRepository {
         ...data,
         ...NOTHING_PENDING,
         reauthorisationRequestedAt: null,
+        // A new expiry: its warning is still to come.
+        expiringNotifiedAt: null,
         lastErrorCode: null,
         lastErrorMessage: null,
       });
@@ -149,19 +160,73 @@ export class ConsentStateRepository {
     consentId: string,
     data: { reauthorisationUrl: string; redirectUrl: string; upstreamState: string },
   ): Promise<TransitionResult> {
-    return this.apply(
-      this.prisma,
-      merchantId,
-      consentId,
-      'requestReauthorisation',
-      ConsentStatus.AwaitingReauthorisation,
-      {
+    return this.prisma.$transaction((tx) =>
+      this.apply(tx, merchantId, consentId, 'requestReauthorisation', ConsentStatus.AwaitingReauthorisation, {
         reauthorisationUrl: data.reauthorisationUrl,
         reauthorisationRequestedAt: new Date(),
         redirectUrl: data.redirectUrl,
         stateNonce: data.upstreamState,
-      },
+      }),
     );
+  }
+
+  /** The consent reached its expiry: EXPIRED, its accounts stop syncing (what was synced stays). */
+  markExpired(merchantId: string, consentId: string, now: Date): Promise<TransitionResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const result = await this.apply(
+        tx,
+        merchantId,
+        consentId,
+        'expire',
+        ConsentStatus.Expired,
+        {
+          ...NOTHING_PENDING,
+          lastErrorCode: 'CONSENT_EXPIRED',
+          lastErrorMessage: 'The consent reached its expiry.',
+        },
+        undefined,
+        { expiresAt: { lte: now } },
+      );
+      if (result.applied) await this.stopSync(tx, merchantId, consentId);
+      return result;
+    });
+  }
+
+  /**
+   * consent.expiring, once per expiry: stamped only while unstamped and still authorised, with the event
+   * in the same transaction. False when another run (or worker) got there first.
+   */
+  markExpiringNotified(merchantId: string, consentId: string, now: Date): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.consent.updateMany({
+        where: { id: consentId, merchantId, status: ConsentStatus.Authorised, expiringNotifiedAt: null },
+        data: { expiringNotifiedAt: now },
+      });
+      if (count === 1) await this.announce(tx, merchantId, consentId, 'consent.expiring');
+      return count === 1;
+    });
+  }
+
+  /** The right to ask the upstream for this consent's re-authorisation: one caller at a time. */
+  async claimReauthorisation(merchantId: string, consentId: string, now: Date): Promise<boolean> {
+    const { count } = await this.prisma.consent.updateMany({
+      where: {
+        id: consentId,
+        merchantId,
+        status: ConsentStatus.Authorised,
+        reauthorisationRequestedAt: null,
+      },
+      data: { reauthorisationRequestedAt: now },
+    });
+    return count === 1;
+  }
+
+  /** The upstream call failed: the next scan may try again. */
+  async releaseReauthorisation(merchantId: string, consentId: string): Promise<void> {
+    await this.prisma.consent.updateMany({
+      where: { id: consentId, merchantId, status: ConsentStatus.Authorised },
+      data: { reauthorisationRequestedAt: null },
+    });
   }
 
   /** New terms agreed upstream: back to awaiting the user, with a fresh nonce for our signed state. */
@@ -263,6 +328,7 @@ export class ConsentStateRepository {
         institutionId: true,
         expiresAt: true,
         lastErrorCode: true,
+        reauthorisationUrl: true,
       },
     });
     await this.events.recordInTransaction(db, [
@@ -275,8 +341,11 @@ export class ConsentStateRepository {
           kind: consent.kind,
           status: consent.status,
           institutionId: consent.institutionId,
-          ...(type === 'consent.authorized' ? { expiresAt: consent.expiresAt?.toISOString() ?? null } : {}),
-          ...(type !== 'consent.authorized' ? { reason: consent.lastErrorCode } : {}),
+          ...(WITH_EXPIRY.has(type) ? { expiresAt: consent.expiresAt?.toISOString() ?? null } : {}),
+          ...(type === 'consent.reauthorisation_required'
+            ? { reauthorisationUrl: consent.reauthorisationUrl }
+            : {}),
+          ...(WITH_REASON.has(type) ? { reason: consent.lastErrorCode } : {}),
         },
       },
     ]);

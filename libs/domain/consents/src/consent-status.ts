@@ -78,6 +78,8 @@ export const CONSENT_TRANSITIONS = {
   fail: { from: AWAITING_STATUSES, to: FINAL_FAILURE_STATUSES },
   /** The bank no longer honours an authorised consent (a consent call said expired, revoked or used). */
   gone: { from: [S.Authorised], to: [S.Expired, S.Revoked, S.Consumed] },
+  /** The consent reached its expiry (our clock): from authorised, or while a re-authorisation waits. */
+  expire: { from: [S.Authorised, S.AwaitingReauthorisation], to: [S.Expired] },
   /** A re-authorisation was asked for; the bank's page waits for the user. */
   requestReauthorisation: { from: RENEWABLE, to: [S.AwaitingReauthorisation] },
   /** New terms agreed upstream; the user must authorise them. */

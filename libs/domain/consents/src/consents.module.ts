@@ -3,6 +3,8 @@ import { AccountsModule } from '#libs/domain/accounts';
 import { EventsModule } from '#libs/domain/events';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
+import { ConsentLifecycleService } from './consent-lifecycle.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
@@ -26,8 +28,12 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     EmbeddedConsentsService,
     ConsentRenewalService,
     ConsentsService,
+    ConsentLifecycleRepository,
+    ConsentLifecycleService,
   ],
   exports: [
+    ConsentLifecycleService,
+    ConsentLifecycleRepository,
     ConsentStateRepository,
     ConsentTokenVault,
     RedirectConsentsService,

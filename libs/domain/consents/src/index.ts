@@ -11,3 +11,5 @@ export * from './consents.service.js';
 export * from './embedded-consents.service.js';
 export * from './redirect-consents.service.js';
 export * from './redirect-url.js';
+export * from './consent-lifecycle.repository.js';
+export * from './consent-lifecycle.service.js';

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { DatabasePool } from '#libs/database';
+
+/** A consent as the lifecycle jobs handle it. */
+export interface LifecycleConsent {
+  id: string;
+  merchantId: string;
+  upstreamConsentId: string;
+  flow: string;
+  /** The merchant's sub-application, for the upstream calls. */
+  subApplicationId: string | null;
+}
+
+export interface ConsentCounts {
+  byStatus: Record<string, number>;
+  byMerchant: { merchantId: string; merchantName: string; status: string; count: number }[];
+}
+
+const LIFECYCLE_COLUMNS = `c.id, c.merchant_id, c.upstream_consent_id, c.flow::text AS flow,
+  (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id`;
+
+interface Row {
+  id: string;
+  merchant_id: string;
+  upstream_consent_id: string;
+  flow: string;
+  sub_application_id: string | null;
+}
+
+const toConsent = (r: Row): LifecycleConsent => ({
+  id: r.id,
+  merchantId: r.merchant_id,
+  upstreamConsentId: r.upstream_consent_id,
+  flow: r.flow,
+  subApplicationId: r.sub_application_id,
+});
+
+/**
+ * The lifecycle jobs' reads of `consents` (the status itself changes only in ConsentStateRepository):
+ * keyset-paged scans by id over the (status, expires_at) and (status, reconciled_at) indexes, in batches.
+ * They span merchants by design; each consent returned carries its merchant for the writes that follow.
+ */
+@Injectable()
+export class ConsentLifecycleRepository {
+  constructor(private readonly db: DatabasePool) {}
+
+  /** Authorised data consents expiring in (now, cutoff], after `afterId`. */
+  async expiringSoon(now: Date, cutoff: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
+    const rows = await this.db.rows<Row>({
+      name: 'consent-lifecycle.expiring-soon',
+      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at > $1 AND expires_at <= $2 AND id > $3
+        ORDER BY id LIMIT $4`,
+      values: [now, cutoff, afterId, limit],
+    });
+    return rows.map(toConsent);
+  }
+
+  /** Data consents past their expiry that still count as usable, after `afterId`. */
+  async pastExpiry(now: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
+    const rows = await this.db.rows<Row>({
+      name: 'consent-lifecycle.past-expiry',
+      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status IN ('AUTHORIZED', 'AWAITING_RE_AUTHORIZATION') AND kind = 'ACCOUNT'
+          AND expires_at <= $1 AND id > $2
+        ORDER BY id LIMIT $3`,
+      values: [now, afterId, limit],
+    });
+    return rows.map(toConsent);
+  }
+
+  /** Authorised data consents checked longest ago (or never), for reconciliation. */
+  async leastRecentlyReconciled(checkedBefore: Date, limit: number): Promise<LifecycleConsent[]> {
+    const rows = await this.db.rows<Row>({
+      name: 'consent-lifecycle.least-recently-reconciled',
+      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT'
+          AND (reconciled_at IS NULL OR reconciled_at < $1)
+        ORDER BY reconciled_at NULLS FIRST, id LIMIT $2`,
+      values: [checkedBefore, limit],
+    });
+    return rows.map(toConsent);
+  }
+
+  async markReconciled(merchantId: string, consentId: string, now: Date): Promise<void> {
+    await this.db.rows({
+      name: 'consent-lifecycle.reconciled',
+      text: `UPDATE consents SET reconciled_at = $3 WHERE id = $2 AND merchant_id = $1`,
+      values: [merchantId, consentId, now],
+    });
+  }
+
+  /** The operator's counts, by status and by merchant, optionally of one status or expiring before a time. */
+  async counts(filter: { status?: string; expiringBefore?: Date }): Promise<ConsentCounts> {
+    const rows = await this.db.rows<{ merchant_id: string; name: string; status: string; count: number }>({
+      text: `SELECT c.merchant_id, m.name, c.status, count(*)::int AS count
+        FROM consents c JOIN merchants m ON m.id = c.merchant_id
+        WHERE ($1::text IS NULL OR c.status = $1) AND ($2::timestamptz IS NULL OR c.expires_at < $2)
+        GROUP BY c.merchant_id, m.name, c.status
+        ORDER BY count(*) DESC, c.merchant_id, c.status`,
+      values: [filter.status ?? null, filter.expiringBefore ?? null],
+    });
+    const byStatus: Record<string, number> = {};
+    for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + r.count;
+    return {
+      byStatus,
+      byMerchant: rows.map((r) => ({
+        merchantId: r.merchant_id,
+        merchantName: r.name,
+        status: r.status,
+        count: r.count,
+      })),
+    };
+  }
+}

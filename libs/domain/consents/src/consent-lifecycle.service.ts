@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { CLOCK, type Clock } from '#libs/core';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
+import { ConsentRenewalService } from './consent-renewal.service.js';
+import { ConsentStateRepository } from './consent-state.repository.js';
+import { ConsentStatus, GONE_STATUS } from './consent-status.js';
+
+const DAY_MS = 86_400_000;
+const BATCH = 500;
+/** Upstream calls in flight at once: re-authorisations and reconciliation stay polite to the rate limit. */
+const PARALLEL_CALLS = 4;
+/** Reconciliation visits at most this many consents a run; the least recently checked go first. */
+const RECONCILE_PER_RUN = 5_000;
+
+export interface ExpiryScan {
+  expired: number;
+  warned: number;
+  reauthorisationsRequested: number;
+  reauthorisationsFailed: number;
+}
+
+export interface Reconciliation {
+  checked: number;
+  revoked: number;
+  expired: number;
+  failed: number;
+}
+
+/** The upstream's words for a consent it no longer honours → ours. */
+const UPSTREAM_GONE: Record<string, { status: ConsentStatus; code: string }> = {
+  REVOKED: { status: ConsentStatus.Revoked, code: 'CONSENT_REVOKED' },
+  EXPIRED: { status: ConsentStatus.Expired, code: 'CONSENT_EXPIRED' },
+};
+
+async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}
+
+/**
+ * The consent lifecycle (a data consent lasts at most 90 days): the expiry scan warns before the end and
+ * asks the bank to re-authorise, and expires what is past due; reconciliation applies what the bank
+ * changed without telling us. Both read one injectable clock and are safe to run twice, in any number of
+ * workers: every write is guarded, so each event goes out once.
+ */
+@Injectable()
+export class ConsentLifecycleService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly lifecycle: ConsentLifecycleRepository,
+    private readonly state: ConsentStateRepository,
+    private readonly renewal: ConsentRenewalService,
+  ) {}
+
+  async scanExpiry(now = this.clock.now()): Promise<ExpiryScan> {
+    const result: ExpiryScan = {
+      expired: 0,
+      warned: 0,
+      reauthorisationsRequested: 0,
+      reauthorisationsFailed: 0,
+    };
+    await this.eachBatch(
+      (after) => this.lifecycle.pastExpiry(now, after, BATCH),
+      async (consent) => {
+        if ((await this.state.markExpired(consent.merchantId, consent.id, now)).applied) result.expired += 1;
+      },
+    );
+    const cutoff = new Date(now.getTime() + this.config.consents.refreshDaysBeforeExpiry * DAY_MS);
+    await this.eachBatch(
+      (after) => this.lifecycle.expiringSoon(now, cutoff, after, BATCH),
+      async (consent) => {
+        if (await this.state.markExpiringNotified(consent.merchantId, consent.id, now)) result.warned += 1;
+        // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
+        if (consent.flow !== 'REDIRECT') return;
+        if (!(await this.state.claimReauthorisation(consent.merchantId, consent.id, now))) return;
+        try {
+          await this.renewal.reauthoriseBeforeExpiry(consent.merchantId, consent.id);
+          result.reauthorisationsRequested += 1;
+        } catch (err) {
+          // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
+          await this.state.releaseReauthorisation(consent.merchantId, consent.id);
+          result.reauthorisationsFailed += 1;
+          this.logger.warn(
+            { err, consentId: consent.id },
+            'consent lifecycle: re-authorisation before expiry failed',
+          );
+        }
+      },
+    );
+    this.logger.info({ ...result }, 'consent expiry scan');
+    return result;
+  }
+
+  async reconcile(now = this.clock.now()): Promise<Reconciliation> {
+    const result: Reconciliation = { checked: 0, revoked: 0, expired: 0, failed: 0 };
+    // Everything not checked since this run began, least recently checked first, at most a run's worth.
+    while (result.checked + result.failed < RECONCILE_PER_RUN) {
+      const batch = await this.lifecycle.leastRecentlyReconciled(now, 100);
+      if (batch.length === 0) break;
+      await inParallel(batch, PARALLEL_CALLS, async (consent) => {
+        const outcome = await this.reconcileOne(consent, now);
+        if (outcome === 'failed') result.failed += 1;
+        else result.checked += 1;
+        if (outcome === 'revoked') result.revoked += 1;
+        if (outcome === 'expired') result.expired += 1;
+      });
+    }
+    this.logger.info({ ...result }, 'consent reconciliation');
+    return result;
+  }
+
+  private async reconcileOne(
+    consent: LifecycleConsent,
+    now: Date,
+  ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed'> {
+    let gone: { status: ConsentStatus; code: string } | undefined;
+    try {
+      const { data } = await this.upstream.getConsent(consent.upstreamConsentId, {
+        subApplication: consent.subApplicationId ?? undefined,
+      });
+      gone = UPSTREAM_GONE[data.status];
+    } catch (error) {
+      const status = error instanceof UpstreamError ? GONE_STATUS[error.kind] : undefined;
+      if (status) gone = { status, code: (error as UpstreamError).kind };
+      else {
+        // Marked checked all the same: this run moves on, the next one tries it again.
+        this.logger.warn(
+          { err: error, consentId: consent.id },
+          'consent reconciliation: upstream call failed',
+        );
+        await this.lifecycle.markReconciled(consent.merchantId, consent.id, now);
+        return 'failed';
+      }
+    }
+    let outcome: 'unchanged' | 'revoked' | 'expired' = 'unchanged';
+    if (gone) {
+      const marked = await this.state.markGone(
+        consent.merchantId,
+        consent.id,
+        gone.status,
+        gone.code,
+        `Reconciliation: the bank reports the consent ${gone.status.toLowerCase()}.`,
+        now,
+      );
+      if (marked.applied) outcome = gone.status === ConsentStatus.Revoked ? 'revoked' : 'expired';
+    }
+    await this.lifecycle.markReconciled(consent.merchantId, consent.id, now);
+    return outcome;
+  }
+
+  /** Keyset-paged: each batch after the last id of the one before, until one comes back short. */
+  private async eachBatch(
+    read: (afterId: string) => Promise<LifecycleConsent[]>,
+    handle: (consent: LifecycleConsent) => Promise<void>,
+  ): Promise<void> {
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const batch = await read(after);
+      await inParallel(batch, PARALLEL_CALLS, handle);
+      if (batch.length < BATCH) return;
+      after = batch[batch.length - 1]!.id;
+    }
+  }
+}
