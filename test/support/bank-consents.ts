@@ -46,11 +46,12 @@ export async function connectBank(
   merchantKey: string,
   userId: string,
   institutionId = 'sandbox-redirect',
+  terms: { expiresAt?: string } = {},
 ): Promise<string> {
   const created = await fetch(`${apps.apiUrl}/v1/users/${userId}/consents`, {
     method: 'POST',
     headers: { authorization: `Bearer ${merchantKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ institutionId, redirectUrl: 'https://app.merchant.example/banks/done' }),
+    body: JSON.stringify({ institutionId, redirectUrl: 'https://app.merchant.example/banks/done', ...terms }),
   });
   if (created.status !== 201) throw new Error(`POST consent: ${created.status} ${await created.text()}`);
   const consent = ((await created.json()) as { data: { id: string; authorisationUrl: string } }).data;

@@ -39,7 +39,7 @@ async function inParallel<T>(items: T[], width: number, task: (item: T) => Promi
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) await task(items[next++]!);
+      while (next < items.length) await task(items[next++]);
     }),
   );
 }
@@ -168,7 +168,7 @@ export class ConsentLifecycleService {
       const batch = await read(after);
       await inParallel(batch, PARALLEL_CALLS, handle);
       if (batch.length < BATCH) return;
-      after = batch[batch.length - 1]!.id;
+      after = batch[batch.length - 1].id;
     }
   }
 }
