@@ -20,11 +20,20 @@ import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { apiReads } from './scenarios/api-reads.mjs';
 import { syncBench } from './scenarios/sync.mjs';
 import { eventsBench } from './scenarios/events.mjs';
+import { consentExpiryBench } from './scenarios/consent-expiry.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Whatever happens, the bench ends: past this the process reports and exits. */
 const HARD_LIMIT_MS = 600_000;
-const SCENARIOS = ['sandbox-page', 'upstream-client', 'sandbox-rotation', 'api-reads', 'sync', 'events'];
+const SCENARIOS = [
+  'sandbox-page',
+  'upstream-client',
+  'sandbox-rotation',
+  'api-reads',
+  'sync',
+  'events',
+  'consent-expiry',
+];
 
 const int = (name, value, lo, hi) => {
   const n = Number(value);
@@ -192,6 +201,10 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
+    if (s.kind === 'consent-expiry') {
+      out.push(`## ${s.name}`, '', ...s.notes);
+      continue;
+    }
     if (s.kind === 'sandbox-rotation' || s.kind === 'api-reads' || s.kind === 'sync' || s.kind === 'events') {
       out.push(...reportRows(s));
       continue;
@@ -304,6 +317,7 @@ async function main() {
       'api-reads': () => apiReads(context),
       sync: () => syncBench(context),
       events: () => eventsBench(context),
+      'consent-expiry': () => consentExpiryBench(context),
     };
     for (const name of SCENARIOS) {
       if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());

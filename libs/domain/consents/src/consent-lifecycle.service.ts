@@ -5,6 +5,7 @@ import { LOGGER, type AppLogger } from '#libs/observability';
 import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
+import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, GONE_STATUS } from './consent-status.js';
 
@@ -59,6 +60,7 @@ export class ConsentLifecycleService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     private readonly lifecycle: ConsentLifecycleRepository,
     private readonly state: ConsentStateRepository,
+    private readonly expiry: ConsentExpiryRepository,
     private readonly renewal: ConsentRenewalService,
   ) {}
 
@@ -71,30 +73,40 @@ export class ConsentLifecycleService {
     };
     await this.eachBatch(
       (after) => this.lifecycle.pastExpiry(now, after, BATCH),
-      async (consent) => {
-        if ((await this.state.markExpired(consent.merchantId, consent.id, now)).applied) result.expired += 1;
+      async (batch) => {
+        result.expired += await this.expiry.expire(
+          batch.map((c) => c.id),
+          now,
+        );
       },
     );
     const cutoff = new Date(now.getTime() + this.config.consents.refreshDaysBeforeExpiry * DAY_MS);
     await this.eachBatch(
       (after) => this.lifecycle.expiringSoon(now, cutoff, after, BATCH),
-      async (consent) => {
-        if (await this.state.markExpiringNotified(consent.merchantId, consent.id, now)) result.warned += 1;
+      async (batch) => {
+        result.warned += (
+          await this.expiry.warn(
+            batch.map((c) => c.id),
+            now,
+          )
+        ).size;
         // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
-        if (consent.flow !== 'REDIRECT') return;
-        if (!(await this.state.claimReauthorisation(consent.merchantId, consent.id, now))) return;
-        try {
-          await this.renewal.reauthoriseBeforeExpiry(consent.merchantId, consent.id);
-          result.reauthorisationsRequested += 1;
-        } catch (err) {
-          // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
-          await this.state.releaseReauthorisation(consent.merchantId, consent.id);
-          result.reauthorisationsFailed += 1;
-          this.logger.warn(
-            { err, consentId: consent.id },
-            'consent lifecycle: re-authorisation before expiry failed',
-          );
-        }
+        const redirect = batch.filter((c) => c.flow === 'REDIRECT');
+        await inParallel(redirect, PARALLEL_CALLS, async (consent) => {
+          if (!(await this.expiry.claimReauthorisation(consent.merchantId, consent.id, now))) return;
+          try {
+            await this.renewal.reauthoriseBeforeExpiry(consent.merchantId, consent.id);
+            result.reauthorisationsRequested += 1;
+          } catch (err) {
+            // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
+            await this.expiry.releaseReauthorisation(consent.merchantId, consent.id);
+            result.reauthorisationsFailed += 1;
+            this.logger.warn(
+              { err, consentId: consent.id },
+              'consent lifecycle: re-authorisation before expiry failed',
+            );
+          }
+        });
       },
     );
     this.logger.info({ ...result }, 'consent expiry scan');
@@ -161,12 +173,12 @@ export class ConsentLifecycleService {
   /** Keyset-paged: each batch after the last id of the one before, until one comes back short. */
   private async eachBatch(
     read: (afterId: string) => Promise<LifecycleConsent[]>,
-    handle: (consent: LifecycleConsent) => Promise<void>,
+    handle: (batch: LifecycleConsent[]) => Promise<void>,
   ): Promise<void> {
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const batch = await read(after);
-      await inParallel(batch, PARALLEL_CALLS, handle);
+      if (batch.length > 0) await handle(batch);
       if (batch.length < BATCH) return;
       after = batch[batch.length - 1].id;
     }

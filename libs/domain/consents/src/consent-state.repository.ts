@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
+import { consentEvent } from './consent-events.js';
 import {
   ConsentStatus,
   allowedFrom,
@@ -28,13 +29,6 @@ function announcedBy(transition: ConsentTransition, to: ConsentStatus): Merchant
   }
   return null;
 }
-
-const WITH_EXPIRY = new Set<MerchantEventType>([
-  'consent.authorized',
-  'consent.expiring',
-  'consent.reauthorisation_required',
-]);
-const WITH_REASON = new Set<MerchantEventType>(['consent.failed', 'consent.expired', 'consent.revoked']);
 
 /** Clears what only an authorisation in progress needs: its links and our single-use proof. */
 const NOTHING_PENDING = { authorisationUrl: null, reauthorisationUrl: null, stateNonce: null };
@@ -170,65 +164,6 @@ export class ConsentStateRepository {
     );
   }
 
-  /** The consent reached its expiry: EXPIRED, its accounts stop syncing (what was synced stays). */
-  markExpired(merchantId: string, consentId: string, now: Date): Promise<TransitionResult> {
-    return this.prisma.$transaction(async (tx) => {
-      const result = await this.apply(
-        tx,
-        merchantId,
-        consentId,
-        'expire',
-        ConsentStatus.Expired,
-        {
-          ...NOTHING_PENDING,
-          lastErrorCode: 'CONSENT_EXPIRED',
-          lastErrorMessage: 'The consent reached its expiry.',
-        },
-        undefined,
-        { expiresAt: { lte: now } },
-      );
-      if (result.applied) await this.stopSync(tx, merchantId, consentId);
-      return result;
-    });
-  }
-
-  /**
-   * consent.expiring, once per expiry: stamped only while unstamped and still authorised, with the event
-   * in the same transaction. False when another run (or worker) got there first.
-   */
-  markExpiringNotified(merchantId: string, consentId: string, now: Date): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.consent.updateMany({
-        where: { id: consentId, merchantId, status: ConsentStatus.Authorised, expiringNotifiedAt: null },
-        data: { expiringNotifiedAt: now },
-      });
-      if (count === 1) await this.announce(tx, merchantId, consentId, 'consent.expiring');
-      return count === 1;
-    });
-  }
-
-  /** The right to ask the upstream for this consent's re-authorisation: one caller at a time. */
-  async claimReauthorisation(merchantId: string, consentId: string, now: Date): Promise<boolean> {
-    const { count } = await this.prisma.consent.updateMany({
-      where: {
-        id: consentId,
-        merchantId,
-        status: ConsentStatus.Authorised,
-        reauthorisationRequestedAt: null,
-      },
-      data: { reauthorisationRequestedAt: now },
-    });
-    return count === 1;
-  }
-
-  /** The upstream call failed: the next scan may try again. */
-  async releaseReauthorisation(merchantId: string, consentId: string): Promise<void> {
-    await this.prisma.consent.updateMany({
-      where: { id: consentId, merchantId, status: ConsentStatus.Authorised },
-      data: { reauthorisationRequestedAt: null },
-    });
-  }
-
   /** New terms agreed upstream: back to awaiting the user, with a fresh nonce for our signed state. */
   markPreAuthorisationUpdated(
     merchantId: string,
@@ -322,6 +257,8 @@ export class ConsentStateRepository {
     const consent = await db.consent.findFirstOrThrow({
       where: { id: consentId, merchantId },
       select: {
+        id: true,
+        merchantId: true,
         userId: true,
         kind: true,
         status: true,
@@ -331,23 +268,6 @@ export class ConsentStateRepository {
         reauthorisationUrl: true,
       },
     });
-    await this.events.recordInTransaction(db, [
-      {
-        merchantId,
-        userId: consent.userId,
-        type,
-        data: {
-          consentId,
-          kind: consent.kind,
-          status: consent.status,
-          institutionId: consent.institutionId,
-          ...(WITH_EXPIRY.has(type) ? { expiresAt: consent.expiresAt?.toISOString() ?? null } : {}),
-          ...(type === 'consent.reauthorisation_required'
-            ? { reauthorisationUrl: consent.reauthorisationUrl }
-            : {}),
-          ...(WITH_REASON.has(type) ? { reason: consent.lastErrorCode } : {}),
-        },
-      },
-    ]);
+    await this.events.recordInTransaction(db, [consentEvent(type, consent)]);
   }
 }

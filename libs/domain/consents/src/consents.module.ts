@@ -3,6 +3,7 @@ import { AccountsModule } from '#libs/domain/accounts';
 import { EventsModule } from '#libs/domain/events';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
 import { ConsentLifecycleService } from './consent-lifecycle.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
@@ -29,6 +30,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentRenewalService,
     ConsentsService,
     ConsentLifecycleRepository,
+    ConsentExpiryRepository,
     ConsentLifecycleService,
   ],
   exports: [

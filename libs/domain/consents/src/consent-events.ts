@@ -1,0 +1,41 @@
+import type { MerchantEventType, NewMerchantEvent } from '#libs/domain/events';
+
+const WITH_EXPIRY = new Set<MerchantEventType>([
+  'consent.authorized',
+  'consent.expiring',
+  'consent.reauthorisation_required',
+]);
+const WITH_REASON = new Set<MerchantEventType>(['consent.failed', 'consent.expired', 'consent.revoked']);
+
+/** What a consent event says of its consent, whichever writer records it (one consent, or a batch). */
+export interface AnnouncedConsent {
+  id: string;
+  merchantId: string;
+  userId: string;
+  kind: string;
+  status: string;
+  institutionId: string;
+  expiresAt: Date | null;
+  lastErrorCode: string | null;
+  reauthorisationUrl: string | null;
+}
+
+/** The `consent.*` merchant event for a consent as it is after the change. */
+export function consentEvent(type: MerchantEventType, consent: AnnouncedConsent): NewMerchantEvent {
+  return {
+    merchantId: consent.merchantId,
+    userId: consent.userId,
+    type,
+    data: {
+      consentId: consent.id,
+      kind: consent.kind,
+      status: consent.status,
+      institutionId: consent.institutionId,
+      ...(WITH_EXPIRY.has(type) ? { expiresAt: consent.expiresAt?.toISOString() ?? null } : {}),
+      ...(type === 'consent.reauthorisation_required'
+        ? { reauthorisationUrl: consent.reauthorisationUrl }
+        : {}),
+      ...(WITH_REASON.has(type) ? { reason: consent.lastErrorCode } : {}),
+    },
+  };
+}

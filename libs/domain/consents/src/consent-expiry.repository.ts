@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DatabasePool } from '#libs/database';
+import { MerchantEventRepository } from '#libs/domain/events';
+import { consentEvent, type AnnouncedConsent } from './consent-events.js';
+import { ConsentStatus, allowedFrom } from './consent-status.js';
+
+const RETURNED = `id, merchant_id, user_id, kind::text AS kind, status, institution_id, expires_at, last_error_code,
+  reauthorisation_url`;
+
+interface Row {
+  id: string;
+  merchant_id: string;
+  user_id: string;
+  kind: string;
+  status: string;
+  institution_id: string;
+  expires_at: Date | null;
+  last_error_code: string | null;
+  reauthorisation_url: string | null;
+}
+
+const announced = (r: Row): AnnouncedConsent => ({
+  id: r.id,
+  merchantId: r.merchant_id,
+  userId: r.user_id,
+  kind: r.kind,
+  status: r.status,
+  institutionId: r.institution_id,
+  expiresAt: r.expires_at,
+  lastErrorCode: r.last_error_code,
+  reauthorisationUrl: r.reauthorisation_url,
+});
+
+/**
+ * The consent state owner's batch half, for the expiry scan: the `expire` transition and the expiry
+ * warning for a batch of consents in one statement each, guarded exactly as ConsentStateRepository guards
+ * one (the same transition table), with their events in the same transaction. Plus the claim that lets one
+ * worker at a time ask the bank for a consent's re-authorisation.
+ */
+@Injectable()
+export class ConsentExpiryRepository {
+  constructor(
+    private readonly db: DatabasePool,
+    private readonly events: MerchantEventRepository,
+  ) {}
+
+  /** EXPIRED for those of `ids` past `now` and still where `expire` starts; their accounts stop syncing. */
+  expire(ids: readonly string[], now: Date): Promise<number> {
+    if (ids.length === 0) return Promise.resolve(0);
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<Row>({
+        name: 'consent-expiry.expire',
+        text: `WITH expired AS (
+            UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
+              last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
+              reauthorisation_url = NULL, state_nonce = NULL, updated_at = $2
+            WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
+            RETURNING ${RETURNED}),
+          stopped AS (
+            UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $2
+            FROM expired WHERE accounts.consent_id = expired.id)
+          SELECT * FROM expired`,
+        values: [ids, now, ConsentStatus.Expired, allowedFrom('expire')],
+      });
+      await this.announce(client, 'consent.expired', rows);
+      return rows.length;
+    });
+  }
+
+  /** consent.expiring for those of `ids` still authorised and not yet warned of this expiry: their ids. */
+  warn(ids: readonly string[], now: Date): Promise<Set<string>> {
+    if (ids.length === 0) return Promise.resolve(new Set());
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<Row>({
+        name: 'consent-expiry.warn',
+        text: `UPDATE consents SET expiring_notified_at = $2
+          WHERE id = ANY($1::uuid[]) AND status = 'AUTHORIZED' AND expiring_notified_at IS NULL
+          RETURNING ${RETURNED}`,
+        values: [ids, now],
+      });
+      await this.announce(client, 'consent.expiring', rows);
+      return new Set(rows.map((r) => r.id));
+    });
+  }
+
+  /** The right to ask the upstream for this consent's re-authorisation: one caller at a time. */
+  async claimReauthorisation(merchantId: string, consentId: string, now: Date): Promise<boolean> {
+    const rows = await this.db.rows({
+      name: 'consent-expiry.claim-reauthorisation',
+      text: `UPDATE consents SET reauthorisation_requested_at = $3
+        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND reauthorisation_requested_at IS NULL
+        RETURNING id`,
+      values: [merchantId, consentId, now],
+    });
+    return rows.length === 1;
+  }
+
+  /** The upstream call failed: the next scan may try again. */
+  async releaseReauthorisation(merchantId: string, consentId: string): Promise<void> {
+    await this.db.rows({
+      name: 'consent-expiry.release-reauthorisation',
+      text: `UPDATE consents SET reauthorisation_requested_at = NULL
+        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED'`,
+      values: [merchantId, consentId],
+    });
+  }
+
+  private announce(client: pg.PoolClient, type: 'consent.expired' | 'consent.expiring', rows: Row[]) {
+    return this.events.record(
+      client,
+      rows.map((r) => consentEvent(type, announced(r))),
+    );
+  }
+}
