@@ -18,9 +18,14 @@ describe('job catalogue: handlers checked at boot', () => {
 
   it('names a job that no processor handles', () => {
     const processors = complete().map((p) => (p.queue === QueueName.Consents ? processor(p.queue, []) : p));
-    expect(checkJobHandlers(processors)).toEqual([
+    expect(checkJobHandlers(processors)).toEqual(
+      ALL_JOB_NAMES.filter((name) => JOB_DEFINITIONS[name].queue === QueueName.Consents).map(
+        (name) => `${name}: no handler in a processor of queue consents`,
+      ),
+    );
+    expect(checkJobHandlers(processors)).toContain(
       'consents.poll-embedded: no handler in a processor of queue consents',
-    ]);
+    );
   });
 
   it('names a handler on the wrong queue, and one the catalogue does not know', () => {
