@@ -55,7 +55,11 @@ export class ConsentExpiryRepository {
             UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
               last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
               reauthorisation_url = NULL, state_nonce = NULL, updated_at = $2
-            WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
+            WHERE id IN (
+                -- Locked in id order: two scans over the same batch wait for each other, never deadlock.
+                SELECT id FROM consents WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
+                ORDER BY id FOR UPDATE)
+              AND status = ANY($4::text[]) AND expires_at <= $2
             RETURNING ${RETURNED}),
           stopped AS (
             UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $2
@@ -68,30 +72,44 @@ export class ConsentExpiryRepository {
     });
   }
 
-  /** consent.expiring for those of `ids` still authorised and not yet warned of this expiry: their ids. */
-  warn(ids: readonly string[], now: Date): Promise<Set<string>> {
+  /**
+   * consent.expiring for those of `ids` still authorised, still expiring by `cutoff` (a re-authorisation
+   * meanwhile moved the expiry out) and not yet warned of this expiry: their ids.
+   */
+  warn(ids: readonly string[], now: Date, cutoff: Date): Promise<Set<string>> {
     if (ids.length === 0) return Promise.resolve(new Set());
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<Row>({
         name: 'consent-expiry.warn',
         text: `UPDATE consents SET expiring_notified_at = $2
           WHERE id = ANY($1::uuid[]) AND status = 'AUTHORIZED' AND expiring_notified_at IS NULL
+            AND expires_at > $2 AND expires_at <= $3
           RETURNING ${RETURNED}`,
-        values: [ids, now],
+        values: [ids, now, cutoff],
       });
       await this.announce(client, 'consent.expiring', rows);
       return new Set(rows.map((r) => r.id));
     });
   }
 
-  /** The right to ask the upstream for this consent's re-authorisation: one caller at a time. */
-  async claimReauthorisation(merchantId: string, consentId: string, now: Date): Promise<boolean> {
+  /**
+   * The right to ask the upstream for this consent's re-authorisation: one caller at a time, only while it
+   * still expires by `cutoff`. A claim older than an hour is taken over: its holder died between the claim
+   * and the answer (a live one has answered or released it long before).
+   */
+  async claimReauthorisation(
+    merchantId: string,
+    consentId: string,
+    now: Date,
+    cutoff: Date,
+  ): Promise<boolean> {
     const rows = await this.db.rows({
       name: 'consent-expiry.claim-reauthorisation',
       text: `UPDATE consents SET reauthorisation_requested_at = $3
-        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND reauthorisation_requested_at IS NULL
+        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND expires_at <= $4
+          AND (reauthorisation_requested_at IS NULL OR reauthorisation_requested_at < $3::timestamptz - interval '1 hour')
         RETURNING id`,
-      values: [merchantId, consentId, now],
+      values: [merchantId, consentId, now, cutoff],
     });
     return rows.length === 1;
   }

@@ -7,6 +7,7 @@ export interface LifecycleConsent {
   merchantId: string;
   upstreamConsentId: string;
   flow: string;
+  status: string;
   /** The merchant's sub-application, for the upstream calls. */
   subApplicationId: string | null;
 }
@@ -16,7 +17,7 @@ export interface ConsentCounts {
   byMerchant: { merchantId: string; merchantName: string; status: string; count: number }[];
 }
 
-const LIFECYCLE_COLUMNS = `c.id, c.merchant_id, c.upstream_consent_id, c.flow::text AS flow,
+const LIFECYCLE_COLUMNS = `c.id, c.merchant_id, c.upstream_consent_id, c.flow::text AS flow, c.status,
   (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id`;
 
 interface Row {
@@ -24,6 +25,7 @@ interface Row {
   merchant_id: string;
   upstream_consent_id: string;
   flow: string;
+  status: string;
   sub_application_id: string | null;
 }
 
@@ -32,6 +34,7 @@ const toConsent = (r: Row): LifecycleConsent => ({
   merchantId: r.merchant_id,
   upstreamConsentId: r.upstream_consent_id,
   flow: r.flow,
+  status: r.status,
   subApplicationId: r.sub_application_id,
 });
 
@@ -69,12 +72,12 @@ export class ConsentLifecycleRepository {
     return rows.map(toConsent);
   }
 
-  /** Authorised data consents checked longest ago (or never), for reconciliation. */
+  /** Data consents still in use (authorised, or awaiting re-authorisation) checked longest ago, for reconciliation. */
   async leastRecentlyReconciled(checkedBefore: Date, limit: number): Promise<LifecycleConsent[]> {
     const rows = await this.db.rows<Row>({
       name: 'consent-lifecycle.least-recently-reconciled',
       text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT'
+        WHERE status IN ('AUTHORIZED', 'AWAITING_RE_AUTHORIZATION') AND kind = 'ACCOUNT'
           AND (reconciled_at IS NULL OR reconciled_at < $1)
         ORDER BY reconciled_at NULLS FIRST, id LIMIT $2`,
       values: [checkedBefore, limit],

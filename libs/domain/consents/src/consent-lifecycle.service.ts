@@ -88,12 +88,13 @@ export class ConsentLifecycleService {
           await this.expiry.warn(
             batch.map((c) => c.id),
             now,
+            cutoff,
           )
         ).size;
         // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
         const redirect = batch.filter((c) => c.flow === 'REDIRECT');
         await inParallel(redirect, PARALLEL_CALLS, async (consent) => {
-          if (!(await this.expiry.claimReauthorisation(consent.merchantId, consent.id, now))) return;
+          if (!(await this.expiry.claimReauthorisation(consent.merchantId, consent.id, now, cutoff))) return;
           try {
             await this.renewal.reauthoriseBeforeExpiry(consent.merchantId, consent.id);
             result.reauthorisationsRequested += 1;
@@ -116,12 +117,16 @@ export class ConsentLifecycleService {
   async reconcile(now = this.clock.now()): Promise<Reconciliation> {
     const result: Reconciliation = { checked: 0, revoked: 0, expired: 0, failed: 0 };
     // Everything not checked since this run began, least recently checked first, at most a run's worth.
-    while (result.checked + result.failed < RECONCILE_PER_RUN) {
+    // A 429 the client could not wait out ends the run: the rest waits for the next one.
+    let limited = false;
+    while (!limited && result.checked + result.failed < RECONCILE_PER_RUN) {
       const batch = await this.lifecycle.leastRecentlyReconciled(now, 100);
       if (batch.length === 0) break;
       await inParallel(batch, PARALLEL_CALLS, async (consent) => {
+        if (limited) return;
         const outcome = await this.reconcileOne(consent, now);
-        if (outcome === 'failed') result.failed += 1;
+        if (outcome === 'rate-limited') limited = true;
+        else if (outcome === 'failed') result.failed += 1;
         else result.checked += 1;
         if (outcome === 'revoked') result.revoked += 1;
         if (outcome === 'expired') result.expired += 1;
@@ -134,7 +139,7 @@ export class ConsentLifecycleService {
   private async reconcileOne(
     consent: LifecycleConsent,
     now: Date,
-  ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed'> {
+  ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed' | 'rate-limited'> {
     let gone: { status: ConsentStatus; code: string } | undefined;
     try {
       const { data } = await this.upstream.getConsent(consent.upstreamConsentId, {
@@ -142,6 +147,7 @@ export class ConsentLifecycleService {
       });
       gone = UPSTREAM_GONE[data.status];
     } catch (error) {
+      if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') return 'rate-limited';
       const status = error instanceof UpstreamError ? GONE_STATUS[error.kind] : undefined;
       if (status) gone = { status, code: (error as UpstreamError).kind };
       else {
@@ -155,7 +161,12 @@ export class ConsentLifecycleService {
       }
     }
     let outcome: 'unchanged' | 'revoked' | 'expired' = 'unchanged';
-    if (gone) {
+    if (consent.status === ConsentStatus.AwaitingReauthorisation) {
+      // Waiting for the user to re-authorise: only a revocation ends that (an expiry is our own scan's).
+      if (gone?.status === ConsentStatus.Revoked) {
+        if ((await this.state.markRevoked(consent.merchantId, consent.id, now)).applied) outcome = 'revoked';
+      }
+    } else if (gone) {
       const marked = await this.state.markGone(
         consent.merchantId,
         consent.id,
