@@ -89,6 +89,7 @@ export async function authorisedSandboxVrpConsent(
   config: AppConfig,
   applicationUserId: string,
   subApplication?: string,
+  controlParameters: object = VRP_CONTROL_PARAMETERS,
 ): Promise<{ consentId: string; consentToken: string }> {
   const http = new SandboxHttp(sandboxUrl, config);
   const created = await http.call<{ data: { id: string } }>(
@@ -99,7 +100,7 @@ export async function authorisedSandboxVrpConsent(
       body: {
         applicationUserId,
         institutionId: 'sandbox-payments',
-        controlParameters: VRP_CONTROL_PARAMETERS,
+        controlParameters,
         initiationDetails: VRP_INITIATION_DETAILS,
       },
     },

@@ -13,6 +13,7 @@ import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { DataApiModule } from './data/data-api.module.js';
 import { SyncApiModule } from './sync/sync-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
+import { PaymentsApiModule } from './payments/payments-api.module.js';
 import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
 import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
@@ -35,6 +36,7 @@ export class AppModule {
         DataApiModule,
         SyncApiModule,
         EventsApiModule,
+        PaymentsApiModule,
       ],
       controllers: [MetricsController, AdminMerchantsController, AdminUpstreamController, MeController],
       // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.

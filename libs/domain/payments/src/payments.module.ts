@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '#libs/domain/events';
+import { FinancialDataModule } from '#libs/domain/financial-data';
 import { PaymentStateRepository } from './payment-state.repository.js';
+import { VrpPaymentRepository } from './vrp-payment.repository.js';
+import { VrpPaymentsService } from './vrp-payments.service.js';
 
-/** Payments: for now the owner of a payment's status, which webhooks advance. */
-@Module({ imports: [EventsModule], providers: [PaymentStateRepository], exports: [PaymentStateRepository] })
+/** Payments: a payment's status (which webhooks advance), and sweeping VRP payments within their limits. */
+@Module({
+  imports: [EventsModule, FinancialDataModule],
+  providers: [PaymentStateRepository, VrpPaymentRepository, VrpPaymentsService],
+  exports: [PaymentStateRepository, VrpPaymentsService],
+})
 export class PaymentsModule {}

@@ -1,0 +1,117 @@
+import { Body, Controller, Get, Headers, Param, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { VrpPaymentsService } from '#libs/domain/payments';
+import {
+  ApiEnvelope,
+  ApiErrorResponse,
+  Auth,
+  AuthKind,
+  DomainError,
+  ErrorCode,
+  Principal,
+  TracingId,
+  envelope,
+} from '#libs/http';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { MoneyViewDto } from '../data/data.dto.js';
+import { callerOf, upstreamFailures } from '../data/account-data.controller.js';
+import { AmountInputDto } from '../data/data.dto.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+
+export class VrpPaymentInputDto {
+  @ApiProperty({
+    type: AmountInputDto,
+    description: 'A decimal string of the consent’s currency, never rounded',
+  })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AmountInputDto)
+  amount!: AmountInputDto;
+
+  @ApiPropertyOptional({ maxLength: 18, example: 'Sweep' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(18)
+  reference?: string;
+}
+
+class VrpPaymentDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) consentId!: string;
+  @ApiProperty({
+    example: 'PENDING',
+    description: 'The upstream’s status; SUBMITTING until the bank answers',
+  })
+  status!: string;
+  @ApiProperty({ type: MoneyViewDto }) amount!: MoneyViewDto;
+  @ApiProperty({ type: String, nullable: true }) reference!: string | null;
+  @ApiProperty({ type: String, nullable: true }) upstreamPaymentId!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+/** Payments under a sweeping VRP consent, within its limits (API.md, "Payments and VRP"). */
+@ApiTags('vrp')
+@Auth(AuthKind.Merchant)
+@Controller('v1/vrp/consents')
+export class VrpPaymentsController {
+  constructor(private readonly payments: VrpPaymentsService) {}
+
+  @Post(':consentId/payments')
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Pay under a sweeping VRP consent',
+    description:
+      'Needs an Idempotency-Key (a retry with it returns the same payment). Checked here before the bank is asked: the per-payment maximum, and every periodic limit in its current period (aligned to the consent or the calendar), counting this BFF’s payments under the consent that may have moved money. The check and the reservation are one atomic step, so concurrent payments cannot overspend together. A payment that would break a limit gets 422 VRP_LIMIT_EXCEEDED naming the limit and the headroom left.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(VrpPaymentDto) })
+  @ApiInvalid(
+    'VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key',
+  )
+  @ApiUnprocessableEntityResponse({ type: ApiErrorResponse, description: 'VRP_LIMIT_EXCEEDED' })
+  @ApiMissing()
+  @upstreamFailures()
+  async pay(
+    @Param('consentId') consentId: string,
+    @Body() body: VrpPaymentInputDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    if (!idempotencyKey) {
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'A payment needs an Idempotency-Key header.', {
+        details: [{ field: 'Idempotency-Key', issue: 'is required for payments' }],
+      });
+    }
+    const payment = await this.payments.pay(callerOf(principal), consentId, {
+      amount: body.amount.amount,
+      currency: body.amount.currency,
+      ...(body.reference ? { reference: body.reference } : {}),
+    });
+    return envelope(tracingId, payment);
+  }
+
+  @Get(':consentId/payments')
+  @ApiOperation({ summary: 'The payments made under a sweeping VRP consent, newest first (at most 100)' })
+  @ApiOkResponse({ type: ApiEnvelope(VrpPaymentDto, { list: true }) })
+  @ApiMissing()
+  @upstreamFailures()
+  async list(
+    @Param('consentId') consentId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const payments = await this.payments.list(callerOf(principal), consentId);
+    return envelope(tracingId, payments, { count: payments.length });
+  }
+}
