@@ -24,7 +24,7 @@ export interface VrpPaymentView {
   createdAt: string;
 }
 
-const VIEW = `id, consent_id, status, amount::text AS amount, currency, reference, upstream_payment_id,
+const VIEW = `id, consent_id, status, round(amount, 2)::text AS amount, currency, reference, upstream_payment_id,
   ${isoText('created_at')} AS created_at`;
 
 interface Row {
@@ -90,11 +90,11 @@ export class VrpPaymentRepository {
             NOT_PAID_STATUSES,
           ],
         });
-        if (!rows[0]!.fits) {
+        if (!rows[0].fits) {
           throw new DomainError(
             ErrorCode.VRP_LIMIT_EXCEEDED,
-            `The payment would exceed the consent's ${limit.frequency} limit of ${limit.totalMaxAmount} ${input.currency}: ${rows[0]!.headroom} left until ${limit.end.toISOString()}.`,
-            { details: [{ field: 'amount', issue: `exceeds ${limit.name}: ${rows[0]!.headroom} left` }] },
+            `The payment would exceed the consent's ${limit.frequency} limit of ${limit.totalMaxAmount} ${input.currency}: ${rows[0].headroom} left until ${limit.end.toISOString()}.`,
+            { details: [{ field: 'amount', issue: `exceeds ${limit.name}: ${rows[0].headroom} left` }] },
           );
         }
       }
@@ -114,7 +114,7 @@ export class VrpPaymentRepository {
           JSON.stringify(input.payee ?? {}),
         ],
       });
-      return toView(rows[0]!);
+      return toView(rows[0]);
     });
   }
 
@@ -135,7 +135,7 @@ export class VrpPaymentRepository {
         WHERE id = $1 RETURNING ${VIEW}`,
       values: [id, upstreamPaymentId, status, JSON.stringify(raw ?? null), NOT_PAID_STATUSES],
     });
-    return toView(row!);
+    return toView(row);
   }
 
   /** The upstream refused it: the reservation is released (a failed payment counts against nothing). */

@@ -21,6 +21,8 @@ interface ControlParameters {
   psuAuthenticationMethods?: string[];
 }
 
+const DAY_MS = 86_400_000;
+
 /** Minor units per currency; anything not listed takes two. */
 const DECIMALS: Readonly<Record<string, number>> = { JPY: 0, KRW: 0, BHD: 3, KWD: 3, JOD: 3 };
 
@@ -59,7 +61,7 @@ export class VrpPaymentsService {
         limits.push({
           name: `periodicLimits[${i}] (${limit.frequency})`,
           frequency: limit.frequency,
-          totalMaxAmount: String(limit.totalMaxAmount.amount),
+          totalMaxAmount: this.limitFor(limit, period, anchor, input.currency),
           ...period,
         });
       });
@@ -101,6 +103,29 @@ export class VrpPaymentsService {
     return this.access.withVrpConsent(caller, consentId, undefined, () =>
       this.payments.listForConsent(caller.merchantId, consentId, 100),
     );
+  }
+
+  /**
+   * The limit of the current period: the whole `totalMaxAmount`, except in a CALENDAR-aligned first period
+   * (the one holding the consent's anchor), which is pro-rated to the days left in it, the anchor's day
+   * included, rounded down to the currency's minor unit, as the upstream documents.
+   */
+  private limitFor(
+    limit: { alignment?: string; totalMaxAmount: UpstreamAmount },
+    period: { start: Date; end: Date },
+    anchorMs: number,
+    currency: string,
+  ): string {
+    const total = new Prisma.Decimal(String(limit.totalMaxAmount.amount));
+    const [start, end] = [period.start.getTime(), period.end.getTime()];
+    if (limit.alignment !== 'CALENDAR' || anchorMs < start || anchorMs >= end) return total.toString();
+    const totalDays = Math.round((end - start) / DAY_MS);
+    const remainingDays = Math.round((end - Math.floor(anchorMs / DAY_MS) * DAY_MS) / DAY_MS);
+    return total
+      .mul(remainingDays)
+      .div(totalDays)
+      .toDecimalPlaces(DECIMALS[currency] ?? 2, Prisma.Decimal.ROUND_DOWN)
+      .toString();
   }
 
   /** A decimal string of the consent's currency, at most its minor units, within the per-payment maximum. */
