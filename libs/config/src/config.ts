@@ -59,6 +59,14 @@ export interface AppConfig {
     /** How often reconciliation with the upstream runs; 0: not scheduled by this worker. */
     reconcileMinutes: number;
   };
+  payments: {
+    /** How often a payment without a final status is polled upstream (the fallback to webhooks); 0: never. */
+    statusPollSeconds: number;
+  };
+  demo: {
+    /** The demo merchant app's URL when it runs (GET / on the api links to it); null otherwise. */
+    publicUrl: string | null;
+  };
   events: {
     signatureScheme: 'standard-webhooks';
     webhookMaxBodyBytes: number;
@@ -208,6 +216,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       expiryScanMinutes: env.CONSENT_EXPIRY_SCAN_MINUTES,
       reconcileMinutes: env.CONSENT_RECONCILE_MINUTES,
     },
+    payments: { statusPollSeconds: env.PAYMENT_STATUS_POLL_SECONDS },
+    demo: { publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null },
     events: {
       signatureScheme: env.WEBHOOK_SIGNATURE_SCHEME as 'standard-webhooks',
       webhookMaxBodyBytes: env.WEBHOOK_MAX_BODY_BYTES,

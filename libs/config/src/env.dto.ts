@@ -213,6 +213,20 @@ export class EnvironmentVariables {
   @Max(7 * 24 * 60)
   CONSENT_RECONCILE_MINUTES = 360;
 
+  // --- payments ---
+  /** How often the status of a payment with no final status is read from the upstream (webhooks usually come first). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  PAYMENT_STATUS_POLL_SECONDS = 30;
+
+  // --- demo merchant app ---
+  /** Where the demo merchant app is served, when it runs; the api's GET / links to it. */
+  @IsOptional()
+  @IsUrl(LOCAL_URL)
+  DEMO_PUBLIC_URL?: string = undefined;
+
   // --- events in (upstream webhooks) and out (merchant endpoints, SSE) ---
   /** How upstream webhooks are signed; the upstream does not publish its scheme, so it is named here. */
   @IsIn(['standard-webhooks'])
