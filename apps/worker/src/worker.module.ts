@@ -5,12 +5,14 @@ import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
 import { InstitutionsModule } from '#libs/domain/institutions';
+import { PaymentsModule } from '#libs/domain/payments';
 import { SyncModule } from '#libs/domain/sync';
 import { ConsentsProcessor } from './consents/consents.processor.js';
 import { EventsProcessor } from './events/events.processor.js';
 import { OutboxRelayListener } from './events/outbox-relay.listener.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
+import { PaymentsProcessor } from './payments/payments.processor.js';
 import { SyncProcessor } from './sync/sync.processor.js';
 
 @Module({})
@@ -26,12 +28,14 @@ export class WorkerModule {
         InstitutionsModule,
         EventsModule,
         InboxModule,
+        PaymentsModule,
       ],
       providers: [
         MaintenanceProcessor,
         ConsentsProcessor,
         SyncProcessor,
         EventsProcessor,
+        PaymentsProcessor,
         OutboxRelayListener,
         JobHandlersCheck,
       ],

@@ -60,7 +60,10 @@ export interface AppConfig {
     reconcileMinutes: number;
   };
   payments: {
-    /** How often a payment without a final status is polled upstream (the fallback to webhooks); 0: never. */
+    /**
+     * How often the worker looks for payments whose status check is due (each is checked soon after it
+     * starts, then less often: a quarter of its age, at most every 15 minutes); 0: not scheduled here.
+     */
     statusPollSeconds: number;
   };
   demo: {

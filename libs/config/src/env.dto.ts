@@ -214,12 +214,12 @@ export class EnvironmentVariables {
   CONSENT_RECONCILE_MINUTES = 360;
 
   // --- payments ---
-  /** How often the status of a payment with no final status is read from the upstream (webhooks usually come first). */
+  /** How often the worker looks for payments whose status check is due (the fallback behind webhooks). */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   @Max(3600)
-  PAYMENT_STATUS_POLL_SECONDS = 30;
+  PAYMENT_STATUS_POLL_SECONDS = 5;
 
   // --- demo merchant app ---
   /** Where the demo merchant app is served, when it runs; the api's GET / links to it. */

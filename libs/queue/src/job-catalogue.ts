@@ -6,6 +6,7 @@ export const QueueName = {
   Consents: 'consents',
   Sync: 'sync',
   Events: 'events',
+  Payments: 'payments',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -78,6 +79,12 @@ export interface JobCatalogue {
     queue: typeof QueueName.Events;
     payload: Record<string, never>;
     result: { inbox: number; deliveries: number; relayed: number; disabled: number };
+  };
+  /** Looks at payments without a final status whose check is due, and submits again those the bank never got. */
+  'payments.poll-status': {
+    queue: typeof QueueName.Payments;
+    payload: Record<string, never>;
+    result: { checked: number; submitted: number; finalised: number; failed: number };
   };
 }
 
@@ -185,6 +192,16 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   },
   'events.sweep': {
     queue: QueueName.Events,
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 1,
+      removeOnComplete: { age: 3600, count: 100 },
+      removeOnFail: { age: 24 * 3600 },
+    },
+  },
+  'payments.poll-status': {
+    queue: QueueName.Payments,
+    // A round claims its own payments and checks each on its own schedule: a lost round is the next one.
     options: {
       ...BASE_OPTIONS,
       attempts: 1,

@@ -17,6 +17,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     EVENTS_SWEEP_SECONDS: '0',
     CONSENT_EXPIRY_SCAN_MINUTES: '0',
     CONSENT_RECONCILE_MINUTES: '0',
+    PAYMENT_STATUS_POLL_SECONDS: '0',
     ...overrides,
   });
 }

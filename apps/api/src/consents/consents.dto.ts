@@ -18,7 +18,7 @@ import {
 import { PageQuery } from '#libs/http';
 
 // One rule per kind of field, so every consent body validates it the same way.
-const IsRedirectUrl = () =>
+export const IsRedirectUrl = () =>
   applyDecorators(
     IsString(),
     MaxLength(2048),
@@ -34,12 +34,12 @@ const IsScopes = () =>
     IsString({ each: true }),
     Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' }),
   );
-const IsInstitutionId = () =>
+export const IsInstitutionId = () =>
   applyDecorators(
     IsString(),
     Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' }),
   );
-const IsOptionalDateTime = () => applyDecorators(IsOptional(), IsISO8601({ strict: true }));
+export const IsOptionalDateTime = () => applyDecorators(IsOptional(), IsISO8601({ strict: true }));
 
 export class CreateConsentDto {
   @ApiProperty({ example: 'sandbox-redirect', maxLength: 255 })
@@ -168,6 +168,11 @@ export class ConsentSyncDto {
 
 export class ConsentDto {
   @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({
+    enum: ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'],
+    description: 'ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits',
+  })
+  kind: string;
   @ApiProperty({ format: 'uuid' }) userId: string;
   @ApiProperty() institutionId: string;
   @ApiProperty({

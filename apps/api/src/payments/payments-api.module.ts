@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { PaymentsModule } from '#libs/domain/payments';
+import { PaymentsController } from './payments.controller.js';
 import { VrpPaymentsController } from './vrp-payments.controller.js';
 
 /** Payment routes of the merchant API (API.md, "Payments and VRP"). */
-@Module({ imports: [PaymentsModule], controllers: [VrpPaymentsController] })
+@Module({ imports: [PaymentsModule], controllers: [PaymentsController, VrpPaymentsController] })
 export class PaymentsApiModule {}

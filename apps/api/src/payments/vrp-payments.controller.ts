@@ -11,22 +11,13 @@ import {
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { VrpPaymentsService } from '#libs/domain/payments';
-import {
-  ApiEnvelope,
-  ApiErrorResponse,
-  Auth,
-  AuthKind,
-  DomainError,
-  ErrorCode,
-  Principal,
-  TracingId,
-  envelope,
-} from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { MoneyViewDto } from '../data/data.dto.js';
 import { callerOf, upstreamFailures } from '../data/account-data.controller.js';
 import { AmountInputDto } from '../data/data.dto.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { requireIdempotencyKey } from './idempotency-key.js';
+import { PaymentDto } from './payments.dto.js';
 
 export class VrpPaymentInputDto {
   @ApiProperty({
@@ -46,23 +37,9 @@ export class VrpPaymentInputDto {
   reference?: string;
 }
 
-class VrpPaymentDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ format: 'uuid' }) consentId!: string;
-  @ApiProperty({
-    example: 'PENDING',
-    description: 'The upstream’s status; SUBMITTING until the bank answers',
-  })
-  status!: string;
-  @ApiProperty({ type: MoneyViewDto }) amount!: MoneyViewDto;
-  @ApiProperty({ type: String, nullable: true }) reference!: string | null;
-  @ApiProperty({ type: String, nullable: true }) upstreamPaymentId!: string | null;
-  @ApiProperty({ format: 'date-time' }) createdAt!: string;
-}
-
 /** Payments under a sweeping VRP consent, within its limits (API.md, "Payments and VRP"). */
 @ApiTags('vrp')
-@Auth(AuthKind.Merchant)
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1/vrp/consents')
 export class VrpPaymentsController {
   constructor(private readonly payments: VrpPaymentsService) {}
@@ -74,7 +51,7 @@ export class VrpPaymentsController {
     description:
       'Needs an Idempotency-Key (a retry with it returns the same payment). Checked here before the bank is asked: the per-payment maximum, and every periodic limit in its current period (aligned to the consent or the calendar), counting this BFF’s payments under the consent that may have moved money. The check and the reservation are one atomic step, so concurrent payments cannot overspend together. A payment that would break a limit gets 422 VRP_LIMIT_EXCEEDED naming the limit and the headroom left.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(VrpPaymentDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(PaymentDto) })
   @ApiInvalid(
     'VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key',
   )
@@ -88,11 +65,7 @@ export class VrpPaymentsController {
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    if (!idempotencyKey) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'A payment needs an Idempotency-Key header.', {
-        details: [{ field: 'Idempotency-Key', issue: 'is required for payments' }],
-      });
-    }
+    requireIdempotencyKey(idempotencyKey);
     const payment = await this.payments.pay(callerOf(principal), consentId, {
       amount: body.amount.amount,
       currency: body.amount.currency,
@@ -103,7 +76,7 @@ export class VrpPaymentsController {
 
   @Get(':consentId/payments')
   @ApiOperation({ summary: 'The payments made under a sweeping VRP consent, newest first (at most 100)' })
-  @ApiOkResponse({ type: ApiEnvelope(VrpPaymentDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(PaymentDto, { list: true }) })
   @ApiMissing()
   @upstreamFailures()
   async list(

@@ -52,6 +52,44 @@ export class ConsentAuthoriser {
   ): Promise<TransitionResult> {
     const token = authorised.consentToken;
     if (!token) throw new Error('The authorised consent carried no token');
+    // A payment consent has no accounts to read or sync: its token is all there is to keep.
+    if (consent.kind === 'ACCOUNT') await this.storeAccounts(consent, token, subApplication, requestId);
+    const authorizedAt = authorised.authorizedAt ? new Date(authorised.authorizedAt) : new Date();
+    const result = await this.state.markAuthorised(consent.merchantId, consent.id, {
+      ...this.vault.seal(token, consent.id),
+      authorizedAt,
+      // A payment consent lasts as long as the bank says (a VRP consent's validTo was asked for at creation).
+      expiresAt:
+        consent.kind === 'ACCOUNT'
+          ? expiryOf(authorised, consent, authorizedAt)
+          : authorised.expiresAt
+            ? new Date(authorised.expiresAt)
+            : consent.expiresAt,
+      featureScope: authorised.featureScope ?? consent.featureScope,
+      institutionConsentId: authorised.institutionConsentId ?? null,
+    });
+    if (result.applied && consent.kind === 'ACCOUNT') {
+      // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
+      const accounts = await this.accounts.idsOfConsent(consent.merchantId, consent.id);
+      await this.syncs.requestInitial(
+        accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
+      );
+    } else if (!result.applied) {
+      // Revoked (or otherwise settled) while the bank was answering: the newer state stands.
+      this.logger.warn(
+        { consentId: consent.id, found: result.found },
+        'consent authorised upstream, but no longer awaiting here: left as it is',
+      );
+    }
+    return result;
+  }
+
+  private async storeAccounts(
+    consent: StoredConsent,
+    token: string,
+    subApplication: string | undefined,
+    requestId?: string,
+  ): Promise<void> {
     // Accounts first: once the status says AUTHORIZED (what a poller waits for), they are readable.
     try {
       const { data: accounts } = await this.upstream.getAccounts({
@@ -79,27 +117,5 @@ export class ConsentAuthoriser {
         'consent authorised: fetching accounts failed; left to the background sync',
       );
     }
-    const authorizedAt = authorised.authorizedAt ? new Date(authorised.authorizedAt) : new Date();
-    const result = await this.state.markAuthorised(consent.merchantId, consent.id, {
-      ...this.vault.seal(token, consent.id),
-      authorizedAt,
-      expiresAt: expiryOf(authorised, consent, authorizedAt),
-      featureScope: authorised.featureScope ?? consent.featureScope,
-      institutionConsentId: authorised.institutionConsentId ?? null,
-    });
-    if (result.applied) {
-      // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
-      const accounts = await this.accounts.idsOfConsent(consent.merchantId, consent.id);
-      await this.syncs.requestInitial(
-        accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
-      );
-    } else {
-      // Revoked (or otherwise settled) while the bank was answering: the newer state stands.
-      this.logger.warn(
-        { consentId: consent.id, found: result.found },
-        'consent authorised upstream, but no longer awaiting here: left as it is',
-      );
-    }
-    return result;
   }
 }

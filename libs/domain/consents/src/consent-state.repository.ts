@@ -192,6 +192,16 @@ export class ConsentStateRepository {
     );
   }
 
+  /**
+   * A single-payment consent made its payment: CONSUMED, so nothing here can use it again. The token is
+   * kept: reading the payment's status upstream still needs it.
+   */
+  markConsumed(merchantId: string, consentId: string): Promise<TransitionResult> {
+    return this.apply(this.prisma, merchantId, consentId, 'consume', ConsentStatus.Consumed, {
+      ...NOTHING_PENDING,
+    });
+  }
+
   /** Revoked: the time, the token dropped (useless now, so no reason to keep a secret), syncing stopped. */
   markRevoked(merchantId: string, consentId: string, now = new Date()): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {

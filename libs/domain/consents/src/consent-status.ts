@@ -87,6 +87,8 @@ export const CONSENT_TRANSITIONS = {
     from: [...RENEWABLE, S.AwaitingAuthorisation],
     to: [S.AwaitingAuthorisation],
   },
+  /** A single-payment consent made its one payment (spec part 1, rule 3): never used again. */
+  consume: { from: [S.Authorised], to: [S.Consumed] },
   /** Revoked by the merchant or the user: final, from anywhere else. */
   revoke: { from: ALL.filter((s) => s !== S.Revoked), to: [S.Revoked] },
 } as const satisfies Record<string, { from: readonly ConsentStatus[]; to: readonly ConsentStatus[] }>;

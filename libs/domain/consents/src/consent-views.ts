@@ -4,6 +4,8 @@ import type { StoredConsent } from './consent.repository.js';
 
 export interface ConsentView {
   id: string;
+  /** ACCOUNT (financial data), PAYMENT (one single payment) or VRP_SWEEPING (payments within limits). */
+  kind: string;
   userId: string;
   institutionId: string;
   status: string;
@@ -42,6 +44,7 @@ export function summariseSync(
 export function toConsentView(c: StoredConsent): ConsentView {
   return {
     id: c.id,
+    kind: c.kind,
     userId: c.userId,
     institutionId: c.institutionId,
     status: c.status,

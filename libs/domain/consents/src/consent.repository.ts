@@ -22,6 +22,7 @@ const PUBLIC_FIELDS = {
   redirectUrl: true,
   reauthorisationUrl: true,
   revokedAt: true,
+  vrpControlParameters: true,
   lastErrorCode: true,
   createdAt: true,
   updatedAt: true,
@@ -81,9 +82,13 @@ export class ConsentRepository {
     transactionsFrom: Date | null;
     transactionsTo: Date | null;
     flow?: 'REDIRECT' | 'EMBEDDED';
+    /** ACCOUNT unless named: payments create PAYMENT and VRP_SWEEPING consents through the same flow. */
+    kind?: 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
+    vrpControlParameters?: Prisma.InputJsonValue;
+    vrpInitiationDetails?: Prisma.InputJsonValue;
   }): Promise<StoredConsent> {
     return this.prisma.consent.create({
-      data: { flow: 'REDIRECT', ...data, kind: 'ACCOUNT' },
+      data: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data },
       select: PUBLIC_FIELDS,
     });
   }

@@ -3,6 +3,7 @@ import { AccountsModule } from '#libs/domain/accounts';
 import { EventsModule } from '#libs/domain/events';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
 import { ConsentLifecycleService } from './consent-lifecycle.service.js';
@@ -25,6 +26,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentStateRepository,
     ConsentTokenVault,
     ConsentAuthoriser,
+    ConsentCallbackHooks,
     RedirectConsentsService,
     EmbeddedConsentsService,
     ConsentRenewalService,
@@ -34,6 +36,8 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentLifecycleService,
   ],
   exports: [
+    ConsentCallbackHooks,
+    ConsentRepository,
     ConsentLifecycleService,
     ConsentLifecycleRepository,
     ConsentStateRepository,

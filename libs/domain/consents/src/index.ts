@@ -1,4 +1,5 @@
 export * from './consent-authoriser.service.js';
+export * from './consent-callback.hooks.js';
 export * from './consent-renewal.service.js';
 export * from './consent-state.repository.js';
 export * from './consent-state.signer.js';

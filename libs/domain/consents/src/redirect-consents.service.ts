@@ -3,20 +3,46 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type AuthorisationResponse,
+  type CallOptions,
+  type UpstreamClient,
+} from '#libs/upstream-client';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { userNotFound } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
-import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
+import { STATE_PARAMETER, checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 import { uuidV7 } from '#libs/ids';
 
 /** Who asks: a merchant key (any user of the merchant) or one user's session (only that user). */
 export interface ConsentsCaller {
   merchantId: string;
   userId?: string;
+}
+
+/** What every redirect-flow authorisation request carries besides the kind's own body. */
+export interface RedirectRequest {
+  applicationUserId: string;
+  institutionId: string;
+  callback: string;
+  oneTimeToken: true;
+  forwardParameters: string[];
+}
+
+/** A payment or sweeping VRP consent: the kind's terms are kept on the row for the payments made under it. */
+export interface CreatePaymentConsentInput {
+  kind: 'PAYMENT' | 'VRP_SWEEPING';
+  institutionId: string;
+  redirectUrl: string;
+  expiresAt?: Date | null;
+  vrpControlParameters?: object;
+  vrpInitiationDetails?: object;
 }
 
 export interface CreateConsentInput {
@@ -64,19 +90,13 @@ export class RedirectConsentsService {
     private readonly consents: ConsentRepository,
     private readonly state: ConsentStateRepository,
     private readonly authoriser: ConsentAuthoriser,
+    private readonly hooks: ConsentCallbackHooks,
   ) {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
 
   async create(caller: ConsentsCaller, userId: string, input: CreateConsentInput, requestId?: string) {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
-    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
-    if (!user) throw userNotFound();
-    checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
-
-    const id = uuidV7();
-    const nonce = ConsentStateSigner.newNonce();
-    const state = this.signer.sign({ merchantId: caller.merchantId, consentId: id, nonce });
+    const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
 
@@ -117,6 +137,66 @@ export class RedirectConsentsService {
   }
 
   /**
+   * A payment or sweeping VRP consent through the same redirect flow and callback as a data consent (our
+   * signed single-use state, a one-time token); `ask` sends the kind's own authorisation request upstream.
+   * Answers the stored consent, awaiting the user.
+   */
+  async createPaymentConsent(
+    caller: ConsentsCaller,
+    userId: string,
+    input: CreatePaymentConsentInput,
+    ask: (request: RedirectRequest, options: CallOptions) => Promise<{ data: AuthorisationResponse }>,
+    requestId?: string,
+  ): Promise<StoredConsent> {
+    const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
+    let authorisation: AuthorisationResponse;
+    try {
+      ({ data: authorisation } = await ask(
+        {
+          applicationUserId: user.applicationUserId,
+          institutionId: input.institutionId,
+          callback: `${this.config.api.publicUrl}/v1/callbacks/consents`,
+          oneTimeToken: true,
+          forwardParameters: [`${STATE_PARAMETER}=${state}`],
+        },
+        { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
+      ));
+    } catch (error) {
+      throw mapUpstreamFailure(error, { field: 'institutionId' });
+    }
+    return this.consents.createAwaiting({
+      id,
+      merchantId: caller.merchantId,
+      userId,
+      kind: input.kind,
+      upstreamConsentId: authorisation.id,
+      institutionId: input.institutionId,
+      status: ConsentStatus.AwaitingAuthorisation,
+      redirectUrl: input.redirectUrl,
+      stateNonce: nonce,
+      authorisationUrl: authorisation.authorisationUrl ?? null,
+      featureScope: authorisation.featureScope ?? [],
+      expiresAt: authorisation.expiresAt ? new Date(authorisation.expiresAt) : (input.expiresAt ?? null),
+      transactionsFrom: null,
+      transactionsTo: null,
+      ...(input.vrpControlParameters ? { vrpControlParameters: input.vrpControlParameters } : {}),
+      ...(input.vrpInitiationDetails ? { vrpInitiationDetails: input.vrpInitiationDetails } : {}),
+    });
+  }
+
+  /** The user (of this caller), the redirect target checked, and a new consent id with its signed state. */
+  private async prepare(caller: ConsentsCaller, userId: string, redirectUrl: string) {
+    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    if (!user) throw userNotFound();
+    checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
+    const id = uuidV7();
+    const nonce = ConsentStateSigner.newNonce();
+    const state = this.signer.sign({ merchantId: caller.merchantId, consentId: id, nonce });
+    return { user, id, nonce, state };
+  }
+
+  /**
    * The browser's return from the bank, after a first authorisation, a pre-authorisation update or a
    * re-authorisation. Verifies and spends the single-use proof first (nothing else is trusted before
    * that, the redirect target included), then exchanges the one-time token and stores the authorised
@@ -133,10 +213,12 @@ export class RedirectConsentsService {
       return url.toString();
     };
 
+    const hook = this.hooks.for(consent.kind);
     if (query.error !== undefined || !query.oneTimeToken) {
       const code = query.error !== undefined ? safeErrorCode(query.error) : 'invalid_request';
       await this.fail(consent, ConsentStatus.Rejected, code, query.errorDescription ?? null);
-      return redirect({ status: ConsentStatus.Rejected, error: code });
+      const extra = (await hook?.failed(consent, ConsentStatus.Rejected)) ?? {};
+      return redirect({ status: ConsentStatus.Rejected, error: code, ...extra });
     }
 
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
@@ -164,9 +246,12 @@ export class RedirectConsentsService {
         'TOKEN_EXCHANGE_FAILED',
         error instanceof UpstreamError ? `upstream ${error.kind}` : 'unexpected exchange answer',
       );
-      return redirect({ status: ConsentStatus.Failed, error: 'server_error' });
+      const extra = (await hook?.failed(consent, ConsentStatus.Failed)) ?? {};
+      return redirect({ status: ConsentStatus.Failed, error: 'server_error', ...extra });
     }
-    return redirect({ status: ConsentStatus.Authorised });
+    // Outside the try: a payment that fails is the hook's to record and report, not a failed exchange.
+    const extra = (await hook?.authorised(consent, requestId)) ?? {};
+    return redirect({ status: ConsentStatus.Authorised, ...extra });
   }
 
   private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string | null) {

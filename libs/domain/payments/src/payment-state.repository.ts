@@ -1,20 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import type { Prisma } from '#libs/database';
+import { PrismaService, type Prisma } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
-
-/** Upstream payment statuses after which nothing changes. */
-export const FINAL_PAYMENT_STATUSES = ['COMPLETED', 'FAILED', 'REJECTED', 'DECLINED', 'EXPIRED'] as const;
+import { decimalsOf } from './payment-amount.js';
+import { FINAL_PAYMENT_STATUSES } from './payment.repository.js';
 
 type Tx = Prisma.TransactionClient;
 
+export interface FinalStatus {
+  status: string;
+  /** The upstream's statusDetails (reason, ISO status) or our own reason, kept on the row. */
+  statusDetails: Prisma.InputJsonValue | null;
+}
+
 /**
- * The one writer of a payment's status. A final status is applied once, only over a status that is not
- * final yet (one guarded update), with its `payment.completed` / `payment.failed` event in the same
- * transaction: a webhook and the status poll reporting the same outcome announce it once.
+ * The one writer of a payment's final status. A final status is applied once, only over a status that is
+ * not final yet (one guarded update), with its `payment.completed` / `payment.failed` event in the same
+ * transaction: a webhook, the status poll and the submission itself reporting the same outcome announce
+ * it once.
  */
 @Injectable()
 export class PaymentStateRepository {
-  constructor(private readonly events: MerchantEventRepository) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: MerchantEventRepository,
+  ) {}
 
   /** Applies a final upstream status to our payments with that upstream id; returns how many matched. */
   async applyFinalStatus(
@@ -26,44 +35,65 @@ export class PaymentStateRepository {
   ): Promise<{ matched: number; updated: number; merchantId: string | null }> {
     const payments = await tx.payment.findMany({
       where: { upstreamPaymentId },
+      select: { id: true, merchantId: true },
+    });
+    let updated = 0;
+    for (const { id } of payments) {
+      if (await this.finalise(tx, id, { status, statusDetails }, now)) updated += 1;
+    }
+    return { matched: payments.length, updated, merchantId: payments[0]?.merchantId ?? null };
+  }
+
+  /** A final status for one of our payments, known by our id (a refusal at submission, the poll's answer). */
+  async applyFinalStatusById(paymentId: string, final: FinalStatus, now = new Date()): Promise<boolean> {
+    return this.prisma.$transaction((tx) => this.finalise(tx, paymentId, final, now));
+  }
+
+  private async finalise(tx: Tx, paymentId: string, final: FinalStatus, now: Date): Promise<boolean> {
+    const { count } = await tx.payment.updateMany({
+      where: { id: paymentId, status: { notIn: FINAL_PAYMENT_STATUSES } },
+      data: {
+        status: final.status,
+        ...(final.statusDetails !== null ? { statusDetails: final.statusDetails } : {}),
+        statusUpdatedAt: now,
+        nextStatusCheckAt: null,
+      },
+    });
+    if (count === 0) return false;
+    const payment = await tx.payment.findUniqueOrThrow({
+      where: { id: paymentId },
       select: {
         id: true,
+        kind: true,
         merchantId: true,
         consentId: true,
         amount: true,
         currency: true,
+        reference: true,
+        upstreamPaymentId: true,
         consent: { select: { userId: true } },
       },
     });
-    const succeeded = status === 'COMPLETED';
-    let updated = 0;
-    for (const payment of payments) {
-      const { count } = await tx.payment.updateMany({
-        where: { id: payment.id, status: { notIn: [...FINAL_PAYMENT_STATUSES] } },
+    const succeeded = final.status === 'COMPLETED';
+    await this.events.recordInTransaction(tx, [
+      {
+        merchantId: payment.merchantId,
+        userId: payment.consent.userId,
+        type: succeeded ? 'payment.completed' : 'payment.failed',
         data: {
-          status,
-          ...(statusDetails !== null ? { statusDetails } : {}),
-          statusUpdatedAt: now,
-          nextStatusCheckAt: null,
-        },
-      });
-      if (count === 0) continue;
-      updated += 1;
-      await this.events.recordInTransaction(tx, [
-        {
-          merchantId: payment.merchantId,
-          userId: payment.consent.userId,
-          type: succeeded ? 'payment.completed' : 'payment.failed',
-          data: {
-            paymentId: payment.id,
-            consentId: payment.consentId,
-            status,
-            amount: { amount: payment.amount.toString(), currency: payment.currency },
-            upstreamPaymentId,
+          paymentId: payment.id,
+          kind: payment.kind,
+          consentId: payment.consentId,
+          status: final.status,
+          amount: {
+            amount: payment.amount.toFixed(decimalsOf(payment.currency)),
+            currency: payment.currency,
           },
+          reference: payment.reference,
+          upstreamPaymentId: payment.upstreamPaymentId,
         },
-      ]);
-    }
-    return { matched: payments.length, updated, merchantId: payments[0]?.merchantId ?? null };
+      },
+    ]);
+    return true;
   }
 }

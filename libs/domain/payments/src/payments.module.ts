@@ -1,14 +1,41 @@
 import { Module } from '@nestjs/common';
+import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { FinancialDataModule } from '#libs/domain/financial-data';
 import { PaymentStateRepository } from './payment-state.repository.js';
+import { PaymentStatusPoller } from './payment-status.poller.js';
+import { PaymentSubmitter } from './payment-submitter.service.js';
+import { PaymentRepository } from './payment.repository.js';
+import { PaymentsService } from './payments.service.js';
+import { SinglePaymentsService } from './single-payments.service.js';
+import { VrpConsentsService } from './vrp-consents.service.js';
 import { VrpPaymentRepository } from './vrp-payment.repository.js';
 import { VrpPaymentsService } from './vrp-payments.service.js';
 
-/** Payments: a payment's status (which webhooks advance), and sweeping VRP payments within their limits. */
+/**
+ * Payments: single payments (one consent each, made on the callback), sweeping VRP consents and the
+ * payments within their limits, a payment's status (webhooks, with the status poll behind them).
+ */
 @Module({
-  imports: [EventsModule, FinancialDataModule],
-  providers: [PaymentStateRepository, VrpPaymentRepository, VrpPaymentsService],
-  exports: [PaymentStateRepository, VrpPaymentsService],
+  imports: [ConsentsModule, EventsModule, FinancialDataModule],
+  providers: [
+    PaymentRepository,
+    PaymentStateRepository,
+    PaymentSubmitter,
+    PaymentStatusPoller,
+    PaymentsService,
+    SinglePaymentsService,
+    VrpConsentsService,
+    VrpPaymentRepository,
+    VrpPaymentsService,
+  ],
+  exports: [
+    PaymentStateRepository,
+    PaymentStatusPoller,
+    PaymentsService,
+    SinglePaymentsService,
+    VrpConsentsService,
+    VrpPaymentsService,
+  ],
 })
 export class PaymentsModule {}

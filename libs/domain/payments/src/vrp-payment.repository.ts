@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, isoText } from '#libs/database';
+import { DatabasePool } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
-
-/** Statuses of payments that did not (and will not) move money: they do not count against a limit. */
-export const NOT_PAID_STATUSES = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
+import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
 
 export interface PeriodLimit {
   /** Which limit, as the merchant sees it (`periodicLimits[0]`, MONTHLY). */
@@ -13,40 +11,6 @@ export interface PeriodLimit {
   start: Date;
   end: Date;
 }
-
-export interface VrpPaymentView {
-  id: string;
-  consentId: string;
-  status: string;
-  amount: { amount: string; currency: string };
-  reference: string | null;
-  upstreamPaymentId: string | null;
-  createdAt: string;
-}
-
-const VIEW = `id, consent_id, status, round(amount, 2)::text AS amount, currency, reference, upstream_payment_id,
-  ${isoText('created_at')} AS created_at`;
-
-interface Row {
-  id: string;
-  consent_id: string;
-  status: string;
-  amount: string;
-  currency: string;
-  reference: string | null;
-  upstream_payment_id: string | null;
-  created_at: string;
-}
-
-const toView = (r: Row): VrpPaymentView => ({
-  id: r.id,
-  consentId: r.consent_id,
-  status: r.status,
-  amount: { amount: r.amount, currency: r.currency },
-  reference: r.reference,
-  upstreamPaymentId: r.upstream_payment_id,
-  createdAt: r.created_at,
-});
 
 /**
  * VRP payments in `payments`: the limit check and the reservation are one transaction holding the
@@ -66,7 +30,9 @@ export class VrpPaymentRepository {
     payee: unknown;
     paymentIdempotencyId: string;
     limits: PeriodLimit[];
-  }): Promise<VrpPaymentView> {
+    /** How long the request has to hand the payment to the bank before the status poll does it instead. */
+    leaseSeconds: number;
+  }): Promise<PaymentWork> {
     return this.db.transaction(async (client) => {
       await client.query({
         name: 'vrp-payments.lock-consent',
@@ -98,12 +64,13 @@ export class VrpPaymentRepository {
           );
         }
       }
-      const { rows } = await client.query<Row>({
+      const { rows } = await client.query<{ id: string; created_at: Date }>({
         name: 'vrp-payments.insert',
-        text: `INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, status, amount, currency,
-            reference, payee, updated_at)
-          VALUES (uuid_generate_v7(), $1, $2, 'VRP', $3, 'SUBMITTING', $4::numeric, $5, $6, $7::jsonb, now())
-          RETURNING ${VIEW}`,
+        text: `INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
+            currency, reference, payee, next_status_check_at, updated_at)
+          VALUES (uuid_generate_v7(), $1, $2, 'VRP', $3, 'DOMESTIC_VARIABLE_RECURRING_PAYMENT', 'SUBMITTING', $4::numeric,
+            $5, $6, $7::jsonb, now() + make_interval(secs => $8::int), now())
+          RETURNING id, created_at`,
         values: [
           input.merchantId,
           input.consentId,
@@ -112,50 +79,23 @@ export class VrpPaymentRepository {
           input.currency,
           input.reference,
           JSON.stringify(input.payee ?? {}),
+          input.leaseSeconds,
         ],
       });
-      return toView(rows[0]);
+      return {
+        id: rows[0].id,
+        merchantId: input.merchantId,
+        consentId: input.consentId,
+        kind: 'VRP',
+        status: 'SUBMITTING',
+        upstreamPaymentId: null,
+        paymentIdempotencyId: input.paymentIdempotencyId,
+        amount: input.amount,
+        currency: input.currency,
+        reference: input.reference,
+        payee: input.payee ?? {},
+        createdAt: rows[0].created_at,
+      };
     });
-  }
-
-  /** The upstream took it: its id, its status and record; polled until final. */
-  async submitted(
-    id: string,
-    upstreamPaymentId: string,
-    status: string,
-    raw: unknown,
-  ): Promise<VrpPaymentView> {
-    const [row] = await this.db.rows<Row>({
-      name: 'vrp-payments.submitted',
-      text: `UPDATE payments SET upstream_payment_id = $2, status = $3::text, raw = $4::jsonb, status_updated_at = now(),
-          payment_type = 'DOMESTIC_VARIABLE_RECURRING_PAYMENT',
-          next_status_check_at = CASE WHEN $3::text = ANY($5::text[]) OR $3::text = 'COMPLETED' THEN NULL
-            ELSE now() + interval '30 seconds' END,
-          updated_at = now()
-        WHERE id = $1 RETURNING ${VIEW}`,
-      values: [id, upstreamPaymentId, status, JSON.stringify(raw ?? null), NOT_PAID_STATUSES],
-    });
-    return toView(row);
-  }
-
-  /** The upstream refused it: the reservation is released (a failed payment counts against nothing). */
-  async refused(id: string, reason: string): Promise<void> {
-    await this.db.rows({
-      name: 'vrp-payments.refused',
-      text: `UPDATE payments SET status = 'FAILED', status_details = jsonb_build_object('reason', $2::text),
-          status_updated_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'SUBMITTING'`,
-      values: [id, reason.slice(0, 500)],
-    });
-  }
-
-  async listForConsent(merchantId: string, consentId: string, limit: number): Promise<VrpPaymentView[]> {
-    const rows = await this.db.rows<Row>({
-      name: 'vrp-payments.list',
-      text: `SELECT ${VIEW} FROM payments WHERE consent_id = $2 AND merchant_id = $1 AND kind = 'VRP'
-        ORDER BY id DESC LIMIT $3`,
-      values: [merchantId, consentId, limit],
-    });
-    return rows.map(toView);
   }
 }

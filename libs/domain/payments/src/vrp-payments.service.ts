@@ -6,8 +6,12 @@ import { ConsentAccessService, currentVrpPeriod } from '#libs/domain/financial-d
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid } from '#libs/ids';
-import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
-import { VrpPaymentRepository, type PeriodLimit, type VrpPaymentView } from './vrp-payment.repository.js';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { UpstreamError } from '#libs/upstream-client';
+import { decimalsOf, invalidField, parseAmount } from './payment-amount.js';
+import { PaymentSubmitter } from './payment-submitter.service.js';
+import { PaymentRepository, type PaymentView } from './payment.repository.js';
+import { VrpPaymentRepository, type PeriodLimit } from './vrp-payment.repository.js';
 
 interface UpstreamAmount {
   amount: number | string;
@@ -23,11 +27,8 @@ interface ControlParameters {
 
 const DAY_MS = 86_400_000;
 
-/** Minor units per currency; anything not listed takes two. */
-const DECIMALS: Readonly<Record<string, number>> = { JPY: 0, KRW: 0, BHD: 3, KWD: 3, JOD: 3 };
-
-const invalid = (field: string, issue: string) =>
-  new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${issue}`, { details: [{ field, issue }] });
+/** How long a payment request has to hand its payment to the bank before the status poll does it. */
+const SUBMISSION_LEASE_SECONDS = 60;
 
 /**
  * Payments under a sweeping VRP consent: checked against the consent's own limits here, before the bank
@@ -38,9 +39,11 @@ const invalid = (field: string, issue: string) =>
 export class VrpPaymentsService {
   constructor(
     private readonly access: ConsentAccessService,
-    private readonly payments: VrpPaymentRepository,
-    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly reservations: VrpPaymentRepository,
+    private readonly payments: PaymentRepository,
+    private readonly submitter: PaymentSubmitter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   async pay(
@@ -48,8 +51,8 @@ export class VrpPaymentsService {
     consentId: string,
     input: { amount: string; currency: string; reference?: string },
     now = this.clock.now(),
-  ): Promise<VrpPaymentView> {
-    return this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
+  ): Promise<PaymentView> {
+    const work = await this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
       const control = (call.consent.vrpControlParameters ?? {}) as ControlParameters;
       const amount = this.checkAmount(input, control);
       const anchor =
@@ -66,39 +69,39 @@ export class VrpPaymentsService {
         });
       });
       // Ours and the upstream's (at most 35 characters): a retried submission is the same payment.
-      const paymentIdempotencyId = randomUUID().replace(/-/g, '');
-      const reserved = await this.payments.reserve({
+      return this.reservations.reserve({
         merchantId: caller.merchantId,
         consentId,
         amount: amount.toString(),
         currency: input.currency,
         reference: input.reference ?? null,
         payee: null,
-        paymentIdempotencyId,
+        paymentIdempotencyId: randomUUID().replace(/-/g, ''),
         limits,
+        leaseSeconds: SUBMISSION_LEASE_SECONDS,
       });
-      try {
-        const { data } = await this.upstream.createVrpPayment(
-          {
-            paymentIdempotencyId,
-            psuAuthenticationMethod: control.psuAuthenticationMethods?.[0] ?? 'SCA_NOT_REQUIRED',
-            paymentAmount: { amount: amount.toNumber(), currency: input.currency },
-            ...(input.reference ? { reference: input.reference } : {}),
-          },
-          call.options,
-        );
-        return await this.payments.submitted(reserved.id, data.id, String(data.status ?? 'PENDING'), data);
-      } catch (error) {
-        // A refusal (4xx) released the money; anything else may have moved it: it stays reserved.
-        if (error instanceof UpstreamError && error.status !== undefined && error.status < 500) {
-          await this.payments.refused(reserved.id, error.message);
-        }
-        throw error instanceof UpstreamError ? mapUpstreamFailure(error, { resource: 'consent' }) : error;
-      }
     });
+    try {
+      const result = await this.submitter.submit(work);
+      if (result.outcome === 'refused') {
+        // The bank said no (its own limit check, a consent it no longer honours): nothing was paid.
+        throw result.error
+          ? mapUpstreamFailure(result.error, { resource: 'consent' })
+          : new DomainError(ErrorCode.CONSENT_NOT_AUTHORISED, 'The consent holds no token any more.');
+      }
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      // Maybe received, maybe not: the payment stays SUBMITTING and the status poll sends it again
+      // under the same idempotency id; the merchant sees it and follows its status.
+      this.logger.warn(
+        { paymentId: work.id, upstreamKind: error.kind, upstreamTracingId: error.tracingId },
+        'VRP payment: submission did not complete; the status poll takes it over',
+      );
+    }
+    return this.payments.view(work.id);
   }
 
-  async list(caller: { merchantId: string; userId?: string }, consentId: string): Promise<VrpPaymentView[]> {
+  async list(caller: { merchantId: string; userId?: string }, consentId: string): Promise<PaymentView[]> {
     if (!isUuid(consentId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
     return this.access.withVrpConsent(caller, consentId, undefined, () =>
       this.payments.listForConsent(caller.merchantId, consentId, 100),
@@ -124,7 +127,7 @@ export class VrpPaymentsService {
     return total
       .mul(remainingDays)
       .div(totalDays)
-      .toDecimalPlaces(DECIMALS[currency] ?? 2, Prisma.Decimal.ROUND_DOWN)
+      .toDecimalPlaces(decimalsOf(currency), Prisma.Decimal.ROUND_DOWN)
       .toString();
   }
 
@@ -133,17 +136,11 @@ export class VrpPaymentsService {
     input: { amount: string; currency: string },
     control: ControlParameters,
   ): Prisma.Decimal {
-    if (!/^\d{1,13}(\.\d{1,6})?$/.test(input.amount))
-      invalid('amount.amount', 'must be a decimal string such as "12.34"');
-    const decimals = input.amount.split('.')[1]?.length ?? 0;
-    if (decimals > (DECIMALS[input.currency] ?? 2)) {
-      throw invalid('amount.amount', `has more decimals than ${input.currency} allows (never rounded)`);
-    }
-    const amount = new Prisma.Decimal(input.amount);
-    if (amount.lte(0)) throw invalid('amount.amount', 'must be more than zero');
+    const amount = parseAmount(input, 'amount');
     const max = control.maxAmountPerPayment;
-    if (max && max.currency !== input.currency) {
-      throw invalid('amount.currency', `must be the consent's currency, ${max.currency}`);
+    const currency = max?.currency ?? control.periodicLimits?.[0]?.totalMaxAmount.currency;
+    if (currency && currency !== input.currency) {
+      throw invalidField('amount.currency', `must be the consent's currency, ${currency}`);
     }
     if (max && amount.gt(new Prisma.Decimal(String(max.amount)))) {
       throw new DomainError(

@@ -1,0 +1,113 @@
+import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PaymentsService, SinglePaymentsService, VrpConsentsService } from '#libs/domain/payments';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { ListQueryDto } from '../consents/consents.dto.js';
+import { callerOf } from '../data/account-data.controller.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { requireIdempotencyKey } from './idempotency-key.js';
+import {
+  CreateSinglePaymentDto,
+  CreateVrpConsentDto,
+  CreatedVrpConsentDto,
+  PaymentDto,
+} from './payments.dto.js';
+
+/** Single payments, sweeping VRP consents, and every payment of a user (API.md, "Payments and VRP"). */
+@ApiTags('payments')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1')
+export class PaymentsController {
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly single: SinglePaymentsService,
+    private readonly vrp: VrpConsentsService,
+  ) {}
+
+  @Post('users/:userId/payments')
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Start a single payment (the user approves it at the bank)',
+    description:
+      'Needs an Idempotency-Key (a retry with it returns the same payment). Asks the upstream for a single-use payment consent and answers the payment, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. When the user approves, the callback makes the payment exactly once and sends the browser to `redirectUrl?paymentId=…&consentId=…&status=…`; `payment.completed` or `payment.failed` follows once (webhook, or the status poll). The consent is spent: it never pays twice.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(PaymentDto) })
+  @ApiInvalid(
+    'VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, or the upstream refused the institution',
+  )
+  @ApiMissing()
+  @ApiUpstreamErrors()
+  async createSingle(
+    @Param('userId') userId: string,
+    @Body() body: CreateSinglePaymentDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    requireIdempotencyKey(idempotencyKey);
+    return envelope(tracingId, await this.single.create(callerOf(principal), userId, body, tracingId));
+  }
+
+  @Get('users/:userId/payments')
+  @ApiOperation({ summary: 'A user’s payments, single and VRP, newest first (keyset-paged)' })
+  @ApiOkResponse({ type: ApiEnvelope(PaymentDto, { list: true }) })
+  @ApiInvalid()
+  @ApiMissing()
+  async list(
+    @Param('userId') userId: string,
+    @Query() query: ListQueryDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    const limit = query.limit ?? 50;
+    const { payments, nextBeforeId } = await this.payments.listForUser(
+      callerOf(principal),
+      userId,
+      limit,
+      decodeCursor(query.cursor),
+    );
+    return pageEnvelope(tracingId, payments, {
+      path: `/v1/users/${encodeURIComponent(userId)}/payments`,
+      limit,
+      after: nextBeforeId,
+    });
+  }
+
+  @Get('payments/:paymentId')
+  @ApiOperation({
+    summary: 'One payment and its status',
+    description:
+      'The status comes from the upstream’s webhooks, with the worker’s status poll as the fallback; read from our database, never the bank.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(PaymentDto) })
+  @ApiMissing()
+  async get(
+    @Param('paymentId') paymentId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.payments.get(callerOf(principal), paymentId));
+  }
+
+  @Post('users/:userId/vrp/consents')
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Set up sweeping VRP (the user approves the limits at the bank)',
+    description:
+      'Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedVrpConsentDto) })
+  @ApiInvalid('VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them')
+  @ApiMissing()
+  @ApiUpstreamErrors()
+  async createVrpConsent(
+    @Param('userId') userId: string,
+    @Body() body: CreateVrpConsentDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.vrp.create(callerOf(principal), userId, body, tracingId));
+  }
+}

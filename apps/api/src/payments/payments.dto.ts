@@ -1,0 +1,224 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
+import { ConsentDto, IsInstitutionId, IsOptionalDateTime, IsRedirectUrl } from '../consents/consents.dto.js';
+import { AmountInputDto, MoneyViewDto } from '../data/data.dto.js';
+
+export class AccountIdentificationDto {
+  @ApiProperty({ example: 'SORT_CODE', description: 'SORT_CODE, ACCOUNT_NUMBER, IBAN, BBAN, PAN, …' })
+  @IsString()
+  @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be an upstream identification type such as SORT_CODE' })
+  type!: string;
+
+  @ApiProperty({ example: '123456', maxLength: 64 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  identification!: string;
+}
+
+export class PayeeDto {
+  @ApiProperty({ example: 'Jane Saver', maxLength: 140 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(140)
+  name!: string;
+
+  @ApiProperty({
+    type: [AccountIdentificationDto],
+    description: 'A UK domestic payee: SORT_CODE (6 digits) and ACCOUNT_NUMBER (8 digits)',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(5)
+  @ValidateNested({ each: true })
+  @Type(() => AccountIdentificationDto)
+  accountIdentifications!: AccountIdentificationDto[];
+}
+
+export class CreateSinglePaymentDto {
+  @ApiProperty({ example: 'sandbox-payments', maxLength: 255 })
+  @IsInstitutionId()
+  institutionId!: string;
+
+  @ApiProperty({ type: AmountInputDto, description: 'What to pay: a decimal string, never rounded' })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AmountInputDto)
+  amount!: AmountInputDto;
+
+  @ApiProperty({ type: PayeeDto })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PayeeDto)
+  payee!: PayeeDto;
+
+  @ApiProperty({ example: 'Order 1234', maxLength: 18, description: 'Shown on both statements' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(18)
+  reference!: string;
+
+  @ApiProperty({
+    example: 'https://app.acme.example/checkout/done',
+    maxLength: 2048,
+    description:
+      'Where the browser is sent after the bank, with `paymentId`, `consentId`, `status` (the payment’s: PENDING, COMPLETED, …, or REJECTED) and, on failure, `error`. Absolute http(s), on one of the merchant’s frontendOrigins when it has any.',
+  })
+  @IsRedirectUrl()
+  redirectUrl!: string;
+}
+
+export class PeriodicLimitDto {
+  @ApiProperty({ enum: VRP_FREQUENCIES, example: 'MONTHLY' })
+  @IsIn(VRP_FREQUENCIES)
+  frequency!: string;
+
+  @ApiPropertyOptional({
+    enum: VRP_ALIGNMENTS,
+    default: 'CONSENT',
+    description: 'CONSENT: periods start at validFrom; CALENDAR: calendar periods (UTC), the first pro-rated',
+  })
+  @IsOptional()
+  @IsIn(VRP_ALIGNMENTS)
+  alignment?: string;
+
+  @ApiProperty({ type: AmountInputDto, description: 'The most paid in one period' })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AmountInputDto)
+  totalMaxAmount!: AmountInputDto;
+}
+
+export class ControlParametersDto {
+  @ApiProperty({ type: AmountInputDto, description: 'The most one payment may be' })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AmountInputDto)
+  maxAmountPerPayment!: AmountInputDto;
+
+  @ApiProperty({ type: [PeriodicLimitDto], description: 'At least one; one per frequency' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(6)
+  @ValidateNested({ each: true })
+  @Type(() => PeriodicLimitDto)
+  periodicLimits!: PeriodicLimitDto[];
+
+  @ApiPropertyOptional({ type: [String], example: ['SCA_NOT_REQUIRED'], default: ['SCA_NOT_REQUIRED'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(2)
+  @IsIn(['SCA_REQUIRED', 'SCA_NOT_REQUIRED'], { each: true })
+  psuAuthenticationMethods?: string[];
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Default: now' })
+  @IsOptionalDateTime()
+  validFrom?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Default: open-ended (as long as the bank allows)',
+  })
+  @IsOptionalDateTime()
+  validTo?: string;
+}
+
+export class CreateVrpConsentDto {
+  @ApiProperty({ example: 'sandbox-payments', maxLength: 255 })
+  @IsInstitutionId()
+  institutionId!: string;
+
+  @ApiProperty({ type: PayeeDto, description: 'Where the sweeps go: the user’s own account elsewhere' })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PayeeDto)
+  payee!: PayeeDto;
+
+  @ApiPropertyOptional({ example: 'Savings sweep', maxLength: 18 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(18)
+  reference?: string;
+
+  @ApiProperty({ type: ControlParametersDto })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ControlParametersDto)
+  controlParameters!: ControlParametersDto;
+
+  @ApiProperty({
+    example: 'https://app.acme.example/sweeps/connected',
+    maxLength: 2048,
+    description:
+      'Where the browser is sent after the bank, with `consentId` and `status` (AUTHORIZED, REJECTED or FAILED).',
+  })
+  @IsRedirectUrl()
+  redirectUrl!: string;
+}
+
+class PeriodicLimitViewDto {
+  @ApiProperty({ example: 'MONTHLY' }) frequency!: string;
+  @ApiProperty({ example: 'CONSENT' }) alignment!: string;
+  @ApiProperty({ type: MoneyViewDto }) totalMaxAmount!: MoneyViewDto;
+}
+
+class ControlParametersViewDto {
+  @ApiProperty({ type: [String] }) psuAuthenticationMethods!: string[];
+  @ApiProperty({ type: MoneyViewDto }) maxAmountPerPayment!: MoneyViewDto;
+  @ApiProperty({ type: [PeriodicLimitViewDto] }) periodicLimits!: PeriodicLimitViewDto[];
+  @ApiProperty({ format: 'date-time' }) validFrom!: string;
+  @ApiPropertyOptional({ format: 'date-time' }) validTo?: string;
+}
+
+export class CreatedVrpConsentDto extends ConsentDto {
+  @ApiProperty({ type: ControlParametersViewDto }) controlParameters!: ControlParametersViewDto;
+}
+
+export class PaymentDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: ['SINGLE', 'VRP'] }) kind!: string;
+  @ApiProperty({ format: 'uuid' }) userId!: string;
+  @ApiProperty({ format: 'uuid' }) consentId!: string;
+  @ApiProperty() institutionId!: string;
+  @ApiProperty({
+    example: 'PENDING',
+    description:
+      'AWAITING_AUTHORIZATION (a single payment before the user approves) and SUBMITTING (on its way to the bank) are ours; then the upstream’s, verbatim: PENDING, then COMPLETED, or FAILED, DECLINED, REJECTED, EXPIRED',
+  })
+  status!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it failed, when the bank said' })
+  statusReason!: string | null;
+  @ApiProperty({ type: MoneyViewDto }) amount!: MoneyViewDto;
+  @ApiProperty({ type: String, nullable: true }) reference!: string | null;
+  @ApiProperty({ type: PayeeDto, nullable: true }) payee!: PayeeDto | null;
+  @ApiProperty({ type: String, nullable: true }) upstreamPaymentId!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'A single payment’s bank page, while it awaits the user (send the browser there)',
+  })
+  authorisationUrl!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) statusUpdatedAt!: string | null;
+}

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import type { StoredConsent } from './consent.repository.js';
+
+/** What a consent kind does when its authorisation ends; answers extra query parameters for the merchant's page. */
+export interface ConsentCallbackHook {
+  /** The consent is authorised and its token stored (a single payment is made here, once). */
+  authorised(consent: StoredConsent, requestId?: string): Promise<Record<string, string>>;
+  /** The user, the bank or the token exchange ended the authorisation before it succeeded. */
+  failed(consent: StoredConsent, status: string): Promise<Record<string, string>>;
+}
+
+/**
+ * Per-kind steps after the redirect callback. Payments register theirs at start-up, so this library
+ * needs nothing of theirs (payments depend on consents, never the reverse).
+ */
+@Injectable()
+export class ConsentCallbackHooks {
+  private readonly byKind = new Map<string, ConsentCallbackHook>();
+
+  register(kind: 'PAYMENT' | 'VRP_SWEEPING', hook: ConsentCallbackHook): void {
+    this.byKind.set(kind, hook);
+  }
+
+  for(kind: string): ConsentCallbackHook | undefined {
+    return this.byKind.get(kind);
+  }
+}

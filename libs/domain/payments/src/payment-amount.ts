@@ -1,0 +1,63 @@
+import { Prisma } from '#libs/database';
+import { DomainError, ErrorCode } from '#libs/errors';
+
+/** Minor units per currency (ISO 4217); anything not listed takes two. */
+export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
+  JPY: 0,
+  KRW: 0,
+  BHD: 3,
+  KWD: 3,
+  JOD: 3,
+};
+
+export const decimalsOf = (currency: string) => CURRENCY_DECIMALS[currency] ?? 2;
+
+/** `amount` rounded to its currency's minor unit, as text, in SQL: the stored column keeps four places. */
+export const amountText = (amount: string, currency: string) =>
+  `round(${amount}, CASE ${currency} ${Object.entries(CURRENCY_DECIMALS)
+    .map(([code, places]) => `WHEN '${code}' THEN ${places}`)
+    .join(' ')} ELSE 2 END)::text`;
+
+export const invalidField = (field: string, issue: string) =>
+  new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${issue}`, { details: [{ field, issue }] });
+
+/**
+ * A money amount as merchants send it: a decimal string, more than zero, with at most the currency's
+ * minor units (more is refused, never rounded). `field` names it in the error.
+ */
+export function parseAmount(input: { amount: string; currency: string }, field: string): Prisma.Decimal {
+  if (!/^\d{1,13}(\.\d{1,6})?$/.test(input.amount)) {
+    throw invalidField(`${field}.amount`, 'must be a decimal string such as "12.34"');
+  }
+  if (!/^[A-Z]{3}$/.test(input.currency)) {
+    throw invalidField(`${field}.currency`, 'must be an ISO 4217 code such as "GBP"');
+  }
+  const decimals = input.amount.split('.')[1]?.length ?? 0;
+  if (decimals > decimalsOf(input.currency)) {
+    throw invalidField(
+      `${field}.amount`,
+      `has more decimals than ${input.currency} allows (${decimalsOf(input.currency)}; never rounded)`,
+    );
+  }
+  const amount = new Prisma.Decimal(input.amount);
+  if (amount.lte(0)) throw invalidField(`${field}.amount`, 'must be more than zero');
+  return amount;
+}
+
+/** The upstream's wire amount: a JSON number (spec 2.6/2.7), exact for any amount we accept. */
+export const wireAmount = (amount: string, currency: string) => ({ amount: Number(amount), currency });
+
+/** A payee as merchants send it (spec 2.7): a name and the account's identifications. */
+export interface PayeeInput {
+  name: string;
+  accountIdentifications: { type: string; identification: string }[];
+}
+
+/** The upstream's payee: exactly the fields we were given, nothing a DTO instance carries besides. */
+export const wirePayee = (payee: PayeeInput) => ({
+  name: payee.name,
+  accountIdentifications: payee.accountIdentifications.map((i) => ({
+    type: i.type,
+    identification: i.identification,
+  })),
+});

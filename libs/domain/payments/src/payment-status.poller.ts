@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { CLOCK, type Clock } from '#libs/core';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { UpstreamError } from '#libs/upstream-client';
+import {
+  FINAL_PAYMENT_STATUSES,
+  PaymentPhase,
+  PaymentRepository,
+  type PaymentWork,
+} from './payment.repository.js';
+import { PaymentSubmitter } from './payment-submitter.service.js';
+
+/** How many due payments one round claims, and how many it asks the bank about at once. */
+const ROUND_SIZE = 200;
+const PARALLEL = 8;
+/** A payment still not final after this long is left alone (and says so); a person should look at it. */
+const GIVE_UP_AFTER_MS = 7 * 86_400_000;
+
+export interface PollRoundResult {
+  checked: number;
+  submitted: number;
+  finalised: number;
+  failed: number;
+}
+
+/**
+ * The fallback behind the upstream's payment webhooks: every payment without a final status is looked at
+ * on its schedule (soon after it starts, then less often), and one the bank never got (a crash or an
+ * outage between our row and the bank's answer) is submitted again under the same idempotency id. Any
+ * number of workers may run rounds at once: each claims its own payments.
+ */
+@Injectable()
+export class PaymentStatusPoller {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly payments: PaymentRepository,
+    private readonly submitter: PaymentSubmitter,
+  ) {}
+
+  async pollDue(): Promise<PollRoundResult> {
+    const due = await this.payments.claimDueChecks(
+      ROUND_SIZE,
+      Math.max(1, this.config.payments.statusPollSeconds),
+    );
+    const result: PollRoundResult = { checked: due.length, submitted: 0, finalised: 0, failed: 0 };
+    for (let i = 0; i < due.length; i += PARALLEL) {
+      await Promise.all(due.slice(i, i + PARALLEL).map((work) => this.check(work, result)));
+    }
+    return result;
+  }
+
+  private async check(work: PaymentWork, result: PollRoundResult): Promise<void> {
+    if (this.clock.now().getTime() - work.createdAt.getTime() > GIVE_UP_AFTER_MS) {
+      this.logger.warn(
+        { paymentId: work.id, status: work.status },
+        'payment status: no final status after 7 days',
+      );
+      await this.payments.stopChecking(work.id, 'No final status after 7 days');
+      return;
+    }
+    try {
+      if (work.upstreamPaymentId === null || work.status === PaymentPhase.Submitting) {
+        const submitted = await this.submitter.submit(work);
+        result.submitted += 1;
+        if (submitted.outcome === 'refused') result.finalised += 1;
+        return;
+      }
+      const status = await this.submitter.refresh({ ...work, upstreamPaymentId: work.upstreamPaymentId });
+      if (FINAL_PAYMENT_STATUSES.includes(status)) result.finalised += 1;
+    } catch (error) {
+      // One payment's trouble must not stop the round; it is looked at again on its schedule.
+      result.failed += 1;
+      this.logger.warn(
+        {
+          paymentId: work.id,
+          err: error instanceof UpstreamError ? undefined : error,
+          upstreamKind: error instanceof UpstreamError ? error.kind : undefined,
+          upstreamTracingId: error instanceof UpstreamError ? error.tracingId : undefined,
+        },
+        'payment status check failed; tried again later',
+      );
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Prisma } from '#libs/database';
+import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type ConsentCallOptions,
+  type Payee,
+  type UpstreamClient,
+} from '#libs/upstream-client';
+import { wireAmount } from './payment-amount.js';
+import { PaymentStateRepository } from './payment-state.repository.js';
+import { FINAL_PAYMENT_STATUSES, PaymentRepository, type PaymentWork } from './payment.repository.js';
+
+/** What the bank said of a submission: taken (with its status now), or refused (nothing moved). */
+export type SubmissionResult =
+  | { outcome: 'submitted'; status: string }
+  | { outcome: 'refused'; status: string; error: UpstreamError | null };
+
+/** What the bank says of a payment, in the fields we keep. */
+interface UpstreamPaymentState {
+  id: string;
+  status?: string;
+  statusDetails?: unknown;
+}
+
+/** A refusal: the bank answered and said no (4xx other than a rate limit), so no money can have moved. */
+const isRefusal = (error: unknown): error is UpstreamError =>
+  error instanceof UpstreamError && error.status !== undefined && error.status < 500 && error.status !== 429;
+
+/**
+ * Sends payments to the bank and records what it says, for the callback, the VRP route and the status
+ * poll alike. A submission always carries the payment's own `paymentIdempotencyId`, so sending it again
+ * (after a crash, a timeout, a lost answer) is the same payment, never a second one.
+ */
+@Injectable()
+export class PaymentSubmitter {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly consents: ConsentRepository,
+    private readonly consentState: ConsentStateRepository,
+    private readonly vault: ConsentTokenVault,
+    private readonly payments: PaymentRepository,
+    private readonly state: PaymentStateRepository,
+  ) {}
+
+  /**
+   * Submits (or re-submits) a payment. A refusal fails it (final, announced); a transport failure or a
+   * 5xx leaves it SUBMITTING for the status poll to send again, and is thrown.
+   */
+  async submit(work: PaymentWork, requestId?: string): Promise<SubmissionResult> {
+    const options = await this.optionsFor(work, requestId);
+    if (!options) return this.refuse(work, null, 'The consent holds no token any more (revoked?)');
+    let answer: UpstreamPaymentState;
+    try {
+      answer =
+        work.kind === 'SINGLE'
+          ? (
+              await this.upstream.createPayment(
+                {
+                  paymentIdempotencyId: work.paymentIdempotencyId,
+                  type: 'DOMESTIC_PAYMENT',
+                  amount: wireAmount(work.amount, work.currency),
+                  payee: work.payee as Payee,
+                  ...(work.reference ? { reference: work.reference } : {}),
+                },
+                options,
+              )
+            ).data
+          : (
+              await this.upstream.createVrpPayment(
+                {
+                  paymentIdempotencyId: work.paymentIdempotencyId,
+                  psuAuthenticationMethod: options.psuAuthenticationMethod,
+                  paymentAmount: wireAmount(work.amount, work.currency),
+                  ...(work.reference ? { reference: work.reference } : {}),
+                },
+                options,
+              )
+            ).data;
+    } catch (error) {
+      if (isRefusal(error)) return this.refuse(work, error, error.message);
+      throw error;
+    }
+    // Single use (spec part 1, rule 3): once the bank has the payment, its consent is spent here too.
+    if (work.kind === 'SINGLE') await this.consentState.markConsumed(work.merchantId, work.consentId);
+    return { outcome: 'submitted', status: await this.record(work, answer) };
+  }
+
+  /** Reads the payment's status from the bank and records it; answers the status now. */
+  async refresh(work: PaymentWork & { upstreamPaymentId: string }, requestId?: string): Promise<string> {
+    const options = await this.optionsFor(work, requestId);
+    if (!options) {
+      await this.payments.stopChecking(work.id, 'The consent holds no token any more');
+      return work.status;
+    }
+    const answer =
+      work.kind === 'SINGLE'
+        ? (await this.upstream.getPaymentDetails(work.upstreamPaymentId, options)).data.payments.find(
+            (p) => p.id === work.upstreamPaymentId,
+          )
+        : (await this.upstream.getVrpPaymentDetails(work.upstreamPaymentId, options)).data;
+    if (!answer) throw new Error(`The upstream's details do not list payment ${work.upstreamPaymentId}`);
+    return this.record(work, answer);
+  }
+
+  /** A final status is applied once, with its event; any other is noted with the next check. */
+  private async record(work: PaymentWork, answer: UpstreamPaymentState): Promise<string> {
+    const status = String(answer.status ?? 'PENDING');
+    const final = FINAL_PAYMENT_STATUSES.includes(status);
+    await this.payments.recordSubmitted(
+      work.id,
+      answer.id,
+      final ? 'PENDING' : status,
+      answer,
+      this.config.payments.statusPollSeconds,
+    );
+    if (final) {
+      await this.state.applyFinalStatusById(work.id, {
+        status,
+        statusDetails: (answer.statusDetails ?? null),
+      });
+    }
+    return status;
+  }
+
+  private async refuse(
+    work: PaymentWork,
+    error: UpstreamError | null,
+    reason: string,
+  ): Promise<SubmissionResult> {
+    this.logger.warn(
+      { paymentId: work.id, upstreamKind: error?.kind, upstreamTracingId: error?.tracingId },
+      'payment refused at submission',
+    );
+    await this.state.applyFinalStatusById(work.id, {
+      status: 'FAILED',
+      statusDetails: { reason: reason.slice(0, 500), ...(error ? { code: error.kind } : {}) },
+    });
+    return { outcome: 'refused', status: 'FAILED', error };
+  }
+
+  /** The consent's token and where to send it; null when the consent holds no token. */
+  private async optionsFor(
+    work: PaymentWork,
+    requestId?: string,
+  ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string }) | null> {
+    const found = await this.consents.findWithToken(work.merchantId, work.consentId);
+    const token = found ? this.vault.open(found.sealed, work.consentId) : null;
+    if (!found || !token) return null;
+    const control = found.consent.vrpControlParameters as { psuAuthenticationMethods?: string[] } | null;
+    return {
+      consent: token,
+      institutionId: found.consent.institutionId,
+      subApplication: await this.consents.subApplicationOf(work.merchantId),
+      requestId,
+      psuAuthenticationMethod: control?.psuAuthenticationMethods?.[0] ?? 'SCA_NOT_REQUIRED',
+    };
+  }
+}

@@ -1,0 +1,298 @@
+import { Injectable } from '@nestjs/common';
+import { DatabasePool, isoText } from '#libs/database';
+import { isUuid } from '#libs/ids';
+import { amountText } from './payment-amount.js';
+
+/** Statuses of payments that did not (and will not) move money: they count against no limit. */
+export const NOT_PAID_STATUSES = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
+
+/** Statuses after which nothing changes: a final status is applied once, with its event. */
+export const FINAL_PAYMENT_STATUSES = ['COMPLETED', ...NOT_PAID_STATUSES];
+
+/** Ours, before the bank has the payment: the user has not approved it yet, or it is on its way. */
+export const PaymentPhase = {
+  AwaitingAuthorisation: 'AWAITING_AUTHORIZATION',
+  Submitting: 'SUBMITTING',
+} as const;
+
+export interface PaymentView {
+  id: string;
+  kind: 'SINGLE' | 'VRP';
+  userId: string;
+  consentId: string;
+  institutionId: string;
+  status: string;
+  statusReason: string | null;
+  amount: { amount: string; currency: string };
+  reference: string | null;
+  payee: unknown;
+  upstreamPaymentId: string | null;
+  /** A single payment's bank page, while it awaits the user. */
+  authorisationUrl: string | null;
+  createdAt: string;
+  statusUpdatedAt: string | null;
+}
+
+/** A payment as the submission and the status poll need it. */
+export interface PaymentWork {
+  id: string;
+  merchantId: string;
+  consentId: string;
+  kind: 'SINGLE' | 'VRP';
+  status: string;
+  upstreamPaymentId: string | null;
+  paymentIdempotencyId: string;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  payee: unknown;
+  createdAt: Date;
+}
+
+export const VIEW_COLUMNS = `p.id, p.kind::text AS kind, c.user_id, p.consent_id, c.institution_id, p.status,
+  coalesce(p.status_details->>'statusReason', p.status_details->>'reason') AS status_reason,
+  ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.reference, p.payee, p.upstream_payment_id,
+  CASE WHEN p.status = 'AWAITING_AUTHORIZATION' THEN c.authorisation_url END AS authorisation_url,
+  ${isoText('p.created_at')} AS created_at, ${isoText('p.status_updated_at')} AS status_updated_at`;
+
+export interface ViewRow {
+  id: string;
+  kind: 'SINGLE' | 'VRP';
+  user_id: string;
+  consent_id: string;
+  institution_id: string;
+  status: string;
+  status_reason: string | null;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  payee: unknown;
+  upstream_payment_id: string | null;
+  authorisation_url: string | null;
+  created_at: string;
+  status_updated_at: string | null;
+}
+
+export const toPaymentView = (r: ViewRow): PaymentView => ({
+  id: r.id,
+  kind: r.kind,
+  userId: r.user_id,
+  consentId: r.consent_id,
+  institutionId: r.institution_id,
+  status: r.status,
+  statusReason: r.status_reason,
+  amount: { amount: r.amount, currency: r.currency },
+  reference: r.reference,
+  payee: r.payee,
+  upstreamPaymentId: r.upstream_payment_id,
+  authorisationUrl: r.authorisation_url,
+  createdAt: r.created_at,
+  statusUpdatedAt: r.status_updated_at,
+});
+
+const WORK_COLUMNS = `id, merchant_id, consent_id, kind::text AS kind, status, upstream_payment_id,
+  payment_idempotency_id, amount::text AS amount, currency, reference, payee, created_at`;
+
+interface WorkRow {
+  id: string;
+  merchant_id: string;
+  consent_id: string;
+  kind: 'SINGLE' | 'VRP';
+  status: string;
+  upstream_payment_id: string | null;
+  payment_idempotency_id: string;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  payee: unknown;
+  created_at: Date;
+}
+
+const toWork = (r: WorkRow): PaymentWork => ({
+  id: r.id,
+  merchantId: r.merchant_id,
+  consentId: r.consent_id,
+  kind: r.kind,
+  status: r.status,
+  upstreamPaymentId: r.upstream_payment_id,
+  paymentIdempotencyId: r.payment_idempotency_id,
+  amount: r.amount,
+  currency: r.currency,
+  reference: r.reference,
+  payee: r.payee,
+  createdAt: r.created_at,
+});
+
+/**
+ * When a payment without a final status is looked at next: soon after it starts, then less often as it
+ * ages (a quarter of its age), within [tick, 15 minutes]. A reservation or submission in flight is given
+ * `lease` seconds before the poll takes it over.
+ */
+const NEXT_CHECK = `now() + least(greatest((now() - created_at) / 4, make_interval(secs => $2::int)), interval '15 minutes')`;
+
+/**
+ * Reads and the non-final writes of `payments` (single and VRP); final statuses are PaymentStateRepository's,
+ * VRP reservations VrpPaymentRepository's. Every tenant read names the merchant.
+ */
+@Injectable()
+export class PaymentRepository {
+  constructor(private readonly db: DatabasePool) {}
+
+  /** A single payment awaiting its consent's authorisation; its idempotency id is reused by every submission. */
+  async createSingle(input: {
+    merchantId: string;
+    consentId: string;
+    paymentIdempotencyId: string;
+    amount: string;
+    currency: string;
+    reference: string | null;
+    payee: unknown;
+  }): Promise<PaymentView> {
+    const [row] = await this.db.rows<ViewRow>({
+      name: 'payments.create-single',
+      text: `WITH p AS (
+          INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
+            currency, reference, payee, updated_at)
+          VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', 'AWAITING_AUTHORIZATION', $4::numeric, $5,
+            $6, $7::jsonb, now())
+          RETURNING *)
+        SELECT ${VIEW_COLUMNS} FROM p JOIN consents c ON c.id = p.consent_id`,
+      values: [
+        input.merchantId,
+        input.consentId,
+        input.paymentIdempotencyId,
+        input.amount,
+        input.currency,
+        input.reference,
+        JSON.stringify(input.payee),
+      ],
+    });
+    return toPaymentView(row);
+  }
+
+  async findForCaller(merchantId: string, paymentId: string, userId?: string): Promise<PaymentView | null> {
+    if (!isUuid(paymentId)) return null;
+    const [row] = await this.db.rows<ViewRow>({
+      name: 'payments.find',
+      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR c.user_id = $3::uuid)`,
+      values: [paymentId, merchantId, userId ?? null],
+    });
+    return row ? toPaymentView(row) : null;
+  }
+
+  /** A user's payments newest first (uuid v7 ids are creation-ordered), keyset-paged by id. */
+  async listForUser(merchantId: string, userId: string, limit: number, beforeId?: string) {
+    const rows = await this.db.rows<ViewRow>({
+      name: 'payments.list-for-user',
+      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE c.user_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
+        ORDER BY p.id DESC LIMIT $4`,
+      values: [userId, merchantId, beforeId ?? null, limit + 1],
+    });
+    return { rows: rows.slice(0, limit).map(toPaymentView), more: rows.length > limit };
+  }
+
+  async listForConsent(merchantId: string, consentId: string, limit: number): Promise<PaymentView[]> {
+    const rows = await this.db.rows<ViewRow>({
+      name: 'payments.list-for-consent',
+      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.consent_id = $1 AND p.merchant_id = $2 ORDER BY p.id DESC LIMIT $3`,
+      values: [consentId, merchantId, limit],
+    });
+    return rows.map(toPaymentView);
+  }
+
+  async view(paymentId: string): Promise<PaymentView> {
+    const [row] = await this.db.rows<ViewRow>({
+      name: 'payments.view',
+      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id WHERE p.id = $1`,
+      values: [paymentId],
+    });
+    return toPaymentView(row);
+  }
+
+  /**
+   * The single payment of a consent the user has just approved, claimed for its submission (once: of two
+   * callbacks only one finds it awaiting), with a lease after which the status poll submits it instead.
+   */
+  async claimSingleSubmission(
+    merchantId: string,
+    consentId: string,
+    leaseSeconds: number,
+  ): Promise<PaymentWork | null> {
+    const [row] = await this.db.rows<WorkRow>({
+      name: 'payments.claim-single',
+      text: `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $3::int),
+          status_updated_at = now(), updated_at = now()
+        WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
+        RETURNING ${WORK_COLUMNS}`,
+      values: [consentId, merchantId, leaseSeconds],
+    });
+    return row ? toWork(row) : null;
+  }
+
+  /** The single payment of a consent, whatever its status (the callback's failure path). */
+  async singleOfConsent(merchantId: string, consentId: string): Promise<PaymentWork | null> {
+    const [row] = await this.db.rows<WorkRow>({
+      name: 'payments.single-of-consent',
+      text: `SELECT ${WORK_COLUMNS} FROM payments WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE'`,
+      values: [consentId, merchantId],
+    });
+    return row ? toWork(row) : null;
+  }
+
+  /**
+   * The bank has the payment: its id, its (not final) status and record, and when to look at it next.
+   * Only over our own pre-bank phases or another non-final status: a final status already applied stays.
+   */
+  async recordSubmitted(
+    id: string,
+    upstreamPaymentId: string,
+    status: string,
+    raw: unknown,
+    tickSeconds: number,
+  ): Promise<void> {
+    await this.db.rows({
+      name: 'payments.submitted',
+      text: `UPDATE payments SET upstream_payment_id = $3, status = $4::text, raw = $5::jsonb, status_updated_at = now(),
+          next_status_check_at = ${NEXT_CHECK}, updated_at = now()
+        WHERE id = $1 AND status <> ALL($6::text[])`,
+      values: [
+        id,
+        tickSeconds,
+        upstreamPaymentId,
+        status,
+        JSON.stringify(raw ?? null),
+        FINAL_PAYMENT_STATUSES,
+      ],
+    });
+  }
+
+  /**
+   * Claims up to `limit` payments whose status check is due, for this poller alone (skip-locked, and the
+   * next check pushed out at once, so two workers never check the same payment in one round).
+   */
+  async claimDueChecks(limit: number, tickSeconds: number): Promise<PaymentWork[]> {
+    const rows = await this.db.rows<WorkRow>({
+      name: 'payments.claim-due-checks',
+      text: `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
+        WHERE id IN (SELECT id FROM payments WHERE next_status_check_at <= now()
+          ORDER BY next_status_check_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING ${WORK_COLUMNS}`,
+      values: [limit, tickSeconds],
+    });
+    return rows.map(toWork);
+  }
+
+  /** No more polling for this payment (too old to be worth asking about, or nothing left to ask with). */
+  async stopChecking(id: string, reason: string): Promise<void> {
+    await this.db.rows({
+      name: 'payments.stop-checking',
+      text: `UPDATE payments SET next_status_check_at = NULL,
+          status_details = coalesce(status_details, '{}'::jsonb) || jsonb_build_object('pollStopped', $2::text)
+        WHERE id = $1`,
+      values: [id, reason.slice(0, 500)],
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { ConsentRepository, type ConsentsCaller } from '#libs/domain/consents';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { PaymentRepository, type PaymentView } from './payment.repository.js';
+
+export const paymentNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Payment not found.');
+const userNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+
+/** Payments as the API shows them, single and VRP alike: a merchant's any, a session's only its user's. */
+@Injectable()
+export class PaymentsService {
+  constructor(
+    private readonly payments: PaymentRepository,
+    private readonly consents: ConsentRepository,
+  ) {}
+
+  async get(caller: ConsentsCaller, paymentId: string): Promise<PaymentView> {
+    const payment = await this.payments.findForCaller(caller.merchantId, paymentId, caller.userId);
+    if (!payment) throw paymentNotFound();
+    return payment;
+  }
+
+  async listForUser(caller: ConsentsCaller, userId: string, limit: number, beforeId?: string) {
+    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    if (!(await this.consents.userExists(caller.merchantId, userId))) throw userNotFound();
+    const { rows, more } = await this.payments.listForUser(caller.merchantId, userId, limit, beforeId);
+    return { payments: rows, nextBeforeId: more ? rows.at(-1)!.id : undefined };
+  }
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import {
+  ConsentCallbackHooks,
+  ConsentStatus,
+  RedirectConsentsService,
+  type ConsentsCaller,
+  type StoredConsent,
+} from '#libs/domain/consents';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import { parseAmount, wireAmount, wirePayee, type PayeeInput } from './payment-amount.js';
+import { PaymentStateRepository } from './payment-state.repository.js';
+import { PaymentSubmitter } from './payment-submitter.service.js';
+import { PaymentPhase, PaymentRepository, type PaymentView } from './payment.repository.js';
+
+export interface SinglePaymentInput {
+  institutionId: string;
+  amount: { amount: string; currency: string };
+  payee: PayeeInput;
+  reference: string;
+  redirectUrl: string;
+}
+
+/** How long the callback has to hand the payment to the bank before the status poll does it instead. */
+const SUBMISSION_LEASE_SECONDS = 60;
+
+/**
+ * Single payments: a single-use payment consent per payment, authorised by the user at the bank through
+ * the redirect flow; the callback makes the payment exactly once (a claimed, single-use step, and the
+ * same idempotency id on every submission) and sends the browser back with its status.
+ */
+@Injectable()
+export class SinglePaymentsService implements OnModuleInit {
+  constructor(
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly redirect: RedirectConsentsService,
+    private readonly hooks: ConsentCallbackHooks,
+    private readonly payments: PaymentRepository,
+    private readonly state: PaymentStateRepository,
+    private readonly submitter: PaymentSubmitter,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.register('PAYMENT', {
+      authorised: (consent, requestId) => this.execute(consent, requestId),
+      failed: (consent, status) => this.abandon(consent, status),
+    });
+  }
+
+  async create(
+    caller: ConsentsCaller,
+    userId: string,
+    input: SinglePaymentInput,
+    requestId?: string,
+  ): Promise<PaymentView> {
+    const amount = parseAmount(input.amount, 'amount');
+    // Ours and the upstream's (at most 35 characters): every submission of this payment carries it.
+    const paymentIdempotencyId = randomUUID().replace(/-/g, '');
+    const consent = await this.redirect.createPaymentConsent(
+      caller,
+      userId,
+      { kind: 'PAYMENT', institutionId: input.institutionId, redirectUrl: input.redirectUrl },
+      (request, options) =>
+        this.upstream.createPaymentAuthorisation(
+          {
+            ...request,
+            paymentRequest: {
+              paymentIdempotencyId,
+              type: 'DOMESTIC_PAYMENT',
+              amount: wireAmount(amount.toString(), input.amount.currency),
+              payee: wirePayee(input.payee),
+              reference: input.reference,
+            },
+          },
+          options,
+        ),
+      requestId,
+    );
+    return this.payments.createSingle({
+      merchantId: caller.merchantId,
+      consentId: consent.id,
+      paymentIdempotencyId,
+      amount: amount.toString(),
+      currency: input.amount.currency,
+      reference: input.reference,
+      payee: wirePayee(input.payee),
+    });
+  }
+
+  /** The payment of a consent the user has just approved: made once, whatever calls back twice. */
+  private async execute(consent: StoredConsent, requestId?: string): Promise<Record<string, string>> {
+    const work = await this.payments.claimSingleSubmission(
+      consent.merchantId,
+      consent.id,
+      SUBMISSION_LEASE_SECONDS,
+    );
+    if (!work) {
+      const existing = await this.payments.singleOfConsent(consent.merchantId, consent.id);
+      return existing ? { paymentId: existing.id, status: existing.status } : {};
+    }
+    try {
+      const result = await this.submitter.submit(work, requestId);
+      return {
+        paymentId: work.id,
+        status: result.status,
+        ...(result.outcome === 'refused' ? { error: 'payment_refused' } : {}),
+      };
+    } catch (error) {
+      // Not refused, maybe not received: the status poll submits it again under the same idempotency id.
+      this.logger.warn(
+        {
+          paymentId: work.id,
+          upstreamKind: error instanceof UpstreamError ? error.kind : undefined,
+          upstreamTracingId: error instanceof UpstreamError ? error.tracingId : undefined,
+        },
+        'single payment: submission did not complete; the status poll takes it over',
+      );
+      return { paymentId: work.id, status: PaymentPhase.Submitting };
+    }
+  }
+
+  /** The user did not approve (or the exchange failed): the payment ends unpaid, announced once. */
+  private async abandon(consent: StoredConsent, status: string): Promise<Record<string, string>> {
+    const payment = await this.payments.singleOfConsent(consent.merchantId, consent.id);
+    if (!payment) return {};
+    if (payment.status === PaymentPhase.AwaitingAuthorisation) {
+      await this.state.applyFinalStatusById(payment.id, {
+        status: status === ConsentStatus.Rejected ? 'REJECTED' : 'FAILED',
+        statusDetails: { reason: `The payment's consent ended ${status} before it was authorised` },
+      });
+    }
+    return { paymentId: payment.id };
+  }
+}
