@@ -3,7 +3,8 @@ import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { createVrpConsentRow, uniqueName } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { dataOf, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { atBank, paymentBodies } from './support/payment-kit.js';
 import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 
@@ -21,6 +22,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
   let other: Tenant;
   let prisma: PrismaService;
   let consentId: string;
+  let userId: string;
 
   beforeAll(async () => {
     stack = await startStack();
@@ -30,6 +32,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
     const user = await stack.api.app
       .get(UserRepository)
       .create(tenant.merchant.merchant.id, { reference: uniqueName('vrp') });
+    userId = user.id;
     const upstream = await authorisedSandboxVrpConsent(
       stack.sandbox.url,
       stack.api.config,
@@ -80,12 +83,105 @@ describe('VRP payments: limits enforced here, atomically', () => {
     expect(await prisma.payment.count({ where: { consentId, amount: '1.00' } })).toBe(1);
   });
 
-  it('keeps tenants apart: another merchant’s consent is 404, and a session may not pay', async () => {
+  it('keeps tenants and users apart: another merchant’s consent is 404, a session pays only its own user’s', async () => {
     const theirs = await pay('1.00', uniqueName('pay'), other.client);
     expect([theirs.status, theirs.body.error.code]).toEqual([404, 'NOT_FOUND']);
     expect((await other.client.get(`/v1/vrp/consents/${consentId}/payments`)).status).toBe(404);
     expect((await tenant.client.get('/v1/vrp/consents/not-a-uuid/payments')).status).toBe(404);
+    const own = dataOf(await tenant.client.post(`/v1/users/${userId}/sessions`), 201).token;
+    expect((await pay('1.00', uniqueName('pay'), tenant.client.as(own))).status).toBe(201);
+    const neighbour = dataOf(await tenant.client.post(`/v1/users/${tenant.userId}/sessions`), 201).token;
+    expect((await pay('1.00', uniqueName('pay'), tenant.client.as(neighbour))).status).toBe(404);
   });
+
+  it('sets up sweeping VRP through the BFF: limits checked, defaults filled, approved at the bank, then paid within them', async () => {
+    const created = dataOf(
+      await tenant.client.post(`/v1/users/${userId}/vrp/consents`, paymentBodies.vrpConsent()),
+      201,
+    );
+    expect(created).toMatchObject({
+      kind: 'VRP_SWEEPING',
+      status: 'AWAITING_AUTHORIZATION',
+      controlParameters: {
+        psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
+        maxAmountPerPayment: { amount: '100.00', currency: 'GBP' },
+        periodicLimits: [
+          {
+            frequency: 'MONTHLY',
+            alignment: 'CONSENT',
+            totalMaxAmount: { amount: '30.00', currency: 'GBP' },
+          },
+        ],
+      },
+    });
+    expect(created.controlParameters.validFrom).toBeTruthy();
+    const back = await atBank(stack, created.authorisationUrl);
+    expect(back.query).toMatchObject({ consentId: created.id, status: 'AUTHORIZED' });
+    expect(dataOf(await tenant.client.get(`/v1/consents/${created.id}`))).toMatchObject({
+      kind: 'VRP_SWEEPING',
+      status: 'AUTHORIZED',
+    });
+    const payHere = (amount: string) =>
+      tenant.client.post(
+        `/v1/vrp/consents/${created.id}/payments`,
+        { amount: { amount, currency: 'GBP' } },
+        { headers: { 'idempotency-key': uniqueName('sweep') } },
+      );
+    for (let i = 0; i < 3; i++) expect((await payHere('10.00')).status).toBe(201);
+    const refused = await payHere('0.01');
+    expect([refused.status, refused.body.error.code]).toEqual([422, 'VRP_LIMIT_EXCEEDED']);
+    expect(refused.body.error.details[0].issue).toBe('exceeds periodicLimits[0] (MONTHLY): 0.00 left');
+    const details = dataOf(await tenant.client.get(`/v1/vrp/consents/${created.id}`));
+    expect(details.id).toBe(created.id);
+  });
+
+  it('refuses VRP limits that make no sense, with the field named', async () => {
+    const limits = paymentBodies.vrpConsent().controlParameters;
+    const cases: [object, string][] = [
+      [{ ...limits, periodicLimits: [] }, 'controlParameters.periodicLimits'],
+      [
+        {
+          ...limits,
+          periodicLimits: [{ frequency: 'HOURLY', totalMaxAmount: { amount: '1.00', currency: 'GBP' } }],
+        },
+        'controlParameters.periodicLimits.0.frequency',
+      ],
+      [
+        {
+          ...limits,
+          periodicLimits: [{ frequency: 'MONTHLY', totalMaxAmount: { amount: '1.00', currency: 'EUR' } }],
+        },
+        'controlParameters.periodicLimits[0].totalMaxAmount.currency',
+      ],
+      [
+        {
+          ...limits,
+          periodicLimits: [
+            { frequency: 'MONTHLY', totalMaxAmount: { amount: '1.00', currency: 'GBP' } },
+            { frequency: 'MONTHLY', totalMaxAmount: { amount: '2.00', currency: 'GBP' } },
+          ],
+        },
+        'controlParameters.periodicLimits[1].frequency',
+      ],
+      [{ ...limits, validTo: '2001-01-01T00:00:00Z' }, 'controlParameters.validTo'],
+      [
+        { ...limits, maxAmountPerPayment: { amount: '-1', currency: 'GBP' } },
+        'controlParameters.maxAmountPerPayment',
+      ],
+    ];
+    for (const [controlParameters, field] of cases) {
+      const response = await tenant.client.post(
+        `/v1/users/${userId}/vrp/consents`,
+        paymentBodies.vrpConsent({ controlParameters: controlParameters as never }),
+      );
+      expect([response.status, response.body.error?.code], field).toEqual([400, 'VALIDATION_FAILED']);
+      expect(
+        response.body.error.details.some((d: { field: string }) => d.field.startsWith(field)),
+        `${field}: ${JSON.stringify(response.body.error.details)}`,
+      ).toBe(true);
+    }
+  });
+
   it('lets exactly the payments that fit the monthly limit through, of 20 at once, and never overspends', async () => {
     const counted = { consentId, status: { notIn: ['FAILED', 'DECLINED', 'REJECTED'] } };
     const before = Number(

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { Prisma } from '#libs/database';
 import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
@@ -84,6 +83,8 @@ export class PaymentSubmitter {
             ).data;
     } catch (error) {
       if (isRefusal(error)) return this.refuse(work, error, error.message);
+      // Not in flight any more: the status poll sends it again (same idempotency id) on its schedule.
+      await this.payments.submitLater(work.id, this.config.payments.statusPollSeconds);
       throw error;
     }
     // Single use (spec part 1, rule 3): once the bank has the payment, its consent is spent here too.
@@ -122,7 +123,7 @@ export class PaymentSubmitter {
     if (final) {
       await this.state.applyFinalStatusById(work.id, {
         status,
-        statusDetails: (answer.statusDetails ?? null),
+        statusDetails: answer.statusDetails ?? null,
       });
     }
     return status;

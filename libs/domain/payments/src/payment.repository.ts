@@ -285,6 +285,16 @@ export class PaymentRepository {
     return rows.map(toWork);
   }
 
+  /** A submission that did not complete is no longer in flight: the poll may send it again on its schedule. */
+  async submitLater(id: string, tickSeconds: number): Promise<void> {
+    await this.db.rows({
+      name: 'payments.submit-later',
+      text: `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
+        WHERE id = $1 AND status = 'SUBMITTING'`,
+      values: [id, tickSeconds],
+    });
+  }
+
   /** No more polling for this payment (too old to be worth asking about, or nothing left to ask with). */
   async stopChecking(id: string, reason: string): Promise<void> {
     await this.db.rows({

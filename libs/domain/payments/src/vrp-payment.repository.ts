@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
+import { amountText } from './payment-amount.js';
 import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
 
 export interface PeriodLimit {
@@ -42,7 +43,7 @@ export class VrpPaymentRepository {
       for (const limit of input.limits) {
         const { rows } = await client.query<{ headroom: string; fits: boolean }>({
           name: 'vrp-payments.headroom',
-          text: `SELECT ($4::numeric - coalesce(sum(amount), 0))::text AS headroom,
+          text: `SELECT ${amountText('($4::numeric - coalesce(sum(amount), 0))', '$7::text')} AS headroom,
               coalesce(sum(amount), 0) + $5::numeric <= $4::numeric AS fits
             FROM payments
             WHERE consent_id = $1 AND kind = 'VRP' AND created_at >= $2 AND created_at < $3
@@ -54,6 +55,7 @@ export class VrpPaymentRepository {
             limit.totalMaxAmount,
             input.amount,
             NOT_PAID_STATUSES,
+            input.currency,
           ],
         });
         if (!rows[0].fits) {

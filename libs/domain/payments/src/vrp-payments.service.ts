@@ -8,8 +8,9 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
-import { decimalsOf, invalidField, parseAmount } from './payment-amount.js';
+import { invalidField, parseAmount } from './payment-amount.js';
 import { PaymentSubmitter } from './payment-submitter.service.js';
+import { periodLimit } from './vrp-period-limit.js';
 import { PaymentRepository, type PaymentView } from './payment.repository.js';
 import { VrpPaymentRepository, type PeriodLimit } from './vrp-payment.repository.js';
 
@@ -24,8 +25,6 @@ interface ControlParameters {
   validFrom?: string;
   psuAuthenticationMethods?: string[];
 }
-
-const DAY_MS = 86_400_000;
 
 /** How long a payment request has to hand its payment to the bank before the status poll does it. */
 const SUBMISSION_LEASE_SECONDS = 60;
@@ -64,7 +63,7 @@ export class VrpPaymentsService {
         limits.push({
           name: `periodicLimits[${i}] (${limit.frequency})`,
           frequency: limit.frequency,
-          totalMaxAmount: this.limitFor(limit, period, anchor, input.currency),
+          totalMaxAmount: periodLimit(limit, period, anchor, input.currency),
           ...period,
         });
       });
@@ -106,29 +105,6 @@ export class VrpPaymentsService {
     return this.access.withVrpConsent(caller, consentId, undefined, () =>
       this.payments.listForConsent(caller.merchantId, consentId, 100),
     );
-  }
-
-  /**
-   * The limit of the current period: the whole `totalMaxAmount`, except in a CALENDAR-aligned first period
-   * (the one holding the consent's anchor), which is pro-rated to the days left in it, the anchor's day
-   * included, rounded down to the currency's minor unit, as the upstream documents.
-   */
-  private limitFor(
-    limit: { alignment?: string; totalMaxAmount: UpstreamAmount },
-    period: { start: Date; end: Date },
-    anchorMs: number,
-    currency: string,
-  ): string {
-    const total = new Prisma.Decimal(String(limit.totalMaxAmount.amount));
-    const [start, end] = [period.start.getTime(), period.end.getTime()];
-    if (limit.alignment !== 'CALENDAR' || anchorMs < start || anchorMs >= end) return total.toString();
-    const totalDays = Math.round((end - start) / DAY_MS);
-    const remainingDays = Math.round((end - Math.floor(anchorMs / DAY_MS) * DAY_MS) / DAY_MS);
-    return total
-      .mul(remainingDays)
-      .div(totalDays)
-      .toDecimalPlaces(decimalsOf(currency), Prisma.Decimal.ROUND_DOWN)
-      .toString();
   }
 
   /** A decimal string of the consent's currency, at most its minor units, within the per-payment maximum. */

@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { ConsentTokenVault } from '#libs/domain/consents';
+import { PaymentStatusPoller } from '#libs/domain/payments';
+import { uniqueName } from '#libs/testing';
+import { dataOf, onboard, startStack, type ApiClient, type Stack, type Tenant } from './support/api-kit.js';
+import { REDIRECT_URL, atBank, payee, paymentBodies, paymentEvents } from './support/payment-kit.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+import { eventually } from './support/sync-kit.js';
+
+/**
+ * Single payments end to end against the sandbox: the hosted bank page, our callback making the payment
+ * once, the status poll bringing it to its final status, and the one event it announces.
+ */
+describe('single payments', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+  let other: Tenant;
+  let prisma: PrismaService;
+  let poller: PaymentStatusPoller;
+  let sandbox: SandboxHttp;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    prisma = stack.api.app.get(PrismaService);
+    poller = stack.api.app.get(PaymentStatusPoller);
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    tenant = await onboard(stack);
+    other = await onboard(stack);
+  });
+  afterAll(async () => {
+    await sandbox?.admin('DELETE', '/faults');
+    await stack?.close();
+  });
+
+  const start = (
+    body = paymentBodies.single(),
+    key: string | null = uniqueName('pay'),
+    client: ApiClient = tenant.client,
+    userId = tenant.userId,
+  ) => client.post(`/v1/users/${userId}/payments`, body, { headers: key ? { 'idempotency-key': key } : {} });
+
+  /** Runs status-poll rounds until the payment is final (the poll is due at once under the test config). */
+  const settled = (paymentId: string) =>
+    eventually(`payment ${paymentId} final`, async () => {
+      await poller.pollDue();
+      const payment = dataOf(await tenant.client.get(`/v1/payments/${paymentId}`));
+      return ['PENDING', 'SUBMITTING', 'AWAITING_AUTHORIZATION'].includes(payment.status)
+        ? undefined
+        : payment;
+    });
+
+  it('goes from the request through the bank to COMPLETED once, with one payment.completed; a replay is the same payment', async () => {
+    const key = uniqueName('pay');
+    const created = dataOf(await start(paymentBodies.single(), key), 201);
+    expect(created).toMatchObject({
+      kind: 'SINGLE',
+      status: 'AWAITING_AUTHORIZATION',
+      amount: { amount: '12.34', currency: 'GBP' },
+      reference: 'Order 1234',
+      payee: payee(),
+      upstreamPaymentId: null,
+    });
+    expect(created.authorisationUrl).toMatch(/^http/);
+    const replay = dataOf(await start(paymentBodies.single(), key), 201);
+    expect(replay.id).toBe(created.id);
+
+    const back = await atBank(stack, created.authorisationUrl);
+    expect(back.status).toBe(302);
+    expect(`${back.location.origin}${back.location.pathname}`).toBe(REDIRECT_URL);
+    expect(back.query).toMatchObject({
+      paymentId: created.id,
+      consentId: created.consentId,
+      status: 'PENDING',
+    });
+
+    const pending = dataOf(await tenant.client.get(`/v1/payments/${created.id}`));
+    expect(pending.status).toBe('PENDING');
+    expect(pending.upstreamPaymentId).toBeTruthy();
+    expect(pending.authorisationUrl).toBeNull();
+
+    const done = await settled(created.id);
+    expect(done.status).toBe('COMPLETED');
+    await poller.pollDue();
+    expect(await paymentEvents(stack, created.id)).toEqual([
+      { type: 'payment.completed', status: 'COMPLETED' },
+    ]);
+    expect(await prisma.payment.count({ where: { consentId: created.consentId } })).toBe(1);
+  });
+
+  it('never uses the consent twice: the callback is single-use, the consent CONSUMED here and upstream', async () => {
+    const created = dataOf(await start(), 201);
+    const back = await atBank(stack, created.authorisationUrl);
+    expect(back.query.status).toBe('PENDING');
+    // The browser's back button, or an attacker replaying the URL: refused, and nothing is paid again.
+    const again = await fetch(back.callback, { redirect: 'manual' });
+    expect(again.status).toBe(400);
+    const consent = dataOf(await tenant.client.get(`/v1/consents/${created.consentId}`));
+    expect(consent).toMatchObject({ kind: 'PAYMENT', status: 'CONSUMED' });
+    // The token itself, sent upstream for a second payment: the bank refuses it too.
+    const row = await prisma.consent.findUniqueOrThrow({ where: { id: created.consentId } });
+    const token = stack.api.app.get(ConsentTokenVault).open(row, row.id)!;
+    const second = await sandbox.call('POST', '/payments', {
+      headers: { consent: token },
+      body: {
+        paymentIdempotencyId: uniqueName('second')
+          .replace(/[^a-z0-9]/gi, '')
+          .slice(0, 35),
+        type: 'DOMESTIC_PAYMENT',
+        amount: { amount: 12.34, currency: 'GBP' },
+        payee: payee(),
+        reference: 'Order 1234',
+      },
+    });
+    expect(second.status).toBe(403);
+    expect(await prisma.payment.count({ where: { consentId: created.consentId } })).toBe(1);
+  });
+
+  it('ends REJECTED with one payment.failed when the user says no at the bank', async () => {
+    const created = dataOf(await start(), 201);
+    const back = await atBank(stack, created.authorisationUrl, 'deny');
+    expect(back.query).toMatchObject({ paymentId: created.id, status: 'REJECTED' });
+    const payment = dataOf(await tenant.client.get(`/v1/payments/${created.id}`));
+    expect(payment).toMatchObject({ status: 'REJECTED', upstreamPaymentId: null });
+    expect(await paymentEvents(stack, created.id)).toEqual([{ type: 'payment.failed', status: 'REJECTED' }]);
+  });
+
+  it('reaches FAILED by polling when no webhook comes (the sandbox fails amounts ending .99)', async () => {
+    const created = dataOf(
+      await start(paymentBodies.single({ amount: { amount: '20.99', currency: 'GBP' } })),
+      201,
+    );
+    await atBank(stack, created.authorisationUrl);
+    const failed = await settled(created.id);
+    expect(failed).toMatchObject({ status: 'FAILED', statusReason: 'INSUFFICIENT_FUNDS' });
+    expect(await paymentEvents(stack, created.id)).toEqual([{ type: 'payment.failed', status: 'FAILED' }]);
+  });
+
+  it('makes a payment whose submission failed on the callback later, under the same idempotency id, once', async () => {
+    const created = dataOf(await start(), 201);
+    // The bank is down just when the callback submits: a 503 for each of the client's four attempts.
+    const fault = await sandbox.admin('POST', '/faults', {
+      method: 'POST',
+      path: '/payments',
+      status: 503,
+      count: 4,
+    });
+    expect(fault.status).toBe(201);
+    const back = await atBank(stack, created.authorisationUrl);
+    expect(back.query).toMatchObject({ paymentId: created.id, status: 'SUBMITTING' });
+    expect((await tenant.client.get(`/v1/payments/${created.id}`)).body.data.status).toBe('SUBMITTING');
+    await sandbox.admin('DELETE', '/faults');
+
+    const done = await settled(created.id);
+    expect(done.status).toBe('COMPLETED');
+    expect(await paymentEvents(stack, created.id)).toEqual([
+      { type: 'payment.completed', status: 'COMPLETED' },
+    ]);
+    const consent = dataOf(await tenant.client.get(`/v1/consents/${created.consentId}`));
+    expect(consent.status).toBe('CONSUMED');
+  });
+
+  it('two pollers at once finalise each payment once', async () => {
+    const payments: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = dataOf(await start(), 201);
+      await atBank(stack, created.authorisationUrl);
+      payments.push(created.id);
+    }
+    const second = stack.api.app.get(PaymentStatusPoller);
+    await eventually('all final', async () => {
+      await Promise.all([poller.pollDue(), second.pollDue()]);
+      const rows = await prisma.payment.findMany({ where: { id: { in: payments } } });
+      return rows.every((r) => r.status === 'COMPLETED') ? true : undefined;
+    });
+    for (const id of payments) {
+      expect(await paymentEvents(stack, id)).toEqual([{ type: 'payment.completed', status: 'COMPLETED' }]);
+    }
+  });
+
+  it('lists a user’s payments newest first, keyset-paged', async () => {
+    const fresh = dataOf(await tenant.client.post('/v1/users', { reference: uniqueName('payer') }), 201);
+    const ids = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(dataOf(await start(undefined, undefined, undefined, fresh.id), 201).id);
+    const first = await tenant.client.get(`/v1/users/${fresh.id}/payments?limit=2`);
+    expect(dataOf(first).map((p: { id: string }) => p.id)).toEqual([ids[2], ids[1]]);
+    const next = await tenant.client.get(first.body.links.next);
+    expect(dataOf(next).map((p: { id: string }) => p.id)).toEqual([ids[0]]);
+    expect(next.body.meta.nextCursor).toBeNull();
+  });
+
+  it('refuses bad input with a clear 400 and keeps nothing', async () => {
+    const before = await prisma.payment.count();
+    const cases: [object, string][] = [
+      [paymentBodies.single({ amount: { amount: '12.345', currency: 'GBP' } }), 'amount.amount'],
+      [paymentBodies.single({ amount: { amount: '0', currency: 'GBP' } }), 'amount.amount'],
+      [{ ...paymentBodies.single(), amount: { amount: 12.34, currency: 'GBP' } }, 'amount.amount'],
+      [paymentBodies.single({ amount: { amount: '1.00', currency: 'gbp' } }), 'amount.currency'],
+      [
+        paymentBodies.single({ payee: { name: 'X', accountIdentifications: [] } }),
+        'payee.accountIdentifications',
+      ],
+      [{ ...paymentBodies.single(), payee: undefined }, 'payee'],
+      [paymentBodies.single({ reference: 'r'.repeat(19) }), 'reference'],
+      [paymentBodies.single({ redirectUrl: 'javascript:alert(1)' }), 'redirectUrl'],
+      [{ ...paymentBodies.single(), surprise: true }, 'surprise'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await start(body as never);
+      expect([response.status, response.body.error.code], JSON.stringify(body)).toEqual([
+        400,
+        'VALIDATION_FAILED',
+      ]);
+      expect(
+        response.body.error.details
+          .map((d: { field: string }) => d.field)
+          .some((f: string) => f.startsWith(field)),
+        `${field}: ${JSON.stringify(response.body.error.details)}`,
+      ).toBe(true);
+    }
+    const keyless = await start(paymentBodies.single(), null);
+    expect([keyless.status, keyless.body.error.details[0].field]).toEqual([400, 'Idempotency-Key']);
+    const badInstitution = await start(paymentBodies.single({ institutionId: 'no-such-bank' }));
+    expect(badInstitution.status).toBe(400);
+    expect(await prisma.payment.count()).toBe(before);
+  });
+
+  it('keeps tenants and users apart on every payment route', async () => {
+    const created = dataOf(await start(), 201);
+    const stranger = other.client;
+    expect((await stranger.get(`/v1/payments/${created.id}`)).status).toBe(404);
+    expect((await stranger.get(`/v1/users/${tenant.userId}/payments`)).status).toBe(404);
+    expect((await start(paymentBodies.single(), uniqueName('x'), stranger)).status).toBe(404);
+    expect(
+      (await stranger.post(`/v1/users/${tenant.userId}/vrp/consents`, paymentBodies.vrpConsent())).status,
+    ).toBe(404);
+    // A user's session sees its own payments only.
+    const session = dataOf(await tenant.client.post(`/v1/users/${tenant.userId}/sessions`), 201).token;
+    const neighbour = dataOf(
+      await tenant.client.post('/v1/users', { reference: uniqueName('neighbour') }),
+      201,
+    );
+    const theirs = dataOf(await start(undefined, undefined, undefined, neighbour.id), 201);
+    const asUser = tenant.client.as(session);
+    expect((await asUser.get(`/v1/payments/${created.id}`)).status).toBe(200);
+    expect((await asUser.get(`/v1/payments/${theirs.id}`)).status).toBe(404);
+    expect((await asUser.get(`/v1/users/${neighbour.id}/payments`)).status).toBe(404);
+    expect((await start(paymentBodies.single(), uniqueName('x'), asUser, neighbour.id)).status).toBe(404);
+    expect((await stack.anonymous.get(`/v1/payments/${created.id}`)).status).toBe(401);
+    expect((await tenant.client.get('/v1/payments/not-a-uuid')).status).toBe(404);
+  });
+});

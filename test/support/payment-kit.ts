@@ -1,0 +1,73 @@
+import { PrismaService } from '#libs/database';
+import type {
+  CreateSinglePaymentDto,
+  CreateVrpConsentDto,
+} from '../../apps/api/src/payments/payments.dto.js';
+import type { Stack } from './api-kit.js';
+import { decideAtBank } from './bank-consents.js';
+
+/** Payment bodies typed against the DTOs the routes validate with, and what payment tests share. */
+
+export const REDIRECT_URL = 'https://app.merchant.example/pay/done';
+
+export const payee = () => ({
+  name: 'Jane Saver',
+  accountIdentifications: [
+    { type: 'SORT_CODE', identification: '123456' },
+    { type: 'ACCOUNT_NUMBER', identification: '12345678' },
+  ],
+});
+
+export const paymentBodies = {
+  single: (overrides: Partial<CreateSinglePaymentDto> = {}) =>
+    ({
+      institutionId: 'sandbox-payments',
+      amount: { amount: '12.34', currency: 'GBP' },
+      payee: payee(),
+      reference: 'Order 1234',
+      redirectUrl: REDIRECT_URL,
+      ...overrides,
+    }) satisfies CreateSinglePaymentDto,
+  vrpConsent: (overrides: Partial<CreateVrpConsentDto> = {}) =>
+    ({
+      institutionId: 'sandbox-payments',
+      payee: payee(),
+      reference: 'Sweep',
+      redirectUrl: REDIRECT_URL,
+      controlParameters: {
+        maxAmountPerPayment: { amount: '100.00', currency: 'GBP' },
+        periodicLimits: [
+          {
+            frequency: 'MONTHLY',
+            alignment: 'CONSENT',
+            totalMaxAmount: { amount: '30.00', currency: 'GBP' },
+          },
+        ],
+      },
+      ...overrides,
+    }) satisfies CreateVrpConsentDto,
+};
+
+/** The user at the sandbox bank's page, then back through our callback: where the browser lands. */
+export async function atBank(
+  stack: Stack,
+  authorisationUrl: string,
+  decision: 'approve' | 'deny' = 'approve',
+) {
+  const back = await decideAtBank(
+    { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+    authorisationUrl,
+    decision,
+  );
+  return { ...back, query: Object.fromEntries(back.location.searchParams) };
+}
+
+/** The payment events recorded for one of our payments, oldest first. */
+export async function paymentEvents(
+  stack: Stack,
+  paymentId: string,
+): Promise<{ type: string; status: string }[]> {
+  return stack.api.app.get(PrismaService).$queryRaw<{ type: string; status: string }[]>`
+    SELECT type::text AS type, data->>'status' AS status FROM merchant_events
+    WHERE data->>'paymentId' = ${paymentId} ORDER BY seq`;
+}
