@@ -125,6 +125,27 @@ describe('single payments', () => {
     expect(await paymentEvents(stack, created.id)).toEqual([{ type: 'payment.failed', status: 'REJECTED' }]);
   });
 
+  it('ends EXPIRED, announced once, when the user never comes back from the bank in time', async () => {
+    const created = dataOf(await start(), 201);
+    const row = await prisma.payment.findUniqueOrThrow({ where: { id: created.id } });
+    // Due when our signed state has died (an hour), and not before.
+    expect(row.nextStatusCheckAt!.getTime() - Date.now()).toBeGreaterThan(3600_000);
+    await poller.pollDue();
+    expect(dataOf(await tenant.client.get(`/v1/payments/${created.id}`)).status).toBe(
+      'AWAITING_AUTHORIZATION',
+    );
+    await prisma.payment.update({
+      where: { id: created.id },
+      data: { nextStatusCheckAt: new Date(Date.now() - 1000) },
+    });
+    const expired = await settled(created.id);
+    expect(expired).toMatchObject({
+      status: 'EXPIRED',
+      statusReason: 'The user did not authorise the payment in time',
+    });
+    expect(await paymentEvents(stack, created.id)).toEqual([{ type: 'payment.failed', status: 'EXPIRED' }]);
+  });
+
   it('reaches FAILED by polling when no webhook comes (the sandbox fails amounts ending .99)', async () => {
     const created = dataOf(
       await start(paymentBodies.single({ amount: { amount: '20.99', currency: 'GBP' } })),

@@ -9,6 +9,7 @@ import {
   PaymentRepository,
   type PaymentWork,
 } from './payment.repository.js';
+import { PaymentStateRepository } from './payment-state.repository.js';
 import { PaymentSubmitter } from './payment-submitter.service.js';
 
 /** How many due payments one round claims, and how many it asks the bank about at once. */
@@ -38,6 +39,7 @@ export class PaymentStatusPoller {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly payments: PaymentRepository,
     private readonly submitter: PaymentSubmitter,
+    private readonly state: PaymentStateRepository,
   ) {}
 
   async pollDue(): Promise<PollRoundResult> {
@@ -62,6 +64,15 @@ export class PaymentStatusPoller {
       return;
     }
     try {
+      if (work.status === PaymentPhase.AwaitingAuthorisation) {
+        // The user never came back from the bank, and now cannot (our signed state has expired).
+        const ended = await this.state.applyFinalStatusById(work.id, {
+          status: 'EXPIRED',
+          statusDetails: { reason: 'The user did not authorise the payment in time' },
+        });
+        if (ended) result.finalised += 1;
+        return;
+      }
       if (work.upstreamPaymentId === null || work.status === PaymentPhase.Submitting) {
         const submitted = await this.submitter.submit(work);
         result.submitted += 1;

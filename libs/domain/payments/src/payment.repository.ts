@@ -147,14 +147,16 @@ export class PaymentRepository {
     currency: string;
     reference: string | null;
     payee: unknown;
+    /** When the user's chance to approve it is over: the status poll then ends it EXPIRED. */
+    authorisationWindowSeconds: number;
   }): Promise<PaymentView> {
     const [row] = await this.db.rows<ViewRow>({
       name: 'payments.create-single',
       text: `WITH p AS (
           INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
-            currency, reference, payee, updated_at)
+            currency, reference, payee, next_status_check_at, updated_at)
           VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', 'AWAITING_AUTHORIZATION', $4::numeric, $5,
-            $6, $7::jsonb, now())
+            $6, $7::jsonb, now() + make_interval(secs => $8::int), now())
           RETURNING *)
         SELECT ${VIEW_COLUMNS} FROM p JOIN consents c ON c.id = p.consent_id`,
       values: [
@@ -165,6 +167,7 @@ export class PaymentRepository {
         input.currency,
         input.reference,
         JSON.stringify(input.payee),
+        input.authorisationWindowSeconds,
       ],
     });
     return toPaymentView(row);

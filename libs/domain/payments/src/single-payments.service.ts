@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import {
+  CONSENT_STATE_TTL_SECONDS,
   ConsentCallbackHooks,
   ConsentStatus,
   RedirectConsentsService,
@@ -86,6 +87,8 @@ export class SinglePaymentsService implements OnModuleInit {
       currency: input.amount.currency,
       reference: input.reference,
       payee: wirePayee(input.payee),
+      // Our signed state dies after this: no callback can complete the payment later.
+      authorisationWindowSeconds: CONSENT_STATE_TTL_SECONDS + 300,
     });
   }
 
