@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { uniqueName } from '#libs/testing';
+import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { dataOf, onboard, startStack, type ApiClient, type Stack, type Tenant } from './support/api-kit.js';
 import { REDIRECT_URL, atBank, payee, paymentBodies, paymentEvents } from './support/payment-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
+import { scratchDatabase } from './support/scratch-database.js';
 import { eventually } from './support/sync-kit.js';
 
 /**
@@ -20,10 +21,19 @@ describe('single payments', () => {
   let poller: PaymentStatusPoller;
   let sandbox: SandboxHttp;
 
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  // Two processes' worth of the poll: the worker's instance and the api's, on one database of their own.
+  let pollers: PaymentStatusPoller[];
+
   beforeAll(async () => {
-    stack = await startStack();
+    database = await scratchDatabase('payments');
+    stack = await startStack({
+      worker: true,
+      overrides: { DATABASE_URL: database.url, QUEUE_PREFIX: uniqueQueuePrefix('payments') },
+    });
     prisma = stack.api.app.get(PrismaService);
-    poller = stack.api.app.get(PaymentStatusPoller);
+    pollers = [stack.worker!.app.get(PaymentStatusPoller), stack.api.app.get(PaymentStatusPoller)];
+    poller = pollers[0];
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     other = await onboard(stack);
@@ -31,6 +41,7 @@ describe('single payments', () => {
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
     await stack?.close();
+    await database?.drop();
   });
 
   const start = (
@@ -179,18 +190,21 @@ describe('single payments', () => {
     ]);
     const consent = dataOf(await tenant.client.get(`/v1/consents/${created.consentId}`));
     expect(consent.status).toBe('CONSUMED');
+    // The bank made it under the idempotency id we chose when the payment was asked for.
+    const row = await prisma.payment.findUniqueOrThrow({ where: { id: created.id } });
+    const atSandbox = await sandbox.admin('GET', `/payments/${row.upstreamPaymentId}`);
+    expect(atSandbox.body.data.paymentIdempotencyId).toBe(row.paymentIdempotencyId);
   });
 
-  it('two pollers at once finalise each payment once', async () => {
+  it('two workers polling at once finalise each payment once', async () => {
     const payments: string[] = [];
     for (let i = 0; i < 4; i++) {
       const created = dataOf(await start(), 201);
       await atBank(stack, created.authorisationUrl);
       payments.push(created.id);
     }
-    const second = stack.api.app.get(PaymentStatusPoller);
     await eventually('all final', async () => {
-      await Promise.all([poller.pollDue(), second.pollDue()]);
+      await Promise.all(pollers.map((p) => p.pollDue()));
       const rows = await prisma.payment.findMany({ where: { id: { in: payments } } });
       return rows.every((r) => r.status === 'COMPLETED') ? true : undefined;
     });
@@ -270,5 +284,45 @@ describe('single payments', () => {
     expect((await start(paymentBodies.single(), uniqueName('x'), asUser, neighbour.id)).status).toBe(404);
     expect((await stack.anonymous.get(`/v1/payments/${created.id}`)).status).toBe(401);
     expect((await tenant.client.get('/v1/payments/not-a-uuid')).status).toBe(404);
+  });
+});
+
+describe('the scheduled status poll', () => {
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    database = await scratchDatabase('payment_poll');
+    stack = await startStack({
+      worker: true,
+      overrides: {
+        DATABASE_URL: database.url,
+        QUEUE_PREFIX: uniqueQueuePrefix('payment-poll'),
+        PAYMENT_STATUS_POLL_SECONDS: '1',
+      },
+    });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await database?.drop();
+  });
+
+  it('brings a payment to its final status with no webhook and no help', async () => {
+    const tenant = await onboard(stack);
+    const created = dataOf(
+      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': uniqueName('pay') },
+      }),
+      201,
+    );
+    expect((await atBank(stack, created.authorisationUrl)).query.status).toBe('PENDING');
+    const done = await eventually('completed by the worker', async () => {
+      const payment = dataOf(await tenant.client.get(`/v1/payments/${created.id}`));
+      return payment.status === 'COMPLETED' ? payment : undefined;
+    });
+    expect(done.status).toBe('COMPLETED');
+    expect(await paymentEvents(stack, created.id)).toEqual([
+      { type: 'payment.completed', status: 'COMPLETED' },
+    ]);
   });
 });
