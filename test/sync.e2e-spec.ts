@@ -97,6 +97,12 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     const newest = [...upstreamBefore].sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
     const [changed, deleted] = [newest[0], newest[1]];
 
+    // The newest page, read (and kept by the api's page cache) before anything changes.
+    const newestPage = `/v1/accounts/${current.id}/transactions?limit=5`;
+    const pageBefore = (await tenant.client.get(newestPage)).body.data as { id: string; amount: string }[];
+    expect(pageBefore.map((t) => t.id)).toContain(changed.id);
+    expect((await tenant.client.get(newestPage)).body.data).toEqual(pageBefore);
+
     const pending = await sandbox.admin('POST', base, {
       amount: -12.5,
       status: 'PENDING',
@@ -113,6 +119,10 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     const run = await runWhenEnded(tenant.client, first.body.data.syncId);
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual', error: null });
     expect(run.progress).toMatchObject({ inserted: 2, updated: 1, removed: 1 });
+    // The same page read again: the sync's changes, never the page kept from before them.
+    const pageAfter = (await tenant.client.get(newestPage)).body.data as { id: string; amount: string }[];
+    expect(pageAfter.find((t) => t.id === changed.id)?.amount).toBe('99.99');
+    expect(pageAfter.some((t) => t.id === deleted.id)).toBe(false);
 
     // Pending → booked: the booked record arrives under a new id, and the pending one goes.
     const booked = await sandbox.admin('PATCH', `${base}/${toBook.body.data.id}`, { status: 'BOOKED' });

@@ -46,6 +46,8 @@ export interface AppConfig {
     intervalMinutes: number;
     /** How far before the newest booked transaction an incremental sync starts. */
     overlapDays: number;
+    /** Megabytes of stored-transaction pages each api process keeps (keyed by the account's version); 0: none. */
+    storedPageCacheMb: number;
     /** How often the dispatcher looks for accounts that are due; 0: this worker does not schedule it. */
     dispatchEverySeconds: number;
     /** How often the worker refreshes the institutions cache from the upstream; 0: not scheduled here. */
@@ -211,6 +213,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       syncConcurrency: env.SYNC_CONCURRENCY,
       intervalMinutes: env.SYNC_INTERVAL_MINUTES,
       overlapDays: env.SYNC_OVERLAP_DAYS,
+      storedPageCacheMb: env.STORED_PAGE_CACHE_MB,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
       institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
     },

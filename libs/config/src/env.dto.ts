@@ -213,6 +213,13 @@ export class EnvironmentVariables {
   @Max(7 * 24 * 60)
   CONSENT_RECONCILE_MINUTES = 360;
 
+  /** Pages of stored transactions each api process keeps, keyed by the account's version (0: none). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(4096)
+  STORED_PAGE_CACHE_MB = 32;
+
   // --- payments ---
   /** How often the worker looks for payments whose status check is due (the fallback behind webhooks). */
   @Transform(toInt)

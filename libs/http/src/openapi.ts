@@ -85,18 +85,20 @@ export function envelope<T>(
   return { data, meta: { tracingId, ...meta }, ...(links ? { links } : {}) };
 }
 
+const DATA_OPEN = Buffer.from('{"data":[');
+
 /**
- * The same envelope as `envelope`, as JSON text around items that already are JSON text (records stored
- * in the shape the API serves): nothing is parsed only to be printed again.
+ * The same envelope as `envelope`, as bytes around items that already are JSON (records stored in the
+ * shape served), joined with commas and encoded: nothing is parsed only to be printed again.
  */
-export function envelopeText(
+export function envelopeBytes(
   tracingId: string,
-  items: readonly string[],
+  joinedItems: Buffer,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
-): string {
+): Buffer {
   const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
-  return `{"data":[${items.join(',')}],${rest.slice(1)}`;
+  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(`],${rest.slice(1)}`)]);
 }
 
 export interface PageQuery {

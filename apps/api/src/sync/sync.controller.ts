@@ -20,7 +20,7 @@ import {
   Principal,
   TracingId,
   envelope,
-  envelopeText,
+  envelopeBytes,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
 import { LiveTransactionDto } from '../data/data.dto.js';
@@ -118,10 +118,10 @@ export class SyncController {
     }
     // The records are stored as JSON text in the shape served: sent as text, never parsed here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeText(
+    return envelopeBytes(
       tracingId,
-      page.records,
-      { count: page.records.length, nextCursor: page.nextCursor },
+      page.recordsJson,
+      { count: page.count, nextCursor: page.nextCursor },
       next ? { next } : undefined,
     );
   }

@@ -5,13 +5,14 @@ import { EventsModule } from '#libs/domain/events';
 import { AccountSyncService } from './account-sync.service.js';
 import { SyncDispatcher } from './sync-dispatcher.service.js';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
+import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 
 /** The sync engine (worker side) and its merchant-facing reads (api side). */
 @Module({
   imports: [AccountsModule, ConsentsModule, EventsModule, SyncRunsModule],
-  providers: [TransactionRepository, AccountSyncService, SyncDispatcher, SyncService],
+  providers: [TransactionRepository, StoredPageCache, AccountSyncService, SyncDispatcher, SyncService],
   exports: [AccountSyncService, SyncDispatcher, SyncService, TransactionRepository, SyncRunsModule],
 })
 export class SyncModule {}

@@ -4,6 +4,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { SyncRequests } from '#libs/domain/sync-runs';
 import { SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
+import { StoredPageCache, type StoredPage } from './stored-page.cache.js';
 import { TransactionRepository } from './transaction.repository.js';
 
 /** Who asks: a merchant key (any of its users) or one user's session (only that user's data). */
@@ -91,6 +92,7 @@ export class SyncService {
     private readonly runs: SyncRunRepository,
     private readonly requests: SyncRequests,
     private readonly transactions: TransactionRepository,
+    private readonly pages: StoredPageCache,
   ) {}
 
   /** The account's active run (a new one when none is queued or running): its id. */
@@ -117,22 +119,48 @@ export class SyncService {
    * One page of the account's stored transactions: each record as JSON text, stored as the API serves it
    * (the upstream's fields, amounts as decimal strings).
    */
-  async listTransactions(caller: SyncCaller, accountId: string, query: TransactionsPageQuery) {
-    const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
-    if (!account) throw accountNotFound();
+  /**
+   * A page of the account's stored transactions. The account's transactions version is read first (it
+   * also proves the caller may read the account): a page this process served at that version is served
+   * again as it was, since no sync has changed anything since.
+   */
+  async listTransactions(
+    caller: SyncCaller,
+    accountId: string,
+    query: TransactionsPageQuery,
+  ): Promise<StoredPage> {
+    const version = await this.transactions.versionFor(caller.merchantId, accountId, caller.userId);
+    if (version === null) throw accountNotFound();
+    const after = query.cursor !== undefined ? decodePosition(query.cursor, query.sort) : undefined;
+    const key = JSON.stringify([
+      accountId,
+      version,
+      query.sort,
+      query.limit,
+      query.status ?? null,
+      query.from?.getTime() ?? null,
+      query.before?.getTime() ?? null,
+      query.cursor ?? null,
+    ]);
+    const cached = this.pages.get(key);
+    if (cached) return cached;
     const rows = await this.transactions.page(caller.merchantId, accountId, {
       from: query.from,
       before: query.before,
       status: query.status,
       ascending: query.sort === 'date',
-      after: query.cursor !== undefined ? decodePosition(query.cursor, query.sort) : undefined,
+      after,
       limit: query.limit,
     });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    return {
-      records: page.map((r) => r.raw),
+    const stored: StoredPage = {
+      // Encoded once: every later answer from the cache is a copy of bytes, not a string to encode.
+      recordsJson: Buffer.from(page.map((r) => r.raw).join(','), 'utf8'),
+      count: page.length,
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
     };
+    this.pages.set(key, stored);
+    return stored;
   }
 }

@@ -11,12 +11,20 @@ export interface PageCounts {
   unchanged: number;
 }
 
+/**
+ * Every write that changes an account's transactions moves its `transactions_version` on, in the same
+ * statement: a reader that sees the same number may serve the page it read before (StoredPageCache). This
+ * repository is the column's only writer.
+ */
+const MOVE_VERSION = `UPDATE accounts SET transactions_version = transactions_version + 1
+  WHERE id = $2::uuid AND merchant_id = $1::uuid`;
+
 /*
  * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
  * rewritten only when the upstream record differs (jsonb equality, so key order does not matter).
  * `xmax = 0` tells an inserted row from an updated one; rows not returned were unchanged.
  */
-const WRITE_PAGE = `INSERT INTO transactions AS t (id, merchant_id, account_id, dedupe_key, date,
+const WRITE_PAGE = `WITH written AS (INSERT INTO transactions AS t (id, merchant_id, account_id, dedupe_key, date,
     booking_date_time, value_date_time, status, amount, currency, description, reference, raw, updated_at)
   SELECT r.i, $1::uuid, $2::uuid, r.k, r.d, r.b, r.v, r.s, r.a, r.c, r.de, r.re, r.raw, now()
   FROM jsonb_to_recordset($3::jsonb) AS r(i uuid, k text, d timestamptz, b timestamptz, v timestamptz,
@@ -26,13 +34,18 @@ const WRITE_PAGE = `INSERT INTO transactions AS t (id, merchant_id, account_id, 
     status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
     description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw, updated_at = now()
   WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
-  RETURNING (t.xmax = 0) AS inserted`;
+  RETURNING (t.xmax = 0) AS inserted),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1)
+  SELECT inserted FROM written`;
 
 /** Stored records of the window the upstream did not return this time (hashed anti-join on the keys). */
-const REMOVE_UNSEEN = `DELETE FROM transactions t
+const REMOVE_UNSEEN = `WITH removed AS (DELETE FROM transactions t
   WHERE t.merchant_id = $1::uuid AND t.account_id = $2::uuid
     AND ($3::timestamptz IS NULL OR t.date >= $3::timestamptz) AND t.date < $4::timestamptz
-    AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))`;
+    AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))
+  RETURNING 1),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM removed) RETURNING 1)
+  SELECT count(*)::int AS removed FROM removed`;
 
 /**
  * Where an incremental sync starts: the overlap before the newest booked record, or earlier when an older
@@ -77,12 +90,12 @@ export class TransactionRepository {
     window: SyncWindow,
     seenKeys: Iterable<string>,
   ): Promise<number> {
-    const result = await db.query({
+    const result = await db.query<{ removed: number }>({
       name: 'transactions.remove-unseen',
       text: REMOVE_UNSEEN,
       values: [merchantId, accountId, window.from, window.before, [...seenKeys]],
     });
-    return result.rowCount ?? 0;
+    return result.rows[0]?.removed ?? 0;
   }
 
   async incrementalStart(merchantId: string, accountId: string, overlapDays: number): Promise<Date | null> {
@@ -115,7 +128,9 @@ export class TransactionRepository {
     // Only the conditions asked for, each shape its own prepared statement: a generic plan of
     // `$n IS NULL OR …` could not walk the (account_id, date, id) index and would sort every record.
     const values: unknown[] = [merchantId, accountId];
-    const where = ['merchant_id = $1::uuid', 'account_id = $2::uuid'];
+    // The tenant is checked on the joined rows, not in the index walk: an account's merchant is fixed, but a
+    // planner that multiplies the two filters' selectivities expects a handful of rows and sorts them all.
+    const where = ['account_id = $2::uuid'];
     const shape: string[] = [dir.toLowerCase()];
     const add = (key: string, condition: (n: number) => string, ...params: unknown[]) => {
       const n = values.length + 1;
@@ -142,9 +157,25 @@ export class TransactionRepository {
         FROM (SELECT id, date FROM transactions WHERE ${where.join(' AND ')}
           ORDER BY date ${dir}, id ${dir} LIMIT $${values.length}) p
         JOIN transactions t ON t.id = p.id
+        WHERE t.merchant_id = $1::uuid
         ORDER BY p.date ${dir}, p.id ${dir}`,
       values,
     });
+  }
+
+  /**
+   * The account's transactions version, when the caller may read it (the account is the merchant's, and
+   * the session user's when there is one); null otherwise.
+   */
+  async versionFor(merchantId: string, accountId: string, userId?: string): Promise<string | null> {
+    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
+    const [row] = await this.database.rows<{ version: string }>({
+      name: 'transactions.version',
+      text: `SELECT transactions_version::text AS version FROM accounts
+        WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
+      values: [accountId, merchantId, userId ?? null],
+    });
+    return row?.version ?? null;
   }
 
   /** Counts per account, for tests and operators: how many records, and how many of them pending. */

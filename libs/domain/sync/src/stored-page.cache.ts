@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+
+/** A page as the API serves it: the records' JSON joined (UTF-8), their count, and the next page's cursor. */
+export interface StoredPage {
+  recordsJson: Buffer;
+  count: number;
+  nextCursor: string | null;
+}
+
+/**
+ * Pages of stored transactions this process has served, keyed by the account's transactions version and
+ * the query: a sync that changes anything moves the version on, so a stale page is never served, in any
+ * process, and no invalidation message is needed; old versions fall out as the least recently used.
+ * Bounded by the bytes of the JSON it holds (`STORED_PAGE_CACHE_MB`; 0 turns it off).
+ */
+@Injectable()
+export class StoredPageCache {
+  private readonly pages = new Map<string, StoredPage>();
+  private readonly maxBytes: number;
+  private bytes = 0;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.maxBytes = config.sync.storedPageCacheMb * 1024 * 1024;
+  }
+
+  get(key: string): StoredPage | undefined {
+    const page = this.pages.get(key);
+    if (page) {
+      // Most recently used last: Map keeps insertion order.
+      this.pages.delete(key);
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  set(key: string, page: StoredPage): void {
+    const size = page.recordsJson.length;
+    if (size > this.maxBytes / 8) return;
+    const old = this.pages.get(key);
+    if (old) {
+      this.pages.delete(key);
+      this.bytes -= old.recordsJson.length;
+    }
+    this.pages.set(key, page);
+    this.bytes += size;
+    for (const [oldest, evicted] of this.pages) {
+      if (this.bytes <= this.maxBytes) break;
+      this.pages.delete(oldest);
+      this.bytes -= evicted.recordsJson.length;
+    }
+  }
+}
