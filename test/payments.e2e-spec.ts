@@ -99,6 +99,40 @@ describe('single payments', () => {
     expect(await prisma.payment.count({ where: { consentId: created.consentId } })).toBe(1);
   });
 
+  it('is the same payment for the same Idempotency-Key even when our record of the request is gone', async () => {
+    const key = uniqueName('pay');
+    const first = dataOf(await start(paymentBodies.single(), key), 201);
+    // The idempotency record may be released (a 500 after the bank took the payment) or expire.
+    await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE key = ${key}`;
+    const again = dataOf(await start(paymentBodies.single(), key), 201);
+    expect(again.id).toBe(first.id);
+    expect(
+      await prisma.payment.count({
+        where: {
+          paymentIdempotencyId: (await prisma.payment.findUniqueOrThrow({ where: { id: first.id } }))
+            .paymentIdempotencyId,
+        },
+      }),
+    ).toBe(1);
+  });
+
+  it('parks, for a person, a payment whose repeated send the bank refuses: the first send may have been made', async () => {
+    const created = dataOf(await start(), 201);
+    await sandbox.admin('POST', '/faults', { method: 'POST', path: '/payments', status: 503, count: 4 });
+    expect((await atBank(stack, created.authorisationUrl)).query.status).toBe('SUBMITTING');
+    // The bank refuses the repeat (say, the consent is used up by the first send, whose answer was lost).
+    await sandbox.admin('POST', '/faults', { method: 'POST', path: '/payments', status: 409, count: 1 });
+    await eventually('parked', async () => {
+      await poller.pollDue();
+      const row = await prisma.payment.findUniqueOrThrow({ where: { id: created.id } });
+      return row.nextStatusCheckAt === null ? row : undefined;
+    });
+    await sandbox.admin('DELETE', '/faults');
+    const payment = dataOf(await tenant.client.get(`/v1/payments/${created.id}`));
+    expect(payment.status).toBe('SUBMITTING');
+    expect(await paymentEvents(stack, created.id)).toEqual([]);
+  });
+
   it('never uses the consent twice: the callback is single-use, the consent CONSUMED here and upstream', async () => {
     const created = dataOf(await start(), 201);
     const back = await atBank(stack, created.authorisationUrl);
@@ -240,6 +274,20 @@ describe('single payments', () => {
       [paymentBodies.single({ reference: 'r'.repeat(19) }), 'reference'],
       [paymentBodies.single({ redirectUrl: 'javascript:alert(1)' }), 'redirectUrl'],
       [{ ...paymentBodies.single(), surprise: true }, 'surprise'],
+      [paymentBodies.single({ reference: 'Café 1234' }), 'reference'],
+      [
+        paymentBodies.single({
+          payee: {
+            name: 'Two sort codes',
+            accountIdentifications: [
+              { type: 'SORT_CODE', identification: '123456' },
+              { type: 'SORT_CODE', identification: '654321' },
+              { type: 'ACCOUNT_NUMBER', identification: '12345678' },
+            ],
+          },
+        }),
+        'payee.accountIdentifications',
+      ],
     ];
     for (const [body, field] of cases) {
       const response = await start(body as never);

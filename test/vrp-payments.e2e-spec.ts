@@ -74,6 +74,20 @@ describe('VRP payments: limits enforced here, atomically', () => {
     expect([keyless.status, keyless.body.error.details[0].field]).toEqual([400, 'Idempotency-Key']);
   });
 
+  it('is the same payment for the same Idempotency-Key even when our record of the request is gone', async () => {
+    const key = uniqueName('lost');
+    const first = await pay('2.00', key);
+    expect(first.status).toBe(201);
+    await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE key = ${key}`;
+    const again = await pay('2.00', key);
+    expect([again.status, again.body.data.id]).toEqual([201, first.body.data.id]);
+    // The same key for another amount is a mistake, said as such.
+    await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE key = ${key}`;
+    const other = await pay('3.00', key);
+    expect([other.status, other.body.error.code]).toEqual([409, 'CONFLICT']);
+    expect(await prisma.payment.count({ where: { consentId, amount: '2.00' } })).toBe(1);
+  });
+
   it('returns the same payment for a replayed Idempotency-Key', async () => {
     const key = uniqueName('replay');
     const first = await pay('1.00', key);
@@ -133,6 +147,23 @@ describe('VRP payments: limits enforced here, atomically', () => {
     expect(refused.body.error.details[0].issue).toBe('exceeds periodicLimits[0] (MONTHLY): 0.00 left');
     const details = dataOf(await tenant.client.get(`/v1/vrp/consents/${created.id}`));
     expect(details.id).toBe(created.id);
+
+    // The user cancels the sweep: no more payments, but its history stays readable, page by page.
+    expect((await tenant.client.delete(`/v1/consents/${created.id}`)).status).toBe(204);
+    const firstPage = await tenant.client.get(`/v1/vrp/consents/${created.id}/payments?limit=2`);
+    expect(dataOf(firstPage)).toHaveLength(2);
+    const rest = await tenant.client.get(firstPage.body.links.next);
+    expect(dataOf(rest)).toHaveLength(1);
+    expect((await payHere('1.00')).status).toBe(409);
+  });
+
+  it('takes every periodic-limit frequency the upstream knows', async () => {
+    for (const frequency of ['DAILY', 'WEEKLY', 'EVERY_TWO_WEEKS', 'MONTHLY', 'YEARLY']) {
+      const body = paymentBodies.vrpConsent();
+      body.controlParameters.periodicLimits[0].frequency = frequency;
+      const created = await tenant.client.post(`/v1/users/${userId}/vrp/consents`, body);
+      expect(created.status, frequency).toBe(201);
+    }
   });
 
   it('refuses VRP limits that make no sense, with the field named', async () => {
@@ -216,6 +247,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
       { merchantId: tenant.merchant.merchant.id },
       consentId,
       { amount: '100.00', currency: 'GBP' },
+      uniqueName('next-month'),
       new Date(Date.now() + 32 * 86_400_000),
     );
     expect(next.amount).toEqual({ amount: '100.00', currency: 'GBP' });

@@ -46,8 +46,8 @@ export class PaymentsController {
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    requireIdempotencyKey(idempotencyKey);
-    return envelope(tracingId, await this.single.create(callerOf(principal), userId, body, tracingId));
+    const key = requireIdempotencyKey(idempotencyKey);
+    return envelope(tracingId, await this.single.create(callerOf(principal), userId, body, key, tracingId));
   }
 
   @Get('users/:userId/payments')

@@ -16,7 +16,33 @@ import {
 } from 'class-validator';
 import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
 import { ConsentDto, IsInstitutionId, IsOptionalDateTime, IsRedirectUrl } from '../consents/consents.dto.js';
-import { AmountInputDto, MoneyViewDto } from '../data/data.dto.js';
+import { MoneyViewDto } from '../data/data.dto.js';
+
+/**
+ * Money in a payment: like every amount of the API a decimal string, but with up to three decimals, as
+ * some currencies have (KWD, BHD); the service refuses more than the currency's own.
+ */
+export class PaymentAmountDto {
+  @ApiProperty({
+    example: '12.34',
+    description: 'Decimal string, greater than 0, at most the currency’s decimals (never a JSON number)',
+  })
+  @IsString()
+  @Matches(/^(?:0|[1-9]\d{0,12})(?:\.\d{1,3})?$/, {
+    message: 'amount must be a decimal string with at most 3 decimals',
+  })
+  @Matches(/[1-9]/, { message: 'amount must be greater than 0' })
+  amount!: string;
+
+  @ApiProperty({ example: 'GBP' })
+  @IsString()
+  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code' })
+  currency!: string;
+}
+
+/** What UK payment schemes carry in a reference: printable ASCII. */
+export const IsPaymentReference = () =>
+  Matches(/^[\x20-\x7E]+$/, { message: 'reference must be printable ASCII characters' });
 
 export class AccountIdentificationDto {
   @ApiProperty({ example: 'SORT_CODE', description: 'SORT_CODE, ACCOUNT_NUMBER, IBAN, BBAN, PAN, …' })
@@ -55,12 +81,12 @@ export class CreateSinglePaymentDto {
   @IsInstitutionId()
   institutionId!: string;
 
-  @ApiProperty({ type: AmountInputDto, description: 'What to pay: a decimal string, never rounded' })
+  @ApiProperty({ type: PaymentAmountDto, description: 'What to pay: a decimal string, never rounded' })
   @IsDefined()
   @IsObject()
   @ValidateNested()
-  @Type(() => AmountInputDto)
-  amount!: AmountInputDto;
+  @Type(() => PaymentAmountDto)
+  amount!: PaymentAmountDto;
 
   @ApiProperty({ type: PayeeDto })
   @IsDefined()
@@ -73,6 +99,7 @@ export class CreateSinglePaymentDto {
   @IsString()
   @MinLength(1)
   @MaxLength(18)
+  @IsPaymentReference()
   reference!: string;
 
   @ApiProperty({
@@ -99,21 +126,21 @@ export class PeriodicLimitDto {
   @IsIn(VRP_ALIGNMENTS)
   alignment?: string;
 
-  @ApiProperty({ type: AmountInputDto, description: 'The most paid in one period' })
+  @ApiProperty({ type: PaymentAmountDto, description: 'The most paid in one period' })
   @IsDefined()
   @IsObject()
   @ValidateNested()
-  @Type(() => AmountInputDto)
-  totalMaxAmount!: AmountInputDto;
+  @Type(() => PaymentAmountDto)
+  totalMaxAmount!: PaymentAmountDto;
 }
 
 export class ControlParametersDto {
-  @ApiProperty({ type: AmountInputDto, description: 'The most one payment may be' })
+  @ApiProperty({ type: PaymentAmountDto, description: 'The most one payment may be' })
   @IsDefined()
   @IsObject()
   @ValidateNested()
-  @Type(() => AmountInputDto)
-  maxAmountPerPayment!: AmountInputDto;
+  @Type(() => PaymentAmountDto)
+  maxAmountPerPayment!: PaymentAmountDto;
 
   @ApiProperty({ type: [PeriodicLimitDto], description: 'At least one; one per frequency' })
   @IsArray()
@@ -158,6 +185,7 @@ export class CreateVrpConsentDto {
   @IsOptional()
   @IsString()
   @MaxLength(18)
+  @IsPaymentReference()
   reference?: string;
 
   @ApiProperty({ type: ControlParametersDto })

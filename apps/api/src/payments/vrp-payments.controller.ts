@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -13,27 +13,29 @@ import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } 
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { ListQueryDto } from '../consents/consents.dto.js';
 import { callerOf, upstreamFailures } from '../data/account-data.controller.js';
-import { AmountInputDto } from '../data/data.dto.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { requireIdempotencyKey } from './idempotency-key.js';
-import { PaymentDto } from './payments.dto.js';
+import { IsPaymentReference, PaymentAmountDto, PaymentDto } from './payments.dto.js';
 
 export class VrpPaymentInputDto {
   @ApiProperty({
-    type: AmountInputDto,
+    type: PaymentAmountDto,
     description: 'A decimal string of the consent’s currency, never rounded',
   })
   @IsDefined()
   @IsObject()
   @ValidateNested()
-  @Type(() => AmountInputDto)
-  amount!: AmountInputDto;
+  @Type(() => PaymentAmountDto)
+  amount!: PaymentAmountDto;
 
   @ApiPropertyOptional({ maxLength: 18, example: 'Sweep' })
   @IsOptional()
   @IsString()
   @MaxLength(18)
+  @IsPaymentReference()
   reference?: string;
 }
 
@@ -65,26 +67,45 @@ export class VrpPaymentsController {
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    requireIdempotencyKey(idempotencyKey);
-    const payment = await this.payments.pay(callerOf(principal), consentId, {
-      amount: body.amount.amount,
-      currency: body.amount.currency,
-      ...(body.reference ? { reference: body.reference } : {}),
-    });
+    const key = requireIdempotencyKey(idempotencyKey);
+    const payment = await this.payments.pay(
+      callerOf(principal),
+      consentId,
+      {
+        amount: body.amount.amount,
+        currency: body.amount.currency,
+        ...(body.reference ? { reference: body.reference } : {}),
+      },
+      key,
+    );
     return envelope(tracingId, payment);
   }
 
   @Get(':consentId/payments')
-  @ApiOperation({ summary: 'The payments made under a sweeping VRP consent, newest first (at most 100)' })
+  @ApiOperation({
+    summary: 'The payments made under a sweeping VRP consent, newest first (keyset-paged)',
+    description: 'Readable after the consent has ended (revoked or expired) too.',
+  })
   @ApiOkResponse({ type: ApiEnvelope(PaymentDto, { list: true }) })
+  @ApiInvalid()
   @ApiMissing()
-  @upstreamFailures()
   async list(
     @Param('consentId') consentId: string,
+    @Query() query: ListQueryDto,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const payments = await this.payments.list(callerOf(principal), consentId);
-    return envelope(tracingId, payments, { count: payments.length });
+    const limit = query.limit ?? 50;
+    const { payments, nextBeforeId } = await this.payments.list(
+      callerOf(principal),
+      consentId,
+      limit,
+      decodeCursor(query.cursor),
+    );
+    return pageEnvelope(tracingId, payments, {
+      path: `/v1/vrp/consents/${encodeURIComponent(consentId)}/payments`,
+      limit,
+      after: nextBeforeId,
+    });
   }
 }

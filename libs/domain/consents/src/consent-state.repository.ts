@@ -202,14 +202,21 @@ export class ConsentStateRepository {
     });
   }
 
-  /** Revoked: the time, the token dropped (useless now, so no reason to keep a secret), syncing stopped. */
+  /**
+   * Revoked: the time, syncing stopped, and a data consent's token dropped (useless now, so no reason to
+   * keep a secret). A payment consent keeps its token: payments made before the revocation still settle,
+   * and reading their status needs it.
+   */
   markRevoked(merchantId: string, consentId: string, now = new Date()): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
+      const consent = await tx.consent.findFirst({
+        where: { id: consentId, merchantId },
+        select: { kind: true },
+      });
       const result = await this.apply(tx, merchantId, consentId, 'revoke', ConsentStatus.Revoked, {
         ...NOTHING_PENDING,
         revokedAt: now,
-        tokenCiphertext: null,
-        tokenKeyId: null,
+        ...(consent?.kind === 'ACCOUNT' ? { tokenCiphertext: null, tokenKeyId: null } : {}),
       });
       if (result.applied) await this.stopSync(tx, merchantId, consentId);
       return result;

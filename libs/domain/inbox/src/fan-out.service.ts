@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PrismaService, type Prisma } from '#libs/database';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
-import { PaymentStateRepository } from '#libs/domain/payments';
+import { NOT_PAID_STATUSES, PaymentStateRepository } from '#libs/domain/payments';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
   InboundEventRepository,
@@ -109,10 +109,14 @@ export class FanOutService {
       const upstreamPaymentId = stringAt(event.payload, 'paymentId');
       if (!upstreamPaymentId) return { outcome: 'unmatched', merchantId: null };
       const data = (event.payload as { data?: Prisma.InputJsonValue }).data ?? null;
+      // A failure says which (DECLINED, EXPIRED, …) in its status, as the status poll would read it.
+      const stated = stringAt(event.payload, 'status');
+      const status =
+        finalStatus !== 'COMPLETED' && stated && NOT_PAID_STATUSES.includes(stated) ? stated : finalStatus;
       const { matched, merchantId } = await this.payments.applyFinalStatus(
         tx,
         upstreamPaymentId,
-        finalStatus,
+        status,
         data,
       );
       return matched > 0 ? { outcome: 'applied', merchantId } : { outcome: 'unmatched', merchantId: null };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Prisma } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 
@@ -61,3 +62,19 @@ export const wirePayee = (payee: PayeeInput) => ({
     identification: i.identification,
   })),
 });
+
+/**
+ * The `paymentIdempotencyId` of a merchant's request: derived from its Idempotency-Key, so a retry of
+ * the request (whatever became of our idempotency record) is the same payment here and at the bank.
+ * At most 35 characters, as the upstream allows.
+ */
+export function paymentIdempotencyIdFor(merchantId: string, route: string, idempotencyKey: string): string {
+  return createHash('sha256').update(`${merchantId}\0${route}\0${idempotencyKey}`).digest('hex').slice(0, 32);
+}
+
+/** A payee names each kind of account identification once: two sort codes would leave the bank to guess. */
+export function checkPayee(payee: PayeeInput, field: string): void {
+  const types = payee.accountIdentifications.map((i) => i.type);
+  const twice = types.find((t, i) => types.indexOf(t) !== i);
+  if (twice) throw invalidField(`${field}.accountIdentifications`, `names ${twice} twice`);
+}

@@ -44,14 +44,30 @@ export class PaymentStateRepository {
     return { matched: payments.length, updated, merchantId: payments[0]?.merchantId ?? null };
   }
 
-  /** A final status for one of our payments, known by our id (a refusal at submission, the poll's answer). */
-  async applyFinalStatusById(paymentId: string, final: FinalStatus, now = new Date()): Promise<boolean> {
-    return this.prisma.$transaction((tx) => this.finalise(tx, paymentId, final, now));
+  /**
+   * A final status for one of our payments, known by our id (a refusal at submission, the poll's answer).
+   * `onlyFrom`: only while the payment is in exactly that status (ending one that was never sent must not
+   * end one that is being sent).
+   */
+  async applyFinalStatusById(
+    paymentId: string,
+    final: FinalStatus,
+    options: { onlyFrom?: string; now?: Date } = {},
+  ): Promise<boolean> {
+    return this.prisma.$transaction((tx) =>
+      this.finalise(tx, paymentId, final, options.now ?? new Date(), options.onlyFrom),
+    );
   }
 
-  private async finalise(tx: Tx, paymentId: string, final: FinalStatus, now: Date): Promise<boolean> {
+  private async finalise(
+    tx: Tx,
+    paymentId: string,
+    final: FinalStatus,
+    now: Date,
+    onlyFrom?: string,
+  ): Promise<boolean> {
     const { count } = await tx.payment.updateMany({
-      where: { id: paymentId, status: { notIn: FINAL_PAYMENT_STATUSES } },
+      where: { id: paymentId, status: onlyFrom ?? { notIn: FINAL_PAYMENT_STATUSES } },
       data: {
         status: final.status,
         ...(final.statusDetails !== null ? { statusDetails: final.statusDetails } : {}),

@@ -13,10 +13,15 @@ import { wireAmount } from './payment-amount.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { FINAL_PAYMENT_STATUSES, PaymentRepository, type PaymentWork } from './payment.repository.js';
 
-/** What the bank said of a submission: taken (with its status now), or refused (nothing moved). */
+/**
+ * What the bank said of a submission: taken (with its status now), refused (a first send: nothing moved),
+ * or parked (a later send refused: the first may have been made, so a person must look; it keeps counting
+ * against the consent's limits and a webhook may still settle it).
+ */
 export type SubmissionResult =
   | { outcome: 'submitted'; status: string }
-  | { outcome: 'refused'; status: string; error: UpstreamError | null };
+  | { outcome: 'refused'; status: string; error: UpstreamError | null }
+  | { outcome: 'parked'; status: string };
 
 /** What the bank says of a payment, in the fields we keep. */
 interface UpstreamPaymentState {
@@ -52,8 +57,12 @@ export class PaymentSubmitter {
    * 5xx leaves it SUBMITTING for the status poll to send again, and is thrown.
    */
   async submit(work: PaymentWork, requestId?: string): Promise<SubmissionResult> {
+    const sends = await this.payments.countSend(work.id);
     const options = await this.optionsFor(work, requestId);
-    if (!options) return this.refuse(work, null, 'The consent holds no token any more (revoked?)');
+    if (!options) {
+      const reason = 'The consent holds no token any more (revoked?)';
+      return sends > 1 ? this.park(work, null, reason) : this.refuse(work, null, reason);
+    }
     let answer: UpstreamPaymentState;
     try {
       answer =
@@ -82,7 +91,10 @@ export class PaymentSubmitter {
               )
             ).data;
     } catch (error) {
-      if (isRefusal(error)) return this.refuse(work, error, error.message);
+      if (isRefusal(error)) {
+        // A send before this one may have been made (its answer lost): a refusal now proves nothing.
+        return sends > 1 ? this.park(work, error, error.message) : this.refuse(work, error, error.message);
+      }
       // Not in flight any more: the status poll sends it again (same idempotency id) on its schedule.
       await this.payments.submitLater(work.id, this.config.payments.statusPollSeconds);
       throw error;
@@ -96,7 +108,9 @@ export class PaymentSubmitter {
   async refresh(work: PaymentWork & { upstreamPaymentId: string }, requestId?: string): Promise<string> {
     const options = await this.optionsFor(work, requestId);
     if (!options) {
-      await this.payments.stopChecking(work.id, 'The consent holds no token any more');
+      // Nothing to ask the bank with (the consent's token is gone): its webhook is the only way left.
+      this.logger.warn({ paymentId: work.id }, 'payment status: no consent token to read it with');
+      await this.payments.stopChecking(work.id, 'The consent holds no token to read the status with');
       return work.status;
     }
     const answer =
@@ -127,6 +141,19 @@ export class PaymentSubmitter {
       });
     }
     return status;
+  }
+
+  private async park(
+    work: PaymentWork,
+    error: UpstreamError | null,
+    reason: string,
+  ): Promise<SubmissionResult> {
+    this.logger.error(
+      { paymentId: work.id, upstreamKind: error?.kind, upstreamTracingId: error?.tracingId, reason },
+      'payment: a repeated send was refused, and an earlier one may have been made; left SUBMITTING for a person to check with the bank',
+    );
+    await this.payments.stopChecking(work.id, `A repeated send was refused: ${reason}`);
+    return { outcome: 'parked', status: work.status };
   }
 
   private async refuse(

@@ -47,6 +47,8 @@ export interface PaymentWork {
   reference: string | null;
   payee: unknown;
   createdAt: Date;
+  /** The status of the payment's consent (a single payment awaiting: has the user approved it?). */
+  consentStatus: string;
 }
 
 export const VIEW_COLUMNS = `p.id, p.kind::text AS kind, c.user_id, p.consent_id, c.institution_id, p.status,
@@ -91,7 +93,8 @@ export const toPaymentView = (r: ViewRow): PaymentView => ({
 });
 
 const WORK_COLUMNS = `id, merchant_id, consent_id, kind::text AS kind, status, upstream_payment_id,
-  payment_idempotency_id, amount::text AS amount, currency, reference, payee, created_at`;
+  payment_idempotency_id, amount::text AS amount, currency, reference, payee, created_at,
+  (SELECT c.status FROM consents c WHERE c.id = payments.consent_id) AS consent_status`;
 
 interface WorkRow {
   id: string;
@@ -106,6 +109,7 @@ interface WorkRow {
   reference: string | null;
   payee: unknown;
   created_at: Date;
+  consent_status: string;
 }
 
 const toWork = (r: WorkRow): PaymentWork => ({
@@ -121,7 +125,14 @@ const toWork = (r: WorkRow): PaymentWork => ({
   reference: r.reference,
   payee: r.payee,
   createdAt: r.created_at,
+  consentStatus: r.consent_status,
 });
+
+/**
+ * How long a claimed payment is left to the one who claimed it (the callback, the VRP route, a poll
+ * round) before another may take it over: longer than one upstream call can take with its retries.
+ */
+export const CLAIM_LEASE_SECONDS = 300;
 
 /**
  * When a payment without a final status is looked at next: soon after it starts, then less often as it
@@ -157,6 +168,7 @@ export class PaymentRepository {
             currency, reference, payee, next_status_check_at, updated_at)
           VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', 'AWAITING_AUTHORIZATION', $4::numeric, $5,
             $6, $7::jsonb, now() + make_interval(secs => $8::int), now())
+          ON CONFLICT (payment_idempotency_id) DO NOTHING
           RETURNING *)
         SELECT ${VIEW_COLUMNS} FROM p JOIN consents c ON c.id = p.consent_id`,
       values: [
@@ -170,7 +182,21 @@ export class PaymentRepository {
         input.authorisationWindowSeconds,
       ],
     });
-    return toPaymentView(row);
+    // A concurrent retry of the same request made it first: that one is the payment.
+    return row
+      ? toPaymentView(row)
+      : (await this.findByIdempotencyId(input.merchantId, input.paymentIdempotencyId))!;
+  }
+
+  /** The merchant's payment made for this idempotency id (that is, for one Idempotency-Key), if any. */
+  async findByIdempotencyId(merchantId: string, paymentIdempotencyId: string): Promise<PaymentView | null> {
+    const [row] = await this.db.rows<ViewRow>({
+      name: 'payments.find-by-idempotency-id',
+      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.payment_idempotency_id = $1 AND p.merchant_id = $2`,
+      values: [paymentIdempotencyId, merchantId],
+    });
+    return row ? toPaymentView(row) : null;
   }
 
   async findForCaller(merchantId: string, paymentId: string, userId?: string): Promise<PaymentView | null> {
@@ -196,14 +222,16 @@ export class PaymentRepository {
     return { rows: rows.slice(0, limit).map(toPaymentView), more: rows.length > limit };
   }
 
-  async listForConsent(merchantId: string, consentId: string, limit: number): Promise<PaymentView[]> {
+  /** A consent's payments newest first, keyset-paged by id. */
+  async listForConsent(merchantId: string, consentId: string, limit: number, beforeId?: string) {
     const rows = await this.db.rows<ViewRow>({
       name: 'payments.list-for-consent',
       text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
-        WHERE p.consent_id = $1 AND p.merchant_id = $2 ORDER BY p.id DESC LIMIT $3`,
-      values: [consentId, merchantId, limit],
+        WHERE p.consent_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
+        ORDER BY p.id DESC LIMIT $4`,
+      values: [consentId, merchantId, beforeId ?? null, limit + 1],
     });
-    return rows.map(toPaymentView);
+    return { rows: rows.slice(0, limit).map(toPaymentView), more: rows.length > limit };
   }
 
   async view(paymentId: string): Promise<PaymentView> {
@@ -233,6 +261,37 @@ export class PaymentRepository {
       values: [consentId, merchantId, leaseSeconds],
     });
     return row ? toWork(row) : null;
+  }
+
+  /**
+   * A single payment still awaiting, claimed by our id for its submission (the poll's path when the
+   * callback's own submission never started); null when another got it first.
+   */
+  async claimAwaitingById(id: string): Promise<PaymentWork | null> {
+    const [row] = await this.db.rows<WorkRow>({
+      name: 'payments.claim-awaiting',
+      text: `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $2::int),
+          status_updated_at = now(), updated_at = now()
+        WHERE id = $1 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
+        RETURNING ${WORK_COLUMNS}`,
+      values: [id, CLAIM_LEASE_SECONDS],
+    });
+    return row ? toWork(row) : null;
+  }
+
+  /**
+   * Counts a send to the bank before it is made, and answers how many there have been: a payment sent
+   * before may have been made, so a refusal of a later send proves nothing.
+   */
+  async countSend(id: string): Promise<number> {
+    const [row] = await this.db.rows<{ sends: number }>({
+      name: 'payments.count-send',
+      text: `UPDATE payments SET status_details = coalesce(status_details, '{}'::jsonb)
+          || jsonb_build_object('sends', coalesce((status_details->>'sends')::int, 0) + 1)
+        WHERE id = $1 RETURNING (status_details->>'sends')::int AS sends`,
+      values: [id],
+    });
+    return row?.sends ?? 1;
   }
 
   /** The single payment of a consent, whatever its status (the callback's failure path). */
@@ -273,17 +332,18 @@ export class PaymentRepository {
   }
 
   /**
-   * Claims up to `limit` payments whose status check is due, for this poller alone (skip-locked, and the
-   * next check pushed out at once, so two workers never check the same payment in one round).
+   * Claims up to `limit` payments whose status check is due, for this poller alone: skip-locked, and
+   * leased for {@link CLAIM_LEASE_SECONDS} (each check then sets the real next one), so no other worker
+   * checks or sends the same payment while this round is at it.
    */
-  async claimDueChecks(limit: number, tickSeconds: number): Promise<PaymentWork[]> {
+  async claimDueChecks(limit: number): Promise<PaymentWork[]> {
     const rows = await this.db.rows<WorkRow>({
       name: 'payments.claim-due-checks',
-      text: `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
+      text: `UPDATE payments SET next_status_check_at = now() + make_interval(secs => $2::int)
         WHERE id IN (SELECT id FROM payments WHERE next_status_check_at <= now()
           ORDER BY next_status_check_at LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING ${WORK_COLUMNS}`,
-      values: [limit, tickSeconds],
+      values: [limit, CLAIM_LEASE_SECONDS],
     });
     return rows.map(toWork);
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import {
   CONSENT_STATE_TTL_SECONDS,
@@ -10,10 +9,22 @@ import {
 } from '#libs/domain/consents';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
-import { parseAmount, wireAmount, wirePayee, type PayeeInput } from './payment-amount.js';
+import {
+  checkPayee,
+  parseAmount,
+  paymentIdempotencyIdFor,
+  wireAmount,
+  wirePayee,
+  type PayeeInput,
+} from './payment-amount.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { PaymentSubmitter } from './payment-submitter.service.js';
-import { PaymentPhase, PaymentRepository, type PaymentView } from './payment.repository.js';
+import {
+  CLAIM_LEASE_SECONDS,
+  PaymentPhase,
+  PaymentRepository,
+  type PaymentView,
+} from './payment.repository.js';
 
 export interface SinglePaymentInput {
   institutionId: string;
@@ -22,9 +33,6 @@ export interface SinglePaymentInput {
   reference: string;
   redirectUrl: string;
 }
-
-/** How long the callback has to hand the payment to the bank before the status poll does it instead. */
-const SUBMISSION_LEASE_SECONDS = 60;
 
 /**
  * Single payments: a single-use payment consent per payment, authorised by the user at the bank through
@@ -50,15 +58,23 @@ export class SinglePaymentsService implements OnModuleInit {
     });
   }
 
+  /**
+   * A single payment for the merchant's Idempotency-Key: the same key is the same payment, whatever
+   * became of the first request (its payment is answered again, never a second one made).
+   */
   async create(
     caller: ConsentsCaller,
     userId: string,
     input: SinglePaymentInput,
+    idempotencyKey: string,
     requestId?: string,
   ): Promise<PaymentView> {
     const amount = parseAmount(input.amount, 'amount');
+    checkPayee(input.payee, 'payee');
     // Ours and the upstream's (at most 35 characters): every submission of this payment carries it.
-    const paymentIdempotencyId = randomUUID().replace(/-/g, '');
+    const paymentIdempotencyId = paymentIdempotencyIdFor(caller.merchantId, 'single', idempotencyKey);
+    const existing = await this.payments.findByIdempotencyId(caller.merchantId, paymentIdempotencyId);
+    if (existing) return existing;
     const consent = await this.redirect.createPaymentConsent(
       caller,
       userId,
@@ -97,7 +113,7 @@ export class SinglePaymentsService implements OnModuleInit {
     const work = await this.payments.claimSingleSubmission(
       consent.merchantId,
       consent.id,
-      SUBMISSION_LEASE_SECONDS,
+      CLAIM_LEASE_SECONDS,
     );
     if (!work) {
       const existing = await this.payments.singleOfConsent(consent.merchantId, consent.id);
@@ -128,12 +144,14 @@ export class SinglePaymentsService implements OnModuleInit {
   private async abandon(consent: StoredConsent, status: string): Promise<Record<string, string>> {
     const payment = await this.payments.singleOfConsent(consent.merchantId, consent.id);
     if (!payment) return {};
-    if (payment.status === PaymentPhase.AwaitingAuthorisation) {
-      await this.state.applyFinalStatusById(payment.id, {
+    await this.state.applyFinalStatusById(
+      payment.id,
+      {
         status: status === ConsentStatus.Rejected ? 'REJECTED' : 'FAILED',
         statusDetails: { reason: `The payment's consent ended ${status} before it was authorised` },
-      });
-    }
+      },
+      { onlyFrom: PaymentPhase.AwaitingAuthorisation },
+    );
     return { paymentId: payment.id };
   }
 }

@@ -7,7 +7,14 @@ import {
   type ConsentsCaller,
 } from '#libs/domain/consents';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
-import { invalidField, parseAmount, wireAmount, wirePayee, type PayeeInput } from './payment-amount.js';
+import {
+  checkPayee,
+  invalidField,
+  parseAmount,
+  wireAmount,
+  wirePayee,
+  type PayeeInput,
+} from './payment-amount.js';
 
 type Money = { amount: string; currency: string };
 
@@ -25,7 +32,8 @@ export interface VrpConsentInput {
   };
 }
 
-export const VRP_FREQUENCIES = ['DAILY', 'WEEKLY', 'FORTNIGHTLY', 'MONTHLY', 'HALF_YEARLY', 'YEARLY'];
+/** The upstream's periodic-limit frequencies (its VrpPeriodicLimits). */
+export const VRP_FREQUENCIES = ['DAILY', 'WEEKLY', 'EVERY_TWO_WEEKS', 'MONTHLY', 'YEARLY'];
 export const VRP_ALIGNMENTS = ['CONSENT', 'CALENDAR'];
 
 /** The control parameters as we keep them: every default filled in, amounts as exact decimal strings. */
@@ -57,6 +65,7 @@ export class VrpConsentsService {
     requestId?: string,
   ): Promise<ConsentView & { controlParameters: StoredControlParameters }> {
     const control = this.controlParameters(input.controlParameters);
+    checkPayee(input.payee, 'payee');
     const initiationDetails = {
       payee: wirePayee(input.payee),
       ...(input.reference ? { reference: input.reference } : {}),

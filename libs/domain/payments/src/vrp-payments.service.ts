@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, type Clock } from '#libs/core';
 import { Prisma } from '#libs/database';
+import { ConsentRepository } from '#libs/domain/consents';
 import { ConsentAccessService, currentVrpPeriod } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { isUuid } from '#libs/ids';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
-import { invalidField, parseAmount } from './payment-amount.js';
+import { invalidField, parseAmount, paymentIdempotencyIdFor } from './payment-amount.js';
 import { PaymentSubmitter } from './payment-submitter.service.js';
 import { periodLimit } from './vrp-period-limit.js';
-import { PaymentRepository, type PaymentView } from './payment.repository.js';
+import { CLAIM_LEASE_SECONDS, PaymentRepository, type PaymentView } from './payment.repository.js';
 import { VrpPaymentRepository, type PeriodLimit } from './vrp-payment.repository.js';
 
 interface UpstreamAmount {
@@ -26,9 +24,6 @@ interface ControlParameters {
   psuAuthenticationMethods?: string[];
 }
 
-/** How long a payment request has to hand its payment to the bank before the status poll does it. */
-const SUBMISSION_LEASE_SECONDS = 60;
-
 /**
  * Payments under a sweeping VRP consent: checked against the consent's own limits here, before the bank
  * is asked (per payment, and every periodic limit in its current period), with the check and the
@@ -41,33 +36,41 @@ export class VrpPaymentsService {
     private readonly reservations: VrpPaymentRepository,
     private readonly payments: PaymentRepository,
     private readonly submitter: PaymentSubmitter,
-    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly consents: ConsentRepository,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
+  /**
+   * A payment under the consent for the merchant's Idempotency-Key: the same key is the same payment,
+   * whatever became of the first request. `now` is for tests; the database's clock decides otherwise.
+   */
   async pay(
     caller: { merchantId: string; userId?: string },
     consentId: string,
     input: { amount: string; currency: string; reference?: string },
-    now = this.clock.now(),
+    idempotencyKey: string,
+    now?: Date,
   ): Promise<PaymentView> {
-    const work = await this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
+    const reserved = await this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
       const control = (call.consent.vrpControlParameters ?? {}) as ControlParameters;
       const amount = this.checkAmount(input, control);
-      const anchor =
-        Date.parse(control.validFrom ?? '') || call.consent.authorizedAt?.getTime() || now.getTime();
-      const limits: PeriodLimit[] = [];
-      (control.periodicLimits ?? []).forEach((limit, i) => {
-        const period = currentVrpPeriod(limit.frequency, limit.alignment, anchor, now.getTime());
-        if (!period) return;
-        limits.push({
-          name: `periodicLimits[${i}] (${limit.frequency})`,
-          frequency: limit.frequency,
-          totalMaxAmount: periodLimit(limit, period, anchor, input.currency),
-          ...period,
+      const anchorOf = (at: Date) =>
+        Date.parse(control.validFrom ?? '') || call.consent.authorizedAt?.getTime() || at.getTime();
+      const limitsAt = (at: Date): PeriodLimit[] => {
+        const anchor = anchorOf(at);
+        const limits: PeriodLimit[] = [];
+        (control.periodicLimits ?? []).forEach((limit, i) => {
+          const period = currentVrpPeriod(limit.frequency, limit.alignment, anchor, at.getTime());
+          if (!period) return;
+          limits.push({
+            name: `periodicLimits[${i}] (${limit.frequency})`,
+            frequency: limit.frequency,
+            totalMaxAmount: periodLimit(limit, period, anchor, input.currency),
+            ...period,
+          });
         });
-      });
-      // Ours and the upstream's (at most 35 characters): a retried submission is the same payment.
+        return limits;
+      };
       return this.reservations.reserve({
         merchantId: caller.merchantId,
         consentId,
@@ -75,11 +78,16 @@ export class VrpPaymentsService {
         currency: input.currency,
         reference: input.reference ?? null,
         payee: null,
-        paymentIdempotencyId: randomUUID().replace(/-/g, ''),
-        limits,
-        leaseSeconds: SUBMISSION_LEASE_SECONDS,
+        // Ours and the upstream's (at most 35 characters): every send of this payment carries it.
+        paymentIdempotencyId: paymentIdempotencyIdFor(caller.merchantId, `vrp:${consentId}`, idempotencyKey),
+        limitsAt,
+        ...(now ? { now } : {}),
+        leaseSeconds: CLAIM_LEASE_SECONDS,
       });
     });
+    // A retry of a request whose payment exists: that payment, as it is now (the poll sends it if need be).
+    if (reserved.existing) return this.payments.view(reserved.work.id);
+    const work = reserved.work;
     try {
       const result = await this.submitter.submit(work);
       if (result.outcome === 'refused') {
@@ -100,11 +108,19 @@ export class VrpPaymentsService {
     return this.payments.view(work.id);
   }
 
-  async list(caller: { merchantId: string; userId?: string }, consentId: string): Promise<PaymentView[]> {
-    if (!isUuid(consentId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
-    return this.access.withVrpConsent(caller, consentId, undefined, () =>
-      this.payments.listForConsent(caller.merchantId, consentId, 100),
-    );
+  /** The consent's payments, newest first, keyset-paged; readable after the consent has ended too. */
+  async list(
+    caller: { merchantId: string; userId?: string },
+    consentId: string,
+    limit: number,
+    beforeId?: string,
+  ) {
+    const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
+    if (!consent || consent.kind !== 'VRP_SWEEPING') {
+      throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
+    }
+    const { rows, more } = await this.payments.listForConsent(caller.merchantId, consentId, limit, beforeId);
+    return { payments: rows, nextBeforeId: more ? rows.at(-1)!.id : undefined };
   }
 
   /** A decimal string of the consent's currency, at most its minor units, within the per-payment maximum. */
