@@ -313,20 +313,40 @@ function workerAnswers() {
 
 async function start() {
   const config = await prepare();
-  if (config.demoMerchantApiKey)
+  // The demo merchant app runs with the demo merchant: the api links to it, and the seed lets its origin
+  // call the API from a browser.
+  const demoUrl = config.demoMerchantApiKey
+    ? (config.demoUrl ?? `http://localhost:${config.demoPort}`)
+    : null;
+  if (demoUrl) {
+    process.env.DEMO_PUBLIC_URL = demoUrl;
     mustRun(process.execPath, [join(ROOT, 'dist/apps/api/src/cli/seed-demo.cli.js')]);
+  }
 
-  step('Starting sandbox, api and worker');
+  step(
+    demoUrl ? 'Starting sandbox, api, worker and the demo merchant app' : 'Starting sandbox, api and worker',
+  );
   startApp('sandbox');
   startApp('api');
   startApp('worker');
+  if (demoUrl) startApp('demo-merchant');
   const sandboxUrl = `http://${probeHost(config.sandboxHost)}:${config.sandboxPort}`;
   const apiUrl = `http://${probeHost(config.apiHost)}:${config.apiPort}`;
   await waitFor(() => httpOk(`${sandboxUrl}/health`), 'sandbox', 60_000);
   await waitFor(() => httpOk(`${apiUrl}/health/ready`), 'api /health/ready', 60_000);
   await waitFor(workerAnswers, 'worker (maintenance.ping)', 60_000);
+  if (demoUrl)
+    await waitFor(
+      () => httpOk(`http://${probeHost(config.apiHost)}:${config.demoPort}/`),
+      'demo app',
+      60_000,
+    );
 
   const lines = [
+    '',
+    demoUrl
+      ? paint('1;32', `  Open the demo: ${demoUrl}`)
+      : '  (no demo app: DEMO_MERCHANT_API_KEY is empty)',
     '',
     paint('1;32', '  The open-banking BFF is running.'),
     '',
@@ -356,7 +376,25 @@ async function start() {
 
 const REPORT = join(ROOT, '.dev', 'vitest-report.json');
 
+/**
+ * The browser tests drive Debian's Chromium (nothing downloads a browser): installed here when missing,
+ * as root on Debian, or a clear message saying what to install.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  step('Installing Chromium (Debian package) for the browser tests');
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    fail(`The browser tests need ${CHROMIUM}: install Debian's chromium package (apt-get install chromium).`);
+  }
+  mustRun('apt-get', ['update', '-qq']);
+  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
 async function test() {
+  ensureChromium();
   await prepare();
   rmSync(REPORT, { force: true });
   const stages = [

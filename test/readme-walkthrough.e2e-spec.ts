@@ -76,7 +76,7 @@ describe('README: the first-bank walkthrough works as written', () => {
       timeout: 60_000,
     });
     expect(stdout).toMatch(
-      /^https:\/\/example\.com\/banks\/done\?consentId=[0-9a-f-]{36}&status=AUTHORIZED$/m,
+      /^http:\/\/localhost:5020\/\?from=bank&consentId=[0-9a-f-]{36}&status=AUTHORIZED$/m,
     );
     const accounts = stdout
       .split('\n')

@@ -16,6 +16,7 @@ import { EventsApiModule } from './events/events-api.module.js';
 import { PaymentsApiModule } from './payments/payments-api.module.js';
 import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
 import { HealthModule } from './health/health.module.js';
+import { RootModule } from './root/root.controller.js';
 import { MeController } from './me/me.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { UsersApiModule } from './users/users-api.module.js';
@@ -28,6 +29,7 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(options),
         HealthModule,
+        RootModule,
         AuthModule,
         MerchantsModule,
         IdempotencyModule,

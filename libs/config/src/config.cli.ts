@@ -23,6 +23,8 @@ try {
       operatorToken: config.env === NodeEnv.Production ? null : config.api.adminToken,
       sandboxAdminToken: config.env === NodeEnv.Production ? null : config.sandbox.adminToken,
       sandboxDataDir: config.sandbox.dataDir,
+      demoPort: config.demo.port,
+      demoUrl: config.demo.publicUrl,
     }),
   );
 } catch (error) {

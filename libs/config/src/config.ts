@@ -71,6 +71,8 @@ export interface AppConfig {
   demo: {
     /** The demo merchant app's URL when it runs (GET / on the api links to it); null otherwise. */
     publicUrl: string | null;
+    /** Where the demo merchant app listens (it serves itself at publicUrl, else http://localhost:port). */
+    port: number;
   };
   events: {
     signatureScheme: 'standard-webhooks';
@@ -223,7 +225,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       reconcileMinutes: env.CONSENT_RECONCILE_MINUTES,
     },
     payments: { statusPollSeconds: env.PAYMENT_STATUS_POLL_SECONDS },
-    demo: { publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null },
+    demo: {
+      publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null,
+      port: env.DEMO_PORT,
+    },
     events: {
       signatureScheme: env.WEBHOOK_SIGNATURE_SCHEME as 'standard-webhooks',
       webhookMaxBodyBytes: env.WEBHOOK_MAX_BODY_BYTES,

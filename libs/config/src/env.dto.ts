@@ -229,6 +229,12 @@ export class EnvironmentVariables {
   PAYMENT_STATUS_POLL_SECONDS = 5;
 
   // --- demo merchant app ---
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  DEMO_PORT = 5020;
+
   /** Where the demo merchant app is served, when it runs; the api's GET / links to it. */
   @IsOptional()
   @IsUrl(LOCAL_URL)

@@ -21,6 +21,13 @@ async function main() {
       keyHash: hashApiKey(key),
       keyName: 'demo (DEMO_MERCHANT_API_KEY)',
     });
+    // The demo app's pages call the API from their own origin, and the bank sends the browser back there.
+    if (config.demo.publicUrl) {
+      await new MerchantRepository(prisma).allowFrontendOrigin(
+        merchant.id,
+        new URL(config.demo.publicUrl).origin,
+      );
+    }
     console.log(
       JSON.stringify({
         msg: created ? 'demo merchant created' : 'demo merchant present',

@@ -69,6 +69,13 @@ export class MerchantRepository {
     return found !== null;
   }
 
+  /** Adds a browser origin the merchant's frontend runs at (the demo app's); nothing when it is listed. */
+  async allowFrontendOrigin(merchantId: string, origin: string): Promise<void> {
+    await this.prisma
+      .$executeRaw`UPDATE merchants SET frontend_origins = array_append(frontend_origins, ${origin})
+      WHERE id = ${merchantId}::uuid AND NOT (${origin} = ANY(frontend_origins))`;
+  }
+
   frontendOriginsOf(merchantId: string) {
     return this.prisma.merchant.findUnique({ where: { id: merchantId }, select: { frontendOrigins: true } });
   }

@@ -1,0 +1,194 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, testConfig, uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { createApiApp } from '../apps/api/src/bootstrap.js';
+import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
+import { createSandboxApp } from '../apps/sandbox/src/bootstrap.js';
+import { createWorkerApp } from '../apps/worker/src/bootstrap.js';
+import { freePort, launchBrowser, screenshot } from './support/browser-kit.js';
+import { scratchDatabase } from './support/scratch-database.js';
+
+/** "-22.48" → -2248, with string arithmetic only: the expected totals never go through a float. */
+const minor = (amount: string) => {
+  const [whole, fraction = ''] = amount.replace('-', '').split('.');
+  const value = Number(whole) * 100 + Number((fraction + '00').slice(0, 2));
+  return amount.startsWith('-') ? -value : value;
+};
+
+/**
+ * The demo merchant app in a real Chromium (Debian's, driven by playwright-core): a person's way through
+ * the product, against the sandbox, the api and a worker on a database of their own. Each step leaves a
+ * screenshot in test-artifacts/demo/.
+ */
+describe('demo merchant app, in a browser', () => {
+  const apps: INestApplicationContext[] = [];
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  let demo: FastifyInstance;
+  let browser: Browser;
+  let page: Page;
+  let bff: string;
+  let demoUrl: string;
+  let merchantKey: string;
+
+  beforeAll(async () => {
+    database = await scratchDatabase('demo');
+    const [sandboxPort, apiPort, demoPort] = [await freePort(), await freePort(), await freePort()];
+    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+    bff = `http://127.0.0.1:${apiPort}`;
+    demoUrl = `http://127.0.0.1:${demoPort}`;
+    const config = testConfig({
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: database.url,
+      SANDBOX_PUBLIC_URL: sandboxUrl,
+      UPSTREAM_BASE_URL: sandboxUrl,
+      API_PUBLIC_URL: bff,
+      DEMO_PUBLIC_URL: demoUrl,
+      QUEUE_PREFIX: uniqueQueuePrefix('demo'),
+      PAYMENT_STATUS_POLL_SECONDS: '1',
+    });
+    const sandbox = (await createSandboxApp(config)).app;
+    apps.push(sandbox);
+    await sandbox.listen({ host: '127.0.0.1', port: sandboxPort });
+    const api = (await createApiApp(config)).app;
+    apps.push(api);
+    await api.listen({ host: '127.0.0.1', port: apiPort });
+    const worker = (await createWorkerApp(config)).app;
+    apps.push(worker);
+    await worker.init();
+    const merchant = await createMerchant({ url: bff, config }, { frontendOrigins: [demoUrl] });
+    merchantKey = merchant.apiKey.key;
+    demo = createDemoServer({ apiUrl: bff, merchantApiKey: merchantKey });
+    await demo.listen({ host: '127.0.0.1', port: demoPort });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.close();
+    for (const app of apps.reverse()) await app.close();
+    await database?.drop();
+  });
+
+  /** The merchant's own view of its data (its API key), to hold the page's figures against. */
+  const asMerchant = async (path: string) => {
+    const response = await fetch(`${bff}${path}`, { headers: { authorization: `Bearer ${merchantKey}` } });
+    return (await response.json()) as { data: any; links?: { next?: string } };
+  };
+  const approveAtBank = async () => {
+    await page.waitForURL(/\/sandbox\/bank\//);
+    await page.click('button[name="decision"][value="approve"]');
+    await page.waitForURL((url) => url.origin === demoUrl);
+  };
+
+  it('creates a customer and connects a bank through its page, then watches the first sync to the end', async () => {
+    await page.goto(demoUrl);
+    await page.fill('#customer-new', uniqueName('alice'));
+    await page.click('#customer-create');
+    await page.waitForSelector('#connect:not([hidden])');
+    await page.waitForSelector('#institution-select option[value="sandbox-redirect"]', { state: 'attached' });
+    await screenshot(page, '01-customer');
+
+    await page.selectOption('#institution-select', 'sandbox-redirect');
+    await page.click('#connect-redirect');
+    await approveAtBank();
+    await expect.poll(() => page.textContent('#connect-status')).toContain('AUTHORIZED');
+    await page.waitForSelector('#sync-status[data-done="true"]', { timeout: 90_000 });
+    expect(await page.textContent('#sync-status')).toMatch(/3 of 3 accounts synced/);
+    expect(await page.locator('#accounts .account').count()).toBe(3);
+    await screenshot(page, '02-first-sync');
+  });
+
+  it('shows the transactions, pages through them, and marks the pending ones', async () => {
+    const rows = page.locator('#tx-table tbody tr');
+    await expect.poll(() => rows.count()).toBe(25);
+    await page.click('#tx-more');
+    await expect.poll(() => rows.count()).toBe(50);
+    const amounts = await page.locator('#tx-table tbody td.num').allTextContents();
+    for (const amount of amounts) expect(amount).toMatch(/^-?£[\d,]+\.\d{2}$/);
+    await screenshot(page, '03-transactions');
+  });
+
+  it('draws spending per month with the same totals as the stored transactions', async () => {
+    await page.waitForSelector('#svg-month .bar');
+    const accountId = await page.inputValue('#tx-account');
+    const now = new Date();
+    const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)).toISOString();
+    const expected = new Map<string, number>();
+    let path: string | undefined =
+      `/v1/accounts/${accountId}/transactions?limit=1000&from=${encodeURIComponent(from)}`;
+    while (path) {
+      const answer = await asMerchant(path);
+      for (const t of answer.data as { date: string; amount: string }[]) {
+        const value = minor(t.amount);
+        if (value < 0) expected.set(t.date.slice(0, 7), (expected.get(t.date.slice(0, 7)) ?? 0) - value);
+      }
+      path = answer.links?.next;
+    }
+    const bars = await page
+      .locator('#svg-month .bar')
+      .evaluateAll((gs) =>
+        gs.map((g) => [g.getAttribute('data-label'), Number(g.getAttribute('data-total-minor'))]),
+      );
+    expect(bars).toHaveLength(12);
+    for (const [month, total] of bars) expect(total, String(month)).toBe(expected.get(String(month)) ?? 0);
+    expect([...expected.values()].some((v) => v > 0)).toBe(true);
+    await page.waitForSelector('#svg-category .bar');
+    await page.waitForSelector('#svg-balance polyline');
+    await page.locator('#pictures').scrollIntoViewIfNeeded();
+    await screenshot(page, '04-charts');
+  });
+
+  it('connects a second bank the embedded way: credentials, SCA method, code', async () => {
+    await page.click('#embedded summary');
+    await page.fill('#embedded-password', 'secret');
+    await page.click('#embedded-start');
+    await page.click('#embedded-methods button >> nth=0');
+    await page.waitForSelector('#embedded-code:not([hidden])');
+    await page.fill('#embedded-code-input', '123456');
+    await page.click('#embedded-code-send');
+    await expect
+      .poll(() => page.textContent('#embedded-status'), { timeout: 60_000 })
+      .toContain('AUTHORIZED');
+    await screenshot(page, '05-embedded');
+  });
+
+  it('sets up sweeping VRP and shows the headroom, then the refusal when a payment would break the limit', async () => {
+    await page.fill('#vrp-max', '20.00');
+    await page.fill('#vrp-month', '25.00');
+    await page.click('#vrp-setup');
+    await approveAtBank();
+    await expect.poll(() => page.textContent('#vrp-status')).toContain('AUTHORIZED');
+    await page.fill('#vrp-month', '25.00');
+    for (const headroom of ['£15.00', '£5.00']) {
+      await page.click('#vrp-pay');
+      await expect.poll(() => page.textContent('#vrp-headroom')).toContain(`headroom ${headroom}`);
+    }
+    await page.click('#vrp-pay');
+    await expect
+      .poll(() => page.textContent('#vrp-status'))
+      .toBe('Refused: exceeds periodicLimits[0] (MONTHLY): 5.00 left');
+    await screenshot(page, '06-vrp-refused');
+  });
+
+  it('takes a single payment through the bank page and shows its status change live', async () => {
+    await page.click('#single-pay');
+    await approveAtBank();
+    const single = page.locator('#payment-table tbody tr', { hasText: 'SINGLE' }).first();
+    await expect
+      .poll(() => single.locator('.payment-status').textContent(), { timeout: 30_000 })
+      .toBe('COMPLETED');
+    await screenshot(page, '07-single-payment');
+  });
+
+  it('revokes the bank consent, and its transactions stay readable', async () => {
+    const row = page.locator('#consent-table tbody tr', { hasText: 'sandbox-redirect' });
+    await row.locator('button.revoke').click();
+    await expect.poll(() => row.textContent()).toContain('REVOKED');
+    await page.click('#tx-apply');
+    await expect.poll(() => page.locator('#tx-table tbody tr').count()).toBe(25);
+    await screenshot(page, '08-revoked-still-readable');
+  });
+});

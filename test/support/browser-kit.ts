@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's Chromium: `npm test` installs it when missing; nothing downloads a browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Where each step's screenshot goes (git-ignored): test artefacts a person can look at. */
+export const ARTEFACTS = join(process.cwd(), 'test-artifacts', 'demo');
+
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+}
+
+/** Saves the page as it looks now, named by the step, under {@link ARTEFACTS}. */
+export async function screenshot(page: Page, step: string): Promise<void> {
+  mkdirSync(ARTEFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTEFACTS, `${step}.png`), fullPage: true });
+}
