@@ -156,8 +156,9 @@ async function listen() {
   if (state.stream) return;
   state.stream = new AbortController();
   const path = `/v1/users/${state.customer.id}/events`;
+  // From the start of the customer's stream: the syncs that ran before this page opened count too.
   const response = await fetch(`${state.apiUrl}${path}`, {
-    headers: { authorization: `Bearer ${state.token}`, accept: 'text/event-stream' },
+    headers: { authorization: `Bearer ${state.token}`, accept: 'text/event-stream', 'last-event-id': '0' },
     signal: state.stream.signal,
   });
   logCall('GET', `${path} (SSE)`, response.status, response.headers.get('x-request-id'));
@@ -179,11 +180,23 @@ async function listen() {
   }
 }
 
+const progressByAccount = new Map();
+const timers = new Map();
+/** Many events in a burst (a replay, a sync's pages) refresh each part of the page once. */
+function soon(name, refresh) {
+  clearTimeout(timers.get(name));
+  timers.set(
+    name,
+    setTimeout(() => void refresh(), 250),
+  );
+}
+
 function onEvent(event) {
   logCall('SSE', event.type, 'event', event.id);
-  if (event.type.startsWith('sync.') || event.type === 'transactions.changed') void followSyncs();
-  if (event.type.startsWith('consent.')) void refreshConsents();
-  if (event.type.startsWith('payment.')) void refreshPayments();
+  if (event.type === 'sync.succeeded') progressByAccount.set(event.data.accountId, event.data.progress);
+  if (event.type.startsWith('sync.') || event.type === 'transactions.changed') soon('sync', followSyncs);
+  if (event.type.startsWith('consent.')) soon('consents', refreshConsents);
+  if (event.type.startsWith('payment.')) soon('payments', refreshPayments);
 }
 
 let following = false;
@@ -197,7 +210,7 @@ async function followSyncs() {
       for (const account of state.accounts) {
         // Only an account still on its way has a run to follow; the others are as done as they get.
         if (!['pending', 'syncing'].includes(account.sync?.status)) {
-          runs.push({ status: 'succeeded', progress: null, account });
+          runs.push({ status: 'succeeded', progress: progressByAccount.get(account.id), account });
           continue;
         }
         const started = await api('POST', `/v1/accounts/${account.id}/sync`);
