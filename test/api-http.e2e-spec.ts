@@ -29,6 +29,20 @@ describe('api: health, error envelope, request ids, metrics', () => {
     await sandbox?.close();
   });
 
+  it('answers GET / with a small index, not 404, naming the demo only when it runs', async () => {
+    const response = await fetch(`${api.url}/`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { links: Record<string, string> };
+    expect(Object.keys(body.links).sort()).toEqual(['docs', 'health', 'metrics', 'openapi']);
+    const withDemo = await startApi(sandbox.url, { DEMO_PUBLIC_URL: 'http://localhost:5020/' });
+    try {
+      const index = (await (await fetch(`${withDemo.url}/`)).json()) as { links: Record<string, string> };
+      expect(index.links.demo).toBe('http://localhost:5020');
+    } finally {
+      await withDemo.close();
+    }
+  });
+
   it('answers /health/live without consulting dependencies', async () => {
     const response = await fetch(`${api.url}/health/live`);
     expect(response.status).toBe(200);
