@@ -8,7 +8,8 @@ import { DomainError } from '#libs/errors';
 /** Only the merchant API is meant for browsers; operator, health and docs routes never answer CORS. */
 const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id';
+export const CORS_ALLOWED_HEADERS =
+  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id';
 const CORS_EXPOSED_HEADERS =
   'Retry-After, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
