@@ -72,6 +72,7 @@ async function useCustomer(id, reference) {
 
 async function enter() {
   show('customer-current', `Customer: ${state.customer.reference}`);
+  $('customer-select').value = state.customer.id;
   for (const id of ['connect', 'sync', 'transactions', 'pictures', 'consents', 'payments'])
     $(id).hidden = false;
   listen();

@@ -56,6 +56,8 @@ export function createDemoServer(options: DemoOptions): FastifyInstance {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
+  // No icon: an empty answer rather than a 404 in every browser's console.
+  app.get('/favicon.ico', (_request, reply) => reply.code(204).send());
   app.get('/demo/config', () => ({ apiUrl: options.apiUrl }));
 
   app.get('/demo/customers', async (_request, reply) => {
