@@ -218,6 +218,20 @@ class ShadowDatabases {
   }
 }
 
+// Workaround for @prisma/adapter-pg 7.10.1: its executeScript splits a migration at every `;`, even inside a
+// `$$` function body (a trigger function's statements). Postgres runs the script whole in one simple-protocol
+// query, as the runner (libs/database/src/migrator.ts) does.
+function wholeScripts(adapter) {
+  adapter.executeScript = async (script) => {
+    try {
+      await adapter.underlyingDriver().query(script);
+    } catch (error) {
+      adapter.onError(error);
+    }
+  };
+  return adapter;
+}
+
 // Workaround for @prisma/adapter-pg 7.10.1: its connectToShadowDb connects with `{ ...config, database }`,
 // but pg lets `connectionString` win over `database`, so the engine would replay the migrations into the
 // DATABASE_URL database itself; and its dispose drops the freshly created shadow database before
@@ -232,7 +246,7 @@ class ShadowAwarePg extends PrismaPg {
   // The engine connects to the main database when it starts and never disposes that adapter (not even in
   // free()), and its idle pool would keep the process alive for pg's 10 s idle timeout.
   async connect() {
-    const adapter = await super.connect();
+    const adapter = wholeScripts(await super.connect());
     const dispose = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {
       if (!this.open.delete(adapter)) return;
@@ -248,7 +262,7 @@ class ShadowAwarePg extends PrismaPg {
 
   async connectToShadowDb() {
     const { name, url } = await this.shadows.create();
-    const adapter = await new PrismaPg({ connectionString: url.href }).connect();
+    const adapter = wholeScripts(await new PrismaPg({ connectionString: url.href }).connect());
     const endPool = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {
       try {

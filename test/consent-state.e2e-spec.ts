@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabasePool, PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService, ReadCache } from '#libs/database';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { testConfig, uniqueName } from '#libs/testing';
 
 /** The state owner against real Postgres: every write is guarded by the status it may start from. */
 describe('ConsentStateRepository: guarded status writes', () => {
-  const database = new DatabasePool(testConfig());
+  const config = testConfig();
+  const database = new DatabasePool(config);
   const prisma = new PrismaService(database);
-  const state = new ConsentStateRepository(prisma, new MerchantEventRepository(database));
+  const state = new ConsentStateRepository(
+    prisma,
+    new MerchantEventRepository(database),
+    new ReadCache(config),
+  );
   let merchantId: string;
   let userId: string;
 

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
+import { ReadCache } from '#libs/database';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/authentication.guard.js';
 import { MerchantCorsGuard } from './auth/merchant-cors.js';
@@ -49,6 +50,12 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
+        // Only the api keeps page-view reads, so only the api listens for the changes that void them.
+        {
+          provide: 'READ_CACHE_LISTENING',
+          inject: [ReadCache],
+          useFactory: (cache: ReadCache) => cache.listen(),
+        },
       ],
     };
   }

@@ -22,6 +22,8 @@ export interface AppConfig {
     rateLimitPerMinute: number;
     /** 0: every request verifies its credentials against Postgres. */
     authCacheSeconds: number;
+    /** 0: every page view reads Postgres. */
+    readCacheMb: number;
   };
   database: { url: string; poolMax: number };
   redis: { url: string; queuePrefix: string };
@@ -195,6 +197,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       adminToken: env.ADMIN_TOKEN,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       authCacheSeconds: env.AUTH_CACHE_SECONDS,
+      readCacheMb: env.READ_CACHE_MB,
     },
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },

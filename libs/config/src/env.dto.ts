@@ -95,6 +95,16 @@ export class EnvironmentVariables {
   @Max(300)
   AUTH_CACHE_SECONDS = 30;
 
+  /**
+   * What each api process keeps of the page-view reads (a user's accounts, the users page), dropped when
+   * Postgres notifies a change of the merchant's (0: none).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(4096)
+  READ_CACHE_MB = 16;
+
   // --- storage ---
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
   DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/bff';

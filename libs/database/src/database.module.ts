@@ -2,10 +2,11 @@ import { Global, Module } from '@nestjs/common';
 import { DatabaseHealthRepository } from './database-health.repository.js';
 import { DatabasePool } from './database.pool.js';
 import { PrismaService } from './prisma.service.js';
+import { ReadCache } from './read-cache.js';
 
 @Global()
 @Module({
-  providers: [DatabasePool, PrismaService, DatabaseHealthRepository],
-  exports: [DatabasePool, PrismaService, DatabaseHealthRepository],
+  providers: [DatabasePool, PrismaService, DatabaseHealthRepository, ReadCache],
+  exports: [DatabasePool, PrismaService, DatabaseHealthRepository, ReadCache],
 })
 export class DatabaseModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, Prisma, PrismaService, isoText } from '#libs/database';
+import { DatabasePool, Prisma, PrismaService, ReadCache, isoText } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
 import { isUuid, uuidV7 } from '#libs/ids';
@@ -129,6 +129,7 @@ export class AccountRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly database: DatabasePool,
+    private readonly cache: ReadCache,
   ) {}
 
   /**
@@ -189,6 +190,7 @@ export class AccountRepository {
         }
       }
     });
+    this.cache.invalidate(owner.merchantId);
   }
 
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
@@ -208,14 +210,17 @@ export class AccountRepository {
    */
   async listForUser(merchantId: string, userId: string, limit: number, afterId?: string) {
     if (!isUuid(merchantId) || !isUuid(userId) || (afterId !== undefined && !isUuid(afterId))) return null;
-    const rows = await this.database.rows<StoredAccount & { ownerId: string }>({
-      name: 'accounts.list-for-user',
-      text: LIST_FOR_USER,
-      values: [merchantId, userId, afterId ?? null, limit + 1],
+    // Every page view reads this: kept per process until Postgres notifies a change of the merchant's.
+    return this.cache.read(merchantId, `accounts:${userId}:${afterId ?? ''}:${limit}`, async () => {
+      const rows = await this.database.rows<StoredAccount & { ownerId: string }>({
+        name: 'accounts.list-for-user',
+        text: LIST_FOR_USER,
+        values: [merchantId, userId, afterId ?? null, limit + 1],
+      });
+      if (rows.length === 0) return null;
+      const accounts = rows.filter((r) => r.id !== null);
+      return { rows: accounts.slice(0, limit), more: accounts.length > limit };
     });
-    if (rows.length === 0) return null;
-    const accounts = rows.filter((r) => r.id !== null);
-    return { rows: accounts.slice(0, limit), more: accounts.length > limit };
   }
 
   /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
@@ -272,6 +277,7 @@ export class AccountRepository {
         WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status <> 'STOPPED'`,
       values: [accountId, merchantId],
     });
+    this.cache.invalidate(merchantId);
   }
 
   /** A sync ended, in the sync's final transaction: synced (or failed, with why) and due again at `nextSyncAt`. */
@@ -382,6 +388,7 @@ export class AccountRepository {
         RETURNING id`,
       values: [merchantId, consentId, listedUpstreamIds],
     });
+    this.cache.invalidate(merchantId);
     return rows.map((r) => r.id);
   }
 
@@ -399,6 +406,7 @@ export class AccountRepository {
           AND upstream_account_id = ANY($3::text[])`,
       values: [merchantId, consentId, listedUpstreamIds],
     });
+    this.cache.invalidate(merchantId);
   }
 
   /** The upstream ids of every account of a consent, closed ones included. */

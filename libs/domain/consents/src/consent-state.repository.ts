@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService } from '#libs/database';
+import { Prisma, PrismaService, ReadCache } from '#libs/database';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
 import { consentEvent } from './consent-events.js';
 import {
@@ -44,7 +44,17 @@ export class ConsentStateRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly events: MerchantEventRepository,
+    private readonly cache: ReadCache,
   ) {}
+
+  /** After a write that may change the consent's accounts: this process reads its own write at once. */
+  private async touchingAccounts<T>(merchantId: string, write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.cache.invalidate(merchantId);
+    }
+  }
 
   /** An embedded SCA step moved on; only from the very status the step was taken in. */
   advanceEmbedded(merchantId: string, consentId: string, from: ConsentStatus, to: ConsentStatus) {
@@ -69,7 +79,7 @@ export class ConsentStateRepository {
     },
     now = new Date(),
   ): Promise<TransitionResult> {
-    return this.prisma.$transaction(async (tx) => {
+    const write = this.prisma.$transaction(async (tx) => {
       const result = await this.apply(tx, merchantId, consentId, 'authorise', ConsentStatus.Authorised, {
         ...data,
         ...NOTHING_PENDING,
@@ -88,6 +98,7 @@ export class ConsentStateRepository {
       }
       return result;
     });
+    return this.touchingAccounts(merchantId, write);
   }
 
   /** An authorisation that ended before it succeeded, with the code and message of why. */
@@ -123,7 +134,7 @@ export class ConsentStateRepository {
     within?: Tx,
   ): Promise<TransitionResult> {
     const run = <T>(fn: (tx: Tx) => Promise<T>) => (within ? fn(within) : this.prisma.$transaction(fn));
-    return run(async (tx) => {
+    const write = run(async (tx) => {
       const result = await this.apply(
         tx,
         merchantId,
@@ -142,6 +153,7 @@ export class ConsentStateRepository {
       if (result.applied) await this.stopSync(tx, merchantId, consentId);
       return result;
     });
+    return this.touchingAccounts(merchantId, write);
   }
 
   /**
@@ -208,7 +220,7 @@ export class ConsentStateRepository {
    * and reading their status needs it.
    */
   markRevoked(merchantId: string, consentId: string, now = new Date()): Promise<TransitionResult> {
-    return this.prisma.$transaction(async (tx) => {
+    const write = this.prisma.$transaction(async (tx) => {
       const consent = await tx.consent.findFirst({
         where: { id: consentId, merchantId },
         select: { kind: true },
@@ -221,6 +233,7 @@ export class ConsentStateRepository {
       if (result.applied) await this.stopSync(tx, merchantId, consentId);
       return result;
     });
+    return this.touchingAccounts(merchantId, write);
   }
 
   private stopSync(tx: Tx, merchantId: string, consentId: string) {

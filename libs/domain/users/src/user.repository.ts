@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, PrismaService, isoText, type Prisma } from '#libs/database';
+import { DatabasePool, PrismaService, ReadCache, isoText, type Prisma } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 type UserRow = Omit<Prisma.UserGetPayload<object>, 'createdAt' | 'updatedAt'> & {
@@ -20,6 +20,7 @@ export class UserRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly database: DatabasePool,
+    private readonly cache: ReadCache,
   ) {}
 
   /** The user with their merchant's state, for the session check: one indexed read, no join beyond the merchant. */
@@ -32,14 +33,16 @@ export class UserRepository {
     });
   }
 
-  create(merchantId: string, input: { reference: string; applicationUserId?: string }) {
-    return this.prisma.user.create({
+  async create(merchantId: string, input: { reference: string; applicationUserId?: string }) {
+    const user = await this.prisma.user.create({
       data: {
         merchantId,
         reference: input.reference,
         applicationUserId: input.applicationUserId ?? input.reference,
       },
     });
+    this.cache.invalidate(merchantId);
+    return user;
   }
 
   /**
@@ -55,6 +58,8 @@ export class UserRepository {
     } catch (error) {
       if (isUniqueViolation(error)) return null;
       throw error;
+    } finally {
+      this.cache.invalidate(merchantId);
     }
   }
 
@@ -70,12 +75,15 @@ export class UserRepository {
   /** Keyset page in id order (uuid v7, so creation order), one extra row to know whether more follow. */
   async list(merchantId: string, limit: number, afterId?: string) {
     if (!isUuid(merchantId) || (afterId !== undefined && !isUuid(afterId))) return { rows: [], more: false };
-    const rows = await this.database.rows<UserRow>({
-      name: 'users.list',
-      text: LIST,
-      values: [merchantId, afterId ?? null, limit + 1],
+    // Every dashboard view reads this: kept per process until Postgres notifies a change of the merchant's.
+    return this.cache.read(merchantId, `users:${afterId ?? ''}:${limit}`, async () => {
+      const rows = await this.database.rows<UserRow>({
+        name: 'users.list',
+        text: LIST,
+        values: [merchantId, afterId ?? null, limit + 1],
+      });
+      return { rows: rows.slice(0, limit), more: rows.length > limit };
     });
-    return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
   /** Records the upstream uuid once; a concurrent request that recorded it first keeps its value. */
@@ -84,6 +92,7 @@ export class UserRepository {
       where: { id: userId, merchantId, upstreamUserUuid: null },
       data: { upstreamUserUuid },
     });
+    this.cache.invalidate(merchantId);
   }
 
   /** Null when the user is gone; a reference another user of the merchant holds fails with P2002 (409). */
@@ -93,6 +102,7 @@ export class UserRepository {
     data: { reference?: string; applicationUserId?: string; vopOptOut?: boolean },
   ) {
     const { count } = await this.prisma.user.updateMany({ where: { id: userId, merchantId }, data });
+    this.cache.invalidate(merchantId);
     return count > 0 ? this.findById(merchantId, userId) : null;
   }
 
@@ -100,6 +110,7 @@ export class UserRepository {
   async delete(merchantId: string, userId: string): Promise<boolean> {
     if (!isUuid(merchantId) || !isUuid(userId)) return false;
     const { count } = await this.prisma.user.deleteMany({ where: { id: userId, merchantId } });
+    this.cache.invalidate(merchantId);
     return count > 0;
   }
 }

@@ -1,0 +1,191 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+
+/** The channel the tables' triggers notify (migration `20261123030000_read_cache_notify`). */
+export const READ_CACHE_CHANNEL = 'bff_read_cache';
+
+export const READ_CACHE_APPLICATION_NAME = 'bff-read-cache';
+
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
+/** A safety net only: an entry is dropped by its merchant's notification long before this. */
+const ENTRY_TTL_MS = 60_000;
+
+interface Entry {
+  value: unknown;
+  scope: string;
+  generation: number;
+  epoch: number;
+  bytes: number;
+  expiresAt: number;
+}
+
+/**
+ * Results of the page-view reads (a user's accounts, the users page) kept in this process, so a page view
+ * costs no database round trip while nothing it shows has changed.
+ *
+ * Invalidation is the database's: triggers on `users`, `accounts` and `account_balances` notify the
+ * merchant's id on every change, from any process or tool, at commit. This process LISTENs on its own
+ * connection and drops the merchant's entries. While that connection is down the cache is bypassed, and a
+ * new connection starts from empty (notifications sent meanwhile are lost). A read that raced a
+ * notification is not kept (the merchant's generation moved on while it ran). A repository that writes
+ * also drops the merchant's entries itself, so this process reads its own writes at once; another process
+ * sees them once the notification arrives, a few milliseconds after the commit.
+ *
+ * Bounded by the JSON size of what it holds (`READ_CACHE_MB`; 0 turns it off). Off until `listen()`: only
+ * the api listens, so the worker always reads Postgres.
+ */
+@Injectable()
+export class ReadCache implements OnApplicationShutdown {
+  private readonly logger = new Logger(ReadCache.name);
+  private readonly entries = new Map<string, Entry>();
+  private readonly generations = new Map<string, number>();
+  /** Each merchant's entry ids, so a notification drops exactly theirs. */
+  private readonly byScope = new Map<string, Set<string>>();
+  private readonly maxBytes: number;
+  private bytes = 0;
+  /** Moves on whenever the listening connection is (re)made or lost: every entry of an older one is void. */
+  private epoch = 0;
+  private live = false;
+  private client: pg.Client | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnectMs = RECONNECT_MIN_MS;
+  private stopped = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.maxBytes = config.api.readCacheMb * 1024 * 1024;
+  }
+
+  /** Starts listening; resolves once the first attempt has connected or failed (it then keeps retrying). */
+  async listen(): Promise<void> {
+    if (this.maxBytes === 0 || this.client || this.stopped) return;
+    await this.connect();
+  }
+
+  /**
+   * The value `load` reads, or the one kept from an earlier call with the same merchant and key while no
+   * change of that merchant's has been notified since. The value is shared: callers must not change it.
+   */
+  async read<T>(merchantId: string, key: string, load: () => Promise<T>): Promise<T> {
+    if (!this.live) return load();
+    const id = `${merchantId}|${key}`;
+    const generation = this.generations.get(merchantId) ?? 0;
+    const epoch = this.epoch;
+    const hit = this.entries.get(id);
+    if (hit && hit.epoch === epoch && hit.generation === generation && hit.expiresAt > Date.now()) {
+      this.entries.delete(id);
+      this.entries.set(id, hit);
+      return hit.value as T;
+    }
+    const value = await load();
+    if (this.live && this.epoch === epoch && (this.generations.get(merchantId) ?? 0) === generation) {
+      this.store(id, {
+        value,
+        scope: merchantId,
+        generation,
+        epoch,
+        bytes: 0,
+        expiresAt: Date.now() + ENTRY_TTL_MS,
+      });
+    }
+    return value;
+  }
+
+  /** Drops what is kept of the merchant's data (a write of this process; others learn of it by notification). */
+  invalidate(merchantId: string): void {
+    this.generations.set(merchantId, (this.generations.get(merchantId) ?? 0) + 1);
+    for (const id of this.byScope.get(merchantId) ?? []) {
+      const entry = this.entries.get(id);
+      if (entry) this.remove(id, entry);
+    }
+    this.byScope.delete(merchantId);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    this.goDark();
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private store(id: string, entry: Entry): void {
+    const old = this.entries.get(id);
+    if (old) this.remove(id, old);
+    entry.bytes = Buffer.byteLength(JSON.stringify(entry.value) ?? '');
+    if (entry.bytes > this.maxBytes / 8) return;
+    this.entries.set(id, entry);
+    this.bytes += entry.bytes;
+    let ids = this.byScope.get(entry.scope);
+    if (!ids) this.byScope.set(entry.scope, (ids = new Set()));
+    ids.add(id);
+    for (const [oldest, evicted] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.remove(oldest, evicted);
+    }
+  }
+
+  private remove(id: string, entry: Entry): void {
+    this.entries.delete(id);
+    this.bytes -= entry.bytes;
+    const ids = this.byScope.get(entry.scope);
+    ids?.delete(id);
+    if (ids?.size === 0) this.byScope.delete(entry.scope);
+  }
+
+  private goDark(): void {
+    this.live = false;
+    this.epoch += 1;
+    this.entries.clear();
+    this.byScope.clear();
+    this.bytes = 0;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.config.database.url,
+      connectionTimeoutMillis: 5_000,
+      // Named, so an operator (and a test) can tell it from the pool's connections.
+      application_name: READ_CACHE_APPLICATION_NAME,
+    });
+    this.client = client;
+    client.on('notification', (message) => {
+      if (message.channel === READ_CACHE_CHANNEL && message.payload) this.invalidate(message.payload);
+    });
+    // Whatever ends the connection (a restart, a terminated backend, a network fault) ends the cache.
+    const lost = (error?: Error) => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.goDark();
+      if (error)
+        this.logger.warn(
+          `read cache: listening connection lost (${error.message}); bypassed until it is back`,
+        );
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${READ_CACHE_CHANNEL}`);
+      if (this.client !== client) return;
+      // Nothing kept from before can be trusted: changes made while nobody listened were not heard.
+      this.goDark();
+      this.live = true;
+      this.reconnectMs = RECONNECT_MIN_MS;
+    } catch (error) {
+      lost(error as Error);
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const delay = this.reconnectMs;
+    this.reconnectMs = Math.min(RECONNECT_MAX_MS, this.reconnectMs * 2);
+    this.reconnectTimer = setTimeout(() => void this.connect(), delay);
+    this.reconnectTimer.unref();
+  }
+}

@@ -1,0 +1,166 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READ_CACHE_APPLICATION_NAME, ReadCache } from '#libs/database';
+import { testConfig } from '#libs/testing';
+import {
+  ApiClient,
+  connect,
+  dataOf,
+  onboard,
+  startStack,
+  type Stack,
+  type Tenant,
+} from './support/api-kit.js';
+import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+
+const config = testConfig();
+
+/** A balance amount of the user's accounts as an api process serves it. */
+async function balanceOn(client: ApiClient, userId: string, accountId: string): Promise<string> {
+  const accounts = dataOf<{ id: string; balances: { balance: { amount: string } }[] }[]>(
+    await client.get(`/v1/users/${userId}/accounts`),
+  );
+  return accounts.find((a) => a.id === accountId)!.balances[0].balance.amount;
+}
+
+/**
+ * The page-view reads (a user's accounts, the users page) are kept in each api process until Postgres
+ * notifies a change of the merchant's data. Changes made behind the triggers' back (session_replication_role
+ * = replica turns triggers off) show what is served from memory, and that nothing else is.
+ */
+describe('api: page-view reads kept per process until Postgres notifies a change', () => {
+  let stack: Stack;
+  let second: WorkerProcess & { url: string };
+  let tenant: Tenant;
+  let accountId: string;
+  let db: pg.Client;
+  const clients = () => [tenant.client, new ApiClient(second.url, tenant.merchant.apiKey.key)];
+
+  /** Sets the account's balances to `amount`, with the tables' triggers on (notified) or off (silent). */
+  async function setBalance(amount: string, notified: boolean) {
+    await db.query('BEGIN');
+    if (!notified) await db.query('SET LOCAL session_replication_role = replica');
+    await db.query('UPDATE account_balances SET amount = $1 WHERE account_id = $2', [amount, accountId]);
+    await db.query('COMMIT');
+  }
+
+  beforeAll(async () => {
+    stack = await startStack();
+    second = await spawnApi({ LOG_LEVEL: 'error', UPSTREAM_BASE_URL: stack.sandbox.url });
+    tenant = await onboard(stack);
+    await connect(stack, tenant);
+    const accounts = dataOf<{ id: string }[]>(await tenant.client.get(`/v1/users/${tenant.userId}/accounts`));
+    accountId = accounts[0].id;
+    db = new pg.Client({ connectionString: config.database.url });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db?.end();
+    await second?.stop();
+    await stack?.close();
+  });
+
+  it('serves a user’s accounts from memory on every process, and the change once Postgres notifies it', async () => {
+    await setBalance('100.00', true);
+    for (const client of clients()) {
+      await expect.poll(() => balanceOn(client, tenant.userId, accountId), { timeout: 5_000 }).toBe('100.00');
+    }
+    // Changed without a notification: both processes still serve what they keep, so neither read Postgres.
+    await setBalance('200.00', false);
+    for (const client of clients()) expect(await balanceOn(client, tenant.userId, accountId)).toBe('100.00');
+    // Any change through the triggers reaches every process.
+    await setBalance('300.00', true);
+    for (const client of clients()) {
+      await expect.poll(() => balanceOn(client, tenant.userId, accountId), { timeout: 5_000 }).toBe('300.00');
+    }
+  });
+
+  it('reads its own writes at once: a user created or erased through a process shows on its next read', async () => {
+    const list = async () =>
+      dataOf<{ id: string }[]>(await tenant.client.get('/v1/users?limit=100')).map((u) => u.id);
+    const before = await list();
+    const created = dataOf<{ id: string }>(
+      await tenant.client.post('/v1/users', { reference: `rc-${Date.now()}` }),
+      201,
+    );
+    expect(await list()).toEqual([...before, created.id].sort());
+    expect((await tenant.client.get(`/v1/users/${created.id}/accounts`)).status).toBe(200);
+    expect((await tenant.client.delete(`/v1/users/${created.id}`)).status).toBe(204);
+    expect(await list()).toEqual(before);
+    expect((await tenant.client.get(`/v1/users/${created.id}/accounts`)).status).toBe(404);
+  });
+
+  it('drops what it keeps when its listening connection is lost, and keeps again once it listens again', async () => {
+    await setBalance('400.00', true);
+    for (const client of clients()) {
+      await expect.poll(() => balanceOn(client, tenant.userId, accountId), { timeout: 5_000 }).toBe('400.00');
+    }
+    const listeners = () =>
+      db.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [READ_CACHE_APPLICATION_NAME]);
+    const before = (await listeners()).rows.map((r) => r.pid as number);
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    await db.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [before]);
+    // A silent change is served once the loss is noticed: nothing kept from before the loss is trusted.
+    await setBalance('500.00', false);
+    for (const client of clients()) {
+      await expect.poll(() => balanceOn(client, tenant.userId, accountId), { timeout: 5_000 }).toBe('500.00');
+    }
+    // Back: each process listens on a new connection, and keeps what it reads again.
+    await expect
+      .poll(async () => (await listeners()).rows.filter((r) => !before.includes(r.pid)).length, {
+        timeout: 10_000,
+      })
+      .toBeGreaterThanOrEqual(2);
+    for (const client of clients()) {
+      let amount = 500;
+      await expect
+        .poll(
+          async () => {
+            const served = await balanceOn(client, tenant.userId, accountId);
+            amount += 1;
+            await setBalance(`${amount}.00`, false);
+            return (await balanceOn(client, tenant.userId, accountId)) === served;
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+    }
+  });
+});
+
+/** The cache's own rules, on a real listening connection. */
+describe('ReadCache', () => {
+  const cache = new ReadCache(config);
+  beforeAll(() => cache.listen());
+  afterAll(() => cache.onApplicationShutdown());
+
+  it('does not keep a read that a change of its merchant overtook', async () => {
+    let loads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowRead = cache.read('m-1', 'k', async () => {
+      loads += 1;
+      await gate;
+      return 'old';
+    });
+    cache.invalidate('m-1');
+    release();
+    expect(await slowRead).toBe('old');
+    const counted = (value: string) => () => {
+      loads += 1;
+      return Promise.resolve(value);
+    };
+    expect(await cache.read('m-1', 'k', counted('new'))).toBe('new');
+    expect(await cache.read('m-1', 'k', counted('newer'))).toBe('new');
+    expect(loads).toBe(2);
+  });
+
+  it('keeps each merchant apart: a change of one leaves the other’s reads', async () => {
+    const value = (v: string) => () => Promise.resolve(v);
+    await cache.read('m-2', 'k', value('two'));
+    await cache.read('m-3', 'k', value('three'));
+    cache.invalidate('m-2');
+    expect(await cache.read('m-2', 'k', value('two again'))).toBe('two again');
+    expect(await cache.read('m-3', 'k', value('three again'))).toBe('three');
+  });
+});
