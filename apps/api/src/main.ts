@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
+import { applyRuntimeFlags, trimHeapWhenIdle } from '#libs/core';
 import { createApiApp } from './bootstrap.js';
 
 async function main() {
+  applyRuntimeFlags();
   const config = loadConfig();
   const { app, logger } = await createApiApp(config);
   await app.listen({ host: config.api.host, port: config.api.port });
   logger.info({ url: config.api.publicUrl, port: config.api.port }, 'api listening');
+  trimHeapWhenIdle();
 }
 
 main().catch((error: unknown) => {

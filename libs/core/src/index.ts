@@ -1,2 +1,3 @@
 export * from './core.module.js';
 export * from './clock.js';
+export * from './runtime-flags.js';
