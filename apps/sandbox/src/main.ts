@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
+import { applyRuntimeFlags, trimHeapWhenIdle } from '#libs/core';
 import { createSandboxApp } from './bootstrap.js';
 
 async function main() {
+  applyRuntimeFlags();
   const config = loadConfig();
   const { app, logger } = await createSandboxApp(config);
   await app.listen({ host: config.sandbox.host, port: config.sandbox.port });
   logger.info({ url: config.sandbox.publicUrl, port: config.sandbox.port }, 'sandbox listening');
+  trimHeapWhenIdle();
 }
 
 main().catch((error: unknown) => {

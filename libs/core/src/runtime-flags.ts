@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 let collectGarbage: (() => void) | undefined;
 
 /**
- * V8 settings of the long-running apps (api, worker), set first thing in `main`, before anything is
+ * V8 settings of the long-running apps (api, worker, sandbox), set first thing in `main`, before anything is
  * compiled.
  *
  * - WebAssembly stays at V8's baseline tier (Liftoff). The only WebAssembly here is Prisma's query
