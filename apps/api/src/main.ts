@@ -4,7 +4,7 @@ import { applyRuntimeFlags, trimHeapWhenIdle } from '#libs/core';
 import { createApiApp } from './bootstrap.js';
 
 async function main() {
-  applyRuntimeFlags();
+  applyRuntimeFlags({ leanHeap: false });
   const config = loadConfig();
   const { app, logger } = await createApiApp(config);
   await app.listen({ host: config.api.host, port: config.api.port });

@@ -4,7 +4,7 @@ import { applyRuntimeFlags, trimHeapWhenIdle } from '#libs/core';
 import { createSandboxApp } from './bootstrap.js';
 
 async function main() {
-  applyRuntimeFlags();
+  applyRuntimeFlags({ leanHeap: true });
   const config = loadConfig();
   const { app, logger } = await createSandboxApp(config);
   await app.listen({ host: config.sandbox.host, port: config.sandbox.port });

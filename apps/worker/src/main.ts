@@ -5,7 +5,7 @@ import { ALL_QUEUES, bullmqPrefix } from '#libs/queue';
 import { createWorkerApp } from './bootstrap.js';
 
 async function main() {
-  applyRuntimeFlags();
+  applyRuntimeFlags({ leanHeap: true });
   const config = loadConfig();
   const { app, logger } = await createWorkerApp(config);
   await app.init();

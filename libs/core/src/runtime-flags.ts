@@ -12,14 +12,16 @@ let collectGarbage: (() => void) | undefined;
  *   compiler, which the hot paths do not use (they are SQL on the pool). Its optimised tier cost 45 MiB of
  *   resident memory per process (an idle api: 248 → 196 MiB) against 5–15% on a Prisma query (measured
  *   here).
- * - The old generation grows by a quarter past what survived the last full collection, not by V8's
- *   default of up to four times. A sync of 111,472 transactions peaked at 185–187 MiB of worker RSS instead
- *   of 253–267, at the same rows per second (`npm run bench -- --only sync`).
+ * - `leanHeap`: the old generation grows by a quarter past what survived the last full collection, not
+ *   by V8's default of up to four times. A sync of 111,472 transactions peaked at 185–187 MiB of worker RSS
+ *   instead of 253–267, at the same rows per second (`npm run bench -- --only sync`); the sandbox at
+ *   10,000 consents at 273 MiB instead of 434–473. The api keeps V8's default: its targets are requests
+ *   per second, and more frequent full collections take CPU from them on two shared cores.
  * - A full collection can be asked for (`trimHeapWhenIdle`).
  */
-export function applyRuntimeFlags(): void {
+export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
   v8.setFlagsFromString('--liftoff-only');
-  v8.setFlagsFromString('--heap-growing-percent=25');
+  if (options.leanHeap) v8.setFlagsFromString('--heap-growing-percent=25');
   v8.setFlagsFromString('--expose-gc');
   // The flag puts `gc` on contexts made from now on: one made here hands it over.
   collectGarbage = runInNewContext('gc') as () => void;
