@@ -11,6 +11,8 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
 /** A safety net only: an entry is dropped by its merchant's notification long before this. */
 const ENTRY_TTL_MS = 60_000;
+/** What an entry costs beyond its value: the map and index entries, the key, the bookkeeping. */
+const ENTRY_OVERHEAD_BYTES = 256;
 
 interface Entry {
   value: unknown;
@@ -114,7 +116,8 @@ export class ReadCache implements OnApplicationShutdown {
   private store(id: string, entry: Entry): void {
     const old = this.entries.get(id);
     if (old) this.remove(id, old);
-    entry.bytes = Buffer.byteLength(JSON.stringify(entry.value) ?? '');
+    // The map's own cost counts too: a flood of misses (unknown ids answer null) stays within the budget.
+    entry.bytes = ENTRY_OVERHEAD_BYTES + id.length * 2 + Buffer.byteLength(JSON.stringify(entry.value) ?? '');
     if (entry.bytes > this.maxBytes / 8) return;
     this.entries.set(id, entry);
     this.bytes += entry.bytes;
