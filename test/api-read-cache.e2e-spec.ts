@@ -75,6 +75,41 @@ describe('api: page-view reads kept per process until Postgres notifies a change
     }
   });
 
+  it('serves an account’s stored transactions without a query until Postgres notifies a change of them', async () => {
+    const descriptions = async (client: ApiClient) =>
+      dataOf<{ description: string }[]>(await client.get(`/v1/accounts/${accountId}/transactions`)).map(
+        (t) => t.description,
+      );
+    /** One stored transaction, rewritten with the account's version moved on, notified or silently. */
+    async function store(description: string, notified: boolean) {
+      await db.query('BEGIN');
+      if (!notified) await db.query('SET LOCAL session_replication_role = replica');
+      await db.query(
+        `INSERT INTO transactions (id, merchant_id, account_id, dedupe_key, date, status, amount, currency, raw, updated_at)
+         SELECT gen_random_uuid(), merchant_id, id, 'read-cache', now(), 'BOOKED', 1, 'GBP', $2::jsonb, now()
+         FROM accounts WHERE id = $1
+         ON CONFLICT (account_id, dedupe_key) DO UPDATE SET raw = EXCLUDED.raw`,
+        [accountId, JSON.stringify({ id: 'read-cache', description })],
+      );
+      await db.query('UPDATE accounts SET transactions_version = transactions_version + 1 WHERE id = $1', [
+        accountId,
+      ]);
+      await db.query('COMMIT');
+    }
+    await store('first', true);
+    for (const client of clients()) {
+      await expect.poll(() => descriptions(client), { timeout: 5_000 }).toEqual(['first']);
+    }
+    // Stored and moved on silently: both processes still serve the page they kept, so neither asked
+    // Postgres for the version.
+    await store('second', false);
+    for (const client of clients()) expect(await descriptions(client)).toEqual(['first']);
+    await store('third', true);
+    for (const client of clients()) {
+      await expect.poll(() => descriptions(client), { timeout: 5_000 }).toEqual(['third']);
+    }
+  });
+
   it('reads its own writes at once: a user created or erased through a process shows on its next read', async () => {
     const list = async () =>
       dataOf<{ id: string }[]>(await tenant.client.get('/v1/users?limit=100')).map((u) => u.id);

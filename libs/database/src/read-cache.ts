@@ -17,6 +17,8 @@ const ENTRY_OVERHEAD_BYTES = 256;
 interface Entry {
   value: unknown;
   scope: string;
+  /** A finer part of the scope (an account) that a notification of its own can drop alone. */
+  sub?: string;
   generation: number;
   epoch: number;
   bytes: number;
@@ -45,6 +47,10 @@ export class ReadCache implements OnApplicationShutdown {
   private readonly generations = new Map<string, number>();
   /** Each merchant's entry ids, so a notification drops exactly theirs. */
   private readonly byScope = new Map<string, Set<string>>();
+  /** The same for the finer parts (accounts). */
+  private readonly bySub = new Map<string, Set<string>>();
+  /** Moves on with every notification of a finer part: a read it overtook is not kept. */
+  private subChanges = 0;
   private readonly maxBytes: number;
   private bytes = 0;
   /** Moves on whenever the listening connection is (re)made or lost: every entry of an older one is void. */
@@ -69,11 +75,12 @@ export class ReadCache implements OnApplicationShutdown {
    * The value `load` reads, or the one kept from an earlier call with the same merchant and key while no
    * change of that merchant's has been notified since. The value is shared: callers must not change it.
    */
-  async read<T>(merchantId: string, key: string, load: () => Promise<T>): Promise<T> {
+  async read<T>(merchantId: string, key: string, load: () => Promise<T>, sub?: string): Promise<T> {
     if (!this.live) return load();
     const id = `${merchantId}|${key}`;
     const generation = this.generations.get(merchantId) ?? 0;
     const epoch = this.epoch;
+    const subChanges = this.subChanges;
     const hit = this.entries.get(id);
     if (hit && hit.epoch === epoch && hit.generation === generation && hit.expiresAt > Date.now()) {
       this.entries.delete(id);
@@ -81,10 +88,17 @@ export class ReadCache implements OnApplicationShutdown {
       return hit.value as T;
     }
     const value = await load();
-    if (this.live && this.epoch === epoch && (this.generations.get(merchantId) ?? 0) === generation) {
+    const overtaken = sub !== undefined && this.subChanges !== subChanges;
+    if (
+      this.live &&
+      this.epoch === epoch &&
+      (this.generations.get(merchantId) ?? 0) === generation &&
+      !overtaken
+    ) {
       this.store(id, {
         value,
         scope: merchantId,
+        sub,
         generation,
         epoch,
         bytes: 0,
@@ -102,6 +116,16 @@ export class ReadCache implements OnApplicationShutdown {
       if (entry) this.remove(id, entry);
     }
     this.byScope.delete(merchantId);
+  }
+
+  /** Drops what is kept under one finer part (an account whose stored transactions changed). */
+  invalidateSub(sub: string): void {
+    this.subChanges += 1;
+    for (const id of this.bySub.get(sub) ?? []) {
+      const entry = this.entries.get(id);
+      if (entry) this.remove(id, entry);
+    }
+    this.bySub.delete(sub);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -124,6 +148,11 @@ export class ReadCache implements OnApplicationShutdown {
     let ids = this.byScope.get(entry.scope);
     if (!ids) this.byScope.set(entry.scope, (ids = new Set()));
     ids.add(id);
+    if (entry.sub !== undefined) {
+      let subIds = this.bySub.get(entry.sub);
+      if (!subIds) this.bySub.set(entry.sub, (subIds = new Set()));
+      subIds.add(id);
+    }
     for (const [oldest, evicted] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.remove(oldest, evicted);
@@ -136,6 +165,11 @@ export class ReadCache implements OnApplicationShutdown {
     const ids = this.byScope.get(entry.scope);
     ids?.delete(id);
     if (ids?.size === 0) this.byScope.delete(entry.scope);
+    if (entry.sub !== undefined) {
+      const subIds = this.bySub.get(entry.sub);
+      subIds?.delete(id);
+      if (subIds?.size === 0) this.bySub.delete(entry.sub);
+    }
   }
 
   private goDark(): void {
@@ -143,6 +177,7 @@ export class ReadCache implements OnApplicationShutdown {
     this.epoch += 1;
     this.entries.clear();
     this.byScope.clear();
+    this.bySub.clear();
     this.bytes = 0;
   }
 
@@ -155,7 +190,11 @@ export class ReadCache implements OnApplicationShutdown {
     });
     this.client = client;
     client.on('notification', (message) => {
-      if (message.channel === READ_CACHE_CHANNEL && message.payload) this.invalidate(message.payload);
+      if (message.channel !== READ_CACHE_CHANNEL || !message.payload) return;
+      // `merchant`: anything of the merchant's changed; `merchant:account`: only that account's transactions.
+      const colon = message.payload.indexOf(':');
+      if (colon === -1) this.invalidate(message.payload);
+      else this.invalidateSub(message.payload.slice(colon + 1));
     });
     // Whatever ends the connection (a restart, a terminated backend, a network fault) ends the cache.
     const lost = (error?: Error) => {

@@ -20,10 +20,20 @@ CREATE TRIGGER users_read_cache AFTER INSERT OR UPDATE OR DELETE ON users
 CREATE TRIGGER account_balances_read_cache AFTER INSERT OR UPDATE OR DELETE ON account_balances
   FOR EACH ROW EXECUTE FUNCTION bff_read_cache_notify();
 
--- Any change but one to `transactions_version` alone, which a sync moves on with each page it writes and
--- which no cached read shows (the stored transaction pages have their own cache, keyed by it).
+-- Any change but one to `transactions_version` alone, which a sync moves on with each page it writes: that
+-- one notifies `merchant:account` (below), which drops only the account's kept transactions version.
 CREATE TRIGGER accounts_read_cache AFTER INSERT OR DELETE ON accounts
   FOR EACH ROW EXECUTE FUNCTION bff_read_cache_notify();
 CREATE TRIGGER accounts_read_cache_update AFTER UPDATE ON accounts FOR EACH ROW
   WHEN ((to_jsonb(OLD) - 'transactions_version') IS DISTINCT FROM (to_jsonb(NEW) - 'transactions_version'))
   EXECUTE FUNCTION bff_read_cache_notify();
+
+CREATE FUNCTION bff_read_cache_notify_transactions() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('bff_read_cache', NEW.merchant_id::text || ':' || NEW.id::text);
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER accounts_read_cache_transactions AFTER UPDATE ON accounts FOR EACH ROW
+  WHEN (OLD.transactions_version IS DISTINCT FROM NEW.transactions_version)
+  EXECUTE FUNCTION bff_read_cache_notify_transactions();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, isoText } from '#libs/database';
+import { DatabasePool, ReadCache, isoText } from '#libs/database';
 import { isUuid } from '#libs/ids';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import type { TransactionRow } from './transaction-records.js';
@@ -64,7 +64,10 @@ export interface StoredTransactionPage {
 /** The one owner of the `transactions` table. */
 @Injectable()
 export class TransactionRepository {
-  constructor(private readonly database: DatabasePool) {}
+  constructor(
+    private readonly database: DatabasePool,
+    private readonly cache: ReadCache,
+  ) {}
 
   async writePage(
     db: pg.PoolClient,
@@ -169,13 +172,22 @@ export class TransactionRepository {
    */
   async versionFor(merchantId: string, accountId: string, userId?: string): Promise<string | null> {
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
-    const [row] = await this.database.rows<{ version: string }>({
-      name: 'transactions.version',
-      text: `SELECT transactions_version::text AS version FROM accounts
-        WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
-      values: [accountId, merchantId, userId ?? null],
-    });
-    return row?.version ?? null;
+    // Kept per api process until Postgres notifies a change of the account's transactions (or of anything
+    // of the merchant's, which covers the account leaving): a page view then costs no round trip at all.
+    return this.cache.read(
+      merchantId,
+      `transactions-version:${accountId}:${userId ?? ''}`,
+      async () => {
+        const [row] = await this.database.rows<{ version: string }>({
+          name: 'transactions.version',
+          text: `SELECT transactions_version::text AS version FROM accounts
+            WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
+          values: [accountId, merchantId, userId ?? null],
+        });
+        return row?.version ?? null;
+      },
+      accountId,
+    );
   }
 
   /** Counts per account, for tests and operators: how many records, and how many of them pending. */
