@@ -435,11 +435,12 @@ export class UpstreamClient {
   }
 
   /** GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). */
+  /** One page; the body as received is on `raw`, for a caller that forwards the records as they came. */
   getRealTimeTransactions(accountId: string, query: CursorPagingQuery, options: ConsentCallOptions) {
-    return this.realTimePage(accountId, query, options);
+    return this.realTimePage(accountId, query, options, true);
   }
 
-  private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
+  private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions, keepRaw = false) {
     const q =
       query.cursor === undefined ? { from: query.from, before: query.before } : { cursor: query.cursor };
     return this.send<Transaction[]>(
@@ -449,6 +450,7 @@ export class UpstreamClient {
         method: 'GET',
         path: `/accounts/${segment(accountId)}/real-time/transactions`,
         query: q,
+        keepRaw,
       },
       options,
     ).then((page) => asPage(page, 'getRealTimeTransactions'));

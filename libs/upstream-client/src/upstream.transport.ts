@@ -91,6 +91,11 @@ export interface RequestSpec {
    * answer was lost did the deleting.
    */
   goneOnRetry?: unknown;
+  /**
+   * Keep the body as received and the whole parsed envelope on the result (`raw`), for a caller that
+   * forwards the records without printing them again.
+   */
+  keepRaw?: boolean;
 }
 
 export interface BodyLimits {
@@ -184,7 +189,7 @@ function dispatchNotifier(dispatch: Dispatcher['dispatch']): Dispatcher['dispatc
 
 class BodyTooLarge extends Error {}
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -195,7 +200,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 /**
@@ -427,9 +432,10 @@ export class UpstreamTransport {
         response.body.destroy();
         throw new BodyTooLarge();
       }
-      const text = await readCapped(response.body, cap);
+      const bytes = await readCapped(response.body, cap);
+      const text = bytes.toString('utf8');
       if (ok) {
-        const result = this.unwrap<T>(spec, status, text, requestId);
+        const result = this.unwrap<T>(spec, status, text, requestId, bytes);
         attemptOutcome('success');
         return result;
       }
@@ -496,7 +502,13 @@ export class UpstreamTransport {
     );
   }
 
-  private unwrap<T>(spec: RequestSpec, status: number, text: string, requestId: string): UpstreamResult<T> {
+  private unwrap<T>(
+    spec: RequestSpec,
+    status: number,
+    text: string,
+    requestId: string,
+    bytes: Buffer,
+  ): UpstreamResult<T> {
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -522,6 +534,7 @@ export class UpstreamTransport {
       status,
       meta,
       ...(envelope.links ? { links: envelope.links } : {}),
+      ...(spec.keepRaw ? { raw: { bytes, envelope } } : {}),
     };
   }
 

@@ -56,6 +56,8 @@ export interface UpstreamResult<T> {
   status: number;
   meta: UpstreamMeta;
   links?: UpstreamLinks;
+  /** The body as received and its parsed envelope, only when the call asked for them. */
+  raw?: { bytes: Buffer; envelope: Record<string, unknown> };
 }
 
 /** One page of a paged list. */

@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -11,6 +11,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { FinancialDataService } from '#libs/domain/financial-data';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
@@ -23,6 +24,7 @@ import {
   Principal,
   TracingId,
   envelope,
+  envelopeBytes,
 } from '#libs/http';
 import { missing, upstreamRefused } from '../common/api-responses.js';
 import {
@@ -146,6 +148,7 @@ export class AccountDataController {
     @Query() query: LiveTransactionsQueryDto,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     if (query.cursor !== undefined && (query.from !== undefined || query.before !== undefined)) {
       // The upstream cursor already carries the range; a second range would be silently ignored.
@@ -154,10 +157,12 @@ export class AccountDataController {
       });
     }
     const page = await this.data.liveTransactions(callerOf(principal), accountId, query, tracingId);
-    return envelope(
+    // The records come as JSON in the shape served: sent as bytes, never printed again here.
+    void reply.type('application/json; charset=utf-8');
+    return envelopeBytes(
       tracingId,
-      page.transactions,
-      { count: page.transactions.length, nextCursor: page.nextCursor },
+      page.recordsJson,
+      { count: page.count, nextCursor: page.nextCursor },
       page.nextCursor
         ? {
             next: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live?cursor=${encodeURIComponent(page.nextCursor)}`,

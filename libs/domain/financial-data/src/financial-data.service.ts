@@ -13,6 +13,7 @@ import {
 } from '#libs/upstream-client';
 import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
+import { forwardedRecords } from './forwarded-records.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
 import { amountToUpstream, moneyToStrings } from './money.js';
 import { currentVrpPeriod } from './vrp-period.js';
@@ -162,7 +163,8 @@ export class FinancialDataService {
 
   /**
    * One page of the upstream's real-time transactions. The upstream cursor travels inside our signed
-   * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream.
+   * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
+   * records come back as JSON text in the API's shape (see forwardedRecords), to be sent as they are.
    */
   liveTransactions(caller: DataCaller, accountId: string, query: LiveTransactionsQuery, requestId?: string) {
     const upstreamCursor =
@@ -177,7 +179,8 @@ export class FinancialDataService {
       );
       const next = cursorOf(page.links?.next);
       return {
-        transactions: moneyToStrings(page.data),
+        recordsJson: forwardedRecords(page.data, page.raw),
+        count: page.data.length,
         nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
       };
     });
