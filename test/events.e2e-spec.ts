@@ -280,12 +280,21 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     });
     const url = `${stack.api.url}/v1/users/${tenant.userId}/events`;
     const first = await SseClient.open(url, token);
+    // One revocation recorded before the next is sent: the stream's order is the order of the commits,
+    // and two webhooks accepted back to back may be processed (and committed) either way round.
     const revoke = async () => {
       const c = await consentOf();
       await postUpstreamEvent(
         stack,
         upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
         secret,
+      );
+      await eventually('the revocation recorded', async () =>
+        (await prisma.merchantEvent.count({
+          where: { type: 'CONSENT_REVOKED', data: { path: ['consentId'], equals: c.id } },
+        })) > 0
+          ? true
+          : undefined,
       );
       return c.id;
     };
