@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
+import { REDIS } from '#libs/redis';
 import { captureLogger, createMerchant, createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
 
@@ -186,6 +187,38 @@ describe('api: per-merchant rate limits shared by every api process', () => {
           200,
         );
       }
+    } finally {
+      await first.close();
+      await second.close();
+      await sandbox.close();
+    }
+  });
+
+  it('serves a burst from leases without ever passing the limit, and uses every request of it', async () => {
+    const sandbox = await startSandbox();
+    const prefix = uniqueQueuePrefix('rl-burst');
+    const overrides = { RATE_LIMIT_PER_MINUTE: '40', QUEUE_PREFIX: prefix };
+    const first = await startApi(sandbox.url, overrides);
+    const second = await startApi(sandbox.url, overrides);
+    try {
+      const { merchant, apiKey } = await createMerchant(first);
+      // 100 requests at once, half to each process: exactly the limit is served, the rest refused.
+      const statuses = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          get(`${(i % 2 ? first : second).url}/v1/me`, apiKey.key).then(async (response) => {
+            if (response.status === 429) expect(await errorCode(response)).toBe('RATE_LIMITED');
+            return response.status;
+          }),
+        ),
+      );
+      expect(statuses.filter((s) => s === 200)).toHaveLength(40);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(60);
+      // Leased is used: the shared count is the limit, not more.
+      const redis = first.app.get<import('ioredis').Redis>(REDIS);
+      expect(await redis.get(`${prefix}:rl:m:${merchant.id}`)).toBe('40');
+      // Refused from memory until the window ends, by both processes.
+      expect((await get(`${first.url}/v1/me`, apiKey.key)).status).toBe(429);
+      expect((await get(`${second.url}/v1/me`, apiKey.key)).status).toBe(429);
     } finally {
       await first.close();
       await second.close();

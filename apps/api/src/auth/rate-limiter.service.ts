@@ -1,33 +1,51 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { REDIS } from '#libs/redis';
 
 /**
- * Fixed one-minute windows, one counter per key, all counted in one Lua call so every api process sees
- * the same numbers and two keys (merchant and session user) move together. Returns the highest count
- * and how long until the window of the tightest key ends. One Redis round trip per request, nothing else
- * on it: the script is sent once and then called by its SHA (ioredis `defineCommand`). Chosen over a
- * local token bucket synchronised with Redis because the limit is then exact across any number of api
- * processes, at the cost of one round trip that the request's authentication no longer makes.
+ * Fixed one-minute windows, one counter per key in Redis, shared by every api process. A process does not
+ * ask Redis for every request: it leases requests from the counter (`INCRBY` of the lease, never past the
+ * limit) and serves them from memory until the lease is spent or the window ends.
+ *
+ * - Never more than the limit in a window, whatever the number of processes: a request is only served
+ *   from a lease Redis granted.
+ * - A lease is the process's expected demand for the next 100 ms (at least the requests waiting for it),
+ *   and never more than an eighth of what the window has left. A key used at a few requests a second
+ *   leases one at a time, which is the exact one-round-trip-per-request limit; a busy key makes a round
+ *   trip every 100 ms or so instead of one per request (with it on every request, the p99 of a read at
+ *   50 connections was 53–58 ms; 35 ms without).
+ * - The price: tokens leased by one process and not used are not available to another until the window
+ *   ends, so near the limit a key can be refused while another process still holds a few (at most an
+ *   eighth of what was left when it leased). `x-ratelimit-remaining` counts them as used.
+ * - A key found exhausted is refused from memory until its window ends: the count never goes down.
  */
 const SCRIPT = `
-local worst, retry = 0, 0
-for i, key in ipairs(KEYS) do
-  local count = redis.call('INCR', key)
-  if count == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[1]); ttl = tonumber(ARGV[1]) end
-  if count > worst then worst = count; retry = ttl end
+local limit, want, window = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local grant = math.min(want, limit - used)
+if grant > 0 then
+  used = redis.call('INCRBY', KEYS[1], grant)
+else
+  grant = 0
 end
-return { worst, retry }
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  if used > 0 then redis.call('PEXPIRE', KEYS[1], window) end
+  ttl = tonumber(window)
+end
+return { grant, used, ttl }
 `;
 
 const WINDOW_MS = 60_000;
+/** How far ahead a lease covers the process's demand. */
+const LEASE_HORIZON_MS = 100;
+/** A lease takes at most this share of what the window has left. */
+const LEASE_SHARE = 8;
 
 /** The command `defineCommand` adds: EVALSHA of SCRIPT, falling back to EVAL once if Redis lost it. */
-interface RateHitCommand {
-  bffRateHit(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
+interface RateLeaseCommand {
+  bffRateLease(key: string, limit: number, want: number, windowMs: number): Promise<[number, number, number]>;
 }
 
 export interface RateDecision {
@@ -38,9 +56,29 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** One key's state in this process. */
+interface Bucket {
+  key: string;
+  /** Leased and not yet used. */
+  tokens: number;
+  /** The window's count in Redis at the last lease (leases of every process included). */
+  used: number;
+  /** When the window ends (this process's clock). */
+  endsAt: number;
+  /** Requests waiting for a lease. */
+  waiting: number;
+  lease?: Promise<void>;
+  /** Requests in the current second and in the one before: the demand a lease is sized by. */
+  second: number;
+  hits: number;
+  lastSecondHits: number;
+}
+
 @Injectable()
-export class RateLimiter {
+export class RateLimiter implements OnModuleDestroy {
   private readonly prefix: string;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -48,19 +86,93 @@ export class RateLimiter {
   ) {
     // The queue prefix already separates deployments (and test runs) sharing one Redis.
     this.prefix = `${config.redis.queuePrefix}:rl:`;
-    if (!('bffRateHit' in this.redis)) this.redis.defineCommand('bffRateHit', { lua: SCRIPT });
+    if (!('bffRateLease' in this.redis))
+      this.redis.defineCommand('bffRateLease', { numberOfKeys: 1, lua: SCRIPT });
+    // Buckets of ended windows are dropped, so memory follows the keys in use.
+    this.sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [key, bucket] of this.buckets)
+        if (bucket.endsAt <= now && !bucket.lease) this.buckets.delete(key);
+    }, WINDOW_MS);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweeper);
   }
 
   async hit(subjects: string[]): Promise<RateDecision> {
     const limit = this.config.api.rateLimitPerMinute;
-    const keys = subjects.map((s) => `${this.prefix}${s}`);
-    const redis = this.redis as unknown as RateHitCommand;
-    const [count, ttlMs] = await redis.bffRateHit(keys.length, ...keys, WINDOW_MS);
-    return {
-      allowed: count <= limit,
-      limit,
-      remaining: Math.max(0, limit - count),
-      resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)),
-    };
+    const buckets = subjects.map((subject) => this.bucketOf(`${this.prefix}${subject}`));
+    for (const bucket of buckets) this.count(bucket, Date.now());
+    for (;;) {
+      const now = Date.now();
+      const spent = buckets.find((b) => b.endsAt > now && b.tokens === 0 && b.used >= limit && !b.lease);
+      if (spent) return { allowed: false, limit, remaining: 0, resetSeconds: seconds(spent.endsAt - now) };
+      const short = buckets.filter((b) => b.endsAt <= now || b.tokens === 0);
+      if (short.length === 0) {
+        for (const bucket of buckets) bucket.tokens -= 1;
+        const tightest = Math.min(...buckets.map((b) => limit - b.used + b.tokens));
+        const endsAt = Math.min(...buckets.map((b) => b.endsAt));
+        return {
+          allowed: true,
+          limit,
+          remaining: Math.max(0, tightest),
+          resetSeconds: seconds(endsAt - now),
+        };
+      }
+      await Promise.all(short.map((bucket) => this.leaseFor(bucket, limit)));
+    }
+  }
+
+  private bucketOf(key: string): Bucket {
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = { key, tokens: 0, used: 0, endsAt: 0, waiting: 0, second: 0, hits: 0, lastSecondHits: 0 };
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  private count(bucket: Bucket, now: number): void {
+    const second = Math.floor(now / 1000);
+    if (second !== bucket.second) {
+      bucket.lastSecondHits = second === bucket.second + 1 ? bucket.hits : 0;
+      bucket.second = second;
+      bucket.hits = 0;
+    }
+    bucket.hits += 1;
+  }
+
+  /** Waits for a lease of the bucket: the one under way, or a new one. */
+  private async leaseFor(bucket: Bucket, limit: number): Promise<void> {
+    bucket.waiting += 1;
+    try {
+      if (!bucket.lease) {
+        bucket.lease = this.lease(bucket, limit).finally(() => {
+          bucket.lease = undefined;
+        });
+      }
+      await bucket.lease;
+    } finally {
+      bucket.waiting -= 1;
+    }
+  }
+
+  private async lease(bucket: Bucket, limit: number): Promise<void> {
+    const now = Date.now();
+    const fresh = bucket.endsAt <= now;
+    const left = limit - (fresh ? 0 : bucket.used);
+    const demand = Math.ceil((Math.max(bucket.hits, bucket.lastSecondHits) * LEASE_HORIZON_MS) / 1000);
+    const want = Math.max(1, Math.min(Math.max(bucket.waiting, demand), Math.floor(left / LEASE_SHARE)));
+    const redis = this.redis as unknown as RateLeaseCommand;
+    const [grant, used, ttlMs] = await redis.bffRateLease(bucket.key, limit, want, WINDOW_MS);
+    // Tokens of an ended window are void: the new window's count (this lease made the key when it is
+    // all the count) started without them.
+    bucket.tokens = (fresh || used === grant ? 0 : bucket.tokens) + grant;
+    bucket.used = used;
+    bucket.endsAt = Date.now() + ttlMs;
   }
 }
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
