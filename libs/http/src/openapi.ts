@@ -93,12 +93,13 @@ const DATA_OPEN = Buffer.from('{"data":[');
  */
 export function envelopeBytes(
   tracingId: string,
-  joinedItems: Buffer,
+  joinedItems: Buffer | readonly Buffer[],
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): Buffer {
   const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
-  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(`],${rest.slice(1)}`)]);
+  const items = Buffer.isBuffer(joinedItems) ? [joinedItems] : joinedItems;
+  return Buffer.concat([DATA_OPEN, ...items, Buffer.from(`],${rest.slice(1)}`)]);
 }
 
 export interface PageQuery {

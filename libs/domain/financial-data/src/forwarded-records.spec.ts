@@ -9,7 +9,7 @@ const received = (text: string) => {
   return { records: envelope.data as unknown[], raw: { bytes: Buffer.from(text), envelope } };
 };
 const forwarded = (...args: Parameters<typeof forwardedRecords>) =>
-  forwardedRecords(...args).toString('utf8');
+  Buffer.concat(forwardedRecords(...args)).toString('utf8');
 
 /** The records as the parsed, converted and printed way gives them. */
 const printed = (text: string) =>
@@ -99,7 +99,7 @@ describe('forwarded records of an upstream page', () => {
     const bytes = Buffer.from(text);
     bytes.set([0xff, 0xfe], bytes.indexOf('XX'));
     const envelope = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-    const out = forwardedRecords(envelope.data as unknown[], { bytes, envelope });
+    const out = Buffer.concat(forwardedRecords(envelope.data as unknown[], { bytes, envelope }));
     expect(isUtf8(out)).toBe(true);
     expect(out.toString('utf8')).toBe(printed(bytes.toString('utf8')));
     expect(out.toString('utf8')).toContain('\ufffd\ufffd');

@@ -16,7 +16,8 @@ export interface ReceivedBody {
 
 /**
  * An upstream list page's records as the API serves them (every numeric `amount` a decimal string, as
- * `moneyToStrings` makes them), joined with commas, as UTF-8 ready to go inside `[` `]`.
+ * `moneyToStrings` makes them), joined with commas, as UTF-8 ready to go inside `[` `]`: the pieces, in
+ * order, so that the answer is copied together once.
  *
  * Printing 250 parsed records again, and encoding the text, cost about as much as the page's parse. So
  * when the body is laid out as `JSON.stringify` lays out its own envelope (checked on everything around
@@ -25,14 +26,16 @@ export interface ReceivedBody {
  * in another order) takes the sure way: the parsed records, converted and printed. Both give the same
  * records; records between the first and the last keep the upstream's own escapes, which mean the same.
  */
-export function forwardedRecords(records: unknown[], raw: ReceivedBody | undefined): Buffer {
+export function forwardedRecords(records: unknown[], raw: ReceivedBody | undefined): Buffer[] {
   const cut = raw ? cutRecords(records, raw.bytes, raw.envelope) : null;
   if (cut !== null) return amountsAsStrings(cut);
-  return Buffer.from(
-    moneyToStrings(records)
-      .map((record) => JSON.stringify(record))
-      .join(','),
-  );
+  return [
+    Buffer.from(
+      moneyToStrings(records)
+        .map((record) => JSON.stringify(record))
+        .join(','),
+    ),
+  ];
 }
 
 /** The bytes between the `[` and `]` of the envelope's `data`, or null when the layout is not the expected one. */
@@ -78,7 +81,7 @@ function startsWith(bytes: Buffer, part: Buffer, at: number): boolean {
  * Every `"amount":<number>` key of valid JSON rewritten as `"amount":"<decimal>"`. A `"` right after `{`
  * or `,` can only open a key (inside a string it is escaped), so a match is never inside a string value.
  */
-function amountsAsStrings(json: Buffer): Buffer {
+function amountsAsStrings(json: Buffer): Buffer[] {
   const parts: Buffer[] = [];
   let copied = 0;
   for (let at = json.indexOf(AMOUNT_KEY); at !== -1; at = json.indexOf(AMOUNT_KEY, at + AMOUNT_KEY.length)) {
@@ -93,9 +96,8 @@ function amountsAsStrings(json: Buffer): Buffer {
     );
     copied = end;
   }
-  if (copied === 0) return json;
   parts.push(json.subarray(copied));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 /** Where the JSON number starting at `start` ends (`start` itself when there is none). */
