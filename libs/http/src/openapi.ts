@@ -93,13 +93,23 @@ const DATA_OPEN = Buffer.from('{"data":[');
  */
 export function envelopeBytes(
   tracingId: string,
-  joinedItems: Buffer | readonly Buffer[],
+  joinedItems: Buffer,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): Buffer {
   const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
-  const items = Buffer.isBuffer(joinedItems) ? [joinedItems] : joinedItems;
-  return Buffer.concat([DATA_OPEN, ...items, Buffer.from(`],${rest.slice(1)}`)]);
+  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(`],${rest.slice(1)}`)]);
+}
+
+/** The same envelope as `envelope`, as text around items that already are JSON text, joined with commas. */
+export function envelopeText(
+  tracingId: string,
+  joinedItems: string,
+  meta: Record<string, unknown> = {},
+  links?: { next?: string },
+): string {
+  const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
+  return `{"data":[${joinedItems}],${rest.slice(1)}`;
 }
 
 export interface PageQuery {

@@ -189,7 +189,7 @@ function dispatchNotifier(dispatch: Dispatcher['dispatch']): Dispatcher['dispatc
 
 class BodyTooLarge extends Error {}
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -200,7 +200,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size);
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /**
@@ -432,10 +432,9 @@ export class UpstreamTransport {
         response.body.destroy();
         throw new BodyTooLarge();
       }
-      const bytes = await readCapped(response.body, cap);
-      const text = bytes.toString('utf8');
+      const text = await readCapped(response.body, cap);
       if (ok) {
-        const result = this.unwrap<T>(spec, status, text, requestId, bytes);
+        const result = this.unwrap<T>(spec, status, text, requestId);
         attemptOutcome('success');
         return result;
       }
@@ -507,7 +506,6 @@ export class UpstreamTransport {
     status: number,
     text: string,
     requestId: string,
-    bytes: Buffer,
   ): UpstreamResult<T> {
     let parsed: unknown;
     try {
@@ -534,7 +532,7 @@ export class UpstreamTransport {
       status,
       meta,
       ...(envelope.links ? { links: envelope.links } : {}),
-      ...(spec.keepRaw ? { raw: { bytes, envelope } } : {}),
+      ...(spec.keepRaw ? { raw: { text, envelope } } : {}),
     };
   }
 

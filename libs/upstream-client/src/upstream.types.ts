@@ -57,7 +57,7 @@ export interface UpstreamResult<T> {
   meta: UpstreamMeta;
   links?: UpstreamLinks;
   /** The body as received and its parsed envelope, only when the call asked for them. */
-  raw?: { bytes: Buffer; envelope: Record<string, unknown> };
+  raw?: { text: string; envelope: Record<string, unknown> };
 }
 
 /** One page of a paged list. */

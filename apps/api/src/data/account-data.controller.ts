@@ -24,7 +24,7 @@ import {
   Principal,
   TracingId,
   envelope,
-  envelopeBytes,
+  envelopeText,
 } from '#libs/http';
 import { missing, upstreamRefused } from '../common/api-responses.js';
 import {
@@ -157,9 +157,9 @@ export class AccountDataController {
       });
     }
     const page = await this.data.liveTransactions(callerOf(principal), accountId, query, tracingId);
-    // The records come as JSON in the shape served: sent as bytes, never printed again here.
+    // The records come as JSON text in the shape served: sent as text, never printed again here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeBytes(
+    return envelopeText(
       tracingId,
       page.recordsJson,
       { count: page.count, nextCursor: page.nextCursor },
