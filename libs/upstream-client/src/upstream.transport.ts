@@ -501,12 +501,7 @@ export class UpstreamTransport {
     );
   }
 
-  private unwrap<T>(
-    spec: RequestSpec,
-    status: number,
-    text: string,
-    requestId: string,
-  ): UpstreamResult<T> {
+  private unwrap<T>(spec: RequestSpec, status: number, text: string, requestId: string): UpstreamResult<T> {
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
