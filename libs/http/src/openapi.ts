@@ -87,6 +87,11 @@ export function envelope<T>(
 
 const DATA_OPEN = Buffer.from('{"data":[');
 
+/** What follows the items in `envelope`'s JSON: the end of `data`, then `meta` and `links`. */
+function afterItems(tracingId: string, meta: Record<string, unknown>, links?: { next?: string }): string {
+  return `],${JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) }).slice(1)}`;
+}
+
 /**
  * The same envelope as `envelope`, as bytes around items that already are JSON (records stored in the
  * shape served), joined with commas and encoded: nothing is parsed only to be printed again.
@@ -97,19 +102,17 @@ export function envelopeBytes(
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): Buffer {
-  const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
-  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(`],${rest.slice(1)}`)]);
+  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(tracingId, meta, links))]);
 }
 
-/** The same envelope as `envelope`, as text around items that already are JSON text, joined with commas. */
+/** The same as `envelopeBytes`, as text around items that already are JSON text. */
 export function envelopeText(
   tracingId: string,
   joinedItems: string,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): string {
-  const rest = JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) });
-  return `{"data":[${joinedItems}],${rest.slice(1)}`;
+  return `{"data":[${joinedItems}${afterItems(tracingId, meta, links)}`;
 }
 
 export interface PageQuery {

@@ -434,8 +434,10 @@ export class UpstreamClient {
     );
   }
 
-  /** GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). */
-  /** One page; the body as received is on `raw`, for a caller that forwards the records as they came. */
+  /**
+   * GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). The body as
+   * received is on `raw`, for a caller that forwards the records as they came.
+   */
   getRealTimeTransactions(accountId: string, query: CursorPagingQuery, options: ConsentCallOptions) {
     return this.realTimePage(accountId, query, options, true);
   }

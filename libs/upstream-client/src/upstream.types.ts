@@ -57,7 +57,13 @@ export interface UpstreamResult<T> {
   meta: UpstreamMeta;
   links?: UpstreamLinks;
   /** The body as received and its parsed envelope, only when the call asked for them. */
-  raw?: { text: string; envelope: Record<string, unknown> };
+  raw?: UpstreamRawBody;
+}
+
+/** A body as received, with its parsed envelope (`RequestSpec.keepRaw`). */
+export interface UpstreamRawBody {
+  text: string;
+  envelope: Record<string, unknown>;
 }
 
 /** One page of a paged list. */

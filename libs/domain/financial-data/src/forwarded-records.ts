@@ -1,4 +1,5 @@
 import { amountToApi } from '#libs/domain/accounts';
+import type { UpstreamRawBody } from '#libs/upstream-client';
 import { moneyToStrings } from './money.js';
 
 const AMOUNT_KEY = '"amount":';
@@ -6,12 +7,6 @@ const [OPEN_BRACE, COMMA, MINUS, PLUS, ZERO, NINE, DOT, LOWER_E, UPPER_E] = [...
   c.charCodeAt(0),
 );
 const isDigit = (code: number) => code >= ZERO && code <= NINE;
-
-/** What the upstream client keeps of a body when asked: the text as received and the parsed envelope. */
-export interface ReceivedBody {
-  text: string;
-  envelope: Record<string, unknown>;
-}
 
 /**
  * An upstream list page's records as the API serves them (every numeric `amount` a decimal string, as
@@ -25,7 +20,7 @@ export interface ReceivedBody {
  * last keep the upstream's own escapes, which mean the same. Text, not bytes: the answer stays on V8's
  * heap, which a collection gives back, where 200 KB buffers per answer kept the api's RSS up after load.
  */
-export function forwardedRecords(records: unknown[], raw: ReceivedBody | undefined): string {
+export function forwardedRecords(records: unknown[], raw: UpstreamRawBody | undefined): string {
   const cut = raw ? cutRecords(records, raw.text, raw.envelope) : null;
   if (cut !== null) return amountsAsStrings(cut);
   return moneyToStrings(records)
