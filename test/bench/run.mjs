@@ -6,7 +6,8 @@
 // Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
-// upstream-client, sandbox-rotation, api-reads, sync; all by default). The apps the later three start listen
+// upstream-client, sandbox-rotation, api-reads, sync; all by default), --targets key,key (api-reads only: just these
+// of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -55,6 +56,7 @@ function readOptions() {
       walks: { type: 'string', default: '5' },
       out: { type: 'string', default: '.dev/bench-results.json' },
       only: { type: 'string', default: SCENARIOS.join(',') },
+      targets: { type: 'string' },
     },
   });
   const only = values.only.split(',').map((s) => s.trim());
@@ -72,6 +74,7 @@ function readOptions() {
     walksPerBatch: int('walks', values.walks, 1, 50),
     out: resolve(ROOT, values.out),
     only,
+    targets: values.targets?.split(',').map((s) => s.trim()),
   };
 }
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError, items, type Account, type UpstreamClient } from '#libs/upstream-client';
+import {
+  ScannedRecords,
+  UpstreamError,
+  items,
+  type Account,
+  type UpstreamClient,
+} from '#libs/upstream-client';
 import { UpstreamKit, clientFor, failure, tinyServer } from './upstream-test-kit.js';
 
 describe('upstream client: paging', () => {
@@ -234,6 +240,57 @@ describe('upstream client: paging', () => {
         ]);
       } finally {
         await bad.close();
+        await server.close();
+      }
+    });
+  });
+
+  describe('one real-time page for forwarding (getRealTimeTransactions)', () => {
+    it("hands over the sandbox's page scanned: the same records, count and links as the parsed walk", async () => {
+      const options = { consent: token, institutionId: 'sandbox-redirect' };
+      const page = await client.getRealTimeTransactions(current.id, {}, options);
+      expect(page.data).toBeInstanceOf(ScannedRecords);
+      const scanned = page.data as ScannedRecords;
+      const walked = (await client.realTimeTransactionPages(current.id, {}, options).next()).value!;
+      expect(JSON.parse(`[${scanned.body.slice(scanned.start, scanned.end)}]`)).toEqual(walked.data);
+      expect(scanned.count).toBe(walked.data.length);
+      expect(page.links).toEqual(walked.links);
+      expect(page.meta.count).toBe(scanned.count);
+      // Every transaction's amount and balance amount located, in order.
+      const located = [];
+      for (let k = 0; k < scanned.numberSpans.length; k += 2)
+        located.push(Number(scanned.body.slice(scanned.numberSpans[k], scanned.numberSpans[k + 1])));
+      expect(located).toEqual(
+        walked.data.flatMap((t) => [t.transactionAmount?.amount, t.balance?.balanceAmount?.amount]),
+      );
+    });
+
+    it('parses a body in another layout, and refuses one that is not JSON as PROTOCOL', async () => {
+      const records = [{ id: 'r1', transactionAmount: { amount: 1.5, currency: 'GBP' } }];
+      const bodies: Record<string, string> = {
+        pretty: JSON.stringify({ meta: { count: 1 }, data: records }, null, 2),
+        truncated: JSON.stringify({ meta: { count: 1 }, data: records }).slice(0, -2),
+        raw_newline: JSON.stringify({ data: [{ id: 'line\nbreak' }] }).replace('\\n', '\n'),
+        not_a_list: '{"data":{"id":"r1"}}',
+        trailing_comma: '{"data":[{"id":"r1"},]}',
+      };
+      const server = await tinyServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(bodies[req.url!.split('/')[2]]);
+      });
+      const other = clientFor(server.url, { retry: { maxRetries: 0 } });
+      const get = (name: string) =>
+        other.getRealTimeTransactions(name, {}, { consent: 'c', institutionId: 'tiny' });
+      try {
+        expect((await get('pretty')).data).toEqual(records);
+        for (const name of ['truncated', 'raw_newline', 'not_a_list', 'trailing_comma']) {
+          expect(await failure<UpstreamError>(() => get(name)), name).toMatchObject({
+            kind: 'PROTOCOL',
+            status: 200,
+          });
+        }
+      } finally {
+        await other.close();
         await server.close();
       }
     });

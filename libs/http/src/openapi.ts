@@ -105,14 +105,20 @@ export function envelopeBytes(
   return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(tracingId, meta, links))]);
 }
 
-/** The same as `envelopeBytes`, as text around items that already are JSON text. */
+/**
+ * The same as `envelopeBytes`, as text around items that already are JSON text: one string, or pieces
+ * that joined are the items, joined here once with the envelope (a 200 KB answer put together in steps
+ * would be copied again at each step, and once more when it is measured for `content-length`).
+ */
 export function envelopeText(
   tracingId: string,
-  joinedItems: string,
+  joinedItems: string | readonly string[],
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): string {
-  return `{"data":[${joinedItems}${afterItems(tracingId, meta, links)}`;
+  const after = afterItems(tracingId, meta, links);
+  const items = typeof joinedItems === 'string' ? [joinedItems] : joinedItems;
+  return ['{"data":[', ...items, after].join('');
 }
 
 export interface PageQuery {

@@ -1,3 +1,4 @@
+export * from './list-body.scanner.js';
 export * from './upstream-client.factory.js';
 export * from './upstream-paging.iterator.js';
 export {

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { AppLogger } from '#libs/observability';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamError } from './upstream.error.js';
+import { ScannedRecords } from './list-body.scanner.js';
 import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
 import {
   DEFAULT_BREAKER,
@@ -435,27 +436,46 @@ export class UpstreamClient {
   }
 
   /**
-   * GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). The body as
-   * received is on `raw`, for a caller that forwards the records as they came.
+   * GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta), for a
+   * caller that forwards the records: `data` is the records as received, with every `amount` number
+   * located (`ScannedRecords`), or, for a body in another layout than the compact one, the parsed array.
    */
-  getRealTimeTransactions(accountId: string, query: CursorPagingQuery, options: ConsentCallOptions) {
-    return this.realTimePage(accountId, query, options, true);
+  getRealTimeTransactions(
+    accountId: string,
+    query: CursorPagingQuery,
+    options: ConsentCallOptions,
+  ): Promise<UpstreamResult<Transaction[] | ScannedRecords>> {
+    return this.send<Transaction[] | ScannedRecords>(
+      this.realTimeSpec(accountId, query, { numberKey: 'amount' }),
+      options,
+    ).then((page) =>
+      page.data instanceof ScannedRecords
+        ? page
+        : asPage({ ...page, data: page.data }, 'getRealTimeTransactions'),
+    );
   }
 
-  private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions, keepRaw = false) {
+  private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
+    return this.send<Transaction[]>(this.realTimeSpec(accountId, query), options).then((page) =>
+      asPage(page, 'getRealTimeTransactions'),
+    );
+  }
+
+  private realTimeSpec(
+    accountId: string,
+    query: CursorPagingQuery,
+    scanList?: RequestSpec['scanList'],
+  ): Omit<RequestSpec, 'retry'> {
     const q =
       query.cursor === undefined ? { from: query.from, before: query.before } : { cursor: query.cursor };
-    return this.send<Transaction[]>(
-      {
-        operation: 'getRealTimeTransactions',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/real-time/transactions`,
-        query: q,
-        keepRaw,
-      },
-      options,
-    ).then((page) => asPage(page, 'getRealTimeTransactions'));
+    return {
+      operation: 'getRealTimeTransactions',
+      consent: 'required',
+      method: 'GET',
+      path: `/accounts/${segment(accountId)}/real-time/transactions`,
+      query: q,
+      ...(scanList ? { scanList } : {}),
+    };
   }
 
   /** Every real-time transactions page, following `links.next` to the final page. */

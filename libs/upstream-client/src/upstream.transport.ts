@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { AppLogger } from '#libs/observability';
 import { Pool, type Dispatcher } from 'undici';
+import { scanListBody } from './list-body.scanner.js';
 import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import {
@@ -92,10 +93,11 @@ export interface RequestSpec {
    */
   goneOnRetry?: unknown;
   /**
-   * Keep the body as received and the whole parsed envelope on the result (`raw`), for a caller that
-   * forwards the records without printing them again.
+   * For a list whose records the caller forwards rather than reads: `data` is the records as received
+   * (`ScannedRecords`, see scanListBody), with the numbers under `numberKey` located; a body in any other
+   * layout is parsed as usual and `data` is the parsed array.
    */
-  keepRaw?: boolean;
+  scanList?: { numberKey: string };
 }
 
 export interface BodyLimits {
@@ -189,7 +191,7 @@ function dispatchNotifier(dispatch: Dispatcher['dispatch']): Dispatcher['dispatc
 
 class BodyTooLarge extends Error {}
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -200,7 +202,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 /**
@@ -432,15 +434,15 @@ export class UpstreamTransport {
         response.body.destroy();
         throw new BodyTooLarge();
       }
-      const text = await readCapped(response.body, cap);
+      const bytes = await readCapped(response.body, cap);
       if (ok) {
-        const result = this.unwrap<T>(spec, status, text, requestId);
+        const result = this.unwrap<T>(spec, status, bytes, requestId);
         attemptOutcome('success');
         return result;
       }
       throw upstreamErrorFromResponse({
         status,
-        body: text,
+        body: bytes.toString('utf8'),
         retryAfter: response.headers['retry-after'],
         requestId,
         operation: spec.operation,
@@ -501,12 +503,16 @@ export class UpstreamTransport {
     );
   }
 
-  private unwrap<T>(spec: RequestSpec, status: number, text: string, requestId: string): UpstreamResult<T> {
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      throw this.protocol(spec, status, requestId, `answered ${status} with a body that is not JSON`);
+  private unwrap<T>(spec: RequestSpec, status: number, bytes: Buffer, requestId: string): UpstreamResult<T> {
+    const text = bytes.toString('utf8');
+    const scanned = spec.scanList ? scanListBody(bytes, text, spec.scanList.numberKey) : null;
+    let parsed: unknown = scanned?.envelope;
+    if (!scanned) {
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        throw this.protocol(spec, status, requestId, `answered ${status} with a body that is not JSON`);
+      }
     }
     if (spec.envelope === 'bare')
       return { data: parsed as T, tracingId: undefined, requestId, status, meta: {} };
@@ -521,13 +527,12 @@ export class UpstreamTransport {
     };
     const meta = envelope.meta ?? envelope.metadata ?? {};
     return {
-      data: envelope.data,
+      data: scanned ? (scanned.records as T) : envelope.data,
       tracingId: typeof meta.tracingId === 'string' ? meta.tracingId : undefined,
       requestId,
       status,
       meta,
       ...(envelope.links ? { links: envelope.links } : {}),
-      ...(spec.keepRaw ? { raw: { text, envelope } } : {}),
     };
   }
 

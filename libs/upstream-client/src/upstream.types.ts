@@ -56,14 +56,6 @@ export interface UpstreamResult<T> {
   status: number;
   meta: UpstreamMeta;
   links?: UpstreamLinks;
-  /** The body as received and its parsed envelope, only when the call asked for them. */
-  raw?: UpstreamRawBody;
-}
-
-/** A body as received, with its parsed envelope (`RequestSpec.keepRaw`). */
-export interface UpstreamRawBody {
-  text: string;
-  envelope: Record<string, unknown>;
 }
 
 /** One page of a paged list. */

@@ -13,7 +13,7 @@ import {
 } from '#libs/upstream-client';
 import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
-import { forwardedRecords } from './forwarded-records.js';
+import { forwardedRecords, recordCount } from './forwarded-records.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
 import { amountToUpstream, moneyToStrings } from './money.js';
 import { currentVrpPeriod } from './vrp-period.js';
@@ -179,8 +179,8 @@ export class FinancialDataService {
       );
       const next = cursorOf(page.links?.next);
       return {
-        recordsJson: forwardedRecords(page.data, page.raw),
-        count: page.data.length,
+        recordsJson: forwardedRecords(page.data),
+        count: recordCount(page.data),
         nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
       };
     });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { forwardedRecords } from './forwarded-records.js';
+import { ScannedRecords, scanListBody } from '#libs/upstream-client';
+import { forwardedRecords as pieces, recordCount } from './forwarded-records.js';
+
+const forwardedRecords = (records: unknown[] | ScannedRecords) => pieces(records).join('');
 import { moneyToStrings } from './money.js';
 
-/** What the upstream client hands over for a body: the parsed envelope, its records and the text. */
-const received = (text: string) => {
-  const envelope = JSON.parse(text) as Record<string, unknown>;
-  return { records: envelope.data as unknown[], raw: { text, envelope } };
-};
+/** What the upstream client hands over for a body: the records scanned, or parsed when it cannot scan. */
+const received = (text: string) =>
+  scanListBody(Buffer.from(text), text, 'amount')?.records ??
+  ((JSON.parse(text) as { data: unknown[] }).data as unknown[] | ScannedRecords);
 
 /** The records as the parsed, converted and printed way gives them. */
 const printed = (text: string) =>
@@ -33,15 +35,17 @@ const META = { tracingId: 'abc', count: RECORDS.length };
 const LINKS = { next: 'http://upstream/accounts/a/real-time/transactions?cursor=x"y' };
 
 describe('forwarded records of an upstream page', () => {
-  it('cuts the records out of a body laid out as JSON.stringify lays it out, amounts as decimal strings', () => {
+  it('forwards the records of a compact body as they came, amounts as decimal strings', () => {
     for (const envelope of [
       { meta: META, data: RECORDS, links: LINKS },
       { data: RECORDS, meta: META },
       { links: LINKS, data: RECORDS },
     ]) {
       const text = JSON.stringify(envelope);
-      const { records, raw } = received(text);
-      const out = forwardedRecords(records, raw);
+      const records = received(text);
+      expect(records).toBeInstanceOf(ScannedRecords);
+      expect(recordCount(records)).toBe(RECORDS.length);
+      const out = forwardedRecords(records);
       expect(out).toBe(printed(text));
       const parsed = JSON.parse(`[${out}]`) as Array<Record<string, unknown>>;
       expect(parsed.map((r) => (r.transactionAmount as { amount: unknown }).amount)).toEqual([
@@ -62,12 +66,13 @@ describe('forwarded records of an upstream page', () => {
     }
   });
 
-  it('keeps the records between the first and the last as the upstream wrote them', () => {
-    // A middle record with escapes JSON.stringify would not write: the cut keeps them (same meaning).
+  it('keeps the records as the upstream wrote them', () => {
+    // A record with escapes JSON.stringify would not write: forwarded as it came (same meaning).
     const middle = JSON.stringify(record('t-2', 4.1)).replace('BOOKED', '\\u0042OOKED');
     const text = `{"meta":${JSON.stringify(META)},"data":[${JSON.stringify(RECORDS[0])},${middle},${JSON.stringify(RECORDS[5])}]}`;
-    const { records, raw } = received(text);
-    const out = forwardedRecords(records, raw);
+    const records = received(text);
+    expect(records).toBeInstanceOf(ScannedRecords);
+    const out = forwardedRecords(records);
     expect(out).toContain('\\u0042OOKED');
     expect(out).toContain('"amount":"4.10"');
     expect(JSON.parse(`[${out}]`)).toEqual(JSON.parse(`[${printed(text)}]`));
@@ -77,22 +82,28 @@ describe('forwarded records of an upstream page', () => {
     const bodies = [
       JSON.stringify({ meta: META, data: RECORDS, links: LINKS }, null, 2),
       ` ${JSON.stringify({ meta: META, data: RECORDS })}`,
-      JSON.stringify({ meta: META, data: RECORDS }).replace('"t-1"', '"t\\u002d1"'),
-      JSON.stringify({ meta: META, data: RECORDS }).replace('-35.52', '-35.520'),
+      JSON.stringify({ meta: META, data: RECORDS }).replace('"id"', '"\\u0069d"'),
       `{"data":[${JSON.stringify(RECORDS[0])}],"meta":{},"data":${JSON.stringify(RECORDS.slice(1))}}`,
     ];
     for (const text of bodies) {
-      const { records, raw } = received(text);
-      const out = forwardedRecords(records, raw);
-      expect(out).toBe(printed(text));
+      const records = received(text);
+      expect(Array.isArray(records)).toBe(true);
+      expect(forwardedRecords(records)).toBe(printed(text));
+    }
+    // Written otherwise than JSON.stringify would, but scanned: the same records once read.
+    for (const other of [
+      JSON.stringify({ meta: META, data: RECORDS }).replace('-35.52', '-35.520'),
+      JSON.stringify({ meta: META, data: RECORDS }).replace('"t-1"', '"t\\u002d1"'),
+    ]) {
+      expect(received(other)).toBeInstanceOf(ScannedRecords);
+      expect(JSON.parse(`[${forwardedRecords(received(other))}]`)).toEqual(JSON.parse(`[${printed(other)}]`));
     }
   });
 
-  it('forwards an empty page, and works without the body', () => {
+  it('forwards an empty page either way', () => {
     const text = JSON.stringify({ meta: { count: 0 }, data: [] });
-    expect(forwardedRecords([], received(text).raw)).toBe('');
-    expect(forwardedRecords(structuredClone(RECORDS), undefined)).toBe(
-      printed(JSON.stringify({ data: RECORDS })),
-    );
+    expect(forwardedRecords(received(text))).toBe('');
+    expect(recordCount(received(text))).toBe(0);
+    expect(forwardedRecords([])).toBe('');
   });
 });
