@@ -219,7 +219,8 @@ function startApp(app) {
     ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)],
     {
       cwd: ROOT,
-      env: process.env,
+      // As the Dockerfile sets it: see "Memory" in docs/operations.md.
+      env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

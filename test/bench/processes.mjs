@@ -27,7 +27,14 @@ export function startHeadless(name, script, env) {
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
     : [];
   const child = spawn(process.execPath, [...profile, file.pathname], {
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...env },
+    // MALLOC_MMAP_THRESHOLD_ as the Dockerfile and `npm start` set it (docs/operations.md, "Memory").
+    env: {
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = [];
