@@ -26,7 +26,9 @@ export function startHeadless(name, script, env) {
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
     : [];
-  const child = spawn(process.execPath, [...profile, file.pathname], {
+  // BENCH_NODE_FLAGS_API="--trace-gc" (and _WORKER, _SANDBOX): more node flags for one app, to experiment.
+  const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...profile, ...extra, file.pathname], {
     // MALLOC_MMAP_THRESHOLD_ as the Dockerfile and `npm start` set it (docs/operations.md, "Memory").
     env: {
       MALLOC_MMAP_THRESHOLD_: '131072',

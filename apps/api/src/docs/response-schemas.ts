@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 /**
  * The routes every page view calls: their 200 bodies are written by fast-json-stringify. Not
  * `/transactions/live`: its records are the upstream's, passed on with every field they carry, as the
- * bytes they came in (see `forwardedRecords`); an open schema serialised a 200 KB page in 0.90 ms.
+ * text they came in (see `forwardedRecords`); an open schema serialised a 200 KB page in 0.90 ms.
  */
 export const HOT_ROUTES = [
   'GET /v1/users',
