@@ -12,9 +12,7 @@ RUN PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" npx prisma generate \
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# glibc keeps allocations from 128 KiB up (the api's 200 KB upstream pages and answers) as their own
-# mappings, given back when freed, rather than raising that threshold as it goes and keeping them in its
-# arenas: an api's RSS after a load of /transactions/live settled about 27 MiB lower (docs/operations.md).
+# As scripts/app-runtime.mjs: glibc gives blocks from 128 KiB up back when freed (docs/operations.md).
 ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -23,4 +21,5 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 USER node
 # Override per service: dist/apps/{api,worker,sandbox}/src/main.js, or dist/libs/database/src/migrate.cli.js
-CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]
+# The api's flags and environment are those of scripts/app-runtime.mjs (docs/operations.md, "Memory").
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/apps/api/src/main.js"]

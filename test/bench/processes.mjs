@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { URLSearchParams } from 'node:url';
+import { APP_ENV, appArguments } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -28,10 +29,10 @@ export function startHeadless(name, script, env) {
     : [];
   // BENCH_NODE_FLAGS_API="--trace-gc" (and _WORKER, _SANDBOX): more node flags for one app, to experiment.
   const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...profile, ...extra, file.pathname], {
-    // MALLOC_MMAP_THRESHOLD_ as the Dockerfile and `npm start` set it (docs/operations.md, "Memory").
+  // The environment and node flags of `npm start` and the Dockerfile (scripts/app-runtime.mjs).
+  const child = spawn(process.execPath, [...profile, ...extra, ...appArguments(name, file.pathname)], {
     env: {
-      MALLOC_MMAP_THRESHOLD_: '131072',
+      ...APP_ENV,
       ...process.env,
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
