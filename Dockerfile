@@ -21,5 +21,4 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 USER node
 # Override per service: dist/apps/{api,worker,sandbox}/src/main.js, or dist/libs/database/src/migrate.cli.js
-# The api's flags and environment are those of scripts/app-runtime.mjs (docs/operations.md, "Memory").
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/apps/api/src/main.js"]
+CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { APP_ENV, appArguments } from './app-runtime.mjs';
+import { APP_ENV } from './app-runtime.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mode = process.argv[2] ?? 'start';
@@ -217,7 +217,7 @@ function pretty(app, line) {
 function startApp(app) {
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', ...appArguments(app, join(ROOT, `dist/apps/${app}/src/main.js`))],
+    ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)],
     {
       cwd: ROOT,
       env: { ...APP_ENV, ...process.env },

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { URLSearchParams } from 'node:url';
-import { APP_ENV, appArguments } from '../../scripts/app-runtime.mjs';
+import { APP_ENV } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -29,8 +29,8 @@ export function startHeadless(name, script, env) {
     : [];
   // BENCH_NODE_FLAGS_API="--trace-gc" (and _WORKER, _SANDBOX): more node flags for one app, to experiment.
   const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);
-  // The environment and node flags of `npm start` and the Dockerfile (scripts/app-runtime.mjs).
-  const child = spawn(process.execPath, [...profile, ...extra, ...appArguments(name, file.pathname)], {
+  // The environment of `npm start` and the Dockerfile (scripts/app-runtime.mjs).
+  const child = spawn(process.execPath, [...profile, ...extra, file.pathname], {
     env: {
       ...APP_ENV,
       ...process.env,

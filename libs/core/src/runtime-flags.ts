@@ -29,41 +29,64 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
 
 /** Busy below this share of the interval counts as idle. */
 const IDLE_UTILISATION = 0.05;
-/** Heap grown by at least this much since the last trim is worth one. */
+/** Heap or RSS grown by at least this much since the last trim is worth one. */
 const GROWTH_BYTES = 32 * 1024 * 1024;
 
-export interface TrimState {
-  /** Heap size after the last trim (or at start). */
-  baselineBytes: number;
+/** V8's heap and the process's RSS, in bytes. */
+export interface MemorySizes {
+  heapBytes: number;
+  rssBytes: number;
 }
 
-/** Whether to collect now: the process was idle for the whole interval and its heap grew since the last trim. */
-export function shouldTrim(state: TrimState, utilisation: number, heapTotalBytes: number): boolean {
-  return utilisation < IDLE_UTILISATION && heapTotalBytes - state.baselineBytes >= GROWTH_BYTES;
+export interface TrimState {
+  /** The sizes after the last trim (or at start), each lowered when it is seen lower since. */
+  baseline: MemorySizes;
 }
+
+/**
+ * Whether to collect now: the process was idle for the whole interval and its heap or its RSS grew since
+ * the last trim. RSS too: buffers and strings the heap only points at (200 KB upstream pages and answers)
+ * are given back by the collection that drops their handles, while the heap itself may have grown little.
+ */
+export function shouldTrim(state: TrimState, utilisation: number, now: MemorySizes): boolean {
+  return (
+    utilisation < IDLE_UTILISATION &&
+    (now.heapBytes - state.baseline.heapBytes >= GROWTH_BYTES ||
+      now.rssBytes - state.baseline.rssBytes >= GROWTH_BYTES)
+  );
+}
+
+const sizesNow = (): MemorySizes => {
+  const usage = process.memoryUsage();
+  return { heapBytes: usage.heapTotal, rssBytes: usage.rss };
+};
 
 /**
  * After a burst, V8 keeps the heap it grew (and the garbage in it) until something allocates again, so an
  * idle process would hold its peak memory. Every `everyMs`, a process that was idle for the whole interval
- * and whose heap grew by 32 MiB since the last trim runs one full collection, which gives the pages back.
+ * and whose heap or RSS grew by 32 MiB since the last trim runs one full collection, which gives the pages
+ * back.
  * Never under load: a busy process collects as it goes. Needs `applyRuntimeFlags()` first; otherwise a no-op.
  * Answers a stop function.
  */
 export function trimHeapWhenIdle(everyMs = 5_000): () => void {
   const gc = collectGarbage;
   if (!gc) return () => undefined;
-  const state: TrimState = { baselineBytes: process.memoryUsage().heapTotal };
+  const state: TrimState = { baseline: sizesNow() };
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const { utilization } = performance.eventLoopUtilization(now, last);
     last = now;
-    const heapTotal = process.memoryUsage().heapTotal;
-    if (shouldTrim(state, utilization, heapTotal)) {
+    const sizes = sizesNow();
+    if (shouldTrim(state, utilization, sizes)) {
       gc();
-      state.baselineBytes = process.memoryUsage().heapTotal;
-    } else if (heapTotal < state.baselineBytes) {
-      state.baselineBytes = heapTotal;
+      state.baseline = sizesNow();
+    } else {
+      state.baseline = {
+        heapBytes: Math.min(state.baseline.heapBytes, sizes.heapBytes),
+        rssBytes: Math.min(state.baseline.rssBytes, sizes.rssBytes),
+      };
     }
   }, everyMs);
   timer.unref();
