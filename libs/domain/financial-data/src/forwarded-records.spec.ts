@@ -106,4 +106,14 @@ describe('forwarded records of an upstream page', () => {
     expect(recordCount(received(text))).toBe(0);
     expect(forwardedRecords([])).toBe('');
   });
+
+  it('refuses an amount JSON reads as infinite as the upstream breaking its contract (PROTOCOL)', () => {
+    for (const text of ['{"data":[{"amount":1e400}]}', '{"data": [{"amount": -1e400}]}']) {
+      expect(() => forwardedRecords(received(text))).toThrow(
+        expect.objectContaining({ kind: 'PROTOCOL', retryable: false }),
+      );
+    }
+    // Its neighbours still convert.
+    expect(forwardedRecords(received('{"data":[{"amount":1e300}]}'))).toContain('"amount":"1000000');
+  });
 });

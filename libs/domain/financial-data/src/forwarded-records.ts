@@ -1,5 +1,5 @@
 import { amountTextToApi } from '#libs/domain/accounts';
-import { ScannedRecords } from '#libs/upstream-client';
+import { ScannedRecords, UpstreamError } from '#libs/upstream-client';
 import { moneyToStrings } from './money.js';
 
 /**
@@ -17,7 +17,7 @@ import { moneyToStrings } from './money.js';
  */
 export function forwardedRecords(records: unknown[] | ScannedRecords): string[] {
   if (!(records instanceof ScannedRecords)) {
-    return moneyToStrings(records).flatMap((record, i) =>
+    return finiteAmounts(() => moneyToStrings(records)).flatMap((record, i) =>
       i === 0 ? [JSON.stringify(record)] : [',', JSON.stringify(record)],
     );
   }
@@ -27,11 +27,30 @@ export function forwardedRecords(records: unknown[] | ScannedRecords): string[] 
   for (let k = 0; k < numberSpans.length; k += 2) {
     const from = numberSpans[k];
     const to = numberSpans[k + 1];
-    parts.push(body.slice(copied, from), `"${amountTextToApi(body.slice(from, to))}"`);
+    parts.push(body.slice(copied, from), `"${finiteAmounts(() => amountTextToApi(body.slice(from, to)))}"`);
     copied = to;
   }
   parts.push(body.slice(copied, end));
   return parts;
+}
+
+/**
+ * An amount JSON reads as infinite (`1e400`) is the upstream breaking its own contract: a PROTOCOL error,
+ * answered as the upstream being unavailable, not as a fault of ours.
+ */
+function finiteAmounts<T>(convert: () => T): T {
+  try {
+    return convert();
+  } catch (error) {
+    // amountToApi's only TypeError: a number that is not finite.
+    if (!(error instanceof TypeError)) throw error;
+    throw new UpstreamError('an upstream record holds an amount that is not a finite number', {
+      kind: 'PROTOCOL',
+      shape: 'unrecognised',
+      retryable: false,
+      cause: error,
+    });
+  }
 }
 
 /** How many records a page holds, however they came. */
