@@ -21,13 +21,17 @@ export function forwardedRecords(records: unknown[] | ScannedRecords): string[] 
       i === 0 ? [JSON.stringify(record)] : [',', JSON.stringify(record)],
     );
   }
-  const { body, start, end, numberSpans } = records;
+  return finiteAmounts(() => rewrittenAmounts(records));
+}
+
+/** The scanned records' text in pieces, every located amount rewritten as a decimal string. */
+function rewrittenAmounts({ body, start, end, numberSpans }: ScannedRecords): string[] {
   const parts: string[] = [];
   let copied = start;
   for (let k = 0; k < numberSpans.length; k += 2) {
     const from = numberSpans[k];
     const to = numberSpans[k + 1];
-    parts.push(body.slice(copied, from), `"${finiteAmounts(() => amountTextToApi(body.slice(from, to)))}"`);
+    parts.push(body.slice(copied, from), `"${amountTextToApi(body.slice(from, to))}"`);
     copied = to;
   }
   parts.push(body.slice(copied, end));
