@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom, type SeededRandom } from '#libs/testing';
 import { hasControlBytes, scanListBody, type ScannedList } from './list-body.scanner.js';
 
 const scan = (body: string): ScannedList | null => scanListBody(Buffer.from(body, 'utf8'), body, 'amount');
@@ -35,22 +36,6 @@ function amountsIn(value: unknown, out: number[] = []): number[] {
   return out;
 }
 
-/** A small deterministic generator (mulberry32), so a failure names its seed and repeats. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]) => items[int(items.length)];
-  return { next, int, pick };
-}
-
-type Random = ReturnType<typeof random>;
 const KEYS = ['id', 'amount', 'currency', 'description', 'data', 'nested', 'amounts', 'é'];
 /** Keys JSON.stringify writes with an escape, which the scanner leaves to JSON.parse. */
 const ESCAPED_KEYS = ['a"b', 'x\\y'];
@@ -66,7 +51,7 @@ const STRINGS = [
 ];
 const NUMBERS = [0, -0, 1, -35.52, 12.5, 1e-7, 1e21, 123456789.123, -0.1, 5e-324];
 
-function value(r: Random, depth: number): unknown {
+function value(r: SeededRandom, depth: number): unknown {
   const kind = depth > 4 ? r.int(4) : r.int(6);
   if (kind === 0) return r.pick(NUMBERS);
   if (kind === 1) return r.pick(STRINGS);
@@ -76,7 +61,7 @@ function value(r: Random, depth: number): unknown {
   return object(r, depth + 1);
 }
 
-function object(r: Random, depth: number): Record<string, unknown> {
+function object(r: SeededRandom, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (let i = r.int(5); i > 0; i -= 1) out[r.pick(r.next() < 0.02 ? ESCAPED_KEYS : KEYS)] = value(r, depth);
   if (r.next() < 0.5) out.amount = r.pick(NUMBERS);
@@ -84,7 +69,7 @@ function object(r: Random, depth: number): Record<string, unknown> {
 }
 
 /** A list body as an upstream would write it, sometimes with what the scanner leaves to JSON.parse. */
-function body(r: Random): string {
+function body(r: SeededRandom): string {
   const envelope: Record<string, unknown> = {};
   const before = r.int(3);
   for (let i = 0; i < before; i += 1) envelope[r.pick(['meta', 'links', 'x'])] = object(r, 1);
@@ -97,7 +82,7 @@ function body(r: Random): string {
 }
 
 /** One small edit anywhere: what a truncated, corrupted or hand-written body looks like. */
-function mutate(r: Random, text: string): string {
+function mutate(r: SeededRandom, text: string): string {
   const at = r.int(text.length + 1);
   const piece = r.pick([
     '',
@@ -173,7 +158,7 @@ describe('scanListBody', () => {
   it('never accepts a body JSON.parse refuses, and agrees with it on every body it reads', () => {
     const read = { original: 0, mutated: 0 };
     for (let seed = 1; seed <= 3000; seed += 1) {
-      const r = random(seed);
+      const r = seededRandom(seed);
       const original = body(r);
       for (const text of [original, mutate(r, original), mutate(r, mutate(r, original))]) {
         const list = scan(text);

@@ -161,9 +161,10 @@ export async function apiReads({ load, options, progress }) {
     ];
     for (const t of targets) t.bodyBytes = (bodies.get(t.paths[0]) ?? Buffer.from(sandboxPage.text)).length;
     // The api is measured as the issue's figures were: 50 keep-alive connections.
-    const chosen = options.targets ? targets.filter((t) => options.targets.includes(t.key)) : targets;
-    if (chosen.length === 0)
+    const unknown = (options.targets ?? []).filter((key) => !targets.some((t) => t.key === key));
+    if (unknown.length || options.targets?.length === 0)
       throw new BenchFailure(`--targets takes some of ${targets.map((t) => t.key).join(', ')}`);
+    const chosen = options.targets ? targets.filter((t) => options.targets.includes(t.key)) : targets;
     const rows = await measureRounds(
       { load, options: { ...options, connections: options.apiConnections }, progress },
       chosen,

@@ -9,6 +9,7 @@ import {
   decimalToApi,
 } from './money.js';
 import { Prisma } from '#libs/database';
+import { seededRandom } from '#libs/testing';
 
 const account = (syncStatus: StoredAccount['syncStatus']): StoredAccount =>
   ({
@@ -103,8 +104,7 @@ describe('money as the API writes it', () => {
       '123456789.12',
     ];
     // And many more: random digits around the 15-digit and 1e-6 / 1e21 edges.
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const { next } = seededRandom(7);
     const digits = (n: number) => Array.from({ length: n }, () => Math.floor(next() * 10)).join('');
     for (let i = 0; i < 20000; i += 1) {
       const integer = next() < 0.3 ? '0' : `${1 + Math.floor(next() * 9)}${digits(Math.floor(next() * 22))}`;
