@@ -50,10 +50,11 @@ export function hasControlBytes(bytes: Uint8Array): boolean {
 }
 
 /**
- * Reads a list body (`{ …, "data": [ {record}, … ], … }`; `body` is `bytes` decoded as UTF-8) without building its records: checks it is
- * JSON, finds the records and counts them, and notes where every number under `numberKey` inside them is.
+ * Reads a list body (`{ …, "data": [ {record}, … ], … }`; `body` is `bytes` decoded as UTF-8) without
+ * building its records: checks it is JSON, finds the records and counts them, and notes where every
+ * number under `numberKey` inside them is.
  * Parsing a 250-record page cost the api more than anything else it did for `/transactions/live`, and
- * the objects it built were thrown away once printed again; this reads the same page three to four times
+ * the objects it built were thrown away once printed again; this reads the same page two to four times
  * faster and builds nothing.
  *
  * It reads a strict subset of JSON only: the compact layout `JSON.stringify` writes (no whitespace
