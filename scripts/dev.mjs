@@ -51,7 +51,7 @@ const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 // ---------------------------------------------------------------- environment
 
 if (existsSync(join(ROOT, '.env'))) process.loadEnvFile(join(ROOT, '.env'));
-if (mode === 'test') {
+if (mode === 'test' || mode === 'properties') {
   // Tests get their own database and queue prefix so they never touch dev data.
   process.env.NODE_ENV = 'test';
   const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
@@ -435,17 +435,58 @@ async function test() {
   await shutdown(failed === 0 ? 0 : 1);
 }
 
+/**
+ * A longer search by the property tests alone: `npm run test:properties -- --runs 500 [test files]`
+ * (default: every file under test/properties). `--seed S --path P` replays one reported failure.
+ */
+async function properties() {
+  const ours = { '--runs': 'PROPERTY_RUNS', '--seed': 'PROPERTY_SEED', '--path': 'PROPERTY_PATH' };
+  const args = process.argv.slice(3);
+  const rest = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const [name, inline] = args[i].split(/=(.*)/s);
+    if (ours[name]) {
+      const value = inline ?? args[(i += 1)];
+      if (value === undefined) fail(`${name} needs a value`);
+      process.env[ours[name]] = value;
+    } else rest.push(args[i]);
+  }
+  await prepare();
+  // Without test files: every file that states a property (test/properties, and specs beside the code).
+  const files = rest.some((a) => a.endsWith('.ts') || a.includes('/')) ? [] : propertyFiles();
+  step(`Property tests (${process.env.PROPERTY_RUNS ?? 'default'} runs each)`);
+  const status = run(bin('vitest'), ['run', ...files, ...rest]);
+  await shutdown(status === 0 ? 0 : 1);
+}
+
+function propertyFiles() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (
+        /\.(e2e-)?spec\.ts$/.test(entry.name) &&
+        readFileSync(join(ROOT, path), 'utf8').includes('assertProperty(')
+      )
+        found.push(path);
+    }
+  };
+  for (const dir of ['apps', 'libs', 'test']) walk(dir);
+  return found;
+}
+
 async function generate() {
   ensureInstalled();
   ensurePrismaClient();
 }
 
-const modes = { start, test, generate };
+const modes = { start, test, properties, generate };
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 Promise.resolve()
   .then(() => {
-    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, generate)`);
+    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, properties, generate)`);
     return modes[mode]();
   })
   .catch((error) => {

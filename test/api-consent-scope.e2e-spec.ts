@@ -119,7 +119,7 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect(list.every((a) => a.sync.status === a.sync.status.toLowerCase())).toBe(true);
   });
 
-  it('restarts the accounts’ sync when a consent the bank expired is re-authorised', async () => {
+  it('after the bank expired a consent, refuses to re-authorise it and restarts the same accounts’ sync on a new consent', async () => {
     const consentId = await connect();
     const [account] = await accountsOf(consentId);
     const { upstreamConsentId } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
@@ -130,22 +130,25 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect((await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).status).toBe('EXPIRED');
     expect((await accountsOf(consentId)).every((a) => a.syncStatus === 'STOPPED')).toBe(true);
 
-    const asked = await ok<{ authorisationUrl: string }>(
-      await call('POST', `/v1/consents/${consentId}/reauthorise`, { redirectUrl: REDIRECT }),
-      201,
-    );
-    const before = Date.now();
-    expect((await approveAtBank(asked.authorisationUrl)).searchParams.get('status')).toBe('AUTHORIZED');
+    // An ended consent is not renewed: the answer names the way back, a new consent for the same bank.
+    const refused = await call('POST', `/v1/consents/${consentId}/reauthorise`, { redirectUrl: REDIRECT });
+    expect(refused.status).toBe(409);
+    const error = ((await refused.json()) as ErrorBody).error;
+    expect(error.code).toBe('CONSENT_NOT_AUTHORISED');
+    expect(error.message).toContain(`POST /v1/users/${userId}/consents`);
+    const stopped = (await accountsOf(consentId)).map((a) => a.id);
 
-    expect((await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).status).toBe('AUTHORIZED');
-    const accounts = await accountsOf(consentId);
-    expect(accounts.length).toBeGreaterThan(0);
+    const before = Date.now();
+    const again = await connect();
+    // The same accounts, now the new consent's, due for a sync at once.
+    const accounts = await accountsOf(again);
+    expect(accounts.map((a) => a.id)).toEqual(expect.arrayContaining(stopped));
     for (const a of accounts) {
       expect(a.syncStatus).toBe('PENDING');
       expect(a.nextSyncAt!.getTime()).toBeLessThanOrEqual(Date.now());
       expect(a.nextSyncAt!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
     }
-    const view = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${consentId}`), 200);
+    const view = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${again}`), 200);
     expect(view.sync.status).toBe('pending');
     expect((await call('GET', `/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
   });

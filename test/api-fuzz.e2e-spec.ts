@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionToken } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { documentedOperations, readOpenApiDocument, type Operation } from './support/openapi-kit.js';
 
 /**
  * Issue 8, defect 12, kept standing: thousands of malformed requests to every route of /docs-json (bad
@@ -9,13 +10,6 @@ import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.
  * error inside the envelope. fast-check prints the seed and the shrunk request of a failure; replay it
  * with `FUZZ_SEED=<seed>`.
  */
-
-interface Operation {
-  method: string;
-  path: string;
-  query: string[];
-  hasBody: boolean;
-}
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2_000);
 
@@ -81,20 +75,7 @@ describe('api: fuzzing every documented route', () => {
       },
     });
     tenant = await onboard(stack);
-    const document = (await (await fetch(`${stack.api.url}/docs-json`)).json()) as {
-      paths: Record<
-        string,
-        Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>
-      >;
-    };
-    operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, op]) => ({
-        method: method.toUpperCase(),
-        path,
-        query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-        hasBody: op.requestBody !== undefined,
-      })),
-    );
+    operations = documentedOperations(await readOpenApiDocument(stack.api.url));
     tokens = [
       undefined,
       stack.api.config.api.adminToken,

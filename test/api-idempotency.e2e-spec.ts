@@ -144,6 +144,86 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
     expect((await rotate(missing, uniqueName('idem'), {})).status).toBe(404);
   });
 
+  it('writes no record for a request whose input is invalid, and leaves a key in use as it was', async () => {
+    const prisma = api.app.get(PrismaService);
+    const { merchant } = await createMerchant(api);
+    const rows = (key: string) => prisma.idempotencyKey.count({ where: { key } });
+    // A merchant id that is not a uuid names no merchant: 404, not a failed insert (it was a 500).
+    for (const id of ['not-a-uuid', '0190c0de', "' OR 1=1 --"]) {
+      const key = uniqueName('idem');
+      const response = await rotate(encodeURIComponent(id), key, {});
+      expect([id, response.status]).toEqual([id, 404]);
+      expect(await response.json()).toMatchObject({ error: { code: 'NOT_FOUND', status: 404 } });
+      expect(await rows(key)).toBe(0);
+    }
+    // A key in use answers as it always does (another body: 409), whatever the body; a fresh key is released.
+    const key = uniqueName('idem');
+    expect((await rotate(merchant.id, key, { name: 'valid' })).status).toBe(201);
+    const inFlight = uniqueName('idem');
+    const now = new Date();
+    await api.app.get(IdempotencyRepository).claim(
+      {
+        merchantId: merchant.id,
+        key: inFlight,
+        method: 'POST',
+        path: '/admin/merchants/:id/api-keys',
+        requestHash: '0'.repeat(64),
+        expiresAt: new Date(now.getTime() + 60_000),
+      },
+      now,
+    );
+    for (const body of [{ name: null }, { name: '' }, { name: 7 }, { unexpected: true }, []]) {
+      for (const [used, code] of [
+        [key, 'IDEMPOTENCY_MISMATCH'],
+        [inFlight, 'IDEMPOTENCY_MISMATCH'],
+      ]) {
+        const response = await rotate(merchant.id, used, body);
+        expect([JSON.stringify(body), response.status]).toEqual([JSON.stringify(body), 409]);
+        expect(await response.json()).toMatchObject({ error: { code } });
+        expect(await rows(used)).toBe(1);
+      }
+      const fresh = uniqueName('idem');
+      expect((await rotate(merchant.id, fresh, body)).status).toBe(400);
+      expect(await rows(fresh)).toBe(0);
+    }
+    expect(await prisma.apiKey.count({ where: { merchantId: merchant.id } })).toBe(2);
+  });
+
+  it('keeps no secret shown once in a stored answer: neither an API key nor an endpoint secret', async () => {
+    const prisma = api.app.get(PrismaService);
+    const { merchant, apiKey } = await createMerchant(api);
+    const stored = (key: string) =>
+      prisma.idempotencyKey.findUniqueOrThrow({
+        where: { merchantId_key: { merchantId: merchant.id, key } },
+      });
+
+    const rotation = uniqueName('idem');
+    const rotated = (await (await rotate(merchant.id, rotation, { name: 'kept' })).json()) as {
+      data: { id: string; key: string; prefix: string };
+    };
+    expect(rotated.data.key).toMatch(/^mk_/);
+    const row = await stored(rotation);
+    expect(row.responseBody).toMatchObject({ data: { id: rotated.data.id, prefix: rotated.data.prefix } });
+    expect(JSON.stringify(row)).not.toContain(rotated.data.key.slice(rotated.data.prefix.length));
+
+    const subscription = uniqueName('idem');
+    const endpoint = await fetch(`${api.url}/v1/event-endpoints`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey.key}`,
+        'content-type': 'application/json',
+        'idempotency-key': subscription,
+      },
+      body: JSON.stringify({ url: 'https://hooks.merchant.example/bff' }),
+    });
+    expect(endpoint.status).toBe(201);
+    const { data } = (await endpoint.json()) as { data: { endpoint: { id: string }; secret: string } };
+    expect(data.secret).toMatch(/^whsec_/);
+    const endpointRow = await stored(subscription);
+    expect(endpointRow.responseBody).toMatchObject({ data: { endpoint: { id: data.endpoint.id } } });
+    expect(JSON.stringify(endpointRow)).not.toContain(data.secret.slice('whsec_'.length));
+  });
+
   it.each([
     ['an empty key', ''],
     ['a key with spaces', 'has spaces'],

@@ -134,6 +134,26 @@ describe('api: operator routes', () => {
     );
   });
 
+  it('refuses null for an optional field with 400 in the envelope, never a 500, creating nothing', async () => {
+    const prisma = api.app.get(PrismaService);
+    const { merchant } = await createMerchant(api);
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['POST', '/admin/merchants', { name: uniqueName('n'), subApplicationId: null }, 'subApplicationId'],
+      ['POST', '/admin/merchants', { name: uniqueName('n'), frontendOrigins: null }, 'frontendOrigins'],
+      ['POST', `/admin/merchants/${merchant.id}/api-keys`, { name: null }, 'name'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const response = await call(method, path, body);
+      const answer = (await response.json()) as ErrorBody;
+      expect([path, field, response.status], JSON.stringify(answer)).toEqual([path, field, 400]);
+      expect(answer.error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+      expect(answer.error.details?.map((d) => d.field)).toEqual([field]);
+      if (typeof body.name === 'string')
+        expect(await prisma.merchant.count({ where: { name: body.name } })).toBe(0);
+    }
+    expect(await prisma.apiKey.count({ where: { merchantId: merchant.id } })).toBe(1);
+  });
+
   it("lists the upstream's sub-applications, paged through", async () => {
     await createSandboxSubApplication(sandbox.url, api.config);
     await createSandboxSubApplication(sandbox.url, api.config);

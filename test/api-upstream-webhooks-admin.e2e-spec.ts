@@ -100,9 +100,10 @@ describe('api: operator routes registering our receiver with the upstream', () =
 
   /** What `action` stored: its result and the one secret it added to those that verify. */
   async function withNewSecret<T>(action: () => Promise<T>): Promise<{ result: T; secret: string }> {
-    const before = new Set(await repository.verificationSecrets(new Date(0)));
+    const allSecrets = async () => [...(await repository.secretsByApplication(new Date(0))).values()].flat();
+    const before = new Set(await allSecrets());
     const result = await action();
-    const added = (await repository.verificationSecrets(new Date(0))).filter((s) => !before.has(s));
+    const added = (await allSecrets()).filter((s) => !before.has(s));
     expect(added).toHaveLength(1);
     return { result, secret: added[0] };
   }
@@ -209,14 +210,14 @@ describe('api: operator routes registering our receiver with the upstream', () =
     const all = dataOf<Registration[]>(await operator.get('/admin/upstream/webhooks'));
     expect(all.find((r) => r.id === before.id)?.retiredAt).toEqual(expect.any(String));
     // Current secrets only (nothing retired after now): the new one, not the old one.
-    const current = await repository.verificationSecrets(new Date(Date.now() + 60_000));
+    const rootSecrets = async (retiredAfter: Date) =>
+      (await repository.secretsByApplication(retiredAfter)).get(root) ?? [];
+    const current = await rootSecrets(new Date(Date.now() + 60_000));
     expect(current).toContain(newSecret);
     expect(current).not.toContain(oldSecret);
-    expect(await repository.verificationSecrets(new Date(0))).toEqual(
-      expect.arrayContaining([oldSecret, newSecret]),
-    );
+    expect(await rootSecrets(new Date(0))).toEqual(expect.arrayContaining([oldSecret, newSecret]));
     // Within the grace period the retired secret still verifies.
-    expect(await repository.verificationSecrets(new Date(Date.now() - 60_000))).toEqual(
+    expect(await rootSecrets(new Date(Date.now() - 60_000))).toEqual(
       expect.arrayContaining([oldSecret, newSecret]),
     );
 

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
-import { uniqueQueuePrefix } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { connectBank, decideAtBank } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
-import { scratchDatabase } from './support/scratch-database.js';
 import {
   accountsWhenSynced,
   runWhenEnded,
@@ -20,7 +18,6 @@ const DAY = 86_400_000;
  * clock they read), never by waiting.
  */
 describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconciliation', () => {
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let stack: Stack;
   let tenant: Tenant;
   let prisma: PrismaService;
@@ -29,11 +26,7 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
   let lifecycles: ConsentLifecycleService[];
 
   beforeAll(async () => {
-    database = await scratchDatabase('lifecycle');
-    stack = await startStack({
-      worker: true,
-      overrides: { DATABASE_URL: database.url, QUEUE_PREFIX: uniqueQueuePrefix('lifecycle') },
-    });
+    stack = await startStack({ ownDatabase: 'lifecycle', worker: true });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
@@ -41,7 +34,6 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
   });
   afterAll(async () => {
     await stack?.close();
-    await database?.drop();
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

@@ -3,7 +3,6 @@ import { PrismaService } from '#libs/database';
 import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { scratchDatabase } from './support/scratch-database.js';
 import { eventually } from './support/sync-kit.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
 
@@ -11,13 +10,12 @@ const BURST = 500;
 
 describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second worker running)', () => {
   const prefix = uniqueQueuePrefix('events-crash');
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let stack: Stack;
   let tenant: Tenant;
   let receiver: EventReceiver;
   const workers: WorkerProcess[] = [];
   const workerEnv = () => ({
-    DATABASE_URL: database.url,
+    DATABASE_URL: stack.databaseUrl,
     QUEUE_PREFIX: prefix,
     UPSTREAM_BASE_URL: stack.sandbox.url,
     EVENTS_SWEEP_SECONDS: '1',
@@ -25,8 +23,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
   });
 
   beforeAll(async () => {
-    database = await scratchDatabase('events_crash');
-    stack = await startStack({ overrides: { QUEUE_PREFIX: prefix, DATABASE_URL: database.url } });
+    stack = await startStack({ ownDatabase: 'events_crash', overrides: { QUEUE_PREFIX: prefix } });
     tenant = await onboard(stack);
     receiver = await new EventReceiver().start();
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
@@ -35,7 +32,6 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     for (const worker of workers) await worker.stop();
     await receiver?.stop();
     await stack?.close();
-    await database?.drop();
   });
 
   it('loses no event and fans none out twice; every merchant event reaches the endpoint', async () => {

@@ -1,11 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { sessionToken, uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { sessionToken, uniqueName } from '#libs/testing';
 import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { EventReceiver } from './support/event-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
-import { scratchDatabase } from './support/scratch-database.js';
 import { SseClient } from './support/sse-client.js';
 import { eventually, upstreamConsentId } from './support/sync-kit.js';
 
@@ -14,7 +13,6 @@ import { eventually, upstreamConsentId } from './support/sync-kit.js';
  * receiver → inbox → fan-out → the merchant's endpoint and the user's live stream.
  */
 describe('events from the sandbox, end to end', () => {
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let stack: Stack;
   let tenant: Tenant;
   let sandbox: SandboxHttp;
@@ -23,12 +21,10 @@ describe('events from the sandbox, end to end', () => {
   let prisma: PrismaService;
 
   beforeAll(async () => {
-    database = await scratchDatabase('events_sandbox');
     stack = await startStack({
+      ownDatabase: 'events_sandbox',
       worker: true,
       overrides: {
-        DATABASE_URL: database.url,
-        QUEUE_PREFIX: uniqueQueuePrefix('events-sandbox'),
         EVENTS_SWEEP_SECONDS: '1',
         SSE_HEARTBEAT_SECONDS: '1',
       },
@@ -51,7 +47,6 @@ describe('events from the sandbox, end to end', () => {
   afterAll(async () => {
     await receiver?.stop();
     await stack?.close();
-    await database?.drop();
   });
 
   it('a consent revoked at the bank reaches the merchant endpoint and the user’s stream', async () => {

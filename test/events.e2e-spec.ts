@@ -1,17 +1,22 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeper } from '#libs/domain/events';
-import { createConsentRow, sessionToken, uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { createConsentRow, sessionToken, uniqueName } from '#libs/testing';
 import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { spawnApi } from './support/worker-process.js';
-import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { scratchDatabase } from './support/scratch-database.js';
+import {
+  EventReceiver,
+  postUpstreamEvent,
+  registeredSecret,
+  upstreamEvent,
+  upstreamEventBody,
+} from './support/event-kit.js';
 import { SseClient } from './support/sse-client.js';
 import { eventually } from './support/sync-kit.js';
 
 describe('events: the signed receiver, the inbox, fan-out, deliveries and live streams', () => {
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let stack: Stack;
   let tenant: Tenant;
   let other: Tenant;
@@ -20,12 +25,10 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
 
   beforeAll(async () => {
     // The worker relays and sweeps every event of its database: this file has one of its own.
-    database = await scratchDatabase('events');
     stack = await startStack({
+      ownDatabase: 'events',
       worker: true,
       overrides: {
-        DATABASE_URL: database.url,
-        QUEUE_PREFIX: uniqueQueuePrefix('events'),
         EVENTS_SWEEP_SECONDS: '1',
         EVENT_DELIVERY_BACKOFF_SECONDS: '1',
         SSE_HEARTBEAT_SECONDS: '1',
@@ -38,7 +41,6 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
   });
   afterAll(async () => {
     await stack?.close();
-    await database?.drop();
   });
 
   /** An authorised consent of the tenant's user, straight in the database: its upstream id. */
@@ -61,7 +63,9 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     const refused = [
       await postUpstreamEvent(stack, event, secret, { unsigned: true }),
       await postUpstreamEvent(stack, event, 'whsec_' + Buffer.alloc(24, 7).toString('base64')),
-      await postUpstreamEvent(stack, event, secret, { body: JSON.stringify({ ...event, type: 'x' }) }),
+      await postUpstreamEvent(stack, event, secret, {
+        body: upstreamEventBody(stack, { ...event, type: 'x' }),
+      }),
       await postUpstreamEvent(stack, event, secret, { timestampOffset: -301 }),
       await postUpstreamEvent(stack, event, secret, { timestampOffset: 301 }),
     ];
@@ -82,17 +86,71 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     expect(await prisma.inboundEvent.count({ where: { eventId: { in: [event.id, big.id] } } })).toBe(0);
   });
 
+  it('refuses, 401, the right signature in any other encoding than the canonical one (as the official package does)', async () => {
+    const event = upstreamEvent('consent.state.revoked', { consentId: 'nothing-of-ours' });
+    const valueOf = (header: string) => header.slice('v1,'.length);
+    const url = (v: string) => v.replace(/\+/g, '-').replace(/\//g, '_');
+    const reencodings: Record<string, (header: string) => string> = {
+      unpadded: (h) => `v1,${valueOf(h).replace(/=+$/, '')}`,
+      base64url: (h) => `v1,${url(valueOf(h))}`,
+      'base64url, unpadded': (h) => `v1,${url(valueOf(h)).replace(/=+$/, '')}`,
+      'trailing junk': (h) => `${h}AA`,
+      'extra padding': (h) => `${h}==`,
+      'space after the comma': (h) => `v1, ${valueOf(h)}`,
+      'version V1': (h) => `V1,${valueOf(h)}`,
+      'version v2': (h) => `v2,${valueOf(h)}`,
+      hex: (h) => `v1,${Buffer.from(valueOf(h), 'base64').toString('hex')}`,
+    };
+    const at = Math.floor(Date.now() / 1000);
+    for (const [name, reencode] of Object.entries(reencodings)) {
+      // A re-encoding that leaves a signature as it was (base64url of one with no '+' or '/') proves
+      // nothing: the event id is chosen so that this one changes it.
+      let once = event;
+      for (let n = 0; ; n++) {
+        once = { ...event, id: `${event.id}-${name.replace(/\W+/g, '-')}-${n}` };
+        const canonical = webhookHeaders({
+          id: once.id,
+          timestampSeconds: at,
+          body: upstreamEventBody(stack, once),
+          secrets: [secret],
+        })['webhook-signature'];
+        if (reencode(canonical) !== canonical) break;
+      }
+      const answer = await postUpstreamEvent(stack, once, secret, {
+        signature: reencode,
+        timestampSeconds: at,
+      });
+      expect({ name, status: answer.status, body: answer.body }).toEqual({
+        name,
+        status: 401,
+        body: {
+          error: {
+            code: 'UNAUTHENTICATED',
+            status: 401,
+            message:
+              'The webhook has no signature made with a webhook secret registered for the application it names.',
+            tracingId: expect.any(String),
+          },
+        },
+      });
+    }
+    expect(await prisma.inboundEvent.count({ where: { eventId: { startsWith: event.id } } })).toBe(0);
+    // The canonical signature of the same event passes.
+    expect((await postUpstreamEvent(stack, event, secret)).status).toBe(200);
+  });
+
   it('refuses, 400, a signed event Postgres cannot store, without failing the events stored with it', async () => {
     const good = Array.from({ length: 10 }, () => upstreamEvent('payment.state.pending', { paymentId: 'p' }));
     const bad = upstreamEvent('payment.state.pending', { note: 'nul' });
     // JSON.stringify writes the NUL as \u0000: valid JSON, which Postgres' jsonb refuses.
-    const badBody = JSON.stringify({ ...bad, data: { note: 'a\u0000b' } });
+    const badBody = upstreamEventBody(stack, { ...bad, data: { note: 'a\u0000b' } });
     const answers = await Promise.all([
       ...good.map((e) => postUpstreamEvent(stack, e, secret)),
       postUpstreamEvent(stack, bad, secret, { signedBody: badBody }),
     ]);
     expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(200));
     expect([answers[10].status, answers[10].body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(answers[10].body.error.message).toContain('cannot be stored');
     expect(await prisma.inboundEvent.count({ where: { eventId: { in: good.map((e) => e.id) } } })).toBe(10);
   });
 
@@ -136,7 +194,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       const e = upstreamEvent('consent.state.revoked', { consentId: consents[i % 20].upstreamConsentId });
       bad.push(
         () => postUpstreamEvent(stack, e, 'whsec_' + Buffer.alloc(24, i).toString('base64')),
-        () => postUpstreamEvent(stack, e, secret, { body: JSON.stringify({ ...e, id: 'other' }) }),
+        () => postUpstreamEvent(stack, e, secret, { body: upstreamEventBody(stack, { ...e, id: 'other' }) }),
         () => postUpstreamEvent(stack, e, secret, { timestampOffset: -3600 }),
         () => postUpstreamEvent(stack, e, secret, { unsigned: true }),
         () => postUpstreamEvent(stack, { ...e, id: `${e.id}-replayed` }, secret, { timestampOffset: 900 }),
@@ -327,7 +385,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
 
   it('streams from any api process (a second one here), and ends its streams cleanly when it shuts down', async () => {
     const second = await spawnApi({
-      DATABASE_URL: database.url,
+      DATABASE_URL: stack.databaseUrl,
       QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
       UPSTREAM_BASE_URL: stack.sandbox.url,
       SSE_HEARTBEAT_SECONDS: '1',

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { uniqueName } from '#libs/testing';
 import { dataOf, onboard, startStack, type ApiClient, type Stack, type Tenant } from './support/api-kit.js';
 import { REDIRECT_URL, atBank, payee, paymentBodies, paymentEvents } from './support/payment-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
-import { scratchDatabase } from './support/scratch-database.js';
 import { eventually } from './support/sync-kit.js';
 
 /**
@@ -21,16 +20,11 @@ describe('single payments', () => {
   let poller: PaymentStatusPoller;
   let sandbox: SandboxHttp;
 
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   // Two processes' worth of the poll: the worker's instance and the api's, on one database of their own.
   let pollers: PaymentStatusPoller[];
 
   beforeAll(async () => {
-    database = await scratchDatabase('payments');
-    stack = await startStack({
-      worker: true,
-      overrides: { DATABASE_URL: database.url, QUEUE_PREFIX: uniqueQueuePrefix('payments') },
-    });
+    stack = await startStack({ ownDatabase: 'payments', worker: true });
     prisma = stack.api.app.get(PrismaService);
     pollers = [stack.worker!.app.get(PaymentStatusPoller), stack.api.app.get(PaymentStatusPoller)];
     poller = pollers[0];
@@ -41,7 +35,6 @@ describe('single payments', () => {
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
     await stack?.close();
-    await database?.drop();
   });
 
   const start = (
@@ -336,23 +329,17 @@ describe('single payments', () => {
 });
 
 describe('the scheduled status poll', () => {
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let stack: Stack;
 
   beforeAll(async () => {
-    database = await scratchDatabase('payment_poll');
     stack = await startStack({
+      ownDatabase: 'payment_poll',
       worker: true,
-      overrides: {
-        DATABASE_URL: database.url,
-        QUEUE_PREFIX: uniqueQueuePrefix('payment-poll'),
-        PAYMENT_STATUS_POLL_SECONDS: '1',
-      },
+      overrides: { PAYMENT_STATUS_POLL_SECONDS: '1' },
     });
   });
   afterAll(async () => {
     await stack?.close();
-    await database?.drop();
   });
 
   it('brings a payment to its final status with no webhook and no help', async () => {

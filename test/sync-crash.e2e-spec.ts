@@ -11,7 +11,6 @@ import {
   upstreamTransactions,
 } from './support/sync-kit.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
-import { scratchDatabase } from './support/scratch-database.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
   const prefix = uniqueQueuePrefix('sync-crash');
@@ -19,9 +18,8 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
   let tenant: Tenant;
   let sandbox: SandboxHttp;
   const workers: WorkerProcess[] = [];
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   const workerEnv = () => ({
-    DATABASE_URL: database.url,
+    DATABASE_URL: stack.databaseUrl,
     QUEUE_PREFIX: prefix,
     UPSTREAM_BASE_URL: stack.sandbox.url,
     // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
@@ -31,8 +29,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
 
   beforeAll(async () => {
     // Its workers dispatch every due account of their database: the test has one of its own.
-    database = await scratchDatabase('crash');
-    stack = await startStack({ overrides: { QUEUE_PREFIX: prefix, DATABASE_URL: database.url } });
+    stack = await startStack({ ownDatabase: 'crash', overrides: { QUEUE_PREFIX: prefix } });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
@@ -41,7 +38,6 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
     for (const worker of workers) await worker.stop();
     await sandbox?.admin('DELETE', '/faults');
     await stack?.close();
-    await database?.drop();
   });
 
   it('ends with the exact sets, no run left running, and never two syncs of one account at once', async () => {
@@ -111,5 +107,24 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
       }
     }
     expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
+    // Each run's counts are the run's whole truth, whichever attempt (and worker) ended it: an account's
+    // runs add up to what is stored, every run read its whole window, and the runs that changed the set
+    // recorded transactions.changed exactly once (those that did not, never).
+    const byAccount = new Map<string, typeof runs>();
+    for (const r of runs) byAccount.set(r.accountId, [...(byAccount.get(r.accountId) ?? []), r]);
+    for (const [accountId, accountRuns] of byAccount) {
+      const stored = await prisma.transaction.count({ where: { accountId } });
+      const net = accountRuns.reduce((n, r) => n + r.inserted - r.removed, 0);
+      expect(net, `account ${accountId}: inserted - removed over its runs`).toBe(stored);
+      for (const r of accountRuns) {
+        expect(r.inserted + r.updated + r.unchanged, `run ${r.id}`).toBe(r.fetched);
+        const changed = await prisma.merchantEvent.count({
+          where: { type: 'TRANSACTIONS_CHANGED', data: { path: ['syncId'], equals: r.id } },
+        });
+        expect(changed, `run ${r.id}: transactions.changed`).toBe(
+          r.inserted + r.updated + r.removed > 0 ? 1 : 0,
+        );
+      }
+    }
   }, 240_000);
 });

@@ -240,7 +240,11 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     const closed = (await tenant.client.get(`/v1/accounts/${added.id}`)).body.data;
     expect(closed.sync).toMatchObject({ status: 'stopped', nextSyncAt: null });
     expect(closed.sync.lastError).toMatch(/no longer lists/);
-    expect((await tenant.client.post(`/v1/accounts/${added.id}/sync`)).status).toBe(409);
+    // A sync asked for says why, and not to connect the bank again: the consent is still authorised.
+    const refused = await tenant.client.post(`/v1/accounts/${added.id}/sync`);
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
+    expect(refused.body.error.message).toMatch(/no longer lists this account/);
+    expect(refused.body.error.message).not.toMatch(/connect the bank again/);
     expect((await list()).filter((a) => a.type === 'CREDIT_CARD')).toHaveLength(2);
   });
 

@@ -1,10 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { createVrpConsentRow, uniqueName } from '#libs/testing';
 import { dataOf, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
-import { atBank, paymentBodies } from './support/payment-kit.js';
+import { atBank, payee, paymentBodies } from './support/payment-kit.js';
 import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 
@@ -23,13 +24,14 @@ describe('VRP payments: limits enforced here, atomically', () => {
   let prisma: PrismaService;
   let consentId: string;
   let userId: string;
+  let user: { id: string; merchantId: string; applicationUserId: string };
 
   beforeAll(async () => {
     stack = await startStack();
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
     other = await onboard(stack);
-    const user = await stack.api.app
+    user = await stack.api.app
       .get(UserRepository)
       .create(tenant.merchant.merchant.id, { reference: uniqueName('vrp') });
     userId = user.id;
@@ -157,6 +159,118 @@ describe('VRP payments: limits enforced here, atomically', () => {
     expect((await payHere('1.00')).status).toBe(409);
   });
 
+  it('names the consent’s payee on every VRP payment, as our OpenAPI document requires', async () => {
+    const created = dataOf(
+      await tenant.client.post(`/v1/users/${userId}/vrp/consents`, paymentBodies.vrpConsent()),
+      201,
+    );
+    expect((await atBank(stack, created.authorisationUrl)).query.status).toBe('AUTHORIZED');
+    const paid = await tenant.client.post(
+      `/v1/vrp/consents/${created.id}/payments`,
+      { amount: { amount: '5.00', currency: 'GBP' } },
+      { headers: { 'idempotency-key': uniqueName('payee') } },
+    );
+    const payment = dataOf(paid, 201);
+    const doc = (await stack.anonymous.get('/docs-json')).body;
+    const required: string[] = doc.components.schemas.PayeeDto.required;
+    expect(required).toEqual(expect.arrayContaining(['name', 'accountIdentifications']));
+    const answers = {
+      'POST /v1/vrp/consents/{id}/payments': payment,
+      'GET /v1/payments/{id}': dataOf(await tenant.client.get(`/v1/payments/${payment.id}`)),
+      'GET /v1/users/{id}/payments': dataOf<{ id: string }[]>(
+        await tenant.client.get(`/v1/users/${userId}/payments`),
+      ).find((p) => p.id === payment.id),
+      'GET /v1/vrp/consents/{id}/payments': dataOf<{ id: string }[]>(
+        await tenant.client.get(`/v1/vrp/consents/${created.id}/payments`),
+      ).find((p) => p.id === payment.id),
+    };
+    // Kept on the payment itself, as the bank was asked to pay it.
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).payee).toEqual(payee());
+    for (const [route, answer] of Object.entries(answers)) {
+      const shown = (answer as { payee: Record<string, unknown> }).payee;
+      for (const key of required) expect(shown, route).toHaveProperty(key);
+      expect(shown, route).toEqual(payee());
+    }
+  });
+
+  it('shows on the consent exactly the headroom the limit check allows, at a period boundary', async () => {
+    // The period is 10 days old; a payment made at its very end (the next period's first instant) counts in
+    // the next period, for the check and for the consent's view alike.
+    const validFrom = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const local = {
+      psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
+      maxAmountPerPayment: { amount: '100.00', currency: 'GBP' },
+      periodicLimits: [
+        { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: '30.00', currency: 'GBP' } },
+      ],
+      validFrom,
+    };
+    const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
+    // The bank's own limits are wider: what is checked here is the BFF's.
+    const upstream = await authorisedSandboxVrpConsent(
+      stack.sandbox.url,
+      stack.api.config,
+      user.applicationUserId,
+      undefined,
+      {
+        ...LIMITS,
+        periodicLimits: [
+          { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 5000, currency: 'GBP' } },
+        ],
+        validFrom,
+      },
+    );
+    const id = (
+      await createVrpConsentRow(prisma, stack.api.config, user, { ...upstream, controlParameters: local })
+    ).id;
+    type Limit = {
+      currentPeriod: { start: string; end: string };
+      limitInCurrentPeriod: { amount: string };
+      paidInCurrentPeriod: { amount: string };
+      remainingInCurrentPeriod: { amount: string };
+    };
+    const limit = async () =>
+      dataOf(await tenant.client.get(`/v1/vrp/consents/${id}`)).controlParameters.periodicLimits[0] as Limit;
+    const payHere = (amount: string) =>
+      tenant.client.post(
+        `/v1/vrp/consents/${id}/payments`,
+        { amount: { amount, currency: 'GBP' } },
+        { headers: { 'idempotency-key': uniqueName('edge') } },
+      );
+
+    const before = await limit();
+    expect(Date.parse(before.currentPeriod.start)).toBe(Date.parse(validFrom));
+    const next = await stack.api.app
+      .get(VrpPaymentsService)
+      .pay(
+        { merchantId: tenant.merchant.merchant.id },
+        id,
+        { amount: '25.00', currency: 'GBP' },
+        uniqueName('next-period'),
+        new Date(before.currentPeriod.end),
+      );
+    expect(next.createdAt).toBe(new Date(before.currentPeriod.end).toISOString());
+
+    const now = await limit();
+    expect(now).toMatchObject({
+      currentPeriod: before.currentPeriod,
+      limitInCurrentPeriod: { amount: '30.00' },
+      paidInCurrentPeriod: { amount: '0.00' },
+      remainingInCurrentPeriod: { amount: '30.00' },
+    });
+    // What the view calls the headroom is what the check lets through: not a cent more.
+    const over = await payHere('30.01');
+    expect([over.status, over.body.error?.details?.[0]?.issue]).toEqual([
+      422,
+      'exceeds periodicLimits[0] (MONTHLY): 30.00 left',
+    ]);
+    expect((await payHere('30.00')).status).toBe(201);
+    expect(await limit()).toMatchObject({
+      paidInCurrentPeriod: { amount: '30.00' },
+      remainingInCurrentPeriod: { amount: '0.00' },
+    });
+  });
+
   it('takes every periodic-limit frequency the upstream knows', async () => {
     for (const frequency of ['DAILY', 'WEEKLY', 'EVERY_TWO_WEEKS', 'MONTHLY', 'YEARLY']) {
       const body = paymentBodies.vrpConsent();
@@ -251,5 +365,100 @@ describe('VRP payments: limits enforced here, atomically', () => {
       new Date(Date.now() + 32 * 86_400_000),
     );
     expect(next.amount).toEqual({ amount: '100.00', currency: 'GBP' });
+  });
+
+  it('refuses a payment when the consent is revoked between the first read and the row lock', async () => {
+    const upstream = await authorisedSandboxVrpConsent(
+      stack.sandbox.url,
+      stack.api.config,
+      user.applicationUserId,
+      undefined,
+      LIMITS,
+    );
+    const revoked = await createVrpConsentRow(prisma, stack.api.config, user, {
+      ...upstream,
+      controlParameters: LIMITS,
+    });
+    const service = stack.api.app.get(VrpPaymentsService);
+    let payment: Promise<unknown> | undefined;
+    await prisma.$transaction(
+      async (tx) => {
+        // Hold the consent's row lock, so the payment reads AUTHORIZED and then waits on the lock.
+        await tx.$queryRaw`SELECT id FROM consents WHERE id = ${revoked.id}::uuid FOR UPDATE`;
+        const [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        payment = service
+          .pay(
+            { merchantId: tenant.merchant.merchant.id },
+            revoked.id,
+            { amount: '10.00', currency: 'GBP' },
+            uniqueName('revoked'),
+          )
+          .then(
+            () => 'paid',
+            (error: unknown) => error,
+          );
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const [{ waiting }] = await prisma.$queryRaw<{ waiting: bigint }[]>`
+            SELECT count(*) AS waiting FROM pg_stat_activity WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`;
+          if (waiting > 0n) break;
+          if (Date.now() > deadline) throw new Error('the payment never waited on the consent row lock');
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await tx.consent.update({ where: { id: revoked.id }, data: { status: 'REVOKED' } });
+      },
+      { timeout: 20_000 },
+    );
+    expect(await payment).toMatchObject({ code: 'CONSENT_NOT_AUTHORISED' });
+    expect(await prisma.payment.count({ where: { consentId: revoked.id } })).toBe(0);
+  });
+
+  it('gives VRP payments stored with an empty payee their consent’s, once, by migration', async () => {
+    const upstream = await authorisedSandboxVrpConsent(
+      stack.sandbox.url,
+      stack.api.config,
+      user.applicationUserId,
+      undefined,
+      LIMITS,
+    );
+    const consent = await createVrpConsentRow(prisma, stack.api.config, user, {
+      ...upstream,
+      controlParameters: LIMITS,
+      initiationDetails: { reference: 'Sweep', payee: payee() },
+    });
+    // As payments were stored before they kept their payee (FAILED: it counts against no limit).
+    const old = await prisma.payment.create({
+      data: {
+        merchantId: user.merchantId,
+        consentId: consent.id,
+        kind: 'VRP',
+        paymentIdempotencyId: uniqueName('old').slice(0, 35),
+        status: 'FAILED',
+        amount: '1.00',
+        currency: 'GBP',
+        payee: {},
+      },
+    });
+    const backfill = await readFile(
+      new URL('../prisma/migrations/20261123191824_vrp_payee_backfill/migration.sql', import.meta.url),
+      'utf8',
+    );
+    await prisma.$executeRawUnsafe(backfill);
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: old.id } })).payee).toEqual(payee());
+    expect(dataOf(await tenant.client.get(`/v1/payments/${old.id}`)).payee).toEqual(payee());
+  });
+
+  it('refuses a funds confirmation in another currency than the consent’s, as it refuses such a payment', async () => {
+    const response = await tenant.client.post(`/v1/vrp/consents/${consentId}/funds-confirmation`, {
+      amount: { amount: '10.00', currency: 'EUR' },
+    });
+    expect([response.status, response.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(response.body.error.details).toEqual([
+      expect.objectContaining({ field: 'amount.currency', issue: expect.stringContaining('GBP') }),
+    ]);
+    const same = await tenant.client.post(`/v1/vrp/consents/${consentId}/funds-confirmation`, {
+      amount: { amount: '10.00', currency: 'GBP' },
+    });
+    expect(same.status).toBe(200);
   });
 });

@@ -557,6 +557,31 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       ).toBe(403);
     });
 
+    it('renews a re-authorised consent for 90 days from the approval, whatever span it was first asked for', async () => {
+      const consent = await authorisedConsent({
+        accountRequest: { expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString() },
+      });
+      await http.admin('POST', '/clock/advance', { days: 2 });
+      const patched = await http.call('PATCH', '/account-auth-requests', { consent: consent.consentToken });
+      await approve(patched.body.data);
+      const read = (await http.call('GET', `/consents/${consent.id}`)).body.data;
+      expect(read.status).toBe('AUTHORIZED');
+      // Spec part 1, rule 2: up to 90 days; the PATCH names no expiry, so the longest, from the approval.
+      expect(Date.parse(read.expiresAt)).toBe(Date.parse(read.authorizedAt) + 90 * 86_400_000);
+    });
+
+    it('keeps the expiry on a re-authorisation at a bank with the reauthorisationKeepsExpiry quirk', async () => {
+      await http.admin('PUT', '/institutions/sandbox-redirect/quirks', { reauthorisationKeepsExpiry: true });
+      const consent = await authorisedConsent({
+        accountRequest: { expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString() },
+      });
+      const patched = await http.call('PATCH', '/account-auth-requests', { consent: consent.consentToken });
+      await approve(patched.body.data);
+      const read = (await http.call('GET', `/consents/${consent.id}`)).body.data;
+      expect([read.status, read.expiresAt]).toEqual(['AUTHORIZED', consent.expiresAt]);
+      expect(read.consentToken).not.toBe(consent.consentToken);
+    });
+
     it('updates a pre-authorised consent (PUT) and sends the PSU back to authorise it', async () => {
       const consent = await authorisedConsent();
       const put = await http.call('PUT', '/account-auth-requests', {

@@ -714,6 +714,44 @@ describe('sandbox: financial data', () => {
     expect(await allTransactions(again.consentToken, savings.id)).toEqual(original.savings);
   });
 
+  it('lists the same accounts under ids of each consent at a bank with per-consent account ids', async () => {
+    const quirk = await http.admin('PUT', '/institutions/sandbox-redirect/quirks', {
+      accountIdsPerConsent: true,
+    });
+    expect(quirk.body.data).toMatchObject({ accountIdsPerConsent: true, reauthorisationKeepsExpiry: false });
+    const first = await createConsent('pia');
+    const second = await createConsent('pia');
+    const [a, b] = [await accountsOf(first.consentToken), await accountsOf(second.consentToken)];
+    const ids = (x: typeof a) => x.all.map((r: any) => r.id);
+    expect(ids(a).filter((id: string) => ids(b).includes(id))).toEqual([]);
+    // Same accounts: identifications, and the transactions' own ids, whichever consent reads them.
+    expect(b.all.map((r: any) => r.accountIdentifications)).toEqual(
+      a.all.map((r: any) => r.accountIdentifications),
+    );
+    const newest = async (token: string, accountId: string) =>
+      (await get(`/accounts/${accountId}/transactions?limit=5`, token)).body.data.map((t: any) => t.id);
+    expect(await newest(second.consentToken, b.current.id)).toEqual(
+      await newest(first.consentToken, a.current.id),
+    );
+    expect((await accountsOf(first.consentToken)).current.id).toBe(a.current.id); // stable per consent
+    expect((await get(`/accounts/${b.current.id}/transactions?limit=1`, first.consentToken)).status).toBe(
+      404,
+    );
+
+    // The control API takes the listed ids, and a change shows under every consent.
+    const added = await http.admin('POST', `/consents/${second.id}/accounts/${b.current.id}/transactions`, {
+      amount: -1.5,
+    });
+    expect(added.status).toBe(201);
+    expect((await newest(first.consentToken, a.current.id))[0]).toBe(added.body.data.id);
+
+    expect((await http.admin('PUT', '/institutions/no-such-bank/quirks', {})).status).toBe(404);
+    expect(
+      (await http.admin('PUT', '/institutions/sandbox-redirect/quirks', { accountIdsPerConsent: 'yes' }))
+        .status,
+    ).toBe(400);
+  });
+
   it('shows control-API changes at once through both paging modes, until a reset', async () => {
     const consent = await createConsent('olga');
     const token = consent.consentToken;

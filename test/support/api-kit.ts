@@ -1,11 +1,18 @@
 import type { AppConfig } from '#libs/config';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, uniqueName, type CreatedMerchant } from '#libs/testing';
+import {
+  createMerchant,
+  createUser,
+  uniqueName,
+  uniqueQueuePrefix,
+  type CreatedMerchant,
+} from '#libs/testing';
 import type { CreateMerchantDto } from '../../apps/api/src/admin/admin-merchants.dto.js';
 import type { CreateConsentDto } from '../../apps/api/src/consents/consents.dto.js';
 import type { CreateUserDto } from '../../apps/api/src/users/users.dto.js';
 import { connectBank } from './bank-consents.js';
 import { startApi, startSandbox, startWorker, type RunningHttpApp } from './running-apps.js';
+import { scratchDatabase } from './scratch-database.js';
 
 /**
  * The one test kit for the api: a typed HTTP client, a running stack (sandbox + api, worker on request),
@@ -136,38 +143,71 @@ export interface Stack {
   sandbox: RunningHttpApp;
   api: RunningHttpApp & { config: AppConfig };
   worker?: Awaited<ReturnType<typeof startWorker>>;
+  /** The database the stack's apps use, for processes a test starts on it itself. */
+  databaseUrl: string;
   /** The operator's client (ADMIN_TOKEN). */
   operator: ApiClient;
   /** An unauthenticated client; `.as(token)` for any other caller. */
   anonymous: ApiClient;
+  /** Closes the apps, then drops the stack's own database (if it has one), even when closing failed. */
   close(): Promise<void>;
 }
 
+export interface StackOptions {
+  overrides?: Record<string, string>;
+  worker?: boolean;
+  /**
+   * A migrated database of the stack's own, named after this label (letters, digits, `_`, `-`), and a
+   * queue prefix of its own unless `overrides` sets QUEUE_PREFIX: for a test whose subject acts on every
+   * row of its database (relays, sweeps, dispatchers, admin lists). `close()` drops the database.
+   */
+  ownDatabase?: string;
+}
+
 /**
- * Sandbox and api on random ports (the api's public URL fixed, so callbacks can be re-based), and a worker
- * when asked, all sharing `overrides`.
+ * Sandbox and api on random ports (the api's public URL fixed, so callbacks can be re-based), a worker and
+ * a database of their own when asked, all sharing `overrides`.
  */
-export async function startStack(
-  options: { overrides?: Record<string, string>; worker?: boolean } = {},
-): Promise<Stack> {
-  const overrides = { LOG_LEVEL: 'error', API_PUBLIC_URL: 'http://localhost:3000', ...options.overrides };
-  const sandbox = await startSandbox();
-  const api = await startApi(sandbox.url, overrides);
-  const worker = options.worker
-    ? await startWorker({ ...overrides, UPSTREAM_BASE_URL: sandbox.url })
-    : undefined;
-  return {
-    sandbox,
-    api,
-    worker,
-    operator: new ApiClient(api.url, api.config.api.adminToken),
-    anonymous: new ApiClient(api.url),
-    async close() {
-      await worker?.app.close();
-      await api.close();
-      await sandbox.close();
-    },
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const database = options.ownDatabase === undefined ? undefined : await scratchDatabase(options.ownDatabase);
+  const overrides: Record<string, string> = {
+    LOG_LEVEL: 'error',
+    API_PUBLIC_URL: 'http://localhost:3000',
+    ...(database ? { QUEUE_PREFIX: uniqueQueuePrefix(options.ownDatabase!) } : {}),
+    ...options.overrides,
+    ...(database ? { DATABASE_URL: database.url } : {}),
   };
+  // Whatever started is closed again (newest first), and the database dropped, when a later step fails.
+  const started: { close(): Promise<void> }[] = [];
+  const closeAll = async () => {
+    try {
+      for (const app of [...started].reverse()) await app.close();
+    } finally {
+      await database?.drop();
+    }
+  };
+  try {
+    const sandbox = await startSandbox();
+    started.push(sandbox);
+    const api = await startApi(sandbox.url, overrides);
+    started.push(api);
+    const worker = options.worker
+      ? await startWorker({ ...overrides, UPSTREAM_BASE_URL: sandbox.url })
+      : undefined;
+    if (worker) started.push(worker.app);
+    return {
+      sandbox,
+      api,
+      worker,
+      databaseUrl: api.config.database.url,
+      operator: new ApiClient(api.url, api.config.api.adminToken),
+      anonymous: new ApiClient(api.url),
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
 }
 
 export interface Tenant {

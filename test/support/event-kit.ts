@@ -63,8 +63,17 @@ export class EventReceiver {
   }
 }
 
-/** A registration of our receiver stored directly (the admin route's own tests cover registering upstream). */
-export async function registeredSecret(stack: Stack, applicationId = uniqueName('app')): Promise<string> {
+/** The root application's id: events about merchants without a sub-application name it. */
+export const rootApplication = (stack: Stack): string => stack.api.config.upstream.applicationId;
+
+/**
+ * A registration of our receiver stored directly (the admin route's own tests cover registering upstream):
+ * its secret verifies events that name `applicationId`, the root application unless told otherwise.
+ */
+export async function registeredSecret(
+  stack: Stack,
+  applicationId = rootApplication(stack),
+): Promise<string> {
   const secret = generateWebhookSecret();
   await stack.api.app.get(UpstreamWebhookRepository).store({
     applicationId,
@@ -88,26 +97,57 @@ export function upstreamEvent(type: string, data: Record<string, unknown>): Upst
   return { id: uniqueName('evt'), type, data };
 }
 
-/** POSTs an upstream event to the receiver, signed with `secret` unless `tamper` says otherwise. */
+/**
+ * The body the upstream sends for an event: the event, the application it is for (the root application
+ * unless told; null leaves it out) and when it was made.
+ */
+export function upstreamEventBody(
+  stack: Stack,
+  event: UpstreamEvent | (UpstreamEvent & Record<string, unknown>),
+  applicationId: string | null = rootApplication(stack),
+): string {
+  return JSON.stringify({
+    ...event,
+    ...(applicationId === null ? {} : { applicationId }),
+    createdAt: new Date().toISOString(),
+  });
+}
+
+/**
+ * POSTs an upstream event to the receiver, for `applicationId` (the root application unless told), signed
+ * with `secret` unless `tamper` says otherwise: `body` is sent in place of the signed one, `signedBody` is
+ * signed and sent in place of the event's, `signature` replaces the signature header.
+ */
 export function postUpstreamEvent(
   stack: Stack,
   event: UpstreamEvent,
   secret: string,
-  tamper: { body?: string; signedBody?: string; timestampOffset?: number; unsigned?: boolean } = {},
+  tamper: {
+    body?: string;
+    signedBody?: string;
+    timestampOffset?: number;
+    /** Sign at this time (seconds) rather than now: a test can then know the signature beforehand. */
+    timestampSeconds?: number;
+    unsigned?: boolean;
+    applicationId?: string | null;
+    signature?: (signed: string) => string;
+  } = {},
 ): Promise<ApiResponse> {
-  const body =
-    tamper.signedBody ??
-    JSON.stringify({ ...event, applicationId: 'app', createdAt: new Date().toISOString() });
-  const headers = tamper.unsigned
+  const body = tamper.signedBody ?? upstreamEventBody(stack, event, tamper.applicationId);
+  const headers: Record<string, string> = tamper.unsigned
     ? {}
     : webhookHeaders({
         id: event.id,
-        timestampSeconds: Math.floor(Date.now() / 1000) + (tamper.timestampOffset ?? 0),
+        timestampSeconds:
+          (tamper.timestampSeconds ?? Math.floor(Date.now() / 1000)) + (tamper.timestampOffset ?? 0),
         body,
         secrets: [secret],
       });
+  if (tamper.signature && !tamper.unsigned) {
+    headers['webhook-signature'] = tamper.signature(headers['webhook-signature']);
+  }
   return stack.anonymous.call('POST', '/v1/webhooks/upstream', {
     rawBody: tamper.body ?? body,
-    headers: { ...headers },
+    headers,
   });
 }

@@ -48,6 +48,8 @@ export interface AppConfig {
     intervalMinutes: number;
     /** How far before the newest booked transaction an incremental sync starts. */
     overlapDays: number;
+    /** Records a sync asks the upstream for per page (the upstream allows 1 to 1,000). */
+    pageSize: number;
     /** Megabytes of stored-transaction pages each api process keeps (keyed by the account's version); 0: none. */
     storedPageCacheMb: number;
     /** How often the dispatcher looks for accounts that are due; 0: this worker does not schedule it. */
@@ -95,6 +97,8 @@ export interface AppConfig {
     /** How often the worker re-enqueues inbox rows and deliveries lost from Redis; 0: not scheduled here. */
     sweepEverySeconds: number;
     sseHeartbeatSeconds: number;
+    /** Events an open stream reads from Postgres per query (a replay reads page after page). */
+    ssePageSize: number;
   };
   sandbox: {
     host: string;
@@ -218,6 +222,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       syncConcurrency: env.SYNC_CONCURRENCY,
       intervalMinutes: env.SYNC_INTERVAL_MINUTES,
       overlapDays: env.SYNC_OVERLAP_DAYS,
+      pageSize: env.SYNC_PAGE_SIZE,
       storedPageCacheMb: env.STORED_PAGE_CACHE_MB,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
       institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
@@ -247,6 +252,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         : !production,
       sweepEverySeconds: env.EVENTS_SWEEP_SECONDS,
       sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
+      ssePageSize: env.SSE_PAGE_SIZE,
     },
     sandbox: {
       host: env.SANDBOX_HOST,

@@ -194,6 +194,12 @@ export class EnvironmentVariables {
 
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(1000)
+  SYNC_PAGE_SIZE = 1000;
+
+  @Transform(toInt)
+  @IsInt()
   @Min(0)
   @Max(3600)
   SYNC_DISPATCH_EVERY_SECONDS = 60;
@@ -319,6 +325,12 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(300)
   SSE_HEARTBEAT_SECONDS = 15;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  SSE_PAGE_SIZE = 500;
 
   // --- sandbox ---
   @IsString()

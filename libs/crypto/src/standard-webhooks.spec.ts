@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   StandardWebhook,
   WebhookVerificationError,
@@ -132,12 +132,76 @@ describe('Standard Webhooks signing', () => {
         expect((error as WebhookVerificationError).header).toBe(name);
       }
     }
+    for (const text of ['soon', '', ' ', 'e3', '-', '.5']) {
+      const partial = { ...headers(), 'webhook-timestamp': text };
+      expect([text, reasonOf(() => verifyWebhook(BODY, partial, SECRET, now))]).toEqual([
+        text,
+        text === '' ? 'MISSING_HEADER' : 'INVALID_TIMESTAMP',
+      ]);
+    }
+    // The package reads the leading digits (parseInt), and the signature covers that number.
     expect(reasonOf(() => verifyWebhook(BODY, headers(SIGNATURE, '16142653e0'), SECRET, now))).toBe(
-      'INVALID_TIMESTAMP',
+      'TIMESTAMP_TOO_OLD',
     );
     expect(reasonOf(() => verifyWebhook(BODY, headers(SIGNATURE, '-1'), SECRET, now))).toBe(
-      'INVALID_TIMESTAMP',
+      'TIMESTAMP_TOO_OLD',
     );
+    expect(verifyWebhook(BODY, headers(SIGNATURE, `${TIMESTAMP}abc`), SECRET, now).timestamp).toBe(TIMESTAMP);
+  });
+
+  it('refuses every other encoding of the right signature, and accepts what the package accepts', () => {
+    const now = { nowSeconds: TIMESTAMP };
+    const value = SIGNATURE.slice('v1,'.length);
+    const url = value.replace(/\+/g, '-').replace(/\//g, '_');
+    const theirs = (signature: string) => {
+      // The package reads the wall clock: set to the vector's second for the comparison.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(TIMESTAMP * 1000);
+      try {
+        new Webhook(SECRET).verify(BODY, headers(signature), { jsonParse: false });
+        return 'accepted';
+      } catch {
+        return 'refused';
+      } finally {
+        vi.useRealTimers();
+      }
+    };
+    const ours = (signature: string) =>
+      reasonOf(() => verifyWebhook(BODY, headers(signature), SECRET, now)) ?? 'accepted';
+    const refused = [
+      `v1,${value.replace(/=+$/, '')}`,
+      `v1,${url}`,
+      `v1,${url.replace(/=+$/, '')}`,
+      `${SIGNATURE}x`,
+      `${SIGNATURE}==`,
+      `${SIGNATURE}\t`,
+      `v1, ${value}`,
+      `v1,,${value}`,
+      `V1,${value}`,
+      `v1;${value}`,
+      `v1,${Buffer.from(value, 'base64').toString('hex')}`,
+      `v1,${value.toLowerCase()}`,
+    ];
+    for (const signature of refused) {
+      expect([signature, ours(signature), theirs(signature)]).toEqual([
+        signature,
+        'NO_MATCHING_SIGNATURE',
+        'refused',
+      ]);
+    }
+    // The package splits entries on spaces and each entry on commas, reading the first two fields: empty
+    // entries and extra fields do not matter to it, so not to us either (a header sent twice, which Node
+    // joins with ", ", still verifies).
+    const accepted = [
+      `  ${SIGNATURE}  v2,x `,
+      `${SIGNATURE},`,
+      `${SIGNATURE},extra`,
+      `v9,x ${SIGNATURE}`,
+      `${SIGNATURE}, ${SIGNATURE}`,
+    ];
+    for (const signature of accepted) {
+      expect([signature, ours(signature), theirs(signature)]).toEqual([signature, 'accepted', 'accepted']);
+    }
   });
 
   it('generates whsec_ secrets of 24 random bytes', () => {

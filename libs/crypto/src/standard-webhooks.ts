@@ -3,19 +3,20 @@ import { Webhook } from 'standardwebhooks';
 
 /**
  * Standard Webhooks (https://www.standardwebhooks.com): the signer used by the sandbox and by our own
- * deliveries, and the verifier of the upstream receiver. The signature itself (HMAC-SHA256 over
- * `${webhook-id}.${webhook-timestamp}.${body}` with the secret's base64 key, `v1,<base64>`) is computed by
- * the official `standardwebhooks` package. Around it, this module adds what the package's one-secret
- * `verify` cannot: several secrets on both sides (rotation), typed failure reasons, and a tolerance and
- * clock the caller may set (the package fixes 300 s against the wall clock; ours defaults to the same).
+ * deliveries, and the verifier of the upstream receiver. Signatures are the official `standardwebhooks`
+ * package's public `sign` (HMAC-SHA256 over `${webhook-id}.${webhook-timestamp}.${body}` with the secret's
+ * base64 key, `v1,<base64>`). Verifying does what the package's `verify` does, with that same `sign`: an
+ * entry of the signature header passes when it is exactly that text (no other encoding of the same bytes
+ * passes). Around it, this module adds what the package's one-secret `verify` cannot: several secrets on
+ * both sides (rotation), typed failure reasons, and a tolerance and clock the caller may set (the package
+ * fixes 300 s against the wall clock; ours defaults to the same, and then accepts exactly what the package
+ * accepts).
  */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 export const WEBHOOK_ID_HEADER = 'webhook-id';
 export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
-
-const SIGNATURE_VERSION = 'v1';
 
 export type WebhookVerificationReason =
   | 'MISSING_HEADER'
@@ -131,27 +132,72 @@ function assertTimestamp(timestampSeconds: number): void {
   }
 }
 
+/** The value as the package would read it from a plain object: the last key matching in any case. */
 function readHeader(headers: WebhookHeaderSource, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function') {
     return (headers as Headers).get(name) ?? undefined;
   }
   const bag = headers as Record<string, string | readonly string[] | number | undefined | null>;
-  const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
+  const key = Object.keys(bag)
+    .filter((k) => k.toLowerCase() === name)
+    .pop();
   const value = key === undefined ? undefined : bag[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string' || typeof value === 'number') return String(value);
   return value[0];
 }
 
+/** Present and not empty, as the package requires; not trimmed, as the package does not trim. */
 function required(headers: WebhookHeaderSource, name: string): string {
-  const value = readHeader(headers, name)?.trim();
+  const value = readHeader(headers, name);
   if (!value) throw new WebhookVerificationError('MISSING_HEADER', `Missing header ${name}`, name);
   return value;
 }
 
 /**
+ * The package's reading of the timestamp (`parseInt`: its leading digits, so `1614265330abc` is
+ * 1614265330, and that number is what the signature covers), checked against our tolerance and clock.
+ */
+function checkedTimestamp(text: string, toleranceSeconds: number, nowSeconds: number): number {
+  const timestamp = Number.parseInt(text, 10);
+  if (Number.isNaN(timestamp)) {
+    throw new WebhookVerificationError('INVALID_TIMESTAMP', 'webhook-timestamp is not a number of seconds');
+  }
+  if (nowSeconds - timestamp > toleranceSeconds) {
+    throw new WebhookVerificationError('TIMESTAMP_TOO_OLD', 'webhook-timestamp is too old');
+  }
+  if (timestamp > nowSeconds + toleranceSeconds) {
+    throw new WebhookVerificationError('TIMESTAMP_TOO_NEW', 'webhook-timestamp is too far in the future');
+  }
+  return timestamp;
+}
+
+/**
+ * The `v1` signature values of a signature header, read as the package's `verify` reads them: entries
+ * separated by single spaces, nothing trimmed, the version the text before the first comma and the value
+ * the text between the first and the second comma (so `v1,<sig>,more` carries `<sig>`).
+ */
+function v1Signatures(header: string): string[] {
+  const values: string[] = [];
+  for (const entry of header.split(' ')) {
+    const [version, value] = entry.split(',');
+    if (version === 'v1' && value !== undefined) values.push(value);
+  }
+  return values;
+}
+
+/** Byte-for-byte, in time independent of where they differ. */
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
  * Checks a delivery: all three headers present, the timestamp within tolerance of now (both ways, so a
- * replayed or pre-dated message fails), and one of the `v1` signatures matching one of the secrets.
+ * replayed or pre-dated message fails), and one of the `v1` signatures matching one of the secrets. The
+ * match is the package's own: its public `sign` computes the canonical `v1,<base64>` and an entry's value
+ * must equal it as exact text, which is all the package's `verify` does after its fixed 300 s window.
  * Throws WebhookVerificationError with a typed reason; returns the id and timestamp on success.
  */
 export function verifyWebhook(
@@ -163,42 +209,27 @@ export function verifyWebhook(
   const id = required(headers, WEBHOOK_ID_HEADER);
   const timestampText = required(headers, WEBHOOK_TIMESTAMP_HEADER);
   const signatureHeader = required(headers, WEBHOOK_SIGNATURE_HEADER);
+  const timestamp = checkedTimestamp(
+    timestampText,
+    options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+    options.nowSeconds ?? Math.floor(Date.now() / 1000),
+  );
 
-  if (!/^\d{1,15}$/.test(timestampText)) {
-    throw new WebhookVerificationError('INVALID_TIMESTAMP', 'webhook-timestamp is not a number of seconds');
-  }
-  const timestamp = Number(timestampText);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (now - timestamp > tolerance) {
-    throw new WebhookVerificationError('TIMESTAMP_TOO_OLD', 'webhook-timestamp is too old');
-  }
-  if (timestamp - now > tolerance) {
-    throw new WebhookVerificationError('TIMESTAMP_TOO_NEW', 'webhook-timestamp is too far in the future');
-  }
-
-  const given = signatureHeader
-    .split(' ')
-    .map((entry) => entry.split(','))
-    .filter(([version, value]) => version === SIGNATURE_VERSION && value)
-    .map(([, value]) => Buffer.from(value, 'base64'));
-  const secretList = typeof secrets === 'string' ? [secrets] : secrets;
-  const payload = toPayload(body);
-  for (const secret of secretList) {
-    let signer: Webhook;
-    try {
-      signer = signerFor(secret);
-    } catch {
-      // A malformed secret (stored from a sender that minted one) matches nothing; it must not stop the
-      // other secrets from verifying.
-      continue;
-    }
-    const signed = signer.sign(id, new Date(timestamp * 1000), payload);
-    const expected = Buffer.from(signed.slice(SIGNATURE_VERSION.length + 1), 'base64');
-    for (const signature of given) {
-      if (signature.length === expected.length && timingSafeEqual(signature, expected)) {
-        return { id, timestamp };
+  const received = v1Signatures(signatureHeader);
+  if (received.length > 0) {
+    const payload = toPayload(body);
+    const signedAt = new Date(timestamp * 1000);
+    for (const secret of typeof secrets === 'string' ? [secrets] : secrets) {
+      let signer: Webhook;
+      try {
+        signer = signerFor(secret);
+      } catch {
+        // A malformed secret (stored from a sender that minted one) matches nothing; it must not stop the
+        // other secrets from verifying.
+        continue;
       }
+      const expected = signer.sign(id, signedAt, payload).slice('v1,'.length);
+      if (received.some((value) => sameText(value, expected))) return { id, timestamp };
     }
   }
   throw new WebhookVerificationError('NO_MATCHING_SIGNATURE', 'No signature matches the webhook secret');

@@ -1,1 +1,2 @@
 export * from './domain-error.js';
+export * from './reconnect-hint.js';

@@ -2,3 +2,4 @@ export * from './log-capture.js';
 export * from './test-config.js';
 export * from './factories.js';
 export * from './seeded-random.js';
+export * from './properties.js';

@@ -1,7 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { EventEndpointsService } from '#libs/domain/events';
-import { ApiEnvelope, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, TracingId } from '#libs/http';
+import { listEnvelope } from '../common/paging.js';
 import { EventEndpointDto } from '../events/events.dto.js';
 
 class TroubledEventEndpointDto extends EventEndpointDto {
@@ -36,6 +37,6 @@ export class AdminEventEndpointsController {
       disabledAt: iso(e.disabledAt),
       disabledReason: e.disabledReason,
     }));
-    return envelope(tracingId, endpoints, { count: endpoints.length });
+    return listEnvelope(tracingId, endpoints);
   }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { Omittable } from '../common/omittable.js';
 
 /** scheme://host[:port], nothing more: exactly what a browser sends in `Origin`. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
@@ -16,13 +17,13 @@ export class CreateMerchantDto {
       'Upstream sub-application to act as; checked with the upstream. Omitted: the root application.',
     maxLength: 255,
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'subApplicationId must be an upstream application id' })
   subApplicationId?: string;
 
   @ApiPropertyOptional({ type: [String], example: ['https://app.acme.example'], maxItems: 20 })
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
@@ -35,7 +36,7 @@ export class CreateMerchantDto {
 
 export class RotateApiKeyDto {
   @ApiPropertyOptional({ description: 'Operator label to tell keys apart', maxLength: 255 })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MinLength(1)
   @MaxLength(255)

@@ -17,6 +17,7 @@ import {
 import { MerchantService } from '#libs/domain/merchants';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
+import { listEnvelope } from '../common/paging.js';
 import {
   RegisterUpstreamWebhookDto,
   UpstreamWebhookCategoryDto,
@@ -84,7 +85,7 @@ export class AdminUpstreamWebhooksController {
   @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookDto, { list: true }) })
   async list(@TracingId() tracingId: string) {
     const registrations = await this.registrations.list();
-    return envelope(tracingId, registrations.map(view), { count: registrations.length, nextCursor: null });
+    return listEnvelope(tracingId, registrations.map(view));
   }
 
   @Post('webhooks/:id/secret')
@@ -116,7 +117,7 @@ export class AdminUpstreamWebhooksController {
       name: c.name,
       ...(c.description !== undefined ? { description: c.description } : {}),
     }));
-    return envelope(tracingId, categories, { count: categories.length, nextCursor: null });
+    return listEnvelope(tracingId, categories);
   }
 
   @Post('webhooks/migrate')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, pageEnvelope } from './paging.js';
+import { decodeCursor, encodeCursor, listEnvelope, pageEnvelope } from './paging.js';
 
 const ID = '0190c0de-0000-7000-8000-000000000001';
 
@@ -36,5 +36,13 @@ describe('keyset paging: cursors and the page envelope', () => {
     const last = pageEnvelope('t-2', [], { path: '/v1/users', limit: 1, after: null });
     expect(last.meta).toMatchObject({ count: 0, nextCursor: null });
     expect(last.links).toBeUndefined();
+  });
+
+  it('gives a list whole in one answer the same meta as a last page: count and a null nextCursor', () => {
+    const list = listEnvelope('t-3', [{ id: 1 }, { id: 2 }]);
+    expect(list).toEqual({
+      data: [{ id: 1 }, { id: 2 }],
+      meta: { tracingId: 't-3', count: 2, nextCursor: null },
+    });
   });
 });

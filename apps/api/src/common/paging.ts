@@ -22,6 +22,14 @@ export function decodeCursor(
 }
 
 /**
+ * The answer of a list that is whole in one answer (no `limit` or `cursor`): the same `meta` as a paged
+ * list's last page, `meta.count` and `meta.nextCursor: null`, so every list of the API has one shape.
+ */
+export function listEnvelope<T>(tracingId: string, items: T[]) {
+  return envelope(tracingId, items, { count: items.length, nextCursor: null });
+}
+
+/**
  * The answer of a keyset-paged list (the API guide's paging): `meta.count`, an opaque `meta.nextCursor`
  * (null on the last page) and `links.next` repeating the list's filters.
  */

@@ -36,7 +36,7 @@ import {
 
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
 const NOT_USABLE =
-  'CONFLICT (an embedded-flow consent), CONSENT_NOT_AUTHORISED (no token held) or CONSENT_EXPIRED';
+  'CONSENT_NOT_AUTHORISED (the consent has ended: revoked, expired, rejected or failed; the message and `details` name the way back, a new consent for the same institution through POST /v1/users/{userId}/consents, to which the accounts carry over; or no token is held yet), CONFLICT (an embedded-flow consent) or CONSENT_EXPIRED (the bank no longer honours it)';
 
 /** A merchant key acts for any of its users; a session only for its own user (the service enforces it). */
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
@@ -57,7 +57,7 @@ export class ConsentsController {
   @ApiOperation({
     summary: 'Start connecting a bank (redirect flow)',
     description:
-      "Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.",
+      "Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. Connecting a bank the user has connected before (after a revocation or an expiry, say) carries their accounts there over to the new consent: same account ids, transactions and sync history, none twice. An account is matched by its upstream account id, else by its sort code and account number, IBAN or full card number. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.",
   })
   @ApiCreatedResponse({ type: ApiEnvelope(CreatedConsentDto) })
   @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the institution or scopes)')
@@ -142,7 +142,7 @@ export class ConsentsController {
   @ApiOperation({
     summary: 'Re-authorise a consent (redirect flow)',
     description:
-      "Asks the upstream for a re-authorisation with the stored consent token. Answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending (status AWAITING_RE_AUTHORIZATION). The callback then stores the new token and expiry and 302s to `redirectUrl?consentId=…&status=…`.",
+      "Renews a consent that is still AUTHORIZED (or asks again while AWAITING_RE_AUTHORIZATION), before it expires: asks the upstream for a re-authorisation with the stored consent token and answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending. The callback then stores the new token and expiry (the bank's new span, 90 days from the approval at most) and 302s to `redirectUrl?consentId=…&status=…`. A consent that has ended (REVOKED, EXPIRED, REJECTED, FAILED) is not renewed (409 CONSENT_NOT_AUTHORISED): connect the bank again with POST /v1/users/{userId}/consents; the user's accounts carry over to the new consent with their ids and transactions.",
   })
   @ApiCreatedResponse({ type: ApiEnvelope(ReauthorisationDto) })
   @ApiInvalid()

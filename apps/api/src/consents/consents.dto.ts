@@ -188,6 +188,12 @@ export class ConsentDto {
   @ApiPropertyOptional({ description: 'While AWAITING_AUTHORIZATION' }) authorisationUrl?: string;
   @ApiPropertyOptional({ description: 'When a re-authorisation is pending' }) reauthorisationUrl?: string;
   @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'When a completed re-authorisation did not extend the consent (the bank kept expiresAt, or left it within the warning window): no re-authorisation is asked for automatically any more; connect the bank again to keep the data flowing. Absent once an authorisation extends it.',
+  })
+  reauthorisationNotExtendedAt?: string;
+  @ApiPropertyOptional({
     type: ConsentSyncDto,
     description: 'GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is',
   })

@@ -27,6 +27,7 @@ import {
   envelopeText,
 } from '#libs/http';
 import { missing, upstreamRefused } from '../common/api-responses.js';
+import { listEnvelope } from '../common/paging.js';
 import {
   BeneficiaryDto,
   CategorisationDto,
@@ -103,7 +104,7 @@ export class AccountDataController {
     @TracingId() tracingId: string,
   ) {
     const beneficiaries = await this.data.beneficiaries(callerOf(principal), accountId, tracingId);
-    return envelope(tracingId, beneficiaries, { count: beneficiaries.length, nextCursor: null });
+    return listEnvelope(tracingId, beneficiaries);
   }
 
   @Post(':accountId/transactions/categorisation')

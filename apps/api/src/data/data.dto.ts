@@ -1,11 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  IsDefined,
   IsIn,
   IsInt,
   IsISO8601,
-  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -13,7 +11,6 @@ import {
   MaxLength,
   Min,
   MinLength,
-  ValidateNested,
 } from 'class-validator';
 
 export class StatementsQueryDto {
@@ -84,40 +81,6 @@ export class CategorisationDto {
   countryCode?: string;
 }
 
-/** An amount the caller sends (a payment's, a funds check's): validated, as the upstream will. */
-export class AmountInputDto {
-  @ApiProperty({
-    example: '12.34',
-    description: 'Decimal string, greater than 0, at most 2 decimals (never a JSON number)',
-  })
-  @IsString()
-  @Matches(/^(?:0|[1-9]\d{0,12})(?:\.\d{1,2})?$/, {
-    message: 'amount must be a decimal string with at most 2 decimals',
-  })
-  @Matches(/[1-9]/, { message: 'amount must be greater than 0' })
-  amount: string;
-
-  @ApiProperty({ example: 'GBP' })
-  @IsString()
-  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code' })
-  currency: string;
-}
-
-export class FundsConfirmationDto {
-  @ApiPropertyOptional({ maxLength: 18, example: 'Top-up' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(18)
-  reference?: string;
-
-  @ApiProperty({ type: AmountInputDto })
-  @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AmountInputDto)
-  amount: AmountInputDto;
-}
-
 export class MoneyViewDto {
   @ApiProperty({ example: '12.34' }) amount: string;
   @ApiProperty({ example: 'GBP' }) currency: string;
@@ -154,48 +117,6 @@ export class LiveTransactionDto {
 export class CategorisationResultDto {
   @ApiProperty() categorisationId: string;
   @ApiProperty({ type: [LiveTransactionDto] }) transactions: LiveTransactionDto[];
-}
-
-export class VrpPeriodicLimitViewDto {
-  @ApiProperty({ example: 'MONTHLY' }) frequency: string;
-  @ApiProperty({ nullable: true, example: 'CALENDAR', type: String }) alignment: string | null;
-  @ApiProperty({ type: MoneyViewDto }) totalMaxAmount: MoneyViewDto;
-  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true, description: '{ start, end }' })
-  currentPeriod: unknown;
-  @ApiProperty({
-    type: MoneyViewDto,
-    nullable: true,
-    description:
-      "Sum of this BFF's payments under the consent in the current period (failed ones excluded); 0 when none. Null only for a frequency the BFF does not know.",
-  })
-  paidInCurrentPeriod: MoneyViewDto | null;
-}
-
-export class VrpControlParametersViewDto {
-  @ApiProperty({ type: [String] }) psuAuthenticationMethods: string[];
-  @ApiProperty({ type: MoneyViewDto, nullable: true }) maxAmountPerPayment: MoneyViewDto | null;
-  @ApiProperty({ nullable: true, type: String }) validFrom: string | null;
-  @ApiProperty({ nullable: true, type: String }) validTo: string | null;
-  @ApiProperty({ type: [VrpPeriodicLimitViewDto] }) periodicLimits: VrpPeriodicLimitViewDto[];
-}
-
-export class VrpConsentDto {
-  @ApiProperty() id: string;
-  @ApiProperty() upstreamConsentId: string;
-  @ApiProperty() institutionId: string;
-  @ApiProperty({ nullable: true, type: String }) status: string | null;
-  @ApiProperty({ nullable: true, type: String }) createdAt: string | null;
-  @ApiProperty({ nullable: true, type: String }) authorizedAt: string | null;
-  @ApiProperty({ type: VrpControlParametersViewDto }) controlParameters: VrpControlParametersViewDto;
-  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) initiationDetails: unknown;
-}
-
-export class FundsConfirmationViewDto {
-  @ApiProperty({ nullable: true, type: String }) id: string | null;
-  @ApiProperty({ nullable: true, type: String }) reference: string | null;
-  @ApiProperty({ type: MoneyViewDto }) amount: MoneyViewDto;
-  @ApiProperty() fundsAvailable: boolean;
-  @ApiProperty({ nullable: true, type: String }) fundsAvailableAt: string | null;
 }
 
 export class HostedVrpRequestViewDto {

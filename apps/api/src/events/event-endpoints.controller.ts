@@ -11,7 +11,7 @@ import {
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
 import { ApiEnvelope, Auth, AuthKind, PageQueryDto, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { decodeCursor, listEnvelope, pageEnvelope } from '../common/paging.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   CreateEventEndpointDto,
@@ -73,7 +73,7 @@ export class EventEndpointsController {
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto, { list: true }) })
   async list(@Principal() principal: Principal, @TracingId() tracingId: string) {
     const endpoints = (await this.endpoints.list(principal.merchantId!)).map(view);
-    return envelope(tracingId, endpoints, { count: endpoints.length });
+    return listEnvelope(tracingId, endpoints);
   }
 
   @Get(':id')

@@ -29,17 +29,20 @@ export class UpstreamWebhookController {
   @ApiOperation({
     summary: 'Receive an upstream webhook',
     description:
-      'For the upstream only. The signature (Standard Webhooks; WEBHOOK_SIGNATURE_SCHEME) is checked over the exact bytes received, against every registered secret (including a replaced one during its grace period), before anything is parsed; the timestamp must be within WEBHOOK_TOLERANCE_SECONDS of our clock. A verified event is stored in the inbox, once per `webhook-id`, and only then answered 200; a redelivery answers 200 with `duplicate: true` and changes nothing. Its effects (consent revoked or expired, payment completed or failed, merchant events) follow in the worker.',
+      "For the upstream only. The body names the application the event is for (`applicationId`: the root application or a sub-application), and only that application's registered secrets (including a replaced one during its grace period) may verify it. The signature (Standard Webhooks; WEBHOOK_SIGNATURE_SCHEME) is checked over the exact bytes received exactly as the official `standardwebhooks` package checks it, so no other encoding of a signature passes; the timestamp must be within WEBHOOK_TOLERANCE_SECONDS of our clock. A verified event is stored in the inbox, once per `webhook-id`, and only then answered 200; a redelivery answers 200 with `duplicate: true` and changes nothing. Its effects (consent revoked or expired, payment completed or failed, merchant events) follow in the worker, on consents and payments of that application only.",
   })
   @ApiHeader({ name: 'webhook-id', required: true, description: 'The event id (the dedupe key)' })
   @ApiHeader({ name: 'webhook-timestamp', required: true, description: 'Seconds since the epoch' })
   @ApiHeader({ name: 'webhook-signature', required: true, description: 'Space-separated `v1,<base64>`' })
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
   @ApiOkResponse({ type: ApiEnvelope(WebhookReceivedDto) })
-  @ApiInvalid('VALIDATION_FAILED: a verified body that is not a JSON object')
+  @ApiInvalid(
+    'VALIDATION_FAILED: a body that is not a JSON object naming its application (`applicationId`), or a verified one that cannot be stored',
+  )
   @ApiUnauthorizedResponse({
     type: ApiErrorResponse,
-    description: 'UNAUTHENTICATED: unsigned, forged, tampered, stale or future-dated',
+    description:
+      'UNAUTHENTICATED: unsigned, forged, tampered, stale or future-dated, or not signed with a secret of the application it names',
   })
   @ApiPayloadTooLargeResponse({ type: ApiErrorResponse, description: 'PAYLOAD_TOO_LARGE' })
   async receive(@Req() request: FastifyRequest, @TracingId() tracingId: string) {

@@ -119,7 +119,7 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
               stream.raw.once('close', resolve);
             });
           }
-          if (page.length < 500) break;
+          if (page.length < this.events.pageSize) break;
         }
       } while (stream.again && !stream.closed);
     } catch (err) {

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { DomainError, ErrorCode } from '#libs/errors';
 import type { RequestWithPrincipal } from '#libs/http';
+import { isUuid } from '#libs/ids';
 import { IdempotencyRepository } from './idempotency.repository.js';
 
 export const IDEMPOTENT_METADATA = 'bff:idempotent';
@@ -68,7 +69,9 @@ function canonical(value: unknown): string {
  * its successful answer is stored; a replay with the same body gets that answer again, another body
  * 409 IDEMPOTENCY_MISMATCH, and a replay while the first is still running 409 CONFLICT (the client
  * retries; waiting here would hold a connection for an unknown time). Errors are not stored: the claim
- * is released so the request can be retried. Keys live 24 h.
+ * is released so the request can be retried. Keys live 24 h. A request the route's pipe refuses (interceptors run
+ * before pipes) fails inside the claim, so its claim is released like any error's and nothing is kept; a
+ * merchant scope that is not a merchant id answers 404 before any claim.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -99,6 +102,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const params = request.params as Record<string, string | undefined>;
     const merchantId = options.merchantParam ? params[options.merchantParam] : request.principal?.merchantId;
     if (!merchantId) throw new Error('@Idempotent() route has no merchant to scope its keys by');
+    if (!isUuid(merchantId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
 
     const path = request.routeOptions.url ?? request.url;
     const requestHash = createHash('sha256')

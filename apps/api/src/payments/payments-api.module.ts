@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PaymentsModule } from '#libs/domain/payments';
 import { PaymentsController } from './payments.controller.js';
+import { VrpConsentsController } from './vrp-consents.controller.js';
 import { VrpPaymentsController } from './vrp-payments.controller.js';
 
 /** Payment routes of the merchant API (API.md, "Payments and VRP"). */
-@Module({ imports: [PaymentsModule], controllers: [PaymentsController, VrpPaymentsController] })
+@Module({
+  imports: [PaymentsModule],
+  controllers: [PaymentsController, VrpConsentsController, VrpPaymentsController],
+})
 export class PaymentsApiModule {}

@@ -25,7 +25,8 @@ import { MoneyViewDto } from '../data/data.dto.js';
 export class PaymentAmountDto {
   @ApiProperty({
     example: '12.34',
-    description: 'Decimal string, greater than 0, at most the currency’s decimals (never a JSON number)',
+    description:
+      'Decimal string, greater than 0, at most the currency’s decimals and 15 significant digits (never a JSON number)',
   })
   @IsString()
   @Matches(/^(?:0|[1-9]\d{0,12})(?:\.\d{1,3})?$/, {
@@ -249,4 +250,88 @@ export class PaymentDto {
   authorisationUrl!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) statusUpdatedAt!: string | null;
+}
+
+export class FundsConfirmationDto {
+  @ApiPropertyOptional({ maxLength: 18, example: 'Top-up' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(18)
+  reference?: string;
+
+  @ApiProperty({ type: PaymentAmountDto, description: 'As for a payment: a decimal string, never rounded' })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaymentAmountDto)
+  amount!: PaymentAmountDto;
+}
+
+export class FundsConfirmationViewDto {
+  @ApiProperty({ nullable: true, type: String }) id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) reference!: string | null;
+  @ApiProperty({ type: MoneyViewDto }) amount!: MoneyViewDto;
+  @ApiProperty() fundsAvailable!: boolean;
+  @ApiProperty({ nullable: true, type: String }) fundsAvailableAt!: string | null;
+}
+
+export class VrpPeriodViewDto {
+  @ApiProperty({ format: 'date-time', description: 'Included' }) start!: string;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Not included: a payment made then counts in the next period',
+  })
+  end!: string;
+}
+
+const UNKNOWN_FREQUENCY = 'Null only for a frequency the BFF does not know.';
+
+export class VrpPeriodicLimitViewDto {
+  @ApiProperty({ example: 'MONTHLY' }) frequency!: string;
+  @ApiProperty({ nullable: true, example: 'CALENDAR', type: String }) alignment!: string | null;
+  @ApiProperty({ type: MoneyViewDto, description: 'The limit of every whole period' })
+  totalMaxAmount!: MoneyViewDto;
+  @ApiProperty({
+    type: VrpPeriodViewDto,
+    nullable: true,
+    description: `The period that holds now, in UTC. ${UNKNOWN_FREQUENCY}`,
+  })
+  currentPeriod!: VrpPeriodViewDto | null;
+  @ApiProperty({
+    type: MoneyViewDto,
+    nullable: true,
+    description: `The current period's limit: totalMaxAmount, pro-rated in a first CALENDAR period. ${UNKNOWN_FREQUENCY}`,
+  })
+  limitInCurrentPeriod!: MoneyViewDto | null;
+  @ApiProperty({
+    type: MoneyViewDto,
+    nullable: true,
+    description: `What this BFF's payments under the consent created in the current period add up to, those that may have moved money (not FAILED, DECLINED, REJECTED, EXPIRED or CANCELLED); 0 when none. ${UNKNOWN_FREQUENCY}`,
+  })
+  paidInCurrentPeriod!: MoneyViewDto | null;
+  @ApiProperty({
+    type: MoneyViewDto,
+    nullable: true,
+    description: `limitInCurrentPeriod less paidInCurrentPeriod: the most one more payment may be now, as far as this limit goes. ${UNKNOWN_FREQUENCY}`,
+  })
+  remainingInCurrentPeriod!: MoneyViewDto | null;
+}
+
+export class VrpControlParametersViewDto {
+  @ApiProperty({ type: [String] }) psuAuthenticationMethods!: string[];
+  @ApiProperty({ type: MoneyViewDto, nullable: true }) maxAmountPerPayment!: MoneyViewDto | null;
+  @ApiProperty({ nullable: true, type: String }) validFrom!: string | null;
+  @ApiProperty({ nullable: true, type: String }) validTo!: string | null;
+  @ApiProperty({ type: [VrpPeriodicLimitViewDto] }) periodicLimits!: VrpPeriodicLimitViewDto[];
+}
+
+export class VrpConsentDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() upstreamConsentId!: string;
+  @ApiProperty() institutionId!: string;
+  @ApiProperty({ nullable: true, type: String }) status!: string | null;
+  @ApiProperty({ nullable: true, type: String }) createdAt!: string | null;
+  @ApiProperty({ nullable: true, type: String }) authorizedAt!: string | null;
+  @ApiProperty({ type: VrpControlParametersViewDto }) controlParameters!: VrpControlParametersViewDto;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) initiationDetails!: unknown;
 }

@@ -1,9 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageQueryDto } from '#libs/http';
-import { IsBoolean, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
-
-/** Optional, but not nullable: `null` would reach the database as a missing NOT NULL value. */
-const Omittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+import { IsBoolean, IsOptional, IsString, Matches } from 'class-validator';
+import { Omittable } from '../common/omittable.js';
 
 /**
  * Visible ASCII, at most 200: on the root application the upstream applicationUserId is

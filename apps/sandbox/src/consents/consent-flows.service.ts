@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
   ConsentsStore,
+  InstitutionsCatalog,
   MAX_DATA_CONSENT_MS,
   ResetRegistry,
   SandboxClock,
@@ -40,8 +41,8 @@ interface OneTimeToken {
 
 /** Account-consent details this module keeps in `ConsentRecord.details` (the record's kind-owned slot). */
 export interface AccountConsentDetails {
-  /** How long the PSU granted access for, so a re-authorisation grants the same span again. */
-  validityMs?: number;
+  /** The expiry a consent had when its re-authorisation was asked for (the request clears it meanwhile). */
+  expiresAtBeforeReauthorisation?: string;
   lastConfirmedAt?: string;
   reconfirmBy?: string;
 }
@@ -60,6 +61,7 @@ export class ConsentFlowsService {
     private readonly consents: ConsentsStore,
     private readonly users: UsersStore,
     private readonly clock: SandboxClock,
+    private readonly catalog: InstitutionsCatalog,
     resets: ResetRegistry,
   ) {
     resets.register(
@@ -163,17 +165,22 @@ export class ConsentFlowsService {
 
   /**
    * Authorises a consent of any kind after the PSU approved it. A re-authorised account consent gets a
-   * fresh span of validity and a token that differs from the superseded one.
+   * token that differs from the superseded one and a new validity: the longest a data consent lasts
+   * (spec part 1, rule 2), counted from this approval, since the re-authorisation request names no expiry
+   * (spec 4.1: PATCH without a body). An institution with the `reauthorisationKeepsExpiry` quirk keeps
+   * the expiry the consent had instead.
    */
   authorize(record: ConsentRecord): ConsentRecord {
     this.scaAttempts.delete(record.id);
     this.pendingPolls.delete(record.id);
-    if (record.kind === 'ACCOUNT') {
-      const details = (record.details ?? {}) as AccountConsentDetails;
-      const now = this.clock.nowMs();
-      if (record.status === 'AWAITING_RE_AUTHORIZATION') {
-        record.expiresAt = new Date(now + (details.validityMs ?? MAX_DATA_CONSENT_MS)).toISOString();
-      }
+    if (record.kind === 'ACCOUNT' && record.status === 'AWAITING_RE_AUTHORIZATION') {
+      const { expiresAtBeforeReauthorisation: kept, ...details } = (record.details ??
+        {}) as AccountConsentDetails;
+      record.details = { ...details };
+      record.expiresAt =
+        this.catalog.quirksOf(record.institutionId).reauthorisationKeepsExpiry && kept
+          ? kept
+          : new Date(this.clock.nowMs() + MAX_DATA_CONSENT_MS).toISOString();
     }
     return this.consents.authorize(record);
   }

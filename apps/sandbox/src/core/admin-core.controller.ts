@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConsentsStore } from './consents.store.js';
 import { FaultsService } from './faults.service.js';
+import { InstitutionsCatalog } from './institutions.catalog.js';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxAccess } from './sandbox-auth.js';
 import { SandboxClock } from './sandbox-clock.service.js';
@@ -22,6 +23,12 @@ class FaultRuleDto {
   @IsOptional() @IsBoolean() drop?: boolean;
   @IsOptional() @Type(() => Number) @IsNumber() @Min(0.000001) @Max(1) rate?: number;
   @IsOptional() @IsInt() @Min(1) count?: number;
+  @IsOptional() @IsInt() @Min(0) after?: number;
+}
+
+class InstitutionQuirksDto {
+  @IsOptional() @IsBoolean() accountIdsPerConsent?: boolean;
+  @IsOptional() @IsBoolean() reauthorisationKeepsExpiry?: boolean;
 }
 
 /** The control API's core: reset, clock, faults, and bank-side consent changes. */
@@ -33,6 +40,7 @@ export class AdminCoreController {
     private readonly clock: SandboxClock,
     private readonly faults: FaultsService,
     private readonly consents: ConsentsStore,
+    private readonly institutions: InstitutionsCatalog,
   ) {}
 
   @Post('reset')
@@ -81,6 +89,20 @@ export class AdminCoreController {
     if (!this.faults.remove(id)) throw SandboxError.notFound(`Fault ${id} was not found`);
   }
 
+  /** How an institution differs from the common case (InstitutionQuirks), until a reset or restart. */
+  @Put('institutions/:institutionId/quirks')
+  @HttpCode(200)
+  setQuirks(@Param('institutionId') institutionId: string, @Body() body: InstitutionQuirksDto) {
+    this.knownInstitution(institutionId);
+    return { data: { institutionId, ...this.institutions.setQuirks(institutionId, body) } };
+  }
+
+  @Get('institutions/:institutionId/quirks')
+  getQuirks(@Param('institutionId') institutionId: string) {
+    this.knownInstitution(institutionId);
+    return { data: { institutionId, ...this.institutions.quirksOf(institutionId) } };
+  }
+
   /** The bank expires the consent: the next data call with its token fails as expired. */
   @Post('consents/:consentId/expire')
   @HttpCode(200)
@@ -93,6 +115,10 @@ export class AdminCoreController {
   @HttpCode(200)
   revoke(@Param('consentId') id: string) {
     return { data: this.bankSideStatus(id, 'REVOKED') };
+  }
+
+  private knownInstitution(id: string): void {
+    if (!this.institutions.find(id)) throw SandboxError.notFound(`Institution ${id} was not found`);
   }
 
   private bankSideStatus(id: string, status: 'EXPIRED' | 'REVOKED') {

@@ -28,6 +28,8 @@ export interface FaultRuleInput {
   rate?: number;
   /** Stop after this many hits; unlimited when absent. */
   count?: number;
+  /** Let this many matching requests through before the rule starts (the n+1th is the first it may hit). */
+  after?: number;
 }
 
 export interface FaultRule extends FaultRuleInput {
@@ -53,7 +55,7 @@ function compile(pattern: string): RegExp {
 
 @Injectable()
 export class FaultsService {
-  private rules: (FaultRule & { regex: RegExp })[] = [];
+  private rules: (FaultRule & { regex: RegExp; skipped: number })[] = [];
 
   constructor(resets: ResetRegistry) {
     resets.register(() => {
@@ -62,7 +64,7 @@ export class FaultsService {
   }
 
   add(input: FaultRuleInput): FaultRule {
-    const rule = { ...input, id: randomUUID(), matched: 0, hits: 0, regex: compile(input.path) };
+    const rule = { ...input, id: randomUUID(), matched: 0, hits: 0, skipped: 0, regex: compile(input.path) };
     this.rules.push(rule);
     return this.view(rule);
   }
@@ -87,6 +89,10 @@ export class FaultsService {
       if (rule.method && rule.method.toUpperCase() !== method) continue;
       if (!rule.regex.test(path)) continue;
       if (rule.count !== undefined && rule.hits >= rule.count) continue;
+      if (rule.after !== undefined && rule.skipped < rule.after) {
+        rule.skipped += 1;
+        continue;
+      }
       const rate = rule.rate ?? 1;
       const before = Math.floor(rule.matched * rate);
       rule.matched += 1;
@@ -131,7 +137,11 @@ export class FaultsService {
       .send(renderError(error, tracingIdOf(request)));
   };
 
-  private view({ regex: _regex, ...rule }: FaultRule & { regex: RegExp }): FaultRule {
+  private view({
+    regex: _regex,
+    skipped: _skipped,
+    ...rule
+  }: FaultRule & { regex: RegExp; skipped: number }): FaultRule {
     return rule;
   }
 }

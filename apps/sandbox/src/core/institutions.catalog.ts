@@ -119,16 +119,47 @@ export const INSTITUTIONS: readonly SandboxInstitution[] = [
   },
 ];
 
+/**
+ * Ways real banks differ that a client must survive, switched on per institution through the control API
+ * (none by default): what the fixture institutions do otherwise is the common case.
+ */
+export interface InstitutionQuirks {
+  /**
+   * The bank issues account ids per consent: a new consent of the same user lists the same accounts
+   * (identifications, transactions) under new ids.
+   */
+  accountIdsPerConsent: boolean;
+  /** A completed re-authorisation keeps the expiry the consent had instead of granting a new span. */
+  reauthorisationKeepsExpiry: boolean;
+}
+
+const NO_QUIRKS: InstitutionQuirks = { accountIdsPerConsent: false, reauthorisationKeepsExpiry: false };
+
 @Injectable()
 export class InstitutionsCatalog {
   private readonly byId = new Map(INSTITUTIONS.map((i) => [i.id, i]));
   /** Data calls to the flaky institution, per consent. */
   private flakyCalls = new Map<string, number>();
+  private quirks = new Map<string, InstitutionQuirks>();
 
   constructor(resets: ResetRegistry) {
     resets.register(() => {
       this.flakyCalls = new Map();
+      this.quirks = new Map();
     });
+  }
+
+  quirksOf(institutionId: string): InstitutionQuirks {
+    return this.quirks.get(institutionId) ?? NO_QUIRKS;
+  }
+
+  /** Changes the named quirks of a known institution (until a reset or restart); answers them all. */
+  /** The institution is known: the admin route answers 404 for one that is not, before this. */
+  setQuirks(institutionId: string, change: Partial<InstitutionQuirks>): InstitutionQuirks {
+    const named = Object.entries(change).filter(([, value]) => value !== undefined);
+    const quirks = { ...this.quirksOf(institutionId), ...Object.fromEntries(named) };
+    this.quirks.set(institutionId, quirks);
+    return quirks;
   }
 
   all(): readonly SandboxInstitution[] {

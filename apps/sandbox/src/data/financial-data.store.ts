@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ResetRegistry, SandboxClock, SandboxError, type ConsentRecord, toMinor } from '../core/index.js';
+import {
+  InstitutionsCatalog,
+  ResetRegistry,
+  SandboxClock,
+  SandboxError,
+  type ConsentRecord,
+  toMinor,
+} from '../core/index.js';
 import { BalanceSummary } from './balance-summary.js';
 import {
   DAY_MS,
@@ -14,7 +21,7 @@ import { generateAccounts } from './fixture-generator.js';
 import { Lru } from './lru.cache.js';
 import { CursorCodec } from './paging.js';
 import { stableUuid } from './seeded-random.js';
-import { TransactionLedger, type SandboxAccount } from './transaction-ledger.js';
+import { TransactionLedger, generatedIdOf, type SandboxAccount } from './transaction-ledger.js';
 
 /**
  * Account sets kept, per (user and institution, sandbox day): their facts, day patterns and overlays,
@@ -97,6 +104,7 @@ export class FinancialDataStore {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: SandboxClock,
+    private readonly catalog: InstitutionsCatalog,
     resets: ResetRegistry,
   ) {
     this.cursors = new CursorCodec(config.sandbox.adminToken);
@@ -134,8 +142,18 @@ export class FinancialDataStore {
     return `${consent.applicationId}|${user}|${consent.institutionId}`;
   }
 
+  /**
+   * The consent's accounts as the bank lists them. Under an institution with the `accountIdsPerConsent`
+   * quirk each consent sees its own ids for the same accounts (same identifications, same transactions).
+   */
   accountsFor(consent: ConsentRecord): SandboxAccount[] {
-    return this.setFor(consent).accounts;
+    const accounts = this.setFor(consent).accounts;
+    if (!this.catalog.quirksOf(consent.institutionId).accountIdsPerConsent) return accounts;
+    return accounts.map((a) => ({
+      ...a,
+      id: stableUuid(`${a.id}|consent:${consent.id}`),
+      generatedId: a.id,
+    }));
   }
 
   account(consent: ConsentRecord, accountId: string): SandboxAccount {
@@ -153,7 +171,7 @@ export class FinancialDataStore {
   addTransaction(consent: ConsentRecord, accountId: string, input: NewTransactionInput): SandboxTransaction {
     const account = this.account(consent, accountId);
     const seq = account.ledger.nextAdminSeq;
-    const id = input.id ?? stableUuid(`${account.id}:admin:${seq}`);
+    const id = input.id ?? stableUuid(`${generatedIdOf(account)}:admin:${seq}`);
     this.assertFreeId(account, id);
     const amountMinor = toMinor(input.amount);
     const merchant = input.merchantName
@@ -176,7 +194,7 @@ export class FinancialDataStore {
         : KINDS.transferIn;
     this.apply(consent, account, {
       type: 'add',
-      accountId: account.id,
+      accountId: generatedIdOf(account),
       tx: {
         id,
         seq,
@@ -219,7 +237,7 @@ export class FinancialDataStore {
     }
     this.apply(consent, account, {
       type: 'change',
-      accountId: account.id,
+      accountId: generatedIdOf(account),
       transactionId: tx.id,
       seq: account.ledger.locateGenerated(tx.id)?.seq,
       id,
@@ -239,7 +257,7 @@ export class FinancialDataStore {
     const tx = this.transaction(account, transactionId);
     this.apply(consent, account, {
       type: 'delete',
-      accountId: account.id,
+      accountId: generatedIdOf(account),
       transactionId: tx.id,
       seq: account.ledger.locateGenerated(tx.id)?.seq,
     });

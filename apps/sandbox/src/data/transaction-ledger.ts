@@ -33,7 +33,12 @@ export interface LedgerTotals {
 
 export interface SandboxAccount extends AccountFixture {
   ledger: TransactionLedger;
+  /** The id the account was generated with, when the bank lists it under another (per-consent ids). */
+  generatedId?: string;
 }
+
+/** The id an account's generated data and control-API changes are kept under, whatever it is listed as. */
+export const generatedIdOf = (account: SandboxAccount): string => account.generatedId ?? account.id;
 
 /** Never written to: the shared empty state of a ledger without overlay. */
 const EMPTY = new Map<never, never>();

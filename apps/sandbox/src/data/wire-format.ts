@@ -1,6 +1,6 @@
 import { fromMinor } from '../core/index.js';
 import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './fixture-catalogue.js';
-import type { SandboxAccount } from './transaction-ledger.js';
+import { generatedIdOf, type SandboxAccount } from './transaction-ledger.js';
 import { transactionHash } from './seeded-random.js';
 
 /* The upstream's wire forms of the fixture records: amounts stay integer minor units until here (core/money). */
@@ -73,7 +73,7 @@ export function transactionWire(
     const enrichment: Record<string, unknown> = {};
     if (variant & WITH_CATEGORISATION)
       enrichment.categorisation = { categories: [tx.category], source: 'MODEL' };
-    enrichment.transactionHash = { hash: transactionHash(`${account.id}:${tx.seq}`) };
+    enrichment.transactionHash = { hash: transactionHash(`${generatedIdOf(account)}:${tx.seq}`) };
     if (variant & WITH_MERCHANT) {
       enrichment.cleansedDescription = cleansedDescription(tx);
       if (tx.merchant)
@@ -125,7 +125,7 @@ export function categorisedWire(
     categorisationType === 'business' ? (BUSINESS_CATEGORIES[tx.category] ?? 'other') : tx.category;
   const amount = { amount: fromMinor(tx.amountMinor), currency: account.currency };
   const enrichment: Record<string, unknown> = {
-    transactionHash: { hash: transactionHash(`${account.id}:${tx.seq}`) },
+    transactionHash: { hash: transactionHash(`${generatedIdOf(account)}:${tx.seq}`) },
     categorisation: { categories: [category] },
   };
   if (tx.merchant) {

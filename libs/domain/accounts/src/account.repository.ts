@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, Prisma, PrismaService, ReadCache, isoText } from '#libs/database';
+import {
+  DatabasePool,
+  Prisma,
+  PrismaService,
+  ReadCache,
+  isTransactionConflict,
+  isoText,
+} from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
+import { placeAccounts, type Placement } from './account-placement.js';
 import { decimalFromUpstream } from './money.js';
 import { isUuid, uuidV7 } from '#libs/ids';
 
@@ -26,6 +34,8 @@ export interface StoredAccount {
   lastSyncedAt: string | null;
   nextSyncAt: string | null;
   lastSyncError: string | null;
+  /** Set while the bank no longer lists the account under its consent (ISO text). */
+  closedAt: string | null;
   createdAt: string;
   updatedAt: string;
   balances: StoredBalance[];
@@ -49,6 +59,7 @@ const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId
   a.description, a.account_names AS "accountNames", a.account_identifications AS "accountIdentifications",
   a.sync_status AS "syncStatus", ${isoText('a.last_synced_at')} AS "lastSyncedAt",
   ${isoText('a.next_sync_at')} AS "nextSyncAt", a.last_sync_error AS "lastSyncError",
+  ${isoText('a.closed_at')} AS "closedAt",
   ${isoText('a.created_at')} AS "createdAt", ${isoText('a.updated_at')} AS "updatedAt",
   COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
       'currency', b.currency, 'dateTime', ${isoText('b.date_time')},
@@ -79,6 +90,13 @@ export interface AccountOwner {
 
 const json = (v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull =>
   v === undefined || v === null ? Prisma.DbNull : v;
+
+/** Where a placement is written in the placing transaction: existing accounts by id, then new ones. */
+const rank = (p: Placement) => ('accountId' in p ? `0:${p.accountId}` : '1:');
+const byRank = (x: Placement, y: Placement) => {
+  const [a, b] = [rank(x), rank(y)];
+  return a < b ? -1 : a > b ? 1 : 0;
+};
 
 /** What a sync of one account needs: the account, its consent's state and sealed token. */
 export interface SyncTarget {
@@ -133,64 +151,176 @@ export class AccountRepository {
   ) {}
 
   /**
-   * Upserts a consent's accounts and replaces each one's balances, all in one transaction, so a reader
-   * never sees an account without its balances or half of a refresh. Balances of a type the bank no
-   * longer reports are removed: the table holds the latest balance of each type.
+   * Stores a consent's accounts as the upstream lists them and replaces each one's balances, all in one
+   * transaction, so a reader never sees an account without its balances or half of a refresh. Balances
+   * of a type the bank no longer reports are removed: the table holds the latest balance of each type.
+   *
+   * A listed account the user already has at this institution (under an earlier consent, or under
+   * another upstream id) is that account, moved to this consent with its id, transactions and sync
+   * history, and due for a sync (see placeAccounts); only an account that matches none is created. The
+   * user's accounts at the institution are placed under one lock, so two consents of the same bank
+   * authorised at once cannot both add a row for one account. `approvedAt`: the authorisation being
+   * stored (else the consent's stored one).
    */
-  async upsertFromUpstream(owner: AccountOwner, accounts: readonly UpstreamAccount[], now = new Date()) {
-    await this.prisma.$transaction(async (tx) => {
-      for (const a of accounts) {
-        const fields = {
-          type: a.accountType ?? a.type ?? null,
-          usageType: a.usageType ?? null,
-          currency: a.currency ?? null,
-          nickname: a.nickname ?? null,
-          description: a.description ?? null,
-          details: a.details ?? null,
-          accountNames: json(a.accountNames),
-          accountIdentifications: json(a.accountIdentifications),
-          raw: a as Prisma.InputJsonValue,
-        };
-        const account = await tx.account.upsert({
-          where: { consentId_upstreamAccountId: { consentId: owner.consentId, upstreamAccountId: a.id } },
-          create: {
-            ...owner,
-            upstreamAccountId: a.id,
-            ...fields,
-            nextSyncAt: now,
-          },
-          update: fields,
-          select: { id: true, merchantId: true },
-        });
-        if (account.merchantId !== owner.merchantId) throw new Error('Account belongs to another merchant');
-        const balances = (a.accountBalances ?? []).filter(
-          (b): b is typeof b & { type: string; balanceAmount: { amount: number; currency: string } } =>
-            typeof b.type === 'string' && b.balanceAmount !== undefined,
-        );
-        await tx.accountBalance.deleteMany({
-          where: {
-            merchantId: owner.merchantId,
-            accountId: account.id,
-            type: { notIn: balances.map((b) => b.type) },
-          },
-        });
-        for (const b of balances) {
-          const values = {
-            amount: decimalFromUpstream(b.balanceAmount.amount),
-            currency: b.balanceAmount.currency,
-            dateTime: b.dateTime ? new Date(b.dateTime) : null,
-            creditLineIncluded: b.creditLineIncluded ?? null,
-            creditLines: json(b.creditLines),
-          };
-          await tx.accountBalance.upsert({
-            where: { accountId_type: { accountId: account.id, type: b.type } },
-            create: { merchantId: owner.merchantId, accountId: account.id, type: b.type, ...values },
-            update: values,
-          });
-        }
+  async upsertFromUpstream(
+    owner: AccountOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date; now?: Date } = {},
+  ): Promise<void> {
+    const now = options.now ?? new Date();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.prisma.$transaction((tx) => this.place(tx, owner, accounts, options, now));
+        this.cache.invalidate(owner.merchantId);
+        return;
+      } catch (error) {
+        // A deadlock with another writer of these rows (a sync ending, a revocation) picked this one: the
+        // placement is whole or not at all, so it is simply made again.
+        if (!isTransactionConflict(error) || attempt >= 3) throw error;
       }
+    }
+  }
+
+  /**
+   * The same placement inside the caller's transaction, so the move commits with whatever else that
+   * transaction writes (the consent's authorisation: a consent that is not authorised takes no accounts).
+   * The caller invalidates the read cache after it commits, and retries on a conflict.
+   */
+  placeWithin(
+    tx: Prisma.TransactionClient,
+    owner: AccountOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date; now?: Date } = {},
+  ): Promise<void> {
+    return this.place(tx, owner, accounts, options, options.now ?? new Date());
+  }
+
+  private async place(
+    tx: Prisma.TransactionClient,
+    owner: AccountOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date },
+    now: Date,
+  ): Promise<void> {
+    // Two placements of the same user's accounts at one bank (two consents authorised at once) take
+    // turns: the rows either would insert are not there yet to be locked.
+    const key = `accounts:${owner.merchantId}:${owner.userId}:${owner.institutionId}`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+    const held = await tx.account.findMany({
+      where: { merchantId: owner.merchantId, userId: owner.userId, institutionId: owner.institutionId },
+      select: {
+        id: true,
+        consentId: true,
+        upstreamAccountId: true,
+        accountIdentifications: true,
+        consent: { select: { status: true, authorizedAt: true } },
+      },
     });
-    this.cache.invalidate(owner.merchantId);
+    const approvedAt =
+      options.approvedAt ??
+      (
+        await tx.consent.findFirst({
+          where: { id: owner.consentId, merchantId: owner.merchantId },
+          select: { authorizedAt: true },
+        })
+      )?.authorizedAt ??
+      null;
+    const placements = placeAccounts(
+      owner.consentId,
+      approvedAt,
+      held.map((h) => ({
+        id: h.id,
+        consentId: h.consentId,
+        upstreamAccountId: h.upstreamAccountId,
+        accountIdentifications: h.accountIdentifications,
+        consentStatus: h.consent.status,
+        consentAuthorizedAt: h.consent.authorizedAt,
+      })),
+      accounts,
+    );
+    // Existing rows in id order, each one's balances before the row itself: the order in which a sync's
+    // last transaction (balances, then the account) and ConsentStateRepository (a consent's accounts,
+    // by id) lock them, so none of them waits for another in a circle. New rows last.
+    const order = accounts
+      .map((upstream, i) => ({ upstream, placement: placements[i] }))
+      .filter(({ placement }) => placement.action !== 'keep' && placement.action !== 'repeat')
+      .sort((x, y) => byRank(x.placement, y.placement));
+    for (const { upstream: a, placement } of order) {
+      const fields = {
+        type: a.accountType ?? a.type ?? null,
+        usageType: a.usageType ?? null,
+        currency: a.currency ?? null,
+        nickname: a.nickname ?? null,
+        description: a.description ?? null,
+        details: a.details ?? null,
+        accountNames: json(a.accountNames),
+        accountIdentifications: json(a.accountIdentifications),
+        raw: a as Prisma.InputJsonValue,
+      };
+      if (placement.action === 'create') {
+        const { id } = await tx.account.create({
+          data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
+          select: { id: true },
+        });
+        await this.storeBalances(tx, owner.merchantId, id, a);
+      } else if (placement.action === 'move' || placement.action === 'update') {
+        await this.storeBalances(tx, owner.merchantId, placement.accountId, a);
+        if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
+        await tx.account.updateMany({
+          where: { id: placement.accountId, merchantId: owner.merchantId },
+          data: fields,
+        });
+      }
+    }
+  }
+
+  /** The account's latest balance of each type the bank reports; those of types it no longer reports go. */
+  private async storeBalances(
+    tx: Prisma.TransactionClient,
+    merchantId: string,
+    accountId: string,
+    a: UpstreamAccount,
+  ): Promise<void> {
+    const balances = (a.accountBalances ?? []).filter(
+      (b): b is typeof b & { type: string; balanceAmount: { amount: number; currency: string } } =>
+        typeof b.type === 'string' && b.balanceAmount !== undefined,
+    );
+    await tx.accountBalance.deleteMany({
+      where: { merchantId, accountId, type: { notIn: balances.map((b) => b.type) } },
+    });
+    for (const b of balances) {
+      const values = {
+        amount: decimalFromUpstream(b.balanceAmount.amount),
+        currency: b.balanceAmount.currency,
+        dateTime: b.dateTime ? new Date(b.dateTime) : null,
+        creditLineIncluded: b.creditLineIncluded ?? null,
+        creditLines: json(b.creditLines),
+      };
+      await tx.accountBalance.upsert({
+        where: { accountId_type: { accountId, type: b.type } },
+        create: { merchantId, accountId, type: b.type, ...values },
+        update: values,
+      });
+    }
+  }
+
+  /**
+   * An existing account comes to `owner`'s consent under the id this consent lists it by: open again and
+   * due for a sync now (one running keeps running and ends as it would), with the stopped consent's error
+   * cleared. Its transactions and sync runs hang off the account, so they come with it.
+   */
+  private async move(
+    tx: Prisma.TransactionClient,
+    owner: AccountOwner,
+    accountId: string,
+    upstreamAccountId: string,
+    now: Date,
+  ): Promise<void> {
+    await tx.$executeRaw`UPDATE accounts SET consent_id = ${owner.consentId}::uuid,
+        upstream_account_id = ${upstreamAccountId}, closed_at = NULL, last_sync_error = NULL,
+        sync_status = CASE WHEN sync_status = 'SYNCING' THEN sync_status ELSE 'PENDING' END,
+        next_sync_at = ${now}, updated_at = ${now}
+      WHERE id = ${accountId}::uuid AND merchant_id = ${owner.merchantId}::uuid AND user_id = ${owner.userId}::uuid`;
   }
 
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
@@ -371,7 +501,9 @@ export class AccountRepository {
 
   /**
    * The consent's accounts the upstream no longer lists are closed: stopped, undue, and saying why. Their
-   * data is kept. Answers the ids closed now.
+   * data is kept. Answers the ids closed now. Rows locked in id order, as every writer of a set of
+   * accounts locks them (a placement may be moving some of them to another consent meanwhile); the
+   * conditions are checked again on the locked rows, so one moved away meanwhile is left alone.
    */
   async closeUnlisted(
     merchantId: string,
@@ -383,8 +515,9 @@ export class AccountRepository {
       text: `UPDATE accounts SET closed_at = now(), sync_status = 'STOPPED', next_sync_at = NULL,
           last_sync_error = 'The bank no longer lists this account under the consent; its data is kept.',
           updated_at = now()
-        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid AND closed_at IS NULL
-          AND NOT (upstream_account_id = ANY($3::text[]))
+        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+            AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[])) ORDER BY id FOR NO KEY UPDATE)
+          AND consent_id = $2::uuid AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[]))
         RETURNING id`,
       values: [merchantId, consentId, listedUpstreamIds],
     });
@@ -392,7 +525,7 @@ export class AccountRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Closed accounts the upstream lists again are reopened, and due at once. */
+  /** Closed accounts the upstream lists again are reopened, and due at once (rows locked in id order). */
   async reopenListed(
     merchantId: string,
     consentId: string,
@@ -402,8 +535,9 @@ export class AccountRepository {
       name: 'accounts.reopen-listed',
       text: `UPDATE accounts SET closed_at = NULL, sync_status = 'PENDING', next_sync_at = now(),
           last_sync_error = NULL, updated_at = now()
-        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid AND closed_at IS NOT NULL
-          AND upstream_account_id = ANY($3::text[])`,
+        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+            AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[]) ORDER BY id FOR NO KEY UPDATE)
+          AND consent_id = $2::uuid AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[])`,
       values: [merchantId, consentId, listedUpstreamIds],
     });
     this.cache.invalidate(merchantId);

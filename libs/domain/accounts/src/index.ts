@@ -1,3 +1,4 @@
+export * from './account-placement.js';
 export * from './account.repository.js';
 export * from './accounts.module.js';
 export * from './accounts.service.js';

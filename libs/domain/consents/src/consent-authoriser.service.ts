@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Prisma } from '#libs/database';
 import { AccountRepository } from '#libs/domain/accounts';
 import { SyncRequests } from '#libs/domain/sync-runs';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { UPSTREAM_CLIENT, UpstreamError, type Consent, type UpstreamClient } from '#libs/upstream-client';
+import {
+  UPSTREAM_CLIENT,
+  UpstreamError,
+  type Account as UpstreamAccount,
+  type Consent,
+  type UpstreamClient,
+} from '#libs/upstream-client';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, type TransitionResult } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
@@ -30,12 +38,14 @@ export function expiryOf(
 
 /**
  * The one way an authorised consent is stored, for the redirect callback, the embedded steps and the
- * embedded poll alike: the accounts, then the token sealed (bound to the row id) with the upstream's
- * terms, which also makes the accounts due for a sync; then their first sync is requested at once.
+ * embedded poll alike: the accounts read from the upstream, then in one transaction the token sealed
+ * (bound to the row id) with the upstream's terms and the accounts placed under the consent, due for a
+ * sync; then their first sync is requested at once.
  */
 @Injectable()
 export class ConsentAuthoriser {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly accounts: AccountRepository,
@@ -52,22 +62,51 @@ export class ConsentAuthoriser {
   ): Promise<TransitionResult> {
     const token = authorised.consentToken;
     if (!token) throw new Error('The authorised consent carried no token');
-    // A payment consent has no accounts to read or sync: its token is all there is to keep.
-    if (consent.kind === 'ACCOUNT') await this.storeAccounts(consent, token, subApplication, requestId);
     const authorizedAt = authorised.authorizedAt ? new Date(authorised.authorizedAt) : new Date();
-    const result = await this.state.markAuthorised(consent.merchantId, consent.id, {
+    // A payment consent has no accounts to read or sync: its token is all there is to keep.
+    const listed =
+      consent.kind === 'ACCOUNT' ? await this.fetchAccounts(consent, token, subApplication, requestId) : null;
+    // A payment consent lasts as long as the bank says (a VRP consent's validTo was asked for at creation).
+    const expiresAt =
+      consent.kind === 'ACCOUNT'
+        ? expiryOf(authorised, consent, authorizedAt)
+        : authorised.expiresAt
+          ? new Date(authorised.expiresAt)
+          : consent.expiresAt;
+    const terms = {
       ...this.vault.seal(token, consent.id),
       authorizedAt,
-      // A payment consent lasts as long as the bank says (a VRP consent's validTo was asked for at creation).
-      expiresAt:
-        consent.kind === 'ACCOUNT'
-          ? expiryOf(authorised, consent, authorizedAt)
-          : authorised.expiresAt
-            ? new Date(authorised.expiresAt)
-            : consent.expiresAt,
+      expiresAt,
       featureScope: authorised.featureScope ?? consent.featureScope,
       institutionConsentId: authorised.institutionConsentId ?? null,
-    });
+      reauthorisationNotExtended: this.notExtended(consent, expiresAt),
+    };
+    // The accounts are placed in the authorisation's own transaction: they leave an earlier consent only
+    // if this one is authorised (not revoked meanwhile, nor a duplicate callback), and become readable
+    // with the status a poller waits for. The user's accounts at this bank under an earlier consent come
+    // to this one (their ids and history with them): a reconnection, not new accounts.
+    const owner = {
+      merchantId: consent.merchantId,
+      userId: consent.userId,
+      consentId: consent.id,
+      institutionId: consent.institutionId,
+    };
+    const place = listed
+      ? (tx: Prisma.TransactionClient) =>
+          this.accounts.placeWithin(tx, owner, listed, { approvedAt: authorizedAt })
+      : undefined;
+    let result: TransitionResult;
+    try {
+      result = await this.state.markAuthorised(consent.merchantId, consent.id, terms, undefined, place);
+    } catch (error) {
+      if (!place) throw error;
+      // The consent is authorised either way; the first background sync places the accounts again.
+      this.logger.warn(
+        { consentId: consent.id, err: error },
+        'consent authorised: storing its accounts failed; left to the background sync',
+      );
+      result = await this.state.markAuthorised(consent.merchantId, consent.id, terms);
+    }
     if (result.applied && consent.kind === 'ACCOUNT') {
       // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
       const accounts = await this.accounts.idsOfConsent(consent.merchantId, consent.id);
@@ -84,29 +123,40 @@ export class ConsentAuthoriser {
     return result;
   }
 
-  private async storeAccounts(
+  /**
+   * Whether a completed re-authorisation failed to renew the consent: its expiry did not move, or is
+   * still inside the window in which the expiry scan asks for a re-authorisation. Asking the bank again
+   * would only bring the user back to the same expiry (a loop): the merchant is told instead.
+   */
+  private notExtended(consent: StoredConsent, expiresAt: Date | null): boolean {
+    if (consent.kind !== 'ACCOUNT' || consent.status !== ConsentStatus.AwaitingReauthorisation) return false;
+    if (!expiresAt) return false;
+    const window = this.config.consents.refreshDaysBeforeExpiry * DAY_MS;
+    return (
+      (consent.expiresAt !== null && expiresAt.getTime() <= consent.expiresAt.getTime()) ||
+      // The scan's own test (expiry within the window from now), not from the bank's approval time.
+      expiresAt.getTime() <= Date.now() + window
+    );
+  }
+
+  /**
+   * The accounts the bank lists under the new token, read before any transaction opens (no network call
+   * inside one); null when the read failed.
+   */
+  private async fetchAccounts(
     consent: StoredConsent,
     token: string,
     subApplication: string | undefined,
-    requestId?: string,
-  ): Promise<void> {
-    // Accounts first: once the status says AUTHORIZED (what a poller waits for), they are readable.
+    requestId: string | undefined,
+  ): Promise<UpstreamAccount[] | null> {
     try {
-      const { data: accounts } = await this.upstream.getAccounts({
+      const { data } = await this.upstream.getAccounts({
         consent: token,
         institutionId: consent.institutionId,
         subApplication,
         requestId,
       });
-      await this.accounts.upsertFromUpstream(
-        {
-          merchantId: consent.merchantId,
-          userId: consent.userId,
-          consentId: consent.id,
-          institutionId: consent.institutionId,
-        },
-        accounts,
-      );
+      return data;
     } catch (error) {
       // The consent is authorised either way; the first background sync fetches the accounts again.
       this.logger.warn(
@@ -116,6 +166,7 @@ export class ConsentAuthoriser {
         },
         'consent authorised: fetching accounts failed; left to the background sync',
       );
+      return null;
     }
   }
 }

@@ -4,6 +4,7 @@ const WITH_EXPIRY = new Set<MerchantEventType>([
   'consent.authorized',
   'consent.expiring',
   'consent.reauthorisation_required',
+  'consent.reauthorisation_not_extended',
 ]);
 const WITH_REASON = new Set<MerchantEventType>(['consent.failed', 'consent.expired', 'consent.revoked']);
 

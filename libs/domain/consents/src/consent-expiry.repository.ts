@@ -62,8 +62,13 @@ export class ConsentExpiryRepository {
               AND status = ANY($4::text[]) AND expires_at <= $2
             RETURNING ${RETURNED}),
           stopped AS (
+            -- Their accounts locked in id order too, as every writer of a set of accounts locks them (a
+            -- placement may be moving some of them to another consent right now).
             UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $2
-            FROM expired WHERE accounts.consent_id = expired.id)
+            WHERE id IN (
+                SELECT a.id FROM accounts a JOIN expired e ON e.id = a.consent_id AND e.merchant_id = a.merchant_id
+                ORDER BY a.id FOR NO KEY UPDATE OF a)
+              AND consent_id IN (SELECT id FROM expired))
           SELECT * FROM expired`,
         values: [ids, now, ConsentStatus.Expired, allowedFrom('expire')],
       });
@@ -94,8 +99,10 @@ export class ConsentExpiryRepository {
 
   /**
    * The right to ask the upstream for this consent's re-authorisation: one caller at a time, only while it
-   * still expires by `cutoff`. A claim older than an hour is taken over: its holder died between the claim
-   * and the answer (a live one has answered or released it long before).
+   * still expires by `cutoff`, and never again after a completed re-authorisation that did not extend it
+   * (asking again would bring the user back to the same expiry, every scan). A claim older than an hour
+   * is taken over: its holder died between the claim and the answer (a live one has answered or released
+   * it long before).
    */
   async claimReauthorisation(
     merchantId: string,
@@ -107,6 +114,7 @@ export class ConsentExpiryRepository {
       name: 'consent-expiry.claim-reauthorisation',
       text: `UPDATE consents SET reauthorisation_requested_at = $3
         WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND expires_at <= $4
+          AND reauthorisation_not_extended_at IS NULL
           AND (reauthorisation_requested_at IS NULL OR reauthorisation_requested_at < $3::timestamptz - interval '1 hour')
         RETURNING id`,
       values: [merchantId, consentId, now, cutoff],

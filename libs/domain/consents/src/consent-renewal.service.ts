@@ -3,11 +3,11 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
-import { consentNotFound, wrongState } from './consent.errors.js';
+import { consentNotFound, reconnectRequired, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
-import { ConsentStatus, canStart, type ConsentTransition } from './consent-status.js';
+import { ConsentStatus, FINAL_FAILURE_STATUSES, canStart, type ConsentTransition } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 import type { ConsentsCaller } from './redirect-consents.service.js';
@@ -166,7 +166,11 @@ export class ConsentRenewalService {
     const found = await this.consents.findWithToken(caller.merchantId, consentId, caller.userId);
     if (!found) throw consentNotFound();
     const { consent, sealed } = found;
-    // An embedded consent has no callback to come back to; a revoked or never-authorised one has no token.
+    // An ended consent has one way back, whatever its flow: a new consent, to which the accounts carry over.
+    if (consent.kind === 'ACCOUNT' && FINAL_FAILURE_STATUSES.includes(consent.status as ConsentStatus)) {
+      throw reconnectRequired(consent);
+    }
+    // An embedded consent has no callback to come back to; a never-authorised one has no token.
     if (consent.flow !== 'REDIRECT') throw wrongState('Only a consent of the redirect flow can do this.');
     const token = this.vault.open(sealed, consent.id);
     if (!token) throw new DomainError(ErrorCode.CONSENT_NOT_AUTHORISED, `The consent is ${consent.status}.`);

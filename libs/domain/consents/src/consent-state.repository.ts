@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService, ReadCache } from '#libs/database';
+import { Prisma, PrismaService, ReadCache, isTransactionConflict } from '#libs/database';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
 import { consentEvent } from './consent-events.js';
 import {
@@ -65,6 +65,17 @@ export class ConsentStateRepository {
    * The token (sealed), the terms and AUTHORIZED; and, in the same transaction, the consent's accounts due
    * for a sync now (a re-authorised consent's were stopped when the bank let it go). An account being
    * synced at this moment is left to finish.
+   *
+   * `reauthorisationNotExtended`: a completed re-authorisation left the expiry where it was (or inside the
+   * warning window). The consent is stamped so (the expiry scan asks the bank no more for it) and
+   * `consent.reauthorisation_not_extended` is recorded after `consent.authorized`; its expiry's warning
+   * went out already and stands. Any other authorisation clears the stamp.
+   *
+   * `placeAccounts`: written in the same transaction once the change applies (and not otherwise), before
+   * the accounts are made due: the placement of the accounts the bank listed, so a consent that is not
+   * authorised here (revoked meanwhile, a duplicate callback) takes no accounts from another, and of two
+   * consents authorised at once the placement that runs second sees the first one authorised. The whole
+   * write is made again on a deadlock (it is conditional, so whole or not at all).
    */
   markAuthorised(
     merchantId: string,
@@ -76,28 +87,50 @@ export class ConsentStateRepository {
       expiresAt: Date | null;
       featureScope: string[];
       institutionConsentId: string | null;
+      reauthorisationNotExtended?: boolean;
     },
     now = new Date(),
+    placeAccounts?: (tx: Tx) => Promise<void>,
   ): Promise<TransitionResult> {
-    const write = this.prisma.$transaction(async (tx) => {
-      const result = await this.apply(tx, merchantId, consentId, 'authorise', ConsentStatus.Authorised, {
-        ...data,
-        ...NOTHING_PENDING,
-        reauthorisationRequestedAt: null,
-        // A new expiry: its warning is still to come.
-        expiringNotifiedAt: null,
-        lastErrorCode: null,
-        lastErrorMessage: null,
-      });
-      if (result.applied) {
-        await tx.account.updateMany({
-          // A closed account (the bank no longer lists it) stays stopped.
-          where: { merchantId, consentId, syncStatus: { not: 'SYNCING' }, closedAt: null },
-          data: { syncStatus: 'PENDING', nextSyncAt: now },
+    const { reauthorisationNotExtended: notExtended = false, ...terms } = data;
+    const attempt = () =>
+      this.prisma.$transaction(async (tx) => {
+        const result = await this.apply(tx, merchantId, consentId, 'authorise', ConsentStatus.Authorised, {
+          ...terms,
+          ...NOTHING_PENDING,
+          reauthorisationRequestedAt: null,
+          ...(notExtended
+            ? { reauthorisationNotExtendedAt: now }
+            : // A new expiry: its warning is still to come.
+              { reauthorisationNotExtendedAt: null, expiringNotifiedAt: null }),
+          lastErrorCode: null,
+          lastErrorMessage: null,
         });
+        if (result.applied && notExtended) {
+          await this.announce(tx, merchantId, consentId, 'consent.reauthorisation_not_extended');
+        }
+        if (result.applied && placeAccounts) await placeAccounts(tx);
+        if (result.applied) {
+          // A closed account (the bank no longer lists it) stays stopped. Rows locked in id order, as the
+          // placement of a reconnected bank's accounts locks them (AccountRepository.upsertFromUpstream),
+          // which may be moving some of them to another consent right now.
+          await tx.$executeRaw`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
+            updated_at = ${now}
+          WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
+              AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
+            AND consent_id = ${consentId}::uuid AND sync_status <> 'SYNCING' AND closed_at IS NULL`;
+        }
+        return result;
+      });
+    const write = (async () => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await attempt();
+        } catch (error) {
+          if (!isTransactionConflict(error) || tries >= 3) throw error;
+        }
       }
-      return result;
-    });
+    })();
     return this.touchingAccounts(merchantId, write);
   }
 
@@ -236,11 +269,12 @@ export class ConsentStateRepository {
     return this.touchingAccounts(merchantId, write);
   }
 
+  /** Rows locked in id order, like every writer of a set of accounts (see markAuthorised). */
   private stopSync(tx: Tx, merchantId: string, consentId: string) {
-    return tx.account.updateMany({
-      where: { merchantId, consentId },
-      data: { syncStatus: 'STOPPED', nextSyncAt: null },
-    });
+    return tx.$executeRaw`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now()
+      WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
+          AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
+        AND consent_id = ${consentId}::uuid`;
   }
 
   /**

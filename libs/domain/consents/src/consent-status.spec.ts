@@ -55,14 +55,20 @@ describe('consent transitions', () => {
     }
   });
 
-  it('re-authorises a consent that holds a token (expired included), never a revoked or unfinished one', () => {
-    expect(canTransition('requestReauthorisation', S.Expired, S.AwaitingReauthorisation)).toBe(true);
+  it('renews only a consent still authorised (or awaiting its renewal): an ended one is connected again', () => {
     expect(canTransition('requestReauthorisation', S.Authorised, S.AwaitingReauthorisation)).toBe(true);
-    expect(canTransition('requestReauthorisation', S.Revoked, S.AwaitingReauthorisation)).toBe(false);
-    expect(canTransition('requestReauthorisation', S.AwaitingScaCode, S.AwaitingReauthorisation)).toBe(false);
+    expect(
+      canTransition('requestReauthorisation', S.AwaitingReauthorisation, S.AwaitingReauthorisation),
+    ).toBe(true);
     expect(canTransition('updatePreAuthorisation', S.Authorised, S.AwaitingAuthorisation)).toBe(true);
-    expect(canTransition('updatePreAuthorisation', S.Consumed, S.AwaitingAuthorisation)).toBe(false);
-    expect(canStart('requestReauthorisation', S.Expired)).toBe(true);
+    expect(canTransition('updatePreAuthorisation', S.AwaitingAuthorisation, S.AwaitingAuthorisation)).toBe(
+      true,
+    );
+    for (const ended of [S.Expired, S.Revoked, S.Rejected, S.Failed, S.Consumed, S.Invalid]) {
+      expect(canStart('requestReauthorisation', ended), ended).toBe(false);
+      expect(canStart('updatePreAuthorisation', ended), ended).toBe(false);
+    }
+    expect(canTransition('requestReauthorisation', S.AwaitingScaCode, S.AwaitingReauthorisation)).toBe(false);
     expect(canStart('requestReauthorisation', S.AwaitingAuthorisation)).toBe(false);
   });
 

@@ -51,15 +51,13 @@ export const FINAL_FAILURE_STATUSES: readonly ConsentStatus[] = [
   S.Invalid,
 ];
 
-/** Statuses in which we still hold a token the upstream can renew (a revoked consent's is dropped). */
-const RENEWABLE: readonly ConsentStatus[] = [
-  S.Authorised,
-  S.Expired,
-  S.Invalid,
-  S.AwaitingReauthorisation,
-  S.Rejected,
-  S.Failed,
-];
+/**
+ * Statuses from which a consent may be renewed (re-authorised, or its terms updated): authorised, or
+ * waiting for the user to renew it (spec part 3: re-authorisation starts from AUTHORIZED). A consent that
+ * has ended (revoked, expired, rejected, failed) is not brought back: a new consent for the same
+ * institution is, and the user's accounts carry over to it.
+ */
+const RENEWABLE: readonly ConsentStatus[] = [S.Authorised, S.AwaitingReauthorisation];
 
 /**
  * Every way a stored consent's status may change, named by intent: the statuses it may start from and

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DecryptionError, SecretBox } from '#libs/crypto';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 
 /** A consent token as stored: the ciphertext and the id of the key that sealed it. */
@@ -30,8 +30,19 @@ export class ConsentTokenVault {
     return { tokenCiphertext: sealed.ciphertext, tokenKeyId: sealed.keyId };
   }
 
-  /** The token of a row, or null when the row holds none (never authorised, or revoked). */
-  open(row: { tokenCiphertext: string | null; tokenKeyId: string | null }, consentId: string): string | null {
+  /**
+   * The token of a row, or null when the row holds none (never authorised, or revoked). The row's user
+   * and institution, when given, are named in the advice to connect the bank again.
+   */
+  open(
+    row: {
+      tokenCiphertext: string | null;
+      tokenKeyId: string | null;
+      userId?: string;
+      institutionId?: string;
+    },
+    consentId: string,
+  ): string | null {
     if (!row.tokenCiphertext || !row.tokenKeyId) return null;
     try {
       return this.box.open({ ciphertext: row.tokenCiphertext, keyId: row.tokenKeyId }, consentId);
@@ -45,7 +56,7 @@ export class ConsentTokenVault {
       );
       throw new DomainError(
         ErrorCode.CONSENT_NOT_AUTHORISED,
-        "The consent's token cannot be used any more; ask the user to authorise again.",
+        `The consent's token cannot be used any more; ask the user to ${reconnectHint(row.userId, row.institutionId)}`,
       );
     }
   }

@@ -16,6 +16,11 @@ export interface ConsentView {
   revokedAt: string | null;
   authorisationUrl?: string;
   reauthorisationUrl?: string;
+  /**
+   * When a completed re-authorisation did not extend the consent: no re-authorisation is asked for
+   * automatically any more (consent.reauthorisation_not_extended). Gone once an authorisation extends it.
+   */
+  reauthorisationNotExtendedAt?: string;
   /** On a single consent only: how fresh its accounts' data is (API.md `sync` summary). */
   sync?: ConsentSyncSummary;
 }
@@ -57,5 +62,8 @@ export function toConsentView(c: StoredConsent): ConsentView {
       ? { authorisationUrl: c.authorisationUrl }
       : {}),
     ...(c.reauthorisationUrl ? { reauthorisationUrl: c.reauthorisationUrl } : {}),
+    ...(c.reauthorisationNotExtendedAt
+      ? { reauthorisationNotExtendedAt: c.reauthorisationNotExtendedAt.toISOString() }
+      : {}),
   };
 }

@@ -21,6 +21,7 @@ const PUBLIC_FIELDS = {
   authorisationUrl: true,
   redirectUrl: true,
   reauthorisationUrl: true,
+  reauthorisationNotExtendedAt: true,
   revokedAt: true,
   vrpControlParameters: true,
   lastErrorCode: true,
@@ -34,6 +35,22 @@ export type StoredConsent = Prisma.ConsentGetPayload<{ select: typeof PUBLIC_FIE
 @Injectable()
 export class ConsentRepository {
   constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Our consents with this upstream id under one upstream application: merchants on that sub-application,
+   * or, for the root application (`null`), merchants with none. Upstream ids are unique within an
+   * application only, and several merchants may share the root one.
+   */
+  findByUpstreamIdInApplication(
+    tx: Prisma.TransactionClient,
+    upstreamConsentId: string,
+    subApplicationId: string | null,
+  ) {
+    return tx.consent.findMany({
+      where: { upstreamConsentId, merchant: { subApplicationId } },
+      select: { id: true, merchantId: true },
+    });
+  }
 
   /** The user with what an authorisation request needs from them and their merchant, or null. */
   findUserForAuthorisation(merchantId: string, userId: string) {

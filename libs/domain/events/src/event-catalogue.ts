@@ -20,13 +20,19 @@ export const MERCHANT_EVENT_TYPES = {
     description: 'A re-authorisation was requested from the bank; send the user to reauthorisationUrl.',
     data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt', 'reauthorisationUrl'],
   },
+  'consent.reauthorisation_not_extended': {
+    description:
+      'The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over.',
+    data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt'],
+  },
   'consent.expired': {
-    description: 'The consent expired: its accounts stop syncing; what was synced stays readable.',
+    description:
+      'The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over.',
     data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
   },
   'consent.revoked': {
     description:
-      'The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing.',
+      'The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over.',
     data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
   },
   'sync.succeeded': {

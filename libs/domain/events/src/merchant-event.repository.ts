@@ -122,9 +122,11 @@ export class MerchantEventRepository {
   ): Promise<StreamedEvent[]> {
     const rows = await this.db.rows<WireRow>({
       name: 'merchant-events.stream-for-user',
-      text: `SELECT ${WIRE_COLUMNS} FROM merchant_events
-        WHERE user_id = $2 AND merchant_id = $1 AND stream_seq > $3::bigint
-        ORDER BY stream_seq LIMIT $4`,
+      // Ordered by the table's bigint column, qualified: a bare `stream_seq` would name the output column,
+      // the text the wire needs, and sort 10 before 9.
+      text: `SELECT ${WIRE_COLUMNS} FROM merchant_events m
+        WHERE m.user_id = $2 AND m.merchant_id = $1 AND m.stream_seq > $3::bigint
+        ORDER BY m.stream_seq LIMIT $4`,
       values: [merchantId, userId, afterStreamSeq, limit],
     });
     return rows.map(toStreamed);

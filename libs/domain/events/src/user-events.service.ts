@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { MerchantEventRepository, type StreamedEvent } from './merchant-event.repository.js';
@@ -9,12 +10,11 @@ export interface StreamCaller {
   userId?: string;
 }
 
-const PAGE = 500;
-
 /** A user's event stream: where it starts, and what follows a position. */
 @Injectable()
 export class UserEventsService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly users: UserRepository,
     private readonly events: MerchantEventRepository,
   ) {}
@@ -44,8 +44,13 @@ export class UserEventsService {
     return this.events.latestStreamSeq(caller.merchantId, userId);
   }
 
-  /** Up to a page of events after `position`, oldest first. */
+  /** Events an `after` call answers at most: a shorter page means the stream has caught up. */
+  get pageSize(): number {
+    return this.config.events.ssePageSize;
+  }
+
+  /** Up to a page of events after `position`, in stream order (numeric, oldest first). */
   after(merchantId: string, userId: string, position: string): Promise<StreamedEvent[]> {
-    return this.events.streamForUser(merchantId, userId, position, PAGE);
+    return this.events.streamForUser(merchantId, userId, position, this.pageSize);
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UpstreamError, type ConsentCallOptions } from '#libs/upstream-client';
 import { FinancialDataRepository, type ConsentForCall } from './financial-data.repository.js';
@@ -17,6 +17,7 @@ export interface ConsentCall {
   options: ConsentCallOptions;
   consent: Pick<ConsentForCall, 'id' | 'upstreamConsentId' | 'institutionId' | 'authorizedAt'> & {
     vrpControlParameters: unknown;
+    vrpInitiationDetails: unknown;
   };
   subApplication: string | undefined;
 }
@@ -80,7 +81,7 @@ export class ConsentAccessService {
     if (!token) {
       throw new DomainError(
         ErrorCode.CONSENT_NOT_AUTHORISED,
-        `The consent is ${consent.status}, not AUTHORIZED; ask the user to authorise it.`,
+        `The consent is ${consent.status}, not AUTHORIZED; ask the user to authorise it, or, if it has ended (revoked, expired), to ${reconnectHint(consent.userId, consent.institutionId)}`,
       );
     }
     const subApplication = consent.merchant.subApplicationId ?? undefined;
@@ -93,6 +94,7 @@ export class ConsentAccessService {
           institutionId: consent.institutionId,
           authorizedAt: consent.authorizedAt,
           vrpControlParameters: consent.vrpControlParameters,
+          vrpInitiationDetails: consent.vrpInitiationDetails,
         },
         subApplication,
       });

@@ -46,9 +46,6 @@ type AccountSqlRow = Omit<AccountForCall, 'consent'> & {
   consent: Omit<ConsentForCall, 'authorizedAt'> & { authorizedAt: string | null };
 };
 
-/** Local payment statuses that never moved money, so they do not count against a VRP period. */
-const NOT_PAID = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
-
 @Injectable()
 export class FinancialDataRepository {
   constructor(
@@ -98,14 +95,5 @@ export class FinancialDataRepository {
     return this.prisma.merchant
       .findUnique({ where: { id: merchantId }, select: { subApplicationId: true } })
       .then((m) => m?.subApplicationId ?? undefined);
-  }
-
-  /** What a VRP consent's payments that may have moved money add up to since `since` (uses the (consentId, createdAt) index). */
-  async vrpPaidSince(merchantId: string, consentId: string, since: Date): Promise<Prisma.Decimal> {
-    const { _sum } = await this.prisma.payment.aggregate({
-      where: { merchantId, consentId, kind: 'VRP', createdAt: { gte: since }, status: { notIn: NOT_PAID } },
-      _sum: { amount: true },
-    });
-    return _sum.amount ?? new Prisma.Decimal(0);
   }
 }

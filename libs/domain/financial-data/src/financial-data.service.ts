@@ -1,22 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { amountToApi, decimalToApi } from '#libs/domain/accounts';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
   UPSTREAM_CLIENT,
   UpstreamError,
-  type Amount,
   type HostedVrpRequest,
   type UpstreamClient,
-  type VrpControlParameters,
 } from '#libs/upstream-client';
 import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
 import { forwardedRecords, recordCount } from './forwarded-records.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
-import { amountToUpstream, moneyToStrings } from './money.js';
-import { currentVrpPeriod } from './vrp-period.js';
+import { moneyToStrings } from './money.js';
 
 export interface StatementsQuery {
   from?: string;
@@ -31,11 +27,6 @@ export interface LiveTransactionsQuery {
   from?: string;
   before?: string;
   cursor?: string;
-}
-
-export interface MoneyInput {
-  amount: string;
-  currency: string;
 }
 
 /**
@@ -187,91 +178,6 @@ export class FinancialDataService {
   }
 
   /**
-   * The sweeping VRP consent as the upstream holds it, amounts as decimal strings, plus for each periodic
-   * limit the current period and what our own payments under the consent add up to in it. Payments are
-   * only ever made through this BFF, so the local sum is the amount paid; with none it is 0.
-   */
-  vrpConsent(caller: DataCaller, consentId: string, requestId?: string) {
-    return this.access.withVrpConsent(caller, consentId, requestId, async ({ consent, subApplication }) => {
-      const upstream = (
-        await this.upstream.getSweepingVrpConsent(consent.upstreamConsentId, {
-          subApplication,
-          institutionId: consent.institutionId,
-          requestId,
-        })
-      ).data;
-      const control: VrpControlParameters =
-        upstream.controlParameters ?? (consent.vrpControlParameters as VrpControlParameters | null) ?? {};
-      const anchor = Date.parse(control.validFrom ?? '') || consent.authorizedAt?.getTime() || Date.now();
-      const now = Date.now();
-      const periodicLimits = await Promise.all(
-        (control.periodicLimits ?? []).map(async (limit) => {
-          const period = currentVrpPeriod(limit.frequency, limit.alignment, anchor, now);
-          const paid = period
-            ? await this.repository.vrpPaidSince(caller.merchantId, consent.id, period.start)
-            : undefined;
-          return {
-            frequency: limit.frequency,
-            alignment: limit.alignment ?? null,
-            totalMaxAmount: money(limit.totalMaxAmount),
-            currentPeriod: period
-              ? { start: period.start.toISOString(), end: period.end.toISOString() }
-              : null,
-            paidInCurrentPeriod: paid
-              ? { amount: decimalToApi(paid), currency: limit.totalMaxAmount.currency }
-              : null,
-          };
-        }),
-      );
-      return {
-        id: consent.id,
-        upstreamConsentId: consent.upstreamConsentId,
-        institutionId: consent.institutionId,
-        status: upstream.status ?? null,
-        createdAt: upstream.createdAt ?? null,
-        authorizedAt: upstream.authorizedAt ?? consent.authorizedAt?.toISOString() ?? null,
-        controlParameters: {
-          psuAuthenticationMethods: control.psuAuthenticationMethods ?? [],
-          maxAmountPerPayment: control.maxAmountPerPayment ? money(control.maxAmountPerPayment) : null,
-          validFrom: control.validFrom ?? null,
-          validTo: control.validTo ?? null,
-          periodicLimits,
-        },
-        initiationDetails: moneyToStrings(upstream.initiationDetails ?? null),
-      };
-    });
-  }
-
-  fundsConfirmation(
-    caller: DataCaller,
-    consentId: string,
-    input: { reference?: string; amount: MoneyInput },
-    requestId?: string,
-  ) {
-    const amount = amountToUpstream(input.amount.amount);
-    return this.access.withVrpConsent(caller, consentId, requestId, async ({ options }) => {
-      const result = (
-        await this.upstream.confirmVrpFunds(
-          {
-            ...(input.reference ? { reference: input.reference } : {}),
-            paymentAmount: { amount, currency: input.amount.currency },
-          },
-          options,
-        )
-      ).data;
-      return {
-        id: result.id ?? null,
-        reference: result.reference ?? input.reference ?? null,
-        amount: result.paymentAmount
-          ? money(result.paymentAmount)
-          : { amount: input.amount.amount, currency: input.amount.currency },
-        fundsAvailable: result.fundsAvailable.fundsAvailable,
-        fundsAvailableAt: result.fundsAvailable.fundsAvailableAt ?? null,
-      };
-    });
-  }
-
-  /**
    * The upstream scopes hosted requests by application, so asking as the merchant's sub-application
    * answers only that merchant's requests; anything else is 404.
    * A merchant without a sub-application shares the root application with every other such merchant, and
@@ -300,8 +206,4 @@ export class FinancialDataService {
       ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
     };
   }
-}
-
-function money(a: Amount): { amount: string; currency: string } {
-  return { amount: amountToApi(a.amount), currency: a.currency };
 }

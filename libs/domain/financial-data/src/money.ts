@@ -1,4 +1,3 @@
-import { Prisma } from '#libs/database';
 import { amountToApi } from '#libs/domain/accounts';
 
 /**
@@ -21,17 +20,4 @@ export function moneyToStrings<T>(value: T): T {
     else if (v !== null && typeof v === 'object') moneyToStrings(v);
   }
   return value;
-}
-
-/**
- * A decimal string from a request ("12.34") as the JSON number the upstream wants. `Number()` of a
- * decimal with at most 15 significant digits is the double whose shortest form is those same digits, so
- * the wire carries exactly what the caller wrote; the round trip is checked rather than assumed.
- */
-export function amountToUpstream(s: string): number {
-  const n = Number(s);
-  if (!Number.isFinite(n) || !new Prisma.Decimal(String(n)).equals(new Prisma.Decimal(s))) {
-    throw new RangeError('Amount cannot be sent as an exact JSON number');
-  }
-  return n;
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { PrismaService, type Prisma } from '#libs/database';
-import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
+import { ConsentRepository, ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { NOT_PAID_STATUSES, PaymentStateRepository } from '#libs/domain/payments';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
@@ -42,17 +43,22 @@ const stringAt = (payload: unknown, key: string): string | null => {
   return typeof value === 'string' && value.length > 0 ? value : null;
 };
 
+const UNMATCHED: Applied = { outcome: 'unmatched', merchantId: null };
+
 /**
  * Applies one inbox event to our state, in one transaction with marking it processed, so it takes effect
- * exactly once however often its job runs: the row is locked and must still be RECEIVED. Consent and
- * payment changes go through their state owners, which record the merchant events in the same
+ * exactly once however often its job runs: the row is locked and must still be RECEIVED. An event changes
+ * only consents and payments of the application it was verified for (its stored `applicationId`). Consent
+ * and payment changes go through their state owners, which record the merchant events in the same
  * transaction. A type we do not act on is kept, marked ignored.
  */
 @Injectable()
 export class FanOutService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly prisma: PrismaService,
     private readonly inbox: InboundEventRepository,
+    private readonly consentReads: ConsentRepository,
     private readonly consents: ConsentStateRepository,
     private readonly payments: PaymentStateRepository,
     @Inject(LOGGER) private readonly logger: AppLogger,
@@ -78,14 +84,17 @@ export class FanOutService {
 
   private async apply(tx: Tx, event: LockedInboundEvent): Promise<Applied> {
     const type = event.type ?? '';
+    // Stored before events were bound to the application that signed them: whose it is, nothing says.
+    const { applicationId } = event;
     const gone = CONSENT_GONE[type];
     if (gone) {
       const upstreamConsentId = stringAt(event.payload, 'consentId');
-      if (!upstreamConsentId) return { outcome: 'unmatched', merchantId: null };
-      const consents = await tx.consent.findMany({
-        where: { upstreamConsentId },
-        select: { id: true, merchantId: true },
-      });
+      if (!upstreamConsentId || !applicationId) return UNMATCHED;
+      const consents = await this.consentReads.findByUpstreamIdInApplication(
+        tx,
+        upstreamConsentId,
+        this.subApplicationOf(applicationId),
+      );
       let applied = false;
       for (const consent of consents) {
         const result = await this.consents.markGone(
@@ -100,14 +109,14 @@ export class FanOutService {
         );
         applied ||= result.applied;
       }
-      if (consents.length === 0) return { outcome: 'unmatched', merchantId: null };
+      if (consents.length === 0) return UNMATCHED;
       // Unchanged: the consent had moved on already (revoked by the merchant, expired, re-authorising).
       return { outcome: applied ? 'applied' : 'unchanged', merchantId: consents[0].merchantId };
     }
     const finalStatus = PAYMENT_FINAL[type];
     if (finalStatus) {
       const upstreamPaymentId = stringAt(event.payload, 'paymentId');
-      if (!upstreamPaymentId) return { outcome: 'unmatched', merchantId: null };
+      if (!upstreamPaymentId || !applicationId) return UNMATCHED;
       const data = (event.payload as { data?: Prisma.InputJsonValue }).data ?? null;
       // A failure says which (DECLINED, EXPIRED, …) in its status, as the status poll would read it.
       const stated = stringAt(event.payload, 'status');
@@ -115,13 +124,18 @@ export class FanOutService {
         finalStatus !== 'COMPLETED' && stated && NOT_PAID_STATUSES.includes(stated) ? stated : finalStatus;
       const { matched, merchantId } = await this.payments.applyFinalStatus(
         tx,
-        upstreamPaymentId,
+        { upstreamPaymentId, subApplicationId: this.subApplicationOf(applicationId) },
         status,
         data,
       );
-      return matched > 0 ? { outcome: 'applied', merchantId } : { outcome: 'unmatched', merchantId: null };
+      return matched > 0 ? { outcome: 'applied', merchantId } : UNMATCHED;
     }
     // consent.state.authorized and anything newer: our own callback and polls already act on these.
     return { outcome: 'ignored', merchantId: null };
+  }
+
+  /** Merchants on the root application have no sub-application; every other application is one. */
+  private subApplicationOf(applicationId: string): string | null {
+    return applicationId === this.config.upstream.applicationId ? null : applicationId;
   }
 }

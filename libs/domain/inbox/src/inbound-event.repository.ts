@@ -13,6 +13,8 @@ export interface NewInboundEvent {
 export interface LockedInboundEvent {
   id: string;
   type: string | null;
+  /** The application whose secret verified the event (null only for rows stored before that was kept). */
+  applicationId: string | null;
   payload: unknown;
 }
 
@@ -119,7 +121,8 @@ export class InboundEventRepository {
   /** The row, locked for the fan-out's transaction; null once it is processed (or gone). */
   async lockUnprocessed(tx: Prisma.TransactionClient, id: string): Promise<LockedInboundEvent | null> {
     const rows = await tx.$queryRawUnsafe<LockedInboundEvent[]>(
-      `SELECT id, type, payload FROM inbound_events WHERE id = $1::uuid AND status = 'RECEIVED' FOR UPDATE`,
+      `SELECT id, type, application_id AS "applicationId", payload FROM inbound_events
+        WHERE id = $1::uuid AND status = 'RECEIVED' FOR UPDATE`,
       id,
     );
     return rows[0] ?? null;

@@ -119,22 +119,27 @@ export class UpstreamWebhookRepository {
     });
   }
 
-  /** Every secret that may sign an event now: current ones, and retired ones still in their grace period. */
-  async verificationSecrets(retiredAfter: Date): Promise<string[]> {
+  /**
+   * Every secret that may sign an event now (current ones, and retired ones still in their grace period),
+   * by the application they were registered for, newest first: an event is verified only with the
+   * secrets of the application it names.
+   */
+  async secretsByApplication(retiredAfter: Date): Promise<Map<string, string[]>> {
     const rows = await this.prisma.upstreamWebhook.findMany({
       where: { OR: [{ retiredAt: null }, { retiredAt: { gt: retiredAfter } }] },
       select: { applicationId: true, secretCiphertext: true, secretKeyId: true },
       orderBy: { createdAt: 'desc' },
     });
-    return [
-      ...new Set(
-        rows.map((r) =>
-          this.box.open(
-            { ciphertext: r.secretCiphertext, keyId: r.secretKeyId },
-            secretContext(r.applicationId),
-          ),
-        ),
-      ),
-    ];
+    const byApplication = new Map<string, string[]>();
+    for (const row of rows) {
+      const secret = this.box.open(
+        { ciphertext: row.secretCiphertext, keyId: row.secretKeyId },
+        secretContext(row.applicationId),
+      );
+      const secrets = byApplication.get(row.applicationId) ?? [];
+      if (!secrets.includes(secret)) secrets.push(secret);
+      byApplication.set(row.applicationId, secrets);
+    }
+    return byApplication;
   }
 }

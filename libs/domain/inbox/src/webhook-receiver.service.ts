@@ -9,7 +9,8 @@ import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 
 /**
  * Signature schemes by name (WEBHOOK_SIGNATURE_SCHEME): the upstream does not publish its own, so the
- * receiver names the one it trusts. Each returns the sender's event id, or throws WebhookVerificationError.
+ * receiver names the one it trusts. Each returns the sender's event id, or throws WebhookVerificationError;
+ * given no secret, each still checks what needs none (headers, timestamp) before NO_MATCHING_SIGNATURE.
  */
 type Verifier = (
   body: Buffer,
@@ -33,7 +34,8 @@ const REASONS: Record<WebhookVerificationError['reason'], string> = {
   INVALID_TIMESTAMP: 'has a webhook-timestamp that is not a number of seconds',
   TIMESTAMP_TOO_OLD: 'is too old (webhook-timestamp outside the tolerance): a replay is refused',
   TIMESTAMP_TOO_NEW: 'is dated in the future (webhook-timestamp outside the tolerance)',
-  NO_MATCHING_SIGNATURE: 'has no signature made with a registered webhook secret',
+  NO_MATCHING_SIGNATURE:
+    'has no signature made with a webhook secret registered for the application it names',
 };
 
 /** At most `max` UTF-16 units, never half a surrogate pair (Postgres refuses a lone one). */
@@ -45,15 +47,26 @@ export interface ReceivedWebhook {
   duplicate: boolean;
 }
 
+/** What an event says about itself before it is verified: the application whose secrets verify it. */
+type Claim = { applicationId: string; payload: Record<string, unknown> } | { refusal: DomainError };
+
+const unauthenticated = (error: WebhookVerificationError) =>
+  new DomainError(ErrorCode.UNAUTHENTICATED, `The webhook ${REASONS[error.reason]}.`);
+
+const invalid = (message: string, field: string, issue: string) =>
+  new DomainError(ErrorCode.VALIDATION_FAILED, message, { details: [{ field, issue }] });
+
 /**
- * The upstream webhook receiver's work: verify the signature over the exact bytes received before
- * anything else reads them, store the event in the inbox (once per event id), and leave its effects to
- * the fan-out job. The caller acknowledges only after this returns: a stored event is never lost.
+ * The upstream webhook receiver's work: verify the signature over the exact bytes received, with the
+ * secrets of the application the event names (never another's), store the event in the inbox (once per
+ * event id) with that application, and leave its effects to the fan-out job, which applies them only to
+ * that application's consents and payments. The caller acknowledges only after this returns: a stored
+ * event is never lost.
  */
 @Injectable()
 export class WebhookReceiver {
   private readonly verify: Verifier;
-  private secrets: { values: string[]; loadedAt: number } | undefined;
+  private secrets: { byApplication: Map<string, string[]>; loadedAt: number } | undefined;
   private lastReloadAt = 0;
 
   constructor(
@@ -73,12 +86,24 @@ export class WebhookReceiver {
         `A webhook body may be at most ${this.config.events.webhookMaxBodyBytes} bytes.`,
       );
     }
-    const { id } = await this.verified(body, headers);
-    const payload = this.parse(body, id);
+    // The body is read for one thing before it is verified: the application whose secrets verify it.
+    // Nothing of it is acted on unless the signature is that application's.
+    const claim = this.claimOf(body);
+    if ('refusal' in claim) this.refuseUnverifiable(body, headers, claim.refusal);
+    const { id } = await this.verified(body, headers, claim.applicationId);
+    if (id.length > 255) {
+      throw invalid(
+        'The webhook body has a webhook-id longer than 255 characters.',
+        'body',
+        'has a webhook-id longer than 255 characters',
+      );
+    }
+    const { payload } = claim;
     const storedId = await this.inbox.store({
       eventId: id,
       type: typeof payload.type === 'string' ? cut(payload.type, 128) : null,
-      applicationId: typeof payload.applicationId === 'string' ? cut(payload.applicationId, 255) : null,
+      // Registered, so it fits its column: the verified claim is stored whole, for the fan-out to match.
+      applicationId: claim.applicationId,
       payload: body.toString('utf8'),
     });
     if (storedId) this.enqueueFanOut(storedId);
@@ -108,50 +133,82 @@ export class WebhookReceiver {
     });
   }
 
-  private async verified(body: Buffer, headers: WebhookHeaderSource): Promise<{ id: string }> {
-    let secrets = await this.currentSecrets(false);
+  /**
+   * Verifies with the secrets registered for the application. A signature no current secret matches
+   * reloads them once (rate-limited): a registration made on another process since is picked up.
+   */
+  private async verified(
+    body: Buffer,
+    headers: WebhookHeaderSource,
+    applicationId: string,
+  ): Promise<{ id: string }> {
+    let secrets = (await this.currentSecrets(false)).get(applicationId) ?? [];
     for (;;) {
       try {
-        if (secrets.length === 0) {
-          throw new WebhookVerificationError('NO_MATCHING_SIGNATURE', 'no webhook secret is registered');
-        }
         return this.verify(body, headers, secrets, this.config.events.webhookToleranceSeconds);
       } catch (error) {
         if (!(error instanceof WebhookVerificationError)) throw error;
         const now = Date.now();
         if (error.reason === 'NO_MATCHING_SIGNATURE' && now - this.lastReloadAt >= RELOAD_MIN_INTERVAL_MS) {
           this.lastReloadAt = now;
-          secrets = await this.currentSecrets(true);
+          secrets = (await this.currentSecrets(true)).get(applicationId) ?? [];
           continue;
         }
-        throw new DomainError(ErrorCode.UNAUTHENTICATED, `The webhook ${REASONS[error.reason]}.`);
+        throw unauthenticated(error);
       }
     }
   }
 
-  private async currentSecrets(reload: boolean): Promise<string[]> {
-    const now = Date.now();
-    if (!reload && this.secrets && now - this.secrets.loadedAt < SECRETS_TTL_MS) return this.secrets.values;
-    const graceMs = this.config.events.upstreamSecretGraceHours * 3_600_000;
-    const values = await this.registrations.verificationSecrets(new Date(now - graceMs));
-    this.secrets = { values, loadedAt: now };
-    return values;
+  /**
+   * A body naming no application has no secret to be verified with, so it is refused: 401 when the
+   * checks that need no secret fail (unsigned, stale, future-dated), as any unsigned request is; else
+   * the body's own 400.
+   */
+  private refuseUnverifiable(body: Buffer, headers: WebhookHeaderSource, refusal: DomainError): never {
+    try {
+      this.verify(body, headers, [], this.config.events.webhookToleranceSeconds);
+    } catch (error) {
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      if (error.reason !== 'NO_MATCHING_SIGNATURE') throw unauthenticated(error);
+    }
+    throw refusal;
   }
 
-  private parse(body: Buffer, id: string): Record<string, unknown> {
-    const invalid = (issue: string) =>
-      new DomainError(ErrorCode.VALIDATION_FAILED, `The webhook body ${issue}.`, {
-        details: [{ field: 'body', issue }],
-      });
-    if (id.length > 255) throw invalid('has a webhook-id longer than 255 characters');
+  private async currentSecrets(reload: boolean): Promise<Map<string, string[]>> {
+    const now = Date.now();
+    if (!reload && this.secrets && now - this.secrets.loadedAt < SECRETS_TTL_MS) {
+      return this.secrets.byApplication;
+    }
+    const graceMs = this.config.events.upstreamSecretGraceHours * 3_600_000;
+    const byApplication = await this.registrations.secretsByApplication(new Date(now - graceMs));
+    this.secrets = { byApplication, loadedAt: now };
+    return byApplication;
+  }
+
+  /** The application the event names, with the parsed body; or why the body names none (a 400). */
+  private claimOf(body: Buffer): Claim {
+    const bodyIssue = (issue: string) => ({
+      refusal: invalid(`The webhook body ${issue}.`, 'body', issue),
+    });
     let payload: unknown;
     try {
       payload = JSON.parse(body.toString('utf8'));
     } catch {
-      throw invalid('is not JSON');
+      return bodyIssue('is not JSON');
     }
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
-      throw invalid('is not a JSON object');
-    return payload as Record<string, unknown>;
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+      return bodyIssue('is not a JSON object');
+    }
+    const { applicationId } = payload as Record<string, unknown>;
+    if (typeof applicationId !== 'string' || applicationId === '') {
+      return {
+        refusal: invalid(
+          'The webhook does not name its application (applicationId), so no webhook secret can verify it.',
+          'applicationId',
+          'is missing: the event must name its application',
+        ),
+      };
+    }
+    return { applicationId, payload: payload as Record<string, unknown> };
   }
 }

@@ -8,3 +8,5 @@ export * from './single-payments.service.js';
 export * from './vrp-consents.service.js';
 export * from './vrp-payment.repository.js';
 export * from './vrp-payments.service.js';
+export * from './vrp-period.js';
+export * from './vrp-period-limit.js';

@@ -23,8 +23,16 @@ export const invalidField = (field: string, issue: string) =>
   new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${issue}`, { details: [{ field, issue }] });
 
 /**
+ * The most significant digits an amount may have: every decimal of at most 15 significant digits is the
+ * shortest form of exactly one double, so the upstream's JSON number carries it exactly (16 need not:
+ * 9999999999999.999 is sent as 9999999999999.998).
+ */
+export const MAX_SIGNIFICANT_DIGITS = 15;
+
+/**
  * A money amount as merchants send it: a decimal string, more than zero, with at most the currency's
- * minor units (more is refused, never rounded). `field` names it in the error.
+ * minor units (more is refused, never rounded) and at most {@link MAX_SIGNIFICANT_DIGITS} significant
+ * digits. `field` names it in the error.
  */
 export function parseAmount(input: { amount: string; currency: string }, field: string): Prisma.Decimal {
   if (!/^\d{1,13}(\.\d{1,6})?$/.test(input.amount)) {
@@ -42,16 +50,38 @@ export function parseAmount(input: { amount: string; currency: string }, field: 
   }
   const amount = new Prisma.Decimal(input.amount);
   if (amount.lte(0)) throw invalidField(`${field}.amount`, 'must be more than zero');
+  if (amount.sd() > MAX_SIGNIFICANT_DIGITS) {
+    throw invalidField(
+      `${field}.amount`,
+      `has more than ${MAX_SIGNIFICANT_DIGITS} significant digits (the upstream's JSON number could not carry it exactly)`,
+    );
+  }
   return amount;
 }
 
-/** The upstream's wire amount: a JSON number (spec 2.6/2.7), exact for any amount we accept. */
-export const wireAmount = (amount: string, currency: string) => ({ amount: Number(amount), currency });
+/**
+ * A decimal amount as the upstream's wire amount, a JSON number (spec 2.6/2.7): the double whose shortest
+ * form is that decimal, which `Number()` finds for any amount {@link parseAmount} accepts. Checked, never
+ * assumed: an amount the number cannot carry exactly is refused rather than sent as another.
+ */
+export function wireAmount(amount: string, currency: string): { amount: number; currency: string } {
+  const n = Number(amount);
+  if (!Number.isFinite(n) || !new Prisma.Decimal(String(n)).eq(new Prisma.Decimal(amount))) {
+    throw new RangeError(`The amount ${amount} cannot be sent as an exact JSON number`);
+  }
+  return { amount: n, currency };
+}
 
 /** A payee as merchants send it (spec 2.7): a name and the account's identifications. */
 export interface PayeeInput {
   name: string;
   accountIdentifications: { type: string; identification: string }[];
+}
+
+/** The payee of a VRP consent's initiation details, or null when it names none. */
+export function payeeOf(initiationDetails: unknown): PayeeInput | null {
+  const payee = (initiationDetails as { payee?: PayeeInput } | null)?.payee;
+  return payee?.name && Array.isArray(payee.accountIdentifications) ? wirePayee(payee) : null;
 }
 
 /** The upstream's payee: exactly the fields we were given, nothing a DTO instance carries besides. */

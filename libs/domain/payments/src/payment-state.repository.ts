@@ -25,16 +25,23 @@ export class PaymentStateRepository {
     private readonly events: MerchantEventRepository,
   ) {}
 
-  /** Applies a final upstream status to our payments with that upstream id; returns how many matched. */
+  /**
+   * Applies a final upstream status to our payments with that upstream id under one upstream application
+   * (merchants on that sub-application, or with none for the root application: `null`); returns how many
+   * matched. Upstream ids are unique within an application only.
+   */
   async applyFinalStatus(
     tx: Tx,
-    upstreamPaymentId: string,
+    payment: { upstreamPaymentId: string; subApplicationId: string | null },
     status: string,
     statusDetails: Prisma.InputJsonValue | null,
     now = new Date(),
   ): Promise<{ matched: number; updated: number; merchantId: string | null }> {
     const payments = await tx.payment.findMany({
-      where: { upstreamPaymentId },
+      where: {
+        upstreamPaymentId: payment.upstreamPaymentId,
+        merchant: { subApplicationId: payment.subApplicationId },
+      },
       select: { id: true, merchantId: true },
     });
     let updated = 0;

@@ -51,9 +51,11 @@ export interface PaymentWork {
   consentStatus: string;
 }
 
+/** A payment as the API shows it. */
 export const VIEW_COLUMNS = `p.id, p.kind::text AS kind, c.user_id, p.consent_id, c.institution_id, p.status,
   coalesce(p.status_details->>'statusReason', p.status_details->>'reason') AS status_reason,
-  ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.reference, p.payee, p.upstream_payment_id,
+  ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.reference,
+  p.payee, p.upstream_payment_id,
   CASE WHEN p.status = 'AWAITING_AUTHORIZATION' THEN c.authorisation_url END AS authorisation_url,
   ${isoText('p.created_at')} AS created_at, ${isoText('p.status_updated_at')} AS status_updated_at`;
 

@@ -6,7 +6,10 @@ import {
   type ConsentView,
   type ConsentsCaller,
 } from '#libs/domain/consents';
-import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
+import { Prisma } from '#libs/database';
+import { amountToApi, decimalToApi } from '#libs/domain/accounts';
+import { ConsentAccessService, moneyToStrings, type DataCaller } from '#libs/domain/financial-data';
+import { UPSTREAM_CLIENT, type Amount, type UpstreamClient } from '#libs/upstream-client';
 import {
   checkPayee,
   invalidField,
@@ -15,6 +18,8 @@ import {
   wirePayee,
   type PayeeInput,
 } from './payment-amount.js';
+import { VrpPaymentRepository } from './vrp-payment.repository.js';
+import { periodLimitsAt, vrpCurrency, type VrpControl } from './vrp-period-limit.js';
 
 type Money = { amount: string; currency: string };
 
@@ -56,6 +61,8 @@ export class VrpConsentsService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly redirect: RedirectConsentsService,
+    private readonly access: ConsentAccessService,
+    private readonly payments: VrpPaymentRepository,
   ) {}
 
   async create(
@@ -105,6 +112,99 @@ export class VrpConsentsService {
     return { ...toConsentView(consent), controlParameters: control };
   }
 
+  /**
+   * The sweeping VRP consent: its status as the upstream holds it, the control parameters payments are
+   * checked against (ours, as set up; the upstream's for a consent we hold none for), and for each periodic
+   * limit its current period, the period's limit, what was paid in it and what is left. Those come from
+   * the limit check's own definition and query ({@link VrpPaymentRepository.limitUses}) at the database's
+   * clock (`now` is for tests), so what is shown left is exactly what one more payment may be.
+   */
+  view(caller: DataCaller, consentId: string, requestId?: string, now?: Date) {
+    return this.access.withVrpConsent(caller, consentId, requestId, async ({ consent, subApplication }) => {
+      const upstream = (
+        await this.upstream.getSweepingVrpConsent(consent.upstreamConsentId, {
+          subApplication,
+          institutionId: consent.institutionId,
+          requestId,
+        })
+      ).data;
+      const control = (consent.vrpControlParameters ?? upstream.controlParameters ?? {}) as VrpControl;
+      const currency = vrpCurrency(control) ?? '';
+      const { uses } = await this.payments.limitUses({
+        merchantId: caller.merchantId,
+        consentId: consent.id,
+        currency,
+        limitsAt: (at) => periodLimitsAt(control, consent.authorizedAt, currency, at),
+        ...(now ? { now } : {}),
+      });
+      const periodicLimits = (control.periodicLimits ?? []).map((limit, index) => {
+        const use = uses.find((u) => u.limit.index === index);
+        const inCurrency = (amount: string) => ({ amount, currency: limit.totalMaxAmount.currency });
+        return {
+          frequency: limit.frequency,
+          alignment: limit.alignment ?? null,
+          totalMaxAmount: money(limit.totalMaxAmount),
+          currentPeriod: use
+            ? { start: use.limit.start.toISOString(), end: use.limit.end.toISOString() }
+            : null,
+          limitInCurrentPeriod: use ? inCurrency(use.limit.totalMaxAmount) : null,
+          paidInCurrentPeriod: use ? inCurrency(use.paid) : null,
+          remainingInCurrentPeriod: use ? inCurrency(use.remaining) : null,
+        };
+      });
+      return {
+        id: consent.id,
+        upstreamConsentId: consent.upstreamConsentId,
+        institutionId: consent.institutionId,
+        status: upstream.status ?? null,
+        createdAt: upstream.createdAt ?? null,
+        authorizedAt: upstream.authorizedAt ?? consent.authorizedAt?.toISOString() ?? null,
+        controlParameters: {
+          psuAuthenticationMethods: control.psuAuthenticationMethods ?? [],
+          maxAmountPerPayment: control.maxAmountPerPayment ? money(control.maxAmountPerPayment) : null,
+          validFrom: control.validFrom ?? null,
+          validTo: control.validTo ?? null,
+          periodicLimits,
+        },
+        initiationDetails: moneyToStrings(upstream.initiationDetails ?? null),
+      };
+    });
+  }
+
+  /** Whether the payer has the funds for a payment of `amount` (an amount as for a payment). */
+  fundsConfirmation(
+    caller: DataCaller,
+    consentId: string,
+    input: { reference?: string; amount: Money },
+    requestId?: string,
+  ) {
+    const amount = parseAmount(input.amount, 'amount');
+    return this.access.withVrpConsent(caller, consentId, requestId, async ({ options, consent }) => {
+      // As for a payment: funds confirmed in another currency say nothing about a payment this consent allows.
+      const control = (consent.vrpControlParameters ?? {}) as VrpControl;
+      const currency = vrpCurrency(control);
+      if (currency && currency !== input.amount.currency) {
+        throw invalidField('amount.currency', `must be the consent's currency, ${currency}`);
+      }
+      const result = (
+        await this.upstream.confirmVrpFunds(
+          {
+            ...(input.reference ? { reference: input.reference } : {}),
+            paymentAmount: wireAmount(amount.toString(), input.amount.currency),
+          },
+          options,
+        )
+      ).data;
+      return {
+        id: result.id ?? null,
+        reference: result.reference ?? input.reference ?? null,
+        amount: result.paymentAmount ? money(result.paymentAmount) : input.amount,
+        fundsAvailable: result.fundsAvailable.fundsAvailable,
+        fundsAvailableAt: result.fundsAvailable.fundsAvailableAt ?? null,
+      };
+    });
+  }
+
   private controlParameters(input: VrpConsentInput['controlParameters']): StoredControlParameters {
     const field = 'controlParameters';
     parseAmount(input.maxAmountPerPayment, `${field}.maxAmountPerPayment`);
@@ -147,6 +247,14 @@ export class VrpConsentsService {
 }
 
 const wire = (money: Money) => wireAmount(money.amount, money.currency);
+
+/** An amount as the API shows one, whether we stored it as a decimal string or the upstream sent a number. */
+function money(a: Amount | { amount: number | string; currency: string }): Money {
+  return {
+    amount: typeof a.amount === 'number' ? amountToApi(a.amount) : decimalToApi(new Prisma.Decimal(a.amount)),
+    currency: a.currency,
+  };
+}
 
 function date(value: string, field: string): Date {
   const parsed = new Date(value);

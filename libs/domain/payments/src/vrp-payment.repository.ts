@@ -1,17 +1,32 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, Prisma } from '#libs/database';
+import { DatabasePool, Prisma, type SqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { amountText } from './payment-amount.js';
+import { decimalsOf } from './payment-amount.js';
 import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
+import type { PeriodLimit } from './vrp-period-limit.js';
 
-export interface PeriodLimit {
-  /** Which limit, as the merchant sees it (`periodicLimits[0]`, MONTHLY). */
-  name: string;
-  frequency: string;
-  totalMaxAmount: string;
-  start: Date;
-  end: Date;
+/** One periodic limit in its current period: the limit, what was paid against it, and what is left. */
+export interface LimitUse {
+  limit: PeriodLimit;
+  /** Written with the currency's decimals, as every amount we show. */
+  paid: string;
+  /** The period's limit less what was paid in it: exactly what one more payment may be, at most. */
+  remaining: string;
 }
+
+/**
+ * What was paid against a VRP limit, the one definition of it: the consent's VRP payments created in the
+ * period, its start included and its end not (a payment at the end belongs to the next period), in any
+ * status that may have moved money. One row per period, in the order given.
+ */
+const PAID_IN_PERIODS = `SELECT (SELECT coalesce(sum(p.amount), 0) FROM payments p
+    WHERE p.consent_id = $1 AND p.merchant_id = $2 AND p.kind = 'VRP'
+      AND p.created_at >= period.start_at AND p.created_at < period.end_at
+      AND p.status <> ALL($5::text[]))::text AS paid
+  FROM unnest($3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS period(start_at, end_at, n)
+  ORDER BY period.n`;
+
+type Rows = <R extends object>(statement: SqlStatement) => Promise<R[]>;
 
 /**
  * VRP payments in `payments`: the limit check and the reservation are one transaction holding the
@@ -42,11 +57,19 @@ export class VrpPaymentRepository {
     leaseSeconds: number;
   }): Promise<{ work: PaymentWork; existing: boolean }> {
     return this.db.transaction(async (client) => {
-      await client.query({
+      // The status read before the lock may be stale: a revocation committed since must stop the payment.
+      const { rows: locked } = await client.query<{ status: string }>({
         name: 'vrp-payments.lock-consent',
-        text: `SELECT id FROM consents WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+        text: `SELECT status FROM consents WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
         values: [input.consentId, input.merchantId],
       });
+      if (!locked[0]) throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
+      if (locked[0].status !== 'AUTHORIZED') {
+        throw new DomainError(
+          ErrorCode.CONSENT_NOT_AUTHORISED,
+          `The consent is ${locked[0].status}, not AUTHORIZED; ask the user to connect the bank again.`,
+        );
+      }
       const { rows: before } = await client.query<{
         id: string;
         consent_id: string;
@@ -73,34 +96,16 @@ export class VrpPaymentRepository {
           work: this.work(input, found.id, found.created_at, found.status, found.upstream_payment_id),
         };
       }
-      const now =
-        input.now ??
-        (await client.query<{ now: Date }>({ name: 'vrp-payments.now', text: 'SELECT now() AS now' })).rows[0]
-          .now;
-      const limits = input.limitsAt(now);
-      for (const limit of limits) {
-        const { rows } = await client.query<{ headroom: string; fits: boolean }>({
-          name: 'vrp-payments.headroom',
-          text: `SELECT ${amountText('($4::numeric - coalesce(sum(amount), 0))', '$7::text')} AS headroom,
-              coalesce(sum(amount), 0) + $5::numeric <= $4::numeric AS fits
-            FROM payments
-            WHERE consent_id = $1 AND kind = 'VRP' AND created_at >= $2 AND created_at < $3
-              AND status <> ALL($6::text[])`,
-          values: [
-            input.consentId,
-            limit.start,
-            limit.end,
-            limit.totalMaxAmount,
-            input.amount,
-            NOT_PAID_STATUSES,
-            input.currency,
-          ],
-        });
-        if (!rows[0].fits) {
+      const read: Rows = async <R extends object>(statement: SqlStatement) =>
+        (await client.query<R>(statement)).rows;
+      const now = input.now ?? (await databaseNow(read));
+      const uses = await limitUses(read, input, input.limitsAt(now));
+      for (const { limit, remaining } of uses) {
+        if (new Prisma.Decimal(input.amount).gt(remaining)) {
           throw new DomainError(
             ErrorCode.VRP_LIMIT_EXCEEDED,
-            `The payment would exceed the consent's ${limit.frequency} limit of ${limit.totalMaxAmount} ${input.currency}: ${rows[0].headroom} left until ${limit.end.toISOString()}.`,
-            { details: [{ field: 'amount', issue: `exceeds ${limit.name}: ${rows[0].headroom} left` }] },
+            `The payment would exceed the consent's ${limit.frequency} limit of ${limit.totalMaxAmount} ${input.currency}: ${remaining} left until ${limit.end.toISOString()}.`,
+            { details: [{ field: 'amount', issue: `exceeds ${limit.name}: ${remaining} left` }] },
           );
         }
       }
@@ -118,13 +123,29 @@ export class VrpPaymentRepository {
           input.amount,
           input.currency,
           input.reference,
-          JSON.stringify(input.payee ?? {}),
+          JSON.stringify(input.payee ?? null),
           input.leaseSeconds,
           now,
         ],
       });
       return { existing: false, work: this.work(input, rows[0].id, rows[0].created_at, 'SUBMITTING', null) };
     });
+  }
+
+  /**
+   * The consent's periodic limits at `now` (the database's clock unless given, as for a payment), each
+   * with what was paid against it: what the consent's view shows, by the very query the check runs.
+   */
+  async limitUses(input: {
+    merchantId: string;
+    consentId: string;
+    currency: string;
+    limitsAt: (now: Date) => PeriodLimit[];
+    now?: Date;
+  }): Promise<{ now: Date; uses: LimitUse[] }> {
+    const rows: Rows = (statement) => this.db.rows(statement);
+    const now = input.now ?? (await databaseNow(rows));
+    return { now, uses: await limitUses(rows, input, input.limitsAt(now)) };
   }
 
   private work(
@@ -153,9 +174,40 @@ export class VrpPaymentRepository {
       amount: input.amount,
       currency: input.currency,
       reference: input.reference,
-      payee: input.payee ?? {},
+      payee: input.payee ?? null,
       createdAt,
       consentStatus: 'AUTHORIZED',
     };
   }
+}
+
+const databaseNow = async (rows: Rows): Promise<Date> =>
+  (await rows<{ now: Date }>({ name: 'vrp-payments.now', text: 'SELECT now() AS now', values: [] }))[0].now;
+
+async function limitUses(
+  rows: Rows,
+  consent: { merchantId: string; consentId: string; currency: string },
+  limits: PeriodLimit[],
+): Promise<LimitUse[]> {
+  if (limits.length === 0) return [];
+  const paid = await rows<{ paid: string }>({
+    name: 'vrp-payments.paid-in-periods',
+    text: PAID_IN_PERIODS,
+    values: [
+      consent.consentId,
+      consent.merchantId,
+      limits.map((l) => l.start),
+      limits.map((l) => l.end),
+      NOT_PAID_STATUSES,
+    ],
+  });
+  const places = decimalsOf(consent.currency);
+  return limits.map((limit, i) => {
+    const sum = new Prisma.Decimal(paid[i].paid);
+    return {
+      limit,
+      paid: sum.toFixed(places),
+      remaining: new Prisma.Decimal(limit.totalMaxAmount).minus(sum).toFixed(places),
+    };
+  });
 }

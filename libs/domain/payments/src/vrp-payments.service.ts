@@ -1,28 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma } from '#libs/database';
 import { ConsentRepository } from '#libs/domain/consents';
-import { ConsentAccessService, currentVrpPeriod } from '#libs/domain/financial-data';
+import { ConsentAccessService } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
-import { invalidField, parseAmount, paymentIdempotencyIdFor } from './payment-amount.js';
+import { invalidField, parseAmount, paymentIdempotencyIdFor, payeeOf } from './payment-amount.js';
 import { PaymentSubmitter } from './payment-submitter.service.js';
-import { periodLimit } from './vrp-period-limit.js';
+import { periodLimitsAt, vrpCurrency, type VrpControl } from './vrp-period-limit.js';
 import { CLAIM_LEASE_SECONDS, PaymentRepository, type PaymentView } from './payment.repository.js';
-import { VrpPaymentRepository, type PeriodLimit } from './vrp-payment.repository.js';
-
-interface UpstreamAmount {
-  amount: number | string;
-  currency: string;
-}
-
-interface ControlParameters {
-  maxAmountPerPayment?: UpstreamAmount;
-  periodicLimits?: { frequency: string; alignment?: string; totalMaxAmount: UpstreamAmount }[];
-  validFrom?: string;
-  psuAuthenticationMethods?: string[];
-}
+import { VrpPaymentRepository } from './vrp-payment.repository.js';
 
 /**
  * Payments under a sweeping VRP consent: checked against the consent's own limits here, before the bank
@@ -52,35 +40,19 @@ export class VrpPaymentsService {
     now?: Date,
   ): Promise<PaymentView> {
     const reserved = await this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
-      const control = (call.consent.vrpControlParameters ?? {}) as ControlParameters;
+      const control = (call.consent.vrpControlParameters ?? {}) as VrpControl;
       const amount = this.checkAmount(input, control);
-      const anchorOf = (at: Date) =>
-        Date.parse(control.validFrom ?? '') || call.consent.authorizedAt?.getTime() || at.getTime();
-      const limitsAt = (at: Date): PeriodLimit[] => {
-        const anchor = anchorOf(at);
-        const limits: PeriodLimit[] = [];
-        (control.periodicLimits ?? []).forEach((limit, i) => {
-          const period = currentVrpPeriod(limit.frequency, limit.alignment, anchor, at.getTime());
-          if (!period) return;
-          limits.push({
-            name: `periodicLimits[${i}] (${limit.frequency})`,
-            frequency: limit.frequency,
-            totalMaxAmount: periodLimit(limit, period, anchor, input.currency),
-            ...period,
-          });
-        });
-        return limits;
-      };
       return this.reservations.reserve({
         merchantId: caller.merchantId,
         consentId,
         amount: amount.toString(),
         currency: input.currency,
         reference: input.reference ?? null,
-        payee: null,
+        // The bank pays the consent's payee: a VRP payment cannot name another.
+        payee: payeeOf(call.consent.vrpInitiationDetails),
         // Ours and the upstream's (at most 35 characters): every send of this payment carries it.
         paymentIdempotencyId: paymentIdempotencyIdFor(caller.merchantId, `vrp:${consentId}`, idempotencyKey),
-        limitsAt,
+        limitsAt: (at) => periodLimitsAt(control, call.consent.authorizedAt, input.currency, at),
         ...(now ? { now } : {}),
         leaseSeconds: CLAIM_LEASE_SECONDS,
       });
@@ -124,13 +96,10 @@ export class VrpPaymentsService {
   }
 
   /** A decimal string of the consent's currency, at most its minor units, within the per-payment maximum. */
-  private checkAmount(
-    input: { amount: string; currency: string },
-    control: ControlParameters,
-  ): Prisma.Decimal {
+  private checkAmount(input: { amount: string; currency: string }, control: VrpControl): Prisma.Decimal {
     const amount = parseAmount(input, 'amount');
     const max = control.maxAmountPerPayment;
-    const currency = max?.currency ?? control.periodicLimits?.[0]?.totalMaxAmount.currency;
+    const currency = vrpCurrency(control);
     if (currency && currency !== input.currency) {
       throw invalidField('amount.currency', `must be the consent's currency, ${currency}`);
     }

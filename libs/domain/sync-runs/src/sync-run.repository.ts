@@ -124,15 +124,18 @@ export class SyncRunRepository {
   }
 
   /**
-   * Marks the run running (again, when a worker died holding it: the run restarts) and answers what the
-   * worker needs, or null when the run already ended: a repeated job then has nothing to do. A restart
-   * resets the progress, which then counts what this attempt did.
+   * Marks the run running (again, when an attempt failed or its worker died: the run restarts) and answers
+   * what the worker needs, or null when the run already ended: a repeated job then has nothing to do.
+   * A restart reads the window again from its start: what it read (pages, fetched, unchanged) starts
+   * again, while what earlier attempts wrote (inserted, updated) stays counted, once (see
+   * TransactionRepository.writePage). Only `finish` writes `removed`. The counts are exact when the bank's
+   * records in the window do not change between two attempts.
    */
   async claim(runId: string): Promise<ClaimedRun | null> {
     const [row] = await this.database.rows<ClaimedRun>({
       name: 'sync-runs.claim',
       text: `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
-          pages = 0, fetched = 0, inserted = 0, updated = 0, unchanged = 0, removed = 0, checkpoint = NULL,
+          pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL,
           claim = claim + 1, updated_at = now()
         WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
         RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,

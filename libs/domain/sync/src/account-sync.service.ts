@@ -5,6 +5,7 @@ import { DatabasePool } from '#libs/database';
 import { AccountRepository, type SyncTarget } from '#libs/domain/accounts';
 import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
+import { reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
   UPSTREAM_CLIENT,
@@ -26,7 +27,6 @@ import {
 import { TransactionRepository } from './transaction.repository.js';
 import { UnusableTransactionError, pageRows } from './transaction-records.js';
 
-const PAGE_SIZE = 1000;
 /** A 429 without a usable Retry-After waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
 
@@ -69,9 +69,18 @@ export class AccountSyncService {
     if (!target) return 'already-ended';
     const token = this.openToken(target);
     if (!token) {
+      const { consent } = target;
+      // Still AUTHORIZED here when the expiry passed before the scan marked it: it has ended all the same.
+      const expired = consent.expiresAt !== null && consent.expiresAt.getTime() <= Date.now();
+      const state =
+        consent.status !== ConsentStatus.Authorised
+          ? consent.status
+          : expired
+            ? 'past its expiry'
+            : 'without a token';
       await this.fail(run, target, {
         code: 'CONSENT_NOT_AUTHORISED',
-        message: `The consent is ${target.consent.status}, not AUTHORIZED: it must be authorised again.`,
+        message: `The consent is ${state}, not usable: if it has ended (revoked, expired), ${reconnectHint(target.userId, consent.institutionId)}`,
       });
       throw new SyncStoppedError(`consent ${target.consent.id} is not usable`);
     }
@@ -175,7 +184,7 @@ export class AccountSyncService {
         from: window.from?.toISOString(),
         before: window.before.toISOString(),
         sort: 'date',
-        limit: PAGE_SIZE,
+        limit: this.config.sync.pageSize,
       },
       options,
     );
@@ -196,7 +205,11 @@ export class AccountSyncService {
       for (const row of rows) seen.add(row.k);
       spent.offset += page.value.data.length;
       await this.database.transaction(async (db) => {
-        const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows);
+        const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows, {
+          id: run.id,
+          // The first claim is the run's first attempt: nothing of this run can be stored yet.
+          again: run.claim > 1,
+        });
         spent.writeMs += performance.now() - started;
         await this.runs.recordPage(
           db,
@@ -247,8 +260,7 @@ export class AccountSyncService {
         nextSyncAt: this.nextSyncAt(now),
       });
       const events: NewMerchantEvent[] = [this.event(target, 'sync.succeeded', run, window, progress)];
-      if (progress.inserted + progress.updated + progress.removed > 0)
-        events.push(this.event(target, 'transactions.changed', run, window, progress));
+      if (changed(progress)) events.push(this.event(target, 'transactions.changed', run, window, progress));
       await this.events.record(db, events);
       return progress;
     });
@@ -310,7 +322,10 @@ export class AccountSyncService {
       const window = { from: run.windowFrom, before: run.windowBefore ?? now };
       const event = this.event(target, 'sync.failed', run, window, progress);
       event.data.error = { code: failure.code, message: failure.message };
-      await this.events.record(db, [event]);
+      const events = [event];
+      // Pages written before the failure stay written: the stored set changed, and merchants are told.
+      if (changed(progress)) events.push(this.event(target, 'transactions.changed', run, window, progress));
+      await this.events.record(db, events);
     });
     this.logger.warn({ runId: run.id, accountId: run.accountId, code: failure.code }, 'sync failed');
   }
@@ -354,6 +369,9 @@ function prefetch<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
   next.catch(() => undefined);
   return next;
 }
+
+/** The run changed the stored set: anything inserted, changed or removed, by any of its attempts. */
+const changed = (progress: SyncProgress) => progress.inserted + progress.updated + progress.removed > 0;
 
 /** What a failed run records: our code, a message, and the upstream's envelope facts when there are any. */
 function failureOf(error: unknown, code: string): RunFailure {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRepository } from '#libs/domain/accounts';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { SyncRequests } from '#libs/domain/sync-runs';
 import { SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
@@ -99,10 +99,18 @@ export class SyncService {
   async requestSync(caller: SyncCaller, accountId: string): Promise<{ syncId: string }> {
     const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
+    if (account.closedAt !== null) {
+      // Closed under a consent that may well be authorised still: a new consent would not bring it back.
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        'The bank no longer lists this account under its consent, so it is not synced; its data is kept. ' +
+          'It is synced again once the bank lists it again (the next sync of another account of the consent checks).',
+      );
+    }
     if (account.syncStatus === 'STOPPED') {
       throw new DomainError(
         ErrorCode.CONSENT_NOT_AUTHORISED,
-        'The account’s consent is no longer authorised; ask the user to authorise it again.',
+        `The account’s consent is no longer authorised; ${reconnectHint(account.userId, account.institutionId)}`,
       );
     }
     const [run] = await this.requests.request([{ merchantId: caller.merchantId, accountId }], 'MANUAL');

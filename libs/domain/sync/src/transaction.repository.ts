@@ -22,21 +22,41 @@ const MOVE_VERSION = `UPDATE accounts SET transactions_version = transactions_ve
 /*
  * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
  * rewritten only when the upstream record differs (jsonb equality, so key order does not matter).
- * `xmax = 0` tells an inserted row from an updated one; rows not returned were unchanged.
+ * `xmax = 0` tells an inserted row from an updated one; rows not returned were unchanged. Every row
+ * written carries the run that wrote it ($4).
  */
-const WRITE_PAGE = `WITH written AS (INSERT INTO transactions AS t (id, merchant_id, account_id, dedupe_key, date,
-    booking_date_time, value_date_time, status, amount, currency, description, reference, raw, updated_at)
-  SELECT r.i, $1::uuid, $2::uuid, r.k, r.d, r.b, r.v, r.s, r.a, r.c, r.de, r.re, r.raw, now()
+const WRITTEN = `written AS (INSERT INTO transactions AS t (id, merchant_id, account_id, dedupe_key, date,
+    booking_date_time, value_date_time, status, amount, currency, description, reference, raw, sync_run_id,
+    updated_at)
+  SELECT r.i, $1::uuid, $2::uuid, r.k, r.d, r.b, r.v, r.s, r.a, r.c, r.de, r.re, r.raw, $4::uuid, now()
   FROM jsonb_to_recordset($3::jsonb) AS r(i uuid, k text, d timestamptz, b timestamptz, v timestamptz,
     s text, a numeric, c text, de text, re text, raw jsonb)
   ON CONFLICT (account_id, dedupe_key) DO UPDATE SET date = EXCLUDED.date,
     booking_date_time = EXCLUDED.booking_date_time, value_date_time = EXCLUDED.value_date_time,
     status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
-    description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw, updated_at = now()
+    description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw,
+    sync_run_id = EXCLUDED.sync_run_id, updated_at = now()
   WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
-  RETURNING (t.xmax = 0) AS inserted),
-  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1)
-  SELECT inserted FROM written`;
+  RETURNING t.dedupe_key AS k, (t.xmax = 0) AS inserted),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1)`;
+
+const WRITE_PAGE = `WITH ${WRITTEN}
+  SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
+    count(*)::int AS touched
+  FROM written`;
+
+/*
+ * The same page in a later attempt of a run: rows an earlier attempt of this run already inserted or changed
+ * (`prior`, read on the statement's snapshot, before this write) were counted then, so they count neither
+ * as updated nor as unchanged now. The run's progress is then the truth about the run as a whole.
+ */
+const WRITE_PAGE_AGAIN = `WITH prior AS (SELECT t.dedupe_key AS k FROM transactions t
+    WHERE t.account_id = $2::uuid AND t.merchant_id = $1::uuid AND t.sync_run_id = $4::uuid
+      AND t.dedupe_key IN (SELECT r.k FROM jsonb_to_recordset($3::jsonb) AS r(k text))),
+  ${WRITTEN}
+  SELECT count(*) FILTER (WHERE w.inserted)::int AS inserted,
+    count(*) FILTER (WHERE NOT w.inserted AND p.k IS NULL)::int AS updated, count(*)::int AS touched
+  FROM written w FULL JOIN prior p USING (k)`;
 
 /** Stored records of the window the upstream did not return this time (hashed anti-join on the keys). */
 const REMOVE_UNSEEN = `WITH removed AS (DELETE FROM transactions t
@@ -69,21 +89,25 @@ export class TransactionRepository {
     private readonly cache: ReadCache,
   ) {}
 
+  /**
+   * Writes a page for a run and counts it. `again`: an earlier attempt of the same run may have written
+   * some of these rows; those are not counted a second time.
+   */
   async writePage(
     db: pg.PoolClient,
     merchantId: string,
     accountId: string,
     rows: readonly TransactionRow[],
+    run: { id: string; again: boolean },
   ): Promise<PageCounts> {
     if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
-    const result = await db.query<{ inserted: boolean }>({
-      name: 'transactions.write-page',
-      text: WRITE_PAGE,
-      values: [merchantId, accountId, JSON.stringify(rows)],
+    const result = await db.query<{ inserted: number; updated: number; touched: number }>({
+      name: run.again ? 'transactions.write-page-again' : 'transactions.write-page',
+      text: run.again ? WRITE_PAGE_AGAIN : WRITE_PAGE,
+      values: [merchantId, accountId, JSON.stringify(rows), run.id],
     });
-    const inserted = result.rows.filter((r) => r.inserted).length;
-    const updated = result.rows.length - inserted;
-    return { inserted, updated, unchanged: rows.length - result.rows.length };
+    const { inserted, updated, touched } = result.rows[0];
+    return { inserted, updated, unchanged: rows.length - touched };
   }
 
   async removeUnseen(

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, type UpstreamErrorInfo } from '#libs/errors';
+import { DomainError, ErrorCode, reconnectHint, type UpstreamErrorInfo } from '#libs/errors';
 import { UpstreamError } from '#libs/upstream-client';
 
 export interface UpstreamFailureOptions {
@@ -51,7 +51,7 @@ export function mapUpstreamFailure(error: unknown, options: UpstreamFailureOptio
     case 'CONSENT_INVALID':
       return new DomainError(
         ErrorCode.CONSENT_EXPIRED,
-        'The consent is no longer valid; ask the user to authorise again.',
+        `The consent is no longer valid; ask the user to ${reconnectHint()}`,
         { upstream },
       );
     case 'FORBIDDEN':

@@ -27,7 +27,6 @@ interface AccountTerms {
   expiresAt?: string;
   transactionFrom?: string;
   transactionTo?: string;
-  validityMs: number;
 }
 
 /** The rules every account authorisation request shares (redirect, re-authorisation, pre-auth, embedded). */
@@ -84,13 +83,11 @@ export class AccountAuthService {
     }
     const now = this.clock.nowMs();
     let expiresAt: string | undefined;
-    let validityMs = MAX_DATA_CONSENT_MS;
     if (request?.expiresAt) {
       const requested = Date.parse(request.expiresAt);
       if (requested <= now)
         throw SandboxError.invalidProperty('accountRequest.expiresAt', 'expiresAt must be in the future');
-      validityMs = Math.min(requested - now, MAX_DATA_CONSENT_MS);
-      expiresAt = new Date(now + validityMs).toISOString();
+      expiresAt = new Date(Math.min(requested, now + MAX_DATA_CONSENT_MS)).toISOString();
     }
     const from = request?.transactionFrom;
     const to = request?.transactionTo;
@@ -103,7 +100,6 @@ export class AccountAuthService {
     return {
       featureScope,
       expiresAt,
-      validityMs,
       transactionFrom: from && new Date(from).toISOString(),
       transactionTo: to && new Date(to).toISOString(),
     };
@@ -127,7 +123,6 @@ export class AccountAuthService {
     const callback = this.callbackOf(body);
     const terms = this.terms(institution, body.accountRequest);
     const user = this.resolveUser(ctx, body);
-    const details: AccountConsentDetails = { validityMs: terms.validityMs };
     const record = this.consents.create({
       kind: 'ACCOUNT',
       applicationId: ctx.application.id,
@@ -144,7 +139,7 @@ export class AccountAuthService {
       callback,
       oneTimeToken: body.oneTimeToken ?? false,
       forwardParameters: body.forwardParameters,
-      details: { ...details },
+      details: {},
     });
     if (institution.flow === 'REDIRECT') {
       record.authorisationUrl = authorisationUrlFor(this.config.sandbox.publicUrl, record.id);
@@ -175,7 +170,8 @@ export class AccountAuthService {
       authorisationUrl: authorisationUrlFor(this.config.sandbox.publicUrl, record.id),
       details: {
         ...details,
-        validityMs: terms.validityMs,
+        // New terms name their own expiry: no re-authorisation is pending any more.
+        expiresAtBeforeReauthorisation: undefined,
       },
     });
     return this.consents.update(record);
@@ -186,7 +182,9 @@ export class AccountAuthService {
     const details = (record.details ?? {}) as AccountConsentDetails;
     record.details = {
       ...details,
-    };
+      // Asked again while pending: the expiry before the first request is the one a quirky bank keeps.
+      expiresAtBeforeReauthorisation: details.expiresAtBeforeReauthorisation ?? record.expiresAt,
+    } satisfies AccountConsentDetails;
     record.status = 'AWAITING_RE_AUTHORIZATION';
     // Awaiting consents past their expiry turn EXPIRED on read; the new expiry is set on approval.
     record.expiresAt = undefined;

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { VrpConsentsService } from '#libs/domain/payments';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { callerOf, upstreamFailures } from '../data/account-data.controller.js';
+import { FundsConfirmationDto, FundsConfirmationViewDto, VrpConsentDto } from './payments.dto.js';
+
+@ApiTags('vrp')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1/vrp/consents')
+export class VrpConsentsController {
+  constructor(private readonly consents: VrpConsentsService) {}
+
+  @Get(':consentId')
+  @ApiOperation({
+    summary: 'A sweeping VRP consent',
+    description:
+      "The consent's status as the upstream holds it, the control parameters payments are checked against (amounts as decimal strings) and, per periodic limit, the current period, the period's limit (pro-rated in a first CALENDAR period), what this BFF's payments under the consent add up to in it, and what is left: the most one more payment may be now. These come from the very query the limit check runs, at the same clock.",
+  })
+  @ApiOkResponse({ type: ApiEnvelope(VrpConsentDto) })
+  @ApiMissing()
+  @upstreamFailures()
+  async get(
+    @Param('consentId') consentId: string,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.consents.view(callerOf(principal), consentId, tracingId));
+  }
+
+  @Post(':consentId/funds-confirmation')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Confirm the payer has the funds for a VRP payment',
+    description:
+      'Nothing is created, so 200 and no Idempotency-Key. The amount is a decimal string as for a payment (at most the currency’s decimals, at most 15 significant digits); it reaches the upstream as the exactly equal JSON number.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(FundsConfirmationViewDto) })
+  @ApiInvalid()
+  @ApiMissing()
+  @upstreamFailures()
+  async fundsConfirmation(
+    @Param('consentId') consentId: string,
+    @Body() body: FundsConfirmationDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(
+      tracingId,
+      await this.consents.fundsConfirmation(callerOf(principal), consentId, body, tracingId),
+    );
+  }
+}

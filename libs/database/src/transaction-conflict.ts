@@ -1,0 +1,20 @@
+import { Prisma } from './generated/client.js';
+
+/**
+ * The transaction lost to another writer (a deadlock, 40P01, or a serialization failure, 40001) and can
+ * simply be run again. Prisma reports it as P2034 from its own queries, but as P2010 ("raw query failed")
+ * from `$executeRaw`/`$queryRaw`, with the driver adapter's verdict in `meta.driverAdapterError.cause`.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  if (error.code === 'P2034') return true;
+  if (error.code !== 'P2010') return false;
+  const cause = (
+    error.meta?.driverAdapterError as { cause?: { kind?: unknown; originalCode?: unknown } } | undefined
+  )?.cause;
+  return (
+    cause?.kind === 'TransactionWriteConflict' ||
+    cause?.originalCode === '40P01' ||
+    cause?.originalCode === '40001'
+  );
+}

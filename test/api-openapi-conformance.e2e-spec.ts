@@ -1,0 +1,525 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { uniqueName } from '#libs/testing';
+import { startStack, type Stack } from './support/api-kit.js';
+import { createSandboxHostedVrpRequest, decideAtBank } from './support/bank-consents.js';
+import { EventReceiver, registeredSecret, postUpstreamEvent, upstreamEvent } from './support/event-kit.js';
+import {
+  AnswerChecker,
+  documentedOperations,
+  readOpenApiDocument,
+  type Answer,
+  type Operation,
+} from './support/openapi-kit.js';
+import { paymentBodies } from './support/payment-kit.js';
+import { eventually } from './support/sync-kit.js';
+import { createSandboxSubApplication } from './support/upstream-applications.js';
+
+/**
+ * Every answer checked against our own OpenAPI document. One walk over every operation of /docs-json:
+ * first with valid input on real data (a merchant on-boarded, a bank connected at the sandbox, a sync
+ * run by the worker, a single payment and VRP payments made, event endpoints delivering), then the same
+ * operations with invalid input (no or wrong credentials, bad and unknown ids, bad query values, bodies
+ * missing, mistyped, null or with unknown fields, bad Idempotency-Keys). Every status must be one the
+ * operation declares, and every body must match the schema declared for it (Ajv: required properties,
+ * types, formats, enums, additionalProperties where declared). A new route without a valid request here
+ * fails too: the walk must reach every operation.
+ */
+
+interface Request {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Sent as is instead of `body`'s JSON. */
+  raw?: string;
+  contentType?: string;
+  /** The bearer token; null sends none. */
+  token: string | null;
+  headers?: Record<string, string>;
+}
+
+const UNKNOWN_UUID = '0190c0de-0000-7000-8000-000000000000';
+const PASSWORD = 'secret';
+const SCA_CODE = '123456';
+
+describe('api: every answer matches our own OpenAPI document', () => {
+  let stack: Stack;
+  let checker: AnswerChecker;
+  let operations: Map<string, Operation>;
+  const receivers: EventReceiver[] = [];
+
+  beforeAll(async () => {
+    // The admin lists read every merchant's rows and the worker relays every event: a database of its own.
+    stack = await startStack({
+      ownDatabase: 'openapi',
+      worker: true,
+      overrides: {
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_MERCHANT_PER_MINUTE: '1000000',
+        RATE_LIMIT_USER_PER_MINUTE: '1000000',
+        EVENTS_SWEEP_SECONDS: '1',
+        EVENT_DELIVERY_BACKOFF_SECONDS: '1',
+      },
+    });
+    const document = await readOpenApiDocument(stack.api.url);
+    checker = new AnswerChecker(document);
+    operations = new Map(documentedOperations(document).map((o) => [o.key, o]));
+  });
+  afterAll(async () => {
+    for (const receiver of receivers) await receiver.stop();
+    await stack?.close();
+  });
+
+  it('answers every operation, valid and invalid, only as the document declares', async () => {
+    const problems: string[] = [];
+    /** The valid request of each operation, the base of its invalid variants. */
+    const bases = new Map<string, Request>();
+    /** Statuses answered per operation, to show what the walk reached. */
+    const reached = new Map<string, Set<number>>();
+    const prisma = stack.api.app.get(PrismaService);
+    const adminToken = stack.api.config.api.adminToken;
+
+    const urlOf = (op: Operation, request: Request) => {
+      const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+        const value = request.params?.[name];
+        if (value === undefined) throw new Error(`${op.key}: no value for {${name}}`);
+        return encodeURIComponent(value);
+      });
+      const query = new URLSearchParams(request.query ?? {}).toString();
+      return `${stack.api.url}${path}${query ? `?${query}` : ''}`;
+    };
+
+    /** One request, its answer checked against the document; a live event stream is cut at its headers. */
+    async function send(key: string, request: Request): Promise<Answer> {
+      const op = operations.get(key);
+      if (!op) throw new Error(`${key} is not in the document`);
+      const headers: Record<string, string> = { ...request.headers };
+      if (request.token) headers.authorization = `Bearer ${request.token}`;
+      const payload = request.raw ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+      if (payload !== undefined) headers['content-type'] ??= request.contentType ?? 'application/json';
+      const response = await fetch(urlOf(op, request), {
+        method: op.method,
+        headers,
+        body: payload,
+        redirect: 'manual',
+      });
+      const contentType = response.headers.get('content-type') ?? '';
+      let body: unknown;
+      if (contentType.startsWith('text/event-stream')) await response.body?.cancel();
+      else {
+        const text = await response.text();
+        body = contentType.includes('json') && text ? (JSON.parse(text) as unknown) : text || undefined;
+      }
+      return record(key, { status: response.status, contentType, body });
+    }
+
+    /** An answer to `key`, however it was obtained, checked against the document. */
+    function record(key: string, answer: Answer): Answer {
+      problems.push(...checker.problems(key, answer));
+      reached.set(key, (reached.get(key) ?? new Set()).add(answer.status));
+      return answer;
+    }
+
+    /** A valid request: checked, kept as the base of the operation's invalid variants, its data answered. */
+    async function valid<T = any>(key: string, request: Request, status?: number): Promise<T> {
+      bases.set(key, request);
+      const answer = await send(key, request);
+      if (status !== undefined && answer.status !== status) {
+        throw new Error(`${key}: expected ${status}, got ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+      return (answer.body as { data: T } | undefined)?.data as T;
+    }
+
+    /** The user at the sandbox bank, then back through our callback (whose 302 is checked too). */
+    async function approve(authorisationUrl: string) {
+      const back = await decideAtBank(
+        { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+        authorisationUrl,
+      );
+      record('GET /v1/callbacks/consents', { status: back.status, contentType: '', body: undefined });
+      // A consent comes back AUTHORIZED, a payment PENDING or beyond; never with an error.
+      expect(back.location.searchParams.get('error'), back.location.toString()).toBeNull();
+      return back;
+    }
+
+    // ---- valid input, on real data ---------------------------------------------------------------------
+    const operator = { token: adminToken };
+    await valid('GET /health/live', { token: null }, 200);
+    await valid('GET /health/ready', { token: null }, 200);
+    await valid('GET /', { token: null }, 200);
+    await valid('GET /metrics', { token: null }, 200);
+
+    const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, stack.api.config);
+    const created = await valid<{ merchant: { id: string }; apiKey: { key: string } }>(
+      'POST /admin/merchants',
+      {
+        ...operator,
+        body: { name: uniqueName('conformance'), frontendOrigins: ['https://app.merchant.example'] },
+      },
+      201,
+    );
+    const merchantId = created.merchant.id;
+    const key = created.apiKey.key;
+    const merchant = { token: key };
+    const subMerchant = await valid<{ merchant: { id: string }; apiKey: { key: string } }>(
+      'POST /admin/merchants',
+      { ...operator, body: { name: uniqueName('conformance-sub'), subApplicationId } },
+      201,
+    );
+    await valid('GET /admin/merchants', { ...operator, query: { limit: '1' } }, 200);
+    await valid('GET /admin/merchants/{id}', { ...operator, params: { id: merchantId } }, 200);
+    const rotated = await valid<{ id: string }>(
+      'POST /admin/merchants/{id}/api-keys',
+      {
+        ...operator,
+        params: { id: merchantId },
+        body: { name: 'second' },
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
+    await valid('GET /admin/upstream/applications', { ...operator, query: { limit: '10' } }, 200);
+    await valid('GET /v1/me', merchant, 200);
+
+    const user = await valid<{ id: string; reference: string }>(
+      'POST /v1/users',
+      {
+        ...merchant,
+        body: { reference: uniqueName('user') },
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
+    const userId = user.id;
+    const onUser = { ...merchant, params: { userId } };
+    await valid('GET /v1/users', { ...merchant, query: { limit: '10' } }, 200);
+    await valid('GET /v1/users/{userId}', onUser, 200);
+    await valid('PATCH /v1/users/{userId}', { ...onUser, body: { vopOptOut: false } }, 200);
+    const session = await valid<{ token: string }>('POST /v1/users/{userId}/sessions', onUser, 201);
+    await valid('GET /v1/institutions', { ...merchant, query: { country: 'GB', limit: '5' } }, 200);
+    await valid(
+      'GET /v1/institutions/{institutionId}',
+      { ...merchant, params: { institutionId: 'sandbox-redirect' } },
+      200,
+    );
+    await valid('POST /admin/institutions/refresh', operator, 200);
+
+    // Endpoints before the events: one that takes every event, one that refuses them (failing, for the
+    // operator's list of troubled endpoints).
+    const healthy = await new EventReceiver().start();
+    const failing = await new EventReceiver().start();
+    failing.otherwise = 500;
+    receivers.push(healthy, failing);
+    const endpoint = await valid<{ endpoint: { id: string } }>(
+      'POST /v1/event-endpoints',
+      { ...merchant, body: { url: healthy.url }, headers: { 'idempotency-key': uniqueName('idem') } },
+      201,
+    );
+    const endpointId = endpoint.endpoint.id;
+    const refusing = await valid<{ endpoint: { id: string } }>(
+      'POST /v1/event-endpoints',
+      { ...merchant, body: { url: failing.url, types: ['consent.authorized'] } },
+      201,
+    );
+
+    const connectBank = async () => {
+      const consent = await valid<{ id: string; authorisationUrl: string }>(
+        'POST /v1/users/{userId}/consents',
+        {
+          ...onUser,
+          body: { institutionId: 'sandbox-redirect', redirectUrl: 'https://app.merchant.example/banks/done' },
+          headers: { 'idempotency-key': uniqueName('idem') },
+        },
+        201,
+      );
+      const back = await approve(consent.authorisationUrl);
+      return { id: consent.id, callback: back.callback };
+    };
+    const consent = await connectBank();
+    // The bank's return is good once: the second use is refused, in the envelope.
+    const callbackQuery = Object.fromEntries(new URL(consent.callback).searchParams);
+    await valid('GET /v1/callbacks/consents', { token: null, query: callbackQuery }, 400);
+    const reauthorised = await connectBank();
+    const preAuthorised = await connectBank();
+    const revoked = await connectBank();
+    await valid('GET /v1/users/{userId}/consents', { ...onUser, query: { limit: '10' } }, 200);
+    await valid('GET /v1/consents/{consentId}', { ...merchant, params: { consentId: consent.id } }, 200);
+    await valid(
+      'POST /v1/consents/{consentId}/reauthorise',
+      {
+        ...merchant,
+        params: { consentId: reauthorised.id },
+        body: { redirectUrl: 'https://app.merchant.example/banks/again' },
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
+    await valid(
+      'PUT /v1/consents/{consentId}/pre-authorisation',
+      {
+        ...merchant,
+        params: { consentId: preAuthorised.id },
+        body: { scopes: ['ACCOUNTS', 'ACCOUNT_BALANCES'] },
+      },
+      200,
+    );
+    await valid('GET /admin/consents', { ...operator, query: { status: 'AUTHORIZED' } }, 200);
+
+    const embedded = await valid<{ id: string }>(
+      'POST /v1/users/{userId}/consents/embedded',
+      {
+        ...onUser,
+        body: { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password: PASSWORD } },
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
+    await valid(
+      'POST /v1/consents/{consentId}/sca-method',
+      { ...merchant, params: { consentId: embedded.id }, body: { scaMethodId: 'sbx-sms-otp' } },
+      200,
+    );
+    await valid(
+      'POST /v1/consents/{consentId}/sca-code',
+      { ...merchant, params: { consentId: embedded.id }, body: { code: SCA_CODE } },
+      202,
+    );
+
+    const accounts = await valid<{ id: string; type: string }[]>(
+      'GET /v1/users/{userId}/accounts',
+      { ...onUser, query: { limit: '50' } },
+      200,
+    );
+    const accountId = accounts.find((a) => a.type === 'CURRENT')!.id;
+    const onAccount = { ...merchant, params: { accountId } };
+    await valid('GET /v1/accounts/{accountId}', onAccount, 200);
+    const sync = await valid<{ syncId: string }>('POST /v1/accounts/{accountId}/sync', onAccount, 202);
+    await eventually('the sync ran', async () => {
+      const run = await valid<{ status: string }>('GET /v1/syncs/{syncId}', {
+        ...merchant,
+        params: { syncId: sync.syncId },
+      });
+      return ['succeeded', 'failed'].includes(run.status) ? run : undefined;
+    });
+    await valid('GET /v1/accounts/{accountId}/transactions', { ...onAccount, query: { limit: '20' } }, 200);
+    await valid('GET /v1/accounts/{accountId}/statements', { ...onAccount, query: { limit: '5' } }, 200);
+    await valid('GET /v1/accounts/{accountId}/beneficiaries', onAccount, 200);
+    await valid(
+      'GET /v1/accounts/{accountId}/transactions/live',
+      { ...onAccount, query: { from: '2024-01-01' } },
+      200,
+    );
+    await valid(
+      'POST /v1/accounts/{accountId}/transactions/categorisation',
+      {
+        ...onAccount,
+        body: { categorisationType: 'consumer' },
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
+
+    // A single payment, approved at the bank.
+    const payment = await valid<{ id: string; authorisationUrl: string }>(
+      'POST /v1/users/{userId}/payments',
+      { ...onUser, body: paymentBodies.single(), headers: { 'idempotency-key': uniqueName('idem') } },
+      201,
+    );
+    await approve(payment.authorisationUrl);
+    // A sweeping VRP consent, approved at the bank, and paid under.
+    const vrp = await valid<{ id: string; authorisationUrl: string }>(
+      'POST /v1/users/{userId}/vrp/consents',
+      { ...onUser, body: paymentBodies.vrpConsent(), headers: { 'idempotency-key': uniqueName('idem') } },
+      201,
+    );
+    await approve(vrp.authorisationUrl);
+    const onVrp = { ...merchant, params: { consentId: vrp.id } };
+    const vrpPayment = await valid<{ id: string }>(
+      'POST /v1/vrp/consents/{consentId}/payments',
+      {
+        ...onVrp,
+        body: { amount: { amount: '10.00', currency: 'GBP' }, reference: 'Sweep' },
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
+    await valid('GET /v1/vrp/consents/{consentId}', onVrp, 200);
+    await valid('GET /v1/vrp/consents/{consentId}/payments', { ...onVrp, query: { limit: '10' } }, 200);
+    await valid(
+      'POST /v1/vrp/consents/{consentId}/funds-confirmation',
+      { ...onVrp, body: { amount: { amount: '5.00', currency: 'GBP' }, reference: 'Top-up' } },
+      200,
+    );
+    // Both kinds of payment, in the list and one by one (a VRP payment's payee is its consent's).
+    const payments = await valid<{ id: string; kind: string }[]>(
+      'GET /v1/users/{userId}/payments',
+      { ...onUser, query: { limit: '50' } },
+      200,
+    );
+    expect(new Set(payments.map((p) => p.kind))).toEqual(new Set(['SINGLE', 'VRP']));
+    await valid('GET /v1/payments/{paymentId}', { ...merchant, params: { paymentId: payment.id } }, 200);
+    await valid('GET /v1/payments/{paymentId}', { ...merchant, params: { paymentId: vrpPayment.id } }, 200);
+
+    const hostedRequestId = await createSandboxHostedVrpRequest(
+      stack.sandbox.url,
+      stack.api.config,
+      subApplicationId,
+    );
+    await valid(
+      'GET /v1/hosted/vrp-requests/{requestId}',
+      { token: subMerchant.apiKey.key, params: { requestId: hostedRequestId } },
+      200,
+    );
+
+    // Event endpoints, once the events so far have reached them.
+    const onEndpoint = { ...merchant, params: { id: endpointId } };
+    const deliveries = await eventually('a delivery to each endpoint', async () => {
+      const log = await valid<{ id: string }[]>('GET /v1/event-endpoints/{id}/deliveries', {
+        ...onEndpoint,
+        query: { limit: '2' },
+      });
+      const failed = await prisma.eventEndpoint.findUnique({ where: { id: refusing.endpoint.id } });
+      return log.length > 0 && failed?.failingSince ? log : undefined;
+    });
+    await valid('GET /v1/event-endpoints', merchant, 200);
+    await valid('GET /v1/event-endpoints/{id}', onEndpoint, 200);
+    await valid('POST /v1/event-endpoints/{id}/secret', onEndpoint, 201);
+    await valid('POST /v1/event-endpoints/{id}/enable', onEndpoint, 200);
+    await valid(
+      'POST /v1/event-endpoints/{id}/deliveries/{deliveryId}/retry',
+      { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id } },
+      202,
+    );
+    const troubled = await valid<{ id: string }[]>('GET /admin/event-endpoints', operator, 200);
+    expect(troubled.map((e) => e.id)).toContain(refusing.endpoint.id);
+
+    // Events in: our receiver, and the operator's registrations of it.
+    const rootApplication = stack.api.config.upstream.applicationId;
+    const secret = await registeredSecret(stack, rootApplication);
+    const event = upstreamEvent('consent.state.revoked', { consentId: 'not-one-of-ours' });
+    const signed = JSON.stringify({
+      ...event,
+      applicationId: rootApplication,
+      createdAt: new Date().toISOString(),
+    });
+    const received = await postUpstreamEvent(stack, event, secret, { signedBody: signed });
+    record('POST /v1/webhooks/upstream', {
+      status: received.status,
+      contentType: received.headers.get('content-type') ?? '',
+      body: received.body,
+    });
+    bases.set('POST /v1/webhooks/upstream', { token: null, body: JSON.parse(signed) });
+    const registration = await valid<{ id: string }>(
+      'POST /admin/upstream/webhooks',
+      { ...operator, body: {} },
+      201,
+    );
+    await valid('GET /admin/upstream/webhooks', operator, 200);
+    await valid('GET /admin/upstream/webhook-categories', operator, 200);
+    await valid(
+      'POST /admin/upstream/webhooks/{id}/secret',
+      { ...operator, params: { id: registration.id } },
+      201,
+    );
+    await valid(
+      'POST /admin/upstream/webhooks/migrate',
+      { ...operator, body: { merchantId: subMerchant.merchant.id } },
+      200,
+    );
+    await valid('GET /v1/users/{userId}/events', { ...onUser, headers: { 'last-event-id': '0' } }, 200);
+
+    // Destructive operations: planned now (their invalid variants come next), sent last.
+    const gone = await valid<{ id: string }>(
+      'POST /v1/users',
+      { ...merchant, body: { reference: uniqueName('gone') } },
+      201,
+    );
+    const destructive: [string, Request][] = [
+      [
+        'DELETE /admin/merchants/{id}/api-keys/{keyId}',
+        { ...operator, params: { id: merchantId, keyId: rotated.id } },
+      ],
+      ['DELETE /v1/event-endpoints/{id}', { ...merchant, params: { id: refusing.endpoint.id } }],
+      ['DELETE /v1/consents/{consentId}', { ...merchant, params: { consentId: revoked.id } }],
+      ['DELETE /v1/users/{userId}', { ...merchant, params: { userId: gone.id } }],
+    ];
+    for (const [op, request] of destructive) bases.set(op, request);
+
+    // Every operation has a valid request here: a route added later must be added to this walk.
+    expect([...operations.keys()].filter((op) => !bases.has(op))).toEqual([]);
+
+    // ---- invalid input -------------------------------------------------------------------------------
+    const sessionToken = session.token;
+    for (const op of operations.values()) {
+      const base = bases.get(op.key)!;
+      const variants: Request[] = [];
+      if (op.security.length > 0) {
+        variants.push({ ...base, token: null }, { ...base, token: 'mk_not-a-real-key' });
+        if (!op.security.includes('operator')) variants.push({ ...base, token: adminToken });
+        else variants.push({ ...base, token: key });
+        // The user's session: its own user's routes answer it, any other resource is 404, merchant-only 403.
+        if (op.security.includes('merchantApiKey')) variants.push({ ...base, token: sessionToken });
+      }
+      for (const name of op.pathParams) {
+        for (const value of ['not-an-id', UNKNOWN_UUID, "' OR 1=1 --"])
+          variants.push({ ...base, params: { ...base.params, [name]: value } });
+      }
+      for (const name of op.query) {
+        const values =
+          name === 'limit'
+            ? ['0', 'abc', '100000']
+            : name === 'cursor'
+              ? ['!!', 'bm90LWEtY3Vyc29y']
+              : ['', 'x'.repeat(300), '2024-13-45'];
+        for (const value of values) variants.push({ ...base, query: { ...base.query, [name]: value } });
+      }
+      if (op.hasBody) {
+        const body = (base.body ?? {}) as Record<string, unknown>;
+        variants.push(
+          { ...base, body: {} },
+          { ...base, body: [] },
+          { ...base, body: undefined, raw: '{"a":' },
+          { ...base, body: undefined, raw: 'text', contentType: 'text/plain' },
+          { ...base, body: { ...body, unexpected: true } },
+        );
+        for (const [field, value] of Object.entries(body)) {
+          const wrong = typeof value === 'string' ? 7 : 'x';
+          variants.push(
+            { ...base, body: { ...body, [field]: null } },
+            { ...base, body: { ...body, [field]: wrong } },
+          );
+        }
+      }
+      for (const name of op.headers.filter((h) => h !== 'Idempotency-Key')) {
+        variants.push({ ...base, headers: { ...base.headers, [name.toLowerCase()]: 'not-a-valid-value' } });
+      }
+      const badKey = { ...base, headers: { ...base.headers, 'idempotency-key': 'has spaces' } };
+      if (op.headers.includes('Idempotency-Key')) variants.push(badKey);
+      for (const variant of variants) {
+        // A fresh key on every other variant: nothing may be kept of a request that was refused.
+        const idempotencyKey =
+          op.headers.includes('Idempotency-Key') && variant !== badKey ? uniqueName('invalid') : undefined;
+        const headers = idempotencyKey
+          ? { ...variant.headers, 'idempotency-key': idempotencyKey }
+          : variant.headers;
+        const answer = await send(op.key, { ...variant, headers });
+        if (idempotencyKey && answer.status >= 400) {
+          const kept = await prisma.idempotencyKey.count({ where: { key: idempotencyKey } });
+          if (kept > 0)
+            problems.push(
+              `${op.key} → ${answer.status}: an idempotency record was kept for a refused request`,
+            );
+        }
+      }
+    }
+
+    // ---- the destructive operations, valid ----------------------------------------------------------
+    for (const [op, request] of destructive) await valid(op, request, 204);
+
+    const unreached = [...reached]
+      .filter(([, statuses]) => ![...statuses].some((s) => s < 400))
+      .map(([op]) => op);
+    expect(unreached, 'operations the walk never got a success from').toEqual([]);
+    expect(problems, `answers that break the document:\n${[...new Set(problems)].join('\n')}`).toEqual([]);
+  }, 120_000);
+});
