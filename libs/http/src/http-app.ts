@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { runInContext } from '#libs/context';
 import type { AppLogger, Metrics } from '#libs/observability';
 import { NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
@@ -52,6 +53,11 @@ export async function createHttpApp(
     void reply.header('x-request-id', request.id);
   });
   registerRequestGuards(fastify);
+  // The request's context starts once its body is read: a context entered before would not survive the
+  // parser, whose callbacks run from the socket's. Guards, pipes, handlers and what they await run in it.
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    runInContext({ requestId: String(request.id) }, done);
+  });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { currentRequestId } from '#libs/context';
 import { redact } from './redact.js';
 
 export type AppLogger = Logger;
@@ -26,6 +27,11 @@ export function createLogger(options: LoggerOptions): AppLogger {
     {
       level: options.level,
       base: { app: options.app, pid: process.pid },
+      // Every line written while a request or job runs names it, without anyone passing its id along.
+      mixin: () => {
+        const reqId = currentRequestId();
+        return reqId === undefined ? {} : { reqId };
+      },
       timestamp: pino.stdTimeFunctions.isoTime,
       messageKey: 'msg',
       formatters: {

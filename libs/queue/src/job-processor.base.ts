@@ -2,6 +2,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { AppConfig } from '#libs/config';
+import { runInContext } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
 import { logConnectionErrors } from '#libs/redis';
 import {
@@ -54,7 +55,8 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     if (!handler) {
       return Promise.reject(new UnrecoverableError(`Unknown job ${job.name} on queue ${this.queue}`));
     }
-    return handler(job, token);
+    // Each job runs in a context of its own, so its log lines and upstream calls carry one id.
+    return runInContext({ requestId: `job:${job.name}:${job.id}` }, () => handler(job, token));
   }
 }
 

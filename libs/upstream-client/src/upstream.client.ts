@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamError } from './upstream.error.js';
@@ -195,7 +196,7 @@ export class UpstreamClient {
 
   /** Paging options with one base request id for the whole walk (pages add `.p<n>`). */
   private walkOptions<O extends CallOptions>(options: O): O {
-    return { ...options, requestId: options.requestId ?? randomUUID() };
+    return { ...options, requestId: options.requestId ?? currentRequestId() ?? randomUUID() };
   }
 
   // ---- 4.1 authorisations -------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as wait } from 'node:timers/promises';
+import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
 import { Pool, type Dispatcher } from 'undici';
 import { scanListBody } from './list-body.scanner.js';
@@ -38,7 +39,8 @@ export interface CallOptions {
    */
   institutionId?: string;
   /**
-   * Sent as `x-request-id`; a fresh UUID when absent. Pass the inbound request's id to correlate. The
+   * Sent as `x-request-id`; when absent, the running request's or job's id (its context), else a fresh
+   * UUID, so calls made for a request correlate with it unasked. The
    * first attempt (of the first page) sends it as is; retries add `.a<attempt>` and later pages
    * `.p<page>`, so each exchange has its own id that still starts with the caller's.
    */
@@ -260,7 +262,7 @@ export class UpstreamTransport {
   }
 
   async send<T>(spec: RequestSpec, options: SendOptions = {}): Promise<UpstreamResult<T>> {
-    const baseId = options.requestId ?? randomUUID();
+    const baseId = options.requestId ?? currentRequestId() ?? randomUUID();
     const signal = options.signal;
     if (spec.consent === 'required' && !options.consent) {
       throw callerError(spec.operation, 'a consent token is required and must not be empty');

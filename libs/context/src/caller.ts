@@ -1,0 +1,42 @@
+import { DomainError, ErrorCode } from '#libs/errors';
+
+/**
+ * Who a request (or a job acting for someone) acts for, as authentication established it. The one
+ * identity the domain sees: a service that reads tenant data takes a {@link TenantCaller} first, so a
+ * query without the merchant's id cannot be written. The kinds' strings are the API's own (`/v1/me`).
+ */
+export type Caller = OperatorCaller | MerchantCaller | SessionCaller;
+
+/** The platform operator (ADMIN_TOKEN): no tenant. */
+export interface OperatorCaller {
+  readonly kind: 'operator';
+}
+
+/** A merchant backend's API key: any of the merchant's users. */
+export interface MerchantCaller {
+  readonly kind: 'merchant';
+  readonly merchantId: string;
+  readonly apiKeyId: string;
+  /** Present on both tenant kinds so `caller.userId` reads as "only this user's", undefined here. */
+  readonly userId?: undefined;
+}
+
+/** A merchant frontend's session token: one user of one merchant, and nothing else. */
+export interface SessionCaller {
+  readonly kind: 'user-session';
+  readonly merchantId: string;
+  readonly userId: string;
+}
+
+export type TenantCaller = MerchantCaller | SessionCaller;
+
+/**
+ * The one check that a caller may act for `userId`: a merchant for any of its users (the tenant query
+ * that follows still carries its merchant id), a session only for its own user. Anything else reads as
+ * a user that does not exist, so a session learns nothing about other users.
+ */
+export function assertActsFor(caller: TenantCaller, userId: string): void {
+  if (caller.kind === 'user-session' && caller.userId !== userId) {
+    throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+  }
+}

@@ -1,0 +1,2 @@
+export * from './caller.js';
+export * from './request-context.js';
