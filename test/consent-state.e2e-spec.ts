@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, PrismaService, ReadCache } from '#libs/database';
+import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { testConfig, uniqueName } from '#libs/testing';
@@ -9,10 +10,12 @@ describe('ConsentStateRepository: guarded status writes', () => {
   const config = testConfig();
   const database = new DatabasePool(config);
   const prisma = new PrismaService(database);
+  const cache = new ReadCache(config);
   const state = new ConsentStateRepository(
     prisma,
     new MerchantEventRepository(database),
-    new ReadCache(config),
+    cache,
+    new AccountSyncStateRepository(database, cache),
   );
   let merchantId: string;
   let userId: string;

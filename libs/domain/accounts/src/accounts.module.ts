@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
+import { AccountPlacementRepository } from './account-placement.repository.js';
+import { AccountSyncStateRepository } from './account-sync-state.repository.js';
 import { AccountRepository } from './account.repository.js';
 import { AccountsService } from './accounts.service.js';
 
+const EXPORTED = [AccountRepository, AccountPlacementRepository, AccountSyncStateRepository, AccountsService];
+
 /** Relies on the global database module of CoreModule. */
-@Module({ providers: [AccountRepository, AccountsService], exports: [AccountRepository, AccountsService] })
+@Module({ providers: EXPORTED, exports: EXPORTED })
 export class AccountsModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Prisma } from '#libs/database';
-import { AccountRepository } from '#libs/domain/accounts';
+import { AccountPlacementRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncRequests } from '#libs/domain/sync-runs';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
@@ -48,7 +48,8 @@ export class ConsentAuthoriser {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly accounts: AccountRepository,
+    private readonly placement: AccountPlacementRepository,
+    private readonly syncState: AccountSyncStateRepository,
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
     private readonly syncs: SyncRequests,
@@ -93,7 +94,7 @@ export class ConsentAuthoriser {
     };
     const place = listed
       ? (tx: Prisma.TransactionClient) =>
-          this.accounts.placeWithin(tx, owner, listed, { approvedAt: authorizedAt })
+          this.placement.placeWithin(tx, owner, listed, { approvedAt: authorizedAt })
       : undefined;
     let result: TransitionResult;
     try {
@@ -109,7 +110,7 @@ export class ConsentAuthoriser {
     }
     if (result.applied && consent.kind === 'ACCOUNT') {
       // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
-      const accounts = await this.accounts.idsOfConsent(consent.merchantId, consent.id);
+      const accounts = await this.syncState.idsOfConsent(consent.merchantId, consent.id);
       await this.syncs.requestInitial(
         accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
       );

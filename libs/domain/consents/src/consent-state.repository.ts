@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService, ReadCache, isTransactionConflict } from '#libs/database';
+import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
 import { consentEvent } from './consent-events.js';
 import {
@@ -45,6 +46,7 @@ export class ConsentStateRepository {
     private readonly prisma: PrismaService,
     private readonly events: MerchantEventRepository,
     private readonly cache: ReadCache,
+    private readonly syncState: AccountSyncStateRepository,
   ) {}
 
   /** After a write that may change the consent's accounts: this process reads its own write at once. */
@@ -110,16 +112,7 @@ export class ConsentStateRepository {
           await this.announce(tx, merchantId, consentId, 'consent.reauthorisation_not_extended');
         }
         if (result.applied && placeAccounts) await placeAccounts(tx);
-        if (result.applied) {
-          // A closed account (the bank no longer lists it) stays stopped. Rows locked in id order, as the
-          // placement of a reconnected bank's accounts locks them (AccountRepository.upsertFromUpstream),
-          // which may be moving some of them to another consent right now.
-          await tx.$executeRaw`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
-            updated_at = ${now}
-          WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
-              AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
-            AND consent_id = ${consentId}::uuid AND sync_status <> 'SYNCING' AND closed_at IS NULL`;
-        }
+        if (result.applied) await this.syncState.resumeConsent(tx, merchantId, consentId, now);
         return result;
       });
     const write = (async () => {
@@ -183,7 +176,7 @@ export class ConsentStateRepository {
         // The bank refused the token the caller used: a re-authorisation since (a new token) stands.
         tokenUsed !== undefined ? { tokenCiphertext: tokenUsed } : {},
       );
-      if (result.applied) await this.stopSync(tx, merchantId, consentId);
+      if (result.applied) await this.syncState.stopConsent(tx, merchantId, consentId);
       return result;
     });
     return this.touchingAccounts(merchantId, write);
@@ -263,18 +256,10 @@ export class ConsentStateRepository {
         revokedAt: now,
         ...(consent?.kind === 'ACCOUNT' ? { tokenCiphertext: null, tokenKeyId: null } : {}),
       });
-      if (result.applied) await this.stopSync(tx, merchantId, consentId);
+      if (result.applied) await this.syncState.stopConsent(tx, merchantId, consentId);
       return result;
     });
     return this.touchingAccounts(merchantId, write);
-  }
-
-  /** Rows locked in id order, like every writer of a set of accounts (see markAuthorised). */
-  private stopSync(tx: Tx, merchantId: string, consentId: string) {
-    return tx.$executeRaw`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now()
-      WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
-          AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
-        AND consent_id = ${consentId}::uuid`;
   }
 
   /**

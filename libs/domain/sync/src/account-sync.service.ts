@@ -2,7 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabasePool } from '#libs/database';
-import { AccountRepository, type SyncTarget } from '#libs/domain/accounts';
+import {
+  AccountPlacementRepository,
+  AccountSyncStateRepository,
+  type SyncTarget,
+} from '#libs/domain/accounts';
 import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
 import { reconnectHint } from '#libs/errors';
@@ -52,7 +56,8 @@ export class AccountSyncService {
     private readonly database: DatabasePool,
     private readonly runs: SyncRunRepository,
     private readonly transactions: TransactionRepository,
-    private readonly accounts: AccountRepository,
+    private readonly placement: AccountPlacementRepository,
+    private readonly syncState: AccountSyncStateRepository,
     private readonly consentState: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
     private readonly events: MerchantEventRepository,
@@ -65,7 +70,7 @@ export class AccountSyncService {
   ): Promise<SyncOutcome> {
     const run = await this.runs.claim(job.runId);
     if (!run || run.merchantId !== job.merchantId || run.accountId !== job.accountId) return 'already-ended';
-    const target = await this.accounts.syncTarget(run.merchantId, run.accountId);
+    const target = await this.syncState.syncTarget(run.merchantId, run.accountId);
     if (!target) return 'already-ended';
     const token = this.openToken(target);
     if (!token) {
@@ -97,7 +102,7 @@ export class AccountSyncService {
       const balances = this.upstream.getAccountBalances(target.upstreamAccountId, options);
       balances.catch(() => undefined);
       const window = await this.windowOf(run, target);
-      await this.accounts.markSyncing(run.merchantId, run.accountId);
+      await this.syncState.markSyncing(run.merchantId, run.accountId);
       const seen = await this.readWindow(run, target, window, options);
       if (!(await listing)) {
         await this.fail(run, target, {
@@ -124,12 +129,12 @@ export class AccountSyncService {
   ): Promise<boolean> {
     const { data: listed } = await this.upstream.getAccounts(options);
     const ids = listed.map((a) => a.id);
-    await this.accounts.reopenListed(run.merchantId, target.consent.id, ids);
+    await this.syncState.reopenListed(run.merchantId, target.consent.id, ids);
     // Only accounts new to us are stored here (their balances come with their first sync).
-    const known = new Set(await this.accounts.upstreamIdsOfConsent(run.merchantId, target.consent.id));
+    const known = new Set(await this.syncState.upstreamIdsOfConsent(run.merchantId, target.consent.id));
     const added = listed.filter((a) => !known.has(a.id));
     if (added.length > 0) {
-      await this.accounts.upsertFromUpstream(
+      await this.placement.upsertFromUpstream(
         {
           merchantId: run.merchantId,
           userId: target.userId,
@@ -139,7 +144,7 @@ export class AccountSyncService {
         added,
       );
     }
-    const closed = await this.accounts.closeUnlisted(run.merchantId, target.consent.id, ids);
+    const closed = await this.syncState.closeUnlisted(run.merchantId, target.consent.id, ids);
     if (closed.length > 0)
       this.logger.info({ consentId: target.consent.id, closed }, 'sync: accounts closed');
     return ids.includes(target.upstreamAccountId);
@@ -236,7 +241,7 @@ export class AccountSyncService {
     const now = new Date();
     const ended = await this.database.transaction(async (db) => {
       const removed = await this.transactions.removeUnseen(db, run.merchantId, run.accountId, window, seen);
-      await this.accounts.replaceBalances(
+      await this.placement.replaceBalances(
         db,
         run.merchantId,
         run.accountId,
@@ -254,7 +259,7 @@ export class AccountSyncService {
       const progress = await this.runs.finish(db, run, { status: 'SUCCEEDED', removed });
       // Taken over by another worker meanwhile: this one's removals are rolled back with it.
       if (!progress) throw new RunSupersededError(run.id);
-      await this.accounts.markSyncEnded(db, run.merchantId, run.accountId, {
+      await this.syncState.markSyncEnded(db, run.merchantId, run.accountId, {
         synced: true,
         at: now,
         nextSyncAt: this.nextSyncAt(now),
@@ -314,7 +319,7 @@ export class AccountSyncService {
     await this.database.transaction(async (db) => {
       const progress = await this.runs.finish(db, run, { status: 'FAILED', failure });
       if (!progress) return;
-      await this.accounts.markSyncEnded(db, run.merchantId, run.accountId, {
+      await this.syncState.markSyncEnded(db, run.merchantId, run.accountId, {
         synced: false,
         error: failure.message,
         nextSyncAt: this.nextSyncAt(now),

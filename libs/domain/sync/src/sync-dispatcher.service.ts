@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AccountRepository } from '#libs/domain/accounts';
+import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
@@ -16,7 +16,7 @@ const IDLE_RUN_MS = 10 * 60_000;
 @Injectable()
 export class SyncDispatcher {
   constructor(
-    private readonly accounts: AccountRepository,
+    private readonly syncState: AccountSyncStateRepository,
     private readonly runs: SyncRunRepository,
     private readonly jobs: JobProducer,
     @Inject(LOGGER) private readonly logger: AppLogger,
@@ -29,7 +29,7 @@ export class SyncDispatcher {
     let sending: Promise<void> = Promise.resolve();
     try {
       for (;;) {
-        const due = await this.accounts.dueForSync(now, after, BATCH);
+        const due = await this.syncState.dueForSync(now, after, BATCH);
         if (due.length === 0) break;
         const runs = await this.runs.openRuns(due, 'SCHEDULED');
         enqueued += runs.filter((r) => r.created).length;

@@ -1,0 +1,260 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { Prisma, PrismaService, ReadCache, isTransactionConflict } from '#libs/database';
+import type { Account as UpstreamAccount } from '#libs/upstream-client';
+import { placeAccounts, type Placement } from './account-placement.js';
+import { decimalFromUpstream } from './money.js';
+import { uuidV7 } from '#libs/ids';
+
+/** The consent an account refresh belongs to (ids only; the token never comes here). */
+export interface AccountOwner {
+  merchantId: string;
+  userId: string;
+  consentId: string;
+  institutionId: string;
+}
+
+const json = (v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull =>
+  v === undefined || v === null ? Prisma.DbNull : v;
+
+/** Where a placement is written in the placing transaction: existing accounts by id, then new ones. */
+const rank = (p: Placement) => ('accountId' in p ? `0:${p.accountId}` : '1:');
+const byRank = (x: Placement, y: Placement) => {
+  const [a, b] = [rank(x), rank(y)];
+  return a < b ? -1 : a > b ? 1 : 0;
+};
+
+/**
+ * The accounts and balances as the bank lists them: a consent's accounts placed under it (an account the
+ * user already has moves, with its history), and the latest balances a sync read.
+ */
+@Injectable()
+export class AccountPlacementRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly cache: ReadCache,
+  ) {}
+
+  /**
+   * Stores a consent's accounts as the upstream lists them and replaces each one's balances, all in one
+   * transaction, so a reader never sees an account without its balances or half of a refresh. Balances
+   * of a type the bank no longer reports are removed: the table holds the latest balance of each type.
+   *
+   * A listed account the user already has at this institution (under an earlier consent, or under
+   * another upstream id) is that account, moved to this consent with its id, transactions and sync
+   * history, and due for a sync (see placeAccounts); only an account that matches none is created. The
+   * user's accounts at the institution are placed under one lock, so two consents of the same bank
+   * authorised at once cannot both add a row for one account. `approvedAt`: the authorisation being
+   * stored (else the consent's stored one).
+   */
+  async upsertFromUpstream(
+    owner: AccountOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date; now?: Date } = {},
+  ): Promise<void> {
+    const now = options.now ?? new Date();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.prisma.$transaction((tx) => this.place(tx, owner, accounts, options, now));
+        this.cache.invalidate(owner.merchantId);
+        return;
+      } catch (error) {
+        // A deadlock with another writer of these rows (a sync ending, a revocation) picked this one: the
+        // placement is whole or not at all, so it is simply made again.
+        if (!isTransactionConflict(error) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  /**
+   * The same placement inside the caller's transaction, so the move commits with whatever else that
+   * transaction writes (the consent's authorisation: a consent that is not authorised takes no accounts).
+   * The caller invalidates the read cache after it commits, and retries on a conflict.
+   */
+  placeWithin(
+    tx: Prisma.TransactionClient,
+    owner: AccountOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date; now?: Date } = {},
+  ): Promise<void> {
+    return this.place(tx, owner, accounts, options, options.now ?? new Date());
+  }
+
+  private async place(
+    tx: Prisma.TransactionClient,
+    owner: AccountOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date },
+    now: Date,
+  ): Promise<void> {
+    // Two placements of the same user's accounts at one bank (two consents authorised at once) take
+    // turns: the rows either would insert are not there yet to be locked.
+    const key = `accounts:${owner.merchantId}:${owner.userId}:${owner.institutionId}`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+    const held = await tx.account.findMany({
+      where: { merchantId: owner.merchantId, userId: owner.userId, institutionId: owner.institutionId },
+      select: {
+        id: true,
+        consentId: true,
+        upstreamAccountId: true,
+        accountIdentifications: true,
+        consent: { select: { status: true, authorizedAt: true } },
+      },
+    });
+    const approvedAt =
+      options.approvedAt ??
+      (
+        await tx.consent.findFirst({
+          where: { id: owner.consentId, merchantId: owner.merchantId },
+          select: { authorizedAt: true },
+        })
+      )?.authorizedAt ??
+      null;
+    const placements = placeAccounts(
+      owner.consentId,
+      approvedAt,
+      held.map((h) => ({
+        id: h.id,
+        consentId: h.consentId,
+        upstreamAccountId: h.upstreamAccountId,
+        accountIdentifications: h.accountIdentifications,
+        consentStatus: h.consent.status,
+        consentAuthorizedAt: h.consent.authorizedAt,
+      })),
+      accounts,
+    );
+    // Existing rows in id order, each one's balances before the row itself: the order in which a sync's
+    // last transaction (balances, then the account) and ConsentStateRepository (a consent's accounts,
+    // by id) lock them, so none of them waits for another in a circle. New rows last.
+    const order = accounts
+      .map((upstream, i) => ({ upstream, placement: placements[i] }))
+      .filter(({ placement }) => placement.action !== 'keep' && placement.action !== 'repeat')
+      .sort((x, y) => byRank(x.placement, y.placement));
+    for (const { upstream: a, placement } of order) {
+      const fields = {
+        type: a.accountType ?? a.type ?? null,
+        usageType: a.usageType ?? null,
+        currency: a.currency ?? null,
+        nickname: a.nickname ?? null,
+        description: a.description ?? null,
+        details: a.details ?? null,
+        accountNames: json(a.accountNames),
+        accountIdentifications: json(a.accountIdentifications),
+        raw: a as Prisma.InputJsonValue,
+      };
+      if (placement.action === 'create') {
+        const { id } = await tx.account.create({
+          data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
+          select: { id: true },
+        });
+        await this.storeBalances(tx, owner.merchantId, id, a);
+      } else if (placement.action === 'move' || placement.action === 'update') {
+        await this.storeBalances(tx, owner.merchantId, placement.accountId, a);
+        if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
+        await tx.account.updateMany({
+          where: { id: placement.accountId, merchantId: owner.merchantId },
+          data: fields,
+        });
+      }
+    }
+  }
+
+  /** The account's latest balance of each type the bank reports; those of types it no longer reports go. */
+  private async storeBalances(
+    tx: Prisma.TransactionClient,
+    merchantId: string,
+    accountId: string,
+    a: UpstreamAccount,
+  ): Promise<void> {
+    const balances = (a.accountBalances ?? []).filter(
+      (b): b is typeof b & { type: string; balanceAmount: { amount: number; currency: string } } =>
+        typeof b.type === 'string' && b.balanceAmount !== undefined,
+    );
+    await tx.accountBalance.deleteMany({
+      where: { merchantId, accountId, type: { notIn: balances.map((b) => b.type) } },
+    });
+    for (const b of balances) {
+      const values = {
+        amount: decimalFromUpstream(b.balanceAmount.amount),
+        currency: b.balanceAmount.currency,
+        dateTime: b.dateTime ? new Date(b.dateTime) : null,
+        creditLineIncluded: b.creditLineIncluded ?? null,
+        creditLines: json(b.creditLines),
+      };
+      await tx.accountBalance.upsert({
+        where: { accountId_type: { accountId, type: b.type } },
+        create: { merchantId, accountId, type: b.type, ...values },
+        update: values,
+      });
+    }
+  }
+
+  /**
+   * An existing account comes to `owner`'s consent under the id this consent lists it by: open again and
+   * due for a sync now (one running keeps running and ends as it would), with the stopped consent's error
+   * cleared. Its transactions and sync runs hang off the account, so they come with it. The one write of
+   * the sync state outside AccountSyncStateRepository: the move and the fresh start are one statement.
+   */
+  private async move(
+    tx: Prisma.TransactionClient,
+    owner: AccountOwner,
+    accountId: string,
+    upstreamAccountId: string,
+    now: Date,
+  ): Promise<void> {
+    await tx.$executeRaw`UPDATE accounts SET consent_id = ${owner.consentId}::uuid,
+        upstream_account_id = ${upstreamAccountId}, closed_at = NULL, last_sync_error = NULL,
+        sync_status = CASE WHEN sync_status = 'SYNCING' THEN sync_status ELSE 'PENDING' END,
+        next_sync_at = ${now}, updated_at = ${now}
+      WHERE id = ${accountId}::uuid AND merchant_id = ${owner.merchantId}::uuid AND user_id = ${owner.userId}::uuid`;
+  }
+  /** The latest balances, in the sync's final transaction (the table holds one per type). */
+  async replaceBalances(
+    db: pg.PoolClient,
+    merchantId: string,
+    accountId: string,
+    balances: readonly {
+      type: string;
+      amount: number;
+      currency: string;
+      dateTime: string | null;
+      creditLineIncluded: boolean | null;
+      creditLines: unknown;
+    }[],
+  ): Promise<void> {
+    await db.query({
+      name: 'accounts.delete-stale-balances',
+      text: `DELETE FROM account_balances WHERE merchant_id = $1::uuid AND account_id = $2::uuid
+        AND NOT (type = ANY($3::text[]))`,
+      values: [merchantId, accountId, balances.map((b) => b.type)],
+    });
+    if (balances.length === 0) return;
+    await db.query({
+      name: 'accounts.upsert-balances',
+      text: `INSERT INTO account_balances AS b (id, merchant_id, account_id, type, amount, currency, date_time,
+          credit_line_included, credit_lines, updated_at)
+        SELECT r.id, $1::uuid, $2::uuid, r.type, r.amount, r.currency, r.date_time, r.credit_line_included,
+          r.credit_lines, now()
+        FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, type text, amount numeric, currency text,
+          date_time timestamptz, credit_line_included boolean, credit_lines jsonb)
+        ON CONFLICT (account_id, type) DO UPDATE SET amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+          date_time = EXCLUDED.date_time, credit_line_included = EXCLUDED.credit_line_included,
+          credit_lines = EXCLUDED.credit_lines, updated_at = now()`,
+      values: [
+        merchantId,
+        accountId,
+        JSON.stringify(
+          balances.map((b) => ({
+            id: uuidV7(),
+            type: b.type,
+            amount: b.amount,
+            currency: b.currency,
+            date_time: b.dateTime,
+            credit_line_included: b.creditLineIncluded,
+            credit_lines: b.creditLines ?? null,
+          })),
+        ),
+      ],
+    });
+  }
+}

@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DatabasePool, Prisma, ReadCache } from '#libs/database';
+import { isUuid } from '#libs/ids';
+
+type Tx = Prisma.TransactionClient;
+
+/** What a sync of one account needs: the account, its consent's state and sealed token. */
+export interface SyncTarget {
+  id: string;
+  merchantId: string;
+  userId: string;
+  upstreamAccountId: string;
+  currency: string | null;
+  consent: {
+    id: string;
+    status: string;
+    institutionId: string;
+    expiresAt: Date | null;
+    transactionsFrom: Date | null;
+    tokenCiphertext: string | null;
+    tokenKeyId: string | null;
+    subApplicationId: string | null;
+  };
+}
+
+const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "userId",
+    a.upstream_account_id AS "upstreamAccountId", a.currency,
+    c.id AS "consentId", c.status AS "consentStatus", c.institution_id AS "institutionId",
+    c.expires_at AS "expiresAt", c.transactions_from AS "transactionsFrom",
+    c.token_ciphertext AS "tokenCiphertext", c.token_key_id AS "tokenKeyId",
+    m.sub_application_id AS "subApplicationId"
+  FROM accounts a
+  JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+  JOIN merchants m ON m.id = a.merchant_id
+  WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid`;
+
+/**
+ * Accounts due for a sync, in (next_sync_at, id) order after a keyset position, on the dispatcher's index:
+ * the consent authorised and unexpired, the account neither stopped nor closed. Two statements, first
+ * batch and next ones: a generic plan of `$n IS NULL OR (…) > (…)` could not start the index scan at the
+ * position, and every batch would read the ones before it again.
+ */
+const dueForSync = (after: boolean) => `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
+    a.next_sync_at AS "nextSyncAt"
+  FROM accounts a JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+  WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
+    ${after ? 'AND (a.next_sync_at, a.id) > ($3::timestamptz, $4::uuid)' : ''}
+    AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)
+  ORDER BY a.next_sync_at, a.id LIMIT $2`;
+
+/**
+ * The owner of an account's sync state (sync_status, next_sync_at, last_synced_at, last_sync_error and
+ * closed_at): the sync's reads of it, its marks as a run starts and ends, the accounts closed and reopened
+ * as the bank lists them, and the consent's accounts made due or stopped as the consent state owner
+ * authorises or ends it (in that owner's transaction). Two writes set these columns as a part of a larger
+ * statement instead: a placement moving an account to another consent (AccountPlacementRepository) and
+ * the expiry scan's batch (ConsentExpiryRepository).
+ */
+@Injectable()
+export class AccountSyncStateRepository {
+  constructor(
+    private readonly database: DatabasePool,
+    private readonly cache: ReadCache,
+  ) {}
+
+  /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
+  async syncTarget(merchantId: string, accountId: string): Promise<SyncTarget | null> {
+    if (!isUuid(accountId) || !isUuid(merchantId)) return null;
+    const [row] = await this.database.rows<Record<string, unknown>>({
+      name: 'accounts.sync-target',
+      text: SYNC_TARGET,
+      values: [accountId, merchantId],
+    });
+    if (!row) return null;
+    const r = row as Record<string, never>;
+    return {
+      id: r.id,
+      merchantId: r.merchantId,
+      userId: r.userId,
+      upstreamAccountId: r.upstreamAccountId,
+      currency: r.currency,
+      consent: {
+        id: r.consentId,
+        status: r.consentStatus,
+        institutionId: r.institutionId,
+        expiresAt: r.expiresAt,
+        transactionsFrom: r.transactionsFrom,
+        tokenCiphertext: r.tokenCiphertext,
+        tokenKeyId: r.tokenKeyId,
+        subApplicationId: r.subApplicationId,
+      },
+    };
+  }
+
+  /** One keyset batch of accounts due for a sync at `now`. */
+  dueForSync(
+    now: Date,
+    after: { nextSyncAt: Date; accountId: string } | null,
+    limit: number,
+  ): Promise<{ accountId: string; merchantId: string; nextSyncAt: Date }[]> {
+    return this.database.rows(
+      after
+        ? {
+            name: 'accounts.due-for-sync-after',
+            text: dueForSync(true),
+            values: [now, limit, after.nextSyncAt, after.accountId],
+          }
+        : { name: 'accounts.due-for-sync', text: dueForSync(false), values: [now, limit] },
+    );
+  }
+
+  /** A sync started: shown as `syncing` unless the consent stopped it meanwhile. */
+  async markSyncing(merchantId: string, accountId: string): Promise<void> {
+    await this.database.rows({
+      name: 'accounts.mark-syncing',
+      text: `UPDATE accounts SET sync_status = 'SYNCING', updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status <> 'STOPPED'`,
+      values: [accountId, merchantId],
+    });
+    this.cache.invalidate(merchantId);
+  }
+
+  /** A sync ended, in the sync's final transaction: synced (or failed, with why) and due again at `nextSyncAt`. */
+  async markSyncEnded(
+    db: pg.PoolClient,
+    merchantId: string,
+    accountId: string,
+    outcome:
+      { synced: true; at: Date; nextSyncAt: Date } | { synced: false; error: string; nextSyncAt: Date },
+  ): Promise<void> {
+    await db.query({
+      name: 'accounts.mark-sync-ended',
+      // A stopped account (its consent gone) stays stopped and undue, but still shows why.
+      text: `UPDATE accounts SET
+          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE $3::account_sync_status END,
+          last_synced_at = COALESCE($4, last_synced_at), last_sync_error = $5,
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $6::timestamptz END,
+          updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+      values: [
+        accountId,
+        merchantId,
+        outcome.synced ? 'SYNCED' : 'FAILED',
+        outcome.synced ? outcome.at : null,
+        outcome.synced ? null : outcome.error.slice(0, 1000),
+        outcome.nextSyncAt,
+      ],
+    });
+  }
+  /** The ids of a consent's accounts that may sync (not stopped). */
+  async idsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+    const rows = await this.database.rows<{ id: string }>({
+      name: 'accounts.ids-of-consent',
+      text: `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+        AND sync_status <> 'STOPPED' AND closed_at IS NULL ORDER BY id`,
+      values: [merchantId, consentId],
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The consent's accounts the upstream no longer lists are closed: stopped, undue, and saying why. Their
+   * data is kept. Answers the ids closed now. Rows locked in id order, as every writer of a set of
+   * accounts locks them (a placement may be moving some of them to another consent meanwhile); the
+   * conditions are checked again on the locked rows, so one moved away meanwhile is left alone.
+   */
+  async closeUnlisted(
+    merchantId: string,
+    consentId: string,
+    listedUpstreamIds: readonly string[],
+  ): Promise<string[]> {
+    const rows = await this.database.rows<{ id: string }>({
+      name: 'accounts.close-unlisted',
+      text: `UPDATE accounts SET closed_at = now(), sync_status = 'STOPPED', next_sync_at = NULL,
+          last_sync_error = 'The bank no longer lists this account under the consent; its data is kept.',
+          updated_at = now()
+        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+            AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[])) ORDER BY id FOR NO KEY UPDATE)
+          AND consent_id = $2::uuid AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[]))
+        RETURNING id`,
+      values: [merchantId, consentId, listedUpstreamIds],
+    });
+    this.cache.invalidate(merchantId);
+    return rows.map((r) => r.id);
+  }
+
+  /** Closed accounts the upstream lists again are reopened, and due at once (rows locked in id order). */
+  async reopenListed(
+    merchantId: string,
+    consentId: string,
+    listedUpstreamIds: readonly string[],
+  ): Promise<void> {
+    await this.database.rows({
+      name: 'accounts.reopen-listed',
+      text: `UPDATE accounts SET closed_at = NULL, sync_status = 'PENDING', next_sync_at = now(),
+          last_sync_error = NULL, updated_at = now()
+        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+            AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[]) ORDER BY id FOR NO KEY UPDATE)
+          AND consent_id = $2::uuid AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[])`,
+      values: [merchantId, consentId, listedUpstreamIds],
+    });
+    this.cache.invalidate(merchantId);
+  }
+
+  /** The upstream ids of every account of a consent, closed ones included. */
+  async upstreamIdsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+    const rows = await this.database.rows<{ upstreamAccountId: string }>({
+      name: 'accounts.upstream-ids-of-consent',
+      text: `SELECT upstream_account_id AS "upstreamAccountId" FROM accounts
+        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid`,
+      values: [merchantId, consentId],
+    });
+    return rows.map((r) => r.upstreamAccountId);
+  }
+
+  /**
+   * In the consent's authorisation: its accounts due for a sync now. A closed account (the bank no longer
+   * lists it) stays stopped, and one being synced at this moment is left to finish. Rows locked in id
+   * order, as the placement of a reconnected bank's accounts locks them
+   * (AccountPlacementRepository.upsertFromUpstream), which may be moving some of them to another consent
+   * right now. The caller invalidates the read cache after it commits.
+   */
+  async resumeConsent(tx: Tx, merchantId: string, consentId: string, now: Date): Promise<void> {
+    await tx.$executeRaw`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
+            updated_at = ${now}
+          WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
+              AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
+            AND consent_id = ${consentId}::uuid AND sync_status <> 'SYNCING' AND closed_at IS NULL`;
+  }
+
+  /**
+   * In the consent's end (revoked, gone): its accounts stop syncing. Rows locked in id order, like every
+   * writer of a set of accounts. The caller invalidates the read cache after it commits.
+   */
+  async stopConsent(tx: Tx, merchantId: string, consentId: string): Promise<void> {
+    await tx.$executeRaw`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now()
+      WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
+          AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
+        AND consent_id = ${consentId}::uuid`;
+  }
+}
