@@ -65,7 +65,13 @@ describe('ConsentStateRepository: guarded status writes', () => {
 
   it('marks an authorised consent gone and stops its accounts’ sync', async () => {
     const id = await consentIn(ConsentStatus.Authorised);
-    const result = await state.markGone(merchantId, id, ConsentStatus.Expired, 'CONSENT_EXPIRED', 'gone');
+    const result = await state.markGone({
+      merchantId,
+      consentId: id,
+      status: ConsentStatus.Expired,
+      code: 'CONSENT_EXPIRED',
+      message: 'gone',
+    });
     expect(result).toEqual({ applied: true });
     const after = await row(id);
     expect(after).toMatchObject({ status: 'EXPIRED', lastErrorCode: 'CONSENT_EXPIRED', tokenKeyId: 'k1' });
@@ -74,7 +80,13 @@ describe('ConsentStateRepository: guarded status writes', () => {
 
   it('changes nothing when the consent is no longer where the transition starts, and says what it found', async () => {
     const id = await consentIn(ConsentStatus.AwaitingReauthorisation);
-    const gone = await state.markGone(merchantId, id, ConsentStatus.Expired, 'CONSENT_EXPIRED', 'late');
+    const gone = await state.markGone({
+      merchantId,
+      consentId: id,
+      status: ConsentStatus.Expired,
+      code: 'CONSENT_EXPIRED',
+      message: 'late',
+    });
     expect(gone).toEqual({ applied: false, found: 'AWAITING_RE_AUTHORIZATION' });
     const after = await row(id);
     expect(after).toMatchObject({ status: 'AWAITING_RE_AUTHORIZATION', lastErrorCode: null });
@@ -148,8 +160,20 @@ describe('ConsentStateRepository: guarded status writes', () => {
         .filter((e) => (e.data as { consentId?: string }).consentId === consentId)
         .map((e) => [e.type, e.userId, (e.data as { status: string }).status]);
     const id = await consentIn(ConsentStatus.Authorised);
-    await state.markGone(merchantId, id, ConsentStatus.Revoked, 'CONSENT_REVOKED', 'revoked at the bank');
-    await state.markGone(merchantId, id, ConsentStatus.Revoked, 'CONSENT_REVOKED', 'told twice');
+    await state.markGone({
+      merchantId,
+      consentId: id,
+      status: ConsentStatus.Revoked,
+      code: 'CONSENT_REVOKED',
+      message: 'revoked at the bank',
+    });
+    await state.markGone({
+      merchantId,
+      consentId: id,
+      status: ConsentStatus.Revoked,
+      code: 'CONSENT_REVOKED',
+      message: 'told twice',
+    });
     await state.markRevoked(merchantId, id);
     expect(await eventsOf(id)).toEqual([['CONSENT_REVOKED', userId, 'REVOKED']]);
 

@@ -6,8 +6,9 @@ import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstr
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
+import { consentGone, type ConsentGone } from './consent-gone-signals.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
-import { ConsentStatus, GONE_STATUS } from './consent-status.js';
+import { ConsentStatus } from './consent-status.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
@@ -29,12 +30,6 @@ export interface Reconciliation {
   expired: number;
   failed: number;
 }
-
-/** The upstream's words for a consent it no longer honours → ours. */
-const UPSTREAM_GONE: Record<string, { status: ConsentStatus; code: string }> = {
-  REVOKED: { status: ConsentStatus.Revoked, code: 'CONSENT_REVOKED' },
-  EXPIRED: { status: ConsentStatus.Expired, code: 'CONSENT_EXPIRED' },
-};
 
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -140,17 +135,16 @@ export class ConsentLifecycleService {
     consent: LifecycleConsent,
     now: Date,
   ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed' | 'rate-limited'> {
-    let gone: { status: ConsentStatus; code: string } | undefined;
+    let gone: ConsentGone | undefined;
     try {
       const { data } = await this.upstream.getConsent(consent.upstreamConsentId, {
         subApplication: consent.subApplicationId ?? undefined,
       });
-      gone = UPSTREAM_GONE[data.status];
+      gone = consentGone('upstreamStatus', data.status);
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') return 'rate-limited';
-      const status = error instanceof UpstreamError ? GONE_STATUS[error.kind] : undefined;
-      if (status) gone = { status, code: (error as UpstreamError).kind };
-      else {
+      gone = error instanceof UpstreamError ? consentGone('errorKind', error.kind) : undefined;
+      if (!gone) {
         // Marked checked all the same: this run moves on, the next one tries it again.
         this.logger.warn(
           { err: error, consentId: consent.id },
@@ -167,14 +161,14 @@ export class ConsentLifecycleService {
         if ((await this.state.markRevoked(consent.merchantId, consent.id, now)).applied) outcome = 'revoked';
       }
     } else if (gone) {
-      const marked = await this.state.markGone(
-        consent.merchantId,
-        consent.id,
-        gone.status,
-        gone.code,
-        `Reconciliation: the bank reports the consent ${gone.status.toLowerCase()}.`,
+      const marked = await this.state.markGone({
+        merchantId: consent.merchantId,
+        consentId: consent.id,
+        status: gone.status,
+        code: gone.code,
+        message: `Reconciliation: the bank reports the consent ${gone.status.toLowerCase()}.`,
         now,
-      );
+      });
       if (marked.applied) outcome = gone.status === ConsentStatus.Revoked ? 'revoked' : 'expired';
     }
     await this.lifecycle.markReconciled(consent.merchantId, consent.id, now);

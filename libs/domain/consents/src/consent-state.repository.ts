@@ -31,6 +31,20 @@ function announcedBy(transition: ConsentTransition, to: ConsentStatus): Merchant
   return null;
 }
 
+/** What markGone records: the bank no longer honours the consent, in the words of a gone signal. */
+export interface MarkGone {
+  merchantId: string;
+  consentId: string;
+  status: ConsentStatus;
+  code: string;
+  message: string;
+  now?: Date;
+  /** The sealed token the refused call used: a re-authorisation since (a new token) stands. */
+  tokenUsed?: string | null;
+  /** The caller's transaction (webhook fan-out), else one of its own. */
+  within?: Tx;
+}
+
 /** Clears what only an authorisation in progress needs: its links and our single-use proof. */
 const NOTHING_PENDING = { authorisationUrl: null, reauthorisationUrl: null, stateNonce: null };
 
@@ -148,17 +162,16 @@ export class ConsentStateRepository {
    * The bank no longer honours an authorised consent: record why and stop syncing its accounts. The token
    * is kept: a re-authorisation sends it.
    */
-  markGone(
-    merchantId: string,
-    consentId: string,
-    status: ConsentStatus,
-    code: string,
-    message: string,
+  markGone({
+    merchantId,
+    consentId,
+    status,
+    code,
+    message,
     now = new Date(),
-    tokenUsed?: string | null,
-    /** The caller's transaction (webhook fan-out), else one of its own. */
-    within?: Tx,
-  ): Promise<TransitionResult> {
+    tokenUsed,
+    within,
+  }: MarkGone): Promise<TransitionResult> {
     const run = <T>(fn: (tx: Tx) => Promise<T>) => (within ? fn(within) : this.prisma.$transaction(fn));
     const write = run(async (tx) => {
       const result = await this.apply(

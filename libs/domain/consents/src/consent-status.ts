@@ -22,18 +22,6 @@ const S = ConsentStatus;
 const ALL: readonly ConsentStatus[] = Object.values(S);
 
 /** Waiting for the user or the bank: what a callback, an SCA step or the embedded poll may still settle. */
-/**
- * Upstream consent faults (the upstream client's error kinds) → the local status they leave the consent in,
- * for every caller that meets them: pass-through calls and the sync alike.
- */
-export const GONE_STATUS: Readonly<Partial<Record<string, ConsentStatus>>> = {
-  CONSENT_EXPIRED: ConsentStatus.Expired,
-  CONSENT_REVOKED: ConsentStatus.Revoked,
-  CONSENT_CONSUMED: ConsentStatus.Consumed,
-  // The upstream refuses the token itself (superseded or unknown): only a new authorisation helps.
-  CONSENT_INVALID: ConsentStatus.Expired,
-};
-
 export const AWAITING_STATUSES: readonly ConsentStatus[] = [
   S.AwaitingAuthorisation,
   S.AwaitingReauthorisation,

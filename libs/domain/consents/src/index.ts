@@ -1,5 +1,6 @@
 export * from './consent-authoriser.service.js';
 export * from './consent-callback.hooks.js';
+export * from './consent-gone-signals.js';
 export * from './consent-renewal.service.js';
 export * from './consent-state.repository.js';
 export * from './consent-state.signer.js';

@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
+import {
+  ConsentStateRepository,
+  ConsentStatus,
+  ConsentTokenVault,
+  consentGoneOnError,
+} from '#libs/domain/consents';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
@@ -100,7 +105,7 @@ export class ConsentAccessService {
       });
     } catch (error) {
       if (error instanceof UpstreamError) {
-        const gone = GONE_STATUS[error.kind];
+        const gone = consentGoneOnError(error);
         this.logger.warn(
           {
             consentId: consent.id,
@@ -111,15 +116,13 @@ export class ConsentAccessService {
           'financial data: upstream call failed',
         );
         if (gone) {
-          const marked = await this.state.markGone(
-            consent.merchantId,
-            consent.id,
-            gone,
-            error.kind,
-            `upstream ${error.kind} (status ${error.status ?? 'none'})`,
-            new Date(),
-            consent.tokenCiphertext,
-          );
+          const marked = await this.state.markGone({
+            merchantId: consent.merchantId,
+            consentId: consent.id,
+            ...gone,
+            now: new Date(),
+            tokenUsed: consent.tokenCiphertext,
+          });
           // A concurrent re-authorisation or revocation already moved it on: that newer state stands.
           if (!marked.applied) {
             this.logger.info({ consentId: consent.id, found: marked.found }, 'consent not marked gone');

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { PrismaService, type Prisma } from '#libs/database';
-import { ConsentRepository, ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
+import { ConsentRepository, ConsentStateRepository, consentGone } from '#libs/domain/consents';
 import { NOT_PAID_STATUSES, PaymentStateRepository } from '#libs/domain/payments';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import {
@@ -16,20 +16,6 @@ interface Applied {
   outcome: FanOutOutcome;
   merchantId: string | null;
 }
-
-/** Upstream consent categories → the status they leave our consent in, and the reason recorded. */
-const CONSENT_GONE: Record<string, { status: ConsentStatus; code: string; message: string }> = {
-  'consent.state.revoked': {
-    status: ConsentStatus.Revoked,
-    code: 'CONSENT_REVOKED',
-    message: 'The bank reported the consent revoked.',
-  },
-  'consent.state.expired': {
-    status: ConsentStatus.Expired,
-    code: 'CONSENT_EXPIRED',
-    message: 'The bank reported the consent expired.',
-  },
-};
 
 /** Upstream payment categories → the final status they report. */
 const PAYMENT_FINAL: Record<string, string> = {
@@ -86,7 +72,7 @@ export class FanOutService {
     const type = event.type ?? '';
     // Stored before events were bound to the application that signed them: whose it is, nothing says.
     const { applicationId } = event;
-    const gone = CONSENT_GONE[type];
+    const gone = consentGone('webhookType', type);
     if (gone) {
       const upstreamConsentId = stringAt(event.payload, 'consentId');
       if (!upstreamConsentId || !applicationId) return UNMATCHED;
@@ -97,16 +83,15 @@ export class FanOutService {
       );
       let applied = false;
       for (const consent of consents) {
-        const result = await this.consents.markGone(
-          consent.merchantId,
-          consent.id,
-          gone.status,
-          gone.code,
-          gone.message,
-          new Date(),
-          undefined,
-          tx,
-        );
+        const result = await this.consents.markGone({
+          merchantId: consent.merchantId,
+          consentId: consent.id,
+          status: gone.status,
+          code: gone.code,
+          message: gone.message,
+          now: new Date(),
+          within: tx,
+        });
         applied ||= result.applied;
       }
       if (consents.length === 0) return UNMATCHED;

@@ -7,7 +7,12 @@ import {
   AccountSyncStateRepository,
   type SyncTarget,
 } from '#libs/domain/accounts';
-import { ConsentStateRepository, ConsentStatus, ConsentTokenVault, GONE_STATUS } from '#libs/domain/consents';
+import {
+  ConsentStateRepository,
+  ConsentStatus,
+  ConsentTokenVault,
+  consentGoneOnError,
+} from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
 import { reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
@@ -286,22 +291,20 @@ export class AccountSyncService {
     if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') {
       throw new SyncRateLimitedError(error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
     }
-    const gone = error instanceof UpstreamError ? GONE_STATUS[error.kind] : undefined;
+    const gone = error instanceof UpstreamError ? consentGoneOnError(error) : undefined;
     if (error instanceof UpstreamError && gone) {
       // Stops every account of the consent; the account then shows why its sync stopped.
-      const marked = await this.consentState.markGone(
-        run.merchantId,
-        target.consent.id,
-        gone,
-        error.kind,
-        `upstream ${error.kind} (status ${error.status ?? 'none'})`,
-        new Date(),
-        target.consent.tokenCiphertext,
-      );
+      const marked = await this.consentState.markGone({
+        merchantId: run.merchantId,
+        consentId: target.consent.id,
+        ...gone,
+        now: new Date(),
+        tokenUsed: target.consent.tokenCiphertext,
+      });
       // The consent moved on meanwhile (re-authorised with a new token): the next attempt uses that one.
       if (!marked.applied && !finalAttempt) throw error;
       await this.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
-      throw new SyncStoppedError(`consent ${target.consent.id} is ${gone}`);
+      throw new SyncStoppedError(`consent ${target.consent.id} is ${gone.status}`);
     }
     if (error instanceof SyncStoppedError) throw error;
     const permanent =
