@@ -1,7 +1,7 @@
 /**
  * The one way back for a data consent that has ended (revoked, expired, or a token that can no longer be
  * used): a new consent for the same institution, to which the user's accounts carry over
- * (AccountRepository.upsertFromUpstream). Every message that gives this advice words it here, naming the
+ * (AccountPlacementRepository.upsertFromUpstream). Every message that gives this advice words it here, naming the
  * user and institution when the caller knows them. Here rather than in the consents library, because the
  * upstream failure mapper, below it, says it too.
  */
