@@ -143,13 +143,25 @@ describe('sync: the worker brings every connected account into Postgres', () => 
 
   it('answers the same sync while one is queued or running', async () => {
     const savings = byType('SAVINGS');
-    const [a, b] = await Promise.all([
-      tenant.client.post(`/v1/accounts/${savings.id}/sync`),
-      tenant.client.post(`/v1/accounts/${savings.id}/sync`),
-    ]);
-    expect(a.status).toBe(202);
-    expect(b.body.data.syncId).toBe(a.body.data.syncId);
-    expect((await runWhenEnded(tenant.client, a.body.data.syncId)).status).toBe('succeeded');
+    // The bank holds the run's first read, so the run is still open when the second request arrives
+    // however slowly this machine serves the two: a run that already ended is rightly not answered again.
+    const hold = {
+      method: 'GET',
+      path: `/accounts/${savings.upstreamAccountId}/transactions`,
+      latencyMs: 1500,
+    };
+    expect((await sandbox.admin('POST', '/faults', { ...hold, count: 1 })).status).toBe(201);
+    try {
+      const [a, b] = await Promise.all([
+        tenant.client.post(`/v1/accounts/${savings.id}/sync`),
+        tenant.client.post(`/v1/accounts/${savings.id}/sync`),
+      ]);
+      expect(a.status).toBe(202);
+      expect(b.body.data.syncId).toBe(a.body.data.syncId);
+      expect((await runWhenEnded(tenant.client, a.body.data.syncId)).status).toBe('succeeded');
+    } finally {
+      await sandbox.admin('DELETE', '/faults');
+    }
   });
 
   it('keeps other tenants out and refuses bad input with 400 in the envelope', async () => {
