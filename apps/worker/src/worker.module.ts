@@ -11,6 +11,7 @@ import { ConsentsProcessor } from './consents/consents.processor.js';
 import { EventsProcessor } from './events/events.processor.js';
 import { OutboxRelayListener } from './events/outbox-relay.listener.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
+import { JobSchedulesBootstrap } from './job-schedules.bootstrap.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
 import { PaymentsProcessor } from './payments/payments.processor.js';
 import { SyncProcessor } from './sync/sync.processor.js';
@@ -38,6 +39,7 @@ export class WorkerModule {
         PaymentsProcessor,
         OutboxRelayListener,
         JobHandlersCheck,
+        JobSchedulesBootstrap,
       ],
     };
   }

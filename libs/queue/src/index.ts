@@ -1,4 +1,5 @@
 export * from './job-catalogue.js';
+export * from './job-schedules.js';
 export * from './job-producer.service.js';
 export * from './queue.module.js';
 export * from './job-processor.base.js';

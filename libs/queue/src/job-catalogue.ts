@@ -1,4 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
+import type { AppConfig } from '#libs/config';
 
 /** Every queue of the system. Workers and producers use these names and nothing else. */
 export const QueueName = {
@@ -101,7 +102,7 @@ const BASE_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-/** What the catalogue says of one job: its queue, its options, and how repeats of it collapse. */
+/** What the catalogue says of one job: its queue, its options, how repeats of it collapse, its schedule. */
 export interface JobDefinition<N extends JobName> {
   queue: JobCatalogue[N]['queue'];
   options: JobsOptions;
@@ -111,6 +112,24 @@ export interface JobDefinition<N extends JobName> {
    * Absent: every enqueue is a new job.
    */
   dedupeId?: (payload: JobPayload<N>) => string;
+  /**
+   * Run on an interval by the deployment. Only a job without a payload can be: its scheduler enqueues `{}`.
+   * Registered by the worker's JobSchedulesBootstrap, never by a processor.
+   */
+  schedule?: JobPayload<N> extends Record<string, never> ? JobSchedule : never;
+}
+
+/**
+ * One BullMQ job scheduler. Every worker upserts it under the same fixed id, so the deployment runs the job
+ * once per interval however many workers start; operators and tests know it by that id.
+ */
+export interface JobSchedule {
+  id: string;
+  /**
+   * The interval in milliseconds from configuration. 0: this worker leaves the scheduler as it is (one
+   * registered before, or by another worker, stays): the setting says "not scheduled here", not "never".
+   */
+  everyMs: (config: AppConfig) => number;
 }
 
 export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
@@ -126,6 +145,10 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   'maintenance.refresh-institutions': {
     queue: QueueName.Maintenance,
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 24 * 3600, count: 50 } },
+    schedule: {
+      id: 'maintenance.refresh-institutions',
+      everyMs: (config) => config.sync.institutionsRefreshMinutes * 60_000,
+    },
   },
   'consents.poll-embedded': {
     queue: QueueName.Consents,
@@ -138,10 +161,15 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   'consents.scan-expiry': {
     queue: QueueName.Consents,
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
+    schedule: {
+      id: 'consents.scan-expiry',
+      everyMs: (config) => config.consents.expiryScanMinutes * 60_000,
+    },
   },
   'consents.reconcile': {
     queue: QueueName.Consents,
     options: { ...BASE_OPTIONS, attempts: 1, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
+    schedule: { id: 'consents.reconcile', everyMs: (config) => config.consents.reconcileMinutes * 60_000 },
   },
   'sync.account': {
     queue: QueueName.Sync,
@@ -160,6 +188,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
+    schedule: { id: 'sync.dispatch', everyMs: (config) => config.sync.dispatchEverySeconds * 1000 },
   },
   'events.fan-out': {
     queue: QueueName.Events,
@@ -198,6 +227,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
+    schedule: { id: 'events.sweep', everyMs: (config) => config.events.sweepEverySeconds * 1000 },
   },
   'payments.poll-status': {
     queue: QueueName.Payments,
@@ -207,6 +237,10 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       attempts: 1,
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
+    },
+    schedule: {
+      id: 'payments.poll-status',
+      everyMs: (config) => config.payments.statusPollSeconds * 1000,
     },
   },
 };

@@ -5,18 +5,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ConsentLifecycleService, EmbeddedConsentsService } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import {
-  JOB_DEFINITIONS,
-  JobProcessor,
-  JobProducer,
-  QueueName,
-  type JobHandlers,
-  type JobName,
-} from '#libs/queue';
-
-/** The lifecycle's schedules: fixed ids, so every worker's upsert names the same one schedule. */
-export const EXPIRY_SCAN_SCHEDULER_ID = 'consents.scan-expiry';
-export const RECONCILE_SCHEDULER_ID = 'consents.reconcile';
+import { JobProcessor, QueueName, type JobHandlers } from '#libs/queue';
 
 @Processor(QueueName.Consents)
 export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
@@ -40,35 +29,11 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
   };
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly consents: EmbeddedConsentsService,
     private readonly lifecycle: ConsentLifecycleService,
-    private readonly producer: JobProducer,
   ) {
     super(config, logger);
-  }
-
-  override async onApplicationBootstrap(): Promise<void> {
-    await super.onApplicationBootstrap();
-    await this.schedule(
-      'consents.scan-expiry',
-      EXPIRY_SCAN_SCHEDULER_ID,
-      this.config.consents.expiryScanMinutes,
-    );
-    await this.schedule('consents.reconcile', RECONCILE_SCHEDULER_ID, this.config.consents.reconcileMinutes);
-  }
-
-  /** Every worker upserts the same scheduler: once per interval for the deployment; 0 leaves it alone. */
-  private async schedule(name: JobName, id: string, minutes: number): Promise<void> {
-    if (minutes === 0) return;
-    await this.worker.waitUntilReady();
-    await this.producer
-      .queueFor(name)
-      .upsertJobScheduler(
-        id,
-        { every: minutes * 60_000 },
-        { name, data: {}, opts: JOB_DEFINITIONS[name].options },
-      );
   }
 }

@@ -5,17 +5,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { EventDeliveryService, EventsSweeper } from '#libs/domain/events';
 import { FanOutService, InboxSweeper } from '#libs/domain/inbox';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import {
-  JOB_DEFINITIONS,
-  JobProcessor,
-  JobProducer,
-  QueueName,
-  type JobHandlers,
-  type JobOf,
-} from '#libs/queue';
-
-/** The sweeper's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
-export const EVENTS_SWEEP_SCHEDULER_ID = 'events.sweep';
+import { JobProcessor, QueueName, type JobHandlers, type JobOf } from '#libs/queue';
 
 @Processor(QueueName.Events)
 export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
@@ -37,7 +27,6 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
     private readonly deliveries: EventDeliveryService,
     private readonly inboxSweeper: InboxSweeper,
     private readonly eventsSweeper: EventsSweeper,
-    private readonly producer: JobProducer,
   ) {
     super(config, logger);
   }
@@ -56,14 +45,5 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
     await super.onApplicationBootstrap();
     // Deliveries spend their time waiting on merchants' endpoints: more of them at once than other jobs.
     this.worker.concurrency = this.config.events.concurrency;
-    if (this.config.events.sweepEverySeconds === 0) return;
-    await this.worker.waitUntilReady();
-    await this.producer
-      .queueFor('events.sweep')
-      .upsertJobScheduler(
-        EVENTS_SWEEP_SCHEDULER_ID,
-        { every: this.config.events.sweepEverySeconds * 1000 },
-        { name: 'events.sweep', data: {}, opts: JOB_DEFINITIONS['events.sweep'].options },
-      );
   }
 }

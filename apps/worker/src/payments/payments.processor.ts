@@ -3,10 +3,7 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { JOB_DEFINITIONS, JobProcessor, JobProducer, QueueName, type JobHandlers } from '#libs/queue';
-
-/** The status poll's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
-export const PAYMENT_STATUS_POLL_SCHEDULER_ID = 'payments.poll-status';
+import { JobProcessor, QueueName, type JobHandlers } from '#libs/queue';
 
 @Processor(QueueName.Payments)
 export class PaymentsProcessor extends JobProcessor<typeof QueueName.Payments> {
@@ -17,25 +14,10 @@ export class PaymentsProcessor extends JobProcessor<typeof QueueName.Payments> {
   };
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly poller: PaymentStatusPoller,
-    private readonly producer: JobProducer,
   ) {
     super(config, logger);
-  }
-
-  override async onApplicationBootstrap(): Promise<void> {
-    await super.onApplicationBootstrap();
-    const seconds = this.config.payments.statusPollSeconds;
-    if (seconds === 0) return;
-    await this.worker.waitUntilReady();
-    await this.producer
-      .queueFor('payments.poll-status')
-      .upsertJobScheduler(
-        PAYMENT_STATUS_POLL_SCHEDULER_ID,
-        { every: seconds * 1000 },
-        { name: 'payments.poll-status', data: {}, opts: JOB_DEFINITIONS['payments.poll-status'].options },
-      );
   }
 }

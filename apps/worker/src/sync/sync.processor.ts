@@ -9,10 +9,7 @@ import {
   SyncStoppedError,
 } from '#libs/domain/sync';
 import { LOGGER, type AppLogger } from '#libs/observability';
-import { JOB_DEFINITIONS, JobProcessor, JobProducer, QueueName, type JobHandlers } from '#libs/queue';
-
-/** The dispatcher's schedule: one scheduler id, so every worker's upsert names the same one schedule. */
-export const DISPATCH_SCHEDULER_ID = 'sync.dispatch';
+import { JobProcessor, QueueName, type JobHandlers } from '#libs/queue';
 
 // A worker killed mid-sync leaves its job stalled; another worker takes it over once the lock expires
 // (15 s; renewed every 7.5 s while the sync runs) and the stall check (every 5 s) sees it. Stalls are a
@@ -45,7 +42,6 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
     @Inject(LOGGER) logger: AppLogger,
     private readonly sync: AccountSyncService,
     private readonly dispatcher: SyncDispatcher,
-    private readonly producer: JobProducer,
   ) {
     super(config, logger);
   }
@@ -54,15 +50,5 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
     await super.onApplicationBootstrap();
     // Syncs hold pages in memory and keep a core busy: their own, smaller limit than WORKER_CONCURRENCY.
     this.worker.concurrency = this.config.sync.syncConcurrency;
-    if (this.config.sync.dispatchEverySeconds === 0) return;
-    // Every worker upserts the same scheduler: one dispatch per interval for the deployment.
-    await this.worker.waitUntilReady();
-    await this.producer
-      .queueFor('sync.dispatch')
-      .upsertJobScheduler(
-        DISPATCH_SCHEDULER_ID,
-        { every: this.config.sync.dispatchEverySeconds * 1000 },
-        { name: 'sync.dispatch', data: {}, opts: JOB_DEFINITIONS['sync.dispatch'].options },
-      );
   }
 }
