@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
-import { IdempotencyRepository } from '../apps/api/src/idempotency/idempotency.repository.js';
+import { IdempotencyRepository } from '../apps/api/src/common/idempotency/idempotency.repository.js';
 import { createMerchant, uniqueName } from '#libs/testing';
 import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
 

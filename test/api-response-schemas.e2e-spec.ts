@@ -12,7 +12,7 @@ import {
   type Tenant,
 } from './support/api-kit.js';
 import { startApi, type RunningHttpApp } from './support/running-apps.js';
-import { HOT_ROUTES } from '../apps/api/src/docs/response-schemas.js';
+import { HOT_ROUTES } from '../apps/api/src/system/response-schemas.js';
 
 /**
  * The hot routes' bodies are written from response schemas (fast-json-stringify). A schema may only

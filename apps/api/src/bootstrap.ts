@@ -2,13 +2,13 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { registerCorsPreflight } from './auth/merchant-cors.js';
+import { registerCorsPreflight } from './common/auth/merchant-cors.js';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
 import { Metrics, createLogger, type AppLogger } from '#libs/observability';
 import { ALL_QUEUES } from '#libs/queue';
 import { registerQueueBoard } from './admin/queue-board.js';
 import { AppModule } from './app.module.js';
-import { setUpOpenApi } from './docs/openapi.js';
+import { setUpOpenApi } from './system/openapi.js';
 
 export interface ApiApp {
   app: NestFastifyApplication;

@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
 import {
   CreateMerchantDto,

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '#libs/domain/accounts';
 import { ConsentsModule } from '#libs/domain/consents';
 import { AdminConsentsController } from '../admin/admin-consents.controller.js';
-import { AccountsController } from './accounts.controller.js';
+import { AccountsController } from '../accounts/accounts.controller.js';
 import { ConsentCallbacksController } from './consent-callbacks.controller.js';
 import { ConsentsController } from './consents.controller.js';
 

@@ -14,7 +14,7 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';

@@ -12,7 +12,7 @@ import { EventEndpointsService, type EventEndpointView } from '#libs/domain/even
 import { ApiEnvelope, Auth, AuthKind, PageQueryDto, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, listEnvelope, pageEnvelope } from '../common/paging.js';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import {
   CreateEventEndpointDto,
   EventDeliveryDto,

@@ -5,7 +5,7 @@ import { MerchantsModule } from '#libs/domain/merchants';
 import { AdminEventEndpointsController } from '../admin/admin-event-endpoints.controller.js';
 import { AdminUpstreamWebhooksController } from '../admin/admin-upstream-webhooks.controller.js';
 import { EventEndpointsController } from './event-endpoints.controller.js';
-import { UpstreamWebhookController } from './upstream-webhook.controller.js';
+import { UpstreamWebhookController } from '../webhooks/upstream-webhook.controller.js';
 import { UserEventStreams } from './user-event-streams.js';
 import { UserEventsController } from './user-events.controller.js';
 

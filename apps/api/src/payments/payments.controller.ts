@@ -5,9 +5,9 @@ import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#li
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { ListQueryDto } from '../consents/consents.dto.js';
-import { callerOf } from '../data/account-data.controller.js';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
-import { requireIdempotencyKey } from './idempotency-key.js';
+import { callerOf } from '../accounts/account-data.controller.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import {
   CreateSinglePaymentDto,
   CreateVrpConsentDto,

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
 import { ConsentDto, IsInstitutionId, IsOptionalDateTime, IsRedirectUrl } from '../consents/consents.dto.js';
-import { MoneyViewDto } from '../data/data.dto.js';
+import { MoneyViewDto } from '../accounts/account-data.dto.js';
 
 /**
  * Money in a payment: like every amount of the API a decimal string, but with up to three decimals, as

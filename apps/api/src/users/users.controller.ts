@@ -27,7 +27,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mintSessionToken } from '#libs/domain/users';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { UsersService } from '#libs/domain/users';
 import {
   ApiEnvelope,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { FinancialDataModule } from '#libs/domain/financial-data';
 import { AccountDataController } from './account-data.controller.js';
-import { HostedVrpRequestsController } from './hosted-vrp-requests.controller.js';
+import { HostedVrpRequestsController } from '../vrp/hosted-vrp-requests.controller.js';
 
 /** Financial data and hosted VRP request routes answered through to the upstream with a stored consent. */
 @Module({

@@ -23,7 +23,7 @@ import {
   envelopeBytes,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
-import { LiveTransactionDto } from '../data/data.dto.js';
+import { LiveTransactionDto } from './account-data.dto.js';
 import { StoredTransactionsQueryDto, SyncRequestedDto, SyncRunDto } from './sync.dto.js';
 
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });

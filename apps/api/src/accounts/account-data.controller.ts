@@ -13,7 +13,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { FinancialDataService } from '#libs/domain/financial-data';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import {
   ApiEnvelope,
   ApiErrorResponse,
@@ -36,7 +36,7 @@ import {
   LiveTransactionsQueryDto,
   StatementDto,
   StatementsQueryDto,
-} from './data.dto.js';
+} from './account-data.dto.js';
 
 export { missing };
 

@@ -13,7 +13,7 @@ import {
   envelope,
 } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { WebhookReceivedDto } from './events.dto.js';
+import { WebhookReceivedDto } from '../events/events.dto.js';
 import { ApiPayloadTooLargeResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 
 /** The upstream's webhook receiver (API.md, "Events"; ARCHITECTURE data flow 4). */

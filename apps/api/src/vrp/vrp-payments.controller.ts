@@ -15,10 +15,10 @@ import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, en
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { ListQueryDto } from '../consents/consents.dto.js';
-import { callerOf, upstreamFailures } from '../data/account-data.controller.js';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
-import { requireIdempotencyKey } from './idempotency-key.js';
-import { IsPaymentReference, PaymentAmountDto, PaymentDto } from './payments.dto.js';
+import { callerOf, upstreamFailures } from '../accounts/account-data.controller.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
+import { IsPaymentReference, PaymentAmountDto, PaymentDto } from '../payments/payments.dto.js';
 
 export class VrpPaymentInputDto {
   @ApiProperty({

@@ -3,8 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { VrpConsentsService } from '#libs/domain/payments';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { callerOf, upstreamFailures } from '../data/account-data.controller.js';
-import { FundsConfirmationDto, FundsConfirmationViewDto, VrpConsentDto } from './payments.dto.js';
+import { callerOf, upstreamFailures } from '../accounts/account-data.controller.js';
+import { FundsConfirmationDto, FundsConfirmationViewDto, VrpConsentDto } from '../payments/payments.dto.js';
 
 @ApiTags('vrp')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)

@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
-import { InstitutionsRefreshDto } from './institutions.dto.js';
+import { InstitutionsRefreshDto } from '../institutions/institutions.dto.js';
 
 @ApiTags('operator')
 @Auth(AuthKind.Operator)

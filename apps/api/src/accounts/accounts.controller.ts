@@ -4,7 +4,7 @@ import { AccountsService } from '#libs/domain/accounts';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { AccountDto, ListQueryDto } from './consents.dto.js';
+import { AccountDto, ListQueryDto } from '../consents/consents.dto.js';
 
 const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
