@@ -1,7 +1,97 @@
 // @ts-check
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import fileRole from './scripts/eslint/file-role.rule.mjs';
+
+/**
+ * Today's import graph between the domain contexts (libs/domain/<context>), written down: a context
+ * imports only the contexts of its row. It must stay acyclic (test/import-boundaries.e2e-spec.ts checks
+ * it); `node scripts/eslint/library-graph.mjs` prints the graph the tree has.
+ */
+export const DOMAIN_IMPORTS = {
+  accounts: [],
+  consents: ['accounts', 'events', 'sync-runs', 'upstream-failures'],
+  events: ['users'],
+  'financial-data': ['accounts', 'consents', 'upstream-failures'],
+  inbox: ['consents', 'payments', 'upstream-failures'],
+  institutions: ['upstream-failures'],
+  merchants: ['upstream-failures'],
+  payments: ['accounts', 'consents', 'events', 'financial-data', 'upstream-failures'],
+  sync: ['accounts', 'consents', 'events', 'financial-data', 'sync-runs'],
+  'sync-runs': [],
+  'upstream-failures': [],
+  users: ['merchants', 'upstream-failures'],
+};
+
+/**
+ * The same for the libraries below the domain, which never import it. A domain context may import any
+ * of these but libs/http. libs/testing, the test kit, sits above everything and only specs import it.
+ */
+export const LIBRARY_IMPORTS = {
+  config: [],
+  context: ['errors'],
+  core: ['config', 'database', 'observability', 'queue', 'redis', 'upstream-client'],
+  crypto: [],
+  database: ['config', 'observability'],
+  errors: [],
+  http: ['context', 'errors', 'observability'],
+  ids: [],
+  observability: ['context'],
+  queue: ['config', 'context', 'observability', 'redis'],
+  redis: ['config', 'observability'],
+  'upstream-client': ['config', 'context', 'observability'],
+};
+
+const APPS = ['api', 'worker', 'sandbox', 'demo-merchant'];
+/** The fake bank and the fake merchant stand for the outside world: they share none of our domain. */
+const OUTSIDE_WORLD = ['sandbox', 'demo-merchant'];
+const SPECS = ['**/*.spec.ts', '**/*.e2e-spec.ts'];
+const HTTP = 'libs/domain must not import HTTP code.';
+
+const HTTP_IN_DOMAIN = {
+  paths: [
+    '#libs/http',
+    'fastify',
+    '@nestjs/platform-fastify',
+    '@nestjs/passport',
+    '@nestjs/swagger',
+    'passport',
+    'passport-custom',
+  ].map((name) => ({ name, message: HTTP })),
+  patterns: [{ group: ['@fastify/*'], message: HTTP }],
+};
+
+/**
+ * no-restricted-imports for the code of one library (the last block naming a rule wins, so each file
+ * gets exactly one): `#libs/<scope><name>` only for the names in `allowed`, the test kit in specs only,
+ * never an app, never another library's files by a relative path.
+ */
+function libraryBlocks(library, { scope, allowed, message, extra = { paths: [], patterns: [] } }) {
+  const rule = (specs) => [
+    'error',
+    {
+      paths: extra.paths,
+      patterns: [
+        ...extra.patterns,
+        { regex: `^#libs/${scope}(?!(?:${['testing', ...allowed].join('|')})$)`, message },
+        ...(specs
+          ? []
+          : [{ regex: '^#libs/testing$', message: 'Only specs import the test kit (libs/testing).' }]),
+        { group: ['**/apps/**'], message: 'Libraries never import apps.' },
+        {
+          regex: '^(\\.\\./)+(domain/)?[^/]+/src/',
+          message: 'Reach another library through its #libs/ name.',
+        },
+      ],
+    },
+  ];
+  return [
+    { files: [`${library}/**/*.ts`], ignores: SPECS, rules: { 'no-restricted-imports': rule(false) } },
+    { files: SPECS.map((spec) => `${library}/${spec}`), rules: { 'no-restricted-imports': rule(true) } },
+  ];
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'libs/database/src/generated/**', '.dev/**'] },
@@ -34,42 +124,24 @@ export default tseslint.config(
     ],
     rules: { 'no-restricted-properties': 'off' },
   },
-  {
-    // The domain is shared by the api and the worker: it must not know about HTTP.
-    files: ['libs/domain/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            { name: '#libs/http', message: 'libs/domain must not import HTTP code.' },
-            { name: 'fastify', message: 'libs/domain must not import HTTP code.' },
-            { name: '@nestjs/platform-fastify', message: 'libs/domain must not import HTTP code.' },
-            { name: '@nestjs/passport', message: 'libs/domain must not import HTTP code.' },
-            { name: '@nestjs/swagger', message: 'libs/domain must not import HTTP code.' },
-            { name: 'passport', message: 'libs/domain must not import HTTP code.' },
-            { name: 'passport-custom', message: 'libs/domain must not import HTTP code.' },
-          ],
-          patterns: [
-            { group: ['@fastify/*'], message: 'libs/domain must not import HTTP code.' },
-            { group: ['**/apps/**'], message: 'Libraries never import apps.' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['libs/**/*.ts'],
-    ignores: ['libs/domain/**', 'libs/testing/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/apps/**'], message: 'Libraries never import apps.' }] },
-      ],
-    },
-  },
+  // The domain is shared by the api and the worker: it must not know about HTTP.
+  ...Object.entries(DOMAIN_IMPORTS).flatMap(([context, contexts]) =>
+    libraryBlocks(`libs/domain/${context}`, {
+      scope: 'domain/',
+      allowed: contexts,
+      message: `libs/domain/${context} imports only the contexts of its row of DOMAIN_IMPORTS (${contexts.join(', ') || 'none'}); a new edge must keep the graph acyclic.`,
+      extra: HTTP_IN_DOMAIN,
+    }),
+  ),
+  ...Object.entries(LIBRARY_IMPORTS).flatMap(([library, libraries]) =>
+    libraryBlocks(`libs/${library}`, {
+      scope: '',
+      allowed: libraries,
+      message: `libs/${library} imports only the libraries of its row of LIBRARY_IMPORTS (${libraries.join(', ') || 'none'}), never the domain.`,
+    }),
+  ),
   // Apps depend on libs, never on each other.
-  ...['api', 'worker', 'sandbox', 'demo-merchant'].map((app) => ({
+  ...APPS.map((app) => ({
     files: [`apps/${app}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
@@ -77,16 +149,59 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['api', 'worker', 'sandbox', 'demo-merchant']
-                .filter((other) => other !== app)
-                .flatMap((other) => [`**/apps/${other}/**`, `../${other}/**`, `../../${other}/**`]),
+              group: APPS.filter((other) => other !== app).flatMap((other) => [
+                `**/apps/${other}/**`,
+                `../${other}/**`,
+                `../../${other}/**`,
+              ]),
               message: 'Apps never import each other; share code through libs/.',
             },
+            ...(OUTSIDE_WORLD.includes(app)
+              ? [
+                  {
+                    regex:
+                      '^#libs/(domain/|(database|queue|redis|upstream-client)$)|/libs/(domain|database|queue|redis|upstream-client)/',
+                    message: `apps/${app} fakes the outside world: it shares none of our domain, database, queues or upstream client.`,
+                  },
+                ]
+              : []),
           ],
         },
       ],
     },
   })),
+  {
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/internal-regex': '^#libs/',
+      // Resolve as tsc does (package.json "imports" under the `source` condition, `.js` naming `.ts`).
+      'import-x/resolver-next': [
+        createNodeResolver({
+          conditionNames: ['source', 'import', 'default'],
+          extensionAlias: { '.js': ['.ts', '.js'] },
+        }),
+      ],
+    },
+    rules: {
+      // One statement per module: `import { a, type B }`, not one import per kind.
+      'import-x/no-duplicates': ['error', { 'prefer-inline': true }],
+      // Node built-ins, packages, #libs/, then relative paths; no blank lines, as the tree is written.
+      'import-x/order': [
+        'error',
+        {
+          groups: ['builtin', 'external', 'internal', ['parent', 'sibling', 'index']],
+          'newlines-between': 'never',
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: SPECS,
+    plugins: { local: { rules: { 'file-role': fileRole } } },
+    rules: { 'local/file-role': 'error' },
+  },
   {
     // Tests read untyped JSON bodies from real HTTP answers; asserting on them is the point.
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],

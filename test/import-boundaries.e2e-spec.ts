@@ -1,14 +1,21 @@
+import { readdirSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error: the lint config is a plain ES module; its tables are rows of names.
+import { DOMAIN_IMPORTS, LIBRARY_IMPORTS } from '../eslint.config.js';
+import { findCycle, libraryGraph } from '../scripts/eslint/library-graph.mjs';
 
 /** The import-boundary rules of eslint.config.js, proven to fire on real files of the tree. */
 describe('lint: import boundaries', () => {
   const eslint = new ESLint({ cwd: process.cwd() });
+  const fixer = new ESLint({ cwd: process.cwd(), fix: true });
 
-  const restrictedImports = async (filePath: string, source: string) => {
+  const messagesOf = async (ruleId: string, filePath: string, source: string) => {
     const [result] = await eslint.lintText(`${source}\nexport const probe = 1;\n`, { filePath });
-    return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+    return result.messages.filter((m) => m.ruleId === ruleId).map((m) => m.message);
   };
+  const restrictedImports = (filePath: string, source: string) =>
+    messagesOf('no-restricted-imports', filePath, source);
 
   it.each([
     ["import { createHttpApp } from '#libs/http';", 'must not import HTTP code'],
@@ -40,5 +47,186 @@ describe('lint: import boundaries', () => {
         "import { isUuid } from '#libs/ids';",
       ),
     ).toEqual([]);
+  });
+
+  describe('the library graph', () => {
+    it.each([
+      // events imports users: users importing events would close a cycle.
+      ['users', "import { EventPublisher } from '#libs/domain/events';"],
+      ['accounts', "import { ConsentRepository } from '#libs/domain/consents';"],
+      ['upstream-failures', "import { UsersService } from '#libs/domain/users';"],
+      ['sync-runs', "export { SyncModule } from '#libs/domain/sync';"],
+    ])('refuses an import outside the row of libs/domain/%s', async (context, source) => {
+      const found = await restrictedImports(`libs/domain/${context}/src/index.ts`, source);
+      expect(found.join('\n')).toContain(`libs/domain/${context} imports only the contexts of its row`);
+    });
+
+    it.each([
+      ['database', "import { UsersService } from '#libs/domain/users';"],
+      ['errors', "import { APP_CONFIG } from '#libs/config';"],
+      ['observability', "import { RedisModule } from '#libs/redis';"],
+    ])('refuses an import outside the row of libs/%s', async (library, source) => {
+      const found = await restrictedImports(`libs/${library}/src/index.ts`, source);
+      expect(found.join('\n')).toContain(`libs/${library} imports only the libraries of its row`);
+    });
+
+    it('keeps the test kit to specs and libraries to their #libs/ names', async () => {
+      const kit = "import { createTestApp } from '#libs/testing';";
+      expect((await restrictedImports('libs/domain/events/src/index.ts', kit)).join()).toContain(
+        'Only specs',
+      );
+      expect(await restrictedImports('libs/domain/events/src/delivery-target.spec.ts', kit)).toEqual([]);
+      const reach = "import { migrate } from '../../database/src/migrator.js';";
+      expect((await restrictedImports('libs/core/src/index.ts', reach)).join()).toContain('its #libs/ name');
+    });
+
+    it('allows the edges of the rows', async () => {
+      const source = [
+        "import { AccountPlacementRepository } from '#libs/domain/accounts';",
+        "import { SyncRequests } from '#libs/domain/sync-runs';",
+        "import { CLOCK } from '#libs/core';",
+        "import { runInContext } from '#libs/context';",
+      ].join('\n');
+      expect(await restrictedImports('libs/domain/consents/src/index.ts', source)).toEqual([]);
+      expect(
+        await restrictedImports('libs/queue/src/index.ts', "import { RedisModule } from '#libs/redis';"),
+      ).toEqual([]);
+    });
+
+    it('has a row for every library, and the rows are acyclic', () => {
+      const under = (dir: string) =>
+        readdirSync(dir, { withFileTypes: true })
+          .filter((entry) => entry.isDirectory())
+          .map((entry) => entry.name)
+          .sort();
+      expect(Object.keys(DOMAIN_IMPORTS).sort()).toEqual(under('libs/domain'));
+      expect(Object.keys(LIBRARY_IMPORTS).sort()).toEqual(
+        under('libs').filter((name) => name !== 'domain' && name !== 'testing'),
+      );
+
+      // What the config allows: each row, and every domain context onto every library below it but HTTP.
+      const allowed: Record<string, string[]> = { ...LIBRARY_IMPORTS };
+      for (const [context, contexts] of Object.entries<string[]>(DOMAIN_IMPORTS)) {
+        allowed[`domain/${context}`] = [
+          ...contexts.map((other) => `domain/${other}`),
+          ...Object.keys(LIBRARY_IMPORTS).filter((library) => library !== 'http'),
+        ];
+      }
+      expect(findCycle(allowed)).toBeUndefined();
+      // The detector itself finds a cycle when there is one.
+      expect(findCycle({ ...allowed, 'domain/users': ['domain/events'] })).toEqual([
+        'domain/events',
+        'domain/users',
+        'domain/events',
+      ]);
+    });
+
+    it('writes down the graph of today: no row allows an edge the code does not take', () => {
+      const today = libraryGraph({ withSpecs: false });
+      for (const [context, contexts] of Object.entries<string[]>(DOMAIN_IMPORTS)) {
+        const taken = today[`domain/${context}`].filter((to: string) => to.startsWith('domain/'));
+        expect({ context, imports: taken }).toEqual({ context, imports: contexts.map((c) => `domain/${c}`) });
+      }
+      for (const [library, libraries] of Object.entries<string[]>(LIBRARY_IMPORTS)) {
+        expect({ library, imports: today[library] }).toEqual({ library, imports: libraries });
+      }
+    });
+  });
+
+  describe('the fakes of the outside world', () => {
+    it.each([
+      ['apps/sandbox/src/main.ts', "import { ConsentStatus } from '#libs/domain/consents';"],
+      ['apps/sandbox/src/main.ts', "import { PrismaService } from '#libs/database';"],
+      ['apps/sandbox/src/main.ts', "import type { UpstreamClient } from '#libs/upstream-client';"],
+      ['apps/sandbox/src/main.ts', "import { x } from '../../../libs/domain/users/src/users.service.js';"],
+      ['apps/demo-merchant/src/main.ts', "import { UsersService } from '#libs/domain/users';"],
+    ])('refuse in %s: %s', async (filePath, source) => {
+      expect((await restrictedImports(filePath, source)).join()).toContain('fakes the outside world');
+    });
+
+    it('may use the plumbing', async () => {
+      const source =
+        "import { loadConfig } from '#libs/config';\nimport { createHttpApp } from '#libs/http';";
+      expect(await restrictedImports('apps/sandbox/src/main.ts', source)).toEqual([]);
+    });
+  });
+
+  describe('import statements', () => {
+    const file = 'libs/domain/users/src/users.service.ts';
+
+    it('merges two imports of one module into one, types inline', async () => {
+      const source =
+        "import type { AppConfig } from '#libs/config';\nimport { APP_CONFIG } from '#libs/config';";
+      expect(await messagesOf('import-x/no-duplicates', file, source)).toHaveLength(2);
+      const [fixed] = await fixer.lintText(
+        `${source}\nexport const probe: AppConfig | typeof APP_CONFIG = APP_CONFIG;\n`,
+        {
+          filePath: file,
+        },
+      );
+      expect(fixed.output).toContain("import { type AppConfig, APP_CONFIG } from '#libs/config';");
+      expect(
+        await messagesOf(
+          'import-x/no-duplicates',
+          file,
+          "import { APP_CONFIG, type AppConfig } from '#libs/config';",
+        ),
+      ).toEqual([]);
+    });
+
+    it('orders built-ins, packages, #libs/ then relative paths', async () => {
+      const ordered = [
+        "import { randomUUID } from 'node:crypto';",
+        "import { Injectable } from '@nestjs/common';",
+        "import { APP_CONFIG } from '#libs/config';",
+        "import { UserRepository } from './user.repository.js';",
+      ];
+      const shuffled = [ordered[3], ordered[2], ordered[1], ordered[0]].join('\n');
+      expect(await messagesOf('import-x/order', file, shuffled)).not.toEqual([]);
+      const [fixed] = await fixer.lintText(
+        `${shuffled}\nexport const probe = [randomUUID, Injectable, APP_CONFIG, UserRepository];\n`,
+        {
+          filePath: file,
+        },
+      );
+      expect(fixed.output?.split('\n').slice(0, 4)).toEqual(ordered);
+      expect(await messagesOf('import-x/order', file, ordered.join('\n'))).toEqual([]);
+    });
+  });
+
+  describe('file names after class roles', () => {
+    const roleOf = (filePath: string, source: string) => messagesOf('local/file-role', filePath, source);
+
+    it.each([
+      [
+        'libs/domain/users/src/index.ts',
+        'export class UsersService {}',
+        'its file should be named *.service.ts',
+      ],
+      ['libs/domain/users/src/users.service.ts', 'export class UserRepository {}', '*.repository.ts'],
+      ['apps/api/src/app.module.ts', 'export class AppGuard {}', '*.guard.ts'],
+      [
+        'libs/domain/users/src/users.service.ts',
+        "import { Controller } from '@nestjs/common';\n@Controller()\nexport class Users {}",
+        'Users is a controller',
+      ],
+      [
+        'libs/domain/users/src/users.service.ts',
+        'class UsersModule {}\nexport { UsersModule };',
+        '*.module.ts',
+      ],
+    ])('refuses in %s: %s', async (filePath, source, message) => {
+      expect((await roleOf(filePath, source)).join()).toContain(message);
+    });
+
+    it('allows a class in the file of its role, abstract bases and unexported classes anywhere', async () => {
+      expect(await roleOf('libs/domain/users/src/users.service.ts', 'export class UsersService {}')).toEqual(
+        [],
+      );
+      expect(await roleOf('libs/domain/users/src/index.ts', 'export abstract class BaseService {}')).toEqual(
+        [],
+      );
+      expect(await roleOf('libs/domain/users/src/index.ts', 'class HelperModule {}')).toEqual([]);
+    });
   });
 });
