@@ -1,8 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { DomainError, ErrorCode } from '#libs/errors';
 import { AUTH_METADATA, AuthKind } from './auth.decorator.js';
 import type { RequestWithPrincipal } from './principal.js';
-import { DomainError, ErrorCode } from '#libs/errors';
 
 /**
  * The global guard: a route that declares no authentication is refused, so a forgotten decorator fails

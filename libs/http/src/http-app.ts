@@ -4,8 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { runInContext } from '#libs/context';
-import type { AppLogger, Metrics } from '#libs/observability';
-import { NestPinoLogger } from '#libs/observability';
+import { type AppLogger, type Metrics, NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
 import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SecretBox } from '#libs/crypto';
-import { mintSessionToken, signSessionToken } from '#libs/domain/users';
-import { UserRepository } from '#libs/domain/users';
+import { mintSessionToken, signSessionToken, UserRepository } from '#libs/domain/users';
 import type { AppConfig } from '#libs/config';
 import type { PrismaService } from '#libs/database';
 

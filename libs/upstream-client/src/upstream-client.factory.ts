@@ -1,6 +1,6 @@
+import type { Registry } from 'prom-client';
 import type { AppConfig } from '#libs/config';
 import type { AppLogger } from '#libs/observability';
-import type { Registry } from 'prom-client';
 import { UpstreamClient, type UpstreamClientOptions } from './upstream.client.js';
 
 /** Injection token for the process's one {@link UpstreamClient} (provided by CoreModule). */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as wait } from 'node:timers/promises';
+import { Pool, type Dispatcher } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
-import { Pool, type Dispatcher } from 'undici';
 import { scanListBody } from './list-body.scanner.js';
 import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '#libs/ids';
 import type { FastifyRequest } from 'fastify';
+import { isUuid } from '#libs/ids';
 
 /** The upstream's success envelope (spec 2.1): `meta.tracingId` always; lists add `count` and paging. */
 export interface Envelope<T> {

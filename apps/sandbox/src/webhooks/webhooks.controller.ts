@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseFilters } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { isUuid } from '#libs/ids';
 import { Ctx, SandboxError, webhookTracingIdOf, type SandboxContext } from '../core/index.js';
 import { WEBHOOK_CATEGORIES, WEBHOOK_CATEGORY_NAMES } from './webhook-categories.catalog.js';
 import {
@@ -11,7 +12,6 @@ import {
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { RegisterWebhookDto, ResetWebhookSecretDto } from './webhooks.dto.js';
 import { MAX_WEBHOOKS_PER_APPLICATION, WebhooksStore, type WebhookRecord } from './webhooks.store.js';
-import { isUuid } from '#libs/ids';
 
 const MAX_METADATA_BYTES = 10 * 1024;
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { isUuid } from '#libs/ids';
 import {
   Ctx,
   SandboxError,
@@ -11,7 +12,6 @@ import {
 import { ConsentFlowsService } from '../consent-flows.service.js';
 import { listParam, validateAs } from '../manual-validation.js';
 import { NewUserDto, UserPatchOperationDto, UsersQueryDto } from './users.dto.js';
-import { isUuid } from '#libs/ids';
 
 function conflict(applicationUserId: string): SandboxError {
   const message = `A user with applicationUserId ${applicationUserId} already exists in this application`;
