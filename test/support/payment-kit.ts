@@ -1,8 +1,6 @@
 import { PrismaService } from '#libs/database';
-import type {
-  CreateSinglePaymentDto,
-  CreateVrpConsentDto,
-} from '../../apps/api/src/payments/payments.dto.js';
+import type { CreateSinglePaymentDto } from '../../apps/api/src/payments/payments.dto.js';
+import type { CreateVrpConsentDto } from '../../apps/api/src/vrp/vrp-consents.dto.js';
 import type { Stack } from './api-kit.js';
 import { decideAtBank } from './bank-consents.js';
 

@@ -2,26 +2,27 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { ReadCache } from '#libs/database';
+import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
+import { AccountsApiModule } from './accounts/accounts-api.module.js';
+import { AdminApiModule } from './admin/admin-api.module.js';
 import { AuthModule } from './common/auth/auth.module.js';
 import { AuthenticationGuard } from './common/auth/authentication.guard.js';
-import { MerchantCorsGuard } from './common/auth/merchant-cors.js';
+import { MerchantCorsGuard } from './common/auth/merchant-cors.guard.js';
 import { RateLimitGuard } from './common/auth/rate-limit.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
-import { MerchantsModule } from '#libs/domain/merchants';
-import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
-import { AdminMerchantsController } from './admin/admin-merchants.controller.js';
 import { ConsentsApiModule } from './consents/consents-api.module.js';
-import { DataApiModule } from './accounts/accounts-api.module.js';
-import { SyncApiModule } from './sync/sync-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
+import { InstitutionsApiModule } from './institutions/institutions-api.module.js';
 import { PaymentsApiModule } from './payments/payments-api.module.js';
-import { AdminUpstreamController } from './admin/admin-upstream.controller.js';
-import { HealthModule } from './system/system.module.js';
-import { RootModule } from './system/root.controller.js';
-import { MeController } from './system/me.controller.js';
-import { MetricsController } from './system/metrics.controller.js';
+import { SystemModule } from './system/system.module.js';
 import { UsersApiModule } from './users/users-api.module.js';
+import { VrpApiModule } from './vrp/vrp-api.module.js';
+import { WebhooksApiModule } from './webhooks/webhooks-api.module.js';
 
+/**
+ * One module per URL resource (the folders beside this file), on the plumbing in common/. The order
+ * below is the order of the OpenAPI document's operations, and so of docs/api-reference.md.
+ */
 @Module({})
 export class AppModule {
   static forRoot(options: CoreOptions): DynamicModule {
@@ -29,19 +30,19 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(options),
-        HealthModule,
-        RootModule,
+        SystemModule,
         AuthModule,
-        MerchantsModule,
         IdempotencyModule,
+        AdminApiModule,
         UsersApiModule,
+        InstitutionsApiModule,
         ConsentsApiModule,
-        DataApiModule,
-        SyncApiModule,
+        AccountsApiModule,
+        WebhooksApiModule,
         EventsApiModule,
         PaymentsApiModule,
+        VrpApiModule,
       ],
-      controllers: [MetricsController, AdminMerchantsController, AdminUpstreamController, MeController],
       // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.
       providers: [
         { provide: APP_GUARD, useExisting: AuthenticationGuard },

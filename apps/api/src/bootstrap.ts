@@ -1,12 +1,8 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import type { Queue } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { registerCorsPreflight } from './common/auth/merchant-cors.js';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
 import { Metrics, createLogger, type AppLogger } from '#libs/observability';
-import { ALL_QUEUES } from '#libs/queue';
-import { registerQueueBoard } from './admin/queue-board.js';
+import { registerCorsPreflight } from './common/auth/merchant-cors.guard.js';
 import { AppModule } from './app.module.js';
 import { setUpOpenApi } from './system/openapi.js';
 
@@ -29,12 +25,6 @@ export async function createApiApp(
     bodyLimitBytes: config.api.bodyLimitBytes,
   });
   registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));
-  registerQueueBoard(
-    app.getHttpAdapter().getInstance(),
-    ALL_QUEUES.map((name) => app.get<Queue>(getQueueToken(name), { strict: false })),
-    config.api.adminToken,
-    log,
-  );
   setUpOpenApi(app, options);
   return { app, logger: log };
 }

@@ -1,19 +1,14 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiFailedDependencyResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { FinancialDataService } from '#libs/domain/financial-data';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import {
   ApiEnvelope,
   ApiErrorResponse,
@@ -26,7 +21,9 @@ import {
   envelope,
   envelopeText,
 } from '#libs/http';
-import { missing, upstreamRefused } from '../common/api-responses.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { missing, upstreamFailures } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
 import { listEnvelope } from '../common/paging.js';
 import {
   BeneficiaryDto,
@@ -37,29 +34,6 @@ import {
   StatementDto,
   StatementsQueryDto,
 } from './account-data.dto.js';
-
-export { missing };
-
-/** The answers every pass-through route can give besides its own. */
-export const upstreamFailures = () =>
-  applyDecorators(
-    ApiConflictResponse({
-      type: ApiErrorResponse,
-      description:
-        'CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so)',
-    }),
-    ApiForbiddenResponse(upstreamRefused),
-    ApiFailedDependencyResponse({
-      type: ApiErrorResponse,
-      description: 'INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId',
-    }),
-    ApiServiceUnavailableResponse({
-      type: ApiErrorResponse,
-      description: 'UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries',
-    }),
-  );
-
-export const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
 @ApiTags('accounts')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)

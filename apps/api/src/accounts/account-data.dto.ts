@@ -12,6 +12,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
+import { MoneyViewDto } from '../common/money.dto.js';
 
 export class StatementsQueryDto {
   @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive lower bound' })
@@ -81,11 +82,6 @@ export class CategorisationDto {
   countryCode?: string;
 }
 
-export class MoneyViewDto {
-  @ApiProperty({ example: '12.34' }) amount: string;
-  @ApiProperty({ example: 'GBP' }) currency: string;
-}
-
 export class StatementDto {
   @ApiProperty() id: string;
   @ApiPropertyOptional({ format: 'date-time' }) startDateTime?: string;
@@ -117,22 +113,4 @@ export class LiveTransactionDto {
 export class CategorisationResultDto {
   @ApiProperty() categorisationId: string;
   @ApiProperty({ type: [LiveTransactionDto] }) transactions: LiveTransactionDto[];
-}
-
-export class HostedVrpRequestViewDto {
-  @ApiProperty() requestId: string;
-  @ApiPropertyOptional() applicationUserId?: string;
-  @ApiPropertyOptional({ format: 'date-time' }) createdAt?: string;
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: '{ currentStatus: created|succeed|rejected|failed|expired, statusUpdatedAt, … }',
-  })
-  status?: unknown;
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: '{ upstreamConsentId } once succeeded; the consent token is never returned',
-  })
-  result?: unknown;
 }

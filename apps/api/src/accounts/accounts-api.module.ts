@@ -1,11 +1,18 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '#libs/domain/accounts';
 import { FinancialDataModule } from '#libs/domain/financial-data';
+import { SyncModule } from '#libs/domain/sync';
 import { AccountDataController } from './account-data.controller.js';
-import { HostedVrpRequestsController } from '../vrp/hosted-vrp-requests.controller.js';
+import { AccountsController } from './accounts.controller.js';
+import { SyncController } from './sync.controller.js';
 
-/** Financial data and hosted VRP request routes answered through to the upstream with a stored consent. */
+/**
+ * /v1/users/:userId/accounts, /v1/accounts/:accountId/* and /v1/syncs/:syncId (API.md "Accounts and
+ * financial data"): the stored accounts, what is read through to the bank, and syncs with their stored
+ * transactions.
+ */
 @Module({
-  imports: [FinancialDataModule],
-  controllers: [AccountDataController, HostedVrpRequestsController],
+  imports: [AccountsModule, FinancialDataModule, SyncModule],
+  controllers: [AccountsController, AccountDataController, SyncController],
 })
-export class DataApiModule {}
+export class AccountsApiModule {}

@@ -3,10 +3,10 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountsService } from '#libs/domain/accounts';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
+import { ListQueryDto } from '../common/list-query.dto.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { AccountDto, ListQueryDto } from '../consents/consents.dto.js';
-
-const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
+import { AccountDto } from './accounts.dto.js';
 
 @ApiTags('accounts')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)

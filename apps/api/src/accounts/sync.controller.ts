@@ -23,10 +23,9 @@ import {
   envelopeBytes,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
 import { LiveTransactionDto } from './account-data.dto.js';
 import { StoredTransactionsQueryDto, SyncRequestedDto, SyncRunDto } from './sync.dto.js';
-
-const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
 @ApiTags('sync')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { EventEndpointsService } from '#libs/domain/events';
 import { ApiEnvelope, Auth, AuthKind, TracingId } from '#libs/http';
 import { listEnvelope } from '../common/paging.js';
-import { EventEndpointDto } from '../events/events.dto.js';
+import { EventEndpointDto } from '../common/event-endpoint.dto.js';
 
 class TroubledEventEndpointDto extends EventEndpointDto {
   @ApiProperty({ format: 'uuid' }) merchantId!: string;

@@ -1,8 +1,18 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
-import { InstitutionsRefreshDto } from '../institutions/institutions.dto.js';
+
+export class InstitutionsRefreshDto {
+  @ApiProperty({ description: 'Institutions the upstream listed (inserted or updated)' }) count: number;
+  @ApiProperty({ description: 'Cached institutions the upstream no longer lists, removed' }) deleted: number;
+}
 
 @ApiTags('operator')
 @Auth(AuthKind.Operator)

@@ -10,8 +10,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import {
   CreateMerchantDto,
   CreatedApiKeyDto,

@@ -2,10 +2,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
+import { getQueueToken } from '@nestjs/bullmq';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DomainError, ErrorCode, sendError } from '#libs/http';
-import type { AppLogger } from '#libs/observability';
+import { LOGGER, type AppLogger } from '#libs/observability';
+import { ALL_QUEUES } from '#libs/queue';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
@@ -60,4 +65,24 @@ export function registerQueueBoard(
     },
     { prefix: QUEUE_BOARD_PATH },
   );
+}
+
+/** Puts the board on the api's Fastify instance as the app starts, with every queue of the system. */
+@Injectable()
+export class QueueBoard implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  onModuleInit(): void {
+    registerQueueBoard(
+      this.adapterHost.httpAdapter.getInstance<FastifyInstance>(),
+      ALL_QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false })),
+      this.config.api.adminToken,
+      this.logger,
+    );
+  }
 }

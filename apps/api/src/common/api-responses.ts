@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
+  ApiFailedDependencyResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiResponse,
@@ -47,5 +48,24 @@ export const ApiUpstreamErrors = (conflict?: string) =>
     ApiServiceUnavailableResponse({
       type: ApiErrorResponse,
       description: 'UPSTREAM_UNAVAILABLE, with error.upstream',
+    }),
+  );
+
+/** The answers every pass-through route (financial data, VRP) can give besides its own. */
+export const upstreamFailures = () =>
+  applyDecorators(
+    ApiConflictResponse({
+      type: ApiErrorResponse,
+      description:
+        'CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so)',
+    }),
+    ApiForbiddenResponse(upstreamRefused),
+    ApiFailedDependencyResponse({
+      type: ApiErrorResponse,
+      description: 'INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId',
+    }),
+    ApiServiceUnavailableResponse({
+      type: ApiErrorResponse,
+      description: 'UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries',
     }),
   );

@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nest
 import type { FastifyReply } from 'fastify';
 import { RedirectConsentsService } from '#libs/domain/consents';
 import { ApiErrorResponse, Public, TracingId } from '#libs/http';
-import { ConsentCallbackQueryDto } from './consents.dto.js';
+import { ConsentCallbackQueryDto } from './consent-callbacks.dto.js';
 
 @ApiTags('consents')
 @Controller('v1/callbacks/consents')

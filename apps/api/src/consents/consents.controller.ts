@@ -14,32 +14,32 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
+import { ConsentDto } from '../common/consent.dto.js';
+import { ListQueryDto } from '../common/list-query.dto.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import {
-  ConsentDto,
-  ConsentStatusDto,
   CreateConsentDto,
-  CreateEmbeddedConsentDto,
   CreatedConsentDto,
-  EmbeddedConsentDto,
-  ListQueryDto,
   PreAuthorisationDto,
   PreAuthorisationResultDto,
   ReauthorisationDto,
   ReauthoriseConsentDto,
+} from './consents.dto.js';
+import {
+  ConsentStatusDto,
+  CreateEmbeddedConsentDto,
+  EmbeddedConsentDto,
   ScaCodeDto,
   SelectScaMethodDto,
-} from './consents.dto.js';
+} from './embedded-consents.dto.js';
 
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
 const NOT_USABLE =
   'CONSENT_NOT_AUTHORISED (the consent has ended: revoked, expired, rejected or failed; the message and `details` name the way back, a new consent for the same institution through POST /v1/users/{userId}/consents, to which the accounts carry over; or no token is held yet), CONFLICT (an embedded-flow consent) or CONSENT_EXPIRED (the bank no longer honours it)';
-
-/** A merchant key acts for any of its users; a session only for its own user (the service enforces it). */
-const callerOf = (p: Principal) => ({ merchantId: p.merchantId!, userId: p.userId });
 
 @ApiTags('consents')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)

@@ -13,10 +13,10 @@ import { ApiEnvelope, Auth, AuthKind, PageQueryDto, Principal, TracingId, envelo
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { decodeCursor, listEnvelope, pageEnvelope } from '../common/paging.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { EventEndpointDto } from '../common/event-endpoint.dto.js';
 import {
   CreateEventEndpointDto,
   EventDeliveryDto,
-  EventEndpointDto,
   EventEndpointWithSecretDto,
   MerchantEventDto,
 } from './events.dto.js';

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
 import { MERCHANT_EVENT_TYPES, MERCHANT_EVENT_TYPE_NAMES, type MerchantEventType } from '#libs/domain/events';
+import { EventEndpointDto } from '../common/event-endpoint.dto.js';
 
 const TYPES_DESCRIPTION = MERCHANT_EVENT_TYPE_NAMES.map(
   (t) =>
@@ -34,31 +35,6 @@ export class CreateEventEndpointDto {
   types?: MerchantEventType[];
 }
 
-export class EventEndpointDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() url!: string;
-  @ApiProperty({ type: [String], enum: MERCHANT_EVENT_TYPE_NAMES, description: 'Empty: every type' })
-  types!: string[];
-  @ApiProperty({ format: 'date-time' }) createdAt!: string;
-  @ApiProperty({
-    format: 'date-time',
-    nullable: true,
-    type: String,
-    description: 'After a rotation: until then, deliveries carry a signature with the previous secret too',
-  })
-  previousSecretExpiresAt!: string | null;
-  @ApiProperty({
-    format: 'date-time',
-    nullable: true,
-    type: String,
-    description: 'The first failed attempt since the last successful one; null while deliveries succeed',
-  })
-  failingSince!: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String }) disabledAt!: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Why deliveries stopped (automatic disable)' })
-  disabledReason!: string | null;
-}
-
 export class EventEndpointWithSecretDto {
   @ApiProperty({ type: EventEndpointDto }) endpoint!: EventEndpointDto;
   @ApiProperty({
@@ -82,12 +58,6 @@ export class EventDeliveryDto {
   @ApiProperty({ nullable: true, type: String }) lastError!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) deliveredAt!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
-}
-
-export class WebhookReceivedDto {
-  @ApiProperty({ description: 'The sender’s event id (webhook-id)' }) eventId!: string;
-  @ApiProperty({ description: 'True when this event id was received before: nothing changed' })
-  duplicate!: boolean;
 }
 
 export class MerchantEventDto {

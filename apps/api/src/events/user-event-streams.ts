@@ -1,5 +1,5 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { UserEventsService } from '#libs/domain/events';
 import { LOGGER, type AppLogger } from '#libs/observability';

@@ -31,8 +31,3 @@ export class InstitutionDto {
   @ApiProperty({ type: String, nullable: true }) environmentType: string | null;
   @ApiProperty({ type: String, nullable: true }) credentialsType: string | null;
 }
-
-export class InstitutionsRefreshDto {
-  @ApiProperty({ description: 'Institutions the upstream listed (inserted or updated)' }) count: number;
-  @ApiProperty({ description: 'Cached institutions the upstream no longer lists, removed' }) deleted: number;
-}

@@ -1,21 +1,17 @@
 import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PaymentsService, SinglePaymentsService, VrpConsentsService } from '#libs/domain/payments';
+import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { ListQueryDto } from '../consents/consents.dto.js';
-import { callerOf } from '../accounts/account-data.controller.js';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { callerOf } from '../common/caller.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
-import {
-  CreateSinglePaymentDto,
-  CreateVrpConsentDto,
-  CreatedVrpConsentDto,
-  PaymentDto,
-} from './payments.dto.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { ListQueryDto } from '../common/list-query.dto.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { PaymentDto } from '../common/payment.dto.js';
+import { CreateSinglePaymentDto } from './payments.dto.js';
 
-/** Single payments, sweeping VRP consents, and every payment of a user (API.md, "Payments and VRP"). */
+/** Single payments, and every payment of a user, single and VRP (API.md, "Payments and VRP"). */
 @ApiTags('payments')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1')
@@ -23,7 +19,6 @@ export class PaymentsController {
   constructor(
     private readonly payments: PaymentsService,
     private readonly single: SinglePaymentsService,
-    private readonly vrp: VrpConsentsService,
   ) {}
 
   @Post('users/:userId/payments')
@@ -89,25 +84,5 @@ export class PaymentsController {
     @TracingId() tracingId: string,
   ) {
     return envelope(tracingId, await this.payments.get(callerOf(principal), paymentId));
-  }
-
-  @Post('users/:userId/vrp/consents')
-  @Idempotent()
-  @ApiOperation({
-    summary: 'Set up sweeping VRP (the user approves the limits at the bank)',
-    description:
-      'Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.',
-  })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedVrpConsentDto) })
-  @ApiInvalid('VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them')
-  @ApiMissing()
-  @ApiUpstreamErrors()
-  async createVrpConsent(
-    @Param('userId') userId: string,
-    @Body() body: CreateVrpConsentDto,
-    @Principal() principal: Principal,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.vrp.create(callerOf(principal), userId, body, tracingId));
   }
 }

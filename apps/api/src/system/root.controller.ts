@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Module } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { Public } from '#libs/http';
@@ -43,6 +43,3 @@ export class RootController {
     };
   }
 }
-
-@Module({ controllers: [RootController] })
-export class RootModule {}

@@ -2,11 +2,15 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DependencyHealthIndicators } from './dependency-health.indicators.js';
 import { HealthController } from './health.controller.js';
+import { MeController } from './me.controller.js';
+import { MetricsController } from './metrics.controller.js';
+import { RootController } from './root.controller.js';
 import { UpstreamHealthIndicator } from './upstream-health.indicator.js';
 
+/** What is not a merchant resource: the index, health, metrics and who the caller is (the docs: openapi.ts). */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
-  controllers: [HealthController],
+  controllers: [MetricsController, MeController, HealthController, RootController],
   providers: [DependencyHealthIndicators, UpstreamHealthIndicator],
 })
-export class HealthModule {}
+export class SystemModule {}

@@ -26,9 +26,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { mintSessionToken } from '#libs/domain/users';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { UsersService } from '#libs/domain/users';
+import { mintSessionToken, UsersService } from '#libs/domain/users';
 import {
   ApiEnvelope,
   ApiErrorResponse,
@@ -40,6 +38,7 @@ import {
   TracingId,
   envelope,
 } from '#libs/http';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { decodeCursor, pageEnvelope } from '../common/paging.js';
 import { CreateUserDto, UpdateUserDto, UserDto, UserSessionDto, UsersQueryDto } from './users.dto.js';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PageQueryDto } from '#libs/http';
 import { IsBoolean, IsOptional, IsString, Matches } from 'class-validator';
+import { PageQueryDto } from '#libs/http';
 import { Omittable } from '../common/omittable.js';
 
 /**

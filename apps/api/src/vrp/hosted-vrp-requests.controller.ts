@@ -2,8 +2,9 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FinancialDataService } from '#libs/domain/financial-data';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
-import { callerOf, missing, upstreamFailures } from '../accounts/account-data.controller.js';
-import { HostedVrpRequestViewDto } from '../accounts/account-data.dto.js';
+import { missing, upstreamFailures } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
+import { HostedVrpRequestViewDto } from './hosted-vrp-requests.dto.js';
 
 @ApiTags('vrp')
 @Auth(AuthKind.Merchant)

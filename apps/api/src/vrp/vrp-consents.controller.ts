@@ -2,9 +2,10 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { VrpConsentsService } from '#libs/domain/payments';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
-import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { callerOf, upstreamFailures } from '../accounts/account-data.controller.js';
-import { FundsConfirmationDto, FundsConfirmationViewDto, VrpConsentDto } from '../payments/payments.dto.js';
+import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
+import { FundsConfirmationDto, FundsConfirmationViewDto } from './funds-confirmation.dto.js';
+import { VrpConsentDto } from './vrp-consents.dto.js';
 
 @ApiTags('vrp')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)

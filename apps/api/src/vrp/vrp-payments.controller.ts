@@ -12,13 +12,13 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
-import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { ListQueryDto } from '../consents/consents.dto.js';
-import { callerOf, upstreamFailures } from '../accounts/account-data.controller.js';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
-import { IsPaymentReference, PaymentAmountDto, PaymentDto } from '../payments/payments.dto.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { ListQueryDto } from '../common/list-query.dto.js';
+import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { IsPaymentReference, PaymentAmountDto, PaymentDto } from '../common/payment.dto.js';
 
 export class VrpPaymentInputDto {
   @ApiProperty({

@@ -1,6 +1,14 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiPayloadTooLargeResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiver } from '#libs/domain/inbox';
 import {
@@ -13,8 +21,7 @@ import {
   envelope,
 } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { WebhookReceivedDto } from '../events/events.dto.js';
-import { ApiPayloadTooLargeResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { WebhookReceivedDto } from './webhooks.dto.js';
 
 /** The upstream's webhook receiver (API.md, "Events"; ARCHITECTURE data flow 4). */
 @ApiTags('events')

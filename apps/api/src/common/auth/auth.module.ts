@@ -4,7 +4,7 @@ import { MerchantsModule } from '#libs/domain/merchants';
 import { UsersModule } from '#libs/domain/users';
 import { MerchantApiKeyStrategy, OperatorStrategy, UserSessionStrategy } from './auth.strategies.js';
 import { AuthenticationGuard } from './authentication.guard.js';
-import { MerchantCorsGuard } from './merchant-cors.js';
+import { MerchantCorsGuard } from './merchant-cors.guard.js';
 import { PrincipalCache } from './principal-cache.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiter } from './rate-limiter.service.js';

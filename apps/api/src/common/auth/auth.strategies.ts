@@ -5,13 +5,12 @@ import CustomStrategy from 'passport-custom';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { apiKeyPrefix, verifyApiKey } from '#libs/crypto';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { UserRepository } from '#libs/domain/users';
+import { UserRepository, SESSION_TOKEN_PREFIX, verifySessionToken } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AuthKind, type Principal } from '#libs/http';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { bearerToken } from './bearer.js';
 import { PrincipalCache } from './principal-cache.js';
-import { SESSION_TOKEN_PREFIX, verifySessionToken } from '#libs/domain/users';
 
 export const STRATEGY = {
   operator: 'bff-operator',

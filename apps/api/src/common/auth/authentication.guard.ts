@@ -3,9 +3,9 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard, type IAuthGuard } from '@nestjs/passport';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AUTH_METADATA, AuthKind } from '#libs/http';
+import { SESSION_TOKEN_PREFIX } from '#libs/domain/users';
 import { bearerToken } from './bearer.js';
 import { STRATEGY } from './auth.strategies.js';
-import { SESSION_TOKEN_PREFIX } from '#libs/domain/users';
 
 const CREDENTIAL_KINDS = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
 

@@ -1,9 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { ErrorCode } from '#libs/errors';
+import { ErrorCode, DomainError } from '#libs/errors';
 import { mapError, type RequestWithPrincipal } from '#libs/http';
-import { DomainError } from '#libs/errors';
 
 /** Only the merchant API is meant for browsers; operator, health and docs routes never answer CORS. */
 const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');

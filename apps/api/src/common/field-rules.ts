@@ -1,0 +1,19 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsISO8601, IsOptional, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
+
+// One rule per kind of field, so every body that has one validates it the same way.
+export const IsRedirectUrl = () =>
+  applyDecorators(
+    IsString(),
+    MaxLength(2048),
+    IsUrl(
+      { require_protocol: true, protocols: ['http', 'https'], require_tld: false },
+      { message: 'redirectUrl must be an absolute http(s) URL' },
+    ),
+  );
+export const IsInstitutionId = () =>
+  applyDecorators(
+    IsString(),
+    Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' }),
+  );
+export const IsOptionalDateTime = () => applyDecorators(IsOptional(), IsISO8601({ strict: true }));

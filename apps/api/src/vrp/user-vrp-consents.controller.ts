@@ -1,0 +1,38 @@
+import { Body, Controller, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { VrpConsentsService } from '#libs/domain/payments';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { callerOf } from '../common/caller.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { CreateVrpConsentDto, CreatedVrpConsentDto } from './vrp-consents.dto.js';
+
+/** Setting up a sweeping VRP consent for a user (API.md, "Payments and VRP"). */
+@ApiTags('payments')
+@Auth(AuthKind.Merchant, AuthKind.UserSession)
+@Controller('v1/users')
+export class UserVrpConsentsController {
+  constructor(private readonly vrp: VrpConsentsService) {}
+
+  @Post(':userId/vrp/consents')
+  @Idempotent()
+  @ApiOperation({
+    // The id and tag it had when PaymentsController served it: the published document stays as it was.
+    operationId: 'PaymentsController_createVrpConsent',
+    summary: 'Set up sweeping VRP (the user approves the limits at the bank)',
+    description:
+      'Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.',
+  })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedVrpConsentDto) })
+  @ApiInvalid('VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them')
+  @ApiMissing()
+  @ApiUpstreamErrors()
+  async createVrpConsent(
+    @Param('userId') userId: string,
+    @Body() body: CreateVrpConsentDto,
+    @Principal() principal: Principal,
+    @TracingId() tracingId: string,
+  ) {
+    return envelope(tracingId, await this.vrp.create(callerOf(principal), userId, body, tracingId));
+  }
+}
