@@ -20,8 +20,8 @@ import { VrpApiModule } from './vrp/vrp-api.module.js';
 import { WebhooksApiModule } from './webhooks/webhooks-api.module.js';
 
 /**
- * One module per URL resource (the folders beside this file), on the plumbing in common/. The order
- * below is the order of the OpenAPI document's operations, and so of docs/api-reference.md.
+ * One module per URL resource (the folders beside this file), on the plumbing in common/. Their order
+ * is the order of the OpenAPI document's operations, in which docs/api-reference.md lists each tag's.
  */
 @Module({})
 export class AppModule {

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+// A consent as answered: by the consent routes, and (extended) for a new sweeping VRP consent.
+
 export class ConsentSyncDto {
   @ApiProperty({
     enum: ['none', 'pending', 'syncing', 'synced', 'failed', 'stopped'],

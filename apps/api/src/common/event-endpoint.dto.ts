@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MERCHANT_EVENT_TYPE_NAMES } from '#libs/domain/events';
 
+/** A merchant's event endpoint: to the merchant, and (with its merchant) to the operator. */
 export class EventEndpointDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() url!: string;

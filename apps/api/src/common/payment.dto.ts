@@ -12,6 +12,8 @@ import {
 } from 'class-validator';
 import { MoneyViewDto } from './money.dto.js';
 
+// What single payments and VRP share: the amount and payee a payment is made with, and the payment answered.
+
 /**
  * Money in a payment: like every amount of the API a decimal string, but with up to three decimals, as
  * some currencies have (KWD, BHD); the service refuses more than the currency's own.

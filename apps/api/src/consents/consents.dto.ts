@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
 import { IsInstitutionId, IsOptionalDateTime, IsRedirectUrl } from '../common/field-rules.js';
 
+/** Upstream features asked for, the same rule on every consent body that has them. */
 export const IsScopes = () =>
   applyDecorators(
     IsArray(),
