@@ -12,7 +12,7 @@ import { LOGGER, Metrics, ObservabilityModule, type AppLogger } from '#libs/obse
 import { QueueModule } from '#libs/queue';
 import { RedisModule } from '#libs/redis';
 import { createUpstreamClient, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
-import { ClockModule } from './clock.js';
+import { ClockModule } from './clock.module.js';
 
 export interface CoreOptions {
   config: AppConfig;

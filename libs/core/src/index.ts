@@ -1,3 +1,3 @@
 export * from './core.module.js';
-export * from './clock.js';
+export * from './clock.module.js';
 export * from './runtime-flags.js';

@@ -5,7 +5,7 @@ import { ConsentsStore } from './consents.store.js';
 import { FaultsService } from './faults.service.js';
 import { InstitutionsCatalog } from './institutions.catalog.js';
 import { ResetRegistry } from './reset-registry.service.js';
-import { SandboxAccess } from './sandbox-auth.js';
+import { SandboxAccess } from './sandbox-auth.guard.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
 

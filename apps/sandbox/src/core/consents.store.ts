@@ -6,7 +6,7 @@ import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
 import { SandboxEvents } from './sandbox-events.js';
-import type { SandboxContext } from './sandbox-auth.js';
+import type { SandboxContext } from './sandbox-auth.guard.js';
 import { UsersStore } from './users.store.js';
 
 export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';

@@ -5,7 +5,7 @@ export * from './envelope.js';
 export * from './faults.service.js';
 export * from './institutions.catalog.js';
 export * from './reset-registry.service.js';
-export * from './sandbox-auth.js';
+export * from './sandbox-auth.guard.js';
 export * from './sandbox-clock.service.js';
 export * from './sandbox-error.js';
 export * from './sandbox-events.js';
