@@ -29,7 +29,7 @@ describe('upstream client: review fixes', () => {
       const controller = new AbortController();
       const started = performance.now();
       const call = client.listInstitutions({ signal: controller.signal });
-      await until(async () => (await hits())[0] === 1);
+      await until('the first attempt reached the sandbox', async () => (await hits())[0] === 1);
       controller.abort(new Error('caller gave up'));
       await expect(call).rejects.toThrow('caller gave up');
       // Functional, not a speed check: the 5 s wait was not waited out.
@@ -274,7 +274,7 @@ describe('upstream client: review fixes', () => {
       });
       await kit.fault({ method: 'GET', path: '/institutions', latencyMs: 900, count: 1 });
       const slow = pool.listInstitutions({ timeoutMs: 5_000 });
-      await until(async () => (await hits())[0] === 1);
+      await until('the first attempt reached the sandbox', async () => (await hits())[0] === 1);
       const created = await pool.createAccountAuthorisation({
         institutionId: 'sandbox-redirect',
         applicationUserId: 'queued',
@@ -444,7 +444,7 @@ describe('upstream client: review fixes', () => {
         applicationUserId: 'refused-once',
       });
       // Once the first attempt has been refused, open the port for the retry.
-      await until(() => logs.text().includes('retrying'));
+      await until('the first attempt refused', () => logs.text().includes('retrying'));
       const late = net.createServer((socket) => {
         socket.once('data', () => {
           socket.end(

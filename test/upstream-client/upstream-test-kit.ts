@@ -199,11 +199,18 @@ export async function proxyTo(
   return state;
 }
 
-/** Polls `check` until it holds, failing after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+/**
+ * Polls `check` every 20 ms until it holds, failing after `timeoutMs` with `what` in the message. The pause
+ * between polls lets the work under test (often in this same process) run instead of being starved.
+ */
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (performance.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
