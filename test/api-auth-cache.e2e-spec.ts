@@ -1,33 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { createMerchant } from '#libs/testing';
-import { ApiClient } from './support/api-kit.js';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { ApiClient, startStack, type Stack } from './support/api-kit.js';
 import { spawnApi, type WorkerProcess } from './support/worker-process.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
 
 /**
  * Verified credentials are cached per api instance (no database round trip per request), and a
  * revocation made through one instance reaches every other within seconds, through Redis.
  */
 describe('api: the credential cache across two api instances', () => {
-  let sandbox: RunningHttpApp;
-  let first: Api;
-  let second: Api;
+  let stack: Stack;
+  let first: Stack['api'];
+  let second: Stack['api'];
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
+    stack = await startStack({ overrides: { AUTH_CACHE_SECONDS: '300' } });
     // Two apps in one process. Passport keeps one strategy per name per process, so both authenticate
     // through the last one's cache: what crosses processes is proven below, with a real second process.
-    first = await startApi(sandbox.url, { LOG_LEVEL: 'error', AUTH_CACHE_SECONDS: '300' });
-    second = await startApi(sandbox.url, { LOG_LEVEL: 'error', AUTH_CACHE_SECONDS: '300' });
+    first = stack.api;
+    second = await stack.startApi();
   });
   afterAll(async () => {
-    await second?.close();
-    await first?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('serves a cached key without the database, and refuses it everywhere within 5 s of its revocation', async () => {
@@ -45,8 +39,7 @@ describe('api: the credential cache across two api instances', () => {
     await prisma.apiKey.update({ where: { id: apiKey.id }, data: { revokedAt: null } });
 
     // Revoked through the operator route on the first instance: the second hears of it through Redis.
-    const operator = new ApiClient(first.url, first.config.api.adminToken);
-    const revoked = await operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
+    const revoked = await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
     expect(revoked.status).toBe(204);
     expect((await onFirst.get('/v1/me')).status).toBe(401);
     await expect
@@ -56,28 +49,29 @@ describe('api: the credential cache across two api instances', () => {
 });
 
 describe('api: a revocation reaches another api process', () => {
-  let sandbox: RunningHttpApp;
-  let first: Api;
+  let stack: Stack;
   let second: WorkerProcess & { url: string };
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    const overrides = { AUTH_CACHE_SECONDS: '300', UPSTREAM_BASE_URL: sandbox.url };
-    first = await startApi(sandbox.url, { LOG_LEVEL: 'error', ...overrides });
-    second = await spawnApi({ LOG_LEVEL: 'error', ...overrides });
+    stack = await startStack({ overrides: { AUTH_CACHE_SECONDS: '300' } });
+    second = await spawnApi({
+      LOG_LEVEL: 'error',
+      AUTH_CACHE_SECONDS: '300',
+      UPSTREAM_BASE_URL: stack.sandbox.url,
+    });
   });
   afterAll(async () => {
     await second?.stop();
-    await first?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('refuses a key revoked through one process on the other within 5 s', async () => {
-    const { merchant, apiKey } = await createMerchant(first);
+    const { merchant, apiKey } = await createMerchant(stack.api);
     const onSecond = new ApiClient(second.url, apiKey.key);
     expect((await onSecond.get('/v1/me')).status).toBe(200);
-    const operator = new ApiClient(first.url, first.config.api.adminToken);
-    expect((await operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status).toBe(204);
+    expect(
+      (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status,
+    ).toBe(204);
     await expect
       .poll(async () => (await onSecond.get('/v1/me')).status, { timeout: 5_000, interval: 50 })
       .toBe(401);

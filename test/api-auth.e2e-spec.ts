@@ -3,47 +3,46 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { REDIS } from '#libs/redis';
 import { captureLogger, createMerchant, createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { ApiClient, dataOf, startStack, type ApiResponse, type Stack } from './support/api-kit.js';
 
-type Api = RunningHttpApp & { config: import('#libs/config').AppConfig };
+/** GET `path` with `token` (none when undefined), and any other headers. */
+const get = (client: ApiClient, path: string, token?: string, headers: Record<string, string> = {}) =>
+  client.get(path, { token: token ?? null, headers });
 
-const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
-  fetch(url, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
-
-async function errorCode(response: Response): Promise<string> {
-  return ((await response.json()) as { error: { code: string } }).error.code;
-}
+const errorCode = (response: ApiResponse) => (response.body as { error: { code: string } }).error.code;
 
 describe('api: authentication (operator, merchant API keys, user sessions)', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
+  let client: ApiClient;
   const logs = captureLogger('api');
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'trace' }, logs.logger);
+    stack = await startStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
+    api = stack.api;
+    client = stack.anonymous;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('lets a merchant key and a session of its user call /v1/me, naming the merchant', async () => {
     const { merchant, apiKey } = await createMerchant(api);
-    const byKey = await get(`${api.url}/v1/me`, apiKey.key);
+    const byKey = await get(client, '/v1/me', apiKey.key);
     expect(byKey.status).toBe(200);
-    expect(await byKey.json()).toMatchObject({
+    expect(byKey.body).toMatchObject({
       data: { kind: 'merchant', merchantId: merchant.id },
       meta: { tracingId: byKey.headers.get('x-request-id') },
     });
 
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const bySession = await get(
-      `${api.url}/v1/me`,
+      client,
+      '/v1/me',
       sessionToken(api.config, { merchantId: merchant.id, userId: user.id }),
     );
     expect(bySession.status).toBe(200);
-    expect(await bySession.json()).toMatchObject({
+    expect(bySession.body).toMatchObject({
       data: { kind: 'user-session', merchantId: merchant.id, userId: user.id },
     });
   });
@@ -55,9 +54,9 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
       { authorization: 'Bearer something-else' },
       { authorization: 'Basic dXNlcjpwYXNz' },
     ]) {
-      const response = await get(`${api.url}/v1/me`, undefined, headers);
+      const response = await get(client, '/v1/me', undefined, headers);
       expect(response.status).toBe(401);
-      expect(await errorCode(response)).toBe('UNAUTHENTICATED');
+      expect(errorCode(response)).toBe('UNAUTHENTICATED');
     }
   });
 
@@ -66,11 +65,11 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
     for (const token of [apiKey.key, session]) {
-      const response = await get(`${api.url}/admin/merchants/${merchant.id}`, token);
+      const response = await get(client, `/admin/merchants/${merchant.id}`, token);
       expect(response.status).toBe(403);
-      expect(await errorCode(response)).toBe('FORBIDDEN');
+      expect(errorCode(response)).toBe('FORBIDDEN');
     }
-    const operatorOnV1 = await get(`${api.url}/v1/me`, api.config.api.adminToken);
+    const operatorOnV1 = await get(client, '/v1/me', api.config.api.adminToken);
     expect(operatorOnV1.status).toBe(403);
   });
 
@@ -95,39 +94,27 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
       otherSecret,
       'us_garbage',
     ]) {
-      const response = await get(`${api.url}/v1/me`, token);
+      const response = await get(client, '/v1/me', token);
       expect(response.status, token.slice(0, 12)).toBe(401);
     }
-    expect((await get(`${api.url}/v1/me`, valid)).status).toBe(200);
+    expect((await get(client, '/v1/me', valid)).status).toBe(200);
     // Erased through the route, as a merchant would: the cached session dies with the user.
-    const erased = await fetch(`${api.url}/v1/users/${user.id}`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${apiKey.key}` },
-    });
+    const erased = await client.delete(`/v1/users/${user.id}`, { token: apiKey.key });
     expect(erased.status).toBe(204);
-    expect((await get(`${api.url}/v1/me`, valid)).status).toBe(401);
+    expect((await get(client, '/v1/me', valid)).status).toBe(401);
   });
 
   it('refuses a revoked key, keeps the old key working after rotation, and records use', async () => {
-    const admin = api.config.api.adminToken;
     const { merchant, apiKey } = await createMerchant(api);
-    const rotated = await fetch(`${api.url}/admin/merchants/${merchant.id}/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'second' }),
-    });
-    expect(rotated.status).toBe(201);
-    const second = ((await rotated.json()) as { data: { id: string; key: string } }).data;
-    expect((await get(`${api.url}/v1/me`, apiKey.key)).status).toBe(200);
-    expect((await get(`${api.url}/v1/me`, second.key)).status).toBe(200);
+    const rotated = await stack.operator.post(`/admin/merchants/${merchant.id}/api-keys`, { name: 'second' });
+    const second = dataOf<{ id: string; key: string }>(rotated, 201);
+    expect((await get(client, '/v1/me', apiKey.key)).status).toBe(200);
+    expect((await get(client, '/v1/me', second.key)).status).toBe(200);
 
-    const revoked = await fetch(`${api.url}/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${admin}` },
-    });
+    const revoked = await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
     expect(revoked.status).toBe(204);
-    expect((await get(`${api.url}/v1/me`, apiKey.key)).status).toBe(401);
-    expect((await get(`${api.url}/v1/me`, second.key)).status).toBe(200);
+    expect((await get(client, '/v1/me', apiKey.key)).status).toBe(401);
+    expect((await get(client, '/v1/me', second.key)).status).toBe(200);
 
     const prisma = api.app.get(PrismaService);
     const rows = await prisma.apiKey.findMany({ where: { merchantId: merchant.id } });
@@ -139,17 +126,17 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
     await api.app
       .get(PrismaService)
       .merchant.update({ where: { id: merchant.id }, data: { disabledAt: new Date() } });
-    expect((await get(`${api.url}/v1/me`, apiKey.key)).status).toBe(401);
+    expect((await get(client, '/v1/me', apiKey.key)).status).toBe(401);
   });
 
   it('never writes API keys, session tokens or the admin token to the logs', async () => {
     const { merchant, apiKey } = await createMerchant(api);
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
-    await get(`${api.url}/v1/me`, apiKey.key);
-    await get(`${api.url}/v1/me`, session);
-    await get(`${api.url}/v1/me`, `${apiKey.key}tampered`);
-    await get(`${api.url}/v1/me?token=${session}`, 'us_bad.token');
+    await get(client, '/v1/me', apiKey.key);
+    await get(client, '/v1/me', session);
+    await get(client, '/v1/me', `${apiKey.key}tampered`);
+    await get(client, `/v1/me?token=${session}`, 'us_bad.token');
     const text = logs.text();
     expect(text).toContain('"route":"/v1/me"');
     expect(text).not.toContain(apiKey.key);
@@ -160,53 +147,55 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
 });
 
 describe('api: per-merchant rate limits shared by every api process', () => {
+  /** The api of a stack and a second one beside it, on the same Redis: clients of each, and the stack. */
+  async function twoApis(overrides: Record<string, string>) {
+    const stack = await startStack({ overrides });
+    const second = await stack.startApi();
+    return { stack, first: stack.anonymous, second: new ApiClient(second.url) };
+  }
+
   it('trips with 429 RATE_LIMITED and Retry-After, counting requests to two api instances together', async () => {
-    const sandbox = await startSandbox();
-    const overrides = { RATE_LIMIT_PER_MINUTE: '3', QUEUE_PREFIX: uniqueQueuePrefix('rl') };
-    const first = await startApi(sandbox.url, overrides);
-    const second = await startApi(sandbox.url, overrides);
+    const { stack, first, second } = await twoApis({
+      RATE_LIMIT_PER_MINUTE: '3',
+      QUEUE_PREFIX: uniqueQueuePrefix('rl'),
+    });
     try {
-      const { apiKey } = await createMerchant(first);
-      const { apiKey: other } = await createMerchant(first);
-      expect((await get(`${first.url}/v1/me`, apiKey.key)).status).toBe(200);
-      expect((await get(`${second.url}/v1/me`, apiKey.key)).status).toBe(200);
-      const third = await get(`${first.url}/v1/me`, apiKey.key);
+      const { apiKey } = await createMerchant(stack.api);
+      const { apiKey: other } = await createMerchant(stack.api);
+      expect((await get(first, '/v1/me', apiKey.key)).status).toBe(200);
+      expect((await get(second, '/v1/me', apiKey.key)).status).toBe(200);
+      const third = await get(first, '/v1/me', apiKey.key);
       expect(third.status).toBe(200);
       expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
-      const limited = await get(`${second.url}/v1/me`, apiKey.key);
+      const limited = await get(second, '/v1/me', apiKey.key);
       expect(limited.status).toBe(429);
       const retryAfter = Number(limited.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(await limited.json()).toMatchObject({ error: { code: 'RATE_LIMITED', status: 429 } });
+      expect(limited.body).toMatchObject({ error: { code: 'RATE_LIMITED', status: 429 } });
       // Another merchant has its own budget.
-      expect((await get(`${second.url}/v1/me`, other.key)).status).toBe(200);
+      expect((await get(second, '/v1/me', other.key)).status).toBe(200);
       // The operator is not limited.
       for (let i = 0; i < 4; i += 1) {
-        expect((await get(`${first.url}/admin/merchants?limit=1`, first.config.api.adminToken)).status).toBe(
+        expect((await get(first, '/admin/merchants?limit=1', stack.api.config.api.adminToken)).status).toBe(
           200,
         );
       }
     } finally {
-      await first.close();
-      await second.close();
-      await sandbox.close();
+      await stack.close();
     }
   });
 
   it('serves a burst from leases without ever passing the limit, and uses every request of it', async () => {
-    const sandbox = await startSandbox();
     const prefix = uniqueQueuePrefix('rl-burst');
-    const overrides = { RATE_LIMIT_PER_MINUTE: '40', QUEUE_PREFIX: prefix };
-    const first = await startApi(sandbox.url, overrides);
-    const second = await startApi(sandbox.url, overrides);
+    const { stack, first, second } = await twoApis({ RATE_LIMIT_PER_MINUTE: '40', QUEUE_PREFIX: prefix });
     try {
-      const { merchant, apiKey } = await createMerchant(first);
+      const { merchant, apiKey } = await createMerchant(stack.api);
       // 100 requests at once, half to each process: exactly the limit is served, the rest refused.
       const statuses = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          get(`${(i % 2 ? first : second).url}/v1/me`, apiKey.key).then(async (response) => {
-            if (response.status === 429) expect(await errorCode(response)).toBe('RATE_LIMITED');
+          get(i % 2 ? first : second, '/v1/me', apiKey.key).then((response) => {
+            if (response.status === 429) expect(errorCode(response)).toBe('RATE_LIMITED');
             return response.status;
           }),
         ),
@@ -214,15 +203,13 @@ describe('api: per-merchant rate limits shared by every api process', () => {
       expect(statuses.filter((s) => s === 200)).toHaveLength(40);
       expect(statuses.filter((s) => s === 429)).toHaveLength(60);
       // Leased is used: the shared count is the limit, not more.
-      const redis = first.app.get<import('ioredis').Redis>(REDIS);
+      const redis = stack.api.app.get<import('ioredis').Redis>(REDIS);
       expect(await redis.get(`${prefix}:rl:m:${merchant.id}`)).toBe('40');
       // Refused from memory until the window ends, by both processes.
-      expect((await get(`${first.url}/v1/me`, apiKey.key)).status).toBe(429);
-      expect((await get(`${second.url}/v1/me`, apiKey.key)).status).toBe(429);
+      expect((await get(first, '/v1/me', apiKey.key)).status).toBe(429);
+      expect((await get(second, '/v1/me', apiKey.key)).status).toBe(429);
     } finally {
-      await first.close();
-      await second.close();
-      await sandbox.close();
+      await stack.close();
     }
   });
 });

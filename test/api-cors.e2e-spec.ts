@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
-import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
+import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
+import { onboard, startStack, type Stack } from './support/api-kit.js';
 
 describe('api: CORS limited to each merchant’s frontend origins', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
   // Unique per run: the test database keeps merchants of earlier runs.
   const originA = `https://${uniqueName('a')}.example`;
   const originB = `https://${uniqueName('b')}.example`;
@@ -16,8 +11,7 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
   let sessionA: string;
 
   const preflight = (path: string, origin: string) =>
-    fetch(`${api.url}${path}`, {
-      method: 'OPTIONS',
+    stack.anonymous.call('OPTIONS', path, {
       headers: {
         origin,
         'access-control-request-method': 'POST',
@@ -26,17 +20,14 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
     });
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url);
-    const a = await createMerchant(api, { frontendOrigins: [originA] });
-    await createMerchant(api, { frontendOrigins: [originB] });
-    keyA = a.apiKey.key;
-    const user = await createUser(api.app.get(UserRepository), a.merchant.id);
-    sessionA = sessionToken(api.config, { merchantId: a.merchant.id, userId: user.id });
+    stack = await startStack();
+    const a = await onboard(stack, { frontendOrigins: [originA] });
+    await createMerchant(stack.api, { frontendOrigins: [originB] });
+    keyA = a.merchant.apiKey.key;
+    sessionA = sessionToken(stack.api.config, { merchantId: a.merchant.merchant.id, userId: a.userId });
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('answers a /v1 preflight from an origin some merchant lists, with the allowed headers', async () => {
@@ -53,7 +44,7 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
     const unknown = await preflight('/v1/me', 'https://evil.example');
     expect(unknown.status).toBe(403);
     expect(unknown.headers.get('access-control-allow-origin')).toBeNull();
-    expect(await unknown.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    expect(unknown.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
 
     const admin = await preflight('/admin/merchants', originA);
     expect(admin.headers.get('access-control-allow-origin')).toBeNull();
@@ -62,25 +53,19 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
 
   it("adds CORS headers to a /v1 answer only for the caller's own merchant's origins", async () => {
     for (const token of [keyA, sessionA]) {
-      const own = await fetch(`${api.url}/v1/me`, {
-        headers: { authorization: `Bearer ${token}`, origin: originA },
-      });
+      const own = await stack.anonymous.get('/v1/me', { token, headers: { origin: originA } });
       expect(own.status).toBe(200);
       expect(own.headers.get('access-control-allow-origin')).toBe(originA);
       expect(own.headers.get('access-control-expose-headers')).toContain('Retry-After');
 
       // Listed by another merchant: the preflight passes, but this merchant's answer stays unreadable.
-      const foreign = await fetch(`${api.url}/v1/me`, {
-        headers: { authorization: `Bearer ${token}`, origin: originB },
-      });
+      const foreign = await stack.anonymous.get('/v1/me', { token, headers: { origin: originB } });
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     }
   });
 
   it('never adds CORS headers to operator routes', async () => {
-    const response = await fetch(`${api.url}/admin/merchants?limit=1`, {
-      headers: { authorization: `Bearer ${api.config.api.adminToken}`, origin: originA },
-    });
+    const response = await stack.operator.get('/admin/merchants?limit=1', { headers: { origin: originA } });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });

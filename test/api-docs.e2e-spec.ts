@@ -1,11 +1,10 @@
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { AUTH_METADATA, AuthKind, SECURITY_SCHEMES } from '#libs/http';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { startStack, type Stack } from './support/api-kit.js';
 
-type Api = RunningHttpApp & { config: AppConfig };
+type Api = Stack['api'];
 interface Operation {
   security?: Record<string, string[]>[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
@@ -50,30 +49,27 @@ function routesOf(api: Api): { method: string; path: string; kinds: string[] }[]
 }
 
 describe('api: OpenAPI document at /docs and /docs-json', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
   let document: Document;
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url);
-    const response = await fetch(`${api.url}/docs-json`);
+    stack = await startStack();
+    const response = await stack.anonymous.get<Document>('/docs-json');
     expect(response.status).toBe(200);
-    document = (await response.json()) as Document;
+    document = response.body;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('serves Swagger UI without credentials', async () => {
-    const response = await fetch(`${api.url}/docs`);
+    const response = await stack.anonymous.get<string>('/docs');
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain('swagger');
+    expect(response.body).toContain('swagger');
   });
 
   it('documents every route with its security and the error envelope', () => {
-    const routes = routesOf(api);
+    const routes = routesOf(stack.api);
     expect(routes.length).toBeGreaterThanOrEqual(9);
     for (const route of routes) {
       const operation = document.paths[route.path]?.[route.method];

@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { describe, expect, it } from 'vitest';
+import { useSandbox } from './support/sandbox-fixture.js';
 
 describe('sandbox: boots and answers on its port', () => {
-  let sandbox: RunningHttpApp;
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
+  const { http } = useSandbox();
 
   it('answers its health route and its root', async () => {
-    expect((await fetch(`${sandbox.url}/health`)).status).toBe(200);
-    const root = (await (await fetch(`${sandbox.url}/`)).json()) as { data: { service: string } };
-    expect(root.data.service).toContain('sandbox');
+    expect((await http.call('GET', '/health', { auth: 'none' })).status).toBe(200);
+    const root = await http.call<{ data: { service: string } }>('GET', '/', { auth: 'none' });
+    expect(root.body.data.service).toContain('sandbox');
   });
 
   it('answers errors in the upstream standard error shape, not the BFF envelope', async () => {
-    const response = await fetch(`${sandbox.url}/no-such-route`);
+    const response = await http.call<{ error: Record<string, unknown> }>('GET', '/no-such-route', {
+      auth: 'none',
+    });
     expect(response.status).toBe(404);
-    const body = (await response.json()) as { error: Record<string, unknown> };
-    expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND', source: 'YAPILY' });
-    expect(body.error.tracingId).toEqual(expect.any(String));
+    expect(response.body.error).toMatchObject({ code: 404, status: 'NOT_FOUND', source: 'YAPILY' });
+    expect(response.body.error.tracingId).toEqual(expect.any(String));
   });
 });

@@ -1,8 +1,10 @@
 import type { AppConfig } from '#libs/config';
+import type { AppLogger } from '#libs/observability';
 import { UserRepository } from '#libs/domain/users';
 import {
   createMerchant,
   createUser,
+  testConfig,
   uniqueName,
   uniqueQueuePrefix,
   type CreatedMerchant,
@@ -11,7 +13,14 @@ import type { CreateMerchantDto } from '../../apps/api/src/admin/admin-merchants
 import type { CreateConsentDto } from '../../apps/api/src/consents/consents.dto.js';
 import type { CreateUserDto } from '../../apps/api/src/users/users.dto.js';
 import { connectBank } from './bank-consents.js';
-import { startApi, startSandbox, startWorker, type RunningHttpApp } from './running-apps.js';
+import {
+  freePort,
+  startApi,
+  startSandbox,
+  startWorker,
+  type ApiStartOptions,
+  type RunningHttpApp,
+} from './running-apps.js';
 import { scratchDatabase } from './scratch-database.js';
 
 /**
@@ -139,16 +148,28 @@ export const bodies = {
 
 // ---- a running stack ---------------------------------------------------------------------------------
 
+type Api = RunningHttpApp & { config: AppConfig };
+type Worker = Awaited<ReturnType<typeof startWorker>>;
+
 export interface Stack {
   sandbox: RunningHttpApp;
-  api: RunningHttpApp & { config: AppConfig };
-  worker?: Awaited<ReturnType<typeof startWorker>>;
+  api: Api;
+  worker?: Worker;
   /** The database the stack's apps use, for processes a test starts on it itself. */
   databaseUrl: string;
   /** The operator's client (ADMIN_TOKEN). */
   operator: ApiClient;
   /** An unauthenticated client; `.as(token)` for any other caller. */
   anonymous: ApiClient;
+  /**
+   * Another api in this process, on the stack's sandbox, database and overrides plus `overrides`: a
+   * second instance sharing Redis, or one setting a single test needs. It logs errors only, unless
+   * `overrides` says otherwise (the stack's loggers are its own apps'). Closed with the stack unless the
+   * test closes it first.
+   */
+  startApi(overrides?: Record<string, string>, options?: ApiStartOptions): Promise<Api>;
+  /** Another worker, on the stack's sandbox, database and overrides plus `overrides`; closed likewise. */
+  startWorker(overrides?: Record<string, string>): Promise<Worker & { close(): Promise<void> }>;
   /** Closes the apps, then drops the stack's own database (if it has one), even when closing failed. */
   close(): Promise<void>;
 }
@@ -162,6 +183,14 @@ export interface StackOptions {
    * row of its database (relays, sweeps, dispatchers, admin lists). `close()` drops the database.
    */
   ownDatabase?: string;
+  /** Where the api and the worker log (a `captureLogger`), for tests that read the logs. */
+  loggers?: { api?: AppLogger; worker?: AppLogger };
+  /**
+   * Sandbox and api on free ports their public URLs name (SANDBOX_PUBLIC_URL, API_PUBLIC_URL), as under
+   * `npm start`, instead of random ones behind a fixed API_PUBLIC_URL: for clients outside this process
+   * that follow the links the apps write (a browser, the README's curl).
+   */
+  publicPorts?: boolean;
 }
 
 /**
@@ -170,15 +199,32 @@ export interface StackOptions {
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const database = options.ownDatabase === undefined ? undefined : await scratchDatabase(options.ownDatabase);
+  const ports = options.publicPorts ? { sandbox: await freePort(), api: await freePort() } : undefined;
   const overrides: Record<string, string> = {
     LOG_LEVEL: 'error',
     API_PUBLIC_URL: 'http://localhost:3000',
+    ...(ports
+      ? {
+          SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ports.sandbox}`,
+          API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
+        }
+      : {}),
     ...(database ? { QUEUE_PREFIX: uniqueQueuePrefix(options.ownDatabase!) } : {}),
     ...options.overrides,
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
   // Whatever started is closed again (newest first), and the database dropped, when a later step fails.
-  const started: { close(): Promise<void> }[] = [];
+  const started = new Set<{ close(): Promise<void> }>();
+  /** `close` for an app started later, once: by the test, or else by the stack. */
+  const later = (close: () => Promise<void>) => {
+    const entry = {
+      close: async () => {
+        if (started.delete(entry)) await close();
+      },
+    };
+    started.add(entry);
+    return entry.close;
+  };
   const closeAll = async () => {
     try {
       for (const app of [...started].reverse()) await app.close();
@@ -187,14 +233,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }
   };
   try {
-    const sandbox = await startSandbox();
-    started.push(sandbox);
-    const api = await startApi(sandbox.url, overrides);
-    started.push(api);
+    const sandbox = await startSandbox(
+      ports ? testConfig({ SANDBOX_PUBLIC_URL: overrides.SANDBOX_PUBLIC_URL }) : undefined,
+      undefined,
+      ports?.sandbox,
+    );
+    started.add(sandbox);
+    const api = await startApi(sandbox.url, overrides, options.loggers?.api, { port: ports?.api });
+    started.add(api);
     const worker = options.worker
-      ? await startWorker({ ...overrides, UPSTREAM_BASE_URL: sandbox.url })
+      ? await startWorker({ ...overrides, UPSTREAM_BASE_URL: sandbox.url }, options.loggers?.worker)
       : undefined;
-    if (worker) started.push(worker.app);
+    if (worker) started.add(worker.app);
     return {
       sandbox,
       api,
@@ -202,6 +252,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       databaseUrl: api.config.database.url,
       operator: new ApiClient(api.url, api.config.api.adminToken),
       anonymous: new ApiClient(api.url),
+      async startApi(more = {}, apiOptions = {}) {
+        const another = await startApi(
+          sandbox.url,
+          { ...overrides, LOG_LEVEL: 'error', ...more },
+          undefined,
+          { ...apiOptions, port: undefined },
+        );
+        return { ...another, close: later(another.close) };
+      },
+      async startWorker(more = {}) {
+        const another = await startWorker({
+          ...overrides,
+          LOG_LEVEL: 'error',
+          UPSTREAM_BASE_URL: sandbox.url,
+          ...more,
+        });
+        return { ...another, close: later(() => another.app.close()) };
+      },
       close: closeAll,
     };
   } catch (error) {
@@ -217,11 +285,14 @@ export interface Tenant {
   userId: string;
 }
 
-/** A merchant on-boarded through the operator route, with one user. */
-export async function onboard(stack: Stack): Promise<Tenant> {
-  const merchant = await createMerchant(stack.api);
-  const user = await createUser(stack.api.app.get(UserRepository), merchant.merchant.id);
-  return { merchant, client: stack.anonymous.as(merchant.apiKey.key), userId: user.id };
+/** A merchant on-boarded through the operator route (with `merchant`'s fields), with one user. */
+export async function onboard(
+  stack: Stack,
+  merchant: Parameters<typeof createMerchant>[1] = {},
+): Promise<Tenant> {
+  const created = await createMerchant(stack.api, merchant);
+  const user = await createUser(stack.api.app.get(UserRepository), created.merchant.id);
+  return { merchant: created, client: stack.anonymous.as(created.apiKey.key), userId: user.id };
 }
 
 /** A consent of the tenant's user, approved at the sandbox bank as a browser would: its local id. */

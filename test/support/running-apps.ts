@@ -1,11 +1,11 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import type { AppConfig } from '#libs/config';
 import type { NestFastifyApplication } from '#libs/http';
 import type { AppLogger } from '#libs/observability';
+import { testConfig } from '#libs/testing';
 import { createApiApp } from '../../apps/api/src/bootstrap.js';
 import { createSandboxApp } from '../../apps/sandbox/src/bootstrap.js';
 import { createWorkerApp, type WorkerApp } from '../../apps/worker/src/bootstrap.js';
-import { testConfig } from '#libs/testing';
 
 export interface RunningHttpApp {
   app: NestFastifyApplication;
@@ -13,18 +13,38 @@ export interface RunningHttpApp {
   close: () => Promise<void>;
 }
 
-async function listen(app: NestFastifyApplication): Promise<RunningHttpApp> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
-/** The sandbox on a random port, over real HTTP. */
+async function listen(app: NestFastifyApplication, port = 0): Promise<RunningHttpApp> {
+  await app.listen({ host: '127.0.0.1', port });
+  const { port: bound } = app.getHttpServer().address() as AddressInfo;
+  return { app, url: `http://127.0.0.1:${bound}`, close: () => app.close() };
+}
+
+/** The sandbox over real HTTP, on `port` (a random one when 0). */
 export async function startSandbox(
   config: AppConfig = testConfig(),
   logger?: AppLogger,
+  port = 0,
 ): Promise<RunningHttpApp> {
-  return listen((await createSandboxApp(config, logger)).app);
+  return listen((await createSandboxApp(config, logger)).app, port);
+}
+
+export interface ApiStartOptions {
+  /** Off: bodies written by the class serializer, for comparison with the schema-written ones. */
+  responseSchemas?: boolean;
+  /** Where to listen (a random port when 0 or unset). */
+  port?: number;
 }
 
 /** The api on a random port, pointed at `upstreamUrl` (normally a sandbox the test started). */
@@ -32,10 +52,10 @@ export async function startApi(
   upstreamUrl: string,
   overrides: Record<string, string> = {},
   logger?: AppLogger,
-  options: Parameters<typeof createApiApp>[2] = {},
+  { port, ...options }: ApiStartOptions = {},
 ): Promise<RunningHttpApp & { config: AppConfig }> {
   const config = testConfig({ UPSTREAM_BASE_URL: upstreamUrl, ...overrides });
-  const running = await listen((await createApiApp(config, logger, options)).app);
+  const running = await listen((await createApiApp(config, logger, options)).app, port);
   return { ...running, config };
 }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './running-apps.js';
 
 export interface WorkerProcess {
   pid: number;
@@ -39,17 +39,6 @@ export async function spawnApi(overrides: Record<string, string>): Promise<Worke
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function spawnApp(app: 'api' | 'worker', overrides: Record<string, string>): WorkerProcess {
