@@ -1,30 +1,24 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
-import { createMerchant, createUser, uniqueQueuePrefix, type CreatedMerchant } from '#libs/testing';
-import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
+import { uniqueQueuePrefix, type CreatedMerchant } from '#libs/testing';
 import { SandboxHttp } from './support/sandbox-http.js';
-import { send } from './support/api-kit.js';
+import { onboard, send, startStack, type Stack } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; message: string } };
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 
 describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2, 8, 9)', () => {
-  let sandbox: RunningHttpApp;
+  let stack: Stack;
   let admin: SandboxHttp;
-  let api: Api;
   let prisma: PrismaService;
   let owner: CreatedMerchant;
   let userId: string;
 
-  const call = (method: string, path: string, body?: unknown, base = api.url) =>
+  const call = (method: string, path: string, body?: unknown, base = stack.api.url) =>
     send(`${base}${path}`, method, { token: owner.apiKey.key, body });
 
   async function ok<T>(response: Response, status: number): Promise<T> {
@@ -34,7 +28,10 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
 
   /** Acts as the browser: approves at the sandbox bank and follows the redirect to our callback. */
   async function approveAtBank(authorisationUrl: string): Promise<URL> {
-    const back = await decideAtBank({ apiUrl: api.url, sandboxUrl: sandbox.url }, authorisationUrl);
+    const back = await decideAtBank(
+      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+      authorisationUrl,
+    );
     expect(back.status).toBe(302);
     return back.location;
   }
@@ -56,16 +53,13 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     prisma.account.findMany({ where: { consentId }, orderBy: { id: 'asc' } });
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'error', API_PUBLIC_URL: 'http://localhost:3000' });
-    admin = new SandboxHttp(sandbox.url, api.config);
-    prisma = api.app.get(PrismaService);
-    owner = await createMerchant(api);
-    userId = (await createUser(api.app.get(UserRepository), owner.merchant.id)).id;
+    stack = await startStack();
+    admin = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    prisma = stack.api.app.get(PrismaService);
+    ({ merchant: owner, userId } = await onboard(stack));
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('answers 403 FORBIDDEN for a feature outside the consent’s scope and leaves the consent usable', async () => {
@@ -88,7 +82,7 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
   });
 
   it('documents the 403 on the pass-through routes and lower-case sync statuses in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${api.url}/docs-json`)).json()) as any;
+    const doc = (await stack.anonymous.get('/docs-json')).body;
     for (const path of ['/v1/accounts/{accountId}/statements', '/v1/accounts/{accountId}/beneficiaries']) {
       expect(doc.paths[path].get.responses['403'].description).toMatch(/^FORBIDDEN/);
     }
@@ -155,17 +149,17 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
 
   describe('under upstream version 2.0-ALPHA (GET /consents omits expiresAt)', () => {
     const prefix = uniqueQueuePrefix('consents-v2');
-    let apiV2: Api;
-    let worker: Awaited<ReturnType<typeof startWorker>>;
-    const v2 = { UPSTREAM_API_VERSION: '2.0-ALPHA', QUEUE_PREFIX: prefix, LOG_LEVEL: 'error' };
+    let apiV2: Stack['api'];
+    let worker: Awaited<ReturnType<Stack['startWorker']>>;
+    const v2 = { UPSTREAM_API_VERSION: '2.0-ALPHA', QUEUE_PREFIX: prefix };
 
     beforeAll(async () => {
-      apiV2 = await startApi(sandbox.url, { ...v2, API_PUBLIC_URL: 'http://localhost:3000' });
-      worker = await startWorker({ ...v2, UPSTREAM_BASE_URL: sandbox.url });
+      apiV2 = await stack.startApi(v2);
+      worker = await stack.startWorker(v2);
     });
     afterAll(async () => {
       await worker?.app.get<Queue>(getQueueToken(QueueName.Consents)).obliterate({ force: true });
-      await worker?.app.close();
+      await worker?.close();
       await apiV2?.close();
     });
 
@@ -225,7 +219,7 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
         201,
       );
       const back = await decideAtBank(
-        { apiUrl: apiV2.url, sandboxUrl: sandbox.url },
+        { apiUrl: apiV2.url, sandboxUrl: stack.sandbox.url },
         created.authorisationUrl,
       );
       expect(back.location.searchParams.get('status')).toBe('AUTHORIZED');

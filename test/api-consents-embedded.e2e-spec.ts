@@ -14,11 +14,9 @@ import {
   uniqueQueuePrefix,
   type CreatedMerchant,
 } from '#libs/testing';
-import { startApi, startSandbox, startWorker, type RunningHttpApp } from './support/running-apps.js';
-import { caller } from './support/api-kit.js';
+import { caller, send, startStack, type Stack } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
+import { SandboxHttp } from './support/sandbox-http.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 type Data<T> = { data: T };
 
@@ -49,9 +47,10 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     credentials.push(token);
     return token;
   };
-  let sandbox: RunningHttpApp;
-  let api: Api;
-  let worker: Awaited<ReturnType<typeof startWorker>>;
+  let stack: Stack;
+  let api: Stack['api'];
+  let sandbox: Stack['sandbox'];
+  let worker: NonNullable<Stack['worker']>;
   let prisma: PrismaService;
   let box: SecretBox;
   let owner: CreatedMerchant;
@@ -71,7 +70,7 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     const back = await decideAtBank({ apiUrl: api.url, sandboxUrl: sandbox.url }, authorisationUrl);
     expect(back.status).toBe(302);
     // A second use of the same return is refused.
-    expect((await fetch(back.callback, { redirect: 'manual' })).status).toBe(400);
+    expect((await send(back.callback, 'GET')).status).toBe(400);
     return back.location;
   }
 
@@ -110,16 +109,13 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
       .status;
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(
-      sandbox.url,
-      { LOG_LEVEL: 'trace', API_PUBLIC_URL: 'http://localhost:3000', QUEUE_PREFIX: prefix },
-      apiLogs.logger,
-    );
-    worker = await startWorker(
-      { LOG_LEVEL: 'trace', UPSTREAM_BASE_URL: sandbox.url, QUEUE_PREFIX: prefix },
-      workerLogs.logger,
-    );
+    stack = await startStack({
+      worker: true,
+      overrides: { LOG_LEVEL: 'trace', QUEUE_PREFIX: prefix },
+      loggers: { api: apiLogs.logger, worker: workerLogs.logger },
+    });
+    ({ api, sandbox } = stack);
+    worker = stack.worker!;
     prisma = api.app.get(PrismaService);
     box = new SecretBox(api.config.crypto.encryptionKeys);
     owner = await createMerchant(api);
@@ -131,9 +127,7 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   });
   afterAll(async () => {
     await worker?.app.get<Queue>(getQueueToken(QueueName.Consents)).obliterate({ force: true });
-    await worker?.app.close();
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('connects a bank by the embedded flow: method, code, then the worker polls it to AUTHORIZED', async () => {
@@ -193,21 +187,19 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   });
 
   it('honours Idempotency-Key on the embedded create without keeping anything of the credentials', async () => {
-    const send = (password: string) =>
-      fetch(`${api.url}/v1/users/${userId}/consents/embedded`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${owner.apiKey.key}`,
-          'content-type': 'application/json',
-          'idempotency-key': 'embedded-once',
-        },
-        body: JSON.stringify({ institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password } }),
-      });
-    const first = await send(PASSWORD);
+    const create = (password: string) =>
+      call(
+        'POST',
+        `/v1/users/${userId}/consents/embedded`,
+        owner.apiKey.key,
+        { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password } },
+        { 'idempotency-key': 'embedded-once' },
+      );
+    const first = await create(PASSWORD);
     expect(first.status).toBe(201);
     const firstBody = (await first.json()) as Data<{ id: string }>;
     // A retry after a lost answer (even with the password retyped differently) returns the first consent.
-    const replay = await send(`${PASSWORD}-retyped`);
+    const replay = await create(`${PASSWORD}-retyped`);
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(((await replay.json()) as Data<{ id: string }>).data.id).toBe(firstBody.data.id);
@@ -275,13 +267,13 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     expect(view).not.toHaveProperty('reauthorisationUrl');
 
     // The upstream now refuses the superseded token and takes the new one.
+    const upstream = new SandboxHttp(sandbox.url, api.config);
+    const application = {
+      id: api.config.upstream.applicationId,
+      secret: api.config.upstream.applicationSecret,
+    };
     const accountsWith = (token: string) =>
-      fetch(`${sandbox.url}/accounts`, {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${api.config.upstream.applicationId}:${api.config.upstream.applicationSecret}`).toString('base64')}`,
-          consent: token,
-        },
-      });
+      upstream.call('GET', '/accounts', { auth: application, consent: token });
     expect((await accountsWith(before.token)).status).toBe(401);
     expect((await accountsWith(after.token)).status).toBe(200);
   });

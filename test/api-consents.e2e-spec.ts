@@ -4,10 +4,8 @@ import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { captureLogger, createMerchant, createUser, sessionToken, type CreatedMerchant } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-import { caller } from './support/api-kit.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
+import { caller, send, startStack, type Stack } from './support/api-kit.js';
+import { SandboxHttp } from './support/sandbox-http.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 
 const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
@@ -24,8 +22,9 @@ function configSecrets(config: AppConfig): string[] {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('api: consents (redirect flow) and accounts', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let sandbox: Stack['sandbox'];
+  let api: Stack['api'];
   let prisma: PrismaService;
   let owner: CreatedMerchant;
   let other: CreatedMerchant;
@@ -62,13 +61,11 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   /** Acts as the browser at the sandbox's hosted bank page; answers the callback URL the bank sends it to. */
   async function decideAtBank(authorisationUrl: string, decision: 'approve' | 'deny'): Promise<string> {
-    const page = await fetch(on(sandbox.url, authorisationUrl));
+    const page = await send(on(sandbox.url, authorisationUrl), 'GET');
     expect(page.status).toBe(200);
-    const form = await fetch(on(sandbox.url, authorisationUrl), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ decision }).toString(),
+    const form = await send(on(sandbox.url, authorisationUrl), 'POST', {
+      rawBody: new URLSearchParams({ decision }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
     });
     expect(form.status).toBe(302);
     const location = form.headers.get('location')!;
@@ -76,7 +73,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     return on(api.url, location);
   }
 
-  const browse = (url: string) => fetch(url, { redirect: 'manual' });
+  const browse = (url: string) => send(url, 'GET');
 
   async function connected() {
     const consent = await startConsent();
@@ -87,14 +84,10 @@ describe('api: consents (redirect flow) and accounts', () => {
   }
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
     // The api listens on a random port, so its public URL cannot name it: the test, as the browser, takes
     // the callback's path and query from the bank's redirect and calls the running api with them.
-    api = await startApi(
-      sandbox.url,
-      { LOG_LEVEL: 'trace', API_PUBLIC_URL: 'http://localhost:3000' },
-      logs.logger,
-    );
+    stack = await startStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
+    ({ sandbox, api } = stack);
     prisma = api.app.get(PrismaService);
     owner = await createMerchant(api);
     other = await createMerchant(api);
@@ -104,8 +97,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     otherUserId = (await createUser(users, owner.merchant.id)).id;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('connects a bank end to end: callback, encrypted token, accounts and balances, then reads them', async () => {
@@ -296,14 +288,13 @@ describe('api: consents (redirect flow) and accounts', () => {
     const accounts = await prisma.account.findMany({ where: { consentId: consent.id } });
     expect(accounts.every((a) => a.syncStatus === 'STOPPED' && a.nextSyncAt === null)).toBe(true);
 
-    const basic = Buffer.from(
-      `${api.config.upstream.applicationId}:${api.config.upstream.applicationSecret}`,
-    ).toString('base64');
-    const upstream = await fetch(`${sandbox.url}/consents/${row.upstreamConsentId}`, {
-      headers: { authorization: `Basic ${basic}` },
-    });
+    const upstream = await new SandboxHttp(sandbox.url, api.config).call<{ data: { status: string } }>(
+      'GET',
+      `/consents/${row.upstreamConsentId}`,
+      { auth: { id: api.config.upstream.applicationId, secret: api.config.upstream.applicationSecret } },
+    );
     expect(upstream.status).toBe(200);
-    expect(((await upstream.json()) as { data: { status: string } }).data.status).toBe('REVOKED');
+    expect(upstream.body.data.status).toBe('REVOKED');
 
     expect((await call('DELETE', `/v1/consents/${consent.id}`, owner.apiKey.key)).status).toBe(204);
     const view = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);

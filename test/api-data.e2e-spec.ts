@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
@@ -16,12 +15,9 @@ import {
   connectBank,
   createSandboxHostedVrpRequest,
 } from './support/bank-consents.js';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-import { caller } from './support/api-kit.js';
+import { caller, startStack, type Stack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = {
   error: {
     code: string;
@@ -47,9 +43,10 @@ function amountsIn(value: unknown): unknown[] {
 }
 
 describe('api: financial data and VRP through to the upstream', () => {
-  let sandbox: RunningHttpApp;
+  let stack: Stack;
+  let sandbox: Stack['sandbox'];
   let admin: SandboxHttp;
-  let api: Api;
+  let api: Stack['api'];
   let prisma: PrismaService;
   let owner: CreatedMerchant;
   let other: CreatedMerchant;
@@ -70,12 +67,8 @@ describe('api: financial data and VRP through to the upstream', () => {
     expect((await admin.admin('POST', '/faults', rule)).status).toBe(201);
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(
-      sandbox.url,
-      { LOG_LEVEL: 'trace', API_PUBLIC_URL: 'http://localhost:3000' },
-      logs.logger,
-    );
+    stack = await startStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
+    ({ sandbox, api } = stack);
     admin = new SandboxHttp(sandbox.url, api.config);
     prisma = api.app.get(PrismaService);
     // The owner acts as its own sub-application, so the upstream scopes its hosted VRP requests to it.
@@ -110,8 +103,7 @@ describe('api: financial data and VRP through to the upstream', () => {
     hostedRequestId = await createSandboxHostedVrpRequest(sandbox.url, api.config, subApplication);
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('reads statements and beneficiaries through to the bank, by key and by the user’s session', async () => {
@@ -405,12 +397,14 @@ describe('api: financial data and VRP through to the upstream', () => {
 
   it('answers 503 UPSTREAM_UNAVAILABLE with error.upstream when the bank outlasts the upstream timeout', async () => {
     // A second api on the same database, with a timeout short enough for the sandbox's injected latency.
-    const impatient = await startApi(sandbox.url, { LOG_LEVEL: 'error', UPSTREAM_TIMEOUT_MS: '300' });
+    const impatient = await stack.startApi({ UPSTREAM_TIMEOUT_MS: '300' });
     try {
       await fault({ path: '/accounts/**', latencyMs: 1500, count: 8 });
-      const response = await fetch(`${impatient.url}/v1/accounts/${current.id}/statements`, {
-        headers: { authorization: `Bearer ${owner.apiKey.key}` },
-      });
+      const response = await caller(() => impatient.url)(
+        'GET',
+        `/v1/accounts/${current.id}/statements`,
+        owner.apiKey.key,
+      );
       expect(response.status).toBe(503);
       const { error } = await json<ErrorBody>(response);
       expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
