@@ -1,36 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
-import { IdempotencyRepository } from '../apps/api/src/common/idempotency/idempotency.repository.js';
 import { createMerchant, uniqueName } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
+import { IdempotencyRepository } from '../apps/api/src/common/idempotency/idempotency.repository.js';
+import { send, startStack, type Stack } from './support/api-kit.js';
 
 describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api-keys)', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
 
   const rotate = (merchantId: string, key: string | undefined, body: unknown) =>
-    fetch(`${api.url}/admin/merchants/${merchantId}/api-keys`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${api.config.api.adminToken}`,
-        'content-type': 'application/json',
-        ...(key !== undefined ? { 'idempotency-key': key } : {}),
-      },
-      body: JSON.stringify(body),
+    send(`${api.url}/admin/merchants/${merchantId}/api-keys`, 'POST', {
+      token: api.config.api.adminToken,
+      body,
+      headers: key !== undefined ? { 'idempotency-key': key } : {},
     });
   const keyCount = async (merchantId: string) =>
     api.app.get(PrismaService).apiKey.count({ where: { merchantId } });
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url);
+    stack = await startStack();
+    api = stack.api;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('replays the first answer for the same key and body, and creates one key only', async () => {
@@ -207,14 +199,10 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
     expect(JSON.stringify(row)).not.toContain(rotated.data.key.slice(rotated.data.prefix.length));
 
     const subscription = uniqueName('idem');
-    const endpoint = await fetch(`${api.url}/v1/event-endpoints`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey.key}`,
-        'content-type': 'application/json',
-        'idempotency-key': subscription,
-      },
-      body: JSON.stringify({ url: 'https://hooks.merchant.example/bff' }),
+    const endpoint = await send(`${api.url}/v1/event-endpoints`, 'POST', {
+      token: apiKey.key,
+      body: { url: 'https://hooks.merchant.example/bff' },
+      headers: { 'idempotency-key': subscription },
     });
     expect(endpoint.status).toBe(201);
     const { data } = (await endpoint.json()) as { data: { endpoint: { id: string }; secret: string } };

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-import { caller } from './support/api-kit.js';
+import { caller, startStack, type Stack } from './support/api-kit.js';
 
-type Api = RunningHttpApp & { config: AppConfig };
 type InstitutionBody = { id: string; name: string; countries: string[]; features: string[] };
 type Envelope<T> = {
   data: T;
@@ -18,8 +15,8 @@ type ErrorBody = { error: { code: string } };
 const SANDBOX_IDS = ['sandbox-embedded', 'sandbox-flaky', 'sandbox-payments', 'sandbox-redirect'];
 
 describe('api: institutions', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
   let key: string;
   let admin: string;
 
@@ -35,16 +32,15 @@ describe('api: institutions', () => {
     items.map((i) => i.id).filter((id) => SANDBOX_IDS.includes(id));
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
+    stack = await startStack();
+    api = stack.api;
     key = (await createMerchant(api)).apiKey.key;
     admin = api.config.api.adminToken;
     const refreshed = await call(admin, 'POST', '/admin/institutions/refresh');
     expect(refreshed.status).toBe(200);
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('refreshes from the upstream, upserting and deleting what the upstream no longer lists', async () => {
@@ -110,7 +106,7 @@ describe('api: institutions', () => {
     expect((await call(token, 'GET', '/v1/institutions/sandbox-redirect')).status).toBe(200);
     expect((await list('/v1/institutions?country=GB', token)).data.length).toBeGreaterThan(0);
     expect((await call(admin, 'GET', '/v1/institutions')).status).toBe(403);
-    expect((await fetch(`${api.url}/v1/institutions`)).status).toBe(401);
+    expect((await stack.anonymous.get('/v1/institutions')).status).toBe(401);
   });
 
   it('refuses malformed queries with 400 VALIDATION_FAILED', async () => {

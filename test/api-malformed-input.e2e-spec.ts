@@ -1,11 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { createMerchant, uniqueName } from '#libs/testing';
-import { send } from './support/api-kit.js';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-
-type Api = RunningHttpApp & { config: AppConfig };
+import { send, startStack, type Stack } from './support/api-kit.js';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
 function rawRequest(url: string, payload: string): Promise<string> {
@@ -30,8 +26,8 @@ function parseRaw(answer: string) {
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 describe('api: malformed input gets a 4xx in the error envelope, never a 500', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
 
   const call = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
     send(`${api.url}${path}`, method, { token: api.config.api.adminToken, rawBody: body, headers });
@@ -44,12 +40,11 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
+    stack = await startStack();
+    api = stack.api;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('accepts Content-Type: application/json with no body on a bodiless DELETE', async () => {

@@ -1,10 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { startStack, type Stack } from './support/api-kit.js';
 
-type Api = RunningHttpApp & { config: AppConfig };
 type Class = abstract new (...args: never[]) => unknown;
 
 const PROPERTIES = 'swagger/apiModelPropertiesArray';
@@ -24,7 +22,7 @@ function modelsIn(type: unknown, lazy = false): Class[] {
  * and every class their properties reach. Swagger keys schemas by class name, so two classes with one
  * name silently become one schema and one route documents the other's shape.
  */
-function modelClassesByName(api: Api): Map<string, Set<Class>> {
+function modelClassesByName(api: Stack['api']): Map<string, Set<Class>> {
   const byName = new Map<string, Set<Class>>();
   const seen = new Set<Class>();
   const visit = (cls: Class) => {
@@ -58,18 +56,17 @@ function modelClassesByName(api: Api): Map<string, Set<Class>> {
 }
 
 describe('api: the OpenAPI document is valid OpenAPI 3', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
   let document: Record<string, any>;
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
-    document = (await (await fetch(`${api.url}/docs-json`)).json()) as Record<string, any>;
+    stack = await startStack();
+    api = stack.api;
+    document = (await stack.anonymous.get<Record<string, any>>('/docs-json')).body;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('passes @apidevtools/swagger-parser validation (schema and references)', async () => {

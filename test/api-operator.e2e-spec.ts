@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-import { caller } from './support/api-kit.js';
+import { caller, startStack, type Stack } from './support/api-kit.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
-type Api = RunningHttpApp & { config: AppConfig };
 type Envelope<T> = {
   data: T;
   meta: { tracingId: string; count?: number; nextCursor?: string | null };
@@ -16,8 +13,8 @@ type Envelope<T> = {
 type ErrorBody = { error: { code: string; status: number; details?: { field: string }[] } };
 
 describe('api: operator routes', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
   let admin: Record<string, string>;
 
   const request = caller(() => api.url);
@@ -26,13 +23,12 @@ describe('api: operator routes', () => {
     request(method, path, undefined, body, headers);
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
+    stack = await startStack();
+    api = stack.api;
     admin = { authorization: `Bearer ${api.config.api.adminToken}` };
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('creates a merchant on the root application and shows its key once, storing only a hash', async () => {
@@ -68,7 +64,7 @@ describe('api: operator routes', () => {
   });
 
   it('maps a sub-application the upstream knows, refuses an unknown one, and a second merchant on it', async () => {
-    const subApplicationId = await createSandboxSubApplication(sandbox.url, api.config, 'Merchant Sub');
+    const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, api.config, 'Merchant Sub');
     const created = await createMerchant(api, { subApplicationId });
     const merchant = (await (
       await call('GET', `/admin/merchants/${created.merchant.id}`)
@@ -155,8 +151,8 @@ describe('api: operator routes', () => {
   });
 
   it("lists the upstream's sub-applications, paged through", async () => {
-    await createSandboxSubApplication(sandbox.url, api.config);
-    await createSandboxSubApplication(sandbox.url, api.config);
+    await createSandboxSubApplication(stack.sandbox.url, api.config);
+    await createSandboxSubApplication(stack.sandbox.url, api.config);
     const ids: string[] = [];
     let path: string | undefined = '/admin/upstream/applications?limit=1';
     while (path) {

@@ -11,7 +11,6 @@ import {
   type Stack,
   type Tenant,
 } from './support/api-kit.js';
-import { startApi, type RunningHttpApp } from './support/running-apps.js';
 import { HOT_ROUTES } from '../apps/api/src/system/response-schemas.js';
 
 /**
@@ -21,13 +20,13 @@ import { HOT_ROUTES } from '../apps/api/src/system/response-schemas.js';
  */
 describe('api: bodies written from response schemas', () => {
   let stack: Stack;
-  let plain: RunningHttpApp;
+  let plain: Stack['api'];
   let tenant: Tenant;
   let accountId: string;
 
   beforeAll(async () => {
     stack = await startStack();
-    plain = await startApi(stack.sandbox.url, { LOG_LEVEL: 'error' }, undefined, { responseSchemas: false });
+    plain = await stack.startApi({}, { responseSchemas: false });
     tenant = await onboard(stack);
     await connect(stack, tenant);
     for (let i = 0; i < 3; i += 1) {
@@ -39,7 +38,6 @@ describe('api: bodies written from response schemas', () => {
     accountId = accounts.find((a) => a.type === 'CURRENT')!.id;
   });
   afterAll(async () => {
-    await plain?.close();
     await stack?.close();
   });
 
