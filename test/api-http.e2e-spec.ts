@@ -14,79 +14,74 @@ import {
 } from '#libs/http';
 import { Metrics, ObservabilityModule } from '#libs/observability';
 import { captureLogger } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { ApiClient, startStack, type Stack } from './support/api-kit.js';
+import { startApi } from './support/running-apps.js';
 
 describe('api: health, error envelope, request ids, metrics', () => {
-  let sandbox: RunningHttpApp;
-  let api: RunningHttpApp;
+  let stack: Stack;
+  let client: ApiClient;
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url);
+    stack = await startStack();
+    client = stack.anonymous;
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('answers GET / with a small index, not 404, naming the demo only when it runs', async () => {
-    const response = await fetch(`${api.url}/`);
+    const response = await client.get<{ links: Record<string, string> }>('/');
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { links: Record<string, string> };
-    expect(Object.keys(body.links).sort()).toEqual(['docs', 'health', 'metrics', 'openapi']);
-    const withDemo = await startApi(sandbox.url, { DEMO_PUBLIC_URL: 'http://localhost:5020/' });
+    expect(Object.keys(response.body.links).sort()).toEqual(['docs', 'health', 'metrics', 'openapi']);
+    const withDemo = await stack.startApi({ DEMO_PUBLIC_URL: 'http://localhost:5020/' });
     try {
-      const index = (await (await fetch(`${withDemo.url}/`)).json()) as { links: Record<string, string> };
-      expect(index.links.demo).toBe('http://localhost:5020');
+      const index = await new ApiClient(withDemo.url).get<{ links: Record<string, string> }>('/');
+      expect(index.body.links.demo).toBe('http://localhost:5020');
     } finally {
       await withDemo.close();
     }
   });
 
   it('answers /health/live without consulting dependencies', async () => {
-    const response = await fetch(`${api.url}/health/live`);
+    const response = await client.get('/health/live');
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ status: 'ok' });
+    expect(response.body).toMatchObject({ status: 'ok' });
   });
 
   it('answers /health/ready 200 when Postgres, Redis and the upstream answer', async () => {
-    const response = await fetch(`${api.url}/health/ready`);
+    const response = await client.get<{ details: Record<string, { status: string }> }>('/health/ready');
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { details: Record<string, { status: string }> };
-    expect(Object.keys(body.details).sort()).toEqual(['postgres', 'redis', 'upstream']);
-    for (const check of Object.values(body.details)) expect(check.status).toBe('up');
+    expect(Object.keys(response.body.details).sort()).toEqual(['postgres', 'redis', 'upstream']);
+    for (const check of Object.values(response.body.details)) expect(check.status).toBe('up');
   });
 
   it('answers an unknown route with 404 in the error envelope', async () => {
-    const response = await fetch(`${api.url}/v1/no-such-thing`);
+    const response = await client.get<{ error: Record<string, unknown> }>('/v1/no-such-thing');
     expect(response.status).toBe(404);
-    const body = (await response.json()) as { error: Record<string, unknown> };
-    expect(body.error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
-    expect(body.error.tracingId).toBe(response.headers.get('x-request-id'));
+    expect(response.body.error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(response.body.error.tracingId).toBe(response.headers.get('x-request-id'));
   });
 
   it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
-    const response = await fetch(`${api.url}/health/live`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }),
-    });
+    const response = await client.post('/health/live', { blob: 'x'.repeat(2 * 1024 * 1024) });
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', status: 413 } });
+    expect(response.body).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', status: 413 } });
   });
 
   it('accepts and echoes a well-formed x-request-id as the tracingId, and replaces a malformed one', async () => {
-    const good = await fetch(`${api.url}/nowhere`, { headers: { 'x-request-id': 'merchant-req-42' } });
+    const good = await client.get<{ error: { tracingId: string } }>('/nowhere', {
+      headers: { 'x-request-id': 'merchant-req-42' },
+    });
     expect(good.headers.get('x-request-id')).toBe('merchant-req-42');
-    expect(((await good.json()) as { error: { tracingId: string } }).error.tracingId).toBe('merchant-req-42');
+    expect(good.body.error.tracingId).toBe('merchant-req-42');
 
-    const bad = await fetch(`${api.url}/nowhere`, { headers: { 'x-request-id': 'has spaces and <html>' } });
+    const bad = await client.get('/nowhere', { headers: { 'x-request-id': 'has spaces and <html>' } });
     expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('exposes Prometheus metrics labelled by route template, not raw URL', async () => {
-    await fetch(`${api.url}/health/live`);
-    const text = await (await fetch(`${api.url}/metrics`)).text();
+    await client.get('/health/live');
+    const text = (await client.get<string>('/metrics')).body;
     expect(text).toMatch(/http_requests_total\{[^}]*route="\/health\/live"[^}]*\} \d+/);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).not.toContain('/v1/no-such-thing');
@@ -95,14 +90,15 @@ describe('api: health, error envelope, request ids, metrics', () => {
 
 describe('api: readiness when a dependency is down', () => {
   it('answers 503 in the error envelope naming the upstream when it is unreachable', async () => {
-    // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+    // Port 9 (discard) on loopback: nothing listens, the connection is refused at once. No stack: its
+    // sandbox would be the upstream this api must not reach.
     const api = await startApi('http://127.0.0.1:9');
     try {
-      const response = await fetch(`${api.url}/health/ready`);
-      expect(response.status).toBe(503);
-      const body = (await response.json()) as {
+      const response = await new ApiClient(api.url).get<{
         error: { code: string; details?: { field: string; issue: string }[] };
-      };
+      }>('/health/ready');
+      expect(response.status).toBe(503);
+      const { body } = response;
       expect(body.error.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(body.error.details).toEqual(
         expect.arrayContaining([expect.objectContaining({ field: 'upstream' })]),
@@ -223,8 +219,8 @@ describe('api: default deny and validation (a probe app built with the same http
 
 describe('api: every route declares its authentication', () => {
   it('finds an @Auth/@Public declaration on every handler of the real api', async () => {
-    const sandbox = await startSandbox();
-    const api = await startApi(sandbox.url);
+    const stack = await startStack();
+    const { api } = stack;
     try {
       const discovery = api.app.get(DiscoveryService);
       const scanner = api.app.get(MetadataScanner);
@@ -249,8 +245,7 @@ describe('api: every route declares its authentication', () => {
       expect(routes).toBeGreaterThanOrEqual(3);
       expect(undeclared).toEqual([]);
     } finally {
-      await api.close();
-      await sandbox.close();
+      await stack.close();
     }
   });
 });

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { captureLogger, createMerchant, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, dataOf } from './support/api-kit.js';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { ApiClient, dataOf, startStack, type Stack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
-import { scratchDatabase } from './support/scratch-database.js';
 import { eventually } from './support/sync-kit.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
@@ -29,9 +26,8 @@ interface Step {
 }
 
 describe('api: operator routes registering our receiver with the upstream', () => {
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
-  let sandbox: RunningHttpApp;
-  let api: RunningHttpApp & { config: AppConfig };
+  let stack: Stack;
+  let api: Stack['api'];
   let operator: ApiClient;
   let anonymous: ApiClient;
   let upstream: SandboxHttp;
@@ -43,21 +39,13 @@ describe('api: operator routes registering our receiver with the upstream', () =
 
   beforeAll(async () => {
     // The routes list and verify every registration of the database: this file has one of its own.
-    database = await scratchDatabase('upstream_webhooks');
-    sandbox = await startSandbox();
-    api = await startApi(
-      sandbox.url,
-      {
-        LOG_LEVEL: 'trace',
-        DATABASE_URL: database.url,
-        QUEUE_PREFIX: uniqueQueuePrefix('uphooks'),
-        API_PUBLIC_URL: 'http://localhost:3000',
-      },
-      logs.logger,
-    );
-    operator = new ApiClient(api.url, api.config.api.adminToken);
-    anonymous = new ApiClient(api.url);
-    upstream = new SandboxHttp(sandbox.url, api.config);
+    stack = await startStack({
+      ownDatabase: 'upstream_webhooks',
+      overrides: { LOG_LEVEL: 'trace', QUEUE_PREFIX: uniqueQueuePrefix('uphooks') },
+      loggers: { api: logs.logger },
+    });
+    ({ api, operator, anonymous } = stack);
+    upstream = new SandboxHttp(stack.sandbox.url, api.config);
     repository = api.app.get(UpstreamWebhookRepository);
     receiverUrl = `${api.url}/v1/webhooks/upstream`;
     root = api.config.upstream.applicationId;
@@ -65,9 +53,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
     categoryNames = (categories.body.data.categories as { name: string }[]).map((c) => c.name);
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
-    await database?.drop();
+    await stack?.close();
   });
 
   const register = async (body: Record<string, unknown>) =>
@@ -93,7 +79,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
     expect(response.status).toBe(201);
   };
   const subMerchant = async () => {
-    const subApplicationId = await createSandboxSubApplication(sandbox.url, api.config);
+    const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, api.config);
     const { merchant } = await createMerchant(api, { subApplicationId });
     return { merchantId: merchant.id, subApplicationId };
   };

@@ -1,39 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { captureLogger, createMerchant, uniqueName } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
+import { send, startStack, type Stack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 
-type Api = RunningHttpApp & { config: AppConfig };
 type ErrorBody = { error: { code: string; status: number; message: string } };
 
 describe('api: a user the upstream no longer knows', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
   let upstream: SandboxHttp;
   let prisma: PrismaService;
   const logs = captureLogger('api');
 
   const call = (token: string, method: string, path: string, body?: unknown) =>
-    fetch(`${api.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    send(`${api.url}${path}`, method, { token, body });
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'warn' }, logs.logger);
-    upstream = new SandboxHttp(sandbox.url, api.config);
+    stack = await startStack({ overrides: { LOG_LEVEL: 'warn' }, loggers: { api: logs.logger } });
+    api = stack.api;
+    upstream = new SandboxHttp(stack.sandbox.url, api.config);
     prisma = api.app.get(PrismaService);
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   /** A user created through the api, then deleted on the upstream behind our back. */

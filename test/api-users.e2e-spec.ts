@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createConsentRow, createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { startApi, startSandbox, type RunningHttpApp } from './support/running-apps.js';
-import { caller } from './support/api-kit.js';
+import { caller, startStack, type Stack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 
-type Api = RunningHttpApp & { config: AppConfig };
 type UserBody = { id: string; reference: string; vopOptOut: boolean; createdAt: string; updatedAt: string };
 type Envelope<T> = { data: T; meta: { tracingId: string; count?: number; nextCursor?: string | null } };
 type ErrorBody = { error: { code: string; status: number; details?: { field: string }[] } };
 
 describe('api: users and sessions', () => {
-  let sandbox: RunningHttpApp;
-  let api: Api;
+  let stack: Stack;
+  let api: Stack['api'];
   let upstream: SandboxHttp;
   let prisma: PrismaService;
 
@@ -36,14 +33,13 @@ describe('api: users and sessions', () => {
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    api = await startApi(sandbox.url, { LOG_LEVEL: 'error' });
-    upstream = new SandboxHttp(sandbox.url, api.config);
+    stack = await startStack();
+    api = stack.api;
+    upstream = new SandboxHttp(stack.sandbox.url, api.config);
     prisma = api.app.get(PrismaService);
   });
   afterAll(async () => {
-    await api?.close();
-    await sandbox?.close();
+    await stack?.close();
   });
 
   it('creates a user (201) upstream, then returns the same user (200) for the same reference', async () => {
@@ -292,7 +288,7 @@ describe('api: users and sessions', () => {
   });
 
   it('creates the user in the merchant sub-application, invisible to the root without the header', async () => {
-    const subApplicationId = await createSandboxSubApplication(sandbox.url, api.config);
+    const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, api.config);
     const { apiKey } = await createMerchant(api, { subApplicationId });
     const reference = uniqueName('sub');
     const user = await createOk(apiKey.key, { reference });

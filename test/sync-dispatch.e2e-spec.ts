@@ -5,34 +5,24 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { SyncDispatcher } from '#libs/domain/sync';
 import { QueueName } from '#libs/queue';
-import {
-  createConsentRow,
-  createDueAccounts,
-  createMerchant,
-  createUser,
-  uniqueQueuePrefix,
-} from '#libs/testing';
-import { startApi, startWorker } from './support/running-apps.js';
-import { scratchDatabase } from './support/scratch-database.js';
+import { createConsentRow, createDueAccounts, createMerchant, createUser } from '#libs/testing';
+import { startStack, type Stack } from './support/api-kit.js';
 
 describe('sync dispatcher: due accounts in batches, one job per account however often it runs', () => {
-  let worker: Awaited<ReturnType<typeof startWorker>>;
-  let api: Awaited<ReturnType<typeof startApi>>;
+  let stack: Stack;
+  let worker: NonNullable<Stack['worker']>;
+  let api: Stack['api'];
   let queue: Queue;
   let prisma: PrismaService;
-  const prefix = uniqueQueuePrefix('dispatch');
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
 
   beforeAll(async () => {
     // The dispatcher reads every due account of its database: this test has one of its own.
-    database = await scratchDatabase('dispatch');
-    const env = { QUEUE_PREFIX: prefix, DATABASE_URL: database.url };
-    worker = await startWorker({
-      ...env,
-      SYNC_DISPATCH_EVERY_SECONDS: '3600',
-      INSTITUTIONS_REFRESH_MINUTES: '600',
+    stack = await startStack({
+      ownDatabase: 'dispatch',
+      worker: true,
+      overrides: { SYNC_DISPATCH_EVERY_SECONDS: '3600', INSTITUTIONS_REFRESH_MINUTES: '600' },
     });
-    api = await startApi('http://127.0.0.1:9', env);
+    ({ api, worker } = stack as Required<Stack>);
     queue = worker.app.get<Queue>(getQueueToken(QueueName.Sync));
     // Nothing runs: the test looks at what was enqueued.
     await queue.pause();
@@ -40,9 +30,7 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
   });
   afterAll(async () => {
     await queue?.obliterate({ force: true });
-    await worker?.app.close();
-    await api?.close();
-    await database?.drop();
+    await stack?.close();
   });
 
   it('schedules the dispatcher and the institutions refresh once for the deployment', async () => {

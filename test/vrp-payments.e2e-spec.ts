@@ -8,6 +8,7 @@ import { dataOf, onboard, startStack, type Stack, type Tenant } from './support/
 import { atBank, payee, paymentBodies } from './support/payment-kit.js';
 import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
+import { eventually } from './support/sync-kit.js';
 
 const LIMITS = {
   psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
@@ -397,14 +398,15 @@ describe('VRP payments: limits enforced here, atomically', () => {
             () => 'paid',
             (error: unknown) => error,
           );
-        const deadline = Date.now() + 10_000;
-        for (;;) {
-          const [{ waiting }] = await prisma.$queryRaw<{ waiting: bigint }[]>`
-            SELECT count(*) AS waiting FROM pg_stat_activity WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`;
-          if (waiting > 0n) break;
-          if (Date.now() > deadline) throw new Error('the payment never waited on the consent row lock');
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+        await eventually(
+          'the payment waiting on the consent row lock',
+          async () => {
+            const [{ waiting }] = await prisma.$queryRaw<{ waiting: bigint }[]>`
+              SELECT count(*) AS waiting FROM pg_stat_activity WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`;
+            return waiting > 0n ? true : undefined;
+          },
+          10_000,
+        );
         await tx.consent.update({ where: { id: revoked.id }, data: { status: 'REVOKED' } });
       },
       { timeout: 20_000 },
