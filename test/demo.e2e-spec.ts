@@ -1,14 +1,11 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, testConfig, uniqueName, uniqueQueuePrefix } from '#libs/testing';
-import { createApiApp } from '../apps/api/src/bootstrap.js';
+import { createMerchant, uniqueName } from '#libs/testing';
 import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
-import { createSandboxApp } from '../apps/sandbox/src/bootstrap.js';
-import { createWorkerApp } from '../apps/worker/src/bootstrap.js';
-import { freePort, launchBrowser, screenshot } from './support/browser-kit.js';
-import { scratchDatabase } from './support/scratch-database.js';
+import { send, startStack, type Stack } from './support/api-kit.js';
+import { launchBrowser, screenshot } from './support/browser-kit.js';
+import { freePort } from './support/running-apps.js';
 
 /** "-22.48" → -2248, with string arithmetic only: the expected totals never go through a float. */
 const minor = (amount: string) => {
@@ -23,8 +20,7 @@ const minor = (amount: string) => {
  * screenshot in test-artifacts/demo/.
  */
 describe('demo merchant app, in a browser', () => {
-  const apps: INestApplicationContext[] = [];
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  let stack: Stack;
   let demo: FastifyInstance;
   let browser: Browser;
   let page: Page;
@@ -33,31 +29,16 @@ describe('demo merchant app, in a browser', () => {
   let merchantKey: string;
 
   beforeAll(async () => {
-    database = await scratchDatabase('demo');
-    const [sandboxPort, apiPort, demoPort] = [await freePort(), await freePort(), await freePort()];
-    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-    bff = `http://127.0.0.1:${apiPort}`;
+    const demoPort = await freePort();
     demoUrl = `http://127.0.0.1:${demoPort}`;
-    const config = testConfig({
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: database.url,
-      SANDBOX_PUBLIC_URL: sandboxUrl,
-      UPSTREAM_BASE_URL: sandboxUrl,
-      API_PUBLIC_URL: bff,
-      DEMO_PUBLIC_URL: demoUrl,
-      QUEUE_PREFIX: uniqueQueuePrefix('demo'),
-      PAYMENT_STATUS_POLL_SECONDS: '1',
+    stack = await startStack({
+      ownDatabase: 'demo',
+      worker: true,
+      publicPorts: true,
+      overrides: { LOG_LEVEL: 'silent', DEMO_PUBLIC_URL: demoUrl, PAYMENT_STATUS_POLL_SECONDS: '1' },
     });
-    const sandbox = (await createSandboxApp(config)).app;
-    apps.push(sandbox);
-    await sandbox.listen({ host: '127.0.0.1', port: sandboxPort });
-    const api = (await createApiApp(config)).app;
-    apps.push(api);
-    await api.listen({ host: '127.0.0.1', port: apiPort });
-    const worker = (await createWorkerApp(config)).app;
-    apps.push(worker);
-    await worker.init();
-    const merchant = await createMerchant({ url: bff, config }, { frontendOrigins: [demoUrl] });
+    bff = stack.api.url;
+    const merchant = await createMerchant(stack.api, { frontendOrigins: [demoUrl] });
     merchantKey = merchant.apiKey.key;
     demo = createDemoServer({ apiUrl: bff, merchantApiKey: merchantKey });
     await demo.listen({ host: '127.0.0.1', port: demoPort });
@@ -68,13 +49,12 @@ describe('demo merchant app, in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await demo?.close();
-    for (const app of apps.reverse()) await app.close();
-    await database?.drop();
+    await stack?.close();
   });
 
   /** The merchant's own view of its data (its API key), to hold the page's figures against. */
   const asMerchant = async (path: string) => {
-    const response = await fetch(`${bff}${path}`, { headers: { authorization: `Bearer ${merchantKey}` } });
+    const response = await send(`${bff}${path}`, 'GET', { token: merchantKey });
     return (await response.json()) as { data: any; links?: { next?: string } };
   };
   const approveAtBank = async () => {

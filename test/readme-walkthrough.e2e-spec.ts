@@ -1,28 +1,12 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { INestApplicationContext } from '@nestjs/common';
-import { testConfig, uniqueQueuePrefix } from '#libs/testing';
-import { createApiApp } from '../apps/api/src/bootstrap.js';
-import { createSandboxApp } from '../apps/sandbox/src/bootstrap.js';
-import { createWorkerApp } from '../apps/worker/src/bootstrap.js';
+import { uniqueQueuePrefix } from '#libs/testing';
+import { startStack, type Stack } from './support/api-kit.js';
 
 const run = promisify(execFile);
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The README's `sh` blocks between the walkthrough markers, in order: what a new user pastes. */
 function walkthrough(): string {
@@ -39,34 +23,21 @@ function walkthrough(): string {
  * sandbox and an api whose public URLs are the ones they really listen on (as under `npm start`).
  */
 describe('README: the first-bank walkthrough works as written', () => {
-  const apps: INestApplicationContext[] = [];
+  let stack: Stack;
   let bff: string;
   let adminToken: string;
 
   beforeAll(async () => {
-    const [sandboxPort, apiPort] = [await freePort(), await freePort()];
-    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-    bff = `http://127.0.0.1:${apiPort}`;
-    const config = testConfig({
-      LOG_LEVEL: 'silent',
-      SANDBOX_PUBLIC_URL: sandboxUrl,
-      UPSTREAM_BASE_URL: sandboxUrl,
-      API_PUBLIC_URL: bff,
-      QUEUE_PREFIX: uniqueQueuePrefix('readme'),
+    stack = await startStack({
+      worker: true,
+      publicPorts: true,
+      overrides: { LOG_LEVEL: 'silent', QUEUE_PREFIX: uniqueQueuePrefix('readme') },
     });
-    adminToken = config.api.adminToken;
-    const sandbox = (await createSandboxApp(config)).app;
-    apps.push(sandbox);
-    await sandbox.listen({ host: '127.0.0.1', port: sandboxPort });
-    const api = (await createApiApp(config)).app;
-    apps.push(api);
-    await api.listen({ host: '127.0.0.1', port: apiPort });
-    const worker = (await createWorkerApp(config)).app;
-    apps.push(worker);
-    await worker.init();
+    bff = stack.api.url;
+    adminToken = stack.api.config.api.adminToken;
   });
   afterAll(async () => {
-    for (const app of apps.reverse()) await app.close();
+    await stack?.close();
   });
 
   it('ends with the accounts of the newly connected bank and their synced transactions', async () => {
