@@ -1,4 +1,5 @@
 import type { AppConfig } from '#libs/config';
+import type { MerchantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import {
   createMerchant,
@@ -216,6 +217,13 @@ export interface Tenant {
   client: ApiClient;
   userId: string;
 }
+
+/** The tenant's merchant as its API key authenticates, for calling a domain service directly. */
+export const merchantCallerOf = (tenant: Tenant): MerchantCaller => ({
+  kind: 'merchant',
+  merchantId: tenant.merchant.merchant.id,
+  apiKeyId: tenant.merchant.apiKey.id,
+});
 
 /** A merchant on-boarded through the operator route, with one user. */
 export async function onboard(stack: Stack): Promise<Tenant> {

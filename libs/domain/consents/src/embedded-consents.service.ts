@@ -1,5 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
@@ -14,7 +15,6 @@ import {
   canTransition,
   parseConsentStatus,
 } from './consent-status.js';
-import type { ConsentsCaller } from './redirect-consents.service.js';
 import { uuidV7 } from '#libs/ids';
 
 export interface CreateEmbeddedConsentInput {
@@ -54,12 +54,12 @@ export class EmbeddedConsentsService {
   ) {}
 
   async createEmbedded(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: CreateEmbeddedConsentInput,
     requestId?: string,
   ): Promise<EmbeddedConsentView> {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
     if (!user) throw userNotFound();
     const subApplication = user.merchant.subApplicationId ?? undefined;
@@ -115,7 +115,7 @@ export class EmbeddedConsentsService {
   }
 
   async selectScaMethod(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     consentId: string,
     scaMethodId: string,
     requestId?: string,
@@ -125,7 +125,7 @@ export class EmbeddedConsentsService {
   }
 
   async submitScaCode(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     consentId: string,
     code: string,
     requestId?: string,
@@ -189,7 +189,7 @@ export class EmbeddedConsentsService {
     }
   }
 
-  private async embeddedConsent(caller: ConsentsCaller, consentId: string, expected: ConsentStatus) {
+  private async embeddedConsent(caller: TenantCaller, consentId: string, expected: ConsentStatus) {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent) throw consentNotFound();
     if (consent.flow !== 'EMBEDDED' || consent.status !== expected) {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
@@ -19,12 +20,6 @@ import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
 import { STATE_PARAMETER, checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 import { uuidV7 } from '#libs/ids';
-
-/** Who asks: a merchant key (any user of the merchant) or one user's session (only that user). */
-export interface ConsentsCaller {
-  merchantId: string;
-  userId?: string;
-}
 
 /** What every redirect-flow authorisation request carries besides the kind's own body. */
 export interface RedirectRequest {
@@ -95,7 +90,7 @@ export class RedirectConsentsService {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
 
-  async create(caller: ConsentsCaller, userId: string, input: CreateConsentInput, requestId?: string) {
+  async create(caller: TenantCaller, userId: string, input: CreateConsentInput, requestId?: string) {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
@@ -142,7 +137,7 @@ export class RedirectConsentsService {
    * Answers the stored consent, awaiting the user.
    */
   async createPaymentConsent(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: CreatePaymentConsentInput,
     ask: (request: RedirectRequest, options: CallOptions) => Promise<{ data: AuthorisationResponse }>,
@@ -185,8 +180,8 @@ export class RedirectConsentsService {
   }
 
   /** The user (of this caller), the redirect target checked, and a new consent id with its signed state. */
-  private async prepare(caller: ConsentsCaller, userId: string, redirectUrl: string) {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+  private async prepare(caller: TenantCaller, userId: string, redirectUrl: string) {
+    assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
     if (!user) throw userNotFound();
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import {
   ConsentStateRepository,
   ConsentStatus,
@@ -10,12 +11,6 @@ import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UpstreamError, type ConsentCallOptions } from '#libs/upstream-client';
 import { FinancialDataRepository, type ConsentForCall } from './financial-data.repository.js';
-
-/** Who asks: a merchant key (any of its users) or one user's session (only that user's resources). */
-export interface DataCaller {
-  merchantId: string;
-  userId?: string;
-}
 
 /** What a pass-through call gets: the upstream call options (token included) and the stored ids. */
 export interface ConsentCall {
@@ -47,7 +42,7 @@ export class ConsentAccessService {
 
   /** Runs `call` with the consent behind the caller's account. */
   async withAccount<T>(
-    caller: DataCaller,
+    caller: TenantCaller,
     accountId: string,
     requestId: string | undefined,
     call: (access: ConsentCall & { upstreamAccountId: string }) => Promise<T>,
@@ -61,7 +56,7 @@ export class ConsentAccessService {
 
   /** Runs `call` with one of the caller's sweeping VRP consents. */
   async withVrpConsent<T>(
-    caller: DataCaller,
+    caller: TenantCaller,
     consentId: string,
     requestId: string | undefined,
     call: (access: ConsentCall) => Promise<T>,

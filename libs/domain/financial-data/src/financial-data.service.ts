@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
@@ -8,7 +9,7 @@ import {
   type HostedVrpRequest,
   type UpstreamClient,
 } from '#libs/upstream-client';
-import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
+import { ConsentAccessService } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
 import { forwardedRecords, recordCount } from './forwarded-records.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
@@ -63,7 +64,7 @@ export class FinancialDataService {
    * first request's filters (signed, bound to the account) while the upstream's `totalCount`, which counts
    * from this page's offset on, says more remain.
    */
-  statements(caller: DataCaller, accountId: string, query: StatementsQuery, requestId?: string) {
+  statements(caller: TenantCaller, accountId: string, query: StatementsQuery, requestId?: string) {
     const position =
       query.cursor === undefined
         ? { offset: 0, from: query.from, before: query.before, sort: query.sort }
@@ -89,7 +90,7 @@ export class FinancialDataService {
     });
   }
 
-  beneficiaries(caller: DataCaller, accountId: string, requestId?: string) {
+  beneficiaries(caller: TenantCaller, accountId: string, requestId?: string) {
     return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) =>
       moneyToStrings((await this.upstream.getBeneficiaries(upstreamAccountId, options)).data ?? []),
     );
@@ -101,7 +102,7 @@ export class FinancialDataService {
    * 16002, a 404 upstream) is an empty result, not an error.
    */
   categorise(
-    caller: DataCaller,
+    caller: TenantCaller,
     accountId: string,
     input: { categorisationType: 'consumer' | 'business'; countryCode?: string },
     requestId?: string,
@@ -157,7 +158,12 @@ export class FinancialDataService {
    * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
    * records come back as JSON text in the API's shape (see forwardedRecords), to be sent as they are.
    */
-  liveTransactions(caller: DataCaller, accountId: string, query: LiveTransactionsQuery, requestId?: string) {
+  liveTransactions(
+    caller: TenantCaller,
+    accountId: string,
+    query: LiveTransactionsQuery,
+    requestId?: string,
+  ) {
     const upstreamCursor =
       query.cursor === undefined ? undefined : this.cursors.open(query.cursor, caller.merchantId, accountId);
     return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
@@ -185,7 +191,7 @@ export class FinancialDataService {
    * request: it always gets 404 NOT_FOUND (without asking the upstream), never another merchant's request.
    * The result's consent token is never passed on: the BFF keeps tokens, merchants get ids.
    */
-  async hostedVrpRequest(caller: DataCaller, requestId: string, tracingId?: string) {
+  async hostedVrpRequest(caller: TenantCaller, requestId: string, tracingId?: string) {
     const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
     if (!REQUEST_ID.test(requestId)) throw notFound();
     const subApplication = await this.repository.subApplicationOf(caller.merchantId);

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import {
   CONSENT_STATE_TTL_SECONDS,
   ConsentCallbackHooks,
   ConsentStatus,
   RedirectConsentsService,
-  type ConsentsCaller,
   type StoredConsent,
 } from '#libs/domain/consents';
 import { LOGGER, type AppLogger } from '#libs/observability';
@@ -63,7 +63,7 @@ export class SinglePaymentsService implements OnModuleInit {
    * became of the first request (its payment is answered again, never a second one made).
    */
   async create(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: SinglePaymentInput,
     idempotencyKey: string,

@@ -1,14 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import { CLOCK, type Clock } from '#libs/core';
-import {
-  RedirectConsentsService,
-  toConsentView,
-  type ConsentView,
-  type ConsentsCaller,
-} from '#libs/domain/consents';
+import { RedirectConsentsService, toConsentView, type ConsentView } from '#libs/domain/consents';
 import { Prisma } from '#libs/database';
 import { amountToApi, decimalToApi } from '#libs/domain/accounts';
-import { ConsentAccessService, moneyToStrings, type DataCaller } from '#libs/domain/financial-data';
+import { ConsentAccessService, moneyToStrings } from '#libs/domain/financial-data';
 import { UPSTREAM_CLIENT, type Amount, type UpstreamClient } from '#libs/upstream-client';
 import {
   checkPayee,
@@ -66,7 +62,7 @@ export class VrpConsentsService {
   ) {}
 
   async create(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: VrpConsentInput,
     requestId?: string,
@@ -119,7 +115,7 @@ export class VrpConsentsService {
    * the limit check's own definition and query ({@link VrpPaymentRepository.limitUses}) at the database's
    * clock (`now` is for tests), so what is shown left is exactly what one more payment may be.
    */
-  view(caller: DataCaller, consentId: string, requestId?: string, now?: Date) {
+  view(caller: TenantCaller, consentId: string, requestId?: string, now?: Date) {
     return this.access.withVrpConsent(caller, consentId, requestId, async ({ consent, subApplication }) => {
       const upstream = (
         await this.upstream.getSweepingVrpConsent(consent.upstreamConsentId, {
@@ -173,7 +169,7 @@ export class VrpConsentsService {
 
   /** Whether the payer has the funds for a payment of `amount` (an amount as for a payment). */
   fundsConfirmation(
-    caller: DataCaller,
+    caller: TenantCaller,
     consentId: string,
     input: { reference?: string; amount: Money },
     requestId?: string,
