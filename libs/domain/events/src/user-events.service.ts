@@ -43,7 +43,8 @@ export class UserEventsService {
   }
 
   /** Up to a page of events after `position`, in stream order (numeric, oldest first). */
-  after(merchantId: string, userId: string, position: string): Promise<StreamedEvent[]> {
-    return this.events.streamForUser(merchantId, userId, position, this.pageSize);
+  after(caller: TenantCaller, userId: string, position: string): Promise<StreamedEvent[]> {
+    assertActsFor(caller, userId);
+    return this.events.streamForUser(caller.merchantId, userId, position, this.pageSize);
   }
 }

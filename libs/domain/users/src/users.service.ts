@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -67,10 +68,11 @@ export class UsersService {
    * uuid, and any later create of the same reference finishes the job, so retries converge on one user.
    */
   async create(
-    merchantId: string,
+    caller: TenantCaller,
     input: { reference: string; vopOptOut?: boolean },
     requestId?: string,
   ): Promise<{ user: UserView; created: boolean }> {
+    const { merchantId } = caller;
     const options = await this.callOptions(merchantId, requestId);
     let row = await this.users.findByReference(merchantId, input.reference);
     let created = false;
@@ -87,34 +89,38 @@ export class UsersService {
     }
     if (row.upstreamUserUuid === null) {
       await this.ensureUpstreamUser(row, options);
-      row = await this.mustFind(merchantId, row.id);
+      row = await this.mustFind(caller, row.id);
     }
     return { user: userView(row), created };
   }
 
-  async get(merchantId: string, userId: string): Promise<UserView> {
-    return userView(await this.mustFind(merchantId, userId));
+  /** A session may read only its own user; any other reads as missing. */
+  async get(caller: TenantCaller, userId: string): Promise<UserView> {
+    assertActsFor(caller, userId);
+    return userView(await this.mustFind(caller, userId));
   }
 
-  async findByReference(merchantId: string, reference: string): Promise<UserView> {
-    const row = await this.users.findByReference(merchantId, reference);
+  async findByReference(caller: TenantCaller, reference: string): Promise<UserView> {
+    const row = await this.users.findByReference(caller.merchantId, reference);
     if (!row) throw notFound();
     return userView(row);
   }
 
-  async list(merchantId: string, limit: number, afterId?: string) {
-    const { rows, more } = await this.users.list(merchantId, limit, afterId);
+  async list(caller: TenantCaller, limit: number, afterId?: string) {
+    const { rows, more } = await this.users.list(caller.merchantId, limit, afterId);
     return { users: rows.map(userView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
   }
 
   /** The upstream first: if it refuses, nothing changed locally either. */
   async update(
-    merchantId: string,
+    caller: TenantCaller,
     userId: string,
     input: { reference?: string; vopOptOut?: boolean },
     requestId?: string,
   ): Promise<UserView> {
-    const row = await this.mustFind(merchantId, userId);
+    assertActsFor(caller, userId);
+    const { merchantId } = caller;
+    const row = await this.mustFind(caller, userId);
     const options = await this.callOptions(merchantId, requestId);
     const changes: { reference?: string; applicationUserId?: string; vopOptOut?: boolean } = {};
     const operations: UserPatchOperation[] = [];
@@ -163,9 +169,10 @@ export class UsersService {
    * Erasure: the upstream user (and so its consents there) first, then every local row of theirs. An
    * upstream 404 means it is already gone, so a retried erasure completes.
    */
-  async delete(merchantId: string, userId: string, requestId?: string): Promise<void> {
-    const row = await this.mustFind(merchantId, userId);
-    const options = await this.callOptions(merchantId, requestId);
+  async delete(caller: TenantCaller, userId: string, requestId?: string): Promise<void> {
+    assertActsFor(caller, userId);
+    const row = await this.mustFind(caller, userId);
+    const options = await this.callOptions(caller.merchantId, requestId);
     try {
       // Without a recorded uuid the upstream may still hold the user (a create that failed half-way).
       const uuids = row.upstreamUserUuid
@@ -183,14 +190,14 @@ export class UsersService {
     } catch (error) {
       throw mapUpstreamFailure(error);
     }
-    await this.users.delete(merchantId, userId);
+    await this.users.delete(caller.merchantId, userId);
     // Their session tokens must die on every api process, not when a cached verification runs out.
     await this.revocations.publish({ kind: 'user', id: userId });
   }
 
   /** Throws NOT_FOUND unless the merchant has this user (another merchant's user is just as missing). */
-  async mustFind(merchantId: string, userId: string): Promise<UserRow> {
-    const row = await this.users.findById(merchantId, userId);
+  private async mustFind(caller: TenantCaller, userId: string): Promise<UserRow> {
+    const row = await this.users.findById(caller.merchantId, userId);
     if (!row) throw notFound();
     return row;
   }
