@@ -202,8 +202,7 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
                 .filter((p) => Date.parse(p.createdAt) >= start && Date.parse(p.createdAt) < end)
                 .reduce((sum, p) => sum.plus(p.amount.amount), new Prisma.Decimal(0));
             const view = async (at: Date) =>
-              (await consents.view(caller, row.id, undefined, at)).controlParameters
-                .periodicLimits as ViewLimit[];
+              (await consents.view(caller, row.id, at)).controlParameters.periodicLimits as ViewLimit[];
 
             /** The view at `at` against the stored payments: remaining = limit − paid, in the period holding `at`. */
             const checkView = async (at: Date) => {

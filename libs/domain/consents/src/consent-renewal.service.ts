@@ -50,9 +50,8 @@ export class ConsentRenewalService {
     caller: TenantCaller,
     consentId: string,
     redirectUrl: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string; authorisationUrl: string }> {
-    return this.requestReauthorisation(caller.merchantId, caller.userId, consentId, redirectUrl, requestId);
+    return this.requestReauthorisation(caller.merchantId, caller.userId, consentId, redirectUrl);
   }
 
   /**
@@ -72,14 +71,12 @@ export class ConsentRenewalService {
     userId: string | undefined,
     consentId: string,
     redirectUrl: string,
-    requestId?: string,
   ) {
     const { consent, user, options } = await this.renewable(
       merchantId,
       userId,
       consentId,
       'requestReauthorisation',
-      requestId,
     );
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     let answer: AuthorisationResponse;
@@ -109,18 +106,12 @@ export class ConsentRenewalService {
    * New terms for a consent (upstream PUT). The upstream sends the user back to the bank, so the answer
    * carries a new `authorisationUrl`, and the callback is bound again with a fresh signed state.
    */
-  async updatePreAuthorisation(
-    caller: TenantCaller,
-    consentId: string,
-    input: PreAuthorisationInput,
-    requestId?: string,
-  ) {
+  async updatePreAuthorisation(caller: TenantCaller, consentId: string, input: PreAuthorisationInput) {
     const { consent, user, options } = await this.renewable(
       caller.merchantId,
       caller.userId,
       consentId,
       'updatePreAuthorisation',
-      requestId,
     );
     const redirectUrl = input.redirectUrl ?? consent.redirectUrl;
     if (!redirectUrl) {
@@ -175,7 +166,6 @@ export class ConsentRenewalService {
     userId: string | undefined,
     consentId: string,
     transition: ConsentTransition,
-    requestId: string | undefined,
   ) {
     const found = await this.consents.findWithToken(merchantId, consentId, userId);
     if (!found) throw consentNotFound();
@@ -197,7 +187,6 @@ export class ConsentRenewalService {
       consent: token,
       institutionId: consent.institutionId,
       subApplication: user.merchant.subApplicationId ?? undefined,
-      requestId,
     };
     return { consent, user, options };
   }

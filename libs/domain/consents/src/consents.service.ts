@@ -34,7 +34,7 @@ export class ConsentsService {
   }
 
   /** Revokes upstream, then locally. Idempotent: revoking a revoked consent, or one the upstream no longer knows, is done. */
-  async revoke(caller: TenantCaller, consentId: string, requestId?: string): Promise<void> {
+  async revoke(caller: TenantCaller, consentId: string): Promise<void> {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent) throw consentNotFound();
     if (consent.status === ConsentStatus.Revoked) return;
@@ -42,7 +42,6 @@ export class ConsentsService {
       await this.upstream.deleteConsent(consent.upstreamConsentId, {
         subApplication: await this.consents.subApplicationOf(consent.merchantId),
         institutionId: consent.institutionId,
-        requestId,
       });
     } catch (error) {
       if (!(error instanceof UpstreamError && error.kind === 'NOT_FOUND')) {

@@ -57,7 +57,6 @@ export class EmbeddedConsentsService {
     caller: TenantCaller,
     userId: string,
     input: CreateEmbeddedConsentInput,
-    requestId?: string,
   ): Promise<EmbeddedConsentView> {
     assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
@@ -73,7 +72,7 @@ export class EmbeddedConsentsService {
             userCredentials: { id: input.credentials.id, password: input.credentials.password },
             ...(input.scopes ? { accountRequest: { featureScope: input.scopes } } : {}),
           },
-          { subApplication, requestId },
+          { subApplication },
         )
       ).data;
     } catch (error) {
@@ -96,7 +95,7 @@ export class EmbeddedConsentsService {
       transactionsTo: null,
       flow: 'EMBEDDED',
     });
-    const status = await this.afterStep(consent, created, subApplication, requestId);
+    const status = await this.afterStep(consent, created, subApplication);
     return {
       id: consent.id,
       status,
@@ -118,20 +117,18 @@ export class EmbeddedConsentsService {
     caller: TenantCaller,
     consentId: string,
     scaMethodId: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaMethod);
-    return this.step(consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId', requestId);
+    return this.step(consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId');
   }
 
   async submitScaCode(
     caller: TenantCaller,
     consentId: string,
     code: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaCode);
-    return this.step(consent, { scaCode: code }, 'code', requestId);
+    return this.step(consent, { scaCode: code }, 'code');
   }
 
   /**
@@ -202,7 +199,6 @@ export class EmbeddedConsentsService {
     consent: StoredConsent,
     update: { selectedScaMethod: { id: string } } | { scaCode: string },
     field: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string }> {
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
     let answer: AuthorisationResponse;
@@ -211,24 +207,23 @@ export class EmbeddedConsentsService {
         await this.upstream.updateEmbeddedAccountAuthorisation(
           consent.upstreamConsentId,
           { institutionId: consent.institutionId, ...update },
-          { subApplication, requestId },
+          { subApplication },
         )
       ).data;
     } catch (error) {
-      await this.syncFinalFailure(consent, subApplication, requestId);
+      await this.syncFinalFailure(consent, subApplication);
       throw mapUpstreamFailure(error, { field });
     }
-    return { id: consent.id, status: await this.afterStep(consent, answer, subApplication, requestId) };
+    return { id: consent.id, status: await this.afterStep(consent, answer, subApplication) };
   }
 
   /** After a refused step: the bank may have given up (three wrong codes), which the merchant must see. */
-  private async syncFinalFailure(consent: StoredConsent, subApplication?: string, requestId?: string) {
+  private async syncFinalFailure(consent: StoredConsent, subApplication?: string) {
     try {
       const { status } = (
         await this.upstream.getConsent(consent.upstreamConsentId, {
           subApplication,
           institutionId: consent.institutionId,
-          requestId,
         })
       ).data;
       if (isFinalFailure(status)) {
@@ -244,11 +239,10 @@ export class EmbeddedConsentsService {
     consent: StoredConsent,
     answer: AuthorisationResponse,
     subApplication: string | undefined,
-    requestId?: string,
   ): Promise<string> {
     const status = parseConsentStatus(answer.status) ?? (consent.status as ConsentStatus);
     if (status === ConsentStatus.Authorised && answer.consentToken) {
-      const stored = await this.authoriser.store(consent, answer, subApplication, requestId);
+      const stored = await this.authoriser.store(consent, answer, subApplication);
       return stored.applied ? status : (stored.found ?? consent.status);
     }
     if (isFinalFailure(status)) {

@@ -90,7 +90,7 @@ export class RedirectConsentsService {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
 
-  async create(caller: TenantCaller, userId: string, input: CreateConsentInput, requestId?: string) {
+  async create(caller: TenantCaller, userId: string, input: CreateConsentInput) {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
@@ -99,7 +99,7 @@ export class RedirectConsentsService {
     try {
       created = await this.upstream.createAccountAuthorisation(
         { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
-        { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
+        { subApplication: user.merchant.subApplicationId ?? undefined },
       );
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
@@ -141,7 +141,6 @@ export class RedirectConsentsService {
     userId: string,
     input: CreatePaymentConsentInput,
     ask: (request: RedirectRequest, options: CallOptions) => Promise<{ data: AuthorisationResponse }>,
-    requestId?: string,
   ): Promise<StoredConsent> {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     let authorisation: AuthorisationResponse;
@@ -154,7 +153,7 @@ export class RedirectConsentsService {
           oneTimeToken: true,
           forwardParameters: [`${STATE_PARAMETER}=${state}`],
         },
-        { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
+        { subApplication: user.merchant.subApplicationId ?? undefined },
       ));
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
@@ -197,7 +196,7 @@ export class RedirectConsentsService {
    * that, the redirect target included), then exchanges the one-time token and stores the authorised
    * consent (a re-authorisation's new token replaces the old one), and answers where to send the browser.
    */
-  async completeCallback(query: ConsentCallback, requestId?: string): Promise<string> {
+  async completeCallback(query: ConsentCallback): Promise<string> {
     const consent = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
     if (!consent) throw badCallback();
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
@@ -218,13 +217,12 @@ export class RedirectConsentsService {
 
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
     try {
-      const exchanged = (
-        await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication, requestId })
-      ).data;
+      const exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication }))
+        .data;
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }
-      const stored = await this.authoriser.store(consent, exchanged, subApplication, requestId);
+      const stored = await this.authoriser.store(consent, exchanged, subApplication);
       if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
     } catch (error) {
       // The browser still goes back to the merchant (the state proved the target), told that it failed.
@@ -245,7 +243,7 @@ export class RedirectConsentsService {
       return redirect({ status: ConsentStatus.Failed, error: 'server_error', ...extra });
     }
     // Outside the try: a payment that fails is the hook's to record and report, not a failed exchange.
-    const extra = (await hook?.authorised(consent, requestId)) ?? {};
+    const extra = (await hook?.authorised(consent)) ?? {};
     return redirect({ status: ConsentStatus.Authorised, ...extra });
   }
 

@@ -44,12 +44,11 @@ export class ConsentAccessService {
   async withAccount<T>(
     caller: TenantCaller,
     accountId: string,
-    requestId: string | undefined,
     call: (access: ConsentCall & { upstreamAccountId: string }) => Promise<T>,
   ): Promise<T> {
     const account = await this.repository.findAccount(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
-    return this.run(account.consent, requestId, 'account', (access) =>
+    return this.run(account.consent, 'account', (access) =>
       call({ ...access, upstreamAccountId: account.upstreamAccountId }),
     );
   }
@@ -58,7 +57,6 @@ export class ConsentAccessService {
   async withVrpConsent<T>(
     caller: TenantCaller,
     consentId: string,
-    requestId: string | undefined,
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
     const consent = await this.repository.findConsent(
@@ -68,12 +66,11 @@ export class ConsentAccessService {
       caller.userId,
     );
     if (!consent) throw consentNotFound();
-    return this.run(consent, requestId, 'consent', call);
+    return this.run(consent, 'consent', call);
   }
 
   private async run<T>(
     consent: ConsentForCall,
-    requestId: string | undefined,
     resource: 'account' | 'consent',
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
@@ -87,7 +84,7 @@ export class ConsentAccessService {
     const subApplication = consent.merchant.subApplicationId ?? undefined;
     try {
       return await call({
-        options: { consent: token, institutionId: consent.institutionId, subApplication, requestId },
+        options: { consent: token, institutionId: consent.institutionId, subApplication },
         consent: {
           id: consent.id,
           upstreamConsentId: consent.upstreamConsentId,

@@ -53,7 +53,7 @@ export class SinglePaymentsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.register('PAYMENT', {
-      authorised: (consent, requestId) => this.execute(consent, requestId),
+      authorised: (consent) => this.execute(consent),
       failed: (consent, status) => this.abandon(consent, status),
     });
   }
@@ -67,7 +67,6 @@ export class SinglePaymentsService implements OnModuleInit {
     userId: string,
     input: SinglePaymentInput,
     idempotencyKey: string,
-    requestId?: string,
   ): Promise<PaymentView> {
     const amount = parseAmount(input.amount, 'amount');
     checkPayee(input.payee, 'payee');
@@ -93,7 +92,6 @@ export class SinglePaymentsService implements OnModuleInit {
           },
           options,
         ),
-      requestId,
     );
     return this.payments.createSingle({
       merchantId: caller.merchantId,
@@ -109,7 +107,7 @@ export class SinglePaymentsService implements OnModuleInit {
   }
 
   /** The payment of a consent the user has just approved: made once, whatever calls back twice. */
-  private async execute(consent: StoredConsent, requestId?: string): Promise<Record<string, string>> {
+  private async execute(consent: StoredConsent): Promise<Record<string, string>> {
     const work = await this.payments.claimSingleSubmission(
       consent.merchantId,
       consent.id,
@@ -120,7 +118,7 @@ export class SinglePaymentsService implements OnModuleInit {
       return existing ? { paymentId: existing.id, status: existing.status } : {};
     }
     try {
-      const result = await this.submitter.submit(work, requestId);
+      const result = await this.submitter.submit(work);
       return {
         paymentId: work.id,
         status: result.status,

@@ -40,7 +40,7 @@ export class VrpPaymentsService {
     idempotencyKey: string,
     now?: Date,
   ): Promise<PaymentView> {
-    const reserved = await this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
+    const reserved = await this.access.withVrpConsent(caller, consentId, async (call) => {
       const control = (call.consent.vrpControlParameters ?? {}) as VrpControl;
       const amount = this.checkAmount(input, control);
       return this.reservations.reserve({

@@ -70,10 +70,9 @@ export class UsersService {
   async create(
     caller: TenantCaller,
     input: { reference: string; vopOptOut?: boolean },
-    requestId?: string,
   ): Promise<{ user: UserView; created: boolean }> {
     const { merchantId } = caller;
-    const options = await this.callOptions(merchantId, requestId);
+    const options = await this.callOptions(merchantId);
     let row = await this.users.findByReference(merchantId, input.reference);
     let created = false;
     if (!row) {
@@ -116,12 +115,11 @@ export class UsersService {
     caller: TenantCaller,
     userId: string,
     input: { reference?: string; vopOptOut?: boolean },
-    requestId?: string,
   ): Promise<UserView> {
     assertActsFor(caller, userId);
     const { merchantId } = caller;
     const row = await this.mustFind(caller, userId);
-    const options = await this.callOptions(merchantId, requestId);
+    const options = await this.callOptions(merchantId);
     const changes: { reference?: string; applicationUserId?: string; vopOptOut?: boolean } = {};
     const operations: UserPatchOperation[] = [];
     if (input.reference !== undefined && input.reference !== row.reference) {
@@ -169,10 +167,10 @@ export class UsersService {
    * Erasure: the upstream user (and so its consents there) first, then every local row of theirs. An
    * upstream 404 means it is already gone, so a retried erasure completes.
    */
-  async delete(caller: TenantCaller, userId: string, requestId?: string): Promise<void> {
+  async delete(caller: TenantCaller, userId: string): Promise<void> {
     assertActsFor(caller, userId);
     const row = await this.mustFind(caller, userId);
-    const options = await this.callOptions(caller.merchantId, requestId);
+    const options = await this.callOptions(caller.merchantId);
     try {
       // Without a recorded uuid the upstream may still hold the user (a create that failed half-way).
       const uuids = row.upstreamUserUuid
@@ -210,12 +208,9 @@ export class UsersService {
     return options.subApplication ? reference : `${merchantId}:${reference}`;
   }
 
-  private async callOptions(merchantId: string, requestId?: string): Promise<CallOptions> {
+  private async callOptions(merchantId: string): Promise<CallOptions> {
     const merchant = await this.merchants.findById(merchantId);
-    return {
-      ...(merchant?.subApplicationId ? { subApplication: merchant.subApplicationId } : {}),
-      ...(requestId ? { requestId } : {}),
-    };
+    return merchant?.subApplicationId ? { subApplication: merchant.subApplicationId } : {};
   }
 
   /** Creates (or, after a lost race or a half-done create, adopts) the upstream user; returns its uuid. */
