@@ -5,6 +5,7 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
+import { uuidV7 } from '#libs/ids';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
@@ -15,7 +16,6 @@ import {
   canTransition,
   parseConsentStatus,
 } from './consent-status.js';
-import { uuidV7 } from '#libs/ids';
 
 export interface CreateEmbeddedConsentInput {
   institutionId: string;

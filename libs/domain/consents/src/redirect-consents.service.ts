@@ -11,6 +11,7 @@ import {
   type CallOptions,
   type UpstreamClient,
 } from '#libs/upstream-client';
+import { uuidV7 } from '#libs/ids';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { userNotFound } from './consent.errors.js';
@@ -19,7 +20,6 @@ import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
 import { STATE_PARAMETER, checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
-import { uuidV7 } from '#libs/ids';
 
 /** What every redirect-flow authorisation request carries besides the kind's own body. */
 export interface RedirectRequest {

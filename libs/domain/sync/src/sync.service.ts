@@ -3,8 +3,7 @@ import type { TenantCaller } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
-import { SyncRequests } from '#libs/domain/sync-runs';
-import { SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
+import { SyncRequests, SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
 import { StoredPageCache, type StoredPage } from './stored-page.cache.js';
 import { TransactionRepository } from './transaction.repository.js';
 

@@ -11,8 +11,8 @@ import {
   type UpstreamClient,
   type UserPatchOperation,
 } from '#libs/upstream-client';
-import { UserRepository } from './user.repository.js';
 import { CredentialRevocations } from '#libs/redis';
+import { UserRepository } from './user.repository.js';
 
 /** What the merchant API shows of a user; the upstream uuid and applicationUserId stay internal. */
 export interface UserView {
