@@ -4,7 +4,7 @@ import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { createVrpConsentRow, uniqueName } from '#libs/testing';
-import { dataOf, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { dataOf, merchantCallerOf, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
 import { atBank, payee, paymentBodies } from './support/payment-kit.js';
 import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
@@ -244,7 +244,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
     const next = await stack.api.app
       .get(VrpPaymentsService)
       .pay(
-        { merchantId: tenant.merchant.merchant.id },
+        merchantCallerOf(tenant),
         id,
         { amount: '25.00', currency: 'GBP' },
         uniqueName('next-period'),
@@ -359,7 +359,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
     expect((await sandbox.admin('POST', '/clock/advance', { days: 32 })).status).toBeLessThan(300);
     const service = stack.api.app.get(VrpPaymentsService);
     const next = await service.pay(
-      { merchantId: tenant.merchant.merchant.id },
+      merchantCallerOf(tenant),
       consentId,
       { amount: '100.00', currency: 'GBP' },
       uniqueName('next-month'),
@@ -389,7 +389,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
         const [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
         payment = service
           .pay(
-            { merchantId: tenant.merchant.merchant.id },
+            merchantCallerOf(tenant),
             revoked.id,
             { amount: '10.00', currency: 'GBP' },
             uniqueName('revoked'),

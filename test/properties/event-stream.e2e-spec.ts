@@ -9,7 +9,7 @@ import {
 } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
 import { assertProperty, createUser, propertyTimeout, sessionToken } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
+import { merchantCallerOf, onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
 import { SseClient, type SseMessage } from '../support/sse-client.js';
 import { eventually } from '../support/sync-kit.js';
 
@@ -127,7 +127,7 @@ describe('property: the user event stream is every event once, in numeric order'
             }
             expect(read).toEqual(all.filter((seq) => seq > start));
             // The service pages with the configured size and agrees.
-            expect((await service.after(tenant.merchant.merchant.id, userId, String(start))).length).toBe(
+            expect((await service.after(merchantCallerOf(tenant), userId, String(start))).length).toBe(
               Math.min(HTTP_PAGE_SIZE, read.length),
             );
           },

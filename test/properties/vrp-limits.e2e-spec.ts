@@ -13,7 +13,14 @@ import {
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { assertProperty, createVrpConsentRow, propertyTimeout, uniqueName } from '#libs/testing';
-import { dataOf, onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
+import {
+  dataOf,
+  merchantCallerOf,
+  onboard,
+  startStack,
+  type Stack,
+  type Tenant,
+} from '../support/api-kit.js';
 import { authorisedSandboxVrpConsent } from '../support/bank-consents.js';
 
 /**
@@ -134,7 +141,7 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
   it(
     'never pays over a limit, and remaining is always the limit less what was paid in the period',
     async () => {
-      const caller = { merchantId: tenant.merchant.merchant.id };
+      const caller = merchantCallerOf(tenant);
       const payments = stack.api.app.get(VrpPaymentsService);
       const consents = stack.api.app.get(VrpConsentsService);
       const states = stack.api.app.get(PaymentStateRepository);
@@ -195,8 +202,7 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
                 .filter((p) => Date.parse(p.createdAt) >= start && Date.parse(p.createdAt) < end)
                 .reduce((sum, p) => sum.plus(p.amount.amount), new Prisma.Decimal(0));
             const view = async (at: Date) =>
-              (await consents.view(caller, row.id, undefined, at)).controlParameters
-                .periodicLimits as ViewLimit[];
+              (await consents.view(caller, row.id, at)).controlParameters.periodicLimits as ViewLimit[];
 
             /** The view at `at` against the stored payments: remaining = limit − paid, in the period holding `at`. */
             const checkView = async (at: Date) => {

@@ -1,4 +1,5 @@
 import type { AppConfig } from '#libs/config';
+import type { MerchantCaller } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -284,6 +285,13 @@ export interface Tenant {
   client: ApiClient;
   userId: string;
 }
+
+/** The tenant's merchant as its API key authenticates, for calling a domain service directly. */
+export const merchantCallerOf = (tenant: Tenant): MerchantCaller => ({
+  kind: 'merchant',
+  merchantId: tenant.merchant.merchant.id,
+  apiKeyId: tenant.merchant.apiKey.id,
+});
 
 /** A merchant on-boarded through the operator route (with `merchant`'s fields), with one user. */
 export async function onboard(

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AccountRepository, type StoredAccount } from './account.repository.js';
 import { decimalTextToApi } from './money.js';
-
-/** Who asks: a merchant (any of its users) or one user's session (only their own). */
-export interface AccountsCaller {
-  merchantId: string;
-  userId?: string;
-}
 
 export interface AccountView {
   id: string;
@@ -82,15 +77,15 @@ const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Account not found.'
 export class AccountsService {
   constructor(private readonly accounts: AccountRepository) {}
 
-  async get(caller: AccountsCaller, accountId: string): Promise<AccountView> {
+  async get(caller: TenantCaller, accountId: string): Promise<AccountView> {
     const found = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
     if (!found) throw notFound();
     return toAccountView(found);
   }
 
   /** A session may list only its own user's accounts; any other user id reads as missing. */
-  async listForUser(caller: AccountsCaller, userId: string, limit: number, afterId?: string) {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+  async listForUser(caller: TenantCaller, userId: string, limit: number, afterId?: string) {
+    assertActsFor(caller, userId);
     const page = await this.accounts.listForUser(caller.merchantId, userId, limit, afterId);
     if (!page) throw userNotFound();
     const { rows, more } = page;

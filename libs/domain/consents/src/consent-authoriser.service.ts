@@ -59,14 +59,13 @@ export class ConsentAuthoriser {
     consent: StoredConsent,
     authorised: Consent,
     subApplication: string | undefined,
-    requestId?: string,
   ): Promise<TransitionResult> {
     const token = authorised.consentToken;
     if (!token) throw new Error('The authorised consent carried no token');
     const authorizedAt = authorised.authorizedAt ? new Date(authorised.authorizedAt) : new Date();
     // A payment consent has no accounts to read or sync: its token is all there is to keep.
     const listed =
-      consent.kind === 'ACCOUNT' ? await this.fetchAccounts(consent, token, subApplication, requestId) : null;
+      consent.kind === 'ACCOUNT' ? await this.fetchAccounts(consent, token, subApplication) : null;
     // A payment consent lasts as long as the bank says (a VRP consent's validTo was asked for at creation).
     const expiresAt =
       consent.kind === 'ACCOUNT'
@@ -148,14 +147,12 @@ export class ConsentAuthoriser {
     consent: StoredConsent,
     token: string,
     subApplication: string | undefined,
-    requestId: string | undefined,
   ): Promise<UpstreamAccount[] | null> {
     try {
       const { data } = await this.upstream.getAccounts({
         consent: token,
         institutionId: consent.institutionId,
         subApplication,
-        requestId,
       });
       return data;
     } catch (error) {

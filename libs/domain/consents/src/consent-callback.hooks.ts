@@ -4,7 +4,7 @@ import type { StoredConsent } from './consent.repository.js';
 /** What a consent kind does when its authorisation ends; answers extra query parameters for the merchant's page. */
 export interface ConsentCallbackHook {
   /** The consent is authorised and its token stored (a single payment is made here, once). */
-  authorised(consent: StoredConsent, requestId?: string): Promise<Record<string, string>>;
+  authorised(consent: StoredConsent): Promise<Record<string, string>>;
   /** The user, the bank or the token exchange ended the authorisation before it succeeded. */
   failed(consent: StoredConsent, status: string): Promise<Record<string, string>>;
 }

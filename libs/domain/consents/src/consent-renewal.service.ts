@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
@@ -10,7 +11,6 @@ import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus, FINAL_FAILURE_STATUSES, canStart, type ConsentTransition } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
-import type { ConsentsCaller } from './redirect-consents.service.js';
 
 export interface PreAuthorisationInput {
   scopes: string[];
@@ -47,16 +47,36 @@ export class ConsentRenewalService {
    * shown on the consent while pending; the callback completes it with a new token and expiry.
    */
   async reauthorise(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     consentId: string,
     redirectUrl: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string; authorisationUrl: string }> {
+    return this.requestReauthorisation(caller.merchantId, caller.userId, consentId, redirectUrl);
+  }
+
+  /**
+   * The lifecycle's re-authorisation before expiry: as the merchant's, with the page the merchant gave
+   * last (the consent's redirectUrl), for the system rather than a caller.
+   */
+  async reauthoriseBeforeExpiry(merchantId: string, consentId: string): Promise<void> {
+    const found = await this.consents.findWithToken(merchantId, consentId, undefined);
+    const redirectUrl = found?.consent.redirectUrl;
+    if (!redirectUrl) throw wrongState('The consent has no page to send the user back to.');
+    await this.requestReauthorisation(merchantId, undefined, consentId, redirectUrl);
+  }
+
+  /** A session's `userId` confines it to that user's consents; the lifecycle (and a merchant) passes none. */
+  private async requestReauthorisation(
+    merchantId: string,
+    userId: string | undefined,
+    consentId: string,
+    redirectUrl: string,
+  ) {
     const { consent, user, options } = await this.renewable(
-      caller,
+      merchantId,
+      userId,
       consentId,
       'requestReauthorisation',
-      requestId,
     );
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     let answer: AuthorisationResponse;
@@ -83,31 +103,15 @@ export class ConsentRenewalService {
   }
 
   /**
-   * The lifecycle's re-authorisation before expiry: as the merchant's, with the page the merchant gave
-   * last (the consent's redirectUrl), for the system rather than a caller.
-   */
-  async reauthoriseBeforeExpiry(merchantId: string, consentId: string): Promise<void> {
-    const found = await this.consents.findWithToken(merchantId, consentId, undefined);
-    const redirectUrl = found?.consent.redirectUrl;
-    if (!redirectUrl) throw wrongState('The consent has no page to send the user back to.');
-    await this.reauthorise({ merchantId }, consentId, redirectUrl);
-  }
-
-  /**
    * New terms for a consent (upstream PUT). The upstream sends the user back to the bank, so the answer
    * carries a new `authorisationUrl`, and the callback is bound again with a fresh signed state.
    */
-  async updatePreAuthorisation(
-    caller: ConsentsCaller,
-    consentId: string,
-    input: PreAuthorisationInput,
-    requestId?: string,
-  ) {
+  async updatePreAuthorisation(caller: TenantCaller, consentId: string, input: PreAuthorisationInput) {
     const { consent, user, options } = await this.renewable(
-      caller,
+      caller.merchantId,
+      caller.userId,
       consentId,
       'updatePreAuthorisation',
-      requestId,
     );
     const redirectUrl = input.redirectUrl ?? consent.redirectUrl;
     if (!redirectUrl) {
@@ -158,12 +162,12 @@ export class ConsentRenewalService {
    * the upstream needs it as the `consent` header).
    */
   private async renewable(
-    caller: ConsentsCaller,
+    merchantId: string,
+    userId: string | undefined,
     consentId: string,
     transition: ConsentTransition,
-    requestId: string | undefined,
   ) {
-    const found = await this.consents.findWithToken(caller.merchantId, consentId, caller.userId);
+    const found = await this.consents.findWithToken(merchantId, consentId, userId);
     if (!found) throw consentNotFound();
     const { consent, sealed } = found;
     // An ended consent has one way back, whatever its flow: a new consent, to which the accounts carry over.
@@ -183,7 +187,6 @@ export class ConsentRenewalService {
       consent: token,
       institutionId: consent.institutionId,
       subApplication: user.merchant.subApplicationId ?? undefined,
-      requestId,
     };
     return { consent, user, options };
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
@@ -7,7 +8,6 @@ import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus } from './consent-status.js';
 import { summariseSync, toConsentView, type ConsentView } from './consent-views.js';
-import type { ConsentsCaller } from './redirect-consents.service.js';
 
 /** A merchant's consents as the API shows them, and their revocation; the flows have their own services. */
 @Injectable()
@@ -19,22 +19,22 @@ export class ConsentsService {
     private readonly state: ConsentStateRepository,
   ) {}
 
-  async get(caller: ConsentsCaller, consentId: string): Promise<ConsentView> {
+  async get(caller: TenantCaller, consentId: string): Promise<ConsentView> {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent) throw consentNotFound();
     const accounts = await this.consents.accountSyncStates(caller.merchantId, consent.id);
     return { ...toConsentView(consent), sync: summariseSync(accounts) };
   }
 
-  async listForUser(caller: ConsentsCaller, userId: string, limit: number, beforeId?: string) {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+  async listForUser(caller: TenantCaller, userId: string, limit: number, beforeId?: string) {
+    assertActsFor(caller, userId);
     if (!(await this.consents.userExists(caller.merchantId, userId))) throw userNotFound();
     const { rows, more } = await this.consents.listForUser(caller.merchantId, userId, limit, beforeId);
     return { consents: rows.map(toConsentView), nextBeforeId: more ? rows.at(-1)!.id : undefined };
   }
 
   /** Revokes upstream, then locally. Idempotent: revoking a revoked consent, or one the upstream no longer knows, is done. */
-  async revoke(caller: ConsentsCaller, consentId: string, requestId?: string): Promise<void> {
+  async revoke(caller: TenantCaller, consentId: string): Promise<void> {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent) throw consentNotFound();
     if (consent.status === ConsentStatus.Revoked) return;
@@ -42,7 +42,6 @@ export class ConsentsService {
       await this.upstream.deleteConsent(consent.upstreamConsentId, {
         subApplication: await this.consents.subApplicationOf(consent.merchantId),
         institutionId: consent.institutionId,
-        requestId,
       });
     } catch (error) {
       if (!(error instanceof UpstreamError && error.kind === 'NOT_FOUND')) {

@@ -1,9 +1,11 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
+import { uuidV7 } from '#libs/ids';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
@@ -14,8 +16,6 @@ import {
   canTransition,
   parseConsentStatus,
 } from './consent-status.js';
-import type { ConsentsCaller } from './redirect-consents.service.js';
-import { uuidV7 } from '#libs/ids';
 
 export interface CreateEmbeddedConsentInput {
   institutionId: string;
@@ -54,12 +54,11 @@ export class EmbeddedConsentsService {
   ) {}
 
   async createEmbedded(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: CreateEmbeddedConsentInput,
-    requestId?: string,
   ): Promise<EmbeddedConsentView> {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+    assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
     if (!user) throw userNotFound();
     const subApplication = user.merchant.subApplicationId ?? undefined;
@@ -73,7 +72,7 @@ export class EmbeddedConsentsService {
             userCredentials: { id: input.credentials.id, password: input.credentials.password },
             ...(input.scopes ? { accountRequest: { featureScope: input.scopes } } : {}),
           },
-          { subApplication, requestId },
+          { subApplication },
         )
       ).data;
     } catch (error) {
@@ -96,7 +95,7 @@ export class EmbeddedConsentsService {
       transactionsTo: null,
       flow: 'EMBEDDED',
     });
-    const status = await this.afterStep(consent, created, subApplication, requestId);
+    const status = await this.afterStep(consent, created, subApplication);
     return {
       id: consent.id,
       status,
@@ -115,23 +114,21 @@ export class EmbeddedConsentsService {
   }
 
   async selectScaMethod(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     consentId: string,
     scaMethodId: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaMethod);
-    return this.step(consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId', requestId);
+    return this.step(consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId');
   }
 
   async submitScaCode(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     consentId: string,
     code: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaCode);
-    return this.step(consent, { scaCode: code }, 'code', requestId);
+    return this.step(consent, { scaCode: code }, 'code');
   }
 
   /**
@@ -189,7 +186,7 @@ export class EmbeddedConsentsService {
     }
   }
 
-  private async embeddedConsent(caller: ConsentsCaller, consentId: string, expected: ConsentStatus) {
+  private async embeddedConsent(caller: TenantCaller, consentId: string, expected: ConsentStatus) {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent) throw consentNotFound();
     if (consent.flow !== 'EMBEDDED' || consent.status !== expected) {
@@ -202,7 +199,6 @@ export class EmbeddedConsentsService {
     consent: StoredConsent,
     update: { selectedScaMethod: { id: string } } | { scaCode: string },
     field: string,
-    requestId?: string,
   ): Promise<{ id: string; status: string }> {
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
     let answer: AuthorisationResponse;
@@ -211,24 +207,23 @@ export class EmbeddedConsentsService {
         await this.upstream.updateEmbeddedAccountAuthorisation(
           consent.upstreamConsentId,
           { institutionId: consent.institutionId, ...update },
-          { subApplication, requestId },
+          { subApplication },
         )
       ).data;
     } catch (error) {
-      await this.syncFinalFailure(consent, subApplication, requestId);
+      await this.syncFinalFailure(consent, subApplication);
       throw mapUpstreamFailure(error, { field });
     }
-    return { id: consent.id, status: await this.afterStep(consent, answer, subApplication, requestId) };
+    return { id: consent.id, status: await this.afterStep(consent, answer, subApplication) };
   }
 
   /** After a refused step: the bank may have given up (three wrong codes), which the merchant must see. */
-  private async syncFinalFailure(consent: StoredConsent, subApplication?: string, requestId?: string) {
+  private async syncFinalFailure(consent: StoredConsent, subApplication?: string) {
     try {
       const { status } = (
         await this.upstream.getConsent(consent.upstreamConsentId, {
           subApplication,
           institutionId: consent.institutionId,
-          requestId,
         })
       ).data;
       if (isFinalFailure(status)) {
@@ -244,11 +239,10 @@ export class EmbeddedConsentsService {
     consent: StoredConsent,
     answer: AuthorisationResponse,
     subApplication: string | undefined,
-    requestId?: string,
   ): Promise<string> {
     const status = parseConsentStatus(answer.status) ?? (consent.status as ConsentStatus);
     if (status === ConsentStatus.Authorised && answer.consentToken) {
-      const stored = await this.authoriser.store(consent, answer, subApplication, requestId);
+      const stored = await this.authoriser.store(consent, answer, subApplication);
       return stored.applied ? status : (stored.found ?? consent.status);
     }
     if (isFinalFailure(status)) {

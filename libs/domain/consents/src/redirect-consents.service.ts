@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
@@ -10,6 +11,7 @@ import {
   type CallOptions,
   type UpstreamClient,
 } from '#libs/upstream-client';
+import { uuidV7 } from '#libs/ids';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { userNotFound } from './consent.errors.js';
@@ -18,13 +20,6 @@ import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
 import { STATE_PARAMETER, checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
-import { uuidV7 } from '#libs/ids';
-
-/** Who asks: a merchant key (any user of the merchant) or one user's session (only that user). */
-export interface ConsentsCaller {
-  merchantId: string;
-  userId?: string;
-}
 
 /** What every redirect-flow authorisation request carries besides the kind's own body. */
 export interface RedirectRequest {
@@ -95,7 +90,7 @@ export class RedirectConsentsService {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
 
-  async create(caller: ConsentsCaller, userId: string, input: CreateConsentInput, requestId?: string) {
+  async create(caller: TenantCaller, userId: string, input: CreateConsentInput) {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
@@ -104,7 +99,7 @@ export class RedirectConsentsService {
     try {
       created = await this.upstream.createAccountAuthorisation(
         { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
-        { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
+        { subApplication: user.merchant.subApplicationId ?? undefined },
       );
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
@@ -142,11 +137,10 @@ export class RedirectConsentsService {
    * Answers the stored consent, awaiting the user.
    */
   async createPaymentConsent(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: CreatePaymentConsentInput,
     ask: (request: RedirectRequest, options: CallOptions) => Promise<{ data: AuthorisationResponse }>,
-    requestId?: string,
   ): Promise<StoredConsent> {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     let authorisation: AuthorisationResponse;
@@ -159,7 +153,7 @@ export class RedirectConsentsService {
           oneTimeToken: true,
           forwardParameters: [`${STATE_PARAMETER}=${state}`],
         },
-        { subApplication: user.merchant.subApplicationId ?? undefined, requestId },
+        { subApplication: user.merchant.subApplicationId ?? undefined },
       ));
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
@@ -185,8 +179,8 @@ export class RedirectConsentsService {
   }
 
   /** The user (of this caller), the redirect target checked, and a new consent id with its signed state. */
-  private async prepare(caller: ConsentsCaller, userId: string, redirectUrl: string) {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+  private async prepare(caller: TenantCaller, userId: string, redirectUrl: string) {
+    assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
     if (!user) throw userNotFound();
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
@@ -202,7 +196,7 @@ export class RedirectConsentsService {
    * that, the redirect target included), then exchanges the one-time token and stores the authorised
    * consent (a re-authorisation's new token replaces the old one), and answers where to send the browser.
    */
-  async completeCallback(query: ConsentCallback, requestId?: string): Promise<string> {
+  async completeCallback(query: ConsentCallback): Promise<string> {
     const consent = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
     if (!consent) throw badCallback();
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
@@ -223,13 +217,12 @@ export class RedirectConsentsService {
 
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
     try {
-      const exchanged = (
-        await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication, requestId })
-      ).data;
+      const exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication }))
+        .data;
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }
-      const stored = await this.authoriser.store(consent, exchanged, subApplication, requestId);
+      const stored = await this.authoriser.store(consent, exchanged, subApplication);
       if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
     } catch (error) {
       // The browser still goes back to the merchant (the state proved the target), told that it failed.
@@ -250,7 +243,7 @@ export class RedirectConsentsService {
       return redirect({ status: ConsentStatus.Failed, error: 'server_error', ...extra });
     }
     // Outside the try: a payment that fails is the hook's to record and report, not a failed exchange.
-    const extra = (await hook?.authorised(consent, requestId)) ?? {};
+    const extra = (await hook?.authorised(consent)) ?? {};
     return redirect({ status: ConsentStatus.Authorised, ...extra });
   }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, NodeEnv, type AppConfig } from '#libs/config';
+import type { TenantCaller } from '#libs/context';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
@@ -25,12 +26,12 @@ export class EventEndpointsService {
   ) {}
 
   async create(
-    merchantId: string,
+    caller: TenantCaller,
     input: { url: string; types: MerchantEventType[] },
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
     this.checkUrl(input.url);
     const secret = generateWebhookSecret();
-    const endpoint = await this.endpoints.create(merchantId, {
+    const endpoint = await this.endpoints.create(caller.merchantId, {
       id: uuidV7(),
       url: input.url,
       types: [...new Set(input.types)],
@@ -44,29 +45,29 @@ export class EventEndpointsService {
     return this.endpoints.listTroubled(limit);
   }
 
-  list(merchantId: string): Promise<EventEndpointView[]> {
-    return this.endpoints.list(merchantId);
+  list(caller: TenantCaller): Promise<EventEndpointView[]> {
+    return this.endpoints.list(caller.merchantId);
   }
 
-  async get(merchantId: string, id: string): Promise<EventEndpointView> {
-    const endpoint = isUuid(id) ? await this.endpoints.find(merchantId, id) : null;
+  async get(caller: TenantCaller, id: string): Promise<EventEndpointView> {
+    const endpoint = isUuid(id) ? await this.endpoints.find(caller.merchantId, id) : null;
     if (!endpoint) throw notFound();
     return endpoint;
   }
 
-  async delete(merchantId: string, id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.endpoints.delete(merchantId, id))) throw notFound();
+  async delete(caller: TenantCaller, id: string): Promise<void> {
+    if (!isUuid(id) || !(await this.endpoints.delete(caller.merchantId, id))) throw notFound();
   }
 
   async rotateSecret(
-    merchantId: string,
+    caller: TenantCaller,
     id: string,
     now = new Date(),
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
     const secret = generateWebhookSecret();
     const endpoint = isUuid(id)
       ? await this.endpoints.rotateSecret(
-          merchantId,
+          caller.merchantId,
           id,
           secret,
           new Date(now.getTime() + ROTATION_OVERLAP_MS),
@@ -76,34 +77,34 @@ export class EventEndpointsService {
     return { endpoint, secret };
   }
 
-  async enable(merchantId: string, id: string): Promise<EventEndpointView> {
-    const endpoint = isUuid(id) ? await this.endpoints.enable(merchantId, id) : null;
+  async enable(caller: TenantCaller, id: string): Promise<EventEndpointView> {
+    const endpoint = isUuid(id) ? await this.endpoints.enable(caller.merchantId, id) : null;
     if (!endpoint) throw notFound();
     return endpoint;
   }
 
   async deliveriesOf(
-    merchantId: string,
+    caller: TenantCaller,
     endpointId: string,
     page: { beforeId: string | null; limit: number },
   ): Promise<DeliveryView[]> {
-    await this.get(merchantId, endpointId);
-    return this.deliveries.listForEndpoint(merchantId, endpointId, page.beforeId, page.limit);
+    await this.get(caller, endpointId);
+    return this.deliveries.listForEndpoint(caller.merchantId, endpointId, page.beforeId, page.limit);
   }
 
   /** Sends a delivery again now, whatever its state (a failed one, or a delivered one the merchant lost). */
   async retry(
-    merchantId: string,
+    caller: TenantCaller,
     endpointId: string,
     deliveryId: string,
     now = new Date(),
   ): Promise<DeliveryView> {
     const delivery =
       isUuid(endpointId) && isUuid(deliveryId)
-        ? await this.deliveries.requeue(merchantId, endpointId, deliveryId, now)
+        ? await this.deliveries.requeue(caller.merchantId, endpointId, deliveryId, now)
         : null;
     if (!delivery) {
-      const endpoint = isUuid(endpointId) ? await this.endpoints.find(merchantId, endpointId) : null;
+      const endpoint = isUuid(endpointId) ? await this.endpoints.find(caller.merchantId, endpointId) : null;
       if (endpoint?.disabledAt) {
         throw new DomainError(ErrorCode.CONFLICT, 'The endpoint is disabled: enable it, then retry.');
       }

@@ -1,14 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { MerchantEventRepository, type StreamedEvent } from './merchant-event.repository.js';
-
-export interface StreamCaller {
-  merchantId: string;
-  /** A session's user: it may only follow its own stream. */
-  userId?: string;
-}
 
 /** A user's event stream: where it starts, and what follows a position. */
 @Injectable()
@@ -23,11 +18,9 @@ export class UserEventsService {
    * Checks the caller may follow the user's events and returns the position to start after: the given
    * Last-Event-ID (a stream position), or the newest event now when the stream is new.
    */
-  async open(caller: StreamCaller, userId: string, lastEventId: string | undefined): Promise<string> {
-    const user =
-      caller.userId === undefined || caller.userId === userId
-        ? await this.users.findForSession(caller.merchantId, userId)
-        : null;
+  async open(caller: TenantCaller, userId: string, lastEventId: string | undefined): Promise<string> {
+    assertActsFor(caller, userId);
+    const user = await this.users.findForSession(caller.merchantId, userId);
     if (!user) throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
     if (lastEventId !== undefined) {
       if (!/^\d{1,18}$/.test(lastEventId)) {
@@ -50,7 +43,8 @@ export class UserEventsService {
   }
 
   /** Up to a page of events after `position`, in stream order (numeric, oldest first). */
-  after(merchantId: string, userId: string, position: string): Promise<StreamedEvent[]> {
-    return this.events.streamForUser(merchantId, userId, position, this.pageSize);
+  after(caller: TenantCaller, userId: string, position: string): Promise<StreamedEvent[]> {
+    assertActsFor(caller, userId);
+    return this.events.streamForUser(caller.merchantId, userId, position, this.pageSize);
   }
 }

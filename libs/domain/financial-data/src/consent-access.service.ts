@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import {
   ConsentStateRepository,
   ConsentStatus,
@@ -10,12 +11,6 @@ import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { UpstreamError, type ConsentCallOptions } from '#libs/upstream-client';
 import { FinancialDataRepository, type ConsentForCall } from './financial-data.repository.js';
-
-/** Who asks: a merchant key (any of its users) or one user's session (only that user's resources). */
-export interface DataCaller {
-  merchantId: string;
-  userId?: string;
-}
 
 /** What a pass-through call gets: the upstream call options (token included) and the stored ids. */
 export interface ConsentCall {
@@ -47,23 +42,21 @@ export class ConsentAccessService {
 
   /** Runs `call` with the consent behind the caller's account. */
   async withAccount<T>(
-    caller: DataCaller,
+    caller: TenantCaller,
     accountId: string,
-    requestId: string | undefined,
     call: (access: ConsentCall & { upstreamAccountId: string }) => Promise<T>,
   ): Promise<T> {
     const account = await this.repository.findAccount(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
-    return this.run(account.consent, requestId, 'account', (access) =>
+    return this.run(account.consent, 'account', (access) =>
       call({ ...access, upstreamAccountId: account.upstreamAccountId }),
     );
   }
 
   /** Runs `call` with one of the caller's sweeping VRP consents. */
   async withVrpConsent<T>(
-    caller: DataCaller,
+    caller: TenantCaller,
     consentId: string,
-    requestId: string | undefined,
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
     const consent = await this.repository.findConsent(
@@ -73,12 +66,11 @@ export class ConsentAccessService {
       caller.userId,
     );
     if (!consent) throw consentNotFound();
-    return this.run(consent, requestId, 'consent', call);
+    return this.run(consent, 'consent', call);
   }
 
   private async run<T>(
     consent: ConsentForCall,
-    requestId: string | undefined,
     resource: 'account' | 'consent',
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
@@ -92,7 +84,7 @@ export class ConsentAccessService {
     const subApplication = consent.merchant.subApplicationId ?? undefined;
     try {
       return await call({
-        options: { consent: token, institutionId: consent.institutionId, subApplication, requestId },
+        options: { consent: token, institutionId: consent.institutionId, subApplication },
         consent: {
           id: consent.id,
           upstreamConsentId: consent.upstreamConsentId,

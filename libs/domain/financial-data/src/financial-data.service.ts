@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
@@ -8,7 +9,7 @@ import {
   type HostedVrpRequest,
   type UpstreamClient,
 } from '#libs/upstream-client';
-import { ConsentAccessService, type DataCaller } from './consent-access.service.js';
+import { ConsentAccessService } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
 import { forwardedRecords, recordCount } from './forwarded-records.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
@@ -63,12 +64,12 @@ export class FinancialDataService {
    * first request's filters (signed, bound to the account) while the upstream's `totalCount`, which counts
    * from this page's offset on, says more remain.
    */
-  statements(caller: DataCaller, accountId: string, query: StatementsQuery, requestId?: string) {
+  statements(caller: TenantCaller, accountId: string, query: StatementsQuery) {
     const position =
       query.cursor === undefined
         ? { offset: 0, from: query.from, before: query.before, sort: query.sort }
         : this.cursors.openStatements(query.cursor, caller.merchantId, accountId);
-    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) => {
       const limit = query.limit ?? 1000;
       const page = await this.upstream.getStatements(
         upstreamAccountId,
@@ -89,8 +90,8 @@ export class FinancialDataService {
     });
   }
 
-  beneficiaries(caller: DataCaller, accountId: string, requestId?: string) {
-    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) =>
+  beneficiaries(caller: TenantCaller, accountId: string) {
+    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) =>
       moneyToStrings((await this.upstream.getBeneficiaries(upstreamAccountId, options)).data ?? []),
     );
   }
@@ -101,47 +102,40 @@ export class FinancialDataService {
    * 16002, a 404 upstream) is an empty result, not an error.
    */
   categorise(
-    caller: DataCaller,
+    caller: TenantCaller,
     accountId: string,
     input: { categorisationType: 'consumer' | 'business'; countryCode?: string },
-    requestId?: string,
   ) {
-    return this.access.withAccount(
-      caller,
-      accountId,
-      requestId,
-      async ({ upstreamAccountId, options, consent }) => {
-        const countryCode =
-          input.countryCode ?? (await this.institutionCountry(consent.institutionId, requestId));
-        const created = await this.upstream.createCategorisation(
-          upstreamAccountId,
-          { categorisationType: input.categorisationType, countryCode },
-          options,
-        );
-        const categorisationId = created.data.categorisationId;
-        try {
-          const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
-          return { categorisationId, transactions: moneyToStrings(result.data.transactions ?? []) };
-        } catch (error) {
-          if (
-            error instanceof UpstreamError &&
-            error.kind === 'NOT_FOUND' &&
-            error.issues?.some((i) => String(i.code) === '16002')
-          ) {
-            return { categorisationId, transactions: [] };
-          }
-          throw error;
+    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options, consent }) => {
+      const countryCode = input.countryCode ?? (await this.institutionCountry(consent.institutionId));
+      const created = await this.upstream.createCategorisation(
+        upstreamAccountId,
+        { categorisationType: input.categorisationType, countryCode },
+        options,
+      );
+      const categorisationId = created.data.categorisationId;
+      try {
+        const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
+        return { categorisationId, transactions: moneyToStrings(result.data.transactions ?? []) };
+      } catch (error) {
+        if (
+          error instanceof UpstreamError &&
+          error.kind === 'NOT_FOUND' &&
+          error.issues?.some((i) => String(i.code) === '16002')
+        ) {
+          return { categorisationId, transactions: [] };
         }
-      },
-    );
+        throw error;
+      }
+    });
   }
 
   /** The upstream requires a country to categorise for: the institution's, from our cache or the upstream. */
-  private async institutionCountry(institutionId: string, requestId?: string): Promise<string> {
+  private async institutionCountry(institutionId: string): Promise<string> {
     const cached = await this.repository.institutionCountries(institutionId);
     const countries =
       cached ??
-      ((await this.upstream.getInstitution(institutionId, { requestId })).data.countries ?? [])
+      ((await this.upstream.getInstitution(institutionId)).data.countries ?? [])
         .map((c) => c.countryCode2?.toUpperCase())
         .filter((c): c is string => !!c);
     if (countries.length === 1) return countries[0];
@@ -157,10 +151,10 @@ export class FinancialDataService {
    * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
    * records come back as JSON text in the API's shape (see forwardedRecords), to be sent as they are.
    */
-  liveTransactions(caller: DataCaller, accountId: string, query: LiveTransactionsQuery, requestId?: string) {
+  liveTransactions(caller: TenantCaller, accountId: string, query: LiveTransactionsQuery) {
     const upstreamCursor =
       query.cursor === undefined ? undefined : this.cursors.open(query.cursor, caller.merchantId, accountId);
-    return this.access.withAccount(caller, accountId, requestId, async ({ upstreamAccountId, options }) => {
+    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) => {
       const page = await this.upstream.getRealTimeTransactions(
         upstreamAccountId,
         upstreamCursor === undefined
@@ -185,16 +179,14 @@ export class FinancialDataService {
    * request: it always gets 404 NOT_FOUND (without asking the upstream), never another merchant's request.
    * The result's consent token is never passed on: the BFF keeps tokens, merchants get ids.
    */
-  async hostedVrpRequest(caller: DataCaller, requestId: string, tracingId?: string) {
+  async hostedVrpRequest(caller: TenantCaller, hostedRequestId: string) {
     const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
-    if (!REQUEST_ID.test(requestId)) throw notFound();
+    if (!REQUEST_ID.test(hostedRequestId)) throw notFound();
     const subApplication = await this.repository.subApplicationOf(caller.merchantId);
     if (!subApplication) throw notFound();
     let request: HostedVrpRequest;
     try {
-      request = (
-        await this.upstream.getCommercialVrpRequest(requestId, { subApplication, requestId: tracingId })
-      ).data;
+      request = (await this.upstream.getCommercialVrpRequest(hostedRequestId, { subApplication })).data;
     } catch (error) {
       if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'FORBIDDEN'))
         throw notFound();

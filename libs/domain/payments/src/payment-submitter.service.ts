@@ -56,9 +56,9 @@ export class PaymentSubmitter {
    * Submits (or re-submits) a payment. A refusal fails it (final, announced); a transport failure or a
    * 5xx leaves it SUBMITTING for the status poll to send again, and is thrown.
    */
-  async submit(work: PaymentWork, requestId?: string): Promise<SubmissionResult> {
+  async submit(work: PaymentWork): Promise<SubmissionResult> {
     const sends = await this.payments.countSend(work.id);
-    const options = await this.optionsFor(work, requestId);
+    const options = await this.optionsFor(work);
     if (!options) {
       const reason = 'The consent holds no token any more (revoked?)';
       return sends > 1 ? this.park(work, null, reason) : this.refuse(work, null, reason);
@@ -105,8 +105,8 @@ export class PaymentSubmitter {
   }
 
   /** Reads the payment's status from the bank and records it; answers the status now. */
-  async refresh(work: PaymentWork & { upstreamPaymentId: string }, requestId?: string): Promise<string> {
-    const options = await this.optionsFor(work, requestId);
+  async refresh(work: PaymentWork & { upstreamPaymentId: string }): Promise<string> {
+    const options = await this.optionsFor(work);
     if (!options) {
       // Nothing to ask the bank with (the consent's token is gone): its webhook is the only way left.
       this.logger.warn({ paymentId: work.id }, 'payment status: no consent token to read it with');
@@ -175,7 +175,6 @@ export class PaymentSubmitter {
   /** The consent's token and where to send it; null when the consent holds no token. */
   private async optionsFor(
     work: PaymentWork,
-    requestId?: string,
   ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string }) | null> {
     const found = await this.consents.findWithToken(work.merchantId, work.consentId);
     const token = found ? this.vault.open(found.sealed, work.consentId) : null;
@@ -185,7 +184,6 @@ export class PaymentSubmitter {
       consent: token,
       institutionId: found.consent.institutionId,
       subApplication: await this.consents.subApplicationOf(work.merchantId),
-      requestId,
       psuAuthenticationMethod: control?.psuAuthenticationMethods?.[0] ?? 'SCA_NOT_REQUIRED',
     };
   }

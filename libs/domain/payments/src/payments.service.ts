@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ConsentRepository, type ConsentsCaller } from '#libs/domain/consents';
+import { assertActsFor, type TenantCaller } from '#libs/context';
+import { ConsentRepository } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { PaymentRepository, type PaymentView } from './payment.repository.js';
 
@@ -14,14 +15,14 @@ export class PaymentsService {
     private readonly consents: ConsentRepository,
   ) {}
 
-  async get(caller: ConsentsCaller, paymentId: string): Promise<PaymentView> {
+  async get(caller: TenantCaller, paymentId: string): Promise<PaymentView> {
     const payment = await this.payments.findForCaller(caller.merchantId, paymentId, caller.userId);
     if (!payment) throw paymentNotFound();
     return payment;
   }
 
-  async listForUser(caller: ConsentsCaller, userId: string, limit: number, beforeId?: string) {
-    if (caller.userId && caller.userId !== userId) throw userNotFound();
+  async listForUser(caller: TenantCaller, userId: string, limit: number, beforeId?: string) {
+    assertActsFor(caller, userId);
     if (!(await this.consents.userExists(caller.merchantId, userId))) throw userNotFound();
     const { rows, more } = await this.payments.listForUser(caller.merchantId, userId, limit, beforeId);
     return { payments: rows, nextBeforeId: more ? rows.at(-1)!.id : undefined };

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import {
   CONSENT_STATE_TTL_SECONDS,
   ConsentCallbackHooks,
   ConsentStatus,
   RedirectConsentsService,
-  type ConsentsCaller,
   type StoredConsent,
 } from '#libs/domain/consents';
 import { LOGGER, type AppLogger } from '#libs/observability';
@@ -53,7 +53,7 @@ export class SinglePaymentsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.register('PAYMENT', {
-      authorised: (consent, requestId) => this.execute(consent, requestId),
+      authorised: (consent) => this.execute(consent),
       failed: (consent, status) => this.abandon(consent, status),
     });
   }
@@ -63,11 +63,10 @@ export class SinglePaymentsService implements OnModuleInit {
    * became of the first request (its payment is answered again, never a second one made).
    */
   async create(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: SinglePaymentInput,
     idempotencyKey: string,
-    requestId?: string,
   ): Promise<PaymentView> {
     const amount = parseAmount(input.amount, 'amount');
     checkPayee(input.payee, 'payee');
@@ -93,7 +92,6 @@ export class SinglePaymentsService implements OnModuleInit {
           },
           options,
         ),
-      requestId,
     );
     return this.payments.createSingle({
       merchantId: caller.merchantId,
@@ -109,7 +107,7 @@ export class SinglePaymentsService implements OnModuleInit {
   }
 
   /** The payment of a consent the user has just approved: made once, whatever calls back twice. */
-  private async execute(consent: StoredConsent, requestId?: string): Promise<Record<string, string>> {
+  private async execute(consent: StoredConsent): Promise<Record<string, string>> {
     const work = await this.payments.claimSingleSubmission(
       consent.merchantId,
       consent.id,
@@ -120,7 +118,7 @@ export class SinglePaymentsService implements OnModuleInit {
       return existing ? { paymentId: existing.id, status: existing.status } : {};
     }
     try {
-      const result = await this.submitter.submit(work, requestId);
+      const result = await this.submitter.submit(work);
       return {
         paymentId: work.id,
         status: result.status,

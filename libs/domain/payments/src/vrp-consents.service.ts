@@ -1,14 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import { CLOCK, type Clock } from '#libs/core';
-import {
-  RedirectConsentsService,
-  toConsentView,
-  type ConsentView,
-  type ConsentsCaller,
-} from '#libs/domain/consents';
+import { RedirectConsentsService, toConsentView, type ConsentView } from '#libs/domain/consents';
 import { Prisma } from '#libs/database';
 import { amountToApi, decimalToApi } from '#libs/domain/accounts';
-import { ConsentAccessService, moneyToStrings, type DataCaller } from '#libs/domain/financial-data';
+import { ConsentAccessService, moneyToStrings } from '#libs/domain/financial-data';
 import { UPSTREAM_CLIENT, type Amount, type UpstreamClient } from '#libs/upstream-client';
 import {
   checkPayee,
@@ -66,10 +62,9 @@ export class VrpConsentsService {
   ) {}
 
   async create(
-    caller: ConsentsCaller,
+    caller: TenantCaller,
     userId: string,
     input: VrpConsentInput,
-    requestId?: string,
   ): Promise<ConsentView & { controlParameters: StoredControlParameters }> {
     const control = this.controlParameters(input.controlParameters);
     checkPayee(input.payee, 'payee');
@@ -107,7 +102,6 @@ export class VrpConsentsService {
           },
           options,
         ),
-      requestId,
     );
     return { ...toConsentView(consent), controlParameters: control };
   }
@@ -119,13 +113,12 @@ export class VrpConsentsService {
    * the limit check's own definition and query ({@link VrpPaymentRepository.limitUses}) at the database's
    * clock (`now` is for tests), so what is shown left is exactly what one more payment may be.
    */
-  view(caller: DataCaller, consentId: string, requestId?: string, now?: Date) {
-    return this.access.withVrpConsent(caller, consentId, requestId, async ({ consent, subApplication }) => {
+  view(caller: TenantCaller, consentId: string, now?: Date) {
+    return this.access.withVrpConsent(caller, consentId, async ({ consent, subApplication }) => {
       const upstream = (
         await this.upstream.getSweepingVrpConsent(consent.upstreamConsentId, {
           subApplication,
           institutionId: consent.institutionId,
-          requestId,
         })
       ).data;
       const control = (consent.vrpControlParameters ?? upstream.controlParameters ?? {}) as VrpControl;
@@ -172,14 +165,9 @@ export class VrpConsentsService {
   }
 
   /** Whether the payer has the funds for a payment of `amount` (an amount as for a payment). */
-  fundsConfirmation(
-    caller: DataCaller,
-    consentId: string,
-    input: { reference?: string; amount: Money },
-    requestId?: string,
-  ) {
+  fundsConfirmation(caller: TenantCaller, consentId: string, input: { reference?: string; amount: Money }) {
     const amount = parseAmount(input.amount, 'amount');
-    return this.access.withVrpConsent(caller, consentId, requestId, async ({ options, consent }) => {
+    return this.access.withVrpConsent(caller, consentId, async ({ options, consent }) => {
       // As for a payment: funds confirmed in another currency say nothing about a payment this consent allows.
       const control = (consent.vrpControlParameters ?? {}) as VrpControl;
       const currency = vrpCurrency(control);

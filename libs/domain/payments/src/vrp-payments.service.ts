@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import { Prisma } from '#libs/database';
 import { ConsentRepository } from '#libs/domain/consents';
 import { ConsentAccessService } from '#libs/domain/financial-data';
@@ -33,13 +34,13 @@ export class VrpPaymentsService {
    * whatever became of the first request. `now` is for tests; the database's clock decides otherwise.
    */
   async pay(
-    caller: { merchantId: string; userId?: string },
+    caller: TenantCaller,
     consentId: string,
     input: { amount: string; currency: string; reference?: string },
     idempotencyKey: string,
     now?: Date,
   ): Promise<PaymentView> {
-    const reserved = await this.access.withVrpConsent(caller, consentId, undefined, async (call) => {
+    const reserved = await this.access.withVrpConsent(caller, consentId, async (call) => {
       const control = (call.consent.vrpControlParameters ?? {}) as VrpControl;
       const amount = this.checkAmount(input, control);
       return this.reservations.reserve({
@@ -81,12 +82,7 @@ export class VrpPaymentsService {
   }
 
   /** The consent's payments, newest first, keyset-paged; readable after the consent has ended too. */
-  async list(
-    caller: { merchantId: string; userId?: string },
-    consentId: string,
-    limit: number,
-    beforeId?: string,
-  ) {
+  async list(caller: TenantCaller, consentId: string, limit: number, beforeId?: string) {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
     if (!consent || consent.kind !== 'VRP_SWEEPING') {
       throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');

@@ -1,17 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { TenantCaller } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
-import { SyncRequests } from '#libs/domain/sync-runs';
-import { SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
+import { SyncRequests, SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
 import { StoredPageCache, type StoredPage } from './stored-page.cache.js';
 import { TransactionRepository } from './transaction.repository.js';
-
-/** Who asks: a merchant key (any of its users) or one user's session (only that user's data). */
-export interface SyncCaller {
-  merchantId: string;
-  userId?: string;
-}
 
 export interface SyncRunView {
   id: string;
@@ -96,7 +90,7 @@ export class SyncService {
   ) {}
 
   /** The account's active run (a new one when none is queued or running): its id. */
-  async requestSync(caller: SyncCaller, accountId: string): Promise<{ syncId: string }> {
+  async requestSync(caller: TenantCaller, accountId: string): Promise<{ syncId: string }> {
     const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
     if (account.closedAt !== null) {
@@ -117,7 +111,7 @@ export class SyncService {
     return { syncId: run.id };
   }
 
-  async getRun(caller: SyncCaller, runId: string): Promise<SyncRunView> {
+  async getRun(caller: TenantCaller, runId: string): Promise<SyncRunView> {
     const run = await this.runs.findForCaller(caller.merchantId, runId, caller.userId);
     if (!run) throw new DomainError(ErrorCode.NOT_FOUND, 'Sync not found.');
     return toSyncRunView(run);
@@ -133,7 +127,7 @@ export class SyncService {
    * again as it was, since no sync has changed anything since.
    */
   async listTransactions(
-    caller: SyncCaller,
+    caller: TenantCaller,
     accountId: string,
     query: TransactionsPageQuery,
   ): Promise<StoredPage> {

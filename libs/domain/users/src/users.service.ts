@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -10,8 +11,8 @@ import {
   type UpstreamClient,
   type UserPatchOperation,
 } from '#libs/upstream-client';
-import { UserRepository } from './user.repository.js';
 import { CredentialRevocations } from '#libs/redis';
+import { UserRepository } from './user.repository.js';
 
 /** What the merchant API shows of a user; the upstream uuid and applicationUserId stay internal. */
 export interface UserView {
@@ -67,11 +68,11 @@ export class UsersService {
    * uuid, and any later create of the same reference finishes the job, so retries converge on one user.
    */
   async create(
-    merchantId: string,
+    caller: TenantCaller,
     input: { reference: string; vopOptOut?: boolean },
-    requestId?: string,
   ): Promise<{ user: UserView; created: boolean }> {
-    const options = await this.callOptions(merchantId, requestId);
+    const { merchantId } = caller;
+    const options = await this.callOptions(merchantId);
     let row = await this.users.findByReference(merchantId, input.reference);
     let created = false;
     if (!row) {
@@ -87,35 +88,38 @@ export class UsersService {
     }
     if (row.upstreamUserUuid === null) {
       await this.ensureUpstreamUser(row, options);
-      row = await this.mustFind(merchantId, row.id);
+      row = await this.mustFind(caller, row.id);
     }
     return { user: userView(row), created };
   }
 
-  async get(merchantId: string, userId: string): Promise<UserView> {
-    return userView(await this.mustFind(merchantId, userId));
+  /** A session may read only its own user; any other reads as missing. */
+  async get(caller: TenantCaller, userId: string): Promise<UserView> {
+    assertActsFor(caller, userId);
+    return userView(await this.mustFind(caller, userId));
   }
 
-  async findByReference(merchantId: string, reference: string): Promise<UserView> {
-    const row = await this.users.findByReference(merchantId, reference);
+  async findByReference(caller: TenantCaller, reference: string): Promise<UserView> {
+    const row = await this.users.findByReference(caller.merchantId, reference);
     if (!row) throw notFound();
     return userView(row);
   }
 
-  async list(merchantId: string, limit: number, afterId?: string) {
-    const { rows, more } = await this.users.list(merchantId, limit, afterId);
+  async list(caller: TenantCaller, limit: number, afterId?: string) {
+    const { rows, more } = await this.users.list(caller.merchantId, limit, afterId);
     return { users: rows.map(userView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
   }
 
   /** The upstream first: if it refuses, nothing changed locally either. */
   async update(
-    merchantId: string,
+    caller: TenantCaller,
     userId: string,
     input: { reference?: string; vopOptOut?: boolean },
-    requestId?: string,
   ): Promise<UserView> {
-    const row = await this.mustFind(merchantId, userId);
-    const options = await this.callOptions(merchantId, requestId);
+    assertActsFor(caller, userId);
+    const { merchantId } = caller;
+    const row = await this.mustFind(caller, userId);
+    const options = await this.callOptions(merchantId);
     const changes: { reference?: string; applicationUserId?: string; vopOptOut?: boolean } = {};
     const operations: UserPatchOperation[] = [];
     if (input.reference !== undefined && input.reference !== row.reference) {
@@ -163,9 +167,10 @@ export class UsersService {
    * Erasure: the upstream user (and so its consents there) first, then every local row of theirs. An
    * upstream 404 means it is already gone, so a retried erasure completes.
    */
-  async delete(merchantId: string, userId: string, requestId?: string): Promise<void> {
-    const row = await this.mustFind(merchantId, userId);
-    const options = await this.callOptions(merchantId, requestId);
+  async delete(caller: TenantCaller, userId: string): Promise<void> {
+    assertActsFor(caller, userId);
+    const row = await this.mustFind(caller, userId);
+    const options = await this.callOptions(caller.merchantId);
     try {
       // Without a recorded uuid the upstream may still hold the user (a create that failed half-way).
       const uuids = row.upstreamUserUuid
@@ -183,14 +188,14 @@ export class UsersService {
     } catch (error) {
       throw mapUpstreamFailure(error);
     }
-    await this.users.delete(merchantId, userId);
+    await this.users.delete(caller.merchantId, userId);
     // Their session tokens must die on every api process, not when a cached verification runs out.
     await this.revocations.publish({ kind: 'user', id: userId });
   }
 
   /** Throws NOT_FOUND unless the merchant has this user (another merchant's user is just as missing). */
-  async mustFind(merchantId: string, userId: string): Promise<UserRow> {
-    const row = await this.users.findById(merchantId, userId);
+  private async mustFind(caller: TenantCaller, userId: string): Promise<UserRow> {
+    const row = await this.users.findById(caller.merchantId, userId);
     if (!row) throw notFound();
     return row;
   }
@@ -203,12 +208,9 @@ export class UsersService {
     return options.subApplication ? reference : `${merchantId}:${reference}`;
   }
 
-  private async callOptions(merchantId: string, requestId?: string): Promise<CallOptions> {
+  private async callOptions(merchantId: string): Promise<CallOptions> {
     const merchant = await this.merchants.findById(merchantId);
-    return {
-      ...(merchant?.subApplicationId ? { subApplication: merchant.subApplicationId } : {}),
-      ...(requestId ? { requestId } : {}),
-    };
+    return merchant?.subApplicationId ? { subApplication: merchant.subApplicationId } : {};
   }
 
   /** Creates (or, after a lost race or a half-done create, adopts) the upstream user; returns its uuid. */
