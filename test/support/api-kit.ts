@@ -10,9 +10,9 @@ import {
   uniqueQueuePrefix,
   type CreatedMerchant,
 } from '#libs/testing';
-import type { CreateMerchantDto } from '../../apps/api/src/admin/admin-merchants.dto.js';
-import type { CreateConsentDto } from '../../apps/api/src/consents/consents.dto.js';
-import type { CreateUserDto } from '../../apps/api/src/users/users.dto.js';
+import type { CreateMerchantInput } from '../../apps/api/src/admin/inputs/create-merchant.input.js';
+import type { CreateConsentInput } from '../../apps/api/src/consents/inputs/create-consent.input.js';
+import type { CreateUserInput } from '../../apps/api/src/users/inputs/create-user.input.js';
 import { connectBank } from './bank-consents.js';
 import {
   freePort,
@@ -135,16 +135,16 @@ export function dataOf<T = any>(response: ApiResponse, status = 200): T {
 // ---- request bodies, typed against the DTOs the routes validate with -----------------------------------
 
 export const bodies = {
-  merchant: (overrides: Partial<CreateMerchantDto> = {}) =>
-    ({ name: uniqueName('merchant'), ...overrides }) satisfies CreateMerchantDto,
-  user: (overrides: Partial<CreateUserDto> = {}) =>
-    ({ reference: uniqueName('user'), ...overrides }) satisfies CreateUserDto,
-  consent: (overrides: Partial<CreateConsentDto> = {}) =>
+  merchant: (overrides: Partial<CreateMerchantInput> = {}) =>
+    ({ name: uniqueName('merchant'), ...overrides }) satisfies CreateMerchantInput,
+  user: (overrides: Partial<CreateUserInput> = {}) =>
+    ({ reference: uniqueName('user'), ...overrides }) satisfies CreateUserInput,
+  consent: (overrides: Partial<CreateConsentInput> = {}) =>
     ({
       institutionId: 'sandbox-redirect',
       redirectUrl: 'https://app.merchant.example/banks/done',
       ...overrides,
-    }) satisfies CreateConsentDto,
+    }) satisfies CreateConsentInput,
 };
 
 // ---- a running stack ---------------------------------------------------------------------------------
@@ -184,8 +184,8 @@ export interface StackOptions {
    * row of its database (relays, sweeps, dispatchers, admin lists). `close()` drops the database.
    */
   ownDatabase?: string;
-  /** Where the api and the worker log (a `captureLogger`), for tests that read the logs. */
-  loggers?: { api?: AppLogger; worker?: AppLogger };
+  /** Where the apps log (a `captureLogger`), for tests that read the logs. */
+  loggers?: { api?: AppLogger; worker?: AppLogger; sandbox?: AppLogger };
   /**
    * Sandbox and api on free ports their public URLs name (SANDBOX_PUBLIC_URL, API_PUBLIC_URL), as under
    * `npm start`, instead of random ones behind a fixed API_PUBLIC_URL: for clients outside this process
@@ -236,7 +236,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   try {
     const sandbox = await startSandbox(
       ports ? testConfig({ SANDBOX_PUBLIC_URL: overrides.SANDBOX_PUBLIC_URL }) : undefined,
-      undefined,
+      options.loggers?.sandbox,
       ports?.sandbox,
     );
     started.add(sandbox);

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { currentRequestId } from '#libs/context';
+import { currentContext } from '#libs/context';
 import { redact } from './redact.js';
 
 export type AppLogger = Logger;
@@ -27,10 +27,15 @@ export function createLogger(options: LoggerOptions): AppLogger {
     {
       level: options.level,
       base: { app: options.app, pid: process.pid },
-      // Every line written while a request or job runs names it, without anyone passing its id along.
+      // Every line written while a request or job runs names it (and the merchant it acts for), without
+      // anyone passing them along.
       mixin: () => {
-        const reqId = currentRequestId();
-        return reqId === undefined ? {} : { reqId };
+        const context = currentContext();
+        if (!context) return {};
+        const caller = context.caller;
+        return caller && caller.kind !== 'operator'
+          ? { reqId: context.requestId, merchantId: caller.merchantId }
+          : { reqId: context.requestId };
       },
       timestamp: pino.stdTimeFunctions.isoTime,
       messageKey: 'msg',

@@ -41,6 +41,8 @@ export interface DeliveryWork {
   attempts: number;
   nextAttemptAt: Date | null;
   eventCreatedAt: Date;
+  /** The request or job that recorded the event (merchant_events.request_id), for the logs. */
+  eventRequestId: string | null;
   event: MerchantEventWire;
 }
 
@@ -144,6 +146,7 @@ export class EventDeliveryRepository {
       event_id: string;
       type: MerchantEventWire['type'];
       event_created_at: Date;
+      request_id: string | null;
       created_at: string;
       user_id: string | null;
       data: Record<string, unknown>;
@@ -158,7 +161,7 @@ export class EventDeliveryRepository {
     }>({
       name: 'event-deliveries.work',
       text: `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
-          e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at,
+          e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at, e.request_id,
           ${isoText('e.created_at')} AS created_at, e.user_id, e.data,
           ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
           ep.previous_secret_key_id, ep.previous_secret_expires_at,
@@ -177,6 +180,7 @@ export class EventDeliveryRepository {
       attempts: row.attempts,
       nextAttemptAt: row.next_attempt_at,
       eventCreatedAt: row.event_created_at,
+      eventRequestId: row.request_id,
       event: {
         id: row.event_id,
         type: row.type,

@@ -84,7 +84,13 @@ export class EventDeliveryService implements OnModuleDestroy {
     if (!work.endpoint.failing) await this.endpoints.markFailing(work.endpointId, at);
     if (giveUp) {
       this.logger.warn(
-        { deliveryId, endpointId: work.endpointId, eventId: work.event.id, attempts: work.attempts + 1 },
+        {
+          deliveryId,
+          endpointId: work.endpointId,
+          eventId: work.event.id,
+          eventRequestId: work.eventRequestId,
+          attempts: work.attempts + 1,
+        },
         'event delivery given up',
       );
       return { outcome: 'given-up' };

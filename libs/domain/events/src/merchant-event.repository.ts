@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import { currentRequestId } from '#libs/context';
 import { DatabasePool, isoText, type Prisma } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
@@ -30,15 +31,18 @@ export interface StreamedEvent {
 // One statement: the rows, then a NOTIFY that Postgres delivers when (and only if) the transaction
 // commits, so the relay wakes for committed events and never for rolled-back ones.
 const RECORD_SQL = `WITH inserted AS (
-    INSERT INTO merchant_events (id, merchant_id, user_id, type, data)
-    SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data
-    FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb)
+    INSERT INTO merchant_events (id, merchant_id, user_id, type, data, request_id)
+    SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data, r.request_id
+    FROM jsonb_to_recordset($1::jsonb)
+      AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb, request_id text)
     RETURNING 1)
   SELECT pg_notify('merchant_events', count(*)::text) FROM inserted`;
 
 const WIRE_COLUMNS = `id, type::text AS type, ${isoText('created_at')} AS created_at, user_id, data, stream_seq::text AS stream_seq`;
 
 function recordValues(events: readonly NewMerchantEvent[]): string {
+  // The request or job recording them: the outbox remembers what caused each event.
+  const requestId = currentRequestId() ?? null;
   return JSON.stringify(
     events.map((e) => ({
       id: uuidV7(),
@@ -46,6 +50,7 @@ function recordValues(events: readonly NewMerchantEvent[]): string {
       user_id: e.userId,
       type: e.type,
       data: e.data,
+      request_id: requestId,
     })),
   );
 }

@@ -1,0 +1,88 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger, uniqueName } from '#libs/testing';
+import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { eventually } from './support/sync-kit.js';
+
+/**
+ * One request context: the id a request arrives with (or a job's own) reaches, without any code passing
+ * it along, the upstream calls made for it, and the outbox events its changes record.
+ */
+describe('request context: the request id reaches the upstream and the outbox', () => {
+  const sandboxLogs = captureLogger('sandbox', 'info');
+  let stack: Stack;
+  let tenant: Tenant;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      ownDatabase: 'request_context',
+      worker: true,
+      loggers: { sandbox: sandboxLogs.logger },
+    });
+    tenant = await onboard(stack);
+    db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+  }, 120_000);
+  afterAll(async () => {
+    await db?.end();
+    await stack?.close();
+  });
+
+  const sandboxRequestIds = () =>
+    sandboxLogs.lines
+      .map((line) => JSON.parse(line) as { msg?: string; reqId?: string })
+      .filter((line) => line.msg === 'request')
+      .map((line) => line.reqId);
+
+  it("sends a merchant request's x-request-id with the upstream calls made for it", async () => {
+    const requestId = uniqueName('ctx-user');
+    const created = await tenant.client.call('POST', '/v1/users', {
+      body: { reference: uniqueName('ref') },
+      headers: { 'x-request-id': requestId },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.meta.tracingId).toBe(requestId);
+    const seen = await eventually(
+      'the upstream call in the sandbox log',
+      () => {
+        const ids = sandboxRequestIds().filter((id) => id?.startsWith(requestId));
+        return ids.length > 0 ? ids : undefined;
+      },
+      10_000,
+    );
+    // The first attempt sends the id as is; a retry would add `.a<n>`.
+    expect(seen[0]).toBe(requestId);
+    // Two requests never share an id: another request's calls carry its own.
+    expect(sandboxRequestIds().filter((id) => id?.startsWith(uniqueName('ctx-user')))).toEqual([]);
+  });
+
+  it('records the job that caused an event, and the request that caused one', async () => {
+    const consentId = await connect(stack, tenant);
+    // The first sync, a job of the worker, records its events under the job's own id.
+    const jobEvent = await eventually(
+      'a transactions.changed event of the first sync',
+      async () => {
+        const result = await db.query<{ request_id: string | null }>(
+          `SELECT request_id FROM merchant_events WHERE merchant_id = $1 AND type::text = 'transactions.changed'
+          LIMIT 1`,
+          [tenant.merchant.merchant.id],
+        );
+        return result.rows[0];
+      },
+      60_000,
+    );
+    expect(jobEvent.request_id).toMatch(/^job:sync\.account:/);
+
+    const requestId = uniqueName('ctx-revoke');
+    const revoked = await tenant.client.call('DELETE', `/v1/consents/${consentId}`, {
+      headers: { 'x-request-id': requestId },
+    });
+    expect(revoked.status).toBe(204);
+    const { rows } = await db.query<{ type: string; request_id: string | null }>(
+      `SELECT type::text, request_id FROM merchant_events WHERE data->>'consentId' = $1 ORDER BY seq`,
+      [consentId],
+    );
+    expect(rows.find((r) => r.type === 'consent.revoked')?.request_id).toBe(requestId);
+  }, 120_000);
+});
