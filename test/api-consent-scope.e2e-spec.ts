@@ -86,7 +86,7 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     for (const path of ['/v1/accounts/{accountId}/statements', '/v1/accounts/{accountId}/beneficiaries']) {
       expect(doc.paths[path].get.responses['403'].description).toMatch(/^FORBIDDEN/);
     }
-    expect(doc.components.schemas.SyncSummaryDto.properties.status.enum).toEqual([
+    expect(doc.components.schemas.SyncSummaryOutput.properties.status.enum).toEqual([
       'pending',
       'syncing',
       'synced',

@@ -96,9 +96,9 @@ describe('api: OpenAPI document at /docs and /docs-json', () => {
     );
     for (const schema of [
       'ApiErrorResponse',
-      'CreateMerchantDto',
-      'CreatedMerchantDtoEnvelope',
-      'MerchantDtoListEnvelope',
+      'CreateMerchantInput',
+      'CreatedMerchantOutputEnvelope',
+      'MerchantOutputListEnvelope',
     ]) {
       expect(document.components.schemas, schema).toHaveProperty(schema);
     }

@@ -173,7 +173,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
     );
     const payment = dataOf(paid, 201);
     const doc = (await stack.anonymous.get('/docs-json')).body;
-    const required: string[] = doc.components.schemas.PayeeDto.required;
+    const required: string[] = doc.components.schemas.PayeeOutput.required;
     expect(required).toEqual(expect.arrayContaining(['name', 'accountIdentifications']));
     const answers = {
       'POST /v1/vrp/consents/{id}/payments': payment,

@@ -1,6 +1,6 @@
 import { PrismaService } from '#libs/database';
-import type { CreateSinglePaymentDto } from '../../apps/api/src/payments/payments.dto.js';
-import type { CreateVrpConsentDto } from '../../apps/api/src/vrp/vrp-consents.dto.js';
+import type { CreateSinglePaymentInput } from '../../apps/api/src/payments/inputs/create-single-payment.input.js';
+import type { CreateVrpConsentInput } from '../../apps/api/src/vrp/inputs/create-vrp-consent.input.js';
 import type { Stack } from './api-kit.js';
 import { decideAtBank } from './bank-consents.js';
 
@@ -17,7 +17,7 @@ export const payee = () => ({
 });
 
 export const paymentBodies = {
-  single: (overrides: Partial<CreateSinglePaymentDto> = {}) =>
+  single: (overrides: Partial<CreateSinglePaymentInput> = {}) =>
     ({
       institutionId: 'sandbox-payments',
       amount: { amount: '12.34', currency: 'GBP' },
@@ -25,8 +25,8 @@ export const paymentBodies = {
       reference: 'Order 1234',
       redirectUrl: REDIRECT_URL,
       ...overrides,
-    }) satisfies CreateSinglePaymentDto,
-  vrpConsent: (overrides: Partial<CreateVrpConsentDto> = {}) =>
+    }) satisfies CreateSinglePaymentInput,
+  vrpConsent: (overrides: Partial<CreateVrpConsentInput> = {}) =>
     ({
       institutionId: 'sandbox-payments',
       payee: payee(),
@@ -43,7 +43,7 @@ export const paymentBodies = {
         ],
       },
       ...overrides,
-    }) satisfies CreateVrpConsentDto,
+    }) satisfies CreateVrpConsentInput,
 };
 
 /** The user at the sandbox bank's page, then back through our callback: where the browser lands. */

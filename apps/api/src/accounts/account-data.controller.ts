@@ -24,16 +24,13 @@ import {
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { missing, upstreamFailures } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
-import { listEnvelope } from '../common/paging.js';
-import {
-  BeneficiaryDto,
-  CategorisationDto,
-  CategorisationResultDto,
-  LiveTransactionDto,
-  LiveTransactionsQueryDto,
-  StatementDto,
-  StatementsQueryDto,
-} from './account-data.dto.js';
+import { listEnvelope, pageMeta } from '../common/paging.js';
+import { CategoriseTransactionsInput } from './inputs/categorise-transactions.input.js';
+import { ListLiveTransactionsInput } from './inputs/list-live-transactions.input.js';
+import { ListStatementsInput } from './inputs/list-statements.input.js';
+import { BeneficiaryOutput } from './outputs/beneficiary.output.js';
+import { StatementOutput } from './outputs/statement.output.js';
+import { CategorisationOutput, TransactionOutput } from './outputs/transaction.output.js';
 
 @ApiTags('accounts')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -47,21 +44,19 @@ export class AccountDataController {
     description:
       "Through to the bank with the account's consent (not stored). Up to `limit` (default 1000) statements a page; `meta.nextCursor` is set while more remain.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(StatementDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(StatementOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async statements(
     @Param('accountId') accountId: string,
-    @Query() query: StatementsQueryDto,
+    @Query() query: ListStatementsInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
     const page = await this.data.statements(callerOf(principal), accountId, query, tracingId);
-    return envelope(tracingId, page.statements, {
-      count: page.statements.length,
-      nextCursor: page.nextCursor,
-    });
+    const { meta } = pageMeta(page.statements.length, page.nextCursor);
+    return envelope(tracingId, page.statements, meta);
   }
 
   @Get(':accountId/beneficiaries')
@@ -69,7 +64,7 @@ export class AccountDataController {
     summary: "An account's beneficiaries",
     description: "Through to the bank with the account's consent (not stored).",
   })
-  @ApiOkResponse({ type: ApiEnvelope(BeneficiaryDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(BeneficiaryOutput, { list: true }) })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async beneficiaries(
@@ -89,13 +84,13 @@ export class AccountDataController {
     description:
       'Synchronous: the BFF asks the upstream to categorise, reads the result back and answers both the `categorisationId` and the categorised transactions (amounts as decimal strings). An empty period answers an empty list.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CategorisationResultDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(CategorisationOutput) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async categorise(
     @Param('accountId') accountId: string,
-    @Body() body: CategorisationDto,
+    @Body() body: CategoriseTransactionsInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -114,13 +109,13 @@ export class AccountDataController {
     description:
       "Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(LiveTransactionDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(TransactionOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async live(
     @Param('accountId') accountId: string,
-    @Query() query: LiveTransactionsQueryDto,
+    @Query() query: ListLiveTransactionsInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -134,15 +129,9 @@ export class AccountDataController {
     const page = await this.data.liveTransactions(callerOf(principal), accountId, query, tracingId);
     // The records come as JSON text in the shape served: sent as text, never printed again here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeText(
-      tracingId,
-      page.recordsJson,
-      { count: page.count, nextCursor: page.nextCursor },
-      page.nextCursor
-        ? {
-            next: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live?cursor=${encodeURIComponent(page.nextCursor)}`,
-          }
-        : undefined,
-    );
+    const { meta, links } = pageMeta(page.count, page.nextCursor, {
+      path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live`,
+    });
+    return envelopeText(tracingId, page.recordsJson, meta, links);
   }
 }

@@ -4,9 +4,9 @@ import { AccountsService } from '#libs/domain/accounts';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
-import { ListQueryDto } from '../common/list-query.dto.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { AccountDto } from './accounts.dto.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { keysetPage } from '../common/paging.js';
+import { AccountOutput } from './outputs/account.output.js';
 
 @ApiTags('accounts')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -20,27 +20,23 @@ export class AccountsController {
     description:
       'From the local store (never the bank), with balances and sync state; oldest first, paged by an opaque cursor.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(AccountDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(AccountOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
   async list(
     @Param('userId') userId: string,
-    @Query() query: ListQueryDto,
+    @Query() query: ListInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const limit = query.limit ?? 50;
+    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/accounts`);
     const { accounts, nextAfterId } = await this.accounts.listForUser(
       callerOf(principal),
       userId,
-      limit,
-      decodeCursor(query.cursor),
+      page.limit,
+      page.after,
     );
-    return pageEnvelope(tracingId, accounts, {
-      path: `/v1/users/${encodeURIComponent(userId)}/accounts`,
-      limit,
-      after: nextAfterId,
-    });
+    return page.answer(tracingId, accounts, nextAfterId);
   }
 
   @Get('accounts/:accountId')
@@ -48,7 +44,7 @@ export class AccountsController {
     summary: 'One account',
     description: 'From the local store, with balances and sync state.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(AccountDto) })
+  @ApiOkResponse({ type: ApiEnvelope(AccountOutput) })
   @ApiMissing()
   async get(
     @Param('accountId') accountId: string,

@@ -24,8 +24,10 @@ import {
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
-import { LiveTransactionDto } from './account-data.dto.js';
-import { StoredTransactionsQueryDto, SyncRequestedDto, SyncRunDto } from './sync.dto.js';
+import { pageMeta } from '../common/paging.js';
+import { ListTransactionsInput } from './inputs/list-transactions.input.js';
+import { SyncRequestedOutput, SyncRunOutput } from './outputs/sync-run.output.js';
+import { TransactionOutput } from './outputs/transaction.output.js';
 
 @ApiTags('sync')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -40,7 +42,7 @@ export class SyncController {
     description:
       'Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows.',
   })
-  @ApiAcceptedResponse({ type: ApiEnvelope(SyncRequestedDto) })
+  @ApiAcceptedResponse({ type: ApiEnvelope(SyncRequestedOutput) })
   @ApiNotFoundResponse(missing)
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -57,7 +59,7 @@ export class SyncController {
 
   @Get('syncs/:syncId')
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
-  @ApiOkResponse({ type: ApiEnvelope(SyncRunDto) })
+  @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput) })
   @ApiNotFoundResponse(missing)
   async get(
     @Param('syncId') syncId: string,
@@ -74,12 +76,12 @@ export class SyncController {
     description:
       'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. Empty until the account’s first sync has run: see the account’s `sync.status`.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(LiveTransactionDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(TransactionOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   async transactions(
     @Param('accountId') accountId: string,
-    @Query() query: StoredTransactionsQueryDto,
+    @Query() query: ListTransactionsInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -91,8 +93,7 @@ export class SyncController {
         details: [{ field: 'before', issue: 'must be after from' }],
       });
     }
-    const sort = query.sort ?? '-date';
-    const limit = query.limit ?? 100;
+    const { sort, limit } = query;
     const page = await this.sync.listTransactions(callerOf(principal), accountId, {
       from,
       before,
@@ -101,27 +102,12 @@ export class SyncController {
       limit,
       cursor: query.cursor,
     });
-    let next: string | undefined;
-    if (page.nextCursor) {
-      const params = new URLSearchParams();
-      for (const [key, value] of Object.entries({
-        from: query.from,
-        before: query.before,
-        status: query.status,
-      }))
-        if (value !== undefined) params.set(key, value);
-      params.set('sort', sort);
-      params.set('limit', String(limit));
-      params.set('cursor', page.nextCursor);
-      next = `/v1/accounts/${encodeURIComponent(accountId)}/transactions?${params.toString()}`;
-    }
+    const { meta, links } = pageMeta(page.count, page.nextCursor, {
+      path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions`,
+      query: { from: query.from, before: query.before, status: query.status, sort, limit: String(limit) },
+    });
     // The records are stored as JSON text in the shape served: sent as text, never parsed here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeBytes(
-      tracingId,
-      page.recordsJson,
-      { count: page.count, nextCursor: page.nextCursor },
-      next ? { next } : undefined,
-    );
+    return envelopeBytes(tracingId, page.recordsJson, meta, links);
   }
 }

@@ -1,34 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, Matches } from 'class-validator';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConsentLifecycleRepository } from '#libs/domain/consents';
 import { ApiEnvelope, Auth, AuthKind, TracingId, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-
-export class ConsentCountsQueryDto {
-  @ApiPropertyOptional({ example: 'AUTHORIZED', description: 'Only consents in this status' })
-  @IsOptional()
-  @Matches(/^[A-Z_]{1,64}$/, { message: 'status must be a consent status such as AUTHORIZED' })
-  status?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Only consents expiring before this time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  expiringBefore?: string;
-}
-
-class MerchantConsentCountDto {
-  @ApiProperty({ format: 'uuid' }) merchantId!: string;
-  @ApiProperty() merchantName!: string;
-  @ApiProperty() status!: string;
-  @ApiProperty() count!: number;
-}
-
-class ConsentCountsDto {
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { AUTHORIZED: 1200 } })
-  byStatus!: Record<string, number>;
-  @ApiProperty({ type: [MerchantConsentCountDto] }) byMerchant!: MerchantConsentCountDto[];
-}
+import { CountConsentsInput } from './inputs/count-consents.input.js';
+import { ConsentCountsOutput } from './outputs/consent-counts.output.js';
 
 /** How many customers are about to drop off: consents by status and merchant. */
 @ApiTags('operator')
@@ -43,9 +19,9 @@ export class AdminConsentsController {
     description:
       'For example `?status=AUTHORIZED&expiringBefore=<in 7 days>`: the customers who drop off within a week unless they re-authorise.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentCountsDto) })
+  @ApiOkResponse({ type: ApiEnvelope(ConsentCountsOutput) })
   @ApiInvalid()
-  async counts(@Query() query: ConsentCountsQueryDto, @TracingId() tracingId: string) {
+  async counts(@Query() query: CountConsentsInput, @TracingId() tracingId: string) {
     return envelope(
       tracingId,
       await this.lifecycle.counts({

@@ -1,13 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventEndpointsService } from '#libs/domain/events';
 import { ApiEnvelope, Auth, AuthKind, TracingId } from '#libs/http';
 import { listEnvelope } from '../common/paging.js';
-import { EventEndpointDto } from '../common/event-endpoint.dto.js';
-
-class TroubledEventEndpointDto extends EventEndpointDto {
-  @ApiProperty({ format: 'uuid' }) merchantId!: string;
-}
+import { TroubledEventEndpointOutput } from './outputs/troubled-event-endpoint.output.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -24,7 +20,7 @@ export class AdminEventEndpointsController {
     description:
       'Across merchants, longest-failing first (at most 200): `failingSince` is the first failed attempt since the last success; `disabledAt` and `disabledReason` say when and why deliveries stopped (EVENT_ENDPOINT_DISABLE_AFTER_HOURS without a success). The merchant enables an endpoint again with POST /v1/event-endpoints/{id}/enable.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(TroubledEventEndpointDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(TroubledEventEndpointOutput, { list: true }) })
   async troubled(@TracingId() tracingId: string) {
     const endpoints = (await this.endpoints.troubled()).map((e) => ({
       id: e.id,

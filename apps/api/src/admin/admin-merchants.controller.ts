@@ -10,16 +10,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import {
-  CreateMerchantDto,
-  CreatedApiKeyDto,
-  CreatedMerchantDto,
-  MerchantDto,
-  RotateApiKeyDto,
-} from './admin-merchants.dto.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { keysetPage } from '../common/paging.js';
+import { CreateMerchantInput } from './inputs/create-merchant.input.js';
+import { RotateApiKeyInput } from './inputs/rotate-api-key.input.js';
+import { CreatedApiKeyOutput, CreatedMerchantOutput, MerchantOutput } from './outputs/merchant.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = { type: ApiErrorResponse, description: 'NOT_FOUND' };
@@ -36,7 +33,7 @@ export class AdminMerchantsController {
     description:
       'Creates the merchant and its first API key (shown only here). With `subApplicationId` the upstream is asked whether it knows that sub-application. Not idempotent by key: operator calls have no merchant to scope keys by; a retry creates a second merchant unless it maps the same sub-application (409).',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedMerchantDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedMerchantOutput) })
   @ApiBadRequestResponse({
     ...invalid,
     description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
@@ -45,23 +42,23 @@ export class AdminMerchantsController {
     type: ApiErrorResponse,
     description: 'CONFLICT: another merchant maps this sub-application',
   })
-  async create(@Body() body: CreateMerchantDto, @TracingId() tracingId: string) {
+  async create(@Body() body: CreateMerchantInput, @TracingId() tracingId: string) {
     return envelope(tracingId, await this.merchants.create(body));
   }
 
   @Get()
   @ApiOperation({ summary: 'List merchants', description: 'Oldest first, paged by an opaque cursor.' })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput, { list: true }) })
   @ApiBadRequestResponse(invalid)
-  async list(@Query() query: PageQueryDto, @TracingId() tracingId: string) {
-    const limit = query.limit ?? 50;
-    const { merchants, nextAfterId } = await this.merchants.list(limit, decodeCursor(query.cursor));
-    return pageEnvelope(tracingId, merchants, { path: '/admin/merchants', limit, after: nextAfterId });
+  async list(@Query() query: ListInput, @TracingId() tracingId: string) {
+    const page = keysetPage(query, '/admin/merchants');
+    const { merchants, nextAfterId } = await this.merchants.list(page.limit, page.after);
+    return page.answer(tracingId, merchants, nextAfterId);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One merchant with its API keys (never the keys themselves)' })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantDto) })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
   @ApiNotFoundResponse(missing)
   async get(@Param('id') id: string, @TracingId() tracingId: string) {
     return envelope(tracingId, await this.merchants.get(id));
@@ -74,10 +71,10 @@ export class AdminMerchantsController {
     description:
       'The new key is shown only here; the old keys keep working until revoked. A secret shown once is stored nowhere: an idempotent replay (same Idempotency-Key and body) answers the same key record **without** `key`. A client that lost the first answer revokes that key id and rotates again with a new Idempotency-Key.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedApiKeyDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedApiKeyOutput) })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
-  async rotate(@Param('id') id: string, @Body() body: RotateApiKeyDto, @TracingId() tracingId: string) {
+  async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput, @TracingId() tracingId: string) {
     return envelope(tracingId, await this.merchants.rotateKey(id, body.name));
   }
 

@@ -7,9 +7,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { UpstreamApplicationsService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, PageQueryDto, TracingId } from '#libs/http';
-import { UpstreamApplicationDto } from './admin-merchants.dto.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId } from '#libs/http';
+import { ListInput } from '../common/inputs/list.input.js';
+import { keysetPage } from '../common/paging.js';
+import { UpstreamApplicationOutput } from './outputs/upstream-application.output.js';
 
 @ApiTags('operator')
 @Auth(AuthKind.Operator)
@@ -23,17 +24,13 @@ export class AdminUpstreamController {
     description:
       'Straight through to the upstream (GET /applications), its offset paging behind an opaque cursor.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UpstreamApplicationDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(UpstreamApplicationOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
-  async list(@Query() query: PageQueryDto, @TracingId() tracingId: string) {
-    const limit = query.limit ?? 50;
-    const offset = Number(decodeCursor(query.cursor, /^\d{1,9}$/) ?? 0);
-    const { applications, nextOffset } = await this.applications.page(offset, limit);
-    return pageEnvelope(tracingId, applications, {
-      path: '/admin/upstream/applications',
-      limit,
-      after: nextOffset !== null ? String(nextOffset) : null,
-    });
+  async list(@Query() query: ListInput, @TracingId() tracingId: string) {
+    // The upstream pages by offset: the key a page starts after is the offset it starts at.
+    const page = keysetPage(query, '/admin/upstream/applications', { key: /^\d{1,9}$/ });
+    const { applications, nextOffset } = await this.applications.page(Number(page.after ?? 0), page.limit);
+    return page.answer(tracingId, applications, nextOffset !== null ? String(nextOffset) : null);
   }
 }

@@ -17,3 +17,6 @@ export const IsInstitutionId = () =>
     Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' }),
   );
 export const IsOptionalDateTime = () => applyDecorators(IsOptional(), IsISO8601({ strict: true }));
+/** What UK payment schemes carry in a reference: printable ASCII. */
+export const IsPaymentReference = () =>
+  Matches(/^[\x20-\x7E]+$/, { message: 'reference must be printable ASCII characters' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, listEnvelope, pageEnvelope } from './paging.js';
+import { decodeCursor, encodeCursor, keysetPage, listEnvelope, pageMeta } from './paging.js';
 
 const ID = '0190c0de-0000-7000-8000-000000000001';
 
@@ -24,18 +24,30 @@ describe('keyset paging: cursors and the page envelope', () => {
   });
 
   it('gives the next page’s cursor and link, with the filters, until the last page', () => {
-    const page = pageEnvelope('t-1', [{ id: 1 }], {
-      path: '/v1/users',
-      limit: 1,
-      after: ID,
+    const page = keysetPage({ limit: 1, cursor: encodeCursor(ID) }, '/v1/users', {
       filters: { reference: 'a b', skipped: undefined },
     });
-    expect(page.meta).toMatchObject({ tracingId: 't-1', count: 1, nextCursor: encodeCursor(ID) });
-    expect(page.links?.next).toBe(`/v1/users?reference=a+b&limit=1&cursor=${encodeCursor(ID)}`);
+    expect(page).toMatchObject({ limit: 1, after: ID });
+    const answer = page.answer('t-1', [{ id: 1 }], ID);
+    expect(JSON.stringify(answer)).toBe(
+      JSON.stringify({
+        data: [{ id: 1 }],
+        meta: { tracingId: 't-1', count: 1, nextCursor: encodeCursor(ID) },
+        links: { next: `/v1/users?reference=a+b&limit=1&cursor=${encodeCursor(ID)}` },
+      }),
+    );
 
-    const last = pageEnvelope('t-2', [], { path: '/v1/users', limit: 1, after: null });
+    const last = keysetPage({ limit: 1 }, '/v1/users').answer('t-2', [], null);
     expect(last.meta).toMatchObject({ count: 0, nextCursor: null });
-    expect(last.links).toBeUndefined();
+    expect(last).not.toHaveProperty('links');
+  });
+
+  it('links a pass-through list’s own cursor, and leaves a list without a path unlinked', () => {
+    expect(pageMeta(2, 'a.b', { path: '/v1/x', query: { sort: '-date', from: undefined } })).toEqual({
+      meta: { count: 2, nextCursor: 'a.b' },
+      links: { next: '/v1/x?sort=-date&cursor=a.b' },
+    });
+    expect(pageMeta(2, 'a.b')).toEqual({ meta: { count: 2, nextCursor: 'a.b' } });
   });
 
   it('gives a list whole in one answer the same meta as a last page: count and a null nextCursor', () => {

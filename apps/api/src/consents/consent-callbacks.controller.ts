@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nest
 import type { FastifyReply } from 'fastify';
 import { RedirectConsentsService } from '#libs/domain/consents';
 import { ApiErrorResponse, Public, TracingId } from '#libs/http';
-import { ConsentCallbackQueryDto } from './consent-callbacks.dto.js';
+import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
 
 @ApiTags('consents')
 @Controller('v1/callbacks/consents')
@@ -25,7 +25,7 @@ export class ConsentCallbacksController {
     description: 'VALIDATION_FAILED: invalid, expired or used state',
   })
   async callback(
-    @Query() query: ConsentCallbackQueryDto,
+    @Query() query: ConsentCallbackInput,
     @TracingId() tracingId: string,
     @Res() reply: FastifyReply,
   ): Promise<void> {

@@ -18,24 +18,19 @@ import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, en
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
-import { ConsentDto } from '../common/consent.dto.js';
-import { ListQueryDto } from '../common/list-query.dto.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import {
-  CreateConsentDto,
-  CreatedConsentDto,
-  PreAuthorisationDto,
-  PreAuthorisationResultDto,
-  ReauthorisationDto,
-  ReauthoriseConsentDto,
-} from './consents.dto.js';
-import {
-  ConsentStatusDto,
-  CreateEmbeddedConsentDto,
-  EmbeddedConsentDto,
-  ScaCodeDto,
-  SelectScaMethodDto,
-} from './embedded-consents.dto.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { ConsentOutput } from '../common/outputs/consent.output.js';
+import { keysetPage } from '../common/paging.js';
+import { CreateConsentInput } from './inputs/create-consent.input.js';
+import { CreateEmbeddedConsentInput } from './inputs/create-embedded-consent.input.js';
+import { ReauthoriseConsentInput } from './inputs/reauthorise-consent.input.js';
+import { SelectScaMethodInput } from './inputs/select-sca-method.input.js';
+import { SubmitScaCodeInput } from './inputs/submit-sca-code.input.js';
+import { UpdatePreAuthorisationInput } from './inputs/update-pre-authorisation.input.js';
+import { CreatedConsentOutput } from './outputs/created-consent.output.js';
+import { ConsentStatusOutput, EmbeddedConsentOutput } from './outputs/embedded-consent.output.js';
+import { PreAuthorisationOutput } from './outputs/pre-authorisation.output.js';
+import { ReauthorisationOutput } from './outputs/reauthorisation.output.js';
 
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
 const NOT_USABLE =
@@ -59,12 +54,12 @@ export class ConsentsController {
     description:
       "Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. Connecting a bank the user has connected before (after a revocation or an expiry, say) carries their accounts there over to the new consent: same account ids, transactions and sync history, none twice. An account is matched by its upstream account id, else by its sort code and account number, IBAN or full card number. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedConsentDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedConsentOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the institution or scopes)')
   @ApiUpstreamErrors()
   async create(
     @Param('userId') userId: string,
-    @Body() body: CreateConsentDto,
+    @Body() body: CreateConsentInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -79,12 +74,12 @@ export class ConsentsController {
     description:
       "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Accepts Idempotency-Key; the credentials are left out of the stored request fingerprint, so a replay with the same key and other fields returns the first answer.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)')
   @ApiUpstreamErrors()
   async createEmbedded(
     @Param('userId') userId: string,
-    @Body() body: CreateEmbeddedConsentDto,
+    @Body() body: CreateEmbeddedConsentInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -100,12 +95,12 @@ export class ConsentsController {
     summary: 'Embedded flow: choose the SCA method',
     description: 'Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).',
   })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentStatusDto) })
+  @ApiOkResponse({ type: ApiEnvelope(ConsentStatusOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: an unknown method)')
   @ApiUpstreamErrors(WRONG_STEP)
   async selectScaMethod(
     @Param('consentId') consentId: string,
-    @Body() body: SelectScaMethodDto,
+    @Body() body: SelectScaMethodInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -122,12 +117,12 @@ export class ConsentsController {
     description:
       'Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.',
   })
-  @ApiAcceptedResponse({ type: ApiEnvelope(ConsentStatusDto) })
+  @ApiAcceptedResponse({ type: ApiEnvelope(ConsentStatusOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: a wrong code)')
   @ApiUpstreamErrors(WRONG_STEP)
   async submitScaCode(
     @Param('consentId') consentId: string,
-    @Body() body: ScaCodeDto,
+    @Body() body: SubmitScaCodeInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -144,12 +139,12 @@ export class ConsentsController {
     description:
       "Renews a consent that is still AUTHORIZED (or asks again while AWAITING_RE_AUTHORIZATION), before it expires: asks the upstream for a re-authorisation with the stored consent token and answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending. The callback then stores the new token and expiry (the bank's new span, 90 days from the approval at most) and 302s to `redirectUrl?consentId=…&status=…`. A consent that has ended (REVOKED, EXPIRED, REJECTED, FAILED) is not renewed (409 CONSENT_NOT_AUTHORISED): connect the bank again with POST /v1/users/{userId}/consents; the user's accounts carry over to the new consent with their ids and transactions.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(ReauthorisationDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(ReauthorisationOutput) })
   @ApiInvalid()
   @ApiUpstreamErrors(NOT_USABLE)
   async reauthorise(
     @Param('consentId') consentId: string,
-    @Body() body: ReauthoriseConsentDto,
+    @Body() body: ReauthoriseConsentInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -165,12 +160,12 @@ export class ConsentsController {
     description:
       "Sends the new scopes (and dates) upstream with the stored consent token. The PSU approves them at the bank: the answer carries `authorisationUrl`, and the callback completes it as for a new consent, redirecting to `redirectUrl` (default: the consent's current one).",
   })
-  @ApiOkResponse({ type: ApiEnvelope(PreAuthorisationResultDto) })
+  @ApiOkResponse({ type: ApiEnvelope(PreAuthorisationOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the scopes)')
   @ApiUpstreamErrors(NOT_USABLE)
   async updatePreAuthorisation(
     @Param('consentId') consentId: string,
-    @Body() body: PreAuthorisationDto,
+    @Body() body: UpdatePreAuthorisationInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -182,32 +177,28 @@ export class ConsentsController {
 
   @Get('users/:userId/consents')
   @ApiOperation({ summary: "A user's consents", description: 'Newest first, paged by an opaque cursor.' })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(ConsentOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
   async list(
     @Param('userId') userId: string,
-    @Query() query: ListQueryDto,
+    @Query() query: ListInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const limit = query.limit ?? 50;
+    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/consents`);
     const { consents, nextBeforeId } = await this.consents.listForUser(
       callerOf(principal),
       userId,
-      limit,
-      decodeCursor(query.cursor),
+      page.limit,
+      page.after,
     );
-    return pageEnvelope(tracingId, consents, {
-      path: `/v1/users/${encodeURIComponent(userId)}/consents`,
-      limit,
-      after: nextBeforeId,
-    });
+    return page.answer(tracingId, consents, nextBeforeId);
   }
 
   @Get('consents/:consentId')
   @ApiOperation({ summary: 'One consent', description: 'Status, scope and dates; never the consent token.' })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentDto) })
+  @ApiOkResponse({ type: ApiEnvelope(ConsentOutput) })
   @ApiMissing()
   async get(
     @Param('consentId') consentId: string,

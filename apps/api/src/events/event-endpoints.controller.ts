@@ -9,21 +9,20 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
-import { ApiEnvelope, Auth, AuthKind, PageQueryDto, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { decodeCursor, listEnvelope, pageEnvelope } from '../common/paging.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { EventEndpointDto } from '../common/event-endpoint.dto.js';
-import {
-  CreateEventEndpointDto,
-  EventDeliveryDto,
-  EventEndpointWithSecretDto,
-  MerchantEventDto,
-} from './events.dto.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { EventEndpointOutput } from '../common/outputs/event-endpoint.output.js';
+import { keysetPage, listEnvelope } from '../common/paging.js';
+import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.js';
+import { EventDeliveryOutput } from './outputs/event-delivery.output.js';
+import { EventEndpointWithSecretOutput } from './outputs/event-endpoint-with-secret.output.js';
+import { MerchantEventOutput } from './outputs/merchant-event.output.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-function view(endpoint: EventEndpointView): EventEndpointDto {
+function view(endpoint: EventEndpointView): EventEndpointOutput {
   return {
     id: endpoint.id,
     url: endpoint.url,
@@ -41,7 +40,7 @@ function view(endpoint: EventEndpointView): EventEndpointDto {
  * business with the merchant's backend endpoints or their secrets.
  */
 @ApiTags('events')
-@ApiExtraModels(MerchantEventDto)
+@ApiExtraModels(MerchantEventOutput)
 @Auth(AuthKind.Merchant)
 @Controller('v1/event-endpoints')
 export class EventEndpointsController {
@@ -52,12 +51,12 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
-      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventDto schema), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
+      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
   @ApiInvalid()
   async create(
-    @Body() body: CreateEventEndpointDto,
+    @Body() body: CreateEventEndpointInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -70,7 +69,7 @@ export class EventEndpointsController {
 
   @Get()
   @ApiOperation({ summary: 'The merchant’s event endpoints, newest first' })
-  @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput, { list: true }) })
   async list(@Principal() principal: Principal, @TracingId() tracingId: string) {
     const endpoints = (await this.endpoints.list(principal.merchantId!)).map(view);
     return listEnvelope(tracingId, endpoints);
@@ -78,7 +77,7 @@ export class EventEndpointsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One event endpoint (with why it is disabled, if it is)' })
-  @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto) })
+  @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
   @ApiMissing()
   async get(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
     return envelope(tracingId, view(await this.endpoints.get(principal.merchantId!, id)));
@@ -99,7 +98,7 @@ export class EventEndpointsController {
     description:
       'Answers a new secret, shown once. For 24 h deliveries carry two signatures (new and previous secret), so the receiver can switch at leisure; after that, only the new one.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
   @ApiMissing()
   async rotate(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(principal.merchantId!, id);
@@ -113,7 +112,7 @@ export class EventEndpointsController {
     description:
       'Deliveries resume for events from now on; those that failed while it was disabled can be sent again with the retry route.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(EventEndpointDto) })
+  @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
   @ApiMissing()
   async enable(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
     return envelope(tracingId, view(await this.endpoints.enable(principal.merchantId!, id)));
@@ -125,24 +124,24 @@ export class EventEndpointsController {
     description:
       'Attempts, the last answer’s status or error, and when the next attempt is due. Keyset-paged.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(EventDeliveryDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(EventDeliveryOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
   async deliveries(
     @Param('id') id: string,
-    @Query() query: PageQueryDto,
+    @Query() query: ListInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const limit = query.limit ?? 50;
-    const beforeId = decodeCursor(query.cursor) ?? null;
-    const page = await this.endpoints.deliveriesOf(principal.merchantId!, id, { beforeId, limit: limit + 1 });
-    const items = page.slice(0, limit);
-    return pageEnvelope(tracingId, items, {
-      path: `/v1/event-endpoints/${id}/deliveries`,
-      limit,
-      after: page.length > limit ? items[items.length - 1].id : null,
+    const page = keysetPage(query, `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries`);
+    const { limit } = page;
+    // One more than the page: whether it exists says whether there is a next page.
+    const rows = await this.endpoints.deliveriesOf(principal.merchantId!, id, {
+      beforeId: page.after ?? null,
+      limit: limit + 1,
     });
+    const items = rows.slice(0, limit);
+    return page.answer(tracingId, items, rows.length > limit ? items[items.length - 1].id : null);
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
@@ -152,7 +151,7 @@ export class EventEndpointsController {
     description:
       'Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.',
   })
-  @ApiAcceptedResponse({ type: ApiEnvelope(EventDeliveryDto) })
+  @ApiAcceptedResponse({ type: ApiEnvelope(EventDeliveryOutput) })
   @ApiMissing()
   async retry(
     @Param('id') id: string,

@@ -9,8 +9,9 @@ import {
 } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { InstitutionDto, InstitutionsQueryDto } from './institutions.dto.js';
+import { keysetPage } from '../common/paging.js';
+import { ListInstitutionsInput } from './inputs/list-institutions.input.js';
+import { InstitutionOutput } from './outputs/institution.output.js';
 
 const INSTITUTION_ID = /^[\x20-\x7e]{1,255}$/;
 const upstreamDown = {
@@ -30,27 +31,19 @@ export class InstitutionsController {
     description:
       'Served from the cache the worker refreshes (filled from the upstream on the first read if empty). Filters combine; ordered by id, paged by an opaque cursor.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(InstitutionDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(InstitutionOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiServiceUnavailableResponse(upstreamDown)
-  async list(@Query() query: InstitutionsQueryDto, @TracingId() tracingId: string) {
-    const limit = query.limit ?? 50;
-    const { institutions, nextAfterId } = await this.institutions.list(
-      { country: query.country, feature: query.feature, q: query.q },
-      limit,
-      decodeCursor(query.cursor, INSTITUTION_ID),
-    );
-    return pageEnvelope(tracingId, institutions, {
-      path: '/v1/institutions',
-      limit,
-      after: nextAfterId,
-      filters: { country: query.country, feature: query.feature, q: query.q },
-    });
+  async list(@Query() query: ListInstitutionsInput, @TracingId() tracingId: string) {
+    const filters = { country: query.country, feature: query.feature, q: query.q };
+    const page = keysetPage(query, '/v1/institutions', { key: INSTITUTION_ID, filters });
+    const { institutions, nextAfterId } = await this.institutions.list(filters, page.limit, page.after);
+    return page.answer(tracingId, institutions, nextAfterId);
   }
 
   @Get(':institutionId')
   @ApiOperation({ summary: 'One institution, with its features' })
-  @ApiOkResponse({ type: ApiEnvelope(InstitutionDto) })
+  @ApiOkResponse({ type: ApiEnvelope(InstitutionOutput) })
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND' })
   @ApiServiceUnavailableResponse(upstreamDown)
   async get(@Param('institutionId') institutionId: string, @TracingId() tracingId: string) {

@@ -6,10 +6,10 @@ import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-respons
 import { callerOf } from '../common/caller.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { ListQueryDto } from '../common/list-query.dto.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { PaymentDto } from '../common/payment.dto.js';
-import { CreateSinglePaymentDto } from './payments.dto.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { PaymentOutput } from '../common/outputs/payment.output.js';
+import { keysetPage } from '../common/paging.js';
+import { CreateSinglePaymentInput } from './inputs/create-single-payment.input.js';
 
 /** Single payments, and every payment of a user, single and VRP (API.md, "Payments and VRP"). */
 @ApiTags('payments')
@@ -28,7 +28,7 @@ export class PaymentsController {
     description:
       'Needs an Idempotency-Key (a retry with it returns the same payment). Asks the upstream for a single-use payment consent and answers the payment, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. When the user approves, the callback makes the payment exactly once and sends the browser to `redirectUrl?paymentId=…&consentId=…&status=…`; `payment.completed` or `payment.failed` follows once (webhook, or the status poll). The consent is spent: it never pays twice.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(PaymentDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(PaymentOutput) })
   @ApiInvalid(
     'VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, or the upstream refused the institution',
   )
@@ -36,7 +36,7 @@ export class PaymentsController {
   @ApiUpstreamErrors()
   async createSingle(
     @Param('userId') userId: string,
-    @Body() body: CreateSinglePaymentDto,
+    @Body() body: CreateSinglePaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
@@ -47,27 +47,23 @@ export class PaymentsController {
 
   @Get('users/:userId/payments')
   @ApiOperation({ summary: 'A user’s payments, single and VRP, newest first (keyset-paged)' })
-  @ApiOkResponse({ type: ApiEnvelope(PaymentDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(PaymentOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
   async list(
     @Param('userId') userId: string,
-    @Query() query: ListQueryDto,
+    @Query() query: ListInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const limit = query.limit ?? 50;
+    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/payments`);
     const { payments, nextBeforeId } = await this.payments.listForUser(
       callerOf(principal),
       userId,
-      limit,
-      decodeCursor(query.cursor),
+      page.limit,
+      page.after,
     );
-    return pageEnvelope(tracingId, payments, {
-      path: `/v1/users/${encodeURIComponent(userId)}/payments`,
-      limit,
-      after: nextBeforeId,
-    });
+    return page.answer(tracingId, payments, nextBeforeId);
   }
 
   @Get('payments/:paymentId')
@@ -76,7 +72,7 @@ export class PaymentsController {
     description:
       'The status comes from the upstream’s webhooks, with the worker’s status poll as the fallback; read from our database, never the bank.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(PaymentDto) })
+  @ApiOkResponse({ type: ApiEnvelope(PaymentOutput) })
   @ApiMissing()
   async get(
     @Param('paymentId') paymentId: string,

@@ -1,20 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { ApiOkResponse, ApiProperty, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import { ApiErrorResponse, Public } from '#libs/http';
 import { DependencyHealthIndicators } from './dependency-health.indicators.js';
+import { HealthResultOutput } from './outputs/health-result.output.js';
 import { UpstreamHealthIndicator } from './upstream-health.indicator.js';
-
-/** Terminus's answer when every check passes (its own 503 body never leaves: the error filter sends ours). */
-class HealthResultDto {
-  @ApiProperty({ enum: ['ok'] }) status: 'ok';
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { type: 'object', properties: { status: { type: 'string', enum: ['up'] } } },
-    description: 'One entry per dependency checked',
-  })
-  details: Record<string, { status: 'up' }>;
-}
 
 // Terminus's own Swagger documentation is switched off: it writes a Swagger 2 `schema` beside `content`.
 const NOT_READY = {
@@ -33,7 +23,7 @@ export class HealthController {
 
   /** The process is up and its event loop answers; no dependency is consulted. */
   @Get('live')
-  @ApiOkResponse({ type: HealthResultDto })
+  @ApiOkResponse({ type: HealthResultOutput })
   @ApiServiceUnavailableResponse(NOT_READY)
   @HealthCheck({ swaggerDocumentation: false })
   live(): Promise<HealthCheckResult> {
@@ -42,7 +32,7 @@ export class HealthController {
 
   /** Postgres, Redis and the upstream all answer; 503 in the error envelope, naming the failing ones, if not. */
   @Get('ready')
-  @ApiOkResponse({ type: HealthResultDto })
+  @ApiOkResponse({ type: HealthResultOutput })
   @ApiServiceUnavailableResponse(NOT_READY)
   @HealthCheck({ swaggerDocumentation: false })
   ready(): Promise<HealthCheckResult> {

@@ -1,12 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
-
-class MeDto {
-  @ApiProperty({ enum: [AuthKind.Merchant, AuthKind.UserSession] }) kind: string;
-  @ApiProperty({ format: 'uuid' }) merchantId: string;
-  @ApiPropertyOptional({ format: 'uuid', description: 'Session tokens only' }) userId?: string;
-}
+import { MeOutput } from './outputs/me.output.js';
 
 @ApiTags('merchant')
 @Controller('v1/me')
@@ -18,7 +13,7 @@ export class MeController {
     description:
       'The caller as the BFF sees it: an API key names its merchant, a session token also its user.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(MeDto) })
+  @ApiOkResponse({ type: ApiEnvelope(MeOutput) })
   me(@Principal() principal: Principal, @TracingId() tracingId: string) {
     return envelope(tracingId, {
       kind: principal.kind,

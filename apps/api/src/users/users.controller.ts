@@ -39,8 +39,12 @@ import {
   envelope,
 } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { CreateUserDto, UpdateUserDto, UserDto, UserSessionDto, UsersQueryDto } from './users.dto.js';
+import { keysetPage } from '../common/paging.js';
+import { CreateUserInput } from './inputs/create-user.input.js';
+import { ListUsersInput } from './inputs/list-users.input.js';
+import { UpdateUserInput } from './inputs/update-user.input.js';
+import { UserSessionOutput } from './outputs/user-session.output.js';
+import { UserOutput } from './outputs/user.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = {
@@ -56,7 +60,7 @@ const upstreamDown = {
 const merchantOf = (principal: Principal) => principal.merchantId as string;
 
 @ApiTags('users')
-@ApiExtraModels(UserDto)
+@ApiExtraModels(UserOutput)
 @Controller('v1/users')
 export class UsersController {
   constructor(
@@ -72,12 +76,12 @@ export class UsersController {
     description:
       "Creates the user locally and upstream (on the merchant's sub-application, if any). 201 when created, 200 with the same body when the merchant already has a user with this reference; concurrent creates of one reference yield one user. If the upstream fails, the error is returned and a retry finishes the same user. With Idempotency-Key, a replay returns the first answer's body with status 201.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(UserDto), description: 'Created' })
-  @ApiOkResponse({ type: ApiEnvelope(UserDto), description: 'Already existed (same body)' })
+  @ApiCreatedResponse({ type: ApiEnvelope(UserOutput), description: 'Created' })
+  @ApiOkResponse({ type: ApiEnvelope(UserOutput), description: 'Already existed (same body)' })
   @ApiBadRequestResponse(invalid)
   @ApiServiceUnavailableResponse(upstreamDown)
   async create(
-    @Body() body: CreateUserDto,
+    @Body() body: CreateUserInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -100,8 +104,8 @@ export class UsersController {
       properties: {
         data: {
           oneOf: [
-            { $ref: getSchemaPath(UserDto) },
-            { type: 'array', items: { $ref: getSchemaPath(UserDto) } },
+            { $ref: getSchemaPath(UserOutput) },
+            { type: 'array', items: { $ref: getSchemaPath(UserOutput) } },
           ],
         },
         meta: { type: 'object' },
@@ -112,7 +116,7 @@ export class UsersController {
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
   async list(
-    @Query() query: UsersQueryDto,
+    @Query() query: ListUsersInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -120,9 +124,9 @@ export class UsersController {
     if (query.reference !== undefined) {
       return envelope(tracingId, await this.users.findByReference(merchantId, query.reference));
     }
-    const limit = query.limit ?? 50;
-    const { users, nextAfterId } = await this.users.list(merchantId, limit, decodeCursor(query.cursor));
-    return pageEnvelope(tracingId, users, { path: '/v1/users', limit, after: nextAfterId });
+    const page = keysetPage(query, '/v1/users');
+    const { users, nextAfterId } = await this.users.list(merchantId, page.limit, page.after);
+    return page.answer(tracingId, users, nextAfterId);
   }
 
   @Get(':userId')
@@ -132,7 +136,7 @@ export class UsersController {
     description:
       'A session token may read only its own user; any other user answers 404, like a missing one.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UserDto) })
+  @ApiOkResponse({ type: ApiEnvelope(UserOutput) })
   @ApiNotFoundResponse(missing)
   async get(
     @Param('userId') userId: string,
@@ -149,7 +153,7 @@ export class UsersController {
     description:
       'Sent upstream first as a JSON-patch of `replace` operations (a new reference also renames the upstream applicationUserId); nothing changes locally if the upstream refuses. Merchant key only: a browser must not rename or re-flag its user.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UserDto) })
+  @ApiOkResponse({ type: ApiEnvelope(UserOutput) })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
   @ApiConflictResponse({
@@ -160,7 +164,7 @@ export class UsersController {
   @ApiServiceUnavailableResponse(upstreamDown)
   async update(
     @Param('userId') userId: string,
-    @Body() body: UpdateUserDto,
+    @Body() body: UpdateUserInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
@@ -193,7 +197,7 @@ export class UsersController {
     description:
       "The token may call only this user's routes. No Idempotency-Key: minting has no side effect, so a retry simply mints another, and a stored answer would keep a live token at rest.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(UserSessionDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(UserSessionOutput) })
   @ApiNotFoundResponse(missing)
   async createSession(
     @Param('userId') userId: string,

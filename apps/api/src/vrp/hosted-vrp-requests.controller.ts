@@ -4,7 +4,7 @@ import { FinancialDataService } from '#libs/domain/financial-data';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
-import { HostedVrpRequestViewDto } from './hosted-vrp-requests.dto.js';
+import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
 @ApiTags('vrp')
 @Auth(AuthKind.Merchant)
@@ -18,7 +18,7 @@ export class HostedVrpRequestsController {
     description:
       "Asked upstream as the merchant's sub-application, which owns the request: another application's request is 404. A merchant without a sub-application shares the upstream root application with other merchants and cannot prove it owns a hosted request, so it always gets 404 NOT_FOUND. The consent token of a succeeded request is never returned, only the upstream consent id.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(HostedVrpRequestViewDto) })
+  @ApiOkResponse({ type: ApiEnvelope(HostedVrpRequestOutput) })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async get(

@@ -5,7 +5,8 @@ import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#li
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { CreateVrpConsentDto, CreatedVrpConsentDto } from './vrp-consents.dto.js';
+import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
+import { CreatedVrpConsentOutput } from './outputs/created-vrp-consent.output.js';
 
 /** Setting up a sweeping VRP consent for a user (API.md, "Payments and VRP"). */
 @ApiTags('payments')
@@ -23,13 +24,13 @@ export class UserVrpConsentsController {
     description:
       'Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedVrpConsentDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(CreatedVrpConsentOutput) })
   @ApiInvalid('VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them')
   @ApiMissing()
   @ApiUpstreamErrors()
   async createVrpConsent(
     @Param('userId') userId: string,
-    @Body() body: CreateVrpConsentDto,
+    @Body() body: CreateVrpConsentInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {

@@ -4,8 +4,9 @@ import { VrpConsentsService } from '#libs/domain/payments';
 import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
-import { FundsConfirmationDto, FundsConfirmationViewDto } from './funds-confirmation.dto.js';
-import { VrpConsentDto } from './vrp-consents.dto.js';
+import { ConfirmFundsInput } from './inputs/confirm-funds.input.js';
+import { FundsConfirmationOutput } from './outputs/funds-confirmation.output.js';
+import { VrpConsentOutput } from './outputs/vrp-consent.output.js';
 
 @ApiTags('vrp')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -19,7 +20,7 @@ export class VrpConsentsController {
     description:
       "The consent's status as the upstream holds it, the control parameters payments are checked against (amounts as decimal strings) and, per periodic limit, the current period, the period's limit (pro-rated in a first CALENDAR period), what this BFF's payments under the consent add up to in it, and what is left: the most one more payment may be now. These come from the very query the limit check runs, at the same clock.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(VrpConsentDto) })
+  @ApiOkResponse({ type: ApiEnvelope(VrpConsentOutput) })
   @ApiMissing()
   @upstreamFailures()
   async get(
@@ -37,13 +38,13 @@ export class VrpConsentsController {
     description:
       'Nothing is created, so 200 and no Idempotency-Key. The amount is a decimal string as for a payment (at most the currency’s decimals, at most 15 significant digits); it reaches the upstream as the exactly equal JSON number.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(FundsConfirmationViewDto) })
+  @ApiOkResponse({ type: ApiEnvelope(FundsConfirmationOutput) })
   @ApiInvalid()
   @ApiMissing()
   @upstreamFailures()
   async fundsConfirmation(
     @Param('consentId') consentId: string,
-    @Body() body: FundsConfirmationDto,
+    @Body() body: ConfirmFundsInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {

@@ -3,41 +3,19 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiProperty,
-  ApiPropertyOptional,
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { callerOf } from '../common/caller.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { ListQueryDto } from '../common/list-query.dto.js';
-import { decodeCursor, pageEnvelope } from '../common/paging.js';
-import { IsPaymentReference, PaymentAmountDto, PaymentDto } from '../common/payment.dto.js';
-
-export class VrpPaymentInputDto {
-  @ApiProperty({
-    type: PaymentAmountDto,
-    description: 'A decimal string of the consent’s currency, never rounded',
-  })
-  @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PaymentAmountDto)
-  amount!: PaymentAmountDto;
-
-  @ApiPropertyOptional({ maxLength: 18, example: 'Sweep' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(18)
-  @IsPaymentReference()
-  reference?: string;
-}
+import { ListInput } from '../common/inputs/list.input.js';
+import { PaymentOutput } from '../common/outputs/payment.output.js';
+import { keysetPage } from '../common/paging.js';
+import { CreateVrpPaymentInput } from './inputs/create-vrp-payment.input.js';
 
 /** Payments under a sweeping VRP consent, within its limits (API.md, "Payments and VRP"). */
 @ApiTags('vrp')
@@ -53,7 +31,7 @@ export class VrpPaymentsController {
     description:
       'Needs an Idempotency-Key (a retry with it returns the same payment). Checked here before the bank is asked: the per-payment maximum, and every periodic limit in its current period (aligned to the consent or the calendar), counting this BFF’s payments under the consent that may have moved money. The check and the reservation are one atomic step, so concurrent payments cannot overspend together. A payment that would break a limit gets 422 VRP_LIMIT_EXCEEDED naming the limit and the headroom left.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(PaymentDto) })
+  @ApiCreatedResponse({ type: ApiEnvelope(PaymentOutput) })
   @ApiInvalid(
     'VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key',
   )
@@ -62,7 +40,7 @@ export class VrpPaymentsController {
   @upstreamFailures()
   async pay(
     @Param('consentId') consentId: string,
-    @Body() body: VrpPaymentInputDto,
+    @Body() body: CreateVrpPaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
@@ -86,26 +64,22 @@ export class VrpPaymentsController {
     summary: 'The payments made under a sweeping VRP consent, newest first (keyset-paged)',
     description: 'Readable after the consent has ended (revoked or expired) too.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(PaymentDto, { list: true }) })
+  @ApiOkResponse({ type: ApiEnvelope(PaymentOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
   async list(
     @Param('consentId') consentId: string,
-    @Query() query: ListQueryDto,
+    @Query() query: ListInput,
     @Principal() principal: Principal,
     @TracingId() tracingId: string,
   ) {
-    const limit = query.limit ?? 50;
+    const page = keysetPage(query, `/v1/vrp/consents/${encodeURIComponent(consentId)}/payments`);
     const { payments, nextBeforeId } = await this.payments.list(
       callerOf(principal),
       consentId,
-      limit,
-      decodeCursor(query.cursor),
+      page.limit,
+      page.after,
     );
-    return pageEnvelope(tracingId, payments, {
-      path: `/v1/vrp/consents/${encodeURIComponent(consentId)}/payments`,
-      limit,
-      after: nextBeforeId,
-    });
+    return page.answer(tracingId, payments, nextBeforeId);
   }
 }

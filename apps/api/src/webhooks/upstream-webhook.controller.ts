@@ -21,7 +21,7 @@ import {
   envelope,
 } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { WebhookReceivedDto } from './webhooks.dto.js';
+import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 
 /** The upstream's webhook receiver (API.md, "Events"; ARCHITECTURE data flow 4). */
 @ApiTags('events')
@@ -42,7 +42,7 @@ export class UpstreamWebhookController {
   @ApiHeader({ name: 'webhook-timestamp', required: true, description: 'Seconds since the epoch' })
   @ApiHeader({ name: 'webhook-signature', required: true, description: 'Space-separated `v1,<base64>`' })
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
-  @ApiOkResponse({ type: ApiEnvelope(WebhookReceivedDto) })
+  @ApiOkResponse({ type: ApiEnvelope(WebhookReceivedOutput) })
   @ApiInvalid(
     'VALIDATION_FAILED: a body that is not a JSON object naming its application (`applicationId`), or a verified one that cannot be stored',
   )

@@ -1,0 +1,53 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { MoneyOutput } from '../../common/outputs/money.output.js';
+
+export class BalanceOutput {
+  @ApiProperty({ example: 'INTERIM_AVAILABLE' }) type: string;
+  @ApiProperty({ type: MoneyOutput }) balance: MoneyOutput;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) dateTime: string | null;
+  @ApiProperty({ type: Boolean, nullable: true }) creditLineIncluded: boolean | null;
+}
+
+export class SyncSummaryOutput {
+  @ApiProperty({
+    enum: ['pending', 'syncing', 'synced', 'failed', 'stopped'],
+    description: 'Lower case, like the consent’s `sync.status` (`stopped`: the consent no longer allows it)',
+  })
+  status: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastSyncedAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the scheduled sync next falls due (null: stopped)',
+  })
+  nextSyncAt: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the last sync failed or stopped; null after a success',
+  })
+  lastError: string | null;
+}
+
+export class AccountOutput {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty({ format: 'uuid' }) consentId: string;
+  @ApiProperty() institutionId: string;
+  @ApiProperty({ description: 'The upstream’s account id (quote it to the upstream’s support)' })
+  upstreamAccountId: string;
+  @ApiProperty({ type: String, nullable: true }) type: string | null;
+  @ApiProperty({ type: String, nullable: true }) usageType: string | null;
+  @ApiProperty({ type: String, nullable: true }) currency: string | null;
+  @ApiProperty({ type: String, nullable: true }) nickname: string | null;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  accountNames: unknown;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  accountIdentifications: unknown;
+  @ApiProperty({ type: [BalanceOutput] }) balances: BalanceOutput[];
+  @ApiProperty({ type: SyncSummaryOutput }) sync: SyncSummaryOutput;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}

@@ -1,0 +1,12 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import { Omittable } from '../../common/omittable.js';
+
+export class RotateApiKeyInput {
+  @ApiPropertyOptional({ description: 'Operator label to tell keys apart', maxLength: 255 })
+  @Omittable()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  name?: string;
+}

@@ -1,0 +1,52 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+// A consent as answered: by the consent routes, and (extended) for a new sweeping VRP consent.
+
+export class ConsentSyncOutput {
+  @ApiProperty({
+    enum: ['none', 'pending', 'syncing', 'synced', 'failed', 'stopped'],
+    description: 'The least advanced state among the consent’s accounts (`none`: no accounts yet)',
+  })
+  status: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the least recently synced account was last synced (null until every account has been)',
+  })
+  lastSyncedAt: string | null;
+}
+
+export class ConsentOutput {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({
+    enum: ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'],
+    description: 'ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits',
+  })
+  kind: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty() institutionId: string;
+  @ApiProperty({
+    description:
+      'Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …)',
+  })
+  status: string;
+  @ApiProperty({ type: [String] }) featureScope: string[];
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) expiresAt: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) authorizedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) revokedAt: string | null;
+  @ApiPropertyOptional({ description: 'While AWAITING_AUTHORIZATION' }) authorisationUrl?: string;
+  @ApiPropertyOptional({ description: 'When a re-authorisation is pending' }) reauthorisationUrl?: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'When a completed re-authorisation did not extend the consent (the bank kept expiresAt, or left it within the warning window): no re-authorisation is asked for automatically any more; connect the bank again to keep the data flowing. Absent once an authorisation extends it.',
+  })
+  reauthorisationNotExtendedAt?: string;
+  @ApiPropertyOptional({
+    type: ConsentSyncOutput,
+    description: 'GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is',
+  })
+  sync?: ConsentSyncOutput;
+}

@@ -1,0 +1,50 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
+import { IsInstitutionId, IsOptionalDateTime, IsRedirectUrl } from '../../common/field-rules.js';
+
+/** Upstream features asked for, the same rule on every consent body that has them. */
+export const IsScopes = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(30),
+    IsString({ each: true }),
+    Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' }),
+  );
+
+export class CreateConsentInput {
+  @ApiProperty({ example: 'sandbox-redirect', maxLength: 255 })
+  @IsInstitutionId()
+  institutionId: string;
+
+  @ApiProperty({
+    example: 'https://app.acme.example/banks/connected',
+    maxLength: 2048,
+    description:
+      'Where the browser is sent after the bank, with `consentId`, `status` (AUTHORIZED, REJECTED or FAILED) and, on failure, `error`. Absolute http(s); when the merchant has frontendOrigins, its origin must be one of them.',
+  })
+  @IsRedirectUrl()
+  redirectUrl: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
+    description: 'Upstream features to ask for; omitted: every data feature of the institution.',
+    maxItems: 30,
+  })
+  @IsOptional()
+  @IsScopes()
+  scopes?: string[];
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'When the consent should end' })
+  @IsOptionalDateTime()
+  expiresAt?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptionalDateTime()
+  transactionsFrom?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptionalDateTime()
+  transactionsTo?: string;
+}

@@ -1,0 +1,9 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class CreatedConsentOutput {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'AWAITING_AUTHORIZATION' }) status: string;
+  @ApiProperty({ description: "The bank's page: send the user's browser here" }) authorisationUrl: string;
+  @ApiProperty() institutionId: string;
+  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
+}

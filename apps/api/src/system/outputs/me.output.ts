@@ -1,0 +1,8 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { AuthKind } from '#libs/http';
+
+export class MeOutput {
+  @ApiProperty({ enum: [AuthKind.Merchant, AuthKind.UserSession] }) kind: string;
+  @ApiProperty({ format: 'uuid' }) merchantId: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Session tokens only' }) userId?: string;
+}

@@ -1,0 +1,19 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean } from 'class-validator';
+import { Omittable } from '../../common/omittable.js';
+import { IsUserReference } from './user-reference.js';
+
+export class CreateUserInput {
+  @ApiProperty({
+    description: "The merchant's own user id; unique per merchant (create-or-return on it)",
+    example: 'customer-42',
+    maxLength: 200,
+  })
+  @IsUserReference()
+  reference: string;
+
+  @ApiPropertyOptional({ description: 'Opt the user out of Verification of Payee', default: false })
+  @Omittable()
+  @IsBoolean()
+  vopOptOut?: boolean;
+}

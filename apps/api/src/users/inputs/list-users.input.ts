@@ -1,0 +1,14 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import { ListQuery } from '../../common/paging.js';
+import { IsUserReference } from './user-reference.js';
+
+export class ListUsersInput extends ListQuery() {
+  @ApiPropertyOptional({
+    description: 'Find the one user with this reference (404 if none); limit and cursor are then ignored',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsUserReference()
+  reference?: string;
+}

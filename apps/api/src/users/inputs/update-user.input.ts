@@ -1,0 +1,19 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean } from 'class-validator';
+import { Omittable } from '../../common/omittable.js';
+import { IsUserReference } from './user-reference.js';
+
+export class UpdateUserInput {
+  @ApiPropertyOptional({
+    description: 'A new merchant reference (409 if another user has it)',
+    maxLength: 200,
+  })
+  @Omittable()
+  @IsUserReference()
+  reference?: string;
+
+  @ApiPropertyOptional()
+  @Omittable()
+  @IsBoolean()
+  vopOptOut?: boolean;
+}

@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
+import {
+  IsInstitutionId,
+  IsOptionalDateTime,
+  IsPaymentReference,
+  IsRedirectUrl,
+} from '../../common/field-rules.js';
+import { MoneyField, MoneyInput } from '../../common/inputs/money.input.js';
+import { PayeeField, PayeeInput } from '../../common/inputs/payee.input.js';
+
+export class PeriodicLimitInput {
+  @ApiProperty({ enum: VRP_FREQUENCIES, example: 'MONTHLY' })
+  @IsIn(VRP_FREQUENCIES)
+  frequency!: string;
+
+  @ApiPropertyOptional({
+    enum: VRP_ALIGNMENTS,
+    default: 'CONSENT',
+    description: 'CONSENT: periods start at validFrom; CALENDAR: calendar periods (UTC), the first pro-rated',
+  })
+  @IsOptional()
+  @IsIn(VRP_ALIGNMENTS)
+  alignment?: string;
+
+  @MoneyField('The most paid in one period')
+  totalMaxAmount!: MoneyInput;
+}
+
+export class ControlParametersInput {
+  @MoneyField('The most one payment may be')
+  maxAmountPerPayment!: MoneyInput;
+
+  @ApiProperty({ type: [PeriodicLimitInput], description: 'At least one; one per frequency' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(6)
+  @ValidateNested({ each: true })
+  @Type(() => PeriodicLimitInput)
+  periodicLimits!: PeriodicLimitInput[];
+
+  @ApiPropertyOptional({ type: [String], example: ['SCA_NOT_REQUIRED'], default: ['SCA_NOT_REQUIRED'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(2)
+  @IsIn(['SCA_REQUIRED', 'SCA_NOT_REQUIRED'], { each: true })
+  psuAuthenticationMethods?: string[];
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Default: now' })
+  @IsOptionalDateTime()
+  validFrom?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Default: open-ended (as long as the bank allows)',
+  })
+  @IsOptionalDateTime()
+  validTo?: string;
+}
+
+export class CreateVrpConsentInput {
+  @ApiProperty({ example: 'sandbox-payments', maxLength: 255 })
+  @IsInstitutionId()
+  institutionId!: string;
+
+  @PayeeField('Where the sweeps go: the user’s own account elsewhere')
+  payee!: PayeeInput;
+
+  @ApiPropertyOptional({ example: 'Savings sweep', maxLength: 18 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(18)
+  @IsPaymentReference()
+  reference?: string;
+
+  @ApiProperty({ type: ControlParametersInput })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ControlParametersInput)
+  controlParameters!: ControlParametersInput;
+
+  @ApiProperty({
+    example: 'https://app.acme.example/sweeps/connected',
+    maxLength: 2048,
+    description:
+      'Where the browser is sent after the bank, with `consentId` and `status` (AUTHORIZED, REJECTED or FAILED).',
+  })
+  @IsRedirectUrl()
+  redirectUrl!: string;
+}
