@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
 
 // One rule per kind of field, so every body that has one validates it the same way.
@@ -16,7 +17,13 @@ export const IsInstitutionId = () =>
     IsString(),
     Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'institutionId must be an institution id' }),
   );
-export const IsOptionalDateTime = () => applyDecorators(IsOptional(), IsISO8601({ strict: true }));
+/** An optional date-time, strict ISO 8601, documented as one; `description` says what it bounds. */
+export const OptionalDateTime = (description?: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ format: 'date-time', ...(description ? { description } : {}) }),
+    IsOptional(),
+    IsISO8601({ strict: true }),
+  );
 /** What UK payment schemes carry in a reference: printable ASCII. */
 export const IsPaymentReference = () =>
   Matches(/^[\x20-\x7E]+$/, { message: 'reference must be printable ASCII characters' });

@@ -1,16 +1,11 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional } from 'class-validator';
+import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor } from '../../common/paging.js';
 
 export class ListLiveTransactionsInput {
-  @ApiPropertyOptional({ format: 'date-time', description: 'First page only' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('First page only')
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'First page only' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('First page only')
   before?: string;
 
   @PageCursor({

@@ -1,18 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = 1000;
 
 export class ListStatementsInput {
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive lower bound' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('Inclusive lower bound')
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive upper bound' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('Inclusive upper bound')
   before?: string;
 
   @PageLimit({ default: LIMIT, max: LIMIT })

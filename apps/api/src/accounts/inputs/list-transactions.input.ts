@@ -1,19 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = { default: 100, max: 1000 };
 
 /** The stored transactions' query: a range on `date`, an order, a status, and the page. */
 export class ListTransactionsInput {
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive lower bound on `date`' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('Inclusive lower bound on `date`')
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive upper bound on `date`' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('Exclusive upper bound on `date`')
   before?: string;
 
   @ApiPropertyOptional({ enum: ['date', '-date'], default: '-date' })

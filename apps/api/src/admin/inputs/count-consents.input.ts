@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, Matches } from 'class-validator';
+import { IsOptional, Matches } from 'class-validator';
+import { OptionalDateTime } from '../../common/field-rules.js';
 
 export class CountConsentsInput {
   @ApiPropertyOptional({ example: 'AUTHORIZED', description: 'Only consents in this status' })
@@ -7,8 +8,6 @@ export class CountConsentsInput {
   @Matches(/^[A-Z_]{1,64}$/, { message: 'status must be a consent status such as AUTHORIZED' })
   status?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Only consents expiring before this time' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @OptionalDateTime('Only consents expiring before this time')
   expiringBefore?: string;
 }

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
-import { IsInstitutionId, IsOptionalDateTime, IsRedirectUrl } from '../../common/field-rules.js';
+import { IsInstitutionId, IsRedirectUrl, OptionalDateTime } from '../../common/field-rules.js';
 
 /** Upstream features asked for, the same rule on every consent body that has them. */
 export const IsScopes = () =>
@@ -10,6 +10,19 @@ export const IsScopes = () =>
     ArrayMaxSize(30),
     IsString({ each: true }),
     Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' }),
+  );
+
+/** The scopes of a new consent: optional, every data feature of the institution when omitted. */
+export const OptionalScopes = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: [String],
+      example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
+      description: 'Upstream features to ask for; omitted: every data feature of the institution.',
+      maxItems: 30,
+    }),
+    IsOptional(),
+    IsScopes(),
   );
 
 export class CreateConsentInput {
@@ -26,25 +39,15 @@ export class CreateConsentInput {
   @IsRedirectUrl()
   redirectUrl: string;
 
-  @ApiPropertyOptional({
-    type: [String],
-    example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
-    description: 'Upstream features to ask for; omitted: every data feature of the institution.',
-    maxItems: 30,
-  })
-  @IsOptional()
-  @IsScopes()
+  @OptionalScopes()
   scopes?: string[];
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'When the consent should end' })
-  @IsOptionalDateTime()
+  @OptionalDateTime('When the consent should end')
   expiresAt?: string;
 
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptionalDateTime()
+  @OptionalDateTime()
   transactionsFrom?: string;
 
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptionalDateTime()
+  @OptionalDateTime()
   transactionsTo?: string;
 }

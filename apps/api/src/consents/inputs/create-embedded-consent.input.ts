@@ -1,8 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsObject, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { IsInstitutionId } from '../../common/field-rules.js';
-import { IsScopes } from './create-consent.input.js';
+import { OptionalScopes } from './create-consent.input.js';
 
 export class EmbeddedCredentialsInput {
   @ApiProperty({ description: "The PSU's user id at the bank", maxLength: 255 })
@@ -29,13 +29,6 @@ export class CreateEmbeddedConsentInput {
   @Type(() => EmbeddedCredentialsInput)
   credentials: EmbeddedCredentialsInput;
 
-  @ApiPropertyOptional({
-    type: [String],
-    example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
-    description: 'Upstream features to ask for; omitted: every data feature of the institution.',
-    maxItems: 30,
-  })
-  @IsOptional()
-  @IsScopes()
+  @OptionalScopes()
   scopes?: string[];
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsOptional } from 'class-validator';
-import { IsOptionalDateTime, IsRedirectUrl } from '../../common/field-rules.js';
+import { IsRedirectUrl, OptionalDateTime } from '../../common/field-rules.js';
 import { IsScopes } from './create-consent.input.js';
 
 export class UpdatePreAuthorisationInput {
@@ -15,16 +15,13 @@ export class UpdatePreAuthorisationInput {
   @IsScopes()
   scopes: string[];
 
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptionalDateTime()
+  @OptionalDateTime()
   expiresAt?: string;
 
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptionalDateTime()
+  @OptionalDateTime()
   transactionsFrom?: string;
 
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptionalDateTime()
+  @OptionalDateTime()
   transactionsTo?: string;
 
   @ApiPropertyOptional({

@@ -15,7 +15,7 @@ import {
 import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
 import {
   IsInstitutionId,
-  IsOptionalDateTime,
+  OptionalDateTime,
   IsPaymentReference,
   IsRedirectUrl,
 } from '../../common/field-rules.js';
@@ -59,15 +59,10 @@ export class ControlParametersInput {
   @IsIn(['SCA_REQUIRED', 'SCA_NOT_REQUIRED'], { each: true })
   psuAuthenticationMethods?: string[];
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Default: now' })
-  @IsOptionalDateTime()
+  @OptionalDateTime('Default: now')
   validFrom?: string;
 
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'Default: open-ended (as long as the bank allows)',
-  })
-  @IsOptionalDateTime()
+  @OptionalDateTime('Default: open-ended (as long as the bank allows)')
   validTo?: string;
 }
 
