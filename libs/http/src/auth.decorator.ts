@@ -9,13 +9,15 @@ import {
 import { ApiErrorResponse, SECURITY_SCHEMES } from './openapi.js';
 
 /** How a route authenticates its caller (API.md, "Authentication"). Every route must declare one. */
-export enum AuthKind {
-  Public = 'public',
-  Operator = 'operator',
-  Merchant = 'merchant',
-  UserSession = 'user-session',
-  UpstreamWebhook = 'upstream-webhook',
-}
+// A value object rather than an enum: the credential kinds are the Caller kinds' own strings (libs/context).
+export const AuthKind = {
+  Public: 'public',
+  Operator: 'operator',
+  Merchant: 'merchant',
+  UserSession: 'user-session',
+  UpstreamWebhook: 'upstream-webhook',
+} as const;
+export type AuthKind = (typeof AuthKind)[keyof typeof AuthKind];
 
 export const AUTH_METADATA = 'bff:auth';
 

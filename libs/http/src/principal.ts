@@ -1,24 +1,29 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { AuthKind } from './auth.decorator.js';
+import type { Caller, TenantCaller } from '#libs/context';
 
-/** Who is calling, as the authentication strategies establish it; the only identity controllers see. */
-export interface Principal {
-  kind: AuthKind.Operator | AuthKind.Merchant | AuthKind.UserSession;
-  merchantId?: string;
-  userId?: string;
-  apiKeyId?: string;
-}
-
+/** Where the authentication guard puts the request's caller (passport's `property`). */
 export interface RequestWithPrincipal {
-  principal?: Principal;
+  principal?: Caller;
 }
 
-/** The authenticated caller of this request (set by the global authentication guard). */
-export const Principal = createParamDecorator((_data: unknown, context: ExecutionContext) => {
-  const principal = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
-  // A route reachable without a principal would be a wiring bug; failing loudly beats a silent undefined.
-  if (!principal) throw new Error('@Principal() used on a route without an authenticated principal');
-  return principal;
+function callerOf(context: ExecutionContext): Caller {
+  const caller = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+  // A route reachable without a caller would be a wiring bug; failing loudly beats a silent undefined.
+  if (!caller) throw new Error('a caller decorator used on a route without an authenticated caller');
+  return caller;
+}
+
+/** The authenticated caller of this request, of any kind (set by the global authentication guard). */
+export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) => callerOf(context));
+
+/**
+ * The merchant or session a merchant route acts for: what every domain service that reads tenant data
+ * takes first. On a route the operator may call, this is a wiring bug, so it fails loudly.
+ */
+export const Tenant = createParamDecorator((_data: unknown, context: ExecutionContext): TenantCaller => {
+  const caller = callerOf(context);
+  if (caller.kind === 'operator') throw new Error('@Tenant() used on a route the operator may call');
+  return caller;
 });
 
 /** The request's tracingId (the accepted or generated request id), for `meta.tracingId`. */

@@ -8,6 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
 import {
   ApiEnvelope,
@@ -15,15 +16,14 @@ import {
   Auth,
   AuthKind,
   DomainError,
-  ErrorCode,
-  Principal,
-  TracingId,
   envelope,
   envelopeText,
+  ErrorCode,
+  Tenant,
+  TracingId,
 } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { missing, upstreamFailures } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { listEnvelope, pageMeta } from '../common/paging.js';
 import { CategoriseTransactionsInput } from './inputs/categorise-transactions.input.js';
 import { ListLiveTransactionsInput } from './inputs/list-live-transactions.input.js';
@@ -51,10 +51,10 @@ export class AccountDataController {
   async statements(
     @Param('accountId') accountId: string,
     @Query() query: ListStatementsInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    const page = await this.data.statements(callerOf(principal), accountId, query, tracingId);
+    const page = await this.data.statements(caller, accountId, query);
     const { meta } = pageMeta(page.statements.length, page.nextCursor);
     return envelope(tracingId, page.statements, meta);
   }
@@ -69,10 +69,10 @@ export class AccountDataController {
   @upstreamFailures()
   async beneficiaries(
     @Param('accountId') accountId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    const beneficiaries = await this.data.beneficiaries(callerOf(principal), accountId, tracingId);
+    const beneficiaries = await this.data.beneficiaries(caller, accountId);
     return listEnvelope(tracingId, beneficiaries);
   }
 
@@ -91,15 +91,13 @@ export class AccountDataController {
   async categorise(
     @Param('accountId') accountId: string,
     @Body() body: CategoriseTransactionsInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    const result = await this.data.categorise(
-      callerOf(principal),
-      accountId,
-      { categorisationType: body.categorisationType, countryCode: body.countryCode },
-      tracingId,
-    );
+    const result = await this.data.categorise(caller, accountId, {
+      categorisationType: body.categorisationType,
+      countryCode: body.countryCode,
+    });
     return envelope(tracingId, result, { count: result.transactions.length });
   }
 
@@ -116,7 +114,7 @@ export class AccountDataController {
   async live(
     @Param('accountId') accountId: string,
     @Query() query: ListLiveTransactionsInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -126,7 +124,7 @@ export class AccountDataController {
         details: [{ field: 'cursor', issue: 'must not be combined with from or before' }],
       });
     }
-    const page = await this.data.liveTransactions(callerOf(principal), accountId, query, tracingId);
+    const page = await this.data.liveTransactions(caller, accountId, query);
     // The records come as JSON text in the shape served: sent as text, never printed again here.
     void reply.type('application/json; charset=utf-8');
     const { meta, links } = pageMeta(page.count, page.nextCursor, {

@@ -1,9 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { AccountOutput } from './outputs/account.output.js';
@@ -26,16 +26,11 @@ export class AccountsController {
   async list(
     @Param('userId') userId: string,
     @Query() query: ListInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/accounts`);
-    const { accounts, nextAfterId } = await this.accounts.listForUser(
-      callerOf(principal),
-      userId,
-      page.limit,
-      page.after,
-    );
+    const { accounts, nextAfterId } = await this.accounts.listForUser(caller, userId, page.limit, page.after);
     return page.answer(tracingId, accounts, nextAfterId);
   }
 
@@ -48,9 +43,9 @@ export class AccountsController {
   @ApiMissing()
   async get(
     @Param('accountId') accountId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.accounts.get(callerOf(principal), accountId));
+    return envelope(tracingId, await this.accounts.get(caller, accountId));
   }
 }

@@ -9,6 +9,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { SyncService } from '#libs/domain/sync';
 import {
   ApiEnvelope,
@@ -16,14 +17,13 @@ import {
   Auth,
   AuthKind,
   DomainError,
-  ErrorCode,
-  Principal,
-  TracingId,
   envelope,
   envelopeBytes,
+  ErrorCode,
+  Tenant,
+  TracingId,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { pageMeta } from '../common/paging.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
 import { SyncRequestedOutput, SyncRunOutput } from './outputs/sync-run.output.js';
@@ -51,22 +51,18 @@ export class SyncController {
   })
   async request(
     @Param('accountId') accountId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.sync.requestSync(callerOf(principal), accountId));
+    return envelope(tracingId, await this.sync.requestSync(caller, accountId));
   }
 
   @Get('syncs/:syncId')
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
   @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput) })
   @ApiNotFoundResponse(missing)
-  async get(
-    @Param('syncId') syncId: string,
-    @Principal() principal: Principal,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.sync.getRun(callerOf(principal), syncId));
+  async get(@Param('syncId') syncId: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    return envelope(tracingId, await this.sync.getRun(caller, syncId));
   }
 
   @Get('accounts/:accountId/transactions')
@@ -82,7 +78,7 @@ export class SyncController {
   async transactions(
     @Param('accountId') accountId: string,
     @Query() query: ListTransactionsInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -94,7 +90,7 @@ export class SyncController {
       });
     }
     const { sort, limit } = query;
-    const page = await this.sync.listTransactions(callerOf(principal), accountId, {
+    const page = await this.sync.listTransactions(caller, accountId, {
       from,
       before,
       status: query.status,

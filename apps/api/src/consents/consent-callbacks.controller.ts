@@ -29,17 +29,14 @@ export class ConsentCallbacksController {
     @TracingId() tracingId: string,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const location = await this.consents.completeCallback(
-      {
-        bffState: query.bffState,
-        oneTimeToken: query.oneTimeToken,
-        consentId: query.consentId,
-        state: query.state,
-        error: query.error,
-        errorDescription: query.error_description,
-      },
-      tracingId,
-    );
+    const location = await this.consents.completeCallback({
+      bffState: query.bffState,
+      oneTimeToken: query.oneTimeToken,
+      consentId: query.consentId,
+      state: query.state,
+      error: query.error,
+      errorDescription: query.error_description,
+    });
     // This URL carried the one-time token: no Referer to the merchant's page, and no caching of the answer.
     await reply
       .status(302)

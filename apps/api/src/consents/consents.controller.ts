@@ -14,10 +14,10 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import type { TenantCaller } from '#libs/context';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
 import { keysetPage } from '../common/paging.js';
@@ -60,10 +60,10 @@ export class ConsentsController {
   async create(
     @Param('userId') userId: string,
     @Body() body: CreateConsentInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.redirect.create(callerOf(principal), userId, body, tracingId));
+    return envelope(tracingId, await this.redirect.create(caller, userId, body));
   }
 
   // The credentials stay out of the idempotency fingerprint: not even a hash of a bank password is kept.
@@ -80,13 +80,10 @@ export class ConsentsController {
   async createEmbedded(
     @Param('userId') userId: string,
     @Body() body: CreateEmbeddedConsentInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(
-      tracingId,
-      await this.embedded.createEmbedded(callerOf(principal), userId, body, tracingId),
-    );
+    return envelope(tracingId, await this.embedded.createEmbedded(caller, userId, body));
   }
 
   @Post('consents/:consentId/sca-method')
@@ -101,13 +98,10 @@ export class ConsentsController {
   async selectScaMethod(
     @Param('consentId') consentId: string,
     @Body() body: SelectScaMethodInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(
-      tracingId,
-      await this.embedded.selectScaMethod(callerOf(principal), consentId, body.scaMethodId, tracingId),
-    );
+    return envelope(tracingId, await this.embedded.selectScaMethod(caller, consentId, body.scaMethodId));
   }
 
   @Post('consents/:consentId/sca-code')
@@ -123,13 +117,10 @@ export class ConsentsController {
   async submitScaCode(
     @Param('consentId') consentId: string,
     @Body() body: SubmitScaCodeInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(
-      tracingId,
-      await this.embedded.submitScaCode(callerOf(principal), consentId, body.code, tracingId),
-    );
+    return envelope(tracingId, await this.embedded.submitScaCode(caller, consentId, body.code));
   }
 
   @Post('consents/:consentId/reauthorise')
@@ -145,13 +136,10 @@ export class ConsentsController {
   async reauthorise(
     @Param('consentId') consentId: string,
     @Body() body: ReauthoriseConsentInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(
-      tracingId,
-      await this.renewal.reauthorise(callerOf(principal), consentId, body.redirectUrl, tracingId),
-    );
+    return envelope(tracingId, await this.renewal.reauthorise(caller, consentId, body.redirectUrl));
   }
 
   @Put('consents/:consentId/pre-authorisation')
@@ -166,13 +154,10 @@ export class ConsentsController {
   async updatePreAuthorisation(
     @Param('consentId') consentId: string,
     @Body() body: UpdatePreAuthorisationInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(
-      tracingId,
-      await this.renewal.updatePreAuthorisation(callerOf(principal), consentId, body, tracingId),
-    );
+    return envelope(tracingId, await this.renewal.updatePreAuthorisation(caller, consentId, body));
   }
 
   @Get('users/:userId/consents')
@@ -183,12 +168,12 @@ export class ConsentsController {
   async list(
     @Param('userId') userId: string,
     @Query() query: ListInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/consents`);
     const { consents, nextBeforeId } = await this.consents.listForUser(
-      callerOf(principal),
+      caller,
       userId,
       page.limit,
       page.after,
@@ -202,10 +187,10 @@ export class ConsentsController {
   @ApiMissing()
   async get(
     @Param('consentId') consentId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.consents.get(callerOf(principal), consentId));
+    return envelope(tracingId, await this.consents.get(caller, consentId));
   }
 
   @Delete('consents/:consentId')
@@ -221,11 +206,7 @@ export class ConsentsController {
     type: ApiErrorResponse,
     description: 'UPSTREAM_UNAVAILABLE, with error.upstream',
   })
-  async revoke(
-    @Param('consentId') consentId: string,
-    @Principal() principal: Principal,
-    @TracingId() tracingId: string,
-  ) {
-    await this.consents.revoke(callerOf(principal), consentId, tracingId);
+  async revoke(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
+    await this.consents.revoke(caller, consentId);
   }
 }

@@ -8,8 +8,9 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -57,10 +58,10 @@ export class EventEndpointsController {
   @ApiInvalid()
   async create(
     @Body() body: CreateEventEndpointInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    const { endpoint, secret } = await this.endpoints.create(principal.merchantId!, {
+    const { endpoint, secret } = await this.endpoints.create(caller, {
       url: body.url,
       types: body.types ?? [],
     });
@@ -70,8 +71,8 @@ export class EventEndpointsController {
   @Get()
   @ApiOperation({ summary: 'The merchant’s event endpoints, newest first' })
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput, { list: true }) })
-  async list(@Principal() principal: Principal, @TracingId() tracingId: string) {
-    const endpoints = (await this.endpoints.list(principal.merchantId!)).map(view);
+  async list(@Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    const endpoints = (await this.endpoints.list(caller)).map(view);
     return listEnvelope(tracingId, endpoints);
   }
 
@@ -79,8 +80,8 @@ export class EventEndpointsController {
   @ApiOperation({ summary: 'One event endpoint (with why it is disabled, if it is)' })
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
   @ApiMissing()
-  async get(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
-    return envelope(tracingId, view(await this.endpoints.get(principal.merchantId!, id)));
+  async get(@Param('id') id: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    return envelope(tracingId, view(await this.endpoints.get(caller, id)));
   }
 
   @Delete(':id')
@@ -88,8 +89,8 @@ export class EventEndpointsController {
   @ApiOperation({ summary: 'Unsubscribe: deliveries stop, and the endpoint’s delivery log goes with it' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiMissing()
-  async delete(@Param('id') id: string, @Principal() principal: Principal): Promise<void> {
-    await this.endpoints.delete(principal.merchantId!, id);
+  async delete(@Param('id') id: string, @Tenant() caller: TenantCaller): Promise<void> {
+    await this.endpoints.delete(caller, id);
   }
 
   @Post(':id/secret')
@@ -100,8 +101,8 @@ export class EventEndpointsController {
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
   @ApiMissing()
-  async rotate(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
-    const { endpoint, secret } = await this.endpoints.rotateSecret(principal.merchantId!, id);
+  async rotate(@Param('id') id: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    const { endpoint, secret } = await this.endpoints.rotateSecret(caller, id);
     return envelope(tracingId, { endpoint: view(endpoint), secret });
   }
 
@@ -114,8 +115,8 @@ export class EventEndpointsController {
   })
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
   @ApiMissing()
-  async enable(@Param('id') id: string, @Principal() principal: Principal, @TracingId() tracingId: string) {
-    return envelope(tracingId, view(await this.endpoints.enable(principal.merchantId!, id)));
+  async enable(@Param('id') id: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    return envelope(tracingId, view(await this.endpoints.enable(caller, id)));
   }
 
   @Get(':id/deliveries')
@@ -130,13 +131,13 @@ export class EventEndpointsController {
   async deliveries(
     @Param('id') id: string,
     @Query() query: ListInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const page = keysetPage(query, `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries`);
     const { limit } = page;
     // One more than the page: whether it exists says whether there is a next page.
-    const rows = await this.endpoints.deliveriesOf(principal.merchantId!, id, {
+    const rows = await this.endpoints.deliveriesOf(caller, id, {
       beforeId: page.after ?? null,
       limit: limit + 1,
     });
@@ -156,9 +157,9 @@ export class EventEndpointsController {
   async retry(
     @Param('id') id: string,
     @Param('deliveryId') deliveryId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.endpoints.retry(principal.merchantId!, id, deliveryId));
+    return envelope(tracingId, await this.endpoints.retry(caller, id, deliveryId));
   }
 }

@@ -1,12 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { EventWakeups, type EventWakeup } from '#libs/redis';
 
 interface Stream {
-  merchantId: string;
+  /** Who opened it: every page read later acts for them, as the first read did. */
+  caller: TenantCaller;
   userId: string;
   /** The last stream position sent. */
   position: string;
@@ -105,7 +107,7 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
       do {
         stream.again = false;
         for (;;) {
-          const page = await this.events.after(stream.merchantId, stream.userId, stream.position);
+          const page = await this.events.after(stream.caller, stream.userId, stream.position);
           if (stream.closed || page.length === 0) break;
           let chunk = '';
           for (const { streamSeq, event } of page) {

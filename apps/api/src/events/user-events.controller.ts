@@ -1,8 +1,9 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
-import { Auth, AuthKind, Principal } from '#libs/http';
+import { Auth, AuthKind, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { UserEventStreams } from './user-event-streams.js';
 
@@ -32,22 +33,17 @@ export class UserEventsController {
   async follow(
     @Param('userId') userId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const merchantId = principal.merchantId!;
-    const position = await this.events.open(
-      { merchantId, userId: principal.kind === AuthKind.UserSession ? principal.userId : undefined },
-      userId,
-      lastEventId === '' ? undefined : lastEventId,
-    );
+    const position = await this.events.open(caller, userId, lastEventId === '' ? undefined : lastEventId);
     // From here the socket is ours: Fastify must not answer (or time out) the request.
     reply.hijack();
     const headers = Object.fromEntries(
       Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]),
     );
     request.raw.socket.setTimeout(0);
-    this.streams.open(reply.raw, headers, { merchantId, userId, position });
+    this.streams.open(reply.raw, headers, { caller, userId, position });
   }
 }

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -38,11 +38,11 @@ export class PaymentsController {
     @Param('userId') userId: string,
     @Body() body: CreateSinglePaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const key = requireIdempotencyKey(idempotencyKey);
-    return envelope(tracingId, await this.single.create(callerOf(principal), userId, body, key, tracingId));
+    return envelope(tracingId, await this.single.create(caller, userId, body, key));
   }
 
   @Get('users/:userId/payments')
@@ -53,12 +53,12 @@ export class PaymentsController {
   async list(
     @Param('userId') userId: string,
     @Query() query: ListInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/payments`);
     const { payments, nextBeforeId } = await this.payments.listForUser(
-      callerOf(principal),
+      caller,
       userId,
       page.limit,
       page.after,
@@ -76,9 +76,9 @@ export class PaymentsController {
   @ApiMissing()
   async get(
     @Param('paymentId') paymentId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.payments.get(callerOf(principal), paymentId));
+    return envelope(tracingId, await this.payments.get(caller, paymentId));
   }
 }

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import type { TenantCaller } from '#libs/context';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { MeOutput } from './outputs/me.output.js';
 
 @ApiTags('merchant')
@@ -14,11 +15,11 @@ export class MeController {
       'The caller as the BFF sees it: an API key names its merchant, a session token also its user.',
   })
   @ApiOkResponse({ type: ApiEnvelope(MeOutput) })
-  me(@Principal() principal: Principal, @TracingId() tracingId: string) {
+  me(@Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
     return envelope(tracingId, {
-      kind: principal.kind,
-      merchantId: principal.merchantId,
-      ...(principal.userId ? { userId: principal.userId } : {}),
+      kind: caller.kind,
+      merchantId: caller.merchantId,
+      ...(caller.userId ? { userId: caller.userId } : {}),
     });
   }
 }

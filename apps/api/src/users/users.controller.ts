@@ -25,19 +25,10 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import type { TenantCaller } from '#libs/context';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
-import {
-  ApiEnvelope,
-  ApiErrorResponse,
-  Auth,
-  AuthKind,
-  DomainError,
-  ErrorCode,
-  Principal,
-  TracingId,
-  envelope,
-} from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
@@ -55,9 +46,6 @@ const upstreamDown = {
   type: ApiErrorResponse,
   description: 'UPSTREAM_UNAVAILABLE, with the upstream tracingId in error.upstream',
 };
-
-/** Merchant routes always carry a merchant id; the guard admits no other principal here. */
-const merchantOf = (principal: Principal) => principal.merchantId as string;
 
 @ApiTags('users')
 @ApiExtraModels(UserOutput)
@@ -82,11 +70,11 @@ export class UsersController {
   @ApiServiceUnavailableResponse(upstreamDown)
   async create(
     @Body() body: CreateUserInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { user, created } = await this.users.create(merchantOf(principal), body, tracingId);
+    const { user, created } = await this.users.create(caller, body);
     if (!created) void reply.status(200);
     return envelope(tracingId, user);
   }
@@ -115,12 +103,8 @@ export class UsersController {
   })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
-  async list(
-    @Query() query: ListUsersInput,
-    @Principal() principal: Principal,
-    @TracingId() tracingId: string,
-  ) {
-    const merchantId = merchantOf(principal);
+  async list(@Query() query: ListUsersInput, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    const merchantId = caller;
     if (query.reference !== undefined) {
       return envelope(tracingId, await this.users.findByReference(merchantId, query.reference));
     }
@@ -138,12 +122,8 @@ export class UsersController {
   })
   @ApiOkResponse({ type: ApiEnvelope(UserOutput) })
   @ApiNotFoundResponse(missing)
-  async get(
-    @Param('userId') userId: string,
-    @Principal() principal: Principal,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.users.get(merchantOf(principal), this.ownUser(principal, userId)));
+  async get(@Param('userId') userId: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+    return envelope(tracingId, await this.users.get(caller, userId));
   }
 
   @Patch(':userId')
@@ -165,10 +145,10 @@ export class UsersController {
   async update(
     @Param('userId') userId: string,
     @Body() body: UpdateUserInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.users.update(merchantOf(principal), userId, body, tracingId));
+    return envelope(tracingId, await this.users.update(caller, userId, body));
   }
 
   @Delete(':userId')
@@ -182,12 +162,8 @@ export class UsersController {
   @ApiNoContentResponse({ description: 'Erased' })
   @ApiNotFoundResponse(missing)
   @ApiServiceUnavailableResponse(upstreamDown)
-  async delete(
-    @Param('userId') userId: string,
-    @Principal() principal: Principal,
-    @TracingId() tracingId: string,
-  ): Promise<void> {
-    await this.users.delete(merchantOf(principal), userId, tracingId);
+  async delete(@Param('userId') userId: string, @Tenant() caller: TenantCaller): Promise<void> {
+    await this.users.delete(caller, userId);
   }
 
   @Post(':userId/sessions')
@@ -201,24 +177,15 @@ export class UsersController {
   @ApiNotFoundResponse(missing)
   async createSession(
     @Param('userId') userId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    const merchantId = merchantOf(principal);
-    const user = await this.users.get(merchantId, userId);
+    const user = await this.users.get(caller, userId);
     const { token, expiresAt } = mintSessionToken(
       this.config.crypto.signingSecret,
-      { merchantId, userId: user.id },
+      { merchantId: caller.merchantId, userId: user.id },
       this.config.crypto.sessionTtlSeconds,
     );
     return envelope(tracingId, { token, expiresAt: expiresAt.toISOString() });
-  }
-
-  /** A session reaches only its own user; anything else must look exactly like a missing user. */
-  private ownUser(principal: Principal, userId: string): string {
-    if (principal.kind === AuthKind.UserSession && principal.userId !== userId) {
-      throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
-    }
-    return userId;
   }
 }

@@ -1,9 +1,9 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
 @ApiTags('vrp')
@@ -23,9 +23,9 @@ export class HostedVrpRequestsController {
   @upstreamFailures()
   async get(
     @Param('requestId') requestId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.data.hostedVrpRequest(callerOf(principal), requestId, tracingId));
+    return envelope(tracingId, await this.data.hostedVrpRequest(caller, requestId));
   }
 }

@@ -1,9 +1,9 @@
 import { Body, Controller, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
 import { CreatedVrpConsentOutput } from './outputs/created-vrp-consent.output.js';
@@ -31,9 +31,9 @@ export class UserVrpConsentsController {
   async createVrpConsent(
     @Param('userId') userId: string,
     @Body() body: CreateVrpConsentInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.vrp.create(callerOf(principal), userId, body, tracingId));
+    return envelope(tracingId, await this.vrp.create(caller, userId, body));
   }
 }

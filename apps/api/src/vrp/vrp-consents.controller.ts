@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { ConfirmFundsInput } from './inputs/confirm-funds.input.js';
 import { FundsConfirmationOutput } from './outputs/funds-confirmation.output.js';
 import { VrpConsentOutput } from './outputs/vrp-consent.output.js';
@@ -25,10 +25,10 @@ export class VrpConsentsController {
   @upstreamFailures()
   async get(
     @Param('consentId') consentId: string,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.consents.view(callerOf(principal), consentId, tracingId));
+    return envelope(tracingId, await this.consents.view(caller, consentId));
   }
 
   @Post(':consentId/funds-confirmation')
@@ -45,12 +45,9 @@ export class VrpConsentsController {
   async fundsConfirmation(
     @Param('consentId') consentId: string,
     @Body() body: ConfirmFundsInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
-    return envelope(
-      tracingId,
-      await this.consents.fundsConfirmation(callerOf(principal), consentId, body, tracingId),
-    );
+    return envelope(tracingId, await this.consents.fundsConfirmation(caller, consentId, body));
   }
 }

@@ -6,10 +6,10 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import { VrpPaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, Principal, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
-import { callerOf } from '../common/caller.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -42,12 +42,12 @@ export class VrpPaymentsController {
     @Param('consentId') consentId: string,
     @Body() body: CreateVrpPaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const key = requireIdempotencyKey(idempotencyKey);
     const payment = await this.payments.pay(
-      callerOf(principal),
+      caller,
       consentId,
       {
         amount: body.amount.amount,
@@ -70,16 +70,11 @@ export class VrpPaymentsController {
   async list(
     @Param('consentId') consentId: string,
     @Query() query: ListInput,
-    @Principal() principal: Principal,
+    @Tenant() caller: TenantCaller,
     @TracingId() tracingId: string,
   ) {
     const page = keysetPage(query, `/v1/vrp/consents/${encodeURIComponent(consentId)}/payments`);
-    const { payments, nextBeforeId } = await this.payments.list(
-      callerOf(principal),
-      consentId,
-      page.limit,
-      page.after,
-    );
+    const { payments, nextBeforeId } = await this.payments.list(caller, consentId, page.limit, page.after);
     return page.answer(tracingId, payments, nextBeforeId);
   }
 }

@@ -3,11 +3,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import CustomStrategy from 'passport-custom';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Caller, MerchantCaller, OperatorCaller, SessionCaller } from '#libs/context';
 import { apiKeyPrefix, verifyApiKey } from '#libs/crypto';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { UserRepository, SESSION_TOKEN_PREFIX, verifySessionToken } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { AuthKind, type Principal } from '#libs/http';
 import { LOGGER, type AppLogger } from '#libs/observability';
 import { bearerToken } from './bearer.js';
 import { PrincipalCache } from './principal-cache.js';
@@ -39,10 +39,10 @@ export class OperatorStrategy extends PassportStrategy(CustomStrategy, STRATEGY.
     super();
   }
 
-  validate(request: HeaderRequest): Principal {
+  validate(request: HeaderRequest): OperatorCaller {
     const token = bearerToken(request.headers);
     if (!token || !sameSecret(token, this.config.api.adminToken)) throw refused();
-    return { kind: AuthKind.Operator };
+    return { kind: 'operator' };
   }
 }
 
@@ -57,14 +57,14 @@ export class MerchantApiKeyStrategy extends PassportStrategy(CustomStrategy, STR
     super();
   }
 
-  validate(request: HeaderRequest): Promise<Principal> {
+  validate(request: HeaderRequest): Promise<Caller> {
     const token = bearerToken(request.headers);
     if (!token?.startsWith('mk_') || token.length > 256) throw refused();
     return this.cache.resolve(token, () => this.verify(token));
   }
 
   /** The key's row, hash and state: on a cache miss only, so `lastUsedAt` moves at most once a minute. */
-  private async verify(token: string): Promise<{ principal: Principal; validUntil?: number }> {
+  private async verify(token: string): Promise<{ principal: MerchantCaller; validUntil?: number }> {
     const row = await this.merchants.findApiKeyByPrefix(apiKeyPrefix(token));
     const now = new Date();
     if (
@@ -84,7 +84,7 @@ export class MerchantApiKeyStrategy extends PassportStrategy(CustomStrategy, STR
         .catch((err: unknown) => this.logger.warn({ err, apiKeyId: row.id }, 'could not record API key use'));
     }
     return {
-      principal: { kind: AuthKind.Merchant, merchantId: row.merchantId, apiKeyId: row.id },
+      principal: { kind: 'merchant', merchantId: row.merchantId, apiKeyId: row.id },
       validUntil: row.expiresAt?.getTime(),
     };
   }
@@ -101,7 +101,7 @@ export class UserSessionStrategy extends PassportStrategy(CustomStrategy, STRATE
     super();
   }
 
-  validate(request: HeaderRequest): Promise<Principal> {
+  validate(request: HeaderRequest): Promise<Caller> {
     const token = bearerToken(request.headers);
     const claims = token?.startsWith(SESSION_TOKEN_PREFIX)
       ? verifySessionToken(this.config.crypto.signingSecret, token)
@@ -114,7 +114,11 @@ export class UserSessionStrategy extends PassportStrategy(CustomStrategy, STRATE
       const user = await this.users.findForSession(claims.merchantId, claims.userId);
       if (!user || user.merchant.disabledAt !== null) throw refused();
       return {
-        principal: { kind: AuthKind.UserSession, merchantId: claims.merchantId, userId: claims.userId },
+        principal: {
+          kind: 'user-session',
+          merchantId: claims.merchantId,
+          userId: claims.userId,
+        } satisfies SessionCaller,
         validUntil: claims.expiresAt * 1000,
       };
     });

@@ -2,12 +2,13 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, type IAuthGuard } from '@nestjs/passport';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { AUTH_METADATA, AuthKind } from '#libs/http';
+import { currentContext } from '#libs/context';
+import { AUTH_METADATA, AuthKind, type RequestWithPrincipal } from '#libs/http';
 import { SESSION_TOKEN_PREFIX } from '#libs/domain/users';
 import { bearerToken } from './bearer.js';
 import { STRATEGY } from './auth.strategies.js';
 
-const CREDENTIAL_KINDS = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
+const CREDENTIAL_KINDS: readonly AuthKind[] = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
 
 /** A passport guard for one strategy that puts the result on `request.principal` and keeps our errors. */
 function strategyGuard(strategy: string): IAuthGuard {
@@ -58,6 +59,9 @@ export class AuthenticationGuard implements CanActivate {
         ? AuthKind.UserSession
         : AuthKind.Operator;
     await this.guards[kind].canActivate(context);
+    // Whatever runs for this request from here on (logs, upstream calls) knows who it acts for.
+    const running = currentContext();
+    if (running) running.caller = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
     return true;
   }
 }

@@ -57,11 +57,12 @@ export class MerchantCorsGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
     const origin = request.headers.origin;
-    if (typeof origin !== 'string' || !isMerchantPath(request.url) || !request.principal?.merchantId)
+    const caller = request.principal;
+    if (typeof origin !== 'string' || !isMerchantPath(request.url) || !caller || caller.kind === 'operator')
       return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.header('vary', 'Origin');
-    const merchant = await this.merchants.frontendOriginsOf(request.principal.merchantId);
+    const merchant = await this.merchants.frontendOriginsOf(caller.merchantId);
     // A foreign origin is not refused here: CORS is the browser's to enforce; without the headers it
     // will not let the page read the answer.
     if (merchant?.frontendOrigins.includes(origin)) {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { Principal } from '#libs/http';
+import type { Caller } from '#libs/context';
 import { CredentialRevocations, type Revocation } from '#libs/redis';
 
 interface Entry {
-  principal: Principal;
+  principal: Caller;
   expiresAt: number;
 }
 
@@ -40,8 +40,8 @@ export class PrincipalCache implements OnApplicationBootstrap {
    */
   async resolve(
     token: string,
-    verify: () => Promise<{ principal: Principal; validUntil?: number }>,
-  ): Promise<Principal> {
+    verify: () => Promise<{ principal: Caller; validUntil?: number }>,
+  ): Promise<Caller> {
     if (this.ttlMs === 0) return (await verify()).principal;
     const key = createHash('sha256').update(token).digest('base64url');
     const now = Date.now();
@@ -56,8 +56,11 @@ export class PrincipalCache implements OnApplicationBootstrap {
 
   private evict(revocation: Revocation): void {
     for (const [key, { principal }] of this.entries) {
+      if (principal.kind === 'operator') continue;
       const matches =
-        (revocation.kind === 'apiKey' && principal.apiKeyId === revocation.id) ||
+        (revocation.kind === 'apiKey' &&
+          principal.kind === 'merchant' &&
+          principal.apiKeyId === revocation.id) ||
         (revocation.kind === 'user' && principal.userId === revocation.id) ||
         (revocation.kind === 'merchant' && principal.merchantId === revocation.id);
       if (matches) this.entries.delete(key);

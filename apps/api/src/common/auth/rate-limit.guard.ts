@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { AuthKind, type RequestWithPrincipal } from '#libs/http';
+import type { RequestWithPrincipal } from '#libs/http';
 import { RateLimiter } from './rate-limiter.service.js';
 
 /**
@@ -15,9 +15,9 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { principal } = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    if (!principal?.merchantId) return true;
+    if (!principal || principal.kind === 'operator') return true;
     const subjects = [`m:${principal.merchantId}`];
-    if (principal.kind === AuthKind.UserSession && principal.userId) subjects.push(`u:${principal.userId}`);
+    if (principal.kind === 'user-session') subjects.push(`u:${principal.userId}`);
     const decision = await this.limiter.hit(subjects);
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.headers({

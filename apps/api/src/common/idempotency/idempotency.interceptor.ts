@@ -100,7 +100,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const options = this.reflector.get<IdempotentOptions>(IDEMPOTENT_METADATA, context.getHandler()) ?? {};
     const params = request.params as Record<string, string | undefined>;
-    const merchantId = options.merchantParam ? params[options.merchantParam] : request.principal?.merchantId;
+    const caller = request.principal;
+    const merchantId = options.merchantParam
+      ? params[options.merchantParam]
+      : caller && caller.kind !== 'operator'
+        ? caller.merchantId
+        : undefined;
     if (!merchantId) throw new Error('@Idempotent() route has no merchant to scope its keys by');
     if (!isUuid(merchantId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
 
