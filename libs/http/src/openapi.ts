@@ -2,6 +2,7 @@ import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type as TransformTo } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
 
 /** Security scheme names of the OpenAPI document, one per bearer kind (API.md, "Authentication"). */
@@ -75,21 +76,30 @@ export function ApiEnvelope(model: Type<unknown>, options: { list?: boolean } = 
   return Envelope;
 }
 
-/** `{ data, meta: { tracingId, … }, links? }` of API.md. */
+/**
+ * The running request's id, for `meta.tracingId`. Every route handler runs in a request context (the HTTP
+ * app enters it before handlers); an answer built outside one is a wiring bug, so it fails loudly.
+ */
+function tracingId(): string {
+  const id = currentRequestId();
+  if (id === undefined) throw new Error('an envelope built outside a request context');
+  return id;
+}
+
+/** `{ data, meta: { tracingId, … }, links? }` of API.md, `tracingId` the running request's id. */
 export function envelope<T>(
-  tracingId: string,
   data: T,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): { data: T; meta: { tracingId: string } & Record<string, unknown>; links?: { next?: string } } {
-  return { data, meta: { tracingId, ...meta }, ...(links ? { links } : {}) };
+  return { data, meta: { tracingId: tracingId(), ...meta }, ...(links ? { links } : {}) };
 }
 
 const DATA_OPEN = Buffer.from('{"data":[');
 
 /** What follows the items in `envelope`'s JSON: the end of `data`, then `meta` and `links`. */
-function afterItems(tracingId: string, meta: Record<string, unknown>, links?: { next?: string }): string {
-  return `],${JSON.stringify({ meta: { tracingId, ...meta }, ...(links ? { links } : {}) }).slice(1)}`;
+function afterItems(meta: Record<string, unknown>, links?: { next?: string }): string {
+  return `],${JSON.stringify({ meta: { tracingId: tracingId(), ...meta }, ...(links ? { links } : {}) }).slice(1)}`;
 }
 
 /**
@@ -97,12 +107,11 @@ function afterItems(tracingId: string, meta: Record<string, unknown>, links?: { 
  * shape served), joined with commas and encoded: nothing is parsed only to be printed again.
  */
 export function envelopeBytes(
-  tracingId: string,
   joinedItems: Buffer,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): Buffer {
-  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(tracingId, meta, links))]);
+  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]);
 }
 
 /**
@@ -111,12 +120,11 @@ export function envelopeBytes(
  * would be copied again at each step, and once more when it is measured for `content-length`).
  */
 export function envelopeText(
-  tracingId: string,
   joinedItems: string | readonly string[],
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): string {
-  const after = afterItems(tracingId, meta, links);
+  const after = afterItems(meta, links);
   const items = typeof joinedItems === 'string' ? [joinedItems] : joinedItems;
   return ['{"data":[', ...items, after].join('');
 }

@@ -14,7 +14,9 @@ function callerOf(context: ExecutionContext): Caller {
 }
 
 /** The authenticated caller of this request, of any kind (set by the global authentication guard). */
-export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) => callerOf(context));
+export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) =>
+  callerOf(context),
+);
 
 /**
  * The merchant or session a merchant route acts for: what every domain service that reads tenant data
@@ -25,8 +27,3 @@ export const Tenant = createParamDecorator((_data: unknown, context: ExecutionCo
   if (caller.kind === 'operator') throw new Error('@Tenant() used on a route the operator may call');
   return caller;
 });
-
-/** The request's tracingId (the accepted or generated request id), for `meta.tracingId`. */
-export const TracingId = createParamDecorator((_data: unknown, context: ExecutionContext) =>
-  String(context.switchToHttp().getRequest<{ id: string }>().id),
-);

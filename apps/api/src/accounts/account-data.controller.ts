@@ -20,7 +20,6 @@ import {
   envelopeText,
   ErrorCode,
   Tenant,
-  TracingId,
 } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { missing, upstreamFailures } from '../common/api-responses.js';
@@ -52,11 +51,10 @@ export class AccountDataController {
     @Param('accountId') accountId: string,
     @Query() query: ListStatementsInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
     const page = await this.data.statements(caller, accountId, query);
     const { meta } = pageMeta(page.statements.length, page.nextCursor);
-    return envelope(tracingId, page.statements, meta);
+    return envelope(page.statements, meta);
   }
 
   @Get(':accountId/beneficiaries')
@@ -67,13 +65,9 @@ export class AccountDataController {
   @ApiOkResponse({ type: ApiEnvelope(BeneficiaryOutput, { list: true }) })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
-  async beneficiaries(
-    @Param('accountId') accountId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async beneficiaries(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
     const beneficiaries = await this.data.beneficiaries(caller, accountId);
-    return listEnvelope(tracingId, beneficiaries);
+    return listEnvelope(beneficiaries);
   }
 
   @Post(':accountId/transactions/categorisation')
@@ -92,13 +86,12 @@ export class AccountDataController {
     @Param('accountId') accountId: string,
     @Body() body: CategoriseTransactionsInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
     const result = await this.data.categorise(caller, accountId, {
       categorisationType: body.categorisationType,
       countryCode: body.countryCode,
     });
-    return envelope(tracingId, result, { count: result.transactions.length });
+    return envelope(result, { count: result.transactions.length });
   }
 
   @Get(':accountId/transactions/live')
@@ -115,7 +108,6 @@ export class AccountDataController {
     @Param('accountId') accountId: string,
     @Query() query: ListLiveTransactionsInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     if (query.cursor !== undefined && (query.from !== undefined || query.before !== undefined)) {
@@ -130,6 +122,6 @@ export class AccountDataController {
     const { meta, links } = pageMeta(page.count, page.nextCursor, {
       path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live`,
     });
-    return envelopeText(tracingId, page.recordsJson, meta, links);
+    return envelopeText(page.recordsJson, meta, links);
   }
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
@@ -23,15 +23,10 @@ export class AccountsController {
   @ApiOkResponse({ type: ApiEnvelope(AccountOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
-  async list(
-    @Param('userId') userId: string,
-    @Query() query: ListInput,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/accounts`);
     const { accounts, nextAfterId } = await this.accounts.listForUser(caller, userId, page.limit, page.after);
-    return page.answer(tracingId, accounts, nextAfterId);
+    return page.answer(accounts, nextAfterId);
   }
 
   @Get('accounts/:accountId')
@@ -41,11 +36,7 @@ export class AccountsController {
   })
   @ApiOkResponse({ type: ApiEnvelope(AccountOutput) })
   @ApiMissing()
-  async get(
-    @Param('accountId') accountId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.accounts.get(caller, accountId));
+  async get(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.accounts.get(caller, accountId));
   }
 }

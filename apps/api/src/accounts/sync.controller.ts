@@ -21,7 +21,6 @@ import {
   envelopeBytes,
   ErrorCode,
   Tenant,
-  TracingId,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
 import { pageMeta } from '../common/paging.js';
@@ -49,20 +48,16 @@ export class SyncController {
     description:
       'CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again',
   })
-  async request(
-    @Param('accountId') accountId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.sync.requestSync(caller, accountId));
+  async request(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.sync.requestSync(caller, accountId));
   }
 
   @Get('syncs/:syncId')
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
   @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput) })
   @ApiNotFoundResponse(missing)
-  async get(@Param('syncId') syncId: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
-    return envelope(tracingId, await this.sync.getRun(caller, syncId));
+  async get(@Param('syncId') syncId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.sync.getRun(caller, syncId));
   }
 
   @Get('accounts/:accountId/transactions')
@@ -79,7 +74,6 @@ export class SyncController {
     @Param('accountId') accountId: string,
     @Query() query: ListTransactionsInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const from = query.from !== undefined ? new Date(query.from) : undefined;
@@ -104,6 +98,6 @@ export class SyncController {
     });
     // The records are stored as JSON text in the shape served: sent as text, never parsed here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeBytes(tracingId, page.recordsJson, meta, links);
+    return envelopeBytes(page.recordsJson, meta, links);
   }
 }

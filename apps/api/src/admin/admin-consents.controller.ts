@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConsentLifecycleRepository } from '#libs/domain/consents';
-import { ApiEnvelope, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { CountConsentsInput } from './inputs/count-consents.input.js';
 import { ConsentCountsOutput } from './outputs/consent-counts.output.js';
@@ -21,9 +21,8 @@ export class AdminConsentsController {
   })
   @ApiOkResponse({ type: ApiEnvelope(ConsentCountsOutput) })
   @ApiInvalid()
-  async counts(@Query() query: CountConsentsInput, @TracingId() tracingId: string) {
+  async counts(@Query() query: CountConsentsInput) {
     return envelope(
-      tracingId,
       await this.lifecycle.counts({
         status: query.status,
         expiringBefore: query.expiringBefore ? new Date(query.expiringBefore) : undefined,

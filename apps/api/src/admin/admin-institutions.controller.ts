@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { InstitutionsRefreshOutput } from './outputs/institutions-refresh.output.js';
 
 @ApiTags('operator')
@@ -19,7 +19,7 @@ export class AdminInstitutionsController {
   })
   @ApiOkResponse({ type: ApiEnvelope(InstitutionsRefreshOutput) })
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
-  async refresh(@TracingId() tracingId: string) {
-    return envelope(tracingId, await this.institutions.refreshInstitutions());
+  async refresh() {
+    return envelope(await this.institutions.refreshInstitutions());
   }
 }

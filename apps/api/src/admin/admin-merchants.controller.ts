@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
@@ -42,26 +42,26 @@ export class AdminMerchantsController {
     type: ApiErrorResponse,
     description: 'CONFLICT: another merchant maps this sub-application',
   })
-  async create(@Body() body: CreateMerchantInput, @TracingId() tracingId: string) {
-    return envelope(tracingId, await this.merchants.create(body));
+  async create(@Body() body: CreateMerchantInput) {
+    return envelope(await this.merchants.create(body));
   }
 
   @Get()
   @ApiOperation({ summary: 'List merchants', description: 'Oldest first, paged by an opaque cursor.' })
   @ApiOkResponse({ type: ApiEnvelope(MerchantOutput, { list: true }) })
   @ApiBadRequestResponse(invalid)
-  async list(@Query() query: ListInput, @TracingId() tracingId: string) {
+  async list(@Query() query: ListInput) {
     const page = keysetPage(query, '/admin/merchants');
     const { merchants, nextAfterId } = await this.merchants.list(page.limit, page.after);
-    return page.answer(tracingId, merchants, nextAfterId);
+    return page.answer(merchants, nextAfterId);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One merchant with its API keys (never the keys themselves)' })
   @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
   @ApiNotFoundResponse(missing)
-  async get(@Param('id') id: string, @TracingId() tracingId: string) {
-    return envelope(tracingId, await this.merchants.get(id));
+  async get(@Param('id') id: string) {
+    return envelope(await this.merchants.get(id));
   }
 
   @Post(':id/api-keys')
@@ -74,8 +74,8 @@ export class AdminMerchantsController {
   @ApiCreatedResponse({ type: ApiEnvelope(CreatedApiKeyOutput) })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
-  async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput, @TracingId() tracingId: string) {
-    return envelope(tracingId, await this.merchants.rotateKey(id, body.name));
+  async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput) {
+    return envelope(await this.merchants.rotateKey(id, body.name));
   }
 
   @Delete(':id/api-keys/:keyId')

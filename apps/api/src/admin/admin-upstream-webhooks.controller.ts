@@ -15,7 +15,7 @@ import {
   type WebhookApplication,
 } from '#libs/domain/inbox';
 import { MerchantService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { listEnvelope } from '../common/paging.js';
 import { RegisterUpstreamWebhookInput } from './inputs/register-upstream-webhook.input.js';
@@ -69,12 +69,12 @@ export class AdminUpstreamWebhooksController {
   @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
   @ApiServiceUnavailableResponse(unavailable)
-  async register(@Body() body: RegisterUpstreamWebhookInput, @TracingId() tracingId: string) {
+  async register(@Body() body: RegisterUpstreamWebhookInput) {
     const registration = await this.registrations.register(await this.applicationOf(body.merchantId), {
       categories: body.categories,
       callbackUrl: body.callbackUrl,
     });
-    return envelope(tracingId, view(registration));
+    return envelope(view(registration));
   }
 
   @Get('webhooks')
@@ -83,9 +83,9 @@ export class AdminUpstreamWebhooksController {
     description: 'Current and retired ones, newest first; never a secret.',
   })
   @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookOutput, { list: true }) })
-  async list(@TracingId() tracingId: string) {
+  async list() {
     const registrations = await this.registrations.list();
-    return listEnvelope(tracingId, registrations.map(view));
+    return listEnvelope(registrations.map(view));
   }
 
   @Post('webhooks/:id/secret')
@@ -101,8 +101,8 @@ export class AdminUpstreamWebhooksController {
     description: 'CONFLICT: the upstream no longer has this webhook (the registration is then retired)',
   })
   @ApiServiceUnavailableResponse(unavailable)
-  async resetSecret(@Param('id') id: string, @TracingId() tracingId: string) {
-    return envelope(tracingId, view(await this.registrations.resetSecret(id)));
+  async resetSecret(@Param('id') id: string) {
+    return envelope(view(await this.registrations.resetSecret(id)));
   }
 
   @Get('webhook-categories')
@@ -112,12 +112,12 @@ export class AdminUpstreamWebhooksController {
   })
   @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookCategoryOutput, { list: true }) })
   @ApiServiceUnavailableResponse(unavailable)
-  async categories(@TracingId() tracingId: string) {
+  async categories() {
     const categories = (await this.registrations.categories()).map((c) => ({
       name: c.name,
       ...(c.description !== undefined ? { description: c.description } : {}),
     }));
-    return listEnvelope(tracingId, categories);
+    return listEnvelope(categories);
   }
 
   @Post('webhooks/migrate')
@@ -134,12 +134,12 @@ export class AdminUpstreamWebhooksController {
     type: ApiErrorResponse,
     description: 'UPSTREAM_UNAVAILABLE: a step failed; `details` report the steps so far',
   })
-  async migrate(@Body() body: RegisterUpstreamWebhookInput, @TracingId() tracingId: string) {
+  async migrate(@Body() body: RegisterUpstreamWebhookInput) {
     const report = await this.registrations.migrate(await this.applicationOf(body.merchantId), {
       categories: body.categories,
       callbackUrl: body.callbackUrl,
     });
-    return envelope(tracingId, reportView(report));
+    return envelope(reportView(report));
   }
 
   /** The merchant is looked up here: the inbox library does not depend on the merchants one. */

@@ -7,7 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { UpstreamApplicationsService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind } from '#libs/http';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { UpstreamApplicationOutput } from './outputs/upstream-application.output.js';
@@ -27,10 +27,10 @@ export class AdminUpstreamController {
   @ApiOkResponse({ type: ApiEnvelope(UpstreamApplicationOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
-  async list(@Query() query: ListInput, @TracingId() tracingId: string) {
+  async list(@Query() query: ListInput) {
     // The upstream pages by offset: the key a page starts after is the offset it starts at.
     const page = keysetPage(query, '/admin/upstream/applications', { key: /^\d{1,9}$/ });
     const { applications, nextOffset } = await this.applications.page(Number(page.after ?? 0), page.limit);
-    return page.answer(tracingId, applications, nextOffset !== null ? String(nextOffset) : null);
+    return page.answer(applications, nextOffset !== null ? String(nextOffset) : null);
   }
 }

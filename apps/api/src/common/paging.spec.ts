@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runInContext } from '#libs/context';
 import { decodeCursor, encodeCursor, keysetPage, listEnvelope, pageMeta } from './paging.js';
 
 const ID = '0190c0de-0000-7000-8000-000000000001';
@@ -28,7 +29,7 @@ describe('keyset paging: cursors and the page envelope', () => {
       filters: { reference: 'a b', skipped: undefined },
     });
     expect(page).toMatchObject({ limit: 1, after: ID });
-    const answer = page.answer('t-1', [{ id: 1 }], ID);
+    const answer = runInContext({ requestId: 't-1' }, () => page.answer([{ id: 1 }], ID));
     expect(JSON.stringify(answer)).toBe(
       JSON.stringify({
         data: [{ id: 1 }],
@@ -37,7 +38,9 @@ describe('keyset paging: cursors and the page envelope', () => {
       }),
     );
 
-    const last = keysetPage({ limit: 1 }, '/v1/users').answer('t-2', [], null);
+    const last = runInContext({ requestId: 't-2' }, () =>
+      keysetPage({ limit: 1 }, '/v1/users').answer([], null),
+    );
     expect(last.meta).toMatchObject({ count: 0, nextCursor: null });
     expect(last).not.toHaveProperty('links');
   });
@@ -51,10 +54,14 @@ describe('keyset paging: cursors and the page envelope', () => {
   });
 
   it('gives a list whole in one answer the same meta as a last page: count and a null nextCursor', () => {
-    const list = listEnvelope('t-3', [{ id: 1 }, { id: 2 }]);
+    const list = runInContext({ requestId: 't-3' }, () => listEnvelope([{ id: 1 }, { id: 2 }]));
     expect(list).toEqual({
       data: [{ id: 1 }, { id: 2 }],
       meta: { tracingId: 't-3', count: 2, nextCursor: null },
     });
+  });
+
+  it('refuses to build an answer outside a request context (a wiring bug, never a blank tracingId)', () => {
+    expect(() => listEnvelope([])).toThrow('outside a request context');
   });
 });

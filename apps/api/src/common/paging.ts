@@ -102,8 +102,8 @@ export function pageMeta(
  * The answer of a list that is whole in one answer (no `limit` or `cursor`): the same `meta` as a paged
  * list's last page, so every list of the API has one shape.
  */
-export function listEnvelope<T>(tracingId: string, items: T[]) {
-  return envelope(tracingId, items, pageMeta(items.length, null).meta);
+export function listEnvelope<T>(items: T[]) {
+  return envelope(items, pageMeta(items.length, null).meta);
 }
 
 /**
@@ -119,12 +119,12 @@ export function keysetPage(
   return {
     limit,
     after: decodeCursor(query.cursor, options.key),
-    answer<T>(tracingId: string, items: T[], nextAfter: string | null | undefined) {
+    answer<T>(items: T[], nextAfter: string | null | undefined) {
       const { meta, links } = pageMeta(items.length, nextAfter != null ? encodeCursor(nextAfter) : null, {
         path,
         query: { ...options.filters, limit: String(limit) },
       });
-      return envelope(tracingId, items, meta, links);
+      return envelope(items, meta, links);
     },
   };
 }

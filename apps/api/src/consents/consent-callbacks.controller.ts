@@ -2,7 +2,7 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RedirectConsentsService } from '#libs/domain/consents';
-import { ApiErrorResponse, Public, TracingId } from '#libs/http';
+import { ApiErrorResponse, Public } from '#libs/http';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
 
 @ApiTags('consents')
@@ -24,11 +24,7 @@ export class ConsentCallbacksController {
     type: ApiErrorResponse,
     description: 'VALIDATION_FAILED: invalid, expired or used state',
   })
-  async callback(
-    @Query() query: ConsentCallbackInput,
-    @TracingId() tracingId: string,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  async callback(@Query() query: ConsentCallbackInput, @Res() reply: FastifyReply): Promise<void> {
     const location = await this.consents.completeCallback({
       bffState: query.bffState,
       oneTimeToken: query.oneTimeToken,

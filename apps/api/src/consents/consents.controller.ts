@@ -15,7 +15,7 @@ import {
   RedirectConsentsService,
 } from '#libs/domain/consents';
 import type { TenantCaller } from '#libs/context';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -61,9 +61,8 @@ export class ConsentsController {
     @Param('userId') userId: string,
     @Body() body: CreateConsentInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.redirect.create(caller, userId, body));
+    return envelope(await this.redirect.create(caller, userId, body));
   }
 
   // The credentials stay out of the idempotency fingerprint: not even a hash of a bank password is kept.
@@ -81,9 +80,8 @@ export class ConsentsController {
     @Param('userId') userId: string,
     @Body() body: CreateEmbeddedConsentInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.embedded.createEmbedded(caller, userId, body));
+    return envelope(await this.embedded.createEmbedded(caller, userId, body));
   }
 
   @Post('consents/:consentId/sca-method')
@@ -99,9 +97,8 @@ export class ConsentsController {
     @Param('consentId') consentId: string,
     @Body() body: SelectScaMethodInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.embedded.selectScaMethod(caller, consentId, body.scaMethodId));
+    return envelope(await this.embedded.selectScaMethod(caller, consentId, body.scaMethodId));
   }
 
   @Post('consents/:consentId/sca-code')
@@ -118,9 +115,8 @@ export class ConsentsController {
     @Param('consentId') consentId: string,
     @Body() body: SubmitScaCodeInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.embedded.submitScaCode(caller, consentId, body.code));
+    return envelope(await this.embedded.submitScaCode(caller, consentId, body.code));
   }
 
   @Post('consents/:consentId/reauthorise')
@@ -137,9 +133,8 @@ export class ConsentsController {
     @Param('consentId') consentId: string,
     @Body() body: ReauthoriseConsentInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.renewal.reauthorise(caller, consentId, body.redirectUrl));
+    return envelope(await this.renewal.reauthorise(caller, consentId, body.redirectUrl));
   }
 
   @Put('consents/:consentId/pre-authorisation')
@@ -155,9 +150,8 @@ export class ConsentsController {
     @Param('consentId') consentId: string,
     @Body() body: UpdatePreAuthorisationInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.renewal.updatePreAuthorisation(caller, consentId, body));
+    return envelope(await this.renewal.updatePreAuthorisation(caller, consentId, body));
   }
 
   @Get('users/:userId/consents')
@@ -165,12 +159,7 @@ export class ConsentsController {
   @ApiOkResponse({ type: ApiEnvelope(ConsentOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
-  async list(
-    @Param('userId') userId: string,
-    @Query() query: ListInput,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/consents`);
     const { consents, nextBeforeId } = await this.consents.listForUser(
       caller,
@@ -178,19 +167,15 @@ export class ConsentsController {
       page.limit,
       page.after,
     );
-    return page.answer(tracingId, consents, nextBeforeId);
+    return page.answer(consents, nextBeforeId);
   }
 
   @Get('consents/:consentId')
   @ApiOperation({ summary: 'One consent', description: 'Status, scope and dates; never the consent token.' })
   @ApiOkResponse({ type: ApiEnvelope(ConsentOutput) })
   @ApiMissing()
-  async get(
-    @Param('consentId') consentId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.consents.get(caller, consentId));
+  async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.consents.get(caller, consentId));
   }
 
   @Delete('consents/:consentId')

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -56,32 +56,28 @@ export class EventEndpointsController {
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
   @ApiInvalid()
-  async create(
-    @Body() body: CreateEventEndpointInput,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async create(@Body() body: CreateEventEndpointInput, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.create(caller, {
       url: body.url,
       types: body.types ?? [],
     });
-    return envelope(tracingId, { endpoint: view(endpoint), secret });
+    return envelope({ endpoint: view(endpoint), secret });
   }
 
   @Get()
   @ApiOperation({ summary: 'The merchant’s event endpoints, newest first' })
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput, { list: true }) })
-  async list(@Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+  async list(@Tenant() caller: TenantCaller) {
     const endpoints = (await this.endpoints.list(caller)).map(view);
-    return listEnvelope(tracingId, endpoints);
+    return listEnvelope(endpoints);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One event endpoint (with why it is disabled, if it is)' })
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
   @ApiMissing()
-  async get(@Param('id') id: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
-    return envelope(tracingId, view(await this.endpoints.get(caller, id)));
+  async get(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+    return envelope(view(await this.endpoints.get(caller, id)));
   }
 
   @Delete(':id')
@@ -101,9 +97,9 @@ export class EventEndpointsController {
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
   @ApiMissing()
-  async rotate(@Param('id') id: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+  async rotate(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller, id);
-    return envelope(tracingId, { endpoint: view(endpoint), secret });
+    return envelope({ endpoint: view(endpoint), secret });
   }
 
   @Post(':id/enable')
@@ -115,8 +111,8 @@ export class EventEndpointsController {
   })
   @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
   @ApiMissing()
-  async enable(@Param('id') id: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
-    return envelope(tracingId, view(await this.endpoints.enable(caller, id)));
+  async enable(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+    return envelope(view(await this.endpoints.enable(caller, id)));
   }
 
   @Get(':id/deliveries')
@@ -128,12 +124,7 @@ export class EventEndpointsController {
   @ApiOkResponse({ type: ApiEnvelope(EventDeliveryOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
-  async deliveries(
-    @Param('id') id: string,
-    @Query() query: ListInput,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async deliveries(@Param('id') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries`);
     const { limit } = page;
     // One more than the page: whether it exists says whether there is a next page.
@@ -142,7 +133,7 @@ export class EventEndpointsController {
       limit: limit + 1,
     });
     const items = rows.slice(0, limit);
-    return page.answer(tracingId, items, rows.length > limit ? items[items.length - 1].id : null);
+    return page.answer(items, rows.length > limit ? items[items.length - 1].id : null);
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
@@ -158,8 +149,7 @@ export class EventEndpointsController {
     @Param('id') id: string,
     @Param('deliveryId') deliveryId: string,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.endpoints.retry(caller, id, deliveryId));
+    return envelope(await this.endpoints.retry(caller, id, deliveryId));
   }
 }

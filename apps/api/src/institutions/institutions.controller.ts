@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, TracingId, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { keysetPage } from '../common/paging.js';
 import { ListInstitutionsInput } from './inputs/list-institutions.input.js';
 import { InstitutionOutput } from './outputs/institution.output.js';
@@ -34,11 +34,11 @@ export class InstitutionsController {
   @ApiOkResponse({ type: ApiEnvelope(InstitutionOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiServiceUnavailableResponse(upstreamDown)
-  async list(@Query() query: ListInstitutionsInput, @TracingId() tracingId: string) {
+  async list(@Query() query: ListInstitutionsInput) {
     const filters = { country: query.country, feature: query.feature, q: query.q };
     const page = keysetPage(query, '/v1/institutions', { key: INSTITUTION_ID, filters });
     const { institutions, nextAfterId } = await this.institutions.list(filters, page.limit, page.after);
-    return page.answer(tracingId, institutions, nextAfterId);
+    return page.answer(institutions, nextAfterId);
   }
 
   @Get(':institutionId')
@@ -46,7 +46,7 @@ export class InstitutionsController {
   @ApiOkResponse({ type: ApiEnvelope(InstitutionOutput) })
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND' })
   @ApiServiceUnavailableResponse(upstreamDown)
-  async get(@Param('institutionId') institutionId: string, @TracingId() tracingId: string) {
-    return envelope(tracingId, await this.institutions.get(institutionId));
+  async get(@Param('institutionId') institutionId: string) {
+    return envelope(await this.institutions.get(institutionId));
   }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/comm
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -39,10 +39,9 @@ export class PaymentsController {
     @Body() body: CreateSinglePaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
     const key = requireIdempotencyKey(idempotencyKey);
-    return envelope(tracingId, await this.single.create(caller, userId, body, key));
+    return envelope(await this.single.create(caller, userId, body, key));
   }
 
   @Get('users/:userId/payments')
@@ -50,12 +49,7 @@ export class PaymentsController {
   @ApiOkResponse({ type: ApiEnvelope(PaymentOutput, { list: true }) })
   @ApiInvalid()
   @ApiMissing()
-  async list(
-    @Param('userId') userId: string,
-    @Query() query: ListInput,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/payments`);
     const { payments, nextBeforeId } = await this.payments.listForUser(
       caller,
@@ -63,7 +57,7 @@ export class PaymentsController {
       page.limit,
       page.after,
     );
-    return page.answer(tracingId, payments, nextBeforeId);
+    return page.answer(payments, nextBeforeId);
   }
 
   @Get('payments/:paymentId')
@@ -74,11 +68,7 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: ApiEnvelope(PaymentOutput) })
   @ApiMissing()
-  async get(
-    @Param('paymentId') paymentId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.payments.get(caller, paymentId));
+  async get(@Param('paymentId') paymentId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.payments.get(caller, paymentId));
   }
 }

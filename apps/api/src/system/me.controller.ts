@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { MeOutput } from './outputs/me.output.js';
 
 @ApiTags('merchant')
@@ -15,8 +15,8 @@ export class MeController {
       'The caller as the BFF sees it: an API key names its merchant, a session token also its user.',
   })
   @ApiOkResponse({ type: ApiEnvelope(MeOutput) })
-  me(@Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
-    return envelope(tracingId, {
+  me(@Tenant() caller: TenantCaller) {
+    return envelope({
       kind: caller.kind,
       merchantId: caller.merchantId,
       ...(caller.userId ? { userId: caller.userId } : {}),

@@ -28,7 +28,7 @@ import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
@@ -71,12 +71,11 @@ export class UsersController {
   async create(
     @Body() body: CreateUserInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { user, created } = await this.users.create(caller, body);
     if (!created) void reply.status(200);
-    return envelope(tracingId, user);
+    return envelope(user);
   }
 
   @Get()
@@ -103,14 +102,14 @@ export class UsersController {
   })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
-  async list(@Query() query: ListUsersInput, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
+  async list(@Query() query: ListUsersInput, @Tenant() caller: TenantCaller) {
     const merchantId = caller;
     if (query.reference !== undefined) {
-      return envelope(tracingId, await this.users.findByReference(merchantId, query.reference));
+      return envelope(await this.users.findByReference(merchantId, query.reference));
     }
     const page = keysetPage(query, '/v1/users');
     const { users, nextAfterId } = await this.users.list(merchantId, page.limit, page.after);
-    return page.answer(tracingId, users, nextAfterId);
+    return page.answer(users, nextAfterId);
   }
 
   @Get(':userId')
@@ -122,8 +121,8 @@ export class UsersController {
   })
   @ApiOkResponse({ type: ApiEnvelope(UserOutput) })
   @ApiNotFoundResponse(missing)
-  async get(@Param('userId') userId: string, @Tenant() caller: TenantCaller, @TracingId() tracingId: string) {
-    return envelope(tracingId, await this.users.get(caller, userId));
+  async get(@Param('userId') userId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.users.get(caller, userId));
   }
 
   @Patch(':userId')
@@ -146,9 +145,8 @@ export class UsersController {
     @Param('userId') userId: string,
     @Body() body: UpdateUserInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.users.update(caller, userId, body));
+    return envelope(await this.users.update(caller, userId, body));
   }
 
   @Delete(':userId')
@@ -175,17 +173,13 @@ export class UsersController {
   })
   @ApiCreatedResponse({ type: ApiEnvelope(UserSessionOutput) })
   @ApiNotFoundResponse(missing)
-  async createSession(
-    @Param('userId') userId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
+  async createSession(@Param('userId') userId: string, @Tenant() caller: TenantCaller) {
     const user = await this.users.get(caller, userId);
     const { token, expiresAt } = mintSessionToken(
       this.config.crypto.signingSecret,
       { merchantId: caller.merchantId, userId: user.id },
       this.config.crypto.sessionTtlSeconds,
     );
-    return envelope(tracingId, { token, expiresAt: expiresAt.toISOString() });
+    return envelope({ token, expiresAt: expiresAt.toISOString() });
   }
 }

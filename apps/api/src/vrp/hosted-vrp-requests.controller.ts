@@ -2,7 +2,7 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
 import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
@@ -21,11 +21,7 @@ export class HostedVrpRequestsController {
   @ApiOkResponse({ type: ApiEnvelope(HostedVrpRequestOutput) })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
-  async get(
-    @Param('requestId') requestId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.data.hostedVrpRequest(caller, requestId));
+  async get(@Param('requestId') requestId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.data.hostedVrpRequest(caller, requestId));
   }
 }

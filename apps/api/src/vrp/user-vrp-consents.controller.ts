@@ -2,7 +2,7 @@ import { Body, Controller, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
@@ -32,8 +32,7 @@ export class UserVrpConsentsController {
     @Param('userId') userId: string,
     @Body() body: CreateVrpConsentInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.vrp.create(caller, userId, body));
+    return envelope(await this.vrp.create(caller, userId, body));
   }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { ConfirmFundsInput } from './inputs/confirm-funds.input.js';
 import { FundsConfirmationOutput } from './outputs/funds-confirmation.output.js';
@@ -23,12 +23,8 @@ export class VrpConsentsController {
   @ApiOkResponse({ type: ApiEnvelope(VrpConsentOutput) })
   @ApiMissing()
   @upstreamFailures()
-  async get(
-    @Param('consentId') consentId: string,
-    @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
-  ) {
-    return envelope(tracingId, await this.consents.view(caller, consentId));
+  async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
+    return envelope(await this.consents.view(caller, consentId));
   }
 
   @Post(':consentId/funds-confirmation')
@@ -46,8 +42,7 @@ export class VrpConsentsController {
     @Param('consentId') consentId: string,
     @Body() body: ConfirmFundsInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
-    return envelope(tracingId, await this.consents.fundsConfirmation(caller, consentId, body));
+    return envelope(await this.consents.fundsConfirmation(caller, consentId, body));
   }
 }

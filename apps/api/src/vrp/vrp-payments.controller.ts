@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpPaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant, TracingId } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -43,7 +43,6 @@ export class VrpPaymentsController {
     @Body() body: CreateVrpPaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
     const key = requireIdempotencyKey(idempotencyKey);
     const payment = await this.payments.pay(
@@ -56,7 +55,7 @@ export class VrpPaymentsController {
       },
       key,
     );
-    return envelope(tracingId, payment);
+    return envelope(payment);
   }
 
   @Get(':consentId/payments')
@@ -71,10 +70,9 @@ export class VrpPaymentsController {
     @Param('consentId') consentId: string,
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
-    @TracingId() tracingId: string,
   ) {
     const page = keysetPage(query, `/v1/vrp/consents/${encodeURIComponent(consentId)}/payments`);
     const { payments, nextBeforeId } = await this.payments.list(caller, consentId, page.limit, page.after);
-    return page.answer(tracingId, payments, nextBeforeId);
+    return page.answer(payments, nextBeforeId);
   }
 }

@@ -11,15 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiver } from '#libs/domain/inbox';
-import {
-  ApiEnvelope,
-  ApiErrorResponse,
-  Auth,
-  AuthKind,
-  RAW_BODY_ROUTE,
-  TracingId,
-  envelope,
-} from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, RAW_BODY_ROUTE, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 
@@ -52,8 +44,8 @@ export class UpstreamWebhookController {
       'UNAUTHENTICATED: unsigned, forged, tampered, stale or future-dated, or not signed with a secret of the application it names',
   })
   @ApiPayloadTooLargeResponse({ type: ApiErrorResponse, description: 'PAYLOAD_TOO_LARGE' })
-  async receive(@Req() request: FastifyRequest, @TracingId() tracingId: string) {
+  async receive(@Req() request: FastifyRequest) {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    return envelope(tracingId, await this.receiver.receive(body, request.headers));
+    return envelope(await this.receiver.receive(body, request.headers));
   }
 }
