@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { Prisma, PrismaService, ReadCache, isTransactionConflict } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
+import { uuidV7 } from '#libs/ids';
 import { placeAccounts, type Placement } from './account-placement.js';
 import { decimalFromUpstream } from './money.js';
-import { uuidV7 } from '#libs/ids';
 
 /** The consent an account refresh belongs to (ids only; the token never comes here). */
 export interface AccountOwner {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Prisma } from '#libs/database';
+import { seededRandom } from '#libs/testing';
 import type { StoredAccount } from './account.repository.js';
 import { toAccountView } from './accounts.service.js';
 import {
@@ -8,8 +10,6 @@ import {
   decimalTextToApi,
   decimalToApi,
 } from './money.js';
-import { Prisma } from '#libs/database';
-import { seededRandom } from '#libs/testing';
 
 const account = (syncStatus: StoredAccount['syncStatus']): StoredAccount =>
   ({

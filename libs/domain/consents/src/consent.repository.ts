@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
-import { ConsentStatus } from './consent-status.js';
 import { isUuid } from '#libs/ids';
+import { ConsentStatus } from './consent-status.js';
 
 /** Every column except the encrypted token: reads for responses never load the secret. */
 const PUBLIC_FIELDS = {

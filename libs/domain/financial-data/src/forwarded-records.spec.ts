@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ScannedRecords, scanListBody } from '#libs/upstream-client';
 import { forwardedRecords as pieces, recordCount } from './forwarded-records.js';
+import { moneyToStrings } from './money.js';
 
 const forwardedRecords = (records: unknown[] | ScannedRecords) => pieces(records).join('');
-import { moneyToStrings } from './money.js';
 
 /** What the upstream client hands over for a body: the records scanned, or parsed when it cannot scan. */
 const received = (text: string) =>

@@ -3,8 +3,8 @@ import { apiKeyPrefix, generateApiKey, hashApiKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
-import { MerchantRepository } from './merchant.repository.js';
 import { CredentialRevocations } from '#libs/redis';
+import { MerchantRepository } from './merchant.repository.js';
 
 export interface ApiKeyView {
   id: string;

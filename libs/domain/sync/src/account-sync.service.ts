@@ -24,7 +24,6 @@ import {
   type UpstreamClient,
   type UpstreamErrorKind,
 } from '#libs/upstream-client';
-import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import {
   RunSupersededError,
   SyncRunRepository,
@@ -33,6 +32,7 @@ import {
   type SyncProgress,
   type SyncWindow,
 } from '#libs/domain/sync-runs';
+import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { UnusableTransactionError, pageRows } from './transaction-records.js';
 
