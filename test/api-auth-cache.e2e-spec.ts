@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { createMerchant } from '#libs/testing';
-import { ApiClient, startStack, type Stack } from './support/api-kit.js';
+import { ApiClient, type Stack, startStack } from './support/api-kit.js';
 import { spawnApi, type WorkerProcess } from './support/worker-process.js';
 
 /**

@@ -3,7 +3,7 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { REDIS } from '#libs/redis';
 import { captureLogger, createMerchant, createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, dataOf, startStack, type ApiResponse, type Stack } from './support/api-kit.js';
+import { ApiClient, type ApiResponse, dataOf, type Stack, startStack } from './support/api-kit.js';
 
 /** GET `path` with `token` (none when undefined), and any other headers. */
 const get = (client: ApiClient, path: string, token?: string, headers: Record<string, string> = {}) =>

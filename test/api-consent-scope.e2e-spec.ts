@@ -3,10 +3,10 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { QueueName } from '#libs/queue';
-import { uniqueQueuePrefix, type CreatedMerchant } from '#libs/testing';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { onboard, send, startStack, type Stack } from './support/api-kit.js';
+import { type CreatedMerchant, uniqueQueuePrefix } from '#libs/testing';
+import { onboard, send, type Stack, startStack } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
+import { SandboxHttp } from './support/sandbox-http.js';
 type ErrorBody = { error: { code: string; status: number; message: string } };
 
 const REDIRECT = 'https://app.merchant.example/banks/done';

@@ -8,13 +8,13 @@ import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
 import {
   captureLogger,
+  type CreatedMerchant,
   createMerchant,
   createUser,
   sessionToken,
   uniqueQueuePrefix,
-  type CreatedMerchant,
 } from '#libs/testing';
-import { caller, send, startStack, type Stack } from './support/api-kit.js';
+import { caller, send, type Stack, startStack } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };

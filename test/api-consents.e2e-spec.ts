@@ -3,8 +3,8 @@ import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { captureLogger, createMerchant, createUser, sessionToken, type CreatedMerchant } from '#libs/testing';
-import { caller, send, startStack, type Stack } from './support/api-kit.js';
+import { captureLogger, type CreatedMerchant, createMerchant, createUser, sessionToken } from '#libs/testing';
+import { caller, send, type Stack, startStack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
-import { onboard, startStack, type Stack } from './support/api-kit.js';
+import { onboard, type Stack, startStack } from './support/api-kit.js';
 
 describe('api: CORS limited to each merchant’s frontend origins', () => {
   let stack: Stack;

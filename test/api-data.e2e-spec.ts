@@ -4,18 +4,18 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
   captureLogger,
+  type CreatedMerchant,
   createMerchant,
   createUser,
   createVrpConsentRow,
   sessionToken,
-  type CreatedMerchant,
 } from '#libs/testing';
+import { caller, type Stack, startStack } from './support/api-kit.js';
 import {
   authorisedSandboxVrpConsent,
   connectBank,
   createSandboxHostedVrpRequest,
 } from './support/bank-consents.js';
-import { caller, startStack, type Stack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { createSandboxSubApplication } from './support/upstream-applications.js';
 type ErrorBody = {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionToken } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
-import { documentedOperations, readOpenApiDocument, type Operation } from './support/openapi-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { documentedOperations, type Operation, readOpenApiDocument } from './support/openapi-kit.js';
 
 /**
  * Issue 8, defect 12, kept standing: thousands of malformed requests to every route of /docs-json (bad

@@ -5,16 +5,16 @@ import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AUTH_METADATA,
-  DefaultDenyGuard,
-  HttpErrorFilter,
-  Public,
   createHttpApp,
   createValidationPipe,
+  DefaultDenyGuard,
+  HttpErrorFilter,
   type NestFastifyApplication,
+  Public,
 } from '#libs/http';
 import { Metrics, ObservabilityModule } from '#libs/observability';
 import { captureLogger } from '#libs/testing';
-import { ApiClient, startStack, type Stack } from './support/api-kit.js';
+import { ApiClient, type Stack, startStack } from './support/api-kit.js';
 import { startApi } from './support/running-apps.js';
 
 describe('api: health, error envelope, request ids, metrics', () => {

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, uniqueName } from '#libs/testing';
-import { send, startStack, type Stack } from './support/api-kit.js';
+import { send, type Stack, startStack } from './support/api-kit.js';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
 function rawRequest(url: string, payload: string): Promise<string> {

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { uniqueName } from '#libs/testing';
-import { startStack, type Stack } from './support/api-kit.js';
+import { type Stack, startStack } from './support/api-kit.js';
 import { createSandboxHostedVrpRequest, decideAtBank } from './support/bank-consents.js';
-import { EventReceiver, registeredSecret, postUpstreamEvent, upstreamEvent } from './support/event-kit.js';
+import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
 import {
+  type Answer,
   AnswerChecker,
   documentedOperations,
-  readOpenApiDocument,
-  type Answer,
   type Operation,
+  readOpenApiDocument,
 } from './support/openapi-kit.js';
 import { paymentBodies } from './support/payment-kit.js';
 import { eventually } from './support/sync-kit.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueQueuePrefix } from '#libs/testing';
 import { ALL_QUEUES } from '#libs/queue';
-import { send, startStack, type Stack } from './support/api-kit.js';
+import { uniqueQueuePrefix } from '#libs/testing';
+import { send, type Stack, startStack } from './support/api-kit.js';
 
 describe('api: Bull Board at /admin/queues, behind the operator token', () => {
   let stack: Stack;

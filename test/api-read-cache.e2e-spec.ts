@@ -7,8 +7,8 @@ import {
   connect,
   dataOf,
   onboard,
-  startStack,
   type Stack,
+  startStack,
   type Tenant,
 } from './support/api-kit.js';
 import { spawnApi, type WorkerProcess } from './support/worker-process.js';

@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createUser } from '#libs/testing';
+import { HOT_ROUTES } from '../apps/api/src/system/response-schemas.js';
 import {
   ApiClient,
   connect,
   dataOf,
   onboard,
-  startStack,
   type Stack,
+  startStack,
   type Tenant,
 } from './support/api-kit.js';
-import { HOT_ROUTES } from '../apps/api/src/system/response-schemas.js';
 
 /**
  * The hot routes' bodies are written from response schemas (fast-json-stringify). A schema may only

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { captureLogger, createMerchant, uniqueName } from '#libs/testing';
-import { send, startStack, type Stack } from './support/api-kit.js';
+import { send, type Stack, startStack } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 
 type ErrorBody = { error: { code: string; status: number; message: string } };

@@ -4,15 +4,15 @@ import { ConsentAuthoriser, ConsentRepository, ConsentStateRepository } from '#l
 import { AccountSyncService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { connectBank, decideAtBank } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   eventually,
   storedTransactions,
-  upstreamConsentId,
   type SyncedAccount,
+  upstreamConsentId,
 } from './support/sync-kit.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, uniqueName } from '#libs/testing';
 import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
-import { send, startStack, type Stack } from './support/api-kit.js';
+import { send, type Stack, startStack } from './support/api-kit.js';
 import { launchBrowser, screenshot } from './support/browser-kit.js';
 import { freePort } from './support/running-apps.js';
 

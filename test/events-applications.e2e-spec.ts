@@ -3,7 +3,7 @@ import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { UserRepository } from '#libs/domain/users';
 import { createMerchant, createUser, uniqueName } from '#libs/testing';
-import { startStack, type Stack } from './support/api-kit.js';
+import { type Stack, startStack } from './support/api-kit.js';
 import { postUpstreamEvent, rootApplication, upstreamEvent } from './support/event-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { eventually } from './support/sync-kit.js';

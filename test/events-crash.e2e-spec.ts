@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
 import { eventually } from './support/sync-kit.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';

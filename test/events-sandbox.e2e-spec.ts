@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { sessionToken, uniqueName } from '#libs/testing';
-import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { EventReceiver } from './support/event-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { SseClient } from './support/sse-client.js';

@@ -4,8 +4,7 @@ import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeper } from '#libs/domain/events';
 import { createConsentRow, sessionToken, uniqueName } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
-import { spawnApi } from './support/worker-process.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import {
   EventReceiver,
   postUpstreamEvent,
@@ -15,6 +14,7 @@ import {
 } from './support/event-kit.js';
 import { SseClient } from './support/sse-client.js';
 import { eventually } from './support/sync-kit.js';
+import { spawnApi } from './support/worker-process.js';
 
 describe('events: the signed receiver, the inbox, fan-out, deliveries and live streams', () => {
   let stack: Stack;

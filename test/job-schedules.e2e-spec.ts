@@ -2,9 +2,9 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ALL_QUEUES,
+  bullmqPrefix,
   JOB_DEFINITIONS,
   JOB_SCHEDULES,
-  bullmqPrefix,
   type JobName,
   type QueueName,
 } from '#libs/queue';

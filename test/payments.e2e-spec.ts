@@ -3,8 +3,8 @@ import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import { uniqueName } from '#libs/testing';
-import { dataOf, onboard, startStack, type ApiClient, type Stack, type Tenant } from './support/api-kit.js';
-import { REDIRECT_URL, atBank, payee, paymentBodies, paymentEvents } from './support/payment-kit.js';
+import { type ApiClient, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { atBank, payee, paymentBodies, paymentEvents, REDIRECT_URL } from './support/payment-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { eventually } from './support/sync-kit.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueQueuePrefix } from '#libs/testing';
-import { startStack, type Stack } from './support/api-kit.js';
+import { type Stack, startStack } from './support/api-kit.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLogger, uniqueName } from '#libs/testing';
-import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { eventually } from './support/sync-kit.js';
 
 /**

@@ -4,7 +4,7 @@ import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { uniqueName } from '#libs/testing';
-import { startStack, type Stack } from './support/api-kit.js';
+import { type Stack, startStack } from './support/api-kit.js';
 import { connectBank } from './support/bank-consents.js';
 import type { RunningHttpApp } from './support/running-apps.js';
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { uniqueQueuePrefix } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
+  connectedUsers,
   eventually,
   storedTransactions,
-  connectedUsers,
   upstreamTransactions,
 } from './support/sync-kit.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';

@@ -2,11 +2,11 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
 import { SyncDispatcher } from '#libs/domain/sync';
+import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
 import { createConsentRow, createDueAccounts, createMerchant, createUser } from '#libs/testing';
-import { startStack, type Stack } from './support/api-kit.js';
+import { type Stack, startStack } from './support/api-kit.js';
 
 describe('sync dispatcher: due accounts in batches, one job per account however often it runs', () => {
   let stack: Stack;

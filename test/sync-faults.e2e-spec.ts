@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { uniqueQueuePrefix } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import { connect, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
+import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   runWhenEnded,
   storedTransactions,
+  type SyncedAccount,
   upstreamConsentId,
   upstreamTransactions,
-  type SyncedAccount,
 } from './support/sync-kit.js';
 
 const DECIMAL = /^-?\d+\.\d{2,4}$/;

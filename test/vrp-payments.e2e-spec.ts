@@ -4,9 +4,9 @@ import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { createVrpConsentRow, uniqueName } from '#libs/testing';
-import { dataOf, merchantCallerOf, onboard, startStack, type Stack, type Tenant } from './support/api-kit.js';
-import { atBank, payee, paymentBodies } from './support/payment-kit.js';
+import { dataOf, merchantCallerOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
+import { atBank, payee, paymentBodies } from './support/payment-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { eventually } from './support/sync-kit.js';
 

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobProducer, QueueName, bullmqPrefix } from '#libs/queue';
+import { bullmqPrefix, JobProducer, QueueName } from '#libs/queue';
 import { uniqueQueuePrefix } from '#libs/testing';
 import { MaintenanceProcessor } from '../apps/worker/src/maintenance/maintenance.processor.js';
 import { startWorker } from './support/running-apps.js';

@@ -1,8 +1,8 @@
 // Rounds of load over several targets: each target once per round, in a rotated order, so drift on a
 // shared machine hits every target alike; latencies pooled over the rounds; ratios per round against
 // the same round's baseline.
-import { latencyStats, median } from './load-generator.mjs';
 import { BenchFailure } from './bench-failure.mjs';
+import { latencyStats, median } from './load-generator.mjs';
 
 export function failureOf(label, result) {
   const e = result.errors[0];

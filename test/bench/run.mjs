@@ -15,13 +15,13 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
-import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
-import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { apiReads } from './scenarios/api-reads.mjs';
-import { syncBench } from './scenarios/sync.mjs';
-import { eventsBench } from './scenarios/events.mjs';
 import { consentExpiryBench } from './scenarios/consent-expiry.mjs';
+import { eventsBench } from './scenarios/events.mjs';
+import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
+import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
+import { syncBench } from './scenarios/sync.mjs';
+import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Whatever happens, the bench ends: past this the process reports and exits. */

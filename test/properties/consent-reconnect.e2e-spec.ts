@@ -6,7 +6,7 @@ import { AccountSyncService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import { assertProperty, createUser, propertyTimeout, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { connectBank } from '../support/bank-consents.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
 import { upstreamTransactions } from '../support/sync-kit.js';

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import {
   MerchantEventRepository,
+  type NewMerchantEvent,
   OutboxRelay,
   UserEventsService,
-  type NewMerchantEvent,
 } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
 import { assertProperty, createUser, propertyTimeout, sessionToken } from '#libs/testing';
-import { merchantCallerOf, onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
+import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { SseClient, type SseMessage } from '../support/sse-client.js';
 import { eventually } from '../support/sync-kit.js';
 

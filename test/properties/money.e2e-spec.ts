@@ -10,9 +10,9 @@ import {
   decimalToApi,
 } from '#libs/domain/accounts';
 import {
-  MAX_SIGNIFICANT_DIGITS,
   amountText,
   decimalsOf,
+  MAX_SIGNIFICANT_DIGITS,
   parseAmount,
   periodLimit,
   wireAmount,
@@ -20,7 +20,7 @@ import {
 import { UserRepository } from '#libs/domain/users';
 import { DomainError } from '#libs/errors';
 import { assertProperty, createVrpConsentRow, propertyTimeout, uniqueName } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { authorisedSandboxVrpConsent } from '../support/bank-consents.js';
 
 /**

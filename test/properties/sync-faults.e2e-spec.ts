@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
+import { UserRepository } from '#libs/domain/users';
 import { assertProperty, createUser, propertyTimeout, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, startStack, type Stack, type Tenant } from '../support/api-kit.js';
+import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { connectBank } from '../support/bank-consents.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
 import { eventually, upstreamTransactions } from '../support/sync-kit.js';

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma, PrismaService } from '#libs/database';
 import {
+  currentVrpPeriod,
   NOT_PAID_STATUSES,
   PaymentStateRepository,
+  periodLimit,
   VRP_FREQUENCIES,
   VrpConsentsService,
   VrpPaymentsService,
-  currentVrpPeriod,
-  periodLimit,
 } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -17,8 +17,8 @@ import {
   dataOf,
   merchantCallerOf,
   onboard,
-  startStack,
   type Stack,
+  startStack,
   type Tenant,
 } from '../support/api-kit.js';
 import { authorisedSandboxVrpConsent } from '../support/bank-consents.js';

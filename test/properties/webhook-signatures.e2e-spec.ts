@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { WebhookVerificationError, verifyWebhook } from '#libs/crypto';
+import { verifyWebhook, WebhookVerificationError } from '#libs/crypto';
 import { assertProperty, propertyTimeout } from '#libs/testing';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxEvents, type SandboxEvent } from '../../apps/sandbox/src/core/index.js';
+import { type SandboxEvent, SandboxEvents } from '../../apps/sandbox/src/core/index.js';
 import { useSandbox } from '../support/sandbox-fixture.js';
 
 /** Conformance of what every sandbox route shares: authentication (spec part 5), error shapes (part 7), versioning, faults. */

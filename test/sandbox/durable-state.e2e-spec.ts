@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
+import { type RunningHttpApp, startSandbox } from '../support/running-apps.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
 import { paymentRequest } from '../support/sandbox-payments.js';
 

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
-import { SandboxEvents, type SandboxEvent } from '../../apps/sandbox/src/core/index.js';
+import { type SandboxEvent, SandboxEvents } from '../../apps/sandbox/src/core/index.js';
 import { useSandbox } from '../support/sandbox-fixture.js';
 import { PAYEE, paymentRequest } from '../support/sandbox-payments.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { WebhookVerificationError, generateWebhookSecret, verifyWebhook } from '#libs/crypto';
+import { generateWebhookSecret, verifyWebhook, WebhookVerificationError } from '#libs/crypto';
 import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
 import { useSandbox } from '../support/sandbox-fixture.js';

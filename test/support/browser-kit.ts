@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium: `npm test` installs it when missing; nothing downloads a browser. */
 export const CHROMIUM = '/usr/bin/chromium';

@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import type { AppConfig } from '#libs/config';
 import type { NestFastifyApplication } from '#libs/http';
 import type { AppLogger } from '#libs/observability';

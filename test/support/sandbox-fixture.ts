@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { testConfig } from '#libs/testing';
-import { startSandbox, type RunningHttpApp } from './running-apps.js';
+import { type RunningHttpApp, startSandbox } from './running-apps.js';
 import { SandboxHttp } from './sandbox-http.js';
 
 export interface SandboxFixture {

@@ -3,8 +3,8 @@ import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
 import { createUser } from '#libs/testing';
-import { connectBank } from './bank-consents.js';
 import type { ApiClient, ApiResponse, Stack, Tenant } from './api-kit.js';
+import { connectBank } from './bank-consents.js';
 import { SandboxHttp } from './sandbox-http.js';
 
 /** Polls `probe` until it answers something other than undefined, or fails after `ms`. */

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UpstreamError, type CallOptions, type UpstreamClient } from '#libs/upstream-client';
-import { UpstreamKit, clientFor, failure, proxyTo, tinyServer, until } from './upstream-test-kit.js';
+import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { clientFor, failure, proxyTo, tinyServer, until, UpstreamKit } from './upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 const json = (body: unknown) => JSON.stringify(body);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UpstreamError, type UpstreamClient } from '#libs/upstream-client';
-import { SUB_A, UpstreamKit, failure, tinyServer, clientFor } from './upstream-test-kit.js';
+import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { clientFor, failure, SUB_A, tinyServer, UpstreamKit } from './upstream-test-kit.js';
 
 const PAYEE = {
   name: 'Jane Merchant',

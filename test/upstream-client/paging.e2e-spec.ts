@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ScannedRecords,
-  UpstreamError,
-  items,
   type Account,
+  items,
+  ScannedRecords,
   type UpstreamClient,
+  UpstreamError,
 } from '#libs/upstream-client';
-import { UpstreamKit, clientFor, failure, tinyServer } from './upstream-test-kit.js';
+import { clientFor, failure, tinyServer, UpstreamKit } from './upstream-test-kit.js';
 
 describe('upstream client: paging', () => {
   const kit = new UpstreamKit();

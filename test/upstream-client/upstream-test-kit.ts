@@ -1,11 +1,11 @@
-import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '#libs/config';
 import { captureLogger, testConfig } from '#libs/testing';
 import { UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
-import { startSandbox, type RunningHttpApp } from '../support/running-apps.js';
+import { type RunningHttpApp, startSandbox } from '../support/running-apps.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
 
 export const SUB_A = '00000000-0000-4000-8000-0000000000a1';

@@ -1,8 +1,8 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { ReadCache } from '#libs/database';
-import { DefaultDenyGuard, HttpErrorFilter, createValidationPipe } from '#libs/http';
+import { createValidationPipe, DefaultDenyGuard, HttpErrorFilter } from '#libs/http';
 import { AccountsApiModule } from './accounts/accounts-api.module.js';
 import { AdminApiModule } from './admin/admin-api.module.js';
 import { AuthModule } from './common/auth/auth.module.js';

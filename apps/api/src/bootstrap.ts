@@ -1,9 +1,9 @@
 import type { AppConfig } from '#libs/config';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
-import { Metrics, createLogger, type AppLogger } from '#libs/observability';
-import { registerCorsPreflight } from './common/auth/merchant-cors.guard.js';
+import { type AppLogger, createLogger, Metrics } from '#libs/observability';
 import { AppModule } from './app.module.js';
+import { registerCorsPreflight } from './common/auth/merchant-cors.guard.js';
 import { setUpOpenApi } from './system/openapi.js';
 
 export interface ApiApp {

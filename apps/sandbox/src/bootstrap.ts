@@ -1,6 +1,6 @@
 import type { AppConfig } from '#libs/config';
 import { createHttpApp, type NestFastifyApplication } from '#libs/http';
-import { Metrics, createLogger, type AppLogger } from '#libs/observability';
+import { type AppLogger, createLogger, Metrics } from '#libs/observability';
 import { FaultsService } from './core/index.js';
 import { SandboxModule } from './sandbox.module.js';
 

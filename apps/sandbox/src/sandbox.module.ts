@@ -1,9 +1,9 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ConfigModule, type AppConfig } from '#libs/config';
-import { ObservabilityModule, type AppLogger, type Metrics } from '#libs/observability';
+import { type AppConfig, ConfigModule } from '#libs/config';
+import { type AppLogger, type Metrics, ObservabilityModule } from '#libs/observability';
 import { ConsentsModule } from './consents/consents.module.js';
-import { SandboxAuthGuard, createSandboxValidationPipe } from './core/index.js';
+import { createSandboxValidationPipe, SandboxAuthGuard } from './core/index.js';
 import { SandboxCoreModule } from './core/sandbox-core.module.js';
 import { UpstreamErrorFilter } from './core/upstream-error.filter.js';
 import { DataModule } from './data/data.module.js';

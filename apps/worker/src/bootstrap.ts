@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AppConfig } from '#libs/config';
-import { Metrics, NestPinoLogger, createLogger, type AppLogger } from '#libs/observability';
+import { type AppLogger, createLogger, Metrics, NestPinoLogger } from '#libs/observability';
 import { WorkerModule } from './worker.module.js';
 
 export interface WorkerApp {

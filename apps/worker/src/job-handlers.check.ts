@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { JobProcessor, checkJobHandlers, type QueueName } from '#libs/queue';
+import { checkJobHandlers, JobProcessor, type QueueName } from '#libs/queue';
 
 /** The worker's processors, one per queue it serves. */
 export function discoverJobProcessors(discovery: DiscoveryService): JobProcessor<QueueName>[] {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { JOB_DEFINITIONS, JobProducer, activeJobSchedules, upsertJobSchedule } from '#libs/queue';
+import { activeJobSchedules, JOB_DEFINITIONS, JobProducer, upsertJobSchedule } from '#libs/queue';
 import { discoverJobProcessors } from './job-handlers.check.js';
 
 /**

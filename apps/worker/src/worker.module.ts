@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { ConsentsModule } from '#libs/domain/consents';

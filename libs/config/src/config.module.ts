@@ -1,5 +1,5 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { loadConfig, type AppConfig } from './config.js';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type AppConfig, loadConfig } from './config.js';
 
 /** Injection token for {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

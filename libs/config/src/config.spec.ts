@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, SETTING_NAMES, loadConfig } from './config.js';
+import { ConfigValidationError, loadConfig, SETTING_NAMES } from './config.js';
 import { EnvironmentVariables } from './env.dto.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {

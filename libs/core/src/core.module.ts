@@ -1,14 +1,14 @@
 import {
+  type DynamicModule,
   Global,
   Inject,
   Injectable,
   Module,
-  type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { APP_CONFIG, ConfigModule, type AppConfig } from '#libs/config';
+import { APP_CONFIG, type AppConfig, ConfigModule } from '#libs/config';
 import { DatabaseModule } from '#libs/database';
-import { LOGGER, Metrics, ObservabilityModule, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER, Metrics, ObservabilityModule } from '#libs/observability';
 import { QueueModule } from '#libs/queue';
 import { RedisModule } from '#libs/redis';
 import { createUpstreamClient, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';

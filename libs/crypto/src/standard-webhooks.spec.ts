@@ -1,13 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  StandardWebhook,
-  WebhookVerificationError,
   generateWebhookSecret,
   signWebhook,
+  StandardWebhook,
   verifyWebhook,
   webhookHeaders,
   webhookSecretKey,
+  WebhookVerificationError,
   type WebhookVerificationReason,
 } from './standard-webhooks.js';
 

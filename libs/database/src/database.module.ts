@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { DatabaseHealthRepository } from './database-health.repository.js';
 import { DatabasePool } from './database.pool.js';
+import { DatabaseHealthRepository } from './database-health.repository.js';
 import { PrismaService } from './prisma.service.js';
 import { ReadCache } from './read-cache.js';
 

@@ -1,14 +1,14 @@
-import { cp, mkdtemp, rm, writeFile, mkdir, appendFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  MigrationError,
   defaultMigrationsDir,
   dropDatabase,
   ensureDatabase,
   migrate,
+  MigrationError,
   readMigrations,
 } from './migrator.js';
 

@@ -1,6 +1,6 @@
-import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { mapError } from './error-mapping.js';
 
 /** Every exception of every route ends here and leaves as the error envelope; 500s are logged with their id. */

@@ -1,7 +1,5 @@
-import { applyDecorators, type Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type as TransformTo } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
 
@@ -128,39 +126,3 @@ export function envelopeText(
   const items = typeof joinedItems === 'string' ? [joinedItems] : joinedItems;
   return ['{"data":[', ...items, after].join('');
 }
-
-export interface PageQuery {
-  limit?: number;
-  cursor?: string;
-}
-
-/**
- * `?limit=&cursor=` of a cursor-paged list (limit 1-100, default 50; cursor from meta.nextCursor). A base
- * class: extend it to add a list's own filters. `cursorMaxLength` defaults to 200; `cursorMinLength` adds
- * an explicit non-empty check ahead of the cursor pattern.
- */
-export function PageQuery(
-  options: { cursorMaxLength?: number; cursorMinLength?: boolean } = {},
-): Type<PageQuery> {
-  class PageQueryBase implements PageQuery {
-    @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-    @IsOptional()
-    @TransformTo(() => Number)
-    @IsInt()
-    @Min(1)
-    @Max(100)
-    limit?: number;
-
-    @ApiPropertyOptional({ description: 'Opaque cursor from meta.nextCursor' })
-    @IsOptional()
-    @IsString()
-    @applyDecorators(...(options.cursorMinLength ? [MinLength(1)] : []))
-    @MaxLength(options.cursorMaxLength ?? 200)
-    @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor must be a cursor from meta.nextCursor' })
-    cursor?: string;
-  }
-  return PageQueryBase;
-}
-
-/** The plain `?limit=&cursor=` query of a cursor-paged list. */
-export class PageQueryDto extends PageQuery() {}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { captureLogger } from '#libs/testing';
-import { REDACTED, redact, redactText } from './redact.js';
+import { redact, REDACTED, redactText } from './redact.js';
 
 const SECRETS = {
   consentToken: 'eyJhbGciOiJIUzI1NiJ9.consent-token-value',

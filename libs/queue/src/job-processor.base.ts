@@ -1,6 +1,6 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import type { OnApplicationBootstrap } from '@nestjs/common';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { runInContext } from '#libs/context';
 import type { AppLogger } from '#libs/observability';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '#libs/testing';
 import { JOB_DEFINITIONS, type JobDefinition } from './job-catalogue.js';
-import { JOB_SCHEDULES, activeJobSchedules } from './job-schedules.js';
+import { activeJobSchedules, JOB_SCHEDULES } from './job-schedules.js';
 
 const allOn = {
   SYNC_DISPATCH_EVERY_SECONDS: '60',

@@ -2,7 +2,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { logConnectionErrors } from '#libs/redis';
 import { ALL_QUEUES } from './job-catalogue.js';
 

@@ -1,10 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ALL_QUEUES } from './job-catalogue.js';
-import { bullmqPrefix } from './queue-prefix.js';
 import { JobProducer } from './job-producer.service.js';
 import { QueueErrorLogger } from './queue-errors.service.js';
+import { bullmqPrefix } from './queue-prefix.js';
 
 /** BullMQ on the configured Redis, every queue of the catalogue registered, and the typed producer. */
 @Global()

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { REDIS, logConnectionErrors } from './redis.tokens.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { logConnectionErrors, REDIS } from './redis.tokens.js';
 
 /** A credential, or everything of a subject, that must stop working at once. */
 export type Revocation =

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { REDIS, logConnectionErrors } from './redis.tokens.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { logConnectionErrors, REDIS } from './redis.tokens.js';
 
 /** The users whose event streams have something new, with the newest stream position of each. */
 export type EventWakeup = Record<string, string>;

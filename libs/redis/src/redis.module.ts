@@ -1,10 +1,10 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { CredentialRevocations } from './credential-revocations.js';
 import { EventWakeups } from './event-wakeups.js';
-import { REDIS, logConnectionErrors } from './redis.tokens.js';
+import { logConnectionErrors, REDIS } from './redis.tokens.js';
 
 /** Closes the shared client when the app stops, so a process exits without waiting on sockets. */
 @Injectable()

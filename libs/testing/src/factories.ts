@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { SecretBox } from '#libs/crypto';
-import { mintSessionToken, signSessionToken, UserRepository } from '#libs/domain/users';
 import type { AppConfig } from '#libs/config';
+import { SecretBox } from '#libs/crypto';
 import type { PrismaService } from '#libs/database';
+import { mintSessionToken, signSessionToken, UserRepository } from '#libs/domain/users';
 
 /** A name no other test (or earlier run against the same database) uses. */
 export function uniqueName(label: string): string {

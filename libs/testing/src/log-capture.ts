@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type AppLogger } from '#libs/observability';
+import { type AppLogger, createLogger } from '#libs/observability';
 
 /** A real pino logger (same redaction as production) whose lines are kept in memory for assertions. */
 export function captureLogger(

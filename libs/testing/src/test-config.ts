@@ -1,4 +1,4 @@
-import { loadConfig, type AppConfig } from '#libs/config';
+import { type AppConfig, loadConfig } from '#libs/config';
 
 /**
  * The configuration tests run with: the environment `npm test` prepared (test database, queue prefix),

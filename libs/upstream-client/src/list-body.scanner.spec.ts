@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom, type SeededRandom } from '#libs/testing';
+import { type SeededRandom, seededRandom } from '#libs/testing';
 import { hasControlBytes, scanListBody, type ScannedList } from './list-body.scanner.js';
 
 const scan = (body: string): ScannedList | null => scanListBody(Buffer.from(body, 'utf8'), body, 'amount');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cursorOf, nextOffset } from './upstream-paging.iterator.js';
 import type { UpstreamPage } from './upstream.types.js';
+import { cursorOf, nextOffset } from './upstream-paging.iterator.js';
 
 const page = (records: number, totalCount: number | undefined, limit = 1000): UpstreamPage<unknown> => ({
   data: Array.from({ length: records }),

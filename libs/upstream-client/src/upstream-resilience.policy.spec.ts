@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamError } from './upstream.error.js';
 import {
   Breakers,
-  DEFAULT_RETRY,
   countsAgainstInstitution,
+  DEFAULT_RETRY,
   retryDelayMs,
   shouldRetry,
 } from './upstream-resilience.policy.js';

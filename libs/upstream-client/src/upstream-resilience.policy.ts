@@ -1,4 +1,4 @@
-import { ExponentialBackoff, decorrelatedJitterGenerator, type IBackoff } from 'cockatiel';
+import { decorrelatedJitterGenerator, ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { UpstreamError } from './upstream.error.js';
 
 export interface RetryOptions {

@@ -2,26 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
-import { UpstreamMetrics } from './upstream.metrics.js';
-import { UpstreamError } from './upstream.error.js';
 import { ScannedRecords } from './list-body.scanner.js';
-import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+import { UpstreamError } from './upstream.error.js';
+import { UpstreamMetrics } from './upstream.metrics.js';
 import {
-  DEFAULT_BREAKER,
-  DEFAULT_RETRY,
-  type BreakerOptions,
-  type RetryMode,
-  type RetryOptions,
-} from './upstream-resilience.policy.js';
-import {
-  DEFAULT_BODY_LIMITS,
-  segment,
   type BodyLimits,
-  UpstreamTransport,
   type CallOptions,
   type ConsentCallOptions,
+  DEFAULT_BODY_LIMITS,
   type RequestSpec,
+  segment,
   type SendOptions,
+  UpstreamTransport,
 } from './upstream.transport.js';
 import type {
   Account,
@@ -69,6 +61,14 @@ import type {
   Webhook,
   WebhookCategory,
 } from './upstream.types.js';
+import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+import {
+  type BreakerOptions,
+  DEFAULT_BREAKER,
+  DEFAULT_RETRY,
+  type RetryMode,
+  type RetryOptions,
+} from './upstream-resilience.policy.js';
 
 export interface UpstreamClientOptions {
   baseUrl: string;

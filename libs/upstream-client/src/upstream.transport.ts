@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as wait } from 'node:timers/promises';
-import { Pool, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
 import { scanListBody } from './list-body.scanner.js';
 import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
-import {
-  Breakers,
-  QUEUE_TIMEOUT,
-  RetryBackoff,
-  SERVICE_BREAKER,
-  retryDelayMs,
-  shouldRetry,
-  type BreakerOptions,
-  type BreakerState,
-  type RetryMode,
-  type RetryOptions,
-} from './upstream-resilience.policy.js';
 import type {
   ApiVersion,
   PsuHeaders,
@@ -26,6 +14,18 @@ import type {
   UpstreamMeta,
   UpstreamResult,
 } from './upstream.types.js';
+import {
+  type BreakerOptions,
+  Breakers,
+  type BreakerState,
+  QUEUE_TIMEOUT,
+  RetryBackoff,
+  retryDelayMs,
+  type RetryMode,
+  type RetryOptions,
+  SERVICE_BREAKER,
+  shouldRetry,
+} from './upstream-resilience.policy.js';
 
 /** Per-call options every operation accepts. */
 export interface CallOptions {

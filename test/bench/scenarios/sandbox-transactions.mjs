@@ -5,8 +5,8 @@ import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { latencyStats } from '../load-generator.mjs';
 import { BenchFailure } from '../bench-failure.mjs';
+import { latencyStats } from '../load-generator.mjs';
 import { failureOf, measureRounds, ratioOf } from '../rounds.mjs';
 
 const ROOT = new URL('../../../', import.meta.url);

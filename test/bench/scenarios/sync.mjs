@@ -15,14 +15,14 @@ import copyStreams from 'pg-copy-streams';
 import { BenchFailure } from '../bench-failure.mjs';
 import { median } from '../load-generator.mjs';
 import {
+  benchDatabaseUrl,
   call,
   expectStatus,
   inParallel,
   memoryOf,
-  startSandboxAndApi,
   startBare,
   startHeadless,
-  benchDatabaseUrl,
+  startSandboxAndApi,
   until,
 } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';

@@ -21,8 +21,8 @@ import {
   ErrorCode,
   Tenant,
 } from '#libs/http';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { missing, upstreamFailures } from '../common/api-responses.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { listEnvelope, pageMeta } from '../common/paging.js';
 import { CategoriseTransactionsInput } from './inputs/categorise-transactions.input.js';
 import { ListLiveTransactionsInput } from './inputs/list-live-transactions.input.js';

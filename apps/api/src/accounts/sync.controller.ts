@@ -1,5 +1,4 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -9,6 +8,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import { SyncService } from '#libs/domain/sync';
 import {

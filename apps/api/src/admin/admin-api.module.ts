@@ -8,8 +8,8 @@ import { AdminConsentsController } from './admin-consents.controller.js';
 import { AdminEventEndpointsController } from './admin-event-endpoints.controller.js';
 import { AdminInstitutionsController } from './admin-institutions.controller.js';
 import { AdminMerchantsController } from './admin-merchants.controller.js';
-import { AdminUpstreamWebhooksController } from './admin-upstream-webhooks.controller.js';
 import { AdminUpstreamController } from './admin-upstream.controller.js';
+import { AdminUpstreamWebhooksController } from './admin-upstream-webhooks.controller.js';
 import { QueueBoard } from './queue-board.js';
 
 /** Every operator route (/admin, the ADMIN_TOKEN), and the queue board at /admin/queues. */

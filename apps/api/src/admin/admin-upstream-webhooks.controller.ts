@@ -9,8 +9,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import {
-  UpstreamWebhookRegistrationService,
   type MigrationReport,
+  UpstreamWebhookRegistrationService,
   type UpstreamWebhookView,
   type WebhookApplication,
 } from '#libs/domain/inbox';

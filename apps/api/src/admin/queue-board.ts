@@ -9,7 +9,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DomainError, ErrorCode, sendError } from '#libs/http';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { ALL_QUEUES } from '#libs/queue';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';

@@ -2,7 +2,7 @@ import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type as TransformTo } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { DomainError, ErrorCode, envelope } from '#libs/http';
+import { DomainError, envelope, ErrorCode } from '#libs/http';
 import { isUuid } from '#libs/ids';
 
 // Every list pages the same way (the API guide's paging): `?limit=&cursor=` in, and out

@@ -8,16 +8,16 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
 import {
   ConsentRenewalService,
   ConsentsService,
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import type { TenantCaller } from '#libs/context';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
 import { keysetPage } from '../common/paging.js';

@@ -1,4 +1,4 @@
-import { MERCHANT_EVENT_TYPES, MERCHANT_EVENT_TYPE_NAMES } from '#libs/domain/events';
+import { MERCHANT_EVENT_TYPE_NAMES, MERCHANT_EVENT_TYPES } from '#libs/domain/events';
 
 /** Every merchant event type with what it means and its `data`: for the inputs and outputs that name types. */
 export const EVENT_TYPES_DESCRIPTION = MERCHANT_EVENT_TYPE_NAMES.map(

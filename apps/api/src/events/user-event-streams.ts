@@ -3,8 +3,8 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { EventWakeups, type EventWakeup } from '#libs/redis';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { type EventWakeup, EventWakeups } from '#libs/redis';
 
 interface Stream {
   /** Who opened it: every page read later acts for them, as the first read did. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
+import { type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
 import { DatabaseHealthRepository } from '#libs/database';
 import { REDIS } from '#libs/redis';

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
-import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
 import { ApiOkResponse, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { HealthCheck, type HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { ApiErrorResponse, Public } from '#libs/http';
 import { DependencyHealthIndicators } from './dependency-health.indicators.js';
 import { HealthResultOutput } from './outputs/health-result.output.js';

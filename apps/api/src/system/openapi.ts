@@ -1,5 +1,5 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { SECURITY_SCHEMES, type NestFastifyApplication } from '#libs/http';
+import { type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
 import { registerResponseSchemas } from './response-schemas.js';
 
 /**

@@ -25,8 +25,8 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { TenantCaller } from '#libs/context';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { TenantCaller } from '#libs/context';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -34,8 +34,8 @@ import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
 import { ListUsersInput } from './inputs/list-users.input.js';
 import { UpdateUserInput } from './inputs/update-user.input.js';
-import { UserSessionOutput } from './outputs/user-session.output.js';
 import { UserOutput } from './outputs/user.output.js';
+import { UserSessionOutput } from './outputs/user-session.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = {

@@ -5,13 +5,13 @@ import {
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
   ApiPayloadTooLargeResponse,
+  ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiver } from '#libs/domain/inbox';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, RAW_BODY_ROUTE, envelope } from '#libs/http';
+import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 

@@ -2,16 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
+  type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
   MAX_DATA_CONSENT_MS,
   ResetRegistry,
   SandboxClock,
-  SandboxError,
-  UsersStore,
-  type ConsentRecord,
   type SandboxContext,
+  SandboxError,
   type SandboxUser,
+  UsersStore,
 } from '../core/index.js';
 
 /** One-time tokens live ten minutes on the sandbox clock, and open their consent once. */

@@ -3,13 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import {
   ConsentsStore,
   Ctx,
+  envelope,
   MAX_DATA_CONSENT_MS,
   SandboxClock,
-  SandboxError,
-  envelope,
   type SandboxContext,
+  SandboxError,
 } from '../core/index.js';
-import { ConsentFlowsService, type AccountConsentDetails } from './consent-flows.service.js';
+import { type AccountConsentDetails, ConsentFlowsService } from './consent-flows.service.js';
 import {
   ConsentsQueryDto,
   DeleteConsentQueryDto,

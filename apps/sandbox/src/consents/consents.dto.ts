@@ -1,8 +1,8 @@
 import { Transform, Type } from 'class-transformer';
 import {
   IsBoolean,
-  IsISO8601,
   IsInt,
+  IsISO8601,
   IsNotEmpty,
   IsOptional,
   IsString,

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { SandboxError, flattenIssues } from '../core/index.js';
+import { flattenIssues, SandboxError } from '../core/index.js';
 
 type Constructor<T> = new () => T;
 

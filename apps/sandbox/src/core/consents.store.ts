@@ -3,10 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ConsentTokenCodec } from './consent-token.js';
 import { ResetRegistry } from './reset-registry.service.js';
+import type { SandboxContext } from './sandbox-auth.guard.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
 import { SandboxEvents } from './sandbox-events.js';
-import type { SandboxContext } from './sandbox-auth.guard.js';
 import { UsersStore } from './users.store.js';
 
 export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';

@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import {
+  type CanActivate,
+  createParamDecorator,
+  type ExecutionContext,
   Inject,
   Injectable,
   SetMetadata,
-  createParamDecorator,
-  type CanActivate,
-  type ExecutionContext,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { ResetRegistry } from './reset-registry.service.js';
 
 const VERSION = 1;

@@ -1,4 +1,4 @@
-import { ValidationPipe, applyDecorators, type ValidationError } from '@nestjs/common';
+import { applyDecorators, type ValidationError, ValidationPipe } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsDefined, IsOptional, ValidateNested } from 'class-validator';
 import { SandboxError, type UpstreamIssue } from './sandbox-error.js';

@@ -1,6 +1,6 @@
-import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { tracingIdOf } from './envelope.js';
 import { renderError } from './faults.service.js';
 import { SandboxError, STATUS_TEXT, webhookCodes } from './sandbox-error.js';

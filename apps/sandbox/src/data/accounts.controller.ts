@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Ctx, SandboxError, envelope, type SandboxContext, fromMinor } from '../core/index.js';
+import { Ctx, envelope, fromMinor, type SandboxContext, SandboxError } from '../core/index.js';
 import {
   CategorisationRequestDto,
   CategorisedTransactionsQueryDto,

@@ -1,17 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Patch } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApplicationRegistry,
+  type ConsentRecord,
   ConsentsStore,
+  fromMinor,
   InstitutionsCatalog,
   SandboxAccess,
   SandboxError,
   UsersStore,
-  type ConsentRecord,
-  fromMinor,
 } from '../core/index.js';
 import { AddTransactionDto, ChangeTransactionDto, CreateDataConsentDto } from './financial-data.dto.js';
 import { FinancialDataStore } from './financial-data.store.js';
-import { WITH_CATEGORISATION, WITH_MERCHANT, transactionWire } from './wire-format.js';
+import { transactionWire, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 /** The data features a consent made here covers unless the request names its own scope. */
 const DEFAULT_SCOPE = [

@@ -2,32 +2,32 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
+  type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
   SandboxClock,
+  type SandboxContext,
   SandboxError,
   tracingIdOf,
-  type ConsentRecord,
-  type SandboxContext,
 } from '../core/index.js';
-import type { SandboxAccount } from './transaction-ledger.js';
-import { FinancialDataStore } from './financial-data.store.js';
 import type {
   OffsetListQueryDto,
   RealTimeTransactionsQueryDto,
   TransactionsQueryDto,
 } from './financial-data.dto.js';
+import { FinancialDataStore } from './financial-data.store.js';
 import {
   CURSOR_PAGE_SIZE,
-  MAX_LIMIT,
   echoDate,
+  MAX_LIMIT,
   parseDateParam,
   queryString,
-  windowOf,
   type Window,
+  windowOf,
 } from './paging.js';
 import { pageData } from './transaction-json.js';
-import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, listBody } from './wire-format.js';
+import type { SandboxAccount } from './transaction-ledger.js';
+import { listBody, REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 /** Each financial-data operation: the institution feature it needs, and the consent scopes that allow it. */
 export const OPERATIONS = {

@@ -1,19 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
+  type ConsentRecord,
   InstitutionsCatalog,
   ResetRegistry,
   SandboxClock,
   SandboxError,
-  type ConsentRecord,
   toMinor,
 } from '../core/index.js';
 import { BalanceSummary } from './balance-summary.js';
 import {
   DAY_MS,
+  dayNumberOf,
   HISTORY_DAYS,
   KINDS,
-  dayNumberOf,
   type SandboxTransaction,
   type TransactionStatus,
 } from './fixture-catalogue.js';
@@ -21,7 +21,7 @@ import { generateAccounts } from './fixture-generator.js';
 import { Lru } from './lru.cache.js';
 import { CursorCodec } from './paging.js';
 import { stableUuid } from './seeded-random.js';
-import { TransactionLedger, generatedIdOf, type SandboxAccount } from './transaction-ledger.js';
+import { generatedIdOf, type SandboxAccount, TransactionLedger } from './transaction-ledger.js';
 
 /**
  * Account sets kept, per (user and institution, sandbox day): their facts, day patterns and overlays,

@@ -1,17 +1,17 @@
 import {
   BILLERS,
+  type Counterparty,
   EATING_OUT,
   FIRST_NAMES,
   GROCERIES,
   KINDS,
   LAST_NAMES,
+  type MerchantFixture,
+  type SandboxTransaction,
   SHOPPING,
   SUBSCRIPTIONS,
   TRANSFER_REFERENCES,
   TRANSPORT,
-  type Counterparty,
-  type MerchantFixture,
-  type SandboxTransaction,
 } from './fixture-catalogue.js';
 import type { SeededRandom } from './seeded-random.js';
 

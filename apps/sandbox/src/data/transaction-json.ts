@@ -2,7 +2,7 @@ import { fromMinor } from '../core/index.js';
 import type { SandboxTransaction, TransactionKind } from './fixture-catalogue.js';
 import { transactionHash } from './seeded-random.js';
 import type { SandboxAccount } from './transaction-ledger.js';
-import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, cleansedDescription } from './wire-format.js';
+import { cleansedDescription, REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 /*
  * `transactionWire` written straight to JSON text, byte for byte what JSON.stringify makes of it (a unit

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BalanceSummary } from './balance-summary.js';
 import { BALANCE_EPOCH_DAY, DAY_MS, HISTORY_DAYS, type SandboxTransaction } from './fixture-catalogue.js';
-import { generateAccounts, type AccountPlan } from './fixture-generator.js';
+import { type AccountPlan, generateAccounts } from './fixture-generator.js';
 import { Lru } from './lru.cache.js';
 import { transactionJson } from './transaction-json.js';
 import { ALL_TIME, TransactionLedger } from './transaction-ledger.js';
-import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT, transactionWire } from './wire-format.js';
+import { REAL_TIME, transactionWire, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 const END_DAY = Math.floor(Date.UTC(2026, 10, 22) / DAY_MS);
 const START_DAY = END_DAY - HISTORY_DAYS;

@@ -1,14 +1,14 @@
 import type { BalanceSummary } from './balance-summary.js';
 import {
+  type AccountFixture,
   ADMIN_SEQ_BASE,
   DAY_MS,
-  SEQ_PER_DAY,
   dayNumberOf,
-  type AccountFixture,
   type SandboxTransaction,
+  SEQ_PER_DAY,
   type TransactionStatus,
 } from './fixture-catalogue.js';
-import { dayTransactions, generatedTransactionId, type AccountPlan } from './fixture-generator.js';
+import { type AccountPlan, dayTransactions, generatedTransactionId } from './fixture-generator.js';
 import type { Window } from './paging.js';
 
 export const ALL_TIME: Window = { fromMs: -Infinity, beforeMs: Infinity };

@@ -3,14 +3,14 @@ import { Injectable } from '@nestjs/common';
 import {
   ConsentsStore,
   InstitutionsCatalog,
-  SandboxClock,
-  SandboxError,
-  type SandboxContext,
   normaliseWireAmount,
+  SandboxClock,
+  type SandboxContext,
+  SandboxError,
 } from '../core/index.js';
 import { PaymentConsents } from './payment-consents.service.js';
 import type { HostedVrpRequestDto } from './payments.dto.js';
-import { PaymentsStore, type HostedVrpRequestRecord } from './payments.store.js';
+import { type HostedVrpRequestRecord, PaymentsStore } from './payments.store.js';
 import { VrpService } from './vrp.service.js';
 
 /** How long the PSU has to complete a hosted VRP request before it becomes `expired`. */

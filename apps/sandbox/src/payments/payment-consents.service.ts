@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
-  ConsentTokenCodec,
-  ConsentsStore,
-  SandboxError,
-  UsersStore,
   type ConsentRecord,
+  ConsentsStore,
+  ConsentTokenCodec,
   type SandboxContext,
+  SandboxError,
   type SandboxUser,
+  UsersStore,
   type WireAmount,
 } from '../core/index.js';
 import type { PayeeDto, PayerDto, VrpAlignment, VrpFrequency } from './payments.dto.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { SandboxClock, SandboxError, SandboxEvents, fromMinor, wireAmount } from '../core/index.js';
-import { TERMINAL_STATUSES, type PaymentRecord, type PaymentStatus } from './payments.store.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { fromMinor, SandboxClock, SandboxError, SandboxEvents, wireAmount } from '../core/index.js';
+import { type PaymentRecord, type PaymentStatus, TERMINAL_STATUSES } from './payments.store.js';
 
 /**
  * The payer's available balance at the sandbox bank, in minor units of any currency. VRP funds

@@ -3,7 +3,7 @@ import { ConsentsStore, SandboxAccess, SandboxError } from '../core/index.js';
 import { PaymentConsents } from './payment-consents.service.js';
 import { PaymentLifecycle } from './payment-lifecycle.service.js';
 import { ForcePaymentStatusDto } from './payments.dto.js';
-import { PaymentsStore, type PaymentRecord } from './payments.store.js';
+import { type PaymentRecord, PaymentsStore } from './payments.store.js';
 
 /**
  * Control API of the payments area: authorise a consent without the bank page (automated tests), and

@@ -17,7 +17,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { IsCallbackUrl, IsMoneyAmount, RequiredNested, OptionalNested } from '../core/index.js';
+import { IsCallbackUrl, IsMoneyAmount, OptionalNested, RequiredNested } from '../core/index.js';
 
 /** Request bodies of the payment, VRP and hosted VRP operations, after the upstream's OpenAPI. */
 

@@ -2,26 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
-  ConsentsStore,
-  InstitutionsCatalog,
-  SandboxClock,
-  SandboxError,
   authorisationUrlFor,
-  type ConsentRecord,
-  type SandboxContext,
-  formatMinor,
-  toMinor,
-  normaliseWireAmount,
   callbackOf,
+  type ConsentRecord,
+  ConsentsStore,
+  formatMinor,
+  InstitutionsCatalog,
+  normaliseWireAmount,
+  SandboxClock,
+  type SandboxContext,
+  SandboxError,
+  toMinor,
 } from '../core/index.js';
 import {
+  type PaymentConsentDetails,
   PaymentConsents,
   SINGLE_PAYMENT_SCOPE,
-  type PaymentConsentDetails,
 } from './payment-consents.service.js';
 import { PaymentLifecycle } from './payment-lifecycle.service.js';
 import type { PayeeDto, PaymentAuthorisationRequestDto, PaymentRequestDto } from './payments.dto.js';
-import { PaymentsStore, idempotencyConflict, type PaymentRecord } from './payments.store.js';
+import { idempotencyConflict, type PaymentRecord, PaymentsStore } from './payments.store.js';
 
 /** The feature each payment type needs to be initiated and created (upstream feature names). */
 const TYPE_FEATURES: Record<string, [initiate: string, create: string]> = {

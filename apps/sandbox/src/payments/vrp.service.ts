@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
-  ConsentsStore,
-  InstitutionsCatalog,
-  SandboxClock,
-  SandboxError,
   authorisationUrlFor,
+  callbackOf,
   type ConsentRecord,
-  type SandboxContext,
-  type SandboxUser,
+  ConsentsStore,
   formatMinor,
+  InstitutionsCatalog,
+  normaliseWireAmount,
+  SandboxClock,
+  type SandboxContext,
+  SandboxError,
+  type SandboxUser,
   toMinor,
   wireAmount,
-  normaliseWireAmount,
-  callbackOf,
 } from '../core/index.js';
 import {
   COMMERCIAL_VRP_SCOPE,
@@ -31,7 +31,7 @@ import type {
   VrpSweepingAuthorisationRequestDto,
 } from './payments.dto.js';
 import { checkDomesticPayee } from './payments.service.js';
-import { PaymentsStore, idempotencyConflict, type PaymentRecord } from './payments.store.js';
+import { idempotencyConflict, type PaymentRecord, PaymentsStore } from './payments.store.js';
 import { VrpLimits } from './vrp-limits.service.js';
 
 const FEATURES = {

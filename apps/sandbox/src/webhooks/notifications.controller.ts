@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Ctx, SandboxError, envelope, type SandboxContext } from '../core/index.js';
+import { Ctx, envelope, type SandboxContext, SandboxError } from '../core/index.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { CreateEventSubscriptionDto } from './webhooks.dto.js';
-import { WebhooksStore, type EventSubscriptionRecord } from './webhooks.store.js';
+import { type EventSubscriptionRecord, WebhooksStore } from './webhooks.store.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 

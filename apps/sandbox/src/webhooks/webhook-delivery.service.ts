@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { webhookHeaders } from '#libs/crypto';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { ResetRegistry, SandboxClock, SandboxEvents, type SandboxEvent } from '../core/index.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { ResetRegistry, SandboxClock, type SandboxEvent, SandboxEvents } from '../core/index.js';
 import { notificationTypesFor } from './webhook-categories.catalog.js';
 import { WebhooksStore } from './webhooks.store.js';
 

@@ -1,7 +1,7 @@
-import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { SandboxError, renderError, webhookTracingIdOf } from '../core/index.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { renderError, SandboxError, webhookTracingIdOf } from '../core/index.js';
 
 /** The numeric issue codes of the webhook endpoints (spec 7.2; the upstream's error examples). */
 export const WEBHOOK_ISSUE_CODES = {

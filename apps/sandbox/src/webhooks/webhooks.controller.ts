@@ -1,17 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseFilters } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { isUuid } from '#libs/ids';
-import { Ctx, SandboxError, webhookTracingIdOf, type SandboxContext } from '../core/index.js';
+import { Ctx, type SandboxContext, SandboxError, webhookTracingIdOf } from '../core/index.js';
 import { WEBHOOK_CATEGORIES, WEBHOOK_CATEGORY_NAMES } from './webhook-categories.catalog.js';
+import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import {
   WEBHOOK_ISSUE_CODES,
-  WebhookErrorFilter,
   webhookBadRequest,
+  WebhookErrorFilter,
   webhookNotFound,
 } from './webhook-error.filter.js';
-import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { RegisterWebhookDto, ResetWebhookSecretDto } from './webhooks.dto.js';
-import { MAX_WEBHOOKS_PER_APPLICATION, WebhooksStore, type WebhookRecord } from './webhooks.store.js';
+import { MAX_WEBHOOKS_PER_APPLICATION, type WebhookRecord, WebhooksStore } from './webhooks.store.js';
 
 const MAX_METADATA_BYTES = 10 * 1024;
 

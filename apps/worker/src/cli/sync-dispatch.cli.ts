@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { Module, type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigValidationError, loadConfig } from '#libs/config';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { SyncDispatcher, SyncModule } from '#libs/domain/sync';
-import { Metrics, NestPinoLogger, createLogger } from '#libs/observability';
+import { createLogger, Metrics, NestPinoLogger } from '#libs/observability';
 
 /** The sync engine without any processor: this process enqueues, the workers consume. */
 @Module({})

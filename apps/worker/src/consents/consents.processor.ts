@@ -4,8 +4,8 @@ import { UnrecoverableError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ConsentLifecycleService, EmbeddedConsentsService } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProcessor, QueueName, type JobHandlers } from '#libs/queue';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
 @Processor(QueueName.Consents)
 export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {

@@ -4,8 +4,8 @@ import { DelayedError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { EventDeliveryService, EventsSweeper } from '#libs/domain/events';
 import { FanOutService, InboxSweeper } from '#libs/domain/inbox';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProcessor, QueueName, type JobHandlers, type JobOf } from '#libs/queue';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { type JobHandlers, type JobOf, JobProcessor, QueueName } from '#libs/queue';
 
 @Processor(QueueName.Events)
 export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {

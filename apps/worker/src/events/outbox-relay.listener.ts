@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { OutboxRelay } from '#libs/domain/events';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 
 /** Without a notification (a dropped LISTEN connection), the relay still looks this often. */
 const POLL_MS = 2_000;

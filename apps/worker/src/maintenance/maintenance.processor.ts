@@ -2,8 +2,8 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { InstitutionsService } from '#libs/domain/institutions';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProcessor, QueueName, type JobHandlers } from '#libs/queue';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
 @Processor(QueueName.Maintenance)
 export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintenance> {

@@ -8,8 +8,8 @@ import {
   SyncRateLimitedError,
   SyncStoppedError,
 } from '#libs/domain/sync';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProcessor, QueueName, type JobHandlers } from '#libs/queue';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
 // A worker killed mid-sync leaves its job stalled; another worker takes it over once the lock expires
 // (15 s; renewed every 7.5 s while the sync runs) and the stall check (every 5 s) sees it. Stalls are a

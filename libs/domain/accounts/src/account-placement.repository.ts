@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { Prisma, PrismaService, ReadCache, isTransactionConflict } from '#libs/database';
-import type { Account as UpstreamAccount } from '#libs/upstream-client';
+import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
+import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { placeAccounts, type Placement } from './account-placement.js';
 import { decimalFromUpstream } from './money.js';
 

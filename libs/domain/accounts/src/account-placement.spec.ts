@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertProperty } from '#libs/testing';
-import { identityKeys, placeAccounts, type HeldAccount } from './account-placement.js';
+import { type HeldAccount, identityKeys, placeAccounts } from './account-placement.js';
 
 const scan = (sortCode: string, accountNumber: string) => [
   { type: 'SORT_CODE', identification: sortCode },

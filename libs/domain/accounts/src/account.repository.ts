@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, Prisma, ReadCache, isoText } from '#libs/database';
+import { DatabasePool, isoText, Prisma, ReadCache } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];

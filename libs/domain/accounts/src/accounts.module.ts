@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AccountRepository } from './account.repository.js';
 import { AccountPlacementRepository } from './account-placement.repository.js';
 import { AccountSyncStateRepository } from './account-sync-state.repository.js';
-import { AccountRepository } from './account.repository.js';
 import { AccountsService } from './accounts.service.js';
 
 const EXPORTED = [AccountRepository, AccountPlacementRepository, AccountSyncStateRepository, AccountsService];

@@ -3,18 +3,18 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Prisma } from '#libs/database';
 import { AccountPlacementRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncRequests } from '#libs/domain/sync-runs';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
   type Account as UpstreamAccount,
   type Consent,
+  UPSTREAM_CLIENT,
   type UpstreamClient,
+  UpstreamError,
 } from '#libs/upstream-client';
+import type { StoredConsent } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, type TransitionResult } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
-import type { StoredConsent } from './consent.repository.js';
 
 /** The longest a financial-data consent lasts (spec part 8): the expiry when nothing else names one. */
 export const MAX_DATA_CONSENT_DAYS = 90;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DATA_CONSENT_DAYS, expiryOf } from './consent-authoriser.service.js';
+import { expiryOf, MAX_DATA_CONSENT_DAYS } from './consent-authoriser.service.js';
 import { ConsentStatus } from './consent-status.js';
 
 const authorizedAt = new Date('2026-11-22T10:00:00Z');

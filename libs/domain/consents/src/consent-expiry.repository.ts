@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DatabasePool } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
-import { consentEvent, type AnnouncedConsent } from './consent-events.js';
-import { ConsentStatus, allowedFrom } from './consent-status.js';
+import { type AnnouncedConsent, consentEvent } from './consent-events.js';
+import { allowedFrom, ConsentStatus } from './consent-status.js';
 
 const RETURNED = `id, merchant_id, user_id, kind::text AS kind, status, institution_id, expires_at, last_error_code,
   reauthorisation_url`;

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { ConsentExpiryRepository } from './consent-expiry.repository.js';
+import { type ConsentGone, consentGone } from './consent-gone-signals.js';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
-import { ConsentExpiryRepository } from './consent-expiry.repository.js';
-import { consentGone, type ConsentGone } from './consent-gone-signals.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus } from './consent-status.js';
 

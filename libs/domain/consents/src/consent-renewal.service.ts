@@ -3,12 +3,12 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
+import { type AuthorisationResponse, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import { consentNotFound, reconnectRequired, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
-import { ConsentStatus, FINAL_FAILURE_STATUSES, canStart, type ConsentTransition } from './consent-status.js';
+import { canStart, ConsentStatus, type ConsentTransition, FINAL_FAILURE_STATUSES } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService, ReadCache, isTransactionConflict } from '#libs/database';
+import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
 import { consentEvent } from './consent-events.js';
 import {
-  ConsentStatus,
   allowedFrom,
   canTransition,
-  endsIn,
+  ConsentStatus,
   type ConsentTransition,
+  endsIn,
   type TransitionResult,
 } from './consent-status.js';
 

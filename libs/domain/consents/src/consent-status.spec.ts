@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CONSENT_TRANSITIONS,
-  ConsentStatus,
   allowedFrom,
   canStart,
   canTransition,
+  CONSENT_TRANSITIONS,
+  ConsentStatus,
+  type ConsentTransition,
   endsIn,
   parseConsentStatus,
-  type ConsentTransition,
 } from './consent-status.js';
 
 const S = ConsentStatus;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DecryptionError, SecretBox } from '#libs/crypto';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 
 /** A consent token as stored: the ciphertext and the id of the key that sealed it. */
 export interface SealedConsentToken {

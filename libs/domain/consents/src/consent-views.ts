@@ -1,6 +1,6 @@
-import { syncStatusView, type StoredAccount, type SyncStatusView } from '#libs/domain/accounts';
-import { ConsentStatus } from './consent-status.js';
+import { type StoredAccount, type SyncStatusView, syncStatusView } from '#libs/domain/accounts';
 import type { StoredConsent } from './consent.repository.js';
+import { ConsentStatus } from './consent-status.js';
 
 export interface ConsentView {
   id: string;

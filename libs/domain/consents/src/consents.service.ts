@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { consentNotFound, userNotFound } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus } from './consent-status.js';
-import { summariseSync, toConsentView, type ConsentView } from './consent-views.js';
+import { type ConsentView, summariseSync, toConsentView } from './consent-views.js';
 
 /** A merchant's consents as the API shows them, and their revocation; the flows have their own services. */
 @Injectable()

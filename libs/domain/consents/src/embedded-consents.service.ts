@@ -2,18 +2,18 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
-import { UPSTREAM_CLIENT, type AuthorisationResponse, type UpstreamClient } from '#libs/upstream-client';
 import { uuidV7 } from '#libs/ids';
-import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { JobProducer } from '#libs/queue';
+import { type AuthorisationResponse, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
+import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import {
+  canTransition,
   ConsentStatus,
   FINAL_FAILURE_STATUSES,
-  canTransition,
   parseConsentStatus,
 } from './consent-status.js';
 

@@ -3,23 +3,23 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { uuidV7 } from '#libs/ids';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
   type AuthorisationResponse,
   type CallOptions,
+  UPSTREAM_CLIENT,
   type UpstreamClient,
+  UpstreamError,
 } from '#libs/upstream-client';
-import { uuidV7 } from '#libs/ids';
-import { ConsentAuthoriser } from './consent-authoriser.service.js';
-import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { userNotFound } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
+import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
-import { STATE_PARAMETER, checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
+import { checkRedirectUrl, redirectAuthorisation, STATE_PARAMETER } from './redirect-url.js';
 
 /** What every redirect-flow authorisation request carries besides the kind's own body. */
 export interface RedirectRequest {

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { request, type Agent } from 'undici';
+import { type Agent, request } from 'undici';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { webhookHeaders } from '#libs/crypto';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
-import { EventDeliveryRepository, type DeliveryWork } from './event-delivery.repository.js';
+import { type DeliveryWork, EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 
 const USER_AGENT = 'open-banking-bff-events/1.0';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, NodeEnv, type AppConfig } from '#libs/config';
+import { APP_CONFIG, type AppConfig, NodeEnv } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -7,7 +7,7 @@ import { isUuid, uuidV7 } from '#libs/ids';
 import { JobProducer } from '#libs/queue';
 import { refusedLiteralAddress } from './delivery-target.js';
 import type { MerchantEventType } from './event-catalogue.js';
-import { EventDeliveryRepository, type DeliveryView } from './event-delivery.repository.js';
+import { type DeliveryView, EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository, type EventEndpointView } from './event-endpoint.repository.js';
 
 /** The old secret keeps signing alongside the new one this long after a rotation. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';

@@ -6,8 +6,8 @@ import { EventEndpointRepository } from './event-endpoint.repository.js';
 import { EventEndpointsService } from './event-endpoints.service.js';
 import { EventsSweeper } from './events-sweeper.service.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
-import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
 import { OutboxRelay } from './outbox-relay.service.js';
+import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
 import { UserEventsService } from './user-events.service.js';
 
 /** Events out: the outbox, its relay, merchant endpoints and their deliveries, users' streams. */

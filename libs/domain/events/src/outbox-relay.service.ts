@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DatabasePool } from '#libs/database';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
-import { EventWakeups, type EventWakeup } from '#libs/redis';
+import { type EventWakeup, EventWakeups } from '#libs/redis';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
 import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';

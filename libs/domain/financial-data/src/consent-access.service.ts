@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TenantCaller } from '#libs/context';
 import {
+  consentGoneOnError,
   ConsentStateRepository,
   ConsentStatus,
   ConsentTokenVault,
-  consentGoneOnError,
 } from '#libs/domain/consents';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { UpstreamError, type ConsentCallOptions } from '#libs/upstream-client';
-import { FinancialDataRepository, type ConsentForCall } from './financial-data.repository.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { type ConsentCallOptions, UpstreamError } from '#libs/upstream-client';
+import { type ConsentForCall, FinancialDataRepository } from './financial-data.repository.js';
 
 /** What a pass-through call gets: the upstream call options (token included) and the stored ids. */
 export interface ConsentCall {

@@ -4,16 +4,16 @@ import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
   type HostedVrpRequest,
+  UPSTREAM_CLIENT,
   type UpstreamClient,
+  UpstreamError,
 } from '#libs/upstream-client';
 import { ConsentAccessService } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
 import { forwardedRecords, recordCount } from './forwarded-records.js';
-import { PagingCursorSigner } from './paging-cursor.signer.js';
 import { moneyToStrings } from './money.js';
+import { PagingCursorSigner } from './paging-cursor.signer.js';
 
 export interface StatementsQuery {
   from?: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScannedRecords, scanListBody } from '#libs/upstream-client';
+import { scanListBody, ScannedRecords } from '#libs/upstream-client';
 import { forwardedRecords as pieces, recordCount } from './forwarded-records.js';
 import { moneyToStrings } from './money.js';
 

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { PrismaService, type Prisma } from '#libs/database';
-import { ConsentRepository, ConsentStateRepository, consentGone } from '#libs/domain/consents';
+import { type Prisma, PrismaService } from '#libs/database';
+import { consentGone, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
 import { NOT_PAID_STATUSES, PaymentStateRepository } from '#libs/domain/payments';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  InboundEventRepository,
   type FanOutOutcome,
+  InboundEventRepository,
   type LockedInboundEvent,
 } from './inbound-event.repository.js';
 

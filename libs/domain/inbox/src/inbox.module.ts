@@ -4,8 +4,8 @@ import { PaymentsModule } from '#libs/domain/payments';
 import { FanOutService } from './fan-out.service.js';
 import { InboundEventRepository } from './inbound-event.repository.js';
 import { InboxSweeper } from './inbox-sweeper.service.js';
-import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
+import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
 import { WebhookReceiver } from './webhook-receiver.service.js';
 
 /** Events in: our receiver's registrations with the upstream, the inbox and its fan-out. */

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { webhookSecretKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { webhookSecretKey } from '#libs/crypto';
 import { isUuid } from '#libs/ids';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
   type CallOptions,
   type RegisteredWebhook,
+  UPSTREAM_CLIENT,
   type UpstreamClient,
+  UpstreamError,
   type WebhookCategory,
 } from '#libs/upstream-client';
 import { UpstreamWebhookRepository, type UpstreamWebhookView } from './upstream-webhook.repository.js';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { WebhookVerificationError, verifyWebhook, type WebhookHeaderSource } from '#libs/crypto';
+import { verifyWebhook, type WebhookHeaderSource, WebhookVerificationError } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { InboundEventRepository } from './inbound-event.repository.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';

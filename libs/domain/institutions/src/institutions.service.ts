@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { UPSTREAM_CLIENT, type Institution, type UpstreamClient } from '#libs/upstream-client';
+import { type Institution, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import {
-  InstitutionRepository,
   type InstitutionFilter,
   type InstitutionRecord,
+  InstitutionRepository,
 } from './institution.repository.js';
 
 export interface InstitutionView {

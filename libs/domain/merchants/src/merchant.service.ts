@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
 import { CredentialRevocations } from '#libs/redis';
+import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { MerchantRepository } from './merchant.repository.js';
 
 export interface ApiKeyView {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { UPSTREAM_CLIENT, type Application, type UpstreamClient } from '#libs/upstream-client';
+import { type Application, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 
 /** The upstream's sub-applications, paged through with the upstream's offset paging behind our cursor. */
 @Injectable()

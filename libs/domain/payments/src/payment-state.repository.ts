@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type Prisma } from '#libs/database';
+import { type Prisma, PrismaService } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
-import { decimalsOf } from './payment-amount.js';
 import { FINAL_PAYMENT_STATUSES } from './payment.repository.js';
+import { decimalsOf } from './payment-amount.js';
 
 type Tx = Prisma.TransactionClient;
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '#libs/core';
 import { ConsentStatus } from '#libs/domain/consents';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
 import {
   FINAL_PAYMENT_STATUSES,

@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
   type ConsentCallOptions,
   type Payee,
+  UPSTREAM_CLIENT,
   type UpstreamClient,
+  UpstreamError,
 } from '#libs/upstream-client';
+import { FINAL_PAYMENT_STATUSES, PaymentRepository, type PaymentWork } from './payment.repository.js';
 import { wireAmount } from './payment-amount.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
-import { FINAL_PAYMENT_STATUSES, PaymentRepository, type PaymentWork } from './payment.repository.js';
 
 /**
  * What the bank said of a submission: taken (with its status now), refused (a first send: nothing moved),

@@ -7,24 +7,24 @@ import {
   RedirectConsentsService,
   type StoredConsent,
 } from '#libs/domain/consents';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { UPSTREAM_CLIENT, UpstreamError, type UpstreamClient } from '#libs/upstream-client';
-import {
-  checkPayee,
-  parseAmount,
-  paymentIdempotencyIdFor,
-  wireAmount,
-  wirePayee,
-  type PayeeInput,
-} from './payment-amount.js';
-import { PaymentStateRepository } from './payment-state.repository.js';
-import { PaymentSubmitter } from './payment-submitter.service.js';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import {
   CLAIM_LEASE_SECONDS,
   PaymentPhase,
   PaymentRepository,
   type PaymentView,
 } from './payment.repository.js';
+import {
+  checkPayee,
+  parseAmount,
+  type PayeeInput,
+  paymentIdempotencyIdFor,
+  wireAmount,
+  wirePayee,
+} from './payment-amount.js';
+import { PaymentStateRepository } from './payment-state.repository.js';
+import { PaymentSubmitter } from './payment-submitter.service.js';
 
 export interface SinglePaymentInput {
   institutionId: string;

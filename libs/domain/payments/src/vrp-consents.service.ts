@@ -1,21 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TenantCaller } from '#libs/context';
 import { CLOCK, type Clock } from '#libs/core';
-import { RedirectConsentsService, toConsentView, type ConsentView } from '#libs/domain/consents';
 import { Prisma } from '#libs/database';
 import { amountToApi, decimalToApi } from '#libs/domain/accounts';
+import { type ConsentView, RedirectConsentsService, toConsentView } from '#libs/domain/consents';
 import { ConsentAccessService, moneyToStrings } from '#libs/domain/financial-data';
-import { UPSTREAM_CLIENT, type Amount, type UpstreamClient } from '#libs/upstream-client';
+import { type Amount, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import {
   checkPayee,
   invalidField,
   parseAmount,
+  type PayeeInput,
   wireAmount,
   wirePayee,
-  type PayeeInput,
 } from './payment-amount.js';
 import { VrpPaymentRepository } from './vrp-payment.repository.js';
-import { periodLimitsAt, vrpCurrency, type VrpControl } from './vrp-period-limit.js';
+import { periodLimitsAt, type VrpControl, vrpCurrency } from './vrp-period-limit.js';
 
 type Money = { amount: string; currency: string };
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, Prisma, type SqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { decimalsOf } from './payment-amount.js';
 import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
+import { decimalsOf } from './payment-amount.js';
 import type { PeriodLimit } from './vrp-period-limit.js';
 
 /** One periodic limit in its current period: the limit, what was paid against it, and what is left. */

@@ -5,13 +5,13 @@ import { ConsentRepository } from '#libs/domain/consents';
 import { ConsentAccessService } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
-import { invalidField, parseAmount, paymentIdempotencyIdFor, payeeOf } from './payment-amount.js';
-import { PaymentSubmitter } from './payment-submitter.service.js';
-import { periodLimitsAt, vrpCurrency, type VrpControl } from './vrp-period-limit.js';
 import { CLAIM_LEASE_SECONDS, PaymentRepository, type PaymentView } from './payment.repository.js';
+import { invalidField, parseAmount, payeeOf, paymentIdempotencyIdFor } from './payment-amount.js';
+import { PaymentSubmitter } from './payment-submitter.service.js';
 import { VrpPaymentRepository } from './vrp-payment.repository.js';
+import { periodLimitsAt, type VrpControl, vrpCurrency } from './vrp-period-limit.js';
 
 /**
  * Payments under a sweeping VRP consent: checked against the consent's own limits here, before the bank

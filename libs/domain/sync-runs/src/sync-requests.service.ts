@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { SyncRunRepository, type SyncTrigger } from './sync-run.repository.js';
 

@@ -8,33 +8,33 @@ import {
   type SyncTarget,
 } from '#libs/domain/accounts';
 import {
+  consentGoneOnError,
   ConsentStateRepository,
   ConsentStatus,
   ConsentTokenVault,
-  consentGoneOnError,
 } from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
-import { reconnectHint } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
-  type AccountBalance,
-  type ConsentCallOptions,
-  type UpstreamClient,
-  type UpstreamErrorKind,
-} from '#libs/upstream-client';
-import {
-  RunSupersededError,
-  SyncRunRepository,
   type ClaimedRun,
   type RunFailure,
+  RunSupersededError,
   type SyncProgress,
+  SyncRunRepository,
   type SyncWindow,
 } from '#libs/domain/sync-runs';
+import { reconnectHint } from '#libs/errors';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import {
+  type AccountBalance,
+  type ConsentCallOptions,
+  UPSTREAM_CLIENT,
+  type UpstreamClient,
+  UpstreamError,
+  type UpstreamErrorKind,
+} from '#libs/upstream-client';
 import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import { TransactionRepository } from './transaction.repository.js';
-import { UnusableTransactionError, pageRows } from './transaction-records.js';
+import { pageRows, UnusableTransactionError } from './transaction-records.js';
 
 /** A 429 without a usable Retry-After waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
-import { LOGGER, type AppLogger } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { JobProducer } from '#libs/queue';
 
 const BATCH = 5000;
 /** A run untouched this long lost its job (or its job failed by stalling): it is enqueued again. */

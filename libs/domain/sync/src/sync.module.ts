@@ -4,9 +4,9 @@ import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { AccountSyncService } from './account-sync.service.js';
-import { SyncDispatcher } from './sync-dispatcher.service.js';
 import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
+import { SyncDispatcher } from './sync-dispatcher.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 
 /** The sync engine (worker side) and its merchant-facing reads (api side). */

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantCaller } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
+import { type StoredSyncRun, SyncRequests, SyncRunRepository } from '#libs/domain/sync-runs';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
-import { SyncRequests, SyncRunRepository, type StoredSyncRun } from '#libs/domain/sync-runs';
-import { StoredPageCache, type StoredPage } from './stored-page.cache.js';
+import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
 import { TransactionRepository } from './transaction.repository.js';
 
 export interface SyncRunView {

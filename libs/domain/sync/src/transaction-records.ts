@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { uuidV7 } from '#libs/ids';
 import { moneyToStrings } from '#libs/domain/financial-data';
+import { uuidV7 } from '#libs/ids';
 import type { Transaction } from '#libs/upstream-client';
 
 /**

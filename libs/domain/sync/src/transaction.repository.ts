@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, ReadCache, isoText } from '#libs/database';
-import { isUuid } from '#libs/ids';
+import { DatabasePool, isoText, ReadCache } from '#libs/database';
 import type { SyncWindow } from '#libs/domain/sync-runs';
+import { isUuid } from '#libs/ids';
 import type { TransactionRow } from './transaction-records.js';
 
 export interface PageCounts {

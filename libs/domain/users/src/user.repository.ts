@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, PrismaService, ReadCache, isoText, type Prisma } from '#libs/database';
+import { DatabasePool, isoText, type Prisma, PrismaService, ReadCache } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 type UserRow = Omit<Prisma.UserGetPayload<object>, 'createdAt' | 'updatedAt'> & {

@@ -3,15 +3,15 @@ import { assertActsFor, type TenantCaller } from '#libs/context';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
+import { CredentialRevocations } from '#libs/redis';
 import {
-  UPSTREAM_CLIENT,
-  UpstreamError,
   type CallOptions,
+  UPSTREAM_CLIENT,
   type UpstreamClient,
+  UpstreamError,
   type UserPatchOperation,
 } from '#libs/upstream-client';
-import { CredentialRevocations } from '#libs/redis';
 import { UserRepository } from './user.repository.js';
 
 /** What the merchant API shows of a user; the upstream uuid and applicationUserId stay internal. */

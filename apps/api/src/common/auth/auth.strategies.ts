@@ -1,4 +1,4 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import CustomStrategy from 'passport-custom';
@@ -6,9 +6,9 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Caller, MerchantCaller, OperatorCaller, SessionCaller } from '#libs/context';
 import { apiKeyPrefix, verifyApiKey } from '#libs/crypto';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { UserRepository, SESSION_TOKEN_PREFIX, verifySessionToken } from '#libs/domain/users';
+import { SESSION_TOKEN_PREFIX, UserRepository, verifySessionToken } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { LOGGER, type AppLogger } from '#libs/observability';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { bearerToken } from './bearer.js';
 import { PrincipalCache } from './principal-cache.js';
 

@@ -1,12 +1,12 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, type IAuthGuard } from '@nestjs/passport';
-import { DomainError, ErrorCode } from '#libs/errors';
 import { currentContext } from '#libs/context';
-import { AUTH_METADATA, AuthKind, type RequestWithPrincipal } from '#libs/http';
 import { SESSION_TOKEN_PREFIX } from '#libs/domain/users';
-import { bearerToken } from './bearer.js';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { AUTH_METADATA, AuthKind, type RequestWithPrincipal } from '#libs/http';
 import { STRATEGY } from './auth.strategies.js';
+import { bearerToken } from './bearer.js';
 
 const CREDENTIAL_KINDS: readonly AuthKind[] = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
 

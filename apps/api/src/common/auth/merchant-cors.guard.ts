@@ -1,7 +1,7 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { ErrorCode, DomainError } from '#libs/errors';
+import { DomainError, ErrorCode } from '#libs/errors';
 import { mapError, type RequestWithPrincipal } from '#libs/http';
 
 /** Only the merchant API is meant for browsers; operator, health and docs routes never answer CORS. */

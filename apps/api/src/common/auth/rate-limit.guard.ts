@@ -1,4 +1,4 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '#libs/errors';
 import type { RequestWithPrincipal } from '#libs/http';

@@ -2,8 +2,8 @@ import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiConflictResponse, ApiHeader } from '@nestjs/swagger';
 import { ApiErrorResponse } from '#libs/http';
 import {
-  IDEMPOTENT_METADATA,
   IdempotencyInterceptor,
+  IDEMPOTENT_METADATA,
   type IdempotentOptions,
 } from './idempotency.interceptor.js';
 

@@ -15,9 +15,9 @@ import {
 import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
 import {
   IsInstitutionId,
-  OptionalDateTime,
   IsPaymentReference,
   IsRedirectUrl,
+  OptionalDateTime,
 } from '../../common/field-rules.js';
 import { MoneyField, MoneyInput } from '../../common/inputs/money.input.js';
 import { PayeeField, PayeeInput } from '../../common/inputs/payee.input.js';

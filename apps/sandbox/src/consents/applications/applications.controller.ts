@@ -3,10 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import {
   ApplicationRegistry,
   Ctx,
-  SandboxError,
   envelope,
   type SandboxApplication,
   type SandboxContext,
+  SandboxError,
 } from '../../core/index.js';
 import { validateAs } from '../manual-validation.js';
 import { ApplicationsQueryDto, CreateApplicationDto } from './applications.dto.js';

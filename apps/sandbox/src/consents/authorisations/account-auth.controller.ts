@@ -1,6 +1,6 @@
 import { Body, Controller, Headers, HttpCode, Patch, Post, Put, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Ctx, SandboxError, envelope, type SandboxContext } from '../../core/index.js';
+import { Ctx, envelope, type SandboxContext, SandboxError } from '../../core/index.js';
 import { ConsentFlowsService } from '../consent-flows.service.js';
 import { AccountAuthorisationRequestDto } from './account-auth.dto.js';
 import { AccountAuthService } from './account-auth.service.js';

@@ -1,20 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
+  authorisationUrlFor,
+  callbackOf,
+  type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
   MAX_DATA_CONSENT_MS,
   SandboxClock,
-  SandboxError,
-  UsersStore,
-  authorisationUrlFor,
-  type ConsentRecord,
   type SandboxContext,
+  SandboxError,
   type SandboxInstitution,
   type SandboxUser,
-  callbackOf,
+  UsersStore,
 } from '../../core/index.js';
-import { ConsentFlowsService, type AccountConsentDetails } from '../consent-flows.service.js';
+import { type AccountConsentDetails, ConsentFlowsService } from '../consent-flows.service.js';
 import type { AccountAuthorisationRequestDto } from './account-auth.dto.js';
 
 /** Features that read data: what an account consent can grant (initiation features are not scopes). */

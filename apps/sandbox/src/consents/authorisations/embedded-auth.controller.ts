@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import {
+  type ConsentRecord,
   ConsentsStore,
   Ctx,
-  SandboxError,
   envelope,
-  type ConsentRecord,
   type SandboxContext,
+  SandboxError,
   type ScaMethod,
 } from '../../core/index.js';
 import { ConsentFlowsService } from '../consent-flows.service.js';

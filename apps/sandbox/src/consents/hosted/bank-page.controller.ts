@@ -1,13 +1,13 @@
 import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
 import { IsIn } from 'class-validator';
+import type { FastifyReply } from 'fastify';
 import {
   ApplicationRegistry,
+  type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
   SandboxAccess,
   SandboxError,
-  type ConsentRecord,
 } from '../../core/index.js';
 import { ConsentFlowsService } from '../consent-flows.service.js';
 import { validateAs } from '../manual-validation.js';

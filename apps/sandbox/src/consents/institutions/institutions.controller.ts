@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { InstitutionsCatalog, SandboxError, envelope } from '../../core/index.js';
+import { envelope, InstitutionsCatalog, SandboxError } from '../../core/index.js';
 
 /** The fixture institutions. The list is an envelope; a single institution is answered bare, as upstream. */
 @Controller('institutions')

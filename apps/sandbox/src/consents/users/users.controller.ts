@@ -3,11 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import { isUuid } from '#libs/ids';
 import {
   Ctx,
-  SandboxError,
-  UsersStore,
   envelope,
   type SandboxContext,
+  SandboxError,
   type SandboxUser,
+  UsersStore,
 } from '../../core/index.js';
 import { ConsentFlowsService } from '../consent-flows.service.js';
 import { listParam, validateAs } from '../manual-validation.js';
