@@ -35,8 +35,15 @@ export class DatabasePool implements OnModuleDestroy {
       connectionTimeoutMillis: 5_000,
       statement_timeout: 30_000,
     });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    this.pool.on('error', (error) => this.logger.warn(`idle database connection failed: ${error.message}`));
+    // A connection Postgres drops (a restart, a failover, `pg_terminate_backend`: 57P01) makes its client
+    // emit 'error'. The pool listens only while the client is idle; one emitted while it is checked out,
+    // with no listener, would crash the process. Every client gets a listener for its whole life: its
+    // pending query fails on its own, and the pool discards a client that cannot query any more.
+    this.pool.on('connect', (client) =>
+      client.on('error', (error) => this.logger.warn(`database connection lost: ${error.message}`)),
+    );
+    // The pool's own event for an idle client: the client's listener above has already said it.
+    this.pool.on('error', () => undefined);
   }
 
   async rows<R extends object>(statement: SqlStatement): Promise<R[]> {
