@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -39,9 +40,12 @@ export class DatabasePool implements OnModuleDestroy {
     // emit 'error'. The pool listens only while the client is idle; one emitted while it is checked out,
     // with no listener, would crash the process. Every client gets a listener for its whole life: its
     // pending query fails on its own, and the pool discards a client that cannot query any more.
-    this.pool.on('connect', (client) =>
-      client.on('error', (error) => this.logger.warn(`database connection lost: ${error.message}`)),
+    // Bound here, outside any request: a socket's events run in the context of whatever opened it, and
+    // the loss would otherwise be logged under that long-gone request's or job's id.
+    const lost = AsyncResource.bind((error: Error) =>
+      this.logger.warn(`database connection lost: ${error.message}`),
     );
+    this.pool.on('connect', (client) => client.on('error', lost));
     // The pool's own event for an idle client: the client's listener above has already said it.
     this.pool.on('error', () => undefined);
   }
