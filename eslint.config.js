@@ -40,7 +40,7 @@ export const LIBRARY_IMPORTS = {
   http: ['context', 'errors', 'observability'],
   ids: [],
   observability: ['context'],
-  queue: ['config', 'context', 'observability', 'redis'],
+  queue: ['config', 'context', 'errors', 'observability', 'redis'],
   redis: ['config', 'observability'],
   'upstream-client': ['config', 'context', 'observability'],
 };

@@ -89,7 +89,7 @@ function ensurePrismaClient() {
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted) return;
   step('Generating the Prisma client');
   // The CLI insists on locating its native schema engine even for `generate`, which never runs it, and
-  // cannot download one here. Any existing file satisfies the check (see ARCHITECTURE.md).
+  // cannot download one here. Any existing file satisfies the check (see docs/architecture.md, "Database and migrations").
   const env = { ...process.env };
   env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
   env.PRISMA_HIDE_UPDATE_MESSAGE = '1';
@@ -327,13 +327,18 @@ async function start() {
   step(
     demoUrl ? 'Starting sandbox, api, worker and the demo merchant app' : 'Starting sandbox, api and worker',
   );
+  // The sandbox first: a worker that starts before its upstream listens would spend its first calls (the
+  // institutions refresh it runs at once) on a closed port.
   startApp('sandbox');
-  startApp('api');
-  startApp('worker');
-  if (demoUrl) startApp('demo-merchant');
+  // The api registers our webhook receiver with the sandbox as it starts, unless the sandbox still lists
+  // ours (a reset or a fresh .dev/sandbox forgets it), so a consent revoked at a sandbox bank reaches us.
+  process.env.UPSTREAM_WEBHOOK_AUTO_REGISTER ??= 'true';
   const sandboxUrl = `http://${probeHost(config.sandboxHost)}:${config.sandboxPort}`;
   const apiUrl = `http://${probeHost(config.apiHost)}:${config.apiPort}`;
   await waitFor(() => httpOk(`${sandboxUrl}/health`), 'sandbox', 60_000);
+  startApp('api');
+  startApp('worker');
+  if (demoUrl) startApp('demo-merchant');
   await waitFor(() => httpOk(`${apiUrl}/health/ready`), 'api /health/ready', 60_000);
   await waitFor(workerAnswers, 'worker (maintenance.ping)', 60_000);
   if (demoUrl)
@@ -353,7 +358,7 @@ async function start() {
     '',
     `  api       ${config.apiUrl}   (ready: ${config.apiUrl}/health/ready, metrics: ${config.apiUrl}/metrics)`,
     `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,
-    `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (operator token)`,
+    `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (user operator, password the operator token)`,
     '',
     config.demoMerchantApiKey
       ? `  demo merchant API key:  ${paint('1', config.demoMerchantApiKey)}`
@@ -476,17 +481,30 @@ function propertyFiles() {
   return found;
 }
 
+/**
+ * The chaos soak (`npm run soak -- --minutes 30`): install, Prisma client and build as for start, then
+ * test/soak/run.mjs, which starts its own Postgres, Redis and apps (the shared ones are not needed).
+ */
+async function soak() {
+  ensureInstalled();
+  ensurePrismaClient();
+  build();
+  step('Chaos soak');
+  const status = run(process.execPath, [join(ROOT, 'test/soak/run.mjs'), ...process.argv.slice(3)]);
+  await shutdown(status);
+}
+
 async function generate() {
   ensureInstalled();
   ensurePrismaClient();
 }
 
-const modes = { start, test, properties, generate };
+const modes = { start, test, properties, soak, generate };
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 Promise.resolve()
   .then(() => {
-    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, properties, generate)`);
+    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, properties, soak, generate)`);
     return modes[mode]();
   })
   .catch((error) => {

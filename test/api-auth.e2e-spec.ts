@@ -121,12 +121,16 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
     expect(rows.find((r) => r.id === second.id)?.lastUsedAt).not.toBeNull();
   });
 
-  it('refuses every key of a disabled merchant', async () => {
+  it('refuses every key of a disabled merchant with 403 MERCHANT_DISABLED, and a wrong key as ever', async () => {
     const { merchant, apiKey } = await createMerchant(api);
     await api.app
       .get(PrismaService)
       .merchant.update({ where: { id: merchant.id }, data: { disabledAt: new Date() } });
-    expect((await get(client, '/v1/me', apiKey.key)).status).toBe(401);
+    const refused = await get(client, '/v1/me', apiKey.key);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('MERCHANT_DISABLED');
+    // Only a key that is itself good learns the merchant's state.
+    expect((await get(client, '/v1/me', `${apiKey.key.slice(0, -2)}zz`)).status).toBe(401);
   });
 
   it('never writes API keys, session tokens or the admin token to the logs', async () => {

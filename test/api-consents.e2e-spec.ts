@@ -141,6 +141,8 @@ describe('api: consents (redirect flow) and accounts', () => {
       id: consent.id,
       status: 'AUTHORIZED',
       institutionId: 'sandbox-redirect',
+      // The upstream's id, to quote to its support: what the upstream itself calls the consent.
+      upstreamConsentId: row.upstreamConsentId,
       userId,
       // The accounts are stored but not yet synced.
       sync: { status: 'pending', lastSyncedAt: null },

@@ -51,8 +51,17 @@ describe('api: health, error envelope, request ids, metrics', () => {
   it('answers /health/ready 200 when Postgres, Redis and the upstream answer', async () => {
     const response = await client.get<{ details: Record<string, { status: string }> }>('/health/ready');
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body.details).sort()).toEqual(['postgres', 'redis', 'upstream']);
+    expect(Object.keys(response.body.details).sort()).toEqual([
+      'postgres',
+      'redis',
+      'upstream',
+      'upstreamWebhooks',
+    ]);
     for (const check of Object.values(response.body.details)) expect(check.status).toBe('up');
+    // The receiver's state is said, not judged: registered or missing, and ready either way.
+    expect(['registered', 'missing']).toContain(
+      (response.body.details.upstreamWebhooks as { receiver?: string }).receiver,
+    );
   });
 
   it('answers an unknown route with 404 in the error envelope', async () => {

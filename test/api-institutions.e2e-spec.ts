@@ -109,6 +109,34 @@ describe('api: institutions', () => {
     expect((await stack.anonymous.get('/v1/institutions')).status).toBe(401);
   });
 
+  it('says how each bank can be connected, and refuses a flow a bank does not offer with its own code', async () => {
+    const flows = new Map(
+      ((await list('/v1/institutions?limit=100')).data as (InstitutionBody & { flows: string[] })[]).map(
+        (i) => [i.id, i.flows],
+      ),
+    );
+    expect(SANDBOX_IDS.map((id) => [id, flows.get(id)])).toEqual([
+      ['sandbox-embedded', ['EMBEDDED']],
+      ['sandbox-flaky', ['REDIRECT']],
+      ['sandbox-payments', []],
+      ['sandbox-redirect', ['REDIRECT']],
+    ]);
+    // Asking a bank for a flow it lacks is not an authentication matter: 422 FEATURE_UNSUPPORTED.
+    const { merchant, apiKey } = await createMerchant(api);
+    const user = await createUser(api.app.get(UserRepository), merchant.id);
+    for (const institutionId of ['sandbox-embedded', 'sandbox-payments']) {
+      const refused = await stack.anonymous.as(apiKey.key).post(`/v1/users/${user.id}/consents`, {
+        institutionId,
+        redirectUrl: 'https://app.merchant.example/banks/done',
+      });
+      expect(refused.status, institutionId).toBe(422);
+      expect(refused.body.error).toMatchObject({
+        code: 'FEATURE_UNSUPPORTED',
+        details: [{ field: 'institutionId', issue: 'does not offer this flow or feature' }],
+      });
+    }
+  });
+
   it('refuses malformed queries with 400 VALIDATION_FAILED', async () => {
     for (const query of [
       'country=gb',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueName } from '#libs/testing';
+import { createPaymentRow, uniqueName } from '#libs/testing';
 import { type Stack, startStack } from './support/api-kit.js';
 import { createSandboxHostedVrpRequest, decideAtBank } from './support/bank-consents.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
@@ -168,6 +168,22 @@ describe('api: every answer matches our own OpenAPI document', () => {
     );
     await valid('GET /admin/merchants', { ...operator, query: { limit: '1' } }, 200);
     await valid('GET /admin/merchants/{id}', { ...operator, params: { id: merchantId } }, 200);
+    await valid(
+      'PATCH /admin/merchants/{id}',
+      { ...operator, params: { id: merchantId }, body: { name: uniqueName('conformance-renamed') } },
+      200,
+    );
+    // Disabled and enabled again at once: the rest of this walk calls as this merchant.
+    await valid(
+      'POST /admin/merchants/{id}/disable',
+      { ...operator, params: { id: subMerchant.merchant.id } },
+      200,
+    );
+    await valid(
+      'POST /admin/merchants/{id}/enable',
+      { ...operator, params: { id: subMerchant.merchant.id } },
+      200,
+    );
     const rotated = await valid<{ id: string }>(
       'POST /admin/merchants/{id}/api-keys',
       {
@@ -302,6 +318,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
       return ['succeeded', 'failed'].includes(run.status) ? run : undefined;
     });
     await valid('GET /v1/accounts/{accountId}/transactions', { ...onAccount, query: { limit: '20' } }, 200);
+    await valid('GET /v1/accounts/{accountId}/syncs', { ...onAccount, query: { limit: '5' } }, 200);
     await valid('GET /v1/accounts/{accountId}/statements', { ...onAccount, query: { limit: '5' } }, 200);
     await valid('GET /v1/accounts/{accountId}/beneficiaries', onAccount, 200);
     await valid(
@@ -359,6 +376,18 @@ describe('api: every answer matches our own OpenAPI document', () => {
     expect(new Set(payments.map((p) => p.kind))).toEqual(new Set(['SINGLE', 'VRP']));
     await valid('GET /v1/payments/{paymentId}', { ...merchant, params: { paymentId: payment.id } }, 200);
     await valid('GET /v1/payments/{paymentId}', { ...merchant, params: { paymentId: vrpPayment.id } }, 200);
+    // One payment parked for a person (a repeated send refused), listed and settled by the operator.
+    const parked = await createPaymentRow(
+      prisma,
+      { id: consent.id, merchantId },
+      { status: 'SUBMITTING', nextStatusCheckAt: null, pollStopped: 'A repeated send was refused' },
+    );
+    await valid('GET /admin/payments/parked', { ...operator, query: { limit: '10' } }, 200);
+    await valid(
+      'POST /admin/payments/{id}/settle',
+      { ...operator, params: { id: parked.id }, body: { status: 'FAILED', note: 'Not at the bank' } },
+      200,
+    );
 
     const hostedRequestId = await createSandboxHostedVrpRequest(
       stack.sandbox.url,

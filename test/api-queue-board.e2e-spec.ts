@@ -12,13 +12,19 @@ describe('api: Bull Board at /admin/queues, behind the operator token', () => {
     await stack?.close();
   });
 
-  const basic = (password: string) => `Basic ${Buffer.from(`operator:${password}`).toString('base64')}`;
+  const basic = (password: string, user = 'operator') =>
+    `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
   it('asks a browser for the token and refuses anything else in the error envelope', async () => {
+    const token = stack.api.config.api.adminToken;
     const attempts: Record<string, string>[] = [
       {},
       { authorization: basic('wrong') },
       { authorization: 'Bearer wrong' },
+      // The right token under any other user name, or none, is refused too.
+      { authorization: basic(token, '') },
+      { authorization: basic(token, 'admin') },
+      { authorization: `Basic ${Buffer.from(token).toString('base64')}` },
     ];
     for (const headers of attempts) {
       const response = await send(`${stack.api.url}/admin/queues`, 'GET', { headers });

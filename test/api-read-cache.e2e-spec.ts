@@ -45,13 +45,20 @@ describe('api: page-view reads kept per process until Postgres notifies a change
   }
 
   beforeAll(async () => {
-    stack = await startStack();
-    second = await spawnApi({ LOG_LEVEL: 'error', UPSTREAM_BASE_URL: stack.sandbox.url });
+    // A database and queue prefix of its own: on the shared ones, another file's worker would run this
+    // tenant's first sync (its jobs are on the shared queues), and its writes would notify at any moment.
+    stack = await startStack({ ownDatabase: 'read_cache' });
+    second = await spawnApi({
+      LOG_LEVEL: 'error',
+      UPSTREAM_BASE_URL: stack.sandbox.url,
+      DATABASE_URL: stack.databaseUrl,
+      QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
+    });
     tenant = await onboard(stack);
     await connect(stack, tenant);
     const accounts = dataOf<{ id: string }[]>(await tenant.client.get(`/v1/users/${tenant.userId}/accounts`));
     accountId = accounts[0].id;
-    db = new pg.Client({ connectionString: config.database.url });
+    db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
   });
   afterAll(async () => {
@@ -131,7 +138,11 @@ describe('api: page-view reads kept per process until Postgres notifies a change
       await expect.poll(() => balanceOn(client, tenant.userId, accountId), { timeout: 5_000 }).toBe('400.00');
     }
     const listeners = () =>
-      db.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [READ_CACHE_APPLICATION_NAME]);
+      // This file's processes only: other files' listeners are on other databases.
+      db.query(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+        [READ_CACHE_APPLICATION_NAME],
+      );
     const before = (await listeners()).rows.map((r) => r.pid as number);
     expect(before.length).toBeGreaterThanOrEqual(2);
     await db.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [before]);

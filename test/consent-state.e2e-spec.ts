@@ -28,7 +28,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
   afterAll(async () => {
     await prisma.merchant.delete({ where: { id: merchantId } });
     await prisma.$disconnect();
-    await database.onModuleDestroy();
+    await database.close();
   });
 
   async function consentIn(

@@ -27,6 +27,8 @@ describe('demo merchant app, in a browser', () => {
   let bff: string;
   let demoUrl: string;
   let merchantKey: string;
+  /** Every URL the page asked for, to find calls made with an id the page never had. */
+  const requested: string[] = [];
 
   beforeAll(async () => {
     const demoPort = await freePort();
@@ -44,6 +46,7 @@ describe('demo merchant app, in a browser', () => {
     await demo.listen({ host: '127.0.0.1', port: demoPort });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on('request', (request) => requested.push(request.url()));
   }, 120_000);
 
   afterAll(async () => {
@@ -69,9 +72,20 @@ describe('demo merchant app, in a browser', () => {
     await page.click('#customer-create');
     await page.waitForSelector('#connect:not([hidden])');
     await page.waitForSelector('#institution-select option[value="sandbox-redirect"]', { state: 'attached' });
+    // Nothing to pay with yet: no pay button, whatever the row's own layout.
+    expect(await page.isVisible('#vrp-pay-row')).toBe(false);
+    expect(await page.isVisible('#vrp-pay')).toBe(false);
+    // Each bank says how it connects, and the one chosen first has a bank page.
+    expect(await page.locator('#institution-select option[value="sandbox-embedded"]').textContent()).toMatch(
+      /\(embedded\)$/,
+    );
+    expect(await page.locator('#institution-select option[value="sandbox-redirect"]').textContent()).toMatch(
+      /\(bank page\)$/,
+    );
+    expect(await page.inputValue('#institution-select')).toBe('sandbox-redirect');
     await screenshot(page, '01-customer');
 
-    await page.selectOption('#institution-select', 'sandbox-redirect');
+    // The obvious first click, with nothing chosen by hand.
     await page.click('#connect-redirect');
     await approveAtBank();
     await expect.poll(() => page.textContent('#connect-status')).toContain('AUTHORIZED');
@@ -122,6 +136,13 @@ describe('demo merchant app, in a browser', () => {
   });
 
   it('connects a second bank the embedded way: credentials, SCA method, code', async () => {
+    // A bank without a page cannot be connected through one: the button says so before any call.
+    await page.selectOption('#institution-select', 'sandbox-embedded');
+    expect(await page.isDisabled('#connect-redirect')).toBe(true);
+    expect(await page.textContent('#connect-status')).toContain('connect it the embedded way below');
+    await page.selectOption('#institution-select', 'sandbox-redirect');
+    expect(await page.isDisabled('#connect-redirect')).toBe(false);
+    expect(await page.textContent('#embedded summary')).toContain('sandbox-embedded');
     await page.click('#embedded summary');
     await page.fill('#embedded-password', 'secret');
     await page.click('#embedded-start');
@@ -141,10 +162,18 @@ describe('demo merchant app, in a browser', () => {
     await page.click('#vrp-setup');
     await approveAtBank();
     await expect.poll(() => page.textContent('#vrp-status')).toContain('AUTHORIZED');
-    await page.fill('#vrp-month', '25.00');
-    for (const headroom of ['£15.00', '£5.00']) {
+    // The form is back to its defaults after the bank: the limits shown are the consent's own.
+    await expect
+      .poll(() => page.textContent('#vrp-headroom'))
+      .toBe('max £20.00 a payment; £25.00 a month: paid £0.00, headroom £25.00');
+    for (const [paid, headroom] of [
+      ['£10.00', '£15.00'],
+      ['£20.00', '£5.00'],
+    ]) {
       await page.click('#vrp-pay');
-      await expect.poll(() => page.textContent('#vrp-headroom')).toContain(`headroom ${headroom}`);
+      await expect
+        .poll(() => page.textContent('#vrp-headroom'))
+        .toContain(`paid ${paid}, headroom ${headroom}`);
     }
     await page.click('#vrp-pay');
     await expect
@@ -170,5 +199,20 @@ describe('demo merchant app, in a browser', () => {
     await page.click('#tx-apply');
     await expect.poll(() => page.locator('#tx-table tbody tr').count()).toBe(25);
     await screenshot(page, '08-revoked-still-readable');
+  });
+
+  it('fits a phone: one column, the page before the developer panel, nothing wider than the screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(demoUrl);
+    await page.waitForSelector('#connect:not([hidden])');
+    const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+    expect(scrollWidth).toBeLessThanOrEqual(390);
+    const main = (await page.locator('main').boundingBox())!;
+    const panel = (await page.locator('#devpanel').boundingBox())!;
+    expect(panel.y).toBeGreaterThanOrEqual(main.y + main.height);
+    expect(panel.width).toBeLessThanOrEqual(390);
+    await screenshot(page, '09-phone');
+    // No call of the whole walk went out with an id the page did not have.
+    expect(requested.filter((url) => /\/(null|undefined)(\/|$|\?)/.test(url))).toEqual([]);
   });
 });

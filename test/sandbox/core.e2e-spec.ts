@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type SandboxEvent, SandboxEvents } from '../../apps/sandbox/src/core/index.js';
 import { useSandbox } from '../support/sandbox-fixture.js';
 
-/** Conformance of what every sandbox route shares: authentication (spec part 5), error shapes (part 7), versioning, faults. */
+/** Conformance of what every sandbox route shares: authentication (upstream spec §5), error shapes (part 7), versioning, faults. */
 describe('sandbox core', () => {
   const { sandbox, http, config } = useSandbox();
 

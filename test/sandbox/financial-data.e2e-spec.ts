@@ -36,7 +36,7 @@ describe('sandbox: financial data', () => {
   }
 
   /**
-   * A client following spec 4.2.1 rule 3 literally: request; while totalCount exceeds self.limit, repeat
+   * A client following upstream spec §4.2.1 rule 3 literally: request; while totalCount exceeds self.limit, repeat
    * with offset increased by self.limit. The cap turns a paging bug into a failure instead of a hang.
    */
   async function rule3(token: string, path: string, query = '') {

@@ -425,7 +425,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
   });
 
   describe('sweeping VRP', () => {
-    it('creates, authorises and shows a sweeping consent in the spec 2.7 shape', async () => {
+    it('creates, authorises and shows a sweeping consent in the upstream spec §2.7 shape', async () => {
       const created = await http.call('POST', '/variable-recurring-payments/sweeping/consents', {
         body: sweepingBody(),
       });

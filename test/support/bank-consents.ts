@@ -1,4 +1,5 @@
 import type { AppConfig } from '#libs/config';
+import { testPayee } from '#libs/testing';
 import { SandboxHttp } from './sandbox-http.js';
 
 /** The path and query of a URL on another base: public URLs name default ports, the apps listen on random ones. */
@@ -71,13 +72,7 @@ export const VRP_CONTROL_PARAMETERS = {
 
 export const VRP_INITIATION_DETAILS = {
   reference: 'Sweep',
-  payee: {
-    name: 'Jane Saver',
-    accountIdentifications: [
-      { type: 'SORT_CODE', identification: '123456' },
-      { type: 'ACCOUNT_NUMBER', identification: '12345678' },
-    ],
-  },
+  payee: testPayee(),
 };
 
 /**

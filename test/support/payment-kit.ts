@@ -1,4 +1,5 @@
 import { PrismaService } from '#libs/database';
+import { testPayee } from '#libs/testing';
 import type { CreateSinglePaymentInput } from '../../apps/api/src/payments/inputs/create-single-payment.input.js';
 import type { CreateVrpConsentInput } from '../../apps/api/src/vrp/inputs/create-vrp-consent.input.js';
 import type { Stack } from './api-kit.js';
@@ -8,13 +9,7 @@ import { decideAtBank } from './bank-consents.js';
 
 export const REDIRECT_URL = 'https://app.merchant.example/pay/done';
 
-export const payee = () => ({
-  name: 'Jane Saver',
-  accountIdentifications: [
-    { type: 'SORT_CODE', identification: '123456' },
-    { type: 'ACCOUNT_NUMBER', identification: '12345678' },
-  ],
-});
+export const payee = testPayee;
 
 export const paymentBodies = {
   single: (overrides: Partial<CreateSinglePaymentInput> = {}) =>

@@ -9,6 +9,14 @@ export interface WorkerProcess {
   /** SIGKILL: no shutdown hook runs, its locks and connections die with it. */
   kill: () => Promise<void>;
   stop: () => Promise<void>;
+  /** Sends `signal` and resolves with how the process ended and how long it took (SIGKILL after 30 s). */
+  signalled: (signal: NodeJS.Signals) => Promise<ProcessEnd>;
+}
+
+export interface ProcessEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  ms: number;
 }
 
 const exited = (child: ChildProcess) =>
@@ -41,7 +49,31 @@ export async function spawnApi(overrides: Record<string, string>): Promise<Worke
   }
 }
 
-function spawnApp(app: 'api' | 'worker', overrides: Record<string, string>): WorkerProcess {
+/** The sandbox as its own process on `port` (a free one when unset), once it answers /health. */
+export async function spawnSandbox(
+  overrides: Record<string, string> = {},
+  port?: number,
+): Promise<WorkerProcess & { url: string }> {
+  const listenOn = port ?? (await freePort());
+  const sandbox = spawnApp('sandbox', {
+    SANDBOX_HOST: '127.0.0.1',
+    SANDBOX_PORT: String(listenOn),
+    ...overrides,
+  });
+  const url = `http://127.0.0.1:${listenOn}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const health = await fetch(`${url}/health`).catch(() => undefined);
+    if (health?.status === 200) return { ...sandbox, url };
+    if (Date.now() > deadline) {
+      await sandbox.kill();
+      throw new Error(`sandbox process not healthy within 30 s:\n${sandbox.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function spawnApp(app: 'api' | 'worker' | 'sandbox', overrides: Record<string, string>): WorkerProcess {
   const main = fileURLToPath(new URL(`../../dist/apps/${app}/src/main.js`, import.meta.url));
   if (!existsSync(main)) throw new Error(`${main} is missing: npm test builds it (or run npm run build)`);
   const child = spawn(process.execPath, [main], {
@@ -63,6 +95,14 @@ function spawnApp(app: 'api' | 'worker', overrides: Record<string, string>): Wor
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited(child);
       clearTimeout(timer);
+    },
+    async signalled(signal) {
+      const started = Date.now();
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited(child);
+      clearTimeout(timer);
+      return { code: child.exitCode, signal: child.signalCode, ms: Date.now() - started };
     },
   };
 }

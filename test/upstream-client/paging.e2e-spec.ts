@@ -25,7 +25,7 @@ describe('upstream client: paging', () => {
   });
   afterAll(() => kit.stop());
 
-  describe('offset paging (spec 4.2.1)', () => {
+  describe('offset paging (upstream spec §4.2.1)', () => {
     it('walks 6,500 transactions in seven pages with no limit: offset 6000 returns records 6001-6500', async () => {
       const pages = [];
       for await (const page of client.transactionPages(

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
-import { applyRuntimeFlags, trimHeapWhenIdle } from '#libs/core';
+import { applyRuntimeFlags, stopOnSignals, trimHeapWhenIdle } from '#libs/core';
 import { createApiApp } from './bootstrap.js';
 
 async function main() {
   applyRuntimeFlags({ leanHeap: false });
   const config = loadConfig();
   const { app, logger } = await createApiApp(config);
+  // Closing stops accepting (new requests get 503), ends event streams, lets requests in flight finish.
+  stopOnSignals(app, { logger });
   await app.listen({ host: config.api.host, port: config.api.port });
   logger.info({ url: config.api.publicUrl, port: config.api.port }, 'api listening');
   trimHeapWhenIdle();

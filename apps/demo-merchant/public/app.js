@@ -10,7 +10,9 @@ const state = {
   accounts: [],
   next: null,
   stream: null,
-  vrpConsentId: sessionStorage.getItem('vrpConsentId'),
+  /** The newest authorised sweeping consent, as the API lists it (refreshConsents). */
+  vrpConsentId: null,
+  embeddedBank: null,
 };
 const newKey = () => crypto.randomUUID();
 const back = (path) => `${location.origin}/${path}`;
@@ -81,14 +83,56 @@ async function enter() {
 
 // ---- 2. connecting a bank ----------------------------------------------------------------------------
 
+const FLOW_NAMES = { REDIRECT: 'bank page', EMBEDDED: 'embedded' };
+
+/** The banks the customer can connect, each saying which ways it offers; a bank-page one chosen first. */
 async function loadInstitutions() {
   const params = new URLSearchParams({ limit: '100', feature: 'ACCOUNT_TRANSACTIONS' });
   if ($('institution-search').value) params.set('q', $('institution-search').value);
   if ($('institution-country').value) params.set('country', $('institution-country').value);
   const answer = await api('GET', `/v1/institutions?${params}`);
+  const banks = answer.body?.data ?? [];
   const select = $('institution-select');
   select.replaceChildren();
-  for (const bank of answer.body?.data ?? []) select.add(new Option(bank.name ?? bank.id, bank.id));
+  for (const bank of banks) {
+    const flows = bank.flows ?? [];
+    const option = new Option(
+      `${bank.name ?? bank.id} (${flows.map((f) => FLOW_NAMES[f] ?? f).join(', ') || 'no data connection'})`,
+      bank.id,
+    );
+    option.dataset.flows = flows.join(' ');
+    select.add(option);
+  }
+  // A bank-page bank first, so the first click works; the sandbox's well-behaved one when it is there
+  // (sandbox-flaky, first by id, fails a share of calls on purpose).
+  const redirect =
+    banks.find((b) => b.id === 'sandbox-redirect') ?? banks.find((b) => b.flows?.includes('REDIRECT'));
+  if (redirect) select.value = redirect.id;
+  // The embedded section connects the first bank that offers it.
+  state.embeddedBank = banks.find((b) => b.flows?.includes('EMBEDDED'))?.id ?? null;
+  $('embedded').hidden = !state.embeddedBank;
+  $('embedded-bank').textContent = state.embeddedBank ?? '';
+  chosenBank();
+}
+
+/** "Connect (bank page)" only for a bank that has one; otherwise say what it offers instead. */
+function chosenBank() {
+  const option = $('institution-select').selectedOptions[0];
+  const flows = option?.dataset.flows?.split(' ').filter(Boolean) ?? [];
+  $('connect-redirect').disabled = !flows.includes('REDIRECT');
+  const status = $('connect-status');
+  if (option && !flows.includes('REDIRECT')) {
+    status.dataset.flowHint = 'true';
+    show(
+      'connect-status',
+      flows.includes('EMBEDDED')
+        ? `${option.value} has no bank page: connect it the embedded way below.`
+        : `${option.value} offers no way to connect for data.`,
+    );
+  } else if (status.dataset.flowHint) {
+    delete status.dataset.flowHint;
+    show('connect-status', '');
+  }
 }
 
 async function connectRedirect() {
@@ -104,7 +148,7 @@ let embeddedId = null;
 async function embeddedStart() {
   const answer = await api('POST', `/v1/users/${state.customer.id}/consents/embedded`, {
     body: {
-      institutionId: 'sandbox-embedded',
+      institutionId: state.embeddedBank,
       credentials: { id: $('embedded-user').value, password: $('embedded-password').value },
     },
   });
@@ -337,6 +381,7 @@ async function drawPictures() {
 
 async function refreshConsents() {
   const answer = await api('GET', `/v1/users/${state.customer.id}/consents?limit=50`);
+  await vrpHeadroom(answer.body?.data);
   const body = $('consent-table').tBodies[0];
   body.replaceChildren();
   for (const consent of answer.body?.data ?? []) {
@@ -409,32 +454,48 @@ async function vrpSetup() {
     key: newKey(),
   });
   if (answer.status !== 201) return show('vrp-status', errorOf(answer), true);
-  sessionStorage.setItem('vrpConsentId', answer.body.data.id);
   location.assign(answer.body.data.authorisationUrl);
 }
 
 async function vrpPay() {
+  if (!state.vrpConsentId) return show('vrp-status', 'Set up sweeping first.', true);
   const answer = await api('POST', `/v1/vrp/consents/${state.vrpConsentId}/payments`, {
     body: { amount: { amount: '10.00', currency: 'GBP' }, reference: 'Demo sweep' },
     key: newKey(),
   });
   if (answer.status === 201) show('vrp-status', `Paid 10.00: ${answer.body.data.status}`);
   else show('vrp-status', `Refused: ${answer.body?.error?.details?.[0]?.issue ?? errorOf(answer)}`, true);
-  await Promise.all([refreshPayments(), vrpHeadroom()]);
+  await Promise.all([refreshPayments(), refreshConsents()]);
 }
 
-async function vrpHeadroom() {
-  if (!state.vrpConsentId) return;
-  $('vrp-pay-row').hidden = false;
-  const answer = await api('GET', `/v1/vrp/consents/${state.vrpConsentId}/payments?limit=100`);
-  const paid = (answer.body?.data ?? [])
-    .filter((p) => !['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED'].includes(p.status))
-    .reduce((sum, p) => sum + Math.round(Number(p.amount.amount) * 100), 0);
-  const limit = Math.round(Number($('vrp-month').value) * 100);
-  show(
-    'vrp-headroom',
-    `Paid this month: ${formatMinor(paid, 'GBP')}; headroom ${formatMinor(Math.max(0, limit - paid), 'GBP')}`,
+const PERIOD = {
+  DAILY: 'day',
+  WEEKLY: 'week',
+  FORTNIGHTLY: 'fortnight',
+  MONTHLY: 'month',
+  HALF_YEARLY: 'half-year',
+  YEARLY: 'year',
+};
+const money = (m) => (m ? formatMinor(Math.round(Number(m.amount) * 100), m.currency) : '—');
+
+/**
+ * The customer's newest authorised sweeping consent, and its limits as the BFF checks them: the limit,
+ * what was paid and what is left in the current period, from the consent itself (never from the form).
+ */
+async function vrpHeadroom(consents) {
+  const vrp = consents?.find((c) => c.kind === 'VRP_SWEEPING' && c.status === 'AUTHORIZED');
+  state.vrpConsentId = vrp?.id ?? null;
+  $('vrp-pay-row').hidden = !state.vrpConsentId;
+  if (!state.vrpConsentId) return show('vrp-headroom', '');
+  const answer = await api('GET', `/v1/vrp/consents/${state.vrpConsentId}`);
+  const control = answer.body?.data?.controlParameters;
+  if (!control) return show('vrp-headroom', errorOf(answer), true);
+  const periods = (control.periodicLimits ?? []).map(
+    (l) =>
+      `${money(l.limitInCurrentPeriod ?? l.totalMaxAmount)} a ${PERIOD[l.frequency] ?? l.frequency}: ` +
+      `paid ${money(l.paidInCurrentPeriod)}, headroom ${money(l.remainingInCurrentPeriod)}`,
   );
+  show('vrp-headroom', [`max ${money(control.maxAmountPerPayment)} a payment`, ...periods].join('; '));
 }
 
 async function singlePay() {
@@ -490,6 +551,7 @@ async function start() {
   };
   $('institution-search').oninput = () => void loadInstitutions();
   $('institution-country').onchange = () => void loadInstitutions();
+  $('institution-select').onchange = () => chosenBank();
   $('connect-redirect').onclick = () => void connectRedirect();
   $('embedded-start').onclick = () => void embeddedStart();
   $('embedded-code-send').onclick = () => void embeddedCode();
@@ -508,14 +570,12 @@ async function start() {
     show('connect-status', `Bank connection: ${query.get('status')}`, query.get('status') !== 'AUTHORIZED');
     await followSyncs();
   } else if (query.get('from') === 'vrp') {
-    state.vrpConsentId = query.get('consentId');
     show('vrp-status', `Sweeping set up: ${query.get('status')}`, query.get('status') !== 'AUTHORIZED');
   } else if (query.get('from') === 'payment') {
     show('vrp-status', `Payment ${query.get('status')}`);
   } else {
     await followSyncs();
   }
-  await vrpHeadroom();
 }
 
 void start();

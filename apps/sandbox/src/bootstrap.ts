@@ -20,7 +20,7 @@ export async function createSandboxApp(config: AppConfig, logger?: AppLogger): P
   const fastify = app.getHttpAdapter().getInstance();
   // Before routing, so an injected fault can hit any upstream route, even one that would 404.
   fastify.addHook('onRequest', app.get(FaultsService).hook);
-  // PATCH /users/{uuid} takes a JSON-patch document (spec 4.4). Form posts (the hosted consent page) are
+  // PATCH /users/{uuid} takes a JSON-patch document (upstream spec §4.4). Form posts (the hosted consent page) are
   // parsed by Nest's Fastify adapter already.
   fastify.addContentTypeParser(
     'application/json-patch+json',

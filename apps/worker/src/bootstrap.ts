@@ -16,6 +16,7 @@ export async function createWorkerApp(config: AppConfig, logger?: AppLogger): Pr
     WorkerModule.forRoot({ config, logger: log, metrics: new Metrics('worker') }),
     { logger: new NestPinoLogger(log) },
   );
-  app.enableShutdownHooks();
+  // No Nest shutdown hooks: main.ts stops the worker on signals (stopOnSignals), handing its jobs back
+  // first; tests close it themselves.
   return { app, logger: log };
 }

@@ -53,6 +53,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('checks the job schedulers every 15 s unless told otherwise; 0 is refused', () => {
+    expect(loadConfig({}).redis.scheduleCheckSeconds).toBe(15);
+    expect(loadConfig({ QUEUE_SCHEDULE_CHECK_SECONDS: '2' }).redis.scheduleCheckSeconds).toBe(2);
+    expect(problemsOf({ QUEUE_SCHEDULE_CHECK_SECONDS: '0' })).toEqual([
+      expect.stringMatching(/^QUEUE_SCHEDULE_CHECK_SECONDS: /),
+    ]);
+  });
+
   it('reports one problem per bad setting', () => {
     expect(problemsOf({ API_PORT: '3000.5' })).toHaveLength(1);
   });

@@ -26,7 +26,12 @@ export interface AppConfig {
     readCacheMb: number;
   };
   database: { url: string; poolMax: number };
-  redis: { url: string; queuePrefix: string };
+  redis: {
+    url: string;
+    queuePrefix: string;
+    /** How often a worker makes sure its job schedulers exist (they are also checked on every reconnect). */
+    scheduleCheckSeconds: number;
+  };
   upstream: {
     baseUrl: string;
     applicationId: string;
@@ -54,6 +59,11 @@ export interface AppConfig {
     storedPageCacheMb: number;
     /** How often the dispatcher looks for accounts that are due; 0: this worker does not schedule it. */
     dispatchEverySeconds: number;
+    /**
+     * A queued or running run nobody touched this long may have lost its job (Redis forgot it, or it failed
+     * by stalling): the dispatcher makes sure of its job. Restarting a job that is fine changes nothing.
+     */
+    runIdleSeconds: number;
     /** How often the worker refreshes the institutions cache from the upstream; 0: not scheduled here. */
     institutionsRefreshMinutes: number;
   };
@@ -84,6 +94,8 @@ export interface AppConfig {
     webhookToleranceSeconds: number;
     /** How long a replaced upstream webhook secret still verifies. */
     upstreamSecretGraceHours: number;
+    /** Register our receiver for the root application at api start, unless one is still registered. */
+    upstreamAutoRegister: boolean;
     /** Event jobs (fan-out, deliveries) one worker process runs at once: mostly waiting on endpoints. */
     concurrency: number;
     deliveryTimeoutMs: number;
@@ -204,7 +216,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       readCacheMb: env.READ_CACHE_MB,
     },
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
-    redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },
+    redis: {
+      url: env.REDIS_URL,
+      queuePrefix: env.QUEUE_PREFIX,
+      scheduleCheckSeconds: env.QUEUE_SCHEDULE_CHECK_SECONDS,
+    },
     upstream: {
       baseUrl: (env.UPSTREAM_BASE_URL ?? `http://127.0.0.1:${env.SANDBOX_PORT}`).replace(/\/+$/, ''),
       applicationId: env.UPSTREAM_APPLICATION_ID,
@@ -225,6 +241,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       pageSize: env.SYNC_PAGE_SIZE,
       storedPageCacheMb: env.STORED_PAGE_CACHE_MB,
       dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
+      runIdleSeconds: env.SYNC_RUN_IDLE_SECONDS,
       institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
     },
     consents: {
@@ -242,6 +259,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webhookMaxBodyBytes: env.WEBHOOK_MAX_BODY_BYTES,
       webhookToleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
       upstreamSecretGraceHours: env.UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS,
+      upstreamAutoRegister: env.UPSTREAM_WEBHOOK_AUTO_REGISTER === 'true',
       concurrency: env.EVENTS_CONCURRENCY,
       deliveryTimeoutMs: env.EVENT_DELIVERY_TIMEOUT_MS,
       deliveryBackoffSeconds: env.EVENT_DELIVERY_BACKOFF_SECONDS,

@@ -122,6 +122,16 @@ export class EnvironmentVariables {
   @Matches(/^[A-Za-z0-9_-]{1,32}$/)
   QUEUE_PREFIX = 'bff';
 
+  /**
+   * How often every worker checks that the job schedulers it runs still exist in Redis (and restores those
+   * a Redis that lost its data forgot). It also checks whenever its Redis connection comes back.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  QUEUE_SCHEDULE_CHECK_SECONDS = 15;
+
   // --- upstream ---
   /** Default: the local sandbox on SANDBOX_PORT. Required in production. */
   @IsOptional()
@@ -204,6 +214,13 @@ export class EnvironmentVariables {
   @Max(3600)
   SYNC_DISPATCH_EVERY_SECONDS = 60;
 
+  /** A queued or running sync run untouched this long has its job made sure of by the next dispatch. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3600)
+  SYNC_RUN_IDLE_SECONDS = 90;
+
   @Transform(toInt)
   @IsInt()
   @Min(0)
@@ -278,6 +295,14 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(30 * 24)
   UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS = 24;
+
+  /**
+   * `true`: each api registers our receiver with the upstream for the root application as it starts,
+   * unless a registration of ours is still listed there. `npm start` sets it (a sandbox reset or fresh state
+   * forgets registrations); production registers once as a step of going live.
+   */
+  @IsIn(['true', 'false'])
+  UPSTREAM_WEBHOOK_AUTO_REGISTER = 'false';
 
   @Transform(toInt)
   @IsInt()

@@ -13,6 +13,7 @@ import { QueueModule } from '#libs/queue';
 import { RedisModule } from '#libs/redis';
 import { createUpstreamClient, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import { ClockModule } from './clock.module.js';
+import { within } from './graceful-shutdown.js';
 
 export interface CoreOptions {
   config: AppConfig;
@@ -23,9 +24,14 @@ export interface CoreOptions {
 /** Closes the upstream connection pool when the app stops, so the process does not wait on sockets. */
 @Injectable()
 class UpstreamClientCloser implements OnApplicationShutdown {
-  constructor(@Inject(UPSTREAM_CLIENT) private readonly client: UpstreamClient) {}
+  constructor(
+    @Inject(UPSTREAM_CLIENT) private readonly client: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
   async onApplicationShutdown(): Promise<void> {
-    await this.client.close();
+    // Closing waits for calls in flight (a job given back to the queue may still be in one): bounded.
+    const closed = await within(this.client.close(), 2_000, () => undefined);
+    if (!closed.done) this.logger.warn('upstream connections did not close within 2000 ms; left to exit');
   }
 }
 

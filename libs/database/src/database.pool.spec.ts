@@ -14,7 +14,7 @@ describe('database pool: a connection the server drops', () => {
 
   afterAll(async () => {
     await admin.end();
-    await database.onModuleDestroy();
+    await database.close();
   });
 
   it('fails the transaction that held it, then serves the next one on a fresh connection', async () => {

@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 
@@ -24,7 +24,7 @@ export interface SqlStatement {
  * float on the way out either.
  */
 @Injectable()
-export class DatabasePool implements OnModuleDestroy {
+export class DatabasePool implements OnApplicationShutdown {
   private readonly logger = new Logger(DatabasePool.name);
   readonly pool: pg.Pool;
 
@@ -74,7 +74,33 @@ export class DatabasePool implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.pool.end();
+  /**
+   * At application shutdown, not module destroy: Nest destroys modules before it stops the HTTP server
+   * and before the worker's jobs are handed back, and a pool ended then would fail the requests and jobs
+   * still finishing.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    await this.close();
+  }
+
+  /**
+   * Ends the pool within `timeoutMs`. pg waits for every checked-out client to be released and for
+   * pending connects (up to their 5 s timeout while Postgres is down); past the bound the process exits
+   * with its sockets, which Postgres treats as a client gone.
+   */
+  async close(timeoutMs = 2_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const ended = this.pool.end().then(
+      () => true,
+      () => true,
+    );
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const done = await Promise.race([ended, timedOut]);
+    clearTimeout(timer);
+    if (!done) {
+      this.logger.warn(
+        `database pool did not end within ${timeoutMs} ms (${this.pool.totalCount} connections); left to exit`,
+      );
+    }
   }
 }

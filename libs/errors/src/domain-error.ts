@@ -1,8 +1,9 @@
-/** The closed set of error codes of the merchant API (API.md); each has exactly one HTTP status. */
+/** The closed set of error codes of the merchant API (docs/api-guide.md, "Errors"); each has exactly one HTTP status. */
 export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   UNAUTHENTICATED = 'UNAUTHENTICATED',
   FORBIDDEN = 'FORBIDDEN',
+  MERCHANT_DISABLED = 'MERCHANT_DISABLED',
   NOT_FOUND = 'NOT_FOUND',
   CONFLICT = 'CONFLICT',
   IDEMPOTENCY_MISMATCH = 'IDEMPOTENCY_MISMATCH',
@@ -11,7 +12,9 @@ export enum ErrorCode {
   CONSENT_EXPIRED = 'CONSENT_EXPIRED',
   CONSENT_NOT_AUTHORISED = 'CONSENT_NOT_AUTHORISED',
   VRP_LIMIT_EXCEEDED = 'VRP_LIMIT_EXCEEDED',
+  FEATURE_UNSUPPORTED = 'FEATURE_UNSUPPORTED',
   UPSTREAM_UNAVAILABLE = 'UPSTREAM_UNAVAILABLE',
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
   INSTITUTION_ERROR = 'INSTITUTION_ERROR',
   INTERNAL = 'INTERNAL',
 }
@@ -20,6 +23,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.VALIDATION_FAILED]: 400,
   [ErrorCode.UNAUTHENTICATED]: 401,
   [ErrorCode.FORBIDDEN]: 403,
+  [ErrorCode.MERCHANT_DISABLED]: 403,
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.CONFLICT]: 409,
   [ErrorCode.IDEMPOTENCY_MISMATCH]: 409,
@@ -28,7 +32,9 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.CONSENT_EXPIRED]: 409,
   [ErrorCode.CONSENT_NOT_AUTHORISED]: 409,
   [ErrorCode.VRP_LIMIT_EXCEEDED]: 422,
+  [ErrorCode.FEATURE_UNSUPPORTED]: 422,
   [ErrorCode.UPSTREAM_UNAVAILABLE]: 503,
+  [ErrorCode.SERVICE_UNAVAILABLE]: 503,
   [ErrorCode.INSTITUTION_ERROR]: 424,
   [ErrorCode.INTERNAL]: 500,
 };

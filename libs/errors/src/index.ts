@@ -1,2 +1,3 @@
+export * from './dependency-failure.js';
 export * from './domain-error.js';
 export * from './reconnect-hint.js';

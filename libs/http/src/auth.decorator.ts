@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiErrorResponse, SECURITY_SCHEMES } from './openapi.js';
 
-/** How a route authenticates its caller (API.md, "Authentication"). Every route must declare one. */
+/** How a route authenticates its caller (docs/api-guide.md, "Authentication, rate limits, CORS, idempotency, docs"). Every route must declare one. */
 // A value object rather than an enum: the credential kinds are the Caller kinds' own strings (libs/context).
 export const AuthKind = {
   Public: 'public',

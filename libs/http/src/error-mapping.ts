@@ -1,5 +1,13 @@
 import { HttpException } from '@nestjs/common';
-import { DomainError, ERROR_STATUS, ErrorCode, type ErrorDetail, type ErrorEnvelope } from '#libs/errors';
+import {
+  type Dependency,
+  dependencyFailureOf,
+  DomainError,
+  ERROR_STATUS,
+  ErrorCode,
+  type ErrorDetail,
+  type ErrorEnvelope,
+} from '#libs/errors';
 
 export interface MappedError {
   status: number;
@@ -7,7 +15,14 @@ export interface MappedError {
   headers: Record<string, string>;
   /** Only unexpected failures are logged as errors with their stack; client mistakes are not our fault. */
   unexpected: boolean;
+  /** Set when Postgres or Redis did not answer: logged once per outage, not per request. */
+  outage?: Dependency;
 }
+
+/** How long a client is asked to wait when Postgres or Redis is down: restarts and failovers take seconds. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+/** The readiness checks of our own infrastructure, as /health/ready names them. */
+const OWN_DEPENDENCIES = new Set<string>(['postgres', 'redis']);
 
 const STATUS_TO_CODE: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_FAILED,
@@ -123,7 +138,7 @@ function mapped(
   };
 }
 
-/** The single mapping from anything thrown to the error envelope of API.md. */
+/** The single mapping from anything thrown to the error envelope (docs/api-guide.md, "Errors"). */
 export function mapError(exception: unknown, tracingId: string): MappedError {
   if (exception instanceof DomainError) {
     const headers: Record<string, string> = {};
@@ -135,13 +150,32 @@ export function mapError(exception: unknown, tracingId: string): MappedError {
     const raw = exception.getStatus();
     const details = detailsOf(exception.getResponse());
     const code = codeForStatus(raw);
-    const message =
-      raw === 503 && details
-        ? 'A dependency is unavailable.'
-        : code === ErrorCode.INTERNAL
-          ? 'Internal error.'
-          : exception.message;
+    if (raw === 503 && details) {
+      // Readiness: our own Postgres or Redis down is SERVICE_UNAVAILABLE; only the upstream, UPSTREAM_UNAVAILABLE.
+      const ours = details.some((d) => OWN_DEPENDENCIES.has(d.field));
+      return mapped(
+        ours ? ErrorCode.SERVICE_UNAVAILABLE : ErrorCode.UPSTREAM_UNAVAILABLE,
+        'A dependency is unavailable.',
+        tracingId,
+        { details },
+        { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      );
+    }
+    const message = code === ErrorCode.INTERNAL ? 'Internal error.' : exception.message;
     return mapped(code, message, tracingId, { details });
+  }
+  const dependency = dependencyFailureOf(exception);
+  if (dependency) {
+    return {
+      ...mapped(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The service is briefly unavailable; retry after the Retry-After delay (with the same Idempotency-Key for a POST).',
+        tracingId,
+        {},
+        { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      ),
+      outage: dependency,
+    };
   }
   if (isClientError(exception))
     return mapped(codeForStatus(exception.statusCode), clientMessage(exception), tracingId);

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AppLogger, LOGGER } from '#libs/observability';
+import { type AppLogger, dependencyOutages, LOGGER } from '#libs/observability';
 import { mapError } from './error-mapping.js';
 
 /** Every exception of every route ends here and leaves as the error envelope; 500s are logged with their id. */
@@ -24,7 +24,8 @@ export function sendError(
 ): void {
   const tracingId = String(request.id);
   const mapped = mapError(exception, tracingId);
-  if (mapped.unexpected) {
+  if (mapped.outage) dependencyOutages.failed(logger, mapped.outage, exception);
+  else if (mapped.unexpected) {
     logger.error({ err: exception, tracingId, method: request.method, url: request.url }, 'unhandled error');
   }
   void reply

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
 
-/** Security scheme names of the OpenAPI document, one per bearer kind (API.md, "Authentication"). */
+/** Security scheme names of the OpenAPI document, one per bearer kind (docs/api-guide.md, "Authentication, rate limits, CORS, idempotency, docs"). */
 export const SECURITY_SCHEMES = {
   operator: 'operator',
   merchant: 'merchantApiKey',
@@ -84,7 +84,7 @@ function tracingId(): string {
   return id;
 }
 
-/** `{ data, meta: { tracingId, … }, links? }` of API.md, `tracingId` the running request's id. */
+/** `{ data, meta: { tracingId, … }, links? }` of docs/api-guide.md, `tracingId` the running request's id. */
 export function envelope<T>(
   data: T,
   meta: Record<string, unknown> = {},

@@ -2,3 +2,4 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './observability.module.js';
 export * from './redact.js';
+export * from './dependency-outages.js';

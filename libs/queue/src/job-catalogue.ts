@@ -45,11 +45,14 @@ export interface JobCatalogue {
       reauthorisationsFailed: number;
     };
   };
-  /** Compares authorised consents with the upstream's view and applies what the bank changed (on a schedule). */
+  /**
+   * Compares authorised consents with the upstream's view and applies what the bank changed, and restarts
+   * the polls of embedded consents left awaiting the bank's outcome (on a schedule).
+   */
   'consents.reconcile': {
     queue: typeof QueueName.Consents;
     payload: Record<string, never>;
-    result: { checked: number; revoked: number; expired: number; failed: number };
+    result: { checked: number; revoked: number; expired: number; failed: number; pollsResumed: number };
   };
   /** One sync run of one account (the run row was opened before the job was enqueued). */
   'sync.account': {
@@ -114,7 +117,7 @@ export interface JobDefinition<N extends JobName> {
   dedupeId?: (payload: JobPayload<N>) => string;
   /**
    * Run on an interval by the deployment. Only a job without a payload can be: its scheduler enqueues `{}`.
-   * Registered by the worker's JobSchedulesBootstrap, never by a processor.
+   * Registered (and restored when Redis forgot it) by the worker's JobSchedulesBootstrap, never by a processor.
    */
   schedule?: JobPayload<N> extends Record<string, never> ? JobSchedule : never;
 }

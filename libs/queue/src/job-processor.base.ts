@@ -14,6 +14,7 @@ import {
   type JobResult,
   type QueueName,
 } from './job-catalogue.js';
+import { queueClient } from './queue-connection.js';
 
 /** One handler per job name of the queue, typed by the catalogue. */
 export type JobHandlers<Q extends QueueName> = {
@@ -29,6 +30,8 @@ export type JobHandlers<Q extends QueueName> = {
 export abstract class JobProcessor<Q extends QueueName> extends WorkerHost implements OnApplicationBootstrap {
   abstract readonly queue: Q;
   protected abstract readonly handlers: JobHandlers<Q>;
+  /** The jobs this process is running, with the lock token that lets it hand them back at shutdown. */
+  private readonly running = new Map<string, { job: Job; token?: string }>();
 
   protected constructor(
     private readonly processorConfig: AppConfig,
@@ -55,10 +58,73 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     if (!handler) {
       return Promise.reject(new UnrecoverableError(`Unknown job ${job.name} on queue ${this.queue}`));
     }
+    const key = `${job.id}`;
+    this.running.set(key, { job, token });
     // Each job runs in a context of its own, so its log lines and upstream calls carry one id.
-    return runInContext({ requestId: `job:${job.name}:${job.id}` }, () => handler(job, token));
+    return runInContext({ requestId: `job:${job.name}:${job.id}` }, () => handler(job, token)).finally(() =>
+      this.running.delete(key),
+    );
+  }
+
+  /**
+   * Shutdown: takes no new job, lets running ones finish until `drainUntil`, then hands those still
+   * running back to the queue (active → wait, no attempt spent) so another worker starts them at once,
+   * and closes the worker without waiting further. While Redis is down nothing can be handed back: such
+   * a job keeps its lock until the lock expires (`lockDuration`), and then any worker's stalled-job check
+   * puts it back in wait, as after a crash. Runs before Nest's hooks, whose `worker.close()` would wait
+   * for the jobs (and, with Redis down, forever).
+   */
+  async stop(drainUntil: number): Promise<void> {
+    const worker = this.worker;
+    const running = this.running.size;
+    await bounded(worker.pause(true), 500);
+    // A fetch already blocked on Redis would still take the next job, even once paused (a job handed
+    // back below would come straight back here): its connection is cut, so it wakes empty-handed.
+    await bounded(worker.backend.disconnectBlocking(false), 500);
+    while (this.running.size > 0 && Date.now() < drainUntil) await delay(50);
+    const left = [...this.running.values()];
+    if (running > 0 || left.length > 0) {
+      this.logger.info(
+        { queue: this.queue, finished: Math.max(0, running - left.length), stillRunning: left.length },
+        left.length > 0 ? 'jobs still running at shutdown: handing them back' : 'running jobs finished',
+      );
+    }
+    const redisUp = (await queueClient(worker))?.status === 'ready';
+    for (const { job, token } of left) {
+      const released =
+        redisUp &&
+        (await bounded(
+          job.moveToWait(token).then(() => true),
+          1_000,
+        )) === true;
+      if (released) {
+        this.logger.info({ queue: this.queue, job: job.name, jobId: job.id }, 'job handed back to the queue');
+      } else {
+        const lockMs = worker.opts.lockDuration ?? 30_000;
+        this.logger.warn(
+          { queue: this.queue, job: job.name, jobId: job.id, lockMs },
+          `job could not be handed back (Redis unreachable): another worker takes it once its lock expires`,
+        );
+      }
+    }
+    await bounded(worker.close(true), 1_000);
   }
 }
+
+/** `work`'s value, or undefined if it fails or takes longer than `ms` (it is then left to settle alone). */
+async function bounded<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    work.catch(() => undefined),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return outcome;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Every job of the catalogue has a handler in the processor of its queue, and no processor handles a job

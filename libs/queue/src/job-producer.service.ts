@@ -2,12 +2,43 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
+import { DependencyUnavailableError } from '#libs/errors';
 import { JOB_DEFINITIONS, type JobName, type JobOf, type JobPayload } from './job-catalogue.js';
 
 /** What a caller may vary per enqueue; everything else is the catalogue's. */
 export interface EnqueueOptions {
   /** Run no earlier than this many milliseconds from now. */
   delay?: number;
+}
+
+/**
+ * How long an enqueue may wait for Redis. The queue connection retries without limit (BullMQ needs that
+ * for its workers), so without a deadline a request would hang for the whole outage. What an enqueue was
+ * for is recorded in Postgres first, and the sweeps enqueue it again once Redis is back.
+ */
+export const ENQUEUE_DEADLINE_MS = 3_000;
+
+async function withinDeadline<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new DependencyUnavailableError(
+            'redis',
+            `${what}: Redis did not answer within ${ENQUEUE_DEADLINE_MS} ms`,
+          ),
+        ),
+      ENQUEUE_DEADLINE_MS,
+    );
+  });
+  // The command stays in the client's offline queue and may still run once Redis is back: job ids make that harmless.
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The only way to enqueue: the name fixes the queue, the payload type, the options and the dedupe id. */
@@ -27,11 +58,14 @@ export class JobProducer {
   ): Promise<JobOf<N>> {
     const definition = JOB_DEFINITIONS[name];
     const jobId = definition.dedupeId?.(payload);
-    const job = await this.queueFor(name).add(name, payload, {
-      ...definition.options,
-      ...(jobId !== undefined ? { jobId } : {}),
-      ...(options.delay !== undefined ? { delay: options.delay } : {}),
-    });
+    const job = await withinDeadline(
+      this.queueFor(name).add(name, payload, {
+        ...definition.options,
+        ...(jobId !== undefined ? { jobId } : {}),
+        ...(options.delay !== undefined ? { delay: options.delay } : {}),
+      }),
+      `enqueue ${name}`,
+    );
     return job as JobOf<N>;
   }
 
@@ -39,15 +73,18 @@ export class JobProducer {
   async enqueueMany<N extends JobName>(name: N, payloads: readonly JobPayload<N>[]): Promise<void> {
     if (payloads.length === 0) return;
     const definition = JOB_DEFINITIONS[name];
-    await this.queueFor(name).addBulk(
-      payloads.map((payload) => {
-        const jobId = definition.dedupeId?.(payload);
-        return {
-          name,
-          data: payload,
-          opts: { ...definition.options, ...(jobId !== undefined ? { jobId } : {}) },
-        };
-      }),
+    await withinDeadline(
+      this.queueFor(name).addBulk(
+        payloads.map((payload) => {
+          const jobId = definition.dedupeId?.(payload);
+          return {
+            name,
+            data: payload,
+            opts: { ...definition.options, ...(jobId !== undefined ? { jobId } : {}) },
+          };
+        }),
+      ),
+      `enqueue ${payloads.length} × ${name}`,
     );
   }
 
@@ -59,8 +96,8 @@ export class JobProducer {
     const jobId = JOB_DEFINITIONS[name].dedupeId?.(payload);
     if (jobId === undefined) throw new Error(`${name} has no dedupe id: there is no one job to restart`);
     const queue = this.queueFor(name);
-    const job = await queue.getJob(jobId);
-    const state = job ? await job.getState() : 'missing';
+    const job = await withinDeadline(queue.getJob(jobId), `look up ${jobId}`);
+    const state = job ? await withinDeadline(job.getState(), `look up ${jobId}`) : 'missing';
     if (state === 'failed') return void (await job!.retry('failed'));
     if (state === 'completed') await job!.remove();
     if (state === 'missing' || state === 'completed' || state === 'unknown')
@@ -70,7 +107,10 @@ export class JobProducer {
   /** Like restart, and a job waiting out a delay runs now instead. */
   async runNow<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {
     const jobId = JOB_DEFINITIONS[name].dedupeId?.(payload);
-    const job = jobId === undefined ? undefined : await this.queueFor(name).getJob(jobId);
+    const job =
+      jobId === undefined
+        ? undefined
+        : await withinDeadline(this.queueFor(name).getJob(jobId), `look up ${jobId}`);
     // Promoting races the delay ending by itself: either way the job is now waiting.
     if (job && (await job.getState()) === 'delayed') return void (await job.promote().catch(() => undefined));
     await this.restart(name, payload);

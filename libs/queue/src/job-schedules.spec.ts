@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { testConfig } from '#libs/testing';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testConfig, uniqueQueuePrefix } from '#libs/testing';
 import { JOB_DEFINITIONS, type JobDefinition } from './job-catalogue.js';
-import { activeJobSchedules, JOB_SCHEDULES } from './job-schedules.js';
+import {
+  type ActiveJobSchedule,
+  activeJobSchedules,
+  ensureJobSchedule,
+  JOB_SCHEDULES,
+  upsertJobSchedule,
+} from './job-schedules.js';
 
 const allOn = {
   SYNC_DISPATCH_EVERY_SECONDS: '60',
@@ -53,5 +61,71 @@ describe('job catalogue: schedules', () => {
     };
     const withoutPayload: JobDefinition<'sync.dispatch'> = { ...JOB_DEFINITIONS['sync.dispatch'], schedule };
     expect([withPayload.queue, withoutPayload.schedule?.id]).toEqual(['consents', 'x']);
+  });
+});
+
+describe('ensureJobSchedule: a scheduler Redis forgot is restored, one in order is left alone', () => {
+  const config = testConfig();
+  let queue: Queue;
+  const sweep: ActiveJobSchedule = { name: 'events.sweep', id: 'events.sweep', everyMs: 60_000 };
+
+  const state = async () => {
+    const found = await queue.getJobScheduler(sweep.id);
+    const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active']);
+    return { next: found?.next, every: found?.every, count: await queue.getJobSchedulersCount(), jobs };
+  };
+
+  beforeAll(() => {
+    // No worker: the jobs the schedulers add stay where they are.
+    queue = new Queue('events', {
+      connection: { url: config.redis.url },
+      prefix: uniqueQueuePrefix('ensure-schedule'),
+    });
+  });
+  afterAll(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+
+  it('restores a missing scheduler, then leaves it as it is: no postponing, no second one', async () => {
+    expect(await ensureJobSchedule(queue, sweep)).toBe('missing');
+    const restored = await state();
+    expect(restored.count).toBe(1);
+    expect(restored.jobs.map((j) => j.repeatJobKey)).toEqual([sweep.id]);
+    expect(await ensureJobSchedule(queue, sweep)).toBe('present');
+    // Another worker configured with another interval does not re-time it either.
+    expect(await ensureJobSchedule(queue, { ...sweep, everyMs: 5_000 })).toBe('present');
+    const after = await state();
+    expect([after.next, after.every, after.count]).toEqual([restored.next, 60_000, 1]);
+    expect(after.jobs.map((j) => j.id)).toEqual(restored.jobs.map((j) => j.id));
+  });
+
+  it('restores a scheduler whose next job is gone, keeping its interval', async () => {
+    const before = await state();
+    // Lost as a failover loses a recent write (BullMQ refuses to remove a scheduler's job itself).
+    const lost = before.jobs[0].id!;
+    const redis = new Redis(config.redis.url);
+    try {
+      await redis.del(queue.toKey(lost));
+      await redis.lrem(queue.toKey('wait'), 0, lost);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await ensureJobSchedule(queue, { ...sweep, everyMs: 5_000 })).toBe('stalled');
+    const after = await state();
+    expect([after.count, after.every, after.jobs.length]).toEqual([1, 60_000, 1]);
+    expect(after.next).toBeGreaterThan(before.next!);
+    expect(await ensureJobSchedule(queue, sweep)).toBe('present');
+  });
+
+  it('keeps one scheduler and one next job when workers restore it at the same time', async () => {
+    await queue.obliterate({ force: true });
+    const found = await Promise.all(Array.from({ length: 4 }, () => ensureJobSchedule(queue, sweep)));
+    expect(found).toContain('missing');
+    const after = await state();
+    expect([after.count, after.jobs.length]).toEqual([1, 1]);
+    // The boot's unconditional upsert, with the same interval, keeps the next job's time as well.
+    await upsertJobSchedule(queue, sweep);
+    expect((await state()).next).toBe(after.next);
   });
 });

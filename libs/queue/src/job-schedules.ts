@@ -38,3 +38,57 @@ export async function upsertJobSchedule(queue: Queue, schedule: ActiveJobSchedul
     { name: schedule.name, data: {}, opts: JOB_DEFINITIONS[schedule.name].options },
   );
 }
+
+/** States in which a scheduler's next job will still run by itself (a worker promotes or takes it). */
+const PENDING_STATES = new Set(['delayed', 'waiting', 'prioritized', 'waiting-children', 'active']);
+
+/** A delayed next job this late was never promoted (its queue's markers were lost): it is re-added. */
+const OVERDUE_GRACE_MS = 60_000;
+
+/** What `ensureJobSchedule` found: the scheduler as it should be, or what it restored. */
+export type JobScheduleCheck = 'present' | 'missing' | 'stalled';
+
+/**
+ * Restores one scheduler if Redis forgot it (data lost in a restart or a failover) or holds it without a
+ * next job, so that it would never fire again; otherwise leaves it alone. Every worker checks the same ids,
+ * so at most one scheduler per job exists: two workers restoring at once upsert the same id, and an upsert
+ * of an existing scheduler whose next job is still waiting re-adds that job at its own time. A scheduler
+ * in order is never upserted, so workers do not reset each other's schedule (an upsert with another
+ * interval, from a worker configured differently, would re-time it to now).
+ */
+export async function ensureJobSchedule(
+  queue: Queue,
+  schedule: ActiveJobSchedule,
+  now = Date.now(),
+): Promise<JobScheduleCheck> {
+  const found = await queue.getJobScheduler(schedule.id);
+  if (!found) {
+    await upsertJobSchedule(queue, schedule);
+    return 'missing';
+  }
+  if (await nextJobPending(queue, schedule.id, found.next, found.every ?? schedule.everyMs, now))
+    return 'present';
+  // A worker may have taken the next job and added the one after it since the scheduler was read.
+  const again = await queue.getJobScheduler(schedule.id);
+  if (!again) {
+    await upsertJobSchedule(queue, schedule);
+    return 'missing';
+  }
+  if (again.next !== found.next) return 'present';
+  await upsertJobSchedule(queue, { ...schedule, everyMs: again.every ?? schedule.everyMs });
+  return 'stalled';
+}
+
+async function nextJobPending(
+  queue: Queue,
+  id: string,
+  next: number | undefined,
+  everyMs: number,
+  now: number,
+): Promise<boolean> {
+  if (next === undefined) return false;
+  // BullMQ names a scheduler's jobs after it and the time each is due.
+  const state = await queue.getJobState(`repeat:${id}:${next}`);
+  if (!PENDING_STATES.has(state)) return false;
+  return !(state === 'delayed' && next + Math.max(everyMs, OVERDUE_GRACE_MS) < now);
+}

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { logConnectionErrors, REDIS } from './redis.tokens.js';
+import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
 
 /** A credential, or everything of a subject, that must stop working at once. */
 export type Revocation =
@@ -56,6 +56,6 @@ export class CredentialRevocations implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.subscriber) await closeRedis(this.subscriber, this.logger, 'redis:credential-revocations');
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { logConnectionErrors, REDIS } from './redis.tokens.js';
+import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
 
 /** The users whose event streams have something new, with the newest stream position of each. */
 export type EventWakeup = Record<string, string>;
@@ -47,6 +47,6 @@ export class EventWakeups implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.subscriber) await closeRedis(this.subscriber, this.logger, 'redis:event-wakeups');
   }
 }

@@ -4,14 +4,17 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { CredentialRevocations } from './credential-revocations.js';
 import { EventWakeups } from './event-wakeups.js';
-import { logConnectionErrors, REDIS } from './redis.tokens.js';
+import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
 
 /** Closes the shared client when the app stops, so a process exits without waiting on sockets. */
 @Injectable()
 class RedisCloser implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis, this.logger, 'redis');
   }
 }
 

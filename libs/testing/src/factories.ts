@@ -3,6 +3,7 @@ import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import type { PrismaService } from '#libs/database';
 import { mintSessionToken, signSessionToken, UserRepository } from '#libs/domain/users';
+import { uuidV7 } from '#libs/ids';
 
 /** A name no other test (or earlier run against the same database) uses. */
 export function uniqueName(label: string): string {
@@ -129,4 +130,66 @@ export async function createDueAccounts(
     FROM generate_series(1, ${count}) AS n
     RETURNING id`;
   return rows.map((r) => r.id);
+}
+
+/**
+ * `count` ended runs of an account, one a second apart and oldest first, in one statement: for tests of
+ * the sync history, which need more runs than a page, not the syncs behind them.
+ */
+export async function createEndedSyncRuns(
+  prisma: PrismaService,
+  account: { id: string; merchantId: string },
+  count: number,
+): Promise<string[]> {
+  const start = Date.now() - count * 1000;
+  const ids = Array.from({ length: count }, (_, i) => uuidV7(start + i * 1000));
+  await prisma.$executeRaw`
+    INSERT INTO sync_runs (id, merchant_id, account_id, trigger, status, queued_at, finished_at, updated_at)
+    SELECT id, ${account.merchantId}::uuid, ${account.id}::uuid, 'SCHEDULED'::sync_trigger,
+      'SUCCEEDED'::sync_run_status,
+      to_timestamp(${start / 1000}::float8 + n - 1), to_timestamp(${start / 1000}::float8 + n - 1), now()
+    FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS r(id, n)`;
+  return ids;
+}
+
+// ---- payments (operator and poll tests) ---------------------------------------------------------------
+
+/** A payee the sandbox's banks accept (sort code and account number), for every payment test. */
+export const testPayee = () => ({
+  name: 'Jane Saver',
+  accountIdentifications: [
+    { type: 'SORT_CODE', identification: '123456' },
+    { type: 'ACCOUNT_NUMBER', identification: '12345678' },
+  ],
+});
+
+/**
+ * A payment row of a consent straight in the database, in the state a test needs: `nextStatusCheckAt`
+ * null with a non-final status is a payment parked for a person.
+ */
+export async function createPaymentRow(
+  prisma: PrismaService,
+  consent: { id: string; merchantId: string },
+  state: {
+    status?: string;
+    nextStatusCheckAt?: Date | null;
+    kind?: 'SINGLE' | 'VRP';
+    amount?: string;
+    pollStopped?: string;
+  } = {},
+) {
+  return prisma.payment.create({
+    data: {
+      merchantId: consent.merchantId,
+      consentId: consent.id,
+      kind: state.kind ?? 'SINGLE',
+      paymentIdempotencyId: randomUUID().replace(/-/g, ''),
+      status: state.status ?? 'PENDING',
+      amount: state.amount ?? '10.00',
+      currency: 'GBP',
+      payee: testPayee(),
+      nextStatusCheckAt: state.nextStatusCheckAt === undefined ? new Date() : state.nextStatusCheckAt,
+      ...(state.pollStopped ? { statusDetails: { pollStopped: state.pollStopped } } : {}),
+    },
+  });
 }

@@ -26,7 +26,7 @@ function walk(records: number, limit: number, counting: 'whole' | 'remaining', s
   return offsets;
 }
 
-describe('nextOffset (spec 4.2.1 rule 3)', () => {
+describe('nextOffset (upstream spec §4.2.1 rule 3)', () => {
   it.each(['whole', 'remaining'] as const)(
     'walks the worked examples when totalCount counts %s',
     (counting) => {

@@ -1,7 +1,7 @@
 import { UpstreamError } from './upstream.error.js';
 import type { UpstreamPage } from './upstream.types.js';
 
-/** The upstream's default and largest page for offset paging (spec 4.2.1, 8). */
+/** The upstream's default and largest page for offset paging (upstream spec §4.2.1, 8). */
 export const MAX_OFFSET_LIMIT = 1000;
 
 export interface PagingOptions {
@@ -22,7 +22,7 @@ export interface OffsetWalk {
 }
 
 /**
- * Where the next offset page starts, or undefined when the walk is done (spec 4.2.1, rule 3). Correct
+ * Where the next offset page starts, or undefined when the walk is done (upstream spec §4.2.1, rule 3). Correct
  * whether the server counts totalCount over the whole query or from the request's offset on: advance by
  * `self.limit`, and stop on an empty page, a short page, totalCount ≤ self.limit, or once the offset
  * reaches what the first page said was there. `links.next` and `next.offset` are never trusted.
@@ -108,7 +108,7 @@ export function cursorOf(link: string | undefined): string | undefined {
 }
 
 /**
- * Cursor paging: follow `links.next` until a page has none (spec 4.2.1). Only the cursor is taken from
+ * Cursor paging: follow `links.next` until a page has none (upstream spec §4.2.1). Only the cursor is taken from
  * the link, never its host, so credentials go nowhere but the configured upstream. A cursor seen twice
  * would loop forever, so it ends the walk with a PROTOCOL error.
  */

@@ -80,3 +80,29 @@ describe('Breakers', () => {
     expect(breakers.size).toBe(1);
   });
 });
+
+describe('the service breaker before the upstream has ever answered', () => {
+  const refused = () =>
+    error({ shape: 'network' }, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+  const options = { consecutiveFailures: 2, halfOpenAfterMs: 60_000, maxBreakers: 10 };
+
+  it('does not open on connection failures while the upstream is not there yet (a cold start)', () => {
+    const breakers = new Breakers(options, { onChange: () => {} });
+    for (let i = 0; i < 10; i++) breakers.admit(undefined, 'op', 'r').done(refused(), false);
+    expect(breakers.state('upstream')).toBe('closed');
+  });
+
+  it('opens on them once the upstream has answered, even with an error status', () => {
+    const breakers = new Breakers(options, { onChange: () => {} });
+    breakers.admit(undefined, 'op', 'r').done(error({ kind: 'CALLER', status: 404 }), false);
+    for (let i = 0; i < 2; i++) breakers.admit(undefined, 'op', 'r').done(refused(), false);
+    expect(breakers.state('upstream')).toBe('open');
+  });
+
+  it('still opens on the upstream’s own failures before any answer: a 500 is an answer', () => {
+    const breakers = new Breakers(options, { onChange: () => {} });
+    for (let i = 0; i < 2; i++)
+      breakers.admit(undefined, 'op', 'r').done(error({ status: 500, source: 'YAPILY' }), false);
+    expect(breakers.state('upstream')).toBe('open');
+  });
+});

@@ -199,6 +199,13 @@ export interface BreakerTicket {
 export class Breakers {
   private readonly institutions = new Map<string, Breaker>();
   private readonly service: Breaker;
+  /**
+   * Whether the upstream has answered this process once (any HTTP status). Until then a network failure
+   * (refused, unresolvable, reset) says the upstream is not there yet, as at a cold start where the
+   * process comes up before it: it counts against no breaker, so the first calls once it listens are
+   * not refused for `halfOpenAfterMs`. Such failures are fast, so calls are not held up meanwhile.
+   */
+  private answered = false;
 
   constructor(
     private readonly options: BreakerOptions,
@@ -224,7 +231,11 @@ export class Breakers {
       done: (error, succeeded) => {
         if (reported) return;
         reported = true;
-        const verdict = succeeded ? 'healthy' : judge(error);
+        if (succeeded || (error instanceof UpstreamError && error.status !== undefined)) this.answered = true;
+        const judged = succeeded ? 'healthy' : judge(error);
+        const notThereYet =
+          !this.answered && judged === 'service' && (error as UpstreamError).shape === 'network';
+        const verdict = notThereYet ? 'nothing' : judged;
         const againstInstitution = verdict === 'institution' && institutionId !== undefined;
         this.service.record(
           verdict === 'healthy'

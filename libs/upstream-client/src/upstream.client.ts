@@ -74,7 +74,7 @@ export interface UpstreamClientOptions {
   baseUrl: string;
   applicationId: string;
   applicationSecret: string;
-  /** `2.0-ALPHA` sends `x-yapily-api-version: 2.0-ALPHA` on every request (spec part 9). */
+  /** `2.0-ALPHA` sends `x-yapily-api-version: 2.0-ALPHA` on every request (upstream spec §9). */
   apiVersion: ApiVersion;
   /**
    * Per attempt, from when the request is sent on a connection: send, headers and the whole body. Waiting
@@ -406,7 +406,7 @@ export class UpstreamClient {
     );
   }
 
-  /** GET /accounts/{accountId}/transactions, one page (offset paging, spec 4.2.1). */
+  /** GET /accounts/{accountId}/transactions, one page (offset paging, upstream spec §4.2.1). */
   getTransactions(accountId: string, query: TransactionsQuery, options: ConsentCallOptions) {
     return this.transactionsPage(accountId, query, options);
   }

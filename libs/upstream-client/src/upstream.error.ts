@@ -1,6 +1,6 @@
 import type { Open } from './upstream.types.js';
 
-/** Which wire form the failure came in (spec 7.1), or how the call failed without an answer. */
+/** Which wire form the failure came in (upstream spec §7.1), or how the call failed without an answer. */
 export type UpstreamErrorShape =
   | 'standard'
   | 'minimal'
@@ -249,7 +249,7 @@ function consentKindOf(issues: readonly UpstreamIssue[]): UpstreamErrorKind | un
   return undefined;
 }
 
-/** Issues about our application credentials (spec part 7: type CREDENTIALS, codes CREDENTIALS_*). */
+/** Issues about our application credentials (upstream spec §7: type CREDENTIALS, codes CREDENTIALS_*). */
 function credentialsIssue(issues: readonly UpstreamIssue[]): boolean {
   return issues.some((i) => i.type === 'CREDENTIALS' || String(i.code ?? '').startsWith('CREDENTIALS'));
 }
@@ -277,7 +277,7 @@ export function classify(
     if (status === 401 && parsed.shape === 'minimal' && parsed.issues.length === 0)
       return { kind: 'AUTH', retryable: false } satisfies Classification;
     if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
-    // A 401 is about our credentials (spec part 7) unless the upstream names the consent: a gateway's or
+    // A 401 is about our credentials (upstream spec §7) unless the upstream names the consent: a gateway's or
     // proxy's bare 401 must not expire every consent it touches, which no one could undo.
     if (status === 401) return { kind: 'AUTH', retryable: false } satisfies Classification;
     return { kind: 'FORBIDDEN', retryable: false } satisfies Classification;

@@ -1,5 +1,5 @@
 /**
- * Wire types of the upstream (spec parts 2 and 4; shapes the spec marks "not shown" follow the public
+ * Wire types of the upstream (upstream spec §2 and 4; shapes the spec marks "not shown" follow the public
  * OpenAPI 12.13.0). Fields are optional unless the upstream always sends them: institutions differ, and
  * version 2 drops some consent fields. Amounts are JSON numbers on the wire; the library never does
  * arithmetic on them.
@@ -289,7 +289,7 @@ export interface AccountRequestDetails {
 export type UserReference =
   { userUuid: string; applicationUserId?: string } | { applicationUserId: string; userUuid?: string };
 
-/** What every authorisation request (account, payment, VRP) has besides its own details (spec 2.5). */
+/** What every authorisation request (account, payment, VRP) has besides its own details (upstream spec §2.5). */
 export type AuthorisationRequestBase = UserReference & {
   institutionId: string;
   callback?: string;

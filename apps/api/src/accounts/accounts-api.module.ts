@@ -7,9 +7,9 @@ import { AccountsController } from './accounts.controller.js';
 import { SyncController } from './sync.controller.js';
 
 /**
- * /v1/users/:userId/accounts, /v1/accounts/:accountId/* and /v1/syncs/:syncId (API.md "Accounts and
- * financial data"): the stored accounts, what is read through to the bank, and syncs with their stored
- * transactions.
+ * /v1/users/:userId/accounts, /v1/accounts/:accountId/* and /v1/syncs/:syncId (docs/api-guide.md,
+ * "Consents and accounts", "Stored transactions and sync", "Financial data and VRP"): the stored accounts,
+ * what is read through to the bank, and syncs with their stored transactions.
  */
 @Module({
   imports: [AccountsModule, FinancialDataModule, SyncModule],

@@ -23,7 +23,8 @@ import {
   Tenant,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
-import { pageMeta } from '../common/paging.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { keysetPage, pageMeta } from '../common/paging.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
 import { SyncRequestedOutput, SyncRunOutput } from './outputs/sync-run.output.js';
 import { TransactionOutput } from './outputs/transaction.output.js';
@@ -50,6 +51,25 @@ export class SyncController {
   })
   async request(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.requestSync(caller, accountId));
+  }
+
+  @Get('accounts/:accountId/syncs')
+  @ApiOperation({
+    summary: "An account's sync history",
+    description:
+      'Every sync of the account (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput, { list: true }) })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
+  @ApiNotFoundResponse(missing)
+  async history(
+    @Param('accountId') accountId: string,
+    @Query() query: ListInput,
+    @Tenant() caller: TenantCaller,
+  ) {
+    const page = keysetPage(query, `/v1/accounts/${encodeURIComponent(accountId)}/syncs`);
+    const { runs, nextBeforeId } = await this.sync.listRuns(caller, accountId, page.limit, page.after);
+    return page.answer(runs, nextBeforeId);
   }
 
   @Get('syncs/:syncId')

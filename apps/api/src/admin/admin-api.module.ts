@@ -4,17 +4,20 @@ import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
 import { InstitutionsModule } from '#libs/domain/institutions';
 import { MerchantsModule } from '#libs/domain/merchants';
+import { PaymentsModule } from '#libs/domain/payments';
 import { AdminConsentsController } from './admin-consents.controller.js';
 import { AdminEventEndpointsController } from './admin-event-endpoints.controller.js';
 import { AdminInstitutionsController } from './admin-institutions.controller.js';
 import { AdminMerchantsController } from './admin-merchants.controller.js';
+import { AdminPaymentsController } from './admin-payments.controller.js';
 import { AdminUpstreamController } from './admin-upstream.controller.js';
 import { AdminUpstreamWebhooksController } from './admin-upstream-webhooks.controller.js';
 import { QueueBoard } from './queue-board.js';
+import { UpstreamReceiverRegistrar } from './upstream-receiver.registrar.js';
 
 /** Every operator route (/admin, the ADMIN_TOKEN), and the queue board at /admin/queues. */
 @Module({
-  imports: [MerchantsModule, InstitutionsModule, ConsentsModule, EventsModule, InboxModule],
+  imports: [MerchantsModule, InstitutionsModule, ConsentsModule, EventsModule, InboxModule, PaymentsModule],
   controllers: [
     AdminMerchantsController,
     AdminUpstreamController,
@@ -22,7 +25,8 @@ import { QueueBoard } from './queue-board.js';
     AdminConsentsController,
     AdminUpstreamWebhooksController,
     AdminEventEndpointsController,
+    AdminPaymentsController,
   ],
-  providers: [QueueBoard],
+  providers: [QueueBoard, UpstreamReceiverRegistrar],
 })
 export class AdminApiModule {}

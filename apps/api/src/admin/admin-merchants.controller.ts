@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -16,6 +16,7 @@ import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateMerchantInput } from './inputs/create-merchant.input.js';
 import { RotateApiKeyInput } from './inputs/rotate-api-key.input.js';
+import { UpdateMerchantInput } from './inputs/update-merchant.input.js';
 import { CreatedApiKeyOutput, CreatedMerchantOutput, MerchantOutput } from './outputs/merchant.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
@@ -62,6 +63,53 @@ export class AdminMerchantsController {
   @ApiNotFoundResponse(missing)
   async get(@Param('id') id: string) {
     return envelope(await this.merchants.get(id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change a merchant',
+    description:
+      'Name, browser origins (in effect at once on every api process) and, while the merchant has no consent or payment, its upstream sub-application (checked with the upstream). Omitted fields stay as they are.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiBadRequestResponse({
+    ...invalid,
+    description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
+  })
+  @ApiNotFoundResponse(missing)
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description:
+      'CONFLICT: another merchant maps this sub-application, or this one already has consents or payments under its own',
+  })
+  async update(@Param('id') id: string, @Body() body: UpdateMerchantInput) {
+    return envelope(await this.merchants.update(id, body));
+  }
+
+  @Post(':id/disable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Disable a merchant',
+    description:
+      'Keeps all of its data. Its API keys and user sessions answer 403 MERCHANT_DISABLED on every api process at once; its scheduled syncs, event deliveries and payment status checks wait (deliveries are not counted as failed attempts). Upstream webhooks about its consents are still applied, and the events they make wait for delivery. Disabling a disabled merchant is harmless and keeps the first `disabledAt`.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiNotFoundResponse(missing)
+  async disable(@Param('id') id: string) {
+    return envelope(await this.merchants.disable(id));
+  }
+
+  @Post(':id/enable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Enable a merchant again',
+    description:
+      'Its keys and sessions work again (those revoked or expired meanwhile stay so); what waited resumes on its own schedule: due syncs at the next dispatch, deliveries at the next sweep, payment checks at the next poll. Enabling an enabled merchant is harmless.',
+  })
+  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiNotFoundResponse(missing)
+  async enable(@Param('id') id: string) {
+    return envelope(await this.merchants.enable(id));
   }
 
   @Post(':id/api-keys')

@@ -20,9 +20,12 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** The one user name HTTP Basic accepts, so a login form filled in by habit fails plainly. */
+export const QUEUE_BOARD_USER = 'operator';
+
 /**
- * The operator's token, as a bearer token (curl, scripts) or as the password of HTTP Basic (any user
- * name): a browser asks for it once and sends it with every request the board's page makes.
+ * The operator's token, as a bearer token (curl, scripts) or as the password of HTTP Basic with the user
+ * name `operator`: a browser asks for it once and sends it with every request the board's page makes.
  */
 function operatorToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -31,7 +34,8 @@ function operatorToken(header: string | undefined): string | undefined {
   if (scheme?.toLowerCase() !== 'basic' || !value) return undefined;
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon === -1 ? undefined : decoded.slice(colon + 1);
+  if (colon === -1 || decoded.slice(0, colon) !== QUEUE_BOARD_USER) return undefined;
+  return decoded.slice(colon + 1);
 }
 
 /**
@@ -52,7 +56,10 @@ export function registerQueueBoard(
       scope.addHook('onRequest', async (request, reply) => {
         const token = operatorToken(request.headers.authorization);
         if (token !== undefined && sameSecret(token, adminToken)) return;
-        void reply.header('www-authenticate', 'Basic realm="queues", charset="UTF-8"');
+        void reply.header(
+          'www-authenticate',
+          `Basic realm="queues: user ${QUEUE_BOARD_USER}, password the operator token", charset="UTF-8"`,
+        );
         sendError(
           logger,
           new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.'),

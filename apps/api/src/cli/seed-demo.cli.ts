@@ -36,7 +36,7 @@ async function main() {
     );
   } finally {
     await prisma.$disconnect();
-    await database.onModuleDestroy();
+    await database.close();
   }
 }
 

@@ -51,6 +51,15 @@ export const ApiUpstreamErrors = (conflict?: string) =>
     }),
   );
 
+/** 422 of a route that starts something at a bank the caller names, which may not offer it. */
+export const ApiFeatureUnsupported = () =>
+  ApiResponse({
+    status: 422,
+    type: ApiErrorResponse,
+    description:
+      'FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`)',
+  });
+
 /** The answers every pass-through route (financial data, VRP) can give besides its own. */
 export const upstreamFailures = () =>
   applyDecorators(

@@ -16,7 +16,7 @@ import {
   RedirectConsentsService,
 } from '#libs/domain/consents';
 import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
-import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
@@ -56,6 +56,7 @@ export class ConsentsController {
   })
   @ApiCreatedResponse({ type: ApiEnvelope(CreatedConsentOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the institution or scopes)')
+  @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
   async create(
     @Param('userId') userId: string,
@@ -75,6 +76,7 @@ export class ConsentsController {
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentOutput) })
   @ApiInvalid('VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)')
+  @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
   async createEmbedded(
     @Param('userId') userId: string,

@@ -37,7 +37,7 @@ function view(endpoint: EventEndpointView): EventEndpointOutput {
 }
 
 /**
- * A merchant's webhook endpoints (API.md, "Events"). Merchant API keys only: a browser session has no
+ * A merchant's webhook endpoints (docs/events.md). Merchant API keys only: a browser session has no
  * business with the merchant's backend endpoints or their secrets.
  */
 @ApiTags('events')

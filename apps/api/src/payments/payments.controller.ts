@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
 import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
-import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -11,7 +11,7 @@ import { PaymentOutput } from '../common/outputs/payment.output.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateSinglePaymentInput } from './inputs/create-single-payment.input.js';
 
-/** Single payments, and every payment of a user, single and VRP (API.md, "Payments and VRP"). */
+/** Single payments, and every payment of a user, single and VRP (docs/payments.md). */
 @ApiTags('payments')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1')
@@ -33,6 +33,7 @@ export class PaymentsController {
     'VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, or the upstream refused the institution',
   )
   @ApiMissing()
+  @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
   async createSingle(
     @Param('userId') userId: string,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
 import { DatabaseHealthRepository } from '#libs/database';
+import { type AppLogger, dependencyOutages, LOGGER } from '#libs/observability';
 import { REDIS } from '#libs/redis';
 
 const TIMEOUT_MS = 2_000;
@@ -12,6 +13,7 @@ export class DependencyHealthIndicators {
     private readonly indicators: HealthIndicatorService,
     private readonly database: DatabaseHealthRepository,
     @Inject(REDIS) private readonly redis: Redis,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   postgres(): Promise<HealthIndicatorResult> {
@@ -22,8 +24,14 @@ export class DependencyHealthIndicators {
     return this.probe('redis', () => this.redis.ping());
   }
 
-  /** Up when `ping` settles within the timeout; the error text stays in our logs, not in the probe answer. */
-  private async probe(key: string, ping: () => Promise<unknown>): Promise<HealthIndicatorResult> {
+  /**
+   * Up when `ping` settles within the timeout; the error text stays in our logs (once per outage), not in
+   * the probe answer. A probe that passes ends the outage in the logs.
+   */
+  private async probe(
+    key: 'postgres' | 'redis',
+    ping: () => Promise<unknown>,
+  ): Promise<HealthIndicatorResult> {
     const indicator = this.indicators.check(key);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -33,8 +41,10 @@ export class DependencyHealthIndicators {
           timer = setTimeout(() => reject(new Error('timeout')), TIMEOUT_MS);
         }),
       ]);
+      dependencyOutages.recovered(this.logger, key);
       return indicator.up();
     } catch (error) {
+      dependencyOutages.failed(this.logger, key, error);
       return indicator.down({ detail: (error as Error).message === 'timeout' ? 'timeout' : 'unavailable' });
     } finally {
       clearTimeout(timer);

@@ -4,6 +4,7 @@ import { HealthCheck, type HealthCheckResult, HealthCheckService } from '@nestjs
 import { ApiErrorResponse, Public } from '#libs/http';
 import { DependencyHealthIndicators } from './dependency-health.indicators.js';
 import { HealthResultOutput } from './outputs/health-result.output.js';
+import { ReceiverHealthIndicator } from './receiver-health.indicator.js';
 import { UpstreamHealthIndicator } from './upstream-health.indicator.js';
 
 // Terminus's own Swagger documentation is switched off: it writes a Swagger 2 `schema` beside `content`.
@@ -19,6 +20,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly dependencies: DependencyHealthIndicators,
     private readonly upstream: UpstreamHealthIndicator,
+    private readonly receiver: ReceiverHealthIndicator,
   ) {}
 
   /** The process is up and its event loop answers; no dependency is consulted. */
@@ -30,7 +32,11 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Postgres, Redis and the upstream all answer; 503 in the error envelope, naming the failing ones, if not. */
+  /**
+   * Postgres, Redis and the upstream all answer; 503 in the error envelope, naming the failing ones, if
+   * not. `upstreamWebhooks` is always up, and says `receiver: missing` (with the applications) when the
+   * upstream has nowhere to send its webhooks about consents we hold.
+   */
   @Get('ready')
   @ApiOkResponse({ type: HealthResultOutput })
   @ApiServiceUnavailableResponse(NOT_READY)
@@ -40,6 +46,7 @@ export class HealthController {
       () => this.dependencies.postgres(),
       () => this.dependencies.redisPing(),
       () => this.upstream.check(),
+      () => this.receiver.check(),
     ]);
   }
 }

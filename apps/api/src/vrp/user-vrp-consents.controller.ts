@@ -3,12 +3,12 @@ import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
 import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
-import { ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
 import { CreatedVrpConsentOutput } from './outputs/created-vrp-consent.output.js';
 
-/** Setting up a sweeping VRP consent for a user (API.md, "Payments and VRP"). */
+/** Setting up a sweeping VRP consent for a user (docs/payments.md). */
 @ApiTags('payments')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1/users')
@@ -27,6 +27,7 @@ export class UserVrpConsentsController {
   @ApiCreatedResponse({ type: ApiEnvelope(CreatedVrpConsentOutput) })
   @ApiInvalid('VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them')
   @ApiMissing()
+  @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
   async createVrpConsent(
     @Param('userId') userId: string,

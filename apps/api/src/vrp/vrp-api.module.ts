@@ -7,7 +7,7 @@ import { VrpConsentsController } from './vrp-consents.controller.js';
 import { VrpPaymentsController } from './vrp-payments.controller.js';
 
 /**
- * Sweeping VRP (API.md, "Payments and VRP"): a user's consent within limits, its payments, and the
+ * Sweeping VRP (docs/payments.md): a user's consent within limits, its payments, and the
  * commercial hosted VRP requests answered through to the upstream.
  */
 @Module({

@@ -17,7 +17,7 @@ import { PaymentOutput } from '../common/outputs/payment.output.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateVrpPaymentInput } from './inputs/create-vrp-payment.input.js';
 
-/** Payments under a sweeping VRP consent, within its limits (API.md, "Payments and VRP"). */
+/** Payments under a sweeping VRP consent, within its limits (docs/payments.md). */
 @ApiTags('vrp')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1/vrp/consents')

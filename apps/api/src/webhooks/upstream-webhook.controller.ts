@@ -15,7 +15,7 @@ import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 
-/** The upstream's webhook receiver (API.md, "Events"; ARCHITECTURE data flow 4). */
+/** The upstream's webhook receiver (docs/events.md; docs/architecture.md). */
 @ApiTags('events')
 @Auth(AuthKind.UpstreamWebhook)
 @Controller('v1/webhooks')

@@ -166,8 +166,8 @@ export class ConsentFlowsService {
   /**
    * Authorises a consent of any kind after the PSU approved it. A re-authorised account consent gets a
    * token that differs from the superseded one and a new validity: the longest a data consent lasts
-   * (spec part 1, rule 2), counted from this approval, since the re-authorisation request names no expiry
-   * (spec 4.1: PATCH without a body). An institution with the `reauthorisationKeepsExpiry` quirk keeps
+   * (upstream spec §1, rule 2), counted from this approval, since the re-authorisation request names no expiry
+   * (upstream spec §4.1: PATCH without a body). An institution with the `reauthorisationKeepsExpiry` quirk keeps
    * the expiry the consent had instead.
    */
   authorize(record: ConsentRecord): ConsentRecord {

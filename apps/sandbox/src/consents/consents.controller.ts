@@ -17,10 +17,10 @@ import {
   OneTimeTokenDto,
 } from './consents.dto.js';
 
-/** GET /consents without a user filter answers at most this many, newest first (spec part 8). */
+/** GET /consents without a user filter answers at most this many, newest first (upstream spec §8). */
 export const UNFILTERED_CONSENTS_CAP = 1000;
 
-/** Consents of every kind (spec 2.4, 4.8). Version 2.0-ALPHA drops the fields spec part 9 lists. */
+/** Consents of every kind (upstream spec §2.4, 4.8). Version 2.0-ALPHA drops the fields upstream spec §9 lists. */
 @Controller('consents')
 export class ConsentsController {
   constructor(

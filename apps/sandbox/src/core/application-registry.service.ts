@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 
-/** An application as the upstream describes it (spec 2.2), plus the secret the sandbox checks. */
+/** An application as the upstream describes it (upstream spec §2.2), plus the secret the sandbox checks. */
 export interface SandboxApplication {
   id: string;
   name: string;

@@ -11,7 +11,7 @@ import { UsersStore } from './users.store.js';
 
 export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
 
-/** Data consents live at most 90 days (spec part 1, rule 2). */
+/** Data consents live at most 90 days (upstream spec §1, rule 2). */
 export const MAX_DATA_CONSENT_MS = 90 * 24 * 3600 * 1000;
 const ANNOUNCED_STATUSES: Record<string, string> = {
   AUTHORIZED: 'consent.state.authorized',
@@ -30,7 +30,7 @@ export interface ScaMethod {
   description: string;
 }
 
-/** One consent as the sandbox keeps it; `view()` turns it into the wire form (spec 2.4). */
+/** One consent as the sandbox keeps it; `view()` turns it into the wire form (upstream spec §2.4). */
 export interface ConsentRecord {
   id: string;
   kind: ConsentKind;
@@ -332,7 +332,7 @@ export class ConsentsStore {
     }
   }
 
-  /** The wire form (spec 2.4); version 2 drops the fields spec part 9 lists. */
+  /** The wire form (upstream spec §2.4); version 2 drops the fields upstream spec §9 lists. */
   view(record: ConsentRecord, apiVersion: '1' | '2.0-ALPHA' = '1') {
     const remaining = record.expiresAt ? Date.parse(record.expiresAt) - this.clock.nowMs() : undefined;
     const base: Record<string, unknown> = {

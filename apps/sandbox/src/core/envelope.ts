@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { isUuid } from '#libs/ids';
 
-/** The upstream's success envelope (spec 2.1): `meta.tracingId` always; lists add `count` and paging. */
+/** The upstream's success envelope (upstream spec §2.1): `meta.tracingId` always; lists add `count` and paging. */
 export interface Envelope<T> {
   meta: { tracingId: string; count?: number; pagination?: unknown; [key: string]: unknown };
   data: T;

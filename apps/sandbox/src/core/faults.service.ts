@@ -146,7 +146,7 @@ export class FaultsService {
   }
 }
 
-/** The upstream's error body for a SandboxError, in the shape the error asks for (spec 7.1). */
+/** The upstream's error body for a SandboxError, in the shape the error asks for (upstream spec §7.1). */
 export function renderError(error: SandboxError, tracingId: string): unknown {
   const statusText =
     STATUS_TEXT[error.status] ?? (error.status >= 500 ? 'INTERNAL SERVER ERROR' : 'BAD_REQUEST');

@@ -80,7 +80,7 @@ export class SandboxAuthGuard implements CanActivate {
 
   private application(request: FastifyRequest): SandboxContext {
     const authorization = header(request, 'authorization');
-    // Webhook endpoints number their issue codes (spec 7.2): 10700 for invalid credentials.
+    // Webhook endpoints number their issue codes (upstream spec §7.2): 10700 for invalid credentials.
     const webhookRoute = request.url.startsWith('/webhook/');
     if (!authorization) throw SandboxError.credentialsMissing();
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);

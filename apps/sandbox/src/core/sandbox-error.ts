@@ -1,5 +1,5 @@
 /**
- * Errors in the upstream's own shapes (spec part 7). Every sandbox route throws these; the filter renders
+ * Errors in the upstream's own shapes (upstream spec §7). Every sandbox route throws these; the filter renders
  * them. `shape` picks the wire form: `standard` (error with issues), `minimal` (some 401s) or
  * `fieldValidation` (an `errors` array).
  */
@@ -116,7 +116,7 @@ export class SandboxError extends Error {
 }
 
 /**
- * Webhook endpoints number their issue codes (spec 7.2): 400 → 10600, 500 → 11000. Errors raised before a
+ * Webhook endpoints number their issue codes (upstream spec §7.2): 400 → 10600, 500 → 11000. Errors raised before a
  * webhook controller runs (a malformed body) still answer that way.
  */
 const WEBHOOK_CODES: Record<number, number> = { 400: 10600, 500: 11000 };

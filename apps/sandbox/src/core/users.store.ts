@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 
-/** A user (spec 2.3), owned by one application. */
+/** A user (upstream spec §2.3), owned by one application. */
 export interface SandboxUser {
   uuid: string;
   applicationUuid: string;
@@ -63,7 +63,7 @@ export class UsersStore {
     return undefined;
   }
 
-  /** Finds the user by uuid or applicationUserId, creating one for an unknown applicationUserId (spec 2.5). */
+  /** Finds the user by uuid or applicationUserId, creating one for an unknown applicationUserId (upstream spec §2.5). */
   resolve(
     applicationUuid: string,
     ref: { userUuid?: string; applicationUserId?: string },

@@ -15,7 +15,7 @@ import { accountWire, balancesWire, beneficiaryWire, categorisedWire, statementW
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
-/** Financial data (spec 4.2): accounts, balances, transactions, statements, beneficiaries, categorisation. */
+/** Financial data (upstream spec §4.2): accounts, balances, transactions, statements, beneficiaries, categorisation. */
 @Controller('accounts')
 export class AccountsController {
   constructor(

@@ -4,7 +4,7 @@ import { DataAdminController } from './data-admin.controller.js';
 import { FinancialDataService } from './financial-data.service.js';
 import { FinancialDataStore } from './financial-data.store.js';
 
-/** Financial data (spec 4.2): deterministic fixture accounts behind authorised data consents. */
+/** Financial data (upstream spec §4.2): deterministic fixture accounts behind authorised data consents. */
 @Module({
   controllers: [AccountsController, DataAdminController],
   providers: [FinancialDataStore, FinancialDataService],

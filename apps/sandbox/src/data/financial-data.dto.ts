@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { DATA_READ_FEATURES, IsMoneyAmount } from '../core/index.js';
 
-/** Query of the offset-paged lists (spec 4.2.1); dates are checked by the paging rules, not here. */
+/** Query of the offset-paged lists (upstream spec §4.2.1); dates are checked by the paging rules, not here. */
 export class OffsetListQueryDto {
   @IsOptional() @IsString() @MaxLength(64) from?: string;
   @IsOptional() @IsString() @MaxLength(64) before?: string;

@@ -113,7 +113,7 @@ export class FinancialDataService {
   }
 
   /**
-   * meta.pagination and links of an offset page (spec 2.1 and 4.2.1). `totalCount` counts the records
+   * meta.pagination and links of an offset page (upstream spec §2.1 and 4.2.1). `totalCount` counts the records
    * from this offset on, so rule 3 (repeat with offset + limit while totalCount > limit) ends exactly
    * at the last page; `next` carries the spec's Next fields and is there only while records remain.
    */
@@ -181,7 +181,7 @@ export class FinancialDataService {
   }
 
   /**
-   * Cursor paging (spec 4.2.1): newest first, pages of CURSOR_PAGE_SIZE. The window is fixed by the
+   * Cursor paging (upstream spec §4.2.1): newest first, pages of CURSOR_PAGE_SIZE. The window is fixed by the
    * initial request and travels in the signed cursor; the page is a position, so a walk along `next`
    * visits every transaction of the window once while the data stays the same.
    */

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SandboxError } from '../core/index.js';
 
 /**
- * Query rules of statements and transactions (spec 4.2.1): inclusive `from`/`before`, `limit` 1..1000
+ * Query rules of statements and transactions (upstream spec §4.2.1): inclusive `from`/`before`, `limit` 1..1000
  * (default 1000), `sort` `date` or `-date` (default descending), `offset` ≥ 0; and the opaque cursors of
  * the real-time transactions.
  */

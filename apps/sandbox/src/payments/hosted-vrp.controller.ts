@@ -4,7 +4,7 @@ import { Ctx, envelope, type SandboxContext } from '../core/index.js';
 import { HostedVrpService } from './hosted-vrp.service.js';
 import { HostedVrpRequestDto } from './payments.dto.js';
 
-/** Hosted commercial VRP requests (spec 2.10, 4.6). */
+/** Hosted commercial VRP requests (upstream spec §2.10, 4.6). */
 @Controller('hosted/vrp-requests/commercial')
 export class HostedVrpController {
   constructor(private readonly hosted: HostedVrpService) {}

@@ -53,7 +53,7 @@ export const SINGLE_PAYMENT_SCOPE = [
   'EXISTING_PAYMENTS_DETAILS',
 ];
 
-/** The VRP feature values of spec 2.7. */
+/** The VRP feature values of upstream spec §2.7. */
 export const SWEEPING_VRP_SCOPE = [
   'EXISTING_PAYMENTS_DETAILS',
   'EXISTING_PAYMENT_INITIATION_DETAILS',
@@ -83,7 +83,7 @@ export class PaymentConsents {
     this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
   }
 
-  /** The request's user: userUuid, or applicationUserId (created when unknown, spec 2.5). */
+  /** The request's user: userUuid, or applicationUserId (created when unknown, upstream spec §2.5). */
   resolveUser(ctx: SandboxContext, ref: { userUuid?: string; applicationUserId?: string }): SandboxUser {
     if (!ref.userUuid && !ref.applicationUserId) {
       throw SandboxError.invalidProperty(
@@ -122,7 +122,7 @@ export class PaymentConsents {
   }
 
   /** VrpSweepingAuthorisationResponse / VrpCommercialAuthorisationResponse of the upstream's OpenAPI. */
-  /** Version 2 changes only GET /consents and GET /consents/{id} (spec part 9): VRP views are always v1. */
+  /** Version 2 changes only GET /consents and GET /consents/{id} (upstream spec §9): VRP views are always v1. */
   vrpView(record: ConsentRecord) {
     const details = record.details as unknown as VrpConsentDetails;
     return {

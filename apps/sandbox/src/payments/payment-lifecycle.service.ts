@@ -5,7 +5,7 @@ import { type PaymentRecord, type PaymentStatus, TERMINAL_STATUSES } from './pay
 
 /**
  * The payer's available balance at the sandbox bank, in minor units of any currency. VRP funds
- * confirmation answers `false` above it, and a VRP submission above it fails at once (spec 4.3: the
+ * confirmation answers `false` above it, and a VRP submission above it fails at once (upstream spec §4.3: the
  * service checks funds itself before each submission).
  */
 export const PAYER_AVAILABLE_BALANCE_MINOR = 500_000;

@@ -170,7 +170,7 @@ export class PaymentsService {
       statusUpdatedAt: now,
       createdAt: now,
     });
-    // Single use (spec part 1, rule 3): the next POST /payments with this token is refused.
+    // Single use (upstream spec §1, rule 3): the next POST /payments with this token is refused.
     consent.status = 'CONSUMED';
     consent.consumedAt = now;
     this.consents.update(consent);

@@ -52,7 +52,7 @@ export interface PaymentRecord {
   terminalEventAt?: string;
 }
 
-/** A hosted commercial VRP request (spec 2.10); its status is derived from its consent on read. */
+/** A hosted commercial VRP request (upstream spec §2.10); its status is derived from its consent on read. */
 export interface HostedVrpRequestRecord {
   requestId: string;
   applicationId: string;

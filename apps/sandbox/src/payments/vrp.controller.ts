@@ -10,7 +10,7 @@ import {
 } from './payments.dto.js';
 import { VrpService } from './vrp.service.js';
 
-/** Variable recurring payments (spec 4.3): sweeping consents, commercial consent details, funds, payments. */
+/** Variable recurring payments (upstream spec §4.3): sweeping consents, commercial consent details, funds, payments. */
 @Controller('variable-recurring-payments')
 export class VrpController {
   constructor(

@@ -24,7 +24,7 @@ function view(subscription: EventSubscriptionRecord) {
   };
 }
 
-/** The deprecated notification API (spec 4.7, 6.1): one subscription per application and event type. */
+/** The deprecated notification API (upstream spec §4.7, 6.1): one subscription per application and event type. */
 @Controller('notifications/event-subscriptions')
 export class NotificationsController {
   constructor(

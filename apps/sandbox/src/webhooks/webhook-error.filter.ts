@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { renderError, SandboxError, webhookTracingIdOf } from '../core/index.js';
 
-/** The numeric issue codes of the webhook endpoints (spec 7.2; the upstream's error examples). */
+/** The numeric issue codes of the webhook endpoints (upstream spec §7.2; the upstream's error examples). */
 export const WEBHOOK_ISSUE_CODES = {
   badRequest: 10600,
   invalidCredentials: 10700,

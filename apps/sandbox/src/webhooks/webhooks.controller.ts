@@ -15,7 +15,7 @@ import { MAX_WEBHOOKS_PER_APPLICATION, type WebhookRecord, WebhooksStore } from 
 
 const MAX_METADATA_BYTES = 10 * 1024;
 
-/** The webhook API answers with `metadata` where the rest of the API says `meta` (spec 2.1). */
+/** The webhook API answers with `metadata` where the rest of the API says `meta` (upstream spec §2.1). */
 function answer<T>(request: FastifyRequest, data: T) {
   return { metadata: { tracingId: webhookTracingIdOf(request) }, data };
 }
@@ -32,7 +32,7 @@ function view(webhook: WebhookRecord) {
   };
 }
 
-/** Webhooks (spec 4.7, 5.6, 6.2): registration per application, the secret shown once. */
+/** Webhooks (upstream spec §4.7, 5.6, 6.2): registration per application, the secret shown once. */
 @UseFilters(WebhookErrorFilter)
 @Controller('webhook')
 export class WebhooksController {

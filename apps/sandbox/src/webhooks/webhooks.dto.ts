@@ -47,7 +47,7 @@ function IsDeliveryUrl(allowQuery: boolean, options?: ValidationOptions): Proper
   );
 }
 
-// ---- webhooks (spec 4.7; body per the upstream's registerWebhook)
+// ---- webhooks (upstream spec §4.7; body per the upstream's registerWebhook)
 
 export class WebhookUrlDto {
   @IsDeliveryUrl(false) url: string;
@@ -77,7 +77,7 @@ export class ResetWebhookSecretDto {
   @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(86_400) delay: number;
 }
 
-// ---- deprecated notifications (spec 4.7, 6.1)
+// ---- deprecated notifications (upstream spec §4.7, 6.1)
 
 export class NotificationDto {
   @IsIn(['WEBHOOK']) type: 'WEBHOOK';

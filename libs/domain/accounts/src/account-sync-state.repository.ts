@@ -37,13 +37,15 @@ const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "u
 
 /**
  * Accounts due for a sync, in (next_sync_at, id) order after a keyset position, on the dispatcher's index:
- * the consent authorised and unexpired, the account neither stopped nor closed. Two statements, first
+ * the consent authorised and unexpired, the account neither stopped nor closed, its merchant enabled (a
+ * disabled merchant's accounts stay due, and are dispatched once it is enabled). Two statements, first
  * batch and next ones: a generic plan of `$n IS NULL OR (…) > (…)` could not start the index scan at the
  * position, and every batch would read the ones before it again.
  */
 const dueForSync = (after: boolean) => `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
     a.next_sync_at AS "nextSyncAt"
   FROM accounts a JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+    JOIN merchants m ON m.id = a.merchant_id AND m.disabled_at IS NULL
   WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
     ${after ? 'AND (a.next_sync_at, a.id) > ($3::timestamptz, $4::uuid)' : ''}
     AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)

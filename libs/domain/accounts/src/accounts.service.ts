@@ -33,7 +33,7 @@ export interface AccountView {
   updatedAt: string;
 }
 
-/** An account's sync state as the API writes it: lower case, like every sync status in API.md. */
+/** An account's sync state as the API writes it: lower case, like every sync status of the merchant API. */
 export type SyncStatusView = Lowercase<StoredAccount['syncStatus']>;
 
 export const syncStatusView = (status: StoredAccount['syncStatus']): SyncStatusView =>

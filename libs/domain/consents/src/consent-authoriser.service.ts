@@ -16,13 +16,13 @@ import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, type TransitionResult } from './consent-status.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 
-/** The longest a financial-data consent lasts (spec part 8): the expiry when nothing else names one. */
+/** The longest a financial-data consent lasts (upstream spec §8): the expiry when nothing else names one. */
 export const MAX_DATA_CONSENT_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 /**
  * When the authorised consent expires. The upstream's word first; version 2 of its interface omits
- * `expiresAt` on GET /consents (spec part 9), so then what we asked for when the terms were set; failing
+ * `expiresAt` on GET /consents (upstream spec §9), so then what we asked for when the terms were set; failing
  * both, the longest a bank may grant, counted from the authorisation. A re-authorisation's old expiry is
  * never kept: the new token has a new span.
  */

@@ -72,6 +72,21 @@ export class ConsentLifecycleRepository {
     return rows.map(toConsent);
   }
 
+  /**
+   * VRP consents still awaiting their first authorisation though made before `createdBefore`: the user
+   * left the bank's page, and the callback's signed state has expired, so nothing can authorise them now.
+   */
+  async abandonedVrp(createdBefore: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
+    const rows = await this.db.rows<Row>({
+      name: 'consent-lifecycle.abandoned-vrp',
+      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = 'AWAITING_AUTHORIZATION' AND kind = 'VRP_SWEEPING' AND created_at < $1 AND id > $2
+        ORDER BY id LIMIT $3`,
+      values: [createdBefore, afterId, limit],
+    });
+    return rows.map(toConsent);
+  }
+
   /** Data consents still in use (authorised, or awaiting re-authorisation) checked longest ago, for reconciliation. */
   async leastRecentlyReconciled(checkedBefore: Date, limit: number): Promise<LifecycleConsent[]> {
     const rows = await this.db.rows<Row>({
@@ -83,6 +98,24 @@ export class ConsentLifecycleRepository {
       values: [checkedBefore, limit],
     });
     return rows.map(toConsent);
+  }
+
+  /**
+   * Embedded consents that have waited for the bank's outcome since before `movedBefore`, after `afterId`:
+   * their poll job should have settled them by now, unless Redis lost it.
+   */
+  async awaitingEmbeddedOutcome(
+    movedBefore: Date,
+    afterId: string,
+    limit: number,
+  ): Promise<{ id: string; merchantId: string }[]> {
+    return this.db.rows<{ id: string; merchantId: string }>({
+      name: 'consent-lifecycle.awaiting-embedded-outcome',
+      text: `SELECT id, merchant_id AS "merchantId" FROM consents
+        WHERE status = 'AWAITING_AUTHORIZATION' AND flow = 'EMBEDDED' AND updated_at < $1 AND id > $2
+        ORDER BY id LIMIT $3`,
+      values: [movedBefore, afterId, limit],
+    });
   }
 
   async markReconciled(merchantId: string, consentId: string, now: Date): Promise<void> {

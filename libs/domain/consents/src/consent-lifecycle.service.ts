@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { JobProducer } from '#libs/queue';
 import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { type ConsentGone, consentGone } from './consent-gone-signals.js';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
+import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
 
 const DAY_MS = 86_400_000;
@@ -16,9 +18,17 @@ const BATCH = 500;
 const PARALLEL_CALLS = 4;
 /** Reconciliation visits at most this many consents a run; the least recently checked go first. */
 const RECONCILE_PER_RUN = 5_000;
+/**
+ * An embedded consent awaiting the bank's outcome for any time at all has its poll made sure of: restarting
+ * a poll whose job exists is a no-op, and one the step is about to enqueue collapses into the same job. No
+ * grace period, so that the reconciliation a restored scheduler runs at once misses no consent.
+ */
+const EMBEDDED_POLL_LOST_MS = 0;
 
 export interface ExpiryScan {
   expired: number;
+  /** VRP consents never authorised within the callback's window: EXPIRED, as a single payment would be. */
+  abandoned: number;
   warned: number;
   reauthorisationsRequested: number;
   reauthorisationsFailed: number;
@@ -29,6 +39,8 @@ export interface Reconciliation {
   revoked: number;
   expired: number;
   failed: number;
+  /** Embedded consents awaiting the bank's outcome whose poll was made sure of (enqueued again if lost). */
+  pollsResumed: number;
 }
 
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -57,11 +69,13 @@ export class ConsentLifecycleService {
     private readonly state: ConsentStateRepository,
     private readonly expiry: ConsentExpiryRepository,
     private readonly renewal: ConsentRenewalService,
+    private readonly jobs: JobProducer,
   ) {}
 
   async scanExpiry(now = this.clock.now()): Promise<ExpiryScan> {
     const result: ExpiryScan = {
       expired: 0,
+      abandoned: 0,
       warned: 0,
       reauthorisationsRequested: 0,
       reauthorisationsFailed: 0,
@@ -73,6 +87,24 @@ export class ConsentLifecycleService {
           batch.map((c) => c.id),
           now,
         );
+      },
+    );
+    // The callback's signed state is good for CONSENT_STATE_TTL_SECONDS: after it (and a margin, as for a
+    // single payment), nothing can authorise the consent any more.
+    const abandonedBefore = new Date(now.getTime() - (CONSENT_STATE_TTL_SECONDS + 300) * 1000);
+    await this.eachBatch(
+      (after) => this.lifecycle.abandonedVrp(abandonedBefore, after, BATCH),
+      async (batch) => {
+        for (const consent of batch) {
+          const ended = await this.state.markFailed(
+            consent.merchantId,
+            consent.id,
+            ConsentStatus.Expired,
+            'AUTHORISATION_ABANDONED',
+            'The user did not authorise the VRP consent in time.',
+          );
+          if (ended.applied) result.abandoned += 1;
+        }
       },
     );
     const cutoff = new Date(now.getTime() + this.config.consents.refreshDaysBeforeExpiry * DAY_MS);
@@ -110,7 +142,8 @@ export class ConsentLifecycleService {
   }
 
   async reconcile(now = this.clock.now()): Promise<Reconciliation> {
-    const result: Reconciliation = { checked: 0, revoked: 0, expired: 0, failed: 0 };
+    const result: Reconciliation = { checked: 0, revoked: 0, expired: 0, failed: 0, pollsResumed: 0 };
+    result.pollsResumed = await this.resumeEmbeddedPolls(now);
     // Everything not checked since this run began, least recently checked first, at most a run's worth.
     // A 429 the client could not wait out ends the run: the rest waits for the next one.
     let limited = false;
@@ -129,6 +162,25 @@ export class ConsentLifecycleService {
     }
     this.logger.info({ ...result }, 'consent reconciliation');
     return result;
+  }
+
+  /**
+   * Nothing but its poll job ever moves an embedded consent on from AWAITING_AUTHORIZATION: a poll Redis
+   * forgot would leave it there for good. Postgres knows which consents wait; their polls are restarted.
+   */
+  private async resumeEmbeddedPolls(now: Date): Promise<number> {
+    let resumed = 0;
+    const movedBefore = new Date(now.getTime() - EMBEDDED_POLL_LOST_MS);
+    await this.eachBatch(
+      (after) => this.lifecycle.awaitingEmbeddedOutcome(movedBefore, after, BATCH),
+      async (batch) => {
+        await inParallel(batch, PARALLEL_CALLS, async ({ id, merchantId }) => {
+          await this.jobs.restart('consents.poll-embedded', { merchantId, consentId: id });
+        });
+        resumed += batch.length;
+      },
+    );
+    return resumed;
   }
 
   private async reconcileOne(
@@ -176,9 +228,9 @@ export class ConsentLifecycleService {
   }
 
   /** Keyset-paged: each batch after the last id of the one before, until one comes back short. */
-  private async eachBatch(
-    read: (afterId: string) => Promise<LifecycleConsent[]>,
-    handle: (batch: LifecycleConsent[]) => Promise<void>,
+  private async eachBatch<T extends { id: string }>(
+    read: (afterId: string) => Promise<T[]>,
+    handle: (batch: T[]) => Promise<void>,
   ): Promise<void> {
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {

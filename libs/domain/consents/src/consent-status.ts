@@ -41,7 +41,7 @@ export const FINAL_FAILURE_STATUSES: readonly ConsentStatus[] = [
 
 /**
  * Statuses from which a consent may be renewed (re-authorised, or its terms updated): authorised, or
- * waiting for the user to renew it (spec part 3: re-authorisation starts from AUTHORIZED). A consent that
+ * waiting for the user to renew it (upstream spec §3: re-authorisation starts from AUTHORIZED). A consent that
  * has ended (revoked, expired, rejected, failed) is not brought back: a new consent for the same
  * institution is, and the user's accounts carry over to it.
  */
@@ -73,7 +73,7 @@ export const CONSENT_TRANSITIONS = {
     from: [...RENEWABLE, S.AwaitingAuthorisation],
     to: [S.AwaitingAuthorisation],
   },
-  /** A single-payment consent made its one payment (spec part 1, rule 3): never used again. */
+  /** A single-payment consent made its one payment (upstream spec §1, rule 3): never used again. */
   consume: { from: [S.Authorised], to: [S.Consumed] },
   /** Revoked by the merchant or the user: final, from anywhere else. */
   revoke: { from: ALL.filter((s) => s !== S.Revoked), to: [S.Revoked] },

@@ -8,6 +8,8 @@ export interface ConsentView {
   kind: string;
   userId: string;
   institutionId: string;
+  /** The upstream's id of the consent, for the upstream's support and its webhooks. */
+  upstreamConsentId: string;
   status: string;
   featureScope: string[];
   expiresAt: string | null;
@@ -21,7 +23,7 @@ export interface ConsentView {
    * automatically any more (consent.reauthorisation_not_extended). Gone once an authorisation extends it.
    */
   reauthorisationNotExtendedAt?: string;
-  /** On a single consent only: how fresh its accounts' data is (API.md `sync` summary). */
+  /** On a single consent only: how fresh its accounts' data is (the `sync` summary of docs/api-guide.md). */
   sync?: ConsentSyncSummary;
 }
 
@@ -52,6 +54,7 @@ export function toConsentView(c: StoredConsent): ConsentView {
     kind: c.kind,
     userId: c.userId,
     institutionId: c.institutionId,
+    upstreamConsentId: c.upstreamConsentId,
     status: c.status,
     featureScope: c.featureScope,
     expiresAt: c.expiresAt?.toISOString() ?? null,

@@ -76,7 +76,7 @@ export class EmbeddedConsentsService {
         )
       ).data;
     } catch (error) {
-      throw mapUpstreamFailure(error, { field: 'credentials' });
+      throw mapUpstreamFailure(error, { field: 'credentials', atInstitution: true });
     }
     const consent = await this.consents.createAwaiting({
       id: uuidV7(),

@@ -1,5 +1,5 @@
 /**
- * The events merchants receive (API.md, "Events"): one closed catalogue of names, each with what it
+ * The events merchants receive (docs/events.md): one closed catalogue of names, each with what it
  * means and the members of its `data`. Stored as the `merchant_event_type` enum's values; delivered to
  * endpoints and streams in one wire shape, {@link MerchantEventWire}.
  */

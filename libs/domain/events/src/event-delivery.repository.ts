@@ -44,6 +44,8 @@ export interface DeliveryWork {
   /** The request or job that recorded the event (merchant_events.request_id), for the logs. */
   eventRequestId: string | null;
   event: MerchantEventWire;
+  /** The operator disabled the merchant: the delivery waits, untried, until it is enabled. */
+  merchantDisabled: boolean;
 }
 
 /** The outcome of one attempt, as stored. */
@@ -158,6 +160,7 @@ export class EventDeliveryRepository {
       previous_secret_expires_at: Date | null;
       failing: boolean;
       disabled: boolean;
+      merchant_disabled: boolean;
     }>({
       name: 'event-deliveries.work',
       text: `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
@@ -165,10 +168,12 @@ export class EventDeliveryRepository {
           ${isoText('e.created_at')} AS created_at, e.user_id, e.data,
           ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
           ep.previous_secret_key_id, ep.previous_secret_expires_at,
-          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled
+          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled,
+          m.disabled_at IS NOT NULL AS merchant_disabled
         FROM event_deliveries d
         JOIN merchant_events e ON e.id = d.event_id
         JOIN event_endpoints ep ON ep.id = d.endpoint_id
+        JOIN merchants m ON m.id = d.merchant_id
         WHERE d.id = $1`,
       values: [id],
     });
@@ -181,6 +186,7 @@ export class EventDeliveryRepository {
       nextAttemptAt: row.next_attempt_at,
       eventCreatedAt: row.event_created_at,
       eventRequestId: row.request_id,
+      merchantDisabled: row.merchant_disabled,
       event: {
         id: row.event_id,
         type: row.type,
@@ -262,12 +268,16 @@ export class EventDeliveryRepository {
     return rows.map(toView);
   }
 
-  /** Pending deliveries whose attempt is overdue: their job was lost (Redis flushed, never enqueued). */
+  /**
+   * Pending deliveries whose attempt is overdue: their job was lost (Redis flushed, never enqueued), or
+   * their merchant was disabled when it ran and is enabled again. A disabled merchant's wait.
+   */
   async overdue(before: Date, limit: number): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>({
       name: 'event-deliveries.overdue',
-      text: `SELECT id FROM event_deliveries WHERE status = 'PENDING' AND next_attempt_at < $1
-        ORDER BY next_attempt_at LIMIT $2`,
+      text: `SELECT d.id FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
+        WHERE d.status = 'PENDING' AND d.next_attempt_at < $1 AND m.disabled_at IS NULL
+        ORDER BY d.next_attempt_at LIMIT $2`,
       values: [before, limit],
     });
     return rows.map((r) => r.id);

@@ -49,6 +49,8 @@ export class EventDeliveryService implements OnModuleDestroy {
     if (work.nextAttemptAt && work.nextAttemptAt.getTime() > now.getTime() + 1_000) {
       return { outcome: 'not-due', retryAt: work.nextAttemptAt };
     }
+    // Left as it is, not counted as an attempt: the sweep sends it once the merchant is enabled.
+    if (work.merchantDisabled) return { outcome: 'skipped' };
     if (work.endpoint.disabled) {
       await this.deliveries.failForDisabledEndpoint(work.id, work.attempts, now);
       return { outcome: 'skipped' };

@@ -97,7 +97,7 @@ export class FinancialDataService {
   }
 
   /**
-   * Synchronous on purpose: the upstream categorises on request and API.md has no route to fetch a
+   * Synchronous on purpose: the upstream categorises on request and the merchant API has no route to fetch a
    * categorisation later, so we create it and read it back in one call. An empty period (Data Plus
    * 16002, a 404 upstream) is an empty result, not an error.
    */

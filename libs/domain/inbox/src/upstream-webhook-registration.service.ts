@@ -51,8 +51,8 @@ export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
 const RECEIVER_PATH = '/v1/webhooks/upstream';
 
 /**
- * Registers our webhook receiver with the upstream (spec 4.7, 5.6, 6), for the root application or a
- * merchant's sub-application, and moves an application off the deprecated notification API (spec 6.3).
+ * Registers our webhook receiver with the upstream (upstream spec §4.7, 5.6, 6), for the root application or a
+ * merchant's sub-application, and moves an application off the deprecated notification API (upstream spec §6.3).
  * The upstream shows a webhook's secret once: it goes straight into the repository, sealed, and is never
  * logged or returned.
  */
@@ -85,6 +85,30 @@ export class UpstreamWebhookRegistrationService {
       throw mapUpstreamFailure(error);
     }
     return this.registerWith(app, categories, this.callbackUrl(request));
+  }
+
+  /**
+   * Our receiver registered for the application, once: a current registration of ours that the upstream
+   * still lists is kept (`created: false`), otherwise one is made. For `npm start` against the sandbox,
+   * whose registrations do not outlive it; repeating it is harmless.
+   */
+  async ensureRegistered(
+    app: WebhookApplication,
+  ): Promise<{ registration: UpstreamWebhookView; created: boolean }> {
+    const applicationId = this.applicationIdOf(app);
+    let existing: UpstreamWebhookView | undefined;
+    try {
+      existing = await this.stillRegistered(applicationId, this.callbackUrl({}));
+    } catch (error) {
+      throw mapUpstreamFailure(error);
+    }
+    if (existing) return { registration: existing, created: false };
+    return { registration: await this.register(app), created: true };
+  }
+
+  /** The applications (the root one as UPSTREAM_APPLICATION_ID) that hold consents but have no current receiver. */
+  applicationsWithoutReceiver(): Promise<string[]> {
+    return this.registrations.applicationsWithoutReceiver(this.rootId);
   }
 
   /**

@@ -110,6 +110,23 @@ export class UpstreamWebhookRepository {
     return this.prisma.upstreamWebhook.findMany({ select: VIEW, orderBy: { createdAt: 'desc' } });
   }
 
+  /**
+   * Applications some merchant holds consents under (a merchant without a sub-application is under the
+   * root application, `rootApplicationId`) and no current registration of ours: the upstream's webhooks
+   * about those consents reach nobody.
+   */
+  async applicationsWithoutReceiver(rootApplicationId: string): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ application_id: string }[]>`
+      SELECT DISTINCT coalesce(m.sub_application_id, ${rootApplicationId}) AS application_id
+      FROM merchants m
+      -- Through users: consents are indexed by user, users by merchant.
+      WHERE EXISTS (SELECT 1 FROM users u JOIN consents c ON c.user_id = u.id WHERE u.merchant_id = m.id)
+        AND NOT EXISTS (SELECT 1 FROM upstream_webhooks w
+          WHERE w.application_id = coalesce(m.sub_application_id, ${rootApplicationId}) AND w.retired_at IS NULL)
+      ORDER BY 1`;
+    return rows.map((r) => r.application_id);
+  }
+
   /** The current registrations of one application (normally one). */
   listActive(applicationId: string): Promise<UpstreamWebhookView[]> {
     return this.prisma.upstreamWebhook.findMany({

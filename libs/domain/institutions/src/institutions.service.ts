@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { type Institution, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
+import { type Institution, UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import {
   type InstitutionFilter,
   type InstitutionRecord,
@@ -16,7 +16,17 @@ export interface InstitutionView {
   features: string[];
   environmentType: string | null;
   credentialsType: string | null;
+  /** How a user can connect it, from its features: the bank's own page, or credentials on ours. */
+  flows: ConnectionFlow[];
 }
+
+export type ConnectionFlow = 'REDIRECT' | 'EMBEDDED';
+
+/** The feature that offers each way of connecting a bank for data (the upstream's feature names). */
+const FLOW_FEATURES: readonly [ConnectionFlow, string][] = [
+  ['REDIRECT', 'INITIATE_ACCOUNT_REQUEST'],
+  ['EMBEDDED', 'INITIATE_EMBEDDED_ACCOUNT_REQUEST'],
+];
 
 function institutionView(i: InstitutionRecord): InstitutionView {
   return {
@@ -27,6 +37,7 @@ function institutionView(i: InstitutionRecord): InstitutionView {
     features: i.features,
     environmentType: i.environmentType,
     credentialsType: i.credentialsType,
+    flows: FLOW_FEATURES.filter(([, feature]) => i.features.includes(feature)).map(([flow]) => flow),
   };
 }
 
@@ -46,6 +57,12 @@ function toRecord(i: Institution): InstitutionRecord {
   };
 }
 
+/**
+ * The upstream did not answer at all (refused, unresolvable, reset): it may simply not be up yet, as at
+ * a cold start. Answered to a merchant like any upstream outage; the worker waits for it instead.
+ */
+export class UpstreamUnreachableError extends DomainError {}
+
 /** The institutions cache: filled from the upstream by {@link refreshInstitutions}, read by the merchant API. */
 @Injectable()
 export class InstitutionsService {
@@ -60,7 +77,11 @@ export class InstitutionsService {
     try {
       listed = (await this.upstream.listInstitutions()).data;
     } catch (error) {
-      throw mapUpstreamFailure(error);
+      const mapped = mapUpstreamFailure(error);
+      if (error instanceof UpstreamError && error.shape === 'network' && mapped instanceof DomainError) {
+        throw new UpstreamUnreachableError(mapped.code, mapped.message, mapped.extra);
+      }
+      throw mapped;
     }
     const records = listed.filter((i) => typeof i.id === 'string' && i.id.length > 0).map(toRecord);
     // An empty answer is far likelier an upstream glitch than every bank vanishing: keep serving the cache.

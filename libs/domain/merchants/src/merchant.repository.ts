@@ -45,6 +45,51 @@ export class MerchantRepository {
     });
   }
 
+  /**
+   * Changes what was given of a merchant. A new sub-application only while the merchant has no consent
+   * (its consents and payments live under the old one upstream), checked in the same statement so a consent created
+   * meanwhile wins: `false` then. A concurrent mapping of the same sub-application fails on the unique index.
+   */
+  async update(
+    id: string,
+    change: {
+      name?: string;
+      frontendOrigins?: string[];
+      subApplicationId?: string;
+      subApplicationName?: string;
+    },
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const remapping = change.subApplicationId !== undefined;
+    const { count } = await this.prisma.merchant.updateMany({
+      where: { id, ...(remapping ? { consents: { none: {} }, payments: { none: {} } } : {}) },
+      data: change,
+    });
+    return count === 1;
+  }
+
+  /** Whether the merchant holds any consent or payment, whatever its state: both live under its sub-application. */
+  async hasConsentsOrPayments(merchantId: string): Promise<boolean> {
+    const found = await this.prisma.merchant.findFirst({
+      where: { id: merchantId, OR: [{ consents: { some: {} } }, { payments: { some: {} } }] },
+      select: { id: true },
+    });
+    return found !== null;
+  }
+
+  /**
+   * Disables or enables the merchant, guarded by its current state: disabling a disabled merchant keeps
+   * the first `disabledAt`. `false` when there is no such merchant.
+   */
+  async setDisabled(id: string, disabled: boolean, now = new Date()): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    await this.prisma.merchant.updateMany({
+      where: { id, disabledAt: disabled ? null : { not: null } },
+      data: { disabledAt: disabled ? now : null },
+    });
+    return (await this.prisma.merchant.count({ where: { id } })) === 1;
+  }
+
   findBySubApplication(subApplicationId: string) {
     return this.prisma.merchant.findUnique({ where: { subApplicationId } });
   }

@@ -84,6 +84,13 @@ function newKey(name?: string) {
 }
 
 const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
+const mappedElsewhere = () =>
+  new DomainError(ErrorCode.CONFLICT, 'Another merchant already maps to this sub-application.');
+const remapRefused = () =>
+  new DomainError(
+    ErrorCode.CONFLICT,
+    'The sub-application cannot change once the merchant has consents or payments: they live under the one it has.',
+  );
 
 /** Operator work on merchants: on-boarding (with the upstream mapping checked), keys shown once, rotation. */
 @Injectable()
@@ -102,9 +109,7 @@ export class MerchantService {
     let subApplicationName: string | undefined;
     if (input.subApplicationId !== undefined) {
       // Checked before the upstream call: a duplicate needs no upstream quota to refuse.
-      if (await this.merchants.findBySubApplication(input.subApplicationId)) {
-        throw new DomainError(ErrorCode.CONFLICT, 'Another merchant already maps to this sub-application.');
-      }
+      if (await this.merchants.findBySubApplication(input.subApplicationId)) throw mappedElsewhere();
       subApplicationName = await this.checkSubApplication(input.subApplicationId);
     }
     const { key, row } = newKey('initial');
@@ -137,6 +142,52 @@ export class MerchantService {
   ): Promise<{ merchants: MerchantView[]; nextAfterId: string | null }> {
     const { rows, more } = await this.merchants.list(limit, afterId);
     return { merchants: rows.map(merchantView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
+  }
+
+  /**
+   * Changes the name, the browser origins (CORS reads them on every request, so at once everywhere) or,
+   * while the merchant has no consent or payment yet, the sub-application (checked with the upstream).
+   */
+  async update(
+    id: string,
+    input: { name?: string; frontendOrigins?: string[]; subApplicationId?: string },
+  ): Promise<MerchantView> {
+    const merchant = await this.merchants.findById(id);
+    if (!merchant) throw notFound();
+    const change: Parameters<MerchantRepository['update']>[1] = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.frontendOrigins !== undefined
+        ? { frontendOrigins: [...new Set(input.frontendOrigins)] }
+        : {}),
+    };
+    if (input.subApplicationId !== undefined && input.subApplicationId !== merchant.subApplicationId) {
+      if (await this.merchants.hasConsentsOrPayments(id)) throw remapRefused();
+      const other = await this.merchants.findBySubApplication(input.subApplicationId);
+      if (other) throw mappedElsewhere();
+      change.subApplicationId = input.subApplicationId;
+      change.subApplicationName = await this.checkSubApplication(input.subApplicationId);
+    }
+    // A consent made between the check and the write wins: the write is guarded by the same condition.
+    if (!(await this.merchants.update(id, change))) throw remapRefused();
+    return this.get(id);
+  }
+
+  /**
+   * Switches the merchant off, keeping all of its data: its keys and sessions are refused
+   * (MERCHANT_DISABLED) on every api process at once; scheduled syncs, event deliveries and payment
+   * status checks wait until it is enabled. Disabling twice is harmless.
+   */
+  async disable(id: string): Promise<MerchantView> {
+    if (!(await this.merchants.setDisabled(id, true))) throw notFound();
+    // Every api process caches verified credentials for a few seconds: tell them all now.
+    await this.revocations.publish({ kind: 'merchant', id });
+    return this.get(id);
+  }
+
+  /** Switches the merchant back on: what waited (syncs, deliveries, payment checks) resumes on its schedule. */
+  async enable(id: string): Promise<MerchantView> {
+    if (!(await this.merchants.setDisabled(id, false))) throw notFound();
+    return this.get(id);
   }
 
   /** A new key next to the existing ones; the old keys keep working until revoked. */

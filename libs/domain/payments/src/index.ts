@@ -1,3 +1,4 @@
+export * from './parked-payments.service.js';
 export * from './payment-amount.js';
 export * from './payment-state.repository.js';
 export * from './payment-status.poller.js';

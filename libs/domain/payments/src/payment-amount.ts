@@ -60,7 +60,7 @@ export function parseAmount(input: { amount: string; currency: string }, field: 
 }
 
 /**
- * A decimal amount as the upstream's wire amount, a JSON number (spec 2.6/2.7): the double whose shortest
+ * A decimal amount as the upstream's wire amount, a JSON number (upstream spec §2.6/2.7): the double whose shortest
  * form is that decimal, which `Number()` finds for any amount {@link parseAmount} accepts. Checked, never
  * assumed: an amount the number cannot carry exactly is refused rather than sent as another.
  */
@@ -72,7 +72,7 @@ export function wireAmount(amount: string, currency: string): { amount: number; 
   return { amount: n, currency };
 }
 
-/** A payee as merchants send it (spec 2.7): a name and the account's identifications. */
+/** A payee as merchants send it (upstream spec §2.7): a name and the account's identifications. */
 export interface PayeeInput {
   name: string;
   accountIdentifications: { type: string; identification: string }[];

@@ -59,10 +59,10 @@ export class PaymentStateRepository {
   async applyFinalStatusById(
     paymentId: string,
     final: FinalStatus,
-    options: { onlyFrom?: string; now?: Date } = {},
+    options: { onlyFrom?: string; onlyParked?: boolean; now?: Date } = {},
   ): Promise<boolean> {
     return this.prisma.$transaction((tx) =>
-      this.finalise(tx, paymentId, final, options.now ?? new Date(), options.onlyFrom),
+      this.finalise(tx, paymentId, final, options.now ?? new Date(), options.onlyFrom, options.onlyParked),
     );
   }
 
@@ -72,9 +72,15 @@ export class PaymentStateRepository {
     final: FinalStatus,
     now: Date,
     onlyFrom?: string,
+    onlyParked = false,
   ): Promise<boolean> {
     const { count } = await tx.payment.updateMany({
-      where: { id: paymentId, status: onlyFrom ?? { notIn: FINAL_PAYMENT_STATUSES } },
+      where: {
+        id: paymentId,
+        status: onlyFrom ?? { notIn: FINAL_PAYMENT_STATUSES },
+        // A person settles only what no check will move: never a payment the poll is still asking about.
+        ...(onlyParked ? { nextStatusCheckAt: null } : {}),
+      },
       data: {
         status: final.status,
         ...(final.statusDetails !== null ? { statusDetails: final.statusDetails } : {}),

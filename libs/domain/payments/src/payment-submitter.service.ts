@@ -99,7 +99,7 @@ export class PaymentSubmitter {
       await this.payments.submitLater(work.id, this.config.payments.statusPollSeconds);
       throw error;
     }
-    // Single use (spec part 1, rule 3): once the bank has the payment, its consent is spent here too.
+    // Single use (upstream spec §1, rule 3): once the bank has the payment, its consent is spent here too.
     if (work.kind === 'SINGLE') await this.consentState.markConsumed(work.merchantId, work.consentId);
     return { outcome: 'submitted', status: await this.record(work, answer) };
   }

@@ -33,6 +33,21 @@ export interface PaymentView {
   statusUpdatedAt: string | null;
 }
 
+/** A payment no check will move any more: it waits for a person to ask the bank and settle it. */
+export interface ParkedPaymentView {
+  id: string;
+  merchantId: string;
+  kind: 'SINGLE' | 'VRP';
+  status: string;
+  amount: { amount: string; currency: string };
+  /** What the bank knows the payment by: our idempotency id always, its own id once it answered. */
+  paymentIdempotencyId: string;
+  upstreamPaymentId: string | null;
+  /** Why the checks stopped. */
+  reason: string | null;
+  createdAt: string;
+}
+
 /** A payment as the submission and the status poll need it. */
 export interface PaymentWork {
   id: string;
@@ -336,18 +351,60 @@ export class PaymentRepository {
   /**
    * Claims up to `limit` payments whose status check is due, for this poller alone: skip-locked, and
    * leased for {@link CLAIM_LEASE_SECONDS} (each check then sets the real next one), so no other worker
-   * checks or sends the same payment while this round is at it.
+   * checks or sends the same payment while this round is at it. A disabled merchant's payments wait,
+   * due, until it is enabled.
    */
   async claimDueChecks(limit: number): Promise<PaymentWork[]> {
     const rows = await this.db.rows<WorkRow>({
       name: 'payments.claim-due-checks',
       text: `UPDATE payments SET next_status_check_at = now() + make_interval(secs => $2::int)
-        WHERE id IN (SELECT id FROM payments WHERE next_status_check_at <= now()
-          ORDER BY next_status_check_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        WHERE id IN (SELECT p.id FROM payments p JOIN merchants m ON m.id = p.merchant_id
+          WHERE p.next_status_check_at <= now() AND m.disabled_at IS NULL
+          ORDER BY p.next_status_check_at LIMIT $1 FOR UPDATE OF p SKIP LOCKED)
         RETURNING ${WORK_COLUMNS}`,
       values: [limit, CLAIM_LEASE_SECONDS],
     });
     return rows.map(toWork);
+  }
+
+  /**
+   * Payments parked for a person, oldest first across merchants: not final, and no check scheduled (a
+   * repeated send refused, no token left to ask with, or no final status after 7 days). Keyset by id.
+   */
+  async listParked(limit: number, afterId?: string): Promise<{ rows: ParkedPaymentView[]; more: boolean }> {
+    const rows = await this.parked(afterId ? 'AND p.id > $3::uuid' : '', limit + 1, afterId);
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /** One parked payment, or null (no such payment, or one a check will still move, or final). */
+  async findParked(id: string): Promise<ParkedPaymentView | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.parked('AND p.id = $3::uuid', 1, id);
+    return row ?? null;
+  }
+
+  private async parked(filter: string, limit: number, id?: string): Promise<ParkedPaymentView[]> {
+    const rows = await this.db.rows<Record<string, string | null>>({
+      text: `SELECT p.id, p.merchant_id, p.kind::text AS kind, p.status,
+          ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
+          p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
+          ${isoText('p.created_at')} AS created_at
+        FROM payments p
+        WHERE p.next_status_check_at IS NULL AND p.status <> ALL($2::text[]) ${filter}
+        ORDER BY p.id LIMIT $1`,
+      values: id ? [limit, FINAL_PAYMENT_STATUSES, id] : [limit, FINAL_PAYMENT_STATUSES],
+    });
+    return rows.map((r) => ({
+      id: r.id!,
+      merchantId: r.merchant_id!,
+      kind: r.kind as ParkedPaymentView['kind'],
+      status: r.status!,
+      amount: { amount: r.amount!, currency: r.currency! },
+      paymentIdempotencyId: r.payment_idempotency_id!,
+      upstreamPaymentId: r.upstream_payment_id,
+      reason: r.reason,
+      createdAt: r.created_at!,
+    }));
   }
 
   /** A submission that did not complete is no longer in flight: the poll may send it again on its schedule. */

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { FinancialDataModule } from '#libs/domain/financial-data';
+import { ParkedPaymentsService } from './parked-payments.service.js';
 import { PaymentRepository } from './payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { PaymentStatusPoller } from './payment-status.poller.js';
@@ -19,6 +20,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
 @Module({
   imports: [ConsentsModule, EventsModule, FinancialDataModule],
   providers: [
+    ParkedPaymentsService,
     PaymentRepository,
     PaymentStateRepository,
     PaymentSubmitter,
@@ -30,6 +32,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
     VrpPaymentsService,
   ],
   exports: [
+    ParkedPaymentsService,
     PaymentStateRepository,
     PaymentStatusPoller,
     PaymentsService,

@@ -223,19 +223,50 @@ export class SyncRunRepository {
   }
 
   /**
+   * One page of an account's runs, newest first (ids are uuid v7: creation order), after `beforeId`, with
+   * one more to know whether more follow; null when the caller has no such account.
+   */
+  async pageForAccount(
+    caller: { merchantId: string; userId?: string },
+    accountId: string,
+    limit: number,
+    beforeId?: string,
+  ): Promise<{ runs: StoredSyncRun[]; more: boolean } | null> {
+    const { merchantId, userId } = caller;
+    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
+    const rows = await this.database.rows<StoredSyncRun & { found: string }>({
+      name: 'sync-runs.page-for-account',
+      text: `SELECT a.id AS found, r.* FROM accounts a
+        LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM sync_runs r
+          WHERE r.account_id = a.id AND r.merchant_id = a.merchant_id
+            AND ($4::uuid IS NULL OR r.id < $4::uuid)
+          ORDER BY r.id DESC LIMIT $3) r ON true
+        WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($5::uuid IS NULL OR a.user_id = $5::uuid)`,
+      values: [accountId, merchantId, limit + 1, beforeId ?? null, userId ?? null],
+    });
+    if (rows.length === 0) return null;
+    const runs = rows.filter((r) => r.id !== null).map(({ found: _found, ...run }) => run);
+    return { runs: runs.slice(0, limit), more: runs.length > limit };
+  }
+
+  /**
    * Active runs nobody has touched for `idleMs` (their job lost, or failed by too many stalls): the
-   * dispatcher enqueues their jobs again.
+   * dispatcher makes sure their jobs exist. Keyset pages on the id from `afterId` (active runs are few: the
+   * unique index on active_account_id finds them), so runs whose jobs merely wait in a long queue do not
+   * hide the ones Redis lost behind a limit.
    */
   async idleActiveRuns(
     idleMs: number,
     limit: number,
+    afterId: string | null = null,
   ): Promise<{ id: string; merchantId: string; accountId: string }[]> {
     return this.database.rows({
       name: 'sync-runs.idle-active',
       text: `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
         WHERE active_account_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision)
-        ORDER BY updated_at LIMIT $2`,
-      values: [idleMs / 1000, limit],
+          AND ($3::uuid IS NULL OR id > $3::uuid)
+        ORDER BY id LIMIT $2`,
+      values: [idleMs / 1000, limit, afterId],
     });
   }
 }

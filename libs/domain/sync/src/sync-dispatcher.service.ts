@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 
 const BATCH = 5000;
-/** A run untouched this long lost its job (or its job failed by stalling): it is enqueued again. */
-const IDLE_RUN_MS = 10 * 60_000;
+/** Runs whose jobs are checked at once: two round trips each, pipelined on the queue's connection. */
+const RESUME_CONCURRENCY = 50;
 
 /**
  * Finds the accounts due for a sync in keyset batches and opens one run per account, each with its job;
@@ -20,7 +21,19 @@ export class SyncDispatcher {
     private readonly runs: SyncRunRepository,
     private readonly jobs: JobProducer,
     @Inject(LOGGER) private readonly logger: AppLogger,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.idleRunMs = config.sync.runIdleSeconds * 1000;
+  }
+
+  /**
+   * A run untouched this long may have lost its job (Redis restarted without its data, or the job failed
+   * by stalling): its job is made sure of. Short (SYNC_RUN_IDLE_SECONDS, 90), so that a Redis that forgot
+   * its jobs delays a queued run by about this much and not more; harmless for runs that are fine, since
+   * restarting a job that is waiting, delayed (a 429's Retry-After) or running leaves it as it is. A
+   * running sync touches its run every page.
+   */
+  private readonly idleRunMs: number;
 
   async dispatch(now = new Date()): Promise<{ enqueued: number; resumed: number }> {
     let enqueued = 0;
@@ -59,14 +72,24 @@ export class SyncDispatcher {
   }
 
   private async resumeIdleRuns(): Promise<number> {
-    const idle = await this.runs.idleActiveRuns(IDLE_RUN_MS, BATCH);
-    for (const run of idle) {
-      await this.jobs.restart('sync.account', {
-        merchantId: run.merchantId,
-        accountId: run.accountId,
-        runId: run.id,
-      });
+    let resumed = 0;
+    let afterId: string | null = null;
+    for (;;) {
+      const idle = await this.runs.idleActiveRuns(this.idleRunMs, BATCH, afterId);
+      for (let i = 0; i < idle.length; i += RESUME_CONCURRENCY) {
+        await Promise.all(
+          idle.slice(i, i + RESUME_CONCURRENCY).map((run) =>
+            this.jobs.restart('sync.account', {
+              merchantId: run.merchantId,
+              accountId: run.accountId,
+              runId: run.id,
+            }),
+          ),
+        );
+      }
+      resumed += idle.length;
+      if (idle.length < BATCH) return resumed;
+      afterId = idle[idle.length - 1].id;
     }
-    return idle.length;
   }
 }

@@ -117,6 +117,21 @@ export class SyncService {
     return toSyncRunView(run);
   }
 
+  /** The account's runs, newest first, keyset-paged by run id; 404 for an account the caller cannot see. */
+  async listRuns(
+    caller: TenantCaller,
+    accountId: string,
+    limit: number,
+    beforeId?: string,
+  ): Promise<{ runs: SyncRunView[]; nextBeforeId: string | null }> {
+    const page = await this.runs.pageForAccount(caller, accountId, limit, beforeId);
+    if (!page) throw new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
+    return {
+      runs: page.runs.map(toSyncRunView),
+      nextBeforeId: page.more ? (page.runs.at(-1)?.id ?? null) : null,
+    };
+  }
+
   /**
    * One page of the account's stored transactions: each record as JSON text, stored as the API serves it
    * (the upstream's fields, amounts as decimal strings).

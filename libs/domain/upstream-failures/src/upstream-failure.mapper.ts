@@ -14,6 +14,12 @@ export interface UpstreamFailureOptions {
    * means the upstream no longer knows it, a lasting 409 CONFLICT that says so, never a retryable 503.
    */
   resource?: string;
+  /**
+   * The call started something at an institution the caller named (a consent, a payment): an upstream
+   * 403 then means the institution does not offer that flow or feature, 422 FEATURE_UNSUPPORTED. Implied
+   * by `field: 'institutionId'`.
+   */
+  atInstitution?: boolean;
 }
 
 /** The `upstream` block of the envelope: status, source and trace, never a request header or body. */
@@ -55,6 +61,15 @@ export function mapUpstreamFailure(error: unknown, options: UpstreamFailureOptio
         { upstream },
       );
     case 'FORBIDDEN':
+      // Asked of an institution the caller named: it does not offer this flow or feature (a redirect
+      // consent at an embedded-only bank, a payment at a data-only one). Not an authentication matter.
+      if (options.atInstitution || options.field === 'institutionId') {
+        return new DomainError(
+          ErrorCode.FEATURE_UNSUPPORTED,
+          `The institution does not offer this${issue?.message ? `: ${issue.message}` : '.'} GET /v1/institutions lists each bank's flows and features.`,
+          { upstream, details: [{ field: 'institutionId', issue: 'does not offer this flow or feature' }] },
+        );
+      }
       // A refusal of this one call (a feature outside the consent's scope or the institution's offer).
       return new DomainError(
         ErrorCode.FORBIDDEN,

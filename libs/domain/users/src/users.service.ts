@@ -134,7 +134,7 @@ export class UsersService {
     }
     if (input.vopOptOut !== undefined && input.vopOptOut !== row.vopOptOut) {
       changes.vopOptOut = input.vopOptOut;
-      // The upstream's JSON-patch values are strings (spec 4.4): "true" / "false".
+      // The upstream's JSON-patch values are strings (upstream spec §4.4): "true" / "false".
       operations.push({ op: 'replace', path: '/vopOptOut', value: String(input.vopOptOut) });
     }
     if (operations.length === 0) return userView(row);

@@ -22,6 +22,12 @@ type HeaderRequest = { headers: Record<string, string | string[] | undefined> };
 
 /** One message for every refusal, so a caller cannot tell a revoked key from an unknown one. */
 const refused = () => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
+/** Said only to a caller whose credential is otherwise good: it is the merchant's own state. */
+const merchantDisabled = () =>
+  new DomainError(
+    ErrorCode.MERCHANT_DISABLED,
+    'This merchant is disabled: its keys and sessions are refused until the operator enables it.',
+  );
 
 const LAST_USED_EVERY_MS = 60_000;
 
@@ -71,11 +77,11 @@ export class MerchantApiKeyStrategy extends PassportStrategy(CustomStrategy, STR
       !row ||
       !verifyApiKey(token, row.keyHash) ||
       row.revokedAt !== null ||
-      (row.expiresAt !== null && row.expiresAt <= now) ||
-      row.merchant.disabledAt !== null
+      (row.expiresAt !== null && row.expiresAt <= now)
     ) {
       throw refused();
     }
+    if (row.merchant.disabledAt !== null) throw merchantDisabled();
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
       // Awaited (at most one write per key per minute) so it cannot outlive the app; but bookkeeping
       // must never fail the request it describes.
@@ -112,7 +118,8 @@ export class UserSessionStrategy extends PassportStrategy(CustomStrategy, STRATE
     // on every request, so a cached session never outlives its token.
     return this.cache.resolve(token, async () => {
       const user = await this.users.findForSession(claims.merchantId, claims.userId);
-      if (!user || user.merchant.disabledAt !== null) throw refused();
+      if (!user) throw refused();
+      if (user.merchant.disabledAt !== null) throw merchantDisabled();
       return {
         principal: {
           kind: 'user-session',

@@ -1,6 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { dependencyFailureOf } from '#libs/errors';
+import { type AppLogger, dependencyOutages, LOGGER } from '#libs/observability';
 import { REDIS } from '#libs/redis';
 
 /**
@@ -19,6 +21,10 @@ import { REDIS } from '#libs/redis';
  *   ends, so near the limit a key can be refused while another process still holds a few (at most an
  *   eighth of what was left when it leased). `x-ratelimit-remaining` counts them as used.
  * - A key found exhausted is refused from memory until its window ends: the count never goes down.
+ * - Without Redis the limiter fails open to a limit of its own: each process counts every key in a local
+ *   one-minute window against the same limit, so a merchant stays bounded (by the limit times the number
+ *   of api processes) and requests that need no Redis keep working. It asks Redis again every
+ *   LOCAL_RETRY_MS; the outage is logged once ("redis unavailable", then "redis available again").
  */
 const SCRIPT = `
 local limit, want, window = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
@@ -38,6 +44,8 @@ return { grant, used, ttl }
 `;
 
 const WINDOW_MS = 60_000;
+/** While Redis is down, how long the local windows serve before Redis is asked again. */
+const LOCAL_RETRY_MS = 5_000;
 /** How far ahead a lease covers the process's demand. */
 const LEASE_HORIZON_MS = 100;
 /** A lease takes at most this share of what the window has left. */
@@ -79,10 +87,15 @@ export class RateLimiter implements OnModuleDestroy {
   private readonly prefix: string;
   private readonly buckets = new Map<string, Bucket>();
   private readonly sweeper: NodeJS.Timeout;
+  /** The local windows used while Redis is down: key → count and end. */
+  private readonly local = new Map<string, { count: number; endsAt: number }>();
+  /** Until when the local windows serve (Redis failed); 0 while Redis answers. */
+  private localUntil = 0;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {
     // The queue prefix already separates deployments (and test runs) sharing one Redis.
     this.prefix = `${config.redis.queuePrefix}:rl:`;
@@ -93,6 +106,7 @@ export class RateLimiter implements OnModuleDestroy {
       const now = Date.now();
       for (const [key, bucket] of this.buckets)
         if (bucket.endsAt <= now && !bucket.lease) this.buckets.delete(key);
+      for (const [key, window] of this.local) if (window.endsAt <= now) this.local.delete(key);
     }, WINDOW_MS);
     this.sweeper.unref();
   }
@@ -102,8 +116,46 @@ export class RateLimiter implements OnModuleDestroy {
   }
 
   async hit(subjects: string[]): Promise<RateDecision> {
+    const keys = subjects.map((subject) => `${this.prefix}${subject}`);
+    if (Date.now() < this.localUntil) return this.hitLocally(keys);
+    try {
+      const decision = await this.hitShared(keys);
+      if (this.localUntil !== 0) {
+        this.localUntil = 0;
+        dependencyOutages.recovered(this.logger, 'redis');
+      }
+      return decision;
+    } catch (error) {
+      if (dependencyFailureOf(error) !== 'redis') throw error;
+      this.localUntil = Date.now() + LOCAL_RETRY_MS;
+      dependencyOutages.failed(this.logger, 'redis', error);
+      return this.hitLocally(keys);
+    }
+  }
+
+  /** The fallback while Redis is down: a fixed one-minute window per key in this process. */
+  private hitLocally(keys: string[]): RateDecision {
     const limit = this.config.api.rateLimitPerMinute;
-    const buckets = subjects.map((subject) => this.bucketOf(`${this.prefix}${subject}`));
+    const now = Date.now();
+    const windows = keys.map((key) => {
+      let window = this.local.get(key);
+      if (!window || window.endsAt <= now) {
+        window = { count: 0, endsAt: now + WINDOW_MS };
+        this.local.set(key, window);
+      }
+      return window;
+    });
+    const endsAt = Math.min(...windows.map((w) => w.endsAt));
+    const full = windows.find((w) => w.count >= limit);
+    if (full) return { allowed: false, limit, remaining: 0, resetSeconds: seconds(full.endsAt - now) };
+    for (const window of windows) window.count += 1;
+    const remaining = Math.min(...windows.map((w) => limit - w.count));
+    return { allowed: true, limit, remaining, resetSeconds: seconds(endsAt - now) };
+  }
+
+  private async hitShared(keys: string[]): Promise<RateDecision> {
+    const limit = this.config.api.rateLimitPerMinute;
+    const buckets = keys.map((key) => this.bucketOf(key));
     for (const bucket of buckets) this.count(bucket, Date.now());
     for (;;) {
       const now = Date.now();

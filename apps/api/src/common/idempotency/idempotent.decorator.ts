@@ -7,7 +7,7 @@ import {
   type IdempotentOptions,
 } from './idempotency.interceptor.js';
 
-/** Makes a creating POST honour `Idempotency-Key` (API.md conventions), and documents it. */
+/** Makes a creating POST honour `Idempotency-Key` (docs/api-guide.md, "Authentication, rate limits, CORS, idempotency, docs"), and documents it. */
 export const Idempotent = (options: IdempotentOptions = {}) =>
   applyDecorators(
     SetMetadata(IDEMPOTENT_METADATA, options),

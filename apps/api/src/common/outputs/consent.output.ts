@@ -27,6 +27,10 @@ export class ConsentOutput {
   @ApiProperty({ format: 'uuid' }) userId: string;
   @ApiProperty() institutionId: string;
   @ApiProperty({
+    description: 'The upstream’s consent id (quote it to the upstream’s support; its webhooks name it)',
+  })
+  upstreamConsentId: string;
+  @ApiProperty({
     description:
       'Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …)',
   })

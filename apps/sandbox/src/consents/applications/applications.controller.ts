@@ -23,7 +23,7 @@ const SORT_KEYS: Record<string, (a: SandboxApplication) => string> = {
 };
 
 /**
- * Application management (spec 4.5). Validation errors answer in the `{ errors: [...] }` shape these
+ * Application management (upstream spec §4.5). Validation errors answer in the `{ errors: [...] }` shape these
  * endpoints document. A sub-application has no secret of its own here, as upstream: it is reached with
  * the root application's credentials plus the `sub-application` header.
  */

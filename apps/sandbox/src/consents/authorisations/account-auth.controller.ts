@@ -5,7 +5,7 @@ import { ConsentFlowsService } from '../consent-flows.service.js';
 import { AccountAuthorisationRequestDto } from './account-auth.dto.js';
 import { AccountAuthService } from './account-auth.service.js';
 
-/** Account authorisations through the redirect flow (spec 4.1): the PSU decides on the hosted bank page. */
+/** Account authorisations through the redirect flow (upstream spec §4.1): the PSU decides on the hosted bank page. */
 @Controller('account-auth-requests')
 export class AccountAuthController {
   constructor(

@@ -32,7 +32,7 @@ export class RedirectDto {
   @IsCallbackUrl() url: string;
 }
 
-/** AccountAuthorisationRequest (spec 2.5). */
+/** AccountAuthorisationRequest (upstream spec §2.5). */
 export class AccountAuthorisationRequestDto {
   @IsString() @IsNotEmpty() @MaxLength(100) institutionId: string;
   @IsOptional() @IsUUID() userUuid?: string;

@@ -41,7 +41,7 @@ export class AccountAuthService {
     private readonly flows: ConsentFlowsService,
   ) {}
 
-  /** The user named by userUuid or applicationUserId; an unknown applicationUserId creates one (spec 2.5). */
+  /** The user named by userUuid or applicationUserId; an unknown applicationUserId creates one (upstream spec §2.5). */
   resolveUser(ctx: SandboxContext, body: { userUuid?: string; applicationUserId?: string }): SandboxUser {
     if (!body.userUuid && !body.applicationUserId) {
       throw SandboxError.invalidProperty(

@@ -30,7 +30,7 @@ function conflict(record: ConsentRecord, step: string): SandboxError {
 }
 
 /**
- * The embedded flow (spec 3, 4.1): credentials, SCA method, SCA code, then Get Consent until AUTHORIZED.
+ * The embedded flow (upstream spec §3, 4.1): credentials, SCA method, SCA code, then Get Consent until AUTHORIZED.
  * Credentials and codes are compared and dropped: never stored, never logged.
  */
 @Controller('embedded-account-auth-requests')

@@ -20,7 +20,7 @@ function conflict(applicationUserId: string): SandboxError {
   ]);
 }
 
-/** Users (spec 2.3, 4.4). As upstream, the user routes answer the bare user, not an envelope (except DELETE). */
+/** Users (upstream spec §2.3, 4.4). As upstream, the user routes answer the bare user, not an envelope (except DELETE). */
 @Controller('users')
 export class UsersController {
   constructor(

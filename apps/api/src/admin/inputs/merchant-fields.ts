@@ -1,0 +1,40 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { Omittable } from '../../common/omittable.js';
+
+/** scheme://host[:port], nothing more: exactly what a browser sends in `Origin`. */
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
+/** The same rules for a merchant's fields wherever they are given (on-boarding, a change). */
+export const MerchantFields = {
+  name: () => applyDecorators(IsString(), MinLength(1), MaxLength(255)),
+
+  /** Optional: an upstream application id, checked with the upstream by the service. */
+  subApplicationId: (description: string) =>
+    applyDecorators(
+      ApiPropertyOptional({ description, maxLength: 255 }),
+      Omittable(),
+      IsString(),
+      Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'subApplicationId must be an upstream application id' }),
+    ),
+
+  /** Optional: at most 20 browser origins. */
+  frontendOrigins: (description?: string) =>
+    applyDecorators(
+      ApiPropertyOptional({
+        type: [String],
+        example: ['https://app.acme.example'],
+        maxItems: 20,
+        ...(description ? { description } : {}),
+      }),
+      Omittable(),
+      IsArray(),
+      ArrayMaxSize(20),
+      IsString({ each: true }),
+      Matches(ORIGIN, {
+        each: true,
+        message: 'each frontendOrigins entry must be an origin like https://app.example',
+      }),
+    ),
+};

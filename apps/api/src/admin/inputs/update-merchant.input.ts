@@ -1,0 +1,21 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Omittable } from '../../common/omittable.js';
+import { MerchantFields } from './merchant-fields.js';
+
+/** What may change of a merchant; an omitted field stays as it is. */
+export class UpdateMerchantInput {
+  @ApiPropertyOptional({ example: 'Acme Payments Ltd', maxLength: 255 })
+  @Omittable()
+  @MerchantFields.name()
+  name?: string;
+
+  @MerchantFields.frontendOrigins(
+    'The whole new list (replaces the old one; `[]` allows no browser). CORS reads it on every request, so it applies at once on every api process.',
+  )
+  frontendOrigins?: string[];
+
+  @MerchantFields.subApplicationId(
+    'Another upstream sub-application, checked with the upstream; only while the merchant has no consent or payment (409 after: they live under the one it has).',
+  )
+  subApplicationId?: string;
+}

@@ -1,0 +1,90 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { AppLogger } from '#libs/observability';
+
+/** The whole stop, from the signal to the exit: under the 10 s an orchestrator waits before SIGKILL. */
+export const SHUTDOWN_BUDGET_MS = 9_000;
+
+export interface ShutdownPlan {
+  logger: AppLogger;
+  budgetMs?: number;
+  /**
+   * Work done before the app's hooks run (the worker hands its jobs back here). `step` names what is
+   * under way, so a stop that overruns its budget says where it was stuck.
+   */
+  before?: (deadlineAt: number, step: (name: string) => void) => Promise<void>;
+}
+
+/**
+ * Stops the app on SIGTERM or SIGINT within a bounded time: `before`, then Nest's hooks (`app.close()`),
+ * then exit code 0. Each closer bounds itself (a Redis or Postgres that is down is dropped, not waited
+ * for); should one hang all the same, the deadline logs the step it was stuck in and exits 1, so an
+ * orchestrator never has to SIGKILL us. A second signal while stopping is logged and otherwise ignored
+ * (Ctrl-C in `npm start` reaches the process twice: from the terminal and from the script).
+ */
+export function stopOnSignals(app: INestApplicationContext, plan: ShutdownPlan): void {
+  const { logger } = plan;
+  const budgetMs = plan.budgetMs ?? SHUTDOWN_BUDGET_MS;
+  // Nest's own listeners (createHttpApp enables them) close the app and then re-raise the signal, so the
+  // process would end by the signal rather than with exit code 0, and with no bound on the hooks.
+  (app as { unsubscribeFromProcessSignals?: () => void }).unsubscribeFromProcessSignals?.();
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
+    const started = Date.now();
+    const deadlineAt = started + budgetMs;
+    let stepName = 'starting';
+    const step = (name: string) => {
+      stepName = name;
+    };
+    logger.info({ signal, budgetMs }, 'shutting down');
+    const overrun = setTimeout(() => {
+      logger.error(
+        { signal, budgetMs, stuckIn: stepName },
+        `shutdown did not finish within ${budgetMs} ms (stuck in: ${stepName}); exiting`,
+      );
+      process.exit(1);
+    }, budgetMs);
+    void (async () => {
+      try {
+        if (plan.before) await plan.before(deadlineAt, step);
+        step('closing connections');
+        await app.close();
+        clearTimeout(overrun);
+        logger.info({ signal, ms: Date.now() - started }, 'stopped');
+        process.exit(0);
+      } catch (err) {
+        logger.error({ err, stuckIn: stepName }, 'shutdown failed');
+        process.exit(1);
+      }
+    })();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+/**
+ * `work`, but given up after `ms`: `onTimeout` runs instead (a forced close) and the result says which
+ * happened. A rejection of `work` after the timeout is dropped: its outcome no longer matters.
+ */
+export async function within<T>(
+  work: Promise<T>,
+  ms: number,
+  onTimeout: () => void,
+): Promise<{ done: true; value: T } | { done: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<{ done: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ done: false }), Math.max(0, ms));
+  });
+  work.catch(() => undefined);
+  try {
+    const outcome = await Promise.race([work.then((value) => ({ done: true as const, value })), timedOut]);
+    if (!outcome.done) onTimeout();
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+  }
+}

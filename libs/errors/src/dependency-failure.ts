@@ -1,0 +1,72 @@
+/** Our own infrastructure: when one of them does not answer, a request fails through no fault of its own. */
+export type Dependency = 'postgres' | 'redis';
+
+/** What our code throws when it gives up waiting for a dependency (an enqueue past its deadline). */
+export class DependencyUnavailableError extends Error {
+  constructor(
+    readonly dependency: Dependency,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
+/** Connection failures of Postgres itself: shutting down (57P01-3), connection exceptions (08), too many connections. */
+const POSTGRES_CODES = /^(57P0[123]|08\d{3}|53300)$/;
+/** Prisma's codes for a database it cannot reach, lost, or waited too long for (P1xxx, pool timeout). */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/** The driver adapter's kinds for the same (`meta.driverAdapterError`). */
+const ADAPTER_KINDS =
+  /DatabaseNotReachable|DatabaseUnavailable|ConnectionClosed|SocketTimeout|TooManyConnections/;
+const PG_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
+/**
+ * Socket errors. ioredis never surfaces these for a command (it retries, then throws its own errors
+ * below), and the upstream client turns its own into UPSTREAM_UNAVAILABLE, so one reaching here is pg's.
+ */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const REDIS_MESSAGES = /^Connection is closed\.?$|Stream isn't writeable|enableOfflineQueue/;
+
+const text = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+
+interface ErrorShape {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: { message?: unknown; cause?: unknown } };
+}
+
+/**
+ * The dependency whose outage `error` is, or undefined when it is something else (a bug stays a bug).
+ * Recognised by shape, so this library depends on none of the clients; the cause chain is followed.
+ */
+export function dependencyFailureOf(error: unknown): Dependency | undefined {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth += 1) {
+    if (e instanceof DependencyUnavailableError) return e.dependency;
+    const shape = e as ErrorShape;
+    const name = text(shape.name);
+    const code = text(shape.code);
+    const message = text(shape.message);
+    if (name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.test(message)) return 'redis';
+    if (name === 'PrismaClientInitializationError') return 'postgres';
+    if (name.startsWith('PrismaClient') && PRISMA_CODES.has(code)) return 'postgres';
+    const adapter = shape.meta?.driverAdapterError;
+    if (adapter && ADAPTER_KINDS.test(text(adapter.message))) return 'postgres';
+    if (POSTGRES_CODES.test(code) || SOCKET_CODES.has(code) || PG_MESSAGES.test(message)) return 'postgres';
+    if (name === 'DriverAdapterError' && ADAPTER_KINDS.test(message)) return 'postgres';
+    e = shape.cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserRepository } from '#libs/domain/users';
+import { JobProducer, QueueName } from '#libs/queue';
+import { type CreatedMerchant, createMerchant, createUser } from '#libs/testing';
+import { caller, type Stack, startStack } from './support/api-kit.js';
+import { eventually } from './support/sync-kit.js';
+
+// Issue 26: an embedded consent awaiting the bank's outcome moves on only through its poll job. When Redis
+// loses that job, the consent reconciliation (a scheduled job, run at once when its scheduler is restored)
+// must start the poll again, or the consent stays AWAITING_AUTHORIZATION for good.
+
+let stack: Stack;
+let owner: CreatedMerchant;
+let userId: string;
+const call = caller(() => stack.api.url);
+
+beforeAll(async () => {
+  // Its own database: the reconciliation acts on every consent there is.
+  stack = await startStack({ ownDatabase: 'consent_poll_recovery' });
+  owner = await createMerchant(stack.api);
+  userId = (await createUser(stack.api.app.get(UserRepository), owner.merchant.id)).id;
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function data<T>(response: Response, status: number): Promise<T> {
+  if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
+  return ((await response.json()) as { data: T }).data;
+}
+
+const statusOf = async (consentId: string) =>
+  (await data<{ status: string }>(await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key), 200))
+    .status;
+
+describe('an embedded consent whose poll job Redis lost', () => {
+  it('is polled again by the reconciliation and reaches AUTHORIZED', async () => {
+    const key = owner.apiKey.key;
+    const started = await data<{ id: string }>(
+      await call('POST', `/v1/users/${userId}/consents/embedded`, key, {
+        institutionId: 'sandbox-embedded',
+        credentials: { id: 'psu-1', password: 'secret' },
+      }),
+      201,
+    );
+    await data(
+      await call('POST', `/v1/consents/${started.id}/sca-method`, key, { scaMethodId: 'sbx-sms-otp' }),
+      200,
+    );
+    await data(await call('POST', `/v1/consents/${started.id}/sca-code`, key, { code: '123456' }), 202);
+
+    // No worker runs yet: the poll job waits in Redis. Redis then loses it.
+    const queue = stack.api.app.get<Queue>(getQueueToken(QueueName.Consents), { strict: false });
+    const jobId = `consents.poll-embedded.${started.id}`;
+    expect(await queue.getJob(jobId)).toBeDefined();
+    await queue.remove(jobId);
+    expect(await queue.getJob(jobId)).toBeUndefined();
+
+    const worker = await stack.startWorker();
+    try {
+      await stack.api.app.get(JobProducer).enqueue('consents.reconcile', {});
+      await eventually(
+        'the consent authorised',
+        async () => ((await statusOf(started.id)) === 'AUTHORIZED' ? true : undefined),
+        30_000,
+      );
+    } finally {
+      await worker.close();
+    }
+  }, 90_000);
+});

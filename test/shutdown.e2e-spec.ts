@@ -1,0 +1,146 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultMigrationsDir, migrate } from '#libs/database';
+import { bullmqPrefix, JOB_DEFINITIONS, QueueName } from '#libs/queue';
+import { testConfig, uniqueQueuePrefix } from '#libs/testing';
+import {
+  type PrivatePostgres,
+  type PrivateRedis,
+  startPrivatePostgres,
+  startPrivateRedis,
+} from './support/private-services.mjs';
+import { SandboxHttp } from './support/sandbox-http.js';
+import { eventually } from './support/sync-kit.js';
+import { spawnApi, spawnSandbox, spawnWorker, type WorkerProcess } from './support/worker-process.js';
+
+/** The bound an orchestrator gives before SIGKILL (docker's default, and `npm start`'s). */
+const BOUND_MS = 10_000;
+
+/**
+ * Each process on SIGTERM, with its infrastructure up, with Redis down and with Postgres down: it must
+ * exit by itself, with code 0, within the bound. A private Redis and Postgres, so stopping them touches
+ * no other test.
+ */
+describe('graceful shutdown in every state', () => {
+  const prefix = uniqueQueuePrefix('shutdown');
+  let redis: PrivateRedis;
+  let postgres: PrivatePostgres;
+  let sandbox: WorkerProcess & { url: string };
+  const config = testConfig();
+
+  const env = () => ({
+    DATABASE_URL: postgres.url,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: prefix,
+    UPSTREAM_BASE_URL: sandbox.url,
+    LOG_LEVEL: 'info',
+  });
+
+  /** A worker process, once it has said it is consuming. */
+  async function readyWorker(overrides: Record<string, string> = {}): Promise<WorkerProcess> {
+    const worker = spawnWorker({ ...env(), ...overrides });
+    await eventually(
+      'worker ready',
+      () => (worker.output().includes('worker ready') ? true : undefined),
+      30_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${worker.output()}`);
+    });
+    return worker;
+  }
+
+  const start = {
+    api: () => spawnApi(env()),
+    worker: () => readyWorker(),
+    sandbox: () => spawnSandbox({ LOG_LEVEL: 'info' }),
+  };
+
+  beforeAll(async () => {
+    [redis, postgres] = await Promise.all([startPrivateRedis(), startPrivatePostgres()]);
+    await migrate(postgres.url, defaultMigrationsDir());
+    sandbox = await spawnSandbox();
+  }, 60_000);
+
+  afterAll(async () => {
+    await sandbox?.stop();
+    await Promise.all([redis?.destroy(), postgres?.destroy()]);
+  });
+
+  const states = {
+    'everything up': { down: () => Promise.resolve(), up: () => Promise.resolve() },
+    'Redis down': { down: () => redis.stop(), up: () => redis.start() },
+    'Postgres down': { down: () => postgres.stop('fast'), up: () => postgres.start() },
+  };
+
+  for (const [state, { down, up }] of Object.entries(states)) {
+    for (const app of ['api', 'worker', 'sandbox'] as const) {
+      it(`${app} stops on SIGTERM within the bound, exit 0, with ${state}`, async () => {
+        const process = await start[app]();
+        await down();
+        try {
+          const end = await process.signalled('SIGTERM');
+          expect({ ...end, ms: end.ms < BOUND_MS }, process.output()).toEqual({
+            code: 0,
+            signal: null,
+            ms: true,
+          });
+          expect(process.output()).toContain('"msg":"stopped"');
+        } finally {
+          await up();
+        }
+      }, 60_000);
+    }
+  }
+
+  it('a job running when its worker stops is handed back and completed by another worker', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    // The institutions listing answers after 20 s: the refresh outlasts the shutdown budget.
+    const fault = await admin.admin('POST', '/faults', {
+      method: 'GET',
+      path: String.raw`/^\/institutions$/`,
+      latencyMs: 20_000,
+    });
+    expect(fault.status).toBe(201);
+    const queue = new Queue(QueueName.Maintenance, {
+      connection: { url: redis.url },
+      prefix: bullmqPrefix(testConfig({ QUEUE_PREFIX: prefix })),
+    });
+    const overrides = { UPSTREAM_TIMEOUT_MS: '60000', INSTITUTIONS_REFRESH_MINUTES: '0' };
+    const first = await readyWorker(overrides);
+    let second: WorkerProcess | undefined;
+    try {
+      const job = await queue.add(
+        'maintenance.refresh-institutions',
+        {},
+        {
+          ...JOB_DEFINITIONS['maintenance.refresh-institutions'].options,
+          jobId: 'in-flight-refresh',
+        },
+      );
+      await eventually('the job running on the first worker', async () =>
+        (await job.getState()) === 'active' ? true : undefined,
+      );
+      const end = await first.signalled('SIGTERM');
+      expect({ ...end, ms: end.ms < BOUND_MS }, first.output()).toEqual({ code: 0, signal: null, ms: true });
+      expect(first.output()).toContain('job handed back to the queue');
+      // Back in wait at once, not after a lock expiry, and with no attempt spent.
+      expect(await queue.getJobState('in-flight-refresh')).toBe('waiting');
+
+      expect((await admin.admin('DELETE', '/faults')).status).toBeLessThan(300);
+      second = await readyWorker(overrides);
+      const done = await eventually('the job completed by the second worker', async () => {
+        const state = await queue.getJobState('in-flight-refresh');
+        return state === 'completed' || state === 'failed' ? state : undefined;
+      });
+      expect(done).toBe('completed');
+      const finished = await queue.getJob('in-flight-refresh');
+      expect(finished?.attemptsMade).toBe(1);
+      expect(finished?.returnvalue).toMatchObject({ count: expect.any(Number) });
+    } finally {
+      await admin.admin('DELETE', '/faults');
+      await second?.stop();
+      await first.stop();
+      await queue.close();
+    }
+  }, 90_000);
+});

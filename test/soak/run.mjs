@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+// The chaos soak of issue 26: `npm run soak [-- --minutes N --seed S --json FILE]`. Plain Node ESM.
+//
+// A private Redis and Postgres, the sandbox with faults on (5xx, 429, dropped connections), two api
+// processes and two workers; a seeded load (merchants, users, banks connected, event streams, syncs,
+// reads, payments, VRP, upstream webhooks); on a schedule a worker SIGKILLed, Redis restarted empty,
+// Postgres restarted, an api restarted. Then faults off, a bounded wait for the system to settle, and a
+// table of invariants. Exit 0 only when every one holds; otherwise what broke, with ids, and the last
+// log lines of every process.
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { clearInterval, setInterval } from 'node:timers';
+import { parseArgs } from 'node:util';
+import { startCluster } from './soak-cluster.mjs';
+import { AnswerLog } from './soak-http.mjs';
+import { checkInvariants, processRows, unsettled } from './soak-invariants.mjs';
+import { Load, seededRandom } from './soak-load.mjs';
+
+const started = Date.now();
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '1' },
+    seed: { type: 'string' },
+    json: { type: 'string' },
+    'settle-seconds': { type: 'string' },
+  },
+});
+const minutes = Number(values.minutes);
+if (!(minutes > 0 && minutes <= 24 * 60))
+  throw new Error('--minutes takes a number of minutes (0 < N ≤ 1440)');
+const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
+if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
+const loadMs = minutes * 60_000;
+const settleMs = Number(values['settle-seconds'] ?? Math.max(60, Math.min(300, minutes * 20))) * 1000;
+
+const log = (line) => console.log(`[soak +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Asks `probe` every `everyMs` until it answers something other than undefined or `deadline` (ms since the
+ * epoch) passes: its last answer then, or undefined.
+ */
+async function pollUntil(deadline, probe, everyMs = 200) {
+  for (;;) {
+    const answer = await probe();
+    if (answer !== undefined || Date.now() > deadline) return answer;
+    await sleep(Math.min(everyMs, Math.max(0, deadline - Date.now())));
+  }
+}
+log(
+  `seed ${seed} (replay: npm run soak -- --minutes ${minutes} --seed ${seed}); ${os.availableParallelism()} CPUs`,
+);
+
+const rng = seededRandom(seed);
+const answers = new AnswerLog();
+const cluster = await startCluster({ progress: log, queuePrefix: `soak-${seed}` });
+const load = new Load({ cluster, answers, rng, progress: log });
+/** The sandbox keeps its last 1,000 deliveries: read them as the run goes, merged by delivery id. */
+const sandboxDeliveries = new Map();
+const readDeliveries = async () => {
+  const res = await load.sandboxCall('GET', '/sandbox/admin/webhooks/deliveries');
+  for (const d of res.body?.data ?? []) sandboxDeliveries.set(d.id, d);
+};
+const deliveriesTimer = setInterval(() => void readDeliveries().catch(() => undefined), 3_000);
+
+const chaosLog = [];
+let rows = [];
+let fatal = null;
+try {
+  // ---- load: set up, with the faults already on
+  const faults = [
+    { method: 'GET', path: '/accounts/**', status: 500, rate: 0.1 },
+    { method: 'GET', path: '/accounts/**', status: 429, retryAfterSeconds: 1, rate: 0.05 },
+    { path: '/accounts/**', drop: true, rate: 0.04 },
+    { method: 'GET', path: '/payments/**', status: 503, rate: 0.25 },
+    { method: 'POST', path: '/variable-recurring-payments/payments', drop: true, rate: 0.15 },
+  ];
+  for (const fault of faults) await load.sandboxCall('POST', '/sandbox/admin/faults', fault);
+  await load.startReceiver();
+  await load.registerUpstreamWebhook();
+  const merchantCount = minutes <= 1 ? 2 : 3;
+  const usersPerMerchant = 2;
+  log(
+    `onboarding ${merchantCount} merchants × ${usersPerMerchant} users (banks connected, VRP for the first)`,
+  );
+  for (let m = 0; m < merchantCount; m += 1) {
+    const merchant = await load.onboardMerchant(m);
+    for (let u = 0; u < usersPerMerchant; u += 1) await load.onboardUser(merchant, u);
+  }
+
+  // ---- chaos on a schedule, the load running throughout
+  for (const role of cluster.roles) role.measureStart();
+  const loadStart = Date.now();
+  const loadUntil = loadStart + loadMs;
+  const actions = [
+    [
+      'SIGKILL a worker (restarted after an outage)',
+      async (i) => {
+        const worker = cluster.workers[i % 2];
+        await worker.kill();
+        // Down on purpose, like the other outages: its stalled jobs must wait for the other worker.
+        await sleep(outage());
+        worker.restarts += 1;
+        await worker.start();
+      },
+    ],
+    // Down for a few seconds, not a blink: long enough for requests, jobs and webhooks to meet the outage.
+    // A worker is also stopped (SIGTERM) while Redis is away: a stop must not wait for Redis to return.
+    [
+      'Redis restarted without its data (a worker stopped while it was down)',
+      async (i) => {
+        await cluster.redis.stop();
+        const worker = cluster.workers[(i + 1) % 2];
+        await Promise.all([worker.stop(), sleep(outage())]);
+        await cluster.redis.start();
+        worker.restarts += 1;
+        await worker.start();
+      },
+    ],
+    [
+      'Postgres restarted (stop -m fast, start)',
+      async () => {
+        await cluster.postgres.stop('fast');
+        await sleep(outage());
+        await cluster.postgres.start();
+      },
+    ],
+    ['an api restarted (SIGTERM, start)', (i) => cluster.apis[i % 2].restart()],
+  ];
+  const chaosRng = seededRandom(seed ^ 0x5eed);
+  const outage = () => chaosRng.int(2000, 5000);
+  const cycleMs = Math.min(60_000, loadMs);
+  const schedule = [];
+  for (let at = 0, i = 0; at < loadMs; at += cycleMs, i += 1)
+    actions.forEach(([what, act], k) =>
+      schedule.push({ at: at + ((k + 0.6) * cycleMs) / (actions.length + 0.5), what, act, i }),
+    );
+  const chaos = (async () => {
+    for (const step of schedule.filter((s) => s.at < loadMs)) {
+      await sleep(loadStart + step.at - Date.now());
+      const t = Date.now();
+      log(`chaos: ${step.what}`);
+      // Answers up to 5 s after an action count as its aftermath.
+      setTimeout(() => answers.during === step.what && (answers.during = null), 5_000).unref();
+      try {
+        answers.during = step.what;
+        await step.act(step.i);
+        chaosLog.push({ at: new Date(t).toISOString(), what: step.what, ms: Date.now() - t });
+      } catch (error) {
+        chaosLog.push({ at: new Date(t).toISOString(), what: step.what, error: error.message });
+        log(`chaos: ${step.what} failed: ${error.message}`);
+      }
+    }
+  })();
+  log(`load for ${minutes} min with ${schedule.length} chaos actions`);
+  await Promise.all([load.run(loadUntil), chaos]);
+
+  // ---- quiesce: faults off, every role up, a last sync of every account, then wait to settle
+  log('quiesce: faults off, last sync of every account');
+  load.stopped = true;
+  load.receiverFailing = false;
+  await load.sandboxCall('DELETE', '/sandbox/admin/faults');
+  for (const role of cluster.roles) if (role.down) await role.start();
+  const accounts = load.users.flatMap((u) => u.accounts.map((a) => ({ user: u, account: a })));
+  const settleUntil = Date.now() + settleMs;
+  const finalSync = async ({ user, account }) => {
+    for (let attempt = 0; attempt < 3 && Date.now() < settleUntil; attempt += 1) {
+      const res = await load.api('POST', `/v1/accounts/${account.id}/sync`, { auth: user.merchant.key });
+      if (res.status !== 202) return;
+      const syncId = res.body.data.syncId;
+      const ended = await pollUntil(settleUntil, async () => {
+        const run = await load.api('GET', `/v1/syncs/${syncId}`, { auth: user.merchant.key });
+        const status = run.body?.data?.status;
+        return status === 'succeeded' || status === 'failed' ? status : undefined;
+      });
+      if (ended === 'succeeded') return;
+    }
+  };
+  await Promise.all(accounts.map(finalSync));
+  let waiting = [];
+  await pollUntil(
+    settleUntil,
+    async () => {
+      await readDeliveries().catch(() => undefined);
+      waiting = await unsettled(load, sandboxDeliveries);
+      return waiting.length === 0 ? true : undefined;
+    },
+    500,
+  );
+  log(waiting.length ? `not settled within ${settleMs / 1000} s: ${waiting.join('; ')}` : 'settled');
+  clearInterval(deliveriesTimer);
+  await readDeliveries().catch(() => undefined);
+  rows = await checkInvariants({ load, cluster, answers, sandboxDeliveries });
+} catch (error) {
+  fatal = error;
+} finally {
+  clearInterval(deliveriesTimer);
+  load.close();
+  const logs = cluster.roles.map((r) => ({ name: r.name, logs: r.logs() }));
+  await cluster.close();
+  rows.push(...processRows(cluster));
+  report(logs);
+}
+
+function report(logs) {
+  const widths = ['invariant', 'expected', 'observed', 'ok'].map((h) =>
+    Math.max(h.length, ...rows.map((r) => String(h === 'ok' ? (r.ok ? 'ok' : 'FAIL') : r[h]).length)),
+  );
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const out = [
+    '',
+    `Chaos soak: ${minutes} min, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all; machine ${os.availableParallelism()} CPUs ${os.cpus()[0]?.model?.trim()}, node ${process.version}`,
+    `chaos: ${chaosLog.map((c) => `${c.at.slice(11, 19)} ${c.what} (${c.error ?? `${c.ms} ms`})`).join('; ')}`,
+    `load: ${load.merchants.length} merchants, ${load.users.length} users, ${load.reads} reads, ${load.syncsRequested} syncs asked, ${load.payments.length} payments, ${load.emitted} webhooks emitted`,
+    '',
+    line(['invariant', 'expected', 'observed', 'ok']),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line([r.invariant, r.expected, r.observed, r.ok ? 'ok' : 'FAIL'])),
+  ];
+  const failed = rows.filter((r) => !r.ok);
+  for (const r of failed) out.push('', `FAIL ${r.invariant}:`, ...r.details.map((d) => `  - ${d}`));
+  if (fatal) out.push('', `The soak itself failed: ${fatal.stack ?? fatal}`);
+  if (failed.length || fatal) {
+    for (const { name, logs: text } of logs) out.push('', `--- last log lines of ${name}:`, text || '(none)');
+  }
+  out.push(
+    '',
+    failed.length || fatal || !rows.length ? `SOAK FAILED (${failed.length} invariants)` : 'SOAK PASSED',
+  );
+  console.log(out.join('\n'));
+  if (values.json) {
+    writeFileSync(
+      values.json,
+      JSON.stringify(
+        { seed, minutes, chaos: chaosLog, rows, answers: answers.toJSON(), fatal: fatal?.message ?? null },
+        null,
+        2,
+      ),
+    );
+  }
+  process.exitCode = failed.length || fatal || !rows.length ? 1 : 0;
+  // Whatever is still open (keep-alive sockets), the verdict is in.
+  setTimeout(() => process.exit(process.exitCode), 500).unref();
+}

@@ -1,0 +1,200 @@
+// What the soak runs and breaks: a private Redis and Postgres (test/support/private-services.mjs), the
+// sandbox, two api processes and two workers, all built from dist/ and all on the private services, and
+// the chaos actions the schedule calls (SIGKILL a worker, restart Redis empty, restart Postgres, restart
+// an api). Each process keeps its last log lines for the failure report and its RSS at start and end.
+import { spawnSync } from 'node:child_process';
+import { clearInterval, setInterval } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+import { memoryOf, startApp, startHeadless } from '../bench/processes.mjs';
+import { freePort, startPrivatePostgres, startPrivateRedis } from '../support/private-services.mjs';
+
+const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
+export const ADMIN_TOKEN = 'soak-admin-token';
+export const SANDBOX_ADMIN_TOKEN = 'soak-sandbox-admin-token';
+/** SIGTERM to exit: past this the process is SIGKILLed (startHeadless) and the stop counts as hung. */
+const STOP_BOUND_MS = 10_000;
+
+const rss = (pid) => {
+  try {
+    const { rssMiB } = memoryOf(pid);
+    return Number.isFinite(rssMiB) ? Math.round(rssMiB) : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * One named role (api-a, worker-1…) across its incarnations: a restart starts a new process under the
+ * same name, on the same port. `down` is true between a stop and the next start.
+ */
+class Role {
+  constructor(name, launch) {
+    this.name = name;
+    this.launch = launch;
+    this.proc = null;
+    this.down = true;
+    this.restarts = 0;
+    this.rssStart = null;
+    this.rssEnd = null;
+    /** Stops that needed SIGKILL or took longer than the bound: { at, ms, how }. */
+    this.slowStops = [];
+    this.exitsUnasked = [];
+    this.previousLogs = [];
+  }
+
+  async start() {
+    this.proc = await this.launch();
+    this.down = false;
+    const proc = this.proc;
+    // A process that dies without being asked is a finding (the Postgres-restart crash of issue 26).
+    const watch = setInterval(() => {
+      if (proc !== this.proc) return clearInterval(watch);
+      if (proc.exited() !== null && !this.down) {
+        clearInterval(watch);
+        this.exitsUnasked.push({ at: new Date().toISOString(), exit: proc.exited(), logs: proc.logs() });
+        this.down = true;
+      }
+    }, 250);
+    watch.unref();
+  }
+
+  async stop() {
+    if (!this.proc) return;
+    this.down = true;
+    const started = Date.now();
+    await this.proc.stop();
+    const ms = Date.now() - started;
+    if (this.proc.exited() === 'SIGKILL' || ms > STOP_BOUND_MS)
+      this.slowStops.push({ at: new Date().toISOString(), ms, how: String(this.proc.exited()) });
+    this.keepLogs();
+  }
+
+  async kill() {
+    if (!this.proc) return;
+    this.down = true;
+    this.proc.kill();
+    const deadline = Date.now() + 5_000;
+    while (this.proc.exited() === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    this.keepLogs();
+  }
+
+  keepLogs() {
+    this.previousLogs = this.proc.logs().split('\n').slice(-15);
+  }
+
+  async restart({ kill = false } = {}) {
+    await (kill ? this.kill() : this.stop());
+    this.restarts += 1;
+    await this.start();
+  }
+
+  /** RSS once warmed up (set up done, before the load): a process just spawned has not loaded yet. */
+  measureStart() {
+    if (this.proc && this.proc.exited() === null) this.rssStart ??= rss(this.proc.pid);
+  }
+
+  measureEnd() {
+    if (this.proc && this.proc.exited() === null) this.rssEnd = rss(this.proc.pid);
+  }
+
+  logs() {
+    const now = this.proc?.logs() ?? '';
+    return [...(this.restarts ? ['(previous incarnation)', ...this.previousLogs, '(current)'] : []), now]
+      .join('\n')
+      .split('\n')
+      .slice(-30)
+      .join('\n');
+  }
+}
+
+/** Everything started, in order; `close()` stops it all (the exit hook of private-services does the rest). */
+export async function startCluster({ progress, queuePrefix }) {
+  progress('private Redis and Postgres');
+  const redis = await startPrivateRedis();
+  const postgres = await startPrivatePostgres();
+  const migrated = spawnSync(process.execPath, [dist('libs/database/src/migrate.cli.js')], {
+    env: { ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  if (migrated.status !== 0) throw new Error(`migration failed: ${migrated.stderr || migrated.stdout}`);
+
+  const [sandboxPort, apiPortA, apiPortB] = await Promise.all([freePort(), freePort(), freePort()]);
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  const apiUrls = [`http://127.0.0.1:${apiPortA}`, `http://127.0.0.1:${apiPortB}`];
+  const common = {
+    DATABASE_URL: postgres.url,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: queuePrefix,
+    UPSTREAM_BASE_URL: sandboxUrl,
+    ADMIN_TOKEN,
+    SANDBOX_ADMIN_TOKEN,
+    // Short intervals so that what a lost job or wake-up leaves behind is recovered within a short run.
+    EVENTS_SWEEP_SECONDS: '2',
+    SYNC_DISPATCH_EVERY_SECONDS: '5',
+    SYNC_RUN_IDLE_SECONDS: '20',
+    PAYMENT_STATUS_POLL_SECONDS: '2',
+    EVENT_DELIVERY_BACKOFF_SECONDS: '1',
+    QUEUE_SCHEDULE_CHECK_SECONDS: '5',
+    SSE_HEARTBEAT_SECONDS: '2',
+    // The limiter stays on (its Redis calls are part of what is tested), never refusing our own load.
+    RATE_LIMIT_PER_MINUTE: '100000',
+    // Both apis sign and accept the same consent state; the bank sends the browser to api-a's address and
+    // the soak's browser re-bases the callback onto whichever api is up.
+    API_PUBLIC_URL: apiUrls[0],
+    WORKER_CONCURRENCY: '10',
+  };
+
+  progress('sandbox');
+  const sandbox = new Role('sandbox', () =>
+    startApp(
+      'sandbox',
+      'dist/apps/sandbox/src/main.js',
+      {
+        ...common,
+        SANDBOX_PORT: String(sandboxPort),
+        SANDBOX_HOST: '127.0.0.1',
+        SANDBOX_PUBLIC_URL: sandboxUrl,
+        SANDBOX_DATA_DIR: '',
+      },
+      '/health',
+      sandboxPort,
+    ),
+  );
+  await sandbox.start();
+
+  const api = (name, port) =>
+    new Role(name, () =>
+      startApp(
+        name,
+        'dist/apps/api/src/main.js',
+        { ...common, API_PORT: String(port), API_HOST: '127.0.0.1' },
+        '/health/ready',
+        port,
+      ),
+    );
+  const worker = (name) =>
+    new Role(name, async () => startHeadless(name, 'dist/apps/worker/src/main.js', common));
+  const apis = [api('api-a', apiPortA), api('api-b', apiPortB)];
+  const workers = [worker('worker-1'), worker('worker-2')];
+  progress('two apis and two workers');
+  for (const role of [...apis, ...workers]) await role.start();
+
+  const roles = [sandbox, ...apis, ...workers];
+  return {
+    redis,
+    postgres,
+    sandbox,
+    sandboxUrl,
+    apis,
+    apiUrls,
+    workers,
+    roles,
+    async close() {
+      for (const role of roles) role.measureEnd();
+      for (const role of [...apis, ...workers].reverse()) await role.stop().catch(() => undefined);
+      await sandbox.stop().catch(() => undefined);
+      await redis.destroy().catch(() => undefined);
+      await postgres.destroy().catch(() => undefined);
+    },
+  };
+}

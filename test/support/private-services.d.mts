@@ -1,0 +1,35 @@
+// Types of private-services.mjs for the TypeScript tests.
+
+export function freePort(): Promise<number>;
+
+export interface PrivateRedis {
+  port: number;
+  url: string;
+  isRunning(): boolean;
+  /** Starts it again after stop() or kill(): empty. */
+  start(): Promise<void>;
+  /** SIGTERM: Redis shuts down without saving. */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crashed host. */
+  kill(): Promise<void>;
+  /** Down and up again on the same port, without its data. */
+  restart(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+export type PostgresStopMode = 'smart' | 'fast' | 'immediate';
+
+export interface PrivatePostgres {
+  port: number;
+  /** The `bff` database of the cluster (empty: migrate it). */
+  url: string;
+  logFile: string;
+  isRunning(): boolean;
+  start(): Promise<void>;
+  stop(mode?: PostgresStopMode): Promise<void>;
+  restart(mode?: PostgresStopMode): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+export function startPrivateRedis(): Promise<PrivateRedis>;
+export function startPrivatePostgres(): Promise<PrivatePostgres>;

@@ -1,0 +1,227 @@
+// A Redis and a Postgres of a test's own, on free ports, that it may stop, kill, wipe and restart without
+// touching the machine's shared ones (which every other test file uses). Plain Node ESM, so the chaos soak
+// (test/soak) and the TypeScript tests (through private-services.d.mts) share it.
+//
+// - Redis: `redis-server` as a child of this process, without persistence (`--save '' --appendonly no`,
+//   as docker-compose.yml and a failed-over managed Redis): a restart comes back empty.
+// - Postgres: a cluster of its own made by `initdb` from the machine's newest Postgres into a temporary
+//   directory, run by `pg_ctl` (as the `postgres` user when this process is root: Postgres refuses root).
+//   Its data survives restarts, as a real database's does.
+// Both are stopped and removed when this process exits, whatever the test did.
+import { spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A port nothing listens on right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function reachable(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function waitUntil(check, what, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** What to do when this process exits: kill what is still running, remove directories. */
+const onExit = new Set();
+let exitHookInstalled = false;
+function atExit(cleanup) {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const fn of onExit) {
+        try {
+          fn();
+        } catch {
+          // Best effort: the process is leaving anyway.
+        }
+      }
+    });
+  }
+  onExit.add(cleanup);
+  return () => onExit.delete(cleanup);
+}
+
+// ------------------------------------------------------------------------------------------------ Redis
+
+/**
+ * A private Redis on a free port. `restart()` comes back empty (no persistence), `kill()` is SIGKILL,
+ * `stop()`/`start()` leave it down in between (the port is kept).
+ */
+export async function startPrivateRedis() {
+  const port = await freePort();
+  let child = null;
+  const launch = async () => {
+    const started = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
+    // Its lifetime is the caller's business, not a reason for this process to stay: the exit hook kills it.
+    started.unref();
+    child = started;
+    const exited = new Promise((resolve) => started.once('exit', resolve));
+    started.exited = exited;
+    await waitUntil(() => reachable(port), `private Redis on ${port} did not come up`);
+  };
+  const down = async (signal) => {
+    if (!child) return;
+    const running = child;
+    child = null;
+    running.ref();
+    running.kill(signal);
+    await running.exited;
+    await waitUntil(async () => !(await reachable(port)), `private Redis on ${port} did not go down`);
+  };
+  await launch();
+  const forget = atExit(() => child?.kill('SIGKILL'));
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    isRunning: () => child !== null,
+    /** Starts it again after stop() or kill(): empty. */
+    start: () => (child ? Promise.resolve() : launch()),
+    /** SIGTERM: Redis shuts down (without saving: it has nowhere to). */
+    stop: () => down('SIGTERM'),
+    /** SIGKILL, as a crashed host. */
+    kill: () => down('SIGKILL'),
+    /** Down and up again on the same port, without its data. */
+    async restart() {
+      await down('SIGTERM');
+      await launch();
+    },
+    /** Gone for good (also at process exit). */
+    async destroy() {
+      await down('SIGKILL');
+      forget();
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ Postgres
+
+function postgresBin() {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+(\.\d+)?$/.test(v) && existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(a) - Number(b))
+    : [];
+  if (versions.length === 0) throw new Error(`no Postgres server binaries under ${root} (initdb, pg_ctl)`);
+  return join(root, versions[versions.length - 1], 'bin');
+}
+
+const postgresCommand = (bin, args) =>
+  process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+
+/** Runs a Postgres binary, as the postgres user when we are root (initdb and postgres refuse root). */
+function asPostgres(bin, args) {
+  const result = spawnSync(...postgresCommand(bin, args), { encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`${bin} ${args.join(' ')} failed (${result.status}):\n${result.stdout}${result.stderr}`);
+  }
+}
+
+/**
+ * A private Postgres cluster on a free port, trust authentication, user `postgres`, one database `bff`.
+ * `stop('fast')` is what an operator's restart sends (57P01 to every connection), `stop('immediate')`
+ * a crash; `start()` brings it back with its data.
+ */
+export async function startPrivatePostgres() {
+  const bin = postgresBin();
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'bff-private-pg-'));
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  let running = false;
+  const ctl = (...args) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
+  const start = async () => {
+    if (running) return;
+    ctl(
+      '-l',
+      join(dir, 'postgres.log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      'start',
+    );
+    running = true;
+    await waitUntil(() => reachable(port), `private Postgres on ${port} did not come up`);
+  };
+  const stop = async (mode = 'fast') => {
+    if (!running) return;
+    ctl('-w', '-m', mode, 'stop');
+    running = false;
+  };
+  await start();
+  asPostgres(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'bff']);
+  const forget = atExit(() => {
+    if (running) spawnSync(...postgresCommand(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    port,
+    url: `postgresql://postgres@127.0.0.1:${port}/bff`,
+    logFile: join(dir, 'postgres.log'),
+    isRunning: () => running,
+    start,
+    stop,
+    async restart(mode = 'fast') {
+      await stop(mode);
+      await start();
+    },
+    async destroy() {
+      await stop('immediate');
+      rmSync(dir, { recursive: true, force: true });
+      forget();
+    },
+  };
+}
+
+function postgresIds() {
+  const out = spawnSync('id', ['postgres'], { encoding: 'utf8' }).stdout;
+  const uid = Number(/uid=(\d+)/.exec(out)?.[1]);
+  const gid = Number(/gid=(\d+)/.exec(out)?.[1]);
+  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('no postgres user on this machine');
+  return { uid, gid };
+}
