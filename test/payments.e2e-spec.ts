@@ -195,6 +195,25 @@ describe('single payments', () => {
     expect(await paymentEvents(stack, created.id)).toEqual([{ type: 'payment.failed', status: 'FAILED' }]);
   });
 
+  it('asks again on the usual schedule after a status read fails, not once the round’s claim has lapsed', async () => {
+    const created = dataOf(await start(), 201);
+    await atBank(stack, created.authorisationUrl);
+    // Every status read fails while the fault stands; a round that met it must not hold the payment.
+    const fault = await sandbox.admin('POST', '/faults', {
+      method: 'GET',
+      path: '/payments/**',
+      status: 503,
+    });
+    expect(fault.status).toBe(201);
+    const round = await eventually('a round that met the fault', async () => {
+      const result = await poller.pollDue();
+      return result.failed > 0 ? result : undefined;
+    });
+    expect(round.finalised).toBe(0);
+    await sandbox.admin('DELETE', '/faults');
+    expect((await settled(created.id)).status).toBe('COMPLETED');
+  });
+
   it('makes a payment whose submission failed on the callback later, under the same idempotency id, once', async () => {
     const created = dataOf(await start(), 201);
     // The bank is down just when the callback submits: a 503 for each of the client's four attempts.

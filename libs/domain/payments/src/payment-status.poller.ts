@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
 import { ConsentStatus } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -34,6 +35,7 @@ export interface PollRoundResult {
 @Injectable()
 export class PaymentStatusPoller {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly payments: PaymentRepository,
@@ -97,6 +99,14 @@ export class PaymentStatusPoller {
     } catch (error) {
       // One payment's trouble must not stop the round; it is looked at again on its schedule.
       result.failed += 1;
+      await this.payments
+        .checkLater(work.id, this.config.payments.statusPollSeconds)
+        .catch((cause: unknown) =>
+          this.logger.warn(
+            { paymentId: work.id, err: cause },
+            'payment status: next check not rescheduled; its lease ends it',
+          ),
+        );
       this.logger.warn(
         {
           paymentId: work.id,

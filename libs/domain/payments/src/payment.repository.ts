@@ -417,6 +417,19 @@ export class PaymentRepository {
     });
   }
 
+  /**
+   * A check that failed (the bank or our database unavailable) gives up its claim's lease: the next is
+   * on the usual schedule, not {@link CLAIM_LEASE_SECONDS} away. A payment no longer polled stays so.
+   */
+  async checkLater(id: string, tickSeconds: number): Promise<void> {
+    await this.db.rows({
+      name: 'payments.check-later',
+      text: `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
+        WHERE id = $1 AND next_status_check_at IS NOT NULL`,
+      values: [id, tickSeconds],
+    });
+  }
+
   /** No more polling for this payment (too old to be worth asking about, or nothing left to ask with). */
   async stopChecking(id: string, reason: string): Promise<void> {
     await this.db.rows({
