@@ -289,7 +289,8 @@ async function prepare() {
   build();
   const config = resolvedConfig();
   await ensurePostgres(config.databaseUrl);
-  await ensureRedis(config.redisUrl);
+  // A Redis Cluster (REDIS_CLUSTER_NODES) is the operator's to run; only a local single Redis is started here.
+  if (!config.redisCluster) await ensureRedis(config.redisUrl);
   step(`Migrating ${new URL(config.databaseUrl).pathname.slice(1)}`);
   mustRun(process.execPath, [join(ROOT, 'dist/libs/database/src/migrate.cli.js')]);
   return config;

@@ -18,6 +18,7 @@ const allOn = {
   CONSENT_RECONCILE_MINUTES: '30',
   EVENTS_SWEEP_SECONDS: '15',
   PAYMENT_STATUS_POLL_SECONDS: '5',
+  RETENTION_SWEEP_MINUTES: '60',
 };
 
 describe('job schedules: the catalogue’s schedules, registered once per deployment by every worker', () => {
@@ -69,6 +70,7 @@ describe('job schedules: the catalogue’s schedules, registered once per deploy
       ['consents', 'consents.scan-expiry', 'consents.scan-expiry', 1440 * 60_000],
       ['events', 'events.sweep', 'events.sweep', 15_000],
       ['maintenance', 'maintenance.refresh-institutions', 'maintenance.refresh-institutions', 360 * 60_000],
+      ['maintenance', 'maintenance.retention', 'maintenance.retention', 60 * 60_000],
       ['payments', 'payments.poll-status', 'payments.poll-status', 5_000],
       ['sync', 'sync.dispatch', 'sync.dispatch', 60_000],
     ]);

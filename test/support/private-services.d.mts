@@ -32,4 +32,15 @@ export interface PrivatePostgres {
 }
 
 export function startPrivateRedis(): Promise<PrivateRedis>;
+
+export interface PrivateRedisCluster {
+  ports: number[];
+  /** host:port,… as REDIS_CLUSTER_NODES takes it. */
+  nodes: string;
+  /** redis-cli (following redirections) against one node, the first by default: its stdout. */
+  cli(args: string[], port?: number): string;
+  destroy(): Promise<void>;
+}
+
+export function startPrivateRedisCluster(masters?: number): Promise<PrivateRedisCluster>;
 export function startPrivatePostgres(): Promise<PrivatePostgres>;

@@ -134,6 +134,93 @@ export async function startPrivateRedis() {
   };
 }
 
+/** A port below 55536 that is free, with its cluster bus port (+10000) free too. */
+async function clusterPort() {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    if (!(await reachable(port)) && !(await reachable(port + 10_000))) return port;
+  }
+  throw new Error('no free port pair for a Redis Cluster node');
+}
+
+/**
+ * A private three-master Redis Cluster (no replicas, no persistence), formed by `redis-cli --cluster
+ * create` and ready (every slot served) when this resolves. `nodes` is what REDIS_CLUSTER_NODES takes.
+ */
+export async function startPrivateRedisCluster(masters = 3) {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-redis-cluster-'));
+  const ports = [];
+  const children = [];
+  const forget = atExit(() => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < masters; i++) {
+    const port = await clusterPort();
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--dir',
+        dir,
+      ],
+      { stdio: 'ignore' },
+    );
+    child.unref();
+    child.exited = new Promise((resolve) => child.once('exit', resolve));
+    children.push(child);
+    ports.push(port);
+    await waitUntil(() => reachable(port), `Redis Cluster node on ${port} did not come up`);
+  }
+  const nodes = ports.map((port) => `127.0.0.1:${port}`);
+  const created = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'],
+    { encoding: 'utf8' },
+  );
+  if (created.status !== 0)
+    throw new Error(`redis-cli --cluster create failed:\n${created.stdout}${created.stderr}`);
+  // Formed is not ready: every node must see every slot served before a client can be pointed at it.
+  await waitUntil(
+    () =>
+      ports.every((port) =>
+        /cluster_state:ok/.test(
+          spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout,
+        ),
+      ),
+    'Redis Cluster did not reach cluster_state:ok',
+  );
+  return {
+    ports,
+    nodes: nodes.join(','),
+    /** redis-cli (following redirections) against one node, the first by default: its stdout. */
+    cli: (args, port = ports[0]) =>
+      spawnSync('redis-cli', ['-c', '-p', String(port), ...args], { encoding: 'utf8' }).stdout,
+    async destroy() {
+      for (const child of children) {
+        child.ref();
+        child.kill('SIGKILL');
+        await child.exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      forget();
+    },
+  };
+}
+
 // ------------------------------------------------------------------------------------------------ Postgres
 
 function postgresBin() {

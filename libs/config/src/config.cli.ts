@@ -12,6 +12,7 @@ try {
     JSON.stringify({
       databaseUrl: config.database.url,
       redisUrl: config.redis.url,
+      redisCluster: config.redis.cluster !== null,
       queuePrefix: config.redis.queuePrefix,
       apiHost: config.api.host,
       apiPort: config.api.port,

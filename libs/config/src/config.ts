@@ -28,6 +28,8 @@ export interface AppConfig {
   database: { url: string; poolMax: number };
   redis: {
     url: string;
+    /** Set: a Redis Cluster, and `url` is not used. */
+    cluster: RedisClusterConfig | null;
     queuePrefix: string;
     /** How often a worker makes sure its job schedulers exist (they are also checked on every reconnect). */
     scheduleCheckSeconds: number;
@@ -88,6 +90,13 @@ export interface AppConfig {
     /** Where the demo merchant app listens (it serves itself at publicUrl, else http://localhost:port). */
     port: number;
   };
+  retention: {
+    eventDays: number;
+    inboxDays: number;
+    syncRunsPerAccount: number;
+    /** 0: this worker does not schedule the sweep. */
+    sweepMinutes: number;
+  };
   events: {
     signatureScheme: 'standard-webhooks';
     webhookMaxBodyBytes: number;
@@ -138,11 +147,31 @@ function describe(errors: ValidationError[]): string[] {
       // class-validator messages start with the property name; say what was given (never a secret).
       /SECRET|TOKEN|KEY|PASSWORD/.test(e.property) ||
       e.property === 'DATABASE_URL' ||
-      e.property === 'REDIS_URL'
+      e.property === 'REDIS_URL' ||
+      e.property === 'REDIS_CLUSTER_NODES'
         ? `${e.property}: ${message}`
         : `${e.property}: ${message} (got ${JSON.stringify(e.value)})`,
     ),
   );
+}
+
+/** A Redis Cluster's seed nodes, and the credentials and TLS every node shares. */
+export interface RedisClusterConfig {
+  nodes: { host: string; port: number }[];
+  password?: string;
+  username?: string;
+  tls: boolean;
+}
+
+function parseClusterNodes(raw: string): RedisClusterConfig {
+  const urls = raw.split(',').map((entry) => new URL(entry.includes('://') ? entry : `redis://${entry}`));
+  const withAuth = urls.find((u) => u.password);
+  return {
+    nodes: urls.map((u) => ({ host: u.hostname, port: Number(u.port) })),
+    ...(withAuth ? { password: decodeURIComponent(withAuth.password) } : {}),
+    ...(withAuth?.username ? { username: decodeURIComponent(withAuth.username) } : {}),
+    tls: urls.some((u) => u.protocol === 'rediss:'),
+  };
 }
 
 function parseKeys(raw: string): EncryptionKey[] {
@@ -218,6 +247,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     redis: {
       url: env.REDIS_URL,
+      cluster: env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : null,
       queuePrefix: env.QUEUE_PREFIX,
       scheduleCheckSeconds: env.QUEUE_SCHEDULE_CHECK_SECONDS,
     },
@@ -253,6 +283,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     demo: {
       publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null,
       port: env.DEMO_PORT,
+    },
+    retention: {
+      eventDays: env.EVENT_RETENTION_DAYS,
+      inboxDays: env.INBOX_RETENTION_DAYS,
+      syncRunsPerAccount: env.SYNC_RUNS_KEPT_PER_ACCOUNT,
+      sweepMinutes: env.RETENTION_SWEEP_MINUTES,
     },
     events: {
       signatureScheme: env.WEBHOOK_SIGNATURE_SCHEME as 'standard-webhooks',

@@ -118,6 +118,19 @@ export class EnvironmentVariables {
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379/0';
 
+  /**
+   * A Redis Cluster instead of REDIS_URL: its nodes, comma-separated, as `host:port` or `redis://[:password@]host:port`
+   * (`rediss://` for TLS); any few masters will do, the rest are discovered.
+   */
+  @IsOptional()
+  @Matches(
+    /^(?:(?:rediss?:\/\/(?:[^@/\s,]*@)?)?[A-Za-z0-9.-]+:\d{1,5})(?:,(?:(?:rediss?:\/\/(?:[^@/\s,]*@)?)?[A-Za-z0-9.-]+:\d{1,5}))*$/,
+    {
+      message: 'REDIS_CLUSTER_NODES must list host:port (or redis://host:port) entries, comma-separated',
+    },
+  )
+  REDIS_CLUSTER_NODES?: string = undefined;
+
   /** Namespaces every BullMQ key, so several deployments (or test runs) can share one Redis. */
   @Matches(/^[A-Za-z0-9_-]{1,32}$/)
   QUEUE_PREFIX = 'bff';
@@ -344,6 +357,38 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(3600)
   EVENTS_SWEEP_SECONDS = 30;
+
+  // --- retention ---
+  /**
+   * Days a relayed event, with its delivery log, is kept (for SSE resume, delivery lists and retries);
+   * older ones are removed by the retention sweep, never while a delivery of it is still being tried.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EVENT_RETENTION_DAYS = 30;
+
+  /** Days a processed upstream webhook is kept in the inbox (for operators, and to absorb a late duplicate). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  INBOX_RETENTION_DAYS = 30;
+
+  /** Finished sync runs kept per account, newest first; an older one goes as each new run ends. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  SYNC_RUNS_KEPT_PER_ACCOUNT = 100;
+
+  /** How often the retention sweep runs; 0: this worker does not schedule it. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(24 * 60)
+  RETENTION_SWEEP_MINUTES = 60;
 
   @Transform(toInt)
   @IsInt()

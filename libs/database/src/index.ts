@@ -7,3 +7,4 @@ export * from './read-cache.js';
 export * from './transaction-conflict.js';
 export { Prisma } from './generated/client.js';
 export type * from './generated/client.js';
+export * from './retention-limits.js';

@@ -28,6 +28,12 @@ export interface JobCatalogue {
     payload: Record<string, never>;
     result: { count: number; deleted: number };
   };
+  /** Removes what is kept no longer: old relayed events with their delivery log, old processed webhooks. */
+  'maintenance.retention': {
+    queue: typeof QueueName.Maintenance;
+    payload: Record<string, never>;
+    result: { events: number; inbound: number };
+  };
   /** Embedded flow: after the SCA code, polls the upstream until the consent is authorised or finally failed. */
   'consents.poll-embedded': {
     queue: typeof QueueName.Consents;
@@ -152,6 +158,12 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       id: 'maintenance.refresh-institutions',
       everyMs: (config) => config.sync.institutionsRefreshMinutes * 60_000,
     },
+  },
+  'maintenance.retention': {
+    queue: QueueName.Maintenance,
+    // Each batch commits on its own: a repeat, or two workers at once, remove each row once.
+    options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
+    schedule: { id: 'maintenance.retention', everyMs: (config) => config.retention.sweepMinutes * 60_000 },
   },
   'consents.poll-embedded': {
     queue: QueueName.Consents,

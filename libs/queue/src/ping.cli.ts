@@ -1,5 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { ConfigValidationError, loadConfig } from '#libs/config';
+import { createRedisClient } from '#libs/redis';
 import { JOB_DEFINITIONS } from './job-catalogue.js';
 import { bullmqPrefix } from './queue-prefix.js';
 
@@ -9,7 +10,10 @@ import { bullmqPrefix } from './queue-prefix.js';
  */
 async function main(): Promise<number> {
   const config = loadConfig();
-  const connection = { url: config.redis.url, maxRetriesPerRequest: null };
+  const cluster = config.redis.cluster
+    ? createRedisClient(config.redis, { maxRetriesPerRequest: null })
+    : null;
+  const connection = cluster ?? { url: config.redis.url, maxRetriesPerRequest: null };
   const definition = JOB_DEFINITIONS['maintenance.ping'];
   const queue = new Queue(definition.queue, { connection, prefix: bullmqPrefix(config) });
   const events = new QueueEvents(definition.queue, { connection, prefix: bullmqPrefix(config) });
@@ -22,6 +26,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await Promise.allSettled([events.close(), queue.close()]);
+    cluster?.disconnect();
   }
 }
 

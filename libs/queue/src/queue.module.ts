@@ -1,8 +1,17 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
-import { type BeforeApplicationShutdown, type DynamicModule, Global, Module } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { closeRedis, createRedisClient, type RedisClient } from '#libs/redis';
 import { ALL_QUEUES } from './job-catalogue.js';
 import { JobProducer } from './job-producer.service.js';
 import { queueClient } from './queue-connection.js';
@@ -39,6 +48,39 @@ class QueueConnectionsCloser implements BeforeApplicationShutdown {
   }
 }
 
+const QUEUE_CLUSTER = Symbol('QUEUE_CLUSTER');
+
+/**
+ * On a Redis Cluster, one cluster client every queue and worker shares (BullMQ takes a cluster only as a
+ * client, never as options; each worker still opens its own blocking connection). Null on a single Redis,
+ * where BullMQ opens its own connections from the URL. Closed last: workers hand their jobs back before
+ * the app's hooks run, and a queue's own close leaves a shared client open.
+ */
+@Injectable()
+class QueueClusterCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(QUEUE_CLUSTER) private readonly cluster: RedisClient | null,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+  async onApplicationShutdown(): Promise<void> {
+    if (this.cluster) await closeRedis(this.cluster, this.logger, 'redis:queues');
+  }
+}
+
+@Module({
+  providers: [
+    {
+      provide: QUEUE_CLUSTER,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        config.redis.cluster ? createRedisClient(config.redis, { maxRetriesPerRequest: null }) : null,
+    },
+    QueueClusterCloser,
+  ],
+  exports: [QUEUE_CLUSTER],
+})
+class QueueClusterModule {}
+
 /** BullMQ on the configured Redis, every queue of the catalogue registered, and the typed producer. */
 @Global()
 @Module({})
@@ -48,10 +90,11 @@ export class QueueModule {
       module: QueueModule,
       imports: [
         BullModule.forRootAsync({
-          inject: [APP_CONFIG],
-          useFactory: (config: AppConfig) => ({
+          imports: [QueueClusterModule],
+          inject: [APP_CONFIG, QUEUE_CLUSTER],
+          useFactory: (config: AppConfig, cluster: RedisClient | null) => ({
             // BullMQ's blocking commands need maxRetriesPerRequest: null on worker connections.
-            connection: { url: config.redis.url, maxRetriesPerRequest: null },
+            connection: cluster ?? { url: config.redis.url, maxRetriesPerRequest: null },
             prefix: bullmqPrefix(config),
           }),
         }),

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
+import { duplicateRedisClient, type RedisClient } from './redis-client.js';
 
 /** A credential, or everything of a subject, that must stop working at once. */
 export type Revocation =
@@ -16,11 +16,11 @@ export type Revocation =
 @Injectable()
 export class CredentialRevocations implements OnApplicationShutdown {
   private readonly channel: string;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private readonly listeners: ((revocation: Revocation) => void)[] = [];
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {
@@ -42,7 +42,7 @@ export class CredentialRevocations implements OnApplicationShutdown {
   /** Calls `listener` for every revocation any process publishes from now on. */
   async subscribe(listener: (revocation: Revocation) => void): Promise<void> {
     this.listeners.push(listener);
-    this.subscriber ??= this.redis.duplicate();
+    this.subscriber ??= duplicateRedisClient(this.redis);
     logConnectionErrors(this.subscriber, this.logger, 'redis:revocations');
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;

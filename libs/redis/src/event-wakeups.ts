@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
+import { duplicateRedisClient, type RedisClient } from './redis-client.js';
 
 /** The users whose event streams have something new, with the newest stream position of each. */
 export type EventWakeup = Record<string, string>;
@@ -15,10 +15,10 @@ export type EventWakeup = Record<string, string>;
 @Injectable()
 export class EventWakeups implements OnApplicationShutdown {
   private readonly channel: string;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {
@@ -33,7 +33,7 @@ export class EventWakeups implements OnApplicationShutdown {
   }
 
   async subscribe(listener: (wakeup: EventWakeup) => void): Promise<void> {
-    this.subscriber ??= this.redis.duplicate();
+    this.subscriber ??= duplicateRedisClient(this.redis);
     logConnectionErrors(this.subscriber, this.logger, 'redis:event-wakeups');
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;

@@ -1,16 +1,16 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { CredentialRevocations } from './credential-revocations.js';
 import { EventWakeups } from './event-wakeups.js';
 import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
+import { createRedisClient, type RedisClient } from './redis-client.js';
 
 /** Closes the shared client when the app stops, so a process exits without waiting on sockets. */
 @Injectable()
 class RedisCloser implements OnApplicationShutdown {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
   async onApplicationShutdown(): Promise<void> {
@@ -18,7 +18,7 @@ class RedisCloser implements OnApplicationShutdown {
   }
 }
 
-/** One shared ioredis connection for rate limits, caches and health; BullMQ opens its own. */
+/** One shared ioredis connection (or cluster client) for rate limits, caches and health; BullMQ opens its own. */
 @Global()
 @Module({
   providers: [
@@ -26,8 +26,7 @@ class RedisCloser implements OnApplicationShutdown {
       provide: REDIS,
       inject: [APP_CONFIG, LOGGER],
       useFactory: (config: AppConfig, logger: AppLogger) => {
-        // ioredis reads redis:// and rediss:// (TLS) URLs itself.
-        const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 2 });
+        const redis = createRedisClient(config.redis, { maxRetriesPerRequest: 2 });
         logConnectionErrors(redis, logger, 'redis');
         return redis;
       },

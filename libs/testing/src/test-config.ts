@@ -18,6 +18,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     CONSENT_EXPIRY_SCAN_MINUTES: '0',
     CONSENT_RECONCILE_MINUTES: '0',
     PAYMENT_STATUS_POLL_SECONDS: '0',
+    RETENTION_SWEEP_MINUTES: '0',
     ...overrides,
   });
 }

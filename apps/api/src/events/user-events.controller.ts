@@ -1,9 +1,9 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiGoneResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
-import { Auth, AuthKind, Tenant } from '#libs/http';
+import { ApiErrorResponse, Auth, AuthKind, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { UserEventStreams } from './user-event-streams.js';
 
@@ -21,7 +21,7 @@ export class UserEventsController {
   @ApiOperation({
     summary: 'Follow a user’s events live (Server-Sent Events)',
     description:
-      'A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A comment line every SSE_HEARTBEAT_SECONDS keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).',
+      'A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A Last-Event-ID older than the events kept answers 410 EVENTS_EXPIRED instead of a stream with a gap. A comment line every SSE_HEARTBEAT_SECONDS keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).',
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })
   @ApiOkResponse({
@@ -30,6 +30,11 @@ export class UserEventsController {
   })
   @ApiInvalid('VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream')
   @ApiMissing()
+  @ApiGoneResponse({
+    type: ApiErrorResponse,
+    description:
+      'EVENTS_EXPIRED: Last-Event-ID is older than the events kept (EVENT_RETENTION_DAYS, 30 by default), so events may have been missed. Read the current state from the API, then open the stream without Last-Event-ID.',
+  })
   async follow(
     @Param('userId') userId: string,
     @Headers('last-event-id') lastEventId: string | undefined,

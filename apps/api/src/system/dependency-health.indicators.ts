@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import type { Redis } from 'ioredis';
 import { DatabaseHealthRepository } from '#libs/database';
 import { type AppLogger, dependencyOutages, LOGGER } from '#libs/observability';
-import { REDIS } from '#libs/redis';
+import { REDIS, type RedisClient } from '#libs/redis';
 
 const TIMEOUT_MS = 2_000;
 
@@ -12,7 +11,7 @@ export class DependencyHealthIndicators {
   constructor(
     private readonly indicators: HealthIndicatorService,
     private readonly database: DatabaseHealthRepository,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 

@@ -2,6 +2,8 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { EventsRetention } from '#libs/domain/events';
+import { InboxRetention } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
@@ -15,6 +17,10 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
 
   protected readonly handlers: JobHandlers<typeof QueueName.Maintenance> = {
     'maintenance.ping': () => Promise.resolve({ pid: process.pid, receivedAt: new Date().toISOString() }),
+    'maintenance.retention': async () => ({
+      ...(await this.eventsRetention.prune()),
+      ...(await this.inboxRetention.prune()),
+    }),
     'maintenance.refresh-institutions': async (job, token) => {
       try {
         return await this.institutions.refreshInstitutions();
@@ -39,6 +45,8 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly institutions: InstitutionsService,
+    private readonly eventsRetention: EventsRetention,
+    private readonly inboxRetention: InboxRetention,
   ) {
     super(config, logger);
   }

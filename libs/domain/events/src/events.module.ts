@@ -4,6 +4,7 @@ import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventDeliveryService } from './event-delivery.service.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 import { EventEndpointsService } from './event-endpoints.service.js';
+import { EventsRetention } from './events-retention.service.js';
 import { EventsSweeper } from './events-sweeper.service.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
 import { OutboxRelay } from './outbox-relay.service.js';
@@ -22,6 +23,7 @@ import { UserEventsService } from './user-events.service.js';
     EventDeliveryService,
     EventEndpointsService,
     EventsSweeper,
+    EventsRetention,
     UserEventsService,
   ],
   exports: [
@@ -30,6 +32,7 @@ import { UserEventsService } from './user-events.service.js';
     EventDeliveryService,
     EventEndpointsService,
     EventsSweeper,
+    EventsRetention,
     UserEventsService,
   ],
 })

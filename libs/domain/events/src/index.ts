@@ -4,6 +4,7 @@ export * from './event-delivery.repository.js';
 export * from './event-delivery.service.js';
 export * from './event-endpoint.repository.js';
 export * from './event-endpoints.service.js';
+export * from './events-retention.service.js';
 export * from './events-sweeper.service.js';
 export * from './events.module.js';
 export * from './merchant-event.repository.js';

@@ -146,4 +146,28 @@ export class MerchantEventRepository {
     });
     return row?.seq ?? '0';
   }
+
+  /**
+   * Removes up to `limit` relayed events created before `cutoff` (their delivery log goes with them, by
+   * the foreign key), never one with a delivery still being tried. One short statement per batch, rows
+   * another sweep holds skipped. Answers how many went and the highest stream position among them.
+   */
+  async deleteRelayedBefore(
+    cutoff: Date,
+    limit: number,
+  ): Promise<{ deleted: number; through: string | null }> {
+    const [row] = await this.db.rows<{ deleted: number; through: string | null }>({
+      name: 'merchant-events.delete-relayed-before',
+      text: `WITH gone AS (
+          DELETE FROM merchant_events WHERE id IN (
+            SELECT e.id FROM merchant_events e
+            WHERE e.created_at < $1 AND e.stream_seq IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status = 'PENDING')
+            ORDER BY e.created_at LIMIT $2 FOR UPDATE OF e SKIP LOCKED)
+          RETURNING stream_seq)
+        SELECT count(*)::int AS deleted, max(stream_seq)::text AS through FROM gone`,
+      values: [cutoff, limit],
+    });
+    return row ?? { deleted: 0, through: null };
+  }
 }

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import { DatabasePool } from '#libs/database';
 
 /** The one owner of `outbox_relay_state`: the relay's high-water mark, and the lock on it. */
 @Injectable()
 export class OutboxRelayStateRepository {
+  constructor(private readonly pool: DatabasePool) {}
+
   /** The last number handed out, locked for this transaction; null when another relay holds it. */
   async lockHighWater(db: pg.PoolClient): Promise<string | null> {
     const { rows } = await db.query<{ last: string }>({
@@ -19,5 +22,28 @@ export class OutboxRelayStateRepository {
       text: `UPDATE outbox_relay_state SET last_stream_seq = $1::bigint, updated_at = now() WHERE id = 1`,
       values: [lastStreamSeq],
     });
+  }
+
+  /**
+   * Retention removed events up to this stream position: a stream resumed from before it may have missed
+   * some. Only ever moves forward.
+   */
+  async recordPrunedThrough(streamSeq: string): Promise<void> {
+    await this.pool.rows({
+      name: 'outbox-relay-state.pruned-through',
+      text: `UPDATE outbox_relay_state SET pruned_through_stream_seq = greatest(pruned_through_stream_seq, $1::bigint)
+        WHERE id = 1`,
+      values: [streamSeq],
+    });
+  }
+
+  /** The highest stream position retention has removed (0: none yet). */
+  async prunedThrough(): Promise<bigint> {
+    const rows = await this.pool.rows<{ through: string }>({
+      name: 'outbox-relay-state.read-pruned-through',
+      text: `SELECT pruned_through_stream_seq::text AS through FROM outbox_relay_state WHERE id = 1`,
+      values: [],
+    });
+    return BigInt(rows[0]?.through ?? '0');
   }
 }

@@ -165,4 +165,22 @@ export class InboundEventRepository {
     });
     return rows.map((r) => r.id);
   }
+
+  /**
+   * Removes up to `limit` processed events received before `cutoff`, oldest first, skipping rows another
+   * sweep holds; answers how many went. RECEIVED and FAILED rows stay: they still need work or a person.
+   */
+  async deleteProcessedBefore(cutoff: Date, limit: number): Promise<number> {
+    const [row] = await this.db.rows<{ deleted: number }>({
+      name: 'inbound-events.delete-processed-before',
+      text: `WITH gone AS (
+          DELETE FROM inbound_events WHERE id IN (
+            SELECT id FROM inbound_events WHERE status = 'PROCESSED' AND received_at < $1
+            ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS deleted FROM gone`,
+      values: [cutoff, limit],
+    });
+    return row?.deleted ?? 0;
+  }
 }

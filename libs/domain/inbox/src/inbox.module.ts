@@ -3,6 +3,7 @@ import { ConsentsModule } from '#libs/domain/consents';
 import { PaymentsModule } from '#libs/domain/payments';
 import { FanOutService } from './fan-out.service.js';
 import { InboundEventRepository } from './inbound-event.repository.js';
+import { InboxRetention } from './inbox-retention.service.js';
 import { InboxSweeper } from './inbox-sweeper.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
@@ -18,6 +19,7 @@ import { WebhookReceiver } from './webhook-receiver.service.js';
     WebhookReceiver,
     FanOutService,
     InboxSweeper,
+    InboxRetention,
   ],
   exports: [
     UpstreamWebhookRepository,
@@ -25,6 +27,7 @@ import { WebhookReceiver } from './webhook-receiver.service.js';
     WebhookReceiver,
     FanOutService,
     InboxSweeper,
+    InboxRetention,
   ],
 })
 export class InboxModule {}

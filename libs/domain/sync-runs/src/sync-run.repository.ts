@@ -187,6 +187,7 @@ export class SyncRunRepository {
     db: pg.PoolClient,
     run: ClaimedRun,
     outcome: { status: 'SUCCEEDED'; removed: number } | { status: 'FAILED'; failure: RunFailure },
+    keepPerAccount: number,
   ): Promise<SyncProgress | null> {
     const failure = outcome.status === 'FAILED' ? outcome.failure : undefined;
     const { rows } = await db.query<SyncProgress>({
@@ -206,7 +207,21 @@ export class SyncRunRepository {
         run.claim,
       ],
     });
+    if (rows[0]) await this.trimHistory(db, run.accountId, keepPerAccount);
     return rows[0] ?? null;
+  }
+
+  /**
+   * Keeps the account's newest `keep` runs and removes the finished ones before them, so the history is
+   * bounded per account as runs end (an index walk of `keep` entries, in the run's own transaction).
+   */
+  private async trimHistory(db: pg.PoolClient, accountId: string, keep: number): Promise<void> {
+    await db.query({
+      name: 'sync-runs.trim-history',
+      text: `DELETE FROM sync_runs WHERE account_id = $1 AND active_account_id IS NULL
+          AND id < (SELECT id FROM sync_runs WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+      values: [accountId, keep - 1],
+    });
   }
 
   /** A run of the merchant (and of the session's user), or null: another tenant's run is "missing". */

@@ -261,7 +261,12 @@ export class AccountSyncService {
             creditLines: b.creditLines ?? null,
           })),
       );
-      const progress = await this.runs.finish(db, run, { status: 'SUCCEEDED', removed });
+      const progress = await this.runs.finish(
+        db,
+        run,
+        { status: 'SUCCEEDED', removed },
+        this.config.retention.syncRunsPerAccount,
+      );
       // Taken over by another worker meanwhile: this one's removals are rolled back with it.
       if (!progress) throw new RunSupersededError(run.id);
       await this.syncState.markSyncEnded(db, run.merchantId, run.accountId, {
@@ -320,7 +325,12 @@ export class AccountSyncService {
   private async fail(run: ClaimedRun, target: SyncTarget, failure: RunFailure): Promise<void> {
     const now = new Date();
     await this.database.transaction(async (db) => {
-      const progress = await this.runs.finish(db, run, { status: 'FAILED', failure });
+      const progress = await this.runs.finish(
+        db,
+        run,
+        { status: 'FAILED', failure },
+        this.config.retention.syncRunsPerAccount,
+      );
       if (!progress) return;
       await this.syncState.markSyncEnded(db, run.merchantId, run.accountId, {
         synced: false,

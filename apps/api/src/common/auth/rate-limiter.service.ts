@@ -1,9 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, dependencyOutages, LOGGER } from '#libs/observability';
-import { REDIS } from '#libs/redis';
+import { REDIS, type RedisClient } from '#libs/redis';
 
 /**
  * Fixed one-minute windows, one counter per key in Redis, shared by every api process. A process does not
@@ -93,7 +92,7 @@ export class RateLimiter implements OnModuleDestroy {
   private localUntil = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {

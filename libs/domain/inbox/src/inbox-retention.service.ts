@@ -1,0 +1,30 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { CLOCK, type Clock } from '#libs/core';
+import { RETENTION_BATCH, RETENTION_BUDGET_MS } from '#libs/database';
+import { InboundEventRepository } from './inbound-event.repository.js';
+
+/**
+ * Removes processed upstream webhooks older than INBOX_RETENTION_DAYS, in small batches. A duplicate of
+ * a removed event is no longer recognised; the upstream's retries end long before (and its signatures
+ * carry a timestamp the receiver refuses after WEBHOOK_TOLERANCE_SECONDS).
+ */
+@Injectable()
+export class InboxRetention {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly inbound: InboundEventRepository,
+  ) {}
+
+  async prune(): Promise<{ inbound: number }> {
+    const cutoff = new Date(this.clock.now().getTime() - this.config.retention.inboxDays * 86_400_000);
+    const stopAt = Date.now() + RETENTION_BUDGET_MS;
+    let inbound = 0;
+    for (;;) {
+      const deleted = await this.inbound.deleteProcessedBefore(cutoff, RETENTION_BATCH);
+      inbound += deleted;
+      if (deleted < RETENTION_BATCH || Date.now() > stopAt) return { inbound };
+    }
+  }
+}
