@@ -20,6 +20,7 @@ const SCHEDULES = {
   CONSENT_RECONCILE_MINUTES: '1',
   CONSENT_EXPIRY_SCAN_MINUTES: '1440',
   INSTITUTIONS_REFRESH_MINUTES: '360',
+  RETENTION_SWEEP_MINUTES: '60',
   QUEUE_SCHEDULE_CHECK_SECONDS: String(CHECK_SECONDS),
 };
 /** BullMQ's states of a job that is still to run. */
@@ -105,7 +106,7 @@ describe('Redis restarted without its data: the schedulers come back, and Postgr
   });
 
   it('restores every scheduler once within the check interval, and the work stored before completes', async () => {
-    expect(expected.map((s) => s.id)).toHaveLength(6);
+    expect(expected.map((s) => s.id)).toHaveLength(7);
     const prisma = stack.api.app.get(PrismaService);
     await eventually('the workers register their schedulers', schedulersAsConfigured);
     const consents = await connectedUsers(stack, tenant, 0);

@@ -18,12 +18,14 @@ const allOn = {
   CONSENT_RECONCILE_MINUTES: '30',
   EVENTS_SWEEP_SECONDS: '15',
   PAYMENT_STATUS_POLL_SECONDS: '5',
+  RETENTION_SWEEP_MINUTES: '60',
 };
 
 describe('job catalogue: schedules', () => {
   it('declares the schedulers under the ids operators and tests know them by', () => {
     expect(Object.fromEntries(JOB_SCHEDULES.map((s) => [s.name, s.id]))).toEqual({
       'maintenance.refresh-institutions': 'maintenance.refresh-institutions',
+      'maintenance.retention': 'maintenance.retention',
       'consents.scan-expiry': 'consents.scan-expiry',
       'consents.reconcile': 'consents.reconcile',
       'sync.dispatch': 'sync.dispatch',
@@ -36,6 +38,7 @@ describe('job catalogue: schedules', () => {
   it('takes each interval from its setting, in seconds or minutes', () => {
     expect(activeJobSchedules(testConfig(allOn)).map((s) => [s.id, s.everyMs])).toEqual([
       ['maintenance.refresh-institutions', 360 * 60_000],
+      ['maintenance.retention', 60 * 60_000],
       ['consents.scan-expiry', 1440 * 60_000],
       ['consents.reconcile', 30 * 60_000],
       ['sync.dispatch', 60_000],

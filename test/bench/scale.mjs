@@ -1,0 +1,384 @@
+#!/usr/bin/env node
+// Cost as the data grows: `npm run bench:scale` (builds, then runs this). Loads a database of its own
+// (DATABASE_URL's name + `_bench_scale`) with generated transactions at each size in turn (10^4, 10^6,
+// 10^7 by default, spread over 1,000 merchants and an account per 40 transactions), and at each size
+// measures, against an api process of its own:
+//   - a stored transactions page of one account (the same 10,000 records at every size): the first page
+//     and a deep cursor page (after 9,000 records), req/s and p99, as a ratio to the smallest size;
+//   - the plans Postgres chooses for that page and for the sync dispatcher's due-accounts batch
+//     (EXPLAIN ANALYZE, BUFFERS): each must walk its index, never sort or scan the table.
+// Then retention, two ways on --events merchant events (10^6) spread over 60 days: the batched deletes the
+// sweep runs (how long in all, and the longest batch: the longest any row lock is held), against a copy
+// partitioned by day with the 30 oldest partitions dropped.
+// Options (after `npm run bench:scale --`): --sizes 10000,1000000,10000000, --seconds N per target (5),
+// --connections N (8), --events N (1000000), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
+// Stored-page caches are off (STORED_PAGE_CACHE_MB=0, READ_CACHE_MB=0): every read goes to Postgres.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { BenchFailure } from './bench-failure.mjs';
+import { benchDatabaseUrl, benchPorts, call, expectStatus, startApp } from './processes.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MERCHANTS = 1_000;
+const HOT = 10_000;
+const PER_ACCOUNT = 40;
+/** Rows one INSERT adds while loading: progress, and no statement that runs for minutes. */
+const CHUNK = 1_000_000;
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10000,1000000,10000000' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '8' },
+    out: { type: 'string', default: '.dev/scale-results.json' },
+    events: { type: 'string', default: '1000000' },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+if (sizes.some((n) => !Number.isInteger(n) || n < HOT) || sizes.some((n, i) => i > 0 && n <= sizes[i - 1]))
+  throw new BenchFailure(`--sizes: increasing integers of at least ${HOT}`);
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const started = Date.now();
+const log = (message) => console.log(`[scale +${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+
+/** `connections` keep-alive loops on one URL for `seconds`: req/s and latency percentiles. */
+async function measure(url, headers) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const get = () =>
+    new Promise((done, fail) => {
+      const t0 = process.hrtime.bigint();
+      http
+        .get(url, { agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200
+              ? done(Number(process.hrtime.bigint() - t0) / 1e6)
+              : fail(new BenchFailure(`GET ${url}: HTTP ${res.statusCode}`)),
+          );
+        })
+        .on('error', fail);
+    });
+  const run = async (ms) => {
+    const latencies = [];
+    const until = Date.now() + ms;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (Date.now() < until) latencies.push(await get());
+      }),
+    );
+    return latencies;
+  };
+  await run(1_000);
+  const latencies = (await run(seconds * 1_000)).sort((a, b) => a - b);
+  agent.destroy();
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { requests: latencies.length, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS): the plan's node lines, its time, and whether it sorted or scanned a table. */
+async function explain(db, sql, params) {
+  const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+  const lines = rows.map((r) => r['QUERY PLAN']);
+  const nodes = lines.filter(
+    (l) => /->|^\w/.test(l.trim()) && !/^(Planning|Execution|Buffers)/.test(l.trim()),
+  );
+  return {
+    ms: Number(/Execution Time: ([\d.]+)/.exec(lines.join('\n'))?.[1]),
+    sorts: nodes.some((l) => /Sort\b/.test(l) && !/Sort Key/.test(l)),
+    seqScans: nodes.filter((l) => /Seq Scan/.test(l)).map((l) => l.trim()),
+    indexes: [...new Set(nodes.flatMap((l) => /using (\S+)/.exec(l)?.[1] ?? []))],
+    plan: lines,
+  };
+}
+
+async function main() {
+  const databaseUrl = benchDatabaseUrl('scale');
+  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
+    new URL('../../dist/libs/database/src/migrator.js', import.meta.url).href
+  );
+  log(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl, defaultMigrationsDir());
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const port = benchPorts().api;
+  const api = await startApp(
+    'api',
+    'dist/apps/api/src/main.js',
+    {
+      DATABASE_URL: databaseUrl,
+      QUEUE_PREFIX: 'bff-bench-scale',
+      UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
+      API_PORT: String(port),
+      API_HOST: '127.0.0.1',
+      API_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      STORED_PAGE_CACHE_MB: '0',
+      READ_CACHE_MB: '0',
+      UPSTREAM_WEBHOOK_AUTO_REGISTER: 'false',
+    },
+    '/health/live',
+    port,
+  );
+  const results = [];
+  let retention = null;
+  try {
+    const created = await expectStatus(
+      'POST /admin/merchants',
+      call(
+        api.url,
+        'POST',
+        '/admin/merchants',
+        { authorization: `Bearer ${ADMIN_TOKEN}` },
+        { name: 'scale bench' },
+      ),
+      201,
+    );
+    const auth = { authorization: `Bearer ${created.body.data.apiKey.key}` };
+    const merchantId = created.body.data.merchant.id;
+    log(
+      `${MERCHANTS} merchants, each with a user and an authorised consent; the measured account, ${HOT} records`,
+    );
+    await db.query(
+      `INSERT INTO merchants (id, name, updated_at)
+       SELECT uuid_generate_v7(), 'scale merchant ' || n, now() FROM generate_series(2, $1) n`,
+      [MERCHANTS],
+    );
+    await db.query(`
+      WITH u AS (
+        INSERT INTO users (id, merchant_id, reference, application_user_id, updated_at)
+        SELECT uuid_generate_v7(), id, 'scale-user', 'scale-user-' || id, now() FROM merchants RETURNING id, merchant_id)
+      INSERT INTO consents (id, merchant_id, user_id, kind, upstream_consent_id, institution_id, status, expires_at, updated_at)
+      SELECT uuid_generate_v7(), merchant_id, id, 'ACCOUNT', 'scale-' || id, 'sandbox-redirect', 'AUTHORIZED',
+        now() + interval '80 days', now() FROM u`);
+    const [hot] = (
+      await db.query(
+        `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, sync_status,
+           next_sync_at, updated_at)
+         SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'scale-hot', 'sandbox-redirect', 'SYNCED',
+           now() + interval '1 day', now()
+         FROM consents c WHERE c.merchant_id = $1 RETURNING id`,
+        [merchantId],
+      )
+    ).rows;
+    await insertTransactions(db, `SELECT $1::uuid AS id, $2::uuid AS merchant_id`, [hot.id, merchantId], HOT);
+    let bulk = 0;
+    let accounts = 1;
+    for (const size of sizes) {
+      // Grow to `size` records in all: new accounts of 40 records each, round the merchants.
+      while (HOT + bulk < size) {
+        const rows = Math.min(CHUNK, size - HOT - bulk);
+        const n = Math.ceil(rows / PER_ACCOUNT);
+        // Accounts round the merchants' consents, falling due over the next hour (a sixth already due).
+        await insertTransactions(
+          db,
+          `WITH c AS (SELECT id, merchant_id, user_id, row_number() OVER (ORDER BY id) - 1 AS k FROM consents)
+           INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
+             sync_status, next_sync_at, updated_at)
+           SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'scale-' || ($1 + g), 'sandbox-redirect',
+             'SYNCED', now() + make_interval(secs => (g % 3600) - 600), now()
+           FROM generate_series(1, $2) g JOIN c ON c.k = g % $3
+           RETURNING id, merchant_id`,
+          [accounts, n, MERCHANTS],
+          PER_ACCOUNT,
+        );
+        accounts += n;
+        bulk += n * PER_ACCOUNT;
+        log(`${(HOT + bulk).toLocaleString('en')} records in ${accounts.toLocaleString('en')} accounts`);
+      }
+      await db.query('VACUUM ANALYZE transactions');
+      await db.query('VACUUM ANALYZE accounts');
+      results.push(await measureSize(db, api.url, auth, hot.id, merchantId, HOT + bulk, accounts));
+      report(results);
+    }
+    retention = await retentionTwoWays(db, merchantId, Number(values.events));
+  } finally {
+    await api.stop();
+    await db.end();
+  }
+  const out = resolve(ROOT, values.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const cpus = os.cpus();
+  writeFileSync(
+    out,
+    JSON.stringify(
+      { machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version }, results, retention },
+      null,
+      2,
+    ),
+  );
+  log(`results written to ${values.out}`);
+}
+
+/**
+ * `perAccount` records for each account `accounts` answers (a SELECT, or an INSERT … RETURNING that makes
+ * them: one statement either way), dated an hour apart back from now.
+ */
+async function insertTransactions(db, accounts, params, perAccount) {
+  await db.query(
+    `WITH a AS (${accounts})
+     INSERT INTO transactions (id, merchant_id, account_id, dedupe_key, date, booking_date_time, status, amount,
+       currency, description, raw, updated_at)
+     SELECT uuid_generate_v7(), a.merchant_id, a.id, 'k' || i, now() - make_interval(hours => i),
+       now() - make_interval(hours => i), 'BOOKED', ((i * 37) % 10000) / 100.0, 'GBP', 'Card payment ' || i,
+       jsonb_build_object('id', 'k' || i, 'description', 'Card payment ' || i, 'status', 'BOOKED',
+         'amount', jsonb_build_object('amount', ((i * 37) % 10000) / 100.0, 'currency', 'GBP')),
+       now()
+     FROM a, generate_series(1, ${Number(perAccount)}) i`,
+    params,
+  );
+}
+
+async function measureSize(db, apiUrl, auth, accountId, merchantId, records, accounts) {
+  const [{ bytes }] = (await db.query(`SELECT pg_total_relation_size('transactions')::bigint AS bytes`)).rows;
+  log(`${records.toLocaleString('en')} records: measuring`);
+  // The deep page's cursor, as a client walking the account would reach it.
+  let cursor = null;
+  for (let page = 0; page < 9; page++) {
+    const res = await expectStatus(
+      'walk',
+      call(
+        apiUrl,
+        'GET',
+        `/v1/accounts/${accountId}/transactions?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+        auth,
+      ),
+    );
+    cursor = res.body.meta.nextCursor;
+  }
+  const first = await measure(`${apiUrl}/v1/accounts/${accountId}/transactions?limit=100`, auth);
+  const deep = await measure(
+    `${apiUrl}/v1/accounts/${accountId}/transactions?limit=100&cursor=${cursor}`,
+    auth,
+  );
+  const [row9000] = (
+    await db.query(
+      `SELECT date, id FROM transactions WHERE account_id = $1 ORDER BY date DESC, id DESC OFFSET 9000 LIMIT 1`,
+      [accountId],
+    )
+  ).rows;
+  const page = (after) =>
+    `SELECT t.id, t.date, t.raw::text FROM (SELECT id, date FROM transactions WHERE account_id = $1
+       ${after ? 'AND (date, id) < ($3, $4)' : ''} ORDER BY date DESC, id DESC LIMIT 101) p
+     JOIN transactions t ON t.id = p.id WHERE t.merchant_id = $2 ORDER BY p.date DESC, p.id DESC`;
+  const plans = {
+    firstPage: await explain(db, page(false), [accountId, merchantId]),
+    deepPage: await explain(db, page(true), [accountId, merchantId, row9000.date, row9000.id]),
+    dispatcherBatch: await explain(
+      db,
+      `SELECT a.id, a.merchant_id, a.next_sync_at FROM accounts a
+         JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+         JOIN merchants m ON m.id = a.merchant_id AND m.disabled_at IS NULL
+       WHERE a.next_sync_at <= now() AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
+         AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > now())
+       ORDER BY a.next_sync_at, a.id LIMIT 1000`,
+      [],
+    ),
+  };
+  return { records, accounts, tableBytes: Number(bytes), first, deep, plans };
+}
+
+/**
+ * The retention sweep's batched deletes (the statement EventsRetention runs, 1,000 rows a time) against
+ * dropping day partitions of a partitioned copy, on the same `count` events spread over 60 days.
+ */
+async function retentionTwoWays(db, merchantId, count) {
+  log(`retention: ${count.toLocaleString('en')} events over 60 days, half of them past 30 days`);
+  const events = (table) =>
+    db.query(
+      `INSERT INTO ${table} (id, merchant_id, type, data, created_at, stream_seq)
+       SELECT uuid_generate_v7(), $1, 'sync.succeeded', jsonb_build_object('n', g),
+         now() - make_interval(secs => (g::bigint * 60 * 86400 / $2)::int), g
+       FROM generate_series(1, $2) g`,
+      [merchantId, count],
+    );
+  await events('merchant_events');
+  await db.query('VACUUM ANALYZE merchant_events');
+  const cutoff = new Date(Date.now() - 30 * 86_400_000);
+  const batches = [];
+  const t0 = Date.now();
+  for (;;) {
+    const b0 = process.hrtime.bigint();
+    const { rowCount } = await db.query(
+      `DELETE FROM merchant_events WHERE id IN (
+         SELECT e.id FROM merchant_events e
+         WHERE e.created_at < $1 AND e.stream_seq IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status = 'PENDING')
+         ORDER BY e.created_at LIMIT 1000 FOR UPDATE OF e SKIP LOCKED)`,
+      [cutoff],
+    );
+    batches.push(Number(process.hrtime.bigint() - b0) / 1e6);
+    if (rowCount < 1000) break;
+  }
+  const deleteMs = Date.now() - t0;
+  const v0 = Date.now();
+  await db.query('VACUUM merchant_events');
+  const vacuumMs = Date.now() - v0;
+
+  // The same rows in a copy partitioned by day (as Postgres requires, the partition key in its unique key).
+  await db.query(`CREATE TABLE scale_events_by_day (LIKE merchant_events INCLUDING DEFAULTS,
+    PRIMARY KEY (id, created_at)) PARTITION BY RANGE (created_at)`);
+  for (let day = 0; day <= 61; day++) {
+    await db.query(
+      `CREATE TABLE scale_events_day_${day} PARTITION OF scale_events_by_day
+       FOR VALUES FROM (date_trunc('day', now()) - make_interval(days => ${day}))
+       TO (date_trunc('day', now()) - make_interval(days => ${day - 1}))`,
+    );
+  }
+  await db.query('CREATE INDEX ON scale_events_by_day (user_id, stream_seq)');
+  await events('scale_events_by_day');
+  const d0 = Date.now();
+  for (let day = 31; day <= 61; day++) await db.query(`DROP TABLE scale_events_day_${day}`);
+  const dropMs = Date.now() - d0;
+  await db.query('DROP TABLE scale_events_by_day');
+  batches.sort((a, b) => a - b);
+  const result = {
+    events: count,
+    batched: { ms: deleteMs, batches: batches.length, longestBatchMs: batches.at(-1), vacuumMs },
+    partitions: { dropMs, dropped: 31 },
+  };
+  log(
+    `retention: batched deletes ${(deleteMs / 1000).toFixed(1)} s in ${batches.length} batches (longest ${batches.at(-1).toFixed(1)} ms), VACUUM ${(vacuumMs / 1000).toFixed(1)} s; dropping 31 day partitions ${dropMs} ms`,
+  );
+  return result;
+}
+
+function report(results) {
+  const base = results[0];
+  const fixed = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+  const lines = [
+    '',
+    `| records | accounts | transactions table | first page req/s | p99 ms | ×10^4 | deep page req/s | p99 ms | ×10^4 | page plan | dispatcher plan (1,000 due) |`,
+    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|`,
+    ...results.map((r) => {
+      const plan = (p) =>
+        `${fixed(p.ms, 2)} ms, ${p.sorts ? 'SORTS' : 'no sort'}, ${p.seqScans.length ? `SEQ SCAN ${p.seqScans.length}` : 'index only'}`;
+      return `| ${r.records.toLocaleString('en')} | ${r.accounts.toLocaleString('en')} | ${fixed(r.tableBytes / 2 ** 20, 0)} MiB | ${fixed(r.first.rps, 0)} | ${fixed(r.first.p99, 2)} | ×${fixed(r.first.rps / base.first.rps, 2)} | ${fixed(r.deep.rps, 0)} | ${fixed(r.deep.p99, 2)} | ×${fixed(r.deep.rps / base.deep.rps, 2)} | ${plan(r.plans.deepPage)} | ${plan(r.plans.dispatcherBatch)} |`;
+    }),
+    '',
+    `indexes used at ${results.at(-1).records.toLocaleString('en')}: page ${results.at(-1).plans.deepPage.indexes.join(', ')}; dispatcher ${results.at(-1).plans.dispatcherBatch.indexes.join(', ')}`,
+    `machine: ${os.cpus().length} CPUs ${os.cpus()[0]?.model?.trim()}, node ${process.version}; ${connections} connections, ${seconds} s per target`,
+  ];
+  console.log(lines.join('\n'));
+}
+
+const hardLimit = setTimeout(() => {
+  console.error('scale bench: not done within 60 minutes; stopping');
+  process.exit(1);
+}, 60 * 60_000);
+hardLimit.unref();
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error instanceof BenchFailure ? `scale bench failed: ${error.message}` : error);
+    process.exit(1);
+  },
+);
