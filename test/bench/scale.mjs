@@ -5,8 +5,9 @@
 // measures, against an api process of its own:
 //   - a stored transactions page of one account (the same 10,000 records at every size): the first page
 //     and a deep cursor page (after 9,000 records), req/s and p99, as a ratio to the smallest size;
-//   - the plans Postgres chooses for that page and for the sync dispatcher's due-accounts batch
-//     (EXPLAIN ANALYZE, BUFFERS): each must walk its index, never sort or scan the table.
+//   - the plans Postgres chooses for that page and for the sync dispatcher's due-accounts batch (the
+//     statement of AccountSyncStateRepository; EXPLAIN ANALYZE, BUFFERS): each must walk its index, never
+//     sort or scan the table once the due set is larger than a batch.
 // Then retention, two ways on --events merchant events (10^6) spread over 60 days: the batched deletes the
 // sweep runs (how long in all, and the longest batch: the longest any row lock is held), against a copy
 // partitioned by day with the 30 oldest partitions dropped.
@@ -169,7 +170,12 @@ async function main() {
         [merchantId],
       )
     ).rows;
-    await insertTransactions(db, `SELECT $1::uuid AS id, $2::uuid AS merchant_id`, [hot.id, merchantId], HOT);
+    await insertTransactions(
+      db,
+      `a AS (SELECT $1::uuid AS id, $2::uuid AS merchant_id)`,
+      [hot.id, merchantId],
+      HOT,
+    );
     let bulk = 0;
     let accounts = 1;
     for (const size of sizes) {
@@ -177,25 +183,34 @@ async function main() {
       while (HOT + bulk < size) {
         const rows = Math.min(CHUNK, size - HOT - bulk);
         const n = Math.ceil(rows / PER_ACCOUNT);
-        // Accounts round the merchants' consents, falling due over the next hour (a sixth already due).
+        // Users as real ones come: a consent each, two accounts under it, round the merchants, the
+        // accounts falling due over the next hour (a sixth already due).
         await insertTransactions(
           db,
-          `WITH c AS (SELECT id, merchant_id, user_id, row_number() OVER (ORDER BY id) - 1 AS k FROM consents)
-           INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
-             sync_status, next_sync_at, updated_at)
-           SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'scale-' || ($1 + g), 'sandbox-redirect',
-             'SYNCED', now() + make_interval(secs => (g % 3600) - 600), now()
-           FROM generate_series(1, $2) g JOIN c ON c.k = g % $3
-           RETURNING id, merchant_id`,
-          [accounts, n, MERCHANTS],
+          `m AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM merchants),
+           u AS (INSERT INTO users (id, merchant_id, reference, application_user_id, updated_at)
+             SELECT uuid_generate_v7(), m.id, 'u' || ($1 + g), 'u' || ($1 + g), now()
+             FROM generate_series(1, $2) g JOIN m ON m.k = g % $3 RETURNING id, merchant_id),
+           c AS (INSERT INTO consents (id, merchant_id, user_id, kind, upstream_consent_id, institution_id, status,
+               expires_at, updated_at)
+             SELECT uuid_generate_v7(), merchant_id, id, 'ACCOUNT', 'scale-' || id, 'sandbox-redirect', 'AUTHORIZED',
+               now() + make_interval(days => 1 + abs(hashtext(id::text)) % 89), now() FROM u
+             RETURNING id, merchant_id, user_id),
+           a AS (INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
+               sync_status, next_sync_at, updated_at)
+             SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'scale-' || j, 'sandbox-redirect', 'SYNCED',
+               now() + make_interval(secs => abs(hashtext(c.id::text || j)) % 3600 - 600), now()
+             FROM c, generate_series(1, 2) j RETURNING id, merchant_id)`,
+          [accounts, Math.ceil(n / 2), MERCHANTS],
           PER_ACCOUNT,
         );
-        accounts += n;
-        bulk += n * PER_ACCOUNT;
+        accounts += Math.ceil(n / 2) * 2;
+        bulk += Math.ceil(n / 2) * 2 * PER_ACCOUNT;
         log(`${(HOT + bulk).toLocaleString('en')} records in ${accounts.toLocaleString('en')} accounts`);
       }
-      await db.query('VACUUM ANALYZE transactions');
-      await db.query('VACUUM ANALYZE accounts');
+      // As autovacuum would after such a load: visibility for index-only scans, and statistics the planner
+      // can trust (a bulk load leaves every table's stale, and the plans below would be of stale stats).
+      await db.query('VACUUM ANALYZE');
       results.push(await measureSize(db, api.url, auth, hot.id, merchantId, HOT + bulk, accounts));
       report(results);
     }
@@ -219,12 +234,12 @@ async function main() {
 }
 
 /**
- * `perAccount` records for each account `accounts` answers (a SELECT, or an INSERT … RETURNING that makes
- * them: one statement either way), dated an hour apart back from now.
+ * `perAccount` records for each account of `a`, the last of the common table expressions `ctes` (a SELECT,
+ * or INSERTs … RETURNING that make the accounts: one statement either way), dated an hour apart back from now.
  */
-async function insertTransactions(db, accounts, params, perAccount) {
+async function insertTransactions(db, ctes, params, perAccount) {
   await db.query(
-    `WITH a AS (${accounts})
+    `WITH ${ctes}
      INSERT INTO transactions (id, merchant_id, account_id, dedupe_key, date, booking_date_time, status, amount,
        currency, description, raw, updated_at)
      SELECT uuid_generate_v7(), a.merchant_id, a.id, 'k' || i, now() - make_interval(hours => i),
@@ -254,6 +269,8 @@ async function measureSize(db, apiUrl, auth, accountId, merchantId, records, acc
     );
     cursor = res.body.meta.nextCursor;
   }
+  // The api's first seconds (JIT, pools filling) are not the smallest size's cost: warm it, unmeasured.
+  if (records === HOT) await measure(`${apiUrl}/v1/accounts/${accountId}/transactions?limit=100`, auth);
   const first = await measure(`${apiUrl}/v1/accounts/${accountId}/transactions?limit=100`, auth);
   const deep = await measure(
     `${apiUrl}/v1/accounts/${accountId}/transactions?limit=100&cursor=${cursor}`,
@@ -275,11 +292,19 @@ async function measureSize(db, apiUrl, auth, accountId, merchantId, records, acc
     dispatcherBatch: await explain(
       db,
       `SELECT a.id, a.merchant_id, a.next_sync_at FROM accounts a
-         JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+         JOIN consents c ON c.id = a.consent_id
          JOIN merchants m ON m.id = a.merchant_id AND m.disabled_at IS NULL
        WHERE a.next_sync_at <= now() AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
          AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > now())
        ORDER BY a.next_sync_at, a.id LIMIT 1000`,
+      [],
+    ),
+    // The consent expiry scan's batch (ConsentLifecycleRepository.expiringSoon): the week's expiring consents.
+    expiryBatch: await explain(
+      db,
+      `SELECT c.id, c.merchant_id, c.expires_at FROM consents c
+       WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at > now() AND expires_at <= now() + interval '7 days'
+         AND id > '00000000-0000-0000-0000-000000000000' ORDER BY id LIMIT 500`,
       [],
     ),
   };
@@ -356,15 +381,15 @@ function report(results) {
   const fixed = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   const lines = [
     '',
-    `| records | accounts | transactions table | first page req/s | p99 ms | ×10^4 | deep page req/s | p99 ms | ×10^4 | page plan | dispatcher plan (1,000 due) |`,
-    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|`,
+    `| records | accounts | transactions table | first page req/s | p99 ms | ×10^4 | deep page req/s | p99 ms | ×10^4 | page plan | dispatcher batch (1,000) | expiry scan batch (500) |`,
+    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|:--|`,
     ...results.map((r) => {
       const plan = (p) =>
         `${fixed(p.ms, 2)} ms, ${p.sorts ? 'SORTS' : 'no sort'}, ${p.seqScans.length ? `SEQ SCAN ${p.seqScans.length}` : 'index only'}`;
-      return `| ${r.records.toLocaleString('en')} | ${r.accounts.toLocaleString('en')} | ${fixed(r.tableBytes / 2 ** 20, 0)} MiB | ${fixed(r.first.rps, 0)} | ${fixed(r.first.p99, 2)} | ×${fixed(r.first.rps / base.first.rps, 2)} | ${fixed(r.deep.rps, 0)} | ${fixed(r.deep.p99, 2)} | ×${fixed(r.deep.rps / base.deep.rps, 2)} | ${plan(r.plans.deepPage)} | ${plan(r.plans.dispatcherBatch)} |`;
+      return `| ${r.records.toLocaleString('en')} | ${r.accounts.toLocaleString('en')} | ${fixed(r.tableBytes / 2 ** 20, 0)} MiB | ${fixed(r.first.rps, 0)} | ${fixed(r.first.p99, 2)} | ×${fixed(r.first.rps / base.first.rps, 2)} | ${fixed(r.deep.rps, 0)} | ${fixed(r.deep.p99, 2)} | ×${fixed(r.deep.rps / base.deep.rps, 2)} | ${plan(r.plans.deepPage)} | ${plan(r.plans.dispatcherBatch)} | ${plan(r.plans.expiryBatch)} |`;
     }),
     '',
-    `indexes used at ${results.at(-1).records.toLocaleString('en')}: page ${results.at(-1).plans.deepPage.indexes.join(', ')}; dispatcher ${results.at(-1).plans.dispatcherBatch.indexes.join(', ')}`,
+    `indexes used at ${results.at(-1).records.toLocaleString('en')}: page ${results.at(-1).plans.deepPage.indexes.join(', ')}; dispatcher ${results.at(-1).plans.dispatcherBatch.indexes.join(', ')}; expiry scan ${results.at(-1).plans.expiryBatch.indexes.join(', ')}`,
     `machine: ${os.cpus().length} CPUs ${os.cpus()[0]?.model?.trim()}, node ${process.version}; ${connections} connections, ${seconds} s per target`,
   ];
   console.log(lines.join('\n'));

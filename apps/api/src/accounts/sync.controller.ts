@@ -57,7 +57,7 @@ export class SyncController {
   @ApiOperation({
     summary: "An account's sync history",
     description:
-      'Every sync of the account (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it.',
+      'The account’s syncs (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it. The newest SYNC_RUNS_KEPT_PER_ACCOUNT (100 by default) are kept; older ones are removed as new runs end.',
   })
   @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput, { list: true }) })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })

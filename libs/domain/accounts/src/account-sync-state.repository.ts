@@ -40,11 +40,14 @@ const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "u
  * the consent authorised and unexpired, the account neither stopped nor closed, its merchant enabled (a
  * disabled merchant's accounts stay due, and are dispatched once it is enabled). Two statements, first
  * batch and next ones: a generic plan of `$n IS NULL OR (…) > (…)` could not start the index scan at the
- * position, and every batch would read the ones before it again.
+ * position, and every batch would read the ones before it again. The consent is joined by its id alone: an
+ * account's consent is always its merchant's (placement keeps it so), and naming the merchant in the join
+ * too makes the planner multiply the two conditions, expect a handful of rows and hash-join both whole
+ * tables (`npm run bench:scale`: 128 ms a batch at 250,000 accounts, against 16 ms on this index walk).
  */
 const dueForSync = (after: boolean) => `SELECT a.id AS "accountId", a.merchant_id AS "merchantId",
     a.next_sync_at AS "nextSyncAt"
-  FROM accounts a JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
+  FROM accounts a JOIN consents c ON c.id = a.consent_id
     JOIN merchants m ON m.id = a.merchant_id AND m.disabled_at IS NULL
   WHERE a.next_sync_at <= $1::timestamptz AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
     ${after ? 'AND (a.next_sync_at, a.id) > ($3::timestamptz, $4::uuid)' : ''}
