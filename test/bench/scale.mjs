@@ -12,7 +12,8 @@
 // sweep runs (how long in all, and the longest batch: the longest any row lock is held), against a copy
 // partitioned by day with the 30 oldest partitions dropped.
 // Options (after `npm run bench:scale --`): --sizes 10000,1000000,10000000, --seconds N per target (5),
-// --connections N (8), --events N (1000000), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
+// --connections N (8), --events N (1000000), --processes 1,2,4 (api processes sharing the first-page
+// load at the largest size, the connections spread over them), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
 // Stored-page caches are off (STORED_PAGE_CACHE_MB=0, READ_CACHE_MB=0): every read goes to Postgres.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     out: { type: 'string', default: '.dev/scale-results.json' },
     events: { type: 'string', default: '1000000' },
+    processes: { type: 'string', default: '1,2,4' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -49,10 +51,11 @@ const connections = Number(values.connections);
 const started = Date.now();
 const log = (message) => console.log(`[scale +${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
 
-/** `connections` keep-alive loops on one URL for `seconds`: req/s and latency percentiles. */
-async function measure(url, headers) {
+/** `connections` keep-alive loops for `seconds`, spread over `urls` (one URL or several): req/s and latencies. */
+async function measure(urls, headers) {
+  const list = [urls].flat();
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const get = () =>
+  const get = (url) =>
     new Promise((done, fail) => {
       const t0 = process.hrtime.bigint();
       http
@@ -70,8 +73,8 @@ async function measure(url, headers) {
     const latencies = [];
     const until = Date.now() + ms;
     await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (Date.now() < until) latencies.push(await get());
+      Array.from({ length: connections }, async (_, i) => {
+        while (Date.now() < until) latencies.push(await get(list[i % list.length]));
       }),
     );
     return latencies;
@@ -111,26 +114,10 @@ async function main() {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const port = benchPorts().api;
-  const api = await startApp(
-    'api',
-    'dist/apps/api/src/main.js',
-    {
-      DATABASE_URL: databaseUrl,
-      QUEUE_PREFIX: 'bff-bench-scale',
-      UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
-      API_PORT: String(port),
-      API_HOST: '127.0.0.1',
-      API_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      STORED_PAGE_CACHE_MB: '0',
-      READ_CACHE_MB: '0',
-      UPSTREAM_WEBHOOK_AUTO_REGISTER: 'false',
-    },
-    '/health/live',
-    port,
-  );
+  const api = await startApi(databaseUrl, port);
   const results = [];
   let retention = null;
+  let processes = null;
   try {
     const created = await expectStatus(
       'POST /admin/merchants',
@@ -214,6 +201,7 @@ async function main() {
       results.push(await measureSize(db, api.url, auth, hot.id, merchantId, HOT + bulk, accounts));
       report(results);
     }
+    processes = await processCurve(api, databaseUrl, auth, hot.id);
     retention = await retentionTwoWays(db, merchantId, Number(values.events));
   } finally {
     await api.stop();
@@ -225,7 +213,12 @@ async function main() {
   writeFileSync(
     out,
     JSON.stringify(
-      { machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version }, results, retention },
+      {
+        machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version },
+        results,
+        processes,
+        retention,
+      },
       null,
       2,
     ),
@@ -309,6 +302,50 @@ async function measureSize(db, apiUrl, auth, accountId, merchantId, records, acc
     ),
   };
   return { records, accounts, tableBytes: Number(bytes), first, deep, plans };
+}
+
+/** An api process on `port`, every read going to Postgres (no page caches), unthrottled. */
+function startApi(databaseUrl, port) {
+  return startApp(
+    `api-${port}`,
+    'dist/apps/api/src/main.js',
+    {
+      DATABASE_URL: databaseUrl,
+      QUEUE_PREFIX: 'bff-bench-scale',
+      UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
+      API_PORT: String(port),
+      API_HOST: '127.0.0.1',
+      API_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      STORED_PAGE_CACHE_MB: '0',
+      READ_CACHE_MB: '0',
+      UPSTREAM_WEBHOOK_AUTO_REGISTER: 'false',
+    },
+    '/health/live',
+    port,
+  );
+}
+
+/** The first-page read with its load spread over 1, 2, 4… api processes, on the same database. */
+async function processCurve(api, databaseUrl, auth, accountId) {
+  const counts = values.processes.split(',').map(Number);
+  const extra = [];
+  const curve = [];
+  try {
+    for (const n of counts) {
+      while (extra.length + 1 < n)
+        extra.push(await startApi(databaseUrl, benchPorts().api + 1 + extra.length));
+      const urls = [api, ...extra]
+        .slice(0, n)
+        .map((a) => `${a.url}/v1/accounts/${accountId}/transactions?limit=100`);
+      const m = await measure(urls, auth);
+      curve.push({ processes: n, ...m });
+      log(`${n} api process(es): ${m.rps.toFixed(0)} req/s, p99 ${m.p99.toFixed(2)} ms`);
+    }
+  } finally {
+    for (const a of extra) await a.stop();
+  }
+  return curve;
 }
 
 /**
