@@ -8,13 +8,15 @@
 //   - the plans Postgres chooses for that page and for the sync dispatcher's due-accounts batch (the
 //     statement of AccountSyncStateRepository; EXPLAIN ANALYZE, BUFFERS): each must walk its index, never
 //     sort or scan the table once the due set is larger than a batch.
-// Then retention, two ways on --events merchant events (10^6) spread over 60 days: the batched deletes the
+// Then one dispatch of --due accounts due at once (target: 10^6 in under 60 s). Then retention, two ways on --events merchant events (10^6) spread over 60 days: the batched deletes the
 // sweep runs (how long in all, and the longest batch: the longest any row lock is held), against a copy
 // partitioned by day with the 30 oldest partitions dropped.
 // Options (after `npm run bench:scale --`): --sizes 10000,1000000,10000000, --seconds N per target (5),
 // --connections N (8), --events N (1000000), --processes 1,2,4 (api processes sharing the first-page
-// load at the largest size, the connections spread over them), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
+// load at the largest size, the connections spread over them), --due N (10^6: accounts due at once for
+// one dispatch, `npm run sync:dispatch` on a private Redis; 0 skips it), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
 // Stored-page caches are off (STORED_PAGE_CACHE_MB=0, READ_CACHE_MB=0): every read goes to Postgres.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -22,6 +24,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { startPrivateRedis } from '../support/private-services.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { benchDatabaseUrl, benchPorts, call, expectStatus, startApp } from './processes.mjs';
 
@@ -41,6 +44,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: '.dev/scale-results.json' },
     events: { type: 'string', default: '1000000' },
     processes: { type: 'string', default: '1,2,4' },
+    due: { type: 'string', default: '1000000' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -118,6 +122,7 @@ async function main() {
   const results = [];
   let retention = null;
   let processes = null;
+  let dispatch = null;
   try {
     const created = await expectStatus(
       'POST /admin/merchants',
@@ -202,6 +207,7 @@ async function main() {
       report(results);
     }
     processes = await processCurve(api, databaseUrl, auth, hot.id);
+    if (Number(values.due) > 0) dispatch = await dispatchDue(db, databaseUrl, Number(values.due));
     retention = await retentionTwoWays(db, merchantId, Number(values.events));
   } finally {
     await api.stop();
@@ -217,6 +223,7 @@ async function main() {
         machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version },
         results,
         processes,
+        dispatch,
         retention,
       },
       null,
@@ -346,6 +353,66 @@ async function processCurve(api, databaseUrl, auth, accountId) {
     for (const a of extra) await a.stop();
   }
   return curve;
+}
+
+/**
+ * One dispatch (`npm run sync:dispatch`, its own process) with `due` accounts due at once: the accounts
+ * the sizes made, made due, and more without transactions up to `due`. Its jobs go to a private Redis
+ * dropped afterwards, so a million jobs never touch the machine's.
+ */
+async function dispatchDue(db, databaseUrl, due) {
+  const redis = await startPrivateRedis();
+  try {
+    const [{ have }] = (await db.query('SELECT count(*)::int AS have FROM accounts')).rows;
+    if (have < due) {
+      log(`dispatch: ${(due - have).toLocaleString('en')} more accounts (no transactions)`);
+      await db.query(
+        `WITH c AS (SELECT id, merchant_id, user_id, row_number() OVER (ORDER BY id) - 1 AS k,
+             count(*) OVER () AS n FROM consents)
+         INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
+           sync_status, next_sync_at, updated_at)
+         SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'due-' || g, 'sandbox-redirect', 'SYNCED',
+           now(), now()
+         FROM generate_series(1, $1) g JOIN c ON c.k = g % c.n`,
+        [due - have],
+      );
+    }
+    await db.query(`UPDATE consents SET expires_at = now() + interval '80 days'`);
+    await db.query(`UPDATE accounts SET next_sync_at = now() - interval '1 minute'`);
+    await db.query('VACUUM ANALYZE accounts');
+    await db.query('VACUUM ANALYZE consents');
+    log(`dispatch: ${due.toLocaleString('en')} accounts due, one dispatch`);
+    // Under /usr/bin/time for the process's peak RSS: flat memory means the same at 10^5 and 10^6 due.
+    const child = spawnSync(
+      '/usr/bin/time',
+      [
+        '-f',
+        'peak-rss-kib %M',
+        process.execPath,
+        resolve(ROOT, 'dist/apps/worker/src/cli/sync-dispatch.cli.js'),
+      ],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          REDIS_URL: redis.url,
+          QUEUE_PREFIX: 'bff-bench-scale',
+          LOG_LEVEL: 'warn',
+        },
+        encoding: 'utf8',
+        maxBuffer: 64 * 2 ** 20,
+      },
+    );
+    if (child.status !== 0) throw new BenchFailure(`sync:dispatch failed: ${child.stderr.slice(-2000)}`);
+    const result = JSON.parse(child.stdout.trim().split('\n').at(-1));
+    const peakRssMiB = Number(/peak-rss-kib (\d+)/.exec(child.stderr)?.[1]) / 1024;
+    log(
+      `dispatch: ${result.enqueued.toLocaleString('en')} of ${due.toLocaleString('en')} due accounts enqueued in ${(result.ms / 1000).toFixed(1)} s, peak RSS ${peakRssMiB.toFixed(0)} MiB (target: 10^6 in under 60 s)`,
+    );
+    return { due, ...result, peakRssMiB };
+  } finally {
+    await redis.destroy();
+  }
 }
 
 /**
