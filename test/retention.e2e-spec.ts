@@ -210,7 +210,12 @@ describe('retention: an account keeps its newest sync runs, up to the bound', ()
   const KEEP = 3;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: true, overrides: { SYNC_RUNS_KEPT_PER_ACCOUNT: String(KEEP) } });
+    // Its own database and queues: a worker keeping 3 runs must not end another file's runs.
+    stack = await startStack({
+      ownDatabase: 'sync-runs-kept',
+      worker: true,
+      overrides: { SYNC_RUNS_KEPT_PER_ACCOUNT: String(KEEP) },
+    });
   });
   afterAll(async () => {
     await stack?.close();

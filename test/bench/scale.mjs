@@ -10,11 +10,14 @@
 //     sort or scan the table once the due set is larger than a batch.
 // Then one dispatch of --due accounts due at once (target: 10^6 in under 60 s). Then retention, two ways on --events merchant events (10^6) spread over 60 days: the batched deletes the
 // sweep runs (how long in all, and the longest batch: the longest any row lock is held), against a copy
-// partitioned by day with the 30 oldest partitions dropped.
+// partitioned by day with the 30 oldest partitions dropped. Last, --stored-events events stored over the
+// users, 1% of them with a delivery still pending: the plans of a user's stream read (SSE replay), the
+// delivery sweep and a retention batch.
 // Options (after `npm run bench:scale --`): --sizes 10000,1000000,10000000, --seconds N per target (5),
 // --connections N (8), --events N (1000000), --processes 1,2,4 (api processes sharing the first-page
 // load at the largest size, the connections spread over them), --due N (10^6: accounts due at once for
-// one dispatch, `npm run sync:dispatch` on a private Redis; 0 skips it), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
+// one dispatch, `npm run sync:dispatch` on a private Redis; 0 skips it), --stored-events N (10^7: events
+// stored for the event-stream and sweep plans; 0 skips it), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
 // Stored-page caches are off (STORED_PAGE_CACHE_MB=0, READ_CACHE_MB=0): every read goes to Postgres.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -45,6 +48,7 @@ const { values } = parseArgs({
     events: { type: 'string', default: '1000000' },
     processes: { type: 'string', default: '1,2,4' },
     due: { type: 'string', default: '1000000' },
+    'stored-events': { type: 'string', default: '10000000' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -101,7 +105,7 @@ async function explain(db, sql, params) {
     ms: Number(/Execution Time: ([\d.]+)/.exec(lines.join('\n'))?.[1]),
     sorts: nodes.some((l) => /Sort\b/.test(l) && !/Sort Key/.test(l)),
     seqScans: nodes.filter((l) => /Seq Scan/.test(l)).map((l) => l.trim()),
-    indexes: [...new Set(nodes.flatMap((l) => /using (\S+)/.exec(l)?.[1] ?? []))],
+    indexes: [...new Set(nodes.flatMap((l) => /(?:using|Index Scan on) (\S+)/.exec(l)?.[1] ?? []))],
     plan: lines,
   };
 }
@@ -123,6 +127,7 @@ async function main() {
   let retention = null;
   let processes = null;
   let dispatch = null;
+  let eventPlans = null;
   try {
     const created = await expectStatus(
       'POST /admin/merchants',
@@ -209,6 +214,8 @@ async function main() {
     processes = await processCurve(api, databaseUrl, auth, hot.id);
     if (Number(values.due) > 0) dispatch = await dispatchDue(db, databaseUrl, Number(values.due));
     retention = await retentionTwoWays(db, merchantId, Number(values.events));
+    const stored = Number(values['stored-events']);
+    if (stored > 0) eventPlans = await storedEventPlans(db, stored);
   } finally {
     await api.stop();
     await db.end();
@@ -225,6 +232,7 @@ async function main() {
         processes,
         dispatch,
         retention,
+        eventPlans,
       },
       null,
       2,
@@ -413,6 +421,81 @@ async function dispatchDue(db, databaseUrl, due) {
   } finally {
     await redis.destroy();
   }
+}
+
+/**
+ * `count` events over every user, 1% with a delivery still pending, then the plans of the statements that
+ * read the table: a user's stream from its start and from its middle (SSE replay, a page of 500), the
+ * delivery sweep's batch, and a retention batch's choice of rows (its SELECT; nothing is deleted).
+ */
+async function storedEventPlans(db, count) {
+  log(`events: ${count.toLocaleString('en')} stored over the users, 1% with a delivery pending`);
+  const [{ top }] = (
+    await db.query('SELECT coalesce(max(stream_seq), 0)::bigint AS top FROM merchant_events')
+  ).rows;
+  const [endpoint] = (
+    await db.query(
+      `INSERT INTO event_endpoints (id, merchant_id, url, secret_ciphertext, secret_key_id, updated_at)
+       SELECT uuid_generate_v7(), id, 'https://example.com/hooks', 'bench', 'bench', now() FROM merchants LIMIT 1
+       RETURNING id, merchant_id`,
+    )
+  ).rows;
+  for (let done = 0; done < count; done += CHUNK) {
+    const n = Math.min(CHUNK, count - done);
+    await db.query(
+      `WITH u AS (SELECT id, merchant_id, row_number() OVER (ORDER BY id) - 1 AS k, count(*) OVER () AS n FROM users),
+         e AS (
+           INSERT INTO merchant_events (id, merchant_id, user_id, type, data, created_at, stream_seq)
+           SELECT uuid_generate_v7(), u.merchant_id, u.id, 'sync.succeeded',
+             jsonb_build_object('accountId', gen_random_uuid(), 'fetched', g % 1000),
+             now() - make_interval(secs => (($4::bigint - $2 - g) * 25 * 86400 / $4)::int), $3::bigint + $2 + g
+           FROM generate_series(1, $1) g JOIN u ON u.k = g % u.n
+           RETURNING id, stream_seq)
+       INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, next_attempt_at, updated_at)
+       SELECT $5, $6, e.id, 'PENDING', now() + make_interval(secs => (e.stream_seq % 3600)::int - 60), now()
+       FROM e WHERE e.stream_seq % 100 = 0`,
+      [n, done, top, count, endpoint.merchant_id, endpoint.id],
+    );
+    log(`events: ${(done + n).toLocaleString('en')}`);
+  }
+  await db.query('VACUUM ANALYZE merchant_events');
+  await db.query('VACUUM ANALYZE event_deliveries');
+  const [user] = (
+    await db.query(
+      `SELECT user_id, merchant_id, (SELECT stream_seq FROM merchant_events m2 WHERE m2.user_id = m.user_id
+         ORDER BY stream_seq OFFSET 20 LIMIT 1)::text AS middle
+       FROM merchant_events m WHERE stream_seq > $1 LIMIT 1`,
+      [top],
+    )
+  ).rows;
+  const stream = `SELECT id, type::text, created_at, user_id, data, stream_seq FROM merchant_events m
+    WHERE m.user_id = $2 AND m.merchant_id = $1 AND m.stream_seq > $3::bigint ORDER BY m.stream_seq LIMIT 500`;
+  const plans = {
+    streamFromStart: await explain(db, stream, [user.merchant_id, user.user_id, '0']),
+    streamFromMiddle: await explain(db, stream, [user.merchant_id, user.user_id, user.middle]),
+    deliverySweep: await explain(
+      db,
+      `SELECT d.id FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
+       WHERE d.status = 'PENDING' AND d.next_attempt_at < now() AND m.disabled_at IS NULL
+       ORDER BY d.next_attempt_at LIMIT 500`,
+      [],
+    ),
+    retentionBatch: await explain(
+      db,
+      `SELECT e.id FROM merchant_events e
+       WHERE e.created_at < now() - interval '20 days' AND e.stream_seq IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status = 'PENDING')
+       ORDER BY e.created_at LIMIT 1000 FOR UPDATE OF e SKIP LOCKED`,
+      [],
+    ),
+  };
+  const [{ bytes }] = (await db.query(`SELECT pg_total_relation_size('merchant_events')::bigint AS bytes`))
+    .rows;
+  for (const [name, p] of Object.entries(plans))
+    log(
+      `events at ${count.toLocaleString('en')} (${(Number(bytes) / 2 ** 30).toFixed(1)} GiB): ${name} ${p.ms.toFixed(2)} ms, ${p.sorts ? 'SORTS' : 'no sort'}, ${p.seqScans.length ? `SEQ SCAN ${p.seqScans.join('; ')}` : 'no seq scan'}, indexes ${p.indexes.join(', ')}`,
+    );
+  return { count, tableBytes: Number(bytes), plans };
 }
 
 /**
