@@ -375,13 +375,12 @@ async function dispatchDue(db, databaseUrl, due) {
     if (have < due) {
       log(`dispatch: ${(due - have).toLocaleString('en')} more accounts (no transactions)`);
       await db.query(
-        `WITH c AS (SELECT id, merchant_id, user_id, row_number() OVER (ORDER BY id) - 1 AS k,
-             count(*) OVER () AS n FROM consents)
+        `WITH c AS (SELECT id, merchant_id, user_id, row_number() OVER (ORDER BY id) - 1 AS k FROM consents)
          INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
            sync_status, next_sync_at, updated_at)
          SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'due-' || g, 'sandbox-redirect', 'SYNCED',
            now(), now()
-         FROM generate_series(1, $1) g JOIN c ON c.k = g % c.n`,
+         FROM generate_series(1, $1) g JOIN c ON c.k = g % (SELECT count(*) FROM consents)`,
         [due - have],
       );
     }
@@ -440,21 +439,23 @@ async function storedEventPlans(db, count) {
        RETURNING id, merchant_id`,
     )
   ).rows;
+  const [{ users }] = (await db.query('SELECT count(*)::int AS users FROM users')).rows;
   for (let done = 0; done < count; done += CHUNK) {
     const n = Math.min(CHUNK, count - done);
     await db.query(
-      `WITH u AS (SELECT id, merchant_id, row_number() OVER (ORDER BY id) - 1 AS k, count(*) OVER () AS n FROM users),
+      // The user count as a value: a join on `g % n` with n a column of the same side could not hash.
+      `WITH u AS (SELECT id, merchant_id, row_number() OVER (ORDER BY id) - 1 AS k FROM users),
          e AS (
            INSERT INTO merchant_events (id, merchant_id, user_id, type, data, created_at, stream_seq)
            SELECT uuid_generate_v7(), u.merchant_id, u.id, 'sync.succeeded',
              jsonb_build_object('accountId', gen_random_uuid(), 'fetched', g % 1000),
              now() - make_interval(secs => (($4::bigint - $2 - g) * 25 * 86400 / $4)::int), $3::bigint + $2 + g
-           FROM generate_series(1, $1) g JOIN u ON u.k = g % u.n
+           FROM generate_series(1, $1) g JOIN u ON u.k = g % $7
            RETURNING id, stream_seq)
        INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, next_attempt_at, updated_at)
        SELECT $5, $6, e.id, 'PENDING', now() + make_interval(secs => (e.stream_seq % 3600)::int - 60), now()
        FROM e WHERE e.stream_seq % 100 = 0`,
-      [n, done, top, count, endpoint.merchant_id, endpoint.id],
+      [n, done, top, count, endpoint.merchant_id, endpoint.id, users],
     );
     log(`events: ${(done + n).toLocaleString('en')}`);
   }

@@ -69,6 +69,20 @@ function atExit(cleanup) {
 
 // ------------------------------------------------------------------------------------------------ Redis
 
+/** A redis-server on `port` in the foreground, loopback only, keeping nothing on disk. */
+const redisArgs = (port) => [
+  '--port',
+  String(port),
+  '--bind',
+  '127.0.0.1',
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--daemonize',
+  'no',
+];
+
 /**
  * A private Redis on a free port. `restart()` comes back empty (no persistence), `kill()` is SIGKILL,
  * `stop()`/`start()` leave it down in between (the port is kept).
@@ -77,22 +91,7 @@ export async function startPrivateRedis() {
   const port = await freePort();
   let child = null;
   const launch = async () => {
-    const started = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--daemonize',
-        'no',
-      ],
-      { stdio: 'ignore' },
-    );
+    const started = spawn('redis-server', redisArgs(port), { stdio: 'ignore' });
     // Its lifetime is the caller's business, not a reason for this process to stay: the exit hook kills it.
     started.unref();
     child = started;
@@ -160,16 +159,7 @@ export async function startPrivateRedisCluster(masters = 3) {
     const child = spawn(
       'redis-server',
       [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--daemonize',
-        'no',
+        ...redisArgs(port),
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
-import { RETENTION_BATCH, RETENTION_BUDGET_MS } from '#libs/database';
+import { deleteInBatches } from '#libs/database';
 import { MerchantEventRepository } from './merchant-event.repository.js';
 import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
 
@@ -21,14 +21,12 @@ export class EventsRetention {
 
   async prune(): Promise<{ events: number }> {
     const cutoff = new Date(this.clock.now().getTime() - this.config.retention.eventDays * 86_400_000);
-    const stopAt = Date.now() + RETENTION_BUDGET_MS;
-    let events = 0;
-    for (;;) {
-      const batch = await this.events.deleteRelayedBefore(cutoff, RETENTION_BATCH);
-      events += batch.deleted;
+    const events = await deleteInBatches(async (limit) => {
+      const batch = await this.events.deleteRelayedBefore(cutoff, limit);
       // Recorded per batch: a sweep that dies half-way has still said what it removed.
       if (batch.through !== null) await this.relayState.recordPrunedThrough(batch.through);
-      if (batch.deleted < RETENTION_BATCH || Date.now() > stopAt) return { events };
-    }
+      return batch.deleted;
+    });
+    return { events };
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
-import { RETENTION_BATCH, RETENTION_BUDGET_MS } from '#libs/database';
+import { deleteInBatches } from '#libs/database';
 import { InboundEventRepository } from './inbound-event.repository.js';
 
 /**
@@ -19,12 +19,6 @@ export class InboxRetention {
 
   async prune(): Promise<{ inbound: number }> {
     const cutoff = new Date(this.clock.now().getTime() - this.config.retention.inboxDays * 86_400_000);
-    const stopAt = Date.now() + RETENTION_BUDGET_MS;
-    let inbound = 0;
-    for (;;) {
-      const deleted = await this.inbound.deleteProcessedBefore(cutoff, RETENTION_BATCH);
-      inbound += deleted;
-      if (deleted < RETENTION_BATCH || Date.now() > stopAt) return { inbound };
-    }
+    return { inbound: await deleteInBatches((limit) => this.inbound.deleteProcessedBefore(cutoff, limit)) };
   }
 }
