@@ -66,6 +66,38 @@ export async function createConsentRow(
   });
 }
 
+/** What every row of a createConsentRows batch shares. */
+export interface ConsentRowsSpec {
+  count: number;
+  status: string;
+  kind?: 'ACCOUNT' | 'VRP_SWEEPING';
+  flow?: 'REDIRECT' | 'EMBEDDED';
+  expiresAt: Date | null;
+  /** Set: consent.expiring went out already for this expiry. */
+  expiringNotifiedAt?: Date | null;
+}
+
+/**
+ * `count` alike consent rows of a user in one statement, their ids in id order: the lifecycle scans' tests
+ * need many rows (past a batch, sharing an expiry), not the bank behind them.
+ */
+export async function createConsentRows(
+  prisma: PrismaService,
+  user: { id: string; merchantId: string },
+  spec: ConsentRowsSpec,
+): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    INSERT INTO consents (id, merchant_id, user_id, kind, flow, upstream_consent_id, institution_id, status,
+      expires_at, expiring_notified_at, updated_at)
+    SELECT gen_random_uuid(), ${user.merchantId}::uuid, ${user.id}::uuid,
+      ${spec.kind ?? 'ACCOUNT'}::consent_kind, ${spec.flow ?? 'EMBEDDED'}::consent_flow,
+      'rows-' || gen_random_uuid(), 'sandbox-embedded', ${spec.status}, ${spec.expiresAt}::timestamptz,
+      ${spec.expiringNotifiedAt ?? null}::timestamptz, now()
+    FROM generate_series(1, ${spec.count}) AS n
+    RETURNING id`;
+  return rows.map((r) => r.id).sort();
+}
+
 // ---- financial data and VRP (libs/domain/financial-data tests) --------------------------------------
 
 /**

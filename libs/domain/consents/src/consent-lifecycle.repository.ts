@@ -8,9 +8,17 @@ export interface LifecycleConsent {
   upstreamConsentId: string;
   flow: string;
   status: string;
+  expiresAt: Date | null;
   /** The merchant's sub-application, for the upstream calls. */
   subApplicationId: string | null;
 }
+
+/** Where a scan ordered by expiry stopped: the last consent of its batch. */
+export type ExpiryKeyset = Pick<LifecycleConsent, 'id' | 'expiresAt'>;
+
+/** Greater than any uuid: a keyset starting at (t, MAX_UUID) begins just after t. */
+const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+const MIN_UUID = '00000000-0000-0000-0000-000000000000';
 
 export interface ConsentCounts {
   byStatus: Record<string, number>;
@@ -18,7 +26,7 @@ export interface ConsentCounts {
 }
 
 const LIFECYCLE_COLUMNS = `c.id, c.merchant_id, c.upstream_consent_id, c.flow::text AS flow, c.status,
-  (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id`;
+  c.expires_at, (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id`;
 
 interface Row {
   id: string;
@@ -26,6 +34,7 @@ interface Row {
   upstream_consent_id: string;
   flow: string;
   status: string;
+  expires_at: Date | null;
   sub_application_id: string | null;
 }
 
@@ -35,39 +44,55 @@ const toConsent = (r: Row): LifecycleConsent => ({
   upstreamConsentId: r.upstream_consent_id,
   flow: r.flow,
   status: r.status,
+  expiresAt: r.expires_at,
   subApplicationId: r.sub_application_id,
 });
 
 /**
- * The lifecycle jobs' reads of `consents` (the status itself changes only in ConsentStateRepository):
- * keyset-paged scans by id over the (status, expires_at) and (status, reconciled_at) indexes, in batches.
- * They span merchants by design; each consent returned carries its merchant for the writes that follow.
+ * The lifecycle jobs' reads of `consents` (the status itself changes only in ConsentStateRepository), in
+ * keyset-paged batches. They span merchants by design; each consent returned carries its merchant for the
+ * writes that follow. The expiry scan's two reads walk `consents (status, kind, expires_at, id)` in expiry
+ * order from where the last batch stopped, so a scan reads the consents it acts on and no others: its cost
+ * follows the expiring set, not the table (paged by id instead, every batch filtered its way along the
+ * primary key, and a scan read the whole table).
  */
 @Injectable()
 export class ConsentLifecycleRepository {
   constructor(private readonly db: DatabasePool) {}
 
-  /** Authorised data consents expiring in (now, cutoff], after `afterId`. */
-  async expiringSoon(now: Date, cutoff: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
+  /** Authorised data consents expiring in (now, cutoff], in expiry order after `after`. */
+  async expiringSoon(
+    now: Date,
+    cutoff: Date,
+    after: ExpiryKeyset | undefined,
+    limit: number,
+  ): Promise<LifecycleConsent[]> {
     const rows = await this.db.rows<Row>({
       name: 'consent-lifecycle.expiring-soon',
       text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at > $1 AND expires_at <= $2 AND id > $3
-        ORDER BY id LIMIT $4`,
-      values: [now, cutoff, afterId, limit],
+        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at <= $1
+          AND (expires_at, id) > ($2::timestamptz, $3::uuid)
+        ORDER BY expires_at, id LIMIT $4`,
+      values: [cutoff, after?.expiresAt ?? now, after?.id ?? MAX_UUID, limit],
     });
     return rows.map(toConsent);
   }
 
-  /** Data consents past their expiry that still count as usable, after `afterId`. */
-  async pastExpiry(now: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
+  /**
+   * Data consents past their expiry that still count as usable, in expiry order after `after`. One index
+   * range per status, merged in order (a single `status IN (…)` range would come back unordered and be
+   * sorted whole for every batch).
+   */
+  async pastExpiry(now: Date, after: ExpiryKeyset | undefined, limit: number): Promise<LifecycleConsent[]> {
+    const range = (status: string) => `(SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = '${status}' AND kind = 'ACCOUNT' AND expires_at <= $1
+          AND (expires_at, id) > ($2::timestamptz, $3::uuid)
+        ORDER BY expires_at, id LIMIT $4)`;
     const rows = await this.db.rows<Row>({
       name: 'consent-lifecycle.past-expiry',
-      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status IN ('AUTHORIZED', 'AWAITING_RE_AUTHORIZATION') AND kind = 'ACCOUNT'
-          AND expires_at <= $1 AND id > $2
-        ORDER BY id LIMIT $3`,
-      values: [now, afterId, limit],
+      text: `${range('AUTHORIZED')} UNION ALL ${range('AWAITING_RE_AUTHORIZATION')}
+        ORDER BY expires_at, id LIMIT $4`,
+      values: [now, after?.expiresAt ?? '-infinity', after?.id ?? MIN_UUID, limit],
     });
     return rows.map(toConsent);
   }

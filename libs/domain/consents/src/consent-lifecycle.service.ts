@@ -14,6 +14,7 @@ import { ConsentStatus } from './consent-status.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
+const MIN_UUID = '00000000-0000-0000-0000-000000000000';
 /** Upstream calls in flight at once: re-authorisations and reconciliation stay polite to the rate limit. */
 const PARALLEL_CALLS = 4;
 /** Reconciliation visits at most this many consents a run; the least recently checked go first. */
@@ -80,7 +81,7 @@ export class ConsentLifecycleService {
       reauthorisationsRequested: 0,
       reauthorisationsFailed: 0,
     };
-    await this.eachBatch(
+    await this.eachBatch<LifecycleConsent>(
       (after) => this.lifecycle.pastExpiry(now, after, BATCH),
       async (batch) => {
         result.expired += await this.expiry.expire(
@@ -92,8 +93,8 @@ export class ConsentLifecycleService {
     // The callback's signed state is good for CONSENT_STATE_TTL_SECONDS: after it (and a margin, as for a
     // single payment), nothing can authorise the consent any more.
     const abandonedBefore = new Date(now.getTime() - (CONSENT_STATE_TTL_SECONDS + 300) * 1000);
-    await this.eachBatch(
-      (after) => this.lifecycle.abandonedVrp(abandonedBefore, after, BATCH),
+    await this.eachBatch<LifecycleConsent>(
+      (after) => this.lifecycle.abandonedVrp(abandonedBefore, after?.id ?? MIN_UUID, BATCH),
       async (batch) => {
         for (const consent of batch) {
           const ended = await this.state.markFailed(
@@ -108,7 +109,7 @@ export class ConsentLifecycleService {
       },
     );
     const cutoff = new Date(now.getTime() + this.config.consents.refreshDaysBeforeExpiry * DAY_MS);
-    await this.eachBatch(
+    await this.eachBatch<LifecycleConsent>(
       (after) => this.lifecycle.expiringSoon(now, cutoff, after, BATCH),
       async (batch) => {
         result.warned += (
@@ -171,8 +172,8 @@ export class ConsentLifecycleService {
   private async resumeEmbeddedPolls(now: Date): Promise<number> {
     let resumed = 0;
     const movedBefore = new Date(now.getTime() - EMBEDDED_POLL_LOST_MS);
-    await this.eachBatch(
-      (after) => this.lifecycle.awaitingEmbeddedOutcome(movedBefore, after, BATCH),
+    await this.eachBatch<{ id: string; merchantId: string }>(
+      (after) => this.lifecycle.awaitingEmbeddedOutcome(movedBefore, after?.id ?? MIN_UUID, BATCH),
       async (batch) => {
         await inParallel(batch, PARALLEL_CALLS, async ({ id, merchantId }) => {
           await this.jobs.restart('consents.poll-embedded', { merchantId, consentId: id });
@@ -227,17 +228,17 @@ export class ConsentLifecycleService {
     return outcome;
   }
 
-  /** Keyset-paged: each batch after the last id of the one before, until one comes back short. */
-  private async eachBatch<T extends { id: string }>(
-    read: (afterId: string) => Promise<T[]>,
+  /** Keyset-paged: each batch read after the last row of the one before, until one comes back short. */
+  private async eachBatch<T>(
+    read: (after: T | undefined) => Promise<T[]>,
     handle: (batch: T[]) => Promise<void>,
   ): Promise<void> {
-    let after = '00000000-0000-0000-0000-000000000000';
+    let after: T | undefined;
     for (;;) {
       const batch = await read(after);
       if (batch.length > 0) await handle(batch);
       if (batch.length < BATCH) return;
-      after = batch[batch.length - 1].id;
+      after = batch[batch.length - 1];
     }
   }
 }
