@@ -5,21 +5,30 @@
 // measures, against an api process of its own:
 //   - a stored transactions page of one account (the same 10,000 records at every size): the first page
 //     and a deep cursor page (after 9,000 records), req/s and p99, as a ratio to the smallest size;
-//   - the plans Postgres chooses for that page and for the sync dispatcher's due-accounts batch (the
-//     statement of AccountSyncStateRepository; EXPLAIN ANALYZE, BUFFERS): each must walk its index, never
-//     sort or scan the table once the due set is larger than a batch.
-// Then one dispatch of --due accounts due at once (target: 10^6 in under 60 s). Then retention, two ways on --events merchant events (10^6) spread over 60 days: the batched deletes the
-// sweep runs (how long in all, and the longest batch: the longest any row lock is held), against a copy
-// partitioned by day with the 30 oldest partitions dropped. Last, --stored-events events stored over the
-// users, 1% of them with a delivery still pending: the plans of a user's stream read (SSE replay), the
-// delivery sweep and a retention batch.
+//   - the plans Postgres chooses for that page, for the sync dispatcher's due-accounts batch (the
+//     statement of AccountSyncStateRepository) and for the consent expiry scan's batch (the keyset of
+//     ConsentLifecycleRepository.expiringSoon) (EXPLAIN ANALYZE, BUFFERS): each must walk its index, never
+//     sort or scan the table once the due set is larger than a batch;
+//   - syncs through the real path (scale-sync.mjs: a sandbox and a worker process on this database, the
+//     jobs through the queue, every worker schedule off so the generated accounts are never synced): a
+//     new bank's first sync of its 6,500-transaction account, then an incremental sync of that account,
+//     ms as a ratio to the smallest size.
+// Then, at the largest size: the first page read by 1, 2, 4 api processes, and --worker-banks new banks'
+// first syncs done by 1, 2, 4 worker processes (rows/s; a curve, no target). Then one dispatch of --due
+// accounts due at once (target: 10^6 in under 60 s). Then retention, two ways on --events merchant events
+// (10^6) spread over 60 days: the batched deletes the sweep runs (how long in all, and the longest batch:
+// the longest any row lock is held), against a copy partitioned by day with the 30 oldest partitions
+// dropped. Last, --stored-events events stored over the users, 1% of them with a delivery still pending:
+// the plans of a user's stream read (SSE replay), the delivery sweep and a retention batch.
 // Options (after `npm run bench:scale --`): --sizes 10000,1000000,10000000, --seconds N per target (5),
 // --connections N (8), --events N (1000000), --processes 1,2,4 (api processes sharing the first-page
-// load at the largest size, the connections spread over them), --due N (10^6: accounts due at once for
-// one dispatch, `npm run sync:dispatch` on a private Redis; 0 skips it), --stored-events N (10^7: events
-// stored for the event-stream and sweep plans; 0 skips it), --out FILE (.dev/scale-results.json). The api listens on BENCH_API_PORT (3100).
+// load at the largest size, the connections spread over them), --workers 1,2,4 (worker processes sharing
+// the first syncs at the largest size), --worker-banks N (16: banks of 6,500 + 467 transactions whose
+// first syncs each worker count does), --due N (10^6: accounts due at once for one dispatch,
+// `npm run sync:dispatch` on a private Redis; 0 skips it), --stored-events N (10^7: events stored for the
+// event-stream and sweep plans; 0 skips it), --out FILE (.dev/scale-results.json). The api listens on
+// BENCH_API_PORT (3100), more api processes on the ports after it, the sandbox on BENCH_SANDBOX_PORT (4110).
 // Stored-page caches are off (STORED_PAGE_CACHE_MB=0, READ_CACHE_MB=0): every read goes to Postgres.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -27,9 +36,16 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startPrivateRedis } from '../support/private-services.mjs';
 import { BenchFailure } from './bench-failure.mjs';
-import { benchDatabaseUrl, benchPorts, call, expectStatus, startApp } from './processes.mjs';
+import {
+  benchDatabaseUrl,
+  benchPorts,
+  call,
+  expectStatus,
+  startApp,
+  startSandboxAndApi,
+} from './processes.mjs';
+import { dispatchDue, startScaleSync } from './scale-sync.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MERCHANTS = 1_000;
@@ -38,6 +54,7 @@ const PER_ACCOUNT = 40;
 /** Rows one INSERT adds while loading: progress, and no statement that runs for minutes. */
 const CHUNK = 1_000_000;
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
+const QUEUE_PREFIX = 'bff-bench-scale';
 
 const { values } = parseArgs({
   options: {
@@ -47,6 +64,8 @@ const { values } = parseArgs({
     out: { type: 'string', default: '.dev/scale-results.json' },
     events: { type: 'string', default: '1000000' },
     processes: { type: 'string', default: '1,2,4' },
+    workers: { type: 'string', default: '1,2,4' },
+    'worker-banks': { type: 'string', default: '16' },
     due: { type: 'string', default: '1000000' },
     'stored-events': { type: 'string', default: '10000000' },
   },
@@ -54,6 +73,9 @@ const { values } = parseArgs({
 const sizes = values.sizes.split(',').map(Number);
 if (sizes.some((n) => !Number.isInteger(n) || n < HOT) || sizes.some((n, i) => i > 0 && n <= sizes[i - 1]))
   throw new BenchFailure(`--sizes: increasing integers of at least ${HOT}`);
+const workerCounts = values.workers.split(',').map(Number);
+if (workerCounts.some((n) => !Number.isInteger(n) || n < 1) || !(Number(values['worker-banks']) >= 1))
+  throw new BenchFailure('--workers: positive integers; --worker-banks: at least 1');
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const started = Date.now();
@@ -121,14 +143,15 @@ async function main() {
   await migrate(databaseUrl, defaultMigrationsDir());
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
-  const port = benchPorts().api;
-  const api = await startApi(databaseUrl, port);
+  const closers = [() => db.end()];
   const results = [];
   let retention = null;
   let processes = null;
+  let workers = null;
   let dispatch = null;
   let eventPlans = null;
   try {
+    const { sandbox, api } = await startSandboxAndApi(apiEnv(databaseUrl), closers);
     const created = await expectStatus(
       'POST /admin/merchants',
       call(
@@ -142,6 +165,16 @@ async function main() {
     );
     const auth = { authorization: `Bearer ${created.body.data.apiKey.key}` };
     const merchantId = created.body.data.merchant.id;
+    const syncs = await startScaleSync({
+      databaseUrl,
+      queuePrefix: QUEUE_PREFIX,
+      sandboxUrl: sandbox.url,
+      apiUrl: api.url,
+      auth,
+      db,
+      log,
+    });
+    closers.push(() => syncs.stop());
     log(
       `${MERCHANTS} merchants, each with a user and an authorised consent; the measured account, ${HOT} records`,
     );
@@ -208,17 +241,23 @@ async function main() {
       // As autovacuum would after such a load: visibility for index-only scans, and statistics the planner
       // can trust (a bulk load leaves every table's stale, and the plans below would be of stale stats).
       await db.query('VACUUM ANALYZE');
-      results.push(await measureSize(db, api.url, auth, hot.id, merchantId, HOT + bulk, accounts));
+      const measured = await measureSize(db, api.url, auth, hot.id, merchantId, HOT + bulk, accounts);
+      results.push({ ...measured, sync: await syncs.atSize(HOT + bulk) });
       report(results);
     }
-    processes = await processCurve(api, databaseUrl, auth, hot.id);
-    if (Number(values.due) > 0) dispatch = await dispatchDue(db, databaseUrl, Number(values.due));
+    processes = await processCurve(api, sandbox.url, databaseUrl, auth, hot.id);
+    workers = await syncs.workerCurve(workerCounts, Number(values['worker-banks']));
+    // Idle workers all the same hold connections and listen for events; what follows needs none.
+    await syncs.stop();
+    report(results, workers);
+    if (Number(values.due) > 0)
+      dispatch = await dispatchDue(db, databaseUrl, Number(values.due), { queuePrefix: QUEUE_PREFIX, log });
     retention = await retentionTwoWays(db, merchantId, Number(values.events));
     const stored = Number(values['stored-events']);
     if (stored > 0) eventPlans = await storedEventPlans(db, stored);
   } finally {
-    await api.stop();
-    await db.end();
+    for (const close of closers.reverse())
+      await close().catch((error) => log(`close failed: ${error.message}`));
   }
   const out = resolve(ROOT, values.out);
   mkdirSync(dirname(out), { recursive: true });
@@ -230,6 +269,7 @@ async function main() {
         machine: { cpus: cpus.length, model: cpus[0]?.model, node: process.version },
         results,
         processes,
+        workers,
         dispatch,
         retention,
         eventPlans,
@@ -307,34 +347,43 @@ async function measureSize(db, apiUrl, auth, accountId, merchantId, records, acc
        ORDER BY a.next_sync_at, a.id LIMIT 1000`,
       [],
     ),
-    // The consent expiry scan's batch (ConsentLifecycleRepository.expiringSoon): the week's expiring consents.
+    // The consent expiry scan's first batch (ConsentLifecycleRepository.expiringSoon): the week's expiring
+    // consents in expiry order, its keyset starting just after now.
     expiryBatch: await explain(
       db,
       `SELECT c.id, c.merchant_id, c.expires_at FROM consents c
-       WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at > now() AND expires_at <= now() + interval '7 days'
-         AND id > '00000000-0000-0000-0000-000000000000' ORDER BY id LIMIT 500`,
+       WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at <= now() + interval '7 days'
+         AND (expires_at, id) > (now(), 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid)
+       ORDER BY expires_at, id LIMIT 500`,
       [],
     ),
   };
   return { records, accounts, tableBytes: Number(bytes), first, deep, plans };
 }
 
-/** An api process on `port`, every read going to Postgres (no page caches), unthrottled. */
-function startApi(databaseUrl, port) {
+/** The api's environment: every read going to Postgres (no page caches). */
+function apiEnv(databaseUrl) {
+  return {
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX,
+    STORED_PAGE_CACHE_MB: '0',
+    READ_CACHE_MB: '0',
+    UPSTREAM_WEBHOOK_AUTO_REGISTER: 'false',
+  };
+}
+
+/** One more api process on `port`, as startSandboxAndApi starts the first: unthrottled, on the sandbox. */
+function startApi(databaseUrl, sandboxUrl, port) {
   return startApp(
     `api-${port}`,
     'dist/apps/api/src/main.js',
     {
-      DATABASE_URL: databaseUrl,
-      QUEUE_PREFIX: 'bff-bench-scale',
-      UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
+      ...apiEnv(databaseUrl),
+      UPSTREAM_BASE_URL: sandboxUrl,
       API_PORT: String(port),
       API_HOST: '127.0.0.1',
       API_PUBLIC_URL: `http://127.0.0.1:${port}`,
       RATE_LIMIT_PER_MINUTE: '1000000',
-      STORED_PAGE_CACHE_MB: '0',
-      READ_CACHE_MB: '0',
-      UPSTREAM_WEBHOOK_AUTO_REGISTER: 'false',
     },
     '/health/live',
     port,
@@ -342,14 +391,14 @@ function startApi(databaseUrl, port) {
 }
 
 /** The first-page read with its load spread over 1, 2, 4… api processes, on the same database. */
-async function processCurve(api, databaseUrl, auth, accountId) {
+async function processCurve(api, sandboxUrl, databaseUrl, auth, accountId) {
   const counts = values.processes.split(',').map(Number);
   const extra = [];
   const curve = [];
   try {
     for (const n of counts) {
       while (extra.length + 1 < n)
-        extra.push(await startApi(databaseUrl, benchPorts().api + 1 + extra.length));
+        extra.push(await startApi(databaseUrl, sandboxUrl, benchPorts().api + 1 + extra.length));
       const urls = [api, ...extra]
         .slice(0, n)
         .map((a) => `${a.url}/v1/accounts/${accountId}/transactions?limit=100`);
@@ -361,65 +410,6 @@ async function processCurve(api, databaseUrl, auth, accountId) {
     for (const a of extra) await a.stop();
   }
   return curve;
-}
-
-/**
- * One dispatch (`npm run sync:dispatch`, its own process) with `due` accounts due at once: the accounts
- * the sizes made, made due, and more without transactions up to `due`. Its jobs go to a private Redis
- * dropped afterwards, so a million jobs never touch the machine's.
- */
-async function dispatchDue(db, databaseUrl, due) {
-  const redis = await startPrivateRedis();
-  try {
-    const [{ have }] = (await db.query('SELECT count(*)::int AS have FROM accounts')).rows;
-    if (have < due) {
-      log(`dispatch: ${(due - have).toLocaleString('en')} more accounts (no transactions)`);
-      await db.query(
-        `WITH c AS (SELECT id, merchant_id, user_id, row_number() OVER (ORDER BY id) - 1 AS k FROM consents)
-         INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id,
-           sync_status, next_sync_at, updated_at)
-         SELECT uuid_generate_v7(), c.merchant_id, c.user_id, c.id, 'due-' || g, 'sandbox-redirect', 'SYNCED',
-           now(), now()
-         FROM generate_series(1, $1) g JOIN c ON c.k = g % (SELECT count(*) FROM consents)`,
-        [due - have],
-      );
-    }
-    await db.query(`UPDATE consents SET expires_at = now() + interval '80 days'`);
-    await db.query(`UPDATE accounts SET next_sync_at = now() - interval '1 minute'`);
-    await db.query('VACUUM ANALYZE accounts');
-    await db.query('VACUUM ANALYZE consents');
-    log(`dispatch: ${due.toLocaleString('en')} accounts due, one dispatch`);
-    // Under /usr/bin/time for the process's peak RSS: flat memory means the same at 10^5 and 10^6 due.
-    const child = spawnSync(
-      '/usr/bin/time',
-      [
-        '-f',
-        'peak-rss-kib %M',
-        process.execPath,
-        resolve(ROOT, 'dist/apps/worker/src/cli/sync-dispatch.cli.js'),
-      ],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: databaseUrl,
-          REDIS_URL: redis.url,
-          QUEUE_PREFIX: 'bff-bench-scale',
-          LOG_LEVEL: 'warn',
-        },
-        encoding: 'utf8',
-        maxBuffer: 64 * 2 ** 20,
-      },
-    );
-    if (child.status !== 0) throw new BenchFailure(`sync:dispatch failed: ${child.stderr.slice(-2000)}`);
-    const result = JSON.parse(child.stdout.trim().split('\n').at(-1));
-    const peakRssMiB = Number(/peak-rss-kib (\d+)/.exec(child.stderr)?.[1]) / 1024;
-    log(
-      `dispatch: ${result.enqueued.toLocaleString('en')} of ${due.toLocaleString('en')} due accounts enqueued in ${(result.ms / 1000).toFixed(1)} s, peak RSS ${peakRssMiB.toFixed(0)} MiB (target: 10^6 in under 60 s)`,
-    );
-    return { due, ...result, peakRssMiB };
-  } finally {
-    await redis.destroy();
-  }
 }
 
 /**
@@ -505,13 +495,17 @@ async function storedEventPlans(db, count) {
  */
 async function retentionTwoWays(db, merchantId, count) {
   log(`retention: ${count.toLocaleString('en')} events over 60 days, half of them past 30 days`);
+  // After the stream positions of the events the measured syncs recorded.
+  const [{ top }] = (
+    await db.query('SELECT coalesce(max(stream_seq), 0)::bigint AS top FROM merchant_events')
+  ).rows;
   const events = (table) =>
     db.query(
       `INSERT INTO ${table} (id, merchant_id, type, data, created_at, stream_seq)
        SELECT uuid_generate_v7(), $1, 'sync.succeeded', jsonb_build_object('n', g),
-         now() - make_interval(secs => (g::bigint * 60 * 86400 / $2)::int), g
+         now() - make_interval(secs => (g::bigint * 60 * 86400 / $2)::int), $3::bigint + g
        FROM generate_series(1, $2) g`,
-      [merchantId, count],
+      [merchantId, count, top],
     );
   await events('merchant_events');
   await db.query('VACUUM ANALYZE merchant_events');
@@ -564,18 +558,31 @@ async function retentionTwoWays(db, merchantId, count) {
   return result;
 }
 
-function report(results) {
+/** The sizes' table; with `workers`, the worker processes' curve under it. */
+function report(results, workers) {
   const base = results[0];
   const fixed = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   const lines = [
     '',
-    `| records | accounts | transactions table | first page req/s | p99 ms | ×10^4 | deep page req/s | p99 ms | ×10^4 | page plan | dispatcher batch (1,000) | expiry scan batch (500) |`,
-    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|:--|`,
+    `| records | accounts | transactions table | first page req/s | p99 ms | ×10^4 | deep page req/s | p99 ms | ×10^4 | page plan | dispatcher batch (1,000) | expiry scan batch (500) | first sync of 6,500 ms | ×10^4 | incremental sync ms | ×10^4 |`,
+    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|:--|--:|--:|--:|--:|`,
     ...results.map((r) => {
       const plan = (p) =>
         `${fixed(p.ms, 2)} ms, ${p.sorts ? 'SORTS' : 'no sort'}, ${p.seqScans.length ? `SEQ SCAN ${p.seqScans.length}` : 'index only'}`;
-      return `| ${r.records.toLocaleString('en')} | ${r.accounts.toLocaleString('en')} | ${fixed(r.tableBytes / 2 ** 20, 0)} MiB | ${fixed(r.first.rps, 0)} | ${fixed(r.first.p99, 2)} | ×${fixed(r.first.rps / base.first.rps, 2)} | ${fixed(r.deep.rps, 0)} | ${fixed(r.deep.p99, 2)} | ×${fixed(r.deep.rps / base.deep.rps, 2)} | ${plan(r.plans.deepPage)} | ${plan(r.plans.dispatcherBatch)} | ${plan(r.plans.expiryBatch)} |`;
+      // Times, so the ratio is of cost: above ×1 is slower than at the smallest size.
+      return `| ${r.records.toLocaleString('en')} | ${r.accounts.toLocaleString('en')} | ${fixed(r.tableBytes / 2 ** 20, 0)} MiB | ${fixed(r.first.rps, 0)} | ${fixed(r.first.p99, 2)} | ×${fixed(r.first.rps / base.first.rps, 2)} | ${fixed(r.deep.rps, 0)} | ${fixed(r.deep.p99, 2)} | ×${fixed(r.deep.rps / base.deep.rps, 2)} | ${plan(r.plans.deepPage)} | ${plan(r.plans.dispatcherBatch)} | ${plan(r.plans.expiryBatch)} | ${fixed(r.sync.firstSyncMs, 0)} | ×${fixed(r.sync.firstSyncMs / base.sync.firstSyncMs, 2)} | ${fixed(r.sync.incrementalMs, 0)} | ×${fixed(r.sync.incrementalMs / base.sync.incrementalMs, 2)} |`;
     }),
+    ...(workers
+      ? [
+          '',
+          `| worker processes | banks | rows | seconds | rows/s | vs ${workers[0].workers} |`,
+          `|--:|--:|--:|--:|--:|--:|`,
+          ...workers.map(
+            (w) =>
+              `| ${w.workers} | ${w.banks} | ${w.rows.toLocaleString('en')} | ${fixed(w.seconds, 2)} | ${fixed(w.rowsPerSecond, 0)} | ×${fixed(w.rowsPerSecond / workers[0].rowsPerSecond, 2)} |`,
+          ),
+        ]
+      : []),
     '',
     `indexes used at ${results.at(-1).records.toLocaleString('en')}: page ${results.at(-1).plans.deepPage.indexes.join(', ')}; dispatcher ${results.at(-1).plans.dispatcherBatch.indexes.join(', ')}; expiry scan ${results.at(-1).plans.expiryBatch.indexes.join(', ')}`,
     `machine: ${os.cpus().length} CPUs ${os.cpus()[0]?.model?.trim()}, node ${process.version}; ${connections} connections, ${seconds} s per target`,

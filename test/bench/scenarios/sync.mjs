@@ -109,6 +109,96 @@ function runProcess(script, env) {
   });
 }
 
+/**
+ * `count` users of the merchant (references `${reference}0`, `${reference}1`…), each with a bank connected
+ * through the api and the sandbox: a current account of 6,500 transactions, a savings account of 467 and a
+ * credit card of none, their first syncs queued. Their user ids.
+ */
+export function connectBanks(apiUrl, auth, count, reference) {
+  return inParallel(count, 4, async (i) => {
+    const user = await expectStatus(
+      'POST /v1/users',
+      call(apiUrl, 'POST', '/v1/users', auth, { reference: `${reference}${i}` }),
+      201,
+    );
+    await connectBank(apiUrl, auth, user.body.data.id);
+    return user.body.data.id;
+  });
+}
+
+/** Until every account of the users has a sync run ended; a failed run or a worker gone fails the bench. */
+export async function untilSyncsEnded(db, workers, userIds, ms = 300_000) {
+  await until(
+    'every initial sync ended',
+    async () => {
+      const gone = workers.find((w) => w.exited() !== null);
+      if (gone) throw new BenchFailure(`${gone.name} exited: ${gone.logs()}`);
+      const { rows } = await db.query(
+        `SELECT (SELECT count(*)::int FROM accounts WHERE user_id = ANY($1)) AS accounts,
+           count(*) FILTER (WHERE r.status IN ('SUCCEEDED', 'FAILED'))::int AS ended,
+           count(*) FILTER (WHERE r.status = 'FAILED')::int AS failed
+         FROM sync_runs r JOIN accounts a ON a.id = r.account_id WHERE a.user_id = ANY($1)`,
+        [userIds],
+      );
+      if (rows[0].failed > 0)
+        throw new BenchFailure(
+          `${rows[0].failed} sync(s) failed: ${workers.map((w) => w.logs()).join('\n')}`,
+        );
+      return rows[0].ended === rows[0].accounts ? true : undefined;
+    },
+    ms,
+  );
+}
+
+/**
+ * The users' accounts' sync runs, taken as one batch: the rows they stored, from the first run's start to
+ * the last one's end, and where their time went (summed over runs that overlap).
+ */
+export async function syncFigures(db, userIds) {
+  const { rows } = await db.query(
+    `SELECT (SELECT count(*)::int FROM transactions t JOIN accounts a ON a.id = t.account_id
+              WHERE a.user_id = ANY($1)) AS rows,
+       extract(epoch FROM max(r.finished_at) - min(r.started_at)) * 1000 AS ms,
+       sum((r.checkpoint->>'upstreamMs')::numeric)::int AS "upstreamMs",
+       sum((r.checkpoint->>'writeMs')::numeric)::int AS "writeMs",
+       sum(extract(epoch FROM r.finished_at - r.started_at) * 1000)::int AS "runMs"
+     FROM sync_runs r JOIN accounts a ON a.id = r.account_id WHERE a.user_id = ANY($1)`,
+    [userIds],
+  );
+  return rows[0];
+}
+
+/** The users' first current account (6,500 transactions from the sandbox) and its first sync's ms. */
+export async function currentAccountFirstSync(db, userIds) {
+  const { rows } = await db.query(
+    `SELECT a.id, extract(epoch FROM r.finished_at - r.started_at) * 1000 AS ms
+     FROM accounts a JOIN sync_runs r ON r.account_id = a.id
+     WHERE a.type = 'CURRENT' AND a.user_id = ANY($1) ORDER BY a.id, r.id LIMIT 1`,
+    [userIds],
+  );
+  return rows[0];
+}
+
+/** A sync of the account asked for through the api, until it succeeded: the run as the api shows it, and its ms. */
+export async function syncNow(apiUrl, auth, accountId) {
+  const requested = await expectStatus(
+    'POST sync',
+    call(apiUrl, 'POST', `/v1/accounts/${accountId}/sync`, auth),
+    202,
+  );
+  const run = await until(
+    'the incremental sync ended',
+    async () => {
+      const found = (await call(apiUrl, 'GET', `/v1/syncs/${requested.body.data.syncId}`, auth)).body.data;
+      if (found.status === 'failed')
+        throw new BenchFailure(`incremental sync failed: ${JSON.stringify(found.error)}`);
+      return found.status === 'succeeded' ? found : undefined;
+    },
+    60_000,
+  );
+  return { run, ms: Date.parse(run.finishedAt) - Date.parse(run.startedAt) };
+}
+
 export async function syncBench({ load, options, progress }) {
   const databaseUrl = benchDatabaseUrl('sync');
   const env = {
@@ -147,14 +237,7 @@ export async function syncBench({ load, options, progress }) {
       201,
     );
     const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
-    await inParallel(BANKS, 4, async (i) => {
-      const user = await expectStatus(
-        'POST /v1/users',
-        call(api.url, 'POST', '/v1/users', auth, { reference: `b${i}` }),
-        201,
-      );
-      await connectBank(api.url, auth, user.body.data.id);
-    });
+    const users = await connectBanks(api.url, auth, BANKS, 'b');
     const accounts = Number((await db.query('SELECT count(*) FROM accounts')).rows[0].count);
 
     progress(`initial sync: starting the worker on ${accounts} queued accounts`);
@@ -162,30 +245,9 @@ export async function syncBench({ load, options, progress }) {
     let worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
     closers.push(() => worker.stop());
     const memory = watchMemory(worker.pid);
-    await until(
-      'every initial sync ended',
-      async () => {
-        if (worker.exited() !== null) throw new BenchFailure(`worker exited: ${worker.logs()}`);
-        const { rows } = await db.query(
-          `SELECT count(*) FILTER (WHERE status IN ('SUCCEEDED', 'FAILED'))::int AS ended,
-             count(*) FILTER (WHERE status = 'FAILED')::int AS failed FROM sync_runs`,
-        );
-        if (rows[0].failed > 0) throw new BenchFailure(`${rows[0].failed} sync(s) failed: ${worker.logs()}`);
-        return rows[0].ended === accounts ? true : undefined;
-      },
-      300_000,
-    );
+    await untilSyncsEnded(db, [worker], users);
     const workerPeakRssMiB = memory.stop();
-    const {
-      rows: [initial],
-    } = await db.query(
-      `SELECT (SELECT count(*)::int FROM transactions) AS rows,
-         extract(epoch FROM max(finished_at) - min(started_at)) * 1000 AS ms,
-         sum((checkpoint->>'upstreamMs')::numeric)::int AS "upstreamMs",
-         sum((checkpoint->>'writeMs')::numeric)::int AS "writeMs",
-         sum(extract(epoch FROM finished_at - started_at) * 1000)::int AS "runMs"
-       FROM sync_runs`,
-    );
+    const initial = await syncFigures(db, users);
     const syncRate = initial.rows / (initial.ms / 1000);
 
     progress(`COPY of the same ${initial.rows} rows into a table like transactions`);
@@ -193,29 +255,8 @@ export async function syncBench({ load, options, progress }) {
     const copyRowsPerSecond = await copyRate(db, text, initial.rows);
 
     progress('incremental sync of an unchanged 6,500-transaction account');
-    const {
-      rows: [current],
-    } = await db.query(
-      `SELECT a.id, extract(epoch FROM r.finished_at - r.started_at) * 1000 AS ms
-       FROM accounts a JOIN sync_runs r ON r.account_id = a.id
-       WHERE a.type = 'CURRENT' ORDER BY a.id LIMIT 1`,
-    );
-    const requested = await expectStatus(
-      'POST sync',
-      call(api.url, 'POST', `/v1/accounts/${current.id}/sync`, auth),
-      202,
-    );
-    const incremental = await until(
-      'the incremental sync ended',
-      async () => {
-        const run = (await call(api.url, 'GET', `/v1/syncs/${requested.body.data.syncId}`, auth)).body.data;
-        if (run.status === 'failed')
-          throw new BenchFailure(`incremental sync failed: ${JSON.stringify(run.error)}`);
-        return run.status === 'succeeded' ? run : undefined;
-      },
-      60_000,
-    );
-    const incrementalMs = Date.parse(incremental.finishedAt) - Date.parse(incremental.startedAt);
+    const current = await currentAccountFirstSync(db, users);
+    const { run: incremental, ms: incrementalMs } = await syncNow(api.url, auth, current.id);
 
     progress('merchant read: GET /v1/accounts/{id}/transactions?limit=100 against bare Fastify');
     const readPath = `/v1/accounts/${current.id}/transactions?limit=100`;
