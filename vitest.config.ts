@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
@@ -13,7 +14,16 @@ if (!databaseUrl.pathname.endsWith('_test')) {
 export default defineConfig({
   // SWC, not esbuild: Nest's dependency injection needs emitted decorator metadata.
   plugins: [swc.vite({ module: { type: 'es6' } })],
-  resolve: { conditions: ['source'] },
+  resolve: {
+    conditions: ['source'],
+    // eventsource-parser (the merchant SDK's SSE parser) names a `source` condition too, for TypeScript
+    // that vite does not compile inside node_modules: take its build, as Node and bundlers do.
+    alias: {
+      'eventsource-parser': fileURLToPath(
+        new URL('node_modules/eventsource-parser/dist/index.js', import.meta.url),
+      ),
+    },
+  },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
     include: [
