@@ -39,6 +39,8 @@ export const LIBRARY_IMPORTS = {
   errors: [],
   http: ['context', 'errors', 'observability'],
   ids: [],
+  // The merchant SDK is published alone (npm pack): it imports no library of ours.
+  'merchant-sdk': [],
   observability: ['context'],
   queue: ['config', 'context', 'errors', 'observability', 'redis'],
   redis: ['config', 'observability'],
@@ -103,7 +105,17 @@ function libraryBlocks(library, { scope, allowed, message, extra = { paths: [], 
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'libs/database/src/generated/**', '.dev/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'libs/database/src/generated/**',
+      'libs/merchant-sdk/dist/**',
+      'libs/merchant-sdk/src/generated/**',
+      '.dev/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

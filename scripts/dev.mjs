@@ -102,6 +102,10 @@ function ensurePrismaClient() {
 function build() {
   step('Building (tsc)');
   mustRun(bin('tsc'), ['-p', 'tsconfig.build.json']);
+  // The merchant SDK is a package of its own (libs/merchant-sdk): built afresh, so what `npm pack` takes
+  // (and test/sdk-tarball.e2e-spec.ts installs) is never a stale file of a removed source.
+  rmSync(join(ROOT, 'libs', 'merchant-sdk', 'dist'), { recursive: true, force: true });
+  mustRun(bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json']);
 }
 
 function resolvedConfig() {
@@ -408,6 +412,7 @@ async function test() {
     ['ESLint', bin('eslint'), ['.', '--max-warnings=0']],
     ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
     ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+    ['Typecheck (merchant SDK)', bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json', '--noEmit']],
     [
       'Tests (vitest)',
       bin('vitest'),

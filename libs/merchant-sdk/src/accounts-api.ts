@@ -1,0 +1,124 @@
+import {
+  type CreateOptions,
+  dataOf,
+  envelopeOf,
+  idempotencyHeader,
+  type RawClient,
+} from './http-transport.js';
+import type { Account, Body, Data, Item, Query, SyncRun, Transaction } from './models.js';
+import { type PagedList, pagedList } from './paging.js';
+
+type AccountPath = '/v1/accounts/{accountId}';
+
+export interface AccountsApi {
+  /** The user's accounts, with their balances and sync state. */
+  list(userId: string, query?: Query<'/v1/users/{userId}/accounts'>): PagedList<Account>;
+  get(accountId: string): Promise<Account>;
+  /** The bank's statements, read through to the bank on each call. */
+  statements(
+    accountId: string,
+    query?: Query<`${AccountPath}/statements`>,
+  ): PagedList<Item<`${AccountPath}/statements`>>;
+  /** The account's beneficiaries at the bank: the whole list in one answer. */
+  beneficiaries(accountId: string): Promise<Data<`${AccountPath}/beneficiaries`>>;
+}
+
+/**
+ * `bff.transactions(accountId, query)`: the transactions the background sync stored, newest first unless
+ * `sort` says otherwise, every page followed as you iterate.
+ */
+export interface TransactionsApi {
+  (accountId: string, query?: Query<`${AccountPath}/transactions`>): PagedList<Transaction>;
+  /** The bank's own pages, read through on each call (no `limit`: the bank chooses the page size). */
+  live(accountId: string, query?: Query<`${AccountPath}/transactions/live`>): PagedList<Transaction>;
+  /** Categorises the transactions you send, with the upstream's categories. */
+  categorise(
+    accountId: string,
+    input: Body<`${AccountPath}/transactions/categorisation`, 'post'>,
+    options?: CreateOptions,
+  ): Promise<Data<`${AccountPath}/transactions/categorisation`, 'post'>>;
+}
+
+export interface SyncsApi {
+  /** Asks for a sync of the account now (202); `sync.succeeded` or `sync.failed` follows. */
+  request(accountId: string): Promise<Data<`${AccountPath}/sync`, 'post'>>;
+  /** The account's sync runs, newest first. */
+  list(accountId: string, query?: Query<`${AccountPath}/syncs`>): PagedList<SyncRun>;
+  get(syncId: string): Promise<SyncRun>;
+}
+
+export function accountsApi(raw: RawClient): AccountsApi {
+  const at = (accountId: string) => ({ accountId });
+  return {
+    list: (userId, query = {}) =>
+      pagedList(
+        (q) => envelopeOf(raw.GET('/v1/users/{userId}/accounts', { params: { path: { userId }, query: q } })),
+        query,
+      ),
+    get: (accountId) => dataOf(raw.GET('/v1/accounts/{accountId}', { params: { path: at(accountId) } })),
+    statements: (accountId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/accounts/{accountId}/statements', { params: { path: at(accountId), query: q } }),
+          ),
+        query,
+        // The cursor carries the first request's from, before and sort: only the limit goes with it.
+        (first, cursor) => ({ limit: first.limit, cursor }),
+      ),
+    beneficiaries: (accountId) =>
+      dataOf(raw.GET('/v1/accounts/{accountId}/beneficiaries', { params: { path: at(accountId) } })),
+  };
+}
+
+export function transactionsApi(raw: RawClient): TransactionsApi {
+  const stored = (accountId: string, query: Query<`${AccountPath}/transactions`> = {}) =>
+    pagedList(
+      (q) =>
+        envelopeOf(
+          raw.GET('/v1/accounts/{accountId}/transactions', { params: { path: { accountId }, query: q } }),
+        ),
+      query,
+    );
+  return Object.assign(stored, {
+    live: (accountId: string, query: Query<`${AccountPath}/transactions/live`> = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/accounts/{accountId}/transactions/live', {
+              params: { path: { accountId }, query: q },
+            }),
+          ),
+        query,
+        // The live cursor wraps the bank's, which knows the window: it goes back alone.
+        (_first, cursor) => ({ cursor }),
+      ),
+    categorise: (
+      accountId: string,
+      input: Body<`${AccountPath}/transactions/categorisation`, 'post'>,
+      options: CreateOptions = {},
+    ) =>
+      dataOf(
+        raw.POST('/v1/accounts/{accountId}/transactions/categorisation', {
+          params: { path: { accountId }, header: idempotencyHeader(options.idempotencyKey) },
+          body: input,
+        }),
+      ),
+  });
+}
+
+export function syncsApi(raw: RawClient): SyncsApi {
+  return {
+    request: (accountId) =>
+      dataOf(raw.POST('/v1/accounts/{accountId}/sync', { params: { path: { accountId } } })),
+    list: (accountId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/accounts/{accountId}/syncs', { params: { path: { accountId }, query: q } }),
+          ),
+        query,
+      ),
+    get: (syncId) => dataOf(raw.GET('/v1/syncs/{syncId}', { params: { path: { syncId } } })),
+  };
+}

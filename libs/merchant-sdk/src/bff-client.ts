@@ -1,0 +1,90 @@
+import {
+  type AccountsApi,
+  accountsApi,
+  type SyncsApi,
+  syncsApi,
+  type TransactionsApi,
+  transactionsApi,
+} from './accounts-api.js';
+import { type ConsentsApi, consentsApi } from './consents-api.js';
+import { type EventEndpointsApi, eventEndpointsApi, type EventsApi, eventsApi } from './events-api.js';
+import { createRawClient, type RawClient, type TokenSource } from './http-transport.js';
+import type { Me } from './models.js';
+import { type PaymentsApi, paymentsApi, type VrpApi, vrpApi } from './payments-api.js';
+import {
+  type InstitutionsApi,
+  institutionsApi,
+  meOf,
+  type SessionsApi,
+  sessionsApi,
+  type UsersApi,
+  usersApi,
+} from './users-api.js';
+
+export interface BffClientOptions {
+  /** The api's URL, e.g. `https://bff.example.com` (the `/v1` paths are added). */
+  baseUrl: string;
+  /**
+   * A merchant API key (`mk_…`, on your backend only) or a user's session token (`us_…`, in their
+   * browser), or a function answering the current one (called for every request, so a session can be
+   * renewed without a new client).
+   */
+  token: TokenSource;
+  /** The fetch to send with (default: the global one): for a proxy, a test double, a custom agent. */
+  fetch?: (request: Request) => Promise<Response>;
+  /**
+   * How many times a 429, or a 503 where repeating is safe, is tried again after its `Retry-After`
+   * (default 2).
+   */
+  maxRetries?: number;
+  /** The longest `Retry-After` waited out (default 60 s); a longer one is thrown as a BffError at once. */
+  maxRetryAfterSeconds?: number;
+}
+
+/**
+ * The merchant API, one namespace per resource. Every method answers the envelope's `data` or throws a
+ * BffError; lists answer a PagedList (iterate it with `for await`).
+ */
+export interface BffClient {
+  /** Who the token is: `{ kind, merchant, user? }`. */
+  me(): Promise<Me>;
+  users: UsersApi;
+  sessions: SessionsApi;
+  institutions: InstitutionsApi;
+  consents: ConsentsApi;
+  accounts: AccountsApi;
+  /** `bff.transactions(accountId, { from })`, `bff.transactions.live(…)`, `bff.transactions.categorise(…)`. */
+  transactions: TransactionsApi;
+  syncs: SyncsApi;
+  payments: PaymentsApi;
+  vrp: VrpApi;
+  eventEndpoints: EventEndpointsApi;
+  events: EventsApi;
+  /**
+   * The underlying openapi-fetch client, with the same token, idempotency keys and retries: every path of
+   * the merchant API, typed, answering `{ data, error, response }` instead of throwing.
+   */
+  raw: RawClient;
+}
+
+/** A client of the merchant API, for Node 20+ and browsers. */
+export function createBffClient(options: BffClientOptions): BffClient {
+  if (!options.baseUrl) throw new TypeError('createBffClient needs the api baseUrl');
+  if (!options.token) throw new TypeError('createBffClient needs a token (an API key or a session token)');
+  const raw = createRawClient(options);
+  return {
+    me: meOf(raw),
+    users: usersApi(raw),
+    sessions: sessionsApi(raw),
+    institutions: institutionsApi(raw),
+    consents: consentsApi(raw),
+    accounts: accountsApi(raw),
+    transactions: transactionsApi(raw),
+    syncs: syncsApi(raw),
+    payments: paymentsApi(raw),
+    vrp: vrpApi(raw),
+    eventEndpoints: eventEndpointsApi(raw),
+    events: eventsApi(raw),
+    raw,
+  };
+}

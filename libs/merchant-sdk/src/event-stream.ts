@@ -1,0 +1,157 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { BffError } from './errors.js';
+import { isAbort, type RawClient, sleep } from './http-transport.js';
+import type { BffEvent } from './models.js';
+
+/**
+ * A user's events as Server-Sent Events (`GET /v1/users/{userId}/events`), read with fetch: a browser's
+ * EventSource cannot send the Authorization header. The stream reconnects by itself, resuming after the
+ * last event it yielded (`Last-Event-ID`), so a dropped connection or an api restart loses nothing.
+ */
+
+export interface EventStreamOptions {
+  /**
+   * Resume after this event: a `lastEventId` you stored (`'0'` replays every event still kept). Without
+   * it the stream starts from now.
+   */
+  lastEventId?: string;
+  /** Aborting it ends the stream, as `close()` does. */
+  signal?: AbortSignal;
+  /** The longest pause between reconnection attempts while the api cannot be reached (default 30 s). */
+  maxReconnectDelayMs?: number;
+  /**
+   * A connection that sends nothing for this long, heartbeats included (one every 15 s), is taken as dead
+   * and replaced (default 45 s).
+   */
+  idleTimeoutMs?: number;
+}
+
+export interface EventStream extends AsyncIterable<BffEvent> {
+  /** The stream position of the last event yielded (or the one given): store it to resume later. */
+  readonly lastEventId: string | undefined;
+  /** Ends the stream: a `for await` over it finishes. */
+  close(): void;
+}
+
+/** Failures worth reconnecting after: no answer, a 429 or a 5xx. Any other refusal is final (401, 404, 410 …). */
+const transient = (error: BffError) => error.status === 0 || error.status === 429 || error.status >= 500;
+
+export function openEventStream(
+  raw: RawClient,
+  userId: string,
+  options: EventStreamOptions = {},
+): EventStream {
+  const stopped = new AbortController();
+  const { signal } = options;
+  if (signal?.aborted) stopped.abort();
+  else signal?.addEventListener('abort', () => stopped.abort(), { once: true });
+  const maxDelayMs = options.maxReconnectDelayMs ?? 30_000;
+  const idleMs = options.idleTimeoutMs ?? 45_000;
+  let lastEventId = options.lastEventId;
+  let serverRetryMs: number | undefined;
+  let iterated = false;
+
+  async function connect(connection: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const result = await raw.GET('/v1/users/{userId}/events', {
+      params: {
+        path: { userId },
+        header: lastEventId === undefined ? undefined : { 'Last-Event-ID': lastEventId },
+      },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal: connection,
+    });
+    if (!result.response.ok || !result.data) throw BffError.fromResponse(result.response, result.error);
+    return result.data;
+  }
+
+  /** The messages of one connection; a silence longer than idleMs aborts it. */
+  async function* messages(body: ReadableStream<Uint8Array>, connection: AbortController) {
+    const queue: EventSourceMessage[] = [];
+    const parser = createParser({
+      onEvent: (message) => queue.push(message),
+      onRetry: (ms) => (serverRetryMs = ms),
+    });
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let idle = setTimeout(() => connection.abort(), idleMs);
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        clearTimeout(idle);
+        idle = setTimeout(() => connection.abort(), idleMs);
+        parser.feed(decoder.decode(value, { stream: true }));
+        while (queue.length > 0) yield queue.shift()!;
+      }
+    } finally {
+      clearTimeout(idle);
+      reader.cancel().catch(() => undefined);
+    }
+  }
+
+  async function* run(): AsyncGenerator<BffEvent> {
+    let failures = 0;
+    try {
+      while (!stopped.signal.aborted) {
+        const connection = new AbortController();
+        const stop = () => connection.abort();
+        stopped.signal.addEventListener('abort', stop, { once: true });
+        let retryAfter: number | undefined;
+        try {
+          const body = await connect(connection.signal);
+          failures = 0;
+          for await (const message of messages(body, connection)) {
+            const event = parseEvent(message);
+            if (message.id !== undefined) lastEventId = message.id;
+            yield event;
+          }
+        } catch (error) {
+          if (stopped.signal.aborted) return;
+          if (error instanceof BffError) {
+            if (!transient(error)) throw error;
+            retryAfter = error.retryAfter;
+          } else if (!isAbort(error) && !(error instanceof TypeError)) {
+            throw error;
+          }
+          failures += 1;
+        } finally {
+          stopped.signal.removeEventListener('abort', stop);
+          connection.abort();
+        }
+        // The server ended the stream (a restart) or the connection failed: back after a pause, longer
+        // with each failure in a row, or as long as the server asked.
+        const backoff = Math.min(maxDelayMs, (serverRetryMs ?? 500) * 2 ** failures);
+        const waitMs = retryAfter !== undefined ? retryAfter * 1000 : backoff * (0.8 + Math.random() * 0.4);
+        await sleep(waitMs, stopped.signal).catch(() => undefined);
+      }
+    } finally {
+      stopped.abort();
+    }
+  }
+
+  return {
+    get lastEventId() {
+      return lastEventId;
+    },
+    close: () => stopped.abort(),
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new Error('An event stream is read once: open another to read it again');
+      iterated = true;
+      return run();
+    },
+  };
+}
+
+function parseEvent(message: EventSourceMessage): BffEvent {
+  try {
+    return JSON.parse(message.data) as BffEvent;
+  } catch (cause) {
+    throw new BffError({
+      status: 200,
+      code: 'UNEXPECTED_RESPONSE',
+      message: `Stream message ${message.id ?? ''} is not an event`,
+      cause,
+    });
+  }
+}

@@ -1,0 +1,80 @@
+import { type EventStream, type EventStreamOptions, openEventStream } from './event-stream.js';
+import {
+  type CreateOptions,
+  dataOf,
+  doneOf,
+  envelopeOf,
+  idempotencyHeader,
+  type RawClient,
+} from './http-transport.js';
+import type { Body, Data, EventDelivery, EventEndpoint, Query } from './models.js';
+import { type PagedList, pagedList } from './paging.js';
+
+type EndpointPath = '/v1/event-endpoints/{id}';
+
+/** The merchant backend's webhook endpoints and their deliveries (merchant key only). */
+export interface EventEndpointsApi {
+  /**
+   * Subscribes `url` to the given event types (all when none). The answer's `secret` (`whsec_…`) is shown
+   * this once: keep it to verify deliveries with `verifyEvent`.
+   */
+  create(
+    input: Body<'/v1/event-endpoints', 'post'>,
+    options?: CreateOptions,
+  ): Promise<Data<'/v1/event-endpoints', 'post'>>;
+  /** Every endpoint of the merchant: the whole list in one answer. */
+  list(): Promise<EventEndpoint[]>;
+  get(id: string): Promise<EventEndpoint>;
+  /** Deletes the endpoint and its delivery log. */
+  delete(id: string): Promise<void>;
+  /** A new secret; for 24 h deliveries carry a signature of each, so you can switch at leisure. */
+  rotateSecret(id: string): Promise<Data<`${EndpointPath}/secret`, 'post'>>;
+  /** Turns an endpoint disabled after 72 h of failures back on. */
+  enable(id: string): Promise<EventEndpoint>;
+  /** The endpoint's deliveries, newest first: status, attempts, the last answer. */
+  deliveries(id: string, query?: Query<`${EndpointPath}/deliveries`>): PagedList<EventDelivery>;
+  /** Sends one delivery again now, same event id and body. */
+  retryDelivery(id: string, deliveryId: string): Promise<EventDelivery>;
+}
+
+export interface EventsApi {
+  /**
+   * The user's events as they happen, in order, each once: `for await (const event of stream)`. Resumes by
+   * itself after a dropped connection; give `lastEventId` to resume from a position you stored.
+   */
+  stream(userId: string, options?: EventStreamOptions): EventStream;
+}
+
+export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
+  const at = (id: string) => ({ path: { id } });
+  return {
+    create: (input, options = {}) =>
+      dataOf(
+        raw.POST('/v1/event-endpoints', {
+          params: { header: idempotencyHeader(options.idempotencyKey) },
+          body: input,
+        }),
+      ),
+    list: () => dataOf(raw.GET('/v1/event-endpoints')),
+    get: (id) => dataOf(raw.GET('/v1/event-endpoints/{id}', { params: at(id) })),
+    delete: (id) => doneOf(raw.DELETE('/v1/event-endpoints/{id}', { params: at(id) })),
+    rotateSecret: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/secret', { params: at(id) })),
+    enable: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/enable', { params: at(id) })),
+    deliveries: (id, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(raw.GET('/v1/event-endpoints/{id}/deliveries', { params: { ...at(id), query: q } })),
+        query,
+      ),
+    retryDelivery: (id, deliveryId) =>
+      dataOf(
+        raw.POST('/v1/event-endpoints/{id}/deliveries/{deliveryId}/retry', {
+          params: { path: { id, deliveryId } },
+        }),
+      ),
+  };
+}
+
+export function eventsApi(raw: RawClient): EventsApi {
+  return { stream: (userId, options) => openEventStream(raw, userId, options) };
+}

@@ -1,0 +1,155 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { BffError, retryAfterSeconds } from './errors.js';
+import type { paths } from './generated/openapi.js';
+import { newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
+
+/** The openapi-fetch client over the merchant API's paths: every path and method typed from the document. */
+export type RawClient = Client<paths>;
+
+/** An API key (`mk_…`) or a user's session token (`us_…`), or how to get the current one. */
+export type TokenSource = string | (() => string | Promise<string>);
+
+export interface TransportOptions {
+  baseUrl: string;
+  token: TokenSource;
+  /** The fetch to send with (default: the global one). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Retries of a 429, or of a 503 where retrying is safe (default 2, so three attempts at most). */
+  maxRetries?: number;
+  /** The longest `Retry-After` waited out (default 60 s); a longer one is the caller's to handle. */
+  maxRetryAfterSeconds?: number;
+}
+
+/**
+ * The raw client with the SDK's behaviour in it, so that calls made through `raw` get it too:
+ * - the bearer token on every request;
+ * - an `Idempotency-Key` on every creating POST that has none;
+ * - retries of 429 (refused before any work) and of 503 when the request is safe to repeat: a GET, PUT
+ *   or DELETE, or a request that carries an `Idempotency-Key` (the API answers a repeat from its record).
+ *   A POST or PATCH without one is not repeated: the caller decides, with `BffError.retryAfter`.
+ */
+export function createRawClient(options: TransportOptions): RawClient {
+  const raw = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: retryingFetch(options),
+  });
+  raw.use(requestHeaders(options.token));
+  return raw;
+}
+
+function requestHeaders(token: TokenSource): Middleware {
+  return {
+    async onRequest({ request, schemaPath }) {
+      if (!request.headers.has('authorization')) {
+        const value = typeof token === 'function' ? await token() : token;
+        request.headers.set('authorization', `Bearer ${value}`);
+      }
+      if (takesIdempotencyKey(request.method, schemaPath) && !request.headers.has('idempotency-key')) {
+        request.headers.set('idempotency-key', newIdempotencyKey());
+      }
+      return request;
+    },
+  };
+}
+
+const SAFE_TO_REPEAT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+function retryable(request: Request, response: Response): boolean {
+  if (response.status === 429) return true;
+  if (response.status !== 503) return false;
+  return SAFE_TO_REPEAT.has(request.method) || request.headers.has('idempotency-key');
+}
+
+function retryingFetch(options: TransportOptions): (request: Request) => Promise<Response> {
+  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const maxRetries = options.maxRetries ?? 2;
+  const maxWait = options.maxRetryAfterSeconds ?? 60;
+  return async (request) => {
+    for (let attempt = 0; ; attempt += 1) {
+      // Each attempt sends a copy: a body can be read once, and the same headers (the same
+      // Idempotency-Key) go every time.
+      const response = await send(request.clone());
+      if (attempt >= maxRetries || !retryable(request, response)) return response;
+      const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+      if (retryAfter !== undefined && retryAfter > maxWait) return response;
+      await response.body?.cancel();
+      // Without Retry-After: 0.5 s, 1 s, 2 s … with jitter, so clients refused together do not return together.
+      const waitMs =
+        retryAfter !== undefined ? retryAfter * 1000 : 500 * 2 ** attempt * (0.8 + Math.random() * 0.4);
+      await sleep(waitMs, request.signal);
+    }
+  };
+}
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** What an openapi-fetch call answers: `data` on a 2xx, `error` (the parsed body) otherwise. */
+interface RawResult<E> {
+  data?: E;
+  error?: unknown;
+  response: Response;
+}
+
+/** Awaits a raw call: a failure of the fetch itself becomes a `NETWORK_ERROR`. */
+async function settle<E>(pending: Promise<RawResult<E>>): Promise<RawResult<E>> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof BffError || isAbort(error)) throw error;
+    throw BffError.network(error);
+  }
+}
+
+export const isAbort = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+
+/** The `data` of a success envelope, or a BffError. */
+export async function dataOf<E extends { data: unknown }>(
+  pending: Promise<RawResult<E>>,
+): Promise<E['data']> {
+  const result = await settle(pending);
+  if (!result.response.ok) throw BffError.fromResponse(result.response, result.error);
+  if (result.data === undefined) throw BffError.fromResponse(result.response, undefined);
+  return result.data.data;
+}
+
+/** The whole success envelope (lists need `meta`), or a BffError. */
+export async function envelopeOf<E>(pending: Promise<RawResult<E>>): Promise<E> {
+  const result = await settle(pending);
+  if (!result.response.ok || result.data === undefined)
+    throw BffError.fromResponse(result.response, result.error);
+  return result.data;
+}
+
+/** Nothing (a 204), or a BffError. */
+export async function doneOf(pending: Promise<RawResult<unknown>>): Promise<void> {
+  const result = await settle(pending);
+  if (!result.response.ok) throw BffError.fromResponse(result.response, result.error);
+}
+
+/** The `Idempotency-Key` header param, when the caller gave one. */
+export const idempotencyHeader = (key: string | undefined) =>
+  key === undefined ? undefined : { 'Idempotency-Key': key };
+
+/** Options of a creating POST. */
+export interface CreateOptions {
+  /**
+   * Sent as `Idempotency-Key` (default: a new UUID per call). Give your own, stored with what you are
+   * creating, to make a call repeated after a crash or a lost answer count once.
+   */
+  idempotencyKey?: string;
+}

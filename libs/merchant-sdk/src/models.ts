@@ -1,0 +1,73 @@
+import type { components, paths } from './generated/openapi.js';
+
+/**
+ * Names for what the API sends and takes, all read from the generated OpenAPI types, so that a change of
+ * the document changes them (`npm run sdk:generate`) and the compiler shows every use it breaks.
+ */
+
+export type { components, paths };
+
+/** A schema of the API's document by name: `Schema<'UserOutput'>`. */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
+
+/** The API's closed set of error codes (the error envelope's `code`). */
+export type ErrorCode = Schema<'ErrorCode'>;
+export type ApiErrorDetail = Schema<'ApiErrorDetail'>;
+export type ApiUpstreamErrorInfo = Schema<'ApiUpstreamErrorInfo'>;
+export type ApiErrorResponse = Schema<'ApiErrorResponse'>;
+
+/** An event, as merchant endpoints receive it (the body) and the user stream sends it (`data:`). */
+export type BffEvent = Schema<'MerchantEventOutput'>;
+export type BffEventType = BffEvent['type'];
+/**
+ * The event of one type. Once the document describes each type's `data` (a `oneOf` on `type`) this is
+ * that member; before, it is the event with its `type` narrowed.
+ */
+export type BffEventOf<T extends BffEventType> = BffEvent extends infer E
+  ? E extends { type: infer U }
+    ? T extends U
+      ? E & { type: T }
+      : never
+    : never
+  : never;
+
+// ---- operations, by path and method ------------------------------------------------------------------
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Path = keyof paths;
+
+type OperationAt<P extends Path, M extends HttpMethod> = paths[P] extends { [K in M]: infer O } ? O : never;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body an operation takes: `Body<'/v1/users', 'post'>`. */
+export type Body<P extends Path, M extends HttpMethod> =
+  OperationAt<P, M> extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> : never;
+
+/** The query an operation takes. */
+export type Query<P extends Path, M extends HttpMethod = 'get'> =
+  OperationAt<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+/** `data` of an operation's success envelope. */
+export type Data<P extends Path, M extends HttpMethod = 'get'> =
+  OperationAt<P, M> extends { responses: infer R }
+    ? JsonOf<R[keyof R & (200 | 201 | 202)]> extends { data: infer D }
+      ? D
+      : never
+    : never;
+
+/** One item of a list operation's `data`. */
+export type Item<P extends Path> = Data<P> extends readonly (infer I)[] ? I : never;
+
+// ---- the resources merchants handle most, by name ----------------------------------------------------
+
+export type Me = Data<'/v1/me'>;
+export type User = Schema<'UserOutput'>;
+export type UserSession = Schema<'UserSessionOutput'>;
+export type Institution = Schema<'InstitutionOutput'>;
+export type Consent = Schema<'ConsentOutput'>;
+export type Account = Schema<'AccountOutput'>;
+export type Transaction = Schema<'TransactionOutput'>;
+export type SyncRun = Schema<'SyncRunOutput'>;
+export type Payment = Schema<'PaymentOutput'>;
+export type EventEndpoint = Schema<'EventEndpointOutput'>;
+export type EventDelivery = Schema<'EventDeliveryOutput'>;
