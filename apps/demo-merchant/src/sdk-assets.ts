@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/**
+ * The packages the merchant SDK imports at run time in a browser: the import graph of its root entry and
+ * of `./connect`. Not `standardwebhooks`: it is CommonJS and Node-only (webhook verification belongs on a
+ * merchant's backend), and leaves the root entry for a `./webhooks` one.
+ */
+export const SDK_BROWSER_DEPENDENCIES = ['openapi-fetch', 'eventsource-parser'] as const;
+
+/** The import map a page inlines (`<script type="importmap">`) to load the SDK without a bundler. */
+export interface ImportMap {
+  imports: Record<string, string>;
+}
+
+export interface SdkAssetsOptions {
+  /** The built SDK (default: libs/merchant-sdk/dist of this repository; `npm run sdk:build` makes it). */
+  sdkDist?: string;
+}
+
+const SERVED = /\.(js|mjs|map)$/;
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/** The repository's root, from the source tree or from a built dist/ (as demo-server.ts finds public/). */
+function repositoryRoot(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const distAt = here.indexOf(`${sep}dist${sep}`);
+  return distAt >= 0 ? here.slice(0, distAt) : resolve(here, '../../..');
+}
+
+/** A package's folder and its ESM entry (the `import` condition of `exports["."]`, else `module`). */
+function esmEntryOf(name: string): { dir: string; entry: string } {
+  const require = createRequire(join(repositoryRoot(), 'package.json'));
+  const manifestPath = require.resolve(`${name}/package.json`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    exports?: Record<string, string | Record<string, string>>;
+    module?: string;
+  };
+  const root = manifest.exports?.['.'];
+  const entry = typeof root === 'object' ? (root.import ?? root.default) : (root ?? manifest.module);
+  if (!entry || !/\.m?js$/.test(entry)) throw new Error(`${name} has no ES module build to serve`);
+  return { dir: dirname(manifestPath), entry: entry.replace(/^\.\//, '') };
+}
+
+/** `relative` under `dir`, or undefined when it would leave it or is not a script (or its map). */
+function inside(dir: string, relative: string): string | undefined {
+  if (!SERVED.test(relative) || relative.includes('\0')) return undefined;
+  const file = resolve(dir, relative);
+  return file.startsWith(dir + sep) ? file : undefined;
+}
+
+async function sendFile(reply: FastifyReply, file: string | undefined) {
+  if (!file) return reply.code(404).send({ error: { message: 'Not found' } });
+  try {
+    const body = await readFile(file);
+    return reply.type(TYPES[extname(file)]).header('cache-control', 'no-cache').send(body);
+  } catch {
+    return reply.code(404).send({ error: { message: 'Not found' } });
+  }
+}
+
+/**
+ * Serves the merchant SDK to browsers without a bundler: GET `/sdk/*` answers libs/merchant-sdk/dist
+ * (read on each request, so a rebuild shows on reload) and GET `/vendor/<name>/*` the ESM build of each
+ * of its browser dependencies, resolved from node_modules. Answers the import map that ties the bare
+ * names to those URLs, for the page to inline before its first module script:
+ *
+ * ```ts
+ * const importMap = registerSdkAssets(app);
+ * html.replace('<!-- importmap -->', `<script type="importmap">${JSON.stringify(importMap)}</script>`);
+ * ```
+ *
+ * Only `.js`, `.mjs` and `.map` files are served, and never outside those folders.
+ */
+export function registerSdkAssets(app: FastifyInstance, options: SdkAssetsOptions = {}): ImportMap {
+  const sdkDist = resolve(options.sdkDist ?? join(repositoryRoot(), 'libs', 'merchant-sdk', 'dist'));
+  const imports: Record<string, string> = {
+    '@open-banking-bff/merchant-sdk': '/sdk/index.js',
+    '@open-banking-bff/merchant-sdk/connect': '/sdk/connect/index.js',
+  };
+
+  app.get<{ Params: { '*': string } }>('/sdk/*', (request, reply) =>
+    sendFile(reply, inside(sdkDist, request.params['*'])),
+  );
+
+  for (const name of SDK_BROWSER_DEPENDENCIES) {
+    const { dir, entry } = esmEntryOf(name);
+    imports[name] = `/vendor/${name}/${entry}`;
+    app.get<{ Params: { '*': string } }>(`/vendor/${name}/*`, (request, reply) =>
+      sendFile(reply, inside(dir, request.params['*'])),
+    );
+  }
+  return { imports };
+}
