@@ -66,6 +66,13 @@ function schemaSection(name, schema) {
         `| \`${field}\` | ${cell(typeOf(prop))} | ${required.has(field) ? 'yes' : 'no'} | ${cell(prop.description)} |`,
       );
     }
+  } else if (schema.discriminator?.mapping) {
+    // A discriminated union: which schema each value of the discriminating property stands for.
+    lines.push(`One of these, by \`${schema.discriminator.propertyName}\`:`, '');
+    lines.push(`| \`${schema.discriminator.propertyName}\` | Schema |`, '|---|---|');
+    for (const [value, ref] of Object.entries(schema.discriminator.mapping)) {
+      lines.push(`| \`${value}\` | ${typeOf({ $ref: ref })} |`);
+    }
   } else {
     lines.push(`Type: ${typeOf(schema)}`);
   }

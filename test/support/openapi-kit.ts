@@ -5,8 +5,9 @@ import ajvFormats from 'ajv-formats';
 const addFormats = ajvFormats.default;
 
 /**
- * Our own OpenAPI document (`/docs-json`) as tests read it: its operations, and a check of an answer
- * against what the document declares for that operation (status, content type, body schema).
+ * Our own OpenAPI document (`/docs-json`) as tests read it: its operations, a check of an answer
+ * against what the document declares for that operation (status, content type, body schema), and a
+ * check of any value against a component by name.
  */
 
 export type Schema = Record<string, unknown>;
@@ -88,9 +89,11 @@ const ANNOTATIONS = new Set(['example', 'xml', 'externalDocs', 'discriminator'])
  * An OpenAPI 3.0 schema as JSON Schema: `nullable: true` becomes "or null", references point into the
  * document's components (held by Ajv under `openapi#/$defs/…`), annotations are dropped. Everything that
  * constrains (required, types, formats, enums, additionalProperties where declared) is kept as it is.
+ * `closed`: an object whose properties the document lists and whose other members it leaves unsaid
+ * holds no other member (`additionalProperties: false`), so an undocumented member is a mismatch too.
  */
-export function jsonSchemaOf(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(jsonSchemaOf);
+export function jsonSchemaOf(schema: unknown, closed = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => jsonSchemaOf(s, closed));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Schema = {};
   for (const [key, value] of Object.entries(schema as Schema)) {
@@ -99,12 +102,67 @@ export function jsonSchemaOf(schema: unknown): unknown {
       out.$ref = `${DOCUMENT_ID}#/$defs/${value.slice(COMPONENTS.length)}`;
     } else if (key === 'properties' && value && typeof value === 'object') {
       // Property names are not keywords: `example` may well be a field of ours.
-      out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSchemaOf(v)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, jsonSchemaOf(v, closed)]),
+      );
     } else {
-      out[key] = jsonSchemaOf(value);
+      out[key] = jsonSchemaOf(value, closed);
     }
   }
+  if (closed && out.properties && !('additionalProperties' in out)) out.additionalProperties = false;
   return (schema as Schema).nullable === true ? { anyOf: [out, { type: 'null' }] } : out;
+}
+
+/** Ajv holding the document's components, as JSON Schema (closed or not), for references into them. */
+function documentAjv(document: OpenApiDocument, closed: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
+  addFormats(ajv);
+  const defs = Object.fromEntries(
+    Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => [
+      name,
+      jsonSchemaOf(schema, closed),
+    ]),
+  );
+  ajv.addSchema({ $id: DOCUMENT_ID, $defs: defs });
+  return ajv;
+}
+
+/** Ajv's errors as lines: where in `value`, what is wrong, and the value found there. */
+function errorLines(what: string, validate: ValidateFunction, value: unknown): string[] {
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${what}${e.instancePath || ''} ${e.message ?? 'is invalid'}${
+        e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''
+      }; at ${preview(valueAt(value, e.instancePath))}`,
+  );
+}
+
+/**
+ * Checks values against the document's components by name (`MerchantEventOutput`, …): for what the api
+ * sends other than as an answer (webhook bodies, stream messages). `closed` (the default): no member the
+ * document does not declare.
+ */
+export class ComponentChecker {
+  private readonly ajv: Ajv;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(
+    private readonly document: OpenApiDocument,
+    options: { closed?: boolean } = {},
+  ) {
+    this.ajv = documentAjv(document, options.closed ?? true);
+  }
+
+  /** What is wrong with `value` as a `component`, one line each; empty when it is one. */
+  problems(component: string, value: unknown, what = component): string[] {
+    if (!this.document.components?.schemas?.[component]) return [`${component}: no such component`];
+    let validate = this.compiled.get(component);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/$defs/${component}` });
+      this.compiled.set(component, validate);
+    }
+    return validate(value) ? [] : errorLines(what, validate, value);
+  }
 }
 
 /** What came back for one request, as the checker needs it. */
@@ -126,15 +184,7 @@ export class AnswerChecker {
   private readonly operations: Map<string, Operation>;
 
   constructor(document: OpenApiDocument) {
-    this.ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
-    addFormats(this.ajv);
-    const defs = Object.fromEntries(
-      Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => [
-        name,
-        jsonSchemaOf(schema),
-      ]),
-    );
-    this.ajv.addSchema({ $id: DOCUMENT_ID, $defs: defs });
+    this.ajv = documentAjv(document, false);
     this.operations = new Map(documentedOperations(document).map((o) => [o.key, o]));
   }
 
@@ -163,12 +213,7 @@ export class AnswerChecker {
       this.compiled.set(cacheKey, validate);
     }
     if (validate(answer.body)) return [];
-    return (validate.errors ?? []).map(
-      (e) =>
-        `${where}: body${e.instancePath || ''} ${e.message ?? 'is invalid'}${
-          e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''
-        }; at ${preview(valueAt(answer.body, e.instancePath))}`,
-    );
+    return errorLines(`${where}: body`, validate, answer.body);
   }
 }
 

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
-  ApiExtraModels,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -14,12 +13,13 @@ import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
+import { ApiUnionSchema } from '../common/openapi-unions.js';
 import { EventEndpointOutput } from '../common/outputs/event-endpoint.output.js';
 import { keysetPage, listEnvelope } from '../common/paging.js';
 import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.js';
 import { EventDeliveryOutput } from './outputs/event-delivery.output.js';
 import { EventEndpointWithSecretOutput } from './outputs/event-endpoint-with-secret.output.js';
-import { MerchantEventOutput } from './outputs/merchant-event.output.js';
+import { MERCHANT_EVENT_OUTPUT } from './outputs/merchant-event.output.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -41,7 +41,7 @@ function view(endpoint: EventEndpointView): EventEndpointOutput {
  * business with the merchant's backend endpoints or their secrets.
  */
 @ApiTags('events')
-@ApiExtraModels(MerchantEventOutput)
+@ApiUnionSchema(MERCHANT_EVENT_OUTPUT)
 @Auth(AuthKind.Merchant)
 @Controller('v1/event-endpoints')
 export class EventEndpointsController {
@@ -52,7 +52,7 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
-      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
+      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
   })
   @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
   @ApiInvalid()

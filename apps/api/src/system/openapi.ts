@@ -1,12 +1,14 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
+import { addUnionSchemas } from '../common/openapi-unions.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
 /**
  * The OpenAPI document, generated from the controllers' decorators, served at /docs (Swagger UI) and
  * /docs-json. Both are public: they are plain Fastify routes outside the guards, like the health routes.
  * The same document gives the hot routes their response schemas (`responseSchemas: false` leaves them
- * to JSON.stringify: the comparison the serialisation test makes).
+ * to JSON.stringify: the comparison the serialisation test makes). Unions declared with `ApiUnionSchema`
+ * (the merchant events) are components of their own.
  */
 export function setUpOpenApi(app: NestFastifyApplication, options: { responseSchemas?: boolean } = {}): void {
   const config = new DocumentBuilder()
@@ -29,6 +31,7 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
     })
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  addUnionSchemas(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
   if (options.responseSchemas !== false) {
     registerResponseSchemas(app.getHttpAdapter().getInstance(), document as never);

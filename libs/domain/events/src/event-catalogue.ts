@@ -1,7 +1,9 @@
 /**
  * The events merchants receive (docs/events.md): one closed catalogue of names, each with what it
  * means and the members of its `data`. Stored as the `merchant_event_type` enum's values; delivered to
- * endpoints and streams in one wire shape, {@link MerchantEventWire}.
+ * endpoints and streams in one wire shape, {@link MerchantEventWire}. Each type's `data` has a schema of
+ * its own in the OpenAPI document (apps/api/src/events/outputs/merchant-events/), holding exactly these
+ * members: test/api-event-schemas.e2e-spec.ts holds them to each other and to the events recorded.
  */
 export const MERCHANT_EVENT_TYPES = {
   'consent.authorized': {
@@ -49,11 +51,11 @@ export const MERCHANT_EVENT_TYPES = {
   },
   'payment.completed': {
     description: 'A payment reached a successful final status at the bank.',
-    data: ['paymentId', 'consentId', 'status', 'amount', 'upstreamPaymentId'],
+    data: ['paymentId', 'kind', 'consentId', 'status', 'amount', 'reference', 'upstreamPaymentId'],
   },
   'payment.failed': {
     description: 'A payment reached a failed final status at the bank.',
-    data: ['paymentId', 'consentId', 'status', 'amount', 'upstreamPaymentId'],
+    data: ['paymentId', 'kind', 'consentId', 'status', 'amount', 'reference', 'upstreamPaymentId'],
   },
 } as const satisfies Record<string, { description: string; data: readonly string[] }>;
 

@@ -5,7 +5,8 @@ export class EventDeliveryOutput {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid', description: 'The event id: the `webhook-id` header and `id` of the body' })
   eventId!: string;
-  @ApiProperty({ enum: MERCHANT_EVENT_TYPE_NAMES }) eventType!: string;
+  @ApiProperty({ enum: MERCHANT_EVENT_TYPE_NAMES, description: 'The event’s `type` (MerchantEventOutput)' })
+  eventType!: string;
   @ApiProperty({ enum: ['PENDING', 'SUCCEEDED', 'FAILED'] }) status!: string;
   @ApiProperty() attempts!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) nextAttemptAt!: string | null;

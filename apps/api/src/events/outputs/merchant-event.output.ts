@@ -1,14 +1,51 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { MERCHANT_EVENT_TYPE_NAMES } from '#libs/domain/events';
-import { EVENT_TYPES_DESCRIPTION } from '../event-types.js';
+import type { MerchantEventType } from '#libs/domain/events';
+import type { UnionSchema } from '../../common/openapi-unions.js';
+import {
+  ConsentAuthorizedEventOutput,
+  ConsentExpiredEventOutput,
+  ConsentExpiringEventOutput,
+  ConsentFailedEventOutput,
+  ConsentReauthorisationNotExtendedEventOutput,
+  ConsentReauthorisationRequiredEventOutput,
+  ConsentRevokedEventOutput,
+} from './merchant-events/consent-events.output.js';
+import {
+  PaymentCompletedEventOutput,
+  PaymentFailedEventOutput,
+} from './merchant-events/payment-events.output.js';
+import {
+  SyncFailedEventOutput,
+  SyncSucceededEventOutput,
+  TransactionsChangedEventOutput,
+} from './merchant-events/sync-events.output.js';
 
-/** An event as POSTed to a merchant's endpoint (and sent down a user's stream). */
-export class MerchantEventOutput {
-  @ApiProperty({ format: 'uuid', description: 'Stable across retries and endpoints: deduplicate on it' })
-  id!: string;
-  @ApiProperty({ enum: MERCHANT_EVENT_TYPE_NAMES }) type!: string;
-  @ApiProperty({ format: 'date-time' }) createdAt!: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) userId!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: EVENT_TYPES_DESCRIPTION })
-  data!: Record<string, unknown>;
-}
+/** Each event type's schema: `type` its one value, `data` what that type holds. */
+export const MERCHANT_EVENT_OUTPUTS = {
+  'consent.authorized': ConsentAuthorizedEventOutput,
+  'consent.failed': ConsentFailedEventOutput,
+  'consent.expiring': ConsentExpiringEventOutput,
+  'consent.reauthorisation_required': ConsentReauthorisationRequiredEventOutput,
+  'consent.reauthorisation_not_extended': ConsentReauthorisationNotExtendedEventOutput,
+  'consent.expired': ConsentExpiredEventOutput,
+  'consent.revoked': ConsentRevokedEventOutput,
+  'sync.succeeded': SyncSucceededEventOutput,
+  'sync.failed': SyncFailedEventOutput,
+  'transactions.changed': TransactionsChangedEventOutput,
+  'payment.completed': PaymentCompletedEventOutput,
+  'payment.failed': PaymentFailedEventOutput,
+} as const satisfies { [T in MerchantEventType]: new () => { type: T } };
+
+/** An event as POSTed to a merchant's endpoint (and sent down a user's stream): one of the types'. */
+export type MerchantEventOutput = InstanceType<(typeof MERCHANT_EVENT_OUTPUTS)[MerchantEventType]>;
+
+/**
+ * The `MerchantEventOutput` component: one of the types' schemas, told apart by `type` (a discriminated
+ * union, for generated clients).
+ */
+export const MERCHANT_EVENT_OUTPUT: UnionSchema = {
+  name: 'MerchantEventOutput',
+  description:
+    'An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`.',
+  discriminator: 'type',
+  members: MERCHANT_EVENT_OUTPUTS,
+};

@@ -1,0 +1,121 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ConsentStatus, FINAL_FAILURE_STATUSES } from '#libs/domain/consents';
+import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
+
+// The `consent.*` events: what `consentEvent` (libs/domain/consents) records of the consent after the change.
+
+const CONSENT_KINDS = ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'];
+
+/** What every consent event says of its consent. Not a schema itself. */
+abstract class ConsentEventFields {
+  @ApiProperty({ format: 'uuid' }) consentId!: string;
+  @ApiProperty({
+    enum: CONSENT_KINDS,
+    description: 'ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits',
+  })
+  kind!: string;
+  @ApiProperty({ enum: Object.values(ConsentStatus), description: 'The consent’s status after the change' })
+  status!: ConsentStatus;
+  @ApiProperty({ description: 'The institution (bank) the consent is with' }) institutionId!: string;
+}
+
+@ApiSchema({
+  description:
+    '`data` of consent.authorized, consent.expiring and consent.reauthorisation_not_extended: the authorised consent',
+})
+export class ConsentEventData extends ConsentEventFields {
+  @ApiProperty({ enum: [ConsentStatus.Authorised], description: 'The consent’s status after the change' })
+  override status!: typeof ConsentStatus.Authorised;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the consent expires; null when the bank set no expiry (never in consent.expiring)',
+  })
+  expiresAt!: string | null;
+}
+
+@ApiSchema({
+  description: '`data` of consent.reauthorisation_required: the consent, and the bank’s page to renew it',
+})
+export class ConsentReauthorisationEventData extends ConsentEventFields {
+  @ApiProperty({
+    enum: [ConsentStatus.AwaitingReauthorisation],
+    description: 'The consent’s status after the change',
+  })
+  override status!: typeof ConsentStatus.AwaitingReauthorisation;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the consent expires unless renewed; null when the bank set no expiry',
+  })
+  expiresAt!: string | null;
+  @ApiProperty({ format: 'uri', description: 'The bank’s page: send the user there to renew the consent' })
+  reauthorisationUrl!: string;
+}
+
+@ApiSchema({
+  description:
+    '`data` of consent.failed, consent.expired and consent.revoked: the consent that ended, and why',
+})
+export class ConsentEndedEventData extends ConsentEventFields {
+  @ApiProperty({
+    enum: FINAL_FAILURE_STATUSES,
+    description:
+      'The consent’s status after the change: EXPIRED in consent.expired, REVOKED in consent.revoked; in consent.failed, how the authorisation ended (REJECTED, FAILED, EXPIRED, …)',
+  })
+  override status!: ConsentStatus;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'CONSENT_REVOKED',
+    description:
+      'Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT or AUTHORISATION_ABANDONED',
+  })
+  reason!: string | null;
+}
+
+@ApiSchema({ description: meaningOf('consent.authorized') })
+export class ConsentAuthorizedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.authorized'] }) override type!: 'consent.authorized';
+  @ApiProperty({ type: ConsentEventData }) data!: ConsentEventData;
+}
+
+@ApiSchema({ description: meaningOf('consent.failed') })
+export class ConsentFailedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.failed'] }) override type!: 'consent.failed';
+  @ApiProperty({ type: ConsentEndedEventData }) data!: ConsentEndedEventData;
+}
+
+@ApiSchema({ description: meaningOf('consent.expiring') })
+export class ConsentExpiringEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.expiring'] }) override type!: 'consent.expiring';
+  @ApiProperty({ type: ConsentEventData }) data!: ConsentEventData;
+}
+
+@ApiSchema({ description: meaningOf('consent.reauthorisation_required') })
+export class ConsentReauthorisationRequiredEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.reauthorisation_required'] })
+  override type!: 'consent.reauthorisation_required';
+  @ApiProperty({ type: ConsentReauthorisationEventData }) data!: ConsentReauthorisationEventData;
+}
+
+@ApiSchema({ description: meaningOf('consent.reauthorisation_not_extended') })
+export class ConsentReauthorisationNotExtendedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.reauthorisation_not_extended'] })
+  override type!: 'consent.reauthorisation_not_extended';
+  @ApiProperty({ type: ConsentEventData }) data!: ConsentEventData;
+}
+
+@ApiSchema({ description: meaningOf('consent.expired') })
+export class ConsentExpiredEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.expired'] }) override type!: 'consent.expired';
+  @ApiProperty({ type: ConsentEndedEventData }) data!: ConsentEndedEventData;
+}
+
+@ApiSchema({ description: meaningOf('consent.revoked') })
+export class ConsentRevokedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.revoked'] }) override type!: 'consent.revoked';
+  @ApiProperty({ type: ConsentEndedEventData }) data!: ConsentEndedEventData;
+}

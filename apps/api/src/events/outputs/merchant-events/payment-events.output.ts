@@ -1,0 +1,46 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { FINAL_PAYMENT_STATUSES } from '#libs/domain/payments';
+import { MoneyOutput } from '../../../common/outputs/money.output.js';
+import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
+
+// The `payment.*` events: what PaymentStateRepository (libs/domain/payments) records of a payment as its
+// final status is applied.
+
+@ApiSchema({ description: '`data` of payment.completed and payment.failed: the payment at its final status' })
+export class PaymentEventData {
+  @ApiProperty({ format: 'uuid', description: 'GET /v1/payments/{paymentId}' }) paymentId!: string;
+  @ApiProperty({ enum: ['SINGLE', 'VRP'] }) kind!: string;
+  @ApiProperty({ format: 'uuid', description: 'The payment’s consent (single or sweeping VRP)' })
+  consentId!: string;
+  @ApiProperty({
+    enum: FINAL_PAYMENT_STATUSES,
+    description:
+      'The final status: COMPLETED in payment.completed; FAILED, DECLINED, REJECTED, EXPIRED or CANCELLED in payment.failed',
+  })
+  status!: string;
+  @ApiProperty({
+    type: MoneyOutput,
+    description: 'With as many decimals as the currency has: 12.34 GBP, 1200 JPY',
+  })
+  amount!: MoneyOutput;
+  @ApiProperty({ type: String, nullable: true }) reference!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The bank’s payment id; null for a payment that never reached the bank (not approved, refused)',
+  })
+  upstreamPaymentId!: string | null;
+}
+
+@ApiSchema({ description: meaningOf('payment.completed') })
+export class PaymentCompletedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['payment.completed'] }) override type!: 'payment.completed';
+  @ApiProperty({ type: PaymentEventData }) data!: PaymentEventData;
+}
+
+@ApiSchema({ description: meaningOf('payment.failed') })
+export class PaymentFailedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['payment.failed'] }) override type!: 'payment.failed';
+  @ApiProperty({ type: PaymentEventData }) data!: PaymentEventData;
+}

@@ -1,0 +1,103 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
+
+// The `sync.*` and `transactions.changed` events: what AccountSyncService (libs/domain/sync) records of a
+// run as it ends.
+
+/** The codes a failed run records (AccountSyncService). */
+const SYNC_FAILURE_CODES = [
+  'SYNC_FAILED',
+  'INSTITUTION_ERROR',
+  'CONSENT_EXPIRED',
+  'CONSENT_NOT_AUTHORISED',
+  'ACCOUNT_CLOSED',
+];
+
+export class SyncEventWindow {
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Inclusive; null: from the beginning, as far back as the consent allows',
+  })
+  from!: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Exclusive: when the run started reading (for a run that failed before, when it failed)',
+  })
+  before!: string;
+}
+
+@ApiSchema({ description: 'The run’s counts, over all its attempts' })
+export class SyncEventProgress {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages read from the bank' }) pages!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Records the bank returned' }) fetched!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Transactions stored that were not before' })
+  inserted!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Stored transactions that changed' })
+  updated!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Stored transactions the bank returned as they were',
+  })
+  unchanged!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Stored transactions of the window the bank no longer returns (a pending one that settled, …)',
+  })
+  removed!: number;
+}
+
+export class SyncEventError {
+  @ApiProperty({
+    enum: SYNC_FAILURE_CODES,
+    description:
+      'SYNC_FAILED: reading from the bank failed for good (refused, or failing until the retries ran out); INSTITUTION_ERROR: the bank itself failed; CONSENT_EXPIRED: the bank no longer honours the consent (consent.revoked or consent.expired says so); CONSENT_NOT_AUTHORISED: the consent has ended or holds no token; ACCOUNT_CLOSED: the bank no longer lists the account under the consent',
+  })
+  code!: string;
+  @ApiProperty({ description: 'What went wrong, for people (the bank’s own message when it gave one)' })
+  message!: string;
+}
+
+@ApiSchema({ description: '`data` of sync.succeeded and transactions.changed: one sync run of one account' })
+export class SyncEventData {
+  @ApiProperty({ format: 'uuid', description: 'The run: GET /v1/syncs/{syncId}' }) syncId!: string;
+  @ApiProperty({ format: 'uuid' }) accountId!: string;
+  @ApiProperty({ format: 'uuid', description: 'The consent the account was synced through' })
+  consentId!: string;
+  @ApiProperty({
+    enum: ['initial', 'scheduled', 'manual'],
+    description:
+      'initial: the first sync after an authorisation; scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync',
+  })
+  trigger!: string;
+  @ApiProperty({ type: SyncEventWindow, description: 'The time window the run read' })
+  window!: SyncEventWindow;
+  @ApiProperty({ type: SyncEventProgress }) progress!: SyncEventProgress;
+}
+
+@ApiSchema({ description: '`data` of sync.failed: the run, and why it failed' })
+export class SyncFailedEventData extends SyncEventData {
+  @ApiProperty({ type: SyncEventError }) error!: SyncEventError;
+}
+
+@ApiSchema({ description: meaningOf('sync.succeeded') })
+export class SyncSucceededEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['sync.succeeded'] }) override type!: 'sync.succeeded';
+  @ApiProperty({ type: SyncEventData }) data!: SyncEventData;
+}
+
+@ApiSchema({ description: meaningOf('sync.failed') })
+export class SyncFailedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['sync.failed'] }) override type!: 'sync.failed';
+  @ApiProperty({ type: SyncFailedEventData }) data!: SyncFailedEventData;
+}
+
+@ApiSchema({ description: meaningOf('transactions.changed') })
+export class TransactionsChangedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['transactions.changed'] }) override type!: 'transactions.changed';
+  @ApiProperty({ type: SyncEventData }) data!: SyncEventData;
+}

@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { ConsentLifecycleService } from '#libs/domain/consents';
+import { MERCHANT_EVENT_TYPE_NAMES, MERCHANT_EVENT_TYPES, type MerchantEventType } from '#libs/domain/events';
+import { PaymentStatusPoller } from '#libs/domain/payments';
+import { UserRepository } from '#libs/domain/users';
+import { createUser, uniqueName } from '#libs/testing';
+import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { connectBank, decideAtBank } from './support/bank-consents.js';
+import { EventReceiver } from './support/event-kit.js';
+import {
+  ComponentChecker,
+  type OpenApiDocument,
+  readOpenApiDocument,
+  type Schema,
+} from './support/openapi-kit.js';
+import { atBank, paymentBodies } from './support/payment-kit.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+import { SseClient } from './support/sse-client.js';
+import { accountsWhenSynced, eventually, runWhenEnded, upstreamConsentId } from './support/sync-kit.js';
+
+const DAY = 86_400_000;
+const UNION = 'MerchantEventOutput';
+
+/** What every event carries besides its data, in the order of the wire shape. */
+const EVENT_MEMBERS = ['id', 'type', 'createdAt', 'userId', 'data'];
+
+/**
+ * Each merchant event type has a schema of its own in the OpenAPI document, `MerchantEventOutput` is
+ * their discriminated union, and it is true: real flows through the stack (consents authorised, renewed,
+ * expiring, expired, failed and revoked, first and failed syncs, payments completed and failed), and
+ * every event they record, as an endpoint receives it and as a stream sends it, is exactly its type's
+ * schema, with no member the schema does not declare.
+ */
+describe('api: merchant events, one schema per type, true to what is sent', () => {
+  let stack: Stack;
+  let prisma: PrismaService;
+  let sandbox: SandboxHttp;
+  let document: OpenApiDocument;
+  let schemas: Record<string, Schema>;
+  let tenant: Tenant;
+  let receiver: EventReceiver;
+  const users: string[] = [];
+
+  beforeAll(async () => {
+    // The expiry scan and the relay act on every row of their database: this file has one of its own.
+    stack = await startStack({
+      ownDatabase: 'event_schemas',
+      worker: true,
+      overrides: { EVENT_DELIVERY_BACKOFF_SECONDS: '1' },
+    });
+    prisma = stack.api.app.get(PrismaService);
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    document = await readOpenApiDocument(stack.api.url);
+    schemas = document.components?.schemas ?? {};
+    tenant = await onboard(stack);
+    users.push(tenant.userId);
+    receiver = await new EventReceiver().start();
+    // Every type: an endpoint subscribed before anything happens receives every event.
+    expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.close();
+  });
+
+  const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
+  const merchantId = () => tenant.merchant.merchant.id;
+  const newUser = async () => {
+    const user = await createUser(stack.api.app.get(UserRepository), merchantId());
+    users.push(user.id);
+    return user.id;
+  };
+  const component = (ref: string) => schemas[ref.replace('#/components/schemas/', '')];
+  /** The schema a property names: a reference, or a reference wrapped to carry a description. */
+  const named = (property: Schema) =>
+    component(((property.allOf as Schema[] | undefined)?.[0] ?? property).$ref as string);
+  const mapping = () => (schemas[UNION].discriminator as { mapping: Record<string, string> }).mapping;
+  const recordedTypes = async () =>
+    (
+      await prisma.$queryRaw<{ type: string }[]>`
+        SELECT DISTINCT type::text AS type FROM merchant_events WHERE merchant_id = ${merchantId()}::uuid`
+    ).map((r) => r.type);
+  const recorded = async (type: MerchantEventType) =>
+    eventually(type, async () => ((await recordedTypes()).includes(type) ? true : undefined));
+
+  it('documents every type of the catalogue as a schema of its own, and their union as MerchantEventOutput', () => {
+    const union = schemas[UNION];
+    expect(union.discriminator).toMatchObject({ propertyName: 'type' });
+    expect(Object.keys(mapping())).toEqual(MERCHANT_EVENT_TYPE_NAMES);
+    expect((union.oneOf as Schema[]).map((member) => member.$ref)).toEqual(Object.values(mapping()));
+    const names = new Set<string>();
+    for (const type of MERCHANT_EVENT_TYPE_NAMES) {
+      const schema = component(mapping()[type]);
+      expect(schema, type).toBeDefined();
+      names.add(mapping()[type]);
+      const properties = schema.properties as Record<string, Schema>;
+      expect(Object.keys(properties), type).toEqual(EVENT_MEMBERS);
+      expect(schema.required, type).toEqual(EVENT_MEMBERS);
+      expect(properties.type.enum, type).toEqual([type]);
+      expect(schema.description, type).toBe(MERCHANT_EVENT_TYPES[type].description);
+      // `data` holds exactly what the catalogue says it holds, every member always there (maybe null).
+      const data = named(properties.data);
+      expect(data, `${type} data`).toBeDefined();
+      expect(Object.keys(data.properties as Schema), type).toEqual([...MERCHANT_EVENT_TYPES[type].data]);
+      expect(data.required, type).toEqual([...MERCHANT_EVENT_TYPES[type].data]);
+    }
+    expect(names.size).toBe(MERCHANT_EVENT_TYPE_NAMES.length);
+  });
+
+  it('records the consent lifecycle: authorised, first syncs, expiring, a renewal not extended, expired', async () => {
+    // A bank that keeps the expiry on a re-authorisation (the sandbox's quirk).
+    const quirk = await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
+      reauthorisationKeepsExpiry: true,
+    });
+    expect(quirk.status).toBe(200);
+    const lifecycle = stack.api.app.get(ConsentLifecycleService);
+    const terms = { expiresAt: new Date(Date.now() + 6 * DAY).toISOString() };
+    let consentId: string;
+    try {
+      consentId = await connectBank(
+        apps(),
+        tenant.merchant.apiKey.key,
+        tenant.userId,
+        'sandbox-redirect',
+        terms,
+      );
+      await accountsWhenSynced(tenant.client, tenant.userId);
+      expect((await lifecycle.scanExpiry(new Date())).reauthorisationsRequested).toBe(1);
+      const pending = dataOf(await tenant.client.get(`/v1/consents/${consentId}`));
+      const back = await decideAtBank(apps(), pending.reauthorisationUrl);
+      expect(back.location.searchParams.get('status')).toBe('AUTHORIZED');
+    } finally {
+      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
+        reauthorisationKeepsExpiry: false,
+      });
+    }
+    await accountsWhenSynced(tenant.client, tenant.userId);
+    const { expiresAt } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
+    await lifecycle.scanExpiry(new Date(expiresAt!.getTime() + 1_000));
+    for (const type of [
+      'consent.authorized',
+      'consent.expiring',
+      'consent.reauthorisation_required',
+      'consent.reauthorisation_not_extended',
+      'consent.expired',
+      'sync.succeeded',
+      'transactions.changed',
+    ] as const) {
+      await recorded(type);
+    }
+  });
+
+  it('records a sync that fails for a consent the bank revoked, and a revocation by the merchant', async () => {
+    const revokedAtBank = await newUser();
+    const consentId = await connectBank(apps(), tenant.merchant.apiKey.key, revokedAtBank);
+    const [account] = await accountsWhenSynced(tenant.client, revokedAtBank);
+    const revoked = await sandbox.admin(
+      'POST',
+      `/consents/${await upstreamConsentId(stack, consentId)}/revoke`,
+    );
+    expect(revoked.status).toBeLessThan(300);
+    const { syncId } = dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${account.id}/sync`),
+      202,
+    );
+    expect((await runWhenEnded(tenant.client, syncId)).status).toBe('failed');
+
+    const revokedHere = await newUser();
+    const mine = await connectBank(apps(), tenant.merchant.apiKey.key, revokedHere);
+    await accountsWhenSynced(tenant.client, revokedHere);
+    expect((await tenant.client.delete(`/v1/consents/${mine}`)).status).toBe(204);
+    await recorded('sync.failed');
+    await recorded('consent.revoked');
+  });
+
+  it('records a consent the user refused at the bank, and payments completed and failed', async () => {
+    const refused = await newUser();
+    const created = await tenant.client.post(`/v1/users/${refused}/consents`, {
+      institutionId: 'sandbox-redirect',
+      redirectUrl: 'https://app.merchant.example/banks/done',
+    });
+    const denied = await atBank(stack, dataOf(created, 201).authorisationUrl, 'deny');
+    expect(denied.query.status).toBe('REJECTED');
+
+    const payer = await newUser();
+    const pay = () =>
+      tenant.client.post(`/v1/users/${payer}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': uniqueName('pay') },
+      });
+    const poller = stack.api.app.get(PaymentStatusPoller);
+    const paid = dataOf(await pay(), 201);
+    expect((await atBank(stack, paid.authorisationUrl)).query.status).toBe('PENDING');
+    await eventually('payment completed', async () => {
+      await poller.pollDue();
+      const payment = dataOf(await tenant.client.get(`/v1/payments/${paid.id}`));
+      return payment.status === 'COMPLETED' ? true : undefined;
+    });
+    const unpaid = dataOf(await pay(), 201);
+    await atBank(stack, unpaid.authorisationUrl, 'deny');
+    for (const type of ['consent.failed', 'payment.completed', 'payment.failed'] as const)
+      await recorded(type);
+  });
+
+  it('sends every event recorded, to the endpoint and down the streams, exactly as its type’s schema says', async () => {
+    // Every type of the catalogue came out of the flows above.
+    expect((await recordedTypes()).sort()).toEqual([...MERCHANT_EVENT_TYPE_NAMES].sort());
+    const checker = new ComponentChecker(document, { closed: true });
+    const ids = (
+      await prisma.merchantEvent.findMany({ where: { merchantId: merchantId() }, select: { id: true } })
+    ).map((e) => e.id);
+    /** Its type's schema, in detail; then the union, which must agree. */
+    const check = (event: { id: string; type: MerchantEventType }, where: string) => {
+      const what = `${where} ${event.type} ${event.id}`;
+      const ref = mapping()[event.type];
+      if (!ref) return [`${what}: no schema for its type`];
+      const typed = checker.problems(ref.split('/').pop()!, event, what);
+      if (typed.length > 0) return typed;
+      const union = checker.problems(UNION, event, what);
+      return union.length > 0 ? [`${what}: its type's schema, but not ${UNION}: ${union.join('; ')}`] : [];
+    };
+
+    // Delivered: every request the endpoint received (a retry too), the body as it came.
+    await eventually('every event delivered', () => {
+      const accepted = new Set(receiver.accepted().map((e) => e.id));
+      return ids.every((id) => accepted.has(id)) ? true : undefined;
+    });
+    const problems = receiver.requests.flatMap((r) => check(JSON.parse(r.body), 'delivered'));
+
+    // Streamed: each user's whole history, replayed from the start (a late sync's events too).
+    const streamed = new Set<string>();
+    for (const userId of users) {
+      const count = await prisma.merchantEvent.count({ where: { merchantId: merchantId(), userId } });
+      const stream = await SseClient.open(
+        `${stack.api.url}/v1/users/${userId}/events`,
+        tenant.merchant.apiKey.key,
+        '0',
+      );
+      try {
+        for (const message of await stream.waitFor(count)) {
+          const event = JSON.parse(message.data);
+          expect(message.event).toBe(event.type);
+          problems.push(...check(event, 'streamed'));
+          streamed.add(event.id);
+        }
+      } finally {
+        stream.close();
+      }
+    }
+    expect(ids.filter((id) => !streamed.has(id))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('holds a member the schema does not declare, or a number for money, to be a mismatch', () => {
+    const checker = new ComponentChecker(document, { closed: true });
+    const payment = {
+      id: '0193a8f4-5c1e-7a2b-9c3d-4e5f6a7b8c9d',
+      type: 'payment.completed',
+      createdAt: '2026-11-23T10:15:02.481Z',
+      userId: '0193a8f4-5c1e-7a2b-9c3d-4e5f6a7b8c9e',
+      data: {
+        paymentId: '0193a8f4-5c1e-7a2b-9c3d-4e5f6a7b8c9f',
+        kind: 'SINGLE',
+        consentId: '0193a8f4-5c1e-7a2b-9c3d-4e5f6a7b8c90',
+        status: 'COMPLETED',
+        amount: { amount: '12.34', currency: 'GBP' },
+        reference: null,
+        upstreamPaymentId: 'pay-1',
+      },
+    };
+    expect(checker.problems(UNION, payment)).toEqual([]);
+    expect(checker.problems(UNION, { ...payment, data: { ...payment.data, extra: 1 } })).not.toEqual([]);
+    expect(
+      checker.problems(UNION, {
+        ...payment,
+        data: { ...payment.data, amount: { amount: 12.34, currency: 'GBP' } },
+      }),
+    ).not.toEqual([]);
+    expect(checker.problems(UNION, { ...payment, type: 'sync.failed' })).not.toEqual([]);
+  });
+});
