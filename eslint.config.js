@@ -74,6 +74,27 @@ const HTTP_IN_DOMAIN = {
   patterns: [{ group: ['@fastify/*'], message: HTTP }],
 };
 
+const NODE_BUILT_INS = [
+  'node:*',
+  'buffer',
+  'crypto',
+  'events',
+  'fs',
+  'http',
+  'https',
+  'net',
+  'path',
+  'stream',
+  'url',
+];
+/** The merchant SDK runs in browsers as well as in Node: none of Node's modules. */
+const BROWSER_SAFE = {
+  paths: [],
+  patterns: [
+    { group: NODE_BUILT_INS, message: 'libs/merchant-sdk runs in browsers too: no Node built-ins.' },
+  ],
+};
+
 /**
  * no-restricted-imports for the code of one library (the last block naming a rule wins, so each file
  * gets exactly one): `#libs/<scope><name>` only for the names in `allowed`, the test kit in specs only,
@@ -142,6 +163,7 @@ export default tseslint.config(
       'vitest.config.ts',
       'prisma.config.ts',
       'libs/testing/**',
+      'docs/examples/**',
     ],
     rules: { 'no-restricted-properties': 'off' },
   },
@@ -159,6 +181,7 @@ export default tseslint.config(
       scope: '',
       allowed: libraries,
       message: `libs/${library} imports only the libraries of its row of LIBRARY_IMPORTS (${libraries.join(', ') || 'none'}), never the domain.`,
+      extra: library === 'merchant-sdk' ? BROWSER_SAFE : undefined,
     }),
   ),
   // Apps depend on libs, never on each other.

@@ -413,6 +413,7 @@ async function test() {
     ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
     ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
     ['Typecheck (merchant SDK)', bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json', '--noEmit']],
+    ['Typecheck (docs/examples)', bin('tsc'), ['-p', 'docs/examples/tsconfig.json']],
     [
       'Tests (vitest)',
       bin('vitest'),

@@ -30,8 +30,11 @@ export interface BffClientOptions {
    * renewed without a new client).
    */
   token: TokenSource;
-  /** The fetch to send with (default: the global one): for a proxy, a test double, a custom agent. */
-  fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The fetch to send with (default: the global one): for a proxy, a test double, a custom agent. Pass
+   * `init.signal` on: the event stream is closed through it.
+   */
+  fetch?: (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
   /**
    * How many times a 429, or a 503 where repeating is safe, is tried again after its `Retry-After`
    * (default 2).

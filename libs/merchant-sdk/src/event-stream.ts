@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { BffError } from './errors.js';
-import { isAbort, type RawClient, sleep } from './http-transport.js';
+import { CALLER_SIGNAL, isAbort, type RawClient, sleep } from './http-transport.js';
 import type { BffEvent } from './models.js';
 
 /**
@@ -60,6 +60,7 @@ export function openEventStream(
       headers: { accept: 'text/event-stream' },
       parseAs: 'stream',
       signal: connection,
+      [CALLER_SIGNAL]: connection,
     });
     if (!result.response.ok || !result.data) throw BffError.fromResponse(result.response, result.error);
     return result.data;
@@ -119,9 +120,9 @@ export function openEventStream(
           stopped.signal.removeEventListener('abort', stop);
           connection.abort();
         }
-        // The server ended the stream (a restart) or the connection failed: back after a pause, longer
-        // with each failure in a row, or as long as the server asked.
-        const backoff = Math.min(maxDelayMs, (serverRetryMs ?? 500) * 2 ** failures);
+        // The server ended the stream (a restart) or the connection failed: back after the server's
+        // `retry:` (1 s without one), doubled for each further failure in a row, or after Retry-After.
+        const backoff = Math.min(maxDelayMs, (serverRetryMs ?? 1000) * 2 ** Math.max(0, failures - 1));
         const waitMs = retryAfter !== undefined ? retryAfter * 1000 : backoff * (0.8 + Math.random() * 0.4);
         await sleep(waitMs, stopped.signal).catch(() => undefined);
       }

@@ -12,8 +12,8 @@ export type TokenSource = string | (() => string | Promise<string>);
 export interface TransportOptions {
   baseUrl: string;
   token: TokenSource;
-  /** The fetch to send with (default: the global one). */
-  fetch?: (request: Request) => Promise<Response>;
+  /** The fetch to send with (default: the global one); a stream's requests come with `{ signal }`. */
+  fetch?: (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
   /** Retries of a 429, or of a 503 where retrying is safe (default 2, so three attempts at most). */
   maxRetries?: number;
   /** The longest `Retry-After` waited out (default 60 s); a longer one is the caller's to handle. */
@@ -60,15 +60,24 @@ function retryable(request: Request, response: Response): boolean {
   return SAFE_TO_REPEAT.has(request.method) || request.headers.has('idempotency-key');
 }
 
+/**
+ * The signal a call was given, carried on the request under this name (openapi-fetch copies unknown
+ * options onto its Request). Node's fetch links a Request's own signal to the caller's through weak
+ * references, which a garbage collection can cut while a long body (the event stream) is still read:
+ * the caller's signal is therefore handed to fetch itself.
+ */
+export const CALLER_SIGNAL = 'callerSignal';
+
 function retryingFetch(options: TransportOptions): (request: Request) => Promise<Response> {
-  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const send = options.fetch ?? ((request: Request, init?: RequestInit) => globalThis.fetch(request, init));
   const maxRetries = options.maxRetries ?? 2;
   const maxWait = options.maxRetryAfterSeconds ?? 60;
   return async (request) => {
+    const signal = (request as Request & { [CALLER_SIGNAL]?: AbortSignal })[CALLER_SIGNAL];
     for (let attempt = 0; ; attempt += 1) {
       // Each attempt sends a copy: a body can be read once, and the same headers (the same
       // Idempotency-Key) go every time.
-      const response = await send(request.clone());
+      const response = await send(request.clone(), signal ? { signal } : undefined);
       if (attempt >= maxRetries || !retryable(request, response)) return response;
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
       if (retryAfter !== undefined && retryAfter > maxWait) return response;
@@ -76,7 +85,7 @@ function retryingFetch(options: TransportOptions): (request: Request) => Promise
       // Without Retry-After: 0.5 s, 1 s, 2 s … with jitter, so clients refused together do not return together.
       const waitMs =
         retryAfter !== undefined ? retryAfter * 1000 : 500 * 2 ** attempt * (0.8 + Math.random() * 0.4);
-      await sleep(waitMs, request.signal);
+      await sleep(waitMs, signal ?? request.signal);
     }
   };
 }

@@ -16,20 +16,14 @@ export type ApiErrorDetail = Schema<'ApiErrorDetail'>;
 export type ApiUpstreamErrorInfo = Schema<'ApiUpstreamErrorInfo'>;
 export type ApiErrorResponse = Schema<'ApiErrorResponse'>;
 
-/** An event, as merchant endpoints receive it (the body) and the user stream sends it (`data:`). */
+/**
+ * An event, as merchant endpoints receive it (the body) and the user stream sends it (`data:`): a union
+ * on `type`, so that `if (event.type === 'sync.succeeded')` gives `event.data` its shape.
+ */
 export type BffEvent = Schema<'MerchantEventOutput'>;
 export type BffEventType = BffEvent['type'];
-/**
- * The event of one type. Once the document describes each type's `data` (a `oneOf` on `type`) this is
- * that member; before, it is the event with its `type` narrowed.
- */
-export type BffEventOf<T extends BffEventType> = BffEvent extends infer E
-  ? E extends { type: infer U }
-    ? T extends U
-      ? E & { type: T }
-      : never
-    : never
-  : never;
+/** The event of one type: `BffEventOf<'payment.completed'>`. */
+export type BffEventOf<T extends BffEventType> = Extract<BffEvent, { type: T }>;
 
 // ---- operations, by path and method ------------------------------------------------------------------
 

@@ -856,7 +856,7 @@ export interface components {
              * @description Opt the user out of Verification of Payee
              * @default false
              */
-            vopOptOut: boolean;
+            vopOptOut?: boolean;
         };
         UserOutputEnvelope: {
             data: components["schemas"]["UserOutput"];
@@ -1342,6 +1342,7 @@ export interface components {
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
+        /** @description `data` of consent.authorized, consent.expiring and consent.reauthorisation_not_extended: the authorised consent */
         ConsentEventData: {
             /** Format: uuid */
             consentId: string;
@@ -1387,6 +1388,7 @@ export interface components {
             userId: string | null;
             data: components["schemas"]["ConsentEventData"];
         };
+        /** @description `data` of consent.failed, consent.expired and consent.revoked: the consent that ended, and why */
         ConsentEndedEventData: {
             /** Format: uuid */
             consentId: string;
@@ -1403,7 +1405,7 @@ export interface components {
             /** @description The institution (bank) the consent is with */
             institutionId: string;
             /**
-             * @description Why, as a code. consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID); null for a consent revoked through this API (unless an earlier failure left its code). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT or AUTHORISATION_ABANDONED
+             * @description Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT or AUTHORISATION_ABANDONED
              * @example CONSENT_REVOKED
              */
             reason: string | null;
@@ -1456,6 +1458,7 @@ export interface components {
             userId: string | null;
             data: components["schemas"]["ConsentEventData"];
         };
+        /** @description `data` of consent.reauthorisation_required: the consent, and the bank’s page to renew it */
         ConsentReauthorisationEventData: {
             /** Format: uuid */
             consentId: string;
@@ -1590,6 +1593,7 @@ export interface components {
              */
             before: string;
         };
+        /** @description The run’s counts, over all its attempts */
         SyncEventProgress: {
             /** @description Pages read from the bank */
             pages: number;
@@ -1604,6 +1608,7 @@ export interface components {
             /** @description Stored transactions of the window the bank no longer returns (a pending one that settled, …) */
             removed: number;
         };
+        /** @description `data` of sync.succeeded and transactions.changed: one sync run of one account */
         SyncEventData: {
             /**
              * Format: uuid
@@ -1659,6 +1664,7 @@ export interface components {
             /** @description What went wrong, for people (the bank’s own message when it gave one) */
             message: string;
         };
+        /** @description `data` of sync.failed: the run, and why it failed */
         SyncFailedEventData: {
             /**
              * Format: uuid
@@ -1730,6 +1736,7 @@ export interface components {
             userId: string | null;
             data: components["schemas"]["SyncEventData"];
         };
+        /** @description `data` of payment.completed and payment.failed: the payment at its final status */
         PaymentEventData: {
             /**
              * Format: uuid
@@ -1825,7 +1832,7 @@ export interface components {
              *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
              * @default []
              */
-            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
         };
         EventEndpointOutput: {
             /** Format: uuid */
@@ -2037,7 +2044,7 @@ export interface components {
              * @default CONSENT
              * @enum {string}
              */
-            alignment: "CONSENT" | "CALENDAR";
+            alignment?: "CONSENT" | "CALENDAR";
             /** @description The most paid in one period */
             totalMaxAmount: components["schemas"]["MoneyInput"];
         };
@@ -2054,7 +2061,7 @@ export interface components {
              *       "SCA_NOT_REQUIRED"
              *     ]
              */
-            psuAuthenticationMethods: string[];
+            psuAuthenticationMethods?: string[];
             /**
              * Format: date-time
              * @description Default: now

@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from '#libs/testing';
+import { createBffClient } from '../libs/merchant-sdk/src/index.js';
+import { type Stack, startStack } from './support/api-kit.js';
+
+const run = promisify(execFile);
+const ROOT = process.cwd();
+const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
+
+/** A frontend's use of the SDK, type-checked for browsers: DOM types only, no Node. */
+const BROWSER_PROGRAM = `
+import { type BffEvent, createBffClient, isBffError } from '@open-banking-bff/merchant-sdk';
+
+export async function follow(baseUrl: string, userId: string, sessionToken: string): Promise<BffEvent[]> {
+  const bff = createBffClient({ baseUrl, token: () => sessionToken });
+  const events: BffEvent[] = [];
+  const stream = bff.events.stream(userId, { lastEventId: localStorage.getItem('bff-last-event-id') ?? undefined });
+  try {
+    for await (const event of stream) {
+      events.push(event);
+      localStorage.setItem('bff-last-event-id', stream.lastEventId ?? '0');
+      document.title = event.type;
+    }
+  } catch (error) {
+    if (isBffError(error, 'EVENTS_EXPIRED')) localStorage.removeItem('bff-last-event-id');
+    else throw error;
+  }
+  for await (const account of bff.accounts.list(userId)) document.body.append(account.id);
+  return events;
+}
+`;
+
+/**
+ * The SDK as a merchant gets it: `npm pack`, installed into an empty project outside the repository, the
+ * docs' example backend type-checked with `tsc --strict` against the installed package (and a browser
+ * program against DOM types alone), then run against a real stack (sandbox, api and worker on the ports
+ * their public URLs name, as under `npm start`).
+ */
+describe('merchant SDK: the packed tarball in a fresh project', () => {
+  let stack: Stack;
+  let apiKey: string;
+  let project: string;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      ownDatabase: 'sdk_tarball',
+      worker: true,
+      publicPorts: true,
+      overrides: { LOG_LEVEL: 'silent' },
+    });
+    apiKey = (await createMerchant(stack.api)).apiKey.key;
+    project = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
+  }, 120_000);
+  afterAll(async () => {
+    if (project) rmSync(project, { recursive: true, force: true });
+    await stack?.close();
+  });
+
+  it('installs, type-checks the example backend and a browser program, and runs the backend', async () => {
+    // Built afresh (as `npm run sdk:build`), then packed.
+    await run('npm', ['run', '--silent', 'sdk:build'], { cwd: ROOT });
+    const { stdout: packed } = await run(
+      'npm',
+      ['pack', './libs/merchant-sdk', '--pack-destination', project, '--json'],
+      { cwd: ROOT },
+    );
+    const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
+    const shipped = tarball.files.map((file) => file.path);
+    expect(shipped).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
+    );
+    expect(
+      shipped.filter((path) => !path.startsWith('dist/') && !/^(package\.json|README\.md)$/.test(path)),
+    ).toEqual([]);
+
+    const typesNode = (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'a-merchant', private: true, type: 'module' }),
+    );
+    await run(
+      'npm',
+      [
+        'install',
+        join(project, tarball.filename),
+        `@types/node@${typesNode}`,
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+      ],
+      { cwd: project, timeout: 180_000 },
+    );
+
+    copyFileSync(join(ROOT, 'docs/examples/merchant-backend.ts'), join(project, 'merchant-backend.ts'));
+    writeFileSync(join(project, 'browser.ts'), BROWSER_PROGRAM);
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+    };
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { ...compilerOptions, lib: ['ES2022'], types: ['node'], outDir: 'dist' },
+        files: ['merchant-backend.ts'],
+      }),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.browser.json'),
+      JSON.stringify({
+        compilerOptions: {
+          ...compilerOptions,
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: [],
+          noEmit: true,
+        },
+        files: ['browser.ts'],
+      }),
+    );
+    // --strict, and the package's declarations checked too (no skipLibCheck).
+    await run(TSC, ['-p', 'tsconfig.json', '--strict'], { cwd: project });
+    await run(TSC, ['-p', 'tsconfig.browser.json', '--strict'], { cwd: project });
+
+    const { stdout } = await run(process.execPath, ['dist/merchant-backend.js'], {
+      cwd: project,
+      env: { ...process.env, BFF_URL: stack.api.url, BFF_API_KEY: apiKey, EXAMPLE_TIMEOUT_MS: '90000' },
+      timeout: 120_000,
+    });
+    const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      userId: string;
+      accountId: string;
+      transactions: number;
+      pages: number;
+      streamed: string[];
+      delivered: string[];
+      lastEventId: string;
+    };
+
+    // What the example saw is what the api holds: every stored transaction, in pages of 100.
+    const bff = createBffClient({ baseUrl: stack.api.url, token: apiKey });
+    expect((await bff.users.get(summary.userId)).id).toBe(summary.userId);
+    const stored = await bff.transactions(summary.accountId, { limit: 1000 }).toArray();
+    expect(stored.length).toBeGreaterThan(100);
+    expect(summary.transactions).toBe(stored.length);
+    expect(summary.pages).toBeGreaterThanOrEqual(Math.ceil(stored.length / 100));
+    expect(summary.streamed[0]).toBe('consent.authorized');
+    expect(summary.streamed).toContain('sync.succeeded');
+    expect(Number(summary.lastEventId)).toBeGreaterThan(0);
+    expect(summary.delivered).toEqual(expect.arrayContaining(['consent.authorized', 'sync.succeeded']));
+  }, 300_000);
+});
