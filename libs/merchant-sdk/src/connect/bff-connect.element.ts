@@ -1,0 +1,285 @@
+import { type BffClient, createBffClient } from '../bff-client.js';
+import { BffError } from '../errors.js';
+import type { Consent, Institution } from '../models.js';
+import { ConnectAttributes } from './connect-attributes.js';
+import { h } from './connect-dom.js';
+import { bankReturnOf, forgetBankReturn } from './connect-return.js';
+import { CONNECT_STYLES } from './connect-styles.js';
+import { AWAITING, type ConnectError, connectErrorOf } from './connect-types.js';
+import {
+  bankView,
+  type PickerView,
+  pickerView,
+  progressView,
+  resultView,
+  showInstitutions,
+  type View,
+} from './connect-views.js';
+import { type Outcome, outcomeOf, waitForConsent } from './consent-outcome.js';
+import { credentialsStep, type EmbeddedHost } from './embedded-flow.js';
+
+/** The API's embedded poll gives up after 2 minutes; a redirect's return is settled already, or nearly. */
+const EMBEDDED_TIMEOUT_MS = 150_000;
+const RETURN_TIMEOUT_MS = 30_000;
+const SEARCH_DEBOUNCE_MS = 250;
+
+/**
+ * `<bff-connect>`: connects a user's bank for account data, in the redirect flow (the bank's website,
+ * then back to `return-url`) or the embedded flow (credentials, SCA method and code, in place).
+ *
+ * Attributes (and properties): `base-url` (`baseUrl`), `session-token` (`sessionToken`: a property set is
+ * never written to the attribute), `user-id` (`userId`), `return-url` (`returnUrl`; default this page
+ * without its query), `country`, `institution-id` (`institutionId`, to preselect a bank).
+ *
+ * Events (`CustomEvent`, bubbling and composed): `connected` `{ consent }`, `failed`
+ * `{ consent?, error: { code, message, tracingId? } }`, `cancelled` `{ consent? }`.
+ *
+ * Styling, CSS custom properties: `--bff-connect-accent`, `--bff-connect-accent-text`,
+ * `--bff-connect-font`, `--bff-connect-font-size`, `--bff-connect-radius`, `--bff-connect-background`,
+ * `--bff-connect-foreground`, `--bff-connect-border`, `--bff-connect-muted`, `--bff-connect-error`,
+ * `--bff-connect-spacing`. Parts: `container`, `heading`, `label`, `hint`, `input`, `search`, `list`,
+ * `institution`, `institution-name`, `institution-flows`, `form`, `actions`, `button`, `button-primary`,
+ * `progress`, `status`, `error`.
+ */
+export class BffConnectElement extends ConnectAttributes {
+  #stage: HTMLElement;
+  #status: HTMLElement;
+  #error: HTMLElement;
+  #client?: { baseUrl: string; bff: BffClient };
+  #started = false;
+  #busy = false;
+  #life = new AbortController();
+  #institution?: Institution;
+  #consentId?: string;
+  #picker?: PickerView;
+  #query = '';
+  #searches = 0;
+  #searchTimer?: ReturnType<typeof setTimeout>;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    this.#stage = h('div', { part: 'container' });
+    this.#status = h('p', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite' });
+    this.#error = h('div', { class: 'error', part: 'error', role: 'alert', 'aria-live': 'assertive' });
+    root.append(h('style', {}, CONNECT_STYLES), this.#stage, this.#error, this.#status);
+  }
+
+  protected attached(): void {
+    if (this.#life.signal.aborted) this.#life = new AbortController();
+    this.configured();
+  }
+
+  protected detached(): void {
+    this.#life.abort();
+    clearTimeout(this.#searchTimer);
+    this.#started = this.#busy = false;
+  }
+
+  /** Starts once it is on the page and has the API, a session and a user. */
+  protected configured(): void {
+    if (this.#started || !this.isConnected || !this.baseUrl || !this.sessionToken || !this.userId) return;
+    this.#started = true;
+    const back = bankReturnOf(window.location);
+    if (back) this.#run(() => this.#returnFromBank(back.consentId, back.error));
+    else if (this.institutionId) this.#run(() => this.#preselect(this.institutionId!));
+    else this.#showPicker(false);
+  }
+
+  /** The client, with the token read at each call. */
+  get #bff(): BffClient {
+    const baseUrl = this.baseUrl;
+    if (this.#client?.baseUrl !== baseUrl) {
+      this.#client = { baseUrl, bff: createBffClient({ baseUrl, token: () => this.sessionToken ?? '' }) };
+    }
+    return this.#client.bff;
+  }
+
+  #show(view: View, moveFocus: boolean) {
+    this.#picker = undefined;
+    this.#stage.replaceChildren(view.content);
+    if (moveFocus) view.focus.focus();
+  }
+
+  #say(text: string) {
+    this.#status.textContent = text;
+  }
+
+  #showError(error: ConnectError | undefined) {
+    this.#error.replaceChildren();
+    if (!error) return;
+    const reference = error.tracingId && h('span', { class: 'reference' }, `Reference: ${error.tracingId}`);
+    this.#error.append(h('span', {}, error.message), reference || '');
+  }
+
+  #emit(type: Outcome['type'], detail: Outcome['detail']) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  /** One user action at a time; its failure is shown, and reported when the user cannot fix it here. */
+  #run(task: () => Promise<void>): void {
+    if (this.#busy) return;
+    this.#busy = true;
+    this.#stage.setAttribute('aria-busy', 'true');
+    this.#showError(undefined);
+    const life = this.#life.signal;
+    void task()
+      .catch((error: unknown) => (life.aborted ? undefined : this.#failure(error)))
+      .finally(() => {
+        this.#busy = false;
+        this.#stage.removeAttribute('aria-busy');
+      });
+  }
+
+  async #failure(error: unknown) {
+    let consent: Consent | undefined;
+    if (this.#consentId) consent = await this.#bff.consents.get(this.#consentId).catch(() => undefined);
+    if (consent && !AWAITING.has(consent.status)) return this.#finish(outcomeOf(consent));
+    const shown = connectErrorOf(error);
+    this.#showError(shown);
+    // 400 and 422 are the user's to correct (a password, a code); anything else the page may act on.
+    const fixable = error instanceof BffError && (error.status === 400 || error.status === 422);
+    if (!fixable) this.#emit('failed', { ...(consent ? { consent } : {}), error: shown });
+  }
+
+  // ---- choosing a bank --------------------------------------------------------------------------------
+
+  #showPicker(moveFocus: boolean) {
+    this.#institution = this.#consentId = undefined;
+    const picker = pickerView(this.#query, (query) => {
+      this.#query = query;
+      clearTimeout(this.#searchTimer);
+      this.#searchTimer = setTimeout(() => void this.#search(picker), SEARCH_DEBOUNCE_MS);
+    });
+    this.#show(picker, moveFocus);
+    this.#picker = picker;
+    void this.#search(picker);
+  }
+
+  /** The banks matching the search (the newest search wins: an older answer arriving late is dropped). */
+  async #search(picker: PickerView) {
+    const ticket = ++this.#searches;
+    const q = this.#query.trim();
+    const country = this.country;
+    try {
+      const query = { limit: 50, ...(q ? { q } : {}), ...(country ? { country } : {}) };
+      const page = await this.#bff.institutions.list(query).page();
+      if (ticket !== this.#searches || this.#picker !== picker) return;
+      const banks = page.items.filter((bank) => bank.flows.length > 0);
+      showInstitutions(picker.list, banks, (bank) => this.#choose(bank, true));
+      this.#showError(undefined);
+      const found = banks.length === 1 ? '1 bank found.' : `${banks.length} banks found.`;
+      this.#say(banks.length === 0 ? 'No bank matches your search.' : found);
+    } catch (error) {
+      if (ticket === this.#searches && !this.#life.signal.aborted) await this.#failure(error);
+    }
+  }
+
+  async #preselect(institutionId: string) {
+    this.#show(progressView('Loading your bank…'), false);
+    try {
+      this.#choose(await this.#bff.institutions.get(institutionId), false);
+    } catch (error) {
+      const again = () => this.#showPicker(true);
+      this.#show(
+        resultView('Bank not found', 'This bank cannot be connected now.', again, 'Choose a bank'),
+        false,
+      );
+      throw error;
+    }
+  }
+
+  #choose(institution: Institution, moveFocus: boolean) {
+    this.#institution = institution;
+    this.#say('');
+    const view = bankView(institution, {
+      redirect: () => this.#run(() => this.#redirect(institution)),
+      embedded: () => this.#show(credentialsStep(this.#embeddedHost(), institution), true),
+      back: () => this.#showPicker(true),
+    });
+    this.#show(view, moveFocus);
+  }
+
+  // ---- the redirect flow ------------------------------------------------------------------------------
+
+  async #redirect(institution: Institution) {
+    const created = await this.#bff.consents.create(this.userId, {
+      institutionId: institution.id,
+      redirectUrl: this.returnUrl,
+    });
+    this.#show(progressView('Taking you to your bank…'), true);
+    window.location.assign(created.authorisationUrl);
+  }
+
+  async #returnFromBank(consentId: string, bankError?: string) {
+    this.#show(progressView('Checking your bank connection…'), false);
+    let consent: Consent;
+    try {
+      consent = await this.#bff.consents.get(consentId);
+    } catch (error) {
+      return this.#finish({ type: 'failed', detail: { error: connectErrorOf(error) } });
+    }
+    // A payment's or VRP consent's return is the page's, not the component's.
+    if (consent.kind !== 'ACCOUNT') return this.#showPicker(false);
+    this.#consentId = consentId;
+    this.#institution = await this.#bff.institutions.get(consent.institutionId).catch(() => undefined);
+    const signal = this.#life.signal;
+    const outcome = AWAITING.has(consent.status)
+      ? await waitForConsent(this.#bff, consentId, { timeoutMs: RETURN_TIMEOUT_MS, signal, bankError })
+      : outcomeOf(consent, bankError);
+    if (outcome) this.#finish(outcome);
+  }
+
+  // ---- the embedded flow (embedded-flow.ts) -----------------------------------------------------------
+
+  #embeddedHost(): EmbeddedHost {
+    return {
+      bff: this.#bff,
+      userId: this.userId,
+      run: (task) => this.#run(task),
+      show: (view) => this.#show(view, true),
+      created: (consentId) => (this.#consentId = consentId),
+      decide: async (consentId) => {
+        this.#show(progressView('Waiting for your bank…'), true);
+        const signal = this.#life.signal;
+        const outcome = await waitForConsent(this.#bff, consentId, {
+          timeoutMs: EMBEDDED_TIMEOUT_MS,
+          signal,
+        });
+        if (outcome) this.#finish(outcome);
+      },
+      cancel: () => void this.#cancel(),
+    };
+  }
+
+  async #cancel() {
+    const id = this.#consentId;
+    const consent = id ? await this.#bff.consents.get(id).catch(() => undefined) : undefined;
+    this.#emit('cancelled', consent ? { consent } : {});
+    this.#showError(undefined);
+    this.#showPicker(true);
+    this.#say('Cancelled: no bank was connected.');
+  }
+
+  // ---- the end ----------------------------------------------------------------------------------------
+
+  #finish(outcome: Outcome) {
+    if (bankReturnOf(window.location)) forgetBankReturn();
+    this.#consentId = undefined;
+    this.#say('');
+    const consent = outcome.detail.consent;
+    const bank = this.#institution?.name ?? consent?.institutionId ?? 'Your bank';
+    const again = () => this.#showPicker(true);
+    if (outcome.type === 'connected') {
+      const text = `${bank} is connected: your accounts will appear shortly.`;
+      this.#show(resultView('Bank connected', text, again, 'Connect another bank'), true);
+    } else if (outcome.type === 'cancelled') {
+      const text = `${bank} was not connected: the request was declined at the bank.`;
+      this.#show(resultView('Not connected', text, again, 'Start again'), true);
+    } else {
+      this.#show(resultView('Not connected', `${bank} could not be connected.`, again, 'Try again'), true);
+      this.#showError(outcome.detail.error);
+    }
+    this.#emit(outcome.type, outcome.detail);
+  }
+}

@@ -1,0 +1,432 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
+import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
+import { send, type Stack, startStack } from './support/api-kit.js';
+import { launchBrowser, screenshot } from './support/browser-kit.js';
+import { freePort } from './support/running-apps.js';
+
+/** An event the test page saw reach `document` (so it bubbled out of the shadow root, composed). */
+interface SeenEvent {
+  type: 'connected' | 'failed' | 'cancelled';
+  target: string;
+  detail: { consent?: { id: string; status: string; kind: string; institutionId: string }; error?: unknown };
+}
+
+/**
+ * The test page: the SDK through the import map of registerSdkAssets, a `<bff-connect>` in markup, and
+ * its session token fetched from "the merchant's backend" and set as a property before the module
+ * defines the element (the upgrade path). It records the element's events on `window.bffEvents`.
+ */
+const testPage = (importMap: ImportMap, bff: string, userId: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>bff-connect</title>
+<script type="importmap">${JSON.stringify(importMap)}</script>
+<style>
+  body { margin: 0; padding: 16px; font-family: sans-serif; }
+  bff-connect { --bff-connect-accent: #0b6e4f; --bff-connect-radius: 12px; }
+</style>
+</head>
+<body>
+<main>
+<h1>Acme budgeting</h1>
+<bff-connect base-url="${bff}" user-id="${userId}"></bff-connect>
+</main>
+<script type="module">
+  window.bffEvents = [];
+  for (const type of ['connected', 'failed', 'cancelled']) {
+    document.addEventListener(type, (event) =>
+      window.bffEvents.push({ type, target: event.target.localName, detail: event.detail }));
+  }
+  const element = document.querySelector('bff-connect');
+  const session = await (await fetch('/session', { method: 'POST' })).json();
+  element.sessionToken = session.token;
+  const { BffConnectElement } = await import('@open-banking-bff/merchant-sdk/connect');
+  // The module evaluated again (another URL, the same element class): the definition is kept, quietly.
+  await import('/sdk/connect/index.js?again');
+  window.definedOnce = customElements.get('bff-connect') === BffConnectElement;
+</script>
+<script>
+  // What the test asks the page (the test's own code is typed without the DOM).
+  window.testKit = {
+    /** What has focus: inside the component's shadow root when it is there. */
+    focused() {
+      const root = document.querySelector('bff-connect').shadowRoot;
+      const element = root.activeElement ?? document.activeElement;
+      const label = element.id && root.querySelector('label[for="' + element.id + '"]');
+      return {
+        tag: element.localName,
+        text: element.textContent.trim(),
+        label: label ? label.textContent : null,
+        institution: element.getAttribute('data-institution-id'),
+      };
+    },
+    /** The page's width, and the component's elements reaching past the screen's right edge. */
+    overflow() {
+      const wide = [...document.querySelector('bff-connect').shadowRoot.querySelectorAll('*')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .map((e) => e.localName + '.' + e.className);
+      return { scrollWidth: document.documentElement.scrollWidth, wide };
+    },
+    /** A session token set as the property, as a page renewing its session does. */
+    async setToken(token) {
+      if (!token) token = (await (await fetch('/session', { method: 'POST' })).json()).token;
+      document.querySelector('bff-connect').sessionToken = token;
+    },
+  };
+</script>
+</body>
+</html>`;
+
+/** Where focus is, as the page's testKit reports it. */
+interface Focus {
+  tag: string;
+  text: string;
+  label: string | null;
+  institution: string | null;
+}
+
+/** How long a step may take on a busy machine (expect.poll's own default is one second). */
+const WAIT = { timeout: 20_000 };
+
+describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', () => {
+  let stack: Stack;
+  let shop: FastifyInstance;
+  let browser: Browser;
+  let bff: string;
+  let shopUrl: string;
+  let merchantKey: string;
+  let merchantId: string;
+  let sdkDist: string;
+  /** The user the shop's page is for: each test connects banks for a user of its own. */
+  let userId = '';
+
+  beforeAll(async () => {
+    // The SDK as `npm run sdk:build` makes it, built for this run only (dist/ may be rebuilt meanwhile).
+    sdkDist = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
+    execFileSync(process.execPath, [
+      join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'libs/merchant-sdk/tsconfig.json',
+      '--outDir',
+      sdkDist,
+    ]);
+    const shopPort = await freePort();
+    shopUrl = `http://127.0.0.1:${shopPort}`;
+    stack = await startStack({
+      ownDatabase: 'sdk-connect',
+      worker: true,
+      publicPorts: true,
+      overrides: { LOG_LEVEL: 'silent' },
+    });
+    bff = stack.api.url;
+    const merchant = await createMerchant(stack.api, { frontendOrigins: [shopUrl] });
+    merchantKey = merchant.apiKey.key;
+    merchantId = merchant.merchant.id;
+
+    shop = Fastify({ logger: false });
+    const importMap = registerSdkAssets(shop, { sdkDist });
+    shop.get('/', (_request, reply) => reply.type('text/html').send(testPage(importMap, bff, userId)));
+    shop.get('/favicon.ico', (_request, reply) => reply.code(204).send());
+    // The merchant's backend: it alone holds the API key, and mints the user's session.
+    shop.post('/session', async () => {
+      const response = await send(`${bff}/v1/users/${userId}/sessions`, 'POST', { token: merchantKey });
+      return ((await response.json()) as { data: { token: string } }).data;
+    });
+    await shop.listen({ host: '127.0.0.1', port: shopPort });
+    browser = await launchBrowser();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await shop?.close();
+    await stack?.close();
+    if (sdkDist) rmSync(sdkDist, { recursive: true, force: true });
+  });
+
+  /** A new user, and a page (a context of its own) that records every console error and failed request. */
+  const open = async (viewport = { width: 1280, height: 900 }) => {
+    const response = await send(`${bff}/v1/users`, 'POST', {
+      token: merchantKey,
+      body: { reference: uniqueName('connect') },
+    });
+    userId = ((await response.json()) as { data: { id: string } }).data.id;
+    const context: BrowserContext = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`),
+    );
+    page.on('response', (answer) => {
+      if (answer.status() >= 400)
+        problems.push(`HTTP ${answer.status()}: ${answer.request().method()} ${answer.url()}`);
+    });
+    await page.goto(shopUrl);
+    return { page, context, problems };
+  };
+
+  /** What the page recorded; nothing while it is (re)loading. */
+  const events = (page: Page) => page.evaluate<SeenEvent[]>('window.bffEvents ?? []');
+  const nextEvent = async (page: Page, timeout = 30_000) => {
+    await expect.poll(async () => (await events(page)).length, { timeout }).toBeGreaterThan(0);
+    const seen = await events(page);
+    expect(seen).toHaveLength(1);
+    return seen[0];
+  };
+  const bankButton = (page: Page, id: string) =>
+    page.locator(`bff-connect button[data-institution-id="${id}"]`);
+  /** Searches the list down to `id` alone (the search box is labelled; results come from the API's q). */
+  const search = async (page: Page, text: string, id: string) => {
+    await page.getByLabel('Search for your bank').fill(text);
+    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBe(1);
+    await bankButton(page, id).waitFor();
+  };
+  const asMerchant = async (path: string) =>
+    ((await (await send(`${bff}${path}`, 'GET', { token: merchantKey })).json()) as { data: any }).data;
+
+  /** The redirect flow to the bank's decision and back; `check` runs at each step the page shows. */
+  const redirectFlow = async (
+    page: Page,
+    decision: 'approve' | 'deny',
+    check: (step: string) => Promise<void>,
+  ) => {
+    await search(page, 'redirect', 'sandbox-redirect');
+    await check('redirect-list');
+    await bankButton(page, 'sandbox-redirect').click();
+    await check('redirect-bank');
+    await page.getByRole('button', { name: "Continue to your bank's website" }).click();
+    await page.waitForURL(/\/sandbox\/bank\//);
+    await page.click(`button[name="decision"][value="${decision}"]`);
+    await page.waitForURL((url) => url.origin === shopUrl);
+  };
+
+  /** The embedded flow: credentials, the first SCA method, the code. */
+  const embeddedFlow = async (page: Page, check: (step: string) => Promise<void>) => {
+    await search(page, 'embedded', 'sandbox-embedded');
+    await bankButton(page, 'sandbox-embedded').click();
+    await page.getByRole('button', { name: 'Sign in to your bank here' }).click();
+    await page.getByLabel('User ID').fill('psu-1');
+    await page.getByLabel('Password').fill('secret');
+    await check('embedded-credentials');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('bff-connect button[data-method]').first().waitFor();
+    await check('embedded-methods');
+    await page.locator('bff-connect button[data-method]').first().click();
+    await page.getByLabel('Code from your bank').fill('123456');
+    await check('embedded-code');
+    await page.getByRole('button', { name: 'Confirm' }).click();
+  };
+
+  const nothing = () => Promise.resolve();
+
+  it('redirect flow: finds the bank, sends the user to it, and emits connected once they are back', async () => {
+    const { page, context, problems } = await open();
+    await redirectFlow(page, 'approve', nothing);
+    const event = await nextEvent(page);
+    expect(event.type).toBe('connected');
+    expect(event.target).toBe('bff-connect');
+    expect(event.detail.consent).toMatchObject({
+      kind: 'ACCOUNT',
+      status: 'AUTHORIZED',
+      institutionId: 'sandbox-redirect',
+    });
+    expect((await asMerchant(`/v1/consents/${event.detail.consent!.id}`)).status).toBe('AUTHORIZED');
+    // The return's parameters are gone from the address bar, and the component says it is done.
+    expect(new URL(page.url()).search).toBe('');
+    await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
+    await screenshot(page, 'connect-01-redirect-connected');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('embedded flow: credentials, SCA method and code in place, then connected; a wrong password is shown, not thrown', async () => {
+    const { page, context, problems } = await open();
+    // A wrong password first: the API's error, in the live region, and no event (the user can fix it).
+    await search(page, 'embedded', 'sandbox-embedded');
+    await bankButton(page, 'sandbox-embedded').click();
+    await page.getByRole('button', { name: 'Sign in to your bank here' }).click();
+    await page.getByLabel('User ID').fill('psu-1');
+    await page.getByLabel('Password').fill('wrong');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const alert = page.locator('bff-connect [role="alert"]');
+    await expect.poll(() => alert.textContent(), WAIT).toMatch(/Reference: \S+/);
+    await screenshot(page, 'connect-02-wrong-password');
+    expect(await alert.getAttribute('aria-live')).toBe('assertive');
+    expect(await alert.textContent()).not.toMatch(/at \S+:\d+|Error:/);
+    expect(await events(page)).toEqual([]);
+    // That one refusal is the only failed request: Chromium logs it, and nothing else went wrong.
+    expect(problems.map((p) => p.replace(/\(.*\)$/, '').replace(/[\da-f-]{36}/g, '<id>'))).toEqual([
+      `HTTP 400: POST ${bff}/v1/users/<id>/consents/embedded`,
+      'console: Failed to load resource: the server responded with a status of 400 ',
+    ]);
+    problems.length = 0;
+
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    const cancelled = await nextEvent(page);
+    expect(cancelled).toMatchObject({ type: 'cancelled', detail: {} });
+    await page.evaluate('window.bffEvents.length = 0');
+
+    await embeddedFlow(page, nothing);
+    const event = await nextEvent(page, 60_000);
+    expect(event.type).toBe('connected');
+    expect(event.detail.consent).toMatchObject({ status: 'AUTHORIZED', institutionId: 'sandbox-embedded' });
+    await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
+    await screenshot(page, 'connect-02-embedded-connected');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('session token: never written to the attribute; a new one serves from the next call; an expired one is failed', async () => {
+    const { page, context, problems } = await open();
+    const element = page.locator('bff-connect');
+    await page.locator('bff-connect button.institution').first().waitFor();
+    expect(await page.evaluate<boolean>('window.definedOnce')).toBe(true);
+    expect(await element.getAttribute('session-token')).toBeNull();
+    expect(await page.content()).not.toContain('us_');
+
+    // An expired session: the next search fails, is shown, and is reported as failed.
+    const expired = sessionToken(stack.api.config, { merchantId, userId }, -60);
+    await page.evaluate(`window.testKit.setToken(${JSON.stringify(expired)})`);
+    expect(await element.getAttribute('session-token')).toBeNull();
+    await page.getByLabel('Search for your bank').fill('sandbox');
+    const failed = await nextEvent(page);
+    // The api answers an expired session 401 before its CORS guard runs, so without
+    // Access-Control-Allow-Origin: the browser hides the answer, and the SDK sees no answer at all.
+    expect(failed).toMatchObject({ type: 'failed', detail: { error: { code: 'NETWORK_ERROR' } } });
+    expect(failed.detail.consent).toBeUndefined();
+    await expect
+      .poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT)
+      .toBe((failed.detail.error as { message: string }).message);
+    const search = `${bff}/v1/institutions?limit=50&q=sandbox`;
+    expect(problems.sort()).toEqual([
+      `console: Access to fetch at '${search}' from origin '${shopUrl}' has been blocked by CORS policy: No 'Access-Control-Allow-Origin' header is present on the requested resource.`,
+      'console: Failed to load resource: net::ERR_FAILED',
+      `failed: GET ${search} net::ERR_FAILED`,
+    ]);
+    problems.length = 0;
+
+    // The page renews the session: the next call uses it, and the error goes.
+    await page.evaluate('window.testKit.setToken()');
+    await page.getByLabel('Search for your bank').fill('sandbox red');
+    await bankButton(page, 'sandbox-redirect').waitFor();
+    await expect.poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT).toBe('');
+    expect(await events(page)).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('rejecting at the bank emits cancelled, with the REJECTED consent', async () => {
+    const { page, context, problems } = await open();
+    await redirectFlow(page, 'deny', nothing);
+    const event = await nextEvent(page);
+    expect(event.type).toBe('cancelled');
+    expect(event.detail.consent).toMatchObject({ status: 'REJECTED', institutionId: 'sandbox-redirect' });
+    expect(new URL(page.url()).search).toBe('');
+    await page.getByRole('heading', { name: 'Not connected' }).waitFor();
+    await screenshot(page, 'connect-03-rejected');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('keyboard only: Tab and Enter choose the bank and run both flows, focus following each step', async () => {
+    const { page, context, problems } = await open();
+    /** What has focus, inside the component's shadow root when it is there. */
+    const focused = () => page.evaluate<Focus>('window.testKit.focused()');
+    const tabTo = async (want: (f: Focus) => boolean) => {
+      for (let i = 0; i < 12; i++) {
+        await page.keyboard.press('Tab');
+        if (want(await focused())) return;
+      }
+      const list = await page.locator('bff-connect button.institution').allTextContents();
+      throw new Error(
+        `Tab never reached it; focus is on ${JSON.stringify(await focused())}; list ${list.join(', ')}`,
+      );
+    };
+    await page.locator('bff-connect button.institution').first().waitFor();
+
+    // The embedded flow: every step reached and submitted with the keyboard.
+    await tabTo((f) => f.label === 'Search for your bank');
+    await page.keyboard.type('embedded');
+    await bankButton(page, 'sandbox-embedded').waitFor();
+    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBe(1);
+    await tabTo((f) => f.institution === 'sandbox-embedded');
+    await page.keyboard.press('Enter');
+    expect((await focused()).text).toBe('Sign in to your bank here');
+    await page.keyboard.press('Enter');
+    expect((await focused()).label).toBe('User ID');
+    await page.keyboard.type('psu-2');
+    await page.keyboard.press('Tab');
+    expect((await focused()).label).toBe('Password');
+    await page.keyboard.type('secret');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused()).tag, WAIT).toBe('button');
+    expect(await page.locator('bff-connect button[data-method]').count()).toBeGreaterThan(0);
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused()).label, WAIT).toBe('Code from your bank');
+    await page.keyboard.type('123456');
+    await page.keyboard.press('Enter');
+    const embedded = await nextEvent(page, 60_000);
+    expect(embedded.detail.consent).toMatchObject({
+      status: 'AUTHORIZED',
+      institutionId: 'sandbox-embedded',
+    });
+    expect((await focused()).text).toBe('Bank connected');
+
+    // Start again, and the redirect flow as far as the bank's page.
+    await tabTo((f) => f.text === 'Connect another bank');
+    await page.keyboard.press('Enter');
+    expect((await focused()).label).toBe('Search for your bank');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('redirect');
+    await bankButton(page, 'sandbox-redirect').waitFor();
+    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBe(1);
+    await tabTo((f) => f.institution === 'sandbox-redirect');
+    await page.keyboard.press('Enter');
+    expect((await focused()).text).toBe("Continue to your bank's website");
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/sandbox\/bank\//);
+    await page.click('button[name="decision"][value="approve"]');
+    await page.waitForURL((url) => url.origin === shopUrl);
+    await expect.poll(async () => (await events(page)).map((e) => e.type), WAIT).toEqual(['connected']);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('fits a phone (375×740): both flows, nothing wider than the screen at any step', async () => {
+    const { page, context, problems } = await open({ width: 375, height: 740 });
+    /** The page's width, and any element of the component reaching past the screen's right edge. */
+    const fits = async (step: string) => {
+      const overflow = await page.evaluate('window.testKit.overflow()');
+      expect(overflow, step).toEqual({ scrollWidth: 375, wide: [] });
+      await screenshot(page, `connect-phone-${step}`);
+    };
+    await page.locator('bff-connect button.institution').first().waitFor();
+    await fits('list');
+    await redirectFlow(page, 'approve', fits);
+    await expect.poll(async () => (await events(page)).map((e) => e.type), WAIT).toEqual(['connected']);
+    await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
+    await fits('redirect-connected');
+
+    await page.getByRole('button', { name: 'Connect another bank' }).click();
+    await embeddedFlow(page, fits);
+    await expect
+      .poll(async () => (await events(page)).map((e) => e.type), { timeout: 60_000 })
+      .toEqual(['connected', 'connected']);
+    await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
+    await fits('embedded-connected');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
