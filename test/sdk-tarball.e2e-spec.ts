@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,13 +62,18 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
   });
 
   it('installs, type-checks the example backend and a browser program, and runs the backend', async () => {
-    // Built afresh (as `npm run sdk:build`), then packed.
-    await run('npm', ['run', '--silent', 'sdk:build'], { cwd: ROOT });
-    const { stdout: packed } = await run(
-      'npm',
-      ['pack', './libs/merchant-sdk', '--pack-destination', project, '--json'],
-      { cwd: ROOT },
-    );
+    // Built afresh, as `npm run sdk:build` builds it, into a package folder of this run's own (other tests
+    // serve libs/merchant-sdk/dist meanwhile), then packed with the package's own package.json and files.
+    const staged = join(project, 'package');
+    mkdirSync(staged);
+    await run(TSC, ['-p', 'libs/merchant-sdk/tsconfig.json', '--outDir', join(staged, 'dist')], {
+      cwd: ROOT,
+    });
+    for (const file of ['package.json', 'README.md'])
+      copyFileSync(join(ROOT, 'libs/merchant-sdk', file), join(staged, file));
+    const { stdout: packed } = await run('npm', ['pack', staged, '--pack-destination', project, '--json'], {
+      cwd: ROOT,
+    });
     const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
     const shipped = tarball.files.map((file) => file.path);
     expect(shipped).toEqual(
