@@ -35,10 +35,38 @@ export async function follow(baseUrl: string, userId: string, sessionToken: stri
 }
 `;
 
+/** Names the `ts` blocks of docs/sdk.md use without declaring them, declared for the type check. */
+const CLIENT = "import('@open-banking-bff/merchant-sdk').BffClient";
+const DOCS_NAMES: Record<string, string> = {
+  bff: CLIENT,
+  browser: CLIENT,
+  userId: 'string',
+  accountId: 'string',
+  consentId: 'string',
+  endpointId: 'string',
+  sessionToken: 'string',
+};
+
+/** Each `ts` block of docs/sdk.md as a module of its own, with the names it takes for granted declared. */
+function docsBlocks(): string[] {
+  const page = readFileSync(join(ROOT, 'docs', 'sdk.md'), 'utf8');
+  return [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, block]) => {
+    const declared = new Set(
+      [...block.matchAll(/\b(?:const|let)\s+(?:\{([^}]*)\}|(\w+))/g)].flatMap((m) =>
+        (m[1] ?? m[2]).split(',').map((name) => name.trim()),
+      ),
+    );
+    const preamble = Object.entries(DOCS_NAMES)
+      .filter(([name]) => !declared.has(name) && new RegExp(`\\b${name}\\b`).test(block))
+      .map(([name, type]) => `declare const ${name}: ${type};`);
+    return `${preamble.join('\n')}\n${block}\nexport {};\n`;
+  });
+}
+
 /**
  * The SDK as a merchant gets it: `npm pack`, installed into an empty project outside the repository, the
  * docs' example backend type-checked with `tsc --strict` against the installed package (and a browser
- * program against DOM types alone), then run against a real stack (sandbox, api and worker on the ports
+ * program against DOM types alone, and every `ts` block of docs/sdk.md), then run against a real stack (sandbox, api and worker on the ports
  * their public URLs name, as under `npm start`).
  */
 describe('merchant SDK: the packed tarball in a fresh project', () => {
@@ -61,7 +89,7 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     await stack?.close();
   });
 
-  it('installs, type-checks the example backend and a browser program, and runs the backend', async () => {
+  it('installs, type-checks the example backend, a browser program and the docs’ examples, and runs the backend', async () => {
     // Built afresh, as `npm run sdk:build` builds it, into a package folder of this run's own (other tests
     // serve libs/merchant-sdk/dist meanwhile), then packed with the package's own package.json and files.
     const staged = join(project, 'package');
@@ -107,6 +135,9 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
 
     copyFileSync(join(ROOT, 'docs/examples/merchant-backend.ts'), join(project, 'merchant-backend.ts'));
     writeFileSync(join(project, 'browser.ts'), BROWSER_PROGRAM);
+    const blocks = docsBlocks();
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+    blocks.forEach((block, i) => writeFileSync(join(project, `docs-${i + 1}.ts`), block));
     const compilerOptions = {
       target: 'ES2022',
       module: 'nodenext',
@@ -132,9 +163,27 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
         files: ['browser.ts'],
       }),
     );
+    // docs/sdk.md's examples run in Node or in a browser: both sets of types.
+    writeFileSync(
+      join(project, 'tsconfig.docs.json'),
+      JSON.stringify({
+        compilerOptions: {
+          ...compilerOptions,
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: ['node'],
+          noEmit: true,
+        },
+        files: blocks.map((_, i) => `docs-${i + 1}.ts`),
+      }),
+    );
     // --strict, and the package's declarations checked too (no skipLibCheck).
     await run(TSC, ['-p', 'tsconfig.json', '--strict'], { cwd: project });
     await run(TSC, ['-p', 'tsconfig.browser.json', '--strict'], { cwd: project });
+    await run(TSC, ['-p', 'tsconfig.docs.json', '--strict'], { cwd: project }).catch(
+      (error: { stdout?: string; message: string }) => {
+        throw new Error(`docs/sdk.md's examples do not type-check:\n${error.stdout ?? error.message}`);
+      },
+    );
 
     const { stdout } = await run(process.execPath, ['dist/merchant-backend.js'], {
       cwd: project,
