@@ -69,12 +69,22 @@ const testPage = (importMap: ImportMap, bff: string, userId: string) => `<!docty
         institution: element.getAttribute('data-institution-id'),
       };
     },
-    /** The page's width, and the component's elements reaching past the screen's right edge. */
-    overflow() {
-      const wide = [...document.querySelector('bff-connect').shadowRoot.querySelectorAll('*')]
-        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .map((e) => e.localName + '.' + e.className);
-      return { scrollWidth: document.documentElement.scrollWidth, wide };
+    /**
+     * The page's width, the component's elements reaching past the screen's right edge, its inputs
+     * without a label and its buttons without a type or a name.
+     */
+    audit() {
+      const all = [...document.querySelector('bff-connect').shadowRoot.querySelectorAll('*')];
+      const name = (e) => e.localName + '.' + e.className;
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        wide: all.filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(name),
+        unlabelled: all.filter((e) => e.localName === 'input' && e.labels.length === 0).map(name),
+        unnamed: all
+          .filter((e) => e.localName === 'button')
+          .filter((e) => !['button', 'submit'].includes(e.getAttribute('type')) || !e.textContent.trim())
+          .map(name),
+      };
     },
     /** A session token set as the property, as a page renewing its session does. */
     async setToken(token) {
@@ -327,6 +337,38 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await context.close();
   });
 
+  it('institution-id preselects a bank; country filters the list', async () => {
+    const { page, context, problems } = await open();
+    await page.locator('bff-connect button.institution').first().waitFor();
+    // A second element, made by script with the first one's settings: the bank chosen in advance.
+    const mount = (attributes: Record<string, string>) =>
+      page.evaluate(`(() => {
+        const first = document.querySelector('bff-connect');
+        const element = document.createElement('bff-connect');
+        element.setAttribute('base-url', first.baseUrl);
+        element.setAttribute('user-id', first.userId);
+        for (const [name, value] of Object.entries(${JSON.stringify(attributes)})) element.setAttribute(name, value);
+        element.sessionToken = first.sessionToken;
+        first.replaceWith(element);
+      })()`);
+    await mount({ 'institution-id': 'sandbox-embedded', country: 'GB' });
+    await page.getByRole('heading', { name: 'Connect Sandbox Embedded Bank' }).waitFor();
+    expect(
+      await page.locator('bff-connect button[data-flow]').evaluateAll((b) => b.map((e) => e.textContent)),
+    ).toEqual(['Sign in to your bank here']);
+    await page.getByRole('button', { name: 'Choose another bank' }).click();
+    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBeGreaterThan(1);
+
+    await mount({ country: 'FR' });
+    await expect
+      .poll(() => page.locator('bff-connect [role="status"]').textContent(), WAIT)
+      .toBe('No bank matches your search.');
+    expect(await page.locator('bff-connect button.institution').count()).toBe(0);
+    expect(await events(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('rejecting at the bank emits cancelled, with the REJECTED consent', async () => {
     const { page, context, problems } = await open();
     await redirectFlow(page, 'deny', nothing);
@@ -404,12 +446,12 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await context.close();
   });
 
-  it('fits a phone (375×740): both flows, nothing wider than the screen at any step', async () => {
+  it('fits a phone (375×740): both flows; at every step nothing wider than the screen, every input labelled', async () => {
     const { page, context, problems } = await open({ width: 375, height: 740 });
-    /** The page's width, and any element of the component reaching past the screen's right edge. */
+    /** At each step: nothing past the screen's edge, inputs with labels, buttons that are buttons. */
     const fits = async (step: string) => {
-      const overflow = await page.evaluate('window.testKit.overflow()');
-      expect(overflow, step).toEqual({ scrollWidth: 375, wide: [] });
+      const audit = await page.evaluate('window.testKit.audit()');
+      expect(audit, step).toEqual({ scrollWidth: 375, wide: [], unlabelled: [], unnamed: [] });
       await screenshot(page, `connect-phone-${step}`);
     };
     await page.locator('bff-connect button.institution').first().waitFor();

@@ -217,6 +217,7 @@ export class BffConnectElement extends ConnectAttributes {
     try {
       consent = await this.#bff.consents.get(consentId);
     } catch (error) {
+      forgetBankReturn();
       return this.#finish({ type: 'failed', detail: { error: connectErrorOf(error) } });
     }
     // A payment's or VRP consent's return is the page's, not the component's.
@@ -227,7 +228,9 @@ export class BffConnectElement extends ConnectAttributes {
     const outcome = AWAITING.has(consent.status)
       ? await waitForConsent(this.#bff, consentId, { timeoutMs: RETURN_TIMEOUT_MS, signal, bankError })
       : outcomeOf(consent, bankError);
-    if (outcome) this.#finish(outcome);
+    if (!outcome) return;
+    forgetBankReturn();
+    this.#finish(outcome);
   }
 
   // ---- the embedded flow (embedded-flow.ts) -----------------------------------------------------------
@@ -253,6 +256,7 @@ export class BffConnectElement extends ConnectAttributes {
   }
 
   async #cancel() {
+    if (this.#busy) return;
     const id = this.#consentId;
     const consent = id ? await this.#bff.consents.get(id).catch(() => undefined) : undefined;
     this.#emit('cancelled', consent ? { consent } : {});
@@ -264,7 +268,6 @@ export class BffConnectElement extends ConnectAttributes {
   // ---- the end ----------------------------------------------------------------------------------------
 
   #finish(outcome: Outcome) {
-    if (bankReturnOf(window.location)) forgetBankReturn();
     this.#consentId = undefined;
     this.#say('');
     const consent = outcome.detail.consent;

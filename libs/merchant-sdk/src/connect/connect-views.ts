@@ -60,8 +60,10 @@ export function showInstitutions(
   onChoose: (institution: Institution) => void,
 ): void {
   list.replaceChildren(
-    ...institutions.map((institution) =>
-      h(
+    ...institutions.map((institution) => {
+      const name = institution.name || institution.id;
+      const ways = capitalised(institution.flows.map((flow) => FLOW_TEXT[flow] ?? flow).join(' or '));
+      return h(
         'li',
         {},
         h(
@@ -71,17 +73,14 @@ export function showInstitutions(
             part: 'institution',
             class: 'institution',
             'data-institution-id': institution.id,
+            'aria-label': `${name}: ${ways}`,
             onclick: () => onChoose(institution),
           },
-          h('span', { class: 'name', part: 'institution-name' }, institution.name || institution.id),
-          h(
-            'span',
-            { class: 'flows', part: 'institution-flows' },
-            capitalised(institution.flows.map((flow) => FLOW_TEXT[flow] ?? flow).join(' or ')),
-          ),
+          h('span', { class: 'name', part: 'institution-name' }, name),
+          h('span', { class: 'flows', part: 'institution-flows' }, ways),
         ),
-      ),
-    ),
+      );
+    }),
   );
 }
 
