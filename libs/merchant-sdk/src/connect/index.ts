@@ -1,6 +1,6 @@
 // `@open-banking-bff/merchant-sdk/connect`: the `<bff-connect>` web component. Importing this module
 // defines the element, once: a second import (or a second copy of the SDK) keeps the first definition.
-// docs/sdk-connect.md describes its attributes, events, flows and styling.
+// docs/sdk.md ("The `<bff-connect>` component") describes its attributes, events, flows and styling.
 import { BffConnectElement } from './bff-connect.element.js';
 
 export { BffConnectElement } from './bff-connect.element.js';
