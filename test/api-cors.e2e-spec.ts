@@ -9,6 +9,7 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
   const originB = `https://${uniqueName('b')}.example`;
   let keyA: string;
   let sessionA: string;
+  let expiredA: string;
 
   const preflight = (path: string, origin: string) =>
     stack.anonymous.call('OPTIONS', path, {
@@ -25,6 +26,7 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
     await createMerchant(stack.api, { frontendOrigins: [originB] });
     keyA = a.merchant.apiKey.key;
     sessionA = sessionToken(stack.api.config, { merchantId: a.merchant.merchant.id, userId: a.userId });
+    expiredA = sessionToken(stack.api.config, { merchantId: a.merchant.merchant.id, userId: a.userId }, -60);
   });
   afterAll(async () => {
     await stack?.close();
@@ -61,6 +63,22 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
       // Listed by another merchant: the preflight passes, but this merchant's answer stays unreadable.
       const foreign = await stack.anonymous.get('/v1/me', { token, headers: { origin: originB } });
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+
+  it('lets a listed origin read a 401 (an expired session, no credential), and no other origin', async () => {
+    for (const token of [expiredA, undefined]) {
+      const refused = await stack.anonymous.get('/v1/me', { token, headers: { origin: originA } });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('access-control-allow-origin')).toBe(originA);
+      expect(refused.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+
+      const unknown = await stack.anonymous.get('/v1/me', {
+        token,
+        headers: { origin: 'https://evil.example' },
+      });
+      expect(unknown.status).toBe(401);
+      expect(unknown.headers.get('access-control-allow-origin')).toBeNull();
     }
   });
 

@@ -17,6 +17,9 @@ const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
  * Preflights carry no credentials, so the merchant is unknown: an origin listed by any enabled merchant
  * may preflight /v1. The real request then gets CORS headers only if its own merchant lists the origin
  * ({@link MerchantCorsGuard}), so a preflight alone never lets a browser read another merchant's answer.
+ * A 401 has no merchant either (the credential is missing, expired or revoked): it gets the headers by
+ * the preflight's rule, so a page can read why it was refused and renew its session, instead of seeing a
+ * network error. The 401 says nothing of any merchant.
  */
 export function registerCorsPreflight(fastify: FastifyInstance, merchants: () => MerchantRepository): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -46,6 +49,24 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
         vary: 'Origin',
       })
       .send();
+  });
+  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (
+      reply.statusCode !== 401 ||
+      typeof origin !== 'string' ||
+      !isMerchantPath(request.url) ||
+      reply.hasHeader('access-control-allow-origin')
+    ) {
+      return;
+    }
+    void reply.header('vary', 'Origin');
+    if (await merchants().anyMerchantAllowsOrigin(origin)) {
+      void reply.headers({
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': CORS_EXPOSED_HEADERS,
+      });
+    }
   });
 }
 
