@@ -169,6 +169,9 @@ describe('merchant SDK: the client against the api', () => {
         tracingId: 'proxy-429',
       });
       expect(always.proxy.records).toHaveLength(2);
+      const [key, again] = always.proxy.records.map((r) => r.headers['idempotency-key']);
+      expect(key).toMatch(/^[0-9a-f-]{36}$/);
+      expect(again).toBe(key);
     } finally {
       await always.proxy.stop();
     }
