@@ -312,18 +312,17 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect(await element.getAttribute('session-token')).toBeNull();
     await page.getByLabel('Search for your bank').fill('sandbox');
     const failed = await nextEvent(page);
-    // The api answers an expired session 401 before its CORS guard runs, so without
-    // Access-Control-Allow-Origin: the browser hides the answer, and the SDK sees no answer at all.
-    expect(failed).toMatchObject({ type: 'failed', detail: { error: { code: 'NETWORK_ERROR' } } });
+    // The api's 401 is readable by a listed origin: the page learns why, and can renew the session.
+    expect(failed).toMatchObject({ type: 'failed', detail: { error: { code: 'UNAUTHENTICATED' } } });
     expect(failed.detail.consent).toBeUndefined();
+    const { message, tracingId } = failed.detail.error as { message: string; tracingId: string };
     await expect
       .poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT)
-      .toBe((failed.detail.error as { message: string }).message);
+      .toBe(`${message}Reference: ${tracingId}`);
     const search = `${bff}/v1/institutions?limit=50&q=sandbox`;
     expect(problems.sort()).toEqual([
-      `console: Access to fetch at '${search}' from origin '${shopUrl}' has been blocked by CORS policy: No 'Access-Control-Allow-Origin' header is present on the requested resource.`,
-      'console: Failed to load resource: net::ERR_FAILED',
-      `failed: GET ${search} net::ERR_FAILED`,
+      `HTTP 401: GET ${search}`,
+      'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)',
     ]);
     problems.length = 0;
 
