@@ -9,9 +9,8 @@ import {
   type BffEvent,
   createBffClient,
   type EventStream,
-  verifyEvent,
-  WebhookVerificationError,
 } from '../libs/merchant-sdk/src/index.js';
+import { verifyEvent, WebhookVerificationError } from '../libs/merchant-sdk/src/webhooks-entry.js';
 import { type Stack, startStack } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
 import { EventReceiver } from './support/event-kit.js';

@@ -8,12 +8,8 @@
 // `tsc --strict` and runs it against a running stack, so it stays true.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type BffEvent,
-  createBffClient,
-  verifyEvent,
-  WebhookVerificationError,
-} from '@open-banking-bff/merchant-sdk';
+import { type BffEvent, createBffClient } from '@open-banking-bff/merchant-sdk';
+import { verifyEvent, WebhookVerificationError } from '@open-banking-bff/merchant-sdk/webhooks';
 
 const baseUrl = process.env.BFF_URL ?? 'http://localhost:3000';
 const apiKey = process.env.BFF_API_KEY;

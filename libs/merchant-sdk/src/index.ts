@@ -1,5 +1,6 @@
 // @open-banking-bff/merchant-sdk: the merchant API of the open-banking BFF, typed from its OpenAPI
-// document. docs/sdk.md in the BFF's repository describes every part with an example.
+// document. This entry loads in browsers as it is; webhook verification, a backend's concern whose
+// standardwebhooks dependency is CommonJS, is `@open-banking-bff/merchant-sdk/webhooks`. docs/sdk.md in the BFF's repository describes every part with an example.
 export type { AccountsApi, SyncsApi, TransactionsApi } from './accounts-api.js';
 export { type BffClient, type BffClientOptions, createBffClient } from './bff-client.js';
 export type { ConsentsApi } from './consents-api.js';
@@ -20,4 +21,3 @@ export type * from './models.js';
 export type { Page, PagedList } from './paging.js';
 export type { PaymentsApi, VrpApi } from './payments-api.js';
 export type { InstitutionsApi, SessionsApi, UsersApi } from './users-api.js';
-export { verifyEvent, type WebhookHeaders } from './webhooks.js';
