@@ -84,6 +84,13 @@ export interface AppConfig {
      */
     statusPollSeconds: number;
   };
+  metrics: {
+    /** Where the worker serves GET /metrics; port 0: it serves none. */
+    workerHost: string;
+    workerPort: number;
+    /** The worker's queue and database gauges are recomputed at most this often (a scrape in between reads the last). */
+    refreshSeconds: number;
+  };
   demo: {
     /** The demo merchant app's URL when it runs (GET / on the api links to it); null otherwise. */
     publicUrl: string | null;
@@ -280,6 +287,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       reconcileMinutes: env.CONSENT_RECONCILE_MINUTES,
     },
     payments: { statusPollSeconds: env.PAYMENT_STATUS_POLL_SECONDS },
+    metrics: {
+      workerHost: env.WORKER_METRICS_HOST,
+      workerPort: env.WORKER_METRICS_PORT,
+      refreshSeconds: env.WORKER_METRICS_REFRESH_SECONDS,
+    },
     demo: {
       publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null,
       port: env.DEMO_PORT,

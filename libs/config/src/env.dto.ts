@@ -274,6 +274,25 @@ export class EnvironmentVariables {
   @Max(3600)
   PAYMENT_STATUS_POLL_SECONDS = 5;
 
+  // --- worker metrics ---
+  /** Interface of the worker's metrics listener (0.0.0.0 in containers, so Prometheus can reach it). */
+  @IsString()
+  WORKER_METRICS_HOST = '127.0.0.1';
+
+  /** Port of the worker's GET /metrics (the api serves its own on API_PORT); 0: no listener. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_METRICS_PORT = 9464;
+
+  /** The queue and database gauges are computed at most this often, whoever scrapes and how often. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  WORKER_METRICS_REFRESH_SECONDS = 15;
+
   // --- demo merchant app ---
   @Transform(toInt)
   @IsInt()

@@ -19,6 +19,9 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     CONSENT_RECONCILE_MINUTES: '0',
     PAYMENT_STATUS_POLL_SECONDS: '0',
     RETENTION_SWEEP_MINUTES: '0',
+    // Workers in one process (and files in parallel) would fight over one port: a test that scrapes a
+    // worker gives it a free one.
+    WORKER_METRICS_PORT: '0',
     ...overrides,
   });
 }
