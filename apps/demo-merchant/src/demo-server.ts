@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+// The SDK by its source: the root package does not depend on it by name (a merchant writes
+// `from '@open-banking-bff/merchant-sdk'`).
+import { BffError, createBffClient } from '../../../libs/merchant-sdk/src/index.js';
+import { registerSdkAssets } from './sdk-assets.js';
 
 /** What the demo merchant's backend needs: where the BFF is, its own API key, and where it is served. */
 export interface DemoOptions {
@@ -17,17 +21,29 @@ function publicDir(): string {
   return join(root, 'apps', 'demo-merchant', 'public');
 }
 
-const FILES: Record<string, string> = {
-  '/': 'index.html',
-  '/app.js': 'app.js',
-  '/charts.js': 'charts.js',
-  '/app.css': 'app.css',
-};
+/** The page's modules, one a panel; index.html is served apart, with the import map written into it. */
+const MODULES = [
+  'app.js',
+  'charts.js',
+  'connect.js',
+  'consents.js',
+  'devpanel.js',
+  'payments.js',
+  'sync.js',
+  'transactions.js',
+  'ui.js',
+];
 const TYPES: Record<string, string> = {
-  html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
 };
+
+/** The BFF's refusal as the page reads it: the envelope's code, message and tracingId. */
+function refuse(reply: FastifyReply, error: unknown) {
+  if (!(error instanceof BffError)) throw error;
+  const { code, message, tracingId } = error;
+  return reply.code(error.status || 502).send({ error: { code, message, tracingId } });
+}
 
 /**
  * The demo merchant's backend: it serves the frontend, and does the few things only a merchant's own
@@ -37,32 +53,37 @@ const TYPES: Record<string, string> = {
 export function createDemoServer(options: DemoOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
   const dir = publicDir();
-  const files = new Map(Object.entries(FILES).map(([path, file]) => [path, readFileSync(join(dir, file))]));
+  // The backend's client: the merchant API key never leaves this process.
+  const bff = createBffClient({ baseUrl: options.apiUrl, token: options.merchantApiKey });
 
-  for (const [path, body] of files) {
-    const type = TYPES[FILES[path].split('.').pop()!];
-    app.get(path, (_request, reply) => reply.type(type).header('cache-control', 'no-store').send(body));
+  for (const file of [...MODULES, 'app.css']) {
+    const body = readFileSync(join(dir, file));
+    const type = TYPES[file.split('.').pop()!];
+    app.get(`/${file}`, (_request, reply) => reply.type(type).header('cache-control', 'no-store').send(body));
   }
-
-  const bff = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${options.apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${options.merchantApiKey}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  // The page imports the SDK by its package name, as a merchant's bundled page would; the browser finds
+  // it through this import map, served from this origin (no bundler, no CDN).
+  const importMap = JSON.stringify(registerSdkAssets(app));
+  const page = readFileSync(join(dir, 'index.html'), 'utf8').replace(
+    '<!-- importmap -->',
+    `<script type="importmap">${importMap}</script>`,
+  );
+  app.get('/', (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page),
+  );
 
   // No icon: an empty answer rather than a 404 in every browser's console.
   app.get('/favicon.ico', (_request, reply) => reply.code(204).send());
   app.get('/demo/config', () => ({ apiUrl: options.apiUrl }));
 
   app.get('/demo/customers', async (_request, reply) => {
-    const answer = await bff('GET', '/v1/users?limit=100');
-    return reply.code(answer.status).send(answer.body);
+    try {
+      // The first hundred are enough for a demo's picker.
+      const { items, tracingId } = await bff.users.list({ limit: 100 }).page();
+      return { data: items, meta: { tracingId } };
+    } catch (error) {
+      return refuse(reply, error);
+    }
   });
 
   app.post<{ Body: { reference?: unknown } }>('/demo/customers', async (request, reply) => {
@@ -70,13 +91,19 @@ export function createDemoServer(options: DemoOptions): FastifyInstance {
     if (typeof reference !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(reference)) {
       return reply.code(400).send({ error: { message: 'A customer reference: letters, digits, . _ -' } });
     }
-    const answer = await bff('POST', '/v1/users', { reference });
-    return reply.code(answer.status).send(answer.body);
+    try {
+      return reply.code(201).send({ data: await bff.users.create({ reference }) });
+    } catch (error) {
+      return refuse(reply, error);
+    }
   });
 
   app.post<{ Params: { userId: string } }>('/demo/customers/:userId/session', async (request, reply) => {
-    const answer = await bff('POST', `/v1/users/${encodeURIComponent(request.params.userId)}/sessions`);
-    return reply.code(answer.status).send(answer.body);
+    try {
+      return reply.code(201).send({ data: await bff.sessions.create(request.params.userId) });
+    } catch (error) {
+      return refuse(reply, error);
+    }
   });
 
   return app;
