@@ -4,7 +4,7 @@
 import { createBffClient } from '@open-banking-bff/merchant-sdk';
 import { mountConnect } from './connect.js';
 import { refreshConsents } from './consents.js';
-import { backend, logCall, recordComponentCalls, recordingFetch } from './devpanel.js';
+import { backend, logCall, recordingFetch } from './devpanel.js';
 import { refreshPayments, singlePay, vrpPay, vrpSetup } from './payments.js';
 import { followSyncs, noteSyncEvent, refreshAccounts } from './sync.js';
 import { drawPictures, loadTransactions } from './transactions.js';
@@ -88,7 +88,6 @@ async function enter() {
 
 async function start() {
   state.apiUrl = (await (await fetch('/demo/config')).json()).apiUrl;
-  recordComponentCalls(state.apiUrl);
   $('customer-use').onclick = () => {
     const select = $('customer-select');
     if (select.value) void useCustomer(select.value, select.selectedOptions[0].text);

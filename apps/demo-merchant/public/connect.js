@@ -2,6 +2,7 @@
 // flow (coming back to this page, which it reads itself) or the embedded one in place. The page gives it
 // the customer's session and listens for how it ended.
 import '@open-banking-bff/merchant-sdk/connect';
+import { recordingFetch } from './devpanel.js';
 import { $, show, state } from './ui.js';
 
 /**
@@ -15,6 +16,8 @@ export function mountConnect({ connected }) {
   element.setAttribute('user-id', state.customer.id);
   // A property, not an attribute: the token stays out of the DOM.
   element.sessionToken = state.token;
+  // Its calls go through the fetch that notes each one in the developer panel, as the page's own do.
+  element.fetch = recordingFetch();
   element.addEventListener('connected', (event) => void connected(event.detail.consent));
   element.addEventListener('failed', (event) => {
     const { consent, error } = event.detail;

@@ -11,11 +11,11 @@ export function logCall(method, path, status, tracingId) {
   $('calls').tBodies[0].prepend(row);
 }
 
-/** The browser's own fetch, kept before recordComponentCalls wraps it, so that no call is noted twice. */
 const browserFetch = window.fetch.bind(window);
 
 /**
- * The fetch the SDK sends with (its `fetch` option): the browser's, noting each call in the panel. The
+ * The fetch the SDK sends with (its `fetch` option, and <bff-connect>'s `fetch` property): the browser's,
+ * noting each call in the panel. The
  * tracingId is the answer's X-Request-Id, which the API exposes to the page, so that nothing here reads
  * the body: the event stream stays a stream, and the SDK gets the answer untouched.
  */
@@ -34,19 +34,6 @@ export function recordingFetch() {
       if (error?.name !== 'AbortError') logCall(request.method, label, 'no answer', '');
       throw error;
     }
-  };
-}
-
-/**
- * <bff-connect> makes its own SDK client, which takes no fetch of ours: its calls, sent with the page's
- * fetch, are noted by wrapping that for the API's origin (nothing else the page fetches).
- */
-export function recordComponentCalls(apiUrl) {
-  const origin = new URL(apiUrl).origin;
-  const record = recordingFetch();
-  window.fetch = (input, init) => {
-    const request = new window.Request(input, init);
-    return new URL(request.url).origin === origin ? record(request) : browserFetch(request);
   };
 }
 

@@ -1,4 +1,4 @@
-import { type BffClient, createBffClient } from '../bff-client.js';
+import { type BffClient, type BffClientOptions, createBffClient } from '../bff-client.js';
 import { BffError } from '../errors.js';
 import type { Consent, Institution } from '../models.js';
 import { ConnectAttributes } from './connect-attributes.js';
@@ -29,7 +29,9 @@ const SEARCH_DEBOUNCE_MS = 250;
  *
  * Attributes (and properties): `base-url` (`baseUrl`), `session-token` (`sessionToken`: a property set is
  * never written to the attribute), `user-id` (`userId`), `return-url` (`returnUrl`; default this page
- * without its query), `country`, `institution-id` (`institutionId`, to preselect a bank).
+ * without its query), `country`, `institution-id` (`institutionId`, to preselect a bank). Property only:
+ * `fetch`, the fetch its client sends with (as `createBffClient`'s option; set it before the element goes
+ * on the page), for a page that logs or traces its calls.
  *
  * Events (`CustomEvent`, bubbling and composed): `connected` `{ consent }`, `failed`
  * `{ consent?, error: { code, message, tracingId? } }`, `cancelled` `{ consent? }`.
@@ -46,6 +48,8 @@ export class BffConnectElement extends ConnectAttributes {
   #status: HTMLElement;
   #error: HTMLElement;
   #client?: { baseUrl: string; bff: BffClient };
+  /** The fetch the element's client sends with; the global one when unset. */
+  fetch?: BffClientOptions['fetch'];
   #started = false;
   #busy = false;
   #life = new AbortController();
@@ -90,7 +94,8 @@ export class BffConnectElement extends ConnectAttributes {
   get #bff(): BffClient {
     const baseUrl = this.baseUrl;
     if (this.#client?.baseUrl !== baseUrl) {
-      this.#client = { baseUrl, bff: createBffClient({ baseUrl, token: () => this.sessionToken ?? '' }) };
+      const token = () => this.sessionToken ?? '';
+      this.#client = { baseUrl, bff: createBffClient({ baseUrl, token, fetch: this.fetch }) };
     }
     return this.#client.bff;
   }
