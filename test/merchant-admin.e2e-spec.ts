@@ -273,7 +273,7 @@ describe('operator: changing, disabling and enabling a merchant', () => {
       const overdue = await stack
         .worker!.app.get(EventDeliveryRepository)
         .overdue(new Date(Date.now() + 3_600_000), 10_000);
-      expect(overdue).not.toContain(delivery.id);
+      expect(overdue.map((d) => d.id)).not.toContain(delivery.id);
       await eventually('a payment poll round past the held payment', async () => {
         const row = await prisma.payment.findUniqueOrThrow({ where: { id: control.id } });
         return row.nextStatusCheckAt?.getTime() !== control.nextStatusCheckAt?.getTime() ? true : undefined;

@@ -1,17 +1,14 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
-import { applyRuntimeFlags, stopOnSignals, trimHeapWhenIdle } from '#libs/core';
-import { createApiApp } from './bootstrap.js';
+import { startTracing } from '#libs/observability';
 
+// Tracing starts before the app is imported: instrumentations patch modules as they load, and an ES
+// module's static imports all load before its first line runs, so the app comes in by a dynamic import.
 async function main() {
-  applyRuntimeFlags({ leanHeap: false });
   const config = loadConfig();
-  const { app, logger } = await createApiApp(config);
-  // Closing stops accepting (new requests get 503), ends event streams, lets requests in flight finish.
-  stopOnSignals(app, { logger });
-  await app.listen({ host: config.api.host, port: config.api.port });
-  logger.info({ url: config.api.publicUrl, port: config.api.port }, 'api listening');
-  trimHeapWhenIdle();
+  const tracing = await startTracing(config.tracing, 'api');
+  const { runApi } = await import('./api-process.js');
+  await runApi(config, tracing);
 }
 
 main().catch((error: unknown) => {

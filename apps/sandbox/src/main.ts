@@ -1,16 +1,14 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadConfig } from '#libs/config';
-import { applyRuntimeFlags, stopOnSignals, trimHeapWhenIdle } from '#libs/core';
-import { createSandboxApp } from './bootstrap.js';
+import { startTracing } from '#libs/observability';
 
+// Tracing starts before the app is imported: instrumentations patch modules as they load, and an ES
+// module's static imports all load before its first line runs, so the app comes in by a dynamic import.
 async function main() {
-  applyRuntimeFlags({ leanHeap: true });
   const config = loadConfig();
-  const { app, logger } = await createSandboxApp(config);
-  stopOnSignals(app, { logger });
-  await app.listen({ host: config.sandbox.host, port: config.sandbox.port });
-  logger.info({ url: config.sandbox.publicUrl, port: config.sandbox.port }, 'sandbox listening');
-  trimHeapWhenIdle();
+  const tracing = await startTracing(config.tracing, 'sandbox');
+  const { runSandbox } = await import('./sandbox-process.js');
+  await runSandbox(config, tracing);
 }
 
 main().catch((error: unknown) => {

@@ -133,6 +133,39 @@ describe('loadConfig', () => {
   });
 });
 
+describe('tracing: OpenTelemetry’s standard switches', () => {
+  it('is off unless an endpoint or the otlp exporter is named, and off again when told', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig(endpoint).tracing).toEqual({ protocol: 'http/protobuf', serviceName: null });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).not.toBeNull();
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }).tracing,
+    ).not.toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+  });
+
+  it('takes the traces protocol over the general one, and the service name as given', () => {
+    const config = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'bff-api-eu',
+    });
+    expect(config.tracing).toEqual({ protocol: 'http/json', serviceName: 'bff-api-eu' });
+  });
+
+  it('refuses gRPC, which is not shipped, and an endpoint that is no URL', () => {
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([
+      expect.stringContaining('OTEL_EXPORTER_OTLP_PROTOCOL'),
+    ]);
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toEqual([
+      expect.stringContaining('OTEL_EXPORTER_OTLP_ENDPOINT'),
+    ]);
+  });
+});
+
 describe('.env.example', () => {
   const example = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
   const entries = new Map(

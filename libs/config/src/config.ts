@@ -91,6 +91,16 @@ export interface AppConfig {
     /** The worker's queue and database gauges are recomputed at most this often (a scrape in between reads the last). */
     refreshSeconds: number;
   };
+  /**
+   * OpenTelemetry tracing; null: off, and nothing of the SDK is loaded. On when an OTLP endpoint is set (or
+   * OTEL_TRACES_EXPORTER=otlp), unless OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true. The exporter
+   * reads the endpoint, headers, timeout and compression from the standard variables itself.
+   */
+  tracing: {
+    protocol: 'http/protobuf' | 'http/json';
+    /** OTEL_SERVICE_NAME; null: the app's own name. */
+    serviceName: string | null;
+  } | null;
   demo: {
     /** The demo merchant app's URL when it runs (GET / on the api links to it); null otherwise. */
     publicUrl: string | null;
@@ -292,6 +302,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       workerPort: env.WORKER_METRICS_PORT,
       refreshSeconds: env.WORKER_METRICS_REFRESH_SECONDS,
     },
+    tracing: tracingOf(env),
     demo: {
       publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null,
       port: env.DEMO_PORT,
@@ -333,6 +344,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     // (and the published default is refused above).
     demoMerchantApiKey:
       production && !source.DEMO_MERCHANT_API_KEY ? null : env.DEMO_MERCHANT_API_KEY || null,
+  };
+}
+
+/** Tracing's switch, from OpenTelemetry's own variables (their meaning is the specification's). */
+function tracingOf(env: EnvironmentVariables): AppConfig['tracing'] {
+  const exporter =
+    env.OTEL_TRACES_EXPORTER ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
+  if (exporter === 'none' || env.OTEL_SDK_DISABLED === 'true') return null;
+  return {
+    protocol: (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL) as
+      'http/protobuf' | 'http/json',
+    serviceName: env.OTEL_SERVICE_NAME ?? null,
   };
 }
 

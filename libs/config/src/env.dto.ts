@@ -293,6 +293,41 @@ export class EnvironmentVariables {
   @Max(3600)
   WORKER_METRICS_REFRESH_SECONDS = 15;
 
+  // --- tracing (OpenTelemetry's standard variables; the SDK reads the rest of OTEL_* itself) ---
+  /** Where traces go (OTLP over HTTP; /v1/traces is appended); unset, with the next one unset: tracing is off. */
+  @IsOptional()
+  @IsUrl(LOCAL_URL)
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string = undefined;
+
+  /** The traces endpoint itself (used as is), overriding OTEL_EXPORTER_OTLP_ENDPOINT. */
+  @IsOptional()
+  @IsUrl(LOCAL_URL)
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string = undefined;
+
+  /** OTLP's encoding over HTTP; gRPC is not shipped. */
+  @IsIn(['http/protobuf', 'http/json'])
+  OTEL_EXPORTER_OTLP_PROTOCOL = 'http/protobuf';
+
+  /** The same for traces alone, overriding OTEL_EXPORTER_OTLP_PROTOCOL. */
+  @IsOptional()
+  @IsIn(['http/protobuf', 'http/json'])
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?: string = undefined;
+
+  /** `none` turns tracing off even with an endpoint set; `otlp` turns it on (localhost:4318 without one). */
+  @IsOptional()
+  @IsIn(['otlp', 'none'])
+  OTEL_TRACES_EXPORTER?: string = undefined;
+
+  /** `true` turns tracing off whatever else is set. */
+  @IsIn(['true', 'false'])
+  OTEL_SDK_DISABLED = 'false';
+
+  /** The service name on every span; unset: the app's own (api, worker, sandbox). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  OTEL_SERVICE_NAME?: string = undefined;
+
   // --- demo merchant app ---
   @Transform(toInt)
   @IsInt()

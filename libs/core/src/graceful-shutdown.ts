@@ -12,6 +12,8 @@ export interface ShutdownPlan {
    * under way, so a stop that overruns its budget says where it was stuck.
    */
   before?: (deadlineAt: number, step: (name: string) => void) => Promise<void>;
+  /** Work done once the app is closed, before the exit (the last spans exported); bounds itself. */
+  after?: () => Promise<void>;
 }
 
 /**
@@ -53,6 +55,8 @@ export function stopOnSignals(app: INestApplicationContext, plan: ShutdownPlan):
         if (plan.before) await plan.before(deadlineAt, step);
         step('closing connections');
         await app.close();
+        step('flushing traces');
+        if (plan.after) await plan.after();
         clearTimeout(overrun);
         logger.info({ signal, ms: Date.now() - started }, 'stopped');
         process.exit(0);

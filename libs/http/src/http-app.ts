@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { runInContext } from '#libs/context';
-import { type AppLogger, type Metrics, NestPinoLogger } from '#libs/observability';
+import { type AppLogger, currentTraceId, type Metrics, NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
 import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
 
@@ -29,7 +29,11 @@ export async function createHttpApp(
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const header = req.headers['x-request-id'];
-      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+      if (typeof header === 'string' && REQUEST_ID.test(header)) return header;
+      // With tracing on, a request that starts its own trace is known by the trace's id: the tracingId a
+      // merchant quotes is the trace to open. One that joined its caller's trace shares that trace's id
+      // with the caller's other requests, so it gets an id of its own (its span carries it).
+      return (req.headers.traceparent === undefined ? currentTraceId() : null) ?? randomUUID();
     },
     return503OnClosing: true,
     // Errors Fastify raises before routing (a malformed URL) would otherwise answer in Fastify's own shape.

@@ -3,3 +3,5 @@ export * from './metrics.js';
 export * from './observability.module.js';
 export * from './redact.js';
 export * from './dependency-outages.js';
+export * from './trace-context.js';
+export * from './tracing.js';

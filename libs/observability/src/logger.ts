@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { currentContext } from '#libs/context';
 import { redact } from './redact.js';
+import { traceFields } from './trace-context.js';
 
 export type AppLogger = Logger;
 
@@ -29,13 +30,17 @@ export function createLogger(options: LoggerOptions): AppLogger {
       base: { app: options.app, pid: process.pid },
       // Every line written while a request or job runs names it (and the merchant it acts for), without
       // anyone passing them along.
+      // With tracing on, the running span's traceId and spanId too: a line leads to its trace.
       mixin: () => {
         const context = currentContext();
-        if (!context) return {};
+        const traced = traceFields();
+        if (!context) return traced ?? {};
         const caller = context.caller;
-        return caller && caller.kind !== 'operator'
-          ? { reqId: context.requestId, merchantId: caller.merchantId }
-          : { reqId: context.requestId };
+        const fields =
+          caller && caller.kind !== 'operator'
+            ? { reqId: context.requestId, merchantId: caller.merchantId }
+            : { reqId: context.requestId };
+        return traced ? { ...fields, ...traced } : fields;
       },
       timestamp: pino.stdTimeFunctions.isoTime,
       messageKey: 'msg',

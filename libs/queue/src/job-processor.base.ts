@@ -3,7 +3,7 @@ import type { OnApplicationBootstrap } from '@nestjs/common';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { runInContext } from '#libs/context';
-import type { AppLogger } from '#libs/observability';
+import { type AppLogger, tagRequestSpan } from '#libs/observability';
 import { logConnectionErrors } from '#libs/redis';
 import {
   ALL_JOB_NAMES,
@@ -60,10 +60,11 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     }
     const key = `${job.id}`;
     this.running.set(key, { job, token });
-    // Each job runs in a context of its own, so its log lines and upstream calls carry one id.
-    return runInContext({ requestId: `job:${job.name}:${job.id}` }, () => handler(job, token)).finally(() =>
-      this.running.delete(key),
-    );
+    // Each job runs in a context of its own, so its log lines and upstream calls carry one id; its span
+    // (when traced) carries it too.
+    const requestId = `job:${job.name}:${job.id}`;
+    tagRequestSpan(requestId);
+    return runInContext({ requestId }, () => handler(job, token)).finally(() => this.running.delete(key));
   }
 
   /**

@@ -69,18 +69,31 @@ export class JobProducer {
     return job as JobOf<N>;
   }
 
-  /** Many jobs of one name in one round trip; each keeps its dedupe id, so repeats still collapse. */
-  async enqueueMany<N extends JobName>(name: N, payloads: readonly JobPayload<N>[]): Promise<void> {
+  /**
+   * Many jobs of one name in one round trip; each keeps its dedupe id, so repeats still collapse.
+   * `traceContexts[i]` (currentTraceContext's form), when given, is the trace payload i's job continues
+   * instead of the enqueuer's: work recorded earlier by another request or job (an outbox event's delivery).
+   */
+  async enqueueMany<N extends JobName>(
+    name: N,
+    payloads: readonly JobPayload<N>[],
+    traceContexts: readonly (string | null)[] = [],
+  ): Promise<void> {
     if (payloads.length === 0) return;
     const definition = JOB_DEFINITIONS[name];
     await withinDeadline(
       this.queueFor(name).addBulk(
-        payloads.map((payload) => {
+        payloads.map((payload, i) => {
           const jobId = definition.dedupeId?.(payload);
+          const metadata = traceContexts[i];
           return {
             name,
             data: payload,
-            opts: { ...definition.options, ...(jobId !== undefined ? { jobId } : {}) },
+            opts: {
+              ...definition.options,
+              ...(jobId !== undefined ? { jobId } : {}),
+              ...(metadata ? { telemetry: { metadata } } : {}),
+            },
           };
         }),
       ),

@@ -17,6 +17,7 @@ import { JobProducer } from './job-producer.service.js';
 import { queueClient } from './queue-connection.js';
 import { QueueErrorLogger } from './queue-errors.service.js';
 import { bullmqPrefix } from './queue-prefix.js';
+import { queueTelemetry } from './queue-telemetry.js';
 
 /**
  * While Redis is down, BullMQ's own close of a queue sends QUIT, which ioredis holds until Redis comes
@@ -96,6 +97,7 @@ export class QueueModule {
             // BullMQ's blocking commands need maxRetriesPerRequest: null on worker connections.
             connection: cluster ?? { url: config.redis.url, maxRetriesPerRequest: null },
             prefix: bullmqPrefix(config),
+            telemetry: queueTelemetry(config),
           }),
         }),
         BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),

@@ -102,11 +102,14 @@ export class EventDeliveryRepository {
   /**
    * A delivery per subscribed endpoint of each event's merchant; existing ones are kept. A disabled
    * endpoint's is recorded failed at once, so the merchant can still send it once the endpoint is enabled
-   * again. Returns the pending ones, to enqueue.
+   * again. Returns the pending ones, to enqueue, each with its event's id.
    */
-  async createForEvents(db: pg.PoolClient, eventIds: readonly string[]): Promise<string[]> {
+  async createForEvents(
+    db: pg.PoolClient,
+    eventIds: readonly string[],
+  ): Promise<{ id: string; eventId: string }[]> {
     if (eventIds.length === 0) return [];
-    const { rows } = await db.query<{ id: string; pending: boolean }>({
+    const { rows } = await db.query<{ id: string; event_id: string; pending: boolean }>({
       name: 'event-deliveries.create-for-events',
       text: `INSERT INTO event_deliveries
           (merchant_id, endpoint_id, event_id, status, next_attempt_at, last_error, updated_at)
@@ -121,10 +124,10 @@ export class EventDeliveryRepository {
         WHERE e.id = ANY($1::uuid[])
         ORDER BY e.seq
         ON CONFLICT (endpoint_id, event_id) DO NOTHING
-        RETURNING id, status = 'PENDING' AS pending`,
+        RETURNING id, event_id, status = 'PENDING' AS pending`,
       values: [eventIds],
     });
-    return rows.filter((r) => r.pending).map((r) => r.id);
+    return rows.filter((r) => r.pending).map((r) => ({ id: r.id, eventId: r.event_id }));
   }
 
   /** A pending delivery whose endpoint is disabled: failed now, for the merchant to retry once it is enabled. */
@@ -272,14 +275,15 @@ export class EventDeliveryRepository {
    * Pending deliveries whose attempt is overdue: their job was lost (Redis flushed, never enqueued), or
    * their merchant was disabled when it ran and is enabled again. A disabled merchant's wait.
    */
-  async overdue(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>({
+  async overdue(before: Date, limit: number): Promise<{ id: string; traceContext: string | null }[]> {
+    const rows = await this.db.rows<{ id: string; trace_context: string | null }>({
       name: 'event-deliveries.overdue',
-      text: `SELECT d.id FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
+      text: `SELECT d.id, e.trace_context FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
+          JOIN merchant_events e ON e.id = d.event_id
         WHERE d.status = 'PENDING' AND d.next_attempt_at < $1 AND m.disabled_at IS NULL
         ORDER BY d.next_attempt_at LIMIT $2`,
       values: [before, limit],
     });
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, traceContext: r.trace_context }));
   }
 }

@@ -30,7 +30,9 @@ export class EventsSweeper {
     const overdue = await this.deliveries.overdue(new Date(now.getTime() - OVERDUE_MS), BATCH);
     await this.producer.enqueueMany(
       'events.deliver',
-      overdue.map((deliveryId) => ({ deliveryId })),
+      overdue.map(({ id }) => ({ deliveryId: id })),
+      // A job enqueued again continues its event's trace.
+      overdue.map((d) => d.traceContext),
     );
     const cutoff = new Date(now.getTime() - this.config.events.endpointDisableAfterHours * 3_600_000);
     const disabled = await this.endpoints.disableFailing(cutoff, now);

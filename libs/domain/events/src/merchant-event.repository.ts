@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { currentRequestId } from '#libs/context';
 import { DatabasePool, isoText, type Prisma } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
+import { currentTraceContext } from '#libs/observability';
 import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
 
 export type { MerchantEventType };
@@ -20,6 +21,8 @@ export interface RelayedEvent {
   merchantId: string;
   userId: string | null;
   streamSeq: string;
+  /** The trace that recorded it (currentTraceContext's form), when tracing was on. */
+  traceContext: string | null;
 }
 
 /** An event of a user's stream: the wire form and its stream position (the SSE id). */
@@ -31,18 +34,20 @@ export interface StreamedEvent {
 // One statement: the rows, then a NOTIFY that Postgres delivers when (and only if) the transaction
 // commits, so the relay wakes for committed events and never for rolled-back ones.
 const RECORD_SQL = `WITH inserted AS (
-    INSERT INTO merchant_events (id, merchant_id, user_id, type, data, request_id)
-    SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data, r.request_id
+    INSERT INTO merchant_events (id, merchant_id, user_id, type, data, request_id, trace_context)
+    SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data, r.request_id, r.trace_context
     FROM jsonb_to_recordset($1::jsonb)
-      AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb, request_id text)
+      AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb, request_id text, trace_context text)
     RETURNING 1)
   SELECT pg_notify('merchant_events', count(*)::text) FROM inserted`;
 
 const WIRE_COLUMNS = `id, type::text AS type, ${isoText('created_at')} AS created_at, user_id, data, stream_seq::text AS stream_seq`;
 
 function recordValues(events: readonly NewMerchantEvent[]): string {
-  // The request or job recording them: the outbox remembers what caused each event.
+  // The request or job recording them: the outbox remembers what caused each event, and the trace its
+  // deliveries continue.
   const requestId = currentRequestId() ?? null;
+  const traceContext = currentTraceContext();
   return JSON.stringify(
     events.map((e) => ({
       id: uuidV7(),
@@ -51,6 +56,7 @@ function recordValues(events: readonly NewMerchantEvent[]): string {
       type: e.type,
       data: e.data,
       request_id: requestId,
+      trace_context: traceContext,
     })),
   );
 }
@@ -103,6 +109,7 @@ export class MerchantEventRepository {
       merchant_id: string;
       user_id: string | null;
       stream_seq: string;
+      trace_context: string | null;
     }>({
       name: 'merchant-events.number-unrelayed',
       text: `WITH batch AS (
@@ -110,11 +117,17 @@ export class MerchantEventRepository {
           FROM (SELECT id, seq FROM merchant_events WHERE stream_seq IS NULL ORDER BY seq LIMIT $2 FOR UPDATE) b)
         UPDATE merchant_events m SET stream_seq = $1::bigint + batch.n
         FROM batch WHERE m.id = batch.id
-        RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq`,
+        RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq, m.trace_context`,
       values: [lastStreamSeq, limit],
     });
     return rows
-      .map((r) => ({ id: r.id, merchantId: r.merchant_id, userId: r.user_id, streamSeq: r.stream_seq }))
+      .map((r) => ({
+        id: r.id,
+        merchantId: r.merchant_id,
+        userId: r.user_id,
+        streamSeq: r.stream_seq,
+        traceContext: r.trace_context,
+      }))
       .sort((a, b) => (BigInt(a.streamSeq) < BigInt(b.streamSeq) ? -1 : 1));
   }
 

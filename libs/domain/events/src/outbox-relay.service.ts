@@ -11,7 +11,8 @@ const BATCH = 500;
 
 export interface RelayBatch {
   events: number;
-  deliveries: string[];
+  /** Each with the trace that recorded its event: the delivery's job continues it. */
+  deliveries: { id: string; traceContext: string | null }[];
   wakeup: EventWakeup;
 }
 
@@ -46,7 +47,8 @@ export class OutboxRelay {
       await Promise.all([
         this.producer.enqueueMany(
           'events.deliver',
-          batch.deliveries.map((deliveryId) => ({ deliveryId })),
+          batch.deliveries.map(({ id }) => ({ deliveryId: id })),
+          batch.deliveries.map((d) => d.traceContext),
         ),
         this.wakeups.publish(batch.wakeup),
       ]);
@@ -61,10 +63,12 @@ export class OutboxRelay {
       if (last === null) return null;
       const numbered = await this.events.numberUnrelayed(client, last, BATCH);
       if (numbered.length === 0) return { events: 0, deliveries: [], wakeup: {} };
-      const deliveries = await this.deliveries.createForEvents(
+      const created = await this.deliveries.createForEvents(
         client,
         numbered.map((e) => e.id),
       );
+      const traceOf = new Map(numbered.map((e) => [e.id, e.traceContext]));
+      const deliveries = created.map((d) => ({ id: d.id, traceContext: traceOf.get(d.eventId) ?? null }));
       await this.state.advance(client, numbered[numbered.length - 1].streamSeq);
       const wakeup: EventWakeup = {};
       for (const event of numbered) if (event.userId) wakeup[event.userId] = event.streamSeq;

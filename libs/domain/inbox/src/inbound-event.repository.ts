@@ -8,6 +8,8 @@ export interface NewInboundEvent {
   applicationId: string | null;
   /** The verified body, as received (JSON text). */
   payload: string;
+  /** The receiving request's trace (currentTraceContext's form), when tracing is on. */
+  traceContext: string | null;
 }
 
 export interface LockedInboundEvent {
@@ -99,9 +101,12 @@ export class InboundEventRepository {
   private async insert(events: NewInboundEvent[]): Promise<Map<string, string>> {
     const rows = await this.db.rows<{ id: string; event_id: string }>({
       name: 'inbound-events.store',
-      text: `INSERT INTO inbound_events (id, source, event_id, type, application_id, payload, updated_at)
-        SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb, now()
-        FROM jsonb_to_recordset($1::jsonb) AS r(event_id text, type text, application_id text, payload text)
+      text: `INSERT INTO inbound_events
+          (id, source, event_id, type, application_id, payload, trace_context, updated_at)
+        SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb,
+          r.trace_context, now()
+        FROM jsonb_to_recordset($1::jsonb)
+          AS r(event_id text, type text, application_id text, payload text, trace_context text)
         ON CONFLICT (source, event_id) DO NOTHING
         RETURNING id, event_id`,
       values: [
@@ -111,6 +116,7 @@ export class InboundEventRepository {
             type: e.type,
             application_id: e.applicationId,
             payload: e.payload,
+            trace_context: e.traceContext,
           })),
         ),
       ],
@@ -155,15 +161,15 @@ export class InboundEventRepository {
   }
 
   /** Stored but not processed for a while: their fan-out job was lost (Redis down, never enqueued). */
-  async stale(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>({
+  async stale(before: Date, limit: number): Promise<{ id: string; traceContext: string | null }[]> {
+    const rows = await this.db.rows<{ id: string; trace_context: string | null }>({
       name: 'inbound-events.stale',
       // Rows that keep failing go last: they must not crowd out jobs that were merely lost.
-      text: `SELECT id FROM inbound_events WHERE status = 'RECEIVED' AND received_at < $1
+      text: `SELECT id, trace_context FROM inbound_events WHERE status = 'RECEIVED' AND received_at < $1
         ORDER BY attempts, received_at LIMIT $2`,
       values: [before, limit],
     });
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, traceContext: r.trace_context }));
   }
 
   /**

@@ -18,7 +18,9 @@ export class InboxSweeper {
     const stale = await this.inbox.stale(new Date(now.getTime() - STALE_MS), BATCH);
     await this.producer.enqueueMany(
       'events.fan-out',
-      stale.map((inboundEventId) => ({ inboundEventId })),
+      stale.map(({ id }) => ({ inboundEventId: id })),
+      // A job enqueued again continues the trace of the request that received its event.
+      stale.map((e) => e.traceContext),
     );
     return stale.length;
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { verifyWebhook, type WebhookHeaderSource, WebhookVerificationError } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { type AppLogger, LOGGER } from '#libs/observability';
+import { type AppLogger, currentTraceContext, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
 import { InboundEventRepository } from './inbound-event.repository.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
@@ -99,36 +99,40 @@ export class WebhookReceiver {
       );
     }
     const { payload } = claim;
+    const traceContext = currentTraceContext();
     const storedId = await this.inbox.store({
       eventId: id,
       type: typeof payload.type === 'string' ? cut(payload.type, 128) : null,
       // Registered, so it fits its column: the verified claim is stored whole, for the fan-out to match.
       applicationId: claim.applicationId,
       payload: body.toString('utf8'),
+      traceContext,
     });
-    if (storedId) this.enqueueFanOut(storedId);
+    if (storedId) this.enqueueFanOut(storedId, traceContext);
     return { eventId: id, duplicate: storedId === null };
   }
 
-  private toEnqueue: string[] = [];
+  private toEnqueue: { id: string; traceContext: string | null }[] = [];
 
   /**
    * Not awaited by the answer: the event is stored, and the sweeper enqueues it if this is lost. Events
-   * stored in the same tick go to Redis in one pipelined addBulk.
+   * stored in the same tick go to Redis in one pipelined addBulk, each job continuing the trace of the
+   * request that received its event (not the first request's of the tick).
    */
-  private enqueueFanOut(inboundEventId: string): void {
-    this.toEnqueue.push(inboundEventId);
+  private enqueueFanOut(inboundEventId: string, traceContext: string | null): void {
+    this.toEnqueue.push({ id: inboundEventId, traceContext });
     if (this.toEnqueue.length > 1) return;
     setImmediate(() => {
-      const ids = this.toEnqueue;
+      const stored = this.toEnqueue;
       this.toEnqueue = [];
       this.producer
         .enqueueMany(
           'events.fan-out',
-          ids.map((id) => ({ inboundEventId: id })),
+          stored.map(({ id }) => ({ inboundEventId: id })),
+          stored.map((e) => e.traceContext),
         )
         .catch((err: unknown) =>
-          this.logger.warn({ err, count: ids.length }, 'fan-out not enqueued; the sweeper will'),
+          this.logger.warn({ err, count: stored.length }, 'fan-out not enqueued; the sweeper will'),
         );
     });
   }

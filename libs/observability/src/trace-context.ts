@@ -1,0 +1,40 @@
+import { context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
+
+/**
+ * The running trace, read and carried through the OpenTelemetry API alone. With tracing off (no SDK
+ * started) the API is a no-op: every function here answers null or does nothing, at the cost of a
+ * context lookup.
+ */
+
+/** The attribute naming the request's or job's id (our tracingId) on the span that runs it. */
+export const REQUEST_ID_ATTRIBUTE = 'bff.request_id';
+
+/** The running span's trace id (32 hex digits), when something is traced now. */
+export function currentTraceId(): string | null {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : null;
+}
+
+/** `traceId` and `spanId` for a log line written while a span runs; nothing otherwise. */
+export function traceFields(): { traceId: string; spanId: string } | undefined {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext)) return undefined;
+  return { traceId: spanContext.traceId, spanId: spanContext.spanId };
+}
+
+/** Names the running span with the request's or job's id, so a quoted tracingId finds its trace. */
+export function tagRequestSpan(requestId: string): void {
+  trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
+}
+
+/**
+ * The running trace context as the JSON of its W3C carrier (`{"traceparent":"00-…"}`): what is stored with
+ * work that runs later elsewhere (an outbox event, an inbox row), and the form BullMQ's telemetry carries in
+ * a job's options, so a job enqueued from it continues the same trace. Null when nothing is traced.
+ */
+export function currentTraceContext(): string | null {
+  if (!trace.getActiveSpan()) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ? JSON.stringify(carrier) : null;
+}
