@@ -79,6 +79,25 @@ describe('Breakers', () => {
     breakers.admit('never-failed', 'op', 'r').done(error({ kind: 'CALLER', status: 400 }), false);
     expect(breakers.size).toBe(1);
   });
+
+  it('shows a breaker open only while it refuses calls: an idle one past its wait awaits its test call', () => {
+    const breakers = new Breakers(
+      { consecutiveFailures: 1, halfOpenAfterMs: 1000, maxBreakers: 10 },
+      { onChange: () => {} },
+    );
+    breakers.admit('bank', 'op', 'r').done(error({ status: 502 }), false);
+    const now = Date.now();
+    expect([...breakers.unwell(now)]).toEqual([['bank', 'open']]);
+    expect([...breakers.unwell(now + 1000)]).toEqual([['bank', 'halfOpen']]);
+    expect(breakers.state('bank')).toBe('open');
+    const quick = new Breakers(
+      { consecutiveFailures: 1, halfOpenAfterMs: 0, maxBreakers: 10 },
+      { onChange: () => {} },
+    );
+    quick.admit('bank', 'op', 'r').done(error({ status: 502 }), false);
+    quick.admit('bank', 'op', 'r').done(undefined, true);
+    expect([...quick.unwell()]).toEqual([]);
+  });
 });
 
 describe('the service breaker before the upstream has ever answered', () => {

@@ -172,6 +172,16 @@ export class Breaker {
     }
   }
 
+  /**
+   * The state a metric shows: `open` only while calls are refused. Past `halfOpenAfterMs` the next call
+   * is the test call, so an institution nobody calls any more does not look cut off for ever.
+   */
+  shownState(now: number): BreakerState {
+    return this.state === 'open' && now - this.openedAt >= this.options.halfOpenAfterMs
+      ? 'halfOpen'
+      : this.state;
+  }
+
   /** Closed with nothing counted: safe to forget. */
   get idle(): boolean {
     return this.state === 'closed' && this.failures === 0;
@@ -257,6 +267,20 @@ export class Breakers {
   state(key: string): BreakerState {
     if (key === SERVICE_BREAKER) return this.service.state;
     return this.institutions.get(key)?.state ?? 'closed';
+  }
+
+  /**
+   * Every breaker that is not closed, as metrics show it (see {@link Breaker.shownState}): the
+   * service-wide one under `upstream`, then the institutions' (at most `maxBreakers`, so a scrape's walk
+   * is bounded).
+   */
+  *unwell(now = Date.now()): Generator<[string, BreakerState]> {
+    const service = this.service.shownState(now);
+    if (service !== 'closed') yield [SERVICE_BREAKER, service];
+    for (const [key, breaker] of this.institutions) {
+      const state = breaker.shownState(now);
+      if (state !== 'closed') yield [key, state];
+    }
   }
 
   /** How many institution breakers are held (for tests of the bound). */

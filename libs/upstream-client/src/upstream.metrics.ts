@@ -1,4 +1,16 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** Non-closed breakers of one client, already labelled (see UpstreamTransport.labelOf). */
+export type BreakerStates = () => Iterable<[label: string, state: 'open' | 'halfOpen']>;
+
+/** Where a 429 came from: the upstream's own rate limit, or a bank's relayed in a 424. */
+export type RateLimitSource = 'upstream' | 'institution';
+
+/**
+ * The clients reporting breaker states into each registry: the gauge is shared (see `reuse`), so its
+ * scrape-time collect walks every client's breakers, not only the first one's.
+ */
+const breakerSources = new WeakMap<Registry, Set<BreakerStates>>();
 
 /**
  * Per-operation metrics on the registry the app passes in. Labels are operation names and outcomes
@@ -11,8 +23,12 @@ export class UpstreamMetrics {
   private readonly attempts: Histogram<'operation' | 'outcome'>;
   private readonly retries: Counter<'operation'>;
   private readonly breakerTransitions: Counter<'institution' | 'state'>;
+  private readonly rateLimits: Counter<'institution' | 'source'>;
+  private readonly breakerSources: Set<BreakerStates>;
 
   constructor(registry: Registry) {
+    this.breakerSources = breakerSources.get(registry) ?? new Set();
+    breakerSources.set(registry, this.breakerSources);
     this.duration = reuse(
       registry,
       'upstream_request_duration_seconds',
@@ -59,6 +75,49 @@ export class UpstreamMetrics {
           registers: [registry],
         }),
     );
+    this.rateLimits = reuse(
+      registry,
+      'bff_upstream_rate_limited_total',
+      () =>
+        new Counter({
+          name: 'bff_upstream_rate_limited_total',
+          help: 'Upstream answers that were 429s, per institution (`none`: a call for no institution) and source: `upstream` (the aggregator limits our application), `institution` (a 424 relaying the bank’s 429). Every attempt counts, retries included.',
+          labelNames: ['institution', 'source'],
+          registers: [registry],
+        }),
+    );
+    const sources = this.breakerSources;
+    reuse(
+      registry,
+      'bff_upstream_circuit_state',
+      () =>
+        new Gauge({
+          name: 'bff_upstream_circuit_state',
+          help: 'Circuit breakers of this process that are not closed, per institution and state: `open` refuses calls, `half_open` lets the next one through as a test. `upstream` (the service-wide breaker) is always present; a closed institution has no series.',
+          labelNames: ['institution', 'state'],
+          registers: [registry],
+          collect() {
+            this.reset();
+            this.set({ institution: 'upstream', state: 'open' }, 0);
+            this.set({ institution: 'upstream', state: 'half_open' }, 0);
+            for (const source of sources) {
+              for (const [institution, state] of source()) {
+                this.inc({ institution, state: state === 'halfOpen' ? 'half_open' : 'open' });
+              }
+            }
+          },
+        }),
+    );
+  }
+
+  /** Reports `states` in the breaker gauge until the returned function is called (the client closes). */
+  reportBreakers(states: BreakerStates): () => void {
+    this.breakerSources.add(states);
+    return () => this.breakerSources.delete(states);
+  }
+
+  rateLimited(institution: string, source: RateLimitSource): void {
+    this.rateLimits.inc({ institution, source });
   }
 
   observe(operation: string, outcome: string, seconds: number): void {

@@ -191,6 +191,14 @@ function dispatchNotifier(dispatch: Dispatcher['dispatch']): Dispatcher['dispatc
   };
 }
 
+/** The bank's own HTTP status, when a 424 relays it. */
+function bankStatus(error: UpstreamError): number | undefined {
+  return (
+    error.institutionError?.httpStatusCode ??
+    error.issues.find((issue) => issue.institutionError?.httpStatusCode)?.institutionError?.httpStatusCode
+  );
+}
+
 class BodyTooLarge extends Error {}
 
 async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {
@@ -218,6 +226,7 @@ export class UpstreamTransport {
   private readonly authorization: string;
   private readonly breakers: Breakers | undefined;
   private readonly knownInstitutions = new Set<string>();
+  private readonly stopReportingBreakers: () => void;
 
   constructor(private readonly options: TransportOptions) {
     const url = new URL(options.baseUrl);
@@ -242,6 +251,18 @@ export class UpstreamTransport {
               options.logger?.[log]({ institution: key, state }, `upstream circuit breaker ${state}`);
             },
           });
+    const breakers = this.breakers;
+    this.stopReportingBreakers =
+      options.metrics && breakers
+        ? options.metrics.reportBreakers(() => this.labelledBreakers(breakers))
+        : () => undefined;
+  }
+
+  /** The breakers a scrape shows, under their metric labels (`other` may stand for several). */
+  private *labelledBreakers(breakers: Breakers): Generator<[string, 'open' | 'halfOpen']> {
+    for (const [key, state] of breakers.unwell()) {
+      if (state !== 'closed') yield [this.labelOf(key), state];
+    }
   }
 
   /** The state of an institution's breaker, or of the service-wide one for `upstream`. */
@@ -255,6 +276,21 @@ export class UpstreamTransport {
       if (this.knownInstitutions.size >= MAX_LABELS) break;
       if (SAFE_LABEL.test(id)) this.knownInstitutions.add(id);
     }
+  }
+
+  /** A 429, from the upstream itself or from the bank through a 424, counted against the call's institution. */
+  private countRateLimit(error: UpstreamError, institutionId: string | undefined): void {
+    const source =
+      error.status === 429
+        ? 'upstream'
+        : error.status === 424 && bankStatus(error) === 429
+          ? 'institution'
+          : undefined;
+    if (!source) return;
+    this.options.metrics?.rateLimited(
+      institutionId === undefined ? 'none' : this.labelOf(institutionId),
+      source,
+    );
   }
 
   private labelOf(key: string): string {
@@ -338,6 +374,7 @@ export class UpstreamTransport {
   }
 
   async close(): Promise<void> {
+    this.stopReportingBreakers();
     await this.pool.close();
   }
 
@@ -442,7 +479,7 @@ export class UpstreamTransport {
         attemptOutcome('success');
         return result;
       }
-      throw upstreamErrorFromResponse({
+      const failure = upstreamErrorFromResponse({
         status,
         body: bytes.toString('utf8'),
         retryAfter: response.headers['retry-after'],
@@ -450,6 +487,8 @@ export class UpstreamTransport {
         operation: spec.operation,
         consentCall: spec.consent === 'required',
       });
+      this.countRateLimit(failure, options.institutionId ?? spec.institutionId);
+      throw failure;
     } catch (error) {
       const failure = this.attemptError(spec, error, requestId, timeoutMs, expired, caller);
       attemptOutcome(failure instanceof UpstreamError ? failure.kind : 'aborted');
