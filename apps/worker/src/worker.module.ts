@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
+import { AccountsModule } from '#libs/domain/accounts';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
@@ -13,6 +14,9 @@ import { OutboxRelayListener } from './events/outbox-relay.listener.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
 import { JobSchedulesBootstrap } from './job-schedules.bootstrap.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
+import { DatabaseMetricsCollector } from './metrics/database-metrics.collector.js';
+import { QueueMetricsCollector } from './metrics/queue-metrics.collector.js';
+import { WorkerMetricsServer } from './metrics/worker-metrics.server.js';
 import { PaymentsProcessor } from './payments/payments.processor.js';
 import { SyncProcessor } from './sync/sync.processor.js';
 
@@ -24,6 +28,7 @@ export class WorkerModule {
       imports: [
         CoreModule.forRoot(options),
         DiscoveryModule,
+        AccountsModule,
         ConsentsModule,
         SyncModule,
         InstitutionsModule,
@@ -40,6 +45,9 @@ export class WorkerModule {
         OutboxRelayListener,
         JobHandlersCheck,
         JobSchedulesBootstrap,
+        QueueMetricsCollector,
+        DatabaseMetricsCollector,
+        WorkerMetricsServer,
       ],
     };
   }

@@ -10,6 +10,7 @@ import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
 import { ConsentLifecycleService } from './consent-lifecycle.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
+import { ConsentStatsRepository } from './consent-stats.repository.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { ConsentsService } from './consents.service.js';
 import { EmbeddedConsentsService } from './embedded-consents.service.js';
@@ -34,6 +35,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentLifecycleRepository,
     ConsentExpiryRepository,
     ConsentLifecycleService,
+    ConsentStatsRepository,
   ],
   exports: [
     ConsentCallbackHooks,
@@ -41,6 +43,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentLifecycleService,
     ConsentLifecycleRepository,
     ConsentStateRepository,
+    ConsentStatsRepository,
     ConsentTokenVault,
     RedirectConsentsService,
     EmbeddedConsentsService,

@@ -4,6 +4,7 @@ export * from './consent-gone-signals.js';
 export * from './consent-renewal.service.js';
 export * from './consent-state.repository.js';
 export * from './consent-state.signer.js';
+export * from './consent-stats.repository.js';
 export * from './consent-status.js';
 export * from './consent-token.vault.js';
 export * from './consent-views.js';

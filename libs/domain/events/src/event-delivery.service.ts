@@ -2,8 +2,9 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type Agent, request } from 'undici';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { webhookHeaders } from '#libs/crypto';
-import { type AppLogger, LOGGER } from '#libs/observability';
+import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
+import { EventDeliveryMetrics } from './event-delivery.metrics.js';
 import { type DeliveryWork, EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 
@@ -28,14 +29,17 @@ export function retryDelayMs(failures: number, baseSeconds: number, random = Mat
 @Injectable()
 export class EventDeliveryService implements OnModuleDestroy {
   private readonly agent: Agent;
+  private readonly metrics: EventDeliveryMetrics;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly deliveries: EventDeliveryRepository,
     private readonly endpoints: EventEndpointRepository,
+    metrics: Metrics,
   ) {
     this.agent = deliveryAgent(config.events.allowPrivateEndpoints);
+    this.metrics = new EventDeliveryMetrics(metrics.registry);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -69,6 +73,7 @@ export class EventDeliveryService implements OnModuleDestroy {
       // Always (the SQL skips a healthy endpoint): a failure recorded by a concurrent attempt after this one
       // read the endpoint must not outlive this success.
       await this.endpoints.markAnswering(work.endpointId);
+      this.metrics.delivered(work.eventCreatedAt, at);
       return { outcome: 'delivered' };
     }
     const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;
@@ -84,6 +89,7 @@ export class EventDeliveryService implements OnModuleDestroy {
       nextAttemptAt: giveUp ? null : retryAt,
     });
     if (!work.endpoint.failing) await this.endpoints.markFailing(work.endpointId, at);
+    this.metrics.attempted(giveUp ? 'given_up' : 'retrying');
     if (giveUp) {
       this.logger.warn(
         {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { UsersModule } from '#libs/domain/users';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventDeliveryService } from './event-delivery.service.js';
+import { EventDeliveryStatsRepository } from './event-delivery-stats.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 import { EventEndpointsService } from './event-endpoints.service.js';
 import { EventsRetention } from './events-retention.service.js';
@@ -25,6 +26,7 @@ import { UserEventsService } from './user-events.service.js';
     EventsSweeper,
     EventsRetention,
     UserEventsService,
+    EventDeliveryStatsRepository,
   ],
   exports: [
     MerchantEventRepository,
@@ -34,6 +36,7 @@ import { UserEventsService } from './user-events.service.js';
     EventsSweeper,
     EventsRetention,
     UserEventsService,
+    EventDeliveryStatsRepository,
   ],
 })
 export class EventsModule {}

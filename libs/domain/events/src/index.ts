@@ -2,6 +2,7 @@ export * from './delivery-target.js';
 export * from './event-catalogue.js';
 export * from './event-delivery.repository.js';
 export * from './event-delivery.service.js';
+export * from './event-delivery-stats.repository.js';
 export * from './event-endpoint.repository.js';
 export * from './event-endpoints.service.js';
 export * from './events-retention.service.js';

@@ -4,6 +4,7 @@ import { PaymentsModule } from '#libs/domain/payments';
 import { FanOutService } from './fan-out.service.js';
 import { InboundEventRepository } from './inbound-event.repository.js';
 import { InboxRetention } from './inbox-retention.service.js';
+import { InboxStatsRepository } from './inbox-stats.repository.js';
 import { InboxSweeper } from './inbox-sweeper.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
@@ -20,6 +21,7 @@ import { WebhookReceiver } from './webhook-receiver.service.js';
     FanOutService,
     InboxSweeper,
     InboxRetention,
+    InboxStatsRepository,
   ],
   exports: [
     UpstreamWebhookRepository,
@@ -28,6 +30,7 @@ import { WebhookReceiver } from './webhook-receiver.service.js';
     FanOutService,
     InboxSweeper,
     InboxRetention,
+    InboxStatsRepository,
   ],
 })
 export class InboxModule {}

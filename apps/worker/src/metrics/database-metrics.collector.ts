@@ -1,0 +1,202 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Gauge } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { AccountSyncStatsRepository, type SyncLagCounts } from '#libs/domain/accounts';
+import {
+  type ConsentCount,
+  ConsentStatsRepository,
+  ConsentStatus,
+  type ExpiringCount,
+} from '#libs/domain/consents';
+import { type DeliveryBacklog, type EndpointHealth, EventDeliveryStatsRepository } from '#libs/domain/events';
+import { type InboxBacklog, InboxStatsRepository } from '#libs/domain/inbox';
+import { type AppLogger, LOGGER, Metrics, RefreshingSnapshot, SnapshotHistogram } from '#libs/observability';
+import { withDeadline } from './metrics-deadline.js';
+
+/**
+ * Sync lag buckets: minutes while an account is fresh, then around the sync interval (4 h, ±10%) and its
+ * multiples; 8 h (twice the interval) is the alert's line.
+ */
+export const SYNC_LAG_BUCKETS = [
+  300, 900, 1800, 3600, 7200, 14400, 21600, 28800, 43200, 86400, 172800, 604800,
+];
+const KINDS = ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'];
+const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
+
+interface DatabaseSnapshot {
+  at: number;
+  syncLag: SyncLagCounts;
+  consents: ConsentCount[];
+  expiring: ExpiringCount[];
+  deliveries: DeliveryBacklog;
+  endpoints: EndpointHealth;
+  inbox: InboxBacklog;
+}
+
+const secondsSince = (at: Date | null, now: number) =>
+  at === null ? 0 : Math.max(0, (now - new Date(at).getTime()) / 1000);
+
+/**
+ * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
+ * repository, never a row per account or event. Only the worker has them, so however many api processes
+ * are scraped the statements run once per worker per WORKER_METRICS_REFRESH_SECONDS (30; about 0.7 s of
+ * Postgres at 10^6 accounts and 5·10^5 consents), one after the other on one connection. Every worker
+ * shows the same deployment-wide figures: aggregate them with max, not sum. No merchant label anywhere.
+ */
+@Injectable()
+export class DatabaseMetricsCollector {
+  private readonly snapshot: RefreshingSnapshot<DatabaseSnapshot>;
+  private failing = false;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly accounts: AccountSyncStatsRepository,
+    private readonly consents: ConsentStatsRepository,
+    private readonly events: EventDeliveryStatsRepository,
+    private readonly inbox: InboxStatsRepository,
+    metrics: Metrics,
+  ) {
+    this.snapshot = new RefreshingSnapshot(
+      () => this.load(),
+      config.metrics.refreshSeconds * 1000,
+      (error) => this.failed(error),
+    );
+    const registers = [metrics.registry];
+    const gauge = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: L[],
+      fill: (gauge: Gauge<L>, snapshot: DatabaseSnapshot) => void,
+    ) => {
+      const snapshot = this.snapshot;
+      return new Gauge<L>({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          const read = await snapshot.get();
+          if (read) fill(this, read);
+        },
+      });
+    };
+
+    new SnapshotHistogram({
+      name: 'bff_sync_lag_seconds',
+      help: 'Accounts that sync, by time since their last finished sync (now − last_synced_at), counted by Postgres per bucket; accounts of disabled merchants and those awaiting a first sync are left out.',
+      buckets: SYNC_LAG_BUCKETS,
+      registers,
+      collect: async () => (await this.snapshot.get())?.syncLag,
+    });
+    gauge(
+      'bff_sync_accounts_awaiting_first_sync',
+      'Accounts that sync but have not finished a first sync.',
+      [],
+      (g, s) => g.set(s.syncLag.neverSynced),
+    );
+    gauge(
+      'bff_consents',
+      'Consents by status (the closed set of libs/domain/consents) and kind.',
+      ['status', 'kind'],
+      (g, s) => {
+        for (const status of Object.values(ConsentStatus))
+          for (const kind of KINDS) g.set({ status, kind }, 0);
+        for (const row of s.consents) g.set({ status: row.status, kind: row.kind }, row.consents);
+      },
+    );
+    gauge(
+      'bff_consents_expiring',
+      'Data consents still usable that expire within 1 day or 7 days (cumulative: 7d includes 1d), by renewal: requested (awaiting the user), not_requested (renewable, not asked yet), not_renewable (embedded flow, or the bank kept the expiry).',
+      ['within', 'renewal'],
+      (g, s) => {
+        for (const renewal of RENEWALS) {
+          const rows = s.expiring.filter((row) => row.renewal === renewal);
+          const sum = (list: ExpiringCount[]) => list.reduce((total, row) => total + row.consents, 0);
+          g.set({ within: '1d', renewal }, sum(rows.filter((row) => row.withinDay)));
+          g.set({ within: '7d', renewal }, sum(rows));
+        }
+      },
+    );
+    gauge(
+      'bff_event_deliveries_pending',
+      'Deliveries of merchant events not finished, by state: due (an attempt should be under way) or waiting_retry (after a failure). Disabled merchants’ are left out.',
+      ['state'],
+      (g, s) => {
+        g.set({ state: 'due' }, s.deliveries.due);
+        g.set({ state: 'waiting_retry' }, s.deliveries.waiting);
+      },
+    );
+    gauge(
+      'bff_event_delivery_oldest_due_seconds',
+      'How long the longest-due delivery attempt has been due (0: none is due): delivery lag behind schedule.',
+      [],
+      (g, s) => g.set(secondsSince(s.deliveries.oldestDueAt, s.at)),
+    );
+    gauge(
+      'bff_event_endpoints',
+      'Merchant webhook endpoints by state: healthy, failing (no success since a failed attempt), disabled.',
+      ['state'],
+      (g, s) => {
+        g.set({ state: 'healthy' }, s.endpoints.healthy);
+        g.set({ state: 'failing' }, s.endpoints.failing);
+        g.set({ state: 'disabled' }, s.endpoints.disabled);
+      },
+    );
+    gauge(
+      'bff_event_endpoint_longest_failing_seconds',
+      'How long the longest-failing enabled endpoint has failed (0: none); EVENT_ENDPOINT_DISABLE_AFTER_HOURS disables it.',
+      [],
+      (g, s) => g.set(secondsSince(s.endpoints.failingSince, s.at)),
+    );
+    gauge(
+      'bff_inbox_events',
+      'Upstream webhooks in the inbox not processed: received (fan-out pending) or failed (waiting for a person).',
+      ['status'],
+      (g, s) => {
+        g.set({ status: 'received' }, s.inbox.received);
+        g.set({ status: 'failed' }, s.inbox.failed);
+      },
+    );
+    gauge(
+      'bff_inbox_oldest_received_seconds',
+      'How long the oldest received, not yet fanned-out upstream webhook has waited (0: none).',
+      [],
+      (g, s) => g.set(secondsSince(s.inbox.oldestReceivedAt, s.at)),
+    );
+  }
+
+  /**
+   * Seconds since Postgres was last read well (see bff_metrics_snapshot_age_seconds), after the read a scrape
+   * may have started: a first scrape shows the age of what it shows.
+   */
+  async ageSeconds(): Promise<number | undefined> {
+    await this.snapshot.get();
+    return this.snapshot.ageSeconds();
+  }
+
+  /** One statement at a time: at most one of the pool's connections, however slow Postgres is. */
+  private async load(): Promise<DatabaseSnapshot> {
+    const read = async (): Promise<DatabaseSnapshot> => {
+      const now = new Date();
+      const syncLag = await this.accounts.syncLag(now, SYNC_LAG_BUCKETS);
+      const consents = await this.consents.byStatus();
+      const expiring = await this.consents.expiringWithinWeek(now);
+      const deliveries = await this.events.backlog(now);
+      const endpoints = await this.events.endpointHealth();
+      const inbox = await this.inbox.backlog();
+      return { at: now.getTime(), syncLag, consents, expiring, deliveries, endpoints, inbox };
+    };
+    const snapshot = await withDeadline(read(), 'database metrics');
+    if (this.failing) this.logger.info('database metrics read again');
+    this.failing = false;
+    return snapshot;
+  }
+
+  private failed(error: unknown): void {
+    if (!this.failing) {
+      this.logger.warn({ err: error }, 'database metrics cannot be read: the gauges keep their last values');
+    }
+    this.failing = true;
+  }
+}
