@@ -291,7 +291,7 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   @Max(3600)
-  WORKER_METRICS_REFRESH_SECONDS = 15;
+  WORKER_METRICS_REFRESH_SECONDS = 30;
 
   // --- tracing (OpenTelemetry's standard variables; the SDK reads the rest of OTEL_* itself) ---
   /** Where traces go (OTLP over HTTP; /v1/traces is appended); unset, with the next one unset: tracing is off. */

@@ -39,8 +39,8 @@ const secondsSince = (at: Date | null, now: number) =>
 /**
  * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
  * repository, never a row per account or event. Only the worker has them, so however many api processes
- * are scraped the statements run once per worker per WORKER_METRICS_REFRESH_SECONDS (30; about 0.7 s of
- * Postgres at 10^6 accounts and 5·10^5 consents), one after the other on one connection. Every worker
+ * are scraped the statements run once per worker per WORKER_METRICS_REFRESH_SECONDS (30; 0.5 s of
+ * Postgres in all at 10^6 accounts and 5·10^5 consents), one after the other on one connection. Every worker
  * shows the same deployment-wide figures: aggregate them with max, not sum. No merchant label anywhere.
  */
 @Injectable()
