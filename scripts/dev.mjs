@@ -404,8 +404,28 @@ function ensureChromium() {
   });
 }
 
+/**
+ * The alert rule tests run `promtool check rules` and `promtool test rules`: Debian's `prometheus`
+ * package provides it, installed the way Chromium is. The package brings the server too, which only a
+ * machine run by systemd starts (`systemctl disable --now prometheus` if it is not wanted there).
+ */
+function ensurePromtool() {
+  if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0) return;
+  step('Installing promtool (Debian package prometheus) for the alert rule tests');
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    fail(
+      "The alert rule tests need promtool: install Debian's prometheus package (apt-get install prometheus).",
+    );
+  }
+  mustRun('apt-get', ['update', '-qq']);
+  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'prometheus'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
 async function test() {
   ensureChromium();
+  ensurePromtool();
   await prepare();
   rmSync(REPORT, { force: true });
   const stages = [

@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserRepository } from '#libs/domain/users';
+import { ALL_QUEUES, JobProducer } from '#libs/queue';
+import { createUser } from '#libs/testing';
+import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
+import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { connectBank } from './support/bank-consents.js';
+import { EventReceiver } from './support/event-kit.js';
+import {
+  alertRules,
+  dashboardExpressions,
+  metricNamesIn,
+  samplesOf,
+  type Scrape,
+  scrape,
+  valueOf,
+} from './support/metrics-kit.js';
+import { freePort } from './support/running-apps.js';
+import { SandboxHttp } from './support/sandbox-http.js';
+import { accountsWhenSynced, eventually, upstreamConsentId } from './support/sync-kit.js';
+
+const INSTITUTION = 'sandbox-redirect';
+const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'waiting-children', 'failed'];
+
+/**
+ * The domain metrics after a real flow, scraped from the api's /metrics and the worker's own listener: a
+ * bank connected (its first sync meeting a 429) and another revoked at the bank (its webhook through the
+ * inbox), events delivered to one endpoint and failing at a dead one, the api's breaker opened by a bank
+ * failing. The worker's database and queue gauges are read every second here (WORKER_METRICS_REFRESH_SECONDS).
+ */
+describe('domain metrics after the flow', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+  let sandbox: SandboxHttp;
+  let receiver: EventReceiver;
+  let workerMetrics: string;
+  let syncedAccounts: number;
+  let api: Scrape;
+  let worker: Scrape;
+
+  const fault = async (rule: Record<string, unknown>) =>
+    expect((await sandbox.admin('POST', '/faults', rule)).status).toBe(201);
+
+  beforeAll(async () => {
+    stack = await startStack({
+      ownDatabase: 'metrics_domain',
+      worker: true,
+      overrides: { WORKER_METRICS_PORT: String(await freePort()), WORKER_METRICS_REFRESH_SECONDS: '1' },
+    });
+    workerMetrics = `${stack.worker!.app.get(WorkerMetricsServer).url}/metrics`;
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    tenant = await onboard(stack);
+    receiver = await new EventReceiver().start();
+    expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
+    const dead = `http://127.0.0.1:${await freePort()}/gone`;
+    expect((await tenant.client.post('/v1/event-endpoints', { url: dead })).status).toBe(201);
+    const registered = await stack.operator.post('/admin/upstream/webhooks', {
+      callbackUrl: `${stack.api.url}/v1/webhooks/upstream`,
+    });
+    expect(registered.status).toBe(201);
+
+    // Institutions listed by each process: their ids may label its upstream metrics (others are `other`).
+    expect((await stack.operator.post('/admin/institutions/refresh')).status).toBe(200);
+    const refresh = await stack.api.app.get(JobProducer).enqueue('maintenance.refresh-institutions', {});
+    await eventually('the worker listed the institutions', async () =>
+      (await refresh.isCompleted()) ? true : undefined,
+    );
+
+    // The first sync meets the upstream's 429 once and retries.
+    await fault({ method: 'GET', path: '/accounts/*/transactions', status: 429, count: 1 });
+    const apps = { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url };
+    const inThreeDays = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    await connectBank(apps, tenant.merchant.apiKey.key, tenant.userId, INSTITUTION, {
+      expiresAt: inThreeDays,
+    });
+    const accounts = await accountsWhenSynced(tenant.client, tenant.userId);
+    syncedAccounts = accounts.length;
+
+    // Another user's consent, revoked at the bank: the sandbox's webhook goes through the inbox.
+    const other = await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id);
+    const revokedId = await connectBank(apps, tenant.merchant.apiKey.key, other.id, INSTITUTION);
+    await accountsWhenSynced(tenant.client, other.id);
+    const revoked = await sandbox.admin(
+      'POST',
+      `/consents/${await upstreamConsentId(stack, revokedId)}/revoke`,
+    );
+    expect(revoked.status).toBeLessThan(300);
+    await eventually('the revocation delivered', () =>
+      receiver.accepted().some((event) => event.type === 'consent.revoked') ? true : undefined,
+    );
+
+    // The worker's figures once they all hold (its gauges are read every second here).
+    worker = await eventually('the worker’s domain metrics', async () => {
+      const w = await scrape(workerMetrics);
+      const settled =
+        valueOf(w, 'bff_sync_lag_seconds_count') === syncedAccounts &&
+        valueOf(w, 'bff_consents', { status: 'REVOKED', kind: 'ACCOUNT' }) === 1 &&
+        (valueOf(w, 'bff_event_delivery_attempts_total', { result: 'retrying' }) ?? 0) >= 1 &&
+        valueOf(w, 'bff_event_endpoints', { state: 'failing' }) === 1 &&
+        valueOf(w, 'bff_inbox_events', { status: 'received' }) === 0;
+      return settled ? w : undefined;
+    });
+
+    // The api's live read meets a 429 once, then the bank fails until the api's breaker for it opens
+    // (scraped at once: it shows open for 30 s, then awaits its test call).
+    const live = `/v1/accounts/${accounts[0].id}/transactions/live`;
+    await fault({ method: 'GET', path: '/accounts/*/real-time/transactions', status: 429, count: 1 });
+    expect((await tenant.client.get(live)).status).toBe(200);
+    await fault({ method: 'GET', path: '/accounts/*/real-time/transactions', status: 424, count: 5 });
+    for (let i = 0; i < 2; i++) expect((await tenant.client.get(live)).status).toBeGreaterThanOrEqual(400);
+    api = await scrape(`${stack.api.url}/metrics`);
+  }, 180_000);
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.close();
+  });
+
+  it('sync lag: a histogram of the synced accounts, all synced within 5 minutes; none awaiting a first sync', () => {
+    expect(syncedAccounts).toBeGreaterThan(0);
+    expect(valueOf(worker, 'bff_sync_lag_seconds_count')).toBe(syncedAccounts);
+    expect(valueOf(worker, 'bff_sync_lag_seconds_bucket', { le: '300' })).toBe(syncedAccounts);
+    expect(valueOf(worker, 'bff_sync_lag_seconds_bucket', { le: '+Inf' })).toBe(syncedAccounts);
+    const sum = valueOf(worker, 'bff_sync_lag_seconds_sum')!;
+    expect(sum).toBeGreaterThanOrEqual(0);
+    expect(sum).toBeLessThan(300 * syncedAccounts);
+    expect(valueOf(worker, 'bff_sync_accounts_awaiting_first_sync')).toBe(0);
+  });
+
+  it('consents by status and kind, and the one expiring in three days as not yet asked to renew', () => {
+    expect(valueOf(worker, 'bff_consents', { status: 'AUTHORIZED', kind: 'ACCOUNT' })).toBe(1);
+    expect(valueOf(worker, 'bff_consents', { status: 'REVOKED', kind: 'ACCOUNT' })).toBe(1);
+    expect(valueOf(worker, 'bff_consents', { status: 'EXPIRED', kind: 'PAYMENT' })).toBe(0);
+    expect(valueOf(worker, 'bff_consents_expiring', { within: '7d', renewal: 'not_requested' })).toBe(1);
+    expect(valueOf(worker, 'bff_consents_expiring', { within: '1d', renewal: 'not_requested' })).toBe(0);
+    expect(valueOf(worker, 'bff_consents_expiring', { within: '7d', renewal: 'requested' })).toBe(0);
+  });
+
+  it('queue depth per state and the oldest waiting job, for every queue', () => {
+    for (const queue of ALL_QUEUES) {
+      for (const state of JOB_STATES) {
+        expect(
+          valueOf(worker, 'bff_queue_jobs', { queue, state }),
+          `${queue} ${state}`,
+        ).toBeGreaterThanOrEqual(0);
+      }
+      expect(valueOf(worker, 'bff_queue_oldest_waiting_seconds', { queue })).toBeGreaterThanOrEqual(0);
+    }
+    // The dead endpoint's deliveries wait in the events queue for their retry.
+    expect(valueOf(worker, 'bff_queue_jobs', { queue: 'events', state: 'delayed' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    for (const source of ['queues', 'database']) {
+      expect(valueOf(worker, 'bff_metrics_snapshot_age_seconds', { source })).toBeLessThan(30);
+    }
+  });
+
+  it('deliveries: attempts by result, their lag, the pending ones, and the failing endpoint', () => {
+    const delivered = valueOf(worker, 'bff_event_delivery_attempts_total', { result: 'delivered' })!;
+    expect(delivered).toBeGreaterThanOrEqual(receiver.accepted().length);
+    expect(valueOf(worker, 'bff_event_delivery_lag_seconds_count')).toBe(delivered);
+    expect(valueOf(worker, 'bff_event_delivery_lag_seconds_bucket', { le: '+Inf' })).toBe(delivered);
+    expect(
+      valueOf(worker, 'bff_event_delivery_attempts_total', { result: 'retrying' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(worker, 'bff_event_deliveries_pending', { state: 'waiting_retry' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(valueOf(worker, 'bff_event_deliveries_pending', { state: 'due' })).toBeGreaterThanOrEqual(0);
+    expect(valueOf(worker, 'bff_event_delivery_oldest_due_seconds')).toBeGreaterThanOrEqual(0);
+    expect(valueOf(worker, 'bff_event_endpoints', { state: 'healthy' })).toBe(1);
+    expect(valueOf(worker, 'bff_event_endpoints', { state: 'failing' })).toBe(1);
+    expect(valueOf(worker, 'bff_event_endpoints', { state: 'disabled' })).toBe(0);
+    expect(valueOf(worker, 'bff_event_endpoint_longest_failing_seconds')).toBeGreaterThan(0);
+  });
+
+  it('the inbox: the sandbox’s webhook processed, nothing waiting or failed', () => {
+    expect(valueOf(worker, 'bff_inbox_events', { status: 'received' })).toBe(0);
+    expect(valueOf(worker, 'bff_inbox_events', { status: 'failed' })).toBe(0);
+    expect(valueOf(worker, 'bff_inbox_oldest_received_seconds')).toBe(0);
+  });
+
+  it('429s per institution in the process that met them; breaker state per institution', () => {
+    const rateLimited = { institution: INSTITUTION, source: 'upstream' };
+    expect(valueOf(worker, 'bff_upstream_rate_limited_total', rateLimited)).toBe(1);
+    expect(valueOf(api, 'bff_upstream_rate_limited_total', rateLimited)).toBe(1);
+    expect(valueOf(api, 'bff_upstream_circuit_state', { institution: INSTITUTION, state: 'open' })).toBe(1);
+    expect(valueOf(api, 'bff_upstream_circuit_state', { institution: 'upstream', state: 'open' })).toBe(0);
+    expect(valueOf(worker, 'bff_upstream_circuit_state', { institution: 'upstream', state: 'open' })).toBe(0);
+    expect(samplesOf(worker, 'bff_upstream_circuit_state', { institution: INSTITUTION })).toEqual([]);
+  });
+
+  it('each process its own: the api shows no database or queue gauge, the worker its process metrics', () => {
+    for (const name of ['bff_sync_lag_seconds', 'bff_queue_jobs', 'bff_consents', 'bff_inbox_events']) {
+      expect(api.names.has(name), name).toBe(false);
+    }
+    expect(samplesOf(worker, 'process_cpu_user_seconds_total', { app: 'worker' })).toHaveLength(1);
+    expect(samplesOf(api, 'http_requests_total', { app: 'api', status: '200' }).length).toBeGreaterThan(0);
+    // No merchant, user or account id becomes a label.
+    const ids = [tenant.merchant.merchant.id, tenant.userId];
+    for (const scraped of [api, worker]) for (const id of ids) expect(scraped.text).not.toContain(id);
+  });
+
+  it('every metric the dashboard and the alert rules read is one the api or the worker exposes', () => {
+    const exposed = new Set([...api.names, ...worker.names]);
+    const expressions = [
+      ...alertRules().map((rule) => ({ panel: `alert ${rule.alert}`, expr: rule.expr })),
+      ...dashboardExpressions(),
+    ];
+    expect(expressions.length).toBeGreaterThan(20);
+    const unknown = expressions.flatMap(({ panel, expr }) =>
+      metricNamesIn(expr)
+        .filter((name) => !exposed.has(name))
+        .map((name) => `${panel}: ${name}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+});
