@@ -112,11 +112,12 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
     });
     const byId = new Map(spans.map((s) => [s.spanId, s]));
 
-    // The root: the api's server span of the callback, which names its route and its request id.
+    // The root: the api's server span of the callback (made by @fastify/otel), which names its route and
+    // carries its request id.
     const [root] = spans.filter((s) => !s.parentSpanId);
     expect(root).toMatchObject({ service: 'api', kind: SpanKind.SERVER, name: 'GET /v1/callbacks/consents' });
-    const request = spans.find((s) => s.parentSpanId === root.spanId && s.scope === '@fastify/otel');
-    expect(request?.attributes['bff.request_id']).toBe(traceId);
+    expect(root.scope).toBe('@fastify/otel');
+    expect(root.attributes['bff.request_id']).toBe(traceId);
 
     // The enqueue (a producer span in the api, under the request) is the parent of the worker's job.
     const sync = jobSpan(spans, 'sync.account')!;
@@ -192,8 +193,7 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
     const fanOut = jobSpan(spans, 'events.fan-out')!;
     expect(fanOut.service).toBe('worker');
     const storedBy = byId.get(fanOut.parentSpanId!)!;
-    expect(storedBy.service).toBe('api');
-    expect(under(storedBy, received, spans)).toBe(true);
+    expect(storedBy.spanId === received.spanId || under(storedBy, received, spans)).toBe(true);
     expect(spans.some((s) => s.kind === SpanKind.PRODUCER && under(s, received, spans))).toBe(true);
     expect(spans.filter((s) => isPostgres(s) && under(s, fanOut, spans)).length).toBeGreaterThan(0);
     const deliveryJob = spans.find(

@@ -6,7 +6,7 @@
 // Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
-// upstream-client, sandbox-rotation, api-reads, sync; all by default), --targets key,key (api-reads only: just these
+// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, tracing-overhead; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { eventsBench } from './scenarios/events.mjs';
 import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
 import { syncBench } from './scenarios/sync.mjs';
+import { tracingOverhead } from './scenarios/tracing-overhead.mjs';
 import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,6 +35,7 @@ const SCENARIOS = [
   'sync',
   'events',
   'consent-expiry',
+  'tracing-overhead',
 ];
 
 const int = (name, value, lo, hi) => {
@@ -204,7 +206,7 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
-    if (s.kind === 'consent-expiry') {
+    if (s.kind === 'consent-expiry' || s.kind === 'tracing-overhead') {
       out.push(`## ${s.name}`, '', ...s.notes);
       continue;
     }
@@ -321,6 +323,7 @@ async function main() {
       sync: () => syncBench(context),
       events: () => eventsBench(context),
       'consent-expiry': () => consentExpiryBench(context),
+      'tracing-overhead': () => tracingOverhead(context),
     };
     for (const name of SCENARIOS) {
       if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());

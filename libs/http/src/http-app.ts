@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { runInContext } from '#libs/context';
-import { type AppLogger, currentTraceId, type Metrics, NestPinoLogger } from '#libs/observability';
+import { type AppLogger, inRequestTrace, type Metrics, NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
 import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
 
@@ -29,11 +29,7 @@ export async function createHttpApp(
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const header = req.headers['x-request-id'];
-      if (typeof header === 'string' && REQUEST_ID.test(header)) return header;
-      // With tracing on, a request that starts its own trace is known by the trace's id: the tracingId a
-      // merchant quotes is the trace to open. One that joined its caller's trace shares that trace's id
-      // with the caller's other requests, so it gets an id of its own (its span carries it).
-      return (req.headers.traceparent === undefined ? currentTraceId() : null) ?? randomUUID();
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
     return503OnClosing: true,
     // Errors Fastify raises before routing (a malformed URL) would otherwise answer in Fastify's own shape.
@@ -57,9 +53,10 @@ export async function createHttpApp(
   });
   registerRequestGuards(fastify);
   // The request's context starts once its body is read: a context entered before would not survive the
-  // parser, whose callbacks run from the socket's. Guards, pipes, handlers and what they await run in it.
+  // parser, whose callbacks run from the socket's. Guards, pipes, handlers and what they await run in it,
+  // and in the request's trace (when tracing is on), entered again for the same reason.
   fastify.addHook('preHandler', (request, _reply, done) => {
-    runInContext({ requestId: String(request.id) }, done);
+    runInContext({ requestId: String(request.id) }, () => inRequestTrace(request, done));
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

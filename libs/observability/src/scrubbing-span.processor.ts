@@ -18,7 +18,7 @@ export function scrubSpan(span: ReadableSpan): void {
   const server = span.kind === SpanKind.SERVER;
   scrubAttributes(span.attributes, server);
   for (const event of span.events) if (event.attributes) scrubAttributes(event.attributes, false);
-  if (span.status.message) (span.status as { message?: string }).message = scrubText(span.status.message);
+  if (span.status.message) (span.status as { message?: string }).message = redactText(span.status.message);
 }
 
 /** Attributes naming who called a server span: the address (and port) of a browser, for the callback. */
@@ -39,7 +39,8 @@ const URL_ATTRIBUTE = /^(url\.|http\.(url|target)$)/;
 
 function scrubAttributes(attributes: Attributes, server: boolean): void {
   const writable = attributes as Record<string, AttributeValue | undefined>;
-  for (const [key, value] of Object.entries(writable)) {
+  for (const key of Object.keys(writable)) {
+    const value = writable[key];
     if (server && CALLER_ADDRESS.has(key)) delete writable[key];
     else if (value === undefined || typeof value === 'number' || typeof value === 'boolean') continue;
     else if (secretKey(key)) writable[key] = REDACTED;
@@ -61,7 +62,12 @@ function secretKey(key: string): boolean {
 }
 
 function scrubValue(key: string, value: string): string {
-  return scrubText(URL_ATTRIBUTE.test(key) ? withoutQueryValues(value, key === 'url.query') : value);
+  if (!URL_ATTRIBUTE.test(key)) return scrubText(value);
+  // A URL's query is left with names only; its path is scanned like any text.
+  const queryOnly = key === 'url.query';
+  const start = queryOnly ? 0 : value.indexOf('?');
+  if (start < 0) return scrubText(value);
+  return scrubText(value.slice(0, start)) + withoutQueryValues(value.slice(start), true);
 }
 
 /** `?a=1&b=2` → `?a=[REDACTED]&b=[REDACTED]`; `queryOnly`: the value is the query itself, without `?`. */
@@ -72,9 +78,22 @@ export function withoutQueryValues(url: string, queryOnly = false): string {
   return url.slice(0, start) + query;
 }
 
-/** Only text that could hold one of redactText's shapes is scanned (most values are words and numbers). */
+/**
+ * Only text that could hold one of redactText's shapes is scanned (most values are words and numbers),
+ * and the longer texts that recur (SQL statements, user agents) are scanned once each.
+ */
 const MAY_HOLD_SECRET = /[\s_=]|eyJ/;
-const scrubText = (text: string) => (MAY_HOLD_SECRET.test(text) ? redactText(text) : text);
+const scanned = new Map<string, string>();
+function scrubText(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
+  let scrubbed = scanned.get(text);
+  if (scrubbed === undefined) {
+    scrubbed = redactText(text);
+    if (scanned.size >= 1_000) scanned.clear();
+    if (text.length <= 4_096) scanned.set(text, scrubbed);
+  }
+  return scrubbed;
+}
 
 /** Wraps the exporting processor: every span is scrubbed before the exporter's buffer holds it. */
 export class ScrubbingSpanProcessor implements SpanProcessor {

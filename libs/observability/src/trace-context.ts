@@ -1,4 +1,4 @@
-import { context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
+import { type Context, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
 
 /**
  * The running trace, read and carried through the OpenTelemetry API alone. With tracing off (no SDK
@@ -37,4 +37,16 @@ export function currentTraceContext(): string | null {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier.traceparent ? JSON.stringify(carrier) : null;
+}
+
+/**
+ * Runs `fn` in the trace of an HTTP request, as @fastify/otel keeps it (`request.opentelemetry()`): a
+ * request's body is read from the socket's callbacks, outside the context its first hook entered, so the
+ * hooks after it re-enter it here. Without tracing, `fn` runs as is.
+ */
+export function inRequestTrace(request: object, fn: () => void): void {
+  const otel = (request as { opentelemetry?: () => { context?: Context | null } }).opentelemetry;
+  const traced = otel?.call(request).context;
+  if (traced) context.with(traced, fn);
+  else fn();
 }

@@ -1,13 +1,14 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel';
+import type { Span } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { FastifyRequest } from 'fastify';
 import { ScrubbingSpanProcessor } from './scrubbing-span.processor.js';
 import { REQUEST_ID_ATTRIBUTE } from './trace-context.js';
 import type { Tracing, TracingOptions } from './tracing.js';
@@ -15,13 +16,27 @@ import type { Tracing, TracingOptions } from './tracing.js';
 /** Probes and scrapes: every few seconds, never what an operator looks for in a trace. */
 const UNTRACED = /^\/(health|metrics)(\/|\?|$)/;
 
+/**
+ * The request's span is named by its route (`GET /v1/users/:userId`) and carries its request id. A request
+ * that starts a trace (no `traceparent`) and brought no request id of its own is known by the trace's id
+ * instead of the random one Fastify gave it, which nothing has used yet (this hook runs first): the
+ * tracingId a merchant quotes is then the trace to open.
+ */
+function nameRequestSpan(span: Span, request: FastifyRequest): void {
+  span.updateName(`${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
+  if (request.headers.traceparent === undefined && request.headers['x-request-id'] !== request.id) {
+    request.id = span.spanContext().traceId;
+  }
+  span.setAttribute(REQUEST_ID_ATTRIBUTE, String(request.id));
+}
+
 /** How long a stop waits for the last spans to reach the receiver. */
 const SHUTDOWN_MS = 2_000;
 
 /**
  * The SDK, loaded only when tracing is on (tracing.ts imports this module dynamically). The exporter,
- * its batching, the sampler, the propagators and resource attributes follow the standard OTEL_*
- * variables, which the SDK reads itself; the choices below are ours.
+ * its batching, the sampler and resource attributes follow the standard OTEL_* variables, which the SDK
+ * reads itself; the choices below are ours.
  */
 export function startTracingSdk(protocol: TracingOptions['protocol'], serviceName: string): Tracing {
   // OTEL_SERVICE_NAME (folded into serviceName by the configuration) and OTEL_RESOURCE_ATTRIBUTES win.
@@ -33,22 +48,23 @@ export function startTracingSdk(protocol: TracingOptions['protocol'], serviceNam
     resource,
     spanProcessors: [new ScrubbingSpanProcessor(new BatchSpanProcessor(exporter))],
   });
-  // The AsyncLocalStorage context manager and W3C trace context (OTEL_PROPAGATORS), globally.
+  // The AsyncLocalStorage context manager and W3C trace context and baggage, globally.
   provider.register();
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED.test(request.url ?? ''),
-      }),
-      // Fastify 5's maintained instrumentation: names the route on the request's span. One span per
-      // request: a span per hook and handler would cost more than the hot reads can spare.
+      // Fastify 5's maintained instrumentation makes each request's server span (the caller's context
+      // extracted, the route named): one span per request, as spans per hook and handler would cost more
+      // than the hot reads can spare. @opentelemetry/instrumentation-http is not used: binding every
+      // request's and response's listeners to the context cost the hot reads a third of their speed,
+      // sampled or not (docs/operations.md#tracing), and its client spans would cover node:http, which we
+      // do not call (undici's cover our outgoing calls).
       new FastifyOtelInstrumentation({
         registerOnInitialization: true,
         instrumentHooks: false,
         instrumentHandler: false,
         ignorePaths: (route) => UNTRACED.test(route.url),
-        requestHook: (span, request) => span.setAttribute(REQUEST_ID_ATTRIBUTE, String(request.id)),
+        requestHook: nameRequestSpan,
       }),
       // SQL text only: parameters (enhancedDatabaseReporting) are never recorded. Work outside any
       // request or job (the read cache's listener, the outbox relay's wake-ups) makes no traces.

@@ -17,8 +17,8 @@ const OFF: Tracing = { shutdown: () => Promise.resolve() };
 /**
  * The packages whose imports from ES modules must be intercepted for their instrumentation to patch them:
  * ioredis (imported by ours and by BullMQ's ES build) is invisible otherwise, and pg is listed so that an
- * ES importer never depends on pg's CommonJS requires. Nothing else is intercepted: http is patched on
- * its prototypes, and undici and Fastify announce themselves on diagnostics channels.
+ * ES importer never depends on pg's CommonJS requires. Nothing else is intercepted: undici and Fastify
+ * announce themselves on diagnostics channels.
  */
 const INTERCEPTED = ['ioredis', 'pg'];
 
