@@ -1,4 +1,4 @@
-import { type Context, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
+import { type Context, context, isSpanContextValid, propagation, type Span, trace } from '@opentelemetry/api';
 
 /**
  * The running trace, read and carried through the OpenTelemetry API alone. With tracing off (no SDK
@@ -39,14 +39,21 @@ export function currentTraceContext(): string | null {
   return carrier.traceparent ? JSON.stringify(carrier) : null;
 }
 
+/** Where an HTTP request keeps its trace's context (set as its span starts; see tracing-sdk.ts). */
+export const REQUEST_TRACE = Symbol('bff.request-trace');
+
+/** Keeps `span`'s context on the request, for {@link inRequestTrace}. */
+export function keepRequestTrace(request: object, span: Span): void {
+  (request as { [REQUEST_TRACE]?: Context })[REQUEST_TRACE] = trace.setSpan(context.active(), span);
+}
+
 /**
- * Runs `fn` in the trace of an HTTP request, as @fastify/otel keeps it (`request.opentelemetry()`): a
- * request's body is read from the socket's callbacks, outside the context its first hook entered, so the
- * hooks after it re-enter it here. Without tracing, `fn` runs as is.
+ * Runs `fn` in the trace of an HTTP request: a request's body is read from the socket's callbacks,
+ * outside the context its first hook entered, so the hooks after it enter it again here. A request whose
+ * context survived (no body) and an untraced one run `fn` as is.
  */
 export function inRequestTrace(request: object, fn: () => void): void {
-  const otel = (request as { opentelemetry?: () => { context?: Context | null } }).opentelemetry;
-  const traced = otel?.call(request).context;
-  if (traced) context.with(traced, fn);
-  else fn();
+  const traced = (request as { [REQUEST_TRACE]?: Context })[REQUEST_TRACE];
+  if (traced === undefined || trace.getSpan(context.active()) === trace.getSpan(traced)) fn();
+  else context.with(traced, fn);
 }

@@ -10,7 +10,7 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
 import { ScrubbingSpanProcessor } from './scrubbing-span.processor.js';
-import { REQUEST_ID_ATTRIBUTE } from './trace-context.js';
+import { keepRequestTrace, REQUEST_ID_ATTRIBUTE } from './trace-context.js';
 import type { Tracing, TracingOptions } from './tracing.js';
 
 /** Probes and scrapes: every few seconds, never what an operator looks for in a trace. */
@@ -20,7 +20,8 @@ const UNTRACED = /^\/(health|metrics)(\/|\?|$)/;
  * The request's span is named by its route (`GET /v1/users/:userId`) and carries its request id. A request
  * that starts a trace (no `traceparent`) and brought no request id of its own is known by the trace's id
  * instead of the random one Fastify gave it, which nothing has used yet (this hook runs first): the
- * tracingId a merchant quotes is then the trace to open.
+ * tracingId a merchant quotes is then the trace to open. Its context is kept on the request, for the
+ * hooks that run after its body is read (inRequestTrace).
  */
 function nameRequestSpan(span: Span, request: FastifyRequest): void {
   span.updateName(`${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
@@ -28,6 +29,7 @@ function nameRequestSpan(span: Span, request: FastifyRequest): void {
     request.id = span.spanContext().traceId;
   }
   span.setAttribute(REQUEST_ID_ATTRIBUTE, String(request.id));
+  keepRequestTrace(request, span);
 }
 
 /** How long a stop waits for the last spans to reach the receiver. */
