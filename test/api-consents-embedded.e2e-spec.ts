@@ -182,8 +182,13 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
 
     // A second run of the poll (a duplicate or retried job) leaves the authorised consent as it is.
     const queue = worker.app.get<Queue>(getQueueToken(QueueName.Consents));
-    const job = await queue.getJob(`consents.poll-embedded.${started.id}`);
-    expect(job?.returnvalue).toEqual({ status: 'AUTHORIZED' });
+    // The job records its result after its transaction commits: polled, as the status was.
+    await expect
+      .poll(async () => (await queue.getJob(`consents.poll-embedded.${started.id}`))?.returnvalue, {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toEqual({ status: 'AUTHORIZED' });
   });
 
   it('honours Idempotency-Key on the embedded create without keeping anything of the credentials', async () => {
