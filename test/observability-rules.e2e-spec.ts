@@ -131,8 +131,10 @@ describe('the observability profile of docker-compose.yml', () => {
         expect(existsSync(new URL(source, ROOT)), `${name}: ${source}`).toBe(true);
       }
     }
-    expect(services.api.environment.OTEL_EXPORTER_OTLP_ENDPOINT).toBeDefined();
-    expect(services.worker.environment.OTEL_EXPORTER_OTLP_ENDPOINT).toBeDefined();
+    for (const app of ['api', 'worker', 'sandbox']) {
+      expect(services[app].environment.OTEL_EXPORTER_OTLP_ENDPOINT, app).toBeDefined();
+      expect(services[app].environment.DATABASE_URL, `${app} keeps the shared settings`).toBeDefined();
+    }
   });
 
   it('scrapes the api and the worker where compose runs them, with the rules loaded', () => {
