@@ -103,14 +103,23 @@ describe('api: page-view reads kept per process until Postgres notifies a change
       ]);
       await db.query('COMMIT');
     }
-    await store('first', true);
-    for (const client of clients()) {
-      await expect.poll(() => descriptions(client), { timeout: 5_000 }).toEqual(['first']);
+    // A page read between a notified commit and its notification's arrival is kept, then dropped when
+    // the notification comes: the silent change below then shows. That is right (a notification only ever
+    // drops), but it is not what this looks at; on a busy machine it happens now and then, so the round
+    // is tried again, a few times at most. A process that kept nothing would show it every time.
+    let served: string[][] = [];
+    for (let round = 0; round < 3; round++) {
+      await store(`first-${round}`, true);
+      for (const client of clients()) {
+        await expect.poll(() => descriptions(client), { timeout: 5_000 }).toEqual([`first-${round}`]);
+      }
+      // Stored and moved on silently: both processes still serve the page they kept, so neither asked
+      // Postgres for the version.
+      await store(`second-${round}`, false);
+      served = await Promise.all(clients().map((client) => descriptions(client)));
+      if (served.every((page) => page[0] === `first-${round}`)) break;
     }
-    // Stored and moved on silently: both processes still serve the page they kept, so neither asked
-    // Postgres for the version.
-    await store('second', false);
-    for (const client of clients()) expect(await descriptions(client)).toEqual(['first']);
+    expect(served.map((page) => page[0]?.replace(/-\d$/, ''))).toEqual(['first', 'first']);
     await store('third', true);
     for (const client of clients()) {
       await expect.poll(() => descriptions(client), { timeout: 5_000 }).toEqual(['third']);
