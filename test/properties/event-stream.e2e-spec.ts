@@ -111,7 +111,11 @@ describe('property: the user event stream is every event once, in numeric order'
             await record(userId, count, bystander);
             const all = await positionsOf(userId);
             // Resume from nothing (0), or after any one of the user's own events.
-            const start = all.length === 0 ? 0 : [0, ...all][Math.floor(startAt * (all.length + 1))];
+            // (startAt is at most 1: at exactly 1, the last event.)
+            const start =
+              all.length === 0
+                ? 0
+                : [0, ...all][Math.min(all.length, Math.floor(startAt * (all.length + 1)))];
             const read: number[] = [];
             for (let position = String(start); ;) {
               const page = await repository.streamForUser(
