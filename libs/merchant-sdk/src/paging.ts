@@ -45,7 +45,8 @@ export function pagedList<T, Q extends object>(
       const current = await page(next ?? undefined);
       yield current;
       next = current.nextCursor;
-    } while (next !== null);
+      // A list answered without a cursor at all has no next page either: never the first page again.
+    } while (next !== null && next !== undefined);
   }
   async function* items(): AsyncGenerator<T> {
     for await (const current of pages()) yield* current.items;
