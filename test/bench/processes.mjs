@@ -23,9 +23,11 @@ export const benchPorts = () => ({
 export function startHeadless(name, script, env) {
   const file = new URL(script, ROOT);
   if (!existsSync(file)) throw new BenchFailure(`${script} is missing: run \`npm run build\` first`);
-  // BENCH_PROFILE_DIR=dir: each app writes a CPU profile there when it stops (open in Chrome DevTools).
+  // BENCH_PROFILE_DIR=dir: each app writes its CPU profiles into dir/<name>/ when it stops (open in Chrome
+  // DevTools), one per thread, named by Node (pid, thread id): a fixed name would let a thread's profile
+  // (tracing's module-loader hooks run in one) overwrite the main thread's.
   const profile = process.env.BENCH_PROFILE_DIR
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}/${name}`]
     : [];
   // BENCH_NODE_FLAGS_API="--trace-gc" (and _WORKER, _SANDBOX): more node flags for one app, to experiment.
   const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);

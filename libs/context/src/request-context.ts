@@ -13,19 +13,42 @@ export interface RequestContext {
   caller?: Caller;
 }
 
+/** Where the running request context is kept: see {@link carryRequestContextIn}. */
+export interface RequestContextCarrier {
+  /** Runs `fn` (and everything it awaits or schedules) within `context`. */
+  run<T>(context: RequestContext, fn: () => T): T;
+  /** The context of the code running now, if any. */
+  current(): RequestContext | undefined;
+}
+
 const storage = new AsyncLocalStorage<RequestContext>();
+let carrier: RequestContextCarrier = {
+  run: (context, fn) => storage.run(context, fn),
+  current: () => storage.getStore(),
+};
+
+/**
+ * Keeps the request context in another carrier from now on: tracing (libs/observability) keeps it in the
+ * OpenTelemetry context, whose own AsyncLocalStorage then carries both. Node 20 propagates every enabled
+ * AsyncLocalStorage into every promise and callback, so a second one costs each promise of each request;
+ * it cost the hot reads about a tenth of their speed with tracing on (docs/operations.md#tracing). Called
+ * once, before any request or job runs; this module's own storage is then never entered.
+ */
+export function carryRequestContextIn(next: RequestContextCarrier): void {
+  carrier = next;
+}
 
 /** Runs `fn` (and everything it awaits or schedules) within `context`. */
 export function runInContext<T>(context: RequestContext, fn: () => T): T {
-  return storage.run(context, fn);
+  return carrier.run(context, fn);
 }
 
 /** The context of the code running now, if it runs for a request or a job. */
 export function currentContext(): RequestContext | undefined {
-  return storage.getStore();
+  return carrier.current();
 }
 
 /** The running request's or job's id, if any. */
 export function currentRequestId(): string | undefined {
-  return storage.getStore()?.requestId;
+  return carrier.current()?.requestId;
 }

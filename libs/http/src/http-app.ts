@@ -54,9 +54,10 @@ export async function createHttpApp(
   registerRequestGuards(fastify);
   // The request's context starts once its body is read: a context entered before would not survive the
   // parser, whose callbacks run from the socket's. Guards, pipes, handlers and what they await run in it,
-  // and in the request's trace (when tracing is on), entered again for the same reason.
+  // and in the request's trace (when tracing is on), entered again for the same reason; the trace first,
+  // since with tracing on the request context rides in the trace's context (carryRequestContextIn).
   fastify.addHook('preHandler', (request, _reply, done) => {
-    runInContext({ requestId: String(request.id) }, () => inRequestTrace(request, done));
+    inRequestTrace(request, () => runInContext({ requestId: String(request.id) }, done));
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -1,4 +1,13 @@
-import { type Context, context, isSpanContextValid, propagation, type Span, trace } from '@opentelemetry/api';
+import {
+  type Context,
+  context,
+  createContextKey,
+  isSpanContextValid,
+  propagation,
+  type Span,
+  trace,
+} from '@opentelemetry/api';
+import { type RequestContext, type RequestContextCarrier } from '#libs/context';
 
 /**
  * The running trace, read and carried through the OpenTelemetry API alone. With tracing off (no SDK
@@ -50,10 +59,23 @@ export function keepRequestTrace(request: object, span: Span): void {
 /**
  * Runs `fn` in the trace of an HTTP request: a request's body is read from the socket's callbacks,
  * outside the context its first hook entered, so the hooks after it enter it again here. A request whose
- * context survived (no body) and an untraced one run `fn` as is.
+ * context survived (no body) and an untraced one run `fn` as is. The trace is entered as it was kept, without
+ * a request context: enter this first, then the request context.
  */
 export function inRequestTrace(request: object, fn: () => void): void {
   const traced = (request as { [REQUEST_TRACE]?: Context })[REQUEST_TRACE];
   if (traced === undefined || trace.getSpan(context.active()) === trace.getSpan(traced)) fn();
   else context.with(traced, fn);
 }
+
+const REQUEST_CONTEXT = createContextKey('bff.request-context');
+
+/**
+ * The request context kept in the OpenTelemetry context, beside the running span (see
+ * carryRequestContextIn): what the tracing SDK installs as it starts. Entering a request context keeps the
+ * trace that runs; a trace entered later without it (inRequestTrace) must be entered first.
+ */
+export const OTEL_REQUEST_CONTEXT: RequestContextCarrier = {
+  run: (requestContext, fn) => context.with(context.active().setValue(REQUEST_CONTEXT, requestContext), fn),
+  current: () => context.active().getValue(REQUEST_CONTEXT) as RequestContext | undefined,
+};

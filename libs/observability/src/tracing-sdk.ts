@@ -9,8 +9,9 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
+import { carryRequestContextIn } from '#libs/context';
 import { ScrubbingSpanProcessor } from './scrubbing-span.processor.js';
-import { keepRequestTrace, REQUEST_ID_ATTRIBUTE } from './trace-context.js';
+import { keepRequestTrace, OTEL_REQUEST_CONTEXT, REQUEST_ID_ATTRIBUTE } from './trace-context.js';
 import type { Tracing, TracingOptions } from './tracing.js';
 
 /** Probes and scrapes: every few seconds, never what an operator looks for in a trace. */
@@ -52,6 +53,8 @@ export function startTracingSdk(protocol: TracingOptions['protocol'], serviceNam
   });
   // The AsyncLocalStorage context manager and W3C trace context and baggage, globally.
   provider.register();
+  // One AsyncLocalStorage for the trace and the request context, not two (carryRequestContextIn says why).
+  carryRequestContextIn(OTEL_REQUEST_CONTEXT);
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
