@@ -55,23 +55,25 @@ async function startDiscardingReceiver() {
 }
 
 /**
- * The measured apis on the last CPU, this process (the load generator's threads) on the others, when the
- * machine has two or more and taskset (util-linux) is there: on a machine of two cores, a load generator
- * and an api scheduled onto one core by turns moved a round's CPU time per request by ±25%, which hid
- * the difference measured; apart, rounds agree within a few per cent. The apis alternate, so sharing the
- * core is fair. Threads that start later (a worker's) inherit the process's affinity. Answers the note.
+ * The measured apis on the last CPU; this process (the load generator's threads) and the other apps on the
+ * others, when the machine has two or more and taskset (util-linux) is there. On a machine of two cores, a
+ * load generator and an api scheduled onto one core by turns moved a round's CPU time per request by ±25%,
+ * which hid the difference measured; apart, rounds agree far better. The apis take turns, so sharing the
+ * core is fair. Answers the note to print.
  */
-function pinApart(apps) {
+function pinApart(measured, others) {
   const cpus = availableParallelism();
   if (cpus < 2) return 'not pinned (one CPU)';
   const last = cpus - 1;
+  const rest = last > 1 ? `0-${last - 1}` : '0';
   try {
-    for (const app of apps) execFileSync('taskset', ['-a', '-p', '-c', String(last), String(app.pid)]);
-    execFileSync('taskset', ['-a', '-p', '-c', `0-${last - 1}`, String(process.pid)]);
+    for (const app of measured) execFileSync('taskset', ['-a', '-p', '-c', String(last), String(app.pid)]);
+    for (const pid of [process.pid, ...others.map((app) => app.pid)])
+      execFileSync('taskset', ['-a', '-p', '-c', rest, String(pid)]);
   } catch (error) {
     return `not pinned (taskset: ${error.message.split('\n')[0]})`;
   }
-  return `apis pinned to CPU ${last}, the load generator to CPU 0${last > 1 ? `-${last - 1}` : ''}`;
+  return `apis pinned to CPU ${last}; the load generator, sandbox and worker to CPU ${rest}`;
 }
 
 /** CPU seconds a process has used so far, all threads (Linux /proc; utime + stime in clock ticks). */
@@ -269,7 +271,7 @@ export async function tracingOverhead({ load, options, progress }) {
       read('transactions', 'GET /v1/accounts/{id}/transactions?limit=100', transactionsPath),
     ];
     const exportsBefore = { ...receiver.received };
-    const pinned = pinApart([api, traced, sampled]);
+    const pinned = pinApart([api, traced, sampled], [sandbox, worker]);
     const rows = await measure({ load, options, progress }, reads);
     const byKey = Object.fromEntries(rows.map((r) => [r.key, r]));
     for (const key of ['accounts', 'transactions'])
