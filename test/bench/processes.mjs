@@ -38,6 +38,9 @@ export function startHeadless(name, script, env) {
       ...process.env,
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
+      // The bench scrapes no worker, and several workers (or a developer's `npm start`) would contend for
+      // the one port: each would warn that it cannot listen.
+      WORKER_METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -167,7 +167,6 @@ export async function tracingOverhead({ load, options, progress }) {
     QUEUE_PREFIX,
     SYNC_DISPATCH_EVERY_SECONDS: '0',
     EVENTS_SWEEP_SECONDS: '0',
-    WORKER_METRICS_PORT: '0',
   };
   const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
     dist('libs/database/src/migrator.js')
