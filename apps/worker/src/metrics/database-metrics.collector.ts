@@ -8,10 +8,12 @@ import {
   ConsentStatus,
   type ExpiringCount,
 } from '#libs/domain/consents';
-import { type DeliveryBacklog, type EndpointHealth, EventDeliveryStatsRepository } from '#libs/domain/events';
-import { type InboxBacklog, InboxStatsRepository } from '#libs/domain/inbox';
+import { EventDeliveryStatsRepository } from '#libs/domain/events';
+import { InboxStatsRepository } from '#libs/domain/inbox';
 import { type AppLogger, LOGGER, Metrics, RefreshingSnapshot, SnapshotHistogram } from '#libs/observability';
+import { REDIS, type RedisClient } from '#libs/redis';
 import { withDeadline } from './metrics-deadline.js';
+import { SharedSnapshot } from './shared-snapshot.js';
 
 /**
  * Sync lag buckets: minutes while an account is fresh, then around the sync interval (4 h, ±10%) and its
@@ -23,25 +25,27 @@ export const SYNC_LAG_BUCKETS = [
 const KINDS = ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'];
 const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
 
+/** Plain JSON (ages in seconds as of `at`, no Dates): workers share it through Redis. */
 interface DatabaseSnapshot {
   at: number;
   syncLag: SyncLagCounts;
   consents: ConsentCount[];
   expiring: ExpiringCount[];
-  deliveries: DeliveryBacklog;
-  endpoints: EndpointHealth;
-  inbox: InboxBacklog;
+  deliveries: { due: number; waiting: number; oldestDueSeconds: number };
+  endpoints: { healthy: number; failing: number; disabled: number; longestFailingSeconds: number };
+  inbox: { received: number; failed: number; oldestReceivedSeconds: number };
 }
 
-const secondsSince = (at: Date | null, now: number) =>
-  at === null ? 0 : Math.max(0, (now - new Date(at).getTime()) / 1000);
+const secondsSince = (at: Date | null, now: Date) =>
+  at === null ? 0 : Math.max(0, (now.getTime() - at.getTime()) / 1000);
 
 /**
  * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
- * repository, never a row per account or event. Only the worker has them, so however many api processes
- * are scraped the statements run once per worker per WORKER_METRICS_REFRESH_SECONDS (30; 0.5 s of
- * Postgres in all at 10^6 accounts and 5·10^5 consents), one after the other on one connection. Every worker
- * shows the same deployment-wide figures: aggregate them with max, not sum. No merchant label anywhere.
+ * repository, never a row per account or event. Only workers have them, and however many are scraped the
+ * statements run once per WORKER_METRICS_REFRESH_SECONDS (30; 0.5 s of Postgres in all at 10^6 accounts and
+ * 5·10^5 consents) in the whole deployment, one after the other on one connection: one worker reads and the
+ * others show its snapshot (SharedSnapshot, through Redis). Every worker shows the same deployment-wide
+ * figures: aggregate them with max, not sum. No merchant label anywhere.
  */
 @Injectable()
 export class DatabaseMetricsCollector {
@@ -55,11 +59,20 @@ export class DatabaseMetricsCollector {
     private readonly consents: ConsentStatsRepository,
     private readonly events: EventDeliveryStatsRepository,
     private readonly inbox: InboxStatsRepository,
+    @Inject(REDIS) redis: RedisClient,
     metrics: Metrics,
   ) {
-    this.snapshot = new RefreshingSnapshot(
+    const refreshMs = config.metrics.refreshSeconds * 1000;
+    const shared = new SharedSnapshot(
+      redis,
+      `${config.redis.queuePrefix}:metrics:database`,
+      refreshMs,
       () => this.load(),
-      config.metrics.refreshSeconds * 1000,
+      logger,
+    );
+    this.snapshot = new RefreshingSnapshot(
+      () => shared.load(),
+      refreshMs,
       (error) => this.failed(error),
     );
     const registers = [metrics.registry];
@@ -131,7 +144,7 @@ export class DatabaseMetricsCollector {
       'bff_event_delivery_oldest_due_seconds',
       'How long the longest-due delivery attempt has been due (0: none is due): delivery lag behind schedule.',
       [],
-      (g, s) => g.set(secondsSince(s.deliveries.oldestDueAt, s.at)),
+      (g, s) => g.set(s.deliveries.oldestDueSeconds),
     );
     gauge(
       'bff_event_endpoints',
@@ -147,7 +160,7 @@ export class DatabaseMetricsCollector {
       'bff_event_endpoint_longest_failing_seconds',
       'How long the longest-failing enabled endpoint has failed (0: none); EVENT_ENDPOINT_DISABLE_AFTER_HOURS disables it.',
       [],
-      (g, s) => g.set(secondsSince(s.endpoints.failingSince, s.at)),
+      (g, s) => g.set(s.endpoints.longestFailingSeconds),
     );
     gauge(
       'bff_inbox_events',
@@ -162,17 +175,17 @@ export class DatabaseMetricsCollector {
       'bff_inbox_oldest_received_seconds',
       'How long the oldest received, not yet fanned-out upstream webhook has waited (0: none).',
       [],
-      (g, s) => g.set(secondsSince(s.inbox.oldestReceivedAt, s.at)),
+      (g, s) => g.set(s.inbox.oldestReceivedSeconds),
     );
   }
 
   /**
-   * Seconds since Postgres was last read well (see bff_metrics_snapshot_age_seconds), after the read a scrape
-   * may have started: a first scrape shows the age of what it shows.
+   * Seconds since the figures shown were read from Postgres, by this worker or by the one that read them for
+   * all (see bff_metrics_snapshot_age_seconds), after the read a scrape may have started.
    */
   async ageSeconds(): Promise<number | undefined> {
-    await this.snapshot.get();
-    return this.snapshot.ageSeconds();
+    const shown = await this.snapshot.get();
+    return shown === undefined ? undefined : Math.max(0, (Date.now() - shown.at) / 1000);
   }
 
   /** One statement at a time: at most one of the pool's connections, however slow Postgres is. */
@@ -182,10 +195,18 @@ export class DatabaseMetricsCollector {
       const syncLag = await this.accounts.syncLag(now, SYNC_LAG_BUCKETS);
       const consents = await this.consents.byStatus();
       const expiring = await this.consents.expiringWithinWeek(now);
-      const deliveries = await this.events.backlog(now);
-      const endpoints = await this.events.endpointHealth();
-      const inbox = await this.inbox.backlog();
-      return { at: now.getTime(), syncLag, consents, expiring, deliveries, endpoints, inbox };
+      const { oldestDueAt, ...deliveries } = await this.events.backlog(now);
+      const { failingSince, ...endpoints } = await this.events.endpointHealth();
+      const { oldestReceivedAt, ...inbox } = await this.inbox.backlog();
+      return {
+        at: now.getTime(),
+        syncLag,
+        consents,
+        expiring,
+        deliveries: { ...deliveries, oldestDueSeconds: secondsSince(oldestDueAt, now) },
+        endpoints: { ...endpoints, longestFailingSeconds: secondsSince(failingSince, now) },
+        inbox: { ...inbox, oldestReceivedSeconds: secondsSince(oldestReceivedAt, now) },
+      };
     };
     const snapshot = await withDeadline(read(), 'database metrics');
     if (this.failing) this.logger.info('database metrics read again');

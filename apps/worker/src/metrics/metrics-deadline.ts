@@ -5,13 +5,14 @@
  */
 export const METRICS_READ_DEADLINE_MS = 5_000;
 
-export async function withDeadline<T>(work: Promise<T>, what: string): Promise<T> {
+export async function withDeadline<T>(
+  work: Promise<T>,
+  what: string,
+  ms = METRICS_READ_DEADLINE_MS,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${METRICS_READ_DEADLINE_MS} ms`)),
-      METRICS_READ_DEADLINE_MS,
-    );
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
   });
   // Still settles later (a command left in the offline queue): nobody waits for it, and it may not throw unseen.
   work.catch(() => undefined);
