@@ -1,17 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /**
  * A UUID v7 (RFC 9562) made here, because the consent id must be known before the row exists: it goes
  * into the signed `state` sent upstream, and the row needs the upstream consent id. v7 like the database
- * default, so ids stay in creation order and the list can page by id alone.
+ * default, so ids stay in creation order and the list can page by id alone. Its 74 random bits are a v4's
+ * (randomUUID draws from a pool Node refills 128 ids at a time; randomBytes per id cost a dispatch of
+ * 10^6 runs about 4 s), behind the 48-bit millisecond time.
  */
 export function uuidV7(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; V already holds the variant, 10xx
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
 }
 
 /** Any RFC 9562 UUID, case-insensitive: the shape of every id we issue and of the upstream's. */

@@ -5,6 +5,15 @@ import type { Queue } from 'bullmq';
 import { DependencyUnavailableError } from '#libs/errors';
 import { JOB_DEFINITIONS, type JobName, type JobOf, type JobPayload } from './job-catalogue.js';
 
+/**
+ * Jobs per `addBulk`. A bulk's jobs (BullMQ's Job objects, their JSON and packed arguments, the command
+ * buffers) are all alive until its reply, so a bulk of the dispatcher's 5,000 outlived the young generation
+ * and filled the old: a dispatch of 10^6 due accounts spent a fifth of its time collecting garbage and took
+ * 75 s (`npm run bench:scale`). In bulks of 200 it took 51 s, with 40% less CPU and 25% less memory; 100,
+ * 500 and 1,000 did no better.
+ */
+const BULK = 200;
+
 /** What a caller may vary per enqueue; everything else is the catalogue's. */
 export interface EnqueueOptions {
   /** Run no earlier than this many milliseconds from now. */
@@ -70,35 +79,38 @@ export class JobProducer {
   }
 
   /**
-   * Many jobs of one name in one round trip; each keeps its dedupe id, so repeats still collapse.
-   * `traceContexts[i]` (currentTraceContext's form), when given, is the trace payload i's job continues
-   * instead of the enqueuer's: work recorded earlier by another request or job (an outbox event's delivery).
+   * Many jobs of one name, {@link BULK} to a round trip; each keeps its dedupe id, so repeats still
+   * collapse. `traceContexts[i]` (currentTraceContext's form), when given, is the trace payload i's job
+   * continues instead of the enqueuer's: work recorded earlier by another request or job (an outbox event's
+   * delivery).
    */
   async enqueueMany<N extends JobName>(
     name: N,
     payloads: readonly JobPayload<N>[],
     traceContexts: readonly (string | null)[] = [],
   ): Promise<void> {
-    if (payloads.length === 0) return;
     const definition = JOB_DEFINITIONS[name];
-    await withinDeadline(
-      this.queueFor(name).addBulk(
-        payloads.map((payload, i) => {
-          const jobId = definition.dedupeId?.(payload);
-          const metadata = traceContexts[i];
-          return {
-            name,
-            data: payload,
-            opts: {
-              ...definition.options,
-              ...(jobId !== undefined ? { jobId } : {}),
-              ...(metadata ? { telemetry: { metadata } } : {}),
-            },
-          };
-        }),
-      ),
-      `enqueue ${payloads.length} × ${name}`,
-    );
+    for (let start = 0; start < payloads.length; start += BULK) {
+      const chunk = payloads.slice(start, start + BULK);
+      await withinDeadline(
+        this.queueFor(name).addBulk(
+          chunk.map((payload, i) => {
+            const jobId = definition.dedupeId?.(payload);
+            const metadata = traceContexts[start + i];
+            return {
+              name,
+              data: payload,
+              opts: {
+                ...definition.options,
+                ...(jobId !== undefined ? { jobId } : {}),
+                ...(metadata ? { telemetry: { metadata } } : {}),
+              },
+            };
+          }),
+        ),
+        `enqueue ${chunk.length} × ${name}`,
+      );
+    }
   }
 
   /**
