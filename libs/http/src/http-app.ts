@@ -56,6 +56,9 @@ export async function createHttpApp(
   // parser, whose callbacks run from the socket's. Guards, pipes, handlers and what they await run in it,
   // and in the request's trace (when tracing is on), entered again for the same reason; the trace first,
   // since with tracing on the request context rides in the trace's context (carryRequestContextIn).
+  // One exception, with tracing on: @fastify/otel runs the not-found handler (an unmatched route) in the
+  // context it saved at onRequest, before this one, so that handler sees no request context. Nothing in
+  // it needs one: the error answer and its log take the request's id from the request itself.
   fastify.addHook('preHandler', (request, _reply, done) => {
     inRequestTrace(request, () => runInContext({ requestId: String(request.id) }, done));
   });

@@ -25,4 +25,8 @@ describe('uuidV7', () => {
     for (let i = 1; i < ids.length; i += 1)
       if (ms(ids[i]) > ms(ids[i - 1])) expect(ids[i] > ids[i - 1]).toBe(true);
   });
+
+  it('refuses a time it cannot hold, rather than making an id that would not sort', () => {
+    for (const bad of [-1, 1.5, 2 ** 48, Number.NaN]) expect(() => uuidV7(bad)).toThrow(RangeError);
+  });
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
  * 10^6 runs about 4 s), behind the 48-bit millisecond time.
  */
 export function uuidV7(now = Date.now()): string {
+  if (!Number.isInteger(now) || now < 0 || now >= 2 ** 48) throw new RangeError(`uuidV7: bad time ${now}`);
   const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; V already holds the variant, 10xx
   const time = now.toString(16).padStart(12, '0');
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;

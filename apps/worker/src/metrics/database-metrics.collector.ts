@@ -25,6 +25,9 @@ export const SYNC_LAG_BUCKETS = [
 const KINDS = ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'];
 const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
 
+/** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
+const SNAPSHOT_VERSION = 1;
+
 /** Plain JSON (ages in seconds as of `at`, no Dates): workers share it through Redis. */
 interface DatabaseSnapshot {
   at: number;
@@ -65,14 +68,17 @@ export class DatabaseMetricsCollector {
     const refreshMs = config.metrics.refreshSeconds * 1000;
     const shared = new SharedSnapshot(
       redis,
-      `${config.redis.queuePrefix}:metrics:database`,
+      // Versioned: a worker of another release (a rolling deploy) may leave a snapshot of another shape.
+      `${config.redis.queuePrefix}:metrics:database:v${SNAPSHOT_VERSION}`,
       refreshMs,
       () => this.load(),
       logger,
     );
+    // Looked at twice a refresh: a copy may already be up to a refresh old when found, so what is shown
+    // stays within about two refreshes of its read (the snapshot age alert's line) while reads succeed.
     this.snapshot = new RefreshingSnapshot(
       () => shared.load(),
-      refreshMs,
+      refreshMs / 2,
       (error) => this.failed(error),
     );
     const registers = [metrics.registry];

@@ -1,6 +1,6 @@
 import type { AppLogger } from '#libs/observability';
 import type { RedisClient } from '#libs/redis';
-import { withDeadline } from './metrics-deadline.js';
+import { METRICS_READ_DEADLINE_MS, withDeadline } from './metrics-deadline.js';
 
 /** How long Redis may take to hand over or take a snapshot before the worker does without it. */
 const REDIS_BUDGET_MS = 1_000;
@@ -39,16 +39,16 @@ export class SharedSnapshot<T extends Stamped> {
     let claimed: boolean;
     try {
       shared = this.parse(await withDeadline(this.redis.get(this.key), 'shared snapshot', REDIS_BUDGET_MS));
+      this.redisAnswered();
       if (shared && this.now() - shared.at < this.maxAgeMs) return shared;
-      const claim = this.redis.set(this.claimKey, '1', 'PX', this.maxAgeMs, 'NX');
+      // Held at least as long as a read may take, so that a slow read is not started twice.
+      const hold = Math.max(this.maxAgeMs, METRICS_READ_DEADLINE_MS + REDIS_BUDGET_MS);
+      const claim = this.redis.set(this.claimKey, '1', 'PX', hold, 'NX');
       claimed = (await withDeadline(claim, 'shared snapshot claim', REDIS_BUDGET_MS)) === 'OK';
     } catch (error) {
       this.redisFailed(error);
       return this.read();
     }
-    if (this.redisFailing)
-      this.logger.info({ key: this.key }, 'shared metrics snapshot: Redis answers again');
-    this.redisFailing = false;
     // Another worker is reading: what it replaces will do, unless there is nothing at all yet.
     if (!claimed && shared) return shared;
     const fresh = await this.read();
@@ -58,6 +58,12 @@ export class SharedSnapshot<T extends Stamped> {
       this.redisFailed(error),
     );
     return fresh;
+  }
+
+  private redisAnswered(): void {
+    if (this.redisFailing)
+      this.logger.info({ key: this.key }, 'shared metrics snapshot: Redis answers again');
+    this.redisFailing = false;
   }
 
   private redisFailed(error: unknown): void {
