@@ -220,6 +220,36 @@ export function benchDatabaseUrl(suffix) {
   return url.toString();
 }
 
+/**
+ * Makes the bench database at `databaseUrl` anew: dropped, created and migrated (needs a build). Answers a
+ * function that drops it, for a scenario that cleans up after itself.
+ */
+export async function recreateDatabase(databaseUrl, log) {
+  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
+    new URL('../../dist/libs/database/src/migrator.js', import.meta.url).href
+  );
+  log(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl, defaultMigrationsDir());
+  return () => dropDatabase(databaseUrl);
+}
+
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
+
+/** A merchant on-boarded through the operator API of the api at `apiUrl`: its id and its key's header. */
+export async function onboardMerchant(apiUrl, name) {
+  const created = await expectStatus(
+    'POST /admin/merchants',
+    call(apiUrl, 'POST', '/admin/merchants', { authorization: `Bearer ${ADMIN_TOKEN}` }, { name }),
+    201,
+  );
+  return {
+    merchantId: created.body.data.merchant.id,
+    auth: { authorization: `Bearer ${created.body.data.apiKey.key}` },
+  };
+}
+
 /** Polls `probe` until it answers something other than undefined; fails the run after `ms`. */
 export async function until(what, probe, ms, everyMs = 100) {
   const deadline = Date.now() + ms;

@@ -42,6 +42,8 @@ import {
   benchPorts,
   call,
   expectStatus,
+  onboardMerchant,
+  recreateDatabase,
   startApp,
   startSandboxAndApi,
 } from './processes.mjs';
@@ -53,7 +55,6 @@ const HOT = 10_000;
 const PER_ACCOUNT = 40;
 /** Rows one INSERT adds while loading: progress, and no statement that runs for minutes. */
 const CHUNK = 1_000_000;
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const QUEUE_PREFIX = 'bff-bench-scale';
 
 const { values } = parseArgs({
@@ -134,13 +135,7 @@ async function explain(db, sql, params) {
 
 async function main() {
   const databaseUrl = benchDatabaseUrl('scale');
-  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
-    new URL('../../dist/libs/database/src/migrator.js', import.meta.url).href
-  );
-  log(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, defaultMigrationsDir());
+  await recreateDatabase(databaseUrl, log);
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const closers = [() => db.end()];
@@ -152,19 +147,7 @@ async function main() {
   let eventPlans = null;
   try {
     const { sandbox, api } = await startSandboxAndApi(apiEnv(databaseUrl), closers);
-    const created = await expectStatus(
-      'POST /admin/merchants',
-      call(
-        api.url,
-        'POST',
-        '/admin/merchants',
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
-        { name: 'scale bench' },
-      ),
-      201,
-    );
-    const auth = { authorization: `Bearer ${created.body.data.apiKey.key}` };
-    const merchantId = created.body.data.merchant.id;
+    const { auth, merchantId } = await onboardMerchant(api.url, 'scale bench');
     const syncs = await startScaleSync({
       databaseUrl,
       queuePrefix: QUEUE_PREFIX,

@@ -7,11 +7,17 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
-import { call, expectStatus, inParallel, startBare, startSandboxAndApi } from '../processes.mjs';
+import {
+  call,
+  expectStatus,
+  inParallel,
+  onboardMerchant,
+  startBare,
+  startSandboxAndApi,
+} from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
 
 const USERS = 100;
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const SANDBOX_ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
 const APP_ID = process.env.UPSTREAM_APPLICATION_ID ?? '00000000-0000-4000-8000-000000000001';
 const APP_SECRET = process.env.UPSTREAM_APPLICATION_SECRET ?? 'sandbox-secret';
@@ -67,20 +73,7 @@ export async function apiReads({ load, options, progress }) {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
 
     progress(`on-boarding a merchant with ${USERS} users and a connected bank`);
-    const merchant = await expectStatus(
-      'POST /admin/merchants',
-      call(
-        api.url,
-        'POST',
-        '/admin/merchants',
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
-        {
-          name: `bench ${new Date().toISOString()}`,
-        },
-      ),
-      201,
-    );
-    const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+    const { auth } = await onboardMerchant(api.url, `bench ${new Date().toISOString()}`);
     const run = Date.now().toString(36);
     const users = await inParallel(USERS, 8, async (i) => {
       const res = await expectStatus(

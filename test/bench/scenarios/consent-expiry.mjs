@@ -7,17 +7,15 @@
 // ended. They are of the embedded flow, which is warned but has no bank page to re-authorise on: this
 // measures our own scan (its reads, guarded writes and events), not the upstream's answers. Its own
 // database: DATABASE_URL's name + `_bench_lifecycle`, dropped and created.
-import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchDatabaseUrl, startHeadless, until } from '../processes.mjs';
+import { benchDatabaseUrl, recreateDatabase, startHeadless, until } from '../processes.mjs';
 
 const DUE = 10_000;
 const SIZES = [10_000, 100_000, 1_000_000];
 const QUEUE_PREFIX = 'bff-bench-lifecycle';
 const TARGET_SECONDS = 10;
-const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
 
 export async function consentExpiryBench({ progress }) {
   const databaseUrl = benchDatabaseUrl('lifecycle');
@@ -32,13 +30,7 @@ export async function consentExpiryBench({ progress }) {
     CONSENT_EXPIRY_SCAN_MINUTES: '0',
     CONSENT_RECONCILE_MINUTES: '0',
   };
-  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
-    dist('libs/database/src/migrator.js')
-  );
-  progress(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, defaultMigrationsDir());
+  await recreateDatabase(databaseUrl, progress);
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
   const queue = new Queue('consents', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
   await queue.obliterate({ force: true });

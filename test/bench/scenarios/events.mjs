@@ -15,6 +15,7 @@ import {
   benchDatabaseUrl,
   call,
   expectStatus,
+  recreateDatabase,
   startBare,
   startHeadless,
   startSandboxAndApi,
@@ -86,15 +87,9 @@ export async function eventsBench({ load, options, progress }) {
     EVENTS_SWEEP_SECONDS: '0',
     SYNC_DISPATCH_EVERY_SECONDS: '0',
   };
-  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
-    dist('libs/database/src/migrator.js')
-  );
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
   const { loadConfig } = await import(dist('libs/config/src/index.js'));
-  progress(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, defaultMigrationsDir());
+  await recreateDatabase(databaseUrl, progress);
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
   const queue = new Queue('events', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
   await queue.obliterate({ force: true });

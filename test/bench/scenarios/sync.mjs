@@ -20,6 +20,7 @@ import {
   expectStatus,
   inParallel,
   memoryOf,
+  recreateDatabase,
   startBare,
   startHeadless,
   startSandboxAndApi,
@@ -207,13 +208,7 @@ export async function syncBench({ load, options, progress }) {
     SYNC_DISPATCH_EVERY_SECONDS: '0',
     INSTITUTIONS_REFRESH_MINUTES: '0',
   };
-  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
-    dist('libs/database/src/migrator.js')
-  );
-  progress(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, defaultMigrationsDir());
+  await recreateDatabase(databaseUrl, progress);
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
   const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
   await queue.obliterate({ force: true });

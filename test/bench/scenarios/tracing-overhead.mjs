@@ -9,7 +9,6 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { BenchFailure } from '../bench-failure.mjs';
 import { latencyStats, median } from '../load-generator.mjs';
 import {
@@ -17,6 +16,8 @@ import {
   benchPorts,
   call,
   expectStatus,
+  onboardMerchant,
+  recreateDatabase,
   startApp,
   startHeadless,
   startSandboxAndApi,
@@ -25,12 +26,10 @@ import {
 import { failureOf } from '../rounds.mjs';
 import { connectBank } from './api-reads.mjs';
 
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const QUEUE_PREFIX = 'bff-bench-tracing';
 const TARGET = 0.85;
 /** The second traced api's head sampling: parentbased_traceidratio with this ratio. */
 const SAMPLED_RATIO = 0.1;
-const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
 
 /** An OTLP/HTTP receiver that reads every export whole, answers success and keeps only the counts. */
 async function startDiscardingReceiver() {
@@ -168,13 +167,7 @@ export async function tracingOverhead({ load, options, progress }) {
     SYNC_DISPATCH_EVERY_SECONDS: '0',
     EVENTS_SWEEP_SECONDS: '0',
   };
-  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
-    dist('libs/database/src/migrator.js')
-  );
-  progress(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, defaultMigrationsDir());
+  const dropBenchDatabase = await recreateDatabase(databaseUrl, progress);
 
   const receiver = await startDiscardingReceiver();
   const closers = [() => receiver.close()];
@@ -215,18 +208,7 @@ export async function tracingOverhead({ load, options, progress }) {
     closers.push(() => worker.stop());
 
     progress('on-boarding a merchant, connecting a bank and waiting for its first sync');
-    const merchant = await expectStatus(
-      'POST /admin/merchants',
-      call(
-        api.url,
-        'POST',
-        '/admin/merchants',
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
-        { name: 'bench tracing' },
-      ),
-      201,
-    );
-    const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+    const { auth } = await onboardMerchant(api.url, 'bench tracing');
     const user = await expectStatus(
       'POST /v1/users',
       call(api.url, 'POST', '/v1/users', auth, { reference: `bench-tracing-${Date.now().toString(36)}` }),
@@ -313,6 +295,6 @@ export async function tracingOverhead({ load, options, progress }) {
     for (const close of closers.reverse()) {
       await close().catch((error) => progress(`close failed: ${error.message}`));
     }
-    await dropDatabase(databaseUrl).catch(() => undefined);
+    await dropBenchDatabase().catch(() => undefined);
   }
 }
