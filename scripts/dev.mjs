@@ -51,7 +51,7 @@ const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 // ---------------------------------------------------------------- environment
 
 if (existsSync(join(ROOT, '.env'))) process.loadEnvFile(join(ROOT, '.env'));
-if (mode === 'test' || mode === 'properties') {
+if (mode === 'test' || mode === 'properties' || mode === 'repeat') {
   // Tests get their own database and queue prefix so they never touch dev data.
   process.env.NODE_ENV = 'test';
   const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
@@ -521,17 +521,29 @@ async function soak() {
   await shutdown(status);
 }
 
+/**
+ * The flake hunt (`npm run test:repeat -- --runs 5 --load 2 [test files]`): the set-up of `npm test`,
+ * then scripts/test-repeat.mjs runs the tests again and again and names what failed.
+ */
+async function repeat() {
+  ensureChromium();
+  ensurePromtool();
+  await prepare();
+  const status = run(process.execPath, [join(ROOT, 'scripts/test-repeat.mjs'), ...process.argv.slice(3)]);
+  await shutdown(status);
+}
+
 async function generate() {
   ensureInstalled();
   ensurePrismaClient();
 }
 
-const modes = { start, test, properties, soak, generate };
+const modes = { start, test, properties, repeat, soak, generate };
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 Promise.resolve()
   .then(() => {
-    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, properties, soak, generate)`);
+    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, properties, repeat, soak, generate)`);
     return modes[mode]();
   })
   .catch((error) => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeper } from '#libs/domain/events';
-import { createConsentRow, sessionToken, uniqueName } from '#libs/testing';
+import { createConsentRow, sessionToken, testRandom, uniqueName } from '#libs/testing';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import {
   EventReceiver,
@@ -202,11 +202,11 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         () => postUpstreamEvent(stack, { ...e, id: `${e.id}-replayed` }, secret, { timestampOffset: 900 }),
       );
     }
-    const calls = [
+    const calls = testRandom().shuffle([
       ...good.map((e) => () => postUpstreamEvent(stack, e, secret)),
       ...good.slice(0, 100).map((e) => () => postUpstreamEvent(stack, e, secret)),
       ...bad,
-    ].sort(() => Math.random() - 0.5);
+    ]);
     const statuses: number[] = [];
     for (let i = 0; i < calls.length; i += 50) {
       statuses.push(...(await Promise.all(calls.slice(i, i + 50).map((c) => c()))).map((r) => r.status));

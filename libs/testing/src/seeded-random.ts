@@ -1,6 +1,7 @@
 /**
  * A small deterministic generator (mulberry32) for generated test inputs: a failure names its seed and
- * repeats exactly. `next()` is in [0, 1); `int(n)` in [0, n); `pick` one of the items.
+ * repeats exactly. `next()` is in [0, 1); `int(n)` in [0, n); `pick` one of the items;
+ * `shuffle` a copy in random order.
  */
 export function seededRandom(seed: number) {
   let state = seed >>> 0;
@@ -13,7 +14,16 @@ export function seededRandom(seed: number) {
   };
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]) => items[int(items.length)];
-  return { next, int, pick };
+  /** A shuffled copy (Fisher–Yates): every order equally likely. */
+  const shuffle = <T>(items: readonly T[]): T[] => {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i -= 1) {
+      const j = int(i + 1);
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  };
+  return { next, int, pick, shuffle };
 }
 
 export type SeededRandom = ReturnType<typeof seededRandom>;
