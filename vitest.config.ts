@@ -35,8 +35,13 @@ export default defineConfig({
     ],
     globalSetup: ['libs/testing/src/global-setup.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Limits against a hang, not a speed check: sized for a loaded machine (two busy loops beside the
+    // suite on two cores doubles many a test's time), as are the waits: expect.poll's own default (1 s) is
+    // shorter than a browser step there. A wait that stands for a documented bound (a revoked key refused
+    // within 5 s) says so where it is written; `eventually` (test/support/sync-kit.ts) names what it waits for.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    expect: { poll: { timeout: 30_000 } },
     reporters: ['default'],
   },
 });

@@ -2,31 +2,13 @@ import { expect } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
-import { createUser } from '#libs/testing';
+import { createUser, eventually } from '#libs/testing';
 import type { ApiClient, ApiResponse, Stack, Tenant } from './api-kit.js';
 import { connectBank } from './bank-consents.js';
 import { SandboxHttp } from './sandbox-http.js';
 
-/** Polls `probe` until it answers something other than undefined, or fails after `ms`. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not within ${ms} ms${last instanceof Error ? ` (${last.message})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+// The one way to wait lives in the test kit; re-exported here, where most tests have always found it.
+export { eventually } from '#libs/testing';
 
 export interface SyncedAccount {
   id: string;

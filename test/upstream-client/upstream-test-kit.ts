@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '#libs/config';
-import { captureLogger, testConfig } from '#libs/testing';
+import { captureLogger, eventually, testConfig } from '#libs/testing';
 import { UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
 import { type RunningHttpApp, startSandbox } from '../support/running-apps.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
@@ -199,18 +198,12 @@ export async function proxyTo(
   return state;
 }
 
-/**
- * Polls `check` every 20 ms until it holds, failing after `timeoutMs` with `what` in the message. The pause
- * between polls lets the work under test (often in this same process) run instead of being starved.
- */
+/** Waits until `check` holds, failing with `what` in the message: `eventually` for a yes/no check. */
 export async function until(
   what: string,
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 5_000,
+  ms?: number,
 ): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  // Polled often: the work under test usually runs in this same process and finishes in milliseconds.
+  await eventually(what, async () => ((await check()) ? true : undefined), ms, 20);
 }

@@ -3,4 +3,5 @@ export * from './test-config.js';
 export * from './factories.js';
 export * from './seeded-random.js';
 export * from './test-seed.js';
+export * from './eventually.js';
 export * from './properties.js';
