@@ -29,6 +29,9 @@ export function spawnWorker(overrides: Record<string, string>): WorkerProcess {
   return spawnApp('worker', overrides);
 }
 
+/** How long a process may take to answer after its spawn: a few seconds when quiet, sized for a loaded machine. */
+const START_DEADLINE_MS = 60_000;
+
 /**
  * An api as its own process (passport keeps its strategies per process: two apis in one process would
  * share one's), on a free port, once it answers /health/live.
@@ -37,13 +40,13 @@ export async function spawnApi(overrides: Record<string, string>): Promise<Worke
   const port = await freePort();
   const api = spawnApp('api', { API_HOST: '127.0.0.1', API_PORT: String(port), ...overrides });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_DEADLINE_MS;
   for (;;) {
     const live = await fetch(`${url}/health/live`).catch(() => undefined);
     if (live?.status === 200) return { ...api, url };
     if (Date.now() > deadline) {
       await api.kill();
-      throw new Error(`api process not live within 30 s:\n${api.output()}`);
+      throw new Error(`api process not live within ${START_DEADLINE_MS} ms:\n${api.output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -61,13 +64,13 @@ export async function spawnSandbox(
     ...overrides,
   });
   const url = `http://127.0.0.1:${listenOn}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_DEADLINE_MS;
   for (;;) {
     const health = await fetch(`${url}/health`).catch(() => undefined);
     if (health?.status === 200) return { ...sandbox, url };
     if (Date.now() > deadline) {
       await sandbox.kill();
-      throw new Error(`sandbox process not healthy within 30 s:\n${sandbox.output()}`);
+      throw new Error(`sandbox process not healthy within ${START_DEADLINE_MS} ms:\n${sandbox.output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
