@@ -254,6 +254,12 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
         stack.receiver.spans.some((s) => s.attributes['http.route'] === '/v1/users/:userId/accounts') ||
         undefined,
     );
+    // A key pasted into a path no route matches: the span is named by the method alone, its path scrubbed.
+    expect((await api(`/v1/no-such-route/${merchant.key}`)).status).toBe(404);
+    const stray = await eventually('the unmatched request exported', () =>
+      stack.receiver.spans.find((s) => String(s.attributes['url.path']).startsWith('/v1/no-such-route/')),
+    );
+    expect(stray.name).toBe('GET');
     const basic = Buffer.from(`00000000-0000-4000-8000-000000000001:${stack.secrets.SANDBOX_APP_SECRET}`);
 
     const exported = stack.receiver.allText();

@@ -79,6 +79,12 @@ describe('spans are scrubbed before they are exported', () => {
     expect(ended.events[0].attributes?.['exception.message']).toContain('[REDACTED]');
   });
 
+  it('scrubs the span name too: a name is text, whoever made it', () => {
+    tracer.startSpan(`GET /v1/users/${SECRETS.apiKey} ${SECRETS.jwt}`).end();
+    const [span] = exporter.getFinishedSpans().filter((s) => s.name.startsWith('GET /v1/users/'));
+    expect(span.name).toBe('GET /v1/users/mk_[REDACTED] [REDACTED]');
+  });
+
   it('withoutQueryValues leaves a URL without a query as it is', () => {
     expect(withoutQueryValues('/v1/accounts/a1/transactions')).toBe('/v1/accounts/a1/transactions');
     expect(withoutQueryValues('/p?flag&x=1#frag')).toBe('/p?flag&x=[REDACTED]#frag');

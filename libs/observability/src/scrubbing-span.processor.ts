@@ -10,12 +10,15 @@ import { isSecret, REDACTED, redactText } from './redact.js';
  * - every query parameter's value is replaced (a callback's `state` and `code`, a bank page's token, a
  *   user reference a list was filtered by): the names stay, enough to read the request;
  * - the caller's address on the spans of requests we serve is dropped: it may be a person's browser;
- * - every string (SQL text, exception messages and stacks, status messages) is scrubbed like a log
+ * - every string (the span's name, SQL text, exception messages and stacks, status messages) is scrubbed like a log
  *   message (bearer and basic credentials, `mk_`/`us_`/`whsec_` keys, JWT-shaped tokens), and an
  *   attribute whose name says it holds a secret is redacted whole, as in the logs.
  */
 export function scrubSpan(span: ReadableSpan): void {
   const server = span.kind === SpanKind.SERVER;
+  // Names are ours or an instrumentation's, from routes and statement names, but a name is text too.
+  const name = scrubText(span.name);
+  if (name !== span.name) (span as { name: string }).name = name;
   scrubAttributes(span.attributes, server);
   for (const event of span.events) if (event.attributes) scrubAttributes(event.attributes, false);
   if (span.status.message) (span.status as { message?: string }).message = redactText(span.status.message);

@@ -25,7 +25,10 @@ const UNTRACED = /^\/(health|metrics)(\/|\?|$)/;
  * hooks that run after its body is read (inRequestTrace).
  */
 function nameRequestSpan(span: Span, request: FastifyRequest): void {
-  span.updateName(`${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
+  // A request no route matched is named by its method alone (as the HTTP conventions say): its path is
+  // whatever the caller sent, a token pasted into a URL included.
+  const route = request.routeOptions.url;
+  span.updateName(route ? `${request.method} ${route}` : request.method);
   if (request.headers.traceparent === undefined && request.headers['x-request-id'] !== request.id) {
     request.id = span.spanContext().traceId;
   }
