@@ -5,6 +5,7 @@ import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { EventDeliveryRepository, EventDeliveryService, EventsSweeper } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
 import {
+  assertProperty,
   createConsentRow,
   createDueAccounts,
   createPaymentRow,
@@ -199,7 +200,7 @@ describe('operator: changing, disabling and enabling a merchant', () => {
         after = { nextSyncAt: last.nextSyncAt, accountId: last.accountId };
       }
     };
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.array(fc.record({ disabled: fc.boolean(), accounts: fc.integer({ min: 0, max: 130 }) }), {
           minLength: 1,
@@ -227,7 +228,7 @@ describe('operator: changing, disabling and enabling a merchant', () => {
           expect(await dueOf(ids, pageSize)).toEqual(all.sort());
         },
       ),
-      { numRuns: 6 },
+      6,
     );
   });
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
-import { createConsentRow, createPaymentRow, createVrpConsentRow } from '#libs/testing';
+import { assertProperty, createConsentRow, createPaymentRow, createVrpConsentRow } from '#libs/testing';
 import { type ApiClient, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 
 type Kind = 'parked' | 'due' | 'final';
@@ -60,7 +60,7 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
     });
 
   it('lists exactly the parked payments, oldest first, whatever the mix and page size', async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.array(fc.constantFrom<Kind>('parked', 'due', 'final'), { maxLength: 40 }),
         fc.integer({ min: 1, max: 30 }),
@@ -75,7 +75,7 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
             await stack.operator.post(`/admin/payments/${id}/settle`, { status: 'FAILED' });
         },
       ),
-      { numRuns: 8 },
+      8,
     );
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, RETENTION_BATCH } from '#libs/database';
 import { EventsRetention } from '#libs/domain/events';
 import { InboxRetention } from '#libs/domain/inbox';
-import { sessionToken } from '#libs/testing';
+import { assertProperty, sessionToken } from '#libs/testing';
 import { connect, dataOf, onboard, send, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SseClient } from './support/sse-client.js';
 import { accountsWhenSynced, runWhenEnded } from './support/sync-kit.js';
@@ -90,7 +90,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
       relayed: fc.boolean(),
       delivery: fc.constantFrom('none', 'PENDING', 'SUCCEEDED', 'FAILED'),
     });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.array(fixture, { maxLength: 40 }),
         fc.nat({ max: 3 }),
@@ -125,7 +125,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
           expect((await retention.prune()).events).toBe(0);
         },
       ),
-      { numRuns: 12 },
+      12,
     );
   });
 
@@ -171,7 +171,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
 
   it('removes processed webhooks past the retention and keeps those still to do or failed', async () => {
     const statuses = ['RECEIVED', 'PROCESSED', 'FAILED'] as const;
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.array(fc.record({ ageHours: age, status: fc.constantFrom(...statuses) }), {
           minLength: 1,
@@ -200,7 +200,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
           expect(left.filter((r) => r.status === 'PROCESSED' && r.old)).toEqual([]);
         },
       ),
-      { numRuns: 10 },
+      10,
     );
   });
 });

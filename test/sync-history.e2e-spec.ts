@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
+  assertProperty,
   createConsentRow,
   createDueAccounts,
   createEndedSyncRuns,
@@ -52,7 +53,7 @@ describe('GET /v1/accounts/{accountId}/syncs: an account’s sync history', () =
   }
 
   it('serves every run once, newest first, in pages of the size asked, whatever the count', async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 230 }),
         fc.integer({ min: 1, max: 100 }),
@@ -65,7 +66,7 @@ describe('GET /v1/accounts/{accountId}/syncs: an account’s sync history', () =
           expect(served.sizes.length).toBe(Math.max(1, Math.ceil(count / limit)));
         },
       ),
-      { numRuns: 12 },
+      12,
     );
   });
 
