@@ -6,6 +6,8 @@ import { freePort } from './running-apps.js';
 export interface WorkerProcess {
   pid: number;
   output: () => string;
+  /** Whether the process has ended, however. */
+  ended: () => boolean;
   /** SIGKILL: no shutdown hook runs, its locks and connections die with it. */
   kill: () => Promise<void>;
   stop: () => Promise<void>;
@@ -31,48 +33,68 @@ export function spawnWorker(overrides: Record<string, string>): WorkerProcess {
 
 /** How long a process may take to answer after its spawn: a few seconds when quiet, sized for a loaded machine. */
 const START_DEADLINE_MS = 60_000;
+/** Spawns on a port found free that something else took before the child bound it, at most. */
+const PORT_ATTEMPTS = 3;
 
 /**
  * An api as its own process (passport keeps its strategies per process: two apis in one process would
  * share one's), on a free port, once it answers /health/live.
  */
-export async function spawnApi(overrides: Record<string, string>): Promise<WorkerProcess & { url: string }> {
-  const port = await freePort();
-  const api = spawnApp('api', { API_HOST: '127.0.0.1', API_PORT: String(port), ...overrides });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + START_DEADLINE_MS;
-  for (;;) {
-    const live = await fetch(`${url}/health/live`).catch(() => undefined);
-    if (live?.status === 200) return { ...api, url };
-    if (Date.now() > deadline) {
-      await api.kill();
-      throw new Error(`api process not live within ${START_DEADLINE_MS} ms:\n${api.output()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+export function spawnApi(overrides: Record<string, string>): Promise<WorkerProcess & { url: string }> {
+  return spawnListening(
+    'api',
+    (port) => ({ API_HOST: '127.0.0.1', API_PORT: String(port), ...overrides }),
+    '/health/live',
+  );
 }
 
 /** The sandbox as its own process on `port` (a free one when unset), once it answers /health. */
-export async function spawnSandbox(
+export function spawnSandbox(
   overrides: Record<string, string> = {},
   port?: number,
 ): Promise<WorkerProcess & { url: string }> {
-  const listenOn = port ?? (await freePort());
-  const sandbox = spawnApp('sandbox', {
-    SANDBOX_HOST: '127.0.0.1',
-    SANDBOX_PORT: String(listenOn),
-    ...overrides,
-  });
-  const url = `http://127.0.0.1:${listenOn}`;
-  const deadline = Date.now() + START_DEADLINE_MS;
-  for (;;) {
-    const health = await fetch(`${url}/health`).catch(() => undefined);
-    if (health?.status === 200) return { ...sandbox, url };
-    if (Date.now() > deadline) {
-      await sandbox.kill();
-      throw new Error(`sandbox process not healthy within ${START_DEADLINE_MS} ms:\n${sandbox.output()}`);
+  return spawnListening(
+    'sandbox',
+    (listenOn) => ({ SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: String(listenOn), ...overrides }),
+    '/health',
+    port,
+  );
+}
+
+/**
+ * Spawns `app` and waits until `path` answers 200. A port found free can be taken (by an outgoing
+ * connection's ephemeral port, say) before the child binds it: a child that ends with EADDRINUSE is
+ * spawned again on another port.
+ */
+async function spawnListening(
+  app: 'api' | 'sandbox',
+  env: (port: number) => Record<string, string>,
+  path: string,
+  fixedPort?: number,
+): Promise<WorkerProcess & { url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = fixedPort ?? (await freePort());
+    const child = spawnApp(app, env(port));
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + START_DEADLINE_MS;
+    for (;;) {
+      const answer = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(2_000) }).catch(
+        () => undefined,
+      );
+      if (answer?.status === 200) return { ...child, url };
+      if (child.ended()) {
+        const taken = /EADDRINUSE/.test(child.output());
+        if (taken && fixedPort === undefined && attempt < PORT_ATTEMPTS) break;
+        throw new Error(`${app} process ended before answering ${path}:\n${child.output()}`);
+      }
+      if (Date.now() > deadline) {
+        await child.kill();
+        throw new Error(
+          `${app} process not answering ${path} within ${START_DEADLINE_MS} ms:\n${child.output()}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -89,6 +111,7 @@ function spawnApp(app: 'api' | 'worker' | 'sandbox', overrides: Record<string, s
   return {
     pid: child.pid!,
     output: () => output,
+    ended: () => child.exitCode !== null || child.signalCode !== null,
     async kill() {
       child.kill('SIGKILL');
       await exited(child);
