@@ -92,6 +92,38 @@ describe('graceful shutdown in every state', () => {
     }
   }
 
+  it('api stops within the bound while a request waits on a slow upstream, cutting it', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    // Registering the receiver upstream answers after 30 s: the request outlasts the shutdown budget.
+    const fault = await admin.admin('POST', '/faults', {
+      method: 'POST',
+      path: String.raw`/^\/webhook\/events$/`,
+      latencyMs: 30_000,
+    });
+    expect(fault.status).toBe(201);
+    const api = await spawnApi({ ...env(), UPSTREAM_TIMEOUT_MS: '60000' });
+    try {
+      const inFlight = fetch(`${api.url}/admin/upstream/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.api.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ callbackUrl: 'http://127.0.0.1:9/v1/webhooks/upstream' }),
+      }).then(
+        (response) => response.status,
+        () => 'cut',
+      );
+      await eventually('the registration waiting at the sandbox', async () => {
+        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
+        return faults.data[0]?.hits === 1 ? true : undefined;
+      });
+      const end = await api.signalled('SIGTERM');
+      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      expect(await inFlight).toBe('cut');
+    } finally {
+      await admin.admin('DELETE', '/faults');
+      await api.stop();
+    }
+  }, 60_000);
+
   it('a job running when its worker stops is handed back and completed by another worker', async () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // The institutions listing answers after 20 s: the refresh outlasts the shutdown budget.

@@ -7,7 +7,11 @@ import { createSandboxApp } from './bootstrap.js';
 export async function runSandbox(config: AppConfig, tracing: Tracing): Promise<void> {
   applyRuntimeFlags({ leanHeap: true });
   const { app, logger } = await createSandboxApp(config);
-  stopOnSignals(app, { logger, after: () => tracing.shutdown() });
+  stopOnSignals(app, {
+    logger,
+    after: () => tracing.shutdown(),
+    cutInFlight: () => app.getHttpServer().closeAllConnections(),
+  });
   await app.listen({ host: config.sandbox.host, port: config.sandbox.port });
   logger.info({ url: config.sandbox.publicUrl, port: config.sandbox.port }, 'sandbox listening');
   trimHeapWhenIdle();

@@ -3,6 +3,11 @@ import type { AppLogger } from '#libs/observability';
 
 /** The whole stop, from the signal to the exit: under the 10 s an orchestrator waits before SIGKILL. */
 export const SHUTDOWN_BUDGET_MS = 9_000;
+/**
+ * How long before the deadline requests still in flight are cut (`cutInFlight`): the closers after the
+ * HTTP server (the pool, Redis, the last spans) each bound themselves to about 2 s.
+ */
+const CUT_IN_FLIGHT_BEFORE_DEADLINE_MS = 3_000;
 
 export interface ShutdownPlan {
   logger: AppLogger;
@@ -14,6 +19,12 @@ export interface ShutdownPlan {
   before?: (deadlineAt: number, step: (name: string) => void) => Promise<void>;
   /** Work done once the app is closed, before the exit (the last spans exported); bounds itself. */
   after?: () => Promise<void>;
+  /**
+   * Ends what is still in flight when the stop nears its deadline (an HTTP app's open connections: a
+   * request waiting on a slow upstream would otherwise hold the server's close past the budget). Its
+   * caller sees the connection end and retries, on another process, with its idempotency key.
+   */
+  cutInFlight?: () => void;
 }
 
 /**
@@ -43,6 +54,12 @@ export function stopOnSignals(app: INestApplicationContext, plan: ShutdownPlan):
       stepName = name;
     };
     logger.info({ signal, budgetMs }, 'shutting down');
+    const cut =
+      plan.cutInFlight &&
+      setTimeout(() => {
+        logger.warn({ signal }, 'requests still in flight near the deadline: cutting their connections');
+        plan.cutInFlight!();
+      }, budgetMs - CUT_IN_FLIGHT_BEFORE_DEADLINE_MS);
     const overrun = setTimeout(() => {
       logger.error(
         { signal, budgetMs, stuckIn: stepName },
@@ -58,6 +75,7 @@ export function stopOnSignals(app: INestApplicationContext, plan: ShutdownPlan):
         step('flushing traces');
         if (plan.after) await plan.after();
         clearTimeout(overrun);
+        clearTimeout(cut);
         logger.info({ signal, ms: Date.now() - started }, 'stopped');
         process.exit(0);
       } catch (err) {
