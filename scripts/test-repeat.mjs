@@ -32,11 +32,15 @@ if (values.seed !== undefined && !Number.isInteger(Number(values.seed))) {
   throw new Error('--seed must be an integer');
 }
 
+/** Spins, and ends once orphaned (its parent killed before it could stop the loop). */
+const BUSY_LOOP =
+  'const parent = process.ppid; for (let i = 0; ; i++) if (!(i % 1e8) && process.ppid !== parent) process.exit();';
+
 /** K processes spinning on a core each: the machine as busy as a shared CI host on a bad day. */
 function startLoad(count) {
   const loops = [];
   for (let i = 0; i < count; i += 1) {
-    loops.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    loops.push(spawn(process.execPath, ['-e', BUSY_LOOP], { stdio: 'ignore' }));
   }
   const stop = () => loops.forEach((loop) => loop.kill('SIGKILL'));
   // However this script ends (Ctrl-C included), no loop outlives it.
@@ -191,6 +195,7 @@ async function main() {
 }
 
 process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 main().catch((error) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
