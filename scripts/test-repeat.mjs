@@ -119,7 +119,11 @@ function fileDurations(results) {
       byFile.set(path, list);
     }
   }
-  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const median = (list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    const mid = sorted.length / 2;
+    return Number.isInteger(mid) ? (sorted[mid - 1] + sorted[mid]) / 2 : sorted[Math.floor(mid)];
+  };
   return [...byFile].map(([path, list]) => ({ path, median: median(list), max: Math.max(...list) }));
 }
 
@@ -185,7 +189,11 @@ async function main() {
   const slowest = fileDurations(results)
     .sort((a, b) => b.median - a.median)
     .slice(0, 15);
-  lines.push('', 'Slowest files (median and max seconds over the runs; files run in parallel):', '');
+  lines.push(
+    '',
+    "Slowest files (median and max seconds over the runs; each file's own time, its process start-up not counted):",
+    '',
+  );
   for (const file of slowest)
     lines.push(`- ${file.median.toFixed(1)} s (max ${file.max.toFixed(1)}) ${file.path}`);
   const summary = lines.join('\n');
