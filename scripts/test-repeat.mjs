@@ -95,6 +95,14 @@ function failuresOf(result) {
       failed.push({ key: `${path} (the file)`, file: path, message: file.message ?? '' });
     }
   }
+  // Vitest also fails a run for what no test owns: a global set-up that threw, an unhandled error.
+  if (failed.length === 0 && result.code !== 0) {
+    const reason = result.report.testResults.length === 0 ? 'no test ran' : 'an error outside any test';
+    failed.push({
+      key: `(run ${result.run}: vitest exited ${result.code}, ${reason}; see its output)`,
+      message: '',
+    });
+  }
   return failed;
 }
 
