@@ -15,6 +15,14 @@ const OUT = join(ROOT, '.dev', 'repeat');
 /** Lines of a failure shown in the summary: enough for the assertion and the first frames. */
 const FAILURE_LINES = 12;
 
+/** A wrong option: one line saying which and how to call it, exit 2. */
+function usage(problem) {
+  console.error(
+    `test:repeat: ${problem}\nusage: npm run test:repeat -- --runs N [--load K] [--seed S] [vitest args…]`,
+  );
+  process.exit(2);
+}
+
 // Ours are --runs, --load and --seed; everything else is vitest's (file patterns, -t, --bail…).
 const OPTIONS = { '--runs': 'runs', '--load': 'load', '--seed': 'seed' };
 const values = { runs: '5', load: '0', seed: undefined };
@@ -26,10 +34,10 @@ for (let i = 2; i < process.argv.length; i += 1) {
 }
 const runs = Number(values.runs);
 const load = Number(values.load);
-if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
-if (!Number.isInteger(load) || load < 0) throw new Error('--load must be a non-negative integer');
+if (!Number.isInteger(runs) || runs < 1) usage(`--runs must be a positive integer, not ${values.runs}`);
+if (!Number.isInteger(load) || load < 0) usage(`--load must be a non-negative integer, not ${values.load}`);
 if (values.seed !== undefined && !Number.isInteger(Number(values.seed))) {
-  throw new Error('--seed must be an integer');
+  usage(`--seed must be an integer, not ${values.seed}`);
 }
 
 /** Spins, and ends once orphaned (its parent killed before it could stop the loop). */
