@@ -45,7 +45,7 @@ interface ErrorShape {
   code?: unknown;
   message?: unknown;
   cause?: unknown;
-  meta?: { driverAdapterError?: { message?: unknown; cause?: unknown } };
+  meta?: { driverAdapterError?: { message?: unknown; cause?: { code?: unknown; originalCode?: unknown } } };
 }
 
 /**
@@ -64,6 +64,10 @@ export function dependencyFailureOf(error: unknown): Dependency | undefined {
     if (name.startsWith('PrismaClient') && PRISMA_CODES.has(code)) return 'postgres';
     const adapter = shape.meta?.driverAdapterError;
     if (adapter && ADAPTER_KINDS.test(text(adapter.message))) return 'postgres';
+    // Prisma wraps a server error it has no kind for (57P03, the database shutting down) with its SQLSTATE
+    // in the adapter error's cause.
+    const sqlState = text(adapter?.cause?.originalCode) || text(adapter?.cause?.code);
+    if (POSTGRES_CODES.test(sqlState)) return 'postgres';
     if (POSTGRES_CODES.test(code) || SOCKET_CODES.has(code) || PG_MESSAGES.test(message)) return 'postgres';
     if (name === 'DriverAdapterError' && ADAPTER_KINDS.test(message)) return 'postgres';
     e = shape.cause;

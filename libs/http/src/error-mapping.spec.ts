@@ -40,6 +40,23 @@ describe('mapError: our own infrastructure down is 503 SERVICE_UNAVAILABLE, a bu
     ['pg lost its connection', new Error('Connection terminated unexpectedly'), 'postgres'],
     ['the pool waited too long', new Error('timeout exceeded when trying to connect'), 'postgres'],
     ['Prisma cannot reach the database', prismaUnreachable(), 'postgres'],
+    [
+      'Prisma meets Postgres shutting down (57P03, only in the adapter error)',
+      Object.assign(
+        new Error('Database error. Code: `57P03`. Message: `the database system is shutting down`'),
+        {
+          name: 'PrismaClientKnownRequestError',
+          code: 'P2010',
+          meta: {
+            driverAdapterError: {
+              message: 'the database system is shutting down',
+              cause: { kind: 'postgres', code: '57P03', originalCode: '57P03' },
+            },
+          },
+        },
+      ),
+      'postgres',
+    ],
     ['wrapped in a cause', new Error('sync failed', { cause: pgError('57P01', 'terminating') }), 'postgres'],
   ];
 
