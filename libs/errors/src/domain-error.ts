@@ -82,3 +82,17 @@ export class DomainError extends Error {
     this.status = ERROR_STATUS[code];
   }
 }
+
+/**
+ * A VALIDATION_FAILED whose message names the first problem (what an SDK user logging `error.message`
+ * sees), with every problem in `details`.
+ */
+export function invalidRequest(details: ErrorDetail[]): DomainError {
+  const [first] = details;
+  const name = first?.field.split('.').pop() ?? '';
+  const issue = first && (first.issue.startsWith(name) ? first.issue : `${first.field} ${first.issue}`);
+  const more = details.length > 1 ? ` (and ${details.length - 1} more in details)` : '';
+  return new DomainError(ErrorCode.VALIDATION_FAILED, issue ? `${issue}${more}` : 'The request is invalid.', {
+    details,
+  });
+}

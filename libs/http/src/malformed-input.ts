@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorCode, type ErrorEnvelope } from '#libs/errors';
+import { DomainError, ErrorCode, type ErrorEnvelope, invalidRequest } from '#libs/errors';
 
 /**
  * Input that would otherwise fail below our exception filter, or deep inside a library, answered as a
@@ -15,8 +15,7 @@ import { DomainError, ErrorCode, type ErrorEnvelope } from '#libs/errors';
 /** No request of the API nests deeper than a handful of levels; 32 leaves room and stops recursion bombs. */
 export const MAX_JSON_DEPTH = 32;
 
-const invalid = (field: string, issue: string) =>
-  new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', { details: [{ field, issue }] });
+const invalid = (field: string, issue: string) => invalidRequest([{ field, issue }]);
 
 /** Walks a parsed JSON value without recursion: refuses depth beyond the cap and NUL bytes in any string. */
 export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): DomainError | undefined {

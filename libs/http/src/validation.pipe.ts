@@ -1,5 +1,5 @@
 import { type ValidationError, ValidationPipe } from '@nestjs/common';
-import { DomainError, ErrorCode, type ErrorDetail } from '#libs/errors';
+import { type ErrorDetail, invalidRequest } from '#libs/errors';
 
 /**
  * One issue per field, and the most telling one: "must be an integer" says it for `limit=abc`, where
@@ -28,7 +28,6 @@ export function createValidationPipe(): ValidationPipe {
     stopAtFirstError: false,
     transform: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) =>
-      new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', { details: flatten(errors) }),
+    exceptionFactory: (errors) => invalidRequest(flatten(errors)),
   });
 }

@@ -5,3 +5,4 @@ export * from './seeded-random.js';
 export * from './test-seed.js';
 export * from './eventually.js';
 export * from './properties.js';
+export * from './iso-8601.js';

@@ -15,10 +15,9 @@ import {
   ApiErrorResponse,
   Auth,
   AuthKind,
-  DomainError,
   envelope,
   envelopeText,
-  ErrorCode,
+  invalidRequest,
   Tenant,
 } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
@@ -112,9 +111,7 @@ export class AccountDataController {
   ) {
     if (query.cursor !== undefined && (query.from !== undefined || query.before !== undefined)) {
       // The upstream cursor already carries the range; a second range would be silently ignored.
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-        details: [{ field: 'cursor', issue: 'must not be combined with from or before' }],
-      });
+      throw invalidRequest([{ field: 'cursor', issue: 'must not be combined with from or before' }]);
     }
     const page = await this.data.liveTransactions(caller, accountId, query);
     // The records come as JSON text in the shape served: sent as text, never printed again here.

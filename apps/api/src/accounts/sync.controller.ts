@@ -16,10 +16,9 @@ import {
   ApiErrorResponse,
   Auth,
   AuthKind,
-  DomainError,
   envelope,
   envelopeBytes,
-  ErrorCode,
+  invalidRequest,
   Tenant,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
@@ -99,9 +98,7 @@ export class SyncController {
     const from = query.from !== undefined ? new Date(query.from) : undefined;
     const before = query.before !== undefined ? new Date(query.before) : undefined;
     if (from && before && from >= before) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-        details: [{ field: 'before', issue: 'must be after from' }],
-      });
+      throw invalidRequest([{ field: 'before', issue: 'must be after from' }]);
     }
     const { sort, limit } = query;
     const page = await this.sync.listTransactions(caller, accountId, {

@@ -2,7 +2,7 @@ import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type as TransformTo } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { DomainError, envelope, ErrorCode } from '#libs/http';
+import { envelope, invalidRequest } from '#libs/http';
 import { isUuid } from '#libs/ids';
 
 // Every list pages the same way (the API guide's paging): `?limit=&cursor=` in, and out
@@ -74,9 +74,7 @@ export function decodeCursor(
   if (cursor === undefined) return undefined;
   const value = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!(typeof valid === 'function' ? valid(value) : valid.test(value))) {
-    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-      details: [{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }],
-    });
+    throw invalidRequest([{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }]);
   }
   return value;
 }

@@ -43,8 +43,12 @@ export function parseDateParam(
   const second = Number(s ?? 0);
   const millis = frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0;
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) throw invalid();
-  let ms = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  if (new Date(ms).getUTCDate() !== day) throw invalid();
+  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear does not.
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, millis);
+  let ms = at.getTime();
+  if (at.getUTCDate() !== day) throw invalid();
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');

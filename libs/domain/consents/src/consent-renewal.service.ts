@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import { type AuthorisationResponse, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import { consentNotFound, reconnectRequired, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
@@ -115,9 +115,7 @@ export class ConsentRenewalService {
     );
     const redirectUrl = input.redirectUrl ?? consent.redirectUrl;
     if (!redirectUrl) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-        details: [{ field: 'redirectUrl', issue: 'is required' }],
-      });
+      throw invalidRequest([{ field: 'redirectUrl', issue: 'is required' }]);
     }
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     const nonce = ConsentStateSigner.newNonce();

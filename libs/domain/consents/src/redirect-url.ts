@@ -1,9 +1,16 @@
-import { DomainError, ErrorCode } from '#libs/errors';
+import { INSTANT_FORMS, parseInstant } from '#libs/core';
+import { invalidRequest } from '#libs/errors';
 
 /** Our own state parameter: the upstream generates and returns its own `state`, so ours travels as a forwarded parameter. */
 export const STATE_PARAMETER = 'bffState';
 
-export const parseDate = (v: string | undefined) => (v ? new Date(v) : null);
+/** A term's date by the API's one rule (the input validator applies the same; this guards other callers). */
+function parseDate(field: string, value: string | undefined): Date | null {
+  if (!value) return null;
+  const date = parseInstant(value);
+  if (date) return date;
+  throw invalidRequest([{ field, issue: `must be ${INSTANT_FORMS}` }]);
+}
 
 /** The terms a merchant asks of a consent (all optional: the bank's defaults otherwise). */
 export interface ConsentTerms {
@@ -20,9 +27,9 @@ export interface ConsentTerms {
  * dates, parsed, for the row.
  */
 export function redirectAuthorisation(publicUrl: string, state: string, terms: ConsentTerms) {
-  const expiresAt = parseDate(terms.expiresAt);
-  const transactionsFrom = parseDate(terms.transactionsFrom);
-  const transactionsTo = parseDate(terms.transactionsTo);
+  const expiresAt = parseDate('expiresAt', terms.expiresAt);
+  const transactionsFrom = parseDate('transactionsFrom', terms.transactionsFrom);
+  const transactionsTo = parseDate('transactionsTo', terms.transactionsTo);
   return {
     dates: { expiresAt, transactionsFrom, transactionsTo },
     request: {
@@ -44,10 +51,7 @@ export function redirectAuthorisation(publicUrl: string, state: string, terms: C
  * origin must be one of them, so a leaked session cannot send the user (and the outcome) elsewhere.
  */
 export function checkRedirectUrl(redirectUrl: string, frontendOrigins: string[]): void {
-  const refuse = (issue: string) =>
-    new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-      details: [{ field: 'redirectUrl', issue }],
-    });
+  const refuse = (issue: string) => invalidRequest([{ field: 'redirectUrl', issue }]);
   let url: URL;
   try {
     url = new URL(redirectUrl);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import {
   type HostedVrpRequest,
   UPSTREAM_CLIENT,
@@ -46,6 +46,17 @@ function cursorOf(link: string | undefined): string | undefined {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Our ranges are `from` inclusive and `before` exclusive on every route, stored or live; the upstream's
+ * `before` is inclusive to the millisecond (spec 4.2.1). Both arrive canonical (see parseInstant).
+ */
+export function upstreamRange(range: { from?: string; before?: string }): { from?: string; before?: string } {
+  return {
+    ...(range.from !== undefined ? { from: range.from } : {}),
+    ...(range.before !== undefined ? { before: new Date(Date.parse(range.before) - 1).toISOString() } : {}),
+  };
+}
+
 @Injectable()
 export class FinancialDataService {
   private readonly cursors: PagingCursorSigner;
@@ -73,7 +84,7 @@ export class FinancialDataService {
       const limit = query.limit ?? 1000;
       const page = await this.upstream.getStatements(
         upstreamAccountId,
-        { from: position.from, before: position.before, sort: position.sort, limit, offset: position.offset },
+        { ...upstreamRange(position), sort: position.sort, limit, offset: position.offset },
         options,
       );
       const more =
@@ -139,11 +150,9 @@ export class FinancialDataService {
         .map((c) => c.countryCode2?.toUpperCase())
         .filter((c): c is string => !!c);
     if (countries.length === 1) return countries[0];
-    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-      details: [
-        { field: 'countryCode', issue: "is required: the institution's country is not one known country" },
-      ],
-    });
+    throw invalidRequest([
+      { field: 'countryCode', issue: "is required: the institution's country is not one known country" },
+    ]);
   }
 
   /**
@@ -157,9 +166,7 @@ export class FinancialDataService {
     return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) => {
       const page = await this.upstream.getRealTimeTransactions(
         upstreamAccountId,
-        upstreamCursor === undefined
-          ? { from: query.from, before: query.before }
-          : { cursor: upstreamCursor },
+        upstreamCursor === undefined ? upstreamRange(query) : { cursor: upstreamCursor },
         options,
       );
       const next = cursorOf(page.links?.next);

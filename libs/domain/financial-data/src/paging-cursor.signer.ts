@@ -1,10 +1,7 @@
 import { SignedTokenCodec } from '#libs/crypto';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { invalidRequest } from '#libs/errors';
 
-const badCursor = () =>
-  new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-    details: [{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }],
-  });
+const badCursor = () => invalidRequest([{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }]);
 
 /** Where an offset-paged walk of statements goes on: the next offset and the first request's filters. */
 export interface StatementsPosition {

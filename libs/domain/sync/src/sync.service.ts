@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TenantCaller } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import { type StoredSyncRun, SyncRequests, SyncRunRepository } from '#libs/domain/sync-runs';
-import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
+import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
 import { TransactionRepository } from './transaction.repository.js';
@@ -38,9 +38,7 @@ export interface TransactionsPageQuery {
 
 const accountNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
 const badCursor = () =>
-  new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', {
-    details: [{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor of the same list' }],
-  });
+  invalidRequest([{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor of the same list' }]);
 
 /** A position in an account's transactions: the date and id of the last record of a page. */
 function encodePosition(sort: string, date: string, id: string): string {

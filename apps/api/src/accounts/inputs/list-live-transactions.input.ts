@@ -2,10 +2,10 @@ import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor } from '../../common/paging.js';
 
 export class ListLiveTransactionsInput {
-  @OptionalDateTime('First page only')
+  @OptionalDateTime('Inclusive lower bound on `date`, first page only')
   from?: string;
 
-  @OptionalDateTime('First page only')
+  @OptionalDateTime('Exclusive upper bound on `date`, first page only')
   before?: string;
 
   @PageCursor({

@@ -9,7 +9,7 @@ export class ListStatementsInput {
   @OptionalDateTime('Inclusive lower bound')
   from?: string;
 
-  @OptionalDateTime('Inclusive upper bound')
+  @OptionalDateTime('Exclusive upper bound')
   before?: string;
 
   @PageLimit({ default: LIMIT, max: LIMIT })
