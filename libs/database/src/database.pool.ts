@@ -2,6 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { SqlStatement } from './sql-statement.js';
 
 /**
  * A `timestamptz(3)` column as the ISO text `Date.prototype.toISOString` writes (`2026-11-22T15:01:38.020Z`):
@@ -9,13 +10,6 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
  */
 export const isoText = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/** A parameterised statement; a `name` makes Postgres parse and plan it once per connection. */
-export interface SqlStatement {
-  name?: string;
-  text: string;
-  values: unknown[];
-}
 
 /**
  * The process's one node-postgres pool, shared by Prisma (through its driver adapter) and by the
@@ -50,7 +44,7 @@ export class DatabasePool implements OnApplicationShutdown {
     this.pool.on('error', () => undefined);
   }
 
-  async rows<R extends object>(statement: SqlStatement): Promise<R[]> {
+  async rows<R extends object>(statement: SqlStatement<R>): Promise<R[]> {
     return (await this.pool.query<R>(statement)).rows;
   }
 

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
+import {
+  isTransactionConflict,
+  Prisma,
+  PrismaService,
+  ReadCache,
+  sqlStatement,
+  sqlTemplate,
+} from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { placeAccounts, type Placement } from './account-placement.js';
@@ -22,6 +29,45 @@ const rank = (p: Placement) => ('accountId' in p ? `0:${p.accountId}` : '1:');
 const byRank = (x: Placement, y: Placement) => {
   const [a, b] = [rank(x), rank(y)];
   return a < b ? -1 : a > b ? 1 : 0;
+};
+
+export const ACCOUNT_PLACEMENT_SQL = {
+  /** In the placing Prisma transaction. */
+  lockPlacement: sqlTemplate(
+    'accounts.lock-placement',
+    (key: string) => Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`,
+  ),
+  /** In the placing Prisma transaction. */
+  move: sqlTemplate(
+    'accounts.move',
+    (
+      owner: AccountOwner,
+      accountId: string,
+      upstreamAccountId: string,
+      now: Date,
+    ) => Prisma.sql`UPDATE accounts SET consent_id = ${owner.consentId}::uuid,
+        upstream_account_id = ${upstreamAccountId}, closed_at = NULL, last_sync_error = NULL,
+        sync_status = CASE WHEN sync_status = 'SYNCING' THEN sync_status ELSE 'PENDING' END,
+        next_sync_at = ${now}, updated_at = ${now}
+      WHERE id = ${accountId}::uuid AND merchant_id = ${owner.merchantId}::uuid AND user_id = ${owner.userId}::uuid`,
+  ),
+  deleteStaleBalances: sqlStatement(
+    'accounts.delete-stale-balances',
+    `DELETE FROM account_balances WHERE merchant_id = $1::uuid AND account_id = $2::uuid
+        AND NOT (type = ANY($3::text[]))`,
+  ),
+  upsertBalances: sqlStatement(
+    'accounts.upsert-balances',
+    `INSERT INTO account_balances AS b (id, merchant_id, account_id, type, amount, currency, date_time,
+          credit_line_included, credit_lines, updated_at)
+        SELECT r.id, $1::uuid, $2::uuid, r.type, r.amount, r.currency, r.date_time, r.credit_line_included,
+          r.credit_lines, now()
+        FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, type text, amount numeric, currency text,
+          date_time timestamptz, credit_line_included boolean, credit_lines jsonb)
+        ON CONFLICT (account_id, type) DO UPDATE SET amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+          date_time = EXCLUDED.date_time, credit_line_included = EXCLUDED.credit_line_included,
+          credit_lines = EXCLUDED.credit_lines, updated_at = now()`,
+  ),
 };
 
 /**
@@ -90,7 +136,7 @@ export class AccountPlacementRepository {
     // Two placements of the same user's accounts at one bank (two consents authorised at once) take
     // turns: the rows either would insert are not there yet to be locked.
     const key = `accounts:${owner.merchantId}:${owner.userId}:${owner.institutionId}`;
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+    await tx.$executeRaw(ACCOUNT_PLACEMENT_SQL.lockPlacement(key));
     const held = await tx.account.findMany({
       where: { merchantId: owner.merchantId, userId: owner.userId, institutionId: owner.institutionId },
       select: {
@@ -202,11 +248,7 @@ export class AccountPlacementRepository {
     upstreamAccountId: string,
     now: Date,
   ): Promise<void> {
-    await tx.$executeRaw`UPDATE accounts SET consent_id = ${owner.consentId}::uuid,
-        upstream_account_id = ${upstreamAccountId}, closed_at = NULL, last_sync_error = NULL,
-        sync_status = CASE WHEN sync_status = 'SYNCING' THEN sync_status ELSE 'PENDING' END,
-        next_sync_at = ${now}, updated_at = ${now}
-      WHERE id = ${accountId}::uuid AND merchant_id = ${owner.merchantId}::uuid AND user_id = ${owner.userId}::uuid`;
+    await tx.$executeRaw(ACCOUNT_PLACEMENT_SQL.move(owner, accountId, upstreamAccountId, now));
   }
   /** The latest balances, in the sync's final transaction (the table holds one per type). */
   async replaceBalances(
@@ -223,23 +265,12 @@ export class AccountPlacementRepository {
     }[],
   ): Promise<void> {
     await db.query({
-      name: 'accounts.delete-stale-balances',
-      text: `DELETE FROM account_balances WHERE merchant_id = $1::uuid AND account_id = $2::uuid
-        AND NOT (type = ANY($3::text[]))`,
+      ...ACCOUNT_PLACEMENT_SQL.deleteStaleBalances,
       values: [merchantId, accountId, balances.map((b) => b.type)],
     });
     if (balances.length === 0) return;
     await db.query({
-      name: 'accounts.upsert-balances',
-      text: `INSERT INTO account_balances AS b (id, merchant_id, account_id, type, amount, currency, date_time,
-          credit_line_included, credit_lines, updated_at)
-        SELECT r.id, $1::uuid, $2::uuid, r.type, r.amount, r.currency, r.date_time, r.credit_line_included,
-          r.credit_lines, now()
-        FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, type text, amount numeric, currency text,
-          date_time timestamptz, credit_line_included boolean, credit_lines jsonb)
-        ON CONFLICT (account_id, type) DO UPDATE SET amount = EXCLUDED.amount, currency = EXCLUDED.currency,
-          date_time = EXCLUDED.date_time, credit_line_included = EXCLUDED.credit_line_included,
-          credit_lines = EXCLUDED.credit_lines, updated_at = now()`,
+      ...ACCOUNT_PLACEMENT_SQL.upsertBalances,
       values: [
         merchantId,
         accountId,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, Prisma, ReadCache } from '#libs/database';
+import { DatabasePool, Prisma, ReadCache, sqlStatement, sqlTemplate } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 type Tx = Prisma.TransactionClient;
@@ -54,6 +54,115 @@ const dueForSync = (after: boolean) => `SELECT a.id AS "accountId", a.merchant_i
     AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)
   ORDER BY a.next_sync_at, a.id LIMIT $2`;
 
+interface SyncTargetRow {
+  id: string;
+  merchantId: string;
+  userId: string;
+  upstreamAccountId: string;
+  currency: string | null;
+  consentId: string;
+  consentStatus: string;
+  institutionId: string;
+  expiresAt: Date | null;
+  transactionsFrom: Date | null;
+  tokenCiphertext: string | null;
+  tokenKeyId: string | null;
+  subApplicationId: string | null;
+}
+
+type DueAccount = { accountId: string; merchantId: string; nextSyncAt: Date };
+const DUE_ACCOUNT = { accountId: 'string', merchantId: 'string', nextSyncAt: 'Date' } as const;
+
+export const ACCOUNT_SYNC_STATE_SQL = {
+  syncTarget: sqlStatement<SyncTargetRow>('accounts.sync-target', SYNC_TARGET, {
+    id: 'string',
+    merchantId: 'string',
+    userId: 'string',
+    upstreamAccountId: 'string',
+    currency: 'string',
+    consentId: 'string',
+    consentStatus: 'string',
+    institutionId: 'string',
+    expiresAt: 'Date',
+    transactionsFrom: 'Date',
+    tokenCiphertext: 'string',
+    tokenKeyId: 'string',
+    subApplicationId: 'string',
+  }),
+  dueForSync: sqlStatement<DueAccount>('accounts.due-for-sync', dueForSync(false), DUE_ACCOUNT),
+  dueForSyncAfter: sqlStatement<DueAccount>('accounts.due-for-sync-after', dueForSync(true), DUE_ACCOUNT),
+  markSyncing: sqlStatement(
+    'accounts.mark-syncing',
+    `UPDATE accounts SET sync_status = 'SYNCING', updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status <> 'STOPPED'`,
+  ),
+  markSyncEnded: sqlStatement(
+    'accounts.mark-sync-ended',
+    // A stopped account (its consent gone) stays stopped and undue, but still shows why.
+    `UPDATE accounts SET
+          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE $3::account_sync_status END,
+          last_synced_at = COALESCE($4, last_synced_at), last_sync_error = $5,
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $6::timestamptz END,
+          updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+  ),
+  idsOfConsent: sqlStatement<{ id: string }>(
+    'accounts.ids-of-consent',
+    `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+        AND sync_status <> 'STOPPED' AND closed_at IS NULL ORDER BY id`,
+    { id: 'string' },
+  ),
+  closeUnlisted: sqlStatement<{ id: string }>(
+    'accounts.close-unlisted',
+    `UPDATE accounts SET closed_at = now(), sync_status = 'STOPPED', next_sync_at = NULL,
+          last_sync_error = 'The bank no longer lists this account under the consent; its data is kept.',
+          updated_at = now()
+        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+            AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[])) ORDER BY id FOR NO KEY UPDATE)
+          AND consent_id = $2::uuid AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[]))
+        RETURNING id`,
+    { id: 'string' },
+  ),
+  reopenListed: sqlStatement(
+    'accounts.reopen-listed',
+    `UPDATE accounts SET closed_at = NULL, sync_status = 'PENDING', next_sync_at = now(),
+          last_sync_error = NULL, updated_at = now()
+        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
+            AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[]) ORDER BY id FOR NO KEY UPDATE)
+          AND consent_id = $2::uuid AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[])`,
+  ),
+  upstreamIdsOfConsent: sqlStatement<{ upstreamAccountId: string }>(
+    'accounts.upstream-ids-of-consent',
+    `SELECT upstream_account_id AS "upstreamAccountId" FROM accounts
+        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid`,
+    { upstreamAccountId: 'string' },
+  ),
+  /** In the consent state owner's Prisma transaction. */
+  resumeConsent: sqlTemplate(
+    'accounts.resume-consent',
+    (
+      merchantId: string,
+      consentId: string,
+      now: Date,
+    ) => Prisma.sql`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
+            updated_at = ${now}
+          WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
+              AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
+            AND consent_id = ${consentId}::uuid AND sync_status <> 'SYNCING' AND closed_at IS NULL`,
+  ),
+  /** In the consent state owner's Prisma transaction. */
+  stopConsent: sqlTemplate(
+    'accounts.stop-consent',
+    (
+      merchantId: string,
+      consentId: string,
+    ) => Prisma.sql`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now()
+      WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
+          AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
+        AND consent_id = ${consentId}::uuid`,
+  ),
+};
+
 /**
  * The owner of an account's sync state (sync_status, next_sync_at, last_synced_at, last_sync_error and
  * closed_at): the sync's reads of it, its marks as a run starts and ends, the accounts closed and reopened
@@ -72,13 +181,11 @@ export class AccountSyncStateRepository {
   /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
   async syncTarget(merchantId: string, accountId: string): Promise<SyncTarget | null> {
     if (!isUuid(accountId) || !isUuid(merchantId)) return null;
-    const [row] = await this.database.rows<Record<string, unknown>>({
-      name: 'accounts.sync-target',
-      text: SYNC_TARGET,
+    const [r] = await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.syncTarget,
       values: [accountId, merchantId],
     });
-    if (!row) return null;
-    const r = row as Record<string, never>;
+    if (!r) return null;
     return {
       id: r.id,
       merchantId: r.merchantId,
@@ -107,20 +214,17 @@ export class AccountSyncStateRepository {
     return this.database.rows(
       after
         ? {
-            name: 'accounts.due-for-sync-after',
-            text: dueForSync(true),
+            ...ACCOUNT_SYNC_STATE_SQL.dueForSyncAfter,
             values: [now, limit, after.nextSyncAt, after.accountId],
           }
-        : { name: 'accounts.due-for-sync', text: dueForSync(false), values: [now, limit] },
+        : { ...ACCOUNT_SYNC_STATE_SQL.dueForSync, values: [now, limit] },
     );
   }
 
   /** A sync started: shown as `syncing` unless the consent stopped it meanwhile. */
   async markSyncing(merchantId: string, accountId: string): Promise<void> {
     await this.database.rows({
-      name: 'accounts.mark-syncing',
-      text: `UPDATE accounts SET sync_status = 'SYNCING', updated_at = now()
-        WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status <> 'STOPPED'`,
+      ...ACCOUNT_SYNC_STATE_SQL.markSyncing,
       values: [accountId, merchantId],
     });
     this.cache.invalidate(merchantId);
@@ -135,14 +239,7 @@ export class AccountSyncStateRepository {
       { synced: true; at: Date; nextSyncAt: Date } | { synced: false; error: string; nextSyncAt: Date },
   ): Promise<void> {
     await db.query({
-      name: 'accounts.mark-sync-ended',
-      // A stopped account (its consent gone) stays stopped and undue, but still shows why.
-      text: `UPDATE accounts SET
-          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE $3::account_sync_status END,
-          last_synced_at = COALESCE($4, last_synced_at), last_sync_error = $5,
-          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $6::timestamptz END,
-          updated_at = now()
-        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+      ...ACCOUNT_SYNC_STATE_SQL.markSyncEnded,
       values: [
         accountId,
         merchantId,
@@ -155,10 +252,8 @@ export class AccountSyncStateRepository {
   }
   /** The ids of a consent's accounts that may sync (not stopped). */
   async idsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
-    const rows = await this.database.rows<{ id: string }>({
-      name: 'accounts.ids-of-consent',
-      text: `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
-        AND sync_status <> 'STOPPED' AND closed_at IS NULL ORDER BY id`,
+    const rows = await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.idsOfConsent,
       values: [merchantId, consentId],
     });
     return rows.map((r) => r.id);
@@ -175,15 +270,8 @@ export class AccountSyncStateRepository {
     consentId: string,
     listedUpstreamIds: readonly string[],
   ): Promise<string[]> {
-    const rows = await this.database.rows<{ id: string }>({
-      name: 'accounts.close-unlisted',
-      text: `UPDATE accounts SET closed_at = now(), sync_status = 'STOPPED', next_sync_at = NULL,
-          last_sync_error = 'The bank no longer lists this account under the consent; its data is kept.',
-          updated_at = now()
-        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
-            AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[])) ORDER BY id FOR NO KEY UPDATE)
-          AND consent_id = $2::uuid AND closed_at IS NULL AND NOT (upstream_account_id = ANY($3::text[]))
-        RETURNING id`,
+    const rows = await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.closeUnlisted,
       values: [merchantId, consentId, listedUpstreamIds],
     });
     this.cache.invalidate(merchantId);
@@ -197,12 +285,7 @@ export class AccountSyncStateRepository {
     listedUpstreamIds: readonly string[],
   ): Promise<void> {
     await this.database.rows({
-      name: 'accounts.reopen-listed',
-      text: `UPDATE accounts SET closed_at = NULL, sync_status = 'PENDING', next_sync_at = now(),
-          last_sync_error = NULL, updated_at = now()
-        WHERE id IN (SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
-            AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[]) ORDER BY id FOR NO KEY UPDATE)
-          AND consent_id = $2::uuid AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[])`,
+      ...ACCOUNT_SYNC_STATE_SQL.reopenListed,
       values: [merchantId, consentId, listedUpstreamIds],
     });
     this.cache.invalidate(merchantId);
@@ -210,10 +293,8 @@ export class AccountSyncStateRepository {
 
   /** The upstream ids of every account of a consent, closed ones included. */
   async upstreamIdsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
-    const rows = await this.database.rows<{ upstreamAccountId: string }>({
-      name: 'accounts.upstream-ids-of-consent',
-      text: `SELECT upstream_account_id AS "upstreamAccountId" FROM accounts
-        WHERE merchant_id = $1::uuid AND consent_id = $2::uuid`,
+    const rows = await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.upstreamIdsOfConsent,
       values: [merchantId, consentId],
     });
     return rows.map((r) => r.upstreamAccountId);
@@ -227,11 +308,7 @@ export class AccountSyncStateRepository {
    * right now. The caller invalidates the read cache after it commits.
    */
   async resumeConsent(tx: Tx, merchantId: string, consentId: string, now: Date): Promise<void> {
-    await tx.$executeRaw`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
-            updated_at = ${now}
-          WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
-              AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
-            AND consent_id = ${consentId}::uuid AND sync_status <> 'SYNCING' AND closed_at IS NULL`;
+    await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.resumeConsent(merchantId, consentId, now));
   }
 
   /**
@@ -239,9 +316,6 @@ export class AccountSyncStateRepository {
    * writer of a set of accounts. The caller invalidates the read cache after it commits.
    */
   async stopConsent(tx: Tx, merchantId: string, consentId: string): Promise<void> {
-    await tx.$executeRaw`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now()
-      WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
-          AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
-        AND consent_id = ${consentId}::uuid`;
+    await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.stopConsent(merchantId, consentId));
   }
 }

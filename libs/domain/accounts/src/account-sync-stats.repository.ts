@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, sqlStatement } from '#libs/database';
 
 /** How long ago the accounts that sync were last synced, counted per bucket; the never-synced apart. */
 export interface SyncLagCounts {
@@ -25,6 +25,18 @@ const SYNC_LAG = `SELECT width_bucket(a.last_synced_at, $2::timestamptz[]) AS bu
   WHERE a.next_sync_at IS NOT NULL AND disabled.id IS NULL
   GROUP BY 1`;
 
+export const ACCOUNT_SYNC_STATS_SQL = {
+  syncLag: sqlStatement<{ bucket: number | null; accounts: number; seconds: number }>(
+    'accounts.sync-lag',
+    SYNC_LAG,
+    {
+      bucket: 'number',
+      accounts: 'number',
+      seconds: 'number',
+    },
+  ),
+};
+
 /**
  * Reads `accounts` for the worker's metrics: aggregate statements only, on indexes, whatever the table's
  * size. The sync state's writers are AccountSyncStateRepository's.
@@ -40,9 +52,8 @@ export class AccountSyncStatsRepository {
     // bound), k for [t[k-1], t[k]), and n from the last one on (lag under the first bound).
     const thresholds = [...bucketsSeconds].reverse().map((s) => new Date(now.getTime() - s * 1000));
     const n = bucketsSeconds.length;
-    const rows = await this.database.rows<{ bucket: number | null; accounts: number; seconds: number }>({
-      name: 'accounts.sync-lag',
-      text: SYNC_LAG,
+    const rows = await this.database.rows({
+      ...ACCOUNT_SYNC_STATS_SQL.syncLag,
       values: [now, thresholds],
     });
     const counts = new Array<number>(n + 1).fill(0);

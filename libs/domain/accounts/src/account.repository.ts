@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, isoText, Prisma, ReadCache } from '#libs/database';
+import { DatabasePool, isoText, Prisma, ReadCache, type RowShape, sqlStatement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];
@@ -69,6 +69,37 @@ const LIST_FOR_USER = `SELECT u.id AS "ownerId", acc.* FROM users u
   ) acc ON true
   WHERE u.id = $2::uuid AND u.merchant_id = $1::uuid`;
 
+const STORED_ACCOUNT: RowShape<StoredAccount> = {
+  id: 'string',
+  userId: 'string',
+  consentId: 'string',
+  institutionId: 'string',
+  upstreamAccountId: 'string',
+  type: 'string',
+  usageType: 'string',
+  currency: 'string',
+  nickname: 'string',
+  description: 'string',
+  accountNames: 'json',
+  accountIdentifications: 'json',
+  syncStatus: 'string',
+  lastSyncedAt: 'string',
+  nextSyncAt: 'string',
+  lastSyncError: 'string',
+  closedAt: 'string',
+  createdAt: 'string',
+  updatedAt: 'string',
+  balances: 'json',
+};
+
+export const ACCOUNT_SQL = {
+  findOne: sqlStatement<StoredAccount>('accounts.find-one', FIND_ONE, STORED_ACCOUNT),
+  listForUser: sqlStatement<StoredAccount & { ownerId: string }>('accounts.list-for-user', LIST_FOR_USER, {
+    ownerId: 'string',
+    ...STORED_ACCOUNT,
+  }),
+};
+
 /**
  * The account views: the reads behind what a merchant or a user sees of their accounts. Accounts are
  * written by the placement (AccountPlacementRepository) and their sync state by its owner
@@ -84,9 +115,8 @@ export class AccountRepository {
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
   async findOne(merchantId: string, accountId: string, userId?: string): Promise<StoredAccount | null> {
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
-    const [row] = await this.database.rows<StoredAccount>({
-      name: 'accounts.find-one',
-      text: FIND_ONE,
+    const [row] = await this.database.rows({
+      ...ACCOUNT_SQL.findOne,
       values: [accountId, merchantId, userId ?? null],
     });
     return row ?? null;
@@ -100,9 +130,8 @@ export class AccountRepository {
     if (!isUuid(merchantId) || !isUuid(userId) || (afterId !== undefined && !isUuid(afterId))) return null;
     // Every page view reads this: kept per process until Postgres notifies a change of the merchant's.
     return this.cache.read(merchantId, `accounts:${userId}:${afterId ?? ''}:${limit}`, async () => {
-      const rows = await this.database.rows<StoredAccount & { ownerId: string }>({
-        name: 'accounts.list-for-user',
-        text: LIST_FOR_USER,
+      const rows = await this.database.rows({
+        ...ACCOUNT_SQL.listForUser,
         values: [merchantId, userId, afterId ?? null, limit + 1],
       });
       if (rows.length === 0) return null;

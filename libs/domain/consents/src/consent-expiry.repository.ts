@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, queryOn, type RowShape, sqlStatement } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { type AnnouncedConsent, consentEvent } from './consent-events.js';
 import { allowedFrom, ConsentStatus } from './consent-status.js';
@@ -19,6 +19,66 @@ interface Row {
   last_error_code: string | null;
   reauthorisation_url: string | null;
 }
+
+const RETURNED_ROW: RowShape<Row> = {
+  id: 'string',
+  merchant_id: 'string',
+  user_id: 'string',
+  kind: 'string',
+  status: 'string',
+  institution_id: 'string',
+  expires_at: 'Date',
+  last_error_code: 'string',
+  reauthorisation_url: 'string',
+};
+
+export const CONSENT_EXPIRY_SQL = {
+  expire: sqlStatement<Row>(
+    'consent-expiry.expire',
+    `WITH expired AS (
+            UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
+              last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
+              reauthorisation_url = NULL, state_nonce = NULL, updated_at = $2
+            WHERE id IN (
+                -- Locked in id order: two scans over the same batch wait for each other, never deadlock.
+                SELECT id FROM consents WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
+                ORDER BY id FOR UPDATE)
+              AND status = ANY($4::text[]) AND expires_at <= $2
+            RETURNING ${RETURNED}),
+          stopped AS (
+            -- Their accounts locked in id order too, as every writer of a set of accounts locks them (a
+            -- placement may be moving some of them to another consent right now).
+            UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $2
+            WHERE id IN (
+                SELECT a.id FROM accounts a JOIN expired e ON e.id = a.consent_id AND e.merchant_id = a.merchant_id
+                ORDER BY a.id FOR NO KEY UPDATE OF a)
+              AND consent_id IN (SELECT id FROM expired))
+          SELECT * FROM expired`,
+    RETURNED_ROW,
+  ),
+  warn: sqlStatement<Row>(
+    'consent-expiry.warn',
+    `UPDATE consents SET expiring_notified_at = $2
+          WHERE id = ANY($1::uuid[]) AND status = 'AUTHORIZED' AND expiring_notified_at IS NULL
+            AND expires_at > $2 AND expires_at <= $3
+          RETURNING ${RETURNED}`,
+    RETURNED_ROW,
+  ),
+  claimReauthorisation: sqlStatement<{ id: string }>(
+    'consent-expiry.claim-reauthorisation',
+    `UPDATE consents SET reauthorisation_requested_at = $3
+        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND expires_at <= $4
+          AND reauthorisation_not_extended_at IS NULL
+          AND (reauthorisation_requested_at IS NULL OR reauthorisation_requested_at < $3::timestamptz - interval '1 hour')
+        RETURNING id`,
+    { id: 'string' },
+  ),
+  releaseReauthorisation: sqlStatement(
+    'consent-expiry.release-reauthorisation',
+    `UPDATE consents SET reauthorisation_requested_at = NULL
+        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED'`,
+  ),
+};
 
 const announced = (r: Row): AnnouncedConsent => ({
   id: r.id,
@@ -49,27 +109,8 @@ export class ConsentExpiryRepository {
   expire(ids: readonly string[], now: Date): Promise<number> {
     if (ids.length === 0) return Promise.resolve(0);
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<Row>({
-        name: 'consent-expiry.expire',
-        text: `WITH expired AS (
-            UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
-              last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
-              reauthorisation_url = NULL, state_nonce = NULL, updated_at = $2
-            WHERE id IN (
-                -- Locked in id order: two scans over the same batch wait for each other, never deadlock.
-                SELECT id FROM consents WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
-                ORDER BY id FOR UPDATE)
-              AND status = ANY($4::text[]) AND expires_at <= $2
-            RETURNING ${RETURNED}),
-          stopped AS (
-            -- Their accounts locked in id order too, as every writer of a set of accounts locks them (a
-            -- placement may be moving some of them to another consent right now).
-            UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $2
-            WHERE id IN (
-                SELECT a.id FROM accounts a JOIN expired e ON e.id = a.consent_id AND e.merchant_id = a.merchant_id
-                ORDER BY a.id FOR NO KEY UPDATE OF a)
-              AND consent_id IN (SELECT id FROM expired))
-          SELECT * FROM expired`,
+      const { rows } = await queryOn(client, {
+        ...CONSENT_EXPIRY_SQL.expire,
         values: [ids, now, ConsentStatus.Expired, allowedFrom('expire')],
       });
       await this.announce(client, 'consent.expired', rows);
@@ -84,12 +125,8 @@ export class ConsentExpiryRepository {
   warn(ids: readonly string[], now: Date, cutoff: Date): Promise<Set<string>> {
     if (ids.length === 0) return Promise.resolve(new Set());
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<Row>({
-        name: 'consent-expiry.warn',
-        text: `UPDATE consents SET expiring_notified_at = $2
-          WHERE id = ANY($1::uuid[]) AND status = 'AUTHORIZED' AND expiring_notified_at IS NULL
-            AND expires_at > $2 AND expires_at <= $3
-          RETURNING ${RETURNED}`,
+      const { rows } = await queryOn(client, {
+        ...CONSENT_EXPIRY_SQL.warn,
         values: [ids, now, cutoff],
       });
       await this.announce(client, 'consent.expiring', rows);
@@ -111,12 +148,7 @@ export class ConsentExpiryRepository {
     cutoff: Date,
   ): Promise<boolean> {
     const rows = await this.db.rows({
-      name: 'consent-expiry.claim-reauthorisation',
-      text: `UPDATE consents SET reauthorisation_requested_at = $3
-        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND expires_at <= $4
-          AND reauthorisation_not_extended_at IS NULL
-          AND (reauthorisation_requested_at IS NULL OR reauthorisation_requested_at < $3::timestamptz - interval '1 hour')
-        RETURNING id`,
+      ...CONSENT_EXPIRY_SQL.claimReauthorisation,
       values: [merchantId, consentId, now, cutoff],
     });
     return rows.length === 1;
@@ -125,9 +157,7 @@ export class ConsentExpiryRepository {
   /** The upstream call failed: the next scan may try again. */
   async releaseReauthorisation(merchantId: string, consentId: string): Promise<void> {
     await this.db.rows({
-      name: 'consent-expiry.release-reauthorisation',
-      text: `UPDATE consents SET reauthorisation_requested_at = NULL
-        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED'`,
+      ...CONSENT_EXPIRY_SQL.releaseReauthorisation,
       values: [merchantId, consentId],
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, type RowShape, sqlStatement } from '#libs/database';
 
 /** A consent as the lifecycle jobs handle it. */
 export interface LifecycleConsent {
@@ -38,6 +38,74 @@ interface Row {
   sub_application_id: string | null;
 }
 
+const LIFECYCLE_ROW: RowShape<Row> = {
+  id: 'string',
+  merchant_id: 'string',
+  upstream_consent_id: 'string',
+  flow: 'string',
+  status: 'string',
+  expires_at: 'Date',
+  sub_application_id: 'string',
+};
+
+/** Past expiry: one index range per status, merged in order (see pastExpiry). */
+const pastExpiryRange = (status: string) => `(SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = '${status}' AND kind = 'ACCOUNT' AND expires_at <= $1
+          AND (expires_at, id) > ($2::timestamptz, $3::uuid)
+        ORDER BY expires_at, id LIMIT $4)`;
+
+export const CONSENT_LIFECYCLE_SQL = {
+  expiringSoon: sqlStatement<Row>(
+    'consent-lifecycle.expiring-soon',
+    `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at <= $1
+          AND (expires_at, id) > ($2::timestamptz, $3::uuid)
+        ORDER BY expires_at, id LIMIT $4`,
+    LIFECYCLE_ROW,
+  ),
+  pastExpiry: sqlStatement<Row>(
+    'consent-lifecycle.past-expiry',
+    `${pastExpiryRange('AUTHORIZED')} UNION ALL ${pastExpiryRange('AWAITING_RE_AUTHORIZATION')}
+        ORDER BY expires_at, id LIMIT $4`,
+    LIFECYCLE_ROW,
+  ),
+  abandonedVrp: sqlStatement<Row>(
+    'consent-lifecycle.abandoned-vrp',
+    `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = 'AWAITING_AUTHORIZATION' AND kind = 'VRP_SWEEPING' AND created_at < $1 AND id > $2
+        ORDER BY id LIMIT $3`,
+    LIFECYCLE_ROW,
+  ),
+  leastRecentlyReconciled: sqlStatement<Row>(
+    'consent-lifecycle.least-recently-reconciled',
+    `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status IN ('AUTHORIZED', 'AWAITING_RE_AUTHORIZATION') AND kind = 'ACCOUNT'
+          AND (reconciled_at IS NULL OR reconciled_at < $1)
+        ORDER BY reconciled_at NULLS FIRST, id LIMIT $2`,
+    LIFECYCLE_ROW,
+  ),
+  awaitingEmbeddedOutcome: sqlStatement<{ id: string; merchantId: string }>(
+    'consent-lifecycle.awaiting-embedded-outcome',
+    `SELECT id, merchant_id AS "merchantId" FROM consents
+        WHERE status = 'AWAITING_AUTHORIZATION' AND flow = 'EMBEDDED' AND updated_at < $1 AND id > $2
+        ORDER BY id LIMIT $3`,
+    { id: 'string', merchantId: 'string' },
+  ),
+  reconciled: sqlStatement(
+    'consent-lifecycle.reconciled',
+    `UPDATE consents SET reconciled_at = $3 WHERE id = $2 AND merchant_id = $1`,
+  ),
+  counts: sqlStatement<{ merchant_id: string; name: string; status: string; count: number }>(
+    undefined,
+    `SELECT c.merchant_id, m.name, c.status, count(*)::int AS count
+        FROM consents c JOIN merchants m ON m.id = c.merchant_id
+        WHERE ($1::text IS NULL OR c.status = $1) AND ($2::timestamptz IS NULL OR c.expires_at < $2)
+        GROUP BY c.merchant_id, m.name, c.status
+        ORDER BY count(*) DESC, c.merchant_id, c.status`,
+    { merchant_id: 'string', name: 'string', status: 'string', count: 'number' },
+  ),
+};
+
 const toConsent = (r: Row): LifecycleConsent => ({
   id: r.id,
   merchantId: r.merchant_id,
@@ -67,12 +135,8 @@ export class ConsentLifecycleRepository {
     after: ExpiryKeyset | undefined,
     limit: number,
   ): Promise<LifecycleConsent[]> {
-    const rows = await this.db.rows<Row>({
-      name: 'consent-lifecycle.expiring-soon',
-      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at <= $1
-          AND (expires_at, id) > ($2::timestamptz, $3::uuid)
-        ORDER BY expires_at, id LIMIT $4`,
+    const rows = await this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.expiringSoon,
       values: [cutoff, after?.expiresAt ?? now, after?.id ?? MAX_UUID, limit],
     });
     return rows.map(toConsent);
@@ -84,14 +148,8 @@ export class ConsentLifecycleRepository {
    * sorted whole for every batch).
    */
   async pastExpiry(now: Date, after: ExpiryKeyset | undefined, limit: number): Promise<LifecycleConsent[]> {
-    const range = (status: string) => `(SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status = '${status}' AND kind = 'ACCOUNT' AND expires_at <= $1
-          AND (expires_at, id) > ($2::timestamptz, $3::uuid)
-        ORDER BY expires_at, id LIMIT $4)`;
-    const rows = await this.db.rows<Row>({
-      name: 'consent-lifecycle.past-expiry',
-      text: `${range('AUTHORIZED')} UNION ALL ${range('AWAITING_RE_AUTHORIZATION')}
-        ORDER BY expires_at, id LIMIT $4`,
+    const rows = await this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.pastExpiry,
       values: [now, after?.expiresAt ?? '-infinity', after?.id ?? MIN_UUID, limit],
     });
     return rows.map(toConsent);
@@ -102,11 +160,8 @@ export class ConsentLifecycleRepository {
    * left the bank's page, and the callback's signed state has expired, so nothing can authorise them now.
    */
   async abandonedVrp(createdBefore: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
-    const rows = await this.db.rows<Row>({
-      name: 'consent-lifecycle.abandoned-vrp',
-      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status = 'AWAITING_AUTHORIZATION' AND kind = 'VRP_SWEEPING' AND created_at < $1 AND id > $2
-        ORDER BY id LIMIT $3`,
+    const rows = await this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.abandonedVrp,
       values: [createdBefore, afterId, limit],
     });
     return rows.map(toConsent);
@@ -114,12 +169,8 @@ export class ConsentLifecycleRepository {
 
   /** Data consents still in use (authorised, or awaiting re-authorisation) checked longest ago, for reconciliation. */
   async leastRecentlyReconciled(checkedBefore: Date, limit: number): Promise<LifecycleConsent[]> {
-    const rows = await this.db.rows<Row>({
-      name: 'consent-lifecycle.least-recently-reconciled',
-      text: `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
-        WHERE status IN ('AUTHORIZED', 'AWAITING_RE_AUTHORIZATION') AND kind = 'ACCOUNT'
-          AND (reconciled_at IS NULL OR reconciled_at < $1)
-        ORDER BY reconciled_at NULLS FIRST, id LIMIT $2`,
+    const rows = await this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.leastRecentlyReconciled,
       values: [checkedBefore, limit],
     });
     return rows.map(toConsent);
@@ -134,31 +185,23 @@ export class ConsentLifecycleRepository {
     afterId: string,
     limit: number,
   ): Promise<{ id: string; merchantId: string }[]> {
-    return this.db.rows<{ id: string; merchantId: string }>({
-      name: 'consent-lifecycle.awaiting-embedded-outcome',
-      text: `SELECT id, merchant_id AS "merchantId" FROM consents
-        WHERE status = 'AWAITING_AUTHORIZATION' AND flow = 'EMBEDDED' AND updated_at < $1 AND id > $2
-        ORDER BY id LIMIT $3`,
+    return this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.awaitingEmbeddedOutcome,
       values: [movedBefore, afterId, limit],
     });
   }
 
   async markReconciled(merchantId: string, consentId: string, now: Date): Promise<void> {
     await this.db.rows({
-      name: 'consent-lifecycle.reconciled',
-      text: `UPDATE consents SET reconciled_at = $3 WHERE id = $2 AND merchant_id = $1`,
+      ...CONSENT_LIFECYCLE_SQL.reconciled,
       values: [merchantId, consentId, now],
     });
   }
 
   /** The operator's counts, by status and by merchant, optionally of one status or expiring before a time. */
   async counts(filter: { status?: string; expiringBefore?: Date }): Promise<ConsentCounts> {
-    const rows = await this.db.rows<{ merchant_id: string; name: string; status: string; count: number }>({
-      text: `SELECT c.merchant_id, m.name, c.status, count(*)::int AS count
-        FROM consents c JOIN merchants m ON m.id = c.merchant_id
-        WHERE ($1::text IS NULL OR c.status = $1) AND ($2::timestamptz IS NULL OR c.expires_at < $2)
-        GROUP BY c.merchant_id, m.name, c.status
-        ORDER BY count(*) DESC, c.merchant_id, c.status`,
+    const rows = await this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.counts,
       values: [filter.status ?? null, filter.expiringBefore ?? null],
     });
     const byStatus: Record<string, number> = {};

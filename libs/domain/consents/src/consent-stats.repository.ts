@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, sqlStatement } from '#libs/database';
 import { ConsentStatus } from './consent-status.js';
 
 export interface ConsentCount {
@@ -40,23 +40,34 @@ const EXPIRING = `SELECT c.expires_at <= $1::timestamptz + interval '1 day' AS "
     AND c.expires_at > $1::timestamptz AND c.expires_at <= $1::timestamptz + interval '7 days'
   GROUP BY 1, 2`;
 
+export const CONSENT_STATS_SQL = {
+  byStatus: sqlStatement<ConsentCount>('consents.count-by-status', BY_STATUS, {
+    status: 'string',
+    kind: 'string',
+    consents: 'number',
+  }),
+  expiringWithinWeek: sqlStatement<ExpiringCount>('consents.expiring-within-week', EXPIRING, {
+    withinDay: 'boolean',
+    renewal: 'string',
+    consents: 'number',
+  }),
+};
+
 /** Reads `consents` for the worker's metrics: aggregates on the lifecycle's index, never a row per consent. */
 @Injectable()
 export class ConsentStatsRepository {
   constructor(private readonly database: DatabasePool) {}
 
   byStatus(): Promise<ConsentCount[]> {
-    return this.database.rows<ConsentCount>({
-      name: 'consents.count-by-status',
-      text: BY_STATUS,
+    return this.database.rows({
+      ...CONSENT_STATS_SQL.byStatus,
       values: [],
     });
   }
 
   expiringWithinWeek(now: Date): Promise<ExpiringCount[]> {
-    return this.database.rows<ExpiringCount>({
-      name: 'consents.expiring-within-week',
-      text: EXPIRING,
+    return this.database.rows({
+      ...CONSENT_STATS_SQL.expiringWithinWeek,
       values: [now, ConsentStatus.Authorised, ConsentStatus.AwaitingReauthorisation],
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, sqlStatement } from '#libs/database';
 
 export interface DeliveryBacklog {
   /** Pending deliveries whose attempt is due (a job should be on them). */
@@ -38,24 +38,36 @@ const ENDPOINTS = `SELECT count(*) FILTER (WHERE e.disabled_at IS NULL AND e.fai
     min(e.failing_since) FILTER (WHERE e.disabled_at IS NULL) AS "failingSince"
   FROM event_endpoints e JOIN merchants m ON m.id = e.merchant_id AND m.disabled_at IS NULL`;
 
+export const EVENT_DELIVERY_STATS_SQL = {
+  backlog: sqlStatement<DeliveryBacklog>('event-deliveries.backlog', BACKLOG, {
+    due: 'number',
+    waiting: 'number',
+    oldestDueAt: 'Date',
+  }),
+  endpointHealth: sqlStatement<EndpointHealth>('event-endpoints.health', ENDPOINTS, {
+    healthy: 'number',
+    failing: 'number',
+    disabled: 'number',
+    failingSince: 'Date',
+  }),
+};
+
 /** Reads `event_deliveries` and `event_endpoints` for the worker's metrics: aggregates, never a row per delivery. */
 @Injectable()
 export class EventDeliveryStatsRepository {
   constructor(private readonly db: DatabasePool) {}
 
   async backlog(now: Date): Promise<DeliveryBacklog> {
-    const [row] = await this.db.rows<DeliveryBacklog>({
-      name: 'event-deliveries.backlog',
-      text: BACKLOG,
+    const [row] = await this.db.rows({
+      ...EVENT_DELIVERY_STATS_SQL.backlog,
       values: [now],
     });
     return row;
   }
 
   async endpointHealth(): Promise<EndpointHealth> {
-    const [row] = await this.db.rows<EndpointHealth>({
-      name: 'event-endpoints.health',
-      text: ENDPOINTS,
+    const [row] = await this.db.rows({
+      ...EVENT_DELIVERY_STATS_SQL.endpointHealth,
       values: [],
     });
     return row;

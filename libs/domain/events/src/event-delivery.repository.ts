@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, isoText } from '#libs/database';
+import { DatabasePool, isoText, queryOn, type RowShape, sqlStatement } from '#libs/database';
 import type { MerchantEventWire } from './event-catalogue.js';
 
 export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -77,6 +77,145 @@ interface ViewRow {
   created_at: string;
 }
 
+const VIEW_ROW: RowShape<ViewRow> = {
+  id: 'string',
+  event_id: 'string',
+  event_type: 'string',
+  status: 'string',
+  attempts: 'number',
+  next_attempt_at: 'string',
+  last_attempt_at: 'string',
+  last_response_status: 'number',
+  last_error: 'string',
+  delivered_at: 'string',
+  created_at: 'string',
+};
+
+interface WorkRow {
+  id: string;
+  endpoint_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  event_id: string;
+  type: MerchantEventWire['type'];
+  event_created_at: Date;
+  request_id: string | null;
+  created_at: string;
+  user_id: string | null;
+  data: Record<string, unknown>;
+  url: string;
+  secret_ciphertext: string;
+  secret_key_id: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_key_id: string | null;
+  previous_secret_expires_at: Date | null;
+  failing: boolean;
+  disabled: boolean;
+  merchant_disabled: boolean;
+}
+
+const listForEndpoint = (
+  after: boolean,
+) => `SELECT ${VIEW_COLUMNS} FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
+        WHERE d.endpoint_id = $2 AND d.merchant_id = $1 ${after ? 'AND d.id < $4' : ''}
+        ORDER BY d.id DESC LIMIT $3`;
+
+export const EVENT_DELIVERY_SQL = {
+  createForEvents: sqlStatement<{ id: string; event_id: string; pending: boolean }>(
+    'event-deliveries.create-for-events',
+    `INSERT INTO event_deliveries
+          (merchant_id, endpoint_id, event_id, status, next_attempt_at, last_error, updated_at)
+        SELECT e.merchant_id, ep.id, e.id,
+          CASE WHEN ep.disabled_at IS NULL THEN 'PENDING' ELSE 'FAILED' END::delivery_status,
+          CASE WHEN ep.disabled_at IS NULL THEN now() END,
+          CASE WHEN ep.disabled_at IS NULL THEN NULL ELSE 'endpoint disabled' END,
+          now()
+        FROM merchant_events e
+        JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id
+          AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
+        WHERE e.id = ANY($1::uuid[])
+        ORDER BY e.seq
+        ON CONFLICT (endpoint_id, event_id) DO NOTHING
+        RETURNING id, event_id, status = 'PENDING' AS pending`,
+    { id: 'string', event_id: 'string', pending: 'boolean' },
+  ),
+  failDisabled: sqlStatement(
+    'event-deliveries.fail-disabled',
+    `UPDATE event_deliveries SET status = 'FAILED', next_attempt_at = NULL, last_error = 'endpoint disabled',
+          updated_at = $3
+        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'`,
+  ),
+  work: sqlStatement<WorkRow>(
+    'event-deliveries.work',
+    `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
+          e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at, e.request_id,
+          ${isoText('e.created_at')} AS created_at, e.user_id, e.data,
+          ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
+          ep.previous_secret_key_id, ep.previous_secret_expires_at,
+          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled,
+          m.disabled_at IS NOT NULL AS merchant_disabled
+        FROM event_deliveries d
+        JOIN merchant_events e ON e.id = d.event_id
+        JOIN event_endpoints ep ON ep.id = d.endpoint_id
+        JOIN merchants m ON m.id = d.merchant_id
+        WHERE d.id = $1`,
+    {
+      id: 'string',
+      endpoint_id: 'string',
+      status: 'string',
+      attempts: 'number',
+      next_attempt_at: 'Date',
+      event_id: 'string',
+      type: 'string',
+      event_created_at: 'Date',
+      request_id: 'string',
+      created_at: 'string',
+      user_id: 'string',
+      data: 'json',
+      url: 'string',
+      secret_ciphertext: 'string',
+      secret_key_id: 'string',
+      previous_secret_ciphertext: 'string',
+      previous_secret_key_id: 'string',
+      previous_secret_expires_at: 'Date',
+      failing: 'boolean',
+      disabled: 'boolean',
+      merchant_disabled: 'boolean',
+    },
+  ),
+  recordAttempt: sqlStatement<{ id: string }>(
+    'event-deliveries.record-attempt',
+    `UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
+          last_attempt_at = $4, last_response_status = $5, last_error = $6, next_attempt_at = $7,
+          delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $4 ELSE delivered_at END, updated_at = $4
+        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'
+        RETURNING id`,
+    { id: 'string' },
+  ),
+  requeue: sqlStatement<ViewRow>(
+    'event-deliveries.requeue',
+    `WITH updated AS (
+          UPDATE event_deliveries d SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
+          FROM event_endpoints ep
+          WHERE d.id = $3 AND d.endpoint_id = $2 AND d.merchant_id = $1
+            AND ep.id = d.endpoint_id AND ep.disabled_at IS NULL
+          RETURNING d.*)
+        SELECT ${VIEW_COLUMNS} FROM updated d JOIN merchant_events e ON e.id = d.event_id`,
+    VIEW_ROW,
+  ),
+  listFirst: sqlStatement<ViewRow>('event-deliveries.list-first', listForEndpoint(false), VIEW_ROW),
+  listAfter: sqlStatement<ViewRow>('event-deliveries.list-after', listForEndpoint(true), VIEW_ROW),
+  overdue: sqlStatement<{ id: string; trace_context: string | null }>(
+    'event-deliveries.overdue',
+    `SELECT d.id, e.trace_context FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
+          JOIN merchant_events e ON e.id = d.event_id
+        WHERE d.status = 'PENDING' AND d.next_attempt_at < $1 AND m.disabled_at IS NULL
+        ORDER BY d.next_attempt_at LIMIT $2`,
+    { id: 'string', trace_context: 'string' },
+  ),
+};
+
 const toView = (r: ViewRow): DeliveryView => ({
   id: r.id,
   eventId: r.event_id,
@@ -109,22 +248,8 @@ export class EventDeliveryRepository {
     eventIds: readonly string[],
   ): Promise<{ id: string; eventId: string }[]> {
     if (eventIds.length === 0) return [];
-    const { rows } = await db.query<{ id: string; event_id: string; pending: boolean }>({
-      name: 'event-deliveries.create-for-events',
-      text: `INSERT INTO event_deliveries
-          (merchant_id, endpoint_id, event_id, status, next_attempt_at, last_error, updated_at)
-        SELECT e.merchant_id, ep.id, e.id,
-          CASE WHEN ep.disabled_at IS NULL THEN 'PENDING' ELSE 'FAILED' END::delivery_status,
-          CASE WHEN ep.disabled_at IS NULL THEN now() END,
-          CASE WHEN ep.disabled_at IS NULL THEN NULL ELSE 'endpoint disabled' END,
-          now()
-        FROM merchant_events e
-        JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id
-          AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
-        WHERE e.id = ANY($1::uuid[])
-        ORDER BY e.seq
-        ON CONFLICT (endpoint_id, event_id) DO NOTHING
-        RETURNING id, event_id, status = 'PENDING' AS pending`,
+    const { rows } = await queryOn(db, {
+      ...EVENT_DELIVERY_SQL.createForEvents,
       values: [eventIds],
     });
     return rows.filter((r) => r.pending).map((r) => ({ id: r.id, eventId: r.event_id }));
@@ -133,51 +258,14 @@ export class EventDeliveryRepository {
   /** A pending delivery whose endpoint is disabled: failed now, for the merchant to retry once it is enabled. */
   async failForDisabledEndpoint(id: string, attemptsSeen: number, at: Date): Promise<void> {
     await this.db.rows({
-      name: 'event-deliveries.fail-disabled',
-      text: `UPDATE event_deliveries SET status = 'FAILED', next_attempt_at = NULL, last_error = 'endpoint disabled',
-          updated_at = $3
-        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'`,
+      ...EVENT_DELIVERY_SQL.failDisabled,
       values: [id, attemptsSeen, at],
     });
   }
 
   async work(id: string): Promise<DeliveryWork | null> {
-    const [row] = await this.db.rows<{
-      id: string;
-      endpoint_id: string;
-      status: DeliveryStatus;
-      attempts: number;
-      next_attempt_at: Date | null;
-      event_id: string;
-      type: MerchantEventWire['type'];
-      event_created_at: Date;
-      request_id: string | null;
-      created_at: string;
-      user_id: string | null;
-      data: Record<string, unknown>;
-      url: string;
-      secret_ciphertext: string;
-      secret_key_id: string;
-      previous_secret_ciphertext: string | null;
-      previous_secret_key_id: string | null;
-      previous_secret_expires_at: Date | null;
-      failing: boolean;
-      disabled: boolean;
-      merchant_disabled: boolean;
-    }>({
-      name: 'event-deliveries.work',
-      text: `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
-          e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at, e.request_id,
-          ${isoText('e.created_at')} AS created_at, e.user_id, e.data,
-          ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
-          ep.previous_secret_key_id, ep.previous_secret_expires_at,
-          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled,
-          m.disabled_at IS NOT NULL AS merchant_disabled
-        FROM event_deliveries d
-        JOIN merchant_events e ON e.id = d.event_id
-        JOIN event_endpoints ep ON ep.id = d.endpoint_id
-        JOIN merchants m ON m.id = d.merchant_id
-        WHERE d.id = $1`,
+    const [row] = await this.db.rows({
+      ...EVENT_DELIVERY_SQL.work,
       values: [id],
     });
     if (!row) return null;
@@ -218,13 +306,8 @@ export class EventDeliveryRepository {
       : attempt.nextAttemptAt
         ? 'PENDING'
         : 'FAILED';
-    const rows = await this.db.rows<{ id: string }>({
-      name: 'event-deliveries.record-attempt',
-      text: `UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
-          last_attempt_at = $4, last_response_status = $5, last_error = $6, next_attempt_at = $7,
-          delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $4 ELSE delivered_at END, updated_at = $4
-        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'
-        RETURNING id`,
+    const rows = await this.db.rows({
+      ...EVENT_DELIVERY_SQL.recordAttempt,
       values: [
         id,
         attemptsSeen,
@@ -240,15 +323,8 @@ export class EventDeliveryRepository {
 
   /** A merchant's manual retry: pending again, due now (a delivered one may be sent again too). */
   async requeue(merchantId: string, endpointId: string, id: string, now: Date): Promise<DeliveryView | null> {
-    const [row] = await this.db.rows<ViewRow>({
-      name: 'event-deliveries.requeue',
-      text: `WITH updated AS (
-          UPDATE event_deliveries d SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
-          FROM event_endpoints ep
-          WHERE d.id = $3 AND d.endpoint_id = $2 AND d.merchant_id = $1
-            AND ep.id = d.endpoint_id AND ep.disabled_at IS NULL
-          RETURNING d.*)
-        SELECT ${VIEW_COLUMNS} FROM updated d JOIN merchant_events e ON e.id = d.event_id`,
+    const [row] = await this.db.rows({
+      ...EVENT_DELIVERY_SQL.requeue,
       values: [merchantId, endpointId, id, now],
     });
     return row ? toView(row) : null;
@@ -261,11 +337,8 @@ export class EventDeliveryRepository {
     beforeId: string | null,
     limit: number,
   ): Promise<DeliveryView[]> {
-    const rows = await this.db.rows<ViewRow>({
-      name: beforeId ? 'event-deliveries.list-after' : 'event-deliveries.list-first',
-      text: `SELECT ${VIEW_COLUMNS} FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
-        WHERE d.endpoint_id = $2 AND d.merchant_id = $1 ${beforeId ? 'AND d.id < $4' : ''}
-        ORDER BY d.id DESC LIMIT $3`,
+    const rows = await this.db.rows({
+      ...(beforeId ? EVENT_DELIVERY_SQL.listAfter : EVENT_DELIVERY_SQL.listFirst),
       values: beforeId ? [merchantId, endpointId, limit, beforeId] : [merchantId, endpointId, limit],
     });
     return rows.map(toView);
@@ -276,12 +349,8 @@ export class EventDeliveryRepository {
    * their merchant was disabled when it ran and is enabled again. A disabled merchant's wait.
    */
   async overdue(before: Date, limit: number): Promise<{ id: string; traceContext: string | null }[]> {
-    const rows = await this.db.rows<{ id: string; trace_context: string | null }>({
-      name: 'event-deliveries.overdue',
-      text: `SELECT d.id, e.trace_context FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
-          JOIN merchant_events e ON e.id = d.event_id
-        WHERE d.status = 'PENDING' AND d.next_attempt_at < $1 AND m.disabled_at IS NULL
-        ORDER BY d.next_attempt_at LIMIT $2`,
+    const rows = await this.db.rows({
+      ...EVENT_DELIVERY_SQL.overdue,
       values: [before, limit],
     });
     return rows.map((r) => ({ id: r.id, traceContext: r.trace_context }));

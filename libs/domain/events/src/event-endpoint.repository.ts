@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
-import { DatabasePool, PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService, sqlStatement } from '#libs/database';
 import type { MerchantEventType } from './event-catalogue.js';
 import type { SealedEndpoint } from './event-delivery.repository.js';
 
@@ -37,6 +37,39 @@ const toEnum = (type: MerchantEventType) => type.toUpperCase().replace('.', '_')
 
 /** Bound to the endpoint: a ciphertext copied onto another row does not open. */
 const context = (endpointId: string) => `event-endpoint:${endpointId}`;
+
+export const EVENT_ENDPOINT_SQL = {
+  /** In a Prisma transaction. */
+  lockForRotation: sqlStatement(
+    undefined,
+    'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
+  ),
+  answering: sqlStatement(
+    'event-endpoints.answering',
+    `UPDATE event_endpoints SET failing_since = NULL, updated_at = now()
+        WHERE id = $1 AND failing_since IS NOT NULL`,
+  ),
+  failing: sqlStatement(
+    'event-endpoints.failing',
+    `UPDATE event_endpoints SET failing_since = $2, updated_at = now()
+        WHERE id = $1 AND failing_since IS NULL`,
+  ),
+  disableFailing: sqlStatement<{ id: string; merchant_id: string; failing_since: Date }>(
+    'event-endpoints.disable-failing',
+    `WITH disabled AS (
+          UPDATE event_endpoints SET disabled_at = $2, updated_at = $2,
+            disabled_reason = 'No delivery succeeded since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+              || '; disabled automatically. Fix the endpoint, then enable it again.'
+          WHERE disabled_at IS NULL AND failing_since < $1
+          RETURNING id, merchant_id, failing_since),
+        failed AS (
+          UPDATE event_deliveries d SET status = 'FAILED', next_attempt_at = NULL, updated_at = $2,
+            last_error = 'endpoint disabled'
+          FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'PENDING')
+        SELECT id, merchant_id, failing_since FROM disabled`,
+    { id: 'string', merchant_id: 'string', failing_since: 'Date' },
+  ),
+};
 
 /**
  * The one owner of `event_endpoints`: a merchant's webhook endpoints and their signing secrets, sealed
@@ -114,11 +147,7 @@ export class EventEndpointRepository {
     const sealed = this.box.seal(secret, context(id));
     return this.prisma.$transaction(async (tx) => {
       // Two rotations at once: the second waits, so each moves the secret the other left to `previous`.
-      await tx.$queryRawUnsafe(
-        'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
-        id,
-        merchantId,
-      );
+      await tx.$queryRawUnsafe(EVENT_ENDPOINT_SQL.lockForRotation.text, id, merchantId);
       const current = await tx.eventEndpoint.findFirst({
         where: { id, merchantId },
         select: { secretCiphertext: true, secretKeyId: true },
@@ -175,9 +204,7 @@ export class EventEndpointRepository {
   /** An attempt answered 2xx: the endpoint is healthy again. */
   async markAnswering(id: string): Promise<void> {
     await this.db.rows({
-      name: 'event-endpoints.answering',
-      text: `UPDATE event_endpoints SET failing_since = NULL, updated_at = now()
-        WHERE id = $1 AND failing_since IS NOT NULL`,
+      ...EVENT_ENDPOINT_SQL.answering,
       values: [id],
     });
   }
@@ -185,9 +212,7 @@ export class EventEndpointRepository {
   /** An attempt failed: the failure clock starts, unless it already runs. */
   async markFailing(id: string, now: Date): Promise<void> {
     await this.db.rows({
-      name: 'event-endpoints.failing',
-      text: `UPDATE event_endpoints SET failing_since = $2, updated_at = now()
-        WHERE id = $1 AND failing_since IS NULL`,
+      ...EVENT_ENDPOINT_SQL.failing,
       values: [id, now],
     });
   }
@@ -200,19 +225,8 @@ export class EventEndpointRepository {
     cutoff: Date,
     now: Date,
   ): Promise<{ id: string; merchantId: string; failingSince: Date }[]> {
-    const rows = await this.db.rows<{ id: string; merchant_id: string; failing_since: Date }>({
-      name: 'event-endpoints.disable-failing',
-      text: `WITH disabled AS (
-          UPDATE event_endpoints SET disabled_at = $2, updated_at = $2,
-            disabled_reason = 'No delivery succeeded since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-              || '; disabled automatically. Fix the endpoint, then enable it again.'
-          WHERE disabled_at IS NULL AND failing_since < $1
-          RETURNING id, merchant_id, failing_since),
-        failed AS (
-          UPDATE event_deliveries d SET status = 'FAILED', next_attempt_at = NULL, updated_at = $2,
-            last_error = 'endpoint disabled'
-          FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'PENDING')
-        SELECT id, merchant_id, failing_since FROM disabled`,
+    const rows = await this.db.rows({
+      ...EVENT_ENDPOINT_SQL.disableFailing,
       values: [cutoff, now],
     });
     return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, failingSince: r.failing_since }));

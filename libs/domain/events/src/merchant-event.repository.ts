@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { currentRequestId } from '#libs/context';
-import { DatabasePool, isoText, type Prisma } from '#libs/database';
+import { DatabasePool, isoText, type Prisma, queryOn, sqlStatement } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import { currentTraceContext } from '#libs/observability';
 import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
@@ -70,6 +70,60 @@ interface WireRow {
   stream_seq: string;
 }
 
+export const MERCHANT_EVENT_SQL = {
+  /** On the pg pool (named), and in a Prisma transaction (its text). */
+  record: sqlStatement('merchant-events.record', RECORD_SQL),
+  numberUnrelayed: sqlStatement<{
+    id: string;
+    merchant_id: string;
+    user_id: string | null;
+    stream_seq: string;
+    trace_context: string | null;
+  }>(
+    'merchant-events.number-unrelayed',
+    `WITH batch AS (
+          SELECT b.id, row_number() OVER (ORDER BY b.seq) AS n
+          FROM (SELECT id, seq FROM merchant_events WHERE stream_seq IS NULL ORDER BY seq LIMIT $2 FOR UPDATE) b)
+        UPDATE merchant_events m SET stream_seq = $1::bigint + batch.n
+        FROM batch WHERE m.id = batch.id
+        RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq, m.trace_context`,
+    { id: 'string', merchant_id: 'string', user_id: 'string', stream_seq: 'string', trace_context: 'string' },
+  ),
+  streamForUser: sqlStatement<WireRow>(
+    'merchant-events.stream-for-user',
+    // Ordered by the table's bigint column, qualified: a bare `stream_seq` would name the output column,
+    // the text the wire needs, and sort 10 before 9.
+    `SELECT ${WIRE_COLUMNS} FROM merchant_events m
+        WHERE m.user_id = $2 AND m.merchant_id = $1 AND m.stream_seq > $3::bigint
+        ORDER BY m.stream_seq LIMIT $4`,
+    {
+      id: 'string',
+      type: 'string',
+      created_at: 'string',
+      user_id: 'string',
+      data: 'json',
+      stream_seq: 'string',
+    },
+  ),
+  latestStreamSeq: sqlStatement<{ seq: string | null }>(
+    'merchant-events.latest-stream-seq',
+    `SELECT max(stream_seq)::text AS seq FROM merchant_events WHERE user_id = $2 AND merchant_id = $1`,
+    { seq: 'string' },
+  ),
+  deleteRelayedBefore: sqlStatement<{ deleted: number; through: string | null }>(
+    'merchant-events.delete-relayed-before',
+    `WITH gone AS (
+          DELETE FROM merchant_events WHERE id IN (
+            SELECT e.id FROM merchant_events e
+            WHERE e.created_at < $1 AND e.stream_seq IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status = 'PENDING')
+            ORDER BY e.created_at LIMIT $2 FOR UPDATE OF e SKIP LOCKED)
+          RETURNING stream_seq)
+        SELECT count(*)::int AS deleted, max(stream_seq)::text AS through FROM gone`,
+    { deleted: 'number', through: 'string' },
+  ),
+};
+
 const toStreamed = (row: WireRow): StreamedEvent => ({
   streamSeq: row.stream_seq,
   event: { id: row.id, type: row.type, createdAt: row.created_at, userId: row.user_id, data: row.data },
@@ -87,7 +141,7 @@ export class MerchantEventRepository {
   /** Inside a transaction of the `pg` pool (the sync's writes). */
   async record(db: pg.PoolClient, events: readonly NewMerchantEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await db.query({ name: 'merchant-events.record', text: RECORD_SQL, values: [recordValues(events)] });
+    await db.query({ ...MERCHANT_EVENT_SQL.record, values: [recordValues(events)] });
   }
 
   /** Inside a Prisma transaction (consent and payment state changes). */
@@ -96,7 +150,7 @@ export class MerchantEventRepository {
     events: readonly NewMerchantEvent[],
   ): Promise<void> {
     if (events.length === 0) return;
-    await tx.$executeRawUnsafe(RECORD_SQL, recordValues(events));
+    await tx.$executeRawUnsafe(MERCHANT_EVENT_SQL.record.text, recordValues(events));
   }
 
   /**
@@ -104,20 +158,8 @@ export class MerchantEventRepository {
    * calls it, holding the relay-state row's lock, so numbers are handed out in commit order.
    */
   async numberUnrelayed(db: pg.PoolClient, lastStreamSeq: string, limit: number): Promise<RelayedEvent[]> {
-    const { rows } = await db.query<{
-      id: string;
-      merchant_id: string;
-      user_id: string | null;
-      stream_seq: string;
-      trace_context: string | null;
-    }>({
-      name: 'merchant-events.number-unrelayed',
-      text: `WITH batch AS (
-          SELECT b.id, row_number() OVER (ORDER BY b.seq) AS n
-          FROM (SELECT id, seq FROM merchant_events WHERE stream_seq IS NULL ORDER BY seq LIMIT $2 FOR UPDATE) b)
-        UPDATE merchant_events m SET stream_seq = $1::bigint + batch.n
-        FROM batch WHERE m.id = batch.id
-        RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq, m.trace_context`,
+    const { rows } = await queryOn(db, {
+      ...MERCHANT_EVENT_SQL.numberUnrelayed,
       values: [lastStreamSeq, limit],
     });
     return rows
@@ -138,13 +180,8 @@ export class MerchantEventRepository {
     afterStreamSeq: string,
     limit: number,
   ): Promise<StreamedEvent[]> {
-    const rows = await this.db.rows<WireRow>({
-      name: 'merchant-events.stream-for-user',
-      // Ordered by the table's bigint column, qualified: a bare `stream_seq` would name the output column,
-      // the text the wire needs, and sort 10 before 9.
-      text: `SELECT ${WIRE_COLUMNS} FROM merchant_events m
-        WHERE m.user_id = $2 AND m.merchant_id = $1 AND m.stream_seq > $3::bigint
-        ORDER BY m.stream_seq LIMIT $4`,
+    const rows = await this.db.rows({
+      ...MERCHANT_EVENT_SQL.streamForUser,
       values: [merchantId, userId, afterStreamSeq, limit],
     });
     return rows.map(toStreamed);
@@ -152,9 +189,8 @@ export class MerchantEventRepository {
 
   /** Where a new stream starts: the user's newest relayed event, or 0. */
   async latestStreamSeq(merchantId: string, userId: string): Promise<string> {
-    const [row] = await this.db.rows<{ seq: string | null }>({
-      name: 'merchant-events.latest-stream-seq',
-      text: `SELECT max(stream_seq)::text AS seq FROM merchant_events WHERE user_id = $2 AND merchant_id = $1`,
+    const [row] = await this.db.rows({
+      ...MERCHANT_EVENT_SQL.latestStreamSeq,
       values: [merchantId, userId],
     });
     return row?.seq ?? '0';
@@ -169,16 +205,8 @@ export class MerchantEventRepository {
     cutoff: Date,
     limit: number,
   ): Promise<{ deleted: number; through: string | null }> {
-    const [row] = await this.db.rows<{ deleted: number; through: string | null }>({
-      name: 'merchant-events.delete-relayed-before',
-      text: `WITH gone AS (
-          DELETE FROM merchant_events WHERE id IN (
-            SELECT e.id FROM merchant_events e
-            WHERE e.created_at < $1 AND e.stream_seq IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status = 'PENDING')
-            ORDER BY e.created_at LIMIT $2 FOR UPDATE OF e SKIP LOCKED)
-          RETURNING stream_seq)
-        SELECT count(*)::int AS deleted, max(stream_seq)::text AS through FROM gone`,
+    const [row] = await this.db.rows({
+      ...MERCHANT_EVENT_SQL.deleteRelayedBefore,
       values: [cutoff, limit],
     });
     return row ?? { deleted: 0, through: null };

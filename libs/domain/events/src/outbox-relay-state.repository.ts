@@ -1,6 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, queryOn, sqlStatement } from '#libs/database';
+
+export const OUTBOX_RELAY_STATE_SQL = {
+  lock: sqlStatement<{ last: string }>(
+    'outbox-relay-state.lock',
+    `SELECT last_stream_seq::text AS last FROM outbox_relay_state WHERE id = 1 FOR UPDATE SKIP LOCKED`,
+    { last: 'string' },
+  ),
+  advance: sqlStatement(
+    'outbox-relay-state.advance',
+    `UPDATE outbox_relay_state SET last_stream_seq = $1::bigint, updated_at = now() WHERE id = 1`,
+  ),
+  prunedThrough: sqlStatement(
+    'outbox-relay-state.pruned-through',
+    `UPDATE outbox_relay_state SET pruned_through_stream_seq = greatest(pruned_through_stream_seq, $1::bigint)
+        WHERE id = 1`,
+  ),
+  readPrunedThrough: sqlStatement<{ through: string }>(
+    'outbox-relay-state.read-pruned-through',
+    `SELECT pruned_through_stream_seq::text AS through FROM outbox_relay_state WHERE id = 1`,
+    { through: 'string' },
+  ),
+};
 
 /** The one owner of `outbox_relay_state`: the relay's high-water mark, and the lock on it. */
 @Injectable()
@@ -9,17 +31,13 @@ export class OutboxRelayStateRepository {
 
   /** The last number handed out, locked for this transaction; null when another relay holds it. */
   async lockHighWater(db: pg.PoolClient): Promise<string | null> {
-    const { rows } = await db.query<{ last: string }>({
-      name: 'outbox-relay-state.lock',
-      text: `SELECT last_stream_seq::text AS last FROM outbox_relay_state WHERE id = 1 FOR UPDATE SKIP LOCKED`,
-    });
+    const { rows } = await queryOn(db, { ...OUTBOX_RELAY_STATE_SQL.lock, values: [] });
     return rows[0]?.last ?? null;
   }
 
   async advance(db: pg.PoolClient, lastStreamSeq: string): Promise<void> {
     await db.query({
-      name: 'outbox-relay-state.advance',
-      text: `UPDATE outbox_relay_state SET last_stream_seq = $1::bigint, updated_at = now() WHERE id = 1`,
+      ...OUTBOX_RELAY_STATE_SQL.advance,
       values: [lastStreamSeq],
     });
   }
@@ -30,18 +48,15 @@ export class OutboxRelayStateRepository {
    */
   async recordPrunedThrough(streamSeq: string): Promise<void> {
     await this.pool.rows({
-      name: 'outbox-relay-state.pruned-through',
-      text: `UPDATE outbox_relay_state SET pruned_through_stream_seq = greatest(pruned_through_stream_seq, $1::bigint)
-        WHERE id = 1`,
+      ...OUTBOX_RELAY_STATE_SQL.prunedThrough,
       values: [streamSeq],
     });
   }
 
   /** The highest stream position retention has removed (0: none yet). */
   async prunedThrough(): Promise<bigint> {
-    const rows = await this.pool.rows<{ through: string }>({
-      name: 'outbox-relay-state.read-pruned-through',
-      text: `SELECT pruned_through_stream_seq::text AS through FROM outbox_relay_state WHERE id = 1`,
+    const rows = await this.pool.rows({
+      ...OUTBOX_RELAY_STATE_SQL.readPrunedThrough,
       values: [],
     });
     return BigInt(rows[0]?.through ?? '0');

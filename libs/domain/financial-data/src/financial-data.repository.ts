@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, Prisma, PrismaService } from '#libs/database';
+import { DatabasePool, Prisma, PrismaService, sqlStatement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
@@ -46,6 +46,14 @@ type AccountSqlRow = Omit<AccountForCall, 'consent'> & {
   consent: Omit<ConsentForCall, 'authorizedAt'> & { authorizedAt: string | null };
 };
 
+export const FINANCIAL_DATA_SQL = {
+  findAccount: sqlStatement<AccountSqlRow>('accounts.find-for-call', FIND_ACCOUNT, {
+    id: 'string',
+    upstreamAccountId: 'string',
+    consent: 'json',
+  }),
+};
+
 @Injectable()
 export class FinancialDataRepository {
   constructor(
@@ -56,9 +64,8 @@ export class FinancialDataRepository {
   /** The merchant's (and, for a session, the user's) account with its consent, or null: another tenant's reads as missing. */
   async findAccount(merchantId: string, accountId: string, userId?: string): Promise<AccountForCall | null> {
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
-    const [row] = await this.database.rows<AccountSqlRow>({
-      name: 'accounts.find-for-call',
-      text: FIND_ACCOUNT,
+    const [row] = await this.database.rows({
+      ...FINANCIAL_DATA_SQL.findAccount,
       values: [accountId, merchantId, userId ?? null],
     });
     if (!row) return null;

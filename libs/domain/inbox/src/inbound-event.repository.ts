@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, type Prisma } from '#libs/database';
+import { DatabasePool, type Prisma, sqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 
 export interface NewInboundEvent {
@@ -42,6 +42,57 @@ function refusedPayload(error: unknown): DomainError | undefined {
 
 /** Events written by one INSERT at most. */
 const MAX_BATCH = 200;
+
+export const INBOUND_EVENT_SQL = {
+  store: sqlStatement<{ id: string; event_id: string }>(
+    'inbound-events.store',
+    `INSERT INTO inbound_events
+          (id, source, event_id, type, application_id, payload, trace_context, updated_at)
+        SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb,
+          r.trace_context, now()
+        FROM jsonb_to_recordset($1::jsonb)
+          AS r(event_id text, type text, application_id text, payload text, trace_context text)
+        ON CONFLICT (source, event_id) DO NOTHING
+        RETURNING id, event_id`,
+    { id: 'string', event_id: 'string' },
+  ),
+  /** In the fan-out's Prisma transaction. */
+  lockUnprocessed: sqlStatement<LockedInboundEvent>(
+    undefined,
+    `SELECT id, type, application_id AS "applicationId", payload FROM inbound_events
+        WHERE id = $1::uuid AND status = 'RECEIVED' FOR UPDATE`,
+    { id: 'string', type: 'string', applicationId: 'string', payload: 'json' },
+  ),
+  /** In the fan-out's Prisma transaction. */
+  markProcessed: sqlStatement(
+    undefined,
+    `UPDATE inbound_events SET status = 'PROCESSED', outcome = $2, merchant_id = $3::uuid,
+         processed_at = now(), attempts = attempts + 1, last_error = NULL, updated_at = now()
+       WHERE id = $1::uuid`,
+  ),
+  failure: sqlStatement(
+    'inbound-events.failure',
+    `UPDATE inbound_events SET attempts = attempts + 1, last_error = $2, updated_at = now()
+        WHERE id = $1 AND status = 'RECEIVED'`,
+  ),
+  stale: sqlStatement<{ id: string; trace_context: string | null }>(
+    'inbound-events.stale',
+    // Rows that keep failing go last: they must not crowd out jobs that were merely lost.
+    `SELECT id, trace_context FROM inbound_events WHERE status = 'RECEIVED' AND received_at < $1
+        ORDER BY attempts, received_at LIMIT $2`,
+    { id: 'string', trace_context: 'string' },
+  ),
+  deleteProcessedBefore: sqlStatement<{ deleted: number }>(
+    'inbound-events.delete-processed-before',
+    `WITH gone AS (
+          DELETE FROM inbound_events WHERE id IN (
+            SELECT id FROM inbound_events WHERE status = 'PROCESSED' AND received_at < $1
+            ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS deleted FROM gone`,
+    { deleted: 'number' },
+  ),
+};
 
 /** applied: it changed our state; unchanged: ours was already past it; unmatched: nothing of ours; ignored: a type we do not act on. */
 export type FanOutOutcome = 'applied' | 'unchanged' | 'ignored' | 'unmatched';
@@ -99,16 +150,8 @@ export class InboundEventRepository {
   }
 
   private async insert(events: NewInboundEvent[]): Promise<Map<string, string>> {
-    const rows = await this.db.rows<{ id: string; event_id: string }>({
-      name: 'inbound-events.store',
-      text: `INSERT INTO inbound_events
-          (id, source, event_id, type, application_id, payload, trace_context, updated_at)
-        SELECT uuid_generate_v7(), 'upstream', r.event_id, r.type, r.application_id, r.payload::jsonb,
-          r.trace_context, now()
-        FROM jsonb_to_recordset($1::jsonb)
-          AS r(event_id text, type text, application_id text, payload text, trace_context text)
-        ON CONFLICT (source, event_id) DO NOTHING
-        RETURNING id, event_id`,
+    const rows = await this.db.rows({
+      ...INBOUND_EVENT_SQL.store,
       values: [
         JSON.stringify(
           events.map((e) => ({
@@ -126,11 +169,7 @@ export class InboundEventRepository {
 
   /** The row, locked for the fan-out's transaction; null once it is processed (or gone). */
   async lockUnprocessed(tx: Prisma.TransactionClient, id: string): Promise<LockedInboundEvent | null> {
-    const rows = await tx.$queryRawUnsafe<LockedInboundEvent[]>(
-      `SELECT id, type, application_id AS "applicationId", payload FROM inbound_events
-        WHERE id = $1::uuid AND status = 'RECEIVED' FOR UPDATE`,
-      id,
-    );
+    const rows = await tx.$queryRawUnsafe<LockedInboundEvent[]>(INBOUND_EVENT_SQL.lockUnprocessed.text, id);
     return rows[0] ?? null;
   }
 
@@ -140,33 +179,21 @@ export class InboundEventRepository {
     outcome: FanOutOutcome,
     merchantId: string | null,
   ): Promise<void> {
-    await tx.$executeRawUnsafe(
-      `UPDATE inbound_events SET status = 'PROCESSED', outcome = $2, merchant_id = $3::uuid,
-         processed_at = now(), attempts = attempts + 1, last_error = NULL, updated_at = now()
-       WHERE id = $1::uuid`,
-      id,
-      outcome,
-      merchantId,
-    );
+    await tx.$executeRawUnsafe(INBOUND_EVENT_SQL.markProcessed.text, id, outcome, merchantId);
   }
 
   /** A failed attempt, kept for the operator; the job retries. */
   async recordFailure(id: string, error: string): Promise<void> {
     await this.db.rows({
-      name: 'inbound-events.failure',
-      text: `UPDATE inbound_events SET attempts = attempts + 1, last_error = $2, updated_at = now()
-        WHERE id = $1 AND status = 'RECEIVED'`,
+      ...INBOUND_EVENT_SQL.failure,
       values: [id, error.slice(0, 1000)],
     });
   }
 
   /** Stored but not processed for a while: their fan-out job was lost (Redis down, never enqueued). */
   async stale(before: Date, limit: number): Promise<{ id: string; traceContext: string | null }[]> {
-    const rows = await this.db.rows<{ id: string; trace_context: string | null }>({
-      name: 'inbound-events.stale',
-      // Rows that keep failing go last: they must not crowd out jobs that were merely lost.
-      text: `SELECT id, trace_context FROM inbound_events WHERE status = 'RECEIVED' AND received_at < $1
-        ORDER BY attempts, received_at LIMIT $2`,
+    const rows = await this.db.rows({
+      ...INBOUND_EVENT_SQL.stale,
       values: [before, limit],
     });
     return rows.map((r) => ({ id: r.id, traceContext: r.trace_context }));
@@ -177,14 +204,8 @@ export class InboundEventRepository {
    * sweep holds; answers how many went. RECEIVED and FAILED rows stay: they still need work or a person.
    */
   async deleteProcessedBefore(cutoff: Date, limit: number): Promise<number> {
-    const [row] = await this.db.rows<{ deleted: number }>({
-      name: 'inbound-events.delete-processed-before',
-      text: `WITH gone AS (
-          DELETE FROM inbound_events WHERE id IN (
-            SELECT id FROM inbound_events WHERE status = 'PROCESSED' AND received_at < $1
-            ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS deleted FROM gone`,
+    const [row] = await this.db.rows({
+      ...INBOUND_EVENT_SQL.deleteProcessedBefore,
       values: [cutoff, limit],
     });
     return row?.deleted ?? 0;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, sqlStatement } from '#libs/database';
 
 export interface InboxBacklog {
   /** Stored, not fanned out yet. */
@@ -19,15 +19,22 @@ const BACKLOG = `SELECT count(*) FILTER (WHERE status = 'RECEIVED')::int AS rece
     min(received_at) FILTER (WHERE status = 'RECEIVED') AS "oldestReceivedAt"
   FROM inbound_events WHERE status IN ('RECEIVED', 'FAILED')`;
 
+export const INBOX_STATS_SQL = {
+  backlog: sqlStatement<InboxBacklog>('inbound-events.backlog', BACKLOG, {
+    received: 'number',
+    failed: 'number',
+    oldestReceivedAt: 'Date',
+  }),
+};
+
 /** Reads `inbound_events` for the worker's metrics. */
 @Injectable()
 export class InboxStatsRepository {
   constructor(private readonly db: DatabasePool) {}
 
   async backlog(): Promise<InboxBacklog> {
-    const [row] = await this.db.rows<InboxBacklog>({
-      name: 'inbound-events.backlog',
-      text: BACKLOG,
+    const [row] = await this.db.rows({
+      ...INBOX_STATS_SQL.backlog,
       values: [],
     });
     return row;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService } from '#libs/database';
+import { Prisma, PrismaService, sqlTemplate } from '#libs/database';
 
 export interface InstitutionRecord {
   id: string;
@@ -21,6 +21,34 @@ export interface InstitutionFilter {
 /** Serialises refreshes (an on-demand one and the worker's may overlap); any constant unique to this table. */
 const REFRESH_LOCK = 0x1e57_1707;
 
+/** In the refresh's Prisma transaction. */
+export const INSTITUTION_SQL = {
+  lockRefresh: sqlTemplate(
+    'institutions.lock-refresh',
+    (lock: number) => Prisma.sql`SELECT pg_advisory_xact_lock(${lock})`,
+  ),
+  upsert: sqlTemplate(
+    'institutions.upsert',
+    (rows: string, now: Date) => Prisma.sql`
+        INSERT INTO institutions
+          (id, name, full_name, countries, features, environment_type, credentials_type, raw, refreshed_at, updated_at)
+        SELECT r->>'id', r->>'name', r->>'fullName',
+               ARRAY(SELECT jsonb_array_elements_text(r->'countries')),
+               ARRAY(SELECT jsonb_array_elements_text(r->'features')),
+               r->>'environmentType', r->>'credentialsType', r->'raw', ${now}, ${now}
+        FROM jsonb_array_elements(${rows}::jsonb) AS r
+        ON CONFLICT (id) DO UPDATE SET
+          name = EXCLUDED.name, full_name = EXCLUDED.full_name, countries = EXCLUDED.countries,
+          features = EXCLUDED.features, environment_type = EXCLUDED.environment_type,
+          credentials_type = EXCLUDED.credentials_type, raw = EXCLUDED.raw,
+          refreshed_at = EXCLUDED.refreshed_at, updated_at = EXCLUDED.updated_at`,
+  ),
+  deleteUnrefreshed: sqlTemplate(
+    'institutions.delete-unrefreshed',
+    (now: Date) => Prisma.sql`DELETE FROM institutions WHERE refreshed_at < ${now}`,
+  ),
+};
+
 /** The institutions cache. Reference data, shared by every merchant: no merchant id to scope by. */
 @Injectable()
 export class InstitutionRepository {
@@ -33,21 +61,9 @@ export class InstitutionRepository {
   async replaceAll(records: InstitutionRecord[], now: Date): Promise<{ upserted: number; deleted: number }> {
     const rows = JSON.stringify(records);
     return this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${REFRESH_LOCK})`;
-      const upserted = await tx.$executeRaw`
-        INSERT INTO institutions
-          (id, name, full_name, countries, features, environment_type, credentials_type, raw, refreshed_at, updated_at)
-        SELECT r->>'id', r->>'name', r->>'fullName',
-               ARRAY(SELECT jsonb_array_elements_text(r->'countries')),
-               ARRAY(SELECT jsonb_array_elements_text(r->'features')),
-               r->>'environmentType', r->>'credentialsType', r->'raw', ${now}, ${now}
-        FROM jsonb_array_elements(${rows}::jsonb) AS r
-        ON CONFLICT (id) DO UPDATE SET
-          name = EXCLUDED.name, full_name = EXCLUDED.full_name, countries = EXCLUDED.countries,
-          features = EXCLUDED.features, environment_type = EXCLUDED.environment_type,
-          credentials_type = EXCLUDED.credentials_type, raw = EXCLUDED.raw,
-          refreshed_at = EXCLUDED.refreshed_at, updated_at = EXCLUDED.updated_at`;
-      const deleted = await tx.$executeRaw`DELETE FROM institutions WHERE refreshed_at < ${now}`;
+      await tx.$executeRaw(INSTITUTION_SQL.lockRefresh(REFRESH_LOCK));
+      const upserted = await tx.$executeRaw(INSTITUTION_SQL.upsert(rows, now));
+      const deleted = await tx.$executeRaw(INSTITUTION_SQL.deleteUnrefreshed(now));
       return { upserted, deleted };
     });
   }

@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '#libs/database';
+import { Prisma, PrismaService, sqlTemplate } from '#libs/database';
 import { isUuid } from '#libs/ids';
+
+export const MERCHANT_SQL = {
+  allowFrontendOrigin: sqlTemplate(
+    'merchants.allow-frontend-origin',
+    (
+      merchantId: string,
+      origin: string,
+    ) => Prisma.sql`UPDATE merchants SET frontend_origins = array_append(frontend_origins, ${origin})
+      WHERE id = ${merchantId}::uuid AND NOT (${origin} = ANY(frontend_origins))`,
+  ),
+};
 
 @Injectable()
 export class MerchantRepository {
@@ -116,9 +127,7 @@ export class MerchantRepository {
 
   /** Adds a browser origin the merchant's frontend runs at (the demo app's); nothing when it is listed. */
   async allowFrontendOrigin(merchantId: string, origin: string): Promise<void> {
-    await this.prisma
-      .$executeRaw`UPDATE merchants SET frontend_origins = array_append(frontend_origins, ${origin})
-      WHERE id = ${merchantId}::uuid AND NOT (${origin} = ANY(frontend_origins))`;
+    await this.prisma.$executeRaw(MERCHANT_SQL.allowFrontendOrigin(merchantId, origin));
   }
 
   frontendOriginsOf(merchantId: string) {

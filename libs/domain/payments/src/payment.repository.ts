@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, isoText } from '#libs/database';
+import { DatabasePool, isoText, type RowShape, sqlStatement, type Statement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 import { amountText } from './payment-amount.js';
 
@@ -92,6 +92,24 @@ export interface ViewRow {
   status_updated_at: string | null;
 }
 
+const VIEW_ROW: RowShape<ViewRow> = {
+  id: 'string',
+  kind: 'string',
+  user_id: 'string',
+  consent_id: 'string',
+  institution_id: 'string',
+  status: 'string',
+  status_reason: 'string',
+  amount: 'string',
+  currency: 'string',
+  reference: 'string',
+  payee: 'json',
+  upstream_payment_id: 'string',
+  authorisation_url: 'string',
+  created_at: 'string',
+  status_updated_at: 'string',
+};
+
 export const toPaymentView = (r: ViewRow): PaymentView => ({
   id: r.id,
   kind: r.kind,
@@ -129,6 +147,22 @@ interface WorkRow {
   consent_status: string;
 }
 
+const WORK_ROW: RowShape<WorkRow> = {
+  id: 'string',
+  merchant_id: 'string',
+  consent_id: 'string',
+  kind: 'string',
+  status: 'string',
+  upstream_payment_id: 'string',
+  payment_idempotency_id: 'string',
+  amount: 'string',
+  currency: 'string',
+  reference: 'string',
+  payee: 'json',
+  created_at: 'Date',
+  consent_status: 'string',
+};
+
 const toWork = (r: WorkRow): PaymentWork => ({
   id: r.id,
   merchantId: r.merchant_id,
@@ -158,6 +192,152 @@ export const CLAIM_LEASE_SECONDS = 300;
  */
 const NEXT_CHECK = `now() + least(greatest((now() - created_at) / 4, make_interval(secs => $2::int)), interval '15 minutes')`;
 
+interface ParkedRow {
+  id: string;
+  merchant_id: string;
+  kind: ParkedPaymentView['kind'];
+  status: string;
+  amount: string;
+  currency: string;
+  payment_idempotency_id: string;
+  upstream_payment_id: string | null;
+  reason: string | null;
+  created_at: string;
+}
+
+/** Parked payments (see listParked), after `filter` on the id ($3). */
+const parked = (filter: string) =>
+  sqlStatement<ParkedRow>(
+    undefined,
+    `SELECT p.id, p.merchant_id, p.kind::text AS kind, p.status,
+          ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
+          p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
+          ${isoText('p.created_at')} AS created_at
+        FROM payments p
+        WHERE p.next_status_check_at IS NULL AND p.status <> ALL($2::text[]) ${filter}
+        ORDER BY p.id LIMIT $1`,
+    {
+      id: 'string',
+      merchant_id: 'string',
+      kind: 'string',
+      status: 'string',
+      amount: 'string',
+      currency: 'string',
+      payment_idempotency_id: 'string',
+      upstream_payment_id: 'string',
+      reason: 'string',
+      created_at: 'string',
+    },
+  );
+
+export const PAYMENT_SQL = {
+  createSingle: sqlStatement<ViewRow>(
+    'payments.create-single',
+    `WITH p AS (
+          INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
+            currency, reference, payee, next_status_check_at, updated_at)
+          VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', 'AWAITING_AUTHORIZATION', $4::numeric, $5,
+            $6, $7::jsonb, now() + make_interval(secs => $8::int), now())
+          ON CONFLICT (payment_idempotency_id) DO NOTHING
+          RETURNING *)
+        SELECT ${VIEW_COLUMNS} FROM p JOIN consents c ON c.id = p.consent_id`,
+    VIEW_ROW,
+  ),
+  findByIdempotencyId: sqlStatement<ViewRow>(
+    'payments.find-by-idempotency-id',
+    `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.payment_idempotency_id = $1 AND p.merchant_id = $2`,
+    VIEW_ROW,
+  ),
+  find: sqlStatement<ViewRow>(
+    'payments.find',
+    `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR c.user_id = $3::uuid)`,
+    VIEW_ROW,
+  ),
+  listForUser: sqlStatement<ViewRow>(
+    'payments.list-for-user',
+    `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE c.user_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
+        ORDER BY p.id DESC LIMIT $4`,
+    VIEW_ROW,
+  ),
+  listForConsent: sqlStatement<ViewRow>(
+    'payments.list-for-consent',
+    `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.consent_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
+        ORDER BY p.id DESC LIMIT $4`,
+    VIEW_ROW,
+  ),
+  view: sqlStatement<ViewRow>(
+    'payments.view',
+    `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id WHERE p.id = $1`,
+    VIEW_ROW,
+  ),
+  claimSingle: sqlStatement<WorkRow>(
+    'payments.claim-single',
+    `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $3::int),
+          status_updated_at = now(), updated_at = now()
+        WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
+        RETURNING ${WORK_COLUMNS}`,
+    WORK_ROW,
+  ),
+  claimAwaiting: sqlStatement<WorkRow>(
+    'payments.claim-awaiting',
+    `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $2::int),
+          status_updated_at = now(), updated_at = now()
+        WHERE id = $1 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
+        RETURNING ${WORK_COLUMNS}`,
+    WORK_ROW,
+  ),
+  countSend: sqlStatement<{ sends: number }>(
+    'payments.count-send',
+    `UPDATE payments SET status_details = coalesce(status_details, '{}'::jsonb)
+          || jsonb_build_object('sends', coalesce((status_details->>'sends')::int, 0) + 1)
+        WHERE id = $1 RETURNING (status_details->>'sends')::int AS sends`,
+    { sends: 'number' },
+  ),
+  singleOfConsent: sqlStatement<WorkRow>(
+    'payments.single-of-consent',
+    `SELECT ${WORK_COLUMNS} FROM payments WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE'`,
+    WORK_ROW,
+  ),
+  submitted: sqlStatement(
+    'payments.submitted',
+    `UPDATE payments SET upstream_payment_id = $3, status = $4::text, raw = $5::jsonb, status_updated_at = now(),
+          next_status_check_at = ${NEXT_CHECK}, updated_at = now()
+        WHERE id = $1 AND status <> ALL($6::text[])`,
+  ),
+  claimDueChecks: sqlStatement<WorkRow>(
+    'payments.claim-due-checks',
+    `UPDATE payments SET next_status_check_at = now() + make_interval(secs => $2::int)
+        WHERE id IN (SELECT p.id FROM payments p JOIN merchants m ON m.id = p.merchant_id
+          WHERE p.next_status_check_at <= now() AND m.disabled_at IS NULL
+          ORDER BY p.next_status_check_at LIMIT $1 FOR UPDATE OF p SKIP LOCKED)
+        RETURNING ${WORK_COLUMNS}`,
+    WORK_ROW,
+  ),
+  parkedFirst: parked(''),
+  parkedAfter: parked('AND p.id > $3::uuid'),
+  parkedOne: parked('AND p.id = $3::uuid'),
+  submitLater: sqlStatement(
+    'payments.submit-later',
+    `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
+        WHERE id = $1 AND status = 'SUBMITTING'`,
+  ),
+  checkLater: sqlStatement(
+    'payments.check-later',
+    `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
+        WHERE id = $1 AND next_status_check_at IS NOT NULL`,
+  ),
+  stopChecking: sqlStatement(
+    'payments.stop-checking',
+    `UPDATE payments SET next_status_check_at = NULL,
+          status_details = coalesce(status_details, '{}'::jsonb) || jsonb_build_object('pollStopped', $2::text)
+        WHERE id = $1`,
+  ),
+};
+
 /**
  * Reads and the non-final writes of `payments` (single and VRP); final statuses are PaymentStateRepository's,
  * VRP reservations VrpPaymentRepository's. Every tenant read names the merchant.
@@ -178,16 +358,8 @@ export class PaymentRepository {
     /** When the user's chance to approve it is over: the status poll then ends it EXPIRED. */
     authorisationWindowSeconds: number;
   }): Promise<PaymentView> {
-    const [row] = await this.db.rows<ViewRow>({
-      name: 'payments.create-single',
-      text: `WITH p AS (
-          INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
-            currency, reference, payee, next_status_check_at, updated_at)
-          VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', 'AWAITING_AUTHORIZATION', $4::numeric, $5,
-            $6, $7::jsonb, now() + make_interval(secs => $8::int), now())
-          ON CONFLICT (payment_idempotency_id) DO NOTHING
-          RETURNING *)
-        SELECT ${VIEW_COLUMNS} FROM p JOIN consents c ON c.id = p.consent_id`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.createSingle,
       values: [
         input.merchantId,
         input.consentId,
@@ -207,10 +379,8 @@ export class PaymentRepository {
 
   /** The merchant's payment made for this idempotency id (that is, for one Idempotency-Key), if any. */
   async findByIdempotencyId(merchantId: string, paymentIdempotencyId: string): Promise<PaymentView | null> {
-    const [row] = await this.db.rows<ViewRow>({
-      name: 'payments.find-by-idempotency-id',
-      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
-        WHERE p.payment_idempotency_id = $1 AND p.merchant_id = $2`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.findByIdempotencyId,
       values: [paymentIdempotencyId, merchantId],
     });
     return row ? toPaymentView(row) : null;
@@ -218,10 +388,8 @@ export class PaymentRepository {
 
   async findForCaller(merchantId: string, paymentId: string, userId?: string): Promise<PaymentView | null> {
     if (!isUuid(paymentId)) return null;
-    const [row] = await this.db.rows<ViewRow>({
-      name: 'payments.find',
-      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
-        WHERE p.id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR c.user_id = $3::uuid)`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.find,
       values: [paymentId, merchantId, userId ?? null],
     });
     return row ? toPaymentView(row) : null;
@@ -229,11 +397,8 @@ export class PaymentRepository {
 
   /** A user's payments newest first (uuid v7 ids are creation-ordered), keyset-paged by id. */
   async listForUser(merchantId: string, userId: string, limit: number, beforeId?: string) {
-    const rows = await this.db.rows<ViewRow>({
-      name: 'payments.list-for-user',
-      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
-        WHERE c.user_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
-        ORDER BY p.id DESC LIMIT $4`,
+    const rows = await this.db.rows({
+      ...PAYMENT_SQL.listForUser,
       values: [userId, merchantId, beforeId ?? null, limit + 1],
     });
     return { rows: rows.slice(0, limit).map(toPaymentView), more: rows.length > limit };
@@ -241,20 +406,16 @@ export class PaymentRepository {
 
   /** A consent's payments newest first, keyset-paged by id. */
   async listForConsent(merchantId: string, consentId: string, limit: number, beforeId?: string) {
-    const rows = await this.db.rows<ViewRow>({
-      name: 'payments.list-for-consent',
-      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
-        WHERE p.consent_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
-        ORDER BY p.id DESC LIMIT $4`,
+    const rows = await this.db.rows({
+      ...PAYMENT_SQL.listForConsent,
       values: [consentId, merchantId, beforeId ?? null, limit + 1],
     });
     return { rows: rows.slice(0, limit).map(toPaymentView), more: rows.length > limit };
   }
 
   async view(paymentId: string): Promise<PaymentView> {
-    const [row] = await this.db.rows<ViewRow>({
-      name: 'payments.view',
-      text: `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id WHERE p.id = $1`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.view,
       values: [paymentId],
     });
     return toPaymentView(row);
@@ -269,12 +430,8 @@ export class PaymentRepository {
     consentId: string,
     leaseSeconds: number,
   ): Promise<PaymentWork | null> {
-    const [row] = await this.db.rows<WorkRow>({
-      name: 'payments.claim-single',
-      text: `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $3::int),
-          status_updated_at = now(), updated_at = now()
-        WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
-        RETURNING ${WORK_COLUMNS}`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.claimSingle,
       values: [consentId, merchantId, leaseSeconds],
     });
     return row ? toWork(row) : null;
@@ -285,12 +442,8 @@ export class PaymentRepository {
    * callback's own submission never started); null when another got it first.
    */
   async claimAwaitingById(id: string): Promise<PaymentWork | null> {
-    const [row] = await this.db.rows<WorkRow>({
-      name: 'payments.claim-awaiting',
-      text: `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $2::int),
-          status_updated_at = now(), updated_at = now()
-        WHERE id = $1 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
-        RETURNING ${WORK_COLUMNS}`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.claimAwaiting,
       values: [id, CLAIM_LEASE_SECONDS],
     });
     return row ? toWork(row) : null;
@@ -301,11 +454,8 @@ export class PaymentRepository {
    * before may have been made, so a refusal of a later send proves nothing.
    */
   async countSend(id: string): Promise<number> {
-    const [row] = await this.db.rows<{ sends: number }>({
-      name: 'payments.count-send',
-      text: `UPDATE payments SET status_details = coalesce(status_details, '{}'::jsonb)
-          || jsonb_build_object('sends', coalesce((status_details->>'sends')::int, 0) + 1)
-        WHERE id = $1 RETURNING (status_details->>'sends')::int AS sends`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.countSend,
       values: [id],
     });
     return row?.sends ?? 1;
@@ -313,9 +463,8 @@ export class PaymentRepository {
 
   /** The single payment of a consent, whatever its status (the callback's failure path). */
   async singleOfConsent(merchantId: string, consentId: string): Promise<PaymentWork | null> {
-    const [row] = await this.db.rows<WorkRow>({
-      name: 'payments.single-of-consent',
-      text: `SELECT ${WORK_COLUMNS} FROM payments WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE'`,
+    const [row] = await this.db.rows({
+      ...PAYMENT_SQL.singleOfConsent,
       values: [consentId, merchantId],
     });
     return row ? toWork(row) : null;
@@ -333,10 +482,7 @@ export class PaymentRepository {
     tickSeconds: number,
   ): Promise<void> {
     await this.db.rows({
-      name: 'payments.submitted',
-      text: `UPDATE payments SET upstream_payment_id = $3, status = $4::text, raw = $5::jsonb, status_updated_at = now(),
-          next_status_check_at = ${NEXT_CHECK}, updated_at = now()
-        WHERE id = $1 AND status <> ALL($6::text[])`,
+      ...PAYMENT_SQL.submitted,
       values: [
         id,
         tickSeconds,
@@ -355,13 +501,8 @@ export class PaymentRepository {
    * due, until it is enabled.
    */
   async claimDueChecks(limit: number): Promise<PaymentWork[]> {
-    const rows = await this.db.rows<WorkRow>({
-      name: 'payments.claim-due-checks',
-      text: `UPDATE payments SET next_status_check_at = now() + make_interval(secs => $2::int)
-        WHERE id IN (SELECT p.id FROM payments p JOIN merchants m ON m.id = p.merchant_id
-          WHERE p.next_status_check_at <= now() AND m.disabled_at IS NULL
-          ORDER BY p.next_status_check_at LIMIT $1 FOR UPDATE OF p SKIP LOCKED)
-        RETURNING ${WORK_COLUMNS}`,
+    const rows = await this.db.rows({
+      ...PAYMENT_SQL.claimDueChecks,
       values: [limit, CLAIM_LEASE_SECONDS],
     });
     return rows.map(toWork);
@@ -372,47 +513,47 @@ export class PaymentRepository {
    * repeated send refused, no token left to ask with, or no final status after 7 days). Keyset by id.
    */
   async listParked(limit: number, afterId?: string): Promise<{ rows: ParkedPaymentView[]; more: boolean }> {
-    const rows = await this.parked(afterId ? 'AND p.id > $3::uuid' : '', limit + 1, afterId);
+    const rows = await this.parked(
+      afterId ? PAYMENT_SQL.parkedAfter : PAYMENT_SQL.parkedFirst,
+      limit + 1,
+      afterId,
+    );
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
   /** One parked payment, or null (no such payment, or one a check will still move, or final). */
   async findParked(id: string): Promise<ParkedPaymentView | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.parked('AND p.id = $3::uuid', 1, id);
+    const [row] = await this.parked(PAYMENT_SQL.parkedOne, 1, id);
     return row ?? null;
   }
 
-  private async parked(filter: string, limit: number, id?: string): Promise<ParkedPaymentView[]> {
-    const rows = await this.db.rows<Record<string, string | null>>({
-      text: `SELECT p.id, p.merchant_id, p.kind::text AS kind, p.status,
-          ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
-          p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
-          ${isoText('p.created_at')} AS created_at
-        FROM payments p
-        WHERE p.next_status_check_at IS NULL AND p.status <> ALL($2::text[]) ${filter}
-        ORDER BY p.id LIMIT $1`,
+  private async parked(
+    statement: Statement<ParkedRow>,
+    limit: number,
+    id?: string,
+  ): Promise<ParkedPaymentView[]> {
+    const rows = await this.db.rows({
+      ...statement,
       values: id ? [limit, FINAL_PAYMENT_STATUSES, id] : [limit, FINAL_PAYMENT_STATUSES],
     });
     return rows.map((r) => ({
-      id: r.id!,
-      merchantId: r.merchant_id!,
-      kind: r.kind as ParkedPaymentView['kind'],
-      status: r.status!,
-      amount: { amount: r.amount!, currency: r.currency! },
-      paymentIdempotencyId: r.payment_idempotency_id!,
+      id: r.id,
+      merchantId: r.merchant_id,
+      kind: r.kind,
+      status: r.status,
+      amount: { amount: r.amount, currency: r.currency },
+      paymentIdempotencyId: r.payment_idempotency_id,
       upstreamPaymentId: r.upstream_payment_id,
       reason: r.reason,
-      createdAt: r.created_at!,
+      createdAt: r.created_at,
     }));
   }
 
   /** A submission that did not complete is no longer in flight: the poll may send it again on its schedule. */
   async submitLater(id: string, tickSeconds: number): Promise<void> {
     await this.db.rows({
-      name: 'payments.submit-later',
-      text: `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
-        WHERE id = $1 AND status = 'SUBMITTING'`,
+      ...PAYMENT_SQL.submitLater,
       values: [id, tickSeconds],
     });
   }
@@ -423,9 +564,7 @@ export class PaymentRepository {
    */
   async checkLater(id: string, tickSeconds: number): Promise<void> {
     await this.db.rows({
-      name: 'payments.check-later',
-      text: `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
-        WHERE id = $1 AND next_status_check_at IS NOT NULL`,
+      ...PAYMENT_SQL.checkLater,
       values: [id, tickSeconds],
     });
   }
@@ -433,10 +572,7 @@ export class PaymentRepository {
   /** No more polling for this payment (too old to be worth asking about, or nothing left to ask with). */
   async stopChecking(id: string, reason: string): Promise<void> {
     await this.db.rows({
-      name: 'payments.stop-checking',
-      text: `UPDATE payments SET next_status_check_at = NULL,
-          status_details = coalesce(status_details, '{}'::jsonb) || jsonb_build_object('pollStopped', $2::text)
-        WHERE id = $1`,
+      ...PAYMENT_SQL.stopChecking,
       values: [id, reason.slice(0, 500)],
     });
   }

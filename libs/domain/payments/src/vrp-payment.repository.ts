@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, Prisma, type SqlStatement } from '#libs/database';
+import { DatabasePool, Prisma, queryOn, type SqlStatement, sqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
 import { decimalsOf } from './payment-amount.js';
@@ -26,7 +26,48 @@ const PAID_IN_PERIODS = `SELECT (SELECT coalesce(sum(p.amount), 0) FROM payments
   FROM unnest($3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS period(start_at, end_at, n)
   ORDER BY period.n`;
 
-type Rows = <R extends object>(statement: SqlStatement) => Promise<R[]>;
+export const VRP_PAYMENT_SQL = {
+  lockConsent: sqlStatement<{ status: string }>(
+    'vrp-payments.lock-consent',
+    `SELECT status FROM consents WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+    { status: 'string' },
+  ),
+  byIdempotencyId: sqlStatement<{
+    id: string;
+    consent_id: string;
+    amount: string;
+    created_at: Date;
+    status: string;
+    upstream_payment_id: string | null;
+  }>(
+    'vrp-payments.by-idempotency-id',
+    `SELECT id, consent_id, amount::text AS amount, created_at, status, upstream_payment_id FROM payments
+          WHERE payment_idempotency_id = $1 AND merchant_id = $2`,
+    {
+      id: 'string',
+      consent_id: 'string',
+      amount: 'string',
+      created_at: 'Date',
+      status: 'string',
+      upstream_payment_id: 'string',
+    },
+  ),
+  insert: sqlStatement<{ id: string; created_at: Date }>(
+    'vrp-payments.insert',
+    `INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
+            currency, reference, payee, next_status_check_at, created_at, updated_at)
+          VALUES (uuid_generate_v7(), $1, $2, 'VRP', $3, 'DOMESTIC_VARIABLE_RECURRING_PAYMENT', 'SUBMITTING', $4::numeric,
+            $5, $6, $7::jsonb, now() + make_interval(secs => $8::int), $9, now())
+          RETURNING id, created_at`,
+    { id: 'string', created_at: 'Date' },
+  ),
+  now: sqlStatement<{ now: Date }>('vrp-payments.now', 'SELECT now() AS now', { now: 'Date' }),
+  paidInPeriods: sqlStatement<{ paid: string }>('vrp-payments.paid-in-periods', PAID_IN_PERIODS, {
+    paid: 'string',
+  }),
+};
+
+type Rows = <R extends object>(statement: SqlStatement<R>) => Promise<R[]>;
 
 /**
  * VRP payments in `payments`: the limit check and the reservation are one transaction holding the
@@ -58,9 +99,8 @@ export class VrpPaymentRepository {
   }): Promise<{ work: PaymentWork; existing: boolean }> {
     return this.db.transaction(async (client) => {
       // The status read before the lock may be stale: a revocation committed since must stop the payment.
-      const { rows: locked } = await client.query<{ status: string }>({
-        name: 'vrp-payments.lock-consent',
-        text: `SELECT status FROM consents WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+      const { rows: locked } = await queryOn(client, {
+        ...VRP_PAYMENT_SQL.lockConsent,
         values: [input.consentId, input.merchantId],
       });
       if (!locked[0]) throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
@@ -70,17 +110,8 @@ export class VrpPaymentRepository {
           `The consent is ${locked[0].status}, not AUTHORIZED; ask the user to connect the bank again.`,
         );
       }
-      const { rows: before } = await client.query<{
-        id: string;
-        consent_id: string;
-        amount: string;
-        created_at: Date;
-        status: string;
-        upstream_payment_id: string | null;
-      }>({
-        name: 'vrp-payments.by-idempotency-id',
-        text: `SELECT id, consent_id, amount::text AS amount, created_at, status, upstream_payment_id FROM payments
-          WHERE payment_idempotency_id = $1 AND merchant_id = $2`,
+      const { rows: before } = await queryOn(client, {
+        ...VRP_PAYMENT_SQL.byIdempotencyId,
         values: [input.paymentIdempotencyId, input.merchantId],
       });
       if (before[0]) {
@@ -96,8 +127,7 @@ export class VrpPaymentRepository {
           work: this.work(input, found.id, found.created_at, found.status, found.upstream_payment_id),
         };
       }
-      const read: Rows = async <R extends object>(statement: SqlStatement) =>
-        (await client.query<R>(statement)).rows;
+      const read: Rows = async (statement) => (await queryOn(client, statement)).rows;
       const now = input.now ?? (await databaseNow(read));
       const uses = await limitUses(read, input, input.limitsAt(now));
       for (const { limit, remaining } of uses) {
@@ -109,13 +139,8 @@ export class VrpPaymentRepository {
           );
         }
       }
-      const { rows } = await client.query<{ id: string; created_at: Date }>({
-        name: 'vrp-payments.insert',
-        text: `INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
-            currency, reference, payee, next_status_check_at, created_at, updated_at)
-          VALUES (uuid_generate_v7(), $1, $2, 'VRP', $3, 'DOMESTIC_VARIABLE_RECURRING_PAYMENT', 'SUBMITTING', $4::numeric,
-            $5, $6, $7::jsonb, now() + make_interval(secs => $8::int), $9, now())
-          RETURNING id, created_at`,
+      const { rows } = await queryOn(client, {
+        ...VRP_PAYMENT_SQL.insert,
         values: [
           input.merchantId,
           input.consentId,
@@ -182,7 +207,7 @@ export class VrpPaymentRepository {
 }
 
 const databaseNow = async (rows: Rows): Promise<Date> =>
-  (await rows<{ now: Date }>({ name: 'vrp-payments.now', text: 'SELECT now() AS now', values: [] }))[0].now;
+  (await rows({ ...VRP_PAYMENT_SQL.now, values: [] }))[0].now;
 
 async function limitUses(
   rows: Rows,
@@ -190,9 +215,8 @@ async function limitUses(
   limits: PeriodLimit[],
 ): Promise<LimitUse[]> {
   if (limits.length === 0) return [];
-  const paid = await rows<{ paid: string }>({
-    name: 'vrp-payments.paid-in-periods',
-    text: PAID_IN_PERIODS,
+  const paid = await rows({
+    ...VRP_PAYMENT_SQL.paidInPeriods,
     values: [
       consent.consentId,
       consent.merchantId,

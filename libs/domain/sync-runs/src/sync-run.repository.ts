@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, isoText } from '#libs/database';
+import { DatabasePool, isoText, queryOn, type RowShape, sqlStatement } from '#libs/database';
 import { isUuid, uuidV7 } from '#libs/ids';
 
 /** A synced window: from (inclusive, null = from the beginning) to before (exclusive). */
@@ -80,6 +80,113 @@ const OPEN_RUNS = `WITH fresh AS (
   SELECT s.id, s.account_id AS "accountId", false AS created FROM sync_runs s
   WHERE s.active_account_id = ANY($3::uuid[])`;
 
+const PROGRESS: RowShape<SyncProgress> = {
+  pages: 'number',
+  fetched: 'number',
+  inserted: 'number',
+  updated: 'number',
+  unchanged: 'number',
+  removed: 'number',
+};
+
+const STORED_RUN: RowShape<StoredSyncRun> = {
+  ...PROGRESS,
+  id: 'string',
+  accountId: 'string',
+  status: 'string',
+  trigger: 'string',
+  windowFrom: 'string',
+  windowBefore: 'string',
+  errorCode: 'string',
+  errorMessage: 'string',
+  errorDetails: 'json',
+  queuedAt: 'string',
+  startedAt: 'string',
+  finishedAt: 'string',
+};
+
+type OpenedRun = { id: string; accountId: string; created: boolean };
+const OPENED_RUN: RowShape<OpenedRun> = { id: 'string', accountId: 'string', created: 'boolean' };
+
+export const SYNC_RUN_SQL = {
+  open: sqlStatement<OpenedRun>('sync-runs.open', OPEN_RUNS, OPENED_RUN),
+  active: sqlStatement<OpenedRun>(
+    'sync-runs.active',
+    `SELECT id, account_id AS "accountId", false AS created FROM sync_runs
+        WHERE active_account_id = ANY($1::uuid[])`,
+    OPENED_RUN,
+  ),
+  claim: sqlStatement<ClaimedRun>(
+    'sync-runs.claim',
+    `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
+          pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL,
+          claim = claim + 1, updated_at = now()
+        WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
+        RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
+          window_from AS "windowFrom", window_before AS "windowBefore"`,
+    {
+      id: 'string',
+      claim: 'number',
+      merchantId: 'string',
+      accountId: 'string',
+      trigger: 'string',
+      windowFrom: 'Date',
+      windowBefore: 'Date',
+    },
+  ),
+  setWindow: sqlStatement<{ id: string }>(
+    'sync-runs.set-window',
+    `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING id`,
+    { id: 'string' },
+  ),
+  recordPage: sqlStatement(
+    'sync-runs.record-page',
+    `UPDATE sync_runs SET pages = pages + 1, fetched = fetched + $2, inserted = inserted + $3,
+          updated = updated + $4, unchanged = unchanged + $5, checkpoint = $6::jsonb, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7`,
+  ),
+  finish: sqlStatement<SyncProgress>(
+    'sync-runs.finish',
+    `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
+          removed = removed + $3, error_code = $4, error_message = $5, error_details = $6::jsonb,
+          updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7
+        RETURNING pages, fetched, inserted, updated, unchanged, removed`,
+    PROGRESS,
+  ),
+  trimHistory: sqlStatement(
+    'sync-runs.trim-history',
+    `DELETE FROM sync_runs WHERE account_id = $1 AND active_account_id IS NULL
+          AND id < (SELECT id FROM sync_runs WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+  ),
+  findForCaller: sqlStatement<StoredSyncRun>(
+    'sync-runs.find-for-caller',
+    `SELECT ${RUN_COLUMNS} FROM sync_runs r JOIN accounts a ON a.id = r.account_id
+        WHERE r.id = $1::uuid AND r.merchant_id = $2::uuid AND a.merchant_id = $2::uuid
+          AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`,
+    STORED_RUN,
+  ),
+  pageForAccount: sqlStatement<StoredSyncRun & { found: string }>(
+    'sync-runs.page-for-account',
+    `SELECT a.id AS found, r.* FROM accounts a
+        LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM sync_runs r
+          WHERE r.account_id = a.id AND r.merchant_id = a.merchant_id
+            AND ($4::uuid IS NULL OR r.id < $4::uuid)
+          ORDER BY r.id DESC LIMIT $3) r ON true
+        WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($5::uuid IS NULL OR a.user_id = $5::uuid)`,
+    { found: 'string', ...STORED_RUN },
+  ),
+  idleActive: sqlStatement<{ id: string; merchantId: string; accountId: string }>(
+    'sync-runs.idle-active',
+    `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
+        WHERE active_account_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision)
+          AND ($3::uuid IS NULL OR id > $3::uuid)
+        ORDER BY id LIMIT $2`,
+    { id: 'string', merchantId: 'string', accountId: 'string' },
+  ),
+};
+
 /** The run was claimed again by another worker (this one's job stalled and was taken over): stop. */
 export class RunSupersededError extends Error {
   constructor(runId: string) {
@@ -105,19 +212,16 @@ export class SyncRunRepository {
   ): Promise<{ id: string; accountId: string; created: boolean }[]> {
     if (accounts.length === 0) return [];
     const fresh = accounts.map((a) => ({ id: uuidV7(), merchant_id: a.merchantId, account_id: a.accountId }));
-    const runs = await this.database.rows<{ id: string; accountId: string; created: boolean }>({
-      name: 'sync-runs.open',
-      text: OPEN_RUNS,
+    const runs = await this.database.rows({
+      ...SYNC_RUN_SQL.open,
       values: [JSON.stringify(fresh), trigger, accounts.map((a) => a.accountId)],
     });
     // A run another process opened while this statement ran is not in its snapshot: read those again.
     const found = new Set(runs.map((r) => r.accountId));
     const missing = accounts.filter((a) => !found.has(a.accountId)).map((a) => a.accountId);
     if (missing.length === 0) return runs;
-    const late = await this.database.rows<{ id: string; accountId: string; created: boolean }>({
-      name: 'sync-runs.active',
-      text: `SELECT id, account_id AS "accountId", false AS created FROM sync_runs
-        WHERE active_account_id = ANY($1::uuid[])`,
+    const late = await this.database.rows({
+      ...SYNC_RUN_SQL.active,
       values: [missing],
     });
     return [...runs, ...late];
@@ -132,14 +236,8 @@ export class SyncRunRepository {
    * records in the window do not change between two attempts.
    */
   async claim(runId: string): Promise<ClaimedRun | null> {
-    const [row] = await this.database.rows<ClaimedRun>({
-      name: 'sync-runs.claim',
-      text: `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
-          pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL,
-          claim = claim + 1, updated_at = now()
-        WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
-        RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
-          window_from AS "windowFrom", window_before AS "windowBefore"`,
+    const [row] = await this.database.rows({
+      ...SYNC_RUN_SQL.claim,
       values: [runId],
     });
     return row ?? null;
@@ -148,9 +246,7 @@ export class SyncRunRepository {
   /** Fixes the run's window the first time it is claimed; a restart reads the same window. */
   async setWindow(run: ClaimedRun, window: SyncWindow): Promise<void> {
     const rows = await this.database.rows({
-      name: 'sync-runs.set-window',
-      text: `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING id`,
+      ...SYNC_RUN_SQL.setWindow,
       values: [run.id, window.from, window.before, run.claim],
     });
     if (rows.length === 0) throw new RunSupersededError(run.id);
@@ -164,10 +260,7 @@ export class SyncRunRepository {
     checkpoint: { offset: number; upstreamMs: number; writeMs: number },
   ): Promise<void> {
     const result = await db.query({
-      name: 'sync-runs.record-page',
-      text: `UPDATE sync_runs SET pages = pages + 1, fetched = fetched + $2, inserted = inserted + $3,
-          updated = updated + $4, unchanged = unchanged + $5, checkpoint = $6::jsonb, updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7`,
+      ...SYNC_RUN_SQL.recordPage,
       values: [
         run.id,
         page.fetched,
@@ -190,13 +283,8 @@ export class SyncRunRepository {
     keepPerAccount: number,
   ): Promise<SyncProgress | null> {
     const failure = outcome.status === 'FAILED' ? outcome.failure : undefined;
-    const { rows } = await db.query<SyncProgress>({
-      name: 'sync-runs.finish',
-      text: `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
-          removed = removed + $3, error_code = $4, error_message = $5, error_details = $6::jsonb,
-          updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7
-        RETURNING pages, fetched, inserted, updated, unchanged, removed`,
+    const { rows } = await queryOn(db, {
+      ...SYNC_RUN_SQL.finish,
       values: [
         run.id,
         outcome.status,
@@ -217,9 +305,7 @@ export class SyncRunRepository {
    */
   private async trimHistory(db: pg.PoolClient, accountId: string, keep: number): Promise<void> {
     await db.query({
-      name: 'sync-runs.trim-history',
-      text: `DELETE FROM sync_runs WHERE account_id = $1 AND active_account_id IS NULL
-          AND id < (SELECT id FROM sync_runs WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+      ...SYNC_RUN_SQL.trimHistory,
       values: [accountId, keep - 1],
     });
   }
@@ -227,11 +313,8 @@ export class SyncRunRepository {
   /** A run of the merchant (and of the session's user), or null: another tenant's run is "missing". */
   async findForCaller(merchantId: string, runId: string, userId?: string): Promise<StoredSyncRun | null> {
     if (!isUuid(runId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
-    const [row] = await this.database.rows<StoredSyncRun>({
-      name: 'sync-runs.find-for-caller',
-      text: `SELECT ${RUN_COLUMNS} FROM sync_runs r JOIN accounts a ON a.id = r.account_id
-        WHERE r.id = $1::uuid AND r.merchant_id = $2::uuid AND a.merchant_id = $2::uuid
-          AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`,
+    const [row] = await this.database.rows({
+      ...SYNC_RUN_SQL.findForCaller,
       values: [runId, merchantId, userId ?? null],
     });
     return row ?? null;
@@ -249,14 +332,8 @@ export class SyncRunRepository {
   ): Promise<{ runs: StoredSyncRun[]; more: boolean } | null> {
     const { merchantId, userId } = caller;
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
-    const rows = await this.database.rows<StoredSyncRun & { found: string }>({
-      name: 'sync-runs.page-for-account',
-      text: `SELECT a.id AS found, r.* FROM accounts a
-        LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM sync_runs r
-          WHERE r.account_id = a.id AND r.merchant_id = a.merchant_id
-            AND ($4::uuid IS NULL OR r.id < $4::uuid)
-          ORDER BY r.id DESC LIMIT $3) r ON true
-        WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($5::uuid IS NULL OR a.user_id = $5::uuid)`,
+    const rows = await this.database.rows({
+      ...SYNC_RUN_SQL.pageForAccount,
       values: [accountId, merchantId, limit + 1, beforeId ?? null, userId ?? null],
     });
     if (rows.length === 0) return null;
@@ -276,11 +353,7 @@ export class SyncRunRepository {
     afterId: string | null = null,
   ): Promise<{ id: string; merchantId: string; accountId: string }[]> {
     return this.database.rows({
-      name: 'sync-runs.idle-active',
-      text: `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
-        WHERE active_account_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision)
-          AND ($3::uuid IS NULL OR id > $3::uuid)
-        ORDER BY id LIMIT $2`,
+      ...SYNC_RUN_SQL.idleActive,
       values: [idleMs / 1000, limit, afterId],
     });
   }

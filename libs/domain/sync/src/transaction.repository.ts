@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, isoText, ReadCache } from '#libs/database';
+import { DatabasePool, isoText, queryOn, ReadCache, sqlStatement } from '#libs/database';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import { isUuid } from '#libs/ids';
 import type { TransactionRow } from './transaction-records.js';
@@ -76,6 +76,37 @@ const WINDOW_START = `SELECT LEAST(max(date) FILTER (WHERE status = 'BOOKED') - 
     min(date) FILTER (WHERE status = 'PENDING')) AS "from"
   FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`;
 
+type WrittenCounts = { inserted: number; updated: number; touched: number };
+const WRITTEN_COUNTS = { inserted: 'number', updated: 'number', touched: 'number' } as const;
+
+/** `page`'s statements are built per query; the schema check captures them from the method itself. */
+export const TRANSACTION_SQL = {
+  writePage: sqlStatement<WrittenCounts>('transactions.write-page', WRITE_PAGE, WRITTEN_COUNTS),
+  writePageAgain: sqlStatement<WrittenCounts>(
+    'transactions.write-page-again',
+    WRITE_PAGE_AGAIN,
+    WRITTEN_COUNTS,
+  ),
+  removeUnseen: sqlStatement<{ removed: number }>('transactions.remove-unseen', REMOVE_UNSEEN, {
+    removed: 'number',
+  }),
+  windowStart: sqlStatement<{ from: Date | null }>('transactions.window-start', WINDOW_START, {
+    from: 'Date',
+  }),
+  version: sqlStatement<{ version: string }>(
+    'transactions.version',
+    `SELECT transactions_version::text AS version FROM accounts
+            WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
+    { version: 'string' },
+  ),
+  countFor: sqlStatement<{ total: number; pending: number }>(
+    undefined,
+    `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'PENDING')::int AS pending
+        FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`,
+    { total: 'number', pending: 'number' },
+  ),
+};
+
 export interface StoredTransactionPage {
   /** Each record as the upstream sent it, as JSON text (amounts still numbers: the service converts). */
   rows: { id: string; date: string; raw: string }[];
@@ -101,9 +132,8 @@ export class TransactionRepository {
     run: { id: string; again: boolean },
   ): Promise<PageCounts> {
     if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
-    const result = await db.query<{ inserted: number; updated: number; touched: number }>({
-      name: run.again ? 'transactions.write-page-again' : 'transactions.write-page',
-      text: run.again ? WRITE_PAGE_AGAIN : WRITE_PAGE,
+    const result = await queryOn(db, {
+      ...(run.again ? TRANSACTION_SQL.writePageAgain : TRANSACTION_SQL.writePage),
       values: [merchantId, accountId, JSON.stringify(rows), run.id],
     });
     const { inserted, updated, touched } = result.rows[0];
@@ -117,18 +147,16 @@ export class TransactionRepository {
     window: SyncWindow,
     seenKeys: Iterable<string>,
   ): Promise<number> {
-    const result = await db.query<{ removed: number }>({
-      name: 'transactions.remove-unseen',
-      text: REMOVE_UNSEEN,
+    const result = await queryOn(db, {
+      ...TRANSACTION_SQL.removeUnseen,
       values: [merchantId, accountId, window.from, window.before, [...seenKeys]],
     });
     return result.rows[0]?.removed ?? 0;
   }
 
   async incrementalStart(merchantId: string, accountId: string, overlapDays: number): Promise<Date | null> {
-    const [row] = await this.database.rows<{ from: Date | null }>({
-      name: 'transactions.window-start',
-      text: WINDOW_START,
+    const [row] = await this.database.rows({
+      ...TRANSACTION_SQL.windowStart,
       values: [merchantId, accountId, overlapDays],
     });
     return row?.from ?? null;
@@ -202,10 +230,8 @@ export class TransactionRepository {
       merchantId,
       `transactions-version:${accountId}:${userId ?? ''}`,
       async () => {
-        const [row] = await this.database.rows<{ version: string }>({
-          name: 'transactions.version',
-          text: `SELECT transactions_version::text AS version FROM accounts
-            WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
+        const [row] = await this.database.rows({
+          ...TRANSACTION_SQL.version,
           values: [accountId, merchantId, userId ?? null],
         });
         return row?.version ?? null;
@@ -216,9 +242,8 @@ export class TransactionRepository {
 
   /** Counts per account, for tests and operators: how many records, and how many of them pending. */
   async countFor(merchantId: string, accountId: string): Promise<{ total: number; pending: number }> {
-    const [row] = await this.database.rows<{ total: number; pending: number }>({
-      text: `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'PENDING')::int AS pending
-        FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`,
+    const [row] = await this.database.rows({
+      ...TRANSACTION_SQL.countFor,
       values: [merchantId, accountId],
     });
     return row ?? { total: 0, pending: 0 };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, isoText, type Prisma, PrismaService, ReadCache } from '#libs/database';
+import { DatabasePool, isoText, type Prisma, PrismaService, ReadCache, sqlStatement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 type UserRow = Omit<Prisma.UserGetPayload<object>, 'createdAt' | 'updatedAt'> & {
@@ -12,6 +12,19 @@ const LIST = `SELECT id, merchant_id AS "merchantId", reference, application_use
     upstream_user_uuid AS "upstreamUserUuid", vop_opt_out AS "vopOptOut",
     ${isoText('created_at')} AS "createdAt", ${isoText('updated_at')} AS "updatedAt"
   FROM users WHERE merchant_id = $1::uuid AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`;
+
+export const USER_SQL = {
+  list: sqlStatement<UserRow>('users.list', LIST, {
+    id: 'string',
+    merchantId: 'string',
+    reference: 'string',
+    applicationUserId: 'string',
+    upstreamUserUuid: 'string',
+    vopOptOut: 'boolean',
+    createdAt: 'string',
+    updatedAt: 'string',
+  }),
+};
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
 
@@ -77,9 +90,8 @@ export class UserRepository {
     if (!isUuid(merchantId) || (afterId !== undefined && !isUuid(afterId))) return { rows: [], more: false };
     // Every dashboard view reads this: kept per process until Postgres notifies a change of the merchant's.
     return this.cache.read(merchantId, `users:${afterId ?? ''}:${limit}`, async () => {
-      const rows = await this.database.rows<UserRow>({
-        name: 'users.list',
-        text: LIST,
+      const rows = await this.database.rows({
+        ...USER_SQL.list,
         values: [merchantId, afterId ?? null, limit + 1],
       });
       return { rows: rows.slice(0, limit), more: rows.length > limit };

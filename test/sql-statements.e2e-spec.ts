@@ -1,0 +1,191 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type DatabasePool,
+  type ReadCache,
+  type RowShape,
+  type SqlStatement,
+  sqlStatement,
+} from '#libs/database';
+import { ACCOUNT_SQL } from '#libs/domain/accounts';
+import { type StoredTransactionPage, TransactionRepository } from '#libs/domain/sync';
+import { scratchDatabase } from './support/scratch-database.js';
+import {
+  type DeclaredStatement,
+  declaredStatements,
+  describeStatement,
+  readCode,
+  rowProblems,
+  sourceFiles,
+  typesOf,
+} from './support/sql-check.js';
+
+/*
+ * Every hand-written statement, prepared (parsed, resolved, typed: never run) against a freshly migrated
+ * database, and its result columns held to the row type it declares: names and the kinds pg makes of them
+ * (libs/database/src/sql-statement.ts). A column renamed in a migration fails the test of each statement
+ * that names it, titled with the statement and its file.
+ */
+
+const SOURCES = [...sourceFiles('libs'), ...sourceFiles('apps')];
+const { statements: declared, unexported } = await declaredStatements(SOURCES);
+
+const TRANSACTIONS_FILE = 'libs/domain/sync/src/transaction.repository.ts';
+const PAGE_ROW: RowShape<StoredTransactionPage['rows'][number]> = {
+  id: 'string',
+  date: 'string',
+  raw: 'string',
+};
+
+/**
+ * The statements TransactionRepository.page builds per query (only the conditions asked for), captured
+ * from the method itself in every shape it can take.
+ */
+async function transactionPages(): Promise<DeclaredStatement[]> {
+  const sent = new Map<string, DeclaredStatement>();
+  const pool = {
+    rows: (statement: SqlStatement) => {
+      sent.set(statement.text, {
+        file: TRANSACTIONS_FILE,
+        label: statement.name!,
+        text: statement.text,
+        row: PAGE_ROW,
+      });
+      return Promise.resolve([]);
+    },
+  } as unknown as DatabasePool;
+  const repository = new TransactionRepository(pool, {} as ReadCache);
+  const id = '0190c0de-0000-7000-8000-000000000001';
+  const choices = <T>(value: T) => [undefined, value];
+  for (const ascending of [true, false])
+    for (const status of choices('BOOKED'))
+      for (const from of choices(new Date(0)))
+        for (const before of choices(new Date()))
+          for (const after of choices({ date: new Date(0).toISOString(), id })) {
+            await repository.page(id, id, { ascending, status, from, before, after, limit: 10 });
+          }
+  return [...sent.values()];
+}
+
+const statements = [...declared, ...(await transactionPages())];
+
+/** What is wrong with a statement, in words; none when it prepares and returns exactly its row type. */
+async function problemsOf(client: pg.Client, statement: DeclaredStatement): Promise<string[]> {
+  let columns;
+  try {
+    columns = await describeStatement(client, statement.text);
+  } catch (error) {
+    const { message, position } = error as pg.DatabaseError;
+    const at = position ? Number(position) - 1 : -1;
+    const near =
+      at >= 0 ? `, at «${statement.text.slice(Math.max(0, at - 30), at + 40).replace(/\s+/g, ' ')}»` : '';
+    return [`Postgres refuses it: ${message}${near}`];
+  }
+  if (!statement.row) return [];
+  const types = await typesOf(
+    client,
+    (columns ?? []).map((c) => c.dataTypeID),
+  );
+  return rowProblems(statement.row, columns, types);
+}
+
+describe('hand-written SQL, prepared against the migrated schema', () => {
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    database = await scratchDatabase('sql');
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client?.end();
+    await database?.drop();
+  });
+
+  it('finds every declared statement, each exported where the check can see it', () => {
+    expect(unexported).toEqual([]);
+    expect(statements.length).toBeGreaterThanOrEqual(100);
+    const labels = statements.map((s) => s.label);
+    expect(labels.filter((label, i) => labels.indexOf(label) !== i)).toEqual([]);
+  });
+
+  it('finds no statement written in place, where the check cannot see it', () => {
+    // Infrastructure (migrations, LISTEN, transaction control) and test data are not repository SQL.
+    const exempt = [
+      'libs/database/src/migrator.ts',
+      'libs/database/src/database.pool.ts',
+      'libs/database/src/read-cache.ts',
+      'libs/database/src/database-health.repository.ts',
+      'libs/database/src/sql-statement.ts',
+      'apps/worker/src/events/outbox-relay.listener.ts',
+    ];
+    const inPlace = [
+      [/\.(rows|query)\(\s*\{\s*(name|text)\s*:/g, 'a statement written in the call'],
+      [/\.(rows|query)<[^(]/g, 'a row type cast at the call, not declared with the statement'],
+      [/\$(queryRaw|executeRaw)\s*(<[^`(]*>)?\s*`/g, 'a Prisma raw statement written in the call'],
+      [/\$(queryRaw|executeRaw)Unsafe\s*(<[^(]*>)?\(\s*[`'"]/g, 'a Prisma raw statement written in the call'],
+    ] as const;
+    // Being reworked by another change as this check lands: its one raw statement is to be declared.
+    const notYetDeclared = ['libs/domain/inbox/src/upstream-webhook.repository.ts'];
+    const found: string[] = [];
+    for (const file of SOURCES) {
+      if (exempt.includes(file) || notYetDeclared.includes(file) || file.startsWith('libs/testing/')) continue;
+      const source = readCode(file);
+      for (const [pattern, what] of inPlace) {
+        for (const match of source.matchAll(pattern)) {
+          // Built per query, and captured from the method itself instead (transactionPages).
+          if (
+            file === TRANSACTIONS_FILE &&
+            source.slice(match.index, match.index + 60).includes('transactions.page-')
+          ) {
+            continue;
+          }
+          const line = source.slice(0, match.index).split('\n').length;
+          found.push(`${file}:${line}: ${what}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it.each(statements.map((s) => [`${s.label} (${s.file})`, s] as const))('%s', async (title, statement) => {
+    expect(await problemsOf(client, statement), title).toEqual([]);
+  });
+
+  it('fails a statement whose column was renamed, and a row type pg does not yield', async () => {
+    const other = new pg.Client({ connectionString: database!.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('ALTER TABLE accounts RENAME COLUMN nickname TO nick_name');
+      const findOne = { file: 'x', label: 'accounts.find-one', text: ACCOUNT_SQL.findOne.text };
+      expect(await problemsOf(other, findOne)).toEqual([
+        expect.stringMatching(/^Postgres refuses it: column a\.nickname does not exist, at «.*a\.nickname/),
+      ]);
+    } finally {
+      await other.query('ROLLBACK');
+      await other.end();
+    }
+    // A row type and its description cannot disagree: neither of these compiles.
+    // @ts-expect-error: `accounts` is a number, not a string
+    sqlStatement<{ accounts: number }>(undefined, 'SELECT 1', { accounts: 'string' });
+    // @ts-expect-error: `since` is missing
+    sqlStatement<{ accounts: number; since: Date }>(undefined, 'SELECT 1', { accounts: 'number' });
+
+    // count(*) is a bigint, which pg hands back as a string; a row type that says number is wrong.
+    const counted = sqlStatement<{ accounts: number; since: string }>(
+      undefined,
+      'SELECT count(*) AS accounts, min(created_at) AS first FROM accounts',
+      { accounts: 'number', since: 'string' },
+    );
+    expect(
+      await problemsOf(client, { file: 'x', label: 'counted', text: counted.text, row: counted.row }),
+    ).toEqual([
+      'column "accounts" is int8, which pg reads as string; the row type says number',
+      'column "first" (timestamptz) is returned but not in the row type',
+      `the row type's "since" is not among the columns returned`,
+    ]);
+  });
+});
