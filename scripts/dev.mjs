@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { APP_ENV } from './app-runtime.mjs';
+import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from './dev-env.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mode = process.argv[2] ?? 'start';
@@ -50,19 +51,11 @@ const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 
 // ---------------------------------------------------------------- environment
 
+// What the shell set, before .env adds to it (a value from the shell wins over the file's).
+const fromShell = new Set(Object.keys(process.env).filter((name) => process.env[name] !== ''));
 if (existsSync(join(ROOT, '.env'))) process.loadEnvFile(join(ROOT, '.env'));
-if (mode === 'test' || mode === 'properties' || mode === 'repeat') {
-  // Tests get their own database and queue prefix so they never touch dev data.
-  process.env.NODE_ENV = 'test';
-  const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
-  base.pathname = `${base.pathname.replace(/^\//, '') || 'bff'}_test`;
-  process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? base.toString();
-  process.env.QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX ?? 'bff-test';
-  process.env.LOG_LEVEL ??= 'silent';
-} else if (mode === 'start') {
-  // The sandbox is what merchants develop against for weeks: it keeps its state across restarts.
-  process.env.SANDBOX_DATA_DIR ??= join(ROOT, '.dev', 'sandbox');
-}
+// Then the mode's own defaults: an empty value, in .env or the shell, means the default here too.
+const overridden = applyDevDefaults(process.env, mode, ROOT);
 
 // ---------------------------------------------------------------- install
 
@@ -91,7 +84,7 @@ function ensurePrismaClient() {
   // The CLI insists on locating its native schema engine even for `generate`, which never runs it, and
   // cannot download one here. Any existing file satisfies the check (see docs/architecture.md, "Database and migrations").
   const env = { ...process.env };
-  env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
+  setDefault(env, 'PRISMA_SCHEMA_ENGINE_BINARY', process.execPath);
   env.PRISMA_HIDE_UPDATE_MESSAGE = '1';
   mustRun(bin('prisma'), ['generate'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   writeFileSync(stampFile, wanted);
@@ -335,9 +328,6 @@ async function start() {
   // The sandbox first: a worker that starts before its upstream listens would spend its first calls (the
   // institutions refresh it runs at once) on a closed port.
   startApp('sandbox');
-  // The api registers our webhook receiver with the sandbox as it starts, unless the sandbox still lists
-  // ours (a reset or a fresh .dev/sandbox forgets it), so a consent revoked at a sandbox bank reaches us.
-  process.env.UPSTREAM_WEBHOOK_AUTO_REGISTER ??= 'true';
   const sandboxUrl = `http://${probeHost(config.sandboxHost)}:${config.sandboxPort}`;
   const apiUrl = `http://${probeHost(config.apiHost)}:${config.apiPort}`;
   await waitFor(() => httpOk(`${sandboxUrl}/health`), 'sandbox', 60_000);
@@ -353,6 +343,8 @@ async function start() {
       60_000,
     );
 
+  // A copied .env that turns off what npm start turns on (an auto-registered receiver…) is said, once.
+  const overrides = overriddenLine(overridden, fromShell);
   const lines = [
     '',
     demoUrl
@@ -378,6 +370,7 @@ async function start() {
       ? `  sandbox state:          ${config.sandboxDataDir}   (POST /sandbox/admin/reset clears it)`
       : '',
     '  docs:                   README.md, docs/ and the live OpenAPI at ' + `${config.apiUrl}/docs`,
+    ...(overrides ? ['', paint('1;33', overrides)] : []),
     '',
     '  Ctrl-C stops everything this command started.',
     '',
@@ -533,17 +526,34 @@ async function repeat() {
   await shutdown(status);
 }
 
+/**
+ * `npm run config:example`: writes .env.example from the configuration schema (libs/config/src/env.dto.ts)
+ * and what this script sets for the local stack; test/env-example.spec.ts fails when it differs.
+ */
+function envExample() {
+  ensureInstalled();
+  ensurePrismaClient();
+  build();
+  const text = execFileSync(
+    process.execPath,
+    [join(ROOT, 'dist/libs/config/src/config.cli.js'), 'env-example', JSON.stringify(devDefaultNotes())],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  writeFileSync(join(ROOT, '.env.example'), text);
+  step('Wrote .env.example');
+}
+
 async function generate() {
   ensureInstalled();
   ensurePrismaClient();
 }
 
-const modes = { start, test, properties, repeat, soak, generate };
+const modes = { start, test, properties, repeat, soak, generate, 'env-example': envExample };
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 Promise.resolve()
   .then(() => {
-    if (!modes[mode]) fail(`unknown mode "${mode}" (start, test, properties, repeat, soak, generate)`);
+    if (!modes[mode]) fail(`unknown mode "${mode}" (${Object.keys(modes).join(', ')})`);
     return modes[mode]();
   })
   .catch((error) => {

@@ -1,33 +1,41 @@
 import { ConfigValidationError, loadConfig } from './config.js';
 import { NodeEnv } from './env.dto.js';
+import { renderEnvExample } from './env-example.js';
 
 /**
  * Prints the resolved, non-secret settings the quick-start script needs (addresses and ports), so the
  * script shares this library's defaults instead of repeating them. The demo key and, outside
  * production, the operator token are printed because showing them is the point of `npm start`'s banner.
+ *
+ * `config.cli.js env-example '<json>'` prints `.env.example` instead, the JSON naming what scripts/dev.mjs
+ * sets for the local stack (`npm run config:example` writes the file).
  */
 try {
-  const config = loadConfig();
-  process.stdout.write(
-    JSON.stringify({
-      databaseUrl: config.database.url,
-      redisUrl: config.redis.url,
-      redisCluster: config.redis.cluster !== null,
-      queuePrefix: config.redis.queuePrefix,
-      apiHost: config.api.host,
-      apiPort: config.api.port,
-      apiUrl: config.api.publicUrl,
-      sandboxHost: config.sandbox.host,
-      sandboxPort: config.sandbox.port,
-      sandboxUrl: config.sandbox.publicUrl,
-      demoMerchantApiKey: config.demoMerchantApiKey,
-      operatorToken: config.env === NodeEnv.Production ? null : config.api.adminToken,
-      sandboxAdminToken: config.env === NodeEnv.Production ? null : config.sandbox.adminToken,
-      sandboxDataDir: config.sandbox.dataDir,
-      demoPort: config.demo.port,
-      demoUrl: config.demo.publicUrl,
-    }),
-  );
+  if (process.argv[2] === 'env-example') {
+    process.stdout.write(renderEnvExample(JSON.parse(process.argv[3] ?? '{}') as Record<string, string>));
+  } else {
+    const config = loadConfig();
+    process.stdout.write(
+      JSON.stringify({
+        databaseUrl: config.database.url,
+        redisUrl: config.redis.url,
+        redisCluster: config.redis.cluster !== null,
+        queuePrefix: config.redis.queuePrefix,
+        apiHost: config.api.host,
+        apiPort: config.api.port,
+        apiUrl: config.api.publicUrl,
+        sandboxHost: config.sandbox.host,
+        sandboxPort: config.sandbox.port,
+        sandboxUrl: config.sandbox.publicUrl,
+        demoMerchantApiKey: config.demoMerchantApiKey,
+        operatorToken: config.env === NodeEnv.Production ? null : config.api.adminToken,
+        sandboxAdminToken: config.env === NodeEnv.Production ? null : config.sandbox.adminToken,
+        sandboxDataDir: config.sandbox.dataDir,
+        demoPort: config.demo.port,
+        demoUrl: config.demo.publicUrl,
+      }),
+    );
+  }
 } catch (error) {
   console.error(error instanceof ConfigValidationError ? error.message : error);
   process.exit(1);

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, loadConfig, SETTING_NAMES } from './config.js';
-import { EnvironmentVariables } from './env.dto.js';
+import { ConfigValidationError, loadConfig } from './config.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -163,33 +161,5 @@ describe('tracing: OpenTelemetry’s standard switches', () => {
     expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toEqual([
       expect.stringContaining('OTEL_EXPORTER_OTLP_ENDPOINT'),
     ]);
-  });
-});
-
-describe('.env.example', () => {
-  const example = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
-  const entries = new Map(
-    example
-      .split('\n')
-      .filter((line) => /^#? ?[A-Z][A-Z0-9_]+=/.test(line))
-      .map((line) => {
-        const [name, ...value] = line.replace(/^# ?/, '').split('=');
-        return [name, value.join('=')] as const;
-      }),
-  );
-
-  it('lists every setting, and nothing else', () => {
-    expect([...entries.keys()].sort()).toEqual([...SETTING_NAMES].sort());
-  });
-
-  it('shows each default as the code has it, with a one-line meaning above it', () => {
-    const defaults = new EnvironmentVariables() as unknown as Record<string, string | number | undefined>;
-    const lines = example.split('\n');
-    for (const name of SETTING_NAMES) {
-      const value = defaults[name];
-      expect(entries.get(name), name).toBe(value === undefined ? '' : String(value));
-      const at = lines.findIndex((l) => l.replace(/^# ?/, '').startsWith(`${name}=`));
-      expect(lines[at - 1], `comment above ${name}`).toMatch(/^# \S/);
-    }
   });
 });

@@ -50,6 +50,9 @@ export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
 
 const RECEIVER_PATH = '/v1/webhooks/upstream';
 
+/** Applications whose registration readiness asks the upstream about at the same time. */
+const RECEIVER_CHECKS_AT_ONCE = 4;
+
 /**
  * Registers our webhook receiver with the upstream (upstream spec §4.7, 5.6, 6), for the root application or a
  * merchant's sub-application, and moves an application off the deprecated notification API (upstream spec §6.3).
@@ -106,9 +109,24 @@ export class UpstreamWebhookRegistrationService {
     return { registration: await this.register(app), created: true };
   }
 
-  /** The applications (the root one as UPSTREAM_APPLICATION_ID) that hold consents but have no current receiver. */
-  applicationsWithoutReceiver(): Promise<string[]> {
-    return this.registrations.applicationsWithoutReceiver(this.rootId);
+  /**
+   * The applications (the root one as UPSTREAM_APPLICATION_ID) that hold consents but whose receiver the
+   * upstream does not list: none of ours is current, or the upstream no longer has it (deleted there, a
+   * sandbox that forgot it). What the upstream lists is the truth, not our table: one list call per
+   * application that has a current registration, a few at a time. An upstream failure (or `signal`) is
+   * thrown: the caller cannot tell then.
+   */
+  async applicationsWithoutReceiver(options: { signal?: AbortSignal } = {}): Promise<string[]> {
+    const applications = await this.registrations.applicationsHoldingConsents(this.rootId);
+    const missing = new Set<string>();
+    const queue = [...applications];
+    const worker = async () => {
+      for (let applicationId = queue.shift(); applicationId; applicationId = queue.shift()) {
+        if (!(await this.receiverListed(applicationId, options.signal))) missing.add(applicationId);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RECEIVER_CHECKS_AT_ONCE, queue.length) }, worker));
+    return applications.filter((id) => missing.has(id));
   }
 
   /**
@@ -232,6 +250,20 @@ export class UpstreamWebhookRegistrationService {
 
   private callbackUrl(request: WebhookRegistrationRequest): string {
     return request.callbackUrl ?? `${this.config.api.publicUrl.replace(/\/+$/, '')}${RECEIVER_PATH}`;
+  }
+
+  /**
+   * Whether the upstream lists one of the application's current registrations of ours: by its webhook id,
+   * or, for a registration the upstream gave no id, by its callback URL.
+   */
+  private async receiverListed(applicationId: string, signal?: AbortSignal): Promise<boolean> {
+    const ours = await this.registrations.listActive(applicationId);
+    if (ours.length === 0) return false;
+    const { data } = await this.upstream.listWebhooks({ ...this.optionsFor(applicationId), signal });
+    const listed = data.active ?? [];
+    const ids = new Set(listed.map((w) => w.id));
+    const urls = new Set(listed.map((w) => w.callbackUrl?.main?.url));
+    return ours.some((r) => (r.upstreamWebhookId ? ids.has(r.upstreamWebhookId) : urls.has(r.callbackUrl)));
   }
 
   /** Our current registration for this callback, if the upstream still lists its webhook. */

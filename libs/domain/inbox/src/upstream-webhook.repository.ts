@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
-import { PrismaService } from '#libs/database';
+import { PrismaService, sqlStatement } from '#libs/database';
 
 /** A registration of our receiver with the upstream, as the operator sees it (never its secret). */
 export interface UpstreamWebhookView {
@@ -26,6 +26,18 @@ export interface NewUpstreamWebhook {
   secret: string;
   status: string | null;
 }
+
+export const UPSTREAM_WEBHOOK_SQL = {
+  applicationsHoldingConsents: sqlStatement<{ application_id: string }>(
+    undefined,
+    `SELECT DISTINCT coalesce(m.sub_application_id, $1::text) AS application_id
+      FROM merchants m
+      -- Through users: consents are indexed by user, users by merchant.
+      WHERE EXISTS (SELECT 1 FROM users u JOIN consents c ON c.user_id = u.id WHERE u.merchant_id = m.id)
+      ORDER BY 1`,
+    { application_id: 'string' },
+  ),
+};
 
 const VIEW = {
   id: true,
@@ -112,18 +124,13 @@ export class UpstreamWebhookRepository {
 
   /**
    * Applications some merchant holds consents under (a merchant without a sub-application is under the
-   * root application, `rootApplicationId`) and no current registration of ours: the upstream's webhooks
-   * about those consents reach nobody.
+   * root application, `rootApplicationId`): the upstream's webhooks about those consents must reach us.
    */
-  async applicationsWithoutReceiver(rootApplicationId: string): Promise<string[]> {
-    const rows = await this.prisma.$queryRaw<{ application_id: string }[]>`
-      SELECT DISTINCT coalesce(m.sub_application_id, ${rootApplicationId}) AS application_id
-      FROM merchants m
-      -- Through users: consents are indexed by user, users by merchant.
-      WHERE EXISTS (SELECT 1 FROM users u JOIN consents c ON c.user_id = u.id WHERE u.merchant_id = m.id)
-        AND NOT EXISTS (SELECT 1 FROM upstream_webhooks w
-          WHERE w.application_id = coalesce(m.sub_application_id, ${rootApplicationId}) AND w.retired_at IS NULL)
-      ORDER BY 1`;
+  async applicationsHoldingConsents(rootApplicationId: string): Promise<string[]> {
+    const rows = await this.prisma.$queryRawUnsafe<{ application_id: string }[]>(
+      UPSTREAM_WEBHOOK_SQL.applicationsHoldingConsents.text,
+      rootApplicationId,
+    );
     return rows.map((r) => r.application_id);
   }
 
