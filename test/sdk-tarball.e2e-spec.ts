@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '#libs/testing';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import { type Stack, startStack } from './support/api-kit.js';
+import { installSdk, packSdk, tsBlocks, TSC } from './support/sdk-tarball-kit.js';
 
 const run = promisify(execFile);
 const ROOT = process.cwd();
-const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 
 /** A frontend's use of the SDK, type-checked for browsers: DOM types only, no Node. */
 const BROWSER_PROGRAM = `
@@ -34,34 +34,6 @@ export async function follow(baseUrl: string, userId: string, sessionToken: stri
   return events;
 }
 `;
-
-/** Names the `ts` blocks of docs/sdk.md use without declaring them, declared for the type check. */
-const CLIENT = "import('@open-banking-bff/merchant-sdk').BffClient";
-const DOCS_NAMES: Record<string, string> = {
-  bff: CLIENT,
-  browser: CLIENT,
-  userId: 'string',
-  accountId: 'string',
-  consentId: 'string',
-  endpointId: 'string',
-  sessionToken: 'string',
-};
-
-/** Each `ts` block of docs/sdk.md as a module of its own, with the names it takes for granted declared. */
-function docsBlocks(): string[] {
-  const page = readFileSync(join(ROOT, 'docs', 'sdk.md'), 'utf8');
-  return [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, block]) => {
-    const declared = new Set(
-      [...block.matchAll(/\b(?:const|let)\s+(?:\{([^}]*)\}|(\w+))/g)].flatMap((m) =>
-        (m[1] ?? m[2]).split(',').map((name) => name.trim()),
-      ),
-    );
-    const preamble = Object.entries(DOCS_NAMES)
-      .filter(([name]) => !declared.has(name) && new RegExp(`\\b${name}\\b`).test(block))
-      .map(([name, type]) => `declare const ${name}: ${type};`);
-    return `${preamble.join('\n')}\n${block}\nexport {};\n`;
-  });
-}
 
 /**
  * The SDK as a merchant gets it: `npm pack`, installed into an empty project outside the repository, the
@@ -90,19 +62,7 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
   });
 
   it('installs, type-checks the example backend, a browser program and the docs’ examples, and runs the backend', async () => {
-    // Built afresh, as `npm run sdk:build` builds it, into a package folder of this run's own (other tests
-    // serve libs/merchant-sdk/dist meanwhile), then packed with the package's own package.json and files.
-    const staged = join(project, 'package');
-    mkdirSync(staged);
-    await run(TSC, ['-p', 'libs/merchant-sdk/tsconfig.json', '--outDir', join(staged, 'dist')], {
-      cwd: ROOT,
-    });
-    for (const file of ['package.json', 'README.md'])
-      copyFileSync(join(ROOT, 'libs/merchant-sdk', file), join(staged, file));
-    const { stdout: packed } = await run('npm', ['pack', staged, '--pack-destination', project, '--json'], {
-      cwd: ROOT,
-    });
-    const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
+    const tarball = await packSdk(project);
     const shipped = tarball.files.map((file) => file.path);
     expect(shipped).toEqual(
       expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
@@ -110,32 +70,11 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     expect(
       shipped.filter((path) => !path.startsWith('dist/') && !/^(package\.json|README\.md)$/.test(path)),
     ).toEqual([]);
-
-    const typesNode = (
-      JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as {
-        version: string;
-      }
-    ).version;
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'a-merchant', private: true, type: 'module' }),
-    );
-    await run(
-      'npm',
-      [
-        'install',
-        join(project, tarball.filename),
-        `@types/node@${typesNode}`,
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-      ],
-      { cwd: project, timeout: 180_000 },
-    );
+    await installSdk(project, tarball);
 
     copyFileSync(join(ROOT, 'docs/examples/merchant-backend.ts'), join(project, 'merchant-backend.ts'));
     writeFileSync(join(project, 'browser.ts'), BROWSER_PROGRAM);
-    const blocks = docsBlocks();
+    const blocks = tsBlocks(readFileSync(join(ROOT, 'docs', 'sdk.md'), 'utf8'));
     expect(blocks.length).toBeGreaterThanOrEqual(8);
     blocks.forEach((block, i) => writeFileSync(join(project, `docs-${i + 1}.ts`), block));
     const compilerOptions = {
