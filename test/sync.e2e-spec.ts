@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import {
+  type ApiResponse,
+  connect,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
@@ -87,6 +94,52 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     );
     const inWindow = newestFirst.filter((t) => t.date >= from && t.date < before);
     expect(window.map((t) => t.id)).toEqual(inWindow.map((t) => t.id));
+  });
+
+  it('serves stored and live records in one shape, with from inclusive and before exclusive on both', async () => {
+    type Tx = { id: string; date: string; amount: string; currency: string; status?: string };
+    const walk = async (path: string) => {
+      const records: Tx[] = [];
+      for (let next: string | undefined = path; next;) {
+        const response: ApiResponse<{ data: Tx[]; links?: { next?: string } }> =
+          await tenant.client.get(next);
+        expect(response.status, next).toBe(200);
+        records.push(...response.body.data);
+        next = response.body.links?.next;
+      }
+      return records;
+    };
+    const savings = byType('SAVINGS');
+    const all = await storedTransactions(tenant.client, savings.id);
+    // A window that starts on one record and ends on another: the first is in it, the last is not.
+    const [last, first] = [all[40], all[80]];
+    const range = new URLSearchParams({ from: first.date, before: last.date }).toString();
+    const stored = await walk(`/v1/accounts/${savings.id}/transactions?${range}&limit=7`);
+    const live = await walk(`/v1/accounts/${savings.id}/transactions/live?${range}`);
+    const ids = (records: Tx[]) => records.map((t) => t.id).sort();
+    expect(ids(stored)).toContain(first.id);
+    expect(ids(stored)).not.toContain(last.id);
+    expect(ids(live)).toEqual(ids(stored));
+    const fields = ({ id, date, amount, currency, status }: Tx) => ({ id, date, amount, currency, status });
+    const liveById = new Map(live.map((t) => [t.id, fields(t)]));
+    for (const t of stored) {
+      expect(t.amount).toMatch(DECIMAL);
+      expect(t.currency).toMatch(/^[A-Z]{3}$/);
+      expect(liveById.get(t.id), t.id).toEqual(fields(t));
+    }
+    // Whole days mean the same on both: from the start of one UTC day to the start of the next.
+    const day = first.date.slice(0, 10);
+    const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    const oneDay = `from=${day}&before=${next}`;
+    const storedDay = ids(await walk(`/v1/accounts/${savings.id}/transactions?${oneDay}`));
+    expect(storedDay.length).toBeGreaterThan(0);
+    expect(ids(await walk(`/v1/accounts/${savings.id}/transactions/live?${oneDay}`))).toEqual(storedDay);
+    expect(
+      all
+        .filter((t) => t.date.startsWith(day))
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual(storedDay);
   });
 
   it('applies the upstream’s changes on the next sync, with the right counts', async () => {

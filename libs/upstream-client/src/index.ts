@@ -1,4 +1,3 @@
-export * from './list-body.scanner.js';
 export * from './upstream-client.factory.js';
 export * from './upstream-paging.iterator.js';
 export {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
-import { ScannedRecords } from './list-body.scanner.js';
 import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import {
@@ -436,24 +435,9 @@ export class UpstreamClient {
     );
   }
 
-  /**
-   * GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta), for a
-   * caller that forwards the records: `data` is the records as received, with every `amount` number
-   * located (`ScannedRecords`), or, for a body in another layout than the compact one, the parsed array.
-   */
-  getRealTimeTransactions(
-    accountId: string,
-    query: CursorPagingQuery,
-    options: ConsentCallOptions,
-  ): Promise<UpstreamResult<Transaction[] | ScannedRecords>> {
-    return this.send<Transaction[] | ScannedRecords>(
-      this.realTimeSpec(accountId, query, { numberKey: 'amount' }),
-      options,
-    ).then((page) =>
-      page.data instanceof ScannedRecords
-        ? page
-        : asPage({ ...page, data: page.data }, 'getRealTimeTransactions'),
-    );
+  /** GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). */
+  getRealTimeTransactions(accountId: string, query: CursorPagingQuery, options: ConsentCallOptions) {
+    return this.realTimePage(accountId, query, options);
   }
 
   private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
@@ -462,11 +446,7 @@ export class UpstreamClient {
     );
   }
 
-  private realTimeSpec(
-    accountId: string,
-    query: CursorPagingQuery,
-    scanList?: RequestSpec['scanList'],
-  ): Omit<RequestSpec, 'retry'> {
+  private realTimeSpec(accountId: string, query: CursorPagingQuery): Omit<RequestSpec, 'retry'> {
     const q =
       query.cursor === undefined ? { from: query.from, before: query.before } : { cursor: query.cursor };
     return {
@@ -475,7 +455,6 @@ export class UpstreamClient {
       method: 'GET',
       path: `/accounts/${segment(accountId)}/real-time/transactions`,
       query: q,
-      ...(scanList ? { scanList } : {}),
     };
   }
 

@@ -4,7 +4,6 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
-import { scanListBody } from './list-body.scanner.js';
 import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import type {
@@ -94,12 +93,6 @@ export interface RequestSpec {
    * answer was lost did the deleting.
    */
   goneOnRetry?: unknown;
-  /**
-   * For a list whose records the caller forwards rather than reads: `data` is the records as received
-   * (`ScannedRecords`, see scanListBody), with the numbers under `numberKey` located; a body in any other
-   * layout is parsed as usual and `data` is the parsed array.
-   */
-  scanList?: { numberKey: string };
 }
 
 export interface BodyLimits {
@@ -546,14 +539,11 @@ export class UpstreamTransport {
 
   private unwrap<T>(spec: RequestSpec, status: number, bytes: Buffer, requestId: string): UpstreamResult<T> {
     const text = bytes.toString('utf8');
-    const scanned = spec.scanList ? scanListBody(bytes, text, spec.scanList.numberKey) : null;
-    let parsed: unknown = scanned?.envelope;
-    if (!scanned) {
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        throw this.protocol(spec, status, requestId, `answered ${status} with a body that is not JSON`);
-      }
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw this.protocol(spec, status, requestId, `answered ${status} with a body that is not JSON`);
     }
     if (spec.envelope === 'bare')
       return { data: parsed as T, tracingId: undefined, requestId, status, meta: {} };
@@ -568,7 +558,7 @@ export class UpstreamTransport {
     };
     const meta = envelope.meta ?? envelope.metadata ?? {};
     return {
-      data: scanned ? (scanned.records as T) : envelope.data,
+      data: envelope.data,
       tracingId: typeof meta.tracingId === 'string' ? meta.tracingId : undefined,
       requestId,
       status,

@@ -31,43 +31,6 @@ export function amountToApi(n: number): string {
   return decimalTextToApi(text);
 }
 
-const [MINUS, DOT, ZERO, NINE] = [...'-.09'].map((c) => c.charCodeAt(0));
-
-/**
- * A JSON number as written in an upstream body (`-35.52`) as the API's decimal string: always what
- * `amountToApi(Number(text))` gives, without the double for the usual case. A plain decimal of at most
- * 15 significant digits is the shortest decimal that reads back as its double, so the double's own
- * digits (written out in full by amountToApi, exponent or not) are the text's, give or take trailing
- * zeros that decimalTextToApi settles anyway. Exponents, longer decimals and zeros (`-0`) take the double.
- */
-export function amountTextToApi(text: string): string {
-  return isShortPlainDecimal(text) ? decimalTextToApi(text) : amountToApi(Number(text));
-}
-
-function isShortPlainDecimal(text: string): boolean {
-  let at = text.charCodeAt(0) === MINUS ? 1 : 0;
-  let integerDigits = 0;
-  let first = -1; // the first and last non-zero digits, for the significant-digit count
-  let last = -1;
-  let dot = -1;
-  for (; at < text.length; at += 1) {
-    const c = text.charCodeAt(at);
-    if (c === DOT && dot === -1) {
-      dot = at;
-      continue;
-    }
-    if (c < ZERO || c > NINE) return false;
-    if (dot === -1) integerDigits += 1;
-    if (c !== ZERO) {
-      if (first === -1) first = at;
-      last = at;
-    }
-  }
-  if (first === -1 || integerDigits === 0) return false;
-  const significant = last - first + 1 - (dot > first && dot < last ? 1 : 0);
-  return significant <= 15;
-}
-
 /**
  * A plain decimal string (Postgres `numeric` as node-postgres returns it, or `String(n)` of a double) as
  * the API writes money: at least 2 decimal places, no trailing zeros beyond them ("12.5000" → "12.50",

@@ -5,15 +5,16 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import {
   type HostedVrpRequest,
+  type Transaction,
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
 } from '#libs/upstream-client';
 import { ConsentAccessService } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
-import { forwardedRecords, recordCount } from './forwarded-records.js';
 import { moneyToStrings } from './money.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
+import { type ServedTransaction, servedTransaction, UnusableTransactionError } from './served-transaction.js';
 
 export interface StatementsQuery {
   from?: string;
@@ -55,6 +56,25 @@ export function upstreamRange(range: { from?: string; before?: string }): { from
     ...(range.from !== undefined ? { from: range.from } : {}),
     ...(range.before !== undefined ? { before: new Date(Date.parse(range.before) - 1).toISOString() } : {}),
   };
+}
+
+/**
+ * Upstream records (live, categorised) as stored ones are served. A record that cannot be (no date,
+ * amount or currency) is the upstream breaking its contract: a PROTOCOL error, answered as the upstream
+ * being unavailable, not as a fault of ours.
+ */
+function servedRecords(records: Transaction[]): ServedTransaction[] {
+  try {
+    return records.map((tx) => servedTransaction(tx, null));
+  } catch (error) {
+    if (!(error instanceof UnusableTransactionError)) throw error;
+    throw new UpstreamError(`an upstream record is unusable: ${error.message}`, {
+      kind: 'PROTOCOL',
+      shape: 'unrecognised',
+      retryable: false,
+      cause: error,
+    });
+  }
 }
 
 @Injectable()
@@ -127,7 +147,7 @@ export class FinancialDataService {
       const categorisationId = created.data.categorisationId;
       try {
         const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
-        return { categorisationId, transactions: moneyToStrings(result.data.transactions ?? []) };
+        return { categorisationId, transactions: servedRecords(result.data.transactions ?? []) };
       } catch (error) {
         if (
           error instanceof UpstreamError &&
@@ -158,7 +178,7 @@ export class FinancialDataService {
   /**
    * One page of the upstream's real-time transactions. The upstream cursor travels inside our signed
    * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
-   * records come back as JSON text in the API's shape (see forwardedRecords), to be sent as they are.
+   * records come back as JSON text in the stored records' shape (see servedTransaction).
    */
   liveTransactions(caller: TenantCaller, accountId: string, query: LiveTransactionsQuery) {
     const upstreamCursor =
@@ -171,8 +191,10 @@ export class FinancialDataService {
       );
       const next = cursorOf(page.links?.next);
       return {
-        recordsJson: forwardedRecords(page.data),
-        count: recordCount(page.data),
+        recordsJson: servedRecords(page.data)
+          .map((tx) => JSON.stringify(tx))
+          .join(','),
+        count: page.data.length,
         nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
       };
     });

@@ -14,6 +14,7 @@ import {
   ConsentTokenVault,
 } from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
+import { UnusableTransactionError } from '#libs/domain/financial-data';
 import {
   type ClaimedRun,
   type RunFailure,
@@ -34,7 +35,7 @@ import {
 } from '#libs/upstream-client';
 import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import { TransactionRepository } from './transaction.repository.js';
-import { pageRows, UnusableTransactionError } from './transaction-records.js';
+import { pageRows } from './transaction-records.js';
 
 /** A 429 without a usable Retry-After waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;

@@ -934,13 +934,19 @@ export interface components {
              */
             scopes?: string[];
             /**
-             * Format: date-time
-             * @description When the consent should end
+             * @description When the consent should end. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
              */
             expiresAt?: string;
-            /** Format: date-time */
+            /**
+             * @description A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
             transactionsFrom?: string;
-            /** Format: date-time */
+            /**
+             * @description A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
             transactionsTo?: string;
         };
         CreatedConsentOutput: {
@@ -1062,11 +1068,20 @@ export interface components {
              *     ]
              */
             scopes: string[];
-            /** Format: date-time */
+            /**
+             * @description A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
             expiresAt?: string;
-            /** Format: date-time */
+            /**
+             * @description A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
             transactionsFrom?: string;
-            /** Format: date-time */
+            /**
+             * @description A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
             transactionsTo?: string;
             /** @description Where the browser returns after the bank; omitted: the consent's current one */
             redirectUrl?: string;
@@ -1244,19 +1259,34 @@ export interface components {
             countryCode?: string;
         };
         TransactionOutput: {
-            id?: string;
-            /** Format: date-time */
-            date?: string;
-            status?: string;
+            /** @description The upstream's id; for a record without one, the stable key we dedupe it by */
+            id: string;
             /**
-             * @description Decimal string
+             * Format: date-time
+             * @description What ranges and order apply to
+             */
+            date: string;
+            /**
+             * @description Decimal string; negative is money out
              * @example -12.34
              */
-            amount?: string;
-            currency?: string;
+            amount: string;
+            /** @example GBP */
+            currency: string;
+            /** @example BOOKED */
+            status?: string;
             /** @description Every other upstream field is passed on; each `amount` is a decimal string */
             transactionAmount?: components["schemas"]["MoneyOutput"];
             description?: string;
+            /** @description Categories, merchant and hash, where the bank gives them: stored and categorised records (the live list is the bank as it is now, without enrichment) */
+            enrichment?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Whether the bank may still change the record, where it says so (stored records)
+             * @example Immutable
+             */
+            transactionMutability?: string;
         };
         CategorisationOutput: {
             categorisationId: string;
@@ -2063,13 +2093,13 @@ export interface components {
              */
             psuAuthenticationMethods?: string[];
             /**
-             * Format: date-time
-             * @description Default: now
+             * @description Default: now. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
              */
             validFrom?: string;
             /**
-             * Format: date-time
-             * @description Default: open-ended (as long as the bank allows)
+             * @description Default: open-ended (as long as the bank allows). A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
              */
             validTo?: string;
         };
@@ -3964,9 +3994,9 @@ export interface operations {
     AccountDataController_statements: {
         parameters: {
             query?: {
-                /** @description Inclusive lower bound */
+                /** @description Inclusive lower bound. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description Inclusive upper bound */
+                /** @description Exclusive upper bound. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
                 limit?: number;
                 sort?: "date" | "-date";
@@ -4281,9 +4311,9 @@ export interface operations {
     AccountDataController_live: {
         parameters: {
             query?: {
-                /** @description First page only */
+                /** @description Inclusive lower bound on `date`, first page only. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description First page only */
+                /** @description Exclusive upper bound on `date`, first page only. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
                 /** @description Opaque cursor from meta.nextCursor (then from/before are refused) */
                 cursor?: string;
@@ -4610,9 +4640,9 @@ export interface operations {
     SyncController_transactions: {
         parameters: {
             query?: {
-                /** @description Inclusive lower bound on `date` */
+                /** @description Inclusive lower bound on `date`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description Exclusive upper bound on `date` */
+                /** @description Exclusive upper bound on `date`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
                 sort?: "date" | "-date";
                 limit?: number;

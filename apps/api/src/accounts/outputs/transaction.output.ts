@@ -1,19 +1,35 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MoneyOutput } from '../../common/outputs/money.output.js';
 
-/** A transaction record as the upstream writes it (stored, live or categorised), amounts as decimal strings. */
+/**
+ * A transaction record, the same shape stored, live and categorised (see servedTransaction): the
+ * upstream's record with every field it carries, every `amount` a decimal string, and these always set.
+ */
 export class TransactionOutput {
-  @ApiPropertyOptional() id?: string;
-  @ApiPropertyOptional({ format: 'date-time' }) date?: string;
-  @ApiPropertyOptional() status?: string;
-  @ApiPropertyOptional({ example: '-12.34', description: 'Decimal string' }) amount?: string;
-  @ApiPropertyOptional() currency?: string;
+  @ApiProperty({ description: "The upstream's id; for a record without one, the stable key we dedupe it by" })
+  id: string;
+  @ApiProperty({ format: 'date-time', description: 'What ranges and order apply to' }) date: string;
+  @ApiProperty({ example: '-12.34', description: 'Decimal string; negative is money out' }) amount: string;
+  @ApiProperty({ example: 'GBP' }) currency: string;
+  @ApiPropertyOptional({ example: 'BOOKED' }) status?: string;
   @ApiPropertyOptional({
     type: MoneyOutput,
     description: 'Every other upstream field is passed on; each `amount` is a decimal string',
   })
   transactionAmount?: MoneyOutput;
   @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Categories, merchant and hash, where the bank gives them: stored and categorised records (the live list is the bank as it is now, without enrichment)',
+  })
+  enrichment?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    example: 'Immutable',
+    description: 'Whether the bank may still change the record, where it says so (stored records)',
+  })
+  transactionMutability?: string;
 }
 
 export class CategorisationOutput {
