@@ -6,6 +6,7 @@ import { amountToApi, decimalFromUpstream, decimalTextToApi, decimalToApi } from
 import {
   amountText,
   decimalsOf,
+  MAX_AMOUNT,
   MAX_SIGNIFICANT_DIGITS,
   parseAmount,
   periodLimit,
@@ -33,8 +34,8 @@ const digits = (min: number, max: number) =>
     .map((d) => d.join(''));
 
 /**
- * A decimal string as the payment DTOs let through (up to 13 integer digits, up to 3 decimals), with
- * lengths spread so 15 and 16 significant digits, zeros and single cents all come up.
+ * A plain decimal string (up to 13 integer digits, up to 3 decimals), with lengths spread so amounts past
+ * the upstream's maximum, 15 and 16 significant digits, zeros and single cents all come up.
  */
 const requestAmount = fc
   .record({
@@ -47,11 +48,19 @@ const requestAmount = fc
     ({ zero, lead, rest, fraction }) => `${zero ? '0' : `${lead}${rest}`}${fraction ? `.${fraction}` : ''}`,
   );
 
-/** What parseAmount must accept: more than zero, at most the currency's decimals and 15 significant digits. */
+/**
+ * What parseAmount must accept: more than zero, at most the currency's decimals, at most the upstream's
+ * maximum and 15 significant digits.
+ */
 function acceptable(text: string, currency: string): boolean {
   const value = new Prisma.Decimal(text);
   const decimals = text.split('.')[1]?.length ?? 0;
-  return value.gt(0) && decimals <= decimalsOf(currency) && value.sd() <= MAX_SIGNIFICANT_DIGITS;
+  return (
+    value.gt(0) &&
+    decimals <= decimalsOf(currency) &&
+    value.lte(MAX_AMOUNT) &&
+    value.sd() <= MAX_SIGNIFICANT_DIGITS
+  );
 }
 
 function tryParse(text: string, currency: string): Prisma.Decimal | DomainError {
@@ -199,7 +208,7 @@ describe('property: money round-trips exactly', () => {
     });
 
     it(
-      'refuses, before any bank is asked, an amount with more significant digits than the wire carries',
+      'refuses, before any bank is asked, an amount of 16 significant digits (past the upstream’s maximum too)',
       async () => {
         const sixteen = fc
           .tuple(fc.integer({ min: 1, max: 9 }), digits(12, 12), digits(2, 2), fc.integer({ min: 1, max: 9 }))

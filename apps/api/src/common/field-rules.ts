@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { canonicalInstant, INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/core';
@@ -44,6 +44,48 @@ export const OptionalDateTime = (description?: string) =>
       },
     }),
   );
-/** What UK payment schemes carry in a reference: printable ASCII. */
-export const IsPaymentReference = () =>
-  Matches(/^[\x20-\x7E]+$/, { message: 'reference must be printable ASCII characters' });
+/** A payment reference's most characters: the upstream's limit for payments, VRP payments and funds checks. */
+export const PAYMENT_REFERENCE_MAX_LENGTH = 18;
+/** What UK payment schemes carry in a reference: printable ASCII, space (0x20) to `~` (0x7E). */
+const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
+export const PAYMENT_REFERENCE_PATTERN = `^[\\x20-\\x7E]{1,${PAYMENT_REFERENCE_MAX_LENGTH}}$`;
+
+/** Why `value` is not a payment reference, or undefined: the one rule of every payment route. */
+export function paymentReferenceIssue(value: unknown): string | undefined {
+  if (value === undefined) return 'is required';
+  if (typeof value !== 'string') return 'must be a string';
+  if (value === '') return 'must not be empty (leave it out instead, where it is optional)';
+  const other = [...value].find((c) => !PRINTABLE_ASCII.test(c));
+  if (other !== undefined) {
+    return `must be printable ASCII, space to "~" (no accents, emoji, tabs or line breaks): ${JSON.stringify(other)} is not`;
+  }
+  if (value.length > PAYMENT_REFERENCE_MAX_LENGTH) {
+    return `must be at most ${PAYMENT_REFERENCE_MAX_LENGTH} characters (it has ${value.length})`;
+  }
+  return undefined;
+}
+
+/**
+ * A payment's `reference`, shown to the payer and payee: 1 to 18 printable ASCII characters (the upstream
+ * takes at most 18; UK schemes carry ASCII). Documented with the rule; `required` for a single payment,
+ * else it may be left out. A refusal names the reason.
+ */
+export const IsPaymentReference = (options: { required: boolean; example: string; description: string }) =>
+  applyDecorators(
+    (options.required ? ApiProperty : ApiPropertyOptional)({
+      type: String,
+      example: options.example,
+      minLength: 1,
+      maxLength: PAYMENT_REFERENCE_MAX_LENGTH,
+      pattern: PAYMENT_REFERENCE_PATTERN,
+      description: `${options.description}. 1 to ${PAYMENT_REFERENCE_MAX_LENGTH} printable ASCII characters (space to \`~\`: no accents, emoji, tabs or line breaks), as the upstream takes at most ${PAYMENT_REFERENCE_MAX_LENGTH}.`,
+    }),
+    ...(options.required ? [] : [IsOptional()]),
+    ValidateBy({
+      name: 'isPaymentReference',
+      validator: {
+        validate: (value: unknown) => paymentReferenceIssue(value) === undefined,
+        defaultMessage: (args) => paymentReferenceIssue(args?.value) ?? '',
+      },
+    }),
+  );

@@ -11,7 +11,8 @@ export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
   JOD: 3,
 };
 
-export const decimalsOf = (currency: string) => CURRENCY_DECIMALS[currency] ?? 2;
+export const decimalsOf = (currency: string) =>
+  Object.hasOwn(CURRENCY_DECIMALS, currency) ? CURRENCY_DECIMALS[currency] : 2;
 
 /** `amount` rounded to its currency's minor unit, as text, in SQL: the stored column keeps four places. */
 export const amountText = (amount: string, currency: string) =>
@@ -25,38 +26,88 @@ export const invalidField = (field: string, issue: string) =>
 /**
  * The most significant digits an amount may have: every decimal of at most 15 significant digits is the
  * shortest form of exactly one double, so the upstream's JSON number carries it exactly (16 need not:
- * 9999999999999.999 is sent as 9999999999999.998).
+ * 9999999999999.999 is sent as 9999999999999.998). Below {@link MAX_AMOUNT} no amount has more than 12;
+ * the check stays so that a larger maximum could never send another number than the one asked for.
  */
 export const MAX_SIGNIFICANT_DIGITS = 15;
 
+/** The largest amount the upstream takes (it refuses more with "at most 999999999.99"): refused here first. */
+export const MAX_AMOUNT = '999999999.99';
+
+/** The most digits before the point (9) and after it (3, KWD's) an accepted amount can have. */
+export const MAX_WHOLE_DIGITS = MAX_AMOUNT.indexOf('.');
+export const MOST_DECIMALS = Math.max(2, ...Object.values(CURRENCY_DECIMALS));
+
+/** The most characters an accepted amount can have: 13 (999999999.999 is one too many, yet as long). */
+export const AMOUNT_MAX_LENGTH = MAX_WHOLE_DIGITS + 1 + MOST_DECIMALS;
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+/** What an amount must look like, as the issues name it. */
+export const AMOUNT_FORM = 'a plain decimal, digits with an optional point (e.g. 12.34)';
+
 /**
- * A money amount as merchants send it: a decimal string, more than zero, with at most the currency's
- * minor units (more is refused, never rounded) and at most {@link MAX_SIGNIFICANT_DIGITS} significant
- * digits. `field` names it in the error.
+ * Every reason an amount is refused for, in the order they are checked; `details[].issue` is one of
+ * these (docs/api-guide.md, Payments).
+ */
+export const AMOUNT_ISSUES = {
+  notString: 'must be a string such as "12.34", never a JSON number',
+  form: (why?: string) => `must be ${AMOUNT_FORM}${why ? `: ${why}` : ''}`,
+  notPositive: 'must be greater than zero',
+  decimals: (currency: string) =>
+    `must have at most ${decimalsOf(currency)} decimals for ${CURRENCY.test(currency) ? currency : 'its currency'} (never rounded)`,
+  tooLarge: `must be at most ${MAX_AMOUNT} (the upstream's maximum)`,
+  significantDigits: `must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits (what the upstream's JSON number carries exactly)`,
+} as const;
+
+const PLAIN_DECIMAL = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** Why `text` is not a plain decimal, in the words the issue uses: the first telling reason. */
+function formIssue(text: string): string {
+  if (/^\s|\s$/.test(text) || /\d\s+\d/.test(text)) return AMOUNT_ISSUES.form('no spaces');
+  // ASCII and Unicode minus and plus signs alike.
+  if (/^[+\-\u2212\uFE62\uFE63\uFF0B\uFF0D]/.test(text)) return AMOUNT_ISSUES.form('no sign');
+  if (/[^\P{Nd}0-9]/u.test(text)) return AMOUNT_ISSUES.form('ASCII digits only');
+  if (/^(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text)) return AMOUNT_ISSUES.form('no exponent');
+  if (/^0\d/.test(text) && /^\d+(?:\.\d+)?$/.test(text)) return AMOUNT_ISSUES.form('no leading zeros');
+  if (/^(?:\d*\.\d*)$/.test(text) && text !== '.')
+    return AMOUNT_ISSUES.form('digits on both sides of the point');
+  return AMOUNT_ISSUES.form();
+}
+
+/**
+ * The one amount rule, for the api's validation and {@link parseAmount} alike: undefined when `amount` is
+ * an amount of `currency`, else the issue that refuses it. Checked in this order: a string, a plain
+ * decimal (no sign, no exponent, ASCII digits, no leading zeros), greater than zero, at most the currency's
+ * decimals (never rounded), at most {@link MAX_AMOUNT}, at most {@link MAX_SIGNIFICANT_DIGITS} significant
+ * digits.
+ */
+export function amountIssue(amount: unknown, currency: unknown): string | undefined {
+  if (typeof amount !== 'string') return AMOUNT_ISSUES.notString;
+  if (!PLAIN_DECIMAL.test(amount)) return formIssue(amount);
+  if (!/[1-9]/.test(amount)) return AMOUNT_ISSUES.notPositive;
+  const [whole, fraction = ''] = amount.split('.');
+  const code = typeof currency === 'string' ? currency : '';
+  if (fraction.length > decimalsOf(code)) return AMOUNT_ISSUES.decimals(code);
+  // Compared as text first: a plain decimal of more whole digits is over the maximum however long.
+  if (whole.length > MAX_WHOLE_DIGITS || new Prisma.Decimal(amount).gt(MAX_AMOUNT)) {
+    return AMOUNT_ISSUES.tooLarge;
+  }
+  if (new Prisma.Decimal(amount).sd() > MAX_SIGNIFICANT_DIGITS) return AMOUNT_ISSUES.significantDigits;
+  return undefined;
+}
+
+/**
+ * A money amount as merchants send it, by the one rule of {@link amountIssue} (what the api's validation
+ * lets through is exactly what this parses), with an ISO 4217 currency. `field` names it in the error.
  */
 export function parseAmount(input: { amount: string; currency: string }, field: string): Prisma.Decimal {
-  if (!/^\d{1,13}(\.\d{1,6})?$/.test(input.amount)) {
-    throw invalidField(`${field}.amount`, 'must be a decimal string such as "12.34"');
-  }
-  if (!/^[A-Z]{3}$/.test(input.currency)) {
+  const issue = amountIssue(input.amount, input.currency);
+  if (issue) throw invalidField(`${field}.amount`, issue);
+  if (typeof input.currency !== 'string' || !CURRENCY.test(input.currency)) {
     throw invalidField(`${field}.currency`, 'must be an ISO 4217 code such as "GBP"');
   }
-  const decimals = input.amount.split('.')[1]?.length ?? 0;
-  if (decimals > decimalsOf(input.currency)) {
-    throw invalidField(
-      `${field}.amount`,
-      `has more decimals than ${input.currency} allows (${decimalsOf(input.currency)}; never rounded)`,
-    );
-  }
-  const amount = new Prisma.Decimal(input.amount);
-  if (amount.lte(0)) throw invalidField(`${field}.amount`, 'must be more than zero');
-  if (amount.sd() > MAX_SIGNIFICANT_DIGITS) {
-    throw invalidField(
-      `${field}.amount`,
-      `has more than ${MAX_SIGNIFICANT_DIGITS} significant digits (the upstream's JSON number could not carry it exactly)`,
-    );
-  }
-  return amount;
+  return new Prisma.Decimal(input.amount);
 }
 
 /**

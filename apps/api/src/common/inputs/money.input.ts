@@ -1,32 +1,53 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsObject, IsString, Matches, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
+import {
+  AMOUNT_MAX_LENGTH,
+  amountIssue,
+  MAX_AMOUNT,
+  MAX_SIGNIFICANT_DIGITS,
+  MAX_WHOLE_DIGITS,
+  MOST_DECIMALS,
+} from '#libs/domain/payments';
 
 /**
- * The API's one rule for money a merchant sends (payments, funds confirmation, VRP limits alike: the
- * domain checks each with `parseAmount` and the upstream takes each as a JSON number). The shape is
- * checked here: a decimal string above 0 with at most 13 digits before the point and 3 after it, the most
- * any currency has (KWD, BHD). The service then refuses more decimals than the currency's own and more
- * than 15 significant digits (what a JSON number carries exactly), never rounding.
+ * The API's one rule for money a merchant sends (payments, funds confirmation, VRP limits alike). The
+ * amount is checked by `amountIssue`, the very rule `parseAmount` applies in the domain: what passes
+ * here is exactly what the code parses, and a refusal says why (docs/api-guide.md, Payments).
  */
-const AMOUNT = /^(?:0|[1-9]\d{0,12})(?:\.\d{1,3})?$/;
-const ABOVE_ZERO = /[1-9]/;
 const CURRENCY = /^[A-Z]{3}$/;
 
-/** Both amount checks as the one pattern the document states (the look-ahead is `ABOVE_ZERO`). */
-export const AMOUNT_PATTERN = `^(?=.*[1-9])${AMOUNT.source.slice(1)}`;
+/**
+ * The shape the document states, which every accepted amount has: a plain decimal above zero, at most
+ * 9 digits before the point and 3 after it. The currency's own decimals and the maximum are in words.
+ */
+export const AMOUNT_PATTERN = `^(?=.*[1-9])(?:0|[1-9]\\d{0,${MAX_WHOLE_DIGITS - 1}})(?:\\.\\d{1,${MOST_DECIMALS}})?$`;
 
 export class MoneyInput {
   @ApiProperty({
     example: '12.34',
     pattern: AMOUNT_PATTERN,
-    description:
-      'Decimal string, never a JSON number: greater than 0, at most 13 digits before the point and 3 after it; and at most the currency’s own decimals (2 for GBP, 0 for JPY, 3 for KWD) and 15 significant digits. Never rounded: more is refused.',
+    maxLength: AMOUNT_MAX_LENGTH,
+    description: [
+      'A decimal string, never rounded. Refused with 400 and the first of these reasons in `details[].issue`:',
+      'not a string (a JSON number is refused);',
+      'not a plain decimal, digits with an optional point (e.g. 12.34): no sign, no exponent, ASCII digits only, no leading zeros, no spaces;',
+      'not greater than zero;',
+      'more decimals than the currency has (2 for GBP and EUR, 0 for JPY, 3 for KWD);',
+      `over the upstream's maximum: at most ${MAX_AMOUNT};`,
+      `more than ${MAX_SIGNIFICANT_DIGITS} significant digits.`,
+    ].join(' '),
   })
-  @IsString()
-  @Matches(AMOUNT, { message: 'amount must be a decimal string with at most 3 decimals' })
-  @Matches(ABOVE_ZERO, { message: 'amount must be greater than 0' })
+  @ValidateBy({
+    name: 'isAmount',
+    validator: {
+      validate: (value: unknown, args) =>
+        amountIssue(value, (args?.object as Partial<MoneyInput> | undefined)?.currency) === undefined,
+      defaultMessage: (args) =>
+        amountIssue(args?.value, (args?.object as Partial<MoneyInput> | undefined)?.currency) ?? '',
+    },
+  })
   amount!: string;
 
   @ApiProperty({ example: 'GBP', pattern: CURRENCY.source, description: 'ISO 4217 code' })

@@ -1,5 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
 import { IsInstitutionId, IsPaymentReference, IsRedirectUrl } from '../../common/field-rules.js';
 import { MoneyField, MoneyInput } from '../../common/inputs/money.input.js';
 import { PayeeField, PayeeInput } from '../../common/inputs/payee.input.js';
@@ -15,11 +14,7 @@ export class CreateSinglePaymentInput {
   @PayeeField()
   payee!: PayeeInput;
 
-  @ApiProperty({ example: 'Order 1234', maxLength: 18, description: 'Shown on both statements' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(18)
-  @IsPaymentReference()
+  @IsPaymentReference({ required: true, example: 'Order 1234', description: 'Shown on both statements' })
   reference!: string;
 
   @ApiProperty({

@@ -1,12 +1,8 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsPaymentReference } from '../../common/field-rules.js';
 import { MoneyField, MoneyInput } from '../../common/inputs/money.input.js';
 
 export class ConfirmFundsInput {
-  @ApiPropertyOptional({ maxLength: 18, example: 'Top-up' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(18)
+  @IsPaymentReference({ required: false, example: 'Top-up', description: 'Sent to the bank with the check' })
   reference?: string;
 
   @MoneyField('As for a payment: a decimal string, never rounded')

@@ -8,8 +8,6 @@ import {
   IsIn,
   IsObject,
   IsOptional,
-  IsString,
-  MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { VRP_ALIGNMENTS, VRP_FREQUENCIES } from '#libs/domain/payments';
@@ -74,11 +72,11 @@ export class CreateVrpConsentInput {
   @PayeeField('Where the sweeps go: the user’s own account elsewhere')
   payee!: PayeeInput;
 
-  @ApiPropertyOptional({ example: 'Savings sweep', maxLength: 18 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(18)
-  @IsPaymentReference()
+  @IsPaymentReference({
+    required: false,
+    example: 'Savings sweep',
+    description: 'The reference of the payments made under the consent, shown on both statements',
+  })
   reference?: string;
 
   @ApiProperty({ type: ControlParametersInput })

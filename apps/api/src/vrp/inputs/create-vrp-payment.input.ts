@@ -1,5 +1,3 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsPaymentReference } from '../../common/field-rules.js';
 import { MoneyField, MoneyInput } from '../../common/inputs/money.input.js';
 
@@ -7,10 +5,6 @@ export class CreateVrpPaymentInput {
   @MoneyField('A decimal string of the consent’s currency, never rounded')
   amount!: MoneyInput;
 
-  @ApiPropertyOptional({ maxLength: 18, example: 'Sweep' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(18)
-  @IsPaymentReference()
+  @IsPaymentReference({ required: false, example: 'Sweep', description: 'Shown on both statements' })
   reference?: string;
 }
