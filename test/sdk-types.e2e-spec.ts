@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient, IDEMPOTENT_POSTS } from '../libs/merchant-sdk/src/index.js';
 import { isMerchantPath, NOT_MERCHANT_PATHS, renderSdkTypes } from '../scripts/sdk-types.mjs';
@@ -114,7 +115,134 @@ describe('merchant SDK: the types and the operations follow the OpenAPI document
     const sentKeys = [...new Set(requests.filter((r) => r.key).map((r) => `${r.method} ${r.path}`))].sort();
     expect(sentKeys).toEqual(documentedKeys);
   });
+
+  it('types what the api always sends as present: a merchant reads it under --strict without a guard', async () => {
+    // The program compiles against the SDK as checked in, with no error at all.
+    expect(strictErrors(MERCHANT_READS)).toEqual([]);
+    // And it depends on those fields being required: against the same document with every output's
+    // fields optional (the SDK of issue 37, item 4), each marked line, and only those, fails.
+    const loose = await renderSdkTypes(withOptionalOutputs(document));
+    const failing = new Set(strictErrors(MERCHANT_READS, loose).map((error) => error.line));
+    const marked = MERCHANT_READS.split('\n').flatMap((line, i) =>
+      line.includes(ALWAYS_SENT) ? [i + 1] : [],
+    );
+    expect(marked.length).toBeGreaterThan(15);
+    expect([...failing].sort((a, b) => a - b)).toEqual(marked);
+  });
 });
+
+const ALWAYS_SENT = '// always sent';
+
+/**
+ * A merchant's program that reads, with no guard, what the api always sends: of the caller, a user, a
+ * consent and the list of them, accounts with their balances and sync state, and transactions stored,
+ * live (through the client's method and through the typed `GET` of the client underneath) and
+ * categorised. `string | null` is read as such: a field that can be null is still always there.
+ */
+const MERCHANT_READS = `import { createBffClient } from '@open-banking-bff/merchant-sdk';
+
+const bff = createBffClient({ baseUrl: 'https://bff.example.com', token: 'mk_example' });
+const text = (value: string): string => value;
+const maybe = (value: string | null): string => value ?? '-';
+
+export async function report(userId: string, consentId: string, accountId: string): Promise<string[]> {
+  const lines: string[] = [];
+  const me = await bff.me();
+  lines.push(text(me.kind), text(me.merchantId)); ${ALWAYS_SENT}
+  const user = await bff.users.get(userId);
+  lines.push(text(user.id), text(user.reference), text(user.createdAt), String(user.vopOptOut.valueOf())); ${ALWAYS_SENT}
+  const consent = await bff.consents.get(consentId);
+  lines.push(text(consent.id), text(consent.status), text(consent.institutionId), consent.featureScope.join()); ${ALWAYS_SENT}
+  lines.push(maybe(consent.expiresAt), maybe(consent.authorizedAt), maybe(consent.revokedAt)); ${ALWAYS_SENT}
+  for await (const listed of bff.consents.list(userId)) {
+    lines.push(text(listed.kind), text(listed.upstreamConsentId), text(listed.createdAt)); ${ALWAYS_SENT}
+  }
+  for await (const account of bff.accounts.list(userId)) {
+    lines.push(text(account.id), text(account.consentId), text(account.upstreamAccountId)); ${ALWAYS_SENT}
+    lines.push(maybe(account.type), maybe(account.currency), maybe(account.nickname)); ${ALWAYS_SENT}
+    lines.push(text(account.sync.status), maybe(account.sync.lastSyncedAt), maybe(account.sync.nextSyncAt)); ${ALWAYS_SENT}
+    for (const { type, balance, dateTime } of account.balances) { ${ALWAYS_SENT}
+      lines.push(text(type), text(balance.amount), text(balance.currency), maybe(dateTime)); ${ALWAYS_SENT}
+    }
+  }
+  const account = await bff.accounts.get(accountId);
+  lines.push(text(account.institutionId), text(account.updatedAt)); ${ALWAYS_SENT}
+  for await (const tx of bff.transactions(accountId, { limit: 100 })) {
+    lines.push(text(tx.id), text(tx.date), text(tx.amount), text(tx.currency)); ${ALWAYS_SENT}
+  }
+  for await (const tx of bff.transactions.live(accountId)) {
+    lines.push(text(tx.id), text(tx.date), text(tx.amount), text(tx.currency)); ${ALWAYS_SENT}
+  }
+  const live = await bff.raw.GET('/v1/accounts/{accountId}/transactions/live', {
+    params: { path: { accountId } },
+  });
+  for (const tx of live.data?.data ?? []) {
+    lines.push(text(tx.id), text(tx.date), text(tx.amount), text(tx.currency)); ${ALWAYS_SENT}
+  }
+  const categorised = await bff.transactions.categorise(accountId, { categorisationType: 'consumer' });
+  for (const tx of categorised.transactions) { ${ALWAYS_SENT}
+    lines.push(text(tx.id), text(tx.amount), text(tx.currency)); ${ALWAYS_SENT}
+  }
+  return lines;
+}
+`;
+
+/** The document with no field of any output schema required, at any depth (envelopes and inputs kept). */
+function withOptionalOutputs(document: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(document);
+  const loosen = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(loosen);
+    else if (node && typeof node === 'object') {
+      const schema = node as Record<string, unknown>;
+      if (schema.properties && Array.isArray(schema.required)) delete schema.required;
+      Object.values(schema).forEach(loosen);
+    }
+  };
+  for (const [name, schema] of Object.entries(copy.components?.schemas ?? {}))
+    if (name.endsWith('Output')) loosen(schema);
+  return copy;
+}
+
+/**
+ * `program`'s type errors under `--strict` against the merchant SDK's source (as the package name
+ * imports it), with `generatedTypes` in place of libs/merchant-sdk/src/generated/openapi.ts when given.
+ */
+function strictErrors(program: string, generatedTypes?: string): { line: number; message: string }[] {
+  const file = join(process.cwd(), 'test', 'merchant-reads.virtual.ts');
+  const virtual = new Map([[file, program]]);
+  if (generatedTypes !== undefined) virtual.set(join(SDK, 'src', 'generated', 'openapi.ts'), generatedTypes);
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+    types: [],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    paths: { '@open-banking-bff/merchant-sdk': [join(SDK, 'src', 'index.ts')] },
+  };
+  const host = ts.createCompilerHost(options);
+  const [fileExists, readFile, getSourceFile] = [
+    host.fileExists.bind(host),
+    host.readFile.bind(host),
+    host.getSourceFile.bind(host),
+  ];
+  host.fileExists = (name) => virtual.has(name) || fileExists(name);
+  host.readFile = (name) => virtual.get(name) ?? readFile(name);
+  host.getSourceFile = (name, language, ...rest) => {
+    const text = virtual.get(name);
+    return text === undefined
+      ? getSourceFile(name, language, ...rest)
+      : ts.createSourceFile(name, text, language);
+  };
+  const compiled = ts.createProgram([file], options, host);
+  const source = compiled.getSourceFile(file)!;
+  return ts.getPreEmitDiagnostics(compiled, source).map((diagnostic) => ({
+    line: diagnostic.file ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1 : 0,
+    message: `${diagnostic.file?.fileName ?? ''} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+  }));
+}
 
 /** Whatever a client method answered, taken to its first request: a promise, a list's page, a stream's event. */
 async function settle(result: unknown): Promise<void> {

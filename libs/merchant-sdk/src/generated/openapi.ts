@@ -804,7 +804,7 @@ export interface components {
             merchantId: string;
             /**
              * Format: uuid
-             * @description Session tokens only
+             * @description A session token's user; absent for an API key (kind `merchant`)
              */
             userId?: string;
         };
@@ -957,7 +957,10 @@ export interface components {
             /** @description The bank's page: send the user's browser here */
             authorisationUrl: string;
             institutionId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The bank’s expiry, else the one asked for; absent when neither names one
+             */
             expiresAt?: string;
         };
         CreatedConsentOutputEnvelope: {
@@ -1001,9 +1004,12 @@ export interface components {
              */
             status: string;
             institutionId: string;
-            /** @description While AWAITING_SCA_METHOD */
+            /** @description With AWAITING_SCA_METHOD only: the methods to choose from; absent in any other status */
             scaMethods?: components["schemas"]["ScaMethodOutput"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The bank’s expiry; absent when it names none
+             */
             expiresAt?: string;
         };
         EmbeddedConsentOutputEnvelope: {
@@ -1092,9 +1098,12 @@ export interface components {
             /** @example AWAITING_AUTHORIZATION */
             status: string;
             featureScope: string[];
-            /** @description The bank's page, when the PSU must approve the new terms */
+            /** @description The bank's page, when the PSU must approve the new terms; absent when the upstream gives none */
             authorisationUrl?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The bank’s expiry, else the one asked for; absent when neither names one
+             */
             expiresAt?: string;
         };
         PreAuthorisationOutputEnvelope: {
@@ -1138,16 +1147,16 @@ export interface components {
             authorizedAt: string | null;
             /** Format: date-time */
             revokedAt: string | null;
-            /** @description While AWAITING_AUTHORIZATION */
+            /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description When a re-authorisation is pending */
+            /** @description The bank's page while a re-authorisation is pending; absent otherwise */
             reauthorisationUrl?: string;
             /**
              * Format: date-time
              * @description When a completed re-authorisation did not extend the consent (the bank kept expiresAt, or left it within the warning window): no re-authorisation is asked for automatically any more; connect the bank again to keep the data flowing. Absent once an authorisation extends it.
              */
             reauthorisationNotExtendedAt?: string;
-            /** @description GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is */
+            /** @description GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is; absent from the list and every other answer */
             sync?: components["schemas"]["ConsentSyncOutput"];
         };
         ConsentOutputListEnvelope: {
@@ -1224,11 +1233,20 @@ export interface components {
         };
         StatementOutput: {
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Absent when the bank gives none
+             */
             startDateTime?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Absent when the bank gives none
+             */
             endDateTime?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Absent when the bank gives none
+             */
             creationDateTime?: string;
         };
         StatementOutputListEnvelope: {
@@ -1238,8 +1256,11 @@ export interface components {
         };
         BeneficiaryOutput: {
             id: string;
+            /** @description Absent when the bank does not say */
             trusted?: boolean;
+            /** @description Absent when the bank gives none */
             reference?: string;
+            /** @description The payee as the bank describes it; absent when it gives none */
             payee?: {
                 [key: string]: unknown;
             };
@@ -1273,10 +1294,14 @@ export interface components {
             amount: string;
             /** @example GBP */
             currency: string;
-            /** @example BOOKED */
+            /**
+             * @description Absent when the bank gives none
+             * @example BOOKED
+             */
             status?: string;
-            /** @description Every other upstream field is passed on; each `amount` is a decimal string */
+            /** @description The bank’s own amount, where it gives one. Every other upstream field is passed on; each `amount` is a decimal string */
             transactionAmount?: components["schemas"]["MoneyOutput"];
+            /** @description Absent when the bank gives none */
             description?: string;
             /** @description Categories, merchant and hash, where the bank gives them: stored and categorised records (the live list is the bank as it is now, without enrichment) */
             enrichment?: {
@@ -1949,7 +1974,7 @@ export interface components {
         };
         MoneyInput: {
             /**
-             * @description Decimal string, never a JSON number: greater than 0, at most 13 digits before the point and 3 after it; and at most the currency’s own decimals (2 for GBP, 0 for JPY, 3 for KWD) and 15 significant digits. Never rounded: more is refused.
+             * @description A decimal string, never rounded. Refused with 400 and the first of these reasons in `details[].issue`: not a string (a JSON number is refused); not a plain decimal, digits with an optional point (e.g. 12.34): no sign, no exponent, ASCII digits only, no leading zeros, no spaces; not greater than zero; more decimals than the currency has (2 for GBP and EUR, 0 for JPY, 3 for KWD); over the upstream's maximum: at most 999999999.99; more than 15 significant digits.
              * @example 12.34
              */
             amount: string;
@@ -1981,7 +2006,7 @@ export interface components {
             amount: components["schemas"]["MoneyInput"];
             payee: components["schemas"]["PayeeInput"];
             /**
-             * @description Shown on both statements
+             * @description Shown on both statements. 1 to 18 printable ASCII characters (space to `~`: no accents, emoji, tabs or line breaks), as the upstream takes at most 18.
              * @example Order 1234
              */
             reference: string;
@@ -2046,14 +2071,18 @@ export interface components {
         };
         HostedVrpRequestOutput: {
             requestId: string;
+            /** @description As the upstream gives it; absent when it gives none */
             applicationUserId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description As the upstream gives it; absent when it gives none
+             */
             createdAt?: string;
-            /** @description { currentStatus: created|succeed|rejected|failed|expired, statusUpdatedAt, … } */
+            /** @description { currentStatus: created|succeed|rejected|failed|expired, statusUpdatedAt, … }. As the upstream gives it; absent when it gives none */
             status?: {
                 [key: string]: unknown;
             };
-            /** @description { upstreamConsentId } once succeeded; the consent token is never returned */
+            /** @description { upstreamConsentId } once succeeded (absent until the upstream gives a result); the consent token is never returned */
             result?: {
                 [key: string]: unknown;
             };
@@ -2108,7 +2137,10 @@ export interface components {
             institutionId: string;
             /** @description Where the sweeps go: the user’s own account elsewhere */
             payee: components["schemas"]["PayeeInput"];
-            /** @example Savings sweep */
+            /**
+             * @description The reference of the payments made under the consent, shown on both statements. 1 to 18 printable ASCII characters (space to `~`: no accents, emoji, tabs or line breaks), as the upstream takes at most 18.
+             * @example Savings sweep
+             */
             reference?: string;
             controlParameters: components["schemas"]["ControlParametersInput"];
             /**
@@ -2130,7 +2162,10 @@ export interface components {
             periodicLimits: components["schemas"]["PeriodicLimitOutput"][];
             /** Format: date-time */
             validFrom: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Absent when none was set: no end
+             */
             validTo?: string;
         };
         CreatedVrpConsentOutput: {
@@ -2157,16 +2192,16 @@ export interface components {
             authorizedAt: string | null;
             /** Format: date-time */
             revokedAt: string | null;
-            /** @description While AWAITING_AUTHORIZATION */
+            /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description When a re-authorisation is pending */
+            /** @description The bank's page while a re-authorisation is pending; absent otherwise */
             reauthorisationUrl?: string;
             /**
              * Format: date-time
              * @description When a completed re-authorisation did not extend the consent (the bank kept expiresAt, or left it within the warning window): no re-authorisation is asked for automatically any more; connect the bank again to keep the data flowing. Absent once an authorisation extends it.
              */
             reauthorisationNotExtendedAt?: string;
-            /** @description GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is */
+            /** @description GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is; absent from the list and every other answer */
             sync?: components["schemas"]["ConsentSyncOutput"];
             controlParameters: components["schemas"]["ControlParametersOutput"];
         };
@@ -2228,7 +2263,10 @@ export interface components {
             links?: components["schemas"]["ApiLinks"];
         };
         ConfirmFundsInput: {
-            /** @example Top-up */
+            /**
+             * @description Sent to the bank with the check. 1 to 18 printable ASCII characters (space to `~`: no accents, emoji, tabs or line breaks), as the upstream takes at most 18.
+             * @example Top-up
+             */
             reference?: string;
             /** @description As for a payment: a decimal string, never rounded */
             amount: components["schemas"]["MoneyInput"];
@@ -2248,7 +2286,10 @@ export interface components {
         CreateVrpPaymentInput: {
             /** @description A decimal string of the consent’s currency, never rounded */
             amount: components["schemas"]["MoneyInput"];
-            /** @example Sweep */
+            /**
+             * @description Shown on both statements. 1 to 18 printable ASCII characters (space to `~`: no accents, emoji, tabs or line breaks), as the upstream takes at most 18.
+             * @example Sweep
+             */
             reference?: string;
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */

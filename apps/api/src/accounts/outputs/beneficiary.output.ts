@@ -1,8 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+/** The bank's beneficiary, straight through (amounts as decimal strings): besides `id`, what the bank gives. */
 export class BeneficiaryOutput {
   @ApiProperty() id: string;
-  @ApiPropertyOptional() trusted?: boolean;
-  @ApiPropertyOptional() reference?: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) payee?: unknown;
+  @ApiPropertyOptional({ description: 'Absent when the bank does not say' }) trusted?: boolean;
+  @ApiPropertyOptional({ description: 'Absent when the bank gives none' }) reference?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The payee as the bank describes it; absent when it gives none',
+  })
+  payee?: unknown;
 }

@@ -11,13 +11,15 @@ export class TransactionOutput {
   @ApiProperty({ format: 'date-time', description: 'What ranges and order apply to' }) date: string;
   @ApiProperty({ example: '-12.34', description: 'Decimal string; negative is money out' }) amount: string;
   @ApiProperty({ example: 'GBP' }) currency: string;
-  @ApiPropertyOptional({ example: 'BOOKED' }) status?: string;
+  @ApiPropertyOptional({ example: 'BOOKED', description: 'Absent when the bank gives none' })
+  status?: string;
   @ApiPropertyOptional({
     type: MoneyOutput,
-    description: 'Every other upstream field is passed on; each `amount` is a decimal string',
+    description:
+      'The bank’s own amount, where it gives one. Every other upstream field is passed on; each `amount` is a decimal string',
   })
   transactionAmount?: MoneyOutput;
-  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ description: 'Absent when the bank gives none' }) description?: string;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,

@@ -1,12 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+/** Every field but `id` as the upstream gives it (GET /applications, straight through). */
+const AS_GIVEN = 'As the upstream gives it; absent when it gives none';
+
 export class UpstreamApplicationOutput {
   @ApiProperty() id: string;
-  @ApiPropertyOptional() name?: string;
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }] }) merchantCategoryCode?:
-    number | string;
-  @ApiPropertyOptional() ppcUserGroup?: string;
-  @ApiPropertyOptional({ type: [String] }) callbackUrls?: string[];
-  @ApiPropertyOptional() isContractPresent?: boolean;
-  @ApiPropertyOptional() rootApplicationId?: string;
+  @ApiPropertyOptional({ description: AS_GIVEN }) name?: string;
+  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], description: AS_GIVEN })
+  merchantCategoryCode?: number | string;
+  @ApiPropertyOptional({ description: AS_GIVEN }) ppcUserGroup?: string;
+  @ApiPropertyOptional({ type: [String], description: AS_GIVEN }) callbackUrls?: string[];
+  @ApiPropertyOptional({ description: AS_GIVEN }) isContractPresent?: boolean;
+  @ApiPropertyOptional({ description: AS_GIVEN }) rootApplicationId?: string;
 }

@@ -25,21 +25,31 @@ export class UpstreamWebhookOutput {
 
 export class UpstreamWebhookCategoryOutput {
   @ApiProperty({ example: 'payment.state.success' }) name!: string;
-  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ description: "The upstream's description; absent when it gives none" })
+  description?: string;
 }
 
 export class MigrationStepOutput {
   @ApiProperty({ enum: ['list-subscriptions', 'delete-subscription', 'list-categories', 'register'] })
   step!: string;
-  @ApiPropertyOptional({ description: 'The eventTypeId deleted, or the callback URL registered' })
+  @ApiPropertyOptional({
+    description:
+      'The eventTypeId deleted, or the callback URL registered; absent from list-subscriptions and list-categories',
+  })
   target?: string;
   @ApiProperty({ enum: ['done', 'skipped', 'failed'] }) outcome!: string;
-  @ApiPropertyOptional() detail?: string;
+  @ApiPropertyOptional({
+    description:
+      'What was found or done (the subscriptions found, the categories offered, the webhook registered); absent from a delete-subscription that was done',
+  })
+  detail?: string;
 }
 
 export class UpstreamWebhookMigrationOutput {
   @ApiProperty() applicationId!: string;
   @ApiProperty({ type: [MigrationStepOutput] }) steps!: MigrationStepOutput[];
-  @ApiPropertyOptional({ type: UpstreamWebhookOutput, description: 'The registration now in use' })
+  // Always in the 200 answer: migrate() ends by setting it, and a run that failed answers its error. Optional
+  // to the compiler only because MigrationReport types it so (the controller's reportView spreads it in).
+  @ApiProperty({ type: UpstreamWebhookOutput, description: 'The registration now in use' })
   registration?: UpstreamWebhookOutput;
 }

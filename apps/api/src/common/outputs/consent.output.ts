@@ -40,8 +40,14 @@ export class ConsentOutput {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) authorizedAt: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) revokedAt: string | null;
-  @ApiPropertyOptional({ description: 'While AWAITING_AUTHORIZATION' }) authorisationUrl?: string;
-  @ApiPropertyOptional({ description: 'When a re-authorisation is pending' }) reauthorisationUrl?: string;
+  @ApiPropertyOptional({
+    description: "The bank's page while AWAITING_AUTHORIZATION; absent in any other status",
+  })
+  authorisationUrl?: string;
+  @ApiPropertyOptional({
+    description: "The bank's page while a re-authorisation is pending; absent otherwise",
+  })
+  reauthorisationUrl?: string;
   @ApiPropertyOptional({
     format: 'date-time',
     description:
@@ -50,7 +56,8 @@ export class ConsentOutput {
   reauthorisationNotExtendedAt?: string;
   @ApiPropertyOptional({
     type: ConsentSyncOutput,
-    description: 'GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is',
+    description:
+      'GET /v1/consents/{id} only: how fresh the data of the consent’s accounts is; absent from the list and every other answer',
   })
   sync?: ConsentSyncOutput;
 }

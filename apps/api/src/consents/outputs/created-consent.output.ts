@@ -5,5 +5,9 @@ export class CreatedConsentOutput {
   @ApiProperty({ example: 'AWAITING_AUTHORIZATION' }) status: string;
   @ApiProperty({ description: "The bank's page: send the user's browser here" }) authorisationUrl: string;
   @ApiProperty() institutionId: string;
-  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'The bank’s expiry, else the one asked for; absent when neither names one',
+  })
+  expiresAt?: string;
 }

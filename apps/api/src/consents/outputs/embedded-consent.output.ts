@@ -15,9 +15,13 @@ export class EmbeddedConsentOutput {
   })
   status: string;
   @ApiProperty() institutionId: string;
-  @ApiPropertyOptional({ type: [ScaMethodOutput], description: 'While AWAITING_SCA_METHOD' })
+  @ApiPropertyOptional({
+    type: [ScaMethodOutput],
+    description: 'With AWAITING_SCA_METHOD only: the methods to choose from; absent in any other status',
+  })
   scaMethods?: ScaMethodOutput[];
-  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'The bank’s expiry; absent when it names none' })
+  expiresAt?: string;
 }
 
 export class ConsentStatusOutput {

@@ -4,7 +4,14 @@ export class PreAuthorisationOutput {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'AWAITING_AUTHORIZATION' }) status: string;
   @ApiProperty({ type: [String] }) featureScope: string[];
-  @ApiPropertyOptional({ description: "The bank's page, when the PSU must approve the new terms" })
+  @ApiPropertyOptional({
+    description:
+      "The bank's page, when the PSU must approve the new terms; absent when the upstream gives none",
+  })
   authorisationUrl?: string;
-  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'The bank’s expiry, else the one asked for; absent when neither names one',
+  })
+  expiresAt?: string;
 }

@@ -7,11 +7,20 @@ export class HealthResultOutput {
     type: 'object',
     additionalProperties: {
       type: 'object',
+      required: ['status'],
       properties: {
         status: { type: 'string', enum: ['up'] },
-        detail: { type: 'string' },
-        receiver: { type: 'string', enum: ['registered', 'missing', 'unknown'] },
-        applicationsWithoutReceiver: { type: 'array', items: { type: 'string' } },
+        detail: { type: 'string', description: '`upstream` only: what it answered (`HTTP 200`)' },
+        receiver: {
+          type: 'string',
+          enum: ['registered', 'missing', 'unknown'],
+          description: '`upstreamWebhooks` only',
+        },
+        applicationsWithoutReceiver: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'With `receiver: missing` only',
+        },
       },
     },
     description:

@@ -7,7 +7,7 @@ export class RootLinksOutput {
   @ApiProperty({ example: 'http://localhost:3000/metrics' }) metrics!: string;
   @ApiPropertyOptional({
     example: 'http://localhost:5020',
-    description: 'The demo merchant app, when it runs',
+    description: 'The demo merchant app, when it runs; absent when DEMO_PUBLIC_URL is not set',
   })
   demo?: string;
 }

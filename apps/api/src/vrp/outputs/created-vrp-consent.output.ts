@@ -13,7 +13,8 @@ export class ControlParametersOutput {
   @ApiProperty({ type: MoneyOutput }) maxAmountPerPayment!: MoneyOutput;
   @ApiProperty({ type: [PeriodicLimitOutput] }) periodicLimits!: PeriodicLimitOutput[];
   @ApiProperty({ format: 'date-time' }) validFrom!: string;
-  @ApiPropertyOptional({ format: 'date-time' }) validTo?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Absent when none was set: no end' })
+  validTo?: string;
 }
 
 export class CreatedVrpConsentOutput extends ConsentOutput {

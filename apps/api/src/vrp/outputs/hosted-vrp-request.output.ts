@@ -1,19 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+/** The upstream's hosted request, straight through but for `result`: besides `requestId`, what it gives. */
+const AS_GIVEN = 'As the upstream gives it; absent when it gives none';
+
 export class HostedVrpRequestOutput {
   @ApiProperty() requestId: string;
-  @ApiPropertyOptional() applicationUserId?: string;
-  @ApiPropertyOptional({ format: 'date-time' }) createdAt?: string;
+  @ApiPropertyOptional({ description: AS_GIVEN }) applicationUserId?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: AS_GIVEN }) createdAt?: string;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: '{ currentStatus: created|succeed|rejected|failed|expired, statusUpdatedAt, … }',
+    description: `{ currentStatus: created|succeed|rejected|failed|expired, statusUpdatedAt, … }. ${AS_GIVEN}`,
   })
   status?: unknown;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: '{ upstreamConsentId } once succeeded; the consent token is never returned',
+    description:
+      '{ upstreamConsentId } once succeeded (absent until the upstream gives a result); the consent token is never returned',
   })
   result?: unknown;
 }
