@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CLAIM_LEASE_SECONDS } from '#libs/domain/payments';
 
 /**
  * The chaos soak's short version (issue 26): `test/soak/run.mjs` as a child process, as `npm run soak`
@@ -8,8 +9,11 @@ import { describe, expect, it } from 'vitest';
  * touches nothing shared. A failure shows the soak's table, the ids it names and every process's last logs.
  */
 const SOAK = fileURLToPath(new URL('./soak/run.mjs', import.meta.url));
-/** Start-up (~25 s), 45 s of load, at most 60 s to settle, the checks and the stops, with room to spare. */
-const SOAK_TEST_TIMEOUT_MS = 240_000;
+/**
+ * Start-up (~25 s), 45 s of load, at most 60 s to settle, the checks and the stops, with room to spare;
+ * and, when a payment's claimer died mid-way, the claim's lease (CLAIM_LEASE_SECONDS) to wait out.
+ */
+const SOAK_TEST_TIMEOUT_MS = 240_000 + (CLAIM_LEASE_SECONDS + 30) * 1000;
 
 function runSoak(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

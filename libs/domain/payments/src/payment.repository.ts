@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DatabasePool, isoText, type RowShape, sqlStatement, type Statement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 import { amountText } from './payment-amount.js';
+import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 
 /** Statuses of payments that did not (and will not) move money: they count against no limit. */
 export const NOT_PAID_STATUSES = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
@@ -179,11 +180,7 @@ const toWork = (r: WorkRow): PaymentWork => ({
   consentStatus: r.consent_status,
 });
 
-/**
- * How long a claimed payment is left to the one who claimed it (the callback, the VRP route, a poll
- * round) before another may take it over: longer than one upstream call can take with its retries.
- */
-export const CLAIM_LEASE_SECONDS = 300;
+export { CLAIM_LEASE_SECONDS };
 
 /**
  * When a payment without a final status is looked at next: soon after it starts, then less often as it
