@@ -138,7 +138,7 @@ function mapped(
   };
 }
 
-/** The single mapping from anything thrown to the error envelope (docs/api-guide.md, "Errors"). */
+/** The single mapping from anything thrown to the error envelope (docs/errors.md). */
 export function mapError(exception: unknown, tracingId: string): MappedError {
   if (exception instanceof DomainError) {
     const headers: Record<string, string> = {};
