@@ -259,6 +259,20 @@ export default tseslint.config(
     },
   },
   {
+    // A route's success answer is declared with ApiAnswer, which documents the output class and makes
+    // the compiler hold the handler's return to it; a bare ApiEnvelope documents without that check.
+    files: ['apps/api/src/**/*.controller.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='ApiEnvelope']",
+          message: 'Declare the answer with ApiAnswer(status, Model, options): it also types the handler.',
+        },
+      ],
+    },
+  },
+  {
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: SPECS,
     plugins: { local: { rules: { 'file-role': fileRole } } },

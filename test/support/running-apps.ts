@@ -6,6 +6,7 @@ import { testConfig } from '#libs/testing';
 import { createApiApp } from '../../apps/api/src/bootstrap.js';
 import { createSandboxApp } from '../../apps/sandbox/src/bootstrap.js';
 import { createWorkerApp, type WorkerApp } from '../../apps/worker/src/bootstrap.js';
+import { checkResponseSchemas } from './response-check.js';
 
 export interface RunningHttpApp {
   app: NestFastifyApplication;
@@ -41,7 +42,10 @@ export async function startSandbox(
 }
 
 export interface ApiStartOptions {
-  /** Off: bodies written by the class serializer, for comparison with the schema-written ones. */
+  /**
+   * Off: bodies written by JSON.stringify, for comparison with the schema-written ones. On (the default),
+   * every schema-written body is checked against JSON.stringify's (`checkResponseSchemas`).
+   */
   responseSchemas?: boolean;
   /** Where to listen (a random port when 0 or unset). */
   port?: number;
@@ -55,7 +59,9 @@ export async function startApi(
   { port, ...options }: ApiStartOptions = {},
 ): Promise<RunningHttpApp & { config: AppConfig }> {
   const config = testConfig({ UPSTREAM_BASE_URL: upstreamUrl, ...overrides });
-  const running = await listen((await createApiApp(config, logger, options)).app, port);
+  const { app } = await createApiApp(config, logger, options);
+  if (options.responseSchemas !== false) checkResponseSchemas(app.getHttpAdapter().getInstance());
+  const running = await listen(app, port);
   return { ...running, config };
 }
 

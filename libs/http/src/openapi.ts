@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
 
@@ -50,6 +50,11 @@ export class ApiListMeta extends ApiMeta {
   nextCursor: string | null;
 }
 
+/** The meta of an answer that counts what `data` holds without paging it. */
+export class ApiCountMeta extends ApiMeta {
+  @ApiProperty({ description: 'How many items `data` holds' }) count: number;
+}
+
 export class ApiLinks {
   @ApiPropertyOptional({ description: 'The next page, when there is one' }) next?: string;
 }
@@ -60,18 +65,73 @@ const envelopes = new Map<string, Type<unknown>>();
  * The success envelope `{ data, meta, links? }` around a model, as a named class so the document shows
  * one schema per response. Memoised: swagger keys schemas by class name.
  */
-export function ApiEnvelope(model: Type<unknown>, options: { list?: boolean } = {}): Type<unknown> {
-  const name = `${model.name}${options.list ? 'List' : ''}Envelope`;
+export function ApiEnvelope(
+  model: Type<unknown>,
+  options: { list?: boolean; meta?: Type<ApiMeta> } = {},
+): Type<unknown> {
+  const meta = options.meta ?? (options.list ? ApiListMeta : ApiMeta);
+  const metaName = options.meta ? options.meta.name.replace(/^Api/, '').replace(/Meta$/, '') : '';
+  const name = `${model.name}${options.list ? 'List' : ''}${metaName}Envelope`;
   const known = envelopes.get(name);
   if (known) return known;
   class Envelope {
     @ApiProperty({ type: model, isArray: options.list ?? false }) data: unknown;
-    @ApiProperty({ type: options.list ? ApiListMeta : ApiMeta }) meta: ApiMeta;
+    @ApiProperty({ type: meta }) meta: ApiMeta;
     @ApiPropertyOptional({ type: ApiLinks }) links?: ApiLinks;
   }
   Object.defineProperty(Envelope, 'name', { value: name });
   envelopes.set(name, Envelope);
   return Envelope;
+}
+
+/** What a route answers: its output model in the success envelope (what `envelope` builds). */
+export interface Served<T> {
+  data: T;
+  meta: { tracingId: string } & Record<string, unknown>;
+  links?: { next?: string };
+}
+
+declare const answer: unique symbol;
+
+/** `Served<T>` already written as JSON (see `envelopeBytes`). */
+export type ServedBytes<T> = Buffer & { readonly [answer]: Served<T> };
+
+type Handler<T> = (...args: never[]) => Served<T> | ServedBytes<T> | Promise<Served<T> | ServedBytes<T>>;
+
+/** A method decorator that fits only a handler answering `T` in the envelope. */
+export type AnswerDecorator<T> = <H extends Handler<T>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<H>,
+) => void;
+
+interface AnswerOptions {
+  meta?: Type<ApiMeta>;
+  description?: string;
+}
+
+/**
+ * A route's success answer: `model` in the envelope, documented (so served by the response schema made
+ * from the same class, and typed so in the SDK) and held by the compiler to what the handler returns.
+ * A handler whose view lacks a field the class requires, or types it otherwise, does not compile.
+ */
+export function ApiAnswer<T>(
+  status: 200 | 201 | 202,
+  model: Type<T>,
+  options: AnswerOptions & { list: true },
+): AnswerDecorator<T[]>;
+export function ApiAnswer<T>(
+  status: 200 | 201 | 202,
+  model: Type<T>,
+  options?: AnswerOptions & { list?: false },
+): AnswerDecorator<T>;
+export function ApiAnswer(
+  status: 200 | 201 | 202,
+  model: Type<unknown>,
+  options: AnswerOptions & { list?: boolean } = {},
+): MethodDecorator {
+  const { description, ...shape } = options;
+  return ApiResponse({ status, type: ApiEnvelope(model, shape), description });
 }
 
 /**
@@ -89,7 +149,7 @@ export function envelope<T>(
   data: T,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
-): { data: T; meta: { tracingId: string } & Record<string, unknown>; links?: { next?: string } } {
+): Served<T> {
   return { data, meta: { tracingId: tracingId(), ...meta }, ...(links ? { links } : {}) };
 }
 
@@ -102,27 +162,14 @@ function afterItems(meta: Record<string, unknown>, links?: { next?: string }): s
 
 /**
  * The same envelope as `envelope`, as bytes around items that already are JSON (records stored in the
- * shape served), joined with commas and encoded: nothing is parsed only to be printed again.
+ * shape served), joined with commas and encoded: nothing is parsed only to be printed again. `T` names
+ * what the records are, which the caller knows and the bytes cannot say: the route's `ApiAnswer` then
+ * holds it to the documented model.
  */
-export function envelopeBytes(
+export function envelopeBytes<T>(
   joinedItems: Buffer,
   meta: Record<string, unknown> = {},
   links?: { next?: string },
-): Buffer {
-  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]);
-}
-
-/**
- * The same as `envelopeBytes`, as text around items that already are JSON text: one string, or pieces
- * that joined are the items, joined here once with the envelope (a 200 KB answer put together in steps
- * would be copied again at each step, and once more when it is measured for `content-length`).
- */
-export function envelopeText(
-  joinedItems: string | readonly string[],
-  meta: Record<string, unknown> = {},
-  links?: { next?: string },
-): string {
-  const after = afterItems(meta, links);
-  const items = typeof joinedItems === 'string' ? [joinedItems] : joinedItems;
-  return ['{"data":[', ...items, after].join('');
+): ServedBytes<T[]> {
+  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]) as ServedBytes<T[]>;
 }

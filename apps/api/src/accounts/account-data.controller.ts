@@ -1,22 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
 import {
-  ApiEnvelope,
+  ApiAnswer,
+  ApiCountMeta,
   ApiErrorResponse,
   Auth,
   AuthKind,
   envelope,
-  envelopeText,
   invalidRequest,
   Tenant,
 } from '#libs/http';
@@ -42,7 +34,7 @@ export class AccountDataController {
     description:
       "Through to the bank with the account's consent (not stored). Up to `limit` (default 1000) statements a page; `meta.nextCursor` is set while more remain.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(StatementOutput, { list: true }) })
+  @ApiAnswer(200, StatementOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
@@ -61,7 +53,7 @@ export class AccountDataController {
     summary: "An account's beneficiaries",
     description: "Through to the bank with the account's consent (not stored).",
   })
-  @ApiOkResponse({ type: ApiEnvelope(BeneficiaryOutput, { list: true }) })
+  @ApiAnswer(200, BeneficiaryOutput, { list: true })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async beneficiaries(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
@@ -77,7 +69,7 @@ export class AccountDataController {
     description:
       'Synchronous: the BFF asks the upstream to categorise, reads the result back and answers both the `categorisationId` and the categorised transactions (amounts as decimal strings). An empty period answers an empty list.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CategorisationOutput) })
+  @ApiAnswer(201, CategorisationOutput, { meta: ApiCountMeta })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
@@ -99,7 +91,7 @@ export class AccountDataController {
     description:
       "Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call: the bank decides its size (no `limit`; the sandbox's banks send 250) and gives no total. Records have the stored transactions' shape. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(TransactionOutput, { list: true }) })
+  @ApiAnswer(200, TransactionOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
@@ -107,18 +99,15 @@ export class AccountDataController {
     @Param('accountId') accountId: string,
     @Query() query: ListLiveTransactionsInput,
     @Tenant() caller: TenantCaller,
-    @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     if (query.cursor !== undefined && (query.from !== undefined || query.before !== undefined)) {
       // The upstream cursor already carries the range; a second range would be silently ignored.
       throw invalidRequest([{ field: 'cursor', issue: 'must not be combined with from or before' }]);
     }
     const page = await this.data.liveTransactions(caller, accountId, query);
-    // The records come as JSON text in the shape served: sent as text, never printed again here.
-    void reply.type('application/json; charset=utf-8');
-    const { meta, links } = pageMeta(page.count, page.nextCursor, {
+    const { meta, links } = pageMeta(page.records.length, page.nextCursor, {
       path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live`,
     });
-    return envelopeText(page.recordsJson, meta, links);
+    return envelope(page.records, meta, links);
   }
 }

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
@@ -20,7 +20,7 @@ export class AccountsController {
     description:
       'From the local store (never the bank), with balances and sync state; oldest first, paged by an opaque cursor.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(AccountOutput, { list: true }) })
+  @ApiAnswer(200, AccountOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
   async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
@@ -34,7 +34,7 @@ export class AccountsController {
     summary: 'One account',
     description: 'From the local store, with balances and sync state.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(AccountOutput) })
+  @ApiAnswer(200, AccountOutput)
   @ApiMissing()
   async get(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.accounts.get(caller, accountId));

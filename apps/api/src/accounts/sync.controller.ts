@@ -1,18 +1,17 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
+import type { ServedTransaction } from '#libs/domain/financial-data';
 import { SyncService } from '#libs/domain/sync';
 import {
-  ApiEnvelope,
+  ApiAnswer,
   ApiErrorResponse,
   Auth,
   AuthKind,
@@ -41,7 +40,7 @@ export class SyncController {
     description:
       'Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows.',
   })
-  @ApiAcceptedResponse({ type: ApiEnvelope(SyncRequestedOutput) })
+  @ApiAnswer(202, SyncRequestedOutput)
   @ApiNotFoundResponse(missing)
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -58,7 +57,7 @@ export class SyncController {
     description:
       'The account’s syncs (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it. The newest SYNC_RUNS_KEPT_PER_ACCOUNT (100 by default) are kept; older ones are removed as new runs end.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput, { list: true }) })
+  @ApiAnswer(200, SyncRunOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   async history(
@@ -73,7 +72,7 @@ export class SyncController {
 
   @Get('syncs/:syncId')
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
-  @ApiOkResponse({ type: ApiEnvelope(SyncRunOutput) })
+  @ApiAnswer(200, SyncRunOutput)
   @ApiNotFoundResponse(missing)
   async get(@Param('syncId') syncId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.getRun(caller, syncId));
@@ -86,7 +85,7 @@ export class SyncController {
     description:
       'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. Empty until the account’s first sync has run: see the account’s `sync.status`.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(TransactionOutput, { list: true }) })
+  @ApiAnswer(200, TransactionOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   async transactions(
@@ -115,6 +114,6 @@ export class SyncController {
     });
     // The records are stored as JSON text in the shape served: sent as text, never parsed here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeBytes(page.recordsJson, meta, links);
+    return envelopeBytes<ServedTransaction>(page.recordsJson, meta, links);
   }
 }

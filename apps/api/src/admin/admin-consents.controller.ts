@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConsentLifecycleRepository } from '#libs/domain/consents';
-import { ApiEnvelope, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { CountConsentsInput } from './inputs/count-consents.input.js';
 import { ConsentCountsOutput } from './outputs/consent-counts.output.js';
@@ -19,7 +19,7 @@ export class AdminConsentsController {
     description:
       'For example `?status=AUTHORIZED&expiringBefore=<in 7 days>`: the customers who drop off within a week unless they re-authorise.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentCountsOutput) })
+  @ApiAnswer(200, ConsentCountsOutput)
   @ApiInvalid()
   async counts(@Query() query: CountConsentsInput) {
     return envelope(

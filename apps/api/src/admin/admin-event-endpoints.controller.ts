@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventEndpointsService } from '#libs/domain/events';
-import { ApiEnvelope, Auth, AuthKind } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind } from '#libs/http';
 import { listEnvelope } from '../common/paging.js';
 import { TroubledEventEndpointOutput } from './outputs/troubled-event-endpoint.output.js';
 
@@ -20,7 +20,7 @@ export class AdminEventEndpointsController {
     description:
       'Across merchants, longest-failing first (at most 200): `failingSince` is the first failed attempt since the last success; `disabledAt` and `disabledReason` say when and why deliveries stopped (EVENT_ENDPOINT_DISABLE_AFTER_HOURS without a success). The merchant enables an endpoint again with POST /v1/event-endpoints/{id}/enable.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(TroubledEventEndpointOutput, { list: true }) })
+  @ApiAnswer(200, TroubledEventEndpointOutput, { list: true })
   async troubled() {
     const endpoints = (await this.endpoints.troubled()).map((e) => ({
       id: e.id,

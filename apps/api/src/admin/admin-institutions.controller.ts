@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { InstitutionsRefreshOutput } from './outputs/institutions-refresh.output.js';
 
 @ApiTags('operator')
@@ -17,7 +17,7 @@ export class AdminInstitutionsController {
     description:
       'Replaces the cache with the upstream list in one transaction (rows the upstream no longer lists are deleted). An empty upstream list leaves the cache as it is.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(InstitutionsRefreshOutput) })
+  @ApiAnswer(200, InstitutionsRefreshOutput)
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
   async refresh() {
     return envelope(await this.institutions.refreshInstitutions());

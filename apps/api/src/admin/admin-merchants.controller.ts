@@ -2,15 +2,13 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import { MerchantService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
@@ -34,7 +32,7 @@ export class AdminMerchantsController {
     description:
       'Creates the merchant and its first API key (shown only here). With `subApplicationId` the upstream is asked whether it knows that sub-application. Not idempotent by key: operator calls have no merchant to scope keys by; a retry creates a second merchant unless it maps the same sub-application (409).',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedMerchantOutput) })
+  @ApiAnswer(201, CreatedMerchantOutput)
   @ApiBadRequestResponse({
     ...invalid,
     description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
@@ -49,7 +47,7 @@ export class AdminMerchantsController {
 
   @Get()
   @ApiOperation({ summary: 'List merchants', description: 'Oldest first, paged by an opaque cursor.' })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput, { list: true }) })
+  @ApiAnswer(200, MerchantOutput, { list: true })
   @ApiBadRequestResponse(invalid)
   async list(@Query() query: ListInput) {
     const page = keysetPage(query, '/admin/merchants');
@@ -59,7 +57,7 @@ export class AdminMerchantsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One merchant with its API keys (never the keys themselves)' })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
   async get(@Param('id') id: string) {
     return envelope(await this.merchants.get(id));
@@ -71,7 +69,7 @@ export class AdminMerchantsController {
     description:
       'Name, browser origins (in effect at once on every api process) and, while the merchant has no consent or payment, its upstream sub-application (checked with the upstream). Omitted fields stay as they are.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiAnswer(200, MerchantOutput)
   @ApiBadRequestResponse({
     ...invalid,
     description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
@@ -93,7 +91,7 @@ export class AdminMerchantsController {
     description:
       'Keeps all of its data. Its API keys and user sessions answer 403 MERCHANT_DISABLED on every api process at once; its scheduled syncs, event deliveries and payment status checks wait (deliveries are not counted as failed attempts). Upstream webhooks about its consents are still applied, and the events they make wait for delivery. Disabling a disabled merchant is harmless and keeps the first `disabledAt`.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
   async disable(@Param('id') id: string) {
     return envelope(await this.merchants.disable(id));
@@ -106,7 +104,7 @@ export class AdminMerchantsController {
     description:
       'Its keys and sessions work again (those revoked or expired meanwhile stay so); what waited resumes on its own schedule: due syncs at the next dispatch, deliveries at the next sweep, payment checks at the next poll. Enabling an enabled merchant is harmless.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(MerchantOutput) })
+  @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
   async enable(@Param('id') id: string) {
     return envelope(await this.merchants.enable(id));
@@ -119,7 +117,7 @@ export class AdminMerchantsController {
     description:
       'The new key is shown only here; the old keys keep working until revoked. A secret shown once is stored nowhere: an idempotent replay (same Idempotency-Key and body) answers the same key record **without** `key`. A client that lost the first answer revokes that key id and rotates again with a new Idempotency-Key.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedApiKeyOutput) })
+  @ApiAnswer(201, CreatedApiKeyOutput)
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
   async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput) {

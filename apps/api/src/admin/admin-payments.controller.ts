@@ -3,12 +3,11 @@ import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import { ParkedPaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { SettlePaymentInput } from './inputs/settle-payment.input.js';
@@ -27,7 +26,7 @@ export class AdminPaymentsController {
     description:
       'Across merchants, oldest first, keyset-paged: payments that are not final and that no status check will move any more. A repeated send the bank refused (the first may have been made: status SUBMITTING), a consent with no token left to ask with, or no final status after 7 days. Ask the bank (quote `paymentIdempotencyId`, or `upstreamPaymentId` to the upstream), then settle each with POST /admin/payments/{id}/settle.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(ParkedPaymentOutput, { list: true }) })
+  @ApiAnswer(200, ParkedPaymentOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   async list(@Query() query: ListInput) {
     const page = keysetPage(query, '/admin/payments/parked');
@@ -42,7 +41,7 @@ export class AdminPaymentsController {
     description:
       'Applies the final status a person confirmed with the bank, exactly as a webhook would: the merchant gets `payment.completed` or `payment.failed` once, and a FAILED VRP payment stops counting against its limits. Only a parked payment: a payment a check may still move is 404, one that became final meanwhile 409.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(SettledPaymentOutput) })
+  @ApiAnswer(200, SettledPaymentOutput)
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no parked payment with this id' })
   @ApiConflictResponse({ type: ApiErrorResponse, description: 'CONFLICT: it became final meanwhile' })

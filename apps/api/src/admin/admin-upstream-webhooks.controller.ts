@@ -1,9 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -15,7 +13,7 @@ import {
   type WebhookApplication,
 } from '#libs/domain/inbox';
 import { MerchantService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { listEnvelope } from '../common/paging.js';
 import { RegisterUpstreamWebhookInput } from './inputs/register-upstream-webhook.input.js';
@@ -65,7 +63,7 @@ export class AdminUpstreamWebhooksController {
     description:
       "For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. The application's earlier registrations are retired; their secrets still verify for UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS (their upstream webhooks are not deleted). Not idempotent: each call registers another webhook upstream.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(UpstreamWebhookOutput) })
+  @ApiAnswer(201, UpstreamWebhookOutput)
   @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
   @ApiServiceUnavailableResponse(unavailable)
@@ -82,7 +80,7 @@ export class AdminUpstreamWebhooksController {
     summary: 'Our registrations with the upstream',
     description: 'Current and retired ones, newest first; never a secret.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookOutput, { list: true }) })
+  @ApiAnswer(200, UpstreamWebhookOutput, { list: true })
   async list() {
     const registrations = await this.registrations.list();
     return listEnvelope(registrations.map(view));
@@ -94,7 +92,7 @@ export class AdminUpstreamWebhooksController {
     description:
       'The upstream issues a new secret (stored sealed, never returned) and keeps signing with the old one too for the grace period (UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS, at most the 24 h the upstream allows); the old registration is retired and its secret still verifies for as long. `id` is our registration id, which changes: the answer is the new registration.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(UpstreamWebhookOutput) })
+  @ApiAnswer(201, UpstreamWebhookOutput)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such current registration' })
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -110,7 +108,7 @@ export class AdminUpstreamWebhooksController {
     summary: "The upstream's webhook event categories",
     description: 'Straight through to the upstream (GET /webhook/events/categories).',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookCategoryOutput, { list: true }) })
+  @ApiAnswer(200, UpstreamWebhookCategoryOutput, { list: true })
   @ApiServiceUnavailableResponse(unavailable)
   async categories() {
     const categories = (await this.registrations.categories()).map((c) => ({
@@ -127,7 +125,7 @@ export class AdminUpstreamWebhooksController {
     description:
       "Spec 6.3 for the root application or, with `merchantId`, that merchant's sub-application: list the event subscriptions, delete each by eventTypeId (one already gone is `skipped`), list the categories, register the webhook (`skipped` when a current registration of ours with the same callback URL still exists upstream). Every step is reported. Safe to repeat, and to resume after a failure: each step is idempotent. **A failed step stops the run and the answer is that upstream failure's usual error** (503 UPSTREAM_UNAVAILABLE, or 400 VALIDATION_FAILED for a registration the upstream refuses), whose `details` end with every step so far as `steps[i]`: `<step> [target]: <outcome> (detail)`, the last one `failed`.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(UpstreamWebhookMigrationOutput) })
+  @ApiAnswer(200, UpstreamWebhookMigrationOutput)
   @ApiInvalid('VALIDATION_FAILED (also: a registration the upstream refuses, with the steps so far)')
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
   @ApiServiceUnavailableResponse({

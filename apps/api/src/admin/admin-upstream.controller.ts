@@ -1,13 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { UpstreamApplicationsService } from '#libs/domain/merchants';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind } from '#libs/http';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { UpstreamApplicationOutput } from './outputs/upstream-application.output.js';
@@ -24,7 +18,7 @@ export class AdminUpstreamController {
     description:
       'Straight through to the upstream (GET /applications), its offset paging behind an opaque cursor.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UpstreamApplicationOutput, { list: true }) })
+  @ApiAnswer(200, UpstreamApplicationOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
   async list(@Query() query: ListInput) {

@@ -1,13 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import {
   ConsentRenewalService,
@@ -15,7 +7,7 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -54,7 +46,7 @@ export class ConsentsController {
     description:
       "Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. Connecting a bank the user has connected before (after a revocation or an expiry, say) carries their accounts there over to the new consent: same account ids, transactions and sync history, none twice. An account is matched by its upstream account id, else by its sort code and account number, IBAN or full card number. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(CreatedConsentOutput) })
+  @ApiAnswer(201, CreatedConsentOutput)
   @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the institution or scopes)')
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
@@ -74,7 +66,7 @@ export class ConsentsController {
     description:
       "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Accepts Idempotency-Key; the credentials are left out of the stored request fingerprint, so a replay with the same key and other fields returns the first answer.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(EmbeddedConsentOutput) })
+  @ApiAnswer(201, EmbeddedConsentOutput)
   @ApiInvalid('VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)')
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
@@ -92,7 +84,7 @@ export class ConsentsController {
     summary: 'Embedded flow: choose the SCA method',
     description: 'Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).',
   })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentStatusOutput) })
+  @ApiAnswer(200, ConsentStatusOutput)
   @ApiInvalid('VALIDATION_FAILED (also: an unknown method)')
   @ApiUpstreamErrors(WRONG_STEP)
   async selectScaMethod(
@@ -110,7 +102,7 @@ export class ConsentsController {
     description:
       'Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.',
   })
-  @ApiAcceptedResponse({ type: ApiEnvelope(ConsentStatusOutput) })
+  @ApiAnswer(202, ConsentStatusOutput)
   @ApiInvalid('VALIDATION_FAILED (also: a wrong code)')
   @ApiUpstreamErrors(WRONG_STEP)
   async submitScaCode(
@@ -128,7 +120,7 @@ export class ConsentsController {
     description:
       "Renews a consent that is still AUTHORIZED (or asks again while AWAITING_RE_AUTHORIZATION), before it expires: asks the upstream for a re-authorisation with the stored consent token and answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending. The callback then stores the new token and expiry (the bank's new span, 90 days from the approval at most) and 302s to `redirectUrl?consentId=…&status=…`. A consent that has ended (REVOKED, EXPIRED, REJECTED, FAILED) is not renewed (409 CONSENT_NOT_AUTHORISED): connect the bank again with POST /v1/users/{userId}/consents; the user's accounts carry over to the new consent with their ids and transactions.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(ReauthorisationOutput) })
+  @ApiAnswer(201, ReauthorisationOutput)
   @ApiInvalid()
   @ApiUpstreamErrors(NOT_USABLE)
   async reauthorise(
@@ -145,7 +137,7 @@ export class ConsentsController {
     description:
       "Sends the new scopes (and dates) upstream with the stored consent token. The PSU approves them at the bank: the answer carries `authorisationUrl`, and the callback completes it as for a new consent, redirecting to `redirectUrl` (default: the consent's current one).",
   })
-  @ApiOkResponse({ type: ApiEnvelope(PreAuthorisationOutput) })
+  @ApiAnswer(200, PreAuthorisationOutput)
   @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the scopes)')
   @ApiUpstreamErrors(NOT_USABLE)
   async updatePreAuthorisation(
@@ -158,7 +150,7 @@ export class ConsentsController {
 
   @Get('users/:userId/consents')
   @ApiOperation({ summary: "A user's consents", description: 'Newest first, paged by an opaque cursor.' })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentOutput, { list: true }) })
+  @ApiAnswer(200, ConsentOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
   async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
@@ -174,7 +166,7 @@ export class ConsentsController {
 
   @Get('consents/:consentId')
   @ApiOperation({ summary: 'One consent', description: 'Status, scope and dates; never the consent token.' })
-  @ApiOkResponse({ type: ApiEnvelope(ConsentOutput) })
+  @ApiAnswer(200, ConsentOutput)
   @ApiMissing()
   async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.consents.get(caller, consentId));

@@ -1,15 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -54,7 +47,7 @@ export class EventEndpointsController {
     description:
       'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
+  @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()
   async create(@Body() body: CreateEventEndpointInput, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.create(caller, {
@@ -66,7 +59,7 @@ export class EventEndpointsController {
 
   @Get()
   @ApiOperation({ summary: 'The merchant’s event endpoints, newest first' })
-  @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput, { list: true }) })
+  @ApiAnswer(200, EventEndpointOutput, { list: true })
   async list(@Tenant() caller: TenantCaller) {
     const endpoints = (await this.endpoints.list(caller)).map(view);
     return listEnvelope(endpoints);
@@ -74,7 +67,7 @@ export class EventEndpointsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One event endpoint (with why it is disabled, if it is)' })
-  @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
+  @ApiAnswer(200, EventEndpointOutput)
   @ApiMissing()
   async get(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.get(caller, id)));
@@ -95,7 +88,7 @@ export class EventEndpointsController {
     description:
       'Answers a new secret, shown once. For 24 h deliveries carry two signatures (new and previous secret), so the receiver can switch at leisure; after that, only the new one.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(EventEndpointWithSecretOutput) })
+  @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiMissing()
   async rotate(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller, id);
@@ -109,7 +102,7 @@ export class EventEndpointsController {
     description:
       'Deliveries resume for events from now on; those that failed while it was disabled can be sent again with the retry route.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(EventEndpointOutput) })
+  @ApiAnswer(200, EventEndpointOutput)
   @ApiMissing()
   async enable(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.enable(caller, id)));
@@ -121,7 +114,7 @@ export class EventEndpointsController {
     description:
       'Attempts, the last answer’s status or error, and when the next attempt is due. Keyset-paged.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(EventDeliveryOutput, { list: true }) })
+  @ApiAnswer(200, EventDeliveryOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
   async deliveries(@Param('id') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
@@ -143,7 +136,7 @@ export class EventEndpointsController {
     description:
       'Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.',
   })
-  @ApiAcceptedResponse({ type: ApiEnvelope(EventDeliveryOutput) })
+  @ApiAnswer(202, EventDeliveryOutput)
   @ApiMissing()
   async retry(
     @Param('id') id: string,

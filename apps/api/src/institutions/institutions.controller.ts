@@ -2,13 +2,12 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { keysetPage } from '../common/paging.js';
 import { ListInstitutionsInput } from './inputs/list-institutions.input.js';
 import { InstitutionOutput } from './outputs/institution.output.js';
@@ -31,7 +30,7 @@ export class InstitutionsController {
     description:
       'Served from the cache the worker refreshes (filled from the upstream on the first read if empty). Filters combine; ordered by id, paged by an opaque cursor.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(InstitutionOutput, { list: true }) })
+  @ApiAnswer(200, InstitutionOutput, { list: true })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiServiceUnavailableResponse(upstreamDown)
   async list(@Query() query: ListInstitutionsInput) {
@@ -43,7 +42,7 @@ export class InstitutionsController {
 
   @Get(':institutionId')
   @ApiOperation({ summary: 'One institution, with its features' })
-  @ApiOkResponse({ type: ApiEnvelope(InstitutionOutput) })
+  @ApiAnswer(200, InstitutionOutput)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND' })
   @ApiServiceUnavailableResponse(upstreamDown)
   async get(@Param('institutionId') institutionId: string) {

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -28,7 +28,7 @@ export class PaymentsController {
     description:
       'Needs an Idempotency-Key (a retry with it returns the same payment). Asks the upstream for a single-use payment consent and answers the payment, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. When the user approves, the callback makes the payment exactly once and sends the browser to `redirectUrl?paymentId=…&consentId=…&status=…`; `payment.completed` or `payment.failed` follows once (webhook, or the status poll). The consent is spent: it never pays twice.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(PaymentOutput) })
+  @ApiAnswer(201, PaymentOutput)
   @ApiInvalid(
     'VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, or the upstream refused the institution',
   )
@@ -47,7 +47,7 @@ export class PaymentsController {
 
   @Get('users/:userId/payments')
   @ApiOperation({ summary: 'A user’s payments, single and VRP, newest first (keyset-paged)' })
-  @ApiOkResponse({ type: ApiEnvelope(PaymentOutput, { list: true }) })
+  @ApiAnswer(200, PaymentOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
   async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
@@ -67,7 +67,7 @@ export class PaymentsController {
     description:
       'The status comes from the upstream’s webhooks, with the worker’s status poll as the fallback; read from our database, never the bank.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(PaymentOutput) })
+  @ApiAnswer(200, PaymentOutput)
   @ApiMissing()
   async get(@Param('paymentId') paymentId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.payments.get(caller, paymentId));

@@ -13,6 +13,14 @@ const NOT_READY = {
   description: 'UPSTREAM_UNAVAILABLE, with details naming each failing dependency',
 };
 
+/**
+ * The documented answer: Terminus also sends `info` and `error`, which only repeat `details` split by
+ * outcome (and a failing check never answers this shape: it is a 503 in the error envelope).
+ */
+function healthOutput(result: HealthCheckResult): HealthResultOutput {
+  return { status: 'ok', details: result.details as HealthResultOutput['details'] };
+}
+
 @Public()
 @Controller('health')
 export class HealthController {
@@ -28,8 +36,8 @@ export class HealthController {
   @ApiOkResponse({ type: HealthResultOutput })
   @ApiServiceUnavailableResponse(NOT_READY)
   @HealthCheck({ swaggerDocumentation: false })
-  live(): Promise<HealthCheckResult> {
-    return this.health.check([]);
+  async live(): Promise<HealthResultOutput> {
+    return healthOutput(await this.health.check([]));
   }
 
   /**
@@ -41,12 +49,14 @@ export class HealthController {
   @ApiOkResponse({ type: HealthResultOutput })
   @ApiServiceUnavailableResponse(NOT_READY)
   @HealthCheck({ swaggerDocumentation: false })
-  ready(): Promise<HealthCheckResult> {
-    return this.health.check([
-      () => this.dependencies.postgres(),
-      () => this.dependencies.redisPing(),
-      () => this.upstream.check(),
-      () => this.receiver.check(),
-    ]);
+  async ready(): Promise<HealthResultOutput> {
+    return healthOutput(
+      await this.health.check([
+        () => this.dependencies.postgres(),
+        () => this.dependencies.redisPing(),
+        () => this.upstream.check(),
+        () => this.receiver.check(),
+      ]),
+    );
   }
 }

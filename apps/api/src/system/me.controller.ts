@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { MeOutput } from './outputs/me.output.js';
 
 @ApiTags('merchant')
@@ -14,7 +14,7 @@ export class MeController {
     description:
       'The caller as the BFF sees it: an API key names its merchant, a session token also its user.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(MeOutput) })
+  @ApiAnswer(200, MeOutput)
   me(@Tenant() caller: TenantCaller) {
     return envelope({
       kind: caller.kind,

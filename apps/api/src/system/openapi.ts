@@ -1,12 +1,13 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
+import { markOpenSchemas } from '../common/openapi-open-schemas.js';
 import { addUnionSchemas } from '../common/openapi-unions.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
 /**
  * The OpenAPI document, generated from the controllers' decorators, served at /docs (Swagger UI) and
  * /docs-json. Both are public: they are plain Fastify routes outside the guards, like the health routes.
- * The same document gives the hot routes their response schemas (`responseSchemas: false` leaves them
+ * The same document gives every route its response schemas (`responseSchemas: false` leaves them
  * to JSON.stringify: the comparison the serialisation test makes). Unions declared with `ApiUnionSchema`
  * (the merchant events) are components of their own.
  */
@@ -32,6 +33,7 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
     .build();
   const document = SwaggerModule.createDocument(app, config);
   addUnionSchemas(document);
+  markOpenSchemas(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
   if (options.responseSchemas !== false) {
     registerResponseSchemas(app.getHttpAdapter().getInstance(), document as never);

@@ -1,24 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 
-/**
- * The routes every page view calls: their 200 bodies are written by fast-json-stringify. Not
- * `/transactions/live`: its records carry every field the upstream gives (see `servedTransaction`), and
- * are joined as text with their envelope.
- */
-export const HOT_ROUTES = [
-  'GET /v1/users',
-  'GET /v1/users/{userId}',
-  'GET /v1/users/{userId}/accounts',
-  'GET /v1/accounts/{accountId}',
-] as const;
-
 type Schema = Record<string, unknown>;
 interface OpenApiDocument {
-  paths: Record<
-    string,
-    Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>
-  >;
+  paths: Record<string, Record<string, { responses?: Record<string, OpenApiResponse> }>>;
   components?: { schemas?: Record<string, Schema> };
+}
+
+interface OpenApiResponse {
+  content?: Record<string, { schema?: Schema }>;
 }
 
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
@@ -28,8 +17,7 @@ const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
  * fast-json-stringify would have to guess at (oneOf/anyOf, untyped values) left to JSON.stringify. An
  * object the document declares property by property is written with exactly those (that is where the
  * speed comes from); one it leaves open, or declares no properties of, keeps every field. So the
- * document must declare everything our views hold: a test holds each hot route's body to the one
- * JSON.stringify writes, field for field.
+ * document must declare everything our views hold.
  */
 export function serialisationSchema(schema: Schema, components: Record<string, Schema>, depth = 0): Schema {
   if (depth > 32) return {};
@@ -75,23 +63,38 @@ export function serialisationSchema(schema: Schema, components: Record<string, S
 const routeUrl = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 /**
- * Attaches the hot routes' 200 schemas as Fastify response schemas. Called before the app initialises,
- * so the hook sees every route as Nest registers it.
+ * Every route's JSON success answers, keyed as Fastify names a route: `GET /v1/users/:userId` → its
+ * schemas by status. Routes that answer text, a stream or no body have none.
+ */
+export function responseSchemas(document: OpenApiDocument): Map<string, Record<string, Schema>> {
+  const components = document.components?.schemas ?? {};
+  const routes = new Map<string, Record<string, Schema>>();
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const byStatus: Record<string, Schema> = {};
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const schema = response.content?.['application/json']?.schema;
+        if (/^2\d\d$/.test(status) && schema) byStatus[status] = serialisationSchema(schema, components);
+      }
+      if (Object.keys(byStatus).length > 0) routes.set(`${method.toUpperCase()} ${routeUrl(path)}`, byStatus);
+    }
+  }
+  return routes;
+}
+
+/**
+ * Every route's success bodies are written by fast-json-stringify from the schema the OpenAPI document
+ * declares for them, so what is served is what is documented (and what the SDK types). Called before the
+ * app initialises, so the hook sees every route as Nest registers it. The test kit holds each body to
+ * the one JSON.stringify would write (`checkResponseSchemas`): a field the document forgot fails there,
+ * not silently here.
  */
 export function registerResponseSchemas(fastify: FastifyInstance, document: OpenApiDocument): void {
-  const components = document.components?.schemas ?? {};
-  const schemas = new Map<string, Schema>();
-  for (const route of HOT_ROUTES) {
-    const [method, path] = route.split(' ');
-    const schema =
-      document.paths[path]?.[method.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema;
-    if (!schema) throw new Error(`OpenAPI document has no 200 JSON schema for ${route}`);
-    schemas.set(`${method} ${routeUrl(path)}`, serialisationSchema(schema, components));
-  }
+  const schemas = responseSchemas(document);
   fastify.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
-    const schema = schemas.get(`${methods.includes('GET') ? 'GET' : methods[0]} ${route.url}`);
-    if (!schema) return;
-    route.schema = { ...route.schema, response: { 200: schema } };
+    const response = schemas.get(`${methods.includes('GET') ? 'GET' : methods[0]} ${route.url}`);
+    if (!response) return;
+    route.schema = { ...route.schema, response };
   });
 }

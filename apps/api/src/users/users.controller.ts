@@ -14,7 +14,6 @@ import {
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiExtraModels,
   ApiNoContentResponse,
   ApiNotFoundResponse,
@@ -28,7 +27,7 @@ import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, type Served, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
@@ -64,8 +63,8 @@ export class UsersController {
     description:
       "Creates the user locally and upstream (on the merchant's sub-application, if any). 201 when created, 200 with the same body when the merchant already has a user with this reference; concurrent creates of one reference yield one user. If the upstream fails, the error is returned and a retry finishes the same user. With Idempotency-Key, a replay returns the first answer's body with status 201.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(UserOutput), description: 'Created' })
-  @ApiOkResponse({ type: ApiEnvelope(UserOutput), description: 'Already existed (same body)' })
+  @ApiAnswer(201, UserOutput, { description: 'Created' })
+  @ApiAnswer(200, UserOutput, { description: 'Already existed (same body)' })
   @ApiBadRequestResponse(invalid)
   @ApiServiceUnavailableResponse(upstreamDown)
   async create(
@@ -102,7 +101,10 @@ export class UsersController {
   })
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
-  async list(@Query() query: ListUsersInput, @Tenant() caller: TenantCaller) {
+  async list(
+    @Query() query: ListUsersInput,
+    @Tenant() caller: TenantCaller,
+  ): Promise<Served<UserOutput | UserOutput[]>> {
     const merchantId = caller;
     if (query.reference !== undefined) {
       return envelope(await this.users.findByReference(merchantId, query.reference));
@@ -119,7 +121,7 @@ export class UsersController {
     description:
       'A session token may read only its own user; any other user answers 404, like a missing one.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UserOutput) })
+  @ApiAnswer(200, UserOutput)
   @ApiNotFoundResponse(missing)
   async get(@Param('userId') userId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.users.get(caller, userId));
@@ -132,7 +134,7 @@ export class UsersController {
     description:
       'Sent upstream first as a JSON-patch of `replace` operations (a new reference also renames the upstream applicationUserId); nothing changes locally if the upstream refuses. Merchant key only: a browser must not rename or re-flag its user.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(UserOutput) })
+  @ApiAnswer(200, UserOutput)
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
   @ApiConflictResponse({
@@ -171,7 +173,7 @@ export class UsersController {
     description:
       "The token may call only this user's routes. No Idempotency-Key: minting has no side effect, so a retry simply mints another, and a stored answer would keep a live token at rest.",
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(UserSessionOutput) })
+  @ApiAnswer(201, UserSessionOutput)
   @ApiNotFoundResponse(missing)
   async createSession(@Param('userId') userId: string, @Tenant() caller: TenantCaller) {
     const user = await this.users.get(caller, userId);

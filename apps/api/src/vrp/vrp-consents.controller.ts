@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiEnvelope, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { ConfirmFundsInput } from './inputs/confirm-funds.input.js';
 import { FundsConfirmationOutput } from './outputs/funds-confirmation.output.js';
@@ -20,7 +20,7 @@ export class VrpConsentsController {
     description:
       "The consent's status as the upstream holds it, the control parameters payments are checked against (amounts as decimal strings) and, per periodic limit, the current period, the period's limit (pro-rated in a first CALENDAR period), what this BFF's payments under the consent add up to in it, and what is left: the most one more payment may be now. These come from the very query the limit check runs, at the same clock.",
   })
-  @ApiOkResponse({ type: ApiEnvelope(VrpConsentOutput) })
+  @ApiAnswer(200, VrpConsentOutput)
   @ApiMissing()
   @upstreamFailures()
   async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
@@ -34,7 +34,7 @@ export class VrpConsentsController {
     description:
       'Nothing is created, so 200 and no Idempotency-Key. The amount is a decimal string as for a payment (at most the currency’s decimals, at most 15 significant digits); it reaches the upstream as the exactly equal JSON number.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(FundsConfirmationOutput) })
+  @ApiAnswer(200, FundsConfirmationOutput)
   @ApiInvalid()
   @ApiMissing()
   @upstreamFailures()

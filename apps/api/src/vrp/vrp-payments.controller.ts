@@ -1,14 +1,8 @@
 import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiUnprocessableEntityResponse,
-} from '@nestjs/swagger';
+import { ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpPaymentsService } from '#libs/domain/payments';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -31,7 +25,7 @@ export class VrpPaymentsController {
     description:
       'Needs an Idempotency-Key (a retry with it returns the same payment). Checked here before the bank is asked: the per-payment maximum, and every periodic limit in its current period (aligned to the consent or the calendar), counting this BFF’s payments under the consent that may have moved money. The check and the reservation are one atomic step, so concurrent payments cannot overspend together. A payment that would break a limit gets 422 VRP_LIMIT_EXCEEDED naming the limit and the headroom left.',
   })
-  @ApiCreatedResponse({ type: ApiEnvelope(PaymentOutput) })
+  @ApiAnswer(201, PaymentOutput)
   @ApiInvalid(
     'VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key',
   )
@@ -63,7 +57,7 @@ export class VrpPaymentsController {
     summary: 'The payments made under a sweeping VRP consent, newest first (keyset-paged)',
     description: 'Readable after the consent has ended (revoked or expired) too.',
   })
-  @ApiOkResponse({ type: ApiEnvelope(PaymentOutput, { list: true }) })
+  @ApiAnswer(200, PaymentOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
   async list(

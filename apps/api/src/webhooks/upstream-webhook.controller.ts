@@ -3,7 +3,6 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBody,
   ApiHeader,
-  ApiOkResponse,
   ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiTags,
@@ -11,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiver } from '#libs/domain/inbox';
-import { ApiEnvelope, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 
@@ -34,7 +33,7 @@ export class UpstreamWebhookController {
   @ApiHeader({ name: 'webhook-timestamp', required: true, description: 'Seconds since the epoch' })
   @ApiHeader({ name: 'webhook-signature', required: true, description: 'Space-separated `v1,<base64>`' })
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
-  @ApiOkResponse({ type: ApiEnvelope(WebhookReceivedOutput) })
+  @ApiAnswer(200, WebhookReceivedOutput)
   @ApiInvalid(
     'VALIDATION_FAILED: a body that is not a JSON object naming its application (`applicationId`), or a verified one that cannot be stored',
   )

@@ -105,6 +105,11 @@ export class RedirectConsentsService {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
     }
     const authorisation = created.data;
+    // Without the bank's page the user has nowhere to go: the merchant is told, as for a renewal.
+    const authorisationUrl = authorisation.authorisationUrl;
+    if (!authorisationUrl) {
+      throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream gave no authorisation link.');
+    }
     const consent = await this.consents.createAwaiting({
       id,
       merchantId: caller.merchantId,
@@ -115,7 +120,7 @@ export class RedirectConsentsService {
       status: ConsentStatus.AwaitingAuthorisation,
       redirectUrl: input.redirectUrl,
       stateNonce: nonce,
-      authorisationUrl: authorisation.authorisationUrl ?? null,
+      authorisationUrl,
       featureScope: authorisation.featureScope ?? input.scopes ?? [],
       // What we asked for counts until the authorisation names the real expiry.
       expiresAt: authorisation.expiresAt ? new Date(authorisation.expiresAt) : expiresAt,
@@ -125,7 +130,7 @@ export class RedirectConsentsService {
     return {
       id: consent.id,
       status: consent.status,
-      authorisationUrl: consent.authorisationUrl,
+      authorisationUrl,
       institutionId: consent.institutionId,
       ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
     };

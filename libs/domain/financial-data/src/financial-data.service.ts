@@ -178,7 +178,7 @@ export class FinancialDataService {
   /**
    * One page of the upstream's real-time transactions. The upstream cursor travels inside our signed
    * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
-   * records come back as JSON text in the stored records' shape (see servedTransaction).
+   * records come back in the stored records’ shape (see servedTransaction).
    */
   liveTransactions(caller: TenantCaller, accountId: string, query: LiveTransactionsQuery) {
     const upstreamCursor =
@@ -191,10 +191,7 @@ export class FinancialDataService {
       );
       const next = cursorOf(page.links?.next);
       return {
-        recordsJson: servedRecords(page.data)
-          .map((tx) => JSON.stringify(tx))
-          .join(','),
-        count: page.data.length,
+        records: servedRecords(page.data),
         nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
       };
     });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, isoText, type RowShape, sqlStatement, type Statement } from '#libs/database';
 import { isUuid } from '#libs/ids';
-import { amountText } from './payment-amount.js';
+import { amountText, type PayeeInput } from './payment-amount.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 
 /** Statuses of payments that did not (and will not) move money: they count against no limit. */
@@ -26,7 +26,7 @@ export interface PaymentView {
   statusReason: string | null;
   amount: { amount: string; currency: string };
   reference: string | null;
-  payee: unknown;
+  payee: PayeeInput | null;
   upstreamPaymentId: string | null;
   /** A single payment's bank page, while it awaits the user. */
   authorisationUrl: string | null;
@@ -86,7 +86,7 @@ export interface ViewRow {
   amount: string;
   currency: string;
   reference: string | null;
-  payee: unknown;
+  payee: PayeeInput | null;
   upstream_payment_id: string | null;
   authorisation_url: string | null;
   created_at: string;

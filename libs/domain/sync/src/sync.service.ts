@@ -170,7 +170,8 @@ export class SyncService {
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const stored: StoredPage = {
-      // Encoded once: every later answer from the cache is a copy of bytes, not a string to encode.
+      // Encoded once: every later answer from the cache is a copy of bytes, not a string to encode. Each
+      // `raw` was written by the sync from a servedTransaction (transaction-records.ts).
       recordsJson: Buffer.from(page.map((r) => r.raw).join(','), 'utf8'),
       count: page.length,
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,

@@ -1312,14 +1312,21 @@ export interface components {
              * @example Immutable
              */
             transactionMutability?: string;
+        } & {
+            [key: string]: unknown;
         };
         CategorisationOutput: {
             categorisationId: string;
             transactions: components["schemas"]["TransactionOutput"][];
         };
-        CategorisationOutputEnvelope: {
+        ApiCountMeta: {
+            tracingId: string;
+            /** @description How many items `data` holds */
+            count: number;
+        };
+        CategorisationOutputCountEnvelope: {
             data: components["schemas"]["CategorisationOutput"];
-            meta: components["schemas"]["ApiMeta"];
+            meta: components["schemas"]["ApiCountMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
         TransactionOutputListEnvelope: {
@@ -2086,6 +2093,8 @@ export interface components {
             result?: {
                 [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         HostedVrpRequestOutputEnvelope: {
             data: components["schemas"]["HostedVrpRequestOutput"];
@@ -4259,7 +4268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CategorisationOutputEnvelope"];
+                    "application/json": components["schemas"]["CategorisationOutputCountEnvelope"];
                 };
             };
             /** @description VALIDATION_FAILED */

@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 import { MoneyOutput } from '../../common/outputs/money.output.js';
 
 /**
  * A transaction record, the same shape stored, live and categorised (see servedTransaction): the
  * upstream's record with every field it carries, every `amount` a decimal string, and these always set.
  */
+@ApiOpenSchema()
 export class TransactionOutput {
   @ApiProperty({ description: "The upstream's id; for a record without one, the stable key we dedupe it by" })
   id: string;

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 
 /** The upstream's hosted request, straight through but for `result`: besides `requestId`, what it gives. */
 const AS_GIVEN = 'As the upstream gives it; absent when it gives none';
 
+@ApiOpenSchema()
 export class HostedVrpRequestOutput {
   @ApiProperty() requestId: string;
   @ApiPropertyOptional({ description: AS_GIVEN }) applicationUserId?: string;
