@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { createMerchant, uniqueName } from '#libs/testing';
+import { UserEventStreams } from '../apps/api/src/events/user-event-streams.js';
 import {
   type BffClient,
   type BffEvent,
@@ -123,6 +124,25 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
     // A position that is not one is refused at once, not retried.
     const bad = bff.events.stream(userId, { lastEventId: 'not-a-position' });
     await expect(take(bad, 1)).rejects.toMatchObject({ name: 'BffError', code: 'VALIDATION_FAILED' });
+  });
+
+  it('stops with a typed error, not a reconnection, when the api ends the stream: its user erased', async () => {
+    const erased = (await bff.users.create({ reference: uniqueName('leaving') })).id;
+    const browser = createBffClient({
+      baseUrl: stack.api.url,
+      token: (await bff.sessions.create(erased)).token,
+    });
+    const streams = stack.api.app.get(UserEventStreams);
+    const before = streams.size;
+    const reading = take(browser.events.stream(erased, { signal: AbortSignal.timeout(60_000) }), 1);
+    await eventually('the stream open at the api', () => (streams.size > before ? true : undefined));
+    await bff.users.delete(erased);
+    await expect(reading).rejects.toMatchObject({
+      name: 'BffError',
+      code: 'UNAUTHENTICATED',
+      status: 401,
+      message: expect.stringMatching(/user of this session was erased/),
+    });
   });
 
   it('ends the stream at once on close(), even after a garbage collection while it waited', async () => {

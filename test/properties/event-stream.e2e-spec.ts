@@ -118,12 +118,14 @@ describe('property: the user event stream is every event once, in numeric order'
                 : [0, ...all][Math.min(all.length, Math.floor(startAt * (all.length + 1)))];
             const read: number[] = [];
             for (let position = String(start); ;) {
-              const page = await repository.streamForUser(
+              const { events: page, refusal } = await repository.streamForCaller(
                 tenant.merchant.merchant.id,
                 userId,
+                tenant.merchant.apiKey.id,
                 position,
                 pageSize,
               );
+              expect(refusal).toBeNull();
               read.push(...page.map((e) => Number(e.streamSeq)));
               for (const e of page) expect(e.event.userId).toBe(userId);
               if (page.length < pageSize) break;
@@ -131,7 +133,7 @@ describe('property: the user event stream is every event once, in numeric order'
             }
             expect(read).toEqual(all.filter((seq) => seq > start));
             // The service pages with the configured size and agrees.
-            expect((await service.after(merchantCallerOf(tenant), userId, String(start))).length).toBe(
+            expect((await service.after(merchantCallerOf(tenant), userId, String(start))).events.length).toBe(
               Math.min(HTTP_PAGE_SIZE, read.length),
             );
           },

@@ -19,6 +19,8 @@ export interface MerchantCaller {
   readonly apiKeyId: string;
   /** Present on both tenant kinds so `caller.userId` reads as "only this user's", undefined here. */
   readonly userId?: undefined;
+  /** When the key expires (ms since the epoch), if it does: long-lived access (a stream) ends then. */
+  readonly validUntil?: number;
 }
 
 /** A merchant frontend's session token: one user of one merchant, and nothing else. */
@@ -26,6 +28,8 @@ export interface SessionCaller {
   readonly kind: 'user-session';
   readonly merchantId: string;
   readonly userId: string;
+  /** When the token expires (ms since the epoch): long-lived access (a stream) ends then. */
+  readonly validUntil?: number;
 }
 
 export type TenantCaller = MerchantCaller | SessionCaller;

@@ -77,6 +77,23 @@ export class BffError extends Error {
     });
   }
 
+  /**
+   * The error an event stream ended with (its SSE `error` event, the error envelope the stream's next
+   * request would get): a revoked key, an expired session, an erased user, a disabled merchant.
+   */
+  static fromStreamEnd(data: string): BffError {
+    const parsed = parseJson(data);
+    if (!isEnvelope(parsed)) {
+      return new BffError({
+        status: 200,
+        code: 'UNEXPECTED_RESPONSE',
+        message: 'The event stream ended with an error outside the envelope',
+      });
+    }
+    const { status, code, message, tracingId, details } = parsed.error;
+    return new BffError({ status: status ?? 0, code, message, tracingId, details });
+  }
+
   /** A call that got no answer (the fetch itself failed). */
   static network(cause: unknown): BffError {
     const reason = cause instanceof Error ? cause.message : String(cause);
@@ -128,6 +145,7 @@ function parseJson(text: string): unknown {
 interface Envelope {
   error: {
     code: ErrorCode;
+    status?: number;
     message: string;
     tracingId?: string;
     details?: ApiErrorDetail[];

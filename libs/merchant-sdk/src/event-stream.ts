@@ -6,7 +6,10 @@ import type { BffEvent } from './models.js';
 /**
  * A user's events as Server-Sent Events (`GET /v1/users/{userId}/events`), read with fetch: a browser's
  * EventSource cannot send the Authorization header. The stream reconnects by itself, resuming after the
- * last event it yielded (`Last-Event-ID`), so a dropped connection or an api restart loses nothing.
+ * last event it yielded (`Last-Event-ID`), so a dropped connection or an api restart loses nothing. It
+ * stops, throwing a BffError from the `for await`, when the api refuses it for good: the stream ended
+ * with an `error` event (the key revoked, the session expired, the user erased, the merchant disabled),
+ * or a reconnection answered 401, 403, 404 or 410.
  */
 
 export interface EventStreamOptions {
@@ -103,6 +106,8 @@ export function openEventStream(
           const body = await connect(connection.signal);
           failures = 0;
           for await (const message of messages(body, connection)) {
+            // The api ends a stream its caller may no longer read: final, like a 401 on reconnecting.
+            if (message.event === 'error') throw BffError.fromStreamEnd(message.data);
             const event = parseEvent(message);
             if (message.id !== undefined) lastEventId = message.id;
             yield event;

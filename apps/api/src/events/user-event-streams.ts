@@ -3,8 +3,9 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
+import { type DomainError, mapError } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { type EventWakeup, EventWakeups } from '#libs/redis';
+import { CredentialRevocations, type EventWakeup, EventWakeups, type Revocation } from '#libs/redis';
 
 interface Stream {
   /** Who opened it: every page read later acts for them, as the first read did. */
@@ -12,12 +13,19 @@ interface Stream {
   userId: string;
   /** The last stream position sent. */
   position: string;
+  /** The request that opened it: the tracingId of the error it may end with. */
+  requestId: string;
   raw: ServerResponse;
   pumping: boolean;
   again: boolean;
   closed: boolean;
   heartbeat: NodeJS.Timeout;
+  /** Reads once more when the credential's validity ends, so the stream ends then. */
+  expiry: NodeJS.Timeout | undefined;
 }
+
+/** Longest a timer may wait in Node (about 24.8 days); a later expiry is checked by the heartbeats first. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How long a browser waits before it reconnects (the SSE `retry:` field). */
 const RECONNECT_MS = 2_000;
@@ -26,6 +34,12 @@ const RECONNECT_MS = 2_000;
  * This process's open event streams. New events are read from the outbox in Postgres (what `Last-Event-ID`
  * resumes from), so every api process serves any user; Redis pub/sub only says when to look, and every
  * heartbeat looks too, so a lost wake-up costs seconds, never an event.
+ *
+ * Every read is authorised again (`UserEventsService.after`): a stream whose key was revoked, whose
+ * session expired, whose user was erased or whose merchant was disabled ends with an SSE `error` event
+ * (the error envelope its next request would get) and closes, never sending an event after. A
+ * revocation broadcast by any process makes the streams it concerns read at once; the heartbeat's read
+ * bounds a broadcast lost while Redis was away, and a timer the credential's expiry.
  */
 @Injectable()
 export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
@@ -36,10 +50,12 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly events: UserEventsService,
     private readonly wakeups: EventWakeups,
+    private readonly revocations: CredentialRevocations,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.wakeups.subscribe((wakeup) => this.wake(wakeup));
+    await this.revocations.subscribe((revocation) => this.recheck(revocation));
   }
 
   /** Shutdown: every stream ends cleanly; browsers reconnect (to another process) with their Last-Event-ID. */
@@ -57,7 +73,7 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
   open(
     raw: ServerResponse,
     headers: Record<string, string>,
-    start: Omit<Stream, 'raw' | 'pumping' | 'again' | 'closed' | 'heartbeat'>,
+    start: Omit<Stream, 'raw' | 'pumping' | 'again' | 'closed' | 'heartbeat' | 'expiry'>,
   ): void {
     raw.writeHead(200, {
       ...headers,
@@ -78,13 +94,33 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
         raw.write(': heartbeat\n\n');
         void this.pump(stream);
       }, this.config.events.sseHeartbeatSeconds * 1000),
+      expiry: undefined,
     };
     stream.heartbeat.unref();
+    const { validUntil } = start.caller;
+    if (validUntil !== undefined && validUntil - Date.now() < MAX_TIMER_MS) {
+      stream.expiry = setTimeout(() => void this.pump(stream), Math.max(0, validUntil - Date.now()));
+      stream.expiry.unref();
+    }
     const set = this.byUser.get(stream.userId) ?? new Set<Stream>();
     set.add(stream);
     this.byUser.set(stream.userId, set);
     raw.on('close', () => this.close(stream, false));
     void this.pump(stream);
+  }
+
+  /** The streams a revocation may concern read again now: the database says whether they end. */
+  private recheck(revocation: Revocation): void {
+    for (const streams of this.byUser.values()) {
+      for (const stream of streams) {
+        const { caller } = stream;
+        const concerned =
+          (revocation.kind === 'merchant' && caller.merchantId === revocation.id) ||
+          (revocation.kind === 'user' && stream.userId === revocation.id) ||
+          (revocation.kind === 'apiKey' && caller.kind === 'merchant' && caller.apiKeyId === revocation.id);
+        if (concerned) void this.pump(stream);
+      }
+    }
   }
 
   private wake(wakeup: EventWakeup): void {
@@ -107,7 +143,15 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
       do {
         stream.again = false;
         for (;;) {
-          const page = await this.events.after(stream.caller, stream.userId, stream.position);
+          const { events: page, refusal } = await this.events.after(
+            stream.caller,
+            stream.userId,
+            stream.position,
+          );
+          if (refusal) {
+            this.refuse(stream, refusal);
+            return;
+          }
           if (stream.closed || page.length === 0) break;
           let chunk = '';
           for (const { streamSeq, event } of page) {
@@ -134,10 +178,23 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** Ends a stream its caller may no longer read: the error its next request would get, then close. */
+  private refuse(stream: Stream, refusal: DomainError): void {
+    if (stream.closed) return;
+    const { body } = mapError(refusal, stream.requestId);
+    stream.raw.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    this.logger.info(
+      { userId: stream.userId, code: refusal.code, reason: refusal.message },
+      'event stream ended: its caller may no longer read it',
+    );
+    this.close(stream, true);
+  }
+
   private close(stream: Stream, end: boolean): void {
     if (stream.closed) return;
     stream.closed = true;
     clearInterval(stream.heartbeat);
+    clearTimeout(stream.expiry);
     const set = this.byUser.get(stream.userId);
     set?.delete(stream);
     if (set?.size === 0) this.byUser.delete(stream.userId);

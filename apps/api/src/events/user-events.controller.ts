@@ -49,6 +49,6 @@ export class UserEventsController {
       Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]),
     );
     request.raw.socket.setTimeout(0);
-    this.streams.open(reply.raw, headers, { caller, userId, position });
+    this.streams.open(reply.raw, headers, { caller, userId, position, requestId: String(request.id) });
   }
 }

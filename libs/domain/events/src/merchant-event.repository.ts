@@ -70,6 +70,12 @@ interface WireRow {
   stream_seq: string;
 }
 
+/** Why a caller may no longer read a user's stream (see `streamForCaller`). */
+export type StreamRefusal = 'merchant-disabled' | 'user-erased' | 'key-revoked';
+
+/** A row of `streamForCaller`: the refusal, else an event (or, past the last, no event at all). */
+type StreamRow = { refusal: StreamRefusal | null } & { [K in keyof WireRow]: WireRow[K] | null };
+
 export const MERCHANT_EVENT_SQL = {
   /** On the pg pool (named), and in a Prisma transaction (its text). */
   record: sqlStatement('merchant-events.record', RECORD_SQL),
@@ -89,14 +95,30 @@ export const MERCHANT_EVENT_SQL = {
         RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq, m.trace_context`,
     { id: 'string', merchant_id: 'string', user_id: 'string', stream_seq: 'string', trace_context: 'string' },
   ),
-  streamForUser: sqlStatement<WireRow>(
-    'merchant-events.stream-for-user',
-    // Ordered by the table's bigint column, qualified: a bare `stream_seq` would name the output column,
-    // the text the wire needs, and sort 10 before 9.
-    `SELECT ${WIRE_COLUMNS} FROM merchant_events m
+  streamForCaller: sqlStatement<StreamRow>(
+    'merchant-events.stream-for-caller',
+    // One round trip: whether the caller may still read the stream, and only then its next page (a
+    // refused read answers one row, the refusal and no event). Ordered by the table's bigint column: the
+    // text the wire needs would sort 10 before 9.
+    `WITH access AS (
+        SELECT CASE
+            WHEN mc.disabled_at IS NOT NULL THEN 'merchant-disabled'
+            WHEN NOT EXISTS (SELECT 1 FROM users u WHERE u.id = $2 AND u.merchant_id = $1) THEN 'user-erased'
+            WHEN $5::uuid IS NOT NULL AND NOT EXISTS (
+              SELECT 1 FROM api_keys k
+              WHERE k.id = $5::uuid AND k.merchant_id = $1 AND k.revoked_at IS NULL
+                AND (k.expires_at IS NULL OR k.expires_at > now())) THEN 'key-revoked'
+          END AS refusal
+        FROM (SELECT 1) AS one LEFT JOIN merchants mc ON mc.id = $1),
+      page AS (
+        SELECT ${WIRE_COLUMNS}, m.stream_seq AS position FROM merchant_events m
         WHERE m.user_id = $2 AND m.merchant_id = $1 AND m.stream_seq > $3::bigint
-        ORDER BY m.stream_seq LIMIT $4`,
+          AND (SELECT refusal FROM access) IS NULL
+        ORDER BY m.stream_seq LIMIT $4)
+      SELECT a.refusal, p.id, p.type, p.created_at, p.user_id, p.data, p.stream_seq
+      FROM access a LEFT JOIN page p ON true ORDER BY p.position`,
     {
+      refusal: 'string',
       id: 'string',
       type: 'string',
       created_at: 'string',
@@ -173,18 +195,26 @@ export class MerchantEventRepository {
       .sort((a, b) => (BigInt(a.streamSeq) < BigInt(b.streamSeq) ? -1 : 1));
   }
 
-  /** A user's relayed events after a stream position, oldest first (SSE replay and live reads). */
-  async streamForUser(
+  /**
+   * A user's relayed events after a stream position, oldest first (SSE replay and live reads), read only
+   * while the caller may still read them: the merchant enabled, the user not erased and, for a caller
+   * with an API key (`apiKeyId`), that key neither revoked nor expired. Otherwise `refusal` says why and
+   * no event is read, so a stream never sends an event its caller could no longer ask for.
+   */
+  async streamForCaller(
     merchantId: string,
     userId: string,
+    apiKeyId: string | null,
     afterStreamSeq: string,
     limit: number,
-  ): Promise<StreamedEvent[]> {
+  ): Promise<{ refusal: StreamRefusal | null; events: StreamedEvent[] }> {
     const rows = await this.db.rows({
-      ...MERCHANT_EVENT_SQL.streamForUser,
-      values: [merchantId, userId, afterStreamSeq, limit],
+      ...MERCHANT_EVENT_SQL.streamForCaller,
+      values: [merchantId, userId, afterStreamSeq, limit, apiKeyId],
     });
-    return rows.map(toStreamed);
+    const refusal = rows[0]?.refusal ?? null;
+    const events = rows.filter((row): row is StreamRow & WireRow => row.id !== null).map(toStreamed);
+    return { refusal, events };
   }
 
   /** Where a new stream starts: the user's newest relayed event, or 0. */

@@ -3,7 +3,11 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { MerchantEventRepository, type StreamedEvent } from './merchant-event.repository.js';
+import {
+  MerchantEventRepository,
+  type StreamedEvent,
+  type StreamRefusal,
+} from './merchant-event.repository.js';
 import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
 
 /** A user's event stream: where it starts, and what follows a position. */
@@ -53,9 +57,53 @@ export class UserEventsService {
     return this.config.events.ssePageSize;
   }
 
-  /** Up to a page of events after `position`, in stream order (numeric, oldest first). */
-  after(caller: TenantCaller, userId: string, position: string): Promise<StreamedEvent[]> {
+  /**
+   * Up to a page of events after `position`, in stream order (numeric, oldest first), while the caller
+   * may still read them; otherwise no event and `refusal`, the error the caller's next request would
+   * get, naming why (docs/api-guide.md, "Events"): a stream's every read is authorised again.
+   */
+  async after(
+    caller: TenantCaller,
+    userId: string,
+    position: string,
+    now = Date.now(),
+  ): Promise<{ events: StreamedEvent[]; refusal?: DomainError }> {
     assertActsFor(caller, userId);
-    return this.events.streamForUser(caller.merchantId, userId, position, this.pageSize);
+    if (caller.validUntil !== undefined && caller.validUntil <= now) {
+      return { events: [], refusal: refusalOf(caller, 'expired') };
+    }
+    const apiKeyId = caller.kind === 'merchant' ? caller.apiKeyId : null;
+    const page = await this.events.streamForCaller(
+      caller.merchantId,
+      userId,
+      apiKeyId,
+      position,
+      this.pageSize,
+    );
+    return page.refusal ? { events: [], refusal: refusalOf(caller, page.refusal) } : { events: page.events };
+  }
+}
+
+/** The error a refused stream ends with: the one the caller's next request gets, with the reason. */
+export function refusalOf(caller: TenantCaller, reason: StreamRefusal | 'expired'): DomainError {
+  const session = caller.kind === 'user-session';
+  switch (reason) {
+    case 'merchant-disabled':
+      return new DomainError(
+        ErrorCode.MERCHANT_DISABLED,
+        'This merchant is disabled: its keys and sessions are refused until the operator enables it.',
+      );
+    case 'key-revoked':
+      return new DomainError(ErrorCode.UNAUTHENTICATED, 'The API key was revoked or has expired.');
+    case 'expired':
+      return new DomainError(
+        ErrorCode.UNAUTHENTICATED,
+        session ? 'The session token has expired.' : 'The API key has expired.',
+      );
+    case 'user-erased':
+      // A session dies with its user; a key may still ask, and learns the user is gone.
+      return session
+        ? new DomainError(ErrorCode.UNAUTHENTICATED, 'The user of this session was erased.')
+        : new DomainError(ErrorCode.NOT_FOUND, 'User not found: the user was erased.');
   }
 }

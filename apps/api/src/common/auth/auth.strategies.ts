@@ -89,9 +89,15 @@ export class MerchantApiKeyStrategy extends PassportStrategy(CustomStrategy, STR
         .touchApiKey(row.merchantId, row.id, now, LAST_USED_EVERY_MS)
         .catch((err: unknown) => this.logger.warn({ err, apiKeyId: row.id }, 'could not record API key use'));
     }
+    const validUntil = row.expiresAt?.getTime();
     return {
-      principal: { kind: 'merchant', merchantId: row.merchantId, apiKeyId: row.id },
-      validUntil: row.expiresAt?.getTime(),
+      principal: {
+        kind: 'merchant',
+        merchantId: row.merchantId,
+        apiKeyId: row.id,
+        ...(validUntil !== undefined ? { validUntil } : {}),
+      },
+      validUntil,
     };
   }
 }
@@ -125,6 +131,7 @@ export class UserSessionStrategy extends PassportStrategy(CustomStrategy, STRATE
           kind: 'user-session',
           merchantId: claims.merchantId,
           userId: claims.userId,
+          validUntil: claims.expiresAt * 1000,
         } satisfies SessionCaller,
         validUntil: claims.expiresAt * 1000,
       };

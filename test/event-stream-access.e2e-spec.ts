@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { MerchantEventRepository, UserEventsService } from '#libs/domain/events';
+import { sessionToken } from '#libs/testing';
+import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { SseClient } from './support/sse-client.js';
+import { eventually } from './support/sync-kit.js';
+import { spawnApi } from './support/worker-process.js';
+
+/** The documented bound (docs/api-guide.md, "Events"): a stream ends within seconds of losing access. */
+const ENDS_WITHIN_MS = 5_000;
+
+/**
+ * Access ends everywhere at once, open streams included: streams opened on one api process with an API
+ * key, with user sessions and with a merchant's key and session end, with an SSE `error` event naming the
+ * reason, when the key is revoked, the user erased, the session expires or the merchant is disabled on
+ * the other process. The heartbeat stays at its default (15 s), so it is the revocation that ends them.
+ */
+describe('event streams: access ends everywhere at once', () => {
+  let stack: Stack;
+  let second: Awaited<ReturnType<typeof spawnApi>>;
+  const streams: SseClient[] = [];
+
+  beforeAll(async () => {
+    // The worker relays the events recorded here: a database of its own.
+    stack = await startStack({ ownDatabase: 'stream_access', worker: true });
+    second = await spawnApi({
+      DATABASE_URL: stack.databaseUrl,
+      QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
+      UPSTREAM_BASE_URL: stack.sandbox.url,
+    });
+  });
+  afterAll(async () => {
+    for (const stream of streams) stream.close();
+    await second?.stop();
+    await stack?.close();
+  });
+
+  const session = (tenant: Tenant, seconds?: number) =>
+    sessionToken(
+      stack.api.config,
+      { merchantId: tenant.merchant.merchant.id, userId: tenant.userId },
+      seconds,
+    );
+
+  /** A stream of the tenant's user, on the second api process. */
+  async function follow(tenant: Tenant, token: string): Promise<SseClient> {
+    const stream = await SseClient.open(`${second.url}/v1/users/${tenant.userId}/events`, token);
+    streams.push(stream);
+    await stream.waitForComment('connected');
+    return stream;
+  }
+
+  /** The stream ends by itself, its last message the error its next request would get. */
+  async function endsWith(stream: SseClient, code: string, reason: RegExp): Promise<void> {
+    await eventually(
+      'the stream ended by the server',
+      () => (stream.closedByServer ? true : undefined),
+      ENDS_WITHIN_MS,
+    );
+    const last = stream.messages[stream.messages.length - 1];
+    expect(last?.event).toBe('error');
+    const { error } = JSON.parse(last.data) as { error: { code: string; message: string; status: number } };
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(reason);
+  }
+
+  it('ends a stream when its API key is revoked, and its user session streams when the user is erased', async () => {
+    const keyed = await onboard(stack);
+    const erased = await onboard(stack);
+    const byKey = await follow(keyed, keyed.merchant.apiKey.key);
+    const bySession = await follow(erased, session(erased));
+    const byKeyOfErased = await follow(erased, erased.merchant.apiKey.key);
+
+    const { merchant, apiKey } = keyed.merchant;
+    expect(
+      (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status,
+    ).toBe(204);
+    expect((await erased.client.delete(`/v1/users/${erased.userId}`)).status).toBe(204);
+
+    await endsWith(byKey, 'UNAUTHENTICATED', /API key was revoked/);
+    await endsWith(bySession, 'UNAUTHENTICATED', /user of this session was erased/);
+    await endsWith(byKeyOfErased, 'NOT_FOUND', /erased/);
+  });
+
+  it('ends a stream when its session expires', async () => {
+    const tenant = await onboard(stack);
+    const expiring = await follow(tenant, session(tenant, 3));
+    const lasting = await follow(tenant, session(tenant));
+    await eventually(
+      'the stream ended by the server',
+      () => (expiring.closedByServer ? true : undefined),
+      3_000 + ENDS_WITHIN_MS,
+    );
+    await endsWith(expiring, 'UNAUTHENTICATED', /session token has expired/);
+    expect(lasting.closedByServer).toBe(false);
+  });
+
+  it('ends every stream of a disabled merchant, and reads nothing for it after', async () => {
+    const tenant = await onboard(stack);
+    const bystander = await onboard(stack);
+    const byKey = await follow(tenant, tenant.merchant.apiKey.key);
+    const bySession = await follow(tenant, session(tenant));
+    const unrelated = await follow(bystander, session(bystander));
+
+    const disabled = await stack.operator.post(`/admin/merchants/${tenant.merchant.merchant.id}/disable`, {});
+    expect(disabled.status).toBe(200);
+    await endsWith(byKey, 'MERCHANT_DISABLED', /merchant is disabled/);
+    await endsWith(bySession, 'MERCHANT_DISABLED', /merchant is disabled/);
+    expect(unrelated.closedByServer).toBe(false);
+
+    // An event recorded (and relayed) after the disabling is never read for the merchant's callers: the
+    // read that would send it is refused in the same statement. The bystander's is read.
+    const prisma = stack.api.app.get(PrismaService);
+    const events = stack.api.app.get(MerchantEventRepository);
+    await prisma.$transaction((tx) =>
+      events.recordInTransaction(
+        tx,
+        [tenant, bystander].map((t) => ({
+          merchantId: t.merchant.merchant.id,
+          userId: t.userId,
+          type: 'sync.succeeded' as const,
+          data: {},
+        })),
+      ),
+    );
+    await eventually('both events relayed', async () =>
+      (await prisma.merchantEvent.count({ where: { streamSeq: null } })) === 0 ? true : undefined,
+    );
+    const service = stack.api.app.get(UserEventsService);
+    const refused = await service.after(merchantCallerOf(tenant), tenant.userId, '0');
+    expect([refused.events, refused.refusal?.code]).toEqual([[], 'MERCHANT_DISABLED']);
+    const read = await service.after(merchantCallerOf(bystander), bystander.userId, '0');
+    expect([read.events.map((e) => e.event.type), read.refusal]).toEqual([['sync.succeeded'], undefined]);
+    await unrelated.waitFor(1);
+    expect(unrelated.closedByServer).toBe(false);
+  });
+});
