@@ -124,4 +124,42 @@ describe('api: bodies written from response schemas', () => {
       await fastify.close();
     }
   });
+
+  it('writes a null as null whatever the document says, and every field of an open record and within it', async () => {
+    const fastify = Fastify();
+    checkResponseSchemas(fastify);
+    const components = {
+      Money: { type: 'object', properties: { amount: { type: 'string' } } },
+      Record: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { id: { type: 'string' }, money: { $ref: '#/components/schemas/Money' } },
+      },
+    };
+    const schema = serialisationSchema(
+      {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          count: { type: 'integer' },
+          money: { $ref: '#/components/schemas/Money' },
+          record: { $ref: '#/components/schemas/Record' },
+        },
+      },
+      components,
+    );
+    const body = {
+      name: null,
+      count: null,
+      money: null,
+      record: { id: 'r', bank: 'kept', money: { amount: '1.00', rate: 'kept too' } },
+    };
+    fastify.get('/nulls', { schema: { response: { 200: schema } } }, () => Promise.resolve(body));
+    try {
+      const answer = await fastify.inject('/nulls');
+      expect([answer.statusCode, answer.json()]).toEqual([200, body]);
+    } finally {
+      await fastify.close();
+    }
+  });
 });

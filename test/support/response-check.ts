@@ -27,18 +27,21 @@ export function firstDifference(expected: unknown, actual: unknown, at = '$'): s
  * whichever test meets it. Installed on every api the test kit starts in-process.
  */
 export function checkResponseSchemas(fastify: FastifyInstance): void {
-  const plain = new WeakMap<FastifyRequest, string>();
+  /** What JSON.stringify wrote of the payload, and for which status (an error sent instead is not compared). */
+  const plain = new WeakMap<FastifyRequest, { status: number; json: string }>();
   fastify.addHook('preSerialization', async (request, reply, payload) => {
     const response = request.routeOptions.schema?.response as Record<string, unknown> | undefined;
-    if (response?.[String(reply.statusCode)]) plain.set(request, JSON.stringify(payload));
+    if (response?.[String(reply.statusCode)]) {
+      plain.set(request, { status: reply.statusCode, json: JSON.stringify(payload) });
+    }
     return payload;
   });
   fastify.addHook('onSend', async (request, reply, payload) => {
     const expected = plain.get(request);
     // Once: the 500 sent for a difference comes through here too.
     plain.delete(request);
-    if (expected === undefined || typeof payload !== 'string') return payload;
-    const difference = firstDifference(JSON.parse(expected), JSON.parse(payload));
+    if (expected?.status !== reply.statusCode || typeof payload !== 'string') return payload;
+    const difference = firstDifference(JSON.parse(expected.json), JSON.parse(payload));
     if (!difference) return payload;
     const problem = `${request.method} ${request.routeOptions.url} ${reply.statusCode}: the response schema changed the body at ${difference}`;
     console.error(problem);

@@ -16,46 +16,56 @@ const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
  * An OpenAPI response schema as a serialisation schema: references inlined, nothing required, and what
  * fast-json-stringify would have to guess at (oneOf/anyOf, untyped values) left to JSON.stringify. An
  * object the document declares property by property is written with exactly those (that is where the
- * speed comes from); one it leaves open, or declares no properties of, keeps every field. So the
- * document must declare everything our views hold.
+ * speed comes from); one it leaves open (an upstream record passed on, `@ApiOpenSchema`), or declares no
+ * properties of, keeps every field, and so does every object inside it. So the document must declare
+ * everything our views hold. Every value may be null whatever the document says: the serialiser would
+ * otherwise write a null as `""`, `0` or `{}`, changing the data rather than refusing it.
  */
-export function serialisationSchema(schema: Schema, components: Record<string, Schema>, depth = 0): Schema {
+export function serialisationSchema(
+  schema: Schema,
+  components: Record<string, Schema>,
+  depth = 0,
+  insideOpen = false,
+): Schema {
   if (depth > 32) return {};
   const ref = schema.$ref;
   if (typeof ref === 'string') {
     const target = components[ref.replace('#/components/schemas/', '')];
-    return target ? serialisationSchema({ ...target, nullable: schema.nullable }, components, depth + 1) : {};
+    return target ? serialisationSchema(target, components, depth + 1, insideOpen) : {};
   }
   const allOf = schema.allOf as Schema[] | undefined;
-  if (allOf?.length === 1) {
-    return serialisationSchema({ ...allOf[0], nullable: schema.nullable }, components, depth + 1);
-  }
+  if (allOf?.length === 1) return serialisationSchema(allOf[0], components, depth + 1, insideOpen);
   if (allOf || schema.oneOf || schema.anyOf) return {};
-  const nullable = schema.nullable === true ? { nullable: true } : {};
   if (schema.type === 'array') {
     const items = schema.items as Schema | undefined;
     return {
       type: 'array',
-      items: items ? serialisationSchema(items, components, depth + 1) : {},
-      ...nullable,
+      items: items ? serialisationSchema(items, components, depth + 1, insideOpen) : {},
+      nullable: true,
     };
   }
   if (schema.type === 'object') {
     const properties = schema.properties as Record<string, Schema> | undefined;
+    const extra = schema.additionalProperties;
+    const open = insideOpen || !properties || extra === true || (typeof extra === 'object' && extra !== null);
     return {
       type: 'object',
-      additionalProperties: !properties || schema.additionalProperties !== undefined,
+      additionalProperties: open,
       ...(properties
         ? {
             properties: Object.fromEntries(
-              Object.entries(properties).map(([k, v]) => [k, serialisationSchema(v, components, depth + 1)]),
+              Object.entries(properties).map(([k, v]) => [
+                k,
+                serialisationSchema(v, components, depth + 1, open),
+              ]),
             ),
           }
         : {}),
-      ...nullable,
+      nullable: true,
     };
   }
-  if (typeof schema.type === 'string' && SCALARS.has(schema.type)) return { type: schema.type, ...nullable };
+  if (typeof schema.type === 'string' && SCALARS.has(schema.type))
+    return { type: schema.type, nullable: true };
   return {};
 }
 
@@ -91,10 +101,19 @@ export function responseSchemas(document: OpenApiDocument): Map<string, Record<s
  */
 export function registerResponseSchemas(fastify: FastifyInstance, document: OpenApiDocument): void {
   const schemas = responseSchemas(document);
+  const unmatched = new Set(schemas.keys());
   fastify.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
-    const response = schemas.get(`${methods.includes('GET') ? 'GET' : methods[0]} ${route.url}`);
+    const key = `${methods.includes('GET') ? 'GET' : methods[0]} ${route.url}`;
+    const response = schemas.get(key);
     if (!response) return;
+    unmatched.delete(key);
     route.schema = { ...route.schema, response };
+  });
+  // A documented route Fastify knows by another name would be served without its schema, silently.
+  fastify.addHook('onReady', (done) => {
+    done(
+      unmatched.size > 0 ? new Error(`Documented routes not found: ${[...unmatched].join(', ')}`) : undefined,
+    );
   });
 }

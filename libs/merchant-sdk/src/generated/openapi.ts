@@ -1248,6 +1248,8 @@ export interface components {
              * @description Absent when the bank gives none
              */
             creationDateTime?: string;
+        } & {
+            [key: string]: unknown;
         };
         StatementOutputListEnvelope: {
             data: components["schemas"]["StatementOutput"][];
@@ -1264,6 +1266,8 @@ export interface components {
             payee?: {
                 [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         BeneficiaryOutputListEnvelope: {
             data: components["schemas"]["BeneficiaryOutput"][];

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 
 /** The bank's beneficiary, straight through (amounts as decimal strings): besides `id`, what the bank gives. */
+@ApiOpenSchema()
 export class BeneficiaryOutput {
   @ApiProperty() id: string;
   @ApiPropertyOptional({ description: 'Absent when the bank does not say' }) trusted?: boolean;

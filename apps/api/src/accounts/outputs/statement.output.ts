@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 
 /** The bank's statement, straight through: besides `id`, what the bank gives. */
+@ApiOpenSchema()
 export class StatementOutput {
   @ApiProperty() id: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'Absent when the bank gives none' })

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 
 /** Every field but `id` as the upstream gives it (GET /applications, straight through). */
 const AS_GIVEN = 'As the upstream gives it; absent when it gives none';
 
+@ApiOpenSchema()
 export class UpstreamApplicationOutput {
   @ApiProperty() id: string;
   @ApiPropertyOptional({ description: AS_GIVEN }) name?: string;
