@@ -14,7 +14,8 @@ const ENDS_WITHIN_MS = 5_000;
  * Access ends everywhere at once, open streams included: streams opened on one api process with an API
  * key, with user sessions and with a merchant's key and session end, with an SSE `error` event naming the
  * reason, when the key is revoked, the user erased, the session expires or the merchant is disabled on
- * the other process. The heartbeat stays at its default (15 s), so it is the revocation that ends them.
+ * the other process. The streams' heartbeat is longer than the test, so it is the revocation broadcast (or
+ * the expiry timer) that ends them.
  */
 describe('event streams: access ends everywhere at once', () => {
   let stack: Stack;
@@ -28,6 +29,8 @@ describe('event streams: access ends everywhere at once', () => {
       DATABASE_URL: stack.databaseUrl,
       QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
       UPSTREAM_BASE_URL: stack.sandbox.url,
+      // Longer than any wait here: what ends a stream is the revocation or the expiry, not a heartbeat.
+      SSE_HEARTBEAT_SECONDS: '120',
     });
   });
   afterAll(async () => {

@@ -136,13 +136,15 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
     const before = streams.size;
     const reading = take(browser.events.stream(erased, { signal: AbortSignal.timeout(60_000) }), 1);
     await eventually('the stream open at the api', () => (streams.size > before ? true : undefined));
-    await bff.users.delete(erased);
-    await expect(reading).rejects.toMatchObject({
+    // Awaited from now on, so the stream's end is never an unhandled rejection while the erase runs.
+    const ended = expect(reading).rejects.toMatchObject({
       name: 'BffError',
       code: 'UNAUTHENTICATED',
       status: 401,
       message: expect.stringMatching(/user of this session was erased/),
     });
+    await bff.users.delete(erased);
+    await ended;
   });
 
   it('ends the stream at once on close(), even after a garbage collection while it waited', async () => {

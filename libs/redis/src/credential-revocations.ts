@@ -42,17 +42,23 @@ export class CredentialRevocations implements OnApplicationShutdown {
   /** Calls `listener` for every revocation any process publishes from now on. */
   async subscribe(listener: (revocation: Revocation) => void): Promise<void> {
     this.listeners.push(listener);
-    this.subscriber ??= duplicateRedisClient(this.redis);
-    logConnectionErrors(this.subscriber, this.logger, 'redis:revocations');
-    this.subscriber.on('message', (channel: string, message: string) => {
+    if (this.subscriber) return;
+    // One connection and one handler for every listener of this process (the auth cache, the streams).
+    const subscriber = duplicateRedisClient(this.redis);
+    this.subscriber = subscriber;
+    logConnectionErrors(subscriber, this.logger, 'redis:revocations');
+    subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;
+      let revocation: Revocation;
       try {
-        listener(JSON.parse(message) as Revocation);
+        revocation = JSON.parse(message) as Revocation;
       } catch (err) {
         this.logger.warn({ err }, 'unreadable revocation message');
+        return;
       }
+      for (const each of this.listeners) each(revocation);
     });
-    await this.subscriber.subscribe(this.channel);
+    await subscriber.subscribe(this.channel);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -97,16 +97,32 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
       expiry: undefined,
     };
     stream.heartbeat.unref();
-    const { validUntil } = start.caller;
-    if (validUntil !== undefined && validUntil - Date.now() < MAX_TIMER_MS) {
-      stream.expiry = setTimeout(() => void this.pump(stream), Math.max(0, validUntil - Date.now()));
-      stream.expiry.unref();
-    }
+    this.armExpiry(stream);
     const set = this.byUser.get(stream.userId) ?? new Set<Stream>();
     set.add(stream);
     this.byUser.set(stream.userId, set);
     raw.on('close', () => this.close(stream, false));
     void this.pump(stream);
+  }
+
+  /**
+   * Reads once more when the caller's credential expires, so the stream ends then. Timers run on the
+   * event loop's clock, which may trail the wall clock the read compares with: one that fires early is
+   * set again for what is left.
+   */
+  private armExpiry(stream: Stream): void {
+    const { validUntil } = stream.caller;
+    if (validUntil === undefined || stream.closed) return;
+    const left = validUntil - Date.now();
+    if (left >= MAX_TIMER_MS) return;
+    stream.expiry = setTimeout(
+      () => {
+        if (Date.now() < validUntil) this.armExpiry(stream);
+        else void this.pump(stream);
+      },
+      Math.max(0, left),
+    );
+    stream.expiry.unref();
   }
 
   /** The streams a revocation may concern read again now: the database says whether they end. */

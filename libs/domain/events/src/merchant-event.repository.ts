@@ -98,16 +98,20 @@ export const MERCHANT_EVENT_SQL = {
   streamForCaller: sqlStatement<StreamRow>(
     'merchant-events.stream-for-caller',
     // One round trip: whether the caller may still read the stream, and only then its next page (a
-    // refused read answers one row, the refusal and no event). Ordered by the table's bigint column: the
+    // refused read answers one row, the refusal and no event). The checks run in the order the auth
+    // guards make them, so the refusal is the one the caller's next request gets: a key (then its
+    // merchant, then the user, at the route); a session's user (then its merchant). Ordered by the table's bigint column: the
     // text the wire needs would sort 10 before 9.
     `WITH access AS (
         SELECT CASE
-            WHEN mc.disabled_at IS NOT NULL THEN 'merchant-disabled'
-            WHEN NOT EXISTS (SELECT 1 FROM users u WHERE u.id = $2 AND u.merchant_id = $1) THEN 'user-erased'
             WHEN $5::uuid IS NOT NULL AND NOT EXISTS (
               SELECT 1 FROM api_keys k
               WHERE k.id = $5::uuid AND k.merchant_id = $1 AND k.revoked_at IS NULL
                 AND (k.expires_at IS NULL OR k.expires_at > now())) THEN 'key-revoked'
+            WHEN $5::uuid IS NULL AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = $2 AND u.merchant_id = $1)
+              THEN 'user-erased'
+            WHEN mc.disabled_at IS NOT NULL THEN 'merchant-disabled'
+            WHEN NOT EXISTS (SELECT 1 FROM users u WHERE u.id = $2 AND u.merchant_id = $1) THEN 'user-erased'
           END AS refusal
         FROM (SELECT 1) AS one LEFT JOIN merchants mc ON mc.id = $1),
       page AS (
