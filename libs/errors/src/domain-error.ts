@@ -96,3 +96,11 @@ export function invalidRequest(details: ErrorDetail[]): DomainError {
     details,
   });
 }
+
+/** Said to a caller whose credential is otherwise good, on a request or as a stream's end: the merchant's own state. */
+export function merchantDisabled(): DomainError {
+  return new DomainError(
+    ErrorCode.MERCHANT_DISABLED,
+    'This merchant is disabled: its keys and sessions are refused until the operator enables it.',
+  );
+}

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, merchantDisabled } from '#libs/errors';
 import {
   MerchantEventRepository,
   type StreamedEvent,
@@ -89,10 +89,7 @@ export function refusalOf(caller: TenantCaller, reason: StreamRefusal | 'expired
   const session = caller.kind === 'user-session';
   switch (reason) {
     case 'merchant-disabled':
-      return new DomainError(
-        ErrorCode.MERCHANT_DISABLED,
-        'This merchant is disabled: its keys and sessions are refused until the operator enables it.',
-      );
+      return merchantDisabled();
     case 'key-revoked':
       return new DomainError(ErrorCode.UNAUTHENTICATED, 'The API key was revoked or has expired.');
     case 'expired':

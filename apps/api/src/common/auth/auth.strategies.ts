@@ -7,7 +7,7 @@ import type { Caller, MerchantCaller, OperatorCaller, SessionCaller } from '#lib
 import { apiKeyPrefix, verifyApiKey } from '#libs/crypto';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { SESSION_TOKEN_PREFIX, UserRepository, verifySessionToken } from '#libs/domain/users';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { DomainError, ErrorCode, merchantDisabled } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { bearerToken } from './bearer.js';
 import { PrincipalCache } from './principal-cache.js';
@@ -22,13 +22,6 @@ type HeaderRequest = { headers: Record<string, string | string[] | undefined> };
 
 /** One message for every refusal, so a caller cannot tell a revoked key from an unknown one. */
 const refused = () => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
-/** Said only to a caller whose credential is otherwise good: it is the merchant's own state. */
-const merchantDisabled = () =>
-  new DomainError(
-    ErrorCode.MERCHANT_DISABLED,
-    'This merchant is disabled: its keys and sessions are refused until the operator enables it.',
-  );
-
 const LAST_USED_EVERY_MS = 60_000;
 
 function sameSecret(given: string, expected: string): boolean {
