@@ -146,9 +146,7 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
     expect(deliveryJob.attributes['bullmq.job.name']).toBe('events.deliver');
 
     // The sandbox (exporting http/protobuf) continued the same trace: its spans name this trace id.
-    await eventually('the sandbox’s spans of this trace received', () =>
-      sandboxExported(stack, traceId),
-    );
+    await eventually('the sandbox’s spans of this trace received', () => sandboxExported(stack, traceId));
     expect(stack.receiver.spans.some((s) => s.service === 'sandbox')).toBe(false);
   }, 120_000);
 
@@ -172,15 +170,19 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
     const traceId = traceIdOf(delivered.headers.traceparent)!;
     // Each process exports on its own schedule, so the worker's spans can arrive before the api's: wait
     // until the only span whose parent is missing is the api's receipt (its parent is the sandbox's).
-    const spans = await eventually('the webhook’s whole trace received, every parent but one resolvable', () => {
-      const trace = stack.receiver.trace(traceId);
-      const ids = new Set(trace.map((s) => s.spanId));
-      const fanOut = jobSpan(trace, 'events.fan-out');
-      const post = trace.find((s) => s.attributes['url.full'] === endpoint.url && under(s, fanOut, trace));
-      const roots = trace.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
-      const receivedOnly = roots.length === 1 && roots[0].kind === SpanKind.SERVER && roots[0].service === 'api';
-      return post && receivedOnly ? trace : undefined;
-    });
+    const spans = await eventually(
+      'the webhook’s whole trace received, every parent but one resolvable',
+      () => {
+        const trace = stack.receiver.trace(traceId);
+        const ids = new Set(trace.map((s) => s.spanId));
+        const fanOut = jobSpan(trace, 'events.fan-out');
+        const post = trace.find((s) => s.attributes['url.full'] === endpoint.url && under(s, fanOut, trace));
+        const roots = trace.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
+        const receivedOnly =
+          roots.length === 1 && roots[0].kind === SpanKind.SERVER && roots[0].service === 'api';
+        return post && receivedOnly ? trace : undefined;
+      },
+    );
     const byId = new Map(spans.map((s) => [s.spanId, s]));
 
     // The api received the webhook in this trace; the sandbox that sent it began it (its span, in protobuf).
@@ -190,7 +192,9 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
     expect(received.service).toBe('api');
     const sentBy = received.parentSpanId!;
     expect(byId.has(sentBy)).toBe(false);
-    await eventually('the sandbox’s span that sent the webhook received', () => sandboxExported(stack, sentBy));
+    await eventually('the sandbox’s span that sent the webhook received', () =>
+      sandboxExported(stack, sentBy),
+    );
 
     // Its fan-out job continues the request that stored the event (enqueued after the answer, with the
     // context kept in the inbox row); it recorded consent.revoked, whose delivery followed.
