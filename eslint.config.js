@@ -13,6 +13,7 @@ import fileRole from './scripts/eslint/file-role.rule.mjs';
  */
 export const DOMAIN_IMPORTS = {
   accounts: [],
+  audit: [],
   consents: ['accounts', 'events', 'sync-runs', 'upstream-failures'],
   events: ['users'],
   'financial-data': ['accounts', 'consents', 'upstream-failures'],

@@ -89,11 +89,18 @@ describe('api: every answer matches our own OpenAPI document', () => {
       return `${stack.api.url}${path}${query ? `?${query}` : ''}`;
     };
 
+    /** Each administrative action answered with success, by its tracing id: the audit log must hold these. */
+    const audited: { action: string; tracingId: string }[] = [];
+    /** Every secret an answer showed (keys, endpoint secrets, session tokens): none may be in the audit log. */
+    const secrets: string[] = [adminToken];
+
     /** One request, its answer checked against the document; a live event stream is cut at its headers. */
     async function send(key: string, request: Request): Promise<Answer> {
       const op = operations.get(key);
       if (!op) throw new Error(`${key} is not in the document`);
-      const headers: Record<string, string> = { ...request.headers };
+      // The caller's own request id is the request's tracing id: each one names its audit entry.
+      const tracingId = uniqueName('walk');
+      const headers: Record<string, string> = { 'x-request-id': tracingId, ...request.headers };
       if (request.token) headers.authorization = `Bearer ${request.token}`;
       const payload = request.raw ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
       if (payload !== undefined) headers['content-type'] ??= request.contentType ?? 'application/json';
@@ -109,6 +116,14 @@ describe('api: every answer matches our own OpenAPI document', () => {
       else {
         const text = await response.text();
         body = contentType.includes('json') && text ? (JSON.parse(text) as unknown) : text || undefined;
+      }
+      const action = op.operation['x-audit-action'];
+      if (action && response.status < 400 && response.headers.get('idempotent-replayed') !== 'true') {
+        audited.push({ action, tracingId });
+      }
+      const data = (body as { data?: Record<string, unknown> } | undefined)?.data;
+      for (const shown of [data?.key, data?.secret, data?.token, (data?.apiKey as { key?: unknown })?.key]) {
+        if (typeof shown === 'string') secrets.push(shown);
       }
       return record(key, { status: response.status, contentType, body });
     }
@@ -196,6 +211,19 @@ describe('api: every answer matches our own OpenAPI document', () => {
     );
     await valid('GET /admin/upstream/applications', { ...operator, query: { limit: '10' } }, 200);
     await valid('GET /v1/me', merchant, 200);
+    // The merchant's own integration: its origins and keys.
+    await valid('GET /v1/merchant', merchant, 200);
+    await valid(
+      'PATCH /v1/merchant',
+      { ...merchant, body: { frontendOrigins: ['https://app.merchant.example'] } },
+      200,
+    );
+    const ownKey = await valid<{ id: string }>(
+      'POST /v1/merchant/api-keys',
+      { ...merchant, body: { name: 'self-issued' }, headers: { 'idempotency-key': uniqueName('idem') } },
+      201,
+    );
+    await valid('GET /v1/merchant/api-keys', merchant, 200);
 
     const user = await valid<{ id: string; reference: string }>(
       'POST /v1/users',
@@ -457,6 +485,9 @@ describe('api: every answer matches our own OpenAPI document', () => {
     );
     await valid('GET /v1/users/{userId}/events', { ...onUser, headers: { 'last-event-id': '0' } }, 200);
 
+    await valid('GET /v1/merchant/audit', { ...merchant, query: { limit: '5' } }, 200);
+    await valid('GET /admin/audit', { ...operator, query: { limit: '5', merchantId } }, 200);
+
     // Destructive operations: planned now (their invalid variants come next), sent last.
     const gone = await valid<{ id: string }>(
       'POST /v1/users',
@@ -468,6 +499,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
         'DELETE /admin/merchants/{id}/api-keys/{keyId}',
         { ...operator, params: { id: merchantId, keyId: rotated.id } },
       ],
+      ['DELETE /v1/merchant/api-keys/{keyId}', { ...merchant, params: { keyId: ownKey.id } }],
       ['DELETE /v1/event-endpoints/{id}', { ...merchant, params: { id: refusing.endpoint.id } }],
       ['DELETE /v1/consents/{consentId}', { ...merchant, params: { consentId: revoked.id } }],
       ['DELETE /v1/users/{userId}', { ...merchant, params: { userId: gone.id } }],
@@ -544,6 +576,30 @@ describe('api: every answer matches our own OpenAPI document', () => {
 
     // ---- the destructive operations, valid ----------------------------------------------------------
     for (const [op, request] of destructive) await valid(op, request, 204);
+
+    // The audit log holds every administrative action of the walk that succeeded, once, and nothing else:
+    // no refused request, no idempotent replay. And no secret any answer showed, nor anything shaped like one.
+    const logged: { action: string; tracingId: string }[] = [];
+    for (let cursor: string | undefined; ;) {
+      const page = await fetch(`${stack.api.url}/admin/audit?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      const { data, meta } = (await page.json()) as {
+        data: { action: string; tracingId: string }[];
+        meta: { nextCursor: string | null };
+      };
+      logged.push(...data.map(({ action, tracingId }) => ({ action, tracingId })));
+      if (!meta.nextCursor) break;
+      cursor = meta.nextCursor;
+    }
+    const byTracingId = (a: { tracingId: string }, b: { tracingId: string }) =>
+      a.tracingId.localeCompare(b.tracingId);
+    expect(new Set(audited.map((a) => a.action)).size).toBeGreaterThan(10);
+    expect(logged.sort(byTracingId)).toEqual(audited.sort(byTracingId));
+    const stored = JSON.stringify(await prisma.auditEntry.findMany({ omit: { seq: true } }));
+    for (const secret of secrets)
+      expect(stored.includes(secret), `${secret.slice(0, 8)}… in the audit log`).toBe(false);
+    expect(stored).not.toMatch(/\b(mk|us|whsec)_[A-Za-z0-9]{6}/);
 
     const unreached = [...reached]
       .filter(([, statuses]) => ![...statuses].some((s) => s < 400))

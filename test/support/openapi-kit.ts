@@ -29,6 +29,8 @@ export interface DocumentedOperation {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
   responses: Record<string, DocumentedResponse>;
   security?: Record<string, string[]>[];
+  /** The audit log's action for the operation's success (`@Audited`), if it records one. */
+  'x-audit-action'?: string;
 }
 
 export interface OpenApiDocument {

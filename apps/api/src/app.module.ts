@@ -5,6 +5,7 @@ import { ReadCache } from '#libs/database';
 import { createValidationPipe, DefaultDenyGuard, HttpErrorFilter } from '#libs/http';
 import { AccountsApiModule } from './accounts/accounts-api.module.js';
 import { AdminApiModule } from './admin/admin-api.module.js';
+import { AuditApiModule } from './common/audit/audit-api.module.js';
 import { AuthModule } from './common/auth/auth.module.js';
 import { AuthenticationGuard } from './common/auth/authentication.guard.js';
 import { MerchantCorsGuard } from './common/auth/merchant-cors.guard.js';
@@ -13,6 +14,7 @@ import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
 import { InstitutionsApiModule } from './institutions/institutions-api.module.js';
+import { MerchantApiModule } from './merchant/merchant-api.module.js';
 import { PaymentsApiModule } from './payments/payments-api.module.js';
 import { SystemModule } from './system/system.module.js';
 import { UsersApiModule } from './users/users-api.module.js';
@@ -33,7 +35,9 @@ export class AppModule {
         SystemModule,
         AuthModule,
         IdempotencyModule,
+        AuditApiModule,
         AdminApiModule,
+        MerchantApiModule,
         UsersApiModule,
         InstitutionsApiModule,
         ConsentsApiModule,

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { AccountsModule } from '#libs/domain/accounts';
+import { AuditModule } from '#libs/domain/audit';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
@@ -29,6 +30,7 @@ export class WorkerModule {
         CoreModule.forRoot(options),
         DiscoveryModule,
         AccountsModule,
+        AuditModule,
         ConsentsModule,
         SyncModule,
         InstitutionsModule,

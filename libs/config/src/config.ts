@@ -110,6 +110,7 @@ export interface AppConfig {
   retention: {
     eventDays: number;
     inboxDays: number;
+    auditDays: number;
     syncRunsPerAccount: number;
     /** 0: this worker does not schedule the sweep. */
     sweepMinutes: number;
@@ -310,6 +311,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     retention: {
       eventDays: env.EVENT_RETENTION_DAYS,
       inboxDays: env.INBOX_RETENTION_DAYS,
+      auditDays: env.AUDIT_RETENTION_DAYS,
       syncRunsPerAccount: env.SYNC_RUNS_KEPT_PER_ACCOUNT,
       sweepMinutes: env.RETENTION_SWEEP_MINUTES,
     },

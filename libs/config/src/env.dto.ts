@@ -582,6 +582,17 @@ export class EnvironmentVariables {
   @Max(3650)
   INBOX_RETENTION_DAYS = 30;
 
+  /**
+   * Days an audit entry is kept; then the retention sweep removes it, the only removal the table allows.
+   * Long by default: an audit trail is read long after the fact.
+   */
+  @Setting('Days audit log entries (operator and merchant administrative actions) are kept; then removed')
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  AUDIT_RETENTION_DAYS = 400;
+
   /** Finished sync runs kept per account, newest first; an older one goes as each new run ends. */
   @Setting('Finished sync runs kept per account (newest first)')
   @Transform(toInt)

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '#libs/domain/audit';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
 import { InstitutionsModule } from '#libs/domain/institutions';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { PaymentsModule } from '#libs/domain/payments';
+import { AdminAuditController } from './admin-audit.controller.js';
 import { AdminConsentsController } from './admin-consents.controller.js';
 import { AdminEventEndpointsController } from './admin-event-endpoints.controller.js';
 import { AdminInstitutionsController } from './admin-institutions.controller.js';
@@ -17,7 +19,15 @@ import { UpstreamReceiverRegistrar } from './upstream-receiver.registrar.js';
 
 /** Every operator route (/admin, the ADMIN_TOKEN), and the queue board at /admin/queues. */
 @Module({
-  imports: [MerchantsModule, InstitutionsModule, ConsentsModule, EventsModule, InboxModule, PaymentsModule],
+  imports: [
+    MerchantsModule,
+    InstitutionsModule,
+    ConsentsModule,
+    EventsModule,
+    InboxModule,
+    PaymentsModule,
+    AuditModule,
+  ],
   controllers: [
     AdminMerchantsController,
     AdminUpstreamController,
@@ -26,6 +36,7 @@ import { UpstreamReceiverRegistrar } from './upstream-receiver.registrar.js';
     AdminUpstreamWebhooksController,
     AdminEventEndpointsController,
     AdminPaymentsController,
+    AdminAuditController,
   ],
   providers: [QueueBoard, UpstreamReceiverRegistrar],
 })

@@ -1,7 +1,9 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { AuditAction } from '#libs/domain/audit';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { Audited } from '../common/audit/audited.decorator.js';
 import { InstitutionsRefreshOutput } from './outputs/institutions-refresh.output.js';
 
 @ApiTags('operator')
@@ -19,6 +21,7 @@ export class AdminInstitutionsController {
   })
   @ApiAnswer(200, InstitutionsRefreshOutput)
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
+  @Audited(AuditAction.InstitutionsRefresh, { resource: 'institutions' })
   async refresh() {
     return envelope(await this.institutions.refreshInstitutions());
   }

@@ -7,15 +7,17 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { AuditAction } from '#libs/domain/audit';
 import { MerchantService } from '#libs/domain/merchants';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
+import { RotateApiKeyInput } from '../common/inputs/rotate-api-key.input.js';
+import { CreatedApiKeyOutput, CreatedMerchantOutput, MerchantOutput } from '../common/outputs/merchant.output.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateMerchantInput } from './inputs/create-merchant.input.js';
-import { RotateApiKeyInput } from './inputs/rotate-api-key.input.js';
 import { UpdateMerchantInput } from './inputs/update-merchant.input.js';
-import { CreatedApiKeyOutput, CreatedMerchantOutput, MerchantOutput } from './outputs/merchant.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = { type: ApiErrorResponse, description: 'NOT_FOUND' };
@@ -41,6 +43,7 @@ export class AdminMerchantsController {
     type: ApiErrorResponse,
     description: 'CONFLICT: another merchant maps this sub-application',
   })
+  @Audited(AuditAction.MerchantCreate, { resource: 'merchant', id: answered('merchant', 'id'), merchant: answered('merchant', 'id') })
   async create(@Body() body: CreateMerchantInput) {
     return envelope(await this.merchants.create(body));
   }
@@ -80,6 +83,7 @@ export class AdminMerchantsController {
     description:
       'CONFLICT: another merchant maps this sub-application, or this one already has consents or payments under its own',
   })
+  @Audited(AuditAction.MerchantUpdate, { resource: 'merchant', id: 'id', merchant: 'id', fields: true })
   async update(@Param('id') id: string, @Body() body: UpdateMerchantInput) {
     return envelope(await this.merchants.update(id, body));
   }
@@ -93,6 +97,7 @@ export class AdminMerchantsController {
   })
   @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
+  @Audited(AuditAction.MerchantDisable, { resource: 'merchant', id: 'id', merchant: 'id' })
   async disable(@Param('id') id: string) {
     return envelope(await this.merchants.disable(id));
   }
@@ -106,6 +111,7 @@ export class AdminMerchantsController {
   })
   @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
+  @Audited(AuditAction.MerchantEnable, { resource: 'merchant', id: 'id', merchant: 'id' })
   async enable(@Param('id') id: string) {
     return envelope(await this.merchants.enable(id));
   }
@@ -120,6 +126,7 @@ export class AdminMerchantsController {
   @ApiAnswer(201, CreatedApiKeyOutput)
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
+  @Audited(AuditAction.ApiKeyIssue, { resource: 'api-key', id: answered('id'), merchant: 'id' })
   async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput) {
     return envelope(await this.merchants.rotateKey(id, body.name));
   }
@@ -129,6 +136,7 @@ export class AdminMerchantsController {
   @ApiOperation({ summary: 'Revoke an API key', description: 'Revoking an already revoked key is harmless.' })
   @ApiNoContentResponse({ description: 'Revoked' })
   @ApiNotFoundResponse(missing)
+  @Audited(AuditAction.ApiKeyRevoke, { resource: 'api-key', id: 'keyId', merchant: 'id' })
   async revoke(@Param('id') id: string, @Param('keyId') keyId: string): Promise<void> {
     await this.merchants.revokeKey(id, keyId);
   }

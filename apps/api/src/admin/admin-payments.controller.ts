@@ -6,8 +6,10 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { AuditAction } from '#libs/domain/audit';
 import { ParkedPaymentsService } from '#libs/domain/payments';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { SettlePaymentInput } from './inputs/settle-payment.input.js';
@@ -45,6 +47,7 @@ export class AdminPaymentsController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no parked payment with this id' })
   @ApiConflictResponse({ type: ApiErrorResponse, description: 'CONFLICT: it became final meanwhile' })
+  @Audited(AuditAction.PaymentSettle, { resource: 'payment', id: 'id', merchant: answered('merchantId'), fields: true })
   async settle(@Param('id') id: string, @Body() body: SettlePaymentInput) {
     return envelope(await this.parked.settle(id, body.status, body.note));
   }

@@ -6,6 +6,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import { AuditAction } from '#libs/domain/audit';
 import {
   type MigrationReport,
   UpstreamWebhookRegistrationService,
@@ -15,6 +16,7 @@ import {
 import { MerchantService } from '#libs/domain/merchants';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
+import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { listEnvelope } from '../common/paging.js';
 import { RegisterUpstreamWebhookInput } from './inputs/register-upstream-webhook.input.js';
 import {
@@ -67,6 +69,7 @@ export class AdminUpstreamWebhooksController {
   @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
   @ApiServiceUnavailableResponse(unavailable)
+  @Audited(AuditAction.UpstreamWebhookRegister, { resource: 'upstream-webhook', id: answered('id'), merchant: answered('merchantId'), fields: true })
   async register(@Body() body: RegisterUpstreamWebhookInput) {
     const registration = await this.registrations.register(await this.applicationOf(body.merchantId), {
       categories: body.categories,
@@ -99,6 +102,7 @@ export class AdminUpstreamWebhooksController {
     description: 'CONFLICT: the upstream no longer has this webhook (the registration is then retired)',
   })
   @ApiServiceUnavailableResponse(unavailable)
+  @Audited(AuditAction.UpstreamWebhookRotateSecret, { resource: 'upstream-webhook', id: 'id', merchant: answered('merchantId') })
   async resetSecret(@Param('id') id: string) {
     return envelope(view(await this.registrations.resetSecret(id)));
   }
@@ -132,6 +136,7 @@ export class AdminUpstreamWebhooksController {
     type: ApiErrorResponse,
     description: 'UPSTREAM_UNAVAILABLE: a step failed; `details` report the steps so far',
   })
+  @Audited(AuditAction.UpstreamWebhookMigrate, { resource: 'upstream-webhook', merchant: ({ body }) => (body as { merchantId?: string }).merchantId, fields: true })
   async migrate(@Body() body: RegisterUpstreamWebhookInput) {
     const report = await this.registrations.migrate(await this.applicationOf(body.merchantId), {
       categories: body.categories,

@@ -1,9 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
+import { AuditAction } from '#libs/domain/audit';
 import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ApiUnionSchema } from '../common/openapi-unions.js';
@@ -49,6 +51,7 @@ export class EventEndpointsController {
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()
+  @Audited(AuditAction.EventEndpointCreate, { resource: 'event-endpoint', id: answered('endpoint', 'id'), fields: true })
   async create(@Body() body: CreateEventEndpointInput, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.create(caller, {
       url: body.url,
@@ -78,6 +81,7 @@ export class EventEndpointsController {
   @ApiOperation({ summary: 'Unsubscribe: deliveries stop, and the endpoint’s delivery log goes with it' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiMissing()
+  @Audited(AuditAction.EventEndpointDelete, { resource: 'event-endpoint', id: 'id' })
   async delete(@Param('id') id: string, @Tenant() caller: TenantCaller): Promise<void> {
     await this.endpoints.delete(caller, id);
   }
@@ -90,6 +94,7 @@ export class EventEndpointsController {
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiMissing()
+  @Audited(AuditAction.EventEndpointRotateSecret, { resource: 'event-endpoint', id: 'id' })
   async rotate(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller, id);
     return envelope({ endpoint: view(endpoint), secret });
@@ -104,6 +109,7 @@ export class EventEndpointsController {
   })
   @ApiAnswer(200, EventEndpointOutput)
   @ApiMissing()
+  @Audited(AuditAction.EventEndpointEnable, { resource: 'event-endpoint', id: 'id' })
   async enable(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.enable(caller, id)));
   }
@@ -138,6 +144,7 @@ export class EventEndpointsController {
   })
   @ApiAnswer(202, EventDeliveryOutput)
   @ApiMissing()
+  @Audited(AuditAction.EventDeliveryRetry, { resource: 'event-delivery', id: 'deliveryId' })
   async retry(
     @Param('id') id: string,
     @Param('deliveryId') deliveryId: string,

@@ -2,6 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { AuditTrail } from '#libs/domain/audit';
 import { EventsRetention } from '#libs/domain/events';
 import { InboxRetention } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
@@ -20,6 +21,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     'maintenance.retention': async () => ({
       ...(await this.eventsRetention.prune()),
       ...(await this.inboxRetention.prune()),
+      ...(await this.audit.prune()),
     }),
     'maintenance.refresh-institutions': async (job, token) => {
       try {
@@ -47,6 +49,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     private readonly institutions: InstitutionsService,
     private readonly eventsRetention: EventsRetention,
     private readonly inboxRetention: InboxRetention,
+    private readonly audit: AuditTrail,
   ) {
     super(config, logger);
   }

@@ -3,6 +3,11 @@ import { Prisma, PrismaService, sqlTemplate } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 export const MERCHANT_SQL = {
+  /** Serialises a merchant's key changes that must see each other (its last key is never revoked). */
+  lockMerchant: sqlTemplate(
+    'merchants.lock',
+    (merchantId: string) => Prisma.sql`SELECT id FROM merchants WHERE id = ${merchantId}::uuid FOR UPDATE`,
+  ),
   allowFrontendOrigin: sqlTemplate(
     'merchants.allow-frontend-origin',
     (
@@ -151,6 +156,35 @@ export class MerchantRepository {
       data: { revokedAt: now },
     });
     return true;
+  }
+
+  /**
+   * A merchant revoking one of its own keys: never the last one that still works (it would lock the
+   * merchant out), decided under a lock on the merchant so two revocations at once cannot both pass.
+   */
+  async revokeApiKeyKeepingOne(
+    merchantId: string,
+    keyId: string,
+    now = new Date(),
+  ): Promise<'revoked' | 'missing' | 'last'> {
+    if (!isUuid(keyId)) return 'missing';
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw(MERCHANT_SQL.lockMerchant(merchantId));
+      const key = await tx.apiKey.findFirst({ where: { id: keyId, merchantId }, select: { revokedAt: true } });
+      if (!key) return 'missing';
+      if (key.revokedAt) return 'revoked';
+      const others = await tx.apiKey.count({
+        where: {
+          merchantId,
+          id: { not: keyId },
+          revokedAt: null,
+          OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+        },
+      });
+      if (others === 0) return 'last';
+      await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: now } });
+      return 'revoked';
+    });
   }
 
   /** The key row with its merchant, found by the public prefix (the auth strategy then compares hashes). */

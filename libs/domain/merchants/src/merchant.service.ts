@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { MerchantCaller } from '#libs/context';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -203,6 +204,33 @@ export class MerchantService {
       throw new DomainError(ErrorCode.NOT_FOUND, 'API key not found.');
     }
     // Every api process caches verified keys for a few seconds: tell them all now.
+    await this.revocations.publish({ kind: 'apiKey', id: keyId });
+  }
+
+  /** The merchant a key acts for, as it sees itself: the same view the operator has. */
+  own(caller: MerchantCaller): Promise<MerchantView> {
+    return this.get(caller.merchantId);
+  }
+
+  /** A merchant's own change: only its browser origins (the rest is the operator's). */
+  updateOwn(caller: MerchantCaller, input: { frontendOrigins?: string[] }): Promise<MerchantView> {
+    return this.update(caller.merchantId, { frontendOrigins: input.frontendOrigins });
+  }
+
+  rotateOwnKey(caller: MerchantCaller, name?: string): Promise<CreatedApiKeyView> {
+    return this.rotateKey(caller.merchantId, name);
+  }
+
+  /** Revokes one of the merchant's own keys, the calling one included, but never its last working key. */
+  async revokeOwnKey(caller: MerchantCaller, keyId: string): Promise<void> {
+    const outcome = await this.merchants.revokeApiKeyKeepingOne(caller.merchantId, keyId);
+    if (outcome === 'missing') throw new DomainError(ErrorCode.NOT_FOUND, 'API key not found.');
+    if (outcome === 'last') {
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        "This is the merchant's last working API key: issue another (POST /v1/merchant/api-keys) before revoking it.",
+      );
+    }
     await this.revocations.publish({ kind: 'apiKey', id: keyId });
   }
 

@@ -31,7 +31,7 @@ export class ParkedPaymentsService {
     id: string,
     outcome: ParkedOutcome,
     note?: string,
-  ): Promise<{ id: string; status: ParkedOutcome }> {
+  ): Promise<{ id: string; merchantId: string; status: ParkedOutcome }> {
     const parked = await this.payments.findParked(id);
     if (!parked) {
       throw new DomainError(
@@ -53,6 +53,6 @@ export class ParkedPaymentsService {
     );
     // A webhook settled it between the read and the write: that answer stands, and was announced.
     if (!settled) throw new DomainError(ErrorCode.CONFLICT, 'The payment reached a final status meanwhile.');
-    return { id, status: outcome };
+    return { id, merchantId: parked.merchantId, status: outcome };
   }
 }

@@ -21,6 +21,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/merchant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This merchant
+         * @description Its name, browser origins and API keys (never the keys themselves), as the operator sees it.
+         */
+        get: operations["MerchantSelfController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change this merchant's browser origins
+         * @description The origins `<bff-connect>` and other browser code may call the api from with a session token. In effect at once on every api process. Name and sub-application are the operator's to change.
+         */
+        patch: operations["MerchantSelfController_update"];
+        trace?: never;
+    };
+    "/v1/merchant/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This merchant's API keys
+         * @description Every key, revoked ones too; never a key itself.
+         */
+        get: operations["MerchantSelfController_keys"];
+        put?: never;
+        /**
+         * Issue another API key
+         * @description The new key is shown only here; the others keep working until revoked, so a key is rotated by issuing the next one, deploying it, then revoking the old one. An idempotent replay answers the key record **without** `key`.
+         */
+        post: operations["MerchantSelfController_issueKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/merchant/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of this merchant's API keys
+         * @description Refused on every api process at once, open event streams included. The calling key may revoke itself, but not the last working key (409): issue another first. Revoking a revoked key is harmless.
+         */
+        delete: operations["MerchantSelfController_revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/merchant/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This merchant's audit log
+         * @description Every administrative action on this merchant's integration, by its keys or by the operator, newest first: who, what, on which resource, when, from which address, and the request's tracing id. Kept for AUDIT_RETENTION_DAYS.
+         */
+        get: operations["MerchantSelfController_auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users": {
         parameters: {
             query?: never;
@@ -820,12 +908,72 @@ export interface components {
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
+        ApiKeyOutput: {
+            /** Format: uuid */
+            id: string;
+            /** @description Public head of the key, safe to show */
+            prefix: string;
+            name: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        MerchantOutput: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            subApplicationId: string | null;
+            subApplicationName: string | null;
+            frontendOrigins: string[];
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Every key, never the key itself */
+            apiKeys: components["schemas"]["ApiKeyOutput"][];
+        };
+        CreatedApiKeyOutput: {
+            /** Format: uuid */
+            id: string;
+            /** @description Public head of the key, safe to show */
+            prefix: string;
+            name: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description The API key itself. Shown only in the first answer; store it now. Absent from an idempotent replay. */
+            key?: string;
+        };
         ApiListMeta: {
             tracingId: string;
             /** @description Items on this page */
             count: number;
             /** @description Opaque cursor of the next page; null on the last */
             nextCursor: string | null;
+        };
+        MerchantOutputEnvelope: {
+            data: components["schemas"]["MerchantOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        RotateApiKeyInput: {
+            /** @description A label to tell keys apart */
+            name?: string;
+        };
+        CreatedApiKeyOutputEnvelope: {
+            data: components["schemas"]["CreatedApiKeyOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
         };
         MoneyOutput: {
             /**
@@ -835,6 +983,64 @@ export interface components {
             amount: string;
             /** @example GBP */
             currency: string;
+        };
+        AuditActorOutput: {
+            /** @enum {string} */
+            kind: "operator" | "merchant";
+            /**
+             * Format: uuid
+             * @description The merchant's API key that acted
+             */
+            apiKeyId: string | null;
+        };
+        AuditResourceOutput: {
+            /**
+             * @description merchant, api-key, event-endpoint, payment, …
+             * @example merchant
+             */
+            type: string;
+            /** @description Null: the action names no single resource */
+            id: string | null;
+        };
+        AuditEntryOutput: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            actor: components["schemas"]["AuditActorOutput"];
+            /** @enum {string} */
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            /**
+             * Format: uuid
+             * @description The merchant it concerns; null: the operator's own settings
+             */
+            merchantId: string | null;
+            resource: components["schemas"]["AuditResourceOutput"];
+            /** @description The fields a change named: their names, never their values */
+            fields: string[];
+            /** @description The address the request came from: its direct peer (behind a proxy, the proxy's) */
+            sourceIp: string;
+            /** @description The request's tracing id (its meta.tracingId) */
+            tracingId: string;
+        };
+        AuditEntryOutputListEnvelope: {
+            data: components["schemas"]["AuditEntryOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        UpdateOwnMerchantInput: {
+            /**
+             * @description The whole new list (replaces the old one; `[]` allows no browser). It applies at once on every api process.
+             * @example [
+             *       "https://app.acme.example"
+             *     ]
+             */
+            frontendOrigins?: string[];
+        };
+        ApiKeyOutputListEnvelope: {
+            data: components["schemas"]["ApiKeyOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
+            links?: components["schemas"]["ApiLinks"];
         };
         UserOutput: {
             /** Format: uuid */
@@ -2331,6 +2537,408 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MeOutputEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    MerchantSelfController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantOutputEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    MerchantSelfController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOwnMerchantInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    MerchantSelfController_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyOutputListEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    MerchantSelfController_issueKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateApiKeyInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    MerchantSelfController_revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description CONFLICT: it is the merchant's last working key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    MerchantSelfController_auditLog: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from meta.nextCursor */
+                cursor?: string;
+                /** @description Only entries of this action */
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED (a bad cursor or action too) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */

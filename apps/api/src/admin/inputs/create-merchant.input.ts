@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MerchantFields } from './merchant-fields.js';
+import { MerchantFields } from '../../common/inputs/merchant-fields.js';
 
 export class CreateMerchantInput {
   @ApiProperty({ example: 'Acme Payments', maxLength: 255 })

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { MerchantFields } from '../../common/inputs/merchant-fields.js';
 import { Omittable } from '../../common/omittable.js';
-import { MerchantFields } from './merchant-fields.js';
 
 /** What may change of a merchant; an omitted field stays as it is. */
 export class UpdateMerchantInput {

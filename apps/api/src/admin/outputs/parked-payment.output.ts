@@ -21,5 +21,6 @@ export class ParkedPaymentOutput {
 
 export class SettledPaymentOutput {
   @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) merchantId: string;
   @ApiProperty({ enum: ['COMPLETED', 'FAILED'] }) status: 'COMPLETED' | 'FAILED';
 }

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { Omittable } from '../../common/omittable.js';
+import { Omittable } from '../omittable.js';
 
 /** scheme://host[:port], nothing more: exactly what a browser sends in `Origin`. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;

@@ -1,9 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
-import { Omittable } from '../../common/omittable.js';
+import { Omittable } from '../omittable.js';
 
 export class RotateApiKeyInput {
-  @ApiPropertyOptional({ description: 'Operator label to tell keys apart', maxLength: 255 })
+  @ApiPropertyOptional({ description: 'A label to tell keys apart', maxLength: 255 })
   @Omittable()
   @IsString()
   @MinLength(1)

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { DatabasePool, queryOn, sqlStatement } from '#libs/database';
+import type { AuditAction, NewAuditEntry } from './audit-action.js';
+
+export interface AuditEntryRow {
+  id: string;
+  /** bigint, as text. */
+  seq: string;
+  occurred_at: Date;
+  actor_kind: 'operator' | 'merchant';
+  actor_key_id: string | null;
+  merchant_id: string | null;
+  action: AuditAction;
+  resource_type: string;
+  resource_id: string | null;
+  fields: string[];
+  source_ip: string;
+  tracing_id: string;
+}
+
+const COLUMNS = `id, seq, occurred_at, actor_kind, actor_key_id, merchant_id, action, resource_type, resource_id,
+  fields, source_ip, tracing_id`;
+
+const ROW = {
+  id: 'string',
+  seq: 'string',
+  occurred_at: 'Date',
+  actor_kind: 'string',
+  actor_key_id: 'string',
+  merchant_id: 'string',
+  action: 'string',
+  resource_type: 'string',
+  resource_id: 'string',
+  fields: 'string[]',
+  source_ip: 'string',
+  tracing_id: 'string',
+} as const;
+
+export const AUDIT_SQL = {
+  append: sqlStatement(
+    'audit-entries.append',
+    `INSERT INTO audit_entries (id, actor_kind, actor_key_id, merchant_id, action, resource_type, resource_id,
+        fields, source_ip, tracing_id)
+      VALUES (uuid_generate_v7(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  ),
+  /** Newest first, by the order they were written in; every filter optional (null). */
+  page: sqlStatement<AuditEntryRow>(
+    'audit-entries.page',
+    `SELECT ${COLUMNS} FROM audit_entries
+      WHERE ($1::uuid IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR action = $2)
+        AND ($3::bigint IS NULL OR seq < $3)
+      ORDER BY seq DESC LIMIT $4`,
+    ROW,
+  ),
+  /** The retention sweep's: the only DELETE the table's trigger lets through (it checks the setting). */
+  deleteBefore: sqlStatement<{ deleted: number }>(
+    'audit-entries.delete-before',
+    `WITH gone AS (
+        DELETE FROM audit_entries WHERE id IN (
+          SELECT id FROM audit_entries WHERE occurred_at < $1 ORDER BY occurred_at LIMIT $2
+          FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS deleted FROM gone`,
+    { deleted: 'number' },
+  ),
+};
+
+/** The one owner of `audit_entries`: it appends, pages and lets the retention sweep remove old rows. */
+@Injectable()
+export class AuditEntryRepository {
+  constructor(private readonly db: DatabasePool) {}
+
+  async append(entry: NewAuditEntry): Promise<void> {
+    const { actor } = entry;
+    await this.db.rows({
+      ...AUDIT_SQL.append,
+      values: [
+        actor.kind,
+        actor.kind === 'merchant' ? actor.apiKeyId : null,
+        entry.merchantId,
+        entry.action,
+        entry.resourceType,
+        entry.resourceId,
+        entry.fields,
+        entry.sourceIp,
+        entry.tracingId,
+      ],
+    });
+  }
+
+  /** Any merchant's entries (the operator's view), or one merchant's when `merchantId` is set. */
+  async page(filter: {
+    merchantId: string | null;
+    action: AuditAction | null;
+    beforeSeq: string | null;
+    limit: number;
+  }): Promise<{ rows: AuditEntryRow[]; more: boolean }> {
+    const rows = await this.db.rows({
+      ...AUDIT_SQL.page,
+      values: [filter.merchantId, filter.action, filter.beforeSeq, filter.limit + 1],
+    });
+    return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
+  }
+
+  async deleteBefore(cutoff: Date, limit: number): Promise<number> {
+    return this.db.transaction(async (client) => {
+      await client.query(`SELECT set_config('bff.audit_retention', 'on', true)`);
+      const { rows } = await queryOn(client, { ...AUDIT_SQL.deleteBefore, values: [cutoff, limit] });
+      return rows[0]?.deleted ?? 0;
+    });
+  }
+}

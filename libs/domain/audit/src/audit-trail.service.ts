@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { MerchantCaller } from '#libs/context';
+import { CLOCK, type Clock } from '#libs/core';
+import { deleteInBatches } from '#libs/database';
+import type { AuditAction, AuditEntryView, NewAuditEntry } from './audit-action.js';
+import { AuditEntryRepository, type AuditEntryRow } from './audit-entry.repository.js';
+
+function view(row: AuditEntryRow): AuditEntryView {
+  return {
+    id: row.id,
+    occurredAt: row.occurred_at.toISOString(),
+    actor: { kind: row.actor_kind, apiKeyId: row.actor_key_id },
+    action: row.action,
+    merchantId: row.merchant_id,
+    resource: { type: row.resource_type, id: row.resource_id },
+    fields: row.fields,
+    sourceIp: row.source_ip,
+    tracingId: row.tracing_id,
+  };
+}
+
+/** A page position as `AuditPage.nextBefore` gives it (an entry's write order): what a cursor may hold. */
+export const AUDIT_POSITION = /^[1-9][0-9]{0,17}$/;
+
+export interface AuditPage {
+  entries: AuditEntryView[];
+  /** Where the next (older) page starts, when there is one: the last entry's position, opaque. */
+  nextBefore: string | null;
+}
+
+/**
+ * The audit log of administrative actions (docs/operations.md, "Audit log"): appended after each action
+ * succeeds, read newest first, removed only by the retention sweep after AUDIT_RETENTION_DAYS.
+ */
+@Injectable()
+export class AuditTrail {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly entries: AuditEntryRepository,
+  ) {}
+
+  record(entry: NewAuditEntry): Promise<void> {
+    return this.entries.append(entry);
+  }
+
+  /** The operator's view: every merchant's entries and the operator's own, filtered. */
+  async page(filter: {
+    merchantId?: string;
+    action?: AuditAction;
+    before?: string;
+    limit: number;
+  }): Promise<AuditPage> {
+    return this.pageOf(filter.merchantId ?? null, filter);
+  }
+
+  /** A merchant's view: what was done to its integration, by its keys or by the operator. */
+  async pageFor(
+    caller: MerchantCaller,
+    filter: { action?: AuditAction; before?: string; limit: number },
+  ): Promise<AuditPage> {
+    return this.pageOf(caller.merchantId, filter);
+  }
+
+  async prune(): Promise<{ audit: number }> {
+    const cutoff = new Date(this.clock.now().getTime() - this.config.retention.auditDays * 86_400_000);
+    return { audit: await deleteInBatches((limit) => this.entries.deleteBefore(cutoff, limit)) };
+  }
+
+  private async pageOf(
+    merchantId: string | null,
+    filter: { action?: AuditAction; before?: string; limit: number },
+  ): Promise<AuditPage> {
+    const { rows, more } = await this.entries.page({
+      merchantId,
+      action: filter.action ?? null,
+      beforeSeq: filter.before ?? null,
+      limit: filter.limit,
+    });
+    return { entries: rows.map(view), nextBefore: more ? (rows.at(-1)?.seq ?? null) : null };
+  }
+}
