@@ -14,7 +14,11 @@ import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { RotateApiKeyInput } from '../common/inputs/rotate-api-key.input.js';
-import { CreatedApiKeyOutput, CreatedMerchantOutput, MerchantOutput } from '../common/outputs/merchant.output.js';
+import {
+  CreatedApiKeyOutput,
+  CreatedMerchantOutput,
+  MerchantOutput,
+} from '../common/outputs/merchant.output.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateMerchantInput } from './inputs/create-merchant.input.js';
 import { UpdateMerchantInput } from './inputs/update-merchant.input.js';
@@ -43,7 +47,11 @@ export class AdminMerchantsController {
     type: ApiErrorResponse,
     description: 'CONFLICT: another merchant maps this sub-application',
   })
-  @Audited(AuditAction.MerchantCreate, { resource: 'merchant', id: answered('merchant', 'id'), merchant: answered('merchant', 'id') })
+  @Audited(AuditAction.MerchantCreate, {
+    resource: 'merchant',
+    id: answered('merchant', 'id'),
+    merchant: answered('merchant', 'id'),
+  })
   async create(@Body() body: CreateMerchantInput) {
     return envelope(await this.merchants.create(body));
   }

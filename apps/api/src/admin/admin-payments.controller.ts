@@ -47,7 +47,12 @@ export class AdminPaymentsController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no parked payment with this id' })
   @ApiConflictResponse({ type: ApiErrorResponse, description: 'CONFLICT: it became final meanwhile' })
-  @Audited(AuditAction.PaymentSettle, { resource: 'payment', id: 'id', merchant: answered('merchantId'), fields: true })
+  @Audited(AuditAction.PaymentSettle, {
+    resource: 'payment',
+    id: 'id',
+    merchant: answered('merchantId'),
+    fields: true,
+  })
   async settle(@Param('id') id: string, @Body() body: SettlePaymentInput) {
     return envelope(await this.parked.settle(id, body.status, body.note));
   }

@@ -69,7 +69,12 @@ export class AdminUpstreamWebhooksController {
   @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
   @ApiServiceUnavailableResponse(unavailable)
-  @Audited(AuditAction.UpstreamWebhookRegister, { resource: 'upstream-webhook', id: answered('id'), merchant: answered('merchantId'), fields: true })
+  @Audited(AuditAction.UpstreamWebhookRegister, {
+    resource: 'upstream-webhook',
+    id: answered('id'),
+    merchant: answered('merchantId'),
+    fields: true,
+  })
   async register(@Body() body: RegisterUpstreamWebhookInput) {
     const registration = await this.registrations.register(await this.applicationOf(body.merchantId), {
       categories: body.categories,
@@ -102,7 +107,11 @@ export class AdminUpstreamWebhooksController {
     description: 'CONFLICT: the upstream no longer has this webhook (the registration is then retired)',
   })
   @ApiServiceUnavailableResponse(unavailable)
-  @Audited(AuditAction.UpstreamWebhookRotateSecret, { resource: 'upstream-webhook', id: 'id', merchant: answered('merchantId') })
+  @Audited(AuditAction.UpstreamWebhookRotateSecret, {
+    resource: 'upstream-webhook',
+    id: 'id',
+    merchant: answered('merchantId'),
+  })
   async resetSecret(@Param('id') id: string) {
     return envelope(view(await this.registrations.resetSecret(id)));
   }
@@ -136,7 +145,11 @@ export class AdminUpstreamWebhooksController {
     type: ApiErrorResponse,
     description: 'UPSTREAM_UNAVAILABLE: a step failed; `details` report the steps so far',
   })
-  @Audited(AuditAction.UpstreamWebhookMigrate, { resource: 'upstream-webhook', merchant: ({ body }) => (body as { merchantId?: string }).merchantId, fields: true })
+  @Audited(AuditAction.UpstreamWebhookMigrate, {
+    resource: 'upstream-webhook',
+    merchant: ({ body }) => (body as { merchantId?: string }).merchantId,
+    fields: true,
+  })
   async migrate(@Body() body: RegisterUpstreamWebhookInput) {
     const report = await this.registrations.migrate(await this.applicationOf(body.merchantId), {
       categories: body.categories,

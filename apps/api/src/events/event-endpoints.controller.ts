@@ -51,7 +51,11 @@ export class EventEndpointsController {
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()
-  @Audited(AuditAction.EventEndpointCreate, { resource: 'event-endpoint', id: answered('endpoint', 'id'), fields: true })
+  @Audited(AuditAction.EventEndpointCreate, {
+    resource: 'event-endpoint',
+    id: answered('endpoint', 'id'),
+    fields: true,
+  })
   async create(@Body() body: CreateEventEndpointInput, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.create(caller, {
       url: body.url,

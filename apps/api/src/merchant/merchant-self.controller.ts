@@ -34,7 +34,8 @@ export class MerchantSelfController {
   @Get()
   @ApiOperation({
     summary: 'This merchant',
-    description: 'Its name, browser origins and API keys (never the keys themselves), as the operator sees it.',
+    description:
+      'Its name, browser origins and API keys (never the keys themselves), as the operator sees it.',
   })
   @ApiAnswer(200, MerchantOutput)
   async get(@Tenant() caller: TenantCaller) {
@@ -45,7 +46,7 @@ export class MerchantSelfController {
   @ApiOperation({
     summary: "Change this merchant's browser origins",
     description:
-      'The origins `<bff-connect>` and other browser code may call the api from with a session token. In effect at once on every api process. Name and sub-application are the operator\'s to change.',
+      "The origins `<bff-connect>` and other browser code may call the api from with a session token. In effect at once on every api process. Name and sub-application are the operator's to change.",
   })
   @ApiAnswer(200, MerchantOutput)
   @ApiInvalid()
@@ -55,7 +56,10 @@ export class MerchantSelfController {
   }
 
   @Get('api-keys')
-  @ApiOperation({ summary: "This merchant's API keys", description: 'Every key, revoked ones too; never a key itself.' })
+  @ApiOperation({
+    summary: "This merchant's API keys",
+    description: 'Every key, revoked ones too; never a key itself.',
+  })
   @ApiAnswer(200, ApiKeyOutput, { list: true })
   async keys(@Tenant() caller: TenantCaller) {
     return listEnvelope((await this.merchants.own(merchantOf(caller))).apiKeys);
@@ -78,13 +82,16 @@ export class MerchantSelfController {
   @Delete('api-keys/:keyId')
   @HttpCode(204)
   @ApiOperation({
-    summary: 'Revoke one of this merchant\'s API keys',
+    summary: "Revoke one of this merchant's API keys",
     description:
       'Refused on every api process at once, open event streams included. The calling key may revoke itself, but not the last working key (409): issue another first. Revoking a revoked key is harmless.',
   })
   @ApiNoContentResponse({ description: 'Revoked' })
   @ApiMissing()
-  @ApiConflictResponse({ type: ApiErrorResponse, description: "CONFLICT: it is the merchant's last working key" })
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description: "CONFLICT: it is the merchant's last working key",
+  })
   @Audited(AuditAction.ApiKeyRevoke, { resource: 'api-key', id: 'keyId' })
   async revokeKey(@Param('keyId') keyId: string, @Tenant() caller: TenantCaller): Promise<void> {
     await this.merchants.revokeOwnKey(merchantOf(caller), keyId);

@@ -170,7 +170,10 @@ export class MerchantRepository {
     if (!isUuid(keyId)) return 'missing';
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRaw(MERCHANT_SQL.lockMerchant(merchantId));
-      const key = await tx.apiKey.findFirst({ where: { id: keyId, merchantId }, select: { revokedAt: true } });
+      const key = await tx.apiKey.findFirst({
+        where: { id: keyId, merchantId },
+        select: { revokedAt: true },
+      });
       if (!key) return 'missing';
       if (key.revokedAt) return 'revoked';
       const others = await tx.apiKey.count({

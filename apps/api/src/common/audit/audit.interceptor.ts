@@ -13,10 +13,8 @@ import { type AuditActor, AuditTrail, type NewAuditEntry } from '#libs/domain/au
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { AUDITED_METADATA, type AuditedFacts, type AuditedSpec } from './audited.decorator.js';
 
-const read = (
-  from: AuditedSpec['id'],
-  facts: AuditedFacts,
-): string | null => (from === undefined ? null : typeof from === 'string' ? (facts.params[from] ?? null) : (from(facts) ?? null));
+const read = (from: AuditedSpec['id'], facts: AuditedFacts): string | null =>
+  from === undefined ? null : typeof from === 'string' ? (facts.params[from] ?? null) : (from(facts) ?? null);
 
 /**
  * Appends an `@Audited` route's entry once its handler has succeeded, before the answer is sent: a
@@ -69,7 +67,10 @@ export class AuditInterceptor implements NestInterceptor {
         try {
           await this.trail.record(entry);
         } catch (error) {
-          this.logger.error({ audit: entry, err: error }, 'audit: an action succeeded but its entry was not written');
+          this.logger.error(
+            { audit: entry, err: error },
+            'audit: an action succeeded but its entry was not written',
+          );
           throw error;
         }
         return answer;

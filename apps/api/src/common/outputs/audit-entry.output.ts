@@ -3,7 +3,12 @@ import { AUDIT_ACTIONS, type AuditAction } from '#libs/domain/audit';
 
 export class AuditActorOutput {
   @ApiProperty({ enum: ['operator', 'merchant'] }) kind: 'operator' | 'merchant';
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "The merchant's API key that acted" })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: "The merchant's API key that acted",
+  })
   apiKeyId: string | null;
 }
 
@@ -29,7 +34,9 @@ export class AuditEntryOutput {
   @ApiProperty({ type: AuditResourceOutput }) resource: AuditResourceOutput;
   @ApiProperty({ type: [String], description: 'The fields a change named: their names, never their values' })
   fields: string[];
-  @ApiProperty({ description: "The address the request came from: its direct peer (behind a proxy, the proxy's)" })
+  @ApiProperty({
+    description: "The address the request came from: its direct peer (behind a proxy, the proxy's)",
+  })
   sourceIp: string;
   @ApiProperty({ description: "The request's tracing id (its meta.tracingId)" })
   tracingId: string;
