@@ -3,6 +3,8 @@ import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
 import { onboard, type Stack, startStack } from './support/api-kit.js';
 
 describe('api: CORS limited to each merchant’s frontend origins', () => {
+  /** A route both a key and a session call; `/v1/me` is the one route open to every origin (below). */
+  const ROUTE = '/v1/institutions?limit=1';
   let stack: Stack;
   // Unique per run: the test database keeps merchants of earlier runs.
   const originA = `https://${uniqueName('a')}.example`;
@@ -33,7 +35,7 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
   });
 
   it('answers a /v1 preflight from an origin some merchant lists, with the allowed headers', async () => {
-    const response = await preflight('/v1/me', originB);
+    const response = await preflight(ROUTE, originB);
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(originB);
     const allowed = response.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
@@ -43,7 +45,7 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
   });
 
   it('refuses a preflight from an unknown origin, and any preflight to operator routes', async () => {
-    const unknown = await preflight('/v1/me', 'https://evil.example');
+    const unknown = await preflight(ROUTE, 'https://evil.example');
     expect(unknown.status).toBe(403);
     expect(unknown.headers.get('access-control-allow-origin')).toBeNull();
     expect(unknown.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
@@ -55,25 +57,25 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
 
   it("adds CORS headers to a /v1 answer only for the caller's own merchant's origins", async () => {
     for (const token of [keyA, sessionA]) {
-      const own = await stack.anonymous.get('/v1/me', { token, headers: { origin: originA } });
+      const own = await stack.anonymous.get(ROUTE, { token, headers: { origin: originA } });
       expect(own.status).toBe(200);
       expect(own.headers.get('access-control-allow-origin')).toBe(originA);
       expect(own.headers.get('access-control-expose-headers')).toContain('Retry-After');
 
       // Listed by another merchant: the preflight passes, but this merchant's answer stays unreadable.
-      const foreign = await stack.anonymous.get('/v1/me', { token, headers: { origin: originB } });
+      const foreign = await stack.anonymous.get(ROUTE, { token, headers: { origin: originB } });
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     }
   });
 
   it('lets a listed origin read a 401 (an expired session, no credential), and no other origin', async () => {
     for (const token of [expiredA, undefined]) {
-      const refused = await stack.anonymous.get('/v1/me', { token, headers: { origin: originA } });
+      const refused = await stack.anonymous.get(ROUTE, { token, headers: { origin: originA } });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('access-control-allow-origin')).toBe(originA);
       expect(refused.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
 
-      const unknown = await stack.anonymous.get('/v1/me', {
+      const unknown = await stack.anonymous.get(ROUTE, {
         token,
         headers: { origin: 'https://evil.example' },
       });
@@ -86,5 +88,27 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
     const response = await stack.operator.get('/admin/merchants?limit=1', { headers: { origin: originA } });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('lets any origin read /v1/me, which says whether that origin is one the merchant allows', async () => {
+    const stranger = `https://${uniqueName('elsewhere')}.example`;
+    expect((await preflight(ROUTE, stranger)).status).toBe(403);
+    const open = await preflight('/v1/me', stranger);
+    expect(open.status).toBe(204);
+    expect(open.headers.get('access-control-allow-origin')).toBe(stranger);
+    for (const token of [keyA, sessionA]) {
+      const elsewhere = await stack.anonymous.get('/v1/me', { token, headers: { origin: stranger } });
+      expect(elsewhere.headers.get('access-control-allow-origin')).toBe(stranger);
+      expect(elsewhere.body.data).toMatchObject({ frontendOrigins: [originA], originAllowed: false });
+      const own = await stack.anonymous.get('/v1/me', { token, headers: { origin: originA } });
+      expect(own.body.data).toMatchObject({ frontendOrigins: [originA], originAllowed: true });
+      // A server's call names no origin: there is nothing to judge.
+      const server = await stack.anonymous.get('/v1/me', { token });
+      expect(server.body.data.frontendOrigins).toEqual([originA]);
+      expect(server.body.data).not.toHaveProperty('originAllowed');
+    }
+    const refused = await stack.anonymous.get('/v1/me', { token: expiredA, headers: { origin: stranger } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(stranger);
   });
 });

@@ -57,7 +57,7 @@ describe('operator: changing, disabling and enabling a merchant', () => {
 
   const merchantPath = (t: Tenant) => `/admin/merchants/${t.merchant.merchant.id}`;
   const preflight = (baseUrl: string, origin: string) =>
-    fetch(`${baseUrl}/v1/me`, {
+    fetch(`${baseUrl}/v1/institutions`, {
       method: 'OPTIONS',
       headers: { origin, 'access-control-request-method': 'GET' },
     });
@@ -79,7 +79,9 @@ describe('operator: changing, disabling and enabling a merchant', () => {
     });
     expect((await preflight(second.url, 'https://new.shop.example')).status).toBe(204);
     expect((await preflight(second.url, 'https://old.shop.example')).status).toBe(403);
-    const read = await onSecond.get('/v1/me', { headers: { origin: 'https://new.shop.example' } });
+    const read = await onSecond.get('/v1/institutions?limit=1', {
+      headers: { origin: 'https://new.shop.example' },
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe('https://new.shop.example');
 

@@ -163,7 +163,7 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
   });
 
   /** A new user, and a page (a context of its own) that records every console error and failed request. */
-  const open = async (viewport = { width: 1280, height: 900 }) => {
+  const open = async (viewport = { width: 1280, height: 900 }, url = shopUrl) => {
     const response = await send(`${bff}/v1/users`, 'POST', {
       token: merchantKey,
       body: { reference: uniqueName('connect') },
@@ -183,7 +183,7 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       if (answer.status() >= 400)
         problems.push(`HTTP ${answer.status()}: ${answer.request().method()} ${answer.url()}`);
     });
-    await page.goto(shopUrl);
+    await page.goto(url);
     return { page, context, problems };
   };
 
@@ -334,6 +334,35 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect(await events(page)).toHaveLength(1);
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('on a page whose origin the merchant does not list, says so before any call fails; listed, it works', async () => {
+    // The same shop by another name: another origin, which the merchant has not listed.
+    const elsewhere = shopUrl.replace('127.0.0.1', 'localhost');
+    const { page, context, problems } = await open(undefined, elsewhere);
+    const failed = await nextEvent(page);
+    const message = `This page's origin ${elsewhere} is not in the merchant's frontendOrigins (${shopUrl}). Add it with PATCH /v1/merchant (or ask the operator), then reload.`;
+    expect(failed).toMatchObject({
+      type: 'failed',
+      detail: { error: { code: 'ORIGIN_NOT_ALLOWED', message } },
+    });
+    await expect.poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT).toBe(message);
+    expect(await page.locator('bff-connect button.institution').count()).toBe(0);
+    // Nothing failed on the way: the component asked only what it may read.
+    expect(problems).toEqual([]);
+
+    // The merchant lists the origin itself: a reload connects as usual.
+    const origins = (list: string[]) =>
+      send(`${bff}/v1/merchant`, 'PATCH', { token: merchantKey, body: { frontendOrigins: list } });
+    expect((await origins([shopUrl, elsewhere])).status).toBe(200);
+    try {
+      await page.reload();
+      await page.locator('bff-connect button.institution').first().waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await origins([shopUrl]);
+      await context.close();
+    }
   });
 
   it('institution-id preselects a bank; country filters the list', async () => {

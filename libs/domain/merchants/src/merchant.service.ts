@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MerchantCaller } from '#libs/context';
+import type { MerchantCaller, TenantCaller } from '#libs/context';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -205,6 +205,11 @@ export class MerchantService {
     }
     // Every api process caches verified keys for a few seconds: tell them all now.
     await this.revocations.publish({ kind: 'apiKey', id: keyId });
+  }
+
+  /** The browser origins the caller's merchant allows. */
+  async frontendOriginsOf(caller: TenantCaller): Promise<string[]> {
+    return (await this.merchants.frontendOriginsOf(caller.merchantId))?.frontendOrigins ?? [];
   }
 
   /** The merchant a key acts for, as it sees itself: the same view the operator has. */

@@ -5,7 +5,7 @@ import { ConnectAttributes } from './connect-attributes.js';
 import { h } from './connect-dom.js';
 import { bankReturnOf, forgetBankReturn } from './connect-return.js';
 import { CONNECT_STYLES } from './connect-styles.js';
-import { AWAITING, type ConnectError, connectErrorOf } from './connect-types.js';
+import { AWAITING, type ConnectError, connectErrorOf, originNotAllowed } from './connect-types.js';
 import {
   bankView,
   type PickerView,
@@ -84,10 +84,27 @@ export class BffConnectElement extends ConnectAttributes {
   protected configured(): void {
     if (this.#started || !this.isConnected || !this.baseUrl || !this.sessionToken || !this.userId) return;
     this.#started = true;
-    const back = bankReturnOf(window.location);
-    if (back) this.#run(() => this.#returnFromBank(back.consentId, back.error));
-    else if (this.institutionId) this.#run(() => this.#preselect(this.institutionId!));
-    else this.#showPicker(false);
+    this.#run(async () => {
+      if (!(await this.#originAllowed())) return;
+      const back = bankReturnOf(window.location);
+      if (back) await this.#returnFromBank(back.consentId, back.error);
+      else if (this.institutionId) await this.#preselect(this.institutionId);
+      else this.#showPicker(false);
+    });
+  }
+
+  /**
+   * Whether the api will let this page read its answers: `/v1/me` (readable from any origin) says which
+   * origins the merchant allows. A page on another one says so, for its developer, instead of failing on
+   * CORS with a network error at the first real call.
+   */
+  async #originAllowed(): Promise<boolean> {
+    const me = await this.#bff.me();
+    if (me.originAllowed !== false) return true;
+    const error = originNotAllowed(window.location.origin, me.frontendOrigins);
+    this.#showError(error);
+    this.#emit('failed', { error });
+    return false;
   }
 
   /** The client, with the token read at each call. */

@@ -8,6 +8,8 @@ import type { Consent } from '../models.js';
  *   authorisation; `message` says how (with the bank's `error`, after a redirect);
  * - `CONNECT_TIMEOUT`: the bank had not decided by the deadline (the consent is in the detail, still
  *   awaiting: read it again later, or connect again);
+ * - `ORIGIN_NOT_ALLOWED`: the page's origin is not one of the merchant's `frontendOrigins`, so the
+ *   browser would hide every answer; `message` names the origin and the list (a developer's to fix);
  * - `UNEXPECTED`: anything else (never a stack).
  */
 export interface ConnectError {
@@ -65,3 +67,12 @@ export const AWAITING = new Set([
   'AWAITING_SCA_METHOD',
   'AWAITING_SCA_CODE',
 ]);
+
+/** The refusal shown when the page's origin is not one the merchant allows, before any call fails. */
+export function originNotAllowed(origin: string, allowed: readonly string[]): ConnectError {
+  const list = allowed.length > 0 ? allowed.join(', ') : 'none yet';
+  return {
+    code: 'ORIGIN_NOT_ALLOWED',
+    message: `This page's origin ${origin} is not in the merchant's frontendOrigins (${list}). Add it with PATCH /v1/merchant (or ask the operator), then reload.`,
+  };
+}

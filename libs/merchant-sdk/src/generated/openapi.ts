@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Who am I
-         * @description The caller as the BFF sees it: an API key names its merchant, a session token also its user.
+         * @description The caller as the BFF sees it: an API key names its merchant, a session token also its user; and the browser origins the merchant allows, with whether the request's own is one. Readable from any origin (CORS), unlike every other route: `<bff-connect>` asks it first, to say plainly when its page's origin is not allowed.
          */
         get: operations["MeController_me"];
         put?: never;
@@ -895,6 +895,10 @@ export interface components {
              * @description A session token's user; absent for an API key (kind `merchant`)
              */
             userId?: string;
+            /** @description The browser origins the merchant allows (its `frontendOrigins`): the pages that may call the api with a session token */
+            frontendOrigins: string[];
+            /** @description Whether the request's `Origin` is one of them; absent when the request names none (a same-origin or server call). This route alone is readable from any origin, so a page can learn that it is not allowed. */
+            originAllowed?: boolean;
         };
         ApiMeta: {
             tracingId: string;

@@ -7,6 +7,13 @@ import { mapError, type RequestWithPrincipal } from '#libs/http';
 /** Only the merchant API is meant for browsers; operator, health and docs routes never answer CORS. */
 const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 
+/**
+ * `/v1/me` is readable from any origin: it tells a page which origins its merchant allows, so a page on
+ * another one (`<bff-connect>`) can say so in words instead of failing on CORS. It answers only the
+ * caller's own identity, to whoever holds its credential.
+ */
+const isOpenPath = (url: string) => url === '/v1/me' || url.startsWith('/v1/me?');
+
 export const CORS_ALLOWED_HEADERS =
   'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id';
 const CORS_EXPOSED_HEADERS =
@@ -32,7 +39,7 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
     ) {
       return;
     }
-    if (!(await merchants().anyMerchantAllowsOrigin(origin))) {
+    if (!isOpenPath(request.url) && !(await merchants().anyMerchantAllowsOrigin(origin))) {
       const mapped = mapError(
         new DomainError(ErrorCode.FORBIDDEN, 'This origin is not allowed to call the API.'),
         String(request.id),
@@ -61,7 +68,7 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
       return;
     }
     void reply.header('vary', 'Origin');
-    if (await merchants().anyMerchantAllowsOrigin(origin)) {
+    if (isOpenPath(request.url) || (await merchants().anyMerchantAllowsOrigin(origin))) {
       void reply.headers({
         'access-control-allow-origin': origin,
         'access-control-expose-headers': CORS_EXPOSED_HEADERS,
@@ -83,10 +90,12 @@ export class MerchantCorsGuard implements CanActivate {
       return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.header('vary', 'Origin');
-    const merchant = await this.merchants.frontendOriginsOf(caller.merchantId);
+    const merchant = isOpenPath(request.url)
+      ? undefined
+      : await this.merchants.frontendOriginsOf(caller.merchantId);
     // A foreign origin is not refused here: CORS is the browser's to enforce; without the headers it
     // will not let the page read the answer.
-    if (merchant?.frontendOrigins.includes(origin)) {
+    if (isOpenPath(request.url) || merchant?.frontendOrigins.includes(origin)) {
       void reply.headers({
         'access-control-allow-origin': origin,
         'access-control-expose-headers': CORS_EXPOSED_HEADERS,
