@@ -13,7 +13,7 @@ interface Entry {
   merchantId: string | null;
   resource: { type: string; id: string | null };
   fields: string[];
-  sourceIp: string;
+  sourceIp: string | null;
   tracingId: string;
 }
 
@@ -123,6 +123,10 @@ describe('audit log', () => {
       [AuditAction.MerchantCreate, 'operator'],
     ]);
     expect(seen.every((e) => e.merchantId === ours.merchant.merchant.id)).toBe(true);
+    // The operator's address is the platform's: a merchant sees its own keys' addresses only.
+    expect(seen.map((e) => e.sourceIp === null)).toEqual([false, true, true]);
+    const asOperator = await readAll(stack.operator, `/admin/audit?merchantId=${ours.merchant.merchant.id}`);
+    expect(asOperator.every((e) => typeof e.sourceIp === 'string')).toBe(true);
     const onlyCreate = await readAll(ours.client, `/v1/merchant/audit?action=${AuditAction.MerchantCreate}`);
     expect(onlyCreate.map((e) => e.action)).toEqual([AuditAction.MerchantCreate]);
     // Operator-only filters are not the merchant's: an unknown query field is refused, not ignored.

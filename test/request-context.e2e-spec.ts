@@ -73,6 +73,24 @@ describe('request context: the request id reaches the upstream and the outbox', 
       60_000,
     );
     expect(jobEvent.request_id).toMatch(/^job:sync\.account:/);
+    // Every account's first sync over: a sync still calling the bank when the consent is revoked there
+    // learns it first and records consent.revoked under its own job (the event names whoever changed the
+    // consent first), and a loaded machine makes that overlap likely.
+    await eventually(
+      'every account of the consent synced, no sync queued or running',
+      async () => {
+        const result = await db.query<{ waiting: number; accounts: number }>(
+          `SELECT count(*) FILTER (WHERE EXISTS (SELECT 1 FROM sync_runs r WHERE r.active_account_id = a.id)
+                OR NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.account_id = a.id))::int AS waiting,
+              count(*)::int AS accounts
+            FROM accounts a WHERE a.consent_id = $1`,
+          [consentId],
+        );
+        const [row] = result.rows;
+        return row.accounts > 0 && row.waiting === 0 ? row : undefined;
+      },
+      60_000,
+    );
 
     const requestId = uniqueName('ctx-revoke');
     const revoked = await tenant.client.call('DELETE', `/v1/consents/${consentId}`, {

@@ -125,6 +125,7 @@ export class AdminMerchantsController {
   }
 
   @Post(':id/api-keys')
+  @Audited(AuditAction.ApiKeyIssue, { resource: 'api-key', id: answered('id'), merchant: 'id' })
   @Idempotent({ merchantParam: 'id', secretFields: ['data.key'] })
   @ApiOperation({
     summary: 'Rotate: issue another API key',
@@ -134,7 +135,6 @@ export class AdminMerchantsController {
   @ApiAnswer(201, CreatedApiKeyOutput)
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
-  @Audited(AuditAction.ApiKeyIssue, { resource: 'api-key', id: answered('id'), merchant: 'id' })
   async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput) {
     return envelope(await this.merchants.rotateKey(id, body.name));
   }

@@ -43,6 +43,11 @@ export class EventEndpointsController {
   constructor(private readonly endpoints: EventEndpointsService) {}
 
   @Post()
+  @Audited(AuditAction.EventEndpointCreate, {
+    resource: 'event-endpoint',
+    id: answered('endpoint', 'id'),
+    fields: true,
+  })
   @Idempotent({ secretFields: ['data.secret'] })
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
@@ -51,11 +56,6 @@ export class EventEndpointsController {
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()
-  @Audited(AuditAction.EventEndpointCreate, {
-    resource: 'event-endpoint',
-    id: answered('endpoint', 'id'),
-    fields: true,
-  })
   async create(@Body() body: CreateEventEndpointInput, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.create(caller, {
       url: body.url,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '#libs/domain/audit';
 import { EventsModule } from '#libs/domain/events';
 import { EventEndpointsController } from './event-endpoints.controller.js';
 import { UserEventStreams } from './user-event-streams.js';
@@ -6,7 +7,7 @@ import { UserEventsController } from './user-events.controller.js';
 
 /** Events out: a merchant's webhook endpoints and their deliveries, and a user's live stream. */
 @Module({
-  imports: [EventsModule],
+  imports: [EventsModule, AuditModule],
   controllers: [EventEndpointsController, UserEventsController],
   providers: [UserEventStreams],
 })

@@ -175,10 +175,16 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
           }
           stream.position = page[page.length - 1].streamSeq;
           if (!stream.raw.write(chunk)) {
-            // A client gone while the socket is full never drains: closing ends the wait too.
-            await new Promise((resolve) => {
-              stream.raw.once('drain', resolve);
-              stream.raw.once('close', resolve);
+            // A client gone while the socket is full never drains: closing ends the wait too. Whichever
+            // comes, the other's listener goes, so a slow reader does not gather one per full socket.
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                stream.raw.off('drain', done);
+                stream.raw.off('close', done);
+                resolve();
+              };
+              stream.raw.once('drain', done);
+              stream.raw.once('close', done);
             });
           }
           if (page.length < this.events.pageSize) break;

@@ -66,6 +66,7 @@ export class MerchantSelfController {
   }
 
   @Post('api-keys')
+  @Audited(AuditAction.ApiKeyIssue, { resource: 'api-key', id: answered('id') })
   @Idempotent({ secretFields: ['data.key'] })
   @ApiOperation({
     summary: 'Issue another API key',
@@ -74,7 +75,6 @@ export class MerchantSelfController {
   })
   @ApiAnswer(201, CreatedApiKeyOutput)
   @ApiInvalid()
-  @Audited(AuditAction.ApiKeyIssue, { resource: 'api-key', id: answered('id') })
   async issueKey(@Body() body: RotateApiKeyInput, @Tenant() caller: TenantCaller) {
     return envelope(await this.merchants.rotateOwnKey(merchantOf(caller), body.name));
   }

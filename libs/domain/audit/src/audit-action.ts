@@ -38,7 +38,8 @@ export interface NewAuditEntry {
   resourceId: string | null;
   /** The fields a change named, when the action changes some (names only). */
   fields: string[];
-  sourceIp: string;
+  /** Null in a merchant's view of the operator's entries. */
+  sourceIp: string | null;
   tracingId: string;
 }
 
@@ -50,6 +51,7 @@ export interface AuditEntryView {
   merchantId: string | null;
   resource: { type: string; id: string | null };
   fields: string[];
-  sourceIp: string;
+  /** Null in a merchant's view of the operator's entries. */
+  sourceIp: string | null;
   tracingId: string;
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantCaller } from '#libs/context';
 import { DatabasePool, queryOn, sqlStatement } from '#libs/database';
 import type { AuditAction, NewAuditEntry } from './audit-action.js';
 
@@ -43,7 +44,7 @@ export const AUDIT_SQL = {
         fields, source_ip, tracing_id)
       VALUES (uuid_generate_v7(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   ),
-  /** Newest first, by the order they were written in; every filter optional (null). */
+  /** The operator's page, newest first (by `seq`); every filter optional (null). */
   page: sqlStatement<AuditEntryRow>(
     'audit-entries.page',
     `SELECT ${COLUMNS} FROM audit_entries
@@ -51,6 +52,19 @@ export const AUDIT_SQL = {
         AND ($3::bigint IS NULL OR seq < $3)
       ORDER BY seq DESC LIMIT $4`,
     ROW,
+  ),
+  /** One merchant's page: the tenant is not a filter here but the statement's condition. */
+  merchantPage: sqlStatement<AuditEntryRow>(
+    'audit-entries.merchant-page',
+    `SELECT ${COLUMNS} FROM audit_entries
+      WHERE merchant_id = $1 AND ($2::text IS NULL OR action = $2) AND ($3::bigint IS NULL OR seq < $3)
+      ORDER BY seq DESC LIMIT $4`,
+    ROW,
+  ),
+  /** For its own transaction: the one setting under which the table's trigger lets a DELETE through. */
+  allowRetention: sqlStatement(
+    'audit-entries.allow-retention',
+    `SELECT set_config('bff.audit_retention', 'on', true)`,
   ),
   /** The retention sweep's: the only DELETE the table's trigger lets through (it checks the setting). */
   deleteBefore: sqlStatement<{ deleted: number }>(
@@ -64,6 +78,18 @@ export const AUDIT_SQL = {
     { deleted: 'number' },
   ),
 };
+
+export interface AuditFilter {
+  action: AuditAction | null;
+  /** Entries written before this `seq` (a page's position), or from the newest. */
+  beforeSeq: string | null;
+  limit: number;
+}
+
+interface AuditRows {
+  rows: AuditEntryRow[];
+  more: boolean;
+}
 
 /** The one owner of `audit_entries`: it appends, pages and lets the retention sweep remove old rows. */
 @Injectable()
@@ -88,23 +114,31 @@ export class AuditEntryRepository {
     });
   }
 
-  /** Any merchant's entries (the operator's view), or one merchant's when `merchantId` is set. */
-  async page(filter: {
-    merchantId: string | null;
-    action: AuditAction | null;
-    beforeSeq: string | null;
-    limit: number;
-  }): Promise<{ rows: AuditEntryRow[]; more: boolean }> {
+  /** Any merchant's entries and the operator's own (the operator's view), or one merchant's. */
+  async page(filter: AuditFilter & { merchantId: string | null }): Promise<AuditRows> {
+    return this.pageBy(AUDIT_SQL.page, filter.merchantId, filter);
+  }
+
+  /** The entries concerning the caller's merchant. */
+  async pageFor(caller: MerchantCaller, filter: AuditFilter): Promise<AuditRows> {
+    return this.pageBy(AUDIT_SQL.merchantPage, caller.merchantId, filter);
+  }
+
+  private async pageBy(
+    statement: typeof AUDIT_SQL.page,
+    merchantId: string | null,
+    filter: AuditFilter,
+  ): Promise<AuditRows> {
     const rows = await this.db.rows({
-      ...AUDIT_SQL.page,
-      values: [filter.merchantId, filter.action, filter.beforeSeq, filter.limit + 1],
+      ...statement,
+      values: [merchantId, filter.action, filter.beforeSeq, filter.limit + 1],
     });
     return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
   }
 
   async deleteBefore(cutoff: Date, limit: number): Promise<number> {
     return this.db.transaction(async (client) => {
-      await client.query(`SELECT set_config('bff.audit_retention', 'on', true)`);
+      await queryOn(client, { ...AUDIT_SQL.allowRetention, values: [] });
       const { rows } = await queryOn(client, { ...AUDIT_SQL.deleteBefore, values: [cutoff, limit] });
       return rows[0]?.deleted ?? 0;
     });

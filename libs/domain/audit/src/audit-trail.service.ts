@@ -4,7 +4,7 @@ import type { MerchantCaller } from '#libs/context';
 import { CLOCK, type Clock } from '#libs/core';
 import { deleteInBatches } from '#libs/database';
 import type { AuditAction, AuditEntryView, NewAuditEntry } from './audit-action.js';
-import { AuditEntryRepository, type AuditEntryRow } from './audit-entry.repository.js';
+import { AuditEntryRepository, type AuditEntryRow, type AuditFilter } from './audit-entry.repository.js';
 
 function view(row: AuditEntryRow): AuditEntryView {
   return {
@@ -52,7 +52,11 @@ export class AuditTrail {
     before?: string;
     limit: number;
   }): Promise<AuditPage> {
-    return this.pageOf(filter.merchantId ?? null, filter);
+    const { rows, more } = await this.entries.page({
+      ...this.filterOf(filter),
+      merchantId: filter.merchantId ?? null,
+    });
+    return { entries: rows.map(view), nextBefore: more ? (rows.at(-1)?.seq ?? null) : null };
   }
 
   /** A merchant's view: what was done to its integration, by its keys or by the operator. */
@@ -60,7 +64,10 @@ export class AuditTrail {
     caller: MerchantCaller,
     filter: { action?: AuditAction; before?: string; limit: number },
   ): Promise<AuditPage> {
-    return this.pageOf(caller.merchantId, filter);
+    const { rows, more } = await this.entries.pageFor(caller, this.filterOf(filter));
+    // The operator's own address is the platform's, not the merchant's to know.
+    const entries = rows.map(view).map((e) => (e.actor.kind === 'operator' ? { ...e, sourceIp: null } : e));
+    return { entries, nextBefore: more ? (rows.at(-1)?.seq ?? null) : null };
   }
 
   async prune(): Promise<{ audit: number }> {
@@ -68,16 +75,7 @@ export class AuditTrail {
     return { audit: await deleteInBatches((limit) => this.entries.deleteBefore(cutoff, limit)) };
   }
 
-  private async pageOf(
-    merchantId: string | null,
-    filter: { action?: AuditAction; before?: string; limit: number },
-  ): Promise<AuditPage> {
-    const { rows, more } = await this.entries.page({
-      merchantId,
-      action: filter.action ?? null,
-      beforeSeq: filter.before ?? null,
-      limit: filter.limit,
-    });
-    return { entries: rows.map(view), nextBefore: more ? (rows.at(-1)?.seq ?? null) : null };
+  private filterOf(filter: { action?: AuditAction; before?: string; limit: number }): AuditFilter {
+    return { action: filter.action ?? null, beforeSeq: filter.before ?? null, limit: filter.limit };
   }
 }

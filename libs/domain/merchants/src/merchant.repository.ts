@@ -3,10 +3,14 @@ import { Prisma, PrismaService, sqlTemplate } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 export const MERCHANT_SQL = {
-  /** Serialises a merchant's key changes that must see each other (its last key is never revoked). */
+  /**
+   * Serialises a merchant's key changes that must see each other (its last key is never revoked). NO KEY:
+   * rows that reference the merchant may still be written meanwhile.
+   */
   lockMerchant: sqlTemplate(
     'merchants.lock',
-    (merchantId: string) => Prisma.sql`SELECT id FROM merchants WHERE id = ${merchantId}::uuid FOR UPDATE`,
+    (merchantId: string) =>
+      Prisma.sql`SELECT id FROM merchants WHERE id = ${merchantId}::uuid FOR NO KEY UPDATE`,
   ),
   allowFrontendOrigin: sqlTemplate(
     'merchants.allow-frontend-origin',

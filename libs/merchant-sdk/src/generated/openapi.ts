@@ -1022,8 +1022,8 @@ export interface components {
             resource: components["schemas"]["AuditResourceOutput"];
             /** @description The fields a change named: their names, never their values */
             fields: string[];
-            /** @description The address the request came from: its direct peer (behind a proxy, the proxy's) */
-            sourceIp: string;
+            /** @description The address the request came from: its direct peer (behind a proxy, the proxy's). Null in a merchant's view of the operator's entries. */
+            sourceIp: string | null;
             /** @description The request's tracing id (its meta.tracingId) */
             tracingId: string;
         };

@@ -10,8 +10,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mergeMap, type Observable } from 'rxjs';
 import { currentContext } from '#libs/context';
 import { type AuditActor, AuditTrail, type NewAuditEntry } from '#libs/domain/audit';
+import type { RequestWithPrincipal } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { AUDITED_METADATA, type AuditedFacts, type AuditedSpec } from './audited.decorator.js';
+import { AUDITED_METADATA, type AuditedFacts, type AuditedSpec } from './audited.metadata.js';
 
 const read = (from: AuditedSpec['id'], facts: AuditedFacts): string | null =>
   from === undefined ? null : typeof from === 'string' ? (facts.params[from] ?? null) : (from(facts) ?? null);
@@ -34,20 +35,26 @@ export class AuditInterceptor implements NestInterceptor {
     const spec = this.reflector.get<AuditedSpec | undefined>(AUDITED_METADATA, context.getHandler());
     if (!spec) return next.handle();
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
+    const request = http.getRequest<FastifyRequest & RequestWithPrincipal>();
     const reply = http.getResponse<FastifyReply>();
     return next.handle().pipe(
       mergeMap(async (answer: unknown) => {
+        // Inside an idempotent request, a replay never reaches here; the header is the check that says so.
         if (reply.getHeader('idempotent-replayed') === 'true') return answer;
         const facts: AuditedFacts = {
           params: (request.params ?? {}) as Record<string, string>,
           body: request.body,
           answer,
         };
-        const ctx = currentContext();
-        const caller = ctx?.caller;
+        const caller = request.principal;
+        // An audited route reachable without a caller would be a wiring bug: never guess who acted.
+        if (caller?.kind !== 'operator' && caller?.kind !== 'merchant') {
+          throw new Error(
+            `audit: ${spec.action} by ${caller?.kind ?? 'nobody'}: no operator or merchant key`,
+          );
+        }
         const actor: AuditActor =
-          caller?.kind === 'merchant'
+          caller.kind === 'merchant'
             ? { kind: 'merchant', merchantId: caller.merchantId, apiKeyId: caller.apiKeyId }
             : { kind: 'operator' };
         const body = facts.body;
@@ -62,7 +69,7 @@ export class AuditInterceptor implements NestInterceptor {
               ? Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined)
               : [],
           sourceIp: request.ip,
-          tracingId: ctx?.requestId ?? String(request.id),
+          tracingId: currentContext()?.requestId ?? String(request.id),
         };
         try {
           await this.trail.record(entry);

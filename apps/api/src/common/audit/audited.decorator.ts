@@ -1,52 +1,22 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { AuditAction } from '#libs/domain/audit';
+import { AuditInterceptor } from './audit.interceptor.js';
+import { AUDITED_METADATA, type AuditedOptions } from './audited.metadata.js';
 
-export const AUDITED_METADATA = 'bff:audited';
-
-/** What a route's audit entry reads from the request and its answer. */
-export interface AuditedFacts {
-  params: Record<string, string>;
-  body: unknown;
-  /** The handler's answer (the envelope), undefined for a 204. */
-  answer: unknown;
-}
-
-export interface AuditedOptions {
-  /** The kind of thing acted on: merchant, api-key, event-endpoint, … */
-  resource: string;
-  /** Its id: a route parameter's name, or a function of the facts (an id the answer carries). */
-  id?: string | ((facts: AuditedFacts) => string | null | undefined);
-  /**
-   * The merchant it concerns, for operator routes: a route parameter's name or a function of the facts.
-   * A merchant's own routes take the caller's merchant; omitted on operator routes, the action concerns
-   * none (the operator's own settings).
-   */
-  merchant?: string | ((facts: AuditedFacts) => string | null | undefined);
-  /** Record which of the body's fields the change named (their names, never their values). */
-  fields?: boolean;
-}
+export { answered } from './audited.metadata.js';
 
 /**
  * Records the route's action in the audit log once it has succeeded (AuditInterceptor), and says so in
  * the OpenAPI document (`x-audit-action`). Every operator route that changes something must carry it
  * (AuditCoverageCheck); so do a merchant's own integration routes (keys, origins, webhook endpoints).
+ * Place it above `@Idempotent()`: the entry is then written inside the idempotent request, before its
+ * answer is kept, so an entry that could not be written fails the request and is not replayed as done
+ * (AuditCoverageCheck refuses to start otherwise).
  */
 export const Audited = (action: AuditAction, options: AuditedOptions) =>
   applyDecorators(
     SetMetadata(AUDITED_METADATA, { action, ...options }),
+    UseInterceptors(AuditInterceptor),
     ApiExtension('x-audit-action', action),
   );
-
-export interface AuditedSpec extends AuditedOptions {
-  action: AuditAction;
-}
-
-/** `data.x.y` of an answer. */
-export const answered =
-  (...path: string[]) =>
-  ({ answer }: AuditedFacts): string | undefined => {
-    let at: unknown = answer;
-    for (const key of ['data', ...path]) at = (at as Record<string, unknown> | undefined)?.[key];
-    return typeof at === 'string' ? at : undefined;
-  };

@@ -9,8 +9,8 @@ const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') 
 
 /**
  * `/v1/me` is readable from any origin: it tells a page which origins its merchant allows, so a page on
- * another one (`<bff-connect>`) can say so in words instead of failing on CORS. It answers only the
- * caller's own identity, to whoever holds its credential.
+ * another one (`<bff-connect>`) can say so in words instead of failing on CORS. It answers the caller's
+ * own identity and its merchant's origins (public sites, no secret), to whoever holds its credential.
  */
 const isOpenPath = (url: string) => url === '/v1/me' || url.startsWith('/v1/me?');
 

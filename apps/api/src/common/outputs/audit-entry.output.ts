@@ -35,9 +35,12 @@ export class AuditEntryOutput {
   @ApiProperty({ type: [String], description: 'The fields a change named: their names, never their values' })
   fields: string[];
   @ApiProperty({
-    description: "The address the request came from: its direct peer (behind a proxy, the proxy's)",
+    type: String,
+    nullable: true,
+    description:
+      "The address the request came from: its direct peer (behind a proxy, the proxy's). Null in a merchant's view of the operator's entries.",
   })
-  sourceIp: string;
+  sourceIp: string | null;
   @ApiProperty({ description: "The request's tracing id (its meta.tracingId)" })
   tracingId: string;
 }
