@@ -9,6 +9,7 @@ import {
 import { type ConsentsApi, consentsApi } from './consents-api.js';
 import { type EventEndpointsApi, eventEndpointsApi, type EventsApi, eventsApi } from './events-api.js';
 import { createRawClient, type RawClient, type TokenSource } from './http-transport.js';
+import { type MerchantApi, merchantApi } from './merchant-api.js';
 import type { Me } from './models.js';
 import { type PaymentsApi, paymentsApi, type VrpApi, vrpApi } from './payments-api.js';
 import {
@@ -63,6 +64,8 @@ export interface BffClient {
   vrp: VrpApi;
   eventEndpoints: EventEndpointsApi;
   events: EventsApi;
+  /** The merchant's own origins, keys and audit log (merchant key only). */
+  merchant: MerchantApi;
   /**
    * The underlying openapi-fetch client, with the same token, idempotency keys and retries: every path of
    * the merchant API, typed, answering `{ data, error, response }` instead of throwing.
@@ -88,6 +91,7 @@ export function createBffClient(options: BffClientOptions): BffClient {
     vrp: vrpApi(raw),
     eventEndpoints: eventEndpointsApi(raw),
     events: eventsApi(raw),
+    merchant: merchantApi(raw),
     raw,
   };
 }

@@ -64,4 +64,7 @@ export type Transaction = Schema<'TransactionOutput'>;
 export type SyncRun = Schema<'SyncRunOutput'>;
 export type Payment = Schema<'PaymentOutput'>;
 export type EventEndpoint = Schema<'EventEndpointOutput'>;
+export type Merchant = Schema<'MerchantOutput'>;
+export type ApiKey = Schema<'ApiKeyOutput'>;
+export type AuditEntry = Schema<'AuditEntryOutput'>;
 export type EventDelivery = Schema<'EventDeliveryOutput'>;
