@@ -307,7 +307,7 @@ export async function checkInvariants({ load, cluster, answers, sandboxDeliverie
   );
 
   row(
-    'every load request eventually answered (503 retried for 90 s)',
+    'every load request eventually answered (503, 429, in progress retried 90 s)',
     '0 given up',
     `${load.givenUp.length} given up`,
     load.givenUp.length === 0,

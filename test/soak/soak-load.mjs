@@ -79,7 +79,10 @@ export class Load {
     return up.length ? up : live;
   }
 
-  /** One api request, retried on 503, 429 and refused connections (outages) until RETRY_FOR_MS. */
+  /**
+   * One api request, retried on 503, 429, refused connections (outages) and a keyed request still in
+   * progress, until RETRY_FOR_MS.
+   */
   async api(method, path, { auth, body, idempotencyKey, expect, retry = true, headers = {} } = {}) {
     const deadline = Date.now() + RETRY_FOR_MS;
     for (let attempt = 0; ; attempt += 1) {
@@ -97,7 +100,11 @@ export class Load {
       this.answers.record(target.role.name, method, path, result, { restarting });
       // A 500 is retried as a careful client would (the key makes it safe); it is counted as a finding all
       // the same (AnswerLog), and retrying keeps the other invariants about the system, not about one answer.
-      const transient = result.error || result.status === 429 || result.status >= 500;
+      // So is a 409 CONFLICT on a keyed request: the first request with this key is still running (an
+      // api stopped mid-request leaves its claim, which the next one takes over after 60 s).
+      const inProgress =
+        idempotencyKey !== undefined && result.status === 409 && /"code":"CONFLICT"/.test(result.text ?? '');
+      const transient = result.error || result.status === 429 || result.status >= 500 || inProgress;
       if (!transient || !retry || this.stopped === 'hard') {
         if (expect && result.status !== expect) {
           this.givenUp.push({
