@@ -3,6 +3,7 @@ import { ApiConflictResponse, ApiNoContentResponse, ApiOperation, ApiTags } from
 import type { MerchantCaller, TenantCaller } from '#libs/context';
 import { AUDIT_POSITION, AuditAction, AuditTrail } from '#libs/domain/audit';
 import { MerchantService } from '#libs/domain/merchants';
+import { DomainError, ErrorCode } from '#libs/errors';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
@@ -14,8 +15,11 @@ import { ApiKeyOutput, CreatedApiKeyOutput, MerchantOutput } from '../common/out
 import { keysetPage, listEnvelope } from '../common/paging.js';
 import { UpdateOwnMerchantInput } from './inputs/update-own-merchant.input.js';
 
-/** Merchant-only routes: the guard lets no other kind through, so the caller is a key. */
-const merchantOf = (caller: TenantCaller) => caller as MerchantCaller;
+/** Merchant-only routes: the guard lets no other kind through; a session here would be a wiring bug. */
+function merchantOf(caller: TenantCaller): MerchantCaller {
+  if (caller.kind !== 'merchant') throw new DomainError(ErrorCode.FORBIDDEN, 'A merchant API key only.');
+  return caller;
+}
 
 /**
  * A merchant managing its own integration with one of its API keys (docs/api-guide.md, "Your

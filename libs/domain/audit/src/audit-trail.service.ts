@@ -30,7 +30,7 @@ export interface AuditPage {
 }
 
 /**
- * The audit log of administrative actions (docs/operations.md, "Audit log"): appended after each action
+ * The audit log of administrative actions (docs/administration.md, "Audit log"): appended after each action
  * succeeds, read newest first, removed only by the retention sweep after AUDIT_RETENTION_DAYS.
  */
 @Injectable()
