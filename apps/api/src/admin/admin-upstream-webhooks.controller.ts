@@ -147,7 +147,7 @@ export class AdminUpstreamWebhooksController {
   })
   @Audited(AuditAction.UpstreamWebhookMigrate, {
     resource: 'upstream-webhook',
-    merchant: ({ body }) => (body as { merchantId?: string }).merchantId,
+    merchant: ({ body }) => (body as { merchantId?: string } | undefined)?.merchantId,
     fields: true,
   })
   async migrate(@Body() body: RegisterUpstreamWebhookInput) {
