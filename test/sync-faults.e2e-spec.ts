@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   connectedUsers,
+  runWhenEnded,
   storedTransactions,
   upstreamTransactions,
 } from './support/sync-kit.js';
@@ -64,4 +65,38 @@ describe('sync under injected upstream faults', () => {
       }),
     ).toBe(0);
   }, 180_000);
+
+  it('retries a side call refused while the pages landed, instead of failing the attempt that did the work', async () => {
+    const [userId] = (await connectedUsers(stack, tenant, 0)).keys();
+    const [account] = await accountsWhenSynced(tenant.client, userId);
+    const upstreamPath = `/accounts/${account.upstreamAccountId}`;
+    // Every attempt of the balances call fails (the first try and the client's 3 retries), as when a
+    // half-open breaker refused it; a rule that never hits counts the transaction pages read.
+    const balances = await sandbox.admin<{ data: { id: string } }>('POST', '/faults', {
+      method: 'GET',
+      path: `${upstreamPath}/balances`,
+      status: 503,
+      count: 4,
+    });
+    const pages = await sandbox.admin<{ data: { id: string } }>('POST', '/faults', {
+      method: 'GET',
+      path: `${upstreamPath}/transactions`,
+      status: 500,
+      rate: 0.000001,
+    });
+    const { syncId } = dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${account.id}/sync`),
+      202,
+    );
+    const run = await runWhenEnded(tenant.client, syncId);
+    expect(run.status).toBe('succeeded');
+    const rules = (
+      await sandbox.admin<{ data: { id: string; matched: number; hits: number }[] }>('GET', '/faults')
+    ).body.data;
+    const ruleOf = (id: string) => rules.find((r) => r.id === id)!;
+    expect(ruleOf(balances.body.data.id).hits).toBe(4);
+    // One attempt read the window: its pages were read once, not again by a second attempt.
+    expect(ruleOf(pages.body.data.id).matched).toBe(run.progress.pages);
+    expect((await sandbox.admin('DELETE', '/faults')).status).toBe(204);
+  }, 120_000);
 });

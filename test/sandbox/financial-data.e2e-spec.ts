@@ -637,7 +637,7 @@ describe('sandbox: financial data', () => {
     expect(internal.body.error).toMatchObject({
       code: 500,
       status: 'INTERNAL SERVER ERROR',
-      source: 'YAPILY',
+      source: 'INSTITUTION',
     });
     expect(internal.body.error.issues[0].type).toBe('INTERNAL_SERVER_ERROR');
     const dependency = responses.find((r) => r.status === 424)!;

@@ -1,12 +1,7 @@
 export * from './upstream-client.factory.js';
 export * from './upstream-paging.iterator.js';
-export {
-  DEFAULT_BREAKER,
-  DEFAULT_RETRY,
-  SERVICE_BREAKER,
-  type BreakerOptions,
-  type RetryOptions,
-} from './upstream-resilience.policy.js';
+export { DEFAULT_BREAKER, SERVICE_BREAKER, type BreakerOptions } from './upstream.breakers.js';
+export { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.js';
 export * from './upstream.client.js';
 export * from './upstream.error.js';
 export {

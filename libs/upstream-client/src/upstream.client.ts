@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
+import { type BreakerOptions, DEFAULT_BREAKER } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import {
@@ -61,13 +62,7 @@ import type {
   WebhookCategory,
 } from './upstream.types.js';
 import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
-import {
-  type BreakerOptions,
-  DEFAULT_BREAKER,
-  DEFAULT_RETRY,
-  type RetryMode,
-  type RetryOptions,
-} from './upstream-resilience.policy.js';
+import { DEFAULT_RETRY, type RetryMode, type RetryOptions } from './upstream-resilience.policy.js';
 
 export interface UpstreamClientOptions {
   baseUrl: string;

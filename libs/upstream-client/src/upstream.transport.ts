@@ -4,6 +4,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
+import { type BreakerOptions, Breakers, type BreakerState, SERVICE_BREAKER } from './upstream.breakers.js';
 import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import type {
@@ -14,15 +15,11 @@ import type {
   UpstreamResult,
 } from './upstream.types.js';
 import {
-  type BreakerOptions,
-  Breakers,
-  type BreakerState,
   QUEUE_TIMEOUT,
   RetryBackoff,
   retryDelayMs,
   type RetryMode,
   type RetryOptions,
-  SERVICE_BREAKER,
   shouldRetry,
 } from './upstream-resilience.policy.js';
 
@@ -315,7 +312,7 @@ export class UpstreamTransport {
         if (signal?.aborted) throw signal.reason;
         const remaining = deadlineAt - performance.now();
         if (remaining <= 0) throw this.timeout(spec, requestId, 'the call deadline passed');
-        ticket = this.breakers?.admit(institutionId, spec.operation, requestId);
+        ticket = await this.breakers?.admit(institutionId, spec.operation, requestId, remaining);
         const headers = this.headersFor(spec, options, requestId);
         const result = await this.attempt<T>(spec, path, headers, body, requestId, options, remaining);
         ticket?.done(undefined, true);

@@ -17,7 +17,9 @@ class AdvanceClockDto {
 class FaultRuleDto {
   @IsOptional() @IsIn(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) method?: string;
   @IsString() @MaxLength(500) path: string;
+  @IsOptional() @IsString() @MaxLength(100) institution?: string;
   @IsOptional() @IsInt() @Min(400) @Max(599) status?: number;
+  @IsOptional() @IsIn(['YAPILY', 'INSTITUTION']) source?: 'YAPILY' | 'INSTITUTION';
   @IsOptional() @IsInt() @Min(0) @Max(86_400) retryAfterSeconds?: number;
   @IsOptional() @IsInt() @Min(0) @Max(120_000) latencyMs?: number;
   @IsOptional() @IsBoolean() drop?: boolean;

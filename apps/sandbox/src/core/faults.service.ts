@@ -16,8 +16,15 @@ export interface FaultRuleInput {
   method?: string;
   /** Path pattern: `*` matches one path segment, `**` any rest; or a regular expression written /…/. */
   path: string;
+  /** Only calls made under a consent at this institution (its `consent` header names it). */
+  institution?: string;
   /** Answer with this status (500, 424, 429, 503, …) in the upstream's error shape. */
   status?: number;
+  /**
+   * With a 5xx: whom the error blames, `YAPILY` (the service itself, the default) or `INSTITUTION` (the
+   * bank, as the upstream reports a bank's failure). A 424 always blames the institution.
+   */
+  source?: 'YAPILY' | 'INSTITUTION';
   /** With 429 or 503: the Retry-After header, in seconds. */
   retryAfterSeconds?: number;
   /** Wait this long before answering (or before failing). */
@@ -84,10 +91,11 @@ export class FaultsService {
   }
 
   /** The first rule that decides to hit this request, counting it. */
-  private decide(method: string, path: string): FaultRule | undefined {
+  private decide(method: string, path: string, consent: unknown): FaultRule | undefined {
     for (const rule of this.rules) {
       if (rule.method && rule.method.toUpperCase() !== method) continue;
       if (!rule.regex.test(path)) continue;
+      if (rule.institution !== undefined && institutionOf(consent) !== rule.institution) continue;
       if (rule.count !== undefined && rule.hits >= rule.count) continue;
       if (rule.after !== undefined && rule.skipped < rule.after) {
         rule.skipped += 1;
@@ -107,7 +115,7 @@ export class FaultsService {
   readonly hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const path = request.url.split('?')[0];
     if (path.startsWith('/sandbox/') || path === '/health') return;
-    const rule = this.decide(request.method, path);
+    const rule = this.decide(request.method, path, request.headers.consent);
     if (!rule) return;
     if (rule.latencyMs) await delay(rule.latencyMs);
     if (rule.drop) {
@@ -120,14 +128,19 @@ export class FaultsService {
       rule.status === 424
         ? SandboxError.institution('Injected fault: the institution failed', 502)
         : rule.status === 500
-          ? SandboxError.internal('Injected fault 500')
-          : new SandboxError(rule.status, `Injected fault ${rule.status}`, [
-              {
-                type: STATUS_TEXT[rule.status] ?? 'ERROR',
-                code: STATUS_TEXT[rule.status] ?? rule.status,
-                message: `Injected fault ${rule.status}`,
-              },
-            ]),
+          ? SandboxError.internal('Injected fault 500', rule.source)
+          : new SandboxError(
+              rule.status,
+              `Injected fault ${rule.status}`,
+              [
+                {
+                  type: STATUS_TEXT[rule.status] ?? 'ERROR',
+                  code: STATUS_TEXT[rule.status] ?? rule.status,
+                  message: `Injected fault ${rule.status}`,
+                },
+              ],
+              { source: rule.source },
+            ),
     );
     if (rule.retryAfterSeconds !== undefined)
       void reply.header('retry-after', String(rule.retryAfterSeconds));
@@ -143,6 +156,19 @@ export class FaultsService {
     ...rule
   }: FaultRule & { regex: RegExp; skipped: number }): FaultRule {
     return rule;
+  }
+}
+
+/** The institution a consent token names, read without checking it: a fault matches on what is asked. */
+function institutionOf(consent: unknown): string | undefined {
+  if (typeof consent !== 'string') return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(consent.split('.')[1] ?? '', 'base64url').toString());
+    return typeof claims === 'object' && claims !== null
+      ? String((claims as { ins?: unknown }).ins)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -196,7 +196,9 @@ export class InstitutionsCatalog {
     const calls = (this.flakyCalls.get(key) ?? 0) + 1;
     this.flakyCalls.set(key, calls);
     const position = calls % institution.flakyEvery;
-    if (position === 2) throw SandboxError.internal('Sandbox Flaky Bank: simulated internal error');
+    // The bank's failure, labelled as the bank's: a 500 whose source is INSTITUTION.
+    if (position === 2)
+      throw SandboxError.internal('Sandbox Flaky Bank: simulated internal error', 'INSTITUTION');
     if (position === 0)
       throw SandboxError.institution('Sandbox Flaky Bank: the bank did not answer in time', 504);
   }

@@ -108,10 +108,17 @@ export class SandboxError extends Error {
     );
   }
 
-  static internal(message = 'Internal server error'): SandboxError {
-    return new SandboxError(500, message, [
-      { type: 'INTERNAL_SERVER_ERROR', code: 'INTERNAL_SERVER_ERROR', message },
-    ]);
+  /** The service's own failure (`source` YAPILY), or with `source` INSTITUTION a bank's reported as a 500. */
+  static internal(
+    message = 'Internal server error',
+    source: 'YAPILY' | 'INSTITUTION' = 'YAPILY',
+  ): SandboxError {
+    return new SandboxError(
+      500,
+      message,
+      [{ type: 'INTERNAL_SERVER_ERROR', code: 'INTERNAL_SERVER_ERROR', message }],
+      { source },
+    );
   }
 }
 

@@ -41,6 +41,20 @@ import { pageRows } from './transaction-records.js';
 const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
 
 /** Failures that another attempt of the same request cannot change. */
+/**
+ * A call made beside the window's pages, once they have all landed: when it failed in a way worth another
+ * try (a breaker half-open while it was sent refused it, a 503), it is made again now, once, rather than
+ * failing an attempt whose work is done.
+ */
+async function sideCall<T>(sent: Promise<T>, again: () => Promise<T>): Promise<T> {
+  try {
+    return await sent;
+  } catch (error) {
+    if (!(error instanceof UpstreamError) || !error.retryable) throw error;
+    return again();
+  }
+}
+
 const PERMANENT_KINDS = new Set<UpstreamErrorKind>(['CALLER', 'AUTH', 'NOT_FOUND', 'FORBIDDEN', 'PROTOCOL']);
 
 export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
@@ -103,21 +117,24 @@ export class AccountSyncService {
     };
     try {
       // The consent's account list and the balances travel while the window is read; awaited at the end.
-      const listing = this.refreshAccounts(run, target, options);
+      const listAccounts = () => this.refreshAccounts(run, target, options);
+      const readBalances = () => this.upstream.getAccountBalances(target.upstreamAccountId, options);
+      const listing = listAccounts();
       listing.catch(() => undefined);
-      const balances = this.upstream.getAccountBalances(target.upstreamAccountId, options);
+      const balances = readBalances();
       balances.catch(() => undefined);
       const window = await this.windowOf(run, target);
       await this.syncState.markSyncing(run.merchantId, run.accountId);
       const seen = await this.readWindow(run, target, window, options);
-      if (!(await listing)) {
+      if (!(await sideCall(listing, listAccounts))) {
         await this.fail(run, target, {
           code: 'ACCOUNT_CLOSED',
           message: 'The bank no longer lists this account under the consent; its data is kept.',
         });
         throw new SyncStoppedError(`account ${target.id} is closed`);
       }
-      return await this.succeed(run, target, window, seen, (await balances).data.balances ?? []);
+      const { data } = await sideCall(balances, readBalances);
+      return await this.succeed(run, target, window, seen, data.balances ?? []);
     } catch (error) {
       return this.onFailure(error, run, target, finalAttempt);
     }
