@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { captureLogger, uniqueQueuePrefix } from '#libs/testing';
-import { type ApiResponse, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { type ApiResponse, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { bankRedirect } from './support/bank-consents.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
@@ -117,5 +118,38 @@ describe('infrastructure outages', () => {
     await duringOutage('postgres', () => postgres.stop('fast'), expectUnavailable);
     await postgres.start();
     await answersAgain();
+  }, 90_000);
+
+  it('Postgres down at the bank callback: a page that reloads itself, and the reload completes the consent', async () => {
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: 'https://app.merchant.example/banks/done',
+      }),
+      201,
+    );
+    const callback = await bankRedirect(
+      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+      created.authorisationUrl,
+    );
+    await postgres.stop('fast');
+    const during = await fetch(callback, { redirect: 'manual' });
+    const page = await during.text();
+    expect(during.status).toBe(503);
+    expect(during.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(during.headers.get('cache-control')).toBe('no-store');
+    expect(page).toContain('<meta http-equiv="refresh"');
+    await postgres.start();
+    await answersAgain();
+    // What the page's reload does: the same URL, which now completes the callback.
+    const reloaded = await fetch(callback, { redirect: 'manual' });
+    await reloaded.arrayBuffer();
+    expect(reloaded.status).toBe(302);
+    const back = new URL(reloaded.headers.get('location')!);
+    expect(back.searchParams.get('status')).toBe('AUTHORIZED');
+    expect(dataOf<{ status: string }>(await tenant.client.get(`/v1/consents/${created.id}`)).status).toBe(
+      'AUTHORIZED',
+    );
   }, 90_000);
 });

@@ -18,6 +18,22 @@ export async function decideAtBank(
   authorisationUrl: string,
   decision: 'approve' | 'deny' = 'approve',
 ): Promise<{ callback: string; status: number; location: URL }> {
+  const callback = await bankRedirect(apps, authorisationUrl, decision);
+  const answer = await fetch(callback, { redirect: 'manual' });
+  await answer.arrayBuffer();
+  return {
+    callback,
+    status: answer.status,
+    location: new URL(answer.headers.get('location') ?? 'http://x/'),
+  };
+}
+
+/** The decision submitted on the sandbox bank's page: the api callback URL the bank sends the browser to. */
+export async function bankRedirect(
+  apps: { apiUrl: string; sandboxUrl: string },
+  authorisationUrl: string,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<string> {
   const form = await fetch(on(apps.sandboxUrl, authorisationUrl), {
     method: 'POST',
     redirect: 'manual',
@@ -26,14 +42,7 @@ export async function decideAtBank(
   });
   await form.arrayBuffer();
   if (form.status !== 302) throw new Error(`bank page: ${form.status}`);
-  const callback = on(apps.apiUrl, form.headers.get('location')!);
-  const answer = await fetch(callback, { redirect: 'manual' });
-  await answer.arrayBuffer();
-  return {
-    callback,
-    status: answer.status,
-    location: new URL(answer.headers.get('location') ?? 'http://x/'),
-  };
+  return on(apps.apiUrl, form.headers.get('location')!);
 }
 
 /**

@@ -2,8 +2,28 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RedirectConsentsService } from '#libs/domain/consents';
-import { ApiErrorResponse, Public } from '#libs/http';
+import { dependencyFailureOf } from '#libs/errors';
+import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
+
+/** The page a user back from the bank sees while we cannot store the answer: it reloads itself. */
+const RETRY_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${DEPENDENCY_RETRY_AFTER_SECONDS}">
+<title>Finishing your bank connection</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}</style>
+</head>
+<body>
+<h1>Finishing your bank connection</h1>
+<p>Your bank has answered, but we could not save the answer just now. This page tries again by itself
+in a few seconds; please keep it open.</p>
+<p><a href="">Try again now</a></p>
+</body>
+</html>
+`;
 
 @ApiTags('consents')
 @Controller('v1/callbacks/consents')
@@ -20,19 +40,41 @@ export class ConsentCallbacksController {
       "Verifies our signed, single-use state, exchanges the one-time token, stores the consent token encrypted and the accounts, then 302s to the consent's `redirectUrl?consentId=…&status=AUTHORIZED` (or `status=REJECTED&error=…`, `status=FAILED&error=server_error`). An invalid, expired or used state answers 400 without a redirect: nothing in it can be trusted.",
   })
   @ApiResponse({ status: 302, description: "To the merchant's redirectUrl" })
+  @ApiResponse({
+    status: 503,
+    description:
+      'Our database or Redis is briefly unavailable: an HTML page (with Retry-After) that reloads this same URL after a few seconds; nothing was consumed, so the reload completes the callback.',
+  })
   @ApiBadRequestResponse({
     type: ApiErrorResponse,
     description: 'VALIDATION_FAILED: invalid, expired or used state',
   })
   async callback(@Query() query: ConsentCallbackInput, @Res() reply: FastifyReply): Promise<void> {
-    const location = await this.consents.completeCallback({
-      bffState: query.bffState,
-      oneTimeToken: query.oneTimeToken,
-      consentId: query.consentId,
-      state: query.state,
-      error: query.error,
-      errorDescription: query.error_description,
-    });
+    let location: string;
+    try {
+      location = await this.consents.completeCallback({
+        bffState: query.bffState,
+        oneTimeToken: query.oneTimeToken,
+        consentId: query.consentId,
+        state: query.state,
+        error: query.error,
+        errorDescription: query.error_description,
+      });
+    } catch (error) {
+      // A person is looking at this answer, not a program: during an outage of our database or Redis,
+      // a page that tries again by itself rather than a JSON 503. Nothing was claimed (the claim is the
+      // first write), so the same URL works once the dependency is back.
+      if (!dependencyFailureOf(error)) throw error;
+      await reply
+        .status(503)
+        .header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS))
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .type('text/html; charset=utf-8')
+        .send(RETRY_PAGE);
+      return;
+    }
     // This URL carried the one-time token: no Referer to the merchant's page, and no caching of the answer.
     await reply
       .status(302)
