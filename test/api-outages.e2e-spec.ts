@@ -3,12 +3,14 @@ import { defaultMigrationsDir, migrate } from '#libs/database';
 import { captureLogger, uniqueQueuePrefix } from '#libs/testing';
 import { type ApiResponse, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { bankRedirect } from './support/bank-consents.js';
+import { paymentBodies } from './support/payment-kit.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
   startPrivatePostgres,
   startPrivateRedis,
 } from './support/private-services.mjs';
+import { SandboxHttp } from './support/sandbox-http.js';
 import { eventually } from './support/sync-kit.js';
 
 // Issue 26: while Redis or Postgres is unreachable, every route answers 503 SERVICE_UNAVAILABLE with
@@ -151,5 +153,47 @@ describe('infrastructure outages', () => {
     expect(dataOf<{ status: string }>(await tenant.client.get(`/v1/consents/${created.id}`)).status).toBe(
       'AUTHORIZED',
     );
+  }, 90_000);
+
+  it('Postgres down in the middle of a keyed payment: a retry with the same key goes through once it is back', async () => {
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    // The bank holds the payment request long enough for Postgres to stop while it is in flight.
+    const slow = await sandbox.admin('POST', '/faults', {
+      method: 'POST',
+      path: '/payment-auth-requests',
+      latencyMs: 1_500,
+      count: 1,
+    });
+    expect(slow.status).toBe(201);
+    const key = `outage-pay-${Date.now()}`;
+    const pay = () =>
+      tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': key },
+      });
+    const first = pay();
+    await eventually('the payment request at the bank', async () => {
+      const rules = (await sandbox.admin<{ data: { hits: number }[] }>('GET', '/faults')).body.data;
+      return rules[0]?.hits === 1 || undefined;
+    });
+    await postgres.stop('fast');
+    expectUnavailable(await first, 'the payment whose claim outlived Postgres');
+    await postgres.start();
+    await answersAgain();
+    // The claim is released once Postgres is back (tried every second), well before it would go stale
+    // (60 s): the retry is answered, not told "in progress" for a minute.
+    const retried = await eventually(
+      'the retry answered',
+      async () => {
+        const response = await pay();
+        if (response.status === 409) {
+          expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+          return undefined;
+        }
+        return response;
+      },
+      20_000,
+    );
+    expect(retried.status).toBe(201);
+    await sandbox.admin('DELETE', '/faults');
   }, 90_000);
 });

@@ -4,7 +4,7 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { dependencyFailureOf, DomainError, ErrorCode } from '#libs/errors';
 import type { RequestWithPrincipal } from '#libs/http';
 import { isUuid } from '#libs/ids';
 import { IdempotencyRepository } from './idempotency.repository.js';
@@ -47,6 +47,14 @@ const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this whose owner never finished is taken to be abandoned (its process died). */
 const STALE_LOCK_MS = 60_000;
+/** How often a release the database refused is tried again (see IdempotencyInterceptor.release). */
+const RELEASE_RETRY_MS = 1_000;
+
+/** A replay while the first request runs: the client tries again shortly (Retry-After: 1). */
+const inProgress = () =>
+  new DomainError(ErrorCode.CONFLICT, 'A request with this Idempotency-Key is in progress; retry shortly.', {
+    retryAfterSeconds: 1,
+  });
 
 /** Key order must not matter: `{a,b}` and `{b,a}` are the same request. */
 function fingerprinted(body: unknown, exclude: readonly string[] = []): unknown {
@@ -134,8 +142,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         row = owned ? null : await this.keys.find(merchantId, header);
       }
       if (!owned) {
-        if (!row)
-          throw new DomainError(ErrorCode.CONFLICT, 'A request with this Idempotency-Key is in progress.');
+        if (!row) throw inProgress();
         if (row.requestHash !== requestHash) {
           throw new DomainError(
             ErrorCode.IDEMPOTENCY_MISMATCH,
@@ -148,7 +155,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         const stale = row.lockedAt && now.getTime() - row.lockedAt.getTime() > STALE_LOCK_MS;
         if (!stale || !(await this.keys.takeOver(row, now))) {
-          throw new DomainError(ErrorCode.CONFLICT, 'A request with this Idempotency-Key is in progress.');
+          throw inProgress();
         }
       }
     }
@@ -162,8 +169,27 @@ export class IdempotencyInterceptor implements NestInterceptor {
       await this.keys.complete(merchantId, header, status, stored, new Date());
       return body;
     } catch (error) {
-      await this.keys.release(merchantId, header);
+      await this.release(merchantId, header, now);
       throw error;
+    }
+  }
+
+  /**
+   * Releases the claim. When the database is what failed, the release cannot be made now either: it is
+   * tried again every second until it lands or the claim would count as stale anyway, so a client retrying
+   * with the same key once Postgres is back is not told "in progress" for the rest of a minute.
+   */
+  private async release(merchantId: string, key: string, lockedAt: Date): Promise<void> {
+    try {
+      await this.keys.release(merchantId, key, lockedAt);
+    } catch (releaseError) {
+      if (!dependencyFailureOf(releaseError)) throw releaseError;
+      const giveUpAt = lockedAt.getTime() + STALE_LOCK_MS;
+      const retry = () => {
+        if (Date.now() >= giveUpAt) return;
+        this.keys.release(merchantId, key, lockedAt).catch(() => setTimeout(retry, RELEASE_RETRY_MS).unref());
+      };
+      setTimeout(retry, RELEASE_RETRY_MS).unref();
     }
   }
 }

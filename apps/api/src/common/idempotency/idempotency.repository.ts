@@ -64,8 +64,11 @@ export class IdempotencyRepository {
     });
   }
 
-  /** A failed first attempt leaves nothing behind, so the client may retry with the same key. */
-  async release(merchantId: string, key: string): Promise<void> {
-    await this.prisma.idempotencyKey.deleteMany({ where: { merchantId, key, completedAt: null } });
+  /**
+   * A failed first attempt leaves nothing behind, so the client may retry with the same key. Only the
+   * claim taken at `lockedAt` goes: a late release never drops a claim another request took over since.
+   */
+  async release(merchantId: string, key: string, lockedAt: Date): Promise<void> {
+    await this.prisma.idempotencyKey.deleteMany({ where: { merchantId, key, completedAt: null, lockedAt } });
   }
 }
