@@ -247,13 +247,44 @@ function startApp(app) {
   return child;
 }
 
-async function httpOk(url) {
+/** Whether `url` answers 2xx, and if not, why: the error envelope's details, the status, or no answer. */
+async function httpAnswer(url) {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-    await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
+    const text = await response.text();
+    if (response.ok) return { ok: true };
+    let details;
+    try {
+      details = JSON.parse(text).error?.details;
+    } catch {
+      details = undefined;
+    }
+    const why = Array.isArray(details)
+      ? details.map((d) => `${d.field}: ${d.issue}`).join(', ')
+      : `HTTP ${response.status}`;
+    return { ok: false, why };
+  } catch (error) {
+    return { ok: false, why: `no answer (${error.cause?.code ?? error.name})` };
+  }
+}
+
+/** How often a wait for an app says what it is still waiting for. */
+const WAIT_NOTICE_MS = 15_000;
+
+/**
+ * Waits for an app as long as it takes (an app that exits stops everything anyway): a dependency that is
+ * slow or down (Redis, Postgres, the upstream) is said every WAIT_NOTICE_MS, never a reason to give up.
+ */
+async function waitPatiently(check, what) {
+  let noticeAt = Date.now() + WAIT_NOTICE_MS;
+  for (;;) {
+    const { ok, why } = await check();
+    if (ok || stopping) return;
+    if (Date.now() >= noticeAt) {
+      console.log(paint('33', `… still waiting for ${what}${why ? `: ${why}` : ''}`));
+      noticeAt = Date.now() + WAIT_NOTICE_MS;
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -305,7 +336,12 @@ function workerAnswers() {
       env: process.env,
       stdio: 'ignore',
     });
-    child.on('exit', (code) => resolve(code === 0));
+    // A Redis that does not answer would hold the ping for ever: 10 s is a no.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0);
+    });
     child.on('error', () => resolve(false));
   });
 }
@@ -330,17 +366,19 @@ async function start() {
   startApp('sandbox');
   const sandboxUrl = `http://${probeHost(config.sandboxHost)}:${config.sandboxPort}`;
   const apiUrl = `http://${probeHost(config.apiHost)}:${config.apiPort}`;
-  await waitFor(() => httpOk(`${sandboxUrl}/health`), 'sandbox', 60_000);
+  await waitPatiently(() => httpAnswer(`${sandboxUrl}/health`), 'the sandbox');
   startApp('api');
   startApp('worker');
   if (demoUrl) startApp('demo-merchant');
-  await waitFor(() => httpOk(`${apiUrl}/health/ready`), 'api /health/ready', 60_000);
-  await waitFor(workerAnswers, 'worker (maintenance.ping)', 60_000);
+  await waitPatiently(() => httpAnswer(`${apiUrl}/health/ready`), 'the api to be ready');
+  await waitPatiently(
+    async () => ({ ok: await workerAnswers(), why: 'no answer to a maintenance.ping job yet' }),
+    'the worker',
+  );
   if (demoUrl)
-    await waitFor(
-      () => httpOk(`http://${probeHost(config.apiHost)}:${config.demoPort}/`),
-      'demo app',
-      60_000,
+    await waitPatiently(
+      () => httpAnswer(`http://${probeHost(config.apiHost)}:${config.demoPort}/`),
+      'the demo app',
     );
 
   // A copied .env that turns off what npm start turns on (an auto-registered receiver…) is said, once.

@@ -1,7 +1,17 @@
+import { DiscoveryService } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { captureLogger, uniqueQueuePrefix } from '#libs/testing';
-import { type ApiResponse, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { discoverJobProcessors } from '../apps/worker/src/job-handlers.check.js';
+import {
+  ApiClient,
+  type ApiResponse,
+  dataOf,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './support/api-kit.js';
 import { bankRedirect } from './support/bank-consents.js';
 import { paymentBodies } from './support/payment-kit.js';
 import {
@@ -195,5 +205,34 @@ describe('infrastructure outages', () => {
     );
     expect(retried.status).toBe(201);
     await sandbox.admin('DELETE', '/faults');
+  }, 90_000);
+
+  it('Redis down at start: an api and a worker start, the api serves and says not ready; both run once it is back', async () => {
+    await redis.stop();
+    const api = await stack.startApi();
+    const worker = await stack.startWorker();
+    const client = new ApiClient(api.url, tenant.client.token);
+    // Requests that need no Redis are served (the rate limit counts in the process meanwhile).
+    expect((await client.get('/v1/users?limit=5')).status).toBe(200);
+    const ready = await client.get('/health/ready');
+    expectUnavailable(ready, 'readiness while Redis is down');
+    expect(ready.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: 'redis' })]),
+    );
+
+    await redis.start();
+    await eventually(
+      'the api started without Redis ready',
+      async () => ((await client.get('/health/ready')).status === 200 ? true : undefined),
+      30_000,
+    );
+    const processors = discoverJobProcessors(worker.app.get(DiscoveryService));
+    expect(processors.length).toBeGreaterThan(0);
+    for (const processor of processors) {
+      await processor.worker.waitUntilReady();
+      expect(processor.worker.isRunning()).toBe(true);
+    }
+    await worker.close();
+    await api.close();
   }, 90_000);
 });

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { Queue } from 'bullmq';
@@ -12,6 +13,9 @@ import {
   upsertJobSchedule,
 } from '#libs/queue';
 import { discoverJobProcessors } from './job-handlers.check.js';
+
+/** How long start-up waits for the schedules to be registered before going on without Redis. */
+const REGISTER_WAIT_MS = 5_000;
 
 /**
  * Registers every schedule of the job catalogue that this worker's configuration turns on, once the
@@ -47,21 +51,35 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.schedules.length === 0) return;
-    const processors = discoverJobProcessors(this.discovery);
-    // Registered unconditionally at start: a deploy that changes an interval or a job's options applies it.
-    await Promise.all(
-      this.schedules.map(async (schedule) => {
-        const queue = JOB_DEFINITIONS[schedule.name].queue;
-        // The boot check has made sure a processor serves every queue of the catalogue.
-        await Promise.all(processors.filter((p) => p.queue === queue).map((p) => p.worker.waitUntilReady()));
-        await upsertJobSchedule(this.producer.queueFor(schedule.name), schedule);
-      }),
-    );
     for (const queue of new Set(this.schedules.map((s) => this.producer.queueFor(s.name)))) {
       this.unsubscribe.push(onReady(queue, () => this.check()));
     }
     this.timer = setInterval(() => this.check(), this.config.redis.scheduleCheckSeconds * 1000);
     this.timer.unref();
+    // Registered at start (a deploy that changes an interval or a job's options applies it), waited for
+    // at most REGISTER_WAIT_MS: with Redis away the worker starts all the same, and registers once it answers.
+    const registered = this.registerAll()
+      .then(() => true)
+      .catch((err: unknown) => {
+        if (!this.stopped) this.logger.warn({ err }, 'job schedules not registered: Redis does not answer');
+        return true;
+      });
+    const waited = await Promise.race([registered, delay(REGISTER_WAIT_MS, false, { ref: false })]);
+    if (!waited) this.logger.warn('job schedules wait for Redis: registered once it answers');
+  }
+
+  /** Every schedule upserted once its queue's workers are ready (they wait for Redis as long as it takes). */
+  private async registerAll(): Promise<void> {
+    const processors = discoverJobProcessors(this.discovery);
+    await Promise.all(
+      this.schedules.map(async (schedule) => {
+        const queue = JOB_DEFINITIONS[schedule.name].queue;
+        // The boot check has made sure a processor serves every queue of the catalogue.
+        await Promise.all(processors.filter((p) => p.queue === queue).map((p) => p.worker.waitUntilReady()));
+        if (this.stopped) return;
+        await upsertJobSchedule(this.producer.queueFor(schedule.name), schedule);
+      }),
+    );
   }
 
   onApplicationShutdown(): void {

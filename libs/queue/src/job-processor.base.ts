@@ -1,10 +1,10 @@
-import { WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { runInContext } from '#libs/context';
 import { type AppLogger, tagRequestSpan } from '#libs/observability';
-import { logConnectionErrors } from '#libs/redis';
+import { connectionErrorLogger } from '#libs/redis';
 import {
   ALL_JOB_NAMES,
   JOB_DEFINITIONS,
@@ -32,6 +32,7 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
   protected abstract readonly handlers: JobHandlers<Q>;
   /** The jobs this process is running, with the lock token that lets it hand them back at shutdown. */
   private readonly running = new Map<string, { job: Job; token?: string }>();
+  private connectionErrors: ((error: Error) => void) | undefined;
 
   protected constructor(
     private readonly processorConfig: AppConfig,
@@ -48,7 +49,16 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
   onApplicationBootstrap(): Promise<void> | void {
     // @Processor options are static; concurrency comes from configuration.
     this.worker.concurrency = this.processorConfig.sync.workerConcurrency;
-    logConnectionErrors(this.worker, this.logger, `worker:${this.queue}`);
+  }
+
+  /**
+   * The worker's connection errors, to the JSON logger. A worker event listener is attached as the worker
+   * is made, before Redis can have refused it once (a worker without one prints raw stacks).
+   */
+  @OnWorkerEvent('error')
+  onWorkerError(error: Error): void {
+    this.connectionErrors ??= connectionErrorLogger(this.logger, `worker:${this.queue}`);
+    this.connectionErrors(error);
   }
 
   process(job: Job, token?: string): Promise<unknown> {

@@ -104,7 +104,11 @@ export class QueueModule {
       ],
       providers: [
         JobProducer,
-        QueueErrorLogger,
+        {
+          provide: QueueErrorLogger,
+          inject: [LOGGER, ...ALL_QUEUES.map((name) => getQueueToken(name))],
+          useFactory: (logger: AppLogger, ...queues: Queue[]) => new QueueErrorLogger(logger, queues),
+        },
         {
           provide: QueueConnectionsCloser,
           inject: [LOGGER, ...ALL_QUEUES.map((name) => getQueueToken(name))],

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
+import { closeRedis, logConnectionErrors, REDIS, subscribeWhenReachable } from './redis.tokens.js';
 import { duplicateRedisClient, type RedisClient } from './redis-client.js';
 
 /** A credential, or everything of a subject, that must stop working at once. */
@@ -58,7 +58,7 @@ export class CredentialRevocations implements OnApplicationShutdown {
       }
       for (const each of this.listeners) each(revocation);
     });
-    await subscriber.subscribe(this.channel);
+    await subscribeWhenReachable(subscriber, this.channel);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { closeRedis, logConnectionErrors, REDIS } from './redis.tokens.js';
+import { closeRedis, logConnectionErrors, REDIS, subscribeWhenReachable } from './redis.tokens.js';
 import { duplicateRedisClient, type RedisClient } from './redis-client.js';
 
 /** The users whose event streams have something new, with the newest stream position of each. */
@@ -43,7 +43,7 @@ export class EventWakeups implements OnApplicationShutdown {
         this.logger.warn({ err }, 'unreadable event wake-up');
       }
     });
-    await this.subscriber.subscribe(this.channel);
+    await subscribeWhenReachable(this.subscriber, this.channel);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -12,13 +12,46 @@ export function logConnectionErrors(
   source: string,
   intervalMs = 10_000,
 ): void {
+  emitter.on('error', connectionErrorLogger(logger, source, intervalMs));
+}
+
+/** The listener logConnectionErrors attaches: a warning per `intervalMs` at most. */
+export function connectionErrorLogger(
+  logger: AppLogger,
+  source: string,
+  intervalMs = 10_000,
+): (error: Error) => void {
   let last = 0;
-  emitter.on('error', (error: Error) => {
+  return (error: Error) => {
     const now = Date.now();
     if (now - last < intervalMs) return;
     last = now;
     logger.warn({ source, err: error }, `${source}: connection error (retrying)`);
-  });
+  };
+}
+
+/**
+ * Subscribes `subscriber` to `channel`. Resolves once subscribed, or once the first try failed because
+ * Redis is unreachable (at boot during an outage): the process starts and serves, and the subscription is
+ * made on every reconnection until it holds (ioredis re-subscribes by itself only to channels it holds).
+ * A wake-up or revocation missed meanwhile costs what Redis being away costs anyway.
+ */
+export async function subscribeWhenReachable(
+  subscriber: {
+    subscribe(channel: string): Promise<unknown>;
+    once(event: 'ready', listener: () => void): unknown;
+    status: string;
+  },
+  channel: string,
+): Promise<void> {
+  const attempt = (): Promise<void> =>
+    subscriber.subscribe(channel).then(
+      () => undefined,
+      () => {
+        if (subscriber.status !== 'end') subscriber.once('ready', () => void attempt());
+      },
+    );
+  await attempt();
 }
 
 /**
