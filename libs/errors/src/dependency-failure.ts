@@ -13,8 +13,12 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-/** Connection failures of Postgres itself: shutting down (57P01-3), connection exceptions (08), too many connections. */
-const POSTGRES_CODES = /^(57P0[123]|08\d{3}|53300)$/;
+/**
+ * Postgres itself unavailable: connection exceptions (class 08), operator intervention short of a
+ * cancelled query (57000, 57P01-05: shutting down, restarting, cannot connect now, database dropped, idle
+ * session ended), and too many connections (53300). 57014 (a cancelled statement) is ours, not an outage.
+ */
+const POSTGRES_CODES = /^(57000|57P0[1-5]|08[0-9A-Z]{3}|53300)$/;
 /** Prisma's codes for a database it cannot reach, lost, or waited too long for (P1xxx, pool timeout). */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 /** The driver adapter's kinds for the same (`meta.driverAdapterError`). */
@@ -35,7 +39,10 @@ const SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-const REDIS_MESSAGES = /^Connection is closed\.?$|Stream isn't writeable|enableOfflineQueue/;
+const REDIS_MESSAGES =
+  /^Connection is closed\.?$|Stream isn't writeable|enableOfflineQueue|None of startup nodes is available|Failed to refresh slots cache/;
+/** ioredis's own error classes for a Redis (or cluster) it cannot reach. */
+const REDIS_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 
 const text = (value: unknown): string =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : '';
@@ -59,7 +66,7 @@ export function dependencyFailureOf(error: unknown): Dependency | undefined {
     const name = text(shape.name);
     const code = text(shape.code);
     const message = text(shape.message);
-    if (name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.test(message)) return 'redis';
+    if (REDIS_NAMES.has(name) || REDIS_MESSAGES.test(message)) return 'redis';
     if (name === 'PrismaClientInitializationError') return 'postgres';
     if (name.startsWith('PrismaClient') && PRISMA_CODES.has(code)) return 'postgres';
     const adapter = shape.meta?.driverAdapterError;

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DependencyUnavailableError, DomainError, ErrorCode } from '#libs/errors';
+import { assertProperty } from '#libs/testing';
 import { mapError } from './error-mapping.js';
 
 /** A pg server error as the driver builds it (a restart's 57P01, too many connections...). */
@@ -29,6 +31,11 @@ describe('mapError: our own infrastructure down is 503 SERVICE_UNAVAILABLE, a bu
   const outages: [string, unknown, string][] = [
     ['ioredis gave up on a command', new MaxRetriesPerRequestError(2), 'redis'],
     ['ioredis connection closed', new Error('Connection is closed.'), 'redis'],
+    [
+      'a Redis cluster with no node answering',
+      Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' }),
+      'redis',
+    ],
     ['an enqueue past its deadline', new DependencyUnavailableError('redis', 'enqueue: late'), 'redis'],
     [
       'Postgres restarting (57P01)',
@@ -83,6 +90,35 @@ describe('mapError: our own infrastructure down is 503 SERVICE_UNAVAILABLE, a bu
     const mapped = mapError(error, 'trace-1');
     expect(mapped.status).toBe(500);
     expect(mapped.outage).toBeUndefined();
+  });
+
+  it('maps every connection-class and shutdown-class SQLSTATE, raw or as Prisma wraps it, to the outage', async () => {
+    const code = fc.oneof(
+      fc.stringMatching(/^08[0-9A-Z]{3}$/),
+      fc.constantFrom('57000', '57P01', '57P02', '57P03', '57P04', '57P05', '53300'),
+    );
+    const wrapped = fc.constantFrom(
+      (c: string) => pgError(c, 'the database is away'),
+      (c: string) =>
+        Object.assign(new Error(`Database error. Code: \`${c}\``), {
+          name: 'PrismaClientKnownRequestError',
+          code: 'P2010',
+          meta: {
+            driverAdapterError: { message: 'away', cause: { kind: 'postgres', code: c, originalCode: c } },
+          },
+        }),
+      (c: string) => new Error('a write failed', { cause: pgError(c, 'the database is away') }),
+    );
+    await assertProperty(
+      fc.property(code, wrapped, (c, wrap) => {
+        const mapped = mapError(wrap(c), 'trace-1');
+        expect(mapped.status).toBe(503);
+        expect(mapped.outage).toBe('postgres');
+      }),
+      200,
+    );
+    // A statement we cancelled (57014) is not an outage.
+    expect(mapError(pgError('57014', 'canceling statement due to statement timeout'), 't').status).toBe(500);
   });
 
   it('an upstream outage keeps its own code', () => {
