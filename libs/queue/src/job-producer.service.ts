@@ -82,12 +82,13 @@ export class JobProducer {
    * Many jobs of one name, {@link BULK} to a round trip; each keeps its dedupe id, so repeats still
    * collapse. `traceContexts[i]` (currentTraceContext's form), when given, is the trace payload i's job
    * continues instead of the enqueuer's: work recorded earlier by another request or job (an outbox event's
-   * delivery).
+   * delivery). `ahead` puts the jobs at the head of the queue instead of its tail.
    */
   async enqueueMany<N extends JobName>(
     name: N,
     payloads: readonly JobPayload<N>[],
     traceContexts: readonly (string | null)[] = [],
+    { ahead = false }: { ahead?: boolean } = {},
   ): Promise<void> {
     const definition = JOB_DEFINITIONS[name];
     for (let start = 0; start < payloads.length; start += BULK) {
@@ -104,6 +105,8 @@ export class JobProducer {
                 ...definition.options,
                 ...(jobId !== undefined ? { jobId } : {}),
                 ...(metadata ? { telemetry: { metadata } } : {}),
+                // Ahead of everything waiting: work someone is waiting for now jumps the scheduled backlog.
+                ...(ahead ? { lifo: true } : {}),
               },
             };
           }),

@@ -22,9 +22,13 @@ export class SyncRequests {
   ): Promise<{ id: string; accountId: string; created: boolean }[]> {
     const runs = await this.runs.openRuns(accounts, trigger);
     const merchantOf = new Map(accounts.map((a) => [a.accountId, a.merchantId]));
+    // A first sync or one a merchant asked for is awaited by someone: it goes ahead of the scheduled
+    // backlog, so a merchant with 10^4 accounts due never delays another merchant's new connection.
     await this.jobs.enqueueMany(
       'sync.account',
       runs.map((r) => ({ merchantId: merchantOf.get(r.accountId)!, accountId: r.accountId, runId: r.id })),
+      [],
+      { ahead: trigger !== 'SCHEDULED' },
     );
     return runs;
   }
