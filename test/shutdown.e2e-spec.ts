@@ -2,7 +2,9 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { bullmqPrefix, JOB_DEFINITIONS, QueueName } from '#libs/queue';
-import { testConfig, uniqueQueuePrefix } from '#libs/testing';
+import { createMerchant, testConfig, uniqueQueuePrefix } from '#libs/testing';
+import { ApiClient, dataOf } from './support/api-kit.js';
+import { bankRedirect } from './support/bank-consents.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
@@ -91,6 +93,93 @@ describe('graceful shutdown in every state', () => {
       }, 60_000);
     }
   }
+
+  it('api lets a request in flight finish on SIGTERM, its database and upstream still open', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    // The upstream answers after 3 s (longer than any closer waits for its connections); the route then
+    // writes the registration to Postgres.
+    const fault = await admin.admin('POST', '/faults', {
+      method: 'POST',
+      path: String.raw`/^\/webhook\/events$/`,
+      latencyMs: 3_000,
+      count: 1,
+    });
+    expect(fault.status).toBe(201);
+    const api = await spawnApi(env());
+    try {
+      const inFlight = fetch(`${api.url}/admin/upstream/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.api.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ callbackUrl: 'http://127.0.0.1:9/v1/webhooks/upstream/finished' }),
+      }).then(
+        async (response) => ({ status: response.status, body: await response.text() }),
+        (error: Error) => ({ status: 0, body: error.message }),
+      );
+      await eventually('the registration waiting at the sandbox', async () => {
+        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
+        return faults.data[0]?.hits === 1 ? true : undefined;
+      });
+      const end = await api.signalled('SIGTERM');
+      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      const answer = await inFlight;
+      expect(answer.status, answer.body).toBe(201);
+    } finally {
+      await admin.admin('DELETE', '/faults');
+      await api.stop();
+    }
+  }, 60_000);
+
+  it('api finishes a bank callback in flight on SIGTERM: the consent stored, the user sent back AUTHORIZED', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    const api = await spawnApi(env());
+    try {
+      const merchant = await createMerchant({ url: api.url, config });
+      const client = new ApiClient(api.url, merchant.apiKey.key);
+      const user = dataOf<{ id: string }>(
+        await client.post('/v1/users', { reference: 'shutdown-callback' }),
+        201,
+      );
+      const created = dataOf<{ id: string; authorisationUrl: string }>(
+        await client.post(`/v1/users/${user.id}/consents`, {
+          institutionId: 'sandbox-redirect',
+          redirectUrl: 'https://app.merchant.example/banks/done',
+        }),
+        201,
+      );
+      const callback = await bankRedirect(
+        { apiUrl: api.url, sandboxUrl: sandbox.url },
+        created.authorisationUrl,
+      );
+      // The token exchange answers after 3 s (longer than any closer waits): the callback then stores the
+      // consent through Prisma, which must still be connected.
+      const fault = await admin.admin('POST', '/faults', {
+        method: 'POST',
+        path: '/consent-one-time-token',
+        latencyMs: 3_000,
+        count: 1,
+      });
+      expect(fault.status).toBe(201);
+      const inFlight = fetch(callback, { redirect: 'manual' }).then(
+        async (response) => ({
+          status: response.status,
+          location: response.headers.get('location') ?? (await response.text()),
+        }),
+        (error: Error) => ({ status: 0, location: error.message }),
+      );
+      await eventually('the token exchange waiting at the sandbox', async () => {
+        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
+        return faults.data[0]?.hits === 1 ? true : undefined;
+      });
+      const end = await api.signalled('SIGTERM');
+      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      const answer = await inFlight;
+      expect(answer, api.output()).toMatchObject({ status: 302 });
+      expect(new URL(answer.location).searchParams.get('status')).toBe('AUTHORIZED');
+    } finally {
+      await admin.admin('DELETE', '/faults');
+      await api.stop();
+    }
+  }, 60_000);
 
   it('api stops within the bound while a request waits on a slow upstream, cutting it', async () => {
     const admin = new SandboxHttp(sandbox.url, config);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { DomainError, ErrorCode } from '#libs/errors';
+import { dependencyFailureOf, DomainError, ErrorCode } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
@@ -231,12 +231,18 @@ export class RedirectConsentsService {
       if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
     } catch (error) {
       // The browser still goes back to the merchant (the state proved the target), told that it failed.
+      // What failed, without the error itself (its message may quote the request): the upstream's kind and
+      // status, or the dependency that was away, or the error's class.
       this.logger.warn(
         {
           consentId: consent.id,
           upstreamTracingId: error instanceof UpstreamError ? error.tracingId : undefined,
+          upstreamKind: error instanceof UpstreamError ? error.kind : undefined,
+          upstreamStatus: error instanceof UpstreamError ? error.status : undefined,
+          dependency: dependencyFailureOf(error),
+          errorName: error instanceof Error ? error.name : typeof error,
         },
-        'consent callback: one-time token exchange failed',
+        'consent callback: one-time token exchange or storing its answer failed',
       );
       await this.fail(
         consent,
