@@ -2,15 +2,23 @@ import type { AppConfig } from '#libs/config';
 import { applyRuntimeFlags, stopOnSignals, trimHeapWhenIdle } from '#libs/core';
 import type { Tracing } from '#libs/observability';
 import { createApiApp } from './bootstrap.js';
+import { UserEventStreams } from './events/user-event-streams.js';
 
 /** The api as a process: built, listening, stopped on signals. main.ts imports this once tracing runs. */
 export async function runApi(config: AppConfig, tracing: Tracing): Promise<void> {
   applyRuntimeFlags({ leanHeap: false });
   const { app, logger } = await createApiApp(config);
-  // Closing stops accepting (new requests get 503), ends event streams, lets requests in flight finish
-  // (those still running 3 s before the deadline are cut).
+  // The server closes before Nest's hooks run: new requests get 503, event streams end, and requests in
+  // flight finish (those still running 3 s before the deadline are cut) before any hook touches what they
+  // use; Nest's own order would disconnect Prisma first, under a request still writing through it.
   stopOnSignals(app, {
     logger,
+    before: async (_deadlineAt, step) => {
+      step('ending event streams');
+      app.get(UserEventStreams).endAll();
+      step('finishing requests in flight');
+      await app.getHttpAdapter().close();
+    },
     after: () => tracing.shutdown(),
     cutInFlight: () => app.getHttpServer().closeAllConnections(),
   });

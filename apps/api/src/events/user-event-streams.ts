@@ -60,6 +60,11 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
 
   /** Shutdown: every stream ends cleanly; browsers reconnect (to another process) with their Last-Event-ID. */
   onModuleDestroy(): void {
+    this.endAll();
+  }
+
+  /** Ends every open stream (at shutdown, before the server waits for its connections to end). */
+  endAll(): void {
     for (const streams of this.byUser.values()) for (const stream of streams) this.close(stream, true);
   }
 
