@@ -178,11 +178,22 @@ describe('api: consents (redirect flow) and accounts', () => {
       expect(shown.balance.amount).toBe(b.amount.toFixed(Math.max(2, b.amount.decimalPlaces())));
     }
 
-    // Replaying the callback (a refresh, or a stolen URL) is refused, and sends nobody anywhere.
+    // The same return again (a reload after a lost answer, the back button): nothing is exchanged twice;
+    // the browser goes back to the merchant with the consent's status as it is now.
+    const tokenBefore = (await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } }))
+      .tokenCiphertext;
     const replay = await browse(callback);
-    expect(replay.status).toBe(400);
-    expect(replay.headers.get('location')).toBeNull();
-    expect(((await replay.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+    expect(replay.status).toBe(302);
+    const again = new URL(replay.headers.get('location')!);
+    expect(`${again.origin}${again.pathname}`).toBe('https://app.merchant.example/banks/done');
+    expect(Object.fromEntries(again.searchParams)).toEqual({
+      tab: '1',
+      consentId: consent.id,
+      status: 'AUTHORIZED',
+    });
+    expect((await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } })).tokenCiphertext).toEqual(
+      tokenBefore,
+    );
   });
 
   it('sends a denied authorisation back as REJECTED with error=access_denied', async () => {

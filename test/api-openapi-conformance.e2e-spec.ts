@@ -280,9 +280,10 @@ describe('api: every answer matches our own OpenAPI document', () => {
       return { id: consent.id, callback: back.callback };
     };
     const consent = await connectBank();
-    // The bank's return is good once: the second use is refused, in the envelope.
+    // A return whose state is not ours is refused, in the envelope.
     const callbackQuery = Object.fromEntries(new URL(consent.callback).searchParams);
-    await valid('GET /v1/callbacks/consents', { token: null, query: callbackQuery }, 400);
+    const tampered = { ...callbackQuery, bffState: `${callbackQuery.bffState}x` };
+    await valid('GET /v1/callbacks/consents', { token: null, query: tampered }, 400);
     const reauthorised = await connectBank();
     const preAuthorised = await connectBank();
     const revoked = await connectBank();

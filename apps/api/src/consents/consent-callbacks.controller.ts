@@ -37,7 +37,7 @@ export class ConsentCallbacksController {
   @ApiOperation({
     summary: 'Redirect-flow callback (the browser, from the bank)',
     description:
-      "Verifies our signed, single-use state, exchanges the one-time token, stores the consent token encrypted and the accounts, then 302s to the consent's `redirectUrl?consentId=…&status=AUTHORIZED` (or `status=REJECTED&error=…`, `status=FAILED&error=server_error`). An invalid, expired or used state answers 400 without a redirect: nothing in it can be trusted.",
+      "Verifies our signed, single-use state, exchanges the one-time token, stores the consent token encrypted and the accounts, then 302s to the consent's `redirectUrl?consentId=…&status=AUTHORIZED` (or `status=REJECTED&error=…`, `status=FAILED&error=server_error`). A used state (a reload, the back button) exchanges nothing again and 302s to the same page with the consent's status as it is now. An invalid or expired state answers 400 without a redirect: nothing in it can be trusted.",
   })
   @ApiResponse({ status: 302, description: "To the merchant's redirectUrl" })
   @ApiResponse({
@@ -47,7 +47,7 @@ export class ConsentCallbacksController {
   })
   @ApiBadRequestResponse({
     type: ApiErrorResponse,
-    description: 'VALIDATION_FAILED: invalid, expired or used state',
+    description: 'VALIDATION_FAILED: invalid or expired state',
   })
   async callback(@Query() query: ConsentCallbackInput, @Res() reply: FastifyReply): Promise<void> {
     let location: string;

@@ -166,6 +166,15 @@ export class ConsentRepository {
    * Claims a callback: clears the nonce of the awaiting consent it names, in one conditional update, so
    * of two concurrent or replayed callbacks exactly one wins. The winner gets the consent; others get null.
    */
+  /** A redirect-flow consent whose first callback state has been spent (claimed), for a repeated return. */
+  findCallbackSpent(merchantId: string, consentId: string): Promise<StoredConsent | null> {
+    if (!isUuid(consentId)) return Promise.resolve(null);
+    return this.prisma.consent.findFirst({
+      where: { id: consentId, merchantId, stateNonce: null, redirectUrl: { not: null } },
+      select: PUBLIC_FIELDS,
+    });
+  }
+
   async claimCallback(merchantId: string, consentId: string, nonce: string): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return null;
     const { count } = await this.prisma.consent.updateMany({

@@ -74,6 +74,14 @@ const badCallback = () =>
 const safeErrorCode = (e: string) => (/^[a-z_]{1,64}$/.test(e) ? e : 'access_denied');
 
 /** The redirect flow: the bank's page for the user, and the browser's return through our callback. */
+/** The merchant's page for a consent, with the outcome in its query. */
+function backToMerchant(consent: StoredConsent, params: Record<string, string>): string {
+  const url = new URL(consent.redirectUrl!);
+  url.searchParams.set('consentId', consent.id);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.toString();
+}
+
 @Injectable()
 export class RedirectConsentsService {
   private readonly signer: ConsentStateSigner;
@@ -203,14 +211,9 @@ export class RedirectConsentsService {
    */
   async completeCallback(query: ConsentCallback): Promise<string> {
     const consent = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
-    if (!consent) throw badCallback();
+    if (!consent) return this.replay(query);
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
-    const redirect = (params: Record<string, string>) => {
-      const url = new URL(consent.redirectUrl!);
-      url.searchParams.set('consentId', consent.id);
-      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-      return url.toString();
-    };
+    const redirect = (params: Record<string, string>) => backToMerchant(consent, params);
 
     const hook = this.hooks.for(consent.kind);
     if (query.error !== undefined || !query.oneTimeToken) {
@@ -256,6 +259,29 @@ export class RedirectConsentsService {
     // Outside the try: a payment that fails is the hook's to record and report, not a failed exchange.
     const extra = (await hook?.authorised(consent)) ?? {};
     return redirect({ status: ConsentStatus.Authorised, ...extra });
+  }
+
+  /**
+   * The same return from the bank again, its single-use state already spent: a reload after an answer
+   * that was lost (a dropped connection, an outage page) or the back button. Nothing is exchanged or
+   * paid again; the browser goes back to the merchant with the consent's status as it is now (and a
+   * payment's, which the payment hook answers without acting twice). A state that is not ours, expired,
+   * or whose consent never had its callback is refused as before.
+   */
+  private async replay(query: ConsentCallback): Promise<string> {
+    const state = query.bffState ? this.signer.verify(query.bffState) : null;
+    const consent = state ? await this.consents.findCallbackSpent(state.merchantId, state.consentId) : null;
+    if (!consent?.redirectUrl) throw badCallback();
+    if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
+    const hook = this.hooks.for(consent.kind);
+    const status = consent.status as ConsentStatus;
+    const extra =
+      status === ConsentStatus.Authorised || status === ConsentStatus.Consumed
+        ? ((await hook?.authorised(consent)) ?? {})
+        : status === ConsentStatus.Rejected || status === ConsentStatus.Failed
+          ? ((await hook?.failed(consent, status)) ?? {})
+          : {};
+    return backToMerchant(consent, { status, ...extra });
   }
 
   private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string | null) {
