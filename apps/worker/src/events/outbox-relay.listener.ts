@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { OutboxRelay } from '#libs/domain/events';
+import { type Dependency, dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 
 /** Without a notification (a dropped LISTEN connection), the relay still looks this often. */
@@ -23,6 +24,8 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The dependency the last round failed on, so an outage is logged once (and its end once). */
+  private outage: Dependency | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -99,8 +102,15 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
     try {
       const { contended } = await this.relay.relayAll();
       if (contended) next = CONTENDED_RETRY_MS;
+      if (this.outage) this.logger.info({ dependency: this.outage }, 'outbox relay running again');
+      this.outage = undefined;
     } catch (err) {
-      this.logger.error({ err }, 'outbox relay failed; retrying');
+      // An outage of Postgres or Redis is said once, not every poll; anything else is a bug, every time.
+      const outage = dependencyFailureOf(err);
+      if (!outage) this.logger.error({ err }, 'outbox relay failed; retrying');
+      else if (!this.outage)
+        this.logger.warn({ err, dependency: outage }, 'outbox relay waits: dependency away');
+      this.outage = outage;
     }
     this.schedule(next);
   }
