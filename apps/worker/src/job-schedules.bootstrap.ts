@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { Queue } from 'bullmq';
@@ -13,9 +12,6 @@ import {
   upsertJobSchedule,
 } from '#libs/queue';
 import { discoverJobProcessors } from './job-handlers.check.js';
-
-/** How long start-up waits for the schedules to be registered before going on without Redis. */
-const REGISTER_WAIT_MS = 5_000;
 
 /**
  * Registers every schedule of the job catalogue that this worker's configuration turns on, once the
@@ -56,15 +52,23 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
     }
     this.timer = setInterval(() => this.check(), this.config.redis.scheduleCheckSeconds * 1000);
     this.timer.unref();
-    // Registered at start (a deploy that changes an interval or a job's options applies it), waited for
-    // at most REGISTER_WAIT_MS: with Redis away the worker starts all the same, and registers once it answers.
+    // Registered at start (a deploy that changes an interval or a job's options applies it), and waited
+    // for, unless Redis refuses a queue's connection meanwhile: then the worker starts all the same and
+    // registers them once Redis answers.
     const registered = this.registerAll()
       .then(() => true)
       .catch((err: unknown) => {
         if (!this.stopped) this.logger.warn({ err }, 'job schedules not registered: Redis does not answer');
         return true;
       });
-    const waited = await Promise.race([registered, delay(REGISTER_WAIT_MS, false, { ref: false })]);
+    const queues = [...new Set(this.schedules.map((s) => this.producer.queueFor(s.name)))];
+    let refused: () => void = () => undefined;
+    const unreachable = new Promise<false>((resolve) => {
+      refused = () => resolve(false);
+      for (const queue of queues) queue.on('error', refused);
+    });
+    const waited = await Promise.race([registered, unreachable]);
+    for (const queue of queues) queue.off('error', refused);
     if (!waited) this.logger.warn('job schedules wait for Redis: registered once it answers');
   }
 
