@@ -44,6 +44,7 @@ export class ConsentCallbacksController {
     status: 503,
     description:
       'Our database or Redis is briefly unavailable: an HTML page (with Retry-After) that reloads this same URL after a few seconds; nothing was consumed, so the reload completes the callback.',
+    content: { 'text/html': { schema: { type: 'string' } } },
   })
   @ApiBadRequestResponse({
     type: ApiErrorResponse,
