@@ -44,9 +44,9 @@ describe('the alert rules', () => {
     expect(tested.output).toContain('SUCCESS');
   });
 
-  it('each with a wait, a severity, a summary and a runbook in docs/operations.md', () => {
+  it('each with a wait, a severity, a summary and a runbook in docs/observability.md', () => {
     const headings = new Set(
-      readFileSync(new URL('docs/operations.md', ROOT), 'utf8')
+      readFileSync(new URL('docs/observability.md', ROOT), 'utf8')
         .split('\n')
         .filter((line) => line.startsWith('#'))
         .map((line) => slug(line.replace(/^#+/, ''))),
@@ -56,8 +56,8 @@ describe('the alert rules', () => {
       expect(rule.for, rule.alert).toMatch(/^\d+[mh]$/);
       expect(['critical', 'warning'], rule.alert).toContain(rule.labels?.severity);
       expect(rule.annotations?.summary, rule.alert).toBeTruthy();
-      expect(rule.annotations?.runbook, rule.alert).toBe(`docs/operations.md#${rule.alert.toLowerCase()}`);
-      expect(headings.has(rule.alert.toLowerCase()), `a heading ${rule.alert} in docs/operations.md`).toBe(
+      expect(rule.annotations?.runbook, rule.alert).toBe(`docs/observability.md#${rule.alert.toLowerCase()}`);
+      expect(headings.has(rule.alert.toLowerCase()), `a heading ${rule.alert} in docs/observability.md`).toBe(
         true,
       );
     }

@@ -32,7 +32,7 @@ let carrier: RequestContextCarrier = {
  * OpenTelemetry context, whose own AsyncLocalStorage then carries both. Node 20 propagates every enabled
  * AsyncLocalStorage into every promise and callback, so a second one costs each promise of each request:
  * about 7 points of the cheapest read's speed with tracing on, in one paired run
- * (docs/operations.md#tracing). Called once, before any request or job runs; this module's own storage
+ * (docs/observability.md#tracing). Called once, before any request or job runs; this module's own storage
  * is then never entered.
  */
 export function carryRequestContextIn(next: RequestContextCarrier): void {

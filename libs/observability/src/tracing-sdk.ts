@@ -65,7 +65,7 @@ export function startTracingSdk(protocol: TracingOptions['protocol'], serviceNam
       // extracted, the route named): one span per request, as spans per hook and handler would cost more
       // than the hot reads can spare. @opentelemetry/instrumentation-http is not used: binding every
       // request's and response's listeners to the context cost the hot reads a third of their speed,
-      // sampled or not (docs/operations.md#tracing), and its client spans would cover node:http, which we
+      // sampled or not (docs/observability.md#tracing), and its client spans would cover node:http, which we
       // do not call (undici's cover our outgoing calls).
       new FastifyOtelInstrumentation({
         registerOnInitialization: true,

@@ -174,7 +174,7 @@ export async function tracingOverhead({ load, options, progress }) {
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
     // Two traced apis beside the untraced one: every request sampled (the worst case, and the default),
-    // and 1 request in 10 (what docs/operations.md#tracing suggests for busy read traffic).
+    // and 1 request in 10 (what docs/observability.md#tracing suggests for busy read traffic).
     const basePort = Number(process.env.BENCH_TRACED_API_PORT ?? benchPorts().api + 1);
     const startTraced = async (name, port, sampler) => {
       const app = await startApp(
