@@ -168,23 +168,14 @@ describe('infrastructure outages', () => {
   it('Postgres down in the middle of a keyed payment: a retry with the same key goes through once it is back', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     // The bank holds the payment request long enough for Postgres to stop while it is in flight.
-    const slow = await sandbox.admin('POST', '/faults', {
-      method: 'POST',
-      path: '/payment-auth-requests',
-      latencyMs: 1_500,
-      count: 1,
-    });
-    expect(slow.status).toBe(201);
+    const held = await sandbox.holdOnce({ method: 'POST', path: '/payment-auth-requests', latencyMs: 1_500 });
     const key = `outage-pay-${Date.now()}`;
     const pay = () =>
       tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
         headers: { 'idempotency-key': key },
       });
     const first = pay();
-    await eventually('the payment request at the bank', async () => {
-      const rules = (await sandbox.admin<{ data: { hits: number }[] }>('GET', '/faults')).body.data;
-      return rules[0]?.hits === 1 || undefined;
-    });
+    await held.hit();
     await postgres.stop('fast');
     expectUnavailable(await first, 'the payment whose claim outlived Postgres');
     await postgres.start();

@@ -98,13 +98,11 @@ describe('graceful shutdown in every state', () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // The upstream answers after 3 s (longer than any closer waits for its connections); the route then
     // writes the registration to Postgres.
-    const fault = await admin.admin('POST', '/faults', {
+    const held = await admin.holdOnce({
       method: 'POST',
       path: String.raw`/^\/webhook\/events$/`,
       latencyMs: 3_000,
-      count: 1,
     });
-    expect(fault.status).toBe(201);
     const api = await spawnApi(env());
     try {
       const inFlight = fetch(`${api.url}/admin/upstream/webhooks`, {
@@ -115,10 +113,7 @@ describe('graceful shutdown in every state', () => {
         async (response) => ({ status: response.status, body: await response.text() }),
         (error: Error) => ({ status: 0, body: error.message }),
       );
-      await eventually('the registration waiting at the sandbox', async () => {
-        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
-        return faults.data[0]?.hits === 1 ? true : undefined;
-      });
+      await held.hit();
       const end = await api.signalled('SIGTERM');
       expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
       const answer = await inFlight;
@@ -152,13 +147,11 @@ describe('graceful shutdown in every state', () => {
       );
       // The token exchange answers after 3 s (longer than any closer waits): the callback then stores the
       // consent through Prisma, which must still be connected.
-      const fault = await admin.admin('POST', '/faults', {
+      const held = await admin.holdOnce({
         method: 'POST',
         path: '/consent-one-time-token',
         latencyMs: 3_000,
-        count: 1,
       });
-      expect(fault.status).toBe(201);
       const inFlight = fetch(callback, { redirect: 'manual' }).then(
         async (response) => ({
           status: response.status,
@@ -166,10 +159,7 @@ describe('graceful shutdown in every state', () => {
         }),
         (error: Error) => ({ status: 0, location: error.message }),
       );
-      await eventually('the token exchange waiting at the sandbox', async () => {
-        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
-        return faults.data[0]?.hits === 1 ? true : undefined;
-      });
+      await held.hit();
       const end = await api.signalled('SIGTERM');
       expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
       const answer = await inFlight;

@@ -1,4 +1,5 @@
 import type { AppConfig } from '#libs/config';
+import { eventually } from '#libs/testing';
 
 export interface SandboxResponse<T = unknown> {
   status: number;
@@ -62,6 +63,24 @@ export class SandboxHttp {
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  /**
+   * Injects one fault rule (the control API's shape) and answers a wait for its first hit: for a test
+   * that must act while the held request is in flight.
+   */
+  async holdOnce(rule: Record<string, unknown>): Promise<{ hit: () => Promise<unknown> }> {
+    const created = await this.admin<{ data: { id: string } }>('POST', '/faults', { ...rule, count: 1 });
+    if (created.status !== 201) throw new Error(`fault rule refused: ${created.status}`);
+    const id = created.body.data.id;
+    return {
+      hit: () =>
+        eventually(`the request held by fault ${String(rule.path)}`, async () => {
+          const rules = (await this.admin<{ data: { id: string; hits: number }[] }>('GET', '/faults')).body
+            .data;
+          return rules.find((r) => r.id === id)?.hits === 1 || undefined;
+        }),
+    };
   }
 
   /** The control API, with the admin bearer token. */
