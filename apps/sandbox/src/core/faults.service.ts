@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { ConsentTokenCodec } from './consent-token.js';
 import { tracingIdOf } from './envelope.js';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxError, STATUS_TEXT, webhookCodes } from './sandbox-error.js';
@@ -64,7 +66,11 @@ function compile(pattern: string): RegExp {
 export class FaultsService {
   private rules: (FaultRule & { regex: RegExp; skipped: number })[] = [];
 
-  constructor(resets: ResetRegistry) {
+  /** Reads the institution a call's consent token names, for rules narrowed to one bank. */
+  private readonly tokens: ConsentTokenCodec;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, resets: ResetRegistry) {
+    this.tokens = new ConsentTokenCodec(config.sandbox.adminToken);
     resets.register(() => {
       this.rules = [];
     });
@@ -90,12 +96,16 @@ export class FaultsService {
     this.rules = [];
   }
 
+  private institutionOf(consent: unknown): string | undefined {
+    return typeof consent === 'string' ? this.tokens.verify(consent)?.ins : undefined;
+  }
+
   /** The first rule that decides to hit this request, counting it. */
   private decide(method: string, path: string, consent: unknown): FaultRule | undefined {
     for (const rule of this.rules) {
       if (rule.method && rule.method.toUpperCase() !== method) continue;
       if (!rule.regex.test(path)) continue;
-      if (rule.institution !== undefined && institutionOf(consent) !== rule.institution) continue;
+      if (rule.institution !== undefined && this.institutionOf(consent) !== rule.institution) continue;
       if (rule.count !== undefined && rule.hits >= rule.count) continue;
       if (rule.after !== undefined && rule.skipped < rule.after) {
         rule.skipped += 1;
@@ -156,19 +166,6 @@ export class FaultsService {
     ...rule
   }: FaultRule & { regex: RegExp; skipped: number }): FaultRule {
     return rule;
-  }
-}
-
-/** The institution a consent token names, read without checking it: a fault matches on what is asked. */
-function institutionOf(consent: unknown): string | undefined {
-  if (typeof consent !== 'string') return undefined;
-  try {
-    const claims: unknown = JSON.parse(Buffer.from(consent.split('.')[1] ?? '', 'base64url').toString());
-    return typeof claims === 'object' && claims !== null
-      ? String((claims as { ins?: unknown }).ins)
-      : undefined;
-  } catch {
-    return undefined;
   }
 }
 

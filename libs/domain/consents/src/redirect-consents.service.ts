@@ -73,7 +73,6 @@ const badCallback = () =>
 // An OAuth-style error code is passed on to the merchant's page; anything else becomes the generic one.
 const safeErrorCode = (e: string) => (/^[a-z_]{1,64}$/.test(e) ? e : 'access_denied');
 
-/** The redirect flow: the bank's page for the user, and the browser's return through our callback. */
 /** The merchant's page for a consent, with the outcome in its query. */
 function backToMerchant(consent: StoredConsent, params: Record<string, string>): string {
   const url = new URL(consent.redirectUrl!);
@@ -82,6 +81,7 @@ function backToMerchant(consent: StoredConsent, params: Record<string, string>):
   return url.toString();
 }
 
+/** The redirect flow: the bank's page for the user, and the browser's return through our callback. */
 @Injectable()
 export class RedirectConsentsService {
   private readonly signer: ConsentStateSigner;
