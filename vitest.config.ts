@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
@@ -35,6 +36,11 @@ export default defineConfig({
     ],
     globalSetup: ['libs/testing/src/global-setup.ts'],
     pool: 'forks',
+    // Vitest runs cores - 1 files at once by default: one on this two-core machine. Our files spend most
+    // of their time waiting on the processes, servers and databases they start, so half again as many files as
+    // cores keeps the cores busy; they were written to share the test database and Redis (each its own
+    // merchants and queue prefix), so running them side by side is also a test of that isolation.
+    maxWorkers: Math.max(2, Math.ceil(availableParallelism() * 1.5)),
     // Limits against a hang, not a speed check: sized for a loaded machine (two busy loops beside the
     // suite on two cores doubles many a test's time), as are the waits: expect.poll's own default (1 s) is
     // shorter than a browser step there. A wait that stands for a documented bound (a revoked key refused
