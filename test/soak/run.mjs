@@ -34,6 +34,9 @@ if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
 const loadMs = minutes * 60_000;
 const settleMs = Number(values['settle-seconds'] ?? Math.max(60, Math.min(300, minutes * 20))) * 1000;
 
+/** Concurrent actors of the long form (more than 1 minute): each a user's worth of steps at a time. */
+const LONG_FORM_ACTORS = 24;
+
 const log = (line) => console.log(`[soak +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -79,8 +82,9 @@ try {
   for (const fault of faults) await load.sandboxCall('POST', '/sandbox/admin/faults', fault);
   await load.startReceiver();
   await load.registerUpstreamWebhook();
-  const merchantCount = minutes <= 1 ? 2 : 3;
-  const usersPerMerchant = 2;
+  const long = minutes > 1;
+  const merchantCount = long ? 4 : 2;
+  const usersPerMerchant = long ? 3 : 2;
   log(
     `onboarding ${merchantCount} merchants × ${usersPerMerchant} users (banks connected, VRP for the first)`,
   );
@@ -127,6 +131,46 @@ try {
       },
     ],
     ['an api restarted (SIGTERM, start)', (i) => cluster.apis[i % 2].restart()],
+    // An api restarted or scaled out during a Redis outage must come up and serve, then be ready once
+    // Redis returns: its start resolves only when /health/ready answers 200.
+    [
+      'an api started while Redis is down',
+      async (i) => {
+        await cluster.redis.stop();
+        const api = cluster.apis[(i + 1) % 2];
+        await api.stop();
+        api.restarts += 1;
+        const starting = api.start();
+        await sleep(outage());
+        await cluster.redis.start();
+        await starting;
+      },
+    ],
+    [
+      'Postgres restarted during bank callbacks',
+      () =>
+        load.paymentsThroughOutage(3, async () => {
+          await cluster.postgres.stop('fast');
+          await sleep(outage());
+          await cluster.postgres.start();
+        }),
+    ],
+    // One bank down hard while the others are used: its calls fail, and nothing else may (the checks
+    // below hold for every other bank's syncs, reads and payments as for any other chaos).
+    [
+      'one bank failing every call (sandbox-payments)',
+      async () => {
+        const rule = await load.sandboxCall('POST', '/sandbox/admin/faults', {
+          path: '/**',
+          institution: 'sandbox-payments',
+          status: 500,
+          source: 'INSTITUTION',
+        });
+        await sleep(outage() * 2);
+        if (rule.body?.data?.id)
+          await load.sandboxCall('DELETE', `/sandbox/admin/faults/${rule.body.data.id}`);
+      },
+    ],
   ];
   const chaosRng = seededRandom(seed ^ 0x5eed);
   const outage = () => chaosRng.int(2000, 5000);
@@ -154,7 +198,8 @@ try {
     }
   })();
   log(`load for ${minutes} min with ${schedule.length} chaos actions`);
-  await Promise.all([load.run(loadUntil), chaos]);
+  // Three actors leave two cores breathing in npm test's short form; the long form is a crowd.
+  await Promise.all([load.run(loadUntil, long ? LONG_FORM_ACTORS : 3), chaos]);
 
   // ---- quiesce: faults off, every role up, a last sync of every account, then wait to settle
   log('quiesce: faults off, last sync of every account');

@@ -66,6 +66,22 @@ export function routeClass(method, path) {
     .join('/')}`;
 }
 
+const OUTAGE_CODES = new Set(['SERVICE_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
+
+/**
+ * What is wrong with a 503, or false: it must carry `Retry-After` and, but for the bank callback's page
+ * (HTML for a person) and an event stream's refusal (body not read), the JSON envelope with an outage code.
+ */
+function badOutageAnswer(result) {
+  const retryAfter = Number(result.headers?.['retry-after']);
+  if (!(retryAfter > 0)) return '503 without Retry-After';
+  if (result.text === undefined || /^text\/html/.test(result.headers?.['content-type'] ?? '')) return false;
+  const error = result.body?.error;
+  if (!OUTAGE_CODES.has(error?.code) || error.status !== 503 || !error.tracingId)
+    return '503 outside the envelope';
+  return false;
+}
+
 /**
  * Counts of the apps' answers: per route class, per status (or error kind). An error on an api that the
  * soak was restarting at that moment is counted apart: refusing connections while down is not a bug.
@@ -77,6 +93,11 @@ export class AnswerLog {
   /** The chaos action under way, if any: which outage a bad answer belongs to. */
   during = null;
 
+  /**
+   * Counts the answer, and keeps it as bad when it is a 5xx other than 503, a 503 that does not say when
+   * to come back in the envelope (docs/errors.md), a timeout, or a connection reset by an api that was
+   * running (one being restarted may refuse or reset: not a bug).
+   */
   record(app, method, path, result, { restarting = false } = {}) {
     const route = routeClass(method, path);
     let row = this.byRoute.get(route);
@@ -84,14 +105,18 @@ export class AnswerLog {
     const key = result.error ? (restarting ? `${result.error} (restarting)` : result.error) : result.status;
     row.set(key, (row.get(key) ?? 0) + 1);
     const serverError = result.status >= 500 && result.status !== 503;
-    if (serverError || (result.error === 'timeout' && !restarting)) {
+    const why =
+      (serverError && `${result.status}`) ||
+      (result.status === 503 && badOutageAnswer(result)) ||
+      (!restarting && (result.error === 'timeout' || result.error === 'reset') && result.error);
+    if (why) {
       this.bad.push({
         at: new Date().toISOString(),
         during: this.during ?? 'no chaos action',
         app,
         route,
         path,
-        status: result.status ?? result.error,
+        status: why,
         body: result.text?.slice(0, 300),
       });
     }

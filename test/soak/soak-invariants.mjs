@@ -9,6 +9,12 @@ import { VRP_LIMITS } from './soak-load.mjs';
 const APP_ID = '00000000-0000-4000-8000-000000000001';
 const APP_SECRET = 'sandbox-secret';
 const FINAL_PAYMENT = ['COMPLETED', 'FAILED', 'DECLINED', 'REJECTED', 'EXPIRED'];
+/**
+ * RSS a process that ran the whole load may end with: twice its warmed-up figure or that plus 256 MiB,
+ * whichever is more (caches fill to their bounds early in a run; a leak keeps going).
+ */
+const RSS_GROWTH_FACTOR = 2;
+const RSS_GROWTH_MIB = 256;
 const sample = (list, n = 12) =>
   list.length > n ? [...list.slice(0, n), `… ${list.length - n} more`] : list;
 
@@ -231,6 +237,51 @@ export async function checkInvariants({ load, cluster, answers, sandboxDeliverie
     accountProblems,
   );
 
+  // ---- during the chaos: each run the load asked for and saw succeed had stored the bank's set
+  const { checked, unchecked, problems } = load.runChecks;
+  row(
+    'after each sync run that succeeded under chaos: stored = the bank (count, added, removed)',
+    'every checked run equal',
+    `${checked} runs checked (${unchecked} began before their change: skipped), ${problems.length} differ`,
+    checked > 0 && problems.length === 0,
+    problems,
+  );
+
+  // ---- run counts: what the runs say they did adds up to what is stored
+  const counted = await load.db(
+    `SELECT a.id, (SELECT count(*) FROM transactions t WHERE t.account_id = a.id)::int AS stored,
+       (SELECT coalesce(sum(r.inserted - r.removed), 0) FROM sync_runs r WHERE r.account_id = a.id)::int AS counted,
+       (SELECT count(*) FROM sync_runs r WHERE r.account_id = a.id)::int AS runs
+     FROM accounts a WHERE a.user_id = ANY($1::uuid[])`,
+    [load.users.map((u) => u.id)],
+  );
+  const miscounted = counted.filter((a) => a.stored !== a.counted);
+  row(
+    "sync run counts: Σ (inserted − removed) over an account's runs = its stored transactions",
+    'every account',
+    `${counted.length} accounts, ${counted.reduce((n, a) => n + a.runs, 0)} runs, ${miscounted.length} differ`,
+    counted.length > 0 && miscounted.length === 0,
+    miscounted.map((a) => `account ${a.id}: stored ${a.stored}, runs count ${a.counted} over ${a.runs} runs`),
+  );
+
+  // ---- consents: every one the user approved at the bank is authorised, none stuck on the way
+  const approved = load.users.flatMap((u) => [
+    ...(u.accounts.length ? [u.consentId] : []),
+    ...(u.vrp ? [u.vrp.consentId] : []),
+  ]);
+  const consents = await load.db(
+    `SELECT id, kind::text AS kind, status::text AS status FROM consents WHERE id = ANY($1::uuid[])`,
+    [approved],
+  );
+  const notAuthorised = consents.filter((c) => c.status !== 'AUTHORIZED');
+  row(
+    'consents approved at the bank are AUTHORIZED',
+    `${approved.length} AUTHORIZED`,
+    `${consents.length} found, ${consents.length - notAuthorised.length} AUTHORIZED`,
+    approved.length > 0 && consents.length === approved.length && notAuthorised.length === 0,
+    notAuthorised.map((c) => `consent ${c.id} (${c.kind}) ${c.status}`),
+  );
+
   // ---- VRP limits
   const vrp = await load.db(
     `SELECT consent_id, count(*)::int AS n, max(amount)::text AS max, sum(amount)::text AS total
@@ -342,12 +393,19 @@ export function processRows(cluster) {
     details: sample(slow),
   });
   for (const role of cluster.roles) {
+    // A process that ran the whole load must not grow past its bound; a restarted one is a new process
+    // (its start figure is its first incarnation's), so it is only reported.
+    const bound =
+      role.rssStart === null
+        ? null
+        : Math.max(role.rssStart * RSS_GROWTH_FACTOR, role.rssStart + RSS_GROWTH_MIB);
+    const compared = !role.restarts && bound !== null && role.rssEnd !== null;
     rows.push({
       invariant: `RSS ${role.name}${role.restarts ? ` (restarted ×${role.restarts})` : ''}`,
-      expected: 'reported',
+      expected: compared ? `≤ ${Math.round(bound)} MiB at end` : 'reported',
       observed: `${role.rssStart ?? '?'} MiB at start, ${role.rssEnd ?? '?'} MiB at end`,
-      ok: true,
-      details: [],
+      ok: !compared || role.rssEnd <= bound,
+      details: compared ? [`grew ${role.rssEnd - role.rssStart} MiB`] : [],
     });
   }
   return rows;

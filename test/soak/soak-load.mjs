@@ -18,6 +18,8 @@ export const REDIRECT_URL = 'https://app.merchant.example/soak/done';
 /** A request that keeps answering 503 (or is refused) this long is given up: the report shows it. */
 const RETRY_FOR_MS = 90_000;
 export const VRP_LIMITS = { perPayment: 10, total: 60 };
+/** How long the load waits for a sync it asked for to end before it moves on (the run is checked later). */
+const RUN_END_MS = 120_000;
 const PAYEE = {
   name: 'Jane Saver',
   accountIdentifications: [
@@ -59,6 +61,8 @@ export class Load {
   vrpRefusals = 0;
   emitted = 0;
   syncsRequested = 0;
+  /** The stored set checked after each run the load asked for and saw succeed (changeAndSync). */
+  runChecks = { checked: 0, unchecked: 0, problems: [] };
   reads = 0;
   stopped = false;
 
@@ -156,12 +160,22 @@ export class Load {
 
   /** The user's browser at the bank: approve, then follow the bank's redirect to one of our apis. */
   async approveAtBank(authorisationUrl) {
+    const atBank = await this.approveOnly(authorisationUrl);
+    return atBank.ok ? this.backToUs(atBank.callback) : atBank;
+  }
+
+  /** The bank's page, approved: where the bank sends the browser back (our callback), or why not. */
+  async approveOnly(authorisationUrl) {
     const form = await request(this.sandbox, 'POST', rebase(this.sandbox, authorisationUrl), {
       body: { decision: 'approve' },
       form: true,
     });
     if (form.status !== 302) return { ok: false, why: `bank page ${form.status ?? form.error}` };
-    const callback = new URL(form.headers.location);
+    return { ok: true, callback: new URL(form.headers.location) };
+  }
+
+  /** Our callback, followed (retried through an outage's 503 page, as its meta refresh does). */
+  async backToUs(callback) {
     const back = await this.api('GET', `${callback.pathname}${callback.search}`);
     const to = back.headers?.location ?? '';
     // Where the merchant's page gets the outcome (a declined payment is an outcome too), never an error.
@@ -295,7 +309,13 @@ export class Load {
       auth: user.merchant.key,
       expect: 200,
     });
-    user.accounts = (accounts.body?.data ?? []).map((a) => ({ id: a.id, type: a.type, added: [] }));
+    user.accounts = (accounts.body?.data ?? []).map((a) => ({
+      id: a.id,
+      type: a.type,
+      added: [],
+      removed: [],
+      busy: false,
+    }));
   }
 
   async setUpVrp(user) {
@@ -360,7 +380,7 @@ export class Load {
           target.role.name,
           'GET',
           `/v1/users/${user.id}/events`,
-          { status: res.statusCode },
+          { status: res.statusCode, headers: res.headers },
           { restarting: target.role.down },
         );
         if (res.statusCode !== 200) {
@@ -434,35 +454,119 @@ export class Load {
     else await this.api('GET', '/v1/users?limit=10', { auth: user.merchant.key });
   }
 
-  /** A change at the bank (a new transaction, or one of ours removed), then an incremental sync. */
+  /**
+   * A change at the bank (a new transaction, or one of ours removed), an incremental sync, and, when the
+   * run succeeds, a check of what it stored: during the chaos, not only after it. One change at a time per
+   * account, so a run that started after the change must show it: its stored count equals the bank's, every
+   * transaction we added is there and none we removed.
+   */
   async changeAndSync() {
-    const user = this.rng.pick(this.users.filter((u) => u.accounts.length));
+    const user = this.rng.pick(this.users.filter((u) => u.accounts.some((a) => !a.busy)));
     if (!user) return;
-    const account = this.rng.pick(user.accounts.filter((a) => a.type !== 'CREDIT_CARD')) ?? user.accounts[0];
-    const [row] = await this.db(
-      `SELECT a.upstream_account_id, c.upstream_consent_id FROM accounts a JOIN consents c ON c.id = a.consent_id WHERE a.id = $1`,
-      [account.id],
-    );
-    const base = `/sandbox/admin/consents/${row.upstream_consent_id}/accounts/${row.upstream_account_id}/transactions`;
-    if (account.added.length && this.rng.chance(0.3)) {
-      const id = account.added.splice(this.rng.int(0, account.added.length - 1), 1)[0];
-      await this.sandboxCall('DELETE', `${base}/${id}`);
-    } else {
-      const amount = -(this.rng.int(100, 9999) / 100);
-      const added = await this.sandboxCall('POST', base, {
-        amount,
-        description: `soak ${this.rng.int(1, 1e6)}`,
-      });
-      const id = added.body?.data?.id;
-      if (id) account.added.push(id);
+    const free = user.accounts.filter((a) => !a.busy);
+    const account = this.rng.pick(free.filter((a) => a.type !== 'CREDIT_CARD')) ?? free[0];
+    account.busy = true;
+    try {
+      const [row] = await this.db(
+        `SELECT a.upstream_account_id, c.upstream_consent_id FROM accounts a JOIN consents c ON c.id = a.consent_id WHERE a.id = $1`,
+        [account.id],
+      );
+      const base = `/sandbox/admin/consents/${row.upstream_consent_id}/accounts/${row.upstream_account_id}/transactions`;
+      if (account.added.length && this.rng.chance(0.3)) {
+        const id = account.added.splice(this.rng.int(0, account.added.length - 1), 1)[0];
+        const removed = await this.sandboxCall('DELETE', `${base}/${id}`);
+        if (removed.status === 204) account.removed.push(id);
+      } else {
+        const amount = -(this.rng.int(100, 9999) / 100);
+        const added = await this.sandboxCall('POST', base, {
+          amount,
+          description: `soak ${this.rng.int(1, 1e6)}`,
+        });
+        const id = added.body?.data?.id;
+        if (id) account.added.push(id);
+      }
+      const changedAt = Date.now();
+      this.syncsRequested += 1;
+      const auth = this.rng.chance(0.5) ? user.session : user.merchant.key;
+      const asked = await this.api('POST', `/v1/accounts/${account.id}/sync`, { auth });
+      const syncId = asked.body?.data?.syncId;
+      if (asked.status !== 202 || !syncId) return;
+      const run = await this.runEnd(syncId, auth);
+      if (run?.status !== 'succeeded') return;
+      if (!(Date.parse(run.startedAt) >= changedAt)) {
+        this.runChecks.unchecked += 1;
+        return;
+      }
+      await this.checkStored(account, row, run);
+    } finally {
+      account.busy = false;
     }
-    this.syncsRequested += 1;
-    await this.api('POST', `/v1/accounts/${account.id}/sync`, {
-      auth: this.rng.chance(0.5) ? user.session : user.merchant.key,
-    });
+  }
+
+  /** The run once it ended, or undefined when it has not within RUN_END_MS (the quiesce looks again). */
+  async runEnd(syncId, auth) {
+    const deadline = Date.now() + RUN_END_MS;
+    while (Date.now() < deadline && !this.stopped) {
+      const res = await this.api('GET', `/v1/syncs/${syncId}`, { auth });
+      const run = res.body?.data;
+      if (run?.status === 'succeeded' || run?.status === 'failed') return run;
+      await sleep(500);
+    }
+    return undefined;
+  }
+
+  async checkStored(account, row, run) {
+    const tracked = [...account.added, ...account.removed];
+    const [stored] = await this.db(
+      `SELECT count(*)::int AS n, coalesce(array_agg(raw->>'id') FILTER (WHERE raw->>'id' = ANY($2::text[])), '{}') AS present
+       FROM transactions WHERE account_id = $1`,
+      [account.id, tracked],
+    );
+    const bank = await this.sandboxCall('GET', `/sandbox/admin/consents/${row.upstream_consent_id}/accounts`);
+    const count = bank.body?.data?.find((a) => a.id === row.upstream_account_id)?.transactionCount;
+    const present = new Set(stored.present);
+    const missing = account.added.filter((id) => !present.has(id));
+    const kept = account.removed.filter((id) => present.has(id));
+    this.runChecks.checked += 1;
+    if (stored.n !== count || missing.length || kept.length)
+      this.runChecks.problems.push(
+        `run ${run.id} of account ${account.id}: stored ${stored.n}, bank ${count}, ${missing.length} added missing [${missing.slice(0, 3)}], ${kept.length} removed still stored [${kept.slice(0, 3)}]`,
+      );
   }
 
   async singlePayment() {
+    const created = await this.createPayment();
+    if (!created) return;
+    const back = await this.approveAtBank(created.authorisationUrl);
+    this.approved(created.payment, back);
+  }
+
+  /**
+   * Payments approved at the bank whose users come back to us while `outage` runs (Postgres restarted
+   * during bank callbacks): each callback must answer the 503 page until it can store the approval, then
+   * send the user to the merchant.
+   */
+  async paymentsThroughOutage(count, outage) {
+    const created = (await Promise.all(Array.from({ length: count }, () => this.createPayment()))).filter(
+      Boolean,
+    );
+    const atBank = await Promise.all(created.map((c) => this.approveOnly(c.authorisationUrl)));
+    const down = outage();
+    await sleep(300);
+    await Promise.all(
+      created.map(async (c, i) =>
+        this.approved(c.payment, atBank[i].ok ? await this.backToUs(atBank[i].callback) : atBank[i]),
+      ),
+    );
+    await down;
+  }
+
+  approved(payment, back) {
+    payment.authorised = back.ok;
+    if (!back.ok) this.givenUp.push({ what: `payment ${payment.id} at the bank`, status: back.why });
+  }
+
+  async createPayment() {
     const user = this.rng.pick(this.users);
     const pence = this.rng.pick([0, 12, 34, 50, 75, 99, 98]);
     const amount = `${this.rng.int(1, 40)}.${String(pence).padStart(2, '0')}`;
@@ -479,12 +583,10 @@ export class Load {
       },
       expect: 201,
     });
-    if (created.status !== 201) return;
+    if (created.status !== 201) return undefined;
     const payment = { id: created.body.data.id, kind: 'SINGLE', amount, authorised: false };
     this.payments.push(payment);
-    const back = await this.approveAtBank(created.body.data.authorisationUrl);
-    payment.authorised = back.ok;
-    if (!back.ok) this.givenUp.push({ what: `payment ${payment.id} at the bank`, status: back.why });
+    return { payment, authorisationUrl: created.body.data.authorisationUrl };
   }
 
   /** A burst of VRP payments at once: together they may exceed the limit, and must not get past it. */
@@ -538,8 +640,8 @@ export class Load {
     user.sse?.reconnect();
   }
 
-  /** A few actors doing steps until `until`; few enough to leave two cores breathing. */
-  async run(until, actors = 3) {
+  /** `actors` doing steps at once until `until`. */
+  async run(until, actors) {
     await Promise.all(
       Array.from({ length: actors }, async () => {
         while (Date.now() < until && !this.stopped) {
