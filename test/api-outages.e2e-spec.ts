@@ -1,6 +1,7 @@
 import { DiscoveryService } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
+import { PaymentStatusPoller } from '#libs/domain/payments';
 import { captureLogger, uniqueQueuePrefix } from '#libs/testing';
 import { discoverJobProcessors } from '../apps/worker/src/job-handlers.check.js';
 import {
@@ -13,7 +14,7 @@ import {
   type Tenant,
 } from './support/api-kit.js';
 import { bankRedirect } from './support/bank-consents.js';
-import { paymentBodies } from './support/payment-kit.js';
+import { atBank, paymentBodies } from './support/payment-kit.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
@@ -197,6 +198,42 @@ describe('infrastructure outages', () => {
     expect(retried.status).toBe(201);
     await sandbox.admin('DELETE', '/faults');
   }, 90_000);
+
+  it('Postgres down in the middle of a payment status check: checked again once it is back, not after the lease', async () => {
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const poller = stack.api.app.get(PaymentStatusPoller);
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': `outage-check-${Date.now()}` },
+      }),
+      201,
+    );
+    expect((await atBank(stack, created.authorisationUrl)).query.status).toBe('PENDING');
+    // The bank holds the status check long enough for Postgres to stop while it is in flight: the check
+    // cannot record the answer, nor hand its claim back.
+    const held = await sandbox.holdOnce({ method: 'GET', path: '/payments/**', latencyMs: 1_500 });
+    const round = eventually('a round that claims the payment', async () => {
+      const result = await poller.pollDue();
+      return result.checked > 0 ? result : undefined;
+    });
+    await held.hit();
+    await postgres.stop('fast');
+    expect((await round).failed).toBe(1);
+    await postgres.start();
+    await answersAgain();
+    // Before, the claim stayed leased for CLAIM_LEASE_SECONDS (300 s): no round would look at the payment
+    // for five minutes. Now the claim is handed back within seconds of Postgres returning.
+    const done = await eventually(
+      'the payment checked again and final',
+      async () => {
+        await poller.pollDue();
+        const payment = dataOf<{ status: string }>(await tenant.client.get(`/v1/payments/${created.id}`));
+        return ['PENDING', 'SUBMITTING'].includes(payment.status) ? undefined : payment;
+      },
+      30_000,
+    );
+    expect(done.status).toBe('COMPLETED');
+  }, 120_000);
 
   it('Redis down at start: an api and a worker start, the api serves and says not ready; both run once it is back', async () => {
     await redis.stop();

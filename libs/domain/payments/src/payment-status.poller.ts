@@ -2,9 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
 import { ConsentStatus } from '#libs/domain/consents';
+import { dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
 import {
+  CLAIM_LEASE_SECONDS,
   FINAL_PAYMENT_STATUSES,
   PaymentPhase,
   PaymentRepository,
@@ -18,6 +20,12 @@ const ROUND_SIZE = 50;
 const PARALLEL = 10;
 /** A payment still not final after this long is left alone (and says so); a person should look at it. */
 const GIVE_UP_AFTER_MS = 7 * 86_400_000;
+/**
+ * A claim Postgres refused to hand back is tried again this often, until this long before the lease
+ * that the round took could end (the clocks of this process and Postgres may differ by that much).
+ */
+const RELEASE_RETRY_MS = 1_000;
+const RELEASE_MARGIN_MS = 30_000;
 
 export interface PollRoundResult {
   checked: number;
@@ -44,11 +52,13 @@ export class PaymentStatusPoller {
   ) {}
 
   async pollDue(): Promise<PollRoundResult> {
+    // Every claim this round takes is leased from now on at the earliest.
+    const leasedFrom = this.clock.now().getTime();
     // A round of 50, ten at a time, fits the claim's lease even when every call runs to its deadline.
     const due = await this.payments.claimDueChecks(ROUND_SIZE);
     const result: PollRoundResult = { checked: due.length, submitted: 0, finalised: 0, failed: 0 };
     for (let i = 0; i < due.length; i += PARALLEL) {
-      await Promise.all(due.slice(i, i + PARALLEL).map((work) => this.check(work, result)));
+      await Promise.all(due.slice(i, i + PARALLEL).map((work) => this.check(work, result, leasedFrom)));
     }
     return result;
   }
@@ -74,7 +84,7 @@ export class PaymentStatusPoller {
     if (ended) result.finalised += 1;
   }
 
-  private async check(work: PaymentWork, result: PollRoundResult): Promise<void> {
+  private async check(work: PaymentWork, result: PollRoundResult, leasedFrom: number): Promise<void> {
     if (this.clock.now().getTime() - work.createdAt.getTime() > GIVE_UP_AFTER_MS) {
       this.logger.warn(
         { paymentId: work.id, status: work.status },
@@ -99,14 +109,7 @@ export class PaymentStatusPoller {
     } catch (error) {
       // One payment's trouble must not stop the round; it is looked at again on its schedule.
       result.failed += 1;
-      await this.payments
-        .checkLater(work.id, this.config.payments.statusPollSeconds)
-        .catch((cause: unknown) =>
-          this.logger.warn(
-            { paymentId: work.id, err: cause },
-            'payment status: next check not rescheduled; its lease ends it',
-          ),
-        );
+      await this.checkLater(work.id, leasedFrom);
       this.logger.warn(
         {
           paymentId: work.id,
@@ -116,6 +119,32 @@ export class PaymentStatusPoller {
         },
         'payment status check failed; tried again later',
       );
+    }
+  }
+
+  /**
+   * Hands the claim back: the payment's next check on its usual schedule. When Postgres is what failed,
+   * that cannot be done now either; it is tried every second until Postgres is back or the round's lease
+   * is about to end anyway, so an outage delays a payment's status by the outage, not by the lease.
+   */
+  private async checkLater(paymentId: string, leasedFrom: number): Promise<void> {
+    const release = () => this.payments.checkLater(paymentId, this.config.payments.statusPollSeconds);
+    try {
+      await release();
+    } catch (error) {
+      this.logger.warn(
+        { paymentId, err: error },
+        dependencyFailureOf(error)
+          ? 'payment status: next check not rescheduled yet; tried again until the database is back'
+          : 'payment status: next check not rescheduled; its lease ends it',
+      );
+      if (!dependencyFailureOf(error)) return;
+      const giveUpAt = leasedFrom + CLAIM_LEASE_SECONDS * 1000 - RELEASE_MARGIN_MS;
+      const retry = () => {
+        if (this.clock.now().getTime() >= giveUpAt) return;
+        release().catch(() => setTimeout(retry, RELEASE_RETRY_MS).unref());
+      };
+      setTimeout(retry, RELEASE_RETRY_MS).unref();
     }
   }
 }
