@@ -1,0 +1,297 @@
+// Scenario "isolation": what one bank's or one merchant's trouble costs everyone else. A merchant's new
+// connection at a healthy bank (sandbox-redirect) is timed three ways in the same run: with nothing else
+// going on; with another bank (sandbox-flaky) failing every call while another merchant keeps reading
+// and syncing there; and with another merchant's 10,000 accounts due and dispatched just before. For
+// each: approval (our callback answered) to the first page of transactions stored, approval to every
+// account's first sync ended, a page read of the stored transactions, and a payment at a third bank
+// (sandbox-payments) created. The figures worth quoting are the ratios to the quiet case. Its own
+// database: DATABASE_URL's name + `_bench_isolation`, dropped and created.
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import pg from 'pg';
+import { BenchFailure } from '../bench-failure.mjs';
+import { median } from '../load-generator.mjs';
+import {
+  benchDatabaseUrl,
+  call,
+  expectStatus,
+  onboardMerchant,
+  recreateDatabase,
+  startHeadless,
+  startSandboxAndApi,
+  until,
+} from '../processes.mjs';
+import { connectBank } from './api-reads.mjs';
+
+const QUEUE_PREFIX = 'bff-bench-isolation';
+/** New connections timed per case (medians reported). */
+const SAMPLES = 3;
+const READS = 50;
+const NOISY_ACCOUNTS = 10_000;
+/** A ratio to the quiet case under which a new connection's sync counts as "its usual speed". */
+const TARGET_RATIO = 1.5;
+const SCHEDULES_OFF = {
+  SYNC_DISPATCH_EVERY_SECONDS: '0',
+  INSTITUTIONS_REFRESH_MINUTES: '0',
+  EVENTS_SWEEP_SECONDS: '0',
+  CONSENT_EXPIRY_SCAN_MINUTES: '0',
+  CONSENT_RECONCILE_MINUTES: '0',
+  RETENTION_SWEEP_MINUTES: '0',
+  PAYMENT_STATUS_POLL_SECONDS: '0',
+};
+const PAYMENT = {
+  institutionId: 'sandbox-payments',
+  amount: { amount: '10.00', currency: 'GBP' },
+  payee: {
+    name: 'Jane Saver',
+    accountIdentifications: [
+      { type: 'SORT_CODE', identification: '123456' },
+      { type: 'ACCOUNT_NUMBER', identification: '12345678' },
+    ],
+  },
+  reference: 'Bench',
+  redirectUrl: 'https://example.com/pay/done',
+};
+const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
+
+/** One new connection of the merchant at the healthy bank, and what it costs: ms of each step. */
+async function newConnection(apiUrl, auth, db, tag) {
+  const user = await expectStatus(
+    'POST /v1/users',
+    call(apiUrl, 'POST', '/v1/users', auth, { reference: `isolation-${tag}` }),
+    201,
+  );
+  const userId = user.body.data.id;
+  await connectBank(apiUrl, auth, userId);
+  const approved = Date.now();
+  const firstPage = await until(
+    'the first page stored',
+    async () => {
+      const { rows } = await db.query(
+        'SELECT 1 FROM transactions t JOIN accounts a ON a.id = t.account_id WHERE a.user_id = $1 LIMIT 1',
+        [userId],
+      );
+      return rows.length ? Date.now() : undefined;
+    },
+    120_000,
+    20,
+  );
+  const synced = await until(
+    'every first sync ended',
+    async () => {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS accounts, count(r.id) FILTER (WHERE r.status = 'SUCCEEDED')::int AS done,
+           count(r.id) FILTER (WHERE r.status = 'FAILED')::int AS failed
+         FROM accounts a LEFT JOIN sync_runs r ON r.account_id = a.id WHERE a.user_id = $1`,
+        [userId],
+      );
+      if (rows[0].failed) throw new BenchFailure(`a first sync at the healthy bank failed (${tag})`);
+      return rows[0].accounts > 0 && rows[0].done === rows[0].accounts ? Date.now() : undefined;
+    },
+    300_000,
+    50,
+  );
+  const accounts = await expectStatus(
+    'GET accounts',
+    call(apiUrl, 'GET', `/v1/users/${userId}/accounts`, auth),
+  );
+  const path = `/v1/accounts/${accounts.body.data[0].id}/transactions?limit=100`;
+  const reads = [];
+  for (let i = 0; i < READS; i += 1) {
+    const started = performance.now();
+    await expectStatus('GET transactions', call(apiUrl, 'GET', path, auth));
+    reads.push(performance.now() - started);
+  }
+  const started = performance.now();
+  await expectStatus(
+    'POST payment',
+    call(
+      apiUrl,
+      'POST',
+      `/v1/users/${userId}/payments`,
+      { ...auth, 'idempotency-key': `pay-${tag}` },
+      PAYMENT,
+    ),
+    201,
+  );
+  return {
+    firstPageMs: firstPage - approved,
+    syncedMs: synced - approved,
+    readP50Ms: median(reads),
+    paymentMs: performance.now() - started,
+  };
+}
+
+async function samples(apiUrl, auth, db, label) {
+  const runs = [];
+  for (let i = 0; i < SAMPLES; i += 1) runs.push(await newConnection(apiUrl, auth, db, `${label}-${i}`));
+  const of = (key) => median(runs.map((r) => r[key]));
+  return {
+    label,
+    firstPageMs: of('firstPageMs'),
+    syncedMs: of('syncedMs'),
+    readP50Ms: of('readP50Ms'),
+    paymentMs: of('paymentMs'),
+  };
+}
+
+/**
+ * Another merchant at sandbox-flaky, which now fails every call (blaming the upstream, the hardest case):
+ * its user reads live transactions and asks for syncs throughout, until `stop()`.
+ */
+async function failingBank(apiUrl, sandboxUrl, db) {
+  const { auth } = await onboardMerchant(apiUrl, 'isolation bench: the failing bank’s merchant');
+  const user = await expectStatus(
+    'POST /v1/users',
+    call(apiUrl, 'POST', '/v1/users', auth, { reference: 'flaky-user' }),
+    201,
+  );
+  const consent = await expectStatus(
+    'POST consent',
+    call(apiUrl, 'POST', `/v1/users/${user.body.data.id}/consents`, auth, {
+      institutionId: 'sandbox-flaky',
+      redirectUrl: 'https://example.com/banks/done',
+    }),
+    201,
+  );
+  const approved = await call(
+    consent.body.data.authorisationUrl,
+    'POST',
+    '',
+    {},
+    { decision: 'approve' },
+    { form: true },
+  );
+  await call(approved.headers.location, 'GET', '');
+  const { rows } = await until(
+    'the failing bank’s accounts',
+    async () => {
+      const found = await db.query('SELECT id FROM accounts WHERE user_id = $1', [user.body.data.id]);
+      return found.rows.length ? found : undefined;
+    },
+    60_000,
+  );
+  const admin = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
+  const fault = await expectStatus(
+    'POST fault',
+    call(sandboxUrl, 'POST', '/sandbox/admin/faults', admin, {
+      path: '/**',
+      institution: 'sandbox-flaky',
+      status: 500,
+    }),
+    201,
+  );
+  let stopped = false;
+  const traffic = (async () => {
+    for (let i = 0; !stopped; i += 1) {
+      const account = rows[i % rows.length].id;
+      await call(apiUrl, 'GET', `/v1/accounts/${account}/transactions/live`, auth);
+      if (i % 5 === 0) await call(apiUrl, 'POST', `/v1/accounts/${account}/sync`, auth);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await traffic;
+      await call(sandboxUrl, 'DELETE', `/sandbox/admin/faults/${fault.body.data.id}`, admin);
+    },
+  };
+}
+
+/** Another merchant's NOISY_ACCOUNTS accounts, due now and dispatched: their jobs queued before ours. */
+async function noisyNeighbour(db, env) {
+  const {
+    rows: [consent],
+  } = await db.query(
+    `WITH m AS (INSERT INTO merchants (id, name, updated_at) VALUES (gen_random_uuid(), 'noisy neighbour', now()) RETURNING id),
+          u AS (INSERT INTO users (id, merchant_id, reference, application_user_id, updated_at)
+                SELECT gen_random_uuid(), m.id, 'noisy', gen_random_uuid(), now() FROM m RETURNING id, merchant_id)
+     INSERT INTO consents (id, merchant_id, user_id, kind, upstream_consent_id, institution_id, status, updated_at)
+     SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'noisy-' || gen_random_uuid(), 'sandbox-redirect',
+       'AUTHORIZED', now() FROM u RETURNING id, merchant_id, user_id`,
+  );
+  await db.query(
+    `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
+     SELECT gen_random_uuid(), $1, $2, $3, 'noisy-' || n, 'sandbox-redirect', now() - interval '1 minute', now()
+     FROM generate_series(1, ${NOISY_ACCOUNTS}) AS n`,
+    [consent.merchant_id, consent.user_id, consent.id],
+  );
+  await db.query('ANALYZE accounts');
+  const dispatched = spawnSync(process.execPath, [dist('apps/worker/src/cli/sync-dispatch.cli.js')], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  if (dispatched.status !== 0)
+    throw new BenchFailure(`sync dispatch failed: ${dispatched.stderr || dispatched.stdout}`);
+  return JSON.parse(dispatched.stdout.trim().split('\n').at(-1)).enqueued;
+}
+
+export async function isolationBench({ progress }) {
+  const databaseUrl = benchDatabaseUrl('isolation');
+  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
+  await recreateDatabase(databaseUrl, progress);
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+  const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
+  await queue.obliterate({ force: true });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const closers = [() => queue.close(), () => db.end()];
+  try {
+    const { sandbox, api } = await startSandboxAndApi(env, closers);
+    const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
+    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
+    closers.push(() => worker.stop());
+    await until(
+      'the worker consuming',
+      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
+      60_000,
+    );
+    const { auth } = await onboardMerchant(api.url, 'isolation bench');
+
+    progress(`quiet: ${SAMPLES} new connections at a healthy bank`);
+    const quiet = await samples(api.url, auth, db, 'quiet');
+
+    progress('one bank failing every call while another merchant uses it');
+    const failing = await failingBank(api.url, sandbox.url, db);
+    const withFailing = await samples(api.url, auth, db, 'failing');
+    await failing.stop();
+
+    progress(`a noisy neighbour: ${NOISY_ACCOUNTS.toLocaleString('en')} accounts due, dispatched`);
+    const enqueued = await noisyNeighbour(db, workerEnv);
+    const waiting = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
+    const withNoisy = await samples(api.url, auth, db, 'noisy');
+    const left = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
+    await queue.obliterate({ force: true });
+
+    const cases = [quiet, withFailing, withNoisy];
+    const ratio = (c, key) => c[key] / quiet[key];
+    // The target is on what isolation promises: the new connection is neither failed nor queued behind
+    // the trouble. Reads and the payment share two cores with the trouble's own work: reported, for context.
+    const met = [withFailing, withNoisy].every((c) =>
+      ['firstPageMs', 'syncedMs'].every((key) => ratio(c, key) <= TARGET_RATIO),
+    );
+    const ms = (n) => `${n.toFixed(n < 100 ? 1 : 0)} ms`;
+    return {
+      kind: 'isolation',
+      name: 'isolation: a new connection at a healthy bank, quiet vs one bank failing vs a noisy neighbour',
+      cases,
+      enqueued,
+      meetsTarget: met,
+      notes: [
+        ...cases.map(
+          (c) =>
+            `${c.label.padEnd(7)}: approval → first page ${ms(c.firstPageMs)}, → synced ${ms(c.syncedMs)}; page read p50 ${ms(c.readP50Ms)}; payment created ${ms(c.paymentMs)}` +
+            (c === quiet
+              ? ' (baseline)'
+              : ` (×${ratio(c, 'firstPageMs').toFixed(2)}, ×${ratio(c, 'syncedMs').toFixed(2)}, ×${ratio(c, 'readP50Ms').toFixed(2)}, ×${ratio(c, 'paymentMs').toFixed(2)})`),
+        ),
+        `noisy neighbour: ${enqueued.toLocaleString('en')} jobs enqueued, ${waiting.toLocaleString('en')} waiting when the first connection began, ${left.toLocaleString('en')} still waiting after the last`,
+        `medians of ${SAMPLES} connections each; target: approval → first page and → synced within ×${TARGET_RATIO} of quiet in both → ${met ? 'met' : 'NOT met'}`,
+      ],
+    };
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+  }
+}
