@@ -166,6 +166,47 @@ describe('infrastructure outages', () => {
     );
   }, 90_000);
 
+  it('Postgres down while the bank’s answer is exchanged: stored once it is back, and the reload finds it authorised', async () => {
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: 'https://app.merchant.example/banks/done',
+      }),
+      201,
+    );
+    const callback = await bankRedirect(
+      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+      created.authorisationUrl,
+    );
+    // The upstream holds the one-time token's exchange long enough for Postgres to stop behind it: the
+    // callback is claimed and the bank's token obtained, but it cannot be stored.
+    const held = await sandbox.holdOnce({
+      method: 'POST',
+      path: '/consent-one-time-token',
+      latencyMs: 1_500,
+    });
+    const during = fetch(callback, { redirect: 'manual' });
+    await held.hit();
+    await postgres.stop('fast');
+    const page = await during;
+    await page.arrayBuffer();
+    expect(page.status).toBe(503);
+    await postgres.start();
+    await answersAgain();
+    // Before, the approval was lost with the request: the consent stayed AWAITING_AUTHORIZATION and the
+    // reload (its state spent) sent the user back with that, until a reconciliation hours later.
+    await eventually('the approval stored once Postgres is back', async () => {
+      const consent = dataOf<{ status: string }>(await tenant.client.get(`/v1/consents/${created.id}`));
+      return consent.status === 'AUTHORIZED' || undefined;
+    });
+    const reloaded = await fetch(callback, { redirect: 'manual' });
+    await reloaded.arrayBuffer();
+    expect(reloaded.status).toBe(302);
+    expect(new URL(reloaded.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
+    await sandbox.admin('DELETE', '/faults');
+  }, 90_000);
+
   it('Postgres down in the middle of a keyed payment: a retry with the same key goes through once it is back', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     // The bank holds the payment request long enough for Postgres to stop while it is in flight.

@@ -81,3 +81,26 @@ export function dependencyFailureOf(error: unknown): Dependency | undefined {
   }
   return undefined;
 }
+
+/**
+ * Runs `task` in the background, again every `everyMs` while it fails because a dependency is away, until
+ * it succeeds or `giveUpAt` (ms since the epoch) passes. For what only the database can finish after the
+ * caller has been answered (a claim handed back, an answer already obtained stored): done once the
+ * database returns instead of at the end of a lease or a reconciliation. `onGiveUp` hears the last error
+ * when it was not an outage, or when time ran out.
+ */
+export function retryWhileUnavailable(
+  task: () => Promise<unknown>,
+  {
+    giveUpAt,
+    everyMs = 1_000,
+    onGiveUp,
+  }: { giveUpAt: number; everyMs?: number; onGiveUp: (error: unknown) => void },
+): void {
+  const attempt = () =>
+    void task().catch((error: unknown) => {
+      if (dependencyFailureOf(error) && Date.now() + everyMs < giveUpAt) setTimeout(attempt, everyMs).unref();
+      else onGiveUp(error);
+    });
+  if (Date.now() + everyMs < giveUpAt) setTimeout(attempt, everyMs).unref();
+}

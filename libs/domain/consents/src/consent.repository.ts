@@ -162,10 +162,6 @@ export class ConsentRepository {
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
-  /**
-   * Claims a callback: clears the nonce of the awaiting consent it names, in one conditional update, so
-   * of two concurrent or replayed callbacks exactly one wins. The winner gets the consent; others get null.
-   */
   /** A redirect-flow consent whose first callback state has been spent (claimed), for a repeated return. */
   findCallbackSpent(merchantId: string, consentId: string): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return Promise.resolve(null);
@@ -175,6 +171,10 @@ export class ConsentRepository {
     });
   }
 
+  /**
+   * Claims a callback: clears the nonce of the awaiting consent it names, in one conditional update, so
+   * of two concurrent or replayed callbacks exactly one wins. The winner gets the consent; others get null.
+   */
   async claimCallback(merchantId: string, consentId: string, nonce: string): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return null;
     const { count } = await this.prisma.consent.updateMany({

@@ -2,12 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { dependencyFailureOf, DomainError, ErrorCode } from '#libs/errors';
+import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
   type AuthorisationResponse,
   type CallOptions,
+  type Consent as ExchangedConsent,
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
@@ -69,6 +70,12 @@ const badCallback = () =>
       details: [{ field: 'state', issue: 'is invalid, expired or already used' }],
     },
   );
+
+/**
+ * How long an approval whose storing met an outage is kept in memory and tried again: past it (or when the
+ * process stops first) the consent ends like an abandoned authorisation, and the user connects again.
+ */
+const STORE_WHEN_BACK_MS = 10 * 60_000;
 
 // An OAuth-style error code is passed on to the merchant's page; anything else becomes the generic one.
 const safeErrorCode = (e: string) => (/^[a-z_]{1,64}$/.test(e) ? e : 'access_denied');
@@ -224,15 +231,21 @@ export class RedirectConsentsService {
     }
 
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
+    let exchanged: ExchangedConsent | undefined;
     try {
-      const exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication }))
-        .data;
+      exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication })).data;
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }
       const stored = await this.authoriser.store(consent, exchanged, subApplication);
       if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
     } catch (error) {
+      if (exchanged && dependencyFailureOf(error)) {
+        // The bank said yes and we hold its token, but our database went away before it was stored: it is
+        // stored once the database is back, and the outage page's reload then finds the consent authorised.
+        this.storeWhenBack(consent, exchanged, subApplication);
+        throw error;
+      }
       // The browser still goes back to the merchant (the state proved the target), told that it failed.
       // What failed, without the error itself (its message may quote the request): the upstream's kind and
       // status, or the dependency that was away, or the error's class.
@@ -282,6 +295,25 @@ export class RedirectConsentsService {
           ? ((await hook?.failed(consent, status)) ?? {})
           : {};
     return backToMerchant(consent, { status, ...extra });
+  }
+
+  private storeWhenBack(
+    consent: StoredConsent,
+    exchanged: ExchangedConsent,
+    subApplication: string | undefined,
+  ) {
+    retryWhileUnavailable(() => this.authoriser.store(consent, exchanged, subApplication), {
+      giveUpAt: Date.now() + STORE_WHEN_BACK_MS,
+      onGiveUp: (error) =>
+        this.logger.warn(
+          {
+            consentId: consent.id,
+            dependency: dependencyFailureOf(error),
+            errorName: (error as Error)?.name,
+          },
+          'consent callback: the approval was not stored; the user must connect again',
+        ),
+    });
   }
 
   private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string | null) {

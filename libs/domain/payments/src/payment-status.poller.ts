@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CLOCK, type Clock } from '#libs/core';
 import { ConsentStatus } from '#libs/domain/consents';
-import { dependencyFailureOf } from '#libs/errors';
+import { dependencyFailureOf, retryWhileUnavailable } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
 import {
@@ -21,10 +21,9 @@ const PARALLEL = 10;
 /** A payment still not final after this long is left alone (and says so); a person should look at it. */
 const GIVE_UP_AFTER_MS = 7 * 86_400_000;
 /**
- * A claim Postgres refused to hand back is tried again this often, until this long before the lease
- * that the round took could end (the clocks of this process and Postgres may differ by that much).
+ * A claim Postgres refused to hand back is tried again until this long before the lease that the round
+ * took could end (the clocks of this process and Postgres may differ by that much).
  */
-const RELEASE_RETRY_MS = 1_000;
 const RELEASE_MARGIN_MS = 30_000;
 
 export interface PollRoundResult {
@@ -129,22 +128,19 @@ export class PaymentStatusPoller {
    */
   private async checkLater(paymentId: string, leasedFrom: number): Promise<void> {
     const release = () => this.payments.checkLater(paymentId, this.config.payments.statusPollSeconds);
+    const leftToItsLease = (error: unknown) =>
+      this.logger.warn(
+        { paymentId, err: error },
+        'payment status: next check not rescheduled; its lease ends it',
+      );
     try {
       await release();
     } catch (error) {
-      this.logger.warn(
-        { paymentId, err: error },
-        dependencyFailureOf(error)
-          ? 'payment status: next check not rescheduled yet; tried again until the database is back'
-          : 'payment status: next check not rescheduled; its lease ends it',
-      );
-      if (!dependencyFailureOf(error)) return;
-      const giveUpAt = leasedFrom + CLAIM_LEASE_SECONDS * 1000 - RELEASE_MARGIN_MS;
-      const retry = () => {
-        if (this.clock.now().getTime() >= giveUpAt) return;
-        release().catch(() => setTimeout(retry, RELEASE_RETRY_MS).unref());
-      };
-      setTimeout(retry, RELEASE_RETRY_MS).unref();
+      if (!dependencyFailureOf(error)) return leftToItsLease(error);
+      retryWhileUnavailable(release, {
+        giveUpAt: leasedFrom + CLAIM_LEASE_SECONDS * 1000 - RELEASE_MARGIN_MS,
+        onGiveUp: leftToItsLease,
+      });
     }
   }
 }

@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import { dependencyFailureOf, DomainError, ErrorCode } from '#libs/errors';
+import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import type { RequestWithPrincipal } from '#libs/http';
 import { isUuid } from '#libs/ids';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { IdempotencyRepository } from './idempotency.repository.js';
 
 export const IDEMPOTENT_METADATA = 'bff:idempotent';
@@ -47,8 +54,6 @@ const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this whose owner never finished is taken to be abandoned (its process died). */
 const STALE_LOCK_MS = 60_000;
-/** How often a release the database refused is tried again (see IdempotencyInterceptor.release). */
-const RELEASE_RETRY_MS = 1_000;
 
 /** A replay while the first request runs: the client tries again shortly (Retry-After: 1). */
 const inProgress = () =>
@@ -86,6 +91,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: IdempotencyRepository,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -184,12 +190,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       await this.keys.release(merchantId, key, lockedAt);
     } catch (releaseError) {
       if (!dependencyFailureOf(releaseError)) throw releaseError;
-      const giveUpAt = lockedAt.getTime() + STALE_LOCK_MS;
-      const retry = () => {
-        if (Date.now() >= giveUpAt) return;
-        this.keys.release(merchantId, key, lockedAt).catch(() => setTimeout(retry, RELEASE_RETRY_MS).unref());
-      };
-      setTimeout(retry, RELEASE_RETRY_MS).unref();
+      retryWhileUnavailable(() => this.keys.release(merchantId, key, lockedAt), {
+        giveUpAt: lockedAt.getTime() + STALE_LOCK_MS,
+        onGiveUp: (error) =>
+          this.logger.warn({ err: error }, 'idempotency claim not released; it goes stale instead'),
+      });
     }
   }
 }
