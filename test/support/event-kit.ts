@@ -131,6 +131,8 @@ export function postUpstreamEvent(
     unsigned?: boolean;
     applicationId?: string | null;
     signature?: (signed: string) => string;
+    /** Sent as this content type instead of application/json. */
+    contentType?: string;
   } = {},
 ): Promise<ApiResponse> {
   const body = tamper.signedBody ?? upstreamEventBody(stack, event, tamper.applicationId);
@@ -149,5 +151,6 @@ export function postUpstreamEvent(
   return stack.anonymous.call('POST', '/v1/webhooks/upstream', {
     rawBody: tamper.body ?? body,
     headers,
+    contentType: tamper.contentType,
   });
 }

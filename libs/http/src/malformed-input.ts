@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode, type ErrorEnvelope, invalidRequest } from '#libs/errors';
 
 /**
@@ -56,21 +56,36 @@ function registerFormBodyParser(fastify: FastifyInstance): void {
 /** Route config of routes that must see their body's exact bytes (a signature is checked over them). */
 export const RAW_BODY_ROUTE = { rawBody: true } as const;
 
+const wantsRawBody = (request: FastifyRequest) =>
+  (request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody === true;
+
 /**
  * The body parsers of every app (Nest's own are switched off, as it would register them again at init).
  * JSON: Fastify's own parser (prototype-poisoning checks included), plus an empty body read as no body,
- * and the depth and NUL checks above. A route marked with {@link RAW_BODY_ROUTE} gets the bytes unparsed.
+ * and the depth and NUL checks above. A route marked with {@link RAW_BODY_ROUTE} gets the bytes unparsed,
+ * whatever content type they were sent as (a signed body is judged by its signature and its content, and
+ * a sender may label JSON `text/plain` or `application/…+json`); any other route still refuses a type it
+ * cannot parse, as Fastify does.
  */
 export function registerBodyParsers(fastify: FastifyInstance): void {
   registerFormBodyParser(fastify);
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeContentTypeParser('application/json');
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
+  fastify.addContentTypeParser(
+    ['text/plain', '*'],
+    { parseAs: 'buffer' },
+    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      if (wantsRawBody(request)) return done(null, body);
+      const type = request.headers['content-type'] ?? '';
+      if (/^text\/plain\s*(;|$)/i.test(type)) return done(null, body.toString());
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type));
+    },
+  );
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer' },
     (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-      if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody)
-        return done(null, body);
+      if (wantsRawBody(request)) return done(null, body);
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       void parseJson(request, text, (error: Error | null, parsed?: unknown) => {
