@@ -17,6 +17,11 @@ import { spawnApi, spawnSandbox, spawnWorker, type WorkerProcess } from './suppo
 
 /** The bound an orchestrator gives before SIGKILL (docker's default, and `npm start`'s). */
 const BOUND_MS = 10_000;
+/**
+ * A worker stopped while Redis is away waits for nothing it could not record: it takes the time of its
+ * bounded closes (about 2 s), here with room for a loaded machine, and well under the 5 s drain it skips.
+ */
+const OUTAGE_STOP_MS = 5_000;
 
 /**
  * Each process on SIGTERM, with its infrastructure up, with Redis down and with Postgres down: it must
@@ -252,6 +257,49 @@ describe('graceful shutdown in every state', () => {
       await second?.stop();
       await first.stop();
       await queue.close();
+    }
+  }, 90_000);
+  it('a worker whose job is running when Redis goes away stops at once, exit 0: nothing can be handed back', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    const fault = await admin.admin('POST', '/faults', {
+      method: 'GET',
+      path: String.raw`/^\/institutions$/`,
+      latencyMs: 20_000,
+    });
+    expect(fault.status).toBe(201);
+    const queue = new Queue(QueueName.Maintenance, {
+      connection: { url: redis.url },
+      prefix: bullmqPrefix(testConfig({ QUEUE_PREFIX: prefix })),
+    });
+    const worker = await readyWorker({ UPSTREAM_TIMEOUT_MS: '60000', INSTITUTIONS_REFRESH_MINUTES: '0' });
+    try {
+      const job = await queue.add(
+        'maintenance.refresh-institutions',
+        {},
+        { ...JOB_DEFINITIONS['maintenance.refresh-institutions'].options, jobId: 'running-in-outage' },
+      );
+      await eventually('the job running', async () =>
+        (await job.getState()) === 'active' ? true : undefined,
+      );
+      await queue.close();
+      const before = worker.output().length;
+      await redis.stop();
+      await eventually('the worker has seen Redis go', () =>
+        worker.output().slice(before).includes('connection error') ? true : undefined,
+      );
+      const end = await worker.signalled('SIGTERM');
+      // Before, it waited for the job until 4 s before its budget (9 s) ran out, and then closed: 7 s even
+      // on a quiet machine, and past the orchestrator's 10 s on a loaded one.
+      expect({ ...end, ms: end.ms < OUTAGE_STOP_MS }, worker.output()).toEqual({
+        code: 0,
+        signal: null,
+        ms: true,
+      });
+      expect(worker.output()).toContain('job could not be handed back (Redis unreachable)');
+    } finally {
+      await redis.start();
+      await admin.admin('DELETE', '/faults');
+      await worker.stop();
     }
   }, 90_000);
 });

@@ -80,9 +80,9 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
   /**
    * Shutdown: takes no new job, lets running ones finish until `drainUntil`, then hands those still
    * running back to the queue (active → wait, no attempt spent) so another worker starts them at once,
-   * and closes the worker without waiting further. While Redis is down nothing can be handed back: such
-   * a job keeps its lock until the lock expires (`lockDuration`), and then any worker's stalled-job check
-   * puts it back in wait, as after a crash. Runs before Nest's hooks, whose `worker.close()` would wait
+   * and closes the worker without waiting further. While Redis is down nothing can be handed back, nor a
+   * finished job recorded, so the stop does not wait: such a job keeps its lock until the lock expires
+   * (`lockDuration`), and then any worker's stalled-job check puts it back in wait, as after a crash. Runs before Nest's hooks, whose `worker.close()` would wait
    * for the jobs (and, with Redis down, forever).
    */
   async stop(drainUntil: number): Promise<void> {
@@ -92,7 +92,10 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     // A fetch already blocked on Redis would still take the next job, even once paused (a job handed
     // back below would come straight back here): its connection is cut, so it wakes empty-handed.
     await bounded(worker.backend.disconnectBlocking(false), 500);
-    while (this.running.size > 0 && Date.now() < drainUntil) await delay(50);
+    // With Redis away, a job that finishes now cannot be recorded as done (it runs again once its lock
+    // expires, like one still running), so waiting for it buys nothing and spends the stop's budget.
+    const client = await queueClient(worker);
+    while (client?.status === 'ready' && this.running.size > 0 && Date.now() < drainUntil) await delay(50);
     const left = [...this.running.values()];
     if (running > 0 || left.length > 0) {
       this.logger.info(
@@ -100,7 +103,7 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
         left.length > 0 ? 'jobs still running at shutdown: handing them back' : 'running jobs finished',
       );
     }
-    const redisUp = (await queueClient(worker))?.status === 'ready';
+    const redisUp = client?.status === 'ready';
     for (const { job, token } of left) {
       const released =
         redisUp &&

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { within } from '#libs/core';
 import { OutboxRelay } from '#libs/domain/events';
 import { type Dependency, dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -10,6 +11,8 @@ const POLL_MS = 2_000;
 /** Another relay held the lock: look again this soon, in case it looked before our events committed. */
 const CONTENDED_RETRY_MS = 100;
 const RECONNECT_MS = 1_000;
+/** How long a stop waits for a relay round under way. */
+const RUNNING_ROUND_WAIT_MS = 1_000;
 
 /**
  * Runs the outbox relay in every worker: at once when Postgres announces committed events (LISTEN on the
@@ -41,7 +44,9 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    // A round under way finishes, or is left behind: it may be waiting on a Redis or Postgres that is
+    // away, and the stop has a budget. What it had not relayed, the next worker's first round relays.
+    if (this.running) await within(this.running, RUNNING_ROUND_WAIT_MS, () => undefined);
     await this.client?.end().catch(() => undefined);
   }
 
