@@ -133,14 +133,21 @@ export async function startPrivateRedis() {
   };
 }
 
-/** A port below 55536 that is free, with its cluster bus port (+10000) free too. */
+/**
+ * A free port with its cluster bus port (+10000) free too, both below Linux's ephemeral range (32768…):
+ * a port the kernel hands to another test's connection between this check and the node's bind would make
+ * the node exit.
+ */
 async function clusterPort() {
   for (let tries = 0; tries < 200; tries++) {
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const port = 10_000 + Math.floor(Math.random() * 12_700);
     if (!(await reachable(port)) && !(await reachable(port + 10_000))) return port;
   }
   throw new Error('no free port pair for a Redis Cluster node');
 }
+
+/** Tries to start a cluster node before giving up: another file may take a port between check and bind. */
+const CLUSTER_NODE_TRIES = 5;
 
 /**
  * A private three-master Redis Cluster (no replicas, no persistence), formed by `redis-cli --cluster
@@ -155,25 +162,37 @@ export async function startPrivateRedisCluster(masters = 3) {
     rmSync(dir, { recursive: true, force: true });
   });
   for (let i = 0; i < masters; i++) {
-    const port = await clusterPort();
-    const child = spawn(
-      'redis-server',
-      [
-        ...redisArgs(port),
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        join(dir, `nodes-${port}.conf`),
-        '--dir',
-        dir,
-      ],
-      { stdio: 'ignore' },
-    );
-    child.unref();
-    child.exited = new Promise((resolve) => child.once('exit', resolve));
-    children.push(child);
-    ports.push(port);
-    await waitUntil(() => reachable(port), `Redis Cluster node on ${port} did not come up`);
+    for (let attempt = 1; ; attempt++) {
+      const port = await clusterPort();
+      const child = spawn(
+        'redis-server',
+        [
+          ...redisArgs(port),
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${port}.conf`),
+          '--dir',
+          dir,
+        ],
+        { stdio: 'ignore' },
+      );
+      child.unref();
+      let gone = false;
+      child.exited = new Promise((resolve) => child.once('exit', resolve)).then(() => (gone = true));
+      await waitUntil(
+        async () => gone || (await reachable(port)),
+        `Redis Cluster node on ${port} did not come up`,
+      );
+      if (!gone) {
+        children.push(child);
+        ports.push(port);
+        break;
+      }
+      // It could not bind (a port taken meanwhile): another pair of ports.
+      if (attempt === CLUSTER_NODE_TRIES)
+        throw new Error(`Redis Cluster node exited at start ${attempt} times (ports taken?)`);
+    }
   }
   const nodes = ports.map((port) => `127.0.0.1:${port}`);
   const created = spawnSync(
