@@ -103,6 +103,22 @@ async function duringOutage(
   expect(outageLines.filter((line) => line.includes(`"${dependency} unavailable`))).toHaveLength(1);
 }
 
+/** A consent approved at the bank: its id, and the callback URL the bank sends the user back to. */
+async function approvedAtBank() {
+  const created = dataOf<{ id: string; authorisationUrl: string }>(
+    await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
+      institutionId: 'sandbox-redirect',
+      redirectUrl: 'https://app.merchant.example/banks/done',
+    }),
+    201,
+  );
+  const callback = await bankRedirect(
+    { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+    created.authorisationUrl,
+  );
+  return { created, callback };
+}
+
 async function answersAgain() {
   await eventually(
     'the api answers again',
@@ -134,17 +150,7 @@ describe('infrastructure outages', () => {
   }, 90_000);
 
   it('Postgres down at the bank callback: a page that reloads itself, and the reload completes the consent', async () => {
-    const created = dataOf<{ id: string; authorisationUrl: string }>(
-      await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
-        institutionId: 'sandbox-redirect',
-        redirectUrl: 'https://app.merchant.example/banks/done',
-      }),
-      201,
-    );
-    const callback = await bankRedirect(
-      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-      created.authorisationUrl,
-    );
+    const { created, callback } = await approvedAtBank();
     await postgres.stop('fast');
     const during = await fetch(callback, { redirect: 'manual' });
     const page = await during.text();
@@ -168,17 +174,7 @@ describe('infrastructure outages', () => {
 
   it('Postgres down while the bank’s answer is exchanged: stored once it is back, and the reload finds it authorised', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    const created = dataOf<{ id: string; authorisationUrl: string }>(
-      await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
-        institutionId: 'sandbox-redirect',
-        redirectUrl: 'https://app.merchant.example/banks/done',
-      }),
-      201,
-    );
-    const callback = await bankRedirect(
-      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-      created.authorisationUrl,
-    );
+    const { created, callback } = await approvedAtBank();
     // The upstream holds the one-time token's exchange long enough for Postgres to stop behind it: the
     // callback is claimed and the bank's token obtained, but it cannot be stored.
     const held = await sandbox.holdOnce({

@@ -208,9 +208,12 @@ describe('graceful shutdown in every state', () => {
     }
   }, 60_000);
 
-  it('a job running when its worker stops is handed back and completed by another worker', async () => {
+  /**
+   * The institutions listing answering after 20 s, so a refresh job outlasts the shutdown budget; and the
+   * maintenance queue to add that job to.
+   */
+  async function slowInstitutionsRefresh() {
     const admin = new SandboxHttp(sandbox.url, config);
-    // The institutions listing answers after 20 s: the refresh outlasts the shutdown budget.
     const fault = await admin.admin('POST', '/faults', {
       method: 'GET',
       path: String.raw`/^\/institutions$/`,
@@ -221,6 +224,11 @@ describe('graceful shutdown in every state', () => {
       connection: { url: redis.url },
       prefix: bullmqPrefix(testConfig({ QUEUE_PREFIX: prefix })),
     });
+    return { admin, queue };
+  }
+
+  it('a job running when its worker stops is handed back and completed by another worker', async () => {
+    const { admin, queue } = await slowInstitutionsRefresh();
     const overrides = { UPSTREAM_TIMEOUT_MS: '60000', INSTITUTIONS_REFRESH_MINUTES: '0' };
     const first = await readyWorker(overrides);
     let second: WorkerProcess | undefined;
@@ -260,17 +268,7 @@ describe('graceful shutdown in every state', () => {
     }
   }, 90_000);
   it('a worker whose job is running when Redis goes away stops at once, exit 0: nothing can be handed back', async () => {
-    const admin = new SandboxHttp(sandbox.url, config);
-    const fault = await admin.admin('POST', '/faults', {
-      method: 'GET',
-      path: String.raw`/^\/institutions$/`,
-      latencyMs: 20_000,
-    });
-    expect(fault.status).toBe(201);
-    const queue = new Queue(QueueName.Maintenance, {
-      connection: { url: redis.url },
-      prefix: bullmqPrefix(testConfig({ QUEUE_PREFIX: prefix })),
-    });
+    const { admin, queue } = await slowInstitutionsRefresh();
     const worker = await readyWorker({ UPSTREAM_TIMEOUT_MS: '60000', INSTITUTIONS_REFRESH_MINUTES: '0' });
     try {
       const job = await queue.add(

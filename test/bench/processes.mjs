@@ -260,3 +260,18 @@ export async function until(what, probe, ms, everyMs = 100) {
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * Every schedule of the worker off, for a bench that starts its work itself: a dispatch would queue syncs
+ * of generated accounts the sandbox cannot serve, beside the ones measured, and the expiry scan,
+ * reconciliation and sweeps would do the same to generated consents and events.
+ */
+export const SCHEDULES_OFF = {
+  SYNC_DISPATCH_EVERY_SECONDS: '0',
+  INSTITUTIONS_REFRESH_MINUTES: '0',
+  EVENTS_SWEEP_SECONDS: '0',
+  CONSENT_EXPIRY_SCAN_MINUTES: '0',
+  CONSENT_RECONCILE_MINUTES: '0',
+  RETENTION_SWEEP_MINUTES: '0',
+  PAYMENT_STATUS_POLL_SECONDS: '0',
+};

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { startPrivateRedis } from '../support/private-services.mjs';
 import { BenchFailure } from './bench-failure.mjs';
-import { startHeadless, until } from './processes.mjs';
+import { SCHEDULES_OFF, startHeadless, until } from './processes.mjs';
 import {
   connectBanks,
   currentAccountFirstSync,
@@ -17,23 +17,8 @@ import {
   untilSyncsEnded,
 } from './scenarios/sync.mjs';
 
-/**
- * Every schedule off. The generated accounts name fake upstream ids and fall due within the hour: a
- * dispatch would queue syncs the sandbox cannot serve, beside the ones measured. The expiry scan,
- * reconciliation and sweeps would do the same to the generated consents and events.
- */
 /** Banks measured at each size. */
 const SAMPLES = 3;
-
-const SCHEDULES_OFF = {
-  SYNC_DISPATCH_EVERY_SECONDS: '0',
-  INSTITUTIONS_REFRESH_MINUTES: '0',
-  EVENTS_SWEEP_SECONDS: '0',
-  CONSENT_EXPIRY_SCAN_MINUTES: '0',
-  CONSENT_RECONCILE_MINUTES: '0',
-  RETENTION_SWEEP_MINUTES: '0',
-  PAYMENT_STATUS_POLL_SECONDS: '0',
-};
 
 /**
  * The queues of `queuePrefix` emptied, and what measures syncs on them: workers started on demand against

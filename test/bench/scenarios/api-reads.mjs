@@ -30,11 +30,11 @@ export function benchDatabaseUrl() {
 }
 
 /** A user of the merchant with a bank connected through the redirect flow, as a browser would. */
-export async function connectBank(apiUrl, auth, userId) {
+export async function connectBank(apiUrl, auth, userId, institutionId = 'sandbox-redirect') {
   const consent = await expectStatus(
     'POST consent',
     call(apiUrl, 'POST', `/v1/users/${userId}/consents`, auth, {
-      institutionId: 'sandbox-redirect',
+      institutionId,
       redirectUrl: 'https://example.com/banks/done',
     }),
     201,

@@ -19,6 +19,7 @@ import {
   expectStatus,
   onboardMerchant,
   recreateDatabase,
+  SCHEDULES_OFF,
   startHeadless,
   startSandboxAndApi,
   until,
@@ -32,15 +33,6 @@ const READS = 50;
 const NOISY_ACCOUNTS = 10_000;
 /** A ratio to the quiet case under which a new connection's sync counts as "its usual speed". */
 const TARGET_RATIO = 1.5;
-const SCHEDULES_OFF = {
-  SYNC_DISPATCH_EVERY_SECONDS: '0',
-  INSTITUTIONS_REFRESH_MINUTES: '0',
-  EVENTS_SWEEP_SECONDS: '0',
-  CONSENT_EXPIRY_SCAN_MINUTES: '0',
-  CONSENT_RECONCILE_MINUTES: '0',
-  RETENTION_SWEEP_MINUTES: '0',
-  PAYMENT_STATUS_POLL_SECONDS: '0',
-};
 const PAYMENT = {
   institutionId: 'sandbox-payments',
   amount: { amount: '10.00', currency: 'GBP' },
@@ -148,23 +140,7 @@ async function failingBank(apiUrl, sandboxUrl, db) {
     call(apiUrl, 'POST', '/v1/users', auth, { reference: 'flaky-user' }),
     201,
   );
-  const consent = await expectStatus(
-    'POST consent',
-    call(apiUrl, 'POST', `/v1/users/${user.body.data.id}/consents`, auth, {
-      institutionId: 'sandbox-flaky',
-      redirectUrl: 'https://example.com/banks/done',
-    }),
-    201,
-  );
-  const approved = await call(
-    consent.body.data.authorisationUrl,
-    'POST',
-    '',
-    {},
-    { decision: 'approve' },
-    { form: true },
-  );
-  await call(approved.headers.location, 'GET', '');
+  await connectBank(apiUrl, auth, user.body.data.id, 'sandbox-flaky');
   const { rows } = await until(
     'the failing bank’s accounts',
     async () => {
