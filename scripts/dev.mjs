@@ -16,7 +16,21 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mode = process.argv[2] ?? 'start';
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code, text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
-const step = (text) => console.log(paint('1;36', `▸ ${text}`));
+/** Each step's name and start, so `npm test` can end by saying where its time went. */
+const steps = [];
+const step = (text) => {
+  steps.push({ text, at: Date.now() });
+  console.log(paint('1;36', `▸ ${text}`));
+};
+/** `name 12s · name 3m 04s …`, each step until the next began (the last until now). */
+function stepTimes() {
+  const fmt = (ms) => {
+    const s = Math.round(ms / 1000);
+    return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+  };
+  const now = Date.now();
+  return steps.map((s, i) => `${s.text} ${fmt((steps[i + 1]?.at ?? now) - s.at)}`).join(' · ');
+}
 
 /** Thrown instead of exiting, so whatever was started is stopped on the way out. */
 class FatalError extends Error {
@@ -494,6 +508,7 @@ async function test() {
       `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
     );
   }
+  console.log(`time: ${stepTimes()}`);
   if (failed > 0) console.error(paint('1;31', `✖ ${failed} stage(s) failed`));
   await shutdown(failed === 0 ? 0 : 1);
 }
