@@ -14,7 +14,7 @@ import fileRole from './scripts/eslint/file-role.rule.mjs';
 export const DOMAIN_IMPORTS = {
   accounts: [],
   audit: [],
-  consents: ['accounts', 'events', 'sync-runs', 'upstream-failures'],
+  consents: ['accounts', 'events', 'institutions', 'sync-runs', 'upstream-failures'],
   events: ['users'],
   'financial-data': ['accounts', 'consents', 'upstream-failures'],
   inbox: ['consents', 'payments', 'upstream-failures'],

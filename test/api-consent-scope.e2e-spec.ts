@@ -2,12 +2,15 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
+import { SERVED_DATA_FEATURES } from '#libs/domain/consents';
 import { QueueName } from '#libs/queue';
 import { type CreatedMerchant, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, send, type Stack, startStack } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
 import { SandboxHttp } from './support/sandbox-http.js';
-type ErrorBody = { error: { code: string; status: number; message: string } };
+type ErrorBody = {
+  error: { code: string; status: number; message: string; details?: { field: string; issue: string }[] };
+};
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 
@@ -79,6 +82,95 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect((await call('GET', `/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
     const view = await ok<{ status: string }>(await call('GET', `/v1/consents/${consentId}`), 200);
     expect(view.status).toBe('AUTHORIZED');
+  });
+
+  it('asks every account authorisation for its scopes and an expiry, and refuses what the bank would before asking it', async () => {
+    const DAY_MS = 86_400_000;
+    const upstreamOf = async (consentId: string) => {
+      const { upstreamConsentId } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
+      return (
+        await admin.call<{ data: { featureScope: string[]; expiresAt: string } }>(
+          'GET',
+          `/consents/${upstreamConsentId}`,
+        )
+      ).body.data;
+    };
+    const sandboxRedirect = (
+      await admin.call<{ features: string[] }>('GET', '/institutions/sandbox-redirect')
+    ).body.features;
+    const served = SERVED_DATA_FEATURES.filter((f) => sandboxRedirect.includes(f));
+    // The institution offers more data than this service reads: only what is read is asked for.
+    expect(sandboxRedirect).toContain('IDENTITY');
+    expect(served).not.toContain('IDENTITY');
+
+    // Nothing named: what the service reads of what the bank offers, for the longest a bank grants.
+    const before = Date.now();
+    const plain = await ok<{ id: string; expiresAt: string }>(
+      await call('POST', `/v1/users/${userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: REDIRECT,
+      }),
+      201,
+    );
+    const asked = await upstreamOf(plain.id);
+    expect([...asked.featureScope].sort()).toEqual([...served].sort());
+    expect(Date.parse(asked.expiresAt)).toBeGreaterThanOrEqual(before + 90 * DAY_MS - 1_000);
+    expect(Date.parse(asked.expiresAt)).toBeLessThanOrEqual(Date.now() + 90 * DAY_MS);
+    expect(plain.expiresAt).toBe(new Date(asked.expiresAt).toISOString());
+
+    // A longer expiry is capped at 90 days; the merchant's scopes are sent as they are.
+    const far = await ok<{ id: string; expiresAt: string }>(
+      await call('POST', `/v1/users/${userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: REDIRECT,
+        scopes: ['ACCOUNTS', 'ACCOUNT_TRANSACTIONS'],
+        expiresAt: new Date(Date.now() + 200 * DAY_MS).toISOString(),
+      }),
+      201,
+    );
+    expect((await upstreamOf(far.id)).featureScope).toEqual(['ACCOUNTS', 'ACCOUNT_TRANSACTIONS']);
+    expect(Date.parse(far.expiresAt)).toBeLessThanOrEqual(Date.now() + 90 * DAY_MS);
+
+    // The embedded flow asks the same.
+    const embedded = await ok<{ id: string }>(
+      await call('POST', `/v1/users/${userId}/consents/embedded`, {
+        institutionId: 'sandbox-embedded',
+        credentials: { id: 'psu-1', password: 'secret' },
+      }),
+      201,
+    );
+    const embeddedAsked = await upstreamOf(embedded.id);
+    expect(embeddedAsked.featureScope).toEqual(expect.arrayContaining(['ACCOUNTS', 'ACCOUNT_TRANSACTIONS']));
+    expect(Date.parse(embeddedAsked.expiresAt)).toBeGreaterThan(Date.now() + 89 * DAY_MS);
+
+    // What the bank would refuse is refused here, naming the field.
+    const refusals: [Record<string, unknown>, string, RegExp][] = [
+      [
+        { scopes: ['ACCOUNTS', 'INITIATE_DOMESTIC_SINGLE_PAYMENT'] },
+        'scopes',
+        /INITIATE_DOMESTIC_SINGLE_PAYMENT not offered/,
+      ],
+      [{ institutionId: 'no-such-bank' }, 'institutionId', /not an institution the upstream offers/],
+      [{ institutionId: 'sandbox-payments' }, 'institutionId', /none of the data this service reads/],
+      [{ expiresAt: new Date(Date.now() - DAY_MS).toISOString() }, 'expiresAt', /in the future/],
+      [
+        { transactionsFrom: '2026-02-01T00:00:00Z', transactionsTo: '2026-01-01T00:00:00Z' },
+        'transactionsTo',
+        /before/,
+      ],
+    ];
+    for (const [change, field, issue] of refusals) {
+      const refused = await call('POST', `/v1/users/${userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: REDIRECT,
+        ...change,
+      });
+      const body = (await refused.json()) as ErrorBody;
+      expect([refused.status, body.error.code], JSON.stringify(change)).toEqual([400, 'VALIDATION_FAILED']);
+      expect(body.error.details, JSON.stringify(change)).toEqual([
+        { field, issue: expect.stringMatching(issue) },
+      ]);
+    }
   });
 
   it('documents the 403 on the pass-through routes and lower-case sync statuses in the OpenAPI document', async () => {

@@ -6,6 +6,16 @@ import { useSandbox } from '../support/sandbox-fixture.js';
 const SUB_A = SEEDED_SUB_APPLICATIONS[0];
 const SUB_B = SEEDED_SUB_APPLICATIONS[1];
 const CALLBACK = 'https://merchant.example/callback';
+const DAY_MS = 86_400_000;
+/**
+ * Consent details a strict upstream requires (spec 2.5): scopes and an expiry. A year ahead is capped at
+ * 90 days from the sandbox's now, and stays in the future however far a test moves its clock.
+ */
+const DETAILS = {
+  featureScope: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
+  expiresAt: new Date(Date.now() + 365 * DAY_MS).toISOString(),
+};
+const details = (change: Record<string, unknown> = {}) => ({ accountRequest: { ...DETAILS, ...change } });
 
 describe('sandbox: users, applications, institutions and consent flows', () => {
   const { sandbox, http } = useSandbox();
@@ -17,7 +27,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
     options: { subApplication?: string } = {},
   ) {
     const response = await http.call('POST', '/account-auth-requests', {
-      body: { institutionId: 'sandbox-redirect', applicationUserId: 'alice', ...body },
+      body: { institutionId: 'sandbox-redirect', applicationUserId: 'alice', ...details(), ...body },
       ...options,
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
@@ -326,20 +336,15 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
         [{ oneTimeToken: true }, 400, 'oneTimeToken'],
         [{ callback: 'not a url' }, 400, 'callback'],
         [{ institutionId: 'unknown-bank' }, 400, 'institutionId'],
+        [details({ featureScope: ['INITIATE_DOMESTIC_SINGLE_PAYMENT'] }), 400, 'accountRequest.featureScope'],
+        [details({ featureScope: undefined }), 400, 'accountRequest.featureScope'],
+        [details({ featureScope: [] }), 400, 'accountRequest.featureScope'],
+        [details({ expiresAt: undefined }), 400, 'accountRequest.expiresAt'],
+        [{ accountRequest: undefined }, 400, 'accountRequest.featureScope'],
+        [details({ expiresAt: '2001-01-01T00:00:00Z' }), 400, 'accountRequest.expiresAt'],
+        [details({ expiresAt: 'tomorrow' }), 400, 'accountRequest.expiresAt'],
         [
-          { accountRequest: { featureScope: ['INITIATE_DOMESTIC_SINGLE_PAYMENT'] } },
-          400,
-          'accountRequest.featureScope',
-        ],
-        [{ accountRequest: { expiresAt: '2001-01-01T00:00:00Z' } }, 400, 'accountRequest.expiresAt'],
-        [{ accountRequest: { expiresAt: 'tomorrow' } }, 400, 'accountRequest.expiresAt'],
-        [
-          {
-            accountRequest: {
-              transactionFrom: '2025-02-01T00:00:00Z',
-              transactionTo: '2025-01-01T00:00:00Z',
-            },
-          },
+          details({ transactionFrom: '2025-02-01T00:00:00Z', transactionTo: '2025-01-01T00:00:00Z' }),
           400,
           'accountRequest.transactionTo',
         ],
@@ -347,7 +352,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       ];
       for (const [override, status, parameter] of cases) {
         const response = await http.call('POST', '/account-auth-requests', {
-          body: { institutionId: 'sandbox-redirect', applicationUserId: 'alice', ...override },
+          body: { institutionId: 'sandbox-redirect', applicationUserId: 'alice', ...details(), ...override },
         });
         expect(response.status, JSON.stringify(override)).toBe(status);
         expect(
@@ -359,16 +364,14 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
 
     it('caps a requested expiry beyond 90 days and keeps a shorter one', async () => {
       const now = Date.parse((await http.admin('GET', '/clock')).body.data.now);
-      const far = await requestConsent({
-        accountRequest: { expiresAt: new Date(now + 200 * 86_400_000).toISOString() },
-      });
+      const far = await requestConsent(
+        details({ expiresAt: new Date(now + 200 * 86_400_000).toISOString() }),
+      );
       const cappedMs = Date.parse(far.expiresAt) - now;
       expect(cappedMs).toBeLessThanOrEqual(90 * 86_400_000 + 5000);
       expect(cappedMs).toBeGreaterThan(90 * 86_400_000 - 5000);
       const near = new Date(now + 10 * 86_400_000).toISOString();
-      const short = await authorisedConsent({
-        accountRequest: { expiresAt: near, featureScope: ['ACCOUNTS'] },
-      });
+      const short = await authorisedConsent(details({ expiresAt: near, featureScope: ['ACCOUNTS'] }));
       expect(short.expiresAt).toBe(near);
       expect((await http.call('GET', `/consents/${short.id}`)).body.data.featureScope).toEqual(['ACCOUNTS']);
     });
@@ -558,9 +561,9 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
     });
 
     it('renews a re-authorised consent for 90 days from the approval, whatever span it was first asked for', async () => {
-      const consent = await authorisedConsent({
-        accountRequest: { expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString() },
-      });
+      const consent = await authorisedConsent(
+        details({ expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString() }),
+      );
       await http.admin('POST', '/clock/advance', { days: 2 });
       const patched = await http.call('PATCH', '/account-auth-requests', { consent: consent.consentToken });
       await approve(patched.body.data);
@@ -572,9 +575,9 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
 
     it('keeps the expiry on a re-authorisation at a bank with the reauthorisationKeepsExpiry quirk', async () => {
       await http.admin('PUT', '/institutions/sandbox-redirect/quirks', { reauthorisationKeepsExpiry: true });
-      const consent = await authorisedConsent({
-        accountRequest: { expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString() },
-      });
+      const consent = await authorisedConsent(
+        details({ expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString() }),
+      );
       const patched = await http.call('PATCH', '/account-auth-requests', { consent: consent.consentToken });
       await approve(patched.body.data);
       const read = (await http.call('GET', `/consents/${consent.id}`)).body.data;
@@ -589,7 +592,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
         body: {
           institutionId: 'sandbox-redirect',
           applicationUserId: 'alice',
-          accountRequest: { featureScope: ['ACCOUNTS', 'ACCOUNT_BALANCES'] },
+          ...details({ featureScope: ['ACCOUNTS', 'ACCOUNT_BALANCES'] }),
         },
       });
       expect(put.status).toBe(200);
@@ -605,7 +608,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
 
       const other = await http.call('PUT', '/account-auth-requests', {
         consent: read.consentToken,
-        body: { institutionId: 'sandbox-flaky', applicationUserId: 'alice' },
+        body: { institutionId: 'sandbox-flaky', applicationUserId: 'alice', ...details() },
       });
       expect(other.status).toBe(400);
       expect(other.body.error.issues[0].parameter).toBe('institutionId');
@@ -625,6 +628,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
           institutionId: 'sandbox-embedded',
           applicationUserId: 'erin',
           userCredentials: { id: 'erin-at-bank', password: 'secret' },
+          ...details(),
           ...body,
         },
       });
@@ -713,9 +717,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
     it('lists with filters, reads, and omits the version-2 fields', async () => {
       const alice = await authorisedConsent({
         applicationUserId: 'alice',
-        accountRequest: {
-          transactionFrom: '2025-01-01T00:00:00Z',
-        },
+        ...details({ transactionFrom: '2025-01-01T00:00:00Z' }),
       });
       await requestConsent({ applicationUserId: 'bob' });
       await requestConsent({ applicationUserId: 'bob', institutionId: 'sandbox-flaky' });
@@ -768,7 +770,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
         const created = await Promise.all(
           Array.from({ length: size }, () =>
             http.call('POST', '/account-auth-requests', {
-              body: { institutionId: 'sandbox-redirect', applicationUserId: 'many' },
+              body: { institutionId: 'sandbox-redirect', applicationUserId: 'many', ...details() },
             }),
           ),
         );

@@ -2,7 +2,15 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { clientFor, failure, proxyTo, tinyServer, until, UpstreamKit } from './upstream-test-kit.js';
+import {
+  accountRequest,
+  clientFor,
+  failure,
+  proxyTo,
+  tinyServer,
+  until,
+  UpstreamKit,
+} from './upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 const json = (body: unknown) => JSON.stringify(body);
@@ -279,6 +287,7 @@ describe('upstream client: review fixes', () => {
       const created = await pool.createAccountAuthorisation({
         institutionId: 'sandbox-redirect',
         applicationUserId: 'queued',
+        accountRequest: accountRequest(),
       });
       expect(created.status).toBe(201);
       expect((await slow).status).toBe(200);
@@ -443,6 +452,7 @@ describe('upstream client: review fixes', () => {
       const call = observed.createAccountAuthorisation({
         institutionId: 'sandbox-redirect',
         applicationUserId: 'refused-once',
+        accountRequest: accountRequest(),
       });
       // Once the first attempt has been refused, open the port for the retry.
       await until('the first attempt refused', () => logs.text().includes('retrying'));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { clientFor, failure, SUB_A, tinyServer, UpstreamKit } from './upstream-test-kit.js';
+import { accountRequest, clientFor, failure, SUB_A, tinyServer, UpstreamKit } from './upstream-test-kit.js';
 
 const PAYEE = {
   name: 'Jane Merchant',
@@ -77,6 +77,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       applicationUserId: 'alice',
       callback: 'https://bff.example/callback',
       oneTimeToken: true,
+      accountRequest: accountRequest(),
     });
     expect(created.status).toBe(201);
     expect(created.data).toMatchObject({
@@ -112,7 +113,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     expect(reauth.data).toMatchObject({ id: consentId, status: 'AWAITING_RE_AUTHORIZATION' });
 
     const updated = await client.updatePreAuthorisation(
-      { institutionId: 'sandbox-redirect', applicationUserId: 'alice' },
+      { institutionId: 'sandbox-redirect', applicationUserId: 'alice', accountRequest: accountRequest() },
       { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(updated.status).toBe(200);
@@ -127,6 +128,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       institutionId: 'sandbox-embedded',
       applicationUserId: 'erin',
       userCredentials: { id: 'erin-at-bank', password: 'secret' },
+      accountRequest: accountRequest(),
     });
     expect(created.data.status).toBe('AWAITING_SCA_METHOD');
     const method = created.data.scaMethods![0];

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { failure, UpstreamKit } from './upstream-test-kit.js';
+import { accountRequest, failure, UpstreamKit } from './upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 
@@ -66,7 +66,11 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
   it('never retries a non-idempotent POST on a 5xx', async () => {
     await kit.fault({ method: 'POST', path: '/account-auth-requests', status: 503, count: 3 });
     const error = await fail(() =>
-      client.createAccountAuthorisation({ institutionId: 'sandbox-redirect', applicationUserId: 'once' }),
+      client.createAccountAuthorisation({
+        institutionId: 'sandbox-redirect',
+        applicationUserId: 'once',
+        accountRequest: accountRequest(),
+      }),
     );
     expect(error).toMatchObject({ kind: 'UNAVAILABLE', status: 503 });
     expect(await hits()).toEqual([1]);

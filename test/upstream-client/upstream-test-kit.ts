@@ -10,6 +10,12 @@ import { SandboxHttp } from '../support/sandbox-http.js';
 export const SUB_A = '00000000-0000-4000-8000-0000000000a1';
 
 /** A sandbox over real HTTP, a client pointed at it, and the control API. */
+/** The consent details a strict upstream requires of an account authorisation (spec 2.5): scopes, expiry. */
+export const accountRequest = () => ({
+  featureScope: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
+  expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+});
+
 export class UpstreamKit {
   readonly config: AppConfig = testConfig();
   sandbox!: RunningHttpApp;

@@ -14,10 +14,9 @@ import {
 import type { StoredConsent } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, type TransitionResult } from './consent-status.js';
+import { MAX_DATA_CONSENT_DAYS } from './consent-terms.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 
-/** The longest a financial-data consent lasts (upstream spec §8): the expiry when nothing else names one. */
-export const MAX_DATA_CONSENT_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 /**

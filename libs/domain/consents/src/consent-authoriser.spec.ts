@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expiryOf, MAX_DATA_CONSENT_DAYS } from './consent-authoriser.service.js';
+import { expiryOf } from './consent-authoriser.service.js';
 import { ConsentStatus } from './consent-status.js';
+import { MAX_DATA_CONSENT_DAYS } from './consent-terms.js';
 
 const authorizedAt = new Date('2026-11-22T10:00:00Z');
 const asked = new Date('2026-12-01T00:00:00Z');

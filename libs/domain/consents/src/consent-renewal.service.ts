@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
+import { InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import { type AuthorisationResponse, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
@@ -9,14 +10,12 @@ import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { canStart, ConsentStatus, type ConsentTransition, FINAL_FAILURE_STATUSES } from './consent-status.js';
+import { accountTermsAt, type ConsentTerms } from './consent-terms.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 
-export interface PreAuthorisationInput {
+export interface PreAuthorisationInput extends ConsentTerms {
   scopes: string[];
-  expiresAt?: string;
-  transactionsFrom?: string;
-  transactionsTo?: string;
   redirectUrl?: string;
 }
 
@@ -38,6 +37,7 @@ export class ConsentRenewalService {
     private readonly consents: ConsentRepository,
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
+    private readonly institutions: InstitutionsService,
   ) {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
@@ -120,7 +120,8 @@ export class ConsentRenewalService {
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     const nonce = ConsentStateSigner.newNonce();
     const state = this.signer.sign({ merchantId: consent.merchantId, consentId: consent.id, nonce });
-    const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
+    const { dates, accountRequest } = await accountTermsAt(this.institutions, consent.institutionId, input);
+    const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
     let answer: AuthorisationResponse;
     try {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '#libs/domain/accounts';
 import { EventsModule } from '#libs/domain/events';
+import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
@@ -21,7 +22,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
  * libraries reach consents through the exported state owner (ConsentStateRepository) and token vault.
  */
 @Module({
-  imports: [AccountsModule, SyncRunsModule, EventsModule],
+  imports: [AccountsModule, SyncRunsModule, EventsModule, InstitutionsModule],
   providers: [
     ConsentRepository,
     ConsentStateRepository,

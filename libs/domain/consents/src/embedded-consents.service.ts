@@ -1,6 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { assertActsFor, type TenantCaller } from '#libs/context';
+import { InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -16,6 +17,7 @@ import {
   FINAL_FAILURE_STATUSES,
   parseConsentStatus,
 } from './consent-status.js';
+import { accountTermsAt } from './consent-terms.js';
 
 export interface CreateEmbeddedConsentInput {
   institutionId: string;
@@ -51,6 +53,7 @@ export class EmbeddedConsentsService {
     private readonly state: ConsentStateRepository,
     private readonly authoriser: ConsentAuthoriser,
     private readonly jobs: JobProducer,
+    private readonly institutions: InstitutionsService,
   ) {}
 
   async createEmbedded(
@@ -61,6 +64,11 @@ export class EmbeddedConsentsService {
     assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
     if (!user) throw userNotFound();
+    const { scopes, dates, accountRequest } = await accountTermsAt(
+      this.institutions,
+      input.institutionId,
+      input,
+    );
     const subApplication = user.merchant.subApplicationId ?? undefined;
     let created: AuthorisationResponse;
     try {
@@ -70,7 +78,7 @@ export class EmbeddedConsentsService {
             applicationUserId: user.applicationUserId,
             institutionId: input.institutionId,
             userCredentials: { id: input.credentials.id, password: input.credentials.password },
-            ...(input.scopes ? { accountRequest: { featureScope: input.scopes } } : {}),
+            accountRequest,
           },
           { subApplication },
         )
@@ -89,8 +97,9 @@ export class EmbeddedConsentsService {
       redirectUrl: null,
       stateNonce: null,
       authorisationUrl: null,
-      featureScope: created.featureScope ?? input.scopes ?? [],
-      expiresAt: created.expiresAt ? new Date(created.expiresAt) : null,
+      featureScope: created.featureScope ?? scopes,
+      // What we asked for counts until the authorisation names the real expiry.
+      expiresAt: created.expiresAt ? new Date(created.expiresAt) : dates.expiresAt,
       transactionsFrom: null,
       transactionsTo: null,
       flow: 'EMBEDDED',

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
+import { InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
@@ -20,6 +21,7 @@ import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
+import { accountTermsAt, type ConsentTerms } from './consent-terms.js';
 import { checkRedirectUrl, redirectAuthorisation, STATE_PARAMETER } from './redirect-url.js';
 
 /** What every redirect-flow authorisation request carries besides the kind's own body. */
@@ -41,13 +43,9 @@ export interface CreatePaymentConsentInput {
   vrpInitiationDetails?: object;
 }
 
-export interface CreateConsentInput {
+export interface CreateConsentInput extends ConsentTerms {
   institutionId: string;
   redirectUrl: string;
-  scopes?: string[];
-  expiresAt?: string;
-  transactionsFrom?: string;
-  transactionsTo?: string;
 }
 
 /** The query of the upstream's redirect to our callback (names as the upstream sends them). */
@@ -101,13 +99,19 @@ export class RedirectConsentsService {
     private readonly state: ConsentStateRepository,
     private readonly authoriser: ConsentAuthoriser,
     private readonly hooks: ConsentCallbackHooks,
+    private readonly institutions: InstitutionsService,
   ) {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
 
   async create(caller: TenantCaller, userId: string, input: CreateConsentInput) {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
-    const { dates, request } = redirectAuthorisation(this.config.api.publicUrl, state, input);
+    const { scopes, dates, accountRequest } = await accountTermsAt(
+      this.institutions,
+      input.institutionId,
+      input,
+    );
+    const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
 
     let created;
@@ -136,7 +140,7 @@ export class RedirectConsentsService {
       redirectUrl: input.redirectUrl,
       stateNonce: nonce,
       authorisationUrl,
-      featureScope: authorisation.featureScope ?? input.scopes ?? [],
+      featureScope: authorisation.featureScope ?? scopes,
       // What we asked for counts until the authorisation names the real expiry.
       expiresAt: authorisation.expiresAt ? new Date(authorisation.expiresAt) : expiresAt,
       transactionsFrom,

@@ -103,6 +103,23 @@ export class InstitutionsService {
     return institutionView(row);
   }
 
+  /**
+   * The institution a consent is asked of: from the cache, else from the upstream (a bank added since the
+   * last refresh); null when the upstream does not know it either.
+   */
+  async offered(id: string): Promise<InstitutionView | null> {
+    await this.fillIfEmpty();
+    const row = await this.institutions.findById(id);
+    if (row) return institutionView(row);
+    try {
+      return institutionView(toRecord((await this.upstream.getInstitution(id)).data));
+    } catch (error) {
+      // The upstream's own "no such institution" (a 400 naming it, or a 404); anything else is an outage.
+      if (error instanceof UpstreamError && (error.status === 400 || error.status === 404)) return null;
+      throw mapUpstreamFailure(error);
+    }
+  }
+
   /** A fresh deployment answers its first read from the upstream rather than with an empty list. */
   private async fillIfEmpty(): Promise<void> {
     if (await this.institutions.isEmpty()) await this.refreshInstitutions();

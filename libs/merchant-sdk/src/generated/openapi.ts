@@ -1135,7 +1135,7 @@ export interface components {
              */
             redirectUrl: string;
             /**
-             * @description Upstream features to ask for; omitted: every data feature of the institution.
+             * @description Upstream features to ask for, each one the institution offers (else 400). Omitted: those of the institution's features this service reads (accounts, balances, transactions, statements, beneficiaries).
              * @example [
              *       "ACCOUNTS",
              *       "ACCOUNT_BALANCES",
@@ -1144,7 +1144,7 @@ export interface components {
              */
             scopes?: string[];
             /**
-             * @description When the consent should end. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @description When the consent should end: in the future, capped at 90 days from now; omitted, 90 days from now. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
              * @example 2026-11-23T10:00:00Z
              */
             expiresAt?: string;
@@ -1189,7 +1189,7 @@ export interface components {
             institutionId: string;
             credentials: components["schemas"]["EmbeddedCredentialsInput"];
             /**
-             * @description Upstream features to ask for; omitted: every data feature of the institution.
+             * @description Upstream features to ask for, each one the institution offers (else 400). Omitted: those of the institution's features this service reads (accounts, balances, transactions, statements, beneficiaries).
              * @example [
              *       "ACCOUNTS",
              *       "ACCOUNT_BALANCES",
@@ -1285,7 +1285,7 @@ export interface components {
              */
             scopes: string[];
             /**
-             * @description A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @description When the consent should end: in the future, capped at 90 days from now; omitted, 90 days from now. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
              * @example 2026-11-23T10:00:00Z
              */
             expiresAt?: string;

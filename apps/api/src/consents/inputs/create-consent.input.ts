@@ -12,13 +12,14 @@ export const IsScopes = () =>
     Matches(/^[A-Z_]{1,64}$/, { each: true, message: 'each scope must be an upstream feature name' }),
   );
 
-/** The scopes of a new consent: optional, every data feature of the institution when omitted. */
+/** The scopes of a new consent: optional, the data this service reads that the institution offers when omitted. */
 export const OptionalScopes = () =>
   applyDecorators(
     ApiPropertyOptional({
       type: [String],
       example: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
-      description: 'Upstream features to ask for; omitted: every data feature of the institution.',
+      description:
+        "Upstream features to ask for, each one the institution offers (else 400). Omitted: those of the institution's features this service reads (accounts, balances, transactions, statements, beneficiaries).",
       maxItems: 30,
     }),
     IsOptional(),
@@ -42,7 +43,9 @@ export class CreateConsentInput {
   @OptionalScopes()
   scopes?: string[];
 
-  @OptionalDateTime('When the consent should end')
+  @OptionalDateTime(
+    'When the consent should end: in the future, capped at 90 days from now; omitted, 90 days from now',
+  )
   expiresAt?: string;
 
   @OptionalDateTime()

@@ -15,7 +15,9 @@ export class UpdatePreAuthorisationInput {
   @IsScopes()
   scopes: string[];
 
-  @OptionalDateTime()
+  @OptionalDateTime(
+    'When the consent should end: in the future, capped at 90 days from now; omitted, 90 days from now',
+  )
   expiresAt?: string;
 
   @OptionalDateTime()

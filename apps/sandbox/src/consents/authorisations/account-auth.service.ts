@@ -24,7 +24,7 @@ export function dataScopesOf(institution: SandboxInstitution): string[] {
 
 interface AccountTerms {
   featureScope: string[];
-  expiresAt?: string;
+  expiresAt: string;
   transactionFrom?: string;
   transactionTo?: string;
 }
@@ -64,15 +64,22 @@ export class AccountAuthService {
   }
 
   /**
-   * What the consent grants. Scopes default to every data feature of the institution; the expiry is
-   * optional (90 days from authorisation) and capped at 90 days from now; a transaction range is optional.
+   * What the consent grants. As a strict upstream (spec §2.5): the scopes and the expiry are mandatory,
+   * each scope a data feature of the institution, the expiry in the future and capped at 90 days from
+   * now; a transaction range is optional.
    */
   terms(
     institution: SandboxInstitution,
     request: AccountAuthorisationRequestDto['accountRequest'],
   ): AccountTerms {
+    const featureScope = request?.featureScope ?? [];
+    if (featureScope.length === 0) {
+      throw SandboxError.invalidProperty(
+        'accountRequest.featureScope',
+        'featureScope is mandatory for an account authorisation',
+      );
+    }
     const allowed = dataScopesOf(institution);
-    const featureScope = request?.featureScope?.length ? request.featureScope : allowed;
     for (const feature of featureScope) {
       if (!allowed.includes(feature)) {
         throw SandboxError.invalidProperty(
@@ -81,14 +88,14 @@ export class AccountAuthService {
         );
       }
     }
-    const now = this.clock.nowMs();
-    let expiresAt: string | undefined;
-    if (request?.expiresAt) {
-      const requested = Date.parse(request.expiresAt);
-      if (requested <= now)
-        throw SandboxError.invalidProperty('accountRequest.expiresAt', 'expiresAt must be in the future');
-      expiresAt = new Date(Math.min(requested, now + MAX_DATA_CONSENT_MS)).toISOString();
+    if (!request?.expiresAt) {
+      throw SandboxError.invalidProperty('accountRequest.expiresAt', 'expiresAt is mandatory');
     }
+    const now = this.clock.nowMs();
+    const requested = Date.parse(request.expiresAt);
+    if (requested <= now)
+      throw SandboxError.invalidProperty('accountRequest.expiresAt', 'expiresAt must be in the future');
+    const expiresAt = new Date(Math.min(requested, now + MAX_DATA_CONSENT_MS)).toISOString();
     const from = request?.transactionFrom;
     const to = request?.transactionTo;
     if (from && to && Date.parse(from) > Date.parse(to)) {

@@ -1,0 +1,102 @@
+import { INSTANT_FORMS, parseInstant } from '#libs/core';
+import type { InstitutionsService } from '#libs/domain/institutions';
+import { invalidRequest } from '#libs/errors';
+import type { AccountRequestDetails } from '#libs/upstream-client';
+
+/** The longest a financial-data consent lasts (upstream spec §8): the expiry when nothing else names one. */
+export const MAX_DATA_CONSENT_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/**
+ * The data features this service reads for a merchant (accounts, balances, transactions, statements,
+ * beneficiaries): the scopes a consent asks for when the merchant names none, as far as the institution
+ * offers them. Asking for no more than is read keeps the bank's consent screen honest.
+ */
+export const SERVED_DATA_FEATURES: readonly string[] = [
+  'ACCOUNTS',
+  'ACCOUNT',
+  'ACCOUNTS_WITHOUT_BALANCE',
+  'ACCOUNT_WITHOUT_BALANCE',
+  'ACCOUNT_BALANCES',
+  'ACCOUNT_TRANSACTIONS',
+  'ACCOUNT_TRANSACTIONS_WITH_MERCHANT',
+  'ACCOUNT_STATEMENTS',
+  'ACCOUNT_STATEMENT',
+  'ACCOUNT_BENEFICIARIES',
+];
+
+/** The terms a merchant asks of a consent (all optional: see {@link accountTerms} for the defaults). */
+export interface ConsentTerms {
+  scopes?: string[];
+  expiresAt?: string;
+  transactionsFrom?: string;
+  transactionsTo?: string;
+}
+
+/** What {@link accountTerms} needs of the institution asked. */
+export interface OfferedInstitution {
+  id: string;
+  features: readonly string[];
+}
+
+/** A term's date by the API's one rule (the input validator applies the same; this guards other callers). */
+function parseDate(field: string, value: string | undefined): Date | null {
+  if (!value) return null;
+  const date = parseInstant(value);
+  if (date) return date;
+  throw invalidRequest([{ field, issue: `must be ${INSTANT_FORMS}` }]);
+}
+
+/**
+ * The consent details every account authorisation sends (upstream spec §2.5: scopes and an expiry are
+ * mandatory): the merchant's scopes, each one the institution offers, else the institution's share of
+ * {@link SERVED_DATA_FEATURES}; the merchant's expiry capped at 90 days from now, else 90 days from now;
+ * the merchant's transaction range when given. Refused here, before the bank is asked, when they cannot be.
+ */
+export function accountTerms(institution: OfferedInstitution, terms: ConsentTerms, now: Date) {
+  const offered = new Set(institution.features);
+  const missing = terms.scopes?.filter((scope) => !offered.has(scope)) ?? [];
+  if (missing.length > 0) {
+    throw invalidRequest([
+      { field: 'scopes', issue: `${missing.join(', ')} not offered by institution ${institution.id}` },
+    ]);
+  }
+  const scopes = terms.scopes ?? SERVED_DATA_FEATURES.filter((feature) => offered.has(feature));
+  if (scopes.length === 0) {
+    throw invalidRequest([
+      { field: 'institutionId', issue: `${institution.id} offers none of the data this service reads` },
+    ]);
+  }
+  const latest = new Date(now.getTime() + MAX_DATA_CONSENT_DAYS * DAY_MS);
+  const asked = parseDate('expiresAt', terms.expiresAt);
+  if (asked && asked <= now) throw invalidRequest([{ field: 'expiresAt', issue: 'must be in the future' }]);
+  const expiresAt = asked && asked < latest ? asked : latest;
+  const transactionsFrom = parseDate('transactionsFrom', terms.transactionsFrom);
+  const transactionsTo = parseDate('transactionsTo', terms.transactionsTo);
+  if (transactionsFrom && transactionsTo && transactionsFrom > transactionsTo) {
+    throw invalidRequest([{ field: 'transactionsTo', issue: 'must not be before transactionsFrom' }]);
+  }
+  const accountRequest: AccountRequestDetails = {
+    featureScope: scopes,
+    expiresAt: expiresAt.toISOString(),
+    ...(transactionsFrom ? { transactionFrom: transactionsFrom.toISOString() } : {}),
+    ...(transactionsTo ? { transactionTo: transactionsTo.toISOString() } : {}),
+  };
+  return { scopes, dates: { expiresAt, transactionsFrom, transactionsTo }, accountRequest };
+}
+
+/** {@link accountTerms} for the institution by id, known to our cache or to the upstream; else a 400. */
+export async function accountTermsAt(
+  institutions: InstitutionsService,
+  institutionId: string,
+  terms: ConsentTerms,
+  now = new Date(),
+) {
+  const institution = await institutions.offered(institutionId);
+  if (!institution) {
+    throw invalidRequest([
+      { field: 'institutionId', issue: `${institutionId} is not an institution the upstream offers` },
+    ]);
+  }
+  return accountTerms(institution, terms, now);
+}
