@@ -114,9 +114,38 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
       (await sandbox.admin('POST', `/consents/${await upstreamConsentId(stack, expiredId)}/expire`)).status,
     ).toBeLessThan(300);
 
+    // Counters: rules that only count (a 1 ms delay, no error) the consent listings and single reads.
+    const count = async (path: string) =>
+      (
+        await sandbox.admin<{ data: { id: string } }>('POST', '/faults', {
+          method: 'GET',
+          path,
+          latencyMs: 1,
+        })
+      ).body.data.id;
+    const counters = { listings: await count('/consents'), reads: await count('/consents/*') };
+    const hits = async () => {
+      const rules = (await sandbox.admin<{ data: { id: string; hits: number }[] }>('GET', '/faults')).body
+        .data;
+      const of = (id: string) => rules.find((r) => r.id === id)?.hits;
+      return { listings: of(counters.listings), reads: of(counters.reads) };
+    };
+
+    const due = await prisma.consent.findMany({
+      where: { status: { in: ['AUTHORIZED', 'AWAITING_RE_AUTHORIZATION'] }, kind: 'ACCOUNT' },
+      select: { merchantId: true },
+    });
     // The worker's first sync may meet a refused token and mark it first: once, either way.
     const first = await lifecycles[0].reconcile(new Date());
     expect(first.failed).toBe(0);
+    // Every consent due was read from a listing of its users' consents, one listing per merchant (its
+    // sub-application) for a batch of users: no single read.
+    const calls = await hits();
+    expect(calls.reads).toBe(0);
+    expect(calls.listings).toBeGreaterThan(0);
+    expect(calls.listings).toBeLessThanOrEqual(new Set(due.map((c) => c.merchantId)).size);
+    await sandbox.admin('DELETE', `/faults/${counters.listings}`);
+    await sandbox.admin('DELETE', `/faults/${counters.reads}`);
     await lifecycles[1].reconcile(new Date(Date.now() + 1_000));
     const revoked = await prisma.consent.findUniqueOrThrow({
       where: { id: revokedId },

@@ -6,7 +6,7 @@
 // Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
-// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
+// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { apiReads } from './scenarios/api-reads.mjs';
 import { consentExpiryBench } from './scenarios/consent-expiry.mjs';
 import { eventsBench } from './scenarios/events.mjs';
 import { isolationBench } from './scenarios/isolation.mjs';
+import { reconcileBench } from './scenarios/reconcile.mjs';
 import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
 import { syncBench } from './scenarios/sync.mjs';
@@ -36,6 +37,7 @@ const SCENARIOS = [
   'sync',
   'events',
   'consent-expiry',
+  'reconcile',
   'tracing-overhead',
   'isolation',
 ];
@@ -208,7 +210,7 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
-    if (s.kind === 'consent-expiry' || s.kind === 'tracing-overhead' || s.kind === 'isolation') {
+    if (['consent-expiry', 'reconcile', 'tracing-overhead', 'isolation'].includes(s.kind)) {
       out.push(`## ${s.name}`, '', ...s.notes);
       continue;
     }
@@ -325,6 +327,7 @@ async function main() {
       sync: () => syncBench(context),
       events: () => eventsBench(context),
       'consent-expiry': () => consentExpiryBench(context),
+      reconcile: () => reconcileBench(context),
       'tracing-overhead': () => tracingOverhead(context),
       isolation: () => isolationBench(context),
     };

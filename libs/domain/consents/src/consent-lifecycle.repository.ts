@@ -11,6 +11,8 @@ export interface LifecycleConsent {
   expiresAt: Date | null;
   /** The merchant's sub-application, for the upstream calls. */
   subApplicationId: string | null;
+  /** The user's id at the upstream, by which reconciliation lists the user's consents. */
+  applicationUserId: string;
 }
 
 /** Where a scan ordered by expiry stopped: the last consent of its batch. */
@@ -26,7 +28,8 @@ export interface ConsentCounts {
 }
 
 const LIFECYCLE_COLUMNS = `c.id, c.merchant_id, c.upstream_consent_id, c.flow::text AS flow, c.status,
-  c.expires_at, (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id`;
+  c.expires_at, (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id,
+  (SELECT u.application_user_id FROM users u WHERE u.id = c.user_id) AS application_user_id`;
 
 interface Row {
   id: string;
@@ -36,6 +39,7 @@ interface Row {
   status: string;
   expires_at: Date | null;
   sub_application_id: string | null;
+  application_user_id: string;
 }
 
 const LIFECYCLE_ROW: RowShape<Row> = {
@@ -46,6 +50,7 @@ const LIFECYCLE_ROW: RowShape<Row> = {
   status: 'string',
   expires_at: 'Date',
   sub_application_id: 'string',
+  application_user_id: 'string',
 };
 
 /** Past expiry: one index range per status, merged in order (see pastExpiry). */
@@ -114,6 +119,7 @@ const toConsent = (r: Row): LifecycleConsent => ({
   status: r.status,
   expiresAt: r.expires_at,
   subApplicationId: r.sub_application_id,
+  applicationUserId: r.application_user_id,
 });
 
 /**

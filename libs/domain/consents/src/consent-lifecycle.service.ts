@@ -19,6 +19,13 @@ const MIN_UUID = '00000000-0000-0000-0000-000000000000';
 const PARALLEL_CALLS = 4;
 /** Reconciliation visits at most this many consents a run; the least recently checked go first. */
 const RECONCILE_PER_RUN = 5_000;
+/** Consents reconciled together: their users' consents are listed in a few upstream calls. */
+const RECONCILE_BATCH = 100;
+/**
+ * The user ids one listing call names travel in its query string: this many characters of them keeps
+ * the URL well inside what servers and proxies take (8 KB is the common floor).
+ */
+const LISTED_USERS_CHARS = 3_000;
 /**
  * An embedded consent awaiting the bank's outcome for any time at all has its poll made sure of: restarting
  * a poll whose job exists is a no-op, and one the step is about to enqueue collapses into the same job. No
@@ -42,6 +49,21 @@ export interface Reconciliation {
   failed: number;
   /** Embedded consents awaiting the bank's outcome whose poll was made sure of (enqueued again if lost). */
   pollsResumed: number;
+}
+
+/** Ids grouped so that each group's ids, comma-separated, stay within `chars`. */
+function byQueryLength(ids: string[], chars: number): string[][] {
+  const groups: string[][] = [];
+  let length = chars;
+  for (const id of ids) {
+    if (length + id.length + 1 > chars) {
+      groups.push([]);
+      length = 0;
+    }
+    groups.at(-1)!.push(id);
+    length += id.length + 1;
+  }
+  return groups;
 }
 
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -149,11 +171,13 @@ export class ConsentLifecycleService {
     // A 429 the client could not wait out ends the run: the rest waits for the next one.
     let limited = false;
     while (!limited && result.checked + result.failed < RECONCILE_PER_RUN) {
-      const batch = await this.lifecycle.leastRecentlyReconciled(now, 100);
+      const batch = await this.lifecycle.leastRecentlyReconciled(now, RECONCILE_BATCH);
       if (batch.length === 0) break;
+      const listed = await this.listedStatuses(batch);
+      if (listed === 'rate-limited') break;
       await inParallel(batch, PARALLEL_CALLS, async (consent) => {
         if (limited) return;
-        const outcome = await this.reconcileOne(consent, now);
+        const outcome = await this.reconcileOne(consent, now, listed.get(consent.upstreamConsentId));
         if (outcome === 'rate-limited') limited = true;
         else if (outcome === 'failed') result.failed += 1;
         else result.checked += 1;
@@ -184,16 +208,56 @@ export class ConsentLifecycleService {
     return resumed;
   }
 
+  /**
+   * The upstream status of a batch's consents, from listing their users' consents (`GET /consents`
+   * filtered by user, a few calls a batch) rather than one read per consent. A consent the listing does
+   * not show (deleted upstream, its user renamed) is read alone by {@link reconcileOne}; so is every
+   * consent of a group whose listing failed.
+   */
+  private async listedStatuses(batch: LifecycleConsent[]): Promise<Map<string, string> | 'rate-limited'> {
+    const usersBySubApplication = new Map<string | null, Set<string>>();
+    for (const consent of batch) {
+      const users = usersBySubApplication.get(consent.subApplicationId) ?? new Set<string>();
+      users.add(consent.applicationUserId);
+      usersBySubApplication.set(consent.subApplicationId, users);
+    }
+    const statuses = new Map<string, string>();
+    for (const [subApplicationId, users] of usersBySubApplication) {
+      for (const applicationUserId of byQueryLength([...users], LISTED_USERS_CHARS)) {
+        try {
+          const pages = this.upstream.consentPages(
+            { applicationUserId },
+            { subApplication: subApplicationId ?? undefined },
+          );
+          for await (const page of pages)
+            for (const listed of page.data) statuses.set(listed.id, listed.status);
+        } catch (error) {
+          if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') return 'rate-limited';
+          this.logger.warn(
+            { err: error, users: applicationUserId.length },
+            'consent reconciliation: listing failed; reading those consents one by one',
+          );
+        }
+      }
+    }
+    return statuses;
+  }
+
   private async reconcileOne(
     consent: LifecycleConsent,
     now: Date,
+    listedStatus: string | undefined,
   ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed' | 'rate-limited'> {
     let gone: ConsentGone | undefined;
     try {
-      const { data } = await this.upstream.getConsent(consent.upstreamConsentId, {
-        subApplication: consent.subApplicationId ?? undefined,
-      });
-      gone = consentGone('upstreamStatus', data.status);
+      const status =
+        listedStatus ??
+        (
+          await this.upstream.getConsent(consent.upstreamConsentId, {
+            subApplication: consent.subApplicationId ?? undefined,
+          })
+        ).data.status;
+      gone = consentGone('upstreamStatus', status);
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') return 'rate-limited';
       gone = error instanceof UpstreamError ? consentGone('errorKind', error.kind) : undefined;
