@@ -151,7 +151,6 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
         /INITIATE_DOMESTIC_SINGLE_PAYMENT not offered/,
       ],
       [{ institutionId: 'no-such-bank' }, 'institutionId', /not an institution the upstream offers/],
-      [{ institutionId: 'sandbox-payments' }, 'institutionId', /none of the data this service reads/],
       [{ expiresAt: new Date(Date.now() - DAY_MS).toISOString() }, 'expiresAt', /in the future/],
       [
         { transactionsFrom: '2026-02-01T00:00:00Z', transactionsTo: '2026-01-01T00:00:00Z' },

@@ -12,7 +12,13 @@ type Envelope<T> = {
 };
 type ErrorBody = { error: { code: string } };
 
-const SANDBOX_IDS = ['sandbox-embedded', 'sandbox-flaky', 'sandbox-payments', 'sandbox-redirect'];
+const SANDBOX_IDS = [
+  'sandbox-embedded',
+  'sandbox-flaky',
+  'sandbox-payments',
+  'sandbox-psu-business',
+  'sandbox-redirect',
+];
 
 describe('api: institutions', () => {
   let stack: Stack;
@@ -66,7 +72,12 @@ describe('api: institutions', () => {
     expect(redirect?.countries).toContain('GB');
 
     const transactions = await list('/v1/institutions?country=GB&feature=ACCOUNT_TRANSACTIONS&limit=100');
-    expect(sandboxIds(transactions.data)).toEqual(['sandbox-embedded', 'sandbox-flaky', 'sandbox-redirect']);
+    expect(sandboxIds(transactions.data)).toEqual([
+      'sandbox-embedded',
+      'sandbox-flaky',
+      'sandbox-psu-business',
+      'sandbox-redirect',
+    ]);
     expect(transactions.data.every((i) => i.features.includes('ACCOUNT_TRANSACTIONS'))).toBe(true);
 
     const payments = await list('/v1/institutions?feature=INITIATE_DOMESTIC_SINGLE_PAYMENT&limit=100');
@@ -119,6 +130,7 @@ describe('api: institutions', () => {
       ['sandbox-embedded', ['EMBEDDED']],
       ['sandbox-flaky', ['REDIRECT']],
       ['sandbox-payments', []],
+      ['sandbox-psu-business', ['REDIRECT']],
       ['sandbox-redirect', ['REDIRECT']],
     ]);
     // Asking a bank for a flow it lacks is not an authentication matter: 422 FEATURE_UNSUPPORTED.

@@ -299,15 +299,79 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
   describe('institutions', () => {
     it('lists the fixtures and reads one', async () => {
       const list = await http.call('GET', '/institutions');
-      expect(list.body.meta.count).toBe(4);
+      expect(list.body.meta.count).toBe(5);
       expect(list.body.data.map((i: any) => i.id)).toEqual(
-        expect.arrayContaining(['sandbox-redirect', 'sandbox-embedded', 'sandbox-payments', 'sandbox-flaky']),
+        expect.arrayContaining([
+          'sandbox-redirect',
+          'sandbox-embedded',
+          'sandbox-payments',
+          'sandbox-flaky',
+          'sandbox-psu-business',
+        ]),
       );
       expect(list.body.data[0]).not.toHaveProperty('flow');
+      expect(list.body.data.find((i: any) => i.id === 'sandbox-psu-business')).not.toHaveProperty(
+        'psuHeaders',
+      );
       const one = await http.call('GET', '/institutions/sandbox-embedded');
       expect(one.body).toMatchObject({ id: 'sandbox-embedded', environmentType: 'SANDBOX' });
       expect(one.body.features).toContain('INITIATE_EMBEDDED_ACCOUNT_REQUEST');
       expect((await http.call('GET', '/institutions/nope')).status).toBe(404);
+    });
+
+    it('publishes which PSU headers an institution requires, and refuses its authorisations without them', async () => {
+      const constraints = await http.call(
+        'GET',
+        '/institutions/constraints/data?institutionIds=sandbox-psu-business,sandbox-redirect&institutionCountryCode=GB&endpointPath=/account-auth-requests&endpointMethod=POST',
+      );
+      expect(constraints.status).toBe(200);
+      const byInstitution = Object.fromEntries(
+        constraints.body.data.map((c: any) => [c.institutionId, c.request.headers.required ?? []]),
+      );
+      expect(byInstitution).toEqual({
+        'sandbox-psu-business': ['psuId', 'psuCorporateId', 'psuIpAddress'],
+        'sandbox-redirect': [],
+      });
+      const payments = await http.call(
+        'GET',
+        '/institutions/constraints/payments?institutionIds=sandbox-psu-business&institutionCountryCode=GB',
+      );
+      expect(payments.body.data).toEqual([
+        expect.objectContaining({ endpointPath: '/payment-auth-requests', endpointMethod: 'POST' }),
+      ]);
+      for (const query of ['institutionIds=sandbox-redirect', 'institutionCountryCode=GB']) {
+        expect((await http.call('GET', `/institutions/constraints/data?${query}`)).status).toBe(400);
+      }
+      expect(
+        (
+          await http.call(
+            'GET',
+            '/institutions/constraints/data?institutionIds=nope&institutionCountryCode=GB',
+          )
+        ).status,
+      ).toBe(404);
+
+      const psu = {
+        'psu-id': 'alice-at-bank',
+        'psu-corporate-id': 'acme-ltd',
+        'psu-ip-address': '203.0.113.7',
+      };
+      const ask = (headers: Record<string, string>) =>
+        http.call('POST', '/account-auth-requests', {
+          body: { institutionId: 'sandbox-psu-business', applicationUserId: 'alice', ...details() },
+          headers,
+        });
+      for (const missing of Object.keys(psu)) {
+        const { [missing]: _, ...rest } = psu as Record<string, string>;
+        const refused = await ask(rest);
+        expect(refused.status, missing).toBe(400);
+        expect(refused.body.error.issues[0].parameter).toBe(missing);
+      }
+      const badIp = await ask({ ...psu, 'psu-ip-address': 'not-an-ip' });
+      expect(badIp.body.error.issues[0].parameter).toBe('psu-ip-address');
+      expect((await ask(psu)).status).toBe(201);
+      // Another institution needs none.
+      expect((await requestConsent()).status).toBe('AWAITING_AUTHORIZATION');
     });
   });
 

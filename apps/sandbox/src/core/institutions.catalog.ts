@@ -1,10 +1,12 @@
+import { isIP } from 'node:net';
 import { Injectable } from '@nestjs/common';
 import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxError } from './sandbox-error.js';
 
 /**
- * The four fixture institutions (README, "Sandbox"). Their feature lists decide which operations they
- * allow; `sandbox-flaky` behaves like `sandbox-redirect` but answers a share of data calls with 500/424.
+ * The fixture institutions (docs/sandbox.md). Their feature lists decide which operations they allow;
+ * `sandbox-flaky` behaves like `sandbox-redirect` but answers a share of data calls with 500/424, and
+ * `sandbox-psu-business` requires the PSU headers where the PSU starts an authorisation.
  */
 export type AuthFlow = 'REDIRECT' | 'EMBEDDED';
 
@@ -21,7 +23,25 @@ export interface SandboxInstitution {
   flow: AuthFlow;
   /** Sandbox-only: every Nth data call fails (flaky institution). */
   flakyEvery?: number;
+  /** Sandbox-only: the PSU headers it requires on the calls of {@link PSU_ENDPOINTS} (spec 4, 5.5). */
+  psuHeaders?: PsuHeader[];
 }
+
+export type PsuHeader = 'psu-id' | 'psu-corporate-id' | 'psu-ip-address';
+
+/**
+ * The calls on which an institution's PSU headers are required, by the constraints kind that lists them:
+ * those that start an authorisation, made while the PSU is at the merchant's page. Data and payment
+ * reads made later, without the PSU, need none.
+ */
+export const PSU_ENDPOINTS = [
+  { kind: 'data', method: 'POST', path: '/account-auth-requests' },
+  { kind: 'data', method: 'PUT', path: '/account-auth-requests' },
+  { kind: 'data', method: 'PATCH', path: '/account-auth-requests' },
+  { kind: 'data', method: 'POST', path: '/embedded-account-auth-requests' },
+  { kind: 'payments', method: 'POST', path: '/payment-auth-requests' },
+] as const;
+export type PsuEndpoint = (typeof PSU_ENDPOINTS)[number];
 
 /** The features that read data: the scopes a data consent can be granted. */
 export const DATA_READ_FEATURES = [
@@ -106,6 +126,23 @@ export const INSTITUTIONS: readonly SandboxInstitution[] = [
     flow: 'REDIRECT',
   },
   {
+    id: 'sandbox-psu-business',
+    name: 'Sandbox Business Bank',
+    fullName: 'Sandbox Business Bank (redirect flow; requires psu-id, psu-corporate-id and psu-ip-address)',
+    countries: GB,
+    environmentType: 'SANDBOX',
+    credentialsType: 'OPEN_BANKING_UK_AUTO',
+    media: media('sandbox-psu-business'),
+    features: [
+      ...DATA_FEATURES,
+      'INITIATE_DOMESTIC_SINGLE_PAYMENT',
+      'CREATE_DOMESTIC_SINGLE_PAYMENT',
+      'EXISTING_PAYMENTS_DETAILS',
+    ],
+    flow: 'REDIRECT',
+    psuHeaders: ['psu-id', 'psu-corporate-id', 'psu-ip-address'],
+  },
+  {
     id: 'sandbox-flaky',
     name: 'Sandbox Flaky Bank',
     fullName: 'Sandbox Flaky Bank (like sandbox-redirect, with a share of 500/424 answers)',
@@ -187,6 +224,27 @@ export class InstitutionsCatalog {
   }
 
   /**
+   * Refuses a call of {@link PSU_ENDPOINTS} that lacks a PSU header the institution requires (or carries
+   * an IP address that is not one), naming the header, as a strict upstream would.
+   */
+  requirePsuHeaders(
+    institution: SandboxInstitution,
+    endpoint: Omit<PsuEndpoint, 'kind'>,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const applies = PSU_ENDPOINTS.some((e) => e.method === endpoint.method && e.path === endpoint.path);
+    for (const header of applies ? (institution.psuHeaders ?? []) : []) {
+      const value = headers[header];
+      if (typeof value !== 'string' || value.trim() === '') {
+        throw SandboxError.invalidProperty(header, `The ${header} header is required by ${institution.id}`);
+      }
+      if (header === 'psu-ip-address' && isIP(value) === 0) {
+        throw SandboxError.invalidProperty(header, `The ${header} header must be an IP address`);
+      }
+    }
+  }
+
+  /**
    * The flaky institution's misbehaviour, deterministic so tests can rely on it: of every three data
    * calls under one consent (`key`, the consent id), the second answers 500 and the third 424. Counted
    * per consent, so one application's calls never shift another's pattern.
@@ -205,7 +263,7 @@ export class InstitutionsCatalog {
 
   /** The wire form (sandbox-only fields removed). */
   static view(institution: SandboxInstitution) {
-    const { flow: _flow, flakyEvery: _flaky, ...rest } = institution;
+    const { flow: _flow, flakyEvery: _flaky, psuHeaders: _psu, ...rest } = institution;
     return rest;
   }
 }

@@ -20,7 +20,7 @@ export class PaymentsController {
     @Req() request: FastifyRequest,
     @Body() body: PaymentAuthorisationRequestDto,
   ) {
-    const consent = this.payments.createAuthorisation(ctx, body);
+    const consent = this.payments.createAuthorisation(ctx, body, request.headers);
     return envelope(request, this.consents.view(consent));
   }
 

@@ -94,10 +94,19 @@ export class PaymentsService {
     private readonly lifecycle: PaymentLifecycle,
   ) {}
 
-  createAuthorisation(ctx: SandboxContext, body: PaymentAuthorisationRequestDto): ConsentRecord {
+  createAuthorisation(
+    ctx: SandboxContext,
+    body: PaymentAuthorisationRequestDto,
+    headers: Record<string, string | string[] | undefined> = {},
+  ): ConsentRecord {
     const request = body.paymentRequest;
     const [initiate] = TYPE_FEATURES[request.type];
-    this.institutions.requireFeature(body.institutionId, initiate);
+    const institution = this.institutions.requireFeature(body.institutionId, initiate);
+    this.institutions.requirePsuHeaders(
+      institution,
+      { method: 'POST', path: '/payment-auth-requests' },
+      headers,
+    );
     if (request.type === 'DOMESTIC_PAYMENT') checkDomesticPayee(request.payee, 'paymentRequest.payee');
     const user = this.paymentConsents.resolveUser(ctx, body);
     const id = randomUUID();

@@ -120,7 +120,12 @@ export class ConsentRenewalService {
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     const nonce = ConsentStateSigner.newNonce();
     const state = this.signer.sign({ merchantId: consent.merchantId, consentId: consent.id, nonce });
-    const { dates, accountRequest } = await accountTermsAt(this.institutions, consent.institutionId, input);
+    const { dates, accountRequest } = await accountTermsAt(
+      this.institutions,
+      consent.institutionId,
+      'REDIRECT',
+      input,
+    );
     const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
     let answer: AuthorisationResponse;

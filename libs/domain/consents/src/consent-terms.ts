@@ -1,6 +1,6 @@
 import { INSTANT_FORMS, parseInstant } from '#libs/core';
-import type { InstitutionsService } from '#libs/domain/institutions';
-import { invalidRequest } from '#libs/errors';
+import { type ConnectionFlow, FLOW_FEATURE, type InstitutionsService } from '#libs/domain/institutions';
+import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import type { AccountRequestDetails } from '#libs/upstream-client';
 
 /** The longest a financial-data consent lasts (upstream spec §8): the expiry when nothing else names one. */
@@ -39,6 +39,14 @@ export interface OfferedInstitution {
   features: readonly string[];
 }
 
+/** The upstream's own answer to a flow a bank lacks, given before it is asked. */
+const unsupported = (institutionId: string, what: string) =>
+  new DomainError(
+    ErrorCode.FEATURE_UNSUPPORTED,
+    `The institution ${institutionId} ${what}. GET /v1/institutions lists each bank's flows and features.`,
+    { details: [{ field: 'institutionId', issue: 'does not offer this flow or feature' }] },
+  );
+
 /** A term's date by the API's one rule (the input validator applies the same; this guards other callers). */
 function parseDate(field: string, value: string | undefined): Date | null {
   if (!value) return null;
@@ -53,8 +61,16 @@ function parseDate(field: string, value: string | undefined): Date | null {
  * {@link SERVED_DATA_FEATURES}; the merchant's expiry capped at 90 days from now, else 90 days from now;
  * the merchant's transaction range when given. Refused here, before the bank is asked, when they cannot be.
  */
-export function accountTerms(institution: OfferedInstitution, terms: ConsentTerms, now: Date) {
+export function accountTerms(
+  institution: OfferedInstitution,
+  flow: ConnectionFlow,
+  terms: ConsentTerms,
+  now: Date,
+) {
   const offered = new Set(institution.features);
+  if (!offered.has(FLOW_FEATURE[flow])) {
+    throw unsupported(institution.id, `does not offer the ${flow.toLowerCase()} flow`);
+  }
   const missing = terms.scopes?.filter((scope) => !offered.has(scope)) ?? [];
   if (missing.length > 0) {
     throw invalidRequest([
@@ -62,11 +78,7 @@ export function accountTerms(institution: OfferedInstitution, terms: ConsentTerm
     ]);
   }
   const scopes = terms.scopes ?? SERVED_DATA_FEATURES.filter((feature) => offered.has(feature));
-  if (scopes.length === 0) {
-    throw invalidRequest([
-      { field: 'institutionId', issue: `${institution.id} offers none of the data this service reads` },
-    ]);
-  }
+  if (scopes.length === 0) throw unsupported(institution.id, 'offers none of the data this service reads');
   const latest = new Date(now.getTime() + MAX_DATA_CONSENT_DAYS * DAY_MS);
   const asked = parseDate('expiresAt', terms.expiresAt);
   if (asked && asked <= now) throw invalidRequest([{ field: 'expiresAt', issue: 'must be in the future' }]);
@@ -89,6 +101,7 @@ export function accountTerms(institution: OfferedInstitution, terms: ConsentTerm
 export async function accountTermsAt(
   institutions: InstitutionsService,
   institutionId: string,
+  flow: ConnectionFlow,
   terms: ConsentTerms,
   now = new Date(),
 ) {
@@ -98,5 +111,5 @@ export async function accountTermsAt(
       { field: 'institutionId', issue: `${institutionId} is not an institution the upstream offers` },
     ]);
   }
-  return accountTerms(institution, terms, now);
+  return accountTerms(institution, flow, terms, now);
 }

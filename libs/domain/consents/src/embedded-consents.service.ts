@@ -67,6 +67,7 @@ export class EmbeddedConsentsService {
     const { scopes, dates, accountRequest } = await accountTermsAt(
       this.institutions,
       input.institutionId,
+      'EMBEDDED',
       input,
     );
     const subApplication = user.merchant.subApplicationId ?? undefined;

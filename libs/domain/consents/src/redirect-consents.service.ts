@@ -109,6 +109,7 @@ export class RedirectConsentsService {
     const { scopes, dates, accountRequest } = await accountTermsAt(
       this.institutions,
       input.institutionId,
+      'REDIRECT',
       input,
     );
     const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);

@@ -23,10 +23,11 @@ export interface InstitutionView {
 export type ConnectionFlow = 'REDIRECT' | 'EMBEDDED';
 
 /** The feature that offers each way of connecting a bank for data (the upstream's feature names). */
-const FLOW_FEATURES: readonly [ConnectionFlow, string][] = [
-  ['REDIRECT', 'INITIATE_ACCOUNT_REQUEST'],
-  ['EMBEDDED', 'INITIATE_EMBEDDED_ACCOUNT_REQUEST'],
-];
+export const FLOW_FEATURE: Readonly<Record<ConnectionFlow, string>> = {
+  REDIRECT: 'INITIATE_ACCOUNT_REQUEST',
+  EMBEDDED: 'INITIATE_EMBEDDED_ACCOUNT_REQUEST',
+};
+const FLOW_FEATURES = Object.entries(FLOW_FEATURE) as [ConnectionFlow, string][];
 
 function institutionView(i: InstitutionRecord): InstitutionView {
   return {

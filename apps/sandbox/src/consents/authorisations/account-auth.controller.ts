@@ -20,6 +20,7 @@ export class AccountAuthController {
     @Req() request: FastifyRequest,
   ) {
     const institution = this.auth.institution(body.institutionId, 'INITIATE_ACCOUNT_REQUEST');
+    this.auth.requirePsuHeaders(institution, 'POST', request);
     const record = this.auth.create(ctx, body, institution, 'AWAITING_AUTHORIZATION');
     return envelope(request, this.flows.wire(record));
   }
@@ -33,7 +34,8 @@ export class AccountAuthController {
     @Req() request: FastifyRequest,
   ) {
     const record = this.flows.consentForUpdate(ctx, token);
-    this.auth.institution(record.institutionId, 'INITIATE_ACCOUNT_REQUEST');
+    const institution = this.auth.institution(record.institutionId, 'INITIATE_ACCOUNT_REQUEST');
+    this.auth.requirePsuHeaders(institution, 'PATCH', request);
     return envelope(request, this.flows.wire(this.auth.reauthorise(record)));
   }
 
@@ -58,6 +60,7 @@ export class AccountAuthController {
         `The consent is for institution ${record.institutionId}`,
       );
     }
+    this.auth.requirePsuHeaders(institution, 'PUT', request);
     if (body.userUuid && body.userUuid !== record.userUuid) {
       throw SandboxError.invalidProperty('userUuid', 'The consent belongs to another user');
     }

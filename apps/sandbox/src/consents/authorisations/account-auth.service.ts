@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
   authorisationUrlFor,
@@ -7,6 +8,7 @@ import {
   ConsentsStore,
   InstitutionsCatalog,
   MAX_DATA_CONSENT_MS,
+  type PsuEndpoint,
   SandboxClock,
   type SandboxContext,
   SandboxError,
@@ -202,5 +204,15 @@ export class AccountAuthService {
 
   institution(id: string, ...features: string[]): SandboxInstitution {
     return this.catalog.requireFeature(id, ...features);
+  }
+
+  /** The institution's PSU headers on this method of `/account-auth-requests`. */
+  requirePsuHeaders(
+    institution: SandboxInstitution,
+    method: 'POST' | 'PUT' | 'PATCH',
+    request: FastifyRequest,
+    path: PsuEndpoint['path'] = '/account-auth-requests',
+  ): void {
+    this.catalog.requirePsuHeaders(institution, { method, path }, request.headers);
   }
 }

@@ -48,6 +48,7 @@ export class EmbeddedAuthController {
     @Req() request: FastifyRequest,
   ) {
     const institution = this.auth.institution(body.institutionId, FEATURE);
+    this.auth.requirePsuHeaders(institution, 'POST', request, '/embedded-account-auth-requests');
     if (!body.userCredentials) {
       throw SandboxError.invalidProperty(
         'userCredentials',

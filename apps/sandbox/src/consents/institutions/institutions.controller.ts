@@ -1,6 +1,27 @@
-import { Controller, Get, Param, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { envelope, InstitutionsCatalog, SandboxError } from '../../core/index.js';
+import {
+  envelope,
+  InstitutionsCatalog,
+  PSU_ENDPOINTS,
+  type PsuEndpoint,
+  SandboxError,
+  type SandboxInstitution,
+} from '../../core/index.js';
+
+/** The wire names of the PSU headers in a constraints schema, as the upstream's example writes them. */
+const SCHEMA_NAMES = {
+  'psu-id': 'psuId',
+  'psu-corporate-id': 'psuCorporateId',
+  'psu-ip-address': 'psuIpAddress',
+};
+
+interface ConstraintsQuery {
+  institutionIds?: string;
+  institutionCountryCode?: string;
+  endpointPath?: string;
+  endpointMethod?: string;
+}
 
 /** The fixture institutions. The list is an envelope; a single institution is answered bare, as upstream. */
 @Controller('institutions')
@@ -15,10 +36,76 @@ export class InstitutionsController {
     );
   }
 
+  /** Institution data constraints (OpenAPI getAccountConstraintsRulesByInstitution): the PSU headers required. */
+  @Get('constraints/data')
+  dataConstraints(@Req() request: FastifyRequest, @Query() query: ConstraintsQuery) {
+    return envelope(request, this.constraints('data', query));
+  }
+
+  /** Payment constraints (OpenAPI getPaymentConstraintsRulesByInstitution), for payment authorisations. */
+  @Get('constraints/payments')
+  paymentConstraints(@Req() request: FastifyRequest, @Query() query: ConstraintsQuery) {
+    return envelope(
+      request,
+      this.constraints('payments', query).map((c) => ({ ...c, paymentType: 'DOMESTIC_PAYMENT' })),
+    );
+  }
+
   @Get(':institutionId')
   get(@Param('institutionId') id: string) {
     const institution = this.catalog.find(id);
     if (!institution) throw SandboxError.notFound(`Institution ${id} was not found`);
     return InstitutionsCatalog.view(institution);
   }
+
+  /**
+   * One rule per institution and endpoint of the kind: the headers it requires there (none for most).
+   * Both `institutionIds` (comma-separated) and `institutionCountryCode` are required; an id unknown, or
+   * not of that country, is a 404, as the upstream documents.
+   */
+  private constraints(kind: PsuEndpoint['kind'], query: ConstraintsQuery) {
+    if (!query.institutionIds)
+      throw SandboxError.invalidProperty('institutionIds', 'institutionIds is required');
+    const country = query.institutionCountryCode?.toUpperCase();
+    if (!country) {
+      throw SandboxError.invalidProperty('institutionCountryCode', 'institutionCountryCode is required');
+    }
+    const institutions = query.institutionIds.split(',').map((id) => {
+      const institution = this.catalog.find(id.trim());
+      if (!institution?.countries.some((c) => c.countryCode2 === country)) {
+        throw SandboxError.notFound(`Institution ${id} was not found in ${country}`);
+      }
+      return institution;
+    });
+    const endpoints = PSU_ENDPOINTS.filter(
+      (e) =>
+        e.kind === kind &&
+        (!query.endpointPath || e.path === query.endpointPath) &&
+        (!query.endpointMethod || e.method === query.endpointMethod.toUpperCase()),
+    );
+    return institutions.flatMap((institution) =>
+      endpoints.map((endpoint) => ({
+        institutionId: institution.id,
+        institutionCountryCode: country,
+        endpointPath: endpoint.path,
+        endpointMethod: endpoint.method,
+        request: { headers: headerSchema(institution), body: { type: 'object' } },
+      })),
+    );
+  }
+}
+
+function headerSchema(institution: SandboxInstitution) {
+  const required = institution.psuHeaders ?? [];
+  return {
+    title: 'Header',
+    type: 'object',
+    ...(required.length ? { required: required.map((h) => SCHEMA_NAMES[h]) } : {}),
+    properties: Object.fromEntries(
+      required.map((h) => [
+        SCHEMA_NAMES[h],
+        { title: h, type: 'string', description: `__Mandatory__. The ${h} header` },
+      ]),
+    ),
+  };
 }
