@@ -23,6 +23,7 @@ export async function createApiApp(
     logger: log,
     metrics,
     bodyLimitBytes: config.api.bodyLimitBytes,
+    trustProxy: config.api.trustProxy,
   });
   registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));
   setUpOpenApi(app, options);

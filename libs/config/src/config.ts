@@ -8,6 +8,12 @@ export interface EncryptionKey {
   key: Buffer;
 }
 
+function trustProxyOf(value: string | undefined): false | number | string[] {
+  if (!value?.trim()) return false;
+  if (/^\d+$/.test(value.trim())) return Number(value);
+  return value.split(',').map((part) => part.trim());
+}
+
 /** The one typed configuration object; built once at boot by {@link loadConfig}. */
 export interface AppConfig {
   env: NodeEnv;
@@ -17,6 +23,8 @@ export interface AppConfig {
     port: number;
     publicUrl: string;
     bodyLimitBytes: number;
+    /** Fastify's `trustProxy`: false (none), a hop count, or the trusted addresses and CIDRs. */
+    trustProxy: false | number | string[];
     adminToken: string;
     /** Requests per merchant (and per session user) per minute, shared by every api process. */
     rateLimitPerMinute: number;
@@ -257,6 +265,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       port: env.API_PORT,
       publicUrl: (env.API_PUBLIC_URL ?? `http://localhost:${env.API_PORT}`).replace(/\/+$/, ''),
       bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
+      trustProxy: trustProxyOf(env.API_TRUST_PROXY),
       adminToken: env.ADMIN_TOKEN,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       authCacheSeconds: env.AUTH_CACHE_SECONDS,

@@ -112,6 +112,15 @@ export class EnvironmentVariables {
   @Max(50 * 1024 * 1024)
   API_BODY_LIMIT_BYTES = 1024 * 1024;
 
+  @Setting(
+    'Proxies trusted to name the client address (X-Forwarded-For), sent upstream as psu-ip-address for a user session: empty for none, a hop count, or IPs and CIDRs comma-separated',
+  )
+  @IsOptional()
+  @Matches(/^(\d{1,2}|[0-9A-Fa-f:.]+(\/\d{1,3})?(\s*,\s*[0-9A-Fa-f:.]+(\/\d{1,3})?)*)?$/, {
+    message: 'API_TRUST_PROXY must be empty, a hop count, or IP addresses and CIDRs separated by commas',
+  })
+  API_TRUST_PROXY?: string = undefined;
+
   @Setting('Operator bearer token for /admin/* (at least 16 characters)')
   @IsString()
   @MinLength(16)

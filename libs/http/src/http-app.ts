@@ -15,6 +15,8 @@ export interface HttpAppOptions {
   logger: AppLogger;
   metrics: Metrics;
   bodyLimitBytes: number;
+  /** Proxies trusted to name the client (request.ip); none when absent. */
+  trustProxy?: false | number | string[];
 }
 
 /**
@@ -27,6 +29,11 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes,
+    // A hop count as proxy-addr's function form (the adapter's types take no number).
+    trustProxy:
+      typeof options.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (options.trustProxy as number)
+        : (options.trustProxy ?? false),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();

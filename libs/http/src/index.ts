@@ -8,3 +8,4 @@ export * from './openapi.js';
 export * from './principal.js';
 export * from './validation.pipe.js';
 export * from './malformed-input.js';
+export * from './psu.js';

@@ -29,11 +29,13 @@ import type {
   Consent,
   ConsentDeleteResult,
   ConsentsQuery,
+  ConstraintsQuery,
   EmbeddedAccountAuthorisationRequest,
   EmbeddedAuthorisationUpdate,
   EventSubscription,
   HostedVrpRequest,
   Institution,
+  InstitutionConstraint,
   NewUser,
   Payment,
   PaymentAuthorisationRequest,
@@ -775,6 +777,31 @@ export class UpstreamClient {
     });
   }
 
+  /**
+   * GET /institutions/constraints/data or /payments: what the institutions require of each endpoint
+   * (the PSU headers among it). Ids comma-separated, all of the one country.
+   */
+  getInstitutionConstraints(kind: 'data' | 'payments', query: ConstraintsQuery, options?: CallOptions) {
+    return this.send<InstitutionConstraint[]>(
+      {
+        operation:
+          kind === 'data'
+            ? 'getAccountConstraintsRulesByInstitution'
+            : 'getPaymentConstraintsRulesByInstitution',
+        consent: 'none',
+        method: 'GET',
+        path: `/institutions/constraints/${kind}`,
+        query: {
+          institutionIds: query.institutionIds.join(','),
+          institutionCountryCode: query.institutionCountryCode,
+          endpointPath: query.endpointPath,
+          endpointMethod: query.endpointMethod,
+        },
+      },
+      options,
+    );
+  }
+
   /** GET /institutions/{institutionId} (answers the bare institution). */
   getInstitution(institutionId: string, options?: CallOptions) {
     return this.send<Institution>(
@@ -946,6 +973,8 @@ export const RETRY_RULES = {
   getApplicationById: 'safe',
   getInstitutions: 'safe',
   getInstitution: 'safe',
+  getAccountConstraintsRulesByInstitution: 'safe',
+  getPaymentConstraintsRulesByInstitution: 'safe',
   getHostedVrpRequest: 'safe',
   getEventSubscriptions: 'safe',
   deleteEventSubscriptionById: 'safe', // a 404 on a retry counts as done

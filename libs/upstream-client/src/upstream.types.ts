@@ -214,6 +214,33 @@ export interface Institution {
   [key: string]: unknown;
 }
 
+/**
+ * One rule of an institution's data or payment constraints (the upstream's public OpenAPI,
+ * `DataConstraintsResponse`, `PaymentConstraintsResponse`): JSON schemas of what one endpoint requires.
+ */
+export interface InstitutionConstraint {
+  institutionId: string;
+  institutionCountryCode?: string;
+  endpointPath?: string;
+  endpointMethod?: string;
+  paymentType?: string;
+  request?: { headers?: ConstraintSchema; body?: ConstraintSchema };
+  [key: string]: unknown;
+}
+
+export interface ConstraintSchema {
+  required?: string[];
+  properties?: Record<string, { description?: string; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
+export interface ConstraintsQuery {
+  institutionIds: string[];
+  institutionCountryCode: string;
+  endpointPath?: string;
+  endpointMethod?: string;
+}
+
 // ---- consents (2.4, 3) ----------------------------------------------------------------------------
 
 export type KnownConsentStatus =

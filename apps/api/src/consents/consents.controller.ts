@@ -7,7 +7,17 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import {
+  ApiAnswer,
+  ApiErrorResponse,
+  ApiPsuHeaders,
+  Auth,
+  AuthKind,
+  envelope,
+  Psu,
+  type PsuInput,
+  Tenant,
+} from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -47,15 +57,19 @@ export class ConsentsController {
       "Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. Connecting a bank the user has connected before (after a revocation or an expiry, say) carries their accounts there over to the new consent: same account ids, transactions and sync history, none twice. An account is matched by its upstream account id, else by its sort code and account number, IBAN or full card number. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.",
   })
   @ApiAnswer(201, CreatedConsentOutput)
-  @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the institution or scopes)')
+  @ApiInvalid(
+    'VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes)',
+  )
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
+  @ApiPsuHeaders()
   async create(
     @Param('userId') userId: string,
     @Body() body: CreateConsentInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    return envelope(await this.redirect.create(caller, userId, body));
+    return envelope(await this.redirect.create(caller, userId, body, psu));
   }
 
   // The credentials stay out of the idempotency fingerprint: not even a hash of a bank password is kept.
@@ -67,15 +81,19 @@ export class ConsentsController {
       "Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Accepts Idempotency-Key; the credentials are left out of the stored request fingerprint, so a replay with the same key and other fields returns the first answer.",
   })
   @ApiAnswer(201, EmbeddedConsentOutput)
-  @ApiInvalid('VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution)')
+  @ApiInvalid(
+    'VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution)',
+  )
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
+  @ApiPsuHeaders()
   async createEmbedded(
     @Param('userId') userId: string,
     @Body() body: CreateEmbeddedConsentInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    return envelope(await this.embedded.createEmbedded(caller, userId, body));
+    return envelope(await this.embedded.createEmbedded(caller, userId, body, psu));
   }
 
   @Post('consents/:consentId/sca-method')
@@ -121,14 +139,16 @@ export class ConsentsController {
       "Renews a consent that is still AUTHORIZED (or asks again while AWAITING_RE_AUTHORIZATION), before it expires: asks the upstream for a re-authorisation with the stored consent token and answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending. The callback then stores the new token and expiry (the bank's new span, 90 days from the approval at most) and 302s to `redirectUrl?consentId=…&status=…`. A consent that has ended (REVOKED, EXPIRED, REJECTED, FAILED) is not renewed (409 CONSENT_NOT_AUTHORISED): connect the bank again with POST /v1/users/{userId}/consents; the user's accounts carry over to the new consent with their ids and transactions.",
   })
   @ApiAnswer(201, ReauthorisationOutput)
-  @ApiInvalid()
+  @ApiInvalid('VALIDATION_FAILED (also: a PSU header the institution requires missing)')
   @ApiUpstreamErrors(NOT_USABLE)
+  @ApiPsuHeaders()
   async reauthorise(
     @Param('consentId') consentId: string,
     @Body() body: ReauthoriseConsentInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    return envelope(await this.renewal.reauthorise(caller, consentId, body.redirectUrl));
+    return envelope(await this.renewal.reauthorise(caller, consentId, body.redirectUrl, psu));
   }
 
   @Put('consents/:consentId/pre-authorisation')
@@ -138,14 +158,18 @@ export class ConsentsController {
       "Sends the new scopes (and dates) upstream with the stored consent token. The PSU approves them at the bank: the answer carries `authorisationUrl`, and the callback completes it as for a new consent, redirecting to `redirectUrl` (default: the consent's current one).",
   })
   @ApiAnswer(200, PreAuthorisationOutput)
-  @ApiInvalid('VALIDATION_FAILED (also: the upstream refused the scopes)')
+  @ApiInvalid(
+    'VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes)',
+  )
   @ApiUpstreamErrors(NOT_USABLE)
+  @ApiPsuHeaders()
   async updatePreAuthorisation(
     @Param('consentId') consentId: string,
     @Body() body: UpdatePreAuthorisationInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    return envelope(await this.renewal.updatePreAuthorisation(caller, consentId, body));
+    return envelope(await this.renewal.updatePreAuthorisation(caller, consentId, body, psu));
   }
 
   @Get('users/:userId/consents')

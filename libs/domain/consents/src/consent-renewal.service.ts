@@ -1,10 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
-import { InstitutionsService } from '#libs/domain/institutions';
+import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
-import { type AuthorisationResponse, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
+import {
+  type AuthorisationResponse,
+  type PsuHeaders,
+  UPSTREAM_CLIENT,
+  type UpstreamClient,
+} from '#libs/upstream-client';
 import { consentNotFound, reconnectRequired, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
@@ -50,13 +55,15 @@ export class ConsentRenewalService {
     caller: TenantCaller,
     consentId: string,
     redirectUrl: string,
+    psu: PsuHeaders = {},
   ): Promise<{ id: string; status: string; authorisationUrl: string }> {
-    return this.requestReauthorisation(caller.merchantId, caller.userId, consentId, redirectUrl);
+    return this.requestReauthorisation(caller.merchantId, caller.userId, consentId, redirectUrl, psu);
   }
 
   /**
    * The lifecycle's re-authorisation before expiry: as the merchant's, with the page the merchant gave
-   * last (the consent's redirectUrl), for the system rather than a caller.
+   * last (the consent's redirectUrl), for the system rather than a caller. No user is present, so no
+   * PSU header is sent: a bank that requires them refuses it, and the merchant re-authorises instead.
    */
   async reauthoriseBeforeExpiry(merchantId: string, consentId: string): Promise<void> {
     const found = await this.consents.findWithToken(merchantId, consentId, undefined);
@@ -71,6 +78,7 @@ export class ConsentRenewalService {
     userId: string | undefined,
     consentId: string,
     redirectUrl: string,
+    psu: PsuHeaders = {},
   ) {
     const { consent, user, options } = await this.renewable(
       merchantId,
@@ -79,9 +87,11 @@ export class ConsentRenewalService {
       'requestReauthorisation',
     );
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
+    const institution = await this.institutions.offered(consent.institutionId);
+    if (institution) checkPsuHeaders(institution, 'connect', psu);
     let answer: AuthorisationResponse;
     try {
-      answer = (await this.upstream.reauthoriseAccount(options)).data;
+      answer = (await this.upstream.reauthoriseAccount({ ...options, psu })).data;
     } catch (error) {
       throw mapUpstreamFailure(error, { resource: 'consent' });
     }
@@ -106,7 +116,12 @@ export class ConsentRenewalService {
    * New terms for a consent (upstream PUT). The upstream sends the user back to the bank, so the answer
    * carries a new `authorisationUrl`, and the callback is bound again with a fresh signed state.
    */
-  async updatePreAuthorisation(caller: TenantCaller, consentId: string, input: PreAuthorisationInput) {
+  async updatePreAuthorisation(
+    caller: TenantCaller,
+    consentId: string,
+    input: PreAuthorisationInput,
+    psu: PsuHeaders = {},
+  ) {
     const { consent, user, options } = await this.renewable(
       caller.merchantId,
       caller.userId,
@@ -125,6 +140,7 @@ export class ConsentRenewalService {
       consent.institutionId,
       'REDIRECT',
       input,
+      psu,
     );
     const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
@@ -133,7 +149,7 @@ export class ConsentRenewalService {
       answer = (
         await this.upstream.updatePreAuthorisation(
           { applicationUserId: user.applicationUserId, institutionId: consent.institutionId, ...request },
-          options,
+          { ...options, psu },
         )
       ).data;
     } catch (error) {

@@ -1,7 +1,12 @@
 import { INSTANT_FORMS, parseInstant } from '#libs/core';
-import { type ConnectionFlow, FLOW_FEATURE, type InstitutionsService } from '#libs/domain/institutions';
+import {
+  checkPsuHeaders,
+  type ConnectionFlow,
+  FLOW_FEATURE,
+  type InstitutionsService,
+} from '#libs/domain/institutions';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
-import type { AccountRequestDetails } from '#libs/upstream-client';
+import type { AccountRequestDetails, PsuHeaders } from '#libs/upstream-client';
 
 /** The longest a financial-data consent lasts (upstream spec §8): the expiry when nothing else names one. */
 export const MAX_DATA_CONSENT_DAYS = 90;
@@ -97,12 +102,16 @@ export function accountTerms(
   return { scopes, dates: { expiresAt, transactionsFrom, transactionsTo }, accountRequest };
 }
 
-/** {@link accountTerms} for the institution by id, known to our cache or to the upstream; else a 400. */
+/**
+ * {@link accountTerms} for the institution by id, known to our cache or to the upstream (else a 400),
+ * once the PSU headers it requires to connect are there.
+ */
 export async function accountTermsAt(
   institutions: InstitutionsService,
   institutionId: string,
   flow: ConnectionFlow,
   terms: ConsentTerms,
+  psu: PsuHeaders,
   now = new Date(),
 ) {
   const institution = await institutions.offered(institutionId);
@@ -111,5 +120,7 @@ export async function accountTermsAt(
       { field: 'institutionId', issue: `${institutionId} is not an institution the upstream offers` },
     ]);
   }
-  return accountTerms(institution, flow, terms, now);
+  const asked = accountTerms(institution, flow, terms, now);
+  checkPsuHeaders(institution, 'connect', psu);
+  return asked;
 }

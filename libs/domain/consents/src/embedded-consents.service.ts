@@ -6,7 +6,12 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
-import { type AuthorisationResponse, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
+import {
+  type AuthorisationResponse,
+  type PsuHeaders,
+  UPSTREAM_CLIENT,
+  type UpstreamClient,
+} from '#libs/upstream-client';
 import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
@@ -60,6 +65,7 @@ export class EmbeddedConsentsService {
     caller: TenantCaller,
     userId: string,
     input: CreateEmbeddedConsentInput,
+    psu: PsuHeaders = {},
   ): Promise<EmbeddedConsentView> {
     assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
@@ -69,6 +75,7 @@ export class EmbeddedConsentsService {
       input.institutionId,
       'EMBEDDED',
       input,
+      psu,
     );
     const subApplication = user.merchant.subApplicationId ?? undefined;
     let created: AuthorisationResponse;
@@ -81,7 +88,7 @@ export class EmbeddedConsentsService {
             userCredentials: { id: input.credentials.id, password: input.credentials.password },
             accountRequest,
           },
-          { subApplication },
+          { subApplication, psu },
         )
       ).data;
     } catch (error) {

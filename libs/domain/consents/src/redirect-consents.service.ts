@@ -10,6 +10,7 @@ import {
   type AuthorisationResponse,
   type CallOptions,
   type Consent as ExchangedConsent,
+  type PsuHeaders,
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
@@ -104,13 +105,14 @@ export class RedirectConsentsService {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
 
-  async create(caller: TenantCaller, userId: string, input: CreateConsentInput) {
+  async create(caller: TenantCaller, userId: string, input: CreateConsentInput, psu: PsuHeaders = {}) {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
     const { scopes, dates, accountRequest } = await accountTermsAt(
       this.institutions,
       input.institutionId,
       'REDIRECT',
       input,
+      psu,
     );
     const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
@@ -119,7 +121,7 @@ export class RedirectConsentsService {
     try {
       created = await this.upstream.createAccountAuthorisation(
         { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
-        { subApplication: user.merchant.subApplicationId ?? undefined },
+        { subApplication: user.merchant.subApplicationId ?? undefined, psu },
       );
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });

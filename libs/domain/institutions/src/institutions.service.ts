@@ -1,12 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { type Institution, UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import {
   type InstitutionFilter,
   type InstitutionRecord,
   InstitutionRepository,
+  type PsuHeaderNeeds,
 } from './institution.repository.js';
+import { psuHeaderNeeds } from './psu-constraints.js';
 
 export interface InstitutionView {
   id: string;
@@ -18,6 +21,8 @@ export interface InstitutionView {
   credentialsType: string | null;
   /** How a user can connect it, from its features: the bank's own page, or credentials on ours. */
   flows: ConnectionFlow[];
+  /** The PSU headers it requires, from its constraints (none while they are unknown). */
+  psuHeaders: PsuHeaderNeeds;
 }
 
 export type ConnectionFlow = 'REDIRECT' | 'EMBEDDED';
@@ -29,7 +34,16 @@ export const FLOW_FEATURE: Readonly<Record<ConnectionFlow, string>> = {
 };
 const FLOW_FEATURES = Object.entries(FLOW_FEATURE) as [ConnectionFlow, string][];
 
-function institutionView(i: InstitutionRecord): InstitutionView {
+/** The stored PSU header needs (a JSON column, null until read): none while unknown. */
+function storedNeeds(value: unknown): PsuHeaderNeeds {
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string') : []);
+  const stored = (value ?? {}) as { connect?: unknown; pay?: unknown };
+  return { connect: list(stored.connect), pay: list(stored.pay) };
+}
+
+function institutionView(
+  i: Omit<InstitutionRecord, 'psuHeaders'> & { psuHeaders: unknown },
+): InstitutionView {
   return {
     id: i.id,
     name: i.name,
@@ -39,6 +53,7 @@ function institutionView(i: InstitutionRecord): InstitutionView {
     environmentType: i.environmentType,
     credentialsType: i.credentialsType,
     flows: FLOW_FEATURES.filter(([, feature]) => i.features.includes(feature)).map(([flow]) => flow),
+    psuHeaders: storedNeeds(i.psuHeaders),
   };
 }
 
@@ -55,6 +70,7 @@ function toRecord(i: Institution): InstitutionRecord {
     environmentType: i.environmentType ?? null,
     credentialsType: i.credentialsType ?? null,
     raw: i,
+    psuHeaders: null,
   };
 }
 
@@ -70,6 +86,7 @@ export class InstitutionsService {
   constructor(
     private readonly institutions: InstitutionRepository,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** The worker schedules this; the operator can trigger it, and an empty cache triggers it on a read. */
@@ -87,6 +104,13 @@ export class InstitutionsService {
     const records = listed.filter((i) => typeof i.id === 'string' && i.id.length > 0).map(toRecord);
     // An empty answer is far likelier an upstream glitch than every bank vanishing: keep serving the cache.
     if (records.length === 0) return { count: 0, deleted: 0 };
+    const needs = await psuHeaderNeeds(this.upstream, records, (error, ids) =>
+      this.logger.warn(
+        { err: error, institutions: ids.length },
+        'institutions refresh: constraints unread; the stored PSU headers are kept for these',
+      ),
+    );
+    for (const record of records) record.psuHeaders = needs.get(record.id) ?? null;
     const { upserted, deleted } = await this.institutions.replaceAll(records, now);
     return { count: upserted, deleted };
   }

@@ -1089,6 +1089,21 @@ export interface components {
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
+        PsuHeadersOutput: {
+            /**
+             * @description Send these request headers to connect this bank (POST …/consents, …/consents/embedded, re-authorise, pre-authorisation); without one, 400 naming it.
+             * @example [
+             *       "psu-id",
+             *       "psu-ip-address"
+             *     ]
+             */
+            connect: ("psu-id" | "psu-corporate-id" | "psu-ip-address")[];
+            /**
+             * @description The same, to start a payment at this bank.
+             * @example []
+             */
+            pay: ("psu-id" | "psu-corporate-id" | "psu-ip-address")[];
+        };
         InstitutionOutput: {
             /** @example sandbox-redirect */
             id: string;
@@ -1115,6 +1130,8 @@ export interface components {
              *     ]
              */
             flows: ("REDIRECT" | "EMBEDDED")[];
+            /** @description The PSU headers the bank requires (the user's login ids and IP address), from its constraints, refreshed with the list; empty lists while unknown. A user session's IP address is sent for it. */
+            psuHeaders: components["schemas"]["PsuHeadersOutput"];
         };
         InstitutionOutputListEnvelope: {
             data: components["schemas"]["InstitutionOutput"][];
@@ -3709,6 +3726,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
                 /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
                 "Idempotency-Key"?: string;
             };
@@ -3731,7 +3754,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: the upstream refused the institution or scopes) */
+            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,6 +3850,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
                 /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
                 "Idempotency-Key"?: string;
             };
@@ -3849,7 +3878,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: wrong credentials, or the upstream refused the institution) */
+            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,6 +4186,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
                 /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
                 "Idempotency-Key"?: string;
             };
@@ -4179,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReauthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4269,7 +4304,14 @@ export interface operations {
     ConsentsController_updatePreAuthorisation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 consentId: string;
             };
@@ -4289,7 +4331,7 @@ export interface operations {
                     "application/json": components["schemas"]["PreAuthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: the upstream refused the scopes) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes) */
             400: {
                 headers: {
                     [name: string]: unknown;
