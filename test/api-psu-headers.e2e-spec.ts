@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
+import { atBank, paymentBodies } from './support/payment-kit.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 const BANK = 'sandbox-psu-business';
@@ -86,5 +87,26 @@ describe('api: PSU headers an institution requires', () => {
     // A forged address from the browser is not taken for the user's (nor checked: the connection's is used).
     const forged = await connectAt({ ...PSU, 'psu-ip-address': 'not an address' }, browser);
     expect(forged.status, JSON.stringify(forged.body)).toBe(201);
+  });
+
+  it('pays at the bank with the headers, and refuses a payment without them before the bank is asked', async () => {
+    const pay = (key: string, headers: Record<string, string>) =>
+      tenant.client.post(
+        `/v1/users/${tenant.userId}/payments`,
+        paymentBodies.single({ institutionId: BANK }),
+        {
+          headers: { 'idempotency-key': key, ...headers },
+        },
+      );
+    const refused = await pay('psu-pay-refused', { 'psu-id': PSU['psu-id'] });
+    expect(refused.status).toBe(400);
+    expect((refused.body.error.details as Details).map((d) => d.field).sort()).toEqual([
+      'psu-corporate-id',
+      'psu-ip-address',
+    ]);
+    const created = await pay('psu-pay', PSU);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const back = await atBank(stack, created.body.data.authorisationUrl);
+    expect(back.query).toMatchObject({ paymentId: created.body.data.id, status: 'PENDING' });
   });
 });

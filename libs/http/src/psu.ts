@@ -59,7 +59,7 @@ export const ApiPsuHeaders = () =>
       name: 'psu-id',
       required: false,
       description:
-        "The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked.",
+        "The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked.",
     }),
     ApiHeader({
       name: 'psu-corporate-id',

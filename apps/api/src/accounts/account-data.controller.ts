@@ -6,10 +6,13 @@ import {
   ApiAnswer,
   ApiCountMeta,
   ApiErrorResponse,
+  ApiPsuHeaders,
   Auth,
   AuthKind,
   envelope,
   invalidRequest,
+  Psu,
+  type PsuInput,
   Tenant,
 } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
@@ -38,12 +41,14 @@ export class AccountDataController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
+  @ApiPsuHeaders()
   async statements(
     @Param('accountId') accountId: string,
     @Query() query: ListStatementsInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    const page = await this.data.statements(caller, accountId, query);
+    const page = await this.data.statements(caller, accountId, query, psu);
     const { meta } = pageMeta(page.statements.length, page.nextCursor);
     return envelope(page.statements, meta);
   }
@@ -54,10 +59,16 @@ export class AccountDataController {
     description: "Through to the bank with the account's consent (not stored).",
   })
   @ApiAnswer(200, BeneficiaryOutput, { list: true })
+  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED: a malformed PSU header' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
-  async beneficiaries(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
-    const beneficiaries = await this.data.beneficiaries(caller, accountId);
+  @ApiPsuHeaders()
+  async beneficiaries(
+    @Param('accountId') accountId: string,
+    @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
+  ) {
+    const beneficiaries = await this.data.beneficiaries(caller, accountId, psu);
     return listEnvelope(beneficiaries);
   }
 
@@ -95,16 +106,18 @@ export class AccountDataController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
+  @ApiPsuHeaders()
   async live(
     @Param('accountId') accountId: string,
     @Query() query: ListLiveTransactionsInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
     if (query.cursor !== undefined && (query.from !== undefined || query.before !== undefined)) {
       // The upstream cursor already carries the range; a second range would be silently ignored.
       throw invalidRequest([{ field: 'cursor', issue: 'must not be combined with from or before' }]);
     }
-    const page = await this.data.liveTransactions(caller, accountId, query);
+    const page = await this.data.liveTransactions(caller, accountId, query, psu);
     const { meta, links } = pageMeta(page.records.length, page.nextCursor, {
       path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions/live`,
     });

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/comm
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
-import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiPsuHeaders, Auth, AuthKind, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -30,19 +30,21 @@ export class PaymentsController {
   })
   @ApiAnswer(201, PaymentOutput)
   @ApiInvalid(
-    'VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, or the upstream refused the institution',
+    'VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution',
   )
   @ApiMissing()
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
+  @ApiPsuHeaders()
   async createSingle(
     @Param('userId') userId: string,
     @Body() body: CreateSinglePaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
     const key = requireIdempotencyKey(idempotencyKey);
-    return envelope(await this.single.create(caller, userId, body, key));
+    return envelope(await this.single.create(caller, userId, body, key, psu));
   }
 
   @Get('users/:userId/payments')

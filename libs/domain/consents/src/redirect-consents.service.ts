@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertActsFor, type TenantCaller } from '#libs/context';
-import { InstitutionsService } from '#libs/domain/institutions';
+import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
@@ -42,6 +42,8 @@ export interface CreatePaymentConsentInput {
   expiresAt?: Date | null;
   vrpControlParameters?: object;
   vrpInitiationDetails?: object;
+  /** The PSU headers for the authorisation call, checked against what the bank requires to pay. */
+  psu?: PsuHeaders;
 }
 
 export interface CreateConsentInput extends ConsentTerms {
@@ -170,6 +172,10 @@ export class RedirectConsentsService {
     ask: (request: RedirectRequest, options: CallOptions) => Promise<{ data: AuthorisationResponse }>,
   ): Promise<StoredConsent> {
     const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
+    const psu = input.psu ?? {};
+    // A bank unknown here is left to the upstream to refuse, as before the PSU headers were read.
+    const institution = await this.institutions.offered(input.institutionId);
+    if (institution) checkPsuHeaders(institution, 'pay', psu);
     let authorisation: AuthorisationResponse;
     try {
       ({ data: authorisation } = await ask(
@@ -180,7 +186,7 @@ export class RedirectConsentsService {
           oneTimeToken: true,
           forwardParameters: [`${STATE_PARAMETER}=${state}`],
         },
-        { subApplication: user.merchant.subApplicationId ?? undefined },
+        { subApplication: user.merchant.subApplicationId ?? undefined, psu },
       ));
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });

@@ -9,7 +9,7 @@ import {
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { type ConsentCallOptions, UpstreamError } from '#libs/upstream-client';
+import { type ConsentCallOptions, type PsuHeaders, UpstreamError } from '#libs/upstream-client';
 import { type ConsentForCall, FinancialDataRepository } from './financial-data.repository.js';
 
 /** What a pass-through call gets: the upstream call options (token included) and the stored ids. */
@@ -40,16 +40,21 @@ export class ConsentAccessService {
     private readonly state: ConsentStateRepository,
   ) {}
 
-  /** Runs `call` with the consent behind the caller's account. */
+  /** Runs `call` with the consent behind the caller's account, and the PSU headers the caller gave. */
   async withAccount<T>(
     caller: TenantCaller,
     accountId: string,
     call: (access: ConsentCall & { upstreamAccountId: string }) => Promise<T>,
+    psu: PsuHeaders = {},
   ): Promise<T> {
     const account = await this.repository.findAccount(caller.merchantId, accountId, caller.userId);
     if (!account) throw accountNotFound();
     return this.run(account.consent, 'account', (access) =>
-      call({ ...access, upstreamAccountId: account.upstreamAccountId }),
+      call({
+        ...access,
+        options: Object.keys(psu).length > 0 ? { ...access.options, psu } : access.options,
+        upstreamAccountId: account.upstreamAccountId,
+      }),
     );
   }
 

@@ -5,6 +5,7 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import {
   type HostedVrpRequest,
+  type PsuHeaders,
   type Transaction,
   UPSTREAM_CLIENT,
   type UpstreamClient,
@@ -95,35 +96,44 @@ export class FinancialDataService {
    * first request's filters (signed, bound to the account) while the upstream's `totalCount`, which counts
    * from this page's offset on, says more remain.
    */
-  statements(caller: TenantCaller, accountId: string, query: StatementsQuery) {
+  statements(caller: TenantCaller, accountId: string, query: StatementsQuery, psu: PsuHeaders = {}) {
     const position =
       query.cursor === undefined
         ? { offset: 0, from: query.from, before: query.before, sort: query.sort }
         : this.cursors.openStatements(query.cursor, caller.merchantId, accountId);
-    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) => {
-      const limit = query.limit ?? 1000;
-      const page = await this.upstream.getStatements(
-        upstreamAccountId,
-        { ...upstreamRange(position), sort: position.sort, limit, offset: position.offset },
-        options,
-      );
-      const more =
-        page.totalCount !== undefined && page.totalCount > page.data.length && page.data.length > 0;
-      return {
-        statements: page.data,
-        nextCursor: more
-          ? this.cursors.signStatements(caller.merchantId, accountId, {
-              ...position,
-              offset: position.offset + page.data.length,
-            })
-          : null,
-      };
-    });
+    return this.access.withAccount(
+      caller,
+      accountId,
+      async ({ upstreamAccountId, options }) => {
+        const limit = query.limit ?? 1000;
+        const page = await this.upstream.getStatements(
+          upstreamAccountId,
+          { ...upstreamRange(position), sort: position.sort, limit, offset: position.offset },
+          options,
+        );
+        const more =
+          page.totalCount !== undefined && page.totalCount > page.data.length && page.data.length > 0;
+        return {
+          statements: page.data,
+          nextCursor: more
+            ? this.cursors.signStatements(caller.merchantId, accountId, {
+                ...position,
+                offset: position.offset + page.data.length,
+              })
+            : null,
+        };
+      },
+      psu,
+    );
   }
 
-  beneficiaries(caller: TenantCaller, accountId: string) {
-    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) =>
-      moneyToStrings((await this.upstream.getBeneficiaries(upstreamAccountId, options)).data ?? []),
+  beneficiaries(caller: TenantCaller, accountId: string, psu: PsuHeaders = {}) {
+    return this.access.withAccount(
+      caller,
+      accountId,
+      async ({ upstreamAccountId, options }) =>
+        moneyToStrings((await this.upstream.getBeneficiaries(upstreamAccountId, options)).data ?? []),
+      psu,
     );
   }
 
@@ -180,21 +190,31 @@ export class FinancialDataService {
    * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
    * records come back in the stored records’ shape (see servedTransaction).
    */
-  liveTransactions(caller: TenantCaller, accountId: string, query: LiveTransactionsQuery) {
+  liveTransactions(
+    caller: TenantCaller,
+    accountId: string,
+    query: LiveTransactionsQuery,
+    psu: PsuHeaders = {},
+  ) {
     const upstreamCursor =
       query.cursor === undefined ? undefined : this.cursors.open(query.cursor, caller.merchantId, accountId);
-    return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options }) => {
-      const page = await this.upstream.getRealTimeTransactions(
-        upstreamAccountId,
-        upstreamCursor === undefined ? upstreamRange(query) : { cursor: upstreamCursor },
-        options,
-      );
-      const next = cursorOf(page.links?.next);
-      return {
-        records: servedRecords(page.data),
-        nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
-      };
-    });
+    return this.access.withAccount(
+      caller,
+      accountId,
+      async ({ upstreamAccountId, options }) => {
+        const page = await this.upstream.getRealTimeTransactions(
+          upstreamAccountId,
+          upstreamCursor === undefined ? upstreamRange(query) : { cursor: upstreamCursor },
+          options,
+        );
+        const next = cursorOf(page.links?.next);
+        return {
+          records: servedRecords(page.data),
+          nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
+        };
+      },
+      psu,
+    );
   }
 
   /**

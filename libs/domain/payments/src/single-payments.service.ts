@@ -8,7 +8,7 @@ import {
   type StoredConsent,
 } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { type PsuHeaders, UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import {
   CLAIM_LEASE_SECONDS,
   PaymentPhase,
@@ -67,6 +67,7 @@ export class SinglePaymentsService implements OnModuleInit {
     userId: string,
     input: SinglePaymentInput,
     idempotencyKey: string,
+    psu: PsuHeaders = {},
   ): Promise<PaymentView> {
     const amount = parseAmount(input.amount, 'amount');
     checkPayee(input.payee, 'payee');
@@ -77,7 +78,7 @@ export class SinglePaymentsService implements OnModuleInit {
     const consent = await this.redirect.createPaymentConsent(
       caller,
       userId,
-      { kind: 'PAYMENT', institutionId: input.institutionId, redirectUrl: input.redirectUrl },
+      { kind: 'PAYMENT', institutionId: input.institutionId, redirectUrl: input.redirectUrl, psu },
       (request, options) =>
         this.upstream.createPaymentAuthorisation(
           {

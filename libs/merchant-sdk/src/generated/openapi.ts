@@ -3726,7 +3726,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
                 "psu-id"?: string;
                 /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
                 "psu-corporate-id"?: string;
@@ -3850,7 +3850,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
                 "psu-id"?: string;
                 /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
                 "psu-corporate-id"?: string;
@@ -4186,7 +4186,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
                 "psu-id"?: string;
                 /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
                 "psu-corporate-id"?: string;
@@ -4305,7 +4305,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The user's login id at the bank, for a bank whose `psuHeaders` (GET /v1/institutions) name it; else 400 before the bank is asked. */
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
                 "psu-id"?: string;
                 /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
                 "psu-corporate-id"?: string;
@@ -4711,7 +4711,14 @@ export interface operations {
                 /** @description `meta.nextCursor` of the previous page; it carries that walk’s `from`, `before` and `sort`, so send only `limit` with it */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 accountId: string;
             };
@@ -4813,7 +4820,14 @@ export interface operations {
     AccountDataController_beneficiaries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 accountId: string;
             };
@@ -4827,6 +4841,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BeneficiaryOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a malformed PSU header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5026,7 +5049,14 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor (then from/before are refused) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 accountId: string;
             };
@@ -6146,6 +6176,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
                 /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
                 "Idempotency-Key"?: string;
             };
@@ -6168,7 +6204,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, or the upstream refused the institution */
+            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution */
             400: {
                 headers: {
                     [name: string]: unknown;
