@@ -22,10 +22,10 @@ const RECONCILE_PER_RUN = 5_000;
 /** Consents reconciled together: their users' consents are listed in a few upstream calls. */
 const RECONCILE_BATCH = 100;
 /**
- * The user ids one listing call names travel in its query string: this many characters of them keeps
- * the URL well inside what servers and proxies take (8 KB is the common floor).
+ * The user ids one listing call names travel in its query string, one parameter each: this many
+ * characters of them keeps the URL well inside what servers and proxies take (8 KB is the common floor).
  */
-const LISTED_USERS_CHARS = 3_000;
+const LISTED_USERS_CHARS = 4_000;
 /**
  * An embedded consent awaiting the bank's outcome for any time at all has its poll made sure of: restarting
  * a poll whose job exists is a no-op, and one the step is about to enqueue collapses into the same job. No
@@ -51,17 +51,21 @@ export interface Reconciliation {
   pollsResumed: number;
 }
 
-/** Ids grouped so that each group's ids, comma-separated, stay within `chars`. */
+/** The query parameter each listed user id takes (`filter[applicationUserId]=`, and its `&`). */
+const PER_ID_CHARS = '&filter[applicationUserId]='.length;
+
+/** Ids grouped so that each group's query string (every id with its parameter name) stays within `chars`. */
 function byQueryLength(ids: string[], chars: number): string[][] {
   const groups: string[][] = [];
   let length = chars;
   for (const id of ids) {
-    if (length + id.length + 1 > chars) {
+    const cost = encodeURIComponent(id).length + PER_ID_CHARS;
+    if (length + cost > chars) {
       groups.push([]);
       length = 0;
     }
     groups.at(-1)!.push(id);
-    length += id.length + 1;
+    length += cost;
   }
   return groups;
 }
