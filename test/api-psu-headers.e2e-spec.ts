@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { decideAtBank } from './support/bank-consents.js';
 import { atBank, paymentBodies } from './support/payment-kit.js';
+import { SandboxHttp } from './support/sandbox-http.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 const BANK = 'sandbox-psu-business';
@@ -39,6 +41,9 @@ describe('api: PSU headers an institution requires', () => {
     const all = ['psu-corporate-id', 'psu-id', 'psu-ip-address'];
     expect(await needs(BANK)).toEqual({ connect: all, pay: all });
     expect(await needs('sandbox-redirect')).toEqual({ connect: [], pay: [] });
+    const ranged = async (id: string) =>
+      (await tenant.client.get(`/v1/institutions/${id}`)).body.data.transactionRange;
+    expect([await ranged(BANK), await ranged('sandbox-redirect')]).toEqual([true, false]);
   });
 
   it('refuses a consent without a required header before the bank is asked, naming each missing one', async () => {
@@ -63,8 +68,18 @@ describe('api: PSU headers an institution requires', () => {
   });
 
   it('connects and reads the bank with the headers a merchant backend sends', async () => {
+    const before = Date.now();
     const created = await connectAt(PSU);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // The bank takes a transaction range: the last two years up to the expiry, as none was named.
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const consent = await stack.api.app
+      .get(PrismaService)
+      .consent.findUniqueOrThrow({ where: { id: created.body.data.id } });
+    const asked = (await sandbox.call('GET', `/consents/${consent.upstreamConsentId}`)).body.data;
+    expect(Date.parse(asked.transactionFrom)).toBeGreaterThanOrEqual(before - 730 * 86_400_000 - 1_000);
+    expect(Date.parse(asked.transactionFrom)).toBeLessThanOrEqual(Date.now() - 730 * 86_400_000);
+    expect(asked.transactionTo).toBe(asked.expiresAt);
     const back = await decideAtBank(
       { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
       created.body.data.authorisationUrl,

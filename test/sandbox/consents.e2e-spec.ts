@@ -356,9 +356,10 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
         'psu-corporate-id': 'acme-ltd',
         'psu-ip-address': '203.0.113.7',
       };
-      const ask = (headers: Record<string, string>) =>
+      const range = { transactionFrom: '2025-01-01T00:00:00Z' };
+      const ask = (headers: Record<string, string>, change: Record<string, unknown> = range) =>
         http.call('POST', '/account-auth-requests', {
-          body: { institutionId: 'sandbox-psu-business', applicationUserId: 'alice', ...details() },
+          body: { institutionId: 'sandbox-psu-business', applicationUserId: 'alice', ...details(change) },
           headers,
         });
       for (const missing of Object.keys(psu)) {
@@ -370,6 +371,15 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       const badIp = await ask({ ...psu, 'psu-ip-address': 'not-an-ip' });
       expect(badIp.body.error.issues[0].parameter).toBe('psu-ip-address');
       expect((await ask(psu)).status).toBe(201);
+      // It takes a transaction range, and says so in its constraints.
+      const noRange = await ask(psu, {});
+      expect([noRange.status, noRange.body.error.issues[0].parameter]).toEqual([
+        400,
+        'accountRequest.transactionFrom',
+      ]);
+      expect(constraints.body.data[0].request.body.properties.accountRequest.required).toEqual([
+        'transactionFrom',
+      ]);
       // Another institution needs none.
       expect((await requestConsent()).status).toBe('AWAITING_AUTHORIZATION');
     });

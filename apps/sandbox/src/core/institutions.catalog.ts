@@ -6,7 +6,8 @@ import { SandboxError } from './sandbox-error.js';
 /**
  * The fixture institutions (docs/sandbox.md). Their feature lists decide which operations they allow;
  * `sandbox-flaky` behaves like `sandbox-redirect` but answers a share of data calls with 500/424, and
- * `sandbox-psu-business` requires the PSU headers where the PSU starts an authorisation.
+ * `sandbox-psu-business` requires the PSU headers where the PSU starts an authorisation, and a
+ * transaction range on its consents.
  */
 export type AuthFlow = 'REDIRECT' | 'EMBEDDED';
 
@@ -25,6 +26,8 @@ export interface SandboxInstitution {
   flakyEvery?: number;
   /** Sandbox-only: the PSU headers it requires on the calls of {@link PSU_ENDPOINTS} (spec 4, 5.5). */
   psuHeaders?: PsuHeader[];
+  /** Sandbox-only: its account authorisations must name `transactionFrom` (spec 2.5: where supported). */
+  requiresTransactionRange?: boolean;
 }
 
 export type PsuHeader = 'psu-id' | 'psu-corporate-id' | 'psu-ip-address';
@@ -128,7 +131,8 @@ export const INSTITUTIONS: readonly SandboxInstitution[] = [
   {
     id: 'sandbox-psu-business',
     name: 'Sandbox Business Bank',
-    fullName: 'Sandbox Business Bank (redirect flow; requires psu-id, psu-corporate-id and psu-ip-address)',
+    fullName:
+      'Sandbox Business Bank (redirect flow; requires psu-id, psu-corporate-id, psu-ip-address and a transaction range)',
     countries: GB,
     environmentType: 'SANDBOX',
     credentialsType: 'OPEN_BANKING_UK_AUTO',
@@ -141,6 +145,7 @@ export const INSTITUTIONS: readonly SandboxInstitution[] = [
     ],
     flow: 'REDIRECT',
     psuHeaders: ['psu-id', 'psu-corporate-id', 'psu-ip-address'],
+    requiresTransactionRange: true,
   },
   {
     id: 'sandbox-flaky',
@@ -263,7 +268,13 @@ export class InstitutionsCatalog {
 
   /** The wire form (sandbox-only fields removed). */
   static view(institution: SandboxInstitution) {
-    const { flow: _flow, flakyEvery: _flaky, psuHeaders: _psu, ...rest } = institution;
+    const {
+      flow: _flow,
+      flakyEvery: _flaky,
+      psuHeaders: _psu,
+      requiresTransactionRange: _range,
+      ...rest
+    } = institution;
     return rest;
   }
 }

@@ -38,10 +38,18 @@ export interface ConsentTerms {
   transactionsTo?: string;
 }
 
+/**
+ * How far back a consent's transaction range starts when the bank requires one and the merchant names
+ * none: the history a merchant would expect of a first sync; the bank grants what it keeps of it.
+ */
+export const DEFAULT_RANGE_DAYS = 730;
+
 /** What {@link accountTerms} needs of the institution asked. */
 export interface OfferedInstitution {
   id: string;
   features: readonly string[];
+  /** Its consents must name a transaction range. */
+  transactionRange?: boolean;
 }
 
 /** The upstream's own answer to a flow a bank lacks, given before it is asked. */
@@ -64,7 +72,8 @@ function parseDate(field: string, value: string | undefined): Date | null {
  * The consent details every account authorisation sends (upstream spec §2.5: scopes and an expiry are
  * mandatory): the merchant's scopes, each one the institution offers, else the institution's share of
  * {@link SERVED_DATA_FEATURES}; the merchant's expiry capped at 90 days from now, else 90 days from now;
- * the merchant's transaction range when given. Refused here, before the bank is asked, when they cannot be.
+ * the merchant's transaction range when given, and at a bank that requires one, the rest of it by default
+ * ({@link DEFAULT_RANGE_DAYS} back, up to the expiry). Refused here, before the bank is asked, when they cannot be.
  */
 export function accountTerms(
   institution: OfferedInstitution,
@@ -88,8 +97,13 @@ export function accountTerms(
   const asked = parseDate('expiresAt', terms.expiresAt);
   if (asked && asked <= now) throw invalidRequest([{ field: 'expiresAt', issue: 'must be in the future' }]);
   const expiresAt = asked && asked < latest ? asked : latest;
-  const transactionsFrom = parseDate('transactionsFrom', terms.transactionsFrom);
-  const transactionsTo = parseDate('transactionsTo', terms.transactionsTo);
+  const askedFrom = parseDate('transactionsFrom', terms.transactionsFrom);
+  const askedTo = parseDate('transactionsTo', terms.transactionsTo);
+  // Spec 2.5: the range is mandatory where the bank takes one; then ours fills what the merchant left out.
+  const transactionsFrom =
+    askedFrom ??
+    (institution.transactionRange ? new Date(now.getTime() - DEFAULT_RANGE_DAYS * DAY_MS) : null);
+  const transactionsTo = askedTo ?? (institution.transactionRange ? expiresAt : null);
   if (transactionsFrom && transactionsTo && transactionsFrom > transactionsTo) {
     throw invalidRequest([{ field: 'transactionsTo', issue: 'must not be before transactionsFrom' }]);
   }

@@ -11,7 +11,14 @@ export interface InstitutionRecord {
   credentialsType: string | null;
   raw: unknown;
   /** Null when this refresh could not read the institution's constraints: the stored ones are kept. */
-  psuHeaders: PsuHeaderNeeds | null;
+  constraints: InstitutionConstraints | null;
+}
+
+/** What an institution requires, from its data and payment constraints. */
+export interface InstitutionConstraints {
+  psuHeaders: PsuHeaderNeeds;
+  /** Its account authorisations must name a transaction range (spec 2.5: mandatory where supported). */
+  transactionRange: boolean;
 }
 
 /** The PSU headers (`psu-id`, `psu-corporate-id`, `psu-ip-address`) an institution requires, by purpose. */
@@ -41,19 +48,19 @@ export const INSTITUTION_SQL = {
     'institutions.upsert',
     (rows: string, now: Date) => Prisma.sql`
         INSERT INTO institutions
-          (id, name, full_name, countries, features, environment_type, credentials_type, raw, psu_headers,
+          (id, name, full_name, countries, features, environment_type, credentials_type, raw, constraints,
            refreshed_at, updated_at)
         SELECT r->>'id', r->>'name', r->>'fullName',
                ARRAY(SELECT jsonb_array_elements_text(r->'countries')),
                ARRAY(SELECT jsonb_array_elements_text(r->'features')),
-               r->>'environmentType', r->>'credentialsType', r->'raw', NULLIF(r->'psuHeaders', 'null'::jsonb),
+               r->>'environmentType', r->>'credentialsType', r->'raw', NULLIF(r->'constraints', 'null'::jsonb),
                ${now}, ${now}
         FROM jsonb_array_elements(${rows}::jsonb) AS r
         ON CONFLICT (id) DO UPDATE SET
           name = EXCLUDED.name, full_name = EXCLUDED.full_name, countries = EXCLUDED.countries,
           features = EXCLUDED.features, environment_type = EXCLUDED.environment_type,
           credentials_type = EXCLUDED.credentials_type, raw = EXCLUDED.raw,
-          psu_headers = COALESCE(EXCLUDED.psu_headers, institutions.psu_headers),
+          constraints = COALESCE(EXCLUDED.constraints, institutions.constraints),
           refreshed_at = EXCLUDED.refreshed_at, updated_at = EXCLUDED.updated_at`,
   ),
   deleteUnrefreshed: sqlTemplate(

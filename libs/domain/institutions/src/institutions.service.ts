@@ -9,7 +9,7 @@ import {
   InstitutionRepository,
   type PsuHeaderNeeds,
 } from './institution.repository.js';
-import { psuHeaderNeeds } from './psu-constraints.js';
+import { constraintsOf } from './psu-constraints.js';
 
 export interface InstitutionView {
   id: string;
@@ -23,6 +23,8 @@ export interface InstitutionView {
   flows: ConnectionFlow[];
   /** The PSU headers it requires, from its constraints (none while they are unknown). */
   psuHeaders: PsuHeaderNeeds;
+  /** Its consents must name a transaction range (one is always sent: see accountTerms). */
+  transactionRange: boolean;
 }
 
 export type ConnectionFlow = 'REDIRECT' | 'EMBEDDED';
@@ -34,15 +36,21 @@ export const FLOW_FEATURE: Readonly<Record<ConnectionFlow, string>> = {
 };
 const FLOW_FEATURES = Object.entries(FLOW_FEATURE) as [ConnectionFlow, string][];
 
-/** The stored PSU header needs (a JSON column, null until read): none while unknown. */
-function storedNeeds(value: unknown): PsuHeaderNeeds {
+/** The stored constraints (a JSON column, null until read): nothing required while unknown. */
+function storedConstraints(value: unknown): { psuHeaders: PsuHeaderNeeds; transactionRange: boolean } {
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string') : []);
-  const stored = (value ?? {}) as { connect?: unknown; pay?: unknown };
-  return { connect: list(stored.connect), pay: list(stored.pay) };
+  const stored = (value ?? {}) as {
+    psuHeaders?: { connect?: unknown; pay?: unknown };
+    transactionRange?: unknown;
+  };
+  return {
+    psuHeaders: { connect: list(stored.psuHeaders?.connect), pay: list(stored.psuHeaders?.pay) },
+    transactionRange: stored.transactionRange === true,
+  };
 }
 
 function institutionView(
-  i: Omit<InstitutionRecord, 'psuHeaders'> & { psuHeaders: unknown },
+  i: Omit<InstitutionRecord, 'constraints'> & { constraints: unknown },
 ): InstitutionView {
   return {
     id: i.id,
@@ -53,7 +61,7 @@ function institutionView(
     environmentType: i.environmentType,
     credentialsType: i.credentialsType,
     flows: FLOW_FEATURES.filter(([, feature]) => i.features.includes(feature)).map(([flow]) => flow),
-    psuHeaders: storedNeeds(i.psuHeaders),
+    ...storedConstraints(i.constraints),
   };
 }
 
@@ -70,7 +78,7 @@ function toRecord(i: Institution): InstitutionRecord {
     environmentType: i.environmentType ?? null,
     credentialsType: i.credentialsType ?? null,
     raw: i,
-    psuHeaders: null,
+    constraints: null,
   };
 }
 
@@ -104,13 +112,13 @@ export class InstitutionsService {
     const records = listed.filter((i) => typeof i.id === 'string' && i.id.length > 0).map(toRecord);
     // An empty answer is far likelier an upstream glitch than every bank vanishing: keep serving the cache.
     if (records.length === 0) return { count: 0, deleted: 0 };
-    const needs = await psuHeaderNeeds(this.upstream, records, (error, ids) =>
+    const constraints = await constraintsOf(this.upstream, records, (error, ids) =>
       this.logger.warn(
         { err: error, institutions: ids.length },
-        'institutions refresh: constraints unread; the stored PSU headers are kept for these',
+        'institutions refresh: constraints unread; the stored ones are kept for these',
       ),
     );
-    for (const record of records) record.psuHeaders = needs.get(record.id) ?? null;
+    for (const record of records) record.constraints = constraints.get(record.id) ?? null;
     const { upserted, deleted } = await this.institutions.replaceAll(records, now);
     return { count: upserted, deleted };
   }

@@ -5,7 +5,7 @@ import type {
   PsuHeaders,
   UpstreamClient,
 } from '#libs/upstream-client';
-import type { InstitutionRecord, PsuHeaderNeeds } from './institution.repository.js';
+import type { InstitutionConstraints, InstitutionRecord, PsuHeaderNeeds } from './institution.repository.js';
 
 /** Institutions named in one constraints call: the ids travel comma-separated in its query string. */
 const IDS_PER_CALL = 50;
@@ -33,27 +33,37 @@ export function requiredPsuHeaders(schema: ConstraintSchema | undefined): string
   return [...found].sort();
 }
 
-const union = (rules: InstitutionConstraint[]) => [
-  ...new Set(rules.flatMap((rule) => requiredPsuHeaders(rule.request?.headers))),
-];
+const union = (rules: InstitutionConstraint[]) =>
+  [...new Set(rules.flatMap((rule) => requiredPsuHeaders(rule.request?.headers)))].sort();
+
+const mandatory = (schema: ConstraintSchema | undefined, name: string) =>
+  Boolean(schema?.required?.includes(name)) ||
+  /^\s*_*mandatory/i.test(schema?.properties?.[name]?.description ?? '');
+
+/** An account authorisation rule whose body makes `accountRequest.transactionFrom` mandatory. */
+export function requiresTransactionRange(rule: InstitutionConstraint): boolean {
+  const accountRequest = rule.request?.body?.properties?.accountRequest;
+  return mandatory(accountRequest, 'transactionFrom');
+}
 
 /**
- * What each institution requires of the PSU headers, from its data and payment constraints, read by
- * country in calls of {@link IDS_PER_CALL} ids. An institution whose calls failed is left out of the
- * answer (`unread` is told), so the refresh keeps what it knew; one read and silent requires none.
+ * What each institution requires (PSU headers, a transaction range), from its data and payment
+ * constraints, read by country in calls of {@link IDS_PER_CALL} ids. An institution whose calls failed
+ * is left out of the answer (`unread` is told), so the refresh keeps what it knew; one read and silent
+ * requires nothing.
  */
-export async function psuHeaderNeeds(
+export async function constraintsOf(
   upstream: UpstreamClient,
   records: readonly InstitutionRecord[],
   unread: (error: unknown, institutionIds: string[]) => void,
-): Promise<Map<string, PsuHeaderNeeds>> {
+): Promise<Map<string, InstitutionConstraints>> {
   const byCountry = new Map<string, string[]>();
   for (const record of records) {
     const country = record.countries[0];
     if (!country) continue;
     byCountry.set(country, [...(byCountry.get(country) ?? []), record.id]);
   }
-  const needs = new Map<string, PsuHeaderNeeds>();
+  const needs = new Map<string, InstitutionConstraints>();
   for (const [country, ids] of byCountry) {
     for (let i = 0; i < ids.length; i += IDS_PER_CALL) {
       const chunk = ids.slice(i, i + IDS_PER_CALL);
@@ -65,7 +75,11 @@ export async function psuHeaderNeeds(
         ]);
         for (const id of chunk) {
           const of = (rules: InstitutionConstraint[]) => rules.filter((rule) => rule.institutionId === id);
-          needs.set(id, { connect: union(of(data.data ?? [])), pay: union(of(payments.data ?? [])) });
+          const dataRules = of(data.data ?? []);
+          needs.set(id, {
+            psuHeaders: { connect: union(dataRules), pay: union(of(payments.data ?? [])) },
+            transactionRange: dataRules.some(requiresTransactionRange),
+          });
         }
       } catch (error) {
         unread(error, chunk);

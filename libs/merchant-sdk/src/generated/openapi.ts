@@ -1132,6 +1132,8 @@ export interface components {
             flows: ("REDIRECT" | "EMBEDDED")[];
             /** @description The PSU headers the bank requires (the user's login ids and IP address), from its constraints, refreshed with the list; empty lists while unknown. A user session's IP address is sent for it. */
             psuHeaders: components["schemas"]["PsuHeadersOutput"];
+            /** @description Its consents must name a transaction range (from its constraints). Then one is always sent: the consent's transactionsFrom and transactionsTo, else the last two years up to the consent's expiry. */
+            transactionRange: boolean;
         };
         InstitutionOutputListEnvelope: {
             data: components["schemas"]["InstitutionOutput"][];

@@ -100,6 +100,12 @@ export class AccountAuthService {
     const expiresAt = new Date(Math.min(requested, now + MAX_DATA_CONSENT_MS)).toISOString();
     const from = request?.transactionFrom;
     const to = request?.transactionTo;
+    if (institution.requiresTransactionRange && !from) {
+      throw SandboxError.invalidProperty(
+        'accountRequest.transactionFrom',
+        `transactionFrom is mandatory: institution ${institution.id} takes a transaction range`,
+      );
+    }
     if (from && to && Date.parse(from) > Date.parse(to)) {
       throw SandboxError.invalidProperty(
         'accountRequest.transactionTo',

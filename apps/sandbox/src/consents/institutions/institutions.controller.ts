@@ -89,10 +89,32 @@ export class InstitutionsController {
         institutionCountryCode: country,
         endpointPath: endpoint.path,
         endpointMethod: endpoint.method,
-        request: { headers: headerSchema(institution), body: { type: 'object' } },
+        request: { headers: headerSchema(institution), body: bodySchema(institution, endpoint) },
       })),
     );
   }
+}
+
+/** An account authorisation's body at a bank that takes a transaction range: `transactionFrom` mandatory. */
+function bodySchema(institution: SandboxInstitution, endpoint: PsuEndpoint) {
+  if (!institution.requiresTransactionRange || endpoint.kind !== 'data') return { type: 'object' };
+  return {
+    type: 'object',
+    properties: {
+      accountRequest: {
+        type: 'object',
+        required: ['transactionFrom'],
+        properties: {
+          transactionFrom: {
+            type: 'string',
+            format: 'date-time',
+            description: '__Mandatory__. The earliest transaction the consent may read',
+          },
+          transactionTo: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  };
 }
 
 function headerSchema(institution: SandboxInstitution) {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "institutions" ADD COLUMN     "constraints" JSONB;

@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "institutions" ADD COLUMN     "psu_headers" JSONB;
