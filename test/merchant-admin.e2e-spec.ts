@@ -253,8 +253,9 @@ describe('operator: changing, disabling and enabling a merchant', () => {
         const row = await createConsentRow(prisma, user);
         return createPaymentRow(prisma, row, { nextStatusCheckAt: new Date(Date.now() - 120_000) });
       };
-      const held = await duePayment(tenant);
+      // Disabled before its payment is due: a poll round running meanwhile could otherwise take it first.
       expect((await stack.operator.post(`${merchantPath(tenant)}/disable`)).status).toBe(200);
+      const held = await duePayment(tenant);
       // Due after the held one, so a poll round that reaches it has passed the held one by.
       const control = await duePayment(bystander);
 
