@@ -275,3 +275,30 @@ export const SCHEDULES_OFF = {
   RETENTION_SWEEP_MINUTES: '0',
   PAYMENT_STATUS_POLL_SECONDS: '0',
 };
+
+/** The sandbox as its own process on the bench's port, its state in memory. */
+export function startBenchSandbox() {
+  const port = benchPorts().sandbox;
+  return startApp(
+    'sandbox',
+    'dist/apps/sandbox/src/main.js',
+    { SANDBOX_PORT: String(port), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
+    '/health',
+    port,
+  );
+}
+
+/** Waits for a BullMQ job to complete (throws with its reason if it failed): the finished job. */
+export function jobFinished(queue, job, what, ms) {
+  return until(
+    what,
+    async () => {
+      const state = await job.getState();
+      if (state === 'failed')
+        throw new BenchFailure(`${what} failed: ${(await queue.getJob(job.id)).failedReason}`);
+      return state === 'completed' ? queue.getJob(job.id) : undefined;
+    },
+    ms,
+    50,
+  );
+}

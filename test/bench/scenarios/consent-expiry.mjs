@@ -10,7 +10,7 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchDatabaseUrl, recreateDatabase, startHeadless, until } from '../processes.mjs';
+import { benchDatabaseUrl, jobFinished, recreateDatabase, startHeadless, until } from '../processes.mjs';
 
 const DUE = 10_000;
 const SIZES = [10_000, 100_000, 1_000_000];
@@ -94,17 +94,7 @@ async function scanAmong(db, queue, size, progress) {
   );
   await db.query('VACUUM ANALYZE consents');
   const job = await queue.add('consents.scan-expiry', {}, { attempts: 1 });
-  const done = await until(
-    'the scan finished',
-    async () => {
-      const state = await job.getState();
-      if (state === 'failed')
-        throw new BenchFailure(`scan failed: ${(await queue.getJob(job.id)).failedReason}`);
-      return state === 'completed' ? queue.getJob(job.id) : undefined;
-    },
-    120_000,
-    50,
-  );
+  const done = await jobFinished(queue, job, 'the scan', 120_000);
   const events = Object.fromEntries(
     (await db.query(`SELECT type::text, count(*)::int AS n FROM merchant_events GROUP BY type`)).rows.map(
       (r) => [r.type, r.n],

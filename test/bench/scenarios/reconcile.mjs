@@ -8,13 +8,13 @@ import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import {
   benchDatabaseUrl,
-  benchPorts,
   call,
   expectStatus,
   inParallel,
+  jobFinished,
   recreateDatabase,
   SCHEDULES_OFF,
-  startApp,
+  startBenchSandbox,
   startHeadless,
   until,
 } from '../processes.mjs';
@@ -30,14 +30,7 @@ const ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'san
 export async function reconcileBench({ progress }) {
   const databaseUrl = benchDatabaseUrl('reconcile');
   await recreateDatabase(databaseUrl, progress);
-  const port = benchPorts().sandbox;
-  const sandbox = await startApp(
-    'sandbox',
-    'dist/apps/sandbox/src/main.js',
-    { SANDBOX_PORT: String(port), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
-    '/health',
-    port,
-  );
+  const sandbox = await startBenchSandbox();
   const closers = [() => sandbox.stop()];
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
   const queue = new Queue('consents', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
@@ -101,17 +94,7 @@ export async function reconcileBench({ progress }) {
     let runs = 0;
     while (checked < CONSENTS) {
       const job = await queue.add('consents.reconcile', {}, { attempts: 1 });
-      const done = await until(
-        `reconciliation run ${runs + 1}`,
-        async () => {
-          const state = await job.getState();
-          if (state === 'failed')
-            throw new BenchFailure(`reconciliation failed: ${(await queue.getJob(job.id)).failedReason}`);
-          return state === 'completed' ? queue.getJob(job.id) : undefined;
-        },
-        300_000,
-        50,
-      );
+      const done = await jobFinished(queue, job, `reconciliation run ${runs + 1}`, 300_000);
       runs += 1;
       const result = done.returnvalue ?? {};
       if (result.failed) throw new BenchFailure(`reconciliation run ${runs}: ${result.failed} failed`);

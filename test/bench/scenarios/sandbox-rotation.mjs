@@ -6,7 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchPorts, call, expectStatus, inParallel, startApp, startBare } from '../processes.mjs';
+import { call, expectStatus, inParallel, startBare, startBenchSandbox } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
 
 const ROTATIONS = [1, 100, 10_000];
@@ -16,14 +16,7 @@ const APP_ID = process.env.UPSTREAM_APPLICATION_ID ?? '00000000-0000-4000-8000-0
 const APP_SECRET = process.env.UPSTREAM_APPLICATION_SECRET ?? 'sandbox-secret';
 
 export async function sandboxRotation({ load, options, progress }) {
-  const port = benchPorts().sandbox;
-  const sandbox = await startApp(
-    'sandbox',
-    'dist/apps/sandbox/src/main.js',
-    { SANDBOX_PORT: String(port), SANDBOX_HOST: '127.0.0.1', SANDBOX_DATA_DIR: '' },
-    '/health',
-    port,
-  );
+  const sandbox = await startBenchSandbox();
   const closers = [() => sandbox.stop()];
   try {
     const consents = Math.max(...ROTATIONS);
