@@ -59,7 +59,9 @@ describe('api: institutions', () => {
     expect(response.status).toBe(200);
     const { data } = (await response.json()) as Envelope<{ count: number; deleted: number }>;
     expect(data.count).toBeGreaterThanOrEqual(SANDBOX_IDS.length);
-    expect(data.deleted).toBeGreaterThanOrEqual(1);
+    // Gone after this refresh, whichever refresh deleted it: other files refresh the same shared
+    // reference table at any time (their own, or the worker's), so this one's `deleted` may be 0.
+    expect(data.deleted).toBeGreaterThanOrEqual(0);
     expect(await prisma.institution.findUnique({ where: { id: stale } })).toBeNull();
     expect((await call(key, 'POST', '/admin/institutions/refresh')).status).toBe(403);
   });

@@ -38,6 +38,25 @@ describe('redact', () => {
     expect(input.headers.authorization).toContain(SECRETS.apiKey);
   });
 
+  it('redacts the PSU headers, however spelled: a user’s bank login ids and address', () => {
+    const out = redact({
+      headers: { 'psu-id': 'alice-at-bank', 'psu-corporate-id': 'acme', 'psu-ip-address': '203.0.113.7' },
+      psu: { id: 'alice-at-bank', ipAddress: '203.0.113.7' },
+      psuCorporateId: 'acme',
+      institutionId: 'sandbox-psu-business',
+    }) as Record<string, any>;
+    expect(out.headers).toEqual({
+      'psu-id': REDACTED,
+      'psu-corporate-id': REDACTED,
+      'psu-ip-address': REDACTED,
+    });
+    expect([out.psu, out.psuCorporateId, out.institutionId]).toEqual([
+      REDACTED,
+      REDACTED,
+      'sandbox-psu-business',
+    ]);
+  });
+
   it('redacts an all-digit one-time code under `code` but keeps error codes', () => {
     expect(redact({ code: '123456' })).toEqual({ code: REDACTED });
     expect(redact({ code: 'VALIDATION_FAILED', error: { code: 424 } })).toEqual({

@@ -67,6 +67,8 @@ export function isSecret(key: string, value: unknown): boolean {
     return lower !== 'code' || (typeof value === 'string' && OTP_VALUE.test(value));
   }
   const words = wordsOf(key);
+  // The PSU headers (psu-id, psuCorporateId, psu-ip-address) hold a user's bank login ids and address.
+  if (words[0] === 'psu') return true;
   if (words.length === 0 || DESCRIPTIVE_LAST_WORDS.has(words[words.length - 1])) return false;
   // Adjacent pairs catch split spellings: api_key, sca-code, private.key.
   const pairs = words.slice(1).map((w, i) => `${words[i]}${w}`);

@@ -20,25 +20,23 @@ const HEADER_BY_KEY: Readonly<Record<string, string>> = {
   psuipaddress: 'psu-ip-address',
 };
 
-/** The PSU headers a rule's header schema requires: listed in `required`, or described as mandatory. */
+/** A property the schema makes mandatory: listed in `required`, or described as mandatory. */
+const mandatory = (schema: ConstraintSchema | undefined, name: string) =>
+  Boolean(schema?.required?.includes(name)) ||
+  /^\s*_*mandatory/i.test(schema?.properties?.[name]?.description ?? '');
+
+/** The PSU headers a rule's header schema makes mandatory. */
 export function requiredPsuHeaders(schema: ConstraintSchema | undefined): string[] {
-  if (!schema) return [];
-  const required = new Set(schema.required ?? []);
   const found = new Set<string>();
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+  for (const name of Object.keys(schema?.properties ?? {})) {
     const header = HEADER_BY_KEY[name.toLowerCase().replace(/[^a-z]/g, '')];
-    const mandatory = required.has(name) || /^\s*_*mandatory/i.test(property?.description ?? '');
-    if (header && mandatory) found.add(header);
+    if (header && mandatory(schema, name)) found.add(header);
   }
   return [...found].sort();
 }
 
 const union = (rules: InstitutionConstraint[]) =>
   [...new Set(rules.flatMap((rule) => requiredPsuHeaders(rule.request?.headers)))].sort();
-
-const mandatory = (schema: ConstraintSchema | undefined, name: string) =>
-  Boolean(schema?.required?.includes(name)) ||
-  /^\s*_*mandatory/i.test(schema?.properties?.[name]?.description ?? '');
 
 /** An account authorisation rule whose body makes `accountRequest.transactionFrom` mandatory. */
 export function requiresTransactionRange(rule: InstitutionConstraint): boolean {
