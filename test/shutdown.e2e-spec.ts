@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
@@ -124,6 +125,52 @@ describe('graceful shutdown in every state', () => {
       const answer = await inFlight;
       expect(answer.status, answer.body).toBe(201);
     } finally {
+      await admin.admin('DELETE', '/faults');
+      await api.stop();
+    }
+  }, 60_000);
+
+  it('api refuses a request arriving on an open connection while it closes: 503 in the envelope, Retry-After', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    // The first request holds its keep-alive connection open past SIGTERM; the second then arrives on it.
+    const held = await admin.holdOnce({
+      method: 'POST',
+      path: String.raw`/^\/webhook\/events$/`,
+      latencyMs: 3_000,
+    });
+    const api = await spawnApi(env());
+    const { hostname, port } = new URL(api.url);
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    try {
+      const body = JSON.stringify({ callbackUrl: 'http://127.0.0.1:9/v1/webhooks/upstream/closing' });
+      socket.write(
+        `POST /admin/upstream/webhooks HTTP/1.1\r\nHost: ${api.url.slice(7)}\r\n` +
+          `Authorization: Bearer ${config.api.adminToken}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await held.hit();
+      const ended = api.signalled('SIGTERM');
+      await eventually(
+        'the api shutting down',
+        () => (api.output().includes('"msg":"shutting down"') ? true : undefined),
+        30_000,
+      );
+      socket.write(`GET /v1/institutions HTTP/1.1\r\nHost: ${api.url.slice(7)}\r\n\r\n`);
+      await closed;
+      const end = await ended;
+      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+      expect(first, received).toMatch(/^HTTP\/1\.1 201 /);
+      const [head, json] = (second ?? '').split('\r\n\r\n');
+      expect(head, received).toMatch(/^HTTP\/1\.1 503 /);
+      expect(head).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(head).toMatch(/\r\nconnection: close\r\n/i);
+      expect(JSON.parse(json!)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', status: 503 } });
+    } finally {
+      socket.destroy();
       await admin.admin('DELETE', '/faults');
       await api.stop();
     }

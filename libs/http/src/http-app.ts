@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ErrorCode } from '#libs/errors';
 import { runInContext } from '#libs/context';
 import { type AppLogger, inRequestTrace, type Metrics, NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
@@ -38,7 +39,9 @@ export async function createHttpApp(
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
-    return503OnClosing: true,
+    // Fastify's own closing answer is a bare 503 outside the envelope, without Retry-After: ours is
+    // registered below (answerWhileClosing).
+    return503OnClosing: false,
     // Errors Fastify raises before routing (a malformed URL) would otherwise answer in Fastify's own shape.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
       sendError(options.logger, error, request, reply),
@@ -58,6 +61,7 @@ export async function createHttpApp(
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  answerWhileClosing(fastify, options.logger);
   registerRequestGuards(fastify);
   // The request's context starts once its body is read: a context entered before would not survive the
   // parser, whose callbacks run from the socket's. Guards, pipes, handlers and what they await run in it,
@@ -91,6 +95,38 @@ export async function createHttpApp(
   });
   app.enableShutdownHooks();
   return app;
+}
+
+/** How soon a client refused by a closing process may retry: another instance (or this one restarted) answers. */
+const CLOSING_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Once the process is closing, a request that still arrives on an open connection (keep-alive, pipelined,
+ * or a stream's reconnect racing the close) is refused as an outage, in the envelope with Retry-After,
+ * and the connection is closed so the client's next try opens one to a process that is running.
+ */
+function answerWhileClosing(fastify: FastifyInstance, logger: AppLogger): void {
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    void reply.header('connection', 'close');
+    sendError(
+      logger,
+      new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'This process is shutting down; retry after the Retry-After delay.',
+        {
+          retryAfterSeconds: CLOSING_RETRY_AFTER_SECONDS,
+        },
+      ),
+      request,
+      reply,
+    );
+    return reply;
+  });
 }
 
 export type { INestApplication, NestFastifyApplication };
