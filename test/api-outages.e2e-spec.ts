@@ -203,6 +203,42 @@ describe('infrastructure outages', () => {
     await sandbox.admin('DELETE', '/faults');
   }, 90_000);
 
+  it('Postgres down while a payment’s approval is exchanged: the payment is made once it is back, no reload needed', async () => {
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': `outage-approval-${Date.now()}` },
+      }),
+      201,
+    );
+    const callback = await bankRedirect(
+      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+      created.authorisationUrl,
+    );
+    const held = await sandbox.holdOnce({
+      method: 'POST',
+      path: '/consent-one-time-token',
+      latencyMs: 1_500,
+    });
+    const during = fetch(callback, { redirect: 'manual' });
+    await held.hit();
+    await postgres.stop('fast');
+    const page = await during;
+    await page.arrayBuffer();
+    expect(page.status).toBe(503);
+    await postgres.start();
+    await answersAgain();
+    // Before, the consent was stored once Postgres was back but its payment was not made: it stayed
+    // AWAITING_AUTHORIZATION until the authorisation window closed (an hour), unless the user reloaded.
+    await eventually('the payment made once Postgres is back', async () => {
+      const payment = dataOf<{ status: string }>(await tenant.client.get(`/v1/payments/${created.id}`));
+      return payment.status !== 'AWAITING_AUTHORIZATION' && payment.status !== 'SUBMITTING'
+        ? payment
+        : undefined;
+    });
+    await sandbox.admin('DELETE', '/faults');
+  }, 90_000);
+
   it('Postgres down in the middle of a keyed payment: a retry with the same key goes through once it is back', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     // The bank holds the payment request long enough for Postgres to stop while it is in flight.

@@ -108,6 +108,9 @@ class Role {
 }
 
 /** Everything started, in order; `close()` stops it all (the exit hook of private-services does the rest). */
+/** The most runs an account keeps (the setting's maximum): a soak never reaches it. */
+export const SYNC_RUNS_KEPT = 10_000;
+
 export async function startCluster({ progress, queuePrefix }) {
   progress('private Redis and Postgres');
   const redis = await startPrivateRedis();
@@ -136,12 +139,17 @@ export async function startCluster({ progress, queuePrefix }) {
     EVENT_DELIVERY_BACKOFF_SECONDS: '1',
     QUEUE_SCHEDULE_CHECK_SECONDS: '5',
     SSE_HEARTBEAT_SECONDS: '2',
+    // The shortest allowed, so sessions expire within a short run too: the load renews them on 401.
+    SESSION_TTL_SECONDS: '60',
     // The limiter stays on (its Redis calls are part of what is tested), never refusing our own load.
     RATE_LIMIT_PER_MINUTE: '100000',
     // Both apis sign and accept the same consent state; the bank sends the browser to api-a's address and
     // the soak's browser re-bases the callback onto whichever api is up.
     API_PUBLIC_URL: apiUrls[0],
     WORKER_CONCURRENCY: '10',
+    // Every run kept, so the runs' counts can be summed against what is stored (the check in
+    // soak-invariants.mjs); pruning itself is tested in test/retention.e2e-spec.ts.
+    SYNC_RUNS_KEPT_PER_ACCOUNT: String(SYNC_RUNS_KEPT),
   };
 
   progress('sandbox');

@@ -89,19 +89,27 @@ export class Load {
    */
   async api(method, path, { auth, body, idempotencyKey, expect, retry = true, headers = {} } = {}) {
     const deadline = Date.now() + RETRY_FOR_MS;
+    let renewed = false;
     for (let attempt = 0; ; attempt += 1) {
       const target = this.rng.pick(this.liveApis());
       const wasDown = target.role.down;
+      const bearer = typeof auth === 'object' ? auth.user.session : auth;
       const result = await request(target.url, method, path, {
         headers: {
           ...headers,
-          ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
           ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
         },
         body,
       });
       const restarting = wasDown || target.role.down;
       this.answers.record(target.role.name, method, path, result, { restarting });
+      // A frontend whose session expired (SESSION_TTL_SECONDS) asks its backend for a new one, once.
+      if (result.status === 401 && typeof auth === 'object' && !renewed) {
+        renewed = true;
+        await this.renewSession(auth.user);
+        continue;
+      }
       // A 500 is retried as a careful client would (the key makes it safe); it is counted as a finding all
       // the same (AnswerLog), and retrying keeps the other invariants about the system, not about one answer.
       // So is a 409 CONFLICT on a keyed request: the first request with this key is still running (an
@@ -278,17 +286,27 @@ export class Load {
       vrp: null,
       sse: null,
     };
-    const session = await this.api('POST', `/v1/users/${user.id}/sessions`, {
-      auth: merchant.key,
-      expect: 201,
-    });
-    user.session = session.body?.data?.token;
+    await this.renewSession(user);
     merchant.users.push(user);
     this.users.push(user);
     this.openStream(user);
     await this.connectBank(user);
     if (n === 0) await this.setUpVrp(user);
     return user;
+  }
+
+  /** The merchant's backend minting the user's frontend a session token (they expire: SESSION_TTL_SECONDS). */
+  async renewSession(user) {
+    const session = await this.api('POST', `/v1/users/${user.id}/sessions`, {
+      auth: user.merchant.key,
+      expect: 201,
+    });
+    user.session = session.body?.data?.token ?? user.session;
+  }
+
+  /** Half the user's calls come from their frontend (the session, renewed on 401), half from the merchant's backend. */
+  authOf(user) {
+    return this.rng.chance(0.5) ? { user } : user.merchant.key;
   }
 
   async connectBank(user) {
@@ -383,6 +401,11 @@ export class Load {
           { status: res.statusCode, headers: res.headers },
           { restarting: target.role.down },
         );
+        if (res.statusCode === 401) {
+          res.resume();
+          // The session expired: the frontend gets a new one from its backend, and resumes where it was.
+          return void this.renewSession(user).then(() => again(0));
+        }
         if (res.statusCode !== 200) {
           res.resume();
           return again(500);
@@ -442,7 +465,7 @@ export class Load {
 
   async read() {
     const user = this.rng.pick(this.users);
-    const auth = this.rng.chance(0.5) ? user.session : user.merchant.key;
+    const auth = this.authOf(user);
     const account = user.accounts.length ? this.rng.pick(user.accounts) : null;
     const choice = this.rng.int(0, 3);
     this.reads += 1;
@@ -487,7 +510,7 @@ export class Load {
       }
       const changedAt = Date.now();
       this.syncsRequested += 1;
-      const auth = this.rng.chance(0.5) ? user.session : user.merchant.key;
+      const auth = this.authOf(user);
       const asked = await this.api('POST', `/v1/accounts/${account.id}/sync`, { auth });
       const syncId = asked.body?.data?.syncId;
       if (asked.status !== 202 || !syncId) return;
@@ -601,7 +624,7 @@ export class Load {
     await Promise.all(
       burst.map(async ({ amount, key }) => {
         const res = await this.api('POST', `/v1/vrp/consents/${user.vrp.consentId}/payments`, {
-          auth: this.rng.chance(0.5) ? user.session : user.merchant.key,
+          auth: this.authOf(user),
           idempotencyKey: key,
           body: { amount: { amount, currency: 'GBP' } },
         });

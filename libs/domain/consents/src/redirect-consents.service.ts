@@ -315,18 +315,29 @@ export class RedirectConsentsService {
     exchanged: ExchangedConsent,
     subApplication: string | undefined,
   ) {
-    retryWhileUnavailable(() => this.authoriser.store(consent, exchanged, subApplication), {
-      giveUpAt: Date.now() + STORE_WHEN_BACK_MS,
-      onGiveUp: (error) =>
-        this.logger.warn(
-          {
-            consentId: consent.id,
-            dependency: dependencyFailureOf(error),
-            errorName: (error as Error)?.name,
-          },
-          'consent callback: the approval was not stored; the user must connect again',
-        ),
-    });
+    // Then what the callback would have done next (a single payment is made): the user may never reload,
+    // and a reload that came before the store found nothing to act on. The hook acts at most once.
+    let stored: boolean | undefined;
+    retryWhileUnavailable(
+      async () => {
+        stored ??= (await this.authoriser.store(consent, exchanged, subApplication)).applied;
+        if (stored) await this.hooks.for(consent.kind)?.authorised(consent);
+      },
+      {
+        giveUpAt: Date.now() + STORE_WHEN_BACK_MS,
+        onGiveUp: (error) =>
+          this.logger.warn(
+            {
+              consentId: consent.id,
+              dependency: dependencyFailureOf(error),
+              errorName: (error as Error)?.name,
+            },
+            stored
+              ? 'consent callback: the approval was stored but not acted on; the status poll makes the payment'
+              : 'consent callback: the approval was not stored; the user must connect again',
+          ),
+      },
+    );
   }
 
   private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string | null) {
