@@ -121,7 +121,26 @@ describe('api: PSU headers an institution requires', () => {
     ]);
     const created = await pay('psu-pay', PSU);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const back = await atBank(stack, created.body.data.authorisationUrl);
-    expect(back.query).toMatchObject({ paymentId: created.body.data.id, status: 'PENDING' });
+    // The user is back in their browser at the callback: the token exchange and the payment made there
+    // carry the browser's own address (here the test's loopback), counted by rules that change nothing.
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const counted = async (method: string, path: string) =>
+      (
+        await sandbox.admin<{ data: { id: string } }>('POST', '/faults', {
+          method,
+          path,
+          header: { name: 'psu-ip-address', value: '127.0.0.1' },
+        })
+      ).body.data.id;
+    const rules = [await counted('POST', '/consent-one-time-token'), await counted('POST', '/payments')];
+    try {
+      const back = await atBank(stack, created.body.data.authorisationUrl);
+      expect(back.query).toMatchObject({ paymentId: created.body.data.id, status: 'PENDING' });
+      const listed = (await sandbox.admin<{ data: { id: string; matched: number }[] }>('GET', '/faults')).body
+        .data;
+      expect(rules.map((id) => listed.find((rule) => rule.id === id)?.matched)).toEqual([1, 1]);
+    } finally {
+      await sandbox.admin('DELETE', '/faults');
+    }
   });
 });

@@ -3,8 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorCode } from '#libs/errors';
 import { runInContext } from '#libs/context';
+import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, inRequestTrace, type Metrics, NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
 import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
@@ -107,8 +107,9 @@ const CLOSING_RETRY_AFTER_SECONDS = 1;
  */
 function answerWhileClosing(fastify: FastifyInstance, logger: AppLogger): void {
   let closing = false;
-  fastify.addHook('preClose', async () => {
+  fastify.addHook('preClose', (done) => {
     closing = true;
+    done();
   });
   fastify.addHook('onRequest', async (request, reply) => {
     if (!closing) return;

@@ -1,6 +1,6 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RedirectConsentsService } from '#libs/domain/consents';
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
@@ -37,7 +37,7 @@ export class ConsentCallbacksController {
   @ApiOperation({
     summary: 'Redirect-flow callback (the browser, from the bank)',
     description:
-      "Verifies our signed, single-use state, exchanges the one-time token, stores the consent token encrypted and the accounts, then 302s to the consent's `redirectUrl?consentId=…&status=AUTHORIZED` (or `status=REJECTED&error=…`, `status=FAILED&error=server_error`). A used state (a reload, the back button) exchanges nothing again and 302s to the same page with the consent's status as it is now. An invalid or expired state answers 400 without a redirect: nothing in it can be trusted.",
+      "Verifies our signed, single-use state, exchanges the one-time token, stores the consent token encrypted and the accounts, then 302s (the upstream calls made here carry the browser's address as `psu-ip-address`) to the consent's `redirectUrl?consentId=…&status=AUTHORIZED` (or `status=REJECTED&error=…`, `status=FAILED&error=server_error`). A used state (a reload, the back button) exchanges nothing again and 302s to the same page with the consent's status as it is now. An invalid or expired state answers 400 without a redirect: nothing in it can be trusted.",
   })
   @ApiResponse({ status: 302, description: "To the merchant's redirectUrl" })
   @ApiResponse({
@@ -50,17 +50,25 @@ export class ConsentCallbacksController {
     type: ApiErrorResponse,
     description: 'VALIDATION_FAILED: invalid or expired state',
   })
-  async callback(@Query() query: ConsentCallbackInput, @Res() reply: FastifyReply): Promise<void> {
+  async callback(
+    @Query() query: ConsentCallbackInput,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     let location: string;
     try {
-      location = await this.consents.completeCallback({
-        bffState: query.bffState,
-        oneTimeToken: query.oneTimeToken,
-        consentId: query.consentId,
-        state: query.state,
-        error: query.error,
-        errorDescription: query.error_description,
-      });
+      // The user is here, in their browser: the bank calls made now carry their address.
+      location = await this.consents.completeCallback(
+        {
+          bffState: query.bffState,
+          oneTimeToken: query.oneTimeToken,
+          consentId: query.consentId,
+          state: query.state,
+          error: query.error,
+          errorDescription: query.error_description,
+        },
+        { ipAddress: request.ip },
+      );
     } catch (error) {
       // A person is looking at this answer, not a program: during an outage of our database or Redis,
       // a page that tries again by itself rather than a JSON 503. Nothing was claimed (the claim is the

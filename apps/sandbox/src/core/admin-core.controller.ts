@@ -1,6 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { ConsentsStore } from './consents.store.js';
 import { FaultsService } from './faults.service.js';
 import { InstitutionsCatalog } from './institutions.catalog.js';
@@ -8,16 +19,23 @@ import { ResetRegistry } from './reset-registry.service.js';
 import { SandboxAccess } from './sandbox-auth.guard.js';
 import { SandboxClock } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
+import { OptionalNested } from './sandbox-validation.js';
 
 class AdvanceClockDto {
   @IsOptional() @IsInt() @Min(0) @Max(3650) days?: number;
   @IsOptional() @IsInt() @Min(0) @Max(10_000_000) seconds?: number;
 }
 
+class FaultHeaderDto {
+  @IsString() @Matches(/^[a-z0-9-]{1,100}$/) name: string;
+  @IsOptional() @IsString() @MaxLength(500) value?: string;
+}
+
 class FaultRuleDto {
   @IsOptional() @IsIn(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) method?: string;
   @IsString() @MaxLength(500) path: string;
   @IsOptional() @IsString() @MaxLength(100) institution?: string;
+  @OptionalNested(() => FaultHeaderDto) header?: FaultHeaderDto;
   @IsOptional() @IsInt() @Min(400) @Max(599) status?: number;
   @IsOptional() @IsIn(['YAPILY', 'INSTITUTION']) source?: 'YAPILY' | 'INSTITUTION';
   @IsOptional() @IsInt() @Min(0) @Max(86_400) retryAfterSeconds?: number;
@@ -73,8 +91,9 @@ export class AdminCoreController {
 
   @Post('faults')
   addFault(@Body() body: FaultRuleDto) {
-    if (!body.status && !body.latencyMs && !body.drop) {
-      throw SandboxError.invalidProperty('status', 'A fault needs a status, a latencyMs or drop');
+    // A rule narrowed to a header may only count (its `matched`): how a test sees what was sent.
+    if (!body.status && !body.latencyMs && !body.drop && !body.header) {
+      throw SandboxError.invalidProperty('status', 'A fault needs a status, a latencyMs, drop or a header');
     }
     return { data: this.faults.add(body) };
   }

@@ -20,6 +20,11 @@ export interface FaultRuleInput {
   path: string;
   /** Only calls made under a consent at this institution (its `consent` header names it). */
   institution?: string;
+  /**
+   * Only calls carrying this header (lower case), with this value when one is given. With no effect
+   * named, a rule only counts (`matched`): how a test sees what its client sent.
+   */
+  header?: { name: string; value?: string };
   /** Answer with this status (500, 424, 429, 503, …) in the upstream's error shape. */
   status?: number;
   /**
@@ -45,6 +50,11 @@ export interface FaultRule extends FaultRuleInput {
   id: string;
   matched: number;
   hits: number;
+}
+
+function carries(headers: FastifyRequest['headers'], { name, value }: { name: string; value?: string }) {
+  const sent = headers[name];
+  return sent !== undefined && (value === undefined || sent === value);
 }
 
 function compile(pattern: string): RegExp {
@@ -101,11 +111,13 @@ export class FaultsService {
   }
 
   /** The first rule that decides to hit this request, counting it. */
-  private decide(method: string, path: string, consent: unknown): FaultRule | undefined {
+  private decide(method: string, path: string, headers: FastifyRequest['headers']): FaultRule | undefined {
     for (const rule of this.rules) {
       if (rule.method && rule.method.toUpperCase() !== method) continue;
       if (!rule.regex.test(path)) continue;
-      if (rule.institution !== undefined && this.institutionOf(consent) !== rule.institution) continue;
+      if (rule.institution !== undefined && this.institutionOf(headers.consent) !== rule.institution)
+        continue;
+      if (rule.header && !carries(headers, rule.header)) continue;
       if (rule.count !== undefined && rule.hits >= rule.count) continue;
       if (rule.after !== undefined && rule.skipped < rule.after) {
         rule.skipped += 1;
@@ -125,7 +137,7 @@ export class FaultsService {
   readonly hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const path = request.url.split('?')[0];
     if (path.startsWith('/sandbox/') || path === '/health') return;
-    const rule = this.decide(request.method, path, request.headers.consent);
+    const rule = this.decide(request.method, path, request.headers);
     if (!rule) return;
     if (rule.latencyMs) await delay(rule.latencyMs);
     if (rule.drop) {

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import type { PsuHeaders } from '#libs/upstream-client';
 import type { StoredConsent } from './consent.repository.js';
 
 /** What a consent kind does when its authorisation ends; answers extra query parameters for the merchant's page. */
 export interface ConsentCallbackHook {
-  /** The consent is authorised and its token stored (a single payment is made here, once). */
-  authorised(consent: StoredConsent): Promise<Record<string, string>>;
+  /**
+   * The consent is authorised and its token stored (a single payment is made here, once). `psu`: the
+   * user's headers when the user is present (the callback), for the bank calls made for them.
+   */
+  authorised(consent: StoredConsent, psu?: PsuHeaders): Promise<Record<string, string>>;
   /** The user, the bank or the token exchange ended the authorisation before it succeeded. */
   failed(consent: StoredConsent, status: string): Promise<Record<string, string>>;
 }

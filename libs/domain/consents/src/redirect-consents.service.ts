@@ -229,9 +229,9 @@ export class RedirectConsentsService {
    * that, the redirect target included), then exchanges the one-time token and stores the authorised
    * consent (a re-authorisation's new token replaces the old one), and answers where to send the browser.
    */
-  async completeCallback(query: ConsentCallback): Promise<string> {
+  async completeCallback(query: ConsentCallback, psu: PsuHeaders = {}): Promise<string> {
     const consent = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
-    if (!consent) return this.replay(query);
+    if (!consent) return this.replay(query, psu);
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const redirect = (params: Record<string, string>) => backToMerchant(consent, params);
 
@@ -246,7 +246,8 @@ export class RedirectConsentsService {
     const subApplication = await this.consents.subApplicationOf(consent.merchantId);
     let exchanged: ExchangedConsent | undefined;
     try {
-      exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication })).data;
+      exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication, psu }))
+        .data;
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }
@@ -283,7 +284,7 @@ export class RedirectConsentsService {
       return redirect({ status: ConsentStatus.Failed, error: 'server_error', ...extra });
     }
     // Outside the try: a payment that fails is the hook's to record and report, not a failed exchange.
-    const extra = (await hook?.authorised(consent)) ?? {};
+    const extra = (await hook?.authorised(consent, psu)) ?? {};
     return redirect({ status: ConsentStatus.Authorised, ...extra });
   }
 
@@ -294,7 +295,7 @@ export class RedirectConsentsService {
    * payment's, which the payment hook answers without acting twice). A state that is not ours, expired,
    * or whose consent never had its callback is refused as before.
    */
-  private async replay(query: ConsentCallback): Promise<string> {
+  private async replay(query: ConsentCallback, psu: PsuHeaders): Promise<string> {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
     const consent = state ? await this.consents.findCallbackSpent(state.merchantId, state.consentId) : null;
     if (!consent?.redirectUrl) throw badCallback();
@@ -303,7 +304,7 @@ export class RedirectConsentsService {
     const status = consent.status as ConsentStatus;
     const extra =
       status === ConsentStatus.Authorised || status === ConsentStatus.Consumed
-        ? ((await hook?.authorised(consent)) ?? {})
+        ? ((await hook?.authorised(consent, psu)) ?? {})
         : status === ConsentStatus.Rejected || status === ConsentStatus.Failed
           ? ((await hook?.failed(consent, status)) ?? {})
           : {};

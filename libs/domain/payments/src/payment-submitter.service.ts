@@ -5,6 +5,7 @@ import { type AppLogger, LOGGER } from '#libs/observability';
 import {
   type ConsentCallOptions,
   type Payee,
+  type PsuHeaders,
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
@@ -56,9 +57,11 @@ export class PaymentSubmitter {
    * Submits (or re-submits) a payment. A refusal fails it (final, announced); a transport failure or a
    * 5xx leaves it SUBMITTING for the status poll to send again, and is thrown.
    */
-  async submit(work: PaymentWork): Promise<SubmissionResult> {
+  /** `psu`: the user's own headers, when they are present (the bank callback); none for a poll. */
+  async submit(work: PaymentWork, psu: PsuHeaders = {}): Promise<SubmissionResult> {
     const sends = await this.payments.countSend(work.id);
-    const options = await this.optionsFor(work);
+    const found = await this.optionsFor(work);
+    const options = found && { ...found, psu };
     if (!options) {
       const reason = 'The consent holds no token any more (revoked?)';
       return sends > 1 ? this.park(work, null, reason) : this.refuse(work, null, reason);

@@ -53,7 +53,7 @@ export class SinglePaymentsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.register('PAYMENT', {
-      authorised: (consent) => this.execute(consent),
+      authorised: (consent, psu) => this.execute(consent, psu),
       failed: (consent, status) => this.abandon(consent, status),
     });
   }
@@ -108,7 +108,7 @@ export class SinglePaymentsService implements OnModuleInit {
   }
 
   /** The payment of a consent the user has just approved: made once, whatever calls back twice. */
-  private async execute(consent: StoredConsent): Promise<Record<string, string>> {
+  private async execute(consent: StoredConsent, psu?: PsuHeaders): Promise<Record<string, string>> {
     const work = await this.payments.claimSingleSubmission(
       consent.merchantId,
       consent.id,
@@ -119,7 +119,7 @@ export class SinglePaymentsService implements OnModuleInit {
       return existing ? { paymentId: existing.id, status: existing.status } : {};
     }
     try {
-      const result = await this.submitter.submit(work);
+      const result = await this.submitter.submit(work, psu);
       return {
         paymentId: work.id,
         status: result.status,
