@@ -394,6 +394,15 @@ describe('api: every answer matches our own OpenAPI document', () => {
       },
       201,
     );
+    await valid(
+      'POST /v1/users/{userId}/hosted/vrp-requests',
+      {
+        ...onUser,
+        body: paymentBodies.hostedVrpRequest(),
+        headers: { 'idempotency-key': uniqueName('idem') },
+      },
+      201,
+    );
     await valid('GET /v1/vrp/consents/{consentId}', onVrp, 200);
     await valid('GET /v1/vrp/consents/{consentId}/payments', { ...onVrp, query: { limit: '10' } }, 200);
     await valid(

@@ -168,7 +168,7 @@ describe('graceful shutdown in every state', () => {
       expect(head, received).toMatch(/^HTTP\/1\.1 503 /);
       expect(head).toMatch(/\r\nretry-after: 1\r\n/i);
       expect(head).toMatch(/\r\nconnection: close\r\n/i);
-      expect(JSON.parse(json!)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', status: 503 } });
+      expect(JSON.parse(json)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', status: 503 } });
     } finally {
       socket.destroy();
       await admin.admin('DELETE', '/faults');

@@ -1,6 +1,7 @@
 import { PrismaService } from '#libs/database';
 import { testPayee } from '#libs/testing';
 import type { CreateSinglePaymentInput } from '../../apps/api/src/payments/inputs/create-single-payment.input.js';
+import type { CreateHostedVrpRequestInput } from '../../apps/api/src/vrp/inputs/create-hosted-vrp-request.input.js';
 import type { CreateVrpConsentInput } from '../../apps/api/src/vrp/inputs/create-vrp-consent.input.js';
 import type { Stack } from './api-kit.js';
 import { decideAtBank } from './bank-consents.js';
@@ -39,6 +40,23 @@ export const paymentBodies = {
       },
       ...overrides,
     }) satisfies CreateVrpConsentInput,
+  hostedVrpRequest: (overrides: Partial<CreateHostedVrpRequestInput> = {}) =>
+    ({
+      institutionId: 'sandbox-payments',
+      payee: payee(),
+      reference: 'Subscription',
+      redirectUrl: REDIRECT_URL,
+      controlParameters: {
+        maxAmountPerPayment: { amount: '50.00', currency: 'GBP' },
+        periodicLimit: { frequency: 'MONTHLY', totalMaxAmount: { amount: '80.00', currency: 'GBP' } },
+      },
+      riskDetails: {
+        paymentContextCode: 'BillingGoodsAndServicesInArrears',
+        paymentPurposeCode: 'GDSV',
+        categoryPurposeCode: 'SUPP',
+      },
+      ...overrides,
+    }) satisfies CreateHostedVrpRequestInput,
 };
 
 /** The user at the sandbox bank's page, then back through our callback: where the browser lands. */

@@ -31,6 +31,7 @@ export const IDEMPOTENT_POSTS = [
   '/v1/merchant/api-keys',
   '/v1/users/{userId}/payments',
   '/v1/users/{userId}/vrp/consents',
+  '/v1/users/{userId}/hosted/vrp-requests',
   '/v1/vrp/consents/{consentId}/payments',
 ] as const satisfies readonly IdempotentPath[];
 

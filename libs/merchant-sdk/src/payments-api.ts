@@ -44,7 +44,16 @@ export interface VrpApi {
     options?: CreateOptions,
   ): Promise<Payment>;
   payments(consentId: string, query?: Query<`${VrpConsentPath}/payments`>): PagedList<Payment>;
-  /** A hosted VRP request made on the upstream's page (merchant key only). */
+  /**
+   * Commercial VRP on the upstream's hosted page: send the user to `hostedUrl`; once they approved,
+   * {@link hostedRequest} carries `consentId` to {@link pay} under.
+   */
+  createHostedRequest(
+    userId: string,
+    input: Body<'/v1/users/{userId}/hosted/vrp-requests', 'post'>,
+    options?: CreateOptions,
+  ): Promise<Data<'/v1/users/{userId}/hosted/vrp-requests', 'post'>>;
+  /** A hosted VRP request, and once approved its consent (`consentId`); merchant key only. */
   hostedRequest(requestId: string): Promise<Data<'/v1/hosted/vrp-requests/{requestId}'>>;
 }
 
@@ -95,6 +104,13 @@ export function vrpApi(raw: RawClient): VrpApi {
             raw.GET('/v1/vrp/consents/{consentId}/payments', { params: { ...at(consentId), query: q } }),
           ),
         query,
+      ),
+    createHostedRequest: (userId, input, options = {}) =>
+      dataOf(
+        raw.POST('/v1/users/{userId}/hosted/vrp-requests', {
+          params: { path: { userId }, header: idempotencyHeader(options.idempotencyKey) },
+          body: input,
+        }),
       ),
     hostedRequest: (requestId) =>
       dataOf(raw.GET('/v1/hosted/vrp-requests/{requestId}', { params: { path: { requestId } } })),

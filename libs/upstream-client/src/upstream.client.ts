@@ -34,6 +34,8 @@ import type {
   EmbeddedAuthorisationUpdate,
   EventSubscription,
   HostedVrpRequest,
+  HostedVrpRequestCreate,
+  HostedVrpRequestCreated,
   Institution,
   InstitutionConstraint,
   NewUser,
@@ -624,6 +626,19 @@ export class UpstreamClient {
     );
   }
 
+  /** GET /variable-recurring-payments/commercial/consents/{consentId}. */
+  getCommercialVrpConsent(consentId: string, options?: CallOptions) {
+    return this.send<SweepingVrpConsent>(
+      {
+        operation: 'getCommercialVrpConsentById',
+        consent: 'none',
+        method: 'GET',
+        path: `/variable-recurring-payments/commercial/consents/${segment(consentId)}`,
+      },
+      options,
+    );
+  }
+
   /** POST /variable-recurring-payments/funds-confirmation. */
   confirmVrpFunds(body: VrpFundsConfirmationRequest, options: ConsentCallOptions) {
     return this.send<VrpFundsConfirmation>(
@@ -818,6 +833,20 @@ export class UpstreamClient {
 
   // ---- 4.6 hosted pages -----------------------------------------------------------------------------
 
+  /** POST /hosted/vrp-requests/commercial (its shape from the upstream's OpenAPI: the spec shows none). */
+  createCommercialVrpRequest(body: HostedVrpRequestCreate, options?: CallOptions) {
+    return this.send<HostedVrpRequestCreated>(
+      {
+        operation: 'postHostedCommercialVrpRequest',
+        consent: 'none',
+        method: 'POST',
+        path: '/hosted/vrp-requests/commercial',
+        body,
+      },
+      options,
+    );
+  }
+
   /** GET /hosted/vrp-requests/commercial/{requestId}. */
   getCommercialVrpRequest(requestId: string, options?: CallOptions) {
     return this.send<HostedVrpRequest>(
@@ -975,7 +1004,9 @@ export const RETRY_RULES = {
   getInstitution: 'safe',
   getAccountConstraintsRulesByInstitution: 'safe',
   getPaymentConstraintsRulesByInstitution: 'safe',
+  postHostedCommercialVrpRequest: 'unsent', // each call creates another request
   getHostedVrpRequest: 'safe',
+  getCommercialVrpConsentById: 'safe',
   getEventSubscriptions: 'safe',
   deleteEventSubscriptionById: 'safe', // a 404 on a retry counts as done
   getWebhookCategories: 'safe',

@@ -657,6 +657,43 @@ export interface VrpPayment {
   [key: string]: unknown;
 }
 
+/**
+ * POST /hosted/vrp-requests/commercial: not in the spec; the upstream's public OpenAPI
+ * (postHostedCommercialVrpRequest) gives the shape.
+ */
+export interface HostedVrpRequestCreate {
+  applicationUserId: string;
+  institutionIdentifiers: { institutionId: string; institutionCountryCode?: string };
+  controlParameters: {
+    maxAmountPerPayment: Amount;
+    periodicLimit: { frequency: string; totalMaxAmount: Amount };
+    validFrom?: string;
+    validTo?: string;
+  };
+  initiationDetails?: VrpInitiationDetails;
+  /** Where the hosted page sends the user once they have decided. */
+  redirectUrl: string;
+  /** A one-time token on that redirect instead of the consent token (the merchant's page must not see it). */
+  oneTimeToken?: boolean;
+  riskDetails: {
+    paymentContextCode: string;
+    paymentPurposeCode: string;
+    categoryPurposeCode: string;
+    merchantCustomerId: string;
+    isPayeePrepopulated: boolean;
+    payeeAccountType?: string;
+  };
+}
+
+export interface HostedVrpRequestCreated {
+  requestId: string;
+  hostedUrl: string;
+  institutionIdentifiers?: { institutionId?: string; institutionCountryCode?: string };
+  createdAt?: string;
+  authorisationExpiresAt?: string;
+  [key: string]: unknown;
+}
+
 export interface HostedVrpRequest {
   requestType?: Open<'vrp'>;
   requestId: string;

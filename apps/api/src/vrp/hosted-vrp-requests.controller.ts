@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { FinancialDataService } from '#libs/domain/financial-data';
+import { HostedVrpRequestsService } from '#libs/domain/payments';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
 import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
@@ -10,18 +10,18 @@ import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 @Auth(AuthKind.Merchant)
 @Controller('v1/hosted/vrp-requests')
 export class HostedVrpRequestsController {
-  constructor(private readonly data: FinancialDataService) {}
+  constructor(private readonly hosted: HostedVrpRequestsService) {}
 
   @Get(':requestId')
   @ApiOperation({
     summary: 'A commercial hosted VRP request and its status',
     description:
-      "Asked upstream as the merchant's sub-application, which owns the request: another application's request is 404. A merchant without a sub-application shares the upstream root application with other merchants and cannot prove it owns a hosted request, so it always gets 404 NOT_FOUND. The consent token of a succeeded request is never returned, only the upstream consent id.",
+      "A request made through POST /v1/users/{userId}/hosted/vrp-requests is the merchant's by our record: once it succeeded, the first read takes its consent (stored as our VRP_COMMERCIAL consent, `consentId`). Any other request is asked upstream as the merchant's sub-application, which owns it: another application's is 404, and a merchant without a sub-application (sharing the root application) gets 404 NOT_FOUND for it. The consent token is never returned, only the upstream consent id.",
   })
   @ApiAnswer(200, HostedVrpRequestOutput)
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async get(@Param('requestId') requestId: string, @Tenant() caller: TenantCaller) {
-    return envelope(await this.data.hostedVrpRequest(caller, requestId));
+    return envelope(await this.hosted.get(caller, requestId));
   }
 }

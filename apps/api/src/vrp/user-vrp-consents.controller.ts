@@ -1,19 +1,24 @@
 import { Body, Controller, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { HostedVrpRequestsService, VrpConsentsService } from '#libs/domain/payments';
+import { ApiAnswer, ApiPsuHeaders, Auth, AuthKind, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { CreateHostedVrpRequestInput } from './inputs/create-hosted-vrp-request.input.js';
 import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
 import { CreatedVrpConsentOutput } from './outputs/created-vrp-consent.output.js';
+import { CreatedHostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
-/** Setting up a sweeping VRP consent for a user (docs/payments.md). */
+/** Setting up VRP for a user, sweeping or commercial (docs/payments.md). */
 @ApiTags('payments')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1/users')
 export class UserVrpConsentsController {
-  constructor(private readonly vrp: VrpConsentsService) {}
+  constructor(
+    private readonly vrp: VrpConsentsService,
+    private readonly hosted: HostedVrpRequestsService,
+  ) {}
 
   @Post(':userId/vrp/consents')
   @Idempotent()
@@ -35,5 +40,29 @@ export class UserVrpConsentsController {
     @Tenant() caller: TenantCaller,
   ) {
     return envelope(await this.vrp.create(caller, userId, body));
+  }
+
+  @Post(':userId/hosted/vrp-requests')
+  @Idempotent()
+  @ApiPsuHeaders()
+  @ApiOperation({
+    summary: 'Set up commercial VRP on the upstream’s hosted page',
+    description:
+      'Accepts an Idempotency-Key. Checks the limits (one currency, sane amounts, dates in order; periods start when the consent does) and asks the upstream for a hosted request (its shape from the upstream’s OpenAPI: the spec shows none). Send the user to `hostedUrl`; they approve the limits at their bank, and the hosted page sends them to `redirectUrl`. Then GET /v1/hosted/vrp-requests/{requestId}: once `status.currentStatus` is `succeed` it carries `consentId`, our VRP_COMMERCIAL consent, to pay with POST /v1/vrp/consents/{consentId}/payments (as the merchant, without the user present).',
+  })
+  @ApiAnswer(201, CreatedHostedVrpRequestOutput)
+  @ApiInvalid(
+    'VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them',
+  )
+  @ApiMissing()
+  @ApiFeatureUnsupported()
+  @ApiUpstreamErrors()
+  async createHostedVrpRequest(
+    @Param('userId') userId: string,
+    @Body() body: CreateHostedVrpRequestInput,
+    @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
+  ) {
+    return envelope(await this.hosted.create(caller, userId, body, psu));
   }
 }

@@ -3,6 +3,7 @@ import { Gauge } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccountSyncStatsRepository, type SyncLagCounts } from '#libs/domain/accounts';
 import {
+  CONSENT_KINDS,
   type ConsentCount,
   ConsentStatsRepository,
   ConsentStatus,
@@ -22,7 +23,6 @@ import { SharedSnapshot } from './shared-snapshot.js';
 export const SYNC_LAG_BUCKETS = [
   300, 900, 1800, 3600, 7200, 14400, 21600, 28800, 43200, 86400, 172800, 604800,
 ];
-const KINDS = ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'];
 const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
 
 /** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
@@ -120,7 +120,7 @@ export class DatabaseMetricsCollector {
       ['status', 'kind'],
       (g, s) => {
         for (const status of Object.values(ConsentStatus))
-          for (const kind of KINDS) g.set({ status, kind }, 0);
+          for (const kind of CONSENT_KINDS) g.set({ status, kind }, 0);
         for (const row of s.consents) g.set({ status: row.status, kind: row.kind }, row.consents);
       },
     );

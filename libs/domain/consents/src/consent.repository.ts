@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
+import type { ConsentKind } from './consent-kinds.js';
 import { ConsentStatus } from './consent-status.js';
 
 /** Every column except the encrypted token: reads for responses never load the secret. */
@@ -100,7 +101,7 @@ export class ConsentRepository {
     transactionsTo: Date | null;
     flow?: 'REDIRECT' | 'EMBEDDED';
     /** ACCOUNT unless named: payments create PAYMENT and VRP_SWEEPING consents through the same flow. */
-    kind?: 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
+    kind?: ConsentKind;
     vrpControlParameters?: Prisma.InputJsonValue;
     vrpInitiationDetails?: Prisma.InputJsonValue;
   }): Promise<StoredConsent> {
@@ -108,6 +109,34 @@ export class ConsentRepository {
       data: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data },
       select: PUBLIC_FIELDS,
     });
+  }
+
+  /**
+   * The merchant's consent for an upstream consent it was given rather than asked for (a hosted page's
+   * result): created awaiting its token the first time, the same row every time after, however many
+   * callers race (the upstream id is unique per merchant).
+   */
+  async findOrCreateAwaiting(
+    data: Parameters<ConsentRepository['createAwaiting']>[0],
+  ): Promise<StoredConsent> {
+    const where = {
+      upstreamConsentId_merchantId: {
+        upstreamConsentId: data.upstreamConsentId,
+        merchantId: data.merchantId,
+      },
+    };
+    try {
+      return await this.prisma.consent.upsert({
+        where,
+        create: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data },
+        update: {},
+        select: PUBLIC_FIELDS,
+      });
+    } catch (error) {
+      // Two first callers at once: the loser's insert meets the winner's row, which is the answer.
+      if ((error as { code?: string }).code !== 'P2002') throw error;
+      return this.prisma.consent.findUniqueOrThrow({ where, select: PUBLIC_FIELDS });
+    }
   }
 
   /** The sealed consent token with the consent, for the few operations that must send it upstream. */

@@ -15,6 +15,7 @@ import { ConsentStatsRepository } from './consent-stats.repository.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { ConsentsService } from './consents.service.js';
 import { EmbeddedConsentsService } from './embedded-consents.service.js';
+import { HostedConsentsService } from './hosted-consents.service.js';
 import { RedirectConsentsService } from './redirect-consents.service.js';
 
 /**
@@ -31,6 +32,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentCallbackHooks,
     RedirectConsentsService,
     EmbeddedConsentsService,
+    HostedConsentsService,
     ConsentRenewalService,
     ConsentsService,
     ConsentLifecycleRepository,
@@ -48,6 +50,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentTokenVault,
     RedirectConsentsService,
     EmbeddedConsentsService,
+    HostedConsentsService,
     ConsentRenewalService,
     ConsentsService,
   ],

@@ -1,6 +1,7 @@
 export * from './consent-authoriser.service.js';
 export * from './consent-callback.hooks.js';
 export * from './consent-gone-signals.js';
+export * from './consent-kinds.js';
 export * from './consent-renewal.service.js';
 export * from './consent-state.repository.js';
 export * from './consent-state.signer.js';
@@ -13,6 +14,7 @@ export * from './consent.repository.js';
 export * from './consents.module.js';
 export * from './consents.service.js';
 export * from './embedded-consents.service.js';
+export * from './hosted-consents.service.js';
 export * from './redirect-consents.service.js';
 export * from './redirect-url.js';
 export * from './consent-lifecycle.repository.js';

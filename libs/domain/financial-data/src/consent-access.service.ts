@@ -5,6 +5,7 @@ import {
   ConsentStateRepository,
   ConsentStatus,
   ConsentTokenVault,
+  VRP_KINDS,
 } from '#libs/domain/consents';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
@@ -15,7 +16,7 @@ import { type ConsentForCall, FinancialDataRepository } from './financial-data.r
 /** What a pass-through call gets: the upstream call options (token included) and the stored ids. */
 export interface ConsentCall {
   options: ConsentCallOptions;
-  consent: Pick<ConsentForCall, 'id' | 'upstreamConsentId' | 'institutionId' | 'authorizedAt'> & {
+  consent: Pick<ConsentForCall, 'id' | 'kind' | 'upstreamConsentId' | 'institutionId' | 'authorizedAt'> & {
     vrpControlParameters: unknown;
     vrpInitiationDetails: unknown;
   };
@@ -58,18 +59,13 @@ export class ConsentAccessService {
     );
   }
 
-  /** Runs `call` with one of the caller's sweeping VRP consents. */
+  /** Runs `call` with one of the caller's VRP consents (sweeping or commercial). */
   async withVrpConsent<T>(
     caller: TenantCaller,
     consentId: string,
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
-    const consent = await this.repository.findConsent(
-      caller.merchantId,
-      consentId,
-      'VRP_SWEEPING',
-      caller.userId,
-    );
+    const consent = await this.repository.findConsent(caller.merchantId, consentId, VRP_KINDS, caller.userId);
     if (!consent) throw consentNotFound();
     return this.run(consent, 'consent', call);
   }
@@ -92,6 +88,7 @@ export class ConsentAccessService {
         options: { consent: token, institutionId: consent.institutionId, subApplication },
         consent: {
           id: consent.id,
+          kind: consent.kind,
           upstreamConsentId: consent.upstreamConsentId,
           institutionId: consent.institutionId,
           authorizedAt: consent.authorizedAt,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, Prisma, PrismaService, sqlStatement } from '#libs/database';
+import type { ConsentKind } from '#libs/domain/consents';
 import { isUuid } from '#libs/ids';
 
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
@@ -79,12 +80,12 @@ export class FinancialDataRepository {
   findConsent(
     merchantId: string,
     consentId: string,
-    kind: 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING',
+    kinds: readonly ConsentKind[],
     userId?: string,
   ): Promise<ConsentForCall | null> {
     if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
-      where: { id: consentId, merchantId, kind, ...(userId ? { userId } : {}) },
+      where: { id: consentId, merchantId, kind: { in: [...kinds] }, ...(userId ? { userId } : {}) },
       select: CONSENT_FOR_CALL,
     });
   }

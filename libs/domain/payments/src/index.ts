@@ -1,3 +1,4 @@
+export * from './hosted-vrp-requests.service.js';
 export * from './parked-payments.service.js';
 export * from './payment-amount.js';
 export * from './payment-state.repository.js';

@@ -87,6 +87,8 @@ export class PaymentSubmitter {
                 {
                   paymentIdempotencyId: work.paymentIdempotencyId,
                   psuAuthenticationMethod: options.psuAuthenticationMethod,
+                  // Commercial VRP must say whether the user is there; the merchant pays without them.
+                  ...(options.commercial ? { psuInteractionType: 'PSU_NOT_PRESENT' } : {}),
                   paymentAmount: wireAmount(work.amount, work.currency),
                   ...(work.reference ? { reference: work.reference } : {}),
                 },
@@ -178,7 +180,7 @@ export class PaymentSubmitter {
   /** The consent's token and where to send it; null when the consent holds no token. */
   private async optionsFor(
     work: PaymentWork,
-  ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string }) | null> {
+  ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string; commercial: boolean }) | null> {
     const found = await this.consents.findWithToken(work.merchantId, work.consentId);
     const token = found ? this.vault.open(found.sealed, work.consentId) : null;
     if (!found || !token) return null;
@@ -188,6 +190,7 @@ export class PaymentSubmitter {
       institutionId: found.consent.institutionId,
       subApplication: await this.consents.subApplicationOf(work.merchantId),
       psuAuthenticationMethod: control?.psuAuthenticationMethods?.[0] ?? 'SCA_NOT_REQUIRED',
+      commercial: found.consent.kind === 'VRP_COMMERCIAL',
     };
   }
 }

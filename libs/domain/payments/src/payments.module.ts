@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { FinancialDataModule } from '#libs/domain/financial-data';
+import { HostedVrpRequestRepository } from './hosted-vrp-request.repository.js';
+import { HostedVrpRequestsService } from './hosted-vrp-requests.service.js';
 import { ParkedPaymentsService } from './parked-payments.service.js';
 import { PaymentRepository } from './payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
@@ -14,12 +16,15 @@ import { VrpPaymentRepository } from './vrp-payment.repository.js';
 import { VrpPaymentsService } from './vrp-payments.service.js';
 
 /**
- * Payments: single payments (one consent each, made on the callback), sweeping VRP consents and the
- * payments within their limits, a payment's status (webhooks, with the status poll behind them).
+ * Payments: single payments (one consent each, made on the callback), sweeping VRP consents, commercial
+ * VRP set up on the upstream's hosted page, the payments within their limits, and a payment's status
+ * (webhooks, with the status poll behind them).
  */
 @Module({
   imports: [ConsentsModule, EventsModule, FinancialDataModule],
   providers: [
+    HostedVrpRequestRepository,
+    HostedVrpRequestsService,
     ParkedPaymentsService,
     PaymentRepository,
     PaymentStateRepository,
@@ -32,6 +37,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
     VrpPaymentsService,
   ],
   exports: [
+    HostedVrpRequestsService,
     ParkedPaymentsService,
     PaymentStateRepository,
     PaymentStatusPoller,

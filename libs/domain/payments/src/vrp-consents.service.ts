@@ -66,7 +66,7 @@ export class VrpConsentsService {
     userId: string,
     input: VrpConsentInput,
   ): Promise<ConsentView & { controlParameters: StoredControlParameters }> {
-    const control = this.controlParameters(input.controlParameters);
+    const control = this.checkedControlParameters(input.controlParameters);
     checkPayee(input.payee, 'payee');
     const initiationDetails = {
       payee: wirePayee(input.payee),
@@ -107,7 +107,7 @@ export class VrpConsentsService {
   }
 
   /**
-   * The sweeping VRP consent: its status as the upstream holds it, the control parameters payments are
+   * The VRP consent (sweeping or commercial): its status as the upstream holds it, the control parameters payments are
    * checked against (ours, as set up; the upstream's for a consent we hold none for), and for each periodic
    * limit its current period, the period's limit, what was paid in it and what is left. Those come from
    * the limit check's own definition and query ({@link VrpPaymentRepository.limitUses}) at the database's
@@ -115,11 +115,12 @@ export class VrpConsentsService {
    */
   view(caller: TenantCaller, consentId: string, now?: Date) {
     return this.access.withVrpConsent(caller, consentId, async ({ consent, subApplication }) => {
+      const read =
+        consent.kind === 'VRP_COMMERCIAL'
+          ? this.upstream.getCommercialVrpConsent.bind(this.upstream)
+          : this.upstream.getSweepingVrpConsent.bind(this.upstream);
       const upstream = (
-        await this.upstream.getSweepingVrpConsent(consent.upstreamConsentId, {
-          subApplication,
-          institutionId: consent.institutionId,
-        })
+        await read(consent.upstreamConsentId, { subApplication, institutionId: consent.institutionId })
       ).data;
       const control = (consent.vrpControlParameters ?? upstream.controlParameters ?? {}) as VrpControl;
       const currency = vrpCurrency(control) ?? '';
@@ -193,7 +194,14 @@ export class VrpConsentsService {
     });
   }
 
-  private controlParameters(input: VrpConsentInput['controlParameters']): StoredControlParameters {
+  /**
+   * The limits checked (one currency, each amount sane, dates in order) with every default filled in, as
+   * they are kept. `limitField` names a limit in errors: the hosted request takes a single one.
+   */
+  checkedControlParameters(
+    input: VrpConsentInput['controlParameters'],
+    limitField = (i: number) => `controlParameters.periodicLimits[${i}]`,
+  ): StoredControlParameters {
     const field = 'controlParameters';
     parseAmount(input.maxAmountPerPayment, `${field}.maxAmountPerPayment`);
     const currency = input.maxAmountPerPayment.currency;
@@ -202,7 +210,7 @@ export class VrpConsentsService {
     }
     const seen = new Set<string>();
     const periodicLimits = input.periodicLimits.map((limit, i) => {
-      const at = `${field}.periodicLimits[${i}]`;
+      const at = limitField(i);
       if (!VRP_FREQUENCIES.includes(limit.frequency)) {
         throw invalidField(`${at}.frequency`, `must be one of ${VRP_FREQUENCIES.join(', ')}`);
       }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TenantCaller } from '#libs/context';
 import { Prisma } from '#libs/database';
-import { ConsentRepository } from '#libs/domain/consents';
+import { ConsentRepository, VRP_KINDS } from '#libs/domain/consents';
 import { ConsentAccessService } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -84,7 +84,7 @@ export class VrpPaymentsService {
   /** The consent's payments, newest first, keyset-paged; readable after the consent has ended too. */
   async list(caller: TenantCaller, consentId: string, limit: number, beforeId?: string) {
     const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
-    if (!consent || consent.kind !== 'VRP_SWEEPING') {
+    if (!consent || !(VRP_KINDS as readonly string[]).includes(consent.kind)) {
       throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
     }
     const { rows, more } = await this.payments.listForConsent(caller.merchantId, consentId, limit, beforeId);

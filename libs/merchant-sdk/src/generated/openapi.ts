@@ -752,7 +752,7 @@ export interface paths {
         };
         /**
          * A commercial hosted VRP request and its status
-         * @description Asked upstream as the merchant's sub-application, which owns the request: another application's request is 404. A merchant without a sub-application shares the upstream root application with other merchants and cannot prove it owns a hosted request, so it always gets 404 NOT_FOUND. The consent token of a succeeded request is never returned, only the upstream consent id.
+         * @description A request made through POST /v1/users/{userId}/hosted/vrp-requests is the merchant's by our record: once it succeeded, the first read takes its consent (stored as our VRP_COMMERCIAL consent, `consentId`). Any other request is asked upstream as the merchant's sub-application, which owns it: another application's is 404, and a merchant without a sub-application (sharing the root application) gets 404 NOT_FOUND for it. The consent token is never returned, only the upstream consent id.
          */
         get: operations["HostedVrpRequestsController_get"];
         put?: never;
@@ -777,6 +777,26 @@ export interface paths {
          * @description Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.
          */
         post: operations["PaymentsController_createVrpConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/hosted/vrp-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set up commercial VRP on the upstream’s hosted page
+         * @description Accepts an Idempotency-Key. Checks the limits (one currency, sane amounts, dates in order; periods start when the consent does) and asks the upstream for a hosted request (its shape from the upstream’s OpenAPI: the spec shows none). Send the user to `hostedUrl`; they approve the limits at their bank, and the hosted page sends them to `redirectUrl`. Then GET /v1/hosted/vrp-requests/{requestId}: once `status.currentStatus` is `succeed` it carries `consentId`, our VRP_COMMERCIAL consent, to pay with POST /v1/vrp/consents/{consentId}/payments (as the merchant, without the user present).
+         */
+        post: operations["UserVrpConsentsController_createHostedVrpRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1356,10 +1376,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits
+             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits to the user’s own account; VRP_COMMERCIAL: payments within limits to the merchant, set up on the upstream’s hosted page
              * @enum {string}
              */
-            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING";
+            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING" | "VRP_COMMERCIAL";
             /** Format: uuid */
             userId: string;
             institutionId: string;
@@ -1642,10 +1662,10 @@ export interface components {
             /** Format: uuid */
             consentId: string;
             /**
-             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits
+             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits to the user’s own account; VRP_COMMERCIAL: payments within limits to the merchant, set up on the upstream’s hosted page
              * @enum {string}
              */
-            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING";
+            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING" | "VRP_COMMERCIAL";
             /**
              * @description The consent’s status after the change
              * @enum {string}
@@ -1688,10 +1708,10 @@ export interface components {
             /** Format: uuid */
             consentId: string;
             /**
-             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits
+             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits to the user’s own account; VRP_COMMERCIAL: payments within limits to the merchant, set up on the upstream’s hosted page
              * @enum {string}
              */
-            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING";
+            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING" | "VRP_COMMERCIAL";
             /**
              * @description The consent’s status after the change: EXPIRED in consent.expired, REVOKED in consent.revoked; in consent.failed, how the authorisation ended (REJECTED, FAILED, EXPIRED, …)
              * @enum {string}
@@ -1758,10 +1778,10 @@ export interface components {
             /** Format: uuid */
             consentId: string;
             /**
-             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits
+             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits to the user’s own account; VRP_COMMERCIAL: payments within limits to the merchant, set up on the upstream’s hosted page
              * @enum {string}
              */
-            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING";
+            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING" | "VRP_COMMERCIAL";
             /**
              * @description The consent’s status after the change
              * @enum {string}
@@ -2326,6 +2346,11 @@ export interface components {
             result?: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: uuid
+             * @description Our consent for it, once the user approved (pay with POST /v1/vrp/consents/{consentId}/payments); null before, and for a request not made through POST /v1/users/{userId}/hosted/vrp-requests
+             */
+            consentId: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2414,10 +2439,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits
+             * @description ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits to the user’s own account; VRP_COMMERCIAL: payments within limits to the merchant, set up on the upstream’s hosted page
              * @enum {string}
              */
-            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING";
+            kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING" | "VRP_COMMERCIAL";
             /** Format: uuid */
             userId: string;
             institutionId: string;
@@ -2449,6 +2474,102 @@ export interface components {
         };
         CreatedVrpConsentOutputEnvelope: {
             data: components["schemas"]["CreatedVrpConsentOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        HostedPeriodicLimitInput: {
+            /**
+             * @example MONTHLY
+             * @enum {string}
+             */
+            frequency: "DAILY" | "WEEKLY" | "EVERY_TWO_WEEKS" | "MONTHLY" | "YEARLY";
+            /** @description The most paid in one period (periods start when the consent does) */
+            totalMaxAmount: components["schemas"]["MoneyInput"];
+        };
+        HostedControlParametersInput: {
+            /** @description The most one payment may be */
+            maxAmountPerPayment: components["schemas"]["MoneyInput"];
+            periodicLimit: components["schemas"]["HostedPeriodicLimitInput"];
+            /**
+             * @description Default: now. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
+            validFrom?: string;
+            /**
+             * @description Default: open-ended (as long as the bank allows). A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
+            validTo?: string;
+        };
+        HostedRiskDetailsInput: {
+            /**
+             * @description One of BillingGoodsAndServicesInAdvance, BillingGoodsAndServicesInArrears, EcommerceMerchantInitiatedPayment, FaceToFacePointOfSale, TransferToSelf, TransferToThirdParty
+             * @example BillingGoodsAndServicesInArrears
+             */
+            paymentContextCode: string;
+            /**
+             * @description An ISO 20022 ExternalPurpose1Code
+             * @example GDSV
+             */
+            paymentPurposeCode: string;
+            /**
+             * @description An ISO 20022 ExternalCategoryPurpose1Code
+             * @example SUPP
+             */
+            categoryPurposeCode: string;
+            /** @description Your id for the customer. Default: the user’s id at the upstream (applicationUserId) */
+            merchantCustomerId?: string;
+            /**
+             * @description Whether you filled in the payee (true) rather than the user typing it
+             * @default true
+             */
+            isPayeePrepopulated?: boolean;
+            /**
+             * @description The payee account’s type
+             * @example Business
+             */
+            payeeAccountType?: string;
+        };
+        CreateHostedVrpRequestInput: {
+            /** @example sandbox-payments */
+            institutionId: string;
+            /** @description Where the payments go: your account */
+            payee: components["schemas"]["PayeeInput"];
+            /**
+             * @description The reference of the payments made under the consent, shown on both statements. 1 to 18 printable ASCII characters (space to `~`: no accents, emoji, tabs or line breaks), as the upstream takes at most 18.
+             * @example Acme subscription
+             */
+            reference?: string;
+            controlParameters: components["schemas"]["HostedControlParametersInput"];
+            riskDetails: components["schemas"]["HostedRiskDetailsInput"];
+            /**
+             * @description Where the hosted page sends the browser once the user has decided (one of your frontend origins). Then read the request (GET /v1/hosted/vrp-requests/{requestId}) for its status and consent.
+             * @example https://app.acme.example/billing/connected
+             */
+            redirectUrl: string;
+        };
+        CreatedHostedVrpRequestOutput: {
+            /**
+             * Format: uuid
+             * @description The upstream’s id of the request
+             */
+            requestId: string;
+            /**
+             * Format: uri
+             * @description Send the user here: the upstream’s hosted page
+             */
+            hostedUrl: string;
+            institutionId: string;
+            /**
+             * Format: date-time
+             * @description The user must approve by then (null when the upstream gives no time)
+             */
+            authorisationExpiresAt: string | null;
+            /** @description The limits asked for, defaults filled in */
+            controlParameters: components["schemas"]["ControlParametersOutput"];
+        };
+        CreatedHostedVrpRequestOutputEnvelope: {
+            data: components["schemas"]["CreatedHostedVrpRequestOutput"];
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
@@ -6488,6 +6609,134 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: the upstream refused this call alone (a feature outside the consent's scope or the institution's offer); the consent stays usable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /**
+             * @description NOT_FOUND (also another merchant's or, for a session, another user's resource)
+             *
+             *     NOT_FOUND (also another merchant's or, for a session, another user's resource)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description INSTITUTION_ERROR, with the institution's message */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    UserVrpConsentsController_createHostedVrpRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+                /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateHostedVrpRequestInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedHostedVrpRequestOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CONSENT_KINDS, CONSENT_KINDS_DESCRIPTION } from '#libs/domain/consents';
 
 // A consent as answered: by the consent routes, and (extended) for a new sweeping VRP consent.
 
@@ -20,8 +21,8 @@ export class ConsentSyncOutput {
 export class ConsentOutput {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({
-    enum: ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'],
-    description: 'ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits',
+    enum: CONSENT_KINDS,
+    description: CONSENT_KINDS_DESCRIPTION,
   })
   kind: string;
   @ApiProperty({ format: 'uuid' }) userId: string;

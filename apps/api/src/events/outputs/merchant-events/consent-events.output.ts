@@ -1,17 +1,20 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ConsentStatus, FINAL_FAILURE_STATUSES } from '#libs/domain/consents';
+import {
+  CONSENT_KINDS,
+  CONSENT_KINDS_DESCRIPTION,
+  ConsentStatus,
+  FINAL_FAILURE_STATUSES,
+} from '#libs/domain/consents';
 import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
 // The `consent.*` events: what `consentEvent` (libs/domain/consents) records of the consent after the change.
-
-const CONSENT_KINDS = ['ACCOUNT', 'PAYMENT', 'VRP_SWEEPING'];
 
 /** What every consent event says of its consent. Not a schema itself. */
 abstract class ConsentEventFields {
   @ApiProperty({ format: 'uuid' }) consentId!: string;
   @ApiProperty({
     enum: CONSENT_KINDS,
-    description: 'ACCOUNT: financial data; PAYMENT: one single payment; VRP_SWEEPING: payments within limits',
+    description: CONSENT_KINDS_DESCRIPTION,
   })
   kind!: string;
   @ApiProperty({ enum: Object.values(ConsentStatus), description: 'The consent’s status after the change' })

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { type Prisma, PrismaService } from '#libs/database';
+import { isUuid } from '#libs/ids';
+
+const FIELDS = {
+  id: true,
+  merchantId: true,
+  userId: true,
+  institutionId: true,
+  controlParameters: true,
+  initiationDetails: true,
+  consentId: true,
+} as const;
+
+export type StoredHostedVrpRequest = Prisma.HostedVrpRequestGetPayload<{ select: typeof FIELDS }>;
+
+/** The hosted VRP requests merchants made through us: the owner of hosted_vrp_requests. */
+@Injectable()
+export class HostedVrpRequestRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(data: {
+    id: string;
+    merchantId: string;
+    userId: string;
+    institutionId: string;
+    controlParameters: Prisma.InputJsonValue;
+    initiationDetails: Prisma.InputJsonValue;
+  }): Promise<void> {
+    await this.prisma.hostedVrpRequest.create({ data });
+  }
+
+  /** The merchant's request (and, for a user session, that user's only); null for anyone else's. */
+  find(merchantId: string, requestId: string, userId?: string): Promise<StoredHostedVrpRequest | null> {
+    if (!isUuid(requestId)) return Promise.resolve(null);
+    return this.prisma.hostedVrpRequest.findFirst({
+      where: { id: requestId, merchantId, ...(userId ? { userId } : {}) },
+      select: FIELDS,
+    });
+  }
+
+  /** Records the consent the request became; the first to record it wins (the consent is the same one). */
+  async linkConsent(merchantId: string, requestId: string, consentId: string): Promise<void> {
+    await this.prisma.hostedVrpRequest.updateMany({
+      where: { id: requestId, merchantId, consentId: null },
+      data: { consentId },
+    });
+  }
+}

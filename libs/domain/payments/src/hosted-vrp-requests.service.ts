@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { assertActsFor, type TenantCaller } from '#libs/context';
+import { checkRedirectUrl, ConsentRepository, HostedConsentsService } from '#libs/domain/consents';
+import { FinancialDataService, moneyToStrings } from '#libs/domain/financial-data';
+import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { type PsuHeaders, UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { HostedVrpRequestRepository, type StoredHostedVrpRequest } from './hosted-vrp-request.repository.js';
+import { checkPayee, type PayeeInput, wireAmount, wirePayee } from './payment-amount.js';
+import { type StoredControlParameters, VrpConsentsService } from './vrp-consents.service.js';
+
+type Money = { amount: string; currency: string };
+
+export interface HostedVrpRequestInput {
+  institutionId: string;
+  redirectUrl: string;
+  payee: PayeeInput;
+  reference?: string;
+  controlParameters: {
+    maxAmountPerPayment: Money;
+    periodicLimit: { frequency: string; totalMaxAmount: Money };
+    validFrom?: string;
+    validTo?: string;
+  };
+  riskDetails: {
+    paymentContextCode: string;
+    paymentPurposeCode: string;
+    categoryPurposeCode: string;
+    merchantCustomerId?: string;
+    isPayeePrepopulated?: boolean;
+    payeeAccountType?: string;
+  };
+}
+
+/** The upstream's statuses of a hosted request (its OpenAPI lists none; these are what it answers). */
+const SUCCEEDED = 'succeed';
+
+const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
+const userNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
+
+/**
+ * Commercial VRP through the upstream's hosted page (docs/payments.md): the request made for a user,
+ * the user sent to `hostedUrl` to choose a bank and approve the limits, and the consent it gives taken
+ * from the request's result the first time the request is read after. Payments under it are then made
+ * as under a sweeping consent: POST /v1/vrp/consents/{consentId}/payments.
+ */
+@Injectable()
+export class HostedVrpRequestsService {
+  constructor(
+    @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    private readonly requests: HostedVrpRequestRepository,
+    private readonly consents: ConsentRepository,
+    private readonly hostedConsents: HostedConsentsService,
+    private readonly vrp: VrpConsentsService,
+    private readonly data: FinancialDataService,
+  ) {}
+
+  async create(caller: TenantCaller, userId: string, input: HostedVrpRequestInput, psu: PsuHeaders = {}) {
+    assertActsFor(caller, userId);
+    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    if (!user) throw userNotFound();
+    checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
+    checkPayee(input.payee, 'payee');
+    const { periodicLimit, ...rest } = input.controlParameters;
+    const control = this.vrp.checkedControlParameters(
+      { ...rest, periodicLimits: [{ ...periodicLimit, alignment: 'CONSENT' }] },
+      () => 'controlParameters.periodicLimit',
+    );
+    const initiationDetails = {
+      payee: wirePayee(input.payee),
+      ...(input.reference ? { reference: input.reference } : {}),
+    };
+    const wire = (money: Money) => wireAmount(money.amount, money.currency);
+    const subApplication = user.merchant.subApplicationId ?? undefined;
+    let created;
+    try {
+      created = (
+        await this.upstream.createCommercialVrpRequest(
+          {
+            applicationUserId: user.applicationUserId,
+            institutionIdentifiers: { institutionId: input.institutionId },
+            controlParameters: {
+              maxAmountPerPayment: wire(control.maxAmountPerPayment),
+              periodicLimit: {
+                frequency: periodicLimit.frequency,
+                totalMaxAmount: wire(periodicLimit.totalMaxAmount),
+              },
+              validFrom: control.validFrom,
+              ...(control.validTo ? { validTo: control.validTo } : {}),
+            },
+            initiationDetails,
+            redirectUrl: input.redirectUrl,
+            // The redirect goes to the merchant's page, which must never hold a consent token; we take
+            // the consent from the request's result instead.
+            oneTimeToken: true,
+            riskDetails: {
+              ...input.riskDetails,
+              merchantCustomerId: input.riskDetails.merchantCustomerId ?? user.applicationUserId,
+              isPayeePrepopulated: input.riskDetails.isPayeePrepopulated ?? true,
+            },
+          },
+          { subApplication, psu },
+        )
+      ).data;
+    } catch (error) {
+      throw mapUpstreamFailure(error, { field: 'institutionId' });
+    }
+    await this.requests.create({
+      id: created.requestId,
+      merchantId: caller.merchantId,
+      userId,
+      institutionId: input.institutionId,
+      controlParameters: control as never,
+      initiationDetails,
+    });
+    return {
+      requestId: created.requestId,
+      hostedUrl: created.hostedUrl,
+      institutionId: input.institutionId,
+      authorisationExpiresAt: created.authorisationExpiresAt ?? null,
+      controlParameters: control,
+    };
+  }
+
+  /**
+   * The request as the upstream has it, and once it succeeded, our consent for it (created by this read
+   * the first time). A request made elsewhere is shown only to the sub-application that owns it.
+   */
+  async get(caller: TenantCaller, requestId: string) {
+    const row = await this.requests.find(caller.merchantId, requestId, caller.userId);
+    if (!row) return { ...(await this.data.hostedVrpRequest(caller, requestId)), consentId: null };
+    const subApplication = await this.consents.subApplicationOf(caller.merchantId);
+    let request;
+    try {
+      request = (await this.upstream.getCommercialVrpRequest(requestId, { subApplication })).data;
+    } catch (error) {
+      if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') throw notFound();
+      throw mapUpstreamFailure(error, { field: 'requestId' });
+    }
+    const { result, ...rest } = request;
+    const consentId =
+      request.status?.currentStatus === SUCCEEDED && result?.consentId && result.consentToken
+        ? await this.adopt(row, result.consentId, result.consentToken, subApplication)
+        : row.consentId;
+    return {
+      ...moneyToStrings(rest),
+      ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
+      consentId,
+    };
+  }
+
+  private async adopt(
+    row: StoredHostedVrpRequest,
+    upstreamConsentId: string,
+    consentToken: string,
+    subApplication: string | undefined,
+  ): Promise<string> {
+    const control = row.controlParameters as unknown as StoredControlParameters;
+    const consent = await this.hostedConsents.adopt({
+      merchantId: row.merchantId,
+      userId: row.userId,
+      kind: 'VRP_COMMERCIAL',
+      institutionId: row.institutionId,
+      upstreamConsentId,
+      consentToken,
+      expiresAt: control.validTo ? new Date(control.validTo) : null,
+      vrpControlParameters: row.controlParameters as never,
+      vrpInitiationDetails: row.initiationDetails as never,
+      subApplication,
+    });
+    if (row.consentId !== consent.id) await this.requests.linkConsent(row.merchantId, row.id, consent.id);
+    return consent.id;
+  }
+}
