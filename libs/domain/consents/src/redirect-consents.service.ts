@@ -318,10 +318,15 @@ export class RedirectConsentsService {
   ) {
     // Then what the callback would have done next (a single payment is made): the user may never reload,
     // and a reload that came before the store found nothing to act on. The hook acts at most once.
+    // A store whose answer was lost with the database may have been applied: authorised is authorised,
+    // whoever stored it.
     let stored: boolean | undefined;
     retryWhileUnavailable(
       async () => {
-        stored ??= (await this.authoriser.store(consent, exchanged, subApplication)).applied;
+        if (stored === undefined) {
+          const result = await this.authoriser.store(consent, exchanged, subApplication);
+          stored = result.applied || result.found === ConsentStatus.Authorised;
+        }
         if (stored) await this.hooks.for(consent.kind)?.authorised(consent);
       },
       {
