@@ -332,13 +332,27 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
         'sandbox-psu-business': ['psuId', 'psuCorporateId', 'psuIpAddress'],
         'sandbox-redirect': [],
       });
-      const payments = await http.call(
-        'GET',
-        '/institutions/constraints/payments?institutionIds=sandbox-psu-business&institutionCountryCode=GB',
-      );
+      const ofPayments = (type?: string) =>
+        http.call(
+          'GET',
+          `/institutions/constraints/payments?institutionIds=sandbox-psu-business&institutionCountryCode=GB${type ? `&paymentType=${type}` : ''}`,
+        );
+      const payments = await ofPayments('DOMESTIC_PAYMENT');
       expect(payments.body.data).toEqual([
-        expect.objectContaining({ endpointPath: '/payment-auth-requests', endpointMethod: 'POST' }),
+        expect.objectContaining({
+          endpointPath: '/payment-auth-requests',
+          endpointMethod: 'POST',
+          paymentType: 'DOMESTIC_PAYMENT',
+        }),
       ]);
+      // paymentType is mandatory in the upstream's OpenAPI.
+      for (const type of [undefined, 'CHEQUE']) {
+        const refused = await ofPayments(type);
+        expect([refused.status, JSON.stringify(refused.body)]).toEqual([
+          400,
+          expect.stringContaining('paymentType'),
+        ]);
+      }
       for (const query of ['institutionIds=sandbox-redirect', 'institutionCountryCode=GB']) {
         expect((await http.call('GET', `/institutions/constraints/data?${query}`)).status).toBe(400);
       }

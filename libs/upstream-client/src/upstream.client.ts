@@ -809,6 +809,7 @@ export class UpstreamClient {
         query: {
           institutionIds: query.institutionIds.join(','),
           institutionCountryCode: query.institutionCountryCode,
+          paymentType: query.paymentType,
           endpointPath: query.endpointPath,
           endpointMethod: query.endpointMethod,
         },

@@ -237,6 +237,8 @@ export interface ConstraintSchema {
 export interface ConstraintsQuery {
   institutionIds: string[];
   institutionCountryCode: string;
+  /** Payments only, and mandatory there (the upstream's OpenAPI): the payment type asked about. */
+  paymentType?: string;
   endpointPath?: string;
   endpointMethod?: string;
 }

@@ -69,7 +69,8 @@ export async function constraintsOf(
         const query = { institutionIds: chunk, institutionCountryCode: country };
         const [data, payments] = await Promise.all([
           upstream.getInstitutionConstraints('data', query),
-          upstream.getInstitutionConstraints('payments', query),
+          // The single payment's: what a payment authorisation of ours asks for (`pay`).
+          upstream.getInstitutionConstraints('payments', { ...query, paymentType: 'DOMESTIC_PAYMENT' }),
         ]);
         for (const id of chunk) {
           const of = (rules: InstitutionConstraint[]) => rules.filter((rule) => rule.institutionId === id);

@@ -16,9 +16,22 @@ const SCHEMA_NAMES = {
   'psu-ip-address': 'psuIpAddress',
 };
 
+/** The payment types the upstream's OpenAPI lists for payment constraints. */
+const PAYMENT_TYPES = [
+  'DOMESTIC_PAYMENT',
+  'DOMESTIC_INSTANT_PAYMENT',
+  'DOMESTIC_VARIABLE_RECURRING_PAYMENT',
+  'DOMESTIC_SCHEDULED_PAYMENT',
+  'DOMESTIC_PERIODIC_PAYMENT',
+  'INTERNATIONAL_PAYMENT',
+  'INTERNATIONAL_SCHEDULED_PAYMENT',
+  'INTERNATIONAL_PERIODIC_PAYMENT',
+];
+
 interface ConstraintsQuery {
   institutionIds?: string;
   institutionCountryCode?: string;
+  paymentType?: string;
   endpointPath?: string;
   endpointMethod?: string;
 }
@@ -45,9 +58,18 @@ export class InstitutionsController {
   /** Payment constraints (OpenAPI getPaymentConstraintsRulesByInstitution), for payment authorisations. */
   @Get('constraints/payments')
   paymentConstraints(@Req() request: FastifyRequest, @Query() query: ConstraintsQuery) {
+    // Mandatory upstream; the sandbox's PSU rules are the single payment's, so other types ask nothing.
+    const paymentType = query.paymentType;
+    if (!paymentType || !PAYMENT_TYPES.includes(paymentType)) {
+      throw SandboxError.invalidProperty(
+        'paymentType',
+        `paymentType is required, one of ${PAYMENT_TYPES.join(', ')}`,
+      );
+    }
+    const rules = this.constraints('payments', query).filter(() => paymentType === 'DOMESTIC_PAYMENT');
     return envelope(
       request,
-      this.constraints('payments', query).map((c) => ({ ...c, paymentType: 'DOMESTIC_PAYMENT' })),
+      rules.map((c) => ({ ...c, paymentType })),
     );
   }
 
