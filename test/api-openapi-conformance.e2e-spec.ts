@@ -453,6 +453,13 @@ describe('api: every answer matches our own OpenAPI document', () => {
       const failed = await prisma.eventEndpoint.findUnique({ where: { id: refusing.endpoint.id } });
       return log.length > 0 && failed?.failingSince ? log : undefined;
     });
+    // The events list, now that events were relayed and delivered.
+    const listed = await valid<{ id: string }[]>(
+      'GET /v1/events',
+      { ...merchant, query: { limit: '5', type: 'consent.authorized' } },
+      200,
+    );
+    await valid('GET /v1/events/{eventId}', { ...merchant, params: { eventId: listed[0].id } }, 200);
     await valid('GET /v1/event-endpoints', merchant, 200);
     await valid('GET /v1/event-endpoints/{id}', onEndpoint, 200);
     await valid('POST /v1/event-endpoints/{id}/secret', onEndpoint, 201);

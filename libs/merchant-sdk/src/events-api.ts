@@ -39,6 +39,12 @@ export interface EventEndpointsApi {
 
 export interface EventsApi {
   /**
+   * The merchant's events, newest first, as sent to its endpoints and streams (merchant key only): to
+   * catch up after an endpoint was down, page back to when it stopped and handle the ids not yet seen.
+   */
+  list(query?: Query<'/v1/events'>): PagedList<Data<'/v1/events/{eventId}'>>;
+  get(eventId: string): Promise<Data<'/v1/events/{eventId}'>>;
+  /**
    * The user's events as they happen, in order, each once: `for await (const event of stream)`. Resumes by
    * itself after a dropped connection; give `lastEventId` to resume from a position you stored.
    */
@@ -76,5 +82,10 @@ export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
 }
 
 export function eventsApi(raw: RawClient): EventsApi {
-  return { stream: (userId, options) => openEventStream(raw, userId, options) };
+  return {
+    list: (query = {}) =>
+      pagedList((q) => envelopeOf(raw.GET('/v1/events', { params: { query: q } })), query),
+    get: (eventId) => dataOf(raw.GET('/v1/events/{eventId}', { params: { path: { eventId } } })),
+    stream: (userId, options) => openEventStream(raw, userId, options),
+  };
 }

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '#libs/domain/audit';
 import { EventsModule } from '#libs/domain/events';
 import { EventEndpointsController } from './event-endpoints.controller.js';
+import { EventsController } from './events.controller.js';
 import { UserEventStreams } from './user-event-streams.js';
 import { UserEventsController } from './user-events.controller.js';
 
-/** Events out: a merchant's webhook endpoints and their deliveries, and a user's live stream. */
+/** Events out: a merchant's webhook endpoints and their deliveries, the events list, a user's live stream. */
 @Module({
   imports: [EventsModule, AuditModule],
-  controllers: [EventEndpointsController, UserEventsController],
+  controllers: [EventEndpointsController, EventsController, UserEventsController],
   providers: [UserEventStreams],
 })
 export class EventsApiModule {}

@@ -5,6 +5,7 @@ import { EventDeliveryService } from './event-delivery.service.js';
 import { EventDeliveryStatsRepository } from './event-delivery-stats.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 import { EventEndpointsService } from './event-endpoints.service.js';
+import { EventsListService } from './events-list.service.js';
 import { EventsRetention } from './events-retention.service.js';
 import { EventsSweeper } from './events-sweeper.service.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
@@ -17,6 +18,7 @@ import { UserEventsService } from './user-events.service.js';
   imports: [UsersModule],
   providers: [
     MerchantEventRepository,
+    EventsListService,
     OutboxRelayStateRepository,
     EventEndpointRepository,
     EventDeliveryRepository,
@@ -30,6 +32,7 @@ import { UserEventsService } from './user-events.service.js';
   ],
   exports: [
     MerchantEventRepository,
+    EventsListService,
     OutboxRelay,
     EventDeliveryService,
     EventEndpointsService,

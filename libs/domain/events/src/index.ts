@@ -11,3 +11,4 @@ export * from './events.module.js';
 export * from './merchant-event.repository.js';
 export * from './outbox-relay.service.js';
 export * from './user-events.service.js';
+export * from './events-list.service.js';

@@ -61,6 +61,15 @@ function recordValues(events: readonly NewMerchantEvent[]): string {
   );
 }
 
+const WIRE_TYPES = {
+  id: 'string',
+  type: 'string',
+  created_at: 'string',
+  user_id: 'string',
+  data: 'json',
+  stream_seq: 'string',
+} as const;
+
 interface WireRow {
   id: string;
   type: MerchantEventType;
@@ -130,6 +139,26 @@ export const MERCHANT_EVENT_SQL = {
       data: 'json',
       stream_seq: 'string',
     },
+  ),
+  listForMerchant: sqlStatement<WireRow>(
+    'merchant-events.list-for-merchant',
+    // Newest first in stream order, each filter optional (a null parameter filters nothing). Ordered by
+    // the table's bigint column (m.): the wire's text column of the same name would sort 10 before 9.
+    `SELECT ${WIRE_COLUMNS} FROM merchant_events m
+      WHERE m.merchant_id = $1 AND m.stream_seq IS NOT NULL
+        AND ($2::bigint IS NULL OR m.stream_seq < $2::bigint)
+        AND ($3::text IS NULL OR m.type = $3::merchant_event_type)
+        AND ($4::uuid IS NULL OR m.user_id = $4::uuid)
+        AND ($5::timestamptz IS NULL OR m.created_at >= $5::timestamptz)
+        AND ($6::timestamptz IS NULL OR m.created_at < $6::timestamptz)
+      ORDER BY m.stream_seq DESC LIMIT $7`,
+    WIRE_TYPES,
+  ),
+  findForMerchant: sqlStatement<WireRow>(
+    'merchant-events.find-for-merchant',
+    `SELECT ${WIRE_COLUMNS} FROM merchant_events
+      WHERE id = $1 AND merchant_id = $2 AND stream_seq IS NOT NULL`,
+    WIRE_TYPES,
   ),
   latestStreamSeq: sqlStatement<{ seq: string | null }>(
     'merchant-events.latest-stream-seq',
@@ -219,6 +248,46 @@ export class MerchantEventRepository {
     const refusal = rows[0]?.refusal ?? null;
     const events = rows.filter((row): row is StreamRow & WireRow => row.id !== null).map(toStreamed);
     return { refusal, events };
+  }
+
+  /**
+   * A merchant's relayed events (what endpoints and streams were sent), newest first in commit order,
+   * before the stream position `beforeStreamSeq` when given; each filter optional. Answers one more than
+   * `limit` when there is more, for the caller to tell.
+   */
+  async listForMerchant(
+    merchantId: string,
+    filters: {
+      beforeStreamSeq?: string;
+      type?: string;
+      userId?: string;
+      from?: string;
+      before?: string;
+    },
+    limit: number,
+  ): Promise<StreamedEvent[]> {
+    const rows = await this.db.rows({
+      ...MERCHANT_EVENT_SQL.listForMerchant,
+      values: [
+        merchantId,
+        filters.beforeStreamSeq ?? null,
+        filters.type ?? null,
+        filters.userId ?? null,
+        filters.from ?? null,
+        filters.before ?? null,
+        limit,
+      ],
+    });
+    return rows.map(toStreamed);
+  }
+
+  /** One of the merchant's relayed events, or null. */
+  async findForMerchant(merchantId: string, eventId: string): Promise<StreamedEvent | null> {
+    const [row] = await this.db.rows({
+      ...MERCHANT_EVENT_SQL.findForMerchant,
+      values: [eventId, merchantId],
+    });
+    return row ? toStreamed(row) : null;
   }
 
   /** Where a new stream starts: the user's newest relayed event, or 0. */

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserRepository } from '#libs/domain/users';
+import { createUser } from '#libs/testing';
+import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { eventually } from './support/sync-kit.js';
+
+type Event = {
+  id: string;
+  type: string;
+  createdAt: string;
+  userId: string | null;
+  data: { consentId?: string };
+};
+type Page = { data: Event[]; meta: { nextCursor: string | null } };
+
+/**
+ * `GET /v1/events`: a merchant's events, newest first in commit order, every page joined giving each of
+ * its events once, filtered as asked, and never another merchant's.
+ */
+describe('api: the events list', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+  let other: Tenant;
+  let secondUser: string;
+
+  beforeAll(async () => {
+    // The worker relays the events recorded here: a database of its own.
+    stack = await startStack({ ownDatabase: 'events_list', worker: true });
+    [tenant, other] = [await onboard(stack), await onboard(stack)];
+    secondUser = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
+    // Three consents (each a consent.authorized and its sync's events), one of them another user's.
+    await connect(stack, tenant);
+    await connect(stack, tenant);
+    await connect(stack, { ...tenant, userId: secondUser });
+    await connect(stack, other);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  /** Every page of the list for `query`, joined. */
+  async function all(query: string, limit: number): Promise<Event[]> {
+    const events: Event[] = [];
+    let cursor: string | null = null;
+    do {
+      const answer = await tenant.client.get(
+        `/v1/events?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const page = answer.body as Page;
+      events.push(...page.data);
+      cursor = page.meta.nextCursor;
+    } while (cursor);
+    return events;
+  }
+
+  it('pages through every event once, newest first, only the merchant’s own', async () => {
+    const whole = await eventually('the three consents’ events relayed', async () => {
+      const listed = await all('', 100);
+      return listed.filter((e) => e.type === 'consent.authorized').length === 3 ? listed : undefined;
+    });
+    for (const limit of [1, 2, 7]) {
+      const paged = await all('', limit);
+      // Events recorded meanwhile (syncs finishing) come first; the older ones follow in the same order.
+      expect(paged.map((e) => e.id).slice(-whole.length)).toEqual(whole.map((e) => e.id));
+      expect(new Set(paged.map((e) => e.id)).size).toBe(paged.length);
+    }
+    const theirs = dataOf<Event[]>(await other.client.get('/v1/events?limit=100'), 200);
+    expect(theirs.length).toBeGreaterThan(0);
+    expect(whole.some((e) => theirs.some((t) => t.id === e.id))).toBe(false);
+
+    const one = whole[0];
+    expect(dataOf<Event>(await tenant.client.get(`/v1/events/${one.id}`), 200)).toEqual(one);
+    expect((await other.client.get(`/v1/events/${one.id}`)).status).toBe(404);
+    expect((await tenant.client.get('/v1/events/not-an-id')).status).toBe(404);
+  });
+
+  it('filters by type, user and time, and names a bad filter', async () => {
+    const authorised = await all('&type=consent.authorized', 1);
+    expect(authorised.map((e) => e.type)).toEqual([
+      'consent.authorized',
+      'consent.authorized',
+      'consent.authorized',
+    ]);
+    const ofSecond = await all(`&userId=${secondUser}`, 2);
+    expect(ofSecond.length).toBeGreaterThan(0);
+    expect(ofSecond.every((e) => e.userId === secondUser)).toBe(true);
+    const oldest = authorised.at(-1)!;
+    const since = await all(`&type=consent.authorized&from=${encodeURIComponent(oldest.createdAt)}`, 10);
+    expect(since.map((e) => e.id)).toContain(oldest.id);
+    const beforeIt = await all(`&type=consent.authorized&before=${encodeURIComponent(oldest.createdAt)}`, 10);
+    expect(beforeIt.map((e) => e.id)).not.toContain(oldest.id);
+
+    for (const [query, field] of [
+      ['type=consent.sideways', 'type'],
+      ['userId=42', 'userId'],
+      ['from=yesterday', 'from'],
+      ['cursor=%3D%3D', 'cursor'],
+    ]) {
+      const refused = await tenant.client.get(`/v1/events?${query}`);
+      expect([refused.status, refused.body.error.details?.[0]?.field]).toEqual([400, field]);
+    }
+  });
+});
