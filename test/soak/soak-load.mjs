@@ -190,8 +190,6 @@ export class Load {
     return {
       ok: back.status === 302 && to.startsWith(REDIRECT_URL) && !to.includes('error='),
       why: `${back.status ?? back.error} ${to}`,
-      // The consent's status the merchant's page was told.
-      told: to.startsWith(REDIRECT_URL) ? new URL(to).searchParams.get('status') : null,
     };
   }
 
@@ -588,7 +586,6 @@ export class Load {
 
   approved(payment, back) {
     payment.authorised = back.ok;
-    payment.told = back.told ?? null;
     if (!back.ok) this.givenUp.push({ what: `payment ${payment.id} at the bank`, status: back.why });
   }
 

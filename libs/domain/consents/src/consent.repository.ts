@@ -159,7 +159,7 @@ export class ConsentRepository {
     upstreamState: string,
   ): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return null;
-    const { count } = await this.prisma.consent.updateMany({
+    const [claimed] = await this.prisma.consent.updateManyAndReturn({
       where: {
         id: consentId,
         merchantId,
@@ -168,8 +168,9 @@ export class ConsentRepository {
         status: ConsentStatus.AwaitingReauthorisation,
       },
       data: { stateNonce: null },
+      select: PUBLIC_FIELDS,
     });
-    return count === 1 ? this.findOne(merchantId, consentId) : null;
+    return claimed ?? null;
   }
 
   findOne(merchantId: string, consentId: string, userId?: string): Promise<StoredConsent | null> {
@@ -206,7 +207,9 @@ export class ConsentRepository {
    */
   async claimCallback(merchantId: string, consentId: string, nonce: string): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return null;
-    const { count } = await this.prisma.consent.updateMany({
+    // One statement: a claim whose answer is lost would spend the state with nothing done (two statements,
+    // the database going away between them, left the bank's approval unexchanged for good).
+    const [claimed] = await this.prisma.consent.updateManyAndReturn({
       where: {
         id: consentId,
         merchantId,
@@ -214,7 +217,8 @@ export class ConsentRepository {
         status: ConsentStatus.AwaitingAuthorisation,
       },
       data: { stateNonce: null },
+      select: PUBLIC_FIELDS,
     });
-    return count === 1 ? this.findOne(merchantId, consentId) : null;
+    return claimed ?? null;
   }
 }
