@@ -114,6 +114,36 @@ describe('payment inputs: amounts and references refused with the real reason', 
         ),
     },
     {
+      name: 'POST /v1/users/{userId}/hosted/vrp-requests (maxAmountPerPayment)',
+      field: 'controlParameters.maxAmountPerPayment.amount',
+      ok: 201,
+      send: (amount) =>
+        tenant.client.post(
+          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
+          paymentBodies.hostedVrpRequest({
+            controlParameters: {
+              maxAmountPerPayment: amount as never,
+              periodicLimit: { frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } },
+            },
+          }),
+        ),
+    },
+    {
+      name: 'POST /v1/users/{userId}/hosted/vrp-requests (totalMaxAmount)',
+      field: 'controlParameters.periodicLimit.totalMaxAmount.amount',
+      ok: 201,
+      send: (amount) =>
+        tenant.client.post(
+          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
+          paymentBodies.hostedVrpRequest({
+            controlParameters: {
+              maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
+              periodicLimit: { frequency: 'YEARLY', totalMaxAmount: amount as never },
+            },
+          }),
+        ),
+    },
+    {
       name: 'POST /v1/vrp/consents/{consentId}/payments',
       field: 'amount.amount',
       ok: 201,
@@ -153,6 +183,18 @@ describe('payment inputs: amounts and references refused with the real reason', 
       send: (reference) => {
         const { reference: _, ...body } = paymentBodies.vrpConsent();
         return tenant.client.post(`/v1/users/${tenant.userId}/vrp/consents`, withReference(body, reference));
+      },
+    },
+    {
+      name: 'POST /v1/users/{userId}/hosted/vrp-requests',
+      required: false,
+      ok: 201,
+      send: (reference) => {
+        const { reference: _, ...body } = paymentBodies.hostedVrpRequest();
+        return tenant.client.post(
+          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
+          withReference(body, reference),
+        );
       },
     },
     {
@@ -342,6 +384,7 @@ describe('payment inputs: amounts and references refused with the real reason', 
           ),
         ).sort(),
       ).toEqual([
+        'POST /v1/users/{userId}/hosted/vrp-requests',
         'POST /v1/users/{userId}/payments',
         'POST /v1/users/{userId}/vrp/consents',
         'POST /v1/vrp/consents/{consentId}/funds-confirmation',
@@ -354,6 +397,7 @@ describe('payment inputs: amounts and references refused with the real reason', 
       // The users routes' `reference` is the merchant's user reference, a rule of its own.
       const payments = Object.entries(routes).filter(([route]) => !/^POST \/v1\/users$/.test(route));
       expect(payments.map(([route]) => route).sort()).toEqual([
+        'POST /v1/users/{userId}/hosted/vrp-requests',
         'POST /v1/users/{userId}/payments',
         'POST /v1/users/{userId}/vrp/consents',
         'POST /v1/vrp/consents/{consentId}/funds-confirmation',
