@@ -96,6 +96,7 @@ describe('api: the events list', () => {
       ['userId=42', 'userId'],
       ['from=yesterday', 'from'],
       ['cursor=%3D%3D', 'cursor'],
+      ['from=2026-11-26&before=2026-11-26', 'before'],
     ]) {
       const refused = await tenant.client.get(`/v1/events?${query}`);
       expect([refused.status, refused.body.error.details?.[0]?.field]).toEqual([400, field]);

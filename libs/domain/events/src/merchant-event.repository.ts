@@ -130,15 +130,7 @@ export const MERCHANT_EVENT_SQL = {
         ORDER BY m.stream_seq LIMIT $4)
       SELECT a.refusal, p.id, p.type, p.created_at, p.user_id, p.data, p.stream_seq
       FROM access a LEFT JOIN page p ON true ORDER BY p.position`,
-    {
-      refusal: 'string',
-      id: 'string',
-      type: 'string',
-      created_at: 'string',
-      user_id: 'string',
-      data: 'json',
-      stream_seq: 'string',
-    },
+    { refusal: 'string', ...WIRE_TYPES },
   ),
   listForMerchant: sqlStatement<WireRow>(
     'merchant-events.list-for-merchant',

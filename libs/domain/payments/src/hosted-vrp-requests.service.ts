@@ -138,10 +138,13 @@ export class HostedVrpRequestsService {
       throw mapUpstreamFailure(error, { field: 'requestId' });
     }
     const { result, ...rest } = request;
+    // Taken once: a request already linked to its consent costs no write on later reads. One that was
+    // taken but not linked (its reader died between) is taken again, which finds the same consent.
     const consentId =
-      request.status?.currentStatus === SUCCEEDED && result?.consentId && result.consentToken
+      row.consentId ??
+      (request.status?.currentStatus === SUCCEEDED && result?.consentId && result.consentToken
         ? await this.adopt(row, result.consentId, result.consentToken, subApplication)
-        : row.consentId;
+        : null);
     return {
       ...moneyToStrings(rest),
       ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
@@ -168,7 +171,7 @@ export class HostedVrpRequestsService {
       vrpInitiationDetails: row.initiationDetails as never,
       subApplication,
     });
-    if (row.consentId !== consent.id) await this.requests.linkConsent(row.merchantId, row.id, consent.id);
+    await this.requests.linkConsent(row.merchantId, row.id, consent.id);
     return consent.id;
   }
 }

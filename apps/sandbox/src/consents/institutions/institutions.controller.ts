@@ -8,6 +8,7 @@ import {
   SandboxError,
   type SandboxInstitution,
 } from '../../core/index.js';
+import { PAYMENT_TYPES } from '../../payments/payments.dto.js';
 
 /** The wire names of the PSU headers in a constraints schema, as the upstream's example writes them. */
 const SCHEMA_NAMES = {
@@ -16,17 +17,8 @@ const SCHEMA_NAMES = {
   'psu-ip-address': 'psuIpAddress',
 };
 
-/** The payment types the upstream's OpenAPI lists for payment constraints. */
-const PAYMENT_TYPES = [
-  'DOMESTIC_PAYMENT',
-  'DOMESTIC_INSTANT_PAYMENT',
-  'DOMESTIC_VARIABLE_RECURRING_PAYMENT',
-  'DOMESTIC_SCHEDULED_PAYMENT',
-  'DOMESTIC_PERIODIC_PAYMENT',
-  'INTERNATIONAL_PAYMENT',
-  'INTERNATIONAL_SCHEDULED_PAYMENT',
-  'INTERNATIONAL_PERIODIC_PAYMENT',
-];
+/** The payment types of payment constraints: the upstream's OpenAPI lists every type but bulk. */
+const CONSTRAINT_PAYMENT_TYPES: readonly string[] = PAYMENT_TYPES.filter((type) => type !== 'BULK_PAYMENT');
 
 interface ConstraintsQuery {
   institutionIds?: string;
@@ -60,10 +52,10 @@ export class InstitutionsController {
   paymentConstraints(@Req() request: FastifyRequest, @Query() query: ConstraintsQuery) {
     // Mandatory upstream; the sandbox's PSU rules are the single payment's, so other types ask nothing.
     const paymentType = query.paymentType;
-    if (!paymentType || !PAYMENT_TYPES.includes(paymentType)) {
+    if (!paymentType || !CONSTRAINT_PAYMENT_TYPES.includes(paymentType)) {
       throw SandboxError.invalidProperty(
         'paymentType',
-        `paymentType is required, one of ${PAYMENT_TYPES.join(', ')}`,
+        `paymentType is required, one of ${CONSTRAINT_PAYMENT_TYPES.join(', ')}`,
       );
     }
     const rules = this.constraints('payments', query).filter(() => paymentType === 'DOMESTIC_PAYMENT');
