@@ -91,6 +91,9 @@ export async function apiReads({ load, options, progress }) {
     if (!current) throw new BenchFailure('no CURRENT account after connecting the bank');
     const livePath = `/v1/accounts/${current.id}/transactions/live`;
     const usersPath = `/v1/users?limit=${USERS}`;
+    // The api's cheapest route (no credentials, no data, 28 bytes) through the same hooks, metrics and
+    // global guards as every other: the ceiling any read of this api can reach on this machine.
+    const probePath = '/health/live';
 
     // The page /live forwards, read from the sandbox directly: a consent of the same upstream user (as
     // the api registered it) at the same bank gives the same accounts and transactions.
@@ -129,7 +132,7 @@ export async function apiReads({ load, options, progress }) {
     }
 
     const bodies = new Map();
-    for (const path of [accountsPath, usersPath, livePath]) {
+    for (const path of [accountsPath, usersPath, livePath, probePath]) {
       bodies.set(
         path,
         Buffer.from((await expectStatus(`GET ${path}`, call(api.url, 'GET', path, auth))).text),
@@ -145,6 +148,7 @@ export async function apiReads({ load, options, progress }) {
       ...pair('accounts', 'GET /v1/users/{id}/accounts', accountsPath),
       ...pair('users', `GET /v1/users?limit=${USERS}`, usersPath),
       ...pair('live', 'GET /v1/accounts/{id}/transactions/live', livePath),
+      ...pair('probe', 'GET /health/live (the ceiling)', probePath),
       {
         key: 'sandbox-live',
         label: 'sandbox alone, the page /live forwards',
@@ -166,7 +170,7 @@ export async function apiReads({ load, options, progress }) {
     const relate = (key, base, field) => {
       if (byKey[key] && byKey[base]) byKey[key][field] = ratioOf(byKey[key], byKey[base]);
     };
-    for (const key of ['accounts', 'users', 'live']) relate(`api-${key}`, `bare-${key}`, 'ratio');
+    for (const key of ['accounts', 'users', 'live', 'probe']) relate(`api-${key}`, `bare-${key}`, 'ratio');
     relate('api-live', 'sandbox-live', 'ratioToSandbox');
 
     // Memory: the api's RSS when the load stops, then polled (every 100 ms, 30 s deadline) until it is
