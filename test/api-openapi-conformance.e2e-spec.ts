@@ -352,6 +352,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
       return ['succeeded', 'failed'].includes(run.status) ? run : undefined;
     });
     await valid('GET /v1/accounts/{accountId}/transactions', { ...onAccount, query: { limit: '20' } }, 200);
+    await valid(
+      'GET /v1/users/{userId}/transactions/changes',
+      { ...onUser, query: { limit: '20', accountId } },
+      200,
+    );
     await valid('GET /v1/accounts/{accountId}/syncs', { ...onAccount, query: { limit: '5' } }, 200);
     await valid('GET /v1/accounts/{accountId}/statements', { ...onAccount, query: { limit: '5' } }, 200);
     await valid('GET /v1/accounts/{accountId}/beneficiaries', onAccount, 200);

@@ -134,6 +134,8 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
       accountId: string;
       transactions: number;
       pages: number;
+      mirrored: number;
+      mirroredCurrent: number;
       streamed: string[];
       delivered: string[];
       lastEventId: string;
@@ -146,6 +148,10 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     expect(stored.length).toBeGreaterThan(100);
     expect(summary.transactions).toBe(stored.length);
     expect(summary.pages).toBeGreaterThanOrEqual(Math.ceil(stored.length / 100));
+    // The change feed gave the example at least the current account's whole stored set (other accounts'
+    // first syncs may still have been running), and never a record twice.
+    expect(summary.mirroredCurrent).toBe(stored.length);
+    expect(summary.mirrored).toBeGreaterThanOrEqual(stored.length);
     expect(summary.streamed[0]).toBe('consent.authorized');
     expect(summary.streamed).toContain('sync.succeeded');
     expect(Number(summary.lastEventId)).toBeGreaterThan(0);

@@ -87,7 +87,19 @@ for await (const transaction of bff.transactions(current.id, { from })) {
   if (transaction.amount?.startsWith('-')) recentDebits += 1;
 }
 
-// 7. The same events reached the webhook endpoint, verified.
+// 7. A copy of the user's transactions kept from the change feed: every page applied, the cursor kept for
+// next time (after a `transactions.changed` event, say), when only what changed since comes back.
+const copy = new Map<string, unknown>();
+let cursor: string | undefined;
+for (let more = true; more;) {
+  const page = await bff.transactions.changes(user.id, { cursor, limit: 500 });
+  for (const { accountId, transaction } of [...page.added, ...page.modified])
+    copy.set(`${accountId}/${transaction.id}`, transaction);
+  for (const { accountId, id } of page.removed) copy.delete(`${accountId}/${id}`);
+  ({ nextCursor: cursor, hasMore: more } = page);
+}
+
+// 8. The same events reached the webhook endpoint, verified.
 await until('the webhook deliveries', () =>
   ['consent.authorized', 'sync.succeeded'].every((type) => delivered.some((event) => event.type === type)),
 );
@@ -104,6 +116,8 @@ console.log(
     accountId: current.id,
     transactions,
     pages,
+    mirrored: copy.size,
+    mirroredCurrent: [...copy.keys()].filter((key) => key.startsWith(`${current.id}/`)).length,
     recentDebits,
     streamed: streamed.map((event) => event.type),
     lastEventId: stream.lastEventId,

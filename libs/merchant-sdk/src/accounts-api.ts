@@ -37,6 +37,15 @@ export interface TransactionsApi {
     input: Body<`${AccountPath}/transactions/categorisation`, 'post'>,
     options?: CreateOptions,
   ): Promise<Data<`${AccountPath}/transactions/categorisation`, 'post'>>;
+  /**
+   * One page of the user's transactions change feed from `query.cursor` (none: from the start): apply
+   * `added` and `modified` as upserts by (accountId, transaction.id), then `removed`, keep `nextCursor`,
+   * and ask again while `hasMore`.
+   */
+  changes(
+    userId: string,
+    query?: Query<'/v1/users/{userId}/transactions/changes'>,
+  ): Promise<Data<'/v1/users/{userId}/transactions/changes'>>;
 }
 
 export interface SyncsApi {
@@ -104,6 +113,8 @@ export function transactionsApi(raw: RawClient): TransactionsApi {
           body: input,
         }),
       ),
+    changes: (userId: string, query: Query<'/v1/users/{userId}/transactions/changes'> = {}) =>
+      dataOf(raw.GET('/v1/users/{userId}/transactions/changes', { params: { path: { userId }, query } })),
   });
 }
 

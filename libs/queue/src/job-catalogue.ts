@@ -28,11 +28,14 @@ export interface JobCatalogue {
     payload: Record<string, never>;
     result: { count: number; deleted: number };
   };
-  /** Removes what is kept no longer: old relayed events with their delivery log, old processed webhooks. */
+  /**
+   * Removes what is kept no longer: old relayed events with their delivery log, old processed webhooks,
+   * the transactions change feed's old removals.
+   */
   'maintenance.retention': {
     queue: typeof QueueName.Maintenance;
     payload: Record<string, never>;
-    result: { events: number; inbound: number };
+    result: { events: number; inbound: number; transactionRemovals: number };
   };
   /** Embedded flow: after the SCA code, polls the upstream until the consent is authorised or finally failed. */
   'consents.poll-embedded': {

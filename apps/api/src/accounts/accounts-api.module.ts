@@ -5,6 +5,7 @@ import { SyncModule } from '#libs/domain/sync';
 import { AccountDataController } from './account-data.controller.js';
 import { AccountsController } from './accounts.controller.js';
 import { SyncController } from './sync.controller.js';
+import { TransactionChangesController } from './transaction-changes.controller.js';
 
 /**
  * /v1/users/:userId/accounts, /v1/accounts/:accountId/* and /v1/syncs/:syncId (docs/api-guide.md,
@@ -13,6 +14,6 @@ import { SyncController } from './sync.controller.js';
  */
 @Module({
   imports: [AccountsModule, FinancialDataModule, SyncModule],
-  controllers: [AccountsController, AccountDataController, SyncController],
+  controllers: [AccountsController, AccountDataController, SyncController, TransactionChangesController],
 })
 export class AccountsApiModule {}

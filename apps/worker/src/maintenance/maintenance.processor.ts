@@ -6,6 +6,7 @@ import { AuditTrail } from '#libs/domain/audit';
 import { EventsRetention } from '#libs/domain/events';
 import { InboxRetention } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
+import { TransactionChangesRetention } from '#libs/domain/sync';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
@@ -22,6 +23,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
       ...(await this.eventsRetention.prune()),
       ...(await this.inboxRetention.prune()),
       ...(await this.audit.prune()),
+      ...(await this.transactionChanges.prune()),
     }),
     'maintenance.refresh-institutions': async (job, token) => {
       try {
@@ -50,6 +52,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     private readonly eventsRetention: EventsRetention,
     private readonly inboxRetention: InboxRetention,
     private readonly audit: AuditTrail,
+    private readonly transactionChanges: TransactionChangesRetention,
   ) {
     super(config, logger);
   }

@@ -5,3 +5,6 @@ export * from './sync.module.js';
 export * from './sync.service.js';
 export * from './transaction-records.js';
 export * from './transaction.repository.js';
+export * from './transaction-change.repository.js';
+export * from './transaction-changes.service.js';
+export * from './transaction-changes-retention.service.js';

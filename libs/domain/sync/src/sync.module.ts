@@ -8,11 +8,31 @@ import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
 import { SyncDispatcher } from './sync-dispatcher.service.js';
 import { TransactionRepository } from './transaction.repository.js';
+import { TransactionChangeRepository } from './transaction-change.repository.js';
+import { TransactionChangesService } from './transaction-changes.service.js';
+import { TransactionChangesRetention } from './transaction-changes-retention.service.js';
 
 /** The sync engine (worker side) and its merchant-facing reads (api side). */
 @Module({
   imports: [AccountsModule, ConsentsModule, EventsModule, SyncRunsModule],
-  providers: [TransactionRepository, StoredPageCache, AccountSyncService, SyncDispatcher, SyncService],
-  exports: [AccountSyncService, SyncDispatcher, SyncService, TransactionRepository, SyncRunsModule],
+  providers: [
+    TransactionRepository,
+    TransactionChangeRepository,
+    TransactionChangesService,
+    TransactionChangesRetention,
+    StoredPageCache,
+    AccountSyncService,
+    SyncDispatcher,
+    SyncService,
+  ],
+  exports: [
+    AccountSyncService,
+    SyncDispatcher,
+    SyncService,
+    TransactionChangesService,
+    TransactionChangesRetention,
+    TransactionRepository,
+    SyncRunsModule,
+  ],
 })
 export class SyncModule {}

@@ -20,6 +20,29 @@ const MOVE_VERSION = `UPDATE accounts SET transactions_version = transactions_ve
   WHERE id = $2::uuid AND merchant_id = $1::uuid`;
 
 /*
+ * The transactions a statement changed (`source`: a CTE of their ids) enter the user's change feed in the
+ * same statement (TransactionChangeRepository reads it). The feed's head row is taken first: its lock is
+ * held to commit, so the user's writers number their changes one after the other and a reader never sees
+ * a number before a smaller one commits. Each transaction keeps one row, moved to its newest number: an
+ * insert is added at that number; a change keeps the number it was added at, unless it had been removed.
+ */
+const feedOf = (
+  source: string,
+  removed: boolean,
+) => `feed_head AS (INSERT INTO transaction_feeds AS f (user_id, last_seq)
+    SELECT a.user_id, (SELECT count(*) FROM ${source}) FROM accounts a
+    WHERE a.id = $2::uuid AND a.merchant_id = $1::uuid AND EXISTS (SELECT 1 FROM ${source})
+    ON CONFLICT (user_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
+    RETURNING f.user_id, f.last_seq - (SELECT count(*) FROM ${source}) AS base),
+  fed AS (INSERT INTO transaction_changes AS c (transaction_id, merchant_id, user_id, account_id, record_id,
+      seq, added_seq, removed, changed_at)
+    SELECT s.id, $1::uuid, h.user_id, $2::uuid, s.record_id, h.base + s.n, h.base + s.n, ${removed}, now()
+    FROM (SELECT id, record_id, row_number() OVER (ORDER BY id) AS n FROM ${source}) s CROSS JOIN feed_head h
+    ON CONFLICT (transaction_id) DO UPDATE SET seq = EXCLUDED.seq, removed = EXCLUDED.removed,
+      changed_at = EXCLUDED.changed_at, added_seq = CASE WHEN c.removed THEN EXCLUDED.added_seq ELSE c.added_seq END
+    RETURNING 1)`;
+
+/*
  * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
  * rewritten only when the upstream record differs (jsonb equality, so key order does not matter).
  * `xmax = 0` tells an inserted row from an updated one; rows not returned were unchanged. Every row
@@ -37,8 +60,9 @@ const WRITTEN = `written AS (INSERT INTO transactions AS t (id, merchant_id, acc
     description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw,
     sync_run_id = EXCLUDED.sync_run_id, updated_at = now()
   WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
-  RETURNING t.dedupe_key AS k, (t.xmax = 0) AS inserted),
-  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1)`;
+  RETURNING t.id, t.raw->>'id' AS record_id, t.dedupe_key AS k, (t.xmax = 0) AS inserted),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1),
+  ${feedOf('written', false)}`;
 
 const WRITE_PAGE = `WITH ${WRITTEN}
   SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
@@ -59,13 +83,14 @@ const WRITE_PAGE_AGAIN = `WITH prior AS (SELECT t.dedupe_key AS k FROM transacti
   FROM written w FULL JOIN prior p USING (k)`;
 
 /** Stored records of the window the upstream did not return this time (hashed anti-join on the keys). */
-const REMOVE_UNSEEN = `WITH removed AS (DELETE FROM transactions t
+const REMOVE_UNSEEN = `WITH gone AS (DELETE FROM transactions t
   WHERE t.merchant_id = $1::uuid AND t.account_id = $2::uuid
     AND ($3::timestamptz IS NULL OR t.date >= $3::timestamptz) AND t.date < $4::timestamptz
     AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))
-  RETURNING 1),
-  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM removed) RETURNING 1)
-  SELECT count(*)::int AS removed FROM removed`;
+  RETURNING t.id, t.raw->>'id' AS record_id),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM gone) RETURNING 1),
+  ${feedOf('gone', true)}
+  SELECT count(*)::int AS removed FROM gone`;
 
 /**
  * Where an incremental sync starts: the overlap before the newest booked record, or earlier when an older

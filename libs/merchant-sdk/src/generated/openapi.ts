@@ -563,6 +563,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/transactions/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes to a user's stored transactions since a cursor
+         * @description For keeping a copy of a user’s transactions (all accounts, or one with `accountId`): the records added, modified and removed since `cursor`, in the order the syncs committed them. Without a cursor the first pages list every stored record as added. Apply each page to the copy (added and modified as upserts by id, then removed), keep `nextCursor`, and ask again while `hasMore`; later, after a `transactions.changed` event or on a schedule, ask from the kept cursor. A record changed several times since the cursor is listed once, as it is now. No change is skipped or repeated across pages, whatever syncs run meanwhile; a reconnected bank’s accounts carry on in the same feed. Removals are kept EVENT_RETENTION_DAYS (30 by default): an older cursor answers 410 CURSOR_EXPIRED, and the copy is rebuilt from no cursor.
+         */
+        get: operations["TransactionChangesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-endpoints": {
         parameters: {
             query?: never;
@@ -909,7 +929,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_DISABLED" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_MISMATCH" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "VRP_LIMIT_EXCEEDED" | "FEATURE_UNSUPPORTED" | "EVENTS_EXPIRED" | "UPSTREAM_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INSTITUTION_ERROR" | "INTERNAL";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_DISABLED" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_MISMATCH" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "VRP_LIMIT_EXCEEDED" | "FEATURE_UNSUPPORTED" | "EVENTS_EXPIRED" | "CURSOR_EXPIRED" | "UPSTREAM_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INSTITUTION_ERROR" | "INTERNAL";
         ApiErrorDetail: {
             /** @example limit */
             field: string;
@@ -1691,6 +1711,35 @@ export interface components {
         };
         SyncRunOutputEnvelope: {
             data: components["schemas"]["SyncRunOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        TransactionChangeOutput: {
+            /** Format: uuid */
+            accountId: string;
+            /** @description As the stored list serves it now */
+            transaction: components["schemas"]["TransactionOutput"];
+        };
+        TransactionRemovalOutput: {
+            /** Format: uuid */
+            accountId: string;
+            /** @description The removed record’s `id` */
+            id: string;
+        };
+        TransactionChangesOutput: {
+            /** @description Records new to a reader at the cursor */
+            added: components["schemas"]["TransactionChangeOutput"][];
+            /** @description Records a reader at the cursor has, changed since */
+            modified: components["schemas"]["TransactionChangeOutput"][];
+            /** @description Records the bank no longer lists (a pending record booked under a new id, a deletion) */
+            removed: components["schemas"]["TransactionRemovalOutput"][];
+            /** @description Where the next page starts; keep it even when the page is empty, and ask again later */
+            nextCursor: string;
+            /** @description More changes are waiting: ask again at once with nextCursor */
+            hasMore: boolean;
+        };
+        TransactionChangesOutputEnvelope: {
+            data: components["schemas"]["TransactionChangesOutput"];
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
@@ -5594,6 +5643,96 @@ export interface operations {
             };
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    TransactionChangesController_list: {
+        parameters: {
+            query?: {
+                /** @description `nextCursor` of the previous page of this user’s feed; none to start from the beginning (every stored record, as added) */
+                cursor?: string;
+                limit?: number;
+                /** @description Only this account’s changes (one of the user’s) */
+                accountId?: string;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionChangesOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description CURSOR_EXPIRED: the cursor is older than the removals kept; read again without a cursor */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
