@@ -31,6 +31,8 @@ export interface EventEndpointsApi {
   rotateSecret(id: string): Promise<Data<`${EndpointPath}/secret`, 'post'>>;
   /** Turns an endpoint disabled after 72 h of failures back on. */
   enable(id: string): Promise<EventEndpoint>;
+  /** Sends the endpoint a signed `endpoint.test` event now, once: what it answered (nothing is recorded). */
+  test(id: string): Promise<Data<`${EndpointPath}/test`, 'post'>>;
   /** The endpoint's deliveries, newest first: status, attempts, the last answer. */
   deliveries(id: string, query?: Query<`${EndpointPath}/deliveries`>): PagedList<EventDelivery>;
   /** Sends one delivery again now, same event id and body. */
@@ -66,6 +68,7 @@ export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
     delete: (id) => doneOf(raw.DELETE('/v1/event-endpoints/{id}', { params: at(id) })),
     rotateSecret: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/secret', { params: at(id) })),
     enable: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/enable', { params: at(id) })),
+    test: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/test', { params: at(id) })),
     deliveries: (id, query = {}) =>
       pagedList(
         (q) =>

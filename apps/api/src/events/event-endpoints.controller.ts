@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AuditAction } from '#libs/domain/audit';
-import { EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
+import { EventDeliveryService, EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
@@ -12,6 +12,7 @@ import { ApiUnionSchema } from '../common/openapi-unions.js';
 import { EventEndpointOutput } from '../common/outputs/event-endpoint.output.js';
 import { keysetPage, listEnvelope } from '../common/paging.js';
 import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.js';
+import { EndpointTestOutput } from './outputs/endpoint-test.output.js';
 import { EventDeliveryOutput } from './outputs/event-delivery.output.js';
 import { EventEndpointWithSecretOutput } from './outputs/event-endpoint-with-secret.output.js';
 import { MERCHANT_EVENT_OUTPUT } from './outputs/merchant-event.output.js';
@@ -40,7 +41,10 @@ function view(endpoint: EventEndpointView): EventEndpointOutput {
 @Auth(AuthKind.Merchant)
 @Controller('v1/event-endpoints')
 export class EventEndpointsController {
-  constructor(private readonly endpoints: EventEndpointsService) {}
+  constructor(
+    private readonly endpoints: EventEndpointsService,
+    private readonly delivery: EventDeliveryService,
+  ) {}
 
   @Post()
   @Audited(AuditAction.EventEndpointCreate, {
@@ -116,6 +120,20 @@ export class EventEndpointsController {
   @Audited(AuditAction.EventEndpointEnable, { resource: 'event-endpoint', id: 'id' })
   async enable(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.enable(caller, id)));
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Send the endpoint a test event',
+    description:
+      'Sends an `endpoint.test` event to this endpoint now, signed with its secrets as every delivery is, once (no retry), and answers what the endpoint answered. Whatever types the endpoint takes, and also while it is disabled (to check a fix before enabling it). Not recorded: it is in no delivery log, events list or stream, and leaves the endpoint’s health as it was. Answered 200 whether or not the endpoint accepted it (`delivered`).',
+  })
+  @ApiAnswer(200, EndpointTestOutput)
+  @ApiMissing()
+  async test(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+    const sent = await this.delivery.sendTest(caller.merchantId, id);
+    return envelope(sent);
   }
 
   @Get(':id/deliveries')

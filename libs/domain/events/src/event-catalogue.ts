@@ -67,12 +67,39 @@ export function isMerchantEventType(value: unknown): value is MerchantEventType 
 }
 
 /**
+ * The one event that is not recorded: sent to one endpoint when its merchant asks
+ * (`POST /v1/event-endpoints/{id}/test`), never stored, listed, streamed or fanned out, and not a type an
+ * endpoint subscribes to. Its `data` names the endpoint it was sent to.
+ */
+export const ENDPOINT_TEST_EVENT = {
+  type: 'endpoint.test',
+  description:
+    'A test the merchant asked for (POST /v1/event-endpoints/{id}/test), sent to that endpoint alone; not recorded, listed or streamed.',
+  data: ['endpointId'],
+} as const;
+
+/** What an endpoint may receive: a recorded event's type, or the test event's. */
+export type DeliveredEventType = MerchantEventType | typeof ENDPOINT_TEST_EVENT.type;
+
+/** Every type an endpoint may receive, each with its meaning and the members of its `data`. */
+export const DELIVERED_EVENT_TYPES: Record<
+  DeliveredEventType,
+  { description: string; data: readonly string[] }
+> = {
+  ...MERCHANT_EVENT_TYPES,
+  [ENDPOINT_TEST_EVENT.type]: {
+    description: ENDPOINT_TEST_EVENT.description,
+    data: ENDPOINT_TEST_EVENT.data,
+  },
+};
+
+/**
  * An event as endpoints receive it (the signed body) and as streams send it (`data:`). `id` is stable
  * across retries and endpoints: receivers deduplicate on it (it is also the `webhook-id` header).
  */
 export interface MerchantEventWire {
   id: string;
-  type: MerchantEventType;
+  type: DeliveredEventType;
   createdAt: string;
   userId: string | null;
   data: Record<string, unknown>;

@@ -2,10 +2,13 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type Agent, request } from 'undici';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { webhookHeaders } from '#libs/crypto';
+import { DomainError, ErrorCode } from '#libs/errors';
+import { isUuid, uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
+import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
 import { EventDeliveryMetrics } from './event-delivery.metrics.js';
-import { type DeliveryWork, EventDeliveryRepository } from './event-delivery.repository.js';
+import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 
 const USER_AGENT = 'open-banking-bff-events/1.0';
@@ -15,6 +18,16 @@ export type DeliveryOutcome =
   | { outcome: 'delivered' | 'given-up' | 'skipped' }
   /** Not yet, or failed and retried later: the job comes back at `retryAt`. */
   | { outcome: 'retry' | 'not-due'; retryAt: Date };
+
+/** A test event and what its one attempt met: nothing of it is recorded. */
+export interface TestDelivery {
+  event: MerchantEventWire & { type: typeof ENDPOINT_TEST_EVENT.type; data: { endpointId: string } };
+  delivered: boolean;
+  /** The endpoint's HTTP status; null when it gave none (refused, unreachable, timed out). */
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
 
 /** The delay before attempt `n + 1` after `n` failures: doubling from the base, capped, ±20% jitter. */
 export function retryDelayMs(failures: number, baseSeconds: number, random = Math.random): number {
@@ -60,7 +73,11 @@ export class EventDeliveryService implements OnModuleDestroy {
       return { outcome: 'skipped' };
     }
 
-    const result = await this.send(work, work.endpoint.url, this.endpoints.secretsOf(work.endpoint, now));
+    const result = await this.send(
+      work.event,
+      work.endpoint.url,
+      this.endpoints.secretsOf(work.endpoint, now),
+    );
     const at = new Date();
     if (result.ok) {
       await this.deliveries.recordAttempt(work.id, work.attempts, {
@@ -107,16 +124,42 @@ export class EventDeliveryService implements OnModuleDestroy {
     return recorded ? { outcome: 'retry', retryAt } : { outcome: 'skipped' };
   }
 
+  /**
+   * Sends the endpoint an `endpoint.test` event now, signed as every delivery is, once (no retry), and
+   * answers what happened. A disabled endpoint is tested too: that is how a merchant checks a fix before
+   * enabling it. Its health (failing since) is left as it is: only real deliveries move it.
+   */
+  async sendTest(merchantId: string, endpointId: string): Promise<TestDelivery> {
+    const endpoint = isUuid(endpointId) ? await this.endpoints.findSealed(merchantId, endpointId) : null;
+    if (!endpoint) throw new DomainError(ErrorCode.NOT_FOUND, 'Event endpoint not found.');
+    const event: TestDelivery['event'] = {
+      id: uuidV7(),
+      type: ENDPOINT_TEST_EVENT.type,
+      createdAt: new Date().toISOString(),
+      userId: null,
+      data: { endpointId },
+    };
+    const started = performance.now();
+    const result = await this.send(event, endpoint.url, this.endpoints.secretsOf(endpoint, new Date()));
+    return {
+      event,
+      delivered: result.ok,
+      responseStatus: result.status,
+      error: result.error,
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+
   private async send(
-    work: DeliveryWork,
+    event: MerchantEventWire,
     url: string,
     secrets: string[],
   ): Promise<{ ok: boolean; status: number | null; error: string | null }> {
-    const body = JSON.stringify(work.event);
+    const body = JSON.stringify(event);
     const refused = refusedLiteralAddress(new URL(url), this.config.events.allowPrivateEndpoints);
     if (refused) return { ok: false, status: null, error: `refused: ${refused}` };
     const headers = webhookHeaders({
-      id: work.event.id,
+      id: event.id,
       timestampSeconds: Math.floor(Date.now() / 1000),
       body,
       secrets,

@@ -120,6 +120,27 @@ export class EventEndpointRepository {
     return row ? toView(row) : null;
   }
 
+  /** The endpoint as a delivery needs it (its address, sealed secrets and state), or null. */
+  async findSealed(merchantId: string, id: string): Promise<SealedEndpoint | null> {
+    const row = await this.prisma.eventEndpoint.findFirst({
+      where: { id, merchantId },
+      select: {
+        id: true,
+        url: true,
+        secretCiphertext: true,
+        secretKeyId: true,
+        previousSecretCiphertext: true,
+        previousSecretKeyId: true,
+        previousSecretExpiresAt: true,
+        failingSince: true,
+        disabledAt: true,
+      },
+    });
+    if (!row) return null;
+    const { failingSince, disabledAt, ...sealed } = row;
+    return { ...sealed, failing: failingSince !== null, disabled: disabledAt !== null };
+  }
+
   /** Every merchant's endpoints that are disabled or failing, for the operator: the most troubled first. */
   async listTroubled(limit: number): Promise<(EventEndpointView & { merchantId: string })[]> {
     const rows = await this.prisma.eventEndpoint.findMany({

@@ -662,6 +662,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the endpoint a test event
+         * @description Sends an `endpoint.test` event to this endpoint now, signed with its secrets as every delivery is, once (no retry), and answers what the endpoint answered. Whatever types the endpoint takes, and also while it is disabled (to check a fix before enabling it). Not recorded: it is in no delivery log, events list or stream, and leaves the endpoint’s health as it was. Answered 200 whether or not the endpoint accepted it (`delivered`).
+         */
+        post: operations["EventEndpointsController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-endpoints/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -2210,6 +2230,38 @@ export interface components {
             userId: string | null;
             data: components["schemas"]["PaymentEventData"];
         };
+        /** @description `data` of endpoint.test */
+        EndpointTestEventData: {
+            /**
+             * Format: uuid
+             * @description The endpoint the test was sent to
+             */
+            endpointId: string;
+        };
+        /** @description A test the merchant asked for (POST /v1/event-endpoints/{id}/test), sent to that endpoint alone; not recorded, listed or streamed. */
+        EndpointTestEventOutput: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and endpoints: deduplicate on it
+             */
+            id: string;
+            /**
+             * @description What happened: says what `data` holds (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "endpoint.test";
+            /**
+             * Format: date-time
+             * @description When the change it announces was recorded
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The user it is about
+             */
+            userId: string | null;
+            data: components["schemas"]["EndpointTestEventData"];
+        };
         CreateEventEndpointInput: {
             /**
              * @description Where events are POSTed. https (http is accepted outside production); in production, private, loopback and link-local addresses are refused. Redirects are not followed.
@@ -2278,6 +2330,23 @@ export interface components {
         };
         EventEndpointOutputEnvelope: {
             data: components["schemas"]["EventEndpointOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        EndpointTestOutput: {
+            /** @description The event sent: the signed body */
+            event: components["schemas"]["EndpointTestEventOutput"];
+            /** @description The endpoint answered 2xx */
+            delivered: boolean;
+            /** @description Its HTTP status; null when it gave none (refused, unreachable, timed out) */
+            responseStatus: number | null;
+            /** @description Why it was not delivered */
+            error: string | null;
+            /** @description From sending to the answer */
+            durationMs: number;
+        };
+        EndpointTestOutputEnvelope: {
+            data: components["schemas"]["EndpointTestOutput"];
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
@@ -2742,7 +2811,7 @@ export interface components {
             reference?: string;
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */
-        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"];
+        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
     };
     responses: never;
     parameters: never;
@@ -6109,6 +6178,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventEndpointsController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointTestOutputEnvelope"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */

@@ -1,4 +1,4 @@
-import type { MerchantEventType } from '#libs/domain/events';
+import type { DeliveredEventType } from '#libs/domain/events';
 import type { UnionSchema } from '../../common/openapi-unions.js';
 import {
   ConsentAuthorizedEventOutput,
@@ -9,6 +9,7 @@ import {
   ConsentReauthorisationRequiredEventOutput,
   ConsentRevokedEventOutput,
 } from './merchant-events/consent-events.output.js';
+import { EndpointTestEventOutput } from './merchant-events/endpoint-test-event.output.js';
 import {
   PaymentCompletedEventOutput,
   PaymentFailedEventOutput,
@@ -33,10 +34,11 @@ export const MERCHANT_EVENT_OUTPUTS = {
   'transactions.changed': TransactionsChangedEventOutput,
   'payment.completed': PaymentCompletedEventOutput,
   'payment.failed': PaymentFailedEventOutput,
-} as const satisfies { [T in MerchantEventType]: new () => { type: T } };
+  'endpoint.test': EndpointTestEventOutput,
+} as const satisfies { [T in DeliveredEventType]: new () => { type: T } };
 
 /** An event as POSTed to a merchant's endpoint (and sent down a user's stream): one of the types'. */
-export type MerchantEventOutput = InstanceType<(typeof MERCHANT_EVENT_OUTPUTS)[MerchantEventType]>;
+export type MerchantEventOutput = InstanceType<(typeof MERCHANT_EVENT_OUTPUTS)[DeliveredEventType]>;
 
 /**
  * The `MerchantEventOutput` component: one of the types' schemas, told apart by `type` (a discriminated

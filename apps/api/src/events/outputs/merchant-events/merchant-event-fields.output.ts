@@ -1,5 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MERCHANT_EVENT_TYPE_NAMES, MERCHANT_EVENT_TYPES, type MerchantEventType } from '#libs/domain/events';
+import {
+  type DeliveredEventType,
+  ENDPOINT_TEST_EVENT,
+  MERCHANT_EVENT_TYPE_NAMES,
+  MERCHANT_EVENT_TYPES,
+  type MerchantEventType,
+} from '#libs/domain/events';
 
 /**
  * What every merchant event carries, whatever its type (the wire shape, `MerchantEventWire`): each
@@ -9,8 +15,11 @@ import { MERCHANT_EVENT_TYPE_NAMES, MERCHANT_EVENT_TYPES, type MerchantEventType
 export abstract class MerchantEventFields {
   @ApiProperty({ format: 'uuid', description: 'Stable across retries and endpoints: deduplicate on it' })
   id!: string;
-  @ApiProperty({ enum: MERCHANT_EVENT_TYPE_NAMES, description: 'What happened: says what `data` holds' })
-  type!: MerchantEventType;
+  @ApiProperty({
+    enum: [...MERCHANT_EVENT_TYPE_NAMES, ENDPOINT_TEST_EVENT.type],
+    description: 'What happened: says what `data` holds',
+  })
+  type!: DeliveredEventType;
   @ApiProperty({ format: 'date-time', description: 'When the change it announces was recorded' })
   createdAt!: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The user it is about' })

@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { EndpointTestEventOutput } from './merchant-events/endpoint-test-event.output.js';
+
+/** What one test delivery met (nothing of it is recorded: it is in no delivery log or events list). */
+export class EndpointTestOutput {
+  @ApiProperty({ type: EndpointTestEventOutput, description: 'The event sent: the signed body' })
+  event!: EndpointTestEventOutput;
+  @ApiProperty({ description: 'The endpoint answered 2xx' }) delivered!: boolean;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Its HTTP status; null when it gave none (refused, unreachable, timed out)',
+  })
+  responseStatus!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it was not delivered' })
+  error!: string | null;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'From sending to the answer' })
+  durationMs!: number;
+}
