@@ -9,6 +9,11 @@ export interface Page<T> {
   nextCursor: string | null;
   /** The request's id (`meta.tracingId`). */
   tracingId: string;
+  /**
+   * Stored transactions only: false while the account's first sync is still writing the list (it holds
+   * the pages written so far); wait for `consent.synced` or `sync.succeeded` and read again.
+   */
+  complete?: boolean;
 }
 
 export interface PagedList<T> extends AsyncIterable<T> {
@@ -23,7 +28,7 @@ export interface PagedList<T> extends AsyncIterable<T> {
 /** A success envelope of a list. */
 export interface ListEnvelope<T> {
   data: T[];
-  meta: { nextCursor: string | null; tracingId: string };
+  meta: { nextCursor: string | null; tracingId: string; complete?: boolean };
 }
 
 /**
@@ -37,7 +42,8 @@ export function pagedList<T, Q extends object>(
 ): PagedList<T> {
   const page = async (cursor?: string): Promise<Page<T>> => {
     const envelope = await fetchPage(cursor === undefined ? query : withCursor(query, cursor));
-    return { items: envelope.data, nextCursor: envelope.meta.nextCursor, tracingId: envelope.meta.tracingId };
+    const { nextCursor, tracingId, complete } = envelope.meta;
+    return { items: envelope.data, nextCursor, tracingId, ...(complete === undefined ? {} : { complete }) };
   };
   async function* pages(cursor?: string): AsyncGenerator<Page<T>> {
     let next: string | null | undefined = cursor;

@@ -25,7 +25,7 @@ import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage, pageMeta } from '../common/paging.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
 import { SyncRequestedOutput, SyncRunOutput } from './outputs/sync-run.output.js';
-import { TransactionOutput } from './outputs/transaction.output.js';
+import { StoredTransactionsMeta, TransactionOutput } from './outputs/transaction.output.js';
 
 @ApiTags('sync')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -83,9 +83,9 @@ export class SyncController {
   @ApiOperation({
     summary: "An account's transactions, from our store",
     description:
-      'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. Empty until the account’s first sync has run: see the account’s `sync.status`.',
+      'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. While the account’s first sync runs, `meta.complete` is false and the list holds the pages written so far.',
   })
-  @ApiAnswer(200, TransactionOutput, { list: true })
+  @ApiAnswer(200, TransactionOutput, { list: true, meta: StoredTransactionsMeta })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   async transactions(
@@ -114,6 +114,10 @@ export class SyncController {
     });
     // The records are stored as JSON text in the shape served: sent as text, never parsed here.
     void reply.type('application/json; charset=utf-8');
-    return envelopeBytes<ServedTransaction>(page.recordsJson, meta, links);
+    return envelopeBytes<ServedTransaction>(
+      page.recordsJson,
+      { ...meta, complete: page.complete, syncStatus: page.syncStatus },
+      links,
+    );
   }
 }

@@ -7,6 +7,7 @@ import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriser } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
+import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
 import { ConsentLifecycleService } from './consent-lifecycle.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
@@ -25,6 +26,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
 @Module({
   imports: [AccountsModule, SyncRunsModule, EventsModule, InstitutionsModule],
   providers: [
+    ConsentFirstSyncRepository,
     ConsentRepository,
     ConsentStateRepository,
     ConsentTokenVault,
@@ -42,6 +44,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
   ],
   exports: [
     ConsentCallbackHooks,
+    ConsentFirstSyncRepository,
     ConsentRepository,
     ConsentLifecycleService,
     ConsentLifecycleRepository,

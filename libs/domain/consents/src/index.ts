@@ -1,5 +1,6 @@
 export * from './consent-authoriser.service.js';
 export * from './consent-callback.hooks.js';
+export * from './consent-first-sync.repository.js';
 export * from './consent-gone-signals.js';
 export * from './consent-kinds.js';
 export * from './consent-renewal.service.js';

@@ -37,6 +37,11 @@ export const MERCHANT_EVENT_TYPES = {
       'The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over.',
     data: ['consentId', 'kind', 'status', 'institutionId', 'reason'],
   },
+  'consent.synced': {
+    description:
+      'Every account of the consent finished its first sync (each succeeded or failed): the connection is ready. accounts lists each first sync with the transactions it stored; inserted is their sum.',
+    data: ['consentId', 'institutionId', 'accounts', 'inserted'],
+  },
   'sync.succeeded': {
     description: 'A sync of one account finished; progress holds the counts.',
     data: ['syncId', 'accountId', 'consentId', 'trigger', 'window', 'progress'],

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabasePool } from '#libs/database';
 import {
@@ -8,6 +9,7 @@ import {
   type SyncTarget,
 } from '#libs/domain/accounts';
 import {
+  ConsentFirstSyncRepository,
   consentGoneOnError,
   ConsentStateRepository,
   ConsentStatus,
@@ -81,6 +83,7 @@ export class AccountSyncService {
     private readonly consentState: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
     private readonly events: MerchantEventRepository,
+    private readonly firstSyncs: ConsentFirstSyncRepository,
   ) {}
 
   /** `finalAttempt`: when the queue will not try again, a retryable failure ends the run as failed. */
@@ -294,7 +297,7 @@ export class AccountSyncService {
       });
       const events: NewMerchantEvent[] = [this.event(target, 'sync.succeeded', run, window, progress)];
       if (changed(progress)) events.push(this.event(target, 'transactions.changed', run, window, progress));
-      await this.events.record(db, events);
+      await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
       return progress;
     });
     this.logger.info({ runId: run.id, accountId: run.accountId, ...ended }, 'sync succeeded');
@@ -361,9 +364,36 @@ export class AccountSyncService {
       const events = [event];
       // Pages written before the failure stay written: the stored set changed, and merchants are told.
       if (changed(progress)) events.push(this.event(target, 'transactions.changed', run, window, progress));
-      await this.events.record(db, events);
+      await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
     });
     this.logger.warn({ runId: run.id, accountId: run.accountId, code: failure.code }, 'sync failed');
+  }
+
+  /**
+   * consent.synced, when this run was the last of the consent's first syncs to end (with the run's end in
+   * the same transaction, so the check sees it): the whole connection is ready. Only first syncs ask.
+   */
+  private async connectionReady(
+    db: pg.PoolClient,
+    run: ClaimedRun,
+    target: SyncTarget,
+  ): Promise<NewMerchantEvent[]> {
+    if (run.trigger !== 'INITIAL') return [];
+    const ready = await this.firstSyncs.markFirstSynced(db, run.merchantId, target.consent.id);
+    if (!ready) return [];
+    return [
+      {
+        merchantId: target.merchantId,
+        userId: target.userId,
+        type: 'consent.synced',
+        data: {
+          consentId: target.consent.id,
+          institutionId: ready.institutionId,
+          accounts: ready.accounts,
+          inserted: ready.accounts.reduce((sum, account) => sum + account.inserted, 0),
+        },
+      },
+    ];
   }
 
   /** Due again after the interval, give or take a tenth, so accounts synced together spread out. */

@@ -143,9 +143,11 @@ export class SyncService {
     caller: TenantCaller,
     accountId: string,
     query: TransactionsPageQuery,
-  ): Promise<StoredPage> {
-    const version = await this.transactions.versionFor(caller.merchantId, accountId, caller.userId);
-    if (version === null) throw accountNotFound();
+  ): Promise<StoredPage & { complete: boolean; syncStatus: string }> {
+    const state = await this.transactions.stateFor(caller.merchantId, accountId, caller.userId);
+    if (state === null) throw accountNotFound();
+    const { version } = state;
+    const status = { complete: !state.firstSyncRunning, syncStatus: state.syncStatus };
     const after = query.cursor !== undefined ? decodePosition(query.cursor, query.sort) : undefined;
     const key = JSON.stringify([
       accountId,
@@ -158,7 +160,7 @@ export class SyncService {
       query.cursor ?? null,
     ]);
     const cached = this.pages.get(key);
-    if (cached) return cached;
+    if (cached) return { ...cached, ...status };
     const rows = await this.transactions.page(caller.merchantId, accountId, {
       from: query.from,
       before: query.before,
@@ -177,6 +179,6 @@ export class SyncService {
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
     };
     this.pages.set(key, stored);
-    return stored;
+    return { ...stored, ...status };
   }
 }

@@ -118,11 +118,13 @@ export const TRANSACTION_SQL = {
   windowStart: sqlStatement<{ from: Date | null }>('transactions.window-start', WINDOW_START, {
     from: 'Date',
   }),
-  version: sqlStatement<{ version: string }>(
+  version: sqlStatement<AccountTransactionsState>(
     'transactions.version',
-    `SELECT transactions_version::text AS version FROM accounts
+    `SELECT transactions_version::text AS version, lower(sync_status::text) AS "syncStatus",
+            (last_synced_at IS NULL AND sync_status IN ('PENDING', 'SYNCING')) AS "firstSyncRunning"
+            FROM accounts
             WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
-    { version: 'string' },
+    { version: 'string', syncStatus: 'string', firstSyncRunning: 'boolean' },
   ),
   countFor: sqlStatement<{ total: number; pending: number }>(
     undefined,
@@ -131,6 +133,16 @@ export const TRANSACTION_SQL = {
     { total: 'number', pending: 'number' },
   ),
 };
+
+/** What a read of an account's stored transactions needs to know of the account. */
+export interface AccountTransactionsState {
+  /** Moves on with every write of the account's transactions (StoredPageCache's key). */
+  version: string;
+  /** The account's `sync.status`, as the API shows it. */
+  syncStatus: string;
+  /** Its first sync has not ended yet: the stored list holds the pages written so far. */
+  firstSyncRunning: boolean;
+}
 
 export interface StoredTransactionPage {
   /** Each record as the upstream sent it, as JSON text (amounts still numbers: the service converts). */
@@ -244,22 +256,26 @@ export class TransactionRepository {
   }
 
   /**
-   * The account's transactions version, when the caller may read it (the account is the merchant's, and
-   * the session user's when there is one); null otherwise.
+   * The account's transactions version and sync state, when the caller may read it (the account is the
+   * merchant's, and the session user's when there is one); null otherwise.
    */
-  async versionFor(merchantId: string, accountId: string, userId?: string): Promise<string | null> {
+  async stateFor(
+    merchantId: string,
+    accountId: string,
+    userId?: string,
+  ): Promise<AccountTransactionsState | null> {
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     // Kept per api process until Postgres notifies a change of the account's transactions (or of anything
     // of the merchant's, which covers the account leaving): a page view then costs no round trip at all.
     return this.cache.read(
       merchantId,
-      `transactions-version:${accountId}:${userId ?? ''}`,
+      `transactions-state:${accountId}:${userId ?? ''}`,
       async () => {
         const [row] = await this.database.rows({
           ...TRANSACTION_SQL.version,
           values: [accountId, merchantId, userId ?? null],
         });
-        return row?.version ?? null;
+        return row ?? null;
       },
       accountId,
     );

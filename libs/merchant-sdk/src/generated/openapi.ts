@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * An account's transactions, from our store
-         * @description What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. Empty until the account’s first sync has run: see the account’s `sync.status`.
+         * @description What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. While the account’s first sync runs, `meta.complete` is false and the list holds the pages written so far.
          */
         get: operations["SyncController_transactions"];
         put?: never;
@@ -1734,6 +1734,25 @@ export interface components {
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
+        StoredTransactionsMeta: {
+            tracingId: string;
+            /** @description Items on this page */
+            count: number;
+            /** @description Opaque cursor of the next page; null on the last */
+            nextCursor: string | null;
+            /** @description False while the account’s first sync is still running: the list holds the pages written so far (newest first, so the oldest are missing). Wait for consent.synced or sync.succeeded, then read again */
+            complete: boolean;
+            /**
+             * @description The account’s `sync.status`
+             * @enum {string}
+             */
+            syncStatus: "pending" | "syncing" | "synced" | "failed" | "stopped";
+        };
+        TransactionOutputListStoredTransactionsEnvelope: {
+            data: components["schemas"]["TransactionOutput"][];
+            meta: components["schemas"]["StoredTransactionsMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
         TransactionChangeOutput: {
             /** Format: uuid */
             accountId: string;
@@ -2001,6 +2020,54 @@ export interface components {
              */
             userId: string | null;
             data: components["schemas"]["ConsentEndedEventData"];
+        };
+        /** @description One account’s first sync under the consent */
+        ConsentSyncedAccount: {
+            /** Format: uuid */
+            accountId: string;
+            /**
+             * Format: uuid
+             * @description The run: GET /v1/syncs/{syncId}
+             */
+            syncId: string;
+            /** @enum {string} */
+            status: "succeeded" | "failed";
+            /** @description Transactions it stored */
+            inserted: number;
+        };
+        /** @description `data` of consent.synced: every account’s first sync under the consent */
+        ConsentSyncedEventData: {
+            /** Format: uuid */
+            consentId: string;
+            /** @example sandbox-redirect */
+            institutionId: string;
+            accounts: components["schemas"]["ConsentSyncedAccount"][];
+            /** @description Transactions stored by all of them */
+            inserted: number;
+        };
+        /** @description Every account of the consent finished its first sync (each succeeded or failed): the connection is ready. accounts lists each first sync with the transactions it stored; inserted is their sum. */
+        ConsentSyncedEventOutput: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and endpoints: deduplicate on it
+             */
+            id: string;
+            /**
+             * @description What happened: says what `data` holds (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "consent.synced";
+            /**
+             * Format: date-time
+             * @description When the change it announces was recorded
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The user it is about
+             */
+            userId: string | null;
+            data: components["schemas"]["ConsentSyncedEventData"];
         };
         SyncEventWindow: {
             /**
@@ -2278,6 +2345,7 @@ export interface components {
              *     - `consent.reauthorisation_not_extended`: The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.expired`: The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.revoked`: The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
+             *     - `consent.synced`: Every account of the consent finished its first sync (each succeeded or failed): the connection is ready. accounts lists each first sync with the transactions it stored; inserted is their sum. `data`: consentId, institutionId, accounts, inserted.
              *     - `sync.succeeded`: A sync of one account finished; progress holds the counts. `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `sync.failed`: A sync of one account failed for good; error says why. `data`: syncId, accountId, consentId, trigger, window, progress, error.
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
@@ -2285,14 +2353,14 @@ export interface components {
              *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
              * @default []
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
         };
         EventEndpointOutput: {
             /** Format: uuid */
             id: string;
             url: string;
             /** @description Empty: every type */
-            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2362,7 +2430,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -2811,7 +2879,7 @@ export interface components {
             reference?: string;
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */
-        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
+        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
     };
     responses: never;
     parameters: never;
@@ -5680,7 +5748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransactionOutputListEnvelope"];
+                    "application/json": components["schemas"]["TransactionOutputListStoredTransactionsEnvelope"];
                 };
             };
             /** @description VALIDATION_FAILED (a bad cursor too) */
@@ -6446,7 +6514,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
                 /** @description Only events about this user */
                 userId?: string;
                 /** @description Only events recorded at or after this time. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */

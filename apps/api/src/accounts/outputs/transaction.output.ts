@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiListMeta } from '#libs/http';
 import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 import { MoneyOutput } from '../../common/outputs/money.output.js';
 
@@ -39,4 +40,18 @@ export class TransactionOutput {
 export class CategorisationOutput {
   @ApiProperty() categorisationId: string;
   @ApiProperty({ type: [TransactionOutput] }) transactions: TransactionOutput[];
+}
+
+/** `meta` of the stored list: the page, and whether the account's first sync is still writing it. */
+export class StoredTransactionsMeta extends ApiListMeta {
+  @ApiProperty({
+    description:
+      'False while the account’s first sync is still running: the list holds the pages written so far (newest first, so the oldest are missing). Wait for consent.synced or sync.succeeded, then read again',
+  })
+  complete: boolean;
+  @ApiProperty({
+    enum: ['pending', 'syncing', 'synced', 'failed', 'stopped'],
+    description: 'The account’s `sync.status`',
+  })
+  syncStatus: string;
 }

@@ -15,6 +15,7 @@ import {
   PaymentFailedEventOutput,
 } from './merchant-events/payment-events.output.js';
 import {
+  ConsentSyncedEventOutput,
   SyncFailedEventOutput,
   SyncSucceededEventOutput,
   TransactionsChangedEventOutput,
@@ -29,6 +30,7 @@ export const MERCHANT_EVENT_OUTPUTS = {
   'consent.reauthorisation_not_extended': ConsentReauthorisationNotExtendedEventOutput,
   'consent.expired': ConsentExpiredEventOutput,
   'consent.revoked': ConsentRevokedEventOutput,
+  'consent.synced': ConsentSyncedEventOutput,
   'sync.succeeded': SyncSucceededEventOutput,
   'sync.failed': SyncFailedEventOutput,
   'transactions.changed': TransactionsChangedEventOutput,

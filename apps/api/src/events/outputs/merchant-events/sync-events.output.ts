@@ -101,3 +101,26 @@ export class TransactionsChangedEventOutput extends MerchantEventFields {
   @ApiProperty({ enum: ['transactions.changed'] }) override type!: 'transactions.changed';
   @ApiProperty({ type: SyncEventData }) data!: SyncEventData;
 }
+
+@ApiSchema({ description: 'One account’s first sync under the consent' })
+export class ConsentSyncedAccount {
+  @ApiProperty({ format: 'uuid' }) accountId!: string;
+  @ApiProperty({ format: 'uuid', description: 'The run: GET /v1/syncs/{syncId}' }) syncId!: string;
+  @ApiProperty({ enum: ['succeeded', 'failed'] }) status!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Transactions it stored' }) inserted!: number;
+}
+
+@ApiSchema({ description: '`data` of consent.synced: every account’s first sync under the consent' })
+export class ConsentSyncedEventData {
+  @ApiProperty({ format: 'uuid' }) consentId!: string;
+  @ApiProperty({ example: 'sandbox-redirect' }) institutionId!: string;
+  @ApiProperty({ type: [ConsentSyncedAccount] }) accounts!: ConsentSyncedAccount[];
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Transactions stored by all of them' })
+  inserted!: number;
+}
+
+@ApiSchema({ description: meaningOf('consent.synced') })
+export class ConsentSyncedEventOutput extends MerchantEventFields {
+  @ApiProperty({ enum: ['consent.synced'] }) override type!: 'consent.synced';
+  @ApiProperty({ type: ConsentSyncedEventData }) data!: ConsentSyncedEventData;
+}
