@@ -137,8 +137,27 @@ describe('demo merchant app, in a browser', () => {
     await connect().getByRole('heading', { name: 'Bank connected' }).waitFor();
     expect(new URL(page.url()).search).toBe('');
     await page.waitForSelector('#sync-status[data-done="true"]', { timeout: 90_000 });
-    expect(await page.textContent('#sync-status')).toMatch(/3 of 3 accounts synced/);
+    const status = (await page.textContent('#sync-status')) ?? '';
+    expect(status).toMatch(/^3 of 3 accounts synced; \d+ transactions stored by the first syncs$/);
     expect(await page.locator('#accounts .account').count()).toBe(3);
+    // The panel reports the connection's first syncs (consent.synced), not a sync it asked for: their
+    // figure is every transaction stored, and the page asked for no sync itself.
+    const customerId = await page.evaluate(
+      () => (JSON.parse(sessionStorage.getItem('customer') ?? '{}') as { id: string }).id,
+    );
+    const accounts = (await asMerchant(`/v1/users/${customerId}/accounts`)).data as { id: string }[];
+    let stored = 0;
+    for (const account of accounts) {
+      let next: string | undefined = `/v1/accounts/${account.id}/transactions?limit=1000`;
+      while (next) {
+        const answer = await asMerchant(next);
+        stored += (answer.data as unknown[]).length;
+        next = answer.links?.next;
+      }
+    }
+    expect(Number(/(\d+) transactions stored/.exec(status)![1])).toBe(stored);
+    const calls = await page.locator('#calls tbody tr').allInnerTexts();
+    expect(calls.some((row) => /^POST\t\/v1\/accounts\/[^/]+\/sync/.test(row))).toBe(false);
     // The developer panel lists every call, the component's as well as the page's own client's.
     await expectCall('GET', /^\/v1\/consents\/[^/?]+$/); // <bff-connect> reading the way back
     await expectCall('GET', /^\/v1\/users\/[^/]+\/accounts/);

@@ -51,7 +51,12 @@ async function listen() {
     for await (const event of stream) {
       logCall('SSE', event.type, 'event', event.id);
       noteSyncEvent(event);
-      if (event.type.startsWith('sync.') || event.type === 'transactions.changed') soon('sync', followSyncs);
+      if (
+        event.type.startsWith('sync.') ||
+        event.type === 'consent.synced' ||
+        event.type === 'transactions.changed'
+      )
+        soon('sync', followSyncs);
       if (event.type.startsWith('consent.')) soon('consents', refreshConsents);
       if (event.type.startsWith('payment.')) soon('payments', refreshPayments);
     }

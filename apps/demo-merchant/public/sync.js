@@ -1,33 +1,45 @@
-// 3. The first sync, live: the events say something moved, the sync runs say how far each account is.
+// 3. The first sync, live: each account's own runs say how far it is (read, never asked for), and
+// `consent.synced` says when a connection's first syncs have all ended, with what they stored.
 import { drawPictures, loadTransactions } from './transactions.js';
 import { $, errorText, money, pause, show, state } from './ui.js';
 
-/** Each account's last finished run's figures, from its `sync.succeeded` event. */
-const progressByAccount = new Map();
+/** The connections whose first syncs have all ended: consentId → consent.synced's data. */
+const firstSyncs = new Map();
+/** Connections seen with an account still on its first sync: their consent.synced is waited for. */
+const seenSyncing = new Set();
 
 export function noteSyncEvent(event) {
-  if (event.type === 'sync.succeeded') progressByAccount.set(event.data.accountId, event.data.progress);
+  if (event.type === 'consent.synced') firstSyncs.set(event.data.consentId, event.data);
 }
 
+const onFirstSync = (account) => ['pending', 'syncing'].includes(account.sync?.status);
+
 let following = false;
-/** Until every account has synced: the progress bar and its figures, then the transactions and pictures. */
+/** Until every connection's first sync has ended: the progress bar and its figures, then the transactions. */
 export async function followSyncs() {
   if (following) return;
   following = true;
   try {
     for (;;) {
       await refreshAccounts();
-      const runs = await Promise.all(state.accounts.map(runOf));
-      const done = runs.filter((r) => r.status === 'succeeded' || r.status === 'failed').length;
-      const pages = runs.reduce((n, r) => n + (r.progress?.pages ?? 0), 0);
-      const fetched = runs.reduce((n, r) => n + (r.progress?.fetched ?? 0), 0);
-      $('sync-progress').max = Math.max(1, runs.length);
+      const accounts = state.accounts;
+      for (const account of accounts) if (onFirstSync(account)) seenSyncing.add(account.consentId);
+      const ended = (account) => firstSyncs.has(account.consentId) || !onFirstSync(account);
+      const running = accounts.filter((account) => !ended(account));
+      const runs = await Promise.all(running.map(latestRun));
+      const fetched = runs.reduce((n, run) => n + (run?.progress?.fetched ?? 0), 0);
+      const ready = [...new Set(accounts.map((a) => a.consentId))].filter((id) => firstSyncs.has(id));
+      const stored = ready.reduce((n, id) => n + firstSyncs.get(id).inserted, 0);
+      const done = accounts.length - running.length;
+      $('sync-progress').max = Math.max(1, accounts.length);
       $('sync-progress').value = done;
       show(
         'sync-status',
-        `${done} of ${runs.length} accounts synced; ${pages} pages, ${fetched} transactions fetched`,
+        `${done} of ${accounts.length} accounts synced; ${stored} transactions stored by the first syncs` +
+          (running.length > 0 ? `, ${fetched} fetched so far by those still running` : ''),
       );
-      if (runs.length > 0 && done === runs.length) {
+      const waiting = [...seenSyncing].some((id) => !firstSyncs.has(id));
+      if (accounts.length > 0 && running.length === 0 && !waiting) {
         $('sync-status').dataset.done = 'true';
         await Promise.all([loadTransactions(true), drawPictures()]);
         return;
@@ -41,17 +53,10 @@ export async function followSyncs() {
   }
 }
 
-/**
- * Where an account's sync stands. Only an account still on its way has a run to follow (asking for a sync
- * of it answers the active run, not a new one); the others are as done as they get.
- */
-async function runOf(account) {
-  if (!['pending', 'syncing'].includes(account.sync?.status)) {
-    return { status: 'succeeded', progress: progressByAccount.get(account.id) };
-  }
-  const { syncId } = await state.bff.syncs.request(account.id);
-  const run = syncId ? await state.bff.syncs.get(syncId) : null;
-  return { status: run?.status ?? 'queued', progress: run?.progress };
+/** The account's newest run: while its first sync runs, that one. */
+async function latestRun(account) {
+  const { items } = await state.bff.syncs.list(account.id, { limit: 1 }).page();
+  return items[0];
 }
 
 export async function refreshAccounts() {
