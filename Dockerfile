@@ -6,8 +6,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 # The Prisma CLI only checks that a schema engine file exists for `generate`; it never runs it.
+# The merchant SDK too, as the one module the api serves to plain pages (dist/sdk).
 RUN PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" npx prisma generate \
  && npx tsc -p tsconfig.build.json \
+ && npx tsc -p libs/merchant-sdk/tsconfig.json \
+ && node scripts/sdk-bundle.mjs \
  && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -113,6 +113,8 @@ function build() {
   // (and test/sdk-tarball.e2e-spec.ts installs) is never a stale file of a removed source.
   rmSync(join(ROOT, 'libs', 'merchant-sdk', 'dist'), { recursive: true, force: true });
   mustRun(bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json']);
+  // …and as one module for plain pages, which the api serves (scripts/sdk-bundle.mjs).
+  mustRun(process.execPath, [join(ROOT, 'scripts', 'sdk-bundle.mjs')]);
 }
 
 function resolvedConfig() {

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { createPaymentRow, uniqueName } from '#libs/testing';
@@ -168,6 +170,8 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /health/ready', { token: null }, 200);
     await valid('GET /', { token: null }, 200);
     await valid('GET /metrics', { token: null }, 200);
+    const bundle = readdirSync(join(process.cwd(), 'dist', 'sdk')).find((f) => f.startsWith('merchant-sdk@'))!;
+    await valid('GET /sdk/{file}', { token: null, params: { file: bundle } }, 200);
 
     const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, stack.api.config);
     const created = await valid<{ merchant: { id: string }; apiKey: { key: string } }>(

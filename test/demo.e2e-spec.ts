@@ -142,9 +142,8 @@ describe('demo merchant app, in a browser', () => {
     expect(await page.locator('#accounts .account').count()).toBe(3);
     // The panel reports the connection's first syncs (consent.synced), not a sync it asked for: their
     // figure is every transaction stored, and the page asked for no sync itself.
-    const customerId = await page.evaluate(
-      () => (JSON.parse(sessionStorage.getItem('customer') ?? '{}') as { id: string }).id,
-    );
+    // The page keeps its customer where a reload finds it (the test's own code is typed without the DOM).
+    const customerId = String(await page.evaluate('JSON.parse(sessionStorage.getItem("customer")).id'));
     const accounts = (await asMerchant(`/v1/users/${customerId}/accounts`)).data as { id: string }[];
     let stored = 0;
     for (const account of accounts) {

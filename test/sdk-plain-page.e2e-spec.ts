@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, uniqueName } from '#libs/testing';
+import { integrityOf, sdkBundleFile } from '../scripts/sdk-bundle.mjs';
+import { send, type Stack, startStack } from './support/api-kit.js';
+import { launchBrowser, screenshot } from './support/browser-kit.js';
+import { freePort } from './support/running-apps.js';
+
+/** docs/sdk.md's plain page, as a merchant copies it: its one `html` block. */
+const DOC_PAGE = /```html\n([\s\S]*?)```/.exec(
+  readFileSync(join(process.cwd(), 'docs', 'sdk.md'), 'utf8'),
+)![1];
+const DOC_HOST = 'https://bff.example.com';
+
+/**
+ * Issue 41: the SDK for plain pages. The api serves the bundle at a versioned path, to any origin, cached
+ * for good; the docs' page, with only the api's address and a user put in, connects a bank and lists
+ * transactions in Chromium, the browser checking the bundle against the hash the docs pin.
+ */
+describe('merchant SDK: a plain page with one module script, in Chromium', () => {
+  let stack: Stack;
+  let shop: FastifyInstance;
+  let shopUrl: string;
+  let browser: Browser;
+  let merchantKey: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    shopUrl = `http://127.0.0.1:${port}`;
+    stack = await startStack({
+      ownDatabase: 'sdk_plain_page',
+      worker: true,
+      publicPorts: true,
+      overrides: { LOG_LEVEL: 'silent' },
+    });
+    const merchant = await createMerchant(stack.api, { frontendOrigins: [shopUrl] });
+    merchantKey = merchant.apiKey.key;
+    const user = await send(`${stack.api.url}/v1/users`, 'POST', {
+      token: merchantKey,
+      body: { reference: uniqueName('plain') },
+    });
+    userId = ((await user.json()) as { data: { id: string } }).data.id;
+
+    shop = Fastify({ logger: false });
+    const page = DOC_PAGE.replaceAll(DOC_HOST, stack.api.url).replaceAll('USER_ID', userId);
+    shop.get('/', (_request, reply) => reply.type('text/html').send(page));
+    shop.get('/favicon.ico', (_request, reply) => reply.code(204).send());
+    // The merchant's backend minting the page's session token.
+    shop.post('/session', async () => {
+      const response = await send(`${stack.api.url}/v1/users/${userId}/sessions`, 'POST', {
+        token: merchantKey,
+      });
+      return ((await response.json()) as { data: { token: string } }).data;
+    });
+    await shop.listen({ host: '127.0.0.1', port });
+    browser = await launchBrowser();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await shop?.close();
+    await stack?.close();
+  });
+
+  it('serves the bundle the docs pin, at its versioned path, to any origin, cached for good', async () => {
+    const { name, file } = sdkBundleFile();
+    const answer = await fetch(`${stack.api.url}/sdk/${name}`, {
+      headers: { origin: 'https://elsewhere.example' },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    expect(bytes.equals(readFileSync(file))).toBe(true);
+    // The docs' page pins this build's hash and names this path.
+    expect(DOC_PAGE).toContain(`"${DOC_HOST}/sdk/${name}": "${integrityOf(bytes)}"`);
+    expect(DOC_PAGE).toContain(`from '${DOC_HOST}/sdk/${name}'`);
+    const other = await fetch(`${stack.api.url}/sdk/merchant-sdk@0.0.1.js`);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toContain(name);
+  });
+
+  it('connects a bank and lists its transactions from the docs’ page', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(shopUrl);
+    await page.getByLabel('Search for your bank').fill('redirect');
+    const bank = page.locator('bff-connect button.institution[data-institution-id="sandbox-redirect"]');
+    await bank.click();
+    await page.getByRole('button', { name: "Continue to your bank's website" }).click();
+    await page.waitForURL(/\/sandbox\/bank\//);
+    await page.click('button[name="decision"][value="approve"]');
+    await page.waitForURL((url) => url.origin === shopUrl);
+    await page.locator('#transactions li').first().waitFor({ timeout: 60_000 });
+    const listed = await page.locator('#transactions li').allInnerTexts();
+    expect(listed).toHaveLength(20);
+    for (const line of listed) expect(line).toMatch(/^\d{4}-\d{2}-\d{2} -?\d+(\.\d+)? [A-Z]{3}$/);
+    await screenshot(page, 'plain-page-transactions');
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
