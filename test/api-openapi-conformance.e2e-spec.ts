@@ -170,7 +170,9 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /health/ready', { token: null }, 200);
     await valid('GET /', { token: null }, 200);
     await valid('GET /metrics', { token: null }, 200);
-    const bundle = readdirSync(join(process.cwd(), 'dist', 'sdk')).find((f) => f.startsWith('merchant-sdk@'))!;
+    const bundle = readdirSync(join(process.cwd(), 'dist', 'sdk')).find((f) =>
+      f.startsWith('merchant-sdk@'),
+    )!;
     await valid('GET /sdk/{file}', { token: null, params: { file: bundle } }, 200);
 
     const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, stack.api.config);
