@@ -4,12 +4,43 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabasePool } from '#libs/database';
 import { createMerchant } from '#libs/testing';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import { type Stack, startStack } from './support/api-kit.js';
+import { connectBank } from './support/bank-consents.js';
+import { SandboxHttp } from './support/sandbox-http.js';
 import { installSdk, packSdk, tsBlocks, TSC } from './support/sdk-tarball-kit.js';
+import { eventually, upstreamConsentId } from './support/sync-kit.js';
 
 const run = promisify(execFile);
+
+/**
+ * A merchant backend's copy of a user's transactions, kept in a file with its cursor through the change
+ * feed: each run applies only what changed since the last.
+ */
+const MIRROR_PROGRAM = `
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createBffClient } from '@open-banking-bff/merchant-sdk';
+
+const [file, userId] = process.argv.slice(2);
+const bff = createBffClient({ baseUrl: process.env.BFF_URL!, token: process.env.BFF_API_KEY! });
+type Saved = { cursor?: string; records: Record<string, unknown> };
+const saved: Saved = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { records: {} };
+const copy = new Map(Object.entries(saved.records));
+let cursor = saved.cursor;
+let applied = 0;
+for (let more = true; more; ) {
+  const page = await bff.transactions.changes(userId, { cursor, limit: 500 });
+  for (const { accountId, transaction } of [...page.added, ...page.modified])
+    copy.set(\`\${accountId}/\${transaction.id}\`, transaction);
+  for (const { accountId, id } of page.removed) copy.delete(\`\${accountId}/\${id}\`);
+  applied += page.added.length + page.modified.length + page.removed.length;
+  ({ nextCursor: cursor, hasMore: more } = page);
+}
+writeFileSync(file, JSON.stringify({ cursor, records: Object.fromEntries(copy) }));
+console.log(JSON.stringify({ records: copy.size, applied }));
+`;
 const ROOT = process.cwd();
 
 /** A frontend's use of the SDK, type-checked for browsers: DOM types only, no Node. */
@@ -73,6 +104,7 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     await installSdk(project, tarball);
 
     copyFileSync(join(ROOT, 'docs/examples/merchant-backend.ts'), join(project, 'merchant-backend.ts'));
+    writeFileSync(join(project, 'mirror.ts'), MIRROR_PROGRAM);
     writeFileSync(join(project, 'browser.ts'), BROWSER_PROGRAM);
     const blocks = tsBlocks(readFileSync(join(ROOT, 'docs', 'sdk.md'), 'utf8'));
     expect(blocks.length).toBeGreaterThanOrEqual(8);
@@ -87,7 +119,7 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
       join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { ...compilerOptions, lib: ['ES2022'], types: ['node'], outDir: 'dist' },
-        files: ['merchant-backend.ts'],
+        files: ['merchant-backend.ts', 'mirror.ts'],
       }),
     );
     writeFileSync(
@@ -131,6 +163,7 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     });
     const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
       userId: string;
+      consentId: string;
       accountId: string;
       transactions: number;
       pages: number;
@@ -156,5 +189,54 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     expect(summary.streamed).toContain('sync.succeeded');
     expect(Number(summary.lastEventId)).toBeGreaterThan(0);
     expect(summary.delivered).toEqual(expect.arrayContaining(['consent.authorized', 'sync.succeeded']));
+
+    // A copy kept through the change feed across bank-side changes and a reconnect of the bank.
+    const env = { ...process.env, BFF_URL: stack.api.url, BFF_API_KEY: apiKey };
+    const mirror = async () =>
+      JSON.parse(
+        (await run(process.execPath, ['dist/mirror.js', 'copy.json', summary.userId], { cwd: project, env }))
+          .stdout,
+      ) as {
+        records: number;
+        applied: number;
+      };
+    const whenReady = async (consentId: string) =>
+      eventually(`consent.synced of ${consentId}`, async () => {
+        const events = await bff.events.list({ type: 'consent.synced', userId: summary.userId }).toArray();
+        return events.some((e) => e.type === 'consent.synced' && e.data.consentId === consentId)
+          ? true
+          : undefined;
+      });
+    await whenReady(summary.consentId);
+    expect((await mirror()).records).toBeGreaterThanOrEqual(stored.length);
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const bankConsent = await upstreamConsentId(stack, summary.consentId);
+    const [account] = await stack.api.app.get(DatabasePool).rows<{ upstreamId: string }>({
+      text: 'SELECT upstream_account_id AS "upstreamId" FROM accounts WHERE id = $1',
+      values: [summary.accountId],
+    });
+    const bank = `/consents/${bankConsent}/accounts/${account.upstreamId}/transactions`;
+    const [changed, removed] = stored;
+    expect((await sandbox.admin('PATCH', `${bank}/${changed.id}`, { amount: -1.23 })).status).toBe(200);
+    expect((await sandbox.admin('DELETE', `${bank}/${removed.id}`)).status).toBe(204);
+    expect((await sandbox.admin('POST', bank, { amount: 4.56, description: 'mirror' })).status).toBe(201);
+    const again = await connectBank(
+      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+      apiKey,
+      summary.userId,
+    );
+    await whenReady(again);
+    const { applied, records } = await mirror();
+    expect(applied).toBeGreaterThanOrEqual(3);
+    const copy = (
+      JSON.parse(readFileSync(join(project, 'copy.json'), 'utf8')) as { records: Record<string, unknown> }
+    ).records;
+    const truth: Record<string, unknown> = {};
+    for (const { id } of await bff.accounts.list(summary.userId).toArray())
+      for (const record of await bff.transactions(id, { limit: 1000 }).toArray())
+        truth[`${id}/${record.id}`] = record;
+    expect(records).toBe(Object.keys(truth).length);
+    expect(copy).toEqual(truth);
+    expect(Object.keys(copy)).not.toContain(`${summary.accountId}/${removed.id}`);
   }, 300_000);
 });
