@@ -5,7 +5,6 @@ import {
   type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
-  MAX_DATA_CONSENT_MS,
   ResetRegistry,
   SandboxClock,
   type SandboxContext,
@@ -177,10 +176,10 @@ export class ConsentFlowsService {
       const { expiresAtBeforeReauthorisation: kept, ...details } = (record.details ??
         {}) as AccountConsentDetails;
       record.details = { ...details };
+      // No expiry asked for: the store gives the longest, from the same instant it records the approval
+      // at (a time read here would be a few milliseconds earlier on a busy machine).
       record.expiresAt =
-        this.catalog.quirksOf(record.institutionId).reauthorisationKeepsExpiry && kept
-          ? kept
-          : new Date(this.clock.nowMs() + MAX_DATA_CONSENT_MS).toISOString();
+        this.catalog.quirksOf(record.institutionId).reauthorisationKeepsExpiry && kept ? kept : undefined;
     }
     return this.consents.authorize(record);
   }
