@@ -6,7 +6,7 @@
 // Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
-// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
+// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
 import { syncBench } from './scenarios/sync.mjs';
 import { tracingOverhead } from './scenarios/tracing-overhead.mjs';
+import { transactionChangesBench } from './scenarios/transaction-changes.mjs';
 import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,6 +38,7 @@ const SCENARIOS = [
   'sync',
   'events',
   'consent-expiry',
+  'transaction-changes',
   'reconcile',
   'tracing-overhead',
   'isolation',
@@ -210,7 +212,9 @@ function report(summary) {
   );
   for (const s of summary.scenarios) {
     out.push('');
-    if (['consent-expiry', 'reconcile', 'tracing-overhead', 'isolation'].includes(s.kind)) {
+    if (
+      ['consent-expiry', 'transaction-changes', 'reconcile', 'tracing-overhead', 'isolation'].includes(s.kind)
+    ) {
       out.push(`## ${s.name}`, '', ...s.notes);
       continue;
     }
@@ -327,6 +331,7 @@ async function main() {
       sync: () => syncBench(context),
       events: () => eventsBench(context),
       'consent-expiry': () => consentExpiryBench(context),
+      'transaction-changes': () => transactionChangesBench(context),
       reconcile: () => reconcileBench(context),
       'tracing-overhead': () => tracingOverhead(context),
       isolation: () => isolationBench(context),
