@@ -8,14 +8,24 @@ import {
 } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { TransactionChangesService } from '#libs/domain/sync';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, invalidRequest, Tenant } from '#libs/http';
 import { missing } from '../common/api-responses.js';
-import { decodeCursor, encodeCursor } from '../common/paging.js';
+import { encodeCursor } from '../common/paging.js';
 import { ListTransactionChangesInput } from './inputs/list-transaction-changes.input.js';
 import { TransactionChangesOutput } from './outputs/transaction-changes.output.js';
 
 /** A cursor names its user's feed and a position in it: another user's cursor is refused, not misread. */
 const SEQ = /^\d{1,18}$/;
+
+/** The position a cursor of `userId`'s feed names; 400 for anything else. */
+function positionOf(cursor: string | undefined, userId: string): bigint | undefined {
+  if (cursor === undefined) return undefined;
+  const [owner, seq, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (owner !== userId || rest.length > 0 || !SEQ.test(seq ?? '')) {
+    throw invalidRequest([{ field: 'cursor', issue: 'must be nextCursor of a page of this user’s feed' }]);
+  }
+  return BigInt(seq);
+}
 
 @ApiTags('sync')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -44,12 +54,8 @@ export class TransactionChangesController {
     @Query() query: ListTransactionChangesInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const position = decodeCursor(query.cursor, (value) => {
-      const [owner, seq, ...rest] = value.split('|');
-      return owner === userId && rest.length === 0 && SEQ.test(seq ?? '');
-    });
     const page = await this.changes.page(caller, userId, {
-      after: position === undefined ? undefined : BigInt(position.split('|')[1]),
+      after: positionOf(query.cursor, userId),
       limit: query.limit,
       accountId: query.accountId,
     });

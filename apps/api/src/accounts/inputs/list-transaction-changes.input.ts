@@ -9,7 +9,6 @@ export class ListTransactionChangesInput {
   @PageCursor({
     description:
       '`nextCursor` of the previous page of this user’s feed; none to start from the beginning (every stored record, as added)',
-    keyset: true,
   })
   cursor?: string;
 
