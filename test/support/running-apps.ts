@@ -14,16 +14,34 @@ export interface RunningHttpApp {
   close: () => Promise<void>;
 }
 
-/** A port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports for what must know its port before it listens (a public URL handed to the apps first). Below
+ * Linux's ephemeral range (32768 and up): a port the kernel chose would be free when asked, then taken by
+ * an outgoing connection (Postgres, Redis, HTTP) before the server listened on it, which failed a run
+ * with EADDRINUSE. Each test worker takes its own slice, so two never pick the same port.
+ */
+const PORTS_FROM = 20_000;
+const PORTS_PER_WORKER = 500;
+const WORKER_SLICES = 24;
+const sliceStart =
+  PORTS_FROM + ((Number(process.env.VITEST_POOL_ID ?? 1) - 1) % WORKER_SLICES) * PORTS_PER_WORKER;
+let nextPort = sliceStart + Math.floor(Math.random() * PORTS_PER_WORKER);
+
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+
+/** A port nothing listens on right now, in this worker's slice (see PORTS_FROM). */
+export async function freePort(): Promise<number> {
+  for (let tried = 0; tried < PORTS_PER_WORKER; tried += 1) {
+    const port = nextPort;
+    nextPort = port + 1 < sliceStart + PORTS_PER_WORKER ? port + 1 : sliceStart;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${sliceStart}-${sliceStart + PORTS_PER_WORKER - 1}`);
 }
 
 async function listen(app: NestFastifyApplication, port = 0): Promise<RunningHttpApp> {
