@@ -4,7 +4,7 @@
 // into dist/sdk/merchant-sdk@<version>.js, which the api serves. Prints the file's subresource-integrity
 // hash; docs/sdk.md shows it, and a test holds the two to each other.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -25,6 +25,8 @@ export const integrityOf = (bytes) => `sha384-${createHash('sha384').update(byte
 
 export async function bundleSdk() {
   const { file } = sdkBundleFile();
+  // The api serves the one bundle it finds: an older version's goes.
+  rmSync(dirname(file), { recursive: true, force: true });
   await build({
     input: join(SDK, 'dist', 'browser.js'),
     platform: 'browser',

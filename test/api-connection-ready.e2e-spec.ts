@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
+import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import { eventually, storedTransactions } from './support/sync-kit.js';
@@ -58,13 +59,24 @@ describe('api: a connection ready, and a list that says it is partial', () => {
       for (const { id } of accounts) {
         const answer = await tenant.client.get(`/v1/accounts/${id}/transactions?limit=5`);
         const meta = (answer.body as { meta: StoredMeta }).meta;
-        if (meta.count > 0 && !meta.complete) return meta;
+        if (meta.count > 0 && !meta.complete) return { id, meta };
       }
       return undefined;
     });
-    expect(partial.syncStatus).toBe('syncing');
+    expect(partial.meta.syncStatus).toBe('syncing');
     expect(await syncedEvents(consentId)).toHaveLength(0);
+    // The SDK waits for the whole list on the merchant's behalf (and gives up when told to).
+    const sdk = createBffClient({ baseUrl: stack.api.url, token: tenant.merchant.apiKey.key });
+    const given = new AbortController();
+    given.abort(new Error('gave up'));
+    await expect(sdk.transactions.whenComplete(partial.id, { signal: given.signal })).rejects.toThrow();
+    const whole = sdk.transactions.whenComplete(partial.id, { intervalMs: 100 });
     await sandbox.admin('DELETE', '/faults');
+    await whole;
+    const now = (await tenant.client.get(`/v1/accounts/${partial.id}/transactions?limit=1`)).body as {
+      meta: StoredMeta;
+    };
+    expect(now.meta.complete).toBe(true);
 
     const [synced] = await eventually('consent.synced', async () => {
       const events = await syncedEvents(consentId);

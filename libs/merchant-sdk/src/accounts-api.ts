@@ -4,11 +4,15 @@ import {
   envelopeOf,
   idempotencyHeader,
   type RawClient,
+  sleep,
 } from './http-transport.js';
 import type { Account, Body, Data, Item, Query, SyncRun, Transaction } from './models.js';
 import { type PagedList, pagedList } from './paging.js';
 
 type AccountPath = '/v1/accounts/{accountId}';
+
+/** How often `whenComplete` asks while a first sync runs. */
+const COMPLETE_POLL_MS = 1_000;
 
 export interface AccountsApi {
   /** The user's accounts, with their balances and sync state. */
@@ -46,6 +50,11 @@ export interface TransactionsApi {
     userId: string,
     query?: Query<'/v1/users/{userId}/transactions/changes'>,
   ): Promise<Data<'/v1/users/{userId}/transactions/changes'>>;
+  /**
+   * Resolves once the account's stored list is whole (its first sync has ended: `meta.complete`), asking
+   * every `intervalMs` (1000) until then; `signal` gives up. A page read before may have been partial.
+   */
+  whenComplete(accountId: string, options?: { intervalMs?: number; signal?: AbortSignal }): Promise<void>;
 }
 
 export interface SyncsApi {
@@ -115,6 +124,19 @@ export function transactionsApi(raw: RawClient): TransactionsApi {
       ),
     changes: (userId: string, query: Query<'/v1/users/{userId}/transactions/changes'> = {}) =>
       dataOf(raw.GET('/v1/users/{userId}/transactions/changes', { params: { path: { userId }, query } })),
+    async whenComplete(accountId: string, options: { intervalMs?: number; signal?: AbortSignal } = {}) {
+      for (;;) {
+        const first = await envelopeOf(
+          raw.GET('/v1/accounts/{accountId}/transactions', {
+            params: { path: { accountId }, query: { limit: 1 } },
+            signal: options.signal,
+          }),
+        );
+        // An api that does not say (older than `meta.complete`) has no partial lists to wait for.
+        if (first.meta.complete !== false) return;
+        await sleep(options.intervalMs ?? COMPLETE_POLL_MS, options.signal);
+      }
+    },
   });
 }
 
