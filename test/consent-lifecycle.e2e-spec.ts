@@ -52,7 +52,11 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
       })
     )
       .filter(
-        (e) => e.type.startsWith('CONSENT_') && (e.data as { consentId?: string }).consentId === consentId,
+        // The lifecycle's own events: consent.synced follows the first syncs, whenever the worker ends them.
+        (e) =>
+          e.type.startsWith('CONSENT_') &&
+          e.type !== 'CONSENT_SYNCED' &&
+          (e.data as { consentId?: string }).consentId === consentId,
       )
       .map((e) => e.type);
 
