@@ -8,9 +8,9 @@ import {
 } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { TransactionChangesService } from '#libs/domain/sync';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, invalidRequest, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { missing } from '../common/api-responses.js';
-import { encodeCursor } from '../common/paging.js';
+import { decodeCursor, encodeCursor } from '../common/paging.js';
 import { ListTransactionChangesInput } from './inputs/list-transaction-changes.input.js';
 import { TransactionChangesOutput } from './outputs/transaction-changes.output.js';
 
@@ -19,12 +19,15 @@ const SEQ = /^\d{1,18}$/;
 
 /** The position a cursor of `userId`'s feed names; 400 for anything else. */
 function positionOf(cursor: string | undefined, userId: string): bigint | undefined {
-  if (cursor === undefined) return undefined;
-  const [owner, seq, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (owner !== userId || rest.length > 0 || !SEQ.test(seq ?? '')) {
-    throw invalidRequest([{ field: 'cursor', issue: 'must be nextCursor of a page of this user’s feed' }]);
-  }
-  return BigInt(seq);
+  const value = decodeCursor(
+    cursor,
+    (decoded) => {
+      const [owner, seq, ...rest] = decoded.split('|');
+      return owner === userId && rest.length === 0 && SEQ.test(seq ?? '');
+    },
+    'must be nextCursor of a page of this user’s feed',
+  );
+  return value === undefined ? undefined : BigInt(value.split('|')[1]);
 }
 
 @ApiTags('sync')

@@ -66,15 +66,19 @@ export function encodeCursor(value: string): string {
   return Buffer.from(value, 'utf8').toString('base64url');
 }
 
-/** A keyset cursor back to the key it encodes; by default keys are UUIDs, other lists name their own shape. */
+/**
+ * A keyset cursor back to the key it encodes; by default keys are UUIDs, other lists name their own shape
+ * (and, where the cursor is not `meta.nextCursor`, their own `issue`).
+ */
 export function decodeCursor(
   cursor: string | undefined,
   valid: RegExp | ((value: string) => boolean) = isUuid,
+  issue = 'must be a cursor from meta.nextCursor',
 ): string | undefined {
   if (cursor === undefined) return undefined;
   const value = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!(typeof valid === 'function' ? valid(value) : valid.test(value))) {
-    throw invalidRequest([{ field: 'cursor', issue: 'must be a cursor from meta.nextCursor' }]);
+    throw invalidRequest([{ field: 'cursor', issue }]);
   }
   return value;
 }

@@ -30,8 +30,9 @@ const PAGE_COLUMNS = `SELECT c.seq::text AS seq, c.account_id AS "accountId", c.
 export const TRANSACTION_CHANGE_SQL = {
   head: sqlStatement<{ last: string; prunedThrough: string }>(
     'transaction-feeds.head',
-    `SELECT last_seq::text AS last, pruned_through::text AS "prunedThrough" FROM transaction_feeds
-      WHERE user_id = $1::uuid`,
+    `SELECT f.last_seq::text AS last, f.pruned_through::text AS "prunedThrough"
+      FROM transaction_feeds f JOIN users u ON u.id = f.user_id
+      WHERE f.user_id = $2::uuid AND u.merchant_id = $1::uuid`,
     { last: 'string', prunedThrough: 'string' },
   ),
   page: sqlStatement<FeedRow>(
@@ -77,8 +78,8 @@ export class TransactionChangeRepository {
   constructor(private readonly database: DatabasePool) {}
 
   /** The user's feed head (the last number given, and through which removals were pruned). */
-  async head(userId: string): Promise<{ last: bigint; prunedThrough: bigint }> {
-    const [row] = await this.database.rows({ ...TRANSACTION_CHANGE_SQL.head, values: [userId] });
+  async head(merchantId: string, userId: string): Promise<{ last: bigint; prunedThrough: bigint }> {
+    const [row] = await this.database.rows({ ...TRANSACTION_CHANGE_SQL.head, values: [merchantId, userId] });
     return { last: BigInt(row?.last ?? 0), prunedThrough: BigInt(row?.prunedThrough ?? 0) };
   }
 

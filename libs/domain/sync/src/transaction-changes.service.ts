@@ -48,7 +48,7 @@ export class TransactionChangesService {
     const after = query.after ?? 0n;
     const rows = await this.changes.page(caller.merchantId, userId, after, query.limit + 1, query.accountId);
     // Read after the page: a prune that took a removal this page would have listed has recorded it by then.
-    const head = await this.changes.head(userId);
+    const head = await this.changes.head(caller.merchantId, userId);
     if (query.after !== undefined && after > head.last) {
       throw invalidRequest([{ field: 'cursor', issue: 'must be a cursor from nextCursor of this feed' }]);
     }

@@ -8,9 +8,12 @@ export class BalanceOutput {
   @ApiProperty({ type: Boolean, nullable: true }) creditLineIncluded: boolean | null;
 }
 
+/** An account's `sync.status` as the API shows it (the stored list's `meta.syncStatus` too). */
+export const SYNC_STATUS_VIEWS = ['pending', 'syncing', 'synced', 'failed', 'stopped'];
+
 export class SyncSummaryOutput {
   @ApiProperty({
-    enum: ['pending', 'syncing', 'synced', 'failed', 'stopped'],
+    enum: SYNC_STATUS_VIEWS,
     description: 'Lower case, like the consent’s `sync.status` (`stopped`: the consent no longer allows it)',
   })
   status: string;

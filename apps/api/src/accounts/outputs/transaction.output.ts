@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiListMeta } from '#libs/http';
 import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 import { MoneyOutput } from '../../common/outputs/money.output.js';
+import { SYNC_STATUS_VIEWS } from './account.output.js';
 
 /**
  * A transaction record, the same shape stored, live and categorised (see servedTransaction): the
@@ -50,7 +51,7 @@ export class StoredTransactionsMeta extends ApiListMeta {
   })
   complete: boolean;
   @ApiProperty({
-    enum: ['pending', 'syncing', 'synced', 'failed', 'stopped'],
+    enum: SYNC_STATUS_VIEWS,
     description: 'The account’s `sync.status`',
   })
   syncStatus: string;
