@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 // The SDK by its source: the root package does not depend on it by name (a merchant writes
 // `from '@open-banking-bff/merchant-sdk'`).
@@ -21,23 +22,6 @@ function publicDir(): string {
   return join(root, 'apps', 'demo-merchant', 'public');
 }
 
-/** The page's modules, one a panel; index.html is served apart, with the import map written into it. */
-const MODULES = [
-  'app.js',
-  'charts.js',
-  'connect.js',
-  'consents.js',
-  'devpanel.js',
-  'payments.js',
-  'sync.js',
-  'transactions.js',
-  'ui.js',
-];
-const TYPES: Record<string, string> = {
-  js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-};
-
 /** The BFF's refusal as the page reads it: the envelope's code, message and tracingId. */
 function refuse(reply: FastifyReply, error: unknown) {
   if (!(error instanceof BffError)) throw error;
@@ -56,11 +40,17 @@ export function createDemoServer(options: DemoOptions): FastifyInstance {
   // The backend's client: the merchant API key never leaves this process.
   const bff = createBffClient({ baseUrl: options.apiUrl, token: options.merchantApiKey });
 
-  for (const file of [...MODULES, 'app.css']) {
-    const body = readFileSync(join(dir, file));
-    const type = TYPES[file.split('.').pop()!];
-    app.get(`/${file}`, (_request, reply) => reply.type(type).header('cache-control', 'no-store').send(body));
-  }
+  // The page's modules and style; index.html is served apart, with the import map written into it.
+  void app.register(fastifyStatic, {
+    root: dir,
+    index: false,
+    decorateReply: false,
+    allowedPath: (path) => /\.(js|css)$/.test(path),
+    cacheControl: false,
+    setHeaders: (reply) => {
+      reply.header('cache-control', 'no-store');
+    },
+  });
   // The page imports the SDK by its package name, as a merchant's bundled page would; the browser finds
   // it through this import map, served from this origin (no bundler, no CDN).
   const importMap = JSON.stringify(registerSdkAssets(app));

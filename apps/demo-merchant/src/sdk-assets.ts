@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
 
 /**
  * The packages the merchant SDK imports at run time in a browser: the import graph of its root entry and
@@ -23,11 +23,6 @@ export interface SdkAssetsOptions {
 }
 
 const SERVED = /\.(js|mjs|map)$/;
-const TYPES: Record<string, string> = {
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-};
 
 /** The repository's root, from the source tree or from a built dist/ (as demo-server.ts finds public/). */
 function repositoryRoot(): string {
@@ -50,23 +45,6 @@ function esmEntryOf(name: string): { dir: string; entry: string } {
   return { dir: dirname(manifestPath), entry: entry.replace(/^\.\//, '') };
 }
 
-/** `relative` under `dir`, or undefined when it would leave it or is not a script (or its map). */
-function inside(dir: string, relative: string): string | undefined {
-  if (!SERVED.test(relative) || relative.includes('\0')) return undefined;
-  const file = resolve(dir, relative);
-  return file.startsWith(dir + sep) ? file : undefined;
-}
-
-async function sendFile(reply: FastifyReply, file: string | undefined) {
-  if (!file) return reply.code(404).send({ error: { message: 'Not found' } });
-  try {
-    const body = await readFile(file);
-    return reply.type(TYPES[extname(file)]).header('cache-control', 'no-cache').send(body);
-  } catch {
-    return reply.code(404).send({ error: { message: 'Not found' } });
-  }
-}
-
 /**
  * Serves the merchant SDK to browsers without a bundler: GET `/sdk/*` answers libs/merchant-sdk/dist
  * (read on each request, so a rebuild shows on reload) and GET `/vendor/<name>/*` the ESM build of each
@@ -87,16 +65,26 @@ export function registerSdkAssets(app: FastifyInstance, options: SdkAssetsOption
     '@open-banking-bff/merchant-sdk/connect': '/sdk/connect/index.js',
   };
 
-  app.get<{ Params: { '*': string } }>('/sdk/*', (request, reply) =>
-    sendFile(reply, inside(sdkDist, request.params['*'])),
-  );
-
+  serveScripts(app, sdkDist, '/sdk/');
   for (const name of SDK_BROWSER_DEPENDENCIES) {
     const { dir, entry } = esmEntryOf(name);
     imports[name] = `/vendor/${name}/${entry}`;
-    app.get<{ Params: { '*': string } }>(`/vendor/${name}/*`, (request, reply) =>
-      sendFile(reply, inside(dir, request.params['*'])),
-    );
+    serveScripts(app, dir, `/vendor/${name}/`);
   }
   return { imports };
+}
+
+/** The scripts (and their maps) under `root` at `prefix`, read on each request; nothing else there. */
+function serveScripts(app: FastifyInstance, root: string, prefix: string): void {
+  void app.register(fastifyStatic, {
+    root,
+    prefix,
+    decorateReply: false,
+    index: false,
+    allowedPath: (path) => SERVED.test(path),
+    cacheControl: false,
+    setHeaders: (reply) => {
+      reply.header('cache-control', 'no-cache');
+    },
+  });
 }
