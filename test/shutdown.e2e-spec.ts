@@ -333,8 +333,8 @@ describe('graceful shutdown in every state', () => {
         worker.output().slice(before).includes('connection error') ? true : undefined,
       );
       const end = await worker.signalled('SIGTERM');
-      // Before, it waited for the job until 4 s before its budget (9 s) ran out, and then closed: 7 s even
-      // on a quiet machine, and past the orchestrator's 10 s on a loaded one.
+      // Before, it waited for the job until 4 s before its budget (9 s) ran out, and then closed: past the
+      // orchestrator's 10 s on a loaded machine.
       expect({ ...end, ms: end.ms < OUTAGE_STOP_MS }, worker.output()).toEqual({
         code: 0,
         signal: null,

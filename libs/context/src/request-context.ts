@@ -30,9 +30,9 @@ let carrier: RequestContextCarrier = {
 /**
  * Keeps the request context in another carrier from now on: tracing (libs/observability) keeps it in the
  * OpenTelemetry context, whose own AsyncLocalStorage then carries both. Node 20 propagates every enabled
- * AsyncLocalStorage into every promise and callback, so a second one costs each promise of each request:
- * about 7 points of the cheapest read's speed with tracing on, in one paired run
- * (docs/observability.md#tracing). Called once, before any request or job runs; this module's own storage
+ * AsyncLocalStorage into every promise and callback, so a second one costs each promise of each request
+ * (re-measure: `npm run bench -- --only tracing-overhead`; docs/observability.md#tracing). Called once,
+ * before any request or job runs; this module's own storage
  * is then never entered.
  */
 export function carryRequestContextIn(next: RequestContextCarrier): void {

@@ -9,13 +9,12 @@ let collectGarbage: (() => void) | undefined;
  * compiled.
  *
  * - WebAssembly stays at V8's baseline tier (Liftoff). The only WebAssembly here is Prisma's query
- *   compiler, which the hot paths do not use (they are SQL on the pool). Its optimised tier cost 45 MiB of
- *   resident memory per process (an idle api: 248 → 196 MiB) against 5–15% on a Prisma query (measured
- *   here).
+ *   compiler, which the hot paths do not use (they are SQL on the pool). Its optimised tier costs tens of
+ *   MiB of resident memory per process for a small gain on a Prisma query.
  * - `leanHeap`: the old generation grows by a quarter past what survived the last full collection, not
- *   by V8's default of up to four times. A sync of 111,472 transactions peaked at 185–187 MiB of worker RSS
- *   instead of 253–267, at the same rows per second (`npm run bench -- --only sync`); the sandbox at
- *   10,000 consents at 273 MiB instead of 434–473. The api keeps V8's default: its targets are requests
+ *   by V8's default of up to four times: the worker's and the sandbox's peak RSS fall well below their
+ *   targets at the same throughput (re-measure: `npm run bench -- --only sync,sandbox-rotation`). The
+ *   api keeps V8's default: its targets are requests
  *   per second, and more frequent full collections take CPU from them on two shared cores.
  * - A full collection can be asked for (`trimHeapWhenIdle`).
  */

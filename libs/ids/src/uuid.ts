@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
  * A UUID v7 (RFC 9562) made here, because the consent id must be known before the row exists: it goes
  * into the signed `state` sent upstream, and the row needs the upstream consent id. v7 like the database
  * default, so ids stay in creation order and the list can page by id alone. Its 74 random bits are a v4's
- * (randomUUID draws from a pool Node refills 128 ids at a time; randomBytes per id cost a dispatch of
- * 10^6 runs about 4 s), behind the 48-bit millisecond time.
+ * (randomUUID draws from a pool Node refills 128 ids at a time; randomBytes per id slowed a large
+ * dispatch noticeably), behind the 48-bit millisecond time.
  */
 export function uuidV7(now = Date.now()): string {
   if (!Number.isInteger(now) || now < 0 || now >= 2 ** 48) throw new RangeError(`uuidV7: bad time ${now}`);

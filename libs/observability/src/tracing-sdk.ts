@@ -64,8 +64,8 @@ export function startTracingSdk(protocol: TracingOptions['protocol'], serviceNam
       // Fastify 5's maintained instrumentation makes each request's server span (the caller's context
       // extracted, the route named): one span per request, as spans per hook and handler would cost more
       // than the hot reads can spare. @opentelemetry/instrumentation-http is not used: binding every
-      // request's and response's listeners to the context cost the hot reads a third of their speed,
-      // sampled or not (docs/observability.md#tracing), and its client spans would cover node:http, which we
+      // request's and response's listeners to the context slowed the hot reads badly, sampled or not
+      // (`npm run bench -- --only tracing-overhead`), and its client spans would cover node:http, which we
       // do not call (undici's cover our outgoing calls).
       new FastifyOtelInstrumentation({
         registerOnInitialization: true,

@@ -8,9 +8,8 @@ import { JOB_DEFINITIONS, type JobName, type JobOf, type JobPayload } from './jo
 /**
  * Jobs per `addBulk`. A bulk's jobs (BullMQ's Job objects, their JSON and packed arguments, the command
  * buffers) are all alive until its reply, so a bulk of the dispatcher's 5,000 outlived the young generation
- * and filled the old: a dispatch of 10^6 due accounts spent a fifth of its time collecting garbage and took
- * 75 s (`npm run bench:scale`). In bulks of 200 it took 51 s, with 40% less CPU and 25% less memory; 100,
- * 500 and 1,000 did no better.
+ * and filled the old, so a large dispatch spent much of its time collecting garbage. Bulks of 200 were
+ * the best of the sizes tried (re-measure: `npm run bench:scale`, its dispatch of 10^6 due accounts).
  */
 const BULK = 200;
 

@@ -56,8 +56,8 @@ async function startDiscardingReceiver() {
 /**
  * The measured apis on the last CPU; this process (the load generator's threads) and the other apps on the
  * others, when the machine has two or more and taskset (util-linux) is there. On a machine of two cores, a
- * load generator and an api scheduled onto one core by turns moved a round's CPU time per request by ±25%,
- * which hid the difference measured; apart, rounds agree far better. The apis take turns, so sharing the
+ * load generator and an api scheduled onto one core by turns moved a round's CPU time per request by more
+ * than the difference measured; apart, rounds agree far better. The apis take turns, so sharing the
  * core is fair. Answers the note to print.
  */
 function pinApart(measured, others) {

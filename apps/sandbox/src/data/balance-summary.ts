@@ -61,7 +61,7 @@ export class BalanceSummary {
   /**
    * The booked balance at the start of `day`, from generated transactions alone. The plan is passed in,
    * not kept: a summary outlives its account set in the cache, and holding plans there held far more
-   * memory than the summaries themselves (measured).
+   * memory than the summaries themselves.
    */
   balanceBefore(plan: AccountPlan, day: number): number {
     const k = Math.min(Math.floor((day - this.firstDay) / CHECKPOINT_DAYS), this.checkpoints.length - 1);

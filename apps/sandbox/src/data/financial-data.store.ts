@@ -25,8 +25,8 @@ import { generatedIdOf, type SandboxAccount, TransactionLedger } from './transac
 
 /**
  * Account sets kept, per (user and institution, sandbox day): their facts, day patterns and overlays,
- * about 9 KB each and about 0.2 ms to make again. Balance summaries (under 1 KB an account) are kept
- * apart and longer, since each costs a few milliseconds. Together they bound the data area's memory
+ * small and cheap to make again. Balance summaries (under 1 KB an account) are kept apart and longer,
+ * since each costs more to make. Together they bound the data area's memory
  * (about 100 MB at most) however many consents exist; past them, data is computed again, never lost.
  */
 const MAX_CACHED_SETS = 4096;

@@ -18,8 +18,8 @@ import type { SeededRandom } from './seeded-random.js';
 /*
  * What one generated transaction is, drawn from the day's generator. `currentAccountAmount` makes exactly
  * the draws `currentAccountDraft` makes and returns only the amount: balances need every amount since
- * the balance epoch, and building a thousand days of descriptions to add up their amounts would cost
- * ten times as much. A unit test holds the two to the same draws.
+ * the balance epoch, and building a thousand days of descriptions only to add up their amounts would
+ * cost far more. A unit test holds the two to the same draws.
  */
 
 export function counterpartyFrom(random: SeededRandom): Counterparty {

@@ -7,7 +7,7 @@ import { cleansedDescription, REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } fr
 /*
  * `transactionWire` written straight to JSON text, byte for byte what JSON.stringify makes of it (a unit
  * test holds the two together): pages are generated on every request, and building then stringifying a
- * nested object per record cost four times as much as the rest of the page.
+ * nested object per record cost more than the rest of the page (`npm run bench -- --only sandbox-page`).
  */
 
 const q = JSON.stringify;

@@ -14,7 +14,7 @@ export interface Stamped {
  * Loads a snapshot that one worker reads per `maxAgeMs` and every worker shows: the first to find the shared
  * copy older than `maxAgeMs` claims the next read (SET NX, for `maxAgeMs`), reads, and stores it; the others
  * show the copy they found, at most one read's time older. Without it every worker would run the same
- * aggregate statements (0.5 s of Postgres at 10^6 accounts) for the same figures. Whatever Redis does (down,
+ * aggregate statements (not cheap at scale) for the same figures. Whatever Redis does (down,
  * slow, a copy that does not parse), the worker reads for itself: a gauge must not go blank because Redis did.
  * Clocks: a copy's age is judged by this host's clock against the reader's, so hosts must keep NTP time.
  */

@@ -15,8 +15,8 @@ export interface SyncLagCounts {
  * Accounts that sync (`next_sync_at` set: not stopped, not closed, their consent usable) of merchants
  * not disabled (their accounts are left due on purpose), bucketed by Postgres: one row per bucket comes
  * back, never one per account. It reads `accounts_last_synced_at_merchant_id_idx` alone, a partial index
- * on exactly these accounts (an index-only scan: 0.25–0.3 s for 6.5·10^5 of 10^6 accounts, against 1 s
- * for a scan of the table). `width_bucket` over the thresholds as timestamps, ascending, so no per-row
+ * on exactly these accounts (an index-only scan, several times cheaper than a scan of the table at
+ * 10^6 accounts). `width_bucket` over the thresholds as timestamps, ascending, so no per-row
  * arithmetic but the lag's sum.
  */
 const SYNC_LAG = `SELECT width_bucket(a.last_synced_at, $2::timestamptz[]) AS bucket, count(*)::int AS accounts,

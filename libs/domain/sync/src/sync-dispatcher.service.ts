@@ -36,8 +36,8 @@ export class SyncDispatcher {
   private readonly idleRunMs: number;
 
   async dispatch(now = new Date()): Promise<{ enqueued: number; resumed: number }> {
-    // First, before this dispatch opens runs of its own: a dispatch of a million due accounts takes about
-    // a minute, longer on a busy machine, and its own first runs would otherwise look idle by its end and
+    // First, before this dispatch opens runs of its own: a dispatch of a million due accounts can outlast
+    // the idle bound, and its own first runs would otherwise look idle by its end and
     // be looked up in Redis one by one (which failed a dispatch of 10^6 on a loaded machine).
     const resumed = await this.resumeIdleRuns();
     let enqueued = 0;

@@ -14,8 +14,8 @@ import { REDIS, type RedisClient } from '#libs/redis';
  * - A lease is the process's expected demand for the next 100 ms (at least the requests waiting for it),
  *   and never more than an eighth of what the window has left. A key used at a few requests a second
  *   leases one at a time, which is the exact one-round-trip-per-request limit; a busy key makes a round
- *   trip every 100 ms or so instead of one per request (with it on every request, the p99 of a read at
- *   50 connections was 53–58 ms; 35 ms without).
+ *   trip every 100 ms or so instead of one per request, which kept the stored read's p99 off Redis's
+ *   queue (re-measure: `npm run bench -- --only sync`).
  * - The price: tokens leased by one process and not used are not available to another until the window
  *   ends, so near the limit a key can be refused while another process still holds a few (at most an
  *   eighth of what was left when it leased). `x-ratelimit-remaining` counts them as used.
