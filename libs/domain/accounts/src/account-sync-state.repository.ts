@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, ReadCache, sqlStatement, sqlTemplate } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
@@ -179,7 +180,7 @@ export class AccountSyncStateRepository {
   ) {}
 
   /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
-  async syncTarget(merchantId: string, accountId: string): Promise<SyncTarget | null> {
+  async syncTarget(merchantId: MerchantId, accountId: string): Promise<SyncTarget | null> {
     if (!isUuid(accountId) || !isUuid(merchantId)) return null;
     const [r] = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.syncTarget,
@@ -222,7 +223,7 @@ export class AccountSyncStateRepository {
   }
 
   /** A sync started: shown as `syncing` unless the consent stopped it meanwhile. */
-  async markSyncing(merchantId: string, accountId: string): Promise<void> {
+  async markSyncing(merchantId: MerchantId, accountId: string): Promise<void> {
     await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.markSyncing,
       values: [accountId, merchantId],
@@ -232,8 +233,8 @@ export class AccountSyncStateRepository {
 
   /** A sync ended, in the sync's final transaction: synced (or failed, with why) and due again at `nextSyncAt`. */
   async markSyncEnded(
+    merchantId: MerchantId,
     db: pg.PoolClient,
-    merchantId: string,
     accountId: string,
     outcome:
       { synced: true; at: Date; nextSyncAt: Date } | { synced: false; error: string; nextSyncAt: Date },
@@ -251,7 +252,7 @@ export class AccountSyncStateRepository {
     });
   }
   /** The ids of a consent's accounts that may sync (not stopped). */
-  async idsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+  async idsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.idsOfConsent,
       values: [merchantId, consentId],
@@ -266,7 +267,7 @@ export class AccountSyncStateRepository {
    * conditions are checked again on the locked rows, so one moved away meanwhile is left alone.
    */
   async closeUnlisted(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     listedUpstreamIds: readonly string[],
   ): Promise<string[]> {
@@ -280,7 +281,7 @@ export class AccountSyncStateRepository {
 
   /** Closed accounts the upstream lists again are reopened, and due at once (rows locked in id order). */
   async reopenListed(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     listedUpstreamIds: readonly string[],
   ): Promise<void> {
@@ -292,7 +293,7 @@ export class AccountSyncStateRepository {
   }
 
   /** The upstream ids of every account of a consent, closed ones included. */
-  async upstreamIdsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+  async upstreamIdsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.upstreamIdsOfConsent,
       values: [merchantId, consentId],
@@ -307,7 +308,7 @@ export class AccountSyncStateRepository {
    * (AccountPlacementRepository.upsertFromUpstream), which may be moving some of them to another consent
    * right now. The caller invalidates the read cache after it commits.
    */
-  async resumeConsent(tx: Tx, merchantId: string, consentId: string, now: Date): Promise<void> {
+  async resumeConsent(merchantId: MerchantId, tx: Tx, consentId: string, now: Date): Promise<void> {
     await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.resumeConsent(merchantId, consentId, now));
   }
 
@@ -315,7 +316,7 @@ export class AccountSyncStateRepository {
    * In the consent's end (revoked, gone): its accounts stop syncing. Rows locked in id order, like every
    * writer of a set of accounts. The caller invalidates the read cache after it commits.
    */
-  async stopConsent(tx: Tx, merchantId: string, consentId: string): Promise<void> {
+  async stopConsent(merchantId: MerchantId, tx: Tx, consentId: string): Promise<void> {
     await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.stopConsent(merchantId, consentId));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, queryOn, type RowShape, sqlStatement } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { type AnnouncedConsent, consentEvent } from './consent-events.js';
@@ -142,7 +143,7 @@ export class ConsentExpiryRepository {
    * it long before).
    */
   async claimReauthorisation(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     now: Date,
     cutoff: Date,
@@ -155,7 +156,7 @@ export class ConsentExpiryRepository {
   }
 
   /** The upstream call failed: the next scan may try again. */
-  async releaseReauthorisation(merchantId: string, consentId: string): Promise<void> {
+  async releaseReauthorisation(merchantId: MerchantId, consentId: string): Promise<void> {
     await this.db.rows({
       ...CONSENT_EXPIRY_SQL.releaseReauthorisation,
       values: [merchantId, consentId],
