@@ -200,9 +200,9 @@ export class AccountPlacementRepository {
           data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
           select: { id: true },
         });
-        await this.storeBalances(tx, owner.merchantId, id, a);
+        await this.storeBalances(owner.merchantId, tx, id, a);
       } else if (placement.action === 'move' || placement.action === 'update') {
-        await this.storeBalances(tx, owner.merchantId, placement.accountId, a);
+        await this.storeBalances(owner.merchantId, tx, placement.accountId, a);
         if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
         await tx.account.updateMany({
           where: { id: placement.accountId, merchantId: owner.merchantId },
@@ -214,8 +214,8 @@ export class AccountPlacementRepository {
 
   /** The account's latest balance of each type the bank reports; those of types it no longer reports go. */
   private async storeBalances(
-    tx: Prisma.TransactionClient,
     merchantId: MerchantId,
+    tx: Prisma.TransactionClient,
     accountId: string,
     a: UpstreamAccount,
   ): Promise<void> {

@@ -74,7 +74,7 @@ export class ConsentStateRepository {
 
   /** An embedded SCA step moved on; only from the very status the step was taken in. */
   advanceEmbedded(merchantId: MerchantId, consentId: string, from: ConsentStatus, to: ConsentStatus) {
-    return this.apply(this.prisma, merchantId, consentId, 'advanceEmbedded', to, {}, from);
+    return this.apply(merchantId, this.prisma, consentId, 'advanceEmbedded', to, {}, from);
   }
 
   /**
@@ -111,7 +111,7 @@ export class ConsentStateRepository {
     const { reauthorisationNotExtended: notExtended = false, ...terms } = data;
     const attempt = () =>
       this.prisma.$transaction(async (tx) => {
-        const result = await this.apply(tx, merchantId, consentId, 'authorise', ConsentStatus.Authorised, {
+        const result = await this.apply(merchantId, tx, consentId, 'authorise', ConsentStatus.Authorised, {
           ...terms,
           ...NOTHING_PENDING,
           reauthorisationRequestedAt: null,
@@ -123,7 +123,7 @@ export class ConsentStateRepository {
           lastErrorMessage: null,
         });
         if (result.applied && notExtended) {
-          await this.announce(tx, merchantId, consentId, 'consent.reauthorisation_not_extended');
+          await this.announce(merchantId, tx, consentId, 'consent.reauthorisation_not_extended');
         }
         if (result.applied && placeAccounts) await placeAccounts(tx);
         if (result.applied) await this.syncState.resumeConsent(merchantId, tx, consentId, now);
@@ -150,7 +150,7 @@ export class ConsentStateRepository {
     message: string | null,
   ): Promise<TransitionResult> {
     return this.prisma.$transaction((tx) =>
-      this.apply(tx, merchantId, consentId, 'fail', status, {
+      this.apply(merchantId, tx, consentId, 'fail', status, {
         ...NOTHING_PENDING,
         lastErrorCode: code.slice(0, 64),
         lastErrorMessage: message?.slice(0, 1000) ?? null,
@@ -169,8 +169,8 @@ export class ConsentStateRepository {
     const run = <T>(fn: (tx: Tx) => Promise<T>) => (within ? fn(within) : this.prisma.$transaction(fn));
     const write = run(async (tx) => {
       const result = await this.apply(
-        tx,
         merchantId,
+        tx,
         consentId,
         'gone',
         status,
@@ -200,7 +200,7 @@ export class ConsentStateRepository {
     data: { reauthorisationUrl: string; redirectUrl: string; upstreamState: string },
   ): Promise<TransitionResult> {
     return this.prisma.$transaction((tx) =>
-      this.apply(tx, merchantId, consentId, 'requestReauthorisation', ConsentStatus.AwaitingReauthorisation, {
+      this.apply(merchantId, tx, consentId, 'requestReauthorisation', ConsentStatus.AwaitingReauthorisation, {
         reauthorisationUrl: data.reauthorisationUrl,
         reauthorisationRequestedAt: new Date(),
         redirectUrl: data.redirectUrl,
@@ -224,8 +224,8 @@ export class ConsentStateRepository {
     },
   ): Promise<TransitionResult> {
     return this.apply(
-      this.prisma,
       merchantId,
+      this.prisma,
       consentId,
       'updatePreAuthorisation',
       ConsentStatus.AwaitingAuthorisation,
@@ -242,7 +242,7 @@ export class ConsentStateRepository {
    * kept: reading the payment's status upstream still needs it.
    */
   markConsumed(merchantId: MerchantId, consentId: string): Promise<TransitionResult> {
-    return this.apply(this.prisma, merchantId, consentId, 'consume', ConsentStatus.Consumed, {
+    return this.apply(merchantId, this.prisma, consentId, 'consume', ConsentStatus.Consumed, {
       ...NOTHING_PENDING,
     });
   }
@@ -258,7 +258,7 @@ export class ConsentStateRepository {
         where: { id: consentId, merchantId },
         select: { kind: true },
       });
-      const result = await this.apply(tx, merchantId, consentId, 'revoke', ConsentStatus.Revoked, {
+      const result = await this.apply(merchantId, tx, consentId, 'revoke', ConsentStatus.Revoked, {
         ...NOTHING_PENDING,
         revokedAt: now,
         ...(consent?.kind === 'ACCOUNT' ? { tokenCiphertext: null, tokenKeyId: null } : {}),
@@ -274,8 +274,8 @@ export class ConsentStateRepository {
    * exactly `onlyFrom`, when the caller knows the status it acted on).
    */
   private async apply(
-    db: Tx,
     merchantId: MerchantId,
+    db: Tx,
     consentId: string,
     transition: ConsentTransition,
     to: ConsentStatus,
@@ -293,7 +293,7 @@ export class ConsentStateRepository {
     });
     if (count === 1) {
       const type = announcedBy(transition, to);
-      if (type) await this.announce(db, merchantId, consentId, type);
+      if (type) await this.announce(merchantId, db, consentId, type);
       return { applied: true };
     }
     const found = await db.consent.findFirst({
@@ -305,8 +305,8 @@ export class ConsentStateRepository {
 
   /** Records the change's merchant event in the same transaction (only ever called inside one). */
   private async announce(
-    db: Tx,
     merchantId: MerchantId,
+    db: Tx,
     consentId: string,
     type: MerchantEventType,
   ): Promise<void> {
