@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { ConsentAuthoriser, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
 import { AccountSyncService } from '#libs/domain/sync';
@@ -187,7 +188,7 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
 
   it('leaves the accounts where they are when the new consent is revoked between the bank’s approval and its storing', async () => {
     const tenant = await onboard(stack);
-    const merchantId = tenant.merchant.merchant.id;
+    const merchantId = tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id);
     const first = await connectAgain(tenant);
     const before = await accountsWhenSynced(tenant.client, tenant.userId);
     const created = await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
@@ -216,7 +217,9 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
       true,
     );
 
-    const stored = await stack.api.app.get(ConsentAuthoriser).store(claimed, authorised, undefined);
+    const stored = await stack.api.app
+      .get(ConsentAuthoriser)
+      .store(merchantId, claimed, authorised, undefined);
     expect(stored).toMatchObject({ applied: false, found: 'REVOKED' });
     const after = await accountsOf(tenant);
     expect(after.map((a) => a.id).sort()).toEqual(before.map((a) => a.id).sort());

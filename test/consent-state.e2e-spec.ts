@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MerchantId, tenantNamedByOperator } from '#libs/context';
 import { DatabasePool, PrismaService, ReadCache } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
@@ -17,11 +18,14 @@ describe('ConsentStateRepository: guarded status writes', () => {
     cache,
     new AccountSyncStateRepository(database, cache),
   );
-  let merchantId: string;
+  let merchantId: MerchantId;
   let userId: string;
 
   beforeAll(async () => {
-    merchantId = (await prisma.merchant.create({ data: { name: uniqueName('merchant') } })).id;
+    merchantId = tenantNamedByOperator(
+      { kind: 'operator' },
+      (await prisma.merchant.create({ data: { name: uniqueName('merchant') } })).id,
+    );
     const reference = uniqueName('user');
     userId = (await prisma.user.create({ data: { merchantId, reference, applicationUserId: reference } })).id;
   });
@@ -65,8 +69,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
 
   it('marks an authorised consent gone and stops its accounts’ sync', async () => {
     const id = await consentIn(ConsentStatus.Authorised);
-    const result = await state.markGone({
-      merchantId,
+    const result = await state.markGone(merchantId, {
       consentId: id,
       status: ConsentStatus.Expired,
       code: 'CONSENT_EXPIRED',
@@ -80,8 +83,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
 
   it('changes nothing when the consent is no longer where the transition starts, and says what it found', async () => {
     const id = await consentIn(ConsentStatus.AwaitingReauthorisation);
-    const gone = await state.markGone({
-      merchantId,
+    const gone = await state.markGone(merchantId, {
       consentId: id,
       status: ConsentStatus.Expired,
       code: 'CONSENT_EXPIRED',
@@ -110,7 +112,10 @@ describe('ConsentStateRepository: guarded status writes', () => {
     const id = await consentIn(ConsentStatus.Authorised);
     const other = (await prisma.merchant.create({ data: { name: uniqueName('other') } })).id;
     try {
-      expect(await state.markRevoked(other, id)).toEqual({ applied: false, found: null });
+      expect(await state.markRevoked(tenantNamedByOperator({ kind: 'operator' }, other), id)).toEqual({
+        applied: false,
+        found: null,
+      });
       expect((await row(id)).status).toBe('AUTHORIZED');
     } finally {
       await prisma.merchant.delete({ where: { id: other } });
@@ -160,15 +165,13 @@ describe('ConsentStateRepository: guarded status writes', () => {
         .filter((e) => (e.data as { consentId?: string }).consentId === consentId)
         .map((e) => [e.type, e.userId, (e.data as { status: string }).status]);
     const id = await consentIn(ConsentStatus.Authorised);
-    await state.markGone({
-      merchantId,
+    await state.markGone(merchantId, {
       consentId: id,
       status: ConsentStatus.Revoked,
       code: 'CONSENT_REVOKED',
       message: 'revoked at the bank',
     });
-    await state.markGone({
-      merchantId,
+    await state.markGone(merchantId, {
       consentId: id,
       status: ConsentStatus.Revoked,
       code: 'CONSENT_REVOKED',

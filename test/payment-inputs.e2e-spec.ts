@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { createVrpConsentRow, uniqueName } from '#libs/testing';
@@ -225,7 +226,9 @@ describe('payment inputs: amounts and references refused with the real reason', 
     tenant = await onboard(stack);
     const user = await stack.api.app
       .get(UserRepository)
-      .create(tenant.merchant.merchant.id, { reference: uniqueName('inputs') });
+      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
+        reference: uniqueName('inputs'),
+      });
     const upstream = await authorisedSandboxVrpConsent(
       stack.sandbox.url,
       stack.api.config,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import {
   type DatabasePool,
   type ReadCache,
@@ -62,7 +63,14 @@ async function transactionPages(): Promise<DeclaredStatement[]> {
       for (const from of choices(new Date(0)))
         for (const before of choices(new Date()))
           for (const after of choices({ date: new Date(0).toISOString(), id })) {
-            await repository.page(id, id, { ascending, status, from, before, after, limit: 10 });
+            await repository.page(tenantNamedByOperator({ kind: 'operator' }, id), id, {
+              ascending,
+              status,
+              from,
+              before,
+              after,
+              limit: 10,
+            });
           }
   return [...sent.values()];
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
@@ -34,7 +35,9 @@ describe('VRP payments: limits enforced here, atomically', () => {
     other = await onboard(stack);
     user = await stack.api.app
       .get(UserRepository)
-      .create(tenant.merchant.merchant.id, { reference: uniqueName('vrp') });
+      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
+        reference: uniqueName('vrp'),
+      });
     userId = user.id;
     const upstream = await authorisedSandboxVrpConsent(
       stack.sandbox.url,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import {
   MerchantEventRepository,
@@ -119,7 +120,7 @@ describe('property: the user event stream is every event once, in numeric order'
             const read: number[] = [];
             for (let position = String(start); ;) {
               const { events: page, refusal } = await repository.streamForCaller(
-                tenant.merchant.merchant.id,
+                tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id),
                 userId,
                 tenant.merchant.apiKey.id,
                 position,

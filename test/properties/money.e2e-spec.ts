@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
 import { amountToApi, decimalFromUpstream, decimalTextToApi, decimalToApi } from '#libs/domain/accounts';
 import {
@@ -185,7 +186,9 @@ describe('property: money round-trips exactly', () => {
       const prisma = stack.api.app.get(PrismaService);
       const user = await stack.api.app
         .get(UserRepository)
-        .create(tenant.merchant.merchant.id, { reference: uniqueName('money') });
+        .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
+          reference: uniqueName('money'),
+        });
       const upstream = await authorisedSandboxVrpConsent(
         stack.sandbox.url,
         stack.api.config,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
 import {
   currentVrpPeriod,
@@ -132,7 +133,9 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
     prisma = stack.api.app.get(PrismaService);
     user = await stack.api.app
       .get(UserRepository)
-      .create(tenant.merchant.merchant.id, { reference: uniqueName('vrp-props') });
+      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
+        reference: uniqueName('vrp-props'),
+      });
   });
   afterAll(async () => {
     await stack?.close();

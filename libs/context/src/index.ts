@@ -1,2 +1,3 @@
 export * from './caller.js';
 export * from './request-context.js';
+export * from './tenant-scope.js';

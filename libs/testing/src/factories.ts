@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '#libs/config';
+import { tenantNamedByOperator } from '#libs/context';
 import { SecretBox } from '#libs/crypto';
 import type { PrismaService } from '#libs/database';
 import { mintSessionToken, signSessionToken, UserRepository } from '#libs/domain/users';
@@ -31,7 +32,7 @@ export async function createMerchant(
 
 /** A user row of a merchant, through the repository the app itself uses. */
 export async function createUser(users: UserRepository, merchantId: string, reference = uniqueName('user')) {
-  return users.create(merchantId, { reference });
+  return users.create(tenantNamedByOperator({ kind: 'operator' }, merchantId), { reference });
 }
 
 /** A session token as a merchant backend would get it; `expiresInSeconds` may be negative (expired). */

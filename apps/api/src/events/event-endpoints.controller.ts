@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { AuditAction } from '#libs/domain/audit';
 import { EventDeliveryService, EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
@@ -132,7 +132,7 @@ export class EventEndpointsController {
   @ApiAnswer(200, EndpointTestOutput)
   @ApiMissing()
   async test(@Param('id') id: string, @Tenant() caller: TenantCaller) {
-    const sent = await this.delivery.sendTest(caller.merchantId, id);
+    const sent = await this.delivery.sendTest(tenantOf(caller), id);
     return envelope(sent);
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import {
   isTransactionConflict,
   Prisma,
@@ -13,13 +14,15 @@ import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { placeAccounts, type Placement } from './account-placement.js';
 import { decimalFromUpstream } from './money.js';
 
-/** The consent an account refresh belongs to (ids only; the token never comes here). */
+/** The consent an account refresh belongs to, within its merchant (ids only; the token never comes here). */
 export interface AccountOwner {
-  merchantId: string;
   userId: string;
   consentId: string;
   institutionId: string;
 }
+
+/** The owner with its merchant, as the placement writes it. */
+type PlacedOwner = AccountOwner & { merchantId: MerchantId };
 
 const json = (v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull =>
   v === undefined || v === null ? Prisma.DbNull : v;
@@ -41,7 +44,7 @@ export const ACCOUNT_PLACEMENT_SQL = {
   move: sqlTemplate(
     'accounts.move',
     (
-      owner: AccountOwner,
+      owner: PlacedOwner,
       accountId: string,
       upstreamAccountId: string,
       now: Date,
@@ -94,6 +97,7 @@ export class AccountPlacementRepository {
    * stored (else the consent's stored one).
    */
   async upsertFromUpstream(
+    merchantId: MerchantId,
     owner: AccountOwner,
     accounts: readonly UpstreamAccount[],
     options: { approvedAt?: Date; now?: Date } = {},
@@ -101,8 +105,10 @@ export class AccountPlacementRepository {
     const now = options.now ?? new Date();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.prisma.$transaction((tx) => this.place(tx, owner, accounts, options, now));
-        this.cache.invalidate(owner.merchantId);
+        await this.prisma.$transaction((tx) =>
+          this.place(tx, { ...owner, merchantId }, accounts, options, now),
+        );
+        this.cache.invalidate(merchantId);
         return;
       } catch (error) {
         // A deadlock with another writer of these rows (a sync ending, a revocation) picked this one: the
@@ -118,17 +124,18 @@ export class AccountPlacementRepository {
    * The caller invalidates the read cache after it commits, and retries on a conflict.
    */
   placeWithin(
+    merchantId: MerchantId,
     tx: Prisma.TransactionClient,
     owner: AccountOwner,
     accounts: readonly UpstreamAccount[],
     options: { approvedAt?: Date; now?: Date } = {},
   ): Promise<void> {
-    return this.place(tx, owner, accounts, options, options.now ?? new Date());
+    return this.place(tx, { ...owner, merchantId }, accounts, options, options.now ?? new Date());
   }
 
   private async place(
     tx: Prisma.TransactionClient,
-    owner: AccountOwner,
+    owner: PlacedOwner,
     accounts: readonly UpstreamAccount[],
     options: { approvedAt?: Date },
     now: Date,
@@ -193,9 +200,9 @@ export class AccountPlacementRepository {
           data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
           select: { id: true },
         });
-        await this.storeBalances(tx, owner.merchantId, id, a);
+        await this.storeBalances(owner.merchantId, tx, id, a);
       } else if (placement.action === 'move' || placement.action === 'update') {
-        await this.storeBalances(tx, owner.merchantId, placement.accountId, a);
+        await this.storeBalances(owner.merchantId, tx, placement.accountId, a);
         if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
         await tx.account.updateMany({
           where: { id: placement.accountId, merchantId: owner.merchantId },
@@ -207,8 +214,8 @@ export class AccountPlacementRepository {
 
   /** The account's latest balance of each type the bank reports; those of types it no longer reports go. */
   private async storeBalances(
+    merchantId: MerchantId,
     tx: Prisma.TransactionClient,
-    merchantId: string,
     accountId: string,
     a: UpstreamAccount,
   ): Promise<void> {
@@ -243,7 +250,7 @@ export class AccountPlacementRepository {
    */
   private async move(
     tx: Prisma.TransactionClient,
-    owner: AccountOwner,
+    owner: PlacedOwner,
     accountId: string,
     upstreamAccountId: string,
     now: Date,
@@ -252,8 +259,8 @@ export class AccountPlacementRepository {
   }
   /** The latest balances, in the sync's final transaction (the table holds one per type). */
   async replaceBalances(
+    merchantId: MerchantId,
     db: pg.PoolClient,
-    merchantId: string,
     accountId: string,
     balances: readonly {
       type: string;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DatabasePool, Prisma, ReadCache, sqlStatement, sqlTemplate } from '#libs/database';
+import type { MerchantId } from '#libs/context';
+import { DatabasePool, Prisma, queryOn, ReadCache, sqlStatement, sqlTemplate } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
 type Tx = Prisma.TransactionClient;
@@ -137,6 +138,20 @@ export const ACCOUNT_SYNC_STATE_SQL = {
         WHERE merchant_id = $1::uuid AND consent_id = $2::uuid`,
     { upstreamAccountId: 'string' },
   ),
+  /**
+   * In the expiry scan's transaction, after its batch of consents expired: each consent's accounts, of
+   * that consent's merchant, stopped.
+   */
+  stopExpired: sqlStatement(
+    'accounts.stop-expired',
+    `UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $3::timestamptz
+        WHERE id IN (
+            SELECT a.id FROM accounts a
+              JOIN unnest($1::uuid[], $2::uuid[]) AS e(consent_id, merchant_id)
+                ON e.consent_id = a.consent_id AND e.merchant_id = a.merchant_id
+            ORDER BY a.id FOR NO KEY UPDATE OF a)
+          AND consent_id = ANY($1::uuid[])`,
+  ),
   /** In the consent state owner's Prisma transaction. */
   resumeConsent: sqlTemplate(
     'accounts.resume-consent',
@@ -167,9 +182,9 @@ export const ACCOUNT_SYNC_STATE_SQL = {
  * The owner of an account's sync state (sync_status, next_sync_at, last_synced_at, last_sync_error and
  * closed_at): the sync's reads of it, its marks as a run starts and ends, the accounts closed and reopened
  * as the bank lists them, and the consent's accounts made due or stopped as the consent state owner
- * authorises or ends it (in that owner's transaction). Two writes set these columns as a part of a larger
- * statement instead: a placement moving an account to another consent (AccountPlacementRepository) and
- * the expiry scan's batch (ConsentExpiryRepository).
+ * authorises or ends it (in that owner's transaction, or in the expiry scan's for a batch of expired
+ * consents). One write sets these columns as a part of a larger statement instead: a placement moving an
+ * account to another consent (AccountPlacementRepository).
  */
 @Injectable()
 export class AccountSyncStateRepository {
@@ -179,7 +194,7 @@ export class AccountSyncStateRepository {
   ) {}
 
   /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
-  async syncTarget(merchantId: string, accountId: string): Promise<SyncTarget | null> {
+  async syncTarget(merchantId: MerchantId, accountId: string): Promise<SyncTarget | null> {
     if (!isUuid(accountId) || !isUuid(merchantId)) return null;
     const [r] = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.syncTarget,
@@ -222,7 +237,7 @@ export class AccountSyncStateRepository {
   }
 
   /** A sync started: shown as `syncing` unless the consent stopped it meanwhile. */
-  async markSyncing(merchantId: string, accountId: string): Promise<void> {
+  async markSyncing(merchantId: MerchantId, accountId: string): Promise<void> {
     await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.markSyncing,
       values: [accountId, merchantId],
@@ -232,8 +247,8 @@ export class AccountSyncStateRepository {
 
   /** A sync ended, in the sync's final transaction: synced (or failed, with why) and due again at `nextSyncAt`. */
   async markSyncEnded(
+    merchantId: MerchantId,
     db: pg.PoolClient,
-    merchantId: string,
     accountId: string,
     outcome:
       { synced: true; at: Date; nextSyncAt: Date } | { synced: false; error: string; nextSyncAt: Date },
@@ -251,7 +266,7 @@ export class AccountSyncStateRepository {
     });
   }
   /** The ids of a consent's accounts that may sync (not stopped). */
-  async idsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+  async idsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.idsOfConsent,
       values: [merchantId, consentId],
@@ -266,7 +281,7 @@ export class AccountSyncStateRepository {
    * conditions are checked again on the locked rows, so one moved away meanwhile is left alone.
    */
   async closeUnlisted(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     listedUpstreamIds: readonly string[],
   ): Promise<string[]> {
@@ -280,7 +295,7 @@ export class AccountSyncStateRepository {
 
   /** Closed accounts the upstream lists again are reopened, and due at once (rows locked in id order). */
   async reopenListed(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     listedUpstreamIds: readonly string[],
   ): Promise<void> {
@@ -292,7 +307,7 @@ export class AccountSyncStateRepository {
   }
 
   /** The upstream ids of every account of a consent, closed ones included. */
-  async upstreamIdsOfConsent(merchantId: string, consentId: string): Promise<string[]> {
+  async upstreamIdsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.upstreamIdsOfConsent,
       values: [merchantId, consentId],
@@ -307,15 +322,33 @@ export class AccountSyncStateRepository {
    * (AccountPlacementRepository.upsertFromUpstream), which may be moving some of them to another consent
    * right now. The caller invalidates the read cache after it commits.
    */
-  async resumeConsent(tx: Tx, merchantId: string, consentId: string, now: Date): Promise<void> {
+  async resumeConsent(merchantId: MerchantId, tx: Tx, consentId: string, now: Date): Promise<void> {
     await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.resumeConsent(merchantId, consentId, now));
+  }
+
+  /**
+   * In the expiry scan's transaction, once its batch of consents expired: their accounts stop syncing.
+   * A batch spans merchants, each consent named with its own (as the expired rows carry it). Rows locked
+   * in id order, like every writer of a set of accounts (a placement may be moving some of them to another
+   * consent right now). Read caches learn of it from the database's notification.
+   */
+  async stopExpiredConsents(
+    db: pg.PoolClient,
+    consents: readonly { merchantId: string; consentId: string }[],
+    now: Date,
+  ): Promise<void> {
+    if (consents.length === 0) return;
+    await queryOn(db, {
+      ...ACCOUNT_SYNC_STATE_SQL.stopExpired,
+      values: [consents.map((c) => c.consentId), consents.map((c) => c.merchantId), now],
+    });
   }
 
   /**
    * In the consent's end (revoked, gone): its accounts stop syncing. Rows locked in id order, like every
    * writer of a set of accounts. The caller invalidates the read cache after it commits.
    */
-  async stopConsent(tx: Tx, merchantId: string, consentId: string): Promise<void> {
+  async stopConsent(merchantId: MerchantId, tx: Tx, consentId: string): Promise<void> {
     await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.stopConsent(merchantId, consentId));
   }
 }

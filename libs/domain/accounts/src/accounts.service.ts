@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AccountRepository, type StoredAccount } from './account.repository.js';
 import { decimalTextToApi } from './money.js';
@@ -78,7 +78,7 @@ export class AccountsService {
   constructor(private readonly accounts: AccountRepository) {}
 
   async get(caller: TenantCaller, accountId: string): Promise<AccountView> {
-    const found = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
+    const found = await this.accounts.findOne(tenantOf(caller), accountId, caller.userId);
     if (!found) throw notFound();
     return toAccountView(found);
   }
@@ -86,7 +86,7 @@ export class AccountsService {
   /** A session may list only its own user's accounts; any other user id reads as missing. */
   async listForUser(caller: TenantCaller, userId: string, limit: number, afterId?: string) {
     assertActsFor(caller, userId);
-    const page = await this.accounts.listForUser(caller.merchantId, userId, limit, afterId);
+    const page = await this.accounts.listForUser(tenantOf(caller), userId, limit, afterId);
     if (!page) throw userNotFound();
     const { rows, more } = page;
     return { accounts: rows.map(toAccountView), nextAfterId: more ? rows.at(-1)!.id : undefined };

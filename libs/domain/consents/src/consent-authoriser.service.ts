@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { MerchantId } from '#libs/context';
 import type { Prisma } from '#libs/database';
 import { AccountPlacementRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncRequests } from '#libs/domain/sync-runs';
@@ -55,6 +56,7 @@ export class ConsentAuthoriser {
   ) {}
 
   async store(
+    merchantId: MerchantId,
     consent: StoredConsent,
     authorised: Consent,
     subApplication: string | undefined,
@@ -85,18 +87,17 @@ export class ConsentAuthoriser {
     // with the status a poller waits for. The user's accounts at this bank under an earlier consent come
     // to this one (their ids and history with them): a reconnection, not new accounts.
     const owner = {
-      merchantId: consent.merchantId,
       userId: consent.userId,
       consentId: consent.id,
       institutionId: consent.institutionId,
     };
     const place = listed
       ? (tx: Prisma.TransactionClient) =>
-          this.placement.placeWithin(tx, owner, listed, { approvedAt: authorizedAt })
+          this.placement.placeWithin(merchantId, tx, owner, listed, { approvedAt: authorizedAt })
       : undefined;
     let result: TransitionResult;
     try {
-      result = await this.state.markAuthorised(consent.merchantId, consent.id, terms, undefined, place);
+      result = await this.state.markAuthorised(merchantId, consent.id, terms, undefined, place);
     } catch (error) {
       if (!place) throw error;
       // The consent is authorised either way; the first background sync places the accounts again.
@@ -104,11 +105,11 @@ export class ConsentAuthoriser {
         { consentId: consent.id, err: error },
         'consent authorised: storing its accounts failed; left to the background sync',
       );
-      result = await this.state.markAuthorised(consent.merchantId, consent.id, terms);
+      result = await this.state.markAuthorised(merchantId, consent.id, terms);
     }
     if (result.applied && consent.kind === 'ACCOUNT') {
       // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
-      const accounts = await this.syncState.idsOfConsent(consent.merchantId, consent.id);
+      const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
       await this.syncs.requestInitial(
         accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
       );

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import type { PsuHeaders } from '#libs/upstream-client';
 import type { StoredConsent } from './consent.repository.js';
 
@@ -8,9 +9,9 @@ export interface ConsentCallbackHook {
    * The consent is authorised and its token stored (a single payment is made here, once). `psu`: the
    * user's headers when the user is present (the callback), for the bank calls made for them.
    */
-  authorised(consent: StoredConsent, psu?: PsuHeaders): Promise<Record<string, string>>;
+  authorised(tenant: MerchantId, consent: StoredConsent, psu?: PsuHeaders): Promise<Record<string, string>>;
   /** The user, the bank or the token exchange ended the authorisation before it succeeded. */
-  failed(consent: StoredConsent, status: string): Promise<Record<string, string>>;
+  failed(tenant: MerchantId, consent: StoredConsent, status: string): Promise<Record<string, string>>;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, queryOn, type RowShape, sqlStatement } from '#libs/database';
+import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { type AnnouncedConsent, consentEvent } from './consent-events.js';
 import { allowedFrom, ConsentStatus } from './consent-status.js';
@@ -35,25 +37,15 @@ const RETURNED_ROW: RowShape<Row> = {
 export const CONSENT_EXPIRY_SQL = {
   expire: sqlStatement<Row>(
     'consent-expiry.expire',
-    `WITH expired AS (
-            UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
-              last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
-              reauthorisation_url = NULL, state_nonce = NULL, updated_at = $2
-            WHERE id IN (
-                -- Locked in id order: two scans over the same batch wait for each other, never deadlock.
-                SELECT id FROM consents WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
-                ORDER BY id FOR UPDATE)
-              AND status = ANY($4::text[]) AND expires_at <= $2
-            RETURNING ${RETURNED}),
-          stopped AS (
-            -- Their accounts locked in id order too, as every writer of a set of accounts locks them (a
-            -- placement may be moving some of them to another consent right now).
-            UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $2
-            WHERE id IN (
-                SELECT a.id FROM accounts a JOIN expired e ON e.id = a.consent_id AND e.merchant_id = a.merchant_id
-                ORDER BY a.id FOR NO KEY UPDATE OF a)
-              AND consent_id IN (SELECT id FROM expired))
-          SELECT * FROM expired`,
+    `UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
+          last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
+          reauthorisation_url = NULL, state_nonce = NULL, updated_at = $2
+        WHERE id IN (
+            -- Locked in id order: two scans over the same batch wait for each other, never deadlock.
+            SELECT id FROM consents WHERE id = ANY($1::uuid[]) AND status = ANY($4::text[]) AND expires_at <= $2
+            ORDER BY id FOR UPDATE)
+          AND status = ANY($4::text[]) AND expires_at <= $2
+        RETURNING ${RETURNED}`,
     RETURNED_ROW,
   ),
   warn: sqlStatement<Row>(
@@ -95,7 +87,8 @@ const announced = (r: Row): AnnouncedConsent => ({
 /**
  * The consent state owner's batch half, for the expiry scan: the `expire` transition and the expiry
  * warning for a batch of consents in one statement each, guarded exactly as ConsentStateRepository guards
- * one (the same transition table), with their events in the same transaction. Plus the claim that lets one
+ * one (the same transition table), with their accounts stopped (by their owner, AccountSyncStateRepository)
+ * and their events in the same transaction. Plus the claim that lets one
  * worker at a time ask the bank for a consent's re-authorisation.
  */
 @Injectable()
@@ -103,6 +96,7 @@ export class ConsentExpiryRepository {
   constructor(
     private readonly db: DatabasePool,
     private readonly events: MerchantEventRepository,
+    private readonly syncState: AccountSyncStateRepository,
   ) {}
 
   /** EXPIRED for those of `ids` past `now` and still where `expire` starts; their accounts stop syncing. */
@@ -113,6 +107,11 @@ export class ConsentExpiryRepository {
         ...CONSENT_EXPIRY_SQL.expire,
         values: [ids, now, ConsentStatus.Expired, allowedFrom('expire')],
       });
+      await this.syncState.stopExpiredConsents(
+        client,
+        rows.map((r) => ({ merchantId: r.merchant_id, consentId: r.id })),
+        now,
+      );
       await this.announce(client, 'consent.expired', rows);
       return rows.length;
     });
@@ -142,7 +141,7 @@ export class ConsentExpiryRepository {
    * it long before).
    */
   async claimReauthorisation(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     now: Date,
     cutoff: Date,
@@ -155,7 +154,7 @@ export class ConsentExpiryRepository {
   }
 
   /** The upstream call failed: the next scan may try again. */
-  async releaseReauthorisation(merchantId: string, consentId: string): Promise<void> {
+  async releaseReauthorisation(merchantId: MerchantId, consentId: string): Promise<void> {
     await this.db.rows({
       ...CONSENT_EXPIRY_SQL.releaseReauthorisation,
       values: [merchantId, consentId],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { queryOn, sqlStatement } from '#libs/database';
 
 /** Each account's first sync under a consent, as consent.synced reports it. */
@@ -50,8 +51,8 @@ export class ConsentFirstSyncRepository {
    * Once per consent, whichever sync ends last and however often a run is retried.
    */
   async markFirstSynced(
+    merchantId: MerchantId,
     db: pg.PoolClient,
-    merchantId: string,
     consentId: string,
   ): Promise<{ institutionId: string; accounts: FirstSyncOfAccount[] } | null> {
     await queryOn(db, { ...CONSENT_FIRST_SYNC_SQL.lock, values: [consentId] });

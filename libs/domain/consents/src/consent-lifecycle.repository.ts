@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, type RowShape, sqlStatement } from '#libs/database';
 
 /** A consent as the lifecycle jobs handle it. */
@@ -197,7 +198,7 @@ export class ConsentLifecycleRepository {
     });
   }
 
-  async markReconciled(merchantId: string, consentId: string, now: Date): Promise<void> {
+  async markReconciled(merchantId: MerchantId, consentId: string, now: Date): Promise<void> {
     await this.db.rows({
       ...CONSENT_LIFECYCLE_SQL.reconciled,
       values: [merchantId, consentId, now],

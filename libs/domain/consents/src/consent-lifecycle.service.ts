@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { tenantOfJob } from '#libs/context';
 import { CLOCK, type Clock } from '#libs/core';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
@@ -124,7 +125,7 @@ export class ConsentLifecycleService {
       async (batch) => {
         for (const consent of batch) {
           const ended = await this.state.markFailed(
-            consent.merchantId,
+            tenantOfJob(consent),
             consent.id,
             ConsentStatus.Expired,
             'AUTHORISATION_ABANDONED',
@@ -148,13 +149,14 @@ export class ConsentLifecycleService {
         // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
         const redirect = batch.filter((c) => c.flow === 'REDIRECT');
         await inParallel(redirect, PARALLEL_CALLS, async (consent) => {
-          if (!(await this.expiry.claimReauthorisation(consent.merchantId, consent.id, now, cutoff))) return;
+          const tenant = tenantOfJob(consent);
+          if (!(await this.expiry.claimReauthorisation(tenant, consent.id, now, cutoff))) return;
           try {
-            await this.renewal.reauthoriseBeforeExpiry(consent.merchantId, consent.id);
+            await this.renewal.reauthoriseBeforeExpiry(tenant, consent.id);
             result.reauthorisationsRequested += 1;
           } catch (err) {
             // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
-            await this.expiry.releaseReauthorisation(consent.merchantId, consent.id);
+            await this.expiry.releaseReauthorisation(tenant, consent.id);
             result.reauthorisationsFailed += 1;
             this.logger.warn(
               { err, consentId: consent.id },
@@ -252,6 +254,7 @@ export class ConsentLifecycleService {
     now: Date,
     listedStatus: string | undefined,
   ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed' | 'rate-limited'> {
+    const tenant = tenantOfJob(consent);
     let gone: ConsentGone | undefined;
     try {
       const status =
@@ -271,7 +274,7 @@ export class ConsentLifecycleService {
           { err: error, consentId: consent.id },
           'consent reconciliation: upstream call failed',
         );
-        await this.lifecycle.markReconciled(consent.merchantId, consent.id, now);
+        await this.lifecycle.markReconciled(tenant, consent.id, now);
         return 'failed';
       }
     }
@@ -279,11 +282,10 @@ export class ConsentLifecycleService {
     if (consent.status === ConsentStatus.AwaitingReauthorisation) {
       // Waiting for the user to re-authorise: only a revocation ends that (an expiry is our own scan's).
       if (gone?.status === ConsentStatus.Revoked) {
-        if ((await this.state.markRevoked(consent.merchantId, consent.id, now)).applied) outcome = 'revoked';
+        if ((await this.state.markRevoked(tenant, consent.id, now)).applied) outcome = 'revoked';
       }
     } else if (gone) {
-      const marked = await this.state.markGone({
-        merchantId: consent.merchantId,
+      const marked = await this.state.markGone(tenant, {
         consentId: consent.id,
         status: gone.status,
         code: gone.code,
@@ -292,7 +294,7 @@ export class ConsentLifecycleService {
       });
       if (marked.applied) outcome = gone.status === ConsentStatus.Revoked ? 'revoked' : 'expired';
     }
-    await this.lifecycle.markReconciled(consent.merchantId, consent.id, now);
+    await this.lifecycle.markReconciled(tenant, consent.id, now);
     return outcome;
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { TenantCaller } from '#libs/context';
+import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
@@ -57,7 +57,7 @@ export class ConsentRenewalService {
     redirectUrl: string,
     psu: PsuHeaders = {},
   ): Promise<{ id: string; status: string; authorisationUrl: string }> {
-    return this.requestReauthorisation(caller.merchantId, caller.userId, consentId, redirectUrl, psu);
+    return this.requestReauthorisation(tenantOf(caller), caller.userId, consentId, redirectUrl, psu);
   }
 
   /**
@@ -65,7 +65,7 @@ export class ConsentRenewalService {
    * last (the consent's redirectUrl), for the system rather than a caller. No user is present, so no
    * PSU header is sent: a bank that requires them refuses it, and the merchant re-authorises instead.
    */
-  async reauthoriseBeforeExpiry(merchantId: string, consentId: string): Promise<void> {
+  async reauthoriseBeforeExpiry(merchantId: MerchantId, consentId: string): Promise<void> {
     const found = await this.consents.findWithToken(merchantId, consentId, undefined);
     const redirectUrl = found?.consent.redirectUrl;
     if (!redirectUrl) throw wrongState('The consent has no page to send the user back to.');
@@ -74,7 +74,7 @@ export class ConsentRenewalService {
 
   /** A session's `userId` confines it to that user's consents; the lifecycle (and a merchant) passes none. */
   private async requestReauthorisation(
-    merchantId: string,
+    merchantId: MerchantId,
     userId: string | undefined,
     consentId: string,
     redirectUrl: string,
@@ -99,7 +99,7 @@ export class ConsentRenewalService {
     if (!answer.authorisationUrl || !answer.state) {
       throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream gave no re-authorisation link.');
     }
-    const result = await this.state.markReauthorisationPending(consent.merchantId, consent.id, {
+    const result = await this.state.markReauthorisationPending(merchantId, consent.id, {
       reauthorisationUrl: answer.authorisationUrl,
       redirectUrl,
       upstreamState: answer.state,
@@ -122,8 +122,9 @@ export class ConsentRenewalService {
     input: PreAuthorisationInput,
     psu: PsuHeaders = {},
   ) {
+    const tenant = tenantOf(caller);
     const { consent, user, options } = await this.renewable(
-      caller.merchantId,
+      tenant,
       caller.userId,
       consentId,
       'updatePreAuthorisation',
@@ -157,7 +158,7 @@ export class ConsentRenewalService {
     }
     const featureScope = answer.featureScope ?? input.scopes;
     const newExpiry = answer.expiresAt ? new Date(answer.expiresAt) : expiresAt;
-    const result = await this.state.markPreAuthorisationUpdated(consent.merchantId, consent.id, {
+    const result = await this.state.markPreAuthorisationUpdated(tenant, consent.id, {
       authorisationUrl: answer.authorisationUrl ?? null,
       redirectUrl,
       stateNonce: nonce,
@@ -182,7 +183,7 @@ export class ConsentRenewalService {
    * the upstream needs it as the `consent` header).
    */
   private async renewable(
-    merchantId: string,
+    merchantId: MerchantId,
     userId: string | undefined,
     consentId: string,
     transition: ConsentTransition,
@@ -201,7 +202,7 @@ export class ConsentRenewalService {
     if (!canStart(transition, consent.status)) {
       throw wrongState(`The consent is ${consent.status}; it cannot be renewed from there.`);
     }
-    const user = await this.consents.findUserForAuthorisation(consent.merchantId, consent.userId);
+    const user = await this.consents.findUserForAuthorisation(merchantId, consent.userId);
     if (!user) throw consentNotFound();
     const options = {
       consent: token,

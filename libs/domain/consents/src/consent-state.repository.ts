@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
@@ -33,7 +34,6 @@ function announcedBy(transition: ConsentTransition, to: ConsentStatus): Merchant
 
 /** What markGone records: the bank no longer honours the consent, in the words of a gone signal. */
 export interface MarkGone {
-  merchantId: string;
   consentId: string;
   status: ConsentStatus;
   code: string;
@@ -64,7 +64,7 @@ export class ConsentStateRepository {
   ) {}
 
   /** After a write that may change the consent's accounts: this process reads its own write at once. */
-  private async touchingAccounts<T>(merchantId: string, write: Promise<T>): Promise<T> {
+  private async touchingAccounts<T>(merchantId: MerchantId, write: Promise<T>): Promise<T> {
     try {
       return await write;
     } finally {
@@ -73,8 +73,8 @@ export class ConsentStateRepository {
   }
 
   /** An embedded SCA step moved on; only from the very status the step was taken in. */
-  advanceEmbedded(merchantId: string, consentId: string, from: ConsentStatus, to: ConsentStatus) {
-    return this.apply(this.prisma, merchantId, consentId, 'advanceEmbedded', to, {}, from);
+  advanceEmbedded(merchantId: MerchantId, consentId: string, from: ConsentStatus, to: ConsentStatus) {
+    return this.apply(merchantId, this.prisma, consentId, 'advanceEmbedded', to, {}, from);
   }
 
   /**
@@ -94,7 +94,7 @@ export class ConsentStateRepository {
    * write is made again on a deadlock (it is conditional, so whole or not at all).
    */
   markAuthorised(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     data: {
       tokenCiphertext: string;
@@ -111,7 +111,7 @@ export class ConsentStateRepository {
     const { reauthorisationNotExtended: notExtended = false, ...terms } = data;
     const attempt = () =>
       this.prisma.$transaction(async (tx) => {
-        const result = await this.apply(tx, merchantId, consentId, 'authorise', ConsentStatus.Authorised, {
+        const result = await this.apply(merchantId, tx, consentId, 'authorise', ConsentStatus.Authorised, {
           ...terms,
           ...NOTHING_PENDING,
           reauthorisationRequestedAt: null,
@@ -123,10 +123,10 @@ export class ConsentStateRepository {
           lastErrorMessage: null,
         });
         if (result.applied && notExtended) {
-          await this.announce(tx, merchantId, consentId, 'consent.reauthorisation_not_extended');
+          await this.announce(merchantId, tx, consentId, 'consent.reauthorisation_not_extended');
         }
         if (result.applied && placeAccounts) await placeAccounts(tx);
-        if (result.applied) await this.syncState.resumeConsent(tx, merchantId, consentId, now);
+        if (result.applied) await this.syncState.resumeConsent(merchantId, tx, consentId, now);
         return result;
       });
     const write = (async () => {
@@ -143,14 +143,14 @@ export class ConsentStateRepository {
 
   /** An authorisation that ended before it succeeded, with the code and message of why. */
   markFailed(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     status: ConsentStatus,
     code: string,
     message: string | null,
   ): Promise<TransitionResult> {
     return this.prisma.$transaction((tx) =>
-      this.apply(tx, merchantId, consentId, 'fail', status, {
+      this.apply(merchantId, tx, consentId, 'fail', status, {
         ...NOTHING_PENDING,
         lastErrorCode: code.slice(0, 64),
         lastErrorMessage: message?.slice(0, 1000) ?? null,
@@ -162,21 +162,15 @@ export class ConsentStateRepository {
    * The bank no longer honours an authorised consent: record why and stop syncing its accounts. The token
    * is kept: a re-authorisation sends it.
    */
-  markGone({
-    merchantId,
-    consentId,
-    status,
-    code,
-    message,
-    now = new Date(),
-    tokenUsed,
-    within,
-  }: MarkGone): Promise<TransitionResult> {
+  markGone(
+    merchantId: MerchantId,
+    { consentId, status, code, message, now = new Date(), tokenUsed, within }: MarkGone,
+  ): Promise<TransitionResult> {
     const run = <T>(fn: (tx: Tx) => Promise<T>) => (within ? fn(within) : this.prisma.$transaction(fn));
     const write = run(async (tx) => {
       const result = await this.apply(
-        tx,
         merchantId,
+        tx,
         consentId,
         'gone',
         status,
@@ -189,7 +183,7 @@ export class ConsentStateRepository {
         // The bank refused the token the caller used: a re-authorisation since (a new token) stands.
         tokenUsed !== undefined ? { tokenCiphertext: tokenUsed } : {},
       );
-      if (result.applied) await this.syncState.stopConsent(tx, merchantId, consentId);
+      if (result.applied) await this.syncState.stopConsent(merchantId, tx, consentId);
       return result;
     });
     return this.touchingAccounts(merchantId, write);
@@ -201,12 +195,12 @@ export class ConsentStateRepository {
    * callback must present (ours, forwarded since creation, may have expired long ago).
    */
   markReauthorisationPending(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     data: { reauthorisationUrl: string; redirectUrl: string; upstreamState: string },
   ): Promise<TransitionResult> {
     return this.prisma.$transaction((tx) =>
-      this.apply(tx, merchantId, consentId, 'requestReauthorisation', ConsentStatus.AwaitingReauthorisation, {
+      this.apply(merchantId, tx, consentId, 'requestReauthorisation', ConsentStatus.AwaitingReauthorisation, {
         reauthorisationUrl: data.reauthorisationUrl,
         reauthorisationRequestedAt: new Date(),
         redirectUrl: data.redirectUrl,
@@ -217,7 +211,7 @@ export class ConsentStateRepository {
 
   /** New terms agreed upstream: back to awaiting the user, with a fresh nonce for our signed state. */
   markPreAuthorisationUpdated(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     data: {
       authorisationUrl: string | null;
@@ -230,8 +224,8 @@ export class ConsentStateRepository {
     },
   ): Promise<TransitionResult> {
     return this.apply(
-      this.prisma,
       merchantId,
+      this.prisma,
       consentId,
       'updatePreAuthorisation',
       ConsentStatus.AwaitingAuthorisation,
@@ -247,8 +241,8 @@ export class ConsentStateRepository {
    * A single-payment consent made its payment: CONSUMED, so nothing here can use it again. The token is
    * kept: reading the payment's status upstream still needs it.
    */
-  markConsumed(merchantId: string, consentId: string): Promise<TransitionResult> {
-    return this.apply(this.prisma, merchantId, consentId, 'consume', ConsentStatus.Consumed, {
+  markConsumed(merchantId: MerchantId, consentId: string): Promise<TransitionResult> {
+    return this.apply(merchantId, this.prisma, consentId, 'consume', ConsentStatus.Consumed, {
       ...NOTHING_PENDING,
     });
   }
@@ -258,18 +252,18 @@ export class ConsentStateRepository {
    * keep a secret). A payment consent keeps its token: payments made before the revocation still settle,
    * and reading their status needs it.
    */
-  markRevoked(merchantId: string, consentId: string, now = new Date()): Promise<TransitionResult> {
+  markRevoked(merchantId: MerchantId, consentId: string, now = new Date()): Promise<TransitionResult> {
     const write = this.prisma.$transaction(async (tx) => {
       const consent = await tx.consent.findFirst({
         where: { id: consentId, merchantId },
         select: { kind: true },
       });
-      const result = await this.apply(tx, merchantId, consentId, 'revoke', ConsentStatus.Revoked, {
+      const result = await this.apply(merchantId, tx, consentId, 'revoke', ConsentStatus.Revoked, {
         ...NOTHING_PENDING,
         revokedAt: now,
         ...(consent?.kind === 'ACCOUNT' ? { tokenCiphertext: null, tokenKeyId: null } : {}),
       });
-      if (result.applied) await this.syncState.stopConsent(tx, merchantId, consentId);
+      if (result.applied) await this.syncState.stopConsent(merchantId, tx, consentId);
       return result;
     });
     return this.touchingAccounts(merchantId, write);
@@ -280,8 +274,8 @@ export class ConsentStateRepository {
    * exactly `onlyFrom`, when the caller knows the status it acted on).
    */
   private async apply(
+    merchantId: MerchantId,
     db: Tx,
-    merchantId: string,
     consentId: string,
     transition: ConsentTransition,
     to: ConsentStatus,
@@ -299,7 +293,7 @@ export class ConsentStateRepository {
     });
     if (count === 1) {
       const type = announcedBy(transition, to);
-      if (type) await this.announce(db, merchantId, consentId, type);
+      if (type) await this.announce(merchantId, db, consentId, type);
       return { applied: true };
     }
     const found = await db.consent.findFirst({
@@ -311,8 +305,8 @@ export class ConsentStateRepository {
 
   /** Records the change's merchant event in the same transaction (only ever called inside one). */
   private async announce(
+    merchantId: MerchantId,
     db: Tx,
-    merchantId: string,
     consentId: string,
     type: MerchantEventType,
   ): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
 import type { ConsentKind } from './consent-kinds.js';
@@ -54,7 +55,7 @@ export class ConsentRepository {
   }
 
   /** The user with what an authorisation request needs from them and their merchant, or null. */
-  findUserForAuthorisation(merchantId: string, userId: string) {
+  findUserForAuthorisation(merchantId: MerchantId, userId: string) {
     if (!isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({
       where: { id: userId, merchantId },
@@ -66,47 +67,49 @@ export class ConsentRepository {
     });
   }
 
-  subApplicationOf(merchantId: string) {
+  subApplicationOf(merchantId: MerchantId) {
     return this.prisma.merchant
       .findUnique({ where: { id: merchantId }, select: { subApplicationId: true } })
       .then((m) => m?.subApplicationId ?? undefined);
   }
 
   /** The sync state of the consent's accounts, one row per account (a consent has a handful). */
-  accountSyncStates(merchantId: string, consentId: string) {
+  accountSyncStates(merchantId: MerchantId, consentId: string) {
     return this.prisma.account.findMany({
       where: { merchantId, consentId },
       select: { syncStatus: true, lastSyncedAt: true },
     });
   }
 
-  async userExists(merchantId: string, userId: string): Promise<boolean> {
+  async userExists(merchantId: MerchantId, userId: string): Promise<boolean> {
     if (!isUuid(userId)) return false;
     return (await this.prisma.user.count({ where: { id: userId, merchantId } })) > 0;
   }
 
-  createAwaiting(data: {
-    id: string;
-    merchantId: string;
-    userId: string;
-    upstreamConsentId: string;
-    institutionId: string;
-    status: ConsentStatus;
-    redirectUrl: string | null;
-    stateNonce: string | null;
-    authorisationUrl: string | null;
-    featureScope: string[];
-    expiresAt: Date | null;
-    transactionsFrom: Date | null;
-    transactionsTo: Date | null;
-    flow?: 'REDIRECT' | 'EMBEDDED';
-    /** ACCOUNT unless named: payments create PAYMENT and VRP_SWEEPING consents through the same flow. */
-    kind?: ConsentKind;
-    vrpControlParameters?: Prisma.InputJsonValue;
-    vrpInitiationDetails?: Prisma.InputJsonValue;
-  }): Promise<StoredConsent> {
+  createAwaiting(
+    merchantId: MerchantId,
+    data: {
+      id: string;
+      userId: string;
+      upstreamConsentId: string;
+      institutionId: string;
+      status: ConsentStatus;
+      redirectUrl: string | null;
+      stateNonce: string | null;
+      authorisationUrl: string | null;
+      featureScope: string[];
+      expiresAt: Date | null;
+      transactionsFrom: Date | null;
+      transactionsTo: Date | null;
+      flow?: 'REDIRECT' | 'EMBEDDED';
+      /** ACCOUNT unless named: payments create PAYMENT and VRP_SWEEPING consents through the same flow. */
+      kind?: ConsentKind;
+      vrpControlParameters?: Prisma.InputJsonValue;
+      vrpInitiationDetails?: Prisma.InputJsonValue;
+    },
+  ): Promise<StoredConsent> {
     return this.prisma.consent.create({
-      data: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data },
+      data: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data, merchantId },
       select: PUBLIC_FIELDS,
     });
   }
@@ -117,18 +120,19 @@ export class ConsentRepository {
    * callers race (the upstream id is unique per merchant).
    */
   async findOrCreateAwaiting(
-    data: Parameters<ConsentRepository['createAwaiting']>[0],
+    merchantId: MerchantId,
+    data: Parameters<ConsentRepository['createAwaiting']>[1],
   ): Promise<StoredConsent> {
     const where = {
       upstreamConsentId_merchantId: {
         upstreamConsentId: data.upstreamConsentId,
-        merchantId: data.merchantId,
+        merchantId,
       },
     };
     try {
       return await this.prisma.consent.upsert({
         where,
-        create: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data },
+        create: { flow: 'REDIRECT', kind: 'ACCOUNT', ...data, merchantId },
         update: {},
         select: PUBLIC_FIELDS,
       });
@@ -140,7 +144,7 @@ export class ConsentRepository {
   }
 
   /** The sealed consent token with the consent, for the few operations that must send it upstream. */
-  async findWithToken(merchantId: string, consentId: string, userId?: string) {
+  async findWithToken(merchantId: MerchantId, consentId: string, userId?: string) {
     if (!isUuid(consentId)) return null;
     const row = await this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
@@ -153,7 +157,7 @@ export class ConsentRepository {
 
   /** Like {@link claimCallback}, for the return from a re-authorisation (see markReauthorisationPending). */
   async claimReauthorisation(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     upstreamConsentId: string,
     upstreamState: string,
@@ -173,7 +177,7 @@ export class ConsentRepository {
     return claimed ?? null;
   }
 
-  findOne(merchantId: string, consentId: string, userId?: string): Promise<StoredConsent | null> {
+  findOne(merchantId: MerchantId, consentId: string, userId?: string): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
@@ -182,7 +186,7 @@ export class ConsentRepository {
   }
 
   /** A user's consents newest first (uuid v7 ids are creation-ordered), keyset-paged by id. */
-  async listForUser(merchantId: string, userId: string, limit: number, beforeId?: string) {
+  async listForUser(merchantId: MerchantId, userId: string, limit: number, beforeId?: string) {
     const rows = await this.prisma.consent.findMany({
       where: { merchantId, userId, ...(beforeId ? { id: { lt: beforeId } } : {}) },
       orderBy: { id: 'desc' },
@@ -193,7 +197,7 @@ export class ConsentRepository {
   }
 
   /** A redirect-flow consent whose first callback state has been spent (claimed), for a repeated return. */
-  findCallbackSpent(merchantId: string, consentId: string): Promise<StoredConsent | null> {
+  findCallbackSpent(merchantId: MerchantId, consentId: string): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, stateNonce: null, redirectUrl: { not: null } },
@@ -205,7 +209,11 @@ export class ConsentRepository {
    * Claims a callback: clears the nonce of the awaiting consent it names, in one conditional update, so
    * of two concurrent or replayed callbacks exactly one wins. The winner gets the consent; others get null.
    */
-  async claimCallback(merchantId: string, consentId: string, nonce: string): Promise<StoredConsent | null> {
+  async claimCallback(
+    merchantId: MerchantId,
+    consentId: string,
+    nonce: string,
+  ): Promise<StoredConsent | null> {
     if (!isUuid(consentId)) return null;
     // One statement: a claim whose answer is lost would spend the state with nothing done (two statements,
     // the database going away between them, left the bank's approval unexchanged for good).

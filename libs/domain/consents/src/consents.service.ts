@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
@@ -20,27 +20,28 @@ export class ConsentsService {
   ) {}
 
   async get(caller: TenantCaller, consentId: string): Promise<ConsentView> {
-    const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
+    const consent = await this.consents.findOne(tenantOf(caller), consentId, caller.userId);
     if (!consent) throw consentNotFound();
-    const accounts = await this.consents.accountSyncStates(caller.merchantId, consent.id);
+    const accounts = await this.consents.accountSyncStates(tenantOf(caller), consent.id);
     return { ...toConsentView(consent), sync: summariseSync(accounts) };
   }
 
   async listForUser(caller: TenantCaller, userId: string, limit: number, beforeId?: string) {
     assertActsFor(caller, userId);
-    if (!(await this.consents.userExists(caller.merchantId, userId))) throw userNotFound();
-    const { rows, more } = await this.consents.listForUser(caller.merchantId, userId, limit, beforeId);
+    if (!(await this.consents.userExists(tenantOf(caller), userId))) throw userNotFound();
+    const { rows, more } = await this.consents.listForUser(tenantOf(caller), userId, limit, beforeId);
     return { consents: rows.map(toConsentView), nextBeforeId: more ? rows.at(-1)!.id : undefined };
   }
 
   /** Revokes upstream, then locally. Idempotent: revoking a revoked consent, or one the upstream no longer knows, is done. */
   async revoke(caller: TenantCaller, consentId: string): Promise<void> {
-    const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
+    const tenant = tenantOf(caller);
+    const consent = await this.consents.findOne(tenant, consentId, caller.userId);
     if (!consent) throw consentNotFound();
     if (consent.status === ConsentStatus.Revoked) return;
     try {
       await this.upstream.deleteConsent(consent.upstreamConsentId, {
-        subApplication: await this.consents.subApplicationOf(consent.merchantId),
+        subApplication: await this.consents.subApplicationOf(tenant),
         institutionId: consent.institutionId,
       });
     } catch (error) {
@@ -48,7 +49,7 @@ export class ConsentsService {
         throw mapUpstreamFailure(error, { resource: 'consent' });
       }
     }
-    const result = await this.state.markRevoked(consent.merchantId, consent.id);
+    const result = await this.state.markRevoked(tenant, consent.id);
     // Only a concurrent revocation gets here: it is done either way.
     if (!result.applied) this.logger.debug({ consentId, found: result.found }, 'consent already revoked');
   }

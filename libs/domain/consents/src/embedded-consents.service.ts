@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { uuidV7 } from '#libs/ids';
@@ -68,7 +68,8 @@ export class EmbeddedConsentsService {
     psu: PsuHeaders = {},
   ): Promise<EmbeddedConsentView> {
     assertActsFor(caller, userId);
-    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    const tenant = tenantOf(caller);
+    const user = await this.consents.findUserForAuthorisation(tenant, userId);
     if (!user) throw userNotFound();
     const { scopes, dates, accountRequest } = await accountTermsAt(
       this.institutions,
@@ -94,9 +95,8 @@ export class EmbeddedConsentsService {
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'credentials', atInstitution: true });
     }
-    const consent = await this.consents.createAwaiting({
+    const consent = await this.consents.createAwaiting(tenant, {
       id: uuidV7(),
-      merchantId: caller.merchantId,
       userId,
       upstreamConsentId: created.id,
       institutionId: input.institutionId,
@@ -112,7 +112,7 @@ export class EmbeddedConsentsService {
       transactionsTo: null,
       flow: 'EMBEDDED',
     });
-    const status = await this.afterStep(consent, created, subApplication);
+    const status = await this.afterStep(tenant, consent, created, subApplication);
     return {
       id: consent.id,
       status,
@@ -136,7 +136,7 @@ export class EmbeddedConsentsService {
     scaMethodId: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaMethod);
-    return this.step(consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId');
+    return this.step(tenantOf(caller), consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId');
   }
 
   async submitScaCode(
@@ -145,7 +145,7 @@ export class EmbeddedConsentsService {
     code: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaCode);
-    return this.step(consent, { scaCode: code }, 'code');
+    return this.step(tenantOf(caller), consent, { scaCode: code }, 'code');
   }
 
   /**
@@ -155,7 +155,7 @@ export class EmbeddedConsentsService {
    * a consent that is no longer awaiting is left alone.
    */
   async pollEmbedded(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     startedAt: number,
     options = EMBEDDED_POLL,
@@ -177,11 +177,12 @@ export class EmbeddedConsentsService {
         })
       ).data;
       if (upstream.status === ConsentStatus.Authorised) {
-        const stored = await this.authoriser.store(consent, upstream, subApplication);
+        const stored = await this.authoriser.store(merchantId, consent, upstream, subApplication);
         return { status: stored.applied ? ConsentStatus.Authorised : (stored.found ?? 'GONE') };
       }
       if (isFinalFailure(upstream.status)) {
         await this.fail(
+          merchantId,
           consent,
           upstream.status,
           `EMBEDDED_${upstream.status}`,
@@ -191,6 +192,7 @@ export class EmbeddedConsentsService {
       }
       if (Date.now() + delay > deadline) {
         await this.fail(
+          merchantId,
           consent,
           ConsentStatus.Failed,
           'EMBEDDED_TIMEOUT',
@@ -204,7 +206,7 @@ export class EmbeddedConsentsService {
   }
 
   private async embeddedConsent(caller: TenantCaller, consentId: string, expected: ConsentStatus) {
-    const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
+    const consent = await this.consents.findOne(tenantOf(caller), consentId, caller.userId);
     if (!consent) throw consentNotFound();
     if (consent.flow !== 'EMBEDDED' || consent.status !== expected) {
       throw wrongState(`The consent is ${consent.status}; this step needs ${expected}.`);
@@ -213,11 +215,12 @@ export class EmbeddedConsentsService {
   }
 
   private async step(
+    merchantId: MerchantId,
     consent: StoredConsent,
     update: { selectedScaMethod: { id: string } } | { scaCode: string },
     field: string,
   ): Promise<{ id: string; status: string }> {
-    const subApplication = await this.consents.subApplicationOf(consent.merchantId);
+    const subApplication = await this.consents.subApplicationOf(merchantId);
     let answer: AuthorisationResponse;
     try {
       answer = (
@@ -228,14 +231,14 @@ export class EmbeddedConsentsService {
         )
       ).data;
     } catch (error) {
-      await this.syncFinalFailure(consent, subApplication);
+      await this.syncFinalFailure(merchantId, consent, subApplication);
       throw mapUpstreamFailure(error, { field });
     }
-    return { id: consent.id, status: await this.afterStep(consent, answer, subApplication) };
+    return { id: consent.id, status: await this.afterStep(merchantId, consent, answer, subApplication) };
   }
 
   /** After a refused step: the bank may have given up (three wrong codes), which the merchant must see. */
-  private async syncFinalFailure(consent: StoredConsent, subApplication?: string) {
+  private async syncFinalFailure(merchantId: MerchantId, consent: StoredConsent, subApplication?: string) {
     try {
       const { status } = (
         await this.upstream.getConsent(consent.upstreamConsentId, {
@@ -244,7 +247,13 @@ export class EmbeddedConsentsService {
         })
       ).data;
       if (isFinalFailure(status)) {
-        await this.fail(consent, status, `EMBEDDED_${status}`, 'The institution ended the authorisation');
+        await this.fail(
+          merchantId,
+          consent,
+          status,
+          `EMBEDDED_${status}`,
+          'The institution ended the authorisation',
+        );
       }
     } catch {
       // Best effort: the step's own failure is what the caller is told about.
@@ -253,17 +262,24 @@ export class EmbeddedConsentsService {
 
   /** Records the upstream's new status; once the bank has the code, the worker polls for the outcome. */
   private async afterStep(
+    merchantId: MerchantId,
     consent: StoredConsent,
     answer: AuthorisationResponse,
     subApplication: string | undefined,
   ): Promise<string> {
     const status = parseConsentStatus(answer.status) ?? (consent.status as ConsentStatus);
     if (status === ConsentStatus.Authorised && answer.consentToken) {
-      const stored = await this.authoriser.store(consent, answer, subApplication);
+      const stored = await this.authoriser.store(merchantId, consent, answer, subApplication);
       return stored.applied ? status : (stored.found ?? consent.status);
     }
     if (isFinalFailure(status)) {
-      await this.fail(consent, status, `EMBEDDED_${status}`, 'The institution ended the authorisation');
+      await this.fail(
+        merchantId,
+        consent,
+        status,
+        `EMBEDDED_${status}`,
+        'The institution ended the authorisation',
+      );
       return status;
     }
     if (status !== consent.status) {
@@ -276,7 +292,7 @@ export class EmbeddedConsentsService {
         return consent.status;
       }
       const moved = await this.state.advanceEmbedded(
-        consent.merchantId,
+        merchantId,
         consent.id,
         consent.status as ConsentStatus,
         status,
@@ -293,8 +309,14 @@ export class EmbeddedConsentsService {
     return status;
   }
 
-  private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string) {
-    const result = await this.state.markFailed(consent.merchantId, consent.id, status, code, message);
+  private async fail(
+    merchantId: MerchantId,
+    consent: StoredConsent,
+    status: ConsentStatus,
+    code: string,
+    message: string,
+  ) {
+    const result = await this.state.markFailed(merchantId, consent.id, status, code, message);
     if (!result.applied) {
       this.logger.warn(
         { consentId: consent.id, found: result.found, status },

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import type { Prisma } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
@@ -7,7 +8,6 @@ import type { ConsentKind } from './consent-kinds.js';
 import { ConsentStatus } from './consent-status.js';
 
 export interface GivenConsent {
-  merchantId: string;
   userId: string;
   kind: ConsentKind;
   institutionId: string;
@@ -32,10 +32,9 @@ export class HostedConsentsService {
     private readonly authoriser: ConsentAuthoriser,
   ) {}
 
-  async adopt(given: GivenConsent): Promise<StoredConsent> {
-    const consent = await this.consents.findOrCreateAwaiting({
+  async adopt(merchantId: MerchantId, given: GivenConsent): Promise<StoredConsent> {
+    const consent = await this.consents.findOrCreateAwaiting(merchantId, {
       id: uuidV7(),
-      merchantId: given.merchantId,
       userId: given.userId,
       kind: given.kind,
       upstreamConsentId: given.upstreamConsentId,
@@ -53,6 +52,7 @@ export class HostedConsentsService {
     });
     if (consent.status !== ConsentStatus.AwaitingAuthorisation) return consent;
     const stored = await this.authoriser.store(
+      merchantId,
       consent,
       {
         id: given.upstreamConsentId,

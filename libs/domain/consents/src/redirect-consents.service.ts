@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type MerchantId, type TenantCaller, tenantOf, tenantOfJob } from '#libs/context';
 import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
@@ -78,6 +78,12 @@ const badCallback = () =>
  */
 const STORE_WHEN_BACK_MS = 10 * 60_000;
 
+/** A consent whose callback state was spent, with the merchant the signed state named. */
+interface ClaimedConsent {
+  tenant: MerchantId;
+  consent: StoredConsent;
+}
+
 // An OAuth-style error code is passed on to the merchant's page; anything else becomes the generic one.
 const safeErrorCode = (e: string) => (/^[a-z_]{1,64}$/.test(e) ? e : 'access_denied');
 
@@ -134,9 +140,8 @@ export class RedirectConsentsService {
     if (!authorisationUrl) {
       throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream gave no authorisation link.');
     }
-    const consent = await this.consents.createAwaiting({
+    const consent = await this.consents.createAwaiting(tenantOf(caller), {
       id,
-      merchantId: caller.merchantId,
       userId,
       upstreamConsentId: authorisation.id,
       institutionId: input.institutionId,
@@ -191,9 +196,8 @@ export class RedirectConsentsService {
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
     }
-    return this.consents.createAwaiting({
+    return this.consents.createAwaiting(tenantOf(caller), {
       id,
-      merchantId: caller.merchantId,
       userId,
       kind: input.kind,
       upstreamConsentId: authorisation.id,
@@ -214,7 +218,7 @@ export class RedirectConsentsService {
   /** The user (of this caller), the redirect target checked, and a new consent id with its signed state. */
   private async prepare(caller: TenantCaller, userId: string, redirectUrl: string) {
     assertActsFor(caller, userId);
-    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    const user = await this.consents.findUserForAuthorisation(tenantOf(caller), userId);
     if (!user) throw userNotFound();
     checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
     const id = uuidV7();
@@ -230,20 +234,21 @@ export class RedirectConsentsService {
    * consent (a re-authorisation's new token replaces the old one), and answers where to send the browser.
    */
   async completeCallback(query: ConsentCallback, psu: PsuHeaders = {}): Promise<string> {
-    const consent = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
-    if (!consent) return this.replay(query, psu);
+    const claimed = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
+    if (!claimed) return this.replay(query, psu);
+    const { tenant, consent } = claimed;
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const redirect = (params: Record<string, string>) => backToMerchant(consent, params);
 
     const hook = this.hooks.for(consent.kind);
     if (query.error !== undefined || !query.oneTimeToken) {
       const code = query.error !== undefined ? safeErrorCode(query.error) : 'invalid_request';
-      await this.fail(consent, ConsentStatus.Rejected, code, query.errorDescription ?? null);
-      const extra = (await hook?.failed(consent, ConsentStatus.Rejected)) ?? {};
+      await this.fail(tenant, consent, ConsentStatus.Rejected, code, query.errorDescription ?? null);
+      const extra = (await hook?.failed(tenant, consent, ConsentStatus.Rejected)) ?? {};
       return redirect({ status: ConsentStatus.Rejected, error: code, ...extra });
     }
 
-    const subApplication = await this.consents.subApplicationOf(consent.merchantId);
+    const subApplication = await this.consents.subApplicationOf(tenant);
     let exchanged: ExchangedConsent | undefined;
     try {
       exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication, psu }))
@@ -251,13 +256,13 @@ export class RedirectConsentsService {
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }
-      const stored = await this.authoriser.store(consent, exchanged, subApplication);
+      const stored = await this.authoriser.store(tenant, consent, exchanged, subApplication);
       if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
     } catch (error) {
       if (exchanged && dependencyFailureOf(error)) {
         // The bank said yes and we hold its token, but our database went away before it was stored: it is
         // stored once the database is back, and the outage page's reload then finds the consent authorised.
-        this.storeWhenBack(consent, exchanged, subApplication);
+        this.storeWhenBack(tenant, consent, exchanged, subApplication);
         throw error;
       }
       // The browser still goes back to the merchant (the state proved the target), told that it failed.
@@ -275,16 +280,17 @@ export class RedirectConsentsService {
         'consent callback: one-time token exchange or storing its answer failed',
       );
       await this.fail(
+        tenant,
         consent,
         ConsentStatus.Failed,
         'TOKEN_EXCHANGE_FAILED',
         error instanceof UpstreamError ? `upstream ${error.kind}` : 'unexpected exchange answer',
       );
-      const extra = (await hook?.failed(consent, ConsentStatus.Failed)) ?? {};
+      const extra = (await hook?.failed(tenant, consent, ConsentStatus.Failed)) ?? {};
       return redirect({ status: ConsentStatus.Failed, error: 'server_error', ...extra });
     }
     // Outside the try: a payment that fails is the hook's to record and report, not a failed exchange.
-    const extra = (await hook?.authorised(consent, psu)) ?? {};
+    const extra = (await hook?.authorised(tenant, consent, psu)) ?? {};
     return redirect({ status: ConsentStatus.Authorised, ...extra });
   }
 
@@ -297,21 +303,24 @@ export class RedirectConsentsService {
    */
   private async replay(query: ConsentCallback, psu: PsuHeaders): Promise<string> {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
-    const consent = state ? await this.consents.findCallbackSpent(state.merchantId, state.consentId) : null;
+    if (!state) throw badCallback();
+    const tenant = tenantOfJob(state);
+    const consent = await this.consents.findCallbackSpent(tenant, state.consentId);
     if (!consent?.redirectUrl) throw badCallback();
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const hook = this.hooks.for(consent.kind);
     const status = consent.status as ConsentStatus;
     const extra =
       status === ConsentStatus.Authorised || status === ConsentStatus.Consumed
-        ? ((await hook?.authorised(consent, psu)) ?? {})
+        ? ((await hook?.authorised(tenant, consent, psu)) ?? {})
         : status === ConsentStatus.Rejected || status === ConsentStatus.Failed
-          ? ((await hook?.failed(consent, status)) ?? {})
+          ? ((await hook?.failed(tenant, consent, status)) ?? {})
           : {};
     return backToMerchant(consent, { status, ...extra });
   }
 
   private storeWhenBack(
+    tenant: MerchantId,
     consent: StoredConsent,
     exchanged: ExchangedConsent,
     subApplication: string | undefined,
@@ -324,10 +333,10 @@ export class RedirectConsentsService {
     retryWhileUnavailable(
       async () => {
         if (stored === undefined) {
-          const result = await this.authoriser.store(consent, exchanged, subApplication);
+          const result = await this.authoriser.store(tenant, consent, exchanged, subApplication);
           stored = result.applied || result.found === ConsentStatus.Authorised;
         }
-        if (stored) await this.hooks.for(consent.kind)?.authorised(consent);
+        if (stored) await this.hooks.for(consent.kind)?.authorised(tenant, consent);
       },
       {
         giveUpAt: Date.now() + STORE_WHEN_BACK_MS,
@@ -346,8 +355,14 @@ export class RedirectConsentsService {
     );
   }
 
-  private async fail(consent: StoredConsent, status: ConsentStatus, code: string, message: string | null) {
-    const result = await this.state.markFailed(consent.merchantId, consent.id, status, code, message);
+  private async fail(
+    tenant: MerchantId,
+    consent: StoredConsent,
+    status: ConsentStatus,
+    code: string,
+    message: string | null,
+  ) {
+    const result = await this.state.markFailed(tenant, consent.id, status, code, message);
     if (!result.applied) {
       this.logger.warn(
         { consentId: consent.id, found: result.found, status },
@@ -356,9 +371,12 @@ export class RedirectConsentsService {
     }
   }
 
-  private async claimFirstAuthorisation(query: ConsentCallback): Promise<StoredConsent | null> {
+  private async claimFirstAuthorisation(query: ConsentCallback): Promise<ClaimedConsent | null> {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
-    return state ? this.consents.claimCallback(state.merchantId, state.consentId, state.nonce) : null;
+    if (!state) return null;
+    const tenant = tenantOfJob(state);
+    const consent = await this.consents.claimCallback(tenant, state.consentId, state.nonce);
+    return consent ? { tenant, consent } : null;
   }
 
   /**
@@ -366,16 +384,18 @@ export class RedirectConsentsService {
    * whose consent it is, and the upstream's fresh `state` for this round, stored when we asked for the
    * re-authorisation, is the single-use proof.
    */
-  private async claimReauthorisation(query: ConsentCallback): Promise<StoredConsent | null> {
+  private async claimReauthorisation(query: ConsentCallback): Promise<ClaimedConsent | null> {
     const state = query.bffState
       ? this.signer.verify(query.bffState, Date.now(), { ignoreExpiry: true })
       : null;
     if (!state || !query.state || !query.consentId) return null;
-    return this.consents.claimReauthorisation(
-      state.merchantId,
+    const tenant = tenantOfJob(state);
+    const consent = await this.consents.claimReauthorisation(
+      tenant,
       state.consentId,
       query.consentId,
       query.state,
     );
+    return consent ? { tenant, consent } : null;
   }
 }

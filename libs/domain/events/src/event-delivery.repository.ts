@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, queryOn, type RowShape, sqlStatement } from '#libs/database';
 import type { MerchantEventWire } from './event-catalogue.js';
 
@@ -322,7 +323,12 @@ export class EventDeliveryRepository {
   }
 
   /** A merchant's manual retry: pending again, due now (a delivered one may be sent again too). */
-  async requeue(merchantId: string, endpointId: string, id: string, now: Date): Promise<DeliveryView | null> {
+  async requeue(
+    merchantId: MerchantId,
+    endpointId: string,
+    id: string,
+    now: Date,
+  ): Promise<DeliveryView | null> {
     const [row] = await this.db.rows({
       ...EVENT_DELIVERY_SQL.requeue,
       values: [merchantId, endpointId, id, now],
@@ -332,7 +338,7 @@ export class EventDeliveryRepository {
 
   /** An endpoint's deliveries, newest first, keyset-paged by id (uuid v7: time-ordered). */
   async listForEndpoint(
-    merchantId: string,
+    merchantId: MerchantId,
     endpointId: string,
     beforeId: string | null,
     limit: number,

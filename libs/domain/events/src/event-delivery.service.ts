@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type Agent, request } from 'undici';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { MerchantId } from '#libs/context';
 import { webhookHeaders } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
@@ -129,7 +130,7 @@ export class EventDeliveryService implements OnModuleDestroy {
    * answers what happened. A disabled endpoint is tested too: that is how a merchant checks a fix before
    * enabling it. Its health (failing since) is left as it is: only real deliveries move it.
    */
-  async sendTest(merchantId: string, endpointId: string): Promise<TestDelivery> {
+  async sendTest(merchantId: MerchantId, endpointId: string): Promise<TestDelivery> {
     const endpoint = isUuid(endpointId) ? await this.endpoints.findSealed(merchantId, endpointId) : null;
     if (!endpoint) throw new DomainError(ErrorCode.NOT_FOUND, 'Event endpoint not found.');
     const event: TestDelivery['event'] = {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { MerchantId } from '#libs/context';
 import { SecretBox } from '#libs/crypto';
 import { DatabasePool, PrismaService, sqlStatement } from '#libs/database';
 import type { MerchantEventType } from './event-catalogue.js';
@@ -88,7 +89,7 @@ export class EventEndpointRepository {
   }
 
   async create(
-    merchantId: string,
+    merchantId: MerchantId,
     input: { id: string; url: string; types: MerchantEventType[]; secret: string },
   ): Promise<EventEndpointView> {
     const sealed = this.box.seal(input.secret, context(input.id));
@@ -106,7 +107,7 @@ export class EventEndpointRepository {
     return toView(row);
   }
 
-  async list(merchantId: string): Promise<EventEndpointView[]> {
+  async list(merchantId: MerchantId): Promise<EventEndpointView[]> {
     const rows = await this.prisma.eventEndpoint.findMany({
       where: { merchantId },
       select: VIEW,
@@ -115,13 +116,13 @@ export class EventEndpointRepository {
     return rows.map(toView);
   }
 
-  async find(merchantId: string, id: string): Promise<EventEndpointView | null> {
+  async find(merchantId: MerchantId, id: string): Promise<EventEndpointView | null> {
     const row = await this.prisma.eventEndpoint.findFirst({ where: { id, merchantId }, select: VIEW });
     return row ? toView(row) : null;
   }
 
   /** The endpoint as a delivery needs it (its address, sealed secrets and state), or null. */
-  async findSealed(merchantId: string, id: string): Promise<SealedEndpoint | null> {
+  async findSealed(merchantId: MerchantId, id: string): Promise<SealedEndpoint | null> {
     const row = await this.prisma.eventEndpoint.findFirst({
       where: { id, merchantId },
       select: {
@@ -153,14 +154,14 @@ export class EventEndpointRepository {
   }
 
   /** Deletes the endpoint and its delivery log. */
-  async delete(merchantId: string, id: string): Promise<boolean> {
+  async delete(merchantId: MerchantId, id: string): Promise<boolean> {
     const { count } = await this.prisma.eventEndpoint.deleteMany({ where: { id, merchantId } });
     return count === 1;
   }
 
   /** A new secret; the current one moves to `previous` and keeps signing until `previousExpiresAt`. */
   async rotateSecret(
-    merchantId: string,
+    merchantId: MerchantId,
     id: string,
     secret: string,
     previousExpiresAt: Date,
@@ -190,7 +191,7 @@ export class EventEndpointRepository {
   }
 
   /** Deliveries resume; the failure clock starts again. */
-  async enable(merchantId: string, id: string): Promise<EventEndpointView | null> {
+  async enable(merchantId: MerchantId, id: string): Promise<EventEndpointView | null> {
     const { count } = await this.prisma.eventEndpoint.updateMany({
       where: { id, merchantId },
       data: { disabledAt: null, disabledReason: null, failingSince: null },

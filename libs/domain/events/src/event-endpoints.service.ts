@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, NodeEnv } from '#libs/config';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
@@ -31,7 +31,7 @@ export class EventEndpointsService {
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
     this.checkUrl(input.url);
     const secret = generateWebhookSecret();
-    const endpoint = await this.endpoints.create(caller.merchantId, {
+    const endpoint = await this.endpoints.create(tenantOf(caller), {
       id: uuidV7(),
       url: input.url,
       types: [...new Set(input.types)],
@@ -46,17 +46,17 @@ export class EventEndpointsService {
   }
 
   list(caller: TenantCaller): Promise<EventEndpointView[]> {
-    return this.endpoints.list(caller.merchantId);
+    return this.endpoints.list(tenantOf(caller));
   }
 
   async get(caller: TenantCaller, id: string): Promise<EventEndpointView> {
-    const endpoint = isUuid(id) ? await this.endpoints.find(caller.merchantId, id) : null;
+    const endpoint = isUuid(id) ? await this.endpoints.find(tenantOf(caller), id) : null;
     if (!endpoint) throw notFound();
     return endpoint;
   }
 
   async delete(caller: TenantCaller, id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.endpoints.delete(caller.merchantId, id))) throw notFound();
+    if (!isUuid(id) || !(await this.endpoints.delete(tenantOf(caller), id))) throw notFound();
   }
 
   async rotateSecret(
@@ -67,7 +67,7 @@ export class EventEndpointsService {
     const secret = generateWebhookSecret();
     const endpoint = isUuid(id)
       ? await this.endpoints.rotateSecret(
-          caller.merchantId,
+          tenantOf(caller),
           id,
           secret,
           new Date(now.getTime() + ROTATION_OVERLAP_MS),
@@ -78,7 +78,7 @@ export class EventEndpointsService {
   }
 
   async enable(caller: TenantCaller, id: string): Promise<EventEndpointView> {
-    const endpoint = isUuid(id) ? await this.endpoints.enable(caller.merchantId, id) : null;
+    const endpoint = isUuid(id) ? await this.endpoints.enable(tenantOf(caller), id) : null;
     if (!endpoint) throw notFound();
     return endpoint;
   }
@@ -89,7 +89,7 @@ export class EventEndpointsService {
     page: { beforeId: string | null; limit: number },
   ): Promise<DeliveryView[]> {
     await this.get(caller, endpointId);
-    return this.deliveries.listForEndpoint(caller.merchantId, endpointId, page.beforeId, page.limit);
+    return this.deliveries.listForEndpoint(tenantOf(caller), endpointId, page.beforeId, page.limit);
   }
 
   /** Sends a delivery again now, whatever its state (a failed one, or a delivered one the merchant lost). */
@@ -101,10 +101,10 @@ export class EventEndpointsService {
   ): Promise<DeliveryView> {
     const delivery =
       isUuid(endpointId) && isUuid(deliveryId)
-        ? await this.deliveries.requeue(caller.merchantId, endpointId, deliveryId, now)
+        ? await this.deliveries.requeue(tenantOf(caller), endpointId, deliveryId, now)
         : null;
     if (!delivery) {
-      const endpoint = isUuid(endpointId) ? await this.endpoints.find(caller.merchantId, endpointId) : null;
+      const endpoint = isUuid(endpointId) ? await this.endpoints.find(tenantOf(caller), endpointId) : null;
       if (endpoint?.disabledAt) {
         throw new DomainError(ErrorCode.CONFLICT, 'The endpoint is disabled: enable it, then retry.');
       }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
@@ -30,7 +30,7 @@ export class EventsListService {
     query: EventsListQuery,
   ): Promise<{ events: MerchantEventWire[]; nextBeforeStreamSeq: string | null }> {
     const { limit, ...filters } = query;
-    const rows = await this.events.listForMerchant(caller.merchantId, filters, limit + 1);
+    const rows = await this.events.listForMerchant(tenantOf(caller), filters, limit + 1);
     const page = rows.slice(0, limit);
     return {
       events: page.map((row) => row.event),
@@ -39,7 +39,7 @@ export class EventsListService {
   }
 
   async get(caller: TenantCaller, eventId: string): Promise<MerchantEventWire> {
-    const found = isUuid(eventId) ? await this.events.findForMerchant(caller.merchantId, eventId) : null;
+    const found = isUuid(eventId) ? await this.events.findForMerchant(tenantOf(caller), eventId) : null;
     if (!found) throw new DomainError(ErrorCode.NOT_FOUND, 'Event not found.');
     return found.event;
   }

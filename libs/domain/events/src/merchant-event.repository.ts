@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { currentRequestId } from '#libs/context';
+import { currentRequestId, type MerchantId } from '#libs/context';
 import { DatabasePool, isoText, type Prisma, queryOn, sqlStatement } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import { currentTraceContext } from '#libs/observability';
@@ -227,7 +227,7 @@ export class MerchantEventRepository {
    * no event is read, so a stream never sends an event its caller could no longer ask for.
    */
   async streamForCaller(
-    merchantId: string,
+    merchantId: MerchantId,
     userId: string,
     apiKeyId: string | null,
     afterStreamSeq: string,
@@ -248,7 +248,7 @@ export class MerchantEventRepository {
    * `limit` when there is more, for the caller to tell.
    */
   async listForMerchant(
-    merchantId: string,
+    merchantId: MerchantId,
     filters: {
       beforeStreamSeq?: string;
       type?: string;
@@ -274,7 +274,7 @@ export class MerchantEventRepository {
   }
 
   /** One of the merchant's relayed events, or null. */
-  async findForMerchant(merchantId: string, eventId: string): Promise<StreamedEvent | null> {
+  async findForMerchant(merchantId: MerchantId, eventId: string): Promise<StreamedEvent | null> {
     const [row] = await this.db.rows({
       ...MERCHANT_EVENT_SQL.findForMerchant,
       values: [eventId, merchantId],
@@ -283,7 +283,7 @@ export class MerchantEventRepository {
   }
 
   /** Where a new stream starts: the user's newest relayed event, or 0. */
-  async latestStreamSeq(merchantId: string, userId: string): Promise<string> {
+  async latestStreamSeq(merchantId: MerchantId, userId: string): Promise<string> {
     const [row] = await this.db.rows({
       ...MERCHANT_EVENT_SQL.latestStreamSeq,
       values: [merchantId, userId],

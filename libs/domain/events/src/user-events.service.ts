@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode, merchantDisabled } from '#libs/errors';
 import {
@@ -27,7 +27,7 @@ export class UserEventsService {
    */
   async open(caller: TenantCaller, userId: string, lastEventId: string | undefined): Promise<string> {
     assertActsFor(caller, userId);
-    const user = await this.users.findForSession(caller.merchantId, userId);
+    const user = await this.users.findForSession(tenantOf(caller), userId);
     if (!user) throw new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
     if (lastEventId !== undefined) {
       if (!/^\d{1,18}$/.test(lastEventId)) {
@@ -49,7 +49,7 @@ export class UserEventsService {
       }
       return lastEventId;
     }
-    return this.events.latestStreamSeq(caller.merchantId, userId);
+    return this.events.latestStreamSeq(tenantOf(caller), userId);
   }
 
   /** Events an `after` call answers at most: a shorter page means the stream has caught up. */
@@ -74,7 +74,7 @@ export class UserEventsService {
     }
     const apiKeyId = caller.kind === 'merchant' ? caller.apiKeyId : null;
     const page = await this.events.streamForCaller(
-      caller.merchantId,
+      tenantOf(caller),
       userId,
       apiKeyId,
       position,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TenantCaller } from '#libs/context';
+import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import {
   consentGoneOnError,
   ConsentStateRepository,
@@ -48,9 +48,10 @@ export class ConsentAccessService {
     call: (access: ConsentCall & { upstreamAccountId: string }) => Promise<T>,
     psu: PsuHeaders = {},
   ): Promise<T> {
-    const account = await this.repository.findAccount(caller.merchantId, accountId, caller.userId);
+    const tenant = tenantOf(caller);
+    const account = await this.repository.findAccount(tenant, accountId, caller.userId);
     if (!account) throw accountNotFound();
-    return this.run(account.consent, 'account', (access) =>
+    return this.run(tenant, account.consent, 'account', (access) =>
       call({
         ...access,
         options: Object.keys(psu).length > 0 ? { ...access.options, psu } : access.options,
@@ -65,12 +66,14 @@ export class ConsentAccessService {
     consentId: string,
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
-    const consent = await this.repository.findConsent(caller.merchantId, consentId, VRP_KINDS, caller.userId);
+    const tenant = tenantOf(caller);
+    const consent = await this.repository.findConsent(tenant, consentId, VRP_KINDS, caller.userId);
     if (!consent) throw consentNotFound();
-    return this.run(consent, 'consent', call);
+    return this.run(tenant, consent, 'consent', call);
   }
 
   private async run<T>(
+    tenant: MerchantId,
     consent: ConsentForCall,
     resource: 'account' | 'consent',
     call: (access: ConsentCall) => Promise<T>,
@@ -110,8 +113,7 @@ export class ConsentAccessService {
           'financial data: upstream call failed',
         );
         if (gone) {
-          const marked = await this.state.markGone({
-            merchantId: consent.merchantId,
+          const marked = await this.state.markGone(tenant, {
             consentId: consent.id,
             ...gone,
             now: new Date(),

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, PrismaService, sqlStatement } from '#libs/database';
 import type { ConsentKind } from '#libs/domain/consents';
 import { isUuid } from '#libs/ids';
@@ -63,7 +64,11 @@ export class FinancialDataRepository {
   ) {}
 
   /** The merchant's (and, for a session, the user's) account with its consent, or null: another tenant's reads as missing. */
-  async findAccount(merchantId: string, accountId: string, userId?: string): Promise<AccountForCall | null> {
+  async findAccount(
+    merchantId: MerchantId,
+    accountId: string,
+    userId?: string,
+  ): Promise<AccountForCall | null> {
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const [row] = await this.database.rows({
       ...FINANCIAL_DATA_SQL.findAccount,
@@ -78,7 +83,7 @@ export class FinancialDataRepository {
   }
 
   findConsent(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     kinds: readonly ConsentKind[],
     userId?: string,
@@ -99,7 +104,7 @@ export class FinancialDataRepository {
     return row && row.countries.length > 0 ? row.countries : null;
   }
 
-  subApplicationOf(merchantId: string): Promise<string | undefined> {
+  subApplicationOf(merchantId: MerchantId): Promise<string | undefined> {
     return this.prisma.merchant
       .findUnique({ where: { id: merchantId }, select: { subApplicationId: true } })
       .then((m) => m?.subApplicationId ?? undefined);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import {
@@ -228,7 +228,7 @@ export class FinancialDataService {
   async hostedVrpRequest(caller: TenantCaller, hostedRequestId: string) {
     const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
     if (!REQUEST_ID.test(hostedRequestId)) throw notFound();
-    const subApplication = await this.repository.subApplicationOf(caller.merchantId);
+    const subApplication = await this.repository.subApplicationOf(tenantOf(caller));
     if (!subApplication) throw notFound();
     let request: HostedVrpRequest;
     try {

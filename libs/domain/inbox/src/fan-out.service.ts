@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { tenantOfJob } from '#libs/context';
 import { type Prisma, PrismaService } from '#libs/database';
 import { consentGone, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
 import { NOT_PAID_STATUSES, PaymentStateRepository } from '#libs/domain/payments';
@@ -83,8 +84,7 @@ export class FanOutService {
       );
       let applied = false;
       for (const consent of consents) {
-        const result = await this.consents.markGone({
-          merchantId: consent.merchantId,
+        const result = await this.consents.markGone(tenantOfJob(consent), {
           consentId: consent.id,
           status: gone.status,
           code: gone.code,

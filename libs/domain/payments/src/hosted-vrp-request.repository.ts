@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { type Prisma, PrismaService } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
@@ -19,19 +20,21 @@ export type StoredHostedVrpRequest = Prisma.HostedVrpRequestGetPayload<{ select:
 export class HostedVrpRequestRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async create(data: {
-    id: string;
-    merchantId: string;
-    userId: string;
-    institutionId: string;
-    controlParameters: Prisma.InputJsonValue;
-    initiationDetails: Prisma.InputJsonValue;
-  }): Promise<void> {
-    await this.prisma.hostedVrpRequest.create({ data });
+  async create(
+    merchantId: MerchantId,
+    data: {
+      id: string;
+      userId: string;
+      institutionId: string;
+      controlParameters: Prisma.InputJsonValue;
+      initiationDetails: Prisma.InputJsonValue;
+    },
+  ): Promise<void> {
+    await this.prisma.hostedVrpRequest.create({ data: { ...data, merchantId } });
   }
 
   /** The merchant's request (and, for a user session, that user's only); null for anyone else's. */
-  find(merchantId: string, requestId: string, userId?: string): Promise<StoredHostedVrpRequest | null> {
+  find(merchantId: MerchantId, requestId: string, userId?: string): Promise<StoredHostedVrpRequest | null> {
     if (!isUuid(requestId)) return Promise.resolve(null);
     return this.prisma.hostedVrpRequest.findFirst({
       where: { id: requestId, merchantId, ...(userId ? { userId } : {}) },
@@ -40,7 +43,7 @@ export class HostedVrpRequestRepository {
   }
 
   /** Records the consent the request became; the first to record it wins (the consent is the same one). */
-  async linkConsent(merchantId: string, requestId: string, consentId: string): Promise<void> {
+  async linkConsent(merchantId: MerchantId, requestId: string, consentId: string): Promise<void> {
     await this.prisma.hostedVrpRequest.updateMany({
       where: { id: requestId, merchantId, consentId: null },
       data: { consentId },

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { checkRedirectUrl, ConsentRepository, HostedConsentsService } from '#libs/domain/consents';
 import { FinancialDataService, moneyToStrings } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
@@ -57,7 +57,7 @@ export class HostedVrpRequestsService {
 
   async create(caller: TenantCaller, userId: string, input: HostedVrpRequestInput, psu: PsuHeaders = {}) {
     assertActsFor(caller, userId);
-    const user = await this.consents.findUserForAuthorisation(caller.merchantId, userId);
+    const user = await this.consents.findUserForAuthorisation(tenantOf(caller), userId);
     if (!user) throw userNotFound();
     checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
     checkPayee(input.payee, 'payee');
@@ -105,9 +105,8 @@ export class HostedVrpRequestsService {
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'institutionId' });
     }
-    await this.requests.create({
+    await this.requests.create(tenantOf(caller), {
       id: created.requestId,
-      merchantId: caller.merchantId,
       userId,
       institutionId: input.institutionId,
       controlParameters: control as never,
@@ -127,9 +126,10 @@ export class HostedVrpRequestsService {
    * the first time). A request made elsewhere is shown only to the sub-application that owns it.
    */
   async get(caller: TenantCaller, requestId: string) {
-    const row = await this.requests.find(caller.merchantId, requestId, caller.userId);
+    const tenant = tenantOf(caller);
+    const row = await this.requests.find(tenant, requestId, caller.userId);
     if (!row) return { ...(await this.data.hostedVrpRequest(caller, requestId)), consentId: null };
-    const subApplication = await this.consents.subApplicationOf(caller.merchantId);
+    const subApplication = await this.consents.subApplicationOf(tenant);
     let request;
     try {
       request = (await this.upstream.getCommercialVrpRequest(requestId, { subApplication })).data;
@@ -143,7 +143,7 @@ export class HostedVrpRequestsService {
     const consentId =
       row.consentId ??
       (request.status?.currentStatus === SUCCEEDED && result?.consentId && result.consentToken
-        ? await this.adopt(row, result.consentId, result.consentToken, subApplication)
+        ? await this.adopt(tenant, row, result.consentId, result.consentToken, subApplication)
         : null);
     return {
       ...moneyToStrings(rest),
@@ -153,14 +153,14 @@ export class HostedVrpRequestsService {
   }
 
   private async adopt(
+    tenant: MerchantId,
     row: StoredHostedVrpRequest,
     upstreamConsentId: string,
     consentToken: string,
     subApplication: string | undefined,
   ): Promise<string> {
     const control = row.controlParameters as unknown as StoredControlParameters;
-    const consent = await this.hostedConsents.adopt({
-      merchantId: row.merchantId,
+    const consent = await this.hostedConsents.adopt(tenant, {
       userId: row.userId,
       kind: 'VRP_COMMERCIAL',
       institutionId: row.institutionId,
@@ -171,7 +171,7 @@ export class HostedVrpRequestsService {
       vrpInitiationDetails: row.initiationDetails as never,
       subApplication,
     });
-    await this.requests.linkConsent(row.merchantId, row.id, consent.id);
+    await this.requests.linkConsent(tenant, row.id, consent.id);
     return consent.id;
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { tenantOfJob } from '#libs/context';
 import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
@@ -105,7 +106,7 @@ export class PaymentSubmitter {
       throw error;
     }
     // Single use (upstream spec §1, rule 3): once the bank has the payment, its consent is spent here too.
-    if (work.kind === 'SINGLE') await this.consentState.markConsumed(work.merchantId, work.consentId);
+    if (work.kind === 'SINGLE') await this.consentState.markConsumed(tenantOfJob(work), work.consentId);
     return { outcome: 'submitted', status: await this.record(work, answer) };
   }
 
@@ -181,14 +182,15 @@ export class PaymentSubmitter {
   private async optionsFor(
     work: PaymentWork,
   ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string; commercial: boolean }) | null> {
-    const found = await this.consents.findWithToken(work.merchantId, work.consentId);
+    const tenant = tenantOfJob(work);
+    const found = await this.consents.findWithToken(tenant, work.consentId);
     const token = found ? this.vault.open(found.sealed, work.consentId) : null;
     if (!found || !token) return null;
     const control = found.consent.vrpControlParameters as { psuAuthenticationMethods?: string[] } | null;
     return {
       consent: token,
       institutionId: found.consent.institutionId,
-      subApplication: await this.consents.subApplicationOf(work.merchantId),
+      subApplication: await this.consents.subApplicationOf(tenant),
       psuAuthenticationMethod: control?.psuAuthenticationMethods?.[0] ?? 'SCA_NOT_REQUIRED',
       commercial: found.consent.kind === 'VRP_COMMERCIAL',
     };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, type RowShape, sqlStatement, type Statement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 import { amountText, type PayeeInput } from './payment-amount.js';
@@ -344,21 +345,23 @@ export class PaymentRepository {
   constructor(private readonly db: DatabasePool) {}
 
   /** A single payment awaiting its consent's authorisation; its idempotency id is reused by every submission. */
-  async createSingle(input: {
-    merchantId: string;
-    consentId: string;
-    paymentIdempotencyId: string;
-    amount: string;
-    currency: string;
-    reference: string | null;
-    payee: unknown;
-    /** When the user's chance to approve it is over: the status poll then ends it EXPIRED. */
-    authorisationWindowSeconds: number;
-  }): Promise<PaymentView> {
+  async createSingle(
+    merchantId: MerchantId,
+    input: {
+      consentId: string;
+      paymentIdempotencyId: string;
+      amount: string;
+      currency: string;
+      reference: string | null;
+      payee: unknown;
+      /** When the user's chance to approve it is over: the status poll then ends it EXPIRED. */
+      authorisationWindowSeconds: number;
+    },
+  ): Promise<PaymentView> {
     const [row] = await this.db.rows({
       ...PAYMENT_SQL.createSingle,
       values: [
-        input.merchantId,
+        merchantId,
         input.consentId,
         input.paymentIdempotencyId,
         input.amount,
@@ -371,11 +374,14 @@ export class PaymentRepository {
     // A concurrent retry of the same request made it first: that one is the payment.
     return row
       ? toPaymentView(row)
-      : (await this.findByIdempotencyId(input.merchantId, input.paymentIdempotencyId))!;
+      : (await this.findByIdempotencyId(merchantId, input.paymentIdempotencyId))!;
   }
 
   /** The merchant's payment made for this idempotency id (that is, for one Idempotency-Key), if any. */
-  async findByIdempotencyId(merchantId: string, paymentIdempotencyId: string): Promise<PaymentView | null> {
+  async findByIdempotencyId(
+    merchantId: MerchantId,
+    paymentIdempotencyId: string,
+  ): Promise<PaymentView | null> {
     const [row] = await this.db.rows({
       ...PAYMENT_SQL.findByIdempotencyId,
       values: [paymentIdempotencyId, merchantId],
@@ -383,7 +389,11 @@ export class PaymentRepository {
     return row ? toPaymentView(row) : null;
   }
 
-  async findForCaller(merchantId: string, paymentId: string, userId?: string): Promise<PaymentView | null> {
+  async findForCaller(
+    merchantId: MerchantId,
+    paymentId: string,
+    userId?: string,
+  ): Promise<PaymentView | null> {
     if (!isUuid(paymentId)) return null;
     const [row] = await this.db.rows({
       ...PAYMENT_SQL.find,
@@ -393,7 +403,7 @@ export class PaymentRepository {
   }
 
   /** A user's payments newest first (uuid v7 ids are creation-ordered), keyset-paged by id. */
-  async listForUser(merchantId: string, userId: string, limit: number, beforeId?: string) {
+  async listForUser(merchantId: MerchantId, userId: string, limit: number, beforeId?: string) {
     const rows = await this.db.rows({
       ...PAYMENT_SQL.listForUser,
       values: [userId, merchantId, beforeId ?? null, limit + 1],
@@ -402,7 +412,7 @@ export class PaymentRepository {
   }
 
   /** A consent's payments newest first, keyset-paged by id. */
-  async listForConsent(merchantId: string, consentId: string, limit: number, beforeId?: string) {
+  async listForConsent(merchantId: MerchantId, consentId: string, limit: number, beforeId?: string) {
     const rows = await this.db.rows({
       ...PAYMENT_SQL.listForConsent,
       values: [consentId, merchantId, beforeId ?? null, limit + 1],
@@ -423,7 +433,7 @@ export class PaymentRepository {
    * callbacks only one finds it awaiting), with a lease after which the status poll submits it instead.
    */
   async claimSingleSubmission(
-    merchantId: string,
+    merchantId: MerchantId,
     consentId: string,
     leaseSeconds: number,
   ): Promise<PaymentWork | null> {
@@ -459,7 +469,7 @@ export class PaymentRepository {
   }
 
   /** The single payment of a consent, whatever its status (the callback's failure path). */
-  async singleOfConsent(merchantId: string, consentId: string): Promise<PaymentWork | null> {
+  async singleOfConsent(merchantId: MerchantId, consentId: string): Promise<PaymentWork | null> {
     const [row] = await this.db.rows({
       ...PAYMENT_SQL.singleOfConsent,
       values: [consentId, merchantId],

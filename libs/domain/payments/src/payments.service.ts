@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { ConsentRepository } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { PaymentRepository, type PaymentView } from './payment.repository.js';
@@ -16,15 +16,15 @@ export class PaymentsService {
   ) {}
 
   async get(caller: TenantCaller, paymentId: string): Promise<PaymentView> {
-    const payment = await this.payments.findForCaller(caller.merchantId, paymentId, caller.userId);
+    const payment = await this.payments.findForCaller(tenantOf(caller), paymentId, caller.userId);
     if (!payment) throw paymentNotFound();
     return payment;
   }
 
   async listForUser(caller: TenantCaller, userId: string, limit: number, beforeId?: string) {
     assertActsFor(caller, userId);
-    if (!(await this.consents.userExists(caller.merchantId, userId))) throw userNotFound();
-    const { rows, more } = await this.payments.listForUser(caller.merchantId, userId, limit, beforeId);
+    if (!(await this.consents.userExists(tenantOf(caller), userId))) throw userNotFound();
+    const { rows, more } = await this.payments.listForUser(tenantOf(caller), userId, limit, beforeId);
     return { payments: rows, nextBeforeId: more ? rows.at(-1)!.id : undefined };
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { TenantCaller } from '#libs/context';
+import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import {
   CONSENT_STATE_TTL_SECONDS,
   ConsentCallbackHooks,
@@ -53,8 +53,8 @@ export class SinglePaymentsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.register('PAYMENT', {
-      authorised: (consent, psu) => this.execute(consent, psu),
-      failed: (consent, status) => this.abandon(consent, status),
+      authorised: (tenant, consent, psu) => this.execute(tenant, consent, psu),
+      failed: (tenant, consent, status) => this.abandon(tenant, consent, status),
     });
   }
 
@@ -73,7 +73,7 @@ export class SinglePaymentsService implements OnModuleInit {
     checkPayee(input.payee, 'payee');
     // Ours and the upstream's (at most 35 characters): every submission of this payment carries it.
     const paymentIdempotencyId = paymentIdempotencyIdFor(caller.merchantId, 'single', idempotencyKey);
-    const existing = await this.payments.findByIdempotencyId(caller.merchantId, paymentIdempotencyId);
+    const existing = await this.payments.findByIdempotencyId(tenantOf(caller), paymentIdempotencyId);
     if (existing) return existing;
     const consent = await this.redirect.createPaymentConsent(
       caller,
@@ -94,8 +94,7 @@ export class SinglePaymentsService implements OnModuleInit {
           options,
         ),
     );
-    return this.payments.createSingle({
-      merchantId: caller.merchantId,
+    return this.payments.createSingle(tenantOf(caller), {
       consentId: consent.id,
       paymentIdempotencyId,
       amount: amount.toString(),
@@ -108,14 +107,14 @@ export class SinglePaymentsService implements OnModuleInit {
   }
 
   /** The payment of a consent the user has just approved: made once, whatever calls back twice. */
-  private async execute(consent: StoredConsent, psu?: PsuHeaders): Promise<Record<string, string>> {
-    const work = await this.payments.claimSingleSubmission(
-      consent.merchantId,
-      consent.id,
-      CLAIM_LEASE_SECONDS,
-    );
+  private async execute(
+    tenant: MerchantId,
+    consent: StoredConsent,
+    psu?: PsuHeaders,
+  ): Promise<Record<string, string>> {
+    const work = await this.payments.claimSingleSubmission(tenant, consent.id, CLAIM_LEASE_SECONDS);
     if (!work) {
-      const existing = await this.payments.singleOfConsent(consent.merchantId, consent.id);
+      const existing = await this.payments.singleOfConsent(tenant, consent.id);
       return existing ? { paymentId: existing.id, status: existing.status } : {};
     }
     try {
@@ -140,8 +139,12 @@ export class SinglePaymentsService implements OnModuleInit {
   }
 
   /** The user did not approve (or the exchange failed): the payment ends unpaid, announced once. */
-  private async abandon(consent: StoredConsent, status: string): Promise<Record<string, string>> {
-    const payment = await this.payments.singleOfConsent(consent.merchantId, consent.id);
+  private async abandon(
+    tenant: MerchantId,
+    consent: StoredConsent,
+    status: string,
+  ): Promise<Record<string, string>> {
+    const payment = await this.payments.singleOfConsent(tenant, consent.id);
     if (!payment) return {};
     await this.state.applyFinalStatusById(
       payment.id,

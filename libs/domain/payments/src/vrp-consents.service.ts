@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { CLOCK, type Clock } from '#libs/core';
 import { Prisma } from '#libs/database';
 import { amountToApi, decimalToApi } from '#libs/domain/accounts';
@@ -124,8 +124,7 @@ export class VrpConsentsService {
       ).data;
       const control = (consent.vrpControlParameters ?? upstream.controlParameters ?? {}) as VrpControl;
       const currency = vrpCurrency(control) ?? '';
-      const { uses } = await this.payments.limitUses({
-        merchantId: caller.merchantId,
+      const { uses } = await this.payments.limitUses(tenantOf(caller), {
         consentId: consent.id,
         currency,
         limitsAt: (at) => periodLimitsAt(control, consent.authorizedAt, currency, at),

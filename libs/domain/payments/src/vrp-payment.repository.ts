@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, queryOn, type SqlStatement, sqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
@@ -84,19 +85,22 @@ export class VrpPaymentRepository {
    * database's clock at the lock (or `now`, for tests), and the payment is stored at that very time, so the
    * period a payment is checked in is the period it counts in.
    */
-  async reserve(input: {
-    merchantId: string;
-    consentId: string;
-    amount: string;
-    currency: string;
-    reference: string | null;
-    payee: unknown;
-    paymentIdempotencyId: string;
-    limitsAt: (now: Date) => PeriodLimit[];
-    now?: Date;
-    /** How long the request has to hand the payment to the bank before the status poll does it instead. */
-    leaseSeconds: number;
-  }): Promise<{ work: PaymentWork; existing: boolean }> {
+  async reserve(
+    merchantId: MerchantId,
+    request: {
+      consentId: string;
+      amount: string;
+      currency: string;
+      reference: string | null;
+      payee: unknown;
+      paymentIdempotencyId: string;
+      limitsAt: (now: Date) => PeriodLimit[];
+      now?: Date;
+      /** How long the request has to hand the payment to the bank before the status poll does it instead. */
+      leaseSeconds: number;
+    },
+  ): Promise<{ work: PaymentWork; existing: boolean }> {
+    const input = { ...request, merchantId };
     return this.db.transaction(async (client) => {
       // The status read before the lock may be stale: a revocation committed since must stop the payment.
       const { rows: locked } = await queryOn(client, {
@@ -161,13 +165,16 @@ export class VrpPaymentRepository {
    * The consent's periodic limits at `now` (the database's clock unless given, as for a payment), each
    * with what was paid against it: what the consent's view shows, by the very query the check runs.
    */
-  async limitUses(input: {
-    merchantId: string;
-    consentId: string;
-    currency: string;
-    limitsAt: (now: Date) => PeriodLimit[];
-    now?: Date;
-  }): Promise<{ now: Date; uses: LimitUse[] }> {
+  async limitUses(
+    merchantId: MerchantId,
+    consent: {
+      consentId: string;
+      currency: string;
+      limitsAt: (now: Date) => PeriodLimit[];
+      now?: Date;
+    },
+  ): Promise<{ now: Date; uses: LimitUse[] }> {
+    const input = { ...consent, merchantId };
     const rows: Rows = (statement) => this.db.rows(statement);
     const now = input.now ?? (await databaseNow(rows));
     return { now, uses: await limitUses(rows, input, input.limitsAt(now)) };

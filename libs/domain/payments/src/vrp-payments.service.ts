@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { Prisma } from '#libs/database';
 import { ConsentRepository, VRP_KINDS } from '#libs/domain/consents';
 import { ConsentAccessService } from '#libs/domain/financial-data';
@@ -43,8 +43,7 @@ export class VrpPaymentsService {
     const reserved = await this.access.withVrpConsent(caller, consentId, async (call) => {
       const control = (call.consent.vrpControlParameters ?? {}) as VrpControl;
       const amount = this.checkAmount(input, control);
-      return this.reservations.reserve({
-        merchantId: caller.merchantId,
+      return this.reservations.reserve(tenantOf(caller), {
         consentId,
         amount: amount.toString(),
         currency: input.currency,
@@ -83,11 +82,11 @@ export class VrpPaymentsService {
 
   /** The consent's payments, newest first, keyset-paged; readable after the consent has ended too. */
   async list(caller: TenantCaller, consentId: string, limit: number, beforeId?: string) {
-    const consent = await this.consents.findOne(caller.merchantId, consentId, caller.userId);
+    const consent = await this.consents.findOne(tenantOf(caller), consentId, caller.userId);
     if (!consent || !(VRP_KINDS as readonly string[]).includes(consent.kind)) {
       throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
     }
-    const { rows, more } = await this.payments.listForConsent(caller.merchantId, consentId, limit, beforeId);
+    const { rows, more } = await this.payments.listForConsent(tenantOf(caller), consentId, limit, beforeId);
     return { payments: rows, nextBeforeId: more ? rows.at(-1)!.id : undefined };
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, queryOn, type RowShape, sqlStatement } from '#libs/database';
 import { isUuid, uuidV7 } from '#libs/ids';
 
@@ -311,7 +312,7 @@ export class SyncRunRepository {
   }
 
   /** A run of the merchant (and of the session's user), or null: another tenant's run is "missing". */
-  async findForCaller(merchantId: string, runId: string, userId?: string): Promise<StoredSyncRun | null> {
+  async findForCaller(merchantId: MerchantId, runId: string, userId?: string): Promise<StoredSyncRun | null> {
     if (!isUuid(runId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const [row] = await this.database.rows({
       ...SYNC_RUN_SQL.findForCaller,
@@ -325,12 +326,12 @@ export class SyncRunRepository {
    * one more to know whether more follow; null when the caller has no such account.
    */
   async pageForAccount(
-    caller: { merchantId: string; userId?: string },
+    merchantId: MerchantId,
     accountId: string,
     limit: number,
     beforeId?: string,
+    userId?: string,
   ): Promise<{ runs: StoredSyncRun[]; more: boolean } | null> {
-    const { merchantId, userId } = caller;
     if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const rows = await this.database.rows({
       ...SYNC_RUN_SQL.pageForAccount,

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { type MerchantId, tenantOfJob } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import {
   AccountPlacementRepository,
@@ -61,6 +62,9 @@ const PERMANENT_KINDS = new Set<UpstreamErrorKind>(['CALLER', 'AUTH', 'NOT_FOUND
 
 export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
 
+/** The claimed run, with the merchant its job was enqueued for (checked to be the run's own). */
+type TenantRun = ClaimedRun & { merchantId: MerchantId };
+
 /**
  * One sync run of one account: reads the run's window from the upstream page by page (fetching the next
  * page while writing this one), writes each page in one statement with the run's progress, then in one
@@ -91,8 +95,11 @@ export class AccountSyncService {
     job: { merchantId: string; accountId: string; runId: string },
     finalAttempt: boolean,
   ): Promise<SyncOutcome> {
-    const run = await this.runs.claim(job.runId);
-    if (!run || run.merchantId !== job.merchantId || run.accountId !== job.accountId) return 'already-ended';
+    const claimed = await this.runs.claim(job.runId);
+    if (!claimed || claimed.merchantId !== job.merchantId || claimed.accountId !== job.accountId) {
+      return 'already-ended';
+    }
+    const run: TenantRun = { ...claimed, merchantId: tenantOfJob(job) };
     const target = await this.syncState.syncTarget(run.merchantId, run.accountId);
     if (!target) return 'already-ended';
     const token = this.openToken(target);
@@ -149,7 +156,7 @@ export class AccountSyncService {
    * Sent alongside the window's first pages, so it adds no wait to a sync.
    */
   private async refreshAccounts(
-    run: ClaimedRun,
+    run: TenantRun,
     target: SyncTarget,
     options: ConsentCallOptions,
   ): Promise<boolean> {
@@ -161,8 +168,8 @@ export class AccountSyncService {
     const added = listed.filter((a) => !known.has(a.id));
     if (added.length > 0) {
       await this.placement.upsertFromUpstream(
+        run.merchantId,
         {
-          merchantId: run.merchantId,
           userId: target.userId,
           consentId: target.consent.id,
           institutionId: target.consent.institutionId,
@@ -187,7 +194,7 @@ export class AccountSyncService {
    * The first claim fixes the window: everything the consent allows on a first sync, else from the overlap
    * before the newest booked record (or the oldest pending one), to the run's start. A restart reuses it.
    */
-  private async windowOf(run: ClaimedRun, target: SyncTarget): Promise<SyncWindow> {
+  private async windowOf(run: TenantRun, target: SyncTarget): Promise<SyncWindow> {
     if (run.windowBefore) return { from: run.windowFrom, before: run.windowBefore };
     const incremental = await this.transactions.incrementalStart(
       run.merchantId,
@@ -204,7 +211,7 @@ export class AccountSyncService {
 
   /** Pages the window into the table; answers the dedupe key of every record the upstream returned. */
   private async readWindow(
-    run: ClaimedRun,
+    run: TenantRun,
     target: SyncTarget,
     window: SyncWindow,
     options: ConsentCallOptions,
@@ -236,7 +243,7 @@ export class AccountSyncService {
       for (const row of rows) seen.add(row.k);
       spent.offset += page.value.data.length;
       await this.database.transaction(async (db) => {
-        const counts = await this.transactions.writePage(db, run.merchantId, run.accountId, rows, {
+        const counts = await this.transactions.writePage(run.merchantId, db, run.accountId, rows, {
           id: run.id,
           // The first claim is the run's first attempt: nothing of this run can be stored yet.
           again: run.claim > 1,
@@ -258,7 +265,7 @@ export class AccountSyncService {
   }
 
   private async succeed(
-    run: ClaimedRun,
+    run: TenantRun,
     target: SyncTarget,
     window: SyncWindow,
     seen: Set<string>,
@@ -266,10 +273,10 @@ export class AccountSyncService {
   ): Promise<SyncOutcome> {
     const now = new Date();
     const ended = await this.database.transaction(async (db) => {
-      const removed = await this.transactions.removeUnseen(db, run.merchantId, run.accountId, window, seen);
+      const removed = await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
       await this.placement.replaceBalances(
-        db,
         run.merchantId,
+        db,
         run.accountId,
         balances
           .filter((b) => typeof b.type === 'string' && b.balanceAmount !== undefined)
@@ -290,7 +297,7 @@ export class AccountSyncService {
       );
       // Taken over by another worker meanwhile: this one's removals are rolled back with it.
       if (!progress) throw new RunSupersededError(run.id);
-      await this.syncState.markSyncEnded(db, run.merchantId, run.accountId, {
+      await this.syncState.markSyncEnded(run.merchantId, db, run.accountId, {
         synced: true,
         at: now,
         nextSyncAt: this.nextSyncAt(now),
@@ -306,7 +313,7 @@ export class AccountSyncService {
 
   private async onFailure(
     error: unknown,
-    run: ClaimedRun,
+    run: TenantRun,
     target: SyncTarget,
     finalAttempt: boolean,
   ): Promise<SyncOutcome> {
@@ -320,8 +327,7 @@ export class AccountSyncService {
     const gone = error instanceof UpstreamError ? consentGoneOnError(error) : undefined;
     if (error instanceof UpstreamError && gone) {
       // Stops every account of the consent; the account then shows why its sync stopped.
-      const marked = await this.consentState.markGone({
-        merchantId: run.merchantId,
+      const marked = await this.consentState.markGone(run.merchantId, {
         consentId: target.consent.id,
         ...gone,
         now: new Date(),
@@ -343,7 +349,7 @@ export class AccountSyncService {
   }
 
   /** Ends the run as failed, shows why on the account, and records `sync.failed`: one transaction. */
-  private async fail(run: ClaimedRun, target: SyncTarget, failure: RunFailure): Promise<void> {
+  private async fail(run: TenantRun, target: SyncTarget, failure: RunFailure): Promise<void> {
     const now = new Date();
     await this.database.transaction(async (db) => {
       const progress = await this.runs.finish(
@@ -353,7 +359,7 @@ export class AccountSyncService {
         this.config.retention.syncRunsPerAccount,
       );
       if (!progress) return;
-      await this.syncState.markSyncEnded(db, run.merchantId, run.accountId, {
+      await this.syncState.markSyncEnded(run.merchantId, db, run.accountId, {
         synced: false,
         error: failure.message,
         nextSyncAt: this.nextSyncAt(now),
@@ -375,11 +381,11 @@ export class AccountSyncService {
    */
   private async connectionReady(
     db: pg.PoolClient,
-    run: ClaimedRun,
+    run: TenantRun,
     target: SyncTarget,
   ): Promise<NewMerchantEvent[]> {
     if (run.trigger !== 'INITIAL') return [];
-    const ready = await this.firstSyncs.markFirstSynced(db, run.merchantId, target.consent.id);
+    const ready = await this.firstSyncs.markFirstSynced(run.merchantId, db, target.consent.id);
     if (!ready) return [];
     return [
       {
@@ -405,7 +411,7 @@ export class AccountSyncService {
   private event(
     target: SyncTarget,
     type: NewMerchantEvent['type'],
-    run: ClaimedRun,
+    run: TenantRun,
     window: SyncWindow,
     progress: SyncProgress,
   ): NewMerchantEvent {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantCaller } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import { type StoredSyncRun, SyncRequests, SyncRunRepository } from '#libs/domain/sync-runs';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
@@ -89,7 +89,7 @@ export class SyncService {
 
   /** The account's active run (a new one when none is queued or running): its id. */
   async requestSync(caller: TenantCaller, accountId: string): Promise<{ syncId: string }> {
-    const account = await this.accounts.findOne(caller.merchantId, accountId, caller.userId);
+    const account = await this.accounts.findOne(tenantOf(caller), accountId, caller.userId);
     if (!account) throw accountNotFound();
     if (account.closedAt !== null) {
       // Closed under a consent that may well be authorised still: a new consent would not bring it back.
@@ -110,7 +110,7 @@ export class SyncService {
   }
 
   async getRun(caller: TenantCaller, runId: string): Promise<SyncRunView> {
-    const run = await this.runs.findForCaller(caller.merchantId, runId, caller.userId);
+    const run = await this.runs.findForCaller(tenantOf(caller), runId, caller.userId);
     if (!run) throw new DomainError(ErrorCode.NOT_FOUND, 'Sync not found.');
     return toSyncRunView(run);
   }
@@ -122,7 +122,7 @@ export class SyncService {
     limit: number,
     beforeId?: string,
   ): Promise<{ runs: SyncRunView[]; nextBeforeId: string | null }> {
-    const page = await this.runs.pageForAccount(caller, accountId, limit, beforeId);
+    const page = await this.runs.pageForAccount(tenantOf(caller), accountId, limit, beforeId, caller.userId);
     if (!page) throw new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
     return {
       runs: page.runs.map(toSyncRunView),
@@ -144,7 +144,7 @@ export class SyncService {
     accountId: string,
     query: TransactionsPageQuery,
   ): Promise<StoredPage & { complete: boolean; syncStatus: string }> {
-    const state = await this.transactions.stateFor(caller.merchantId, accountId, caller.userId);
+    const state = await this.transactions.stateFor(tenantOf(caller), accountId, caller.userId);
     if (state === null) throw accountNotFound();
     const { version } = state;
     const status = { complete: !state.firstSyncRunning, syncStatus: state.syncStatus };
@@ -161,7 +161,7 @@ export class SyncService {
     ]);
     const cached = this.pages.get(key);
     if (cached) return { ...cached, ...status };
-    const rows = await this.transactions.page(caller.merchantId, accountId, {
+    const rows = await this.transactions.page(tenantOf(caller), accountId, {
       from: query.from,
       before: query.before,
       status: query.status,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, sqlStatement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
@@ -78,14 +79,14 @@ export class TransactionChangeRepository {
   constructor(private readonly database: DatabasePool) {}
 
   /** The user's feed head (the last number given, and through which removals were pruned). */
-  async head(merchantId: string, userId: string): Promise<{ last: bigint; prunedThrough: bigint }> {
+  async head(merchantId: MerchantId, userId: string): Promise<{ last: bigint; prunedThrough: bigint }> {
     const [row] = await this.database.rows({ ...TRANSACTION_CHANGE_SQL.head, values: [merchantId, userId] });
     return { last: BigInt(row?.last ?? 0), prunedThrough: BigInt(row?.prunedThrough ?? 0) };
   }
 
   /** The changes after `after`, in feed order, `limit` of them at most (the caller asks one more). */
   async page(
-    merchantId: string,
+    merchantId: MerchantId,
     userId: string,
     after: bigint,
     limit: number,

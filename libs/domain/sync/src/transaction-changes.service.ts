@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import type { ServedTransaction } from '#libs/domain/financial-data';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
@@ -40,15 +40,15 @@ export class TransactionChangesService {
   ): Promise<TransactionChangesPage> {
     assertActsFor(caller, userId);
     if (query.accountId !== undefined) {
-      const account = await this.accounts.findOne(caller.merchantId, query.accountId, userId);
+      const account = await this.accounts.findOne(tenantOf(caller), query.accountId, userId);
       if (!account) throw new DomainError(ErrorCode.NOT_FOUND, 'Account not found.');
-    } else if (!(await this.accounts.listForUser(caller.merchantId, userId, 1))) {
+    } else if (!(await this.accounts.listForUser(tenantOf(caller), userId, 1))) {
       throw userNotFound();
     }
     const after = query.after ?? 0n;
-    const rows = await this.changes.page(caller.merchantId, userId, after, query.limit + 1, query.accountId);
+    const rows = await this.changes.page(tenantOf(caller), userId, after, query.limit + 1, query.accountId);
     // Read after the page: a prune that took a removal this page would have listed has recorded it by then.
-    const head = await this.changes.head(caller.merchantId, userId);
+    const head = await this.changes.head(tenantOf(caller), userId);
     if (query.after !== undefined && after > head.last) {
       throw invalidRequest([{ field: 'cursor', issue: 'must be a cursor from nextCursor of this feed' }]);
     }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, queryOn, ReadCache, sqlStatement } from '#libs/database';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import { isUuid } from '#libs/ids';
@@ -162,8 +163,8 @@ export class TransactionRepository {
    * some of these rows; those are not counted a second time.
    */
   async writePage(
+    merchantId: MerchantId,
     db: pg.PoolClient,
-    merchantId: string,
     accountId: string,
     rows: readonly TransactionRow[],
     run: { id: string; again: boolean },
@@ -178,8 +179,8 @@ export class TransactionRepository {
   }
 
   async removeUnseen(
+    merchantId: MerchantId,
     db: pg.PoolClient,
-    merchantId: string,
     accountId: string,
     window: SyncWindow,
     seenKeys: Iterable<string>,
@@ -191,7 +192,11 @@ export class TransactionRepository {
     return result.rows[0]?.removed ?? 0;
   }
 
-  async incrementalStart(merchantId: string, accountId: string, overlapDays: number): Promise<Date | null> {
+  async incrementalStart(
+    merchantId: MerchantId,
+    accountId: string,
+    overlapDays: number,
+  ): Promise<Date | null> {
     const [row] = await this.database.rows({
       ...TRANSACTION_SQL.windowStart,
       values: [merchantId, accountId, overlapDays],
@@ -204,7 +209,7 @@ export class TransactionRepository {
    * row more than asked to tell whether another page follows.
    */
   async page(
-    merchantId: string,
+    merchantId: MerchantId,
     accountId: string,
     query: {
       from?: Date;
@@ -260,7 +265,7 @@ export class TransactionRepository {
    * merchant's, and the session user's when there is one); null otherwise.
    */
   async stateFor(
-    merchantId: string,
+    merchantId: MerchantId,
     accountId: string,
     userId?: string,
   ): Promise<AccountTransactionsState | null> {
@@ -282,7 +287,7 @@ export class TransactionRepository {
   }
 
   /** Counts per account, for tests and operators: how many records, and how many of them pending. */
-  async countFor(merchantId: string, accountId: string): Promise<{ total: number; pending: number }> {
+  async countFor(merchantId: MerchantId, accountId: string): Promise<{ total: number; pending: number }> {
     const [row] = await this.database.rows({
       ...TRANSACTION_SQL.countFor,
       values: [merchantId, accountId],

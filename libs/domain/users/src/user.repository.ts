@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, type Prisma, PrismaService, ReadCache, sqlStatement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
@@ -37,7 +38,7 @@ export class UserRepository {
   ) {}
 
   /** The user with their merchant's state, for the session check: one indexed read, no join beyond the merchant. */
-  findForSession(merchantId: string, userId: string) {
+  findForSession(merchantId: MerchantId, userId: string) {
     // A malformed id would make Postgres refuse the uuid cast; it simply names no user.
     if (!isUuid(merchantId) || !isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({
@@ -46,7 +47,7 @@ export class UserRepository {
     });
   }
 
-  async create(merchantId: string, input: { reference: string; applicationUserId?: string }) {
+  async create(merchantId: MerchantId, input: { reference: string; applicationUserId?: string }) {
     const user = await this.prisma.user.create({
       data: {
         merchantId,
@@ -63,7 +64,7 @@ export class UserRepository {
    * won the race, so the caller re-reads the winner's row instead of failing.
    */
   async insertIfAbsent(
-    merchantId: string,
+    merchantId: MerchantId,
     input: { reference: string; applicationUserId: string; vopOptOut: boolean },
   ) {
     try {
@@ -76,17 +77,17 @@ export class UserRepository {
     }
   }
 
-  findById(merchantId: string, userId: string) {
+  findById(merchantId: MerchantId, userId: string) {
     if (!isUuid(merchantId) || !isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({ where: { id: userId, merchantId } });
   }
 
-  findByReference(merchantId: string, reference: string) {
+  findByReference(merchantId: MerchantId, reference: string) {
     return this.prisma.user.findUnique({ where: { merchantId_reference: { merchantId, reference } } });
   }
 
   /** Keyset page in id order (uuid v7, so creation order), one extra row to know whether more follow. */
-  async list(merchantId: string, limit: number, afterId?: string) {
+  async list(merchantId: MerchantId, limit: number, afterId?: string) {
     if (!isUuid(merchantId) || (afterId !== undefined && !isUuid(afterId))) return { rows: [], more: false };
     // Every dashboard view reads this: kept per process until Postgres notifies a change of the merchant's.
     return this.cache.read(merchantId, `users:${afterId ?? ''}:${limit}`, async () => {
@@ -99,7 +100,7 @@ export class UserRepository {
   }
 
   /** Records the upstream uuid once; a concurrent request that recorded it first keeps its value. */
-  async setUpstreamUserUuid(merchantId: string, userId: string, upstreamUserUuid: string) {
+  async setUpstreamUserUuid(merchantId: MerchantId, userId: string, upstreamUserUuid: string) {
     await this.prisma.user.updateMany({
       where: { id: userId, merchantId, upstreamUserUuid: null },
       data: { upstreamUserUuid },
@@ -109,7 +110,7 @@ export class UserRepository {
 
   /** Null when the user is gone; a reference another user of the merchant holds fails with P2002 (409). */
   async update(
-    merchantId: string,
+    merchantId: MerchantId,
     userId: string,
     data: { reference?: string; applicationUserId?: string; vopOptOut?: boolean },
   ) {
@@ -119,7 +120,7 @@ export class UserRepository {
   }
 
   /** Consents, accounts, balances and transactions go with the row (ON DELETE CASCADE). */
-  async delete(merchantId: string, userId: string): Promise<boolean> {
+  async delete(merchantId: MerchantId, userId: string): Promise<boolean> {
     if (!isUuid(merchantId) || !isUuid(userId)) return false;
     const { count } = await this.prisma.user.deleteMany({ where: { id: userId, merchantId } });
     this.cache.invalidate(merchantId);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { assertActsFor, type TenantCaller } from '#libs/context';
+import { assertActsFor, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -71,7 +71,7 @@ export class UsersService {
     caller: TenantCaller,
     input: { reference: string; vopOptOut?: boolean },
   ): Promise<{ user: UserView; created: boolean }> {
-    const { merchantId } = caller;
+    const merchantId = tenantOf(caller);
     const options = await this.callOptions(merchantId);
     let row = await this.users.findByReference(merchantId, input.reference);
     let created = false;
@@ -87,7 +87,7 @@ export class UsersService {
       if (!row) throw new DomainError(ErrorCode.CONFLICT, 'The user was deleted while being created.');
     }
     if (row.upstreamUserUuid === null) {
-      await this.ensureUpstreamUser(row, options);
+      await this.ensureUpstreamUser(merchantId, row, options);
       row = await this.mustFind(caller, row.id);
     }
     return { user: userView(row), created };
@@ -100,13 +100,13 @@ export class UsersService {
   }
 
   async findByReference(caller: TenantCaller, reference: string): Promise<UserView> {
-    const row = await this.users.findByReference(caller.merchantId, reference);
+    const row = await this.users.findByReference(tenantOf(caller), reference);
     if (!row) throw notFound();
     return userView(row);
   }
 
   async list(caller: TenantCaller, limit: number, afterId?: string) {
-    const { rows, more } = await this.users.list(caller.merchantId, limit, afterId);
+    const { rows, more } = await this.users.list(tenantOf(caller), limit, afterId);
     return { users: rows.map(userView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
   }
 
@@ -117,7 +117,7 @@ export class UsersService {
     input: { reference?: string; vopOptOut?: boolean },
   ): Promise<UserView> {
     assertActsFor(caller, userId);
-    const { merchantId } = caller;
+    const merchantId = tenantOf(caller);
     const row = await this.mustFind(caller, userId);
     const options = await this.callOptions(merchantId);
     const changes: { reference?: string; applicationUserId?: string; vopOptOut?: boolean } = {};
@@ -138,7 +138,7 @@ export class UsersService {
       operations.push({ op: 'replace', path: '/vopOptOut', value: String(input.vopOptOut) });
     }
     if (operations.length === 0) return userView(row);
-    const uuid = row.upstreamUserUuid ?? (await this.ensureUpstreamUser(row, options));
+    const uuid = row.upstreamUserUuid ?? (await this.ensureUpstreamUser(merchantId, row, options));
     try {
       await this.upstream.updateUser(uuid, operations, options);
     } catch (error) {
@@ -188,14 +188,14 @@ export class UsersService {
     } catch (error) {
       throw mapUpstreamFailure(error);
     }
-    await this.users.delete(caller.merchantId, userId);
+    await this.users.delete(tenantOf(caller), userId);
     // Their session tokens must die on every api process, not when a cached verification runs out.
     await this.revocations.publish({ kind: 'user', id: userId });
   }
 
   /** Throws NOT_FOUND unless the merchant has this user (another merchant's user is just as missing). */
   private async mustFind(caller: TenantCaller, userId: string): Promise<UserRow> {
-    const row = await this.users.findById(caller.merchantId, userId);
+    const row = await this.users.findById(tenantOf(caller), userId);
     if (!row) throw notFound();
     return row;
   }
@@ -214,7 +214,11 @@ export class UsersService {
   }
 
   /** Creates (or, after a lost race or a half-done create, adopts) the upstream user; returns its uuid. */
-  private async ensureUpstreamUser(row: UserRow, options: CallOptions): Promise<string> {
+  private async ensureUpstreamUser(
+    merchantId: MerchantId,
+    row: UserRow,
+    options: CallOptions,
+  ): Promise<string> {
     let uuid: string | undefined;
     try {
       const { data } = await this.upstream.createUser(
@@ -232,7 +236,7 @@ export class UsersService {
       }
       if (!uuid) throw mapUpstreamFailure(error);
     }
-    await this.users.setUpstreamUserUuid(row.merchantId, row.id, uuid);
+    await this.users.setUpstreamUserUuid(merchantId, row.id, uuid);
     return uuid;
   }
 }

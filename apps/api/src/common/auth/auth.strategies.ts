@@ -3,7 +3,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import CustomStrategy from 'passport-custom';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { Caller, MerchantCaller, OperatorCaller, SessionCaller } from '#libs/context';
+import {
+  type Caller,
+  type MerchantCaller,
+  type OperatorCaller,
+  type SessionCaller,
+  tenantOf,
+} from '#libs/context';
 import { apiKeyPrefix, verifyApiKey } from '#libs/crypto';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { SESSION_TOKEN_PREFIX, UserRepository, verifySessionToken } from '#libs/domain/users';
@@ -116,18 +122,16 @@ export class UserSessionStrategy extends PassportStrategy(CustomStrategy, STRATE
     // die (the cache is told at once when a user is erased). The signature and expiry are checked above
     // on every request, so a cached session never outlives its token.
     return this.cache.resolve(token, async () => {
-      const user = await this.users.findForSession(claims.merchantId, claims.userId);
-      if (!user) throw refused();
-      if (user.merchant.disabledAt !== null) throw merchantDisabled();
-      return {
-        principal: {
-          kind: 'user-session',
-          merchantId: claims.merchantId,
-          userId: claims.userId,
-          validUntil: claims.expiresAt * 1000,
-        } satisfies SessionCaller,
+      const principal: SessionCaller = {
+        kind: 'user-session',
+        merchantId: claims.merchantId,
+        userId: claims.userId,
         validUntil: claims.expiresAt * 1000,
       };
+      const user = await this.users.findForSession(tenantOf(principal), claims.userId);
+      if (!user) throw refused();
+      if (user.merchant.disabledAt !== null) throw merchantDisabled();
+      return { principal, validUntil: claims.expiresAt * 1000 };
     });
   }
 }
