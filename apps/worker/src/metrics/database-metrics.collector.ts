@@ -45,7 +45,7 @@ const secondsSince = (at: Date | null, now: Date) =>
 /**
  * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
  * repository, never a row per account or event. Only workers have them, and however many are scraped the
- * statements run once per WORKER_METRICS_REFRESH_SECONDS (30; 0.5 s of Postgres in all at 10^6 accounts and
+ * statements run once per `tuning.workerMetricsRefreshSeconds` (30; 0.5 s of Postgres in all at 10^6 accounts and
  * 5·10^5 consents) in the whole deployment, one after the other on one connection: one worker reads and the
  * others show its snapshot (SharedSnapshot, through Redis). Every worker shows the same deployment-wide
  * figures: aggregate them with max, not sum. No merchant label anywhere.
@@ -65,7 +65,7 @@ export class DatabaseMetricsCollector {
     @Inject(REDIS) redis: RedisClient,
     metrics: Metrics,
   ) {
-    const refreshMs = config.metrics.refreshSeconds * 1000;
+    const refreshMs = config.tuning.workerMetricsRefreshSeconds * 1000;
     const shared = new SharedSnapshot(
       redis,
       // Versioned: a worker of another release (a rolling deploy) may leave a snapshot of another shape.
