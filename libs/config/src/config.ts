@@ -95,10 +95,10 @@ export interface AppConfig {
     deliveryRetryHours: number;
     allowPrivateEndpoints: boolean;
   };
+  /** The sandbox's root application is the upstream one: `upstream.applicationId` and `applicationSecret`. */
   sandbox: {
     host: string;
     port: number;
-    /** Its root application is the upstream one (`upstream.applicationId` and `applicationSecret`). */
     publicUrl: string;
     adminToken: string;
     /** Null: state lives in memory only. */

@@ -21,7 +21,10 @@ export interface Tuning {
   syncPageSize: number;
   /** How often the sync dispatcher looks for accounts that are due (0: not scheduled by this worker). */
   syncDispatchEverySeconds: number;
-  /** A queued or running sync run untouched this long has its job made sure of by the next dispatch. */
+  /**
+   * A queued or running sync run nobody touched this long may have lost its job (Redis forgot it, or it
+   * failed by stalling): the next dispatch makes sure of its job. Restarting a job that is fine changes nothing.
+   */
   syncRunIdleSeconds: number;
   /** How often the worker refreshes the institutions cache (0: not scheduled by this worker). */
   institutionsRefreshMinutes: number;
@@ -29,7 +32,10 @@ export interface Tuning {
   consentExpiryScanMinutes: number;
   /** How often authorised consents are compared with the upstream's view (0: not scheduled by this worker). */
   consentReconcileMinutes: number;
-  /** How often the worker looks for payments whose status check is due (0: not scheduled by this worker). */
+  /**
+   * How often the worker looks for payments whose status check is due (each is checked soon after it starts,
+   * then less often: a quarter of its age, at most every 15 minutes); 0: not scheduled by this worker.
+   */
   paymentStatusPollSeconds: number;
   /** The worker recomputes its queue and database gauges at most this often, however often it is scraped. */
   workerMetricsRefreshSeconds: number;
@@ -58,17 +64,17 @@ export interface Tuning {
 }
 
 export const TUNING: Readonly<Tuning> = {
-  // A merchant's largest body (a payment with its remittance lines, a batch of users) is a few KiB; a MiB
-  // leaves room for growth and still refuses a runaway client before it costs memory.
+  // The api's requests are small JSON documents (a payment, a consent, a user): a MiB leaves ample room
+  // and still refuses a runaway client before its body costs memory.
   apiBodyLimitBytes: 1024 * 1024,
-  // A revocation reaches every process at once through Redis; the cache only saves the Postgres lookup
-  // (and the hash) on a busy key's repeated requests, and half a minute already saves nearly all of it.
+  // Revocations evict at once through Redis; the TTL only bounds what a revocation lost while Redis was
+  // away leaves behind. Half a minute of that spares a busy key a database round trip per request.
   authCacheSeconds: 30,
   // Postgres notifies every change, so the cache is never stale; 16 MiB holds the busy merchants' pages.
   readCacheMb: 16,
   // Keyed by the account's transactions version (never stale); 32 MiB holds the hot accounts' first pages.
   storedPageCacheMb: 32,
-  // A Redis that lost its data loses the schedulers too: within 15 s they are back, for one EXISTS a queue.
+  // A Redis that lost its data loses the schedulers too: within 15 s they are back, for a few Redis reads.
   scheduleCheckSeconds: 15,
   // Banks back-date and amend bookings by days: a week re-read catches them at the cost of one more page.
   syncOverlapDays: 7,
@@ -76,7 +82,8 @@ export const TUNING: Readonly<Tuning> = {
   syncPageSize: 1000,
   // Accounts fall due over minutes (SYNC_INTERVAL_MINUTES, jittered): a minute late is never noticed.
   syncDispatchEverySeconds: 60,
-  // Longer than any healthy step of a run takes, short enough that a job Redis forgot resumes soon.
+  // A running sync touches its run every page, so this is longer than any healthy step, and a Redis that
+  // forgot its jobs delays a queued run by about this much.
   syncRunIdleSeconds: 90,
   // Institutions change a few times a day at most.
   institutionsRefreshMinutes: 360,
@@ -90,7 +97,7 @@ export const TUNING: Readonly<Tuning> = {
   workerMetricsRefreshSeconds: 30,
   // The upstream's largest event is a few KiB; a quarter MiB bounds what an unauthenticated caller sends.
   webhookMaxBodyBytes: 256 * 1024,
-  // Standard Webhooks' own recommendation: five minutes absorbs clock drift and the upstream's retries.
+  // What the Standard Webhooks reference package fixes (libs/crypto): we accept exactly what it accepts.
   webhookToleranceSeconds: 300,
   // A day lets every upstream retry signed with the old secret land after a rotation.
   upstreamWebhookSecretGraceHours: 24,
@@ -100,19 +107,20 @@ export const TUNING: Readonly<Tuning> = {
   eventDeliveryBackoffSeconds: 30,
   // Three days of failures outlast a weekend outage before the endpoint is disabled.
   eventEndpointDisableAfterHours: 72,
-  // Only for work Redis lost (a flushed or failed-over Redis): half a minute of delay is acceptable then.
+  // The safety net for what a crash or a Redis outage dropped between a commit and its job (and the check
+  // that disables failing endpoints): half a minute late is fine for either.
   eventsSweepEverySeconds: 30,
   // Long enough for operators to look into a webhook and to recognise a late duplicate of it.
   inboxRetentionDays: 30,
   // Removes what aged out in the last hour, in small batches: no long transaction, no backlog.
   retentionSweepMinutes: 60,
-  // Proxies close idle connections after 30 to 60 s; half that keeps every one of them open.
+  // Common proxies and load balancers close a connection idle for 60 s: a quarter of that keeps it open.
   sseHeartbeatSeconds: 15,
   // A replay from an old Last-Event-ID reads page after page: 500 events is one cheap query each.
   ssePageSize: 500,
 };
 
-/** The tuning values that may be 0 in a test: 0 turns the cache or the schedule off. */
+/** The tuning values a test may set to 0: a cache or a schedule off, or no sync overlap. */
 const MAY_BE_ZERO = new Set<keyof Tuning>([
   'authCacheSeconds',
   'readCacheMb',
