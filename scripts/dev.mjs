@@ -582,8 +582,9 @@ async function repeat() {
 }
 
 /**
- * `npm run config:example`: writes .env.example from the configuration schema (libs/config/src/env.dto.ts)
- * and what this script sets for the local stack; test/env-example.spec.ts fails when it differs.
+ * `npm run config:example`: writes .env.example, and the settings table of docs/configuration.md, from the
+ * configuration schema (libs/config/src/env.dto.ts) and what this script sets for the local stack;
+ * test/env-example.spec.ts fails when either differs.
  */
 function envExample() {
   ensureInstalled();
@@ -595,7 +596,17 @@ function envExample() {
     { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   writeFileSync(join(ROOT, '.env.example'), text);
-  step('Wrote .env.example');
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'dist/libs/config/src/config.cli.js'),
+      'settings-table',
+      join(ROOT, 'docs/configuration.md'),
+      JSON.stringify(devDefaultNotes()),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  step('Wrote .env.example and the settings table of docs/configuration.md');
 }
 
 async function generate() {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createMerchant } from '#libs/testing';
+import { createMerchant, tuned } from '#libs/testing';
 import { ApiClient, type Stack, startStack } from './support/api-kit.js';
 import { spawnApi, type WorkerProcess } from './support/worker-process.js';
 
@@ -14,7 +14,7 @@ describe('api: the credential cache across two api instances', () => {
   let second: Stack['api'];
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { AUTH_CACHE_SECONDS: '300' } });
+    stack = await startStack({ overrides: { ...tuned({ authCacheSeconds: 300 }) } });
     // Two apps in one process. Passport keeps one strategy per name per process, so both authenticate
     // through the last one's cache: what crosses processes is proven below, with a real second process.
     first = stack.api;
@@ -55,10 +55,10 @@ describe('api: a revocation reaches another api process', () => {
   let second: WorkerProcess & { url: string };
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { AUTH_CACHE_SECONDS: '300' } });
+    stack = await startStack({ overrides: { ...tuned({ authCacheSeconds: 300 }) } });
     second = await spawnApi({
       LOG_LEVEL: 'error',
-      AUTH_CACHE_SECONDS: '300',
+      ...tuned({ authCacheSeconds: 300 }),
       UPSTREAM_BASE_URL: stack.sandbox.url,
     });
   });

@@ -9,7 +9,7 @@ import {
 } from '#libs/domain/events';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
-import { createUser, uniqueName } from '#libs/testing';
+import { createUser, tuned, uniqueName } from '#libs/testing';
 import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { connectBank, decideAtBank } from './support/bank-consents.js';
 import { EventReceiver } from './support/event-kit.js';
@@ -52,7 +52,7 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
     stack = await startStack({
       ownDatabase: 'event_schemas',
       worker: true,
-      overrides: { EVENT_DELIVERY_BACKOFF_SECONDS: '1' },
+      overrides: { ...tuned({ eventDeliveryBackoffSeconds: 1 }) },
     });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);

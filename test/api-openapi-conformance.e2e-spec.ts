@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createPaymentRow, uniqueName } from '#libs/testing';
+import { createPaymentRow, tuned, uniqueName } from '#libs/testing';
 import { type Stack, startStack } from './support/api-kit.js';
 import { createSandboxHostedVrpRequest, decideAtBank } from './support/bank-consents.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
@@ -59,8 +59,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
         LOG_LEVEL: 'silent',
         RATE_LIMIT_MERCHANT_PER_MINUTE: '1000000',
         RATE_LIMIT_USER_PER_MINUTE: '1000000',
-        EVENTS_SWEEP_SECONDS: '1',
-        EVENT_DELIVERY_BACKOFF_SECONDS: '1',
+        ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }),
       },
     });
     const document = await readOpenApiDocument(stack.api.url);

@@ -2,7 +2,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { captureLogger, uniqueQueuePrefix } from '#libs/testing';
+import { captureLogger, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { discoverJobProcessors } from '../apps/worker/src/job-handlers.check.js';
 import {
   ApiClient,
@@ -44,7 +44,7 @@ beforeAll(async () => {
       QUEUE_PREFIX: uniqueQueuePrefix('outages'),
       LOG_LEVEL: 'info',
       // Every request authenticates against the stores: a cached key would hide the outage from auth.
-      AUTH_CACHE_SECONDS: '0',
+      ...tuned({ authCacheSeconds: 0 }),
     },
     loggers: { api: logs.logger },
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, ConsoleMessage, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, uniqueName } from '#libs/testing';
+import { createMerchant, tuned, uniqueName } from '#libs/testing';
 import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
 import { send, type Stack, startStack } from './support/api-kit.js';
 import { launchBrowser, screenshot } from './support/browser-kit.js';
@@ -54,7 +54,7 @@ describe('demo merchant app, in a browser', () => {
       ownDatabase: 'demo',
       worker: true,
       publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent', DEMO_PUBLIC_URL: demoUrl, PAYMENT_STATUS_POLL_SECONDS: '1' },
+      overrides: { LOG_LEVEL: 'silent', DEMO_PUBLIC_URL: demoUrl, ...tuned({ paymentStatusPollSeconds: 1 }) },
     });
     bff = stack.api.url;
     const merchant = await createMerchant(stack.api, { frontendOrigins: [demoUrl] });

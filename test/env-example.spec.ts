@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type AppConfig, loadConfig, SETTING_NAMES } from '#libs/config';
-import { ENV_EXAMPLE_COMMAND, renderEnvExample } from '../libs/config/src/env-example.js';
+import { ENV_EXAMPLE_COMMAND, renderEnvExample, withSettingsTable } from '../libs/config/src/env-example.js';
 import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from '../scripts/dev-env.mjs';
 
 /**
@@ -13,6 +13,7 @@ import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from '.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+const configurationDoc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 
 /** Real secrets, as a production shell sets them (a value from the shell wins over .env's). */
 const PRODUCTION = {
@@ -69,6 +70,17 @@ describe('.env.example', () => {
     expect(bootConfig('test', copied).config.logLevel).toBe('silent');
     // …and so does production, where the demo merchant is off unless its key is set.
     expect(loadConfig({ ...copied, ...PRODUCTION })).toEqual(withPort(loadConfig(PRODUCTION), 3999));
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it("holds the schema's table of settings, one line each, as generated", () => {
+    expect(
+      configurationDoc,
+      `docs/configuration.md's settings table differs from the schema: run \`${ENV_EXAMPLE_COMMAND}\``,
+    ).toBe(withSettingsTable(configurationDoc, devDefaultNotes()));
+    const rows = configurationDoc.split('\n').filter((l) => /^\| `[A-Z][A-Z0-9_]*` \| /.test(l));
+    expect(rows.slice(0, SETTING_NAMES.length).map((l) => l.split('`')[1])).toEqual([...SETTING_NAMES]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { MerchantEventRepository, UserEventsService } from '#libs/domain/events';
-import { sessionToken } from '#libs/testing';
+import { sessionToken, tuned } from '#libs/testing';
 import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SseClient } from './support/sse-client.js';
 import { eventually } from './support/sync-kit.js';
@@ -30,7 +30,7 @@ describe('event streams: access ends everywhere at once', () => {
       QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
       UPSTREAM_BASE_URL: stack.sandbox.url,
       // Longer than any wait here: what ends a stream is the revocation or the expiry, not a heartbeat.
-      SSE_HEARTBEAT_SECONDS: '120',
+      ...tuned({ sseHeartbeatSeconds: 120 }),
     });
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, uniqueName } from '#libs/testing';
+import { createMerchant, createUser, tuned, uniqueName } from '#libs/testing';
 import { type Stack, startStack } from './support/api-kit.js';
 import { postUpstreamEvent, rootApplication, upstreamEvent } from './support/event-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
@@ -32,7 +32,7 @@ describe('events in: each application’s events reach only that application’s
     stack = await startStack({
       ownDatabase: 'events_apps',
       worker: true,
-      overrides: { EVENTS_SWEEP_SECONDS: '1' },
+      overrides: { ...tuned({ eventsSweepEverySeconds: 1 }) },
     });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { tuned, uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
 import { eventually } from './support/sync-kit.js';
@@ -18,8 +18,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     DATABASE_URL: stack.databaseUrl,
     QUEUE_PREFIX: prefix,
     UPSTREAM_BASE_URL: stack.sandbox.url,
-    EVENTS_SWEEP_SECONDS: '1',
-    EVENT_DELIVERY_BACKOFF_SECONDS: '1',
+    ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }),
   });
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { sessionToken, uniqueName } from '#libs/testing';
+import { sessionToken, tuned, uniqueName } from '#libs/testing';
 import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { EventReceiver } from './support/event-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
@@ -25,8 +25,7 @@ describe('events from the sandbox, end to end', () => {
       ownDatabase: 'events_sandbox',
       worker: true,
       overrides: {
-        EVENTS_SWEEP_SECONDS: '1',
-        SSE_HEARTBEAT_SECONDS: '1',
+        ...tuned({ eventsSweepEverySeconds: 1, sseHeartbeatSeconds: 1 }),
       },
     });
     prisma = stack.api.app.get(PrismaService);

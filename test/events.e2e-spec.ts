@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeper } from '#libs/domain/events';
-import { createConsentRow, sessionToken, testRandom, uniqueName } from '#libs/testing';
+import { createConsentRow, sessionToken, testRandom, tuned, uniqueName } from '#libs/testing';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import {
   EventReceiver,
@@ -29,9 +29,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       ownDatabase: 'events',
       worker: true,
       overrides: {
-        EVENTS_SWEEP_SECONDS: '1',
-        EVENT_DELIVERY_BACKOFF_SECONDS: '1',
-        SSE_HEARTBEAT_SECONDS: '1',
+        ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1, sseHeartbeatSeconds: 1 }),
       },
     });
     prisma = stack.api.app.get(PrismaService);
@@ -59,7 +57,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
   }
 
   it('refuses unsigned, forged, tampered, stale, future-dated and oversized webhooks, storing nothing', async () => {
-    const tolerance = stack.api.config.events.webhookToleranceSeconds;
+    const tolerance = stack.api.config.tuning.webhookToleranceSeconds;
     const event = upstreamEvent('consent.state.revoked', { consentId: 'nothing-of-ours' });
     const refused = [
       await postUpstreamEvent(stack, event, secret, { unsigned: true }),
@@ -431,7 +429,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       DATABASE_URL: stack.databaseUrl,
       QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
       UPSTREAM_BASE_URL: stack.sandbox.url,
-      SSE_HEARTBEAT_SECONDS: '1',
+      ...tuned({ sseHeartbeatSeconds: 1 }),
     });
     const token = sessionToken(stack.api.config, {
       merchantId: tenant.merchant.merchant.id,

@@ -8,18 +8,18 @@ import {
   type JobName,
   type QueueName,
 } from '#libs/queue';
-import { testConfig, uniqueQueuePrefix } from '#libs/testing';
+import { testConfig, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { startWorker } from './support/running-apps.js';
 
-const allOn = {
-  SYNC_DISPATCH_EVERY_SECONDS: '60',
-  INSTITUTIONS_REFRESH_MINUTES: '360',
-  CONSENT_EXPIRY_SCAN_MINUTES: '1440',
-  CONSENT_RECONCILE_MINUTES: '30',
-  EVENTS_SWEEP_SECONDS: '15',
-  PAYMENT_STATUS_POLL_SECONDS: '5',
-  RETENTION_SWEEP_MINUTES: '60',
-};
+const allOn = tuned({
+  syncDispatchEverySeconds: 60,
+  institutionsRefreshMinutes: 360,
+  consentExpiryScanMinutes: 1440,
+  consentReconcileMinutes: 30,
+  eventsSweepEverySeconds: 15,
+  paymentStatusPollSeconds: 5,
+  retentionSweepMinutes: 60,
+});
 
 describe('job schedules: the catalogue’s schedules, registered once per deployment by every worker', () => {
   const prefix = uniqueQueuePrefix('schedules');
@@ -86,7 +86,7 @@ describe('job schedules: the catalogue’s schedules, registered once per deploy
     workers.push(await startWorker({ QUEUE_PREFIX: prefix }));
     expect(await schedulers()).toEqual(before);
     // A changed interval is upserted onto the same scheduler.
-    workers.push(await startWorker({ QUEUE_PREFIX: prefix, EVENTS_SWEEP_SECONDS: '30' }));
+    workers.push(await startWorker({ QUEUE_PREFIX: prefix, ...tuned({ eventsSweepEverySeconds: 30 }) }));
     const after = await schedulers();
     expect(after.map((s) => s.id)).toEqual(before.map((s) => s.id));
     expect(after.find((s) => s.id === 'events.sweep')?.every).toBe(30_000);

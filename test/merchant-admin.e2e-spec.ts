@@ -11,6 +11,7 @@ import {
   createPaymentRow,
   createUser,
   sessionToken,
+  tuned,
 } from '#libs/testing';
 import { ApiClient, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
@@ -33,18 +34,20 @@ describe('operator: changing, disabling and enabling a merchant', () => {
       ownDatabase: 'merchant_admin',
       worker: true,
       overrides: {
-        AUTH_CACHE_SECONDS: '300',
-        EVENTS_SWEEP_SECONDS: '1',
-        EVENT_DELIVERY_BACKOFF_SECONDS: '1',
-        PAYMENT_STATUS_POLL_SECONDS: '1',
-        SYNC_DISPATCH_EVERY_SECONDS: '3600',
+        ...tuned({
+          authCacheSeconds: 300,
+          eventsSweepEverySeconds: 1,
+          eventDeliveryBackoffSeconds: 1,
+          paymentStatusPollSeconds: 1,
+          syncDispatchEverySeconds: 3600,
+        }),
       },
     });
     prisma = stack.api.app.get(PrismaService);
     // A second api process on the same database and Redis channel, its credential cache warm for 300 s.
     second = await spawnApi({
       LOG_LEVEL: 'error',
-      AUTH_CACHE_SECONDS: '300',
+      ...tuned({ authCacheSeconds: 300 }),
       UPSTREAM_BASE_URL: stack.sandbox.url,
       DATABASE_URL: stack.databaseUrl,
       QUEUE_PREFIX: stack.api.config.redis.queuePrefix,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
 import { ALL_QUEUES, JobProducer } from '#libs/queue';
-import { createUser } from '#libs/testing';
+import { createUser, tuned } from '#libs/testing';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { connectBank } from './support/bank-consents.js';
@@ -26,7 +26,7 @@ const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'waiting-chil
  * The domain metrics after a real flow, scraped from the api's /metrics and the worker's own listener: a
  * bank connected (its first sync meeting a 429) and another revoked at the bank (its webhook through the
  * inbox), events delivered to one endpoint and failing at a dead one, the api's breaker opened by a bank
- * failing. The worker's database and queue gauges are read every second here (WORKER_METRICS_REFRESH_SECONDS).
+ * failing. The worker's database and queue gauges are read every second here (tuning.workerMetricsRefreshSeconds).
  */
 describe('domain metrics after the flow', () => {
   let stack: Stack;
@@ -46,7 +46,10 @@ describe('domain metrics after the flow', () => {
     stack = await startStack({
       ownDatabase: 'metrics_domain',
       worker: true,
-      overrides: { WORKER_METRICS_PORT: String(await freePort()), WORKER_METRICS_REFRESH_SECONDS: '1' },
+      overrides: {
+        WORKER_METRICS_PORT: String(await freePort()),
+        ...tuned({ workerMetricsRefreshSeconds: 1 }),
+      },
     });
     workerMetrics = `${stack.worker!.app.get(WorkerMetricsServer).url}/metrics`;
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);

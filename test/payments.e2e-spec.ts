@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { uniqueName } from '#libs/testing';
+import { tuned, uniqueName } from '#libs/testing';
 import { type ApiClient, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { atBank, payee, paymentBodies, paymentEvents, REDIRECT_URL } from './support/payment-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
@@ -358,7 +358,7 @@ describe('the scheduled status poll', () => {
     stack = await startStack({
       ownDatabase: 'payment_poll',
       worker: true,
-      overrides: { PAYMENT_STATUS_POLL_SECONDS: '1' },
+      overrides: { ...tuned({ paymentStatusPollSeconds: 1 }) },
     });
   });
   afterAll(async () => {

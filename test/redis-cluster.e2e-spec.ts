@@ -2,7 +2,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeJobSchedules, ALL_QUEUES, JOB_DEFINITIONS } from '#libs/queue';
-import { createMerchant, sessionToken, uniqueQueuePrefix } from '#libs/testing';
+import { createMerchant, sessionToken, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { ApiClient, connect, onboard, send, type Stack, startStack } from './support/api-kit.js';
 import { EventReceiver } from './support/event-kit.js';
 import { type PrivateRedisCluster, startPrivateRedisCluster } from './support/private-services.mjs';
@@ -28,13 +28,15 @@ describe('Redis Cluster: every flow that touches Redis, on a real three-master c
       // Nothing may fall back to the single Redis: a client that did would fail here.
       REDIS_URL: 'redis://127.0.0.1:1/0',
       QUEUE_PREFIX: prefix,
-      // Streams look on their own only this often: an event sooner was woken through Redis.
-      SSE_HEARTBEAT_SECONDS: '300',
-      AUTH_CACHE_SECONDS: '300',
-      EVENT_DELIVERY_BACKOFF_SECONDS: '1',
-      // Two schedulers, so there are some to find (the test kit turns them all off).
-      EVENTS_SWEEP_SECONDS: '5',
-      CONSENT_RECONCILE_MINUTES: '600',
+      ...tuned({
+        // Streams look on their own only this often: an event sooner was woken through Redis.
+        sseHeartbeatSeconds: 300,
+        authCacheSeconds: 300,
+        eventDeliveryBackoffSeconds: 1,
+        // Two schedulers, so there are some to find (the test kit turns them all off).
+        eventsSweepEverySeconds: 5,
+        consentReconcileMinutes: 600,
+      }),
     };
     stack = await startStack({ ownDatabase: 'redis-cluster', worker: true, overrides });
     other = await spawnApi({

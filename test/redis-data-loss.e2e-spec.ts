@@ -2,7 +2,7 @@ import { type JobType, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { activeJobSchedules, ALL_QUEUES, bullmqPrefix, type QueueName } from '#libs/queue';
-import { testConfig, uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { testConfig, tuned, uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
 import { type PrivateRedis, startPrivateRedis } from './support/private-services.mjs';
@@ -11,18 +11,18 @@ import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
 
 const CHECK_SECONDS = 2;
 /** Every schedule on, and short: the workers of this test are the deployment's only ones. */
-const SCHEDULES = {
-  EVENTS_SWEEP_SECONDS: '2',
-  SYNC_DISPATCH_EVERY_SECONDS: '2',
+const SCHEDULES = tuned({
+  eventsSweepEverySeconds: 2,
+  syncDispatchEverySeconds: 2,
   // The queued run's job is lost with Redis: the dispatcher finds it once it has been idle this long.
-  SYNC_RUN_IDLE_SECONDS: '10',
-  PAYMENT_STATUS_POLL_SECONDS: '2',
-  CONSENT_RECONCILE_MINUTES: '1',
-  CONSENT_EXPIRY_SCAN_MINUTES: '1440',
-  INSTITUTIONS_REFRESH_MINUTES: '360',
-  RETENTION_SWEEP_MINUTES: '60',
-  QUEUE_SCHEDULE_CHECK_SECONDS: String(CHECK_SECONDS),
-};
+  syncRunIdleSeconds: 10,
+  paymentStatusPollSeconds: 2,
+  consentReconcileMinutes: 1,
+  consentExpiryScanMinutes: 1440,
+  institutionsRefreshMinutes: 360,
+  retentionSweepMinutes: 60,
+  scheduleCheckSeconds: CHECK_SECONDS,
+});
 /** BullMQ's states of a job that is still to run. */
 const PENDING: JobType[] = ['waiting', 'delayed', 'prioritized'];
 

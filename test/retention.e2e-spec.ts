@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, RETENTION_BATCH } from '#libs/database';
 import { EventsRetention } from '#libs/domain/events';
 import { InboxRetention } from '#libs/domain/inbox';
-import { assertProperty, sessionToken } from '#libs/testing';
+import { assertProperty, sessionToken, tuned } from '#libs/testing';
 import { connect, dataOf, onboard, send, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SseClient } from './support/sse-client.js';
 import { accountsWhenSynced, runWhenEnded } from './support/sync-kit.js';
@@ -28,7 +28,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
     // The sweep acts on every row of its database, and no worker relays behind the test's back.
     stack = await startStack({
       ownDatabase: 'retention',
-      overrides: { EVENT_RETENTION_DAYS: String(DAYS), INBOX_RETENTION_DAYS: String(DAYS) },
+      overrides: { EVENT_RETENTION_DAYS: String(DAYS), ...tuned({ inboxRetentionDays: DAYS }) },
     });
     db = stack.api.app.get(DatabasePool);
     tenant = await onboard(stack);

@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { bullmqPrefix, JOB_DEFINITIONS, QueueName } from '#libs/queue';
-import { createMerchant, testConfig, uniqueQueuePrefix } from '#libs/testing';
+import { createMerchant, testConfig, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { ApiClient, dataOf } from './support/api-kit.js';
 import { bankRedirect } from './support/bank-consents.js';
 import {
@@ -276,7 +276,7 @@ describe('graceful shutdown in every state', () => {
 
   it('a job running when its worker stops is handed back and completed by another worker', async () => {
     const { admin, queue } = await slowInstitutionsRefresh();
-    const overrides = { UPSTREAM_TIMEOUT_MS: '60000', INSTITUTIONS_REFRESH_MINUTES: '0' };
+    const overrides = { UPSTREAM_TIMEOUT_MS: '60000', ...tuned({ institutionsRefreshMinutes: 0 }) };
     const first = await readyWorker(overrides);
     let second: WorkerProcess | undefined;
     try {
@@ -316,7 +316,10 @@ describe('graceful shutdown in every state', () => {
   }, 90_000);
   it('a worker whose job is running when Redis goes away stops at once, exit 0: nothing can be handed back', async () => {
     const { admin, queue } = await slowInstitutionsRefresh();
-    const worker = await readyWorker({ UPSTREAM_TIMEOUT_MS: '60000', INSTITUTIONS_REFRESH_MINUTES: '0' });
+    const worker = await readyWorker({
+      UPSTREAM_TIMEOUT_MS: '60000',
+      ...tuned({ institutionsRefreshMinutes: 0 }),
+    });
     try {
       const job = await queue.add(
         'maintenance.refresh-institutions',

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bullmqPrefix, QueueName } from '#libs/queue';
-import { testConfig, uniqueQueuePrefix } from '#libs/testing';
+import { testConfig, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { freePort, type PrivateRedis, startPrivateRedis } from './support/private-services.mjs';
 import { eventually } from './support/sync-kit.js';
 import { spawnSandbox, spawnWorker, type WorkerProcess } from './support/worker-process.js';
@@ -41,7 +41,7 @@ describe('a worker started before its upstream', () => {
       QUEUE_PREFIX: prefix,
       UPSTREAM_BASE_URL: `http://127.0.0.1:${port}`,
       // Its scheduler runs the refresh at once, as on every start.
-      INSTITUTIONS_REFRESH_MINUTES: '360',
+      ...tuned({ institutionsRefreshMinutes: 360 }),
       LOG_LEVEL: 'info',
     });
     const calls = () =>

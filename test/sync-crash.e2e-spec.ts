@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueQueuePrefix } from '#libs/testing';
+import { tuned, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import { SandboxHttp } from './support/sandbox-http.js';
 import {
@@ -23,7 +23,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
     QUEUE_PREFIX: prefix,
     UPSTREAM_BASE_URL: stack.sandbox.url,
     // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
-    SYNC_DISPATCH_EVERY_SECONDS: '5',
+    ...tuned({ syncDispatchEverySeconds: 5 }),
     WORKER_CONCURRENCY: '4',
   });
 

@@ -5,7 +5,7 @@ import { PrismaService } from '#libs/database';
 import { SyncDispatcher } from '#libs/domain/sync';
 import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
-import { createConsentRow, createDueAccounts, createMerchant, createUser } from '#libs/testing';
+import { createConsentRow, createDueAccounts, createMerchant, createUser, tuned } from '#libs/testing';
 import { type Stack, startStack } from './support/api-kit.js';
 
 describe('sync dispatcher: due accounts in batches, one job per account however often it runs', () => {
@@ -20,7 +20,7 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
     stack = await startStack({
       ownDatabase: 'dispatch',
       worker: true,
-      overrides: { SYNC_DISPATCH_EVERY_SECONDS: '3600', INSTITUTIONS_REFRESH_MINUTES: '600' },
+      overrides: { ...tuned({ syncDispatchEverySeconds: 3600, institutionsRefreshMinutes: 600 }) },
     });
     ({ api, worker } = stack as Required<Stack>);
     queue = worker.app.get<Queue>(getQueueToken(QueueName.Sync));

@@ -268,7 +268,9 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
       stack.receiver.spans.find((s) => String(s.attributes['url.path']).startsWith('/v1/no-such-route/')),
     );
     expect(stray.name).toBe('GET');
-    const basic = Buffer.from(`00000000-0000-4000-8000-000000000001:${stack.secrets.SANDBOX_APP_SECRET}`);
+    const basic = Buffer.from(
+      `00000000-0000-4000-8000-000000000001:${stack.secrets.UPSTREAM_APPLICATION_SECRET}`,
+    );
 
     const exported = stack.receiver.allText();
     for (const secret of [...secrets, token, basic.toString('base64'), ...(personal as string[])]) {

@@ -262,19 +262,26 @@ export async function until(what, probe, ms, everyMs = 100) {
 }
 
 /**
+ * An app's environment with some of its fixed tuning changed (libs/config/src/tuning.ts): the apps read
+ * TEST_TUNING only with NODE_ENV=test, which changes nothing else of theirs (only production does), so a
+ * bench's apps still run as under `npm start`.
+ */
+export const tuned = (values) => ({ NODE_ENV: 'test', TEST_TUNING: JSON.stringify(values) });
+
+/**
  * Every schedule of the worker off, for a bench that starts its work itself: a dispatch would queue syncs
  * of generated accounts the sandbox cannot serve, beside the ones measured, and the expiry scan,
  * reconciliation and sweeps would do the same to generated consents and events.
  */
-export const SCHEDULES_OFF = {
-  SYNC_DISPATCH_EVERY_SECONDS: '0',
-  INSTITUTIONS_REFRESH_MINUTES: '0',
-  EVENTS_SWEEP_SECONDS: '0',
-  CONSENT_EXPIRY_SCAN_MINUTES: '0',
-  CONSENT_RECONCILE_MINUTES: '0',
-  RETENTION_SWEEP_MINUTES: '0',
-  PAYMENT_STATUS_POLL_SECONDS: '0',
-};
+export const SCHEDULES_OFF = tuned({
+  syncDispatchEverySeconds: 0,
+  institutionsRefreshMinutes: 0,
+  eventsSweepEverySeconds: 0,
+  consentExpiryScanMinutes: 0,
+  consentReconcileMinutes: 0,
+  retentionSweepMinutes: 0,
+  paymentStatusPollSeconds: 0,
+});
 
 /** The sandbox as its own process on the bench's port, its state in memory. */
 export function startBenchSandbox() {

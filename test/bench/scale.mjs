@@ -28,7 +28,7 @@
 // `npm run sync:dispatch` on a private Redis; 0 skips it), --stored-events N (10^7: events stored for the
 // event-stream and sweep plans; 0 skips it), --out FILE (.dev/scale-results.json). The api listens on
 // BENCH_API_PORT (3100), more api processes on the ports after it, the sandbox on BENCH_SANDBOX_PORT (4110).
-// Stored-page caches are off (STORED_PAGE_CACHE_MB=0, READ_CACHE_MB=0): every read goes to Postgres.
+// Stored-page caches are off (tuning storedPageCacheMb and readCacheMb 0): every read goes to Postgres.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -46,6 +46,7 @@ import {
   recreateDatabase,
   startApp,
   startSandboxAndApi,
+  tuned,
 } from './processes.mjs';
 import { dispatchDue, startScaleSync } from './scale-sync.mjs';
 
@@ -349,8 +350,7 @@ function apiEnv(databaseUrl) {
   return {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX,
-    STORED_PAGE_CACHE_MB: '0',
-    READ_CACHE_MB: '0',
+    ...tuned({ storedPageCacheMb: 0, readCacheMb: 0 }),
     UPSTREAM_WEBHOOK_AUTO_REGISTER: 'false',
   };
 }

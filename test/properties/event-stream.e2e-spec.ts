@@ -9,7 +9,7 @@ import {
   UserEventsService,
 } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, sessionToken } from '#libs/testing';
+import { assertProperty, createUser, propertyTimeout, sessionToken, tuned } from '#libs/testing';
 import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { SseClient, type SseMessage } from '../support/sse-client.js';
 import { eventually } from '../support/sync-kit.js';
@@ -33,8 +33,7 @@ describe('property: the user event stream is every event once, in numeric order'
     stack = await startStack({
       ownDatabase: 'stream_props',
       overrides: {
-        SSE_PAGE_SIZE: String(HTTP_PAGE_SIZE),
-        SSE_HEARTBEAT_SECONDS: '1',
+        ...tuned({ ssePageSize: HTTP_PAGE_SIZE, sseHeartbeatSeconds: 1 }),
       },
     });
     tenant = await onboard(stack);

@@ -4,7 +4,7 @@ import { DatabasePool } from '#libs/database';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, uniqueQueuePrefix } from '#libs/testing';
+import { assertProperty, createUser, propertyTimeout, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { connectBank } from '../support/bank-consents.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
@@ -73,9 +73,11 @@ describe('property: a sync run ends with the upstream set and the true counts, w
       overrides: {
         // Nobody consumes this api's queue: the test is the only worker, one attempt at a time.
         QUEUE_PREFIX: uniqueQueuePrefix('sync-props'),
-        SYNC_PAGE_SIZE: String(PAGE_SIZE),
-        // Wide enough that an incremental window spans several pages of the savings account.
-        SYNC_OVERLAP_DAYS: '90',
+        ...tuned({
+          syncPageSize: PAGE_SIZE,
+          // Wide enough that an incremental window spans several pages of the savings account.
+          syncOverlapDays: 90,
+        }),
         UPSTREAM_TIMEOUT_MS: '300',
       },
     });

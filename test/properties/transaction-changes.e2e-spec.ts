@@ -4,7 +4,7 @@ import { DatabasePool } from '#libs/database';
 import { AccountSyncService, TransactionChangesRetention } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, uniqueQueuePrefix } from '#libs/testing';
+import { assertProperty, createUser, propertyTimeout, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { type ApiClient, dataOf, onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
 import { connectBank } from '../support/bank-consents.js';
 import { SandboxHttp } from '../support/sandbox-http.js';
@@ -64,7 +64,7 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
         // Nobody consumes this api's queue: the test runs every sync.
         QUEUE_PREFIX: uniqueQueuePrefix('tx-changes'),
         // The changes made at the bank are to its newest records: every sync reads back past them.
-        SYNC_OVERLAP_DAYS: '90',
+        ...tuned({ syncOverlapDays: 90 }),
         // Each case reads every stored record back through the API, more than a minute's allowance.
         RATE_LIMIT_PER_MINUTE: '100000',
       },

@@ -117,7 +117,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       expect(created.body).toMatchObject({
         applicationUserId: 'u-1',
         referenceId: 'ref',
-        applicationUuid: testConfig().sandbox.appId,
+        applicationUuid: testConfig().upstream.applicationId,
         institutionConsents: [],
         vopOptOut: false,
       });
@@ -237,10 +237,13 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
     });
 
     it('reads the root and its sub-applications, and nothing else', async () => {
-      const root = await http.call('GET', `/applications/${testConfig().sandbox.appId}`);
-      expect(root.body.data).toMatchObject({ id: testConfig().sandbox.appId });
+      const root = await http.call('GET', `/applications/${testConfig().upstream.applicationId}`);
+      expect(root.body.data).toMatchObject({ id: testConfig().upstream.applicationId });
       const sub = await http.call('GET', `/applications/${SUB_A.id}`);
-      expect(sub.body.data).toMatchObject({ id: SUB_A.id, rootApplicationId: testConfig().sandbox.appId });
+      expect(sub.body.data).toMatchObject({
+        id: SUB_A.id,
+        rootApplicationId: testConfig().upstream.applicationId,
+      });
       const unknown = await http.call('GET', '/applications/00000000-0000-4000-8000-00000000ffff');
       expect(unknown.status).toBe(404);
       // A sub-application sees itself only.
@@ -266,7 +269,7 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
         merchantCategoryCode: 7995,
         ppcUserGroup: 'WHOLESALE_FI_FI',
         isContractPresent: true,
-        rootApplicationId: testConfig().sandbox.appId,
+        rootApplicationId: testConfig().upstream.applicationId,
       });
       expect(created.body.data).not.toHaveProperty('secret');
       const id = created.body.data.id as string;

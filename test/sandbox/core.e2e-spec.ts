@@ -21,7 +21,7 @@ describe('sandbox core', () => {
 
     it('answers wrong or malformed credentials with 401 in the minimal shape', async () => {
       for (const headers of [
-        { authorization: http.basic(config.sandbox.appId, 'wrong-secret') },
+        { authorization: http.basic(config.upstream.applicationId, 'wrong-secret') },
         { authorization: 'Basic not-base64!' },
         { authorization: 'Bearer something' },
         { authorization: http.basic('unknown-app', 'x') },
@@ -221,7 +221,9 @@ describe('sandbox core', () => {
         ['consent.state.revoked', consentId],
         ['consent.state.expired', other.body.data.id],
       ]);
-      expect(new Set(ofInterest.map((e) => e.applicationId))).toEqual(new Set([config.sandbox.appId]));
+      expect(new Set(ofInterest.map((e) => e.applicationId))).toEqual(
+        new Set([config.upstream.applicationId]),
+      );
     });
   });
 

@@ -57,7 +57,7 @@ describe('sandbox: durable state across restarts', () => {
 
     const webhook = await http.call('POST', '/webhook/events', {
       body: {
-        applicationId: config.sandbox.appId,
+        applicationId: config.upstream.applicationId,
         categories: ['payment.state.success'],
         callbackUrl: { main: { url: 'https://merchant.example/hooks' } },
       },

@@ -173,7 +173,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
       const sent = paymentEvents(payment.id);
       expect(sent).toHaveLength(1);
       expect(sent[0]).toMatchObject({
-        applicationId: testConfig().sandbox.appId,
+        applicationId: testConfig().upstream.applicationId,
         type: 'payment.state.success',
         data: {
           paymentId: payment.id,
@@ -740,7 +740,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
       expect(before.body.data).toMatchObject({
         requestType: 'vrp',
         requestId: data.requestId,
-        applicationId: testConfig().sandbox.appId,
+        applicationId: testConfig().upstream.applicationId,
         userId: expect.any(String),
         applicationUserId: 'hosted-user',
         tppRedirectUrl: 'https://merchant.example/vrp-done',

@@ -63,7 +63,7 @@ class Receiver {
 }
 
 const config = testConfig();
-const ROOT = config.sandbox.appId;
+const ROOT = config.upstream.applicationId;
 const SUB_A = SEEDED_SUB_APPLICATIONS[0].id;
 
 describe('sandbox: webhooks, notifications and signed event delivery', () => {

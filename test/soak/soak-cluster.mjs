@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
-import { memoryOf, startApp, startHeadless } from '../bench/processes.mjs';
+import { memoryOf, startApp, startHeadless, tuned } from '../bench/processes.mjs';
 import { freePort, startPrivatePostgres, startPrivateRedis } from '../support/private-services.mjs';
 
 const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
@@ -132,13 +132,15 @@ export async function startCluster({ progress, queuePrefix }) {
     ADMIN_TOKEN,
     SANDBOX_ADMIN_TOKEN,
     // Short intervals so that what a lost job or wake-up leaves behind is recovered within a short run.
-    EVENTS_SWEEP_SECONDS: '2',
-    SYNC_DISPATCH_EVERY_SECONDS: '5',
-    SYNC_RUN_IDLE_SECONDS: '20',
-    PAYMENT_STATUS_POLL_SECONDS: '2',
-    EVENT_DELIVERY_BACKOFF_SECONDS: '1',
-    QUEUE_SCHEDULE_CHECK_SECONDS: '5',
-    SSE_HEARTBEAT_SECONDS: '2',
+    ...tuned({
+      eventsSweepEverySeconds: 2,
+      syncDispatchEverySeconds: 5,
+      syncRunIdleSeconds: 20,
+      paymentStatusPollSeconds: 2,
+      eventDeliveryBackoffSeconds: 1,
+      scheduleCheckSeconds: 5,
+      sseHeartbeatSeconds: 2,
+    }),
     // The shortest allowed, so sessions expire within a short run too: the load renews them on 401.
     SESSION_TTL_SECONDS: '60',
     // The limiter stays on (its Redis calls are part of what is tested), never refusing our own load.

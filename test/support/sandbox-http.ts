@@ -34,7 +34,7 @@ export class SandboxHttp {
     return typeof this.base === 'string' ? this.base : this.base();
   }
 
-  basic(id = this.config.sandbox.appId, secret = this.config.sandbox.appSecret): string {
+  basic(id = this.config.upstream.applicationId, secret = this.config.upstream.applicationSecret): string {
     return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
   }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { SCHEDULES_OFF, tuned, uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { OtlpReceiver } from './otlp-receiver.js';
 import { scratchDatabase } from './scratch-database.js';
 import { spawnApi, spawnSandbox, spawnWorker, type WorkerProcess } from './worker-process.js';
@@ -10,7 +10,7 @@ export function stackSecrets() {
   return {
     ADMIN_TOKEN: word('admin'),
     SIGNING_SECRET: word('signing-secret'),
-    SANDBOX_APP_SECRET: word('app-secret'),
+    UPSTREAM_APPLICATION_SECRET: word('app-secret'),
     SANDBOX_ADMIN_TOKEN: word('sandbox-admin'),
   };
 }
@@ -42,21 +42,15 @@ export async function startTracedStack(label: string): Promise<TracedStack> {
   };
   const common = {
     ...secrets,
-    UPSTREAM_APPLICATION_SECRET: secrets.SANDBOX_APP_SECRET,
     DATABASE_URL: database.url,
     QUEUE_PREFIX: uniqueQueuePrefix(label),
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    // OpenTelemetry's own variable (the tracing bootstrap reads it as the specification says), not ours.
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     // Export every 100 ms (the SDK reads this itself), so the test waits for spans, not for batches.
     OTEL_BSP_SCHEDULE_DELAY: '100',
     // Nothing scheduled: the spans received are those of what the test does.
-    SYNC_DISPATCH_EVERY_SECONDS: '0',
-    INSTITUTIONS_REFRESH_MINUTES: '0',
-    EVENTS_SWEEP_SECONDS: '0',
-    CONSENT_EXPIRY_SCAN_MINUTES: '0',
-    CONSENT_RECONCILE_MINUTES: '0',
-    PAYMENT_STATUS_POLL_SECONDS: '0',
-    RETENTION_SWEEP_MINUTES: '0',
+    ...tuned(SCHEDULES_OFF),
     WORKER_METRICS_PORT: '0',
   };
   try {

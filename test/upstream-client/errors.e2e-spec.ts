@@ -249,9 +249,11 @@ describe('upstream client: error shapes and classification', () => {
     const text = logs.text();
     expect(text).toContain('retrying');
     expect(text).not.toContain(token);
-    expect(text).not.toContain(kit.config.sandbox.appSecret);
+    expect(text).not.toContain(kit.config.upstream.applicationSecret);
     expect(text).not.toContain(
-      Buffer.from(`${kit.config.sandbox.appId}:${kit.config.sandbox.appSecret}`).toString('base64'),
+      Buffer.from(`${kit.config.upstream.applicationId}:${kit.config.upstream.applicationSecret}`).toString(
+        'base64',
+      ),
     );
     expect(JSON.stringify(error)).not.toContain(token);
   });

@@ -156,8 +156,8 @@ describe('upstream client: review fixes', () => {
       const { token } = await kit.dataConsent('sandbox-redirect', 'socket-user');
       const proxy = await proxyTo(kit.sandbox.url);
       const viaProxy = clientFor(proxy.url, {
-        applicationId: kit.config.sandbox.appId,
-        applicationSecret: kit.config.sandbox.appSecret,
+        applicationId: kit.config.upstream.applicationId,
+        applicationSecret: kit.config.upstream.applicationSecret,
       });
       try {
         const options = { consent: token, institutionId: 'sandbox-redirect' };
@@ -480,8 +480,8 @@ describe('upstream client: review fixes', () => {
         return true;
       });
       const viaProxy = clientFor(proxy.url, {
-        applicationId: kit.config.sandbox.appId,
-        applicationSecret: kit.config.sandbox.appSecret,
+        applicationId: kit.config.upstream.applicationId,
+        applicationSecret: kit.config.upstream.applicationSecret,
       });
       try {
         const paymentRequest = {
@@ -519,8 +519,8 @@ describe('upstream client: review fixes', () => {
         (method) => method === 'DELETE' && proxy.dropped.length === 0,
       );
       const viaProxy = clientFor(proxy.url, {
-        applicationId: kit.config.sandbox.appId,
-        applicationSecret: kit.config.sandbox.appSecret,
+        applicationId: kit.config.upstream.applicationId,
+        applicationSecret: kit.config.upstream.applicationSecret,
       });
       try {
         const user = (await viaProxy.createUser({ applicationUserId: 'lost-delete' })).data;

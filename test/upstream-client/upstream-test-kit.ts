@@ -37,8 +37,8 @@ export class UpstreamKit {
   client(overrides: Partial<UpstreamClientOptions> = {}): UpstreamClient {
     const client = new UpstreamClient({
       baseUrl: this.sandbox.url,
-      applicationId: this.config.sandbox.appId,
-      applicationSecret: this.config.sandbox.appSecret,
+      applicationId: this.config.upstream.applicationId,
+      applicationSecret: this.config.upstream.applicationSecret,
       apiVersion: '1',
       timeoutMs: 5_000,
       retry: { initialDelayMs: 5, maxDelayMs: 20 },

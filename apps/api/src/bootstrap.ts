@@ -22,7 +22,7 @@ export async function createApiApp(
   const app = await createHttpApp(AppModule.forRoot({ config, logger: log, metrics }), {
     logger: log,
     metrics,
-    bodyLimitBytes: config.api.bodyLimitBytes,
+    bodyLimitBytes: config.tuning.apiBodyLimitBytes,
     trustProxy: config.api.trustProxy,
   });
   registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));

@@ -18,7 +18,7 @@ import { discoverJobProcessors } from './job-handlers.check.js';
  * workers of the job's queue are ready, and keeps them: a Redis that restarts without its data (or a
  * failover that loses recent writes) forgets every scheduler, and nothing would run the sweeps that
  * recover the rest from Postgres. So each worker checks its schedulers whenever a queue connection is
- * ready again and every QUEUE_SCHEDULE_CHECK_SECONDS, and restores those that are gone.
+ * ready again and every `tuning.scheduleCheckSeconds`, and restores those that are gone.
  *
  * Every worker does so under the same fixed scheduler ids, so the deployment runs each job once per
  * interval. A schedule set to 0 here is left alone, not removed: the setting means "not scheduled by this
@@ -50,7 +50,7 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
     for (const queue of new Set(this.schedules.map((s) => this.producer.queueFor(s.name)))) {
       this.unsubscribe.push(onReady(queue, () => this.check()));
     }
-    this.timer = setInterval(() => this.check(), this.config.redis.scheduleCheckSeconds * 1000);
+    this.timer = setInterval(() => this.check(), this.config.tuning.scheduleCheckSeconds * 1000);
     this.timer.unref();
     // Registered at start (a deploy that changes an interval or a job's options applies it), and waited
     // for, unless Redis refuses a queue's connection meanwhile: then the worker starts all the same and

@@ -1,6 +1,7 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { ConfigValidationError, loadConfig } from './config.js';
 import { NodeEnv } from './env.dto.js';
-import { renderEnvExample } from './env-example.js';
+import { renderEnvExample, withSettingsTable } from './env-example.js';
 
 /**
  * Prints the resolved, non-secret settings the quick-start script needs (addresses and ports), so the
@@ -8,11 +9,16 @@ import { renderEnvExample } from './env-example.js';
  * production, the operator token are printed because showing them is the point of `npm start`'s banner.
  *
  * `config.cli.js env-example '<json>'` prints `.env.example` instead, the JSON naming what scripts/dev.mjs
- * sets for the local stack (`npm run config:example` writes the file).
+ * sets for the local stack; `config.cli.js settings-table <file> '<json>'` rewrites the settings table of
+ * docs/configuration.md (`npm run config:example` does both).
  */
 try {
   if (process.argv[2] === 'env-example') {
     process.stdout.write(renderEnvExample(JSON.parse(process.argv[3] ?? '{}') as Record<string, string>));
+  } else if (process.argv[2] === 'settings-table') {
+    const file = process.argv[3];
+    const notes = JSON.parse(process.argv[4] ?? '{}') as Record<string, string>;
+    writeFileSync(file, withSettingsTable(readFileSync(file, 'utf8'), notes));
   } else {
     const config = loadConfig();
     process.stdout.write(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, loadConfig } from './config.js';
+import { ConfigValidationError, loadConfig, SETTING_NAMES } from './config.js';
+import { TUNING } from './tuning.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -17,9 +18,9 @@ describe('loadConfig', () => {
     expect(config.api.port).toBe(3000);
     expect(config.sandbox.port).toBe(4010);
     expect(config.upstream.baseUrl).toBe('http://127.0.0.1:4010');
-    // The dev defaults make the api and the sandbox agree out of the box.
-    expect(config.upstream.applicationId).toBe(config.sandbox.appId);
-    expect(config.upstream.applicationSecret).toBe(config.sandbox.appSecret);
+    // One root application: the sandbox seeds the one the api authenticates as.
+    expect(config.upstream.applicationId).toBe('00000000-0000-4000-8000-000000000001');
+    expect(config.tuning).toEqual(TUNING);
     expect(config.crypto.encryptionKeys).toHaveLength(1);
     expect(config.crypto.encryptionKeys[0].key).toHaveLength(32);
   });
@@ -51,12 +52,11 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('checks the job schedulers every 15 s unless told otherwise; 0 is refused', () => {
-    expect(loadConfig({}).redis.scheduleCheckSeconds).toBe(15);
-    expect(loadConfig({ QUEUE_SCHEDULE_CHECK_SECONDS: '2' }).redis.scheduleCheckSeconds).toBe(2);
-    expect(problemsOf({ QUEUE_SCHEDULE_CHECK_SECONDS: '0' })).toEqual([
-      expect.stringMatching(/^QUEUE_SCHEDULE_CHECK_SECONDS: /),
-    ]);
+  it('has the 44 settings an operator decides, and ignores any other variable, a removed one too', () => {
+    expect(SETTING_NAMES).toHaveLength(44);
+    expect(loadConfig({ EVENTS_SWEEP_SECONDS: '1', SANDBOX_APP_ID: 'x', SOMETHING_ELSE: 'y' })).toEqual(
+      loadConfig({}),
+    );
   });
 
   it('reports one problem per bad setting', () => {
@@ -131,33 +131,76 @@ describe('loadConfig', () => {
   });
 });
 
-describe('tracing: OpenTelemetry’s standard switches', () => {
-  it('is off unless an endpoint or the otlp exporter is named, and off again when told', () => {
+describe('tuning: fixed, except that a test may shorten it', () => {
+  const test = { NODE_ENV: 'test' };
+
+  it('takes TEST_TUNING over the defaults when NODE_ENV=test', () => {
+    const tuning = loadConfig({
+      ...test,
+      TEST_TUNING: '{"eventsSweepEverySeconds":1,"syncDispatchEverySeconds":0}',
+    }).tuning;
+    expect(tuning).toEqual({ ...TUNING, eventsSweepEverySeconds: 1, syncDispatchEverySeconds: 0 });
+    expect(loadConfig({ ...test, TEST_TUNING: '' }).tuning).toEqual(TUNING);
+  });
+
+  it('refuses it anywhere else: a deployment runs the code’s values', () => {
+    for (const NODE_ENV of ['development', 'production']) {
+      expect(problemsOf({ NODE_ENV, TEST_TUNING: '{"authCacheSeconds":0}' })).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^TEST_TUNING: read only when NODE_ENV=test/)]),
+      );
+    }
+  });
+
+  it('refuses what is not JSON, an unknown name, and a value that is no whole number or 0 where 0 is no off', () => {
+    expect(problemsOf({ ...test, TEST_TUNING: 'eventsSweepEverySeconds=1' })).toEqual([
+      'TEST_TUNING: not JSON',
+    ]);
+    expect(problemsOf({ ...test, TEST_TUNING: '[1]' })).toEqual([expect.stringMatching(/JSON object/)]);
+    expect(problemsOf({ ...test, TEST_TUNING: '{"EVENTS_SWEEP_SECONDS":1}' })).toEqual([
+      expect.stringMatching(/^TEST_TUNING: EVENTS_SWEEP_SECONDS is no tuning value/),
+    ]);
+    expect(
+      problemsOf({
+        ...test,
+        TEST_TUNING: '{"sseHeartbeatSeconds":0,"ssePageSize":"5","authCacheSeconds":1.5}',
+      }),
+    ).toEqual([
+      expect.stringMatching(/^TEST_TUNING: sseHeartbeatSeconds must be a whole number of at least 1/),
+      expect.stringMatching(/^TEST_TUNING: ssePageSize must be a whole number of at least 1/),
+      expect.stringMatching(/^TEST_TUNING: authCacheSeconds must be a whole number of at least 0/),
+    ]);
+  });
+});
+
+describe('tracing: on with an OTLP endpoint', () => {
+  it('is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and takes the service name as given', () => {
     expect(loadConfig({}).tracing).toBeNull();
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
     expect(loadConfig(endpoint).tracing).toEqual({ protocol: 'http/protobuf', serviceName: null });
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).not.toBeNull();
-    expect(
-      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }).tracing,
-    ).not.toBeNull();
-    expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeNull();
-    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_SERVICE_NAME: 'bff-api-eu' }).tracing).toEqual({
+      protocol: 'http/protobuf',
+      serviceName: 'bff-api-eu',
+    });
   });
 
-  it('takes the traces protocol over the general one, and the service name as given', () => {
-    const config = loadConfig({
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+  it("takes the encoding from OpenTelemetry's own variables, the traces one over the general one", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.protocol).toBe(
+      'http/json',
+    );
+    const both = {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
-      OTEL_SERVICE_NAME: 'bff-api-eu',
-    });
-    expect(config.tracing).toEqual({ protocol: 'http/json', serviceName: 'bff-api-eu' });
+    };
+    expect(loadConfig({ ...endpoint, ...both }).tracing?.protocol).toBe('http/json');
   });
 
-  it('refuses gRPC, which is not shipped, and an endpoint that is no URL', () => {
-    expect(problemsOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([
-      expect.stringContaining('OTEL_EXPORTER_OTLP_PROTOCOL'),
+  it('refuses gRPC, which is not shipped, when tracing is on, and an endpoint that is no URL', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(problemsOf({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([
+      expect.stringMatching(/^OTEL_EXPORTER_OTLP_PROTOCOL: http\/protobuf or http\/json/),
     ]);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).tracing).toBeNull();
     expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toEqual([
       expect.stringContaining('OTEL_EXPORTER_OTLP_ENDPOINT'),
     ]);

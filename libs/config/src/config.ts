@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { DEV_SECRETS, EnvironmentVariables, LogLevel, NodeEnv } from './env.dto.js';
+import { parseTestTuning, TUNING, type Tuning } from './tuning.js';
 
 export interface EncryptionKey {
   id: string;
@@ -22,16 +23,11 @@ export interface AppConfig {
     host: string;
     port: number;
     publicUrl: string;
-    bodyLimitBytes: number;
     /** Fastify's `trustProxy`: false (none), a hop count, or the trusted addresses and CIDRs. */
     trustProxy: false | number | string[];
     adminToken: string;
     /** Requests per merchant (and per session user) per minute, shared by every api process. */
     rateLimitPerMinute: number;
-    /** 0: every request verifies its credentials against Postgres. */
-    authCacheSeconds: number;
-    /** 0: every page view reads Postgres. */
-    readCacheMb: number;
   };
   database: { url: string; poolMax: number };
   redis: {
@@ -39,8 +35,6 @@ export interface AppConfig {
     /** Set: a Redis Cluster, and `url` is not used. */
     cluster: RedisClusterConfig | null;
     queuePrefix: string;
-    /** How often a worker makes sure its job schedulers exist (they are also checked on every reconnect). */
-    scheduleCheckSeconds: number;
   };
   upstream: {
     baseUrl: string;
@@ -61,51 +55,23 @@ export interface AppConfig {
     syncConcurrency: number;
     /** How long after a sync an account falls due again (jittered by up to a tenth either way). */
     intervalMinutes: number;
-    /** How far before the newest booked transaction an incremental sync starts. */
-    overlapDays: number;
-    /** Records a sync asks the upstream for per page (the upstream allows 1 to 1,000). */
-    pageSize: number;
-    /** Megabytes of stored-transaction pages each api process keeps (keyed by the account's version); 0: none. */
-    storedPageCacheMb: number;
-    /** How often the dispatcher looks for accounts that are due; 0: this worker does not schedule it. */
-    dispatchEverySeconds: number;
-    /**
-     * A queued or running run nobody touched this long may have lost its job (Redis forgot it, or it failed
-     * by stalling): the dispatcher makes sure of its job. Restarting a job that is fine changes nothing.
-     */
-    runIdleSeconds: number;
-    /** How often the worker refreshes the institutions cache from the upstream; 0: not scheduled here. */
-    institutionsRefreshMinutes: number;
   };
   consents: {
     /** consent.expiring and the re-authorisation go out this many days before a data consent expires. */
     refreshDaysBeforeExpiry: number;
-    /** How often the expiry scan runs; 0: not scheduled by this worker. */
-    expiryScanMinutes: number;
-    /** How often reconciliation with the upstream runs; 0: not scheduled by this worker. */
-    reconcileMinutes: number;
-  };
-  payments: {
-    /**
-     * How often the worker looks for payments whose status check is due (each is checked soon after it
-     * starts, then less often: a quarter of its age, at most every 15 minutes); 0: not scheduled here.
-     */
-    statusPollSeconds: number;
   };
   metrics: {
     /** Where the worker serves GET /metrics; port 0: it serves none. */
     workerHost: string;
     workerPort: number;
-    /** The worker's queue and database gauges are recomputed at most this often (a scrape in between reads the last). */
-    refreshSeconds: number;
   };
   /**
-   * OpenTelemetry tracing; null: off, and nothing of the SDK is loaded. On when an OTLP endpoint is set (or
-   * OTEL_TRACES_EXPORTER=otlp), unless OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true. The exporter
-   * reads the endpoint, headers, timeout and compression from the standard variables itself.
+   * OpenTelemetry tracing; null: off, and nothing of the SDK is loaded. On when OTEL_EXPORTER_OTLP_ENDPOINT
+   * is set. The exporter reads the headers, timeout and compression from OpenTelemetry's own variables.
    */
   tracing: {
-    protocol: 'http/protobuf' | 'http/json';
+    /** The OTLP encoding, as OpenTelemetry's own protocol variables name it (otlpProtocolOf). */
+    protocol: OtlpProtocol;
     /** OTEL_SERVICE_NAME; null: the app's own name. */
     serviceName: string | null;
   } | null;
@@ -117,47 +83,30 @@ export interface AppConfig {
   };
   retention: {
     eventDays: number;
-    inboxDays: number;
     auditDays: number;
     syncRunsPerAccount: number;
-    /** 0: this worker does not schedule the sweep. */
-    sweepMinutes: number;
   };
   events: {
-    signatureScheme: 'standard-webhooks';
-    webhookMaxBodyBytes: number;
-    webhookToleranceSeconds: number;
-    /** How long a replaced upstream webhook secret still verifies. */
-    upstreamSecretGraceHours: number;
     /** Register our receiver for the root application at api start, unless one is still registered. */
     upstreamAutoRegister: boolean;
     /** Event jobs (fan-out, deliveries) one worker process runs at once: mostly waiting on endpoints. */
     concurrency: number;
-    deliveryTimeoutMs: number;
-    /** The first retry's delay; each further one doubles it (capped at an hour), jittered. */
-    deliveryBackoffSeconds: number;
     /** How long a delivery is retried before it is marked failed. */
     deliveryRetryHours: number;
-    /** An endpoint failing without a single success for this long is disabled. */
-    endpointDisableAfterHours: number;
     allowPrivateEndpoints: boolean;
-    /** How often the worker re-enqueues inbox rows and deliveries lost from Redis; 0: not scheduled here. */
-    sweepEverySeconds: number;
-    sseHeartbeatSeconds: number;
-    /** Events an open stream reads from Postgres per query (a replay reads page after page). */
-    ssePageSize: number;
   };
+  /** The sandbox's root application is the upstream one: `upstream.applicationId` and `applicationSecret`. */
   sandbox: {
     host: string;
     port: number;
     publicUrl: string;
-    appId: string;
-    appSecret: string;
     adminToken: string;
     /** Null: state lives in memory only. */
     dataDir: string | null;
   };
   demoMerchantApiKey: string | null;
+  /** The fixed cadences, sizes and protocol values (tuning.ts); only tests change them (TEST_TUNING). */
+  tuning: Tuning;
 }
 
 export class ConfigValidationError extends Error {
@@ -255,6 +204,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     }
     if (!env.UPSTREAM_BASE_URL) problems.push('UPSTREAM_BASE_URL: required when NODE_ENV=production');
   }
+  // A test's shorter cadences (libs/testing's tuned()); never a deployment's: its values are the code's.
+  let testTuning: Partial<Tuning> = {};
+  if (source.TEST_TUNING) {
+    if (env.NODE_ENV !== NodeEnv.Test) {
+      problems.push('TEST_TUNING: read only when NODE_ENV=test (the tuning of a deployment is fixed)');
+    } else {
+      const parsed = parseTestTuning(source.TEST_TUNING);
+      problems.push(...parsed.problems);
+      testTuning = parsed.tuning;
+    }
+  }
+  const { protocol, problem } = otlpProtocolOf(source);
+  if (problem && env.OTEL_EXPORTER_OTLP_ENDPOINT) problems.push(problem);
   if (problems.length > 0) throw new ConfigValidationError(problems);
 
   return {
@@ -264,19 +226,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       host: env.API_HOST,
       port: env.API_PORT,
       publicUrl: (env.API_PUBLIC_URL ?? `http://localhost:${env.API_PORT}`).replace(/\/+$/, ''),
-      bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
       trustProxy: trustProxyOf(env.API_TRUST_PROXY),
       adminToken: env.ADMIN_TOKEN,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
-      authCacheSeconds: env.AUTH_CACHE_SECONDS,
-      readCacheMb: env.READ_CACHE_MB,
     },
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     redis: {
       url: env.REDIS_URL,
       cluster: env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : null,
       queuePrefix: env.QUEUE_PREFIX,
-      scheduleCheckSeconds: env.QUEUE_SCHEDULE_CHECK_SECONDS,
     },
     upstream: {
       baseUrl: (env.UPSTREAM_BASE_URL ?? `http://127.0.0.1:${env.SANDBOX_PORT}`).replace(/\/+$/, ''),
@@ -294,60 +252,31 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       workerConcurrency: env.WORKER_CONCURRENCY,
       syncConcurrency: env.SYNC_CONCURRENCY,
       intervalMinutes: env.SYNC_INTERVAL_MINUTES,
-      overlapDays: env.SYNC_OVERLAP_DAYS,
-      pageSize: env.SYNC_PAGE_SIZE,
-      storedPageCacheMb: env.STORED_PAGE_CACHE_MB,
-      dispatchEverySeconds: env.SYNC_DISPATCH_EVERY_SECONDS,
-      runIdleSeconds: env.SYNC_RUN_IDLE_SECONDS,
-      institutionsRefreshMinutes: env.INSTITUTIONS_REFRESH_MINUTES,
     },
-    consents: {
-      refreshDaysBeforeExpiry: env.CONSENT_REFRESH_DAYS_BEFORE_EXPIRY,
-      expiryScanMinutes: env.CONSENT_EXPIRY_SCAN_MINUTES,
-      reconcileMinutes: env.CONSENT_RECONCILE_MINUTES,
-    },
-    payments: { statusPollSeconds: env.PAYMENT_STATUS_POLL_SECONDS },
-    metrics: {
-      workerHost: env.WORKER_METRICS_HOST,
-      workerPort: env.WORKER_METRICS_PORT,
-      refreshSeconds: env.WORKER_METRICS_REFRESH_SECONDS,
-    },
-    tracing: tracingOf(env),
+    consents: { refreshDaysBeforeExpiry: env.CONSENT_REFRESH_DAYS_BEFORE_EXPIRY },
+    metrics: { workerHost: env.WORKER_METRICS_HOST, workerPort: env.WORKER_METRICS_PORT },
+    tracing: tracingOf(env, protocol),
     demo: {
       publicUrl: env.DEMO_PUBLIC_URL ? env.DEMO_PUBLIC_URL.replace(/\/+$/, '') : null,
       port: env.DEMO_PORT,
     },
     retention: {
       eventDays: env.EVENT_RETENTION_DAYS,
-      inboxDays: env.INBOX_RETENTION_DAYS,
       auditDays: env.AUDIT_RETENTION_DAYS,
       syncRunsPerAccount: env.SYNC_RUNS_KEPT_PER_ACCOUNT,
-      sweepMinutes: env.RETENTION_SWEEP_MINUTES,
     },
     events: {
-      signatureScheme: env.WEBHOOK_SIGNATURE_SCHEME as 'standard-webhooks',
-      webhookMaxBodyBytes: env.WEBHOOK_MAX_BODY_BYTES,
-      webhookToleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
-      upstreamSecretGraceHours: env.UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS,
       upstreamAutoRegister: env.UPSTREAM_WEBHOOK_AUTO_REGISTER === 'true',
       concurrency: env.EVENTS_CONCURRENCY,
-      deliveryTimeoutMs: env.EVENT_DELIVERY_TIMEOUT_MS,
-      deliveryBackoffSeconds: env.EVENT_DELIVERY_BACKOFF_SECONDS,
       deliveryRetryHours: env.EVENT_DELIVERY_RETRY_HOURS,
-      endpointDisableAfterHours: env.EVENT_ENDPOINT_DISABLE_AFTER_HOURS,
       allowPrivateEndpoints: env.EVENT_ENDPOINTS_ALLOW_PRIVATE
         ? env.EVENT_ENDPOINTS_ALLOW_PRIVATE === 'true'
         : !production,
-      sweepEverySeconds: env.EVENTS_SWEEP_SECONDS,
-      sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
-      ssePageSize: env.SSE_PAGE_SIZE,
     },
     sandbox: {
       host: env.SANDBOX_HOST,
       port: env.SANDBOX_PORT,
       publicUrl: (env.SANDBOX_PUBLIC_URL ?? `http://localhost:${env.SANDBOX_PORT}`).replace(/\/+$/, ''),
-      appId: env.SANDBOX_APP_ID,
-      appSecret: env.SANDBOX_APP_SECRET,
       adminToken: env.SANDBOX_ADMIN_TOKEN,
       dataDir: env.SANDBOX_DATA_DIR || null,
     },
@@ -355,20 +284,34 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     // (and the published default is refused above).
     demoMerchantApiKey:
       production && !source.DEMO_MERCHANT_API_KEY ? null : env.DEMO_MERCHANT_API_KEY || null,
+    tuning: { ...TUNING, ...testTuning },
   };
 }
 
-/** Tracing's switch, from OpenTelemetry's own variables (their meaning is the specification's). */
-function tracingOf(env: EnvironmentVariables): AppConfig['tracing'] {
-  const exporter =
-    env.OTEL_TRACES_EXPORTER ??
-    (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
-  if (exporter === 'none' || env.OTEL_SDK_DISABLED === 'true') return null;
-  return {
-    protocol: (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL) as
-      'http/protobuf' | 'http/json',
-    serviceName: env.OTEL_SERVICE_NAME ?? null,
-  };
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/**
+ * The OTLP encoding, from OpenTelemetry's standard variables (the traces one over the general one; default
+ * http/protobuf), as its specification defines them: not settings of ours, but read here because the
+ * exporter package depends on it, and gRPC, which is not shipped, must stop the boot rather than export
+ * nothing.
+ */
+function otlpProtocolOf(source: Record<string, string | undefined>): {
+  protocol: OtlpProtocol;
+  problem?: string;
+} {
+  const name = source.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = source[name] || 'http/protobuf';
+  if (value === 'http/protobuf' || value === 'http/json') return { protocol: value };
+  const problem = `${name}: http/protobuf or http/json, the only encodings shipped (got ${JSON.stringify(value)})`;
+  return { protocol: 'http/protobuf', problem };
+}
+
+/** Tracing is on when an OTLP endpoint is set; the exporter reads OpenTelemetry's other variables itself. */
+function tracingOf(env: EnvironmentVariables, protocol: OtlpProtocol): AppConfig['tracing'] {
+  return env.OTEL_EXPORTER_OTLP_ENDPOINT ? { protocol, serviceName: env.OTEL_SERVICE_NAME ?? null } : null;
 }
 
 /** The names of every setting, for `.env.example` checks and docs. */

@@ -105,15 +105,8 @@ export class EnvironmentVariables {
   @IsUrl(LOCAL_URL)
   API_PUBLIC_URL?: string = undefined;
 
-  @Setting('Largest request body accepted, in bytes (bigger gets 413 PAYLOAD_TOO_LARGE)')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  @Max(50 * 1024 * 1024)
-  API_BODY_LIMIT_BYTES = 1024 * 1024;
-
   @Setting(
-    'Proxies trusted to name the client address (X-Forwarded-For), sent upstream as psu-ip-address for a user session: empty for none, a hop count, or IPs and CIDRs comma-separated',
+    'Proxies trusted to name the client address (X-Forwarded-For; sent upstream as psu-ip-address): empty for none, a hop count, or IPs and CIDRs comma-separated',
   )
   @IsOptional()
   @Matches(/^(\d{1,2}|[0-9A-Fa-f:.]+(\/\d{1,3})?(\s*,\s*[0-9A-Fa-f:.]+(\/\d{1,3})?)*)?$/, {
@@ -134,29 +127,6 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(1_000_000)
   RATE_LIMIT_PER_MINUTE = 600;
-
-  /** How long a verified API key or session stays cached in an api process (0: verify every request). */
-  @Setting(
-    'Seconds a verified API key or session stays cached per api process (revocations reach every process at once through Redis; 0: no cache)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(300)
-  AUTH_CACHE_SECONDS = 30;
-
-  /**
-   * What each api process keeps of the page-view reads (a user's accounts, the users page), dropped when
-   * Postgres notifies a change of the merchant's (0: none).
-   */
-  @Setting(
-    "MiB of page-view reads (a user's accounts, the users page) each api process keeps until Postgres notifies a change of the merchant's (0: none)",
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(4096)
-  READ_CACHE_MB = 16;
 
   @Setting('Postgres connection URL (npm test uses the same server with the database name suffixed _test)', {
     section: 'storage',
@@ -196,19 +166,6 @@ export class EnvironmentVariables {
   @Matches(/^[A-Za-z0-9_-]{1,32}$/)
   QUEUE_PREFIX = 'bff';
 
-  /**
-   * How often every worker checks that the job schedulers it runs still exist in Redis (and restores those
-   * a Redis that lost its data forgot). It also checks whenever its Redis connection comes back.
-   */
-  @Setting(
-    'How often each worker checks that its job schedulers still exist in Redis and restores them (also on every reconnect)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  QUEUE_SCHEDULE_CHECK_SECONDS = 15;
-
   /** Default: the local sandbox on SANDBOX_PORT. Required in production. */
   @Setting(
     'Base URL of the upstream API (empty: the local sandbox, http://127.0.0.1:$SANDBOX_PORT; required in production)',
@@ -218,12 +175,12 @@ export class EnvironmentVariables {
   @IsUrl(LOCAL_URL)
   UPSTREAM_BASE_URL?: string = undefined;
 
-  @Setting('Root application id (HTTP Basic username)')
+  @Setting('Root application id (HTTP Basic username); the sandbox seeds its root application with it')
   @IsString()
   @MinLength(1)
   UPSTREAM_APPLICATION_ID = '00000000-0000-4000-8000-000000000001';
 
-  @Setting('Root application secret (HTTP Basic password)')
+  @Setting("Root application secret (HTTP Basic password); the sandbox's root application has it too")
   @IsString()
   @MinLength(1)
   UPSTREAM_APPLICATION_SECRET: string = DEV_SECRETS.UPSTREAM_APPLICATION_SECRET;
@@ -274,7 +231,7 @@ export class EnvironmentVariables {
   WORKER_CONCURRENCY = 20;
 
   @Setting(
-    "Account syncs one worker process runs at once (the sync queue's own concurrency; each holds up to two pages of 1,000 transactions in memory)",
+    'Account syncs one worker process runs at once (each holds up to two pages of 1,000 transactions in memory)',
   )
   @Transform(toInt)
   @IsInt()
@@ -291,56 +248,6 @@ export class EnvironmentVariables {
   @Max(7 * 24 * 60)
   SYNC_INTERVAL_MINUTES = 240;
 
-  @Setting('An incremental sync re-reads this many days before the newest booked transaction it holds')
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(90)
-  SYNC_OVERLAP_DAYS = 7;
-
-  @Setting('Transactions a sync asks the upstream for per page (1 to 1,000)')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  SYNC_PAGE_SIZE = 1000;
-
-  /** Pages of stored transactions each api process keeps, keyed by the account's version (0: none). */
-  @Setting(
-    "Megabytes of stored-transaction pages each api process keeps, keyed by the account's transactions version, so a sync's change is seen at once (0: no cache)",
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(4096)
-  STORED_PAGE_CACHE_MB = 32;
-
-  @Setting(
-    'How often the sync dispatcher looks for accounts that are due, in seconds (0: this worker does not schedule it)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  SYNC_DISPATCH_EVERY_SECONDS = 60;
-
-  /** A queued or running sync run untouched this long has its job made sure of by the next dispatch. */
-  @Setting('A queued or running sync run untouched this long has its job made sure of by the next dispatch')
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(3600)
-  SYNC_RUN_IDLE_SECONDS = 90;
-
-  @Setting(
-    'How often the worker refreshes the institutions cache from the upstream, in minutes (0: not scheduled here)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(7 * 24 * 60)
-  INSTITUTIONS_REFRESH_MINUTES = 360;
-
   @Setting('consent.expiring and the re-authorisation go out this many days before a data consent expires', {
     section: 'consent lifecycle',
   })
@@ -349,35 +256,6 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(89)
   CONSENT_REFRESH_DAYS_BEFORE_EXPIRY = 7;
-
-  @Setting(
-    'How often the worker scans for consents about to expire (and expires those past due), in minutes (0: not here)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(7 * 24 * 60)
-  CONSENT_EXPIRY_SCAN_MINUTES = 1440;
-
-  @Setting(
-    "How often the worker compares authorised consents with the upstream's view, in minutes (0: not here)",
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(7 * 24 * 60)
-  CONSENT_RECONCILE_MINUTES = 360;
-
-  /** How often the worker looks for payments whose status check is due (the fallback behind webhooks). */
-  @Setting(
-    "How often the worker looks for payments whose status check is due, in seconds: the fallback behind the upstream's payment webhooks (0: not here)",
-    { section: 'payments' },
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  PAYMENT_STATUS_POLL_SECONDS = 5;
 
   /** Interface of the worker's metrics listener (0.0.0.0 in containers, so Prometheus can reach it). */
   @Setting(
@@ -397,62 +275,20 @@ export class EnvironmentVariables {
   @Max(65535)
   WORKER_METRICS_PORT = 9464;
 
-  /** The queue and database gauges are computed at most this often, whoever scrapes and how often. */
-  @Setting(
-    'The worker recomputes its queue and database gauges at most this often, in seconds, however often it is scraped',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  WORKER_METRICS_REFRESH_SECONDS = 30;
-
-  /** Where traces go (OTLP over HTTP; /v1/traces is appended); unset, with the next one unset: tracing is off. */
+  /** Where traces go (OTLP over HTTP; /v1/traces is appended); unset: tracing is off, nothing of the SDK loaded. */
   @Setting(
     'Where traces go, an OTLP/HTTP receiver (a collector, Jaeger, Tempo); /v1/traces is appended. Empty: off',
     {
       section:
-        'tracing (OpenTelemetry; off unless an endpoint is set. The SDK reads the other OTEL_* variables itself)',
+        "tracing (OpenTelemetry; on when the endpoint is set. The exporter reads OpenTelemetry's other standard OTEL_* variables itself: protocol, headers, …)",
     },
   )
   @IsOptional()
   @IsUrl(LOCAL_URL)
   OTEL_EXPORTER_OTLP_ENDPOINT?: string = undefined;
 
-  /** The traces endpoint itself (used as is), overriding OTEL_EXPORTER_OTLP_ENDPOINT. */
-  @Setting(
-    'The traces URL itself, used as is (overrides the one above); empty: from OTEL_EXPORTER_OTLP_ENDPOINT',
-  )
-  @IsOptional()
-  @IsUrl(LOCAL_URL)
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string = undefined;
-
-  /** OTLP's encoding over HTTP; gRPC is not shipped. */
-  @Setting("OTLP's encoding: http/protobuf or http/json (gRPC is not shipped)")
-  @IsIn(['http/protobuf', 'http/json'])
-  OTEL_EXPORTER_OTLP_PROTOCOL = 'http/protobuf';
-
-  /** The same for traces alone, overriding OTEL_EXPORTER_OTLP_PROTOCOL. */
-  @Setting('The same for traces alone; empty: OTEL_EXPORTER_OTLP_PROTOCOL')
-  @IsOptional()
-  @IsIn(['http/protobuf', 'http/json'])
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?: string = undefined;
-
-  /** `none` turns tracing off even with an endpoint set; `otlp` turns it on (localhost:4318 without one). */
-  @Setting('otlp or none; empty: otlp when an endpoint is set, else none')
-  @IsOptional()
-  @IsIn(['otlp', 'none'])
-  OTEL_TRACES_EXPORTER?: string = undefined;
-
-  /** `true` turns tracing off whatever else is set. */
-  @Setting('true turns tracing off whatever else is set')
-  @IsIn(['true', 'false'])
-  OTEL_SDK_DISABLED = 'false';
-
   /** The service name on every span; unset: the app's own (api, worker, sandbox). */
-  @Setting(
-    "The service name on every span; empty: the app's own (api, worker, sandbox), so leave it empty when one environment runs all three",
-  )
+  @Setting("The service name on every span; empty: the app's own (api, worker, sandbox)")
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -476,42 +312,14 @@ export class EnvironmentVariables {
   @IsUrl(LOCAL_URL)
   DEMO_PUBLIC_URL?: string = undefined;
 
-  /** How upstream webhooks are signed; the upstream does not publish its scheme, so it is named here. */
-  @Setting(
-    'How the upstream signs its webhooks (its scheme is not public; the sandbox uses Standard Webhooks)',
-    { section: 'events: upstream webhooks in, merchant deliveries and live streams out' },
-  )
-  @IsIn(['standard-webhooks'])
-  WEBHOOK_SIGNATURE_SCHEME = 'standard-webhooks';
-
-  @Setting('Largest webhook body the receiver reads, in bytes (larger: 413)')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  @Max(1024 * 1024)
-  WEBHOOK_MAX_BODY_BYTES = 256 * 1024;
-
-  @Setting("How far a webhook's timestamp may be from our clock, either way, in seconds")
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  WEBHOOK_TOLERANCE_SECONDS = 300;
-
-  @Setting('How long a replaced upstream webhook secret still verifies, in hours')
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24)
-  UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS = 24;
-
   /**
    * `true`: each api registers our receiver with the upstream for the root application as it starts,
    * unless a registration of ours is still listed there. `npm start` sets it (a sandbox reset or fresh state
    * forgets registrations); production registers once as a step of going live.
    */
   @Setting(
-    'true: each api registers our receiver with the upstream (root application) as it starts, unless the upstream still lists ours; production registers once, on purpose',
+    'true: each api registers our receiver with the upstream as it starts, unless the upstream lists ours (production registers once, on purpose)',
+    { section: 'events: upstream webhooks in, merchant deliveries out' },
   )
   @IsIn(['true', 'false'])
   UPSTREAM_WEBHOOK_AUTO_REGISTER = 'false';
@@ -525,33 +333,12 @@ export class EnvironmentVariables {
   @Max(500)
   EVENTS_CONCURRENCY = 50;
 
-  @Setting('One delivery attempt to a merchant endpoint times out after this many milliseconds')
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
-  EVENT_DELIVERY_TIMEOUT_MS = 5_000;
-
-  @Setting('First retry after this many seconds, then doubling (at most an hour apart), jittered')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  EVENT_DELIVERY_BACKOFF_SECONDS = 30;
-
   @Setting('A delivery is retried for this many hours after its event, then marked failed')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(7 * 24)
   EVENT_DELIVERY_RETRY_HOURS = 24;
-
-  @Setting('An endpoint failing without one success for this many hours is disabled')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(30 * 24)
-  EVENT_ENDPOINT_DISABLE_AFTER_HOURS = 72;
 
   /** Deliveries to private, loopback and link-local addresses; default: allowed unless NODE_ENV=production. */
   @Setting(
@@ -560,15 +347,6 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['true', 'false'])
   EVENT_ENDPOINTS_ALLOW_PRIVATE?: string = undefined;
-
-  @Setting(
-    'How often the worker re-enqueues inbox events and deliveries lost from Redis, in seconds (0: not here)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  EVENTS_SWEEP_SECONDS = 30;
 
   /**
    * Days a relayed event, with its delivery log, is kept (for SSE resume, delivery lists and retries);
@@ -582,14 +360,6 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(3650)
   EVENT_RETENTION_DAYS = 30;
-
-  /** Days a processed upstream webhook is kept in the inbox (for operators, and to absorb a late duplicate). */
-  @Setting('Days processed upstream webhooks are kept in the inbox; then removed')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3650)
-  INBOX_RETENTION_DAYS = 30;
 
   /**
    * Days an audit entry is kept; then the retention sweep removes it, the only removal the table allows.
@@ -610,32 +380,6 @@ export class EnvironmentVariables {
   @Max(10_000)
   SYNC_RUNS_KEPT_PER_ACCOUNT = 100;
 
-  /** How often the retention sweep runs; 0: this worker does not schedule it. */
-  @Setting('How often the retention sweep runs (0: this worker does not schedule it)')
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(24 * 60)
-  RETENTION_SWEEP_MINUTES = 60;
-
-  @Setting('A comment line on every open event stream this often, in seconds, so proxies keep it open', {
-    section: 'live event streams',
-  })
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(300)
-  SSE_HEARTBEAT_SECONDS = 15;
-
-  @Setting(
-    'Events an open stream reads from Postgres per query (a replay from an old Last-Event-ID reads page after page)',
-  )
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(5000)
-  SSE_PAGE_SIZE = 500;
-
   @Setting('Interface the sandbox listens on', { section: 'sandbox (the offline upstream)' })
   @IsString()
   SANDBOX_HOST = '127.0.0.1';
@@ -653,32 +397,20 @@ export class EnvironmentVariables {
   @IsUrl(LOCAL_URL)
   SANDBOX_PUBLIC_URL?: string = undefined;
 
-  @Setting("Application id of the sandbox's seeded root application (matches UPSTREAM_APPLICATION_ID)")
-  @IsString()
-  @MinLength(1)
-  SANDBOX_APP_ID = '00000000-0000-4000-8000-000000000001';
-
-  @Setting("Secret of the sandbox's seeded root application (matches UPSTREAM_APPLICATION_SECRET)")
-  @IsString()
-  @MinLength(1)
-  SANDBOX_APP_SECRET: string = DEV_SECRETS.UPSTREAM_APPLICATION_SECRET;
-
   @Setting('Bearer token of the sandbox control API /sandbox/admin/*')
   @IsString()
   @MinLength(8)
   SANDBOX_ADMIN_TOKEN: string = DEV_SECRETS.SANDBOX_ADMIN_TOKEN;
 
   /** Where the sandbox keeps its state across restarts; empty: in memory only (tests, benchmarks). */
-  @Setting(
-    'Where the sandbox keeps its state (users, consents, payments, webhooks, clock) across restarts; empty: in memory only',
-  )
+  @Setting('Where the sandbox keeps its state across restarts; empty: in memory only')
   @IsOptional()
   @IsString()
   SANDBOX_DATA_DIR?: string = undefined;
 
   /** API key of the demo merchant that `npm start` seeds. Ignored in production unless set explicitly. */
   @Setting(
-    'API key of the demo merchant npm start creates and prints; empty: mk_demo_0123456789abcdefdemo, except with NODE_ENV=production, where it is off unless set (and that value is refused)',
+    'API key of the demo merchant npm start creates and prints; empty: mk_demo_0123456789abcdefdemo, except in production: off unless set (that key is refused)',
     { section: 'development seed', example: '' },
   )
   @IsOptional()

@@ -1,3 +1,4 @@
 export * from './config.js';
 export * from './config.module.js';
 export { LogLevel, NodeEnv } from './env.dto.js';
+export { TUNING, type Tuning } from './tuning.js';

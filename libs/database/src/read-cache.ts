@@ -37,7 +37,7 @@ interface Entry {
  * also drops the merchant's entries itself, so this process reads its own writes at once; another process
  * sees them once the notification arrives, a few milliseconds after the commit.
  *
- * Bounded by the JSON size of what it holds (`READ_CACHE_MB`; 0 turns it off). Off until `listen()`: only
+ * Bounded by the JSON size of what it holds (`tuning.readCacheMb`; 0 turns it off). Off until `listen()`: only
  * the api listens, so the worker always reads Postgres.
  */
 @Injectable()
@@ -62,7 +62,7 @@ export class ReadCache implements OnApplicationShutdown {
   private stopped = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.maxBytes = config.api.readCacheMb * 1024 * 1024;
+    this.maxBytes = config.tuning.readCacheMb * 1024 * 1024;
   }
 
   /** Starts listening; resolves once the first attempt has connected or failed (it then keeps retrying). */

@@ -159,14 +159,17 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 24 * 3600, count: 50 } },
     schedule: {
       id: 'maintenance.refresh-institutions',
-      everyMs: (config) => config.sync.institutionsRefreshMinutes * 60_000,
+      everyMs: (config) => config.tuning.institutionsRefreshMinutes * 60_000,
     },
   },
   'maintenance.retention': {
     queue: QueueName.Maintenance,
     // Each batch commits on its own: a repeat, or two workers at once, remove each row once.
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
-    schedule: { id: 'maintenance.retention', everyMs: (config) => config.retention.sweepMinutes * 60_000 },
+    schedule: {
+      id: 'maintenance.retention',
+      everyMs: (config) => config.tuning.retentionSweepMinutes * 60_000,
+    },
   },
   'consents.poll-embedded': {
     queue: QueueName.Consents,
@@ -181,13 +184,16 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
     schedule: {
       id: 'consents.scan-expiry',
-      everyMs: (config) => config.consents.expiryScanMinutes * 60_000,
+      everyMs: (config) => config.tuning.consentExpiryScanMinutes * 60_000,
     },
   },
   'consents.reconcile': {
     queue: QueueName.Consents,
     options: { ...BASE_OPTIONS, attempts: 1, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
-    schedule: { id: 'consents.reconcile', everyMs: (config) => config.consents.reconcileMinutes * 60_000 },
+    schedule: {
+      id: 'consents.reconcile',
+      everyMs: (config) => config.tuning.consentReconcileMinutes * 60_000,
+    },
   },
   'sync.account': {
     queue: QueueName.Sync,
@@ -206,7 +212,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
-    schedule: { id: 'sync.dispatch', everyMs: (config) => config.sync.dispatchEverySeconds * 1000 },
+    schedule: { id: 'sync.dispatch', everyMs: (config) => config.tuning.syncDispatchEverySeconds * 1000 },
   },
   'events.fan-out': {
     queue: QueueName.Events,
@@ -245,7 +251,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
-    schedule: { id: 'events.sweep', everyMs: (config) => config.events.sweepEverySeconds * 1000 },
+    schedule: { id: 'events.sweep', everyMs: (config) => config.tuning.eventsSweepEverySeconds * 1000 },
   },
   'payments.poll-status': {
     queue: QueueName.Payments,
@@ -258,7 +264,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
     },
     schedule: {
       id: 'payments.poll-status',
-      everyMs: (config) => config.payments.statusPollSeconds * 1000,
+      everyMs: (config) => config.tuning.paymentStatusPollSeconds * 1000,
     },
   },
 };

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tuning } from '#libs/config';
 import { testConfig, uniqueQueuePrefix } from '#libs/testing';
 import { JOB_DEFINITIONS, type JobDefinition } from './job-catalogue.js';
 import {
@@ -11,14 +12,14 @@ import {
   upsertJobSchedule,
 } from './job-schedules.js';
 
-const allOn = {
-  SYNC_DISPATCH_EVERY_SECONDS: '60',
-  INSTITUTIONS_REFRESH_MINUTES: '360',
-  CONSENT_EXPIRY_SCAN_MINUTES: '1440',
-  CONSENT_RECONCILE_MINUTES: '30',
-  EVENTS_SWEEP_SECONDS: '15',
-  PAYMENT_STATUS_POLL_SECONDS: '5',
-  RETENTION_SWEEP_MINUTES: '60',
+const allOn: Partial<Tuning> = {
+  syncDispatchEverySeconds: 60,
+  institutionsRefreshMinutes: 360,
+  consentExpiryScanMinutes: 1440,
+  consentReconcileMinutes: 30,
+  eventsSweepEverySeconds: 15,
+  paymentStatusPollSeconds: 5,
+  retentionSweepMinutes: 60,
 };
 
 describe('job catalogue: schedules', () => {
@@ -35,8 +36,8 @@ describe('job catalogue: schedules', () => {
     expect(new Set(JOB_SCHEDULES.map((s) => s.id)).size).toBe(JOB_SCHEDULES.length);
   });
 
-  it('takes each interval from its setting, in seconds or minutes', () => {
-    expect(activeJobSchedules(testConfig(allOn)).map((s) => [s.id, s.everyMs])).toEqual([
+  it('takes each interval from its tuning value, in seconds or minutes', () => {
+    expect(activeJobSchedules(testConfig({}, allOn)).map((s) => [s.id, s.everyMs])).toEqual([
       ['maintenance.refresh-institutions', 360 * 60_000],
       ['maintenance.retention', 60 * 60_000],
       ['consents.scan-expiry', 1440 * 60_000],
@@ -47,8 +48,8 @@ describe('job catalogue: schedules', () => {
     ]);
   });
 
-  it('leaves out a schedule whose setting is 0, and every one when all are', () => {
-    const some = activeJobSchedules(testConfig({ ...allOn, EVENTS_SWEEP_SECONDS: '0' }));
+  it('leaves out a schedule whose tuning value is 0, and every one when all are', () => {
+    const some = activeJobSchedules(testConfig({}, { ...allOn, eventsSweepEverySeconds: 0 }));
     expect(some.map((s) => s.name)).not.toContain('events.sweep');
     expect(some).toHaveLength(JOB_SCHEDULES.length - 1);
     // The test kit turns every schedule off.

@@ -1,29 +1,48 @@
-import { type AppConfig, loadConfig } from '#libs/config';
+import { type AppConfig, loadConfig, type Tuning } from '#libs/config';
+
+/**
+ * Every schedule of the worker off. Test files share one database and run in parallel: a scheduled
+ * dispatch, refresh, scan or sweep would act on every file's rows. Tests that need one schedule it (or
+ * run it) themselves.
+ */
+export const SCHEDULES_OFF: Readonly<Partial<Tuning>> = {
+  syncDispatchEverySeconds: 0,
+  institutionsRefreshMinutes: 0,
+  eventsSweepEverySeconds: 0,
+  consentExpiryScanMinutes: 0,
+  consentReconcileMinutes: 0,
+  paymentStatusPollSeconds: 0,
+  retentionSweepMinutes: 0,
+};
+
+/**
+ * A test's tuning (shorter cadences, schedules off) as the one environment variable that carries it, so
+ * the same overrides reach an app in this process (testConfig) and one spawned from dist/ (NODE_ENV=test
+ * there too: vitest sets it, and children inherit it).
+ */
+export function tuned(tuning: Partial<Tuning>): { TEST_TUNING: string } {
+  return { TEST_TUNING: JSON.stringify(tuning) };
+}
 
 /**
  * The configuration tests run with: the environment `npm test` prepared (test database, queue prefix),
- * random ports, silent logs, plus whatever a test overrides.
+ * random ports, silent logs, every schedule off, plus whatever a test overrides (settings, and tuning
+ * through `tuned()` in `overrides` or as `tuning`, over {@link SCHEDULES_OFF}).
  */
-export function testConfig(overrides: Record<string, string> = {}): AppConfig {
-  return loadConfig({
+export function testConfig(overrides: Record<string, string> = {}, tuning: Partial<Tuning> = {}): AppConfig {
+  const env: Record<string, string | undefined> = {
     ...process.env,
+    NODE_ENV: 'test',
     API_PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
-    // Test files share one database and run in parallel: a scheduled dispatch or institutions refresh
-    // would act on every file's rows. Tests that need them schedule them (or run them) themselves.
-    SYNC_DISPATCH_EVERY_SECONDS: '0',
-    INSTITUTIONS_REFRESH_MINUTES: '0',
-    EVENTS_SWEEP_SECONDS: '0',
-    CONSENT_EXPIRY_SCAN_MINUTES: '0',
-    CONSENT_RECONCILE_MINUTES: '0',
-    PAYMENT_STATUS_POLL_SECONDS: '0',
-    RETENTION_SWEEP_MINUTES: '0',
     // Workers in one process (and files in parallel) would fight over one port: a test that scrapes a
     // worker gives it a free one.
     WORKER_METRICS_PORT: '0',
     ...overrides,
-  });
+  };
+  const asked = env.TEST_TUNING ? (JSON.parse(env.TEST_TUNING) as Partial<Tuning>) : {};
+  return loadConfig({ ...env, ...tuned({ ...SCHEDULES_OFF, ...asked, ...tuning }) });
 }
 
 /** A unique, valid BullMQ prefix so tests that share Redis never see each other's jobs. */

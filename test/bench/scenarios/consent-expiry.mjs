@@ -10,7 +10,14 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchDatabaseUrl, jobFinished, recreateDatabase, startHeadless, until } from '../processes.mjs';
+import {
+  benchDatabaseUrl,
+  jobFinished,
+  recreateDatabase,
+  startHeadless,
+  tuned,
+  until,
+} from '../processes.mjs';
 
 const DUE = 10_000;
 const SIZES = [10_000, 100_000, 1_000_000];
@@ -24,11 +31,13 @@ export async function consentExpiryBench({ progress }) {
     QUEUE_PREFIX,
     // Nothing here calls the upstream; the worker needs an address all the same.
     UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
-    SYNC_DISPATCH_EVERY_SECONDS: '0',
-    INSTITUTIONS_REFRESH_MINUTES: '0',
-    EVENTS_SWEEP_SECONDS: '0',
-    CONSENT_EXPIRY_SCAN_MINUTES: '0',
-    CONSENT_RECONCILE_MINUTES: '0',
+    ...tuned({
+      syncDispatchEverySeconds: 0,
+      institutionsRefreshMinutes: 0,
+      eventsSweepEverySeconds: 0,
+      consentExpiryScanMinutes: 0,
+      consentReconcileMinutes: 0,
+    }),
   };
   await recreateDatabase(databaseUrl, progress);
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';

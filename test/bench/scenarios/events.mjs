@@ -19,6 +19,7 @@ import {
   startBare,
   startHeadless,
   startSandboxAndApi,
+  tuned,
   until,
 } from '../processes.mjs';
 
@@ -84,8 +85,7 @@ export async function eventsBench({ load, options, progress }) {
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX,
-    EVENTS_SWEEP_SECONDS: '0',
-    SYNC_DISPATCH_EVERY_SECONDS: '0',
+    ...tuned({ eventsSweepEverySeconds: 0, syncDispatchEverySeconds: 0 }),
   };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
   const { loadConfig } = await import(dist('libs/config/src/index.js'));

@@ -95,7 +95,9 @@ export async function sandboxTransactionPage({ load, options, progress }) {
     const consentToken = JSON.parse(consentRes.body).data?.consentToken;
     if (!consentToken)
       throw new BenchFailure('POST /sandbox/admin/consents: no data.consentToken in the response');
-    const basic = Buffer.from(`${config.sandbox.appId}:${config.sandbox.appSecret}`).toString('base64');
+    const basic = Buffer.from(
+      `${config.upstream.applicationId}:${config.upstream.applicationSecret}`,
+    ).toString('base64');
     const auth = { authorization: `Basic ${basic}`, consent: consentToken };
 
     const accounts = JSON.parse(

@@ -24,6 +24,7 @@ import {
   startBare,
   startHeadless,
   startSandboxAndApi,
+  tuned,
   until,
 } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
@@ -205,8 +206,7 @@ export async function syncBench({ load, options, progress }) {
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX,
-    SYNC_DISPATCH_EVERY_SECONDS: '0',
-    INSTITUTIONS_REFRESH_MINUTES: '0',
+    ...tuned({ syncDispatchEverySeconds: 0, institutionsRefreshMinutes: 0 }),
   };
   await recreateDatabase(databaseUrl, progress);
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';

@@ -21,6 +21,7 @@ import {
   startApp,
   startHeadless,
   startSandboxAndApi,
+  tuned,
   until,
 } from '../processes.mjs';
 import { failureOf } from '../rounds.mjs';
@@ -164,8 +165,7 @@ export async function tracingOverhead({ load, options, progress }) {
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX,
-    SYNC_DISPATCH_EVERY_SECONDS: '0',
-    EVENTS_SWEEP_SECONDS: '0',
+    ...tuned({ syncDispatchEverySeconds: 0, eventsSweepEverySeconds: 0 }),
   };
   const dropBenchDatabase = await recreateDatabase(databaseUrl, progress);
 

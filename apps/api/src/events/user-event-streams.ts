@@ -98,7 +98,7 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
       heartbeat: setInterval(() => {
         raw.write(': heartbeat\n\n');
         void this.pump(stream);
-      }, this.config.events.sseHeartbeatSeconds * 1000),
+      }, this.config.tuning.sseHeartbeatSeconds * 1000),
       expiry: undefined,
     };
     stream.heartbeat.unref();

@@ -49,7 +49,7 @@ export class ApplicationRegistry {
   }
 
   get root(): SandboxApplication {
-    return this.applications.get(this.config.sandbox.appId)!;
+    return this.applications.get(this.config.upstream.applicationId)!;
   }
 
   /** The application whose id and secret these are, or undefined. */
@@ -94,14 +94,14 @@ export class ApplicationRegistry {
   private seed(): void {
     const createdAt = '2026-01-01T00:00:00.000Z';
     const root: SandboxApplication = {
-      id: this.config.sandbox.appId,
+      id: this.config.upstream.applicationId,
       name: 'Sandbox root application',
       merchantCategoryCode: 5999,
       ppcUserGroup: 'DEFAULT',
       callbackUrls: [],
       isContractPresent: true,
       createdAt,
-      secret: this.config.sandbox.appSecret,
+      secret: this.config.upstream.applicationSecret,
     };
     this.applications = new Map([[root.id, root]]);
     for (const sub of SEEDED_SUB_APPLICATIONS) {

@@ -39,7 +39,7 @@ export class WebhooksAdminController {
   @Post('emit')
   @HttpCode(202)
   emit(@Body() body: EmitEventDto) {
-    const applicationId = body.applicationId ?? this.config.sandbox.appId;
+    const applicationId = body.applicationId ?? this.config.upstream.applicationId;
     if (!this.applications.get(applicationId)) {
       throw SandboxError.notFound(`Application ${applicationId} was not found`);
     }

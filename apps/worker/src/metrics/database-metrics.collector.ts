@@ -45,7 +45,7 @@ const secondsSince = (at: Date | null, now: Date) =>
 /**
  * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
  * repository, never a row per account or event. Only workers have them, and however many are scraped the
- * statements run once per refresh in the whole deployment, one after the other on one connection (their
+ * statements run once per `tuning.workerMetricsRefreshSeconds` in the whole deployment, one after the other on one connection (their
  * cost at scale: `npm run bench:scale`): one worker reads and the
  * others show its snapshot (SharedSnapshot, through Redis). Every worker shows the same deployment-wide
  * figures: aggregate them with max, not sum. No merchant label anywhere.
@@ -65,7 +65,7 @@ export class DatabaseMetricsCollector {
     @Inject(REDIS) redis: RedisClient,
     metrics: Metrics,
   ) {
-    const refreshMs = config.metrics.refreshSeconds * 1000;
+    const refreshMs = config.tuning.workerMetricsRefreshSeconds * 1000;
     const shared = new SharedSnapshot(
       redis,
       // Versioned: a worker of another release (a rolling deploy) may leave a snapshot of another shape.

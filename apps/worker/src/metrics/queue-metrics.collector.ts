@@ -38,7 +38,7 @@ function oldestWaitingSeconds(jobs: readonly Job[], now: number): number {
 /**
  * Queue depth per state and the age of the oldest waiting job, for every queue of the catalogue:
  * `bff_queue_jobs{queue,state}` and `bff_queue_oldest_waiting_seconds{queue}`. Read from Redis at most
- * every WORKER_METRICS_REFRESH_SECONDS, whoever scrapes (a count per state is one command per queue).
+ * every `tuning.workerMetricsRefreshSeconds`, whoever scrapes (a count per state is one command per queue).
  * Queues are the deployment's, not this worker's: every worker shows the same figures.
  */
 @Injectable()
@@ -54,7 +54,7 @@ export class QueueMetricsCollector {
   ) {
     this.snapshot = new RefreshingSnapshot(
       () => this.load(),
-      config.metrics.refreshSeconds * 1000,
+      config.tuning.workerMetricsRefreshSeconds * 1000,
       (error) => this.failed(error),
     );
     const snapshot = this.snapshot;

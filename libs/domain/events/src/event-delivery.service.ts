@@ -96,7 +96,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     }
     const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;
     const retryAt = new Date(
-      at.getTime() + retryDelayMs(work.attempts + 1, this.config.events.deliveryBackoffSeconds),
+      at.getTime() + retryDelayMs(work.attempts + 1, this.config.tuning.eventDeliveryBackoffSeconds),
     );
     const giveUp = retryAt.getTime() > deadline;
     const recorded = await this.deliveries.recordAttempt(work.id, work.attempts, {
@@ -165,7 +165,7 @@ export class EventDeliveryService implements OnModuleDestroy {
       body,
       secrets,
     });
-    const timeout = this.config.events.deliveryTimeoutMs;
+    const timeout = this.config.tuning.eventDeliveryTimeoutMs;
     try {
       const response = await request(url, {
         method: 'POST',

@@ -34,7 +34,7 @@ export class EventsSweeper {
       // A job enqueued again continues its event's trace.
       overdue.map((d) => d.traceContext),
     );
-    const cutoff = new Date(now.getTime() - this.config.events.endpointDisableAfterHours * 3_600_000);
+    const cutoff = new Date(now.getTime() - this.config.tuning.eventEndpointDisableAfterHours * 3_600_000);
     const disabled = await this.endpoints.disableFailing(cutoff, now);
     for (const endpoint of disabled) {
       this.logger.warn(

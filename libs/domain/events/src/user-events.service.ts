@@ -54,7 +54,7 @@ export class UserEventsService {
 
   /** Events an `after` call answers at most: a shorter page means the stream has caught up. */
   get pageSize(): number {
-    return this.config.events.ssePageSize;
+    return this.config.tuning.ssePageSize;
   }
 
   /**

@@ -5,9 +5,9 @@ import { deleteInBatches } from '#libs/database';
 import { InboundEventRepository } from './inbound-event.repository.js';
 
 /**
- * Removes processed upstream webhooks older than INBOX_RETENTION_DAYS, in small batches. A duplicate of
+ * Removes processed upstream webhooks older than `tuning.inboxRetentionDays`, in small batches. A duplicate of
  * a removed event is no longer recognised; the upstream's retries end long before (and its signatures
- * carry a timestamp the receiver refuses after WEBHOOK_TOLERANCE_SECONDS).
+ * carry a timestamp the receiver refuses after `tuning.webhookToleranceSeconds`).
  */
 @Injectable()
 export class InboxRetention {
@@ -18,7 +18,7 @@ export class InboxRetention {
   ) {}
 
   async prune(): Promise<{ inbound: number }> {
-    const cutoff = new Date(this.clock.now().getTime() - this.config.retention.inboxDays * 86_400_000);
+    const cutoff = new Date(this.clock.now().getTime() - this.config.tuning.inboxRetentionDays * 86_400_000);
     return { inbound: await deleteInBatches((limit) => this.inbound.deleteProcessedBefore(cutoff, limit)) };
   }
 }

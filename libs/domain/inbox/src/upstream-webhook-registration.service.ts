@@ -143,7 +143,7 @@ export class UpstreamWebhookRegistrationService {
         'No upstream webhook id is known for this registration, so its secret cannot be reset: register again.',
       );
     }
-    const grace = this.config.events.upstreamSecretGraceHours * 3600;
+    const grace = this.config.tuning.upstreamWebhookSecretGraceHours * 3600;
     const delay = Math.min(grace, MAX_SECRET_RESET_DELAY_SECONDS);
     const options = this.optionsFor(current.applicationId);
     let reset: RegisteredWebhook;

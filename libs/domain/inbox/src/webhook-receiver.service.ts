@@ -8,21 +8,16 @@ import { InboundEventRepository } from './inbound-event.repository.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 
 /**
- * Signature schemes by name (WEBHOOK_SIGNATURE_SCHEME): the upstream does not publish its own, so the
- * receiver names the one it trusts. Each returns the sender's event id, or throws WebhookVerificationError;
- * given no secret, each still checks what needs none (headers, timestamp) before NO_MATCHING_SIGNATURE.
+ * The upstream does not publish its signature scheme; the one the receiver trusts is Standard Webhooks
+ * (the sandbox's). It returns the sender's event id, or throws WebhookVerificationError; given no secret,
+ * it still checks what needs none (headers, timestamp) before NO_MATCHING_SIGNATURE.
  */
-type Verifier = (
+const verify = (
   body: Buffer,
   headers: WebhookHeaderSource,
   secrets: readonly string[],
   toleranceSeconds: number,
-) => { id: string };
-
-const VERIFIERS: Record<AppConfig['events']['signatureScheme'], Verifier> = {
-  'standard-webhooks': (body, headers, secrets, toleranceSeconds) =>
-    verifyWebhook(body, headers, secrets, { toleranceSeconds }),
-};
+): { id: string } => verifyWebhook(body, headers, secrets, { toleranceSeconds });
 
 /** Verified secrets are cached this long; a registration made meanwhile is picked up on a miss. */
 const SECRETS_TTL_MS = 5_000;
@@ -65,7 +60,6 @@ const invalid = (message: string, field: string, issue: string) =>
  */
 @Injectable()
 export class WebhookReceiver {
-  private readonly verify: Verifier;
   private secrets: { byApplication: Map<string, string[]>; loadedAt: number } | undefined;
   private lastReloadAt = 0;
 
@@ -75,15 +69,13 @@ export class WebhookReceiver {
     private readonly registrations: UpstreamWebhookRepository,
     private readonly inbox: InboundEventRepository,
     private readonly producer: JobProducer,
-  ) {
-    this.verify = VERIFIERS[config.events.signatureScheme];
-  }
+  ) {}
 
   async receive(body: Buffer, headers: WebhookHeaderSource): Promise<ReceivedWebhook> {
-    if (body.length > this.config.events.webhookMaxBodyBytes) {
+    if (body.length > this.config.tuning.webhookMaxBodyBytes) {
       throw new DomainError(
         ErrorCode.PAYLOAD_TOO_LARGE,
-        `A webhook body may be at most ${this.config.events.webhookMaxBodyBytes} bytes.`,
+        `A webhook body may be at most ${this.config.tuning.webhookMaxBodyBytes} bytes.`,
       );
     }
     // The body is read for one thing before it is verified: the application whose secrets verify it.
@@ -149,7 +141,7 @@ export class WebhookReceiver {
     let secrets = (await this.currentSecrets(false)).get(applicationId) ?? [];
     for (;;) {
       try {
-        return this.verify(body, headers, secrets, this.config.events.webhookToleranceSeconds);
+        return verify(body, headers, secrets, this.config.tuning.webhookToleranceSeconds);
       } catch (error) {
         if (!(error instanceof WebhookVerificationError)) throw error;
         const now = Date.now();
@@ -170,7 +162,7 @@ export class WebhookReceiver {
    */
   private refuseUnverifiable(body: Buffer, headers: WebhookHeaderSource, refusal: DomainError): never {
     try {
-      this.verify(body, headers, [], this.config.events.webhookToleranceSeconds);
+      verify(body, headers, [], this.config.tuning.webhookToleranceSeconds);
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error;
       if (error.reason !== 'NO_MATCHING_SIGNATURE') throw unauthenticated(error);
@@ -183,7 +175,7 @@ export class WebhookReceiver {
     if (!reload && this.secrets && now - this.secrets.loadedAt < SECRETS_TTL_MS) {
       return this.secrets.byApplication;
     }
-    const graceMs = this.config.events.upstreamSecretGraceHours * 3_600_000;
+    const graceMs = this.config.tuning.upstreamWebhookSecretGraceHours * 3_600_000;
     const byApplication = await this.registrations.secretsByApplication(new Date(now - graceMs));
     this.secrets = { byApplication, loadedAt: now };
     return byApplication;

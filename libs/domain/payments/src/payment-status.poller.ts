@@ -127,7 +127,7 @@ export class PaymentStatusPoller {
    * is about to end anyway, so an outage delays a payment's status by the outage, not by the lease.
    */
   private async checkLater(paymentId: string, leasedFrom: number): Promise<void> {
-    const release = () => this.payments.checkLater(paymentId, this.config.payments.statusPollSeconds);
+    const release = () => this.payments.checkLater(paymentId, this.config.tuning.paymentStatusPollSeconds);
     const leftToItsLease = (error: unknown) =>
       this.logger.warn(
         { paymentId, err: error },

@@ -102,7 +102,7 @@ export class PaymentSubmitter {
         return sends > 1 ? this.park(work, error, error.message) : this.refuse(work, error, error.message);
       }
       // Not in flight any more: the status poll sends it again (same idempotency id) on its schedule.
-      await this.payments.submitLater(work.id, this.config.payments.statusPollSeconds);
+      await this.payments.submitLater(work.id, this.config.tuning.paymentStatusPollSeconds);
       throw error;
     }
     // Single use (upstream spec §1, rule 3): once the bank has the payment, its consent is spent here too.
@@ -138,7 +138,7 @@ export class PaymentSubmitter {
       answer.id,
       final ? 'PENDING' : status,
       answer,
-      this.config.payments.statusPollSeconds,
+      this.config.tuning.paymentStatusPollSeconds,
     );
     if (final) {
       await this.state.applyFinalStatusById(work.id, {

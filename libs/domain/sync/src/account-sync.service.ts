@@ -199,7 +199,7 @@ export class AccountSyncService {
     const incremental = await this.transactions.incrementalStart(
       run.merchantId,
       run.accountId,
-      this.config.sync.overlapDays,
+      this.config.tuning.syncOverlapDays,
     );
     const allowed = target.consent.transactionsFrom;
     const from =
@@ -222,7 +222,7 @@ export class AccountSyncService {
         from: window.from?.toISOString(),
         before: window.before.toISOString(),
         sort: 'date',
-        limit: this.config.sync.pageSize,
+        limit: this.config.tuning.syncPageSize,
       },
       options,
     );

@@ -13,7 +13,7 @@ export interface StoredPage {
  * Pages of stored transactions this process has served, keyed by the account's transactions version and
  * the query: a sync that changes anything moves the version on, so a stale page is never served, in any
  * process, and no invalidation message is needed; old versions fall out as the least recently used.
- * Bounded by the bytes of the JSON it holds (`STORED_PAGE_CACHE_MB`; 0 turns it off).
+ * Bounded by the bytes of the JSON it holds (`tuning.storedPageCacheMb`; 0 turns it off).
  */
 @Injectable()
 export class StoredPageCache {
@@ -22,7 +22,7 @@ export class StoredPageCache {
   private bytes = 0;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.maxBytes = config.sync.storedPageCacheMb * 1024 * 1024;
+    this.maxBytes = config.tuning.storedPageCacheMb * 1024 * 1024;
   }
 
   get(key: string): StoredPage | undefined {

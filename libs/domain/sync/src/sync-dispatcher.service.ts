@@ -23,12 +23,12 @@ export class SyncDispatcher {
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.idleRunMs = config.sync.runIdleSeconds * 1000;
+    this.idleRunMs = config.tuning.syncRunIdleSeconds * 1000;
   }
 
   /**
    * A run untouched this long may have lost its job (Redis restarted without its data, or the job failed
-   * by stalling): its job is made sure of. Short (SYNC_RUN_IDLE_SECONDS, 90), so that a Redis that forgot
+   * by stalling): its job is made sure of. Short (`tuning.syncRunIdleSeconds`, 90), so that a Redis that forgot
    * its jobs delays a queued run by about this much and not more; harmless for runs that are fine, since
    * restarting a job that is waiting, delayed (a 429's Retry-After) or running leaves it as it is. A
    * running sync touches its run every page.

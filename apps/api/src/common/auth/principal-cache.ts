@@ -13,7 +13,7 @@ interface Entry {
 const MAX_ENTRIES = 50_000;
 
 /**
- * Verified credentials, cached in this process for AUTH_CACHE_SECONDS so an authenticated request costs
+ * Verified credentials, cached in this process for `tuning.authCacheSeconds` so an authenticated request costs
  * no database round trip. Keyed by a hash of the token (the token itself is not kept). Revocations
  * (a revoked key, an erased user, a disabled merchant) published by any process evict at once; the TTL
  * bounds what a revocation lost while Redis was away could leave behind.
@@ -27,7 +27,7 @@ export class PrincipalCache implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly revocations: CredentialRevocations,
   ) {
-    this.ttlMs = config.api.authCacheSeconds * 1000;
+    this.ttlMs = config.tuning.authCacheSeconds * 1000;
   }
 
   async onApplicationBootstrap(): Promise<void> {
