@@ -18,7 +18,7 @@ export class AdminEventEndpointsController {
   @ApiOperation({
     summary: 'Merchant endpoints that are failing or disabled',
     description:
-      'Across merchants, longest-failing first (at most 200): `failingSince` is the first failed attempt since the last success; `disabledAt` and `disabledReason` say when and why deliveries stopped (EVENT_ENDPOINT_DISABLE_AFTER_HOURS without a success). The merchant enables an endpoint again with POST /v1/event-endpoints/{id}/enable.',
+      'Across merchants, longest-failing first (at most 200): `failingSince` is the first failed attempt since the last success; `disabledAt` and `disabledReason` say when and why deliveries stopped (72 hours without a success). The merchant enables an endpoint again with POST /v1/event-endpoints/{id}/enable.',
   })
   @ApiAnswer(200, TroubledEventEndpointOutput, { list: true })
   async troubled() {

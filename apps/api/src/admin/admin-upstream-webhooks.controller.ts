@@ -63,7 +63,7 @@ export class AdminUpstreamWebhooksController {
   @ApiOperation({
     summary: 'Register our webhook receiver with the upstream',
     description:
-      "For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. The application's earlier registrations are retired; their secrets still verify for UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS (their upstream webhooks are not deleted). Not idempotent: each call registers another webhook upstream.",
+      "For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. The application's earlier registrations are retired; their secrets still verify for 24 hours (their upstream webhooks are not deleted). Not idempotent: each call registers another webhook upstream.",
   })
   @ApiAnswer(201, UpstreamWebhookOutput)
   @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
@@ -98,7 +98,7 @@ export class AdminUpstreamWebhooksController {
   @ApiOperation({
     summary: "Reset a registration's secret upstream",
     description:
-      'The upstream issues a new secret (stored sealed, never returned) and keeps signing with the old one too for the grace period (UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS, at most the 24 h the upstream allows); the old registration is retired and its secret still verifies for as long. `id` is our registration id, which changes: the answer is the new registration.',
+      'The upstream issues a new secret (stored sealed, never returned) and keeps signing with the old one too for the grace period (24 hours, the most the upstream allows); the old registration is retired and its secret still verifies for as long. `id` is our registration id, which changes: the answer is the new registration.',
   })
   @ApiAnswer(201, UpstreamWebhookOutput)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such current registration' })

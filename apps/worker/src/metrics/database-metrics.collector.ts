@@ -164,7 +164,7 @@ export class DatabaseMetricsCollector {
     );
     gauge(
       'bff_event_endpoint_longest_failing_seconds',
-      'How long the longest-failing enabled endpoint has failed (0: none); EVENT_ENDPOINT_DISABLE_AFTER_HOURS disables it.',
+      'How long the longest-failing enabled endpoint has failed (0: none); 72 hours of it disable the endpoint.',
       [],
       (g, s) => g.set(s.endpoints.longestFailingSeconds),
     );

@@ -28,7 +28,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
     const sources = { queues, database };
     new Gauge({
       name: 'bff_metrics_snapshot_age_seconds',
-      help: 'Age of the gauges shown from each source: queues (read from Redis by this worker) and database (read from Postgres by whichever worker read them for all, shared through Redis). Growing past twice WORKER_METRICS_REFRESH_SECONDS: the reads fail and those gauges show their last values.',
+      help: 'Age of the gauges shown from each source: queues (read from Redis by this worker) and database (read from Postgres by whichever worker read them for all, shared through Redis). Growing past a minute (twice the 30 s refresh): the reads fail and those gauges show their last values.',
       labelNames: ['source'],
       registers: [metrics.registry],
       async collect() {

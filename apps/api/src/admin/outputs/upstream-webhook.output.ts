@@ -17,7 +17,7 @@ export class UpstreamWebhookOutput {
     format: 'date-time',
     nullable: true,
     description:
-      'Replaced (by a newer registration or a secret reset) or removed upstream; its secret still verifies for UPSTREAM_WEBHOOK_SECRET_GRACE_HOURS',
+      'Replaced (by a newer registration or a secret reset) or removed upstream; its secret still verifies for 24 hours',
   })
   retiredAt!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
