@@ -29,12 +29,12 @@ export const DOMAIN_IMPORTS = {
 
 /**
  * The same for the libraries below the domain, which never import it. A domain context may import any
- * of these but libs/http. libs/testing, the test kit, sits above everything and only specs import it.
+ * of these but libs/http and libs/core (the composition root). libs/testing, the test kit, sits above everything and only specs import it.
  */
 export const LIBRARY_IMPORTS = {
   config: [],
   context: ['errors'],
-  core: ['config', 'database', 'observability', 'queue', 'redis', 'upstream-client'],
+  core: ['config', 'database', 'observability', 'queue', 'redis', 'time', 'upstream-client'],
   crypto: [],
   database: ['config', 'observability'],
   errors: [],
@@ -45,6 +45,8 @@ export const LIBRARY_IMPORTS = {
   observability: ['context'],
   queue: ['config', 'context', 'errors', 'observability', 'redis'],
   redis: ['config', 'observability'],
+  routes: [],
+  time: [],
   'upstream-client': ['config', 'context', 'observability'],
 };
 
@@ -71,7 +73,9 @@ const HTTP_IN_DOMAIN = {
     '@nestjs/swagger',
     'passport',
     'passport-custom',
-  ].map((name) => ({ name, message: HTTP })),
+  ]
+    .map((name) => ({ name, message: HTTP }))
+    .concat({ name: '#libs/core', message: 'libs/domain never imports the composition root, libs/core.' }),
   patterns: [{ group: ['@fastify/*'], message: HTTP }],
 };
 

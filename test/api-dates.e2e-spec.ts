@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/core';
 import { PrismaService } from '#libs/database';
 import { acceptedInstant, assertProperty, refusedIso8601 } from '#libs/testing';
+import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
 import { type ApiClient, connect, onboard, type Stack, startStack } from './support/api-kit.js';
 import { documentedOperations, readOpenApiDocument, type Schema } from './support/openapi-kit.js';
 

@@ -117,7 +117,7 @@ describe('lint: import boundaries', () => {
       const source = [
         "import { AccountPlacementRepository } from '#libs/domain/accounts';",
         "import { SyncRequests } from '#libs/domain/sync-runs';",
-        "import { CLOCK } from '#libs/core';",
+        "import { CLOCK } from '#libs/time';",
         "import { runInContext } from '#libs/context';",
       ].join('\n');
       expect(await restrictedImports('libs/domain/consents/src/index.ts', source)).toEqual([]);

@@ -11,8 +11,8 @@ import { DatabaseModule } from '#libs/database';
 import { type AppLogger, LOGGER, Metrics, ObservabilityModule } from '#libs/observability';
 import { QueueModule } from '#libs/queue';
 import { RedisModule } from '#libs/redis';
+import { ClockModule } from '#libs/time';
 import { createUpstreamClient, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
-import { ClockModule } from './clock.module.js';
 import { within } from './graceful-shutdown.js';
 
 export interface CoreOptions {

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateBy } from 'class-validator';
-import { canonicalInstant, INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/core';
+import { canonicalInstant, INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
 
 // One rule per kind of field, so every body that has one validates it the same way.
 export const IsRedirectUrl = () =>

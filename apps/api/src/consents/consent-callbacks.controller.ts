@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RedirectConsentsService } from '#libs/domain/consents';
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
+import { PUBLIC_ROUTES } from '#libs/routes';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
 
 /** The page a user back from the bank sees while we cannot store the answer: it reloads itself. */
@@ -26,7 +27,7 @@ in a few seconds; please keep it open.</p>
 `;
 
 @ApiTags('consents')
-@Controller('v1/callbacks/consents')
+@Controller(PUBLIC_ROUTES.consentCallback)
 export class ConsentCallbacksController {
   constructor(private readonly consents: RedirectConsentsService) {}
 

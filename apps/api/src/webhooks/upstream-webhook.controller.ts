@@ -11,17 +11,18 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiver } from '#libs/domain/inbox';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE } from '#libs/http';
+import { PUBLIC_ROUTES } from '#libs/routes';
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 
 /** The upstream's webhook receiver (docs/events.md; docs/architecture.md). */
 @ApiTags('events')
 @Auth(AuthKind.UpstreamWebhook)
-@Controller('v1/webhooks')
+@Controller(PUBLIC_ROUTES.upstreamWebhook)
 export class UpstreamWebhookController {
   constructor(private readonly receiver: WebhookReceiver) {}
 
-  @Post('upstream')
+  @Post()
   @HttpCode(200)
   @RouteConfig(RAW_BODY_ROUTE)
   @ApiOperation({

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantCaller } from '#libs/context';
-import { CLOCK, type Clock } from '#libs/core';
 import { deleteInBatches } from '#libs/database';
+import { CLOCK, type Clock } from '#libs/time';
 import type { AuditAction, AuditEntryView, NewAuditEntry } from './audit-action.js';
 import { AuditEntryRepository, type AuditEntryRow, type AuditFilter } from './audit-entry.repository.js';
 

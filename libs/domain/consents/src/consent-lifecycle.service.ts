@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { tenantOfJob } from '#libs/context';
-import { CLOCK, type Clock } from '#libs/core';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducer } from '#libs/queue';
+import { CLOCK, type Clock } from '#libs/time';
 import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { type ConsentGone, consentGone } from './consent-gone-signals.js';

@@ -1,4 +1,3 @@
-import { INSTANT_FORMS, parseInstant } from '#libs/core';
 import {
   checkPsuHeaders,
   type ConnectionFlow,
@@ -6,6 +5,7 @@ import {
   type InstitutionsService,
 } from '#libs/domain/institutions';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
+import { INSTANT_FORMS, parseInstant } from '#libs/time';
 import type { AccountRequestDetails, PsuHeaders } from '#libs/upstream-client';
 
 /** The longest a financial-data consent lasts (upstream spec §8): the expiry when nothing else names one. */

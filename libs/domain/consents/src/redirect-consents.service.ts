@@ -6,6 +6,7 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { publicRouteUrl } from '#libs/routes';
 import {
   type AuthorisationResponse,
   type CallOptions,
@@ -187,7 +188,7 @@ export class RedirectConsentsService {
         {
           applicationUserId: user.applicationUserId,
           institutionId: input.institutionId,
-          callback: `${this.config.api.publicUrl}/v1/callbacks/consents`,
+          callback: publicRouteUrl(this.config.api.publicUrl, 'consentCallback'),
           oneTimeToken: true,
           forwardParameters: [`${STATE_PARAMETER}=${state}`],
         },

@@ -1,4 +1,5 @@
 import { invalidRequest } from '#libs/errors';
+import { publicRouteUrl } from '#libs/routes';
 import type { AccountRequestDetails } from '#libs/upstream-client';
 
 /** Our own state parameter: the upstream generates and returns its own `state`, so ours travels as a forwarded parameter. */
@@ -15,7 +16,7 @@ export function redirectAuthorisation(
   accountRequest: AccountRequestDetails,
 ) {
   return {
-    callback: `${publicUrl}/v1/callbacks/consents`,
+    callback: publicRouteUrl(publicUrl, 'consentCallback'),
     oneTimeToken: true,
     forwardParameters: [`${STATE_PARAMETER}=${state}`],
     accountRequest,

@@ -5,6 +5,7 @@ import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { publicRouteUrl } from '#libs/routes';
 import {
   type CallOptions,
   type RegisteredWebhook,
@@ -47,8 +48,6 @@ export interface MigrationReport {
 
 /** The most the upstream accepts as a reset's `delay` (the sandbox refuses more than a day). */
 export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
-
-const RECEIVER_PATH = '/v1/webhooks/upstream';
 
 /** Applications whose registration readiness asks the upstream about at the same time. */
 const RECEIVER_CHECKS_AT_ONCE = 4;
@@ -249,7 +248,7 @@ export class UpstreamWebhookRegistrationService {
   }
 
   private callbackUrl(request: WebhookRegistrationRequest): string {
-    return request.callbackUrl ?? `${this.config.api.publicUrl.replace(/\/+$/, '')}${RECEIVER_PATH}`;
+    return request.callbackUrl ?? publicRouteUrl(this.config.api.publicUrl, 'upstreamWebhook');
   }
 
   /**

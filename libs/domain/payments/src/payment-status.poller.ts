@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { CLOCK, type Clock } from '#libs/core';
 import { ConsentStatus } from '#libs/domain/consents';
 import { dependencyFailureOf, retryWhileUnavailable } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { CLOCK, type Clock } from '#libs/time';
 import { UpstreamError } from '#libs/upstream-client';
 import {
   CLAIM_LEASE_SECONDS,

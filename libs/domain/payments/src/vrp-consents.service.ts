@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
-import { CLOCK, type Clock } from '#libs/core';
 import { Prisma } from '#libs/database';
 import { amountToApi, decimalToApi } from '#libs/domain/accounts';
 import { type ConsentView, RedirectConsentsService, toConsentView } from '#libs/domain/consents';
 import { ConsentAccessService, moneyToStrings } from '#libs/domain/financial-data';
+import { CLOCK, type Clock } from '#libs/time';
 import { type Amount, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import {
   checkPayee,

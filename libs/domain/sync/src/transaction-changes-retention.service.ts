@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { CLOCK, type Clock } from '#libs/core';
 import { deleteInBatches } from '#libs/database';
+import { CLOCK, type Clock } from '#libs/time';
 import { TransactionChangeRepository } from './transaction-change.repository.js';
 
 /**

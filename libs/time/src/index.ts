@@ -1,0 +1,2 @@
+export * from './clock.module.js';
+export * from './instant.js';
