@@ -29,7 +29,8 @@ export const DOMAIN_IMPORTS = {
 
 /**
  * The same for the libraries below the domain, which never import it. A domain context may import any
- * of these but libs/http. libs/testing, the test kit, sits above everything and only specs import it.
+ * of these but libs/http. libs/testing, what unit specs share, sits above everything and only specs import
+ * it; the tests under test/ use the kit in test/kit/, which starts apps and so cannot live in libs/.
  */
 export const LIBRARY_IMPORTS = {
   config: [],
@@ -278,6 +279,17 @@ export default tseslint.config(
     ignores: SPECS,
     plugins: { local: { rules: { 'file-role': fileRole } } },
     rules: { 'local/file-role': 'error' },
+  },
+  {
+    // One kit: a test reaches libs/testing's helpers through test/kit/index.ts, as it reaches the rest.
+    files: ['test/**/*.ts'],
+    ignores: ['test/kit/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '#libs/testing', message: 'Tests import the test kit from test/kit/index.ts.' }] },
+      ],
+    },
   },
   {
     // Tests read untyped JSON bodies from real HTTP answers; asserting on them is the point.

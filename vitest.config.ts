@@ -44,7 +44,7 @@ export default defineConfig({
     // Limits against a hang, not a speed check: sized for a loaded machine (two busy loops beside the
     // suite on two cores doubles many a test's time), as are the waits: expect.poll's own default (1 s) is
     // shorter than a browser step there. A wait that stands for a documented bound (a revoked key refused
-    // within 5 s) says so where it is written; `eventually` (test/support/sync-kit.ts) names what it waits for.
+    // within 5 s) says so where it is written; `eventually` (test/kit/eventually.ts) names what it waits for.
     testTimeout: 120_000,
     hookTimeout: 180_000,
     expect: { poll: { timeout: 30_000 } },

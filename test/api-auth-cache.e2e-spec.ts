@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createMerchant } from '#libs/testing';
-import { ApiClient, type Stack, startStack } from './support/api-kit.js';
-import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+import {
+  ApiClient,
+  createMerchant,
+  spawnApi,
+  type Stack,
+  startStack,
+  type WorkerProcess,
+} from './kit/index.js';
 
 /**
  * Verified credentials are cached per api instance (no database round trip per request), and a

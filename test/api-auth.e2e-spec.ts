@@ -2,8 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { REDIS } from '#libs/redis';
-import { captureLogger, createMerchant, createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, type ApiResponse, dataOf, type Stack, startStack } from './support/api-kit.js';
+import {
+  ApiClient,
+  type ApiResponse,
+  captureLogger,
+  createMerchant,
+  createUser,
+  dataOf,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueQueuePrefix,
+} from './kit/index.js';
 
 /** GET `path` with `token` (none when undefined), and any other headers. */
 const get = (client: ApiClient, path: string, token?: string, headers: Record<string, string> = {}) =>

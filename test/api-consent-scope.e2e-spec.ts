@@ -4,10 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { SERVED_DATA_FEATURES } from '#libs/domain/consents';
 import { QueueName } from '#libs/queue';
-import { type CreatedMerchant, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, send, type Stack, startStack } from './support/api-kit.js';
-import { decideAtBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  type CreatedMerchant,
+  decideAtBank,
+  onboard,
+  SandboxHttp,
+  send,
+  type Stack,
+  startStack,
+  uniqueQueuePrefix,
+} from './kit/index.js';
 type ErrorBody = {
   error: { code: string; status: number; message: string; details?: { field: string; issue: string }[] };
 };

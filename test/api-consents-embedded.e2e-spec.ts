@@ -7,16 +7,19 @@ import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
 import {
+  caller,
   captureLogger,
   type CreatedMerchant,
   createMerchant,
   createUser,
+  decideAtBank,
+  SandboxHttp,
+  send,
   sessionToken,
+  type Stack,
+  startStack,
   uniqueQueuePrefix,
-} from '#libs/testing';
-import { caller, send, type Stack, startStack } from './support/api-kit.js';
-import { decideAtBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+} from './kit/index.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 type Data<T> = { data: T };
 

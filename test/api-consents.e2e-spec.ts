@@ -3,9 +3,18 @@ import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { captureLogger, type CreatedMerchant, createMerchant, createUser, sessionToken } from '#libs/testing';
-import { caller, send, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  caller,
+  captureLogger,
+  type CreatedMerchant,
+  createMerchant,
+  createUser,
+  SandboxHttp,
+  send,
+  sessionToken,
+  type Stack,
+  startStack,
+} from './kit/index.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 
 const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';

@@ -3,21 +3,21 @@ import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
+  authorisedSandboxVrpConsent,
+  caller,
   captureLogger,
+  connectBank,
   type CreatedMerchant,
   createMerchant,
+  createSandboxHostedVrpRequest,
+  createSandboxSubApplication,
   createUser,
   createVrpConsentRow,
+  SandboxHttp,
   sessionToken,
-} from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import {
-  authorisedSandboxVrpConsent,
-  connectBank,
-  createSandboxHostedVrpRequest,
-} from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+  type Stack,
+  startStack,
+} from './kit/index.js';
 type ErrorBody = {
   error: {
     code: string;

@@ -2,9 +2,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/core';
 import { PrismaService } from '#libs/database';
-import { acceptedInstant, assertProperty, refusedIso8601 } from '#libs/testing';
-import { type ApiClient, connect, onboard, type Stack, startStack } from './support/api-kit.js';
-import { documentedOperations, readOpenApiDocument, type Schema } from './support/openapi-kit.js';
+import {
+  acceptedInstant,
+  type ApiClient,
+  assertProperty,
+  connect,
+  onboard,
+  refusedIso8601,
+  type Stack,
+  startStack,
+} from './kit/index.js';
+import { documentedOperations, readOpenApiDocument, type Schema } from './kit/openapi-kit.js';
 
 /**
  * One date rule on every route (issue 37): whatever ISO 8601 text a merchant sends, an accepted value is

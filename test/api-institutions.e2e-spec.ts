@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
+import {
+  caller,
+  createMerchant,
+  createUser,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 type InstitutionBody = { id: string; name: string; countries: string[]; features: string[] };
 type Envelope<T> = {

@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, uniqueName } from '#libs/testing';
-import { send, type Stack, startStack } from './support/api-kit.js';
+import { createMerchant, send, type Stack, startStack, uniqueName } from './kit/index.js';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
 function rawRequest(url: string, payload: string): Promise<string> {

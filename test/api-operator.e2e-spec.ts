@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+import {
+  caller,
+  createMerchant,
+  createSandboxSubApplication,
+  createUser,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 type Envelope<T> = {
   data: T;

@@ -2,27 +2,29 @@ import { DiscoveryService } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { captureLogger, uniqueQueuePrefix } from '#libs/testing';
 import { discoverJobProcessors } from '../apps/worker/src/job-handlers.check.js';
 import {
   ApiClient,
   type ApiResponse,
+  atBank,
+  bankRedirect,
+  captureLogger,
   dataOf,
+  eventually,
   onboard,
+  paymentBodies,
+  SandboxHttp,
   type Stack,
   startStack,
   type Tenant,
-} from './support/api-kit.js';
-import { bankRedirect } from './support/bank-consents.js';
-import { atBank, paymentBodies } from './support/payment-kit.js';
+  uniqueQueuePrefix,
+} from './kit/index.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
   startPrivatePostgres,
   startPrivateRedis,
-} from './support/private-services.mjs';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
+} from './kit/private-services.mjs';
 
 // Issue 26: while Redis or Postgres is unreachable, every route answers 503 SERVICE_UNAVAILABLE with
 // Retry-After (never 500, never a hang), /health/ready names the dependency, the logs say it once per

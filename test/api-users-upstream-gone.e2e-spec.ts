@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { captureLogger, createMerchant, uniqueName } from '#libs/testing';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  captureLogger,
+  createMerchant,
+  SandboxHttp,
+  send,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 type ErrorBody = { error: { code: string; status: number; message: string } };
 

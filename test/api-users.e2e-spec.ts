@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createConsentRow, createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+import {
+  caller,
+  createConsentRow,
+  createMerchant,
+  createSandboxSubApplication,
+  createUser,
+  SandboxHttp,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 type UserBody = { id: string; reference: string; vopOptOut: boolean; createdAt: string; updatedAt: string };
 type Envelope<T> = { data: T; meta: { tracingId: string; count?: number; nextCursor?: string | null } };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureLogger } from '#libs/testing';
-import { startApi, startSandbox } from './support/running-apps.js';
+import { captureLogger, startApi, startSandbox } from './kit/index.js';
 
 /** `npm start`'s banner must be the first thing a person reads: Nest's boot chatter is debug-level. */
 describe('logging: framework boot chatter', () => {

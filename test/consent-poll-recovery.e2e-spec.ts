@@ -3,9 +3,15 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
 import { JobProducer, QueueName } from '#libs/queue';
-import { type CreatedMerchant, createMerchant, createUser } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  caller,
+  type CreatedMerchant,
+  createMerchant,
+  createUser,
+  eventually,
+  type Stack,
+  startStack,
+} from './kit/index.js';
 
 // Issue 26: an embedded consent awaiting the bank's outcome moves on only through its poll job. When Redis
 // loses that job, the consent reconciliation (a scheduled job, run at once when its scheduler is restored)

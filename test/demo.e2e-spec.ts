@@ -3,11 +3,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, ConsoleMessage, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, uniqueName } from '#libs/testing';
 import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { launchBrowser, screenshot } from './support/browser-kit.js';
-import { freePort } from './support/running-apps.js';
+import { launchBrowser, screenshot } from './kit/browser-kit.js';
+import { createMerchant, freePort, send, type Stack, startStack, uniqueName } from './kit/index.js';
 
 /** "-22.48" → -2248, with string arithmetic only: the expected totals never go through a float. */
 const minor = (amount: string) => {

@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { MerchantEventRepository, UserEventsService } from '#libs/domain/events';
-import { sessionToken } from '#libs/testing';
-import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SseClient } from './support/sse-client.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi } from './support/worker-process.js';
+import {
+  eventually,
+  merchantCallerOf,
+  onboard,
+  sessionToken,
+  spawnApi,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
+import { SseClient } from './kit/sse-client.js';
 
 /** The documented bound (docs/api-guide.md, "Events"): a stream ends within seconds of losing access. */
 const ENDS_WITHIN_MS = 5_000;

@@ -1,10 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import {
+  EventReceiver,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
+  spawnWorker,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+  uniqueQueuePrefix,
+  upstreamEvent,
+  type WorkerProcess,
+} from './kit/index.js';
 
 const BURST = 500;
 

@@ -3,18 +3,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeper } from '#libs/domain/events';
-import { createConsentRow, sessionToken, testRandom, uniqueName } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import {
+  createConsentRow,
   EventReceiver,
+  eventually,
+  onboard,
   postUpstreamEvent,
   registeredSecret,
+  sessionToken,
+  spawnApi,
+  type Stack,
+  startStack,
+  type Tenant,
+  testRandom,
+  uniqueName,
   upstreamEvent,
   upstreamEventBody,
-} from './support/event-kit.js';
-import { SseClient } from './support/sse-client.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi } from './support/worker-process.js';
+} from './kit/index.js';
+import { SseClient } from './kit/sse-client.js';
 
 describe('events: the signed receiver, the inbox, fan-out, deliveries and live streams', () => {
   let stack: Stack;

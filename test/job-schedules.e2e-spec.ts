@@ -8,8 +8,7 @@ import {
   type JobName,
   type QueueName,
 } from '#libs/queue';
-import { testConfig, uniqueQueuePrefix } from '#libs/testing';
-import { startWorker } from './support/running-apps.js';
+import { startWorker, testConfig, uniqueQueuePrefix } from './kit/index.js';
 
 const allOn = {
   SYNC_DISPATCH_EVERY_SECONDS: '60',

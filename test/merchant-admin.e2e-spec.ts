@@ -5,18 +5,26 @@ import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { EventDeliveryRepository, EventDeliveryService, EventsSweeper } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
 import {
+  ApiClient,
   assertProperty,
   createConsentRow,
   createDueAccounts,
   createPaymentRow,
+  createSandboxSubApplication,
   createUser,
+  EventReceiver,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
   sessionToken,
-} from '#libs/testing';
-import { ApiClient, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { eventually } from './support/sync-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
-import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+  spawnApi,
+  type Stack,
+  startStack,
+  type Tenant,
+  upstreamEvent,
+  type WorkerProcess,
+} from './kit/index.js';
 
 /**
  * The operator changes a merchant after on-boarding and switches it off and on: in effect on every api

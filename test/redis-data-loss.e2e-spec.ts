@@ -2,12 +2,24 @@ import { type JobType, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { activeJobSchedules, ALL_QUEUES, bullmqPrefix, type QueueName } from '#libs/queue';
-import { testConfig, uniqueName, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { type PrivateRedis, startPrivateRedis } from './support/private-services.mjs';
-import { accountsWhenSynced, connectedUsers, eventually } from './support/sync-kit.js';
-import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import {
+  accountsWhenSynced,
+  connectedUsers,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
+  spawnWorker,
+  type Stack,
+  startStack,
+  type Tenant,
+  testConfig,
+  uniqueName,
+  uniqueQueuePrefix,
+  upstreamEvent,
+  type WorkerProcess,
+} from './kit/index.js';
+import { type PrivateRedis, startPrivateRedis } from './kit/private-services.mjs';
 
 const CHECK_SECONDS = 2;
 /** Every schedule on, and short: the workers of this test are the deployment's only ones. */

@@ -1,8 +1,15 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureLogger, uniqueName } from '#libs/testing';
-import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  captureLogger,
+  connect,
+  eventually,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from './kit/index.js';
 
 /**
  * One request context: the id a request arrives with (or a job's own) reaches, without any code passing

@@ -5,11 +5,17 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { launchBrowser, screenshot } from './support/browser-kit.js';
-import { freePort } from './support/running-apps.js';
+import { launchBrowser, screenshot } from './kit/browser-kit.js';
+import {
+  createMerchant,
+  freePort,
+  send,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 /** An event the test page saw reach `document` (so it bubbled out of the shadow root, composed). */
 interface SeenEvent {

@@ -3,10 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
-import { uniqueName } from '#libs/testing';
-import { type Stack, startStack } from './support/api-kit.js';
-import { connectBank } from './support/bank-consents.js';
-import type { RunningHttpApp } from './support/running-apps.js';
+import { connectBank, type RunningHttpApp, type Stack, startStack, uniqueName } from './kit/index.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 

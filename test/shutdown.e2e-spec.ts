@@ -3,18 +3,26 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { bullmqPrefix, JOB_DEFINITIONS, QueueName } from '#libs/queue';
-import { createMerchant, testConfig, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, dataOf } from './support/api-kit.js';
-import { bankRedirect } from './support/bank-consents.js';
+import {
+  ApiClient,
+  bankRedirect,
+  createMerchant,
+  dataOf,
+  eventually,
+  SandboxHttp,
+  spawnApi,
+  spawnSandbox,
+  spawnWorker,
+  testConfig,
+  uniqueQueuePrefix,
+  type WorkerProcess,
+} from './kit/index.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
   startPrivatePostgres,
   startPrivateRedis,
-} from './support/private-services.mjs';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi, spawnSandbox, spawnWorker, type WorkerProcess } from './support/worker-process.js';
+} from './kit/private-services.mjs';
 
 /** The bound an orchestrator gives before SIGKILL (docker's default, and `npm start`'s). */
 const BOUND_MS = 10_000;

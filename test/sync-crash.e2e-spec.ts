@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   connectedUsers,
   eventually,
+  onboard,
+  SandboxHttp,
+  spawnWorker,
+  type Stack,
+  startStack,
   storedTransactions,
+  type Tenant,
+  uniqueQueuePrefix,
   upstreamTransactions,
-} from './support/sync-kit.js';
-import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+  type WorkerProcess,
+} from './kit/index.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
   const prefix = uniqueQueuePrefix('sync-crash');

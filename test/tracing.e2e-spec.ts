@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '#libs/testing';
-import { EventReceiver } from './support/event-kit.js';
-import { ancestors, type ReceivedSpan, SpanKind } from './support/otlp-receiver.js';
-import { eventually } from './support/sync-kit.js';
-import { onboardTraced, startTracedStack, type TracedStack, traceIdOf } from './support/traced-stack.js';
+import { EventReceiver, eventually, uniqueName } from './kit/index.js';
+import { ancestors, type ReceivedSpan, SpanKind } from './kit/otlp-receiver.js';
+import { onboardTraced, startTracedStack, type TracedStack, traceIdOf } from './kit/traced-stack.js';
 
 /** Re-based onto `base`: the apps write public URLs naming default ports; they listen on random ones. */
 const on = (base: string, url: string) => {

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateWebhookSecret, verifyWebhook, WebhookVerificationError } from '#libs/crypto';
-import { testConfig, untilPasses } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
-import { useSandbox } from '../support/sandbox-fixture.js';
+import { testConfig, untilPasses } from '../kit/index.js';
+import { useSandbox } from '../kit/sandbox-fixture.js';
 
 interface Received {
   path: string;

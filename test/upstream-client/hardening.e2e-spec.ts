@@ -10,7 +10,7 @@ import {
   tinyServer,
   until,
   UpstreamKit,
-} from './upstream-test-kit.js';
+} from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 const json = (body: unknown) => JSON.stringify(body);

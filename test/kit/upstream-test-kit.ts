@@ -2,10 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '#libs/config';
-import { captureLogger, eventually, testConfig } from '#libs/testing';
+import { captureLogger, testConfig } from '#libs/testing';
 import { UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
-import { type RunningHttpApp, startSandbox } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { eventually } from './eventually.js';
+import { type RunningHttpApp, startSandbox } from './running-apps.js';
+import { SandboxHttp } from './sandbox-http.js';
 
 export const SUB_A = '00000000-0000-4000-8000-0000000000a1';
 

@@ -1,5 +1,5 @@
 import type { AppConfig } from '#libs/config';
-import { eventually } from '#libs/testing';
+import { eventually } from './eventually.js';
 
 export interface SandboxResponse<T = unknown> {
   status: number;

@@ -2,18 +2,12 @@ import type { AppConfig } from '#libs/config';
 import type { MerchantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import type { AppLogger } from '#libs/observability';
-import {
-  type CreatedMerchant,
-  createMerchant,
-  createUser,
-  testConfig,
-  uniqueName,
-  uniqueQueuePrefix,
-} from '#libs/testing';
+import { testConfig, uniqueQueuePrefix } from '#libs/testing';
 import type { CreateMerchantInput } from '../../apps/api/src/admin/inputs/create-merchant.input.js';
 import type { CreateConsentInput } from '../../apps/api/src/consents/inputs/create-consent.input.js';
 import type { CreateUserInput } from '../../apps/api/src/users/inputs/create-user.input.js';
 import { connectBank } from './bank-consents.js';
+import { type CreatedMerchant, createMerchant, createUser, uniqueName } from './factories.js';
 import {
   type ApiStartOptions,
   freePort,
