@@ -292,6 +292,24 @@ export default tseslint.config(
     },
   },
   {
+    // One way to wait: `eventually` (libs/testing), with a deadline named in WAIT and a message naming
+    // what was awaited.
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='expect'][property.name='poll']",
+          message: 'Wait with eventually(what, check, WAIT.<name>) from the test kit.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^wait(For|Until)$/]",
+          message: 'Wait with eventually(what, check, WAIT.<name>) from the test kit.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON bodies from real HTTP answers; asserting on them is the point.
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {

@@ -3,9 +3,11 @@ import { PrismaService } from '#libs/database';
 import {
   ApiClient,
   createMerchant,
+  eventually,
   spawnApi,
   type Stack,
   startStack,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 
@@ -79,8 +81,14 @@ describe('api: a revocation reaches another api process', () => {
     expect(
       (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status,
     ).toBe(204);
-    await expect
-      .poll(async () => (await onSecond.get('/v1/me')).status, { timeout: 5_000, interval: 50 })
-      .toBe(401);
+    await eventually(
+      'the revoked key refused by the second api',
+      async () => {
+        expect((await onSecond.get('/v1/me')).status).toBe(401);
+        return true;
+      },
+      WAIT.revocation,
+      50,
+    );
   });
 });

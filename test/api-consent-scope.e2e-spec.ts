@@ -7,12 +7,14 @@ import { QueueName } from '#libs/queue';
 import {
   type CreatedMerchant,
   decideAtBank,
+  eventually,
   onboard,
   SandboxHttp,
   send,
   type Stack,
   startStack,
   uniqueQueuePrefix,
+  WAIT,
 } from './kit/index.js';
 type ErrorBody = {
   error: { code: string; status: number; message: string; details?: { field: string; issue: string }[] };
@@ -287,7 +289,14 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
             200,
           )
         ).status;
-      await expect.poll(statusOf, { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
+      await eventually(
+        'the consent authorised',
+        async () => {
+          expect(await statusOf()).toBe('AUTHORIZED');
+          return true;
+        },
+        WAIT.work,
+      );
 
       const row = await prisma.consent.findUniqueOrThrow({ where: { id: started.id } });
       expect(row.expiresAt).not.toBeNull();

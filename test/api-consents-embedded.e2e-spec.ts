@@ -13,12 +13,14 @@ import {
   createMerchant,
   createUser,
   decideAtBank,
+  eventually,
   SandboxHttp,
   send,
   sessionToken,
   type Stack,
   startStack,
   uniqueQueuePrefix,
+  WAIT,
 } from './kit/index.js';
 type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
 type Data<T> = { data: T };
@@ -178,7 +180,14 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     );
     expect(accepted.status).toBe('AWAITING_AUTHORIZATION');
 
-    await expect.poll(() => statusOf(started.id), { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
+    await eventually(
+      'the consent authorised',
+      async () => {
+        expect(await statusOf(started.id)).toBe('AUTHORIZED');
+        return true;
+      },
+      WAIT.work,
+    );
 
     const { row, token } = await storedToken(started.id);
     expect(row).toMatchObject({ flow: 'EMBEDDED', status: 'AUTHORIZED', kind: 'ACCOUNT' });
@@ -190,12 +199,16 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     // A second run of the poll (a duplicate or retried job) leaves the authorised consent as it is.
     const queue = worker.app.get<Queue>(getQueueToken(QueueName.Consents));
     // The job records its result after its transaction commits: polled, as the status was.
-    await expect
-      .poll(async () => (await queue.getJob(`consents.poll-embedded.${started.id}`))?.returnvalue, {
-        timeout: 20_000,
-        interval: 100,
-      })
-      .toEqual({ status: 'AUTHORIZED' });
+    await eventually(
+      'the embedded poll job answering authorised',
+      async () => {
+        expect((await queue.getJob(`consents.poll-embedded.${started.id}`))?.returnvalue).toEqual({
+          status: 'AUTHORIZED',
+        });
+        return true;
+      },
+      WAIT.work,
+    );
   });
 
   it('honours Idempotency-Key on the embedded create without keeping anything of the credentials', async () => {

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
 import { JobProducer, QueueName } from '#libs/queue';
 import {
-  caller,
+  type ApiClient,
   type CreatedMerchant,
   createMerchant,
   createUser,
+  dataOf,
   eventually,
   type Stack,
   startStack,
@@ -20,43 +21,34 @@ import {
 let stack: Stack;
 let owner: CreatedMerchant;
 let userId: string;
-const call = caller(() => stack.api.url);
+let client: ApiClient;
 
 beforeAll(async () => {
   // Its own database: the reconciliation acts on every consent there is.
   stack = await startStack({ ownDatabase: 'consent_poll_recovery' });
   owner = await createMerchant(stack.api);
   userId = (await createUser(stack.api.app.get(UserRepository), owner.merchant.id)).id;
+  client = stack.anonymous.as(owner.apiKey.key);
 }, 60_000);
 
 afterAll(async () => {
   await stack?.close();
 });
 
-async function data<T>(response: Response, status: number): Promise<T> {
-  if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
-  return ((await response.json()) as { data: T }).data;
-}
-
 const statusOf = async (consentId: string) =>
-  (await data<{ status: string }>(await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key), 200))
-    .status;
+  dataOf<{ status: string }>(await client.get(`/v1/consents/${consentId}`)).status;
 
 describe('an embedded consent whose poll job Redis lost', () => {
   it('is polled again by the reconciliation and reaches AUTHORIZED', async () => {
-    const key = owner.apiKey.key;
-    const started = await data<{ id: string }>(
-      await call('POST', `/v1/users/${userId}/consents/embedded`, key, {
+    const started = dataOf<{ id: string }>(
+      await client.post(`/v1/users/${userId}/consents/embedded`, {
         institutionId: 'sandbox-embedded',
         credentials: { id: 'psu-1', password: 'secret' },
       }),
       201,
     );
-    await data(
-      await call('POST', `/v1/consents/${started.id}/sca-method`, key, { scaMethodId: 'sbx-sms-otp' }),
-      200,
-    );
-    await data(await call('POST', `/v1/consents/${started.id}/sca-code`, key, { code: '123456' }), 202);
+    dataOf(await client.post(`/v1/consents/${started.id}/sca-method`, { scaMethodId: 'sbx-sms-otp' }));
+    dataOf(await client.post(`/v1/consents/${started.id}/sca-code`, { code: '123456' }), 202);
 
     // No worker runs yet: the poll job waits in Redis. Redis then loses it.
     const queue = stack.api.app.get<Queue>(getQueueToken(QueueName.Consents), { strict: false });

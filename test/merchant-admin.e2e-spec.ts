@@ -23,6 +23,7 @@ import {
   startStack,
   type Tenant,
   upstreamEvent,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 
@@ -172,9 +173,15 @@ describe('operator: changing, disabling and enabling a merchant', () => {
       expect(refused.body.error.code).toBe('MERCHANT_DISABLED');
     }
     for (const client of callers.slice(2)) {
-      await expect
-        .poll(async () => (await read(client)).body.error?.code, { timeout: 5_000, interval: 50 })
-        .toBe('MERCHANT_DISABLED');
+      await eventually(
+        'the disabled merchant refused on every api',
+        async () => {
+          expect((await read(client)).body.error?.code).toBe('MERCHANT_DISABLED');
+          return true;
+        },
+        WAIT.revocation,
+        50,
+      );
     }
     // A wrong key stays a plain 401: the merchant's state is told only to its own credentials.
     const forged = `${tenant.merchant.apiKey.key.slice(0, -4)}AAAA`;

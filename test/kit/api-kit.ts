@@ -30,6 +30,18 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** The api's success envelope: what every 2xx answer with a body wraps its data in. */
+export interface Envelope<T> {
+  data: T;
+  meta: { tracingId: string; count?: number; nextCursor?: string | null };
+  links?: { next?: string };
+}
+
+/** The api's error envelope. */
+export interface ErrorBody {
+  error: { code: string; status: number; message: string; details?: { field: string }[] };
+}
+
 export interface ApiCallOptions {
   body?: unknown;
   /** Sent as is, instead of `body`'s JSON. */
@@ -123,7 +135,7 @@ export function dataOf<T = any>(response: ApiResponse, status = 200): T {
   if (response.status !== status) {
     throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(response.body)}`);
   }
-  return (response.body as { data: T }).data;
+  return (response.body as Envelope<T>).data;
 }
 
 // ---- request bodies, typed against the DTOs the routes validate with -----------------------------------

@@ -8,7 +8,6 @@ export * from '#libs/testing';
 export * from './api-kit.js';
 export * from './bank-consents.js';
 export * from './event-kit.js';
-export * from './eventually.js';
 export * from './factories.js';
 export * from './payment-kit.js';
 export * from './running-apps.js';

@@ -1,5 +1,5 @@
 import type { AppConfig } from '#libs/config';
-import { eventually } from './eventually.js';
+import { eventually } from '#libs/testing';
 
 export interface SandboxResponse<T = unknown> {
   status: number;

@@ -1,4 +1,4 @@
-import { eventually } from './eventually.js';
+import { eventually } from '#libs/testing';
 
 export interface SseMessage {
   id: string;

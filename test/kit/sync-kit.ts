@@ -2,9 +2,9 @@ import { expect } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
+import { eventually } from '#libs/testing';
 import type { ApiClient, ApiResponse, Stack, Tenant } from './api-kit.js';
 import { connectBank } from './bank-consents.js';
-import { eventually } from './eventually.js';
 import { createUser } from './factories.js';
 import { SandboxHttp } from './sandbox-http.js';
 
