@@ -7,6 +7,7 @@ import {
   type ApiClient,
   assertProperty,
   connect,
+  type ErrorBody,
   onboard,
   refusedIso8601,
   type Stack,
@@ -19,8 +20,6 @@ import { documentedOperations, readOpenApiDocument, type Schema } from './kit/op
  * parsed by that same rule (never a 5xx further in), and a refused one is a 400 naming the field and the
  * accepted forms, the same on the stored and the live lists, statements, consents and the operator's counts.
  */
-
-type ErrorBody = { error: { code: string; message: string; details?: { field: string; issue: string }[] } };
 
 const anyIso8601 = fc.oneof(acceptedInstant, refusedIso8601);
 const DATE_FIELD =

@@ -39,7 +39,13 @@ export interface Envelope<T> {
 
 /** The api's error envelope. */
 export interface ErrorBody {
-  error: { code: string; status: number; message: string; details?: { field: string }[] };
+  error: {
+    code: string;
+    status: number;
+    message: string;
+    details?: { field: string; issue: string }[];
+    upstream?: { status: number; tracingId?: string };
+  };
 }
 
 export interface ApiCallOptions {
