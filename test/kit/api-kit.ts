@@ -59,8 +59,11 @@ export interface ApiCallOptions {
 }
 
 /**
- * A small client for the api. Every answer is read whole before it is returned: an unread body keeps its
- * connection busy, and closing the api would then wait for it.
+ * The one request helper of the tests: a client for the api (`stack.operator`, `stack.anonymous`,
+ * `tenant.client`, `.as(token)` for any other caller), answers typed by `get<Envelope<T>>` or read with
+ * `dataOf`. `send` below is its raw form, for a request to another app or a URL a test was handed. Every
+ * answer is read whole before it is returned: an unread body keeps its connection busy, and closing the
+ * api would then wait for it.
  */
 export class ApiClient {
   constructor(
@@ -120,20 +123,6 @@ export async function send(
   const bytes = await response.arrayBuffer();
   const empty = bytes.byteLength === 0 || [204, 304].includes(response.status);
   return new Response(empty ? null : bytes, { status: response.status, headers: response.headers });
-}
-
-/**
- * `call(method, path, token, body?, headers?)` against an app whose URL is known once it has started:
- * the request helper every api test file shares (a string body is sent as it is).
- */
-export function caller(baseUrl: () => string) {
-  return (
-    method: string,
-    path: string,
-    token?: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ) => send(`${baseUrl()}${path}`, method, { token, body, headers });
 }
 
 /** `data` of a success envelope, or an error naming what came back instead. */
