@@ -18,6 +18,7 @@ import {
   startStack,
   type Tenant,
   uniqueQueuePrefix,
+  WAIT,
 } from './kit/index.js';
 import {
   type PrivatePostgres,
@@ -125,7 +126,7 @@ async function answersAgain() {
   await eventually(
     'the api answers again',
     async () => ((await stack.anonymous.get('/health/ready')).status === 200 ? true : undefined),
-    30_000,
+    WAIT.step,
   );
   for (const request of requests(99)) expect((await request()).status).toBeLessThan(300);
 }
@@ -306,7 +307,7 @@ describe('infrastructure outages', () => {
         const payment = dataOf<{ status: string }>(await tenant.client.get(`/v1/payments/${created.id}`));
         return ['PENDING', 'SUBMITTING'].includes(payment.status) ? undefined : payment;
       },
-      30_000,
+      WAIT.step,
     );
     expect(done.status).toBe('COMPLETED');
   }, 120_000);
@@ -328,7 +329,7 @@ describe('infrastructure outages', () => {
     await eventually(
       'the api started without Redis ready',
       async () => ((await client.get('/health/ready')).status === 200 ? true : undefined),
-      30_000,
+      WAIT.step,
     );
     const processors = discoverJobProcessors(worker.app.get(DiscoveryService));
     expect(processors.length).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import {
   eventually,
   type Stack,
   startStack,
+  WAIT,
 } from './kit/index.js';
 
 // Issue 26: an embedded consent awaiting the bank's outcome moves on only through its poll job. When Redis
@@ -63,7 +64,7 @@ describe('an embedded consent whose poll job Redis lost', () => {
       await eventually(
         'the consent authorised',
         async () => ((await statusOf(started.id)) === 'AUTHORIZED' ? true : undefined),
-        30_000,
+        WAIT.step,
       );
     } finally {
       await worker.close();

@@ -13,6 +13,7 @@ import {
   uniqueName,
   uniqueQueuePrefix,
   upstreamEvent,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 
@@ -87,7 +88,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
         (await prisma.inboundEvent.count({ where: { eventId: { in: ids }, status: 'PROCESSED' } })) === BURST
           ? true
           : undefined,
-      120_000,
+      WAIT.recovery,
     );
     const expired = await prisma.merchantEvent.findMany({
       where: { merchantId: tenant.merchant.merchant.id, type: 'CONSENT_EXPIRED' },
@@ -102,7 +103,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     await eventually(
       'every event delivered',
       () => (new Set(receiver.accepted().map((r) => r.id)).size === BURST ? true : undefined),
-      120_000,
+      WAIT.recovery,
     );
     expect(new Set(receiver.accepted().map((r) => r.id))).toEqual(new Set(expired.map((e) => e.id)));
     // The endpoint's receipt comes before the worker records it (a killed worker's receipts are sent
@@ -111,7 +112,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
       'every delivery recorded',
       async () =>
         (await prisma.eventDelivery.count({ where: { status: 'SUCCEEDED' } })) === BURST ? true : undefined,
-      120_000,
+      WAIT.recovery,
     );
   }, 300_000);
 });

@@ -19,6 +19,7 @@ import {
   uniqueName,
   upstreamEvent,
   upstreamEventBody,
+  WAIT,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
 
@@ -461,7 +462,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     await eventually(
       'the stream ended by the server',
       () => (stream.closedByServer ? true : undefined),
-      5_000,
+      WAIT.streamEnd,
     );
     expect(second.output()).not.toMatch(/"level":"error"/);
   });

@@ -16,6 +16,7 @@ import {
   type Stack,
   startStack,
   uniqueQueuePrefix,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 import { type PrivateRedisCluster, startPrivateRedisCluster } from './kit/private-services.mjs';
@@ -130,7 +131,7 @@ describe('Redis Cluster: every flow that touches Redis, on a real three-master c
     await eventually(
       'refused on the other process',
       async () => ((await elsewhere.get('/v1/me')).status === 401 ? true : undefined),
-      5_000,
+      WAIT.revocation,
     );
   });
 

@@ -17,6 +17,7 @@ import {
   uniqueName,
   uniqueQueuePrefix,
   upstreamEvent,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 import { type PrivateRedis, startPrivateRedis } from './kit/private-services.mjs';
@@ -174,7 +175,7 @@ describe('Redis restarted without its data: the schedulers come back, and Postgr
         'PROCESSED'
           ? true
           : undefined,
-      60_000,
+      WAIT.work,
     );
     await eventually(
       'the queued run ended',
@@ -182,7 +183,7 @@ describe('Redis restarted without its data: the schedulers come back, and Postgr
         const run = await prisma.syncRun.findUniqueOrThrow({ where: { id: runId } });
         return ['SUCCEEDED', 'FAILED'].includes(run.status) ? run.status : undefined;
       },
-      150_000,
+      WAIT.recovery,
     ).then((status) => expect(status).toBe('SUCCEEDED'));
 
     // Still one scheduler each, and the restoration was said at most once by each worker, not at every

@@ -9,6 +9,7 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  WAIT,
 } from './kit/index.js';
 
 /**
@@ -77,7 +78,7 @@ describe('request context: the request id reaches the upstream and the outbox', 
         );
         return result.rows[0];
       },
-      60_000,
+      WAIT.work,
     );
     expect(jobEvent.request_id).toMatch(/^job:sync\.account:/);
     // Every account's first sync over: a sync still calling the bank when the consent is revoked there
@@ -96,7 +97,7 @@ describe('request context: the request id reaches the upstream and the outbox', 
         const [row] = result.rows;
         return row.accounts > 0 && row.waiting === 0 ? row : undefined;
       },
-      60_000,
+      WAIT.work,
     );
 
     const requestId = uniqueName('ctx-revoke');

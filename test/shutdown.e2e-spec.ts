@@ -15,6 +15,7 @@ import {
   spawnWorker,
   testConfig,
   uniqueQueuePrefix,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 import {
@@ -58,7 +59,7 @@ describe('graceful shutdown in every state', () => {
     await eventually(
       'worker ready',
       () => (worker.output().includes('worker ready') ? true : undefined),
-      30_000,
+      WAIT.step,
     ).catch((error: Error) => {
       throw new Error(`${error.message}\n${worker.output()}`);
     });
@@ -164,7 +165,7 @@ describe('graceful shutdown in every state', () => {
       await eventually(
         'the api shutting down',
         () => (api.output().includes('"msg":"shutting down"') ? true : undefined),
-        30_000,
+        WAIT.step,
       );
       socket.write(`GET /v1/institutions HTTP/1.1\r\nHost: ${api.url.slice(7)}\r\n\r\n`);
       await closed;

@@ -13,6 +13,7 @@ import {
   type Tenant,
   uniqueQueuePrefix,
   upstreamTransactions,
+  WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 
@@ -88,7 +89,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
         })) === 0
           ? true
           : undefined,
-      150_000,
+      WAIT.recovery,
     );
     for (const userId of users) {
       const accounts = await accountsWhenSynced(tenant.client, userId);

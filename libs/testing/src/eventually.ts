@@ -6,12 +6,18 @@
 export const WAIT = {
   /** Work the apps do on their own: a sync, a delivery, a poll round, a job taken over. */
   work: 60_000,
+  /** One step the apps take at once: a job run, a process ready, an api answering again after an outage. */
+  step: 30_000,
+  /** Work picked up again after a process was killed: a lock or lease expires first. */
+  recovery: 150_000,
   /** One step of a page in Chromium (a click answered, a list drawn). */
   page: 30_000,
   /** A first sync of several accounts seen through a page: the bank, the worker and the page's polling. */
   pageSync: 90_000,
   /** A bound: a revoked credential is refused on every api process within 5 s (over Redis pub/sub). */
   revocation: 5_000,
+  /** A bound (docs/api-guide.md, "Events"): a stream ends within seconds of losing access or its process. */
+  streamEnd: 5_000,
 } as const;
 
 /**
