@@ -29,7 +29,8 @@ export const DOMAIN_IMPORTS = {
 
 /**
  * The same for the libraries below the domain, which never import it. A domain context may import any
- * of these but libs/http and libs/core (the composition root). libs/testing, the test kit, sits above everything and only specs import it.
+ * of these but libs/http and libs/core (the composition root). libs/testing, what unit specs share, sits above everything and only specs import
+ * it; the tests under test/ use the kit in test/kit/, which starts apps and so cannot live in libs/.
  */
 export const LIBRARY_IMPORTS = {
   config: [],
@@ -282,6 +283,35 @@ export default tseslint.config(
     ignores: SPECS,
     plugins: { local: { rules: { 'file-role': fileRole } } },
     rules: { 'local/file-role': 'error' },
+  },
+  {
+    // One kit: a test reaches libs/testing's helpers through test/kit/index.ts, as it reaches the rest.
+    files: ['test/**/*.ts'],
+    ignores: ['test/kit/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '#libs/testing', message: 'Tests import the test kit from test/kit/index.ts.' }] },
+      ],
+    },
+  },
+  {
+    // One way to wait: `eventually` (libs/testing), with a deadline named in WAIT and a message naming
+    // what was awaited.
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='expect'][property.name='poll']",
+          message: 'Wait with eventually(what, check, WAIT.<name>) from the test kit.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^wait(For|Until)$/]",
+          message: 'Wait with eventually(what, check, WAIT.<name>) from the test kit.',
+        },
+      ],
+    },
   },
   {
     // Tests read untyped JSON bodies from real HTTP answers; asserting on them is the point.

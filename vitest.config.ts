@@ -42,12 +42,10 @@ export default defineConfig({
     // merchants and queue prefix), so running them side by side is also a test of that isolation.
     maxWorkers: Math.max(2, Math.ceil(availableParallelism() * 1.5)),
     // Limits against a hang, not a speed check: sized for a loaded machine (two busy loops beside the
-    // suite on two cores doubles many a test's time), as are the waits: expect.poll's own default (1 s) is
-    // shorter than a browser step there. A wait that stands for a documented bound (a revoked key refused
-    // within 5 s) says so where it is written; `eventually` (test/support/sync-kit.ts) names what it waits for.
+    // suite on two cores doubles many a test's time), as are the waits (`WAIT` in libs/testing's
+    // eventually.ts, which names them, a documented bound among them).
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    expect: { poll: { timeout: 30_000 } },
     reporters: ['default'],
   },
 });

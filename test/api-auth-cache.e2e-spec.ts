@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createMerchant, tuned } from '#libs/testing';
-import { ApiClient, type Stack, startStack } from './support/api-kit.js';
-import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+import {
+  ApiClient,
+  createMerchant,
+  eventually,
+  spawnApi,
+  type Stack,
+  startStack,
+  tuned,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
 
 /**
  * Verified credentials are cached per api instance (no database round trip per request), and a
@@ -74,8 +82,14 @@ describe('api: a revocation reaches another api process', () => {
     expect(
       (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status,
     ).toBe(204);
-    await expect
-      .poll(async () => (await onSecond.get('/v1/me')).status, { timeout: 5_000, interval: 50 })
-      .toBe(401);
+    await eventually(
+      'the revoked key refused by the second api',
+      async () => {
+        expect((await onSecond.get('/v1/me')).status).toBe(401);
+        return true;
+      },
+      WAIT.revocation,
+      50,
+    );
   });
 });

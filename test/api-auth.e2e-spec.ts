@@ -2,13 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { REDIS } from '#libs/redis';
-import { captureLogger, createMerchant, createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, type ApiResponse, dataOf, type Stack, startStack } from './support/api-kit.js';
+import {
+  ApiClient,
+  type ApiResponse,
+  captureLogger,
+  createMerchant,
+  createUser,
+  dataOf,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueQueuePrefix,
+} from './kit/index.js';
 
 /** GET `path` with `token` (none when undefined), and any other headers. */
-const get = (client: ApiClient, path: string, token?: string, headers: Record<string, string> = {}) =>
-  client.get(path, { token: token ?? null, headers });
-
 const errorCode = (response: ApiResponse) => (response.body as { error: { code: string } }).error.code;
 
 describe('api: authentication (operator, merchant API keys, user sessions)', () => {
@@ -28,7 +35,7 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
 
   it('lets a merchant key and a session of its user call /v1/me, naming the merchant', async () => {
     const { merchant, apiKey } = await createMerchant(api);
-    const byKey = await get(client, '/v1/me', apiKey.key);
+    const byKey = await client.as(apiKey.key).get('/v1/me');
     expect(byKey.status).toBe(200);
     expect(byKey.body).toMatchObject({
       data: { kind: 'merchant', merchantId: merchant.id },
@@ -36,11 +43,9 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
     });
 
     const user = await createUser(api.app.get(UserRepository), merchant.id);
-    const bySession = await get(
-      client,
-      '/v1/me',
-      sessionToken(api.config, { merchantId: merchant.id, userId: user.id }),
-    );
+    const bySession = await client
+      .as(sessionToken(api.config, { merchantId: merchant.id, userId: user.id }))
+      .get('/v1/me');
     expect(bySession.status).toBe(200);
     expect(bySession.body).toMatchObject({
       data: { kind: 'user-session', merchantId: merchant.id, userId: user.id },
@@ -54,7 +59,7 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
       { authorization: 'Bearer something-else' },
       { authorization: 'Basic dXNlcjpwYXNz' },
     ]) {
-      const response = await get(client, '/v1/me', undefined, headers);
+      const response = await client.get('/v1/me', { headers });
       expect(response.status).toBe(401);
       expect(errorCode(response)).toBe('UNAUTHENTICATED');
     }
@@ -65,11 +70,11 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
     for (const token of [apiKey.key, session]) {
-      const response = await get(client, `/admin/merchants/${merchant.id}`, token);
+      const response = await client.as(token).get(`/admin/merchants/${merchant.id}`);
       expect(response.status).toBe(403);
       expect(errorCode(response)).toBe('FORBIDDEN');
     }
-    const operatorOnV1 = await get(client, '/v1/me', api.config.api.adminToken);
+    const operatorOnV1 = await client.as(api.config.api.adminToken).get('/v1/me');
     expect(operatorOnV1.status).toBe(403);
   });
 
@@ -94,27 +99,27 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
       otherSecret,
       'us_garbage',
     ]) {
-      const response = await get(client, '/v1/me', token);
+      const response = await client.as(token).get('/v1/me');
       expect(response.status, token.slice(0, 12)).toBe(401);
     }
-    expect((await get(client, '/v1/me', valid)).status).toBe(200);
+    expect((await client.as(valid).get('/v1/me')).status).toBe(200);
     // Erased through the route, as a merchant would: the cached session dies with the user.
     const erased = await client.delete(`/v1/users/${user.id}`, { token: apiKey.key });
     expect(erased.status).toBe(204);
-    expect((await get(client, '/v1/me', valid)).status).toBe(401);
+    expect((await client.as(valid).get('/v1/me')).status).toBe(401);
   });
 
   it('refuses a revoked key, keeps the old key working after rotation, and records use', async () => {
     const { merchant, apiKey } = await createMerchant(api);
     const rotated = await stack.operator.post(`/admin/merchants/${merchant.id}/api-keys`, { name: 'second' });
     const second = dataOf<{ id: string; key: string }>(rotated, 201);
-    expect((await get(client, '/v1/me', apiKey.key)).status).toBe(200);
-    expect((await get(client, '/v1/me', second.key)).status).toBe(200);
+    expect((await client.as(apiKey.key).get('/v1/me')).status).toBe(200);
+    expect((await client.as(second.key).get('/v1/me')).status).toBe(200);
 
     const revoked = await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
     expect(revoked.status).toBe(204);
-    expect((await get(client, '/v1/me', apiKey.key)).status).toBe(401);
-    expect((await get(client, '/v1/me', second.key)).status).toBe(200);
+    expect((await client.as(apiKey.key).get('/v1/me')).status).toBe(401);
+    expect((await client.as(second.key).get('/v1/me')).status).toBe(200);
 
     const prisma = api.app.get(PrismaService);
     const rows = await prisma.apiKey.findMany({ where: { merchantId: merchant.id } });
@@ -126,21 +131,21 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
     await api.app
       .get(PrismaService)
       .merchant.update({ where: { id: merchant.id }, data: { disabledAt: new Date() } });
-    const refused = await get(client, '/v1/me', apiKey.key);
+    const refused = await client.as(apiKey.key).get('/v1/me');
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('MERCHANT_DISABLED');
     // Only a key that is itself good learns the merchant's state.
-    expect((await get(client, '/v1/me', `${apiKey.key.slice(0, -2)}zz`)).status).toBe(401);
+    expect((await client.as(`${apiKey.key.slice(0, -2)}zz`).get('/v1/me')).status).toBe(401);
   });
 
   it('never writes API keys, session tokens or the admin token to the logs', async () => {
     const { merchant, apiKey } = await createMerchant(api);
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
-    await get(client, '/v1/me', apiKey.key);
-    await get(client, '/v1/me', session);
-    await get(client, '/v1/me', `${apiKey.key}tampered`);
-    await get(client, `/v1/me?token=${session}`, 'us_bad.token');
+    await client.as(apiKey.key).get('/v1/me');
+    await client.as(session).get('/v1/me');
+    await client.as(`${apiKey.key}tampered`).get('/v1/me');
+    await client.as('us_bad.token').get(`/v1/me?token=${session}`);
     const text = logs.text();
     expect(text).toContain('"route":"/v1/me"');
     expect(text).not.toContain(apiKey.key);
@@ -166,22 +171,22 @@ describe('api: per-merchant rate limits shared by every api process', () => {
     try {
       const { apiKey } = await createMerchant(stack.api);
       const { apiKey: other } = await createMerchant(stack.api);
-      expect((await get(first, '/v1/me', apiKey.key)).status).toBe(200);
-      expect((await get(second, '/v1/me', apiKey.key)).status).toBe(200);
-      const third = await get(first, '/v1/me', apiKey.key);
+      expect((await first.as(apiKey.key).get('/v1/me')).status).toBe(200);
+      expect((await second.as(apiKey.key).get('/v1/me')).status).toBe(200);
+      const third = await first.as(apiKey.key).get('/v1/me');
       expect(third.status).toBe(200);
       expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
-      const limited = await get(second, '/v1/me', apiKey.key);
+      const limited = await second.as(apiKey.key).get('/v1/me');
       expect(limited.status).toBe(429);
       const retryAfter = Number(limited.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(limited.body).toMatchObject({ error: { code: 'RATE_LIMITED', status: 429 } });
       // Another merchant has its own budget.
-      expect((await get(second, '/v1/me', other.key)).status).toBe(200);
+      expect((await second.as(other.key).get('/v1/me')).status).toBe(200);
       // The operator is not limited.
       for (let i = 0; i < 4; i += 1) {
-        expect((await get(first, '/admin/merchants?limit=1', stack.api.config.api.adminToken)).status).toBe(
+        expect((await first.as(stack.api.config.api.adminToken).get('/admin/merchants?limit=1')).status).toBe(
           200,
         );
       }
@@ -198,10 +203,13 @@ describe('api: per-merchant rate limits shared by every api process', () => {
       // 100 requests at once, half to each process: exactly the limit is served, the rest refused.
       const statuses = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          get(i % 2 ? first : second, '/v1/me', apiKey.key).then((response) => {
-            if (response.status === 429) expect(errorCode(response)).toBe('RATE_LIMITED');
-            return response.status;
-          }),
+          (i % 2 ? first : second)
+            .as(apiKey.key)
+            .get('/v1/me')
+            .then((response) => {
+              if (response.status === 429) expect(errorCode(response)).toBe('RATE_LIMITED');
+              return response.status;
+            }),
         ),
       );
       expect(statuses.filter((s) => s === 200)).toHaveLength(40);
@@ -210,8 +218,8 @@ describe('api: per-merchant rate limits shared by every api process', () => {
       const redis = stack.api.app.get<import('ioredis').Redis>(REDIS);
       expect(await redis.get(`${prefix}:rl:m:${merchant.id}`)).toBe('40');
       // Refused from memory until the window ends, by both processes.
-      expect((await get(first, '/v1/me', apiKey.key)).status).toBe(429);
-      expect((await get(second, '/v1/me', apiKey.key)).status).toBe(429);
+      expect((await first.as(apiKey.key).get('/v1/me')).status).toBe(429);
+      expect((await second.as(apiKey.key).get('/v1/me')).status).toBe(429);
     } finally {
       await stack.close();
     }

@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
-import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually, storedTransactions } from './support/sync-kit.js';
+import {
+  connect,
+  dataOf,
+  eventually,
+  onboard,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  storedTransactions,
+  type Tenant,
+} from './kit/index.js';
 
 type SyncedEvent = {
   id: string;

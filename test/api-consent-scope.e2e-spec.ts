@@ -4,13 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { SERVED_DATA_FEATURES } from '#libs/domain/consents';
 import { QueueName } from '#libs/queue';
-import { type CreatedMerchant, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, send, type Stack, startStack } from './support/api-kit.js';
-import { decideAtBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-type ErrorBody = {
-  error: { code: string; status: number; message: string; details?: { field: string; issue: string }[] };
-};
+import {
+  ApiClient,
+  type CreatedMerchant,
+  dataOf,
+  decideAtBank,
+  type ErrorBody,
+  eventually,
+  onboard,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  uniqueQueuePrefix,
+  WAIT,
+} from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 
@@ -21,13 +28,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
   let owner: CreatedMerchant;
   let userId: string;
 
-  const call = (method: string, path: string, body?: unknown, base = stack.api.url) =>
-    send(`${base}${path}`, method, { token: owner.apiKey.key, body });
-
-  async function ok<T>(response: Response, status: number): Promise<T> {
-    if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
-    return ((await response.json()) as { data: T }).data;
-  }
+  /** The owner's client on `base`, the stack's api unless a test started another. */
+  const ownerClient = (base = stack.api.url) => new ApiClient(base, owner.apiKey.key);
 
   /** Acts as the browser: approves at the sandbox bank and follows the redirect to our callback. */
   async function approveAtBank(authorisationUrl: string): Promise<URL> {
@@ -40,8 +42,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
   }
 
   async function connect(body: Record<string, unknown> = {}): Promise<string> {
-    const created = await ok<{ id: string; authorisationUrl: string }>(
-      await call('POST', `/v1/users/${userId}/consents`, {
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await ownerClient().post(`/v1/users/${userId}/consents`, {
         institutionId: 'sandbox-redirect',
         redirectUrl: REDIRECT,
         ...body,
@@ -70,17 +72,17 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     const [account] = await accountsOf(consentId);
 
     for (const path of ['statements', 'beneficiaries']) {
-      const refused = await call('GET', `/v1/accounts/${account.id}/${path}`);
+      const refused = await ownerClient().get(`/v1/accounts/${account.id}/${path}`);
       expect(refused.status).toBe(403);
-      expect(((await refused.json()) as ErrorBody).error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+      expect((refused.body as ErrorBody).error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
     }
 
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
     expect(row).toMatchObject({ status: 'AUTHORIZED', lastErrorCode: null });
     expect((await accountsOf(consentId)).map((a) => a.syncStatus)).not.toContain('STOPPED');
     // Calls inside the scope still work.
-    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
-    const view = await ok<{ status: string }>(await call('GET', `/v1/consents/${consentId}`), 200);
+    expect((await ownerClient().get(`/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
+    const view = dataOf<{ status: string }>(await ownerClient().get(`/v1/consents/${consentId}`), 200);
     expect(view.status).toBe('AUTHORIZED');
   });
 
@@ -105,8 +107,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
 
     // Nothing named: what the service reads of what the bank offers, for the longest a bank grants.
     const before = Date.now();
-    const plain = await ok<{ id: string; expiresAt: string }>(
-      await call('POST', `/v1/users/${userId}/consents`, {
+    const plain = dataOf<{ id: string; expiresAt: string }>(
+      await ownerClient().post(`/v1/users/${userId}/consents`, {
         institutionId: 'sandbox-redirect',
         redirectUrl: REDIRECT,
       }),
@@ -119,8 +121,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect(plain.expiresAt).toBe(new Date(asked.expiresAt).toISOString());
 
     // A longer expiry is capped at 90 days; the merchant's scopes are sent as they are.
-    const far = await ok<{ id: string; expiresAt: string }>(
-      await call('POST', `/v1/users/${userId}/consents`, {
+    const far = dataOf<{ id: string; expiresAt: string }>(
+      await ownerClient().post(`/v1/users/${userId}/consents`, {
         institutionId: 'sandbox-redirect',
         redirectUrl: REDIRECT,
         scopes: ['ACCOUNTS', 'ACCOUNT_TRANSACTIONS'],
@@ -132,8 +134,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect(Date.parse(far.expiresAt)).toBeLessThanOrEqual(Date.now() + 90 * DAY_MS);
 
     // The embedded flow asks the same.
-    const embedded = await ok<{ id: string }>(
-      await call('POST', `/v1/users/${userId}/consents/embedded`, {
+    const embedded = dataOf<{ id: string }>(
+      await ownerClient().post(`/v1/users/${userId}/consents/embedded`, {
         institutionId: 'sandbox-embedded',
         credentials: { id: 'psu-1', password: 'secret' },
       }),
@@ -159,12 +161,12 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
       ],
     ];
     for (const [change, field, issue] of refusals) {
-      const refused = await call('POST', `/v1/users/${userId}/consents`, {
+      const refused = await ownerClient().post(`/v1/users/${userId}/consents`, {
         institutionId: 'sandbox-redirect',
         redirectUrl: REDIRECT,
         ...change,
       });
-      const body = (await refused.json()) as ErrorBody;
+      const body = refused.body as ErrorBody;
       expect([refused.status, body.error.code], JSON.stringify(change)).toEqual([400, 'VALIDATION_FAILED']);
       expect(body.error.details, JSON.stringify(change)).toEqual([
         { field, issue: expect.stringMatching(issue) },
@@ -188,16 +190,19 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
 
   it('writes every sync status in lower case: the consent summary and each account alike', async () => {
     const consentId = await connect();
-    const consent = await ok<{ sync: { status: string } }>(
-      await call('GET', `/v1/consents/${consentId}`),
+    const consent = dataOf<{ sync: { status: string } }>(
+      await ownerClient().get(`/v1/consents/${consentId}`),
       200,
     );
     expect(consent.sync.status).toBe('pending');
     const [stored] = await accountsOf(consentId);
-    const one = await ok<{ sync: { status: string } }>(await call('GET', `/v1/accounts/${stored.id}`), 200);
+    const one = dataOf<{ sync: { status: string } }>(
+      await ownerClient().get(`/v1/accounts/${stored.id}`),
+      200,
+    );
     expect(one.sync.status).toBe('pending');
-    const list = await ok<{ sync: { status: string } }[]>(
-      await call('GET', `/v1/users/${userId}/accounts`),
+    const list = dataOf<{ sync: { status: string } }[]>(
+      await ownerClient().get(`/v1/users/${userId}/accounts`),
       200,
     );
     expect(list.length).toBeGreaterThan(0);
@@ -210,15 +215,17 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     const { upstreamConsentId } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
     expect((await admin.admin('POST', `/consents/${upstreamConsentId}/expire`)).status).toBe(200);
 
-    const expired = await call('GET', `/v1/accounts/${account.id}/transactions/live`);
-    expect(((await expired.json()) as ErrorBody).error.code).toBe('CONSENT_EXPIRED');
+    const expired = await ownerClient().get(`/v1/accounts/${account.id}/transactions/live`);
+    expect((expired.body as ErrorBody).error.code).toBe('CONSENT_EXPIRED');
     expect((await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).status).toBe('EXPIRED');
     expect((await accountsOf(consentId)).every((a) => a.syncStatus === 'STOPPED')).toBe(true);
 
     // An ended consent is not renewed: the answer names the way back, a new consent for the same bank.
-    const refused = await call('POST', `/v1/consents/${consentId}/reauthorise`, { redirectUrl: REDIRECT });
+    const refused = await ownerClient().post(`/v1/consents/${consentId}/reauthorise`, {
+      redirectUrl: REDIRECT,
+    });
     expect(refused.status).toBe(409);
-    const error = ((await refused.json()) as ErrorBody).error;
+    const error = (refused.body as ErrorBody).error;
     expect(error.code).toBe('CONSENT_NOT_AUTHORISED');
     expect(error.message).toContain(`POST /v1/users/${userId}/consents`);
     const stopped = (await accountsOf(consentId)).map((a) => a.id);
@@ -233,9 +240,9 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
       expect(a.nextSyncAt!.getTime()).toBeLessThanOrEqual(Date.now());
       expect(a.nextSyncAt!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
     }
-    const view = await ok<{ sync: { status: string } }>(await call('GET', `/v1/consents/${again}`), 200);
+    const view = dataOf<{ sync: { status: string } }>(await ownerClient().get(`/v1/consents/${again}`), 200);
     expect(view.sync.status).toBe('pending');
-    expect((await call('GET', `/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
+    expect((await ownerClient().get(`/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
   });
 
   describe('under upstream version 2.0-ALPHA (GET /consents omits expiresAt)', () => {
@@ -255,33 +262,34 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     });
 
     it('keeps an expiry for an embedded consent the worker polled to AUTHORIZED', async () => {
-      const started = await ok<{ id: string }>(
-        await call(
-          'POST',
-          `/v1/users/${userId}/consents/embedded`,
-          { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password: 'secret' } },
-          apiV2.url,
-        ),
+      const started = dataOf<{ id: string }>(
+        await ownerClient(apiV2.url).post(`/v1/users/${userId}/consents/embedded`, {
+          institutionId: 'sandbox-embedded',
+          credentials: { id: 'psu-1', password: 'secret' },
+        }),
         201,
       );
-      await ok(
-        await call(
-          'POST',
-          `/v1/consents/${started.id}/sca-method`,
-          { scaMethodId: 'sbx-sms-otp' },
-          apiV2.url,
-        ),
+      dataOf(
+        await ownerClient(apiV2.url).post(`/v1/consents/${started.id}/sca-method`, {
+          scaMethodId: 'sbx-sms-otp',
+        }),
         200,
       );
-      await ok(await call('POST', `/v1/consents/${started.id}/sca-code`, { code: '123456' }, apiV2.url), 202);
+      dataOf(
+        await ownerClient(apiV2.url).post(`/v1/consents/${started.id}/sca-code`, { code: '123456' }),
+        202,
+      );
       const statusOf = async () =>
-        (
-          await ok<{ status: string }>(
-            await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url),
-            200,
-          )
-        ).status;
-      await expect.poll(statusOf, { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
+        dataOf<{ status: string }>(await ownerClient(apiV2.url).get(`/v1/consents/${started.id}`), 200)
+          .status;
+      await eventually(
+        'the consent authorised',
+        async () => {
+          expect(await statusOf()).toBe('AUTHORIZED');
+          return true;
+        },
+        WAIT.work,
+      );
 
       const row = await prisma.consent.findUniqueOrThrow({ where: { id: started.id } });
       expect(row.expiresAt).not.toBeNull();
@@ -291,8 +299,8 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
         `/consents/${row.upstreamConsentId}`,
       );
       expect(Math.abs(row.expiresAt!.getTime() - Date.parse(truth.body.data.expiresAt))).toBeLessThan(60_000);
-      const view = await ok<{ expiresAt: string | null }>(
-        await call('GET', `/v1/consents/${started.id}`, undefined, apiV2.url),
+      const view = dataOf<{ expiresAt: string | null }>(
+        await ownerClient(apiV2.url).get(`/v1/consents/${started.id}`),
         200,
       );
       expect(view.expiresAt).toBe(row.expiresAt!.toISOString());
@@ -300,13 +308,12 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
 
     it('keeps the expiry asked for on a redirect consent', async () => {
       const expiresAt = new Date(Date.now() + 10 * 86_400_000).toISOString();
-      const created = await ok<{ id: string; authorisationUrl: string }>(
-        await call(
-          'POST',
-          `/v1/users/${userId}/consents`,
-          { institutionId: 'sandbox-redirect', redirectUrl: REDIRECT, expiresAt },
-          apiV2.url,
-        ),
+      const created = dataOf<{ id: string; authorisationUrl: string }>(
+        await ownerClient(apiV2.url).post(`/v1/users/${userId}/consents`, {
+          institutionId: 'sandbox-redirect',
+          redirectUrl: REDIRECT,
+          expiresAt,
+        }),
         201,
       );
       const back = await decideAtBank(

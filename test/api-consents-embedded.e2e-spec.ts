@@ -11,14 +11,19 @@ import {
   type CreatedMerchant,
   createMerchant,
   createUser,
+  dataOf,
+  decideAtBank,
+  type Envelope,
+  type ErrorBody,
+  eventually,
+  SandboxHttp,
+  send,
   sessionToken,
+  type Stack,
+  startStack,
   uniqueQueuePrefix,
-} from '#libs/testing';
-import { caller, send, type Stack, startStack } from './support/api-kit.js';
-import { decideAtBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
-type Data<T> = { data: T };
+  WAIT,
+} from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 const REDIRECT_AGAIN = 'https://app.merchant.example/banks/reconnected';
@@ -58,13 +63,6 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   let userId: string;
   let otherUserId: string;
 
-  const call = caller(() => api.url);
-
-  async function ok<T>(response: Response, status: number): Promise<T> {
-    if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
-    return ((await response.json()) as Data<T>).data;
-  }
-
   /** Acts as the browser: approves at the sandbox bank, follows to our callback, answers where it sends us. */
   async function approveAtBank(authorisationUrl: string): Promise<URL> {
     const back = await decideAtBank({ apiUrl: api.url, sandboxUrl: sandbox.url }, authorisationUrl);
@@ -79,8 +77,8 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   }
 
   async function connectedByRedirect() {
-    const created = await ok<{ id: string; authorisationUrl: string }>(
-      await call('POST', `/v1/users/${userId}/consents`, owner.apiKey.key, {
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await stack.anonymous.as(owner.apiKey.key).post(`/v1/users/${userId}/consents`, {
         institutionId: 'sandbox-redirect',
         redirectUrl: REDIRECT,
       }),
@@ -99,8 +97,8 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   }
 
   async function startEmbedded(token = owner.apiKey.key, user = userId) {
-    return ok<{ id: string; status: string; scaMethods?: { id: string; type: string }[] }>(
-      await call('POST', `/v1/users/${user}/consents/embedded`, token, {
+    return dataOf<{ id: string; status: string; scaMethods?: { id: string; type: string }[] }>(
+      await stack.anonymous.as(token).post(`/v1/users/${user}/consents/embedded`, {
         institutionId: 'sandbox-embedded',
         credentials: { id: 'psu-1', password: PASSWORD },
       }),
@@ -109,8 +107,10 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   }
 
   const statusOf = async (consentId: string) =>
-    (await ok<{ status: string }>(await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key), 200))
-      .status;
+    dataOf<{ status: string }>(
+      await stack.anonymous.as(owner.apiKey.key).get(`/v1/consents/${consentId}`),
+      200,
+    ).status;
 
   beforeAll(async () => {
     stack = await startStack({
@@ -136,12 +136,14 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
 
   it('connects a bank by the embedded flow: method, code, then the worker polls it to AUTHORIZED', async () => {
     const userSession = session({ merchantId: owner.merchant.id, userId });
-    const wrongPassword = await call('POST', `/v1/users/${userId}/consents/embedded`, userSession, {
-      institutionId: 'sandbox-embedded',
-      credentials: { id: 'psu-1', password: 'not-the-password' },
-    });
+    const wrongPassword = await stack.anonymous
+      .as(userSession)
+      .post(`/v1/users/${userId}/consents/embedded`, {
+        institutionId: 'sandbox-embedded',
+        credentials: { id: 'psu-1', password: 'not-the-password' },
+      });
     expect(wrongPassword.status).toBe(400);
-    expect(((await wrongPassword.json()) as ErrorBody).error).toMatchObject({
+    expect((wrongPassword.body as ErrorBody).error).toMatchObject({
       code: 'VALIDATION_FAILED',
       status: 400,
     });
@@ -150,32 +152,41 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     expect(started.status).toBe('AWAITING_SCA_METHOD');
     expect(started.scaMethods?.map((m) => m.id)).toEqual(['sbx-sms-otp', 'sbx-push-otp']);
 
-    const early = await call('POST', `/v1/consents/${started.id}/sca-code`, userSession, { code: CODE });
+    const early = await stack.anonymous
+      .as(userSession)
+      .post(`/v1/consents/${started.id}/sca-code`, { code: CODE });
     expect(early.status).toBe(409);
-    expect(((await early.json()) as ErrorBody).error.code).toBe('CONFLICT');
+    expect((early.body as ErrorBody).error.code).toBe('CONFLICT');
 
-    const method = await ok<{ status: string }>(
-      await call('POST', `/v1/consents/${started.id}/sca-method`, userSession, {
+    const method = dataOf<{ status: string }>(
+      await stack.anonymous.as(userSession).post(`/v1/consents/${started.id}/sca-method`, {
         scaMethodId: 'sbx-sms-otp',
       }),
       200,
     );
     expect(method.status).toBe('AWAITING_SCA_CODE');
 
-    const wrongCode = await call('POST', `/v1/consents/${started.id}/sca-code`, userSession, {
+    const wrongCode = await stack.anonymous.as(userSession).post(`/v1/consents/${started.id}/sca-code`, {
       code: '000000',
     });
     expect(wrongCode.status).toBe(400);
-    expect(((await wrongCode.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+    expect((wrongCode.body as ErrorBody).error.code).toBe('VALIDATION_FAILED');
     expect(await statusOf(started.id)).toBe('AWAITING_SCA_CODE');
 
-    const accepted = await ok<{ status: string }>(
-      await call('POST', `/v1/consents/${started.id}/sca-code`, userSession, { code: CODE }),
+    const accepted = dataOf<{ status: string }>(
+      await stack.anonymous.as(userSession).post(`/v1/consents/${started.id}/sca-code`, { code: CODE }),
       202,
     );
     expect(accepted.status).toBe('AWAITING_AUTHORIZATION');
 
-    await expect.poll(() => statusOf(started.id), { timeout: 20_000, interval: 100 }).toBe('AUTHORIZED');
+    await eventually(
+      'the consent authorised',
+      async () => {
+        expect(await statusOf(started.id)).toBe('AUTHORIZED');
+        return true;
+      },
+      WAIT.work,
+    );
 
     const { row, token } = await storedToken(started.id);
     expect(row).toMatchObject({ flow: 'EMBEDDED', status: 'AUTHORIZED', kind: 'ACCOUNT' });
@@ -187,31 +198,35 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     // A second run of the poll (a duplicate or retried job) leaves the authorised consent as it is.
     const queue = worker.app.get<Queue>(getQueueToken(QueueName.Consents));
     // The job records its result after its transaction commits: polled, as the status was.
-    await expect
-      .poll(async () => (await queue.getJob(`consents.poll-embedded.${started.id}`))?.returnvalue, {
-        timeout: 20_000,
-        interval: 100,
-      })
-      .toEqual({ status: 'AUTHORIZED' });
+    await eventually(
+      'the embedded poll job answering authorised',
+      async () => {
+        expect((await queue.getJob(`consents.poll-embedded.${started.id}`))?.returnvalue).toEqual({
+          status: 'AUTHORIZED',
+        });
+        return true;
+      },
+      WAIT.work,
+    );
   });
 
   it('honours Idempotency-Key on the embedded create without keeping anything of the credentials', async () => {
     const create = (password: string) =>
-      call(
-        'POST',
-        `/v1/users/${userId}/consents/embedded`,
-        owner.apiKey.key,
-        { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password } },
-        { 'idempotency-key': 'embedded-once' },
-      );
+      stack.anonymous
+        .as(owner.apiKey.key)
+        .post(
+          `/v1/users/${userId}/consents/embedded`,
+          { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password } },
+          { headers: { 'idempotency-key': 'embedded-once' } },
+        );
     const first = await create(PASSWORD);
     expect(first.status).toBe(201);
-    const firstBody = (await first.json()) as Data<{ id: string }>;
+    const firstBody = first.body as Envelope<{ id: string }>;
     // A retry after a lost answer (even with the password retyped differently) returns the first consent.
     const replay = await create(`${PASSWORD}-retyped`);
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await replay.json()) as Data<{ id: string }>).data.id).toBe(firstBody.data.id);
+    expect((replay.body as Envelope<{ id: string }>).data.id).toBe(firstBody.data.id);
     const stored = await prisma.idempotencyKey.findFirstOrThrow({
       where: { merchantId: owner.merchant.id, key: 'embedded-once' },
     });
@@ -220,20 +235,22 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
 
   it('fails the consent after three wrong codes and says so on GET', async () => {
     const started = await startEmbedded();
-    await ok(
-      await call('POST', `/v1/consents/${started.id}/sca-method`, owner.apiKey.key, {
+    dataOf(
+      await stack.anonymous.as(owner.apiKey.key).post(`/v1/consents/${started.id}/sca-method`, {
         scaMethodId: 'sbx-push-otp',
       }),
       200,
     );
     for (let i = 0; i < 3; i++) {
-      const wrong = await call('POST', `/v1/consents/${started.id}/sca-code`, owner.apiKey.key, {
+      const wrong = await stack.anonymous.as(owner.apiKey.key).post(`/v1/consents/${started.id}/sca-code`, {
         code: '999999',
       });
       expect(wrong.status).toBe(400);
     }
     expect(await statusOf(started.id)).toBe('FAILED');
-    const late = await call('POST', `/v1/consents/${started.id}/sca-code`, owner.apiKey.key, { code: CODE });
+    const late = await stack.anonymous
+      .as(owner.apiKey.key)
+      .post(`/v1/consents/${started.id}/sca-code`, { code: CODE });
     expect(late.status).toBe(409);
   });
 
@@ -241,15 +258,15 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     const consentId = await connectedByRedirect();
     const before = await storedToken(consentId);
 
-    const asked = await ok<{ status: string; authorisationUrl: string }>(
-      await call('POST', `/v1/consents/${consentId}/reauthorise`, owner.apiKey.key, {
+    const asked = dataOf<{ status: string; authorisationUrl: string }>(
+      await stack.anonymous.as(owner.apiKey.key).post(`/v1/consents/${consentId}/reauthorise`, {
         redirectUrl: REDIRECT_AGAIN,
       }),
       201,
     );
     expect(asked.status).toBe('AWAITING_RE_AUTHORIZATION');
-    const pending = await ok<{ status: string; reauthorisationUrl?: string }>(
-      await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key),
+    const pending = dataOf<{ status: string; reauthorisationUrl?: string }>(
+      await stack.anonymous.as(owner.apiKey.key).get(`/v1/consents/${consentId}`),
       200,
     );
     expect(pending).toMatchObject({
@@ -268,8 +285,8 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     expect(after.row.reauthorisationUrl).toBeNull();
     expect(after.row.authorizedAt!.getTime()).toBeGreaterThanOrEqual(before.row.authorizedAt!.getTime());
     expect(after.row.expiresAt!.getTime()).toBeGreaterThanOrEqual(before.row.expiresAt!.getTime());
-    const view = await ok<Record<string, unknown>>(
-      await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key),
+    const view = dataOf<Record<string, unknown>>(
+      await stack.anonymous.as(owner.apiKey.key).get(`/v1/consents/${consentId}`),
       200,
     );
     expect(view.status).toBe('AUTHORIZED');
@@ -289,9 +306,11 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
 
   it('updates the terms of a consent (pre-authorisation) and completes it through the callback', async () => {
     const consentId = await connectedByRedirect();
-    const updated = await ok<{ status: string; featureScope: string[]; authorisationUrl: string }>(
-      await call('PUT', `/v1/consents/${consentId}/pre-authorisation`, owner.apiKey.key, {
-        scopes: ['ACCOUNTS', 'ACCOUNT_BALANCES'],
+    const updated = dataOf<{ status: string; featureScope: string[]; authorisationUrl: string }>(
+      await stack.anonymous.as(owner.apiKey.key).call('PUT', `/v1/consents/${consentId}/pre-authorisation`, {
+        body: {
+          scopes: ['ACCOUNTS', 'ACCOUNT_BALANCES'],
+        },
       }),
       200,
     );
@@ -305,9 +324,13 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     expect(row.featureScope).toEqual(['ACCOUNTS', 'ACCOUNT_BALANCES']);
 
     const embedded = await startEmbedded();
-    const refused = await call('PUT', `/v1/consents/${embedded.id}/pre-authorisation`, owner.apiKey.key, {
-      scopes: ['ACCOUNTS'],
-    });
+    const refused = await stack.anonymous
+      .as(owner.apiKey.key)
+      .call('PUT', `/v1/consents/${embedded.id}/pre-authorisation`, {
+        body: {
+          scopes: ['ACCOUNTS'],
+        },
+      });
     expect(refused.status).toBe(409);
   });
 
@@ -328,9 +351,9 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     ];
     for (const token of strangers) {
       for (const [method, path, body] of routes) {
-        const response = await call(method, path, token, body);
+        const response = await stack.anonymous.as(token).call(method, path, { body });
         expect(response.status, `${method} ${path}`).toBe(404);
-        expect(((await response.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+        expect((response.body as ErrorBody).error.code).toBe('NOT_FOUND');
       }
     }
     expect(await statusOf(embedded.id)).toBe('AWAITING_SCA_METHOD');
@@ -359,9 +382,9 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
       ['PUT', `/v1/consents/${id}/pre-authorisation`, { scopes: ['ACCOUNTS'], y: 1 }, 'y'],
     ];
     for (const [method, path, body, field] of cases) {
-      const response = await call(method, path, owner.apiKey.key, body);
+      const response = await stack.anonymous.as(owner.apiKey.key).call(method, path, { body });
       expect(response.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
-      const error = ((await response.json()) as ErrorBody).error;
+      const error = (response.body as ErrorBody).error;
       expect(error.code).toBe('VALIDATION_FAILED');
       if (field) expect(error.details?.map((d) => d.field)).toContain(field);
     }

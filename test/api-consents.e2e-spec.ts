@@ -3,10 +3,18 @@ import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { captureLogger, type CreatedMerchant, createMerchant, createUser, sessionToken } from '#libs/testing';
-import { caller, send, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-type ErrorBody = { error: { code: string; status: number; details?: { field: string; issue: string }[] } };
+import {
+  captureLogger,
+  type CreatedMerchant,
+  createMerchant,
+  createUser,
+  type ErrorBody,
+  SandboxHttp,
+  send,
+  sessionToken,
+  type Stack,
+  startStack,
+} from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
 /** Every configured secret of the api as it could appear in a log: operator token, upstream secret, keys. */
@@ -40,8 +48,6 @@ describe('api: consents (redirect flow) and accounts', () => {
     return token;
   };
 
-  const call = caller(() => api.url);
-
   /** The path and query of a URL, on another base: public URLs name default ports, the apps listen on random ones. */
   const on = (base: string, url: string) => {
     const u = new URL(url);
@@ -49,14 +55,14 @@ describe('api: consents (redirect flow) and accounts', () => {
   };
 
   async function startConsent(merchant = owner, user = userId, body: Record<string, unknown> = {}) {
-    const response = await call('POST', `/v1/users/${user}/consents`, merchant.apiKey.key, {
+    const response = await stack.anonymous.as(merchant.apiKey.key).post(`/v1/users/${user}/consents`, {
       institutionId: 'sandbox-redirect',
       redirectUrl: REDIRECT,
       ...body,
     });
-    if (response.status !== 201) throw new Error(`POST consent: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { data: { id: string; status: string; authorisationUrl: string } })
-      .data;
+    if (response.status !== 201)
+      throw new Error(`POST consent: ${response.status} ${JSON.stringify(response.body)}`);
+    return (response.body as { data: { id: string; status: string; authorisationUrl: string } }).data;
   }
 
   /** Acts as the browser at the sandbox's hosted bank page; answers the callback URL the bank sends it to. */
@@ -134,9 +140,9 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(accounts).toHaveLength(3);
     expect(accounts.every((a) => a.balances.length > 0 && a.merchantId === owner.merchant.id)).toBe(true);
 
-    const byKey = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);
+    const byKey = await stack.anonymous.as(owner.apiKey.key).get(`/v1/consents/${consent.id}`);
     expect(byKey.status).toBe(200);
-    const view = ((await byKey.json()) as { data: Record<string, unknown> }).data;
+    const view = (byKey.body as { data: Record<string, unknown> }).data;
     expect(view).toMatchObject({
       id: consent.id,
       status: 'AUTHORIZED',
@@ -150,9 +156,9 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(JSON.stringify(view)).not.toContain(token);
 
     const userSession = session({ merchantId: owner.merchant.id, userId });
-    const list = await call('GET', `/v1/users/${userId}/accounts`, userSession);
+    const list = await stack.anonymous.as(userSession).get(`/v1/users/${userId}/accounts`);
     expect(list.status).toBe(200);
-    const listed = (await list.json()) as {
+    const listed = list.body as {
       data: {
         id: string;
         consentId: string;
@@ -168,11 +174,10 @@ describe('api: consents (redirect flow) and accounts', () => {
       for (const b of a.balances) expect(b.balance.amount).toMatch(/^-?\d+\.\d{2,4}$/);
     }
     const stored = accounts.find((a) => a.id === listed.data[0].id)!;
-    const one = await call('GET', `/v1/accounts/${stored.id}`, owner.apiKey.key);
+    const one = await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${stored.id}`);
     expect(one.status).toBe(200);
-    const oneView = (
-      (await one.json()) as { data: { balances: { type: string; balance: { amount: string } }[] } }
-    ).data;
+    const oneView = (one.body as { data: { balances: { type: string; balance: { amount: string } }[] } })
+      .data;
     for (const b of stored.balances) {
       const shown = oneView.balances.find((x) => x.type === b.type)!;
       expect(shown.balance.amount).toBe(b.amount.toFixed(Math.max(2, b.amount.decimalPlaces())));
@@ -241,30 +246,26 @@ describe('api: consents (redirect flow) and accounts', () => {
       lastErrorCode: 'TOKEN_EXCHANGE_FAILED',
       tokenCiphertext: null,
     });
-    const view = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);
-    expect(((await view.json()) as { data: { status: string } }).data.status).toBe('FAILED');
+    const view = await stack.anonymous.as(owner.apiKey.key).get(`/v1/consents/${consent.id}`);
+    expect((view.body as { data: { status: string } }).data.status).toBe('FAILED');
   });
 
   it('replays POST /v1/users/{userId}/consents on the same Idempotency-Key, and refuses another body', async () => {
     const path = `/v1/users/${userId}/consents`;
     const body = { institutionId: 'sandbox-redirect', redirectUrl: REDIRECT };
     const key = { 'idempotency-key': `consent-${Date.now()}` };
-    const first = await call('POST', path, owner.apiKey.key, body, key);
+    const first = await stack.anonymous.as(owner.apiKey.key).post(path, body, { headers: key });
     expect(first.status).toBe(201);
-    const created = ((await first.json()) as { data: { id: string } }).data;
-    const replay = await call('POST', path, owner.apiKey.key, body, key);
+    const created = (first.body as { data: { id: string } }).data;
+    const replay = await stack.anonymous.as(owner.apiKey.key).post(path, body, { headers: key });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await replay.json()) as { data: { id: string } }).data.id).toBe(created.id);
-    const mismatch = await call(
-      'POST',
-      path,
-      owner.apiKey.key,
-      { ...body, redirectUrl: `${REDIRECT}&x=2` },
-      key,
-    );
+    expect((replay.body as { data: { id: string } }).data.id).toBe(created.id);
+    const mismatch = await stack.anonymous
+      .as(owner.apiKey.key)
+      .post(path, { ...body, redirectUrl: `${REDIRECT}&x=2` }, { headers: key });
     expect(mismatch.status).toBe(409);
-    expect(((await mismatch.json()) as ErrorBody).error.code).toBe('IDEMPOTENCY_MISMATCH');
+    expect((mismatch.body as ErrorBody).error.code).toBe('IDEMPOTENCY_MISMATCH');
     expect(await prisma.consent.count({ where: { id: created.id } })).toBe(1);
   });
 
@@ -293,7 +294,7 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   it('revokes a consent upstream and locally, and a second DELETE is harmless', async () => {
     const { consent } = await connected();
-    const deleted = await call('DELETE', `/v1/consents/${consent.id}`, owner.apiKey.key);
+    const deleted = await stack.anonymous.as(owner.apiKey.key).delete(`/v1/consents/${consent.id}`);
     expect(deleted.status).toBe(204);
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({ status: 'REVOKED', tokenCiphertext: null });
@@ -309,28 +310,28 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(upstream.status).toBe(200);
     expect(upstream.body.data.status).toBe('REVOKED');
 
-    expect((await call('DELETE', `/v1/consents/${consent.id}`, owner.apiKey.key)).status).toBe(204);
-    const view = await call('GET', `/v1/consents/${consent.id}`, owner.apiKey.key);
-    expect(((await view.json()) as { data: { status: string } }).data.status).toBe('REVOKED');
+    expect((await stack.anonymous.as(owner.apiKey.key).delete(`/v1/consents/${consent.id}`)).status).toBe(
+      204,
+    );
+    const view = await stack.anonymous.as(owner.apiKey.key).get(`/v1/consents/${consent.id}`);
+    expect((view.body as { data: { status: string } }).data.status).toBe('REVOKED');
   });
 
   it('lists a user’s consents newest first, paged by cursor', async () => {
     const a = await startConsent();
     const b = await startConsent();
-    const first = await call('GET', `/v1/users/${userId}/consents?limit=1`, owner.apiKey.key);
+    const first = await stack.anonymous.as(owner.apiKey.key).get(`/v1/users/${userId}/consents?limit=1`);
     expect(first.status).toBe(200);
-    const page1 = (await first.json()) as {
+    const page1 = first.body as {
       data: { id: string; authorisationUrl?: string }[];
       meta: { nextCursor: string | null };
     };
     expect(page1.data.map((c) => c.id)).toEqual([b.id]);
     expect(page1.data[0].authorisationUrl).toBe(b.authorisationUrl);
-    const second = await call(
-      'GET',
-      `/v1/users/${userId}/consents?limit=1&cursor=${page1.meta.nextCursor}`,
-      owner.apiKey.key,
-    );
-    expect(((await second.json()) as { data: { id: string }[] }).data.map((c) => c.id)).toEqual([a.id]);
+    const second = await stack.anonymous
+      .as(owner.apiKey.key)
+      .get(`/v1/users/${userId}/consents?limit=1&cursor=${page1.meta.nextCursor}`);
+    expect((second.body as { data: { id: string }[] }).data.map((c) => c.id)).toEqual([a.id]);
   });
 
   it('answers 404 for another merchant’s or another user’s consents and accounts, exactly as for missing ones', async () => {
@@ -347,12 +348,14 @@ describe('api: consents (redirect flow) and accounts', () => {
     ];
     for (const token of strangers) {
       for (const [method, path, body] of routes) {
-        const response = await call(method, path, token, body);
+        const response = await stack.anonymous.as(token).call(method, path, { body });
         expect(response.status, `${method} ${path}`).toBe(404);
-        expect(((await response.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+        expect((response.body as ErrorBody).error.code).toBe('NOT_FOUND');
       }
     }
-    const missing = await call('GET', '/v1/consents/00000000-0000-7000-8000-000000000000', owner.apiKey.key);
+    const missing = await stack.anonymous
+      .as(owner.apiKey.key)
+      .get('/v1/consents/00000000-0000-7000-8000-000000000000');
     expect(missing.status).toBe(404);
     const still = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(still.status).toBe('AUTHORIZED');
@@ -372,9 +375,9 @@ describe('api: consents (redirect flow) and accounts', () => {
       [{ institutionId: 'sandbox-redirect' }, 'redirectUrl'],
     ];
     for (const [body, field] of cases) {
-      const response = await call('POST', path, owner.apiKey.key, body);
+      const response = await stack.anonymous.as(owner.apiKey.key).post(path, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      const error = ((await response.json()) as ErrorBody).error;
+      const error = (response.body as ErrorBody).error;
       expect(error.code).toBe('VALIDATION_FAILED');
       if (field) expect(error.details?.map((d) => d.field)).toContain(field);
     }
@@ -382,12 +385,14 @@ describe('api: consents (redirect flow) and accounts', () => {
     const strict = await createMerchant(api, { frontendOrigins: ['https://shop.example'] });
     credentials.push(strict.apiKey.key);
     const strictUser = await createUser(api.app.get(UserRepository), strict.merchant.id);
-    const offOrigin = await call('POST', `/v1/users/${strictUser.id}/consents`, strict.apiKey.key, good);
+    const offOrigin = await stack.anonymous
+      .as(strict.apiKey.key)
+      .post(`/v1/users/${strictUser.id}/consents`, good);
     expect(offOrigin.status).toBe(400);
-    expect(((await offOrigin.json()) as ErrorBody).error.details).toEqual([
+    expect((offOrigin.body as ErrorBody).error.details).toEqual([
       { field: 'redirectUrl', issue: "must be on one of the merchant's frontendOrigins" },
     ]);
-    const onOrigin = await call('POST', `/v1/users/${strictUser.id}/consents`, strict.apiKey.key, {
+    const onOrigin = await stack.anonymous.as(strict.apiKey.key).post(`/v1/users/${strictUser.id}/consents`, {
       ...good,
       redirectUrl: 'https://shop.example/done',
     });
@@ -410,10 +415,10 @@ describe('api: consents (redirect flow) and accounts', () => {
     for (const list of ['consents', 'accounts']) {
       for (const token of [owner.apiKey.key, userSession]) {
         for (const [query, field] of queries) {
-          const response = await call('GET', `/v1/users/${userId}/${list}?${query}`, token);
+          const response = await stack.anonymous.as(token).get(`/v1/users/${userId}/${list}?${query}`);
           expect(response.status, `${list}?${query}`).toBe(400);
           expect(response.headers.get('content-type')).toMatch(/application\/json/);
-          const error = ((await response.json()) as ErrorBody).error;
+          const error = (response.body as ErrorBody).error;
           expect(error.status, `${list}?${query}`).toBe(400);
           expect(error.code, `${list}?${query}`).toBe('VALIDATION_FAILED');
           expect(

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
-import { onboard, type Stack, startStack } from './support/api-kit.js';
+import { createMerchant, onboard, sessionToken, type Stack, startStack, uniqueName } from './kit/index.js';
 
 describe('api: CORS limited to each merchant’s frontend origins', () => {
   /** A route both a key and a session call; `/v1/me` is the one route open to every origin (below). */

@@ -3,35 +3,23 @@ import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
+  ApiClient,
+  authorisedSandboxVrpConsent,
   captureLogger,
+  connectBank,
   type CreatedMerchant,
   createMerchant,
+  createSandboxHostedVrpRequest,
+  createSandboxSubApplication,
   createUser,
   createVrpConsentRow,
+  type Envelope,
+  type ErrorBody,
+  SandboxHttp,
   sessionToken,
-} from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import {
-  authorisedSandboxVrpConsent,
-  connectBank,
-  createSandboxHostedVrpRequest,
-} from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
-type ErrorBody = {
-  error: {
-    code: string;
-    status: number;
-    message: string;
-    details?: { field: string; issue: string }[];
-    upstream?: { status: number; tracingId?: string };
-  };
-};
-type ListBody<T> = {
-  data: T[];
-  meta: { count: number; nextCursor: string | null };
-  links?: { next?: string };
-};
+  type Stack,
+  startStack,
+} from './kit/index.js';
 
 const DECIMAL = /^-?\d+\.\d{2,4}$/;
 
@@ -61,8 +49,6 @@ describe('api: financial data and VRP through to the upstream', () => {
   const logs = captureLogger('api');
   const secrets: string[] = [];
 
-  const call = caller(() => api.url);
-  const json = async <T>(response: Response) => (await response.json()) as T;
   const fault = async (rule: Record<string, unknown>) =>
     expect((await admin.admin('POST', '/faults', rule)).status).toBe(201);
 
@@ -109,16 +95,18 @@ describe('api: financial data and VRP through to the upstream', () => {
   it('reads statements and beneficiaries through to the bank, by key and by the user’s session', async () => {
     const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
     for (const token of [owner.apiKey.key, session]) {
-      const statements = await call('GET', `/v1/accounts/${current.id}/statements?limit=5&sort=date`, token);
+      const statements = await stack.anonymous
+        .as(token)
+        .get(`/v1/accounts/${current.id}/statements?limit=5&sort=date`);
       expect(statements.status).toBe(200);
-      const body = await json<ListBody<{ id: string }>>(statements);
+      const body = statements.body as Envelope<{ id: string }[]>;
       expect(body.meta.count).toBe(body.data.length);
       expect(body.data.length).toBeGreaterThan(0);
       expect(body.data.length).toBeLessThanOrEqual(5);
 
-      const beneficiaries = await call('GET', `/v1/accounts/${current.id}/beneficiaries`, token);
+      const beneficiaries = await stack.anonymous.as(token).get(`/v1/accounts/${current.id}/beneficiaries`);
       expect(beneficiaries.status).toBe(200);
-      const listed = await json<ListBody<{ id: string }>>(beneficiaries);
+      const listed = beneficiaries.body as Envelope<{ id: string }[]>;
       expect(listed.meta.count).toBe(listed.data.length);
       expect(JSON.stringify(listed)).not.toMatch(/"amount":\s*-?\d/);
     }
@@ -136,12 +124,11 @@ describe('api: financial data and VRP through to the upstream', () => {
     let path: string | undefined = `/v1/accounts/${savings.id}/transactions/live`;
     let pages = 0;
     while (path) {
-      const response = await call('GET', path, owner.apiKey.key);
+      const response = await stack.anonymous.as(owner.apiKey.key).get(path);
       expect(response.status).toBe(200);
-      const page =
-        await json<ListBody<{ id: string; amount: unknown; transactionAmount?: { amount: unknown } }>>(
-          response,
-        );
+      const page = response.body as Envelope<
+        { id: string; amount: unknown; transactionAmount?: { amount: unknown } }[]
+      >;
       expect(page.meta.count).toBe(page.data.length);
       for (const t of page.data) {
         ids.add(t.id);
@@ -162,59 +149,52 @@ describe('api: financial data and VRP through to the upstream', () => {
   });
 
   it('refuses a cursor that was tampered with, forged, or issued for another account', async () => {
-    const first = await json<ListBody<unknown>>(
-      await call('GET', `/v1/accounts/${savings.id}/transactions/live`, owner.apiKey.key),
-    );
+    const first = (
+      await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${savings.id}/transactions/live`)
+    ).body as Envelope<unknown[]>;
     const cursor = first.meta.nextCursor!;
     const [body, mac] = cursor.split('.') as [string, string];
     const flipped = `${mac.slice(0, -2)}${mac.endsWith('AA') ? 'BB' : 'AA'}`;
     const bad = [`${body}.${flipped}`, 'garbage', `${Buffer.from('{"v":1}').toString('base64url')}.${mac}`];
     for (const c of bad) {
-      const response = await call(
-        'GET',
-        `/v1/accounts/${savings.id}/transactions/live?cursor=${encodeURIComponent(c)}`,
-        owner.apiKey.key,
-      );
+      const response = await stack.anonymous
+        .as(owner.apiKey.key)
+        .get(`/v1/accounts/${savings.id}/transactions/live?cursor=${encodeURIComponent(c)}`);
       expect(response.status).toBe(400);
-      expect((await json<ErrorBody>(response)).error.details?.[0]?.field).toBe('cursor');
+      expect((response.body as ErrorBody).error.details?.[0]?.field).toBe('cursor');
     }
-    const elsewhere = await call(
-      'GET',
-      `/v1/accounts/${current.id}/transactions/live?cursor=${encodeURIComponent(cursor)}`,
-      owner.apiKey.key,
-    );
+    const elsewhere = await stack.anonymous
+      .as(owner.apiKey.key)
+      .get(`/v1/accounts/${current.id}/transactions/live?cursor=${encodeURIComponent(cursor)}`);
     expect(elsewhere.status).toBe(400);
-    const mixed = await call(
-      'GET',
-      `/v1/accounts/${savings.id}/transactions/live?from=2024-01-01&cursor=${encodeURIComponent(cursor)}`,
-      owner.apiKey.key,
-    );
+    const mixed = await stack.anonymous
+      .as(owner.apiKey.key)
+      .get(
+        `/v1/accounts/${savings.id}/transactions/live?from=2024-01-01&cursor=${encodeURIComponent(cursor)}`,
+      );
     expect(mixed.status).toBe(400);
   });
 
   it('categorises transactions synchronously (Data Plus)', async () => {
-    const response = await call(
-      'POST',
-      `/v1/accounts/${savings.id}/transactions/categorisation`,
-      owner.apiKey.key,
-      {
+    const response = await stack.anonymous
+      .as(owner.apiKey.key)
+      .post(`/v1/accounts/${savings.id}/transactions/categorisation`, {
         categorisationType: 'consumer',
-      },
-    );
+      });
     expect(response.status).toBe(201);
-    const body = await json<{
+    const body = response.body as {
       data: { categorisationId: string; transactions: { amount: unknown }[] };
       meta: { count: number };
-    }>(response);
+    };
     expect(body.data.categorisationId).toBeTruthy();
     expect(body.meta.count).toBe(body.data.transactions.length);
     for (const a of amountsIn(body.data.transactions)) expect(a).toMatch(DECIMAL);
   });
 
   it('shows the sweeping VRP consent with its limits and 0 paid this period', async () => {
-    const response = await call('GET', `/v1/vrp/consents/${vrpConsentId}`, owner.apiKey.key);
+    const response = await stack.anonymous.as(owner.apiKey.key).get(`/v1/vrp/consents/${vrpConsentId}`);
     expect(response.status).toBe(200);
-    const { data } = await json<{
+    const { data } = response.body as {
       data: {
         id: string;
         status: string;
@@ -228,7 +208,7 @@ describe('api: financial data and VRP through to the upstream', () => {
           }[];
         };
       };
-    }>(response);
+    };
     expect(data.id).toBe(vrpConsentId);
     expect(data.status).toBe('AUTHORIZED');
     expect(data.controlParameters.maxAmountPerPayment).toEqual({ amount: '10000.00', currency: 'GBP' });
@@ -244,49 +224,57 @@ describe('api: financial data and VRP through to the upstream', () => {
 
   it('confirms funds: true up to 5,000.00, false above; the amount goes in and out as a decimal string', async () => {
     const path = `/v1/vrp/consents/${vrpConsentId}/funds-confirmation`;
-    const yes = await call('POST', path, owner.apiKey.key, {
+    const yes = await stack.anonymous.as(owner.apiKey.key).post(path, {
       reference: 'Top-up',
       amount: { amount: '5000.00', currency: 'GBP' },
     });
     expect(yes.status).toBe(200);
-    const ok = await json<{ data: { fundsAvailable: boolean; amount: { amount: string } } }>(yes);
+    const ok = yes.body as { data: { fundsAvailable: boolean; amount: { amount: string } } };
     expect(ok.data).toMatchObject({ fundsAvailable: true, amount: { amount: '5000.00' } });
 
     const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
-    const no = await call('POST', path, session, { amount: { amount: '5000.01', currency: 'GBP' } });
+    const no = await stack.anonymous
+      .as(session)
+      .post(path, { amount: { amount: '5000.01', currency: 'GBP' } });
     expect(no.status).toBe(200);
-    expect((await json<{ data: { fundsAvailable: boolean } }>(no)).data.fundsAvailable).toBe(false);
+    expect((no.body as { data: { fundsAvailable: boolean } }).data.fundsAvailable).toBe(false);
   });
 
   it('shows a hosted VRP request to its merchant only, without any consent token', async () => {
-    const response = await call('GET', `/v1/hosted/vrp-requests/${hostedRequestId}`, owner.apiKey.key);
+    const response = await stack.anonymous
+      .as(owner.apiKey.key)
+      .get(`/v1/hosted/vrp-requests/${hostedRequestId}`);
     expect(response.status).toBe(200);
-    const { data } = await json<{ data: { requestId: string; status: { currentStatus: string } } }>(response);
+    const { data } = response.body as { data: { requestId: string; status: { currentStatus: string } } };
     expect(data.requestId).toBe(hostedRequestId);
     expect(data.status.currentStatus).toBe('created');
     expect(JSON.stringify(data)).not.toContain('consentToken');
 
-    const elsewhere = await call('GET', `/v1/hosted/vrp-requests/${hostedRequestId}`, other.apiKey.key);
+    const elsewhere = await stack.anonymous
+      .as(other.apiKey.key)
+      .get(`/v1/hosted/vrp-requests/${hostedRequestId}`);
     expect(elsewhere.status).toBe(404);
     const session = sessionToken(api.config, { merchantId: owner.merchant.id, userId });
-    expect((await call('GET', `/v1/hosted/vrp-requests/${hostedRequestId}`, session)).status).toBe(403);
+    expect((await stack.anonymous.as(session).get(`/v1/hosted/vrp-requests/${hostedRequestId}`)).status).toBe(
+      403,
+    );
   });
 
   it('answers 404 to a merchant without a sub-application, even for a request on the root application', async () => {
     // Merchants without a sub-application share the root application: none can prove it owns a request.
     const rootRequestId = await createSandboxHostedVrpRequest(sandbox.url, api.config);
     for (const id of [rootRequestId, hostedRequestId]) {
-      const response = await call('GET', `/v1/hosted/vrp-requests/${id}`, other.apiKey.key);
+      const response = await stack.anonymous.as(other.apiKey.key).get(`/v1/hosted/vrp-requests/${id}`);
       expect(response.status, id).toBe(404);
-      expect((await json<ErrorBody>(response)).error.code).toBe('NOT_FOUND');
+      expect((response.body as ErrorBody).error.code).toBe('NOT_FOUND');
     }
     // The sub-application owner still reads its own request, and not the root one.
-    expect((await call('GET', `/v1/hosted/vrp-requests/${hostedRequestId}`, owner.apiKey.key)).status).toBe(
-      200,
-    );
-    expect((await call('GET', `/v1/hosted/vrp-requests/${rootRequestId}`, owner.apiKey.key)).status).toBe(
-      404,
-    );
+    expect(
+      (await stack.anonymous.as(owner.apiKey.key).get(`/v1/hosted/vrp-requests/${hostedRequestId}`)).status,
+    ).toBe(200);
+    expect(
+      (await stack.anonymous.as(owner.apiKey.key).get(`/v1/hosted/vrp-requests/${rootRequestId}`)).status,
+    ).toBe(404);
   });
 
   it('answers 404 on every route to another merchant and to another user’s session', async () => {
@@ -307,13 +295,15 @@ describe('api: financial data and VRP through to the upstream', () => {
     ];
     for (const token of [other.apiKey.key, otherSession]) {
       for (const [method, path, body] of routes) {
-        const response = await call(method, path, token, body);
+        const response = await stack.anonymous.as(token).call(method, path, { body });
         expect(response.status, `${method} ${path}`).toBe(404);
-        expect((await json<ErrorBody>(response)).error.code).toBe('NOT_FOUND');
+        expect((response.body as ErrorBody).error.code).toBe('NOT_FOUND');
       }
     }
     // A data consent is not a VRP consent, whoever asks.
-    expect((await call('GET', `/v1/vrp/consents/${consentId}`, owner.apiKey.key)).status).toBe(404);
+    expect((await stack.anonymous.as(owner.apiKey.key).get(`/v1/vrp/consents/${consentId}`)).status).toBe(
+      404,
+    );
   });
 
   it('answers 400 in the envelope for malformed and invalid input, never 500', async () => {
@@ -361,9 +351,9 @@ describe('api: financial data and VRP through to the upstream', () => {
       ['POST', `/v1/vrp/consents/${vrpConsentId}/funds-confirmation`, {}],
     ];
     for (const [method, path, body] of cases) {
-      const response = await call(method, path, owner.apiKey.key, body);
+      const response = await stack.anonymous.as(owner.apiKey.key).call(method, path, { body });
       expect(response.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
-      const error = (await json<ErrorBody>(response)).error;
+      const error = (response.body as ErrorBody).error;
       expect(error.code).toBe('VALIDATION_FAILED');
       expect(error.status).toBe(400);
     }
@@ -372,27 +362,31 @@ describe('api: financial data and VRP through to the upstream', () => {
   it('answers 424 INSTITUTION_ERROR with the bank’s message and the upstream tracingId', async () => {
     // One more than the client's attempts (1 + 3 retries), so the fault outlasts the retries.
     await fault({ path: '/accounts/**', status: 424, count: 4 });
-    const response = await call('GET', `/v1/accounts/${current.id}/beneficiaries`, owner.apiKey.key);
+    const response = await stack.anonymous
+      .as(owner.apiKey.key)
+      .get(`/v1/accounts/${current.id}/beneficiaries`);
     expect(response.status).toBe(424);
-    const { error } = await json<ErrorBody>(response);
+    const { error } = response.body as ErrorBody;
     expect(error.code).toBe('INSTITUTION_ERROR');
     expect(error.message).toContain('Injected fault');
     expect(error.upstream?.status).toBe(424);
     expect(error.upstream?.tracingId).toBeTruthy();
     // A success closes the breaker's count again before the next fault test.
-    expect((await call('GET', `/v1/accounts/${current.id}/beneficiaries`, owner.apiKey.key)).status).toBe(
-      200,
-    );
+    expect(
+      (await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/beneficiaries`)).status,
+    ).toBe(200);
   });
 
   it('answers 503 UPSTREAM_UNAVAILABLE when 500s outlast the retries', async () => {
     await fault({ path: '/accounts/**', status: 500, count: 4 });
-    const response = await call('GET', `/v1/accounts/${current.id}/statements`, owner.apiKey.key);
+    const response = await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/statements`);
     expect(response.status).toBe(503);
-    const { error } = await json<ErrorBody>(response);
+    const { error } = response.body as ErrorBody;
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.upstream?.status).toBe(500);
-    expect((await call('GET', `/v1/accounts/${current.id}/statements`, owner.apiKey.key)).status).toBe(200);
+    expect(
+      (await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/statements`)).status,
+    ).toBe(200);
   });
 
   it('answers 503 UPSTREAM_UNAVAILABLE with error.upstream when the bank outlasts the upstream timeout', async () => {
@@ -400,38 +394,38 @@ describe('api: financial data and VRP through to the upstream', () => {
     const impatient = await stack.startApi({ UPSTREAM_TIMEOUT_MS: '300' });
     try {
       await fault({ path: '/accounts/**', latencyMs: 1500, count: 8 });
-      const response = await caller(() => impatient.url)(
-        'GET',
+      const response = await new ApiClient(impatient.url, owner.apiKey.key).get(
         `/v1/accounts/${current.id}/statements`,
-        owner.apiKey.key,
       );
       expect(response.status).toBe(503);
-      const { error } = await json<ErrorBody>(response);
+      const { error } = response.body as ErrorBody;
       expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(error.upstream).toBeDefined();
     } finally {
       expect((await admin.admin('DELETE', '/faults')).status).toBeLessThan(300);
       await impatient.close();
     }
-    expect((await call('GET', `/v1/accounts/${current.id}/statements`, owner.apiKey.key)).status).toBe(200);
+    expect(
+      (await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/statements`)).status,
+    ).toBe(200);
   });
 
   it('marks a consent the bank expired, answers 409 CONSENT_EXPIRED, then refuses without calling the bank', async () => {
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
     expect((await admin.admin('POST', `/consents/${row.upstreamConsentId}/expire`)).status).toBe(200);
 
-    const response = await call('GET', `/v1/accounts/${current.id}/statements`, owner.apiKey.key);
+    const response = await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/statements`);
     expect(response.status).toBe(409);
-    expect((await json<ErrorBody>(response)).error.code).toBe('CONSENT_EXPIRED');
+    expect((response.body as ErrorBody).error.code).toBe('CONSENT_EXPIRED');
     const marked = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
     expect(marked).toMatchObject({ status: 'EXPIRED', lastErrorCode: 'CONSENT_EXPIRED' });
 
     // Now refused locally: a fault on every upstream path would count any request that reached the bank.
     expect((await admin.admin('DELETE', '/faults')).status).toBe(204);
     await fault({ path: '/**', status: 500 });
-    const again = await call('GET', `/v1/accounts/${current.id}/beneficiaries`, owner.apiKey.key);
+    const again = await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/beneficiaries`);
     expect(again.status).toBe(409);
-    expect((await json<ErrorBody>(again)).error.code).toBe('CONSENT_NOT_AUTHORISED');
+    expect((again.body as ErrorBody).error.code).toBe('CONSENT_NOT_AUTHORISED');
     const faults = await admin.admin<{ data: { matched: number }[] }>('GET', '/faults');
     expect(faults.body.data.map((f) => f.matched)).toEqual([0]);
     await admin.admin('DELETE', '/faults');

@@ -1,18 +1,25 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { acceptedInstant, assertProperty, refusedIso8601 } from '#libs/testing';
 import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
-import { type ApiClient, connect, onboard, type Stack, startStack } from './support/api-kit.js';
-import { documentedOperations, readOpenApiDocument, type Schema } from './support/openapi-kit.js';
+import {
+  acceptedInstant,
+  type ApiClient,
+  assertProperty,
+  connect,
+  type ErrorBody,
+  onboard,
+  refusedIso8601,
+  type Stack,
+  startStack,
+} from './kit/index.js';
+import { documentedOperations, readOpenApiDocument, type Schema } from './kit/openapi-kit.js';
 
 /**
  * One date rule on every route (issue 37): whatever ISO 8601 text a merchant sends, an accepted value is
  * parsed by that same rule (never a 5xx further in), and a refused one is a 400 naming the field and the
  * accepted forms, the same on the stored and the live lists, statements, consents and the operator's counts.
  */
-
-type ErrorBody = { error: { code: string; message: string; details?: { field: string; issue: string }[] } };
 
 const anyIso8601 = fc.oneof(acceptedInstant, refusedIso8601);
 const DATE_FIELD =

@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_METADATA, AuthKind, SECURITY_SCHEMES } from '#libs/http';
-import { type Stack, startStack } from './support/api-kit.js';
+import { type Stack, startStack } from './kit/index.js';
 
 type Api = Stack['api'];
 interface Operation {

@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { EventReceiver } from './support/event-kit.js';
+import { dataOf, EventReceiver, onboard, type Stack, startStack, type Tenant } from './kit/index.js';
 
 type Endpoint = { endpoint: { id: string }; secret: string };
 type Tested = {

@@ -9,20 +9,33 @@ import {
 } from '#libs/domain/events';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
-import { createUser, tuned, uniqueName } from '#libs/testing';
-import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { connectBank, decideAtBank } from './support/bank-consents.js';
-import { EventReceiver } from './support/event-kit.js';
+import {
+  accountsWhenSynced,
+  atBank,
+  connectBank,
+  createUser,
+  dataOf,
+  decideAtBank,
+  EventReceiver,
+  eventually,
+  onboard,
+  paymentBodies,
+  runWhenEnded,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  uniqueName,
+  upstreamConsentId,
+} from './kit/index.js';
 import {
   ComponentChecker,
   type OpenApiDocument,
   readOpenApiDocument,
   type Schema,
-} from './support/openapi-kit.js';
-import { atBank, paymentBodies } from './support/payment-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { SseClient } from './support/sse-client.js';
-import { accountsWhenSynced, eventually, runWhenEnded, upstreamConsentId } from './support/sync-kit.js';
+} from './kit/openapi-kit.js';
+import { SseClient } from './kit/sse-client.js';
 
 const DAY = 86_400_000;
 const UNION = 'MerchantEventOutput';

@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
-import { createUser } from '#libs/testing';
-import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  connect,
+  createUser,
+  dataOf,
+  eventually,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
 
 type Event = {
   id: string;

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertProperty, sessionToken } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { documentedOperations, type Operation, readOpenApiDocument } from './support/openapi-kit.js';
+import { assertProperty, onboard, sessionToken, type Stack, startStack, type Tenant } from './kit/index.js';
+import { documentedOperations, type Operation, readOpenApiDocument } from './kit/openapi-kit.js';
 
 /**
  * Issue 8, defect 12, kept standing: thousands of malformed requests to every route of /docs-json (bad

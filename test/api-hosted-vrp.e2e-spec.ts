@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { paymentBodies, REDIRECT_URL } from './support/payment-kit.js';
+import {
+  dataOf,
+  onboard,
+  paymentBodies,
+  REDIRECT_URL,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
 
 type Created = {
   requestId: string;

@@ -13,9 +13,7 @@ import {
   Public,
 } from '#libs/http';
 import { Metrics, ObservabilityModule } from '#libs/observability';
-import { captureLogger } from '#libs/testing';
-import { ApiClient, type Stack, startStack } from './support/api-kit.js';
-import { startApi } from './support/running-apps.js';
+import { ApiClient, captureLogger, type Stack, startApi, startStack } from './kit/index.js';
 
 describe('api: health, error envelope, request ids, metrics', () => {
   let stack: Stack;

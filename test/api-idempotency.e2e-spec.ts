@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createMerchant, uniqueName } from '#libs/testing';
 import { IdempotencyRepository } from '../apps/api/src/common/idempotency/idempotency.repository.js';
-import { send, type Stack, startStack } from './support/api-kit.js';
+import { createMerchant, send, type Stack, startStack, uniqueName } from './kit/index.js';
 
 describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api-keys)', () => {
   let stack: Stack;

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
+import {
+  createMerchant,
+  createUser,
+  type Envelope,
+  type ErrorBody,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 type InstitutionBody = { id: string; name: string; countries: string[]; features: string[] };
-type Envelope<T> = {
-  data: T;
-  meta: { count?: number; nextCursor?: string | null };
-  links?: { next?: string };
-};
-type ErrorBody = { error: { code: string } };
 
 const SANDBOX_IDS = [
   'sandbox-embedded',
@@ -26,12 +28,10 @@ describe('api: institutions', () => {
   let key: string;
   let admin: string;
 
-  const request = caller(() => api.url);
-  const call = (token: string, method: string, path: string) => request(method, path, token);
   const list = async (path: string, token = key) => {
-    const response = await call(token, 'GET', path);
+    const response = await stack.anonymous.as(token).get(path);
     expect(response.status, path).toBe(200);
-    return (await response.json()) as Envelope<InstitutionBody[]>;
+    return response.body as Envelope<InstitutionBody[]>;
   };
   /** Other suites may add cache rows of their own; these tests look at the sandbox's. */
   const sandboxIds = (items: InstitutionBody[]) =>
@@ -42,7 +42,7 @@ describe('api: institutions', () => {
     api = stack.api;
     key = (await createMerchant(api)).apiKey.key;
     admin = api.config.api.adminToken;
-    const refreshed = await call(admin, 'POST', '/admin/institutions/refresh');
+    const refreshed = await stack.anonymous.as(admin).post('/admin/institutions/refresh');
     expect(refreshed.status).toBe(200);
   });
   afterAll(async () => {
@@ -55,14 +55,14 @@ describe('api: institutions', () => {
     await prisma.institution.create({
       data: { id: stale, name: 'Gone Bank', raw: {}, refreshedAt: new Date(Date.now() - 60_000) },
     });
-    const response = await call(admin, 'POST', '/admin/institutions/refresh');
+    const response = await stack.anonymous.as(admin).post('/admin/institutions/refresh');
     expect(response.status).toBe(200);
-    const { data } = (await response.json()) as Envelope<{ count: number; deleted: number }>;
+    const { data } = response.body as Envelope<{ count: number; deleted: number }>;
     expect(data.count).toBeGreaterThanOrEqual(SANDBOX_IDS.length);
     // Gone after this refresh, whichever refresh deleted it: other files refresh the same shared
     // reference table at any time (their own, or the worker's), so this one's `deleted` may be 0.
     expect(await prisma.institution.findUnique({ where: { id: stale } })).toBeNull();
-    expect((await call(key, 'POST', '/admin/institutions/refresh')).status).toBe(403);
+    expect((await stack.anonymous.as(key).post('/admin/institutions/refresh')).status).toBe(403);
   });
 
   it('lists with features, filters by country, feature and name, and pages with a cursor', async () => {
@@ -102,22 +102,22 @@ describe('api: institutions', () => {
   });
 
   it('serves one institution, 404 for an unknown one; sessions may read too', async () => {
-    const response = await call(key, 'GET', '/v1/institutions/sandbox-payments');
+    const response = await stack.anonymous.as(key).get('/v1/institutions/sandbox-payments');
     expect(response.status).toBe(200);
-    const { data } = (await response.json()) as Envelope<InstitutionBody>;
+    const { data } = response.body as Envelope<InstitutionBody>;
     expect(data).toMatchObject({ id: 'sandbox-payments' });
     expect(data.features.length).toBeGreaterThan(0);
 
-    const unknown = await call(key, 'GET', '/v1/institutions/no-such-bank');
+    const unknown = await stack.anonymous.as(key).get('/v1/institutions/no-such-bank');
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+    expect((unknown.body as ErrorBody).error.code).toBe('NOT_FOUND');
 
     const { merchant } = await createMerchant(api);
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const token = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
-    expect((await call(token, 'GET', '/v1/institutions/sandbox-redirect')).status).toBe(200);
+    expect((await stack.anonymous.as(token).get('/v1/institutions/sandbox-redirect')).status).toBe(200);
     expect((await list('/v1/institutions?country=GB', token)).data.length).toBeGreaterThan(0);
-    expect((await call(admin, 'GET', '/v1/institutions')).status).toBe(403);
+    expect((await stack.anonymous.as(admin).get('/v1/institutions')).status).toBe(403);
     expect((await stack.anonymous.get('/v1/institutions')).status).toBe(401);
   });
 
@@ -164,9 +164,9 @@ describe('api: institutions', () => {
       `cursor=${Buffer.from('\u0001').toString('base64url')}`,
       'unknown=1',
     ]) {
-      const response = await call(key, 'GET', `/v1/institutions?${query}`);
+      const response = await stack.anonymous.as(key).get(`/v1/institutions?${query}`);
       expect(response.status, query).toBe(400);
-      expect(((await response.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+      expect((response.body as ErrorBody).error.code).toBe('VALIDATION_FAILED');
     }
   });
 });

@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, uniqueName } from '#libs/testing';
-import { send, type Stack, startStack } from './support/api-kit.js';
+import { type ApiResponse, createMerchant, type Stack, startStack, uniqueName } from './kit/index.js';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
 function rawRequest(url: string, payload: string): Promise<string> {
@@ -29,11 +28,8 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
   let stack: Stack;
   let api: Stack['api'];
 
-  const call = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
-    send(`${api.url}${path}`, method, { token: api.config.api.adminToken, rawBody: body, headers });
-
-  const expectEnvelope = async (response: Response, status: number) => {
-    const body = (await response.json()) as { error: Record<string, unknown> };
+  const expectEnvelope = (response: ApiResponse, status: number) => {
+    const body = response.body as { error: Record<string, unknown> };
     expect({ status: response.status, code: body.error.code }).toMatchObject({ status });
     expect(body.error).toMatchObject({ status, tracingId: expect.any(String) });
     return body;
@@ -49,40 +45,52 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
 
   it('accepts Content-Type: application/json with no body on a bodiless DELETE', async () => {
     const { merchant, apiKey } = await createMerchant(api, { name: uniqueName('empty-body') });
-    const revoked = await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`, undefined, {
-      'content-type': 'application/json',
-    });
+    const revoked = await stack.operator.call(
+      'DELETE',
+      `/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`,
+      {
+        headers: {
+          'content-type': 'application/json',
+        },
+      },
+    );
     expect(revoked.status).toBe(204);
   });
 
   it('refuses a body nested 5,000 levels deep with 400', async () => {
-    const response = await call('POST', '/admin/merchants', `{"name":${nested(5_000)}}`, {
-      'content-type': 'application/json',
+    const response = await stack.operator.call('POST', '/admin/merchants', {
+      rawBody: `{"name":${nested(5_000)}}`,
+      headers: {
+        'content-type': 'application/json',
+      },
     });
-    const body = await expectEnvelope(response, 400);
+    const body = expectEnvelope(response, 400);
     expect(body.error.code).toBe('VALIDATION_FAILED');
   });
 
   it('refuses NUL bytes in names and in path ids with 400', async () => {
-    const named = await call('POST', '/admin/merchants', JSON.stringify({ name: 'bad\u0000name' }), {
-      'content-type': 'application/json',
+    const named = await stack.operator.call('POST', '/admin/merchants', {
+      rawBody: JSON.stringify({ name: 'bad\u0000name' }),
+      headers: {
+        'content-type': 'application/json',
+      },
     });
-    await expectEnvelope(named, 400);
-    const path = await call('GET', '/admin/merchants/abc%00def');
-    await expectEnvelope(path, 400);
+    expectEnvelope(named, 400);
+    const path = await stack.operator.call('GET', '/admin/merchants/abc%00def');
+    expectEnvelope(path, 400);
   });
 
   it('names the telling issue of a bad query value: limit=abc is not an integer', async () => {
-    const body = await expectEnvelope(await call('GET', '/admin/merchants?limit=abc'), 400);
+    const body = expectEnvelope(await stack.operator.call('GET', '/admin/merchants?limit=abc'), 400);
     expect(body.error.details).toEqual([{ field: 'limit', issue: 'limit must be an integer number' }]);
   });
 
   it('answers a non-UUID merchant id on DELETE api-keys with 404, not 500', async () => {
-    const response = await call(
+    const response = await stack.operator.call(
       'DELETE',
       '/admin/merchants/not-a-uuid/api-keys/0190c0de-0000-7000-8000-000000000000',
     );
-    await expectEnvelope(response, 404);
+    expectEnvelope(response, 404);
   });
 
   it.each([

@@ -2,20 +2,29 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createPaymentRow, tuned, uniqueName } from '#libs/testing';
-import { type Stack, startStack } from './support/api-kit.js';
-import { createSandboxHostedVrpRequest, decideAtBank } from './support/bank-consents.js';
-import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
+import {
+  createPaymentRow,
+  createSandboxHostedVrpRequest,
+  createSandboxSubApplication,
+  decideAtBank,
+  EventReceiver,
+  eventually,
+  paymentBodies,
+  postUpstreamEvent,
+  registeredSecret,
+  type Stack,
+  startStack,
+  tuned,
+  uniqueName,
+  upstreamEvent,
+} from './kit/index.js';
 import {
   type Answer,
   AnswerChecker,
   documentedOperations,
   type Operation,
   readOpenApiDocument,
-} from './support/openapi-kit.js';
-import { paymentBodies } from './support/payment-kit.js';
-import { eventually } from './support/sync-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+} from './kit/openapi-kit.js';
 
 /**
  * Every answer checked against our own OpenAPI document. One walk over every operation of /docs-json:

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './support/api-kit.js';
+import { type Stack, startStack } from './kit/index.js';
 
 type Class = abstract new (...args: never[]) => unknown;
 

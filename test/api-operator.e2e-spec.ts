@@ -1,31 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
-
-type Envelope<T> = {
-  data: T;
-  meta: { tracingId: string; count?: number; nextCursor?: string | null };
-  links?: { next?: string };
-};
-type ErrorBody = { error: { code: string; status: number; details?: { field: string }[] } };
+import {
+  createMerchant,
+  createSandboxSubApplication,
+  createUser,
+  type Envelope,
+  type ErrorBody,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 describe('api: operator routes', () => {
   let stack: Stack;
   let api: Stack['api'];
-  let admin: Record<string, string>;
-
-  const request = caller(() => api.url);
-  // Operator routes: the admin token unless a test sends other headers.
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) =>
-    request(method, path, undefined, body, headers);
 
   beforeAll(async () => {
     stack = await startStack();
     api = stack.api;
-    admin = { authorization: `Bearer ${api.config.api.adminToken}` };
   });
   afterAll(async () => {
     await stack?.close();
@@ -33,12 +27,12 @@ describe('api: operator routes', () => {
 
   it('creates a merchant on the root application and shows its key once, storing only a hash', async () => {
     const name = uniqueName('root-merchant');
-    const response = await call('POST', '/admin/merchants', {
+    const response = await stack.operator.post('/admin/merchants', {
       name,
       frontendOrigins: ['https://app.example'],
     });
     expect(response.status).toBe(201);
-    const { data } = (await response.json()) as Envelope<{
+    const { data } = response.body as Envelope<{
       merchant: { id: string; subApplicationId: string | null; apiKeys: Record<string, unknown>[] };
       apiKey: { id: string; key: string; prefix: string };
     }>;
@@ -55,7 +49,7 @@ describe('api: operator routes', () => {
     expect(JSON.stringify(row)).not.toContain(data.apiKey.key);
     expect(row.keyHash).toMatch(/^[0-9a-f]{64}$/);
 
-    const again = (await (await call('GET', `/admin/merchants/${data.merchant.id}`)).json()) as Envelope<{
+    const again = (await stack.operator.get(`/admin/merchants/${data.merchant.id}`)).body as Envelope<{
       apiKeys: Record<string, unknown>[];
     }>;
     expect(again.data.apiKeys).toHaveLength(1);
@@ -66,26 +60,27 @@ describe('api: operator routes', () => {
   it('maps a sub-application the upstream knows, refuses an unknown one, and a second merchant on it', async () => {
     const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, api.config, 'Merchant Sub');
     const created = await createMerchant(api, { subApplicationId });
-    const merchant = (await (
-      await call('GET', `/admin/merchants/${created.merchant.id}`)
-    ).json()) as Envelope<{
+    const merchant = (await stack.operator.get(`/admin/merchants/${created.merchant.id}`)).body as Envelope<{
       subApplicationId: string;
       subApplicationName: string;
     }>;
     expect(merchant.data).toMatchObject({ subApplicationId, subApplicationName: 'Merchant Sub' });
 
-    const unknown = await call('POST', '/admin/merchants', {
+    const unknown = await stack.operator.post('/admin/merchants', {
       name: uniqueName('x'),
       subApplicationId: '00000000-0000-4000-8000-00000000dead',
     });
     expect(unknown.status).toBe(400);
-    const body = (await unknown.json()) as ErrorBody;
+    const body = unknown.body as ErrorBody;
     expect(body.error.code).toBe('VALIDATION_FAILED');
     expect(body.error.details?.map((d) => d.field)).toEqual(['subApplicationId']);
 
-    const duplicate = await call('POST', '/admin/merchants', { name: uniqueName('dup'), subApplicationId });
+    const duplicate = await stack.operator.post('/admin/merchants', {
+      name: uniqueName('dup'),
+      subApplicationId,
+    });
     expect(duplicate.status).toBe(409);
-    expect(((await duplicate.json()) as ErrorBody).error.code).toBe('CONFLICT');
+    expect((duplicate.body as ErrorBody).error.code).toBe('CONFLICT');
   });
 
   it('pages merchants with an opaque cursor, meta.count and links.next', async () => {
@@ -95,9 +90,9 @@ describe('api: operator routes', () => {
     let pages = 0;
     let last: Envelope<{ id: string }[]> | undefined;
     while (path && pages < 1000) {
-      const response = await call('GET', path);
+      const response = await stack.operator.get(path);
       expect(response.status).toBe(200);
-      last = (await response.json()) as Envelope<{ id: string }[]>;
+      last = response.body as Envelope<{ id: string }[]>;
       expect(last.meta.count).toBe(last.data.length);
       for (const m of last.data) {
         expect(seen.has(m.id)).toBe(false);
@@ -114,20 +109,26 @@ describe('api: operator routes', () => {
 
   it('answers a missing merchant and a missing key with 404', async () => {
     const { merchant } = await createMerchant(api);
-    expect((await call('GET', '/admin/merchants/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    expect((await call('GET', '/admin/merchants/not-a-uuid')).status).toBe(404);
+    expect((await stack.operator.get('/admin/merchants/00000000-0000-4000-8000-000000000000')).status).toBe(
+      404,
+    );
+    expect((await stack.operator.get('/admin/merchants/not-a-uuid')).status).toBe(404);
     expect(
-      (await call('POST', '/admin/merchants/00000000-0000-4000-8000-000000000000/api-keys', {})).status,
+      (await stack.operator.post('/admin/merchants/00000000-0000-4000-8000-000000000000/api-keys', {}))
+        .status,
     ).toBe(404);
     expect(
-      (await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/00000000-0000-4000-8000-000000000000`))
-        .status,
+      (
+        await stack.operator.delete(
+          `/admin/merchants/${merchant.id}/api-keys/00000000-0000-4000-8000-000000000000`,
+        )
+      ).status,
     ).toBe(404);
     // A key of another merchant is not this merchant's key.
     const other = await createMerchant(api);
-    expect((await call('DELETE', `/admin/merchants/${merchant.id}/api-keys/${other.apiKey.id}`)).status).toBe(
-      404,
-    );
+    expect(
+      (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${other.apiKey.id}`)).status,
+    ).toBe(404);
   });
 
   it('refuses null for an optional field with 400 in the envelope, never a 500, creating nothing', async () => {
@@ -139,8 +140,8 @@ describe('api: operator routes', () => {
       ['POST', `/admin/merchants/${merchant.id}/api-keys`, { name: null }, 'name'],
     ];
     for (const [method, path, body, field] of cases) {
-      const response = await call(method, path, body);
-      const answer = (await response.json()) as ErrorBody;
+      const response = await stack.operator.call(method, path, { body });
+      const answer = response.body as ErrorBody;
       expect([path, field, response.status], JSON.stringify(answer)).toEqual([path, field, 400]);
       expect(answer.error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
       expect(answer.error.details?.map((d) => d.field)).toEqual([field]);
@@ -156,16 +157,14 @@ describe('api: operator routes', () => {
     const ids: string[] = [];
     let path: string | undefined = '/admin/upstream/applications?limit=1';
     while (path) {
-      const response = await call('GET', path);
+      const response = await stack.operator.get(path);
       expect(response.status).toBe(200);
-      const page = (await response.json()) as Envelope<{ id: string }[]>;
+      const page = response.body as Envelope<{ id: string }[]>;
       expect(page.data.length).toBeLessThanOrEqual(1);
       ids.push(...page.data.map((a) => a.id));
       path = page.links?.next;
     }
-    const all = (await (await call('GET', '/admin/upstream/applications')).json()) as Envelope<
-      { id: string }[]
-    >;
+    const all = (await stack.operator.get('/admin/upstream/applications')).body as Envelope<{ id: string }[]>;
     expect(ids).toEqual(all.data.map((a) => a.id));
     expect(ids.length).toBeGreaterThanOrEqual(4);
     expect(new Set(ids).size).toBe(ids.length);
@@ -220,9 +219,9 @@ describe('api: operator routes', () => {
       ['label'],
     ],
   ])('%s %s with %s answers 400 in the envelope', async (method, path, body, _what, fields) => {
-    const response = await call(method, path, body);
+    const response = await stack.operator.call(method, path, { body });
     expect(response.status).toBe(400);
-    const envelope = (await response.json()) as ErrorBody;
+    const envelope = response.body as ErrorBody;
     expect(envelope.error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     for (const field of fields) expect(envelope.error.details?.map((d) => d.field)).toContain(field);
   });
@@ -241,16 +240,19 @@ describe('api: operator routes', () => {
     const user = await createUser(api.app.get(UserRepository), merchant.id);
     const session = sessionToken(api.config, { merchantId: merchant.id, userId: user.id });
     for (const [method, path] of routes) {
-      expect((await call(method, path, method === 'POST' ? {} : undefined, {})).status, path).toBe(401);
+      expect(
+        (await stack.anonymous.call(method, path, { body: method === 'POST' ? {} : undefined })).status,
+        path,
+      ).toBe(401);
       for (const [who, token] of [
         ['merchant key', apiKey.key],
         ['user session', session],
       ]) {
-        const refused = await call(method, path, method === 'POST' ? {} : undefined, {
-          authorization: `Bearer ${token}`,
-        });
+        const refused = await stack.anonymous
+          .as(token)
+          .call(method, path, { body: method === 'POST' ? {} : undefined });
         expect(refused.status, `${who}: ${method} ${path}`).toBe(403);
-        expect(((await refused.json()) as ErrorBody).error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+        expect((refused.body as ErrorBody).error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
       }
     }
   });

@@ -2,27 +2,31 @@ import { DiscoveryService } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { captureLogger, tuned, uniqueQueuePrefix } from '#libs/testing';
 import { discoverJobProcessors } from '../apps/worker/src/job-handlers.check.js';
 import {
   ApiClient,
   type ApiResponse,
+  atBank,
+  bankRedirect,
+  captureLogger,
   dataOf,
+  eventually,
   onboard,
+  paymentBodies,
+  SandboxHttp,
   type Stack,
   startStack,
   type Tenant,
-} from './support/api-kit.js';
-import { bankRedirect } from './support/bank-consents.js';
-import { atBank, paymentBodies } from './support/payment-kit.js';
+  tuned,
+  uniqueQueuePrefix,
+  WAIT,
+} from './kit/index.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
   startPrivatePostgres,
   startPrivateRedis,
-} from './support/private-services.mjs';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
+} from './kit/private-services.mjs';
 
 // Issue 26: while Redis or Postgres is unreachable, every route answers 503 SERVICE_UNAVAILABLE with
 // Retry-After (never 500, never a hang), /health/ready names the dependency, the logs say it once per
@@ -123,7 +127,7 @@ async function answersAgain() {
   await eventually(
     'the api answers again',
     async () => ((await stack.anonymous.get('/health/ready')).status === 200 ? true : undefined),
-    30_000,
+    WAIT.step,
   );
   for (const request of requests(99)) expect((await request()).status).toBeLessThan(300);
 }
@@ -304,7 +308,7 @@ describe('infrastructure outages', () => {
         const payment = dataOf<{ status: string }>(await tenant.client.get(`/v1/payments/${created.id}`));
         return ['PENDING', 'SUBMITTING'].includes(payment.status) ? undefined : payment;
       },
-      30_000,
+      WAIT.step,
     );
     expect(done.status).toBe('COMPLETED');
   }, 120_000);
@@ -326,7 +330,7 @@ describe('infrastructure outages', () => {
     await eventually(
       'the api started without Redis ready',
       async () => ((await client.get('/health/ready')).status === 200 ? true : undefined),
-      30_000,
+      WAIT.step,
     );
     const processors = discoverJobProcessors(worker.app.get(DiscoveryService));
     expect(processors.length).toBeGreaterThan(0);

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { decideAtBank } from './support/bank-consents.js';
-import { atBank, paymentBodies } from './support/payment-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  atBank,
+  decideAtBank,
+  onboard,
+  paymentBodies,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 const BANK = 'sandbox-psu-business';

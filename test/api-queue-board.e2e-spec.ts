@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_QUEUES } from '#libs/queue';
-import { uniqueQueuePrefix } from '#libs/testing';
-import { send, type Stack, startStack } from './support/api-kit.js';
+import { send, type Stack, startStack, uniqueQueuePrefix } from './kit/index.js';
 
 describe('api: Bull Board at /admin/queues, behind the operator token', () => {
   let stack: Stack;

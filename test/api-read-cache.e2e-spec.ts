@@ -1,18 +1,19 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_CACHE_APPLICATION_NAME, ReadCache } from '#libs/database';
-import { testConfig } from '#libs/testing';
 import {
   ApiClient,
   connect,
   dataOf,
+  eventually,
   onboard,
+  spawnApi,
   type Stack,
   startStack,
   type Tenant,
-} from './support/api-kit.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+  testConfig,
+  type WorkerProcess,
+} from './kit/index.js';
 
 const config = testConfig();
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module of the scripts, shared with `npm run docs:api`.
 import { renderReference } from '../scripts/openapi-markdown.mjs';
-import { type Stack, startStack } from './support/api-kit.js';
+import { type Stack, startStack } from './kit/index.js';
 
 /** docs/api-reference.md is the OpenAPI document as Markdown: it must say what the api really serves. */
 describe('docs: the API reference is current', () => {

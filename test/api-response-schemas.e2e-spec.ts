@@ -2,18 +2,18 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createUser } from '#libs/testing';
 import { serialisationSchema } from '../apps/api/src/system/response-schemas.js';
 import {
   ApiClient,
   connect,
+  createUser,
   dataOf,
   onboard,
   type Stack,
   startStack,
   type Tenant,
-} from './support/api-kit.js';
-import { checkResponseSchemas } from './support/response-check.js';
+} from './kit/index.js';
+import { checkResponseSchemas } from './kit/response-check.js';
 
 /**
  * Every route's success bodies are written from the response schemas of the OpenAPI document

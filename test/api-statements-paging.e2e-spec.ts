@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './kit/index.js';
 
 /** Issue 8, defect 5: a page of statements says when there is more, and the cursor walks the rest. */
 describe('api: statements are paged with nextCursor', () => {

@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
-import { captureLogger, createMerchant, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, dataOf, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+import {
+  ApiClient,
+  captureLogger,
+  createMerchant,
+  createSandboxSubApplication,
+  dataOf,
+  eventually,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  uniqueQueuePrefix,
+} from './kit/index.js';
 
 interface Registration {
   id: string;

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { captureLogger, createMerchant, uniqueName } from '#libs/testing';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-
-type ErrorBody = { error: { code: string; status: number; message: string } };
+import {
+  captureLogger,
+  createMerchant,
+  type Envelope,
+  type ErrorBody,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 describe('api: a user the upstream no longer knows', () => {
   let stack: Stack;
@@ -12,9 +17,6 @@ describe('api: a user the upstream no longer knows', () => {
   let upstream: SandboxHttp;
   let prisma: PrismaService;
   const logs = captureLogger('api');
-
-  const call = (token: string, method: string, path: string, body?: unknown) =>
-    send(`${api.url}${path}`, method, { token, body });
 
   beforeAll(async () => {
     stack = await startStack({ overrides: { LOG_LEVEL: 'warn' }, loggers: { api: logs.logger } });
@@ -28,9 +30,9 @@ describe('api: a user the upstream no longer knows', () => {
 
   /** A user created through the api, then deleted on the upstream behind our back. */
   async function userGoneUpstream(key: string) {
-    const created = await call(key, 'POST', '/v1/users', { reference: uniqueName('ref') });
+    const created = await stack.anonymous.as(key).post('/v1/users', { reference: uniqueName('ref') });
     expect(created.status).toBe(201);
-    const { id } = ((await created.json()) as { data: { id: string } }).data;
+    const { id } = (created.body as Envelope<{ id: string }>).data;
     const row = await prisma.user.findUniqueOrThrow({ where: { id } });
     expect((await upstream.call('DELETE', `/users/${row.upstreamUserUuid}`)).status).toBeLessThan(300);
     return { id, upstreamUserUuid: row.upstreamUserUuid! };
@@ -41,9 +43,9 @@ describe('api: a user the upstream no longer knows', () => {
     const user = await userGoneUpstream(apiKey.key);
     const reference = uniqueName('renamed');
 
-    const response = await call(apiKey.key, 'PATCH', `/v1/users/${user.id}`, { reference });
+    const response = await stack.anonymous.as(apiKey.key).patch(`/v1/users/${user.id}`, { reference });
     expect(response.status).toBe(409);
-    const body = (await response.json()) as ErrorBody;
+    const body = response.body as ErrorBody;
     expect(body.error.code).toBe('CONFLICT');
     expect(body.error.message).toMatch(/upstream has no record of this user/i);
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).reference).not.toBe(reference);
@@ -61,7 +63,7 @@ describe('api: a user the upstream no longer knows', () => {
   it('DELETE of such a user still completes: the upstream 404 means already gone', async () => {
     const { apiKey } = await createMerchant(api);
     const user = await userGoneUpstream(apiKey.key);
-    expect((await call(apiKey.key, 'DELETE', `/v1/users/${user.id}`)).status).toBe(204);
+    expect((await stack.anonymous.as(apiKey.key).delete(`/v1/users/${user.id}`)).status).toBe(204);
     expect(await prisma.user.findUnique({ where: { id: user.id } })).toBeNull();
   });
 });

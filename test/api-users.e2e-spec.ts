@@ -1,14 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createConsentRow, createMerchant, createUser, sessionToken, uniqueName } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+import {
+  createConsentRow,
+  createMerchant,
+  createSandboxSubApplication,
+  createUser,
+  type Envelope,
+  type ErrorBody,
+  SandboxHttp,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
 
 type UserBody = { id: string; reference: string; vopOptOut: boolean; createdAt: string; updatedAt: string };
-type Envelope<T> = { data: T; meta: { tracingId: string; count?: number; nextCursor?: string | null } };
-type ErrorBody = { error: { code: string; status: number; details?: { field: string }[] } };
 
 describe('api: users and sessions', () => {
   let stack: Stack;
@@ -16,20 +23,10 @@ describe('api: users and sessions', () => {
   let upstream: SandboxHttp;
   let prisma: PrismaService;
 
-  const request = caller(() => api.url);
-  // These tests name the caller first.
-  const call = (
-    token: string,
-    method: string,
-    path: string,
-    body?: unknown,
-    headers?: Record<string, string>,
-  ) => request(method, path, token, body, headers);
-
   const createOk = async (key: string, body: Record<string, unknown>) => {
-    const response = await call(key, 'POST', '/v1/users', body);
+    const response = await stack.anonymous.as(key).post('/v1/users', body);
     expect(response.status).toBe(201);
-    return ((await response.json()) as Envelope<UserBody>).data;
+    return (response.body as Envelope<UserBody>).data;
   };
 
   beforeAll(async () => {
@@ -45,9 +42,9 @@ describe('api: users and sessions', () => {
   it('creates a user (201) upstream, then returns the same user (200) for the same reference', async () => {
     const { merchant, apiKey } = await createMerchant(api);
     const reference = uniqueName('ref');
-    const first = await call(apiKey.key, 'POST', '/v1/users', { reference, vopOptOut: true });
+    const first = await stack.anonymous.as(apiKey.key).post('/v1/users', { reference, vopOptOut: true });
     expect(first.status).toBe(201);
-    const created = (await first.json()) as Envelope<UserBody>;
+    const created = first.body as Envelope<UserBody>;
     expect(created.data).toMatchObject({ reference, vopOptOut: true });
     expect(Object.keys(created.data).sort()).toEqual([
       'createdAt',
@@ -57,9 +54,9 @@ describe('api: users and sessions', () => {
       'vopOptOut',
     ]);
 
-    const second = await call(apiKey.key, 'POST', '/v1/users', { reference });
+    const second = await stack.anonymous.as(apiKey.key).post('/v1/users', { reference });
     expect(second.status).toBe(200);
-    expect(((await second.json()) as Envelope<UserBody>).data).toEqual(created.data);
+    expect((second.body as Envelope<UserBody>).data).toEqual(created.data);
 
     // Root-application merchants are namespaced upstream by merchant id.
     const row = await prisma.user.findUniqueOrThrow({ where: { id: created.data.id } });
@@ -82,14 +79,12 @@ describe('api: users and sessions', () => {
     const { merchant, apiKey } = await createMerchant(api);
     const reference = uniqueName('race');
     const responses = await Promise.all(
-      Array.from({ length: 8 }, () => call(apiKey.key, 'POST', '/v1/users', { reference })),
+      Array.from({ length: 8 }, () => stack.anonymous.as(apiKey.key).post('/v1/users', { reference })),
     );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(7);
-    const ids = new Set(
-      await Promise.all(responses.map(async (r) => ((await r.json()) as Envelope<UserBody>).data.id)),
-    );
+    const ids = new Set(responses.map((r) => (r.body as Envelope<UserBody>).data.id));
     expect(ids.size).toBe(1);
     expect(await prisma.user.count({ where: { merchantId: merchant.id, reference } })).toBe(1);
     const remote = await upstream.call<unknown[]>(
@@ -104,31 +99,29 @@ describe('api: users and sessions', () => {
     const users = [];
     for (let i = 0; i < 3; i++) users.push(await createOk(apiKey.key, { reference: uniqueName(`list${i}`) }));
 
-    const found = await call(
-      apiKey.key,
-      'GET',
-      `/v1/users?reference=${encodeURIComponent(users[1].reference)}`,
-    );
+    const found = await stack.anonymous
+      .as(apiKey.key)
+      .get(`/v1/users?reference=${encodeURIComponent(users[1].reference)}`);
     expect(found.status).toBe(200);
-    expect(((await found.json()) as Envelope<UserBody>).data).toEqual(users[1]);
-    const none = await call(apiKey.key, 'GET', '/v1/users?reference=nobody');
+    expect((found.body as Envelope<UserBody>).data).toEqual(users[1]);
+    const none = await stack.anonymous.as(apiKey.key).get('/v1/users?reference=nobody');
     expect(none.status).toBe(404);
-    expect(((await none.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+    expect((none.body as ErrorBody).error.code).toBe('NOT_FOUND');
 
     const seen: string[] = [];
     let cursor: string | null | undefined;
     do {
-      const page = (await (
-        await call(apiKey.key, 'GET', `/v1/users?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
-      ).json()) as Envelope<UserBody[]>;
+      const page = (
+        await stack.anonymous.as(apiKey.key).get(`/v1/users?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).body as Envelope<UserBody[]>;
       expect(page.meta.count).toBe(page.data.length);
       seen.push(...page.data.map((u) => u.id));
       cursor = page.meta.nextCursor;
     } while (cursor);
     expect(seen).toEqual(users.map((u) => u.id));
 
-    const one = await call(apiKey.key, 'GET', `/v1/users/${users[0].id}`);
-    expect(((await one.json()) as Envelope<UserBody>).data).toEqual(users[0]);
+    const one = await stack.anonymous.as(apiKey.key).get(`/v1/users/${users[0].id}`);
+    expect((one.body as Envelope<UserBody>).data).toEqual(users[0]);
   });
 
   it('patches vopOptOut and reference upstream as a JSON-patch, and refuses a taken reference', async () => {
@@ -136,9 +129,11 @@ describe('api: users and sessions', () => {
     const user = await createOk(apiKey.key, { reference: uniqueName('patch') });
     const other = await createOk(apiKey.key, { reference: uniqueName('patch') });
     const reference = uniqueName('renamed');
-    const response = await call(apiKey.key, 'PATCH', `/v1/users/${user.id}`, { vopOptOut: true, reference });
+    const response = await stack.anonymous
+      .as(apiKey.key)
+      .patch(`/v1/users/${user.id}`, { vopOptOut: true, reference });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as Envelope<UserBody>).data).toMatchObject({
+    expect((response.body as Envelope<UserBody>).data).toMatchObject({
       id: user.id,
       reference,
       vopOptOut: true,
@@ -153,9 +148,11 @@ describe('api: users and sessions', () => {
       vopOptOut: true,
     });
 
-    const taken = await call(apiKey.key, 'PATCH', `/v1/users/${user.id}`, { reference: other.reference });
+    const taken = await stack.anonymous
+      .as(apiKey.key)
+      .patch(`/v1/users/${user.id}`, { reference: other.reference });
     expect(taken.status).toBe(409);
-    expect(((await taken.json()) as ErrorBody).error.code).toBe('CONFLICT');
+    expect((taken.body as ErrorBody).error.code).toBe('CONFLICT');
   });
 
   it('erases a user upstream and every local row of theirs; a token of theirs stops working', async () => {
@@ -164,18 +161,18 @@ describe('api: users and sessions', () => {
     const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
     const consent = await createConsentRow(prisma, row);
     const token = (
-      (await (await call(apiKey.key, 'POST', `/v1/users/${user.id}/sessions`)).json()) as Envelope<{
+      (await stack.anonymous.as(apiKey.key).post(`/v1/users/${user.id}/sessions`)).body as Envelope<{
         token: string;
       }>
     ).data.token;
 
-    const response = await call(apiKey.key, 'DELETE', `/v1/users/${user.id}`);
+    const response = await stack.anonymous.as(apiKey.key).delete(`/v1/users/${user.id}`);
     expect(response.status).toBe(204);
     expect(await prisma.user.findUnique({ where: { id: user.id } })).toBeNull();
     expect(await prisma.consent.findUnique({ where: { id: consent.id } })).toBeNull();
     expect((await upstream.call('GET', `/users/${row.upstreamUserUuid}`)).status).toBe(404);
-    expect((await call(token, 'GET', `/v1/users/${user.id}`)).status).toBe(401);
-    expect((await call(apiKey.key, 'DELETE', `/v1/users/${user.id}`)).status).toBe(404);
+    expect((await stack.anonymous.as(token).get(`/v1/users/${user.id}`)).status).toBe(401);
+    expect((await stack.anonymous.as(apiKey.key).delete(`/v1/users/${user.id}`)).status).toBe(404);
   });
 
   it('treats an upstream user that is already gone as erased', async () => {
@@ -183,7 +180,7 @@ describe('api: users and sessions', () => {
     const user = await createOk(apiKey.key, { reference: uniqueName('gone') });
     const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
     expect((await upstream.call('DELETE', `/users/${row.upstreamUserUuid}`)).status).toBe(200);
-    expect((await call(apiKey.key, 'DELETE', `/v1/users/${user.id}`)).status).toBe(204);
+    expect((await stack.anonymous.as(apiKey.key).delete(`/v1/users/${user.id}`)).status).toBe(204);
     expect(await prisma.user.findUnique({ where: { id: user.id } })).toBeNull();
   });
 
@@ -191,16 +188,16 @@ describe('api: users and sessions', () => {
     const { merchant, apiKey } = await createMerchant(api);
     const user = await createOk(apiKey.key, { reference: uniqueName('s') });
     const other = await createOk(apiKey.key, { reference: uniqueName('s') });
-    const minted = await call(apiKey.key, 'POST', `/v1/users/${user.id}/sessions`);
+    const minted = await stack.anonymous.as(apiKey.key).post(`/v1/users/${user.id}/sessions`);
     expect(minted.status).toBe(201);
-    const { data } = (await minted.json()) as Envelope<{ token: string; expiresAt: string }>;
+    const { data } = minted.body as Envelope<{ token: string; expiresAt: string }>;
     expect(data.token).toMatch(/^us_/);
     expect(Date.parse(data.expiresAt)).toBeGreaterThan(Date.now());
 
-    expect((await call(data.token, 'GET', `/v1/users/${user.id}`)).status).toBe(200);
-    const foreign = await call(data.token, 'GET', `/v1/users/${other.id}`);
+    expect((await stack.anonymous.as(data.token).get(`/v1/users/${user.id}`)).status).toBe(200);
+    const foreign = await stack.anonymous.as(data.token).get(`/v1/users/${other.id}`);
     expect(foreign.status).toBe(404);
-    expect(((await foreign.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+    expect((foreign.body as ErrorBody).error.code).toBe('NOT_FOUND');
     // Merchant-only routes refuse the session's kind outright.
     for (const [method, path] of [
       ['POST', '/v1/users'],
@@ -210,13 +207,16 @@ describe('api: users and sessions', () => {
       ['POST', `/v1/users/${user.id}/sessions`],
     ] as const) {
       expect(
-        (await call(data.token, method, path, method === 'GET' || method === 'DELETE' ? undefined : {}))
-          .status,
+        (
+          await stack.anonymous
+            .as(data.token)
+            .call(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : {} })
+        ).status,
         `${method} ${path}`,
       ).toBe(403);
     }
     const expired = sessionToken(api.config, { merchantId: merchant.id, userId: user.id }, -60);
-    expect((await call(expired, 'GET', `/v1/users/${user.id}`)).status).toBe(401);
+    expect((await stack.anonymous.as(expired).get(`/v1/users/${user.id}`)).status).toBe(401);
   });
 
   it("answers 404 for another merchant's user on every route", async () => {
@@ -231,19 +231,19 @@ describe('api: users and sessions', () => {
       ['POST', `/v1/users/${user.id}/sessions`, undefined],
       ['GET', '/v1/users/not-a-uuid', undefined],
     ] as const) {
-      const response = await call(stranger.apiKey.key, method, path, body);
+      const response = await stack.anonymous.as(stranger.apiKey.key).call(method, path, { body });
       expect(response.status, `${method} ${path}`).toBe(404);
-      expect(((await response.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+      expect((response.body as ErrorBody).error.code).toBe('NOT_FOUND');
     }
     // The same reference is free for the other merchant: references are per merchant.
-    expect((await call(stranger.apiKey.key, 'POST', '/v1/users', { reference: user.reference })).status).toBe(
-      201,
-    );
+    expect(
+      (await stack.anonymous.as(stranger.apiKey.key).post('/v1/users', { reference: user.reference })).status,
+    ).toBe(201);
     // A session of another merchant's user, naming this user, sees nothing either.
     const theirs = await createUser(api.app.get(UserRepository), stranger.merchant.id);
     const token = sessionToken(api.config, { merchantId: stranger.merchant.id, userId: theirs.id });
-    expect((await call(token, 'GET', `/v1/users/${user.id}`)).status).toBe(404);
-    expect((await call(owner.apiKey.key, 'GET', `/v1/users/${user.id}`)).status).toBe(200);
+    expect((await stack.anonymous.as(token).get(`/v1/users/${user.id}`)).status).toBe(404);
+    expect((await stack.anonymous.as(owner.apiKey.key).get(`/v1/users/${user.id}`)).status).toBe(200);
   });
 
   it('refuses malformed input with 400 VALIDATION_FAILED, never 500', async () => {
@@ -270,9 +270,9 @@ describe('api: users and sessions', () => {
       ['GET', '/v1/users?other=1', undefined],
     ];
     for (const [method, path, body] of cases) {
-      const response = await call(apiKey.key, method, path, body);
+      const response = await stack.anonymous.as(apiKey.key).call(method, path, { body });
       expect(response.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
-      expect(((await response.json()) as ErrorBody).error.code).toBe('VALIDATION_FAILED');
+      expect((response.body as ErrorBody).error.code).toBe('VALIDATION_FAILED');
     }
   });
 
@@ -280,11 +280,13 @@ describe('api: users and sessions', () => {
     const { apiKey } = await createMerchant(api);
     const body = { reference: uniqueName('idem') };
     const headers = { 'idempotency-key': uniqueName('key') };
-    const first = await call(apiKey.key, 'POST', '/v1/users', body, headers);
-    const again = await call(apiKey.key, 'POST', '/v1/users', body, headers);
+    const first = await stack.anonymous.as(apiKey.key).post('/v1/users', body, { headers });
+    const again = await stack.anonymous.as(apiKey.key).post('/v1/users', body, { headers });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(await again.json()).toEqual(await first.json());
-    expect((await call(apiKey.key, 'POST', '/v1/users', { reference: 'other' }, headers)).status).toBe(409);
+    expect(again.body).toEqual(first.body);
+    expect(
+      (await stack.anonymous.as(apiKey.key).post('/v1/users', { reference: 'other' }, { headers })).status,
+    ).toBe(409);
   });
 
   it('creates the user in the merchant sub-application, invisible to the root without the header', async () => {
@@ -302,12 +304,14 @@ describe('api: users and sessions', () => {
     expect(viaHeader.status).toBe(200);
     expect(viaHeader.body).toMatchObject({ applicationUserId: reference });
 
-    expect((await call(apiKey.key, 'PATCH', `/v1/users/${user.id}`, { vopOptOut: true })).status).toBe(200);
+    expect(
+      (await stack.anonymous.as(apiKey.key).patch(`/v1/users/${user.id}`, { vopOptOut: true })).status,
+    ).toBe(200);
     const patched = await upstream.call('GET', `/users/${row.upstreamUserUuid}`, {
       subApplication: subApplicationId,
     });
     expect(patched.body).toMatchObject({ vopOptOut: true });
-    expect((await call(apiKey.key, 'DELETE', `/v1/users/${user.id}`)).status).toBe(204);
+    expect((await stack.anonymous.as(apiKey.key).delete(`/v1/users/${user.id}`)).status).toBe(204);
     expect(
       (await upstream.call('GET', `/users/${row.upstreamUserUuid}`, { subApplication: subApplicationId }))
         .status,

@@ -2,8 +2,16 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditAction, AuditTrail } from '#libs/domain/audit';
-import { assertProperty, uniqueName } from '#libs/testing';
-import { ApiClient, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import {
+  ApiClient,
+  assertProperty,
+  dataOf,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from './kit/index.js';
 
 interface Entry {
   id: string;

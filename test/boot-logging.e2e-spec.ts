@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { captureLogger } from '#libs/testing';
-import { startApi, startSandbox } from './support/running-apps.js';
+import { captureLogger, startStack } from './kit/index.js';
 
 /** `npm start`'s banner must be the first thing a person reads: Nest's boot chatter is debug-level. */
 describe('logging: framework boot chatter', () => {
   const boot = async (level: string) => {
     const logs = captureLogger('api', level);
-    const sandbox = await startSandbox();
-    const api = await startApi(sandbox.url, {}, logs.logger);
-    await api.close();
-    await sandbox.close();
+    // The level is the logger's: the apps' own setting stays as the kit sets it.
+    const stack = await startStack({ overrides: { LOG_LEVEL: 'silent' }, loggers: { api: logs.logger } });
+    await stack.close();
     return logs.lines.map((line) => JSON.parse(line) as { level: string; msg: string; context?: string });
   };
 

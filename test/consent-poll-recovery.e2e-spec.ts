@@ -3,9 +3,17 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
 import { JobProducer, QueueName } from '#libs/queue';
-import { type CreatedMerchant, createMerchant, createUser } from '#libs/testing';
-import { caller, type Stack, startStack } from './support/api-kit.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  type ApiClient,
+  type CreatedMerchant,
+  createMerchant,
+  createUser,
+  dataOf,
+  eventually,
+  type Stack,
+  startStack,
+  WAIT,
+} from './kit/index.js';
 
 // Issue 26: an embedded consent awaiting the bank's outcome moves on only through its poll job. When Redis
 // loses that job, the consent reconciliation (a scheduled job, run at once when its scheduler is restored)
@@ -14,43 +22,34 @@ import { eventually } from './support/sync-kit.js';
 let stack: Stack;
 let owner: CreatedMerchant;
 let userId: string;
-const call = caller(() => stack.api.url);
+let client: ApiClient;
 
 beforeAll(async () => {
   // Its own database: the reconciliation acts on every consent there is.
   stack = await startStack({ ownDatabase: 'consent_poll_recovery' });
   owner = await createMerchant(stack.api);
   userId = (await createUser(stack.api.app.get(UserRepository), owner.merchant.id)).id;
+  client = stack.anonymous.as(owner.apiKey.key);
 }, 60_000);
 
 afterAll(async () => {
   await stack?.close();
 });
 
-async function data<T>(response: Response, status: number): Promise<T> {
-  if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
-  return ((await response.json()) as { data: T }).data;
-}
-
 const statusOf = async (consentId: string) =>
-  (await data<{ status: string }>(await call('GET', `/v1/consents/${consentId}`, owner.apiKey.key), 200))
-    .status;
+  dataOf<{ status: string }>(await client.get(`/v1/consents/${consentId}`)).status;
 
 describe('an embedded consent whose poll job Redis lost', () => {
   it('is polled again by the reconciliation and reaches AUTHORIZED', async () => {
-    const key = owner.apiKey.key;
-    const started = await data<{ id: string }>(
-      await call('POST', `/v1/users/${userId}/consents/embedded`, key, {
+    const started = dataOf<{ id: string }>(
+      await client.post(`/v1/users/${userId}/consents/embedded`, {
         institutionId: 'sandbox-embedded',
         credentials: { id: 'psu-1', password: 'secret' },
       }),
       201,
     );
-    await data(
-      await call('POST', `/v1/consents/${started.id}/sca-method`, key, { scaMethodId: 'sbx-sms-otp' }),
-      200,
-    );
-    await data(await call('POST', `/v1/consents/${started.id}/sca-code`, key, { code: '123456' }), 202);
+    dataOf(await client.post(`/v1/consents/${started.id}/sca-method`, { scaMethodId: 'sbx-sms-otp' }));
+    dataOf(await client.post(`/v1/consents/${started.id}/sca-code`, { code: '123456' }), 202);
 
     // No worker runs yet: the poll job waits in Redis. Redis then loses it.
     const queue = stack.api.app.get<Queue>(getQueueToken(QueueName.Consents), { strict: false });
@@ -65,7 +64,7 @@ describe('an embedded consent whose poll job Redis lost', () => {
       await eventually(
         'the consent authorised',
         async () => ((await statusOf(started.id)) === 'AUTHORIZED' ? true : undefined),
-        30_000,
+        WAIT.step,
       );
     } finally {
       await worker.close();

@@ -5,16 +5,20 @@ import { ConsentAuthoriser, ConsentRepository, ConsentStateRepository } from '#l
 import { AccountSyncService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { connectBank, decideAtBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
+  connectBank,
+  decideAtBank,
   eventually,
+  onboard,
+  SandboxHttp,
+  type Stack,
+  startStack,
   storedTransactions,
   type SyncedAccount,
+  type Tenant,
   upstreamConsentId,
-} from './support/sync-kit.js';
+} from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { connectBank, decideAtBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+import {
+  connectBank,
+  decideAtBank,
+  onboard,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
 
 const DAY = 86_400_000;
 

@@ -4,7 +4,7 @@ import { DatabasePool, PrismaService, ReadCache } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { MerchantEventRepository } from '#libs/domain/events';
-import { testConfig, uniqueName } from '#libs/testing';
+import { testConfig, uniqueName } from './kit/index.js';
 
 /** The state owner against real Postgres: every write is guarded by the status it may start from. */
 describe('ConsentStateRepository: guarded status writes', () => {

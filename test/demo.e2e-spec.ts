@@ -3,11 +3,19 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, ConsoleMessage, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, tuned, uniqueName } from '#libs/testing';
 import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { launchBrowser, screenshot } from './support/browser-kit.js';
-import { freePort } from './support/running-apps.js';
+import { launchBrowser, screenshot } from './kit/browser-kit.js';
+import {
+  createMerchant,
+  eventually,
+  freePort,
+  send,
+  type Stack,
+  startStack,
+  tuned,
+  uniqueName,
+  WAIT,
+} from './kit/index.js';
 
 /** "-22.48" → -2248, with string arithmetic only: the expected totals never go through a float. */
 const minor = (amount: string) => {
@@ -120,7 +128,14 @@ describe('demo merchant app, in a browser', () => {
     expect(await flows('sandbox-embedded')).toMatch(/sign in here/i);
     // The search narrows the list (the BFF's `q`).
     await connect().getByLabel('Search for your bank').fill('embedded');
-    await expect.poll(() => connect().locator('button.institution').count()).toBe(1);
+    await eventually(
+      'the search narrowed to one bank',
+      async () => {
+        expect(await connect().locator('button.institution').count()).toBe(1);
+        return true;
+      },
+      WAIT.page,
+    );
     await bank('sandbox-embedded').waitFor();
     await connect().getByLabel('Search for your bank').fill('');
     await bank('sandbox-redirect').waitFor();
@@ -131,9 +146,16 @@ describe('demo merchant app, in a browser', () => {
     await connect().locator('button[data-flow="REDIRECT"]').click();
     await approveAtBank();
     // The component reads the way back itself, says so, and takes ?consentId=&status= off the address.
-    await expect
-      .poll(() => page.textContent('#connect-status'))
-      .toBe('Bank connection (sandbox-redirect): AUTHORIZED');
+    await eventually(
+      'the redirect connection shown authorised',
+      async () => {
+        expect(await page.textContent('#connect-status')).toBe(
+          'Bank connection (sandbox-redirect): AUTHORIZED',
+        );
+        return true;
+      },
+      WAIT.page,
+    );
     await connect().getByRole('heading', { name: 'Bank connected' }).waitFor();
     expect(new URL(page.url()).search).toBe('');
     await page.waitForSelector('#sync-status[data-done="true"]', { timeout: 90_000 });
@@ -166,9 +188,23 @@ describe('demo merchant app, in a browser', () => {
 
   it('shows the transactions, pages through them, and marks the pending ones', async () => {
     const rows = page.locator('#tx-table tbody tr');
-    await expect.poll(() => rows.count()).toBe(25);
+    await eventually(
+      'the first page of transactions',
+      async () => {
+        expect(await rows.count()).toBe(25);
+        return true;
+      },
+      WAIT.page,
+    );
     await page.click('#tx-more');
-    await expect.poll(() => rows.count()).toBe(50);
+    await eventually(
+      'the second page of transactions',
+      async () => {
+        expect(await rows.count()).toBe(50);
+        return true;
+      },
+      WAIT.page,
+    );
     const amounts = await page.locator('#tx-table tbody td.num').allTextContents();
     for (const amount of amounts) expect(amount).toMatch(/^-?£[\d,]+\.\d{2}$/);
     await screenshot(page, '03-transactions');
@@ -216,20 +252,27 @@ describe('demo merchant app, in a browser', () => {
     await connect().locator('button[data-method]').first().click();
     await connect().getByLabel('Code from your bank').fill('123456');
     await connect().getByRole('button', { name: 'Confirm' }).click();
-    await expect
-      .poll(() => page.textContent('#connect-status'), { timeout: 60_000 })
-      .toBe('Bank connection (sandbox-embedded): AUTHORIZED');
+    await eventually(
+      'the embedded connection shown authorised',
+      async () => {
+        expect(await page.textContent('#connect-status')).toBe(
+          'Bank connection (sandbox-embedded): AUTHORIZED',
+        );
+        return true;
+      },
+      WAIT.work,
+    );
     // On `connected` the page goes on as after a redirect: the new bank's accounts, synced.
-    await expect
-      .poll(
-        async () => {
-          const text = (await page.textContent('#sync-status')) ?? '';
-          const [, done, all] = /^(\d+) of (\d+) accounts synced/.exec(text) ?? [];
-          return Number(all) > 3 && done === all;
-        },
-        { timeout: 90_000 },
-      )
-      .toBe(true);
+    await eventually(
+      'every account of the new bank synced, as the page says',
+      async () => {
+        const text = (await page.textContent('#sync-status')) ?? '';
+        const [, done, all] = /^(\d+) of (\d+) accounts synced/.exec(text) ?? [];
+        expect(Number(all) > 3 && done === all).toBe(true);
+        return true;
+      },
+      WAIT.pageSync,
+    );
     await screenshot(page, '05-embedded');
   });
 
@@ -238,24 +281,50 @@ describe('demo merchant app, in a browser', () => {
     await page.fill('#vrp-month', '25.00');
     await page.click('#vrp-setup');
     await approveAtBank();
-    await expect.poll(() => page.textContent('#vrp-status')).toContain('AUTHORIZED');
+    await eventually(
+      'the VRP consent shown authorised',
+      async () => {
+        expect(await page.textContent('#vrp-status')).toContain('AUTHORIZED');
+        return true;
+      },
+      WAIT.page,
+    );
     // The form is back to its defaults after the bank: the limits shown are the consent's own.
-    await expect
-      .poll(() => page.textContent('#vrp-headroom'))
-      .toBe('max £20.00 a payment; £25.00 a month: paid £0.00, headroom £25.00');
+    await eventually(
+      "the VRP consent's own limits shown",
+      async () => {
+        expect(await page.textContent('#vrp-headroom')).toBe(
+          'max £20.00 a payment; £25.00 a month: paid £0.00, headroom £25.00',
+        );
+        return true;
+      },
+      WAIT.page,
+    );
     for (const [paid, headroom] of [
       ['£10.00', '£15.00'],
       ['£20.00', '£5.00'],
     ]) {
       await page.click('#vrp-pay');
-      await expect
-        .poll(() => page.textContent('#vrp-headroom'))
-        .toContain(`paid ${paid}, headroom ${headroom}`);
+      await eventually(
+        'the headroom after a VRP payment',
+        async () => {
+          expect(await page.textContent('#vrp-headroom')).toContain(`paid ${paid}, headroom ${headroom}`);
+          return true;
+        },
+        WAIT.page,
+      );
     }
     await page.click('#vrp-pay');
-    await expect
-      .poll(() => page.textContent('#vrp-status'))
-      .toBe('Refused: exceeds periodicLimits[0] (MONTHLY): 5.00 left');
+    await eventually(
+      'the VRP payment over the limit refused',
+      async () => {
+        expect(await page.textContent('#vrp-status')).toBe(
+          'Refused: exceeds periodicLimits[0] (MONTHLY): 5.00 left',
+        );
+        return true;
+      },
+      WAIT.page,
+    );
     await screenshot(page, '06-vrp-refused');
   });
 
@@ -263,18 +332,37 @@ describe('demo merchant app, in a browser', () => {
     await page.click('#single-pay');
     await approveAtBank();
     const single = page.locator('#payment-table tbody tr', { hasText: 'SINGLE' }).first();
-    await expect
-      .poll(() => single.locator('.payment-status').textContent(), { timeout: 30_000 })
-      .toBe('COMPLETED');
+    await eventually(
+      'the single payment shown completed',
+      async () => {
+        expect(await single.locator('.payment-status').textContent()).toBe('COMPLETED');
+        return true;
+      },
+      WAIT.page,
+    );
     await screenshot(page, '07-single-payment');
   });
 
   it('revokes the bank consent, and its transactions stay readable', async () => {
     const row = page.locator('#consent-table tbody tr', { hasText: 'sandbox-redirect' });
     await row.locator('button.revoke').click();
-    await expect.poll(() => row.textContent()).toContain('REVOKED');
+    await eventually(
+      'the consent shown revoked',
+      async () => {
+        expect(await row.textContent()).toContain('REVOKED');
+        return true;
+      },
+      WAIT.page,
+    );
     await page.click('#tx-apply');
-    await expect.poll(() => page.locator('#tx-table tbody tr').count()).toBe(25);
+    await eventually(
+      "the revoked consent's transactions",
+      async () => {
+        expect(await page.locator('#tx-table tbody tr').count()).toBe(25);
+        return true;
+      },
+      WAIT.page,
+    );
     await screenshot(page, '08-revoked-still-readable');
   });
 

@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { MerchantEventRepository, UserEventsService } from '#libs/domain/events';
-import { sessionToken, tuned } from '#libs/testing';
-import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SseClient } from './support/sse-client.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi } from './support/worker-process.js';
-
-/** The documented bound (docs/api-guide.md, "Events"): a stream ends within seconds of losing access. */
-const ENDS_WITHIN_MS = 5_000;
+import {
+  eventually,
+  merchantCallerOf,
+  onboard,
+  sessionToken,
+  spawnApi,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  WAIT,
+} from './kit/index.js';
+import { SseClient } from './kit/sse-client.js';
 
 /**
  * Access ends everywhere at once, open streams included: streams opened on one api process with an API
@@ -55,11 +60,11 @@ describe('event streams: access ends everywhere at once', () => {
   }
 
   /** The stream ends by itself, its last message the error its next request would get. */
-  async function endsWith(stream: SseClient, code: string, reason: RegExp, withinMs = ENDS_WITHIN_MS) {
+  async function endsWith(stream: SseClient, code: string, reason: RegExp, within: number = WAIT.streamEnd) {
     await eventually(
       'the stream ended by the server',
       () => (stream.closedByServer ? true : undefined),
-      withinMs,
+      within,
     );
     const last = stream.messages[stream.messages.length - 1];
     expect(last?.event).toBe('error');
@@ -96,7 +101,7 @@ describe('event streams: access ends everywhere at once', () => {
       expiring,
       'UNAUTHENTICATED',
       /session token has expired/,
-      ttlSeconds * 1000 + ENDS_WITHIN_MS,
+      ttlSeconds * 1000 + WAIT.streamEnd,
     );
     expect(lasting.closedByServer).toBe(false);
   });

@@ -2,12 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { UserRepository } from '#libs/domain/users';
-import { createMerchant, createUser, tuned, uniqueName } from '#libs/testing';
-import { type Stack, startStack } from './support/api-kit.js';
-import { postUpstreamEvent, rootApplication, upstreamEvent } from './support/event-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+import {
+  createMerchant,
+  createSandboxSubApplication,
+  createUser,
+  eventually,
+  postUpstreamEvent,
+  rootApplication,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  tuned,
+  uniqueName,
+  upstreamEvent,
+} from './kit/index.js';
 
 /**
  * Issue 24, defect 4: an upstream event is verified with the secret of the application it names, and

@@ -1,10 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { tuned, uniqueName, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import {
+  EventReceiver,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
+  spawnWorker,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  uniqueName,
+  uniqueQueuePrefix,
+  upstreamEvent,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
 
 const BURST = 500;
 
@@ -76,7 +88,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
         (await prisma.inboundEvent.count({ where: { eventId: { in: ids }, status: 'PROCESSED' } })) === BURST
           ? true
           : undefined,
-      120_000,
+      WAIT.recovery,
     );
     const expired = await prisma.merchantEvent.findMany({
       where: { merchantId: tenant.merchant.merchant.id, type: 'CONSENT_EXPIRED' },
@@ -91,7 +103,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     await eventually(
       'every event delivered',
       () => (new Set(receiver.accepted().map((r) => r.id)).size === BURST ? true : undefined),
-      120_000,
+      WAIT.recovery,
     );
     expect(new Set(receiver.accepted().map((r) => r.id))).toEqual(new Set(expired.map((e) => e.id)));
     // The endpoint's receipt comes before the worker records it (a killed worker's receipts are sent
@@ -100,7 +112,7 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
       'every delivery recorded',
       async () =>
         (await prisma.eventDelivery.count({ where: { status: 'SUCCEEDED' } })) === BURST ? true : undefined,
-      120_000,
+      WAIT.recovery,
     );
   }, 300_000);
 });

@@ -1,12 +1,21 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { sessionToken, tuned, uniqueName } from '#libs/testing';
-import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { EventReceiver } from './support/event-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { SseClient } from './support/sse-client.js';
-import { eventually, upstreamConsentId } from './support/sync-kit.js';
+import {
+  connect,
+  EventReceiver,
+  eventually,
+  onboard,
+  SandboxHttp,
+  sessionToken,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  uniqueName,
+  upstreamConsentId,
+} from './kit/index.js';
+import { SseClient } from './kit/sse-client.js';
 
 /**
  * The sandbox's own signed webhooks, registered through the operator route, end to end: sandbox →

@@ -3,18 +3,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeper } from '#libs/domain/events';
-import { createConsentRow, sessionToken, testRandom, tuned, uniqueName } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
 import {
+  createConsentRow,
   EventReceiver,
+  eventually,
+  onboard,
   postUpstreamEvent,
   registeredSecret,
+  sessionToken,
+  spawnApi,
+  type Stack,
+  startStack,
+  type Tenant,
+  testRandom,
+  tuned,
+  uniqueName,
   upstreamEvent,
   upstreamEventBody,
-} from './support/event-kit.js';
-import { SseClient } from './support/sse-client.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi } from './support/worker-process.js';
+  WAIT,
+} from './kit/index.js';
+import { SseClient } from './kit/sse-client.js';
 
 describe('events: the signed receiver, the inbox, fan-out, deliveries and live streams', () => {
   let stack: Stack;
@@ -453,7 +461,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     await eventually(
       'the stream ended by the server',
       () => (stream.closedByServer ? true : undefined),
-      5_000,
+      WAIT.streamEnd,
     );
     expect(second.output()).not.toMatch(/"level":"error"/);
   });

@@ -1,11 +1,22 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName, uniqueQueuePrefix } from '#libs/testing';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
-import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { atBank, paymentBodies } from './support/payment-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { accountsWhenSynced, eventually, storedTransactions } from './support/sync-kit.js';
+import {
+  accountsWhenSynced,
+  atBank,
+  connect,
+  dataOf,
+  eventually,
+  onboard,
+  paymentBodies,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  storedTransactions,
+  type Tenant,
+  uniqueName,
+  uniqueQueuePrefix,
+} from './kit/index.js';
 
 /**
  * Bulkheads on the real stack: one bank failing every data call, with the upstream blaming itself

@@ -8,8 +8,7 @@ import {
   type JobName,
   type QueueName,
 } from '#libs/queue';
-import { testConfig, tuned, uniqueQueuePrefix } from '#libs/testing';
-import { startWorker } from './support/running-apps.js';
+import { startWorker, testConfig, tuned, uniqueQueuePrefix } from './kit/index.js';
 
 const allOn = tuned({
   syncDispatchEverySeconds: 60,

@@ -5,19 +5,28 @@ import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { EventDeliveryRepository, EventDeliveryService, EventsSweeper } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
 import {
+  ApiClient,
   assertProperty,
   createConsentRow,
   createDueAccounts,
   createPaymentRow,
+  createSandboxSubApplication,
   createUser,
+  EventReceiver,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
   sessionToken,
+  spawnApi,
+  type Stack,
+  startStack,
+  type Tenant,
   tuned,
-} from '#libs/testing';
-import { ApiClient, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { EventReceiver, postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { eventually } from './support/sync-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
-import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+  upstreamEvent,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
 
 /**
  * The operator changes a merchant after on-boarding and switches it off and on: in effect on every api
@@ -167,9 +176,15 @@ describe('operator: changing, disabling and enabling a merchant', () => {
       expect(refused.body.error.code).toBe('MERCHANT_DISABLED');
     }
     for (const client of callers.slice(2)) {
-      await expect
-        .poll(async () => (await read(client)).body.error?.code, { timeout: 5_000, interval: 50 })
-        .toBe('MERCHANT_DISABLED');
+      await eventually(
+        'the disabled merchant refused on every api',
+        async () => {
+          expect((await read(client)).body.error?.code).toBe('MERCHANT_DISABLED');
+          return true;
+        },
+        WAIT.revocation,
+        50,
+      );
     }
     // A wrong key stays a plain 401: the merchant's state is told only to its own credentials.
     const forged = `${tenant.merchant.apiKey.key.slice(0, -4)}AAAA`;

@@ -1,11 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
 import { ALL_QUEUES, JobProducer } from '#libs/queue';
-import { createUser, tuned } from '#libs/testing';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { connectBank } from './support/bank-consents.js';
-import { EventReceiver } from './support/event-kit.js';
+import {
+  accountsWhenSynced,
+  connectBank,
+  createUser,
+  EventReceiver,
+  eventually,
+  freePort,
+  onboard,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  upstreamConsentId,
+} from './kit/index.js';
 import {
   alertRules,
   dashboardExpressions,
@@ -14,10 +25,7 @@ import {
   type Scrape,
   scrape,
   valueOf,
-} from './support/metrics-kit.js';
-import { freePort } from './support/running-apps.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { accountsWhenSynced, eventually, upstreamConsentId } from './support/sync-kit.js';
+} from './kit/metrics-kit.js';
 
 const INSTITUTION = 'sandbox-redirect';
 const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'waiting-children', 'failed'];

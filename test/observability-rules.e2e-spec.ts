@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { alertRules, dashboardExpressions, metricNamesIn, OBSERVABILITY_DIR } from './support/metrics-kit.js';
+import { alertRules, dashboardExpressions, metricNamesIn, OBSERVABILITY_DIR } from './kit/metrics-kit.js';
 
 const ROOT = new URL('../', import.meta.url);
 const file = (name: string) => fileURLToPath(new URL(name, OBSERVABILITY_DIR));

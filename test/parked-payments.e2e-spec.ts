@@ -2,8 +2,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
-import { assertProperty, createConsentRow, createPaymentRow, createVrpConsentRow } from '#libs/testing';
-import { type ApiClient, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import {
+  type ApiClient,
+  assertProperty,
+  createConsentRow,
+  createPaymentRow,
+  createVrpConsentRow,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
 
 type Kind = 'parked' | 'due' | 'final';
 

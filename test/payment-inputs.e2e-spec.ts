@@ -2,10 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createVrpConsentRow, uniqueName } from '#libs/testing';
-import { type ApiResponse, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
-import { paymentBodies } from './support/payment-kit.js';
+import {
+  type ApiResponse,
+  authorisedSandboxVrpConsent,
+  createVrpConsentRow,
+  onboard,
+  paymentBodies,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from './kit/index.js';
 
 /**
  * Issue 37 item 6: every money input and every payment reference is refused with the real reason, by us

@@ -2,11 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { PaymentStatusPoller } from '#libs/domain/payments';
-import { tuned, uniqueName } from '#libs/testing';
-import { type ApiClient, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { atBank, payee, paymentBodies, paymentEvents, REDIRECT_URL } from './support/payment-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  type ApiClient,
+  atBank,
+  dataOf,
+  eventually,
+  onboard,
+  payee,
+  paymentBodies,
+  paymentEvents,
+  REDIRECT_URL,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  uniqueName,
+} from './kit/index.js';
 
 /**
  * Single payments end to end against the sandbox: the hosted bank page, our callback making the payment

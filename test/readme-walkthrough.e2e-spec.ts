@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueQueuePrefix } from '#libs/testing';
-import { type Stack, startStack } from './support/api-kit.js';
+import { type Stack, startStack, uniqueQueuePrefix } from './kit/index.js';
 
 const run = promisify(execFile);
 

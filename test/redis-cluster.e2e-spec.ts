@@ -2,13 +2,26 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeJobSchedules, ALL_QUEUES, JOB_DEFINITIONS } from '#libs/queue';
-import { createMerchant, sessionToken, tuned, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, connect, onboard, send, type Stack, startStack } from './support/api-kit.js';
-import { EventReceiver } from './support/event-kit.js';
-import { type PrivateRedisCluster, startPrivateRedisCluster } from './support/private-services.mjs';
-import { SseClient } from './support/sse-client.js';
-import { accountsWhenSynced, eventually } from './support/sync-kit.js';
-import { spawnApi, type WorkerProcess } from './support/worker-process.js';
+import {
+  accountsWhenSynced,
+  ApiClient,
+  connect,
+  createMerchant,
+  EventReceiver,
+  eventually,
+  onboard,
+  send,
+  sessionToken,
+  spawnApi,
+  type Stack,
+  startStack,
+  tuned,
+  uniqueQueuePrefix,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
+import { type PrivateRedisCluster, startPrivateRedisCluster } from './kit/private-services.mjs';
+import { SseClient } from './kit/sse-client.js';
 
 /**
  * The whole stack on a real three-master Redis Cluster (REDIS_CLUSTER_NODES): every flow that touches
@@ -121,7 +134,7 @@ describe('Redis Cluster: every flow that touches Redis, on a real three-master c
     await eventually(
       'refused on the other process',
       async () => ((await elsewhere.get('/v1/me')).status === 401 ? true : undefined),
-      5_000,
+      WAIT.revocation,
     );
   });
 

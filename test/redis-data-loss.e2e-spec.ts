@@ -2,12 +2,26 @@ import { type JobType, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { activeJobSchedules, ALL_QUEUES, bullmqPrefix, type QueueName } from '#libs/queue';
-import { testConfig, tuned, uniqueName, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { postUpstreamEvent, registeredSecret, upstreamEvent } from './support/event-kit.js';
-import { type PrivateRedis, startPrivateRedis } from './support/private-services.mjs';
-import { accountsWhenSynced, connectedUsers, eventually } from './support/sync-kit.js';
-import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import {
+  accountsWhenSynced,
+  connectedUsers,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
+  spawnWorker,
+  type Stack,
+  startStack,
+  type Tenant,
+  testConfig,
+  tuned,
+  uniqueName,
+  uniqueQueuePrefix,
+  upstreamEvent,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
+import { type PrivateRedis, startPrivateRedis } from './kit/private-services.mjs';
 
 const CHECK_SECONDS = 2;
 /** Every schedule on, and short: the workers of this test are the deployment's only ones. */
@@ -162,7 +176,7 @@ describe('Redis restarted without its data: the schedulers come back, and Postgr
         'PROCESSED'
           ? true
           : undefined,
-      60_000,
+      WAIT.work,
     );
     await eventually(
       'the queued run ended',
@@ -170,7 +184,7 @@ describe('Redis restarted without its data: the schedulers come back, and Postgr
         const run = await prisma.syncRun.findUniqueOrThrow({ where: { id: runId } });
         return ['SUCCEEDED', 'FAILED'].includes(run.status) ? run.status : undefined;
       },
-      150_000,
+      WAIT.recovery,
     ).then((status) => expect(status).toBe('SUCCEEDED'));
 
     // Still one scheduler each, and the restoration was said at most once by each worker, not at every

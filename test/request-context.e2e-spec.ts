@@ -1,8 +1,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureLogger, uniqueName } from '#libs/testing';
-import { connect, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  captureLogger,
+  connect,
+  eventually,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+  WAIT,
+} from './kit/index.js';
 
 /**
  * One request context: the id a request arrives with (or a job's own) reaches, without any code passing
@@ -70,7 +78,7 @@ describe('request context: the request id reaches the upstream and the outbox', 
         );
         return result.rows[0];
       },
-      60_000,
+      WAIT.work,
     );
     expect(jobEvent.request_id).toMatch(/^job:sync\.account:/);
     // Every account's first sync over: a sync still calling the bank when the consent is revoked there
@@ -89,7 +97,7 @@ describe('request context: the request id reaches the upstream and the outbox', 
         const [row] = result.rows;
         return row.accounts > 0 && row.waiting === 0 ? row : undefined;
       },
-      60_000,
+      WAIT.work,
     );
 
     const requestId = uniqueName('ctx-revoke');

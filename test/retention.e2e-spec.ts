@@ -3,10 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, RETENTION_BATCH } from '#libs/database';
 import { EventsRetention } from '#libs/domain/events';
 import { InboxRetention } from '#libs/domain/inbox';
-import { assertProperty, sessionToken, tuned } from '#libs/testing';
-import { connect, dataOf, onboard, send, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SseClient } from './support/sse-client.js';
-import { accountsWhenSynced, runWhenEnded } from './support/sync-kit.js';
+import {
+  accountsWhenSynced,
+  assertProperty,
+  connect,
+  dataOf,
+  onboard,
+  runWhenEnded,
+  send,
+  sessionToken,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+} from './kit/index.js';
+import { SseClient } from './kit/sse-client.js';
 
 const DAYS = 30;
 /** Ages in hours, none within an hour of the cutoff (the sweep reads the clock a moment later). */

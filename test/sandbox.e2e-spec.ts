@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from './support/sandbox-fixture.js';
+import { useSandbox } from './kit/sandbox-fixture.js';
 
 describe('sandbox: boots and answers on its port', () => {
   const { http } = useSandbox();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, dropDatabase, ensureDatabase, migrate } from '#libs/database';
-import { compareStructures, structureFromDatabase, structureFromSchema } from './support/schema-drift.js';
+import { compareStructures, structureFromDatabase, structureFromSchema } from './kit/schema-drift.js';
 
 const SCHEMA = join(defaultMigrationsDir(), '..', 'schema.prisma');
 

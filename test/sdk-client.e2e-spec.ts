@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, uniqueName } from '#libs/testing';
 import { BffError, createBffClient, isBffError } from '../libs/merchant-sdk/src/index.js';
-import { type Stack, startStack } from './support/api-kit.js';
-import { freePort } from './support/running-apps.js';
-import { envelope, FlakyProxy, type ProxyPlan } from './support/sdk-kit.js';
+import { createMerchant, freePort, type Stack, startStack, uniqueName } from './kit/index.js';
+import { envelope, FlakyProxy, type ProxyPlan } from './kit/sdk-kit.js';
 
 /** What a promise rejected with, failing the test when it resolved. */
 async function rejection(pending: Promise<unknown>): Promise<BffError> {

@@ -5,11 +5,19 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, sessionToken, uniqueName } from '#libs/testing';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { launchBrowser, screenshot } from './support/browser-kit.js';
-import { freePort } from './support/running-apps.js';
+import { launchBrowser, screenshot } from './kit/browser-kit.js';
+import {
+  createMerchant,
+  eventually,
+  freePort,
+  send,
+  sessionToken,
+  type Stack,
+  startStack,
+  uniqueName,
+  WAIT,
+} from './kit/index.js';
 
 /** An event the test page saw reach `document` (so it bubbled out of the shadow root, composed). */
 interface SeenEvent {
@@ -104,9 +112,6 @@ interface Focus {
   institution: string | null;
 }
 
-/** How long a step may take on a busy machine (expect.poll's own default is one second). */
-const WAIT = { timeout: 20_000 };
-
 describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', () => {
   let stack: Stack;
   let shop: FastifyInstance;
@@ -189,8 +194,15 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
 
   /** What the page recorded; nothing while it is (re)loading. */
   const events = (page: Page) => page.evaluate<SeenEvent[]>('window.bffEvents ?? []');
-  const nextEvent = async (page: Page, timeout = 30_000) => {
-    await expect.poll(async () => (await events(page)).length, { timeout }).toBeGreaterThan(0);
+  const nextEvent = async (page: Page, within: number = WAIT.page) => {
+    await eventually(
+      'an event of the component',
+      async () => {
+        expect((await events(page)).length).toBeGreaterThan(0);
+        return true;
+      },
+      within,
+    );
     const seen = await events(page);
     expect(seen).toHaveLength(1);
     return seen[0];
@@ -200,7 +212,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
   /** Searches the list down to `id` alone (the search box is labelled; results come from the API's q). */
   const search = async (page: Page, text: string, id: string) => {
     await page.getByLabel('Search for your bank').fill(text);
-    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBe(1);
+    await eventually(
+      'the list narrowed to one bank',
+      async () => {
+        expect(await page.locator('bff-connect button.institution').count()).toBe(1);
+        return true;
+      },
+      WAIT.page,
+    );
     await bankButton(page, id).waitFor();
   };
   const asMerchant = async (path: string) =>
@@ -271,7 +290,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.getByLabel('Password').fill('wrong');
     await page.getByRole('button', { name: 'Continue' }).click();
     const alert = page.locator('bff-connect [role="alert"]');
-    await expect.poll(() => alert.textContent(), WAIT).toMatch(/Reference: \S+/);
+    await eventually(
+      'the alert naming its reference',
+      async () => {
+        expect(await alert.textContent()).toMatch(/Reference: \S+/);
+        return true;
+      },
+      WAIT.page,
+    );
     await screenshot(page, 'connect-02-wrong-password');
     expect(await alert.getAttribute('aria-live')).toBe('assertive');
     expect(await alert.textContent()).not.toMatch(/at \S+:\d+|Error:/);
@@ -289,7 +315,7 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.evaluate('window.bffEvents.length = 0');
 
     await embeddedFlow(page, nothing);
-    const event = await nextEvent(page, 60_000);
+    const event = await nextEvent(page, WAIT.work);
     expect(event.type).toBe('connected');
     expect(event.detail.consent).toMatchObject({ status: 'AUTHORIZED', institutionId: 'sandbox-embedded' });
     await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
@@ -316,9 +342,16 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect(failed).toMatchObject({ type: 'failed', detail: { error: { code: 'UNAUTHENTICATED' } } });
     expect(failed.detail.consent).toBeUndefined();
     const { message, tracingId } = failed.detail.error as { message: string; tracingId: string };
-    await expect
-      .poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT)
-      .toBe(`${message}Reference: ${tracingId}`);
+    await eventually(
+      'the alert with its message and reference',
+      async () => {
+        expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe(
+          `${message}Reference: ${tracingId}`,
+        );
+        return true;
+      },
+      WAIT.page,
+    );
     const search = `${bff}/v1/institutions?limit=50&q=sandbox`;
     expect(problems.sort()).toEqual([
       `HTTP 401: GET ${search}`,
@@ -330,7 +363,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.evaluate('window.testKit.setToken()');
     await page.getByLabel('Search for your bank').fill('sandbox red');
     await bankButton(page, 'sandbox-redirect').waitFor();
-    await expect.poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT).toBe('');
+    await eventually(
+      'the alert cleared',
+      async () => {
+        expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe('');
+        return true;
+      },
+      WAIT.page,
+    );
     expect(await events(page)).toHaveLength(1);
     expect(problems).toEqual([]);
     await context.close();
@@ -346,7 +386,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       type: 'failed',
       detail: { error: { code: 'ORIGIN_NOT_ALLOWED', message } },
     });
-    await expect.poll(() => page.locator('bff-connect [role="alert"]').textContent(), WAIT).toBe(message);
+    await eventually(
+      'the alert with its message',
+      async () => {
+        expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe(message);
+        return true;
+      },
+      WAIT.page,
+    );
     expect(await page.locator('bff-connect button.institution').count()).toBe(0);
     // Nothing failed on the way: the component asked only what it may read.
     expect(problems).toEqual([]);
@@ -385,12 +432,26 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       await page.locator('bff-connect button[data-flow]').evaluateAll((b) => b.map((e) => e.textContent)),
     ).toEqual(['Sign in to your bank here']);
     await page.getByRole('button', { name: 'Choose another bank' }).click();
-    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBeGreaterThan(1);
+    await eventually(
+      'the whole list of banks back',
+      async () => {
+        expect(await page.locator('bff-connect button.institution').count()).toBeGreaterThan(1);
+        return true;
+      },
+      WAIT.page,
+    );
 
     await mount({ country: 'FR' });
-    await expect
-      .poll(() => page.locator('bff-connect [role="status"]').textContent(), WAIT)
-      .toBe('No bank matches your search.');
+    await eventually(
+      'no bank matching, said',
+      async () => {
+        expect(await page.locator('bff-connect [role="status"]').textContent()).toBe(
+          'No bank matches your search.',
+        );
+        return true;
+      },
+      WAIT.page,
+    );
     expect(await page.locator('bff-connect button.institution').count()).toBe(0);
     expect(await events(page)).toEqual([]);
     expect(problems).toEqual([]);
@@ -430,7 +491,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await tabTo((f) => f.label === 'Search for your bank');
     await page.keyboard.type('embedded');
     await bankButton(page, 'sandbox-embedded').waitFor();
-    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBe(1);
+    await eventually(
+      'the list narrowed to one bank',
+      async () => {
+        expect(await page.locator('bff-connect button.institution').count()).toBe(1);
+        return true;
+      },
+      WAIT.page,
+    );
     await tabTo((f) => f.institution === 'sandbox-embedded');
     await page.keyboard.press('Enter');
     expect((await focused()).text).toBe('Sign in to your bank here');
@@ -441,13 +509,27 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect((await focused()).label).toBe('Password');
     await page.keyboard.type('secret');
     await page.keyboard.press('Enter');
-    await expect.poll(async () => (await focused()).tag, WAIT).toBe('button');
+    await eventually(
+      'the focus on a method button',
+      async () => {
+        expect((await focused()).tag).toBe('button');
+        return true;
+      },
+      WAIT.page,
+    );
     expect(await page.locator('bff-connect button[data-method]').count()).toBeGreaterThan(0);
     await page.keyboard.press('Enter');
-    await expect.poll(async () => (await focused()).label, WAIT).toBe('Code from your bank');
+    await eventually(
+      'the focus on the code field',
+      async () => {
+        expect((await focused()).label).toBe('Code from your bank');
+        return true;
+      },
+      WAIT.page,
+    );
     await page.keyboard.type('123456');
     await page.keyboard.press('Enter');
-    const embedded = await nextEvent(page, 60_000);
+    const embedded = await nextEvent(page, WAIT.work);
     expect(embedded.detail.consent).toMatchObject({
       status: 'AUTHORIZED',
       institutionId: 'sandbox-embedded',
@@ -461,7 +543,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.keyboard.press('Control+A');
     await page.keyboard.type('redirect');
     await bankButton(page, 'sandbox-redirect').waitFor();
-    await expect.poll(() => page.locator('bff-connect button.institution').count(), WAIT).toBe(1);
+    await eventually(
+      'the list narrowed to one bank',
+      async () => {
+        expect(await page.locator('bff-connect button.institution').count()).toBe(1);
+        return true;
+      },
+      WAIT.page,
+    );
     await tabTo((f) => f.institution === 'sandbox-redirect');
     await page.keyboard.press('Enter');
     expect((await focused()).text).toBe("Continue to your bank's website");
@@ -469,7 +558,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.waitForURL(/\/sandbox\/bank\//);
     await page.click('button[name="decision"][value="approve"]');
     await page.waitForURL((url) => url.origin === shopUrl);
-    await expect.poll(async () => (await events(page)).map((e) => e.type), WAIT).toEqual(['connected']);
+    await eventually(
+      'one connected event',
+      async () => {
+        expect((await events(page)).map((e) => e.type)).toEqual(['connected']);
+        return true;
+      },
+      WAIT.page,
+    );
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -485,15 +581,27 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.locator('bff-connect button.institution').first().waitFor();
     await fits('list');
     await redirectFlow(page, 'approve', fits);
-    await expect.poll(async () => (await events(page)).map((e) => e.type), WAIT).toEqual(['connected']);
+    await eventually(
+      'one connected event',
+      async () => {
+        expect((await events(page)).map((e) => e.type)).toEqual(['connected']);
+        return true;
+      },
+      WAIT.page,
+    );
     await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
     await fits('redirect-connected');
 
     await page.getByRole('button', { name: 'Connect another bank' }).click();
     await embeddedFlow(page, fits);
-    await expect
-      .poll(async () => (await events(page)).map((e) => e.type), { timeout: 60_000 })
-      .toEqual(['connected', 'connected']);
+    await eventually(
+      'a second connected event',
+      async () => {
+        expect((await events(page)).map((e) => e.type)).toEqual(['connected', 'connected']);
+        return true;
+      },
+      WAIT.work,
+    );
     await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
     await fits('embedded-connected');
     expect(problems).toEqual([]);

@@ -3,11 +3,9 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, uniqueName } from '#libs/testing';
 import { integrityOf, sdkBundleFile } from '../scripts/sdk-bundle.mjs';
-import { send, type Stack, startStack } from './support/api-kit.js';
-import { launchBrowser, screenshot } from './support/browser-kit.js';
-import { freePort } from './support/running-apps.js';
+import { launchBrowser, screenshot } from './kit/browser-kit.js';
+import { createMerchant, freePort, send, type Stack, startStack, uniqueName } from './kit/index.js';
 
 /** docs/sdk.md's plain page, as a merchant copies it: its one `html` block. */
 const DOC_PAGE = /```html\n([\s\S]*?)```/.exec(

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installSdk, packSdk, SDK_PACKAGE, sdkImports, tsBlocks, TSC } from './support/sdk-tarball-kit.js';
+import { installSdk, packSdk, SDK_PACKAGE, sdkImports, tsBlocks, TSC } from './kit/sdk-tarball-kit.js';
 
 const run = promisify(execFile);
 

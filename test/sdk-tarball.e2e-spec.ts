@@ -5,13 +5,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
-import { createMerchant } from '#libs/testing';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
-import { type Stack, startStack } from './support/api-kit.js';
-import { connectBank } from './support/bank-consents.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { installSdk, packSdk, tsBlocks, TSC } from './support/sdk-tarball-kit.js';
-import { eventually, upstreamConsentId } from './support/sync-kit.js';
+import {
+  connectBank,
+  createMerchant,
+  eventually,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  upstreamConsentId,
+} from './kit/index.js';
+import { installSdk, packSdk, tsBlocks, TSC } from './kit/sdk-tarball-kit.js';
 
 const run = promisify(execFile);
 

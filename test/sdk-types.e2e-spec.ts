@@ -4,9 +4,9 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient, IDEMPOTENT_POSTS } from '../libs/merchant-sdk/src/index.js';
 import { isMerchantPath, NOT_MERCHANT_PATHS, renderSdkTypes } from '../scripts/sdk-types.mjs';
-import { type Stack, startStack } from './support/api-kit.js';
-import { documentedOperations, type OpenApiDocument, readOpenApiDocument } from './support/openapi-kit.js';
-import { firstDifference } from './support/sdk-kit.js';
+import { type Stack, startStack } from './kit/index.js';
+import { documentedOperations, type OpenApiDocument, readOpenApiDocument } from './kit/openapi-kit.js';
+import { firstDifference } from './kit/sdk-kit.js';
 
 const SDK = join(process.cwd(), 'libs', 'merchant-sdk');
 

@@ -3,10 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
-import { uniqueName } from '#libs/testing';
-import { type Stack, startStack } from './support/api-kit.js';
-import { connectBank } from './support/bank-consents.js';
-import type { RunningHttpApp } from './support/running-apps.js';
+import { connectBank, type RunningHttpApp, type Stack, startStack, uniqueName } from './kit/index.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 
@@ -23,19 +20,6 @@ describe('secrets at rest: no table holds a secret in plaintext', () => {
   let db: pg.Client;
   const secrets: { kind: string; value: string }[] = [];
 
-  const call = async (method: string, path: string, token: string, body?: unknown, headers = {}) => {
-    const response = await fetch(`${api.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
-  };
-
   beforeAll(async () => {
     stack = await startStack({ ownDatabase: 'secrets_at_rest' });
     ({ sandbox, api } = stack);
@@ -49,30 +33,34 @@ describe('secrets at rest: no table holds a secret in plaintext', () => {
 
   it('an idempotent replay of key rotation answers the key record without the key', async () => {
     const admin = api.config.api.adminToken;
-    const created = await call('POST', '/admin/merchants', admin, { name: uniqueName('secrets') });
+    const created = await stack.anonymous.as(admin).post('/admin/merchants', { name: uniqueName('secrets') });
     expect(created.status).toBe(201);
     secrets.push({ kind: 'first API key', value: created.body.data.apiKey.key });
 
     const path = `/admin/merchants/${created.body.data.merchant.id}/api-keys`;
     const headers = { 'idempotency-key': uniqueName('rotate') };
-    const first = await call('POST', path, admin, { name: 'second' }, headers);
+    const first = await stack.anonymous.as(admin).post(path, { name: 'second' }, { headers });
     expect(first.status).toBe(201);
     expect(first.body.data.key).toEqual(expect.any(String));
     secrets.push({ kind: 'rotated API key', value: first.body.data.key });
 
-    const replay = await call('POST', path, admin, { name: 'second' }, headers);
+    const replay = await stack.anonymous.as(admin).post(path, { name: 'second' }, { headers });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.data).toEqual({ ...first.body.data, key: undefined });
     expect(JSON.stringify(replay.body)).not.toContain(first.body.data.key);
 
     // The rotated key works: it was really minted, only not stored.
-    const me = await call('GET', '/v1/me', first.body.data.key);
+    const me = await stack.anonymous.as(first.body.data.key).get('/v1/me');
     expect(me.status).toBe(200);
 
-    const user = await call('POST', '/v1/users', first.body.data.key, { reference: uniqueName('user') });
+    const user = await stack.anonymous
+      .as(first.body.data.key)
+      .post('/v1/users', { reference: uniqueName('user') });
     expect(user.status).toBe(201);
-    const session = await call('POST', `/v1/users/${user.body.data.id}/sessions`, first.body.data.key, {});
+    const session = await stack.anonymous
+      .as(first.body.data.key)
+      .post(`/v1/users/${user.body.data.id}/sessions`, {});
     expect(session.status).toBe(201);
     secrets.push({ kind: 'session token', value: session.body.data.token });
 

@@ -3,18 +3,28 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { bullmqPrefix, JOB_DEFINITIONS, QueueName } from '#libs/queue';
-import { createMerchant, testConfig, tuned, uniqueQueuePrefix } from '#libs/testing';
-import { ApiClient, dataOf } from './support/api-kit.js';
-import { bankRedirect } from './support/bank-consents.js';
+import {
+  ApiClient,
+  bankRedirect,
+  createMerchant,
+  dataOf,
+  eventually,
+  SandboxHttp,
+  spawnApi,
+  spawnSandbox,
+  spawnWorker,
+  testConfig,
+  tuned,
+  uniqueQueuePrefix,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
 import {
   type PrivatePostgres,
   type PrivateRedis,
   startPrivatePostgres,
   startPrivateRedis,
-} from './support/private-services.mjs';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
-import { spawnApi, spawnSandbox, spawnWorker, type WorkerProcess } from './support/worker-process.js';
+} from './kit/private-services.mjs';
 
 /** The bound an orchestrator gives before SIGKILL (docker's default, and `npm start`'s). */
 const BOUND_MS = 10_000;
@@ -50,7 +60,7 @@ describe('graceful shutdown in every state', () => {
     await eventually(
       'worker ready',
       () => (worker.output().includes('worker ready') ? true : undefined),
-      30_000,
+      WAIT.step,
     ).catch((error: Error) => {
       throw new Error(`${error.message}\n${worker.output()}`);
     });
@@ -156,7 +166,7 @@ describe('graceful shutdown in every state', () => {
       await eventually(
         'the api shutting down',
         () => (api.output().includes('"msg":"shutting down"') ? true : undefined),
-        30_000,
+        WAIT.step,
       );
       socket.write(`GET /v1/institutions HTTP/1.1\r\nHost: ${api.url.slice(7)}\r\n\r\n`);
       await closed;

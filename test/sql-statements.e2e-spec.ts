@@ -10,7 +10,7 @@ import {
 } from '#libs/database';
 import { ACCOUNT_SQL } from '#libs/domain/accounts';
 import { type StoredTransactionPage, TransactionRepository } from '#libs/domain/sync';
-import { scratchDatabase } from './support/scratch-database.js';
+import { scratchDatabase } from './kit/index.js';
 import {
   type DeclaredStatement,
   declaredStatements,
@@ -19,7 +19,7 @@ import {
   rowProblems,
   sourceFiles,
   typesOf,
-} from './support/sql-check.js';
+} from './kit/sql-check.js';
 
 /*
  * Every hand-written statement, prepared (parsed, resolved, typed: never run) against a freshly migrated

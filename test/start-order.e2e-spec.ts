@@ -1,10 +1,16 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bullmqPrefix, QueueName } from '#libs/queue';
-import { testConfig, tuned, uniqueQueuePrefix } from '#libs/testing';
-import { freePort, type PrivateRedis, startPrivateRedis } from './support/private-services.mjs';
-import { eventually } from './support/sync-kit.js';
-import { spawnSandbox, spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import {
+  eventually,
+  spawnSandbox,
+  spawnWorker,
+  testConfig,
+  tuned,
+  uniqueQueuePrefix,
+  type WorkerProcess,
+} from './kit/index.js';
+import { freePort, type PrivateRedis, startPrivateRedis } from './kit/private-services.mjs';
 
 /**
  * A worker that comes up before its upstream listens (docker without depends_on, a cold `npm start` of

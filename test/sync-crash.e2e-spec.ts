@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { tuned, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   connectedUsers,
   eventually,
+  onboard,
+  SandboxHttp,
+  spawnWorker,
+  type Stack,
+  startStack,
   storedTransactions,
+  type Tenant,
+  tuned,
+  uniqueQueuePrefix,
   upstreamTransactions,
-} from './support/sync-kit.js';
-import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
   const prefix = uniqueQueuePrefix('sync-crash');
@@ -84,7 +90,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
         })) === 0
           ? true
           : undefined,
-      150_000,
+      WAIT.recovery,
     );
     for (const userId of users) {
       const accounts = await accountsWhenSynced(tenant.client, userId);

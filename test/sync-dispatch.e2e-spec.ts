@@ -5,8 +5,15 @@ import { PrismaService } from '#libs/database';
 import { SyncDispatcher } from '#libs/domain/sync';
 import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
-import { createConsentRow, createDueAccounts, createMerchant, createUser, tuned } from '#libs/testing';
-import { type Stack, startStack } from './support/api-kit.js';
+import {
+  createConsentRow,
+  createDueAccounts,
+  createMerchant,
+  createUser,
+  type Stack,
+  startStack,
+  tuned,
+} from './kit/index.js';
 
 describe('sync dispatcher: due accounts in batches, one job per account however often it runs', () => {
   let stack: Stack;

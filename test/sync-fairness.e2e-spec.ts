@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '#libs/queue';
-import { uniqueQueuePrefix } from '#libs/testing';
-import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+import {
+  connect,
+  dataOf,
+  onboard,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueQueuePrefix,
+} from './kit/index.js';
 
 /**
  * Noisy neighbours: one merchant's scheduled backlog never delays another merchant's new connection. The

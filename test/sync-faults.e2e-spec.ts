@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { uniqueQueuePrefix } from '#libs/testing';
-import { dataOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
   connectedUsers,
+  dataOf,
+  onboard,
   runWhenEnded,
+  SandboxHttp,
+  type Stack,
+  startStack,
   storedTransactions,
+  type Tenant,
+  uniqueQueuePrefix,
   upstreamTransactions,
-} from './support/sync-kit.js';
+} from './kit/index.js';
 
 /** Transaction pages and balances only: the consent flow itself stays clean. */
 const SYNC_READS = String.raw`/^\/accounts\/[^/]+\/(transactions|balances)$/`;

@@ -3,14 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
+  type ApiClient,
   assertProperty,
   createConsentRow,
   createDueAccounts,
   createEndedSyncRuns,
   createUser,
+  onboard,
   sessionToken,
-} from '#libs/testing';
-import { type ApiClient, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
 
 describe('GET /v1/accounts/{accountId}/syncs: an account’s sync history', () => {
   let stack: Stack;

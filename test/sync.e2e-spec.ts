@@ -1,24 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import { createUser, sessionToken, uniqueQueuePrefix } from '#libs/testing';
-import {
-  type ApiResponse,
-  connect,
-  onboard,
-  type Stack,
-  startStack,
-  type Tenant,
-} from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
 import {
   accountsWhenSynced,
+  type ApiResponse,
+  connect,
+  createUser,
+  onboard,
   runWhenEnded,
+  SandboxHttp,
+  sessionToken,
+  type Stack,
+  startStack,
   storedTransactions,
   type SyncedAccount,
+  type Tenant,
+  uniqueQueuePrefix,
   upstreamConsentId,
   upstreamTransactions,
-} from './support/sync-kit.js';
+} from './kit/index.js';
 
 const DECIMAL = /^-?\d+\.\d{2,4}$/;
 

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '#libs/testing';
-import { EventReceiver } from './support/event-kit.js';
-import { ancestors, type ReceivedSpan, SpanKind } from './support/otlp-receiver.js';
-import { eventually } from './support/sync-kit.js';
-import { onboardTraced, startTracedStack, type TracedStack, traceIdOf } from './support/traced-stack.js';
+import { ApiClient, EventReceiver, eventually, uniqueName } from './kit/index.js';
+import { ancestors, type ReceivedSpan, SpanKind } from './kit/otlp-receiver.js';
+import { onboardTraced, startTracedStack, type TracedStack, traceIdOf } from './kit/traced-stack.js';
 
 /** Re-based onto `base`: the apps write public URLs naming default ports; they listen on random ones. */
 const on = (base: string, url: string) => {
@@ -38,21 +36,14 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
   const secrets: string[] = [];
   let consentId = '';
 
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${stack.api.url}${path}`, {
-      redirect: 'manual',
-      ...init,
-      headers: {
-        authorization: `Bearer ${merchant.key}`,
-        'content-type': 'application/json',
-        ...init.headers,
-      },
-    });
+  /** The merchant's client. */
+  let client: ApiClient;
 
   beforeAll(async () => {
     stack = await startTracedStack('tracing');
     endpoint = await new EventReceiver().start();
     merchant = await onboardTraced(stack, endpoint.url);
+    client = new ApiClient(stack.api.url, merchant.key);
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
     secrets.push(...Object.values(stack.secrets), merchant.key, merchant.reference, merchant.endpointSecret);
@@ -64,15 +55,12 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
   });
 
   it('a bank connection: callback → sync job → upstream calls and SQL → its events delivered, one trace', async () => {
-    const created = await api(`/v1/users/${merchant.userId}/consents`, {
-      method: 'POST',
-      body: JSON.stringify({
-        institutionId: 'sandbox-redirect',
-        redirectUrl: 'https://merchant.example/done',
-      }),
+    const created = await client.post(`/v1/users/${merchant.userId}/consents`, {
+      institutionId: 'sandbox-redirect',
+      redirectUrl: 'https://merchant.example/done',
     });
     expect(created.status).toBe(201);
-    const consent = ((await created.json()) as { data: { id: string; authorisationUrl: string } }).data;
+    const consent = (created.body as { data: { id: string; authorisationUrl: string } }).data;
     consentId = consent.id;
     const bank = await fetch(on(stack.sandbox.url, consent.authorisationUrl), {
       method: 'POST',
@@ -213,9 +201,9 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
   }, 120_000);
 
   it('finds the trace of a tracingId quoted from an error envelope, and logs the trace id beside it', async () => {
-    const missing = await api(`/v1/users/${randomUUID()}`);
+    const missing = await client.get(`/v1/users/${randomUUID()}`);
     expect(missing.status).toBe(404);
-    const { tracingId } = ((await missing.json()) as { error: { tracingId: string } }).error;
+    const { tracingId } = (missing.body as { error: { tracingId: string } }).error;
     // A request that starts a trace is known by the trace's own id.
     const traced = await eventually('the 404’s trace', () => {
       const trace = stack.receiver.trace(tracingId);
@@ -225,8 +213,8 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
 
     // A request id of the caller's own is the tracingId instead, and its span carries it.
     const own = uniqueName('tracing-lookup');
-    const named = await api(`/v1/users/${randomUUID()}`, { headers: { 'x-request-id': own } });
-    expect(((await named.json()) as { error: { tracingId: string } }).error.tracingId).toBe(own);
+    const named = await client.get(`/v1/users/${randomUUID()}`, { headers: { 'x-request-id': own } });
+    expect((named.body as { error: { tracingId: string } }).error.tracingId).toBe(own);
     const span = await eventually('the span naming the request id', () =>
       stack.receiver.spans.find((s) => s.attributes['bff.request_id'] === own),
     );
@@ -242,8 +230,8 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
   });
 
   it('exports no secret, token or personal data in any span, event or resource', async () => {
-    const session = await api(`/v1/users/${merchant.userId}/sessions`, { method: 'POST' });
-    const token = ((await session.json()) as { data: { token: string } }).data.token;
+    const session = await client.post(`/v1/users/${merchant.userId}/sessions`);
+    const token = (session.body as { data: { token: string } }).data.token;
     const accounts = await fetch(`${stack.api.url}/v1/users/${merchant.userId}/accounts`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -263,7 +251,7 @@ describe('tracing: one trace per flow, across the api, the worker, the queue and
         undefined,
     );
     // A key pasted into a path no route matches: the span is named by the method alone, its path scrubbed.
-    expect((await api(`/v1/no-such-route/${merchant.key}`)).status).toBe(404);
+    expect((await client.get(`/v1/no-such-route/${merchant.key}`)).status).toBe(404);
     const stray = await eventually('the unmatched request exported', () =>
       stack.receiver.spans.find((s) => String(s.attributes['url.path']).startsWith('/v1/no-such-route/')),
     );

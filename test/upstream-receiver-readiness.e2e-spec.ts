@@ -2,10 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createConsentRow } from '#libs/testing';
 import { UpstreamReceiverRegistrar } from '../apps/api/src/admin/upstream-receiver.registrar.js';
-import { onboard, type Stack, startStack } from './support/api-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
+import { createConsentRow, onboard, SandboxHttp, type Stack, startStack } from './kit/index.js';
 
 /**
  * Readiness says whether our receiver is registered from what the upstream lists, not from our own table:

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { createConsentRow } from '#libs/testing';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import { UpstreamReceiverRegistrar } from '../apps/api/src/admin/upstream-receiver.registrar.js';
-import { onboard, type Stack, startStack } from './support/api-kit.js';
-import { createSandboxSubApplication } from './support/upstream-applications.js';
+import {
+  createConsentRow,
+  createSandboxSubApplication,
+  onboard,
+  type Stack,
+  startStack,
+} from './kit/index.js';
 
 type Registration = { id: string; applicationId: string; callbackUrl: string; upstreamWebhookId: string };
 

@@ -4,12 +4,22 @@ import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
-import { createVrpConsentRow, uniqueName } from '#libs/testing';
-import { dataOf, merchantCallerOf, onboard, type Stack, startStack, type Tenant } from './support/api-kit.js';
-import { authorisedSandboxVrpConsent } from './support/bank-consents.js';
-import { atBank, payee, paymentBodies } from './support/payment-kit.js';
-import { SandboxHttp } from './support/sandbox-http.js';
-import { eventually } from './support/sync-kit.js';
+import {
+  atBank,
+  authorisedSandboxVrpConsent,
+  createVrpConsentRow,
+  dataOf,
+  eventually,
+  merchantCallerOf,
+  onboard,
+  payee,
+  paymentBodies,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from './kit/index.js';
 
 const LIMITS = {
   psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],

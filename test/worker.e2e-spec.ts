@@ -2,9 +2,8 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bullmqPrefix, JobProducer, QueueName } from '#libs/queue';
-import { uniqueQueuePrefix } from '#libs/testing';
 import { MaintenanceProcessor } from '../apps/worker/src/maintenance/maintenance.processor.js';
-import { startWorker } from './support/running-apps.js';
+import { startWorker, uniqueQueuePrefix } from './kit/index.js';
 
 describe('worker: a headless Nest context consuming BullMQ', () => {
   const prefix = uniqueQueuePrefix('worker');

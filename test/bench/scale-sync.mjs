@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import { startPrivateRedis } from '../support/private-services.mjs';
+import { startPrivateRedis } from '../kit/private-services.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { SCHEDULES_OFF, startHeadless, until } from './processes.mjs';
 import {

@@ -2,9 +2,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount } from '#libs/domain/payments';
 import { DomainError } from '#libs/errors';
-import { assertProperty, propertyTimeout, uniqueName } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
-import { paymentBodies } from '../support/payment-kit.js';
+import {
+  assertProperty,
+  onboard,
+  paymentBodies,
+  propertyTimeout,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from '../kit/index.js';
 
 /**
  * The amount rule on the real stack: whatever a merchant sends as an amount, the api never fails (no

@@ -8,9 +8,11 @@ import {
   type ConsentRowsSpec,
   createConsentRows,
   createUser,
+  onboard,
   propertyTimeout,
-} from '#libs/testing';
-import { onboard, type Stack, startStack } from '../support/api-kit.js';
+  type Stack,
+  startStack,
+} from '../kit/index.js';
 
 const DAY = 86_400_000;
 

@@ -5,11 +5,19 @@ import { identityKeys } from '#libs/domain/accounts';
 import { AccountSyncService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
-import { connectBank } from '../support/bank-consents.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
-import { upstreamTransactions } from '../support/sync-kit.js';
+import {
+  assertProperty,
+  connectBank,
+  createUser,
+  onboard,
+  propertyTimeout,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueQueuePrefix,
+  upstreamTransactions,
+} from '../kit/index.js';
 
 /**
  * Issue 24, item 3, as an invariant: whatever a user does with one bank (connect it, connect it twice at

@@ -9,10 +9,20 @@ import {
   UserEventsService,
 } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, sessionToken, tuned } from '#libs/testing';
-import { merchantCallerOf, onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
-import { SseClient, type SseMessage } from '../support/sse-client.js';
-import { eventually } from '../support/sync-kit.js';
+import {
+  assertProperty,
+  createUser,
+  eventually,
+  merchantCallerOf,
+  onboard,
+  propertyTimeout,
+  sessionToken,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+} from '../kit/index.js';
+import { SseClient, type SseMessage } from '../kit/sse-client.js';
 
 /**
  * Issue 24, defect 1, as an invariant: whatever the number of events (past 9, past a page, thousands),

@@ -15,9 +15,17 @@ import {
 } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError } from '#libs/errors';
-import { assertProperty, createVrpConsentRow, propertyTimeout, uniqueName } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
-import { authorisedSandboxVrpConsent } from '../support/bank-consents.js';
+import {
+  assertProperty,
+  authorisedSandboxVrpConsent,
+  createVrpConsentRow,
+  onboard,
+  propertyTimeout,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from '../kit/index.js';
 
 /**
  * Money as decimal strings, never through a float we did not check: any amount a merchant may send is

@@ -4,11 +4,21 @@ import { DatabasePool } from '#libs/database';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, tuned, uniqueQueuePrefix } from '#libs/testing';
-import { onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
-import { connectBank } from '../support/bank-consents.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
-import { eventually, upstreamTransactions } from '../support/sync-kit.js';
+import {
+  assertProperty,
+  connectBank,
+  createUser,
+  eventually,
+  onboard,
+  propertyTimeout,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  tuned,
+  uniqueQueuePrefix,
+  upstreamTransactions,
+} from '../kit/index.js';
 
 /**
  * Issue 24, defect 2, as an invariant: whatever faults an account's sync meets (5xx, 429, dropped

@@ -4,11 +4,22 @@ import { DatabasePool } from '#libs/database';
 import { AccountSyncService, TransactionChangesRetention } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
-import { assertProperty, createUser, propertyTimeout, tuned, uniqueQueuePrefix } from '#libs/testing';
-import { type ApiClient, dataOf, onboard, type Stack, startStack, type Tenant } from '../support/api-kit.js';
-import { connectBank } from '../support/bank-consents.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
-import { storedTransactions } from '../support/sync-kit.js';
+import {
+  type ApiClient,
+  assertProperty,
+  connectBank,
+  createUser,
+  dataOf,
+  onboard,
+  propertyTimeout,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  storedTransactions,
+  type Tenant,
+  tuned,
+  uniqueQueuePrefix,
+} from '../kit/index.js';
 
 /**
  * `GET /v1/users/{userId}/transactions/changes` (issue 41), as an invariant: for any sequence of bank-side

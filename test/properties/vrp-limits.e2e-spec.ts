@@ -13,16 +13,19 @@ import {
 } from '#libs/domain/payments';
 import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { assertProperty, createVrpConsentRow, propertyTimeout, uniqueName } from '#libs/testing';
 import {
+  assertProperty,
+  authorisedSandboxVrpConsent,
+  createVrpConsentRow,
   dataOf,
   merchantCallerOf,
   onboard,
+  propertyTimeout,
   type Stack,
   startStack,
   type Tenant,
-} from '../support/api-kit.js';
-import { authorisedSandboxVrpConsent } from '../support/bank-consents.js';
+  uniqueName,
+} from '../kit/index.js';
 
 /**
  * Issue 24, item 8, as invariants. Under any limits (one to three frequencies, either alignment, the

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from '#libs/crypto';
-import { assertProperty, propertyTimeout } from '#libs/testing';
+import { assertProperty, propertyTimeout } from '../kit/index.js';
 
 /**
  * Issue 24, defect 5, as an invariant: for any payload, secrets, timestamp and any re-encoding or mutation

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type SandboxEvent, SandboxEvents } from '../../apps/sandbox/src/core/index.js';
-import { useSandbox } from '../support/sandbox-fixture.js';
+import { useSandbox } from '../kit/sandbox-fixture.js';
 
 /** Conformance of what every sandbox route shares: authentication (upstream spec §5), error shapes (part 7), versioning, faults. */
 describe('sandbox core', () => {

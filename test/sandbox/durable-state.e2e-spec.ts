@@ -2,10 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testConfig } from '#libs/testing';
-import { type RunningHttpApp, startSandbox } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
-import { paymentRequest } from '../support/sandbox-payments.js';
+import { paymentRequest, type RunningHttpApp, SandboxHttp, startSandbox, testConfig } from '../kit/index.js';
 
 /**
  * Issue 8, defect 10: with SANDBOX_DATA_DIR the sandbox keeps what it had across a restart (users without

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { testConfig } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
-import { useSandbox } from '../support/sandbox-fixture.js';
+import { testConfig } from '../kit/index.js';
+import { useSandbox } from '../kit/sandbox-fixture.js';
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testConfig } from '#libs/testing';
 import { type SandboxEvent, SandboxEvents } from '../../apps/sandbox/src/core/index.js';
-import { useSandbox } from '../support/sandbox-fixture.js';
-import { PAYEE, paymentRequest } from '../support/sandbox-payments.js';
+import { PAYEE, paymentRequest, testConfig } from '../kit/index.js';
+import { useSandbox } from '../kit/sandbox-fixture.js';
 
 const PAYER = {
   name: 'John Payer',

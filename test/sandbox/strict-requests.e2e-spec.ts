@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../support/sandbox-fixture.js';
+import { useSandbox } from '../kit/sandbox-fixture.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateWebhookSecret, verifyWebhook, WebhookVerificationError } from '#libs/crypto';
-import { testConfig, untilPasses } from '#libs/testing';
 import { SEEDED_SUB_APPLICATIONS } from '../../apps/sandbox/src/core/index.js';
-import { useSandbox } from '../support/sandbox-fixture.js';
+import { eventually, testConfig } from '../kit/index.js';
+import { useSandbox } from '../kit/sandbox-fixture.js';
 
 interface Received {
   path: string;
@@ -216,7 +216,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
       data: { paymentId: 'pay-1', status: 'COMPLETED' },
     });
     expect(started).toEqual([{ id: expect.any(String), target: { kind: 'webhook', webhookId: webhook.id } }]);
-    await untilPasses('1 request(s) at /hook', () => expect(receiver.on('/hook')).toHaveLength(1));
+    await eventually('1 request(s) at /hook', () => {
+      expect(receiver.on('/hook')).toHaveLength(1);
+      return true;
+    });
 
     const [request] = receiver.on('/hook');
     expect(verifyWebhook(request.body, request.headers, webhook.webhookSecret).id).toBe(eventId);
@@ -237,9 +240,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
       metadata: { shop: 's-1' },
     });
 
-    await untilPasses('the delivery logged delivered', async () =>
-      expect((await deliveries(eventId))[0]?.state).toBe('delivered'),
-    );
+    await eventually('the delivery logged delivered', async () => {
+      expect((await deliveries(eventId))[0]?.state).toBe('delivered');
+      return true;
+    });
     const [log] = await deliveries(eventId);
     expect(log.attempts).toEqual([
       expect.objectContaining({
@@ -257,16 +261,20 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     receiver.failNext('/flaky', 2);
     const { eventId } = await emit({ type: 'payment.state.success', data: { paymentId: 'pay-2' } });
 
-    await untilPasses('3 request(s) at /flaky', () => expect(receiver.on('/flaky')).toHaveLength(3));
+    await eventually('3 request(s) at /flaky', () => {
+      expect(receiver.on('/flaky')).toHaveLength(3);
+      return true;
+    });
     const requests = receiver.on('/flaky');
     expect(requests.map((r) => r.status)).toEqual([500, 500, 204]);
     for (const request of requests) {
       expect(request.headers['webhook-id']).toBe(eventId);
       expect(verifyWebhook(request.body, request.headers, webhook.webhookSecret).id).toBe(eventId);
     }
-    await untilPasses('the delivery logged delivered', async () =>
-      expect((await deliveries(eventId))[0]?.state).toBe('delivered'),
-    );
+    await eventually('the delivery logged delivered', async () => {
+      expect((await deliveries(eventId))[0]?.state).toBe('delivered');
+      return true;
+    });
     const [log] = await deliveries(eventId);
     expect(log.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 500, 204]);
   });
@@ -277,9 +285,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     receiver.failNext('/down', 100);
     const { eventId } = await emit({ type: 'payment.state.success' });
 
-    await untilPasses('the delivery logged failed', async () =>
-      expect((await deliveries(eventId))[0]?.state).toBe('failed'),
-    );
+    await eventually('the delivery logged failed', async () => {
+      expect((await deliveries(eventId))[0]?.state).toBe('failed');
+      return true;
+    });
     expect(receiver.on('/down')).toHaveLength(3);
     const [log] = await deliveries(eventId);
     expect(log.attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
@@ -308,7 +317,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     });
     expect(response.status).toBe(201);
     const { eventId } = await emit({ type: 'payment.state.failed' });
-    await untilPasses('1 request(s) at /backup', () => expect(receiver.on('/backup')).toHaveLength(1));
+    await eventually('1 request(s) at /backup', () => {
+      expect(receiver.on('/backup')).toHaveLength(1);
+      return true;
+    });
     expect(
       verifyWebhook(
         receiver.on('/backup')[0].body,
@@ -316,9 +328,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
         response.body.data.webhookSecret,
       ).id,
     ).toBe(eventId);
-    await untilPasses('the delivery logged delivered', async () =>
-      expect((await deliveries(eventId))[0]?.state).toBe('delivered'),
-    );
+    await eventually('the delivery logged delivered', async () => {
+      expect((await deliveries(eventId))[0]?.state).toBe('delivered');
+      return true;
+    });
     const [log] = await deliveries(eventId);
     expect(log.attempts).toEqual([
       expect.objectContaining({ attempt: 1, url: deadUrl, error: expect.any(String) }),
@@ -329,7 +342,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
   it('delivers the same event id twice when asked to duplicate', async () => {
     const webhook = await register('/dup');
     const { eventId } = await emit({ type: 'payment.state.success', duplicate: true });
-    await untilPasses('2 request(s) at /dup', () => expect(receiver.on('/dup')).toHaveLength(2));
+    await eventually('2 request(s) at /dup', () => {
+      expect(receiver.on('/dup')).toHaveLength(2);
+      return true;
+    });
     const [a, b] = receiver.on('/dup');
     expect(a.headers['webhook-id']).toBe(eventId);
     expect(b.headers['webhook-id']).toBe(eventId);
@@ -340,7 +356,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
   it('sends a stale timestamp on request, which fails verification at the default tolerance', async () => {
     const webhook = await register('/stale');
     await emit({ type: 'payment.state.success', timestampOffsetSeconds: -3600 });
-    await untilPasses('1 request(s) at /stale', () => expect(receiver.on('/stale')).toHaveLength(1));
+    await eventually('1 request(s) at /stale', () => {
+      expect(receiver.on('/stale')).toHaveLength(1);
+      return true;
+    });
     const [request] = receiver.on('/stale');
     let reason: string | undefined;
     try {
@@ -360,16 +379,18 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     const successOnly = await register('/success-only', ['payment.state.success']);
     const success = await emit({ type: 'payment.state.success' });
     expect(success.deliveries.map((d) => d.target.webhookId)).toEqual([successOnly.id]);
-    await untilPasses('1 request(s) at /success-only', () =>
-      expect(receiver.on('/success-only')).toHaveLength(1),
-    );
+    await eventually('1 request(s) at /success-only', () => {
+      expect(receiver.on('/success-only')).toHaveLength(1);
+      return true;
+    });
     expect(receiver.on('/failed-only')).toHaveLength(0);
 
     const failed = await emit({ type: 'payment.state.failed' });
     expect(failed.deliveries.map((d) => d.target.webhookId)).toEqual([failedOnly.id]);
-    await untilPasses('1 request(s) at /failed-only', () =>
-      expect(receiver.on('/failed-only')).toHaveLength(1),
-    );
+    await eventually('1 request(s) at /failed-only', () => {
+      expect(receiver.on('/failed-only')).toHaveLength(1);
+      return true;
+    });
     expect(JSON.parse(receiver.on('/failed-only')[0].body).type).toBe('payment.state.failed');
   });
 
@@ -378,10 +399,14 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     const webhook = await register('/deleted');
     receiver.failNext('/deleted', 1);
     const { eventId } = await emit({ type: 'payment.state.success' });
-    await untilPasses('1 request(s) at /deleted', () => expect(receiver.on('/deleted')).toHaveLength(1));
-    await untilPasses('the delivery’s next attempt scheduled', async () =>
-      expect((await deliveries(eventId))[0]?.nextAttemptAt).toEqual(expect.any(String)),
-    );
+    await eventually('1 request(s) at /deleted', () => {
+      expect(receiver.on('/deleted')).toHaveLength(1);
+      return true;
+    });
+    await eventually('the delivery’s next attempt scheduled', async () => {
+      expect((await deliveries(eventId))[0]?.nextAttemptAt).toEqual(expect.any(String));
+      return true;
+    });
 
     const removed = await http.call('DELETE', `/webhook/events/${webhook.id}`);
     expect(removed.status).toBe(200);
@@ -404,7 +429,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     expect(JSON.stringify((await http.call('GET', '/webhook/events')).body)).not.toContain(fresh.slice(6));
 
     await emit({ type: 'payment.state.success' });
-    await untilPasses('1 request(s) at /rotate', () => expect(receiver.on('/rotate')).toHaveLength(1));
+    await eventually('1 request(s) at /rotate', () => {
+      expect(receiver.on('/rotate')).toHaveLength(1);
+      return true;
+    });
     const first = receiver.on('/rotate')[0];
     expect(() => verifyWebhook(first.body, first.headers, fresh)).not.toThrow();
     expect(() => verifyWebhook(first.body, first.headers, webhook.webhookSecret)).toThrow(/No signature/);
@@ -412,7 +440,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     const graceful = await http.call('POST', `/webhook/secrets/${webhook.id}`, { body: { delay: 3600 } });
     const newest = graceful.body.data.webhookSecret as string;
     await emit({ type: 'payment.state.success' });
-    await untilPasses('2 request(s) at /rotate', () => expect(receiver.on('/rotate')).toHaveLength(2));
+    await eventually('2 request(s) at /rotate', () => {
+      expect(receiver.on('/rotate')).toHaveLength(2);
+      return true;
+    });
     const second = receiver.on('/rotate')[1];
     expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(() => verifyWebhook(second.body, second.headers, newest)).not.toThrow();
@@ -499,12 +530,14 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
       'payment.status',
       'payment.status.completed',
     ]);
-    await untilPasses('1 request(s) at /n/payment.status.completed', () =>
-      expect(receiver.on('/n/payment.status.completed')).toHaveLength(1),
-    );
-    await untilPasses('1 request(s) at /n/payment.status', () =>
-      expect(receiver.on('/n/payment.status')).toHaveLength(1),
-    );
+    await eventually('1 request(s) at /n/payment.status.completed', () => {
+      expect(receiver.on('/n/payment.status.completed')).toHaveLength(1);
+      return true;
+    });
+    await eventually('1 request(s) at /n/payment.status', () => {
+      expect(receiver.on('/n/payment.status')).toHaveLength(1);
+      return true;
+    });
     const completed = receiver.on('/n/payment.status.completed')[0];
     expect(completed.headers['webhook-id']).toBe(success.eventId);
     expect(completed.headers['webhook-signature']).toBeUndefined();
@@ -517,9 +550,10 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
 
     const failed = await emit({ type: 'payment.state.failed' });
     expect(failed.deliveries.map((d) => d.target.eventTypeId)).toEqual(['payment.status']);
-    await untilPasses('2 request(s) at /n/payment.status', () =>
-      expect(receiver.on('/n/payment.status')).toHaveLength(2),
-    );
+    await eventually('2 request(s) at /n/payment.status', () => {
+      expect(receiver.on('/n/payment.status')).toHaveLength(2);
+      return true;
+    });
     expect(receiver.on('/n/payment.status.completed')).toHaveLength(1);
   });
 
@@ -535,11 +569,17 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
 
     const rootEvent = await emit({ type: 'payment.state.success' });
     expect(rootEvent.deliveries.map((d) => d.target.webhookId)).toEqual([rootWebhook.id]);
-    await untilPasses('1 request(s) at /root', () => expect(receiver.on('/root')).toHaveLength(1));
+    await eventually('1 request(s) at /root', () => {
+      expect(receiver.on('/root')).toHaveLength(1);
+      return true;
+    });
     expect(receiver.on('/sub-a')).toHaveLength(0);
 
     const subEvent = await emit({ type: 'payment.state.success', applicationId: SUB_A });
-    await untilPasses('1 request(s) at /sub-a', () => expect(receiver.on('/sub-a')).toHaveLength(1));
+    await eventually('1 request(s) at /sub-a', () => {
+      expect(receiver.on('/sub-a')).toHaveLength(1);
+      return true;
+    });
     const request = receiver.on('/sub-a')[0];
     expect(verifyWebhook(request.body, request.headers, subWebhook.webhookSecret).id).toBe(subEvent.eventId);
     expect(JSON.parse(request.body).applicationId).toBe(SUB_A);

@@ -1,4 +1,4 @@
-// What the soak runs and breaks: a private Redis and Postgres (test/support/private-services.mjs), the
+// What the soak runs and breaks: a private Redis and Postgres (test/kit/private-services.mjs), the
 // sandbox, two api processes and two workers, all built from dist/ and all on the private services, and
 // the chaos actions the schedule calls (SIGKILL a worker, restart Redis empty, restart Postgres, restart
 // an api). Each process keeps its last log lines for the failure report and its RSS at start and end.
@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { memoryOf, startApp, startHeadless, tuned } from '../bench/processes.mjs';
-import { freePort, startPrivatePostgres, startPrivateRedis } from '../support/private-services.mjs';
+import { freePort, startPrivatePostgres, startPrivateRedis } from '../kit/private-services.mjs';
 
 const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
 export const ADMIN_TOKEN = 'soak-admin-token';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { clientFor, failure, tinyServer, UpstreamKit } from './upstream-test-kit.js';
+import { clientFor, failure, tinyServer, UpstreamKit } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 

@@ -2,18 +2,20 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { eventually, WAIT } from '../kit/index.js';
 import {
   accountRequest,
   clientFor,
   failure,
   proxyTo,
   tinyServer,
-  until,
   UpstreamKit,
-} from './upstream-test-kit.js';
+} from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 const json = (body: unknown) => JSON.stringify(body);
+// Checked often: the work under test runs in this same process and finishes in milliseconds.
+const OFTEN_MS = 20;
 
 describe('upstream client: review fixes', () => {
   const kit = new UpstreamKit();
@@ -37,7 +39,12 @@ describe('upstream client: review fixes', () => {
       const controller = new AbortController();
       const started = performance.now();
       const call = client.listInstitutions({ signal: controller.signal });
-      await until('the first attempt reached the sandbox', async () => (await hits())[0] === 1);
+      await eventually(
+        'the first attempt reached the sandbox',
+        async () => (await hits())[0] === 1 || undefined,
+        WAIT.work,
+        OFTEN_MS,
+      );
       controller.abort(new Error('caller gave up'));
       await expect(call).rejects.toThrow('caller gave up');
       // Functional, not a speed check: the 5 s wait was not waited out.
@@ -283,7 +290,12 @@ describe('upstream client: review fixes', () => {
       });
       await kit.fault({ method: 'GET', path: '/institutions', latencyMs: 900, count: 1 });
       const slow = pool.listInstitutions({ timeoutMs: 5_000 });
-      await until('the first attempt reached the sandbox', async () => (await hits())[0] === 1);
+      await eventually(
+        'the first attempt reached the sandbox',
+        async () => (await hits())[0] === 1 || undefined,
+        WAIT.work,
+        OFTEN_MS,
+      );
       const created = await pool.createAccountAuthorisation({
         institutionId: 'sandbox-redirect',
         applicationUserId: 'queued',
@@ -455,7 +467,12 @@ describe('upstream client: review fixes', () => {
         accountRequest: accountRequest(),
       });
       // Once the first attempt has been refused, open the port for the retry.
-      await until('the first attempt refused', () => logs.text().includes('retrying'));
+      await eventually(
+        'the first attempt refused',
+        () => logs.text().includes('retrying') || undefined,
+        WAIT.work,
+        OFTEN_MS,
+      );
       const late = net.createServer((socket) => {
         socket.once('data', () => {
           socket.end(

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { accountRequest, clientFor, failure, SUB_A, tinyServer, UpstreamKit } from './upstream-test-kit.js';
+import {
+  accountRequest,
+  clientFor,
+  failure,
+  SUB_A,
+  tinyServer,
+  UpstreamKit,
+} from '../kit/upstream-test-kit.js';
 
 const PAYEE = {
   name: 'Jane Merchant',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, items, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { clientFor, failure, tinyServer, UpstreamKit } from './upstream-test-kit.js';
+import { clientFor, failure, tinyServer, UpstreamKit } from '../kit/upstream-test-kit.js';
 
 describe('upstream client: paging', () => {
   const kit = new UpstreamKit();

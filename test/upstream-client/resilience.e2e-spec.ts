@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { accountRequest, failure, UpstreamKit } from './upstream-test-kit.js';
+import { accountRequest, failure, UpstreamKit } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { captureLogger, testConfig, uniqueQueuePrefix } from '#libs/testing';
+import { captureLogger, eventually, testConfig, uniqueQueuePrefix, WAIT } from '#libs/testing';
 import { CredentialRevocations, type Revocation } from './credential-revocations.js';
 
 /** Against the real Redis: the revoking process is told before anything else, every other one by pub/sub. */
@@ -28,8 +28,24 @@ describe('credential revocations', () => {
     // Nothing has been awaited yet: only a synchronous local delivery can have reached this listener.
     expect(seenHere).toEqual([revocation]);
     await published;
-    await expect.poll(() => seenElsewhere, { timeout: 5_000, interval: 20 }).toEqual([revocation]);
+    await eventually(
+      'the revocation heard by the other instance',
+      () => {
+        expect(seenElsewhere).toEqual([revocation]);
+        return true;
+      },
+      WAIT.revocation,
+      20,
+    );
     // The Redis copy reaches the publisher too: eviction is idempotent, so hearing it twice is harmless.
-    await expect.poll(() => seenHere.length, { timeout: 5_000, interval: 20 }).toBe(2);
+    await eventually(
+      'the Redis copy heard by the publisher',
+      () => {
+        expect(seenHere.length).toBe(2);
+        return true;
+      },
+      WAIT.revocation,
+      20,
+    );
   });
 });

@@ -1,6 +1,5 @@
 export * from './log-capture.js';
 export * from './test-config.js';
-export * from './factories.js';
 export * from './seeded-random.js';
 export * from './test-seed.js';
 export * from './eventually.js';

@@ -1,5 +1,5 @@
 import type { AppConfig } from '#libs/config';
-import { testPayee } from '#libs/testing';
+import { testPayee } from './factories.js';
 import { SandboxHttp } from './sandbox-http.js';
 
 /** The path and query of a URL on another base: public URLs name default ports, the apps listen on random ones. */

@@ -1,10 +1,10 @@
 import { PrismaService } from '#libs/database';
-import { testPayee } from '#libs/testing';
 import type { CreateSinglePaymentInput } from '../../apps/api/src/payments/inputs/create-single-payment.input.js';
 import type { CreateHostedVrpRequestInput } from '../../apps/api/src/vrp/inputs/create-hosted-vrp-request.input.js';
 import type { CreateVrpConsentInput } from '../../apps/api/src/vrp/inputs/create-vrp-consent.input.js';
 import type { Stack } from './api-kit.js';
 import { decideAtBank } from './bank-consents.js';
+import { testPayee } from './factories.js';
 
 /** Payment bodies typed against the DTOs the routes validate with, and what payment tests share. */
 

@@ -2,18 +2,12 @@ import type { AppConfig } from '#libs/config';
 import type { MerchantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import type { AppLogger } from '#libs/observability';
-import {
-  type CreatedMerchant,
-  createMerchant,
-  createUser,
-  testConfig,
-  uniqueName,
-  uniqueQueuePrefix,
-} from '#libs/testing';
+import { testConfig, uniqueQueuePrefix } from '#libs/testing';
 import type { CreateMerchantInput } from '../../apps/api/src/admin/inputs/create-merchant.input.js';
 import type { CreateConsentInput } from '../../apps/api/src/consents/inputs/create-consent.input.js';
 import type { CreateUserInput } from '../../apps/api/src/users/inputs/create-user.input.js';
 import { connectBank } from './bank-consents.js';
+import { type CreatedMerchant, createMerchant, createUser, uniqueName } from './factories.js';
 import {
   type ApiStartOptions,
   freePort,
@@ -36,6 +30,24 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** The api's success envelope: what every 2xx answer with a body wraps its data in. */
+export interface Envelope<T> {
+  data: T;
+  meta: { tracingId: string; count?: number; nextCursor?: string | null };
+  links?: { next?: string };
+}
+
+/** The api's error envelope. */
+export interface ErrorBody {
+  error: {
+    code: string;
+    status: number;
+    message: string;
+    details?: { field: string; issue: string }[];
+    upstream?: { status: number; tracingId?: string };
+  };
+}
+
 export interface ApiCallOptions {
   body?: unknown;
   /** Sent as is, instead of `body`'s JSON. */
@@ -47,8 +59,11 @@ export interface ApiCallOptions {
 }
 
 /**
- * A small client for the api. Every answer is read whole before it is returned: an unread body keeps its
- * connection busy, and closing the api would then wait for it.
+ * The one request helper of the tests: a client for the api (`stack.operator`, `stack.anonymous`,
+ * `tenant.client`, `.as(token)` for any other caller), answers typed by `get<Envelope<T>>` or read with
+ * `dataOf`. `send` below is its raw form, for a request to another app or a URL a test was handed. Every
+ * answer is read whole before it is returned: an unread body keeps its connection busy, and closing the
+ * api would then wait for it.
  */
 export class ApiClient {
   constructor(
@@ -110,26 +125,12 @@ export async function send(
   return new Response(empty ? null : bytes, { status: response.status, headers: response.headers });
 }
 
-/**
- * `call(method, path, token, body?, headers?)` against an app whose URL is known once it has started:
- * the request helper every api test file shares (a string body is sent as it is).
- */
-export function caller(baseUrl: () => string) {
-  return (
-    method: string,
-    path: string,
-    token?: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ) => send(`${baseUrl()}${path}`, method, { token, body, headers });
-}
-
 /** `data` of a success envelope, or an error naming what came back instead. */
 export function dataOf<T = any>(response: ApiResponse, status = 200): T {
   if (response.status !== status) {
     throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(response.body)}`);
   }
-  return (response.body as { data: T }).data;
+  return (response.body as Envelope<T>).data;
 }
 
 // ---- request bodies, typed against the DTOs the routes validate with -----------------------------------

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SCHEDULES_OFF, tuned, uniqueName, uniqueQueuePrefix } from '#libs/testing';
+import { SCHEDULES_OFF, tuned, uniqueQueuePrefix } from '#libs/testing';
+import { uniqueName } from './factories.js';
 import { OtlpReceiver } from './otlp-receiver.js';
 import { scratchDatabase } from './scratch-database.js';
 import { spawnApi, spawnSandbox, spawnWorker, type WorkerProcess } from './worker-process.js';

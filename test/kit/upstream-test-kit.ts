@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '#libs/config';
-import { captureLogger, eventually, testConfig } from '#libs/testing';
+import { captureLogger, testConfig } from '#libs/testing';
 import { UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
-import { type RunningHttpApp, startSandbox } from '../support/running-apps.js';
-import { SandboxHttp } from '../support/sandbox-http.js';
+import { type RunningHttpApp, startSandbox } from './running-apps.js';
+import { SandboxHttp } from './sandbox-http.js';
 
 export const SUB_A = '00000000-0000-4000-8000-0000000000a1';
 
@@ -202,14 +202,4 @@ export async function proxyTo(
       server.close(() => resolve());
     });
   return state;
-}
-
-/** Waits until `check` holds, failing with `what` in the message: `eventually` for a yes/no check. */
-export async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  ms?: number,
-): Promise<void> {
-  // Polled often: the work under test usually runs in this same process and finishes in milliseconds.
-  await eventually(what, async () => ((await check()) ? true : undefined), ms, 20);
 }

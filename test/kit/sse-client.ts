@@ -1,4 +1,4 @@
-import { eventually } from './sync-kit.js';
+import { eventually } from '#libs/testing';
 
 export interface SseMessage {
   id: string;

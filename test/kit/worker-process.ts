@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { eventually, WAIT } from '#libs/testing';
 import { freePort } from './running-apps.js';
 
 export interface WorkerProcess {
@@ -31,8 +32,6 @@ export function spawnWorker(overrides: Record<string, string>): WorkerProcess {
   return spawnApp('worker', overrides);
 }
 
-/** How long a process may take to answer after its spawn: a few seconds when quiet, sized for a loaded machine. */
-const START_DEADLINE_MS = 60_000;
 /** Spawns on a port found free that something else took before the child bound it, at most. */
 const PORT_ATTEMPTS = 3;
 
@@ -76,25 +75,25 @@ async function spawnListening(
     const port = fixedPort ?? (await freePort());
     const child = spawnApp(app, env(port));
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + START_DEADLINE_MS;
-    for (;;) {
-      const answer = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(2_000) }).catch(
-        () => undefined,
-      );
-      if (answer?.status === 200) return { ...child, url };
-      if (child.ended()) {
-        const taken = /EADDRINUSE/.test(child.output());
-        if (taken && fixedPort === undefined && attempt < PORT_ATTEMPTS) break;
-        throw new Error(`${app} process ended before answering ${path}:\n${child.output()}`);
-      }
-      if (Date.now() > deadline) {
-        await child.kill();
-        throw new Error(
-          `${app} process not answering ${path} within ${START_DEADLINE_MS} ms:\n${child.output()}`,
+    // A child that ended is an answer too: waiting on would only wait out the deadline.
+    const outcome = await eventually(
+      `${app} process answering ${path}`,
+      async () => {
+        const answer = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(2_000) }).catch(
+          () => undefined,
         );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+        if (answer?.status === 200) return 'up' as const;
+        return child.ended() ? ('ended' as const) : undefined;
+      },
+      WAIT.work,
+    ).catch(async (error: Error) => {
+      await child.kill();
+      throw new Error(`${error.message}:\n${child.output()}`);
+    });
+    if (outcome === 'up') return { ...child, url };
+    const taken = /EADDRINUSE/.test(child.output());
+    if (taken && fixedPort === undefined && attempt < PORT_ATTEMPTS) continue;
+    throw new Error(`${app} process ended before answering ${path}:\n${child.output()}`);
   }
 }
 

@@ -2,13 +2,11 @@ import { expect } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
-import { createUser, eventually } from '#libs/testing';
+import { eventually } from '#libs/testing';
 import type { ApiClient, ApiResponse, Stack, Tenant } from './api-kit.js';
 import { connectBank } from './bank-consents.js';
+import { createUser } from './factories.js';
 import { SandboxHttp } from './sandbox-http.js';
-
-// The one way to wait lives in the test kit; re-exported here, where most tests have always found it.
-export { eventually } from '#libs/testing';
 
 export interface SyncedAccount {
   id: string;
