@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditAction, AuditTrail } from '#libs/domain/audit';
+import { AuditAction, AuditTrailService } from '#libs/domain/audit';
 import {
   ApiClient,
   assertProperty,
@@ -149,7 +149,7 @@ describe('audit log', () => {
   });
 
   it('pages newest first through any number of entries, each once, filtered by merchant and action', async () => {
-    const trail = stack.api.app.get(AuditTrail);
+    const trail = stack.api.app.get(AuditTrailService);
     await assertProperty(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 23 }),
@@ -210,7 +210,7 @@ describe('audit log', () => {
         [ageDays, merchantId, tracingId],
       );
     }
-    const { audit } = await stack.api.app.get(AuditTrail).prune();
+    const { audit } = await stack.api.app.get(AuditTrailService).prune();
     expect(audit).toBeGreaterThanOrEqual(1);
     const left = await readAll(stack.operator, `/admin/audit?merchantId=${merchantId}`);
     expect(byTracingId(left, old)).toEqual([]);

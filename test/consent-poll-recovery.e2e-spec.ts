@@ -2,7 +2,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
-import { JobProducer, QueueName } from '#libs/queue';
+import { JobProducerService, QueueName } from '#libs/queue';
 import {
   type ApiClient,
   type CreatedMerchant,
@@ -60,7 +60,7 @@ describe('an embedded consent whose poll job Redis lost', () => {
 
     const worker = await stack.startWorker();
     try {
-      await stack.api.app.get(JobProducer).enqueue('consents.reconcile', {});
+      await stack.api.app.get(JobProducerService).enqueue('consents.reconcile', {});
       await eventually(
         'the consent authorised',
         async () => ((await statusOf(started.id)) === 'AUTHORIZED' ? true : undefined),

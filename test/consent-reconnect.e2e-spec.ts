@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
-import { ConsentAuthoriser, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
+import { ConsentAuthoriserService, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
 import { AccountSyncService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
@@ -222,7 +222,7 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
     );
 
     const stored = await stack.api.app
-      .get(ConsentAuthoriser)
+      .get(ConsentAuthoriserService)
       .store(merchantId, claimed, authorised, undefined);
     expect(stored).toMatchObject({ applied: false, found: 'REVOKED' });
     const after = await accountsOf(tenant);

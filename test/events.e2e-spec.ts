@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
-import { EventsSweeper } from '#libs/domain/events';
+import { EventsSweeperService } from '#libs/domain/events';
 import {
   createConsentRow,
   EventReceiver,
@@ -515,7 +515,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       expect(failing.disabledAt).toBeNull();
 
       // 73 hours on, the sweeper finds it still failing.
-      const sweeper = stack.worker!.app.get(EventsSweeper);
+      const sweeper = stack.worker!.app.get(EventsSweeperService);
       const later = new Date(Date.parse(failing.failingSince) + 73 * 3_600_000);
       expect((await sweeper.sweepOutbound(later)).disabled).toBeGreaterThanOrEqual(1);
       const disabled = (await other.client.get(`/v1/event-endpoints/${created.id}`)).body.data;

@@ -116,7 +116,7 @@ describe('lint: import boundaries', () => {
     it('allows the edges of the rows', async () => {
       const source = [
         "import { AccountPlacementRepository } from '#libs/domain/accounts';",
-        "import { SyncRequests } from '#libs/domain/sync-runs';",
+        "import { SyncRequestsService } from '#libs/domain/sync-runs';",
         "import { CLOCK } from '#libs/time';",
         "import { runInContext } from '#libs/context';",
       ].join('\n');

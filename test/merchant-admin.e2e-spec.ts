@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
-import { EventDeliveryRepository, EventDeliveryService, EventsSweeper } from '#libs/domain/events';
+import { EventDeliveryRepository, EventDeliveryService, EventsSweeperService } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
 import {
   ApiClient,
@@ -311,7 +311,7 @@ describe('operator: changing, disabling and enabling a merchant', () => {
 
       // Enabled: the sweep finds the delivery (here run as if its 30 s of grace had passed), the poll the payment.
       expect((await stack.operator.post(`${merchantPath(tenant)}/enable`)).status).toBe(200);
-      await stack.worker!.app.get(EventsSweeper).sweepOutbound(new Date(Date.now() + 60_000));
+      await stack.worker!.app.get(EventsSweeperService).sweepOutbound(new Date(Date.now() + 60_000));
       await eventually('the delivery sent', () =>
         receiver.accepted().length === 1 ? receiver.accepted() : undefined,
       ).then((accepted) => expect(accepted.map((e) => e.type)).toEqual(['consent.revoked']));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
-import { ALL_QUEUES, JobProducer } from '#libs/queue';
+import { ALL_QUEUES, JobProducerService } from '#libs/queue';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
 import {
   accountsWhenSynced,
@@ -73,7 +73,9 @@ describe('domain metrics after the flow', () => {
 
     // Institutions listed by each process: their ids may label its upstream metrics (others are `other`).
     expect((await stack.operator.post('/admin/institutions/refresh')).status).toBe(200);
-    const refresh = await stack.api.app.get(JobProducer).enqueue('maintenance.refresh-institutions', {});
+    const refresh = await stack.api.app
+      .get(JobProducerService)
+      .enqueue('maintenance.refresh-institutions', {});
     await eventually('the worker listed the institutions', async () =>
       (await refresh.isCompleted()) ? true : undefined,
     );

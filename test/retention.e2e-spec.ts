@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, RETENTION_BATCH } from '#libs/database';
-import { EventsRetention } from '#libs/domain/events';
-import { InboxRetention } from '#libs/domain/inbox';
+import { EventsRetentionService } from '#libs/domain/events';
+import { InboxRetentionService } from '#libs/domain/inbox';
 import {
   accountsWhenSynced,
   assertProperty,
@@ -95,7 +95,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
   const removable = (f: EventFixture) => f.ageHours > DAYS * 24 && f.relayed && f.delivery !== 'PENDING';
 
   it('removes exactly the relayed events past the retention with no delivery still tried, their deliveries with them, at any count', async () => {
-    const retention = stack.api.app.get(EventsRetention);
+    const retention = stack.api.app.get(EventsRetentionService);
     const fixture = fc.record<EventFixture>({
       ageHours: age,
       relayed: fc.boolean(),
@@ -143,7 +143,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
   it('answers 410 EVENTS_EXPIRED to a stream resumed from before what is kept, and streams from after it', async () => {
     const [old] = await insertEvents([{ ageHours: 40 * 24, relayed: true, delivery: 'none' }]);
     const [young] = await insertEvents([{ ageHours: 1, relayed: true, delivery: 'none' }]);
-    await stack.api.app.get(EventsRetention).prune();
+    await stack.api.app.get(EventsRetentionService).prune();
     const [{ through }] = await db.rows<{ through: string }>({
       name: 'retention-test.through',
       text: 'SELECT pruned_through_stream_seq::text AS through FROM outbox_relay_state WHERE id = 1',
@@ -199,7 +199,7 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
             values: [JSON.stringify(fixtures.map((f) => ({ age_hours: f.ageHours, status: f.status })))],
           });
           expect(rows).toHaveLength(fixtures.length);
-          await stack.api.app.get(InboxRetention).prune();
+          await stack.api.app.get(InboxRetentionService).prune();
           const left = await db.rows<{ status: string; old: boolean }>({
             name: 'retention-test.inbound-left',
             text: `SELECT status::text AS status, received_at < now() - make_interval(days => $2) AS old

@@ -2,7 +2,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { SyncDispatcher } from '#libs/domain/sync';
+import { SyncDispatcherService } from '#libs/domain/sync';
 import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
 import {
@@ -62,7 +62,7 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
     const stopped = await createDueAccounts(prisma, consent, 3);
     await prisma.account.updateMany({ where: { id: { in: stopped } }, data: { syncStatus: 'STOPPED' } });
 
-    const dispatcher = worker.app.get(SyncDispatcher);
+    const dispatcher = worker.app.get(SyncDispatcherService);
     const first = await dispatcher.dispatch();
     expect(first.enqueued).toBe(2500);
     const again = await Promise.all([dispatcher.dispatch(), dispatcher.dispatch()]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import {
   connect,
   dataOf,
@@ -27,7 +27,7 @@ describe('a first sync goes ahead of the scheduled backlog', () => {
   afterAll(() => stack?.close());
 
   it('is the next job taken, however many scheduled syncs of another merchant wait', async () => {
-    const jobs = stack.api.app.get(JobProducer);
+    const jobs = stack.api.app.get(JobProducerService);
     const backlog = Array.from({ length: 2_500 }, () => ({
       merchantId: busy.merchant.merchant.id,
       accountId: randomUUID(),

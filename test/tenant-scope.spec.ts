@@ -5,7 +5,7 @@ import {
   type SessionCaller,
   tenantNamedByOperator,
   tenantOf,
-  tenantOfJob,
+  tenantOfRecord,
 } from '#libs/context';
 import type { AccountRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
 import type { ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
@@ -62,7 +62,7 @@ export function tenantQueriesRefusePlainStrings(repositories: {
   // What compiles: a tenant from one of the named constructors.
   const merchant: MerchantCaller = { kind: 'merchant', merchantId: plain, apiKeyId: 'key' };
   void accounts.findOne(tenantOf(merchant), 'account');
-  void transactions.countFor(tenantOfJob({ merchantId: plain }), 'account');
+  void transactions.countFor(tenantOfRecord({ merchantId: plain }), 'account');
   void repositories.users.findById(tenantNamedByOperator({ kind: 'operator' }, plain), 'user');
 }
 
@@ -71,7 +71,7 @@ describe('the tenant of a tenant query', () => {
     const session: SessionCaller = { kind: 'user-session', merchantId: MERCHANT, userId: 'user' };
     const tenants: MerchantId[] = [
       tenantOf(session),
-      tenantOfJob({ merchantId: MERCHANT }),
+      tenantOfRecord({ merchantId: MERCHANT }),
       tenantNamedByOperator({ kind: 'operator' }, MERCHANT),
     ];
     expect(tenants).toEqual([MERCHANT, MERCHANT, MERCHANT]);

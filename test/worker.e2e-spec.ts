@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bullmqPrefix, JobProducer, QueueName } from '#libs/queue';
+import { bullmqPrefix, JobProducerService, QueueName } from '#libs/queue';
 import { MaintenanceProcessor } from '../apps/worker/src/maintenance/maintenance.processor.js';
 import { startWorker, uniqueQueuePrefix } from './kit/index.js';
 
@@ -26,7 +26,7 @@ describe('worker: a headless Nest context consuming BullMQ', () => {
   });
 
   it('runs a job enqueued through the typed catalogue and returns its result', async () => {
-    const producer = worker.app.get(JobProducer);
+    const producer = worker.app.get(JobProducerService);
     const job = await producer.enqueue('maintenance.ping', { sentAt: new Date().toISOString() });
     const result = await job.waitUntilFinished(events, 15_000);
     expect(result.pid).toBe(process.pid);
@@ -34,7 +34,7 @@ describe('worker: a headless Nest context consuming BullMQ', () => {
   });
 
   it('collapses a burst of the same job into one, by the catalogue’s dedupe id', async () => {
-    const producer = worker.app.get(JobProducer);
+    const producer = worker.app.get(JobProducerService);
     const consentId = '0190c0de-0000-7000-8000-0000000000aa';
     const queue = worker.app.get<Queue>(getQueueToken(QueueName.Consents));
     await queue.pause();

@@ -44,20 +44,35 @@ function rolesOf(node) {
 export default {
   meta: {
     type: 'suggestion',
-    docs: { description: 'A file exporting a controller, service, repository, module… is named *.<role>.ts' },
+    docs: {
+      description:
+        'A file exporting a controller, service, repository, module… is named *.<role>.ts, and such a file exports only that role',
+    },
     schema: [],
     messages: {
       misnamed: '{{name}} is a {{role}}: its file should be named *.{{role}}.ts (not {{file}}).',
+      roleless:
+        '{{name}} is exported from a *.{{role}}.ts file: name it *{{suffix}} (or move it to a file of its own role).',
     },
   },
   create(context) {
     const file = basename(context.filename);
+    const fileRole = Object.entries(ROLE_SUFFIXES).find(([, role]) => file.endsWith(`.${role}.ts`));
     const topLevelClasses = new Map();
     const exportedNames = [];
     const check = (node) => {
       // An abstract class is a base the role classes extend (JobProcessor), not a role of its own.
       if (node.abstract) return;
-      for (const role of rolesOf(node)) {
+      const roles = rolesOf(node);
+      // The other direction: a *.service.ts exports services. An error class it throws may sit beside it.
+      if (fileRole && !roles.has(fileRole[1]) && !node.id?.name.endsWith('Error')) {
+        context.report({
+          node: node.id ?? node,
+          messageId: 'roleless',
+          data: { name: node.id?.name ?? 'default', role: fileRole[1], suffix: fileRole[0] },
+        });
+      }
+      for (const role of roles) {
         if (!file.endsWith(`.${role}.ts`)) {
           context.report({
             node: node.id ?? node,

@@ -473,7 +473,7 @@ async function storedEventPlans(db, count) {
 }
 
 /**
- * The retention sweep's batched deletes (the statement EventsRetention runs, 1,000 rows a time) against
+ * The retention sweep's batched deletes (the statement EventsRetentionService runs, 1,000 rows a time) against
  * dropping day partitions of a partitioned copy, on the same `count` events spread over 60 days.
  */
 async function retentionTwoWays(db, merchantId, count) {

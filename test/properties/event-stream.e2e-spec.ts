@@ -5,7 +5,7 @@ import { DatabasePool } from '#libs/database';
 import {
   MerchantEventRepository,
   type NewMerchantEvent,
-  OutboxRelay,
+  OutboxRelayService,
   UserEventsService,
 } from '#libs/domain/events';
 import { UserRepository } from '#libs/domain/users';
@@ -91,7 +91,7 @@ describe('property: the user event stream is every event once, in numeric order'
       .get(DatabasePool)
       .transaction((db) => stack.api.app.get(MerchantEventRepository).record(db, events));
     await eventually('relayed', async () =>
-      (await stack.api.app.get(OutboxRelay).relayAll()).contended ? undefined : true,
+      (await stack.api.app.get(OutboxRelayService).relayAll()).contended ? undefined : true,
     );
   }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
-import { AccountSyncService, TransactionChangesRetention } from '#libs/domain/sync';
+import { AccountSyncService, TransactionChangesRetentionService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -251,7 +251,7 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
       text: `UPDATE transaction_changes SET changed_at = now() - interval '400 days' WHERE user_id = $1 AND removed`,
       values: [first.userId],
     });
-    expect((await stack.api.app.get(TransactionChangesRetention).prune()).transactionRemovals).toBe(1);
+    expect((await stack.api.app.get(TransactionChangesRetentionService).prune()).transactionRemovals).toBe(1);
     const gone = await tenant.client.get(path(first.userId, `cursor=${page.nextCursor}`));
     expect(gone.status).toBe(410);
     expect((gone.body as { error: { code: string } }).error.code).toBe('CURSOR_EXPIRED');

@@ -8,7 +8,7 @@ import {
   activeJobSchedules,
   ensureJobSchedule,
   JOB_DEFINITIONS,
-  JobProducer,
+  JobProducerService,
   upsertJobSchedule,
 } from '#libs/queue';
 import { discoverJobProcessors } from './job-handlers.check.js';
@@ -38,7 +38,7 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly producer: JobProducer,
+    private readonly producer: JobProducerService,
     private readonly discovery: DiscoveryService,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {

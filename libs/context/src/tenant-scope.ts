@@ -9,8 +9,9 @@ declare const brand: unique symbol;
  * one), and it widens to `string` wherever a plain id is wanted.
  *
  * Only the three functions below make one, each named for who acts for the merchant, so every place a
- * tenant is decided can be found by name: {@link tenantOf} (a request's caller), {@link tenantOfJob} (the
- * system's own work for a merchant) and {@link tenantNamedByOperator} (the operator's admin routes).
+ * tenant is decided can be found by name: {@link tenantOf} (a request's caller), {@link tenantOfRecord}
+ * (a record of ours naming it: a job, a scanned row, a signed state) and {@link tenantNamedByOperator}
+ * (the operator's admin routes).
  */
 export type MerchantId = string & { readonly [brand]: 'MerchantId' };
 
@@ -20,12 +21,11 @@ export function tenantOf(caller: TenantCaller): MerchantId {
 }
 
 /**
- * The tenant of work the system does on its own for one merchant, named by the work item itself: a queued
- * job's data (the merchant it was enqueued for), or a row that a scan or lookup across merchants answered,
- * a state we signed, which carries the merchant it belongs to.
+ * The tenant named by a record of our own that the system acts on by itself: a queued job's data (the
+ * merchant it was enqueued for), a row a scan across merchants answered, or a state we signed and got back.
  */
-export function tenantOfJob(job: { readonly merchantId: string }): MerchantId {
-  return job.merchantId as MerchantId;
+export function tenantOfRecord(record: { readonly merchantId: string }): MerchantId {
+  return record.merchantId as MerchantId;
 }
 
 /**

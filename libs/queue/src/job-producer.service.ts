@@ -51,7 +51,7 @@ async function withinDeadline<T>(work: Promise<T>, what: string): Promise<T> {
 
 /** The only way to enqueue: the name fixes the queue, the payload type, the options and the dedupe id. */
 @Injectable()
-export class JobProducer {
+export class JobProducerService {
   constructor(private readonly moduleRef: ModuleRef) {}
 
   queueFor(name: JobName): Queue {

@@ -7,7 +7,7 @@ import { logConnectionErrors } from '#libs/redis';
  * Made by a factory that takes the queues (see QueueModule), so the listeners are on as soon as the queues
  * exist, before Redis can have refused them once (during an outage at boot).
  */
-export class QueueErrorLogger {
+export class QueueErrorsService {
   constructor(logger: AppLogger, queues: readonly Queue[]) {
     for (const queue of queues) logConnectionErrors(queue, logger, `queue:${queue.name}`);
   }

@@ -13,9 +13,9 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { closeRedis, createRedisClient, type RedisClient } from '#libs/redis';
 import { ALL_QUEUES } from './job-catalogue.js';
-import { JobProducer } from './job-producer.service.js';
+import { JobProducerService } from './job-producer.service.js';
 import { queueClient } from './queue-connection.js';
-import { QueueErrorLogger } from './queue-errors.service.js';
+import { QueueErrorsService } from './queue-errors.service.js';
 import { bullmqPrefix } from './queue-prefix.js';
 import { queueTelemetry } from './queue-telemetry.js';
 
@@ -103,11 +103,11 @@ export class QueueModule {
         BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
       ],
       providers: [
-        JobProducer,
+        JobProducerService,
         {
-          provide: QueueErrorLogger,
+          provide: QueueErrorsService,
           inject: [LOGGER, ...ALL_QUEUES.map((name) => getQueueToken(name))],
-          useFactory: (logger: AppLogger, ...queues: Queue[]) => new QueueErrorLogger(logger, queues),
+          useFactory: (logger: AppLogger, ...queues: Queue[]) => new QueueErrorsService(logger, queues),
         },
         {
           provide: QueueConnectionsCloser,
@@ -116,7 +116,7 @@ export class QueueModule {
             new QueueConnectionsCloser(logger, ...queues),
         },
       ],
-      exports: [BullModule, JobProducer],
+      exports: [BullModule, JobProducerService],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AUDIT_POSITION, AuditTrail } from '#libs/domain/audit';
+import { AUDIT_POSITION, AuditTrailService } from '#libs/domain/audit';
 import { ApiAnswer, Auth, AuthKind } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { AuditEntryOutput } from '../common/outputs/audit-entry.output.js';
@@ -11,7 +11,7 @@ import { AdminAuditListInput } from './inputs/admin-audit-list.input.js';
 @Auth(AuthKind.Operator)
 @Controller('admin/audit')
 export class AdminAuditController {
-  constructor(private readonly audit: AuditTrail) {}
+  constructor(private readonly audit: AuditTrailService) {}
 
   @Get()
   @ApiOperation({

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { MerchantCaller, TenantCaller } from '#libs/context';
-import { AUDIT_POSITION, AuditAction, AuditTrail } from '#libs/domain/audit';
+import { AUDIT_POSITION, AuditAction, AuditTrailService } from '#libs/domain/audit';
 import { MerchantService } from '#libs/domain/merchants';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
@@ -32,7 +32,7 @@ function merchantOf(caller: TenantCaller): MerchantCaller {
 export class MerchantSelfController {
   constructor(
     private readonly merchants: MerchantService,
-    private readonly audit: AuditTrail,
+    private readonly audit: AuditTrailService,
   ) {}
 
   @Get()

@@ -9,7 +9,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { WebhookReceiver } from '#libs/domain/inbox';
+import { WebhookReceiverService } from '#libs/domain/inbox';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
 import { ApiInvalid } from '../common/api-responses.js';
@@ -20,7 +20,7 @@ import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 @Auth(AuthKind.UpstreamWebhook)
 @Controller(PUBLIC_ROUTES.upstreamWebhook)
 export class UpstreamWebhookController {
-  constructor(private readonly receiver: WebhookReceiver) {}
+  constructor(private readonly receiver: WebhookReceiverService) {}
 
   @Post()
   @HttpCode(200)

@@ -5,8 +5,8 @@ import {
   type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
-  ResetRegistry,
-  SandboxClock,
+  ResetRegistryService,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
   type SandboxUser,
@@ -59,9 +59,9 @@ export class ConsentFlowsService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly consents: ConsentsStore,
     private readonly users: UsersStore,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly catalog: InstitutionsCatalog,
-    resets: ResetRegistry,
+    resets: ResetRegistryService,
   ) {
     resets.register(
       () => {

@@ -5,7 +5,7 @@ import {
   Ctx,
   envelope,
   MAX_DATA_CONSENT_MS,
-  SandboxClock,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
 } from '../core/index.js';
@@ -26,7 +26,7 @@ export class ConsentsController {
   constructor(
     private readonly flows: ConsentFlowsService,
     private readonly consents: ConsentsStore,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
   ) {}
 
   @Get()

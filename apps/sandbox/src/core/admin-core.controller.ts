@@ -15,9 +15,9 @@ import {
 import { ConsentsStore } from './consents.store.js';
 import { FaultsService } from './faults.service.js';
 import { InstitutionsCatalog } from './institutions.catalog.js';
-import { ResetRegistry } from './reset-registry.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
 import { SandboxAccess } from './sandbox-auth.guard.js';
-import { SandboxClock } from './sandbox-clock.service.js';
+import { SandboxClockService } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
 import { OptionalNested } from './sandbox-validation.js';
 
@@ -56,8 +56,8 @@ class InstitutionQuirksDto {
 @Controller('sandbox/admin')
 export class AdminCoreController {
   constructor(
-    private readonly resets: ResetRegistry,
-    private readonly clock: SandboxClock,
+    private readonly resets: ResetRegistryService,
+    private readonly clock: SandboxClockService,
     private readonly faults: FaultsService,
     private readonly consents: ConsentsStore,
     private readonly institutions: InstitutionsCatalog,

@@ -1,8 +1,8 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ResetRegistry } from './reset-registry.service.js';
-import { SandboxClock } from './sandbox-clock.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
+import { SandboxClockService } from './sandbox-clock.service.js';
 
 /** An application as the upstream describes it (upstream spec §2.2), plus the secret the sandbox checks. */
 export interface SandboxApplication {
@@ -30,13 +30,13 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 @Injectable()
-export class ApplicationRegistry {
+export class ApplicationRegistryService {
   private applications = new Map<string, SandboxApplication>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly clock: SandboxClock,
-    resets: ResetRegistry,
+    private readonly clock: SandboxClockService,
+    resets: ResetRegistryService,
   ) {
     this.seed();
     resets.register(() => this.seed(), {

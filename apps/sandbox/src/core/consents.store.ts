@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ConsentTokenCodec } from './consent-token.js';
-import { ResetRegistry } from './reset-registry.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
 import type { SandboxContext } from './sandbox-auth.guard.js';
-import { SandboxClock } from './sandbox-clock.service.js';
+import { SandboxClockService } from './sandbox-clock.service.js';
 import { SandboxError } from './sandbox-error.js';
 import { SandboxEvents } from './sandbox-events.js';
 import { UsersStore } from './users.store.js';
@@ -90,10 +90,10 @@ export class ConsentsStore {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly users: UsersStore,
     private readonly events: SandboxEvents,
-    resets: ResetRegistry,
+    resets: ResetRegistryService,
   ) {
     this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
     resets.register(

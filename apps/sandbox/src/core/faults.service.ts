@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ConsentTokenCodec } from './consent-token.js';
 import { tracingIdOf } from './envelope.js';
-import { ResetRegistry } from './reset-registry.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
 import { SandboxError, STATUS_TEXT, webhookCodes } from './sandbox-error.js';
 
 /**
@@ -79,7 +79,7 @@ export class FaultsService {
   /** Reads the institution a call's consent token names, for rules narrowed to one bank. */
   private readonly tokens: ConsentTokenCodec;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, resets: ResetRegistry) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, resets: ResetRegistryService) {
     this.tokens = new ConsentTokenCodec(config.sandbox.adminToken);
     resets.register(() => {
       this.rules = [];

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Injectable } from '@nestjs/common';
-import { ResetRegistry } from './reset-registry.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
 import { SandboxError } from './sandbox-error.js';
 
 /**
@@ -184,7 +184,7 @@ export class InstitutionsCatalog {
   private flakyCalls = new Map<string, number>();
   private quirks = new Map<string, InstitutionQuirks>();
 
-  constructor(resets: ResetRegistry) {
+  constructor(resets: ResetRegistryService) {
     resets.register(() => {
       this.flakyCalls = new Map();
       this.quirks = new Map();

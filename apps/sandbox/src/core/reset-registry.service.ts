@@ -14,7 +14,7 @@ export interface PersistentPart {
  * (see SandboxStateFile) registers how to save and load it too.
  */
 @Injectable()
-export class ResetRegistry {
+export class ResetRegistryService {
   private readonly resets: (() => void)[] = [];
   readonly parts: PersistentPart[] = [];
   private readonly afterReset: (() => void)[] = [];

@@ -10,7 +10,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ApplicationRegistry, type SandboxApplication } from './application-registry.service.js';
+import { ApplicationRegistryService, type SandboxApplication } from './application-registry.service.js';
 import { SandboxError } from './sandbox-error.js';
 
 /**
@@ -46,7 +46,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 export class SandboxAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly applications: ApplicationRegistry,
+    private readonly applications: ApplicationRegistryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ResetRegistry } from './reset-registry.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
 
 /** The sandbox's notion of now; the control API moves it forward to expire consents without waiting. */
 @Injectable()
-export class SandboxClock {
+export class SandboxClockService {
   private offsetMs = 0;
 
-  constructor(resets: ResetRegistry) {
+  constructor(resets: ResetRegistryService) {
     resets.register(
       () => {
         this.offsetMs = 0;

@@ -1,19 +1,19 @@
 import { Global, Module } from '@nestjs/common';
 import { AdminCoreController } from './admin-core.controller.js';
-import { ApplicationRegistry } from './application-registry.service.js';
+import { ApplicationRegistryService } from './application-registry.service.js';
 import { ConsentsStore } from './consents.store.js';
 import { FaultsService } from './faults.service.js';
 import { InstitutionsCatalog } from './institutions.catalog.js';
-import { ResetRegistry } from './reset-registry.service.js';
-import { SandboxClock } from './sandbox-clock.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
+import { SandboxClockService } from './sandbox-clock.service.js';
 import { SandboxEvents } from './sandbox-events.js';
 import { SandboxStateFile } from './sandbox-state.file.js';
 import { UsersStore } from './users.store.js';
 
 const SHARED = [
-  ResetRegistry,
-  SandboxClock,
-  ApplicationRegistry,
+  ResetRegistryService,
+  SandboxClockService,
+  ApplicationRegistryService,
   UsersStore,
   ConsentsStore,
   InstitutionsCatalog,

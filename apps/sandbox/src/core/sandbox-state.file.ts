@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { ResetRegistry } from './reset-registry.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
 
 const VERSION = 1;
 /** Changes are written at most this often (and at shutdown and after a reset): hot paths never wait on disk. */
@@ -43,7 +43,7 @@ export class SandboxStateFile implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly registry: ResetRegistry,
+    private readonly registry: ResetRegistryService,
   ) {
     this.file = config.sandbox.dataDir ? join(config.sandbox.dataDir, 'state.json') : null;
   }

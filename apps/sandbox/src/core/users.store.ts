@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ResetRegistry } from './reset-registry.service.js';
-import { SandboxClock } from './sandbox-clock.service.js';
+import { ResetRegistryService } from './reset-registry.service.js';
+import { SandboxClockService } from './sandbox-clock.service.js';
 
 /** A user (upstream spec §2.3), owned by one application. */
 export interface SandboxUser {
@@ -18,8 +18,8 @@ export class UsersStore {
   private users = new Map<string, SandboxUser>();
 
   constructor(
-    private readonly clock: SandboxClock,
-    resets: ResetRegistry,
+    private readonly clock: SandboxClockService,
+    resets: ResetRegistryService,
   ) {
     resets.register(
       () => {

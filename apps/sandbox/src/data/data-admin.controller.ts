@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
-  ApplicationRegistry,
+  ApplicationRegistryService,
   type ConsentRecord,
   ConsentsStore,
   fromMinor,
@@ -32,7 +32,7 @@ const DEFAULT_SCOPE = [
 @Controller('sandbox/admin/consents')
 export class DataAdminController {
   constructor(
-    private readonly applications: ApplicationRegistry,
+    private readonly applications: ApplicationRegistryService,
     private readonly users: UsersStore,
     private readonly consents: ConsentsStore,
     private readonly institutions: InstitutionsCatalog,

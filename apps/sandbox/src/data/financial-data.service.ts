@@ -5,7 +5,7 @@ import {
   type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
-  SandboxClock,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
   tracingIdOf,
@@ -68,7 +68,7 @@ export class FinancialDataService {
     private readonly consents: ConsentsStore,
     private readonly institutions: InstitutionsCatalog,
     private readonly store: FinancialDataStore,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
   ) {}
 
   /**

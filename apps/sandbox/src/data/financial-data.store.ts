@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
   type ConsentRecord,
   InstitutionsCatalog,
-  ResetRegistry,
-  SandboxClock,
+  ResetRegistryService,
+  SandboxClockService,
   SandboxError,
   toMinor,
 } from '../core/index.js';
@@ -103,9 +103,9 @@ export class FinancialDataStore {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly catalog: InstitutionsCatalog,
-    resets: ResetRegistry,
+    resets: ResetRegistryService,
   ) {
     this.cursors = new CursorCodec(config.sandbox.adminToken);
     // The generated account sets are a cache (regenerated from their seeds); the control API's changes

@@ -4,11 +4,11 @@ import {
   ConsentsStore,
   InstitutionsCatalog,
   normaliseWireAmount,
-  SandboxClock,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
 } from '../core/index.js';
-import { PaymentConsents } from './payment-consents.service.js';
+import { PaymentConsentsService } from './payment-consents.service.js';
 import type { HostedVrpRequestDto } from './payments.dto.js';
 import { type HostedVrpRequestRecord, PaymentsStore } from './payments.store.js';
 import { VrpService } from './vrp.service.js';
@@ -26,9 +26,9 @@ export const HOSTED_VRP_AUTHORISATION_TTL_MS = 10 * 60 * 1000;
 export class HostedVrpService {
   constructor(
     private readonly consents: ConsentsStore,
-    private readonly paymentConsents: PaymentConsents,
+    private readonly paymentConsents: PaymentConsentsService,
     private readonly institutions: InstitutionsCatalog,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly store: PaymentsStore,
     private readonly vrp: VrpService,
   ) {}

@@ -72,7 +72,7 @@ export const COMMERCIAL_VRP_SCOPE = [
 
 /** Consent handling shared by single payments, sweeping VRP and hosted commercial VRP. */
 @Injectable()
-export class PaymentConsents {
+export class PaymentConsentsService {
   private readonly codec: ConsentTokenCodec;
 
   constructor(

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { fromMinor, SandboxClock, SandboxError, SandboxEvents, wireAmount } from '../core/index.js';
+import { fromMinor, SandboxClockService, SandboxError, SandboxEvents, wireAmount } from '../core/index.js';
 import { type PaymentRecord, type PaymentStatus, TERMINAL_STATUSES } from './payments.store.js';
 
 /**
@@ -52,9 +52,9 @@ const ISO_STATUS: Record<PaymentStatus, { code: string; name: string }> = {
 
 /** Status transitions of payments and the one payment.state.* event each terminal payment sends. */
 @Injectable()
-export class PaymentLifecycle {
+export class PaymentLifecycleService {
   constructor(
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly events: SandboxEvents,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ConsentsStore, SandboxAccess, SandboxError } from '../core/index.js';
-import { PaymentConsents } from './payment-consents.service.js';
-import { PaymentLifecycle } from './payment-lifecycle.service.js';
+import { PaymentConsentsService } from './payment-consents.service.js';
+import { PaymentLifecycleService } from './payment-lifecycle.service.js';
 import { ForcePaymentStatusDto } from './payments.dto.js';
 import { type PaymentRecord, PaymentsStore } from './payments.store.js';
 
@@ -14,9 +14,9 @@ import { type PaymentRecord, PaymentsStore } from './payments.store.js';
 export class PaymentsAdminController {
   constructor(
     private readonly consents: ConsentsStore,
-    private readonly paymentConsents: PaymentConsents,
+    private readonly paymentConsents: PaymentConsentsService,
     private readonly store: PaymentsStore,
-    private readonly lifecycle: PaymentLifecycle,
+    private readonly lifecycle: PaymentLifecycleService,
   ) {}
 
   /** What the PSU's approval on the bank page does, for a consent of any kind still awaiting it. */

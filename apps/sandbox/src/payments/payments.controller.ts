@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ConsentsStore, Ctx, envelope, type SandboxContext } from '../core/index.js';
-import { PaymentLifecycle } from './payment-lifecycle.service.js';
+import { PaymentLifecycleService } from './payment-lifecycle.service.js';
 import { PaymentAuthorisationRequestDto, PaymentRequestDto } from './payments.dto.js';
 import { PaymentsService } from './payments.service.js';
 
@@ -11,7 +11,7 @@ export class PaymentsController {
   constructor(
     private readonly payments: PaymentsService,
     private readonly consents: ConsentsStore,
-    private readonly lifecycle: PaymentLifecycle,
+    private readonly lifecycle: PaymentLifecycleService,
   ) {}
 
   @Post('payment-auth-requests')

@@ -1,25 +1,25 @@
 import { Module } from '@nestjs/common';
 import { HostedVrpController } from './hosted-vrp.controller.js';
 import { HostedVrpService } from './hosted-vrp.service.js';
-import { PaymentConsents } from './payment-consents.service.js';
-import { PaymentLifecycle } from './payment-lifecycle.service.js';
+import { PaymentConsentsService } from './payment-consents.service.js';
+import { PaymentLifecycleService } from './payment-lifecycle.service.js';
 import { PaymentsController } from './payments.controller.js';
 import { PaymentsService } from './payments.service.js';
 import { PaymentsStore } from './payments.store.js';
 import { PaymentsAdminController } from './payments-admin.controller.js';
 import { VrpController } from './vrp.controller.js';
 import { VrpService } from './vrp.service.js';
-import { VrpLimits } from './vrp-limits.service.js';
+import { VrpLimitsService } from './vrp-limits.service.js';
 
 /** Single payments, sweeping VRP and hosted commercial VRP of the sandbox (README: "Payments"). */
 @Module({
   controllers: [PaymentsController, VrpController, HostedVrpController, PaymentsAdminController],
   providers: [
     PaymentsStore,
-    PaymentLifecycle,
-    PaymentConsents,
+    PaymentLifecycleService,
+    PaymentConsentsService,
     PaymentsService,
-    VrpLimits,
+    VrpLimitsService,
     VrpService,
     HostedVrpService,
   ],

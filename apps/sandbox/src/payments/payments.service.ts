@@ -9,17 +9,17 @@ import {
   formatMinor,
   InstitutionsCatalog,
   normaliseWireAmount,
-  SandboxClock,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
   toMinor,
 } from '../core/index.js';
 import {
   type PaymentConsentDetails,
-  PaymentConsents,
+  PaymentConsentsService,
   SINGLE_PAYMENT_SCOPE,
 } from './payment-consents.service.js';
-import { PaymentLifecycle } from './payment-lifecycle.service.js';
+import { PaymentLifecycleService } from './payment-lifecycle.service.js';
 import type { PayeeDto, PaymentAuthorisationRequestDto, PaymentRequestDto } from './payments.dto.js';
 import { idempotencyConflict, type PaymentRecord, PaymentsStore } from './payments.store.js';
 
@@ -87,11 +87,11 @@ export class PaymentsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly consents: ConsentsStore,
-    private readonly paymentConsents: PaymentConsents,
+    private readonly paymentConsents: PaymentConsentsService,
     private readonly institutions: InstitutionsCatalog,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly store: PaymentsStore,
-    private readonly lifecycle: PaymentLifecycle,
+    private readonly lifecycle: PaymentLifecycleService,
   ) {}
 
   createAuthorisation(

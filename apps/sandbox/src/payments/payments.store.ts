@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ResetRegistry, SandboxError } from '../core/index.js';
+import { ResetRegistryService, SandboxError } from '../core/index.js';
 
 /** PaymentStatus values of the upstream's OpenAPI that the sandbox uses. */
 export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'DECLINED' | 'EXPIRED';
@@ -84,7 +84,7 @@ export class PaymentsStore {
   private idempotency = new Map<string, string>();
   private hosted = new Map<string, HostedVrpRequestRecord>();
 
-  constructor(resets: ResetRegistry) {
+  constructor(resets: ResetRegistryService) {
     resets.register(
       () => {
         this.payments = new Map();

@@ -51,7 +51,7 @@ function fixedLengthDays(frequency: VrpFrequency): number | undefined {
  * in it, counting the anchor's day, as the upstream documents.
  */
 @Injectable()
-export class VrpLimits {
+export class VrpLimitsService {
   period(
     frequency: VrpFrequency,
     alignment: VrpAlignment,

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Headers, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Ctx, envelope, type SandboxContext } from '../core/index.js';
-import { PaymentConsents } from './payment-consents.service.js';
-import { PaymentLifecycle } from './payment-lifecycle.service.js';
+import { PaymentConsentsService } from './payment-consents.service.js';
+import { PaymentLifecycleService } from './payment-lifecycle.service.js';
 import {
   VrpFundsConfirmationRequestDto,
   VrpSubmissionRequestDto,
@@ -15,8 +15,8 @@ import { VrpService } from './vrp.service.js';
 export class VrpController {
   constructor(
     private readonly vrp: VrpService,
-    private readonly paymentConsents: PaymentConsents,
-    private readonly lifecycle: PaymentLifecycle,
+    private readonly paymentConsents: PaymentConsentsService,
+    private readonly lifecycle: PaymentLifecycleService,
   ) {}
 
   @Post('sweeping/consents')

@@ -9,7 +9,7 @@ import {
   formatMinor,
   InstitutionsCatalog,
   normaliseWireAmount,
-  SandboxClock,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
   type SandboxUser,
@@ -18,12 +18,12 @@ import {
 } from '../core/index.js';
 import {
   COMMERCIAL_VRP_SCOPE,
-  PaymentConsents,
+  PaymentConsentsService,
   SWEEPING_VRP_SCOPE,
   type VrpConsentDetails,
   type VrpControlParameters,
 } from './payment-consents.service.js';
-import { PAYER_AVAILABLE_BALANCE_MINOR, PaymentLifecycle } from './payment-lifecycle.service.js';
+import { PAYER_AVAILABLE_BALANCE_MINOR, PaymentLifecycleService } from './payment-lifecycle.service.js';
 import type {
   VrpFundsConfirmationRequestDto,
   VrpInitiationDetailsDto,
@@ -32,7 +32,7 @@ import type {
 } from './payments.dto.js';
 import { checkDomesticPayee } from './payments.service.js';
 import { idempotencyConflict, type PaymentRecord, PaymentsStore } from './payments.store.js';
-import { VrpLimits } from './vrp-limits.service.js';
+import { VrpLimitsService } from './vrp-limits.service.js';
 
 const FEATURES = {
   SWEEPING: {
@@ -66,12 +66,12 @@ export class VrpService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly consents: ConsentsStore,
-    private readonly paymentConsents: PaymentConsents,
+    private readonly paymentConsents: PaymentConsentsService,
     private readonly institutions: InstitutionsCatalog,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly store: PaymentsStore,
-    private readonly lifecycle: PaymentLifecycle,
-    private readonly limits: VrpLimits,
+    private readonly lifecycle: PaymentLifecycleService,
+    private readonly limits: VrpLimitsService,
   ) {}
 
   /**

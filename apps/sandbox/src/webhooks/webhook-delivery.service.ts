@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { webhookHeaders } from '#libs/crypto';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { ResetRegistry, SandboxClock, type SandboxEvent, SandboxEvents } from '../core/index.js';
+import {
+  ResetRegistryService,
+  SandboxClockService,
+  type SandboxEvent,
+  SandboxEvents,
+} from '../core/index.js';
 import { notificationTypesFor } from './webhook-categories.catalog.js';
 import { WebhooksStore } from './webhooks.store.js';
 
@@ -97,10 +102,10 @@ export class WebhookDeliveryService implements OnModuleDestroy {
 
   constructor(
     private readonly store: WebhooksStore,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     @Inject(LOGGER) private readonly logger: AppLogger,
     events: SandboxEvents,
-    resets: ResetRegistry,
+    resets: ResetRegistryService,
   ) {
     events.subscribe((event) => {
       // The bus calls listeners inside the request that caused the event: never let delivery fail it.

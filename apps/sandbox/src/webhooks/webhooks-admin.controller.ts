@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put, Query } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ApplicationRegistry, SandboxAccess, SandboxError } from '../core/index.js';
+import { ApplicationRegistryService, SandboxAccess, SandboxError } from '../core/index.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { DeliveriesQueryDto, EmitEventDto, RetryPolicyDto } from './webhooks.dto.js';
 
@@ -10,7 +10,7 @@ import { DeliveriesQueryDto, EmitEventDto, RetryPolicyDto } from './webhooks.dto
 export class WebhooksAdminController {
   constructor(
     private readonly deliveries: WebhookDeliveryService,
-    private readonly applications: ApplicationRegistry,
+    private readonly applications: ApplicationRegistryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

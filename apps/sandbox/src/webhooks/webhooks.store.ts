@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { generateWebhookSecret } from '#libs/crypto';
-import { ResetRegistry, SandboxClock } from '../core/index.js';
+import { ResetRegistryService, SandboxClockService } from '../core/index.js';
 
 export interface CallbackUrl {
   main: { url: string };
@@ -38,8 +38,8 @@ export class WebhooksStore {
   private subscriptions = new Map<string, EventSubscriptionRecord>();
 
   constructor(
-    private readonly clock: SandboxClock,
-    resets: ResetRegistry,
+    private readonly clock: SandboxClockService,
+    resets: ResetRegistryService,
   ) {
     resets.register(
       () => {

@@ -3,7 +3,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigValidationError, loadConfig } from '#libs/config';
 import { CoreModule, type CoreOptions } from '#libs/core';
-import { SyncDispatcher, SyncModule } from '#libs/domain/sync';
+import { SyncDispatcherService, SyncModule } from '#libs/domain/sync';
 import { createLogger, Metrics, NestPinoLogger } from '#libs/observability';
 
 /** The sync engine without any processor: this process enqueues, the workers consume. */
@@ -27,7 +27,7 @@ async function main() {
   );
   try {
     const started = performance.now();
-    const result = await app.get(SyncDispatcher).dispatch();
+    const result = await app.get(SyncDispatcherService).dispatch();
     console.log(JSON.stringify({ ...result, ms: Math.round(performance.now() - started) }));
   } finally {
     await app.close();

@@ -2,7 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { tenantOfJob } from '#libs/context';
+import { tenantOfRecord } from '#libs/context';
 import { ConsentLifecycleService, EmbeddedConsentsService } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -16,7 +16,7 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
     'consents.poll-embedded': async (job) => {
       try {
         // The job's creation starts the deadline, so a retried attempt does not extend it.
-        return await this.consents.pollEmbedded(tenantOfJob(job.data), job.data.consentId, job.timestamp);
+        return await this.consents.pollEmbedded(tenantOfRecord(job.data), job.data.consentId, job.timestamp);
       } catch (error) {
         // A consent that is gone (erased user, wrong payload) will not come back by retrying.
         if (error instanceof DomainError && error.code === ErrorCode.NOT_FOUND) {

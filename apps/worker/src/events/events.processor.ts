@@ -2,8 +2,8 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { EventDeliveryService, EventsSweeper } from '#libs/domain/events';
-import { FanOutService, InboxSweeper } from '#libs/domain/inbox';
+import { EventDeliveryService, EventsSweeperService } from '#libs/domain/events';
+import { FanOutService, InboxSweeperService } from '#libs/domain/inbox';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, type JobOf, JobProcessor, QueueName } from '#libs/queue';
 
@@ -25,8 +25,8 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
     @Inject(LOGGER) logger: AppLogger,
     private readonly fanOut: FanOutService,
     private readonly deliveries: EventDeliveryService,
-    private readonly inboxSweeper: InboxSweeper,
-    private readonly eventsSweeper: EventsSweeper,
+    private readonly inboxSweeper: InboxSweeperService,
+    private readonly eventsSweeper: EventsSweeperService,
   ) {
     super(config, logger);
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { within } from '#libs/core';
-import { OutboxRelay } from '#libs/domain/events';
+import { OutboxRelayService } from '#libs/domain/events';
 import { type Dependency, dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 
@@ -33,7 +33,7 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly relay: OutboxRelay,
+    private readonly relay: OutboxRelayService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

@@ -2,11 +2,11 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { AuditTrail } from '#libs/domain/audit';
-import { EventsRetention } from '#libs/domain/events';
-import { InboxRetention } from '#libs/domain/inbox';
+import { AuditTrailService } from '#libs/domain/audit';
+import { EventsRetentionService } from '#libs/domain/events';
+import { InboxRetentionService } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
-import { TransactionChangesRetention } from '#libs/domain/sync';
+import { TransactionChangesRetentionService } from '#libs/domain/sync';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
@@ -49,10 +49,10 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly institutions: InstitutionsService,
-    private readonly eventsRetention: EventsRetention,
-    private readonly inboxRetention: InboxRetention,
-    private readonly audit: AuditTrail,
-    private readonly transactionChanges: TransactionChangesRetention,
+    private readonly eventsRetention: EventsRetentionService,
+    private readonly inboxRetention: InboxRetentionService,
+    private readonly audit: AuditTrailService,
+    private readonly transactionChanges: TransactionChangesRetentionService,
   ) {
     super(config, logger);
   }

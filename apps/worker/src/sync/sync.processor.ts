@@ -4,7 +4,7 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import {
   AccountSyncService,
-  SyncDispatcher,
+  SyncDispatcherService,
   SyncRateLimitedError,
   SyncStoppedError,
 } from '#libs/domain/sync';
@@ -41,7 +41,7 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly sync: AccountSyncService,
-    private readonly dispatcher: SyncDispatcher,
+    private readonly dispatcher: SyncDispatcherService,
   ) {
     super(config, logger);
   }

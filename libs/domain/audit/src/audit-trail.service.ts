@@ -34,7 +34,7 @@ export interface AuditPage {
  * succeeds, read newest first, removed only by the retention sweep after AUDIT_RETENTION_DAYS.
  */
 @Injectable()
-export class AuditTrail {
+export class AuditTrailService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,

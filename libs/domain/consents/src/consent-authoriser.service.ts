@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import type { Prisma } from '#libs/database';
 import { AccountPlacementRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
-import { SyncRequests } from '#libs/domain/sync-runs';
+import { SyncRequestsService } from '#libs/domain/sync-runs';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
   type Account as UpstreamAccount,
@@ -43,7 +43,7 @@ export function expiryOf(
  * sync; then their first sync is requested at once.
  */
 @Injectable()
-export class ConsentAuthoriser {
+export class ConsentAuthoriserService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
@@ -52,7 +52,7 @@ export class ConsentAuthoriser {
     private readonly syncState: AccountSyncStateRepository,
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
-    private readonly syncs: SyncRequests,
+    private readonly syncs: SyncRequestsService,
   ) {}
 
   async store(

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { tenantOfJob } from '#libs/context';
+import { tenantOfRecord } from '#libs/context';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { CLOCK, type Clock } from '#libs/time';
 import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
@@ -97,7 +97,7 @@ export class ConsentLifecycleService {
     private readonly state: ConsentStateRepository,
     private readonly expiry: ConsentExpiryRepository,
     private readonly renewal: ConsentRenewalService,
-    private readonly jobs: JobProducer,
+    private readonly jobs: JobProducerService,
   ) {}
 
   async scanExpiry(now = this.clock.now()): Promise<ExpiryScan> {
@@ -125,7 +125,7 @@ export class ConsentLifecycleService {
       async (batch) => {
         for (const consent of batch) {
           const ended = await this.state.markFailed(
-            tenantOfJob(consent),
+            tenantOfRecord(consent),
             consent.id,
             ConsentStatus.Expired,
             'AUTHORISATION_ABANDONED',
@@ -149,7 +149,7 @@ export class ConsentLifecycleService {
         // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
         const redirect = batch.filter((c) => c.flow === 'REDIRECT');
         await inParallel(redirect, PARALLEL_CALLS, async (consent) => {
-          const tenant = tenantOfJob(consent);
+          const tenant = tenantOfRecord(consent);
           if (!(await this.expiry.claimReauthorisation(tenant, consent.id, now, cutoff))) return;
           try {
             await this.renewal.reauthoriseBeforeExpiry(tenant, consent.id);
@@ -254,7 +254,7 @@ export class ConsentLifecycleService {
     now: Date,
     listedStatus: string | undefined,
   ): Promise<'unchanged' | 'revoked' | 'expired' | 'failed' | 'rate-limited'> {
-    const tenant = tenantOfJob(consent);
+    const tenant = tenantOfRecord(consent);
     let gone: ConsentGone | undefined;
     try {
       const status =

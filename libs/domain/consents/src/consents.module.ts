@@ -4,7 +4,7 @@ import { EventsModule } from '#libs/domain/events';
 import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentRepository } from './consent.repository.js';
-import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
@@ -30,7 +30,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentRepository,
     ConsentStateRepository,
     ConsentTokenVault,
-    ConsentAuthoriser,
+    ConsentAuthoriserService,
     ConsentCallbackHooks,
     RedirectConsentsService,
     EmbeddedConsentsService,

@@ -5,7 +5,7 @@ import { InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import {
   type AuthorisationResponse,
   type PsuHeaders,
@@ -14,7 +14,7 @@ import {
 } from '#libs/upstream-client';
 import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
-import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import {
   canTransition,
@@ -56,8 +56,8 @@ export class EmbeddedConsentsService {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly consents: ConsentRepository,
     private readonly state: ConsentStateRepository,
-    private readonly authoriser: ConsentAuthoriser,
-    private readonly jobs: JobProducer,
+    private readonly authoriser: ConsentAuthoriserService,
+    private readonly jobs: JobProducerService,
     private readonly institutions: InstitutionsService,
   ) {}
 

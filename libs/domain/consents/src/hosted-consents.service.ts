@@ -3,7 +3,7 @@ import type { MerchantId } from '#libs/context';
 import type { Prisma } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
-import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import type { ConsentKind } from './consent-kinds.js';
 import { ConsentStatus } from './consent-status.js';
 
@@ -29,7 +29,7 @@ export interface GivenConsent {
 export class HostedConsentsService {
   constructor(
     private readonly consents: ConsentRepository,
-    private readonly authoriser: ConsentAuthoriser,
+    private readonly authoriser: ConsentAuthoriserService,
   ) {}
 
   async adopt(merchantId: MerchantId, given: GivenConsent): Promise<StoredConsent> {

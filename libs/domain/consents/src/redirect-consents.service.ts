@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertActsFor, type MerchantId, type TenantCaller, tenantOf, tenantOfJob } from '#libs/context';
+import { assertActsFor, type MerchantId, type TenantCaller, tenantOf, tenantOfRecord } from '#libs/context';
 import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
@@ -18,7 +18,7 @@ import {
 } from '#libs/upstream-client';
 import { userNotFound } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
-import { ConsentAuthoriser } from './consent-authoriser.service.js';
+import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
@@ -107,7 +107,7 @@ export class RedirectConsentsService {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly consents: ConsentRepository,
     private readonly state: ConsentStateRepository,
-    private readonly authoriser: ConsentAuthoriser,
+    private readonly authoriser: ConsentAuthoriserService,
     private readonly hooks: ConsentCallbackHooks,
     private readonly institutions: InstitutionsService,
   ) {
@@ -305,7 +305,7 @@ export class RedirectConsentsService {
   private async replay(query: ConsentCallback, psu: PsuHeaders): Promise<string> {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
     if (!state) throw badCallback();
-    const tenant = tenantOfJob(state);
+    const tenant = tenantOfRecord(state);
     const consent = await this.consents.findCallbackSpent(tenant, state.consentId);
     if (!consent?.redirectUrl) throw badCallback();
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
@@ -375,7 +375,7 @@ export class RedirectConsentsService {
   private async claimFirstAuthorisation(query: ConsentCallback): Promise<ClaimedConsent | null> {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
     if (!state) return null;
-    const tenant = tenantOfJob(state);
+    const tenant = tenantOfRecord(state);
     const consent = await this.consents.claimCallback(tenant, state.consentId, state.nonce);
     return consent ? { tenant, consent } : null;
   }
@@ -390,7 +390,7 @@ export class RedirectConsentsService {
       ? this.signer.verify(query.bffState, Date.now(), { ignoreExpiry: true })
       : null;
     if (!state || !query.state || !query.consentId) return null;
-    const tenant = tenantOfJob(state);
+    const tenant = tenantOfRecord(state);
     const consent = await this.consents.claimReauthorisation(
       tenant,
       state.consentId,

@@ -4,7 +4,7 @@ import { type TenantCaller, tenantOf } from '#libs/context';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { refusedLiteralAddress } from './delivery-target.js';
 import type { MerchantEventType } from './event-catalogue.js';
 import { type DeliveryView, EventDeliveryRepository } from './event-delivery.repository.js';
@@ -22,7 +22,7 @@ export class EventEndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly endpoints: EventEndpointRepository,
     private readonly deliveries: EventDeliveryRepository,
-    private readonly producer: JobProducer,
+    private readonly producer: JobProducerService,
   ) {}
 
   async create(

@@ -11,7 +11,7 @@ import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
  * given a silent gap.
  */
 @Injectable()
-export class EventsRetention {
+export class EventsRetentionService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,

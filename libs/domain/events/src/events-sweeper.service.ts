@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
-import { OutboxRelay } from './outbox-relay.service.js';
+import { OutboxRelayService } from './outbox-relay.service.js';
 
 /** How late a delivery must be before the sweeper assumes its job is lost (its own job may be running). */
 const OVERDUE_MS = 30_000;
@@ -15,14 +15,14 @@ const BATCH = 1_000;
  * job, this finds in Postgres and enqueues again (job ids make that harmless when nothing was dropped).
  */
 @Injectable()
-export class EventsSweeper {
+export class EventsSweeperService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly relay: OutboxRelay,
+    private readonly relay: OutboxRelayService,
     private readonly deliveries: EventDeliveryRepository,
     private readonly endpoints: EventEndpointRepository,
-    private readonly producer: JobProducer,
+    private readonly producer: JobProducerService,
   ) {}
 
   async sweepOutbound(now = new Date()): Promise<{ deliveries: number; relayed: number; disabled: number }> {

@@ -6,10 +6,10 @@ import { EventDeliveryStatsRepository } from './event-delivery-stats.repository.
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 import { EventEndpointsService } from './event-endpoints.service.js';
 import { EventsListService } from './events-list.service.js';
-import { EventsRetention } from './events-retention.service.js';
-import { EventsSweeper } from './events-sweeper.service.js';
+import { EventsRetentionService } from './events-retention.service.js';
+import { EventsSweeperService } from './events-sweeper.service.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
-import { OutboxRelay } from './outbox-relay.service.js';
+import { OutboxRelayService } from './outbox-relay.service.js';
 import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
 import { UserEventsService } from './user-events.service.js';
 
@@ -22,22 +22,22 @@ import { UserEventsService } from './user-events.service.js';
     OutboxRelayStateRepository,
     EventEndpointRepository,
     EventDeliveryRepository,
-    OutboxRelay,
+    OutboxRelayService,
     EventDeliveryService,
     EventEndpointsService,
-    EventsSweeper,
-    EventsRetention,
+    EventsSweeperService,
+    EventsRetentionService,
     UserEventsService,
     EventDeliveryStatsRepository,
   ],
   exports: [
     MerchantEventRepository,
     EventsListService,
-    OutboxRelay,
+    OutboxRelayService,
     EventDeliveryService,
     EventEndpointsService,
-    EventsSweeper,
-    EventsRetention,
+    EventsSweeperService,
+    EventsRetentionService,
     UserEventsService,
     EventDeliveryStatsRepository,
   ],

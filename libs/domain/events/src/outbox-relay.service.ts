@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DatabasePool } from '#libs/database';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { type EventWakeup, EventWakeups } from '#libs/redis';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
@@ -23,13 +23,13 @@ export interface RelayBatch {
  * everything after the commit is a wake-up the sweeper repeats if it is lost.
  */
 @Injectable()
-export class OutboxRelay {
+export class OutboxRelayService {
   constructor(
     private readonly db: DatabasePool,
     private readonly state: OutboxRelayStateRepository,
     private readonly events: MerchantEventRepository,
     private readonly deliveries: EventDeliveryRepository,
-    private readonly producer: JobProducer,
+    private readonly producer: JobProducerService,
     private readonly wakeups: EventWakeups,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { tenantOfJob } from '#libs/context';
+import { tenantOfRecord } from '#libs/context';
 import { type Prisma, PrismaService } from '#libs/database';
 import { consentGone, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
-import { NOT_PAID_STATUSES, PaymentStateRepository } from '#libs/domain/payments';
+import { NOT_PAID_STATUSES, PaymentStateRepository, PaymentStatus } from '#libs/domain/payments';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
   type FanOutOutcome,
@@ -20,8 +20,8 @@ interface Applied {
 
 /** Upstream payment categories → the final status they report. */
 const PAYMENT_FINAL: Record<string, string> = {
-  'payment.state.success': 'COMPLETED',
-  'payment.state.failed': 'FAILED',
+  'payment.state.success': PaymentStatus.Completed,
+  'payment.state.failed': PaymentStatus.Failed,
 };
 
 const stringAt = (payload: unknown, key: string): string | null => {
@@ -84,7 +84,7 @@ export class FanOutService {
       );
       let applied = false;
       for (const consent of consents) {
-        const result = await this.consents.markGone(tenantOfJob(consent), {
+        const result = await this.consents.markGone(tenantOfRecord(consent), {
           consentId: consent.id,
           status: gone.status,
           code: gone.code,
@@ -106,7 +106,9 @@ export class FanOutService {
       // A failure says which (DECLINED, EXPIRED, …) in its status, as the status poll would read it.
       const stated = stringAt(event.payload, 'status');
       const status =
-        finalStatus !== 'COMPLETED' && stated && NOT_PAID_STATUSES.includes(stated) ? stated : finalStatus;
+        finalStatus !== PaymentStatus.Completed && stated && NOT_PAID_STATUSES.includes(stated)
+          ? stated
+          : finalStatus;
       const { matched, merchantId } = await this.payments.applyFinalStatus(
         tx,
         { upstreamPaymentId, subApplicationId: this.subApplicationOf(applicationId) },

@@ -10,7 +10,7 @@ import { InboundEventRepository } from './inbound-event.repository.js';
  * carry a timestamp the receiver refuses after `tuning.webhookToleranceSeconds`).
  */
 @Injectable()
-export class InboxRetention {
+export class InboxRetentionService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,

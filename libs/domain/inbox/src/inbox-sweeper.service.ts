@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { InboundEventRepository } from './inbound-event.repository.js';
 
 /** A stored event's fan-out job is normally enqueued at once: older than this, it was lost. */
@@ -8,10 +8,10 @@ const BATCH = 1_000;
 
 /** Re-enqueues inbox events that were stored but never fanned out (Redis down, api killed after the commit). */
 @Injectable()
-export class InboxSweeper {
+export class InboxSweeperService {
   constructor(
     private readonly inbox: InboundEventRepository,
-    private readonly producer: JobProducer,
+    private readonly producer: JobProducerService,
   ) {}
 
   async sweep(now = new Date()): Promise<number> {

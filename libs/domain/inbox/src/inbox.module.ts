@@ -3,12 +3,12 @@ import { ConsentsModule } from '#libs/domain/consents';
 import { PaymentsModule } from '#libs/domain/payments';
 import { FanOutService } from './fan-out.service.js';
 import { InboundEventRepository } from './inbound-event.repository.js';
-import { InboxRetention } from './inbox-retention.service.js';
+import { InboxRetentionService } from './inbox-retention.service.js';
 import { InboxStatsRepository } from './inbox-stats.repository.js';
-import { InboxSweeper } from './inbox-sweeper.service.js';
+import { InboxSweeperService } from './inbox-sweeper.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
-import { WebhookReceiver } from './webhook-receiver.service.js';
+import { WebhookReceiverService } from './webhook-receiver.service.js';
 
 /** Events in: our receiver's registrations with the upstream, the inbox and its fan-out. */
 @Module({
@@ -17,19 +17,19 @@ import { WebhookReceiver } from './webhook-receiver.service.js';
     UpstreamWebhookRepository,
     UpstreamWebhookRegistrationService,
     InboundEventRepository,
-    WebhookReceiver,
+    WebhookReceiverService,
     FanOutService,
-    InboxSweeper,
-    InboxRetention,
+    InboxSweeperService,
+    InboxRetentionService,
     InboxStatsRepository,
   ],
   exports: [
     UpstreamWebhookRepository,
     UpstreamWebhookRegistrationService,
-    WebhookReceiver,
+    WebhookReceiverService,
     FanOutService,
-    InboxSweeper,
-    InboxRetention,
+    InboxSweeperService,
+    InboxRetentionService,
     InboxStatsRepository,
   ],
 })

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { verifyWebhook, type WebhookHeaderSource, WebhookVerificationError } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, currentTraceContext, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { InboundEventRepository } from './inbound-event.repository.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 
@@ -59,7 +59,7 @@ const invalid = (message: string, field: string, issue: string) =>
  * event is never lost.
  */
 @Injectable()
-export class WebhookReceiver {
+export class WebhookReceiverService {
   private secrets: { byApplication: Map<string, string[]>; loadedAt: number } | undefined;
   private lastReloadAt = 0;
 
@@ -68,7 +68,7 @@ export class WebhookReceiver {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly registrations: UpstreamWebhookRepository,
     private readonly inbox: InboundEventRepository,
-    private readonly producer: JobProducer,
+    private readonly producer: JobProducerService,
   ) {}
 
   async receive(body: Buffer, headers: WebhookHeaderSource): Promise<ReceivedWebhook> {

@@ -4,6 +4,7 @@ export * from './payment-amount.js';
 export * from './payment-state.repository.js';
 export * from './payment-status.poller.js';
 export * from './payment.repository.js';
+export * from './payment-status.js';
 export * from './payments.module.js';
 export * from './payments.service.js';
 export * from './single-payments.service.js';

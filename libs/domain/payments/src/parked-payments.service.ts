@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type ParkedPaymentView, PaymentRepository } from './payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
+import { PaymentStatus } from './payment-status.js';
 
 /** What a person found at the bank: the money moved, or it did not. */
-export type ParkedOutcome = 'COMPLETED' | 'FAILED';
+export type ParkedOutcome = typeof PaymentStatus.Completed | typeof PaymentStatus.Failed;
 
 /**
  * The operator's side of payments no check will move any more (a repeated send refused while the first

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type Prisma, PrismaService } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
-import { FINAL_PAYMENT_STATUSES } from './payment.repository.js';
 import { decimalsOf } from './payment-amount.js';
+import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -103,7 +103,7 @@ export class PaymentStateRepository {
         consent: { select: { userId: true } },
       },
     });
-    const succeeded = final.status === 'COMPLETED';
+    const succeeded = final.status === PaymentStatus.Completed;
     await this.events.recordInTransaction(tx, [
       {
         merchantId: payment.merchantId,

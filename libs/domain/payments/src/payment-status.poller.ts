@@ -5,15 +5,10 @@ import { dependencyFailureOf, retryWhileUnavailable } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { CLOCK, type Clock } from '#libs/time';
 import { UpstreamError } from '#libs/upstream-client';
-import {
-  CLAIM_LEASE_SECONDS,
-  FINAL_PAYMENT_STATUSES,
-  PaymentPhase,
-  PaymentRepository,
-  type PaymentWork,
-} from './payment.repository.js';
+import { CLAIM_LEASE_SECONDS, PaymentRepository, type PaymentWork } from './payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
-import { PaymentSubmitter } from './payment-submitter.service.js';
+import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
+import { PaymentSubmitterService } from './payment-submitter.service.js';
 
 /** How many due payments one round claims, and how many it asks the bank about at once. */
 const ROUND_SIZE = 50;
@@ -46,7 +41,7 @@ export class PaymentStatusPoller {
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly payments: PaymentRepository,
-    private readonly submitter: PaymentSubmitter,
+    private readonly submitter: PaymentSubmitterService,
     private readonly state: PaymentStateRepository,
   ) {}
 
@@ -77,8 +72,11 @@ export class PaymentStatusPoller {
     }
     const ended = await this.state.applyFinalStatusById(
       work.id,
-      { status: 'EXPIRED', statusDetails: { reason: 'The user did not authorise the payment in time' } },
-      { onlyFrom: PaymentPhase.AwaitingAuthorisation },
+      {
+        status: PaymentStatus.Expired,
+        statusDetails: { reason: 'The user did not authorise the payment in time' },
+      },
+      { onlyFrom: PaymentStatus.AwaitingAuthorisation },
     );
     if (ended) result.finalised += 1;
   }
@@ -93,11 +91,11 @@ export class PaymentStatusPoller {
       return;
     }
     try {
-      if (work.status === PaymentPhase.AwaitingAuthorisation) {
+      if (work.status === PaymentStatus.AwaitingAuthorisation) {
         await this.awaited(work, result);
         return;
       }
-      if (work.upstreamPaymentId === null || work.status === PaymentPhase.Submitting) {
+      if (work.upstreamPaymentId === null || work.status === PaymentStatus.Submitting) {
         const submitted = await this.submitter.submit(work);
         result.submitted += 1;
         if (submitted.outcome === 'refused') result.finalised += 1;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { tenantOfJob } from '#libs/context';
+import { tenantOfRecord } from '#libs/context';
 import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
@@ -11,9 +11,10 @@ import {
   type UpstreamClient,
   UpstreamError,
 } from '#libs/upstream-client';
-import { FINAL_PAYMENT_STATUSES, PaymentRepository, type PaymentWork } from './payment.repository.js';
+import { PaymentRepository, type PaymentWork } from './payment.repository.js';
 import { wireAmount } from './payment-amount.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
+import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
 
 /**
  * What the bank said of a submission: taken (with its status now), refused (a first send: nothing moved),
@@ -42,7 +43,7 @@ const isRefusal = (error: unknown): error is UpstreamError =>
  * (after a crash, a timeout, a lost answer) is the same payment, never a second one.
  */
 @Injectable()
-export class PaymentSubmitter {
+export class PaymentSubmitterService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
@@ -106,7 +107,7 @@ export class PaymentSubmitter {
       throw error;
     }
     // Single use (upstream spec §1, rule 3): once the bank has the payment, its consent is spent here too.
-    if (work.kind === 'SINGLE') await this.consentState.markConsumed(tenantOfJob(work), work.consentId);
+    if (work.kind === 'SINGLE') await this.consentState.markConsumed(tenantOfRecord(work), work.consentId);
     return { outcome: 'submitted', status: await this.record(work, answer) };
   }
 
@@ -131,12 +132,12 @@ export class PaymentSubmitter {
 
   /** A final status is applied once, with its event; any other is noted with the next check. */
   private async record(work: PaymentWork, answer: UpstreamPaymentState): Promise<string> {
-    const status = String(answer.status ?? 'PENDING');
+    const status = String(answer.status ?? PaymentStatus.Pending);
     const final = FINAL_PAYMENT_STATUSES.includes(status);
     await this.payments.recordSubmitted(
       work.id,
       answer.id,
-      final ? 'PENDING' : status,
+      final ? PaymentStatus.Pending : status,
       answer,
       this.config.tuning.paymentStatusPollSeconds,
     );
@@ -172,17 +173,17 @@ export class PaymentSubmitter {
       'payment refused at submission',
     );
     await this.state.applyFinalStatusById(work.id, {
-      status: 'FAILED',
+      status: PaymentStatus.Failed,
       statusDetails: { reason: reason.slice(0, 500), ...(error ? { code: error.kind } : {}) },
     });
-    return { outcome: 'refused', status: 'FAILED', error };
+    return { outcome: 'refused', status: PaymentStatus.Failed, error };
   }
 
   /** The consent's token and where to send it; null when the consent holds no token. */
   private async optionsFor(
     work: PaymentWork,
   ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string; commercial: boolean }) | null> {
-    const tenant = tenantOfJob(work);
+    const tenant = tenantOfRecord(work);
     const found = await this.consents.findWithToken(tenant, work.consentId);
     const token = found ? this.vault.open(found.sealed, work.consentId) : null;
     if (!found || !token) return null;

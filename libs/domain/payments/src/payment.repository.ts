@@ -4,18 +4,7 @@ import { DatabasePool, isoText, type RowShape, sqlStatement, type Statement } fr
 import { isUuid } from '#libs/ids';
 import { amountText, type PayeeInput } from './payment-amount.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
-
-/** Statuses of payments that did not (and will not) move money: they count against no limit. */
-export const NOT_PAID_STATUSES = ['FAILED', 'DECLINED', 'REJECTED', 'EXPIRED', 'CANCELLED'];
-
-/** Statuses after which nothing changes: a final status is applied once, with its event. */
-export const FINAL_PAYMENT_STATUSES = ['COMPLETED', ...NOT_PAID_STATUSES];
-
-/** Ours, before the bank has the payment: the user has not approved it yet, or it is on its way. */
-export const PaymentPhase = {
-  AwaitingAuthorisation: 'AWAITING_AUTHORIZATION',
-  Submitting: 'SUBMITTING',
-} as const;
+import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
 
 export interface PaymentView {
   id: string;
@@ -73,7 +62,7 @@ export const VIEW_COLUMNS = `p.id, p.kind::text AS kind, c.user_id, p.consent_id
   coalesce(p.status_details->>'statusReason', p.status_details->>'reason') AS status_reason,
   ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.reference,
   p.payee, p.upstream_payment_id,
-  CASE WHEN p.status = 'AWAITING_AUTHORIZATION' THEN c.authorisation_url END AS authorisation_url,
+  CASE WHEN p.status = '${PaymentStatus.AwaitingAuthorisation}' THEN c.authorisation_url END AS authorisation_url,
   ${isoText('p.created_at')} AS created_at, ${isoText('p.status_updated_at')} AS status_updated_at`;
 
 export interface ViewRow {
@@ -234,7 +223,7 @@ export const PAYMENT_SQL = {
     `WITH p AS (
           INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
             currency, reference, payee, next_status_check_at, updated_at)
-          VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', 'AWAITING_AUTHORIZATION', $4::numeric, $5,
+          VALUES (uuid_generate_v7(), $1, $2, 'SINGLE', $3, 'DOMESTIC_PAYMENT', '${PaymentStatus.AwaitingAuthorisation}', $4::numeric, $5,
             $6, $7::jsonb, now() + make_interval(secs => $8::int), now())
           ON CONFLICT (payment_idempotency_id) DO NOTHING
           RETURNING *)
@@ -274,17 +263,17 @@ export const PAYMENT_SQL = {
   ),
   claimSingle: sqlStatement<WorkRow>(
     'payments.claim-single',
-    `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $3::int),
+    `UPDATE payments SET status = '${PaymentStatus.Submitting}', next_status_check_at = now() + make_interval(secs => $3::int),
           status_updated_at = now(), updated_at = now()
-        WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
+        WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE' AND status = '${PaymentStatus.AwaitingAuthorisation}'
         RETURNING ${WORK_COLUMNS}`,
     WORK_ROW,
   ),
   claimAwaiting: sqlStatement<WorkRow>(
     'payments.claim-awaiting',
-    `UPDATE payments SET status = 'SUBMITTING', next_status_check_at = now() + make_interval(secs => $2::int),
+    `UPDATE payments SET status = '${PaymentStatus.Submitting}', next_status_check_at = now() + make_interval(secs => $2::int),
           status_updated_at = now(), updated_at = now()
-        WHERE id = $1 AND kind = 'SINGLE' AND status = 'AWAITING_AUTHORIZATION'
+        WHERE id = $1 AND kind = 'SINGLE' AND status = '${PaymentStatus.AwaitingAuthorisation}'
         RETURNING ${WORK_COLUMNS}`,
     WORK_ROW,
   ),
@@ -321,7 +310,7 @@ export const PAYMENT_SQL = {
   submitLater: sqlStatement(
     'payments.submit-later',
     `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
-        WHERE id = $1 AND status = 'SUBMITTING'`,
+        WHERE id = $1 AND status = '${PaymentStatus.Submitting}'`,
   ),
   checkLater: sqlStatement(
     'payments.check-later',

@@ -8,7 +8,7 @@ import { ParkedPaymentsService } from './parked-payments.service.js';
 import { PaymentRepository } from './payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { PaymentStatusPoller } from './payment-status.poller.js';
-import { PaymentSubmitter } from './payment-submitter.service.js';
+import { PaymentSubmitterService } from './payment-submitter.service.js';
 import { PaymentsService } from './payments.service.js';
 import { SinglePaymentsService } from './single-payments.service.js';
 import { VrpConsentsService } from './vrp-consents.service.js';
@@ -28,7 +28,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
     ParkedPaymentsService,
     PaymentRepository,
     PaymentStateRepository,
-    PaymentSubmitter,
+    PaymentSubmitterService,
     PaymentStatusPoller,
     PaymentsService,
     SinglePaymentsService,

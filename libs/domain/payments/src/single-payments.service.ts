@@ -9,12 +9,7 @@ import {
 } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type PsuHeaders, UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import {
-  CLAIM_LEASE_SECONDS,
-  PaymentPhase,
-  PaymentRepository,
-  type PaymentView,
-} from './payment.repository.js';
+import { CLAIM_LEASE_SECONDS, PaymentRepository, type PaymentView } from './payment.repository.js';
 import {
   checkPayee,
   parseAmount,
@@ -24,7 +19,8 @@ import {
   wirePayee,
 } from './payment-amount.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
-import { PaymentSubmitter } from './payment-submitter.service.js';
+import { PaymentStatus } from './payment-status.js';
+import { PaymentSubmitterService } from './payment-submitter.service.js';
 
 export interface SinglePaymentInput {
   institutionId: string;
@@ -48,7 +44,7 @@ export class SinglePaymentsService implements OnModuleInit {
     private readonly hooks: ConsentCallbackHooks,
     private readonly payments: PaymentRepository,
     private readonly state: PaymentStateRepository,
-    private readonly submitter: PaymentSubmitter,
+    private readonly submitter: PaymentSubmitterService,
   ) {}
 
   onModuleInit(): void {
@@ -134,7 +130,7 @@ export class SinglePaymentsService implements OnModuleInit {
         },
         'single payment: submission did not complete; the status poll takes it over',
       );
-      return { paymentId: work.id, status: PaymentPhase.Submitting };
+      return { paymentId: work.id, status: PaymentStatus.Submitting };
     }
   }
 
@@ -149,10 +145,10 @@ export class SinglePaymentsService implements OnModuleInit {
     await this.state.applyFinalStatusById(
       payment.id,
       {
-        status: status === ConsentStatus.Rejected ? 'REJECTED' : 'FAILED',
+        status: status === ConsentStatus.Rejected ? PaymentStatus.Rejected : PaymentStatus.Failed,
         statusDetails: { reason: `The payment's consent ended ${status} before it was authorised` },
       },
-      { onlyFrom: PaymentPhase.AwaitingAuthorisation },
+      { onlyFrom: PaymentStatus.AwaitingAuthorisation },
     );
     return { paymentId: payment.id };
   }

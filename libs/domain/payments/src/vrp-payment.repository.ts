@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, queryOn, type SqlStatement, sqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { NOT_PAID_STATUSES, type PaymentWork } from './payment.repository.js';
+import { type PaymentWork } from './payment.repository.js';
 import { decimalsOf } from './payment-amount.js';
+import { NOT_PAID_STATUSES, PaymentStatus } from './payment-status.js';
 import type { PeriodLimit } from './vrp-period-limit.js';
 
 /** One periodic limit in its current period: the limit, what was paid against it, and what is left. */
@@ -57,7 +58,7 @@ export const VRP_PAYMENT_SQL = {
     'vrp-payments.insert',
     `INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
             currency, reference, payee, next_status_check_at, created_at, updated_at)
-          VALUES (uuid_generate_v7(), $1, $2, 'VRP', $3, 'DOMESTIC_VARIABLE_RECURRING_PAYMENT', 'SUBMITTING', $4::numeric,
+          VALUES (uuid_generate_v7(), $1, $2, 'VRP', $3, 'DOMESTIC_VARIABLE_RECURRING_PAYMENT', '${PaymentStatus.Submitting}', $4::numeric,
             $5, $6, $7::jsonb, now() + make_interval(secs => $8::int), $9, now())
           RETURNING id, created_at`,
     { id: 'string', created_at: 'Date' },
@@ -157,7 +158,10 @@ export class VrpPaymentRepository {
           now,
         ],
       });
-      return { existing: false, work: this.work(input, rows[0].id, rows[0].created_at, 'SUBMITTING', null) };
+      return {
+        existing: false,
+        work: this.work(input, rows[0].id, rows[0].created_at, PaymentStatus.Submitting, null),
+      };
     });
   }
 

@@ -9,7 +9,7 @@ import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
 import { CLAIM_LEASE_SECONDS, PaymentRepository, type PaymentView } from './payment.repository.js';
 import { invalidField, parseAmount, payeeOf, paymentIdempotencyIdFor } from './payment-amount.js';
-import { PaymentSubmitter } from './payment-submitter.service.js';
+import { PaymentSubmitterService } from './payment-submitter.service.js';
 import { VrpPaymentRepository } from './vrp-payment.repository.js';
 import { periodLimitsAt, type VrpControl, vrpCurrency } from './vrp-period-limit.js';
 
@@ -24,7 +24,7 @@ export class VrpPaymentsService {
     private readonly access: ConsentAccessService,
     private readonly reservations: VrpPaymentRepository,
     private readonly payments: PaymentRepository,
-    private readonly submitter: PaymentSubmitter,
+    private readonly submitter: PaymentSubmitterService,
     private readonly consents: ConsentRepository,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}

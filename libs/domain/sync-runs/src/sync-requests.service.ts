@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 import { SyncRunRepository, type SyncTrigger } from './sync-run.repository.js';
 
 /**
@@ -8,10 +8,10 @@ import { SyncRunRepository, type SyncTrigger } from './sync-run.repository.js';
  * idempotent (one active run per account), and what the dispatcher finds again if the enqueue is lost.
  */
 @Injectable()
-export class SyncRequests {
+export class SyncRequestsService {
   constructor(
     private readonly runs: SyncRunRepository,
-    private readonly jobs: JobProducer,
+    private readonly jobs: JobProducerService,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 

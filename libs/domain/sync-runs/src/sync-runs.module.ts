@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { SyncRequests } from './sync-requests.service.js';
+import { SyncRequestsService } from './sync-requests.service.js';
 import { SyncRunRepository } from './sync-run.repository.js';
 
 /**
@@ -7,5 +7,8 @@ import { SyncRunRepository } from './sync-run.repository.js';
  * the first sync) can use it without depending on what the sync depends on. Relies on CoreModule's
  * global database, queue and logger.
  */
-@Module({ providers: [SyncRunRepository, SyncRequests], exports: [SyncRunRepository, SyncRequests] })
+@Module({
+  providers: [SyncRunRepository, SyncRequestsService],
+  exports: [SyncRunRepository, SyncRequestsService],
+})
 export class SyncRunsModule {}

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { type MerchantId, tenantOfJob } from '#libs/context';
+import { type MerchantId, tenantOfRecord } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import {
   AccountPlacementRepository,
@@ -99,7 +99,7 @@ export class AccountSyncService {
     if (!claimed || claimed.merchantId !== job.merchantId || claimed.accountId !== job.accountId) {
       return 'already-ended';
     }
-    const run: TenantRun = { ...claimed, merchantId: tenantOfJob(job) };
+    const run: TenantRun = { ...claimed, merchantId: tenantOfRecord(job) };
     const target = await this.syncState.syncTarget(run.merchantId, run.accountId);
     if (!target) return 'already-ended';
     const token = this.openToken(target);

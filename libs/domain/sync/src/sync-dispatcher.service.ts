@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducer } from '#libs/queue';
+import { JobProducerService } from '#libs/queue';
 
 const BATCH = 5000;
 /** Runs whose jobs are checked at once: two round trips each, pipelined on the queue's connection. */
@@ -15,11 +15,11 @@ const RESUME_CONCURRENCY = 50;
  * touched for a while, so no run is left queued or running by a lost job.
  */
 @Injectable()
-export class SyncDispatcher {
+export class SyncDispatcherService {
   constructor(
     private readonly syncState: AccountSyncStateRepository,
     private readonly runs: SyncRunRepository,
-    private readonly jobs: JobProducer,
+    private readonly jobs: JobProducerService,
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {

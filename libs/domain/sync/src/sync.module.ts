@@ -6,11 +6,11 @@ import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { AccountSyncService } from './account-sync.service.js';
 import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
-import { SyncDispatcher } from './sync-dispatcher.service.js';
+import { SyncDispatcherService } from './sync-dispatcher.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionChangeRepository } from './transaction-change.repository.js';
 import { TransactionChangesService } from './transaction-changes.service.js';
-import { TransactionChangesRetention } from './transaction-changes-retention.service.js';
+import { TransactionChangesRetentionService } from './transaction-changes-retention.service.js';
 
 /** The sync engine (worker side) and its merchant-facing reads (api side). */
 @Module({
@@ -19,18 +19,18 @@ import { TransactionChangesRetention } from './transaction-changes-retention.ser
     TransactionRepository,
     TransactionChangeRepository,
     TransactionChangesService,
-    TransactionChangesRetention,
+    TransactionChangesRetentionService,
     StoredPageCache,
     AccountSyncService,
-    SyncDispatcher,
+    SyncDispatcherService,
     SyncService,
   ],
   exports: [
     AccountSyncService,
-    SyncDispatcher,
+    SyncDispatcherService,
     SyncService,
     TransactionChangesService,
-    TransactionChangesRetention,
+    TransactionChangesRetentionService,
     TransactionRepository,
     SyncRunsModule,
   ],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
-import { type StoredSyncRun, SyncRequests, SyncRunRepository } from '#libs/domain/sync-runs';
+import { type StoredSyncRun, SyncRequestsService, SyncRunRepository } from '#libs/domain/sync-runs';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
@@ -82,7 +82,7 @@ export class SyncService {
   constructor(
     private readonly accounts: AccountRepository,
     private readonly runs: SyncRunRepository,
-    private readonly requests: SyncRequests,
+    private readonly requests: SyncRequestsService,
     private readonly transactions: TransactionRepository,
     private readonly pages: StoredPageCache,
   ) {}

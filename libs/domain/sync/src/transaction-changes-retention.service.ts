@@ -10,7 +10,7 @@ import { TransactionChangeRepository } from './transaction-change.repository.js'
  * records stay in the feed as long as they are stored.
  */
 @Injectable()
-export class TransactionChangesRetention {
+export class TransactionChangesRetentionService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,

@@ -9,7 +9,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mergeMap, type Observable } from 'rxjs';
 import { currentContext } from '#libs/context';
-import { type AuditActor, AuditTrail, type NewAuditEntry } from '#libs/domain/audit';
+import { type AuditActor, AuditTrailService, type NewAuditEntry } from '#libs/domain/audit';
 import type { RequestWithPrincipal } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { AUDITED_METADATA, type AuditedFacts, type AuditedSpec } from './audited.metadata.js';
@@ -27,7 +27,7 @@ const read = (from: AuditedSpec['id'], facts: AuditedFacts): string | null =>
 export class AuditInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
-    private readonly trail: AuditTrail,
+    private readonly trail: AuditTrailService,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 

@@ -7,7 +7,7 @@ import { AuthenticationGuard } from './authentication.guard.js';
 import { MerchantCorsGuard } from './merchant-cors.guard.js';
 import { PrincipalCache } from './principal-cache.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
-import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimiterService } from './rate-limiter.service.js';
 
 /**
  * The three passport strategies and the guards that use them. The app registers the guards globally
@@ -22,9 +22,9 @@ import { RateLimiter } from './rate-limiter.service.js';
     AuthenticationGuard,
     MerchantCorsGuard,
     RateLimitGuard,
-    RateLimiter,
+    RateLimiterService,
     PrincipalCache,
   ],
-  exports: [AuthenticationGuard, MerchantCorsGuard, RateLimitGuard, RateLimiter],
+  exports: [AuthenticationGuard, MerchantCorsGuard, RateLimitGuard, RateLimiterService],
 })
 export class AuthModule {}

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '#libs/errors';
 import type { RequestWithPrincipal } from '#libs/http';
-import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimiterService } from './rate-limiter.service.js';
 
 /**
  * Per-merchant limits, after authentication and authorisation (refused requests cost nothing). A session
@@ -11,7 +11,7 @@ import { RateLimiter } from './rate-limiter.service.js';
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  constructor(private readonly limiter: RateLimiter) {}
+  constructor(private readonly limiter: RateLimiterService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { principal } = context.switchToHttp().getRequest<RequestWithPrincipal>();

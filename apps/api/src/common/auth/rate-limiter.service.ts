@@ -82,7 +82,7 @@ interface Bucket {
 }
 
 @Injectable()
-export class RateLimiter implements OnModuleDestroy {
+export class RateLimiterService implements OnModuleDestroy {
   private readonly prefix: string;
   private readonly buckets = new Map<string, Bucket>();
   private readonly sweeper: NodeJS.Timeout;

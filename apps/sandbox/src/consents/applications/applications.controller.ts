@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import {
-  ApplicationRegistry,
+  ApplicationRegistryService,
   Ctx,
   envelope,
   type SandboxApplication,
@@ -12,7 +12,7 @@ import { validateAs } from '../manual-validation.js';
 import { ApplicationsQueryDto, CreateApplicationDto } from './applications.dto.js';
 
 function view(app: SandboxApplication) {
-  const { createdAt: _createdAt, ...rest } = ApplicationRegistry.view(app);
+  const { createdAt: _createdAt, ...rest } = ApplicationRegistryService.view(app);
   return rest;
 }
 
@@ -29,7 +29,7 @@ const SORT_KEYS: Record<string, (a: SandboxApplication) => string> = {
  */
 @Controller('applications')
 export class ApplicationsController {
-  constructor(private readonly applications: ApplicationRegistry) {}
+  constructor(private readonly applications: ApplicationRegistryService) {}
 
   @Get()
   list(@Ctx() ctx: SandboxContext, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {

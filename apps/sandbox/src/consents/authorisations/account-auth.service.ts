@@ -9,7 +9,7 @@ import {
   InstitutionsCatalog,
   MAX_DATA_CONSENT_MS,
   type PsuEndpoint,
-  SandboxClock,
+  SandboxClockService,
   type SandboxContext,
   SandboxError,
   type SandboxInstitution,
@@ -39,7 +39,7 @@ export class AccountAuthService {
     private readonly consents: ConsentsStore,
     private readonly users: UsersStore,
     private readonly catalog: InstitutionsCatalog,
-    private readonly clock: SandboxClock,
+    private readonly clock: SandboxClockService,
     private readonly flows: ConsentFlowsService,
   ) {}
 

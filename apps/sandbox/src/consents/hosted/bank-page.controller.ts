@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { IsIn } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import {
-  ApplicationRegistry,
+  ApplicationRegistryService,
   type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
@@ -39,7 +39,7 @@ export class BankPageController {
     private readonly consents: ConsentsStore,
     private readonly flows: ConsentFlowsService,
     private readonly catalog: InstitutionsCatalog,
-    private readonly applications: ApplicationRegistry,
+    private readonly applications: ApplicationRegistryService,
   ) {}
 
   @Get(':consentId')
