@@ -529,6 +529,8 @@ describe('api: every answer matches our own OpenAPI document', () => {
 
     await valid('GET /v1/merchant/audit', { ...merchant, query: { limit: '5' } }, 200);
     await valid('GET /admin/audit', { ...operator, query: { limit: '5', merchantId } }, 200);
+    await valid('POST /console/session', { token: null, body: { apiKey: key } }, 200);
+    await valid('DELETE /console/session', { token: null }, 204);
 
     // Destructive operations: planned now (their invalid variants come next), sent last.
     const gone = await valid<{ id: string }>(

@@ -12,6 +12,7 @@ import { MerchantCorsGuard } from './common/auth/merchant-cors.guard.js';
 import { RateLimitGuard } from './common/auth/rate-limit.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { ConsentsApiModule } from './consents/consents-api.module.js';
+import { ConsoleApiModule } from './console/console-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
 import { InstitutionsApiModule } from './institutions/institutions-api.module.js';
 import { MerchantApiModule } from './merchant/merchant-api.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
         EventsApiModule,
         PaymentsApiModule,
         VrpApiModule,
+        ConsoleApiModule,
       ],
       // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.
       providers: [

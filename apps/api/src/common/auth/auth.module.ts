@@ -4,7 +4,9 @@ import { MerchantsModule } from '#libs/domain/merchants';
 import { UsersModule } from '#libs/domain/users';
 import { MerchantApiKeyStrategy, OperatorStrategy, UserSessionStrategy } from './auth.strategies.js';
 import { AuthenticationGuard } from './authentication.guard.js';
+import { ConsoleSessionService } from './console-session.service.js';
 import { MerchantCorsGuard } from './merchant-cors.guard.js';
+import { MerchantKeyVerifier } from './merchant-key.verifier.js';
 import { PrincipalCache } from './principal-cache.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiterService } from './rate-limiter.service.js';
@@ -24,7 +26,15 @@ import { RateLimiterService } from './rate-limiter.service.js';
     RateLimitGuard,
     RateLimiterService,
     PrincipalCache,
+    MerchantKeyVerifier,
+    ConsoleSessionService,
   ],
-  exports: [AuthenticationGuard, MerchantCorsGuard, RateLimitGuard, RateLimiterService],
+  exports: [
+    ConsoleSessionService,
+    AuthenticationGuard,
+    MerchantCorsGuard,
+    RateLimitGuard,
+    RateLimiterService,
+  ],
 })
 export class AuthModule {}

@@ -1,12 +1,16 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, type IAuthGuard } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { currentContext } from '#libs/context';
 import { SESSION_TOKEN_PREFIX } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AUTH_METADATA, AuthKind, type RequestWithPrincipal } from '#libs/http';
 import { STRATEGY } from './auth.strategies.js';
 import { bearerToken } from './bearer.js';
+import { assertSameOrigin, consoleCookie } from './console-cookie.js';
+import { ConsoleSessionService } from './console-session.service.js';
 
 const CREDENTIAL_KINDS: readonly AuthKind[] = [AuthKind.Operator, AuthKind.Merchant, AuthKind.UserSession];
 
@@ -30,7 +34,8 @@ function strategyGuard(strategy: string): IAuthGuard {
  * Runs before DefaultDenyGuard on every route that declares a credential kind. The token's form picks
  * the strategy (`mk_` API key, `us_` session, anything else the operator token), whatever the route
  * allows: so valid credentials of the wrong kind reach DefaultDenyGuard as a principal and get 403,
- * and invalid ones get 401 here.
+ * and invalid ones get 401 here. Without an Authorization header, the console's cookie (docs/console.md)
+ * stands for the credential it was made from.
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
@@ -40,7 +45,11 @@ export class AuthenticationGuard implements CanActivate {
     [AuthKind.UserSession]: strategyGuard(STRATEGY.userSession),
   };
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly consoleSessions: ConsoleSessionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const kinds = this.reflector.getAllAndOverride<AuthKind[] | undefined>(AUTH_METADATA, [
@@ -49,9 +58,15 @@ export class AuthenticationGuard implements CanActivate {
     ]);
     // Undeclared and public routes are DefaultDenyGuard's to decide; webhook routes verify signatures.
     if (!kinds?.some((k) => CREDENTIAL_KINDS.includes(k)) || kinds.includes(AuthKind.Public)) return true;
-    const token = bearerToken(
-      context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers,
-    );
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
+    // An Authorization header wins over the console's cookie, whatever it holds.
+    const cookie = request.headers.authorization === undefined ? consoleCookie(request.headers) : undefined;
+    if (cookie !== undefined) {
+      assertSameOrigin(request.method, request.headers, this.config.api.publicUrl);
+      request.principal = await this.consoleSessions.resolve(cookie);
+      return this.actsFor(request);
+    }
+    const token = bearerToken(request.headers);
     if (!token) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
     const kind = token.startsWith('mk_')
       ? AuthKind.Merchant
@@ -59,9 +74,13 @@ export class AuthenticationGuard implements CanActivate {
         ? AuthKind.UserSession
         : AuthKind.Operator;
     await this.guards[kind].canActivate(context);
-    // Whatever runs for this request from here on (logs, upstream calls) knows who it acts for.
+    return this.actsFor(request);
+  }
+
+  /** Whatever runs for this request from here on (logs, upstream calls) knows who it acts for. */
+  private actsFor(request: RequestWithPrincipal): true {
     const running = currentContext();
-    if (running) running.caller = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+    if (running) running.caller = request.principal;
     return true;
   }
 }

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, type ApiResponse, createMerchant, type Stack, startStack } from './kit/index.js';
+
+const errorCode = (response: ApiResponse) => (response.body as { error: { code: string } }).error.code;
+/** The cookie a sign-in set, as a browser would send it back. */
+const cookieOf = (response: ApiResponse) => response.headers.get('set-cookie')!.split(';')[0];
+/** Everything a client can read of an answer, to look for a credential in it. */
+const everything = (response: ApiResponse) =>
+  JSON.stringify(response.body) + JSON.stringify([...response.headers.entries()]);
+
+describe('api: console sessions (POST/DELETE /console/session, the cookie as a credential)', () => {
+  let stack: Stack;
+  let client: ApiClient;
+  let ownOrigin: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    client = stack.anonymous;
+    ownOrigin = new URL(stack.api.config.api.publicUrl).origin;
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const signIn = (body: unknown, headers: Record<string, string> = {}) =>
+    client.post('/console/session', body, { headers });
+  const withCookie = (cookie: string, headers: Record<string, string> = {}) => ({
+    headers: { cookie, ...headers },
+  });
+
+  it('exchanges an API key for an HttpOnly, SameSite=Strict cookie that never holds or echoes the key', async () => {
+    const { merchant, apiKey } = await createMerchant(stack.api);
+    const signedIn = await signIn({ apiKey: apiKey.key });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({ data: { kind: 'merchant', merchantId: merchant.id } });
+    const setCookie = signedIn.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/^bff_console=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+    expect(Number(/Max-Age=(\d+)/.exec(setCookie)![1])).toBeLessThanOrEqual(8 * 3600);
+    expect(everything(signedIn)).not.toContain(apiKey.key);
+
+    const me = await client.get('/v1/me', withCookie(cookieOf(signedIn)));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ data: { kind: 'merchant', merchantId: merchant.id } });
+    const keys = await client.get('/v1/merchant/api-keys', withCookie(cookieOf(signedIn)));
+    expect(keys.status).toBe(200);
+    for (const response of [me, keys]) expect(everything(response)).not.toContain(apiKey.key);
+    // The operator's routes refuse a merchant's session as they refuse its key.
+    const admin = await client.get('/admin/merchants', withCookie(cookieOf(signedIn)));
+    expect(admin.status).toBe(403);
+  });
+
+  it('answers 400 in the envelope unless exactly one credential comes, 401 for a wrong one', async () => {
+    for (const body of [{}, { apiKey: 'mk_a', operatorToken: 'b' }, { apiKey: 5 }, { apiKey: '' }]) {
+      const response = await signIn(body);
+      expect(response.status).toBe(400);
+      expect(errorCode(response)).toBe('VALIDATION_FAILED');
+    }
+    for (const body of [
+      { apiKey: 'mk_notarealkey000000000000000000000' },
+      { apiKey: 'not-a-key' },
+      { operatorToken: 'not-the-operator-token' },
+    ]) {
+      const response = await signIn(body);
+      expect(response.status).toBe(401);
+      expect(errorCode(response)).toBe('UNAUTHENTICATED');
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('signs the operator in on /admin routes only', async () => {
+    const signedIn = await signIn({ operatorToken: stack.api.config.api.adminToken });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({ data: { kind: 'operator' } });
+    expect(everything(signedIn)).not.toContain(stack.api.config.api.adminToken);
+    const cookie = cookieOf(signedIn);
+    expect((await client.get('/admin/merchants', withCookie(cookie))).status).toBe(200);
+    expect((await client.get('/v1/me', withCookie(cookie))).status).toBe(403);
+  });
+
+  it('ends a merchant session at once when its key is revoked or its merchant disabled', async () => {
+    const { merchant, apiKey } = await createMerchant(stack.api);
+    const cookie = cookieOf(await signIn({ apiKey: apiKey.key }));
+    expect((await client.get('/v1/me', withCookie(cookie))).status).toBe(200);
+    await stack.operator.post(`/admin/merchants/${merchant.id}/disable`);
+    const disabled = await client.get('/v1/me', withCookie(cookie));
+    expect(disabled.status).toBe(403);
+    expect(errorCode(disabled)).toBe('MERCHANT_DISABLED');
+    await stack.operator.post(`/admin/merchants/${merchant.id}/enable`);
+    expect((await client.get('/v1/me', withCookie(cookie))).status).toBe(200);
+
+    const revoked = await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
+    expect(revoked.status).toBe(204);
+    const after = await client.get('/v1/me', withCookie(cookie));
+    expect(after.status).toBe(401);
+    expect(errorCode(after)).toBe('UNAUTHENTICATED');
+    expect((await signIn({ apiKey: apiKey.key })).status).toBe(401);
+  });
+
+  it('refuses a change the cookie authenticates unless it comes from the api origin', async () => {
+    const { apiKey } = await createMerchant(stack.api);
+    const cookie = cookieOf(await signIn({ apiKey: apiKey.key }));
+    const issue = (headers: Record<string, string>) =>
+      client.post('/v1/merchant/api-keys', { name: 'console' }, withCookie(cookie, headers));
+    for (const headers of [
+      { origin: 'https://elsewhere.example' },
+      {},
+      { 'sec-fetch-site': 'cross-site' },
+    ] as Record<string, string>[]) {
+      const refused = await issue(headers);
+      expect(refused.status).toBe(403);
+      expect(errorCode(refused)).toBe('FORBIDDEN');
+      expect((refused.body as { error: { message: string } }).error.message).toContain(ownOrigin);
+    }
+    expect((await issue({ origin: ownOrigin })).status).toBe(201);
+    expect((await issue({ 'sec-fetch-site': 'same-origin' })).status).toBe(201);
+    // Another site's page cannot sign a browser in either.
+    const foreign = await signIn({ apiKey: apiKey.key }, { origin: 'https://elsewhere.example' });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('lets an Authorization header win over the cookie, and signs out by clearing it', async () => {
+    const { apiKey } = await createMerchant(stack.api);
+    const cookie = cookieOf(await signIn({ apiKey: apiKey.key }));
+    const asOperator = await client.get(
+      '/admin/merchants',
+      withCookie(cookie, { authorization: `Bearer ${stack.api.config.api.adminToken}` }),
+    );
+    expect(asOperator.status).toBe(200);
+    const badBearer = await client.get('/v1/me', withCookie(cookie, { authorization: 'Bearer nonsense' }));
+    expect(badBearer.status).toBe(401);
+
+    const signedOut = await client.delete('/console/session', withCookie(cookie));
+    expect(signedOut.status).toBe(204);
+    expect(signedOut.headers.get('set-cookie')).toBe(
+      'bff_console=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict',
+    );
+  });
+});
