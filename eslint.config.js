@@ -343,8 +343,9 @@ export default tseslint.config(
     },
   },
   {
-    // The demo merchant's frontend: plain ES modules for the browser, served as they are.
-    files: ['apps/demo-merchant/public/**/*.js'],
+    // The demo merchant's frontend and the api's console: plain ES modules for the browser, served as
+    // they are.
+    files: ['apps/demo-merchant/public/**/*.js', 'apps/api/console/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: {

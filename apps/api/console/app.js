@@ -1,0 +1,98 @@
+// The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
+import { del, get } from './api.js';
+import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
+import { keysScreen } from './merchant-keys.js';
+import { merchantsScreen } from './operator-merchants.js';
+import { signInScreen } from './sign-in.js';
+import { announce, h } from './ui.js';
+
+/**
+ * Only who is signed in (`merchant` or `operator`) is kept in the page, to know which screens to offer
+ * without asking the api first; the credential itself is in an HttpOnly cookie no script can read.
+ */
+const KIND = 'console.kind';
+
+const SCREENS = {
+  merchant: [
+    [/^#\/keys$/, keysScreen],
+    [/^#\/customers$/, customersScreen],
+    [/^#\/customers\/([\w-]+)$/, customerScreen],
+    [/^#\/accounts\/([\w-]+)$/, accountScreen],
+  ],
+  operator: [[/^#\/merchants$/, merchantsScreen]],
+};
+const NAV = {
+  merchant: [
+    ['#/keys', 'API keys'],
+    ['#/customers', 'Customers'],
+  ],
+  operator: [['#/merchants', 'Merchants']],
+};
+
+const main = document.getElementById('screen');
+const nav = document.getElementById('nav');
+const who = document.getElementById('who');
+const signOut = document.getElementById('sign-out');
+
+function signedIn(kind) {
+  sessionStorage.setItem(KIND, kind);
+  // Setting another address shows its screen (hashchange); the same one would not.
+  if (location.hash === NAV[kind][0][0]) void show();
+  else location.hash = NAV[kind][0][0];
+}
+
+async function showWho(kind) {
+  if (kind === 'operator') {
+    who.textContent = 'Signed in as the operator';
+    return;
+  }
+  who.textContent = 'Signed in as a merchant';
+  const merchant = await get('/v1/merchant').catch(() => undefined);
+  if (merchant) who.textContent = `Signed in for ${merchant.data.name}`;
+}
+
+async function show(message) {
+  const kind = sessionStorage.getItem(KIND);
+  nav.hidden = signOut.hidden = !kind;
+  if (!kind) {
+    who.textContent = '';
+    main.replaceChildren();
+    signInScreen(main, message, signedIn);
+  } else {
+    const route = SCREENS[kind]
+      ?.map(([pattern, screen]) => [pattern.exec(location.hash), screen])
+      .find(([m]) => m);
+    if (!route) {
+      location.hash = NAV[kind][0][0];
+      return;
+    }
+    nav.replaceChildren(
+      ...NAV[kind].map(([href, text]) =>
+        h('a', { href, 'aria-current': location.hash.startsWith(href) ? 'page' : undefined }, text),
+      ),
+    );
+    if (!who.textContent) void showWho(kind);
+    main.replaceChildren();
+    route[1](main, ...route[0].slice(1));
+  }
+  // A new screen: its heading takes the focus, so keyboard and screen-reader users start from its top.
+  const heading = main.querySelector('h1');
+  heading?.setAttribute('tabindex', '-1');
+  heading?.focus();
+  if (heading) announce(heading.textContent);
+}
+
+signOut.addEventListener('click', async () => {
+  await del('/console/session').catch(() => undefined);
+  signedOut('You are signed out.');
+});
+window.addEventListener('console-session-ended', () => signedOut('Your session has ended. Sign in again.'));
+
+function signedOut(message) {
+  sessionStorage.removeItem(KIND);
+  // Without a hashchange, which would show the sign-in again without the message.
+  history.replaceState(null, '', location.pathname);
+  void show(message);
+}
+window.addEventListener('hashchange', () => void show());
+void show();

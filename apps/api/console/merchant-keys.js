@@ -1,0 +1,115 @@
+// A merchant's API keys: the list, issuing one (shown once), revoking one.
+import { del, get, post } from './api.js';
+import { announce, errorText, h, loadInto, table, when } from './ui.js';
+
+export function keysScreen(main) {
+  const list = h('div', { id: 'keys-list' });
+  const issued = h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' });
+  const status = h('p', { role: 'status' });
+  const name = h('input', { id: 'key-name', name: 'key-name', maxlength: 255, autocomplete: 'off' });
+
+  const refresh = () =>
+    loadInto(list, {
+      what: 'your API keys',
+      load: async () => (await get('/v1/merchant/api-keys')).data,
+      empty: 'This merchant has no API keys.',
+      render: (keys) =>
+        table(
+          'API keys',
+          ['Name', 'Starts with', 'Created', 'Last used', 'Expires', 'State', ''],
+          keys.map((key) => [
+            key.name ?? '(no name)',
+            h('code', {}, `${key.prefix}…`),
+            when(key.createdAt),
+            key.lastUsedAt ? when(key.lastUsedAt) : 'Never',
+            key.expiresAt ? when(key.expiresAt) : 'Never',
+            key.revokedAt ? `Revoked ${when(key.revokedAt)}` : 'Active',
+            key.revokedAt
+              ? ''
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'danger',
+                    'aria-label': `Revoke the key ${key.name ?? key.prefix}`,
+                    onclick: () => revoke(key),
+                  },
+                  'Revoke',
+                ),
+          ]),
+        ),
+    });
+
+  async function revoke(key) {
+    const label = key.name ?? key.prefix;
+    // A revoked key stops working at once, everywhere: the question is worth asking.
+    if (!window.confirm(`Revoke the key "${label}"? Anything still using it stops working at once.`)) return;
+    try {
+      await del(`/v1/merchant/api-keys/${key.id}`);
+      status.className = 'good';
+      status.textContent = `The key "${label}" is revoked.`;
+    } catch (error) {
+      status.className = 'error';
+      status.textContent = `Could not revoke the key. ${errorText(error)}`;
+    }
+    await refresh();
+  }
+
+  const form = h(
+    'form',
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const button = form.querySelector('button');
+        button.disabled = true;
+        try {
+          const created = (await post('/v1/merchant/api-keys', name.value ? { name: name.value } : {})).data;
+          name.value = '';
+          showOnce(created);
+        } catch (error) {
+          status.className = 'error';
+          status.textContent = `Could not issue a key. ${errorText(error)}`;
+        } finally {
+          button.disabled = false;
+        }
+        await refresh();
+      },
+    },
+    h('label', { for: 'key-name' }, 'Name of the new key (optional)'),
+    h('div', { class: 'row' }, name, h('button', { type: 'submit' }, 'Issue a key')),
+  );
+
+  /** The new key, this once: it is in no list, storage or later answer, and leaves the page when done. */
+  function showOnce(created) {
+    const done = h('button', { type: 'button', class: 'secondary' }, 'I have copied it');
+    done.addEventListener('click', () => {
+      issued.replaceChildren();
+      issued.hidden = true;
+      form.querySelector('input').focus();
+    });
+    issued.replaceChildren(
+      h('h2', {}, 'Your new key'),
+      h('p', {}, 'Copy it now: it is shown only this once. Keep it on your servers, never in a web page.'),
+      h('label', { for: 'new-key-value' }, 'New API key'),
+      h('input', { id: 'new-key-value', readonly: true, value: created.key, class: 'mono' }),
+      h('p', {}, done),
+    );
+    issued.hidden = false;
+    issued.querySelector('input').select();
+    announce('A new key was issued. Copy it now: it is shown only this once.');
+  }
+
+  main.append(
+    h('h1', {}, 'API keys'),
+    h(
+      'p',
+      {},
+      'The keys your servers use to call the api. Revoking a key ends it, and any console session made with it, at once.',
+    ),
+    status,
+    h('section', {}, h('h2', {}, 'Issue a key'), form),
+    issued,
+    h('section', {}, h('h2', {}, 'Your keys'), list),
+  );
+  void refresh();
+}

@@ -1,0 +1,107 @@
+// What every screen shares: building elements, the loading, empty and error states, and plain words.
+import { ApiError } from './api.js';
+
+/** An element: `h('a', { href: '#/x' }, 'text', child)`. Attributes named `on…` are listeners. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else if (name === 'class') element.className = value;
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  element.append(...children.flat().filter((c) => c !== undefined && c !== null));
+  return element;
+}
+
+/** A table with a caption, its headers, and one row per item; a cell is text or an element. */
+export function table(caption, headers, rows) {
+  return h(
+    'table',
+    {},
+    h('caption', { class: 'visually-hidden' }, caption),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((text) => h('th', { scope: 'col' }, text)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((cells) =>
+        h(
+          'tr',
+          {},
+          cells.map((cell) => h('td', {}, cell)),
+        ),
+      ),
+    ),
+  );
+}
+
+/** What went wrong, in the api's own words, with the tracing id to quote to support. */
+export function errorText(error) {
+  if (!(error instanceof ApiError)) return `Something went wrong in this page: ${error?.message ?? error}`;
+  return `${error.message}${error.tracingId ? ` (tracing id ${error.tracingId})` : ''}`;
+}
+
+/** Says something to screen readers without moving the focus. */
+export function announce(text) {
+  document.getElementById('announce').textContent = text;
+}
+
+/**
+ * Fills `container` with what `load` answers, rendered by `render`: "Loading…" meanwhile, `empty` when
+ * the answer is an empty list, and the error in words when it fails.
+ */
+export async function loadInto(container, { what, load, render, empty }) {
+  container.replaceChildren(h('p', { class: 'state' }, `Loading ${what}…`));
+  container.setAttribute('aria-busy', 'true');
+  try {
+    const answer = await load();
+    const nothing = Array.isArray(answer) && answer.length === 0;
+    container.replaceChildren(...[nothing ? h('p', { class: 'state' }, empty) : render(answer)].flat());
+  } catch (error) {
+    container.replaceChildren(
+      h('p', { class: 'error', role: 'alert' }, `Could not load ${what}. ${errorText(error)}`),
+    );
+  } finally {
+    container.removeAttribute('aria-busy');
+  }
+}
+
+/** A moment as people read it, or a dash. */
+export function when(iso) {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+const PLAIN = {
+  consent: {
+    AWAITING_AUTHORIZATION: 'Waiting for the customer at the bank',
+    AUTHORIZED: 'Authorised',
+    REJECTED: 'Refused by the customer',
+    REVOKED: 'Withdrawn',
+    EXPIRED: 'Expired',
+    FAILED: 'Failed',
+  },
+  accountSync: {
+    pending: 'Waiting for its first sync',
+    syncing: 'Syncing now',
+    synced: 'Up to date',
+    failed: 'Last sync failed',
+    stopped: 'Stopped: the consent no longer allows it',
+  },
+  run: { queued: 'Waiting to start', running: 'Running', succeeded: 'Finished', failed: 'Failed' },
+  trigger: { initial: 'First sync', scheduled: 'Scheduled', manual: 'Asked for' },
+  transaction: { BOOKED: 'Booked', PENDING: 'Pending' },
+};
+
+/** An API value in plain words; an unknown one as the API's own name, marked as such. */
+export function plain(kind, value) {
+  return PLAIN[kind][value] ?? `${value} (as the api names it)`;
+}

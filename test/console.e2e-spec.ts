@@ -1,0 +1,194 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from './kit/browser-kit.js';
+import {
+  accountsWhenSynced,
+  connect,
+  dataOf,
+  onboard,
+  runWhenEnded,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+} from './kit/index.js';
+
+/** The console's screenshots live with its documentation (docs/console.md shows them). */
+const SHOTS = join(process.cwd(), 'docs', 'console');
+
+/**
+ * The web console in a real Chromium (Debian's, driven by playwright-core) against the real stack: a
+ * merchant's developer and the operator, each through the screens of the console's first slice. No step
+ * may log an error or ask any host but the api; each screen is photographed for docs/console.md.
+ */
+describe('web console, in a browser', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let page: Page;
+  let api: string;
+  let tenant: Tenant;
+  let reference: string;
+  let failedTracingId: string;
+  const consoleErrors: string[] = [];
+  const elsewhere: string[] = [];
+  /** Every answer the page read after signing in, to look for the key in it. */
+  const answers: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ ownDatabase: 'console', worker: true, publicPorts: true });
+    api = stack.api.url;
+    tenant = await onboard(stack, { name: 'Acme Shop' });
+    reference = dataOf<{ reference: string }>(
+      await tenant.client.get(`/v1/users/${tenant.userId}`),
+    ).reference;
+    await connect(stack, tenant);
+    const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
+    // One run that fails at the bank (so it carries the upstream's tracing id), then one that succeeds.
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    await sandbox.admin('POST', '/faults', {
+      method: 'GET',
+      path: `/accounts/${account.upstreamAccountId}/transactions`,
+      // A refusal the sync does not retry: the run fails at once, with the upstream's tracing id.
+      status: 400,
+      count: 4,
+    });
+    const sync = async () =>
+      runWhenEnded(
+        tenant.client,
+        dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${account.id}/sync`), 202).syncId,
+      );
+    const failed = await sync();
+    expect(failed.status).toBe('failed');
+    failedTracingId = failed.error.upstream.tracingId as string;
+    expect(failedTracingId).toBeTruthy();
+    await sandbox.admin('DELETE', '/faults');
+    expect((await sync()).status).toBe('succeeded');
+
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.origin !== api && url.protocol !== 'data:') elsewhere.push(request.url());
+    });
+    page.on('response', async (response) => {
+      answers.push(JSON.stringify(response.headers()) + (await response.text().catch(() => '')));
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${error.name}: ${error.message}`));
+    page.on('dialog', (dialog) => void dialog.accept());
+  }, 180_000);
+
+  afterEach(() => {
+    expect(consoleErrors.splice(0)).toEqual([]);
+    expect(elsewhere.splice(0)).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+  it('serves the console under a strict Content-Security-Policy and offers the sign-in', async () => {
+    const response = await page.goto(`${api}/console/`);
+    expect(response!.headers()['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    await heading('Sign in');
+    await shot('sign-in');
+  });
+
+  it("signs a merchant's developer in with an API key the page then holds nowhere", async () => {
+    const key = tenant.merchant.apiKey.key;
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    answers.splice(0);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await heading('API keys');
+    await page.locator('#keys-list table').waitFor();
+    await page.getByText('Signed in for Acme Shop').waitFor();
+    // Evaluated in the page (a string: this file has no DOM types).
+    const held = JSON.parse(
+      await page.evaluate<string>(`JSON.stringify({
+        local: JSON.stringify({ ...localStorage }),
+        session: JSON.stringify({ ...sessionStorage }),
+        cookie: document.cookie,
+        dom: document.documentElement.outerHTML,
+        inputs: [...document.querySelectorAll('input')].map((input) => input.value).join(' '),
+      })`),
+    ) as Record<string, string>;
+    for (const [where, text] of Object.entries(held)) expect(text, where).not.toContain(key);
+    expect(held.cookie).toBe('');
+    expect(answers.join('\n')).not.toContain(key);
+    await shot('api-keys');
+  });
+
+  it('issues a key, shown once, and revokes it', async () => {
+    await page.getByLabel('Name of the new key (optional)').fill('console test');
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const shown = page.getByLabel('New API key');
+    await shown.waitFor();
+    expect(await shown.inputValue()).toMatch(/^mk_/);
+    await shot('api-key-issued');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByLabel('New API key').count()).toBe(0);
+    await page.getByRole('button', { name: 'Revoke the key console test' }).click();
+    await page.getByText('The key "console test" is revoked.').waitFor();
+    await page
+      .locator('#keys-list tr', { hasText: 'console test' })
+      .getByText(/^Revoked/)
+      .waitFor();
+  });
+
+  it("finds a customer by reference, their consent and account, the account's runs and transactions", async () => {
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await heading('Customers');
+    await page.getByLabel('Find a customer by your reference for them').fill(reference);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.locator('#customers-results').getByRole('link', { name: reference }).waitFor();
+    await shot('customers');
+    await page.locator('#customers-results').getByRole('link', { name: reference }).click();
+    await heading(`Customer ${reference}`);
+    await page.locator('#consents').getByRole('cell', { name: 'Authorised' }).waitFor();
+    await page.locator('#accounts').getByRole('cell', { name: 'Up to date' }).first().waitFor();
+    await shot('customer');
+
+    await page
+      .getByRole('link', { name: /^Sync runs and transactions of/ })
+      .first()
+      .click();
+    await heading(/^Account /);
+    const runs = page.locator('#sync-runs');
+    await runs.getByText(failedTracingId).waitFor();
+    await runs.getByText('Finished').first().waitFor();
+    await runs.getByText('Asked for').first().waitFor();
+    await page.locator('#transactions table tbody tr').first().waitFor();
+    await shot('account');
+  });
+
+  it('signs out, then the operator in, who disables and enables a merchant', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in');
+    await page.getByText('You are signed out.').waitFor();
+
+    await page.getByLabel('Operator token').fill(stack.api.config.api.adminToken);
+    await page.getByRole('button', { name: 'Sign in as the operator' }).click();
+    await heading('Merchants');
+    const row = page.locator('#merchants-list tr', { hasText: 'Acme Shop' });
+    await row.getByText('Enabled').waitFor();
+    await shot('merchants');
+    await page.getByRole('button', { name: 'Disable Acme Shop' }).click();
+    await row.getByText(/^Disabled since/).waitFor();
+    expect((await tenant.client.get('/v1/me')).status).toBe(403);
+    await shot('merchant-disabled');
+    await page.getByRole('button', { name: 'Enable Acme Shop' }).click();
+    await row.getByText('Enabled').waitFor();
+    expect((await tenant.client.get('/v1/me')).status).toBe(200);
+  });
+});
