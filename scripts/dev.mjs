@@ -408,6 +408,7 @@ async function start() {
     paint('1;32', '  The open-banking BFF is running.'),
     '',
     `  api       ${config.apiUrl}   (ready: ${config.apiUrl}/health/ready, metrics: ${config.apiUrl}/metrics)`,
+    `  console   ${config.apiUrl}/console/   (sign in with an API key or the operator token)`,
     `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,
     `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (user operator, password the operator token)`,
     '',
