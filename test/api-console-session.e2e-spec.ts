@@ -135,4 +135,20 @@ describe('api: console sessions (POST/DELETE /console/session, the cookie as a c
       'bff_console=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict',
     );
   });
+
+  it("serves the console's own files only, under a strict Content-Security-Policy", async () => {
+    const page = await client.get('/console/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const script = await client.get('/console/app.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const bare = await client.get('/console');
+    expect(bare.status).toBeGreaterThanOrEqual(300);
+    expect(bare.headers.get('location')).toBe('/console/');
+    for (const path of ['/console/missing.js', '/console/../package.json', '/console/%2e%2e/package.json'])
+      expect((await client.get(path)).status, path).toBe(404);
+  });
 });

@@ -35,6 +35,8 @@ function consoleDir(): string {
  * hold nothing of anyone's); what the page shows comes from the API, with the console session's cookie.
  */
 export function registerConsole(fastify: FastifyInstance): void {
+  // The address people type; the page's relative links need the trailing slash.
+  fastify.get(CONSOLE_PATH.slice(0, -1), (_request, reply) => reply.redirect(CONSOLE_PATH, 301));
   void fastify.register(async (scope) => {
     scope.addHook('onSend', async (_request, reply) => {
       void reply.headers({
