@@ -146,6 +146,20 @@ describe('web console, in a browser', () => {
       .waitFor();
   });
 
+  it('adds and removes a frontend origin', async () => {
+    await page.getByRole('link', { name: 'Frontend origins' }).click();
+    await heading('Frontend origins');
+    await page.getByText('No origin yet').waitFor();
+    await page.getByLabel('Origin', { exact: true }).fill('https://shop.example');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.locator('#origins-list').getByText('https://shop.example').waitFor();
+    await shot('origins');
+    const merchant = dataOf<{ frontendOrigins: string[] }>(await tenant.client.get('/v1/merchant'));
+    expect(merchant.frontendOrigins).toEqual(['https://shop.example']);
+    await page.getByRole('button', { name: 'Remove https://shop.example' }).click();
+    await page.getByText('No origin yet').waitFor();
+  });
+
   it("finds a customer by reference, their consent and account, the account's runs and transactions", async () => {
     await page.getByRole('link', { name: 'Customers' }).click();
     await heading('Customers');

@@ -2,6 +2,7 @@
 import { del, get } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { keysScreen } from './merchant-keys.js';
+import { originsScreen } from './merchant-origins.js';
 import { merchantsScreen } from './operator-merchants.js';
 import { signInScreen } from './sign-in.js';
 import { announce, h } from './ui.js';
@@ -15,6 +16,7 @@ const KIND = 'console.kind';
 const SCREENS = {
   merchant: [
     [/^#\/keys$/, keysScreen],
+    [/^#\/origins$/, originsScreen],
     [/^#\/customers$/, customersScreen],
     [/^#\/customers\/([\w-]+)$/, customerScreen],
     [/^#\/accounts\/([\w-]+)$/, accountScreen],
@@ -24,6 +26,7 @@ const SCREENS = {
 const NAV = {
   merchant: [
     ['#/keys', 'API keys'],
+    ['#/origins', 'Frontend origins'],
     ['#/customers', 'Customers'],
   ],
   operator: [['#/merchants', 'Merchants']],
