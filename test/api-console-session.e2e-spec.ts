@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import { type ApiClient, type ApiResponse, createMerchant, type Stack, startStack } from './kit/index.js';
 
 const errorCode = (response: ApiResponse) => (response.body as { error: { code: string } }).error.code;
@@ -150,5 +151,27 @@ describe('api: console sessions (POST/DELETE /console/session, the cookie as a c
     expect(bare.headers.get('location')).toBe('/console/');
     for (const path of ['/console/missing.js', '/console/../package.json', '/console/%2e%2e/package.json'])
       expect((await client.get(path)).status, path).toBe(404);
+  });
+
+  it('lets the SDK work with the cookie alone (cookie: true), sending no Authorization', async () => {
+    const { merchant, apiKey } = await createMerchant(stack.api);
+    const cookie = cookieOf(await signIn({ apiKey: apiKey.key }));
+    const sent: (string | null)[] = [];
+    // Node's fetch keeps no cookies: this one adds the cookie and the Origin as the console's browser would.
+    const bff = createBffClient({
+      baseUrl: stack.api.url,
+      cookie: true,
+      fetch: (request, init) => {
+        sent.push(request.headers.get('authorization'));
+        request.headers.set('cookie', cookie);
+        request.headers.set('origin', ownOrigin);
+        return fetch(request, init);
+      },
+    });
+    expect(await bff.me()).toMatchObject({ kind: 'merchant', merchantId: merchant.id });
+    const issued = await bff.merchant.issueKey({ name: 'from the console' });
+    await bff.merchant.revokeKey(issued.id);
+    expect(sent.every((header) => header === null)).toBe(true);
+    expect(() => createBffClient({ baseUrl: stack.api.url })).toThrow(/needs a token/);
   });
 });

@@ -28,9 +28,14 @@ export interface BffClientOptions {
   /**
    * A merchant API key (`mk_…`, on your backend only) or a user's session token (`us_…`, in their
    * browser), or a function answering the current one (called for every request, so a session can be
-   * renewed without a new client).
+   * renewed without a new client). Leave it out only with `cookie: true`.
    */
-  token: TokenSource;
+  token?: TokenSource;
+  /**
+   * No token: on a page the api serves itself (its web console, `/console/`), the console session's
+   * HttpOnly cookie goes with every request instead, and the page never holds a credential.
+   */
+  cookie?: boolean;
   /**
    * The fetch to send with (default: the global one): for a proxy, a test double, a custom agent. Pass
    * `init.signal` on: the event stream is closed through it.
@@ -76,7 +81,11 @@ export interface BffClient {
 /** A client of the merchant API, for Node 20+ and browsers. */
 export function createBffClient(options: BffClientOptions): BffClient {
   if (!options.baseUrl) throw new TypeError('createBffClient needs the api baseUrl');
-  if (!options.token) throw new TypeError('createBffClient needs a token (an API key or a session token)');
+  if (!options.token && !options.cookie) {
+    throw new TypeError(
+      'createBffClient needs a token (an API key or a session token), or cookie: true on a page the api serves',
+    );
+  }
   const raw = createRawClient(options);
   return {
     me: meOf(raw),

@@ -11,7 +11,8 @@ export type TokenSource = string | (() => string | Promise<string>);
 
 export interface TransportOptions {
   baseUrl: string;
-  token: TokenSource;
+  /** None on a page the api serves itself: the web console's cookie authenticates it. */
+  token?: TokenSource;
   /** The fetch to send with (default: the global one); a stream's requests come with `{ signal }`. */
   fetch?: (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
   /** Retries of a 429, or of a 503 where retrying is safe (default 2, so three attempts at most). */
@@ -22,7 +23,7 @@ export interface TransportOptions {
 
 /**
  * The raw client with the SDK's behaviour in it, so that calls made through `raw` get it too:
- * - the bearer token on every request;
+ * - the bearer token on every request (when there is one);
  * - an `Idempotency-Key` on every creating POST that has none;
  * - retries of 429 (refused before any work) and of 503 when the request is safe to repeat: a GET, PUT
  *   or DELETE, or a request that carries an `Idempotency-Key` (the API answers a repeat from its record).
@@ -37,10 +38,10 @@ export function createRawClient(options: TransportOptions): RawClient {
   return raw;
 }
 
-function requestHeaders(token: TokenSource): Middleware {
+function requestHeaders(token: TokenSource | undefined): Middleware {
   return {
     async onRequest({ request, schemaPath }) {
-      if (!request.headers.has('authorization')) {
+      if (token !== undefined && !request.headers.has('authorization')) {
         const value = typeof token === 'function' ? await token() : token;
         request.headers.set('authorization', `Bearer ${value}`);
       }
