@@ -33,6 +33,9 @@ describe('web console, in a browser', () => {
   let failedTracingId: string;
   const consoleErrors: string[] = [];
   const elsewhere: string[] = [];
+  /** Every request the page made, and those that carried an Authorization header (none should). */
+  const requested: string[] = [];
+  const withAuthorization: string[] = [];
   /** Every answer the page read after signing in, to look for the key in it. */
   const answers: string[] = [];
 
@@ -70,6 +73,8 @@ describe('web console, in a browser', () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('request', (request) => {
+      requested.push(request.url());
+      if (request.headers().authorization !== undefined) withAuthorization.push(request.url());
       const url = new URL(request.url());
       if (url.origin !== api && url.protocol !== 'data:') elsewhere.push(request.url());
     });
@@ -86,6 +91,7 @@ describe('web console, in a browser', () => {
   afterEach(() => {
     expect(consoleErrors.splice(0)).toEqual([]);
     expect(elsewhere.splice(0)).toEqual([]);
+    expect(withAuthorization).toEqual([]);
   });
 
   afterAll(async () => {
@@ -126,6 +132,8 @@ describe('web console, in a browser', () => {
     for (const [where, text] of Object.entries(held)) expect(text, where).not.toContain(key);
     expect(held.cookie).toBe('');
     expect(answers.join('\n')).not.toContain(key);
+    // The merchant screens run on the SDK's bundle from the api, authenticated by the cookie alone.
+    expect(requested.some((url) => url.startsWith(`${api}/sdk/merchant-sdk@`))).toBe(true);
     await shot('api-keys');
   });
 

@@ -1,6 +1,22 @@
-// The console's only way to the api: same-origin fetch, authenticated by the console session's HttpOnly
-// cookie (the page never holds a credential). The merchant SDK's client needs a token, so it is not used
-// here yet (docs/console.md, "Known gaps").
+// The console's ways to the api, both authenticated by the console session's HttpOnly cookie (the page
+// never holds a credential): the merchant SDK, from the api's own bundle, for the merchant API; a small
+// same-origin fetch for the sign-in and the operator's routes, which are not the SDK's.
+import { createBffClient } from '/sdk/merchant-sdk@1.2.0.js';
+
+/** A 401 means the session ended (8 hours passed, the key was revoked, the operator token changed). */
+function sessionEnded() {
+  window.dispatchEvent(new window.CustomEvent('console-session-ended'));
+}
+
+export const bff = createBffClient({
+  baseUrl: location.origin,
+  cookie: true,
+  fetch: async (request, init) => {
+    const response = await fetch(request, init);
+    if (response.status === 401) sessionEnded();
+    return response;
+  },
+});
 
 /** An answer in the error envelope: its words, code and tracing id, for a person to read or quote. */
 export class ApiError extends Error {
@@ -24,10 +40,7 @@ export async function call(method, path, body) {
   });
   if (response.status === 204) return undefined;
   const json = await response.json().catch(() => null);
-  if (response.status === 401 && path !== '/console/session') {
-    // The session ended (8 hours passed, the key was revoked or the operator token changed).
-    window.dispatchEvent(new window.CustomEvent('console-session-ended'));
-  }
+  if (response.status === 401 && path !== '/console/session') sessionEnded();
   if (!response.ok) throw new ApiError(response.status, json);
   return json;
 }
@@ -35,11 +48,3 @@ export async function call(method, path, body) {
 export const get = (path) => call('GET', path);
 export const post = (path, body) => call('POST', path, body ?? {});
 export const del = (path) => call('DELETE', path);
-
-/** A path with its query, leaving out what is empty. */
-export function withQuery(path, query) {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value) params.set(name, value);
-  const text = params.toString();
-  return text ? `${path}?${text}` : path;
-}

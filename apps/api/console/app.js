@@ -1,5 +1,5 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
-import { del, get } from './api.js';
+import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
@@ -50,8 +50,8 @@ async function showWho(kind) {
     return;
   }
   who.textContent = 'Signed in as a merchant';
-  const merchant = await get('/v1/merchant').catch(() => undefined);
-  if (merchant) who.textContent = `Signed in for ${merchant.data.name}`;
+  const merchant = await bff.merchant.get().catch(() => undefined);
+  if (merchant) who.textContent = `Signed in for ${merchant.name}`;
 }
 
 async function show(message) {

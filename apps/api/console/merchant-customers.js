@@ -1,6 +1,6 @@
 // A merchant's customers: find one by reference, then their consents and accounts, then an account's
 // sync runs and a page of its stored transactions.
-import { get, withQuery } from './api.js';
+import { bff } from './api.js';
 import { h, loadInto, plain, table, when } from './ui.js';
 
 const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
@@ -12,8 +12,8 @@ export function customersScreen(main) {
     loadInto(results, {
       what: ref ? `the customer "${ref}"` : 'your customers',
       load: async () => {
-        if (!ref) return (await get('/v1/users?limit=50')).data;
-        return [(await get(withQuery('/v1/users', { reference: ref }))).data];
+        if (!ref) return (await bff.users.list({ limit: 50 }).page()).items;
+        return [await bff.users.findByReference(ref)];
       },
       empty: 'You have no customers yet.',
       render: (users) =>
@@ -56,12 +56,13 @@ export function customerScreen(main, userId) {
     section('Consents', consents),
     section('Accounts', accounts),
   );
-  void get(`/v1/users/${userId}`)
-    .then((user) => (heading.textContent = `Customer ${user.data.reference}`))
+  void bff.users
+    .get(userId)
+    .then((user) => (heading.textContent = `Customer ${user.reference}`))
     .catch(() => undefined);
   void loadInto(consents, {
     what: 'their consents',
-    load: async () => (await get(`/v1/users/${userId}/consents?limit=50`)).data,
+    load: async () => (await bff.consents.list(userId, { limit: 50 }).page()).items,
     empty: 'This customer has not connected a bank.',
     render: (list) =>
       table(
@@ -83,7 +84,7 @@ export function customerScreen(main, userId) {
   });
   void loadInto(accounts, {
     what: 'their accounts',
-    load: async () => (await get(`/v1/users/${userId}/accounts?limit=50`)).data,
+    load: async () => (await bff.accounts.list(userId, { limit: 50 }).page()).items,
     empty: 'No accounts yet: they appear once a bank is connected.',
     render: (list) =>
       table(
@@ -113,15 +114,16 @@ export function accountScreen(main, accountId) {
   const runs = h('div', { id: 'sync-runs' });
   const transactions = h('div', { id: 'transactions' });
   main.append(heading, section('Sync runs', runs), section('Stored transactions', transactions));
-  void get(`/v1/accounts/${accountId}`)
-    .then(({ data }) => {
+  void bff.accounts
+    .get(accountId)
+    .then((data) => {
       heading.textContent = `Account ${accountName(data)}`;
       heading.before(h('p', {}, h('a', { href: `#/customers/${data.userId}` }, '← The customer')));
     })
     .catch(() => undefined);
   void loadInto(runs, {
     what: 'its sync runs',
-    load: async () => (await get(`/v1/accounts/${accountId}/syncs?limit=20`)).data,
+    load: async () => (await bff.syncs.list(accountId, { limit: 20 }).page()).items,
     empty: 'This account has not been synced yet.',
     render: (list) =>
       table(
@@ -139,28 +141,29 @@ export function accountScreen(main, accountId) {
         ]),
       ),
   });
-  const page = (path) =>
+  const list = bff.transactions(accountId, { limit: 25 });
+  const page = (cursor) =>
     loadInto(transactions, {
       what: 'its transactions',
-      load: () => get(path),
+      load: () => list.page(cursor),
       render: (answer) =>
-        answer.data.length === 0
+        answer.items.length === 0
           ? h('p', { class: 'state' }, 'No stored transactions.')
           : [
               table(
                 'Stored transactions',
                 ['Date', 'Description', 'Amount', 'Status'],
-                answer.data.map((t) => [
+                answer.items.map((t) => [
                   when(t.date),
                   t.description ?? '—',
                   h('span', { class: 'mono' }, `${t.amount} ${t.currency}`),
                   t.status ? plain('transaction', t.status) : '—',
                 ]),
               ),
-              answer.links?.next
-                ? h('button', { type: 'button', onclick: () => void page(answer.links.next) }, 'Next page')
+              answer.nextCursor
+                ? h('button', { type: 'button', onclick: () => void page(answer.nextCursor) }, 'Next page')
                 : h('p', { class: 'muted' }, 'That is all of them.'),
             ],
     });
-  void page(`/v1/accounts/${accountId}/transactions?limit=25`);
+  void page();
 }

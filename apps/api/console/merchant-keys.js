@@ -1,5 +1,5 @@
 // A merchant's API keys: the list, issuing one (shown once), revoking one.
-import { del, get, post } from './api.js';
+import { bff } from './api.js';
 import { announce, errorText, h, loadInto, table, when } from './ui.js';
 
 export function keysScreen(main) {
@@ -11,7 +11,7 @@ export function keysScreen(main) {
   const refresh = () =>
     loadInto(list, {
       what: 'your API keys',
-      load: async () => (await get('/v1/merchant/api-keys')).data,
+      load: () => bff.merchant.keys(),
       empty: 'This merchant has no API keys.',
       render: (keys) =>
         table(
@@ -45,7 +45,7 @@ export function keysScreen(main) {
     // A revoked key stops working at once, everywhere: the question is worth asking.
     if (!window.confirm(`Revoke the key "${label}"? Anything still using it stops working at once.`)) return;
     try {
-      await del(`/v1/merchant/api-keys/${key.id}`);
+      await bff.merchant.revokeKey(key.id);
       status.className = 'good';
       status.textContent = `The key "${label}" is revoked.`;
     } catch (error) {
@@ -63,7 +63,7 @@ export function keysScreen(main) {
         const button = form.querySelector('button');
         button.disabled = true;
         try {
-          const created = (await post('/v1/merchant/api-keys', name.value ? { name: name.value } : {})).data;
+          const created = await bff.merchant.issueKey(name.value ? { name: name.value } : {});
           name.value = '';
           showOnce(created);
         } catch (error) {

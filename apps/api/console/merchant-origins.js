@@ -1,5 +1,5 @@
 // A merchant's frontend origins: the web pages allowed to call the api with a customer's session.
-import { call, get } from './api.js';
+import { bff } from './api.js';
 import { errorText, h, loadInto } from './ui.js';
 
 export function originsScreen(main) {
@@ -19,7 +19,7 @@ export function originsScreen(main) {
   const refresh = () =>
     loadInto(list, {
       what: 'your frontend origins',
-      load: async () => (current = (await get('/v1/merchant')).data.frontendOrigins),
+      load: async () => (current = (await bff.merchant.get()).frontendOrigins),
       empty: 'No origin yet: no web page may call the api with a customer session.',
       render: (origins) =>
         h(
@@ -53,7 +53,7 @@ export function originsScreen(main) {
   /** The api takes the whole list: what is sent replaces what was there. */
   async function save(origins, done) {
     try {
-      await call('PATCH', '/v1/merchant', { frontendOrigins: origins });
+      await bff.merchant.update({ frontendOrigins: origins });
       status.className = 'good';
       status.textContent = done;
       return true;

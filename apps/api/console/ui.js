@@ -1,6 +1,4 @@
 // What every screen shares: building elements, the loading, empty and error states, and plain words.
-import { ApiError } from './api.js';
-
 /** An element: `h('a', { href: '#/x' }, 'text', child)`. Attributes named `on…` are listeners. */
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -43,9 +41,10 @@ export function table(caption, headers, rows) {
   );
 }
 
-/** What went wrong, in the api's own words, with the tracing id to quote to support. */
+/** What went wrong, in the api's own words (an ApiError or the SDK's BffError), with its tracing id. */
 export function errorText(error) {
-  if (!(error instanceof ApiError)) return `Something went wrong in this page: ${error?.message ?? error}`;
+  if (typeof error?.status !== 'number' || typeof error?.code !== 'string')
+    return `Something went wrong in this page: ${error?.message ?? error}`;
   return `${error.message}${error.tracingId ? ` (tracing id ${error.tracingId})` : ''}`;
 }
 
