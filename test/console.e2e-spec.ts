@@ -213,4 +213,16 @@ describe('web console, in a browser', () => {
     await row.getByText('Enabled').waitFor();
     expect((await tenant.client.get('/v1/me')).status).toBe(200);
   });
+
+  it("shows the operator's actions in the audit log, for one merchant", async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await heading('Audit log');
+    await page.getByLabel('Merchant', { exact: true }).selectOption({ label: 'Acme Shop' });
+    await page.getByRole('button', { name: 'Show' }).click();
+    const log = page.locator('#audit-list');
+    await log.locator('tr', { hasText: 'Merchant disabled' }).getByText('The operator').waitFor();
+    await log.locator('tr', { hasText: 'Merchant enabled' }).waitFor();
+    await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
+    await shot('audit');
+  });
 });

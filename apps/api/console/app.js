@@ -3,6 +3,7 @@ import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
+import { auditScreen } from './operator-audit.js';
 import { merchantsScreen } from './operator-merchants.js';
 import { signInScreen } from './sign-in.js';
 import { announce, h } from './ui.js';
@@ -21,7 +22,10 @@ const SCREENS = {
     [/^#\/customers\/([\w-]+)$/, customerScreen],
     [/^#\/accounts\/([\w-]+)$/, accountScreen],
   ],
-  operator: [[/^#\/merchants$/, merchantsScreen]],
+  operator: [
+    [/^#\/merchants$/, merchantsScreen],
+    [/^#\/audit$/, auditScreen],
+  ],
 };
 const NAV = {
   merchant: [
@@ -29,7 +33,10 @@ const NAV = {
     ['#/origins', 'Frontend origins'],
     ['#/customers', 'Customers'],
   ],
-  operator: [['#/merchants', 'Merchants']],
+  operator: [
+    ['#/merchants', 'Merchants'],
+    ['#/audit', 'Audit log'],
+  ],
 };
 
 const main = document.getElementById('screen');
