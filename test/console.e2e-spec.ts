@@ -15,8 +15,14 @@ import {
   type Tenant,
 } from './kit/index.js';
 
-/** The console's screenshots live with its documentation (docs/console.md shows them). */
-const SHOTS = join(process.cwd(), 'docs', 'console');
+/**
+ * Each screen's screenshot: in test-artifacts/console/ on every run, and in docs/console/ (what
+ * docs/console.md shows) when UPDATE_DOCS_SCREENSHOTS=1, so that a test run leaves the tree as it was.
+ */
+const SHOTS = join(
+  process.cwd(),
+  ...(process.env.UPDATE_DOCS_SCREENSHOTS === '1' ? ['docs', 'console'] : ['test-artifacts', 'console']),
+);
 
 /**
  * The web console in a real Chromium (Debian's, driven by playwright-core) against the real stack: a
