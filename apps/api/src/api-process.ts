@@ -24,5 +24,11 @@ export async function runApi(config: AppConfig, tracing: Tracing): Promise<void>
   });
   await app.listen({ host: config.api.host, port: config.api.port });
   logger.info({ url: config.api.publicUrl, port: config.api.port }, 'api listening');
+  if (config.retiredSettings.length > 0) {
+    logger.warn(
+      { settings: config.retiredSettings },
+      'these settings are no longer read (docs/configuration.md says what replaced each)',
+    );
+  }
   trimHeapWhenIdle();
 }

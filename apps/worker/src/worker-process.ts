@@ -22,5 +22,11 @@ export async function runWorker(config: AppConfig, tracing: Tracing): Promise<vo
   });
   await app.init();
   logger.info({ queues: ALL_QUEUES, prefix: bullmqPrefix(config) }, 'worker ready');
+  if (config.retiredSettings.length > 0) {
+    logger.warn(
+      { settings: config.retiredSettings },
+      'these settings are no longer read (docs/configuration.md says what replaced each)',
+    );
+  }
   trimHeapWhenIdle();
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigValidationError, loadConfig, SETTING_NAMES } from './config.js';
+import { RETIRED_SETTINGS } from './retired-settings.js';
 import { TUNING } from './tuning.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
@@ -54,9 +55,18 @@ describe('loadConfig', () => {
 
   it('has the 44 settings an operator decides, and ignores any other variable, a removed one too', () => {
     expect(SETTING_NAMES).toHaveLength(44);
-    expect(loadConfig({ EVENTS_SWEEP_SECONDS: '1', SANDBOX_APP_ID: 'x', SOMETHING_ELSE: 'y' })).toEqual(
-      loadConfig({}),
-    );
+    const { retiredSettings, ...withRetired } = loadConfig({
+      EVENTS_SWEEP_SECONDS: '1',
+      SANDBOX_APP_ID: 'x',
+      SYNC_PAGE_SIZE: '',
+      SOMETHING_ELSE: 'y',
+    });
+    const { retiredSettings: none, ...plain } = loadConfig({});
+    expect(withRetired).toEqual(plain);
+    // Named for the boot's warning, in the table's order; an empty one is not set, an unknown one not ours.
+    expect(retiredSettings).toEqual(['EVENTS_SWEEP_SECONDS', 'SANDBOX_APP_ID']);
+    expect(none).toEqual([]);
+    expect(Object.keys(RETIRED_SETTINGS).filter((name) => SETTING_NAMES.includes(name))).toEqual([]);
   });
 
   it('reports one problem per bad setting', () => {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { DEV_SECRETS, EnvironmentVariables, LogLevel, NodeEnv } from './env.dto.js';
+import { retiredSettingsIn } from './retired-settings.js';
 import { parseTestTuning, TUNING, type Tuning } from './tuning.js';
 
 export interface EncryptionKey {
@@ -107,6 +108,8 @@ export interface AppConfig {
   demoMerchantApiKey: string | null;
   /** The fixed cadences, sizes and protocol values (tuning.ts); only tests change them (TEST_TUNING). */
   tuning: Tuning;
+  /** Removed settings the environment still sets (ignored; the api and the worker warn at boot). */
+  retiredSettings: string[];
 }
 
 export class ConfigValidationError extends Error {
@@ -284,6 +287,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     // (and the published default is refused above).
     demoMerchantApiKey:
       production && !source.DEMO_MERCHANT_API_KEY ? null : env.DEMO_MERCHANT_API_KEY || null,
+    retiredSettings: retiredSettingsIn(source),
     tuning: { ...TUNING, ...testTuning },
   };
 }
