@@ -13,9 +13,15 @@ export function customersScreen(main) {
       what: ref ? `the customer "${ref}"` : 'your customers',
       load: async () => {
         if (!ref) return (await bff.users.list({ limit: 50 }).page()).items;
-        return [await bff.users.findByReference(ref)];
+        try {
+          return [await bff.users.findByReference(ref)];
+        } catch (error) {
+          // No customer with that reference is an answer, not a failure.
+          if (error?.code === 'NOT_FOUND') return [];
+          throw error;
+        }
       },
-      empty: 'You have no customers yet.',
+      empty: ref ? `No customer has the reference "${ref}".` : 'You have no customers yet.',
       render: (users) =>
         table(
           'Customers',
