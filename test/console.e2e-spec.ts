@@ -7,6 +7,8 @@ import {
   accountsWhenSynced,
   connect,
   dataOf,
+  EventReceiver,
+  eventually,
   onboard,
   runWhenEnded,
   SandboxHttp,
@@ -37,6 +39,8 @@ describe('web console, in a browser', () => {
   let tenant: Tenant;
   let reference: string;
   let failedTracingId: string;
+  let accountId: string;
+  let receiver: EventReceiver | undefined;
   const consoleErrors: string[] = [];
   const elsewhere: string[] = [];
   /** Every request the page made, and those that carried an Authorization header (none should). */
@@ -54,6 +58,7 @@ describe('web console, in a browser', () => {
     ).reference;
     await connect(stack, tenant);
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
+    accountId = account.id;
     // One run that fails at the bank (so it carries the upstream's tracing id), then one that succeeds.
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     await sandbox.admin('POST', '/faults', {
@@ -102,6 +107,7 @@ describe('web console, in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.stop();
     await stack?.close();
   });
 
@@ -200,6 +206,62 @@ describe('web console, in a browser', () => {
     await shot('account');
   });
 
+  it('adds an event endpoint, tests it, rotates its secret and sends a failed delivery again', async () => {
+    receiver = await new EventReceiver().start();
+    await page.getByRole('link', { name: 'Event endpoints' }).click();
+    await heading('Event endpoints');
+    await page.getByText('No endpoint yet').waitFor();
+    await page.getByLabel('Address of the endpoint').fill(receiver.url);
+    await page.getByLabel("An account's sync finished").check();
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    const secret = page.getByLabel('Signing secret');
+    await secret.waitFor();
+    const first = await secret.inputValue();
+    expect(first).toMatch(/^whsec_/);
+    await page.locator('#endpoints-list').getByText(receiver.url, { exact: true }).waitFor();
+    await shot('event-endpoints');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByLabel('Signing secret').count()).toBe(0);
+
+    await page.getByRole('link', { name: `Test, secret and deliveries of ${receiver.url}` }).click();
+    await heading(`Event endpoint ${receiver.url}`);
+    const endpointId = /#\/event-endpoints\/([\w-]+)$/.exec(page.url())![1];
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('Delivered: your endpoint accepted the test event.').waitFor();
+    expect(receiver.accepted().map((event) => event.type)).toEqual(['endpoint.test']);
+    await page.locator('#test-result').getByText('HTTP 200').waitFor();
+
+    await page.getByRole('button', { name: 'Make a new signing secret' }).click();
+    await page.getByLabel('Signing secret').waitFor();
+    const second = await page.getByLabel('Signing secret').inputValue();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    // A sync's event the endpoint refuses: its delivery waits for another attempt, with the answer.
+    receiver.otherwise = 500;
+    await runWhenEnded(
+      tenant.client,
+      dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${accountId}/sync`), 202).syncId,
+    );
+    await eventually('the refused delivery', async () => {
+      const [delivery] = dataOf<{ attempts: number; lastResponseStatus: number | null }[]>(
+        await tenant.client.get(`/v1/event-endpoints/${endpointId}/deliveries`),
+      );
+      expect(delivery).toMatchObject({ lastResponseStatus: 500 });
+      return true;
+    });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.locator('#deliveries tbody tr', { hasText: 'sync.succeeded' });
+    await row.getByText('HTTP 500').waitFor();
+    await row.getByRole('cell', { name: 'Not delivered yet' }).waitFor();
+    await shot('event-endpoint');
+    receiver.otherwise = 200;
+    await row.getByRole('button', { name: /^Send the sync\.succeeded event .* again$/ }).click();
+    await row.getByRole('cell', { name: 'Delivered', exact: true }).waitFor();
+    expect(receiver.accepted().map((event) => event.type)).toContain('sync.succeeded');
+  });
+
   it('signs out, then the operator in, who disables and enables a merchant', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in');
@@ -229,6 +291,7 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'Merchant disabled' }).getByText('The operator').waitFor();
     await log.locator('tr', { hasText: 'Merchant enabled' }).waitFor();
     await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
+    await log.locator('tr', { hasText: 'Event delivery tried again' }).waitFor();
     await shot('audit');
   });
 });

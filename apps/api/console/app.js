@@ -1,6 +1,7 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
+import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
@@ -21,6 +22,8 @@ const SCREENS = {
     [/^#\/customers$/, customersScreen],
     [/^#\/customers\/([\w-]+)$/, customerScreen],
     [/^#\/accounts\/([\w-]+)$/, accountScreen],
+    [/^#\/event-endpoints$/, endpointsScreen],
+    [/^#\/event-endpoints\/([\w-]+)$/, endpointScreen],
   ],
   operator: [
     [/^#\/merchants$/, merchantsScreen],
@@ -32,6 +35,7 @@ const NAV = {
     ['#/keys', 'API keys'],
     ['#/origins', 'Frontend origins'],
     ['#/customers', 'Customers'],
+    ['#/event-endpoints', 'Event endpoints'],
   ],
   operator: [
     ['#/merchants', 'Merchants'],
