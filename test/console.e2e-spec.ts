@@ -262,6 +262,28 @@ describe('web console, in a browser', () => {
     expect(receiver.accepted().map((event) => event.type)).toContain('sync.succeeded');
   });
 
+  it('lists the events of one type, and looks a tracing id up across runs, events and deliveries', async () => {
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
+    await heading('Events');
+    await page.locator('#events-list table').waitFor();
+    await page.getByLabel('Type', { exact: true }).selectOption('sync.failed');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const failedEvent = page.locator('#events-list tbody tr', { hasText: 'sync.failed' });
+    await failedEvent.first().waitFor();
+    expect(await page.locator('#events-list tbody tr', { hasNotText: 'sync.failed' }).count()).toBe(0);
+    await shot('events');
+
+    await page.getByRole('link', { name: 'Look up a tracing id' }).click();
+    await heading('Look up a tracing id');
+    await page.getByLabel('Tracing id or other id').fill(failedTracingId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    // The run carries the upstream's tracing id; its sync.failed event is found through the run.
+    await page.locator('#lookup-runs').getByText(failedTracingId).waitFor();
+    await page.locator('#lookup-events tbody tr', { hasText: 'sync.failed' }).waitFor();
+    await page.getByText('No delivery mentions it or those events.').waitFor();
+    await shot('lookup');
+  });
+
   it('signs out, then the operator in, who disables and enables a merchant', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in');

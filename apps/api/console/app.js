@@ -2,6 +2,7 @@
 import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
+import { eventsScreen, lookupScreen } from './merchant-events.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
@@ -24,6 +25,8 @@ const SCREENS = {
     [/^#\/accounts\/([\w-]+)$/, accountScreen],
     [/^#\/event-endpoints$/, endpointsScreen],
     [/^#\/event-endpoints\/([\w-]+)$/, endpointScreen],
+    [/^#\/events$/, eventsScreen],
+    [/^#\/lookup$/, lookupScreen],
   ],
   operator: [
     [/^#\/merchants$/, merchantsScreen],
@@ -36,6 +39,8 @@ const NAV = {
     ['#/origins', 'Frontend origins'],
     ['#/customers', 'Customers'],
     ['#/event-endpoints', 'Event endpoints'],
+    ['#/events', 'Events'],
+    ['#/lookup', 'Look up a tracing id'],
   ],
   operator: [
     ['#/merchants', 'Merchants'],
