@@ -2,10 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
 import { launchBrowser } from './kit/browser-kit.js';
 import {
   accountsWhenSynced,
   connect,
+  createConsentRow,
+  createPaymentRow,
   dataOf,
   EventReceiver,
   eventually,
@@ -304,6 +307,36 @@ describe('web console, in a browser', () => {
     expect((await tenant.client.get('/v1/me')).status).toBe(200);
   });
 
+  it('settles a parked payment as completed, which the merchant hears of', async () => {
+    // Parked as a payment is when a repeated send was refused: no check will move it any more.
+    const prisma = stack.api.app.get(PrismaService);
+    const consent = await createConsentRow(prisma, {
+      id: tenant.userId,
+      merchantId: tenant.merchant.merchant.id,
+    });
+    const parked = await createPaymentRow(prisma, consent, {
+      status: 'SUBMITTING',
+      nextStatusCheckAt: null,
+      pollStopped: 'A repeated send was refused: 409',
+    });
+    await page.getByRole('link', { name: 'Parked payments' }).click();
+    await heading('Parked payments');
+    const row = page.locator('#parked-list tbody tr', { hasText: parked.paymentIdempotencyId });
+    await row.getByText('Acme Shop').waitFor();
+    await row.getByText('A repeated send was refused: 409').waitFor();
+    await row.getByLabel('Note (the bank’s reference)').fill('Bank ref 42');
+    await shot('parked-payments');
+    await row.getByRole('button', { name: `Completed ${parked.paymentIdempotencyId}` }).click();
+    await page.getByText(`The payment ${parked.paymentIdempotencyId} is settled as completed.`).waitFor();
+    await page.getByText('No payment is waiting for a person.').waitFor();
+    const settled = await prisma.payment.findUniqueOrThrow({ where: { id: parked.id } });
+    expect(settled.status).toBe('COMPLETED');
+    const events = dataOf<{ type: string; data: { paymentId: string } }[]>(
+      await tenant.client.get('/v1/events?type=payment.completed'),
+    );
+    expect(events.map((event) => event.data.paymentId)).toEqual([parked.id]);
+  });
+
   it("shows the operator's actions in the audit log, for one merchant", async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     await heading('Audit log');
@@ -314,6 +347,7 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'Merchant enabled' }).waitFor();
     await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
     await log.locator('tr', { hasText: 'Event delivery tried again' }).waitFor();
+    await log.locator('tr', { hasText: 'Parked payment settled' }).getByText('status, note').waitFor();
     await shot('audit');
   });
 });

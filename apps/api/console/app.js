@@ -7,6 +7,7 @@ import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
 import { merchantsScreen } from './operator-merchants.js';
+import { parkedScreen } from './operator-payments.js';
 import { signInScreen } from './sign-in.js';
 import { announce, h } from './ui.js';
 
@@ -31,6 +32,7 @@ const SCREENS = {
   operator: [
     [/^#\/merchants$/, merchantsScreen],
     [/^#\/audit$/, auditScreen],
+    [/^#\/parked$/, parkedScreen],
   ],
 };
 const NAV = {
@@ -45,6 +47,7 @@ const NAV = {
   operator: [
     ['#/merchants', 'Merchants'],
     ['#/audit', 'Audit log'],
+    ['#/parked', 'Parked payments'],
   ],
 };
 
