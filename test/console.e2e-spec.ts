@@ -337,6 +337,20 @@ describe('web console, in a browser', () => {
     expect(events.map((event) => event.data.paymentId)).toEqual([parked.id]);
   });
 
+  it('shows the operator the consent counts, what expires unrenewed, and the upstream receiver', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await heading('Overview');
+    await page.locator('#consent-counts').getByRole('cell', { name: 'Authorised' }).first().waitFor();
+    await page.locator('#consent-counts').getByRole('cell', { name: 'Acme Shop' }).first().waitFor();
+    await page.locator('#consent-expiring').locator('table, p.state').first().waitFor();
+    await page.locator('#upstream-categories table').waitFor();
+    await page.locator('#upstream-receiver').locator('table, p.state').first().waitFor();
+    expect(await page.getByRole('link', { name: 'The queue board' }).getAttribute('href')).toBe(
+      '/admin/queues',
+    );
+    await shot('overview');
+  });
+
   it("shows the operator's actions in the audit log, for one merchant", async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     await heading('Audit log');

@@ -7,6 +7,7 @@ import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
 import { merchantsScreen } from './operator-merchants.js';
+import { overviewScreen } from './operator-overview.js';
 import { parkedScreen } from './operator-payments.js';
 import { signInScreen } from './sign-in.js';
 import { announce, h } from './ui.js';
@@ -33,6 +34,7 @@ const SCREENS = {
     [/^#\/merchants$/, merchantsScreen],
     [/^#\/audit$/, auditScreen],
     [/^#\/parked$/, parkedScreen],
+    [/^#\/overview$/, overviewScreen],
   ],
 };
 const NAV = {
@@ -48,6 +50,7 @@ const NAV = {
     ['#/merchants', 'Merchants'],
     ['#/audit', 'Audit log'],
     ['#/parked', 'Parked payments'],
+    ['#/overview', 'Overview'],
   ],
 };
 
