@@ -209,7 +209,7 @@ describe('web console, in a browser', () => {
     await shot('account');
   });
 
-  it('adds an event endpoint, tests it, rotates its secret and sends a failed delivery again', async () => {
+  it('adds an event endpoint, tests it, rotates its secret, sends a failed delivery again, deletes it', async () => {
     receiver = await new EventReceiver().start();
     await page.getByRole('link', { name: 'Event endpoints' }).click();
     await heading('Event endpoints');
@@ -263,6 +263,11 @@ describe('web console, in a browser', () => {
     await row.getByRole('button', { name: /^Send the sync\.succeeded event .* again$/ }).click();
     await row.getByRole('cell', { name: 'Delivered', exact: true }).waitFor();
     expect(receiver.accepted().map((event) => event.type)).toContain('sync.succeeded');
+
+    await page.getByRole('button', { name: 'Delete this endpoint' }).click();
+    await heading('Event endpoints');
+    await page.getByText('No endpoint yet').waitFor();
+    expect((await tenant.client.get(`/v1/event-endpoints/${endpointId}`)).status).toBe(404);
   });
 
   it('lists the events of one type, and looks a tracing id up across runs, events and deliveries', async () => {
@@ -361,6 +366,7 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'Merchant enabled' }).waitFor();
     await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
     await log.locator('tr', { hasText: 'Event delivery tried again' }).waitFor();
+    await log.locator('tr', { hasText: 'Event endpoint deleted' }).waitFor();
     await log.locator('tr', { hasText: 'Parked payment settled' }).getByText('status, note').waitFor();
     await shot('audit');
   });

@@ -319,11 +319,27 @@ export function endpointScreen(main, endpointId) {
     await loadEndpoint();
   }
 
+  async function remove() {
+    // Deleting also deletes the delivery log, and events stop reaching the address at once.
+    if (!window.confirm('Delete this endpoint and its delivery log? Events stop reaching it at once.'))
+      return;
+    try {
+      await bff.eventEndpoints.delete(endpointId);
+      location.hash = '#/event-endpoints';
+    } catch (error) {
+      say(false, `Could not delete the endpoint. ${errorText(error)}`);
+    }
+  }
+
   const testButton = h('button', { type: 'button' }, 'Send a test event');
   testButton.addEventListener('click', () => void test(testButton));
   const rotateButton = h('button', { type: 'button', class: 'secondary' }, 'Make a new signing secret');
   rotateButton.addEventListener('click', () => void rotate(rotateButton));
-  actions.append(testButton, rotateButton);
+  actions.append(
+    testButton,
+    rotateButton,
+    h('button', { type: 'button', class: 'danger', onclick: () => void remove() }, 'Delete this endpoint'),
+  );
 
   main.append(
     h('p', {}, h('a', { href: '#/event-endpoints' }, '← All endpoints')),
