@@ -348,6 +348,7 @@ describe('web console, in a browser', () => {
     await page.locator('#consent-counts').getByRole('cell', { name: 'Authorised' }).first().waitFor();
     await page.locator('#consent-counts').getByRole('cell', { name: 'Acme Shop' }).first().waitFor();
     await page.locator('#consent-expiring').locator('table, p.state').first().waitFor();
+    await page.getByText("No merchant's event endpoint is failing or turned off.").waitFor();
     await page.locator('#upstream-categories table').waitFor();
     await page.locator('#upstream-receiver').locator('table, p.state').first().waitFor();
     expect(await page.getByRole('link', { name: 'The queue board' }).getAttribute('href')).toBe(

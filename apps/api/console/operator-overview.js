@@ -1,5 +1,6 @@
 // What the operator watches: links to the queue board and the dashboard, consent counts and what expires
-// without being renewed, and the upstream receiver with its categories. Read only.
+// without being renewed, merchants' failing event endpoints, and the upstream receiver with its
+// categories. Read only.
 import { get } from './api.js';
 import { h, loadInto, plain, table, when } from './ui.js';
 
@@ -11,6 +12,7 @@ export function overviewScreen(main) {
   const expiring = h('div', { id: 'consent-expiring' });
   const receiver = h('div', { id: 'upstream-receiver' });
   const categories = h('div', { id: 'upstream-categories' });
+  const troubled = h('div', { id: 'troubled-endpoints' });
   const days = h(
     'select',
     { id: 'expiring-days', name: 'expiring-days' },
@@ -87,6 +89,30 @@ export function overviewScreen(main) {
       ),
   });
 
+  // The merchants' names first: the list names merchants by id.
+  void get('/admin/merchants?limit=100')
+    .then(({ data }) => new Map(data.map((m) => [m.id, m.name])))
+    .catch(() => new Map())
+    .then((names) =>
+      loadInto(troubled, {
+        what: "the merchants' failing endpoints",
+        load: async () => (await get('/admin/event-endpoints')).data,
+        empty: "No merchant's event endpoint is failing or turned off.",
+        render: (endpoints) =>
+          table(
+            'Failing event endpoints',
+            ['Merchant', 'Address', 'Failing since', 'Turned off', 'Why'],
+            endpoints.map((e) => [
+              names.get(e.merchantId) ?? e.merchantId,
+              h('code', {}, e.url),
+              when(e.failingSince),
+              when(e.disabledAt),
+              e.disabledReason ?? '—',
+            ]),
+          ),
+      }),
+    );
+
   main.append(
     h('h1', {}, 'Overview'),
     section(
@@ -124,6 +150,15 @@ export function overviewScreen(main) {
         h('div', { class: 'row' }, days, h('button', { type: 'submit' }, 'Count')),
       ),
       expiring,
+    ),
+    section(
+      "Merchants' failing event endpoints",
+      h(
+        'p',
+        { class: 'muted' },
+        'Longest failing first. The merchant turns one on again from its console once it is fixed.',
+      ),
+      troubled,
     ),
     section('The upstream receiver', receiver),
     section('Upstream event categories', categories),
