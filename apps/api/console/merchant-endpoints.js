@@ -200,14 +200,20 @@ export function endpointScreen(main, endpointId) {
       },
     });
 
-  /** The log; after a retry, drawn again until that delivery is no longer waiting (the retry runs in the worker). */
-  async function loadDeliveries(watching) {
+  /**
+   * The log. After a retry (run by the worker) it is drawn again each second until that delivery has a
+   * new attempt, for at most 30 s and only while this screen is shown: a retry refused again leaves it
+   * waiting for its next attempt, which may be hours away.
+   */
+  async function loadDeliveries(watching, attemptsBefore = 0, rounds = 30) {
     let waiting = false;
     await loadInto(deliveries, {
       what: 'its deliveries',
       load: async () => {
         const items = (await bff.eventEndpoints.deliveries(endpointId, { limit: 50 }).page()).items;
-        waiting = items.some((d) => d.id === watching && d.status === 'PENDING');
+        waiting = items.some(
+          (d) => d.id === watching && d.status === 'PENDING' && d.attempts <= attemptsBefore,
+        );
         return items;
       },
       empty: 'No delivery yet: events this endpoint takes appear here as they are sent.',
@@ -247,9 +253,9 @@ export function endpointScreen(main, endpointId) {
           ]),
         ),
     });
-    if (waiting && watching) {
+    if (waiting && rounds > 1 && deliveries.isConnected) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      return loadDeliveries(watching);
+      if (deliveries.isConnected) return loadDeliveries(watching, attemptsBefore, rounds - 1);
     }
   }
 
@@ -260,7 +266,7 @@ export function endpointScreen(main, endpointId) {
     } catch (error) {
       say(false, `Could not send the event again. ${errorText(error)}`);
     }
-    await loadDeliveries(delivery.id);
+    await loadDeliveries(delivery.id, delivery.attempts);
   }
 
   async function test(button) {
