@@ -2,11 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
 import { launchBrowser } from './kit/browser-kit.js';
 import {
   accountsWhenSynced,
   connect,
+  createConsentRow,
+  createPaymentRow,
   dataOf,
+  EventReceiver,
+  eventually,
   onboard,
   runWhenEnded,
   SandboxHttp,
@@ -37,6 +42,8 @@ describe('web console, in a browser', () => {
   let tenant: Tenant;
   let reference: string;
   let failedTracingId: string;
+  let accountId: string;
+  let receiver: EventReceiver | undefined;
   const consoleErrors: string[] = [];
   const elsewhere: string[] = [];
   /** Every request the page made, and those that carried an Authorization header (none should). */
@@ -54,6 +61,7 @@ describe('web console, in a browser', () => {
     ).reference;
     await connect(stack, tenant);
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
+    accountId = account.id;
     // One run that fails at the bank (so it carries the upstream's tracing id), then one that succeeds.
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     await sandbox.admin('POST', '/faults', {
@@ -102,6 +110,7 @@ describe('web console, in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.stop();
     await stack?.close();
   });
 
@@ -200,6 +209,89 @@ describe('web console, in a browser', () => {
     await shot('account');
   });
 
+  it('adds an event endpoint, tests it, rotates its secret, sends a failed delivery again, deletes it', async () => {
+    receiver = await new EventReceiver().start();
+    await page.getByRole('link', { name: 'Event endpoints' }).click();
+    await heading('Event endpoints');
+    await page.getByText('No endpoint yet').waitFor();
+    await page.getByLabel('Address of the endpoint').fill(receiver.url);
+    await page.getByLabel("An account's sync finished").check();
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    const secret = page.getByLabel('Signing secret');
+    await secret.waitFor();
+    const first = await secret.inputValue();
+    expect(first).toMatch(/^whsec_/);
+    await page.locator('#endpoints-list').getByText(receiver.url, { exact: true }).waitFor();
+    await shot('event-endpoints');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByLabel('Signing secret').count()).toBe(0);
+
+    await page.getByRole('link', { name: `Test, secret and deliveries of ${receiver.url}` }).click();
+    await heading(`Event endpoint ${receiver.url}`);
+    const endpointId = /#\/event-endpoints\/([\w-]+)$/.exec(page.url())![1];
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('Delivered: your endpoint accepted the test event.').waitFor();
+    expect(receiver.accepted().map((event) => event.type)).toEqual(['endpoint.test']);
+    await page.locator('#test-result').getByText('HTTP 200').waitFor();
+
+    await page.getByRole('button', { name: 'Make a new signing secret' }).click();
+    await page.getByLabel('Signing secret').waitFor();
+    const second = await page.getByLabel('Signing secret').inputValue();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    // A sync's event the endpoint refuses: its delivery waits for another attempt, with the answer.
+    receiver.otherwise = 500;
+    await runWhenEnded(
+      tenant.client,
+      dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${accountId}/sync`), 202).syncId,
+    );
+    await eventually('the refused delivery', async () => {
+      const [delivery] = dataOf<{ attempts: number; lastResponseStatus: number | null }[]>(
+        await tenant.client.get(`/v1/event-endpoints/${endpointId}/deliveries`),
+      );
+      expect(delivery).toMatchObject({ lastResponseStatus: 500 });
+      return true;
+    });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.locator('#deliveries tbody tr', { hasText: 'sync.succeeded' });
+    await row.getByText('HTTP 500').waitFor();
+    await row.getByRole('cell', { name: 'Not delivered yet' }).waitFor();
+    await shot('event-endpoint');
+    receiver.otherwise = 200;
+    await row.getByRole('button', { name: /^Send the sync\.succeeded event .* again$/ }).click();
+    await row.getByRole('cell', { name: 'Delivered', exact: true }).waitFor();
+    expect(receiver.accepted().map((event) => event.type)).toContain('sync.succeeded');
+
+    await page.getByRole('button', { name: 'Delete this endpoint' }).click();
+    await heading('Event endpoints');
+    await page.getByText('No endpoint yet').waitFor();
+    expect((await tenant.client.get(`/v1/event-endpoints/${endpointId}`)).status).toBe(404);
+  });
+
+  it('lists the events of one type, and looks a tracing id up across runs, events and deliveries', async () => {
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
+    await heading('Events');
+    await page.locator('#events-list table').waitFor();
+    await page.getByLabel('Type', { exact: true }).selectOption('sync.failed');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const failedEvent = page.locator('#events-list tbody tr', { hasText: 'sync.failed' });
+    await failedEvent.first().waitFor();
+    expect(await page.locator('#events-list tbody tr', { hasNotText: 'sync.failed' }).count()).toBe(0);
+    await shot('events');
+
+    await page.getByRole('link', { name: 'Look up a tracing id' }).click();
+    await heading('Look up a tracing id');
+    await page.getByLabel('Tracing id or other id').fill(failedTracingId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    // The run carries the upstream's tracing id; its sync.failed event is found through the run.
+    await page.locator('#lookup-runs').getByText(failedTracingId).waitFor();
+    await page.locator('#lookup-events tbody tr', { hasText: 'sync.failed' }).waitFor();
+    await page.getByText('No delivery mentions it or those events.').waitFor();
+    await shot('lookup');
+  });
+
   it('signs out, then the operator in, who disables and enables a merchant', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in');
@@ -220,6 +312,51 @@ describe('web console, in a browser', () => {
     expect((await tenant.client.get('/v1/me')).status).toBe(200);
   });
 
+  it('settles a parked payment as completed, which the merchant hears of', async () => {
+    // Parked as a payment is when a repeated send was refused: no check will move it any more.
+    const prisma = stack.api.app.get(PrismaService);
+    const consent = await createConsentRow(prisma, {
+      id: tenant.userId,
+      merchantId: tenant.merchant.merchant.id,
+    });
+    const parked = await createPaymentRow(prisma, consent, {
+      status: 'SUBMITTING',
+      nextStatusCheckAt: null,
+      pollStopped: 'A repeated send was refused: 409',
+    });
+    await page.getByRole('link', { name: 'Parked payments' }).click();
+    await heading('Parked payments');
+    const row = page.locator('#parked-list tbody tr', { hasText: parked.paymentIdempotencyId });
+    await row.getByText('Acme Shop').waitFor();
+    await row.getByText('A repeated send was refused: 409').waitFor();
+    await row.getByLabel('Note (the bank’s reference)').fill('Bank ref 42');
+    await shot('parked-payments');
+    await row.getByRole('button', { name: `Completed ${parked.paymentIdempotencyId}` }).click();
+    await page.getByText(`The payment ${parked.paymentIdempotencyId} is settled as completed.`).waitFor();
+    await page.getByText('No payment is waiting for a person.').waitFor();
+    const settled = await prisma.payment.findUniqueOrThrow({ where: { id: parked.id } });
+    expect(settled.status).toBe('COMPLETED');
+    const events = dataOf<{ type: string; data: { paymentId: string } }[]>(
+      await tenant.client.get('/v1/events?type=payment.completed'),
+    );
+    expect(events.map((event) => event.data.paymentId)).toEqual([parked.id]);
+  });
+
+  it('shows the operator the consent counts, what expires unrenewed, and the upstream receiver', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await heading('Overview');
+    await page.locator('#consent-counts').getByRole('cell', { name: 'Authorised' }).first().waitFor();
+    await page.locator('#consent-counts').getByRole('cell', { name: 'Acme Shop' }).first().waitFor();
+    await page.locator('#consent-expiring').locator('table, p.state').first().waitFor();
+    await page.getByText("No merchant's event endpoint is failing or turned off.").waitFor();
+    await page.locator('#upstream-categories table').waitFor();
+    await page.locator('#upstream-receiver').locator('table, p.state').first().waitFor();
+    expect(await page.getByRole('link', { name: 'The queue board' }).getAttribute('href')).toBe(
+      '/admin/queues',
+    );
+    await shot('overview');
+  });
+
   it("shows the operator's actions in the audit log, for one merchant", async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     await heading('Audit log');
@@ -229,6 +366,9 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'Merchant disabled' }).getByText('The operator').waitFor();
     await log.locator('tr', { hasText: 'Merchant enabled' }).waitFor();
     await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
+    await log.locator('tr', { hasText: 'Event delivery tried again' }).waitFor();
+    await log.locator('tr', { hasText: 'Event endpoint deleted' }).waitFor();
+    await log.locator('tr', { hasText: 'Parked payment settled' }).getByText('status, note').waitFor();
     await shot('audit');
   });
 });

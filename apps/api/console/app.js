@@ -1,10 +1,14 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
+import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
+import { eventsScreen, lookupScreen } from './merchant-events.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
 import { merchantsScreen } from './operator-merchants.js';
+import { overviewScreen } from './operator-overview.js';
+import { parkedScreen } from './operator-payments.js';
 import { signInScreen } from './sign-in.js';
 import { announce, h } from './ui.js';
 
@@ -21,10 +25,16 @@ const SCREENS = {
     [/^#\/customers$/, customersScreen],
     [/^#\/customers\/([\w-]+)$/, customerScreen],
     [/^#\/accounts\/([\w-]+)$/, accountScreen],
+    [/^#\/event-endpoints$/, endpointsScreen],
+    [/^#\/event-endpoints\/([\w-]+)$/, endpointScreen],
+    [/^#\/events$/, eventsScreen],
+    [/^#\/lookup$/, lookupScreen],
   ],
   operator: [
     [/^#\/merchants$/, merchantsScreen],
     [/^#\/audit$/, auditScreen],
+    [/^#\/parked$/, parkedScreen],
+    [/^#\/overview$/, overviewScreen],
   ],
 };
 const NAV = {
@@ -32,10 +42,15 @@ const NAV = {
     ['#/keys', 'API keys'],
     ['#/origins', 'Frontend origins'],
     ['#/customers', 'Customers'],
+    ['#/event-endpoints', 'Event endpoints'],
+    ['#/events', 'Events'],
+    ['#/lookup', 'Look up a tracing id'],
   ],
   operator: [
     ['#/merchants', 'Merchants'],
     ['#/audit', 'Audit log'],
+    ['#/parked', 'Parked payments'],
+    ['#/overview', 'Overview'],
   ],
 };
 

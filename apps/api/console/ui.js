@@ -98,7 +98,27 @@ const PLAIN = {
   run: { queued: 'Waiting to start', running: 'Running', succeeded: 'Finished', failed: 'Failed' },
   trigger: { initial: 'First sync', scheduled: 'Scheduled', manual: 'Asked for' },
   transaction: { BOOKED: 'Booked', PENDING: 'Pending' },
+  delivery: { PENDING: 'Not delivered yet', SUCCEEDED: 'Delivered', FAILED: 'Failed for good' },
+  eventType: {
+    'consent.authorized': 'A consent was authorised',
+    'consent.failed': 'An authorisation did not succeed',
+    'consent.expiring': 'A consent expires soon',
+    'consent.reauthorisation_required': 'A re-authorisation is needed',
+    'consent.reauthorisation_not_extended': 'A re-authorisation did not extend the consent',
+    'consent.expired': 'A consent expired',
+    'consent.revoked': 'A consent was withdrawn',
+    'consent.synced': "A consent's accounts finished their first sync",
+    'sync.succeeded': "An account's sync finished",
+    'sync.failed': "An account's sync failed",
+    'transactions.changed': 'Transactions changed',
+    'payment.completed': 'A payment completed',
+    'payment.failed': 'A payment failed',
+    'endpoint.test': 'A test event',
+  },
 };
+
+/** The event types an endpoint can take (the api's names, in the api's order); `endpoint.test` is no choice. */
+export const EVENT_TYPES = Object.keys(PLAIN.eventType).filter((type) => type !== 'endpoint.test');
 
 /** An API value in plain words; an unknown one as the API's own name, marked as such. */
 export function plain(kind, value) {

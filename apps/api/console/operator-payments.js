@@ -1,0 +1,107 @@
+// The operator's parked payments: those no status check will move any more, each settled by a person
+// once the bank said what became of it.
+import { get, post } from './api.js';
+import { errorText, h, loadInto, table, when } from './ui.js';
+
+export function parkedScreen(main) {
+  const list = h('div', { id: 'parked-list' });
+  const status = h('p', { role: 'status' });
+  const names = new Map();
+
+  const refresh = () =>
+    loadInto(list, {
+      what: 'the parked payments',
+      load: async () => (await get('/admin/payments/parked?limit=100')).data,
+      empty: 'No payment is waiting for a person.',
+      render: (payments) =>
+        table(
+          'Parked payments',
+          [
+            'Since',
+            'Merchant',
+            'Kind',
+            'Amount',
+            'Status seen',
+            'Ask the bank with',
+            'Why it stopped',
+            'Settle',
+          ],
+          payments.map((payment) => [
+            when(payment.createdAt),
+            names.get(payment.merchantId) ?? payment.merchantId,
+            payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
+            h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
+            payment.status === 'SUBMITTING'
+              ? 'Sent twice, the second refused: the first may have gone through'
+              : `${payment.status} (as the api names it)`,
+            h(
+              'span',
+              {},
+              'Our id ',
+              h('code', {}, payment.paymentIdempotencyId),
+              payment.upstreamPaymentId
+                ? ['; the upstream’s ', h('code', {}, payment.upstreamPaymentId)]
+                : '',
+            ),
+            payment.reason ?? '—',
+            settleForm(payment),
+          ]),
+        ),
+    });
+
+  /** A note (who at the bank said so) and the two outcomes; the merchant gets its event once. */
+  function settleForm(payment) {
+    const id = `note-${payment.id}`;
+    const note = h('input', { id, name: id, maxlength: 500, autocomplete: 'off' });
+    const button = (outcome, text) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: outcome === 'FAILED' ? 'danger' : undefined,
+          'aria-label': `${text} ${payment.paymentIdempotencyId}`,
+          onclick: () => void settle(payment, outcome, note.value.trim()),
+        },
+        text,
+      );
+    return h(
+      'div',
+      {},
+      h('label', { for: id }, 'Note (the bank’s reference)'),
+      note,
+      h('div', { class: 'row' }, button('COMPLETED', 'Completed'), button('FAILED', 'Failed')),
+    );
+  }
+
+  async function settle(payment, outcome, note) {
+    const words = outcome === 'COMPLETED' ? 'completed' : 'failed';
+    // Final and told to the merchant at once: the question is worth asking.
+    if (!window.confirm(`Settle ${payment.paymentIdempotencyId} as ${words}? The merchant is told at once.`))
+      return;
+    try {
+      await post(`/admin/payments/${payment.id}/settle`, { status: outcome, ...(note ? { note } : {}) });
+      status.className = 'good';
+      status.textContent = `The payment ${payment.paymentIdempotencyId} is settled as ${words}.`;
+    } catch (error) {
+      status.className = 'error';
+      status.textContent = `Could not settle the payment. ${errorText(error)}`;
+    }
+    await refresh();
+  }
+
+  main.append(
+    h('h1', {}, 'Parked payments'),
+    h(
+      'p',
+      {},
+      'Payments no status check will move any more, oldest first (the first 100). Ask the bank with the ids shown, then settle each as it answered: the merchant gets payment.completed or payment.failed once.',
+    ),
+    status,
+    h('section', {}, h('h2', {}, 'Waiting for a person'), list),
+  );
+  // The merchants' names; the list names merchants by id.
+  void get('/admin/merchants?limit=100')
+    .then(({ data }) => data.forEach((m) => names.set(m.id, m.name)))
+    .catch(() => undefined)
+    .finally(() => void refresh());
+}
