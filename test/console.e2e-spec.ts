@@ -312,6 +312,60 @@ describe('web console, in a browser', () => {
     expect((await tenant.client.get('/v1/me')).status).toBe(200);
   });
 
+  it('on-boards a merchant, its first key shown once and gone after leaving the screen', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Beta Books');
+    await page.getByLabel('Frontend origins (optional, one a line)').fill('https://books.example\n');
+    await page.getByRole('button', { name: 'On-board' }).click();
+    await page.getByText('Beta Books is on-boarded.').waitFor();
+    const shown = page.getByLabel('New API key');
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^mk_/);
+    await page.locator('#new-key').getByText('it is shown only this once').waitFor();
+    await page.locator('#merchants-list tr', { hasText: 'Beta Books' }).getByText('Enabled').waitFor();
+    await shot('merchant-created');
+    // The key works, and the page keeps it nowhere once the screen is left.
+    const me = await fetch(`${api}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(me.status).toBe(200);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await heading('Audit log');
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await heading('Merchants');
+    await page.locator('#merchants-list tr', { hasText: 'Beta Books' }).waitFor();
+    expect(await page.getByLabel('New API key').count()).toBe(0);
+    expect(await page.content()).not.toContain(key);
+  });
+
+  it('renames a merchant, changes its origins, and issues and revokes one of its keys', async () => {
+    await page.getByRole('link', { name: 'Beta Books' }).click();
+    await heading('Beta Books');
+    const origins = page.getByLabel('Frontend origins (optional, one a line)');
+    expect(await origins.inputValue()).toBe('https://books.example');
+    await page.getByLabel('Name', { exact: true }).fill('Beta Books Ltd');
+    await origins.fill('https://books.example\nhttps://shop.books.example');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Beta Books Ltd is saved.').waitFor();
+    await heading('Beta Books Ltd');
+    const prisma = stack.api.app.get(PrismaService);
+    const saved = await prisma.merchant.findFirstOrThrow({ where: { name: 'Beta Books Ltd' } });
+    expect(saved.frontendOrigins).toEqual(['https://books.example', 'https://shop.books.example']);
+
+    await page.getByLabel('Name of the new key (optional)').fill('operator test');
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const shown = page.getByLabel('New API key');
+    await shown.waitFor();
+    expect(await shown.inputValue()).toMatch(/^mk_/);
+    await page.locator('#merchant-keys tr', { hasText: 'operator test' }).getByText('Active').waitFor();
+    await shot('merchant');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByLabel('New API key').count()).toBe(0);
+    await page.getByRole('button', { name: 'Revoke the key operator test' }).click();
+    await page.getByText('The key "operator test" is revoked.').waitFor();
+    await page
+      .locator('#merchant-keys tr', { hasText: 'operator test' })
+      .getByText(/^Revoked/)
+      .waitFor();
+  });
+
   it('settles a parked payment as completed, which the merchant hears of', async () => {
     // Parked as a payment is when a repeated send was refused: no check will move it any more.
     const prisma = stack.api.app.get(PrismaService);
@@ -370,5 +424,11 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'Event endpoint deleted' }).waitFor();
     await log.locator('tr', { hasText: 'Parked payment settled' }).getByText('status, note').waitFor();
     await shot('audit');
+    await page.getByLabel('Merchant', { exact: true }).selectOption({ label: 'Beta Books Ltd' });
+    await page.getByRole('button', { name: 'Show' }).click();
+    await log.locator('tr', { hasText: 'Merchant on-boarded' }).getByText('The operator').waitFor();
+    await log.locator('tr', { hasText: 'Merchant changed' }).getByText('name, frontendOrigins').waitFor();
+    await log.locator('tr', { hasText: 'API key issued' }).waitFor();
+    await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
   });
 });

@@ -6,6 +6,7 @@ import { eventsScreen, lookupScreen } from './merchant-events.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
+import { merchantScreen } from './operator-merchant.js';
 import { merchantsScreen } from './operator-merchants.js';
 import { overviewScreen } from './operator-overview.js';
 import { parkedScreen } from './operator-payments.js';
@@ -32,6 +33,7 @@ const SCREENS = {
   ],
   operator: [
     [/^#\/merchants$/, merchantsScreen],
+    [/^#\/merchants\/([\w-]+)$/, merchantScreen],
     [/^#\/audit$/, auditScreen],
     [/^#\/parked$/, parkedScreen],
     [/^#\/overview$/, overviewScreen],

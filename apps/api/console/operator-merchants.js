@@ -1,10 +1,20 @@
-// The operator's merchants: the list, disabling and enabling one.
+// The operator's merchants: the list, on-boarding one (its first API key shown once), disabling and
+// enabling one. One merchant's own screen is in operator-merchant.js.
 import { get, post } from './api.js';
+import { originsField, originsFrom, showKeyOnce } from './operator-merchant.js';
 import { errorText, h, loadInto, table, when } from './ui.js';
 
 export function merchantsScreen(main) {
   const list = h('div', { id: 'merchants-list' });
   const status = h('p', { role: 'status' });
+  const issued = h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' });
+  const name = h('input', {
+    id: 'new-merchant-name',
+    name: 'new-merchant-name',
+    required: true,
+    maxlength: 255,
+    autocomplete: 'off',
+  });
 
   const refresh = () =>
     loadInto(list, {
@@ -16,7 +26,7 @@ export function merchantsScreen(main) {
           'Merchants',
           ['Name', 'Since', 'Active keys', 'State', ''],
           merchants.map((merchant) => [
-            merchant.name,
+            h('a', { href: `#/merchants/${merchant.id}` }, merchant.name),
             when(merchant.createdAt),
             String(merchant.apiKeys.filter((key) => !key.revokedAt).length),
             merchant.disabledAt ? `Disabled since ${when(merchant.disabledAt)}` : 'Enabled',
@@ -47,14 +57,52 @@ export function merchantsScreen(main) {
     await refresh();
   }
 
+  const create = h(
+    'form',
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const button = create.querySelector('button');
+        const origins = originsFrom(create.querySelector('textarea').value);
+        button.disabled = true;
+        try {
+          const { data } = await post('/admin/merchants', {
+            name: name.value.trim(),
+            ...(origins.length ? { frontendOrigins: origins } : {}),
+          });
+          create.reset();
+          status.className = 'good';
+          status.textContent = `${data.merchant.name} is on-boarded.`;
+          showKeyOnce(issued, {
+            title: `The first API key of ${data.merchant.name}`,
+            key: data.apiKey.key,
+            back: name,
+          });
+        } catch (error) {
+          status.className = 'error';
+          status.textContent = `Could not on-board the merchant. ${errorText(error)}`;
+        } finally {
+          button.disabled = false;
+        }
+        await refresh();
+      },
+    },
+    h('label', { for: 'new-merchant-name' }, 'Name'),
+    name,
+    originsField('new-merchant-origins'),
+    h('p', {}, h('button', { type: 'submit' }, 'On-board')),
+  );
+
   main.append(
     h('h1', {}, 'Merchants'),
     h(
       'p',
       {},
-      "Disabling a merchant refuses its keys and its customers' sessions at once and pauses its syncs and deliveries; enabling it resumes them.",
+      "Disabling a merchant refuses its keys and its customers' sessions at once and pauses its syncs and deliveries; enabling it resumes them. A merchant's name opens its name, frontend origins and API keys.",
     ),
     status,
+    h('section', {}, h('h2', {}, 'On-board a merchant'), create),
+    issued,
     h('section', {}, h('h2', {}, 'All merchants'), list),
   );
   void refresh();
