@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Caller, MerchantCaller, OperatorCaller } from '#libs/context';
@@ -23,11 +23,12 @@ export interface ConsoleSession {
 }
 
 /**
- * The operator's session carries a hash of the operator token it was made from, so changing ADMIN_TOKEN
- * ends every operator session; the hash is over a label, so it is not the token's plain SHA-256.
+ * The operator's session carries a fingerprint of the operator token it was made from, so changing
+ * ADMIN_TOKEN ends every operator session. It is keyed by the signing secret: a cookie's readable payload
+ * must not let whoever holds it test guesses of the token offline, as a plain hash would.
  */
-const operatorTokenHash = (adminToken: string) =>
-  createHash('sha256').update(`bff.console-operator.${adminToken}`).digest('base64url');
+const operatorTokenHash = (adminToken: string, signingSecret: string) =>
+  createHmac('sha256', signingSecret).update(`bff.console-operator.${adminToken}`).digest('base64url');
 
 function claimsOf(payload: unknown): Claims | null {
   if (payload === null || typeof payload !== 'object') return null;
@@ -63,7 +64,7 @@ export class ConsoleSessionService {
     if (input.operatorToken !== undefined) {
       if (!sameSecret(input.operatorToken, this.config.api.adminToken)) throw refused();
       const exp = Math.floor(until / 1000);
-      const tokenHash = operatorTokenHash(this.config.api.adminToken);
+      const tokenHash = operatorTokenHash(this.config.api.adminToken, this.config.crypto.signingSecret);
       const token = this.codec.sign({ kind: 'operator', tokenHash, exp } satisfies Claims);
       return { token, caller: { kind: 'operator' }, expiresAt: new Date(exp * 1000) };
     }
@@ -83,7 +84,13 @@ export class ConsoleSessionService {
     const claims = token.length <= 1024 ? claimsOf(this.codec.open(token)) : null;
     if (!claims || claims.exp * 1000 <= Date.now()) throw refused();
     if (claims.kind === 'operator') {
-      if (!sameSecret(claims.tokenHash, operatorTokenHash(this.config.api.adminToken))) throw refused();
+      if (
+        !sameSecret(
+          claims.tokenHash,
+          operatorTokenHash(this.config.api.adminToken, this.config.crypto.signingSecret),
+        )
+      )
+        throw refused();
       return { kind: 'operator' };
     }
     // Cached like the key itself, and evicted by the same revocations (key, merchant) at once.
