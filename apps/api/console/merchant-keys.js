@@ -1,6 +1,7 @@
 // A merchant's API keys: the list, issuing one (shown once), revoking one.
 import { bff } from './api.js';
-import { announce, errorText, h, loadInto, table, when } from './ui.js';
+import { keysTable, showKeyOnce } from './api-keys.js';
+import { errorText, h, loadInto } from './ui.js';
 
 export function keysScreen(main) {
   const list = h('div', { id: 'keys-list' });
@@ -13,31 +14,7 @@ export function keysScreen(main) {
       what: 'your API keys',
       load: () => bff.merchant.keys(),
       empty: 'This merchant has no API keys.',
-      render: (keys) =>
-        table(
-          'API keys',
-          ['Name', 'Starts with', 'Created', 'Last used', 'Expires', 'State', ''],
-          keys.map((key) => [
-            key.name ?? '(no name)',
-            h('code', {}, `${key.prefix}…`),
-            when(key.createdAt),
-            key.lastUsedAt ? when(key.lastUsedAt) : 'Never',
-            key.expiresAt ? when(key.expiresAt) : 'Never',
-            key.revokedAt ? `Revoked ${when(key.revokedAt)}` : 'Active',
-            key.revokedAt
-              ? ''
-              : h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'danger',
-                    'aria-label': `Revoke the key ${key.name ?? key.prefix}`,
-                    onclick: () => revoke(key),
-                  },
-                  'Revoke',
-                ),
-          ]),
-        ),
+      render: (keys) => keysTable(keys, revoke),
     });
 
   async function revoke(key) {
@@ -65,7 +42,12 @@ export function keysScreen(main) {
         try {
           const created = await bff.merchant.issueKey(name.value ? { name: name.value } : {});
           name.value = '';
-          showOnce(created);
+          showKeyOnce(issued, {
+            title: 'Your new key',
+            key: created.key,
+            advice: 'Copy it now: it is shown only this once. Keep it on your servers, never in a web page.',
+            back: name,
+          });
         } catch (error) {
           status.className = 'error';
           status.textContent = `Could not issue a key. ${errorText(error)}`;
@@ -78,26 +60,6 @@ export function keysScreen(main) {
     h('label', { for: 'key-name' }, 'Name of the new key (optional)'),
     h('div', { class: 'row' }, name, h('button', { type: 'submit' }, 'Issue a key')),
   );
-
-  /** The new key, this once: it is in no list, storage or later answer, and leaves the page when done. */
-  function showOnce(created) {
-    const done = h('button', { type: 'button', class: 'secondary' }, 'I have copied it');
-    done.addEventListener('click', () => {
-      issued.replaceChildren();
-      issued.hidden = true;
-      form.querySelector('input').focus();
-    });
-    issued.replaceChildren(
-      h('h2', {}, 'Your new key'),
-      h('p', {}, 'Copy it now: it is shown only this once. Keep it on your servers, never in a web page.'),
-      h('label', { for: 'new-key-value' }, 'New API key'),
-      h('input', { id: 'new-key-value', readonly: true, value: created.key, class: 'mono' }),
-      h('p', {}, done),
-    );
-    issued.hidden = false;
-    issued.querySelector('input').select();
-    announce('A new key was issued. Copy it now: it is shown only this once.');
-  }
 
   main.append(
     h('h1', {}, 'API keys'),

@@ -1,7 +1,12 @@
 // One merchant, from the operator's side: its name and frontend origins, and its API keys (the list,
 // issuing one shown once, revoking one). Also what the merchants' list borrows for on-boarding.
 import { del, get, patch, post } from './api.js';
-import { announce, errorText, h, loadInto, table, when } from './ui.js';
+import { keysTable, showKeyOnce } from './api-keys.js';
+import { errorText, h, loadInto, when } from './ui.js';
+
+/** What the operator is told of a merchant's new key. */
+export const OPERATOR_KEY_ADVICE =
+  'Copy it now and hand it to the merchant: it is shown only this once. It belongs on their servers, never in a web page.';
 
 /** One origin a line, as the api takes them (`frontendOrigins`): blank lines and spaces dropped. */
 export function originsFrom(text) {
@@ -32,29 +37,6 @@ export function originsField(id, origins = []) {
  * A new API key, this once, in `into`: it is in no list, storage or later answer, and leaves the page
  * when the operator is done or leaves the screen. `back` takes the focus afterwards.
  */
-export function showKeyOnce(into, { title, key, back }) {
-  const done = h('button', { type: 'button', class: 'secondary' }, 'I have copied it');
-  done.addEventListener('click', () => {
-    into.replaceChildren();
-    into.hidden = true;
-    back?.focus();
-  });
-  into.replaceChildren(
-    h('h2', {}, title),
-    h(
-      'p',
-      {},
-      'Copy it now and hand it to the merchant: it is shown only this once. It belongs on their servers, never in a web page.',
-    ),
-    h('label', { for: 'new-key-value' }, 'New API key'),
-    h('input', { id: 'new-key-value', readonly: true, value: key, class: 'mono' }),
-    h('p', {}, done),
-  );
-  into.hidden = false;
-  into.querySelector('input').select();
-  announce('A new API key was issued. Copy it now: it is shown only this once.');
-}
-
 export function merchantScreen(main, id) {
   const base = `/admin/merchants/${encodeURIComponent(id)}`;
   const title = h('h1', {}, 'Merchant');
@@ -85,31 +67,7 @@ export function merchantScreen(main, id) {
         what: "the merchant's API keys",
         load: async () => (await loaded).apiKeys,
         empty: 'This merchant has no API keys.',
-        render: (list) =>
-          table(
-            'API keys',
-            ['Name', 'Starts with', 'Created', 'Last used', 'Expires', 'State', ''],
-            list.map((key) => [
-              key.name ?? '(no name)',
-              h('code', {}, `${key.prefix}…`),
-              when(key.createdAt),
-              key.lastUsedAt ? when(key.lastUsedAt) : 'Never',
-              key.expiresAt ? when(key.expiresAt) : 'Never',
-              key.revokedAt ? `Revoked ${when(key.revokedAt)}` : 'Active',
-              key.revokedAt
-                ? ''
-                : h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'danger',
-                      'aria-label': `Revoke the key ${key.name ?? key.prefix}`,
-                      onclick: () => revoke(key),
-                    },
-                    'Revoke',
-                  ),
-            ]),
-          ),
+        render: (list) => keysTable(list, revoke),
       }),
     ]);
   };
@@ -181,7 +139,12 @@ export function merchantScreen(main, id) {
         try {
           const { data } = await post(`${base}/api-keys`, keyName.value ? { name: keyName.value } : {});
           keyName.value = '';
-          showKeyOnce(issued, { title: 'The new key', key: data.key, back: keyName });
+          showKeyOnce(issued, {
+            title: 'The new key',
+            key: data.key,
+            advice: OPERATOR_KEY_ADVICE,
+            back: keyName,
+          });
         } catch (error) {
           say(false, `Could not issue a key. ${errorText(error)}`);
         } finally {

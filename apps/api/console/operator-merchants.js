@@ -1,7 +1,8 @@
 // The operator's merchants: the list, on-boarding one (its first API key shown once), disabling and
 // enabling one. One merchant's own screen is in operator-merchant.js.
 import { get, post } from './api.js';
-import { originsField, originsFrom, showKeyOnce } from './operator-merchant.js';
+import { showKeyOnce } from './api-keys.js';
+import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merchant.js';
 import { errorText, h, loadInto, table, when } from './ui.js';
 
 export function merchantsScreen(main) {
@@ -76,6 +77,7 @@ export function merchantsScreen(main) {
           showKeyOnce(issued, {
             title: `The first API key of ${data.merchant.name}`,
             key: data.apiKey.key,
+            advice: OPERATOR_KEY_ADVICE,
             back: name,
           });
         } catch (error) {
