@@ -131,6 +131,21 @@ describe('api: operator routes', () => {
     ).toBe(404);
   });
 
+  it('names the one origin that is not an origin, among good ones', async () => {
+    const response = await stack.operator.post('/admin/merchants', {
+      name: uniqueName('n'),
+      frontendOrigins: ['https://ok.example', 'https://a.example/path'],
+    });
+    const answer = response.body as ErrorBody;
+    expect(response.status).toBe(400);
+    expect(answer.error.details).toEqual([
+      {
+        field: 'frontendOrigins',
+        issue: 'must each be an origin like https://app.example; "https://a.example/path" is not',
+      },
+    ]);
+  });
+
   it('refuses null for an optional field with 400 in the envelope, never a 500, creating nothing', async () => {
     const prisma = api.app.get(PrismaService);
     const { merchant } = await createMerchant(api);

@@ -34,7 +34,14 @@ export const MerchantFields = {
       IsString({ each: true }),
       Matches(ORIGIN, {
         each: true,
-        message: 'each frontendOrigins entry must be an origin like https://app.example',
+        // Name the entry that is not one (the field name itself comes first in the envelope's message);
+        // this runs for any value the other rules also refuse, null included.
+        message: ({ value }: { value: unknown }) => {
+          const bad: unknown = Array.isArray(value)
+            ? (value as unknown[]).find((entry) => typeof entry !== 'string' || !ORIGIN.test(entry))
+            : value;
+          return `must each be an origin like https://app.example; ${JSON.stringify(bad)} is not`;
+        },
       }),
     ),
 };
