@@ -67,6 +67,12 @@ describe('loadConfig', () => {
     expect(retiredSettings).toEqual(['EVENTS_SWEEP_SECONDS', 'SANDBOX_APP_ID']);
     expect(none).toEqual([]);
     expect(Object.keys(RETIRED_SETTINGS).filter((name) => SETTING_NAMES.includes(name))).toEqual([]);
+    // Each retired setting that became tuning names a tuning value that exists.
+    const tuningNamed = Object.values(RETIRED_SETTINGS).flatMap(
+      (now) => /^tuning `(\w+)`$/.exec(now)?.[1] ?? [],
+    );
+    expect(tuningNamed.filter((name) => !(name in TUNING))).toEqual([]);
+    expect(tuningNamed.length).toBeGreaterThan(20);
   });
 
   it('reports one problem per bad setting', () => {
