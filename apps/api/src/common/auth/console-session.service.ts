@@ -49,6 +49,8 @@ function claimsOf(payload: unknown): Claims | null {
 @Injectable()
 export class ConsoleSessionService {
   private readonly codec: SignedTokenCodec;
+  /** The operator token's fingerprint: the configuration is fixed for the process's life. */
+  private readonly operatorFingerprint: string;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,6 +58,7 @@ export class ConsoleSessionService {
     private readonly cache: PrincipalCache,
   ) {
     this.codec = new SignedTokenCodec(config.crypto.signingSecret, 'bff.console-session.v1');
+    this.operatorFingerprint = operatorTokenHash(config.api.adminToken, config.crypto.signingSecret);
   }
 
   async signIn(input: { apiKey?: string; operatorToken?: string }): Promise<ConsoleSession> {
@@ -64,8 +67,11 @@ export class ConsoleSessionService {
     if (input.operatorToken !== undefined) {
       if (!sameSecret(input.operatorToken, this.config.api.adminToken)) throw refused();
       const exp = Math.floor(until / 1000);
-      const tokenHash = operatorTokenHash(this.config.api.adminToken, this.config.crypto.signingSecret);
-      const token = this.codec.sign({ kind: 'operator', tokenHash, exp } satisfies Claims);
+      const token = this.codec.sign({
+        kind: 'operator',
+        tokenHash: this.operatorFingerprint,
+        exp,
+      } satisfies Claims);
       return { token, caller: { kind: 'operator' }, expiresAt: new Date(exp * 1000) };
     }
     const { principal, validUntil } = await this.keys.verifyKey(input.apiKey ?? '');
@@ -84,13 +90,7 @@ export class ConsoleSessionService {
     const claims = token.length <= 1024 ? claimsOf(this.codec.open(token)) : null;
     if (!claims || claims.exp * 1000 <= Date.now()) throw refused();
     if (claims.kind === 'operator') {
-      if (
-        !sameSecret(
-          claims.tokenHash,
-          operatorTokenHash(this.config.api.adminToken, this.config.crypto.signingSecret),
-        )
-      )
-        throw refused();
+      if (!sameSecret(claims.tokenHash, this.operatorFingerprint)) throw refused();
       return { kind: 'operator' };
     }
     // Cached like the key itself, and evicted by the same revocations (key, merchant) at once.
