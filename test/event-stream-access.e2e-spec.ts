@@ -52,7 +52,7 @@ describe('event streams: access ends everywhere at once', () => {
     );
 
   /** A stream of the tenant's user, on the second api process. */
-  async function follow(tenant: Tenant, token: string): Promise<SseClient> {
+  async function follow(tenant: Tenant, token: string | { cookie: string }): Promise<SseClient> {
     const stream = await SseClient.open(`${second.url}/v1/users/${tenant.userId}/events`, token);
     streams.push(stream);
     await stream.waitForComment('connected');
@@ -89,6 +89,24 @@ describe('event streams: access ends everywhere at once', () => {
     await endsWith(byKey, 'UNAUTHENTICATED', /API key was revoked/);
     await endsWith(bySession, 'UNAUTHENTICATED', /user of this session was erased/);
     await endsWith(byKeyOfErased, 'NOT_FOUND', /erased/);
+  });
+
+  it("ends a console session's stream when the key it was made from is revoked", async () => {
+    const tenant = await onboard(stack);
+    const signIn = await fetch(`${stack.api.url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: tenant.merchant.apiKey.key }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const byCookie = await follow(tenant, { cookie });
+
+    const { merchant, apiKey } = tenant.merchant;
+    expect(
+      (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`)).status,
+    ).toBe(204);
+    await endsWith(byCookie, 'UNAUTHENTICATED', /API key was revoked/);
   });
 
   it('ends a stream when its session expires', async () => {

@@ -18,11 +18,18 @@ export class SseClient {
 
   private constructor(readonly status: number) {}
 
-  static async open(url: string, token: string, lastEventId?: string): Promise<SseClient> {
+  /** `credential`: a bearer token, or the console's cookie as `{ cookie }`. */
+  static async open(
+    url: string,
+    credential: string | { cookie: string },
+    lastEventId?: string,
+  ): Promise<SseClient> {
     const client = new SseClient(0);
     const response = await fetch(url, {
       headers: {
-        authorization: `Bearer ${token}`,
+        ...(typeof credential === 'string'
+          ? { authorization: `Bearer ${credential}` }
+          : { cookie: credential.cookie }),
         accept: 'text/event-stream',
         ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
       },
