@@ -17,12 +17,10 @@ import {
   ConsentTokenVault,
 } from '#libs/domain/consents';
 import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
-import { UnusableTransactionError } from '#libs/domain/financial-data';
 import {
   type ClaimedRun,
   type RunFailure,
   RunSupersededError,
-  type SyncProgress,
   SyncRunRepository,
   type SyncWindow,
 } from '#libs/domain/sync-runs';
@@ -34,31 +32,12 @@ import {
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
-  type UpstreamErrorKind,
 } from '#libs/upstream-client';
 import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
+import { changed, connectionSyncedEvent, syncEvent } from './sync-events.js';
+import { DEFAULT_RATE_LIMIT_WAIT_MS, failureOf, isPermanent, sideCall } from './sync-failures.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { pageRows } from './transaction-records.js';
-
-/** A 429 without a usable Retry-After waits this long. */
-const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
-
-/** Failures that another attempt of the same request cannot change. */
-/**
- * A call made beside the window's pages, once they have all landed: when it failed in a way worth another
- * try (a breaker half-open while it was sent refused it, a 503), it is made again now, once, rather than
- * failing an attempt whose work is done.
- */
-async function sideCall<T>(sent: Promise<T>, again: () => Promise<T>): Promise<T> {
-  try {
-    return await sent;
-  } catch (error) {
-    if (!(error instanceof UpstreamError) || !error.retryable) throw error;
-    return again();
-  }
-}
-
-const PERMANENT_KINDS = new Set<UpstreamErrorKind>(['CALLER', 'AUTH', 'NOT_FOUND', 'FORBIDDEN', 'PROTOCOL']);
 
 export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
 
@@ -302,8 +281,8 @@ export class AccountSyncService {
         at: now,
         nextSyncAt: this.nextSyncAt(now),
       });
-      const events: NewMerchantEvent[] = [this.event(target, 'sync.succeeded', run, window, progress)];
-      if (changed(progress)) events.push(this.event(target, 'transactions.changed', run, window, progress));
+      const events: NewMerchantEvent[] = [syncEvent(target, 'sync.succeeded', run, window, progress)];
+      if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
       await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
       return progress;
     });
@@ -339,9 +318,7 @@ export class AccountSyncService {
       throw new SyncStoppedError(`consent ${target.consent.id} is ${gone.status}`);
     }
     if (error instanceof SyncStoppedError) throw error;
-    const permanent =
-      error instanceof UnusableTransactionError ||
-      (error instanceof UpstreamError && PERMANENT_KINDS.has(error.kind));
+    const permanent = isPermanent(error);
     if (!permanent && !finalAttempt) throw error;
     await this.fail(run, target, failureOf(error, 'SYNC_FAILED'));
     if (permanent) throw new SyncStoppedError(error instanceof Error ? error.message : String(error));
@@ -365,11 +342,11 @@ export class AccountSyncService {
         nextSyncAt: this.nextSyncAt(now),
       });
       const window = { from: run.windowFrom, before: run.windowBefore ?? now };
-      const event = this.event(target, 'sync.failed', run, window, progress);
+      const event = syncEvent(target, 'sync.failed', run, window, progress);
       event.data.error = { code: failure.code, message: failure.message };
       const events = [event];
       // Pages written before the failure stay written: the stored set changed, and merchants are told.
-      if (changed(progress)) events.push(this.event(target, 'transactions.changed', run, window, progress));
+      if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
       await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
     });
     this.logger.warn({ runId: run.id, accountId: run.accountId, code: failure.code }, 'sync failed');
@@ -387,47 +364,13 @@ export class AccountSyncService {
     if (run.trigger !== 'INITIAL') return [];
     const ready = await this.firstSyncs.markFirstSynced(run.merchantId, db, target.consent.id);
     if (!ready) return [];
-    return [
-      {
-        merchantId: target.merchantId,
-        userId: target.userId,
-        type: 'consent.synced',
-        data: {
-          consentId: target.consent.id,
-          institutionId: ready.institutionId,
-          accounts: ready.accounts,
-          inserted: ready.accounts.reduce((sum, account) => sum + account.inserted, 0),
-        },
-      },
-    ];
+    return [connectionSyncedEvent(target, ready)];
   }
 
   /** Due again after the interval, give or take a tenth, so accounts synced together spread out. */
   private nextSyncAt(now: Date): Date {
     const intervalMs = this.config.sync.intervalMinutes * 60_000;
     return new Date(now.getTime() + intervalMs * (0.9 + Math.random() * 0.2));
-  }
-
-  private event(
-    target: SyncTarget,
-    type: NewMerchantEvent['type'],
-    run: TenantRun,
-    window: SyncWindow,
-    progress: SyncProgress,
-  ): NewMerchantEvent {
-    return {
-      merchantId: target.merchantId,
-      userId: target.userId,
-      type,
-      data: {
-        syncId: run.id,
-        accountId: target.id,
-        consentId: target.consent.id,
-        trigger: run.trigger.toLowerCase(),
-        window: { from: window.from?.toISOString() ?? null, before: window.before.toISOString() },
-        progress,
-      },
-    };
   }
 }
 
@@ -440,25 +383,4 @@ function prefetch<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
   const next = iterator.next();
   next.catch(() => undefined);
   return next;
-}
-
-/** The run changed the stored set: anything inserted, changed or removed, by any of its attempts. */
-const changed = (progress: SyncProgress) => progress.inserted + progress.updated + progress.removed > 0;
-
-/** What a failed run records: our code, a message, and the upstream's envelope facts when there are any. */
-function failureOf(error: unknown, code: string): RunFailure {
-  if (error instanceof UpstreamError) {
-    const institution = error.issues.find((i) => i.institutionError)?.institutionError;
-    return {
-      code: error.kind === 'INSTITUTION' ? 'INSTITUTION_ERROR' : code,
-      message: institution?.errorMessage ?? error.message,
-      details: {
-        upstreamKind: error.kind,
-        status: error.status ?? null,
-        tracingId: error.tracingId ?? null,
-        institutionError: institution ?? null,
-      },
-    };
-  }
-  return { code, message: error instanceof Error ? error.message : String(error) };
 }
