@@ -558,6 +558,80 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     }
   });
 
+  it('moves an endpoint to a new address: pending deliveries follow, the secret stays, the failure clock restarts', async () => {
+    const [broken, fixed] = [await new EventReceiver().start(), await new EventReceiver().start()];
+    broken.otherwise = 500;
+    try {
+      const { endpoint: created, secret: endpointSecret } = await endpoint(tenant, broken, [
+        'consent.revoked',
+      ]);
+      const path = `/v1/event-endpoints/${created.id}`;
+      const revoked = await consentOf();
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: revoked.upstreamConsentId }),
+        secret,
+      );
+      const failing = await eventually('the endpoint marked failing', async () => {
+        const view = await tenant.client.get(path);
+        return view.body.data.failingSince ? (view.body.data as { failingSince: string }) : undefined;
+      });
+
+      // The same address again is no change: it cannot postpone the auto-disable.
+      const same = await tenant.client.patch(path, { url: broken.url });
+      expect([same.status, same.body.data.failingSince]).toEqual([200, failing.failingSince]);
+
+      const moved = await tenant.client.patch(path, { url: fixed.url });
+      expect(moved.status).toBe(200);
+      expect(moved.body.data).toMatchObject({
+        url: fixed.url,
+        types: ['consent.revoked'],
+        failingSince: null,
+      });
+      const [delivered] = await eventually('the pending delivery sent to the new address', () =>
+        fixed.accepted().length > 0 ? fixed.accepted() : undefined,
+      );
+      expect(delivered.type).toBe('consent.revoked');
+      const headers = delivered.headers as Record<string, string>;
+      expect(() => new Webhook(endpointSecret).verify(delivered.body, headers)).not.toThrow();
+
+      // New types apply to what is recorded from now on.
+      const retyped = await tenant.client.patch(path, { types: ['consent.expired'] });
+      expect(retyped.body.data).toMatchObject({ url: fixed.url, types: ['consent.expired'] });
+      const [revokedLater, expired] = [await consentOf(), await consentOf()];
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.revoked', { consentId: revokedLater.upstreamConsentId }),
+        secret,
+      );
+      await postUpstreamEvent(
+        stack,
+        upstreamEvent('consent.state.expired', { consentId: expired.upstreamConsentId }),
+        secret,
+      );
+      await eventually('the expiry delivered', () => (fixed.accepted().length === 2 ? true : undefined));
+      expect(fixed.accepted().map((event) => event.type)).toEqual(['consent.revoked', 'consent.expired']);
+
+      for (const [body, field] of [
+        [{ url: 'ftp://merchant.example/hooks' }, 'url'],
+        [{ url: null }, 'url'],
+        [{ types: ['payment.exploded'] }, 'types'],
+        [{ types: null }, 'types'],
+      ] as const) {
+        const refused = await tenant.client.patch(path, body);
+        expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+        expect(refused.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+      }
+      expect((await other.client.patch(path, { url: fixed.url })).status).toBe(404);
+      expect((await tenant.client.patch('/v1/event-endpoints/not-a-uuid', { url: fixed.url })).status).toBe(
+        404,
+      );
+      expect((await tenant.client.get(path)).body.data.url).toBe(fixed.url);
+    } finally {
+      await Promise.all([broken.stop(), fixed.stop()]);
+    }
+  });
+
   it('keeps tenants apart: another merchant’s endpoints, deliveries and users’ streams are 404', async () => {
     const receiver = await new EventReceiver().start();
     try {

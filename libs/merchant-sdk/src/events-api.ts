@@ -25,6 +25,8 @@ export interface EventEndpointsApi {
   /** Every endpoint of the merchant: the whole list in one answer. */
   list(): Promise<EventEndpoint[]>;
   get(id: string): Promise<EventEndpoint>;
+  /** A new address or new types (omitted: unchanged); pending deliveries go to the new address. */
+  update(id: string, change: Body<EndpointPath, 'patch'>): Promise<EventEndpoint>;
   /** Deletes the endpoint and its delivery log. */
   delete(id: string): Promise<void>;
   /** A new secret; for 24 h deliveries carry a signature of each, so you can switch at leisure. */
@@ -65,6 +67,7 @@ export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
       ),
     list: () => dataOf(raw.GET('/v1/event-endpoints')),
     get: (id) => dataOf(raw.GET('/v1/event-endpoints/{id}', { params: at(id) })),
+    update: (id, change) => dataOf(raw.PATCH('/v1/event-endpoints/{id}', { params: at(id), body: change })),
     delete: (id) => doneOf(raw.DELETE('/v1/event-endpoints/{id}', { params: at(id) })),
     rotateSecret: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/secret', { params: at(id) })),
     enable: (id) => dataOf(raw.POST('/v1/event-endpoints/{id}/enable', { params: at(id) })),

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AuditAction } from '#libs/domain/audit';
@@ -12,6 +12,7 @@ import { ApiUnionSchema } from '../common/openapi-unions.js';
 import { EventEndpointOutput } from '../common/outputs/event-endpoint.output.js';
 import { keysetPage, listEnvelope } from '../common/paging.js';
 import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.js';
+import { UpdateEventEndpointInput } from './inputs/update-event-endpoint.input.js';
 import { EndpointTestOutput } from './outputs/endpoint-test.output.js';
 import { EventDeliveryOutput } from './outputs/event-delivery.output.js';
 import { EventEndpointWithSecretOutput } from './outputs/event-endpoint-with-secret.output.js';
@@ -82,6 +83,24 @@ export class EventEndpointsController {
   @ApiMissing()
   async get(@Param('id') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.get(caller, id)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change an endpoint’s address or event types',
+    description:
+      'Omitted fields stay as they are. The secret is unchanged (rotate it with POST …/secret) and so is whether it is disabled (enable it with POST …/enable).',
+  })
+  @ApiAnswer(200, EventEndpointOutput)
+  @ApiInvalid()
+  @ApiMissing()
+  @Audited(AuditAction.EventEndpointUpdate, { resource: 'event-endpoint', id: 'id', fields: true })
+  async update(
+    @Param('id') id: string,
+    @Body() body: UpdateEventEndpointInput,
+    @Tenant() caller: TenantCaller,
+  ) {
+    return envelope(view(await this.endpoints.update(caller, id, { url: body.url, types: body.types })));
   }
 
   @Delete(':id')

@@ -11,6 +11,7 @@ export const AuditAction = {
   ApiKeyIssue: 'api-key.issue',
   ApiKeyRevoke: 'api-key.revoke',
   EventEndpointCreate: 'event-endpoint.create',
+  EventEndpointUpdate: 'event-endpoint.update',
   EventEndpointDelete: 'event-endpoint.delete',
   EventEndpointRotateSecret: 'event-endpoint.rotate-secret',
   EventEndpointEnable: 'event-endpoint.enable',

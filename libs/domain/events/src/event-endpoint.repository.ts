@@ -45,6 +45,17 @@ export const EVENT_ENDPOINT_SQL = {
     undefined,
     'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
   ),
+  /** A new address starts its failure clock again; the same one keeps it (a PATCH cannot postpone disabling). */
+  update: sqlStatement<{ id: string }>(
+    'event-endpoints.update',
+    `UPDATE event_endpoints SET url = COALESCE($3, url),
+          types = COALESCE($4::merchant_event_type[], types),
+          failing_since = CASE WHEN $3 IS NOT NULL AND $3 <> url THEN NULL ELSE failing_since END,
+          updated_at = now()
+        WHERE id = $1 AND merchant_id = $2
+        RETURNING id`,
+    { id: 'string' },
+  ),
   answering: sqlStatement(
     'event-endpoints.answering',
     `UPDATE event_endpoints SET failing_since = NULL, updated_at = now()
@@ -188,6 +199,19 @@ export class EventEndpointRepository {
       });
       return toView(row);
     });
+  }
+
+  /** Changes where deliveries go and which types it takes (pending deliveries go to the new address). */
+  async update(
+    merchantId: MerchantId,
+    id: string,
+    change: { url?: string; types?: MerchantEventType[] },
+  ): Promise<EventEndpointView | null> {
+    const rows = await this.db.rows({
+      ...EVENT_ENDPOINT_SQL.update,
+      values: [id, merchantId, change.url ?? null, change.types ?? null],
+    });
+    return rows.length === 1 ? this.find(merchantId, id) : null;
   }
 
   /** Deliveries resume; the failure clock starts again. */

@@ -77,6 +77,21 @@ export class EventEndpointsService {
     return { endpoint, secret };
   }
 
+  /** A new address or new types; pending deliveries go to the new address, types apply to later events. */
+  async update(
+    caller: TenantCaller,
+    id: string,
+    change: { url?: string; types?: MerchantEventType[] },
+  ): Promise<EventEndpointView> {
+    if (change.url !== undefined) this.checkUrl(change.url);
+    const types = change.types && [...new Set(change.types)];
+    const endpoint = isUuid(id)
+      ? await this.endpoints.update(tenantOf(caller), id, { url: change.url, types })
+      : null;
+    if (!endpoint) throw notFound();
+    return endpoint;
+  }
+
   async enable(caller: TenantCaller, id: string): Promise<EventEndpointView> {
     const endpoint = isUuid(id) ? await this.endpoints.enable(tenantOf(caller), id) : null;
     if (!endpoint) throw notFound();

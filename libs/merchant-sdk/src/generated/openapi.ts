@@ -619,7 +619,11 @@ export interface paths {
         delete: operations["EventEndpointsController_delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an endpoint’s address or event types
+         * @description Omitted fields stay as they are. The secret is unchanged (rotate it with POST …/secret) and so is whether it is disabled (enable it with POST …/enable).
+         */
+        patch: operations["EventEndpointsController_update"];
         trace?: never;
     };
     "/v1/event-endpoints/{id}/secret": {
@@ -1110,7 +1114,7 @@ export interface components {
             occurredAt: string;
             actor: components["schemas"]["AuditActorOutput"];
             /** @enum {string} */
-            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             /**
              * Format: uuid
              * @description The merchant it concerns; null: the operator's own settings
@@ -2401,6 +2405,31 @@ export interface components {
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
+        UpdateEventEndpointInput: {
+            /**
+             * @description Where events are POSTed. https (http is accepted outside production); in production, private, loopback and link-local addresses are refused. Redirects are not followed. Deliveries still pending go to the new address; a new address starts the failure clock (auto-disable) again.
+             * @example https://merchant.example/webhooks/open-banking-v2
+             */
+            url?: string;
+            /**
+             * @description The whole new list of types (`[]`: all of them), for events recorded from now on.
+             *
+             *     - `consent.authorized`: The user authorised a consent at their bank; for data consents the first sync is queued. `data`: consentId, kind, status, institutionId, expiresAt.
+             *     - `consent.failed`: An authorisation ended without success (rejected, failed or abandoned at the bank). `data`: consentId, kind, status, institutionId, reason.
+             *     - `consent.expiring`: A data consent expires soon (see expiresAt); ask the user to re-authorise. `data`: consentId, kind, status, institutionId, expiresAt.
+             *     - `consent.reauthorisation_required`: A re-authorisation was requested from the bank; send the user to reauthorisationUrl. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl.
+             *     - `consent.reauthorisation_not_extended`: The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, expiresAt.
+             *     - `consent.expired`: The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
+             *     - `consent.revoked`: The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
+             *     - `consent.synced`: Every account of the consent finished its first sync (each succeeded or failed): the connection is ready. accounts lists each first sync with the transactions it stored; inserted is their sum. `data`: consentId, institutionId, accounts, inserted.
+             *     - `sync.succeeded`: A sync of one account finished; progress holds the counts. `data`: syncId, accountId, consentId, trigger, window, progress.
+             *     - `sync.failed`: A sync of one account failed for good; error says why. `data`: syncId, accountId, consentId, trigger, window, progress, error.
+             *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
+             *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             */
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+        };
         EndpointTestOutput: {
             /** @description The event sent: the signed body */
             event: components["schemas"]["EndpointTestEventOutput"];
@@ -3283,7 +3312,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only entries of this action */
-                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             };
             header?: never;
             path?: never;
@@ -6115,6 +6144,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventEndpointsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEventEndpointInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {

@@ -1,17 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { MERCHANT_EVENT_TYPE_NAMES, type MerchantEventType } from '#libs/domain/events';
 import { EVENT_TYPES_DESCRIPTION } from '../event-types.js';
+import { EventEndpointFields } from './event-endpoint-fields.js';
+
+export const ENDPOINT_URL_DESCRIPTION =
+  'Where events are POSTed. https (http is accepted outside production); in production, private, loopback and link-local addresses are refused. Redirects are not followed.';
 
 export class CreateEventEndpointInput {
   @ApiProperty({
     example: 'https://merchant.example/webhooks/open-banking',
-    description:
-      'Where events are POSTed. https (http is accepted outside production); in production, private, loopback and link-local addresses are refused. Redirects are not followed.',
+    description: ENDPOINT_URL_DESCRIPTION,
   })
-  @IsString()
-  @MaxLength(2048)
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  @EventEndpointFields.url()
   url!: string;
 
   @ApiPropertyOptional({
@@ -21,11 +22,6 @@ export class CreateEventEndpointInput {
     description: `The event types to receive; empty or absent: all of them.\n\n${EVENT_TYPES_DESCRIPTION}`,
   })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MERCHANT_EVENT_TYPE_NAMES.length)
-  @IsIn(MERCHANT_EVENT_TYPE_NAMES, {
-    each: true,
-    message: `types must be event types: ${MERCHANT_EVENT_TYPE_NAMES.join(', ')}`,
-  })
+  @EventEndpointFields.types()
   types?: MerchantEventType[];
 }
