@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_QUEUES } from '#libs/queue';
-import { send, type Stack, startStack, uniqueQueuePrefix } from './kit/index.js';
+import { createMerchant, send, type Stack, startStack, uniqueQueuePrefix } from './kit/index.js';
 
 describe('api: Bull Board at /admin/queues, behind the operator token', () => {
   let stack: Stack;
@@ -46,5 +46,35 @@ describe('api: Bull Board at /admin/queues, behind the operator token', () => {
     expect(queues.status).toBe(200);
     const body = (await queues.json()) as { queues: { name: string }[] };
     expect(body.queues.map((q) => q.name).sort()).toEqual([...ALL_QUEUES].sort());
+  });
+
+  it('opens for the operator’s console session, changes only from the api origin, never for a merchant’s', async () => {
+    const signIn = async (body: object) => {
+      const response = await stack.anonymous.post('/console/session', body);
+      expect(response.status).toBe(200);
+      return response.headers.get('set-cookie')!.split(';')[0];
+    };
+    const operator = await signIn({ operatorToken: stack.api.config.api.adminToken });
+    const board = `${stack.api.url}/admin/queues`;
+    const page = await send(board, 'GET', { headers: { cookie: operator } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
+
+    const [queue] = ALL_QUEUES;
+    const retry = `${board}/api/queues/${queue}/retry/failed`;
+    const ownOrigin = new URL(stack.api.config.api.publicUrl).origin;
+    const crossSite = await send(retry, 'PUT', {
+      headers: { cookie: operator, origin: 'https://elsewhere.example' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as { error: { message: string } }).error.message).toContain(ownOrigin);
+    const fromConsole = await send(retry, 'PUT', { headers: { cookie: operator, origin: ownOrigin } });
+    expect(fromConsole.status).toBe(200);
+
+    const { apiKey } = await createMerchant(stack.api);
+    const merchant = await signIn({ apiKey: apiKey.key });
+    for (const cookie of [merchant, 'bff_console=forged.token', `${operator}x`]) {
+      expect((await send(board, 'GET', { headers: { cookie } })).status).toBe(401);
+    }
   });
 });

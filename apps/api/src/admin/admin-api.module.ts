@@ -6,6 +6,7 @@ import { InboxModule } from '#libs/domain/inbox';
 import { InstitutionsModule } from '#libs/domain/institutions';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { PaymentsModule } from '#libs/domain/payments';
+import { AuthModule } from '../common/auth/auth.module.js';
 import { AdminAuditController } from './admin-audit.controller.js';
 import { AdminConsentsController } from './admin-consents.controller.js';
 import { AdminEventEndpointsController } from './admin-event-endpoints.controller.js';
@@ -27,6 +28,7 @@ import { UpstreamReceiverRegistrar } from './upstream-receiver.registrar.js';
     InboxModule,
     PaymentsModule,
     AuditModule,
+    AuthModule,
   ],
   controllers: [
     AdminMerchantsController,

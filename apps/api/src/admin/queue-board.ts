@@ -11,6 +11,8 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DomainError, ErrorCode, sendError } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { ALL_QUEUES } from '#libs/queue';
+import { assertSameOrigin, consoleCookie } from '../common/auth/console-cookie.js';
+import { ConsoleSessionService } from '../common/auth/console-session.service.js';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
@@ -38,14 +40,24 @@ function operatorToken(header: string | undefined): string | undefined {
   return decoded.slice(colon + 1);
 }
 
+/** Who may open the board besides the bearer of the token: an operator's console session. */
+export interface QueueBoardAccess {
+  adminToken: string;
+  /** The api's public URL: a console session's changes must come from its origin (CSRF). */
+  publicUrl: string;
+  consoleSessions: Pick<ConsoleSessionService, 'resolve'>;
+}
+
 /**
  * Bull Board at /admin/queues, showing every queue, behind the operator token. It is a Fastify plugin
- * of its own (not a Nest route), so it gets its own guard: the same token, checked in constant time.
+ * of its own (not a Nest route), so it gets its own guard: the same token, checked in constant time, or
+ * the operator's console session (its cookie, when no Authorization header is sent), so the console's
+ * link opens the board without asking for the token again.
  */
 export function registerQueueBoard(
   fastify: FastifyInstance,
   queues: readonly Queue[],
-  adminToken: string,
+  access: QueueBoardAccess,
   logger: AppLogger,
 ): void {
   const serverAdapter = new FastifyAdapter();
@@ -55,7 +67,18 @@ export function registerQueueBoard(
     async (scope) => {
       scope.addHook('onRequest', async (request, reply) => {
         const token = operatorToken(request.headers.authorization);
-        if (token !== undefined && sameSecret(token, adminToken)) return;
+        if (token !== undefined && sameSecret(token, access.adminToken)) return;
+        const cookie = request.headers.authorization ? undefined : consoleCookie(request.headers);
+        const caller = cookie ? await access.consoleSessions.resolve(cookie).catch(() => null) : null;
+        if (caller?.kind === 'operator') {
+          try {
+            assertSameOrigin(request.method, request.headers, access.publicUrl);
+            return;
+          } catch (error) {
+            sendError(logger, error, request, reply);
+            return reply;
+          }
+        }
         void reply.header(
           'www-authenticate',
           `Basic realm="queues: user ${QUEUE_BOARD_USER}, password the operator token", charset="UTF-8"`,
@@ -82,13 +105,18 @@ export class QueueBoard implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly consoleSessions: ConsoleSessionService,
   ) {}
 
   onModuleInit(): void {
     registerQueueBoard(
       this.adapterHost.httpAdapter.getInstance<FastifyInstance>(),
       ALL_QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false })),
-      this.config.api.adminToken,
+      {
+        adminToken: this.config.api.adminToken,
+        publicUrl: this.config.api.publicUrl,
+        consoleSessions: this.consoleSessions,
+      },
       this.logger,
     );
   }
