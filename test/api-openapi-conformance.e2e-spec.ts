@@ -309,6 +309,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /v1/users/{userId}/consents', { ...onUser, query: { limit: '10' } }, 200);
     await valid('GET /v1/consents/{consentId}', { ...merchant, params: { consentId: consent.id } }, 200);
     await valid(
+      'GET /v1/consents/{consentId}/history',
+      { ...merchant, params: { consentId: consent.id }, query: { limit: '10' } },
+      200,
+    );
+    await valid(
       'POST /v1/consents/{consentId}/reauthorise',
       {
         ...merchant,

@@ -194,6 +194,23 @@ describe('web console, in a browser', () => {
     await heading(`Customer ${reference}`);
     await page.locator('#consents').getByRole('cell', { name: 'Authorised' }).waitFor();
     await page.locator('#accounts').getByRole('cell', { name: 'Up to date' }).first().waitFor();
+    // One page of each list here: the last page says so, with no button for another.
+    await page.locator('#consents').getByText('That is all of them.').waitFor();
+    await page.locator('#accounts').getByText('That is all of them.').waitFor();
+    // The consent's status history: asked for on opening it, oldest first, in plain words.
+    await page.locator('#consents').getByText('Status history').first().click();
+    const history = page.locator('#consents details[open] table tbody tr');
+    await history.nth(1).waitFor();
+    expect(await history.count()).toBe(2);
+    expect(await history.nth(0).locator('td').allInnerTexts()).toEqual([
+      expect.any(String),
+      'Waiting for the customer at the bank',
+      'First recorded',
+    ]);
+    expect((await history.nth(1).locator('td').allInnerTexts()).slice(1)).toEqual([
+      'Authorised',
+      'Waiting for the customer at the bank',
+    ]);
     await shot('customer');
 
     await page

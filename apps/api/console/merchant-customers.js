@@ -1,37 +1,108 @@
-// A merchant's customers: find one by reference, then their consents and accounts, then an account's
-// sync runs and a page of its stored transactions.
+// A merchant's customers: find one by reference, then their consents (each with its status history)
+// and accounts, then an account's sync runs and its stored transactions, every list a page at a time.
 import { bff } from './api.js';
 import { h, loadInto, plain, table, when } from './ui.js';
 
 const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
 
+/**
+ * A list of the SDK (`PagedList`) into `container` a page at a time: `render` draws a page's items, a
+ * "Next page of …" button replaces them with the next page, and the last page says so.
+ */
+function pagedInto(container, { what, list, empty, render }) {
+  const page = (cursor) =>
+    loadInto(container, {
+      what,
+      load: () => list.page(cursor),
+      render: (answer) =>
+        answer.items.length === 0
+          ? h('p', { class: 'state' }, cursor ? 'There are no more.' : empty)
+          : [
+              render(answer.items),
+              answer.nextCursor
+                ? h(
+                    'button',
+                    { type: 'button', onclick: () => void page(answer.nextCursor) },
+                    `Next page of ${what}`,
+                  )
+                : h('p', { class: 'muted' }, 'That is all of them.'),
+            ],
+    });
+  return page();
+}
+
+/** To the second: a consent's statuses often change within the same minute. */
+const toTheSecond = (iso) =>
+  new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** A consent's statuses oldest first, loaded when its "Status history" is first opened. */
+function statusHistory(consent) {
+  const changes = h('div', { id: `history-${consent.id}` });
+  let loaded = false;
+  return h(
+    'details',
+    {
+      ontoggle: (event) => {
+        if (!event.currentTarget.open || loaded) return;
+        loaded = true;
+        void pagedInto(changes, {
+          what: 'its statuses',
+          list: bff.consents.history(consent.id, { limit: 20 }),
+          empty: 'No status recorded yet.',
+          render: (items) =>
+            table(
+              `Status history of the consent at ${consent.institutionId}`,
+              ['When', 'Status', 'Before'],
+              items.map((change) => [
+                toTheSecond(change.changedAt),
+                plain('consent', change.to),
+                change.from ? plain('consent', change.from) : 'First recorded',
+              ]),
+            ),
+        });
+      },
+    },
+    h(
+      'summary',
+      {},
+      'Status history',
+      h('span', { class: 'visually-hidden' }, ` of the consent at ${consent.institutionId}`),
+    ),
+    changes,
+  );
+}
+
 export function customersScreen(main) {
   const results = h('div', { id: 'customers-results' });
   const reference = h('input', { id: 'reference', name: 'reference', autocomplete: 'off' });
+  const customersTable = (users) =>
+    table(
+      'Customers',
+      ['Reference', 'Since'],
+      users.map((user) => [h('a', { href: `#/customers/${user.id}` }, user.reference), when(user.createdAt)]),
+    );
   const search = (ref) =>
-    loadInto(results, {
-      what: ref ? `the customer "${ref}"` : 'your customers',
-      load: async () => {
-        if (!ref) return (await bff.users.list({ limit: 50 }).page()).items;
-        try {
-          return [await bff.users.findByReference(ref)];
-        } catch (error) {
-          // No customer with that reference is an answer, not a failure.
-          if (error?.code === 'NOT_FOUND') return [];
-          throw error;
-        }
-      },
-      empty: ref ? `No customer has the reference "${ref}".` : 'You have no customers yet.',
-      render: (users) =>
-        table(
-          'Customers',
-          ['Reference', 'Since'],
-          users.map((user) => [
-            h('a', { href: `#/customers/${user.id}` }, user.reference),
-            when(user.createdAt),
-          ]),
-        ),
-    });
+    ref
+      ? loadInto(results, {
+          what: `the customer "${ref}"`,
+          load: async () => {
+            try {
+              return [await bff.users.findByReference(ref)];
+            } catch (error) {
+              // No customer with that reference is an answer, not a failure.
+              if (error?.code === 'NOT_FOUND') return [];
+              throw error;
+            }
+          },
+          empty: `No customer has the reference "${ref}".`,
+          render: customersTable,
+        })
+      : pagedInto(results, {
+          what: 'your customers',
+          list: bff.users.list({ limit: 50 }),
+          empty: 'You have no customers yet.',
+          render: customersTable,
+        });
   main.append(
     h('h1', {}, 'Customers'),
     h(
@@ -45,7 +116,7 @@ export function customersScreen(main) {
       },
       h('label', { for: 'reference' }, 'Find a customer by your reference for them'),
       h('div', { class: 'row' }, reference, h('button', { type: 'submit' }, 'Find')),
-      h('p', { class: 'muted' }, 'Leave it empty to list your first 50 customers.'),
+      h('p', { class: 'muted' }, 'Leave it empty to list all your customers, 50 at a time.'),
     ),
     section('Found', results),
   );
@@ -66,14 +137,14 @@ export function customerScreen(main, userId) {
     .get(userId)
     .then((user) => (heading.textContent = `Customer ${user.reference}`))
     .catch(() => undefined);
-  void loadInto(consents, {
+  void pagedInto(consents, {
     what: 'their consents',
-    load: async () => (await bff.consents.list(userId, { limit: 50 }).page()).items,
+    list: bff.consents.list(userId, { limit: 50 }),
     empty: 'This customer has not connected a bank.',
     render: (list) =>
       table(
         'Consents',
-        ['Bank', 'What for', 'Status', 'Authorised', 'Expires', 'Bank page'],
+        ['Bank', 'What for', 'Status', 'Authorised', 'Expires', 'Bank page', 'History'],
         list.map((consent) => [
           consent.institutionId,
           consent.kind === 'ACCOUNT' ? 'Account data' : `${consent.kind} (as the api names it)`,
@@ -85,12 +156,13 @@ export function customerScreen(main, userId) {
             : consent.authorisationUrl
               ? h('a', { href: consent.authorisationUrl, rel: 'noreferrer' }, 'Authorisation link')
               : '—',
+          statusHistory(consent),
         ]),
       ),
   });
-  void loadInto(accounts, {
+  void pagedInto(accounts, {
     what: 'their accounts',
-    load: async () => (await bff.accounts.list(userId, { limit: 50 }).page()).items,
+    list: bff.accounts.list(userId, { limit: 50 }),
     empty: 'No accounts yet: they appear once a bank is connected.',
     render: (list) =>
       table(
@@ -127,9 +199,9 @@ export function accountScreen(main, accountId) {
       heading.before(h('p', {}, h('a', { href: `#/customers/${data.userId}` }, '← The customer')));
     })
     .catch(() => undefined);
-  void loadInto(runs, {
+  void pagedInto(runs, {
     what: 'its sync runs',
-    load: async () => (await bff.syncs.list(accountId, { limit: 20 }).page()).items,
+    list: bff.syncs.list(accountId, { limit: 20 }),
     empty: 'This account has not been synced yet.',
     render: (list) =>
       table(
@@ -147,29 +219,20 @@ export function accountScreen(main, accountId) {
         ]),
       ),
   });
-  const list = bff.transactions(accountId, { limit: 25 });
-  const page = (cursor) =>
-    loadInto(transactions, {
-      what: 'its transactions',
-      load: () => list.page(cursor),
-      render: (answer) =>
-        answer.items.length === 0
-          ? h('p', { class: 'state' }, 'No stored transactions.')
-          : [
-              table(
-                'Stored transactions',
-                ['Date', 'Description', 'Amount', 'Status'],
-                answer.items.map((t) => [
-                  when(t.date),
-                  t.description ?? '—',
-                  h('span', { class: 'mono' }, `${t.amount} ${t.currency}`),
-                  t.status ? plain('transaction', t.status) : '—',
-                ]),
-              ),
-              answer.nextCursor
-                ? h('button', { type: 'button', onclick: () => void page(answer.nextCursor) }, 'Next page')
-                : h('p', { class: 'muted' }, 'That is all of them.'),
-            ],
-    });
-  void page();
+  void pagedInto(transactions, {
+    what: 'its transactions',
+    list: bff.transactions(accountId, { limit: 25 }),
+    empty: 'No stored transactions.',
+    render: (items) =>
+      table(
+        'Stored transactions',
+        ['Date', 'Description', 'Amount', 'Status'],
+        items.map((t) => [
+          when(t.date),
+          t.description ?? '—',
+          h('span', { class: 'mono' }, `${t.amount} ${t.currency}`),
+          t.status ? plain('transaction', t.status) : '—',
+        ]),
+      ),
+  });
 }

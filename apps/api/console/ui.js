@@ -82,11 +82,16 @@ export function when(iso) {
 const PLAIN = {
   consent: {
     AWAITING_AUTHORIZATION: 'Waiting for the customer at the bank',
+    AWAITING_SCA_METHOD: 'Waiting for the customer to choose how to confirm',
+    AWAITING_SCA_CODE: "Waiting for the customer's confirmation code",
+    AWAITING_RE_AUTHORIZATION: 'Waiting for the customer to renew it at the bank',
     AUTHORIZED: 'Authorised',
     REJECTED: 'Refused by the customer',
     REVOKED: 'Withdrawn',
     EXPIRED: 'Expired',
     FAILED: 'Failed',
+    CONSUMED: 'Used (its one payment is made)',
+    INVALID: 'No longer valid at the bank',
   },
   accountSync: {
     pending: 'Waiting for its first sync',

@@ -6,7 +6,7 @@ import {
   idempotencyHeader,
   type RawClient,
 } from './http-transport.js';
-import type { Body, Consent, Data, Query } from './models.js';
+import type { Body, Consent, ConsentStatusChange, Data, Query } from './models.js';
 import { type PagedList, pagedList } from './paging.js';
 
 type ConsentPath = '/v1/consents/{consentId}';
@@ -23,6 +23,8 @@ export interface ConsentsApi {
   ): Promise<Data<'/v1/users/{userId}/consents', 'post'>>;
   list(userId: string, query?: Query<'/v1/users/{userId}/consents'>): PagedList<Consent>;
   get(consentId: string): Promise<Consent>;
+  /** Every status the consent has had, oldest first: `from` (null for the first), `to` and `changedAt`. */
+  history(consentId: string, query?: Query<`${ConsentPath}/history`>): PagedList<ConsentStatusChange>;
   /** Revokes the consent at the bank and here; its accounts stop syncing (their data stays). */
   revoke(consentId: string): Promise<void>;
   /** The embedded flow: the user's credentials go to the bank, then an SCA method and a code. */
@@ -69,6 +71,12 @@ export function consentsApi(raw: RawClient): ConsentsApi {
         query,
       ),
     get: (consentId) => dataOf(raw.GET('/v1/consents/{consentId}', { params: at(consentId) })),
+    history: (consentId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(raw.GET('/v1/consents/{consentId}/history', { params: { ...at(consentId), query: q } })),
+        query,
+      ),
     revoke: (consentId) => doneOf(raw.DELETE('/v1/consents/{consentId}', { params: at(consentId) })),
     createEmbedded: (userId, input, options = {}) =>
       dataOf(

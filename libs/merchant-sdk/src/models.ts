@@ -59,6 +59,7 @@ export type User = Schema<'UserOutput'>;
 export type UserSession = Schema<'UserSessionOutput'>;
 export type Institution = Schema<'InstitutionOutput'>;
 export type Consent = Schema<'ConsentOutput'>;
+export type ConsentStatusChange = Schema<'ConsentStatusChangeOutput'>;
 export type Account = Schema<'AccountOutput'>;
 export type Transaction = Schema<'TransactionOutput'>;
 export type SyncRun = Schema<'SyncRunOutput'>;

@@ -29,10 +29,14 @@ import { ReauthoriseConsentInput } from './inputs/reauthorise-consent.input.js';
 import { SelectScaMethodInput } from './inputs/select-sca-method.input.js';
 import { SubmitScaCodeInput } from './inputs/submit-sca-code.input.js';
 import { UpdatePreAuthorisationInput } from './inputs/update-pre-authorisation.input.js';
+import { ConsentStatusChangeOutput } from './outputs/consent-status-change.output.js';
 import { CreatedConsentOutput } from './outputs/created-consent.output.js';
 import { ConsentStatusOutput, EmbeddedConsentOutput } from './outputs/embedded-consent.output.js';
 import { PreAuthorisationOutput } from './outputs/pre-authorisation.output.js';
 import { ReauthorisationOutput } from './outputs/reauthorisation.output.js';
+
+/** The history's cursor: the number of the last change served (below 10^18, so always a bigint). */
+const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
 
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
 const NOT_USABLE =
@@ -194,6 +198,32 @@ export class ConsentsController {
   @ApiMissing()
   async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.consents.get(caller, consentId));
+  }
+
+  @Get('consents/:consentId/history')
+  @ApiOperation({
+    summary: "A consent's status history",
+    description:
+      'Every status the consent has had, oldest first, each with the status before it (null for the first) and when it changed; paged by an opaque cursor. Recorded by the database on every change, whatever made it (a callback, a poll, the expiry scan, reconciliation, a revocation, an upstream webhook); a write of the status it already had adds nothing. A consent from before the history was kept starts with one entry: its status then, dated by its last change.',
+  })
+  @ApiAnswer(200, ConsentStatusChangeOutput, { list: true })
+  @ApiInvalid()
+  @ApiMissing()
+  async history(
+    @Param('consentId') consentId: string,
+    @Query() query: ListInput,
+    @Tenant() caller: TenantCaller,
+  ) {
+    const page = keysetPage(query, `/v1/consents/${encodeURIComponent(consentId)}/history`, {
+      key: CHANGE_NUMBER,
+    });
+    const { changes, nextAfterId } = await this.consents.statusHistory(
+      caller,
+      consentId,
+      page.limit,
+      page.after,
+    );
+    return page.answer(changes, nextAfterId);
   }
 
   @Delete('consents/:consentId')

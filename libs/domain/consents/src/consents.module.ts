@@ -13,6 +13,7 @@ import { ConsentLifecycleService } from './consent-lifecycle.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatsRepository } from './consent-stats.repository.js';
+import { ConsentStatusHistoryRepository } from './consent-status-history.repository.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { ConsentsService } from './consents.service.js';
 import { EmbeddedConsentsService } from './embedded-consents.service.js';
@@ -41,6 +42,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentExpiryRepository,
     ConsentLifecycleService,
     ConsentStatsRepository,
+    ConsentStatusHistoryRepository,
   ],
   exports: [
     ConsentCallbackHooks,
@@ -50,6 +52,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentLifecycleRepository,
     ConsentStateRepository,
     ConsentStatsRepository,
+    ConsentStatusHistoryRepository,
     ConsentTokenVault,
     RedirectConsentsService,
     EmbeddedConsentsService,

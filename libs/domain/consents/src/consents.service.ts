@@ -7,6 +7,7 @@ import { consentNotFound, userNotFound } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus } from './consent-status.js';
+import { ConsentStatusHistoryRepository } from './consent-status-history.repository.js';
 import { type ConsentView, summariseSync, toConsentView } from './consent-views.js';
 
 /** A merchant's consents as the API shows them, and their revocation; the flows have their own services. */
@@ -17,6 +18,7 @@ export class ConsentsService {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly consents: ConsentRepository,
     private readonly state: ConsentStateRepository,
+    private readonly history: ConsentStatusHistoryRepository,
   ) {}
 
   async get(caller: TenantCaller, consentId: string): Promise<ConsentView> {
@@ -24,6 +26,13 @@ export class ConsentsService {
     if (!consent) throw consentNotFound();
     const accounts = await this.consents.accountSyncStates(tenantOf(caller), consent.id);
     return { ...toConsentView(consent), sync: summariseSync(accounts) };
+  }
+
+  /** The consent's statuses oldest first, a page after `afterId`; another merchant's consent is not found. */
+  async statusHistory(caller: TenantCaller, consentId: string, limit: number, afterId?: string) {
+    const consent = await this.consents.findOne(tenantOf(caller), consentId, caller.userId);
+    if (!consent) throw consentNotFound();
+    return this.history.page(tenantOf(caller), consent.id, limit, afterId);
   }
 
   async listForUser(caller: TenantCaller, userId: string, limit: number, beforeId?: string) {

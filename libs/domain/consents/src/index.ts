@@ -8,6 +8,7 @@ export * from './consent-state.repository.js';
 export * from './consent-state.signer.js';
 export * from './consent-stats.repository.js';
 export * from './consent-status.js';
+export * from './consent-status-history.repository.js';
 export * from './consent-terms.js';
 export * from './consent-token.vault.js';
 export * from './consent-views.js';

@@ -366,6 +366,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/consents/{consentId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A consent's status history
+         * @description Every status the consent has had, oldest first, each with the status before it (null for the first) and when it changed; paged by an opaque cursor. Recorded by the database on every change, whatever made it (a callback, a poll, the expiry scan, reconciliation, a revocation, an upstream webhook); a write of the status it already had adds nothing. A consent from before the history was kept starts with one entry: its status then, dated by its last change.
+         */
+        get: operations["ConsentsController_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/accounts": {
         parameters: {
             query?: never;
@@ -1497,6 +1517,19 @@ export interface components {
         ConsentOutputEnvelope: {
             data: components["schemas"]["ConsentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        ConsentStatusChangeOutput: {
+            /** @description The status before, verbatim as the upstream names it; null for the status the consent was created with (and for the one entry of a consent older than the history) */
+            from: string | null;
+            /** @description The status it took, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, AWAITING_RE_AUTHORIZATION, REJECTED, REVOKED, EXPIRED, FAILED, …) */
+            to: string;
+            /** Format: date-time */
+            changedAt: string;
+        };
+        ConsentStatusChangeOutputListEnvelope: {
+            data: components["schemas"]["ConsentStatusChangeOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
         BalanceOutput: {
@@ -4911,6 +4944,85 @@ export interface operations {
             };
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    ConsentsController_history: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from meta.nextCursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                consentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentStatusChangeOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
