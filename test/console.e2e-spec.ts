@@ -114,7 +114,11 @@ describe('web console, in a browser', () => {
     await stack?.close();
   });
 
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  /** Each screen photographed is first held to the accessibility checks below. */
+  const shot = async (name: string) => {
+    expect(await accessibilityProblems(page), name).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  };
   const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 
   it('serves the console under a strict Content-Security-Policy and offers the sign-in', async () => {
@@ -124,6 +128,28 @@ describe('web console, in a browser', () => {
     );
     await heading('Sign in');
     await shot('sign-in');
+  });
+
+  it('reaches every sign-in field and button by keyboard in reading order, and the skip link', async () => {
+    // The screen's heading has the focus as it opens: the fields come next, in the order they are read.
+    expect(await focusedName(page)).toBe('H1 Sign in');
+    const order: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      await page.keyboard.press('Tab');
+      order.push(await focusedName(page));
+    }
+    expect(order).toEqual([
+      'INPUT API key',
+      'BUTTON Sign in with the key',
+      'INPUT Operator token',
+      'BUTTON Sign in as the operator',
+    ]);
+    for (let i = 0; i < 4; i += 1) await page.keyboard.press('Shift+Tab');
+    expect(await focusedName(page)).toBe('A Skip to the page');
+    // It moves the focus to the screen's heading, and leaves the address as it was.
+    await page.keyboard.press('Enter');
+    expect(await focusedName(page)).toBe('H1 Sign in');
+    expect(new URL(page.url()).hash).toBe('');
   });
 
   it("signs a merchant's developer in with an API key the page then holds nowhere", async () => {
@@ -383,6 +409,49 @@ describe('web console, in a browser', () => {
       .waitFor();
   });
 
+  it("sets a merchant's sub-application the upstream knows, refuses one it does not, and clears it", async () => {
+    const prisma = stack.api.app.get(PrismaService);
+    const field = page.getByLabel('Sub-application id');
+    expect(await field.inputValue()).toBe('');
+    await page.getByText('Now: none: the merchant acts as the root application.').waitFor();
+
+    // Refused: the api's words and tracing id next to the field, which keeps what was typed.
+    await field.fill('no-such-app');
+    await page.getByRole('button', { name: 'Set the sub-application' }).click();
+    const message = page.locator('#merchant-sub-application-message');
+    await message
+      .getByText(
+        /^Could not change the sub-application\. The upstream does not know this sub-application\. \(tracing id \S+\)$/,
+      )
+      .waitFor();
+    expect(await field.inputValue()).toBe('no-such-app');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(await focusedName(page)).toBe('INPUT Sub-application id');
+    // The browser logs the refused request itself; nothing else went wrong.
+    expect(consoleErrors.splice(0)).toEqual([expect.stringMatching(/status of 400/)]);
+
+    // One the sandbox knows, as the field suggests it from the upstream's list.
+    const suggestion = page.locator('#upstream-sub-applications option', { hasText: 'Sandbox merchant B' });
+    await suggestion.waitFor({ state: 'attached' });
+    const subApplicationId = (await suggestion.getAttribute('value'))!;
+    await field.fill(subApplicationId);
+    await page.getByRole('button', { name: 'Set the sub-application' }).click();
+    await page
+      .getByText(`Beta Books Ltd now acts as the sub-application Sandbox merchant B (${subApplicationId}).`)
+      .waitFor();
+    await page.getByText(`Now: Sandbox merchant B (${subApplicationId}).`).waitFor();
+    const mapped = await prisma.merchant.findFirstOrThrow({ where: { name: 'Beta Books Ltd' } });
+    expect(mapped.subApplicationId).toBe(subApplicationId);
+    await shot('merchant-sub-application');
+
+    await page.getByRole('button', { name: 'Use none (the root application)' }).click();
+    await page.getByText('Beta Books Ltd now acts as the root application.').waitFor();
+    await page.getByText('Now: none: the merchant acts as the root application.').waitFor();
+    expect(await page.getByLabel('Sub-application id').inputValue()).toBe('');
+    const cleared = await prisma.merchant.findFirstOrThrow({ where: { name: 'Beta Books Ltd' } });
+    expect(cleared.subApplicationId).toBeNull();
+  });
+
   it('settles a parked payment as completed, which the merchant hears of', async () => {
     // Parked as a payment is when a repeated send was refused: no check will move it any more.
     const prisma = stack.api.app.get(PrismaService);
@@ -413,9 +482,41 @@ describe('web console, in a browser', () => {
     expect(events.map((event) => event.data.paymentId)).toEqual([parked.id]);
   });
 
+  it("says so where the upstream's categories cannot be read, and what failed, on the overview", async () => {
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    // A refusal the api does not retry: one failed read, the rest of the overview as usual.
+    await sandbox.admin('POST', '/faults', {
+      method: 'GET',
+      path: '/webhook/events/categories',
+      status: 400,
+      count: 1,
+    });
+    try {
+      // By keyboard alone: the navigation's link, then the new screen's heading has the focus.
+      await tabTo(page, 'A Overview');
+      await page.keyboard.press('Enter');
+      await heading('Overview');
+      expect(await focusedName(page)).toBe('H1 Overview');
+      await page
+        .locator('#upstream-categories p.error[role=alert]')
+        .getByText(/^Could not load the upstream's categories\. .*\(tracing id \S+\)$/)
+        .waitFor();
+      await page
+        .locator('#announce')
+        .getByText('Loaded, but one part could not be: the page says why.')
+        .waitFor();
+    } finally {
+      await sandbox.admin('DELETE', '/faults');
+    }
+    expect(consoleErrors.splice(0)).toEqual([expect.stringMatching(/status of 5\d\d|status of 4\d\d/)]);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await heading('Audit log');
+  });
+
   it('shows the operator the consent counts, what expires unrenewed, and the upstream receiver', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await heading('Overview');
+    await page.locator('#announce').getByText('Loaded.', { exact: true }).waitFor();
     await page.locator('#consent-counts').getByRole('cell', { name: 'Authorised' }).first().waitFor();
     await page.locator('#consent-counts').getByRole('cell', { name: 'Acme Shop' }).first().waitFor();
     await page.locator('#consent-expiring').locator('table, p.state').first().waitFor();
@@ -425,6 +526,10 @@ describe('web console, in a browser', () => {
     expect(await page.getByRole('link', { name: 'The queue board' }).getAttribute('href')).toBe(
       '/admin/queues',
     );
+    expect(await page.getByRole('link', { name: 'The metrics dashboard' }).getAttribute('href')).toBe(
+      'http://localhost:3001/',
+    );
+    expect(await page.getByRole('link', { name: 'The raw metrics' }).getAttribute('href')).toBe('/metrics');
     await shot('overview');
   });
 
@@ -448,4 +553,121 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'API key issued' }).waitFor();
     await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
   });
+
+  it('pages the audit log past its first 50 entries by keyboard, the new rows taking the focus', async () => {
+    // 51 entries of one merchant: its on-boarding, the oldest, is on the second page.
+    const gamma = dataOf<{ merchant: { id: string } }>(
+      await stack.operator.post('/admin/merchants', { name: 'Gamma Games' }),
+      201,
+    ).merchant.id;
+    for (let i = 1; i <= 50; i += 1) {
+      dataOf(
+        await stack.operator.patch(`/admin/merchants/${gamma}`, {
+          name: i === 50 ? 'Gamma Games' : `Gamma ${i}`,
+        }),
+      );
+    }
+    // Opened afresh, so that its list of merchants names Gamma Games.
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await heading('Merchants');
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await heading('Audit log');
+    await page.getByLabel('Merchant', { exact: true }).selectOption({ label: 'Gamma Games' });
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    const rows = page.locator('#audit-list tbody tr');
+    await page.locator('#audit-list').getByText('50 shown so far.').waitFor();
+    expect(await rows.count()).toBe(50);
+    expect(await rows.filter({ hasText: 'Merchant on-boarded' }).count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Show more' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#audit-list').getByText('That is all of them: 51.').waitFor();
+    expect(await rows.count()).toBe(51);
+    await rows.nth(50).getByText('Merchant on-boarded').waitFor();
+    expect(await focusedName(page)).toMatch(/^TR .*Merchant on-boarded/);
+    await page.locator('#announce').getByText('1 more shown, 51 in all.').waitFor();
+    await shot('audit-paged');
+  });
 });
+
+// ---- accessibility checks, written by hand (no axe): run in the page, as strings (no DOM types here) ----
+
+/** The focused element: its tag and accessible name (label, aria-label or text), e.g. `BUTTON Save`. */
+async function focusedName(page: Page): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return 'BODY';
+    const label = e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].textContent : '');
+    return (e.tagName + ' ' + (label || e.textContent || '')).replace(/\\s+/g, ' ').trim();
+  })()`);
+}
+
+/** Presses Tab until `name` (as `focusedName` says it) has the focus; at most 60 presses. */
+async function tabTo(page: Page, name: string): Promise<void> {
+  for (let i = 0; i < 60; i += 1) {
+    await page.keyboard.press('Tab');
+    if ((await focusedName(page)) === name) return;
+  }
+  throw new Error(`Tab never reached ${name}`);
+}
+
+/**
+ * What the page shows that fails the console's accessibility rules: a field, button or link with no
+ * accessible name, a positive tabindex, text under 4.5:1 contrast with the background it sits on, and a
+ * page wider than the window (the test's 1280×800). Empty when all is well.
+ */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const problems = [];
+    const shown = (e) => e.checkVisibility({ visibilityProperty: true });
+    const say = (e) => e.tagName + (e.id ? '#' + e.id : '') + ' "' + (e.textContent || '').trim().slice(0, 40) + '"';
+    const text = (id) => document.getElementById(id)?.textContent.trim() ?? '';
+    for (const e of document.querySelectorAll('input, select, textarea, button, a[href]')) {
+      if (!shown(e) || e.type === 'hidden') continue;
+      const named =
+        (e.getAttribute('aria-label') ?? '').trim() ||
+        (e.getAttribute('aria-labelledby') ?? '').split(/\\s+/).map(text).join('') ||
+        [...(e.labels ?? [])].map((l) => l.textContent.trim()).join('') ||
+        (['BUTTON', 'A'].includes(e.tagName) ? e.textContent.trim() : '');
+      if (!named) problems.push('no accessible name: ' + say(e) + ' ' + e.outerHTML.slice(0, 80));
+    }
+    for (const e of document.querySelectorAll('[tabindex]')) {
+      if (Number(e.getAttribute('tabindex')) > 0) problems.push('positive tabindex: ' + say(e));
+    }
+    const rgba = (c) => {
+      const [r, g, b, a = 1] = c.match(/[\\d.]+/g).map(Number);
+      return { r, g, b, a };
+    };
+    const channel = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    const luminance = ({ r, g, b }) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    const over = (top, below) => ({
+      r: top.r * top.a + below.r * (1 - top.a),
+      g: top.g * top.a + below.g * (1 - top.a),
+      b: top.b * top.a + below.b * (1 - top.a),
+      a: 1,
+    });
+    /** The colour behind an element: its own background, or its nearest ancestor's, over white. */
+    const behind = (e) => {
+      const layers = [];
+      for (let n = e; n; n = n.parentElement) {
+        const c = rgba(getComputedStyle(n).backgroundColor);
+        if (c.a > 0) layers.push(c);
+        if (c.a === 1) break;
+      }
+      return layers.reverse().reduce((below, top) => over(top, below), { r: 255, g: 255, b: 255, a: 1 });
+    };
+    for (const e of document.body.querySelectorAll('*')) {
+      const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!own || !shown(e) || e.closest('.visually-hidden, :disabled, option, datalist')) continue;
+      const bg = behind(e);
+      const fg = over(rgba(getComputedStyle(e).color), bg);
+      const [light, dark] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+      const ratio = (light + 0.05) / (dark + 0.05);
+      if (ratio < 4.5) problems.push('contrast ' + ratio.toFixed(2) + ':1 of ' + say(e));
+    }
+    if (document.documentElement.scrollWidth > window.innerWidth) {
+      problems.push('wider than the window: ' + document.documentElement.scrollWidth + 'px');
+    }
+    return problems;
+  })()`);
+}

@@ -134,6 +134,11 @@ describe('operator: changing, disabling and enabling a merchant', () => {
     const mapped = await stack.operator.patch(merchantPath(tenant), { subApplicationId: sub });
     expect(mapped.status).toBe(200);
     expect(mapped.body.data).toMatchObject({ subApplicationId: sub, subApplicationName: 'Shop EU' });
+    // `null` maps none again (the root application), and frees the sub-application for remapping.
+    const cleared = await stack.operator.patch(merchantPath(tenant), { subApplicationId: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.data).toMatchObject({ subApplicationId: null, subApplicationName: null });
+    expect((await stack.operator.patch(merchantPath(tenant), { subApplicationId: sub })).status).toBe(200);
     // The same again is no change; another merchant cannot take it.
     expect((await stack.operator.patch(merchantPath(tenant), { subApplicationId: sub })).status).toBe(200);
     const taken = await stack.operator.patch(merchantPath(other), { subApplicationId: sub });
@@ -145,6 +150,7 @@ describe('operator: changing, disabling and enabling a merchant', () => {
     const refused = await stack.operator.patch(merchantPath(tenant), { subApplicationId: later });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('CONFLICT');
+    expect((await stack.operator.patch(merchantPath(tenant), { subApplicationId: null })).status).toBe(409);
     expect((await stack.operator.get(merchantPath(tenant))).body.data.subApplicationId).toBe(sub);
   });
 

@@ -49,3 +49,26 @@ export const get = (path) => call('GET', path);
 export const post = (path, body) => call('POST', path, body ?? {});
 export const patch = (path, body) => call('PATCH', path, body);
 export const del = (path) => call('DELETE', path);
+
+/** One page of an admin list: its items and the cursor of the next page (null on the last). */
+export async function page(path, cursor) {
+  const separator = path.includes('?') ? '&' : '?';
+  const answer = await get(cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
+  return { items: answer.data, nextCursor: answer.meta?.nextCursor ?? null };
+}
+
+/**
+ * Every item of an admin list, page after page: for the names a screen shows (merchants' names by id),
+ * not for a list a person reads. At most 100 pages, so a broken cursor cannot loop for ever.
+ */
+export async function all(path) {
+  const items = [];
+  let cursor;
+  for (let pages = 0; pages < 100; pages += 1) {
+    const next = await page(path, cursor);
+    items.push(...next.items);
+    cursor = next.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
+}

@@ -11,7 +11,7 @@ import { merchantsScreen } from './operator-merchants.js';
 import { overviewScreen } from './operator-overview.js';
 import { parkedScreen } from './operator-payments.js';
 import { signInScreen } from './sign-in.js';
-import { announce, h } from './ui.js';
+import { h } from './ui.js';
 
 /**
  * Only who is signed in (`merchant` or `operator`) is kept in the page, to know which screens to offer
@@ -103,11 +103,22 @@ async function show(message) {
     route[1](main, ...route[0].slice(1));
   }
   // A new screen: its heading takes the focus, so keyboard and screen-reader users start from its top.
+  focusHeading();
+}
+
+/** The screen's heading takes the focus (and is read); without one, the screen itself. */
+function focusHeading() {
   const heading = main.querySelector('h1');
   heading?.setAttribute('tabindex', '-1');
-  heading?.focus();
-  if (heading) announce(heading.textContent);
+  (heading ?? main).focus();
 }
+
+// The skip link moves the focus without touching the address: `#screen` would be read as a screen's
+// address, and the hashchange would show the first screen instead.
+document.querySelector('.skip').addEventListener('click', (event) => {
+  event.preventDefault();
+  focusHeading();
+});
 
 signOut.addEventListener('click', async () => {
   await del('/console/session').catch(() => undefined);

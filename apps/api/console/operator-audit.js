@@ -1,6 +1,6 @@
 // The operator's audit log: every administrative action, newest first, for one merchant or all.
-import { get } from './api.js';
-import { h, loadInto, table, when } from './ui.js';
+import { all, page } from './api.js';
+import { h, pagedInto, when } from './ui.js';
 
 const ACTIONS = {
   'merchant.create': 'Merchant on-boarded',
@@ -33,37 +33,33 @@ export function auditScreen(main) {
   );
   const names = new Map();
 
-  const refresh = () =>
-    loadInto(list, {
+  const refresh = () => {
+    const query = merchant.value ? `&merchantId=${encodeURIComponent(merchant.value)}` : '';
+    return pagedInto(list, {
       what: 'the audit log',
-      load: async () => {
-        const query = merchant.value ? `&merchantId=${encodeURIComponent(merchant.value)}` : '';
-        return (await get(`/admin/audit?limit=50${query}`)).data;
-      },
-      empty: 'Nothing has been done yet.',
-      render: (entries) =>
-        table(
-          'Audit log',
-          ['When', 'Who', 'What', 'Merchant', 'On', 'Fields changed', 'From', 'Tracing id'],
-          entries.map((entry) => [
-            when(entry.occurredAt),
-            entry.actor.kind === 'operator' ? 'The operator' : `API key ${entry.actor.apiKeyId ?? ''}`,
-            action(entry.action),
-            entry.merchantId ? (names.get(entry.merchantId) ?? entry.merchantId) : '—',
-            `${entry.resource.type}${entry.resource.id ? ` ${entry.resource.id}` : ''}`,
-            entry.fields.length ? entry.fields.join(', ') : '—',
-            entry.sourceIp ?? '—',
-            h('code', {}, entry.tracingId),
-          ]),
-        ),
+      load: (cursor) => page(`/admin/audit?limit=50${query}`, cursor),
+      empty: merchant.value ? 'Nothing has been done about this merchant yet.' : 'Nothing has been done yet.',
+      caption: 'Audit log',
+      headers: ['When', 'Who', 'What', 'Merchant', 'On', 'Fields changed', 'From', 'Tracing id'],
+      row: (entry) => [
+        when(entry.occurredAt),
+        entry.actor.kind === 'operator' ? 'The operator' : `API key ${entry.actor.apiKeyId ?? ''}`,
+        action(entry.action),
+        entry.merchantId ? (names.get(entry.merchantId) ?? entry.merchantId) : '—',
+        `${entry.resource.type}${entry.resource.id ? ` ${entry.resource.id}` : ''}`,
+        entry.fields.length ? entry.fields.join(', ') : '—',
+        entry.sourceIp ?? '—',
+        h('code', {}, entry.tracingId),
+      ],
     });
+  };
 
   main.append(
     h('h1', {}, 'Audit log'),
     h(
       'p',
       {},
-      "Every administrative action, yours and the merchants' on their own integration, newest first (the latest 50). A change names the fields it set, never their values.",
+      "Every administrative action, yours and the merchants' on their own integration, newest first, 50 at a time. A change names the fields it set, never their values.",
     ),
     h(
       'form',
@@ -79,9 +75,9 @@ export function auditScreen(main) {
     h('section', {}, h('h2', {}, 'Entries'), list),
   );
   // The merchants' names, for the filter and the table; the log itself names merchants by id.
-  void get('/admin/merchants?limit=100')
-    .then(({ data }) => {
-      for (const m of data) {
+  void all('/admin/merchants?limit=100')
+    .then((merchants) => {
+      for (const m of merchants) {
         names.set(m.id, m.name);
         merchant.append(h('option', { value: m.id }, m.name));
       }

@@ -1,6 +1,7 @@
-// One merchant, from the operator's side: its name and frontend origins, and its API keys (the list,
-// issuing one shown once, revoking one). Also what the merchants' list borrows for on-boarding.
-import { del, get, patch, post } from './api.js';
+// One merchant, from the operator's side: its name and frontend origins, its upstream sub-application,
+// and its API keys (the list, issuing one shown once, revoking one). Also what the merchants' list
+// borrows for on-boarding.
+import { all, del, get, patch, post } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
 import { errorText, h, loadInto, when } from './ui.js';
 
@@ -41,6 +42,11 @@ export function merchantScreen(main, id) {
   const base = `/admin/merchants/${encodeURIComponent(id)}`;
   const title = h('h1', {}, 'Merchant');
   const details = h('div', { id: 'merchant-details' });
+  const subApplication = h('div', { id: 'merchant-sub-application-part' });
+  // The upstream's sub-applications, offered as suggestions: asked once per screen, not on every save.
+  const known = all('/admin/upstream/applications?limit=100');
+  // Read where the form is drawn; a screen that never draws it must not leave the failure unhandled.
+  known.catch(() => undefined);
   const keys = h('div', { id: 'merchant-keys' });
   const issued = h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' });
   const status = h('p', { role: 'status' });
@@ -62,6 +68,11 @@ export function merchantScreen(main, id) {
           title.textContent = merchant.name;
           return editForm(merchant);
         },
+      }),
+      loadInto(subApplication, {
+        what: 'its sub-application',
+        load: () => loaded,
+        render: subApplicationForm,
       }),
       loadInto(keys, {
         what: "the merchant's API keys",
@@ -94,10 +105,11 @@ export function merchantScreen(main, id) {
               frontendOrigins: originsFrom(origins.value),
             });
             say(true, `${data.name} is saved.`);
+            await refresh();
           } catch (error) {
+            // Nothing is redrawn: what was typed stays, to be corrected.
             say(false, `Could not save the merchant. ${errorText(error)}`);
           }
-          await refresh();
         },
       },
       h('label', { for: 'merchant-name' }, 'Name'),
@@ -106,14 +118,125 @@ export function merchantScreen(main, id) {
       h(
         'p',
         { class: 'muted' },
-        'Upstream sub-application (',
-        h('code', {}, 'subApplicationId'),
-        `): ${merchant.subApplicationId ?? 'none, the root application'}. `,
         merchant.disabledAt ? `Disabled since ${when(merchant.disabledAt)}.` : 'Enabled.',
       ),
       h('p', {}, h('button', { type: 'submit' }, 'Save')),
     );
     return form;
+  }
+
+  /**
+   * The merchant's upstream sub-application: set to one the upstream knows (suggested from its list), or
+   * cleared back to the root application. A refusal is said next to the field, which keeps what was typed.
+   */
+  function subApplicationForm(merchant) {
+    const message = h('p', { id: 'merchant-sub-application-message', role: 'status' });
+    const suggestions = h('datalist', { id: 'upstream-sub-applications' });
+    const help = h(
+      'p',
+      { id: 'merchant-sub-application-help', class: 'muted' },
+      "The upstream application id the merchant acts as; the upstream is asked whether it knows it. Its customers' consents and payments live under it, so it changes only while the merchant has none.",
+    );
+    const input = h('input', {
+      id: 'merchant-sub-application',
+      name: 'merchant-sub-application',
+      class: 'mono wide',
+      maxlength: 255,
+      autocomplete: 'off',
+      spellcheck: 'false',
+      list: 'upstream-sub-applications',
+      value: merchant.subApplicationId ?? '',
+      'aria-describedby':
+        'merchant-sub-application-help merchant-sub-application-known merchant-sub-application-message',
+    });
+    const offered = h(
+      'p',
+      { id: 'merchant-sub-application-known', class: 'muted' },
+      'Asking the upstream for its sub-applications…',
+    );
+    void known.then(
+      (applications) => {
+        suggestions.replaceChildren(...applications.map((a) => h('option', { value: a.id }, a.name ?? a.id)));
+        offered.textContent = applications.length
+          ? `The upstream lists ${applications.length} sub-application${applications.length === 1 ? '' : 's'}: the field suggests them by id and name.`
+          : 'The upstream lists no sub-application.';
+      },
+      (error) => {
+        offered.textContent = `Could not ask the upstream for its sub-applications; type the id. ${errorText(error)}`;
+      },
+    );
+
+    const change = async (value, done) => {
+      message.className = 'state';
+      message.textContent = 'Asking the upstream…';
+      input.removeAttribute('aria-invalid');
+      try {
+        const { data } = await patch(base, { subApplicationId: value });
+        say(true, done(data));
+        await refresh();
+      } catch (error) {
+        // Nothing is redrawn: what was typed stays, marked, with the api's reason next to it.
+        message.className = 'error';
+        message.textContent = `Could not change the sub-application. ${errorText(error)}`;
+        input.setAttribute('aria-invalid', 'true');
+        input.focus();
+      }
+    };
+    const named = (data) =>
+      data.subApplicationName
+        ? `${data.subApplicationName} (${data.subApplicationId})`
+        : data.subApplicationId;
+
+    return [
+      h(
+        'p',
+        {},
+        'Now: ',
+        merchant.subApplicationId
+          ? h('strong', {}, named(merchant))
+          : h('strong', {}, 'none: the merchant acts as the root application'),
+        '.',
+      ),
+      h(
+        'form',
+        {
+          onsubmit: (event) => {
+            event.preventDefault();
+            const value = input.value.trim();
+            if (!value) {
+              message.className = 'error';
+              message.textContent = 'Type a sub-application id, or use "Use none" to clear it.';
+              input.focus();
+              return;
+            }
+            void change(value, (data) => `${data.name} now acts as the sub-application ${named(data)}.`);
+          },
+        },
+        h('label', { for: 'merchant-sub-application' }, 'Sub-application id'),
+        help,
+        offered,
+        suggestions,
+        h(
+          'div',
+          { class: 'row' },
+          input,
+          h('button', { type: 'submit' }, 'Set the sub-application'),
+          merchant.subApplicationId
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'secondary',
+                  onclick: () =>
+                    void change(null, (data) => `${data.name} now acts as the root application.`),
+                },
+                'Use none (the root application)',
+              )
+            : '',
+        ),
+        message,
+      ),
+    ];
   }
 
   async function revoke(key) {
@@ -162,6 +285,7 @@ export function merchantScreen(main, id) {
     h('p', {}, h('a', { href: '#/merchants' }, 'All merchants')),
     status,
     h('section', {}, h('h2', {}, 'Name and frontend origins'), details),
+    h('section', {}, h('h2', {}, 'Upstream sub-application'), subApplication),
     h('section', {}, h('h2', {}, 'Issue a key'), issue),
     issued,
     h('section', {}, h('h2', {}, 'API keys'), keys),

@@ -1,9 +1,9 @@
 // The operator's merchants: the list, on-boarding one (its first API key shown once), disabling and
 // enabling one. One merchant's own screen is in operator-merchant.js.
-import { get, post } from './api.js';
+import { page, post } from './api.js';
 import { showKeyOnce } from './api-keys.js';
 import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merchant.js';
-import { errorText, h, loadInto, table, when } from './ui.js';
+import { errorText, h, pagedInto, tableRow, when } from './ui.js';
 
 export function merchantsScreen(main) {
   const list = h('div', { id: 'merchants-list' });
@@ -17,45 +17,48 @@ export function merchantsScreen(main) {
     autocomplete: 'off',
   });
 
+  /** A merchant's cells; its button redraws the row in place, so a later page stays where it is. */
+  const cells = (merchant) => [
+    h('a', { href: `#/merchants/${merchant.id}` }, merchant.name),
+    when(merchant.createdAt),
+    String(merchant.apiKeys.filter((key) => !key.revokedAt).length),
+    merchant.disabledAt ? `Disabled since ${when(merchant.disabledAt)}` : 'Enabled',
+    h(
+      'button',
+      {
+        type: 'button',
+        class: merchant.disabledAt ? 'secondary' : 'danger',
+        'aria-label': `${merchant.disabledAt ? 'Enable' : 'Disable'} ${merchant.name}`,
+        onclick: (event) => void toggle(merchant, event.currentTarget.closest('tr')),
+      },
+      merchant.disabledAt ? 'Enable' : 'Disable',
+    ),
+  ];
+
   const refresh = () =>
-    loadInto(list, {
+    pagedInto(list, {
       what: 'the merchants',
-      load: async () => (await get('/admin/merchants?limit=100')).data,
+      load: (cursor) => page('/admin/merchants?limit=50', cursor),
       empty: 'No merchant is on-boarded yet.',
-      render: (merchants) =>
-        table(
-          'Merchants',
-          ['Name', 'Since', 'Active keys', 'State', ''],
-          merchants.map((merchant) => [
-            h('a', { href: `#/merchants/${merchant.id}` }, merchant.name),
-            when(merchant.createdAt),
-            String(merchant.apiKeys.filter((key) => !key.revokedAt).length),
-            merchant.disabledAt ? `Disabled since ${when(merchant.disabledAt)}` : 'Enabled',
-            h(
-              'button',
-              {
-                type: 'button',
-                class: merchant.disabledAt ? 'secondary' : 'danger',
-                'aria-label': `${merchant.disabledAt ? 'Enable' : 'Disable'} ${merchant.name}`,
-                onclick: () => toggle(merchant),
-              },
-              merchant.disabledAt ? 'Enable' : 'Disable',
-            ),
-          ]),
-        ),
+      caption: 'Merchants',
+      headers: ['Name', 'Since', 'Active keys', 'State', ''],
+      row: cells,
     });
 
-  async function toggle(merchant) {
+  async function toggle(merchant, row) {
     const action = merchant.disabledAt ? 'enable' : 'disable';
     try {
-      await post(`/admin/merchants/${merchant.id}/${action}`);
+      const { data } = await post(`/admin/merchants/${merchant.id}/${action}`);
       status.className = 'good';
       status.textContent = `${merchant.name} is ${action}d.`;
+      const redrawn = tableRow(cells(data));
+      row.replaceWith(redrawn);
+      // The button the operator pressed is gone: its successor takes the focus.
+      redrawn.querySelector('button').focus();
     } catch (error) {
       status.className = 'error';
       status.textContent = `Could not ${action} ${merchant.name}. ${errorText(error)}`;
     }
-    await refresh();
   }
 
   const create = h(
@@ -100,7 +103,7 @@ export function merchantsScreen(main) {
     h(
       'p',
       {},
-      "Disabling a merchant refuses its keys and its customers' sessions at once and pauses its syncs and deliveries; enabling it resumes them. A merchant's name opens its name, frontend origins and API keys.",
+      "Disabling a merchant refuses its keys and its customers' sessions at once and pauses its syncs and deliveries; enabling it resumes them. A merchant's name opens its name, frontend origins, upstream sub-application and API keys. Oldest first, 50 at a time.",
     ),
     status,
     h('section', {}, h('h2', {}, 'On-board a merchant'), create),

@@ -1,11 +1,13 @@
 // What the operator watches: links to the queue board and the dashboard, consent counts and what expires
 // without being renewed, merchants' failing event endpoints, and the upstream receiver with its
 // categories. Read only.
-import { get } from './api.js';
+import { all, get } from './api.js';
 import { h, loadInto, plain, table, when } from './ui.js';
 
 const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
 const DAY = 24 * 60 * 60 * 1000;
+/** Grafana where docker-compose.yml's observability profile publishes it, with the BFF dashboard as home. */
+const GRAFANA = 'http://localhost:3001/';
 
 export function overviewScreen(main) {
   const counts = h('div', { id: 'consent-counts' });
@@ -45,8 +47,9 @@ export function overviewScreen(main) {
       ].flat(),
   });
 
-  const showExpiring = () =>
-    loadInto(expiring, {
+  const showExpiring = () => {
+    const within = `${days.value} days`;
+    return loadInto(expiring, {
       what: 'the consents expiring unrenewed',
       load: async () => {
         const before = new Date(Date.now() + Number(days.value) * DAY).toISOString();
@@ -55,27 +58,61 @@ export function overviewScreen(main) {
         ).data;
         return answer.byMerchant;
       },
-      empty: 'No authorised consent expires in that time.',
-      render: byMerchant,
+      empty: `No authorised consent expires within ${within}.`,
+      render: (rows) => {
+        const total = rows.reduce((sum, row) => sum + row.count, 0);
+        return [
+          h(
+            'p',
+            {},
+            `${total} authorised ${total === 1 ? 'consent expires' : 'consents expire'} within ${within} unless the customer renews it.`,
+          ),
+          byMerchant(rows),
+        ];
+      },
     });
+  };
+
+  // The merchants' names, for the lists that name merchants by id; a list still shows without them. Each
+  // list waits for them inside its own load, so that every load starts with the screen (and the live
+  // region's "Loaded" comes once, after all of them).
+  let known = new Map();
+  const names = all('/admin/merchants?limit=100')
+    .then((merchants) => (known = new Map(merchants.map((m) => [m.id, m.name]))))
+    .catch(() => undefined);
+  const withNames = (path) => async () => {
+    await names;
+    return (await get(path)).data;
+  };
 
   void loadInto(receiver, {
     what: 'the upstream receiver',
-    load: async () => (await get('/admin/upstream/webhooks')).data,
+    load: withNames('/admin/upstream/webhooks'),
     empty: 'No webhook is registered with the upstream: its events do not reach the api.',
-    render: (registrations) =>
-      table(
-        'Registrations with the upstream',
-        ['For', 'Our address', 'Categories', 'Upstream status', 'Since', 'Retired'],
-        registrations.map((r) => [
-          r.merchantId ? `Merchant ${r.merchantId}` : 'The root application',
-          h('code', {}, r.callbackUrl),
-          r.categories.length ? r.categories.join(', ') : 'Every category',
-          r.status ?? 'Not known',
-          when(r.createdAt),
-          r.retiredAt ? when(r.retiredAt) : 'Current',
-        ]),
-      ),
+    render: (registrations) => {
+      const current = registrations.filter((r) => !r.retiredAt);
+      return [
+        h(
+          'p',
+          {},
+          current.length
+            ? `${current.length} current ${current.length === 1 ? 'registration' : 'registrations'}: the upstream sends its events to the addresses below.`
+            : 'No current registration: only retired ones, whose secrets verify for 24 hours after they were replaced.',
+        ),
+        table(
+          'Registrations with the upstream',
+          ['For', 'Our address', 'Categories', 'Upstream status', 'Since', 'Retired'],
+          registrations.map((r) => [
+            r.merchantId ? `Merchant ${known.get(r.merchantId) ?? r.merchantId}` : 'The root application',
+            h('code', {}, r.callbackUrl),
+            r.categories.length ? r.categories.join(', ') : 'Every category',
+            r.status ?? 'Not known',
+            when(r.createdAt),
+            r.retiredAt ? when(r.retiredAt) : 'Current',
+          ]),
+        ),
+      ];
+    },
   });
   void loadInto(categories, {
     what: "the upstream's categories",
@@ -89,29 +126,23 @@ export function overviewScreen(main) {
       ),
   });
 
-  // The merchants' names first: the list names merchants by id.
-  void get('/admin/merchants?limit=100')
-    .then(({ data }) => new Map(data.map((m) => [m.id, m.name])))
-    .catch(() => new Map())
-    .then((names) =>
-      loadInto(troubled, {
-        what: "the merchants' failing endpoints",
-        load: async () => (await get('/admin/event-endpoints')).data,
-        empty: "No merchant's event endpoint is failing or turned off.",
-        render: (endpoints) =>
-          table(
-            'Failing event endpoints',
-            ['Merchant', 'Address', 'Failing since', 'Turned off', 'Why'],
-            endpoints.map((e) => [
-              names.get(e.merchantId) ?? e.merchantId,
-              h('code', {}, e.url),
-              when(e.failingSince),
-              when(e.disabledAt),
-              e.disabledReason ?? '—',
-            ]),
-          ),
-      }),
-    );
+  void loadInto(troubled, {
+    what: "the merchants' failing endpoints",
+    load: withNames('/admin/event-endpoints'),
+    empty: "No merchant's event endpoint is failing or turned off.",
+    render: (endpoints) =>
+      table(
+        'Failing event endpoints',
+        ['Merchant', 'Address', 'Failing since', 'Turned off', 'Why'],
+        endpoints.map((e) => [
+          known.get(e.merchantId) ?? e.merchantId,
+          h('code', {}, e.url),
+          when(e.failingSince),
+          when(e.disabledAt),
+          e.disabledReason ?? '—',
+        ]),
+      ),
+  });
 
   main.append(
     h('h1', {}, 'Overview'),
@@ -123,15 +154,34 @@ export function overviewScreen(main) {
         h(
           'li',
           {},
-          h('a', { href: '/admin/queues', target: '_blank', rel: 'noreferrer' }, 'The queue board'),
+          h(
+            'a',
+            { href: '/admin/queues', target: '_blank', rel: 'noreferrer' },
+            'The queue board (opens in a new tab)',
+          ),
           ': jobs waiting, running and failed; pausing and resuming a queue. It asks its own sign-in: user operator, the operator token as the password.',
         ),
         h(
           'li',
           {},
-          'The metrics dashboard: docs/observability/grafana-dashboard.json, in Grafana wherever yours runs (with ',
+          h(
+            'a',
+            { href: GRAFANA, target: '_blank', rel: 'noreferrer' },
+            'The metrics dashboard (Grafana, opens in a new tab)',
+          ),
+          ': requests, syncs, deliveries and queues over time. The link is where ',
           h('code', {}, 'docker compose --profile observability up'),
-          ', http://localhost:3001).',
+          ' puts Grafana; elsewhere, import docs/observability/grafana-dashboard.json into yours.',
+        ),
+        h(
+          'li',
+          {},
+          h(
+            'a',
+            { href: '/metrics', target: '_blank', rel: 'noreferrer' },
+            'The raw metrics (opens in a new tab)',
+          ),
+          ': what the dashboard is drawn from, as Prometheus reads it from this api.',
         ),
       ),
     ),

@@ -1,7 +1,7 @@
 // The operator's parked payments: those no status check will move any more, each settled by a person
 // once the bank said what became of it.
-import { get, post } from './api.js';
-import { errorText, h, loadInto, table, when } from './ui.js';
+import { all, page, post } from './api.js';
+import { errorText, h, pagedInto, when } from './ui.js';
 
 export function parkedScreen(main) {
   const list = h('div', { id: 'parked-list' });
@@ -9,44 +9,39 @@ export function parkedScreen(main) {
   const names = new Map();
 
   const refresh = () =>
-    loadInto(list, {
+    pagedInto(list, {
       what: 'the parked payments',
-      load: async () => (await get('/admin/payments/parked?limit=100')).data,
+      load: (cursor) => page('/admin/payments/parked?limit=50', cursor),
       empty: 'No payment is waiting for a person.',
-      render: (payments) =>
-        table(
-          'Parked payments',
-          [
-            'Since',
-            'Merchant',
-            'Kind',
-            'Amount',
-            'Status seen',
-            'Ask the bank with',
-            'Why it stopped',
-            'Settle',
-          ],
-          payments.map((payment) => [
-            when(payment.createdAt),
-            names.get(payment.merchantId) ?? payment.merchantId,
-            payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
-            h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
-            payment.status === 'SUBMITTING'
-              ? 'Sent twice, the second refused: the first may have gone through'
-              : `${payment.status} (as the api names it)`,
-            h(
-              'span',
-              {},
-              'Our id ',
-              h('code', {}, payment.paymentIdempotencyId),
-              payment.upstreamPaymentId
-                ? ['; the upstream’s ', h('code', {}, payment.upstreamPaymentId)]
-                : '',
-            ),
-            payment.reason ?? '—',
-            settleForm(payment),
-          ]),
+      caption: 'Parked payments',
+      headers: [
+        'Since',
+        'Merchant',
+        'Kind',
+        'Amount',
+        'Status seen',
+        'Ask the bank with',
+        'Why it stopped',
+        'Settle',
+      ],
+      row: (payment) => [
+        when(payment.createdAt),
+        names.get(payment.merchantId) ?? payment.merchantId,
+        payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
+        h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
+        payment.status === 'SUBMITTING'
+          ? 'Sent twice, the second refused: the first may have gone through'
+          : `${payment.status} (as the api names it)`,
+        h(
+          'span',
+          {},
+          'Our id ',
+          h('code', {}, payment.paymentIdempotencyId),
+          payment.upstreamPaymentId ? ['; the upstream’s ', h('code', {}, payment.upstreamPaymentId)] : '',
         ),
+        payment.reason ?? '—',
+        settleForm(payment),
+      ],
     });
 
   /** A note (who at the bank said so) and the two outcomes; the merchant gets its event once. */
@@ -94,14 +89,14 @@ export function parkedScreen(main) {
     h(
       'p',
       {},
-      'Payments no status check will move any more, oldest first (the first 100). Ask the bank with the ids shown, then settle each as it answered: the merchant gets payment.completed or payment.failed once.',
+      'Payments no status check will move any more, oldest first, 50 at a time. Ask the bank with the ids shown, then settle each as it answered: the merchant gets payment.completed or payment.failed once.',
     ),
     status,
     h('section', {}, h('h2', {}, 'Waiting for a person'), list),
   );
   // The merchants' names; the list names merchants by id.
-  void get('/admin/merchants?limit=100')
-    .then(({ data }) => data.forEach((m) => names.set(m.id, m.name)))
+  void all('/admin/merchants?limit=100')
+    .then((merchants) => merchants.forEach((m) => names.set(m.id, m.name)))
     .catch(() => undefined)
     .finally(() => void refresh());
 }

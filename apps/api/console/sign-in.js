@@ -3,7 +3,7 @@ import { post } from './api.js';
 import { errorText, h } from './ui.js';
 
 export function signInScreen(main, message, signedIn) {
-  const status = h('p', { id: 'sign-in-status', role: 'status' }, message ?? '');
+  const status = h('p', { id: 'sign-in-status', role: 'status' });
   const form = (legend, id, label, help, field, action) => {
     const input = h('input', {
       id,
@@ -70,4 +70,7 @@ export function signInScreen(main, message, signedIn) {
       'Sign in as the operator',
     ),
   );
+  // Why the sign-in is back (signed out, the session ended), written once the status is in the page: a
+  // live region drawn with its text already in it is not read out.
+  if (message) window.requestAnimationFrame(() => (status.textContent = message));
 }

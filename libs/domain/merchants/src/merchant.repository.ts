@@ -66,17 +66,18 @@ export class MerchantRepository {
   }
 
   /**
-   * Changes what was given of a merchant. A new sub-application only while the merchant has no consent
-   * (its consents and payments live under the old one upstream), checked in the same statement so a consent created
-   * meanwhile wins: `false` then. A concurrent mapping of the same sub-application fails on the unique index.
+   * Changes what was given of a merchant. A new sub-application (or none) only while the merchant has no
+   * consent (its consents and payments live under the old one upstream), checked in the same statement so a
+   * consent created meanwhile wins: `false` then. A concurrent mapping of the same sub-application fails on
+   * the unique index.
    */
   async update(
     id: string,
     change: {
       name?: string;
       frontendOrigins?: string[];
-      subApplicationId?: string;
-      subApplicationName?: string;
+      subApplicationId?: string | null;
+      subApplicationName?: string | null;
     },
   ): Promise<boolean> {
     if (!isUuid(id)) return false;

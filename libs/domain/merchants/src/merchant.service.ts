@@ -147,11 +147,12 @@ export class MerchantService {
 
   /**
    * Changes the name, the browser origins (CORS reads them on every request, so at once everywhere) or,
-   * while the merchant has no consent or payment yet, the sub-application (checked with the upstream).
+   * while the merchant has no consent or payment yet, the sub-application (checked with the upstream;
+   * `null` for none, the root application).
    */
   async update(
     id: string,
-    input: { name?: string; frontendOrigins?: string[]; subApplicationId?: string },
+    input: { name?: string; frontendOrigins?: string[]; subApplicationId?: string | null },
   ): Promise<MerchantView> {
     const merchant = await this.merchants.findById(id);
     if (!merchant) throw notFound();
@@ -161,7 +162,15 @@ export class MerchantService {
         ? { frontendOrigins: [...new Set(input.frontendOrigins)] }
         : {}),
     };
-    if (input.subApplicationId !== undefined && input.subApplicationId !== merchant.subApplicationId) {
+    if (input.subApplicationId === null && merchant.subApplicationId !== null) {
+      // Back to the root application: the same rule as another sub-application, nothing to ask the upstream.
+      if (await this.merchants.hasConsentsOrPayments(id)) throw remapRefused();
+      change.subApplicationId = null;
+      change.subApplicationName = null;
+    } else if (
+      typeof input.subApplicationId === 'string' &&
+      input.subApplicationId !== merchant.subApplicationId
+    ) {
       if (await this.merchants.hasConsentsOrPayments(id)) throw remapRefused();
       const other = await this.merchants.findBySubApplication(input.subApplicationId);
       if (other) throw mappedElsewhere();

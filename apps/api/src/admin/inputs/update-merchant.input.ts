@@ -15,7 +15,8 @@ export class UpdateMerchantInput {
   frontendOrigins?: string[];
 
   @MerchantFields.subApplicationId(
-    'Another upstream sub-application, checked with the upstream; only while the merchant has no consent or payment (409 after: they live under the one it has).',
+    'Another upstream sub-application, checked with the upstream, or `null` for none (the root application); only while the merchant has no consent or payment (409 after: they live under the one it has).',
+    { clearable: true },
   )
-  subApplicationId?: string;
+  subApplicationId?: string | null;
 }

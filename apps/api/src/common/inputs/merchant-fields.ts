@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Omittable } from '../omittable.js';
 
 /** scheme://host[:port], nothing more: exactly what a browser sends in `Origin`. */
@@ -10,11 +10,21 @@ const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 export const MerchantFields = {
   name: () => applyDecorators(IsString(), MinLength(1), MaxLength(255)),
 
-  /** Optional: an upstream application id, checked with the upstream by the service. */
-  subApplicationId: (description: string) =>
+  /**
+   * Optional: an upstream application id, checked with the upstream by the service. `clearable`: `null`
+   * is a value too (back to the root application), for a change of a merchant.
+   */
+  subApplicationId: (description: string, { clearable = false } = {}) =>
     applyDecorators(
-      ApiPropertyOptional({ description, maxLength: 255 }),
-      Omittable(),
+      ApiPropertyOptional({
+        type: String,
+        description,
+        maxLength: 255,
+        ...(clearable ? { nullable: true } : {}),
+      }),
+      clearable
+        ? ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null)
+        : Omittable(),
       IsString(),
       Matches(/^[A-Za-z0-9._-]{1,255}$/, { message: 'subApplicationId must be an upstream application id' }),
     ),
