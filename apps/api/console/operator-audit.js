@@ -10,6 +10,7 @@ const ACTIONS = {
   'api-key.issue': 'API key issued',
   'api-key.revoke': 'API key revoked',
   'event-endpoint.create': 'Event endpoint created',
+  'event-endpoint.update': 'Event endpoint moved or retyped',
   'event-endpoint.delete': 'Event endpoint deleted',
   'event-endpoint.rotate-secret': "Event endpoint's secret rotated",
   'event-endpoint.enable': 'Event endpoint enabled again',
