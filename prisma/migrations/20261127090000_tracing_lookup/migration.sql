@@ -1,4 +1,4 @@
--- GET /v1/lookups/{id}: a merchant's failed runs by the upstream's tracing id, its events by the request
+-- GET /v1/lookup: a merchant's failed runs by the upstream's tracing id, its events by the request
 -- that recorded them and by the run they name. Partial: most runs carry no upstream error, and only the
 -- events of a sync run name one.
 
