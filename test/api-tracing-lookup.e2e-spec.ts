@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
   accountsWhenSynced,
   connect,
@@ -102,6 +103,8 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     ]);
     expect(receiver.accepted().map((e) => e.id)).toContain(event.id);
     expect(found.more).toEqual(NOTHING.more);
+    const bff = createBffClient({ baseUrl: stack.api.url, token: tenant.merchant.apiKey.key });
+    expect(await bff.lookup(tracingId)).toEqual(found);
 
     // The run's id leads to the same; the event's id to the event and its delivery; the delivery's to it.
     expect(await lookUp(tenant.client, run.id)).toEqual(found);
