@@ -327,12 +327,20 @@ describe('web console, in a browser', () => {
     await page.getByRole('link', { name: 'Look up a tracing id' }).click();
     await heading('Look up a tracing id');
     await page.getByLabel('Tracing id or other id').fill(failedTracingId);
+    requested.splice(0);
     await page.getByRole('button', { name: 'Look up' }).click();
     // The run carries the upstream's tracing id; its sync.failed event is found through the run.
     await page.locator('#lookup-runs').getByText(failedTracingId).waitFor();
     await page.locator('#lookup-events tbody tr', { hasText: 'sync.failed' }).waitFor();
-    await page.getByText('No delivery mentions it or those events.').waitFor();
+    // Its endpoint was deleted above, and its delivery log with it.
+    await page.getByText('No delivery has this id or is of those events.').waitFor();
     await shot('lookup');
+    // The api searched (GET /v1/lookup): the page read no list of runs, events or customers to search.
+    const asked = requested.map((url) => new URL(url));
+    expect(asked.map((url) => url.pathname + url.search)).toContain(
+      `/v1/lookup?id=${encodeURIComponent(failedTracingId)}`,
+    );
+    expect(asked.filter((url) => /\/(syncs|events|users)$/.test(url.pathname))).toEqual([]);
   });
 
   it('signs out, then the operator in, who disables and enables a merchant', async () => {

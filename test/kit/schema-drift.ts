@@ -238,8 +238,28 @@ export async function structureFromSchema(schemaPath: string): Promise<DbStructu
       method: (index.algorithm ?? 'BTree').toLowerCase(),
     });
   }
+  for (const [name, index] of Object.entries(EXPRESSION_INDEXES)) structure.indexes.set(name, index);
   return structure;
 }
+
+/**
+ * Indexes on an expression, which schema.prisma cannot declare (its models name them in a comment): the
+ * migrations must build exactly these, each column as Postgres prints it.
+ */
+const EXPRESSION_INDEXES: Record<string, DbIndex> = {
+  sync_runs_merchant_id_error_tracing_id_idx: {
+    table: 'sync_runs',
+    columns: ['merchant_id', "(error_details ->> 'tracingId'::text)"],
+    unique: false,
+    method: 'btree',
+  },
+  merchant_events_merchant_id_sync_id_idx: {
+    table: 'merchant_events',
+    columns: ['merchant_id', "(data ->> 'syncId'::text)"],
+    unique: false,
+    method: 'btree',
+  },
+};
 
 // ------------------------------------------------------------------ from a live database
 

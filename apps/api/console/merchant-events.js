@@ -1,6 +1,5 @@
-// A merchant's events (newest first, by type), and looking up a tracing id, or any id, across the
-// latest events, sync runs and deliveries: the api filters none of them by tracing id, so the console
-// searches the pages it loads (docs/console.md says how far).
+// A merchant's events (newest first, by type, a page at a time), and looking up a tracing id, or any id,
+// across sync runs, events and deliveries: the api searches them (GET /v1/lookup).
 import { bff } from './api.js';
 import { eventTypeText } from './merchant-endpoints.js';
 import { EVENT_TYPES, h, loadInto, plain, table, when } from './ui.js';
@@ -82,102 +81,53 @@ export function eventsScreen(main) {
   void show();
 }
 
-/** How far the lookup reads: the latest events, and the latest runs and deliveries of what it finds. */
-const LIMITS = { events: 100, customers: 50, runs: 20, deliveries: 50 };
+/** The most of each kind the api answers a lookup (GET /v1/lookup); `more` says when there were others. */
+const LOOKUP_LIMIT = 50;
 
-const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-const contains = (item, needle) => JSON.stringify(item).toLowerCase().includes(needle);
-
-/** Every run of the first customers' accounts (the latest of each), every endpoint's latest deliveries. */
-async function loadAll() {
-  const [events, users, endpoints] = await Promise.all([
-    bff.events
-      .list({ limit: LIMITS.events })
-      .page()
-      .then((p) => p.items),
-    bff.users
-      .list({ limit: LIMITS.customers })
-      .page()
-      .then((p) => p.items),
-    bff.eventEndpoints.list(),
-  ]);
-  const accounts = (
-    await Promise.all(users.map((user) => bff.accounts.list(user.id, { limit: 50 }).page()))
-  ).flatMap((p) => p.items);
-  const runs = (
-    await Promise.all(
-      accounts.map((account) =>
-        bff.syncs
-          .list(account.id, { limit: LIMITS.runs })
-          .page()
-          .then((p) => p.items.map((run) => ({ ...run, accountId: account.id }))),
-      ),
-    )
-  ).flat();
-  const deliveries = (
-    await Promise.all(
-      endpoints.map((endpoint) =>
-        bff.eventEndpoints
-          .deliveries(endpoint.id, { limit: LIMITS.deliveries })
-          .page()
-          .then((p) => p.items.map((delivery) => ({ ...delivery, endpoint }))),
-      ),
-    )
-  ).flat();
-  return { events, runs, deliveries, accounts: accounts.length, endpoints: endpoints.length };
-}
+const newestOnly = (more, what) =>
+  more ? [h('p', { class: 'muted' }, `Only the newest ${LOOKUP_LIMIT} ${what} are shown.`)] : [];
 
 export function lookupScreen(main) {
   const results = h('div', { id: 'lookup-results' });
-  const needle = h('input', { id: 'lookup-id', name: 'lookup-id', required: true, autocomplete: 'off' });
+  const needle = h('input', {
+    id: 'lookup-id',
+    name: 'lookup-id',
+    required: true,
+    autocomplete: 'off',
+    maxlength: 255,
+  });
 
-  /**
-   * What mentions the id, and what those lead to: a run's events (by its id in their data), an event's
-   * deliveries (by its id).
-   */
+  /** The api's answer, and the endpoints' addresses to name each delivery's (a short list). */
   const lookUp = (id) =>
     loadInto(results, {
-      what: `what mentions ${id}`,
+      what: `what ${id} names`,
       load: async () => {
-        const all = await loadAll();
-        const wanted = id.toLowerCase();
-        const runs = all.runs.filter((run) => contains(run, wanted));
-        const runIds = new Set(runs.map((run) => run.id));
-        const events = all.events.filter(
-          (event) => contains(event, wanted) || runIds.has(event.data?.syncId),
-        );
-        const eventIds = new Set(events.map((event) => event.id));
-        const deliveries = all.deliveries.filter(
-          (delivery) => contains(delivery, wanted) || eventIds.has(delivery.eventId),
-        );
-        return { all, runs, events, deliveries };
+        const [found, endpoints] = await Promise.all([bff.lookup(id), bff.eventEndpoints.list()]);
+        return { found, urls: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url])) };
       },
-      render: ({ all, runs, events, deliveries }) => [
-        h(
-          'p',
-          { class: 'muted' },
-          `Searched the latest ${count(all.events.length, 'event')}, ${count(all.runs.length, 'sync run')} of ${count(all.accounts, 'account')} (your first ${LIMITS.customers} customers) and ${count(all.deliveries.length, 'delivery', 'deliveries')} to ${count(all.endpoints, 'endpoint')}.`,
-        ),
+      render: ({ found: { syncRuns, events, deliveries, more }, urls }) => [
         section(
           'Sync runs',
           h(
             'div',
             { id: 'lookup-runs' },
-            runs.length === 0
-              ? h('p', { class: 'state' }, 'No sync run mentions it.')
-              : table(
-                  'Sync runs',
-                  ['Asked', 'Status', 'Problem', 'Upstream tracing id', 'Run', 'Account'],
-                  runs.map((run) => [
-                    when(run.queuedAt),
-                    plain('run', run.status),
-                    run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
-                    run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
-                    h('code', {}, run.id),
-                    h('a', { href: `#/accounts/${run.accountId}` }, 'Its account'),
-                  ]),
-                ),
+            syncRuns.length === 0
+              ? h('p', { class: 'state' }, 'No sync run has this tracing id or id.')
+              : [
+                  table(
+                    'Sync runs',
+                    ['Asked', 'Status', 'Problem', 'Upstream tracing id', 'Run', 'Account'],
+                    syncRuns.map((run) => [
+                      when(run.queuedAt),
+                      plain('run', run.status),
+                      run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
+                      run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
+                      h('code', {}, run.id),
+                      h('a', { href: `#/accounts/${run.accountId}` }, 'Its account'),
+                    ]),
+                  ),
+                  ...newestOnly(more.syncRuns, 'runs'),
+                ],
           ),
         ),
         section(
@@ -186,8 +136,12 @@ export function lookupScreen(main) {
             'div',
             { id: 'lookup-events' },
             events.length === 0
-              ? h('p', { class: 'state' }, 'No event mentions it or those runs.')
-              : eventsTable('Events', events),
+              ? h(
+                  'p',
+                  { class: 'state' },
+                  'No event has this id, came from this request or is about those runs.',
+                )
+              : [eventsTable('Events', events), ...newestOnly(more.events, 'events')],
           ),
         ),
         section(
@@ -196,19 +150,26 @@ export function lookupScreen(main) {
             'div',
             { id: 'lookup-deliveries' },
             deliveries.length === 0
-              ? h('p', { class: 'state' }, 'No delivery mentions it or those events.')
-              : table(
-                  'Deliveries',
-                  ['Event', 'Event id', 'Endpoint', 'Status', 'Attempts', 'Last attempt'],
-                  deliveries.map((delivery) => [
-                    eventTypeText(delivery.eventType),
-                    h('code', {}, delivery.eventId),
-                    h('a', { href: `#/event-endpoints/${delivery.endpoint.id}` }, delivery.endpoint.url),
-                    plain('delivery', delivery.status),
-                    String(delivery.attempts),
-                    when(delivery.lastAttemptAt),
-                  ]),
-                ),
+              ? h('p', { class: 'state' }, 'No delivery has this id or is of those events.')
+              : [
+                  table(
+                    'Deliveries',
+                    ['Event', 'Event id', 'Endpoint', 'Status', 'Attempts', 'Last attempt'],
+                    deliveries.map((delivery) => [
+                      eventTypeText(delivery.eventType),
+                      h('code', {}, delivery.eventId),
+                      h(
+                        'a',
+                        { href: `#/event-endpoints/${delivery.endpointId}` },
+                        urls.get(delivery.endpointId) ?? delivery.endpointId,
+                      ),
+                      plain('delivery', delivery.status),
+                      String(delivery.attempts),
+                      when(delivery.lastAttemptAt),
+                    ]),
+                  ),
+                  ...newestOnly(more.deliveries, 'deliveries'),
+                ],
           ),
         ),
       ],
@@ -219,7 +180,7 @@ export function lookupScreen(main) {
     h(
       'p',
       {},
-      'Paste a tracing id (from a sync run’s problem or an error the api answered), or any other id: the console shows the sync runs, events and deliveries that mention it, and what they lead to.',
+      'Paste a tracing id (from a sync run’s problem, or the tracing id the api answered one of your requests with), or the id of a sync run, an event or a delivery: the api finds the sync runs, events and deliveries it names, however old, and what they lead to (a run’s events, an event’s deliveries).',
     ),
     h(
       'form',
@@ -232,11 +193,6 @@ export function lookupScreen(main) {
       },
       h('label', { for: 'lookup-id' }, 'Tracing id or other id'),
       h('div', { class: 'row' }, needle, h('button', { type: 'submit' }, 'Look up')),
-      h(
-        'p',
-        { class: 'muted' },
-        'The api cannot search by tracing id: the console reads the latest items and searches them here, so older ones are not found.',
-      ),
     ),
     results,
   );

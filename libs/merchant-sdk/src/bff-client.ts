@@ -9,8 +9,9 @@ import {
 import { type ConsentsApi, consentsApi } from './consents-api.js';
 import { type EventEndpointsApi, eventEndpointsApi, type EventsApi, eventsApi } from './events-api.js';
 import { createRawClient, type RawClient, type TokenSource } from './http-transport.js';
+import { lookupOf } from './lookup-api.js';
 import { type MerchantApi, merchantApi } from './merchant-api.js';
-import type { Me } from './models.js';
+import type { Lookup, Me } from './models.js';
 import { type PaymentsApi, paymentsApi, type VrpApi, vrpApi } from './payments-api.js';
 import {
   type InstitutionsApi,
@@ -69,6 +70,12 @@ export interface BffClient {
   vrp: VrpApi;
   eventEndpoints: EventEndpointsApi;
   events: EventsApi;
+  /**
+   * What a tracing id (the upstream's, of a failed sync; ours, of an api answer), or the id of a sync run,
+   * an event or a delivery, names among your runs, events and deliveries, and what those lead to: at most
+   * 50 of each, newest first (merchant key only).
+   */
+  lookup(id: string): Promise<Lookup>;
   /** The merchant's own origins, keys and audit log (merchant key only). */
   merchant: MerchantApi;
   /**
@@ -100,6 +107,7 @@ export function createBffClient(options: BffClientOptions): BffClient {
     vrp: vrpApi(raw),
     eventEndpoints: eventEndpointsApi(raw),
     events: eventsApi(raw),
+    lookup: lookupOf(raw),
     merchant: merchantApi(raw),
     raw,
   };

@@ -69,3 +69,5 @@ export type Merchant = Schema<'MerchantOutput'>;
 export type ApiKey = Schema<'ApiKeyOutput'>;
 export type AuditEntry = Schema<'AuditEntryOutput'>;
 export type EventDelivery = Schema<'EventDeliveryOutput'>;
+/** What `bff.lookup(id)` found: `{ syncRuns, events, deliveries, more }`. */
+export type Lookup = Schema<'LookupOutput'>;

@@ -22,9 +22,10 @@ import {
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
+import { SyncRunOutput } from '../common/outputs/sync-run.output.js';
 import { keysetPage, pageMeta } from '../common/paging.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
-import { SyncRequestedOutput, SyncRunOutput } from './outputs/sync-run.output.js';
+import { SyncRequestedOutput } from './outputs/sync-run.output.js';
 import { StoredTransactionsMeta, TransactionOutput } from './outputs/transaction.output.js';
 
 @ApiTags('sync')

@@ -207,6 +207,17 @@ export const EVENT_DELIVERY_SQL = {
   ),
   listFirst: sqlStatement<ViewRow>('event-deliveries.list-first', listForEndpoint(false), VIEW_ROW),
   listAfter: sqlStatement<ViewRow>('event-deliveries.list-after', listForEndpoint(true), VIEW_ROW),
+  findForTracingLookup: sqlStatement<ViewRow & { endpoint_id: string }>(
+    'event-deliveries.find-for-tracing-lookup',
+    // By the primary key and the event_id index, never a scan of the merchant's deliveries.
+    `SELECT ${VIEW_COLUMNS}, d.endpoint_id FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
+        WHERE d.merchant_id = $1::uuid AND d.id IN (
+          SELECT id FROM event_deliveries WHERE id = $2::uuid AND merchant_id = $1::uuid
+          UNION ALL
+          SELECT id FROM event_deliveries WHERE event_id = ANY($3::uuid[]) AND merchant_id = $1::uuid)
+        ORDER BY d.id DESC LIMIT $4`,
+    { ...VIEW_ROW, endpoint_id: 'string' },
+  ),
   overdue: sqlStatement<{ id: string; trace_context: string | null }>(
     'event-deliveries.overdue',
     `SELECT d.id, e.trace_context FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
@@ -348,6 +359,22 @@ export class EventDeliveryRepository {
       values: beforeId ? [merchantId, endpointId, limit, beforeId] : [merchantId, endpointId, limit],
     });
     return rows.map(toView);
+  }
+
+  /**
+   * The merchant's deliveries an id leads to: the delivery `deliveryId`, those of the events `eventIds`.
+   * Newest first (uuid v7 ids), at most `limit`, each with its endpoint's id.
+   */
+  async findForTracingLookup(
+    merchantId: MerchantId,
+    by: { deliveryId: string | null; eventIds: readonly string[] },
+    limit: number,
+  ): Promise<(DeliveryView & { endpointId: string })[]> {
+    const rows = await this.db.rows({
+      ...EVENT_DELIVERY_SQL.findForTracingLookup,
+      values: [merchantId, by.deliveryId, by.eventIds, limit],
+    });
+    return rows.map((r) => ({ ...toView(r), endpointId: r.endpoint_id }));
   }
 
   /**

@@ -32,6 +32,7 @@ import { UserEventsService } from './user-events.service.js';
   ],
   exports: [
     MerchantEventRepository,
+    EventDeliveryRepository,
     EventsListService,
     OutboxRelayService,
     EventDeliveryService,

@@ -152,6 +152,23 @@ export const MERCHANT_EVENT_SQL = {
       WHERE id = $1 AND merchant_id = $2 AND stream_seq IS NOT NULL`,
     WIRE_TYPES,
   ),
+  findForTracingLookup: sqlStatement<WireRow>(
+    'merchant-events.find-for-tracing-lookup',
+    // Each way in by its own index (the primary key, the request's, the run's expression index), so a
+    // merchant with many events is never scanned; the few found are then ordered. Relayed events only, as
+    // every merchant read.
+    `SELECT ${WIRE_COLUMNS} FROM merchant_events m
+        WHERE m.merchant_id = $1::uuid AND m.stream_seq IS NOT NULL AND m.id IN (
+          SELECT id FROM merchant_events WHERE id = $2::uuid AND merchant_id = $1::uuid
+          UNION ALL
+          SELECT id FROM merchant_events WHERE merchant_id = $1::uuid AND request_id IS NOT NULL
+            AND request_id = $3::text
+          UNION ALL
+          SELECT id FROM merchant_events WHERE merchant_id = $1::uuid AND (data ->> 'syncId') IS NOT NULL
+            AND (data ->> 'syncId') = ANY($4::text[]))
+        ORDER BY m.stream_seq DESC LIMIT $5`,
+    WIRE_TYPES,
+  ),
   latestStreamSeq: sqlStatement<{ seq: string | null }>(
     'merchant-events.latest-stream-seq',
     `SELECT max(stream_seq)::text AS seq FROM merchant_events WHERE user_id = $2 AND merchant_id = $1`,
@@ -280,6 +297,23 @@ export class MerchantEventRepository {
       values: [eventId, merchantId],
     });
     return row ? toStreamed(row) : null;
+  }
+
+  /**
+   * The merchant's relayed events an id leads to: the event `eventId`, those recorded by the request
+   * `requestId` (merchant_events.request_id, never answered), those of the runs `syncIds`. Newest first in
+   * commit order, at most `limit`. Each criterion optional (null, or no run).
+   */
+  async findForTracingLookup(
+    merchantId: MerchantId,
+    by: { eventId: string | null; requestId: string | null; syncIds: readonly string[] },
+    limit: number,
+  ): Promise<StreamedEvent[]> {
+    const rows = await this.db.rows({
+      ...MERCHANT_EVENT_SQL.findForTracingLookup,
+      values: [merchantId, by.eventId, by.requestId, by.syncIds, limit],
+    });
+    return rows.map(toStreamed);
   }
 
   /** Where a new stream starts: the user's newest relayed event, or 0. */

@@ -178,6 +178,19 @@ export const SYNC_RUN_SQL = {
         WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($5::uuid IS NULL OR a.user_id = $5::uuid)`,
     { found: 'string', ...STORED_RUN },
   ),
+  findForTracingLookup: sqlStatement<StoredSyncRun>(
+    'sync-runs.find-for-tracing-lookup',
+    // Each way in by its own index (the tracing id's partial expression index, the primary key), so a
+    // merchant with many runs is never scanned; the few found are then ordered.
+    `SELECT ${RUN_COLUMNS} FROM sync_runs r
+        WHERE r.merchant_id = $1::uuid AND r.id IN (
+          SELECT id FROM sync_runs WHERE merchant_id = $1::uuid AND error_details IS NOT NULL
+            AND (error_details ->> 'tracingId') = $2::text
+          UNION ALL
+          SELECT id FROM sync_runs WHERE id = $3::uuid AND merchant_id = $1::uuid)
+        ORDER BY r.id DESC LIMIT $4`,
+    STORED_RUN,
+  ),
   idleActive: sqlStatement<{ id: string; merchantId: string; accountId: string }>(
     'sync-runs.idle-active',
     `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
@@ -340,6 +353,21 @@ export class SyncRunRepository {
     if (rows.length === 0) return null;
     const runs = rows.filter((r) => r.id !== null).map(({ found: _found, ...run }) => run);
     return { runs: runs.slice(0, limit), more: runs.length > limit };
+  }
+
+  /**
+   * The merchant's runs an id names: failed with the upstream's tracing id `tracingId`, or the run whose
+   * id it is. Newest first, at most `limit`.
+   */
+  async findForTracingLookup(
+    merchantId: MerchantId,
+    id: { tracingId: string; runId: string | null },
+    limit: number,
+  ): Promise<StoredSyncRun[]> {
+    return this.database.rows({
+      ...SYNC_RUN_SQL.findForTracingLookup,
+      values: [merchantId, id.tracingId, id.runId !== null && isUuid(id.runId) ? id.runId : null, limit],
+    });
   }
 
   /**

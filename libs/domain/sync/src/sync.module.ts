@@ -7,6 +7,7 @@ import { AccountSyncService } from './account-sync.service.js';
 import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
 import { SyncDispatcherService } from './sync-dispatcher.service.js';
+import { TracingLookupService } from './tracing-lookup.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionChangeRepository } from './transaction-change.repository.js';
 import { TransactionChangesService } from './transaction-changes.service.js';
@@ -24,11 +25,13 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
     AccountSyncService,
     SyncDispatcherService,
     SyncService,
+    TracingLookupService,
   ],
   exports: [
     AccountSyncService,
     SyncDispatcherService,
     SyncService,
+    TracingLookupService,
     TransactionChangesService,
     TransactionChangesRetentionService,
     TransactionRepository,

@@ -783,6 +783,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look a tracing id, or any id, up across sync runs, events and deliveries
+         * @description What the id names among your sync runs, events and deliveries, and what those lead to, searched by the api (not only the latest items). Sync runs: those whose failure carries it as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is. Events: the one whose id it is, those recorded by the api request it is the `tracingId` of (the `x-request-id` we answered that request with, also `tracingId` of its error envelope), and those of a run found (`data.syncId`). Deliveries: the one whose id it is, and those of an event found. Each list is newest first, at most 50; `more` says when one was cut. Nothing is found outside your merchant, nor after retention removed it, and an id that matches nothing answers three empty lists (200), never 404. The request ids matched are only those of api requests, never the ids of our background jobs (which record sync events, for instance: find those through the run), and the answer never includes a request id: an event is shown as it was sent, so a lookup can only confirm an id you already hold.
+         */
+        get: operations["LookupController_lookUp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/events": {
         parameters: {
             query?: never;
@@ -2514,6 +2534,61 @@ export interface components {
         };
         EventDeliveryOutputEnvelope: {
             data: components["schemas"]["EventDeliveryOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        LookupDeliveryOutput: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event id: the `webhook-id` header and `id` of the body
+             */
+            eventId: string;
+            /**
+             * @description The event’s `type` (MerchantEventOutput)
+             * @enum {string}
+             */
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The endpoint: GET /v1/event-endpoints/{id}
+             */
+            endpointId: string;
+        };
+        LookupMoreOutput: {
+            /** @description More sync runs matched than the 50 answered */
+            syncRuns: boolean;
+            /** @description More events matched than the 50 answered */
+            events: boolean;
+            /** @description More deliveries matched than the 50 answered */
+            deliveries: boolean;
+        };
+        LookupOutput: {
+            /** @description Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is; newest first, at most 50 */
+            syncRuns: components["schemas"]["SyncRunOutput"][];
+            /** @description Events whose id it is, recorded by the api request whose `tracingId` (x-request-id) it is, or about a run above (`data.syncId`); newest first in commit order, at most 50 */
+            events: components["schemas"]["MerchantEventOutput"][];
+            /** @description Deliveries of an event above, or whose id it is; newest first, at most 50 */
+            deliveries: components["schemas"]["LookupDeliveryOutput"][];
+            /** @description Whether each list was cut at 50 */
+            more: components["schemas"]["LookupMoreOutput"];
+        };
+        LookupOutputEnvelope: {
+            data: components["schemas"]["LookupOutput"];
             meta: components["schemas"]["ApiMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
@@ -6849,6 +6924,73 @@ export interface operations {
             };
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    LookupController_lookUp: {
+        parameters: {
+            query: {
+                /** @description A tracing id, or the id of a sync run, an event or a delivery */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: the id is missing, empty, longer than 255 characters or not visible ASCII */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

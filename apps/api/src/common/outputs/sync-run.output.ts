@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+// A sync run as GET /v1/syncs/{syncId} shows it, shared: GET /v1/lookup answers runs too.
+
+export class SyncWindowOutput {
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'Inclusive; null = all the consent allows',
+  })
+  from: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'Exclusive: the run’s start',
+  })
+  before: string | null;
+}
+
+export class SyncProgressOutput {
+  @ApiProperty() pages: number;
+  @ApiProperty() fetched: number;
+  @ApiProperty() inserted: number;
+  @ApiProperty() updated: number;
+  @ApiProperty() unchanged: number;
+  @ApiProperty() removed: number;
+}
+
+export class SyncErrorOutput {
+  @ApiProperty({ example: 'CONSENT_EXPIRED' }) code: string;
+  @ApiProperty({ nullable: true, type: String }) message: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    description: '{ upstreamKind, status, tracingId, institutionError } of the upstream failure',
+  })
+  upstream: unknown;
+}
+
+export class SyncRunOutput {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) accountId: string;
+  @ApiProperty({ enum: ['queued', 'running', 'succeeded', 'failed'] }) status: string;
+  @ApiProperty({ enum: ['initial', 'scheduled', 'manual'] }) trigger: string;
+  @ApiProperty({ type: SyncWindowOutput }) window: SyncWindowOutput;
+  @ApiProperty({ type: SyncProgressOutput }) progress: SyncProgressOutput;
+  @ApiProperty({ format: 'date-time' }) queuedAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) startedAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) finishedAt: string | null;
+  @ApiProperty({ type: SyncErrorOutput, nullable: true }) error: SyncErrorOutput | null;
+}

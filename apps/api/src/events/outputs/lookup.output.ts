@@ -1,0 +1,41 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { MerchantEventWire } from '#libs/domain/events';
+import { SyncRunOutput } from '../../common/outputs/sync-run.output.js';
+import { EventDeliveryOutput } from './event-delivery.output.js';
+
+/** A delivery as the endpoint's log shows it, with the endpoint it went to (the log is per endpoint). */
+export class LookupDeliveryOutput extends EventDeliveryOutput {
+  @ApiProperty({ format: 'uuid', description: 'The endpoint: GET /v1/event-endpoints/{id}' })
+  endpointId!: string;
+}
+
+export class LookupMoreOutput {
+  @ApiProperty({ description: 'More sync runs matched than the 50 answered' }) syncRuns!: boolean;
+  @ApiProperty({ description: 'More events matched than the 50 answered' }) events!: boolean;
+  @ApiProperty({ description: 'More deliveries matched than the 50 answered' }) deliveries!: boolean;
+}
+
+/** What an id names among the merchant's sync runs, events and deliveries, and what those lead to. */
+export class LookupOutput {
+  @ApiProperty({
+    type: [SyncRunOutput],
+    description:
+      'Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is; newest first, at most 50',
+  })
+  syncRuns!: SyncRunOutput[];
+  @ApiProperty({
+    type: 'array',
+    items: { $ref: '#/components/schemas/MerchantEventOutput' },
+    description:
+      'Events whose id it is, recorded by the api request whose `tracingId` (x-request-id) it is, or about a run above (`data.syncId`); newest first in commit order, at most 50',
+  })
+  // Typed as the domain's wire event: the schema above is the union of each type's.
+  events!: MerchantEventWire[];
+  @ApiProperty({
+    type: [LookupDeliveryOutput],
+    description: 'Deliveries of an event above, or whose id it is; newest first, at most 50',
+  })
+  deliveries!: LookupDeliveryOutput[];
+  @ApiProperty({ type: LookupMoreOutput, description: 'Whether each list was cut at 50' })
+  more!: LookupMoreOutput;
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { type TenantCaller, tenantOf } from '#libs/context';
+import {
+  type DeliveryView,
+  EventDeliveryRepository,
+  MerchantEventRepository,
+  type MerchantEventWire,
+} from '#libs/domain/events';
+import { SyncRunRepository } from '#libs/domain/sync-runs';
+import { isUuid } from '#libs/ids';
+import { type SyncRunView, toSyncRunView } from './sync.service.js';
+
+/** The most of each kind a lookup answers; `more` says when there were others. */
+export const TRACING_LOOKUP_LIMIT = 50;
+
+/**
+ * The ids our worker's jobs record events under (job-processor.base.ts): never looked up, so a merchant
+ * cannot learn, by trying such ids, which of our jobs recorded which of its events.
+ */
+const JOB_REQUEST_ID = /^job:/;
+
+export interface TracingLookup {
+  syncRuns: SyncRunView[];
+  events: MerchantEventWire[];
+  deliveries: (DeliveryView & { endpointId: string })[];
+  /** Whether more than TRACING_LOOKUP_LIMIT of each matched (the newest are answered). */
+  more: { syncRuns: boolean; events: boolean; deliveries: boolean };
+}
+
+const newest = <T>(rows: T[]) => ({
+  items: rows.slice(0, TRACING_LOOKUP_LIMIT),
+  more: rows.length > TRACING_LOOKUP_LIMIT,
+});
+
+/**
+ * What a tracing id, or any id, names among a merchant's sync runs, events and deliveries, and what those
+ * lead to (issue 43): runs by the upstream's tracing id of their failure or by their id; events by their
+ * id, by the request that recorded them (the `tracingId` our api answered it, its x-request-id) or by a
+ * run found; deliveries by their id or of an event found. Each by an index, within the merchant only.
+ */
+@Injectable()
+export class TracingLookupService {
+  constructor(
+    private readonly runs: SyncRunRepository,
+    private readonly events: MerchantEventRepository,
+    private readonly deliveries: EventDeliveryRepository,
+  ) {}
+
+  /** `id` as the api takes it: 1 to 255 visible ASCII characters (our ids and the upstream's). */
+  async lookUp(caller: TenantCaller, id: string): Promise<TracingLookup> {
+    const merchantId = tenantOf(caller);
+    const uuid = isUuid(id) ? id.toLowerCase() : null;
+    const runs = newest(
+      await this.runs.findForTracingLookup(
+        merchantId,
+        { tracingId: id, runId: uuid },
+        TRACING_LOOKUP_LIMIT + 1,
+      ),
+    );
+    const events = newest(
+      await this.events.findForTracingLookup(
+        merchantId,
+        {
+          eventId: uuid,
+          requestId: JOB_REQUEST_ID.test(id) ? null : id,
+          syncIds: runs.items.map((run) => run.id),
+        },
+        TRACING_LOOKUP_LIMIT + 1,
+      ),
+    );
+    const deliveries = newest(
+      await this.deliveries.findForTracingLookup(
+        merchantId,
+        { deliveryId: uuid, eventIds: events.items.map((e) => e.event.id) },
+        TRACING_LOOKUP_LIMIT + 1,
+      ),
+    );
+    return {
+      syncRuns: runs.items.map(toSyncRunView),
+      events: events.items.map((e) => e.event),
+      deliveries: deliveries.items,
+      more: { syncRuns: runs.more, events: events.more, deliveries: deliveries.more },
+    };
+  }
+}
