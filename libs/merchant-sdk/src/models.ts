@@ -68,3 +68,4 @@ export type Merchant = Schema<'MerchantOutput'>;
 export type ApiKey = Schema<'ApiKeyOutput'>;
 export type AuditEntry = Schema<'AuditEntryOutput'>;
 export type EventDelivery = Schema<'EventDeliveryOutput'>;
+export type EventDeliveryAttempt = Schema<'EventDeliveryAttemptOutput'>;
