@@ -485,6 +485,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('POST /v1/event-endpoints/{id}/secret', onEndpoint, 201);
     await valid('POST /v1/event-endpoints/{id}/enable', onEndpoint, 200);
     await valid(
+      'GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts',
+      { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id }, query: { limit: '2' } },
+      200,
+    );
+    await valid(
       'POST /v1/event-endpoints/{id}/deliveries/{deliveryId}/retry',
       { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id } },
       202,
