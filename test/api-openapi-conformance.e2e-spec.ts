@@ -496,6 +496,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
       200,
     );
     await valid(
+      'GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts',
+      { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id }, query: { limit: '2' } },
+      200,
+    );
+    await valid(
       'POST /v1/event-endpoints/{id}/deliveries/{deliveryId}/retry',
       { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id } },
       202,

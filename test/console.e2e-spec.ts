@@ -302,10 +302,35 @@ describe('web console, in a browser', () => {
     await row.getByText('HTTP 500').waitFor();
     await row.getByRole('cell', { name: 'Not delivered yet' }).waitFor();
     await shot('event-endpoint');
+
+    // The delivery opened: its attempt as sent and as answered, then sent again from there.
+    await row.getByRole('link', { name: /^Each attempt of the sync\.succeeded event / }).click();
+    await heading(/^Attempts of the sync\.succeeded event /);
+    const attempts = page.locator('#attempts');
+    // The newest is open: its answer, its request's signed headers and body, and the answer's body.
+    const newest = attempts.locator('details[open]');
+    await newest.locator('summary', { hasText: 'HTTP 500: answered 500' }).waitFor();
+    await newest.getByText('webhook-signature').waitFor();
+    await newest.locator('pre', { hasText: '"type":"sync.succeeded"' }).waitFor();
+    await newest.locator('pre', { hasText: /^no$/ }).waitFor();
     receiver.otherwise = 200;
-    await row.getByRole('button', { name: /^Send the sync\.succeeded event .* again$/ }).click();
-    await row.getByRole('cell', { name: 'Delivered', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Send again', exact: true }).click();
+    await page.getByText('The event is being sent again').waitFor();
+    // The manual attempt (the worker's own retry may have come first: a number past 1 either way).
+    const delivered = attempts.locator('details[open] summary', {
+      hasText: /^Attempt (?!1,)\d+, .*: HTTP 200 /,
+    });
+    await delivered.waitFor();
     expect(receiver.accepted().map((event) => event.type)).toContain('sync.succeeded');
+    await shot('event-delivery');
+    // An older attempt opens on demand.
+    const firstAttempt = attempts.locator('details', { hasText: 'Attempt 1,' });
+    await firstAttempt.locator('summary').click();
+    await firstAttempt.getByText('HTTP 500', { exact: true }).waitFor();
+
+    await page.getByRole('link', { name: '← The endpoint and its deliveries' }).click();
+    await heading(`Event endpoint ${receiver.url}`);
+    await row.getByRole('cell', { name: 'Delivered', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Delete this endpoint' }).click();
     await heading('Event endpoints');

@@ -14,12 +14,20 @@ export interface ReceivedRequest {
 
 /**
  * A merchant's webhook endpoint on a random local port: records every request (exact bytes and headers)
- * and answers each with the next status of `script`, then `otherwise` (200 unless changed).
+ * and answers each with the next status of `script`, then `otherwise` (200 unless changed), its body the
+ * text `answer` makes of that status (`ok` or `no` unless changed).
  */
 export class EventReceiver {
   readonly requests: ReceivedRequest[] = [];
   private readonly script: number[];
   otherwise = 200;
+  answer: (status: number) => string = (status) => (status < 300 ? 'ok' : 'no');
+  /**
+   * How many requests are answered together: set to 2, the next two wait for each other, so two attempts
+   * of one delivery are certainly in flight at once. Back to 1 once they are answered.
+   */
+  together = 1;
+  private readonly held: (() => void)[] = [];
   private server!: Server;
   url = '';
 
@@ -38,7 +46,12 @@ export class EventReceiver {
           body: Buffer.concat(chunks).toString('utf8'),
           status,
         });
-        response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+        this.held.push(() =>
+          response.writeHead(status, { 'content-type': 'text/plain' }).end(this.answer(status)),
+        );
+        if (this.held.length < this.together) return;
+        this.together = 1;
+        for (const reply of this.held.splice(0)) reply();
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));

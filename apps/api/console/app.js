@@ -1,7 +1,7 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
-import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
+import { deliveryScreen, endpointScreen, endpointsScreen } from './merchant-endpoints.js';
 import { eventsScreen, lookupScreen } from './merchant-events.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
@@ -28,6 +28,7 @@ const SCREENS = {
     [/^#\/accounts\/([\w-]+)$/, accountScreen],
     [/^#\/event-endpoints$/, endpointsScreen],
     [/^#\/event-endpoints\/([\w-]+)$/, endpointScreen],
+    [/^#\/event-endpoints\/([\w-]+)\/deliveries\/([\w-]+)$/, deliveryScreen],
     [/^#\/events$/, eventsScreen],
     [/^#\/lookup$/, lookupScreen],
   ],

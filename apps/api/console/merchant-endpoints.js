@@ -1,5 +1,6 @@
 // A merchant's event endpoints: the list, adding one (its signing secret shown once), and for one
-// endpoint a test event, a new secret (shown once), turning it back on, and its delivery log with retries.
+// endpoint a test event, a new secret (shown once), turning it back on, and its delivery log with retries;
+// for one delivery, each attempt as sent and as answered.
 import { bff } from './api.js';
 import { announce, errorText, EVENT_TYPES, h, loadInto, plain, table, when } from './ui.js';
 
@@ -200,64 +201,98 @@ export function endpointScreen(main, endpointId) {
       },
     });
 
+  let list = bff.eventEndpoints.deliveries(endpointId, { limit: 50 });
+
   /**
-   * The log. After a retry (run by the worker) it is drawn again each second until that delivery has a
-   * new attempt, for at most 30 s and only while this screen is shown: a retry refused again leaves it
-   * waiting for its next attempt, which may be hours away.
+   * The log, a page at a time (`cursor`: a later page). After a retry (run by the worker) the first page
+   * is drawn again each second until that delivery has a new attempt, for at most 30 s and only while this
+   * screen is shown: a retry refused again leaves it waiting for its next attempt, which may be hours away.
    */
-  async function loadDeliveries(watching, attemptsBefore = 0, rounds = 30) {
+  async function loadDeliveries({ cursor, watching, attemptsBefore = 0, rounds = 30 } = {}) {
     let waiting = false;
     await loadInto(deliveries, {
       what: 'its deliveries',
       load: async () => {
-        const items = (await bff.eventEndpoints.deliveries(endpointId, { limit: 50 }).page()).items;
-        waiting = items.some(
+        const answer = await list.page(cursor);
+        waiting = answer.items.some(
           (d) => d.id === watching && d.status === 'PENDING' && d.attempts <= attemptsBefore,
         );
-        return items;
+        return answer;
       },
-      empty: 'No delivery yet: events this endpoint takes appear here as they are sent.',
-      render: (items) =>
-        table(
-          'Deliveries',
-          [
-            'Event',
-            'Event id',
-            'Status',
-            'Attempts',
-            'Last attempt',
-            'Last answer',
-            'Next attempt',
-            'Delivered',
-            '',
-          ],
-          items.map((delivery) => [
-            eventTypeText(delivery.eventType),
-            h('code', {}, delivery.eventId),
-            plain('delivery', delivery.status),
-            String(delivery.attempts),
-            when(delivery.lastAttemptAt),
-            answerText(delivery),
-            when(delivery.nextAttemptAt),
-            when(delivery.deliveredAt),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'secondary',
-                'aria-label': `Send the ${delivery.eventType} event ${delivery.eventId} again`,
-                onclick: () => void retry(delivery),
-              },
-              'Send again',
-            ),
-          ]),
-        ),
+      render: (answer) =>
+        answer.items.length === 0
+          ? h(
+              'p',
+              { class: 'state' },
+              cursor
+                ? 'No more deliveries.'
+                : 'No delivery yet: events this endpoint takes appear here as they are sent.',
+            )
+          : [
+              deliveriesTable(answer.items),
+              answer.nextCursor
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary',
+                      onclick: () => void loadDeliveries({ cursor: answer.nextCursor }),
+                    },
+                    'Next page',
+                  )
+                : h('p', { class: 'muted' }, 'That is all of them.'),
+            ],
     });
     if (waiting && rounds > 1 && deliveries.isConnected) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (deliveries.isConnected) return loadDeliveries(watching, attemptsBefore, rounds - 1);
+      if (deliveries.isConnected) return loadDeliveries({ watching, attemptsBefore, rounds: rounds - 1 });
     }
   }
+
+  const deliveriesTable = (items) =>
+    table(
+      'Deliveries',
+      [
+        'Event',
+        'Event id',
+        'Status',
+        'Attempts',
+        'Last attempt',
+        'Last answer',
+        'Next attempt',
+        'Delivered',
+        '',
+        '',
+      ],
+      items.map((delivery) => [
+        eventTypeText(delivery.eventType),
+        h('code', {}, delivery.eventId),
+        plain('delivery', delivery.status),
+        String(delivery.attempts),
+        when(delivery.lastAttemptAt),
+        answerText(delivery),
+        when(delivery.nextAttemptAt),
+        when(delivery.deliveredAt),
+        h(
+          'a',
+          {
+            href: `#/event-endpoints/${endpointId}/deliveries/${delivery.id}`,
+            'aria-label': `Each attempt of the ${delivery.eventType} event ${delivery.eventId}`,
+          },
+          'Each attempt',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            'aria-label': `Send the ${delivery.eventType} event ${delivery.eventId} again`,
+            onclick: () => void retry(delivery),
+          },
+          'Send again',
+        ),
+      ]),
+    );
 
   async function retry(delivery) {
     try {
@@ -266,7 +301,7 @@ export function endpointScreen(main, endpointId) {
     } catch (error) {
       say(false, `Could not send the event again. ${errorText(error)}`);
     }
-    await loadDeliveries(delivery.id, delivery.attempts);
+    await loadDeliveries({ watching: delivery.id, attemptsBefore: delivery.attempts });
   }
 
   async function test(button) {
@@ -359,12 +394,184 @@ export function endpointScreen(main, endpointId) {
       h(
         'p',
         { class: 'muted' },
-        'The latest 50, newest first, with the last attempt’s answer (the api keeps no more of each attempt).',
+        'Newest first, 50 at a time, with the last attempt’s answer. Open “Each attempt” to see what each attempt sent and what came back.',
       ),
-      h('button', { type: 'button', class: 'secondary', onclick: () => void loadDeliveries() }, 'Refresh'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => {
+            list = bff.eventEndpoints.deliveries(endpointId, { limit: 50 });
+            void loadDeliveries();
+          },
+        },
+        'Refresh',
+      ),
       deliveries,
     ),
   );
   void loadEndpoint();
   void loadDeliveries();
+}
+
+/** Headers as a list of name and value, in the order sent. */
+const headersList = (headers) =>
+  h(
+    'dl',
+    {},
+    Object.entries(headers).flatMap(([name, value]) => [
+      h('dt', {}, h('code', {}, name)),
+      h('dd', {}, h('code', { class: 'mono' }, value)),
+    ]),
+  );
+
+/** An attempt's outcome in a few words: the answer's status, or why there was none. */
+const outcomeText = (attempt) =>
+  attempt.response
+    ? `HTTP ${attempt.response.status}${attempt.error ? `: ${attempt.error}` : ''}`
+    : (attempt.error ?? 'No answer');
+
+/** One attempt: a summary line that opens onto the request and the answer. */
+function attemptDetails(attempt, open) {
+  const { request, response } = attempt;
+  return h(
+    'details',
+    { class: 'attempt', open },
+    h(
+      'summary',
+      {},
+      `Attempt ${attempt.attempt}, ${when(attempt.attemptedAt)}: ${outcomeText(attempt)} (${attempt.durationMs} ms)`,
+    ),
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'When'),
+      h('dd', {}, when(attempt.attemptedAt)),
+      h('dt', {}, 'Took'),
+      h('dd', {}, `${attempt.durationMs} ms`),
+      h('dt', {}, 'Sent to'),
+      h('dd', {}, h('code', {}, request.url)),
+      h('dt', {}, 'Answer'),
+      h('dd', {}, response ? `HTTP ${response.status}` : 'None'),
+      h('dt', {}, 'Why not delivered'),
+      h('dd', {}, attempt.error ?? '—'),
+    ),
+    h('h3', {}, 'Request headers'),
+    headersList(request.headers),
+    h('h3', {}, 'Request body, as sent and signed'),
+    h('pre', { class: 'mono' }, request.body),
+    h('h3', {}, 'Answer body'),
+    response
+      ? [
+          h(
+            'p',
+            { class: 'muted' },
+            `${response.contentType ? `Type ${response.contentType}. ` : ''}${
+              response.bodyTruncated ? 'Only its first 4 KiB is kept: the rest is not shown.' : 'Whole.'
+            }`,
+          ),
+          response.body ? h('pre', { class: 'mono' }, response.body) : h('p', { class: 'state' }, 'Empty.'),
+        ]
+      : h('p', { class: 'state' }, 'No answer came.'),
+  );
+}
+
+/** One delivery of an endpoint: each attempt, newest first, and sending it again. */
+export function deliveryScreen(main, endpointId, deliveryId) {
+  const heading = h('h1', {}, 'Attempts of a delivery');
+  const status = h('p', { role: 'status' });
+  const attempts = h('div', { id: 'attempts' });
+  let shown = 0;
+
+  /**
+   * A page of attempts (`cursor`: an older page). After "Send again" the first page is drawn again each
+   * second until a new attempt is logged, for at most 30 s and only while this screen is shown.
+   */
+  async function load({ cursor, before, rounds = 30 } = {}) {
+    let newest = 0;
+    await loadInto(attempts, {
+      what: 'its attempts',
+      load: async () => {
+        const answer = await bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
+        newest = answer.items[0]?.attempt ?? 0;
+        return answer;
+      },
+      render: (answer) => {
+        const [first] = answer.items;
+        if (first && !cursor) {
+          const event = parseEvent(first.request.body);
+          if (event) heading.textContent = `Attempts of the ${event.type} event ${event.id}`;
+        }
+        if (!cursor) shown = newest;
+        return answer.items.length === 0
+          ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
+          : [
+              ...answer.items.map((attempt, i) => attemptDetails(attempt, !cursor && i === 0)),
+              answer.nextCursor
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary',
+                      onclick: () => void load({ cursor: answer.nextCursor }),
+                    },
+                    'Older attempts',
+                  )
+                : h('p', { class: 'muted' }, 'That is all of them.'),
+            ];
+      },
+    });
+    if (before !== undefined && newest <= before && rounds > 1 && attempts.isConnected) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (attempts.isConnected) return load({ before, rounds: rounds - 1 });
+    }
+  }
+
+  async function retry(button) {
+    button.disabled = true;
+    const before = shown;
+    try {
+      await bff.eventEndpoints.retryDelivery(endpointId, deliveryId);
+      status.className = 'good';
+      status.textContent = 'The event is being sent again: its attempt appears here once made.';
+    } catch (error) {
+      status.className = 'error';
+      status.textContent = `Could not send the event again. ${errorText(error)}`;
+    } finally {
+      button.disabled = false;
+    }
+    await load({ before });
+  }
+
+  const again = h('button', { type: 'button' }, 'Send again');
+  again.addEventListener('click', () => void retry(again));
+  main.append(
+    h('p', {}, h('a', { href: `#/event-endpoints/${endpointId}` }, '← The endpoint and its deliveries')),
+    heading,
+    h(
+      'p',
+      {},
+      'Each attempt as it went, newest first: the request sent (its signed headers and body) and what came back, of which the first 4 KiB is kept. They are kept as long as the delivery: until its event is older than the api keeps events, or the endpoint is deleted.',
+    ),
+    status,
+    h(
+      'div',
+      { class: 'row' },
+      again,
+      h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, 'Refresh'),
+    ),
+    section('Attempts', attempts),
+  );
+  void load();
+}
+
+/** The event a request body carries, if it is one. */
+function parseEvent(body) {
+  try {
+    const event = JSON.parse(body);
+    return typeof event?.type === 'string' && typeof event?.id === 'string' ? event : null;
+  } catch {
+    return null;
+  }
 }

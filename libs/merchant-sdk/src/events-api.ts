@@ -7,7 +7,7 @@ import {
   idempotencyHeader,
   type RawClient,
 } from './http-transport.js';
-import type { Body, Data, EventDelivery, EventEndpoint, Query } from './models.js';
+import type { Body, Data, EventDelivery, EventDeliveryAttempt, EventEndpoint, Query } from './models.js';
 import { type PagedList, pagedList } from './paging.js';
 
 type EndpointPath = '/v1/event-endpoints/{id}';
@@ -37,6 +37,15 @@ export interface EventEndpointsApi {
   test(id: string): Promise<Data<`${EndpointPath}/test`, 'post'>>;
   /** The endpoint's deliveries, newest first: status, attempts, the last answer. */
   deliveries(id: string, query?: Query<`${EndpointPath}/deliveries`>): PagedList<EventDelivery>;
+  /**
+   * One delivery's attempts, newest first: each one's request (headers, the body as signed) and what
+   * came back (status and the start of the body) or the error.
+   */
+  attempts(
+    id: string,
+    deliveryId: string,
+    query?: Query<`${EndpointPath}/deliveries/{deliveryId}/attempts`>,
+  ): PagedList<EventDeliveryAttempt>;
   /** Sends one delivery again now, same event id and body. */
   retryDelivery(id: string, deliveryId: string): Promise<EventDelivery>;
 }
@@ -76,6 +85,16 @@ export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
       pagedList(
         (q) =>
           envelopeOf(raw.GET('/v1/event-endpoints/{id}/deliveries', { params: { ...at(id), query: q } })),
+        query,
+      ),
+    attempts: (id, deliveryId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts', {
+              params: { path: { id, deliveryId }, query: q },
+            }),
+          ),
         query,
       ),
     retryDelivery: (id, deliveryId) =>

@@ -71,3 +71,4 @@ export type AuditEntry = Schema<'AuditEntryOutput'>;
 export type EventDelivery = Schema<'EventDeliveryOutput'>;
 /** What `bff.lookup(id)` found: `{ syncRuns, events, deliveries, more }`. */
 export type Lookup = Schema<'LookupOutput'>;
+export type EventDeliveryAttempt = Schema<'EventDeliveryAttemptOutput'>;

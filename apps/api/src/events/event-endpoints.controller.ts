@@ -15,10 +15,14 @@ import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.j
 import { UpdateEventEndpointInput } from './inputs/update-event-endpoint.input.js';
 import { EndpointTestOutput } from './outputs/endpoint-test.output.js';
 import { EventDeliveryOutput } from './outputs/event-delivery.output.js';
+import { EventDeliveryAttemptOutput } from './outputs/event-delivery-attempt.output.js';
 import { EventEndpointWithSecretOutput } from './outputs/event-endpoint-with-secret.output.js';
 import { MERCHANT_EVENT_OUTPUT } from './outputs/merchant-event.output.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** An attempts page's cursor: the attempt number it continues below. */
+const ATTEMPT_NUMBER = /^[1-9]\d{0,8}$/;
 
 function view(endpoint: EventEndpointView): EventEndpointOutput {
   return {
@@ -174,6 +178,36 @@ export class EventEndpointsController {
     });
     const items = rows.slice(0, limit);
     return page.answer(items, rows.length > limit ? items[items.length - 1].id : null);
+  }
+
+  @Get(':id/deliveries/:deliveryId/attempts')
+  @ApiOperation({
+    summary: 'A delivery’s attempts, newest first',
+    description:
+      'Each attempt as it went: when, how long, the request sent (URL, headers, the body exactly as signed) and the answer (status, `content-type` and the first 4 KiB of its body) or the error. Kept as long as the delivery: until the event leaves retention (EVENT_RETENTION_DAYS) or the endpoint is deleted. Keyset-paged.',
+  })
+  @ApiAnswer(200, EventDeliveryAttemptOutput, { list: true })
+  @ApiInvalid('VALIDATION_FAILED: a bad limit or cursor')
+  @ApiMissing()
+  async attempts(
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+    @Query() query: ListInput,
+    @Tenant() caller: TenantCaller,
+  ) {
+    const page = keysetPage(
+      query,
+      `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/attempts`,
+      { key: ATTEMPT_NUMBER },
+    );
+    const { limit } = page;
+    // One more than the page: whether it exists says whether there is a next page.
+    const rows = await this.endpoints.attemptsOf(caller, id, deliveryId, {
+      beforeAttempt: page.after === undefined ? null : Number(page.after),
+      limit: limit + 1,
+    });
+    const items = rows.slice(0, limit);
+    return page.answer(items, rows.length > limit ? String(items[items.length - 1].attempt) : null);
   }
 
   @Post(':id/deliveries/:deliveryId/retry')

@@ -49,14 +49,43 @@ export interface DeliveryWork {
   merchantDisabled: boolean;
 }
 
-/** The outcome of one attempt, as stored. */
+/** What an attempt sent and what came back, as the delivery's attempt log keeps it. */
+export interface AttemptExchange {
+  durationMs: number;
+  /**
+   * The request: the headers and the body exactly as sent. One refused before sending (an address it may
+   * not reach) keeps what it would have sent.
+   */
+  request: { url: string; headers: Record<string, string>; body: string };
+  /** Null when the endpoint gave no answer (refused, unreachable, timed out). */
+  response: {
+    status: number;
+    contentType: string | null;
+    /** The start of the answer's body as text, at most `RESPONSE_EXCERPT_BYTES` of it. */
+    body: string;
+    /** The body went on past the excerpt. */
+    bodyTruncated: boolean;
+  } | null;
+  error: string | null;
+}
+
+/** The outcome of one attempt, as stored: on the delivery and, as it went, in its attempt log. */
 export interface AttemptRecord {
   at: Date;
-  responseStatus: number | null;
-  error: string | null;
+  exchange: AttemptExchange;
   /** Set: succeeded. Else `nextAttemptAt` (null: given up). */
   delivered: boolean;
   nextAttemptAt: Date | null;
+}
+
+/** One entry of a delivery's attempt log. */
+export interface AttemptView {
+  attempt: number;
+  attemptedAt: string;
+  durationMs: number;
+  request: AttemptExchange['request'];
+  response: AttemptExchange['response'];
+  error: string | null;
 }
 
 const VIEW_COLUMNS = `d.id, d.event_id, e.type::text AS event_type, d.status::text AS status, d.attempts,
@@ -122,6 +151,50 @@ const listForEndpoint = (
         WHERE d.endpoint_id = $2 AND d.merchant_id = $1 ${after ? 'AND d.id < $4' : ''}
         ORDER BY d.id DESC LIMIT $3`;
 
+interface AttemptRow {
+  delivery_found: boolean;
+  attempt: number | null;
+  attempted_at: string | null;
+  duration_ms: number | null;
+  request_url: string | null;
+  request_headers: Record<string, string> | null;
+  request_body: string | null;
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+  response_body_truncated: boolean | null;
+  error: string | null;
+}
+
+const ATTEMPT_ROW: RowShape<AttemptRow> = {
+  delivery_found: 'boolean',
+  attempt: 'number',
+  attempted_at: 'string',
+  duration_ms: 'number',
+  request_url: 'string',
+  request_headers: 'json',
+  request_body: 'string',
+  response_status: 'number',
+  response_content_type: 'string',
+  response_body: 'string',
+  response_body_truncated: 'boolean',
+  error: 'string',
+};
+
+// The delivery's row, joined to a page of its log: one round trip tells an unknown delivery (no row) from
+// one with no attempt yet (one row of nulls).
+const attemptsOf = (before: boolean) => `SELECT true AS delivery_found, a.attempt,
+          ${isoText('a.attempted_at')} AS attempted_at, a.duration_ms, a.request_url, a.request_headers,
+          a.request_body, a.response_status, a.response_content_type, a.response_body,
+          a.response_body_truncated, a.error
+        FROM event_deliveries d
+        LEFT JOIN LATERAL (
+          SELECT * FROM event_delivery_attempts x
+          WHERE x.delivery_id = d.id ${before ? 'AND x.attempt < $5' : ''}
+          ORDER BY x.attempt DESC LIMIT $4) a ON true
+        WHERE d.id = $3 AND d.endpoint_id = $2 AND d.merchant_id = $1
+        ORDER BY a.attempt DESC`;
+
 export const EVENT_DELIVERY_SQL = {
   createForEvents: sqlStatement<{ id: string; event_id: string; pending: boolean }>(
     'event-deliveries.create-for-events',
@@ -185,13 +258,22 @@ export const EVENT_DELIVERY_SQL = {
       merchant_disabled: 'boolean',
     },
   ),
+  // One statement: the attempt enters the log only when the guarded update counted it, so the log holds
+  // exactly the counted attempts, numbered as counted, even when a duplicated job raced this one.
   recordAttempt: sqlStatement<{ id: string }>(
     'event-deliveries.record-attempt',
-    `UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
-          last_attempt_at = $4, last_response_status = $5, last_error = $6, next_attempt_at = $7,
-          delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $4 ELSE delivered_at END, updated_at = $4
-        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'
-        RETURNING id`,
+    `WITH counted AS (
+          UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
+            last_attempt_at = $4, last_response_status = $5, last_error = $6, next_attempt_at = $7,
+            delivered_at = CASE WHEN $3 = 'SUCCEEDED' THEN $4 ELSE delivered_at END, updated_at = $4
+          WHERE id = $1 AND attempts = $2 AND status = 'PENDING'
+          RETURNING id, merchant_id, attempts)
+        INSERT INTO event_delivery_attempts (delivery_id, attempt, merchant_id, attempted_at, duration_ms,
+            request_url, request_headers, request_body, response_status, response_content_type, response_body,
+            response_body_truncated, error)
+          SELECT id, attempts, merchant_id, $4, $8::int, $9::text, $10::jsonb, $11::text, $5, $12::text,
+            $13::text, $14::boolean, $6 FROM counted
+        RETURNING delivery_id AS id`,
     { id: 'string' },
   ),
   requeue: sqlStatement<ViewRow>(
@@ -206,6 +288,9 @@ export const EVENT_DELIVERY_SQL = {
     VIEW_ROW,
   ),
   listFirst: sqlStatement<ViewRow>('event-deliveries.list-first', listForEndpoint(false), VIEW_ROW),
+  /** Null when the merchant has no such delivery on that endpoint; else its log, a page of it. */
+  attemptsFirst: sqlStatement<AttemptRow>('event-deliveries.attempts-first', attemptsOf(false), ATTEMPT_ROW),
+  attemptsBefore: sqlStatement<AttemptRow>('event-deliveries.attempts-before', attemptsOf(true), ATTEMPT_ROW),
   listAfter: sqlStatement<ViewRow>('event-deliveries.list-after', listForEndpoint(true), VIEW_ROW),
   findForTracingLookup: sqlStatement<ViewRow & { endpoint_id: string }>(
     'event-deliveries.find-for-tracing-lookup',
@@ -311,13 +396,17 @@ export class EventDeliveryRepository {
     };
   }
 
-  /** Records an attempt made after reading `attemptsSeen`; false when another attempt got there first. */
+  /**
+   * Records an attempt made after reading `attemptsSeen`, on the delivery and in its attempt log; false
+   * (nothing recorded) when another attempt got there first.
+   */
   async recordAttempt(id: string, attemptsSeen: number, attempt: AttemptRecord): Promise<boolean> {
     const status: DeliveryStatus = attempt.delivered
       ? 'SUCCEEDED'
       : attempt.nextAttemptAt
         ? 'PENDING'
         : 'FAILED';
+    const { request, response, error, durationMs } = attempt.exchange;
     const rows = await this.db.rows({
       ...EVENT_DELIVERY_SQL.recordAttempt,
       values: [
@@ -325,12 +414,62 @@ export class EventDeliveryRepository {
         attemptsSeen,
         status,
         attempt.at,
-        attempt.responseStatus,
-        attempt.error,
+        response?.status ?? null,
+        error,
         attempt.nextAttemptAt,
+        durationMs,
+        request.url,
+        JSON.stringify(request.headers),
+        request.body,
+        response?.contentType ?? null,
+        response?.body ?? null,
+        response?.bodyTruncated ?? false,
       ],
     });
     return rows.length === 1;
+  }
+
+  /**
+   * A delivery's attempts, newest first, keyset-paged by attempt number; null when the merchant has no
+   * such delivery on that endpoint.
+   */
+  async listAttempts(
+    merchantId: MerchantId,
+    endpointId: string,
+    deliveryId: string,
+    beforeAttempt: number | null,
+    limit: number,
+  ): Promise<AttemptView[] | null> {
+    const rows = await this.db.rows({
+      ...(beforeAttempt === null ? EVENT_DELIVERY_SQL.attemptsFirst : EVENT_DELIVERY_SQL.attemptsBefore),
+      values:
+        beforeAttempt === null
+          ? [merchantId, endpointId, deliveryId, limit]
+          : [merchantId, endpointId, deliveryId, limit, beforeAttempt],
+    });
+    if (rows.length === 0) return null;
+    return rows.flatMap((r) =>
+      r.attempt === null
+        ? []
+        : [
+            {
+              attempt: r.attempt,
+              attemptedAt: r.attempted_at!,
+              durationMs: r.duration_ms!,
+              request: { url: r.request_url!, headers: r.request_headers!, body: r.request_body! },
+              response:
+                r.response_status === null
+                  ? null
+                  : {
+                      status: r.response_status,
+                      contentType: r.response_content_type,
+                      body: r.response_body ?? '',
+                      bodyTruncated: r.response_body_truncated ?? false,
+                    },
+              error: r.error,
+            },
+          ],
+    );
   }
 
   /** A merchant's manual retry: pending again, due now (a delivered one may be sent again too). */

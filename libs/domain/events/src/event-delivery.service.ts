@@ -9,11 +9,15 @@ import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
 import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
 import { EventDeliveryMetrics } from './event-delivery.metrics.js';
-import { EventDeliveryRepository } from './event-delivery.repository.js';
+import { type AttemptExchange, EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 
 const USER_AGENT = 'open-banking-bff-events/1.0';
 const MAX_DELAY_MS = 3_600_000;
+/** How much of an answer's body the attempt log keeps. */
+export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
+/** How much more of it is read (and dropped) so the connection can be reused; past that it is closed. */
+const DRAIN_BYTES = 64 * 1024;
 
 export type DeliveryOutcome =
   | { outcome: 'delivered' | 'given-up' | 'skipped' }
@@ -28,6 +32,9 @@ export interface TestDelivery {
   responseStatus: number | null;
   error: string | null;
   durationMs: number;
+  /** As a delivery's attempt log shows an attempt. */
+  request: AttemptExchange['request'];
+  response: AttemptExchange['response'];
 }
 
 /** The delay before attempt `n + 1` after `n` failures: doubling from the base, capped, ±20% jitter. */
@@ -83,8 +90,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     if (result.ok) {
       await this.deliveries.recordAttempt(work.id, work.attempts, {
         at,
-        responseStatus: result.status,
-        error: null,
+        exchange: result.exchange,
         delivered: true,
         nextAttemptAt: null,
       });
@@ -101,8 +107,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     const giveUp = retryAt.getTime() > deadline;
     const recorded = await this.deliveries.recordAttempt(work.id, work.attempts, {
       at,
-      responseStatus: result.status,
-      error: result.error,
+      exchange: result.exchange,
       delivered: false,
       nextAttemptAt: giveUp ? null : retryAt,
     });
@@ -140,14 +145,19 @@ export class EventDeliveryService implements OnModuleDestroy {
       userId: null,
       data: { endpointId },
     };
-    const started = performance.now();
-    const result = await this.send(event, endpoint.url, this.endpoints.secretsOf(endpoint, new Date()));
+    const { ok, exchange } = await this.send(
+      event,
+      endpoint.url,
+      this.endpoints.secretsOf(endpoint, new Date()),
+    );
     return {
       event,
-      delivered: result.ok,
-      responseStatus: result.status,
-      error: result.error,
-      durationMs: Math.round(performance.now() - started),
+      delivered: ok,
+      responseStatus: exchange.response?.status ?? null,
+      error: exchange.error,
+      durationMs: exchange.durationMs,
+      request: exchange.request,
+      response: exchange.response,
     };
   }
 
@@ -155,40 +165,81 @@ export class EventDeliveryService implements OnModuleDestroy {
     event: MerchantEventWire,
     url: string,
     secrets: string[],
-  ): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+  ): Promise<{ ok: boolean; exchange: AttemptExchange }> {
     const body = JSON.stringify(event);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...webhookHeaders({ id: event.id, timestampSeconds: Math.floor(Date.now() / 1000), body, secrets }),
+    };
+    const sent = { url, headers, body };
     const refused = refusedLiteralAddress(new URL(url), this.config.events.allowPrivateEndpoints);
-    if (refused) return { ok: false, status: null, error: `refused: ${refused}` };
-    const headers = webhookHeaders({
-      id: event.id,
-      timestampSeconds: Math.floor(Date.now() / 1000),
-      body,
-      secrets,
-    });
+    if (refused) {
+      return {
+        ok: false,
+        exchange: { durationMs: 0, request: sent, response: null, error: `refused: ${refused}` },
+      };
+    }
     const timeout = this.config.tuning.eventDeliveryTimeoutMs;
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
     try {
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers },
+        headers,
         body,
         headersTimeout: timeout,
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
-      // The answer's body is not needed: drained (bounded), so the connection can be reused.
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const excerpt = await readExcerpt(response.body);
       const ok = response.statusCode >= 200 && response.statusCode < 300;
       const redirected = response.statusCode >= 300 && response.statusCode < 400;
+      const contentType = response.headers['content-type'];
       return {
         ok,
-        status: response.statusCode,
-        error: ok ? null : redirected ? 'redirects are not followed' : `answered ${response.statusCode}`,
+        exchange: {
+          durationMs: took(),
+          request: sent,
+          response: {
+            status: response.statusCode,
+            contentType: typeof contentType === 'string' ? contentType.slice(0, 200) : null,
+            ...excerpt,
+          },
+          error: ok ? null : redirected ? 'redirects are not followed' : `answered ${response.statusCode}`,
+        },
       };
     } catch (error) {
-      return { ok: false, status: null, error: describe(error, timeout) };
+      return {
+        ok: false,
+        exchange: { durationMs: took(), request: sent, response: null, error: describe(error, timeout) },
+      };
     }
   }
+}
+
+/**
+ * The start of an answer's body, as text, for the attempt log. The rest is read and dropped up to a bound,
+ * so the connection can be reused; a longer body closes it instead. A body cut short by the endpoint (or
+ * the timeout) keeps what came.
+ */
+async function readExcerpt(body: AsyncIterable<Buffer>): Promise<{ body: string; bodyTruncated: boolean }> {
+  const kept: Buffer[] = [];
+  let seen = 0;
+  try {
+    for await (const chunk of body) {
+      if (seen < RESPONSE_EXCERPT_BYTES) kept.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - seen));
+      seen += chunk.length;
+      // Leaving the loop destroys the body, and with it the connection.
+      if (seen > RESPONSE_EXCERPT_BYTES + DRAIN_BYTES) break;
+    }
+  } catch {
+    // What arrived before the failure is the excerpt.
+  }
+  // `stream` holds back a character the cut split; NUL has no place in a Postgres text column.
+  const text = new TextDecoder('utf-8').decode(Buffer.concat(kept), { stream: true });
+  return { body: text.replaceAll('\u0000', '\uFFFD'), bodyTruncated: seen > RESPONSE_EXCERPT_BYTES };
 }
 
 function describe(error: unknown, timeoutMs: number): string {

@@ -7,7 +7,7 @@ import { isUuid, uuidV7 } from '#libs/ids';
 import { JobProducerService } from '#libs/queue';
 import { refusedLiteralAddress } from './delivery-target.js';
 import type { MerchantEventType } from './event-catalogue.js';
-import { type DeliveryView, EventDeliveryRepository } from './event-delivery.repository.js';
+import { type AttemptView, type DeliveryView, EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository, type EventEndpointView } from './event-endpoint.repository.js';
 
 /** The old secret keeps signing alongside the new one this long after a rotation. */
@@ -105,6 +105,27 @@ export class EventEndpointsService {
   ): Promise<DeliveryView[]> {
     await this.get(caller, endpointId);
     return this.deliveries.listForEndpoint(tenantOf(caller), endpointId, page.beforeId, page.limit);
+  }
+
+  /** A delivery's attempt log, newest first: each attempt's request and what came back. */
+  async attemptsOf(
+    caller: TenantCaller,
+    endpointId: string,
+    deliveryId: string,
+    page: { beforeAttempt: number | null; limit: number },
+  ): Promise<AttemptView[]> {
+    await this.get(caller, endpointId);
+    const attempts = isUuid(deliveryId)
+      ? await this.deliveries.listAttempts(
+          tenantOf(caller),
+          endpointId,
+          deliveryId,
+          page.beforeAttempt,
+          page.limit,
+        )
+      : null;
+    if (!attempts) throw new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
+    return attempts;
   }
 
   /** Sends a delivery again now, whatever its state (a failed one, or a delivered one the merchant lost). */

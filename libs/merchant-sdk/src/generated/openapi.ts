@@ -726,6 +726,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A delivery’s attempts, newest first
+         * @description Each attempt as it went: when, how long, the request sent (URL, headers, the body exactly as signed) and the answer (status, `content-type` and the first 4 KiB of its body) or the error. Kept as long as the delivery: until the event leaves retention (EVENT_RETENTION_DAYS) or the endpoint is deleted. Keyset-paged.
+         */
+        get: operations["EventEndpointsController_attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-endpoints/{id}/deliveries/{deliveryId}/retry": {
         parameters: {
             query?: never;
@@ -2483,6 +2503,34 @@ export interface components {
              */
             types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
         };
+        DeliveryAttemptRequestOutput: {
+            /** @description The endpoint’s URL when it was sent */
+            url: string;
+            /**
+             * @description The headers sent: `content-type`, `user-agent` and the Standard Webhooks `webhook-id`, `webhook-timestamp` and `webhook-signature` (verifiable with the endpoint’s secret, and with the previous one during a rotation).
+             * @example {
+             *       "content-type": "application/json",
+             *       "user-agent": "open-banking-bff-events/1.0",
+             *       "webhook-id": "0190c0de-0000-7000-8000-000000000000",
+             *       "webhook-timestamp": "1764198000",
+             *       "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The body exactly as sent and signed: the event (MerchantEventOutput) as JSON */
+            body: string;
+        };
+        DeliveryAttemptResponseOutput: {
+            status: number;
+            /** @description The answer’s `content-type` header */
+            contentType: string | null;
+            /** @description The start of the answer’s body as text: its first 4 KiB at most */
+            body: string;
+            /** @description The body went on past what `body` holds */
+            bodyTruncated: boolean;
+        };
         EndpointTestOutput: {
             /** @description The event sent: the signed body */
             event: components["schemas"]["EndpointTestEventOutput"];
@@ -2494,6 +2542,10 @@ export interface components {
             error: string | null;
             /** @description From sending to the answer */
             durationMs: number;
+            /** @description What was sent, as an attempt log shows it */
+            request: components["schemas"]["DeliveryAttemptRequestOutput"];
+            /** @description What came back, as an attempt log shows it; null when no answer came */
+            response: components["schemas"]["DeliveryAttemptResponseOutput"] | null;
         };
         EndpointTestOutputEnvelope: {
             data: components["schemas"]["EndpointTestOutput"];
@@ -2529,6 +2581,28 @@ export interface components {
         };
         EventDeliveryOutputListEnvelope: {
             data: components["schemas"]["EventDeliveryOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
+            links?: components["schemas"]["ApiLinks"];
+        };
+        EventDeliveryAttemptOutput: {
+            /** @description Its number, counted from 1 over the delivery’s life (a manual retry continues the count) */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the attempt ended
+             */
+            attemptedAt: string;
+            /** @description From sending to the end of the answer */
+            durationMs: number;
+            /** @description What was sent; for an attempt refused before sending (an address deliveries may not reach), what would have been */
+            request: components["schemas"]["DeliveryAttemptRequestOutput"];
+            /** @description Null when the endpoint gave no answer (refused, unreachable, timed out) */
+            response: components["schemas"]["DeliveryAttemptResponseOutput"] | null;
+            /** @description Why it was not delivered; null when it was */
+            error: string | null;
+        };
+        EventDeliveryAttemptOutputListEnvelope: {
+            data: components["schemas"]["EventDeliveryAttemptOutput"][];
             meta: components["schemas"]["ApiListMeta"];
             links?: components["schemas"]["ApiLinks"];
         };
@@ -6680,6 +6754,86 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventEndpointsController_attempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from meta.nextCursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDeliveryAttemptOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a bad limit or cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
