@@ -277,6 +277,28 @@ describe('web console, in a browser', () => {
     expect(receiver.accepted().map((event) => event.type)).toEqual(['endpoint.test']);
     await page.locator('#test-result').getByText('HTTP 200').waitFor();
 
+    // Changed in place: a refused address is named and kept for mending, then new types are saved.
+    const address = page.getByLabel('Address of the endpoint');
+    expect(await address.inputValue()).toBe(receiver.url);
+    await address.fill('ftp://merchant.example/hooks');
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText(/^Could not change the endpoint\. url must be .*\(tracing id /).waitFor();
+    expect(await address.inputValue()).toBe('ftp://merchant.example/hooks');
+    // The browser reports the refused request itself; nothing else went wrong.
+    expect(consoleErrors.splice(0)).toEqual([expect.stringMatching(/status of 400/)]);
+    await address.fill(receiver.url);
+    await page.getByLabel('A consent was withdrawn').check();
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText(`Saved: events now go to ${receiver.url}.`).waitFor();
+    await page
+      .locator('#endpoint-about')
+      .getByText("A consent was withdrawn, An account's sync finished")
+      .waitFor();
+    expect(dataOf(await tenant.client.get(`/v1/event-endpoints/${endpointId}`)).types.sort()).toEqual([
+      'consent.revoked',
+      'sync.succeeded',
+    ]);
+
     await page.getByRole('button', { name: 'Make a new signing secret' }).click();
     await page.getByLabel('Signing secret').waitFor();
     const second = await page.getByLabel('Signing secret').inputValue();

@@ -1,7 +1,8 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, del } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
-import { deliveryScreen, endpointScreen, endpointsScreen } from './merchant-endpoints.js';
+import { deliveryScreen } from './merchant-delivery.js';
+import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
 import { eventsScreen, lookupScreen } from './merchant-events.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';

@@ -1,9 +1,7 @@
 // A merchant's customers: find one by reference, then their consents (each with its status history)
 // and accounts, then an account's sync runs and its stored transactions, every list a page at a time.
 import { bff } from './api.js';
-import { h, loadInto, plain, table, when } from './ui.js';
-
-const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
+import { h, loadInto, plain, section, table, when } from './ui.js';
 
 /**
  * A list of the SDK (`PagedList`) into `container` a page at a time: `render` draws a page's items, a

@@ -2,9 +2,8 @@
 // endpoint a test event, a new secret (shown once), turning it back on, and its delivery log with retries;
 // for one delivery, each attempt as sent and as answered.
 import { bff } from './api.js';
-import { announce, errorText, EVENT_TYPES, h, loadInto, plain, table, when } from './ui.js';
-
-const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
+import { endpointFields } from './endpoint-fields.js';
+import { announce, errorText, h, loadInto, plain, section, table, when } from './ui.js';
 
 /** The plain words, then the API's own name of the type, shown as such. */
 export const eventTypeText = (type) =>
@@ -51,17 +50,7 @@ export function endpointsScreen(main) {
   const list = h('div', { id: 'endpoints-list' });
   const secretBox = h('section', { id: 'new-secret', class: 'new-key', hidden: true, 'aria-live': 'polite' });
   const status = h('p', { role: 'status' });
-  const url = h('input', {
-    id: 'endpoint-url',
-    name: 'endpoint-url',
-    type: 'url',
-    required: true,
-    placeholder: 'https://shop.example/webhooks',
-    autocomplete: 'off',
-  });
-  const boxes = EVENT_TYPES.map((type) =>
-    h('input', { type: 'checkbox', id: `type-${type}`, name: 'types', value: type }),
-  );
+  const fields = endpointFields('endpoint');
 
   const refresh = () =>
     loadInto(list, {
@@ -97,13 +86,11 @@ export function endpointsScreen(main) {
         const button = form.querySelector('button[type=submit]');
         button.disabled = true;
         try {
-          const types = boxes.filter((box) => box.checked).map((box) => box.value);
-          const created = await bff.eventEndpoints.create({ url: url.value.trim(), types });
-          url.value = '';
-          for (const box of boxes) box.checked = false;
+          const created = await bff.eventEndpoints.create(fields.read());
+          fields.clear();
           status.className = 'good';
           status.textContent = `${created.endpoint.url} is added.`;
-          showSecretOnce(secretBox, 'The new endpoint’s signing secret', created.secret, url);
+          showSecretOnce(secretBox, 'The new endpoint’s signing secret', created.secret, fields.url);
         } catch (error) {
           status.className = 'error';
           status.textContent = `Could not add the endpoint. ${errorText(error)}`;
@@ -113,22 +100,7 @@ export function endpointsScreen(main) {
         await refresh();
       },
     },
-    h('label', { for: 'endpoint-url' }, 'Address of the endpoint'),
-    h('p', { class: 'muted' }, 'Where your server takes the events: https, without redirects.'),
-    url,
-    h(
-      'fieldset',
-      {},
-      h('legend', {}, 'Which events (none ticked: every type)'),
-      EVENT_TYPES.map((type, i) =>
-        h(
-          'div',
-          { class: 'check' },
-          boxes[i],
-          h('label', { for: `type-${type}` }, `${plain('eventType', type)} `, h('code', {}, type)),
-        ),
-      ),
-    ),
+    fields.elements,
     h('button', { type: 'submit' }, 'Add the endpoint'),
   );
 
@@ -161,6 +133,7 @@ export function endpointScreen(main, endpointId) {
   const secretBox = h('section', { id: 'new-secret', class: 'new-key', hidden: true, 'aria-live': 'polite' });
   const deliveries = h('div', { id: 'deliveries' });
   const actions = h('div', { class: 'row' });
+  const change = h('div', { id: 'endpoint-change' });
 
   const say = (good, text) => {
     status.className = good ? 'good' : 'error';
@@ -173,6 +146,8 @@ export function endpointScreen(main, endpointId) {
       load: () => bff.eventEndpoints.get(endpointId),
       render: (endpoint) => {
         heading.textContent = `Event endpoint ${endpoint.url}`;
+        // Filled in once: a later reload (after a rotation, say) must not wipe what is being typed.
+        if (!change.firstChild) change.append(changeForm(endpoint));
         actions.querySelector('.enable')?.remove();
         if (endpoint.disabledAt)
           actions.append(
@@ -200,6 +175,39 @@ export function endpointScreen(main, endpointId) {
         );
       },
     });
+
+  /** Its address and types, changed in place: the secret and the delivery log stay. */
+  function changeForm(endpoint) {
+    const fields = endpointFields('change', endpoint);
+    const form = h(
+      'form',
+      {
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const button = form.querySelector('button[type=submit]');
+          button.disabled = true;
+          try {
+            const changed = await bff.eventEndpoints.update(endpointId, fields.read());
+            say(true, `Saved: events now go to ${changed.url}.`);
+            await loadEndpoint();
+          } catch (error) {
+            say(false, `Could not change the endpoint. ${errorText(error)}`);
+            fields.url.focus();
+          } finally {
+            button.disabled = false;
+          }
+        },
+      },
+      fields.elements,
+      h(
+        'p',
+        { class: 'muted' },
+        'Deliveries not made yet go to the new address; new types apply to events from now on. The signing secret stays the same.',
+      ),
+      h('button', { type: 'submit' }, 'Save the changes'),
+    );
+    return form;
+  }
 
   let list = bff.eventEndpoints.deliveries(endpointId, { limit: 50 });
 
@@ -389,6 +397,7 @@ export function endpointScreen(main, endpointId) {
     about,
     section('Check it', actions, tested),
     secretBox,
+    section('Change it', change),
     section(
       'Deliveries',
       h(
@@ -413,165 +422,4 @@ export function endpointScreen(main, endpointId) {
   );
   void loadEndpoint();
   void loadDeliveries();
-}
-
-/** Headers as a list of name and value, in the order sent. */
-const headersList = (headers) =>
-  h(
-    'dl',
-    {},
-    Object.entries(headers).flatMap(([name, value]) => [
-      h('dt', {}, h('code', {}, name)),
-      h('dd', {}, h('code', { class: 'mono' }, value)),
-    ]),
-  );
-
-/** An attempt's outcome in a few words: the answer's status, or why there was none. */
-const outcomeText = (attempt) =>
-  attempt.response
-    ? `HTTP ${attempt.response.status}${attempt.error ? `: ${attempt.error}` : ''}`
-    : (attempt.error ?? 'No answer');
-
-/** One attempt: a summary line that opens onto the request and the answer. */
-function attemptDetails(attempt, open) {
-  const { request, response } = attempt;
-  return h(
-    'details',
-    { class: 'attempt', open },
-    h(
-      'summary',
-      {},
-      `Attempt ${attempt.attempt}, ${when(attempt.attemptedAt)}: ${outcomeText(attempt)} (${attempt.durationMs} ms)`,
-    ),
-    h(
-      'dl',
-      {},
-      h('dt', {}, 'When'),
-      h('dd', {}, when(attempt.attemptedAt)),
-      h('dt', {}, 'Took'),
-      h('dd', {}, `${attempt.durationMs} ms`),
-      h('dt', {}, 'Sent to'),
-      h('dd', {}, h('code', {}, request.url)),
-      h('dt', {}, 'Answer'),
-      h('dd', {}, response ? `HTTP ${response.status}` : 'None'),
-      h('dt', {}, 'Why not delivered'),
-      h('dd', {}, attempt.error ?? '—'),
-    ),
-    h('h3', {}, 'Request headers'),
-    headersList(request.headers),
-    h('h3', {}, 'Request body, as sent and signed'),
-    h('pre', { class: 'mono' }, request.body),
-    h('h3', {}, 'Answer body'),
-    response
-      ? [
-          h(
-            'p',
-            { class: 'muted' },
-            `${response.contentType ? `Type ${response.contentType}. ` : ''}${
-              response.bodyTruncated ? 'Only its first 4 KiB is kept: the rest is not shown.' : 'Whole.'
-            }`,
-          ),
-          response.body ? h('pre', { class: 'mono' }, response.body) : h('p', { class: 'state' }, 'Empty.'),
-        ]
-      : h('p', { class: 'state' }, 'No answer came.'),
-  );
-}
-
-/** One delivery of an endpoint: each attempt, newest first, and sending it again. */
-export function deliveryScreen(main, endpointId, deliveryId) {
-  const heading = h('h1', {}, 'Attempts of a delivery');
-  const status = h('p', { role: 'status' });
-  const attempts = h('div', { id: 'attempts' });
-  let shown = 0;
-
-  /**
-   * A page of attempts (`cursor`: an older page). After "Send again" the first page is drawn again each
-   * second until a new attempt is logged, for at most 30 s and only while this screen is shown.
-   */
-  async function load({ cursor, before, rounds = 30 } = {}) {
-    let newest = 0;
-    await loadInto(attempts, {
-      what: 'its attempts',
-      load: async () => {
-        const answer = await bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
-        newest = answer.items[0]?.attempt ?? 0;
-        return answer;
-      },
-      render: (answer) => {
-        const [first] = answer.items;
-        if (first && !cursor) {
-          const event = parseEvent(first.request.body);
-          if (event) heading.textContent = `Attempts of the ${event.type} event ${event.id}`;
-        }
-        if (!cursor) shown = newest;
-        return answer.items.length === 0
-          ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
-          : [
-              ...answer.items.map((attempt, i) => attemptDetails(attempt, !cursor && i === 0)),
-              answer.nextCursor
-                ? h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'secondary',
-                      onclick: () => void load({ cursor: answer.nextCursor }),
-                    },
-                    'Older attempts',
-                  )
-                : h('p', { class: 'muted' }, 'That is all of them.'),
-            ];
-      },
-    });
-    if (before !== undefined && newest <= before && rounds > 1 && attempts.isConnected) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (attempts.isConnected) return load({ before, rounds: rounds - 1 });
-    }
-  }
-
-  async function retry(button) {
-    button.disabled = true;
-    const before = shown;
-    try {
-      await bff.eventEndpoints.retryDelivery(endpointId, deliveryId);
-      status.className = 'good';
-      status.textContent = 'The event is being sent again: its attempt appears here once made.';
-    } catch (error) {
-      status.className = 'error';
-      status.textContent = `Could not send the event again. ${errorText(error)}`;
-    } finally {
-      button.disabled = false;
-    }
-    await load({ before });
-  }
-
-  const again = h('button', { type: 'button' }, 'Send again');
-  again.addEventListener('click', () => void retry(again));
-  main.append(
-    h('p', {}, h('a', { href: `#/event-endpoints/${endpointId}` }, '← The endpoint and its deliveries')),
-    heading,
-    h(
-      'p',
-      {},
-      'Each attempt as it went, newest first: the request sent (its signed headers and body) and what came back, of which the first 4 KiB is kept. They are kept as long as the delivery: until its event is older than the api keeps events, or the endpoint is deleted.',
-    ),
-    status,
-    h(
-      'div',
-      { class: 'row' },
-      again,
-      h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, 'Refresh'),
-    ),
-    section('Attempts', attempts),
-  );
-  void load();
-}
-
-/** The event a request body carries, if it is one. */
-function parseEvent(body) {
-  try {
-    const event = JSON.parse(body);
-    return typeof event?.type === 'string' && typeof event?.id === 'string' ? event : null;
-  } catch {
-    return null;
-  }
 }

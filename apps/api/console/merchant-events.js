@@ -2,9 +2,7 @@
 // across sync runs, events and deliveries: the api searches them (GET /v1/lookup).
 import { bff } from './api.js';
 import { eventTypeText } from './merchant-endpoints.js';
-import { EVENT_TYPES, h, loadInto, plain, table, when } from './ui.js';
-
-const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
+import { EVENT_TYPES, h, loadInto, plain, section, table, when } from './ui.js';
 
 /** An event's data, folded away: the JSON as the api sent it. */
 const dataOf = (event) =>

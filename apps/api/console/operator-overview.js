@@ -2,9 +2,8 @@
 // without being renewed, merchants' failing event endpoints, and the upstream receiver with its
 // categories. Read only.
 import { all, get } from './api.js';
-import { h, loadInto, plain, table, when } from './ui.js';
+import { h, loadInto, plain, section, table, when } from './ui.js';
 
-const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
 const DAY = 24 * 60 * 60 * 1000;
 /** Grafana where docker-compose.yml's observability profile publishes it, with the BFF dashboard as home. */
 const GRAFANA = 'http://localhost:3001/';

@@ -12,6 +12,9 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** A titled part of a screen. */
+export const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
+
 /** A table with a caption, its headers, and one row per item; a cell is text or an element. */
 export function table(caption, headers, rows) {
   return h(

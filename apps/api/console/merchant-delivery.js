@@ -1,0 +1,164 @@
+// One delivery of an event to an endpoint: each attempt as sent and as answered, and sending it again.
+import { bff } from './api.js';
+import { errorText, h, loadInto, section, when } from './ui.js';
+
+/** Headers as a list of name and value, in the order sent. */
+const headersList = (headers) =>
+  h(
+    'dl',
+    {},
+    Object.entries(headers).flatMap(([name, value]) => [
+      h('dt', {}, h('code', {}, name)),
+      h('dd', {}, h('code', { class: 'mono' }, value)),
+    ]),
+  );
+
+/** An attempt's outcome in a few words: the answer's status, or why there was none. */
+const outcomeText = (attempt) =>
+  attempt.response
+    ? `HTTP ${attempt.response.status}${attempt.error ? `: ${attempt.error}` : ''}`
+    : (attempt.error ?? 'No answer');
+
+/** One attempt: a summary line that opens onto the request and the answer. */
+function attemptDetails(attempt, open) {
+  const { request, response } = attempt;
+  return h(
+    'details',
+    { class: 'attempt', open },
+    h(
+      'summary',
+      {},
+      `Attempt ${attempt.attempt}, ${when(attempt.attemptedAt)}: ${outcomeText(attempt)} (${attempt.durationMs} ms)`,
+    ),
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'When'),
+      h('dd', {}, when(attempt.attemptedAt)),
+      h('dt', {}, 'Took'),
+      h('dd', {}, `${attempt.durationMs} ms`),
+      h('dt', {}, 'Sent to'),
+      h('dd', {}, h('code', {}, request.url)),
+      h('dt', {}, 'Answer'),
+      h('dd', {}, response ? `HTTP ${response.status}` : 'None'),
+      h('dt', {}, 'Why not delivered'),
+      h('dd', {}, attempt.error ?? '—'),
+    ),
+    h('h3', {}, 'Request headers'),
+    headersList(request.headers),
+    h('h3', {}, 'Request body, as sent and signed'),
+    h('pre', { class: 'mono' }, request.body),
+    h('h3', {}, 'Answer body'),
+    response
+      ? [
+          h(
+            'p',
+            { class: 'muted' },
+            `${response.contentType ? `Type ${response.contentType}. ` : ''}${
+              response.bodyTruncated ? 'Only its first 4 KiB is kept: the rest is not shown.' : 'Whole.'
+            }`,
+          ),
+          response.body ? h('pre', { class: 'mono' }, response.body) : h('p', { class: 'state' }, 'Empty.'),
+        ]
+      : h('p', { class: 'state' }, 'No answer came.'),
+  );
+}
+
+/** One delivery of an endpoint: each attempt, newest first, and sending it again. */
+export function deliveryScreen(main, endpointId, deliveryId) {
+  const heading = h('h1', {}, 'Attempts of a delivery');
+  const status = h('p', { role: 'status' });
+  const attempts = h('div', { id: 'attempts' });
+  let shown = 0;
+
+  /**
+   * A page of attempts (`cursor`: an older page). After "Send again" the first page is drawn again each
+   * second until a new attempt is logged, for at most 30 s and only while this screen is shown.
+   */
+  async function load({ cursor, before, rounds = 30 } = {}) {
+    let newest = 0;
+    await loadInto(attempts, {
+      what: 'its attempts',
+      load: async () => {
+        const answer = await bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
+        newest = answer.items[0]?.attempt ?? 0;
+        return answer;
+      },
+      render: (answer) => {
+        const [first] = answer.items;
+        if (first && !cursor) {
+          const event = parseEvent(first.request.body);
+          if (event) heading.textContent = `Attempts of the ${event.type} event ${event.id}`;
+        }
+        if (!cursor) shown = newest;
+        return answer.items.length === 0
+          ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
+          : [
+              ...answer.items.map((attempt, i) => attemptDetails(attempt, !cursor && i === 0)),
+              answer.nextCursor
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary',
+                      onclick: () => void load({ cursor: answer.nextCursor }),
+                    },
+                    'Older attempts',
+                  )
+                : h('p', { class: 'muted' }, 'That is all of them.'),
+            ];
+      },
+    });
+    if (before !== undefined && newest <= before && rounds > 1 && attempts.isConnected) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (attempts.isConnected) return load({ before, rounds: rounds - 1 });
+    }
+  }
+
+  async function retry(button) {
+    button.disabled = true;
+    const before = shown;
+    try {
+      await bff.eventEndpoints.retryDelivery(endpointId, deliveryId);
+      status.className = 'good';
+      status.textContent = 'The event is being sent again: its attempt appears here once made.';
+    } catch (error) {
+      status.className = 'error';
+      status.textContent = `Could not send the event again. ${errorText(error)}`;
+    } finally {
+      button.disabled = false;
+    }
+    await load({ before });
+  }
+
+  const again = h('button', { type: 'button' }, 'Send again');
+  again.addEventListener('click', () => void retry(again));
+  main.append(
+    h('p', {}, h('a', { href: `#/event-endpoints/${endpointId}` }, '← The endpoint and its deliveries')),
+    heading,
+    h(
+      'p',
+      {},
+      'Each attempt as it went, newest first: the request sent (its signed headers and body) and what came back, of which the first 4 KiB is kept. They are kept as long as the delivery: until its event is older than the api keeps events, or the endpoint is deleted.',
+    ),
+    status,
+    h(
+      'div',
+      { class: 'row' },
+      again,
+      h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, 'Refresh'),
+    ),
+    section('Attempts', attempts),
+  );
+  void load();
+}
+
+/** The event a request body carries, if it is one. */
+function parseEvent(body) {
+  try {
+    const event = JSON.parse(body);
+    return typeof event?.type === 'string' && typeof event?.id === 'string' ? event : null;
+  } catch {
+    return null;
+  }
+}
