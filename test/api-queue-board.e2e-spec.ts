@@ -68,6 +68,8 @@ describe('api: Bull Board at /admin/queues, behind the operator token', () => {
     });
     expect(crossSite.status).toBe(403);
     expect(((await crossSite.json()) as { error: { message: string } }).error.message).toContain(ownOrigin);
+    // No Origin and no Sec-Fetch-Site (no browser says where it comes from): refused too.
+    expect((await send(retry, 'PUT', { headers: { cookie: operator } })).status).toBe(403);
     const fromConsole = await send(retry, 'PUT', { headers: { cookie: operator, origin: ownOrigin } });
     expect(fromConsole.status).toBe(200);
 

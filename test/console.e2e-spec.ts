@@ -326,8 +326,8 @@ describe('web console, in a browser', () => {
     await shot('event-endpoint');
 
     // The delivery opened: its attempt as sent and as answered, then sent again from there.
-    await row.getByRole('link', { name: /^Each attempt of the sync\.succeeded event / }).click();
-    await heading(/^Attempts of the sync\.succeeded event /);
+    await row.getByRole('link', { name: /^Each attempt of “An account's sync finished”, event / }).click();
+    await heading(/^Attempts of “An account's sync finished”, event /);
     const attempts = page.locator('#attempts');
     // The newest is open: its answer, its request's signed headers and body, and the answer's body.
     const newest = attempts.locator('details[open]');

@@ -622,6 +622,11 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
         expect(refused.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
       }
+      const empty = await tenant.client.patch(path, {});
+      expect([empty.status, empty.body.error.message]).toEqual([
+        400,
+        'Give url, types or both: nothing to change.',
+      ]);
       expect((await other.client.patch(path, { url: fixed.url })).status).toBe(404);
       expect((await tenant.client.patch('/v1/event-endpoints/not-a-uuid', { url: fixed.url })).status).toBe(
         404,

@@ -1,6 +1,6 @@
 // One delivery of an event to an endpoint: each attempt as sent and as answered, and sending it again.
 import { bff } from './api.js';
-import { errorText, h, loadInto, section, when } from './ui.js';
+import { errorText, h, loadInto, plain, section, when } from './ui.js';
 
 /** Headers as a list of name and value, in the order sent. */
 const headersList = (headers) =>
@@ -88,7 +88,8 @@ export function deliveryScreen(main, endpointId, deliveryId) {
         const [first] = answer.items;
         if (first && !cursor) {
           const event = parseEvent(first.request.body);
-          if (event) heading.textContent = `Attempts of the ${event.type} event ${event.id}`;
+          if (event)
+            heading.textContent = `Attempts of “${plain('eventType', event.type)}”, event ${event.id}`;
         }
         if (!cursor) shown = newest;
         return answer.items.length === 0

@@ -285,7 +285,7 @@ export function endpointScreen(main, endpointId) {
           'a',
           {
             href: `#/event-endpoints/${endpointId}/deliveries/${delivery.id}`,
-            'aria-label': `Each attempt of the ${delivery.eventType} event ${delivery.eventId}`,
+            'aria-label': `Each attempt of “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}`,
           },
           'Each attempt',
         ),
@@ -294,7 +294,7 @@ export function endpointScreen(main, endpointId) {
           {
             type: 'button',
             class: 'secondary',
-            'aria-label': `Send the ${delivery.eventType} event ${delivery.eventId} again`,
+            'aria-label': `Send “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}, again`,
             onclick: () => void retry(delivery),
           },
           'Send again',
@@ -305,7 +305,7 @@ export function endpointScreen(main, endpointId) {
   async function retry(delivery) {
     try {
       await bff.eventEndpoints.retryDelivery(endpointId, delivery.id);
-      say(true, `The ${delivery.eventType} event is being sent again.`);
+      say(true, `“${plain('eventType', delivery.eventType)}” is being sent again.`);
     } catch (error) {
       say(false, `Could not send the event again. ${errorText(error)}`);
     }

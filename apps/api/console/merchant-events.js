@@ -79,11 +79,9 @@ export function eventsScreen(main) {
   void show();
 }
 
-/** The most of each kind the api answers a lookup (GET /v1/lookup); `more` says when there were others. */
-const LOOKUP_LIMIT = 50;
-
-const newestOnly = (more, what) =>
-  more ? [h('p', { class: 'muted' }, `Only the newest ${LOOKUP_LIMIT} ${what} are shown.`)] : [];
+/** The api answers a lookup's newest few of each kind (GET /v1/lookup); `more` says there were others. */
+const newestOnly = (more, list, what) =>
+  more ? [h('p', { class: 'muted' }, `Only the newest ${list.length} ${what} are shown.`)] : [];
 
 export function lookupScreen(main) {
   const results = h('div', { id: 'lookup-results' });
@@ -124,7 +122,7 @@ export function lookupScreen(main) {
                       h('a', { href: `#/accounts/${run.accountId}` }, 'Its account'),
                     ]),
                   ),
-                  ...newestOnly(more.syncRuns, 'runs'),
+                  ...newestOnly(more.syncRuns, syncRuns, 'runs'),
                 ],
           ),
         ),
@@ -139,7 +137,7 @@ export function lookupScreen(main) {
                   { class: 'state' },
                   'No event has this id, came from this request or is about those runs.',
                 )
-              : [eventsTable('Events', events), ...newestOnly(more.events, 'events')],
+              : [eventsTable('Events', events), ...newestOnly(more.events, events, 'events')],
           ),
         ),
         section(
@@ -166,7 +164,7 @@ export function lookupScreen(main) {
                       when(delivery.lastAttemptAt),
                     ]),
                   ),
-                  ...newestOnly(more.deliveries, 'deliveries'),
+                  ...newestOnly(more.deliveries, deliveries, 'deliveries'),
                 ],
           ),
         ),
@@ -178,7 +176,7 @@ export function lookupScreen(main) {
     h(
       'p',
       {},
-      'Paste a tracing id (from a sync run’s problem, or the tracing id the api answered one of your requests with), or the id of a sync run, an event or a delivery: the api finds the sync runs, events and deliveries it names, however old, and what they lead to (a run’s events, an event’s deliveries).',
+      'Paste a tracing id (from a sync run’s problem, or the tracing id the api answered one of your requests with), or the id of a sync run, an event or a delivery: the api finds the sync runs, events and deliveries it names, as long as it keeps them, and what they lead to (a run’s events, an event’s deliveries).',
     ),
     h(
       'form',

@@ -7,9 +7,10 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
+import type { AttemptExchange } from './delivery-views.js';
 import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
 import { EventDeliveryMetrics } from './event-delivery.metrics.js';
-import { type AttemptExchange, EventDeliveryRepository } from './event-delivery.repository.js';
+import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 
 const USER_AGENT = 'open-banking-bff-events/1.0';

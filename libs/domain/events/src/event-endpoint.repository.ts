@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import { SecretBox } from '#libs/crypto';
 import { DatabasePool, PrismaService, sqlStatement } from '#libs/database';
+import type { SealedEndpoint } from './delivery-views.js';
 import type { MerchantEventType } from './event-catalogue.js';
-import type { SealedEndpoint } from './event-delivery.repository.js';
 
 export interface EventEndpointView {
   id: string;

@@ -6,14 +6,16 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { isUuid, uuidV7 } from '#libs/ids';
 import { JobProducerService } from '#libs/queue';
 import { refusedLiteralAddress } from './delivery-target.js';
+import type { AttemptView, DeliveryView } from './delivery-views.js';
 import type { MerchantEventType } from './event-catalogue.js';
-import { type AttemptView, type DeliveryView, EventDeliveryRepository } from './event-delivery.repository.js';
+import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository, type EventEndpointView } from './event-endpoint.repository.js';
 
 /** The old secret keeps signing alongside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Event endpoint not found.');
+const deliveryNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
 
 /** A merchant's webhook endpoints: create (the secret shown once), list, rotate, watch and retry deliveries. */
 @Injectable()
@@ -83,6 +85,10 @@ export class EventEndpointsService {
     id: string,
     change: { url?: string; types?: MerchantEventType[] },
   ): Promise<EventEndpointView> {
+    if (change.url === undefined && change.types === undefined) {
+      // An empty change would still be audited and bump the endpoint: refused as the mistake it is.
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Give url, types or both: nothing to change.');
+    }
     if (change.url !== undefined) this.checkUrl(change.url);
     const types = change.types && [...new Set(change.types)];
     const endpoint = isUuid(id)
@@ -124,7 +130,7 @@ export class EventEndpointsService {
           page.limit,
         )
       : null;
-    if (!attempts) throw new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
+    if (!attempts) throw deliveryNotFound();
     return attempts;
   }
 
@@ -144,7 +150,7 @@ export class EventEndpointsService {
       if (endpoint?.disabledAt) {
         throw new DomainError(ErrorCode.CONFLICT, 'The endpoint is disabled: enable it, then retry.');
       }
-      throw new DomainError(ErrorCode.NOT_FOUND, 'Delivery not found.');
+      throw deliveryNotFound();
     }
     // Now, even when the delivery's job is waiting out a retry delay.
     await this.producer.runNow('events.deliver', { deliveryId });

@@ -1,5 +1,6 @@
 export * from './delivery-target.js';
 export * from './event-catalogue.js';
+export * from './delivery-views.js';
 export * from './event-delivery.repository.js';
 export * from './event-delivery.service.js';
 export * from './event-delivery-stats.repository.js';
