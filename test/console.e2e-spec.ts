@@ -221,8 +221,8 @@ describe('web console, in a browser', () => {
     await page.locator('#consents').getByRole('cell', { name: 'Authorised' }).waitFor();
     await page.locator('#accounts').getByRole('cell', { name: 'Up to date' }).first().waitFor();
     // One page of each list here: the last page says so, with no button for another.
-    await page.locator('#consents').getByText('That is all of them.').waitFor();
-    await page.locator('#accounts').getByText('That is all of them.').waitFor();
+    await page.locator('#consents').getByText(/^That is all of them: \d+\.$/).waitFor();
+    await page.locator('#accounts').getByText(/^That is all of them: \d+\.$/).waitFor();
     // The consent's status history: asked for on opening it, oldest first, in plain words.
     await page.locator('#consents').getByText('Status history').first().click();
     const history = page.locator('#consents details[open] table tbody tr');

@@ -1,33 +1,7 @@
 // A merchant's customers: find one by reference, then their consents (each with its status history)
 // and accounts, then an account's sync runs and its stored transactions, every list a page at a time.
 import { bff } from './api.js';
-import { h, loadInto, plain, section, table, when } from './ui.js';
-
-/**
- * A list of the SDK (`PagedList`) into `container` a page at a time: `render` draws a page's items, a
- * "Next page of …" button replaces them with the next page, and the last page says so.
- */
-function pagedInto(container, { what, list, empty, render }) {
-  const page = (cursor) =>
-    loadInto(container, {
-      what,
-      load: () => list.page(cursor),
-      render: (answer) =>
-        answer.items.length === 0
-          ? h('p', { class: 'state' }, cursor ? 'There are no more.' : empty)
-          : [
-              render(answer.items),
-              answer.nextCursor
-                ? h(
-                    'button',
-                    { type: 'button', onclick: () => void page(answer.nextCursor) },
-                    `Next page of ${what}`,
-                  )
-                : h('p', { class: 'muted' }, 'That is all of them.'),
-            ],
-    });
-  return page();
-}
+import { h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
 
 /** To the second: a consent's statuses often change within the same minute. */
 const toTheSecond = (iso) =>
@@ -45,18 +19,15 @@ function statusHistory(consent) {
         loaded = true;
         void pagedInto(changes, {
           what: 'its statuses',
-          list: bff.consents.history(consent.id, { limit: 20 }),
+          load: (cursor) => bff.consents.history(consent.id, { limit: 20 }).page(cursor),
           empty: 'No status recorded yet.',
-          render: (items) =>
-            table(
-              `Status history of the consent at ${consent.institutionId}`,
-              ['When', 'Status', 'Before'],
-              items.map((change) => [
-                toTheSecond(change.changedAt),
-                plain('consent', change.to),
-                change.from ? plain('consent', change.from) : 'First recorded',
-              ]),
-            ),
+          caption: `Status history of the consent at ${consent.institutionId}`,
+          headers: ['When', 'Status', 'Before'],
+          row: (change) => [
+            toTheSecond(change.changedAt),
+            plain('consent', change.to),
+            change.from ? plain('consent', change.from) : 'First recorded',
+          ],
         });
       },
     },
@@ -70,15 +41,16 @@ function statusHistory(consent) {
   );
 }
 
+const CUSTOMER_HEADERS = ['Reference', 'Since'];
+const customerRow = (user) => [
+  h('a', { href: `#/customers/${user.id}` }, user.reference),
+  when(user.createdAt),
+];
+
 export function customersScreen(main) {
   const results = h('div', { id: 'customers-results' });
   const reference = h('input', { id: 'reference', name: 'reference', autocomplete: 'off' });
-  const customersTable = (users) =>
-    table(
-      'Customers',
-      ['Reference', 'Since'],
-      users.map((user) => [h('a', { href: `#/customers/${user.id}` }, user.reference), when(user.createdAt)]),
-    );
+  const customersTable = (users) => table('Customers', CUSTOMER_HEADERS, users.map(customerRow));
   const search = (ref) =>
     ref
       ? loadInto(results, {
@@ -97,9 +69,11 @@ export function customersScreen(main) {
         })
       : pagedInto(results, {
           what: 'your customers',
-          list: bff.users.list({ limit: 50 }),
+          load: (cursor) => bff.users.list({ limit: 50 }).page(cursor),
           empty: 'You have no customers yet.',
-          render: customersTable,
+          caption: 'Customers',
+          headers: CUSTOMER_HEADERS,
+          row: customerRow,
         });
   main.append(
     h('h1', {}, 'Customers'),
@@ -137,48 +111,38 @@ export function customerScreen(main, userId) {
     .catch(() => undefined);
   void pagedInto(consents, {
     what: 'their consents',
-    list: bff.consents.list(userId, { limit: 50 }),
+    load: (cursor) => bff.consents.list(userId, { limit: 50 }).page(cursor),
     empty: 'This customer has not connected a bank.',
-    render: (list) =>
-      table(
-        'Consents',
-        ['Bank', 'What for', 'Status', 'Authorised', 'Expires', 'Bank page', 'History'],
-        list.map((consent) => [
-          consent.institutionId,
-          consent.kind === 'ACCOUNT' ? 'Account data' : `${consent.kind} (as the api names it)`,
-          plain('consent', consent.status),
-          when(consent.authorizedAt),
-          consent.expiresAt ? when(consent.expiresAt) : 'Does not expire',
-          consent.reauthorisationUrl
-            ? h('a', { href: consent.reauthorisationUrl, rel: 'noreferrer' }, 'Re-authorisation link')
-            : consent.authorisationUrl
-              ? h('a', { href: consent.authorisationUrl, rel: 'noreferrer' }, 'Authorisation link')
-              : '—',
-          statusHistory(consent),
-        ]),
-      ),
+    caption: 'Consents',
+    headers: ['Bank', 'What for', 'Status', 'Authorised', 'Expires', 'Bank page', 'History'],
+    row: (consent) => [
+      consent.institutionId,
+      consent.kind === 'ACCOUNT' ? 'Account data' : `${consent.kind} (as the api names it)`,
+      plain('consent', consent.status),
+      when(consent.authorizedAt),
+      consent.expiresAt ? when(consent.expiresAt) : 'Does not expire',
+      consent.reauthorisationUrl
+        ? h('a', { href: consent.reauthorisationUrl, rel: 'noreferrer' }, 'Re-authorisation link')
+        : consent.authorisationUrl
+          ? h('a', { href: consent.authorisationUrl, rel: 'noreferrer' }, 'Authorisation link')
+          : '—',
+      statusHistory(consent),
+    ],
   });
   void pagedInto(accounts, {
     what: 'their accounts',
-    list: bff.accounts.list(userId, { limit: 50 }),
+    load: (cursor) => bff.accounts.list(userId, { limit: 50 }).page(cursor),
     empty: 'No accounts yet: they appear once a bank is connected.',
-    render: (list) =>
-      table(
-        'Accounts',
-        ['Account', 'Sync', 'Last synced', 'Next sync', 'Last problem', ''],
-        list.map((account) => [
-          accountName(account),
-          plain('accountSync', account.sync.status),
-          when(account.sync.lastSyncedAt),
-          when(account.sync.nextSyncAt),
-          account.sync.lastError ?? 'None',
-          h(
-            'a',
-            { href: `#/accounts/${account.id}` },
-            `Sync runs and transactions of ${accountName(account)}`,
-          ),
-        ]),
-      ),
+    caption: 'Accounts',
+    headers: ['Account', 'Sync', 'Last synced', 'Next sync', 'Last problem', ''],
+    row: (account) => [
+      accountName(account),
+      plain('accountSync', account.sync.status),
+      when(account.sync.lastSyncedAt),
+      when(account.sync.nextSyncAt),
+      account.sync.lastError ?? 'None',
+      h('a', { href: `#/accounts/${account.id}` }, `Sync runs and transactions of ${accountName(account)}`),
+    ],
   });
 }
 
@@ -199,38 +163,32 @@ export function accountScreen(main, accountId) {
     .catch(() => undefined);
   void pagedInto(runs, {
     what: 'its sync runs',
-    list: bff.syncs.list(accountId, { limit: 20 }),
+    load: (cursor) => bff.syncs.list(accountId, { limit: 20 }).page(cursor),
     empty: 'This account has not been synced yet.',
-    render: (list) =>
-      table(
-        'Sync runs',
-        ['Asked', 'Why', 'Status', 'Progress', 'Ended', 'Problem', 'Upstream tracing id', 'Run'],
-        list.map((run) => [
-          when(run.queuedAt),
-          plain('trigger', run.trigger),
-          plain('run', run.status),
-          `${run.progress.pages} ${run.progress.pages === 1 ? 'page' : 'pages'}: ${run.progress.fetched} fetched, ${run.progress.inserted} new, ${run.progress.updated} changed, ${run.progress.removed} removed`,
-          when(run.finishedAt),
-          run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
-          run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
-          h('code', {}, run.id),
-        ]),
-      ),
+    caption: 'Sync runs',
+    headers: ['Asked', 'Why', 'Status', 'Progress', 'Ended', 'Problem', 'Upstream tracing id', 'Run'],
+    row: (run) => [
+      when(run.queuedAt),
+      plain('trigger', run.trigger),
+      plain('run', run.status),
+      `${run.progress.pages} ${run.progress.pages === 1 ? 'page' : 'pages'}: ${run.progress.fetched} fetched, ${run.progress.inserted} new, ${run.progress.updated} changed, ${run.progress.removed} removed`,
+      when(run.finishedAt),
+      run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
+      run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
+      h('code', {}, run.id),
+    ],
   });
   void pagedInto(transactions, {
     what: 'its transactions',
-    list: bff.transactions(accountId, { limit: 25 }),
+    load: (cursor) => bff.transactions(accountId, { limit: 25 }).page(cursor),
     empty: 'No stored transactions.',
-    render: (items) =>
-      table(
-        'Stored transactions',
-        ['Date', 'Description', 'Amount', 'Status'],
-        items.map((t) => [
-          when(t.date),
-          t.description ?? '—',
-          h('span', { class: 'mono' }, `${t.amount} ${t.currency}`),
-          t.status ? plain('transaction', t.status) : '—',
-        ]),
-      ),
+    caption: 'Stored transactions',
+    headers: ['Date', 'Description', 'Amount', 'Status'],
+    row: (t) => [
+      when(t.date),
+      t.description ?? '—',
+      h('span', { class: 'mono' }, `${t.amount} ${t.currency}`),
+      t.status ? plain('transaction', t.status) : '—',
+    ],
   });
 }

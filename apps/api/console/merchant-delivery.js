@@ -71,19 +71,13 @@ export function deliveryScreen(main, endpointId, deliveryId) {
   const attempts = h('div', { id: 'attempts' });
   let shown = 0;
 
-  /**
-   * A page of attempts (`cursor`: an older page). After "Send again" the first page is drawn again each
-   * second until a new attempt is logged, for at most 30 s and only while this screen is shown.
-   */
-  async function load({ cursor, before, rounds = 30 } = {}) {
-    let newest = 0;
-    await loadInto(attempts, {
+  const pageOf = (cursor) => bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
+
+  /** A page of attempts (`cursor`: an older page), the newest open. */
+  function load({ cursor } = {}) {
+    return loadInto(attempts, {
       what: 'its attempts',
-      load: async () => {
-        const answer = await bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
-        newest = answer.items[0]?.attempt ?? 0;
-        return answer;
-      },
+      load: () => pageOf(cursor),
       render: (answer) => {
         const [first] = answer.items;
         if (first && !cursor) {
@@ -91,7 +85,7 @@ export function deliveryScreen(main, endpointId, deliveryId) {
           if (event)
             heading.textContent = `Attempts of “${plain('eventType', event.type)}”, event ${event.id}`;
         }
-        if (!cursor) shown = newest;
+        if (!cursor) shown = first?.attempt ?? 0;
         return answer.items.length === 0
           ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
           : [
@@ -110,10 +104,19 @@ export function deliveryScreen(main, endpointId, deliveryId) {
             ];
       },
     });
-    if (before !== undefined && newest <= before && rounds > 1 && attempts.isConnected) {
+  }
+
+  /**
+   * After "Send again": asks each second, without redrawing (open attempts stay open), until a new attempt
+   * is logged, for at most 30 s and only while this screen is shown, then draws the attempts again.
+   */
+  async function watch(before) {
+    for (let round = 0; round < 30 && attempts.isConnected; round += 1) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (attempts.isConnected) return load({ before, rounds: rounds - 1 });
+      const answer = await pageOf().catch(() => null);
+      if ((answer?.items[0]?.attempt ?? 0) > before) break;
     }
+    if (attempts.isConnected) await load();
   }
 
   async function retry(button) {
@@ -123,13 +126,13 @@ export function deliveryScreen(main, endpointId, deliveryId) {
       await bff.eventEndpoints.retryDelivery(endpointId, deliveryId);
       status.className = 'good';
       status.textContent = 'The event is being sent again: its attempt appears here once made.';
+      void watch(before);
     } catch (error) {
       status.className = 'error';
       status.textContent = `Could not send the event again. ${errorText(error)}`;
     } finally {
       button.disabled = false;
     }
-    await load({ before });
   }
 
   const again = h('button', { type: 'button' }, 'Send again');

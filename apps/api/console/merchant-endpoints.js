@@ -3,7 +3,7 @@
 // for one delivery, each attempt as sent and as answered.
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
-import { announce, errorText, h, loadInto, plain, section, table, when } from './ui.js';
+import { announce, errorText, h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
 
 /** The plain words, then the API's own name of the type, shown as such. */
 export const eventTypeText = (type) =>
@@ -211,105 +211,84 @@ export function endpointScreen(main, endpointId) {
 
   let list = bff.eventEndpoints.deliveries(endpointId, { limit: 50 });
 
-  /**
-   * The log, a page at a time (`cursor`: a later page). After a retry (run by the worker) the first page
-   * is drawn again each second until that delivery has a new attempt, for at most 30 s and only while this
-   * screen is shown: a retry refused again leaves it waiting for its next attempt, which may be hours away.
-   */
-  async function loadDeliveries({ cursor, watching, attemptsBefore = 0, rounds = 30 } = {}) {
-    let waiting = false;
-    await loadInto(deliveries, {
+  /** The log, newest first, with "Show more" for older deliveries. */
+  const loadDeliveries = () =>
+    pagedInto(deliveries, {
       what: 'its deliveries',
-      load: async () => {
-        const answer = await list.page(cursor);
-        waiting = answer.items.some(
-          (d) => d.id === watching && d.status === 'PENDING' && d.attempts <= attemptsBefore,
-        );
-        return answer;
-      },
-      render: (answer) =>
-        answer.items.length === 0
-          ? h(
-              'p',
-              { class: 'state' },
-              cursor
-                ? 'No more deliveries.'
-                : 'No delivery yet: events this endpoint takes appear here as they are sent.',
-            )
-          : [
-              deliveriesTable(answer.items),
-              answer.nextCursor
-                ? h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'secondary',
-                      onclick: () => void loadDeliveries({ cursor: answer.nextCursor }),
-                    },
-                    'Next page',
-                  )
-                : h('p', { class: 'muted' }, 'That is all of them.'),
-            ],
+      load: (cursor) => list.page(cursor),
+      empty: 'No delivery yet: events this endpoint takes appear here as they are sent.',
+      caption: 'Deliveries',
+      headers: DELIVERY_HEADERS,
+      row: deliveryRow,
     });
-    if (waiting && rounds > 1 && deliveries.isConnected) {
+
+  /**
+   * After a retry (run by the worker): asks each second, without redrawing, until that delivery has a new
+   * attempt, for at most 30 s and only while this screen is shown, then draws the log again. A retry
+   * refused again leaves it waiting for its next attempt, which may be hours away.
+   */
+  async function watch(delivery) {
+    for (let round = 0; round < 30 && deliveries.isConnected; round += 1) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (deliveries.isConnected) return loadDeliveries({ watching, attemptsBefore, rounds: rounds - 1 });
+      const answer = await list.page().catch(() => null);
+      const now = answer?.items.find((d) => d.id === delivery.id);
+      if (!now || now.status !== 'PENDING' || now.attempts > delivery.attempts) break;
     }
+    if (deliveries.isConnected) await loadDeliveries();
   }
 
-  const deliveriesTable = (items) =>
-    table(
-      'Deliveries',
-      [
-        'Event',
-        'Event id',
-        'Status',
-        'Attempts',
-        'Last attempt',
-        'Last answer',
-        'Next attempt',
-        'Delivered',
-        '',
-        '',
-      ],
-      items.map((delivery) => [
-        eventTypeText(delivery.eventType),
-        h('code', {}, delivery.eventId),
-        plain('delivery', delivery.status),
-        String(delivery.attempts),
-        when(delivery.lastAttemptAt),
-        answerText(delivery),
-        when(delivery.nextAttemptAt),
-        when(delivery.deliveredAt),
-        h(
-          'a',
-          {
-            href: `#/event-endpoints/${endpointId}/deliveries/${delivery.id}`,
-            'aria-label': `Each attempt of “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}`,
-          },
-          'Each attempt',
-        ),
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            'aria-label': `Send “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}, again`,
-            onclick: () => void retry(delivery),
-          },
-          'Send again',
-        ),
-      ]),
-    );
+  const DELIVERY_HEADERS = [
+    'Event',
+    'Event id',
+    'Status',
+    'Attempts',
+    'Last attempt',
+    'Last answer',
+    'Next attempt',
+    'Delivered',
+    '',
+    '',
+  ];
+  const deliveryRow = (delivery) => [
+    eventTypeText(delivery.eventType),
+    h('code', {}, delivery.eventId),
+    plain('delivery', delivery.status),
+    String(delivery.attempts),
+    when(delivery.lastAttemptAt),
+    answerText(delivery),
+    when(delivery.nextAttemptAt),
+    when(delivery.deliveredAt),
+    h(
+      'a',
+      {
+        href: `#/event-endpoints/${endpointId}/deliveries/${delivery.id}`,
+        'aria-label': `Each attempt of “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}`,
+      },
+      'Each attempt',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'aria-label': `Send “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}, again`,
+        onclick: () => void retry(delivery),
+      },
+      'Send again',
+    ),
+  ];
 
   async function retry(delivery) {
+    let sent = false;
     try {
       await bff.eventEndpoints.retryDelivery(endpointId, delivery.id);
       say(true, `“${plain('eventType', delivery.eventType)}” is being sent again.`);
+      sent = true;
     } catch (error) {
       say(false, `Could not send the event again. ${errorText(error)}`);
     }
-    await loadDeliveries({ watching: delivery.id, attemptsBefore: delivery.attempts });
+    await loadDeliveries();
+    if (sent) void watch(delivery);
   }
 
   async function test(button) {

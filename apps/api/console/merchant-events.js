@@ -2,7 +2,7 @@
 // across sync runs, events and deliveries: the api searches them (GET /v1/lookup).
 import { bff } from './api.js';
 import { eventTypeText } from './merchant-endpoints.js';
-import { EVENT_TYPES, h, loadInto, plain, section, table, when } from './ui.js';
+import { EVENT_TYPES, h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
 
 /** An event's data, folded away: the JSON as the api sent it. */
 const dataOf = (event) =>
@@ -16,18 +16,15 @@ const dataOf = (event) =>
 const customerLink = (userId) =>
   userId ? h('a', { href: `#/customers/${userId}` }, h('code', {}, userId)) : '—';
 
-const eventsTable = (caption, events) =>
-  table(
-    caption,
-    ['When', 'Event', 'Customer', 'Event id', ''],
-    events.map((event) => [
-      when(event.createdAt),
-      eventTypeText(event.type),
-      customerLink(event.userId),
-      h('code', {}, event.id),
-      dataOf(event),
-    ]),
-  );
+const EVENT_HEADERS = ['When', 'Event', 'Customer', 'Event id', ''];
+const eventRow = (event) => [
+  when(event.createdAt),
+  eventTypeText(event.type),
+  customerLink(event.userId),
+  h('code', {}, event.id),
+  dataOf(event),
+];
+const eventsTable = (caption, events) => table(caption, EVENT_HEADERS, events.map(eventRow));
 
 export function eventsScreen(main) {
   const results = h('div', { id: 'events-list' });
@@ -37,24 +34,16 @@ export function eventsScreen(main) {
     h('option', { value: '' }, 'Every type'),
     EVENT_TYPES.map((t) => h('option', { value: t }, `${plain('eventType', t)} (${t})`)),
   );
-  let list;
-  const page = (cursor) =>
-    loadInto(results, {
-      what: 'your events',
-      load: () => list.page(cursor),
-      render: (answer) =>
-        answer.items.length === 0
-          ? h('p', { class: 'state' }, type.value ? 'No event of this type.' : 'No event yet.')
-          : [
-              eventsTable('Events', answer.items),
-              answer.nextCursor
-                ? h('button', { type: 'button', onclick: () => void page(answer.nextCursor) }, 'Next page')
-                : h('p', { class: 'muted' }, 'That is all of them.'),
-            ],
-    });
   const show = () => {
-    list = bff.events.list({ limit: 50, ...(type.value ? { type: type.value } : {}) });
-    return page();
+    const list = bff.events.list({ limit: 50, ...(type.value ? { type: type.value } : {}) });
+    return pagedInto(results, {
+      what: 'your events',
+      load: (cursor) => list.page(cursor),
+      empty: type.value ? 'No event of this type.' : 'No event yet.',
+      caption: 'Events',
+      headers: EVENT_HEADERS,
+      row: eventRow,
+    });
   };
   main.append(
     h('h1', {}, 'Events'),
