@@ -221,8 +221,14 @@ describe('web console, in a browser', () => {
     await page.locator('#consents').getByRole('cell', { name: 'Authorised' }).waitFor();
     await page.locator('#accounts').getByRole('cell', { name: 'Up to date' }).first().waitFor();
     // One page of each list here: the last page says so, with no button for another.
-    await page.locator('#consents').getByText(/^That is all of them: \d+\.$/).waitFor();
-    await page.locator('#accounts').getByText(/^That is all of them: \d+\.$/).waitFor();
+    await page
+      .locator('#consents')
+      .getByText(/^That is all of them: \d+\.$/)
+      .waitFor();
+    await page
+      .locator('#accounts')
+      .getByText(/^That is all of them: \d+\.$/)
+      .waitFor();
     // The consent's status history: asked for on opening it, oldest first, in plain words.
     await page.locator('#consents').getByText('Status history').first().click();
     const history = page.locator('#consents details[open] table tbody tr');
@@ -581,6 +587,16 @@ describe('web console, in a browser', () => {
     expect(await page.getByRole('link', { name: 'The queue board' }).getAttribute('href')).toBe(
       '/admin/queues',
     );
+    // The console's session opens the board: no second sign-in.
+    const boardAnswer = page
+      .context()
+      .waitForEvent('response', (response) => new URL(response.url()).pathname === '/admin/queues');
+    const [board] = await Promise.all([
+      page.waitForEvent('popup'),
+      page.getByRole('link', { name: 'The queue board' }).click(),
+    ]);
+    expect((await boardAnswer).status()).toBe(200);
+    await board.close();
     expect(await page.getByRole('link', { name: 'The metrics dashboard' }).getAttribute('href')).toBe(
       'http://localhost:3001/',
     );

@@ -158,7 +158,7 @@ export function overviewScreen(main) {
             { href: '/admin/queues', target: '_blank', rel: 'noreferrer' },
             'The queue board (opens in a new tab)',
           ),
-          ': jobs waiting, running and failed; pausing and resuming a queue. It asks its own sign-in: user operator, the operator token as the password.',
+          ': jobs waiting, running and failed; pausing and resuming a queue. Your console session opens it; without one it asks for user operator and the operator token as the password.',
         ),
         h(
           'li',
