@@ -620,6 +620,9 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       ] as const) {
         const refused = await tenant.client.patch(path, body);
         expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+        if (field === 'url' && body.url) {
+          expect(refused.body.error.message).toBe('url must be an absolute http or https URL');
+        }
         expect(refused.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
       }
       const empty = await tenant.client.patch(path, {});

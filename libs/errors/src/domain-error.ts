@@ -92,7 +92,16 @@ export class DomainError extends Error {
 export function invalidRequest(details: ErrorDetail[]): DomainError {
   const [first] = details;
   const name = first?.field.split('.').pop() ?? '';
-  const issue = first && (first.issue.startsWith(name) ? first.issue : `${first.field} ${first.issue}`);
+  // An issue that already starts with its field is not prefixed again; class-validator's refusal of an
+  // unknown field names it itself ("property secret should not exist"), given here with its whole path.
+  const unknown = `property ${name} `;
+  const issue =
+    first &&
+    (first.issue.startsWith(unknown)
+      ? `property ${first.field} ${first.issue.slice(unknown.length)}`
+      : first.issue.startsWith(name)
+        ? first.issue
+        : `${first.field} ${first.issue}`);
   const more = details.length > 1 ? ` (and ${details.length - 1} more in details)` : '';
   return new DomainError(ErrorCode.VALIDATION_FAILED, issue ? `${issue}${more}` : 'The request is invalid.', {
     details,

@@ -8,7 +8,11 @@ export const EventEndpointFields = {
     applyDecorators(
       IsString(),
       MaxLength(2048),
-      IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }),
+      IsUrl(
+        { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+        // class-validator's own words ("must be a URL address") are wrong for ftp://…, a URL refused by scheme.
+        { message: 'url must be an absolute http or https URL' },
+      ),
     ),
   types: () =>
     applyDecorators(
