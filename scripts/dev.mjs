@@ -410,7 +410,7 @@ async function start() {
     `  api       ${config.apiUrl}   (ready: ${config.apiUrl}/health/ready, metrics: ${config.apiUrl}/metrics)`,
     `  console   ${config.apiUrl}/console/   (sign in with an API key or the operator token)`,
     `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,
-    `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (user operator, password the operator token)`,
+    `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (opened by the console's operator session, or user operator, password the operator token)`,
     '',
     config.demoMerchantApiKey
       ? `  demo merchant API key:  ${paint('1', config.demoMerchantApiKey)}`
