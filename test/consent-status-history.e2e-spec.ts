@@ -244,4 +244,53 @@ describe('consent status history', () => {
     },
     propertyTimeout(120_000),
   );
+
+  it(
+    'property: statuses written at once by several connections still chain, ending at the consent’s own',
+    async () => {
+      const db = stack.api.app.get(DatabasePool);
+      const consents = stack.api.app.get(ConsentRepository);
+      const history = stack.api.app.get(ConsentStatusHistoryRepository);
+      const merchantId = tenantOfRecord({ merchantId: owner.merchant.merchant.id });
+      const statuses = fc.constantFrom(...Object.values(ConsentStatus));
+      await assertProperty(
+        fc.asyncProperty(fc.array(statuses, { minLength: 2, maxLength: 8 }), async (writes) => {
+          const consent = await consents.createAwaiting(merchantId, {
+            id: uuidV7(),
+            userId: owner.userId,
+            upstreamConsentId: uniqueName('history-race'),
+            institutionId: 'sandbox-redirect',
+            status: ConsentStatus.AwaitingAuthorisation,
+            redirectUrl: null,
+            stateNonce: null,
+            authorisationUrl: null,
+            featureScope: [],
+            expiresAt: null,
+            transactionsFrom: null,
+            transactionsTo: null,
+          });
+          // Each on a connection of its own, all in flight together: the row lock orders them.
+          await Promise.all(
+            writes.map((status) =>
+              db.pool.query('UPDATE consents SET status = $2 WHERE id = $1', [consent.id, status]),
+            ),
+          );
+          const { changes } = await history.page(merchantId, consent.id, 100);
+          const { rows } = await db.pool.query<{ status: string }>(
+            'SELECT status FROM consents WHERE id = $1',
+            [consent.id],
+          );
+          expect(changes[0]).toMatchObject({ from: null, to: ConsentStatus.AwaitingAuthorisation });
+          changes.forEach((change, i) => {
+            if (i > 0) expect(change.from).toBe(changes[i - 1].to);
+            expect(change.to).not.toBe(change.from);
+          });
+          expect(changes.at(-1)!.to).toBe(rows[0].status);
+          expect(changes.length).toBeLessThanOrEqual(writes.length + 1);
+        }),
+        25,
+      );
+    },
+    propertyTimeout(120_000),
+  );
 });
