@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantOfRecord } from '#libs/context';
 import { DatabasePool, PrismaService } from '#libs/database';
 import {
-  ConsentRepository,
   ConsentStateRepository,
   ConsentStatus,
   type ConsentStatusChangeView,
@@ -12,6 +11,7 @@ import {
 import { uuidV7 } from '#libs/ids';
 import {
   assertProperty,
+  createConsentRow,
   dataOf,
   decideAtBank,
   type ErrorBody,
@@ -158,10 +158,10 @@ describe('consent status history', () => {
     async () => {
       const prisma = stack.api.app.get(PrismaService);
       const db = stack.api.app.get(DatabasePool);
-      const consents = stack.api.app.get(ConsentRepository);
       const state = stack.api.app.get(ConsentStateRepository);
       const history = stack.api.app.get(ConsentStatusHistoryRepository);
       const merchantId = tenantOfRecord({ merchantId: owner.merchant.merchant.id });
+      const ownerRow = { id: owner.userId, merchantId };
       const statuses = fc.constantFrom(...Object.values(ConsentStatus));
       // The ways the app writes a consent: Prisma, hand-written SQL (one row, or a batch naming it), the
       // state repository's guarded revocation (which may find the consent elsewhere and change nothing),
@@ -179,20 +179,7 @@ describe('consent status history', () => {
           fc.array(write, { maxLength: 12 }),
           fc.integer({ min: 1, max: 4 }),
           async (initial, writes, pageSize) => {
-            const consent = await consents.createAwaiting(merchantId, {
-              id: uuidV7(),
-              userId: owner.userId,
-              upstreamConsentId: uniqueName('history'),
-              institutionId: 'sandbox-redirect',
-              status: initial,
-              redirectUrl: null,
-              stateNonce: null,
-              authorisationUrl: null,
-              featureScope: [],
-              expiresAt: null,
-              transactionsFrom: null,
-              transactionsTo: null,
-            });
+            const consent = await createConsentRow(prisma, ownerRow, 'sandbox-redirect', initial);
             const held = [initial as string];
             for (const step of writes) {
               if (step.by === 'prisma')
@@ -248,27 +235,20 @@ describe('consent status history', () => {
   it(
     'property: statuses written at once by several connections still chain, ending at the consent’s own',
     async () => {
+      const prisma = stack.api.app.get(PrismaService);
       const db = stack.api.app.get(DatabasePool);
-      const consents = stack.api.app.get(ConsentRepository);
       const history = stack.api.app.get(ConsentStatusHistoryRepository);
       const merchantId = tenantOfRecord({ merchantId: owner.merchant.merchant.id });
+      const ownerRow = { id: owner.userId, merchantId };
       const statuses = fc.constantFrom(...Object.values(ConsentStatus));
       await assertProperty(
         fc.asyncProperty(fc.array(statuses, { minLength: 2, maxLength: 8 }), async (writes) => {
-          const consent = await consents.createAwaiting(merchantId, {
-            id: uuidV7(),
-            userId: owner.userId,
-            upstreamConsentId: uniqueName('history-race'),
-            institutionId: 'sandbox-redirect',
-            status: ConsentStatus.AwaitingAuthorisation,
-            redirectUrl: null,
-            stateNonce: null,
-            authorisationUrl: null,
-            featureScope: [],
-            expiresAt: null,
-            transactionsFrom: null,
-            transactionsTo: null,
-          });
+          const consent = await createConsentRow(
+            prisma,
+            ownerRow,
+            'sandbox-redirect',
+            ConsentStatus.AwaitingAuthorisation,
+          );
           // Each on a connection of its own, all in flight together: the row lock orders them.
           await Promise.all(
             writes.map((status) =>

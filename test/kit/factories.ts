@@ -54,6 +54,7 @@ export async function createConsentRow(
   prisma: PrismaService,
   user: { id: string; merchantId: string },
   institutionId = 'sandbox-redirect',
+  status = 'AUTHORIZED',
 ) {
   return prisma.consent.create({
     data: {
@@ -62,7 +63,7 @@ export async function createConsentRow(
       kind: 'ACCOUNT',
       upstreamConsentId: uniqueName('consent'),
       institutionId,
-      status: 'AUTHORIZED',
+      status,
     },
   });
 }
