@@ -3,7 +3,18 @@
 // for one delivery, each attempt as sent and as answered.
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
-import { announce, errorText, h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
+import {
+  announce,
+  errorText,
+  h,
+  loadInto,
+  pagedInto,
+  plain,
+  section,
+  submitting,
+  table,
+  when,
+} from './ui.js';
 
 /** The plain words, then the API's own name of the type, shown as such. */
 export const eventTypeText = (type) =>
@@ -81,10 +92,7 @@ export function endpointsScreen(main) {
   const form = h(
     'form',
     {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const button = form.querySelector('button[type=submit]');
-        button.disabled = true;
+      onsubmit: submitting(async () => {
         try {
           const created = await bff.eventEndpoints.create(fields.read());
           fields.clear();
@@ -94,11 +102,9 @@ export function endpointsScreen(main) {
         } catch (error) {
           status.className = 'error';
           status.textContent = `Could not add the endpoint. ${errorText(error)}`;
-        } finally {
-          button.disabled = false;
         }
         await refresh();
-      },
+      }),
     },
     fields.elements,
     h('button', { type: 'submit' }, 'Add the endpoint'),
@@ -182,10 +188,7 @@ export function endpointScreen(main, endpointId) {
     const form = h(
       'form',
       {
-        onsubmit: async (event) => {
-          event.preventDefault();
-          const button = form.querySelector('button[type=submit]');
-          button.disabled = true;
+        onsubmit: submitting(async () => {
           try {
             const changed = await bff.eventEndpoints.update(endpointId, fields.read());
             say(true, `Saved: events now go to ${changed.url}.`);
@@ -193,10 +196,8 @@ export function endpointScreen(main, endpointId) {
           } catch (error) {
             say(false, `Could not change the endpoint. ${errorText(error)}`);
             fields.url.focus();
-          } finally {
-            button.disabled = false;
           }
-        },
+        }),
       },
       fields.elements,
       h(

@@ -1,7 +1,7 @@
 // A merchant's API keys: the list, issuing one (shown once), revoking one.
 import { bff } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
-import { errorText, h, loadInto } from './ui.js';
+import { errorText, h, loadInto, submitting } from './ui.js';
 
 export function keysScreen(main) {
   const list = h('div', { id: 'keys-list' });
@@ -35,10 +35,7 @@ export function keysScreen(main) {
   const form = h(
     'form',
     {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const button = form.querySelector('button');
-        button.disabled = true;
+      onsubmit: submitting(async () => {
         try {
           const created = await bff.merchant.issueKey(name.value ? { name: name.value } : {});
           name.value = '';
@@ -51,11 +48,9 @@ export function keysScreen(main) {
         } catch (error) {
           status.className = 'error';
           status.textContent = `Could not issue a key. ${errorText(error)}`;
-        } finally {
-          button.disabled = false;
         }
         await refresh();
-      },
+      }),
     },
     h('label', { for: 'key-name' }, 'Name of the new key (optional)'),
     h('div', { class: 'row' }, name, h('button', { type: 'submit' }, 'Issue a key')),

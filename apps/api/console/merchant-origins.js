@@ -1,6 +1,6 @@
 // A merchant's frontend origins: the web pages allowed to call the api with a customer's session.
 import { bff } from './api.js';
-import { errorText, h, loadInto } from './ui.js';
+import { errorText, h, loadInto, submitting } from './ui.js';
 
 export function originsScreen(main) {
   const list = h('div', { id: 'origins-list' });
@@ -81,11 +81,10 @@ export function originsScreen(main) {
       h(
         'form',
         {
-          onsubmit: async (event) => {
-            event.preventDefault();
+          onsubmit: submitting(async () => {
             const value = origin.value.trim();
             if (await save([...current, value], `${value} is added.`)) origin.value = '';
-          },
+          }),
         },
         h('label', { for: 'new-origin' }, 'Origin'),
         h('p', { id: 'new-origin-help', class: 'muted' }, 'Like https://shop.example, without a path.'),

@@ -3,7 +3,7 @@
 // borrows for on-boarding.
 import { all, del, get, patch, post } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
-import { errorText, h, loadInto, when } from './ui.js';
+import { errorText, h, loadInto, submitting, when } from './ui.js';
 
 /** What the operator is told of a merchant's new key. */
 export const OPERATOR_KEY_ADVICE =
@@ -95,8 +95,7 @@ export function merchantScreen(main, id) {
     const form = h(
       'form',
       {
-        onsubmit: async (event) => {
-          event.preventDefault();
+        onsubmit: submitting(async () => {
           const origins = form.querySelector('textarea');
           try {
             // The api takes the whole list of origins: what is sent replaces what was there.
@@ -110,7 +109,7 @@ export function merchantScreen(main, id) {
             // Nothing is redrawn: what was typed stays, to be corrected.
             say(false, `Could not save the merchant. ${errorText(error)}`);
           }
-        },
+        }),
       },
       h('label', { for: 'merchant-name' }, 'Name'),
       name,
@@ -255,10 +254,7 @@ export function merchantScreen(main, id) {
   const issue = h(
     'form',
     {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const button = issue.querySelector('button');
-        button.disabled = true;
+      onsubmit: submitting(async () => {
         try {
           const { data } = await post(`${base}/api-keys`, keyName.value ? { name: keyName.value } : {});
           keyName.value = '';
@@ -270,11 +266,9 @@ export function merchantScreen(main, id) {
           });
         } catch (error) {
           say(false, `Could not issue a key. ${errorText(error)}`);
-        } finally {
-          button.disabled = false;
         }
         await refresh();
-      },
+      }),
     },
     h('label', { for: 'key-name' }, 'Name of the new key (optional)'),
     h('div', { class: 'row' }, keyName, h('button', { type: 'submit' }, 'Issue a key')),

@@ -3,7 +3,7 @@
 import { page, post } from './api.js';
 import { showKeyOnce } from './api-keys.js';
 import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merchant.js';
-import { errorText, h, pagedInto, tableRow, when } from './ui.js';
+import { errorText, h, pagedInto, submitting, tableRow, when } from './ui.js';
 
 export function merchantsScreen(main) {
   const list = h('div', { id: 'merchants-list' });
@@ -64,11 +64,8 @@ export function merchantsScreen(main) {
   const create = h(
     'form',
     {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const button = create.querySelector('button');
+      onsubmit: submitting(async () => {
         const origins = originsFrom(create.querySelector('textarea').value);
-        button.disabled = true;
         try {
           const { data } = await post('/admin/merchants', {
             name: name.value.trim(),
@@ -86,11 +83,9 @@ export function merchantsScreen(main) {
         } catch (error) {
           status.className = 'error';
           status.textContent = `Could not on-board the merchant. ${errorText(error)}`;
-        } finally {
-          button.disabled = false;
         }
         await refresh();
-      },
+      }),
     },
     h('label', { for: 'new-merchant-name' }, 'Name'),
     name,

@@ -1,6 +1,6 @@
 // Sign-in: an API key (a merchant's developer) or the operator token, exchanged for the console's cookie.
 import { post } from './api.js';
-import { errorText, h } from './ui.js';
+import { errorText, h, submitting } from './ui.js';
 
 export function signInScreen(main, message, signedIn) {
   const status = h('p', { id: 'sign-in-status', role: 'status' });
@@ -17,9 +17,7 @@ export function signInScreen(main, message, signedIn) {
     const element = h(
       'form',
       {
-        onsubmit: async (event) => {
-          event.preventDefault();
-          button.disabled = true;
+        onsubmit: submitting(async () => {
           status.className = 'state';
           status.textContent = 'Signing in…';
           try {
@@ -30,9 +28,8 @@ export function signInScreen(main, message, signedIn) {
             status.textContent = `Could not sign in. ${errorText(error)}`;
           } finally {
             input.value = '';
-            button.disabled = false;
           }
-        },
+        }),
       },
       h(
         'fieldset',

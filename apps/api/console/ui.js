@@ -12,6 +12,23 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * A form's submit handler: the default navigation stopped, and its submit button disabled while `act`
+ * runs, so a second click or Enter does not send the same change twice.
+ */
+export function submitting(act) {
+  return async (event) => {
+    event.preventDefault();
+    const button = event.currentTarget.querySelector('button[type=submit], button:not([type])');
+    if (button) button.disabled = true;
+    try {
+      await act(event);
+    } finally {
+      if (button) button.disabled = false;
+    }
+  };
+}
+
 /** A titled part of a screen. */
 export const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
 
