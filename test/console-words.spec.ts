@@ -1,17 +1,55 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '#libs/domain/audit';
+import { ConsentStatus } from '#libs/domain/consents';
+import { DELIVERED_EVENT_TYPES } from '#libs/domain/events';
+import {
+  AccountSyncStatus,
+  DeliveryStatus,
+  SyncRunStatus,
+  SyncTrigger,
+} from '../libs/database/src/generated/enums.js';
 
 /**
- * The console names each audit action in plain words (apps/api/console/operator-audit.js, a browser
- * module this process cannot import): the list there must be the api's list, so an action added to the
- * api is not shown as its raw name.
+ * The console says the api's values in plain words (browser modules this process cannot import): each
+ * list of words there must name exactly the api's values, so a value added to the api is not shown raw
+ * and a word is not kept for a value gone.
  */
-describe('console: the audit log’s words', () => {
-  it('has plain words for exactly the api’s audit actions', () => {
-    const source = readFileSync(new URL('../apps/api/console/operator-audit.js', import.meta.url), 'utf8');
-    const block = /const ACTIONS = \{([\s\S]*?)\n\};/.exec(source)?.[1] ?? '';
-    const named = [...block.matchAll(/^\s*'([a-z.-]+)':/gm)].map((m) => m[1]);
-    expect(named.sort()).toEqual([...AUDIT_ACTIONS].sort());
+const source = (file: string) =>
+  readFileSync(new URL(`../apps/api/console/${file}`, import.meta.url), 'utf8');
+
+/** The keys of the object literal `name: { … }` (or `const name = { … }`) in a console module. */
+function keysOf(text: string, name: string): string[] {
+  const start = new RegExp(`(?:const ${name} =|^\\s*${name}:) \\{`, 'm').exec(text);
+  if (!start) throw new Error(`no ${name} in the console`);
+  let depth = 0;
+  let end = start.index + start[0].length - 1;
+  for (; end < text.length; end += 1) {
+    if (text[end] === '{') depth += 1;
+    if (text[end] === '}' && --depth === 0) break;
+  }
+  // The words (string values) out first, so a colon inside one is not taken for a key's.
+  const body = text.slice(start.index + start[0].length, end).replace(/:\s*(["'])(?:\\.|(?!\1).)*\1/g, ': _');
+  return [...body.matchAll(/'?([A-Za-z_][\w.-]*)'?\s*:/g)].map((m) => m[1]).sort();
+}
+
+const lower = (values: object) =>
+  Object.values(values)
+    .map((v) => String(v).toLowerCase())
+    .sort();
+
+describe('console: the words for the api’s values', () => {
+  const ui = source('ui.js');
+
+  it.each([
+    ['audit actions', keysOf(source('operator-audit.js'), 'ACTIONS'), [...AUDIT_ACTIONS].sort()],
+    ['event types', keysOf(ui, 'eventType'), Object.keys(DELIVERED_EVENT_TYPES).sort()],
+    ['consent statuses', keysOf(ui, 'consent'), Object.values(ConsentStatus).sort()],
+    ['delivery statuses', keysOf(ui, 'delivery'), Object.values(DeliveryStatus).sort()],
+    ['sync run statuses', keysOf(ui, 'run'), lower(SyncRunStatus)],
+    ['account sync states', keysOf(ui, 'accountSync'), lower(AccountSyncStatus)],
+    ['sync triggers', keysOf(ui, 'trigger'), lower(SyncTrigger)],
+  ])('has words for exactly the %s', (_what, named, api) => {
+    expect(named).toEqual(api);
   });
 });
