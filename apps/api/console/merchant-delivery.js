@@ -55,7 +55,7 @@ function attemptDetails(attempt, open) {
             'p',
             { class: 'muted' },
             `${response.contentType ? `Type ${response.contentType}. ` : ''}${
-              response.bodyTruncated ? 'Only its first 4 KiB is kept: the rest is not shown.' : 'Whole.'
+              response.bodyTruncated ? 'Only its start is kept: the rest is not shown.' : 'Whole.'
             }`,
           ),
           response.body ? h('pre', { class: 'mono' }, response.body) : h('p', { class: 'state' }, 'Empty.'),
@@ -143,7 +143,7 @@ export function deliveryScreen(main, endpointId, deliveryId) {
     h(
       'p',
       {},
-      'Each attempt as it went, newest first: the request sent (its signed headers and body) and what came back, of which the first 4 KiB is kept. They are kept as long as the delivery: until its event is older than the api keeps events, or the endpoint is deleted.',
+      'Each attempt as it went, newest first: the request sent (its signed headers and body) and what came back, of which the start is kept. They are kept as long as the delivery: until its event is older than the api keeps events, or the endpoint is deleted.',
     ),
     status,
     h(

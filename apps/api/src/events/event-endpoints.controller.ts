@@ -2,7 +2,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AuditAction } from '#libs/domain/audit';
-import { EventDeliveryService, EventEndpointsService, type EventEndpointView } from '#libs/domain/events';
+import {
+  EventDeliveryService,
+  EventEndpointsService,
+  type EventEndpointView,
+  RESPONSE_EXCERPT_BYTES,
+} from '#libs/domain/events';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
@@ -183,8 +188,7 @@ export class EventEndpointsController {
   @Get(':id/deliveries/:deliveryId/attempts')
   @ApiOperation({
     summary: 'A delivery’s attempts, newest first',
-    description:
-      'Each attempt as it went: when, how long, the request sent (URL, headers, the body exactly as signed) and the answer (status, `content-type` and the first 4 KiB of its body) or the error. Kept as long as the delivery: until the event leaves retention (EVENT_RETENTION_DAYS) or the endpoint is deleted. Keyset-paged.',
+    description: `Each attempt as it went: when, how long, the request sent (URL, headers, the body exactly as signed) and the answer (status, \`content-type\` and the first ${RESPONSE_EXCERPT_BYTES / 1024} KiB of its body) or the error. Kept as long as the delivery: until the event leaves retention (EVENT_RETENTION_DAYS) or the endpoint is deleted. Keyset-paged.`,
   })
   @ApiAnswer(200, EventDeliveryAttemptOutput, { list: true })
   @ApiInvalid('VALIDATION_FAILED: a bad limit or cursor')

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { RESPONSE_EXCERPT_BYTES } from '#libs/domain/events';
 
 /** The request an attempt sent. */
 export class DeliveryAttemptRequestOutput {
@@ -28,7 +29,9 @@ export class DeliveryAttemptResponseOutput {
   @ApiProperty({ type: 'integer' }) status!: number;
   @ApiProperty({ type: String, nullable: true, description: 'The answer’s `content-type` header' })
   contentType!: string | null;
-  @ApiProperty({ description: 'The start of the answer’s body as text: its first 4 KiB at most' })
+  @ApiProperty({
+    description: `The start of the answer’s body as text: its first ${RESPONSE_EXCERPT_BYTES / 1024} KiB at most`,
+  })
   body!: string;
   @ApiProperty({ description: 'The body went on past what `body` holds' }) bodyTruncated!: boolean;
 }
