@@ -41,6 +41,7 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
   let other: Tenant;
   let receiver: EventReceiver;
   let consentId: string;
+  let otherConsentId: string;
   let endpointId: string;
   let run: Lookup['syncRuns'][number];
   let tracingId: string;
@@ -52,7 +53,7 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     stack = await startStack({ ownDatabase: 'tracing_lookup', worker: true });
     [tenant, other] = [await onboard(stack), await onboard(stack)];
     consentId = await connect(stack, tenant);
-    await connect(stack, other);
+    otherConsentId = await connect(stack, other);
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
     receiver = await new EventReceiver().start();
     endpointId = dataOf<{ endpoint: { id: string } }>(
@@ -139,6 +140,30 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     // Never the request's id itself: the events are as they were sent.
     expect(JSON.stringify(found)).not.toContain(requestId);
     expect(await lookUp(other.client, requestId)).toEqual(NOTHING);
+  });
+
+  it('answers the newest 50 deliveries of what it finds, and says there were more', async () => {
+    // 51 endpoints of the other merchant take its consent's revocation: 51 deliveries of one event.
+    for (let i = 0; i < 51; i += 1) {
+      const created = await other.client.post('/v1/event-endpoints', {
+        url: `${receiver.url}?endpoint=${i}`,
+        types: ['consent.revoked'],
+      });
+      expect(created.status).toBe(201);
+    }
+    const requestId = uniqueName('revoke-many');
+    const revoked = await other.client.delete(`/v1/consents/${otherConsentId}`, {
+      headers: { 'x-request-id': requestId },
+    });
+    expect(revoked.status).toBe(204);
+    const found = await eventually('the revocation fanned out to 51 endpoints', async () => {
+      const answer = await lookUp(other.client, requestId);
+      return answer.more.deliveries ? answer : undefined;
+    });
+    expect(found.events.map((e) => e.type)).toEqual(['consent.revoked']);
+    expect(found.deliveries).toHaveLength(50);
+    expect(new Set(found.deliveries.map((d) => d.endpointId)).size).toBe(50);
+    expect(found.more).toEqual({ syncRuns: false, events: false, deliveries: true });
   });
 
   it('answers empty lists for an id that names nothing', async () => {
