@@ -65,6 +65,15 @@ describe('request context: the request id reaches the upstream and the outbox', 
     expect(sandboxRequestIds().filter((id) => id?.startsWith(uniqueName('ctx-user')))).toEqual([]);
   });
 
+  it('never takes a caller’s x-request-id shaped like a job’s: it makes its own', async () => {
+    const answer = await tenant.client.call('GET', '/v1/me', {
+      headers: { 'x-request-id': 'job:sync.account:42' },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.meta.tracingId).not.toMatch(/^job:/);
+    expect(answer.headers.get('x-request-id')).toBe(answer.body.meta.tracingId);
+  });
+
   it('records the job that caused an event, and the request that caused one', async () => {
     const consentId = await connect(stack, tenant);
     // The first sync, a job of the worker, records its events under the job's own id.

@@ -13,6 +13,14 @@ export interface RequestContext {
   caller?: Caller;
 }
 
+/**
+ * What every job's request id starts with. The api never takes an `x-request-id` so shaped (it makes its
+ * own), so an id with it names a job's work and nothing a caller sent.
+ */
+export const JOB_REQUEST_ID_PREFIX = 'job:';
+/** The request id a job's work runs under (its log lines, its upstream calls, the events it records). */
+export const jobRequestId = (name: string, id: string | undefined) => `${JOB_REQUEST_ID_PREFIX}${name}:${id}`;
+
 /** Where the running request context is kept: see {@link carryRequestContextIn}. */
 export interface RequestContextCarrier {
   /** Runs `fn` (and everything it awaits or schedules) within `context`. */

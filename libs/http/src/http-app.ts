@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { runInContext } from '#libs/context';
+import { JOB_REQUEST_ID_PREFIX, runInContext } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, inRequestTrace, type Metrics, NestPinoLogger } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
@@ -37,7 +37,12 @@ export async function createHttpApp(
         : (options.trustProxy ?? false),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const header = req.headers['x-request-id'];
-      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+      // A caller's id that looks like a job's would mix its requests into that job's log lines.
+      return typeof header === 'string' &&
+        REQUEST_ID.test(header) &&
+        !header.startsWith(JOB_REQUEST_ID_PREFIX)
+        ? header
+        : randomUUID();
     },
     // Fastify's own closing answer is a bare 503 outside the envelope, without Retry-After: ours is
     // registered below (answerWhileClosing).

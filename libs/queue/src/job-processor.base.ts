@@ -2,7 +2,7 @@ import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '#libs/config';
-import { runInContext } from '#libs/context';
+import { jobRequestId, runInContext } from '#libs/context';
 import { type AppLogger, tagRequestSpan } from '#libs/observability';
 import { connectionErrorLogger } from '#libs/redis';
 import {
@@ -72,7 +72,7 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     this.running.set(key, { job, token });
     // Each job runs in a context of its own, so its log lines and upstream calls carry one id; its span
     // (when traced) carries it too.
-    const requestId = `job:${job.name}:${job.id}`;
+    const requestId = jobRequestId(job.name, job.id);
     tagRequestSpan(requestId);
     return runInContext({ requestId }, () => handler(job, token)).finally(() => this.running.delete(key));
   }

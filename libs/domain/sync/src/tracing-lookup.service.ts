@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type TenantCaller, tenantOf } from '#libs/context';
+import { JOB_REQUEST_ID_PREFIX, type TenantCaller, tenantOf } from '#libs/context';
 import {
   type DeliveryView,
   EventDeliveryRepository,
@@ -12,12 +12,6 @@ import { type SyncRunView, toSyncRunView } from './sync.service.js';
 
 /** The most of each kind a lookup answers; `more` says when there were others. */
 export const TRACING_LOOKUP_LIMIT = 50;
-
-/**
- * The ids our worker's jobs record events under (job-processor.base.ts): never looked up, so a merchant
- * cannot learn, by trying such ids, which of our jobs recorded which of its events.
- */
-const JOB_REQUEST_ID = /^job:/;
 
 export interface TracingLookup {
   syncRuns: SyncRunView[];
@@ -62,7 +56,9 @@ export class TracingLookupService {
         merchantId,
         {
           eventId: uuid,
-          requestId: JOB_REQUEST_ID.test(id) ? null : id,
+          // A job's request id is never looked up: a merchant must not learn, by trying such ids, which of
+          // our jobs recorded which of its events.
+          requestId: id.startsWith(JOB_REQUEST_ID_PREFIX) ? null : id,
           syncIds: runs.items.map((run) => run.id),
         },
         TRACING_LOOKUP_LIMIT + 1,
