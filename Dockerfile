@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for the three apps; docker-compose.yml picks the app with the command.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -11,9 +11,12 @@ RUN PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" npx prisma generate \
  && npx tsc -p tsconfig.build.json \
  && npx tsc -p libs/merchant-sdk/tsconfig.json \
  && node scripts/sdk-bundle.mjs \
- && npm prune --omit=dev
+ && npm prune --omit=dev \
+ && node scripts/node-runtime.mjs drop
 
-FROM node:20-bookworm-slim
+# The image's Node is this base image's: the Node package pinned for development (package.json's
+# optionalDependencies, scripts/node-runtime.mjs) was dropped above. Keep the major the same as that pin.
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # As scripts/app-runtime.mjs: glibc gives blocks from 128 KiB up back when freed (docs/operations.md).
 ENV MALLOC_MMAP_THRESHOLD_=131072

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { APP_ENV } from './app-runtime.mjs';
 import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from './dev-env.mjs';
+import { ensureRuntime, installDependencies, resolveRuntime } from './node-runtime.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mode = process.argv[2] ?? 'start';
@@ -63,6 +64,20 @@ function mustRun(command, args, options) {
 const sha = (...parts) => createHash('sha256').update(parts.join('\0')).digest('hex');
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 
+// ---------------------------------------------------------------- runtime
+
+// Everything below runs on the project's Node (scripts/node-runtime.mjs): on a fresh clone this process
+// installs it and runs again on it.
+let runtime;
+try {
+  runtime = resolveRuntime(ROOT);
+  await ensureRuntime(ROOT, runtime, step);
+} catch (error) {
+  console.error(paint('1;31', `✖ ${error.message}`));
+  process.exit(1);
+}
+console.log(paint('90', `Node ${process.version} (${runtime.label})`));
+
 // ---------------------------------------------------------------- environment
 
 // What the shell set, before .env adds to it (a value from the shell wins over the file's).
@@ -74,13 +89,12 @@ const overridden = applyDevDefaults(process.env, mode, ROOT);
 // ---------------------------------------------------------------- install
 
 function ensureInstalled() {
-  const lock = readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
-  const stampFile = join(ROOT, 'node_modules', '.bff-install-stamp');
-  const wanted = sha(lock, process.version);
-  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted) return;
-  step('Installing dependencies (npm ci)');
-  mustRun('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
-  writeFileSync(stampFile, wanted);
+  try {
+    installDependencies(ROOT, runtime, process.execPath, step);
+  } catch (error) {
+    if (error.signal === 'SIGINT' || error.signal === 'SIGTERM') throw new FatalError('interrupted', 130);
+    fail(error.message);
+  }
 }
 
 // ---------------------------------------------------------------- prisma client
@@ -407,6 +421,7 @@ async function start() {
     '',
     paint('1;32', '  The open-banking BFF is running.'),
     '',
+    `  node      ${process.version}   (${runtime.label})`,
     `  api       ${config.apiUrl}   (ready: ${config.apiUrl}/health/ready, metrics: ${config.apiUrl}/metrics)`,
     `  console   ${config.apiUrl}/console/   (sign in with an API key or the operator token)`,
     `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,

@@ -37,11 +37,11 @@ let carrier: RequestContextCarrier = {
 
 /**
  * Keeps the request context in another carrier from now on: tracing (libs/observability) keeps it in the
- * OpenTelemetry context, whose own AsyncLocalStorage then carries both. Node 20 propagates every enabled
- * AsyncLocalStorage into every promise and callback, so a second one costs each promise of each request
- * (re-measure: `npm run bench -- --only tracing-overhead`; docs/observability.md#tracing). Called once,
- * before any request or job runs; this module's own storage
- * is then never entered.
+ * OpenTelemetry context, whose own AsyncLocalStorage then carries both. On Node 24 an AsyncLocalStorage
+ * costs no promise hooks (it rides in the AsyncContextFrame that every promise and callback keeps anyway),
+ * but each storage entered copies the frame once more per request (re-measure: `npm run bench -- --only
+ * tracing-overhead`; docs/observability.md#tracing). Called once, before any request or job runs; this
+ * module's own storage is then never entered.
  */
 export function carryRequestContextIn(next: RequestContextCarrier): void {
   carrier = next;
