@@ -1,8 +1,24 @@
 // Rounds of load over several targets: each target once per round, in a rotated order, so drift on a
 // shared machine hits every target alike; latencies pooled over the rounds; ratios per round against
 // the same round's baseline.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { BenchFailure } from './bench-failure.mjs';
 import { latencyStats, median } from './load-generator.mjs';
+
+const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * CPU time (user + system) a process has used, or one of its threads (`tid`), in µs (Linux /proc): the
+ * server's own cost of a request, which the load generator on the same cores does not blur as it does
+ * req/s. Whole-process figures include the GC's helper threads; a thread's do not.
+ */
+export function cpuMicros(pid, tid) {
+  const stat = readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8');
+  // Fields after the command's name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
+}
 
 export function failureOf(label, result) {
   const e = result.errors[0];
@@ -17,16 +33,19 @@ export function failureOf(label, result) {
 }
 
 /**
- * targets: [{ key, label, baseUrl, paths, headers?, bodyBytes? }]. Returns one row per target:
- * requests, req/s, pooled latencies and each round's req/s and p50.
+ * targets: [{ key, label, baseUrl, paths, headers?, bodyBytes?, cpu? }]. Returns one row per target:
+ * requests, req/s, pooled latencies and each round's req/s and p50; with `cpu` (a function answering the
+ * serving process's CPU µs so far, see cpuMicros), also its CPU µs per request over the measured phases.
  */
 export async function measureRounds({ load, options, progress }, targets) {
-  const acc = new Map(targets.map((t) => [t.key, { samples: [], completed: 0, elapsedMs: 0, rounds: [] }]));
+  const acc = new Map(
+    targets.map((t) => [t.key, { samples: [], completed: 0, elapsedMs: 0, rounds: [], cpuUs: 0 }]),
+  );
   for (let round = 0; round < options.rounds; round += 1) {
     for (let i = 0; i < targets.length; i += 1) {
       const t = targets[(i + round) % targets.length];
       progress(`round ${round + 1}/${options.rounds}: ${t.label}`);
-      const result = await load('load', {
+      const job = {
         baseUrl: t.baseUrl,
         paths: t.paths,
         headers: t.headers ?? {},
@@ -35,9 +54,18 @@ export async function measureRounds({ load, options, progress }, targets) {
         warmupRequests: 10_000,
         durationMs: options.durationMs,
         requests: options.maxRequests,
-      });
+      };
+      // With a CPU reading, the warm-up is a load of its own, so the reading covers measured requests only.
+      if (t.cpu) {
+        const warm = await load('load', { ...job, durationMs: job.warmupMs, warmupRequests: 0 });
+        if (warm.errorCount > 0) throw failureOf(t.label, warm);
+        job.warmupRequests = 0;
+      }
+      const cpuBefore = t.cpu?.();
+      const result = await load('load', job);
       if (result.errorCount > 0) throw failureOf(t.label, result);
       const a = acc.get(t.key);
+      if (t.cpu) a.cpuUs += t.cpu() - cpuBefore;
       a.samples.push(result.samples);
       a.completed += result.completed;
       a.elapsedMs += result.elapsedMs;
@@ -66,6 +94,8 @@ export async function measureRounds({ load, options, progress }, targets) {
       rps: (a.completed * 1000) / a.elapsedMs,
       latencyMs: latencyStats(all),
       rounds: a.rounds,
+      cpuUsPerRequest: t.cpu ? a.cpuUs / a.completed : null,
+      cpuOf: t.cpuOf ?? null,
     };
   });
 }

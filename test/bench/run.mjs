@@ -169,6 +169,7 @@ function reportRows(s) {
         'p99 ms',
         'req/s vs bare',
         ...(s.kind === 'api-reads' ? ['req/s vs sandbox'] : ['req/s vs 1 consent']),
+        'server CPU µs/req',
       ],
       s.rows.map((r) => [
         r.label,
@@ -183,6 +184,7 @@ function reportRows(s) {
           : r.ratioToSandbox
             ? `${times(r.ratioToSandbox.rpsMedianOfRounds)}`
             : '',
+        typeof r.cpuUsPerRequest === 'number' ? `${fixed(r.cpuUsPerRequest, 0)} (${r.cpuOf})` : '',
       ]),
     ),
   );

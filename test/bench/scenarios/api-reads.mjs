@@ -15,7 +15,7 @@ import {
   startBare,
   startSandboxAndApi,
 } from '../processes.mjs';
-import { measureRounds, ratioOf } from '../rounds.mjs';
+import { cpuMicros, measureRounds, ratioOf } from '../rounds.mjs';
 
 const USERS = 100;
 const SANDBOX_ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
@@ -140,9 +140,19 @@ export async function apiReads({ load, options, progress }) {
     }
     const bare = await startBare(bodies);
     closers.push(() => bare.close());
+    // CPU per request: the api's and the sandbox's whole processes; bare Fastify's thread, the bench's main
+    // thread (the load generator runs on worker threads).
+    const apiCpu = { cpu: () => cpuMicros(api.pid), cpuOf: 'process' };
+    const bareCpu = { cpu: () => cpuMicros(process.pid, process.pid), cpuOf: 'thread' };
     const pair = (key, label, path) => [
-      { key: `bare-${key}`, label: `bare Fastify, same bytes as ${label}`, baseUrl: bare.url, paths: [path] },
-      { key: `api-${key}`, label: `api ${label}`, baseUrl: api.url, paths: [path], headers: auth },
+      {
+        key: `bare-${key}`,
+        label: `bare Fastify, same bytes as ${label}`,
+        baseUrl: bare.url,
+        paths: [path],
+        ...bareCpu,
+      },
+      { key: `api-${key}`, label: `api ${label}`, baseUrl: api.url, paths: [path], headers: auth, ...apiCpu },
     ];
     const targets = [
       ...pair('accounts', 'GET /v1/users/{id}/accounts', accountsPath),
@@ -154,6 +164,8 @@ export async function apiReads({ load, options, progress }) {
         label: 'sandbox alone, the page /live forwards',
         baseUrl: sandbox.url,
         paths: [sandboxLive],
+        cpu: () => cpuMicros(sandbox.pid),
+        cpuOf: 'process',
       },
     ];
     for (const t of targets) t.bodyBytes = (bodies.get(t.paths[0]) ?? Buffer.from(sandboxPage.text)).length;
