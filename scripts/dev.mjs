@@ -586,6 +586,20 @@ async function soak() {
 }
 
 /**
+ * The benches (`npm run bench -- --only api-reads`, `npm run bench:scale -- …`): the set-up of npm start
+ * (services up, a build), then test/bench/run.mjs or scale.mjs, which start their own apps on the bench
+ * ports and databases of their own.
+ */
+function bench(script) {
+  return async () => {
+    await prepare();
+    step(`Bench (${script})`);
+    const status = run(process.execPath, [join(ROOT, 'test/bench', script), ...process.argv.slice(3)]);
+    await shutdown(status);
+  };
+}
+
+/**
  * The flake hunt (`npm run test:repeat -- --runs 5 --load 2 [test files]`): the set-up of `npm test`,
  * then scripts/test-repeat.mjs runs the tests again and again and names what failed.
  */
@@ -630,7 +644,17 @@ async function generate() {
   ensurePrismaClient();
 }
 
-const modes = { start, test, properties, repeat, soak, generate, 'env-example': envExample };
+const modes = {
+  start,
+  test,
+  properties,
+  repeat,
+  soak,
+  bench: bench('run.mjs'),
+  'bench-scale': bench('scale.mjs'),
+  generate,
+  'env-example': envExample,
+};
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 Promise.resolve()
