@@ -142,7 +142,7 @@ async function loadSchemaEngine() {
   const pkgDir = path.dirname(
     fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
   );
-  // The package's main entry imports the .wasm file as an ES module, which Node 24 does only from 24.5; so instantiate
+  // The package's main entry imports the .wasm file as an ES module, still experimental in Node 24; so instantiate
   // it by hand and hand it to the wasm-bindgen glue, as that entry would.
   const glue = await import(path.join(pkgDir, 'schema_engine_bg.js'));
   const bytes = await fs.readFile(path.join(pkgDir, 'schema_engine_bg.wasm'));

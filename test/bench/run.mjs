@@ -158,6 +158,7 @@ const mib = (n) => `${fixed(n, 0)} MiB`;
 /** The request-rate scenarios that start their own processes: rows, ratios and memory. */
 function reportRows(s) {
   const out = [`## ${s.name}`, ''];
+  const cpu = s.rows.some((r) => typeof r.cpuUsPerRequest === 'number');
   out.push(
     table(
       [
@@ -169,7 +170,7 @@ function reportRows(s) {
         'p99 ms',
         'req/s vs bare',
         ...(s.kind === 'api-reads' ? ['req/s vs sandbox'] : ['req/s vs 1 consent']),
-        'server CPU µs/req',
+        ...(cpu ? ['server CPU µs/req'] : []),
       ],
       s.rows.map((r) => [
         r.label,
@@ -184,7 +185,9 @@ function reportRows(s) {
           : r.ratioToSandbox
             ? `${times(r.ratioToSandbox.rpsMedianOfRounds)}`
             : '',
-        typeof r.cpuUsPerRequest === 'number' ? `${fixed(r.cpuUsPerRequest, 0)} (${r.cpuOf})` : '',
+        ...(cpu
+          ? [typeof r.cpuUsPerRequest === 'number' ? `${fixed(r.cpuUsPerRequest, 0)} (${r.cpuOf})` : '']
+          : []),
       ]),
     ),
   );
