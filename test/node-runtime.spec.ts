@@ -20,7 +20,9 @@ import {
  * every installed package accepts, the image's Node has the same major, and the tests themselves run on it.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+const lock: { packages: Record<string, { engines?: { node?: string } }> } = JSON.parse(
+  readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
+);
 const PLATFORMS = [
   ['linux', 'x64'],
   ['linux', 'arm64'],
@@ -47,10 +49,7 @@ describe('the pinned Node.js runtime', () => {
   it("runs on a version every installed package's engines.node accepts, on every platform", () => {
     const refusals: string[] = [];
     for (const pinned of runtimePackages(lock)) {
-      for (const [path, entry] of Object.entries(lock.packages) as [
-        string,
-        { engines?: { node?: string } },
-      ][]) {
+      for (const [path, entry] of Object.entries(lock.packages)) {
         const range = entry.engines?.node;
         if (path && range && !semver.satisfies(pinned.version, range)) {
           refusals.push(`${path} (node ${range}) refuses ${pinned.name}@${pinned.version}`);
