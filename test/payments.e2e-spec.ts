@@ -138,6 +138,26 @@ describe('single payments', () => {
     expect(await paymentEvents(stack, created.id)).toEqual([]);
   });
 
+  it('parks, never fails, a payment whose first send lost its answer inside one submission and whose resend the bank refuses', async () => {
+    for (const status of [400, 409]) {
+      const created = dataOf(await start(), 201);
+      // The client's own retry resends it: the dropped first send may have been made.
+      await sandbox.admin('POST', '/faults', { method: 'POST', path: '/payments', drop: true, count: 1 });
+      await sandbox.admin('POST', '/faults', { method: 'POST', path: '/payments', status, count: 20 });
+      expect((await atBank(stack, created.authorisationUrl)).query.status).toBe('SUBMITTING');
+      await sandbox.admin('DELETE', '/faults');
+      const row = await prisma.payment.findUniqueOrThrow({ where: { id: created.id } });
+      expect(row).toMatchObject({ status: 'SUBMITTING', nextStatusCheckAt: null });
+      expect((row.statusDetails as { pollStopped?: string }).pollStopped).toMatch(
+        /^A repeated send was refused/,
+      );
+      expect(dataOf(await tenant.client.get(`/v1/payments/${created.id}`)).status).toBe('SUBMITTING');
+      expect(await paymentEvents(stack, created.id)).toEqual([]);
+      const parked = dataOf<{ id: string }[]>(await stack.operator.get('/admin/payments/parked?limit=100'));
+      expect(parked.map((p) => p.id)).toContain(created.id);
+    }
+  });
+
   it('never uses the consent twice: a repeated callback pays nothing again, the consent CONSUMED here and upstream', async () => {
     const created = dataOf(await start(), 201);
     const back = await atBank(stack, created.authorisationUrl);

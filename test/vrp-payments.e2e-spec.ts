@@ -113,6 +113,26 @@ describe('VRP payments: limits enforced here, atomically', () => {
     expect(await prisma.payment.count({ where: { consentId, amount: '1.00' } })).toBe(1);
   });
 
+  it('parks, never fails, a payment whose first send lost its answer and whose resend the bank refuses', async () => {
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const path = '/variable-recurring-payments/payments';
+    await sandbox.admin('POST', '/faults', { method: 'POST', path, drop: true, count: 1 });
+    await sandbox.admin('POST', '/faults', { method: 'POST', path, status: 409, count: 20 });
+    try {
+      const payment = dataOf(await pay('10.00'), 201);
+      // Maybe paid: it keeps counting against the limits and waits for a person, with no event.
+      expect(payment.status).toBe('SUBMITTING');
+      const row = await prisma.payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(row.nextStatusCheckAt).toBeNull();
+      expect((row.statusDetails as { pollStopped?: string }).pollStopped).toMatch(/^A repeated send/);
+      const parked = dataOf<{ id: string }[]>(await stack.operator.get('/admin/payments/parked?limit=100'));
+      expect(parked.map((p) => p.id)).toContain(payment.id);
+      await stack.operator.post(`/admin/payments/${payment.id}/settle`, { status: 'FAILED' });
+    } finally {
+      await sandbox.admin('DELETE', '/faults');
+    }
+  });
+
   it('keeps tenants and users apart: another merchant’s consent is 404, a session pays only its own user’s', async () => {
     const theirs = await pay('1.00', uniqueName('pay'), other.client);
     expect([theirs.status, theirs.body.error.code]).toEqual([404, 'NOT_FOUND']);

@@ -43,6 +43,16 @@ export function neverSent(error: UpstreamError): boolean {
   return (error.shape === 'network' && code === 'ECONNREFUSED') || code === QUEUE_TIMEOUT;
 }
 
+/**
+ * The attempt may have reached the server and done its work: anything but a local refusal, a request that
+ * never left, or an answer that says it was not done (a 4xx, rate limits included).
+ */
+export function mayHaveLanded(error: unknown): boolean {
+  if (!(error instanceof UpstreamError)) return true;
+  if (error.shape === 'circuitOpen' || neverSent(error)) return false;
+  return error.status === undefined || error.status >= 500;
+}
+
 export function shouldRetry(error: unknown, mode: RetryMode, options: RetryOptions): boolean {
   if (!(error instanceof UpstreamError) || error.shape === 'circuitOpen') return false;
   if (mode === 'unsent') return neverSent(error);

@@ -103,6 +103,12 @@ export class UpstreamError extends Error {
   readonly source: Open<'YAPILY' | 'INSTITUTION'> | undefined;
   readonly supportUrl: string | undefined;
   readonly retryAfterMs: number | undefined;
+  /**
+   * Earlier attempts of the same call that may have reached the server and had their answer lost (no
+   * answer, or a 5xx). Set by the transport on the error it finally throws: after one of these, a refusal
+   * proves nothing about whether the call took effect (a payment resent and refused may be paid).
+   */
+  attemptsInDoubt = 0;
 
   constructor(message: string, init: UpstreamErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -144,6 +150,7 @@ export class UpstreamError extends Error {
       fieldErrors: this.fieldErrors,
       institutionError: this.institutionError,
       retryAfterMs: this.retryAfterMs,
+      ...(this.attemptsInDoubt > 0 ? { attemptsInDoubt: this.attemptsInDoubt } : {}),
     };
   }
 }

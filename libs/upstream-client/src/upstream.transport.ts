@@ -15,6 +15,7 @@ import type {
   UpstreamResult,
 } from './upstream.types.js';
 import {
+  mayHaveLanded,
   QUEUE_TIMEOUT,
   RetryBackoff,
   retryDelayMs,
@@ -305,6 +306,7 @@ export class UpstreamTransport {
     const finish = (outcome: string) =>
       this.options.metrics?.observe(spec.operation, outcome, (performance.now() - started) / 1000);
 
+    let inDoubt = 0;
     for (let attempt = 1; ; attempt += 1) {
       const requestId = `${baseId}${pagePart}${attempt > 1 ? `.a${attempt}` : ''}`;
       let ticket;
@@ -341,6 +343,8 @@ export class UpstreamTransport {
             meta: {},
           };
         }
+        if (error instanceof UpstreamError) error.attemptsInDoubt = inDoubt;
+        if (mayHaveLanded(error)) inDoubt += 1;
         const mode = spec.retry === 'never' ? undefined : spec.retry;
         if (!mode || attempt > maxRetries || !shouldRetry(error, mode, this.options.retry)) {
           finish(error instanceof UpstreamError ? error.kind : 'error');

@@ -99,8 +99,11 @@ export class PaymentSubmitterService {
             ).data;
     } catch (error) {
       if (isRefusal(error)) {
-        // A send before this one may have been made (its answer lost): a refusal now proves nothing.
-        return sends > 1 ? this.park(work, error, error.message) : this.refuse(work, error, error.message);
+        // A send before this one may have been made (its answer lost), ours or the client's own retry
+        // within this call: a refusal now proves nothing.
+        return sends > 1 || error.attemptsInDoubt > 0
+          ? this.park(work, error, error.message)
+          : this.refuse(work, error, error.message);
       }
       // Not in flight any more: the status poll sends it again (same idempotency id) on its schedule.
       await this.payments.submitLater(work.id, this.config.tuning.paymentStatusPollSeconds);

@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import { PaymentStatusPoller } from '#libs/domain/payments';
+import {
+  assertProperty,
+  atBank,
+  dataOf,
+  eventually,
+  onboard,
+  paymentBodies,
+  propertyTimeout,
+  SandboxHttp,
+  type Stack,
+  startStack,
+  type Tenant,
+  uniqueName,
+} from '../kit/index.js';
+
+/** What the bank does with one send: loses it (maybe made, answer lost), fails (5xx), or refuses it. */
+type Lost = 'drop' | 503;
+type Refusal = 400 | 409;
+
+/**
+ * A payment is FAILED only when no send of it can have reached the bank (docs/payments.md). Whatever the
+ * bank does with the sends (some lost, some answered 5xx, by the client's own retries inside one
+ * submission or by the status poll's later ones) and then a refusal or an acceptance:
+ * - a refusal after any send that may have landed parks the payment for a person, SUBMITTING, no event;
+ * - a refusal of the very first send fails it;
+ * - an acceptance submits it (the bank's id is kept), never FAILED.
+ * Four lost sends at most in a row, so the institution's breaker (five) never opens mid-case.
+ */
+describe('payment sends: FAILED only when nothing can have reached the bank', () => {
+  let stack: Stack;
+  let prisma: PrismaService;
+  let poller: PaymentStatusPoller;
+  let sandbox: SandboxHttp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    stack = await startStack({ ownDatabase: 'sends' });
+    prisma = stack.api.app.get(PrismaService);
+    poller = stack.api.app.get(PaymentStatusPoller);
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    tenant = await onboard(stack);
+  });
+  afterAll(async () => {
+    await sandbox?.admin('DELETE', '/faults');
+    await stack?.close();
+  });
+
+  const where = (id: string) => ({ where: { id } });
+
+  it(
+    'never ends FAILED when a send may have landed, whatever the lost sends, refusals and retries',
+    async () => {
+      await assertProperty(
+        fc.asyncProperty(
+          fc.array(fc.constantFrom<Lost>('drop', 503), { maxLength: 4 }),
+          fc.option(fc.constantFrom<Refusal>(400, 409), { nil: undefined }),
+          async (lost, refusal) => {
+            await sandbox.admin('DELETE', '/faults');
+            const created = dataOf(
+              await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+                headers: { 'idempotency-key': uniqueName('sends') },
+              }),
+              201,
+            );
+            // One rule per send, in order: the sandbox takes the first rule with hits left.
+            for (const answer of [...lost, ...(refusal ? [refusal] : [])]) {
+              const effect = answer === 'drop' ? { drop: true } : { status: answer };
+              await sandbox.admin('POST', '/faults', {
+                method: 'POST',
+                path: '/payments',
+                ...effect,
+                count: 1,
+              });
+            }
+            await atBank(stack, created.authorisationUrl);
+            const row = await eventually(`payment ${created.id} decided`, async () => {
+              await poller.pollDue();
+              const now = await prisma.payment.findUniqueOrThrow(where(created.id));
+              const parked = now.status === 'SUBMITTING' && now.nextStatusCheckAt === null;
+              return parked || now.upstreamPaymentId !== null || now.status === 'FAILED' ? now : undefined;
+            });
+            const events = await prisma.merchantEvent.count({
+              where: { data: { path: ['paymentId'], equals: created.id }, type: 'PAYMENT_FAILED' },
+            });
+            if (refusal === undefined) {
+              expect(row.upstreamPaymentId).not.toBeNull();
+              expect(row.status).not.toBe('FAILED');
+            } else if (lost.length > 0) {
+              expect(row).toMatchObject({ status: 'SUBMITTING', nextStatusCheckAt: null });
+              expect(events).toBe(0);
+            } else {
+              expect(row.status).toBe('FAILED');
+              expect(events).toBe(1);
+            }
+          },
+        ),
+        12,
+      );
+    },
+    propertyTimeout(120_000),
+  );
+});
