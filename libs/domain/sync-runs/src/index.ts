@@ -1,3 +1,4 @@
 export * from './sync-requests.service.js';
 export * from './sync-run.repository.js';
+export * from './sync-run.metrics.js';
 export * from './sync-runs.module.js';

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { Metrics } from '#libs/observability';
 import { SyncRequestsService } from './sync-requests.service.js';
+import { SyncRunMetrics } from './sync-run.metrics.js';
 import { SyncRunRepository } from './sync-run.repository.js';
 
 /**
@@ -8,7 +10,17 @@ import { SyncRunRepository } from './sync-run.repository.js';
  * global database, queue and logger.
  */
 @Module({
-  providers: [SyncRunRepository, SyncRequestsService],
-  exports: [SyncRunRepository, SyncRequestsService],
+  providers: [
+    SyncRunRepository,
+    SyncRequestsService,
+    // Made at start on the app's registry: the worker shows the counter from its first scrape, before
+    // any run ends, and whatever ends a run injects the one instance.
+    {
+      provide: SyncRunMetrics,
+      useFactory: (metrics: Metrics) => new SyncRunMetrics(metrics.registry),
+      inject: [Metrics],
+    },
+  ],
+  exports: [SyncRunRepository, SyncRequestsService, SyncRunMetrics],
 })
 export class SyncRunsModule {}
