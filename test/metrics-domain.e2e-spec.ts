@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { ALL_QUEUES, JobProducerService } from '#libs/queue';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
 import {
   accountsWhenSynced,
   connectBank,
+  createPaymentRow,
   createUser,
+  createVrpConsentRow,
   EventReceiver,
   eventually,
   freePort,
@@ -34,7 +37,9 @@ const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'waiting-chil
  * The domain metrics after a real flow, scraped from the api's /metrics and the worker's own listener: a
  * bank connected (its first sync meeting a 429) and another revoked at the bank (its webhook through the
  * inbox), events delivered to one endpoint and failing at a dead one, the api's breaker opened by a bank
- * failing. The worker's database and queue gauges are read every second here (tuning.workerMetricsRefreshSeconds).
+ * failing, and payments in flight: one parked for a person, one the bank has not acknowledged for 40
+ * minutes. The worker's database and queue gauges are read every second here
+ * (tuning.workerMetricsRefreshSeconds).
  */
 describe('domain metrics after the flow', () => {
   let stack: Stack;
@@ -46,6 +51,7 @@ describe('domain metrics after the flow', () => {
   let accepted: number;
   let api: Scrape;
   let worker: Scrape;
+  let parkedId: string;
 
   const fault = async (rule: Record<string, unknown>) =>
     expect((await sandbox.admin('POST', '/faults', rule)).status).toBe(201);
@@ -103,6 +109,43 @@ describe('domain metrics after the flow', () => {
       receiver.accepted().some((event) => event.type === 'consent.revoked') ? true : undefined,
     );
 
+    // Payments as the submission and the poll leave them, written straight in: a VRP payment parked (a
+    // repeated send refused) two hours after its creation, one SUBMITTING for 40 minutes (created
+    // earlier: the age is the status's), one at a status of the bank's we do not name, and one final.
+    // Their checks are an hour away or none, so the worker's status poll leaves them as they are.
+    const prisma = stack.api.app.get(PrismaService);
+    const vrpConsent = await createVrpConsentRow(
+      prisma,
+      stack.api.config,
+      { id: tenant.userId, merchantId: tenant.merchant.merchant.id },
+      { consentId: 'metrics-vrp-consent', consentToken: 'metrics-vrp-token' },
+    );
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    const parked = await createPaymentRow(prisma, vrpConsent, {
+      kind: 'VRP',
+      status: 'SUBMITTING',
+      nextStatusCheckAt: null,
+      pollStopped: 'A repeated send was refused: 409',
+    });
+    parkedId = parked.id;
+    const submitting = await createPaymentRow(prisma, vrpConsent, {
+      kind: 'VRP',
+      status: 'SUBMITTING',
+      nextStatusCheckAt: inAnHour,
+    });
+    await createPaymentRow(prisma, vrpConsent, {
+      kind: 'VRP',
+      status: 'ACCEPTED_SETTLEMENT_IN_PROCESS',
+      nextStatusCheckAt: inAnHour,
+    });
+    await createPaymentRow(prisma, vrpConsent, { kind: 'VRP', status: 'COMPLETED', nextStatusCheckAt: null });
+    await prisma.payment.update({ where: { id: parked.id }, data: { createdAt: minutesAgo(120) } });
+    await prisma.payment.update({
+      where: { id: submitting.id },
+      data: { createdAt: minutesAgo(180), statusUpdatedAt: minutesAgo(40) },
+    });
+
     // The worker's figures once they all hold (its gauges are read every second here).
     worker = await eventually('the worker’s domain metrics', async () => {
       // Counted once the endpoint's answer is recorded, so only after the receiver has the event.
@@ -114,7 +157,12 @@ describe('domain metrics after the flow', () => {
         valueOf(w, 'bff_consents', { status: 'REVOKED', kind: 'ACCOUNT' }) === 1 &&
         (valueOf(w, 'bff_event_delivery_attempts_total', { result: 'retrying' }) ?? 0) >= 1 &&
         valueOf(w, 'bff_event_endpoints', { state: 'failing' }) === 1 &&
-        valueOf(w, 'bff_inbox_events', { status: 'received' }) === 0;
+        valueOf(w, 'bff_inbox_events', { status: 'received' }) === 0 &&
+        valueOf(w, 'bff_payments_parked') === 1 &&
+        valueOf(w, 'bff_payments_submitting') === 1 &&
+        // Read after the payments were backdated (rows are written first, then aged).
+        (valueOf(w, 'bff_payments_submitting_oldest_seconds') ?? 0) > 1800 &&
+        (valueOf(w, 'bff_payments_parked_oldest_seconds') ?? 0) > 3600;
       return settled ? w : undefined;
     });
 
@@ -197,6 +245,33 @@ describe('domain metrics after the flow', () => {
     expect(valueOf(worker, 'bff_inbox_oldest_received_seconds')).toBe(0);
   });
 
+  it('payments not final by status and kind: the final one left out, a status of the bank’s as OTHER', () => {
+    expect(valueOf(worker, 'bff_payments', { status: 'SUBMITTING', kind: 'VRP' })).toBe(2);
+    expect(valueOf(worker, 'bff_payments', { status: 'OTHER', kind: 'VRP' })).toBe(1);
+    for (const status of ['AWAITING_AUTHORIZATION', 'SUBMITTING', 'PENDING', 'OTHER'])
+      expect(valueOf(worker, 'bff_payments', { status, kind: 'SINGLE' }), status).toBe(0);
+    expect(valueOf(worker, 'bff_payments', { status: 'PENDING', kind: 'VRP' })).toBe(0);
+    expect(samplesOf(worker, 'bff_payments')).toHaveLength(8);
+  });
+
+  it('the parked payment, as the operator’s list has it, and its age since its creation', async () => {
+    const listed = await stack.operator.get('/admin/payments/parked');
+    expect(listed.status).toBe(200);
+    const ids = (listed.body as { data: { id: string }[] }).data.map((payment) => payment.id);
+    expect(ids).toEqual([parkedId]);
+    expect(valueOf(worker, 'bff_payments_parked')).toBe(ids.length);
+    const age = valueOf(worker, 'bff_payments_parked_oldest_seconds')!;
+    expect(age).toBeGreaterThanOrEqual(7200 - 5);
+    expect(age).toBeLessThan(7200 + 300);
+  });
+
+  it('the payment SUBMITTING and not parked, aged since it became SUBMITTING', () => {
+    expect(valueOf(worker, 'bff_payments_submitting')).toBe(1);
+    const age = valueOf(worker, 'bff_payments_submitting_oldest_seconds')!;
+    expect(age).toBeGreaterThanOrEqual(2400 - 5);
+    expect(age).toBeLessThan(2400 + 300);
+  });
+
   it('429s per institution in the process that met them; breaker state per institution', () => {
     const rateLimited = { institution: INSTITUTION, source: 'upstream' };
     expect(valueOf(worker, 'bff_upstream_rate_limited_total', rateLimited)).toBe(1);
@@ -208,7 +283,13 @@ describe('domain metrics after the flow', () => {
   });
 
   it('each process its own: the api shows no database or queue gauge, the worker its process metrics', () => {
-    for (const name of ['bff_sync_lag_seconds', 'bff_queue_jobs', 'bff_consents', 'bff_inbox_events']) {
+    for (const name of [
+      'bff_sync_lag_seconds',
+      'bff_queue_jobs',
+      'bff_consents',
+      'bff_inbox_events',
+      'bff_payments',
+    ]) {
       expect(api.names.has(name), name).toBe(false);
     }
     expect(samplesOf(worker, 'process_cpu_user_seconds_total', { app: 'worker' })).toHaveLength(1);

@@ -11,6 +11,12 @@ import {
 } from '#libs/domain/consents';
 import { EventDeliveryStatsRepository } from '#libs/domain/events';
 import { InboxStatsRepository } from '#libs/domain/inbox';
+import {
+  PAYMENT_KINDS,
+  PaymentStatsRepository,
+  UNFINISHED_PAYMENT_STATUSES,
+  type UnfinishedPaymentCount,
+} from '#libs/domain/payments';
 import { type AppLogger, LOGGER, Metrics, RefreshingSnapshot, SnapshotHistogram } from '#libs/observability';
 import { REDIS, type RedisClient } from '#libs/redis';
 import { withDeadline } from './metrics-deadline.js';
@@ -26,7 +32,7 @@ export const SYNC_LAG_BUCKETS = [
 const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
 
 /** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
-const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_VERSION = 2;
 
 /** Plain JSON (ages in seconds as of `at`, no Dates): workers share it through Redis. */
 interface DatabaseSnapshot {
@@ -37,6 +43,13 @@ interface DatabaseSnapshot {
   deliveries: { due: number; waiting: number; oldestDueSeconds: number };
   endpoints: { healthy: number; failing: number; disabled: number; longestFailingSeconds: number };
   inbox: { received: number; failed: number; oldestReceivedSeconds: number };
+  payments: {
+    unfinished: UnfinishedPaymentCount[];
+    parked: number;
+    oldestParkedSeconds: number;
+    submitting: number;
+    oldestSubmittingSeconds: number;
+  };
 }
 
 const secondsSince = (at: Date | null, now: Date) =>
@@ -62,6 +75,7 @@ export class DatabaseMetricsCollector {
     private readonly consents: ConsentStatsRepository,
     private readonly events: EventDeliveryStatsRepository,
     private readonly inbox: InboxStatsRepository,
+    private readonly payments: PaymentStatsRepository,
     @Inject(REDIS) redis: RedisClient,
     metrics: Metrics,
   ) {
@@ -183,6 +197,40 @@ export class DatabaseMetricsCollector {
       [],
       (g, s) => g.set(s.inbox.oldestReceivedSeconds),
     );
+    gauge(
+      'bff_payments',
+      'Payments not final, by status (AWAITING_AUTHORIZATION, SUBMITTING, PENDING, OTHER: another status of the bank’s) and kind (SINGLE, VRP); parked ones included.',
+      ['status', 'kind'],
+      (g, s) => {
+        for (const status of UNFINISHED_PAYMENT_STATUSES)
+          for (const kind of PAYMENT_KINDS) g.set({ status, kind }, 0);
+        for (const row of s.payments.unfinished) g.set({ status: row.status, kind: row.kind }, row.payments);
+      },
+    );
+    gauge(
+      'bff_payments_parked',
+      'Payments parked for a person: not final and no status check scheduled (GET /admin/payments/parked lists them).',
+      [],
+      (g, s) => g.set(s.payments.parked),
+    );
+    gauge(
+      'bff_payments_parked_oldest_seconds',
+      'Age (since its creation) of the oldest parked payment (0: none).',
+      [],
+      (g, s) => g.set(s.payments.oldestParkedSeconds),
+    );
+    gauge(
+      'bff_payments_submitting',
+      'Payments SUBMITTING that the status poll still sends (not parked), of merchants not disabled.',
+      [],
+      (g, s) => g.set(s.payments.submitting),
+    );
+    gauge(
+      'bff_payments_submitting_oldest_seconds',
+      'How long the longest-submitting of those has been SUBMITTING (0: none): the bank has not acknowledged it.',
+      [],
+      (g, s) => g.set(s.payments.oldestSubmittingSeconds),
+    );
   }
 
   /**
@@ -204,6 +252,8 @@ export class DatabaseMetricsCollector {
       const { oldestDueAt, ...deliveries } = await this.events.backlog(now);
       const { failingSince, ...endpoints } = await this.events.endpointHealth();
       const { oldestReceivedAt, ...inbox } = await this.inbox.backlog();
+      const { byStatus: unfinished, parked } = await this.payments.unfinished();
+      const submitting = await this.payments.submitting();
       return {
         at: now.getTime(),
         syncLag,
@@ -212,6 +262,13 @@ export class DatabaseMetricsCollector {
         deliveries: { ...deliveries, oldestDueSeconds: secondsSince(oldestDueAt, now) },
         endpoints: { ...endpoints, longestFailingSeconds: secondsSince(failingSince, now) },
         inbox: { ...inbox, oldestReceivedSeconds: secondsSince(oldestReceivedAt, now) },
+        payments: {
+          unfinished,
+          parked: parked.parked,
+          oldestParkedSeconds: secondsSince(parked.oldestCreatedAt, now),
+          submitting: submitting.submitting,
+          oldestSubmittingSeconds: secondsSince(submitting.oldestSince, now),
+        },
       };
     };
     const snapshot = await withDeadline(read(), 'database metrics');

@@ -2,6 +2,7 @@ export * from './hosted-vrp-requests.service.js';
 export * from './parked-payments.service.js';
 export * from './payment-amount.js';
 export * from './payment-state.repository.js';
+export * from './payment-stats.repository.js';
 export * from './payment-status.poller.js';
 export * from './payment.repository.js';
 export * from './payment-status.js';

@@ -7,6 +7,7 @@ import { HostedVrpRequestsService } from './hosted-vrp-requests.service.js';
 import { ParkedPaymentsService } from './parked-payments.service.js';
 import { PaymentRepository } from './payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
+import { PaymentStatsRepository } from './payment-stats.repository.js';
 import { PaymentStatusPoller } from './payment-status.poller.js';
 import { PaymentSubmitterService } from './payment-submitter.service.js';
 import { PaymentsService } from './payments.service.js';
@@ -28,6 +29,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
     ParkedPaymentsService,
     PaymentRepository,
     PaymentStateRepository,
+    PaymentStatsRepository,
     PaymentSubmitterService,
     PaymentStatusPoller,
     PaymentsService,
@@ -40,6 +42,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
     HostedVrpRequestsService,
     ParkedPaymentsService,
     PaymentStateRepository,
+    PaymentStatsRepository,
     PaymentStatusPoller,
     PaymentsService,
     SinglePaymentsService,
