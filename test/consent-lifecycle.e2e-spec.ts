@@ -44,9 +44,9 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
   const connectExpiringIn = async (ms: number) => {
     // A user of its own each time: a test waits for its user's accounts only.
     tenant = await onboard(stack);
-    return connectBank(apps(), tenant.merchant.apiKey.key, tenant.userId, 'sandbox-redirect', {
-      expiresAt: new Date(Date.now() + ms).toISOString(),
-    });
+    // Re-authorised before expiry as asked, however short: the scan's renewal is what is tested here.
+    const terms = { expiresAt: new Date(Date.now() + ms).toISOString(), autoReauthorise: true };
+    return connectBank(apps(), tenant.merchant.apiKey.key, tenant.userId, 'sandbox-redirect', terms);
   };
   const eventsOf = async (consentId: string) =>
     (

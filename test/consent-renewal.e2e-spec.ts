@@ -35,10 +35,11 @@ describe('consent renewal: a completed re-authorisation renews, and the scan nev
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
-  const connectExpiringIn = async (tenant: Tenant, ms: number) =>
-    connectBank(apps(), tenant.merchant.apiKey.key, tenant.userId, 'sandbox-redirect', {
-      expiresAt: new Date(Date.now() + ms).toISOString(),
-    });
+  // Re-authorised before expiry as asked, however short: the scan's renewal is what is tested here.
+  const connectExpiringIn = async (tenant: Tenant, ms: number) => {
+    const terms = { expiresAt: new Date(Date.now() + ms).toISOString(), autoReauthorise: true };
+    return connectBank(apps(), tenant.merchant.apiKey.key, tenant.userId, 'sandbox-redirect', terms);
+  };
   const eventsOf = async (tenant: Tenant, consentId: string) =>
     (
       await prisma.merchantEvent.findMany({

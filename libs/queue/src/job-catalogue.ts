@@ -63,6 +63,16 @@ export interface JobCatalogue {
     payload: Record<string, never>;
     result: { checked: number; revoked: number; expired: number; failed: number; pollsResumed: number };
   };
+  /**
+   * Settles one consent at the time its state is due to change: EXPIRED at its `expiresAt` (enqueued,
+   * delayed, when it is authorised), or a redirect callback whose answer was lost finished from the bank
+   * (enqueued, delayed, as each callback starts). `check` names which, and keeps one job per purpose.
+   */
+  'consents.settle': {
+    queue: typeof QueueName.Consents;
+    payload: { merchantId: string; consentId: string; check: string };
+    result: { status: string };
+  };
   /** One sync run of one account (the run row was opened before the job was enqueued). */
   'sync.account': {
     queue: typeof QueueName.Sync;
@@ -178,6 +188,18 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
     options: { ...BASE_OPTIONS, attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
     // One poll per consent: a repeated sca-code submission collapses into the same job.
     dedupeId: ({ consentId }) => `consents.poll-embedded.${consentId}`,
+  },
+  'consents.settle': {
+    queue: QueueName.Consents,
+    // A check that meets Postgres away is tried again for about half an hour (its purpose is outages);
+    // removed once done, so the same check of a later round (another callback) is a new job.
+    options: {
+      ...BASE_OPTIONS,
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 15_000 },
+      removeOnComplete: true,
+    },
+    dedupeId: ({ consentId, check }) => `consents.settle.${consentId}.${check}`,
   },
   'consents.scan-expiry': {
     queue: QueueName.Consents,

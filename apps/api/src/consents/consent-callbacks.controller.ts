@@ -1,7 +1,17 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiExcludeEndpoint,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RedirectConsentsService } from '#libs/domain/consents';
+import {
+  ConsentRenewalService,
+  REAUTHORISATION_LINK_PATH,
+  RedirectConsentsService,
+} from '#libs/domain/consents';
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
@@ -29,7 +39,32 @@ in a few seconds; please keep it open.</p>
 @ApiTags('consents')
 @Controller(PUBLIC_ROUTES.consentCallback)
 export class ConsentCallbacksController {
-  constructor(private readonly consents: RedirectConsentsService) {}
+  constructor(
+    private readonly consents: RedirectConsentsService,
+    private readonly renewal: ConsentRenewalService,
+  ) {}
+
+  // Public: the user's browser, sent by the merchant with the link of consent.reauthorisation_required
+  // at a bank that needs the user present; the signed link is what authenticates it. Not an operation
+  // of the merchant API (the merchant never builds this URL, only passes it on, as the bank's pages),
+  // so it stays out of the OpenAPI document, like those pages.
+  @Get(REAUTHORISATION_LINK_PATH)
+  @Public()
+  @ApiExcludeEndpoint()
+  async reauthorise(
+    @Query('link') link: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    // The user is here now: the bank is asked with their address, then their browser goes on to it.
+    const location = await this.renewal.reauthoriseByLink(String(link ?? ''), request.ip);
+    await reply
+      .status(302)
+      .header('location', location)
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .send();
+  }
 
   // Public: the user's browser arrives here from the bank with no credentials of ours; the signed,
   // single-use state is what authenticates the request.

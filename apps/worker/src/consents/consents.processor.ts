@@ -3,7 +3,11 @@ import { Inject } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { tenantOfRecord } from '#libs/context';
-import { ConsentLifecycleService, EmbeddedConsentsService } from '#libs/domain/consents';
+import {
+  ConsentLifecycleService,
+  ConsentSettleService,
+  EmbeddedConsentsService,
+} from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
@@ -25,6 +29,7 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
         throw error;
       }
     },
+    'consents.settle': (job) => this.settle.settle(tenantOfRecord(job.data), job.data.consentId),
     'consents.scan-expiry': () => this.lifecycle.scanExpiry(),
     'consents.reconcile': () => this.lifecycle.reconcile(),
   };
@@ -34,6 +39,7 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
     @Inject(LOGGER) logger: AppLogger,
     private readonly consents: EmbeddedConsentsService,
     private readonly lifecycle: ConsentLifecycleService,
+    private readonly settle: ConsentSettleService,
   ) {
     super(config, logger);
   }

@@ -5,6 +5,7 @@ import type { Prisma } from '#libs/database';
 import { AccountPlacementRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncRequestsService } from '#libs/domain/sync-runs';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { JobProducerService } from '#libs/queue';
 import {
   type Account as UpstreamAccount,
   type Consent,
@@ -53,6 +54,7 @@ export class ConsentAuthoriserService {
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
     private readonly syncs: SyncRequestsService,
+    private readonly jobs: JobProducerService,
   ) {}
 
   async store(
@@ -108,6 +110,7 @@ export class ConsentAuthoriserService {
       result = await this.state.markAuthorised(merchantId, consent.id, terms);
     }
     if (result.applied && consent.kind === 'ACCOUNT') {
+      await this.scheduleExpiry(merchantId, consent.id, expiresAt);
       // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
       const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
       await this.syncs.requestInitial(
@@ -121,6 +124,27 @@ export class ConsentAuthoriserService {
       );
     }
     return result;
+  }
+
+  /**
+   * EXPIRED at its instant: the settle job, delayed to `expiresAt` (one per expiry, so a renewal's new
+   * expiry has its own and the old one finds nothing due). Best effort: without Redis every read still
+   * shows EXPIRED on time and the scan writes it; only the event waits for the scan.
+   */
+  private async scheduleExpiry(merchantId: MerchantId, consentId: string, expiresAt: Date | null) {
+    if (!expiresAt) return;
+    try {
+      await this.jobs.enqueue(
+        'consents.settle',
+        { merchantId, consentId, check: `expiry-${expiresAt.getTime()}` },
+        { delay: Math.max(0, expiresAt.getTime() - Date.now()) },
+      );
+    } catch (error) {
+      this.logger.warn(
+        { consentId, errorName: (error as Error)?.name },
+        'consent authorised: its expiry not scheduled; the expiry scan writes it',
+      );
+    }
   }
 
   /**

@@ -33,8 +33,13 @@ export function consentEvent(type: MerchantEventType, consent: AnnouncedConsent)
       status: consent.status,
       institutionId: consent.institutionId,
       ...(WITH_EXPIRY.has(type) ? { expiresAt: consent.expiresAt?.toISOString() ?? null } : {}),
+      // Still AUTHORIZED: the bank needs the user present to be asked, so the link is ours, for them to
+      // follow (the consent stays usable until its expiry); else the bank's page, access suspended.
       ...(type === 'consent.reauthorisation_required'
-        ? { reauthorisationUrl: consent.reauthorisationUrl }
+        ? {
+            reauthorisationUrl: consent.reauthorisationUrl,
+            userPresenceRequired: consent.status === 'AUTHORIZED',
+          }
         : {}),
       ...(WITH_REASON.has(type) ? { reason: consent.lastErrorCode } : {}),
     },

@@ -60,10 +60,17 @@ export const CONSENT_EXPIRY_SQL = {
     'consent-expiry.claim-reauthorisation',
     `UPDATE consents SET reauthorisation_requested_at = $3
         WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND expires_at <= $4
-          AND reauthorisation_not_extended_at IS NULL
+          AND reauthorisation_not_extended_at IS NULL AND auto_reauthorise
           AND (reauthorisation_requested_at IS NULL OR reauthorisation_requested_at < $3::timestamptz - interval '1 hour')
         RETURNING id`,
     { id: 'string' },
+  ),
+  offerUserPresentRenewal: sqlStatement<Row>(
+    'consent-expiry.offer-user-present-renewal',
+    `UPDATE consents SET reauthorisation_url = $3
+        WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND reauthorisation_url IS NULL
+        RETURNING ${RETURNED}`,
+    RETURNED_ROW,
   ),
   releaseReauthorisation: sqlStatement(
     'consent-expiry.release-reauthorisation',
@@ -151,6 +158,25 @@ export class ConsentExpiryRepository {
       values: [merchantId, consentId, now, cutoff],
     });
     return rows.length === 1;
+  }
+
+  /**
+   * At a bank that requires the user present: our link on the consent, still AUTHORIZED (the bank was
+   * not asked, so access goes on), and consent.reauthorisation_required with it, once per expiry (an
+   * authorisation clears the link). Whether it was offered now.
+   */
+  offerUserPresentRenewal(merchantId: MerchantId, consentId: string, url: string): Promise<boolean> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await queryOn(client, {
+        ...CONSENT_EXPIRY_SQL.offerUserPresentRenewal,
+        values: [merchantId, consentId, url],
+      });
+      await this.events.record(
+        client,
+        rows.map((r) => consentEvent('consent.reauthorisation_required', announced(r))),
+      );
+      return rows.length === 1;
+    });
   }
 
   /** The upstream call failed: the next scan may try again. */

@@ -41,6 +41,8 @@ export interface ExpiryScan {
   warned: number;
   reauthorisationsRequested: number;
   reauthorisationsFailed: number;
+  /** At banks that need the user present: our link offered instead of asking the bank. */
+  userPresentLinks: number;
 }
 
 export interface Reconciliation {
@@ -107,6 +109,7 @@ export class ConsentLifecycleService {
       warned: 0,
       reauthorisationsRequested: 0,
       reauthorisationsFailed: 0,
+      userPresentLinks: 0,
     };
     await this.eachBatch<LifecycleConsent>(
       (after) => this.lifecycle.pastExpiry(now, after, BATCH),
@@ -152,8 +155,9 @@ export class ConsentLifecycleService {
           const tenant = tenantOfRecord(consent);
           if (!(await this.expiry.claimReauthorisation(tenant, consent.id, now, cutoff))) return;
           try {
-            await this.renewal.reauthoriseBeforeExpiry(tenant, consent.id);
-            result.reauthorisationsRequested += 1;
+            const how = await this.renewal.reauthoriseBeforeExpiry(tenant, consent.id);
+            if (how === 'asked') result.reauthorisationsRequested += 1;
+            else result.userPresentLinks += 1;
           } catch (err) {
             // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
             await this.expiry.releaseReauthorisation(tenant, consent.id);

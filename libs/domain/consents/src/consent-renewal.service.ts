@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
+import { type MerchantId, type TenantCaller, tenantOf, tenantOfRecord } from '#libs/context';
 import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
@@ -12,11 +12,14 @@ import {
 } from '#libs/upstream-client';
 import { consentNotFound, reconnectRequired, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
+import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { canStart, ConsentStatus, type ConsentTransition, FINAL_FAILURE_STATUSES } from './consent-status.js';
 import { accountTermsAt, type ConsentTerms } from './consent-terms.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
+import { shownStatus } from './consent-views.js';
+import { ReauthorisationLinkSigner } from './reauthorisation-link.js';
 import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 
 export interface PreAuthorisationInput extends ConsentTerms {
@@ -35,6 +38,7 @@ const notNow = (found: string | null) =>
 @Injectable()
 export class ConsentRenewalService {
   private readonly signer: ConsentStateSigner;
+  private readonly links: ReauthorisationLinkSigner;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -43,8 +47,10 @@ export class ConsentRenewalService {
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
     private readonly institutions: InstitutionsService,
+    private readonly expiry: ConsentExpiryRepository,
   ) {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
+    this.links = new ReauthorisationLinkSigner(config.crypto.signingSecret, config.api.publicUrl);
   }
 
   /**
@@ -62,14 +68,51 @@ export class ConsentRenewalService {
 
   /**
    * The lifecycle's re-authorisation before expiry: as the merchant's, with the page the merchant gave
-   * last (the consent's redirectUrl), for the system rather than a caller. No user is present, so no
-   * PSU header is sent: a bank that requires them refuses it, and the merchant re-authorises instead.
+   * last (the consent's redirectUrl), for the system rather than a caller. No user is present, so at a
+   * bank that requires PSU headers to connect (the user's own address among them) the bank is not asked:
+   * the merchant is given our link instead, to send the user to, and the consent stays AUTHORIZED
+   * until then ('link'); elsewhere the bank is asked and access waits for the user ('asked').
    */
-  async reauthoriseBeforeExpiry(merchantId: MerchantId, consentId: string): Promise<void> {
+  async reauthoriseBeforeExpiry(merchantId: MerchantId, consentId: string): Promise<'asked' | 'link'> {
     const found = await this.consents.findWithToken(merchantId, consentId, undefined);
-    const redirectUrl = found?.consent.redirectUrl;
-    if (!redirectUrl) throw wrongState('The consent has no page to send the user back to.');
-    await this.requestReauthorisation(merchantId, undefined, consentId, redirectUrl);
+    const consent = found?.consent;
+    if (!consent?.redirectUrl) throw wrongState('The consent has no page to send the user back to.');
+    const institution = await this.institutions.offered(consent.institutionId);
+    if (institution && institution.psuHeaders.connect.length > 0 && consent.expiresAt) {
+      const url = this.links.url({ merchantId, consentId }, consent.expiresAt);
+      await this.expiry.offerUserPresentRenewal(merchantId, consentId, url);
+      return 'link';
+    }
+    await this.requestReauthorisation(merchantId, undefined, consentId, consent.redirectUrl);
+    return 'asked';
+  }
+
+  /**
+   * The user followed our renewal link: the bank is asked now, with their own address and the login ids
+   * given at creation, and their browser goes on to the bank's page (the answer). The usual callback
+   * completes it.
+   */
+  async reauthoriseByLink(link: string, ipAddress: string | undefined): Promise<string> {
+    const linked = this.links.verify(link);
+    if (!linked) throw invalidRequest([{ field: 'link', issue: 'is invalid or expired' }]);
+    const merchantId = tenantOfRecord(linked);
+    const found = await this.consents.findWithToken(merchantId, linked.consentId, undefined);
+    if (!found?.consent.redirectUrl) throw consentNotFound();
+    const ids = this.vault.open(found.sealedPsuIds, found.consent.id);
+    const stored = ids ? (JSON.parse(ids) as { id?: string; corporateId?: string }) : {};
+    const psu: PsuHeaders = {
+      ...(stored.id ? { id: stored.id } : {}),
+      ...(stored.corporateId ? { corporateId: stored.corporateId } : {}),
+      ...(ipAddress ? { ipAddress } : {}),
+    };
+    const asked = await this.requestReauthorisation(
+      merchantId,
+      undefined,
+      found.consent.id,
+      found.consent.redirectUrl,
+      psu,
+    );
+    return asked.authorisationUrl;
   }
 
   /** A session's `userId` confines it to that user's consents; the lifecycle (and a merchant) passes none. */
@@ -192,8 +235,10 @@ export class ConsentRenewalService {
     if (!found) throw consentNotFound();
     const { consent, sealed } = found;
     // An ended consent has one way back, whatever its flow: a new consent, to which the accounts carry over.
-    if (consent.kind === 'ACCOUNT' && FINAL_FAILURE_STATUSES.includes(consent.status as ConsentStatus)) {
-      throw reconnectRequired(consent);
+    // Past its expiry it has ended too, whether or not the row says EXPIRED yet (every reader agrees).
+    const status = shownStatus(consent);
+    if (consent.kind === 'ACCOUNT' && FINAL_FAILURE_STATUSES.includes(status as ConsentStatus)) {
+      throw reconnectRequired({ ...consent, status });
     }
     // An embedded consent has no callback to come back to; a never-authorised one has no token.
     if (consent.flow !== 'REDIRECT') throw wrongState('Only a consent of the redirect flow can do this.');

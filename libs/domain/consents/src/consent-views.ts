@@ -23,6 +23,11 @@ export interface ConsentView {
    * automatically any more (consent.reauthorisation_not_extended). Gone once an authorisation extends it.
    */
   reauthorisationNotExtendedAt?: string;
+  /**
+   * Whether the expiry scan asks the bank to re-authorise the consent in its last days (which suspends
+   * access until the user does): the merchant's choice at creation.
+   */
+  autoReauthorise: boolean;
   /** On a single consent only: how fresh its accounts' data is (the `sync` summary of docs/api-guide.md). */
   sync?: ConsentSyncSummary;
 }
@@ -48,14 +53,42 @@ export function summariseSync(
   return { status, lastSyncedAt: oldest === null ? null : new Date(oldest).toISOString() };
 }
 
-export function toConsentView(c: StoredConsent): ConsentView {
+/**
+ * The status a consent is shown with at `now`: its stored one, except that a data consent still counted
+ * usable (authorised, or awaiting its re-authorisation) is EXPIRED from its `expiresAt` on, whether or
+ * not the settle job has written that yet. Every read answers this, so no reader sees AUTHORIZED past
+ * the expiry: the stored row catches up within a minute (ConsentSettleService), with its event.
+ */
+export function shownStatus(
+  c: Pick<StoredConsent, 'kind' | 'status' | 'expiresAt'>,
+  now: Date = new Date(),
+): string {
+  return isPastExpiry(c, now) ? ConsentStatus.Expired : c.status;
+}
+
+/** A usable data consent whose expiry has come: EXPIRED to every reader, whatever the row says yet. */
+export function isPastExpiry(
+  c: Pick<StoredConsent, 'kind' | 'status' | 'expiresAt'>,
+  now: Date = new Date(),
+): boolean {
+  return (
+    c.kind === 'ACCOUNT' &&
+    (c.status === ConsentStatus.Authorised || c.status === ConsentStatus.AwaitingReauthorisation) &&
+    c.expiresAt !== null &&
+    c.expiresAt.getTime() <= now.getTime()
+  );
+}
+
+export function toConsentView(c: StoredConsent, now: Date = new Date()): ConsentView {
+  const expired = isPastExpiry(c, now);
   return {
     id: c.id,
     kind: c.kind,
     userId: c.userId,
     institutionId: c.institutionId,
     upstreamConsentId: c.upstreamConsentId,
-    status: c.status,
+    // As the expiry write leaves it: EXPIRED, no re-authorisation link.
+    status: shownStatus(c, now),
     featureScope: c.featureScope,
     expiresAt: c.expiresAt?.toISOString() ?? null,
     createdAt: c.createdAt.toISOString(),
@@ -64,9 +97,10 @@ export function toConsentView(c: StoredConsent): ConsentView {
     ...(c.status === ConsentStatus.AwaitingAuthorisation && c.authorisationUrl
       ? { authorisationUrl: c.authorisationUrl }
       : {}),
-    ...(c.reauthorisationUrl ? { reauthorisationUrl: c.reauthorisationUrl } : {}),
+    ...(c.reauthorisationUrl && !expired ? { reauthorisationUrl: c.reauthorisationUrl } : {}),
     ...(c.reauthorisationNotExtendedAt
       ? { reauthorisationNotExtendedAt: c.reauthorisationNotExtendedAt.toISOString() }
       : {}),
+    autoReauthorise: c.autoReauthorise,
   };
 }

@@ -24,6 +24,7 @@ const PUBLIC_FIELDS = {
   redirectUrl: true,
   reauthorisationUrl: true,
   reauthorisationNotExtendedAt: true,
+  autoReauthorise: true,
   revokedAt: true,
   vrpControlParameters: true,
   lastErrorCode: true,
@@ -106,6 +107,11 @@ export class ConsentRepository {
       kind?: ConsentKind;
       vrpControlParameters?: Prisma.InputJsonValue;
       vrpInitiationDetails?: Prisma.InputJsonValue;
+      /** Whether the expiry scan may ask the bank to re-authorise it (a data consent's choice). */
+      autoReauthorise?: boolean;
+      /** The user's PSU ids, sealed, at a bank that requires them: a renewal with the user present sends them. */
+      psuIdsCiphertext?: string;
+      psuIdsKeyId?: string;
     },
   ): Promise<StoredConsent> {
     return this.prisma.consent.create({
@@ -148,11 +154,22 @@ export class ConsentRepository {
     if (!isUuid(consentId)) return null;
     const row = await this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
-      select: { ...PUBLIC_FIELDS, tokenCiphertext: true, tokenKeyId: true },
+      select: {
+        ...PUBLIC_FIELDS,
+        tokenCiphertext: true,
+        tokenKeyId: true,
+        psuIdsCiphertext: true,
+        psuIdsKeyId: true,
+      },
     });
     if (!row) return null;
-    const { tokenCiphertext, tokenKeyId, ...consent } = row;
-    return { consent, sealed: { tokenCiphertext, tokenKeyId } };
+    const { tokenCiphertext, tokenKeyId, psuIdsCiphertext, psuIdsKeyId, ...consent } = row;
+    return {
+      consent,
+      sealed: { tokenCiphertext, tokenKeyId },
+      // The user's login ids at a bank that requires them, sealed as the token is (null: none given).
+      sealedPsuIds: { tokenCiphertext: psuIdsCiphertext, tokenKeyId: psuIdsKeyId },
+    };
   }
 
   /** Like {@link claimCallback}, for the return from a re-authorisation (see markReauthorisationPending). */

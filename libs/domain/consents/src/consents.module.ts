@@ -11,6 +11,7 @@ import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
 import { ConsentLifecycleService } from './consent-lifecycle.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
+import { ConsentSettleService } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatsRepository } from './consent-stats.repository.js';
 import { ConsentStatusHistoryRepository } from './consent-status-history.repository.js';
@@ -37,6 +38,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,
+    ConsentSettleService,
     ConsentsService,
     ConsentLifecycleRepository,
     ConsentExpiryRepository,
@@ -58,6 +60,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,
+    ConsentSettleService,
     ConsentsService,
   ],
 })

@@ -39,7 +39,11 @@ export class ConsentsService {
     assertActsFor(caller, userId);
     if (!(await this.consents.userExists(tenantOf(caller), userId))) throw userNotFound();
     const { rows, more } = await this.consents.listForUser(tenantOf(caller), userId, limit, beforeId);
-    return { consents: rows.map(toConsentView), nextBeforeId: more ? rows.at(-1)!.id : undefined };
+    const now = new Date();
+    return {
+      consents: rows.map((c) => toConsentView(c, now)),
+      nextBeforeId: more ? rows.at(-1)!.id : undefined,
+    };
   }
 
   /** Revokes upstream, then locally. Idempotent: revoking a revoked consent, or one the upstream no longer knows, is done. */

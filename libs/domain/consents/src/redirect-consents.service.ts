@@ -20,10 +20,12 @@ import { userNotFound } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
+import { ConsentSettleService } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
 import { accountTermsAt, type ConsentTerms } from './consent-terms.js';
+import { ConsentTokenVault } from './consent-token.vault.js';
 import { checkRedirectUrl, redirectAuthorisation, STATE_PARAMETER } from './redirect-url.js';
 
 /** What every redirect-flow authorisation request carries besides the kind's own body. */
@@ -50,6 +52,11 @@ export interface CreatePaymentConsentInput {
 export interface CreateConsentInput extends ConsentTerms {
   institutionId: string;
   redirectUrl: string;
+  /**
+   * Whether the expiry scan asks the bank to re-authorise the consent in its last days (suspending
+   * access until the user does). Omitted: yes, unless the consent is asked to end within those days.
+   */
+  autoReauthorise?: boolean;
 }
 
 /** The query of the upstream's redirect to our callback (names as the upstream sends them). */
@@ -110,6 +117,8 @@ export class RedirectConsentsService {
     private readonly authoriser: ConsentAuthoriserService,
     private readonly hooks: ConsentCallbackHooks,
     private readonly institutions: InstitutionsService,
+    private readonly settle: ConsentSettleService,
+    private readonly vault: ConsentTokenVault,
   ) {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
   }
@@ -125,6 +134,14 @@ export class RedirectConsentsService {
     );
     const request = redirectAuthorisation(this.config.api.publicUrl, state, accountRequest);
     const { expiresAt, transactionsFrom, transactionsTo } = dates;
+    // A consent asked to be short would be suspended by its first scan: only when the merchant says so.
+    const window = this.config.consents.refreshDaysBeforeExpiry * 86_400_000;
+    const autoReauthorise = input.autoReauthorise ?? expiresAt.getTime() - Date.now() > window;
+    // Kept (sealed) for a renewal with the user present: the address is theirs at that moment, not now.
+    const psuIds =
+      psu.id || psu.corporateId
+        ? this.vault.seal(JSON.stringify({ id: psu.id, corporateId: psu.corporateId }), id)
+        : undefined;
 
     let created;
     try {
@@ -156,6 +173,8 @@ export class RedirectConsentsService {
       expiresAt: authorisation.expiresAt ? new Date(authorisation.expiresAt) : expiresAt,
       transactionsFrom,
       transactionsTo,
+      autoReauthorise,
+      ...(psuIds ? { psuIdsCiphertext: psuIds.tokenCiphertext, psuIdsKeyId: psuIds.tokenKeyId } : {}),
     });
     return {
       id: consent.id,
@@ -163,6 +182,7 @@ export class RedirectConsentsService {
       authorisationUrl,
       institutionId: consent.institutionId,
       ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
+      autoReauthorise,
     };
   }
 
@@ -306,10 +326,17 @@ export class RedirectConsentsService {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
     if (!state) throw badCallback();
     const tenant = tenantOfRecord(state);
-    const consent = await this.consents.findCallbackSpent(tenant, state.consentId);
+    let consent = await this.consents.findCallbackSpent(tenant, state.consentId);
     if (!consent?.redirectUrl) throw badCallback();
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const hook = this.hooks.for(consent.kind);
+    // The first try spent the state but its answer was lost (the database went away): this reload
+    // finishes it from the bank, rather than send the user back with AWAITING_AUTHORIZATION for good.
+    const spent = await this.settle.spentCallback(tenant, consent.id);
+    if (spent) {
+      await this.settle.finish(tenant, spent, query.oneTimeToken, psu);
+      consent = (await this.consents.findCallbackSpent(tenant, consent.id)) ?? consent;
+    }
     const status = consent.status as ConsentStatus;
     const extra =
       status === ConsentStatus.Authorised || status === ConsentStatus.Consumed
@@ -376,6 +403,8 @@ export class RedirectConsentsService {
     const state = query.bffState ? this.signer.verify(query.bffState) : null;
     if (!state) return null;
     const tenant = tenantOfRecord(state);
+    // Before the claim, whose answer a database outage may lose with the approval: the worker's look.
+    await this.settle.scheduleCallbackCheck(tenant, state.consentId);
     const consent = await this.consents.claimCallback(tenant, state.consentId, state.nonce);
     return consent ? { tenant, consent } : null;
   }

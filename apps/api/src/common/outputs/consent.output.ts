@@ -33,7 +33,7 @@ export class ConsentOutput {
   upstreamConsentId: string;
   @ApiProperty({
     description:
-      'Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …)',
+      'Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …); a data consent is EXPIRED from its expiresAt on, in every answer (docs/consent-lifecycle.md says what each status promises)',
   })
   status: string;
   @ApiProperty({ type: [String] }) featureScope: string[];
@@ -46,9 +46,15 @@ export class ConsentOutput {
   })
   authorisationUrl?: string;
   @ApiPropertyOptional({
-    description: "The bank's page while a re-authorisation is pending; absent otherwise",
+    description:
+      "Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required)",
   })
   reauthorisationUrl?: string;
+  @ApiProperty({
+    description:
+      'Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`)',
+  })
+  autoReauthorise: boolean;
   @ApiPropertyOptional({
     format: 'date-time',
     description:

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches } from 'class-validator';
 import { IsInstitutionId, IsRedirectUrl, OptionalDateTime } from '../../common/field-rules.js';
 
 /** Upstream features asked for, the same rule on every consent body that has them. */
@@ -53,4 +53,13 @@ export class CreateConsentInput {
 
   @OptionalDateTime()
   transactionsTo?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'Whether the BFF asks the bank to re-authorise the consent in its last CONSENT_REFRESH_DAYS_BEFORE_EXPIRY days (7 by default). The bank then suspends access (status AWAITING_RE_AUTHORIZATION, no sync) until the user approves at `reauthorisationUrl`. Omitted: true, unless the consent is asked to end within those days of its creation (it would be suspended at once); false: the consent stays AUTHORIZED until it expires, after consent.expiring, and the merchant renews it by hand (POST /v1/consents/{id}/reauthorise) if it wants to.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  autoReauthorise?: boolean;
 }

@@ -10,4 +10,9 @@ export class CreatedConsentOutput {
     description: 'The bank’s expiry, else the one asked for; absent when neither names one',
   })
   expiresAt?: string;
+  @ApiProperty({
+    description:
+      'Whether the BFF asks the bank to re-authorise it before it expires (as asked, or the default)',
+  })
+  autoReauthorise: boolean;
 }
