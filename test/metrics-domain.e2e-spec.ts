@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
@@ -297,6 +298,14 @@ describe('domain metrics after the flow', () => {
     // No merchant, user or account id becomes a label.
     const ids = [tenant.merchant.merchant.id, tenant.userId];
     for (const scraped of [api, worker]) for (const id of ids) expect(scraped.text).not.toContain(id);
+  });
+
+  it('every bff_ metric the api or the worker exposes is in docs/observability.md’s table', () => {
+    const docs = readFileSync(new URL('../docs/observability.md', import.meta.url), 'utf8');
+    const documented = new Set([...docs.matchAll(/^\| `([a-z_]+)`/gm)].map((match) => match[1]));
+    const family = (name: string) => name.replace(/_(bucket|sum|count)$/, '');
+    const exposed = [...api.names, ...worker.names].filter((name) => name.startsWith('bff_'));
+    expect(exposed.filter((name) => !documented.has(family(name)))).toEqual([]);
   });
 
   it('every metric the dashboard and the alert rules read is one the api or the worker exposes', () => {
