@@ -179,7 +179,9 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
       .get(SyncRunRepository)
       .openRuns([{ merchantId, accountId: account.id }], 'MANUAL');
     await expect(
-      stack.api.app.get(AccountSyncService).run({ merchantId, accountId: account.id, runId: run.id }, true),
+      stack.api.app
+        .get(AccountSyncService)
+        .run({ merchantId, accountId: account.id, runId: run.id }, { finalAttempt: true, retryInMs: 0 }),
     ).rejects.toThrow(/not usable/);
     const ended = (await tenant.client.get(`/v1/syncs/${run.id}`)).body.data;
     expect(ended.error).toMatchObject({ code: 'CONSENT_NOT_AUTHORISED' });

@@ -41,7 +41,7 @@ export function tenantQueriesRefusePlainStrings(repositories: {
   // @ts-expect-error: nor is the merchant id a row carries, unless a named constructor vouches for it
   void syncState.syncTarget({ merchantId: plain }.merchantId, 'account');
   // @ts-expect-error: the tenant comes first, before the transaction client
-  void syncState.markSyncEnded(undefined as never, plain, 'account', undefined as never);
+  void syncState.markSyncFailed(undefined as never, plain, 'account', undefined as never);
   // @ts-expect-error: a plain string is not a tenant
   void consents.findOne(plain, 'consent');
   // @ts-expect-error: a plain string is not a tenant

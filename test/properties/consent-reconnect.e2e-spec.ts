@@ -117,7 +117,7 @@ describe('property: reconnecting a bank keeps exactly the bank’s accounts, the
     expect(
       await stack.api.app
         .get(AccountSyncService)
-        .run({ merchantId, accountId: account.id, runId: run.id }, true),
+        .run({ merchantId, accountId: account.id, runId: run.id }, { finalAttempt: true, retryInMs: 0 }),
     ).toBe('succeeded');
     const stored = (
       await db().rows<{ k: string }>({

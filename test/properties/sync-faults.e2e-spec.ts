@@ -135,7 +135,7 @@ describe('property: a sync run ends with the upstream set and the true counts, w
     const job = { merchantId: tenant.merchant.merchant.id, accountId, runId };
     return stack.api.app
       .get(AccountSyncService)
-      .run(job, final)
+      .run(job, { finalAttempt: final, retryInMs: 2_000 })
       .catch(() => 'threw' as const);
   }
 
@@ -151,6 +151,13 @@ describe('property: a sync run ends with the upstream set and the true counts, w
     }[f.kind];
     const added = await sandbox.admin('POST', '/faults', { method: 'GET', path, after: f.atPage, ...rule });
     expect(added.status).toBe(201);
+  }
+
+  /** The stored list's `meta`, as a merchant reads it. */
+  async function listMeta(accountId: string) {
+    const page = await tenant.client.get(`/v1/accounts/${accountId}/transactions?limit=1`);
+    expect(page.status).toBe(200);
+    return (page.body as { meta: { complete: boolean; syncStatus: string; syncError: string | null } }).meta;
   }
 
   async function pagesOf(runId: string): Promise<number> {
@@ -208,6 +215,9 @@ describe('property: a sync run ends with the upstream set and the true counts, w
                 await attempt(runId, account.id, false);
               }
               await sandbox.admin('DELETE', '/faults');
+              // Whole only once a sync has succeeded: never while a first one is short of the bank.
+              const succeeded = (await runRow(runId)).status === 'SUCCEEDED';
+              expect((await listMeta(account.id)).complete).toBe(start.synced || succeeded);
             }
             // A fault past the window's last page never struck: that attempt ended the run already.
             const failing = endsFailed && (await runRow(runId)).status === 'RUNNING';
@@ -219,6 +229,10 @@ describe('property: a sync run ends with the upstream set and the true counts, w
             const after = await storedRows(account.id);
             const truth = differences(before, after);
             expect(run.status).toBe(failing ? 'FAILED' : 'SUCCEEDED');
+            const meta = await listMeta(account.id);
+            expect(meta.complete).toBe(start.synced || !failing);
+            expect(meta.syncStatus).toBe(failing ? 'failed' : 'synced');
+            expect(meta.syncError === null).toBe(!failing);
             expect({ inserted: run.inserted, updated: run.updated, removed: run.removed }).toEqual(truth);
 
             const window = { from: run.windowFrom, before: run.windowBefore! };

@@ -113,7 +113,10 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
       .openRuns([{ merchantId: tenant.merchant.merchant.id, accountId }], 'MANUAL');
     const outcome = await stack.api.app
       .get(AccountSyncService)
-      .run({ merchantId: tenant.merchant.merchant.id, accountId, runId: run.id }, true);
+      .run(
+        { merchantId: tenant.merchant.merchant.id, accountId, runId: run.id },
+        { finalAttempt: true, retryInMs: 0 },
+      );
     expect(outcome).toBe('succeeded');
   }
 

@@ -11,6 +11,16 @@ export interface RequestContext {
   readonly requestId: string;
   /** Set by the authentication guard; absent on public routes and for jobs. */
   caller?: Caller;
+  /**
+   * What a job works on, once it knows (a sync names its merchant and institution when it claims its
+   * run): every later line of the job names them too, the upstream client's retries included.
+   */
+  subject?: WorkSubject;
+}
+
+export interface WorkSubject {
+  readonly merchantId: string;
+  readonly institutionId?: string;
 }
 
 /**
@@ -60,4 +70,10 @@ export function currentContext(): RequestContext | undefined {
 /** The running request's or job's id, if any. */
 export function currentRequestId(): string | undefined {
   return carrier.current()?.requestId;
+}
+
+/** Names what the running job works on, for its log lines from here on (nothing outside a job or request). */
+export function describeWork(subject: WorkSubject): void {
+  const context = carrier.current();
+  if (context) context.subject = subject;
 }

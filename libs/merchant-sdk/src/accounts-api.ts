@@ -51,11 +51,21 @@ export interface TransactionsApi {
     query?: Query<'/v1/users/{userId}/transactions/changes'>,
   ): Promise<Data<'/v1/users/{userId}/transactions/changes'>>;
   /**
-   * Resolves once the account's stored list is whole (its first sync has ended: `meta.complete`), asking
-   * every `intervalMs` (1000) until then; `signal` gives up. A page read before may have been partial.
+   * Waits for the account's first sync to end, asking every `intervalMs` (1000); `signal` gives up.
+   * Resolves `{ complete: true }` once the stored list is whole (`meta.complete`), or `{ complete: false,
+   * syncStatus, syncError }` once the sync has failed or stopped short of it (the list holds what was
+   * written; a failed account is tried again within minutes, and `sync.succeeded` tells when). Never
+   * waits on a sync that is not running.
    */
-  whenComplete(accountId: string, options?: { intervalMs?: number; signal?: AbortSignal }): Promise<void>;
+  whenComplete(
+    accountId: string,
+    options?: { intervalMs?: number; signal?: AbortSignal },
+  ): Promise<Completeness>;
 }
+
+/** What `whenComplete` found: the stored list whole, or the first sync ended short of it, and why. */
+export type Completeness =
+  { complete: true } | { complete: false; syncStatus: 'failed' | 'stopped'; syncError: string | null };
 
 export interface SyncsApi {
   /** Asks for a sync of the account now (202); `sync.succeeded` or `sync.failed` follows. */
@@ -124,7 +134,10 @@ export function transactionsApi(raw: RawClient): TransactionsApi {
       ),
     changes: (userId: string, query: Query<'/v1/users/{userId}/transactions/changes'> = {}) =>
       dataOf(raw.GET('/v1/users/{userId}/transactions/changes', { params: { path: { userId }, query } })),
-    async whenComplete(accountId: string, options: { intervalMs?: number; signal?: AbortSignal } = {}) {
+    async whenComplete(
+      accountId: string,
+      options: { intervalMs?: number; signal?: AbortSignal } = {},
+    ): Promise<Completeness> {
       for (;;) {
         const first = await envelopeOf(
           raw.GET('/v1/accounts/{accountId}/transactions', {
@@ -132,8 +145,12 @@ export function transactionsApi(raw: RawClient): TransactionsApi {
             signal: options.signal,
           }),
         );
+        const meta = first.meta;
         // An api that does not say (older than `meta.complete`) has no partial lists to wait for.
-        if (first.meta.complete !== false) return;
+        if (meta.complete !== false) return { complete: true };
+        if (meta.syncStatus === 'failed' || meta.syncStatus === 'stopped') {
+          return { complete: false, syncStatus: meta.syncStatus, syncError: meta.syncError };
+        }
         await sleep(options.intervalMs ?? COMPLETE_POLL_MS, options.signal);
       }
     },

@@ -1,7 +1,7 @@
 // @open-banking-bff/merchant-sdk: the merchant API of the open-banking BFF, typed from its OpenAPI
 // document. This entry loads in browsers as it is; webhook verification, a backend's concern whose
 // standardwebhooks dependency is CommonJS, is `@open-banking-bff/merchant-sdk/webhooks`. docs/sdk.md in the BFF's repository describes every part with an example.
-export type { AccountsApi, SyncsApi, TransactionsApi } from './accounts-api.js';
+export type { AccountsApi, Completeness, SyncsApi, TransactionsApi } from './accounts-api.js';
 export { type BffClient, type BffClientOptions, createBffClient } from './bff-client.js';
 export type { ConsentsApi } from './consents-api.js';
 export {

@@ -35,11 +35,13 @@ export function createLogger(options: LoggerOptions): AppLogger {
         const context = currentContext();
         const traced = traceFields();
         if (!context) return traced ?? {};
-        const caller = context.caller;
+        const { caller, subject } = context;
         const fields =
           caller && caller.kind !== 'operator'
             ? { reqId: context.requestId, merchantId: caller.merchantId }
-            : { reqId: context.requestId };
+            : subject
+              ? { reqId: context.requestId, ...subject }
+              : { reqId: context.requestId };
         return traced ? { ...fields, ...traced } : fields;
       },
       timestamp: pino.stdTimeFunctions.isoTime,

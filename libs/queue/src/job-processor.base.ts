@@ -1,6 +1,6 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import type { OnApplicationBootstrap } from '@nestjs/common';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { Backoffs, type Job, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { jobRequestId, runInContext } from '#libs/context';
 import { type AppLogger, tagRequestSpan } from '#libs/observability';
@@ -168,4 +168,16 @@ export function checkJobHandlers(processors: { queue: QueueName; handledNames():
     }
   }
   return problems;
+}
+
+/**
+ * What the queue will do when the running attempt of `job` fails with a retryable error: try again after
+ * BullMQ's own backoff for the job's options (so what is shown is what happens), or nothing more.
+ */
+export function afterFailedAttempt(job: Job): { finalAttempt: boolean; retryInMs: number } {
+  const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const backoff = job.opts.backoff === undefined ? undefined : Backoffs.normalize(job.opts.backoff);
+  const delay =
+    finalAttempt || !backoff ? 0 : Backoffs.calculate(backoff, job.attemptsMade + 1, new Error(), job);
+  return { finalAttempt, retryInMs: typeof delay === 'number' ? delay : 0 };
 }

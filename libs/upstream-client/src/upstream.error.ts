@@ -109,6 +109,11 @@ export class UpstreamError extends Error {
    * proves nothing about whether the call took effect (a payment resent and refused may be paid).
    */
   attemptsInDoubt = 0;
+  /**
+   * The upstream's tracing id of the latest earlier attempt of the same call that had one, set by the
+   * transport: what to quote to its support when this attempt got none (a breaker open, a timeout).
+   */
+  earlierTracingId: string | undefined;
 
   constructor(message: string, init: UpstreamErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -151,6 +156,7 @@ export class UpstreamError extends Error {
       institutionError: this.institutionError,
       retryAfterMs: this.retryAfterMs,
       ...(this.attemptsInDoubt > 0 ? { attemptsInDoubt: this.attemptsInDoubt } : {}),
+      ...(this.earlierTracingId ? { earlierTracingId: this.earlierTracingId } : {}),
     };
   }
 }

@@ -307,6 +307,7 @@ export class UpstreamTransport {
       this.options.metrics?.observe(spec.operation, outcome, (performance.now() - started) / 1000);
 
     let inDoubt = 0;
+    let earlierTracingId: string | undefined;
     for (let attempt = 1; ; attempt += 1) {
       const requestId = `${baseId}${pagePart}${attempt > 1 ? `.a${attempt}` : ''}`;
       let ticket;
@@ -343,7 +344,11 @@ export class UpstreamTransport {
             meta: {},
           };
         }
-        if (error instanceof UpstreamError) error.attemptsInDoubt = inDoubt;
+        if (error instanceof UpstreamError) {
+          error.attemptsInDoubt = inDoubt;
+          error.earlierTracingId = earlierTracingId;
+          earlierTracingId = error.tracingId ?? earlierTracingId;
+        }
         if (mayHaveLanded(error)) inDoubt += 1;
         const mode = spec.retry === 'never' ? undefined : spec.retry;
         if (!mode || attempt > maxRetries || !shouldRetry(error, mode, this.options.retry)) {

@@ -84,7 +84,7 @@ export class SyncController {
   @ApiOperation({
     summary: "An account's transactions, from our store",
     description:
-      'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. While the account’s first sync runs, `meta.complete` is false and the list holds the pages written so far.',
+      'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. `meta.complete` is true once a sync of the account has succeeded (its first reads everything the consent allows); until then the list holds what was written so far, and `meta.syncError` says why when a sync failed.',
   })
   @ApiAnswer(200, TransactionOutput, { list: true, meta: StoredTransactionsMeta })
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
@@ -117,7 +117,7 @@ export class SyncController {
     void reply.type('application/json; charset=utf-8');
     return envelopeBytes<ServedTransaction>(
       page.recordsJson,
-      { ...meta, complete: page.complete, syncStatus: page.syncStatus },
+      { ...meta, complete: page.complete, syncStatus: page.syncStatus, syncError: page.syncError },
       links,
     );
   }

@@ -9,7 +9,7 @@ import {
   SyncStoppedError,
 } from '#libs/domain/sync';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
+import { afterFailedAttempt, type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
 // A worker killed mid-sync leaves its job stalled; another worker takes it over once the lock expires
 // (15 s; renewed every 7.5 s while the sync runs) and the stall check (every 5 s) sees it. Stalls are a
@@ -21,9 +21,8 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
 
   protected readonly handlers: JobHandlers<typeof QueueName.Sync> = {
     'sync.account': async (job, token) => {
-      const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       try {
-        return { status: await this.sync.run(job.data, finalAttempt) };
+        return { status: await this.sync.run(job.data, afterFailedAttempt(job)) };
       } catch (error) {
         if (error instanceof SyncRateLimitedError) {
           // Waiting is not failing: the job comes back after the delay without spending an attempt.

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, queryOn, ReadCache, sqlStatement, sqlTemplate } from '#libs/database';
+import { reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 
 type Tx = Prisma.TransactionClient;
@@ -74,6 +75,17 @@ interface SyncTargetRow {
 type DueAccount = { accountId: string; merchantId: string; nextSyncAt: Date };
 const DUE_ACCOUNT = { accountId: 'string', merchantId: 'string', nextSyncAt: 'Date' } as const;
 
+/** The way back for a stopped account as an SQL literal (a constant), its user and institution filled in. */
+const STOPPED_HINT = `'${reconnectHint('{userId}', '{institutionId}').replaceAll("'", "''")}'`;
+
+/**
+ * Why a stopped account does not sync (an earlier failure is no longer the reason), as an SQL expression
+ * of its consent's status (itself an SQL expression).
+ */
+const stoppedByConsent = (status: string) =>
+  `'The consent is ' || ${status} || ': syncs stopped; ' ||
+    replace(replace(${STOPPED_HINT}, '{userId}', accounts.user_id::text), '{institutionId}', accounts.institution_id)`;
+
 export const ACCOUNT_SYNC_STATE_SQL = {
   syncTarget: sqlStatement<SyncTargetRow>('accounts.sync-target', SYNC_TARGET, {
     id: 'string',
@@ -97,15 +109,43 @@ export const ACCOUNT_SYNC_STATE_SQL = {
     `UPDATE accounts SET sync_status = 'SYNCING', updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status <> 'STOPPED'`,
   ),
-  markSyncEnded: sqlStatement(
-    'accounts.mark-sync-ended',
-    // A stopped account (its consent gone) stays stopped and undue, but still shows why.
+  markSyncSucceeded: sqlStatement(
+    'accounts.mark-sync-succeeded',
+    // A stopped account (its consent ended while the run finished) stays stopped, undue, saying why.
     `UPDATE accounts SET
-          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE $3::account_sync_status END,
-          last_synced_at = COALESCE($4, last_synced_at), last_sync_error = $5,
-          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $6::timestamptz END,
+          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE 'SYNCED' END,
+          last_synced_at = $3, sync_failing_since = NULL,
+          last_sync_error = CASE WHEN sync_status = 'STOPPED' THEN last_sync_error END,
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $4::timestamptz END,
           updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+  ),
+  /*
+   * Retried after as long again as the account has been failing (from its first failed attempt since its
+   * last success), between $5 and $6 seconds, give or take a tenth ($7): minutes at first, doubling, and
+   * never later than the scheduled interval. A stopped account keeps its own reason (its consent's).
+   */
+  markSyncFailed: sqlStatement<{ nextSyncAt: Date | null }>(
+    'accounts.mark-sync-failed',
+    `UPDATE accounts SET
+          sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE 'FAILED' END,
+          last_sync_error = CASE WHEN sync_status = 'STOPPED' THEN COALESCE(last_sync_error, $3) ELSE $3 END,
+          sync_failing_since = COALESCE(sync_failing_since, $4::timestamptz),
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL
+            ELSE $4::timestamptz + make_interval(secs => $7::double precision * LEAST($6::double precision,
+              GREATEST($5::double precision,
+                extract(epoch FROM $4::timestamptz - COALESCE(sync_failing_since, $4::timestamptz))))) END,
+          updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid
+        RETURNING next_sync_at AS "nextSyncAt"`,
+    { nextSyncAt: 'Date' },
+  ),
+  /** An attempt failed and the queue tries again: the account says so while its run goes on. */
+  noteAttemptFailed: sqlStatement(
+    'accounts.note-attempt-failed',
+    `UPDATE accounts SET last_sync_error = $3, sync_failing_since = COALESCE(sync_failing_since, now()),
+          updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status = 'SYNCING'`,
   ),
   idsOfConsent: sqlStatement<{ id: string }>(
     'accounts.ids-of-consent',
@@ -144,7 +184,8 @@ export const ACCOUNT_SYNC_STATE_SQL = {
    */
   stopExpired: sqlStatement(
     'accounts.stop-expired',
-    `UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $3::timestamptz
+    `UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = $3::timestamptz,
+          last_sync_error = ${stoppedByConsent("'EXPIRED'")}
         WHERE id IN (
             SELECT a.id FROM accounts a
               JOIN unnest($1::uuid[], $2::uuid[]) AS e(consent_id, merchant_id)
@@ -160,7 +201,7 @@ export const ACCOUNT_SYNC_STATE_SQL = {
       consentId: string,
       now: Date,
     ) => Prisma.sql`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
-            updated_at = ${now}
+            last_sync_error = NULL, sync_failing_since = NULL, updated_at = ${now}
           WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
               AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
             AND consent_id = ${consentId}::uuid AND sync_status <> 'SYNCING' AND closed_at IS NULL`,
@@ -171,7 +212,8 @@ export const ACCOUNT_SYNC_STATE_SQL = {
     (
       merchantId: string,
       consentId: string,
-    ) => Prisma.sql`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now()
+    ) => Prisma.sql`UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, updated_at = now(),
+        last_sync_error = ${Prisma.raw(stoppedByConsent('(SELECT status::text FROM consents WHERE id = accounts.consent_id)'))}
       WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
           AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)
         AND consent_id = ${consentId}::uuid`,
@@ -245,26 +287,53 @@ export class AccountSyncStateRepository {
     this.cache.invalidate(merchantId);
   }
 
-  /** A sync ended, in the sync's final transaction: synced (or failed, with why) and due again at `nextSyncAt`. */
-  async markSyncEnded(
+  /** A sync succeeded, in the sync's final transaction: synced at `at`, due again at `nextSyncAt`. */
+  async markSyncSucceeded(
     merchantId: MerchantId,
     db: pg.PoolClient,
     accountId: string,
-    outcome:
-      { synced: true; at: Date; nextSyncAt: Date } | { synced: false; error: string; nextSyncAt: Date },
+    outcome: { at: Date; nextSyncAt: Date },
   ): Promise<void> {
     await db.query({
-      ...ACCOUNT_SYNC_STATE_SQL.markSyncEnded,
+      ...ACCOUNT_SYNC_STATE_SQL.markSyncSucceeded,
+      values: [accountId, merchantId, outcome.at, outcome.nextSyncAt],
+    });
+  }
+
+  /**
+   * A sync failed, in its final transaction: the error shown, and due again after as long as the account
+   * has been failing, within `retry` (seconds), `jitter` its factor. Answers when (null: stopped).
+   */
+  async markSyncFailed(
+    merchantId: MerchantId,
+    db: pg.PoolClient,
+    accountId: string,
+    failure: { error: string; at: Date; retry: { minSeconds: number; maxSeconds: number }; jitter: number },
+  ): Promise<Date | null> {
+    const { rows } = await queryOn(db, {
+      ...ACCOUNT_SYNC_STATE_SQL.markSyncFailed,
       values: [
         accountId,
         merchantId,
-        outcome.synced ? 'SYNCED' : 'FAILED',
-        outcome.synced ? outcome.at : null,
-        outcome.synced ? null : outcome.error.slice(0, 1000),
-        outcome.nextSyncAt,
+        failure.error.slice(0, 1000),
+        failure.at,
+        failure.retry.minSeconds,
+        failure.retry.maxSeconds,
+        failure.jitter,
       ],
     });
+    return rows[0]?.nextSyncAt ?? null;
   }
+
+  /** An attempt of a running sync failed and will be tried again: the account shows the error now. */
+  async noteAttemptFailed(merchantId: MerchantId, accountId: string, error: string): Promise<void> {
+    await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.noteAttemptFailed,
+      values: [accountId, merchantId, error.slice(0, 1000)],
+    });
+    this.cache.invalidate(merchantId);
+  }
+
   /** The ids of a consent's accounts that may sync (not stopped). */
   async idsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({

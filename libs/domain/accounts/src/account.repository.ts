@@ -24,6 +24,8 @@ export interface StoredAccount {
   lastSyncedAt: string | null;
   nextSyncAt: string | null;
   lastSyncError: string | null;
+  /** Since when its syncs have failed (ISO text); null while they succeed. */
+  syncFailingSince: string | null;
   /** Set while the bank no longer lists the account under its consent (ISO text). */
   closedAt: string | null;
   createdAt: string;
@@ -49,6 +51,7 @@ const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId
   a.description, a.account_names AS "accountNames", a.account_identifications AS "accountIdentifications",
   a.sync_status AS "syncStatus", ${isoText('a.last_synced_at')} AS "lastSyncedAt",
   ${isoText('a.next_sync_at')} AS "nextSyncAt", a.last_sync_error AS "lastSyncError",
+  ${isoText('a.sync_failing_since')} AS "syncFailingSince",
   ${isoText('a.closed_at')} AS "closedAt",
   ${isoText('a.created_at')} AS "createdAt", ${isoText('a.updated_at')} AS "updatedAt",
   COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
@@ -87,6 +90,7 @@ const STORED_ACCOUNT: RowShape<StoredAccount> = {
   lastSyncedAt: 'string',
   nextSyncAt: 'string',
   lastSyncError: 'string',
+  syncFailingSince: 'string',
   closedAt: 'string',
   createdAt: 'string',
   updatedAt: 'string',

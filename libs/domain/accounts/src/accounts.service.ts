@@ -28,6 +28,7 @@ export interface AccountView {
     lastSyncedAt: string | null;
     nextSyncAt: string | null;
     lastError: string | null;
+    failingSince: string | null;
   };
   createdAt: string;
   updatedAt: string;
@@ -64,6 +65,7 @@ export function toAccountView(a: StoredAccount): AccountView {
       lastSyncedAt: a.lastSyncedAt,
       nextSyncAt: a.nextSyncAt,
       lastError: a.lastSyncError,
+      failingSince: a.syncFailingSince,
     },
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,

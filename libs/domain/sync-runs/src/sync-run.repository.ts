@@ -33,6 +33,10 @@ export interface StoredSyncRun extends SyncProgress {
   errorCode: string | null;
   errorMessage: string | null;
   errorDetails: unknown;
+  /** Attempts started (claims): more than one when an attempt failed, or its worker died. */
+  attempts: number;
+  /** While running after a failed attempt: when the next one starts (ISO text). */
+  nextAttemptAt: string | null;
   queuedAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -50,6 +54,9 @@ export interface ClaimedRun {
   windowBefore: Date | null;
 }
 
+/** A run as it ended: its progress, and the upstream tracing id its failure keeps (any attempt's). */
+export type FinishedRun = SyncProgress & { tracingId: string | null };
+
 export interface RunFailure {
   code: string;
   message: string;
@@ -59,7 +66,8 @@ export interface RunFailure {
 const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.pages, r.fetched, r.inserted,
   r.updated, r.unchanged, r.removed, ${isoText('r.window_from')} AS "windowFrom",
   ${isoText('r.window_before')} AS "windowBefore", r.error_code AS "errorCode",
-  r.error_message AS "errorMessage", r.error_details AS "errorDetails", ${isoText('r.queued_at')} AS "queuedAt",
+  r.error_message AS "errorMessage", r.error_details AS "errorDetails", r.claim AS attempts,
+  ${isoText('r.next_attempt_at')} AS "nextAttemptAt", ${isoText('r.queued_at')} AS "queuedAt",
   ${isoText('r.started_at')} AS "startedAt", ${isoText('r.finished_at')} AS "finishedAt"`;
 
 /*
@@ -101,6 +109,8 @@ const STORED_RUN: RowShape<StoredSyncRun> = {
   errorCode: 'string',
   errorMessage: 'string',
   errorDetails: 'json',
+  attempts: 'number',
+  nextAttemptAt: 'string',
   queuedAt: 'string',
   startedAt: 'string',
   finishedAt: 'string',
@@ -108,6 +118,13 @@ const STORED_RUN: RowShape<StoredSyncRun> = {
 
 type OpenedRun = { id: string; accountId: string; created: boolean };
 const OPENED_RUN: RowShape<OpenedRun> = { id: 'string', accountId: 'string', created: 'boolean' };
+
+/** The new error details ($n, JSON or null), with an earlier attempt's tracing id when they have none. */
+const KEEP_TRACING_ID = (n: string) => `CASE
+    WHEN ${n}::jsonb IS NULL THEN NULL
+    WHEN ${n}::jsonb ->> 'tracingId' IS NULL AND error_details ->> 'tracingId' IS NOT NULL
+      THEN ${n}::jsonb || jsonb_build_object('tracingId', error_details ->> 'tracingId')
+    ELSE ${n}::jsonb END`;
 
 export const SYNC_RUN_SQL = {
   open: sqlStatement<OpenedRun>('sync-runs.open', OPEN_RUNS, OPENED_RUN),
@@ -120,7 +137,7 @@ export const SYNC_RUN_SQL = {
   claim: sqlStatement<ClaimedRun>(
     'sync-runs.claim',
     `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
-          pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL,
+          pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL, next_attempt_at = NULL,
           claim = claim + 1, updated_at = now()
         WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
         RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
@@ -147,14 +164,25 @@ export const SYNC_RUN_SQL = {
           updated = updated + $4, unchanged = unchanged + $5, checkpoint = $6::jsonb, updated_at = now()
         WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7`,
   ),
-  finish: sqlStatement<SyncProgress>(
+  /*
+   * An attempt's error stays on the run until the next error or the run's success; a failure without the
+   * upstream's tracing id (a breaker open, a timeout) keeps the last one an earlier attempt had.
+   */
+  recordAttemptFailure: sqlStatement(
+    'sync-runs.record-attempt-failure',
+    `UPDATE sync_runs SET error_code = $2, error_message = $3, error_details = ${KEEP_TRACING_ID('$4')},
+          next_attempt_at = $5, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $6`,
+  ),
+  finish: sqlStatement<FinishedRun>(
     'sync-runs.finish',
     `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
-          removed = removed + $3, error_code = $4, error_message = $5, error_details = $6::jsonb,
-          updated_at = now()
+          removed = removed + $3, error_code = $4, error_message = $5,
+          error_details = ${KEEP_TRACING_ID('$6')}, next_attempt_at = NULL, updated_at = now()
         WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7
-        RETURNING pages, fetched, inserted, updated, unchanged, removed`,
-    PROGRESS,
+        RETURNING pages, fetched, inserted, updated, unchanged, removed,
+          error_details ->> 'tracingId' AS "tracingId"`,
+    { ...PROGRESS, tracingId: 'string' },
   ),
   trimHistory: sqlStatement(
     'sync-runs.trim-history',
@@ -289,13 +317,28 @@ export class SyncRunRepository {
     if (result.rowCount === 0) throw new RunSupersededError(run.id);
   }
 
+  /** An attempt failed and the queue tries again at `nextAttemptAt`: the run shows why meanwhile. */
+  async recordAttemptFailure(run: ClaimedRun, failure: RunFailure, nextAttemptAt: Date): Promise<void> {
+    await this.database.rows({
+      ...SYNC_RUN_SQL.recordAttemptFailure,
+      values: [
+        run.id,
+        failure.code.slice(0, 64),
+        failure.message.slice(0, 1000),
+        failure.details === undefined ? null : JSON.stringify(failure.details),
+        nextAttemptAt,
+        run.claim,
+      ],
+    });
+  }
+
   /** Ends a running run; answers its final progress, or null when it ended or was taken over meanwhile. */
   async finish(
     db: pg.PoolClient,
     run: ClaimedRun,
     outcome: { status: 'SUCCEEDED'; removed: number } | { status: 'FAILED'; failure: RunFailure },
     keepPerAccount: number,
-  ): Promise<SyncProgress | null> {
+  ): Promise<FinishedRun | null> {
     const failure = outcome.status === 'FAILED' ? outcome.failure : undefined;
     const { rows } = await queryOn(db, {
       ...SYNC_RUN_SQL.finish,

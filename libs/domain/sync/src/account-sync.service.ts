@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { type MerchantId, tenantOfRecord } from '#libs/context';
+import { describeWork, type MerchantId, tenantOfRecord } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import {
   AccountPlacementRepository,
@@ -21,6 +21,7 @@ import {
   type ClaimedRun,
   type RunFailure,
   RunSupersededError,
+  SyncRunMetrics,
   SyncRunRepository,
   type SyncWindow,
 } from '#libs/domain/sync-runs';
@@ -40,6 +41,15 @@ import { TransactionRepository } from './transaction.repository.js';
 import { pageRows } from './transaction-records.js';
 
 export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
+
+/** What the queue does if this attempt fails with a retryable error: nothing more, or try again. */
+export interface AttemptPlan {
+  finalAttempt: boolean;
+  retryInMs: number;
+}
+
+/** A failed account is tried again after as long as it has been failing, within these bounds (seconds). */
+const FAILED_RETRY_MIN_SECONDS = 5 * 60;
 
 /** The claimed run, with the merchant its job was enqueued for (checked to be the run's own). */
 type TenantRun = ClaimedRun & { merchantId: MerchantId };
@@ -67,12 +77,16 @@ export class AccountSyncService {
     private readonly vault: ConsentTokenVault,
     private readonly events: MerchantEventRepository,
     private readonly firstSyncs: ConsentFirstSyncRepository,
+    private readonly metrics: SyncRunMetrics,
   ) {}
 
-  /** `finalAttempt`: when the queue will not try again, a retryable failure ends the run as failed. */
+  /**
+   * `plan.finalAttempt`: when the queue will not try again, a retryable failure ends the run as failed;
+   * otherwise the run and the account show the attempt's error, and when the next one starts.
+   */
   async run(
     job: { merchantId: string; accountId: string; runId: string },
-    finalAttempt: boolean,
+    plan: AttemptPlan,
   ): Promise<SyncOutcome> {
     const claimed = await this.runs.claim(job.runId);
     if (!claimed || claimed.merchantId !== job.merchantId || claimed.accountId !== job.accountId) {
@@ -81,6 +95,7 @@ export class AccountSyncService {
     const run: TenantRun = { ...claimed, merchantId: tenantOfRecord(job) };
     const target = await this.syncState.syncTarget(run.merchantId, run.accountId);
     if (!target) return 'already-ended';
+    describeWork({ merchantId: run.merchantId, institutionId: target.consent.institutionId });
     const token = this.openToken(target);
     if (!token) {
       const { consent } = target;
@@ -125,7 +140,7 @@ export class AccountSyncService {
       const { data } = await sideCall(balances, readBalances);
       return await this.succeed(run, target, window, seen, data.balances ?? []);
     } catch (error) {
-      return this.onFailure(error, run, target, finalAttempt);
+      return this.onFailure(error, run, target, plan);
     }
   }
 
@@ -268,16 +283,16 @@ export class AccountSyncService {
             creditLines: b.creditLines ?? null,
           })),
       );
-      const progress = await this.runs.finish(
+      const finished = await this.runs.finish(
         db,
         run,
         { status: 'SUCCEEDED', removed },
         this.config.retention.syncRunsPerAccount,
       );
       // Taken over by another worker meanwhile: this one's removals are rolled back with it.
-      if (!progress) throw new RunSupersededError(run.id);
-      await this.syncState.markSyncEnded(run.merchantId, db, run.accountId, {
-        synced: true,
+      if (!finished) throw new RunSupersededError(run.id);
+      const { tracingId: _none, ...progress } = finished;
+      await this.syncState.markSyncSucceeded(run.merchantId, db, run.accountId, {
         at: now,
         nextSyncAt: this.nextSyncAt(now),
       });
@@ -286,6 +301,7 @@ export class AccountSyncService {
       await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
       return progress;
     });
+    this.metrics.finished('succeeded', target.consent.institutionId);
     this.logger.info({ runId: run.id, accountId: run.accountId, ...ended }, 'sync succeeded');
     return 'succeeded';
   }
@@ -294,7 +310,7 @@ export class AccountSyncService {
     error: unknown,
     run: TenantRun,
     target: SyncTarget,
-    finalAttempt: boolean,
+    plan: AttemptPlan,
   ): Promise<SyncOutcome> {
     if (error instanceof RunSupersededError) {
       this.logger.warn({ runId: run.id }, 'sync run taken over by another worker; this one stops');
@@ -313,43 +329,89 @@ export class AccountSyncService {
         tokenUsed: target.consent.tokenCiphertext,
       });
       // The consent moved on meanwhile (re-authorised with a new token): the next attempt uses that one.
-      if (!marked.applied && !finalAttempt) throw error;
+      if (!marked.applied && !plan.finalAttempt) throw error;
       await this.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
       throw new SyncStoppedError(`consent ${target.consent.id} is ${gone.status}`);
     }
     if (error instanceof SyncStoppedError) throw error;
     const permanent = isPermanent(error);
-    if (!permanent && !finalAttempt) throw error;
+    if (!permanent && !plan.finalAttempt) {
+      await this.attemptFailed(run, target, failureOf(error, 'SYNC_FAILED'), plan.retryInMs);
+      throw error;
+    }
     await this.fail(run, target, failureOf(error, 'SYNC_FAILED'));
     if (permanent) throw new SyncStoppedError(error instanceof Error ? error.message : String(error));
     throw error;
   }
 
+  /** An attempt failed and the queue tries again: the run and the account say so now, not at the end. */
+  private async attemptFailed(
+    run: TenantRun,
+    target: SyncTarget,
+    failure: RunFailure,
+    retryInMs: number,
+  ): Promise<void> {
+    const nextAttemptAt = new Date(Date.now() + retryInMs);
+    await this.runs.recordAttemptFailure(run, failure, nextAttemptAt);
+    await this.syncState.noteAttemptFailed(run.merchantId, run.accountId, failure.message);
+    this.logger.warn(
+      { ...this.failureFields(run, target, failure), attempt: run.claim, nextAttemptAt },
+      'sync attempt failed; the queue tries again',
+    );
+  }
+
   /** Ends the run as failed, shows why on the account, and records `sync.failed`: one transaction. */
   private async fail(run: TenantRun, target: SyncTarget, failure: RunFailure): Promise<void> {
     const now = new Date();
-    await this.database.transaction(async (db) => {
-      const progress = await this.runs.finish(
+    let nextSyncAt: Date | null = null;
+    let upstreamTracingId: string | null = null;
+    const ended = await this.database.transaction(async (db) => {
+      const finished = await this.runs.finish(
         db,
         run,
         { status: 'FAILED', failure },
         this.config.retention.syncRunsPerAccount,
       );
-      if (!progress) return;
-      await this.syncState.markSyncEnded(run.merchantId, db, run.accountId, {
-        synced: false,
+      if (!finished) return false;
+      const { tracingId, ...progress } = finished;
+      upstreamTracingId = tracingId;
+      nextSyncAt = await this.syncState.markSyncFailed(run.merchantId, db, run.accountId, {
         error: failure.message,
-        nextSyncAt: this.nextSyncAt(now),
+        at: now,
+        retry: {
+          minSeconds: FAILED_RETRY_MIN_SECONDS,
+          maxSeconds: this.config.sync.intervalMinutes * 60,
+        },
+        jitter: 0.9 + Math.random() * 0.2,
       });
       const window = { from: run.windowFrom, before: run.windowBefore ?? now };
       const event = syncEvent(target, 'sync.failed', run, window, progress);
-      event.data.error = { code: failure.code, message: failure.message };
+      event.data.error = { code: failure.code, message: failure.message, upstreamTracingId };
       const events = [event];
       // Pages written before the failure stay written: the stored set changed, and merchants are told.
       if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
       await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
+      return true;
     });
-    this.logger.warn({ runId: run.id, accountId: run.accountId, code: failure.code }, 'sync failed');
+    if (!ended) return;
+    this.metrics.finished('failed', target.consent.institutionId);
+    this.logger.warn(
+      { ...this.failureFields(run, target, failure), upstreamTracingId, nextSyncAt },
+      'sync failed',
+    );
+  }
+
+  /** What an operator needs of a failure on one line: whose, which bank, why, and what to quote upstream. */
+  private failureFields(run: TenantRun, target: SyncTarget, failure: RunFailure) {
+    return {
+      runId: run.id,
+      accountId: run.accountId,
+      merchantId: run.merchantId,
+      institutionId: target.consent.institutionId,
+      code: failure.code,
+      reason: failure.message,
+      upstreamTracingId: tracingIdOf(failure),
+    };
   }
 
   /**
@@ -383,4 +445,10 @@ function prefetch<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
   const next = iterator.next();
   next.catch(() => undefined);
   return next;
+}
+
+/** The upstream's tracing id a failure carries, if any. */
+function tracingIdOf(failure: RunFailure): string | null {
+  const details = failure.details as { tracingId?: unknown } | undefined;
+  return typeof details?.tracingId === 'string' ? details.tracingId : null;
 }

@@ -37,7 +37,7 @@ export function failureOf(error: unknown, code: string): RunFailure {
       details: {
         upstreamKind: error.kind,
         status: error.status ?? null,
-        tracingId: error.tracingId ?? null,
+        tracingId: error.tracingId ?? error.earlierTracingId ?? null,
         institutionError: institution ?? null,
       },
     };

@@ -5,7 +5,7 @@ import { type StoredSyncRun, SyncRequestsService, SyncRunRepository } from '#lib
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
-import { TransactionRepository } from './transaction.repository.js';
+import { type AccountTransactionsState, TransactionRepository } from './transaction.repository.js';
 
 export interface SyncRunView {
   id: string;
@@ -24,6 +24,8 @@ export interface SyncRunView {
   queuedAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  attempts: number;
+  nextAttemptAt: string | null;
   error: { code: string; message: string | null; upstream: unknown } | null;
 }
 
@@ -70,6 +72,8 @@ export function toSyncRunView(r: StoredSyncRun): SyncRunView {
     queuedAt: r.queuedAt,
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,
+    attempts: r.attempts,
+    nextAttemptAt: r.nextAttemptAt,
     error: r.errorCode
       ? { code: r.errorCode, message: r.errorMessage, upstream: r.errorDetails ?? null }
       : null,
@@ -143,11 +147,11 @@ export class SyncService {
     caller: TenantCaller,
     accountId: string,
     query: TransactionsPageQuery,
-  ): Promise<StoredPage & { complete: boolean; syncStatus: string }> {
+  ): Promise<StoredPage & Pick<AccountTransactionsState, 'complete' | 'syncStatus' | 'syncError'>> {
     const state = await this.transactions.stateFor(tenantOf(caller), accountId, caller.userId);
     if (state === null) throw accountNotFound();
     const { version } = state;
-    const status = { complete: !state.firstSyncRunning, syncStatus: state.syncStatus };
+    const status = { complete: state.complete, syncStatus: state.syncStatus, syncError: state.syncError };
     const after = query.cursor !== undefined ? decodePosition(query.cursor, query.sort) : undefined;
     const key = JSON.stringify([
       accountId,

@@ -122,10 +122,10 @@ export const TRANSACTION_SQL = {
   version: sqlStatement<AccountTransactionsState>(
     'transactions.version',
     `SELECT transactions_version::text AS version, lower(sync_status::text) AS "syncStatus",
-            (last_synced_at IS NULL AND sync_status IN ('PENDING', 'SYNCING')) AS "firstSyncRunning"
+            (last_synced_at IS NOT NULL) AS complete, last_sync_error AS "syncError"
             FROM accounts
             WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
-    { version: 'string', syncStatus: 'string', firstSyncRunning: 'boolean' },
+    { version: 'string', syncStatus: 'string', complete: 'boolean', syncError: 'string' },
   ),
   countFor: sqlStatement<{ total: number; pending: number }>(
     undefined,
@@ -141,8 +141,13 @@ export interface AccountTransactionsState {
   version: string;
   /** The account's `sync.status`, as the API shows it. */
   syncStatus: string;
-  /** Its first sync has not ended yet: the stored list holds the pages written so far. */
-  firstSyncRunning: boolean;
+  /**
+   * A sync of the account has succeeded (its first one read the whole window the consent allows): the
+   * stored list is whole up to that sync. Until then it holds what the runs so far wrote, if anything.
+   */
+  complete: boolean;
+  /** The account's `sync.lastError`: why its last sync failed or stopped. */
+  syncError: string | null;
 }
 
 export interface StoredTransactionPage {

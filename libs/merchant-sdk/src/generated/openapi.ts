@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * An account's transactions, from our store
-         * @description What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. While the account’s first sync runs, `meta.complete` is false and the list holds the pages written so far.
+         * @description What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. `meta.complete` is true once a sync of the account has succeeded (its first reads everything the consent allows); until then the list holds what was written so far, and `meta.syncError` says why when a sync failed.
          */
         get: operations["SyncController_transactions"];
         put?: never;
@@ -1338,6 +1338,8 @@ export interface components {
              * @example 2026-11-23T10:00:00Z
              */
             transactionsTo?: string;
+            /** @description Whether the BFF asks the bank to re-authorise the consent in its last CONSENT_REFRESH_DAYS_BEFORE_EXPIRY days (7 by default). The bank then suspends access (status AWAITING_RE_AUTHORIZATION, no sync) until the user approves at `reauthorisationUrl`. Omitted: true, unless the consent is asked to end within those days of its creation (it would be suspended at once); false: the consent stays AUTHORIZED until it expires, after consent.expiring, and the merchant renews it by hand (POST /v1/consents/{id}/reauthorise) if it wants to. */
+            autoReauthorise?: boolean;
         };
         CreatedConsentOutput: {
             /** Format: uuid */
@@ -1352,6 +1354,8 @@ export interface components {
              * @description The bank’s expiry, else the one asked for; absent when neither names one
              */
             expiresAt?: string;
+            /** @description Whether the BFF asks the bank to re-authorise it before it expires (as asked, or the default) */
+            autoReauthorise: boolean;
         };
         CreatedConsentOutputEnvelope: {
             data: components["schemas"]["CreatedConsentOutput"];
@@ -1526,7 +1530,7 @@ export interface components {
             institutionId: string;
             /** @description The upstream’s consent id (quote it to the upstream’s support; its webhooks name it) */
             upstreamConsentId: string;
-            /** @description Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …) */
+            /** @description Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …); a data consent is EXPIRED from its expiresAt on, in every answer (docs/consent-lifecycle.md says what each status promises) */
             status: string;
             featureScope: string[];
             /** Format: date-time */
@@ -1539,8 +1543,10 @@ export interface components {
             revokedAt: string | null;
             /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description The bank's page while a re-authorisation is pending; absent otherwise */
+            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
             reauthorisationUrl?: string;
+            /** @description Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`) */
+            autoReauthorise: boolean;
             /**
              * Format: date-time
              * @description When a completed re-authorisation did not extend the consent (the bank kept expiresAt, or left it within the warning window): no re-authorisation is asked for automatically any more; connect the bank again to keep the data flowing. Absent once an authorisation extends it.
@@ -1590,11 +1596,16 @@ export interface components {
             lastSyncedAt: string | null;
             /**
              * Format: date-time
-             * @description When the scheduled sync next falls due (null: stopped)
+             * @description When the next sync falls due: the interval after a success, sooner after a failure (null: stopped)
              */
             nextSyncAt: string | null;
-            /** @description Why the last sync failed or stopped; null after a success */
+            /** @description Why the last sync failed, or why syncs stopped (the consent’s state); while a sync retries, its last attempt’s error. Null after a success */
             lastError: string | null;
+            /**
+             * Format: date-time
+             * @description Since when syncs have failed (the first failed attempt since the last success); null while they succeed. A failed account is tried again after as long as it has been failing: 5 minutes at first, the sync interval at most
+             */
+            failingSince: string | null;
         };
         AccountOutput: {
             /** Format: uuid */
@@ -1787,7 +1798,10 @@ export interface components {
             id: string;
             /** Format: uuid */
             accountId: string;
-            /** @enum {string} */
+            /**
+             * @description running: being read, or waiting for its next attempt after a failed one (`error` says why, `nextAttemptAt` when); failed: its attempts are spent or the failure is permanent (`error`)
+             * @enum {string}
+             */
             status: "queued" | "running" | "succeeded" | "failed";
             /** @enum {string} */
             trigger: "initial" | "scheduled" | "manual";
@@ -1799,6 +1813,14 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description Attempts started so far (a worker that died mid-run counts too) */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description While running after a failed attempt: when the next attempt starts
+             */
+            nextAttemptAt: string | null;
+            /** @description Why the run failed, or while it runs why its last attempt failed; null on success. `upstream.tracingId` is the upstream’s id of the failure (an earlier attempt’s when the last got none) */
             error: components["schemas"]["SyncErrorOutput"] | null;
         };
         SyncRunOutputListEnvelope: {
@@ -1817,13 +1839,15 @@ export interface components {
             count: number;
             /** @description Opaque cursor of the next page; null on the last */
             nextCursor: string | null;
-            /** @description False while the account’s first sync is still running: the list holds the pages written so far (newest first, so the oldest are missing). Wait for consent.synced or sync.succeeded, then read again */
+            /** @description True once a sync of the account has succeeded: its first reads everything the consent allows, so the list is whole up to the last successful sync. False until then, failed first syncs included: the list holds the pages written so far (newest first, so the oldest are missing); `syncError` says why when a sync failed. Wait for consent.synced or sync.succeeded, then read again */
             complete: boolean;
             /**
              * @description The account’s `sync.status`
              * @enum {string}
              */
             syncStatus: "pending" | "syncing" | "synced" | "failed" | "stopped";
+            /** @description The account’s `sync.lastError`: why its last sync (or the running sync’s last attempt) failed, or why it stopped; null while nothing failed */
+            syncError: string | null;
         };
         TransactionOutputListStoredTransactionsEnvelope: {
             data: components["schemas"]["TransactionOutput"][];
@@ -2228,6 +2252,8 @@ export interface components {
             code: "SYNC_FAILED" | "INSTITUTION_ERROR" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "ACCOUNT_CLOSED";
             /** @description What went wrong, for people (the bank’s own message when it gave one) */
             message: string;
+            /** @description The upstream’s tracing id of the failure (of an earlier attempt when the last got none): quote it to the upstream’s support; GET /v1/lookup/{id} finds the run by it. Null when no answer came */
+            upstreamTracingId: string | null;
         };
         /** @description `data` of sync.failed: the run, and why it failed */
         SyncFailedEventData: {
@@ -2882,7 +2908,7 @@ export interface components {
             institutionId: string;
             /** @description The upstream’s consent id (quote it to the upstream’s support; its webhooks name it) */
             upstreamConsentId: string;
-            /** @description Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …) */
+            /** @description Upstream status, verbatim (AWAITING_AUTHORIZATION, AUTHORIZED, REJECTED, REVOKED, EXPIRED, FAILED, …); a data consent is EXPIRED from its expiresAt on, in every answer (docs/consent-lifecycle.md says what each status promises) */
             status: string;
             featureScope: string[];
             /** Format: date-time */
@@ -2895,8 +2921,10 @@ export interface components {
             revokedAt: string | null;
             /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description The bank's page while a re-authorisation is pending; absent otherwise */
+            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
             reauthorisationUrl?: string;
+            /** @description Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`) */
+            autoReauthorise: boolean;
             /**
              * Format: date-time
              * @description When a completed re-authorisation did not extend the consent (the bank kept expiresAt, or left it within the warning window): no re-authorisation is asked for automatically any more; connect the bank again to keep the data flowing. Absent once an authorisation extends it.

@@ -22,15 +22,25 @@ export class SyncSummaryOutput {
     type: String,
     format: 'date-time',
     nullable: true,
-    description: 'When the scheduled sync next falls due (null: stopped)',
+    description:
+      'When the next sync falls due: the interval after a success, sooner after a failure (null: stopped)',
   })
   nextSyncAt: string | null;
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Why the last sync failed or stopped; null after a success',
+    description:
+      'Why the last sync failed, or why syncs stopped (the consent’s state); while a sync retries, its last attempt’s error. Null after a success',
   })
   lastError: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Since when syncs have failed (the first failed attempt since the last success); null while they succeed. A failed account is tried again after as long as it has been failing: 5 minutes at first, the sync interval at most',
+  })
+  failingSince: string | null;
 }
 
 export class AccountOutput {

@@ -43,11 +43,11 @@ export class CategorisationOutput {
   @ApiProperty({ type: [TransactionOutput] }) transactions: TransactionOutput[];
 }
 
-/** `meta` of the stored list: the page, and whether the account's first sync is still writing it. */
+/** `meta` of the stored list: the page, and whether the list is whole. */
 export class StoredTransactionsMeta extends ApiListMeta {
   @ApiProperty({
     description:
-      'False while the account’s first sync is still running: the list holds the pages written so far (newest first, so the oldest are missing). Wait for consent.synced or sync.succeeded, then read again',
+      'True once a sync of the account has succeeded: its first reads everything the consent allows, so the list is whole up to the last successful sync. False until then, failed first syncs included: the list holds the pages written so far (newest first, so the oldest are missing); `syncError` says why when a sync failed. Wait for consent.synced or sync.succeeded, then read again',
   })
   complete: boolean;
   @ApiProperty({
@@ -55,4 +55,11 @@ export class StoredTransactionsMeta extends ApiListMeta {
     description: 'The account’s `sync.status`',
   })
   syncStatus: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The account’s `sync.lastError`: why its last sync (or the running sync’s last attempt) failed, or why it stopped; null while nothing failed',
+  })
+  syncError: string | null;
 }

@@ -43,12 +43,32 @@ export class SyncErrorOutput {
 export class SyncRunOutput {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) accountId: string;
-  @ApiProperty({ enum: ['queued', 'running', 'succeeded', 'failed'] }) status: string;
+  @ApiProperty({
+    enum: ['queued', 'running', 'succeeded', 'failed'],
+    description:
+      'running: being read, or waiting for its next attempt after a failed one (`error` says why, `nextAttemptAt` when); failed: its attempts are spent or the failure is permanent (`error`)',
+  })
+  status: string;
   @ApiProperty({ enum: ['initial', 'scheduled', 'manual'] }) trigger: string;
   @ApiProperty({ type: SyncWindowOutput }) window: SyncWindowOutput;
   @ApiProperty({ type: SyncProgressOutput }) progress: SyncProgressOutput;
   @ApiProperty({ format: 'date-time' }) queuedAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) startedAt: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) finishedAt: string | null;
-  @ApiProperty({ type: SyncErrorOutput, nullable: true }) error: SyncErrorOutput | null;
+  @ApiProperty({ description: 'Attempts started so far (a worker that died mid-run counts too)' })
+  attempts: number;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'While running after a failed attempt: when the next attempt starts',
+  })
+  nextAttemptAt: string | null;
+  @ApiProperty({
+    type: SyncErrorOutput,
+    nullable: true,
+    description:
+      'Why the run failed, or while it runs why its last attempt failed; null on success. `upstream.tracingId` is the upstream’s id of the failure (an earlier attempt’s when the last got none)',
+  })
+  error: SyncErrorOutput | null;
 }

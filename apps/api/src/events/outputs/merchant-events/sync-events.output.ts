@@ -60,6 +60,13 @@ export class SyncEventError {
   code!: string;
   @ApiProperty({ description: 'What went wrong, for people (the bank’s own message when it gave one)' })
   message!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The upstream’s tracing id of the failure (of an earlier attempt when the last got none): quote it to the upstream’s support; GET /v1/lookup/{id} finds the run by it. Null when no answer came',
+  })
+  upstreamTracingId!: string | null;
 }
 
 @ApiSchema({ description: '`data` of sync.succeeded and transactions.changed: one sync run of one account' })
