@@ -56,7 +56,7 @@ export async function connectBank(
   merchantKey: string,
   userId: string,
   institutionId = 'sandbox-redirect',
-  terms: { expiresAt?: string } = {},
+  terms: { expiresAt?: string; autoReauthorise?: boolean } = {},
 ): Promise<string> {
   const created = await fetch(`${apps.apiUrl}/v1/users/${userId}/consents`, {
     method: 'POST',

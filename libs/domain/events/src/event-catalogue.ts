@@ -19,8 +19,17 @@ export const MERCHANT_EVENT_TYPES = {
     data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt'],
   },
   'consent.reauthorisation_required': {
-    description: 'A re-authorisation was requested from the bank; send the user to reauthorisationUrl.',
-    data: ['consentId', 'kind', 'status', 'institutionId', 'expiresAt', 'reauthorisationUrl'],
+    description:
+      'The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve.',
+    data: [
+      'consentId',
+      'kind',
+      'status',
+      'institutionId',
+      'expiresAt',
+      'reauthorisationUrl',
+      'userPresenceRequired',
+    ],
   },
   'consent.reauthorisation_not_extended': {
     description:

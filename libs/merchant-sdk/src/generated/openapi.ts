@@ -2009,10 +2009,10 @@ export interface components {
              */
             kind: "ACCOUNT" | "PAYMENT" | "VRP_SWEEPING" | "VRP_COMMERCIAL";
             /**
-             * @description The consent’s status after the change
+             * @description AWAITING_RE_AUTHORIZATION: access is suspended until the user approves at the bank; AUTHORIZED: the bank needs the user present, so nothing was asked yet and the consent works until its expiry
              * @enum {string}
              */
-            status: "AWAITING_RE_AUTHORIZATION";
+            status: "AWAITING_RE_AUTHORIZATION" | "AUTHORIZED";
             /** @description The institution (bank) the consent is with */
             institutionId: string;
             /**
@@ -2022,11 +2022,13 @@ export interface components {
             expiresAt: string | null;
             /**
              * Format: uri
-             * @description The bank’s page: send the user there to renew the consent
+             * @description Send the user there to renew the consent: the bank’s page, or (userPresenceRequired) our link that asks the bank with the user present and then forwards them to it
              */
             reauthorisationUrl: string;
+            /** @description The bank renews this consent only with the user present (it needs PSU headers) */
+            userPresenceRequired: boolean;
         };
-        /** @description A re-authorisation was requested from the bank; send the user to reauthorisationUrl. */
+        /** @description The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. */
         ConsentReauthorisationRequiredEventOutput: {
             /**
              * Format: uuid
@@ -2444,7 +2446,7 @@ export interface components {
              *     - `consent.authorized`: The user authorised a consent at their bank; for data consents the first sync is queued. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.failed`: An authorisation ended without success (rejected, failed or abandoned at the bank). `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.expiring`: A data consent expires soon (see expiresAt); ask the user to re-authorise. `data`: consentId, kind, status, institutionId, expiresAt.
-             *     - `consent.reauthorisation_required`: A re-authorisation was requested from the bank; send the user to reauthorisationUrl. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl.
+             *     - `consent.reauthorisation_required`: The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl, userPresenceRequired.
              *     - `consent.reauthorisation_not_extended`: The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.expired`: The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.revoked`: The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
@@ -2516,7 +2518,7 @@ export interface components {
              *     - `consent.authorized`: The user authorised a consent at their bank; for data consents the first sync is queued. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.failed`: An authorisation ended without success (rejected, failed or abandoned at the bank). `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.expiring`: A data consent expires soon (see expiresAt); ask the user to re-authorise. `data`: consentId, kind, status, institutionId, expiresAt.
-             *     - `consent.reauthorisation_required`: A re-authorisation was requested from the bank; send the user to reauthorisationUrl. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl.
+             *     - `consent.reauthorisation_required`: The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl, userPresenceRequired.
              *     - `consent.reauthorisation_not_extended`: The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.expired`: The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.revoked`: The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.

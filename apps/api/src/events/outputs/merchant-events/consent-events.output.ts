@@ -43,10 +43,11 @@ export class ConsentEventData extends ConsentEventFields {
 })
 export class ConsentReauthorisationEventData extends ConsentEventFields {
   @ApiProperty({
-    enum: [ConsentStatus.AwaitingReauthorisation],
-    description: 'The consent’s status after the change',
+    enum: [ConsentStatus.AwaitingReauthorisation, ConsentStatus.Authorised],
+    description:
+      'AWAITING_RE_AUTHORIZATION: access is suspended until the user approves at the bank; AUTHORIZED: the bank needs the user present, so nothing was asked yet and the consent works until its expiry',
   })
-  override status!: typeof ConsentStatus.AwaitingReauthorisation;
+  override status!: typeof ConsentStatus.AwaitingReauthorisation | typeof ConsentStatus.Authorised;
   @ApiProperty({
     type: String,
     format: 'date-time',
@@ -54,8 +55,16 @@ export class ConsentReauthorisationEventData extends ConsentEventFields {
     description: 'When the consent expires unless renewed; null when the bank set no expiry',
   })
   expiresAt!: string | null;
-  @ApiProperty({ format: 'uri', description: 'The bank’s page: send the user there to renew the consent' })
+  @ApiProperty({
+    format: 'uri',
+    description:
+      'Send the user there to renew the consent: the bank’s page, or (userPresenceRequired) our link that asks the bank with the user present and then forwards them to it',
+  })
   reauthorisationUrl!: string;
+  @ApiProperty({
+    description: 'The bank renews this consent only with the user present (it needs PSU headers)',
+  })
+  userPresenceRequired!: boolean;
 }
 
 @ApiSchema({
