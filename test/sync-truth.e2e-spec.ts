@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
+import { ConsentLifecycleService } from '#libs/domain/consents';
 import { AccountSyncService } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
@@ -201,6 +202,38 @@ describe('sync: what a failing sync says is true', () => {
       syncStatus: 'stopped',
       syncError: stopped.sync.lastError,
     });
+  });
+
+  it('points a sync and a read of a consent waiting for re-authorisation at its reauthorisationUrl', async () => {
+    const userId = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
+    // Short, and renewed on the merchant's request: the scan asks the bank, which suspends access.
+    const consentId = await connectBank(
+      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+      tenant.merchant.apiKey.key,
+      userId,
+      'sandbox-redirect',
+      { expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString(), autoReauthorise: true },
+    );
+    const [account] = await db().rows<{ id: string }>({
+      text: `SELECT id FROM accounts WHERE consent_id = $1 ORDER BY id LIMIT 1`,
+      values: [consentId],
+    });
+    await stack.api.app.get(ConsentLifecycleService).scanExpiry(new Date());
+    const consent = dataOf<{ status: string; reauthorisationUrl: string }>(
+      await tenant.client.get(`/v1/consents/${consentId}`),
+    );
+    expect(consent.status).toBe('AWAITING_RE_AUTHORIZATION');
+    const advice = `send them to the consent's reauthorisationUrl (GET /v1/consents/${consentId})`;
+
+    const runId = await activeRun(account.id);
+    expect(await attempt(runId, account.id, false)).toBe('threw');
+    const run = await runOf(runId);
+    expect(run.error?.code).toBe('CONSENT_NOT_AUTHORISED');
+    expect(run.error?.message).toContain(advice);
+    expect(run.error?.message).not.toContain('new consent');
+    const read = await tenant.client.get(`/v1/accounts/${account.id}/beneficiaries`);
+    expect(read.status).toBe(409);
+    expect(read.body.error.message).toContain(advice);
   });
 
   // Last: it leaves the sandbox institution's breaker open in this api for its half-open wait.

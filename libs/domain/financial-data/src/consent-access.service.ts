@@ -8,7 +8,7 @@ import {
   VRP_KINDS,
 } from '#libs/domain/consents';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { DomainError, ErrorCode, reconnectHint } from '#libs/errors';
+import { DomainError, ErrorCode, reauthoriseHint, reconnectHint } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type ConsentCallOptions, type PsuHeaders, UpstreamError } from '#libs/upstream-client';
 import { type ConsentForCall, FinancialDataRepository } from './financial-data.repository.js';
@@ -82,7 +82,9 @@ export class ConsentAccessService {
     if (!token) {
       throw new DomainError(
         ErrorCode.CONSENT_NOT_AUTHORISED,
-        `The consent is ${consent.status}, not AUTHORIZED; ask the user to authorise it, or, if it has ended (revoked, expired), to ${reconnectHint(consent.userId, consent.institutionId)}`,
+        consent.status === ConsentStatus.AwaitingReauthorisation
+          ? `The consent waits for the user's re-authorisation: ${reauthoriseHint(consent.id)}`
+          : `The consent is ${consent.status}, not AUTHORIZED; ask the user to authorise it, or, if it has ended (revoked, expired), to ${reconnectHint(consent.userId, consent.institutionId)}`,
       );
     }
     const subApplication = consent.merchant.subApplicationId ?? undefined;

@@ -25,7 +25,7 @@ import {
   SyncRunRepository,
   type SyncWindow,
 } from '#libs/domain/sync-runs';
-import { reconnectHint } from '#libs/errors';
+import { reauthoriseHint, reconnectHint } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
   type AccountBalance,
@@ -109,7 +109,10 @@ export class AccountSyncService {
             : 'without a token';
       await this.fail(run, target, {
         code: 'CONSENT_NOT_AUTHORISED',
-        message: `The consent is ${state}, not usable: if it has ended (revoked, expired), ${reconnectHint(target.userId, consent.institutionId)}`,
+        message:
+          consent.status === ConsentStatus.AwaitingReauthorisation
+            ? `The consent waits for the user's re-authorisation: ${reauthoriseHint(consent.id)}`
+            : `The consent is ${state}, not usable: if it has ended (revoked, expired), ${reconnectHint(target.userId, consent.institutionId)}`,
       });
       throw new SyncStoppedError(`consent ${target.consent.id} is not usable`);
     }
