@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
+import { PAYMENT_SQL, PAYMENT_STATS_SQL } from '#libs/domain/payments';
 import {
   type ApiClient,
   assertProperty,
@@ -86,6 +87,24 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
       ),
       8,
     );
+  });
+
+  it('reads parked payments through their partial index, whose predicate is the code’s', async () => {
+    // Planned with a sequential scan made too dear to choose, which a predicate that drifted from the
+    // index's could not avoid: the table of final payments is never read to find the few parked.
+    const plans = await prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+      const plan = async (text: string, ...values: unknown[]) =>
+        (await tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${text}`, ...values))
+          .map((row) => row['QUERY PLAN'])
+          .join('\n');
+      return [
+        await plan(PAYMENT_SQL.parkedFirst.text, 100),
+        await plan(PAYMENT_SQL.parkedAfter.text, 100, '0190b3c4-0000-7000-8000-000000000000'),
+        await plan(PAYMENT_STATS_SQL.parked.text),
+      ];
+    });
+    for (const plan of plans) expect(plan).toContain('payments_parked_idx');
   });
 
   it('shows what the bank needs to find it, and settles it once with the merchant’s event', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, sqlStatement } from '#libs/database';
-import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
+import { FINAL_STATUSES_SQL as FINAL, PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
 
 export const PAYMENT_KINDS = ['SINGLE', 'VRP'] as const;
 
@@ -36,18 +36,6 @@ export interface SubmittingPayments {
   /** When the longest-submitting of them became `SUBMITTING` (its creation for a VRP payment); null when none. */
   oldestSince: Date | null;
 }
-
-/** A SQL list of the final statuses, written into the statements (they are ours: no quoting needed). */
-const FINAL = FINAL_PAYMENT_STATUSES.map((status) => `'${status}'`).join(', ');
-
-/**
- * What "parked" means, as `PaymentRepository.listParked` (the operator's list) reads it: not final and no
- * check scheduled. Written with the final statuses spelled out rather than as a parameter, so that a
- * partial index on exactly these rows (none exists yet: the statement reads the table) can serve it.
- * test/metrics-domain.e2e-spec.ts holds the count to the operator's list.
- */
-export const PARKED_PAYMENT = (p: string) =>
-  `${p}.next_status_check_at IS NULL AND ${p}.status NOT IN (${FINAL})`;
 
 const statusBucket = (p: string) =>
   `CASE WHEN ${p}.status IN (${UNFINISHED_PAYMENT_STATUSES.map((status) => `'${status}'`).join(', ')})

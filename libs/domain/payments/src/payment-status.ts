@@ -27,3 +27,15 @@ export const NOT_PAID_STATUSES: string[] = [
 
 /** Statuses after which nothing changes: a final status is applied once, with its event. */
 export const FINAL_PAYMENT_STATUSES: string[] = [PaymentStatus.Completed, ...NOT_PAID_STATUSES];
+
+/** The final statuses as an SQL list, written into statements (they are ours: no quoting needed). */
+export const FINAL_STATUSES_SQL = FINAL_PAYMENT_STATUSES.map((status) => `'${status}'`).join(', ');
+
+/**
+ * What "parked for a person" means, for the operator's list and the metrics alike, on the payments row
+ * `p`: not final, and no check scheduled (a repeated send refused, no token left to ask with, or no final
+ * status after 7 days). Spelled out, not a parameter, so that the partial index `payments_parked_idx`,
+ * whose predicate is this one, serves it (test/parked-payments.e2e-spec.ts holds the two together).
+ */
+export const PARKED_PAYMENT = (p: string) =>
+  `${p}.next_status_check_at IS NULL AND ${p}.status NOT IN (${FINAL_STATUSES_SQL})`;

@@ -4,7 +4,7 @@ import { DatabasePool, isoText, type RowShape, sqlStatement, type Statement } fr
 import { isUuid } from '#libs/ids';
 import { amountText, type PayeeInput } from './payment-amount.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
-import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
+import { FINAL_PAYMENT_STATUSES, PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
 
 export interface PaymentView {
   id: string;
@@ -201,7 +201,7 @@ const parked = (filter: string) =>
           p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
           ${isoText('p.created_at')} AS created_at
         FROM payments p
-        WHERE p.next_status_check_at IS NULL AND p.status <> ALL($2::text[]) ${filter}
+        WHERE ${PARKED_PAYMENT('p')} ${filter}
         ORDER BY p.id LIMIT $1`,
     {
       id: 'string',
@@ -305,8 +305,8 @@ export const PAYMENT_SQL = {
     WORK_ROW,
   ),
   parkedFirst: parked(''),
-  parkedAfter: parked('AND p.id > $3::uuid'),
-  parkedOne: parked('AND p.id = $3::uuid'),
+  parkedAfter: parked('AND p.id > $2::uuid'),
+  parkedOne: parked('AND p.id = $2::uuid'),
   submitLater: sqlStatement(
     'payments.submit-later',
     `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
@@ -531,7 +531,7 @@ export class PaymentRepository {
   ): Promise<ParkedPaymentView[]> {
     const rows = await this.db.rows({
       ...statement,
-      values: id ? [limit, FINAL_PAYMENT_STATUSES, id] : [limit, FINAL_PAYMENT_STATUSES],
+      values: id ? [limit, id] : [limit],
     });
     return rows.map((r) => ({
       id: r.id,
