@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobRequestId, runInContext } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import { AccountSyncService } from '#libs/domain/sync';
@@ -6,6 +7,7 @@ import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
+  captureLogger,
   connectBank,
   createUser,
   dataOf,
@@ -56,8 +58,11 @@ describe('sync: what a failing sync says is true', () => {
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
+  const logs = captureLogger('worker');
+
   beforeAll(async () => {
     stack = await startStack({
+      loggers: { api: logs.logger },
       overrides: {
         QUEUE_PREFIX: uniqueQueuePrefix('sync-truth'),
         ...tuned({ syncPageSize: PAGE_SIZE }),
@@ -96,14 +101,24 @@ describe('sync: what a failing sync says is true', () => {
     return run.id;
   }
 
+  /** One attempt, in a job's context as the worker's processor runs it. */
   const attempt = (runId: string, accountId: string, finalAttempt: boolean) =>
-    stack.api.app
-      .get(AccountSyncService)
-      .run(
-        { merchantId: tenant.merchant.merchant.id, accountId, runId },
-        { finalAttempt, retryInMs: RETRY_IN_MS },
-      )
-      .catch(() => 'threw' as const);
+    runInContext({ requestId: jobRequestId('sync.account', runId) }, () =>
+      stack.api.app
+        .get(AccountSyncService)
+        .run(
+          { merchantId: tenant.merchant.merchant.id, accountId, runId },
+          { finalAttempt, retryInMs: RETRY_IN_MS },
+        ),
+    ).catch(() => 'threw' as const);
+  /** The JSON log lines with this message about this run (or, for the client's, in its job). */
+  const linesOf = (msg: string, runId: string) =>
+    logs.lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter(
+        (line) =>
+          line.msg === msg && (line.runId === runId || line.reqId === jobRequestId('sync.account', runId)),
+      );
 
   const runOf = async (runId: string) => dataOf<RunView>(await tenant.client.get(`/v1/syncs/${runId}`));
   const accountOf = async (id: string) => dataOf<AccountView>(await tenant.client.get(`/v1/accounts/${id}`));
@@ -172,6 +187,23 @@ describe('sync: what a failing sync says is true', () => {
     const [event] = await failedEvents(runId);
     expect(event.data.error.upstreamTracingId).toBe(failed.error?.upstream?.tracingId);
     expect(event.data.error.upstreamTracingId).toEqual(expect.any(String));
+    // An operator's lines name whose sync, which bank, why, and what to quote upstream.
+    const named = {
+      merchantId: tenant.merchant.merchant.id,
+      institutionId: 'sandbox-redirect',
+      reason: failed.error?.message,
+    };
+    expect(linesOf('sync attempt failed; the queue tries again', runId)).toEqual([
+      expect.objectContaining({ ...named, attempt: 1, upstreamTracingId: expect.any(String) }),
+    ]);
+    expect(linesOf('sync failed', runId)).toEqual([
+      expect.objectContaining({ ...named, upstreamTracingId: failed.error?.upstream?.tracingId }),
+    ]);
+    const retries = linesOf('upstream call failed; retrying', runId);
+    expect(retries.length).toBeGreaterThan(0);
+    for (const line of retries) {
+      expect(line).toMatchObject({ merchantId: named.merchantId, institutionId: named.institutionId });
+    }
 
     // The bank mends: the next sync makes the list whole, and the account forgets its failure.
     await sandbox.admin('DELETE', '/faults');

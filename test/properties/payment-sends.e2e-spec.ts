@@ -16,6 +16,7 @@ import {
   type Tenant,
   uniqueName,
 } from '../kit/index.js';
+import { scrape, valueOf } from '../kit/metrics-kit.js';
 
 /** What the bank does with one send: loses it (maybe made, answer lost), fails (5xx), or refuses it. */
 type Lost = 'drop' | 503;
@@ -50,6 +51,13 @@ describe('payment sends: FAILED only when nothing can have reached the bank', ()
   });
 
   const where = (id: string) => ({ where: { id } });
+  /** Payments this api failed because the bank refused their first send (the counter is the process's). */
+  const refusedCount = async () =>
+    valueOf(await scrape(`${stack.api.url}/metrics`), 'bff_payments_final_total', {
+      status: 'FAILED',
+      kind: 'SINGLE',
+      reason: 'refused_caller',
+    }) ?? 0;
 
   it(
     'never ends FAILED when a send may have landed, whatever the lost sends, refusals and retries',
@@ -76,6 +84,7 @@ describe('payment sends: FAILED only when nothing can have reached the bank', ()
                 count: 1,
               });
             }
+            const refusedBefore = await refusedCount();
             await atBank(stack, created.authorisationUrl);
             const row = await eventually(`payment ${created.id} decided`, async () => {
               await poller.pollDue();
@@ -96,6 +105,10 @@ describe('payment sends: FAILED only when nothing can have reached the bank', ()
               expect(row.status).toBe('FAILED');
               expect(events).toBe(1);
             }
+            // Counted by why, once: only a first send refused.
+            expect(await refusedCount()).toBe(
+              refusedBefore + (refusal !== undefined && lost.length === 0 ? 1 : 0),
+            );
           },
         ),
         12,

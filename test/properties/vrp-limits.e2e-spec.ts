@@ -274,6 +274,7 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
                 await states.applyFinalStatusById(made[step.payment % made.length], {
                   status: step.status,
                   statusDetails: null,
+                  reason: 'bank',
                 });
                 continue;
               }

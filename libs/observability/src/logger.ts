@@ -36,12 +36,11 @@ export function createLogger(options: LoggerOptions): AppLogger {
         const traced = traceFields();
         if (!context) return traced ?? {};
         const { caller, subject } = context;
-        const fields =
-          caller && caller.kind !== 'operator'
-            ? { reqId: context.requestId, merchantId: caller.merchantId }
-            : subject
-              ? { reqId: context.requestId, ...subject }
-              : { reqId: context.requestId };
+        const fields = {
+          reqId: context.requestId,
+          ...subject,
+          ...(caller && caller.kind !== 'operator' ? { merchantId: caller.merchantId } : {}),
+        };
         return traced ? { ...fields, ...traced } : fields;
       },
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -49,6 +49,7 @@ export class ParkedPaymentsService {
           settledBy: 'operator',
           ...(parked.reason ? { pollStopped: parked.reason } : {}),
         },
+        reason: 'operator',
       },
       { onlyParked: true },
     );

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type Prisma, PrismaService } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
+import { Metrics } from '#libs/observability';
+import { type FinalReason, PaymentMetrics } from './payment.metrics.js';
 import { decimalsOf } from './payment-amount.js';
 import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
 
@@ -10,6 +12,8 @@ export interface FinalStatus {
   status: string;
   /** The upstream's statusDetails (reason, ISO status) or our own reason, kept on the row. */
   statusDetails: Prisma.InputJsonValue | null;
+  /** Why, for the metrics: a closed set (see FinalReason). */
+  reason: FinalReason;
 }
 
 /**
@@ -20,10 +24,15 @@ export interface FinalStatus {
  */
 @Injectable()
 export class PaymentStateRepository {
+  private readonly metrics: PaymentMetrics;
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly events: MerchantEventRepository,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.metrics = new PaymentMetrics(metrics.registry);
+  }
 
   /**
    * Applies a final upstream status to our payments with that upstream id under one upstream application
@@ -46,7 +55,7 @@ export class PaymentStateRepository {
     });
     let updated = 0;
     for (const { id } of payments) {
-      if (await this.finalise(tx, id, { status, statusDetails }, now)) updated += 1;
+      if (await this.finalise(tx, id, { status, statusDetails, reason: 'bank' }, now)) updated += 1;
     }
     return { matched: payments.length, updated, merchantId: payments[0]?.merchantId ?? null };
   }
@@ -104,6 +113,7 @@ export class PaymentStateRepository {
       },
     });
     const succeeded = final.status === PaymentStatus.Completed;
+    this.metrics.finalised(final.status, payment.kind, final.reason);
     await this.events.recordInTransaction(tx, [
       {
         merchantId: payment.merchantId,

@@ -75,6 +75,7 @@ export class PaymentStatusPoller {
       {
         status: PaymentStatus.Expired,
         statusDetails: { reason: 'The user did not authorise the payment in time' },
+        reason: 'not_authorised',
       },
       { onlyFrom: PaymentStatus.AwaitingAuthorisation },
     );

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { tenantOfRecord } from '#libs/context';
+import { describeWork, tenantOfRecord } from '#libs/context';
 import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
@@ -63,6 +63,8 @@ export class PaymentSubmitterService {
   async submit(work: PaymentWork, psu: PsuHeaders = {}): Promise<SubmissionResult> {
     const sends = await this.payments.countSend(work.id);
     const found = await this.optionsFor(work);
+    // Every later line of this job (the upstream client's retries too) names whose payment, and where.
+    describeWork({ merchantId: work.merchantId, institutionId: found?.institutionId });
     const options = found && { ...found, psu };
     if (!options) {
       const reason = 'The consent holds no token any more (revoked?)';
@@ -148,6 +150,7 @@ export class PaymentSubmitterService {
       await this.state.applyFinalStatusById(work.id, {
         status,
         statusDetails: answer.statusDetails ?? null,
+        reason: 'bank',
       });
     }
     return status;
@@ -159,7 +162,13 @@ export class PaymentSubmitterService {
     reason: string,
   ): Promise<SubmissionResult> {
     this.logger.error(
-      { paymentId: work.id, upstreamKind: error?.kind, upstreamTracingId: error?.tracingId, reason },
+      {
+        paymentId: work.id,
+        merchantId: work.merchantId,
+        upstreamKind: error?.kind,
+        upstreamTracingId: error?.tracingId ?? error?.earlierTracingId,
+        reason,
+      },
       'payment: a repeated send was refused, and an earlier one may have been made; left SUBMITTING for a person to check with the bank',
     );
     await this.payments.stopChecking(work.id, `A repeated send was refused: ${reason}`);
@@ -172,12 +181,19 @@ export class PaymentSubmitterService {
     reason: string,
   ): Promise<SubmissionResult> {
     this.logger.warn(
-      { paymentId: work.id, upstreamKind: error?.kind, upstreamTracingId: error?.tracingId },
+      {
+        paymentId: work.id,
+        merchantId: work.merchantId,
+        upstreamKind: error?.kind,
+        upstreamTracingId: error?.tracingId,
+        reason,
+      },
       'payment refused at submission',
     );
     await this.state.applyFinalStatusById(work.id, {
       status: PaymentStatus.Failed,
       statusDetails: { reason: reason.slice(0, 500), ...(error ? { code: error.kind } : {}) },
+      reason: `refused_${error ? error.kind.toLowerCase() : 'no_token'}`,
     });
     return { outcome: 'refused', status: PaymentStatus.Failed, error };
   }

@@ -147,6 +147,7 @@ export class SinglePaymentsService implements OnModuleInit {
       {
         status: status === ConsentStatus.Rejected ? PaymentStatus.Rejected : PaymentStatus.Failed,
         statusDetails: { reason: `The payment's consent ended ${status} before it was authorised` },
+        reason: 'not_authorised',
       },
       { onlyFrom: PaymentStatus.AwaitingAuthorisation },
     );
