@@ -11,6 +11,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 export const NOT_MERCHANT_PATHS = {
   '/v1/webhooks/upstream': "the upstream's webhook receiver",
   '/v1/callbacks/consents': "the bank's redirect back, followed by the user's browser",
+  '/v1/callbacks/consents/reauthorise': "a user-present renewal's link, followed by the user's browser",
 };
 
 /**

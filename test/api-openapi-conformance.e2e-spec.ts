@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
+import { ConsentLifecycleService } from '#libs/domain/consents';
 import {
   createPaymentRow,
   createSandboxHostedVrpRequest,
@@ -303,6 +304,37 @@ describe('api: every answer matches our own OpenAPI document', () => {
     const callbackQuery = Object.fromEntries(new URL(consent.callback).searchParams);
     const tampered = { ...callbackQuery, bffState: `${callbackQuery.bffState}x` };
     await valid('GET /v1/callbacks/consents', { token: null, query: tampered }, 400);
+    // A bank that renews only with the user present: the expiry scan offers our link, which the
+    // user's browser follows to the bank (302); one that is not ours is refused in the envelope.
+    const present = await valid<{ id: string; authorisationUrl: string }>(
+      'POST /v1/users/{userId}/consents',
+      {
+        ...onUser,
+        body: {
+          institutionId: 'sandbox-psu-business',
+          redirectUrl: 'https://app.merchant.example/banks/done',
+          expiresAt: new Date(Date.now() + 6 * 86_400_000).toISOString(),
+          autoReauthorise: true,
+        },
+        headers: {
+          'idempotency-key': uniqueName('idem'),
+          'psu-id': 'user-1',
+          'psu-corporate-id': 'corp-1',
+          'psu-ip-address': '203.0.113.7',
+        },
+      },
+      201,
+    );
+    await approve(present.authorisationUrl);
+    await stack.api.app.get(ConsentLifecycleService).scanExpiry(new Date());
+    const offered = await valid<{ reauthorisationUrl: string }>(
+      'GET /v1/consents/{consentId}',
+      { ...merchant, params: { consentId: present.id } },
+      200,
+    );
+    const link = new URL(offered.reauthorisationUrl).searchParams.get('link')!;
+    await valid('GET /v1/callbacks/consents/reauthorise', { token: null, query: { link } }, 302);
+    await valid('GET /v1/callbacks/consents/reauthorise', { token: null, query: { link: 'not-ours' } }, 400);
     const reauthorised = await connectBank();
     const preAuthorised = await connectBank();
     const revoked = await connectBank();

@@ -1,11 +1,5 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiExcludeEndpoint,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConsentRenewalService,
@@ -16,6 +10,7 @@ import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
+import { ReauthorisationLinkInput } from './inputs/reauthorisation-link.input.js';
 
 /** The page a user back from the bank sees while we cannot store the answer: it reloads itself. */
 const RETRY_PAGE = `<!doctype html>
@@ -45,19 +40,26 @@ export class ConsentCallbacksController {
   ) {}
 
   // Public: the user's browser, sent by the merchant with the link of consent.reauthorisation_required
-  // at a bank that needs the user present; the signed link is what authenticates it. Not an operation
-  // of the merchant API (the merchant never builds this URL, only passes it on, as the bank's pages),
-  // so it stays out of the OpenAPI document, like those pages.
+  // at a bank that needs the user present; the signed link is what authenticates it.
   @Get(REAUTHORISATION_LINK_PATH)
   @Public()
-  @ApiExcludeEndpoint()
+  @ApiOperation({
+    summary: 'Re-authorisation with the user present (the browser, from the merchant)',
+    description:
+      'The `reauthorisationUrl` of a consent.reauthorisation_required with `userPresenceRequired`: the merchant sends the user’s browser here, never builds it. We ask the bank to renew the consent with the user’s own address and the PSU ids given at creation, then 302 to the bank’s page; the usual callback completes it. A link that is invalid or past the consent’s expiry answers 400.',
+  })
+  @ApiResponse({ status: 302, description: 'To the bank’s page' })
+  @ApiBadRequestResponse({
+    type: ApiErrorResponse,
+    description: 'VALIDATION_FAILED: the link is invalid or expired',
+  })
   async reauthorise(
-    @Query('link') link: string | undefined,
+    @Query() query: ReauthorisationLinkInput,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     // The user is here now: the bank is asked with their address, then their browser goes on to it.
-    const location = await this.renewal.reauthoriseByLink(String(link ?? ''), request.ip);
+    const location = await this.renewal.reauthoriseByLink(query.link, request.ip);
     await reply
       .status(302)
       .header('location', location)
