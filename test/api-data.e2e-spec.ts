@@ -384,6 +384,8 @@ describe('api: financial data and VRP through to the upstream', () => {
     const { error } = response.body as ErrorBody;
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.upstream?.status).toBe(500);
+    // The bank said nothing of when: the caller is told all the same.
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(
       (await stack.anonymous.as(owner.apiKey.key).get(`/v1/accounts/${current.id}/statements`)).status,
     ).toBe(200);
@@ -401,6 +403,7 @@ describe('api: financial data and VRP through to the upstream', () => {
       const { error } = response.body as ErrorBody;
       expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(error.upstream).toBeDefined();
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       expect((await admin.admin('DELETE', '/faults')).status).toBeLessThan(300);
       await impatient.close();

@@ -103,9 +103,19 @@ function refusedField(
   });
 }
 
+/**
+ * How long to tell a caller to wait when the upstream failed without saying (a 5xx or a timeout with no
+ * Retry-After): the client has already retried for about this long, and an outage is rarely shorter.
+ */
+export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
+
+/** 503 with Retry-After always: the upstream's own (or an open breaker's wait), else ours. */
 function unavailable(upstream: UpstreamErrorInfo, error: UpstreamError): DomainError {
   return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream could not answer.', {
     upstream,
-    ...(error.retryAfterMs !== undefined ? { retryAfterSeconds: Math.ceil(error.retryAfterMs / 1000) } : {}),
+    retryAfterSeconds:
+      error.retryAfterMs !== undefined
+        ? Math.max(1, Math.ceil(error.retryAfterMs / 1000))
+        : UPSTREAM_RETRY_AFTER_SECONDS,
   });
 }
