@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { describeWork, type MerchantId, tenantOfRecord } from '#libs/context';
+import { describeWork, tenantOfRecord } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import {
   AccountPlacementRepository,
@@ -10,49 +9,31 @@ import {
   type SyncTarget,
 } from '#libs/domain/accounts';
 import {
-  ConsentFirstSyncRepository,
   consentGoneOnError,
   ConsentStateRepository,
   ConsentStatus,
   ConsentTokenVault,
 } from '#libs/domain/consents';
-import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
-import {
-  type ClaimedRun,
-  type RunFailure,
-  RunSupersededError,
-  SyncRunMetrics,
-  SyncRunRepository,
-  type SyncWindow,
-} from '#libs/domain/sync-runs';
+import { RunSupersededError, SyncRunRepository, type SyncWindow } from '#libs/domain/sync-runs';
 import { reauthoriseHint, reconnectHint } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  type AccountBalance,
   type ConsentCallOptions,
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
 } from '#libs/upstream-client';
 import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
-import { changed, connectionSyncedEvent, syncEvent } from './sync-events.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, failureOf, isPermanent, sideCall } from './sync-failures.js';
+import { type SyncOutcome, SyncRunEndingService, type TenantRun } from './sync-run-ending.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { pageRows } from './transaction-records.js';
-
-export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
 
 /** What the queue does if this attempt fails with a retryable error: nothing more, or try again. */
 export interface AttemptPlan {
   finalAttempt: boolean;
   retryInMs: number;
 }
-
-/** A failed account is tried again after as long as it has been failing, within these bounds (seconds). */
-const FAILED_RETRY_MIN_SECONDS = 5 * 60;
-
-/** The claimed run, with the merchant its job was enqueued for (checked to be the run's own). */
-type TenantRun = ClaimedRun & { merchantId: MerchantId };
 
 /**
  * One sync run of one account: reads the run's window from the upstream page by page (fetching the next
@@ -75,9 +56,7 @@ export class AccountSyncService {
     private readonly syncState: AccountSyncStateRepository,
     private readonly consentState: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
-    private readonly events: MerchantEventRepository,
-    private readonly firstSyncs: ConsentFirstSyncRepository,
-    private readonly metrics: SyncRunMetrics,
+    private readonly ending: SyncRunEndingService,
   ) {}
 
   /**
@@ -107,7 +86,7 @@ export class AccountSyncService {
           : expired
             ? 'past its expiry'
             : 'without a token';
-      await this.fail(run, target, {
+      await this.ending.fail(run, target, {
         code: 'CONSENT_NOT_AUTHORISED',
         message:
           consent.status === ConsentStatus.AwaitingReauthorisation
@@ -134,14 +113,14 @@ export class AccountSyncService {
       await this.syncState.markSyncing(run.merchantId, run.accountId);
       const seen = await this.readWindow(run, target, window, options);
       if (!(await sideCall(listing, listAccounts))) {
-        await this.fail(run, target, {
+        await this.ending.fail(run, target, {
           code: 'ACCOUNT_CLOSED',
           message: 'The bank no longer lists this account under the consent; its data is kept.',
         });
         throw new SyncStoppedError(`account ${target.id} is closed`);
       }
       const { data } = await sideCall(balances, readBalances);
-      return await this.succeed(run, target, window, seen, data.balances ?? []);
+      return await this.ending.succeed(run, target, window, seen, data.balances ?? []);
     } catch (error) {
       return this.onFailure(error, run, target, plan);
     }
@@ -261,54 +240,6 @@ export class AccountSyncService {
     return seen;
   }
 
-  private async succeed(
-    run: TenantRun,
-    target: SyncTarget,
-    window: SyncWindow,
-    seen: Set<string>,
-    balances: readonly AccountBalance[],
-  ): Promise<SyncOutcome> {
-    const now = new Date();
-    const ended = await this.database.transaction(async (db) => {
-      const removed = await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
-      await this.placement.replaceBalances(
-        run.merchantId,
-        db,
-        run.accountId,
-        balances
-          .filter((b) => typeof b.type === 'string' && b.balanceAmount !== undefined)
-          .map((b) => ({
-            type: b.type!,
-            amount: b.balanceAmount!.amount,
-            currency: b.balanceAmount!.currency,
-            dateTime: b.dateTime ?? null,
-            creditLineIncluded: b.creditLineIncluded ?? null,
-            creditLines: b.creditLines ?? null,
-          })),
-      );
-      const finished = await this.runs.finish(
-        db,
-        run,
-        { status: 'SUCCEEDED', removed },
-        this.config.retention.syncRunsPerAccount,
-      );
-      // Taken over by another worker meanwhile: this one's removals are rolled back with it.
-      if (!finished) throw new RunSupersededError(run.id);
-      const { tracingId: _none, ...progress } = finished;
-      await this.syncState.markSyncSucceeded(run.merchantId, db, run.accountId, {
-        at: now,
-        nextSyncAt: this.nextSyncAt(now),
-      });
-      const events: NewMerchantEvent[] = [syncEvent(target, 'sync.succeeded', run, window, progress)];
-      if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
-      await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
-      return progress;
-    });
-    this.metrics.finished('succeeded', target.consent.institutionId);
-    this.logger.info({ runId: run.id, accountId: run.accountId, ...ended }, 'sync succeeded');
-    return 'succeeded';
-  }
-
   private async onFailure(
     error: unknown,
     run: TenantRun,
@@ -333,109 +264,18 @@ export class AccountSyncService {
       });
       // The consent moved on meanwhile (re-authorised with a new token): the next attempt uses that one.
       if (!marked.applied && !plan.finalAttempt) throw error;
-      await this.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
+      await this.ending.fail(run, target, failureOf(error, 'CONSENT_EXPIRED'));
       throw new SyncStoppedError(`consent ${target.consent.id} is ${gone.status}`);
     }
     if (error instanceof SyncStoppedError) throw error;
     const permanent = isPermanent(error);
     if (!permanent && !plan.finalAttempt) {
-      await this.attemptFailed(run, target, failureOf(error, 'SYNC_FAILED'), plan.retryInMs);
+      await this.ending.attemptFailed(run, target, failureOf(error, 'SYNC_FAILED'), plan.retryInMs);
       throw error;
     }
-    await this.fail(run, target, failureOf(error, 'SYNC_FAILED'));
+    await this.ending.fail(run, target, failureOf(error, 'SYNC_FAILED'));
     if (permanent) throw new SyncStoppedError(error instanceof Error ? error.message : String(error));
     throw error;
-  }
-
-  /** An attempt failed and the queue tries again: the run and the account say so now, not at the end. */
-  private async attemptFailed(
-    run: TenantRun,
-    target: SyncTarget,
-    failure: RunFailure,
-    retryInMs: number,
-  ): Promise<void> {
-    const nextAttemptAt = new Date(Date.now() + retryInMs);
-    await this.runs.recordAttemptFailure(run, failure, nextAttemptAt);
-    await this.syncState.noteAttemptFailed(run.merchantId, run.accountId, failure.message);
-    this.logger.warn(
-      { ...this.failureFields(run, target, failure), attempt: run.claim, nextAttemptAt },
-      'sync attempt failed; the queue tries again',
-    );
-  }
-
-  /** Ends the run as failed, shows why on the account, and records `sync.failed`: one transaction. */
-  private async fail(run: TenantRun, target: SyncTarget, failure: RunFailure): Promise<void> {
-    const now = new Date();
-    let nextSyncAt: Date | null = null;
-    let upstreamTracingId: string | null = null;
-    const ended = await this.database.transaction(async (db) => {
-      const finished = await this.runs.finish(
-        db,
-        run,
-        { status: 'FAILED', failure },
-        this.config.retention.syncRunsPerAccount,
-      );
-      if (!finished) return false;
-      const { tracingId, ...progress } = finished;
-      upstreamTracingId = tracingId;
-      nextSyncAt = await this.syncState.markSyncFailed(run.merchantId, db, run.accountId, {
-        error: failure.message,
-        at: now,
-        retry: {
-          minSeconds: FAILED_RETRY_MIN_SECONDS,
-          maxSeconds: this.config.sync.intervalMinutes * 60,
-        },
-        jitter: 0.9 + Math.random() * 0.2,
-      });
-      const window = { from: run.windowFrom, before: run.windowBefore ?? now };
-      const event = syncEvent(target, 'sync.failed', run, window, progress);
-      event.data.error = { code: failure.code, message: failure.message, upstreamTracingId };
-      const events = [event];
-      // Pages written before the failure stay written: the stored set changed, and merchants are told.
-      if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
-      await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
-      return true;
-    });
-    if (!ended) return;
-    this.metrics.finished('failed', target.consent.institutionId);
-    this.logger.warn(
-      { ...this.failureFields(run, target, failure), upstreamTracingId, nextSyncAt },
-      'sync failed',
-    );
-  }
-
-  /** What an operator needs of a failure on one line: whose, which bank, why, and what to quote upstream. */
-  private failureFields(run: TenantRun, target: SyncTarget, failure: RunFailure) {
-    return {
-      runId: run.id,
-      accountId: run.accountId,
-      merchantId: run.merchantId,
-      institutionId: target.consent.institutionId,
-      code: failure.code,
-      reason: failure.message,
-      upstreamTracingId: tracingIdOf(failure),
-    };
-  }
-
-  /**
-   * consent.synced, when this run was the last of the consent's first syncs to end (with the run's end in
-   * the same transaction, so the check sees it): the whole connection is ready. Only first syncs ask.
-   */
-  private async connectionReady(
-    db: pg.PoolClient,
-    run: TenantRun,
-    target: SyncTarget,
-  ): Promise<NewMerchantEvent[]> {
-    if (run.trigger !== 'INITIAL') return [];
-    const ready = await this.firstSyncs.markFirstSynced(run.merchantId, db, target.consent.id);
-    if (!ready) return [];
-    return [connectionSyncedEvent(target, ready)];
-  }
-
-  /** Due again after the interval, give or take a tenth, so accounts synced together spread out. */
-  private nextSyncAt(now: Date): Date {
-    const intervalMs = this.config.sync.intervalMinutes * 60_000;
-    return new Date(now.getTime() + intervalMs * (0.9 + Math.random() * 0.2));
   }
 }
 
@@ -448,10 +288,4 @@ function prefetch<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
   const next = iterator.next();
   next.catch(() => undefined);
   return next;
-}
-
-/** The upstream's tracing id a failure carries, if any. */
-function tracingIdOf(failure: RunFailure): string | null {
-  const details = failure.details as { tracingId?: unknown } | undefined;
-  return typeof details?.tracingId === 'string' ? details.tracingId : null;
 }

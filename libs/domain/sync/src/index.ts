@@ -1,5 +1,6 @@
 export * from './account-sync.service.js';
 export * from './sync-dispatcher.service.js';
+export * from './sync-run-ending.service.js';
 export * from './sync.errors.js';
 export * from './sync.module.js';
 export * from './sync.service.js';

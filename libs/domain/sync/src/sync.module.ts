@@ -7,6 +7,7 @@ import { AccountSyncService } from './account-sync.service.js';
 import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
 import { SyncDispatcherService } from './sync-dispatcher.service.js';
+import { SyncRunEndingService } from './sync-run-ending.service.js';
 import { TracingLookupService } from './tracing-lookup.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionChangeRepository } from './transaction-change.repository.js';
@@ -23,6 +24,7 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
     TransactionChangesRetentionService,
     StoredPageCache,
     AccountSyncService,
+    SyncRunEndingService,
     SyncDispatcherService,
     SyncService,
     TracingLookupService,
