@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultMigrationsDir, migrate } from '#libs/database';
+import { defaultMigrationsDir, migrate, PrismaService } from '#libs/database';
+import { PaymentStatusPoller } from '#libs/domain/payments';
 import { JobProducerService } from '#libs/queue';
 import {
   bankRedirect,
   dataOf,
   eventually,
   onboard,
+  paymentBodies,
   SandboxHttp,
   type Stack,
   startStack,
   type Tenant,
+  uniqueName,
   uniqueQueuePrefix,
   WAIT,
 } from './kit/index.js';
@@ -46,14 +49,19 @@ afterAll(async () => {
  * at once): the bank's one-time token is held and failed while Postgres stops, so nothing is stored and
  * the failure cannot be written either. The browser got the outage page.
  */
-async function approvalCaughtByRestart() {
-  const created = dataOf<{ id: string; authorisationUrl: string }>(
+/** A data consent for the tenant's user, waiting for the bank. */
+async function dataConsent() {
+  return dataOf<{ id: string; authorisationUrl: string }>(
     await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
       institutionId: 'sandbox-redirect',
       redirectUrl: 'https://app.merchant.example/banks/done',
     }),
     201,
   );
+}
+
+async function approvalCaughtByRestart(created?: { id: string; authorisationUrl: string }) {
+  created ??= await dataConsent();
   const callback = await bankRedirect(
     { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
     created.authorisationUrl,
@@ -112,5 +120,42 @@ describe('an approval at the bank caught by a Postgres restart', () => {
       async () => ((await statusOf(consentId)) === 'AUTHORIZED' ? true : undefined),
       WAIT.step,
     );
+  }, 90_000);
+
+  it('is finished by the worker for a payment too, which it makes once', async () => {
+    const payment = dataOf<{ id: string; consentId: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': uniqueName('pay') },
+      }),
+      201,
+    );
+    await approvalCaughtByRestart({ id: payment.consentId, authorisationUrl: payment.authorisationUrl });
+    const jobs = stack.api.app.get(JobProducerService);
+    const job = await jobs
+      .queueFor('consents.settle')
+      .getJob(`consents.settle.${payment.consentId}.callback`);
+    await job!.promote();
+    const paid = await eventually(
+      'the payment made by the worker',
+      async () => {
+        const now = dataOf<{ status: string; upstreamPaymentId: string | null }>(
+          await tenant.client.get(`/v1/payments/${payment.id}`),
+        );
+        return now.upstreamPaymentId ? now : undefined;
+      },
+      WAIT.step,
+    );
+    expect(['PENDING', 'COMPLETED']).toContain(paid.status);
+    // Once: the bank holds one payment of this idempotency id, and the consent is spent.
+    await stack.worker!.app.get(PaymentStatusPoller).pollDue();
+    const row = await stack.api.app
+      .get(PrismaService)
+      .payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const upstream = await sandbox.admin<{ data: { paymentIdempotencyId: string } }>(
+      'GET',
+      `/payments/${paid.upstreamPaymentId}`,
+    );
+    expect(upstream.body.data.paymentIdempotencyId).toBe(row.paymentIdempotencyId);
+    expect(await statusOf(payment.consentId)).toBe('CONSUMED');
   }, 90_000);
 });

@@ -12,6 +12,7 @@ import {
 } from '#libs/upstream-client';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
+import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, FINAL_FAILURE_STATUSES } from './consent-status.js';
@@ -44,6 +45,7 @@ export class ConsentSettleService {
     private readonly expiry: ConsentExpiryRepository,
     private readonly authoriser: ConsentAuthoriserService,
     private readonly jobs: JobProducerService,
+    private readonly hooks: ConsentCallbackHooks,
   ) {}
 
   /** The callback's safety net, enqueued before it spends its state (Redis stays up when Postgres goes). */
@@ -57,10 +59,17 @@ export class ConsentSettleService {
     if (!consent) return { status: 'GONE' };
     if (isPastExpiry(consent, now)) {
       await this.expiry.expire([consent.id], now);
-    } else if (consent.kind === 'ACCOUNT') {
-      // Payment consents make their payment in the api's callback hook; theirs are not finished here.
+    } else {
       const spent = await this.spentCallback(merchantId, consentId);
-      if (spent) await this.finish(merchantId, spent);
+      if (spent) {
+        await this.finish(merchantId, spent);
+        // Then what the callback's hook would have done had its answer landed: a single payment is made
+        // now, once (its claim is guarded), rather than when its authorisation window closes.
+        const finished = await this.consents.findOne(merchantId, consentId);
+        if (finished?.status === ConsentStatus.Authorised) {
+          await this.hooks.for(finished.kind)?.authorised(merchantId, finished);
+        }
+      }
     }
     return { status: (await this.consents.findOne(merchantId, consentId))?.status ?? 'GONE' };
   }
