@@ -173,7 +173,11 @@ export function accountScreen(main, accountId) {
       plain('run', run.status),
       `${run.progress.pages} ${run.progress.pages === 1 ? 'page' : 'pages'}: ${run.progress.fetched} fetched, ${run.progress.inserted} new, ${run.progress.updated} changed, ${run.progress.removed} removed`,
       when(run.finishedAt),
-      run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
+      run.error
+        ? `${run.error.message ?? 'No message'} (${run.error.code})${
+            run.status === 'running' ? `: attempt ${run.attempts} failed, another follows` : ''
+          }`
+        : 'None',
       run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
       h('code', {}, run.id),
     ],
