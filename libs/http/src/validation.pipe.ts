@@ -1,4 +1,4 @@
-import { type ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, type ValidationError, ValidationPipe } from '@nestjs/common';
 import { type ErrorDetail, invalidRequest } from '#libs/errors';
 
 /**
@@ -18,9 +18,74 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   });
 }
 
-/** Every input of every route: unknown fields refused, types transformed, failures in the error envelope. */
+/** Distinct query strings remembered per input class: the hot reads' few shapes, and a bound on memory. */
+const QUERY_MEMO_SIZE = 500;
+
+const REMEMBERED = new WeakSet<object>();
+
+/**
+ * Marks a query input class (and its subclasses) whose valid queries the validation pipe may remember:
+ * one with nothing secret in it. A one-time token, a signed state or a link must not stay in memory, so
+ * the callback inputs are never marked.
+ */
+export function RememberedQuery(): ClassDecorator {
+  return (target) => {
+    REMEMBERED.add(target);
+  };
+}
+
+function isRemembered(type: unknown): boolean {
+  for (let t = type; typeof t === 'function'; t = Object.getPrototypeOf(t) as unknown) {
+    if (REMEMBERED.has(t)) return true;
+  }
+  return false;
+}
+
+/**
+ * Every input of every route: unknown fields refused, types transformed, failures in the error envelope.
+ * A query that passed once is not checked again: class-validator's work depends only on the input class
+ * and the query's fields (never on the request, nor the clock), so for a class marked `@RememberedQuery()`
+ * its result is remembered per query (at most QUERY_MEMO_SIZE, oldest dropped) and each request gets its
+ * own copy. It was a fifth of a hot read's CPU (docs/benchmarks.md). A refused query is not remembered:
+ * it runs every time, as do bodies (large and various).
+ */
+export class InputValidationPipe extends ValidationPipe {
+  private readonly queries = new Map<unknown, Map<string, object>>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const type = metadata.metatype;
+    // The whole query into an input class (`@Query() input: SomeInput`), not one named field of it.
+    const whole = metadata.type === 'query' && metadata.data === undefined && isRemembered(type);
+    if (!whole || typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return super.transform(value, metadata);
+    }
+    let memo = this.queries.get(type!);
+    if (!memo) this.queries.set(type, (memo = new Map<string, object>()));
+    const key = JSON.stringify(value);
+    const known = memo.get(key);
+    if (known) return copyOf(known);
+    const parsed = (await super.transform(value, metadata)) as object;
+    if (memo.size >= QUERY_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+    memo.set(key, parsed);
+    return copyOf(parsed);
+  }
+}
+
+/** A copy a handler may change without touching the remembered one (query fields are flat). */
+function copyOf(input: object): object {
+  const copy = Object.create(Object.getPrototypeOf(input) as object | null) as Record<string, unknown>;
+  for (const [name, field] of Object.entries(input) as [string, unknown][]) {
+    copy[name] = Array.isArray(field)
+      ? [...(field as unknown[])]
+      : field instanceof Date
+        ? new Date(field)
+        : field;
+  }
+  return copy;
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new InputValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

@@ -2,7 +2,7 @@ import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type as TransformTo } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { envelope, invalidRequest } from '#libs/http';
+import { envelope, invalidRequest, RememberedQuery } from '#libs/http';
 import { isUuid } from '#libs/ids';
 
 // Every list pages the same way (the API guide's paging): `?limit=&cursor=` in, and out
@@ -51,6 +51,7 @@ export const PageCursor = ({
 export function ListQuery(
   options: { cursorMaxLength?: number } = {},
 ): Type<{ limit: number; cursor?: string }> {
+  @RememberedQuery()
   class ListQueryBase {
     @PageLimit()
     limit: number = DEFAULT_LIMIT;

@@ -1,6 +1,8 @@
+import { RememberedQuery } from '#libs/http';
 import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor } from '../../common/paging.js';
 
+@RememberedQuery()
 export class ListLiveTransactionsInput {
   @OptionalDateTime('Inclusive lower bound on `date`, first page only')
   from?: string;

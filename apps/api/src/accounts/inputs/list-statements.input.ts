@@ -1,10 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { RememberedQuery } from '#libs/http';
 import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = 1000;
 
+@RememberedQuery()
 export class ListStatementsInput {
   @OptionalDateTime('Inclusive lower bound')
   from?: string;

@@ -1,10 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
+import { RememberedQuery } from '#libs/http';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = { default: 100, max: 500 };
 
 /** The transactions change feed's query: where to start, how many changes, and optionally one account. */
+@RememberedQuery()
 export class ListTransactionChangesInput {
   @PageCursor({
     description:

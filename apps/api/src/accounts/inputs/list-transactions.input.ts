@@ -1,11 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { RememberedQuery } from '#libs/http';
 import { OptionalDateTime } from '../../common/field-rules.js';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = { default: 100, max: 1000 };
 
 /** The stored transactions' query: a range on `date`, an order, a status, and the page. */
+@RememberedQuery()
 export class ListTransactionsInput {
   @OptionalDateTime('Inclusive lower bound on `date`')
   from?: string;

@@ -1,7 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, Matches } from 'class-validator';
+import { RememberedQuery } from '#libs/http';
 import { OptionalDateTime } from '../../common/field-rules.js';
 
+@RememberedQuery()
 export class CountConsentsInput {
   @ApiPropertyOptional({ example: 'AUTHORIZED', description: 'Only consents in this status' })
   @IsOptional()

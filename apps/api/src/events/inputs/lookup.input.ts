@@ -1,9 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { RememberedQuery } from '#libs/http';
 
 const VISIBLE = 'id must be visible ASCII characters only (no spaces or control characters)';
 
 /** The id to look up: 1 to 255 visible ASCII characters, what our ids and the upstream's tracing ids are. */
+@RememberedQuery()
 export class LookupInput {
   @ApiProperty({
     minLength: 1,
