@@ -63,8 +63,10 @@ export async function createHttpApp(
   });
   const fastify = app.getHttpAdapter().getInstance();
   registerBodyParsers(fastify);
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Hooks that never wait take Fastify's callback, not a promise: every request runs them.
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
   answerWhileClosing(fastify, options.logger);
   registerRequestGuards(fastify);
@@ -116,8 +118,8 @@ function answerWhileClosing(fastify: FastifyInstance, logger: AppLogger): void {
     closing = true;
     done();
   });
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (!closing) return done();
     void reply.header('connection', 'close');
     sendError(
       logger,
@@ -131,7 +133,7 @@ function answerWhileClosing(fastify: FastifyInstance, logger: AppLogger): void {
       request,
       reply,
     );
-    return reply;
+    // Answered here: the request goes no further (a callback hook that replied does not call done).
   });
 }
 

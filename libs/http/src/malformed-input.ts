@@ -102,13 +102,17 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
  * percent-encoded, so a `%00` anywhere in them is a NUL byte once decoded.
  */
 export function registerRequestGuards(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
-    if (request.raw.httpVersion === '1.1' && !request.headers.host) {
-      throw invalid('host', 'an HTTP/1.1 request must send a Host header');
-    }
-    if (/%00/i.test(request.url) || request.url.includes('\u0000'))
-      throw invalid('url', 'must not contain NUL characters');
-  });
+  fastify.addHook(
+    'onRequest',
+    (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      if (request.raw.httpVersion === '1.1' && !request.headers.host) {
+        return done(invalid('host', 'an HTTP/1.1 request must send a Host header'));
+      }
+      if (/%00/i.test(request.url) || request.url.includes('\u0000'))
+        return done(invalid('url', 'must not contain NUL characters'));
+      done();
+    },
+  );
 }
 
 const CLIENT_ERROR_MESSAGES: Record<string, string> = {
