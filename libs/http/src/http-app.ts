@@ -80,7 +80,7 @@ export async function createHttpApp(
   fastify.addHook('preHandler', (request, _reply, done) => {
     inRequestTrace(request, () => runInContext({ requestId: String(request.id) }, done));
   });
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     const seconds = reply.elapsedTime / 1000;
@@ -99,6 +99,7 @@ export async function createHttpApp(
       },
       'request',
     );
+    done();
   });
   app.enableShutdownHooks();
   return app;
