@@ -106,6 +106,11 @@ export function ratioOf(row, base) {
   const p50ByRound = row.rounds.map((r, i) => r.p50 / base.rounds[i].p50);
   return {
     versus: base.key,
+    // CPU per request of the measured process against the baseline's: what the load generator on the
+    // same cores cannot blur (rps can be capped by the client).
+    ...(row.cpuUsPerRequest && base.cpuUsPerRequest
+      ? { cpu: row.cpuUsPerRequest / base.cpuUsPerRequest }
+      : {}),
     rps: row.rps / base.rps,
     p50: row.latencyMs.p50 / base.latencyMs.p50,
     rpsByRound,

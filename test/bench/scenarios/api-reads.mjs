@@ -4,6 +4,9 @@
 // (DATABASE_URL's name + `_bench`), so figures and memory are theirs.
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
@@ -12,10 +15,14 @@ import {
   expectStatus,
   inParallel,
   onboardMerchant,
+  startApp,
   startBare,
   startSandboxAndApi,
 } from '../processes.mjs';
 import { cpuMicros, measureRounds, ratioOf } from '../rounds.mjs';
+
+/** Where the minimal Nest baseline listens (beside the api and sandbox bench ports). */
+const MINIMAL_NEST_PORT = Number(process.env.BENCH_NEST_PORT ?? 3101);
 
 const USERS = 100;
 const SANDBOX_ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
@@ -140,10 +147,29 @@ export async function apiReads({ load, options, progress }) {
     }
     const bare = await startBare(bodies);
     closers.push(() => bare.close());
+    // The minimal Nest + passport app (test/bench/minimal-nest.mjs), its own process, the same bytes.
+    const bodiesFile = join(mkdtempSync(join(tmpdir(), 'bench-nest-')), 'bodies.json');
+    writeFileSync(
+      bodiesFile,
+      JSON.stringify(Object.fromEntries([...bodies].map(([path, body]) => [path, body.toString('utf8')]))),
+    );
+    const nest = await startApp(
+      'minimal-nest',
+      'test/bench/minimal-nest.mjs',
+      {
+        MINIMAL_BODIES: bodiesFile,
+        MINIMAL_TOKEN: auth.authorization.slice('Bearer '.length),
+        PORT: String(MINIMAL_NEST_PORT),
+      },
+      probePath,
+      MINIMAL_NEST_PORT,
+    );
+    closers.push(() => nest.stop());
     // CPU per request: the api's and the sandbox's whole processes; bare Fastify's thread, the bench's main
     // thread (the load generator runs on worker threads).
     const apiCpu = { cpu: () => cpuMicros(api.pid), cpuOf: 'process' };
     const bareCpu = { cpu: () => cpuMicros(process.pid, process.pid), cpuOf: 'thread' };
+    const nestCpu = { cpu: () => cpuMicros(nest.pid), cpuOf: 'process' };
     const pair = (key, label, path) => [
       {
         key: `bare-${key}`,
@@ -151,6 +177,14 @@ export async function apiReads({ load, options, progress }) {
         baseUrl: bare.url,
         paths: [path],
         ...bareCpu,
+      },
+      {
+        key: `nest-${key}`,
+        label: `minimal Nest + passport, same bytes as ${label}`,
+        baseUrl: nest.url,
+        paths: [path],
+        headers: auth,
+        ...nestCpu,
       },
       { key: `api-${key}`, label: `api ${label}`, baseUrl: api.url, paths: [path], headers: auth, ...apiCpu },
     ];
@@ -182,7 +216,10 @@ export async function apiReads({ load, options, progress }) {
     const relate = (key, base, field) => {
       if (byKey[key] && byKey[base]) byKey[key][field] = ratioOf(byKey[key], byKey[base]);
     };
-    for (const key of ['accounts', 'users', 'live', 'probe']) relate(`api-${key}`, `bare-${key}`, 'ratio');
+    for (const key of ['accounts', 'users', 'live', 'probe']) {
+      relate(`api-${key}`, `bare-${key}`, 'ratio');
+      relate(`api-${key}`, `nest-${key}`, 'ratioToNest');
+    }
     relate('api-live', 'sandbox-live', 'ratioToSandbox');
 
     // Memory: the api's RSS when the load stops, then polled (every 100 ms, 30 s deadline) until it is
@@ -200,6 +237,10 @@ export async function apiReads({ load, options, progress }) {
       (k) => byKey[`api-${k}`]?.ratio?.rpsMedianOfRounds >= 0.25 && byKey[`api-${k}`].latencyMs.p99 < 50,
     );
     const liveMet = byKey['api-live']?.ratioToSandbox?.rpsMedianOfRounds >= 0.5;
+    // CPU per request against the minimal Nest + passport app serving the same bytes (issue 57's measure).
+    const versusNest = ['accounts', 'users', 'probe']
+      .filter((k) => byKey[`api-${k}`]?.ratioToNest?.cpu !== undefined)
+      .map((k) => `${k} ×${byKey[`api-${k}`].ratioToNest.cpu.toFixed(2)}`);
     return {
       kind: 'api-reads',
       name: `api: page-view reads against bare Fastify, /live against the sandbox alone (${options.apiConnections} connections)`,
@@ -209,6 +250,9 @@ export async function apiReads({ load, options, progress }) {
       meetsTarget: { reads: readsMet, live: liveMet, memory: settled.rssMiB < RSS_TARGET_MIB },
       notes: [
         `targets: reads ≥ ×0.25 of bare with p99 < 50 ms → ${readsMet ? 'met' : 'NOT met'}; /live ≥ ×0.5 of the sandbox alone → ${liveMet ? 'met' : 'NOT met'} (median of rounds)`,
+        ...(versusNest.length > 0
+          ? [`api CPU per request vs the minimal Nest + passport app: ${versusNest.join(', ')}`]
+          : []),
         `api memory: RSS ${atEnd.rssMiB.toFixed(0)} MiB when the load stopped (peak ${atEnd.peakRssMiB.toFixed(0)} MiB), ${settled.rssMiB.toFixed(0)} MiB ${settledAfterS.toFixed(0)} s later → under ${RSS_TARGET_MIB} MiB within 30 s: ${settled.rssMiB < RSS_TARGET_MIB ? 'met' : 'NOT met'}`,
       ],
     };

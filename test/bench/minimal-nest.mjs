@@ -1,0 +1,72 @@
+// A baseline for the api reads (issue 57): the least a NestJS app on Fastify with a passport bearer guard
+// does to serve a read whose answer it already holds. Its own process, like the api, so its CPU per request
+// is measured the same way. Plain ESM without a TypeScript loader, so Nest's decorators are applied as the
+// functions they are. MINIMAL_BODIES names a JSON file of path → answer text, MINIMAL_TOKEN the bearer
+// token it takes, PORT where it listens; /health/live answers without credentials, as the api's does.
+import 'reflect-metadata';
+import { Buffer } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { Controller, Get, Injectable, Module, Req, Res, UseGuards } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import CustomStrategy from 'passport-custom';
+
+const bodies = new Map(
+  Object.entries(JSON.parse(readFileSync(process.env.MINIMAL_BODIES, 'utf8'))).map(([path, text]) => [
+    path,
+    Buffer.from(text),
+  ]),
+);
+const expected = `Bearer ${process.env.MINIMAL_TOKEN}`;
+
+class BearerStrategy extends PassportStrategy(CustomStrategy, 'bench-bearer') {
+  // No principal: passport fails the request, and the guard answers 401.
+  validate(request) {
+    return request.headers.authorization === expected ? { kind: 'merchant' } : null;
+  }
+}
+Injectable()(BearerStrategy);
+
+class ReadsController {
+  read(request, reply) {
+    const body = bodies.get(request.url);
+    if (!body) return reply.code(404).send();
+    return reply.type('application/json; charset=utf-8').send(body);
+  }
+  accounts(request, reply) {
+    return this.read(request, reply);
+  }
+  users(request, reply) {
+    return this.read(request, reply);
+  }
+  live(request, reply) {
+    return this.read(request, reply);
+  }
+  health(request, reply) {
+    return this.read(request, reply);
+  }
+}
+const method = (name, path, guarded) => {
+  const descriptor = Object.getOwnPropertyDescriptor(ReadsController.prototype, name);
+  Req()(ReadsController.prototype, name, 0);
+  Res()(ReadsController.prototype, name, 1);
+  if (guarded) UseGuards(AuthGuard('bench-bearer'))(ReadsController.prototype, name, descriptor);
+  Get(path)(ReadsController.prototype, name, descriptor);
+};
+method('accounts', 'v1/users/:userId/accounts', true);
+method('users', 'v1/users', true);
+method('live', 'v1/accounts/:accountId/transactions/live', true);
+method('health', 'health/live', false);
+Controller()(ReadsController);
+
+class MinimalModule {}
+Module({ imports: [PassportModule], controllers: [ReadsController], providers: [BearerStrategy] })(
+  MinimalModule,
+);
+
+const app = await NestFactory.create(MinimalModule, new FastifyAdapter(), { logger: false });
+await app.listen(Number(process.env.PORT), '127.0.0.1');
+const stop = () => void app.close().then(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
