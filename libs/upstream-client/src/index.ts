@@ -4,6 +4,7 @@ export { DEFAULT_BREAKER, SERVICE_BREAKER, type BreakerOptions } from './upstrea
 export { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.js';
 export * from './upstream.client.js';
 export * from './upstream.error.js';
+export * from './upstream-error.parser.js';
 export {
   DEFAULT_BODY_LIMITS,
   type BodyLimits,

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classify, parseErrorBody, parseRetryAfter, upstreamErrorFromResponse } from './upstream.error.js';
+import {
+  classify,
+  parseErrorBody,
+  parseRetryAfter,
+  upstreamErrorFromResponse,
+} from './upstream-error.parser.js';
 
 const standard = (code: number, issues: unknown[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({

@@ -5,7 +5,7 @@ import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
 import { type BreakerOptions, Breakers, type BreakerState, SERVICE_BREAKER } from './upstream.breakers.js';
-import { UpstreamError, upstreamErrorFromResponse } from './upstream.error.js';
+import { UpstreamError } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import type {
   ApiVersion,
@@ -14,6 +14,7 @@ import type {
   UpstreamMeta,
   UpstreamResult,
 } from './upstream.types.js';
+import { upstreamErrorFromResponse } from './upstream-error.parser.js';
 import {
   mayHaveLanded,
   QUEUE_TIMEOUT,

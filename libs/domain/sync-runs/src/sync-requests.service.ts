@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducerService } from '#libs/queue';
-import { SyncRunRepository, type SyncTrigger } from './sync-run.repository.js';
+import { SyncRunRepository } from './sync-run.repository.js';
+import type { SyncTrigger } from './sync-run.statements.js';
 
 /**
  * Opens sync runs and enqueues their jobs. The run row comes first: it is what makes a request

@@ -141,10 +141,7 @@ export interface AccountTransactionsState {
   version: string;
   /** The account's `sync.status`, as the API shows it. */
   syncStatus: string;
-  /**
-   * A sync of the account has succeeded (its first one read the whole window the consent allows): the
-   * stored list is whole up to that sync. Until then it holds what the runs so far wrote, if anything.
-   */
+  /** A sync of the account has succeeded (the first reads all the consent allows): the list is whole. */
   complete: boolean;
   /** The account's `sync.lastError`: why its last sync failed or stopped. */
   syncError: string | null;

@@ -1,0 +1,228 @@
+import { isoText, type RowShape, sqlStatement } from '#libs/database';
+
+// The shapes of a sync run and the statements SyncRunRepository runs, apart from its methods.
+
+/** A synced window: from (inclusive, null = from the beginning) to before (exclusive). */
+export interface SyncWindow {
+  from: Date | null;
+  before: Date;
+}
+
+export type SyncTrigger = 'INITIAL' | 'SCHEDULED' | 'MANUAL';
+export type SyncRunStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
+export interface SyncProgress {
+  pages: number;
+  fetched: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+}
+
+/** A run as the API shows it (timestamps as ISO text). */
+export interface StoredSyncRun extends SyncProgress {
+  id: string;
+  accountId: string;
+  status: SyncRunStatus;
+  trigger: SyncTrigger;
+  windowFrom: string | null;
+  windowBefore: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  errorDetails: unknown;
+  /** Attempts started (claims): more than one when an attempt failed, or its worker died. */
+  attempts: number;
+  /** While running after a failed attempt: when the next one starts (ISO text). */
+  nextAttemptAt: string | null;
+  queuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** A run as its worker claimed it. */
+export interface ClaimedRun {
+  id: string;
+  /** The fencing token every later write of this worker presents. */
+  claim: number;
+  merchantId: string;
+  accountId: string;
+  trigger: SyncTrigger;
+  windowFrom: Date | null;
+  windowBefore: Date | null;
+}
+
+/** A run as it ended: its progress, and the upstream tracing id its failure keeps (any attempt's). */
+export type FinishedRun = SyncProgress & { tracingId: string | null };
+
+export interface RunFailure {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.pages, r.fetched, r.inserted,
+  r.updated, r.unchanged, r.removed, ${isoText('r.window_from')} AS "windowFrom",
+  ${isoText('r.window_before')} AS "windowBefore", r.error_code AS "errorCode",
+  r.error_message AS "errorMessage", r.error_details AS "errorDetails", r.claim AS attempts,
+  ${isoText('r.next_attempt_at')} AS "nextAttemptAt", ${isoText('r.queued_at')} AS "queuedAt",
+  ${isoText('r.started_at')} AS "startedAt", ${isoText('r.finished_at')} AS "finishedAt"`;
+
+/*
+ * One active run per account: `active_account_id` holds the account id while a run is queued or running
+ * and is cleared when it ends, under a unique index. Opening a run where one is active answers that one.
+ */
+/*
+ * One round trip: the runs opened now (the CTE's rows) and, for accounts that already had one, their
+ * active run (the outer SELECT runs on the statement's snapshot, so it sees only runs from before it).
+ */
+const OPEN_RUNS = `WITH fresh AS (
+    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, updated_at)
+    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, now()
+    FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
+    ON CONFLICT (active_account_id) DO NOTHING
+    RETURNING id, account_id)
+  SELECT id, account_id AS "accountId", true AS created FROM fresh
+  UNION ALL
+  SELECT s.id, s.account_id AS "accountId", false AS created FROM sync_runs s
+  WHERE s.active_account_id = ANY($3::uuid[])`;
+
+const PROGRESS: RowShape<SyncProgress> = {
+  pages: 'number',
+  fetched: 'number',
+  inserted: 'number',
+  updated: 'number',
+  unchanged: 'number',
+  removed: 'number',
+};
+
+const STORED_RUN: RowShape<StoredSyncRun> = {
+  ...PROGRESS,
+  id: 'string',
+  accountId: 'string',
+  status: 'string',
+  trigger: 'string',
+  windowFrom: 'string',
+  windowBefore: 'string',
+  errorCode: 'string',
+  errorMessage: 'string',
+  errorDetails: 'json',
+  attempts: 'number',
+  nextAttemptAt: 'string',
+  queuedAt: 'string',
+  startedAt: 'string',
+  finishedAt: 'string',
+};
+
+type OpenedRun = { id: string; accountId: string; created: boolean };
+const OPENED_RUN: RowShape<OpenedRun> = { id: 'string', accountId: 'string', created: 'boolean' };
+
+/** The new error details ($n, JSON or null), with an earlier attempt's tracing id when they have none. */
+const KEEP_TRACING_ID = (n: string) => `CASE
+    WHEN ${n}::jsonb IS NULL THEN NULL
+    WHEN ${n}::jsonb ->> 'tracingId' IS NULL AND error_details ->> 'tracingId' IS NOT NULL
+      THEN ${n}::jsonb || jsonb_build_object('tracingId', error_details ->> 'tracingId')
+    ELSE ${n}::jsonb END`;
+
+export const SYNC_RUN_SQL = {
+  open: sqlStatement<OpenedRun>('sync-runs.open', OPEN_RUNS, OPENED_RUN),
+  active: sqlStatement<OpenedRun>(
+    'sync-runs.active',
+    `SELECT id, account_id AS "accountId", false AS created FROM sync_runs
+        WHERE active_account_id = ANY($1::uuid[])`,
+    OPENED_RUN,
+  ),
+  claim: sqlStatement<ClaimedRun>(
+    'sync-runs.claim',
+    `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
+          pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL, next_attempt_at = NULL,
+          claim = claim + 1, updated_at = now()
+        WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
+        RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
+          window_from AS "windowFrom", window_before AS "windowBefore"`,
+    {
+      id: 'string',
+      claim: 'number',
+      merchantId: 'string',
+      accountId: 'string',
+      trigger: 'string',
+      windowFrom: 'Date',
+      windowBefore: 'Date',
+    },
+  ),
+  setWindow: sqlStatement<{ id: string }>(
+    'sync-runs.set-window',
+    `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING id`,
+    { id: 'string' },
+  ),
+  recordPage: sqlStatement(
+    'sync-runs.record-page',
+    `UPDATE sync_runs SET pages = pages + 1, fetched = fetched + $2, inserted = inserted + $3,
+          updated = updated + $4, unchanged = unchanged + $5, checkpoint = $6::jsonb, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7`,
+  ),
+  /*
+   * An attempt's error stays on the run until the next error or the run's success; a failure without the
+   * upstream's tracing id (a breaker open, a timeout) keeps the last one an earlier attempt had.
+   */
+  recordAttemptFailure: sqlStatement(
+    'sync-runs.record-attempt-failure',
+    `UPDATE sync_runs SET error_code = $2, error_message = $3, error_details = ${KEEP_TRACING_ID('$4')},
+          next_attempt_at = $5, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $6`,
+  ),
+  finish: sqlStatement<FinishedRun>(
+    'sync-runs.finish',
+    `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
+          removed = removed + $3, error_code = $4, error_message = $5,
+          error_details = ${KEEP_TRACING_ID('$6')}, next_attempt_at = NULL, updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7
+        RETURNING pages, fetched, inserted, updated, unchanged, removed,
+          error_details ->> 'tracingId' AS "tracingId"`,
+    { ...PROGRESS, tracingId: 'string' },
+  ),
+  trimHistory: sqlStatement(
+    'sync-runs.trim-history',
+    `DELETE FROM sync_runs WHERE account_id = $1 AND active_account_id IS NULL
+          AND id < (SELECT id FROM sync_runs WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+  ),
+  findForCaller: sqlStatement<StoredSyncRun>(
+    'sync-runs.find-for-caller',
+    `SELECT ${RUN_COLUMNS} FROM sync_runs r JOIN accounts a ON a.id = r.account_id
+        WHERE r.id = $1::uuid AND r.merchant_id = $2::uuid AND a.merchant_id = $2::uuid
+          AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`,
+    STORED_RUN,
+  ),
+  pageForAccount: sqlStatement<StoredSyncRun & { found: string }>(
+    'sync-runs.page-for-account',
+    `SELECT a.id AS found, r.* FROM accounts a
+        LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM sync_runs r
+          WHERE r.account_id = a.id AND r.merchant_id = a.merchant_id
+            AND ($4::uuid IS NULL OR r.id < $4::uuid)
+          ORDER BY r.id DESC LIMIT $3) r ON true
+        WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($5::uuid IS NULL OR a.user_id = $5::uuid)`,
+    { found: 'string', ...STORED_RUN },
+  ),
+  findForTracingLookup: sqlStatement<StoredSyncRun>(
+    'sync-runs.find-for-tracing-lookup',
+    // Each way in by its own index (the tracing id's partial expression index, the primary key), so a
+    // merchant with many runs is never scanned; the few found are then ordered.
+    `SELECT ${RUN_COLUMNS} FROM sync_runs r
+        WHERE r.merchant_id = $1::uuid AND r.id IN (
+          SELECT id FROM sync_runs WHERE merchant_id = $1::uuid AND error_details IS NOT NULL
+            AND (error_details ->> 'tracingId') = $2::text
+          UNION ALL
+          SELECT id FROM sync_runs WHERE id = $3::uuid AND merchant_id = $1::uuid)
+        ORDER BY r.id DESC LIMIT $4`,
+    STORED_RUN,
+  ),
+  idleActive: sqlStatement<{ id: string; merchantId: string; accountId: string }>(
+    'sync-runs.idle-active',
+    `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
+        WHERE active_account_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision)
+          AND ($3::uuid IS NULL OR id > $3::uuid)
+        ORDER BY id LIMIT $2`,
+    { id: 'string', merchantId: 'string', accountId: 'string' },
+  ),
+};
