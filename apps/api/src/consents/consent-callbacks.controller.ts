@@ -59,13 +59,7 @@ export class ConsentCallbacksController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     // The user is here now: the bank is asked with their address, then their browser goes on to it.
-    const location = await this.renewal.reauthoriseByLink(query.link, request.ip);
-    await reply
-      .status(302)
-      .header('location', location)
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .send();
+    await redirect(reply, await this.renewal.reauthoriseByLink(query.link, request.ip));
   }
 
   // Public: the user's browser arrives here from the bank with no credentials of ours; the signed,
@@ -122,12 +116,16 @@ export class ConsentCallbacksController {
         .send(RETRY_PAGE);
       return;
     }
-    // This URL carried the one-time token: no Referer to the merchant's page, and no caching of the answer.
-    await reply
-      .status(302)
-      .header('location', location)
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .send();
+    await redirect(reply, location);
   }
+}
+
+/** This URL carried a token or a signed link: no Referer to where it goes, and no caching of the answer. */
+async function redirect(reply: FastifyReply, location: string): Promise<void> {
+  await reply
+    .status(302)
+    .header('location', location)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .send();
 }
