@@ -3,12 +3,13 @@ import { jobRequestId, runInContext } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import { AccountSyncService } from '#libs/domain/sync';
-import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
+  activeSyncRun,
   captureLogger,
   connectBank,
+  connectedSavingsAccount,
   createUser,
   dataOf,
   onboard,
@@ -79,27 +80,8 @@ describe('sync: what a failing sync says is true', () => {
   const db = () => stack.api.app.get(DatabasePool);
   const sdk = () => createBffClient({ baseUrl: stack.api.url, token: tenant.merchant.apiKey.key });
 
-  /** A fresh user with a bank connected: its savings account, whose first sync is queued, not run. */
-  async function savingsAccount() {
-    const userId = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
-    const consentId = await connectBank(
-      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-      tenant.merchant.apiKey.key,
-      userId,
-    );
-    const [account] = await db().rows<{ id: string; upstreamId: string }>({
-      text: `SELECT id, upstream_account_id AS "upstreamId" FROM accounts WHERE consent_id = $1 AND type = 'SAVINGS'`,
-      values: [consentId],
-    });
-    return { ...account, consentId };
-  }
-
-  async function activeRun(accountId: string): Promise<string> {
-    const [run] = await stack.api.app
-      .get(SyncRunRepository)
-      .openRuns([{ merchantId: tenant.merchant.merchant.id, accountId }], 'MANUAL');
-    return run.id;
-  }
+  const savingsAccount = () => connectedSavingsAccount(stack, tenant);
+  const activeRun = (accountId: string) => activeSyncRun(stack, tenant, accountId);
 
   /** One attempt, in a job's context as the worker's processor runs it. */
   const attempt = (runId: string, accountId: string, finalAttempt: boolean) =>

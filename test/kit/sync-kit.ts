@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
-import { PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
+import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import { eventually } from '#libs/testing';
 import type { ApiClient, ApiResponse, Stack, Tenant } from './api-kit.js';
@@ -105,4 +106,30 @@ export async function connectedUsers(
     consents.set(userId, await connectBank(apps, tenant.merchant.apiKey.key, userId));
   }
   return consents;
+}
+
+/**
+ * A fresh user of `tenant` with a bank connected: its savings account (id, upstream id) and the consent.
+ * Its first sync is queued; a test that drives attempts itself runs it (`activeSyncRun`).
+ */
+export async function connectedSavingsAccount(stack: Stack, tenant: Tenant) {
+  const userId = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
+  const consentId = await connectBank(
+    { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
+    tenant.merchant.apiKey.key,
+    userId,
+  );
+  const [account] = await stack.api.app.get(DatabasePool).rows<{ id: string; upstreamId: string }>({
+    text: `SELECT id, upstream_account_id AS "upstreamId" FROM accounts WHERE consent_id = $1 AND type = 'SAVINGS'`,
+    values: [consentId],
+  });
+  return { ...account, consentId };
+}
+
+/** The account's active sync run (the one authorisation queued, or a new manual one): its id. */
+export async function activeSyncRun(stack: Stack, tenant: Tenant, accountId: string): Promise<string> {
+  const [run] = await stack.api.app
+    .get(SyncRunRepository)
+    .openRuns([{ merchantId: tenant.merchant.merchant.id, accountId }], 'MANUAL');
+  return run.id;
 }

@@ -2,12 +2,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
-import { SyncRunRepository } from '#libs/domain/sync-runs';
-import { UserRepository } from '#libs/domain/users';
 import {
+  activeSyncRun,
   assertProperty,
-  connectBank,
-  createUser,
+  connectedSavingsAccount,
   eventually,
   onboard,
   propertyTimeout,
@@ -108,28 +106,8 @@ describe('property: a sync run ends with the upstream set and the true counts, w
     return new Map(rows.map((r) => [r.k, r]));
   }
 
-  /** A fresh user with a bank connected: its savings account (id, upstream id) and the consent. */
-  async function savingsAccount() {
-    const userId = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
-    const consentId = await connectBank(
-      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-      tenant.merchant.apiKey.key,
-      userId,
-    );
-    const [account] = await db().rows<{ id: string; upstreamId: string }>({
-      text: `SELECT id, upstream_account_id AS "upstreamId" FROM accounts WHERE consent_id = $1 AND type = 'SAVINGS'`,
-      values: [consentId],
-    });
-    return { ...account, consentId };
-  }
-
-  /** The account's active run (the one authorisation queued, or a new manual one). */
-  async function activeRun(accountId: string): Promise<string> {
-    const [run] = await stack.api.app
-      .get(SyncRunRepository)
-      .openRuns([{ merchantId: tenant.merchant.merchant.id, accountId }], 'MANUAL');
-    return run.id;
-  }
+  const savingsAccount = () => connectedSavingsAccount(stack, tenant);
+  const activeRun = (accountId: string) => activeSyncRun(stack, tenant, accountId);
 
   async function attempt(runId: string, accountId: string, final: boolean): Promise<SyncOutcome | 'threw'> {
     const job = { merchantId: tenant.merchant.merchant.id, accountId, runId };
