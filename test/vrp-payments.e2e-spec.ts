@@ -125,9 +125,11 @@ describe('VRP payments: limits enforced here, atomically', () => {
       const row = await prisma.payment.findUniqueOrThrow({ where: { id: payment.id } });
       expect(row.nextStatusCheckAt).toBeNull();
       expect((row.statusDetails as { pollStopped?: string }).pollStopped).toMatch(/^A repeated send/);
-      const parked = dataOf<{ id: string }[]>(await stack.operator.get('/admin/payments/parked?limit=100'));
-      expect(parked.map((p) => p.id)).toContain(payment.id);
-      await stack.operator.post(`/admin/payments/${payment.id}/settle`, { status: 'FAILED' });
+      // Parked, so the operator may settle it (a payment a check could still move answers 404). The
+      // operator's list spans every merchant of this shared database, oldest first: it is not looked for
+      // on one page of it.
+      const settled = await stack.operator.post(`/admin/payments/${payment.id}/settle`, { status: 'FAILED' });
+      expect(settled.status).toBe(200);
     } finally {
       await sandbox.admin('DELETE', '/faults');
     }
