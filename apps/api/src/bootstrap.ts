@@ -1,6 +1,6 @@
 import type { AppConfig } from '#libs/config';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { createHttpApp, type NestFastifyApplication } from '#libs/http';
+import { createHttpApp, type NestFastifyApplication, registerConditionalGets } from '#libs/http';
 import { type AppLogger, createLogger, Metrics } from '#libs/observability';
 import { AppModule } from './app.module.js';
 import { registerCorsPreflight } from './common/auth/merchant-cors.guard.js';
@@ -25,7 +25,9 @@ export async function createApiApp(
     bodyLimitBytes: config.tuning.apiBodyLimitBytes,
     trustProxy: config.api.trustProxy,
   });
-  registerCorsPreflight(app.getHttpAdapter().getInstance(), () => app.get(MerchantRepository));
+  const fastify = app.getHttpAdapter().getInstance();
+  registerCorsPreflight(fastify, () => app.get(MerchantRepository));
+  registerConditionalGets(fastify);
   setUpOpenApi(app, options);
   return { app, logger: log };
 }

@@ -9,3 +9,4 @@ export * from './principal.js';
 export * from './validation.pipe.js';
 export * from './malformed-input.js';
 export * from './psu.js';
+export * from './conditional-get.js';

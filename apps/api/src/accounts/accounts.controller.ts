@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, ConditionalGet, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
@@ -15,6 +15,7 @@ export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Get('users/:userId/accounts')
+  @ConditionalGet()
   @ApiOperation({
     summary: "A user's accounts",
     description:
@@ -30,6 +31,7 @@ export class AccountsController {
   }
 
   @Get('accounts/:accountId')
+  @ConditionalGet()
   @ApiOperation({
     summary: 'One account',
     description: 'From the local store, with balances and sync state.',

@@ -15,6 +15,7 @@ import {
   ApiErrorResponse,
   Auth,
   AuthKind,
+  ConditionalGet,
   envelope,
   envelopeBytes,
   invalidRequest,
@@ -80,6 +81,7 @@ export class SyncController {
   }
 
   @Get('accounts/:accountId/transactions')
+  @ConditionalGet()
   @ApiTags('accounts')
   @ApiOperation({
     summary: "An account's transactions, from our store",

@@ -13,6 +13,7 @@ import {
   ApiPsuHeaders,
   Auth,
   AuthKind,
+  ConditionalGet,
   envelope,
   Psu,
   type PsuInput,
@@ -177,6 +178,7 @@ export class ConsentsController {
   }
 
   @Get('users/:userId/consents')
+  @ConditionalGet()
   @ApiOperation({ summary: "A user's consents", description: 'Newest first, paged by an opaque cursor.' })
   @ApiAnswer(200, ConsentOutput, { list: true })
   @ApiInvalid()
@@ -193,6 +195,7 @@ export class ConsentsController {
   }
 
   @Get('consents/:consentId')
+  @ConditionalGet()
   @ApiOperation({ summary: 'One consent', description: 'Status, scope and dates; never the consent token.' })
   @ApiAnswer(200, ConsentOutput)
   @ApiMissing()

@@ -3596,7 +3596,10 @@ export interface operations {
                 /** @description Find the one user with this reference (404 if none); limit and cursor are then ignored */
                 reference?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3613,6 +3616,19 @@ export interface operations {
                         links?: Record<string, never>;
                     };
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_FAILED */
             400: {
@@ -3772,7 +3788,10 @@ export interface operations {
     UsersController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -3787,6 +3806,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
@@ -4237,7 +4269,10 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -4252,6 +4287,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ConsentOutputListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_FAILED */
             400: {
@@ -5004,7 +5052,10 @@ export interface operations {
     ConsentsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path: {
                 consentId: string;
             };
@@ -5019,6 +5070,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ConsentOutputEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
@@ -5227,7 +5291,10 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -5242,6 +5309,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AccountOutputListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_FAILED */
             400: {
@@ -5302,7 +5382,10 @@ export interface operations {
     AccountsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path: {
                 accountId: string;
             };
@@ -5317,6 +5400,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AccountOutputEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
@@ -6055,7 +6151,10 @@ export interface operations {
                 /** @description `meta.nextCursor` of the previous page; send the same `from`, `before`, `status` and `sort` with it */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` of an earlier answer of this read (or several, comma-separated): 304 without a body while the answer would be the same bytes apart from `meta.tracingId`. */
+                "If-None-Match"?: string;
+            };
             path: {
                 accountId: string;
             };
@@ -6070,6 +6169,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TransactionOutputListStoredTransactionsEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
+            304: {
+                headers: {
+                    /** @description Strong, over the whole answer but `meta.tracingId` */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description Includes Authorization, Cookie */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_FAILED (a bad cursor too) */
             400: {
