@@ -3,6 +3,10 @@
 // is measured the same way. Plain ESM without a TypeScript loader, so Nest's decorators are applied as the
 // functions they are. MINIMAL_BODIES names a JSON file of path → answer text, MINIMAL_TOKEN the bearer
 // token it takes, PORT where it listens; /health/live answers without credentials, as the api's does.
+//
+// With MINIMAL_DATABASE_URL the same app reads each guarded answer from Postgres on every request (one query
+// on a pg Pool of the api's size) and lets Fastify serialise what the query returns: the lower bound of an
+// app that reads Postgres on each request, which an api caching its reads should beat.
 import 'reflect-metadata';
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
@@ -11,14 +15,28 @@ import { NestFactory } from '@nestjs/core';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import CustomStrategy from 'passport-custom';
+import pg from 'pg';
 
-const bodies = new Map(
-  Object.entries(JSON.parse(readFileSync(process.env.MINIMAL_BODIES, 'utf8'))).map(([path, text]) => [
-    path,
-    Buffer.from(text),
-  ]),
-);
+const texts = Object.entries(JSON.parse(readFileSync(process.env.MINIMAL_BODIES, 'utf8')));
+const bodies = new Map(texts.map(([path, text]) => [path, Buffer.from(text)]));
 const expected = `Bearer ${process.env.MINIMAL_TOKEN}`;
+const pool = process.env.MINIMAL_DATABASE_URL
+  ? await answersInPostgres(process.env.MINIMAL_DATABASE_URL)
+  : null;
+
+/**
+ * A table of the baseline's own in the bench database, made anew from the bodies file. `json`, not `jsonb`:
+ * jsonb reorders keys, and the bytes served must be the api's.
+ */
+async function answersInPostgres(connectionString) {
+  const db = new pg.Pool({ connectionString, max: 10 });
+  await db.query('DROP TABLE IF EXISTS bench_nest_answers');
+  await db.query('CREATE TABLE bench_nest_answers (path text PRIMARY KEY, body json NOT NULL)');
+  for (const [path, text] of texts) {
+    await db.query('INSERT INTO bench_nest_answers (path, body) VALUES ($1, $2)', [path, text]);
+  }
+  return db;
+}
 
 class BearerStrategy extends PassportStrategy(CustomStrategy, 'bench-bearer') {
   // No principal: passport fails the request, and the guard answers 401.
@@ -34,14 +52,19 @@ class ReadsController {
     if (!body) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(body);
   }
+  async query(request, reply) {
+    const { rows } = await pool.query('SELECT body FROM bench_nest_answers WHERE path = $1', [request.url]);
+    if (rows.length === 0) return reply.code(404).send();
+    return reply.send(rows[0].body);
+  }
   accounts(request, reply) {
-    return this.read(request, reply);
+    return pool ? this.query(request, reply) : this.read(request, reply);
   }
   users(request, reply) {
-    return this.read(request, reply);
+    return pool ? this.query(request, reply) : this.read(request, reply);
   }
   live(request, reply) {
-    return this.read(request, reply);
+    return pool ? this.query(request, reply) : this.read(request, reply);
   }
   health(request, reply) {
     return this.read(request, reply);
@@ -67,6 +90,12 @@ Module({ imports: [PassportModule], controllers: [ReadsController], providers: [
 
 const app = await NestFactory.create(MinimalModule, new FastifyAdapter(), { logger: false });
 await app.listen(Number(process.env.PORT), '127.0.0.1');
-const stop = () => void app.close().then(() => process.exit(0));
+// The table goes with the app, so the bench database is left as the migrations made it.
+const stop = () =>
+  void app
+    .close()
+    .then(() => pool?.query('DROP TABLE IF EXISTS bench_nest_answers'))
+    .then(() => pool?.end())
+    .finally(() => process.exit(0));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

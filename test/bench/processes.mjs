@@ -32,17 +32,20 @@ export function startHeadless(name, script, env) {
   // BENCH_NODE_FLAGS_API="--trace-gc" (and _WORKER, _SANDBOX): more node flags for one app, to experiment.
   const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);
   // The environment of `npm start` and the Dockerfile (scripts/app-runtime.mjs).
+  const childEnv = {
+    ...APP_ENV,
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
+    // The bench scrapes no worker, and several workers (or a developer's `npm start`) would contend for
+    // the one port: each would warn that it cannot listen.
+    WORKER_METRICS_PORT: '0',
+    ...env,
+  };
+  // A setting given as undefined is left to the app's own default (the api reads at the default level).
+  for (const [key, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[key];
   const child = spawn(process.execPath, [...profile, ...extra, file.pathname], {
-    env: {
-      ...APP_ENV,
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'development',
-      // The bench scrapes no worker, and several workers (or a developer's `npm start`) would contend for
-      // the one port: each would warn that it cannot listen.
-      WORKER_METRICS_PORT: '0',
-      ...env,
-    },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = [];

@@ -33,9 +33,10 @@ export function failureOf(label, result) {
 }
 
 /**
- * targets: [{ key, label, baseUrl, paths, headers?, bodyBytes?, cpu? }]. Returns one row per target:
- * requests, req/s, pooled latencies and each round's req/s and p50; with `cpu` (a function answering the
- * serving process's CPU µs so far, see cpuMicros), also its CPU µs per request over the measured phases.
+ * targets: [{ key, label, baseUrl, paths, headers?, expectStatus? (200), bodyBytes?, cpu? }]. Returns one
+ * row per target: requests, req/s, pooled latencies and each round's req/s and p50; with `cpu` (a function
+ * answering the serving process's CPU µs so far, see cpuMicros), also its CPU µs per request over the
+ * measured phases.
  */
 export async function measureRounds({ load, options, progress }, targets) {
   const acc = new Map(
@@ -49,6 +50,8 @@ export async function measureRounds({ load, options, progress }, targets) {
         baseUrl: t.baseUrl,
         paths: t.paths,
         headers: t.headers ?? {},
+        // Any other status is an error, so a target expecting a 304 cannot be measured on 200s.
+        expectStatus: t.expectStatus ?? 200,
         connections: options.connections,
         warmupMs: round === 0 ? options.warmupMs : Math.min(200, options.warmupMs),
         warmupRequests: 10_000,

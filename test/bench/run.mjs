@@ -8,8 +8,8 @@
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
 // upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
-// on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), and api-reads' minimal Nest baseline on BENCH_NEST_PORT
-// (3101), so a bench can run beside `npm start`.
+// on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), and api-reads' minimal Nest baselines on BENCH_NEST_PORT
+// (3101) and BENCH_NEST_PG_PORT (3102, the one reading Postgres), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
@@ -180,7 +180,11 @@ function reportRows(s) {
         fixed(r.rps),
         fixed(r.latencyMs.p50, 2),
         fixed(r.latencyMs.p99, 2),
-        r.ratio ? `${times(r.ratio.rps)} (rounds ${times(r.ratio.rpsMedianOfRounds)})` : '(baseline)',
+        r.ratio
+          ? `${times(r.ratio.rps)} (rounds ${times(r.ratio.rpsMedianOfRounds)})`
+          : s.kind !== 'api-reads' || r.key.startsWith('bare-')
+            ? '(baseline)'
+            : '',
         r.ratioToOne
           ? `${times(r.ratioToOne.rpsMedianOfRounds)}`
           : r.ratioToSandbox
