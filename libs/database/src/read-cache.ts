@@ -14,6 +14,13 @@ const ENTRY_TTL_MS = 60_000;
 /** What an entry costs beyond its value: the map and index entries, the key, the bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
+/** Where a merchant's kept data stood when a read began (see `stampOf`). */
+export interface ReadStamp {
+  readonly epoch: number;
+  readonly generation: number;
+  readonly subChanges: number;
+}
+
 interface Entry {
   value: unknown;
   scope: string;
@@ -76,36 +83,78 @@ export class ReadCache implements OnApplicationShutdown {
    * change of that merchant's has been notified since. The value is shared: callers must not change it.
    */
   async read<T>(merchantId: string, key: string, load: () => Promise<T>, sub?: string): Promise<T> {
-    if (!this.live) return load();
-    const id = `${merchantId}|${key}`;
-    const generation = this.generations.get(merchantId) ?? 0;
-    const epoch = this.epoch;
-    const subChanges = this.subChanges;
-    const hit = this.entries.get(id);
-    if (hit && hit.epoch === epoch && hit.generation === generation && hit.expiresAt > Date.now()) {
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-      return hit.value as T;
-    }
+    const stamp = this.stampOf(merchantId);
+    if (!stamp) return load();
+    const hit = this.peek<T>(merchantId, key);
+    if (hit !== undefined) return hit;
     const value = await load();
-    const overtaken = sub !== undefined && this.subChanges !== subChanges;
-    if (
-      this.live &&
-      this.epoch === epoch &&
-      (this.generations.get(merchantId) ?? 0) === generation &&
-      !overtaken
-    ) {
-      this.store(id, {
-        value,
-        scope: merchantId,
-        sub,
-        generation,
-        epoch,
-        bytes: 0,
-        expiresAt: Date.now() + ENTRY_TTL_MS,
-      });
-    }
+    // A read an account's notification overtook is not kept either.
+    if (sub === undefined || this.subChanges === stamp.subChanges)
+      this.keep(merchantId, key, value, stamp, sub);
     return value;
+  }
+
+  /**
+   * Where the merchant's kept data stands now, to {@link keep} a value made from it: undefined while
+   * nothing can be kept (the cache is off, or not listening).
+   */
+  stampOf(merchantId: string): ReadStamp | undefined {
+    if (!this.live) return undefined;
+    return {
+      epoch: this.epoch,
+      generation: this.generations.get(merchantId) ?? 0,
+      subChanges: this.subChanges,
+    };
+  }
+
+  /** The value kept under the merchant's key, while nothing of the merchant's changed since it was kept. */
+  peek<T>(merchantId: string, key: string): T | undefined {
+    if (!this.live) return undefined;
+    const id = `${merchantId}|${key}`;
+    const hit = this.entries.get(id);
+    if (
+      !hit ||
+      hit.epoch !== this.epoch ||
+      hit.generation !== (this.generations.get(merchantId) ?? 0) ||
+      hit.expiresAt <= Date.now()
+    ) {
+      return undefined;
+    }
+    this.entries.delete(id);
+    this.entries.set(id, hit);
+    return hit.value as T;
+  }
+
+  /**
+   * Keeps a value made from the merchant's data as it stood at `stamp`, unless a change of the merchant's
+   * was notified since (the value may be older than the change). `bytes`: what it costs, when its JSON
+   * size would not say (a Buffer's).
+   */
+  keep(
+    merchantId: string,
+    key: string,
+    value: unknown,
+    stamp: ReadStamp,
+    sub?: string,
+    bytes?: number,
+  ): void {
+    if (
+      !this.live ||
+      this.epoch !== stamp.epoch ||
+      (this.generations.get(merchantId) ?? 0) !== stamp.generation
+    ) {
+      return;
+    }
+    const id = `${merchantId}|${key}`;
+    this.store(id, {
+      value,
+      scope: merchantId,
+      sub,
+      generation: stamp.generation,
+      epoch: stamp.epoch,
+      bytes: bytes ?? Buffer.byteLength(JSON.stringify(value) ?? ''),
+      expiresAt: Date.now() + ENTRY_TTL_MS,
+    });
   }
 
   /** Drops what is kept of the merchant's data (a write of this process; others learn of it by notification). */
@@ -141,7 +190,7 @@ export class ReadCache implements OnApplicationShutdown {
     const old = this.entries.get(id);
     if (old) this.remove(id, old);
     // The map's own cost counts too: a flood of misses (unknown ids answer null) stays within the budget.
-    entry.bytes = ENTRY_OVERHEAD_BYTES + id.length * 2 + Buffer.byteLength(JSON.stringify(entry.value) ?? '');
+    entry.bytes += ENTRY_OVERHEAD_BYTES + id.length * 2;
     if (entry.bytes > this.maxBytes / 8) return;
     this.entries.set(id, entry);
     this.bytes += entry.bytes;

@@ -2,9 +2,10 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiAnswer, Auth, AuthKind, ConditionalGet, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
+import { KeptAnswer } from '../common/kept-answer.interceptor.js';
 import { keysetPage } from '../common/paging.js';
 import { AccountOutput } from './outputs/account.output.js';
 
@@ -15,7 +16,7 @@ export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Get('users/:userId/accounts')
-  @ConditionalGet()
+  @KeptAnswer()
   @ApiOperation({
     summary: "A user's accounts",
     description:
@@ -31,7 +32,7 @@ export class AccountsController {
   }
 
   @Get('accounts/:accountId')
-  @ConditionalGet()
+  @KeptAnswer()
   @ApiOperation({
     summary: 'One account',
     description: 'From the local store, with balances and sync state.',

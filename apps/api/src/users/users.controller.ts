@@ -27,17 +27,9 @@ import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
-import {
-  ApiAnswer,
-  ApiErrorResponse,
-  Auth,
-  AuthKind,
-  ConditionalGet,
-  envelope,
-  type Served,
-  Tenant,
-} from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, type Served, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { KeptAnswer } from '../common/kept-answer.interceptor.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
 import { ListUsersInput } from './inputs/list-users.input.js';
@@ -88,7 +80,7 @@ export class UsersController {
 
   @Get()
   @Auth(AuthKind.Merchant)
-  @ConditionalGet()
+  @KeptAnswer()
   @ApiOperation({
     summary: 'Find a user by reference, or list users',
     description:
@@ -125,7 +117,7 @@ export class UsersController {
   }
 
   @Get(':userId')
-  @ConditionalGet()
+  @KeptAnswer()
   @Auth(AuthKind.Merchant, AuthKind.UserSession)
   @ApiOperation({
     summary: 'One user',
