@@ -60,19 +60,38 @@ function wordsOf(key: string): string[] {
  */
 const OTP_VALUE = /^\s*(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,12}\s*$/;
 
-export function isSecret(key: string, value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return false;
+/** What a key's name says of its value: secret, not, or (`code`) that the value decides. */
+type KeyVerdict = 'secret' | 'plain' | 'otp-code';
+
+function verdictOf(key: string): KeyVerdict {
   const lower = key.toLowerCase();
-  if (lower === 'code' || lower === 'scacode' || lower === 'sca_code') {
-    return lower !== 'code' || (typeof value === 'string' && OTP_VALUE.test(value));
-  }
+  if (lower === 'code') return 'otp-code';
+  if (lower === 'scacode' || lower === 'sca_code') return 'secret';
   const words = wordsOf(key);
   // The PSU headers (psu-id, psuCorporateId, psu-ip-address) hold a user's bank login ids and address.
-  if (words[0] === 'psu') return true;
-  if (words.length === 0 || DESCRIPTIVE_LAST_WORDS.has(words[words.length - 1])) return false;
+  if (words[0] === 'psu') return 'secret';
+  if (words.length === 0 || DESCRIPTIVE_LAST_WORDS.has(words[words.length - 1])) return 'plain';
   // Adjacent pairs catch split spellings: api_key, sca-code, private.key.
   const pairs = words.slice(1).map((w, i) => `${words[i]}${w}`);
-  return [...words, ...pairs].some((w) => SECRET_WORDS.has(w) || w === 'scacode');
+  return [...words, ...pairs].some((w) => SECRET_WORDS.has(w) || w === 'scacode') ? 'secret' : 'plain';
+}
+
+/**
+ * Verdicts of the keys met so far: every log line (the access log's included) judges the same few keys.
+ * Bounded, since logged objects may carry keys from outside (an upstream's error body).
+ */
+const VERDICTS = new Map<string, KeyVerdict>();
+const VERDICTS_KEPT = 2_000;
+
+export function isSecret(key: string, value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return false;
+  let verdict = VERDICTS.get(key);
+  if (verdict === undefined) {
+    verdict = verdictOf(key);
+    if (VERDICTS.size < VERDICTS_KEPT) VERDICTS.set(key, verdict);
+  }
+  if (verdict === 'otp-code') return typeof value === 'string' && OTP_VALUE.test(value);
+  return verdict !== 'plain';
 }
 
 /** Query and form parameters: judged by name like keys; `code` and `state` are OAuth secrets in a URL. */
