@@ -107,4 +107,38 @@ describe('merchant SDK: a plain page with one module script, in Chromium', () =>
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it('revalidates in the browser with revalidate: true: its own If-None-Match, the 304 answered kept', async () => {
+    // A page of the api's own origin (the console's), where the answers' ETag is readable.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${stack.api.url}/console/`);
+    // Evaluated in the page (a string: this file has no DOM types).
+    const seen = JSON.parse(
+      await page.evaluate<string>(`(async () => {
+        const { createBffClient } = await import('/sdk/${sdkBundleFile().name}');
+        const exchanges = [];
+        const bff = createBffClient({
+          baseUrl: location.origin,
+          token: ${JSON.stringify(merchantKey)},
+          revalidate: true,
+          fetch: async (request, init) => {
+            const response = await fetch(request, init);
+            exchanges.push([request.headers.get('if-none-match') !== null, response.status]);
+            return response;
+          },
+        });
+        const first = await bff.users.get(${JSON.stringify(userId)});
+        const second = await bff.users.get(${JSON.stringify(userId)});
+        return JSON.stringify({ first, second, exchanges });
+      })()`),
+    ) as { first: unknown; second: unknown; exchanges: unknown };
+    expect(seen.exchanges).toEqual([
+      [false, 200],
+      [true, 304],
+    ]);
+    expect(seen.second).toEqual(seen.first);
+    expect(seen.first).toMatchObject({ id: userId });
+    await context.close();
+  });
 });

@@ -49,6 +49,13 @@ export interface BffClientOptions {
   maxRetries?: number;
   /** The longest `Retry-After` waited out (default 60 s); a longer one is thrown as a BffError at once. */
   maxRetryAfterSeconds?: number;
+  /**
+   * Revalidate reads (default false, since 1.5.0): keep the last tagged answer of each read, per URL and
+   * per credential (the `REVALIDATE_MAX_ENTRIES`, 500, most recently used), send its `ETag` as
+   * `If-None-Match`, and answer a 304 with it (`meta.tracingId` the new request's). `raw` is not
+   * revalidated.
+   */
+  revalidate?: boolean;
 }
 
 /**
@@ -93,22 +100,24 @@ export function createBffClient(options: BffClientOptions): BffClient {
       'createBffClient needs a token (an API key or a session token), or cookie: true on a page the api serves',
     );
   }
-  const raw = createRawClient(options);
+  const raw = createRawClient({ ...options, revalidate: false });
+  // The methods' own client: a revalidated 304 is an answer only their dataOf/envelopeOf read.
+  const sdk = options.revalidate ? createRawClient(options) : raw;
   return {
-    me: meOf(raw),
-    users: usersApi(raw),
-    sessions: sessionsApi(raw),
-    institutions: institutionsApi(raw),
-    consents: consentsApi(raw),
-    accounts: accountsApi(raw),
-    transactions: transactionsApi(raw),
-    syncs: syncsApi(raw),
-    payments: paymentsApi(raw),
-    vrp: vrpApi(raw),
-    eventEndpoints: eventEndpointsApi(raw),
-    events: eventsApi(raw),
-    lookup: lookupOf(raw),
-    merchant: merchantApi(raw),
+    me: meOf(sdk),
+    users: usersApi(sdk),
+    sessions: sessionsApi(sdk),
+    institutions: institutionsApi(sdk),
+    consents: consentsApi(sdk),
+    accounts: accountsApi(sdk),
+    transactions: transactionsApi(sdk),
+    syncs: syncsApi(sdk),
+    payments: paymentsApi(sdk),
+    vrp: vrpApi(sdk),
+    eventEndpoints: eventEndpointsApi(sdk),
+    events: eventsApi(sdk),
+    lookup: lookupOf(sdk),
+    merchant: merchantApi(sdk),
     raw,
   };
 }

@@ -2,6 +2,7 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { BffError, retryAfterSeconds } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import { newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
+import { keepAnswer, keptAnswerOf, revalidatingFetch } from './revalidation.js';
 
 /** The openapi-fetch client over the merchant API's paths: every path and method typed from the document. */
 export type RawClient = Client<paths>;
@@ -19,6 +20,8 @@ export interface TransportOptions {
   maxRetries?: number;
   /** The longest `Retry-After` waited out (default 60 s); a longer one is the caller's to handle. */
   maxRetryAfterSeconds?: number;
+  /** GETs revalidated with the last tagged answer (src/revalidation.ts); `dataOf`/`envelopeOf` only. */
+  revalidate?: boolean;
 }
 
 /**
@@ -28,11 +31,13 @@ export interface TransportOptions {
  * - retries of 429 (refused before any work) and of 503 when the request is safe to repeat: a GET, PUT
  *   or DELETE, or a request that carries an `Idempotency-Key` (the API answers a repeat from its record).
  *   A POST or PATCH without one is not repeated: the caller decides, with `BffError.retryAfter`.
+ * With `revalidate`, a 304 is an answer only `dataOf` and `envelopeOf` read: not for `bff.raw`.
  */
 export function createRawClient(options: TransportOptions): RawClient {
+  const retrying = retryingFetch(options);
   const raw = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: retryingFetch(options),
+    fetch: options.revalidate ? revalidatingFetch(retrying) : retrying,
   });
   raw.use(requestHeaders(options.token));
   return raw;
@@ -131,17 +136,18 @@ export const isAbort = (error: unknown): boolean =>
 export async function dataOf<E extends { data: unknown }>(
   pending: Promise<RawResult<E>>,
 ): Promise<E['data']> {
-  const result = await settle(pending);
-  if (!result.response.ok) throw BffError.fromResponse(result.response, result.error);
-  if (result.data === undefined) throw BffError.fromResponse(result.response, undefined);
-  return result.data.data;
+  return (await envelopeOf(pending)).data;
 }
 
 /** The whole success envelope (lists need `meta`), or a BffError. */
 export async function envelopeOf<E>(pending: Promise<RawResult<E>>): Promise<E> {
   const result = await settle(pending);
+  // A 304 the SDK revalidated: the kept answer, with this request's tracingId.
+  const kept = keptAnswerOf(result.response);
+  if (kept !== undefined) return kept as E;
   if (!result.response.ok || result.data === undefined)
     throw BffError.fromResponse(result.response, result.error);
+  keepAnswer(result.response, result.data);
   return result.data;
 }
 

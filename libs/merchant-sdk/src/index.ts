@@ -21,4 +21,5 @@ export type { MerchantApi } from './merchant-api.js';
 export type * from './models.js';
 export type { Page, PagedList } from './paging.js';
 export type { PaymentsApi, VrpApi } from './payments-api.js';
+export { REVALIDATE_MAX_ENTRIES } from './revalidation.js';
 export type { InstitutionsApi, SessionsApi, UsersApi } from './users-api.js';
