@@ -38,7 +38,13 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(originB);
     const allowed = response.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
-    for (const header of ['authorization', 'content-type', 'idempotency-key', 'x-request-id']) {
+    for (const header of [
+      'authorization',
+      'content-type',
+      'idempotency-key',
+      'if-none-match',
+      'x-request-id',
+    ]) {
       expect(allowed).toContain(header);
     }
   });
@@ -60,6 +66,8 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
       expect(own.status).toBe(200);
       expect(own.headers.get('access-control-allow-origin')).toBe(originA);
       expect(own.headers.get('access-control-expose-headers')).toContain('Retry-After');
+      // A page revalidates its reads: it must be able to read the tag.
+      expect(own.headers.get('access-control-expose-headers')).toContain('ETag');
 
       // Listed by another merchant: the preflight passes, but this merchant's answer stays unreadable.
       const foreign = await stack.anonymous.get(ROUTE, { token, headers: { origin: originB } });

@@ -127,7 +127,8 @@ export function registerConditionalGets(fastify: FastifyInstance): void {
     }
     tag(reply, etag);
     if (noneMatch(request.headers['if-none-match'], etag)) return done(null, body);
-    void reply.code(304).removeHeader('content-length').removeHeader('content-type');
+    // No body: Fastify then sends no Content-Length either.
+    void reply.code(304);
     done(null, null);
   });
 }

@@ -15,9 +15,9 @@ const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') 
 const isOpenPath = (url: string) => url === '/v1/me' || url.startsWith('/v1/me?');
 
 export const CORS_ALLOWED_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id';
+  'Authorization, Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID, X-Request-Id';
 const CORS_EXPOSED_HEADERS =
-  'Retry-After, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+  'ETag, Retry-After, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
 /**
@@ -93,17 +93,25 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
 export class MerchantCorsGuard implements CanActivate {
   constructor(private readonly merchants: MerchantRepository) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
     const origin = request.headers.origin;
     const caller = request.principal;
+    // Most requests (servers, no Origin) go on at once, without a promise.
     if (typeof origin !== 'string' || !isMerchantPath(request.url) || !caller || caller.kind === 'operator')
       return true;
+    return this.allowOrigin(context, request, origin, caller.merchantId);
+  }
+
+  private async allowOrigin(
+    context: ExecutionContext,
+    request: FastifyRequest,
+    origin: string,
+    merchantId: string,
+  ): Promise<boolean> {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.header('vary', 'Origin');
-    const merchant = isOpenPath(request.url)
-      ? undefined
-      : await this.merchants.frontendOriginsOf(caller.merchantId);
+    const merchant = isOpenPath(request.url) ? undefined : await this.merchants.frontendOriginsOf(merchantId);
     // A foreign origin is not refused here: CORS is the browser's to enforce; without the headers it
     // will not let the page read the answer.
     if (isOpenPath(request.url) || merchant?.frontendOrigins.includes(origin)) {
