@@ -72,10 +72,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
         err: (err: unknown) => err,
       },
     },
-    // Written without blocking: lines that arrive while a write is under way go out together with the
-    // next, so a busy process makes one write per batch rather than per line (the access log is one line
-    // a request). pino writes what is left synchronously when the process exits, crashes included.
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.destination,
   );
   // Child bindings (log.child({ … })) pass neither through `formatters.log` nor the hooks. Children
   // inherit from their parent, so this one wrapper covers grandchildren too.
