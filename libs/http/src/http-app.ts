@@ -5,7 +5,13 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JOB_REQUEST_ID_PREFIX, runInContext } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { type AppLogger, inRequestTrace, type Metrics, NestPinoLogger } from '#libs/observability';
+import {
+  accessLogFields,
+  type AppLogger,
+  inRequestTrace,
+  type Metrics,
+  NestPinoLogger,
+} from '#libs/observability';
 import { sendError } from './http-error.filter.js';
 import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
 
@@ -88,15 +94,16 @@ export async function createHttpApp(
     options.metrics.httpRequestsTotal.inc(labels);
     // Probes arrive every few seconds; at info they would drown the access log.
     const level = route.startsWith('/health') && reply.statusCode < 400 ? 'debug' : 'info';
+    if (!options.logger.isLevelEnabled(level)) return done();
     options.logger[level](
-      {
-        reqId: request.id,
+      accessLogFields({
+        reqId: String(request.id),
         method: request.method,
         url: request.url,
         route,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
+      }),
       'request',
     );
     done();

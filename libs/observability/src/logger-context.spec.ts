@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runInContext } from '#libs/context';
 import { createLogger } from './logger.js';
+import { accessLogFields } from './redact.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -33,5 +34,27 @@ describe('logger: the running request or job names every line', () => {
       { msg: 'operator', reqId: 'req-2', merchantId: undefined },
       { msg: 'explicit wins', reqId: 'explicit', merchantId: 'm-1' },
     ]);
+  });
+
+  it('writes the access log line redacted field by field, and nothing of its marker', () => {
+    const { logger, lines } = capture();
+    const line = {
+      reqId: 'mk_0123456789abcdef',
+      method: 'GET',
+      url: '/v1/callbacks/consents?code=abc123&state=xyz&page=2',
+      route: '/v1/callbacks/consents',
+      status: 302,
+      ms: 1.5,
+    };
+    logger.info(accessLogFields(line), 'request');
+    expect(lines[0]).toMatchObject({
+      msg: 'request',
+      reqId: 'mk_[REDACTED]',
+      url: '/v1/callbacks/consents?code=[REDACTED]&state=[REDACTED]&page=2',
+      route: line.route,
+      status: 302,
+      ms: 1.5,
+    });
+    expect(JSON.stringify(lines[0])).not.toMatch(/abc123|xyz|0123456789/);
   });
 });

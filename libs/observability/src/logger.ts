@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { currentContext } from '#libs/context';
-import { redact } from './redact.js';
+import { isAlreadyRedacted, redact } from './redact.js';
 import { traceFields } from './trace-context.js';
 
 export type AppLogger = Logger;
@@ -47,7 +47,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
       messageKey: 'msg',
       formatters: {
         level: (label) => ({ level: label }),
-        log: (object) => redact(object) as Record<string, unknown>,
+        log: (object) => (isAlreadyRedacted(object) ? object : (redact(object) as Record<string, unknown>)),
       },
       hooks: {
         // Interpolation arguments (log.info('got %j', obj)) bypass `formatters.log` too.

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Caller } from '#libs/context';
@@ -43,7 +43,8 @@ export class PrincipalCache implements OnApplicationBootstrap {
     verify: () => Promise<{ principal: Caller; validUntil?: number }>,
   ): Promise<Caller> {
     if (this.ttlMs === 0) return (await verify()).principal;
-    const key = createHash('sha256').update(token).digest('base64url');
+    // One-shot: no Hash object per request.
+    const key = hash('sha256', token, 'base64url');
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.principal;
