@@ -2,12 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
+  connect,
   createConsentRow,
   createMerchant,
   createSandboxSubApplication,
   createUser,
+  dataOf,
   type Envelope,
   type ErrorBody,
+  onboard,
   SandboxHttp,
   sessionToken,
   type Stack,
@@ -153,6 +156,28 @@ describe('api: users and sessions', () => {
       .patch(`/v1/users/${user.id}`, { reference: other.reference });
     expect(taken.status).toBe(409);
     expect((taken.body as ErrorBody).error.code).toBe('CONFLICT');
+  });
+
+  it("keeps the bank's accounts of a renamed user: the live read and a new consent see the same ones", async () => {
+    const tenant = await onboard(stack);
+    await connect(stack, tenant);
+    const accounts = dataOf<{ id: string; upstreamAccountId: string }[]>(
+      await tenant.client.get(`/v1/users/${tenant.userId}/accounts`),
+    );
+    const live = `/v1/accounts/${accounts[0].id}/transactions/live`;
+    const before = dataOf<{ id: string }[]>(await tenant.client.get(live));
+    dataOf(await tenant.client.patch(`/v1/users/${tenant.userId}`, { reference: uniqueName('renamed') }));
+    // The bank names the same accounts and transactions, under the consent given before and a new one.
+    expect(dataOf<{ id: string }[]>(await tenant.client.get(live)).map((t) => t.id)).toEqual(
+      before.map((t) => t.id),
+    );
+    await connect(stack, tenant);
+    const after = dataOf<{ upstreamAccountId: string }[]>(
+      await tenant.client.get(`/v1/users/${tenant.userId}/accounts`),
+    );
+    expect(new Set(after.map((a) => a.upstreamAccountId))).toEqual(
+      new Set(accounts.map((a) => a.upstreamAccountId)),
+    );
   });
 
   it('erases a user upstream and every local row of theirs; a token of theirs stops working', async () => {

@@ -37,6 +37,8 @@ export interface ConsentRecord {
   applicationId: string;
   userUuid: string;
   applicationUserId?: string;
+  /** Whose bank data the consent shows, once its user was renamed (see `FinancialDataStore.seedOf`). */
+  dataKey?: string;
   referenceId?: string;
   institutionId: string;
   status: string;

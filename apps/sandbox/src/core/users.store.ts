@@ -8,6 +8,8 @@ export interface SandboxUser {
   uuid: string;
   applicationUuid: string;
   applicationUserId?: string;
+  /** Whose bank data the user sees, once renamed: the name it had (see `FinancialDataStore.seedOf`). */
+  dataKey?: string;
   referenceId?: string;
   createdAt: string;
   vopOptOut?: boolean;

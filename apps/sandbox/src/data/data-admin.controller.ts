@@ -63,6 +63,7 @@ export class DataAdminController {
       applicationId,
       userUuid: user.uuid,
       applicationUserId: user.applicationUserId,
+      dataKey: user.dataKey,
       institutionId: body.institutionId,
       status: 'AWAITING_AUTHORIZATION',
       featureScope: body.featureScope ?? DEFAULT_SCOPE,

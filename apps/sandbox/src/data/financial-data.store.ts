@@ -133,13 +133,21 @@ export class FinancialDataStore {
   /**
    * The seed of a user's data. The applicationUserId is preferred over the user uuid: a merchant names its
    * users by applicationUserId, and the uuid is new whenever the sandbox creates the user again (a fresh
-   * run, a reset), yet the same user must see the same data.
+   * run, a reset), yet the same user must see the same data. A bank's accounts do not change when the
+   * application renames its user: a renamed user (and each consent of theirs) keeps the key it had.
    */
   static seedOf(
-    consent: Pick<ConsentRecord, 'applicationId' | 'applicationUserId' | 'userUuid' | 'institutionId'>,
+    consent: Pick<
+      ConsentRecord,
+      'applicationId' | 'applicationUserId' | 'userUuid' | 'institutionId' | 'dataKey'
+    >,
   ) {
-    const user = consent.applicationUserId ? `aui:${consent.applicationUserId}` : `uuid:${consent.userUuid}`;
-    return `${consent.applicationId}|${user}|${consent.institutionId}`;
+    return `${consent.applicationId}|${consent.dataKey ?? FinancialDataStore.userKeyOf(consent)}|${consent.institutionId}`;
+  }
+
+  /** The part of the seed that names the user, before any rename. */
+  static userKeyOf(user: { applicationUserId?: string; userUuid: string }): string {
+    return user.applicationUserId ? `aui:${user.applicationUserId}` : `uuid:${user.userUuid}`;
   }
 
   /**

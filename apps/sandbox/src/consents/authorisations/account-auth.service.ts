@@ -143,6 +143,7 @@ export class AccountAuthService {
       applicationId: ctx.application.id,
       userUuid: user.uuid,
       applicationUserId: user.applicationUserId,
+      dataKey: user.dataKey,
       referenceId: user.referenceId,
       institutionId: institution.id,
       status,

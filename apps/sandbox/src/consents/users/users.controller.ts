@@ -9,6 +9,7 @@ import {
   type SandboxUser,
   UsersStore,
 } from '../../core/index.js';
+import { FinancialDataStore } from '../../data/financial-data.store.js';
 import { ConsentFlowsService } from '../consent-flows.service.js';
 import { listParam, validateAs } from '../manual-validation.js';
 import { NewUserDto, UserPatchOperationDto, UsersQueryDto } from './users.dto.js';
@@ -110,10 +111,14 @@ export class UsersController {
           break;
       }
     });
+    const renamed = next.applicationUserId !== user.applicationUserId;
+    // The bank's data stays the user's: seeded by the name it had (FinancialDataStore.seedOf).
+    if (renamed) next.dataKey ??= FinancialDataStore.userKeyOf({ ...user, userUuid: user.uuid });
     this.users.update(next);
-    if (next.applicationUserId !== user.applicationUserId || next.referenceId !== user.referenceId) {
+    if (renamed || next.referenceId !== user.referenceId) {
       // Consents show their user's references, so they follow the user's new ones.
       for (const record of this.flows.list(ctx.application.id).filter((c) => c.userUuid === user.uuid)) {
+        record.dataKey ??= FinancialDataStore.userKeyOf(record);
         record.applicationUserId = next.applicationUserId;
         record.referenceId = next.referenceId;
       }
