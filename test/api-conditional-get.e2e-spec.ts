@@ -83,6 +83,11 @@ describe('api: conditional GETs on the hot reads', () => {
       }
       const other = await tenant.client.get(path, { headers: { 'if-none-match': '"nope"' } });
       expect(other.status).toBe(200);
+      // HEAD: the same headers as the GET, never a 304.
+      const head = await tenant.client.call('HEAD', path, { headers: { 'if-none-match': etag } });
+      expect(head.status, `HEAD ${path}`).toBe(200);
+      expect(head.headers.get('etag')).toBe(etag);
+      expect(head.headers.get('cache-control')).toBe('private, no-cache');
     }
   });
 

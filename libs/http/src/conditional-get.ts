@@ -111,7 +111,8 @@ function tag(reply: FastifyReply, etag: string): void {
 
 export function registerConditionalGets(fastify: FastifyInstance): void {
   fastify.addHook('onSend', (request: FastifyRequest & ConditionalRequest, reply, payload, done) => {
-    if (reply.statusCode !== 200 || request.method !== 'GET' || !isConditional(request)) {
+    const head = request.method === 'HEAD';
+    if (reply.statusCode !== 200 || (!head && request.method !== 'GET') || !isConditional(request)) {
       return done(null, payload);
     }
     let etag = request.conditional?.etag;
@@ -126,7 +127,8 @@ export function registerConditionalGets(fastify: FastifyInstance): void {
       request.conditional?.served?.(split);
     }
     tag(reply, etag);
-    if (noneMatch(request.headers['if-none-match'], etag)) return done(null, body);
+    // HEAD tells the same tag but is never a 304: Fastify's HEAD route sets the length of a body it drops.
+    if (head || noneMatch(request.headers['if-none-match'], etag)) return done(null, body);
     // No body: Fastify then sends no Content-Length either.
     void reply.code(304);
     done(null, null);
