@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { applyDecorators } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
@@ -69,6 +69,37 @@ export function etagOf(head: Buffer | string, tail: Buffer | string): string {
   return `"${createHash('sha1').update(head).update(tail).digest('base64url')}"`;
 }
 
+/** The hash state after a long, unchanging start of answers (a stored page's records), per its bytes. */
+const PREFIX_STATES = new WeakMap<Buffer, { parts: Buffer[]; state: Hash }>();
+/** Answers that begin with such a start: its bytes and its length. */
+const KNOWN_PREFIXES = new WeakMap<Buffer, { parts: Buffer[]; length: number; last: Buffer }>();
+
+/**
+ * Tells the tagging that `answer` begins with `parts` (the last of them a buffer kept and served again,
+ * like a stored page's records): the hash of that start is taken once per kept buffer and carried on
+ * from a copy of its state, so a long page is not hashed again on every read. The tag is the same as
+ * {@link etagOf} of the whole.
+ */
+export function answerStartsWith(answer: Buffer, parts: Buffer[]): void {
+  const last = parts[parts.length - 1];
+  KNOWN_PREFIXES.set(answer, { parts, length: parts.reduce((n, p) => n + p.length, 0), last });
+}
+
+function prefixedEtag(bytes: Buffer, head: Buffer, tail: Buffer): string {
+  const known = KNOWN_PREFIXES.get(bytes);
+  if (!known || head.length < known.length) return etagOf(head, tail);
+  let kept = PREFIX_STATES.get(known.last);
+  // The same parts, the same buffers: a state taken after other bytes is never carried on.
+  if (!kept || kept.parts.length !== known.parts.length || kept.parts.some((p, i) => p !== known.parts[i])) {
+    const state = createHash('sha1');
+    for (const part of known.parts) state.update(part);
+    kept = { parts: known.parts, state };
+    PREFIX_STATES.set(known.last, kept);
+  }
+  const rest = head.subarray(known.length);
+  return `"${kept.state.copy().update(rest).update(tail).digest('base64url')}"`;
+}
+
 /**
  * `{"data":…,"meta":{"tracingId":"<id>",…},…}` split around the id. The envelope's `meta` opens with
  * `tracingId`, and nothing after `meta` (its fields, `links`) can hold the marker outside a string, so
@@ -82,7 +113,7 @@ export function splitAnswer(bytes: Buffer, requestId: string): SplitAnswer | und
   const idStart = at + marker.length - requestId.length - 1;
   const head = bytes.subarray(0, idStart);
   const tail = bytes.subarray(idStart + Buffer.byteLength(requestId));
-  return { head, tail, etag: etagOf(head, tail) };
+  return { head, tail, etag: prefixedEtag(bytes, head, tail) };
 }
 
 /** RFC 9110 §13.1.2: weak comparison, `*` matches any current answer. */

@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
+import { answerStartsWith } from './conditional-get.js';
 
 /** Security scheme names of the OpenAPI document, one per bearer kind (docs/api-guide.md, "Authentication, rate limits, CORS, idempotency, docs"). */
 export const SECURITY_SCHEMES = {
@@ -171,5 +172,8 @@ export function envelopeBytes<T>(
   meta: Record<string, unknown> = {},
   links?: { next?: string },
 ): ServedBytes<T[]> {
-  return Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]) as ServedBytes<T[]>;
+  const answer = Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]);
+  // The items are a page kept and served again: its conditional tag hashes them once (conditional-get).
+  answerStartsWith(answer, [DATA_OPEN, joinedItems]);
+  return answer as ServedBytes<T[]>;
 }
