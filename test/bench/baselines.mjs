@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { BenchFailure } from './bench-failure.mjs';
-import { call, expectStatus, startApp } from './processes.mjs';
+import { call, expectStatus } from './http-helpers.mjs';
+import { startApp } from './processes.mjs';
 
 /** Where the baselines listen (beside the api and sandbox bench ports). */
 const NEST_PORT = Number(process.env.BENCH_NEST_PORT ?? 3101);

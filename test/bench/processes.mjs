@@ -1,12 +1,11 @@
 // The bench's own copies of the apps: child processes built from dist/, on ports taken from the
 // environment (BENCH_API_PORT, BENCH_SANDBOX_PORT) so a bench can run beside a running `npm start`.
-import { Buffer } from 'node:buffer';
+// Its one-off HTTP helpers (call, expectStatus, inParallel) are in http-helpers.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import { URLSearchParams } from 'node:url';
 import { APP_ENV } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
+import { call, expectStatus } from './http-helpers.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const LOG_LINES_KEPT = 40;
@@ -134,68 +133,6 @@ export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
-}
-
-const setupAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-
-/** One setup request (keep-alive, bounded): status, headers and the parsed JSON body. */
-export function call(baseUrl, method, path, headers = {}, body, { form = false } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload =
-      body === undefined
-        ? undefined
-        : Buffer.from(form ? new URLSearchParams(body).toString() : JSON.stringify(body));
-    const contentType = form ? 'application/x-www-form-urlencoded' : 'application/json';
-    const req = http.request(
-      new URL(path, baseUrl),
-      {
-        method,
-        agent: setupAgent,
-        headers: payload ? { ...headers, 'content-type': contentType } : headers,
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, headers: res.headers, text, body: json });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: no response within 30 s`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-export async function expectStatus(label, promise, status = 200) {
-  const res = await promise;
-  if (res.status !== status) {
-    throw new BenchFailure(`${label}: HTTP ${res.status} (expected ${status}): ${res.text.slice(0, 300)}`);
-  }
-  return res;
-}
-
-/** Runs `task(i)` for i in [0, count) with at most `width` at a time. */
-export async function inParallel(count, width, task) {
-  let next = 0;
-  const results = new Array(count);
-  await Promise.all(
-    Array.from({ length: Math.min(width, count) }, async () => {
-      while (next < count) {
-        const i = next++;
-        results[i] = await task(i);
-      }
-    }),
-  );
-  return results;
 }
 
 /**

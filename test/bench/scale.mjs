@@ -37,11 +37,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { BenchFailure } from './bench-failure.mjs';
+import { call, expectStatus } from './http-helpers.mjs';
 import {
   benchDatabaseUrl,
   benchPorts,
-  call,
-  expectStatus,
   onboardMerchant,
   recreateDatabase,
   startApp,

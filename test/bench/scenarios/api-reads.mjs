@@ -8,14 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { conditionalHeaders, sandboxLivePage, startNestBaselines } from '../baselines.mjs';
 import { BenchFailure } from '../bench-failure.mjs';
-import {
-  call,
-  expectStatus,
-  inParallel,
-  onboardMerchant,
-  startBare,
-  startSandboxAndApi,
-} from '../processes.mjs';
+import { call, expectStatus, inParallel } from '../http-helpers.mjs';
+import { onboardMerchant, startBare, startSandboxAndApi } from '../processes.mjs';
 import { cpuMicros, measureRounds, ratioOf } from '../rounds.mjs';
 
 const USERS = 100;

@@ -10,11 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
+import { call, expectStatus } from '../http-helpers.mjs';
 import { latencyStats, median, percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
-  call,
-  expectStatus,
   recreateDatabase,
   startBare,
   startHeadless,

@@ -12,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
+import { call, expectStatus } from '../http-helpers.mjs';
 import { median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
-  call,
-  expectStatus,
   onboardMerchant,
   recreateDatabase,
   SCHEDULES_OFF,

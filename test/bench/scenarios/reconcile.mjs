@@ -6,11 +6,9 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
+import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import {
   benchDatabaseUrl,
-  call,
-  expectStatus,
-  inParallel,
   jobFinished,
   recreateDatabase,
   SCHEDULES_OFF,

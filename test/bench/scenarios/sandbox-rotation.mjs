@@ -6,7 +6,8 @@
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { BenchFailure } from '../bench-failure.mjs';
-import { call, expectStatus, inParallel, startBare, startBenchSandbox } from '../processes.mjs';
+import { call, expectStatus, inParallel } from '../http-helpers.mjs';
+import { startBare, startBenchSandbox } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
 
 const ROTATIONS = [1, 100, 10_000];

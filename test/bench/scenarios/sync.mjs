@@ -13,12 +13,10 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { BenchFailure } from '../bench-failure.mjs';
+import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
-  call,
-  expectStatus,
-  inParallel,
   memoryOf,
   recreateDatabase,
   startBare,

@@ -10,12 +10,11 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { BenchFailure } from '../bench-failure.mjs';
+import { call, expectStatus } from '../http-helpers.mjs';
 import { latencyStats, median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
   benchPorts,
-  call,
-  expectStatus,
   onboardMerchant,
   recreateDatabase,
   startApp,
