@@ -1,4 +1,5 @@
 export * from './application-registry.service.js';
+export * from './consent-record.js';
 export * from './consent-token.js';
 export * from './consents.store.js';
 export * from './envelope.js';

@@ -6,14 +6,19 @@ import {
   ResetRegistryService,
   SandboxClockService,
   SandboxError,
-  toMinor,
 } from '../core/index.js';
+import {
+  type AdminChange,
+  adminTransaction,
+  applyChange,
+  type NewTransactionInput,
+  type TransactionChange,
+} from './admin-change.js';
 import { BalanceSummary } from './balance-summary.js';
 import {
   DAY_MS,
   dayNumberOf,
   HISTORY_DAYS,
-  KINDS,
   type SandboxTransaction,
   type TransactionStatus,
 } from './fixture-catalogue.js';
@@ -37,24 +42,6 @@ interface AccountSet {
   accounts: SandboxAccount[];
 }
 
-/**
- * A control-API change, recorded with every value it resolved (ids, dates, the generated record's
- * seq), so replaying it on data generated for another sandbox day gives the same result. Targets no
- * longer there are skipped.
- */
-type AdminChange =
-  | { type: 'add'; accountId: string; tx: Omit<SandboxTransaction, 'balanceMinor'> }
-  | {
-      type: 'change';
-      accountId: string;
-      transactionId: string;
-      seq?: number;
-      id: string;
-      status?: TransactionStatus;
-      change: TransactionChange;
-    }
-  | { type: 'delete'; accountId: string; transactionId: string; seq?: number };
-
 export interface CategorisationRecord {
   id: string;
   applicationId: string;
@@ -65,26 +52,6 @@ export interface CategorisationRecord {
   fromMs?: number;
   beforeMs?: number;
   createdAt: string;
-}
-
-export interface NewTransactionInput {
-  amount: number;
-  description?: string;
-  reference?: string;
-  status?: TransactionStatus;
-  date?: string;
-  merchantName?: string;
-  category?: string;
-  id?: string;
-}
-
-export interface TransactionChange {
-  amount?: number;
-  description?: string;
-  reference?: string;
-  status?: TransactionStatus;
-  date?: string;
-  id?: string;
 }
 
 /**
@@ -181,42 +148,10 @@ export class FinancialDataStore {
     const seq = account.ledger.nextAdminSeq;
     const id = input.id ?? stableUuid(`${generatedIdOf(account)}:admin:${seq}`);
     this.assertFreeId(account, id);
-    const amountMinor = toMinor(input.amount);
-    const merchant = input.merchantName
-      ? {
-          name: input.merchantName,
-          descriptor: input.merchantName.toUpperCase(),
-          parentGroup: input.merchantName,
-          mcc: '5999',
-          category: input.category ?? 'shopping',
-          minMinor: 0,
-          maxMinor: 0,
-        }
-      : undefined;
-    const kind = merchant
-      ? amountMinor < 0
-        ? KINDS.card
-        : KINDS.refund
-      : amountMinor < 0
-        ? KINDS.transferOut
-        : KINDS.transferIn;
     this.apply(consent, account, {
       type: 'add',
       accountId: generatedIdOf(account),
-      tx: {
-        id,
-        seq,
-        timeMs: input.date ? Date.parse(input.date) : this.clock.nowMs(),
-        status: input.status ?? 'BOOKED',
-        amountMinor,
-        description:
-          input.description ?? (merchant ? merchant.descriptor : amountMinor < 0 ? 'PAYMENT' : 'CREDIT'),
-        reference: input.reference ?? `SBX ${seq}`,
-        kind,
-        category: input.category ?? merchant?.category ?? (amountMinor < 0 ? 'transfers' : 'income'),
-        merchant,
-        counterparty: undefined,
-      },
+      tx: adminTransaction(input, id, seq, this.clock.nowMs()),
     });
     return this.transaction(account, id);
   }
@@ -347,31 +282,5 @@ export class FinancialDataStore {
         { type: 'CONFLICT', code: 'CONFLICT', parameter: 'id', message: `Transaction ${id} already exists` },
       ]);
     }
-  }
-}
-
-function applyChange(ledger: TransactionLedger, change: AdminChange): void {
-  switch (change.type) {
-    case 'add':
-      ledger.add({ ...change.tx, balanceMinor: undefined });
-      return;
-    case 'change': {
-      const { amount, description, reference, date } = change.change;
-      ledger.change(
-        change.transactionId,
-        {
-          id: change.id,
-          status: change.status,
-          amountMinor: amount === undefined ? undefined : toMinor(amount),
-          description,
-          reference,
-          timeMs: date === undefined ? undefined : Date.parse(date),
-        },
-        change.seq,
-      );
-      return;
-    }
-    case 'delete':
-      ledger.remove(change.transactionId, change.seq);
   }
 }
