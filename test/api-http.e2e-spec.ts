@@ -1,16 +1,18 @@
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ACCESS_CONFIG,
   AUTH_METADATA,
   createHttpApp,
   createValidationPipe,
-  DefaultDenyGuard,
   HttpErrorFilter,
   type NestFastifyApplication,
   Public,
+  registerAccess,
+  routeConfigOf,
 } from '#libs/http';
 import { Metrics, ObservabilityModule } from '#libs/observability';
 import { ApiClient, captureLogger, type Stack, startApi, startStack } from './kit/index.js';
@@ -161,13 +163,14 @@ describe('api: default deny and validation (a probe app built with the same http
       imports: [ObservabilityModule.forRoot(logger, metrics)],
       controllers: [ProbeController],
       providers: [
-        { provide: APP_GUARD, useClass: DefaultDenyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
     })
     class ProbeAppModule {}
     app = await createHttpApp(ProbeAppModule, { logger, metrics, bodyLimitBytes: 1024 });
+    // No credentials of any kind: only what the routes declare public answers.
+    registerAccess(app.getHttpAdapter().getInstance(), logger, { authenticate: () => undefined });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   });
@@ -225,7 +228,7 @@ describe('api: default deny and validation (a probe app built with the same http
 });
 
 describe('api: every route declares its authentication', () => {
-  it('finds an @Auth/@Public declaration on every handler of the real api', async () => {
+  it('finds an @Auth/@Public declaration on every handler of the real api, in its route config', async () => {
     const stack = await startStack();
     const { api } = stack;
     try {
@@ -246,7 +249,11 @@ describe('api: every route declares its authentication', () => {
             handler,
             instance.constructor,
           ]);
-          if (!declared?.length) undeclared.push(`${instance.constructor.name}.${method}`);
+          // What the access hook reads must be what Nest's own metadata says, the method's over the class's.
+          const config = routeConfigOf(handler)[ACCESS_CONFIG];
+          if (!declared?.length || JSON.stringify(config) !== JSON.stringify(declared)) {
+            undeclared.push(`${instance.constructor.name}.${method}: ${JSON.stringify([declared, config])}`);
+          }
         }
       }
       expect(routes).toBeGreaterThanOrEqual(3);

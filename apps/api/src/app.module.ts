@@ -1,15 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { CoreModule, type CoreOptions } from '#libs/core';
 import { ReadCache } from '#libs/database';
-import { createValidationPipe, DefaultDenyGuard, HttpErrorFilter } from '#libs/http';
+import { createValidationPipe, HttpErrorFilter } from '#libs/http';
 import { AccountsApiModule } from './accounts/accounts-api.module.js';
 import { AdminApiModule } from './admin/admin-api.module.js';
 import { AuditApiModule } from './common/audit/audit-api.module.js';
 import { AuthModule } from './common/auth/auth.module.js';
-import { AuthenticationGuard } from './common/auth/authentication.guard.js';
-import { MerchantCorsGuard } from './common/auth/merchant-cors.guard.js';
-import { RateLimitGuard } from './common/auth/rate-limit.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { ConsoleApiModule } from './console/console-api.module.js';
@@ -49,12 +46,8 @@ export class AppModule {
         VrpApiModule,
         ConsoleApiModule,
       ],
-      // Global guards run in this order: who is calling, may they call this route, CORS, then their rate.
+      // No guards: who may call a route is decided before Nest, by the access hook (bootstrap.ts).
       providers: [
-        { provide: APP_GUARD, useExisting: AuthenticationGuard },
-        { provide: APP_GUARD, useClass: DefaultDenyGuard },
-        { provide: APP_GUARD, useExisting: MerchantCorsGuard },
-        { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         // Only the api keeps page-view reads, so only the api listens for the changes that void them.

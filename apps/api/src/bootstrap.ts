@@ -1,9 +1,17 @@
 import type { AppConfig } from '#libs/config';
+import { ReadCache } from '#libs/database';
 import { MerchantRepository } from '#libs/domain/merchants';
-import { createHttpApp, type NestFastifyApplication, registerConditionalGets } from '#libs/http';
+import {
+  createHttpApp,
+  type NestFastifyApplication,
+  registerAccess,
+  registerConditionalGets,
+} from '#libs/http';
 import { type AppLogger, createLogger, Metrics } from '#libs/observability';
 import { AppModule } from './app.module.js';
-import { registerCorsPreflight } from './common/auth/merchant-cors.guard.js';
+import { registerCorsPreflight } from './common/auth/merchant-cors.js';
+import { RequestAccessService } from './common/auth/request-access.service.js';
+import { registerKeptAnswers } from './common/kept-answer.hook.js';
 import { setUpOpenApi } from './system/openapi.js';
 
 export interface ApiApp {
@@ -27,6 +35,9 @@ export async function createApiApp(
   });
   const fastify = app.getHttpAdapter().getInstance();
   registerCorsPreflight(fastify, () => app.get(MerchantRepository));
+  // Who may call each route, then the kept answers (served to callers already let in), before Nest.
+  registerAccess(fastify, log, app.get(RequestAccessService));
+  registerKeptAnswers(fastify, app.get(ReadCache));
   registerConditionalGets(fastify);
   setUpOpenApi(app, options);
   return { app, logger: log };

@@ -35,7 +35,7 @@ interface Entry {
 /**
  * Results of the page-view reads (a user's accounts, the users page) kept in this process, so a page view
  * costs no database round trip while nothing it shows has changed; beside them, the api's answers made
- * from them, as served (`peek` and `keep`: the api's KeptAnswerInterceptor).
+ * from them, as served (`peek` and `keep`: the api's kept answers, kept-answer.hook.ts).
  *
  * Invalidation is the database's: triggers on `users`, `accounts` and `account_balances` notify the
  * merchant's id on every change, from any process or tool, at commit. This process LISTENs on its own

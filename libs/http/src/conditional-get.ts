@@ -1,8 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { applyDecorators } from '@nestjs/common';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WithRouteConfig } from './route-config.js';
 
 /**
  * Conditional GETs (docs/api-guide.md, "Conditional reads"): a marked read's 200 carries a strong `ETag`
@@ -42,7 +42,7 @@ export interface ConditionalRequest {
 /** Marks a GET as conditional and documents its headers and 304. */
 export const ConditionalGet = () =>
   applyDecorators(
-    RouteConfig({ [CONDITIONAL]: true }),
+    WithRouteConfig({ [CONDITIONAL]: true }),
     ApiHeader({
       name: 'If-None-Match',
       required: false,

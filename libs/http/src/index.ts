@@ -1,5 +1,5 @@
 export * from './auth.decorator.js';
-export * from './default-deny.guard.js';
+export * from './access.hook.js';
 export * from '#libs/errors';
 export * from './error-mapping.js';
 export * from './http-app.js';
@@ -10,3 +10,4 @@ export * from './validation.pipe.js';
 export * from './malformed-input.js';
 export * from './psu.js';
 export * from './conditional-get.js';
+export * from './route-config.js';

@@ -5,7 +5,7 @@ import { AccountsService } from '#libs/domain/accounts';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
-import { KeptAnswer } from '../common/kept-answer.interceptor.js';
+import { KeptAnswer } from '../common/kept-answer.hook.js';
 import { keysetPage } from '../common/paging.js';
 import { AccountOutput } from './outputs/account.output.js';
 

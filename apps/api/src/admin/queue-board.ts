@@ -8,7 +8,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { DomainError, ErrorCode, sendError } from '#libs/http';
+import { declarePublicRoutes, DomainError, ErrorCode, sendError } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { ALL_QUEUES } from '#libs/queue';
 import { assertSameOrigin, consoleCookie } from '../common/auth/console-cookie.js';
@@ -65,6 +65,9 @@ export function registerQueueBoard(
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter });
   void fastify.register(
     async (scope) => {
+      // To the api's access hook, which knows no basic auth, the board's routes are public: this scope's
+      // own hook below has refused whoever is not the operator before it runs.
+      declarePublicRoutes(scope);
       scope.addHook('onRequest', async (request, reply) => {
         const token = operatorToken(request.headers.authorization);
         if (token !== undefined && sameSecret(token, access.adminToken)) return;

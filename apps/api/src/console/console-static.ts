@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { declarePublicRoutes, PUBLIC_ROUTE } from '#libs/http';
 
 export const CONSOLE_PATH = '/console/';
 
@@ -36,8 +37,11 @@ function consoleDir(): string {
  */
 export function registerConsole(fastify: FastifyInstance): void {
   // The address people type; the page's relative links need the trailing slash.
-  fastify.get(CONSOLE_PATH.slice(0, -1), (_request, reply) => reply.redirect(CONSOLE_PATH, 301));
+  fastify.get(CONSOLE_PATH.slice(0, -1), { config: PUBLIC_ROUTE }, (_request, reply) =>
+    reply.redirect(CONSOLE_PATH, 301),
+  );
   void fastify.register(async (scope) => {
+    declarePublicRoutes(scope);
     scope.addHook('onSend', async (_request, reply) => {
       void reply.headers({
         'content-security-policy': CONSOLE_CSP,

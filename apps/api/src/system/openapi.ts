@@ -1,12 +1,12 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
+import { declarePublicRoutes, type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
 import { markOpenSchemas } from '../common/openapi-open-schemas.js';
 import { addUnionSchemas } from '../common/openapi-unions.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
 /**
  * The OpenAPI document, generated from the controllers' decorators, served at /docs (Swagger UI) and
- * /docs-json. Both are public: they are plain Fastify routes outside the guards, like the health routes.
+ * /docs-json. Both are public: Swagger's own Fastify routes, declared public here (they have no `@Auth`).
  * The same document gives every route its response schemas (`responseSchemas: false` leaves them
  * to JSON.stringify: the comparison the serialisation test makes). Unions declared with `ApiUnionSchema`
  * (the merchant events) are components of their own.
@@ -34,6 +34,11 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
   const document = SwaggerModule.createDocument(app, config);
   addUnionSchemas(document);
   markOpenSchemas(document);
+  // The viewer's routes are Swagger's own, outside the controllers: public, like the document.
+  declarePublicRoutes(
+    app.getHttpAdapter().getInstance(),
+    (url) => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-'),
+  );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
   if (options.responseSchemas !== false) {
     registerResponseSchemas(app.getHttpAdapter().getInstance(), document as never);

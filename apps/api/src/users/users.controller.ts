@@ -29,7 +29,7 @@ import type { TenantCaller } from '#libs/context';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, type Served, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { KeptAnswer } from '../common/kept-answer.interceptor.js';
+import { KeptAnswer } from '../common/kept-answer.hook.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
 import { ListUsersInput } from './inputs/list-users.input.js';

@@ -1,5 +1,4 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBody,
   ApiHeader,
@@ -10,7 +9,15 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WebhookReceiverService } from '#libs/domain/inbox';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, RAW_BODY_ROUTE } from '#libs/http';
+import {
+  ApiAnswer,
+  ApiErrorResponse,
+  Auth,
+  AuthKind,
+  envelope,
+  RAW_BODY_ROUTE,
+  WithRouteConfig,
+} from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
 import { ApiInvalid } from '../common/api-responses.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
@@ -24,7 +31,7 @@ export class UpstreamWebhookController {
 
   @Post()
   @HttpCode(200)
-  @RouteConfig(RAW_BODY_ROUTE)
+  @WithRouteConfig(RAW_BODY_ROUTE)
   @ApiOperation({
     summary: 'Receive an upstream webhook',
     description:

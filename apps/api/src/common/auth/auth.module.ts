@@ -3,17 +3,15 @@ import { PassportModule } from '@nestjs/passport';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { UsersModule } from '#libs/domain/users';
 import { MerchantApiKeyStrategy, OperatorStrategy, UserSessionStrategy } from './auth.strategies.js';
-import { AuthenticationGuard } from './authentication.guard.js';
 import { ConsoleSessionService } from './console-session.service.js';
-import { MerchantCorsGuard } from './merchant-cors.guard.js';
 import { MerchantKeyVerifier } from './merchant-key.verifier.js';
 import { PrincipalCache } from './principal-cache.js';
-import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimiterService } from './rate-limiter.service.js';
+import { RequestAccessService } from './request-access.service.js';
 
 /**
- * The three passport strategies and the guards that use them. The app registers the guards globally
- * in this order: AuthenticationGuard, DefaultDenyGuard, MerchantCorsGuard, RateLimitGuard.
+ * The three passport strategies and what the access hook asks of them (RequestAccessService): the app
+ * registers the hook on every route (bootstrap.ts).
  */
 @Module({
   imports: [PassportModule, MerchantsModule, UsersModule],
@@ -21,20 +19,12 @@ import { RateLimiterService } from './rate-limiter.service.js';
     OperatorStrategy,
     MerchantApiKeyStrategy,
     UserSessionStrategy,
-    AuthenticationGuard,
-    MerchantCorsGuard,
-    RateLimitGuard,
+    RequestAccessService,
     RateLimiterService,
     PrincipalCache,
     MerchantKeyVerifier,
     ConsoleSessionService,
   ],
-  exports: [
-    ConsoleSessionService,
-    AuthenticationGuard,
-    MerchantCorsGuard,
-    RateLimitGuard,
-    RateLimiterService,
-  ],
+  exports: [ConsoleSessionService, RequestAccessService, RateLimiterService],
 })
 export class AuthModule {}

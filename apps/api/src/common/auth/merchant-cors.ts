@@ -1,11 +1,11 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MerchantRepository } from '#libs/domain/merchants';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { mapError, type RequestWithPrincipal } from '#libs/http';
+import { mapError } from '#libs/http';
 
 /** Only the merchant API is meant for browsers; operator, health and docs routes never answer CORS. */
-const isMerchantPath = (url: string) => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+export const isMerchantPath = (url: string) =>
+  url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 
 /**
  * `/v1/me` is readable from any origin: it tells a page which origins its merchant allows, so a page on
@@ -23,7 +23,7 @@ const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 /**
  * Preflights carry no credentials, so the merchant is unknown: an origin listed by any enabled merchant
  * may preflight /v1. The real request then gets CORS headers only if its own merchant lists the origin
- * ({@link MerchantCorsGuard}), so a preflight alone never lets a browser read another merchant's answer.
+ * ({@link allowMerchantOrigin}), so a preflight alone never lets a browser read another merchant's answer.
  * A 401 has no merchant either (the credential is missing, expired or revoked): it gets the headers by
  * the preflight's rule, so a page can read why it was refused and renew its session, instead of seeing a
  * network error. The 401 says nothing of any merchant.
@@ -88,38 +88,24 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
   });
 }
 
-/** CORS headers on a /v1 answer only when the caller's own merchant lists the request's origin. */
-@Injectable()
-export class MerchantCorsGuard implements CanActivate {
-  constructor(private readonly merchants: MerchantRepository) {}
-
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
-    const origin = request.headers.origin;
-    const caller = request.principal;
-    // Most requests (servers, no Origin) go on at once, without a promise.
-    if (typeof origin !== 'string' || !isMerchantPath(request.url) || !caller || caller.kind === 'operator')
-      return true;
-    return this.allowOrigin(context, request, origin, caller.merchantId);
-  }
-
-  private async allowOrigin(
-    context: ExecutionContext,
-    request: FastifyRequest,
-    origin: string,
-    merchantId: string,
-  ): Promise<boolean> {
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
-    void reply.header('vary', 'Origin');
-    const merchant = isOpenPath(request.url) ? undefined : await this.merchants.frontendOriginsOf(merchantId);
-    // A foreign origin is not refused here: CORS is the browser's to enforce; without the headers it
-    // will not let the page read the answer.
-    if (isOpenPath(request.url) || merchant?.frontendOrigins.includes(origin)) {
-      void reply.headers({
-        'access-control-allow-origin': origin,
-        'access-control-expose-headers': CORS_EXPOSED_HEADERS,
-      });
-    }
-    return true;
+/**
+ * CORS headers on a /v1 answer only when the caller's own merchant lists the request's origin. A foreign
+ * origin is not refused: CORS is the browser's to enforce; without the headers it will not let the page
+ * read the answer.
+ */
+export async function allowMerchantOrigin(
+  merchants: MerchantRepository,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  origin: string,
+  merchantId: string,
+): Promise<void> {
+  void reply.header('vary', 'Origin');
+  const open = isOpenPath(request.url);
+  if (open || (await merchants.frontendOriginsOf(merchantId))?.frontendOrigins.includes(origin)) {
+    void reply.headers({
+      'access-control-allow-origin': origin,
+      'access-control-expose-headers': CORS_EXPOSED_HEADERS,
+    });
   }
 }

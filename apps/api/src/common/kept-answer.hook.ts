@@ -1,0 +1,70 @@
+import { applyDecorators } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ReadCache } from '#libs/database';
+import {
+  ConditionalGet,
+  type ConditionalRequest,
+  type RequestWithPrincipal,
+  type SplitAnswer,
+  WithRouteConfig,
+} from '#libs/http';
+
+/** Fastify route config key set by {@link KeptAnswer}. */
+const KEPT = 'keptAnswer';
+
+/**
+ * A page-view read whose answers are kept: a conditional GET (ETag, 304) whose served bytes are kept in
+ * the read cache and served again without running the route (see {@link registerKeptAnswers}).
+ *
+ * Only for a read whose answer is made from nothing but the caller, its URL and rows of the caller's
+ * merchant in the tables whose triggers notify the read cache (users, accounts, account_balances:
+ * migration `20261123030000_read_cache_notify`): then the answer can only change with a change that
+ * drops it. A read that also asks the bank, the clock or another table must not use it.
+ */
+export const KeptAnswer = () => applyDecorators(ConditionalGet(), WithRouteConfig({ [KEPT]: true }));
+
+/**
+ * A kept read's answer lives as the bytes it was served as (with its ETag), beside the rows it was made
+ * from in the read cache, and is dropped with them when Postgres notifies a change of the merchant's.
+ * While it is kept, the same read by the same kind of caller is answered from those bytes with its own
+ * tracingId, before Nest: no query validation, no read, no serialisation, no hash. A preHandler hook
+ * registered after the access hook, so the credentials, the kind, CORS and the rate limit are decided
+ * first, as for every request; a 304 then costs little more than those.
+ */
+export function registerKeptAnswers(fastify: FastifyInstance, cache: ReadCache): void {
+  fastify.addHook(
+    'preHandler',
+    (request: FastifyRequest & RequestWithPrincipal & ConditionalRequest, reply: FastifyReply, done) => {
+      const caller = request.principal;
+      if (request.routeOptions.config[KEPT as never] !== true || !caller || caller.kind === 'operator') {
+        return done();
+      }
+      const { merchantId } = caller;
+      const stamp = cache.stampOf(merchantId);
+      if (!stamp) return done();
+      // A session may read only its own user: its answers are kept apart from its merchant's.
+      const key = `answer:${caller.kind === 'user-session' ? caller.userId : ''}:${request.url}`;
+      const kept = cache.peek<SplitAnswer>(merchantId, key);
+      if (kept) {
+        request.conditional = { etag: kept.etag };
+        void reply
+          .type('application/json; charset=utf-8')
+          .send(Buffer.concat([kept.head, Buffer.from(String(request.id)), kept.tail]));
+        return;
+      }
+      request.conditional = {
+        served: (answer) =>
+          cache.keep(
+            merchantId,
+            key,
+            // Copies: the parts are views of the bytes being sent.
+            { head: Buffer.from(answer.head), tail: Buffer.from(answer.tail), etag: answer.etag },
+            stamp,
+            undefined,
+            answer.head.length + answer.tail.length,
+          ),
+      };
+      done();
+    },
+  );
+}
