@@ -31,29 +31,35 @@ const unauthenticated = () => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missin
  * Routes Fastify answers itself (not found) pass, as they have nothing to guard.
  */
 export function registerAccess(fastify: FastifyInstance, logger: AppLogger, policy: AccessPolicy): void {
-  fastify.addHook('preHandler', async (request: FastifyRequest & RequestWithPrincipal, reply) => {
-    if (request.is404) return;
+  // A callback hook: the routes that need no credentials (health, docs, webhooks) go on without a promise.
+  fastify.addHook('preHandler', (request: FastifyRequest & RequestWithPrincipal, reply, done) => {
+    if (request.is404) return done();
     const kinds = request.routeOptions.config[ACCESS_CONFIG as never] as readonly AuthKind[] | undefined;
-    try {
-      if (!kinds || kinds.length === 0) {
-        throw new DomainError(
-          ErrorCode.UNAUTHENTICATED,
-          'This route declares no authentication and is closed.',
-        );
-      }
-      if (kinds.includes(AuthKind.Public) || kinds.includes(AuthKind.UpstreamWebhook)) return;
-      const caller = await policy.authenticate(request);
-      if (!caller) throw unauthenticated();
-      if (!kinds.includes(caller.kind)) {
-        throw new DomainError(ErrorCode.FORBIDDEN, 'These credentials may not call this route.');
-      }
-      request.principal = caller;
-      await policy.admit?.(request, reply);
-    } catch (error) {
-      sendError(logger, error, request, reply);
-      return reply;
-    }
+    if (kinds?.includes(AuthKind.Public) || kinds?.includes(AuthKind.UpstreamWebhook)) return done();
+    letIn(request, reply, kinds, policy).then(
+      () => done(),
+      // Answered here: the request goes no further (a callback hook that replied does not call done).
+      (error: unknown) => sendError(logger, error, request, reply),
+    );
   });
+}
+
+async function letIn(
+  request: FastifyRequest & RequestWithPrincipal,
+  reply: FastifyReply,
+  kinds: readonly AuthKind[] | undefined,
+  policy: AccessPolicy,
+): Promise<void> {
+  if (!kinds || kinds.length === 0) {
+    throw new DomainError(ErrorCode.UNAUTHENTICATED, 'This route declares no authentication and is closed.');
+  }
+  const caller = await policy.authenticate(request);
+  if (!caller) throw unauthenticated();
+  if (!kinds.includes(caller.kind)) {
+    throw new DomainError(ErrorCode.FORBIDDEN, 'These credentials may not call this route.');
+  }
+  request.principal = caller;
+  await policy.admit?.(request, reply);
 }
 
 /** The route config of a route registered outside Nest's controllers that anyone may call. */

@@ -115,16 +115,18 @@ const SECRET_IN_TEXT: [RegExp, string][] = [
 ];
 
 /**
- * What every pattern above needs somewhere in the text (a scheme word, a token prefix, a JWT's start,
- * a parameter's `=`): most logged strings (ids, routes, messages) have none and are returned as they are.
+ * What every pattern above needs somewhere in the text (a scheme word, a token prefix, a JWT's start):
+ * most logged strings (ids, routes, messages, a URL's query) have none and skip them.
  */
-const MAYBE_SECRET = /bearer|basic|mk_|us_|whsec_|eyJ|=/i;
+const MAYBE_TOKEN = /bearer|basic|mk_|us_|whsec_|eyJ/i;
 
 export function redactText(text: string): string {
-  if (!MAYBE_SECRET.test(text)) return text;
   let out = text;
-  for (const [pattern, replacement] of SECRET_IN_TEXT) out = out.replace(pattern, replacement);
-  return redactParams(out);
+  if (MAYBE_TOKEN.test(out)) {
+    for (const [pattern, replacement] of SECRET_IN_TEXT) out = out.replace(pattern, replacement);
+  }
+  // Parameters need their `=`.
+  return out.includes('=') ? redactParams(out) : out;
 }
 
 /** Returns a redacted deep copy; never mutates its input (it may be a live request object). */

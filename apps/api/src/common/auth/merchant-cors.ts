@@ -29,7 +29,8 @@ const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
  * network error. The 401 says nothing of any merchant.
  */
 export function registerCorsPreflight(fastify: FastifyInstance, merchants: () => MerchantRepository): void {
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback hook: every request passes here, and only a preflight waits for anything.
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     const origin = request.headers.origin;
     if (
       request.method !== 'OPTIONS' ||
@@ -37,25 +38,10 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
       request.headers['access-control-request-method'] === undefined ||
       !isMerchantPath(request.url)
     ) {
-      return;
+      return done();
     }
-    if (!isOpenPath(request.url) && !(await merchants().anyMerchantAllowsOrigin(origin))) {
-      const mapped = mapError(
-        new DomainError(ErrorCode.FORBIDDEN, 'This origin is not allowed to call the API.'),
-        String(request.id),
-      );
-      return reply.code(mapped.status).header('vary', 'Origin').send(mapped.body);
-    }
-    return reply
-      .code(204)
-      .headers({
-        'access-control-allow-origin': origin,
-        'access-control-allow-methods': CORS_METHODS,
-        'access-control-allow-headers': CORS_ALLOWED_HEADERS,
-        'access-control-max-age': '600',
-        vary: 'Origin',
-      })
-      .send();
+    // Answered either way: the request goes no further.
+    preflight(request, reply, origin, merchants).catch((error: Error) => done(error));
   });
   // Every answer passes here and nearly none is a 401 from a browser: those go on at once, without a
   // promise; only such a 401 waits for the origin check.
@@ -86,6 +72,33 @@ export function registerCorsPreflight(fastify: FastifyInstance, merchants: () =>
       (error: Error) => done(error),
     );
   });
+}
+
+/** A preflight's answer: 204 with the CORS headers, or 403 when no merchant lists the origin. */
+async function preflight(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  origin: string,
+  merchants: () => MerchantRepository,
+): Promise<void> {
+  if (!isOpenPath(request.url) && !(await merchants().anyMerchantAllowsOrigin(origin))) {
+    const mapped = mapError(
+      new DomainError(ErrorCode.FORBIDDEN, 'This origin is not allowed to call the API.'),
+      String(request.id),
+    );
+    void reply.code(mapped.status).header('vary', 'Origin').send(mapped.body);
+    return;
+  }
+  void reply
+    .code(204)
+    .headers({
+      'access-control-allow-origin': origin,
+      'access-control-allow-methods': CORS_METHODS,
+      'access-control-allow-headers': CORS_ALLOWED_HEADERS,
+      'access-control-max-age': '600',
+      vary: 'Origin',
+    })
+    .send();
 }
 
 /**
