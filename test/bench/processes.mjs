@@ -12,6 +12,7 @@ const LOG_LINES_KEPT = 40;
 
 export const benchPorts = () => ({
   api: Number(process.env.BENCH_API_PORT ?? 3100),
+  apiLive: Number(process.env.BENCH_API_LIVE_PORT ?? 3103),
   sandbox: Number(process.env.BENCH_SANDBOX_PORT ?? 4110),
 });
 
@@ -28,8 +29,10 @@ export function startHeadless(name, script, env) {
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}/${name}`]
     : [];
-  // BENCH_NODE_FLAGS_API="--trace-gc" (and _WORKER, _SANDBOX): more node flags for one app, to experiment.
-  const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);
+  // BENCH_NODE_FLAGS_API="--trace-gc" (and _API_LIVE, _WORKER, _SANDBOX): more node flags for one app, to experiment.
+  const extra = (process.env[`BENCH_NODE_FLAGS_${name.toUpperCase().replaceAll('-', '_')}`] ?? '')
+    .split(' ')
+    .filter(Boolean);
   // The environment of `npm start` and the Dockerfile (scripts/app-runtime.mjs).
   const childEnv = {
     ...APP_ENV,
@@ -110,22 +113,28 @@ export async function startSandboxAndApi(env, closers) {
     ports.sandbox,
   );
   closers.push(() => sandbox.stop());
+  const api = await startApi('api', env, sandbox, ports.api, closers);
+  return { sandbox, api };
+}
+
+/** One more api process (on `port`, named `name` in profiles and failures) beside the sandbox. */
+export async function startApi(name, env, sandbox, port, closers) {
   const api = await startApp(
-    'api',
+    name,
     'dist/apps/api/src/main.js',
     {
       ...env,
-      API_PORT: String(ports.api),
+      API_PORT: String(port),
       API_HOST: '127.0.0.1',
-      API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
+      API_PUBLIC_URL: `http://127.0.0.1:${port}`,
       UPSTREAM_BASE_URL: sandbox.url,
       RATE_LIMIT_PER_MINUTE: '1000000',
     },
     '/health/ready',
-    ports.api,
+    port,
   );
   closers.push(() => api.stop());
-  return { sandbox, api };
+  return api;
 }
 
 /** Resident and peak resident memory of a process, in MiB (Linux /proc). */

@@ -9,7 +9,7 @@
 // upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), and api-reads' minimal Nest baselines on BENCH_NEST_PORT
-// (3101) and BENCH_NEST_PG_PORT (3102, the one reading Postgres), so a bench can run beside `npm start`.
+// (3101) and BENCH_NEST_PG_PORT (3102, the one reading Postgres), and its /live api on BENCH_API_LIVE_PORT (3103), so a bench can run beside `npm start`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, relative, resolve } from 'node:path';

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { currentContext } from '#libs/context';
+import { isoTime } from './log-time.js';
 import { isAlreadyRedacted, redact } from './redact.js';
 import { traceFields } from './trace-context.js';
 
@@ -43,7 +44,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
         };
         return traced ? { ...fields, ...traced } : fields;
       },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       messageKey: 'msg',
       formatters: {
         level: (label) => ({ level: label }),
