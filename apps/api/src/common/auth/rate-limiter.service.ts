@@ -156,15 +156,24 @@ export class RateLimiterService implements OnModuleDestroy {
     const limit = this.config.api.rateLimitPerMinute;
     const buckets = keys.map((key) => this.bucketOf(key));
     for (const bucket of buckets) this.count(bucket, Date.now());
+    // Plain loops: this runs for every request, and the usual one has tokens in hand (no lease, no array).
     for (;;) {
       const now = Date.now();
-      const spent = buckets.find((b) => b.endsAt > now && b.tokens === 0 && b.used >= limit && !b.lease);
-      if (spent) return { allowed: false, limit, remaining: 0, resetSeconds: seconds(spent.endsAt - now) };
-      const short = buckets.filter((b) => b.endsAt <= now || b.tokens === 0);
-      if (short.length === 0) {
-        for (const bucket of buckets) bucket.tokens -= 1;
-        const tightest = Math.min(...buckets.map((b) => limit - b.used + b.tokens));
-        const endsAt = Math.min(...buckets.map((b) => b.endsAt));
+      let short = false;
+      for (const b of buckets) {
+        if (b.endsAt > now && b.tokens === 0 && b.used >= limit && !b.lease) {
+          return { allowed: false, limit, remaining: 0, resetSeconds: seconds(b.endsAt - now) };
+        }
+        if (b.endsAt <= now || b.tokens === 0) short = true;
+      }
+      if (!short) {
+        let tightest = Infinity;
+        let endsAt = Infinity;
+        for (const b of buckets) {
+          b.tokens -= 1;
+          tightest = Math.min(tightest, limit - b.used + b.tokens);
+          endsAt = Math.min(endsAt, b.endsAt);
+        }
         return {
           allowed: true,
           limit,
@@ -172,7 +181,9 @@ export class RateLimiterService implements OnModuleDestroy {
           resetSeconds: seconds(endsAt - now),
         };
       }
-      await Promise.all(short.map((bucket) => this.leaseFor(bucket, limit)));
+      await Promise.all(
+        buckets.filter((b) => b.endsAt <= now || b.tokens === 0).map((b) => this.leaseFor(b, limit)),
+      );
     }
   }
 
