@@ -38,6 +38,8 @@ export async function startNestBaselines({ bodies, auth, probePath, databaseUrl,
       { ...env, ...more, PORT: String(port) },
       probePath,
       port,
+      // Its collections too, so the heap a read allocates compares like its CPU.
+      { traceGc: true },
     );
     closers.push(() => app.stop());
     return app;

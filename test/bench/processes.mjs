@@ -20,7 +20,15 @@ export const benchPorts = () => ({
  * An app as its own process, built from dist/: its pid, its last log lines (for failures), its memory, and
  * a stop. Headless apps (the worker) are used as they are; HTTP apps wait for readiness (startApp).
  */
-export function startHeadless(name, script, env) {
+/**
+ * One collection as `--trace-gc` prints it: the heap before and after, MB. What the collections of a
+ * window freed is what the process allocated in it, less what it kept: unlike CPU time, the same work
+ * frees the same bytes on a busy machine as on a quiet one.
+ */
+const GC_LINE =
+  / ms: (?:Scavenge|Mark-Compact|Minor Mark-Sweep)(?: \(reduce\))? ([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
+
+export function startHeadless(name, script, env, { traceGc = false } = {}) {
   const file = new URL(script, ROOT);
   if (!existsSync(file)) throw new BenchFailure(`${script} is missing: run \`npm run build\` first`);
   // BENCH_PROFILE_DIR=dir: each app writes its CPU profiles into dir/<name>/ when it stops (open in Chrome
@@ -46,17 +54,29 @@ export function startHeadless(name, script, env) {
   };
   // A setting given as undefined is left to the app's own default (the api reads at the default level).
   for (const [key, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[key];
-  const child = spawn(process.execPath, [...profile, ...extra, file.pathname], {
+  const gcFlags = traceGc ? ['--trace-gc'] : [];
+  const child = spawn(process.execPath, [...profile, ...gcFlags, ...extra, file.pathname], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = [];
-  const keep = (chunk) => {
-    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
+  let collectedMiB = 0;
+  // Per stream: a chunk may end inside a line.
+  const keeper = () => {
+    let partial = '';
+    return (chunk) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop();
+      for (const line of parts) {
+        const gc = GC_LINE.exec(line);
+        if (gc) collectedMiB += Number(gc[1]) - Number(gc[2]);
+        else if (line) lines.push(line);
+      }
+      lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
+    };
   };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  child.stdout.on('data', keeper());
+  child.stderr.on('data', keeper());
   let exited = null;
   const gone = new Promise((resolve) =>
     child.once('exit', (code, signal) => resolve((exited = signal ?? code))),
@@ -67,6 +87,8 @@ export function startHeadless(name, script, env) {
     logs: () => lines.join('\n'),
     exited: () => exited,
     memory: () => memoryOf(child.pid),
+    /** MiB its collections freed so far: only when started with `traceGc`. */
+    collectedMiB: traceGc ? () => collectedMiB : undefined,
     async stop() {
       if (exited !== null) return;
       child.kill('SIGTERM');
@@ -79,8 +101,8 @@ export function startHeadless(name, script, env) {
 }
 
 /** An HTTP app started as its own process, once `readyPath` answers 200 on `port`. */
-export async function startApp(name, script, env, readyPath, port) {
-  const app = startHeadless(name, script, env);
+export async function startApp(name, script, env, readyPath, port, options = {}) {
+  const app = startHeadless(name, script, env, options);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -103,7 +125,7 @@ export async function startApp(name, script, env, readyPath, port) {
  * and unthrottled: the bench measures the rate limiter's cost, not its refusals. Each is pushed onto
  * `closers` as soon as it runs, so a failure stops what started.
  */
-export async function startSandboxAndApi(env, closers) {
+export async function startSandboxAndApi(env, closers, apiOptions = {}) {
   const ports = benchPorts();
   const sandbox = await startApp(
     'sandbox',
@@ -113,12 +135,12 @@ export async function startSandboxAndApi(env, closers) {
     ports.sandbox,
   );
   closers.push(() => sandbox.stop());
-  const api = await startApi('api', env, sandbox, ports.api, closers);
+  const api = await startApi('api', env, sandbox, ports.api, closers, apiOptions);
   return { sandbox, api };
 }
 
 /** One more api process (on `port`, named `name` in profiles and failures) beside the sandbox. */
-export async function startApi(name, env, sandbox, port, closers) {
+export async function startApi(name, env, sandbox, port, closers, options = {}) {
   const api = await startApp(
     name,
     'dist/apps/api/src/main.js',
@@ -132,6 +154,7 @@ export async function startApi(name, env, sandbox, port, closers) {
     },
     '/health/ready',
     port,
+    options,
   );
   closers.push(() => api.stop());
   return api;

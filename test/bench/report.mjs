@@ -26,6 +26,7 @@ const mib = (n) => `${fixed(n, 0)} MiB`;
 function reportRows(s) {
   const out = [`## ${s.name}`, ''];
   const cpu = s.rows.some((r) => typeof r.cpuUsPerRequest === 'number');
+  const heap = s.rows.some((r) => typeof r.heapKiBPerRequest === 'number');
   out.push(
     table(
       [
@@ -38,6 +39,7 @@ function reportRows(s) {
         'req/s vs bare',
         ...(s.kind === 'api-reads' ? ['req/s vs sandbox'] : ['req/s vs 1 consent']),
         ...(cpu ? ['server CPU µs/req'] : []),
+        ...(heap ? ['heap KiB/req'] : []),
       ],
       s.rows.map((r) => [
         r.label,
@@ -59,6 +61,7 @@ function reportRows(s) {
         ...(cpu
           ? [typeof r.cpuUsPerRequest === 'number' ? `${fixed(r.cpuUsPerRequest, 0)} (${r.cpuOf})` : '']
           : []),
+        ...(heap ? [typeof r.heapKiBPerRequest === 'number' ? fixed(r.heapKiBPerRequest, 1) : ''] : []),
       ]),
     ),
   );

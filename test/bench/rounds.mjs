@@ -33,14 +33,18 @@ export function failureOf(label, result) {
 }
 
 /**
- * targets: [{ key, label, baseUrl, paths, headers?, expectStatus? (200), bodyBytes?, cpu? }]. Returns one
+ * targets: [{ key, label, baseUrl, paths, headers?, expectStatus? (200), bodyBytes?, cpu?, collected? }]. Returns one
  * row per target: requests, req/s, pooled latencies and each round's req/s and p50; with `cpu` (a function
  * answering the serving process's CPU µs so far, see cpuMicros), also its CPU µs per request over the
- * measured phases.
+ * measured phases; with `collected` (MiB the process's collections freed so far, `collectedMiB`), the heap
+ * it allocated and let go per request.
  */
 export async function measureRounds({ load, options, progress }, targets) {
   const acc = new Map(
-    targets.map((t) => [t.key, { samples: [], completed: 0, elapsedMs: 0, rounds: [], cpuUs: 0 }]),
+    targets.map((t) => [
+      t.key,
+      { samples: [], completed: 0, elapsedMs: 0, rounds: [], cpuUs: 0, collectedMiB: 0 },
+    ]),
   );
   for (let round = 0; round < options.rounds; round += 1) {
     for (let i = 0; i < targets.length; i += 1) {
@@ -65,10 +69,12 @@ export async function measureRounds({ load, options, progress }, targets) {
         job.warmupRequests = 0;
       }
       const cpuBefore = t.cpu?.();
+      const collectedBefore = t.collected?.();
       const result = await load('load', job);
       if (result.errorCount > 0) throw failureOf(t.label, result);
       const a = acc.get(t.key);
       if (t.cpu) a.cpuUs += t.cpu() - cpuBefore;
+      if (t.collected) a.collectedMiB += t.collected() - collectedBefore;
       a.samples.push(result.samples);
       a.completed += result.completed;
       a.elapsedMs += result.elapsedMs;
@@ -98,6 +104,8 @@ export async function measureRounds({ load, options, progress }, targets) {
       latencyMs: latencyStats(all),
       rounds: a.rounds,
       cpuUsPerRequest: t.cpu ? a.cpuUs / a.completed : null,
+      // Approximate: a collection just after the window frees some of its garbage in the next one.
+      heapKiBPerRequest: t.collected ? (a.collectedMiB * 1024) / a.completed : null,
       cpuOf: t.cpuOf ?? null,
     };
   });

@@ -69,10 +69,13 @@ export async function apiReads({ load, options, progress }) {
 
   const closers = [];
   try {
-    const { sandbox, api } = await startSandboxAndApi(env, closers);
+    // Each app prints its collections (--trace-gc): the heap a read allocates, beside its CPU.
+    const { sandbox, api } = await startSandboxAndApi(env, closers, { traceGc: true });
     // /live in an api process of its own: its 200 KiB pages leave collection work that would otherwise fall
     // on whichever read came next in the same process, and its own CPU per request would miss it.
-    const apiLive = await startApi('api-live', env, sandbox, benchPorts().apiLive, closers);
+    const apiLive = await startApi('api-live', env, sandbox, benchPorts().apiLive, closers, {
+      traceGc: true,
+    });
 
     progress(`on-boarding a merchant with ${USERS} users and a connected bank`);
     const { auth } = await onboardMerchant(api.url, `bench ${new Date().toISOString()}`);
@@ -125,7 +128,11 @@ export async function apiReads({ load, options, progress }) {
     });
     // CPU per request: the api's, the baselines' and the sandbox's whole processes; bare Fastify's thread,
     // the bench's main thread (the load generator runs on worker threads).
-    const processCpu = (app) => ({ cpu: () => cpuMicros(app.pid), cpuOf: 'process' });
+    const processCpu = (app) => ({
+      cpu: () => cpuMicros(app.pid),
+      cpuOf: 'process',
+      ...(app.collectedMiB ? { collected: app.collectedMiB } : {}),
+    });
     const bareCpu = { cpu: () => cpuMicros(process.pid, process.pid), cpuOf: 'thread' };
     // The hot reads (accounts, users) also against Nest reading Postgres, and as conditional reads.
     const reads = (key, label, path, { hot = false, served = api } = {}) =>
