@@ -9,7 +9,7 @@ import type { Caller } from './caller.js';
 export interface RequestContext {
   /** The request's `x-request-id` (its `meta.tracingId`), or a job's own id. */
   readonly requestId: string;
-  /** Set by the authentication guard; absent on public routes and for jobs. */
+  /** Set by the access hook; absent on public routes and for jobs. */
   caller?: Caller;
   /**
    * What a job works on, once it knows (a sync names its merchant and institution when it claims its

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Caller, TenantCaller } from '#libs/context';
 
-/** Where the authentication guard puts the request's caller (passport's `property`). */
+/** Where the access hook puts the request's caller (libs/http registerAccess). */
 export interface RequestWithPrincipal {
   principal?: Caller;
 }
@@ -13,7 +13,7 @@ function callerOf(context: ExecutionContext): Caller {
   return caller;
 }
 
-/** The authenticated caller of this request, of any kind (set by the global authentication guard). */
+/** The authenticated caller of this request, of any kind (set by the access hook). */
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) =>
   callerOf(context),
 );

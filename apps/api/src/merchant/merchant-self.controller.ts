@@ -15,7 +15,7 @@ import { ApiKeyOutput, CreatedApiKeyOutput, MerchantOutput } from '../common/out
 import { keysetPage, listEnvelope } from '../common/paging.js';
 import { UpdateOwnMerchantInput } from './inputs/update-own-merchant.input.js';
 
-/** Merchant-only routes: the guard lets no other kind through; a session here would be a wiring bug. */
+/** Merchant-only routes: the access hook lets no other kind through; a session here would be a wiring bug. */
 function merchantOf(caller: TenantCaller): MerchantCaller {
   if (caller.kind !== 'merchant') throw new DomainError(ErrorCode.FORBIDDEN, 'A merchant API key only.');
   return caller;
