@@ -22,18 +22,7 @@ export function call(baseUrl, method, path, headers = {}, body, { form = false }
         headers: payload ? { ...headers, 'content-type': contentType } : headers,
       },
       (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, headers: res.headers, text, body: json });
-        });
+        collectAnswer(res, resolve);
         res.on('error', reject);
       },
     );
@@ -64,4 +53,23 @@ export async function inParallel(count, width, task) {
     }),
   );
   return results;
+}
+
+/**
+ * Reads a response to its end, then calls `onEnd` with its status, headers, text and JSON (undefined when
+ * the text is empty or not JSON). The bench's helpers and the soak's client both read answers so.
+ */
+export function collectAnswer(res, onEnd) {
+  const chunks = [];
+  res.on('data', (c) => chunks.push(c));
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    onEnd({ status: res.statusCode, headers: res.headers, text, body });
+  });
 }

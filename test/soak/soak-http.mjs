@@ -3,6 +3,7 @@
 import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import { URLSearchParams } from 'node:url';
+import { collectAnswer } from '../bench/http-helpers.mjs';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 export const REQUEST_TIMEOUT_MS = 20_000;
@@ -25,18 +26,7 @@ export function request(baseUrl, method, path, { headers = {}, body, form = fals
       }
     };
     const req = http.request(new URL(path, baseUrl), { method, agent, headers: all }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        done({ status: res.statusCode, headers: res.headers, text, body: json });
-      });
+      collectAnswer(res, done);
       res.on('error', (error) => done({ error: classify(error) }));
     });
     req.setTimeout(timeoutMs ?? REQUEST_TIMEOUT_MS, () => {
