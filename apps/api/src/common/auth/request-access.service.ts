@@ -70,12 +70,12 @@ export class RequestAccessService implements AccessPolicy {
         : token.startsWith(SESSION_TOKEN_PREFIX)
           ? AuthKind.UserSession
           : AuthKind.Operator;
-      caller = await this.verifiers[kind].validate(request);
-      if (!caller) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credentials.');
+      // A strategy that answers no caller refuses the token: the access hook answers 401.
+      caller = (await this.verifiers[kind].validate(request)) ?? undefined;
     }
     // Whatever runs for this request from here on (logs, upstream calls) knows who it acts for.
     const running = currentContext();
-    if (running) running.caller = caller;
+    if (running && caller) running.caller = caller;
     return caller;
   }
 
