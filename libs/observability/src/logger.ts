@@ -23,6 +23,14 @@ interface RequestLike {
   socket?: { remoteAddress?: string };
 }
 
+/**
+ * The most bytes of log lines stdout is sent in one write. Lines logged while a write is under way are
+ * appended to the chunk that waits, and sonic-boom measures that chunk's byte length at every line, which
+ * copies it whole: with its default (16 KiB) an access-log line cost ~10 KiB of garbage under load
+ * (docs/benchmarks.md, "API reads"); at 4 KiB about 4, still ~14 lines a write.
+ */
+const LOG_WRITE_BYTES = 4096;
+
 /** JSON logs; every object, message and argument logged passes through {@link redact}. */
 export function createLogger(options: LoggerOptions): AppLogger {
   const logger = pino(
@@ -73,7 +81,8 @@ export function createLogger(options: LoggerOptions): AppLogger {
         err: (err: unknown) => err,
       },
     },
-    options.destination,
+    // pino's own default (stdout, asynchronous, flushed at exit), with smaller writes.
+    options.destination ?? pino.destination({ dest: 1, sync: false, maxWrite: LOG_WRITE_BYTES }),
   );
   // Child bindings (log.child({ … })) pass neither through `formatters.log` nor the hooks. Children
   // inherit from their parent, so this one wrapper covers grandchildren too.

@@ -130,10 +130,12 @@ export function redactText(text: string): string {
 }
 
 /** Returns a redacted deep copy; never mutates its input (it may be a live request object). */
-export function redact(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+export function redact(value: unknown, depth = 0, visited?: WeakSet<object>): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth > 8) return '[Truncated]';
+  // Made here, not as a default: most values logged (a message, an id) are strings.
+  const seen = visited ?? new WeakSet<object>();
   if (seen.has(value)) return '[Circular]';
   seen.add(value);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, seen));

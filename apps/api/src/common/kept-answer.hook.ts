@@ -5,6 +5,7 @@ import {
   ConditionalGet,
   type ConditionalRequest,
   type RequestWithPrincipal,
+  sendKeptAnswer,
   type SplitAnswer,
   WithRouteConfig,
 } from '#libs/http';
@@ -29,7 +30,7 @@ export const KeptAnswer = () => applyDecorators(ConditionalGet(), WithRouteConfi
  * While it is kept, the same read by the same kind of caller is answered from those bytes with its own
  * tracingId, before Nest: no query validation, no read, no serialisation, no hash. A preHandler hook
  * registered after the access hook, so the credentials, the kind, CORS and the rate limit are decided
- * first, as for every request; a 304 then costs little more than those.
+ * first, as for every request; a 304 then costs little more than those, its body never put together.
  */
 export function registerKeptAnswers(fastify: FastifyInstance, cache: ReadCache): void {
   fastify.addHook(
@@ -45,13 +46,7 @@ export function registerKeptAnswers(fastify: FastifyInstance, cache: ReadCache):
       // A session may read only its own user: its answers are kept apart from its merchant's.
       const key = `answer:${caller.kind === 'user-session' ? caller.userId : ''}:${request.url}`;
       const kept = cache.peek<SplitAnswer>(merchantId, key);
-      if (kept) {
-        request.conditional = { etag: kept.etag };
-        void reply
-          .type('application/json; charset=utf-8')
-          .send(Buffer.concat([kept.head, Buffer.from(String(request.id)), kept.tail]));
-        return;
-      }
+      if (kept) return sendKeptAnswer(request, reply, kept);
       request.conditional = {
         served: (answer) =>
           cache.keep(

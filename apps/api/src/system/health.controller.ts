@@ -31,13 +31,14 @@ export class HealthController {
     private readonly receiver: ReceiverHealthIndicator,
   ) {}
 
-  /** The process is up and its event loop answers; no dependency is consulted. */
+  /**
+   * The process is up and its event loop answers; no dependency is consulted, so there is nothing for
+   * Terminus to run (its check of no indicators answers exactly this).
+   */
   @Get('live')
   @ApiOkResponse({ type: HealthResultOutput })
-  @ApiServiceUnavailableResponse(NOT_READY)
-  @HealthCheck({ swaggerDocumentation: false })
-  async live(): Promise<HealthResultOutput> {
-    return healthOutput(await this.health.check([]));
+  live(): HealthResultOutput {
+    return { status: 'ok', details: {} };
   }
 
   /**
