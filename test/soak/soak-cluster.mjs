@@ -64,8 +64,14 @@ class Role {
     const started = Date.now();
     await this.proc.stop();
     const ms = Date.now() - started;
+    // With its last lines: a stop that overran its budget says which step it was stuck in.
     if (this.proc.exited() === 'SIGKILL' || ms > STOP_BOUND_MS)
-      this.slowStops.push({ at: new Date().toISOString(), ms, how: String(this.proc.exited()) });
+      this.slowStops.push({
+        at: new Date().toISOString(),
+        ms,
+        how: String(this.proc.exited()),
+        lines: this.proc.logs().split('\n').slice(-6),
+      });
     this.keepLogs();
   }
 

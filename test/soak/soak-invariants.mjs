@@ -391,7 +391,9 @@ export function processRows(cluster) {
     details: sample(crashes),
   });
   const slow = cluster.roles.flatMap((r) =>
-    r.slowStops.map((s) => `${r.name} at ${s.at}: ${s.ms} ms, ${s.how}`),
+    r.slowStops.map((s) =>
+      [`${r.name} at ${s.at}: ${s.ms} ms, ${s.how}; its last lines:`, ...s.lines].join('\n'),
+    ),
   );
   rows.push({
     invariant: 'every SIGTERM stop within 10 s, without SIGKILL',

@@ -104,14 +104,19 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
       );
     }
     const redisUp = client?.status === 'ready';
-    for (const { job, token } of left) {
-      const released =
-        redisUp &&
-        (await bounded(
-          job.moveToWait(token).then(() => true),
-          1_000,
-        )) === true;
-      if (released) {
+    // All at once: one by one, a Redis that stops answering would cost a second per job, past the budget.
+    const released = await Promise.all(
+      left.map(
+        async ({ job, token }) =>
+          redisUp &&
+          (await bounded(
+            job.moveToWait(token).then(() => true),
+            1_000,
+          )) === true,
+      ),
+    );
+    for (const [i, { job }] of left.entries()) {
+      if (released[i]) {
         this.logger.info({ queue: this.queue, job: job.name, jobId: job.id }, 'job handed back to the queue');
       } else {
         const lockMs = worker.opts.lockDuration ?? 30_000;
