@@ -14,8 +14,9 @@ import { parseArgs } from 'node:util';
 import { CLAIM_LEASE_SECONDS } from '../../dist/libs/domain/payments/src/payment-claim-lease.js';
 import { startCluster } from './soak-cluster.mjs';
 import { AnswerLog } from './soak-http.mjs';
-import { checkInvariants, processRows, unsettled } from './soak-invariants.mjs';
+import { checkInvariants, unsettled } from './soak-invariants.mjs';
 import { Load, seededRandom } from './soak-load.mjs';
+import { processRows } from './soak-process-rows.mjs';
 
 const started = Date.now();
 const { values } = parseArgs({

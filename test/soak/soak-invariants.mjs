@@ -5,19 +5,11 @@ import { Buffer } from 'node:buffer';
 import { SANDBOX_ADMIN_TOKEN, SYNC_RUNS_KEPT } from './soak-cluster.mjs';
 import { request } from './soak-http.mjs';
 import { VRP_LIMITS } from './soak-load.mjs';
+import { sample } from './soak-process-rows.mjs';
 
 const APP_ID = '00000000-0000-4000-8000-000000000001';
 const APP_SECRET = 'sandbox-secret';
 const FINAL_PAYMENT = ['COMPLETED', 'FAILED', 'DECLINED', 'REJECTED', 'EXPIRED'];
-/**
- * RSS a process that ran the whole load may end with: twice its warmed-up figure or that plus 256 MiB,
- * whichever is more (caches fill to their bounds early in a run; a leak keeps going).
- */
-const RSS_GROWTH_FACTOR = 2;
-const RSS_GROWTH_MIB = 256;
-const sample = (list, n = 12) =>
-  list.length > n ? [...list.slice(0, n), `… ${list.length - n} more`] : list;
-
 /** Every merchant event of a merchant since its endpoint existed, by id. */
 async function merchantEvents(load, merchant) {
   return load.db(
@@ -372,51 +364,5 @@ export async function checkInvariants({ load, cluster, answers, sandboxDeliverie
     load.givenUp.length === 0,
     load.givenUp.map((g) => `${g.what}: ${g.status} ${g.body ?? g.after ?? ''}`),
   );
-  return rows;
-}
-
-/** Rows about the processes themselves: none died unasked, every stop was graceful, RSS. */
-export function processRows(cluster) {
-  const rows = [];
-  const crashes = cluster.roles.flatMap((r) =>
-    r.exitsUnasked.map(
-      (e) => `${r.name} exited ${e.exit} at ${e.at}: ${e.logs.split('\n').slice(-3).join(' | ')}`,
-    ),
-  );
-  rows.push({
-    invariant: 'no process exits unasked',
-    expected: '0',
-    observed: String(crashes.length),
-    ok: crashes.length === 0,
-    details: sample(crashes),
-  });
-  const slow = cluster.roles.flatMap((r) =>
-    r.slowStops.map((s) =>
-      [`${r.name} at ${s.at}: ${s.ms} ms, ${s.how}; its last lines:`, ...s.lines].join('\n'),
-    ),
-  );
-  rows.push({
-    invariant: 'every SIGTERM stop within 10 s, without SIGKILL',
-    expected: '0 slow',
-    observed: `${slow.length} slow`,
-    ok: slow.length === 0,
-    details: sample(slow),
-  });
-  for (const role of cluster.roles) {
-    // A process that ran the whole load must not grow past its bound; a restarted one is a new process
-    // (its start figure is its first incarnation's), so it is only reported.
-    const bound =
-      role.rssStart === null
-        ? null
-        : Math.max(role.rssStart * RSS_GROWTH_FACTOR, role.rssStart + RSS_GROWTH_MIB);
-    const compared = !role.restarts && bound !== null && role.rssEnd !== null;
-    rows.push({
-      invariant: `RSS ${role.name}${role.restarts ? ` (restarted ×${role.restarts})` : ''}`,
-      expected: compared ? `≤ ${Math.round(bound)} MiB at end` : 'reported',
-      observed: `${role.rssStart ?? '?'} MiB at start, ${role.rssEnd ?? '?'} MiB at end`,
-      ok: !compared || role.rssEnd <= bound,
-      details: compared ? [`grew ${role.rssEnd - role.rssStart} MiB`] : [],
-    });
-  }
   return rows;
 }
