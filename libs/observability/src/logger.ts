@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { currentContext } from '#libs/context';
+import { batchedStdout } from './log-destination.js';
 import { isoTime } from './log-time.js';
 import { isAlreadyRedacted, redact } from './redact.js';
 import { traceFields } from './trace-context.js';
@@ -22,14 +23,6 @@ interface RequestLike {
   headers?: Record<string, unknown>;
   socket?: { remoteAddress?: string };
 }
-
-/**
- * The most bytes of log lines stdout is sent in one write. Lines logged while a write is under way are
- * appended to the chunk that waits, and sonic-boom measures that chunk's byte length at every line, which
- * copies it whole: with its default (16 KiB) an access-log line cost ~10 KiB of garbage under load
- * (docs/benchmarks.md, "API reads"); at 4 KiB about 4, still ~14 lines a write.
- */
-const LOG_WRITE_BYTES = 4096;
 
 /** JSON logs; every object, message and argument logged passes through {@link redact}. */
 export function createLogger(options: LoggerOptions): AppLogger {
@@ -81,8 +74,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
         err: (err: unknown) => err,
       },
     },
-    // pino's own default (stdout, asynchronous, flushed at exit), with smaller writes.
-    options.destination ?? pino.destination({ dest: 1, sync: false, maxWrite: LOG_WRITE_BYTES }),
+    options.destination ?? batchedStdout(),
   );
   // Child bindings (log.child({ … })) pass neither through `formatters.log` nor the hooks. Children
   // inherit from their parent, so this one wrapper covers grandchildren too.
