@@ -33,14 +33,14 @@ if (ending === 'never') setInterval(() => {}, 1000);
 function run(
   bursts: Burst[],
   ending: Ending,
-): { child: ChildProcess; stdout: () => string; ended: Promise<void> } {
+): { child: ChildProcess; stdout: () => string; ended: Promise<number | null> } {
   const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], {
     env: { ...process.env, LOGGER, PLAN: JSON.stringify({ bursts, ending }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const ended = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { child, stdout: () => out, ended };
 }
 
@@ -81,6 +81,13 @@ describe('logging: lines on stdout', () => {
     },
     propertyTimeout(120_000),
   );
+
+  it('goes on, and ends as it would, when whoever read its stdout goes away', async () => {
+    const bursts = Array.from({ length: 20 }, () => ({ lines: 50, size: 200, pauseMs: 20 }));
+    const { child, ended } = run(bursts, 'natural');
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    expect(await ended).toBe(0);
+  });
 
   it('writes a lone line while the process goes on, without waiting for a batch to fill', async () => {
     const { child, stdout, ended } = run([{ lines: 1, size: 10, pauseMs: 0 }], 'never');

@@ -9,6 +9,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 const MAX_REQUESTS = 200_000;
 const MAX_PHASE_MS = 30_000;
 const MAX_CONNECTIONS = 64;
+const MAX_RATE = 100_000;
 /** A body kept for an error message is cut here. */
 const SNIPPET_BYTES = 300;
 
@@ -52,7 +53,9 @@ function request(agent, target, path, headers, timeoutMs, method = 'GET', body =
 
 /**
  * `connections` workers share one request counter and stop at `maxRequests` requests or `durationMs`,
- * whichever comes first. Request i asks for paths[i % paths.length] (a path, or { path, headers }). The first unexpected status stops
+ * whichever comes first. With `ratePerSecond`, request i is sent no earlier than i / rate seconds after
+ * the start (an even pace, as long as the server keeps up); without, each worker sends its next request
+ * as soon as the last is answered. Request i asks for paths[i % paths.length] (a path, or { path, headers }). The first unexpected status stops
  * the phase (it would fail the run anyway); network errors stop it after `maxErrors`.
  */
 async function phase(agent, target, job, maxRequests, durationMs, record) {
@@ -68,10 +71,15 @@ async function phase(agent, target, job, maxRequests, durationMs, record) {
   };
   const started = performance.now();
   const deadline = started + durationMs;
+  const intervalMs = job.ratePerSecond ? 1000 / job.ratePerSecond : 0;
   const loop = async () => {
     while (!state.stop && state.issued < maxRequests && performance.now() < deadline) {
-      const { path, headers, method, body } = job.targets[state.issued % job.targets.length];
+      const slot = state.issued;
+      const { path, headers, method, body } = job.targets[slot % job.targets.length];
       state.issued += 1;
+      const early = started + slot * intervalMs - performance.now();
+      if (early >= 1) await new Promise((resolve) => setTimeout(resolve, early));
+      if (performance.now() >= deadline) break;
       const r = await request(agent, target, path, headers, job.timeoutMs, method, body);
       if (r.error || r.status !== job.expectStatus) {
         state.errorCount += 1;
@@ -118,6 +126,7 @@ function normalise(job) {
     warmupMs: clamp(job.warmupMs ?? 0, 0, MAX_PHASE_MS),
     timeoutMs: clamp(job.timeoutMs ?? 10_000, 100, MAX_PHASE_MS),
     expectStatus: job.expectStatus ?? 200,
+    ratePerSecond: job.ratePerSecond ? clamp(job.ratePerSecond, 1, MAX_RATE) : 0,
     maxErrors: clamp(job.maxErrors ?? 10, 1, 1000),
   };
 }

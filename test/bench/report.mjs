@@ -22,6 +22,13 @@ function table(headers, rows) {
 
 const mib = (n) => `${fixed(n, 0)} MiB`;
 
+/** Whose CPU a figure is, and at what pace it was read: a pace the server fell behind is shown. */
+function cpuBasis(r) {
+  if (!r.cpuAtRate) return r.cpuOf;
+  const kept = r.cpuPaceKept < 0.95 ? `, kept ${fixed(r.cpuPaceKept * 100, 0)}%` : '';
+  return `${r.cpuOf}, ${r.cpuAtRate}/s${kept}`;
+}
+
 /** The request-rate scenarios that start their own processes: rows, ratios and memory. */
 function reportRows(s) {
   const out = [`## ${s.name}`, ''];
@@ -59,7 +66,7 @@ function reportRows(s) {
             ? `${times(r.ratioToSandbox.rpsMedianOfRounds)}`
             : '',
         ...(cpu
-          ? [typeof r.cpuUsPerRequest === 'number' ? `${fixed(r.cpuUsPerRequest, 0)} (${r.cpuOf})` : '']
+          ? [typeof r.cpuUsPerRequest === 'number' ? `${fixed(r.cpuUsPerRequest, 0)} (${cpuBasis(r)})` : '']
           : []),
         ...(heap ? [typeof r.heapKiBPerRequest === 'number' ? fixed(r.heapKiBPerRequest, 1) : ''] : []),
       ]),

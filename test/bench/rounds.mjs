@@ -20,6 +20,64 @@ export function cpuMicros(pid, tid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
 }
 
+/** How long each round's paced phase lasts: long enough for the CPU clock's 10 ms ticks to be fine. */
+const PACED_MS = 2_000;
+/** Unmeasured pacing before each measured phase: the server settles into the pace. */
+const PACED_LEAD_IN_MS = 300;
+/** A process counts as settled after the full-speed rounds once it uses less than this CPU a second. */
+const SETTLED_CPU_US_PER_S = 10_000;
+const SETTLE_LIMIT_MS = 10_000;
+
+/**
+ * The servers' CPU and heap per request at an even `rate` of requests a second, in rounds of their own
+ * after the full-speed ones. A server's cost per request depends on how hard it is pushed (a saturated
+ * one answers many sockets per wake-up; one that waits on its client wakes for each), so servers of
+ * different speeds compare only at the same pace, one all of them keep up with. The full-speed rounds
+ * leave garbage that a process collects for seconds after (V8's memory reducer): these rounds start once
+ * every process has gone quiet, so no server pays for another phase's requests.
+ */
+async function pacedRounds({ load, options, progress }, targets, rateOf, acc) {
+  progress('waiting for the servers to go quiet before the paced rounds');
+  const deadline = Date.now() + SETTLE_LIMIT_MS;
+  for (const t of targets) {
+    for (;;) {
+      const before = t.cpu();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      if (t.cpu() - before < SETTLED_CPU_US_PER_S || Date.now() > deadline) break;
+    }
+  }
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (let i = 0; i < targets.length; i += 1) {
+      const t = targets[(i + round) % targets.length];
+      const rate = rateOf(t);
+      progress(`paced round ${round + 1}/${options.rounds}: ${t.label} at ${rate} req/s`);
+      const job = {
+        baseUrl: t.baseUrl,
+        paths: t.paths,
+        headers: t.headers ?? {},
+        expectStatus: t.expectStatus ?? 200,
+        connections: options.connections,
+        ratePerSecond: rate,
+        warmupRequests: 0,
+      };
+      const leadIn = await load('load', { ...job, durationMs: PACED_LEAD_IN_MS });
+      if (leadIn.errorCount > 0) throw failureOf(t.label, leadIn);
+      const slots = Math.round((rate * PACED_MS) / 1000);
+      const cpuBefore = t.cpu();
+      const collectedBefore = t.collected?.() ?? 0;
+      // Time to spare for the last slots: a server that cannot keep the pace is cut off at 1.5× the phase.
+      const result = await load('load', { ...job, durationMs: PACED_MS * 1.5, requests: slots });
+      if (result.errorCount > 0) throw failureOf(t.label, result);
+      const a = acc.get(t.key);
+      a.cpuUs += t.cpu() - cpuBefore;
+      a.collectedMiB += (t.collected?.() ?? 0) - collectedBefore;
+      a.pacedRequests += result.completed;
+      // What the pace asked for over the time the phase took: more than was answered when it fell behind.
+      a.pacedSlots += Math.max(result.completed, (rate * result.elapsedMs) / 1000);
+    }
+  }
+}
+
 export function failureOf(label, result) {
   const e = result.errors[0];
   const what = e
@@ -40,10 +98,20 @@ export function failureOf(label, result) {
  * it allocated and let go per request.
  */
 export async function measureRounds({ load, options, progress }, targets) {
+  const rateOf = (t) => t.cpuRate ?? options.cpuRate;
   const acc = new Map(
     targets.map((t) => [
       t.key,
-      { samples: [], completed: 0, elapsedMs: 0, rounds: [], cpuUs: 0, collectedMiB: 0 },
+      {
+        samples: [],
+        completed: 0,
+        elapsedMs: 0,
+        rounds: [],
+        cpuUs: 0,
+        collectedMiB: 0,
+        pacedRequests: 0,
+        pacedSlots: 0,
+      },
     ]),
   );
   for (let round = 0; round < options.rounds; round += 1) {
@@ -68,13 +136,16 @@ export async function measureRounds({ load, options, progress }, targets) {
         if (warm.errorCount > 0) throw failureOf(t.label, warm);
         job.warmupRequests = 0;
       }
-      const cpuBefore = t.cpu?.();
-      const collectedBefore = t.collected?.();
+      const paced = Boolean(t.cpu && rateOf(t));
+      const cpuBefore = paced ? undefined : t.cpu?.();
+      const collectedBefore = paced ? undefined : t.collected?.();
       const result = await load('load', job);
       if (result.errorCount > 0) throw failureOf(t.label, result);
       const a = acc.get(t.key);
-      if (t.cpu) a.cpuUs += t.cpu() - cpuBefore;
-      if (t.collected) a.collectedMiB += t.collected() - collectedBefore;
+      if (!paced) {
+        if (t.cpu) a.cpuUs += t.cpu() - cpuBefore;
+        if (t.collected) a.collectedMiB += t.collected() - collectedBefore;
+      }
       a.samples.push(result.samples);
       a.completed += result.completed;
       a.elapsedMs += result.elapsedMs;
@@ -84,6 +155,8 @@ export async function measureRounds({ load, options, progress }, targets) {
       });
     }
   }
+  const paced = targets.filter((t) => t.cpu && rateOf(t));
+  if (paced.length > 0) await pacedRounds({ load, options, progress }, paced, rateOf, acc);
   return targets.map((t) => {
     const a = acc.get(t.key);
     const all = new Float64Array(a.completed);
@@ -103,10 +176,14 @@ export async function measureRounds({ load, options, progress }, targets) {
       rps: (a.completed * 1000) / a.elapsedMs,
       latencyMs: latencyStats(all),
       rounds: a.rounds,
-      cpuUsPerRequest: t.cpu ? a.cpuUs / a.completed : null,
+      cpuUsPerRequest: t.cpu ? a.cpuUs / (a.pacedRequests || a.completed) : null,
       // Approximate: a collection just after the window frees some of its garbage in the next one.
-      heapKiBPerRequest: t.collected ? (a.collectedMiB * 1024) / a.completed : null,
+      heapKiBPerRequest: t.collected ? (a.collectedMiB * 1024) / (a.pacedRequests || a.completed) : null,
       cpuOf: t.cpuOf ?? null,
+      // The CPU and heap figures' load: req/s paced (and the share of its slots answered in time), or
+      // null when they were read at full speed.
+      cpuAtRate: a.pacedRequests ? (t.cpuRate ?? options.cpuRate) : null,
+      cpuPaceKept: a.pacedSlots ? a.pacedRequests / a.pacedSlots : null,
     };
   });
 }

@@ -3,7 +3,8 @@
 // Speed is measured here, never asserted in tests. Every figure worth quoting is a ratio against a
 // baseline measured in the same run on the same machine; absolute numbers are printed for context only.
 //
-// Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --rounds N (5), --duration MS per target per
+// Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --cpu-rate N (0:
+// the api reads' CPU and heap per request read at full speed; N: in rounds of their own at N req/s), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
 // upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
@@ -58,6 +59,7 @@ function readOptions() {
     options: {
       connections: { type: 'string', default: '4' },
       'api-connections': { type: 'string', default: '50' },
+      'cpu-rate': { type: 'string', default: '0' },
       rounds: { type: 'string', default: '5' },
       duration: { type: 'string', default: '1000' },
       warmup: { type: 'string', default: '1500' },
@@ -76,6 +78,7 @@ function readOptions() {
   return {
     connections: int('connections', values.connections, 1, 64),
     apiConnections: int('api-connections', values['api-connections'], 1, 64),
+    cpuRate: int('cpu-rate', values['cpu-rate'], 0, 100_000),
     rounds: int('rounds', values.rounds, 1, 10),
     durationMs: int('duration', values.duration, 100, 10_000),
     warmupMs: int('warmup', values.warmup, 0, 10_000),

@@ -21,10 +21,21 @@ export function batchedStdout(): DestinationStream {
     contentMode: 'buffer',
     minLength: LOG_BATCH_BYTES,
     maxWrite: LOG_WRITE_BYTES,
-    periodicFlush: LOG_FLUSH_MS,
   });
+  // Not sonic-boom's periodicFlush: that writes (an empty buffer, through the thread pool) every period
+  // even when nothing was logged. A timer armed by the first line after the last flush costs an idle
+  // process nothing.
+  let flushTimer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    flushTimer = undefined;
+    // Ended (at exit) or gone (a closed pipe): nothing to write to, and flush would throw.
+    if (!(stream as unknown as { destroyed: boolean }).destroyed) stream.flush();
+  };
   // In buffer mode sonic-boom counts and joins Buffers; pino hands it strings.
   const write = stream.write.bind(stream) as unknown as (bytes: Buffer) => boolean;
-  stream.write = (line: string) => write(Buffer.from(line));
+  stream.write = (line: string) => {
+    flushTimer ??= setTimeout(flush, LOG_FLUSH_MS).unref();
+    return write(Buffer.from(line));
+  };
   return stream;
 }

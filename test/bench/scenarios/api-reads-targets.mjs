@@ -29,6 +29,9 @@ export async function settledMemory(apps) {
 export function readTargets(byKey, connections, memory) {
   const cpu = (key, base, field, limit, target) => {
     const ratio = byKey[key]?.[field]?.cpu;
+    const rate = byKey[key]?.cpuAtRate;
+    // A server that fell behind the pace was read saturated, where a request costs it less.
+    const behind = [key, base].filter((k) => byKey[k]?.cpuPaceKept < 0.95);
     return {
       key: `${key}:${base}`,
       target: `${target}: ${key} CPU/request ≤ ×${limit} of ${base}`,
@@ -36,7 +39,7 @@ export function readTargets(byKey, connections, memory) {
       figure:
         ratio === undefined
           ? ''
-          : `×${ratio.toFixed(2)} (${byKey[key].cpuUsPerRequest.toFixed(1)} vs ${byKey[base].cpuUsPerRequest.toFixed(1)} µs)`,
+          : `×${ratio.toFixed(2)} (${byKey[key].cpuUsPerRequest.toFixed(1)} vs ${byKey[base].cpuUsPerRequest.toFixed(1)} µs${rate ? ` at ${rate} req/s` : ''}${behind.length ? `; ${behind.join(' and ')} fell behind that pace` : ''})`,
     };
   };
   const p99 = (key) => {
