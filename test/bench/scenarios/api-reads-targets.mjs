@@ -31,7 +31,9 @@ export function readTargets(byKey, connections, memory) {
     const ratio = byKey[key]?.[field]?.cpu;
     const rate = byKey[key]?.cpuAtRate;
     // A server that fell behind the pace was read saturated, where a request costs it less.
-    const behind = [key, base].filter((k) => byKey[k]?.cpuPaceKept < 0.95);
+    const behind = [key, base].filter(
+      (k) => typeof byKey[k]?.cpuPaceKept === 'number' && byKey[k].cpuPaceKept < 0.95,
+    );
     return {
       key: `${key}:${base}`,
       target: `${target}: ${key} CPU/request ≤ ×${limit} of ${base}`,
