@@ -81,6 +81,9 @@ interface Bucket {
   lastSecondHits: number;
 }
 
+/** A bucket with no tokens in hand, or whose window ended, must lease from Redis before it counts a hit. */
+const needsLease = (bucket: Bucket, now: number) => bucket.endsAt <= now || bucket.tokens === 0;
+
 @Injectable()
 export class RateLimiterService implements OnModuleDestroy {
   private readonly prefix: string;
@@ -164,7 +167,7 @@ export class RateLimiterService implements OnModuleDestroy {
         if (b.endsAt > now && b.tokens === 0 && b.used >= limit && !b.lease) {
           return { allowed: false, limit, remaining: 0, resetSeconds: seconds(b.endsAt - now) };
         }
-        if (b.endsAt <= now || b.tokens === 0) short = true;
+        if (needsLease(b, now)) short = true;
       }
       if (!short) {
         let tightest = Infinity;
@@ -181,9 +184,7 @@ export class RateLimiterService implements OnModuleDestroy {
           resetSeconds: seconds(endsAt - now),
         };
       }
-      await Promise.all(
-        buckets.filter((b) => b.endsAt <= now || b.tokens === 0).map((b) => this.leaseFor(b, limit)),
-      );
+      await Promise.all(buckets.filter((b) => needsLease(b, now)).map((b) => this.leaseFor(b, limit)));
     }
   }
 
