@@ -99,7 +99,14 @@ export function report(summary) {
   for (const s of summary.scenarios) {
     out.push('');
     if (
-      ['consent-expiry', 'transaction-changes', 'reconcile', 'tracing-overhead', 'isolation'].includes(s.kind)
+      [
+        'consent-expiry',
+        'transaction-changes',
+        'reconcile',
+        'tracing-overhead',
+        'isolation',
+        'lanes',
+      ].includes(s.kind)
     ) {
       out.push(`## ${s.name}`, '', ...s.notes);
       continue;

@@ -7,7 +7,7 @@
 // the api reads' CPU and heap per request read at full speed; N: in rounds of their own at N req/s), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
 // --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
-// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation; all by default), --targets key,key (api-reads only: just these
+// upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation, lanes; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), and api-reads' minimal Nest baselines on BENCH_NEST_PORT
 // (3101) and BENCH_NEST_PG_PORT (3102, the one reading Postgres), and its /live api on BENCH_API_LIVE_PORT (3103), so a bench can run beside `npm start`.
@@ -22,6 +22,7 @@ import { apiReads } from './scenarios/api-reads.mjs';
 import { consentExpiryBench } from './scenarios/consent-expiry.mjs';
 import { eventsBench } from './scenarios/events.mjs';
 import { isolationBench } from './scenarios/isolation.mjs';
+import { lanesBench } from './scenarios/lanes.mjs';
 import { reconcileBench } from './scenarios/reconcile.mjs';
 import { sandboxRotation } from './scenarios/sandbox-rotation.mjs';
 import { BenchFailure, sandboxTransactionPage } from './scenarios/sandbox-transactions.mjs';
@@ -45,6 +46,7 @@ const SCENARIOS = [
   'reconcile',
   'tracing-overhead',
   'isolation',
+  'lanes',
 ];
 
 const int = (name, value, lo, hi) => {
@@ -179,6 +181,7 @@ async function main() {
       reconcile: () => reconcileBench(context),
       'tracing-overhead': () => tracingOverhead(context),
       isolation: () => isolationBench(context),
+      lanes: () => lanesBench(context),
     };
     for (const name of SCENARIOS) {
       if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());

@@ -1,5 +1,5 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
-import type { OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import { Backoffs, type Job, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '#libs/config';
 import { jobRequestId, runInContext } from '#libs/context';
@@ -14,6 +14,7 @@ import {
   type JobResult,
   type QueueName,
 } from './job-catalogue.js';
+import { BULK_QUEUES, LaneGovernor } from './lanes.js';
 import { queueClient } from './queue-connection.js';
 
 /** One handler per job name of the queue, typed by the catalogue. */
@@ -30,6 +31,8 @@ export type JobHandlers<Q extends QueueName> = {
 export abstract class JobProcessor<Q extends QueueName> extends WorkerHost implements OnApplicationBootstrap {
   abstract readonly queue: Q;
   protected abstract readonly handlers: JobHandlers<Q>;
+  /** The process's lanes: bulk queues give way while work someone waits for runs. */
+  @Inject(LaneGovernor) private readonly lanes!: LaneGovernor;
   /** The jobs this process is running, with the lock token that lets it hand them back at shutdown. */
   private readonly running = new Map<string, { job: Job; token?: string }>();
   private connectionErrors: ((error: Error) => void) | undefined;
@@ -48,7 +51,13 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
 
   onApplicationBootstrap(): Promise<void> | void {
     // @Processor options are static; concurrency comes from configuration.
-    this.worker.concurrency = this.processorConfig.sync.workerConcurrency;
+    this.worker.concurrency = this.concurrency(this.processorConfig);
+    if (BULK_QUEUES.has(this.queue)) this.lanes.addBulkWorker(this.worker);
+  }
+
+  /** How many of the queue's jobs this process runs at once. */
+  protected concurrency(config: AppConfig): number {
+    return config.sync.workerConcurrency;
   }
 
   /**
@@ -74,7 +83,9 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     // (when traced) carries it too.
     const requestId = jobRequestId(job.name, job.id);
     tagRequestSpan(requestId);
-    return runInContext({ requestId }, () => handler(job, token)).finally(() => this.running.delete(key));
+    return runInContext({ requestId }, () => this.lanes.run(job, () => handler(job, token))).finally(() =>
+      this.running.delete(key),
+    );
   }
 
   /**

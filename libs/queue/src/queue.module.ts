@@ -14,6 +14,7 @@ import { type AppLogger, LOGGER } from '#libs/observability';
 import { closeRedis, createRedisClient, type RedisClient } from '#libs/redis';
 import { ALL_QUEUES } from './job-catalogue.js';
 import { JobProducerService } from './job-producer.service.js';
+import { LaneGovernor } from './lanes.js';
 import { queueClient } from './queue-connection.js';
 import { QueueErrorsService } from './queue-errors.service.js';
 import { bullmqPrefix } from './queue-prefix.js';
@@ -104,6 +105,7 @@ export class QueueModule {
       ],
       providers: [
         JobProducerService,
+        LaneGovernor,
         {
           provide: QueueErrorsService,
           inject: [LOGGER, ...ALL_QUEUES.map((name) => getQueueToken(name))],
@@ -116,7 +118,7 @@ export class QueueModule {
             new QueueConnectionsCloser(logger, ...queues),
         },
       ],
-      exports: [BullModule, JobProducerService],
+      exports: [BullModule, JobProducerService, LaneGovernor],
     };
   }
 }

@@ -41,9 +41,8 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
     return { outcome: result.outcome };
   }
 
-  override async onApplicationBootstrap(): Promise<void> {
-    await super.onApplicationBootstrap();
-    // Deliveries spend their time waiting on merchants' endpoints: more of them at once than other jobs.
-    this.worker.concurrency = this.config.events.concurrency;
+  /** Deliveries spend their time waiting on merchants' endpoints: more of them at once than other jobs. */
+  protected override concurrency(config: AppConfig): number {
+    return config.events.concurrency;
   }
 }

@@ -45,9 +45,8 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
     super(config, logger);
   }
 
-  override async onApplicationBootstrap(): Promise<void> {
-    await super.onApplicationBootstrap();
-    // Syncs hold pages in memory and keep a core busy: their own, smaller limit than WORKER_CONCURRENCY.
-    this.worker.concurrency = this.config.sync.syncConcurrency;
+  /** Syncs hold pages in memory and keep a core busy: their own, smaller limit than WORKER_CONCURRENCY. */
+  protected override concurrency(config: AppConfig): number {
+    return config.sync.syncConcurrency;
   }
 }
