@@ -20,6 +20,16 @@ export function cpuMicros(pid, tid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
 }
 
+/** What every load of a target asks for. */
+const loadOf = (t, options) => ({
+  baseUrl: t.baseUrl,
+  paths: t.paths,
+  headers: t.headers ?? {},
+  // Any other status is an error, so a target expecting a 304 cannot be measured on 200s.
+  expectStatus: t.expectStatus ?? 200,
+  connections: options.connections,
+});
+
 /** How long each round's paced phase lasts: long enough for the CPU clock's 10 ms ticks to be fine. */
 const PACED_MS = 2_000;
 /** Unmeasured pacing before each measured phase: the server settles into the pace. */
@@ -51,15 +61,7 @@ async function pacedRounds({ load, options, progress }, targets, rateOf, acc) {
       const t = targets[(i + round) % targets.length];
       const rate = rateOf(t);
       progress(`paced round ${round + 1}/${options.rounds}: ${t.label} at ${rate} req/s`);
-      const job = {
-        baseUrl: t.baseUrl,
-        paths: t.paths,
-        headers: t.headers ?? {},
-        expectStatus: t.expectStatus ?? 200,
-        connections: options.connections,
-        ratePerSecond: rate,
-        warmupRequests: 0,
-      };
+      const job = { ...loadOf(t, options), ratePerSecond: rate, warmupRequests: 0 };
       const leadIn = await load('load', { ...job, durationMs: PACED_LEAD_IN_MS });
       if (leadIn.errorCount > 0) throw failureOf(t.label, leadIn);
       const slots = Math.round((rate * PACED_MS) / 1000);
@@ -119,12 +121,7 @@ export async function measureRounds({ load, options, progress }, targets) {
       const t = targets[(i + round) % targets.length];
       progress(`round ${round + 1}/${options.rounds}: ${t.label}`);
       const job = {
-        baseUrl: t.baseUrl,
-        paths: t.paths,
-        headers: t.headers ?? {},
-        // Any other status is an error, so a target expecting a 304 cannot be measured on 200s.
-        expectStatus: t.expectStatus ?? 200,
-        connections: options.connections,
+        ...loadOf(t, options),
         warmupMs: round === 0 ? options.warmupMs : Math.min(200, options.warmupMs),
         warmupRequests: 10_000,
         durationMs: options.durationMs,

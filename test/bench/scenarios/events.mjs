@@ -34,17 +34,20 @@ const PACED_RATE = 500;
 const TARGETS = { ingestVsBare: 0.15, ingestP99Ms: 30 };
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
 
-/** `count` webhooks as the upstream sends them: each its own id, signed now. */
-function signedWebhooks(webhookHeaders, secret, count, round) {
+/**
+ * `count` webhooks as the upstream sends them: each its own id, signed now. A payment's status for
+ * payments nobody holds: `pending` is one the BFF ignores, `success` one it looks up (and finds nothing).
+ */
+export function signedWebhooks(webhookHeaders, secret, count, round, status = 'pending') {
   const now = Math.floor(Date.now() / 1000);
   return Array.from({ length: count }, (_, i) => {
     const id = `bench-${round}-${i}-${Math.random().toString(36).slice(2, 8)}`;
     const body = JSON.stringify({
       id,
-      type: 'payment.state.pending',
+      type: `payment.state.${status}`,
       createdAt: new Date().toISOString(),
       applicationId: 'bench-app',
-      data: { paymentId: `p-${round}-${i}`, status: 'PENDING', amount: '12.34', currency: 'GBP' },
+      data: { paymentId: `p-${round}-${i}`, status: status.toUpperCase(), amount: '12.34', currency: 'GBP' },
     });
     const headers = {
       'content-type': 'application/json',

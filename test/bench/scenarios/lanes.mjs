@@ -3,7 +3,6 @@
 // queued in the worker). The figure is the p95 of request → run succeeded (sync_runs.queued_at →
 // finished_at), flooded against idle, beside the worker's and Postgres's CPU seconds in each case. Its own
 // database: DATABASE_URL's name + `_bench_lanes`, dropped and created.
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
@@ -13,6 +12,7 @@ import { percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
   onboardMerchant,
+  postgresCpuSeconds,
   recreateDatabase,
   SCHEDULES_OFF,
   startHeadless,
@@ -21,51 +21,16 @@ import {
 } from '../processes.mjs';
 import { cpuMicros } from '../rounds.mjs';
 import { connectBank } from './api-reads.mjs';
+import { signedWebhooks } from './events.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-lanes';
 /** Consents at sandbox-redirect, three accounts each: the syncs asked for. */
 const CONSENTS = 25;
 const FLOOD = 10_000;
 const TARGET_RATIO = 1.5;
-const RECEIVER_PATH = '/v1/webhooks/upstream';
+/** The application the flood's webhooks name (events.mjs's `signedWebhooks`). */
 const APPLICATION = 'bench-app';
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
-
-/** `count` payment webhooks the BFF acts on (each its own id, signed now), for payments it does not hold. */
-function flood(webhookHeaders, secret, count) {
-  const now = Math.floor(Date.now() / 1000);
-  return Array.from({ length: count }, (_, i) => {
-    const id = `lanes-${i}-${Math.random().toString(36).slice(2, 8)}`;
-    const body = JSON.stringify({
-      id,
-      type: 'payment.state.success',
-      createdAt: new Date().toISOString(),
-      applicationId: APPLICATION,
-      data: { paymentId: `lanes-p-${i}`, status: 'COMPLETED', amount: '12.34', currency: 'GBP' },
-    });
-    const headers = {
-      'content-type': 'application/json',
-      ...webhookHeaders({ id, timestampSeconds: now, body, secrets: [secret] }),
-    };
-    return { path: RECEIVER_PATH, method: 'POST', headers, body };
-  });
-}
-
-/** The CPU seconds Postgres's processes have used so far (the server's and every backend's, from /proc). */
-function postgresCpuSeconds() {
-  const pids = spawnSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  let micros = 0;
-  for (const pid of pids) {
-    try {
-      micros += cpuMicros(Number(pid));
-    } catch {
-      // A backend that ended between the listing and the read: its time is gone with it.
-    }
-  }
-  return micros / 1e6;
-}
 
 /** Asks for a sync of every account at once and waits for every run to succeed: ms from request to end. */
 async function syncAll(apiUrl, auth, db, accounts) {
@@ -175,7 +140,7 @@ export async function lanesBench({ load, options, progress }) {
     const flooded = await measured('flooded', async () => {
       const sent = await load('load', {
         baseUrl: api.url,
-        paths: flood(webhookHeaders, secret, FLOOD),
+        paths: signedWebhooks(webhookHeaders, secret, FLOOD, 'lanes', 'success'),
         connections: options.apiConnections,
         requests: FLOOD,
         durationMs: 30_000,

@@ -18,6 +18,7 @@ import { median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
   memoryOf,
+  postgresCpuSeconds,
   recreateDatabase,
   startBare,
   startHeadless,
@@ -25,7 +26,7 @@ import {
   tuned,
   until,
 } from '../processes.mjs';
-import { measureRounds, ratioOf } from '../rounds.mjs';
+import { cpuMicros, measureRounds, ratioOf } from '../rounds.mjs';
 import { connectBank } from './api-reads.mjs';
 
 const BANKS = 16;
@@ -59,8 +60,11 @@ function watchMemory(pid) {
   return { stop: () => (clearInterval(timer), peak) };
 }
 
+/** How many times COPY loads the rows: its rate is the median. */
+const COPY_ROUNDS = 3;
+
 /** COPY of `rows` (COPY text format) into a fresh table like `transactions`, indexes included: rows/s. */
-async function copyRate(db, text, rows, rounds = 3) {
+async function copyRate(db, text, rows, rounds = COPY_ROUNDS) {
   await db.query('DROP TABLE IF EXISTS bench_copy_target');
   await db.query('CREATE TABLE bench_copy_target (LIKE transactions INCLUDING ALL)');
   const rates = [];
@@ -235,17 +239,31 @@ export async function syncBench({ load, options, progress }) {
 
     progress(`initial sync: starting the worker on ${accounts} queued accounts`);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
+    const postgresBefore = postgresCpuSeconds();
     let worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
     closers.push(() => worker.stop());
     const memory = watchMemory(worker.pid);
+    // CPU from when it consumes (its start-up apart): the syncs begin at once.
+    await until(
+      'the worker consuming',
+      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
+      60_000,
+      20,
+    );
+    const workerBefore = cpuMicros(worker.pid);
     await untilSyncsEnded(db, [worker], users);
+    const workerCpuS = (cpuMicros(worker.pid) - workerBefore) / 1e6;
+    const postgresCpuS = postgresCpuSeconds() - postgresBefore;
     const workerPeakRssMiB = memory.stop();
     const initial = await syncFigures(db, users);
     const syncRate = initial.rows / (initial.ms / 1000);
+    const per100k = (seconds) => (seconds * 100_000) / initial.rows;
 
     progress(`COPY of the same ${initial.rows} rows into a table like transactions`);
     const text = await copyOut(db);
+    const copyPostgresBefore = postgresCpuSeconds();
     const copyRowsPerSecond = await copyRate(db, text, initial.rows);
+    const copyPostgresCpuS = (postgresCpuSeconds() - copyPostgresBefore) / COPY_ROUNDS;
 
     progress('incremental sync of an unchanged 6,500-transaction account');
     const current = await currentAccountFirstSync(db, users);
@@ -296,8 +314,11 @@ export async function syncBench({ load, options, progress }) {
       [consent.merchant_id, consent.user_id, consent.id],
     );
     await db.query('ANALYZE accounts');
+    const dispatchPostgresBefore = postgresCpuSeconds();
     const dispatched = await runProcess('apps/worker/src/cli/sync-dispatch.cli.js', workerEnv);
+    const dispatchPostgresCpuS = postgresCpuSeconds() - dispatchPostgresBefore;
     const dispatch = JSON.parse(dispatched.out.trim().split('\n').at(-1));
+    const perDispatched = (seconds) => (seconds * 100_000) / dispatch.enqueued;
     const queued = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
     await queue.obliterate({ force: true });
 
@@ -319,6 +340,12 @@ export async function syncBench({ load, options, progress }) {
         copyRowsPerSecond,
         vsCopy: syncRate / copyRowsPerSecond,
         workerPeakRssMiB,
+        // CPU seconds per 100,000 rows: the worker's, Postgres's, and Postgres's for COPY of them.
+        cpuPer100kRows: {
+          worker: per100k(workerCpuS),
+          postgres: per100k(postgresCpuS),
+          copyPostgres: per100k(copyPostgresCpuS),
+        },
       },
       incremental: {
         ms: incrementalMs,
@@ -326,14 +353,24 @@ export async function syncBench({ load, options, progress }) {
         share: incrementalMs / current.ms,
         progress: incremental.progress,
       },
-      dispatch: { ...dispatch, queued, peakRssMiB: dispatched.peakRssMiB },
+      dispatch: {
+        ...dispatch,
+        queued,
+        peakRssMiB: dispatched.peakRssMiB,
+        // CPU seconds per 100,000 accounts dispatched: the dispatching process's and Postgres's.
+        cpuPer100kAccounts: {
+          process: perDispatched(dispatch.cpuMs / 1000),
+          postgres: perDispatched(dispatchPostgresCpuS),
+        },
+      },
       targets: TARGETS,
       meetsTarget: met,
       notes: [
         `initial sync: ${initial.rows} transactions of ${accounts} accounts in ${(initial.ms / 1000).toFixed(2)} s = ${syncRate.toFixed(0)} rows/s; COPY of the same rows ${copyRowsPerSecond.toFixed(0)} rows/s → ×${(syncRate / copyRowsPerSecond).toFixed(2)} (target ×${TARGETS.vsCopy}); worker RSS peak ${workerPeakRssMiB.toFixed(0)} MiB (target < ${TARGETS.workerRssMiB}) → ${ok(met.initial)}`,
+        `initial sync CPU per 100,000 rows: worker ${per100k(workerCpuS).toFixed(2)} s, Postgres ${per100k(postgresCpuS).toFixed(2)} s (COPY of them: Postgres ${per100k(copyPostgresCpuS).toFixed(2)} s)`,
         `where the initial sync's time goes, summed over its runs (${(initial.runMs / 1000).toFixed(1)} s of run time, concurrent): waiting for the upstream (request, transfer, parse; pages fetched ahead) ${(initial.upstreamMs / 1000).toFixed(1)} s, mapping and writing ${(initial.writeMs / 1000).toFixed(1)} s, the rest (balances, final transaction, queue) ${((initial.runMs - initial.upstreamMs - initial.writeMs) / 1000).toFixed(1)} s`,
         `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
-        `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB → ${ok(met.dispatch)}`,
+        `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB; CPU per 100,000 accounts: the process ${perDispatched(dispatch.cpuMs / 1000).toFixed(2)} s, Postgres ${perDispatched(dispatchPostgresCpuS).toFixed(2)} s → ${ok(met.dispatch)}`,
         `stored read: ${read.rps.toFixed(0)} req/s, p99 ${read.latencyMs.p99.toFixed(1)} ms; ×${read.ratio.rpsMedianOfRounds.toFixed(2)} of bare Fastify (median of rounds; target ×${TARGETS.readVsBare}, p99 < ${TARGETS.readP99Ms} ms) → ${ok(met.read)}`,
       ],
     };

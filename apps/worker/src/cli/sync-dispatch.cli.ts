@@ -16,7 +16,8 @@ class DispatchModule {
 
 /**
  * One dispatch now (`npm run sync:dispatch`): every account due is enqueued, as the scheduled dispatcher
- * would on its next round. Prints `{ enqueued, resumed, ms }`.
+ * would on its next round. Prints `{ enqueued, resumed, ms, cpuMs }` (cpuMs: this process's CPU time for
+ * the dispatch, its start-up apart).
  */
 async function main() {
   const config = loadConfig();
@@ -27,8 +28,16 @@ async function main() {
   );
   try {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const result = await app.get(SyncDispatcherService).dispatch();
-    console.log(JSON.stringify({ ...result, ms: Math.round(performance.now() - started) }));
+    const used = process.cpuUsage(cpu);
+    console.log(
+      JSON.stringify({
+        ...result,
+        ms: Math.round(performance.now() - started),
+        cpuMs: Math.round((used.user + used.system) / 1000),
+      }),
+    );
   } finally {
     await app.close();
   }
