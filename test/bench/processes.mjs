@@ -1,12 +1,11 @@
 // The bench's own copies of the apps: child processes built from dist/, on ports taken from the
 // environment (BENCH_API_PORT, BENCH_SANDBOX_PORT) so a bench can run beside a running `npm start`.
 // Its one-off HTTP helpers (call, expectStatus, inParallel) are in http-helpers.mjs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { APP_ENV } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
-import { cpuMicros } from './rounds.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const LOG_LINES_KEPT = 40;
@@ -281,24 +280,4 @@ export function jobFinished(queue, job, what, ms) {
     ms,
     50,
   );
-}
-
-/**
- * The CPU seconds Postgres's processes have used so far (the server's and every backend's, from /proc):
- * read before and after a step, what the step cost the database. A backend that ended between two
- * readings takes its time with it.
- */
-export function postgresCpuSeconds() {
-  const pids = spawnSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  let micros = 0;
-  for (const pid of pids) {
-    try {
-      micros += cpuMicros(Number(pid));
-    } catch {
-      // Ended between the listing and the read.
-    }
-  }
-  return micros / 1e6;
 }

@@ -1,24 +1,8 @@
 // Rounds of load over several targets: each target once per round, in a rotated order, so drift on a
 // shared machine hits every target alike; latencies pooled over the rounds; ratios per round against
 // the same round's baseline.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { BenchFailure } from './bench-failure.mjs';
 import { latencyStats, median } from './load-generator.mjs';
-
-const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
-/**
- * CPU time (user + system) a process has used, or one of its threads (`tid`), in µs (Linux /proc): the
- * server's own cost of a request, which the load generator on the same cores does not blur as it does
- * req/s. Whole-process figures include the GC's helper threads; a thread's do not.
- */
-export function cpuMicros(pid, tid) {
-  const stat = readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8');
-  // Fields after the command's name (which may hold spaces): state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
-}
 
 /** What every load of a target asks for. */
 const loadOf = (t, options) => ({

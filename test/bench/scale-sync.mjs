@@ -1,4 +1,5 @@
-// The scale bench's syncs (test/bench/scale.mjs), through the real path as scenarios/sync.mjs takes it:
+// The scale bench's syncs (test/bench/scale.mjs), through the real path as scenarios/sync.mjs takes it
+// (with its steps, scenarios/sync-steps.mjs):
 // banks connected through the api and the sandbox, their syncs queued and run by worker processes on the
 // scale database. At each size, the first sync of a new bank's 6,500-transaction account and then an
 // incremental sync of that account (medians of three banks); at the largest size, the same first-sync
@@ -15,7 +16,7 @@ import {
   syncFigures,
   syncNow,
   untilSyncsEnded,
-} from './scenarios/sync.mjs';
+} from './scenarios/sync-steps.mjs';
 
 /** Banks measured at each size. */
 const SAMPLES = 3;

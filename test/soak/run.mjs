@@ -17,6 +17,7 @@ import { AnswerLog } from './soak-http.mjs';
 import { checkInvariants, unsettled } from './soak-invariants.mjs';
 import { Load, seededRandom } from './soak-load.mjs';
 import { processRows } from './soak-process-rows.mjs';
+import { verdict } from './soak-verdict.mjs';
 
 const started = Date.now();
 const { values } = parseArgs({
@@ -263,31 +264,13 @@ try {
 }
 
 function report(logs) {
-  const widths = ['invariant', 'expected', 'observed', 'ok'].map((h) =>
-    Math.max(h.length, ...rows.map((r) => String(h === 'ok' ? (r.ok ? 'ok' : 'FAIL') : r[h]).length)),
-  );
-  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-  const out = [
-    '',
+  const heading = [
     `Chaos soak: ${minutes} min, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all; machine ${os.availableParallelism()} CPUs ${os.cpus()[0]?.model?.trim()}, node ${process.version}`,
     `chaos: ${chaosLog.map((c) => `${c.at.slice(11, 19)} ${c.what} (${c.error ?? `${c.ms} ms`})`).join('; ')}`,
     `load: ${load.merchants.length} merchants, ${load.users.length} users, ${load.reads} reads, ${load.syncsRequested} syncs asked, ${load.payments.length} payments, ${load.emitted} webhooks emitted`,
-    '',
-    line(['invariant', 'expected', 'observed', 'ok']),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map((r) => line([r.invariant, r.expected, r.observed, r.ok ? 'ok' : 'FAIL'])),
   ];
-  const failed = rows.filter((r) => !r.ok);
-  for (const r of failed) out.push('', `FAIL ${r.invariant}:`, ...r.details.map((d) => `  - ${d}`));
-  if (fatal) out.push('', `The soak itself failed: ${fatal.stack ?? fatal}`);
-  if (failed.length || fatal) {
-    for (const { name, logs: text } of logs) out.push('', `--- last log lines of ${name}:`, text || '(none)');
-  }
-  out.push(
-    '',
-    failed.length || fatal || !rows.length ? `SOAK FAILED (${failed.length} invariants)` : 'SOAK PASSED',
-  );
-  console.log(out.join('\n'));
+  const { text, passed } = verdict({ heading, rows, fatal, logs });
+  console.log(text);
   if (values.json) {
     writeFileSync(
       values.json,
@@ -298,7 +281,7 @@ function report(logs) {
       ),
     );
   }
-  process.exitCode = failed.length || fatal || !rows.length ? 1 : 0;
+  process.exitCode = passed ? 0 : 1;
   // Whatever is still open (keep-alive sockets), the verdict is in.
   setTimeout(() => process.exit(process.exitCode), 500).unref();
 }

@@ -9,6 +9,9 @@ export const LOG_FLUSH_MS = 50;
 
 type Destination = ReturnType<typeof pino.destination>;
 
+/** Not ended nor gone (a closed pipe): there is somewhere to write, and flushing will not throw. */
+const isOpen = (stream: Destination) => !(stream as unknown as { destroyed: boolean }).destroyed;
+
 /** The destinations of this process, written out when it exits (one listener, however many loggers). */
 const open = new Set<WeakRef<Destination>>();
 
@@ -18,7 +21,7 @@ function flushAtExit(stream: Destination): void {
       for (const ref of open) {
         const left = ref.deref();
         try {
-          if (left && !(left as unknown as { destroyed: boolean }).destroyed) left.flushSync();
+          if (left && isOpen(left)) left.flushSync();
         } catch {
           // stdout gone (a closed pipe): nothing left to write to.
         }
@@ -51,8 +54,7 @@ export function batchedStdout(): DestinationStream {
   let flushTimer: NodeJS.Timeout | undefined;
   const flush = () => {
     flushTimer = undefined;
-    // Ended or gone (a closed pipe): nothing to write to, and flush would throw.
-    if (!(stream as unknown as { destroyed: boolean }).destroyed) stream.flush();
+    if (isOpen(stream)) stream.flush();
   };
   // In buffer mode sonic-boom counts and joins Buffers; pino hands it strings.
   const write = stream.write.bind(stream) as unknown as (bytes: Buffer) => boolean;

@@ -8,9 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { conditionalHeaders, sandboxLivePage, startNestBaselines } from '../baselines.mjs';
 import { BenchFailure } from '../bench-failure.mjs';
+import { cpuMicros } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { benchPorts, onboardMerchant, startApi, startBare, startSandboxAndApi } from '../processes.mjs';
-import { cpuMicros, measureRounds, ratioOf } from '../rounds.mjs';
+import { measureRounds, ratioOf } from '../rounds.mjs';
 import { readTargets, settledMemory } from './api-reads-targets.mjs';
 
 const USERS = 100;

@@ -7,19 +7,18 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
+import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
   onboardMerchant,
-  postgresCpuSeconds,
   recreateDatabase,
   SCHEDULES_OFF,
   startHeadless,
   startSandboxAndApi,
   until,
 } from '../processes.mjs';
-import { cpuMicros } from '../rounds.mjs';
 import { connectBank } from './api-reads.mjs';
 import { signedWebhooks } from './events.mjs';
 

@@ -21,7 +21,7 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
   };
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly fanOut: FanOutService,
     private readonly deliveries: EventDeliveryService,

@@ -37,7 +37,7 @@ export class SyncProcessor extends JobProcessor<typeof QueueName.Sync> {
   };
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly sync: AccountSyncService,
     private readonly dispatcher: SyncDispatcherService,
