@@ -2,7 +2,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import {
+  type CopyTarget,
   type DatabasePool,
+  declaredCopyTargets,
   type ReadCache,
   type RowShape,
   type SqlStatement,
@@ -159,6 +161,47 @@ describe('hand-written SQL, prepared against the migrated schema', () => {
 
   it.each(statements.map((s) => [`${s.label} (${s.file})`, s] as const))('%s', async (title, statement) => {
     expect(await problemsOf(client, statement), title).toEqual([]);
+  });
+
+  /** What is wrong with a COPY target: a column the table lacks, or one the table requires and it omits. */
+  async function copyProblems(target: CopyTarget): Promise<string[]> {
+    const { rows } = await client.query<{ name: string; required: boolean }>(
+      `SELECT column_name AS name, is_nullable = 'NO' AND column_default IS NULL AS required
+         FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`,
+      [target.table],
+    );
+    const known = new Map(rows.map((r) => [r.name, r.required]));
+    return [
+      ...target.columns.filter((c) => !known.has(c)).map((c) => `no column ${target.table}.${c}`),
+      ...[...known]
+        .filter(([name, required]) => required && !target.columns.includes(name))
+        .map(([name]) => `${target.table}.${name} is required and not copied`),
+    ];
+  }
+
+  it.each(declaredCopyTargets().map((t) => [`${t.label} (COPY)`, t] as const))(
+    '%s',
+    async (title, target) => {
+      expect(await copyProblems(target), title).toEqual([]);
+    },
+  );
+
+  it('finds the COPY targets, and fails one that names a column the table lacks or omits a required one', async () => {
+    expect(declaredCopyTargets().map((t) => t.label)).toEqual(
+      expect.arrayContaining(['transactions.copy', 'transaction-changes.copy']),
+    );
+    expect(
+      await copyProblems({
+        label: 'x',
+        table: 'transaction_changes',
+        columns: ['transaction_id', 'sequence'],
+      }),
+    ).toEqual([
+      'no column transaction_changes.sequence',
+      ...['merchant_id', 'user_id', 'account_id', 'record_id', 'seq', 'added_seq'].map(
+        (c) => `transaction_changes.${c} is required and not copied`,
+      ),
+    ]);
   });
 
   it('fails a statement whose column was renamed, and a row type pg does not yield', async () => {

@@ -1,5 +1,6 @@
 export * from './database-health.repository.js';
 export * from './database.module.js';
+export * from './copy-rows.js';
 export * from './database.pool.js';
 export * from './migrator.js';
 export * from './prisma.service.js';

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { describeWork, tenantOfRecord } from '#libs/context';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, isUniqueViolation } from '#libs/database';
 import {
   AccountPlacementRepository,
   AccountSyncStateRepository,
@@ -27,7 +28,8 @@ import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, failureOf, isPermanent, sideCall } from './sync-failures.js';
 import { type SyncOutcome, SyncRunEndingService, type TenantRun } from './sync-run-ending.service.js';
 import { TransactionRepository } from './transaction.repository.js';
-import { pageRows } from './transaction-records.js';
+import type { PageCounts } from './transaction.sql.js';
+import { pageRows, type TransactionRow } from './transaction-records.js';
 
 /** What the queue does if this attempt fails with a retryable error: nothing more, or try again. */
 export interface AttemptPlan {
@@ -109,9 +111,9 @@ export class AccountSyncService {
       listing.catch(() => undefined);
       const balances = readBalances();
       balances.catch(() => undefined);
-      const window = await this.windowOf(run, target);
+      const { window, append } = await this.windowOf(run, target);
       await this.syncState.markSyncing(run.merchantId, run.accountId);
-      const seen = await this.readWindow(run, target, window, options);
+      const seen = await this.readWindow(run, target, window, append, options);
       if (!(await sideCall(listing, listAccounts))) {
         await this.ending.fail(run, target, {
           code: 'ACCOUNT_CLOSED',
@@ -169,20 +171,26 @@ export class AccountSyncService {
   /**
    * The first claim fixes the window: everything the consent allows on a first sync, else from the overlap
    * before the newest booked record (or the oldest pending one), to the run's start. A restart reuses it.
+   * `append`: the first attempt of a run on an account with no rows appends its pages (see appendPage).
    */
-  private async windowOf(run: TenantRun, target: SyncTarget): Promise<SyncWindow> {
-    if (run.windowBefore) return { from: run.windowFrom, before: run.windowBefore };
-    const incremental = await this.transactions.incrementalStart(
+  private async windowOf(
+    run: TenantRun,
+    target: SyncTarget,
+  ): Promise<{ window: SyncWindow; append: boolean }> {
+    if (run.windowBefore)
+      return { window: { from: run.windowFrom, before: run.windowBefore }, append: false };
+    const stored = await this.transactions.windowStart(
       run.merchantId,
       run.accountId,
       this.config.tuning.syncOverlapDays,
     );
     const allowed = target.consent.transactionsFrom;
+    const incremental = stored.from;
     const from =
       incremental && allowed ? new Date(Math.max(+incremental, +allowed)) : (incremental ?? allowed);
     const window = { from, before: new Date() };
     await this.runs.setWindow(run, window);
-    return window;
+    return { window, append: stored.empty && run.claim === 1 };
   }
 
   /** Pages the window into the table; answers the dedupe key of every record the upstream returned. */
@@ -190,6 +198,7 @@ export class AccountSyncService {
     run: TenantRun,
     target: SyncTarget,
     window: SyncWindow,
+    append: boolean,
     options: ConsentCallOptions,
   ): Promise<Set<string>> {
     const pages = this.upstream.transactionPages(
@@ -216,28 +225,52 @@ export class AccountSyncService {
       next = prefetch(iterator);
       started = performance.now();
       const rows = pageRows(page.value.data, target.currency);
-      for (const row of rows) seen.add(row.k);
       spent.offset += page.value.data.length;
-      await this.database.transaction(async (db) => {
-        const counts = await this.transactions.writePage(run.merchantId, db, run.accountId, rows, {
-          id: run.id,
-          // The first claim is the run's first attempt: nothing of this run can be stored yet.
-          again: run.claim > 1,
-        });
+      const fetched = page.value.data.length;
+      append = await this.storePage(run, rows, seen, append, async (db, counts) => {
         spent.writeMs += performance.now() - started;
-        await this.runs.recordPage(
-          db,
-          run,
-          { fetched: page.value.data.length, ...counts },
-          {
-            offset: spent.offset,
-            upstreamMs: Math.round(spent.upstreamMs),
-            writeMs: Math.round(spent.writeMs),
-          },
-        );
+        const checkpoint = {
+          offset: spent.offset,
+          upstreamMs: Math.round(spent.upstreamMs),
+          writeMs: Math.round(spent.writeMs),
+        };
+        await this.runs.recordPage(db, run, { fetched, ...counts }, checkpoint);
       });
+      for (const row of rows) seen.add(row.k);
     }
     return seen;
+  }
+
+  /**
+   * One page in one transaction with the run's progress (`record`): appended while `append` (see
+   * appendPage), else upserted. A row there after all (a taken-over attempt's) makes the run upsert from
+   * this page on: answers whether the next page may still be appended.
+   */
+  private async storePage(
+    run: TenantRun,
+    rows: TransactionRow[],
+    seen: ReadonlySet<string>,
+    append: boolean,
+    record: (db: pg.PoolClient, counts: PageCounts) => Promise<void>,
+  ): Promise<boolean> {
+    const write = (db: pg.PoolClient, appending: boolean) =>
+      appending
+        ? this.transactions.appendPage(run.merchantId, db, run.accountId, rows, run.id, (k) => seen.has(k))
+        : this.transactions.writePage(run.merchantId, db, run.accountId, rows, {
+            id: run.id,
+            // The first claim is the run's first attempt: nothing of this run can be stored yet.
+            again: run.claim > 1,
+          });
+    const store = (appending: boolean) =>
+      this.database.transaction(async (db) => record(db, await write(db, appending)));
+    try {
+      await store(append);
+      return append;
+    } catch (error) {
+      if (!append || !isUniqueViolation(error)) throw error;
+      await store(false);
+      return false;
+    }
   }
 
   private async onFailure(

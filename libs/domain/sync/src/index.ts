@@ -7,6 +7,7 @@ export * from './sync.service.js';
 export * from './tracing-lookup.service.js';
 export * from './transaction-records.js';
 export * from './transaction.repository.js';
+export * from './transaction.sql.js';
 export * from './transaction-change.repository.js';
 export * from './transaction-changes.service.js';
 export * from './transaction-changes-retention.service.js';

@@ -5,7 +5,8 @@ import { type StoredSyncRun, SyncRequestsService, SyncRunRepository } from '#lib
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
-import { type AccountTransactionsState, TransactionRepository } from './transaction.repository.js';
+import { TransactionRepository } from './transaction.repository.js';
+import type { AccountTransactionsState } from './transaction.sql.js';
 
 export interface SyncRunView {
   id: string;

@@ -1,0 +1,190 @@
+import { copyTarget, sqlStatement } from '#libs/database';
+
+export interface PageCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+}
+
+/**
+ * Every write that changes an account's transactions moves its `transactions_version` on, in the same
+ * statement: a reader that sees the same number may serve the page it read before (StoredPageCache). This
+ * repository is the column's only writer.
+ */
+const MOVE_VERSION = `UPDATE accounts SET transactions_version = transactions_version + 1
+  WHERE id = $2::uuid AND merchant_id = $1::uuid`;
+
+/*
+ * The transactions a statement changed (`source`: a CTE of their ids) enter the user's change feed in the
+ * same statement (TransactionChangeRepository reads it). The feed's head row is taken first: its lock is
+ * held to commit, so the user's writers number their changes one after the other and a reader never sees
+ * a number before a smaller one commits. Each transaction keeps one row, moved to its newest number: an
+ * insert is added at that number; a change keeps the number it was added at, unless it had been removed.
+ */
+const feedOf = (
+  source: string,
+  removed: boolean,
+) => `feed_head AS (INSERT INTO transaction_feeds AS f (user_id, last_seq)
+    SELECT a.user_id, (SELECT count(*) FROM ${source}) FROM accounts a
+    WHERE a.id = $2::uuid AND a.merchant_id = $1::uuid AND EXISTS (SELECT 1 FROM ${source})
+    ON CONFLICT (user_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
+    RETURNING f.user_id, f.last_seq - (SELECT count(*) FROM ${source}) AS base),
+  fed AS (INSERT INTO transaction_changes AS c (transaction_id, merchant_id, user_id, account_id, record_id,
+      seq, added_seq, removed, changed_at)
+    SELECT s.id, $1::uuid, h.user_id, $2::uuid, s.record_id, h.base + s.n, h.base + s.n, ${removed}, now()
+    FROM (SELECT id, record_id, row_number() OVER (ORDER BY id) AS n FROM ${source}) s CROSS JOIN feed_head h
+    ON CONFLICT (transaction_id) DO UPDATE SET seq = EXCLUDED.seq, removed = EXCLUDED.removed,
+      changed_at = EXCLUDED.changed_at, added_seq = CASE WHEN c.removed THEN EXCLUDED.added_seq ELSE c.added_seq END
+    RETURNING 1)`;
+
+/*
+ * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
+ * rewritten only when the upstream record differs (jsonb equality, so key order does not matter).
+ * `xmax = 0` tells an inserted row from an updated one; rows not returned were unchanged. Every row
+ * written carries the run that wrote it ($4).
+ */
+const WRITTEN = `written AS (INSERT INTO transactions AS t (id, merchant_id, account_id, dedupe_key, date,
+    booking_date_time, value_date_time, status, amount, currency, description, reference, raw, sync_run_id,
+    updated_at)
+  SELECT r.i, $1::uuid, $2::uuid, r.k, r.d, r.b, r.v, r.s, r.a, r.c, r.de, r.re, r.raw, $4::uuid, now()
+  FROM jsonb_to_recordset($3::jsonb) AS r(i uuid, k text, d timestamptz, b timestamptz, v timestamptz,
+    s text, a numeric, c text, de text, re text, raw jsonb)
+  ON CONFLICT (account_id, dedupe_key) DO UPDATE SET date = EXCLUDED.date,
+    booking_date_time = EXCLUDED.booking_date_time, value_date_time = EXCLUDED.value_date_time,
+    status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+    description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw,
+    sync_run_id = EXCLUDED.sync_run_id, updated_at = now()
+  WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
+  RETURNING t.id, t.raw->>'id' AS record_id, t.dedupe_key AS k, (t.xmax = 0) AS inserted),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1),
+  ${feedOf('written', false)}`;
+
+const WRITE_PAGE = `WITH ${WRITTEN}
+  SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
+    count(*)::int AS touched
+  FROM written`;
+
+/*
+ * The same page in a later attempt of a run: rows an earlier attempt of this run already inserted or changed
+ * (`prior`, read on the statement's snapshot, before this write) were counted then, so they count neither
+ * as updated nor as unchanged now. The run's progress is then the truth about the run as a whole.
+ */
+const WRITE_PAGE_AGAIN = `WITH prior AS (SELECT t.dedupe_key AS k FROM transactions t
+    WHERE t.account_id = $2::uuid AND t.merchant_id = $1::uuid AND t.sync_run_id = $4::uuid
+      AND t.dedupe_key IN (SELECT r.k FROM jsonb_to_recordset($3::jsonb) AS r(k text))),
+  ${WRITTEN}
+  SELECT count(*) FILTER (WHERE w.inserted)::int AS inserted,
+    count(*) FILTER (WHERE NOT w.inserted AND p.k IS NULL)::int AS updated, count(*)::int AS touched
+  FROM written w FULL JOIN prior p USING (k)`;
+
+/** Stored records of the window the upstream did not return this time (hashed anti-join on the keys). */
+const REMOVE_UNSEEN = `WITH gone AS (DELETE FROM transactions t
+  WHERE t.merchant_id = $1::uuid AND t.account_id = $2::uuid
+    AND ($3::timestamptz IS NULL OR t.date >= $3::timestamptz) AND t.date < $4::timestamptz
+    AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))
+  RETURNING t.id, t.raw->>'id' AS record_id),
+  moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM gone) RETURNING 1),
+  ${feedOf('gone', true)}
+  SELECT count(*)::int AS removed FROM gone`;
+
+/*
+ * A page appended by COPY (see appendPage) takes its numbers in the user's feed in one statement, with the
+ * account's version: the feed head's lock is taken here, after the rows are in, and held to commit.
+ */
+const RESERVE_FEED = `WITH moved AS (${MOVE_VERSION} RETURNING user_id)
+  INSERT INTO transaction_feeds AS f (user_id, last_seq) SELECT user_id, $3::bigint FROM moved
+  ON CONFLICT (user_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
+  RETURNING f.user_id AS "userId", (f.last_seq - $3::bigint)::text AS base`;
+
+/** The columns of a page appended by COPY, in the order `appendPage` gives them. */
+export const TRANSACTIONS_COPY = copyTarget('transactions.copy', 'transactions', [
+  'id',
+  'merchant_id',
+  'account_id',
+  'dedupe_key',
+  'date',
+  'booking_date_time',
+  'value_date_time',
+  'status',
+  'amount',
+  'currency',
+  'description',
+  'reference',
+  'raw',
+  'sync_run_id',
+  'updated_at',
+]);
+export const CHANGES_COPY = copyTarget('transaction-changes.copy', 'transaction_changes', [
+  'transaction_id',
+  'merchant_id',
+  'user_id',
+  'account_id',
+  'record_id',
+  'seq',
+  'added_seq',
+]);
+
+/**
+ * Where an incremental sync starts: the overlap before the newest booked record, or earlier when an older
+ * record is still pending (its booked successor must be seen for the pending one to be removed). Null when
+ * nothing is stored yet: the first sync reads everything the consent allows (and, `empty`, may append).
+ */
+const WINDOW_START = `SELECT LEAST(max(date) FILTER (WHERE status = 'BOOKED') - make_interval(days => $3::int),
+    min(date) FILTER (WHERE status = 'PENDING')) AS "from", count(*) = 0 AS empty
+  FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`;
+
+type WrittenCounts = { inserted: number; updated: number; touched: number };
+const WRITTEN_COUNTS = { inserted: 'number', updated: 'number', touched: 'number' } as const;
+
+/** `page`'s statements are built per query; the schema check captures them from the method itself. */
+export const TRANSACTION_SQL = {
+  writePage: sqlStatement<WrittenCounts>('transactions.write-page', WRITE_PAGE, WRITTEN_COUNTS),
+  writePageAgain: sqlStatement<WrittenCounts>(
+    'transactions.write-page-again',
+    WRITE_PAGE_AGAIN,
+    WRITTEN_COUNTS,
+  ),
+  removeUnseen: sqlStatement<{ removed: number }>('transactions.remove-unseen', REMOVE_UNSEEN, {
+    removed: 'number',
+  }),
+  windowStart: sqlStatement<{ from: Date | null; empty: boolean }>(
+    'transactions.window-start',
+    WINDOW_START,
+    { from: 'Date', empty: 'boolean' },
+  ),
+  reserveFeed: sqlStatement<{ userId: string; base: string }>('transactions.reserve-feed', RESERVE_FEED, {
+    userId: 'string',
+    base: 'string',
+  }),
+  version: sqlStatement<AccountTransactionsState>(
+    'transactions.version',
+    `SELECT transactions_version::text AS version, lower(sync_status::text) AS "syncStatus",
+            (last_synced_at IS NOT NULL) AS complete, last_sync_error AS "syncError"
+            FROM accounts
+            WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
+    { version: 'string', syncStatus: 'string', complete: 'boolean', syncError: 'string' },
+  ),
+  countFor: sqlStatement<{ total: number; pending: number }>(
+    undefined,
+    `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'PENDING')::int AS pending
+        FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`,
+    { total: 'number', pending: 'number' },
+  ),
+};
+
+/** What a read of an account's stored transactions needs to know of the account. */
+export interface AccountTransactionsState {
+  /** Moves on with every write of the account's transactions (StoredPageCache's key). */
+  version: string;
+  /** The account's `sync.status`, as the API shows it. */
+  syncStatus: string;
+  /** A sync of the account has succeeded (the first reads all the consent allows): the list is whole. */
+  complete: boolean;
+  /** The account's `sync.lastError`: why its last sync failed or stopped. */
+  syncError: string | null;
+}
+
+export interface StoredTransactionPage {
+  /** Each record as the upstream sent it, as JSON text (amounts still numbers: the service converts). */
+  rows: { id: string; date: string; raw: string }[];
+}
