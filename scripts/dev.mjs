@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { APP_ENV } from './app-runtime.mjs';
+import { APP_ENV, APP_NODE_FLAGS } from './app-runtime.mjs';
 import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from './dev-env.mjs';
 import { ensureRuntime, installDependencies, resolveRuntime } from './node-runtime.mjs';
 
@@ -244,7 +244,7 @@ function pretty(app, line) {
 function startApp(app) {
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', join(ROOT, `dist/apps/${app}/src/main.js`)],
+    ['--enable-source-maps', ...APP_NODE_FLAGS[app], join(ROOT, `dist/apps/${app}/src/main.js`)],
     {
       cwd: ROOT,
       env: { ...APP_ENV, ...process.env },

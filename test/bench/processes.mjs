@@ -3,7 +3,7 @@
 // Its one-off HTTP helpers (call, expectStatus, inParallel) are in http-helpers.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { APP_ENV } from '../../scripts/app-runtime.mjs';
+import { APP_ENV, APP_NODE_FLAGS } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
 
@@ -55,7 +55,9 @@ export function startHeadless(name, script, env, { traceGc = false } = {}) {
   // A setting given as undefined is left to the app's own default (the api reads at the default level).
   for (const [key, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[key];
   const gcFlags = traceGc ? ['--trace-gc'] : [];
-  const child = spawn(process.execPath, [...profile, ...gcFlags, ...extra, file.pathname], {
+  const app = /dist\/apps\/([a-z]+)\//.exec(script)?.[1];
+  const appFlags = APP_NODE_FLAGS[app] ?? [];
+  const child = spawn(process.execPath, [...appFlags, ...profile, ...gcFlags, ...extra, file.pathname], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

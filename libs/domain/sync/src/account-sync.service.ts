@@ -113,7 +113,7 @@ export class AccountSyncService {
       balances.catch(() => undefined);
       const { window, append } = await this.windowOf(run, target);
       await this.syncState.markSyncing(run.merchantId, run.accountId);
-      const seen = await this.readWindow(run, target, window, append, options);
+      const { seen, appendedAll } = await this.readWindow(run, target, window, append, options);
       if (!(await sideCall(listing, listAccounts))) {
         await this.ending.fail(run, target, {
           code: 'ACCOUNT_CLOSED',
@@ -122,7 +122,8 @@ export class AccountSyncService {
         throw new SyncStoppedError(`account ${target.id} is closed`);
       }
       const { data } = await sideCall(balances, readBalances);
-      return await this.ending.succeed(run, target, window, seen, data.balances ?? []);
+      const removable = appendedAll ? null : seen;
+      return await this.ending.succeed(run, target, window, removable, data.balances ?? []);
     } catch (error) {
       return this.onFailure(error, run, target, plan);
     }
@@ -193,14 +194,17 @@ export class AccountSyncService {
     return { window, append: stored.empty && run.claim === 1 };
   }
 
-  /** Pages the window into the table; answers the dedupe key of every record the upstream returned. */
+  /**
+   * Pages the window into the table; answers the dedupe key of every record the upstream returned, and
+   * whether every page was appended (see storePage).
+   */
   private async readWindow(
     run: TenantRun,
     target: SyncTarget,
     window: SyncWindow,
     append: boolean,
     options: ConsentCallOptions,
-  ): Promise<Set<string>> {
+  ): Promise<{ seen: Set<string>; appendedAll: boolean }> {
     const pages = this.upstream.transactionPages(
       target.upstreamAccountId,
       {
@@ -238,7 +242,7 @@ export class AccountSyncService {
       });
       for (const row of rows) seen.add(row.k);
     }
-    return seen;
+    return { seen, appendedAll: append };
   }
 
   /**

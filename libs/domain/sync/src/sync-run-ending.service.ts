@@ -53,16 +53,23 @@ export class SyncRunEndingService {
     private readonly metrics: SyncRunMetrics,
   ) {}
 
+  /**
+   * `seen`: the dedupe key of every record the window returned, whose other stored records are removed;
+   * null when the run appended every page to an account that had no rows (nothing stored is unseen).
+   */
   async succeed(
     run: TenantRun,
     target: SyncTarget,
     window: SyncWindow,
-    seen: Set<string>,
+    seen: Set<string> | null,
     balances: readonly AccountBalance[],
   ): Promise<SyncOutcome> {
     const now = new Date();
     const ended = await this.database.transaction(async (db) => {
-      const removed = await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
+      const removed =
+        seen === null
+          ? 0
+          : await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
       await this.placement.replaceBalances(
         run.merchantId,
         db,

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { APP_ENV, APP_NODE_FLAGS } from '../scripts/app-runtime.mjs';
+
+/*
+ * `npm start` and the bench take each app's environment and Node flags from scripts/app-runtime.mjs;
+ * Docker cannot import it, so docker-compose.yml and the Dockerfile repeat them, held to it here.
+ */
+
+const compose = load(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8')) as {
+  services: Record<string, { command?: string[] }>;
+};
+const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
+
+describe('how the apps run in Docker', () => {
+  it.each(Object.entries(APP_NODE_FLAGS))('starts the %s with its Node flags', (app, flags) => {
+    const main = `dist/apps/${app}/src/main.js`;
+    const commands = Object.values(compose.services)
+      .map((s) => s.command ?? [])
+      .filter((c) => c.includes(main));
+    expect(commands.length).toBeGreaterThan(0);
+    for (const command of commands) {
+      const before = command.slice(1, command.indexOf(main)).filter((f) => f !== '--enable-source-maps');
+      expect(before).toEqual(flags);
+    }
+  });
+
+  it('gives every app the environment npm start gives it', () => {
+    for (const [name, value] of Object.entries(APP_ENV)) expect(dockerfile).toContain(`ENV ${name}=${value}`);
+  });
+});
