@@ -34,6 +34,7 @@ import {
 
 const BANKS = 16;
 const DUE_ACCOUNTS = 100_000;
+const INCREMENTAL_SYNCS = 3;
 const QUEUE_PREFIX = 'bff-bench-sync';
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const TARGETS = {
@@ -106,9 +107,15 @@ export async function syncBench({ load, options, progress }) {
     const copyRowsPerSecond = await copyRate(db, text, initial.rows);
     const copyPostgresCpuS = (postgresCpuSeconds() - copyPostgresBefore) / COPY_ROUNDS;
 
-    progress('incremental sync of an unchanged 6,500-transaction account');
+    progress(`incremental sync of an unchanged 6,500-transaction account, ${INCREMENTAL_SYNCS} times`);
     const current = await currentAccountFirstSync(db, users);
-    const { run: incremental, ms: incrementalMs } = await syncNow(api.url, auth, current.id);
+    // The median: the first one after the first syncs also runs the upsert path's code for the first time
+    // in the worker (the first syncs appended), which says nothing of what an incremental sync costs.
+    const incrementals = [];
+    for (let i = 0; i < INCREMENTAL_SYNCS; i += 1)
+      incrementals.push(await syncNow(api.url, auth, current.id));
+    incrementals.sort((a, b) => a.ms - b.ms);
+    const { run: incremental, ms: incrementalMs } = incrementals[Math.floor(INCREMENTAL_SYNCS / 2)];
 
     progress('merchant read: GET /v1/accounts/{id}/transactions?limit=100 against bare Fastify');
     const readPath = `/v1/accounts/${current.id}/transactions?limit=100`;
@@ -190,6 +197,7 @@ export async function syncBench({ load, options, progress }) {
       },
       incremental: {
         ms: incrementalMs,
+        allMs: incrementals.map((i) => i.ms),
         firstSyncMs: current.ms,
         share: incrementalMs / current.ms,
         progress: incremental.progress,
@@ -210,7 +218,7 @@ export async function syncBench({ load, options, progress }) {
         `initial sync: ${initial.rows} transactions of ${accounts} accounts in ${(initial.ms / 1000).toFixed(2)} s = ${syncRate.toFixed(0)} rows/s; COPY of the same rows ${copyRowsPerSecond.toFixed(0)} rows/s → ×${(syncRate / copyRowsPerSecond).toFixed(2)} (target ×${TARGETS.vsCopy}); worker RSS peak ${workerPeakRssMiB.toFixed(0)} MiB (target < ${TARGETS.workerRssMiB}) → ${ok(met.initial)}`,
         `initial sync CPU per 100,000 rows: worker ${per100k(workerCpuS).toFixed(2)} s, Postgres ${per100k(postgresCpuS).toFixed(2)} s (COPY of them: Postgres ${per100k(copyPostgresCpuS).toFixed(2)} s)`,
         `where the initial sync's time goes, summed over its runs (${(initial.runMs / 1000).toFixed(1)} s of run time, concurrent): waiting for the upstream (request, transfer, parse; pages fetched ahead) ${(initial.upstreamMs / 1000).toFixed(1)} s, mapping and writing ${(initial.writeMs / 1000).toFixed(1)} s, the rest (balances, final transaction, queue) ${((initial.runMs - initial.upstreamMs - initial.writeMs) / 1000).toFixed(1)} s`,
-        `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
+        `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms, median of ${incrementals.map((i) => i.ms).join(', ')} (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
         `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB; CPU per 100,000 accounts: the process ${perDispatched(dispatch.cpuMs / 1000).toFixed(2)} s, Postgres ${perDispatched(dispatchPostgresCpuS).toFixed(2)} s → ${ok(met.dispatch)}`,
         `stored read: ${read.rps.toFixed(0)} req/s, p99 ${read.latencyMs.p99.toFixed(1)} ms; ×${read.ratio.rpsMedianOfRounds.toFixed(2)} of bare Fastify (median of rounds; target ×${TARGETS.readVsBare}, p99 < ${TARGETS.readP99Ms} ms) → ${ok(met.read)}`,
       ],

@@ -128,10 +128,15 @@ export const CHANGES_COPY = copyTarget('transaction-changes.copy', 'transaction_
  * Where an incremental sync starts: the overlap before the newest booked record, or earlier when an older
  * record is still pending (its booked successor must be seen for the pending one to be removed). Null when
  * nothing is stored yet: the first sync reads everything the consent allows (and, `empty`, may append).
+ * Each end is one probe of the (account, status, date) index: an aggregate over the account's rows read
+ * every one of them (65 ms for 6,500 right after a first sync, the largest step of an incremental one).
  */
-const WINDOW_START = `SELECT LEAST(max(date) FILTER (WHERE status = 'BOOKED') - make_interval(days => $3::int),
-    min(date) FILTER (WHERE status = 'PENDING')) AS "from", count(*) = 0 AS empty
-  FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`;
+const WINDOW_START = `SELECT LEAST(
+    (SELECT date FROM transactions WHERE account_id = $2::uuid AND merchant_id = $1::uuid AND status = 'BOOKED'
+      ORDER BY date DESC LIMIT 1) - make_interval(days => $3::int),
+    (SELECT date FROM transactions WHERE account_id = $2::uuid AND merchant_id = $1::uuid AND status = 'PENDING'
+      ORDER BY date LIMIT 1)) AS "from",
+  NOT EXISTS (SELECT 1 FROM transactions WHERE account_id = $2::uuid AND merchant_id = $1::uuid) AS empty`;
 
 type WrittenCounts = { inserted: number; updated: number; touched: number };
 const WRITTEN_COUNTS = { inserted: 'number', updated: 'number', touched: 'number' } as const;
