@@ -93,8 +93,10 @@ export async function syncBench({ load, options, progress }) {
       20,
     );
     const workerBefore = cpuMicros(worker.pid);
+    const sandboxBefore = cpuMicros(sandbox.pid);
     await untilSyncsEnded(db, [worker], users);
     const workerCpuS = (cpuMicros(worker.pid) - workerBefore) / 1e6;
+    const sandboxCpuS = (cpuMicros(sandbox.pid) - sandboxBefore) / 1e6;
     const postgresCpuS = postgresCpuSeconds() - postgresBefore;
     const workerPeakRssMiB = memory.stop();
     const initial = await syncFigures(db, users);
@@ -192,6 +194,7 @@ export async function syncBench({ load, options, progress }) {
         cpuPer100kRows: {
           worker: per100k(workerCpuS),
           postgres: per100k(postgresCpuS),
+          sandbox: per100k(sandboxCpuS),
           copyPostgres: per100k(copyPostgresCpuS),
         },
       },
@@ -216,7 +219,7 @@ export async function syncBench({ load, options, progress }) {
       meetsTarget: met,
       notes: [
         `initial sync: ${initial.rows} transactions of ${accounts} accounts in ${(initial.ms / 1000).toFixed(2)} s = ${syncRate.toFixed(0)} rows/s; COPY of the same rows ${copyRowsPerSecond.toFixed(0)} rows/s → ×${(syncRate / copyRowsPerSecond).toFixed(2)} (target ×${TARGETS.vsCopy}); worker RSS peak ${workerPeakRssMiB.toFixed(0)} MiB (target < ${TARGETS.workerRssMiB}) → ${ok(met.initial)}`,
-        `initial sync CPU per 100,000 rows: worker ${per100k(workerCpuS).toFixed(2)} s, Postgres ${per100k(postgresCpuS).toFixed(2)} s (COPY of them: Postgres ${per100k(copyPostgresCpuS).toFixed(2)} s)`,
+        `initial sync CPU per 100,000 rows: worker ${per100k(workerCpuS).toFixed(2)} s, Postgres ${per100k(postgresCpuS).toFixed(2)} s, the sandbox (the bank, on the same cores) ${per100k(sandboxCpuS).toFixed(2)} s (COPY of them: Postgres ${per100k(copyPostgresCpuS).toFixed(2)} s)`,
         `where the initial sync's time goes, summed over its runs (${(initial.runMs / 1000).toFixed(1)} s of run time, concurrent): waiting for the upstream (request, transfer, parse; pages fetched ahead) ${(initial.upstreamMs / 1000).toFixed(1)} s, mapping and writing ${(initial.writeMs / 1000).toFixed(1)} s, the rest (balances, final transaction, queue) ${((initial.runMs - initial.upstreamMs - initial.writeMs) / 1000).toFixed(1)} s`,
         `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms, median of ${incrementals.map((i) => i.ms).join(', ')} (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
         `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB; CPU per 100,000 accounts: the process ${perDispatched(dispatch.cpuMs / 1000).toFixed(2)} s, Postgres ${perDispatched(dispatchPostgresCpuS).toFixed(2)} s → ${ok(met.dispatch)}`,

@@ -75,7 +75,7 @@ export class AccountsController {
     @Query() query: TransactionsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Buffer {
+  ): string {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
     const body = this.data.transactionsBody(request, consent, account, query);
@@ -91,7 +91,7 @@ export class AccountsController {
     @Query() query: RealTimeTransactionsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Buffer {
+  ): string {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
     const body = this.data.realTimeBody(request, consent, account, query);

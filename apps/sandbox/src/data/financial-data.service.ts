@@ -162,7 +162,7 @@ export class FinancialDataService {
     consent: ConsentRecord,
     account: SandboxAccount,
     query: TransactionsQueryDto,
-  ): Buffer {
+  ): string {
     const request = this.offsetRequest(query);
     const variant = this.enrichmentVariant(query.with);
     const window = windowOf(request.fromMs, request.beforeMs, consent);
@@ -190,7 +190,7 @@ export class FinancialDataService {
     consent: ConsentRecord,
     account: SandboxAccount,
     query: RealTimeTransactionsQueryDto,
-  ): Buffer {
+  ): string {
     let fromMs: number | undefined;
     let beforeMs: number | undefined;
     let page = 0;

@@ -88,12 +88,8 @@ export function transactionWire(
 }
 
 /** `{"meta":…,"data":[…],"links":…}` around a page's serialised records. */
-export function listBody(meta: unknown, data: Buffer, links: unknown): Buffer {
-  return Buffer.concat([
-    Buffer.from(`{"meta":${JSON.stringify(meta)},"data":[`),
-    data,
-    Buffer.from(`],"links":${JSON.stringify(links)}}`),
-  ]);
+export function listBody(meta: unknown, data: string, links: unknown): string {
+  return `{"meta":${JSON.stringify(meta)},"data":[${data}],"links":${JSON.stringify(links)}}`;
 }
 
 const BUSINESS_CATEGORIES: Record<string, string> = {
