@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { APP_ENV, APP_NODE_FLAGS } from './app-runtime.mjs';
 import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from './dev-env.mjs';
+import { prettyLine } from './dev-log-lines.mjs';
 import { ensureRuntime, installDependencies, resolveRuntime } from './node-runtime.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -221,26 +222,6 @@ async function ensureRedis(redisUrl) {
 
 // ---------------------------------------------------------------- processes
 
-const LEVEL_COLOR = { trace: '90', debug: '90', info: '32', warn: '33', error: '31', fatal: '41' };
-const APP_COLOR = { api: '35', worker: '34', sandbox: '36' };
-
-/** Turns a JSON log line into one readable line; anything else passes through as is. */
-function pretty(app, line) {
-  const tag = paint(APP_COLOR[app] ?? '0', app.padEnd(7));
-  let entry;
-  try {
-    entry = JSON.parse(line);
-  } catch {
-    return `${tag} ${line}`;
-  }
-  if (typeof entry !== 'object' || entry === null) return `${tag} ${line}`;
-  const { time, level, msg, app: _a, pid: _p, context, ...rest } = entry;
-  const clock = typeof time === 'string' ? time.slice(11, 23) : '';
-  const lvl = paint(LEVEL_COLOR[level] ?? '0', String(level ?? '').padEnd(5));
-  const extra = Object.keys(rest).length ? paint('90', ` ${JSON.stringify(rest)}`) : '';
-  return `${paint('90', clock)} ${tag} ${lvl} ${context ? paint('90', `[${context}] `) : ''}${msg ?? ''}${extra}`;
-}
-
 function startApp(app) {
   const child = spawn(
     process.execPath,
@@ -253,7 +234,7 @@ function startApp(app) {
   );
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
-      console.log(pretty(app, line));
+      console.log(prettyLine(app, line, paint));
     });
   }
   child.on('exit', (code, signal) => {
@@ -451,40 +432,31 @@ async function start() {
 const REPORT = join(ROOT, '.dev', 'vitest-report.json');
 
 /**
- * The browser tests drive Debian's Chromium (nothing downloads a browser): installed here when missing,
- * as root on Debian, or a clear message saying what to install.
+ * A tool the tests need from a Debian package, installed when missing (as root on Debian; otherwise a
+ * clear message of what to install): Chromium for the browser tests (nothing downloads a browser), and
+ * `promtool` (package prometheus) for the alert rule tests. The prometheus package brings the server too,
+ * which only a machine run by systemd starts (`systemctl disable --now prometheus` if it is not wanted).
  */
-const CHROMIUM = '/usr/bin/chromium';
-function ensureChromium() {
-  if (existsSync(CHROMIUM)) return;
-  step('Installing Chromium (Debian package) for the browser tests');
+function ensureDebianPackage(pkg, present, why) {
+  if (present()) return;
+  step(`Installing ${pkg} (Debian package) for ${why}`);
   if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
-    fail(`The browser tests need ${CHROMIUM}: install Debian's chromium package (apt-get install chromium).`);
+    fail(`${why} need Debian's ${pkg} package: apt-get install ${pkg}.`);
   }
   mustRun('apt-get', ['update', '-qq']);
-  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
 }
 
-/**
- * The alert rule tests run `promtool check rules` and `promtool test rules`: Debian's `prometheus`
- * package provides it, installed the way Chromium is. The package brings the server too, which only a
- * machine run by systemd starts (`systemctl disable --now prometheus` if it is not wanted there).
- */
-function ensurePromtool() {
-  if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0) return;
-  step('Installing promtool (Debian package prometheus) for the alert rule tests');
-  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
-    fail(
-      "The alert rule tests need promtool: install Debian's prometheus package (apt-get install prometheus).",
-    );
-  }
-  mustRun('apt-get', ['update', '-qq']);
-  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'prometheus'], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-}
+const ensureChromium = () =>
+  ensureDebianPackage('chromium', () => existsSync('/usr/bin/chromium'), 'The browser tests');
+const ensurePromtool = () =>
+  ensureDebianPackage(
+    'prometheus',
+    () => spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0,
+    'The alert rule tests',
+  );
 
 async function test() {
   ensureChromium();

@@ -180,6 +180,26 @@ describe('a first sync appended by COPY', () => {
     expect(await stored(accountId)).toEqual(before);
   });
 
+  it('appends a page larger than the COPY buffer it starts with, then a small one, each record whole', async () => {
+    const prisma = stack.api.app.get(PrismaService);
+    const merchantId = tenantOfRecord({ merchantId: tenant.merchant.merchant.id });
+    const consent = await createConsentRow(prisma, { id: tenant.userId, merchantId });
+    const [accountId] = await createDueAccounts(prisma, consent, 1);
+    // Three descriptions of 600,000 characters (with the characters COPY escapes): past 1 MiB of text.
+    const long = (n: number) => `${n}\t\\`.repeat(150_000);
+    const spec: RecordSpec = { key: 0, amount: 3, day: 1, status: 'BOOKED', description: null };
+    const large = [0, 1, 2].map((n) => ({ ...transaction({ ...spec, key: n }), description: long(n) }));
+    const small = [transaction({ ...spec, key: 3, description: 'coffee' })];
+    for (const page of [large, small]) {
+      const rows = pageRows(page, 'GBP');
+      await db().transaction((client) =>
+        repository().appendPage(merchantId, client, accountId, rows, crypto.randomUUID(), () => false),
+      );
+    }
+    const descriptions = (await stored(accountId)).map((r) => r.description);
+    expect(descriptions).toEqual([long(0), long(1), long(2), 'coffee']);
+  });
+
   it('ends with the bank’s set when a record is stored after the window was fixed', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     const account = await connectedSavingsAccount(stack, tenant);

@@ -32,7 +32,7 @@ const SPECIALS = /[\\\n\r\t]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** One field in COPY's text format: a backslash, tab or line break escaped; NULL as `\N`. */
-export function copyField(value: CopyValue): string {
+function copyField(value: CopyValue): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'string')
     return SPECIAL.test(value) ? value.replace(SPECIALS, (c) => ESCAPED[c]) : value;
@@ -77,15 +77,16 @@ export async function copyRows(
     }
     size += buffer.write(line, size);
   }
-  if (size === 0) {
-    idle.push(buffer);
-    return;
-  }
+  if (size === 0) return keep(buffer);
   const stream = db.query(copyStreams.from(`COPY ${target.table} (${target.columns.join(', ')}) FROM STDIN`));
   stream.end(buffer.subarray(0, size));
   await finished(stream);
   // Postgres acknowledged every byte: the socket holds none of the buffer any more. (A failed COPY's
   // buffer is left to the collector: part of it may still be on its way.)
+  keep(buffer);
+}
+
+function keep(buffer: Buffer): void {
   if (idle.length < IDLE_KEPT && buffer.length <= LARGEST_KEPT_BYTES) idle.push(buffer);
 }
 

@@ -8,6 +8,7 @@ import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
 import { SyncDispatcherService } from './sync-dispatcher.service.js';
 import { SyncRunEndingService } from './sync-run-ending.service.js';
+import { SyncWindowService } from './sync-window.service.js';
 import { TracingLookupService } from './tracing-lookup.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionChangeRepository } from './transaction-change.repository.js';
@@ -25,6 +26,7 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
     StoredPageCache,
     AccountSyncService,
     SyncRunEndingService,
+    SyncWindowService,
     SyncDispatcherService,
     SyncService,
     TracingLookupService,
