@@ -10,6 +10,7 @@ import {
   connectedSavingsAccount,
   createConsentRow,
   createDueAccounts,
+  dataOf,
   eventually,
   onboard,
   propertyTimeout,
@@ -67,6 +68,8 @@ describe('a first sync appended by COPY', () => {
         // Nobody consumes this api's queue: the test runs the sync itself.
         QUEUE_PREFIX: uniqueQueuePrefix('sync-append'),
         ...tuned({ syncPageSize: 100 }),
+        // Each case reads both feeds back through the API, a record at a time at worst.
+        RATE_LIMIT_PER_MINUTE: '100000',
       },
     });
     tenant = await onboard(stack);
@@ -86,16 +89,38 @@ describe('a first sync appended by COPY', () => {
     });
   }
 
-  /** The account's feed: its records by change number, and whether each names a stored transaction. */
-  async function feed(accountId: string) {
-    return db().rows<{ seq: string; recordId: string; storedId: string | null; head: string }>({
-      text: `SELECT c.seq::text AS seq, c.record_id AS "recordId", t.raw->>'id' AS "storedId",
-          f.last_seq::text AS head
-        FROM transaction_changes c LEFT JOIN transactions t ON t.id = c.transaction_id
-        JOIN transaction_feeds f ON f.user_id = c.user_id
-        WHERE c.account_id = $1 AND NOT c.removed ORDER BY c.seq`,
+  /**
+   * The account's feed as a reader with no cursor gets it through the API, `limit` at a time: the records
+   * it lists, and how many of the account's appended pages entered it as one batch.
+   */
+  async function feed(accountId: string, limit: number) {
+    const added: { id: string }[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = dataOf<{
+        added: { transaction: { id: string } }[];
+        modified: { transaction: { id: string } }[];
+        removed: unknown[];
+        nextCursor: string;
+        hasMore: boolean;
+      }>(
+        await tenant.client.get(
+          `/v1/users/${tenant.userId}/transactions/changes?accountId=${accountId}&limit=${limit}${cursor}`,
+        ),
+        200,
+      );
+      expect(page.removed).toEqual([]);
+      // A record changed after it was appended is listed at its change: as modified to a reader already past
+      // the record's first number (which it may have passed before reading it: both are upserts).
+      added.push(...[...page.added, ...page.modified].map((a) => a.transaction));
+      cursor = `&cursor=${page.nextCursor}`;
+      if (!page.hasMore) break;
+    }
+    const [{ batches }] = await db().rows<{ batches: number }>({
+      text: `SELECT count(*)::int AS batches FROM transaction_feed_batches WHERE account_id = $1`,
       values: [accountId],
     });
+    return { added, batches };
   }
 
   it(
@@ -107,13 +132,27 @@ describe('a first sync appended by COPY', () => {
       await assertProperty(
         fc.asyncProperty(
           fc.array(fc.array(record, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 5 }),
-          async (pages) => {
+          fc.boolean(),
+          fc.integer({ min: 1, max: 40 }),
+          async (pages, interleaved, limit) => {
             const [appended, upserted] = await createDueAccounts(prisma, consent, 2);
             const runId = crypto.randomUUID();
             const totals = { appended: [] as PageCounts[], upserted: [] as PageCounts[] };
             const seen = new Set<string>();
-            for (const page of pages) {
-              const rows = pageRows(page.map(transaction), 'GBP');
+            // Interleaved: the pages' ids dealt out in turn, so every page's range meets the others' (as
+            // ids made by two workers' clocks could): each page after the first enters the feed row by row.
+            const built = pages.map((page) => pageRows(page.map(transaction), 'GBP'));
+            if (interleaved) {
+              const ids = built
+                .flat()
+                .map((r) => r.i)
+                .sort();
+              let next = 0;
+              for (let turn = 0; next < ids.length; turn += 1)
+                for (const rows of built) if (turn < rows.length) rows[turn].i = ids[next++];
+            }
+            for (const [n, page] of pages.entries()) {
+              const rows = built[n];
               totals.appended.push(
                 await db().transaction((client) =>
                   repository().appendPage(merchantId, client, appended, rows, runId, (k) => seen.has(k)),
@@ -135,16 +174,14 @@ describe('a first sync appended by COPY', () => {
             expect(strip(a)).toEqual(strip(u));
             expect(a.map((r) => r.k)).toEqual([...seen].sort());
 
-            // The feed names each stored record once, at numbers no other change of the user holds.
+            // Read from the start, either feed lists each stored record once, as it is stored.
+            const records = a.map((r) => JSON.parse(r.raw) as { id: string });
+            const byId = (x: { id: string }, y: { id: string }) => x.id.localeCompare(y.id);
             for (const account of [appended, upserted]) {
-              const changes = await feed(account);
-              expect(changes.map((c) => c.recordId).sort()).toEqual(
-                a.map((r) => (JSON.parse(r.raw) as { id: string }).id).sort(),
-              );
-              for (const c of changes) {
-                expect(c.storedId).toBe(c.recordId);
-                expect(BigInt(c.seq) <= BigInt(c.head)).toBe(true);
-              }
+              const { added, batches } = await feed(account, limit);
+              expect(added.sort(byId)).toEqual([...records].sort(byId));
+              // The first page has no other batch to meet: the append's feed is batched.
+              expect(batches > 0).toBe(account === appended);
             }
           },
         ),

@@ -7,28 +7,42 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { TransactionChangesService } from '#libs/domain/sync';
+import { type FeedPosition, TransactionChangesService } from '#libs/domain/sync';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { isUuid } from '#libs/ids';
 import { missing } from '../common/api-responses.js';
 import { decodeCursor, encodeCursor } from '../common/paging.js';
 import { ListTransactionChangesInput } from './inputs/list-transaction-changes.input.js';
 import { TransactionChangesOutput } from './outputs/transaction-changes.output.js';
 
-/** A cursor names its user's feed and a position in it: another user's cursor is refused, not misread. */
+/**
+ * A cursor names its user's feed and a position in it (a change's number, and within a first sync's batch
+ * the last transaction read): another user's cursor is refused, not misread.
+ */
 const SEQ = /^\d{1,18}$/;
 
 /** The position a cursor of `userId`'s feed names; 400 for anything else. */
-function positionOf(cursor: string | undefined, userId: string): bigint | undefined {
+function positionOf(cursor: string | undefined, userId: string): FeedPosition | undefined {
   const value = decodeCursor(
     cursor,
     (decoded) => {
-      const [owner, seq, ...rest] = decoded.split('|');
-      return owner === userId && rest.length === 0 && SEQ.test(seq ?? '');
+      const [owner, seq, afterId, ...rest] = decoded.split('|');
+      return (
+        owner === userId &&
+        rest.length === 0 &&
+        SEQ.test(seq ?? '') &&
+        (afterId === undefined || isUuid(afterId))
+      );
     },
     'must be nextCursor of a page of this user’s feed',
   );
-  return value === undefined ? undefined : BigInt(value.split('|')[1]);
+  if (value === undefined) return undefined;
+  const [, seq, afterId] = value.split('|');
+  return { seq: BigInt(seq), ...(afterId === undefined ? {} : { afterId }) };
 }
+
+const cursorOf = (userId: string, { seq, afterId }: FeedPosition) =>
+  encodeCursor(afterId === undefined ? `${userId}|${seq}` : `${userId}|${seq}|${afterId}`);
 
 @ApiTags('sync')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
@@ -66,7 +80,7 @@ export class TransactionChangesController {
       added: page.added,
       modified: page.modified,
       removed: page.removed,
-      nextCursor: encodeCursor(`${userId}|${page.next}`),
+      nextCursor: cursorOf(userId, page.next),
       hasMore: page.hasMore,
     });
   }

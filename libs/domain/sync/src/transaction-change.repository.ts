@@ -3,20 +3,35 @@ import type { MerchantId } from '#libs/context';
 import { DatabasePool, sqlStatement } from '#libs/database';
 import { isUuid } from '#libs/ids';
 
+/**
+ * A place in a user's feed: every change numbered up to `seq` has been read, but of the batch at `seq` (a
+ * first sync's appended page) only its transactions up to `afterId`, when set.
+ */
+export interface FeedPosition {
+  seq: bigint;
+  afterId?: string;
+}
+
 /** One row of a page of the feed: the transaction's record (JSON text) unless it was removed. */
 export interface FeedRow {
   seq: string;
+  /** Our transaction's id: the place within a batch. */
+  transactionId: string;
+  /** The row is one of a batch's transactions. */
+  batched: boolean;
   accountId: string;
   /** The record's served `id`. */
   id: string;
   removed: boolean;
-  /** Added after the reader's cursor (else modified). */
+  /** Added after the reader's position (else modified). */
   added: boolean;
   raw: string | null;
 }
 
 const FEED_ROW = {
   seq: 'string',
+  transactionId: 'string',
+  batched: 'boolean',
   accountId: 'string',
   id: 'string',
   removed: 'boolean',
@@ -24,9 +39,34 @@ const FEED_ROW = {
   raw: 'string',
 } as const;
 
-const PAGE_COLUMNS = `SELECT c.seq::text AS seq, c.account_id AS "accountId", c.record_id AS id, c.removed, c.added_seq > $3::bigint AS added,
-    t.raw::text AS raw
-  FROM transaction_changes c LEFT JOIN transactions t ON t.id = c.transaction_id AND NOT c.removed`;
+/** Past every id: a position with no `afterId` has read the whole of its number. */
+const WHOLE = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/*
+ * A page in one statement, so the changes and the batches are read on one snapshot: the changes after the
+ * position, and the transactions of the batches from it that have no change of their own (those are read at
+ * their change's number), in (number, id) order. $3, $5: the position; $4: how many; $6: one account.
+ */
+const pageOf = (
+  account: (table: string) => string,
+) => `SELECT p.seq::text AS seq, p.tid AS "transactionId", p.batched,
+    p.account_id AS "accountId", p.id, p.removed, p.added, p.raw
+  FROM ((SELECT c.seq, c.transaction_id AS tid, false AS batched, c.account_id, c.record_id AS id, c.removed,
+      c.added_seq > $3::bigint OR (c.added_seq = $3::bigint AND c.transaction_id > $5::uuid) AS added,
+      t.raw::text AS raw
+    FROM transaction_changes c LEFT JOIN transactions t ON t.id = c.transaction_id AND NOT c.removed
+    WHERE c.user_id = $2::uuid AND c.merchant_id = $1::uuid AND c.seq > $3::bigint ${account('c')}
+    ORDER BY c.seq LIMIT $4)
+  UNION ALL
+    (SELECT b.seq, t.id, true, b.account_id, t.raw->>'id', false, true, t.raw::text
+    FROM transaction_feed_batches b CROSS JOIN LATERAL (SELECT t.id, t.raw FROM transactions t
+      WHERE t.account_id = b.account_id AND t.id BETWEEN b.first_id AND b.last_id
+        AND (b.seq > $3::bigint OR t.id > $5::uuid)
+        AND NOT EXISTS (SELECT 1 FROM transaction_changes c WHERE c.transaction_id = t.id)
+      ORDER BY t.id LIMIT $4) t
+    WHERE b.user_id = $2::uuid AND b.merchant_id = $1::uuid AND b.seq >= $3::bigint ${account('b')}
+    ORDER BY b.seq, t.id LIMIT $4)) p
+  ORDER BY p.seq, p.tid LIMIT $4`;
 
 export const TRANSACTION_CHANGE_SQL = {
   head: sqlStatement<{ last: string; prunedThrough: string }>(
@@ -38,16 +78,12 @@ export const TRANSACTION_CHANGE_SQL = {
   ),
   page: sqlStatement<FeedRow>(
     'transaction-changes.page',
-    `${PAGE_COLUMNS}
-      WHERE c.user_id = $2::uuid AND c.merchant_id = $1::uuid AND c.seq > $3::bigint
-      ORDER BY c.seq LIMIT $4`,
+    pageOf(() => ''),
     FEED_ROW,
   ),
   accountPage: sqlStatement<FeedRow>(
     'transaction-changes.account-page',
-    `${PAGE_COLUMNS}
-      WHERE c.account_id = $5::uuid AND c.user_id = $2::uuid AND c.merchant_id = $1::uuid AND c.seq > $3::bigint
-      ORDER BY c.seq LIMIT $4`,
+    pageOf((table) => `AND ${table}.account_id = $6::uuid`),
     FEED_ROW,
   ),
   /*
@@ -88,12 +124,12 @@ export class TransactionChangeRepository {
   async page(
     merchantId: MerchantId,
     userId: string,
-    after: bigint,
+    after: FeedPosition,
     limit: number,
     accountId?: string,
   ): Promise<FeedRow[]> {
     if (!isUuid(merchantId) || !isUuid(userId) || (accountId !== undefined && !isUuid(accountId))) return [];
-    const values = [merchantId, userId, after.toString(), limit];
+    const values = [merchantId, userId, after.seq.toString(), limit, after.afterId ?? WHOLE];
     return this.database.rows(
       accountId === undefined
         ? { ...TRANSACTION_CHANGE_SQL.page, values }

@@ -3,7 +3,7 @@ import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import type { ServedTransaction } from '#libs/domain/financial-data';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
-import { TransactionChangeRepository } from './transaction-change.repository.js';
+import { type FeedPosition, TransactionChangeRepository } from './transaction-change.repository.js';
 
 /** A page of a user's transactions change feed: apply it to a copy, then ask again from `next`. */
 export interface TransactionChangesPage {
@@ -13,8 +13,8 @@ export interface TransactionChangesPage {
   modified: { accountId: string; transaction: ServedTransaction }[];
   /** Records the bank no longer lists (a pending record booked under a new id, a deletion). */
   removed: { accountId: string; id: string }[];
-  /** Where the next page starts: the last change of this page, or the cursor asked with when none. */
-  next: bigint;
+  /** Where the next page starts: the last change of this page, or the position asked from when none. */
+  next: FeedPosition;
   hasMore: boolean;
 }
 
@@ -36,7 +36,7 @@ export class TransactionChangesService {
   async page(
     caller: TenantCaller,
     userId: string,
-    query: { after?: bigint; limit: number; accountId?: string },
+    query: { after?: FeedPosition; limit: number; accountId?: string },
   ): Promise<TransactionChangesPage> {
     assertActsFor(caller, userId);
     if (query.accountId !== undefined) {
@@ -45,14 +45,14 @@ export class TransactionChangesService {
     } else if (!(await this.accounts.listForUser(tenantOf(caller), userId, 1))) {
       throw userNotFound();
     }
-    const after = query.after ?? 0n;
+    const after = query.after ?? { seq: 0n };
     const rows = await this.changes.page(tenantOf(caller), userId, after, query.limit + 1, query.accountId);
     // Read after the page: a prune that took a removal this page would have listed has recorded it by then.
     const head = await this.changes.head(tenantOf(caller), userId);
-    if (query.after !== undefined && after > head.last) {
+    if (query.after !== undefined && after.seq > head.last) {
       throw invalidRequest([{ field: 'cursor', issue: 'must be a cursor from nextCursor of this feed' }]);
     }
-    if (query.after !== undefined && after < head.prunedThrough) {
+    if (query.after !== undefined && after.seq < head.prunedThrough) {
       throw new DomainError(
         ErrorCode.CURSOR_EXPIRED,
         'This cursor is older than the removals kept (EVENT_RETENTION_DAYS): changes may have been missed. ' +
@@ -60,11 +60,14 @@ export class TransactionChangesService {
       );
     }
     const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
     const result: TransactionChangesPage = {
       added: [],
       modified: [],
       removed: [],
-      next: page.length > 0 ? BigInt(page[page.length - 1].seq) : after,
+      next: last
+        ? { seq: BigInt(last.seq), ...(last.batched ? { afterId: last.transactionId } : {}) }
+        : after,
       hasMore: rows.length > query.limit,
     };
     for (const row of page) {

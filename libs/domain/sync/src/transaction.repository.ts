@@ -44,8 +44,9 @@ export class TransactionRepository {
 
   /**
    * Writes a page of a run that began on an account with no rows, in its first attempt: the rows whose key
-   * no earlier page of the run held (`seenBefore`) are appended by COPY with their feed entries, a third of
-   * the statement's cost in Postgres; the others go through `writePage`, the later record winning. Fails
+   * no earlier page of the run held (`seenBefore`) are appended by COPY, a third of the statement's cost in
+   * Postgres, and enter the feed as one batch (a row per transaction when their id range meets another
+   * batch of the account's); the others go through `writePage`, the later record winning. Fails
    * with Postgres's unique violation (23505) if a row is there after all: the caller writes the page again
    * through `writePage`.
    */
@@ -83,18 +84,25 @@ export class TransactionRepository {
         now,
       ]),
     );
+    let [first, last] = [fresh[0].i, fresh[0].i];
+    for (const { i } of fresh) [first, last] = [i < first ? i : first, i > last ? i : last];
     const {
       rows: [head],
-    } = await queryOn(db, { ...TRANSACTION_SQL.reserveFeed, values: [merchantId, accountId, fresh.length] });
-    const base = BigInt(head.base);
-    await copyRows(
-      db,
-      CHANGES_COPY,
-      fresh.map((r, n) => {
-        const seq = base + BigInt(n + 1);
-        return [r.i, merchantId, head.userId, accountId, r.raw.id, seq, seq];
-      }),
-    );
+    } = await queryOn(db, {
+      ...TRANSACTION_SQL.reserveFeed,
+      values: [merchantId, accountId, fresh.length, first, last],
+    });
+    if (!head.batched) {
+      const base = BigInt(head.base);
+      await copyRows(
+        db,
+        CHANGES_COPY,
+        fresh.map((r, n) => {
+          const seq = base + BigInt(n + 1);
+          return [r.i, merchantId, head.userId, accountId, r.raw.id, seq, seq];
+        }),
+      );
+    }
     return { ...counts, inserted: counts.inserted + fresh.length };
   }
 

@@ -19,11 +19,14 @@ const MOVE_VERSION = `UPDATE accounts SET transactions_version = transactions_ve
  * same statement (TransactionChangeRepository reads it). The feed's head row is taken first: its lock is
  * held to commit, so the user's writers number their changes one after the other and a reader never sees
  * a number before a smaller one commits. Each transaction keeps one row, moved to its newest number: an
- * insert is added at that number; a change keeps the number it was added at, unless it had been removed.
+ * insert is added at that number; a change keeps the number it was added at, unless it had been removed;
+ * the first change of a transaction a first sync appended was added at its batch's number (`inserted`: the
+ * source's column telling new rows, which no batch holds).
  */
 const feedOf = (
   source: string,
   removed: boolean,
+  inserted: string,
 ) => `feed_head AS (INSERT INTO transaction_feeds AS f (user_id, last_seq)
     SELECT a.user_id, (SELECT count(*) FROM ${source}) FROM accounts a
     WHERE a.id = $2::uuid AND a.merchant_id = $1::uuid AND EXISTS (SELECT 1 FROM ${source})
@@ -31,8 +34,12 @@ const feedOf = (
     RETURNING f.user_id, f.last_seq - (SELECT count(*) FROM ${source}) AS base),
   fed AS (INSERT INTO transaction_changes AS c (transaction_id, merchant_id, user_id, account_id, record_id,
       seq, added_seq, removed, changed_at)
-    SELECT s.id, $1::uuid, h.user_id, $2::uuid, s.record_id, h.base + s.n, h.base + s.n, ${removed}, now()
-    FROM (SELECT id, record_id, row_number() OVER (ORDER BY id) AS n FROM ${source}) s CROSS JOIN feed_head h
+    SELECT s.id, $1::uuid, h.user_id, $2::uuid, s.record_id, h.base + s.n,
+      COALESCE(CASE WHEN NOT s.inserted THEN (SELECT b.seq FROM transaction_feed_batches b
+        WHERE b.account_id = $2::uuid AND s.id BETWEEN b.first_id AND b.last_id ORDER BY b.seq LIMIT 1) END,
+        h.base + s.n), ${removed}, now()
+    FROM (SELECT id, record_id, ${inserted} AS inserted, row_number() OVER (ORDER BY id) AS n FROM ${source}) s
+    CROSS JOIN feed_head h
     ON CONFLICT (transaction_id) DO UPDATE SET seq = EXCLUDED.seq, removed = EXCLUDED.removed,
       changed_at = EXCLUDED.changed_at, added_seq = CASE WHEN c.removed THEN EXCLUDED.added_seq ELSE c.added_seq END
     RETURNING 1)`;
@@ -57,7 +64,7 @@ const WRITTEN = `written AS (INSERT INTO transactions AS t (id, merchant_id, acc
   WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
   RETURNING t.id, t.raw->>'id' AS record_id, t.dedupe_key AS k, (t.xmax = 0) AS inserted),
   moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1),
-  ${feedOf('written', false)}`;
+  ${feedOf('written', false, 'inserted')}`;
 
 const WRITE_PAGE = `WITH ${WRITTEN}
   SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
@@ -84,17 +91,29 @@ const REMOVE_UNSEEN = `WITH gone AS (DELETE FROM transactions t
     AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))
   RETURNING t.id, t.raw->>'id' AS record_id),
   moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM gone) RETURNING 1),
-  ${feedOf('gone', true)}
+  ${feedOf('gone', true, 'true')}
   SELECT count(*)::int AS removed FROM gone`;
 
 /*
- * A page appended by COPY (see appendPage) takes its numbers in the user's feed in one statement, with the
- * account's version: the feed head's lock is taken here, after the rows are in, and held to commit.
+ * A page appended by COPY (see appendPage) takes its number in the user's feed in one statement, with the
+ * account's version: the feed head's lock is taken here, after the rows are in, and held to commit. The
+ * page enters the feed as one batch ($4, $5: the lowest and highest id of its rows) unless the range meets
+ * another batch of the account's (ids are made by the workers' clocks): then it takes a number for each row
+ * ($3 of them), and the caller writes their changes.
  */
-const RESERVE_FEED = `WITH moved AS (${MOVE_VERSION} RETURNING user_id)
-  INSERT INTO transaction_feeds AS f (user_id, last_seq) SELECT user_id, $3::bigint FROM moved
-  ON CONFLICT (user_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
-  RETURNING f.user_id AS "userId", (f.last_seq - $3::bigint)::text AS base`;
+const RESERVE_FEED = `WITH moved AS (${MOVE_VERSION} RETURNING user_id),
+  batched AS (SELECT NOT EXISTS (SELECT 1 FROM transaction_feed_batches b
+    WHERE b.account_id = $2::uuid AND b.first_id <= $5::uuid AND b.last_id >= $4::uuid) AS yes),
+  head AS (INSERT INTO transaction_feeds AS f (user_id, last_seq)
+    SELECT m.user_id, CASE WHEN b.yes THEN 1 ELSE $3::bigint END FROM moved m, batched b
+    ON CONFLICT (user_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
+    RETURNING f.user_id, f.last_seq),
+  batch AS (INSERT INTO transaction_feed_batches (user_id, seq, merchant_id, account_id, first_id, last_id)
+    SELECT h.user_id, h.last_seq, $1::uuid, $2::uuid, $4::uuid, $5::uuid FROM head h, batched b WHERE b.yes
+    RETURNING 1)
+  SELECT h.user_id AS "userId", (h.last_seq - CASE WHEN b.yes THEN 1 ELSE $3::bigint END)::text AS base,
+    b.yes AS batched
+  FROM head h, batched b`;
 
 /** The columns of a page appended by COPY, in the order `appendPage` gives them. */
 export const TRANSACTIONS_COPY = copyTarget('transactions.copy', 'transactions', [
@@ -157,10 +176,11 @@ export const TRANSACTION_SQL = {
     WINDOW_START,
     { from: 'Date', empty: 'boolean' },
   ),
-  reserveFeed: sqlStatement<{ userId: string; base: string }>('transactions.reserve-feed', RESERVE_FEED, {
-    userId: 'string',
-    base: 'string',
-  }),
+  reserveFeed: sqlStatement<{ userId: string; base: string; batched: boolean }>(
+    'transactions.reserve-feed',
+    RESERVE_FEED,
+    { userId: 'string', base: 'string', batched: 'boolean' },
+  ),
   version: sqlStatement<AccountTransactionsState>(
     'transactions.version',
     `SELECT transactions_version::text AS version, lower(sync_status::text) AS "syncStatus",
