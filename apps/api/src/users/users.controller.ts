@@ -38,6 +38,11 @@ import { UserOutput } from './outputs/user.output.js';
 import { UserSessionOutput } from './outputs/user-session.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
+/** Routes whose input goes upstream: a refusal there is the caller's 400, never an outage. */
+const refused = {
+  type: ApiErrorResponse,
+  description: 'VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details)',
+};
 const missing = {
   type: ApiErrorResponse,
   description: "NOT_FOUND: no such user, another merchant's user, or (session) another user",
@@ -66,7 +71,7 @@ export class UsersController {
   })
   @ApiAnswer(201, UserOutput, { description: 'Created' })
   @ApiAnswer(200, UserOutput, { description: 'Already existed (same body)' })
-  @ApiBadRequestResponse(invalid)
+  @ApiBadRequestResponse(refused)
   @ApiServiceUnavailableResponse(upstreamDown)
   async create(
     @Body() body: CreateUserInput,
@@ -138,7 +143,7 @@ export class UsersController {
       'Sent upstream first as a JSON-patch of `replace` operations (a new reference also renames the upstream applicationUserId); nothing changes locally if the upstream refuses. Merchant key only: a browser must not rename or re-flag its user.',
   })
   @ApiAnswer(200, UserOutput)
-  @ApiBadRequestResponse(invalid)
+  @ApiBadRequestResponse(refused)
   @ApiNotFoundResponse(missing)
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -163,6 +168,10 @@ export class UsersController {
       'Deletes the user upstream (revoking their consents there), then every local consent, account and transaction of theirs. Their session tokens stop working at once.',
   })
   @ApiNoContentResponse({ description: 'Erased' })
+  @ApiBadRequestResponse({
+    type: ApiErrorResponse,
+    description: 'VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details)',
+  })
   @ApiNotFoundResponse(missing)
   @ApiServiceUnavailableResponse(upstreamDown)
   async delete(@Param('userId') userId: string, @Tenant() caller: TenantCaller): Promise<void> {

@@ -20,6 +20,11 @@ export interface UpstreamFailureOptions {
    * by `field: 'institutionId'`.
    */
   atInstitution?: boolean;
+  /**
+   * The call involves no institution (the upstream's own users): an upstream 424 there is the upstream's
+   * failure to answer, 503 UPSTREAM_UNAVAILABLE, not an institution's error.
+   */
+  noInstitution?: boolean;
 }
 
 /** The `upstream` block of the envelope: status, source and trace, never a request header or body. */
@@ -46,6 +51,7 @@ export function mapUpstreamFailure(error: unknown, options: UpstreamFailureOptio
   const issue = mostSpecificIssue(error);
   switch (error.kind) {
     case 'INSTITUTION':
+      if (options.noInstitution) return unavailable(upstream, error);
       return new DomainError(
         ErrorCode.INSTITUTION_ERROR,
         error.institutionError?.errorMessage ?? 'The institution could not complete the request.',

@@ -51,6 +51,9 @@ function userView(
 
 const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
 
+/** A create the upstream refuses (its 400) is a refusal of the reference the caller gave (or its form). */
+const REFUSED = { field: 'reference', noInstitution: true } as const;
+
 /** Merchant users, kept in step with the upstream's users of the merchant's (sub-)application. */
 @Injectable()
 export class UsersService {
@@ -156,7 +159,9 @@ export class UsersService {
           'users: the upstream has no record of a user we hold',
         );
       }
-      throw mapUpstreamFailure(error, { resource: 'user' });
+      // A refusal names what was sent: the reference, or the opt-out when the reference did not change.
+      const field = changes.reference === undefined ? 'vopOptOut' : 'reference';
+      throw mapUpstreamFailure(error, { resource: 'user', field, noInstitution: true });
     }
     const updated = await this.users.update(merchantId, userId, changes);
     if (!updated) throw notFound();
@@ -186,7 +191,7 @@ export class UsersService {
         }
       }
     } catch (error) {
-      throw mapUpstreamFailure(error);
+      throw mapUpstreamFailure(error, { field: 'userId', noInstitution: true });
     }
     await this.users.delete(tenantOf(caller), userId);
     // Their session tokens must die on every api process, not when a cached verification runs out.
@@ -227,14 +232,14 @@ export class UsersService {
       );
       uuid = data.uuid;
     } catch (error) {
-      if (!(error instanceof UpstreamError && error.status === 409)) throw mapUpstreamFailure(error);
+      if (!(error instanceof UpstreamError && error.status === 409)) throw mapUpstreamFailure(error, REFUSED);
       try {
         const { data } = await this.upstream.listUsers({ applicationUserId: row.applicationUserId }, options);
         uuid = data[0]?.uuid;
       } catch (listError) {
-        throw mapUpstreamFailure(listError);
+        throw mapUpstreamFailure(listError, { noInstitution: true });
       }
-      if (!uuid) throw mapUpstreamFailure(error);
+      if (!uuid) throw mapUpstreamFailure(error, REFUSED);
     }
     await this.users.setUpstreamUserUuid(merchantId, row.id, uuid);
     return uuid;

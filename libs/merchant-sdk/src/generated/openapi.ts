@@ -3720,7 +3720,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3885,6 +3885,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -3964,7 +3973,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details) */
             400: {
                 headers: {
                     [name: string]: unknown;
