@@ -53,6 +53,7 @@ export class InputValidationPipe extends ValidationPipe {
   private readonly queries = new Map<unknown, Map<string, object>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && this.toValidate(metadata)) return this.body(value, metadata);
     const type = metadata.metatype;
     // The whole query into an input class (`@Query() input: SomeInput`), not one named field of it.
     const whole = metadata.type === 'query' && metadata.data === undefined && isRemembered(type);
@@ -69,6 +70,48 @@ export class InputValidationPipe extends ValidationPipe {
     memo.set(key, parsed);
     return copyOf(parsed);
   }
+
+  /**
+   * A body of an input class, which the document declares required and an object: Nest's pipe would read
+   * a `null` (or absent) body as `{}`, and `@IsOptional()` lets a `null` field through as if omitted.
+   * Neither is what the document says, so both are refused here, for every route: a field may be `null`
+   * only where its class declares it `nullable` (the document's own word).
+   */
+  private async body(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw invalidRequest([{ field: 'body', issue: 'must be a JSON object' }]);
+    }
+    // The body's own fields first, against its class: their other checks would otherwise speak first.
+    const declaredBy = (metadata.metatype as { prototype?: object } | undefined)?.prototype;
+    const own = nullFields(value, '', declaredBy);
+    if (own.length > 0) throw invalidRequest(own);
+    const input: unknown = await super.transform(value, metadata);
+    // Then nested inputs, which exist as classes only once transformed.
+    const nested = nullFields(input, '');
+    if (nested.length > 0) throw invalidRequest(nested);
+    return input;
+  }
+}
+
+/** Where @nestjs/swagger keeps a property's `@ApiProperty` options (its DECORATORS.API_MODEL_PROPERTIES). */
+const API_MODEL_PROPERTIES = 'swagger/apiModelProperties';
+
+/**
+ * The fields of a transformed input that are `null` without being declared nullable, nested inputs
+ * included (free-form objects, which no class declares, are the handler's to read).
+ */
+function nullFields(input: unknown, parent: string, declaredBy?: object): ErrorDetail[] {
+  if (typeof input !== 'object' || input === null) return [];
+  if (Array.isArray(input)) return input.flatMap((item, i) => nullFields(item, `${parent}[${i}]`));
+  const prototype = declaredBy ?? (Object.getPrototypeOf(input) as object | null);
+  if (prototype === Object.prototype || prototype === null) return [];
+  return Object.entries(input).flatMap(([name, field]) => {
+    const path = parent ? `${parent}.${name}` : name;
+    if (field !== null) return declaredBy ? [] : nullFields(field, path);
+    const declared = Reflect.getMetadata(API_MODEL_PROPERTIES, prototype, name) as
+      { nullable?: boolean } | undefined;
+    return declared?.nullable ? [] : [{ field: path, issue: `${path} must be omitted rather than null` }];
+  });
 }
 
 /** A copy a handler may change without touching the remembered one (query fields are flat). */
