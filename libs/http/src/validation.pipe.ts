@@ -97,8 +97,8 @@ export class InputValidationPipe extends ValidationPipe {
 const API_MODEL_PROPERTIES = 'swagger/apiModelProperties';
 
 /**
- * The fields of a transformed input that are `null` without being declared nullable, nested inputs
- * included (free-form objects, which no class declares, are the handler's to read).
+ * The optional fields of a transformed input that are `null` without being declared nullable, nested
+ * inputs included (free-form objects, which no class declares, are the handler's to read).
  */
 function nullFields(input: unknown, parent: string, declaredBy?: object): ErrorDetail[] {
   if (typeof input !== 'object' || input === null) return [];
@@ -109,8 +109,10 @@ function nullFields(input: unknown, parent: string, declaredBy?: object): ErrorD
     const path = parent ? `${parent}.${name}` : name;
     if (field !== null) return declaredBy ? [] : nullFields(field, path);
     const declared = Reflect.getMetadata(API_MODEL_PROPERTIES, prototype, name) as
-      { nullable?: boolean } | undefined;
-    return declared?.nullable ? [] : [{ field: path, issue: `${path} must be omitted rather than null` }];
+      { nullable?: boolean; required?: boolean } | undefined;
+    // A required field's own checks say what it must be; only an optional one is "omitted" instead.
+    if (declared?.required !== false || declared.nullable) return [];
+    return [{ field: path, issue: `${path} must be omitted rather than null` }];
   });
 }
 
