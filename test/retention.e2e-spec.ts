@@ -180,6 +180,32 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
     everything.close();
   });
 
+  it('answers 410 EVENTS_EXPIRED to a Last-Event-ID past the stream’s last event (another database’s)', async () => {
+    const [{ last }] = await db.rows<{ last: string }>({
+      name: 'retention-test.last',
+      text: 'SELECT last_stream_seq::text AS last FROM outbox_relay_state WHERE id = 1',
+      values: [],
+    });
+    const url = `${stack.api.url}/v1/users/${tenant.userId}/events`;
+    const token = sessionToken(stack.api.config, {
+      merchantId: tenant.merchant.merchant.id,
+      userId: tenant.userId,
+    });
+    // Far enough past it that events relayed meanwhile cannot catch up. Read by status first: a stream
+    // (the defect) would never end.
+    const ahead = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, 'last-event-id': String(BigInt(last) + 1_000_000n) },
+    });
+    if (ahead.status !== 410) await ahead.body?.cancel();
+    expect(ahead.status).toBe(410);
+    const { error } = (await ahead.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('EVENTS_EXPIRED');
+    expect(error.message).toContain('past the last event of this stream');
+    // The last position handed out is a stream's own: it follows from there.
+    const current = await SseClient.open(url, token, last);
+    current.close();
+  });
+
   it('removes processed webhooks past the retention and keeps those still to do or failed', async () => {
     const statuses = ['RECEIVED', 'PROCESSED', 'FAILED'] as const;
     await assertProperty(

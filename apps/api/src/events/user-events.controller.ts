@@ -21,7 +21,7 @@ export class UserEventsController {
   @ApiOperation({
     summary: 'Follow a user’s events live (Server-Sent Events)',
     description:
-      'A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive: the MerchantEventOutput schema). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A Last-Event-ID older than the events kept answers 410 EVENTS_EXPIRED instead of a stream with a gap. A comment line every 15 seconds keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).',
+      'A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive: the MerchantEventOutput schema). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A Last-Event-ID older than the events kept, or past the stream’s last event (an id from another database, or from before a reset), answers 410 EVENTS_EXPIRED instead of a stream with a gap. A comment line every 15 seconds keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).',
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })
   @ApiOkResponse({
@@ -33,7 +33,7 @@ export class UserEventsController {
   @ApiGoneResponse({
     type: ApiErrorResponse,
     description:
-      'EVENTS_EXPIRED: Last-Event-ID is older than the events kept (EVENT_RETENTION_DAYS, 30 by default), so events may have been missed. Read the current state from the API, then open the stream without Last-Event-ID.',
+      'EVENTS_EXPIRED: Last-Event-ID is older than the events kept (EVENT_RETENTION_DAYS, 30 by default), or past the stream’s last event (from another database, or from before a reset), so events may have been missed. Read the current state from the API, then open the stream without Last-Event-ID.',
   })
   async follow(
     @Param('userId') userId: string,

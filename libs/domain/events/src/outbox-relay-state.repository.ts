@@ -17,10 +17,11 @@ export const OUTBOX_RELAY_STATE_SQL = {
     `UPDATE outbox_relay_state SET pruned_through_stream_seq = greatest(pruned_through_stream_seq, $1::bigint)
         WHERE id = 1`,
   ),
-  readPrunedThrough: sqlStatement<{ through: string }>(
-    'outbox-relay-state.read-pruned-through',
-    `SELECT pruned_through_stream_seq::text AS through FROM outbox_relay_state WHERE id = 1`,
-    { through: 'string' },
+  readBounds: sqlStatement<{ through: string; last: string }>(
+    'outbox-relay-state.read-bounds',
+    `SELECT pruned_through_stream_seq::text AS through, last_stream_seq::text AS last
+      FROM outbox_relay_state WHERE id = 1`,
+    { through: 'string', last: 'string' },
   ),
 };
 
@@ -53,12 +54,12 @@ export class OutboxRelayStateRepository {
     });
   }
 
-  /** The highest stream position retention has removed (0: none yet). */
-  async prunedThrough(): Promise<bigint> {
-    const rows = await this.pool.rows({
-      ...OUTBOX_RELAY_STATE_SQL.readPrunedThrough,
-      values: [],
-    });
-    return BigInt(rows[0]?.through ?? '0');
+  /**
+   * What a stream may resume from: after `prunedThrough` (the highest position retention has removed, 0:
+   * none yet) and up to `last` (the last position handed out).
+   */
+  async bounds(): Promise<{ prunedThrough: bigint; last: bigint }> {
+    const rows = await this.pool.rows({ ...OUTBOX_RELAY_STATE_SQL.readBounds, values: [] });
+    return { prunedThrough: BigInt(rows[0]?.through ?? '0'), last: BigInt(rows[0]?.last ?? '0') };
   }
 }

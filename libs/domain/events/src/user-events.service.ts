@@ -39,12 +39,22 @@ export class UserEventsService {
           },
         );
       }
+      const position = BigInt(lastEventId);
+      const bounds = await this.relayState.bounds();
       // Retention removed events after this position: some of this user's may be among them.
       // 0 asks for everything still kept, knowingly.
-      if (lastEventId !== '0' && BigInt(lastEventId) < (await this.relayState.prunedThrough())) {
+      if (position !== 0n && position < bounds.prunedThrough) {
         throw new DomainError(
           ErrorCode.EVENTS_EXPIRED,
           `Events after ${lastEventId} are no longer kept (events are kept ${this.config.retention.eventDays} days). Read the current state from the API, then open the stream without Last-Event-ID.`,
+        );
+      }
+      // No event has this id yet: it comes from another database (a restore, a reset), and a stream
+      // from it would stay silent until the numbers caught up, skipping every event before.
+      if (position > bounds.last) {
+        throw new DomainError(
+          ErrorCode.EVENTS_EXPIRED,
+          `Last-Event-ID ${lastEventId} is past the last event of this stream (${bounds.last}): it comes from another database or from before a reset, so events may have been missed. Read the current state from the API, then open the stream without Last-Event-ID.`,
         );
       }
       return lastEventId;
