@@ -7,7 +7,6 @@ export class CreateUserInput {
   @ApiProperty({
     description: "The merchant's own user id; unique per merchant (create-or-return on it)",
     example: 'customer-42',
-    maxLength: 200,
   })
   @IsUserReference()
   reference: string;

@@ -6,7 +6,6 @@ import { IsUserReference } from './user-reference.js';
 export class ListUsersInput extends ListQuery() {
   @ApiPropertyOptional({
     description: 'Find the one user with this reference (404 if none); limit and cursor are then ignored',
-    maxLength: 200,
   })
   @IsOptional()
   @IsUserReference()

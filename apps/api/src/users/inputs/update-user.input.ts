@@ -6,7 +6,6 @@ import { IsUserReference } from './user-reference.js';
 export class UpdateUserInput {
   @ApiPropertyOptional({
     description: 'A new merchant reference (409 if another user has it)',
-    maxLength: 200,
   })
   @Omittable()
   @IsUserReference()
