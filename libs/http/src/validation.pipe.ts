@@ -74,8 +74,9 @@ export class InputValidationPipe extends ValidationPipe {
   /**
    * A body of an input class, which the document declares required and an object: Nest's pipe would read
    * a `null` (or absent) body as `{}`, and `@IsOptional()` lets a `null` field through as if omitted.
-   * Neither is what the document says, so both are refused here, for every route: a field may be `null`
-   * only where its class declares it `nullable` (the document's own word).
+   * Neither is what the document says, so both are refused here, for every route: an optional field may
+   * be `null` only where its class declares it `nullable` (the document's own word). A required field's
+   * `null` is left to its own checks. (`Omittable()` fields never meet it at the top level any more.)
    */
   private async body(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {

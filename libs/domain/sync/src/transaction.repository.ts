@@ -84,8 +84,13 @@ export class TransactionRepository {
         now,
       ]),
     );
-    let [first, last] = [fresh[0].i, fresh[0].i];
-    for (const { i } of fresh) [first, last] = [i < first ? i : first, i > last ? i : last];
+    // The batch's id range (ids of one form compare as text as Postgres compares uuids).
+    let first = fresh[0].i;
+    let last = first;
+    for (const { i } of fresh) {
+      if (i < first) first = i;
+      if (i > last) last = i;
+    }
     const {
       rows: [head],
     } = await queryOn(db, {
