@@ -24,6 +24,7 @@ import {
   AnswerChecker,
   documentedOperations,
   type Operation,
+  OptionalPresence,
   readOpenApiDocument,
 } from './kit/openapi-kit.js';
 
@@ -57,6 +58,7 @@ const SCA_CODE = '123456';
 describe('api: every answer matches our own OpenAPI document', () => {
   let stack: Stack;
   let checker: AnswerChecker;
+  let presence: OptionalPresence;
   let operations: Map<string, Operation>;
   const receivers: EventReceiver[] = [];
 
@@ -74,6 +76,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
     });
     const document = await readOpenApiDocument(stack.api.url);
     checker = new AnswerChecker(document);
+    presence = new OptionalPresence(document);
     operations = new Map(documentedOperations(document).map((o) => [o.key, o]));
   });
   afterAll(async () => {
@@ -141,7 +144,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
 
     /** An answer to `key`, however it was obtained, checked against the document. */
     function record(key: string, answer: Answer): Answer {
-      problems.push(...checker.problems(key, answer));
+      const found = checker.problems(key, answer);
+      problems.push(...found);
+      const op = operations.get(key);
+      if (op && found.length === 0 && answer.status < 300)
+        presence.observe(OptionalPresence.schemaOf(op.operation, answer.status), answer.body);
       reached.set(key, (reached.get(key) ?? new Set()).add(answer.status));
       return answer;
     }
@@ -614,7 +621,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
         if (op.security.includes('merchantApiKey')) variants.push({ ...base, token: sessionToken });
       }
       for (const name of op.pathParams) {
-        for (const value of ['not-an-id', UNKNOWN_UUID, "' OR 1=1 --"])
+        for (const value of ['not-an-id', UNKNOWN_UUID, "' OR 1=1 --", 'x'.repeat(300)])
           variants.push({ ...base, params: { ...base.params, [name]: value } });
       }
       for (const name of op.query) {
@@ -626,6 +633,9 @@ describe('api: every answer matches our own OpenAPI document', () => {
               : ['', 'x'.repeat(300), '2024-13-45'];
         for (const value of values) variants.push({ ...base, query: { ...base.query, [name]: value } });
       }
+      // The sign-in is public: its credential is in the body.
+      if (op.key === 'POST /console/session')
+        variants.push({ ...base, body: { apiKey: 'mk_not-a-real-key' } });
       if (op.hasBody) {
         const body = (base.body ?? {}) as Record<string, unknown>;
         variants.push(
@@ -697,6 +707,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
       .filter(([, statuses]) => ![...statuses].some((s) => s < 400))
       .map(([op]) => op);
     expect(unreached, 'operations the walk never got a success from').toEqual([]);
+    expect(presence.alwaysPresent(), 'optional properties every answer held').toEqual([]);
     expect(problems, `answers that break the document:\n${[...new Set(problems)].join('\n')}`).toEqual([]);
   }, 120_000);
 });

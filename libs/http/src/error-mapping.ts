@@ -8,6 +8,7 @@ import {
   type ErrorDetail,
   type ErrorEnvelope,
 } from '#libs/errors';
+import { PATH_PARAMETER_MAX_LENGTH } from './malformed-input.js';
 
 export interface MappedError {
   status: number;
@@ -71,6 +72,8 @@ function clientMessage(e: ClientError): string {
       return 'Unsupported content type; send application/json.';
     case 'FST_ERR_BAD_URL':
       return 'The request URL is malformed.';
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return `A path parameter is longer than ${PATH_PARAMETER_MAX_LENGTH} characters; no id is that long.`;
     default:
       return e.message;
   }

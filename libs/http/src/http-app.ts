@@ -13,7 +13,12 @@ import {
   NestPinoLogger,
 } from '#libs/observability';
 import { sendError } from './http-error.filter.js';
-import { clientErrorHandler, registerBodyParsers, registerRequestGuards } from './malformed-input.js';
+import {
+  clientErrorHandler,
+  PATH_PARAMETER_MAX_LENGTH,
+  registerBodyParsers,
+  registerRequestGuards,
+} from './malformed-input.js';
 
 /** Accepted inbound request ids; anything else is replaced, so logs and headers stay clean. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -36,6 +41,7 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes,
+    maxParamLength: PATH_PARAMETER_MAX_LENGTH,
     // A hop count as proxy-addr's function form (the adapter's types take no number).
     trustProxy:
       typeof options.trustProxy === 'number'

@@ -15,6 +15,13 @@ import { DomainError, ErrorCode, type ErrorEnvelope, invalidRequest } from '#lib
 /** No request of the API nests deeper than a handful of levels; 32 leaves room and stops recursion bombs. */
 export const MAX_JSON_DEPTH = 32;
 
+/**
+ * The longest path parameter the router takes (Fastify's default, named): ids are UUIDs or upstream ids
+ * well under it; a longer one is refused with 400 before any route runs, so every route with a path
+ * parameter can answer that 400 (the document says so: apps/api/src/system/openapi.ts).
+ */
+export const PATH_PARAMETER_MAX_LENGTH = 100;
+
 const invalid = (field: string, issue: string) => invalidRequest([{ field, issue }]);
 
 /** Walks a parsed JSON value without recursion: refuses depth beyond the cap and NUL bytes in any string. */

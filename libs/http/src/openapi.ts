@@ -57,7 +57,7 @@ export class ApiCountMeta extends ApiMeta {
 }
 
 export class ApiLinks {
-  @ApiPropertyOptional({ description: 'The next page, when there is one' }) next?: string;
+  @ApiProperty({ description: 'The next page' }) next: string;
 }
 
 const envelopes = new Map<string, Type<unknown>>();
@@ -78,7 +78,11 @@ export function ApiEnvelope(
   class Envelope {
     @ApiProperty({ type: model, isArray: options.list ?? false }) data: unknown;
     @ApiProperty({ type: meta }) meta: ApiMeta;
-    @ApiPropertyOptional({ type: ApiLinks }) links?: ApiLinks;
+    @ApiPropertyOptional({
+      type: ApiLinks,
+      description: 'Absent when there is no next page (so always, for one resource)',
+    })
+    links?: ApiLinks;
   }
   Object.defineProperty(Envelope, 'name', { value: name });
   envelopes.set(name, Envelope);
@@ -89,7 +93,7 @@ export function ApiEnvelope(
 export interface Served<T> {
   data: T;
   meta: { tracingId: string } & Record<string, unknown>;
-  links?: { next?: string };
+  links?: { next: string };
 }
 
 declare const answer: unique symbol;
@@ -149,7 +153,7 @@ function tracingId(): string {
 export function envelope<T>(
   data: T,
   meta: Record<string, unknown> = {},
-  links?: { next?: string },
+  links?: { next: string },
 ): Served<T> {
   return { data, meta: { tracingId: tracingId(), ...meta }, ...(links ? { links } : {}) };
 }
@@ -157,7 +161,7 @@ export function envelope<T>(
 const DATA_OPEN = Buffer.from('{"data":[');
 
 /** What follows the items in `envelope`'s JSON: the end of `data`, then `meta` and `links`. */
-function afterItems(meta: Record<string, unknown>, links?: { next?: string }): string {
+function afterItems(meta: Record<string, unknown>, links?: { next: string }): string {
   return `],${JSON.stringify({ meta: { tracingId: tracingId(), ...meta }, ...(links ? { links } : {}) }).slice(1)}`;
 }
 
@@ -170,7 +174,7 @@ function afterItems(meta: Record<string, unknown>, links?: { next?: string }): s
 export function envelopeBytes<T>(
   joinedItems: Buffer,
   meta: Record<string, unknown> = {},
-  links?: { next?: string },
+  links?: { next: string },
 ): ServedBytes<T[]> {
   const answer = Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]);
   // The items are a page kept and served again: its conditional tag hashes them once (conditional-get).

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ApiAnswer, ApiErrorResponse, envelope, invalidRequest, Public } from '#libs/http';
@@ -33,6 +40,8 @@ export class ConsoleSessionController {
     type: ApiErrorResponse,
     description: 'VALIDATION_FAILED: not exactly one credential',
   })
+  @ApiUnauthorizedResponse({ type: ApiErrorResponse, description: 'UNAUTHORIZED: a wrong credential' })
+  @ApiForbiddenResponse({ type: ApiErrorResponse, description: "FORBIDDEN: from another site's page" })
   async signIn(
     @Body() body: ConsoleSignInInput,
     @Req() request: FastifyRequest,

@@ -1,6 +1,8 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { declarePublicRoutes, type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
+import { strictNullableReferences } from '../common/openapi-nullable.js';
 import { markOpenSchemas } from '../common/openapi-open-schemas.js';
+import { declarePathRefusals } from '../common/openapi-path-refusals.js';
 import { addUnionSchemas } from '../common/openapi-unions.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
@@ -34,6 +36,8 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
   const document = SwaggerModule.createDocument(app, config);
   addUnionSchemas(document);
   markOpenSchemas(document);
+  declarePathRefusals(document);
+  strictNullableReferences(document);
   // The viewer's routes are Swagger's own, outside the controllers: public, like the document.
   declarePublicRoutes(
     app.getHttpAdapter().getInstance(),

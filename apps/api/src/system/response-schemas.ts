@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isNullOnly } from '../common/openapi-nullable.js';
 
 type Schema = Record<string, unknown>;
 interface OpenApiDocument {
@@ -35,7 +36,11 @@ export function serialisationSchema(
   }
   const allOf = schema.allOf as Schema[] | undefined;
   if (allOf?.length === 1) return serialisationSchema(allOf[0], components, depth + 1, insideOpen);
-  if (allOf || schema.oneOf || schema.anyOf) return {};
+  // "A component, or null" (openapi-nullable.ts): every value here may be null anyway.
+  const anyOf = schema.anyOf as Schema[] | undefined;
+  if (anyOf?.length === 2 && isNullOnly(anyOf[1]))
+    return serialisationSchema(anyOf[0], components, depth + 1, insideOpen);
+  if (allOf || schema.oneOf || anyOf) return {};
   if (schema.type === 'array') {
     const items = schema.items as Schema | undefined;
     return {

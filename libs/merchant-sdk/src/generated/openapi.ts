@@ -1065,12 +1065,13 @@ export interface components {
             tracingId: string;
         };
         ApiLinks: {
-            /** @description The next page, when there is one */
-            next?: string;
+            /** @description The next page */
+            next: string;
         };
         MeOutputEnvelope: {
             data: components["schemas"]["MeOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         ApiKeyOutput: {
@@ -1129,6 +1130,7 @@ export interface components {
         MerchantOutputEnvelope: {
             data: components["schemas"]["MerchantOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         RotateApiKeyInput: {
@@ -1138,6 +1140,7 @@ export interface components {
         CreatedApiKeyOutputEnvelope: {
             data: components["schemas"]["CreatedApiKeyOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         MoneyOutput: {
@@ -1191,6 +1194,7 @@ export interface components {
         AuditEntryOutputListEnvelope: {
             data: components["schemas"]["AuditEntryOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         UpdateOwnMerchantInput: {
@@ -1205,6 +1209,7 @@ export interface components {
         ApiKeyOutputListEnvelope: {
             data: components["schemas"]["ApiKeyOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         UserOutput: {
@@ -1232,6 +1237,7 @@ export interface components {
         UserOutputEnvelope: {
             data: components["schemas"]["UserOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         UpdateUserInput: {
@@ -1248,6 +1254,7 @@ export interface components {
         UserSessionOutputEnvelope: {
             data: components["schemas"]["UserSessionOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         PsuHeadersOutput: {
@@ -1299,11 +1306,13 @@ export interface components {
         InstitutionOutputListEnvelope: {
             data: components["schemas"]["InstitutionOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         InstitutionOutputEnvelope: {
             data: components["schemas"]["InstitutionOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         CreateConsentInput: {
@@ -1360,6 +1369,7 @@ export interface components {
         CreatedConsentOutputEnvelope: {
             data: components["schemas"]["CreatedConsentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         EmbeddedCredentialsInput: {
@@ -1409,6 +1419,7 @@ export interface components {
         EmbeddedConsentOutputEnvelope: {
             data: components["schemas"]["EmbeddedConsentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         SelectScaMethodInput: {
@@ -1430,6 +1441,7 @@ export interface components {
         ConsentStatusOutputEnvelope: {
             data: components["schemas"]["ConsentStatusOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         SubmitScaCodeInput: {
@@ -1457,6 +1469,7 @@ export interface components {
         ReauthorisationOutputEnvelope: {
             data: components["schemas"]["ReauthorisationOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         UpdatePreAuthorisationInput: {
@@ -1503,6 +1516,7 @@ export interface components {
         PreAuthorisationOutputEnvelope: {
             data: components["schemas"]["PreAuthorisationOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         ConsentSyncOutput: {
@@ -1558,11 +1572,13 @@ export interface components {
         ConsentOutputListEnvelope: {
             data: components["schemas"]["ConsentOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         ConsentOutputEnvelope: {
             data: components["schemas"]["ConsentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         ConsentStatusChangeOutput: {
@@ -1576,6 +1592,7 @@ export interface components {
         ConsentStatusChangeOutputListEnvelope: {
             data: components["schemas"]["ConsentStatusChangeOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         BalanceOutput: {
@@ -1638,11 +1655,13 @@ export interface components {
         AccountOutputListEnvelope: {
             data: components["schemas"]["AccountOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         AccountOutputEnvelope: {
             data: components["schemas"]["AccountOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         StatementOutput: {
@@ -1668,6 +1687,7 @@ export interface components {
         StatementOutputListEnvelope: {
             data: components["schemas"]["StatementOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         BeneficiaryOutput: {
@@ -1686,6 +1706,7 @@ export interface components {
         BeneficiaryOutputListEnvelope: {
             data: components["schemas"]["BeneficiaryOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         CategoriseTransactionsInput: {
@@ -1717,7 +1738,7 @@ export interface components {
              * @example BOOKED
              */
             status?: string;
-            /** @description The bank’s own amount, where it gives one. Every other upstream field is passed on; each `amount` is a decimal string */
+            /** @description The bank’s own amount; absent when it gives none. Every other upstream field is passed on; each `amount` is a decimal string */
             transactionAmount?: components["schemas"]["MoneyOutput"];
             /** @description Absent when the bank gives none */
             description?: string;
@@ -1745,11 +1766,13 @@ export interface components {
         CategorisationOutputCountEnvelope: {
             data: components["schemas"]["CategorisationOutput"];
             meta: components["schemas"]["ApiCountMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         TransactionOutputListEnvelope: {
             data: components["schemas"]["TransactionOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         SyncRequestedOutput: {
@@ -1762,6 +1785,7 @@ export interface components {
         SyncRequestedOutputEnvelope: {
             data: components["schemas"]["SyncRequestedOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         SyncWindowOutput: {
@@ -1826,11 +1850,13 @@ export interface components {
         SyncRunOutputListEnvelope: {
             data: components["schemas"]["SyncRunOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         SyncRunOutputEnvelope: {
             data: components["schemas"]["SyncRunOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         StoredTransactionsMeta: {
@@ -1852,6 +1878,7 @@ export interface components {
         TransactionOutputListStoredTransactionsEnvelope: {
             data: components["schemas"]["TransactionOutput"][];
             meta: components["schemas"]["StoredTransactionsMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         TransactionChangeOutput: {
@@ -1881,6 +1908,7 @@ export interface components {
         TransactionChangesOutputEnvelope: {
             data: components["schemas"]["TransactionChangesOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         /** @description `data` of consent.authorized, consent.expiring and consent.reauthorisation_not_extended: the authorised consent */
@@ -2494,16 +2522,19 @@ export interface components {
         EventEndpointWithSecretOutputEnvelope: {
             data: components["schemas"]["EventEndpointWithSecretOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         EventEndpointOutputListEnvelope: {
             data: components["schemas"]["EventEndpointOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         EventEndpointOutputEnvelope: {
             data: components["schemas"]["EventEndpointOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         UpdateEventEndpointInput: {
@@ -2578,6 +2609,7 @@ export interface components {
         EndpointTestOutputEnvelope: {
             data: components["schemas"]["EndpointTestOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         EventDeliveryOutput: {
@@ -2610,6 +2642,7 @@ export interface components {
         EventDeliveryOutputListEnvelope: {
             data: components["schemas"]["EventDeliveryOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         EventDeliveryAttemptOutput: {
@@ -2632,11 +2665,13 @@ export interface components {
         EventDeliveryAttemptOutputListEnvelope: {
             data: components["schemas"]["EventDeliveryAttemptOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         EventDeliveryOutputEnvelope: {
             data: components["schemas"]["EventDeliveryOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         LookupDeliveryOutput: {
@@ -2692,6 +2727,7 @@ export interface components {
         LookupOutputEnvelope: {
             data: components["schemas"]["LookupOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         MoneyInput: {
@@ -2784,11 +2820,13 @@ export interface components {
         PaymentOutputEnvelope: {
             data: components["schemas"]["PaymentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         PaymentOutputListEnvelope: {
             data: components["schemas"]["PaymentOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         HostedVrpRequestOutput: {
@@ -2819,6 +2857,7 @@ export interface components {
         HostedVrpRequestOutputEnvelope: {
             data: components["schemas"]["HostedVrpRequestOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         PeriodicLimitInput: {
@@ -2939,6 +2978,7 @@ export interface components {
         CreatedVrpConsentOutputEnvelope: {
             data: components["schemas"]["CreatedVrpConsentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         HostedPeriodicLimitInput: {
@@ -3035,6 +3075,7 @@ export interface components {
         CreatedHostedVrpRequestOutputEnvelope: {
             data: components["schemas"]["CreatedHostedVrpRequestOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         VrpPeriodOutput: {
@@ -3087,6 +3128,7 @@ export interface components {
         VrpConsentOutputEnvelope: {
             data: components["schemas"]["VrpConsentOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         ConfirmFundsInput: {
@@ -3108,6 +3150,7 @@ export interface components {
         FundsConfirmationOutputEnvelope: {
             data: components["schemas"]["FundsConfirmationOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
         CreateVrpPaymentInput: {
@@ -3460,6 +3503,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
@@ -3820,6 +3872,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -3885,7 +3946,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details) */
+            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3973,7 +4034,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details) */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4064,6 +4125,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserSessionOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -4215,6 +4285,15 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4310,7 +4389,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4398,7 +4477,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes) */
+            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,7 +4601,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution) */
+            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +4716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: an unknown method) */
+            /** @description VALIDATION_FAILED (also: an unknown method); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4743,7 +4822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a wrong code) */
+            /** @description VALIDATION_FAILED (also: a wrong code); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4858,7 +4937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReauthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4975,7 +5054,7 @@ export interface operations {
                     "application/json": components["schemas"]["PreAuthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5093,6 +5172,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5157,6 +5245,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
@@ -5237,7 +5334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusChangeOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5332,7 +5429,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5423,6 +5520,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5505,7 +5611,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatementOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5614,7 +5720,7 @@ export interface operations {
                     "application/json": components["schemas"]["BeneficiaryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a malformed PSU header */
+            /** @description VALIDATION_FAILED: a malformed PSU header; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5723,7 +5829,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategorisationOutputCountEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5843,7 +5949,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5945,6 +6051,15 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRequestedOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6024,7 +6139,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRunOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6097,6 +6212,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SyncRunOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6192,7 +6316,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED (a bad cursor too) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6273,7 +6397,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionChangesOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed */
+            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6492,6 +6616,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6556,6 +6689,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
@@ -6627,7 +6769,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6702,6 +6844,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointWithSecretOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6768,6 +6919,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6832,6 +6992,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointTestOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6904,7 +7073,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6984,7 +7153,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryAttemptOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad limit or cursor */
+            /** @description VALIDATION_FAILED: a bad limit or cursor; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7058,6 +7227,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventDeliveryOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7209,6 +7387,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7346,7 +7533,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream */
+            /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7434,7 +7621,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7522,7 +7709,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution */
+            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7637,6 +7824,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7701,6 +7897,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HostedVrpRequestOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7803,7 +8008,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedVrpConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them */
+            /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7931,7 +8136,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedHostedVrpRequestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them */
+            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8046,6 +8251,15 @@ export interface operations {
                     "application/json": components["schemas"]["VrpConsentOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8143,7 +8357,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundsConfirmationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8249,7 +8463,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8331,7 +8545,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key */
+            /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -20,7 +20,7 @@ export class TransactionOutput {
   @ApiPropertyOptional({
     type: MoneyOutput,
     description:
-      'The bank’s own amount, where it gives one. Every other upstream field is passed on; each `amount` is a decimal string',
+      'The bank’s own amount; absent when it gives none. Every other upstream field is passed on; each `amount` is a decimal string',
   })
   transactionAmount?: MoneyOutput;
   @ApiPropertyOptional({ description: 'Absent when the bank gives none' }) description?: string;

@@ -7,7 +7,7 @@ export class ConsoleSessionOutput {
     description: "Who the console session acts as: the API key's merchant, or the operator",
   })
   kind: string;
-  @ApiPropertyOptional({ format: 'uuid', description: 'The merchant, for kind `merchant`' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'The merchant; absent for kind `operator`' })
   merchantId?: string;
   @ApiProperty({
     format: 'date-time',
