@@ -48,11 +48,31 @@ type AccountSqlRow = Omit<AccountForCall, 'consent'> & {
   consent: Omit<ConsentForCall, 'authorizedAt'> & { authorizedAt: string | null };
 };
 
+/**
+ * What a sync stores beside the bank's record that the real-time endpoint never gives (the enrichment the
+ * sync asks for, the mutability the paged endpoint states), for the records of one account by dedupe key.
+ */
+const SYNCED_FIELDS = `SELECT dedupe_key AS "dedupeKey", raw->'enrichment' AS enrichment,
+    raw->>'transactionMutability' AS "transactionMutability"
+  FROM transactions
+  WHERE account_id = $1::uuid AND merchant_id = $2::uuid AND dedupe_key = ANY($3::text[])`;
+
+export interface SyncedFields {
+  dedupeKey: string;
+  enrichment: unknown;
+  transactionMutability: string | null;
+}
+
 export const FINANCIAL_DATA_SQL = {
   findAccount: sqlStatement<AccountSqlRow>('accounts.find-for-call', FIND_ACCOUNT, {
     id: 'string',
     upstreamAccountId: 'string',
     consent: 'json',
+  }),
+  syncedFields: sqlStatement<SyncedFields>('transactions.synced-fields', SYNCED_FIELDS, {
+    dedupeKey: 'string',
+    enrichment: 'json',
+    transactionMutability: 'string',
   }),
 };
 
@@ -80,6 +100,19 @@ export class FinancialDataRepository {
       ...row,
       consent: { ...row.consent, authorizedAt: authorizedAt === null ? null : new Date(authorizedAt) },
     };
+  }
+
+  /** What the stored records of `dedupeKeys` carry that only a sync adds; records never synced are absent. */
+  async syncedFields(
+    merchantId: MerchantId,
+    accountId: string,
+    dedupeKeys: string[],
+  ): Promise<SyncedFields[]> {
+    if (dedupeKeys.length === 0) return [];
+    return this.database.rows({
+      ...FINANCIAL_DATA_SQL.syncedFields,
+      values: [accountId, merchantId, dedupeKeys],
+    });
   }
 
   findConsent(

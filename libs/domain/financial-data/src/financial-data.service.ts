@@ -15,7 +15,12 @@ import { ConsentAccessService } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
 import { moneyToStrings } from './money.js';
 import { PagingCursorSigner } from './paging-cursor.signer.js';
-import { type ServedTransaction, servedTransaction, UnusableTransactionError } from './served-transaction.js';
+import {
+  dedupeKeyOf,
+  type ServedTransaction,
+  servedTransaction,
+  UnusableTransactionError,
+} from './served-transaction.js';
 
 export interface StatementsQuery {
   from?: string;
@@ -190,7 +195,7 @@ export class FinancialDataService {
    * cursor (see PagingCursorSigner); `from`/`before` apply to the first page only, as upstream. The
    * records come back in the stored records’ shape (see servedTransaction).
    */
-  liveTransactions(
+  async liveTransactions(
     caller: TenantCaller,
     accountId: string,
     query: LiveTransactionsQuery,
@@ -198,7 +203,7 @@ export class FinancialDataService {
   ) {
     const upstreamCursor =
       query.cursor === undefined ? undefined : this.cursors.open(query.cursor, caller.merchantId, accountId);
-    return this.access.withAccount(
+    const page = await this.access.withAccount(
       caller,
       accountId,
       async ({ upstreamAccountId, options }) => {
@@ -208,13 +213,41 @@ export class FinancialDataService {
           options,
         );
         const next = cursorOf(page.links?.next);
+        // Keys before serving: a record without id or hash is keyed by a hash of it as the bank gave it.
+        const keys = page.data.map((tx) => dedupeKeyOf(tx));
         return {
           records: servedRecords(page.data),
+          keys,
           nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
         };
       },
       psu,
     );
+    await this.addSyncedFields(caller, accountId, page.records, page.keys);
+    return { records: page.records, nextCursor: page.nextCursor };
+  }
+
+  /**
+   * The real-time endpoint gives neither the enrichment a sync asks for nor `transactionMutability`: a live
+   * record the account's syncs already stored gets both from its stored copy, so the same id reads the
+   * same both ways. A record no sync has stored yet has neither (docs: the live route's description).
+   */
+  private async addSyncedFields(
+    caller: TenantCaller,
+    accountId: string,
+    records: ServedTransaction[],
+    keys: string[],
+  ): Promise<void> {
+    const stored = await this.repository.syncedFields(tenantOf(caller), accountId, keys);
+    const byKey = new Map(stored.map((row) => [row.dedupeKey, row]));
+    records.forEach((record, i) => {
+      const synced = byKey.get(keys[i]);
+      if (!synced) return;
+      if (record.enrichment === undefined && synced.enrichment !== null)
+        record.enrichment = synced.enrichment;
+      if (record.transactionMutability === undefined && synced.transactionMutability !== null)
+        record.transactionMutability = synced.transactionMutability;
+    });
   }
 
   /**

@@ -495,7 +495,7 @@ export interface paths {
         };
         /**
          * An account's transactions, live from the bank
-         * @description Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call: the bank decides its size (no `limit`; the sandbox's banks send 250) and gives no total. Records have the stored transactions' shape. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.
+         * @description Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call: the bank decides its size (no `limit`; the sandbox's banks send 250) and gives no total. Records have the stored transactions' shape: `enrichment` and `transactionMutability`, which the bank's real-time endpoint does not give, come from the record's stored copy, so they are absent only on a record no sync has stored yet. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.
          */
         get: operations["AccountDataController_live"];
         put?: never;
@@ -1742,12 +1742,12 @@ export interface components {
             transactionAmount?: components["schemas"]["MoneyOutput"];
             /** @description Absent when the bank gives none */
             description?: string;
-            /** @description Categories, merchant and hash, where the bank gives them: stored and categorised records (the live list is the bank as it is now, without enrichment) */
+            /** @description Categories, merchant and hash, where the bank gives them; on the live list, from the stored copy (absent on a record no sync has stored yet) */
             enrichment?: {
                 [key: string]: unknown;
             };
             /**
-             * @description Whether the bank may still change the record, where it says so (stored records)
+             * @description Whether the bank may still change the record, where it says so; on the live list, from the stored copy (absent on a record no sync has stored yet)
              * @example Immutable
              */
             transactionMutability?: string;

@@ -28,12 +28,13 @@ export class TransactionOutput {
     type: 'object',
     additionalProperties: true,
     description:
-      'Categories, merchant and hash, where the bank gives them: stored and categorised records (the live list is the bank as it is now, without enrichment)',
+      'Categories, merchant and hash, where the bank gives them; on the live list, from the stored copy (absent on a record no sync has stored yet)',
   })
   enrichment?: Record<string, unknown>;
   @ApiPropertyOptional({
     example: 'Immutable',
-    description: 'Whether the bank may still change the record, where it says so (stored records)',
+    description:
+      'Whether the bank may still change the record, where it says so; on the live list, from the stored copy (absent on a record no sync has stored yet)',
   })
   transactionMutability?: string;
 }
