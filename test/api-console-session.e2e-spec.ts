@@ -76,6 +76,17 @@ describe('api: console sessions (POST/DELETE /console/session, the cookie as a c
     const cookie = cookieOf(signedIn);
     expect((await client.get('/admin/merchants', withCookie(cookie))).status).toBe(200);
     expect((await client.get('/v1/me', withCookie(cookie))).status).toBe(403);
+    // A process given another operator token takes none of the old token's sessions.
+    const rotated = await stack.startApi({ ADMIN_TOKEN: 'another-operator-token-0123456789abcdef' });
+    try {
+      const elsewhere = await fetch(`${rotated.url}/admin/merchants`, { headers: { cookie } });
+      expect(elsewhere.status).toBe(401);
+    } finally {
+      await rotated.close();
+    }
+    // Nor does anything a session was not signed as: forged, truncated or another cookie's value.
+    for (const forged of ['bff_console=', 'bff_console=x.y', `${cookie}x`, 'bff_console=mk_notakey'])
+      expect((await client.get('/admin/merchants', withCookie(forged))).status, forged).toBe(401);
   });
 
   it('ends a merchant session at once when its key is revoked or its merchant disabled', async () => {

@@ -109,6 +109,56 @@ describe('event streams: access ends everywhere at once', () => {
     await endsWith(byCookie, 'UNAUTHENTICATED', /API key was revoked/);
   });
 
+  it('ends a console session on every process when it signs out: copies of the cookie, and its stream', async () => {
+    const tenant = await onboard(stack);
+    const signIn = (body: Record<string, string>) =>
+      fetch(`${stack.api.url}/console/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const merchantCookie = (await signIn({ apiKey: tenant.merchant.apiKey.key })).headers
+      .get('set-cookie')!
+      .split(';')[0];
+    const operatorCookie = (await signIn({ operatorToken: stack.api.config.api.adminToken })).headers
+      .get('set-cookie')!
+      .split(';')[0];
+    const status = async (url: string, path: string, cookie: string) =>
+      (await fetch(`${url}${path}`, { headers: { cookie } })).status;
+    const everywhere = async (path: string, cookie: string) => [
+      await status(stack.api.url, path, cookie),
+      await status(second.url, path, cookie),
+    ];
+    expect(await everywhere('/v1/me', merchantCookie)).toEqual([200, 200]);
+    expect(await everywhere('/admin/merchants', operatorCookie)).toEqual([200, 200]);
+    const byCookie = await follow(tenant, { cookie: merchantCookie });
+
+    // A copy of each cookie was taken above; the browser signs out on the first process.
+    for (const cookie of [merchantCookie, operatorCookie]) {
+      const signedOut = await fetch(`${stack.api.url}/console/session`, {
+        method: 'DELETE',
+        headers: { cookie },
+      });
+      expect(signedOut.status).toBe(204);
+    }
+    await endsWith(byCookie, 'UNAUTHENTICATED', /console session has ended/);
+    // At once on the process signed out on; within the revocation's bound on the other.
+    expect(await status(stack.api.url, '/v1/me', merchantCookie)).toBe(401);
+    expect(await status(stack.api.url, '/admin/merchants', operatorCookie)).toBe(401);
+    await eventually(
+      'the copies refused on the other process',
+      async () =>
+        (await status(second.url, '/v1/me', merchantCookie)) === 401 &&
+        (await status(second.url, '/admin/merchants', operatorCookie)) === 401
+          ? true
+          : undefined,
+      WAIT.revocation,
+    );
+    // The credentials themselves are untouched: only the sessions ended.
+    expect((await tenant.client.get('/v1/me')).status).toBe(200);
+    expect((await signIn({ apiKey: tenant.merchant.apiKey.key })).status).toBe(200);
+  });
+
   it('ends a stream when its session expires', async () => {
     const tenant = await onboard(stack);
     // Long enough to be opened on a loaded machine before it expires (its expiry is whole seconds).

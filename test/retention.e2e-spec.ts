@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, RETENTION_BATCH } from '#libs/database';
 import { EventsRetentionService } from '#libs/domain/events';
 import { InboxRetentionService } from '#libs/domain/inbox';
+import { ConsoleSessionRepository } from '#libs/domain/merchants';
+import { uuidV7 } from '#libs/ids';
 import {
   accountsWhenSynced,
   assertProperty,
@@ -235,6 +237,39 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
           const kept = fixtures.filter((f) => !(f.status === 'PROCESSED' && f.ageHours > DAYS * 24));
           expect(left).toHaveLength(kept.length);
           expect(left.filter((r) => r.status === 'PROCESSED' && r.old)).toEqual([]);
+        },
+      ),
+      10,
+    );
+  });
+
+  it('removes console sessions a day past their expiry, ended or not, and keeps the rest', async () => {
+    const sessions = stack.api.app.get(ConsoleSessionRepository);
+    await assertProperty(
+      fc.asyncProperty(
+        fc.array(fc.record({ expiredHours: fc.integer({ min: -48, max: 72 }), ended: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 20,
+        }),
+        async (fixtures) => {
+          const now = Date.now();
+          const ids = fixtures.map(() => uuidV7());
+          for (const [i, f] of fixtures.entries()) {
+            await sessions.start({
+              id: ids[i],
+              apiKeyId: null,
+              expiresAt: new Date(now - f.expiredHours * 3_600_000),
+            });
+            if (f.ended) await sessions.end(ids[i]);
+          }
+          await sessions.pruneExpired(new Date(now));
+          const left = await db.rows<{ id: string }>({
+            name: 'retention-test.console-sessions-left',
+            text: 'SELECT id FROM console_sessions WHERE id = ANY($1::uuid[])',
+            values: [ids],
+          });
+          const kept = ids.filter((_, i) => fixtures[i].expiredHours <= 24);
+          expect(left.map((r) => r.id).sort()).toEqual(kept.sort());
         },
       ),
       10,

@@ -7,6 +7,7 @@ import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { InboxModule } from '#libs/domain/inbox';
 import { InstitutionsModule } from '#libs/domain/institutions';
+import { MerchantsModule } from '#libs/domain/merchants';
 import { PaymentsModule } from '#libs/domain/payments';
 import { SyncModule } from '#libs/domain/sync';
 import { ConsentsProcessor } from './consents/consents.processor.js';
@@ -36,6 +37,7 @@ export class WorkerModule {
         InstitutionsModule,
         EventsModule,
         InboxModule,
+        MerchantsModule,
         PaymentsModule,
       ],
       providers: [

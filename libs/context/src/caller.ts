@@ -10,6 +10,8 @@ export type Caller = OperatorCaller | MerchantCaller | SessionCaller;
 /** The platform operator (ADMIN_TOKEN): no tenant. */
 export interface OperatorCaller {
   readonly kind: 'operator';
+  /** The web console's session the operator acts through, when it is one (docs/console.md). */
+  readonly consoleSessionId?: string;
 }
 
 /** A merchant backend's API key: any of the merchant's users. */
@@ -21,6 +23,8 @@ export interface MerchantCaller {
   readonly userId?: undefined;
   /** When the key expires (ms since the epoch), if it does: long-lived access (a stream) ends then. */
   readonly validUntil?: number;
+  /** The web console's session made from the key, when the request came with its cookie: a sign-out ends it. */
+  readonly consoleSessionId?: string;
 }
 
 /** A merchant frontend's session token: one user of one merchant, and nothing else. */

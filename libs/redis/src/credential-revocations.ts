@@ -6,7 +6,10 @@ import { duplicateRedisClient, type RedisClient } from './redis-client.js';
 
 /** A credential, or everything of a subject, that must stop working at once. */
 export type Revocation =
-  { kind: 'apiKey'; id: string } | { kind: 'user'; id: string } | { kind: 'merchant'; id: string };
+  | { kind: 'apiKey'; id: string }
+  | { kind: 'user'; id: string }
+  | { kind: 'merchant'; id: string }
+  | { kind: 'consoleSession'; id: string };
 
 /**
  * Revocations told to every process through Redis pub/sub: the api caches verified credentials for a few

@@ -10,7 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ApiAnswer, ApiErrorResponse, envelope, invalidRequest, Public } from '#libs/http';
-import { assertNotCrossSite, consoleSetCookie } from '../common/auth/console-cookie.js';
+import { assertNotCrossSite, consoleCookie, consoleSetCookie } from '../common/auth/console-cookie.js';
 import { CONSOLE_SESSION_SECONDS, ConsoleSessionService } from '../common/auth/console-session.service.js';
 import { ConsoleSignInInput } from './inputs/console-sign-in.input.js';
 import { ConsoleSessionOutput } from './outputs/console-session.output.js';
@@ -66,10 +66,14 @@ export class ConsoleSessionController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Sign out of the web console',
-    description: `Clears the console's cookie. Harmless without one. A session lasts at most ${CONSOLE_SESSION_SECONDS / 3600} hours anyway.`,
+    description: `Ends the session the console's cookie names, on the server (every copy of the cookie stops working on every api process, and the session's event streams end), and clears the cookie. Harmless without one. A session lasts at most ${CONSOLE_SESSION_SECONDS / 3600} hours anyway.`,
   })
   @ApiNoContentResponse({ description: 'Signed out' })
-  signOut(@Res({ passthrough: true }) reply: FastifyReply): void {
+  async signOut(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    await this.sessions.signOut(consoleCookie(request.headers));
     void reply.header('set-cookie', consoleSetCookie('', 0, this.config.api.publicUrl));
   }
 }

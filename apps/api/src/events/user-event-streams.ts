@@ -138,7 +138,10 @@ export class UserEventStreams implements OnModuleInit, OnModuleDestroy {
         const concerned =
           (revocation.kind === 'merchant' && caller.merchantId === revocation.id) ||
           (revocation.kind === 'user' && stream.userId === revocation.id) ||
-          (revocation.kind === 'apiKey' && caller.kind === 'merchant' && caller.apiKeyId === revocation.id);
+          (revocation.kind === 'apiKey' && caller.kind === 'merchant' && caller.apiKeyId === revocation.id) ||
+          (revocation.kind === 'consoleSession' &&
+            caller.kind === 'merchant' &&
+            caller.consoleSessionId === revocation.id);
         if (concerned) void this.pump(stream);
       }
     }

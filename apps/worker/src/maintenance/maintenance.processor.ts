@@ -6,6 +6,7 @@ import { AuditTrailService } from '#libs/domain/audit';
 import { EventsRetentionService } from '#libs/domain/events';
 import { InboxRetentionService } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
+import { ConsoleSessionRepository } from '#libs/domain/merchants';
 import { TransactionChangesRetentionService } from '#libs/domain/sync';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
@@ -24,6 +25,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
       ...(await this.inboxRetention.prune()),
       ...(await this.audit.prune()),
       ...(await this.transactionChanges.prune()),
+      consoleSessions: await this.consoleSessions.pruneExpired(),
     }),
     'maintenance.refresh-institutions': async (job, token) => {
       try {
@@ -53,6 +55,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     private readonly inboxRetention: InboxRetentionService,
     private readonly audit: AuditTrailService,
     private readonly transactionChanges: TransactionChangesRetentionService,
+    private readonly consoleSessions: ConsoleSessionRepository,
   ) {
     super(config, logger);
   }

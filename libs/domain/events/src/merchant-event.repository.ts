@@ -80,7 +80,7 @@ interface WireRow {
 }
 
 /** Why a caller may no longer read a user's stream (see `streamForCaller`). */
-export type StreamRefusal = 'merchant-disabled' | 'user-erased' | 'key-revoked';
+export type StreamRefusal = 'merchant-disabled' | 'user-erased' | 'key-revoked' | 'session-ended';
 
 /** A row of `streamForCaller`: the refusal, else an event (or, past the last, no event at all). */
 type StreamRow = { refusal: StreamRefusal | null } & { [K in keyof WireRow]: WireRow[K] | null };
@@ -109,10 +109,14 @@ export const MERCHANT_EVENT_SQL = {
     // One round trip: whether the caller may still read the stream, and only then its next page (a
     // refused read answers one row, the refusal and no event). The checks run in the order the auth
     // guards make them, so the refusal is the one the caller's next request gets: a key (then its
-    // merchant, then the user, at the route); a session's user (then its merchant). Ordered by the table's bigint column: the
-    // text the wire needs would sort 10 before 9.
+    // merchant, then the user, at the route), a console session made from the key ($6) with it; a session's
+    // user (then its merchant). Ordered by the table's bigint column: the text the wire needs would sort 10
+    // before 9.
     `WITH access AS (
         SELECT CASE
+            WHEN $6::uuid IS NOT NULL AND NOT EXISTS (
+              SELECT 1 FROM console_sessions s
+              WHERE s.id = $6::uuid AND s.ended_at IS NULL AND s.expires_at > now()) THEN 'session-ended'
             WHEN $5::uuid IS NOT NULL AND NOT EXISTS (
               SELECT 1 FROM api_keys k
               WHERE k.id = $5::uuid AND k.merchant_id = $1 AND k.revoked_at IS NULL
@@ -249,10 +253,11 @@ export class MerchantEventRepository {
     apiKeyId: string | null,
     afterStreamSeq: string,
     limit: number,
+    consoleSessionId: string | null = null,
   ): Promise<{ refusal: StreamRefusal | null; events: StreamedEvent[] }> {
     const rows = await this.db.rows({
       ...MERCHANT_EVENT_SQL.streamForCaller,
-      values: [merchantId, userId, afterStreamSeq, limit, apiKeyId],
+      values: [merchantId, userId, afterStreamSeq, limit, apiKeyId, consoleSessionId],
     });
     const refusal = rows[0]?.refusal ?? null;
     const events = rows.filter((row): row is StreamRow & WireRow => row.id !== null).map(toStreamed);

@@ -83,12 +83,14 @@ export class UserEventsService {
       return { events: [], refusal: refusalOf(caller, 'expired') };
     }
     const apiKeyId = caller.kind === 'merchant' ? caller.apiKeyId : null;
+    const consoleSessionId = caller.kind === 'merchant' ? (caller.consoleSessionId ?? null) : null;
     const page = await this.events.streamForCaller(
       tenantOf(caller),
       userId,
       apiKeyId,
       position,
       this.pageSize,
+      consoleSessionId,
     );
     return page.refusal ? { events: [], refusal: refusalOf(caller, page.refusal) } : { events: page.events };
   }
@@ -102,6 +104,8 @@ export function refusalOf(caller: TenantCaller, reason: StreamRefusal | 'expired
       return merchantDisabled();
     case 'key-revoked':
       return new DomainError(ErrorCode.UNAUTHENTICATED, 'The API key was revoked or has expired.');
+    case 'session-ended':
+      return new DomainError(ErrorCode.UNAUTHENTICATED, 'The console session has ended (signed out).');
     case 'expired':
       return new DomainError(
         ErrorCode.UNAUTHENTICATED,

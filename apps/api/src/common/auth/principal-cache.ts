@@ -15,7 +15,7 @@ const MAX_ENTRIES = 50_000;
 /**
  * Verified credentials, cached in this process for `tuning.authCacheSeconds` so an authenticated request costs
  * no database round trip. Keyed by a hash of the token (the token itself is not kept). Revocations
- * (a revoked key, an erased user, a disabled merchant) published by any process evict at once; the TTL
+ * (a revoked key, an erased user, a disabled merchant, a console sign-out) published by any process evict at once; the TTL
  * bounds what a revocation lost while Redis was away could leave behind.
  */
 @Injectable()
@@ -57,6 +57,11 @@ export class PrincipalCache implements OnApplicationBootstrap {
 
   private evict(revocation: Revocation): void {
     for (const [key, { principal }] of this.entries) {
+      if (revocation.kind === 'consoleSession') {
+        if (principal.kind !== 'user-session' && principal.consoleSessionId === revocation.id)
+          this.entries.delete(key);
+        continue;
+      }
       if (principal.kind === 'operator') continue;
       const matches =
         (revocation.kind === 'apiKey' &&
