@@ -126,7 +126,7 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
         past,
       ),
     ).toBe(true);
-    await repository.complete(merchant.id, key, 201, { old: true }, past);
+    await repository.complete(merchant.id, key, past, 201, { old: true }, past);
     const fresh = await rotate(merchant.id, key, { name: 'new' });
     expect(fresh.status).toBe(201);
     expect(await fresh.json()).toMatchObject({ data: { name: 'new' } });

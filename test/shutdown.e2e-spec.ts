@@ -15,6 +15,7 @@ import {
   spawnWorker,
   testConfig,
   tuned,
+  uniqueName,
   uniqueQueuePrefix,
   WAIT,
   type WorkerProcess,
@@ -262,6 +263,56 @@ describe('graceful shutdown in every state', () => {
     } finally {
       await admin.admin('DELETE', '/faults');
       await api.stop();
+    }
+  }, 60_000);
+
+  it('api releases the idempotency claim of a request it cut: a retry with the same key goes through at once', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    // Creating the user upstream answers after 30 s: the request outlasts the shutdown budget and is cut.
+    const fault = await admin.admin('POST', '/faults', {
+      method: 'POST',
+      path: String.raw`/^\/users$/`,
+      latencyMs: 30_000,
+    });
+    expect(fault.status).toBe(201);
+    const api = await spawnApi({ ...env(), UPSTREAM_TIMEOUT_MS: '60000' });
+    let next: Awaited<ReturnType<typeof spawnApi>> | undefined;
+    try {
+      const operator = new ApiClient(api.url, config.api.adminToken);
+      const created = dataOf<{ apiKey: { key: string } }>(
+        await operator.post('/admin/merchants', { name: uniqueName('idem-stop') }),
+        201,
+      );
+      const createUser = (url: string) =>
+        fetch(`${url}/v1/users`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${created.apiKey.key}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'cut-by-a-stop',
+          },
+          body: JSON.stringify({ reference: 'customer-cut' }),
+        });
+      const inFlight = createUser(api.url).then(
+        (response) => response.status,
+        () => 'cut',
+      );
+      await eventually('the user creation waiting at the sandbox', async () => {
+        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
+        return faults.data[0]?.hits === 1 ? true : undefined;
+      });
+      const end = await api.signalled('SIGTERM');
+      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      expect(await inFlight).toBe('cut');
+      await admin.admin('DELETE', '/faults');
+      // The client retries at once, on the process that replaced the stopped one.
+      next = await spawnApi(env());
+      const retried = await createUser(next.url);
+      expect(retried.status, await retried.clone().text()).toBeLessThan(300);
+    } finally {
+      await admin.admin('DELETE', '/faults');
+      await api.stop();
+      await next?.stop();
     }
   }, 60_000);
 

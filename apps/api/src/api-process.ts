@@ -2,6 +2,7 @@ import type { AppConfig } from '#libs/config';
 import { applyRuntimeFlags, stopOnSignals, trimHeapWhenIdle } from '#libs/core';
 import type { Tracing } from '#libs/observability';
 import { createApiApp } from './bootstrap.js';
+import { HeldIdempotencyClaims } from './common/idempotency/held-idempotency-claims.js';
 import { UserEventStreams } from './events/user-event-streams.js';
 
 /** The api as a process: built, listening, stopped on signals. main.ts imports this once tracing runs. */
@@ -18,6 +19,8 @@ export async function runApi(config: AppConfig, tracing: Tracing): Promise<void>
       app.get(UserEventStreams).endAll();
       step('finishing requests in flight');
       await app.getHttpAdapter().close();
+      step('releasing the idempotency claims of requests cut');
+      await app.get(HeldIdempotencyClaims).releaseAll();
     },
     after: () => tracing.shutdown(),
     cutInFlight: () => app.getHttpServer().closeAllConnections(),

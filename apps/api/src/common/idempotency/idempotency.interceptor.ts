@@ -14,6 +14,7 @@ import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } fr
 import type { RequestWithPrincipal } from '#libs/http';
 import { isUuid } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { HeldIdempotencyClaims } from './held-idempotency-claims.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 
 export const IDEMPOTENT_METADATA = 'bff:idempotent';
@@ -91,6 +92,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: IdempotencyRepository,
+    private readonly held: HeldIdempotencyClaims,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -166,17 +168,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }
     }
 
+    const claimed = { merchantId, key: header, lockedAt: now };
+    this.held.add(claimed);
     try {
       const body: unknown = await lastValueFrom(next.handle());
       const status =
         this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
         (request.method === 'POST' ? 201 : 200);
       const stored = withoutSecrets(body ?? null, options.secretFields);
-      await this.keys.complete(merchantId, header, status, stored, new Date());
+      await this.keys.complete(merchantId, header, now, status, stored, new Date());
       return body;
     } catch (error) {
-      await this.release(merchantId, header, now);
+      // Released by this request only while it still holds the claim (not already by a stop).
+      if (this.held.has(claimed)) await this.release(merchantId, header, now);
       throw error;
+    } finally {
+      this.held.delete(claimed);
     }
   }
 

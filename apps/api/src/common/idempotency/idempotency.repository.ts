@@ -52,9 +52,20 @@ export class IdempotencyRepository {
     return count === 1;
   }
 
-  async complete(merchantId: string, key: string, status: number, body: unknown, now: Date): Promise<void> {
+  /**
+   * Stores the answer of the claim taken at `lockedAt`; a claim released meanwhile (its process stopping)
+   * or taken over stores nothing: the request that holds the key now answers it.
+   */
+  async complete(
+    merchantId: string,
+    key: string,
+    lockedAt: Date,
+    status: number,
+    body: unknown,
+    now: Date,
+  ): Promise<void> {
     await this.prisma.idempotencyKey.updateMany({
-      where: { merchantId, key },
+      where: { merchantId, key, lockedAt, completedAt: null },
       data: {
         responseStatus: status,
         responseBody: body as Prisma.InputJsonValue,
