@@ -139,6 +139,8 @@ export default tseslint.config(
       'coverage/**',
       'libs/database/src/generated/**',
       'libs/merchant-sdk/dist/**',
+      // scripts/served-output.mjs's scratch and swapped-out copies, should a build stop between its steps.
+      'libs/merchant-sdk/dist.*/**',
       'libs/merchant-sdk/src/generated/**',
       '.dev/**',
     ],

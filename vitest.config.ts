@@ -9,7 +9,7 @@ const databaseUrl = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@1
 if (!databaseUrl.pathname.endsWith('_test')) {
   databaseUrl.pathname = `${databaseUrl.pathname.replace(/^\//, '') || 'bff'}_test`;
   process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? databaseUrl.toString();
-  process.env.QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX ?? 'bff-test';
+  process.env.QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX ?? `${process.env.QUEUE_PREFIX || 'bff'}-test`;
 }
 
 export default defineConfig({

@@ -45,7 +45,11 @@ export function applyDevDefaults(env, mode, root) {
     const base = new URL(isUnset(env.DATABASE_URL) ? DEFAULT_DATABASE_URL : env.DATABASE_URL);
     base.pathname = `${base.pathname.replace(/^\//, '') || 'bff'}_test`;
     env.DATABASE_URL = isUnset(env.TEST_DATABASE_URL) ? base.toString() : env.TEST_DATABASE_URL;
-    env.QUEUE_PREFIX = isUnset(env.TEST_QUEUE_PREFIX) ? 'bff-test' : env.TEST_QUEUE_PREFIX;
+    // As the database: the development prefix with `-test`, so two checkouts sharing a Redis (each with its
+    // own QUEUE_PREFIX in .env) never share test queues either. vitest.config.ts reads TEST_QUEUE_PREFIX.
+    const queuePrefix = `${isUnset(env.QUEUE_PREFIX) ? 'bff' : env.QUEUE_PREFIX}-test`;
+    env.QUEUE_PREFIX = isUnset(env.TEST_QUEUE_PREFIX) ? queuePrefix : env.TEST_QUEUE_PREFIX;
+    env.TEST_QUEUE_PREFIX = env.QUEUE_PREFIX;
   }
   const overridden = [];
   for (const [name, value] of Object.entries(modeDefaults(mode, root))) {

@@ -124,12 +124,8 @@ function ensurePrismaClient() {
 function build() {
   step('Building (tsc)');
   mustRun(bin('tsc'), ['-p', 'tsconfig.build.json']);
-  // The merchant SDK is a package of its own (libs/merchant-sdk): built afresh, so what `npm pack` takes
-  // (and test/sdk-tarball.e2e-spec.ts installs) is never a stale file of a removed source.
-  rmSync(join(ROOT, 'libs', 'merchant-sdk', 'dist'), { recursive: true, force: true });
-  mustRun(bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json']);
-  // …and as one module for plain pages, which the api serves (scripts/sdk-bundle.mjs).
-  mustRun(process.execPath, [join(ROOT, 'scripts', 'sdk-bundle.mjs')]);
+  // The merchant SDK, a package of its own, and its bundle for plain pages (scripts/sdk-build.mjs).
+  mustRun(process.execPath, [join(ROOT, 'scripts', 'sdk-build.mjs')]);
 }
 
 function resolvedConfig() {

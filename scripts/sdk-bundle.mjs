@@ -8,6 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { replaceDirectoryIfChanged } from './served-output.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SDK = join(ROOT, 'libs', 'merchant-sdk');
@@ -24,15 +25,18 @@ export function sdkBundleFile(root = ROOT) {
 export const integrityOf = (bytes) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 
 export async function bundleSdk() {
-  const { file } = sdkBundleFile();
-  // The api serves the one bundle it finds: an older version's goes.
-  rmSync(dirname(file), { recursive: true, force: true });
+  const { file, name } = sdkBundleFile();
+  // Built aside, then put in place only when it differs (a running api serves the directory); the api
+  // serves the one bundle it finds, so the directory holds only this version's.
+  const scratch = `${dirname(file)}.build-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
   await build({
     input: join(SDK, 'dist', 'browser.js'),
     platform: 'browser',
     logLevel: 'warn',
-    output: { file, format: 'esm', minify: true, sourcemap: false },
+    output: { file: join(scratch, name), format: 'esm', minify: true, sourcemap: false },
   });
+  replaceDirectoryIfChanged(scratch, dirname(file));
   return { file, integrity: integrityOf(readFileSync(file)) };
 }
 

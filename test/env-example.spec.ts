@@ -132,5 +132,18 @@ describe('an empty value means the default', () => {
       QUEUE_PREFIX: 'bff-test',
       LOG_LEVEL: 'silent',
     });
+    // .env's own names carry over, each with the test suffix.
+    const named: Record<string, string | undefined> = {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/shop',
+      QUEUE_PREFIX: 'shop',
+      TEST_DATABASE_URL: '',
+      TEST_QUEUE_PREFIX: '',
+    };
+    applyDevDefaults(named, 'test', ROOT);
+    expect(named).toMatchObject({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/shop_test',
+      QUEUE_PREFIX: 'shop-test',
+      TEST_QUEUE_PREFIX: 'shop-test',
+    });
   });
 });

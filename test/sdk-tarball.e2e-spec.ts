@@ -88,7 +88,12 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
       publicPorts: true,
       overrides: { LOG_LEVEL: 'silent' },
     });
-    apiKey = (await createMerchant(stack.api)).apiKey.key;
+    // A frontend origin on a port no default names: the example must send users back to the merchant's own.
+    apiKey = (
+      await createMerchant(stack.api, {
+        frontendOrigins: ['http://localhost:5999', 'https://app.merchant.example'],
+      })
+    ).apiKey.key;
     project = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
   }, 120_000);
   afterAll(async () => {

@@ -58,10 +58,12 @@ const following = (async () => {
   for await (const event of stream) streamed.push(event);
 })();
 
-// 4. Connect a bank: the answer has the bank's page for the user.
+// 4. Connect a bank: the answer has the bank's page for the user. The bank sends them back to your
+//    frontend, which must be on one of your merchant's frontendOrigins once you list any.
+const { frontendOrigins } = await bff.merchant.get();
 const consent = await bff.consents.create(user.id, {
   institutionId: process.env.INSTITUTION_ID ?? 'sandbox-redirect',
-  redirectUrl: 'http://localhost:5020/?from=bank',
+  redirectUrl: new URL('/?from=bank', frontendOrigins[0] ?? 'https://shop.example').toString(),
 });
 const status = await approveAtTheBank(consent.authorisationUrl);
 if (status !== 'AUTHORIZED') throw new Error(`the bank answered ${status}`);
