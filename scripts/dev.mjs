@@ -403,6 +403,9 @@ async function start() {
     `  console   ${config.apiUrl}/console/   (sign in with an API key or the operator token)`,
     `  sandbox   ${config.sandboxUrl}   (the offline upstream)`,
     `  worker    consuming BullMQ queues with prefix "{${config.queuePrefix}}"; queues at ${config.apiUrl}/admin/queues (opened by the console's operator session, or user operator, password the operator token)`,
+    config.workerMetricsPort > 0
+      ? `            metrics: http://${probeHost(config.workerMetricsHost)}:${config.workerMetricsPort}/metrics`
+      : '            (no metrics: WORKER_METRICS_PORT is 0)',
     '',
     config.demoMerchantApiKey
       ? `  demo merchant API key:  ${paint('1', config.demoMerchantApiKey)}`

@@ -48,7 +48,10 @@ describe('api: health, error envelope, request ids, metrics', () => {
     expect(response.body).toMatchObject({ status: 'ok' });
   });
 
-  it('answers /health/ready 200 when Postgres, Redis and the upstream answer', async () => {
+  it('answers /health/ready (and /health, the same) 200 when Postgres, Redis and the upstream answer', async () => {
+    const plain = await client.get<{ details: Record<string, { status: string }> }>('/health');
+    expect(plain.status).toBe(200);
+    expect(Object.keys(plain.body.details).sort()).toContain('upstream');
     const response = await client.get<{ details: Record<string, { status: string }> }>('/health/ready');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.details).sort()).toEqual([

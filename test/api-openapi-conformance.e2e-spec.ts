@@ -184,6 +184,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
       (await stack.anonymous.get('/health/ready')).status === 200 ? true : undefined,
     );
     await valid('GET /health/ready', { token: null }, 200);
+    await valid('GET /health', { token: null }, 200);
     await valid('GET /', { token: null }, 200);
     await valid('GET /metrics', { token: null }, 200);
     const bundle = readdirSync(join(process.cwd(), 'dist', 'sdk')).find((f) =>

@@ -41,7 +41,12 @@ describe('api: Bull Board at /admin/queues, behind the operator token', () => {
       headers: { authorization: basic(token) },
     });
     expect(page.status).toBe(200);
-    expect(await page.text()).toMatch(/<html/i);
+    const html = await page.text();
+    expect(html).toMatch(/<html/i);
+    // Everything it loads is the api's own: an operator's network may reach nothing else (no web fonts).
+    const loaded = [...html.matchAll(/\b(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
+    expect(loaded.length).toBeGreaterThan(2);
+    expect(loaded.filter((url) => /^(?:[a-z]+:)?\/\//i.test(url))).toEqual([]);
     const queues = await send(`${stack.api.url}/admin/queues/api/queues`, 'GET', { token });
     expect(queues.status).toBe(200);
     const body = (await queues.json()) as { queues: { name: string }[] };

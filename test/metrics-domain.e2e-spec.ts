@@ -6,6 +6,7 @@ import { ALL_QUEUES, JobProducerService } from '#libs/queue';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
 import {
   accountsWhenSynced,
+  ApiClient,
   connectBank,
   createPaymentRow,
   createUser,
@@ -53,6 +54,7 @@ describe('domain metrics after the flow', () => {
   let api: Scrape;
   let worker: Scrape;
   let parkedId: string;
+  let liveAccountId: string;
 
   const fault = async (rule: Record<string, unknown>) =>
     expect((await sandbox.admin('POST', '/faults', rule)).status).toBe(201);
@@ -95,6 +97,7 @@ describe('domain metrics after the flow', () => {
       expiresAt: inThreeDays,
     });
     const accounts = await accountsWhenSynced(tenant.client, tenant.userId);
+    liveAccountId = accounts[0].id;
     syncedAccounts = accounts.length;
 
     // Another user's consent, revoked at the bank: the sandbox's webhook goes through the inbox.
@@ -281,6 +284,21 @@ describe('domain metrics after the flow', () => {
     expect(valueOf(api, 'bff_upstream_circuit_state', { institution: 'upstream', state: 'open' })).toBe(0);
     expect(valueOf(worker, 'bff_upstream_circuit_state', { institution: 'upstream', state: 'open' })).toBe(0);
     expect(samplesOf(worker, 'bff_upstream_circuit_state', { institution: INSTITUTION })).toEqual([]);
+  });
+
+  it('names a bank in the breaker metric of a process that never listed the banks itself', async () => {
+    // A process started on a database whose institutions cache is already filled: it reads the cache,
+    // not the upstream's listing, and must still label the bank's breaker by its id, not `other`.
+    const another = await stack.startApi();
+    const client = new ApiClient(another.url, tenant.merchant.apiKey.key);
+    await fault({ method: 'GET', path: '/accounts/*/real-time/transactions', status: 424, count: 5 });
+    const live = `/v1/accounts/${liveAccountId}/transactions/live`;
+    for (let i = 0; i < 2; i++) expect((await client.get(live)).status).toBeGreaterThanOrEqual(400);
+    const scraped = await scrape(`${another.url}/metrics`);
+    expect(valueOf(scraped, 'bff_upstream_circuit_state', { institution: INSTITUTION, state: 'open' })).toBe(
+      1,
+    );
+    expect(samplesOf(scraped, 'bff_upstream_circuit_state', { institution: 'other' })).toEqual([]);
   });
 
   it('each process its own: the api shows no database or queue gauge, the worker its process metrics', () => {

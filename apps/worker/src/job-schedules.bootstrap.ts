@@ -35,6 +35,12 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
   /** Set while checks fail (Redis away), so the failure is logged once per outage, not once per check. */
   private failing = false;
   private stopped = false;
+  /**
+   * Checks wait for the start's own registration (on a fresh Redis they would otherwise find every
+   * schedule missing first, and call registering "restoring"); when that registration could not be made
+   * (Redis refused), the first check that finds them missing registers them.
+   */
+  private registration: 'under way' | 'done' | 'deferred' = 'under way';
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,8 +62,12 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
     // for, unless Redis refuses a queue's connection meanwhile: then the worker starts all the same and
     // registers them once Redis answers.
     const registered = this.registerAll()
-      .then(() => true)
+      .then(() => {
+        this.registration = 'done';
+        return true;
+      })
       .catch((err: unknown) => {
+        this.registration = 'deferred';
         if (!this.stopped) this.logger.warn({ err }, 'job schedules not registered: Redis does not answer');
         return true;
       });
@@ -94,7 +104,7 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
 
   /** Starts a check, or asks for another after the one under way; never throws. */
   check(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.registration === 'under way') return;
     if (this.running) {
       this.again = true;
       return;
@@ -125,8 +135,11 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
       this.failing = false;
       const missing = results.filter((r) => r.found === 'missing').map((r) => r.id);
       const stalled = results.filter((r) => r.found === 'stalled').map((r) => r.id);
+      const deferred = this.registration === 'deferred';
+      this.registration = 'done';
       if (missing.length > 0 || stalled.length > 0) {
-        this.logger.warn({ missing, stalled }, 'job scheduler restored');
+        if (deferred) this.logger.info({ missing, stalled }, 'job schedules registered: Redis answers');
+        else this.logger.warn({ missing, stalled }, 'job scheduler restored');
       }
     } catch (err) {
       // Redis is away (or answering errors): the next check, or its reconnection, tries again.

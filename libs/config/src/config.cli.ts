@@ -38,6 +38,8 @@ try {
         sandboxAdminToken: config.env === NodeEnv.Production ? null : config.sandbox.adminToken,
         sandboxDataDir: config.sandbox.dataDir,
         demoPort: config.demo.port,
+        workerMetricsHost: config.metrics.workerHost,
+        workerMetricsPort: config.metrics.workerPort,
         demoUrl: config.demo.publicUrl,
       }),
     );

@@ -98,8 +98,9 @@ export async function createHttpApp(
     const seconds = reply.elapsedTime / 1000;
     options.metrics.httpRequestDuration.observe(labels, seconds);
     options.metrics.httpRequestsTotal.inc(labels);
-    // Probes arrive every few seconds; at info they would drown the access log.
-    const level = route.startsWith('/health') && reply.statusCode < 400 ? 'debug' : 'info';
+    // Reads that succeed (a page polling, a probe every few seconds) are most of the traffic and tell an
+    // operator least: at debug. What changes something, and every refusal or failure, stays at info.
+    const level = READS.has(request.method) && reply.statusCode < 400 ? 'debug' : 'info';
     if (!options.logger.isLevelEnabled(level)) return done();
     options.logger[level](
       accessLogFields({
@@ -117,6 +118,9 @@ export async function createHttpApp(
   app.enableShutdownHooks();
   return app;
 }
+
+/** Methods that change nothing: their successful answers are logged at debug. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** How soon a client refused by a closing process may retry: another instance (or this one restarted) answers. */
 const CLOSING_RETRY_AFTER_SECONDS = 1;

@@ -1,3 +1,5 @@
+import { dirname, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import { Backoffs, type Job, UnrecoverableError } from 'bullmq';
@@ -83,9 +85,11 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     // (when traced) carries it too.
     const requestId = jobRequestId(job.name, job.id);
     tagRequestSpan(requestId);
-    return runInContext({ requestId }, () => this.lanes.run(job, () => handler(job, token))).finally(() =>
-      this.running.delete(key),
-    );
+    return runInContext({ requestId }, () => this.lanes.run(job, () => handler(job, token)))
+      .catch((error: unknown) => {
+        throw withRelativeStack(error);
+      })
+      .finally(() => this.running.delete(key));
   }
 
   /**
@@ -139,6 +143,24 @@ export abstract class JobProcessor<Q extends QueueName> extends WorkerHost imple
     }
     await bounded(worker.close(true), 1_000);
   }
+}
+
+/** The repository's root: where `dist/` (the build) or `libs/` (the sources, under vitest) begins. */
+const ROOT = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const distAt = here.indexOf(`${sep}dist${sep}`);
+  return `${distAt >= 0 ? here.slice(0, distAt) : resolve(here, '../../..')}${sep}`;
+})();
+
+/**
+ * A failed job's error with the repository's path left out of its stack: BullMQ keeps the stack with the
+ * job, and the queue board shows it to the operator, who needs the files, not where a host keeps them.
+ */
+export function withRelativeStack<E>(error: E): E {
+  if (error instanceof Error && typeof error.stack === 'string') {
+    error.stack = error.stack.replaceAll(`file://${ROOT}`, '').replaceAll(ROOT, '');
+  }
+  return error;
 }
 
 /** `work`'s value, or undefined if it fails or takes longer than `ms` (it is then left to settle alone). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_JOB_NAMES, JOB_DEFINITIONS, QueueName } from './job-catalogue.js';
-import { checkJobHandlers } from './job-processor.base.js';
+import { checkJobHandlers, withRelativeStack } from './job-processor.base.js';
 
 const processor = (queue: QueueName, names: string[]) => ({ queue, handledNames: () => names });
 const complete = () =>
@@ -50,5 +50,17 @@ describe('job catalogue: dedupe ids', () => {
 
   it('leaves jobs without one to be new on every enqueue', () => {
     expect(JOB_DEFINITIONS['maintenance.ping'].dedupeId).toBeUndefined();
+  });
+});
+
+describe('withRelativeStack', () => {
+  it("leaves the repository's path out of a failed job's stack, and the rest of it as it was", () => {
+    const error = new Error('bank said no');
+    const root = `${process.cwd()}/`;
+    expect(error.stack).toContain(root);
+    const stack = withRelativeStack(error).stack!;
+    expect(stack).not.toContain(root);
+    expect(stack).toMatch(/^Error: bank said no\n\s+at .*libs\/queue\/src\/job-processor\.spec\.ts:\d+/);
+    expect(withRelativeStack('not an error')).toBe('not an error');
   });
 });

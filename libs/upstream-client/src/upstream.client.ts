@@ -177,6 +177,15 @@ export class UpstreamClient {
     return this.transport.breakerState(institutionId);
   }
 
+  /**
+   * Institution ids that may label this client's metrics, as ids an institutions listing gave do: those
+   * of the institutions cache, which a process that never lists institutions itself reads (else every
+   * bank's breaker shows as `other`).
+   */
+  rememberInstitutions(ids: readonly string[]): void {
+    this.transport.rememberInstitutions(ids);
+  }
+
   /** Closes the connection pool; in-flight calls finish first. */
   close(): Promise<void> {
     return this.transport.close();

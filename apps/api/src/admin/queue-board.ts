@@ -54,6 +54,9 @@ export interface QueueBoardAccess {
  * the operator's console session (its cookie, when no Authorization header is sent), so the console's
  * link opens the board without asking for the token again.
  */
+/** The board page's stylesheet link to Google Fonts (its only request off the api). */
+const WEB_FONTS = /<link[^>]+href="https:\/\/fonts\.googleapis\.com\/[^"]*"[^>]*>/g;
+
 export function registerQueueBoard(
   fastify: FastifyInstance,
   queues: readonly Queue[],
@@ -94,6 +97,13 @@ export function registerQueueBoard(
         );
         return reply;
       });
+      // The board's page asks Google for its web fonts: an operator's network may reach nothing but us
+      // (and should not tell a third party when someone looks at the queues). Its own fallbacks serve.
+      scope.addHook('onSend', async (_request, reply, payload) =>
+        typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')
+          ? payload.replace(WEB_FONTS, '')
+          : payload,
+      );
       await scope.register(serverAdapter.registerPlugin());
     },
     { prefix: QUEUE_BOARD_PATH },

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import { HealthCheck, type HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { ApiErrorResponse, Public } from '#libs/http';
 import { DependencyHealthIndicators } from './dependency-health.indicators.js';
@@ -30,6 +30,16 @@ export class HealthController {
     private readonly upstream: UpstreamHealthIndicator,
     private readonly receiver: ReceiverHealthIndicator,
   ) {}
+
+  /** What a probe or a person asking `/health` means: whether the api can serve. Readiness, below. */
+  @Get()
+  @ApiOperation({ summary: 'Whether the api can serve: the same answer as GET /health/ready' })
+  @ApiOkResponse({ type: HealthResultOutput })
+  @ApiServiceUnavailableResponse(NOT_READY)
+  @HealthCheck({ swaggerDocumentation: false })
+  overall(): Promise<HealthResultOutput> {
+    return this.ready();
+  }
 
   /**
    * The process is up and its event loop answers; no dependency is consulted, so there is nothing for

@@ -92,6 +92,12 @@ export class InstitutionRepository {
     return (await this.prisma.institution.findFirst({ select: { id: true } })) === null;
   }
 
+  /** Every cached institution's id, in id order. */
+  async allIds(): Promise<string[]> {
+    const rows = await this.prisma.institution.findMany({ select: { id: true }, orderBy: { id: 'asc' } });
+    return rows.map((row) => row.id);
+  }
+
   findById(id: string) {
     return this.prisma.institution.findUnique({ where: { id } });
   }

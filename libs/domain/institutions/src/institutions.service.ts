@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -90,12 +90,24 @@ export class UpstreamUnreachableError extends DomainError {}
 
 /** The institutions cache: filled from the upstream by {@link refreshInstitutions}, read by the merchant API. */
 @Injectable()
-export class InstitutionsService {
+export class InstitutionsService implements OnApplicationBootstrap {
   constructor(
     private readonly institutions: InstitutionRepository,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
+
+  /**
+   * The cached institutions may label this process's upstream metrics (its breakers), though it never
+   * listed them itself: the worker's refresh fills the cache. Postgres away at start costs only labels
+   * (`other` until a listing or a read of the bank), so it is not waited for.
+   */
+  onApplicationBootstrap(): void {
+    this.institutions.allIds().then(
+      (ids) => this.upstream.rememberInstitutions(ids),
+      (err: unknown) => this.logger.info({ err }, 'institutions cache unread: metrics label banks once read'),
+    );
+  }
 
   /** The worker schedules this; the operator can trigger it, and an empty cache triggers it on a read. */
   async refreshInstitutions(now = new Date()): Promise<{ count: number; deleted: number }> {
@@ -133,6 +145,7 @@ export class InstitutionsService {
     await this.fillIfEmpty();
     const row = await this.institutions.findById(id);
     if (!row) throw new DomainError(ErrorCode.NOT_FOUND, 'Institution not found.');
+    this.upstream.rememberInstitutions([row.id]);
     return institutionView(row);
   }
 
@@ -143,7 +156,11 @@ export class InstitutionsService {
   async offered(id: string): Promise<InstitutionView | null> {
     await this.fillIfEmpty();
     const row = await this.institutions.findById(id);
-    if (row) return institutionView(row);
+    if (row) {
+      // Refreshed into the cache since this process started: its metrics may name it now.
+      this.upstream.rememberInstitutions([row.id]);
+      return institutionView(row);
+    }
     try {
       return institutionView(toRecord((await this.upstream.getInstitution(id)).data));
     } catch (error) {
