@@ -21,7 +21,7 @@ export const DOMAIN_IMPORTS = {
   institutions: ['upstream-failures'],
   merchants: ['upstream-failures'],
   payments: ['accounts', 'consents', 'events', 'financial-data', 'upstream-failures'],
-  sync: ['accounts', 'consents', 'events', 'financial-data', 'sync-runs'],
+  sync: ['accounts', 'consents', 'events', 'financial-data', 'sync-runs', 'users'],
   'sync-runs': [],
   'upstream-failures': [],
   users: ['merchants', 'upstream-failures'],

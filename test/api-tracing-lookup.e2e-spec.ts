@@ -16,6 +16,7 @@ import {
 } from './kit/index.js';
 
 interface Lookup {
+  users: { id: string; reference: string }[];
   syncRuns: { id: string; status: string; error: { upstream: { tracingId: string } } | null }[];
   events: { id: string; type: string; data: { syncId?: string; consentId?: string } }[];
   deliveries: { id: string; eventId: string; endpointId: string; status: string }[];
@@ -23,6 +24,7 @@ interface Lookup {
 }
 
 const NOTHING: Lookup = {
+  users: [],
   syncRuns: [],
   events: [],
   deliveries: [],
@@ -45,6 +47,8 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
   let endpointId: string;
   let run: Lookup['syncRuns'][number];
   let tracingId: string;
+  /** The tracing id the api answered the POST …/sync that opened the run with. */
+  let syncRequestId: string;
 
   const lookUp = async (client: Tenant['client'], id: string) =>
     dataOf<Lookup>(await client.get(`/v1/lookup?id=${encodeURIComponent(id)}`));
@@ -68,10 +72,12 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
       status: 400,
       count: 4,
     });
-    const syncId = dataOf<{ syncId: string }>(
-      await tenant.client.post(`/v1/accounts/${account.id}/sync`),
-      202,
-    ).syncId;
+    syncRequestId = uniqueName('sync-request');
+    const requested = await tenant.client.post(`/v1/accounts/${account.id}/sync`, undefined, {
+      headers: { 'x-request-id': syncRequestId },
+    });
+    expect(requested.headers.get('x-request-id')).toBe(syncRequestId);
+    const syncId = dataOf<{ syncId: string }>(requested, 202).syncId;
     run = (await runWhenEnded(tenant.client, syncId)) as unknown as Lookup['syncRuns'][number];
     await sandbox.admin('DELETE', '/faults');
     expect(run.status).toBe('failed');
@@ -107,14 +113,27 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     const bff = createBffClient({ baseUrl: stack.api.url, token: tenant.merchant.apiKey.key });
     expect(await bff.lookup(tracingId)).toEqual(found);
 
-    // The run's id leads to the same; the event's id to the event and its delivery; the delivery's to it.
+    // The run's id leads to the same, and so does the tracing id the api answered the request that opened
+    // it with; the event's id to the event and its delivery; the delivery's to it.
     expect(await lookUp(tenant.client, run.id)).toEqual(found);
+    expect(await lookUp(tenant.client, syncRequestId)).toEqual(found);
+    expect(await lookUp(other.client, syncRequestId)).toEqual(NOTHING);
     expect(await lookUp(tenant.client, run.id.toUpperCase())).toEqual(found);
     expect(await lookUp(tenant.client, event.id)).toEqual({ ...found, syncRuns: [] });
     expect(await lookUp(tenant.client, found.deliveries[0].id)).toEqual({
       ...NOTHING,
       deliveries: found.deliveries,
     });
+  });
+
+  it('finds a customer by their reference or id, and no other merchant’s', async () => {
+    const user = dataOf<{ id: string; reference: string }>(
+      await tenant.client.get(`/v1/users/${tenant.userId}`),
+    );
+    for (const id of [user.reference, user.id, user.id.toUpperCase()]) {
+      expect(await lookUp(tenant.client, id)).toEqual({ ...NOTHING, users: [user] });
+      expect(await lookUp(other.client, id)).toEqual(NOTHING);
+    }
   });
 
   it('finds nothing of another merchant’s, by any of its ids', async () => {

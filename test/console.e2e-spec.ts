@@ -382,7 +382,7 @@ describe('web console, in a browser', () => {
 
     await page.getByRole('link', { name: 'Look up a tracing id' }).click();
     await heading('Look up a tracing id');
-    await page.getByLabel('Tracing id or other id').fill(failedTracingId);
+    await page.getByLabel('Tracing id, customer reference or other id').fill(failedTracingId);
     requested.splice(0);
     await page.getByRole('button', { name: 'Look up' }).click();
     // The run carries the upstream's tracing id; its sync.failed event is found through the run.
@@ -397,6 +397,12 @@ describe('web console, in a browser', () => {
       `/v1/lookup?id=${encodeURIComponent(failedTracingId)}`,
     );
     expect(asked.filter((url) => /\/(syncs|events|users)$/.test(url.pathname))).toEqual([]);
+
+    // What a customer says first is who they are: their reference leads to them.
+    await page.getByLabel('Tracing id, customer reference or other id').fill(reference);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('#lookup-customers').getByRole('link', { name: reference }).click();
+    await heading(`Customer ${reference}`);
   });
 
   it('signs out, then the operator in, who disables and enables a merchant', async () => {

@@ -1,5 +1,5 @@
 // A merchant's events (newest first, by type, a page at a time), and looking up a tracing id, or any id,
-// across sync runs, events and deliveries: the api searches them (GET /v1/lookup).
+// across customers, sync runs, events and deliveries: the api searches them (GET /v1/lookup).
 import { bff } from './api.js';
 import { eventTypeText } from './merchant-endpoints.js';
 import { EVENT_TYPES, h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
@@ -90,7 +90,25 @@ export function lookupScreen(main) {
         const [found, endpoints] = await Promise.all([bff.lookup(id), bff.eventEndpoints.list()]);
         return { found, urls: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url])) };
       },
-      render: ({ found: { syncRuns, events, deliveries, more }, urls }) => [
+      render: ({ found: { users, syncRuns, events, deliveries, more }, urls }) => [
+        section(
+          'Customers',
+          h(
+            'div',
+            { id: 'lookup-customers' },
+            users.length === 0
+              ? h('p', { class: 'state' }, 'No customer has this reference or id.')
+              : table(
+                  'Customers',
+                  ['Customer', 'Id', 'Since'],
+                  users.map((user) => [
+                    h('a', { href: `#/customers/${user.id}` }, user.reference),
+                    h('code', {}, user.id),
+                    when(user.createdAt),
+                  ]),
+                ),
+          ),
+        ),
         section(
           'Sync runs',
           h(
@@ -165,7 +183,7 @@ export function lookupScreen(main) {
     h(
       'p',
       {},
-      'Paste a tracing id (from a sync run’s problem, or the tracing id the api answered one of your requests with), or the id of a sync run, an event or a delivery: the api finds the sync runs, events and deliveries it names, as long as it keeps them, and what they lead to (a run’s events, an event’s deliveries).',
+      'Paste a tracing id (from a sync run’s problem, or the tracing id the api answered one of your requests with), a customer’s reference, or the id of a customer, a sync run, an event or a delivery: the api finds the customers, sync runs, events and deliveries it names, as long as it keeps them, and what they lead to (a run’s events, an event’s deliveries).',
     ),
     h(
       'form',
@@ -176,7 +194,7 @@ export function lookupScreen(main) {
           void lookUp(needle.value.trim());
         },
       },
-      h('label', { for: 'lookup-id' }, 'Tracing id or other id'),
+      h('label', { for: 'lookup-id' }, 'Tracing id, customer reference or other id'),
       h('div', { class: 'row' }, needle, h('button', { type: 'submit' }, 'Look up')),
     ),
     results,

@@ -41,7 +41,7 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes,
-    maxParamLength: PATH_PARAMETER_MAX_LENGTH,
+    routerOptions: { maxParamLength: PATH_PARAMETER_MAX_LENGTH },
     // A hop count as proxy-addr's function form (the adapter's types take no number).
     trustProxy:
       typeof options.trustProxy === 'number'

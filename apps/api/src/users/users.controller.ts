@@ -30,11 +30,11 @@ import { mintSessionToken, UsersService } from '#libs/domain/users';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, type Served, Tenant } from '#libs/http';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
+import { UserOutput } from '../common/outputs/user.output.js';
 import { keysetPage } from '../common/paging.js';
 import { CreateUserInput } from './inputs/create-user.input.js';
 import { ListUsersInput } from './inputs/list-users.input.js';
 import { UpdateUserInput } from './inputs/update-user.input.js';
-import { UserOutput } from './outputs/user.output.js';
 import { UserSessionOutput } from './outputs/user-session.output.js';
 
 const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };

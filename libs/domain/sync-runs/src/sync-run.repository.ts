@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import type { MerchantId } from '#libs/context';
+import { currentRequestId, JOB_REQUEST_ID_PREFIX, type MerchantId } from '#libs/context';
 import { DatabasePool, queryOn } from '#libs/database';
 import { isUuid, uuidV7 } from '#libs/ids';
 import {
@@ -31,7 +31,8 @@ export class SyncRunRepository {
 
   /**
    * Opens a run for each account that has none active, and answers the active run of every account given
-   * (new or already there). Safe to call any number of times at once.
+   * (new or already there). Safe to call any number of times at once. A run opened in an api request keeps
+   * the request's tracing id (GET /v1/lookup finds it by the id the merchant was answered).
    */
   async openRuns(
     accounts: readonly { merchantId: string; accountId: string }[],
@@ -41,7 +42,7 @@ export class SyncRunRepository {
     const fresh = accounts.map((a) => ({ id: uuidV7(), merchant_id: a.merchantId, account_id: a.accountId }));
     const runs = await this.database.rows({
       ...SYNC_RUN_SQL.open,
-      values: [JSON.stringify(fresh), trigger, accounts.map((a) => a.accountId)],
+      values: [JSON.stringify(fresh), trigger, accounts.map((a) => a.accountId), requestIdOfRun()],
     });
     // A run another process opened while this statement ran is not in its snapshot: read those again.
     const found = new Set(runs.map((r) => r.accountId));
@@ -214,4 +215,10 @@ export class SyncRunRepository {
       values: [idleMs / 1000, limit, afterId],
     });
   }
+}
+
+/** The tracing id of the api request under way, if this is one (a job's own id is never kept). */
+function requestIdOfRun(): string | null {
+  const id = currentRequestId();
+  return id === undefined || id.startsWith(JOB_REQUEST_ID_PREFIX) ? null : id;
 }

@@ -77,8 +77,8 @@ const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.p
  * active run (the outer SELECT runs on the statement's snapshot, so it sees only runs from before it).
  */
 const OPEN_RUNS = `WITH fresh AS (
-    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, updated_at)
-    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, now()
+    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, request_id, updated_at)
+    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, $4::text, now()
     FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
     ON CONFLICT (active_account_id) DO NOTHING
     RETURNING id, account_id)
@@ -212,6 +212,8 @@ export const SYNC_RUN_SQL = {
         WHERE r.merchant_id = $1::uuid AND r.id IN (
           SELECT id FROM sync_runs WHERE merchant_id = $1::uuid AND error_details IS NOT NULL
             AND (error_details ->> 'tracingId') = $2::text
+          UNION ALL
+          SELECT id FROM sync_runs WHERE merchant_id = $1::uuid AND request_id = $2::text
           UNION ALL
           SELECT id FROM sync_runs WHERE id = $3::uuid AND merchant_id = $1::uuid)
         ORDER BY r.id DESC LIMIT $4`,

@@ -3,6 +3,7 @@ import { AccountsModule } from '#libs/domain/accounts';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
+import { UsersModule } from '#libs/domain/users';
 import { AccountSyncService } from './account-sync.service.js';
 import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
@@ -17,7 +18,7 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
 
 /** The sync engine (worker side) and its merchant-facing reads (api side). */
 @Module({
-  imports: [AccountsModule, ConsentsModule, EventsModule, SyncRunsModule],
+  imports: [AccountsModule, ConsentsModule, EventsModule, SyncRunsModule, UsersModule],
   providers: [
     TransactionRepository,
     TransactionChangeRepository,

@@ -7,6 +7,7 @@ import {
   type MerchantEventWire,
 } from '#libs/domain/events';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
+import { UsersService, type UserView } from '#libs/domain/users';
 import { isUuid } from '#libs/ids';
 import { type SyncRunView, toSyncRunView } from './sync.service.js';
 
@@ -14,6 +15,8 @@ import { type SyncRunView, toSyncRunView } from './sync.service.js';
 export const TRACING_LOOKUP_LIMIT = 50;
 
 export interface TracingLookup {
+  /** The customer whose reference (or id) it is: support starts from what the customer says. */
+  users: UserView[];
   syncRuns: SyncRunView[];
   events: MerchantEventWire[];
   deliveries: (DeliveryView & { endpointId: string })[];
@@ -27,8 +30,9 @@ const newest = <T>(rows: T[]) => ({
 });
 
 /**
- * What a tracing id, or any id, names among a merchant's sync runs, events and deliveries, and what those
- * lead to (issue 43): runs by the upstream's tracing id of their failure or by their id; events by their
+ * What a tracing id, or any id, names among a merchant's customers, sync runs, events and deliveries, and what those
+ * lead to (issue 43): runs by the upstream's tracing id of their failure, by the tracing id of the request
+ * that opened them (POST …/sync, the callback of an authorisation) or by their id; events by their
  * id, by the request that recorded them (the `tracingId` our api answered it, its x-request-id) or by a
  * run found; deliveries by their id or of an event found. Each by an index, within the merchant only.
  */
@@ -38,6 +42,7 @@ export class TracingLookupService {
     private readonly runs: SyncRunRepository,
     private readonly events: MerchantEventRepository,
     private readonly deliveries: EventDeliveryRepository,
+    private readonly users: UsersService,
   ) {}
 
   /** `id` as the api takes it: 1 to 255 visible ASCII characters (our ids and the upstream's). */
@@ -72,6 +77,7 @@ export class TracingLookupService {
       ),
     );
     return {
+      users: await this.users.named(caller, id),
       syncRuns: runs.items.map(toSyncRunView),
       events: events.items.map((e) => e.event),
       deliveries: deliveries.items,

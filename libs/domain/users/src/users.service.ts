@@ -108,6 +108,17 @@ export class UsersService {
     return userView(row);
   }
 
+  /** The users an id names (GET /v1/lookup): the one with it as reference, and the one whose id it is. */
+  async named(caller: TenantCaller, id: string): Promise<UserView[]> {
+    const merchantId = tenantOf(caller);
+    const [byReference, byId] = await Promise.all([
+      this.users.findByReference(merchantId, id),
+      this.users.findById(merchantId, id.toLowerCase()),
+    ]);
+    const found = [byReference, byId].filter((row) => row !== null);
+    return [...new Map(found.map((row) => [row.id, userView(row)])).values()];
+  }
+
   async list(caller: TenantCaller, limit: number, afterId?: string) {
     const { rows, more } = await this.users.list(tenantOf(caller), limit, afterId);
     return { users: rows.map(userView), nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };

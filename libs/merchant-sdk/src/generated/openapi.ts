@@ -811,8 +811,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Look a tracing id, or any id, up across sync runs, events and deliveries
-         * @description What the id names among your sync runs, events and deliveries, and what those lead to, searched by the api (not only the latest items). Sync runs: those whose failure carries it as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is. Events: the one whose id it is, those recorded by the api request it is the `tracingId` of (the `x-request-id` we answered that request with, also `tracingId` of its error envelope), and those of a run found (`data.syncId`). Deliveries: the one whose id it is, and those of an event found. Each list is newest first, at most 50; `more` says when one was cut. Nothing is found outside your merchant, nor after retention removed it, and an id that matches nothing answers three empty lists (200), never 404. The request ids matched are only those of api requests, never the ids of our background jobs (which record sync events, for instance: find those through the run), and the answer never includes a request id: an event is shown as it was sent, so a lookup can only confirm an id you already hold.
+         * Look a tracing id, a customer’s reference, or any id, up across customers, sync runs, events and deliveries
+         * @description What the id names among your customers, sync runs, events and deliveries, and what those lead to, searched by the api (not only the latest items). Customers: the one whose `reference` it is, or whose id it is. Sync runs: those whose failure carries it as the upstream’s tracing id (`error.upstream.tracingId`), those opened by the api request it is the `tracingId` of (POST /v1/accounts/{accountId}/sync), or whose id it is. Events: the one whose id it is, those recorded by the api request it is the `tracingId` of (the `x-request-id` we answered that request with, also `tracingId` of its error envelope), and those of a run found (`data.syncId`). Deliveries: the one whose id it is, and those of an event found. Each list is newest first, at most 50; `more` says when one was cut. Nothing is found outside your merchant, nor after retention removed it, and an id that matches nothing answers four empty lists (200), never 404. The request ids matched are only those of api requests, never the ids of our background jobs (which record sync events, for instance: find those through the run), and the answer never includes a request id: an event is shown as it was sent, so a lookup can only confirm an id you already hold.
          */
         get: operations["LookupController_lookUp"];
         put?: never;
@@ -2715,6 +2715,8 @@ export interface components {
             deliveries: boolean;
         };
         LookupOutput: {
+            /** @description The customer whose `reference` it is (your own id for them), or whose id it is: at most one of each. Their consents, accounts and runs are a GET away */
+            users: components["schemas"]["UserOutput"][];
             /** @description Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is; newest first, at most 50 */
             syncRuns: components["schemas"]["SyncRunOutput"][];
             /** @description Events whose id it is, recorded by the api request whose `tracingId` (x-request-id) it is, or about a run above (`data.syncId`); newest first in commit order, at most 50 */

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { MerchantEventWire } from '#libs/domain/events';
 import { SyncRunOutput } from '../../common/outputs/sync-run.output.js';
+import { UserOutput } from '../../common/outputs/user.output.js';
 import { EventDeliveryOutput } from './event-delivery.output.js';
 
 /** A delivery as the endpoint's log shows it, with the endpoint it went to (the log is per endpoint). */
@@ -17,6 +18,12 @@ export class LookupMoreOutput {
 
 /** What an id names among the merchant's sync runs, events and deliveries, and what those lead to. */
 export class LookupOutput {
+  @ApiProperty({
+    type: [UserOutput],
+    description:
+      'The customer whose `reference` it is (your own id for them), or whose id it is: at most one of each. Their consents, accounts and runs are a GET away',
+  })
+  users!: UserOutput[];
   @ApiProperty({
     type: [SyncRunOutput],
     description:
