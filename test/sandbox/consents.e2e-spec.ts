@@ -13,7 +13,8 @@ const DAY_MS = 86_400_000;
  */
 const DETAILS = {
   featureScope: ['ACCOUNTS', 'ACCOUNT_BALANCES', 'ACCOUNT_TRANSACTIONS'],
-  expiresAt: new Date(Date.now() + 365 * DAY_MS).toISOString(),
+  // Within the 90 days a data consent may last (a longer one is refused).
+  expiresAt: new Date(Date.now() + 89 * DAY_MS).toISOString(),
 };
 const details = (change: Record<string, unknown> = {}) => ({ accountRequest: { ...DETAILS, ...change } });
 
@@ -453,14 +454,17 @@ describe('sandbox: users, applications, institutions and consent flows', () => {
       }
     });
 
-    it('caps a requested expiry beyond 90 days and keeps a shorter one', async () => {
+    it('refuses a requested expiry beyond 90 days, never shortening it, and keeps one within', async () => {
       const now = Date.parse((await http.admin('GET', '/clock')).body.data.now);
-      const far = await requestConsent(
-        details({ expiresAt: new Date(now + 200 * 86_400_000).toISOString() }),
-      );
-      const cappedMs = Date.parse(far.expiresAt) - now;
-      expect(cappedMs).toBeLessThanOrEqual(90 * 86_400_000 + 5000);
-      expect(cappedMs).toBeGreaterThan(90 * 86_400_000 - 5000);
+      const far = await http.call<{ error: { message: string } }>('POST', '/account-auth-requests', {
+        body: {
+          institutionId: 'sandbox-redirect',
+          applicationUserId: 'alice',
+          ...details({ expiresAt: new Date(now + 91 * 86_400_000).toISOString() }),
+        },
+      });
+      expect(far.status).toBe(400);
+      expect(JSON.stringify(far.body)).toContain('at most 90 days');
       const near = new Date(now + 10 * 86_400_000).toISOString();
       const short = await authorisedConsent(details({ expiresAt: near, featureScope: ['ACCOUNTS'] }));
       expect(short.expiresAt).toBe(near);

@@ -261,6 +261,9 @@ describe('sandbox: financial data', () => {
     expectIssue(await get(`${path}?sort=amount`, consentToken), 400, 'sort');
     expectIssue(await get(`${path}?offset=-1`, consentToken), 400, 'offset');
     expectIssue(await get(`${path}?from=yesterday`, consentToken), 400, 'from');
+    // The documented form is a date-time: a plain date is refused by name, not read as a day.
+    expectIssue(await get(`${path}?from=2024-01-31`, consentToken), 400, 'from');
+    expectIssue(await get(`${path}?before=2024-01-31`, consentToken), 400, 'before');
     expectIssue(await get(`${path}?before=2024-13-01T00:00:00.000Z`, consentToken), 400, 'before');
     expectIssue(await get(`${path}?before=2024-02-30T00:00:00.000Z`, consentToken), 400, 'before');
     expectIssue(await get(`/accounts/${current.id}/statements?limit=1001`, consentToken), 400, 'limit');
@@ -473,6 +476,9 @@ describe('sandbox: financial data', () => {
     expectIssue(await get(`${path}?sort=amount`, consentToken), 400, 'sort');
     expectIssue(await get(`${path}?offset=-1`, consentToken), 400, 'offset');
     expectIssue(await get(`${path}?from=yesterday`, consentToken), 400, 'from');
+    // The documented form is a date-time: a plain date is refused by name, not read as a day.
+    expectIssue(await get(`${path}?from=2024-01-31`, consentToken), 400, 'from');
+    expectIssue(await get(`${path}?before=2024-01-31`, consentToken), 400, 'before');
   });
 
   it('checks the consent header on statements and beneficiaries: missing 400, another application 401', async () => {

@@ -173,7 +173,7 @@ export class AccountsController {
       );
     }
     const fromMs = parseDateParam('from', body.from);
-    const beforeMs = parseDateParam('before', body.before, true);
+    const beforeMs = parseDateParam('before', body.before);
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
     const record = this.store.createCategorisation({

@@ -102,7 +102,7 @@ export class FinancialDataService {
   /** The validated offset query: defaults applied, dates parsed and checked. */
   offsetRequest(query: OffsetListQueryDto): OffsetRequest {
     const fromMs = parseDateParam('from', query.from);
-    const beforeMs = parseDateParam('before', query.before, true);
+    const beforeMs = parseDateParam('before', query.before);
     return {
       fromMs,
       beforeMs,
@@ -207,7 +207,7 @@ export class FinancialDataService {
       page = state.p;
     } else {
       fromMs = parseDateParam('from', query.from);
-      beforeMs = parseDateParam('before', query.before, true);
+      beforeMs = parseDateParam('before', query.before);
     }
     const window: Window = windowOf(fromMs, beforeMs, consent);
     const { total, records } = account.ledger.page(

@@ -12,20 +12,16 @@ export const MAX_LIMIT = 1000;
 export const CURSOR_PAGE_SIZE = 250;
 
 // yyyy-MM-dd'T'HH:mm:ss.SSSZ, and the ISO forms around it: optional seconds and fraction, Z or an offset
-// (+0000, +00:00; a space where an unencoded `+` was decoded), or a plain date.
+// (+0000, +00:00; a space where an unencoded `+` was decoded). A plain date is matched to be refused by
+// name: the upstream documents the date-time form only, and a client sending dates must learn it here.
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/;
 
 /**
  * Milliseconds since the epoch, or undefined for an absent or empty value (the upstream's own links carry
- * bare `from&before`). A plain date means the start of that UTC day for `from` and its end for `before`,
- * so both stay inclusive.
+ * bare `from&before`). A plain date (no time) is refused, as the upstream's documented form has one.
  */
-export function parseDateParam(
-  parameter: string,
-  value: string | undefined,
-  endOfDay = false,
-): number | undefined {
+export function parseDateParam(parameter: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const match = DATE_TIME.exec(value.trim());
   const invalid = () =>
@@ -33,7 +29,7 @@ export function parseDateParam(
       parameter,
       `${parameter} must be a date-time in the format yyyy-MM-dd'T'HH:mm:ss.SSSZ, e.g. 2024-01-31T00:00:00.000Z`,
     );
-  if (!match) throw invalid();
+  if (!match || match[4] === undefined) throw invalid();
   const [, y, mo, d, h, mi, s, frac, zone] = match;
   const year = Number(y);
   const month = Number(mo);
@@ -56,7 +52,6 @@ export function parseDateParam(
     if (offsetMinutes > 18 * 60) throw invalid();
     ms -= sign * offsetMinutes * 60_000;
   }
-  if (h === undefined && endOfDay) ms += 86_400_000 - 1;
   return ms;
 }
 

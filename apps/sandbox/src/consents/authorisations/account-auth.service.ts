@@ -97,7 +97,13 @@ export class AccountAuthService {
     const requested = Date.parse(request.expiresAt);
     if (requested <= now)
       throw SandboxError.invalidProperty('accountRequest.expiresAt', 'expiresAt must be in the future');
-    const expiresAt = new Date(Math.min(requested, now + MAX_DATA_CONSENT_MS)).toISOString();
+    // Spec §1: a data consent is valid for up to 90 days; a longer one is refused, never quietly shortened.
+    if (requested > now + MAX_DATA_CONSENT_MS)
+      throw SandboxError.invalidProperty(
+        'accountRequest.expiresAt',
+        'expiresAt must be at most 90 days from now (a financial-data consent is valid for up to 90 days)',
+      );
+    const expiresAt = new Date(requested).toISOString();
     const from = request?.transactionFrom;
     const to = request?.transactionTo;
     if (institution.requiresTransactionRange && !from) {
