@@ -89,15 +89,16 @@ export class EventDeliveryService implements OnModuleDestroy {
     );
     const at = new Date();
     if (result.ok) {
+      // Always (the SQL skips a healthy endpoint): a failure recorded by a concurrent attempt after this one
+      // read the endpoint must not outlive this success. Before the delivery is recorded, so a delivery
+      // shown SUCCEEDED never has an endpoint still shown failing (a reader between the two saw that).
+      await this.endpoints.markAnswering(work.endpointId);
       await this.deliveries.recordAttempt(work.id, work.attempts, {
         at,
         exchange: result.exchange,
         delivered: true,
         nextAttemptAt: null,
       });
-      // Always (the SQL skips a healthy endpoint): a failure recorded by a concurrent attempt after this one
-      // read the endpoint must not outlive this success.
-      await this.endpoints.markAnswering(work.endpointId);
       this.metrics.delivered(work.eventCreatedAt, at);
       return { outcome: 'delivered' };
     }
