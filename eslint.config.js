@@ -37,6 +37,7 @@ export const LIBRARY_IMPORTS = {
   context: ['errors'],
   core: ['config', 'database', 'observability', 'queue', 'redis', 'time', 'upstream-client'],
   crypto: [],
+  currency: [],
   database: ['config', 'observability'],
   errors: [],
   http: ['context', 'errors', 'observability'],

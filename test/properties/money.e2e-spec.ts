@@ -6,6 +6,7 @@ import { Prisma, PrismaService } from '#libs/database';
 import { amountToApi, decimalFromUpstream, decimalTextToApi, decimalToApi } from '#libs/domain/accounts';
 import {
   amountText,
+  CURRENCY_DECIMALS,
   decimalsOf,
   MAX_AMOUNT,
   MAX_SIGNIFICANT_DIGITS,
@@ -20,6 +21,7 @@ import {
   authorisedSandboxVrpConsent,
   createVrpConsentRow,
   onboard,
+  paymentBodies,
   propertyTimeout,
   type Stack,
   startStack,
@@ -187,6 +189,7 @@ describe('property: money round-trips exactly', () => {
     let stack: Stack;
     let tenant: Tenant;
     let consentId: string;
+    let userId: string;
 
     beforeAll(async () => {
       stack = await startStack();
@@ -197,6 +200,7 @@ describe('property: money round-trips exactly', () => {
         .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
           reference: uniqueName('money'),
         });
+      userId = user.id;
       const upstream = await authorisedSandboxVrpConsent(
         stack.sandbox.url,
         stack.api.config,
@@ -217,6 +221,33 @@ describe('property: money round-trips exactly', () => {
     afterAll(async () => {
       await stack?.close();
     });
+
+    it(
+      'starts a payment at the bank for any amount it accepts, in every currency of the decimals table',
+      async () => {
+        // The table's currencies and two of two decimals; KWD's thousandths and JPY's whole yen first.
+        const currencies = ['GBP', 'EUR', ...Object.keys(CURRENCY_DECIMALS)];
+        const accepted = fc
+          .tuple(requestAmount, fc.constantFrom(...currencies))
+          .filter(([text, currency]) => acceptable(text, currency));
+        await assertProperty(
+          fc.asyncProperty(accepted, async ([amount, currency]) => {
+            const started = await tenant.client.post(
+              `/v1/users/${userId}/payments`,
+              paymentBodies.single({ amount: { amount, currency } }),
+              { headers: { 'idempotency-key': uniqueName('money') } },
+            );
+            const what = `${amount} ${currency}: ${JSON.stringify(started.body.error ?? {})}`;
+            expect(started.status, what).toBe(201);
+            expect(new Prisma.Decimal(started.body.data.amount.amount).eq(amount), what).toBe(true);
+            expect(started.body.data.amount.currency).toBe(currency);
+          }),
+          8,
+          { examples: [[['12.345', 'KWD']], [['1200', 'JPY']], [['0.001', 'BHD']]] },
+        );
+      },
+      propertyTimeout(60_000),
+    );
 
     it(
       'refuses, before any bank is asked, an amount of 16 significant digits (past the upstream’s maximum too)',

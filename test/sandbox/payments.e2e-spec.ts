@@ -80,21 +80,27 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
     return res.body.data.consentToken as string;
   }
 
-  async function authorisedPayment(id: string, amount = 10.5) {
+  const inCurrency = (id: string, amount: number, currency: string) =>
+    paymentRequest(id, amount, { amount: { amount, currency } });
+
+  async function authorisedPayment(id: string, amount = 10.5, currency = 'GBP') {
     const created = await http.call('POST', '/payment-auth-requests', {
       body: {
         institutionId: 'sandbox-payments',
         applicationUserId: 'shopper-1',
-        paymentRequest: paymentRequest(id, amount),
+        paymentRequest: inCurrency(id, amount, currency),
       },
     });
     expect(created.status).toBe(201);
     return { consentId: created.body.data.id as string, token: await authorise(created.body.data.id) };
   }
 
-  async function pay(id: string, amount: number) {
-    const { token } = await authorisedPayment(id, amount);
-    const res = await http.call('POST', '/payments', { consent: token, body: paymentRequest(id, amount) });
+  async function pay(id: string, amount: number, currency = 'GBP') {
+    const { token } = await authorisedPayment(id, amount, currency);
+    const res = await http.call('POST', '/payments', {
+      consent: token,
+      body: inCurrency(id, amount, currency),
+    });
     expect(res.status).toBe(201);
     return { token, payment: res.body.data };
   }
@@ -291,11 +297,13 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
     });
 
     it('settles .99 as FAILED and .98 as DECLINED on the first details read, with one failed event each', async () => {
-      for (const [amount, status, reason] of [
-        [30.99, 'FAILED', 'INSUFFICIENT_FUNDS'],
-        [30.98, 'DECLINED', 'DECLINED_BY_INSTITUTION'],
+      for (const [amount, currency, status, reason] of [
+        [30.99, 'GBP', 'FAILED', 'INSUFFICIENT_FUNDS'],
+        [30.98, 'GBP', 'DECLINED', 'DECLINED_BY_INSTITUTION'],
+        // By the first two decimals whatever the currency's third.
+        [30.995, 'KWD', 'FAILED', 'INSUFFICIENT_FUNDS'],
       ] as const) {
-        const { token, payment } = await pay(`order-5${Math.round(amount * 100)}`, amount);
+        const { token, payment } = await pay(`order-5${amount}${currency}`, amount, currency);
         const details = await http.call('GET', `/payments/${payment.id}/details`, { consent: token });
         expect(details.body.data.payments[0]).toMatchObject({
           status,
@@ -378,6 +386,42 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
       const noConsent = await http.call('POST', '/payments', { body: paymentRequest('v-12') });
       expect(noConsent.status).toBe(400);
       expect(noConsent.body.error.issues[0]).toMatchObject({ parameter: 'consent' });
+    });
+
+    it('takes as many decimals as the currency has (ISO 4217), no more, and echoes the amount', async () => {
+      const request = (id: string, amount: number, currency: string) =>
+        http.call('POST', '/payment-auth-requests', {
+          body: {
+            institutionId: 'sandbox-payments',
+            applicationUserId: 'shopper-1',
+            paymentRequest: inCurrency(id, amount, currency),
+          },
+        });
+      for (const [amount, currency] of [
+        [12.345, 'KWD'],
+        [1200, 'JPY'],
+        [0.01, 'EUR'],
+      ] as const) {
+        const res = await request(`d-${currency}`, amount, currency);
+        expect(res.status, `${amount} ${currency}`).toBe(201);
+        const token = await authorise(res.body.data.id);
+        const paid = await http.call('POST', '/payments', {
+          consent: token,
+          body: inCurrency(`d-${currency}`, amount, currency),
+        });
+        expect(paid.status).toBe(201);
+        expect(paid.body.data.amountDetails).toEqual({ amount, currency });
+      }
+      for (const [amount, currency] of [
+        [12.3456, 'KWD'],
+        [1200.5, 'JPY'],
+        [12.345, 'GBP'],
+      ] as const) {
+        const res = await request(`r-${currency}`, amount, currency);
+        expect(res.status, `${amount} ${currency}`).toBe(400);
+        expect(res.body.error.issues[0]).toMatchObject({ parameter: 'paymentRequest.amount.amount' });
+        expect(res.body.error.issues[0].message).toContain(`decimal places for ${currency}`);
+      }
     });
 
     it('answers the feature error where the institution does not offer the payment', async () => {

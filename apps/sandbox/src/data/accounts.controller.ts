@@ -60,7 +60,7 @@ export class AccountsController {
     const { bookedMinor, pendingMinor } = account.ledger.balances();
     return envelope(request, {
       mainBalanceAmount: {
-        amount: fromMinor(bookedMinor + pendingMinor),
+        amount: fromMinor(bookedMinor + pendingMinor, account.currency),
         currency: account.currency,
       },
       balances: balancesWire(account, this.data.nowMs()),

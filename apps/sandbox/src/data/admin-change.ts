@@ -1,4 +1,4 @@
-import { toMinor } from '../core/index.js';
+import { FIXTURE_CURRENCY, toMinor } from '../core/index.js';
 import { KINDS, type SandboxTransaction, type TransactionStatus } from './fixture-catalogue.js';
 import type { TransactionLedger } from './transaction-ledger.js';
 
@@ -47,7 +47,7 @@ export function adminTransaction(
   seq: number,
   nowMs: number,
 ): Omit<SandboxTransaction, 'balanceMinor'> {
-  const amountMinor = toMinor(input.amount);
+  const amountMinor = toMinor(input.amount, FIXTURE_CURRENCY);
   const merchant = input.merchantName
     ? {
         name: input.merchantName,
@@ -94,7 +94,7 @@ export function applyChange(ledger: TransactionLedger, change: AdminChange): voi
         {
           id: change.id,
           status: change.status,
-          amountMinor: amount === undefined ? undefined : toMinor(amount),
+          amountMinor: amount === undefined ? undefined : toMinor(amount, FIXTURE_CURRENCY),
           description,
           reference,
           timeMs: date === undefined ? undefined : Date.parse(date),

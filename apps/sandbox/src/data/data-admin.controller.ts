@@ -91,8 +91,8 @@ export class DataAdminController {
           description: a.description,
           currency: a.currency,
           transactionCount: totals.count,
-          bookedBalance: fromMinor(totals.bookedMinor),
-          pendingTotal: fromMinor(totals.pendingMinor),
+          bookedBalance: fromMinor(totals.bookedMinor, a.currency),
+          pendingTotal: fromMinor(totals.pendingMinor, a.currency),
           oldestTransaction: isoOf(totals.oldestMs),
           newestTransaction: isoOf(totals.newestMs),
         };

@@ -1,3 +1,4 @@
+import { FIXTURE_CURRENCY } from '../core/index.js';
 import {
   type AccountFixture,
   type AccountKind,
@@ -292,7 +293,7 @@ function accountFacts(
   const id = stableUuid(`${seed}:account:${kind}`);
   const sortCode = `04${random.digits(4)}`;
   const accountNumber = random.digits(8);
-  const base = { id, kind, currency: 'GBP', holderName };
+  const base = { id, kind, currency: FIXTURE_CURRENCY, holderName };
   switch (kind) {
     case 'CURRENT':
       return {

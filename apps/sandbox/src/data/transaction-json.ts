@@ -23,8 +23,8 @@ function isoCodes(kind: TransactionKind): string {
   return json;
 }
 
-const money = (minor: number, currencyJson: string) =>
-  `{"amount":${fromMinor(minor)},"currency":${currencyJson}}`;
+const money = (minor: number, currency: string, currencyJson: string) =>
+  `{"amount":${fromMinor(minor, currency)},"currency":${currencyJson}}`;
 
 export function transactionJson(
   tx: SandboxTransaction,
@@ -37,14 +37,14 @@ export function transactionJson(
   const realTime = (variant & REAL_TIME) !== 0;
   const description = q(tx.description);
   let json = `{"id":${q(tx.id)},"date":${date},"bookingDateTime":${date},"valueDateTime":${date},"status":${q(tx.status)}`;
-  if (!realTime) json += `,"amount":${fromMinor(tx.amountMinor)},"currency":${currency}`;
-  json += `,"transactionAmount":${money(tx.amountMinor, currency)}`;
+  if (!realTime) json += `,"amount":${fromMinor(tx.amountMinor, account.currency)},"currency":${currency}`;
+  json += `,"transactionAmount":${money(tx.amountMinor, account.currency, currency)}`;
   if (tx.reference !== undefined) json += `,"reference":${q(tx.reference)}`;
   json += `,"description":${description},"transactionInformation":[${description}]`;
   json += `,"isoBankTransactionCode":${isoCodes(tx.kind)}`;
   json += `,"proprietaryBankTransactionCode":{"code":${q(tx.kind.proprietary)},"issuer":${institutionJson}}`;
   if (tx.balanceMinor !== undefined) {
-    json += `,"balance":{"type":"CLOSING_AVAILABLE","balanceAmount":${money(tx.balanceMinor, currency)}}`;
+    json += `,"balance":{"type":"CLOSING_AVAILABLE","balanceAmount":${money(tx.balanceMinor, account.currency, currency)}}`;
   }
   const party = tx.counterparty;
   if (party) {

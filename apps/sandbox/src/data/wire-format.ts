@@ -28,7 +28,7 @@ export function transactionWire(
   variant: number,
 ): Record<string, unknown> {
   const date = iso(tx.timeMs);
-  const amount = { amount: fromMinor(tx.amountMinor), currency: account.currency };
+  const amount = { amount: fromMinor(tx.amountMinor, account.currency), currency: account.currency };
   const realTime = (variant & REAL_TIME) !== 0;
   const party = tx.counterparty
     ? {
@@ -63,7 +63,7 @@ export function transactionWire(
   if (tx.balanceMinor !== undefined) {
     wire.balance = {
       type: 'CLOSING_AVAILABLE',
-      balanceAmount: { amount: fromMinor(tx.balanceMinor), currency: account.currency },
+      balanceAmount: { amount: fromMinor(tx.balanceMinor, account.currency), currency: account.currency },
     };
   }
   if (party) wire[tx.amountMinor < 0 ? 'payeeDetails' : 'payerDetails'] = party;
@@ -119,7 +119,7 @@ export function categorisedWire(
 ): Record<string, unknown> {
   const category =
     categorisationType === 'business' ? (BUSINESS_CATEGORIES[tx.category] ?? 'other') : tx.category;
-  const amount = { amount: fromMinor(tx.amountMinor), currency: account.currency };
+  const amount = { amount: fromMinor(tx.amountMinor, account.currency), currency: account.currency };
   const enrichment: Record<string, unknown> = {
     transactionHash: { hash: transactionHash(`${generatedIdOf(account)}:${tx.seq}`) },
     categorisation: { categories: [category] },
@@ -160,14 +160,17 @@ export function balancesWire(account: SandboxAccount, nowMs: number) {
       ? [
           {
             type: 'PRE_AGREED',
-            creditLineAmount: { amount: fromMinor(account.creditLimitMinor), currency: account.currency },
+            creditLineAmount: {
+              amount: fromMinor(account.creditLimitMinor, account.currency),
+              currency: account.currency,
+            },
           },
         ]
       : [];
   const entry = (type: string, minor: number, withCredit = false) => ({
     type,
     dateTime,
-    balanceAmount: { amount: fromMinor(minor), currency: account.currency },
+    balanceAmount: { amount: fromMinor(minor, account.currency), currency: account.currency },
     creditLineIncluded: withCredit && creditLines.length > 0,
     creditLines: withCredit ? creditLines : [],
   });
@@ -186,7 +189,7 @@ export function accountWire(account: SandboxAccount, nowMs: number) {
     id: account.id,
     type: account.type,
     description: account.description,
-    balance: fromMinor(bookedMinor + pendingMinor),
+    balance: fromMinor(bookedMinor + pendingMinor, account.currency),
     currency: account.currency,
     usageType: 'PERSONAL',
     accountType: account.kind,

@@ -1,14 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { fromMinor, SandboxClockService, SandboxError, SandboxEvents, wireAmount } from '../core/index.js';
+import {
+  fromMinor,
+  SandboxClockService,
+  SandboxError,
+  SandboxEvents,
+  toMinor,
+  wireAmount,
+} from '../core/index.js';
 import { type PaymentRecord, type PaymentStatus, TERMINAL_STATUSES } from './payments.store.js';
 
 /**
- * The payer's available balance at the sandbox bank, in minor units of any currency. VRP funds
+ * The payer's available balance at the sandbox bank, in whole units of any currency (5,000.00 GBP,
+ * 5,000 JPY, 5,000.000 KWD). VRP funds
  * confirmation answers `false` above it, and a VRP submission above it fails at once (upstream spec §4.3: the
  * service checks funds itself before each submission).
  */
-export const PAYER_AVAILABLE_BALANCE_MINOR = 500_000;
+export const PAYER_AVAILABLE_BALANCE = 5000;
 
 interface Outcome {
   status: PaymentStatus;
@@ -17,12 +25,14 @@ interface Outcome {
 }
 
 /**
- * Where a PENDING payment goes on its first status read, decided by the amount's pence so merchants can
- * produce every outcome on purpose: .99 fails, .98 is declined, .97 stays pending (until the control API
- * moves it), anything else completes.
+ * Where a PENDING payment goes on its first status read, decided by the amount's first two decimals so
+ * merchants can produce every outcome on purpose: .99 fails, .98 is declined, .97 stays pending (until
+ * the control API moves it), anything else completes. KWD's 12.995 fails like 12.99; a currency of no
+ * decimals (JPY) always completes.
  */
-export function outcomeFor(amountMinor: number): Outcome | undefined {
-  switch (amountMinor % 100) {
+export function outcomeFor(amountMinor: number, currency: string): Outcome | undefined {
+  const hundredths = Math.floor((Math.abs(amountMinor) * 100) / toMinor(1, currency)) % 100;
+  switch (hundredths) {
     case 99:
       return {
         status: 'FAILED',
@@ -72,7 +82,7 @@ export class PaymentLifecycleService {
   /** A status read: a PENDING payment settles by the amount rule (see outcomeFor). */
   observe(payment: PaymentRecord): PaymentRecord {
     if (payment.status !== 'PENDING') return payment;
-    const outcome = outcomeFor(payment.amountMinor);
+    const outcome = outcomeFor(payment.amountMinor, payment.currency);
     if (outcome) this.transition(payment, outcome.status, outcome.reason, outcome.description);
     return payment;
   }
@@ -123,7 +133,7 @@ export class PaymentLifecycleService {
       status: payment.status,
       statusReason: payment.statusReason,
       isoStatus: ISO_STATUS[payment.status],
-      amount: fromMinor(payment.amountMinor),
+      amount: fromMinor(payment.amountMinor, payment.currency),
       currency: payment.currency,
       amountDetails: wireAmount(payment.amountMinor, payment.currency),
       reference: payment.reference,
@@ -157,7 +167,7 @@ export class PaymentLifecycleService {
       payer: payment.payer,
       payeeDetails: payment.payee,
       reference: payment.reference,
-      amount: fromMinor(payment.amountMinor),
+      amount: fromMinor(payment.amountMinor, payment.currency),
       currency: payment.currency,
       amountDetails: wireAmount(payment.amountMinor, payment.currency),
       createdAt: payment.createdAt,

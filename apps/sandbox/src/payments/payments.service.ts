@@ -169,7 +169,7 @@ export class PaymentsService {
       applicationUserId: consent.applicationUserId,
       type: body.type,
       paymentIdempotencyId: body.paymentIdempotencyId,
-      amountMinor: toMinor(body.amount.amount),
+      amountMinor: toMinor(body.amount.amount, body.amount.currency),
       currency: body.amount.currency,
       reference: body.reference,
       contextType: body.contextType,
@@ -201,7 +201,8 @@ export class PaymentsService {
 
   private replay(existing: PaymentRecord, body: PaymentRequestDto): PaymentRecord {
     const sameAmount =
-      existing.amountMinor === toMinor(body.amount.amount) && existing.currency === body.amount.currency;
+      existing.amountMinor === toMinor(body.amount.amount, body.amount.currency) &&
+      existing.currency === body.amount.currency;
     if (existing.kind !== 'SINGLE' || !sameAmount) {
       throw idempotencyConflict(body.paymentIdempotencyId);
     }
@@ -221,8 +222,8 @@ export class PaymentsService {
       throw mismatch('paymentIdempotencyId', authorised.paymentIdempotencyId, body.paymentIdempotencyId);
     }
     if (body.type !== authorised.type) throw mismatch('type', authorised.type, body.type);
-    const authorisedMinor = toMinor(authorised.amount.amount);
-    const givenMinor = toMinor(body.amount.amount);
+    const authorisedMinor = toMinor(authorised.amount.amount, authorised.amount.currency);
+    const givenMinor = toMinor(body.amount.amount, body.amount.currency);
     if (authorisedMinor !== givenMinor || authorised.amount.currency !== body.amount.currency) {
       throw mismatch(
         'amount',

@@ -23,7 +23,7 @@ import {
   type VrpConsentDetails,
   type VrpControlParameters,
 } from './payment-consents.service.js';
-import { PAYER_AVAILABLE_BALANCE_MINOR, PaymentLifecycleService } from './payment-lifecycle.service.js';
+import { PAYER_AVAILABLE_BALANCE, PaymentLifecycleService } from './payment-lifecycle.service.js';
 import type {
   VrpFundsConfirmationRequestDto,
   VrpInitiationDetailsDto,
@@ -183,13 +183,14 @@ export class VrpService {
     this.institutions.requireFeature(consent.institutionId, 'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION');
     const details = consent.details as unknown as VrpConsentDetails;
     this.checkCurrency(details, body.paymentAmount.currency);
-    const minor = toMinor(body.paymentAmount.amount);
+    const currency = body.paymentAmount.currency;
+    const minor = toMinor(body.paymentAmount.amount, currency);
     return {
       id: randomUUID(),
       reference: body.reference ?? details.initiationDetails.reference,
       paymentAmount: wireAmount(minor, body.paymentAmount.currency),
       fundsAvailable: {
-        fundsAvailable: minor <= PAYER_AVAILABLE_BALANCE_MINOR,
+        fundsAvailable: minor <= toMinor(PAYER_AVAILABLE_BALANCE, currency),
         fundsAvailableAt: this.clock.now().toISOString(),
       },
     };
@@ -208,7 +209,7 @@ export class VrpService {
     const consent = this.paymentConsents.vrpFromToken(ctx, token);
     const details = consent.details as unknown as VrpConsentDetails;
     this.requireVrpFeature(consent.institutionId, details.vrpType, 'create');
-    const minor = toMinor(body.paymentAmount.amount);
+    const minor = toMinor(body.paymentAmount.amount, body.paymentAmount.currency);
     const existing = this.store.byIdempotencyId(ctx.application.id, body.paymentIdempotencyId);
     if (existing) {
       if (existing.consentId !== consent.id || existing.amountMinor !== minor) {
@@ -247,12 +248,12 @@ export class VrpService {
       statusUpdatedAt: now,
       createdAt: now,
     });
-    if (minor <= PAYER_AVAILABLE_BALANCE_MINOR) return this.lifecycle.created(payment);
+    if (minor <= toMinor(PAYER_AVAILABLE_BALANCE, payment.currency)) return this.lifecycle.created(payment);
     return this.lifecycle.transition(
       payment,
       'FAILED',
       'INSUFFICIENT_FUNDS',
-      `The payer's available balance (${formatMinor(PAYER_AVAILABLE_BALANCE_MINOR, payment.currency)}) does not cover the payment`,
+      `The payer's available balance (${formatMinor(toMinor(PAYER_AVAILABLE_BALANCE, payment.currency), payment.currency)}) does not cover the payment`,
     );
   }
 
@@ -301,7 +302,7 @@ export class VrpService {
         'CONSENT_NOT_YET_VALID',
       );
     }
-    const max = toMinor(cp.maxAmountPerPayment.amount);
+    const max = toMinor(cp.maxAmountPerPayment.amount, cp.maxAmountPerPayment.currency);
     if (minor > max) {
       throw SandboxError.invalidProperty(
         'paymentAmount.amount',
@@ -314,7 +315,7 @@ export class VrpService {
       const period = this.limits.period(
         limit.frequency,
         limit.alignment,
-        toMinor(limit.totalMaxAmount.amount),
+        toMinor(limit.totalMaxAmount.amount, limit.totalMaxAmount.currency),
         anchorMs,
         nowMs,
       );

@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
+import { CURRENCY_DECIMALS, decimalsOf, MOST_DECIMALS } from '#libs/currency';
 import { Prisma } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 
-/** Minor units per currency (ISO 4217); anything not listed takes two. */
-export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
-  JPY: 0,
-  KRW: 0,
-  BHD: 3,
-  KWD: 3,
-  JOD: 3,
-};
-
-export const decimalsOf = (currency: string) =>
-  Object.hasOwn(CURRENCY_DECIMALS, currency) ? CURRENCY_DECIMALS[currency] : 2;
+export { CURRENCY_DECIMALS, decimalsOf, MOST_DECIMALS };
 
 /** `amount` rounded to its currency's minor unit, as text, in SQL: the stored column keeps four places. */
 export const amountText = (amount: string, currency: string) =>
@@ -34,9 +25,8 @@ export const MAX_SIGNIFICANT_DIGITS = 15;
 /** The largest amount the upstream takes (it refuses more with "at most 999999999.99"): refused here first. */
 export const MAX_AMOUNT = '999999999.99';
 
-/** The most digits before the point (9) and after it (3, KWD's) an accepted amount can have. */
+/** The most digits before the point (9) an accepted amount can have; MOST_DECIMALS after it. */
 export const MAX_WHOLE_DIGITS = MAX_AMOUNT.indexOf('.');
-export const MOST_DECIMALS = Math.max(2, ...Object.values(CURRENCY_DECIMALS));
 
 /** The most characters an accepted amount can have: 13 (999999999.999 is one too many, yet as long). */
 export const AMOUNT_MAX_LENGTH = MAX_WHOLE_DIGITS + 1 + MOST_DECIMALS;
