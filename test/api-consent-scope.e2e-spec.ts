@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { SERVED_DATA_FEATURES } from '#libs/domain/consents';
 import { QueueName } from '#libs/queue';
@@ -84,6 +84,43 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     expect((await ownerClient().get(`/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
     const view = dataOf<{ status: string }>(await ownerClient().get(`/v1/consents/${consentId}`), 200);
     expect(view.status).toBe('AUTHORIZED');
+  });
+
+  it('never syncs a consent without transactions in its scopes: the account stops saying why', async () => {
+    const consentId = await connect({ scopes: ['ACCOUNTS', 'ACCOUNT_BALANCES'] });
+    const [account] = await accountsOf(consentId);
+    // Started once the account is this consent's: a run begun under the earlier consent would finish.
+    const worker = await stack.startWorker();
+    onTestFinished(() => worker.close());
+    type Sync = { status: string; lastError: string | null; nextSyncAt: string | null };
+    const sync = await eventually(
+      'the first sync ended',
+      async () => {
+        const view = dataOf<{ sync: Sync }>(await ownerClient().get(`/v1/accounts/${account.id}`), 200);
+        return view.sync.status === 'stopped' ? view.sync : undefined;
+      },
+      WAIT.work,
+    );
+    expect(sync.nextSyncAt).toBeNull();
+    expect(sync.lastError).toContain('does not cover transactions');
+    expect(sync.lastError).toContain('ACCOUNT_TRANSACTIONS');
+    const runs = dataOf<{ status: string; error: { code: string }; progress: { pages: number } }[]>(
+      await ownerClient().get(`/v1/accounts/${account.id}/syncs`),
+      200,
+    );
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'CONSENT_SCOPE' },
+      progress: { pages: 0 },
+    });
+    const again = await ownerClient().post(`/v1/accounts/${account.id}/sync`);
+    expect(again.status).toBe(409);
+    expect((again.body as ErrorBody).error).toMatchObject({ code: 'CONFLICT' });
+    expect((again.body as ErrorBody).error.message).toContain('does not cover transactions');
+    // Nothing else stops: the consent stays authorised.
+    const consent = dataOf<{ status: string }>(await ownerClient().get(`/v1/consents/${consentId}`), 200);
+    expect(consent.status).toBe('AUTHORIZED');
   });
 
   it('asks every account authorisation for its scopes and an expiry, and refuses what the bank would before asking it', async () => {

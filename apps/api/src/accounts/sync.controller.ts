@@ -47,7 +47,7 @@ export class SyncController {
   @ApiConflictResponse({
     type: ApiErrorResponse,
     description:
-      'CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again',
+      'CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again. CONFLICT: the bank no longer lists the account under its consent, or the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope; connect again with it)',
   })
   async request(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.requestSync(caller, accountId));

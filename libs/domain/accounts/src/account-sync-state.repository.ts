@@ -42,6 +42,7 @@ export class AccountSyncStateRepository {
         institutionId: r.institutionId,
         expiresAt: r.expiresAt,
         transactionsFrom: r.transactionsFrom,
+        featureScope: r.featureScope,
         tokenCiphertext: r.tokenCiphertext,
         tokenKeyId: r.tokenKeyId,
         subApplicationId: r.subApplicationId,
@@ -85,6 +86,16 @@ export class AccountSyncStateRepository {
       ...ACCOUNT_SYNC_STATE_SQL.markSyncSucceeded,
       values: [accountId, merchantId, outcome.at, outcome.nextSyncAt],
     });
+  }
+
+  /** A sync ended for a reason no retry mends, in its final transaction: stopped, showing `reason`. */
+  async markSyncStopped(
+    merchantId: MerchantId,
+    db: pg.PoolClient,
+    accountId: string,
+    reason: string,
+  ): Promise<void> {
+    await db.query({ ...ACCOUNT_SYNC_STATE_SQL.markSyncStopped, values: [accountId, merchantId, reason] });
   }
 
   /**

@@ -16,6 +16,8 @@ export interface SyncTarget {
     institutionId: string;
     expiresAt: Date | null;
     transactionsFrom: Date | null;
+    /** Its scopes: a consent without transactions in them is not synced. */
+    featureScope: string[];
     tokenCiphertext: string | null;
     tokenKeyId: string | null;
     subApplicationId: string | null;
@@ -26,7 +28,7 @@ const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "u
     a.upstream_account_id AS "upstreamAccountId", a.currency,
     c.id AS "consentId", c.status AS "consentStatus", c.institution_id AS "institutionId",
     c.expires_at AS "expiresAt", c.transactions_from AS "transactionsFrom",
-    c.token_ciphertext AS "tokenCiphertext", c.token_key_id AS "tokenKeyId",
+    c.feature_scope AS "featureScope", c.token_ciphertext AS "tokenCiphertext", c.token_key_id AS "tokenKeyId",
     m.sub_application_id AS "subApplicationId"
   FROM accounts a
   JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
@@ -63,6 +65,7 @@ interface SyncTargetRow {
   institutionId: string;
   expiresAt: Date | null;
   transactionsFrom: Date | null;
+  featureScope: string[];
   tokenCiphertext: string | null;
   tokenKeyId: string | null;
   subApplicationId: string | null;
@@ -94,6 +97,7 @@ export const ACCOUNT_SYNC_STATE_SQL = {
     institutionId: 'string',
     expiresAt: 'Date',
     transactionsFrom: 'Date',
+    featureScope: 'string[]',
     tokenCiphertext: 'string',
     tokenKeyId: 'string',
     subApplicationId: 'string',
@@ -135,6 +139,16 @@ export const ACCOUNT_SYNC_STATE_SQL = {
         WHERE id = $1::uuid AND merchant_id = $2::uuid
         RETURNING next_sync_at AS "nextSyncAt"`,
     { nextSyncAt: 'Date' },
+  ),
+  /**
+   * A run found the account cannot be synced for a reason no retry mends while its consent stays as it is
+   * (the consent does not cover transactions): stopped, undue, saying why, until the consent is resumed.
+   */
+  markSyncStopped: sqlStatement(
+    'accounts.mark-sync-stopped',
+    `UPDATE accounts SET sync_status = 'STOPPED', next_sync_at = NULL, last_sync_error = $3,
+          sync_failing_since = NULL, updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
   ),
   /** An attempt failed and the queue tries again: the account says so while its run goes on. */
   noteAttemptFailed: sqlStatement(

@@ -30,6 +30,24 @@ export const SERVED_DATA_FEATURES: readonly string[] = [
   'ACCOUNT_BENEFICIARIES',
 ];
 
+/** The scopes under which a bank lets transactions be read: a consent holding neither has none to sync. */
+export const TRANSACTION_FEATURES: readonly string[] = [
+  'ACCOUNT_TRANSACTIONS',
+  'ACCOUNT_TRANSACTIONS_WITH_MERCHANT',
+];
+
+/**
+ * Why a consent of these scopes is not synced, or undefined when it covers transactions: the bank
+ * refuses their reading (403), so a sync could only fail, again and again, for a reason no retry mends.
+ */
+export function transactionsNotCovered(scopes: readonly string[]): string | undefined {
+  if (scopes.some((scope) => TRANSACTION_FEATURES.includes(scope))) return undefined;
+  return (
+    `The consent does not cover transactions (its scopes: ${scopes.join(', ') || 'none'}), so its accounts ` +
+    `are not synced; to sync them, connect again with the scope ACCOUNT_TRANSACTIONS.`
+  );
+}
+
 /** The terms a merchant asks of a consent (all optional: see {@link accountTerms} for the defaults). */
 export interface ConsentTerms {
   scopes?: string[];

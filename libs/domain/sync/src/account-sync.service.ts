@@ -10,6 +10,7 @@ import {
   ConsentStateRepository,
   ConsentStatus,
   ConsentTokenVault,
+  transactionsNotCovered,
 } from '#libs/domain/consents';
 import { RunSupersededError, SyncRunRepository } from '#libs/domain/sync-runs';
 import { reauthoriseHint, reconnectHint } from '#libs/errors';
@@ -88,6 +89,12 @@ export class AccountSyncService {
             : `The consent is ${state}, not usable: if it has ended (revoked, expired), ${reconnectHint(target.userId, consent.institutionId)}`,
       });
       throw new SyncStoppedError(`consent ${target.consent.id} is not usable`);
+    }
+    const notCovered = transactionsNotCovered(target.consent.featureScope);
+    if (notCovered) {
+      // The bank would refuse every read (403): asked nothing, the account stops until a new consent.
+      await this.ending.fail(run, target, { code: 'CONSENT_SCOPE', message: notCovered }, true);
+      throw new SyncStoppedError(`consent ${target.consent.id} does not cover transactions`);
     }
     const options: ConsentCallOptions = {
       consent: token,

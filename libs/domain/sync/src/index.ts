@@ -2,6 +2,7 @@ export * from './account-sync.service.js';
 export * from './sync-dispatcher.service.js';
 export * from './sync-run-ending.service.js';
 export * from './sync.errors.js';
+export { SYNC_FAILURE_CODES, type SyncFailureCode } from './sync-failures.js';
 export * from './sync.module.js';
 export * from './sync.service.js';
 export * from './tracing-lookup.service.js';

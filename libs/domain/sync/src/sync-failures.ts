@@ -2,6 +2,19 @@ import { UnusableTransactionError } from '#libs/domain/financial-data';
 import type { RunFailure } from '#libs/domain/sync-runs';
 import { UpstreamError, type UpstreamErrorKind } from '#libs/upstream-client';
 
+/** The codes a failed run records, each with what it means to a merchant (the events' document says so). */
+export const SYNC_FAILURE_CODES = {
+  SYNC_FAILED: 'reading from the bank failed for good (refused, or failing until the retries ran out)',
+  INSTITUTION_ERROR: 'the bank itself failed',
+  CONSENT_EXPIRED: 'the bank no longer honours the consent (consent.revoked or consent.expired says so)',
+  CONSENT_NOT_AUTHORISED: 'the consent has ended or holds no token',
+  CONSENT_SCOPE:
+    'the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope): the account is stopped, nothing asked of the bank',
+  ACCOUNT_CLOSED: 'the bank no longer lists the account under the consent',
+} as const;
+
+export type SyncFailureCode = keyof typeof SYNC_FAILURE_CODES;
+
 /** A 429 without a usable Retry-After waits this long. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
 
@@ -28,7 +41,7 @@ export async function sideCall<T>(sent: Promise<T>, again: () => Promise<T>): Pr
 }
 
 /** What a failed run records: our code, a message, and the upstream's envelope facts when there are any. */
-export function failureOf(error: unknown, code: string): RunFailure {
+export function failureOf(error: unknown, code: SyncFailureCode): RunFailure {
   if (error instanceof UpstreamError) {
     const institution = error.issues.find((i) => i.institutionError)?.institutionError;
     return {

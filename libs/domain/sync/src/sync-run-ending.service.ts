@@ -124,8 +124,11 @@ export class SyncRunEndingService {
     );
   }
 
-  /** Ends the run as failed, shows why on the account, and records `sync.failed`: one transaction. */
-  async fail(run: TenantRun, target: SyncTarget, failure: RunFailure): Promise<void> {
+  /**
+   * Ends the run as failed, shows why on the account, and records `sync.failed`: one transaction. The
+   * account is tried again later; with `stop`, never again until its consent is resumed.
+   */
+  async fail(run: TenantRun, target: SyncTarget, failure: RunFailure, stop = false): Promise<void> {
     const now = new Date();
     let nextSyncAt: Date | null = null;
     let upstreamTracingId: string | null = null;
@@ -139,15 +142,18 @@ export class SyncRunEndingService {
       if (!finished) return false;
       const { tracingId, ...progress } = finished;
       upstreamTracingId = tracingId;
-      nextSyncAt = await this.syncState.markSyncFailed(run.merchantId, db, run.accountId, {
-        error: failure.message,
-        at: now,
-        retry: {
-          minSeconds: FAILED_RETRY_MIN_SECONDS,
-          maxSeconds: this.config.sync.intervalMinutes * 60,
-        },
-        jitter: 0.9 + Math.random() * 0.2,
-      });
+      if (stop) await this.syncState.markSyncStopped(run.merchantId, db, run.accountId, failure.message);
+      else {
+        nextSyncAt = await this.syncState.markSyncFailed(run.merchantId, db, run.accountId, {
+          error: failure.message,
+          at: now,
+          retry: {
+            minSeconds: FAILED_RETRY_MIN_SECONDS,
+            maxSeconds: this.config.sync.intervalMinutes * 60,
+          },
+          jitter: 0.9 + Math.random() * 0.2,
+        });
+      }
       const window = { from: run.windowFrom, before: run.windowBefore ?? now };
       const event = syncEvent(target, 'sync.failed', run, window, progress);
       event.data.error = { code: failure.code, message: failure.message, upstreamTracingId };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
+import { ConsentRepository, transactionsNotCovered } from '#libs/domain/consents';
 import { type StoredSyncRun, SyncRequestsService, SyncRunRepository } from '#libs/domain/sync-runs';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
@@ -90,6 +91,7 @@ export class SyncService {
     private readonly requests: SyncRequestsService,
     private readonly transactions: TransactionRepository,
     private readonly pages: StoredPageCache,
+    private readonly consents: ConsentRepository,
   ) {}
 
   /** The account's active run (a new one when none is queued or running): its id. */
@@ -104,6 +106,9 @@ export class SyncService {
           'It is synced again once the bank lists it again (the next sync of another account of the consent checks).',
       );
     }
+    const consent = await this.consents.findOne(tenantOf(caller), account.consentId);
+    const notCovered = consent && transactionsNotCovered(consent.featureScope);
+    if (notCovered) throw new DomainError(ErrorCode.CONFLICT, notCovered);
     if (account.syncStatus === 'STOPPED') {
       throw new DomainError(
         ErrorCode.CONSENT_NOT_AUTHORISED,

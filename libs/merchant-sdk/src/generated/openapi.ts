@@ -2276,10 +2276,10 @@ export interface components {
         };
         SyncEventError: {
             /**
-             * @description SYNC_FAILED: reading from the bank failed for good (refused, or failing until the retries ran out); INSTITUTION_ERROR: the bank itself failed; CONSENT_EXPIRED: the bank no longer honours the consent (consent.revoked or consent.expired says so); CONSENT_NOT_AUTHORISED: the consent has ended or holds no token; ACCOUNT_CLOSED: the bank no longer lists the account under the consent
+             * @description SYNC_FAILED: reading from the bank failed for good (refused, or failing until the retries ran out); INSTITUTION_ERROR: the bank itself failed; CONSENT_EXPIRED: the bank no longer honours the consent (consent.revoked or consent.expired says so); CONSENT_NOT_AUTHORISED: the consent has ended or holds no token; CONSENT_SCOPE: the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope): the account is stopped, nothing asked of the bank; ACCOUNT_CLOSED: the bank no longer lists the account under the consent
              * @enum {string}
              */
-            code: "SYNC_FAILED" | "INSTITUTION_ERROR" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "ACCOUNT_CLOSED";
+            code: "SYNC_FAILED" | "INSTITUTION_ERROR" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "CONSENT_SCOPE" | "ACCOUNT_CLOSED";
             /** @description What went wrong, for people (the bank’s own message when it gave one) */
             message: string;
             /** @description The upstream’s tracing id of the failure (of an earlier attempt when the last got none): quote it to the upstream’s support; GET /v1/lookup/{id} finds the run by it. Null when no answer came */
@@ -6089,7 +6089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again */
+            /** @description CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again. CONFLICT: the bank no longer lists the account under its consent, or the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope; connect again with it) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,17 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { SYNC_FAILURE_CODES } from '#libs/domain/sync';
 import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
 // The `sync.*` and `transactions.changed` events: what AccountSyncService (libs/domain/sync) records of a
 // run as it ends.
-
-/** The codes a failed run records (AccountSyncService). */
-const SYNC_FAILURE_CODES = [
-  'SYNC_FAILED',
-  'INSTITUTION_ERROR',
-  'CONSENT_EXPIRED',
-  'CONSENT_NOT_AUTHORISED',
-  'ACCOUNT_CLOSED',
-];
 
 export class SyncEventWindow {
   @ApiProperty({
@@ -53,9 +45,10 @@ export class SyncEventProgress {
 
 export class SyncEventError {
   @ApiProperty({
-    enum: SYNC_FAILURE_CODES,
-    description:
-      'SYNC_FAILED: reading from the bank failed for good (refused, or failing until the retries ran out); INSTITUTION_ERROR: the bank itself failed; CONSENT_EXPIRED: the bank no longer honours the consent (consent.revoked or consent.expired says so); CONSENT_NOT_AUTHORISED: the consent has ended or holds no token; ACCOUNT_CLOSED: the bank no longer lists the account under the consent',
+    enum: Object.keys(SYNC_FAILURE_CODES),
+    description: Object.entries(SYNC_FAILURE_CODES)
+      .map(([code, meaning]) => `${code}: ${meaning}`)
+      .join('; '),
   })
   code!: string;
   @ApiProperty({ description: 'What went wrong, for people (the bank’s own message when it gave one)' })
