@@ -41,7 +41,7 @@ const DAY = 86_400_000;
 const UNION = 'MerchantEventOutput';
 
 /** What every event carries besides its data, in the order of the wire shape. */
-const EVENT_MEMBERS = ['id', 'type', 'createdAt', 'userId', 'data'];
+const EVENT_MEMBERS = ['id', 'type', 'createdAt', 'userId', 'userReference', 'data'];
 
 /**
  * Each merchant event type has a schema of its own in the OpenAPI document, `MerchantEventOutput` is
@@ -279,6 +279,7 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       type: 'payment.completed',
       createdAt: '2026-11-23T10:15:02.481Z',
       userId: '0193a8f4-5c1e-7a2b-9c3d-4e5f6a7b8c9e',
+      userReference: 'customer-42',
       data: {
         paymentId: '0193a8f4-5c1e-7a2b-9c3d-4e5f6a7b8c9f',
         kind: 'SINGLE',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
   connect,
@@ -16,6 +17,7 @@ type Event = {
   type: string;
   createdAt: string;
   userId: string | null;
+  userReference: string | null;
   data: { consentId?: string };
 };
 type Page = { data: Event[]; meta: { nextCursor: string | null } };
@@ -111,5 +113,29 @@ describe('api: the events list', () => {
       const refused = await tenant.client.get(`/v1/events?${query}`);
       expect([refused.status, refused.body.error.details?.[0]?.field]).toEqual([400, field]);
     }
+  });
+
+  it('names each event’s customer by the reference they had when it was recorded', async () => {
+    const prisma = stack.api.app.get(PrismaService);
+    const referenceOf = async (id: string) =>
+      (await prisma.user.findUniqueOrThrow({ where: { id }, select: { reference: true } })).reference;
+    const before = await all(`&userId=${secondUser}`, 100);
+    const old = await referenceOf(secondUser);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.map((e) => e.userReference)).toEqual(before.map(() => old));
+    const mine = await all(`&userId=${tenant.userId}`, 100);
+    expect(new Set(mine.map((e) => e.userReference))).toEqual(new Set([await referenceOf(tenant.userId)]));
+
+    const renamed = `${old}-renamed`;
+    dataOf(await tenant.client.patch(`/v1/users/${secondUser}`, { reference: renamed }), 200);
+    await connect(stack, { ...tenant, userId: secondUser });
+    const after = await eventually('the renamed customer’s events relayed', async () => {
+      const listed = await all(`&userId=${secondUser}&type=consent.authorized`, 100);
+      return listed.length > before.filter((e) => e.type === 'consent.authorized').length
+        ? listed
+        : undefined;
+    });
+    // Newest first: the new consent under the new name, the earlier one still under the old.
+    expect(after.map((e) => e.userReference)).toEqual([renamed, old]);
   });
 });

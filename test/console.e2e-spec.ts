@@ -378,6 +378,8 @@ describe('web console, in a browser', () => {
     const failedEvent = page.locator('#events-list tbody tr', { hasText: 'sync.failed' });
     await failedEvent.first().waitFor();
     expect(await page.locator('#events-list tbody tr', { hasNotText: 'sync.failed' }).count()).toBe(0);
+    // The customer as the merchant knows them: by reference, linked to their page.
+    await failedEvent.first().getByRole('link', { name: reference }).waitFor();
     await shot('events');
 
     await page.getByRole('link', { name: 'Look up a tracing id' }).click();
@@ -387,7 +389,10 @@ describe('web console, in a browser', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     // The run carries the upstream's tracing id; its sync.failed event is found through the run.
     await page.locator('#lookup-runs').getByText(failedTracingId).waitFor();
-    await page.locator('#lookup-events tbody tr', { hasText: 'sync.failed' }).waitFor();
+    await page
+      .locator('#lookup-events tbody tr', { hasText: 'sync.failed' })
+      .getByRole('link', { name: reference })
+      .waitFor();
     // Its endpoint was deleted above, and its delivery log with it.
     await page.getByText('No delivery has this id or is of those events.').waitFor();
     await shot('lookup');

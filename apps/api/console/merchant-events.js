@@ -13,14 +13,17 @@ const dataOf = (event) =>
     h('pre', { class: 'mono' }, JSON.stringify(event.data, null, 2)),
   );
 
-const customerLink = (userId) =>
-  userId ? h('a', { href: `#/customers/${userId}` }, h('code', {}, userId)) : '—';
+/** The customer by their reference (what support hears from them), linked to their page by id. */
+const customerLink = (event) =>
+  event.userId
+    ? h('a', { href: `#/customers/${event.userId}` }, h('code', {}, event.userReference ?? event.userId))
+    : '—';
 
 const EVENT_HEADERS = ['When', 'Event', 'Customer', 'Event id', ''];
 const eventRow = (event) => [
   when(event.createdAt),
   eventTypeText(event.type),
-  customerLink(event.userId),
+  customerLink(event),
   h('code', {}, event.id),
   dataOf(event),
 ];

@@ -116,5 +116,7 @@ export interface MerchantEventWire {
   type: DeliveredEventType;
   createdAt: string;
   userId: string | null;
+  /** The user's reference when the event was recorded; null without a user. */
+  userReference: string | null;
   data: Record<string, unknown>;
 }

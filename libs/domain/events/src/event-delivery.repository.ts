@@ -56,6 +56,7 @@ interface WorkRow {
   request_id: string | null;
   created_at: string;
   user_id: string | null;
+  user_reference: string | null;
   data: Record<string, unknown>;
   url: string;
   secret_ciphertext: string;
@@ -147,7 +148,7 @@ export const EVENT_DELIVERY_SQL = {
     'event-deliveries.work',
     `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
           e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at, e.request_id,
-          ${isoText('e.created_at')} AS created_at, e.user_id, e.data,
+          ${isoText('e.created_at')} AS created_at, e.user_id, e.user_reference, e.data,
           ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
           ep.previous_secret_key_id, ep.previous_secret_expires_at,
           ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled,
@@ -169,6 +170,7 @@ export const EVENT_DELIVERY_SQL = {
       request_id: 'string',
       created_at: 'string',
       user_id: 'string',
+      user_reference: 'string',
       data: 'json',
       url: 'string',
       secret_ciphertext: 'string',
@@ -303,6 +305,7 @@ export class EventDeliveryRepository {
         type: row.type,
         createdAt: row.created_at,
         userId: row.user_id,
+        userReference: row.user_reference,
         data: row.data,
       },
       endpoint: {

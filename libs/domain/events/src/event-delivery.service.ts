@@ -145,6 +145,7 @@ export class EventDeliveryService implements OnModuleDestroy {
       type: ENDPOINT_TEST_EVENT.type,
       createdAt: new Date().toISOString(),
       userId: null,
+      userReference: null,
       data: { endpointId },
     };
     const { ok, exchange } = await this.send(

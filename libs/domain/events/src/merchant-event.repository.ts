@@ -32,16 +32,19 @@ export interface StreamedEvent {
 }
 
 // One statement: the rows, then a NOTIFY that Postgres delivers when (and only if) the transaction
-// commits, so the relay wakes for committed events and never for rolled-back ones.
+// commits, so the relay wakes for committed events and never for rolled-back ones. The user's reference
+// is read here, once, so every recorder of an event names the customer the same way.
 const RECORD_SQL = `WITH inserted AS (
-    INSERT INTO merchant_events (id, merchant_id, user_id, type, data, request_id, trace_context)
-    SELECT r.id, r.merchant_id, r.user_id, r.type::merchant_event_type, r.data, r.request_id, r.trace_context
+    INSERT INTO merchant_events (id, merchant_id, user_id, user_reference, type, data, request_id, trace_context)
+    SELECT r.id, r.merchant_id, r.user_id, u.reference, r.type::merchant_event_type, r.data, r.request_id,
+      r.trace_context
     FROM jsonb_to_recordset($1::jsonb)
       AS r(id uuid, merchant_id uuid, user_id uuid, type text, data jsonb, request_id text, trace_context text)
+      LEFT JOIN users u ON u.id = r.user_id AND u.merchant_id = r.merchant_id
     RETURNING 1)
   SELECT pg_notify('merchant_events', count(*)::text) FROM inserted`;
 
-const WIRE_COLUMNS = `id, type::text AS type, ${isoText('created_at')} AS created_at, user_id, data, stream_seq::text AS stream_seq`;
+const WIRE_COLUMNS = `id, type::text AS type, ${isoText('created_at')} AS created_at, user_id, user_reference, data, stream_seq::text AS stream_seq`;
 
 function recordValues(events: readonly NewMerchantEvent[]): string {
   // The request or job recording them: the outbox remembers what caused each event, and the trace its
@@ -66,6 +69,7 @@ const WIRE_TYPES = {
   type: 'string',
   created_at: 'string',
   user_id: 'string',
+  user_reference: 'string',
   data: 'json',
   stream_seq: 'string',
 } as const;
@@ -75,6 +79,7 @@ interface WireRow {
   type: MerchantEventType;
   created_at: string;
   user_id: string | null;
+  user_reference: string | null;
   data: Record<string, unknown>;
   stream_seq: string;
 }
@@ -132,7 +137,7 @@ export const MERCHANT_EVENT_SQL = {
         WHERE m.user_id = $2 AND m.merchant_id = $1 AND m.stream_seq > $3::bigint
           AND (SELECT refusal FROM access) IS NULL
         ORDER BY m.stream_seq LIMIT $4)
-      SELECT a.refusal, p.id, p.type, p.created_at, p.user_id, p.data, p.stream_seq
+      SELECT a.refusal, p.id, p.type, p.created_at, p.user_id, p.user_reference, p.data, p.stream_seq
       FROM access a LEFT JOIN page p ON true ORDER BY p.position`,
     { refusal: 'string', ...WIRE_TYPES },
   ),
@@ -194,7 +199,14 @@ export const MERCHANT_EVENT_SQL = {
 
 const toStreamed = (row: WireRow): StreamedEvent => ({
   streamSeq: row.stream_seq,
-  event: { id: row.id, type: row.type, createdAt: row.created_at, userId: row.user_id, data: row.data },
+  event: {
+    id: row.id,
+    type: row.type,
+    createdAt: row.created_at,
+    userId: row.user_id,
+    userReference: row.user_reference,
+    data: row.data,
+  },
 });
 
 /**

@@ -1955,6 +1955,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentEventData"];
         };
         /** @description `data` of consent.failed, consent.expired and consent.revoked: the consent that ended, and why */
@@ -2001,6 +2003,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentEndedEventData"];
         };
         /** @description A data consent expires soon (see expiresAt); ask the user to re-authorise. */
@@ -2025,6 +2029,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentEventData"];
         };
         /** @description `data` of consent.reauthorisation_required: the consent, and the bank’s page to renew it */
@@ -2078,6 +2084,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentReauthorisationEventData"];
         };
         /** @description The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. */
@@ -2102,6 +2110,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentEventData"];
         };
         /** @description The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. */
@@ -2126,6 +2136,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentEndedEventData"];
         };
         /** @description The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. */
@@ -2150,6 +2162,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentEndedEventData"];
         };
         /** @description One account’s first sync under the consent */
@@ -2198,6 +2212,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["ConsentSyncedEventData"];
         };
         SyncEventWindow: {
@@ -2272,6 +2288,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["SyncEventData"];
         };
         SyncEventError: {
@@ -2331,6 +2349,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["SyncFailedEventData"];
         };
         /** @description A sync inserted, updated or removed transactions of the account (counts and window). */
@@ -2355,6 +2375,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["SyncEventData"];
         };
         /** @description `data` of payment.completed and payment.failed: the payment at its final status */
@@ -2404,6 +2426,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["PaymentEventData"];
         };
         /** @description A payment reached a failed final status at the bank. */
@@ -2428,6 +2452,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["PaymentEventData"];
         };
         /** @description `data` of endpoint.test */
@@ -2460,6 +2486,8 @@ export interface components {
              * @description The user it is about
              */
             userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
             data: components["schemas"]["EndpointTestEventData"];
         };
         CreateEventEndpointInput: {

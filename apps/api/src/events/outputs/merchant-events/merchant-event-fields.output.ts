@@ -24,6 +24,13 @@ export abstract class MerchantEventFields {
   createdAt!: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The user it is about' })
   userId!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user',
+  })
+  userReference!: string | null;
 }
 
 /** A type's schema description: what it means, from the catalogue. */
