@@ -27,6 +27,8 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 # The web console's files, served as they are by the api (docs/console.md).
 COPY --from=build /app/apps/api/console ./apps/api/console
+# The SDK's version, which names the bundle the console loads.
+COPY --from=build /app/libs/merchant-sdk/package.json ./libs/merchant-sdk/package.json
 USER node
 # Override per service: dist/apps/{api,worker,sandbox}/src/main.js, or dist/libs/database/src/migrate.cli.js
 CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]

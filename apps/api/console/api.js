@@ -1,7 +1,7 @@
 // The console's ways to the api, both authenticated by the console session's HttpOnly cookie (the page
 // never holds a credential): the merchant SDK, from the api's own bundle, for the merchant API; a small
 // same-origin fetch for the sign-in and the operator's routes, which are not the SDK's.
-import { createBffClient } from '/sdk/merchant-sdk@1.5.0.js';
+import { createBffClient } from './merchant-sdk.js';
 
 /** A 401 means the session ended (8 hours passed, the key was revoked, the operator token changed). */
 function sessionEnded() {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -23,12 +24,21 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-/** apps/api/console of the source tree, whether this runs from dist/ or from the sources. */
-function consoleDir(): string {
+/** The source tree's root, whether this runs from dist/ or from the sources. */
+function rootDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const distAt = here.lastIndexOf(`${sep}dist${sep}`);
-  const root = distAt >= 0 ? here.slice(0, distAt) : resolve(here, '../../../..');
-  return join(root, 'apps', 'api', 'console');
+  return distAt >= 0 ? here.slice(0, distAt) : resolve(here, '../../../..');
+}
+
+/**
+ * The console's way to the SDK bundle of this build: a module re-exporting `/sdk/merchant-sdk@<version>.js`,
+ * the version read from the SDK's package.json, so that a new SDK version needs no edit of the console.
+ */
+function sdkModule(): string {
+  const manifest = join(rootDir(), 'libs', 'merchant-sdk', 'package.json');
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+  return `export * from '/sdk/merchant-sdk@${version}.js';\n`;
 }
 
 /**
@@ -40,6 +50,7 @@ export function registerConsole(fastify: FastifyInstance): void {
   fastify.get(CONSOLE_PATH.slice(0, -1), { config: PUBLIC_ROUTE }, (_request, reply) =>
     reply.redirect(CONSOLE_PATH, 301),
   );
+  const sdk = sdkModule();
   void fastify.register(async (scope) => {
     declarePublicRoutes(scope);
     scope.addHook('onSend', async (_request, reply) => {
@@ -51,8 +62,11 @@ export function registerConsole(fastify: FastifyInstance): void {
         'cache-control': 'no-cache',
       });
     });
+    scope.get(`${CONSOLE_PATH}merchant-sdk.js`, (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').send(sdk),
+    );
     await scope.register(fastifyStatic, {
-      root: consoleDir(),
+      root: join(rootDir(), 'apps', 'api', 'console'),
       prefix: CONSOLE_PATH,
       redirect: true,
       decorateReply: false,
