@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { IdempotencyRepository } from '../apps/api/src/common/idempotency/idempotency.repository.js';
 import { createMerchant, send, type Stack, startStack, uniqueName } from './kit/index.js';
@@ -76,7 +77,7 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
     });
     const now = new Date();
     const claim = {
-      merchantId: merchant.id,
+      merchantId: tenantNamedByOperator({ kind: 'operator' }, merchant.id),
       key,
       method: 'POST',
       path: probe.path,
@@ -116,7 +117,7 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
     expect(
       await repository.claim(
         {
-          merchantId: merchant.id,
+          merchantId: tenantNamedByOperator({ kind: 'operator' }, merchant.id),
           key,
           method: 'POST',
           path: '/x',
@@ -126,7 +127,14 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
         past,
       ),
     ).toBe(true);
-    await repository.complete(merchant.id, key, past, 201, { old: true }, past);
+    await repository.complete(
+      tenantNamedByOperator({ kind: 'operator' }, merchant.id),
+      key,
+      past,
+      201,
+      { old: true },
+      past,
+    );
     const fresh = await rotate(merchant.id, key, { name: 'new' });
     expect(fresh.status).toBe(201);
     expect(await fresh.json()).toMatchObject({ data: { name: 'new' } });
@@ -154,7 +162,7 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
     const now = new Date();
     await api.app.get(IdempotencyRepository).claim(
       {
-        merchantId: merchant.id,
+        merchantId: tenantNamedByOperator({ kind: 'operator' }, merchant.id),
         key: inFlight,
         method: 'POST',
         path: '/admin/merchants/:id/api-keys',

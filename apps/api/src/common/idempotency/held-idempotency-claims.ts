@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { IdempotencyRepository } from './idempotency.repository.js';
 
 export interface HeldClaim {
-  merchantId: string;
+  merchantId: MerchantId;
   key: string;
   lockedAt: Date;
 }

@@ -10,6 +10,7 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
+import { type MerchantId, tenantNamedByOperator, tenantOf } from '#libs/context';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import type { RequestWithPrincipal } from '#libs/http';
 import { isUuid } from '#libs/ids';
@@ -117,11 +118,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const options = this.reflector.get<IdempotentOptions>(IDEMPOTENT_METADATA, context.getHandler()) ?? {};
     const params = request.params as Record<string, string | undefined>;
     const caller = request.principal;
-    const merchantId = options.merchantParam
-      ? params[options.merchantParam]
-      : caller && caller.kind !== 'operator'
-        ? caller.merchantId
-        : undefined;
+    const named = options.merchantParam ? params[options.merchantParam] : undefined;
+    const merchantId =
+      caller?.kind === 'operator'
+        ? named && tenantNamedByOperator(caller, named)
+        : caller && !options.merchantParam
+          ? tenantOf(caller)
+          : undefined;
     if (!merchantId) throw new Error('@Idempotent() route has no merchant to scope its keys by');
     if (!isUuid(merchantId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
 
@@ -192,7 +195,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * tried again every second until it lands or the claim would count as stale anyway, so a client retrying
    * with the same key once Postgres is back is not told "in progress" for the rest of a minute.
    */
-  private async release(merchantId: string, key: string, lockedAt: Date): Promise<void> {
+  private async release(merchantId: MerchantId, key: string, lockedAt: Date): Promise<void> {
     try {
       await this.keys.release(merchantId, key, lockedAt);
     } catch (releaseError) {

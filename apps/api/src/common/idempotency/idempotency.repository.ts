@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 
 export interface IdempotencyClaim {
-  merchantId: string;
+  merchantId: MerchantId;
   key: string;
   method: string;
   path: string;
@@ -34,12 +35,12 @@ export class IdempotencyRepository {
     }
   }
 
-  find(merchantId: string, key: string) {
+  find(merchantId: MerchantId, key: string) {
     return this.prisma.idempotencyKey.findUnique({ where: { merchantId_key: { merchantId, key } } });
   }
 
   /** Drops an expired row so the key can be claimed afresh; only if it is still the expired one. */
-  async deleteExpired(merchantId: string, key: string, now: Date): Promise<void> {
+  async deleteExpired(merchantId: MerchantId, key: string, now: Date): Promise<void> {
     await this.prisma.idempotencyKey.deleteMany({ where: { merchantId, key, expiresAt: { lte: now } } });
   }
 
@@ -57,7 +58,7 @@ export class IdempotencyRepository {
    * or taken over stores nothing: the request that holds the key now answers it.
    */
   async complete(
-    merchantId: string,
+    merchantId: MerchantId,
     key: string,
     lockedAt: Date,
     status: number,
@@ -79,7 +80,7 @@ export class IdempotencyRepository {
    * A failed first attempt leaves nothing behind, so the client may retry with the same key. Only the
    * claim taken at `lockedAt` goes: a late release never drops a claim another request took over since.
    */
-  async release(merchantId: string, key: string, lockedAt: Date): Promise<void> {
+  async release(merchantId: MerchantId, key: string, lockedAt: Date): Promise<void> {
     await this.prisma.idempotencyKey.deleteMany({ where: { merchantId, key, completedAt: null, lockedAt } });
   }
 }
