@@ -100,6 +100,8 @@ export function findCycle(graph) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const graph = libraryGraph({ withSpecs: !process.argv.includes('--no-specs') });
   for (const [library, imports] of Object.entries(graph)) console.log(`${library}: ${imports.join(', ')}`);
-  const cycle = findCycle(graph);
-  console.log(cycle ? `cycle: ${cycle.join(' -> ')}` : 'acyclic');
+  // Checked without the specs' imports: libs/testing, which only specs import, sits above everything and
+  // imports what it tests, so a spec's edge to it is no dependency of the library's code.
+  const cycle = findCycle(libraryGraph({ withSpecs: false }));
+  console.log(cycle ? `cycle: ${cycle.join(' -> ')}` : 'acyclic (specs aside)');
 }

@@ -3,9 +3,9 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-// The SDK by its source: the root package does not depend on it by name (a merchant writes
-// `from '@open-banking-bff/merchant-sdk'`).
-import { BffError, createBffClient } from '../../../libs/merchant-sdk/src/index.js';
+// The SDK as a library of this repository: the root package does not depend on it by name (a merchant
+// writes `from '@open-banking-bff/merchant-sdk'`).
+import { BffError, createBffClient } from '#libs/merchant-sdk';
 import { registerSdkAssets } from './sdk-assets.js';
 
 /** What the demo merchant's backend needs: where the BFF is, its own API key, and where it is served. */

@@ -12,7 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { carryRequestContextIn } from '#libs/context';
 import { ScrubbingSpanProcessor } from './scrubbing-span.processor.js';
 import { keepRequestTrace, OTEL_REQUEST_CONTEXT, REQUEST_ID_ATTRIBUTE } from './trace-context.js';
-import type { Tracing, TracingOptions } from './tracing.js';
+import type { Tracing, TracingOptions } from './tracing.types.js';
 
 /** Probes and scrapes: every few seconds, never what an operator looks for in a trace. */
 const UNTRACED = /^\/(health|metrics)(\/|\?|$)/;

@@ -1,16 +1,7 @@
 import { register } from 'node:module';
+import type { Tracing, TracingOptions } from './tracing.types.js';
 
-/** What starts tracing: the shape of `AppConfig['tracing']` (this library does not import the config). */
-export interface TracingOptions {
-  protocol: 'http/protobuf' | 'http/json';
-  /** OTEL_SERVICE_NAME; null: the app's own name. */
-  serviceName: string | null;
-}
-
-export interface Tracing {
-  /** Exports what is still buffered (for at most a second or two), then stops. */
-  shutdown(): Promise<void>;
-}
+export type { Tracing, TracingOptions };
 
 const OFF: Tracing = { shutdown: () => Promise.resolve() };
 
