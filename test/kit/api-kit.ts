@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import type { MerchantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
@@ -59,6 +60,19 @@ export interface ApiCallOptions {
 }
 
 /**
+ * What every answer of the api holds, checked on every call of the helper: a 429 or a 503 says when to
+ * try again, as a Retry-After header of whole seconds and the same number in the envelope.
+ */
+function expectRetryAfterStated(response: Response, body: unknown): void {
+  if (response.status !== 429 && response.status !== 503) return;
+  const error = (body as { error?: { retryAfterSeconds?: unknown } } | undefined)?.error;
+  if (!error) return; // not the api's envelope (a readiness probe's report)
+  const header = response.headers.get('retry-after');
+  expect(header, `${response.status} without Retry-After: ${JSON.stringify(body)}`).toMatch(/^\d+$/);
+  expect(error.retryAfterSeconds, `${response.status}: Retry-After in the envelope`).toBe(Number(header));
+}
+
+/**
  * The one request helper of the tests: a client for the api (`stack.operator`, `stack.anonymous`,
  * `tenant.client`, `.as(token)` for any other caller), answers typed by `get<Envelope<T>>` or read with
  * `dataOf`. `send` below is its raw form, for a request to another app or a URL a test was handed. Every
@@ -81,11 +95,9 @@ export class ApiClient {
     const response = await send(`${this.baseUrl}${path}`, method, { ...options, token });
     const text = await response.text();
     const json = (response.headers.get('content-type') ?? '').includes('json') && text !== '';
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: (json ? JSON.parse(text) : text || undefined) as T,
-    };
+    const body = (json ? JSON.parse(text) : text || undefined) as T;
+    expectRetryAfterStated(response, body);
+    return { status: response.status, headers: response.headers, body };
   }
 
   get<T = any>(path: string, options?: ApiCallOptions) {

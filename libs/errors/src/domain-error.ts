@@ -63,6 +63,8 @@ export interface ErrorEnvelope {
     tracingId: string;
     details?: ErrorDetail[];
     upstream?: UpstreamErrorInfo;
+    /** The Retry-After header's seconds, in the body too: a 429 or 503 always says when to try again. */
+    retryAfterSeconds?: number;
   };
 }
 

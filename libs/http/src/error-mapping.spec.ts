@@ -72,6 +72,7 @@ describe('mapError: our own infrastructure down is 503 SERVICE_UNAVAILABLE, a bu
     expect(mapped.status).toBe(503);
     expect(mapped.body.error.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
     expect(mapped.headers['retry-after']).toBe('5');
+    expect(mapped.body.error.retryAfterSeconds).toBe(5);
     expect(mapped.outage).toBe(dependency);
     expect(mapped.unexpected).toBe(false);
   });

@@ -111,7 +111,7 @@ function envelope(
   code: ErrorCode,
   message: string,
   tracingId: string,
-  extra: Pick<ErrorEnvelope['error'], 'details' | 'upstream'> = {},
+  extra: Pick<ErrorEnvelope['error'], 'details' | 'upstream' | 'retryAfterSeconds'> = {},
 ): ErrorEnvelope {
   return {
     error: {
@@ -122,6 +122,7 @@ function envelope(
       tracingId,
       ...(extra.details?.length ? { details: extra.details } : {}),
       ...(extra.upstream ? { upstream: extra.upstream } : {}),
+      ...(extra.retryAfterSeconds !== undefined ? { retryAfterSeconds: extra.retryAfterSeconds } : {}),
     },
   };
 }
@@ -133,9 +134,13 @@ function mapped(
   extra: Pick<ErrorEnvelope['error'], 'details' | 'upstream'> = {},
   headers: Record<string, string> = {},
 ): MappedError {
+  const retryAfter = headers['retry-after'];
   return {
     status: ERROR_STATUS[code],
-    body: envelope(code, message, tracingId, extra),
+    body: envelope(code, message, tracingId, {
+      ...extra,
+      ...(retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) }),
+    }),
     headers,
     unexpected: code === ErrorCode.INTERNAL,
   };

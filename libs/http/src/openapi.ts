@@ -30,6 +30,13 @@ export class ApiErrorBody {
   @ApiProperty({ description: 'The request id (x-request-id)' }) tracingId: string;
   @ApiPropertyOptional({ type: [ApiErrorDetail] }) details?: ApiErrorDetail[];
   @ApiPropertyOptional({ type: ApiUpstreamErrorInfo }) upstream?: ApiUpstreamErrorInfo;
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 5,
+    description:
+      'Seconds to wait before trying again, as the Retry-After header says: on every 429 and 503, absent on other errors',
+  })
+  retryAfterSeconds?: number;
 }
 
 /** The error envelope every 4xx and 5xx leaves in. */

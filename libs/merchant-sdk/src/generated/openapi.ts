@@ -1042,6 +1042,11 @@ export interface components {
             tracingId: string;
             details?: components["schemas"]["ApiErrorDetail"][];
             upstream?: components["schemas"]["ApiUpstreamErrorInfo"];
+            /**
+             * @description Seconds to wait before trying again, as the Retry-After header says: on every 429 and 503, absent on other errors
+             * @example 5
+             */
+            retryAfterSeconds?: number;
         };
         ApiErrorResponse: {
             error: components["schemas"]["ApiErrorBody"];
