@@ -1,0 +1,191 @@
+import {
+  type CallOptions,
+  type ConsentCallOptions,
+  segment,
+  type SendOptions,
+} from './upstream.transport.js';
+import type {
+  AccountAuthorisationRequest,
+  AuthorisationResponse,
+  Consent,
+  ConsentDeleteResult,
+  ConsentsQuery,
+  EmbeddedAccountAuthorisationRequest,
+  EmbeddedAuthorisationUpdate,
+} from './upstream.types.js';
+import { asPage, consentsQuery, UpstreamClientBase } from './upstream-client.base.js';
+import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+
+/** The upstream's authorisations and consents (spec §4.1, §4.8): the first of the client's operation groups. */
+export abstract class UpstreamConsentOperations extends UpstreamClientBase {
+  // ---- 4.1 authorisations -------------------------------------------------------------------------
+
+  /** POST /account-auth-requests (initiateAccountRequest). Not retried: each call starts a new consent. */
+  createAccountAuthorisation(body: AccountAuthorisationRequest, options?: CallOptions) {
+    return this.send<AuthorisationResponse>(
+      {
+        operation: 'initiateAccountRequest',
+        consent: 'none',
+        method: 'POST',
+        path: '/account-auth-requests',
+        body,
+        institutionId: body.institutionId,
+      },
+      options,
+    );
+  }
+
+  /** PATCH /account-auth-requests (reAuthoriseAccount): a new authorisation URL for the same consent. */
+  reauthoriseAccount(options: ConsentCallOptions) {
+    return this.send<AuthorisationResponse>(
+      {
+        operation: 'reAuthoriseAccount',
+        consent: 'required',
+        method: 'PATCH',
+        path: '/account-auth-requests',
+      },
+      options,
+    );
+  }
+
+  /** PUT /account-auth-requests (updatePreAuthoriseAccountConsent). */
+  updatePreAuthorisation(body: AccountAuthorisationRequest, options: ConsentCallOptions) {
+    return this.send<AuthorisationResponse>(
+      {
+        operation: 'updatePreAuthoriseAccountConsent',
+        consent: 'required',
+        method: 'PUT',
+        path: '/account-auth-requests',
+        body,
+        institutionId: body.institutionId,
+      },
+      options,
+    );
+  }
+
+  /** POST /embedded-account-auth-requests: step one of the embedded flow (credentials). */
+  createEmbeddedAccountAuthorisation(body: EmbeddedAccountAuthorisationRequest, options?: CallOptions) {
+    return this.send<AuthorisationResponse>(
+      {
+        operation: 'initiateEmbeddedAccountRequest',
+        consent: 'none',
+        method: 'POST',
+        path: '/embedded-account-auth-requests',
+        body,
+        institutionId: body.institutionId,
+      },
+      options,
+    );
+  }
+
+  /**
+   * PUT /embedded-account-auth-requests/{consentId}: the chosen SCA method, then the SCA code. Not
+   * retried although it is a PUT: a code is single-use and three wrong ones fail the consent.
+   */
+  updateEmbeddedAccountAuthorisation(
+    consentId: string,
+    body: EmbeddedAuthorisationUpdate,
+    options?: CallOptions,
+  ) {
+    return this.send<AuthorisationResponse>(
+      {
+        operation: 'updateEmbeddedAccountRequest',
+        consent: 'none',
+        method: 'PUT',
+        path: `/embedded-account-auth-requests/${segment(consentId)}`,
+        body,
+        institutionId: body.institutionId,
+      },
+      options,
+    );
+  }
+
+  // ---- consents (4.8 and the full API) -------------------------------------------------------------
+
+  /** GET /consents, one page. Without a user filter the upstream returns at most 1000. */
+  listConsents(query: ConsentsQuery = {}, options?: CallOptions) {
+    return this.consentsPage(query, options);
+  }
+
+  private consentsPage(query: ConsentsQuery, options?: SendOptions) {
+    return this.send<Consent[]>(
+      {
+        operation: 'getConsents',
+        consent: 'none',
+        method: 'GET',
+        path: '/consents',
+        query: consentsQuery(query),
+      },
+      options,
+    ).then((page) => asPage(page, 'getConsents'));
+  }
+
+  /** GET /consents, every page (offset paging). */
+  consentPages(query: ConsentsQuery = {}, options: CallOptions & PagingOptions = {}) {
+    const walk = this.walkOptions(options);
+    return offsetPages(
+      'getConsents',
+      (offset, limit, page) => this.consentsPage({ ...query, offset, limit }, { ...walk, page }),
+      query,
+      options,
+    );
+  }
+
+  /** GET /consents/{consentId}. */
+  getConsent(consentId: string, options?: CallOptions) {
+    return this.send<Consent>(
+      {
+        operation: 'getConsentById',
+        consent: 'none',
+        method: 'GET',
+        path: `/consents/${segment(consentId)}`,
+      },
+      options,
+    );
+  }
+
+  /** DELETE /consents/{consentId}: revokes the consent upstream. */
+  deleteConsent(consentId: string, options?: CallOptions & { forceDelete?: boolean }) {
+    return this.send<ConsentDeleteResult>(
+      {
+        operation: 'deleteConsent',
+        consent: 'none',
+        method: 'DELETE',
+        path: `/consents/${segment(consentId)}`,
+        goneOnRetry: { id: consentId, deleteStatus: 'SUCCESS' } satisfies ConsentDeleteResult,
+        query: { forceDelete: options?.forceDelete },
+      },
+      options,
+    );
+  }
+
+  /** POST /consents/{consentId}/extend: records that the user re-confirmed access. */
+  extendConsent(consentId: string, body: { lastConfirmedAt: string }, options?: CallOptions) {
+    return this.send<Consent>(
+      {
+        operation: 'extendConsent',
+        consent: 'none',
+        method: 'POST',
+        path: `/consents/${segment(consentId)}/extend`,
+        body,
+      },
+      options,
+    );
+  }
+
+  /** POST /consent-one-time-token: the consent (with its token) for a callback's one-time token. Single use. */
+  exchangeOneTimeToken(oneTimeToken: string, options?: CallOptions) {
+    return this.send<Consent>(
+      {
+        operation: 'getConsentBySingleAccessConsent',
+        consent: 'none',
+        method: 'POST',
+        path: '/consent-one-time-token',
+        body: { oneTimeToken },
+        contentType: 'application/json',
+        envelope: 'bare',
+      },
+      options,
+    );
+  }
+}
