@@ -19,6 +19,7 @@ interface Entry {
   actor: { kind: string; apiKeyId: string | null };
   action: string;
   merchantId: string | null;
+  merchantName: string | null;
   resource: { type: string; id: string | null };
   fields: string[];
   sourceIp: string | null;
@@ -84,6 +85,7 @@ describe('audit log', () => {
       actor: { kind: 'operator', apiKeyId: null },
       action: AuditAction.MerchantDisable,
       merchantId,
+      merchantName: tenant.merchant.merchant.name,
       resource: { type: 'merchant', id: merchantId },
       fields: [],
       sourceIp: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/),

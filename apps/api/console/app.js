@@ -37,6 +37,7 @@ const SCREENS = {
     [/^#\/merchants$/, merchantsScreen],
     [/^#\/merchants\/([\w-]+)$/, merchantScreen],
     [/^#\/audit$/, auditScreen],
+    [/^#\/audit\/([\w-]+)$/, auditScreen],
     [/^#\/parked$/, parkedScreen],
     [/^#\/overview$/, overviewScreen],
   ],

@@ -1,5 +1,5 @@
 // The operator's audit log: every administrative action, newest first, for one merchant or all.
-import { all, page } from './api.js';
+import { get, page } from './api.js';
 import { h, pagedInto, when } from './ui.js';
 
 const ACTIONS = {
@@ -25,64 +25,48 @@ const ACTIONS = {
 /** The plain words, then the API's own name of the action, shown as such. */
 const action = (name) => h('span', {}, `${ACTIONS[name] ?? name} `, h('code', { class: 'muted' }, name));
 
-export function auditScreen(main) {
+/**
+ * Every merchant's entries, or one merchant's (`#/audit/<id>`, linked from its screen). The api names
+ * each entry's merchant: the screen reads no list of merchants to show names.
+ */
+export function auditScreen(main, merchantId) {
   const list = h('div', { id: 'audit-list' });
-  const merchant = h(
-    'select',
-    { id: 'audit-merchant', name: 'audit-merchant' },
-    h('option', { value: '' }, 'Every merchant'),
-  );
-  const names = new Map();
-
-  const refresh = () => {
-    const query = merchant.value ? `&merchantId=${encodeURIComponent(merchant.value)}` : '';
-    return pagedInto(list, {
-      what: 'the audit log',
-      load: (cursor) => page(`/admin/audit?limit=50${query}`, cursor),
-      empty: merchant.value ? 'Nothing has been done about this merchant yet.' : 'Nothing has been done yet.',
-      caption: 'Audit log',
-      headers: ['When', 'Who', 'What', 'Merchant', 'On', 'Fields changed', 'From', 'Tracing id'],
-      row: (entry) => [
-        when(entry.occurredAt),
-        entry.actor.kind === 'operator' ? 'The operator' : `API key ${entry.actor.apiKeyId ?? ''}`,
-        action(entry.action),
-        entry.merchantId ? (names.get(entry.merchantId) ?? entry.merchantId) : '—',
-        `${entry.resource.type}${entry.resource.id ? ` ${entry.resource.id}` : ''}`,
-        entry.fields.length ? entry.fields.join(', ') : '—',
-        entry.sourceIp ?? '—',
-        h('code', {}, entry.tracingId),
-      ],
-    });
-  };
-
+  const query = merchantId ? `&merchantId=${encodeURIComponent(merchantId)}` : '';
+  const scope = h('p', {});
+  if (merchantId) {
+    scope.append('Of one merchant. ', h('a', { href: '#/audit' }, "Every merchant's entries"));
+    // Its name, once: the entries name it too, but a merchant may have none yet.
+    void get(`/admin/merchants/${encodeURIComponent(merchantId)}`)
+      .then(({ data }) => {
+        scope.firstChild.textContent = `Of ${data.name}. `;
+      })
+      .catch(() => undefined);
+  }
   main.append(
     h('h1', {}, 'Audit log'),
     h(
       'p',
       {},
-      "Every administrative action, yours and the merchants' on their own integration, newest first, 50 at a time. A change names the fields it set, never their values.",
+      "Every administrative action, yours and the merchants' on their own integration, newest first, 50 at a time. A change names the fields it set, never their values. A merchant's own screen links to its entries alone.",
     ),
-    h(
-      'form',
-      {
-        onsubmit: (event) => {
-          event.preventDefault();
-          void refresh();
-        },
-      },
-      h('label', { for: 'audit-merchant' }, 'Merchant'),
-      h('div', { class: 'row' }, merchant, h('button', { type: 'submit' }, 'Show')),
-    ),
+    scope,
     h('section', {}, h('h2', {}, 'Entries'), list),
   );
-  // The merchants' names, for the filter and the table; the log itself names merchants by id.
-  void all('/admin/merchants?limit=100')
-    .then((merchants) => {
-      for (const m of merchants) {
-        names.set(m.id, m.name);
-        merchant.append(h('option', { value: m.id }, m.name));
-      }
-    })
-    .catch(() => undefined)
-    .finally(() => void refresh());
+  void pagedInto(list, {
+    what: 'the audit log',
+    load: (cursor) => page(`/admin/audit?limit=50${query}`, cursor),
+    empty: merchantId ? 'Nothing has been done about this merchant yet.' : 'Nothing has been done yet.',
+    caption: 'Audit log',
+    headers: ['When', 'Who', 'What', 'Merchant', 'On', 'Fields changed', 'From', 'Tracing id'],
+    row: (entry) => [
+      when(entry.occurredAt),
+      entry.actor.kind === 'operator' ? 'The operator' : `API key ${entry.actor.apiKeyId ?? ''}`,
+      action(entry.action),
+      entry.merchantId ? (entry.merchantName ?? entry.merchantId) : '—',
+      `${entry.resource.type}${entry.resource.id ? ` ${entry.resource.id}` : ''}`,
+      entry.fields.length ? entry.fields.join(', ') : '—',
+      entry.sourceIp ?? '—',
+      h('code', {}, entry.tracingId),
+    ],
+  });
 }

@@ -276,7 +276,13 @@ export function merchantScreen(main, id) {
 
   main.append(
     title,
-    h('p', {}, h('a', { href: '#/merchants' }, 'All merchants')),
+    h(
+      'p',
+      {},
+      h('a', { href: '#/merchants' }, 'All merchants'),
+      ' · ',
+      h('a', { href: `#/audit/${encodeURIComponent(id)}` }, 'Its audit log'),
+    ),
     status,
     h('section', {}, h('h2', {}, 'Name and frontend origins'), details),
     h('section', {}, h('h2', {}, 'Upstream sub-application'), subApplication),

@@ -50,6 +50,8 @@ export interface AuditEntryView {
   actor: { kind: 'operator' | 'merchant'; apiKeyId: string | null };
   action: AuditAction;
   merchantId: string | null;
+  /** The merchant's name now (null with no merchant): what a person reading the log knows it by. */
+  merchantName: string | null;
   resource: { type: string; id: string | null };
   fields: string[];
   /** Null in a merchant's view of the operator's entries. */

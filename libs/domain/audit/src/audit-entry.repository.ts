@@ -11,6 +11,7 @@ export interface AuditEntryRow {
   actor_kind: 'operator' | 'merchant';
   actor_key_id: string | null;
   merchant_id: string | null;
+  merchant_name: string | null;
   action: AuditAction;
   resource_type: string;
   resource_id: string | null;
@@ -19,8 +20,10 @@ export interface AuditEntryRow {
   tracing_id: string;
 }
 
-const COLUMNS = `id, seq, occurred_at, actor_kind, actor_key_id, merchant_id, action, resource_type, resource_id,
-  fields, source_ip, tracing_id`;
+// The merchant's name by a join on its key: each page reads at most its limit of merchants.
+const COLUMNS = `a.id, a.seq, a.occurred_at, a.actor_kind, a.actor_key_id, a.merchant_id, m.name AS merchant_name,
+  a.action, a.resource_type, a.resource_id, a.fields, a.source_ip, a.tracing_id`;
+const FROM = 'audit_entries a LEFT JOIN merchants m ON m.id = a.merchant_id';
 
 const ROW = {
   id: 'string',
@@ -29,6 +32,7 @@ const ROW = {
   actor_kind: 'string',
   actor_key_id: 'string',
   merchant_id: 'string',
+  merchant_name: 'string',
   action: 'string',
   resource_type: 'string',
   resource_id: 'string',
@@ -47,18 +51,18 @@ export const AUDIT_SQL = {
   /** The operator's page, newest first (by `seq`); every filter optional (null). */
   page: sqlStatement<AuditEntryRow>(
     'audit-entries.page',
-    `SELECT ${COLUMNS} FROM audit_entries
-      WHERE ($1::uuid IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR action = $2)
-        AND ($3::bigint IS NULL OR seq < $3)
-      ORDER BY seq DESC LIMIT $4`,
+    `SELECT ${COLUMNS} FROM ${FROM}
+      WHERE ($1::uuid IS NULL OR a.merchant_id = $1) AND ($2::text IS NULL OR a.action = $2)
+        AND ($3::bigint IS NULL OR a.seq < $3)
+      ORDER BY a.seq DESC LIMIT $4`,
     ROW,
   ),
   /** One merchant's page: the tenant is not a filter here but the statement's condition. */
   merchantPage: sqlStatement<AuditEntryRow>(
     'audit-entries.merchant-page',
-    `SELECT ${COLUMNS} FROM audit_entries
-      WHERE merchant_id = $1 AND ($2::text IS NULL OR action = $2) AND ($3::bigint IS NULL OR seq < $3)
-      ORDER BY seq DESC LIMIT $4`,
+    `SELECT ${COLUMNS} FROM ${FROM}
+      WHERE a.merchant_id = $1 AND ($2::text IS NULL OR a.action = $2) AND ($3::bigint IS NULL OR a.seq < $3)
+      ORDER BY a.seq DESC LIMIT $4`,
     ROW,
   ),
   /** For its own transaction: the one setting under which the table's trigger lets a DELETE through. */

@@ -13,6 +13,7 @@ function view(row: AuditEntryRow): AuditEntryView {
     actor: { kind: row.actor_kind, apiKeyId: row.actor_key_id },
     action: row.action,
     merchantId: row.merchant_id,
+    merchantName: row.merchant_name,
     resource: { type: row.resource_type, id: row.resource_id },
     fields: row.fields,
     sourceIp: row.source_ip,

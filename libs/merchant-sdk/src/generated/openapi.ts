@@ -1188,6 +1188,8 @@ export interface components {
              * @description The merchant it concerns; null: the operator's own settings
              */
             merchantId: string | null;
+            /** @description The merchant’s name as it is now (the log keeps its id); null with no merchant */
+            merchantName: string | null;
             resource: components["schemas"]["AuditResourceOutput"];
             /** @description The fields a change named: their names, never their values */
             fields: string[];

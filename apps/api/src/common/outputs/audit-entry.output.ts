@@ -31,6 +31,12 @@ export class AuditEntryOutput {
     description: "The merchant it concerns; null: the operator's own settings",
   })
   merchantId: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The merchant’s name as it is now (the log keeps its id); null with no merchant',
+  })
+  merchantName: string | null;
   @ApiProperty({ type: AuditResourceOutput }) resource: AuditResourceOutput;
   @ApiProperty({ type: [String], description: 'The fields a change named: their names, never their values' })
   fields: string[];
