@@ -2,9 +2,9 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  ConsentCallbackService,
   ConsentRenewalService,
   REAUTHORISATION_LINK_PATH,
-  RedirectConsentsService,
 } from '#libs/domain/consents';
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
@@ -35,7 +35,7 @@ in a few seconds; please keep it open.</p>
 @Controller(PUBLIC_ROUTES.consentCallback)
 export class ConsentCallbacksController {
   constructor(
-    private readonly consents: RedirectConsentsService,
+    private readonly consents: ConsentCallbackService,
     private readonly renewal: ConsentRenewalService,
   ) {}
 

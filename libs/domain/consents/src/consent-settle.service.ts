@@ -21,7 +21,7 @@ import { isPastExpiry } from './consent-views.js';
 /**
  * How long after a callback starts the worker looks at its consent: a callback that is well ends in
  * seconds, and one whose database went away keeps its approval in memory and retries for minutes
- * (RedirectConsentsService), which a look this early only races harmlessly (every store is guarded).
+ * (ConsentCallbackService), which a look this early only races harmlessly (every store is guarded).
  */
 export const CALLBACK_CHECK_DELAY_MS = 60_000;
 

@@ -6,6 +6,7 @@ import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
+import { ConsentCallbackService } from './consent-callback.service.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
@@ -35,6 +36,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentAuthoriserService,
     ConsentCallbackHooks,
     RedirectConsentsService,
+    ConsentCallbackService,
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,
@@ -57,6 +59,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentStatusHistoryRepository,
     ConsentTokenVault,
     RedirectConsentsService,
+    ConsentCallbackService,
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,

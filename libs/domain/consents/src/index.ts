@@ -18,6 +18,7 @@ export * from './consents.module.js';
 export * from './consents.service.js';
 export * from './embedded-consents.service.js';
 export * from './hosted-consents.service.js';
+export * from './consent-callback.service.js';
 export * from './redirect-consents.service.js';
 export * from './reauthorisation-link.js';
 export * from './redirect-url.js';
