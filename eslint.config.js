@@ -5,57 +5,18 @@ import prettier from 'eslint-config-prettier';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 import fileRole from './scripts/eslint/file-role.rule.mjs';
-
-/**
- * Today's import graph between the domain contexts (libs/domain/<context>), written down: a context
- * imports only the contexts of its row. It must stay acyclic (test/import-boundaries.e2e-spec.ts checks
- * it); `node scripts/eslint/library-graph.mjs` prints the graph the tree has.
- */
-export const DOMAIN_IMPORTS = {
-  accounts: [],
-  audit: [],
-  consents: ['accounts', 'events', 'institutions', 'sync-runs', 'upstream-failures'],
-  events: ['users'],
-  'financial-data': ['accounts', 'consents', 'upstream-failures'],
-  inbox: ['consents', 'payments', 'upstream-failures'],
-  institutions: ['upstream-failures'],
-  merchants: ['upstream-failures'],
-  payments: ['accounts', 'consents', 'events', 'financial-data', 'upstream-failures'],
-  sync: ['accounts', 'consents', 'events', 'financial-data', 'sync-runs', 'users'],
-  'sync-runs': [],
-  'upstream-failures': [],
-  users: ['merchants', 'upstream-failures'],
-};
-
-/**
- * The same for the libraries below the domain, which never import it. A domain context may import any
- * of these but libs/http and libs/core (the composition root). libs/testing, what unit specs share, sits above everything and only specs import
- * it; the tests under test/ use the kit in test/kit/, which starts apps and so cannot live in libs/.
- */
-export const LIBRARY_IMPORTS = {
-  config: [],
-  context: ['errors'],
-  core: ['config', 'database', 'observability', 'queue', 'redis', 'time', 'upstream-client'],
-  crypto: [],
-  currency: [],
-  database: ['config', 'observability'],
-  errors: [],
-  http: ['context', 'errors', 'observability'],
-  ids: [],
-  // The merchant SDK is published alone (npm pack): it imports no library of ours.
-  'merchant-sdk': [],
-  observability: ['context'],
-  queue: ['config', 'context', 'errors', 'observability', 'redis'],
-  redis: ['config', 'observability'],
-  routes: [],
-  time: [],
-  'upstream-client': ['config', 'context', 'observability'],
-};
+import {
+  BROWSER_SAFE,
+  DOMAIN_IMPORTS,
+  HTTP_IN_DOMAIN,
+  LIBRARY_IMPORTS,
+  libraryBlocks,
+  SPECS,
+} from './scripts/eslint/import-rules.mjs';
 
 const APPS = ['api', 'worker', 'sandbox', 'demo-merchant'];
 /** The fake bank and the fake merchant stand for the outside world: they share none of our domain. */
 const OUTSIDE_WORLD = ['sandbox', 'demo-merchant'];
-const SPECS = ['**/*.spec.ts', '**/*.e2e-spec.ts'];
 /**
  * The api's folders by URL resource: each imports only `common/` (and libs), never another resource, so
  * a resource can be read, moved or deleted alone. Read from the tree, so a new folder is covered at once.
@@ -64,74 +25,6 @@ export const API_RESOURCES = readdirSync(new URL('apps/api/src/', import.meta.ur
   .filter((entry) => entry.isDirectory() && entry.name !== 'common')
   .map((entry) => entry.name);
 const ANOTHER_APP = 'Apps never import each other; share code through libs/.';
-const HTTP = 'libs/domain must not import HTTP code.';
-
-const HTTP_IN_DOMAIN = {
-  paths: [
-    '#libs/http',
-    'fastify',
-    '@nestjs/platform-fastify',
-    '@nestjs/passport',
-    '@nestjs/swagger',
-    'passport',
-    'passport-custom',
-  ]
-    .map((name) => ({ name, message: HTTP }))
-    .concat({ name: '#libs/core', message: 'libs/domain never imports the composition root, libs/core.' }),
-  patterns: [{ group: ['@fastify/*'], message: HTTP }],
-};
-
-const NODE_BUILT_INS = [
-  'node:*',
-  'buffer',
-  'crypto',
-  'events',
-  'fs',
-  'http',
-  'https',
-  'net',
-  'path',
-  'stream',
-  'url',
-];
-/** The merchant SDK runs in browsers as well as in Node: none of Node's modules. */
-const BROWSER_SAFE = {
-  paths: [],
-  patterns: [
-    { group: NODE_BUILT_INS, message: 'libs/merchant-sdk runs in browsers too: no Node built-ins.' },
-  ],
-};
-
-/**
- * no-restricted-imports for the code of one library (the last block naming a rule wins, so each file
- * gets exactly one): `#libs/<scope><name>` only for the names in `allowed`, the test kit in specs only,
- * never an app, never another library's files by a relative path.
- */
-function libraryBlocks(library, { scope, allowed, message, extra = { paths: [], patterns: [] } }) {
-  const rule = (specs) => [
-    'error',
-    {
-      paths: extra.paths,
-      patterns: [
-        ...extra.patterns,
-        { regex: `^#libs/${scope}(?!(?:${['testing', ...allowed].join('|')})$)`, message },
-        ...(specs
-          ? []
-          : [{ regex: '^#libs/testing$', message: 'Only specs import the test kit (libs/testing).' }]),
-        { group: ['**/apps/**'], message: 'Libraries never import apps.' },
-        {
-          regex: '^(\\.\\./)+(domain/)?[^/]+/src/',
-          message: 'Reach another library through its #libs/ name.',
-        },
-      ],
-    },
-  ];
-  return [
-    { files: [`${library}/**/*.ts`], ignores: SPECS, rules: { 'no-restricted-imports': rule(false) } },
-    { files: SPECS.map((spec) => `${library}/${spec}`), rules: { 'no-restricted-imports': rule(true) } },
-  ];
-}
-
 export default tseslint.config(
   {
     ignores: [

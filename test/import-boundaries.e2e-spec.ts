@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the lint config is a plain ES module; its tables are rows of names.
-import { DOMAIN_IMPORTS, LIBRARY_IMPORTS } from '../eslint.config.js';
+import { DOMAIN_IMPORTS, LIBRARY_IMPORTS } from '../scripts/eslint/import-rules.mjs';
 import { findCycle, libraryGraph } from '../scripts/eslint/library-graph.mjs';
 
 /** The import-boundary rules of eslint.config.js, proven to fire on real files of the tree. */

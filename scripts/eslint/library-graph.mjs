@@ -1,5 +1,5 @@
 // The import graph between libraries, read from the source, so that the allow-lists written down in
-// eslint.config.js can be checked against the tree (test/import-boundaries.e2e-spec.ts) and printed
+// scripts/eslint/import-rules.mjs can be checked against the tree (test/import-boundaries.e2e-spec.ts) and printed
 // when they have to change: `node scripts/eslint/library-graph.mjs`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';

@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
-import type { ApiResponse, Stack } from './api-kit.js';
+import type { ApiResponse } from './api-client.js';
+import type { Stack } from './api-kit.js';
 import { uniqueName } from './factories.js';
 
 /** One request a merchant endpoint received. */

@@ -5,6 +5,7 @@
  * upstream client's kit) are imported from their own files in this folder.
  */
 export * from '#libs/testing';
+export * from './api-client.js';
 export * from './api-kit.js';
 export * from './bank-consents.js';
 export * from './event-kit.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BalanceSummary } from './balance-summary.js';
+import type { AccountPlan } from './fixture-accounts.js';
 import { BALANCE_EPOCH_DAY, DAY_MS, HISTORY_DAYS, type SandboxTransaction } from './fixture-catalogue.js';
-import { type AccountPlan, generateAccounts } from './fixture-generator.js';
+import { generateAccounts } from './fixture-generator.js';
 import { Lru } from './lru.cache.js';
 import { transactionJson } from './transaction-json.js';
 import { ALL_TIME, TransactionLedger } from './transaction-ledger.js';

@@ -1,4 +1,5 @@
 import type { BalanceSummary } from './balance-summary.js';
+import type { AccountPlan } from './fixture-accounts.js';
 import {
   type AccountFixture,
   ADMIN_SEQ_BASE,
@@ -8,7 +9,7 @@ import {
   SEQ_PER_DAY,
   type TransactionStatus,
 } from './fixture-catalogue.js';
-import { type AccountPlan, dayTransactions, generatedTransactionId } from './fixture-generator.js';
+import { dayTransactions, generatedTransactionId } from './fixture-generator.js';
 import type { Window } from './paging.js';
 
 export const ALL_TIME: Window = { fromMs: -Infinity, beforeMs: Infinity };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { formatMinor, SandboxError, toMinor, type WireAmount } from '../core/index.js';
 import type { VrpAlignment, VrpFrequency } from './payments.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -117,6 +118,57 @@ export class VrpLimitsService {
           startMs: Date.UTC(now.getUTCFullYear(), 0, 1),
           endMs: Date.UTC(now.getUTCFullYear() + 1, 0, 1),
         };
+    }
+  }
+
+  /**
+   * Refuses a payment (`minor` units of `currency`) above the consent's maxAmountPerPayment, or one that
+   * with the payments already `counted` would pass a periodic limit in the period holding `nowMs`.
+   */
+  checkAmount(
+    cp: {
+      maxAmountPerPayment: WireAmount;
+      periodicLimits: { frequency: VrpFrequency; alignment: VrpAlignment; totalMaxAmount: WireAmount }[];
+    },
+    counted: readonly { createdAt: string; amountMinor: number }[],
+    payment: { minor: number; currency: string },
+    anchorMs: number,
+    nowMs: number,
+  ): void {
+    const max = toMinor(cp.maxAmountPerPayment.amount, cp.maxAmountPerPayment.currency);
+    if (payment.minor > max) {
+      throw SandboxError.invalidProperty(
+        'paymentAmount.amount',
+        `The payment amount ${formatMinor(payment.minor, payment.currency)} exceeds the consent's maxAmountPerPayment of ${formatMinor(max, cp.maxAmountPerPayment.currency)}`,
+      );
+    }
+    for (const limit of cp.periodicLimits) {
+      const currency = limit.totalMaxAmount.currency;
+      const total = toMinor(limit.totalMaxAmount.amount, currency);
+      const period = this.period(limit.frequency, limit.alignment, total, anchorMs, nowMs);
+      const used = counted
+        .filter((p) => {
+          const at = Date.parse(p.createdAt);
+          return at >= period.startMs && at < period.endMs;
+        })
+        .reduce((sum, p) => sum + p.amountMinor, 0);
+      if (used + payment.minor > period.limitMinor) {
+        throw SandboxError.invalidProperty(
+          'paymentAmount.amount',
+          `The payment would exceed the ${limit.frequency} periodic limit (${limit.alignment} alignment) of ${formatMinor(period.limitMinor, currency)} for the period ${new Date(period.startMs).toISOString()} to ${new Date(period.endMs).toISOString()}: ${formatMinor(used, currency)} already used`,
+        );
+      }
+    }
+  }
+
+  /** A VRP consent pays in the currency of its limits only. */
+  checkCurrency(cp: { maxAmountPerPayment: WireAmount }, currency: string): void {
+    const expected = cp.maxAmountPerPayment.currency;
+    if (currency !== expected) {
+      throw SandboxError.invalidProperty(
+        'paymentAmount.currency',
+        `The VRP consent is in ${expected}; ${currency} is not allowed`,
+      );
     }
   }
 }

@@ -182,7 +182,7 @@ export class VrpService {
     const consent = this.paymentConsents.vrpFromToken(ctx, token);
     this.institutions.requireFeature(consent.institutionId, 'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION');
     const details = consent.details as unknown as VrpConsentDetails;
-    this.checkCurrency(details, body.paymentAmount.currency);
+    this.limits.checkCurrency(details.controlParameters, body.paymentAmount.currency);
     const currency = body.paymentAmount.currency;
     const minor = toMinor(body.paymentAmount.amount, currency);
     return {
@@ -265,16 +265,6 @@ export class VrpService {
     );
   }
 
-  private checkCurrency(details: VrpConsentDetails, currency: string): void {
-    const expected = details.controlParameters.maxAmountPerPayment.currency;
-    if (currency !== expected) {
-      throw SandboxError.invalidProperty(
-        'paymentAmount.currency',
-        `The VRP consent is in ${expected}; ${currency} is not allowed`,
-      );
-    }
-  }
-
   private checkMandate(
     consent: ConsentRecord,
     details: VrpConsentDetails,
@@ -294,7 +284,7 @@ export class VrpService {
         'psuInteractionType (PSU_PRESENT or PSU_NOT_PRESENT) is mandatory for commercial VRP payments',
       );
     }
-    this.checkCurrency(details, body.paymentAmount.currency);
+    this.limits.checkCurrency(details.controlParameters, body.paymentAmount.currency);
     const nowMs = this.clock.nowMs();
     if (cp.validFrom && nowMs < Date.parse(cp.validFrom)) {
       throw SandboxError.forbidden(
@@ -302,36 +292,8 @@ export class VrpService {
         'CONSENT_NOT_YET_VALID',
       );
     }
-    const max = toMinor(cp.maxAmountPerPayment.amount, cp.maxAmountPerPayment.currency);
-    if (minor > max) {
-      throw SandboxError.invalidProperty(
-        'paymentAmount.amount',
-        `The payment amount ${formatMinor(minor, body.paymentAmount.currency)} exceeds the consent's maxAmountPerPayment of ${formatMinor(max, cp.maxAmountPerPayment.currency)}`,
-      );
-    }
     const anchorMs = Date.parse(cp.validFrom ?? consent.authorizedAt ?? consent.createdAt);
     const counted = this.store.ofConsent(consent.id).filter((p) => !NOT_COUNTED.has(p.status));
-    for (const limit of cp.periodicLimits) {
-      const period = this.limits.period(
-        limit.frequency,
-        limit.alignment,
-        toMinor(limit.totalMaxAmount.amount, limit.totalMaxAmount.currency),
-        anchorMs,
-        nowMs,
-      );
-      const used = counted
-        .filter((p) => {
-          const at = Date.parse(p.createdAt);
-          return at >= period.startMs && at < period.endMs;
-        })
-        .reduce((sum, p) => sum + p.amountMinor, 0);
-      if (used + minor > period.limitMinor) {
-        const currency = limit.totalMaxAmount.currency;
-        throw SandboxError.invalidProperty(
-          'paymentAmount.amount',
-          `The payment would exceed the ${limit.frequency} periodic limit (${limit.alignment} alignment) of ${formatMinor(period.limitMinor, currency)} for the period ${new Date(period.startMs).toISOString()} to ${new Date(period.endMs).toISOString()}: ${formatMinor(used, currency)} already used`,
-        );
-      }
-    }
+    this.limits.checkAmount(cp, counted, { minor, currency: body.paymentAmount.currency }, anchorMs, nowMs);
   }
 }
