@@ -36,6 +36,7 @@ export default tseslint.config(
       // scripts/served-output.mjs's scratch and swapped-out copies, should a build stop between its steps.
       'libs/merchant-sdk/dist.*/**',
       'libs/merchant-sdk/src/generated/**',
+      'libs/upstream-openapi/src/generated/**',
       '.dev/**',
     ],
   },

@@ -46,7 +46,9 @@ export const LIBRARY_IMPORTS = {
   redis: ['config', 'observability'],
   routes: [],
   time: [],
-  'upstream-client': ['config', 'context', 'observability'],
+  'upstream-client': ['config', 'context', 'observability', 'upstream-openapi'],
+  // The upstream's published types, which the sandbox checks its answers against too.
+  'upstream-openapi': [],
 };
 
 /** The test files, which may import the test kit. */

@@ -4,6 +4,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
+import type { UpstreamOperationName } from '#libs/upstream-openapi';
 import { type BreakerOptions, Breakers, type BreakerState, SERVICE_BREAKER } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
@@ -74,8 +75,8 @@ export interface SendOptions extends CallOptions {
 type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
 
 export interface RequestSpec {
-  /** The spec's operation name; the metrics label and what errors and logs say. */
-  operation: string;
+  /** The operation's name (upstream-operations.ts): the metrics label and what errors and logs say. */
+  operation: UpstreamOperationName;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path with every dynamic segment already encoded (use {@link segment}). */
   path: string;

@@ -1,14 +1,40 @@
 /**
- * Wire types of the upstream (upstream spec §2 and 4; shapes the spec marks "not shown" follow the public
- * OpenAPI 12.13.0). Fields are optional unless the upstream always sends them: institutions differ, and
- * version 2 drops some consent fields. Amounts are JSON numbers on the wire; the library never does
- * arithmetic on them.
+ * The upstream's wire types as the client names them. The shapes come from the upstream's public OpenAPI
+ * (libs/upstream-openapi, `npm run upstream:types`); this file adds only what the document does
+ * not say: the fields the spec says are always sent (the document marks few fields required), the
+ * client's own envelope and paging types, and the query options the client turns into query strings.
+ * Amounts are JSON numbers on the wire; the library never does arithmetic on them. Every string enum of
+ * the generated file is open (a known value, or another string): the upstream adds values without notice.
  */
+import type {
+  components,
+  operations,
+  UPSTREAM_OPERATIONS,
+  UpstreamOperationName,
+} from '#libs/upstream-openapi';
 
-/**
- * An enum that tolerates values it does not know: the upstream adds enum values without notice, so a
- * closed union would turn a harmless new value into a type lie. Known values still autocomplete.
- */
+type Schemas = components['schemas'];
+type Operation<Name extends UpstreamOperationName> = operations[(typeof UPSTREAM_OPERATIONS)[Name]];
+type JsonContent<T> = T extends { content: infer Content } ? Content[keyof Content] : never;
+/** What a successful call answers: the envelope's `data`, or the bare body of the routes without one. */
+type Answer<Name extends UpstreamOperationName> =
+  JsonContent<
+    Operation<Name>['responses'][keyof Operation<Name>['responses'] & (200 | 201)]
+  > extends infer Body
+    ? Body extends { data?: infer Data }
+      ? NonNullable<Data>
+      : Body
+    : never;
+type RequestBody<Name extends UpstreamOperationName> = JsonContent<
+  NonNullable<Operation<Name>['requestBody']>
+>;
+
+/** The fields named are always sent (the spec's word, where the document marks them optional). */
+type Sent<T, Fields extends keyof T> = T & { [Field in Fields]-?: NonNullable<T[Field]> };
+/** A record the upstream may extend: the client passes on fields it does not know. */
+type Extensible<T> = T & { [key: string]: unknown };
+
+/** An enum that tolerates values it does not know; known values still autocomplete. */
 export type Open<Known extends string> = Known | (string & {});
 
 export type ApiVersion = '1' | '2.0-ALPHA';
@@ -66,69 +92,11 @@ export interface UpstreamPage<T> extends UpstreamResult<T[]> {
 
 // ---- common ---------------------------------------------------------------------------------------
 
-export interface Amount {
-  amount: number;
-  currency: string;
-}
-
-export type KnownAccountIdentificationType =
-  | 'SORT_CODE'
-  | 'ACCOUNT_NUMBER'
-  | 'IBAN'
-  | 'BBAN'
-  | 'BIC'
-  | 'PAN'
-  | 'MASKED_PAN'
-  | 'MSISDN'
-  | 'BSB'
-  | 'NCC'
-  | 'ABA'
-  | 'ABA_WIRE'
-  | 'ABA_ACH'
-  | 'EMAIL'
-  | 'ROLL_NUMBER'
-  | 'BLZ'
-  | 'IFS'
-  | 'CLABE'
-  | 'CTN'
-  | 'BRANCH_CODE'
-  | 'VIRTUAL_ACCOUNT_ID';
-
-export interface AccountIdentification {
-  type: Open<KnownAccountIdentificationType>;
-  identification: string;
-}
-
-export interface Party {
-  name?: string;
-  accountIdentifications: AccountIdentification[];
-  [key: string]: unknown;
-}
-
-export type Payee = Party & { name: string };
-
-export type KnownFeature =
-  | 'INITIATE_PRE_AUTHORISATION'
-  | 'INITIATE_ACCOUNT_REQUEST'
-  | 'INITIATE_EMBEDDED_ACCOUNT_REQUEST'
-  | 'ACCOUNTS'
-  | 'ACCOUNTS_WITHOUT_BALANCE'
-  | 'ACCOUNT'
-  | 'ACCOUNT_WITHOUT_BALANCE'
-  | 'ACCOUNT_BALANCES'
-  | 'ACCOUNT_TRANSACTIONS'
-  | 'ACCOUNT_TRANSACTIONS_WITH_MERCHANT'
-  | 'ACCOUNT_STATEMENTS'
-  | 'ACCOUNT_STATEMENT'
-  | 'ACCOUNT_BENEFICIARIES'
-  | 'INITIATE_DOMESTIC_SINGLE_PAYMENT'
-  | 'CREATE_DOMESTIC_SINGLE_PAYMENT'
-  | 'EXISTING_PAYMENTS_DETAILS'
-  | 'EXISTING_PAYMENT_INITIATION_DETAILS'
-  | 'CREATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING'
-  | 'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_SWEEPING'
-  | 'VARIABLE_RECURRING_PAYMENT_FUNDS_CONFIRMATION';
-export type Feature = Open<KnownFeature>;
+export type Amount = Schemas['Amount'];
+export type AccountIdentification = Sent<Schemas['AccountIdentification'], 'type' | 'identification'>;
+export type Party = Extensible<Schemas['Payer']>;
+export type Payee = Extensible<Schemas['Payee']>;
+export type Feature = Schemas['FeatureEnum'];
 
 export interface PsuHeaders {
   /** `psu-id`: the user's login id for a personal account (institution-dependent). */
@@ -141,98 +109,32 @@ export interface PsuHeaders {
 
 // ---- applications (2.2) ---------------------------------------------------------------------------
 
-export interface Application {
-  id: string;
-  name?: string;
-  merchantCategoryCode?: number | string;
-  ppcUserGroup?: string;
-  callbackUrls?: string[];
-  isContractPresent?: boolean;
-  rootApplicationId?: string;
-}
-
-export interface ApplicationsQuery {
-  applicationIds?: string[];
-  offset?: number;
-  limit?: number;
-  sort?: string;
-}
+export type Application = Sent<Schemas['ApplicationResponse'], 'id'>;
+export type ApplicationsQuery = NonNullable<
+  Operation<'searchApplications'>['parameters']['query']
+>['publicFilterValues'] &
+  object;
 
 // ---- users (2.3) ----------------------------------------------------------------------------------
 
-export interface User {
-  uuid: string;
-  applicationUuid?: string;
-  applicationUserId?: string;
-  referenceId?: string;
-  createdAt?: string;
-  institutionConsents?: { institutionId: string }[];
-  vopOptOut?: boolean;
-}
-
-export interface NewUser {
-  applicationUserId?: string;
-  referenceId?: string;
-  vopOptOut?: boolean;
-}
-
+export type User = Sent<Schemas['ApplicationUser'], 'uuid'>;
+/** The document marks `vopOptOut` required; the spec lets it default to false, and the client omits it. */
+export type NewUser = Omit<Schemas['NewApplicationUser'], 'vopOptOut'> & { vopOptOut?: boolean };
 /** One operation of the JSON-patch of PATCH /users/{userUuid}: all three fields required, values strings. */
-export interface UserPatchOperation {
-  op: Open<'add' | 'replace'>;
+export type UserPatchOperation = Schemas['ApplicationUserPatchRequest'] & {
   path: Open<'/applicationUserId' | '/referenceId' | '/vopOptOut'>;
-  value: string;
-}
-
-export type DeleteStatus = Open<'SUCCESS' | 'FAILED'>;
-
-export interface ConsentDeleteResult {
-  id: string;
-  deleteStatus?: DeleteStatus;
-  institutionId?: string;
-  institutionConsentId?: string;
-  creationDate?: string;
-}
-
-export interface UserDeleteResult {
-  id: string;
-  deleteStatus?: DeleteStatus;
-  creationDate?: string;
-  userConsents?: ConsentDeleteResult[];
-}
+};
+export type ConsentDeleteResult = Sent<Schemas['ConsentDeleteResponse'], 'id'>;
+export type UserDeleteResult = Sent<Schemas['UserDeleteResponse'], 'id'>;
 
 // ---- institutions ---------------------------------------------------------------------------------
 
-export interface Institution {
-  id: string;
-  name?: string;
-  fullName?: string;
-  countries?: { displayName?: string; countryCode2?: string; bic?: string }[];
-  environmentType?: Open<'SANDBOX' | 'MOCK' | 'LIVE'>;
-  credentialsType?: string;
-  media?: { source?: string; type?: string }[];
-  features?: Feature[];
-  [key: string]: unknown;
-}
-
-/**
- * One rule of an institution's data or payment constraints (the upstream's public OpenAPI,
- * `DataConstraintsResponse`, `PaymentConstraintsResponse`): JSON schemas of what one endpoint requires.
- */
-export interface InstitutionConstraint {
-  institutionId: string;
-  institutionCountryCode?: string;
-  endpointPath?: string;
-  endpointMethod?: string;
-  paymentType?: string;
-  request?: { headers?: ConstraintSchema; body?: ConstraintSchema };
-  [key: string]: unknown;
-}
-
-export interface ConstraintSchema {
-  required?: string[];
-  properties?: Record<string, { description?: string; [key: string]: unknown }>;
-  [key: string]: unknown;
-}
+export type Institution = Extensible<Sent<Schemas['Institution'], 'id'>>;
+/** One rule of an institution's data or payment constraints: JSON schemas of what one endpoint requires. */
+export type InstitutionConstraint = Extensible<
+  Schemas['DataConstraintsResponse'] & Pick<Schemas['PaymentConstraintsResponse'], 'paymentType'>
+>;
+export type ConstraintSchema = Schemas['Schema'];
 
 export interface ConstraintsQuery {
   institutionIds: string[];
@@ -245,105 +147,41 @@ export interface ConstraintsQuery {
 
 // ---- consents (2.4, 3) ----------------------------------------------------------------------------
 
-export type KnownConsentStatus =
-  | 'AWAITING_AUTHORIZATION'
-  | 'AWAITING_FURTHER_AUTHORIZATION'
-  | 'AWAITING_RE_AUTHORIZATION'
-  | 'AUTHORIZED'
-  | 'CONSUMED'
-  | 'REJECTED'
-  | 'REVOKED'
-  | 'FAILED'
-  | 'EXPIRED'
-  | 'UNKNOWN'
-  | 'INVALID'
-  | 'AWAITING_DECOUPLED_PRE_AUTHORIZATION'
-  | 'AWAITING_PRE_AUTHORIZATION'
-  | 'PRE_AUTHORIZED'
-  | 'AWAITING_DECOUPLED_AUTHORIZATION'
-  | 'AWAITING_SCA_METHOD'
-  | 'AWAITING_SCA_CODE';
-export type ConsentStatus = Open<KnownConsentStatus>;
+export type ConsentStatus = Schemas['AuthorisationStatus'];
+export type ScaMethod = Extensible<Schemas['ScaMethod']>;
 
-export type ScaMethodType = Open<'CHIP_OTP' | 'PHOTO_OTP' | 'PUSH_OTP' | 'SMS_OTP'>;
-
-export interface ScaMethod {
-  id: string;
-  type?: ScaMethodType;
-  description?: string;
-  [key: string]: unknown;
-}
-
-export interface Consent {
-  id: string;
-  userUuid?: string;
-  applicationUserId?: string;
-  referenceId?: string;
-  institutionId: string;
-  status: ConsentStatus;
-  createdAt?: string;
-  authorizedAt?: string;
-  expiresAt?: string;
-  timeToExpire?: string;
-  timeToExpireInMillis?: number;
-  transactionFrom?: string;
-  transactionTo?: string;
-  featureScope?: Feature[];
-  state?: string;
-  institutionConsentId?: string;
-  /** Secret: send it only in the `consent` header, store it encrypted, never log it. */
-  consentToken?: string;
-  scaMethods?: ScaMethod[];
-  lastConfirmedAt?: string;
-  reconfirmBy?: string;
-  isDeletedByInstitution?: boolean;
-  [key: string]: unknown;
-}
+/** `consentToken` is a secret: send it only in the `consent` header, store it encrypted, never log it. */
+export type Consent = Extensible<
+  Sent<Schemas['Consent'], 'id' | 'institutionId' | 'status'> & { scaMethods?: ScaMethod[] }
+>;
 
 /** An authorisation in progress: a consent plus where to send the user. */
-export interface AuthorisationResponse extends Consent {
-  authorisationUrl?: string;
-  qrCodeUrl?: string;
-}
+export type AuthorisationResponse = Consent &
+  Pick<Schemas['AccountAuthorisationResponse'], 'authorisationUrl' | 'qrCodeUrl'>;
 
-export interface AccountRequestDetails {
-  featureScope?: Feature[];
-  expiresAt?: string;
-  transactionFrom?: string;
-  transactionTo?: string;
-  [key: string]: unknown;
-}
+export type AccountRequestDetails = Extensible<Schemas['AccountRequest']>;
 
 /** Spec 2.5: `userUuid` or `applicationUserId` is required; the type enforces one of them. */
-export type UserReference =
+type UserReference =
   { userUuid: string; applicationUserId?: string } | { applicationUserId: string; userUuid?: string };
 
 /** What every authorisation request (account, payment, VRP) has besides its own details (upstream spec §2.5). */
-export type AuthorisationRequestBase = UserReference & {
-  institutionId: string;
-  callback?: string;
-  /** Makes the callback receive a `oneTimeToken` instead of the consent token; needs `callback`. */
-  oneTimeToken?: boolean;
-  forwardParameters?: string[];
-};
+export type AuthorisationRequestBase = UserReference &
+  Pick<
+    Schemas['AccountAuthorisationRequest'],
+    'institutionId' | 'callback' | 'oneTimeToken' | 'forwardParameters'
+  >;
 
-export type AccountAuthorisationRequest = AuthorisationRequestBase & {
-  accountRequest?: AccountRequestDetails;
-};
-
-export interface UserCredentials {
-  id: string;
-  corporateId?: string;
-  password: string;
-}
+export type AccountAuthorisationRequest = AuthorisationRequestBase &
+  Pick<Schemas['AccountAuthorisationRequest'], 'accountRequest'>;
 
 export type EmbeddedAccountAuthorisationRequest = AccountAuthorisationRequest & {
-  userCredentials: UserCredentials;
+  userCredentials: Schemas['UserCredentials'];
 };
 
 /** The second and third embedded steps: the chosen SCA method, then the SCA code. */
 export type EmbeddedAuthorisationUpdate =
-  | { institutionId: string; selectedScaMethod: { id: string; type?: ScaMethodType; description?: string } }
+  | { institutionId: string; selectedScaMethod: Schemas['ScaMethod'] }
   | { institutionId: string; scaCode: string };
 
 export interface ConsentsQuery {
@@ -359,401 +197,71 @@ export interface ConsentsQuery {
 
 // ---- financial data (2.8, 2.9, 2.13) ------------------------------------------------------------
 
-export type KnownAccountType =
-  | 'CASH_TRADING'
-  | 'CASH_INCOME'
-  | 'CASH_PAYMENT'
-  | 'CHARGE_CARD'
-  | 'CHARGES'
-  | 'COMMISSION'
-  | 'CREDIT_CARD'
-  | 'CURRENT'
-  | 'E_MONEY'
-  | 'LIMITED_LIQUIDITY_SAVINGS_ACCOUNT'
-  | 'LOAN'
-  | 'MARGINAL_LENDING'
-  | 'MONEY_MARKET'
-  | 'MORTGAGE'
-  | 'NON_RESIDENT_EXTERNAL'
-  | 'OTHER'
-  | 'OVERDRAFT'
-  | 'OVERNIGHT_DEPOSIT'
-  | 'PREPAID_CARD'
-  | 'SALARY'
-  | 'SAVINGS'
-  | 'SETTLEMENT'
-  | 'TAX'
-  | 'UNKNOWN';
-
-export type KnownBalanceType =
-  | 'CLOSING_AVAILABLE'
-  | 'CLOSING_BOOKED'
-  | 'CLOSING_CLEARED'
-  | 'EXPECTED'
-  | 'FORWARD_AVAILABLE'
-  | 'INFORMATION'
-  | 'INTERIM_AVAILABLE'
-  | 'INTERIM_BOOKED'
-  | 'INTERIM_CLEARED'
-  | 'OPENING_AVAILABLE'
-  | 'OPENING_BOOKED'
-  | 'OPENING_CLEARED'
-  | 'PREVIOUSLY_CLOSED_BOOKED'
-  | 'AUTHORISED'
-  | 'OTHER'
-  | 'UNKNOWN';
-
-export interface AccountBalance {
-  type?: Open<KnownBalanceType>;
-  dateTime?: string;
-  balanceAmount?: Amount;
-  creditLineIncluded?: boolean;
-  creditLines?: { type?: string; creditLineAmount?: Amount }[];
-}
-
-export interface Account {
-  id: string;
-  type?: string;
-  description?: string;
-  balance?: number;
-  currency?: string;
-  usageType?: Open<'PERSONAL' | 'BUSINESS' | 'OTHER' | 'UNKNOWN'>;
-  accountType?: Open<KnownAccountType>;
-  nickname?: string;
-  details?: string;
-  accountNames?: { name: string }[];
-  accountIdentifications?: AccountIdentification[];
-  accountBalances?: AccountBalance[];
-  [key: string]: unknown;
-}
-
-export interface Balances {
-  mainBalanceAmount?: Amount;
-  balances?: AccountBalance[];
-}
+export type AccountBalance = Schemas['AccountBalance'];
+export type Account = Extensible<Sent<Schemas['Account'], 'id'>>;
+export type Balances = Schemas['Balances'];
 
 export interface TransactionsQuery {
   from?: string;
   before?: string;
   /** 1..1000; the upstream's default is 1000. */
   limit?: number;
-  sort?: Open<'date' | '-date'>;
+  sort?: Schemas['SortEnum'];
   offset?: number;
-  /** Enrichment to add (version 2 adds `enrichment` only when asked). */
+  /** Enrichment to add (version 2 adds `enrichment` only when asked; the document predates it). */
   with?: Open<'categorisation' | 'merchant'>[];
 }
 
 export type StatementsQuery = Omit<TransactionsQuery, 'with'>;
 
-export interface RealTimeTransactionsQuery {
-  from?: string;
-  before?: string;
-}
+export type RealTimeTransactionsQuery = Pick<TransactionsQuery, 'from' | 'before'>;
 
-export interface Transaction {
-  id?: string;
-  date?: string;
-  bookingDateTime?: string;
-  valueDateTime?: string;
-  status?: Open<'BOOKED' | 'PENDING'>;
-  amount?: number;
-  currency?: string;
-  transactionAmount?: Amount;
-  grossAmount?: Amount;
-  currencyExchange?: {
-    sourceCurrency?: string;
-    targetCurrency?: string;
-    unitCurrency?: string;
-    exchangeRate?: number;
-  };
-  chargeDetails?: { chargeAmount?: Amount };
-  reference?: string;
-  description?: string;
-  statementReferences?: { value: string }[];
-  transactionInformation?: string[];
-  addressDetails?: { addressLine?: string };
-  isoBankTransactionCode?: {
-    domainCode?: { code?: string; name?: string };
-    familyCode?: { code?: string; name?: string };
-    subFamilyCode?: { code?: string; name?: string };
-  };
-  proprietaryBankTransactionCode?: { code?: string; issuer?: string };
-  balance?: { type?: Open<KnownBalanceType>; balanceAmount?: Amount };
-  payeeDetails?: Party;
-  payerDetails?: Party;
-  merchant?: { merchantName?: string; merchantCategoryCode?: string };
-  enrichment?: {
-    categorisation?: { categories?: string[]; source?: string };
-    transactionHash?: { hash: string };
-    cleansedDescription?: string;
-    merchant?: { merchantName?: string; parentGroup?: string };
-    location?: string;
-    paymentProcessor?: string;
-    correctedDate?: string;
-  };
-  supplementaryData?: Record<string, unknown>;
-  transactionMutability?: Open<'Mutable' | 'Immutable'>;
-  [key: string]: unknown;
-}
-
-export interface Statement {
-  id: string;
-  startDateTime?: string;
-  endDateTime?: string;
-  creationDateTime?: string;
-}
-
-export interface Beneficiary {
-  id: string;
-  trusted?: boolean;
-  reference?: string;
-  payee?: Party;
-}
-
-export interface CategorisationRequest {
-  categorisationType: Open<'consumer' | 'business'>;
-  /** ISO 3166-1 alpha-2; required by the upstream. */
-  countryCode: string;
-  from?: string;
-  before?: string;
-}
-
-export interface CategorisationCreated {
-  categorisationId: string;
-  [key: string]: unknown;
-}
+export type Transaction = Extensible<Schemas['Transaction']>;
+export type Statement = Sent<Schemas['AccountStatement'], 'id'>;
+export type Beneficiary = Sent<Schemas['Beneficiary'], 'id'>;
+export type CategorisationRequest = RequestBody<'createTransactionsCategorisation'>;
+export type CategorisationCreated = Extensible<
+  Sent<Answer<'createTransactionsCategorisation'>, 'categorisationId'>
+>;
 
 // ---- payments -------------------------------------------------------------------------------------
 
-export type KnownPaymentStatus =
-  | 'PENDING'
-  | 'FAILED'
-  | 'DECLINED'
-  | 'COMPLETED'
-  | 'COMPLETED_SETTLEMENT_IN_PROCESS'
-  | 'EXPIRED'
-  | 'UNKNOWN'
-  | 'ACTIVE'
-  | 'INACTIVE';
-export type PaymentStatus = Open<KnownPaymentStatus>;
-
-export type PaymentType = Open<
-  | 'DOMESTIC_PAYMENT'
-  | 'DOMESTIC_INSTANT_PAYMENT'
-  | 'DOMESTIC_VARIABLE_RECURRING_PAYMENT'
-  | 'DOMESTIC_SCHEDULED_PAYMENT'
-  | 'DOMESTIC_PERIODIC_PAYMENT'
-  | 'INTERNATIONAL_PAYMENT'
-  | 'INTERNATIONAL_SCHEDULED_PAYMENT'
-  | 'INTERNATIONAL_PERIODIC_PAYMENT'
-  | 'BULK_PAYMENT'
->;
-
-export interface PaymentRequest {
-  /** Makes the payment safe to retry: the upstream executes one payment per id. */
-  paymentIdempotencyId: string;
-  type: PaymentType;
-  amount: Amount;
-  payee: Payee;
-  payer?: Party;
-  reference?: string;
-  paymentDateTime?: string;
-  [key: string]: unknown;
-}
-
-export type PaymentAuthorisationRequest = AuthorisationRequestBase & {
-  paymentRequest: PaymentRequest;
-};
-
-export interface PaymentStatusDetails {
-  status?: PaymentStatus;
-  statusReason?: string;
-  statusReasonDescription?: string;
-  statusUpdateDate?: string;
-  isoStatus?: { code?: string; name?: string };
-}
-
-export interface Payment {
-  id: string;
-  paymentIdempotencyId?: string;
-  paymentLifecycleId?: string;
-  institutionConsentId?: string;
-  status?: PaymentStatus;
-  statusDetails?: PaymentStatusDetails;
-  payer?: Party;
-  payeeDetails?: Party;
-  reference?: string;
-  amount?: number;
-  currency?: string;
-  amountDetails?: Amount;
-  createdAt?: string;
-  [key: string]: unknown;
-}
-
+export type PaymentStatus = Schemas['PaymentStatus'];
+export type PaymentType = Schemas['PaymentType'];
+/** `paymentIdempotencyId` makes the payment safe to retry: the upstream executes one payment per id. */
+export type PaymentRequest = Extensible<Schemas['PaymentRequest']>;
+export type PaymentAuthorisationRequest = AuthorisationRequestBase & { paymentRequest: PaymentRequest };
+export type Payment = Extensible<Sent<Schemas['PaymentResponse'], 'id'>>;
 export interface PaymentDetails {
   payments: Payment[];
 }
 
 // ---- variable recurring payments (2.6, 2.7, 2.10) -------------------------------------------------
 
-export interface VrpControlParameters {
-  psuAuthenticationMethods?: Open<'SCA_REQUIRED' | 'SCA_NOT_REQUIRED'>[];
-  maxAmountPerPayment?: Amount;
-  periodicLimits?: {
-    frequency: Open<'DAILY' | 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY' | 'HALF_YEARLY' | 'YEARLY'>;
-    alignment?: Open<'CONSENT' | 'CALENDAR'>;
-    totalMaxAmount: Amount;
-  }[];
-  validFrom?: string;
-  validTo?: string;
-}
+export type VrpControlParameters = Schemas['VrpControlParameters'];
+export type SweepingVrpConsentRequest = AuthorisationRequestBase &
+  Pick<Schemas['VrpSweepingAuthorisationRequest'], 'controlParameters' | 'initiationDetails'>;
+export type SweepingVrpConsent = AuthorisationResponse &
+  Pick<Schemas['VrpSweepingAuthorisationResponse'], 'controlParameters' | 'initiationDetails'>;
+export type VrpFundsConfirmationRequest = Schemas['VrpFundsConfirmationRequest'];
+export type VrpFundsConfirmation = Schemas['VrpFundsConfirmationResponse'];
+/** `paymentIdempotencyId` makes the submission safe to retry. */
+export type VrpPaymentRequest = Extensible<Schemas['VrpSubmissionRequest'] & { reference?: string }>;
+export type VrpPayment = Extensible<Sent<Schemas['VrpSubmissionResponse'], 'id'>>;
 
-export interface VrpInitiationDetails {
-  reference?: string;
-  payee?: Party;
-  payer?: Party;
-  [key: string]: unknown;
-}
-
-export type SweepingVrpConsentRequest = AuthorisationRequestBase & {
-  controlParameters: VrpControlParameters;
-  initiationDetails: VrpInitiationDetails;
-};
-
-export interface SweepingVrpConsent extends AuthorisationResponse {
-  controlParameters?: VrpControlParameters;
-  initiationDetails?: VrpInitiationDetails;
-}
-
-export interface VrpFundsConfirmationRequest {
-  reference?: string;
-  paymentAmount: Amount;
-}
-
-export interface VrpFundsConfirmation {
-  id?: string;
-  reference?: string;
-  paymentAmount: Amount;
-  fundsAvailable: { fundsAvailable: boolean; fundsAvailableAt?: string };
-}
-
-export interface VrpPaymentRequest {
-  /** Makes the submission safe to retry. */
-  paymentIdempotencyId: string;
-  psuAuthenticationMethod: Open<'SCA_REQUIRED' | 'SCA_NOT_REQUIRED'>;
-  paymentAmount: Amount;
-  psuInteractionType?: string;
-  reference?: string;
-  [key: string]: unknown;
-}
-
-export interface VrpPayment {
-  id: string;
-  paymentIdempotencyId?: string;
-  paymentLifecycleId?: string;
-  institutionConsentId?: string;
-  status?: PaymentStatus;
-  statusDetails?: PaymentStatusDetails;
-  initiationDetails?: VrpInitiationDetails;
-  submissionDetails?: { reference?: string; payee?: Party; paymentAmount?: Amount };
-  [key: string]: unknown;
-}
-
-/**
- * POST /hosted/vrp-requests/commercial: not in the spec; the upstream's public OpenAPI
- * (postHostedCommercialVrpRequest) gives the shape.
- */
-export interface HostedVrpRequestCreate {
-  applicationUserId: string;
-  institutionIdentifiers: { institutionId: string; institutionCountryCode?: string };
-  controlParameters: {
-    maxAmountPerPayment: Amount;
-    periodicLimit: { frequency: string; totalMaxAmount: Amount };
-    validFrom?: string;
-    validTo?: string;
-  };
-  initiationDetails?: VrpInitiationDetails;
-  /** Where the hosted page sends the user once they have decided. */
-  redirectUrl: string;
-  /** A one-time token on that redirect instead of the consent token (the merchant's page must not see it). */
-  oneTimeToken?: boolean;
-  riskDetails: {
-    paymentContextCode: string;
-    paymentPurposeCode: string;
-    categoryPurposeCode: string;
-    merchantCustomerId: string;
-    isPayeePrepopulated: boolean;
-    payeeAccountType?: string;
-  };
-}
-
-export interface HostedVrpRequestCreated {
-  requestId: string;
-  hostedUrl: string;
-  institutionIdentifiers?: { institutionId?: string; institutionCountryCode?: string };
-  createdAt?: string;
-  authorisationExpiresAt?: string;
-  [key: string]: unknown;
-}
-
-export interface HostedVrpRequest {
-  requestType?: Open<'vrp'>;
-  requestId: string;
-  applicationId?: string;
-  userId?: string;
-  applicationUserId?: string;
-  tppRedirectUrl?: string;
-  createdAt?: string;
-  institutionIdentifiers?: { institutionId?: string; institutionCountryCode?: string };
-  status?: {
-    currentStatus?: string;
-    statusUpdatedAt?: string;
-    tppNotified?: boolean;
-    qrScanned?: boolean;
-    errorCode?: string | null;
-  };
-  result?: { consentId?: string; consentToken?: string };
-  [key: string]: unknown;
-}
+/** POST /hosted/vrp-requests/commercial: not in the spec; the upstream's public OpenAPI gives the shape. */
+export type HostedVrpRequestCreate = RequestBody<'postHostedCommercialVrpRequest'>;
+export type HostedVrpRequestCreated = Extensible<Answer<'postHostedCommercialVrpRequest'>>;
+export type HostedVrpRequest = Extensible<Sent<Answer<'getHostedVrpRequest'>, 'requestId'>>;
 
 // ---- notifications and webhooks (2.11, 2.12, 4.7) -------------------------------------------------
 
-export interface EventSubscription {
-  eventTypeId: string;
-  applicationId?: string;
-  created?: string;
-  notification?: { type?: Open<'WEBHOOK'>; url?: string };
-  [key: string]: unknown;
-}
-
-export interface WebhookCategory {
-  name: string;
-  description?: string;
-}
-
-export interface RegisterWebhookRequest {
-  /** Equal to the `sub-application` header when one is sent. */
-  applicationId: string;
-  categories: string[];
-  callbackUrl: { main: { url: string }; backup?: { url: string } };
-  metadata?: Record<string, string>;
-}
-
-export interface ResetWebhookSecretRequest {
-  /** Seconds the old secret keeps signing deliveries beside the new one (the sandbox accepts 0..86400). */
-  delay: number;
-}
-
-export interface Webhook {
-  id: string;
-  applicationId?: string;
-  categories?: string[];
-  callbackUrl?: { main?: { url: string }; backup?: { url: string } };
-  metadata?: Record<string, string>;
-  [key: string]: unknown;
-}
-
-export interface RegisteredWebhook extends Webhook {
-  /** Shown once: store it encrypted right away; it validates delivered events. */
-  webhookSecret: string;
-}
+export type EventSubscription = Extensible<Schemas['EventSubscriptionResponse']>;
+export type WebhookCategory = Sent<Schemas['CategoryStructure'], 'name'>;
+/** `applicationId` equals the `sub-application` header when one is sent. */
+export type RegisterWebhookRequest = RequestBody<'registerWebhook'>;
+/** `delay`: seconds the old secret keeps signing deliveries beside the new one (the sandbox: 0..86400). */
+export type ResetWebhookSecretRequest = RequestBody<'resetWebhookSecret'>;
+export type Webhook = Extensible<Sent<Schemas['RegisteredWebhook'], 'id'>>;
+/** `webhookSecret` is shown once: store it encrypted right away; it validates delivered events. */
+export type RegisteredWebhook = Webhook & { webhookSecret: string };

@@ -5,6 +5,7 @@ import {
   type ConsentRecord,
   ConsentsStore,
   InstitutionsCatalog,
+  type Published,
   ResetRegistryService,
   SandboxClockService,
   type SandboxContext,
@@ -118,7 +119,7 @@ export class ConsentFlowsService {
   }
 
   /** `institutionConsents` of a user: the institutions where the user has an authorised consent. */
-  userView(user: SandboxUser) {
+  userView(user: SandboxUser): Published<'ApplicationUser'> {
     const institutions = new Set(
       this.list(user.applicationUuid)
         .filter((c) => c.userUuid === user.uuid && c.status === 'AUTHORIZED')

@@ -1,4 +1,5 @@
 import type { ConsentTokenClaims } from './consent-token.js';
+import type { Published } from './published-shapes.js';
 
 export type ConsentKind = 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING';
 
@@ -66,7 +67,8 @@ function isoDuration(ms: number): string {
 /** The wire form (upstream spec §2.4); version 2 drops the fields upstream spec §9 lists. */
 export function consentView(record: ConsentRecord, nowMs: number, apiVersion: '1' | '2.0-ALPHA' = '1') {
   const remaining = record.expiresAt ? Date.parse(record.expiresAt) - nowMs : undefined;
-  const base: Record<string, unknown> = {
+  const base: Published<'AccountAuthorisationResponse'> &
+    Pick<Published<'EmbeddedAccountAuthorisationResponse'>, 'scaMethods' | 'selectedScaMethod'> = {
     id: record.id,
     userUuid: record.userUuid,
     applicationUserId: record.applicationUserId,
@@ -98,7 +100,7 @@ export function consentView(record: ConsentRecord, nowMs: number, apiVersion: '1
       'featureScope',
       'transactionFrom',
       'transactionTo',
-    ]) {
+    ] as const) {
       delete base[field];
     }
   }

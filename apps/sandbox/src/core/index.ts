@@ -15,3 +15,4 @@ export * from './users.store.js';
 export * from './money.js';
 export * from './callback.js';
 export * from './sandbox-state.file.js';
+export * from './published-shapes.js';

@@ -1,4 +1,4 @@
-import { fromMinor } from '../core/index.js';
+import { fromMinor, type Published } from '../core/index.js';
 import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './fixture-catalogue.js';
 import { transactionHash } from './seeded-random.js';
 import { generatedIdOf, type SandboxAccount } from './transaction-ledger.js';
@@ -26,7 +26,7 @@ export function transactionWire(
   account: SandboxAccount,
   institutionId: string,
   variant: number,
-): Record<string, unknown> {
+): Published<'Transaction'> {
   const date = iso(tx.timeMs);
   const amount = { amount: fromMinor(tx.amountMinor, account.currency), currency: account.currency };
   const realTime = (variant & REAL_TIME) !== 0;
@@ -39,7 +39,7 @@ export function transactionWire(
         ],
       }
     : undefined;
-  const wire: Record<string, unknown> = {
+  const wire: Published<'Transaction'> = {
     id: tx.id,
     date,
     bookingDateTime: date,
@@ -70,7 +70,7 @@ export function transactionWire(
   if (tx.merchant) wire.merchant = { merchantName: tx.merchant.name, merchantCategoryCode: tx.merchant.mcc };
   // Spec part 9: `with` adds categories and merchants; the transaction hash is always returned.
   if (!realTime) {
-    const enrichment: Record<string, unknown> = {};
+    const enrichment: Published<'Enrichment'> = {};
     if (variant & WITH_CATEGORISATION)
       enrichment.categorisation = { categories: [tx.category], source: 'MODEL' };
     enrichment.transactionHash = { hash: transactionHash(`${generatedIdOf(account)}:${tx.seq}`) };
@@ -152,7 +152,7 @@ export function categorisedWire(
   };
 }
 
-export function balancesWire(account: SandboxAccount, nowMs: number) {
+export function balancesWire(account: SandboxAccount, nowMs: number): Published<'AccountBalance'>[] {
   const dateTime = iso(nowMs);
   // A credit card reports its limit as a credit line included in the available balance.
   const creditLines =
@@ -183,7 +183,7 @@ export function balancesWire(account: SandboxAccount, nowMs: number) {
   ];
 }
 
-export function accountWire(account: SandboxAccount, nowMs: number) {
+export function accountWire(account: SandboxAccount, nowMs: number): Published<'Account'> {
   const { bookedMinor, pendingMinor } = account.ledger.balances();
   return {
     id: account.id,
@@ -200,7 +200,7 @@ export function accountWire(account: SandboxAccount, nowMs: number) {
   };
 }
 
-export function statementWire(statement: SandboxStatement) {
+export function statementWire(statement: SandboxStatement): Published<'AccountStatement'> {
   return {
     id: statement.id,
     startDateTime: isoSeconds(statement.startMs),
@@ -209,6 +209,6 @@ export function statementWire(statement: SandboxStatement) {
   };
 }
 
-export function beneficiaryWire(beneficiary: SandboxBeneficiary) {
+export function beneficiaryWire(beneficiary: SandboxBeneficiary): Published<'Beneficiary'> {
   return beneficiary;
 }
