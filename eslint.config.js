@@ -13,6 +13,7 @@ import {
   libraryBlocks,
   SPECS,
 } from './scripts/eslint/import-rules.mjs';
+import { sizeBlocks } from './scripts/eslint/size-rules.mjs';
 
 const APPS = ['api', 'worker', 'sandbox', 'demo-merchant'];
 /** The fake bank and the fake merchant stand for the outside world: they share none of our domain. */
@@ -265,5 +266,6 @@ export default tseslint.config(
       },
     },
   },
+  ...sizeBlocks(),
   prettier,
 );

@@ -1,9 +1,15 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the lint config is a plain ES module; its tables are rows of names.
 import { DOMAIN_IMPORTS, LIBRARY_IMPORTS } from '../scripts/eslint/import-rules.mjs';
 import { findCycle, libraryGraph } from '../scripts/eslint/library-graph.mjs';
+import {
+  LONG_FILES,
+  LONG_FUNCTIONS,
+  MAX_FILE_LINES,
+  MAX_FUNCTION_LINES,
+} from '../scripts/eslint/size-rules.mjs';
 
 /** The import-boundary rules of eslint.config.js, proven to fire on real files of the tree. */
 describe('lint: import boundaries', () => {
@@ -253,6 +259,48 @@ describe('lint: import boundaries', () => {
         [],
       );
       expect(await roleOf('libs/domain/users/src/index.ts', 'class HelperModule {}')).toEqual([]);
+    });
+  });
+
+  describe('sizes of files and functions', () => {
+    const sizeMessages = async (filePath: string, source: string, linter = eslint) => {
+      const [result] = await linter.lintText(source, { filePath });
+      return result.messages.filter((m) => m.ruleId === 'max-lines' || m.ruleId === 'max-lines-per-function');
+    };
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `  x += ${i};`).join('\n');
+
+    it('refuses a file or a function past the limit in our source, not in a test', async () => {
+      const longFile = `export let x = 0;\n${Array.from({ length: MAX_FILE_LINES }, (_, i) => `x += ${i};`).join('\n')}\n`;
+      const longFunction = `export function f() {\n  let x = 0;\n${lines(MAX_FUNCTION_LINES)}\n  return x;\n}\n`;
+      const file = 'libs/domain/users/src/users.service.ts';
+      expect((await sizeMessages(file, longFile)).map((m) => m.ruleId)).toContain('max-lines');
+      expect((await sizeMessages(file, longFunction)).map((m) => m.ruleId)).toEqual([
+        'max-lines-per-function',
+      ]);
+      expect(
+        await sizeMessages('libs/domain/accounts/src/accounts.service.spec.ts', longFile + longFunction),
+      ).toEqual([]);
+    });
+
+    // The list of exceptions only shrinks: an entry whose file no longer needs it fails here.
+    const strict = new ESLint({
+      cwd: process.cwd(),
+      overrideConfig: [
+        {
+          files: ['**/*'],
+          rules: {
+            'max-lines': ['error', { max: MAX_FILE_LINES }],
+            'max-lines-per-function': ['error', { max: MAX_FUNCTION_LINES }],
+          },
+        },
+      ],
+    });
+    it.each([
+      ...Object.keys(LONG_FILES).map((file) => [file, 'max-lines']),
+      ...Object.keys(LONG_FUNCTIONS).map((file) => [file, 'max-lines-per-function']),
+    ])('still needs its exception: %s (%s)', async (file, rule) => {
+      const found = await sizeMessages(file, readFileSync(file, 'utf8'), strict);
+      expect(found.map((m) => m.ruleId)).toContain(rule);
     });
   });
 });

@@ -1,0 +1,93 @@
+// @ts-check
+// How long a file and a function of ours may grow, and the few that are longer, each with its reason
+// written here (one list a reviewer reads, not comments scattered through the tree). The list only
+// shrinks: test/import-boundaries.e2e-spec.ts fails while an entry is no longer needed.
+
+export const MAX_FILE_LINES = 300;
+export const MAX_FUNCTION_LINES = 60;
+
+/** Hand-written source the limits apply to; tests, generated files and fixtures are not held to them. */
+export const SIZED_SOURCES = ['apps/**/*.{ts,js}', 'libs/**/*.ts', 'scripts/**/*.mjs'];
+export const UNSIZED_SOURCES = ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/generated/**'];
+
+const TO_SPLIT = 'not yet split (issue 60)';
+
+/** Files over MAX_FILE_LINES: why each is, for now. */
+export const LONG_FILES = {
+  'libs/config/src/env.dto.ts': 'one declaration per setting, each with its rule and its docs: a table',
+  'apps/sandbox/src/payments/payments.dto.ts':
+    "the upstream's payment request shapes, one class each: a table",
+  'scripts/dev.mjs': `the README's two commands and their set-up steps; ${TO_SPLIT}`,
+  'scripts/db-migration.mjs': TO_SPLIT,
+  'libs/upstream-client/src/upstream.transport.ts': TO_SPLIT,
+  'libs/upstream-client/src/upstream.breakers.ts': TO_SPLIT,
+  'apps/api/console/merchant-endpoints.js': `the console's screens become one view of small functions (issue 60)`,
+  'apps/sandbox/src/webhooks/webhook-delivery.service.ts': TO_SPLIT,
+  'apps/sandbox/src/data/transaction-ledger.ts': TO_SPLIT,
+  'libs/config/src/config.ts': TO_SPLIT,
+  'libs/domain/consents/src/consent-lifecycle.service.ts': TO_SPLIT,
+  'libs/domain/consents/src/consent-state.repository.ts': TO_SPLIT,
+  'libs/domain/consents/src/embedded-consents.service.ts': TO_SPLIT,
+  'libs/domain/inbox/src/upstream-webhook-registration.service.ts': TO_SPLIT,
+  'libs/merchant-sdk/src/connect/bff-connect.element.ts': TO_SPLIT,
+};
+
+const SCREEN = `a console screen as one function; the console becomes one view of small functions (issue 60)`;
+const REGISTRY = 'declares every metric of the registry, one statement each: a list, not logic';
+
+/** Files with a function over MAX_FUNCTION_LINES: why, for now. */
+export const LONG_FUNCTIONS = {
+  'apps/api/console/merchant-delivery.js': SCREEN,
+  'apps/api/console/merchant-endpoints.js': SCREEN,
+  'apps/api/console/merchant-events.js': SCREEN,
+  'apps/api/console/merchant-keys.js': SCREEN,
+  'apps/api/console/merchant-origins.js': SCREEN,
+  'apps/api/console/operator-merchant.js': SCREEN,
+  'apps/api/console/operator-merchants.js': SCREEN,
+  'apps/api/console/operator-overview.js': SCREEN,
+  'apps/api/console/operator-payments.js': SCREEN,
+  'apps/api/console/sign-in.js': SCREEN,
+  'apps/worker/src/metrics/database-metrics.collector.ts': REGISTRY,
+  'libs/upstream-client/src/upstream.metrics.ts': REGISTRY,
+  'libs/config/src/config.ts': 'loadConfig maps every setting to the typed object in one place: a table',
+  'apps/sandbox/src/data/fixture-drafts.ts': 'a fixture account written out field by field: data',
+  'apps/sandbox/src/data/fixture-generator.ts': 'a savings plan written out step by step: data',
+  'apps/sandbox/src/data/wire-format.ts': "a transaction's wire form, field by field in the upstream's order",
+  'apps/api/src/common/idempotency/idempotency.interceptor.ts': TO_SPLIT,
+  'apps/demo-merchant/src/demo-server.ts': TO_SPLIT,
+  'apps/sandbox/src/consents/users/users.controller.ts': TO_SPLIT,
+  'apps/sandbox/src/core/consents.store.ts': TO_SPLIT,
+  'libs/domain/accounts/src/account-placement.repository.ts': TO_SPLIT,
+  'libs/domain/consents/src/consent-authoriser.service.ts': TO_SPLIT,
+  'libs/domain/consents/src/consent-lifecycle.service.ts': TO_SPLIT,
+  'libs/domain/consents/src/embedded-consents.service.ts': TO_SPLIT,
+  'libs/domain/consents/src/redirect-consents.service.ts': TO_SPLIT,
+  'libs/domain/events/src/event-delivery.service.ts': TO_SPLIT,
+  'libs/domain/payments/src/hosted-vrp-requests.service.ts': TO_SPLIT,
+  'libs/domain/payments/src/vrp-payment.repository.ts': TO_SPLIT,
+  'libs/domain/sync/src/account-sync.service.ts': TO_SPLIT,
+  'libs/http/src/http-app.ts': TO_SPLIT,
+  'libs/merchant-sdk/src/event-stream.ts': TO_SPLIT,
+  'libs/upstream-client/src/upstream.transport.ts': TO_SPLIT,
+  'scripts/dev.mjs': TO_SPLIT,
+  'scripts/test-repeat.mjs': TO_SPLIT,
+};
+
+/** The eslint.config.js blocks: the limits on our source, then each exception's rule off for its file. */
+export function sizeBlocks() {
+  return [
+    {
+      files: SIZED_SOURCES,
+      ignores: UNSIZED_SOURCES,
+      rules: {
+        'max-lines': ['error', { max: MAX_FILE_LINES }],
+        'max-lines-per-function': ['error', { max: MAX_FUNCTION_LINES }],
+      },
+    },
+    ...Object.keys(LONG_FILES).map((file) => ({ files: [file], rules: { 'max-lines': 'off' } })),
+    ...Object.keys(LONG_FUNCTIONS).map((file) => ({
+      files: [file],
+      rules: { 'max-lines-per-function': 'off' },
+    })),
+  ];
+}
