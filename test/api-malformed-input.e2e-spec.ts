@@ -1,6 +1,15 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, createMerchant, type Stack, startStack, uniqueName } from './kit/index.js';
+import { SECURITY_SCHEMES } from '#libs/http';
+import {
+  type ApiResponse,
+  createMerchant,
+  onboard,
+  type Stack,
+  startStack,
+  uniqueName,
+} from './kit/index.js';
+import { documentedOperations, readOpenApiDocument } from './kit/openapi-kit.js';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
 function rawRequest(url: string, payload: string): Promise<string> {
@@ -91,6 +100,38 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
       '/admin/merchants/not-a-uuid/api-keys/0190c0de-0000-7000-8000-000000000000',
     );
     expectEnvelope(response, 404);
+  });
+
+  // Ids are checked once, at the edge: every id a path names answers a non-UUID as it answers an unknown
+  // id (that resource's 404), before the route reads a body, on every route of the document.
+  it('answers a non-UUID id in any path with that resource’s 404, never a 500', async () => {
+    const tenant = await onboard(stack);
+    const operations = documentedOperations(await readOpenApiDocument(api.url)).filter((op) =>
+      op.pathParams.some((name) => name === 'id' || (name.endsWith('Id') && name !== 'institutionId')),
+    );
+    expect(operations.length).toBeGreaterThan(40);
+    for (const op of operations) {
+      const admin = op.path.startsWith('/admin/');
+      const scheme = admin ? SECURITY_SCHEMES.operator : SECURITY_SCHEMES.merchant;
+      if (!op.security.includes(scheme)) continue;
+      const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+        name === 'institutionId' ? 'modelo-sandbox' : 'not-a-uuid',
+      );
+      const caller = admin ? stack.operator : tenant.client;
+      const response = await caller.call(op.method, path, {
+        ...(op.hasBody ? { body: {} } : {}),
+        ...(op.headers.includes('Idempotency-Key')
+          ? { headers: { 'idempotency-key': uniqueName('id') } }
+          : {}),
+      });
+      const body = response.body as { error?: { code?: string; message?: string } };
+      expect({ route: op.key, status: response.status, code: body.error?.code }).toEqual({
+        route: op.key,
+        status: 404,
+        code: 'NOT_FOUND',
+      });
+      expect(body.error?.message, op.key).toMatch(/ not found\.$/);
+    }
   });
 
   it.each([

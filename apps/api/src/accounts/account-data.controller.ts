@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
@@ -16,6 +16,7 @@ import {
   Tenant,
 } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { listEnvelope, pageMeta } from '../common/paging.js';
 import { CategoriseTransactionsInput } from './inputs/categorise-transactions.input.js';
@@ -43,7 +44,7 @@ export class AccountDataController {
   @upstreamFailures()
   @ApiPsuHeaders()
   async statements(
-    @Param('accountId') accountId: string,
+    @IdParam('accountId') accountId: string,
     @Query() query: ListStatementsInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,
@@ -64,7 +65,7 @@ export class AccountDataController {
   @upstreamFailures()
   @ApiPsuHeaders()
   async beneficiaries(
-    @Param('accountId') accountId: string,
+    @IdParam('accountId') accountId: string,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,
   ) {
@@ -85,7 +86,7 @@ export class AccountDataController {
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
   async categorise(
-    @Param('accountId') accountId: string,
+    @IdParam('accountId') accountId: string,
     @Body() body: CategoriseTransactionsInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -108,7 +109,7 @@ export class AccountDataController {
   @upstreamFailures()
   @ApiPsuHeaders()
   async live(
-    @Param('accountId') accountId: string,
+    @IdParam('accountId') accountId: string,
     @Query() query: ListLiveTransactionsInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,

@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
 import { keysetPage } from '../common/paging.js';
@@ -25,7 +26,7 @@ export class AccountsController {
   @ApiAnswer(200, AccountOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
-  async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+  async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/accounts`);
     const { accounts, nextAfterId } = await this.accounts.listForUser(caller, userId, page.limit, page.after);
     return page.answer(accounts, nextAfterId);
@@ -39,7 +40,7 @@ export class AccountsController {
   })
   @ApiAnswer(200, AccountOutput)
   @ApiMissing()
-  async get(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('accountId') accountId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.accounts.get(caller, accountId));
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -22,6 +22,7 @@ import {
   Tenant,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { SyncRunOutput } from '../common/outputs/sync-run.output.js';
 import { keysetPage, pageMeta } from '../common/paging.js';
@@ -49,7 +50,7 @@ export class SyncController {
     description:
       'CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again. CONFLICT: the bank no longer lists the account under its consent, or the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope; connect again with it)',
   })
-  async request(@Param('accountId') accountId: string, @Tenant() caller: TenantCaller) {
+  async request(@IdParam('accountId') accountId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.requestSync(caller, accountId));
   }
 
@@ -63,7 +64,7 @@ export class SyncController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   async history(
-    @Param('accountId') accountId: string,
+    @IdParam('accountId') accountId: string,
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -76,7 +77,7 @@ export class SyncController {
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
   @ApiAnswer(200, SyncRunOutput)
   @ApiNotFoundResponse(missing)
-  async get(@Param('syncId') syncId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('syncId') syncId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.getRun(caller, syncId));
   }
 
@@ -92,7 +93,7 @@ export class SyncController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   async transactions(
-    @Param('accountId') accountId: string,
+    @IdParam('accountId') accountId: string,
     @Query() query: ListTransactionsInput,
     @Tenant() caller: TenantCaller,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiGoneResponse,
@@ -11,6 +11,7 @@ import { type FeedPosition, TransactionChangesService } from '#libs/domain/sync'
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { isUuid } from '#libs/ids';
 import { missing } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { decodeCursor, encodeCursor } from '../common/paging.js';
 import { ListTransactionChangesInput } from './inputs/list-transaction-changes.input.js';
 import { TransactionChangesOutput } from './outputs/transaction-changes.output.js';
@@ -67,7 +68,7 @@ export class TransactionChangesController {
     description: 'CURSOR_EXPIRED: the cursor is older than the removals kept; read again without a cursor',
   })
   async list(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Query() query: ListTransactionChangesInput,
     @Tenant() caller: TenantCaller,
   ) {

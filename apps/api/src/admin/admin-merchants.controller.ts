@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -11,6 +11,7 @@ import { AuditAction } from '#libs/domain/audit';
 import { MerchantService } from '#libs/domain/merchants';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { RotateApiKeyInput } from '../common/inputs/rotate-api-key.input.js';
@@ -70,7 +71,7 @@ export class AdminMerchantsController {
   @ApiOperation({ summary: 'One merchant with its API keys (never the keys themselves)' })
   @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
-  async get(@Param('id') id: string) {
+  async get(@IdParam('id', 'Merchant') id: string) {
     return envelope(await this.merchants.get(id));
   }
 
@@ -92,7 +93,7 @@ export class AdminMerchantsController {
       'CONFLICT: another merchant maps this sub-application, or this one already has consents or payments under its own',
   })
   @Audited(AuditAction.MerchantUpdate, { resource: 'merchant', id: 'id', merchant: 'id', fields: true })
-  async update(@Param('id') id: string, @Body() body: UpdateMerchantInput) {
+  async update(@IdParam('id', 'Merchant') id: string, @Body() body: UpdateMerchantInput) {
     return envelope(await this.merchants.update(id, body));
   }
 
@@ -106,7 +107,7 @@ export class AdminMerchantsController {
   @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
   @Audited(AuditAction.MerchantDisable, { resource: 'merchant', id: 'id', merchant: 'id' })
-  async disable(@Param('id') id: string) {
+  async disable(@IdParam('id', 'Merchant') id: string) {
     return envelope(await this.merchants.disable(id));
   }
 
@@ -120,7 +121,7 @@ export class AdminMerchantsController {
   @ApiAnswer(200, MerchantOutput)
   @ApiNotFoundResponse(missing)
   @Audited(AuditAction.MerchantEnable, { resource: 'merchant', id: 'id', merchant: 'id' })
-  async enable(@Param('id') id: string) {
+  async enable(@IdParam('id', 'Merchant') id: string) {
     return envelope(await this.merchants.enable(id));
   }
 
@@ -135,7 +136,7 @@ export class AdminMerchantsController {
   @ApiAnswer(201, CreatedApiKeyOutput)
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse(missing)
-  async rotate(@Param('id') id: string, @Body() body: RotateApiKeyInput) {
+  async rotate(@IdParam('id', 'Merchant') id: string, @Body() body: RotateApiKeyInput) {
     return envelope(await this.merchants.rotateKey(id, body.name));
   }
 
@@ -145,7 +146,7 @@ export class AdminMerchantsController {
   @ApiNoContentResponse({ description: 'Revoked' })
   @ApiNotFoundResponse(missing)
   @Audited(AuditAction.ApiKeyRevoke, { resource: 'api-key', id: 'keyId', merchant: 'id' })
-  async revoke(@Param('id') id: string, @Param('keyId') keyId: string): Promise<void> {
+  async revoke(@IdParam('id', 'Merchant') id: string, @IdParam('keyId') keyId: string): Promise<void> {
     await this.merchants.revokeKey(id, keyId);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -10,6 +10,7 @@ import { AuditAction } from '#libs/domain/audit';
 import { ParkedPaymentsService } from '#libs/domain/payments';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
+import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { SettlePaymentInput } from './inputs/settle-payment.input.js';
@@ -53,7 +54,7 @@ export class AdminPaymentsController {
     merchant: answered('merchantId'),
     fields: true,
   })
-  async settle(@Param('id') id: string, @Body() body: SettlePaymentInput) {
+  async settle(@IdParam('id', 'Payment') id: string, @Body() body: SettlePaymentInput) {
     return envelope(await this.parked.settle(id, body.status, body.note));
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiNotFoundResponse,
@@ -17,6 +17,7 @@ import { MerchantService } from '#libs/domain/merchants';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
+import { IdParam } from '../common/id-param.js';
 import { listEnvelope } from '../common/paging.js';
 import { RegisterUpstreamWebhookInput } from './inputs/register-upstream-webhook.input.js';
 import {
@@ -112,7 +113,7 @@ export class AdminUpstreamWebhooksController {
     id: 'id',
     merchant: answered('merchantId'),
   })
-  async resetSecret(@Param('id') id: string) {
+  async resetSecret(@IdParam('id', 'Upstream webhook registration') id: string) {
     return envelope(view(await this.registrations.resetSecret(id)));
   }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import {
@@ -20,6 +20,7 @@ import {
   Tenant,
 } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
@@ -69,7 +70,7 @@ export class ConsentsController {
   @ApiUpstreamErrors()
   @ApiPsuHeaders()
   async create(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Body() body: CreateConsentInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,
@@ -93,7 +94,7 @@ export class ConsentsController {
   @ApiUpstreamErrors()
   @ApiPsuHeaders()
   async createEmbedded(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Body() body: CreateEmbeddedConsentInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,
@@ -111,7 +112,7 @@ export class ConsentsController {
   @ApiInvalid('VALIDATION_FAILED (also: an unknown method)')
   @ApiUpstreamErrors(WRONG_STEP)
   async selectScaMethod(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Body() body: SelectScaMethodInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -129,7 +130,7 @@ export class ConsentsController {
   @ApiInvalid('VALIDATION_FAILED (also: a wrong code)')
   @ApiUpstreamErrors(WRONG_STEP)
   async submitScaCode(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Body() body: SubmitScaCodeInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -148,7 +149,7 @@ export class ConsentsController {
   @ApiUpstreamErrors(NOT_USABLE)
   @ApiPsuHeaders()
   async reauthorise(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Body() body: ReauthoriseConsentInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,
@@ -169,7 +170,7 @@ export class ConsentsController {
   @ApiUpstreamErrors(NOT_USABLE)
   @ApiPsuHeaders()
   async updatePreAuthorisation(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Body() body: UpdatePreAuthorisationInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,
@@ -183,7 +184,7 @@ export class ConsentsController {
   @ApiAnswer(200, ConsentOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
-  async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+  async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/consents`);
     const { consents, nextBeforeId } = await this.consents.listForUser(
       caller,
@@ -199,7 +200,7 @@ export class ConsentsController {
   @ApiOperation({ summary: 'One consent', description: 'Status, scope and dates; never the consent token.' })
   @ApiAnswer(200, ConsentOutput)
   @ApiMissing()
-  async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('consentId') consentId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.consents.get(caller, consentId));
   }
 
@@ -213,7 +214,7 @@ export class ConsentsController {
   @ApiInvalid()
   @ApiMissing()
   async history(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -242,7 +243,7 @@ export class ConsentsController {
     type: ApiErrorResponse,
     description: 'UPSTREAM_UNAVAILABLE, with error.upstream',
   })
-  async revoke(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
+  async revoke(@IdParam('consentId') consentId: string, @Tenant() caller: TenantCaller) {
     await this.consents.revoke(caller, consentId);
   }
 }

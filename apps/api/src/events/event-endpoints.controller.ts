@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AuditAction } from '#libs/domain/audit';
@@ -11,6 +11,7 @@ import {
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ApiUnionSchema } from '../common/openapi-unions.js';
@@ -90,7 +91,7 @@ export class EventEndpointsController {
   @ApiOperation({ summary: 'One event endpoint (with why it is disabled, if it is)' })
   @ApiAnswer(200, EventEndpointOutput)
   @ApiMissing()
-  async get(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('id', 'Event endpoint') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.get(caller, id)));
   }
 
@@ -105,7 +106,7 @@ export class EventEndpointsController {
   @ApiMissing()
   @Audited(AuditAction.EventEndpointUpdate, { resource: 'event-endpoint', id: 'id', fields: true })
   async update(
-    @Param('id') id: string,
+    @IdParam('id', 'Event endpoint') id: string,
     @Body() body: UpdateEventEndpointInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -118,7 +119,7 @@ export class EventEndpointsController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiMissing()
   @Audited(AuditAction.EventEndpointDelete, { resource: 'event-endpoint', id: 'id' })
-  async delete(@Param('id') id: string, @Tenant() caller: TenantCaller): Promise<void> {
+  async delete(@IdParam('id', 'Event endpoint') id: string, @Tenant() caller: TenantCaller): Promise<void> {
     await this.endpoints.delete(caller, id);
   }
 
@@ -131,7 +132,7 @@ export class EventEndpointsController {
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiMissing()
   @Audited(AuditAction.EventEndpointRotateSecret, { resource: 'event-endpoint', id: 'id' })
-  async rotate(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+  async rotate(@IdParam('id', 'Event endpoint') id: string, @Tenant() caller: TenantCaller) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller, id);
     return envelope({ endpoint: view(endpoint), secret });
   }
@@ -146,7 +147,7 @@ export class EventEndpointsController {
   @ApiAnswer(200, EventEndpointOutput)
   @ApiMissing()
   @Audited(AuditAction.EventEndpointEnable, { resource: 'event-endpoint', id: 'id' })
-  async enable(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+  async enable(@IdParam('id', 'Event endpoint') id: string, @Tenant() caller: TenantCaller) {
     return envelope(view(await this.endpoints.enable(caller, id)));
   }
 
@@ -159,7 +160,7 @@ export class EventEndpointsController {
   })
   @ApiAnswer(200, EndpointTestOutput)
   @ApiMissing()
-  async test(@Param('id') id: string, @Tenant() caller: TenantCaller) {
+  async test(@IdParam('id', 'Event endpoint') id: string, @Tenant() caller: TenantCaller) {
     const sent = await this.delivery.sendTest(tenantOf(caller), id);
     return envelope(sent);
   }
@@ -173,7 +174,11 @@ export class EventEndpointsController {
   @ApiAnswer(200, EventDeliveryOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
-  async deliveries(@Param('id') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+  async deliveries(
+    @IdParam('id', 'Event endpoint') id: string,
+    @Query() query: ListInput,
+    @Tenant() caller: TenantCaller,
+  ) {
     const page = keysetPage(query, `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries`);
     const { limit } = page;
     // One more than the page: whether it exists says whether there is a next page.
@@ -194,8 +199,8 @@ export class EventEndpointsController {
   @ApiInvalid('VALIDATION_FAILED: a bad limit or cursor')
   @ApiMissing()
   async attempts(
-    @Param('id') id: string,
-    @Param('deliveryId') deliveryId: string,
+    @IdParam('id', 'Event endpoint') id: string,
+    @IdParam('deliveryId') deliveryId: string,
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -225,8 +230,8 @@ export class EventEndpointsController {
   @ApiMissing()
   @Audited(AuditAction.EventDeliveryRetry, { resource: 'event-delivery', id: 'deliveryId' })
   async retry(
-    @Param('id') id: string,
-    @Param('deliveryId') deliveryId: string,
+    @IdParam('id', 'Event endpoint') id: string,
+    @IdParam('deliveryId') deliveryId: string,
     @Tenant() caller: TenantCaller,
   ) {
     return envelope(await this.endpoints.retry(caller, id, deliveryId));

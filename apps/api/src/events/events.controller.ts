@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { EventsListService } from '#libs/domain/events';
 import { ApiLinks, ApiListMeta, ApiMeta, Auth, AuthKind, envelope, invalidRequest, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { keysetPage } from '../common/paging.js';
 import { ListEventsInput } from './inputs/list-events.input.js';
 
@@ -64,7 +65,7 @@ export class EventsController {
     },
   })
   @ApiMissing()
-  async get(@Param('eventId') eventId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('eventId') eventId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.events.get(caller, eventId));
   }
 }

@@ -1,10 +1,11 @@
-import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Req, Res } from '@nestjs/common';
 import { ApiGoneResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
 import { ApiErrorResponse, Auth, AuthKind, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { UserEventStreams } from './user-event-streams.js';
 
 /** A user's live events for a frontend (Server-Sent Events). */
@@ -36,7 +37,7 @@ export class UserEventsController {
       'EVENTS_EXPIRED: Last-Event-ID is older than the events kept (EVENT_RETENTION_DAYS, 30 by default), or past the stream’s last event (from another database, or from before a reset), so events may have been missed. Read the current state from the API, then open the stream without Last-Event-ID.',
   })
   async follow(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Tenant() caller: TenantCaller,
     @Req() request: FastifyRequest,

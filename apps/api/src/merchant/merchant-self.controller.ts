@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { MerchantCaller, TenantCaller } from '#libs/context';
 import { AUDIT_POSITION, AuditAction, AuditTrailService } from '#libs/domain/audit';
@@ -7,6 +7,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { AuditListInput } from '../common/inputs/audit-list.input.js';
 import { RotateApiKeyInput } from '../common/inputs/rotate-api-key.input.js';
@@ -97,7 +98,7 @@ export class MerchantSelfController {
     description: "CONFLICT: it is the merchant's last working key",
   })
   @Audited(AuditAction.ApiKeyRevoke, { resource: 'api-key', id: 'keyId' })
-  async revokeKey(@Param('keyId') keyId: string, @Tenant() caller: TenantCaller): Promise<void> {
+  async revokeKey(@IdParam('keyId') keyId: string, @Tenant() caller: TenantCaller): Promise<void> {
     await this.merchants.revokeOwnKey(merchantOf(caller), keyId);
   }
 

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
 import { ApiAnswer, ApiPsuHeaders, Auth, AuthKind, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -37,7 +38,7 @@ export class PaymentsController {
   @ApiUpstreamErrors()
   @ApiPsuHeaders()
   async createSingle(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Body() body: CreateSinglePaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() caller: TenantCaller,
@@ -52,7 +53,7 @@ export class PaymentsController {
   @ApiAnswer(200, PaymentOutput, { list: true })
   @ApiInvalid()
   @ApiMissing()
-  async list(@Param('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+  async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/payments`);
     const { payments, nextBeforeId } = await this.payments.listForUser(
       caller,
@@ -71,7 +72,7 @@ export class PaymentsController {
   })
   @ApiAnswer(200, PaymentOutput)
   @ApiMissing()
-  async get(@Param('paymentId') paymentId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('paymentId') paymentId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.payments.get(caller, paymentId));
   }
 }

@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -28,6 +16,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, type Served, Tenant } from '#libs/http';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
 import { UserOutput } from '../common/outputs/user.output.js';
@@ -131,7 +120,7 @@ export class UsersController {
   })
   @ApiAnswer(200, UserOutput)
   @ApiNotFoundResponse(missing)
-  async get(@Param('userId') userId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('userId') userId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.users.get(caller, userId));
   }
 
@@ -152,7 +141,7 @@ export class UsersController {
   })
   @ApiServiceUnavailableResponse(upstreamDown)
   async update(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Body() body: UpdateUserInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -174,7 +163,7 @@ export class UsersController {
   })
   @ApiNotFoundResponse(missing)
   @ApiServiceUnavailableResponse(upstreamDown)
-  async delete(@Param('userId') userId: string, @Tenant() caller: TenantCaller): Promise<void> {
+  async delete(@IdParam('userId') userId: string, @Tenant() caller: TenantCaller): Promise<void> {
     await this.users.delete(caller, userId);
   }
 
@@ -187,7 +176,7 @@ export class UsersController {
   })
   @ApiAnswer(201, UserSessionOutput)
   @ApiNotFoundResponse(missing)
-  async createSession(@Param('userId') userId: string, @Tenant() caller: TenantCaller) {
+  async createSession(@IdParam('userId') userId: string, @Tenant() caller: TenantCaller) {
     const user = await this.users.get(caller, userId);
     const { token, expiresAt } = mintSessionToken(
       this.config.crypto.signingSecret,

@@ -1,9 +1,10 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { HostedVrpRequestsService } from '#libs/domain/payments';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { missing, upstreamFailures } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
 @ApiTags('vrp')
@@ -21,7 +22,7 @@ export class HostedVrpRequestsController {
   @ApiAnswer(200, HostedVrpRequestOutput)
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
-  async get(@Param('requestId') requestId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('requestId') requestId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.hosted.get(caller, requestId));
   }
 }

@@ -1,9 +1,10 @@
-import { Body, Controller, Param, Post } from '@nestjs/common';
+import { Body, Controller, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { HostedVrpRequestsService, VrpConsentsService } from '#libs/domain/payments';
 import { ApiAnswer, ApiPsuHeaders, Auth, AuthKind, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { CreateHostedVrpRequestInput } from './inputs/create-hosted-vrp-request.input.js';
 import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
@@ -35,7 +36,7 @@ export class UserVrpConsentsController {
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
   async createVrpConsent(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Body() body: CreateVrpConsentInput,
     @Tenant() caller: TenantCaller,
   ) {
@@ -58,7 +59,7 @@ export class UserVrpConsentsController {
   @ApiFeatureUnsupported()
   @ApiUpstreamErrors()
   async createHostedVrpRequest(
-    @Param('userId') userId: string,
+    @IdParam('userId') userId: string,
     @Body() body: CreateHostedVrpRequestInput,
     @Tenant() caller: TenantCaller,
     @Psu() psu: PsuInput,

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { ConfirmFundsInput } from './inputs/confirm-funds.input.js';
 import { FundsConfirmationOutput } from './outputs/funds-confirmation.output.js';
 import { VrpConsentOutput } from './outputs/vrp-consent.output.js';
@@ -23,7 +24,7 @@ export class VrpConsentsController {
   @ApiAnswer(200, VrpConsentOutput)
   @ApiMissing()
   @upstreamFailures()
-  async get(@Param('consentId') consentId: string, @Tenant() caller: TenantCaller) {
+  async get(@IdParam('consentId') consentId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.consents.view(caller, consentId));
   }
 
@@ -39,7 +40,7 @@ export class VrpConsentsController {
   @ApiMissing()
   @upstreamFailures()
   async fundsConfirmation(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Body() body: ConfirmFundsInput,
     @Tenant() caller: TenantCaller,
   ) {

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
@@ -33,7 +34,7 @@ export class VrpPaymentsController {
   @ApiMissing()
   @upstreamFailures()
   async pay(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Body() body: CreateVrpPaymentInput,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() caller: TenantCaller,
@@ -61,7 +62,7 @@ export class VrpPaymentsController {
   @ApiInvalid()
   @ApiMissing()
   async list(
-    @Param('consentId') consentId: string,
+    @IdParam('consentId') consentId: string,
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, type Prisma, queryOn, ReadCache } from '#libs/database';
-import { isUuid } from '#libs/ids';
 import { ACCOUNT_SYNC_STATE_SQL, type SyncTarget } from './account-sync-state.statements.js';
 
 type Tx = Prisma.TransactionClient;
@@ -24,7 +23,6 @@ export class AccountSyncStateRepository {
 
   /** The account and its consent, for a sync (the token stays sealed until the sync opens it). */
   async syncTarget(merchantId: MerchantId, accountId: string): Promise<SyncTarget | null> {
-    if (!isUuid(accountId) || !isUuid(merchantId)) return null;
     const [r] = await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.syncTarget,
       values: [accountId, merchantId],

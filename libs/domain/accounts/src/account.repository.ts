@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, Prisma, ReadCache, type RowShape, sqlStatement } from '#libs/database';
-import { isUuid } from '#libs/ids';
 
 export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];
 
@@ -119,7 +118,6 @@ export class AccountRepository {
 
   /** One account of the merchant (and of the user, for a session), or null: another tenant's is "missing". */
   async findOne(merchantId: MerchantId, accountId: string, userId?: string): Promise<StoredAccount | null> {
-    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const [row] = await this.database.rows({
       ...ACCOUNT_SQL.findOne,
       values: [accountId, merchantId, userId ?? null],
@@ -132,7 +130,6 @@ export class AccountRepository {
    * null when the merchant has no such user (another merchant's user must read as missing, not empty).
    */
   async listForUser(merchantId: MerchantId, userId: string, limit: number, afterId?: string) {
-    if (!isUuid(merchantId) || !isUuid(userId) || (afterId !== undefined && !isUuid(afterId))) return null;
     // Every page view reads this: kept per process until Postgres notifies a change of the merchant's.
     return this.cache.read(merchantId, `accounts:${userId}:${afterId ?? ''}:${limit}`, async () => {
       const rows = await this.database.rows({

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, sqlStatement } from '#libs/database';
-import { isUuid } from '#libs/ids';
 
 /** One status a consent took: from which (null when it was created with it), and when. */
 export interface ConsentStatusChangeView {
@@ -45,7 +44,6 @@ export class ConsentStatusHistoryRepository {
     limit: number,
     afterId = '0',
   ): Promise<{ changes: ConsentStatusChangeView[]; nextAfterId: string | undefined }> {
-    if (!isUuid(consentId)) return { changes: [], nextAfterId: undefined };
     const rows = await this.db.rows({
       ...CONSENT_STATUS_HISTORY_SQL.page,
       values: [merchantId, consentId, afterId, limit + 1],

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
-import { isUuid } from '#libs/ids';
 import type { ConsentKind } from './consent-kinds.js';
 import { ConsentStatus } from './consent-status.js';
 
@@ -57,7 +56,6 @@ export class ConsentRepository {
 
   /** The user with what an authorisation request needs from them and their merchant, or null. */
   findUserForAuthorisation(merchantId: MerchantId, userId: string) {
-    if (!isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({
       where: { id: userId, merchantId },
       select: {
@@ -83,7 +81,6 @@ export class ConsentRepository {
   }
 
   async userExists(merchantId: MerchantId, userId: string): Promise<boolean> {
-    if (!isUuid(userId)) return false;
     return (await this.prisma.user.count({ where: { id: userId, merchantId } })) > 0;
   }
 
@@ -151,7 +148,6 @@ export class ConsentRepository {
 
   /** The sealed consent token with the consent, for the few operations that must send it upstream. */
   async findWithToken(merchantId: MerchantId, consentId: string, userId?: string) {
-    if (!isUuid(consentId)) return null;
     const row = await this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
       select: {
@@ -179,7 +175,6 @@ export class ConsentRepository {
     upstreamConsentId: string,
     upstreamState: string,
   ): Promise<StoredConsent | null> {
-    if (!isUuid(consentId)) return null;
     const [claimed] = await this.prisma.consent.updateManyAndReturn({
       where: {
         id: consentId,
@@ -195,7 +190,6 @@ export class ConsentRepository {
   }
 
   findOne(merchantId: MerchantId, consentId: string, userId?: string): Promise<StoredConsent | null> {
-    if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, ...(userId ? { userId } : {}) },
       select: PUBLIC_FIELDS,
@@ -215,7 +209,6 @@ export class ConsentRepository {
 
   /** A redirect-flow consent whose first callback state has been spent (claimed), for a repeated return. */
   findCallbackSpent(merchantId: MerchantId, consentId: string): Promise<StoredConsent | null> {
-    if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, stateNonce: null, redirectUrl: { not: null } },
       select: PUBLIC_FIELDS,
@@ -231,7 +224,6 @@ export class ConsentRepository {
     consentId: string,
     nonce: string,
   ): Promise<StoredConsent | null> {
-    if (!isUuid(consentId)) return null;
     // One statement: a claim whose answer is lost would spend the state with nothing done (two statements,
     // the database going away between them, left the bank's approval unexchanged for good).
     const [claimed] = await this.prisma.consent.updateManyAndReturn({

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import { webhookHeaders } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { isUuid, uuidV7 } from '#libs/ids';
+import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
 import type { AttemptExchange } from './delivery-views.js';
@@ -138,7 +138,7 @@ export class EventDeliveryService implements OnModuleDestroy {
    * enabling it. Its health (failing since) is left as it is: only real deliveries move it.
    */
   async sendTest(merchantId: MerchantId, endpointId: string): Promise<TestDelivery> {
-    const endpoint = isUuid(endpointId) ? await this.endpoints.findSealed(merchantId, endpointId) : null;
+    const endpoint = await this.endpoints.findSealed(merchantId, endpointId);
     if (!endpoint) throw new DomainError(ErrorCode.NOT_FOUND, 'Event endpoint not found.');
     const event: TestDelivery['event'] = {
       id: uuidV7(),

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig, NodeEnv } from '#libs/config';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { isUuid, uuidV7 } from '#libs/ids';
+import { uuidV7 } from '#libs/ids';
 import { JobProducerService } from '#libs/queue';
 import { refusedLiteralAddress } from './delivery-target.js';
 import type { AttemptView, DeliveryView } from './delivery-views.js';
@@ -52,13 +52,13 @@ export class EventEndpointsService {
   }
 
   async get(caller: TenantCaller, id: string): Promise<EventEndpointView> {
-    const endpoint = isUuid(id) ? await this.endpoints.find(tenantOf(caller), id) : null;
+    const endpoint = await this.endpoints.find(tenantOf(caller), id);
     if (!endpoint) throw notFound();
     return endpoint;
   }
 
   async delete(caller: TenantCaller, id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.endpoints.delete(tenantOf(caller), id))) throw notFound();
+    if (!(await this.endpoints.delete(tenantOf(caller), id))) throw notFound();
   }
 
   async rotateSecret(
@@ -67,14 +67,12 @@ export class EventEndpointsService {
     now = new Date(),
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
     const secret = generateWebhookSecret();
-    const endpoint = isUuid(id)
-      ? await this.endpoints.rotateSecret(
-          tenantOf(caller),
-          id,
-          secret,
-          new Date(now.getTime() + ROTATION_OVERLAP_MS),
-        )
-      : null;
+    const endpoint = await this.endpoints.rotateSecret(
+      tenantOf(caller),
+      id,
+      secret,
+      new Date(now.getTime() + ROTATION_OVERLAP_MS),
+    );
     if (!endpoint) throw notFound();
     return { endpoint, secret };
   }
@@ -91,15 +89,13 @@ export class EventEndpointsService {
     }
     if (change.url !== undefined) this.checkUrl(change.url);
     const types = change.types && [...new Set(change.types)];
-    const endpoint = isUuid(id)
-      ? await this.endpoints.update(tenantOf(caller), id, { url: change.url, types })
-      : null;
+    const endpoint = await this.endpoints.update(tenantOf(caller), id, { url: change.url, types });
     if (!endpoint) throw notFound();
     return endpoint;
   }
 
   async enable(caller: TenantCaller, id: string): Promise<EventEndpointView> {
-    const endpoint = isUuid(id) ? await this.endpoints.enable(tenantOf(caller), id) : null;
+    const endpoint = await this.endpoints.enable(tenantOf(caller), id);
     if (!endpoint) throw notFound();
     return endpoint;
   }
@@ -121,15 +117,13 @@ export class EventEndpointsService {
     page: { beforeAttempt: number | null; limit: number },
   ): Promise<AttemptView[]> {
     await this.get(caller, endpointId);
-    const attempts = isUuid(deliveryId)
-      ? await this.deliveries.listAttempts(
-          tenantOf(caller),
-          endpointId,
-          deliveryId,
-          page.beforeAttempt,
-          page.limit,
-        )
-      : null;
+    const attempts = await this.deliveries.listAttempts(
+      tenantOf(caller),
+      endpointId,
+      deliveryId,
+      page.beforeAttempt,
+      page.limit,
+    );
     if (!attempts) throw deliveryNotFound();
     return attempts;
   }
@@ -141,12 +135,9 @@ export class EventEndpointsService {
     deliveryId: string,
     now = new Date(),
   ): Promise<DeliveryView> {
-    const delivery =
-      isUuid(endpointId) && isUuid(deliveryId)
-        ? await this.deliveries.requeue(tenantOf(caller), endpointId, deliveryId, now)
-        : null;
+    const delivery = await this.deliveries.requeue(tenantOf(caller), endpointId, deliveryId, now);
     if (!delivery) {
-      const endpoint = isUuid(endpointId) ? await this.endpoints.find(tenantOf(caller), endpointId) : null;
+      const endpoint = await this.endpoints.find(tenantOf(caller), endpointId);
       if (endpoint?.disabledAt) {
         throw new DomainError(ErrorCode.CONFLICT, 'The endpoint is disabled: enable it, then retry.');
       }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { isUuid } from '#libs/ids';
 import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
 
@@ -39,7 +38,7 @@ export class EventsListService {
   }
 
   async get(caller: TenantCaller, eventId: string): Promise<MerchantEventWire> {
-    const found = isUuid(eventId) ? await this.events.findForMerchant(tenantOf(caller), eventId) : null;
+    const found = await this.events.findForMerchant(tenantOf(caller), eventId);
     if (!found) throw new DomainError(ErrorCode.NOT_FOUND, 'Event not found.');
     return found.event;
   }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, PrismaService, sqlStatement } from '#libs/database';
 import type { ConsentKind } from '#libs/domain/consents';
-import { isUuid } from '#libs/ids';
 
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
 const CONSENT_FOR_CALL = {
@@ -89,7 +88,6 @@ export class FinancialDataRepository {
     accountId: string,
     userId?: string,
   ): Promise<AccountForCall | null> {
-    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const [row] = await this.database.rows({
       ...FINANCIAL_DATA_SQL.findAccount,
       values: [accountId, merchantId, userId ?? null],
@@ -121,7 +119,6 @@ export class FinancialDataRepository {
     kinds: readonly ConsentKind[],
     userId?: string,
   ): Promise<ConsentForCall | null> {
-    if (!isUuid(consentId)) return Promise.resolve(null);
     return this.prisma.consent.findFirst({
       where: { id: consentId, merchantId, kind: { in: [...kinds] }, ...(userId ? { userId } : {}) },
       select: CONSENT_FOR_CALL,

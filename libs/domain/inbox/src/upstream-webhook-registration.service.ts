@@ -3,7 +3,6 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { webhookSecretKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { isUuid } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { publicRouteUrl } from '#libs/routes';
 import {
@@ -134,7 +133,7 @@ export class UpstreamWebhookRegistrationService {
    * still verifies for as long.
    */
   async resetSecret(id: string): Promise<UpstreamWebhookView> {
-    const current = isUuid(id) ? await this.registrations.findCurrent(id) : null;
+    const current = await this.registrations.findCurrent(id);
     if (!current) throw new DomainError(ErrorCode.NOT_FOUND, 'Upstream webhook registration not found.');
     if (!current.upstreamWebhookId) {
       throw new DomainError(

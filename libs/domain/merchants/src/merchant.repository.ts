@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService, sqlTemplate } from '#libs/database';
-import { isUuid } from '#libs/ids';
 
 export const MERCHANT_SQL = {
   /**
@@ -58,7 +57,6 @@ export class MerchantRepository {
   }
 
   findById(id: string) {
-    if (!isUuid(id)) return Promise.resolve(null);
     return this.prisma.merchant.findUnique({
       where: { id },
       include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
@@ -80,7 +78,6 @@ export class MerchantRepository {
       subApplicationName?: string | null;
     },
   ): Promise<boolean> {
-    if (!isUuid(id)) return false;
     const remapping = change.subApplicationId !== undefined;
     const { count } = await this.prisma.merchant.updateMany({
       where: { id, ...(remapping ? { consents: { none: {} }, payments: { none: {} } } : {}) },
@@ -103,7 +100,6 @@ export class MerchantRepository {
    * the first `disabledAt`. `false` when there is no such merchant.
    */
   async setDisabled(id: string, disabled: boolean, now = new Date()): Promise<boolean> {
-    if (!isUuid(id)) return false;
     await this.prisma.merchant.updateMany({
       where: { id, disabledAt: disabled ? null : { not: null } },
       data: { disabledAt: disabled ? now : null },
@@ -150,7 +146,6 @@ export class MerchantRepository {
 
   /** Revokes one key of one merchant; false when the merchant has no such key. Revoking twice is harmless. */
   async revokeApiKey(merchantId: string, keyId: string, now = new Date()): Promise<boolean> {
-    if (!isUuid(merchantId) || !isUuid(keyId)) return false;
     const key = await this.prisma.apiKey.findFirst({
       where: { id: keyId, merchantId },
       select: { id: true },
@@ -172,7 +167,6 @@ export class MerchantRepository {
     keyId: string,
     now = new Date(),
   ): Promise<'revoked' | 'missing' | 'last'> {
-    if (!isUuid(keyId)) return 'missing';
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRaw(MERCHANT_SQL.lockMerchant(merchantId));
       const key = await tx.apiKey.findFirst({

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { type Prisma, PrismaService } from '#libs/database';
-import { isUuid } from '#libs/ids';
 
 const FIELDS = {
   id: true,
@@ -35,7 +34,6 @@ export class HostedVrpRequestRepository {
 
   /** The merchant's request (and, for a user session, that user's only); null for anyone else's. */
   find(merchantId: MerchantId, requestId: string, userId?: string): Promise<StoredHostedVrpRequest | null> {
-    if (!isUuid(requestId)) return Promise.resolve(null);
     return this.prisma.hostedVrpRequest.findFirst({
       where: { id: requestId, merchantId, ...(userId ? { userId } : {}) },
       select: FIELDS,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, type Statement } from '#libs/database';
-import { isUuid } from '#libs/ids';
 import { type ParkedRow, PAYMENT_SQL, toPaymentView, toWork } from './payment.statements.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 import { FINAL_PAYMENT_STATUSES } from './payment-status.js';
@@ -68,7 +67,6 @@ export class PaymentRepository {
     paymentId: string,
     userId?: string,
   ): Promise<PaymentView | null> {
-    if (!isUuid(paymentId)) return null;
     const [row] = await this.db.rows({
       ...PAYMENT_SQL.find,
       values: [paymentId, merchantId, userId ?? null],
@@ -204,7 +202,6 @@ export class PaymentRepository {
 
   /** One parked payment, or null (no such payment, or one a check will still move, or final). */
   async findParked(id: string): Promise<ParkedPaymentView | null> {
-    if (!isUuid(id)) return null;
     const [row] = await this.parked(PAYMENT_SQL.parkedOne, 1, id);
     return row ?? null;
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { currentRequestId, JOB_REQUEST_ID_PREFIX, type MerchantId } from '#libs/context';
 import { DatabasePool, queryOn } from '#libs/database';
-import { isUuid, uuidV7 } from '#libs/ids';
+import { uuidV7 } from '#libs/ids';
 import {
   type ClaimedRun,
   type FinishedRun,
@@ -155,7 +155,6 @@ export class SyncRunRepository {
 
   /** A run of the merchant (and of the session's user), or null: another tenant's run is "missing". */
   async findForCaller(merchantId: MerchantId, runId: string, userId?: string): Promise<StoredSyncRun | null> {
-    if (!isUuid(runId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const [row] = await this.database.rows({
       ...SYNC_RUN_SQL.findForCaller,
       values: [runId, merchantId, userId ?? null],
@@ -174,7 +173,6 @@ export class SyncRunRepository {
     beforeId?: string,
     userId?: string,
   ): Promise<{ runs: StoredSyncRun[]; more: boolean } | null> {
-    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     const rows = await this.database.rows({
       ...SYNC_RUN_SQL.pageForAccount,
       values: [accountId, merchantId, limit + 1, beforeId ?? null, userId ?? null],
@@ -195,7 +193,7 @@ export class SyncRunRepository {
   ): Promise<StoredSyncRun[]> {
     return this.database.rows({
       ...SYNC_RUN_SQL.findForTracingLookup,
-      values: [merchantId, id.tracingId, id.runId !== null && isUuid(id.runId) ? id.runId : null, limit],
+      values: [merchantId, id.tracingId, id.runId, limit],
     });
   }
 

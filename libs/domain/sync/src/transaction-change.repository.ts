@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, sqlStatement } from '#libs/database';
-import { isUuid } from '#libs/ids';
 
 /**
  * A place in a user's feed: every change numbered up to `seq` has been read, but of the batch at `seq` (a
@@ -128,7 +127,6 @@ export class TransactionChangeRepository {
     limit: number,
     accountId?: string,
   ): Promise<FeedRow[]> {
-    if (!isUuid(merchantId) || !isUuid(userId) || (accountId !== undefined && !isUuid(accountId))) return [];
     const values = [merchantId, userId, after.seq.toString(), limit, after.afterId ?? WHOLE];
     return this.database.rows(
       accountId === undefined

@@ -3,7 +3,6 @@ import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { copyRows, DatabasePool, isoText, queryOn, ReadCache } from '#libs/database';
 import type { SyncWindow } from '#libs/domain/sync-runs';
-import { isUuid } from '#libs/ids';
 import {
   type AccountTransactionsState,
   CHANGES_COPY,
@@ -154,7 +153,6 @@ export class TransactionRepository {
       limit: number;
     },
   ): Promise<StoredTransactionPage['rows']> {
-    if (!isUuid(merchantId) || !isUuid(accountId)) return [];
     const [op, dir] = query.ascending ? ['>', 'ASC'] : ['<', 'DESC'];
     // Only the conditions asked for, each shape its own prepared statement: a generic plan of
     // `$n IS NULL OR …` could not walk the (account_id, date, id) index and would sort every record.
@@ -203,7 +201,6 @@ export class TransactionRepository {
     accountId: string,
     userId?: string,
   ): Promise<AccountTransactionsState | null> {
-    if (!isUuid(accountId) || !isUuid(merchantId) || (userId !== undefined && !isUuid(userId))) return null;
     // Kept per api process until Postgres notifies a change of the account's transactions (or of anything
     // of the merchant's, which covers the account leaving): a page view then costs no round trip at all.
     return this.cache.read(

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, isoText, type Prisma, PrismaService, ReadCache, sqlStatement } from '#libs/database';
-import { isUuid } from '#libs/ids';
 
 type UserRow = Omit<Prisma.UserGetPayload<object>, 'createdAt' | 'updatedAt'> & {
   createdAt: string;
@@ -39,8 +38,6 @@ export class UserRepository {
 
   /** The user with their merchant's state, for the session check: one indexed read, no join beyond the merchant. */
   findForSession(merchantId: MerchantId, userId: string) {
-    // A malformed id would make Postgres refuse the uuid cast; it simply names no user.
-    if (!isUuid(merchantId) || !isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({
       where: { id: userId, merchantId },
       select: { id: true, merchant: { select: { disabledAt: true } } },
@@ -78,7 +75,6 @@ export class UserRepository {
   }
 
   findById(merchantId: MerchantId, userId: string) {
-    if (!isUuid(merchantId) || !isUuid(userId)) return Promise.resolve(null);
     return this.prisma.user.findFirst({ where: { id: userId, merchantId } });
   }
 
@@ -88,7 +84,6 @@ export class UserRepository {
 
   /** Keyset page in id order (uuid v7, so creation order), one extra row to know whether more follow. */
   async list(merchantId: MerchantId, limit: number, afterId?: string) {
-    if (!isUuid(merchantId) || (afterId !== undefined && !isUuid(afterId))) return { rows: [], more: false };
     // Every dashboard view reads this: kept per process until Postgres notifies a change of the merchant's.
     return this.cache.read(merchantId, `users:${afterId ?? ''}:${limit}`, async () => {
       const rows = await this.database.rows({
@@ -121,7 +116,6 @@ export class UserRepository {
 
   /** Consents, accounts, balances and transactions go with the row (ON DELETE CASCADE). */
   async delete(merchantId: MerchantId, userId: string): Promise<boolean> {
-    if (!isUuid(merchantId) || !isUuid(userId)) return false;
     const { count } = await this.prisma.user.deleteMany({ where: { id: userId, merchantId } });
     this.cache.invalidate(merchantId);
     return count > 0;

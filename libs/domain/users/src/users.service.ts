@@ -3,6 +3,7 @@ import { assertActsFor, type MerchantId, type TenantCaller, tenantOf } from '#li
 import { MerchantRepository } from '#libs/domain/merchants';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
+import { isUuid } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { CredentialRevocations } from '#libs/redis';
 import {
@@ -113,7 +114,8 @@ export class UsersService {
     const merchantId = tenantOf(caller);
     const [byReference, byId] = await Promise.all([
       this.users.findByReference(merchantId, id),
-      this.users.findById(merchantId, id.toLowerCase()),
+      // Anything may be looked up; only a UUID can be a user's id.
+      isUuid(id) ? this.users.findById(merchantId, id.toLowerCase()) : null,
     ]);
     const found = [byReference, byId].filter((row) => row !== null);
     return [...new Map(found.map((row) => [row.id, userView(row)])).values()];
