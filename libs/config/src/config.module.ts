@@ -1,5 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { type AppConfig, loadConfig } from './config.js';
+import type { AppConfig } from './app-config.js';
+import { loadConfig } from './config.js';
 
 /** Injection token for {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,14 +1,10 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { DEV_SECRETS, EnvironmentVariables, LogLevel, NodeEnv } from './env.dto.js';
+import type { AppConfig, EncryptionKey, OtlpProtocol, RedisClusterConfig } from './app-config.js';
+import { DEV_SECRETS, EnvironmentVariables, NodeEnv } from './env.dto.js';
 import { retiredSettingsIn } from './retired-settings.js';
 import { parseTestTuning, TUNING, type Tuning } from './tuning.js';
-
-export interface EncryptionKey {
-  id: string;
-  key: Buffer;
-}
 
 function trustProxyOf(value: string | undefined): false | number | string[] {
   if (!value?.trim()) return false;
@@ -16,101 +12,8 @@ function trustProxyOf(value: string | undefined): false | number | string[] {
   return value.split(',').map((part) => part.trim());
 }
 
-/** The one typed configuration object; built once at boot by {@link loadConfig}. */
-export interface AppConfig {
-  env: NodeEnv;
-  logLevel: LogLevel;
-  api: {
-    host: string;
-    port: number;
-    publicUrl: string;
-    /** Fastify's `trustProxy`: false (none), a hop count, or the trusted addresses and CIDRs. */
-    trustProxy: false | number | string[];
-    adminToken: string;
-    /** Requests per merchant (and per session user) per minute, shared by every api process. */
-    rateLimitPerMinute: number;
-  };
-  database: { url: string; poolMax: number };
-  redis: {
-    url: string;
-    /** Set: a Redis Cluster, and `url` is not used. */
-    cluster: RedisClusterConfig | null;
-    queuePrefix: string;
-  };
-  upstream: {
-    baseUrl: string;
-    applicationId: string;
-    applicationSecret: string;
-    apiVersion: '1' | '2.0-ALPHA';
-    timeoutMs: number;
-  };
-  crypto: {
-    /** The first key encrypts; every key decrypts. */
-    encryptionKeys: EncryptionKey[];
-    signingSecret: string;
-    sessionTtlSeconds: number;
-  };
-  sync: {
-    workerConcurrency: number;
-    /** Account syncs one worker process runs at once (each holds up to two pages of 1,000 records). */
-    syncConcurrency: number;
-    /** How long after a sync an account falls due again (jittered by up to a tenth either way). */
-    intervalMinutes: number;
-  };
-  consents: {
-    /** consent.expiring and the re-authorisation go out this many days before a data consent expires. */
-    refreshDaysBeforeExpiry: number;
-  };
-  metrics: {
-    /** Where the worker serves GET /metrics; port 0: it serves none. */
-    workerHost: string;
-    workerPort: number;
-  };
-  /**
-   * OpenTelemetry tracing; null: off, and nothing of the SDK is loaded. On when OTEL_EXPORTER_OTLP_ENDPOINT
-   * is set. The exporter reads the headers, timeout and compression from OpenTelemetry's own variables.
-   */
-  tracing: {
-    /** The OTLP encoding, as OpenTelemetry's own protocol variables name it (otlpProtocolOf). */
-    protocol: OtlpProtocol;
-    /** OTEL_SERVICE_NAME; null: the app's own name. */
-    serviceName: string | null;
-  } | null;
-  demo: {
-    /** The demo merchant app's URL when it runs (GET / on the api links to it); null otherwise. */
-    publicUrl: string | null;
-    /** Where the demo merchant app listens (it serves itself at publicUrl, else http://localhost:port). */
-    port: number;
-  };
-  retention: {
-    eventDays: number;
-    auditDays: number;
-    syncRunsPerAccount: number;
-  };
-  events: {
-    /** Register our receiver for the root application at api start, unless one is still registered. */
-    upstreamAutoRegister: boolean;
-    /** Event jobs (fan-out, deliveries) one worker process runs at once: mostly waiting on endpoints. */
-    concurrency: number;
-    /** How long a delivery is retried before it is marked failed. */
-    deliveryRetryHours: number;
-    allowPrivateEndpoints: boolean;
-  };
-  /** The sandbox's root application is the upstream one: `upstream.applicationId` and `applicationSecret`. */
-  sandbox: {
-    host: string;
-    port: number;
-    publicUrl: string;
-    adminToken: string;
-    /** Null: state lives in memory only. */
-    dataDir: string | null;
-  };
-  demoMerchantApiKey: string | null;
-  /** The fixed cadences, sizes and protocol values (tuning.ts); only tests change them (TEST_TUNING). */
-  tuning: Tuning;
-  /** Removed settings the environment still sets (ignored; the api and the worker warn at boot). */
-  retiredSettings: string[];
-}
+/** The names of every setting, for `.env.example` checks and docs. */
+export const SETTING_NAMES: readonly string[] = Object.keys(new EnvironmentVariables());
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -131,14 +34,6 @@ function describe(errors: ValidationError[]): string[] {
         : `${e.property}: ${message} (got ${JSON.stringify(e.value)})`,
     ),
   );
-}
-
-/** A Redis Cluster's seed nodes, and the credentials and TLS every node shares. */
-export interface RedisClusterConfig {
-  nodes: { host: string; port: number }[];
-  password?: string;
-  username?: string;
-  tls: boolean;
 }
 
 function parseClusterNodes(raw: string): RedisClusterConfig {
@@ -164,9 +59,8 @@ function parseKeys(raw: string): EncryptionKey[] {
  * blank line in `.env` falls back to the default instead of failing obscurely.
  */
 export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
-  const known = Object.keys(new EnvironmentVariables());
   const plain: Record<string, string> = {};
-  for (const name of known) {
+  for (const name of SETTING_NAMES) {
     const value = source[name];
     if (value !== undefined && value !== '') plain[name] = value;
   }
@@ -175,10 +69,25 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const problems = describe(
     validateSync(env, { whitelist: true, forbidUnknownValues: true, stopAtFirstError: true }),
   );
+  problems.push(...urlProblems(env, problems));
+  const keys = problems.some((p) => p.startsWith('ENCRYPTION_KEYS')) ? [] : parseKeys(env.ENCRYPTION_KEYS);
+  if (keys.some((k) => k.key.length !== 32)) problems.push('ENCRYPTION_KEYS: every key must be 32 bytes');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length)
+    problems.push('ENCRYPTION_KEYS: key ids must be unique');
+  const production = env.NODE_ENV === NodeEnv.Production;
+  if (production) problems.push(...productionProblems(env, source));
+  const testTuning = testTuningOf(env, source, problems);
+  const { protocol, problem } = otlpProtocolOf(source);
+  if (problem && env.OTEL_EXPORTER_OTLP_ENDPOINT) problems.push(problem);
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+  return configOf(env, source, { keys, production, testTuning, protocol });
+}
 
-  // The regexes above check the scheme; the URL parser checks the rest (a stray bracket, a bad port).
+/** The regexes of env.dto.ts check the scheme; the URL parser checks the rest (a stray bracket, a bad port). */
+function urlProblems(env: EnvironmentVariables, found: string[]): string[] {
+  const problems: string[] = [];
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) {
-    if (problems.some((p) => p.startsWith(name))) continue;
+    if (found.some((p) => p.startsWith(name))) continue;
     try {
       const url = new URL(env[name]);
       if (name === 'REDIS_URL' && !/^\/?\d*$/.test(url.pathname))
@@ -187,41 +96,53 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       problems.push(`${name}: not a valid URL`);
     }
   }
+  return problems;
+}
 
-  const keys = problems.some((p) => p.startsWith('ENCRYPTION_KEYS')) ? [] : parseKeys(env.ENCRYPTION_KEYS);
-  if (keys.some((k) => k.key.length !== 32)) problems.push('ENCRYPTION_KEYS: every key must be 32 bytes');
-  if (new Set(keys.map((k) => k.id)).size !== keys.length)
-    problems.push('ENCRYPTION_KEYS: key ids must be unique');
-
-  const production = env.NODE_ENV === NodeEnv.Production;
-  if (production) {
-    for (const [name, devValue] of Object.entries(DEV_SECRETS)) {
-      // The demo key's default is not in force in production (see demoMerchantApiKey): only an explicit one counts.
-      const value =
-        name === 'DEMO_MERCHANT_API_KEY'
-          ? source.DEMO_MERCHANT_API_KEY
-          : (env as unknown as Record<string, string | undefined>)[name];
-      if (value === devValue || (name === 'ENCRYPTION_KEYS' && value?.includes(devValue))) {
-        problems.push(`${name}: the development default must not be used when NODE_ENV=production`);
-      }
-    }
-    if (!env.UPSTREAM_BASE_URL) problems.push('UPSTREAM_BASE_URL: required when NODE_ENV=production');
-  }
-  // A test's shorter cadences (libs/testing's tuned()); never a deployment's: its values are the code's.
-  let testTuning: Partial<Tuning> = {};
-  if (source.TEST_TUNING) {
-    if (env.NODE_ENV !== NodeEnv.Test) {
-      problems.push('TEST_TUNING: read only when NODE_ENV=test (the tuning of a deployment is fixed)');
-    } else {
-      const parsed = parseTestTuning(source.TEST_TUNING);
-      problems.push(...parsed.problems);
-      testTuning = parsed.tuning;
+/** In production, no development default of a secret, and a real upstream. */
+function productionProblems(env: EnvironmentVariables, source: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  for (const [name, devValue] of Object.entries(DEV_SECRETS)) {
+    // The demo key's default is not in force in production (see demoMerchantApiKey): only an explicit one counts.
+    const value =
+      name === 'DEMO_MERCHANT_API_KEY'
+        ? source.DEMO_MERCHANT_API_KEY
+        : (env as unknown as Record<string, string | undefined>)[name];
+    if (value === devValue || (name === 'ENCRYPTION_KEYS' && value?.includes(devValue))) {
+      problems.push(`${name}: the development default must not be used when NODE_ENV=production`);
     }
   }
-  const { protocol, problem } = otlpProtocolOf(source);
-  if (problem && env.OTEL_EXPORTER_OTLP_ENDPOINT) problems.push(problem);
-  if (problems.length > 0) throw new ConfigValidationError(problems);
+  if (!env.UPSTREAM_BASE_URL) problems.push('UPSTREAM_BASE_URL: required when NODE_ENV=production');
+  return problems;
+}
 
+/** A test's shorter cadences (libs/testing's tuned()); never a deployment's: its values are the code's. */
+function testTuningOf(
+  env: EnvironmentVariables,
+  source: Record<string, string | undefined>,
+  problems: string[],
+): Partial<Tuning> {
+  if (!source.TEST_TUNING) return {};
+  if (env.NODE_ENV !== NodeEnv.Test) {
+    problems.push('TEST_TUNING: read only when NODE_ENV=test (the tuning of a deployment is fixed)');
+    return {};
+  }
+  const parsed = parseTestTuning(source.TEST_TUNING);
+  problems.push(...parsed.problems);
+  return parsed.tuning;
+}
+
+/** The validated environment as the typed object: one line per setting. */
+function configOf(
+  env: EnvironmentVariables,
+  source: Record<string, string | undefined>,
+  {
+    keys,
+    production,
+    testTuning,
+    protocol,
+  }: { keys: EncryptionKey[]; production: boolean; testTuning: Partial<Tuning>; protocol: OtlpProtocol },
+): AppConfig {
   return {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
@@ -292,8 +213,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   };
 }
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
-
 /**
  * The OTLP encoding, from OpenTelemetry's standard variables (the traces one over the general one; default
  * http/protobuf), as its specification defines them: not settings of ours, but read here because the
@@ -317,6 +236,3 @@ function otlpProtocolOf(source: Record<string, string | undefined>): {
 function tracingOf(env: EnvironmentVariables, protocol: OtlpProtocol): AppConfig['tracing'] {
   return env.OTEL_EXPORTER_OTLP_ENDPOINT ? { protocol, serviceName: env.OTEL_SERVICE_NAME ?? null } : null;
 }
-
-/** The names of every setting, for `.env.example` checks and docs. */
-export const SETTING_NAMES: readonly string[] = Object.keys(new EnvironmentVariables());

@@ -1,3 +1,4 @@
+export type * from './app-config.js';
 export * from './config.js';
 export * from './config.module.js';
 export { LogLevel, NodeEnv } from './env.dto.js';

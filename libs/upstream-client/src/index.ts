@@ -1,6 +1,6 @@
 export * from './upstream-client.factory.js';
 export * from './upstream-paging.iterator.js';
-export { DEFAULT_BREAKER, SERVICE_BREAKER, type BreakerOptions } from './upstream.breakers.js';
+export { DEFAULT_BREAKER, SERVICE_BREAKER, type BreakerOptions } from './upstream-breaker.js';
 export { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.js';
 export * from './upstream.client.js';
 export * from './upstream.error.js';
@@ -10,5 +10,5 @@ export {
   type BodyLimits,
   type CallOptions,
   type ConsentCallOptions,
-} from './upstream.transport.js';
+} from './upstream-request.js';
 export type * from './upstream.types.js';

@@ -2,17 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
-import { type BreakerOptions, DEFAULT_BREAKER } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
-import {
-  type BodyLimits,
-  type CallOptions,
-  DEFAULT_BODY_LIMITS,
-  type RequestSpec,
-  type SendOptions,
-  UpstreamTransport,
-} from './upstream.transport.js';
+import { UpstreamTransport } from './upstream.transport.js';
 import type {
   ApiVersion,
   ConsentsQuery,
@@ -21,6 +13,14 @@ import type {
   UpstreamPage,
   UpstreamResult,
 } from './upstream.types.js';
+import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
+import {
+  type BodyLimits,
+  type CallOptions,
+  DEFAULT_BODY_LIMITS,
+  type RequestSpec,
+  type SendOptions,
+} from './upstream-request.js';
 import { DEFAULT_RETRY, type RetryMode, type RetryOptions } from './upstream-resilience.policy.js';
 
 export interface UpstreamClientOptions {

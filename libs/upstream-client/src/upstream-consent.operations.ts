@@ -1,9 +1,3 @@
-import {
-  type CallOptions,
-  type ConsentCallOptions,
-  segment,
-  type SendOptions,
-} from './upstream.transport.js';
 import type {
   AccountAuthorisationRequest,
   AuthorisationResponse,
@@ -15,6 +9,7 @@ import type {
 } from './upstream.types.js';
 import { asPage, consentsQuery, UpstreamClientBase } from './upstream-client.base.js';
 import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+import { type CallOptions, type ConsentCallOptions, segment, type SendOptions } from './upstream-request.js';
 
 /** The upstream's authorisations and consents (spec §4.1, §4.8): the first of the client's operation groups. */
 export abstract class UpstreamConsentOperations extends UpstreamClientBase {

@@ -1,9 +1,3 @@
-import {
-  type ConsentCallOptions,
-  type RequestSpec,
-  segment,
-  type SendOptions,
-} from './upstream.transport.js';
 import type {
   Account,
   Balances,
@@ -19,6 +13,7 @@ import type {
 import { asPage, type CursorPagingQuery, offsetQuery } from './upstream-client.base.js';
 import { UpstreamConsentOperations } from './upstream-consent.operations.js';
 import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+import { type ConsentCallOptions, type RequestSpec, segment, type SendOptions } from './upstream-request.js';
 
 /** The upstream's financial data (spec §4.2): accounts, balances, transactions, statements, beneficiaries. */
 export abstract class UpstreamDataOperations extends UpstreamConsentOperations {

@@ -1,4 +1,3 @@
-import { type CallOptions, type ConsentCallOptions, segment } from './upstream.transport.js';
 import type {
   AuthorisationResponse,
   HostedVrpRequest,
@@ -16,6 +15,7 @@ import type {
   VrpPaymentRequest,
 } from './upstream.types.js';
 import { UpstreamDataOperations } from './upstream-data.operations.js';
+import { type CallOptions, type ConsentCallOptions, segment } from './upstream-request.js';
 
 /** The upstream's payments: single payments, variable recurring payments (§4.3) and hosted VRP requests (§4.6). */
 export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {

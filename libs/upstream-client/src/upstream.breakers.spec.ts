@@ -1,15 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertProperty } from '#libs/testing';
-import {
-  type BreakerOptions,
-  Breakers,
-  type BreakerTicket,
-  DEFAULT_BREAKER,
-  judge,
-  SERVICE_BREAKER,
-} from './upstream.breakers.js';
+import { Breakers, type BreakerTicket } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
+import { type BreakerOptions, DEFAULT_BREAKER, judge, SERVICE_BREAKER } from './upstream-breaker.js';
 
 const error = (init: Partial<ConstructorParameters<typeof UpstreamError>[1]>, cause?: unknown) =>
   new UpstreamError('x', { kind: 'UNAVAILABLE', shape: 'standard', retryable: true, ...init, cause });

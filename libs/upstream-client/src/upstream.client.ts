@@ -1,4 +1,3 @@
-import { type CallOptions, segment } from './upstream.transport.js';
 import type {
   Application,
   ApplicationsQuery,
@@ -18,6 +17,7 @@ import type {
 } from './upstream.types.js';
 import { asPage } from './upstream-client.base.js';
 import { UpstreamPaymentOperations } from './upstream-payment.operations.js';
+import { type CallOptions, segment } from './upstream-request.js';
 
 export { type CursorPagingQuery, RETRY_RULES, type UpstreamClientOptions } from './upstream-client.base.js';
 
