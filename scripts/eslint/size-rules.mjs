@@ -21,10 +21,8 @@ export const LONG_FILES = {
   'scripts/db-migration.mjs': TO_SPLIT,
   'apps/api/console/merchant-endpoints.js': `the console's screens become one view of small functions (issue 60)`,
   'apps/sandbox/src/webhooks/webhook-delivery.service.ts': TO_SPLIT,
-  'apps/sandbox/src/data/transaction-ledger.ts': TO_SPLIT,
-  'libs/domain/consents/src/consent-lifecycle.service.ts': TO_SPLIT,
-  'libs/domain/consents/src/consent-state.repository.ts': TO_SPLIT,
-  'libs/domain/consents/src/embedded-consents.service.ts': TO_SPLIT,
+  'libs/domain/consents/src/consent-state.repository.ts':
+    "the one owner of a consent's status: every transition and its event in one file, by design",
   'libs/domain/inbox/src/upstream-webhook-registration.service.ts': TO_SPLIT,
   'libs/merchant-sdk/src/connect/bff-connect.element.ts': TO_SPLIT,
 };
@@ -56,8 +54,6 @@ export const LONG_FUNCTIONS = {
   'apps/sandbox/src/core/consents.store.ts': TO_SPLIT,
   'libs/domain/accounts/src/account-placement.repository.ts': TO_SPLIT,
   'libs/domain/consents/src/consent-authoriser.service.ts': TO_SPLIT,
-  'libs/domain/consents/src/consent-lifecycle.service.ts': TO_SPLIT,
-  'libs/domain/consents/src/embedded-consents.service.ts': TO_SPLIT,
   'libs/domain/consents/src/redirect-consents.service.ts': TO_SPLIT,
   'libs/domain/events/src/event-delivery.service.ts': TO_SPLIT,
   'libs/domain/payments/src/hosted-vrp-requests.service.ts': TO_SPLIT,

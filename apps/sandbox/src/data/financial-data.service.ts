@@ -25,8 +25,8 @@ import {
   type Window,
   windowOf,
 } from './paging.js';
+import type { SandboxAccount } from './sandbox-account.js';
 import { pageData } from './transaction-json.js';
-import type { SandboxAccount } from './transaction-ledger.js';
 import { listBody, REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 /** Each financial-data operation: the institution feature it needs, and the consent scopes that allow it. */

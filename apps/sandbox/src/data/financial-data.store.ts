@@ -25,8 +25,9 @@ import {
 import { generateAccounts } from './fixture-generator.js';
 import { Lru } from './lru.cache.js';
 import { CursorCodec } from './paging.js';
+import { generatedIdOf, type SandboxAccount } from './sandbox-account.js';
 import { stableUuid } from './seeded-random.js';
-import { generatedIdOf, type SandboxAccount, TransactionLedger } from './transaction-ledger.js';
+import { TransactionLedger } from './transaction-ledger.js';
 
 /**
  * Account sets kept, per (user and institution, sandbox day): their facts, day patterns and overlays,

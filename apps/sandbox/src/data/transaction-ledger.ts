@@ -1,45 +1,17 @@
 import type { BalanceSummary } from './balance-summary.js';
 import type { AccountPlan } from './fixture-accounts.js';
 import {
-  type AccountFixture,
   ADMIN_SEQ_BASE,
   DAY_MS,
   dayNumberOf,
   type SandboxTransaction,
   SEQ_PER_DAY,
-  type TransactionStatus,
 } from './fixture-catalogue.js';
 import { dayTransactions, generatedTransactionId } from './fixture-generator.js';
 import type { Window } from './paging.js';
+import type { LedgerTotals, RecordChange } from './sandbox-account.js';
 
 export const ALL_TIME: Window = { fromMs: -Infinity, beforeMs: Infinity };
-
-/** What the control API may change on a transaction; the id changes when a pending one books. */
-export interface RecordChange {
-  id: string;
-  status?: TransactionStatus;
-  amountMinor?: number;
-  description?: string;
-  reference?: string;
-  timeMs?: number;
-}
-
-export interface LedgerTotals {
-  count: number;
-  bookedMinor: number;
-  pendingMinor: number;
-  oldestMs?: number;
-  newestMs?: number;
-}
-
-export interface SandboxAccount extends AccountFixture {
-  ledger: TransactionLedger;
-  /** The id the account was generated with, when the bank lists it under another (per-consent ids). */
-  generatedId?: string;
-}
-
-/** The id an account's generated data and control-API changes are kept under, whatever it is listed as. */
-export const generatedIdOf = (account: SandboxAccount): string => account.generatedId ?? account.id;
 
 /** Never written to: the shared empty state of a ledger without overlay. */
 const EMPTY = new Map<never, never>();

@@ -1,7 +1,7 @@
 import { fromMinor, type Published } from '../core/index.js';
 import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './fixture-catalogue.js';
+import { generatedIdOf, type SandboxAccount } from './sandbox-account.js';
 import { transactionHash } from './seeded-random.js';
-import { generatedIdOf, type SandboxAccount } from './transaction-ledger.js';
 
 /* The upstream's wire forms of the fixture records: amounts stay integer minor units until here (core/money). */
 

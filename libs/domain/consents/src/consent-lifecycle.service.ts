@@ -12,9 +12,9 @@ import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
+import { BATCH, byQueryLength, eachBatch, inParallel } from './lifecycle-batches.js';
 
 const DAY_MS = 86_400_000;
-const BATCH = 500;
 const MIN_UUID = '00000000-0000-0000-0000-000000000000';
 /** Upstream calls in flight at once: re-authorisations and reconciliation stay polite to the rate limit. */
 const PARALLEL_CALLS = 4;
@@ -54,34 +54,6 @@ export interface Reconciliation {
   pollsResumed: number;
 }
 
-/** The query parameter each listed user id takes (`filter[applicationUserId]=`, and its `&`). */
-const PER_ID_CHARS = '&filter[applicationUserId]='.length;
-
-/** Ids grouped so that each group's query string (every id with its parameter name) stays within `chars`. */
-function byQueryLength(ids: string[], chars: number): string[][] {
-  const groups: string[][] = [];
-  let length = chars;
-  for (const id of ids) {
-    const cost = encodeURIComponent(id).length + PER_ID_CHARS;
-    if (length + cost > chars) {
-      groups.push([]);
-      length = 0;
-    }
-    groups.at(-1)!.push(id);
-    length += cost;
-  }
-  return groups;
-}
-
-async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) await task(items[next++]);
-    }),
-  );
-}
-
 /**
  * The consent lifecycle (a data consent lasts at most 90 days): the expiry scan warns before the end and
  * asks the bank to re-authorise, and expires what is past due; reconciliation applies what the bank
@@ -111,7 +83,7 @@ export class ConsentLifecycleService {
       reauthorisationsFailed: 0,
       userPresentLinks: 0,
     };
-    await this.eachBatch<LifecycleConsent>(
+    await eachBatch<LifecycleConsent>(
       (after) => this.lifecycle.pastExpiry(now, after, BATCH),
       async (batch) => {
         result.expired += await this.expiry.expire(
@@ -120,26 +92,9 @@ export class ConsentLifecycleService {
         );
       },
     );
-    // The callback's signed state is good for CONSENT_STATE_TTL_SECONDS: after it (and a margin, as for a
-    // single payment), nothing can authorise the consent any more.
-    const abandonedBefore = new Date(now.getTime() - (CONSENT_STATE_TTL_SECONDS + 300) * 1000);
-    await this.eachBatch<LifecycleConsent>(
-      (after) => this.lifecycle.abandonedVrp(abandonedBefore, after?.id ?? MIN_UUID, BATCH),
-      async (batch) => {
-        for (const consent of batch) {
-          const ended = await this.state.markFailed(
-            tenantOfRecord(consent),
-            consent.id,
-            ConsentStatus.Expired,
-            'AUTHORISATION_ABANDONED',
-            'The user did not authorise the VRP consent in time.',
-          );
-          if (ended.applied) result.abandoned += 1;
-        }
-      },
-    );
+    result.abandoned = await this.abandonVrp(now);
     const cutoff = new Date(now.getTime() + this.config.consents.refreshDaysBeforeExpiry * DAY_MS);
-    await this.eachBatch<LifecycleConsent>(
+    await eachBatch<LifecycleConsent>(
       (after) => this.lifecycle.expiringSoon(now, cutoff, after, BATCH),
       async (batch) => {
         result.warned += (
@@ -151,27 +106,57 @@ export class ConsentLifecycleService {
         ).size;
         // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
         const redirect = batch.filter((c) => c.flow === 'REDIRECT');
-        await inParallel(redirect, PARALLEL_CALLS, async (consent) => {
-          const tenant = tenantOfRecord(consent);
-          if (!(await this.expiry.claimReauthorisation(tenant, consent.id, now, cutoff))) return;
-          try {
-            const how = await this.renewal.reauthoriseBeforeExpiry(tenant, consent.id);
-            if (how === 'asked') result.reauthorisationsRequested += 1;
-            else result.userPresentLinks += 1;
-          } catch (err) {
-            // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
-            await this.expiry.releaseReauthorisation(tenant, consent.id);
-            result.reauthorisationsFailed += 1;
-            this.logger.warn(
-              { err, consentId: consent.id },
-              'consent lifecycle: re-authorisation before expiry failed',
-            );
-          }
-        });
+        await inParallel(redirect, PARALLEL_CALLS, (consent) =>
+          this.reauthorise(consent, now, cutoff, result),
+        );
       },
     );
     this.logger.info({ ...result }, 'consent expiry scan');
     return result;
+  }
+
+  /**
+   * VRP consents never authorised: the callback's signed state is good for CONSENT_STATE_TTL_SECONDS, and
+   * after it (and a margin, as for a single payment) nothing can authorise the consent any more.
+   */
+  private async abandonVrp(now: Date): Promise<number> {
+    let abandoned = 0;
+    const abandonedBefore = new Date(now.getTime() - (CONSENT_STATE_TTL_SECONDS + 300) * 1000);
+    await eachBatch<LifecycleConsent>(
+      (after) => this.lifecycle.abandonedVrp(abandonedBefore, after?.id ?? MIN_UUID, BATCH),
+      async (batch) => {
+        for (const consent of batch) {
+          const ended = await this.state.markFailed(
+            tenantOfRecord(consent),
+            consent.id,
+            ConsentStatus.Expired,
+            'AUTHORISATION_ABANDONED',
+            'The user did not authorise the VRP consent in time.',
+          );
+          if (ended.applied) abandoned += 1;
+        }
+      },
+    );
+    return abandoned;
+  }
+
+  /** Asks the bank to re-authorise one redirect consent before it expires, once across workers. */
+  private async reauthorise(consent: LifecycleConsent, now: Date, cutoff: Date, result: ExpiryScan) {
+    const tenant = tenantOfRecord(consent);
+    if (!(await this.expiry.claimReauthorisation(tenant, consent.id, now, cutoff))) return;
+    try {
+      const how = await this.renewal.reauthoriseBeforeExpiry(tenant, consent.id);
+      if (how === 'asked') result.reauthorisationsRequested += 1;
+      else result.userPresentLinks += 1;
+    } catch (err) {
+      // The next scan tries again; consent.expiring has gone out already, so the merchant knows.
+      await this.expiry.releaseReauthorisation(tenant, consent.id);
+      result.reauthorisationsFailed += 1;
+      this.logger.warn(
+        { err, consentId: consent.id },
+        'consent lifecycle: re-authorisation before expiry failed',
+      );
+    }
   }
 
   async reconcile(now = this.clock.now()): Promise<Reconciliation> {
@@ -206,7 +191,7 @@ export class ConsentLifecycleService {
   private async resumeEmbeddedPolls(now: Date): Promise<number> {
     let resumed = 0;
     const movedBefore = new Date(now.getTime() - EMBEDDED_POLL_LOST_MS);
-    await this.eachBatch<{ id: string; merchantId: string }>(
+    await eachBatch<{ id: string; merchantId: string }>(
       (after) => this.lifecycle.awaitingEmbeddedOutcome(movedBefore, after?.id ?? MIN_UUID, BATCH),
       async (batch) => {
         await inParallel(batch, PARALLEL_CALLS, async ({ id, merchantId }) => {
@@ -300,19 +285,5 @@ export class ConsentLifecycleService {
     }
     await this.lifecycle.markReconciled(tenant, consent.id, now);
     return outcome;
-  }
-
-  /** Keyset-paged: each batch read after the last row of the one before, until one comes back short. */
-  private async eachBatch<T>(
-    read: (after: T | undefined) => Promise<T[]>,
-    handle: (batch: T[]) => Promise<void>,
-  ): Promise<void> {
-    let after: T | undefined;
-    for (;;) {
-      const batch = await read(after);
-      if (batch.length > 0) await handle(batch);
-      if (batch.length < BATCH) return;
-      after = batch[batch.length - 1];
-    }
   }
 }

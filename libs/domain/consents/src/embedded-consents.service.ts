@@ -16,34 +16,17 @@ import { consentNotFound, userNotFound, wrongState } from './consent.errors.js';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
-import {
-  canTransition,
-  ConsentStatus,
-  FINAL_FAILURE_STATUSES,
-  parseConsentStatus,
-} from './consent-status.js';
+import { canTransition, ConsentStatus, parseConsentStatus } from './consent-status.js';
 import { accountTermsAt } from './consent-terms.js';
-
-export interface CreateEmbeddedConsentInput {
-  institutionId: string;
-  /** Sent straight to the upstream; never stored, never logged. */
-  credentials: { id: string; password: string };
-  scopes?: string[];
-}
-
-export interface EmbeddedConsentView {
-  id: string;
-  status: string;
-  institutionId: string;
-  scaMethods?: { id: string; type: string | null; description: string | null }[];
-  expiresAt?: string;
-}
+import {
+  type CreateEmbeddedConsentInput,
+  type EmbeddedConsentView,
+  embeddedView,
+  isFinalFailure,
+} from './embedded-consent.views.js';
 
 /** How long the bank may take after the SCA code, and how often we ask meanwhile. */
 export const EMBEDDED_POLL = { deadlineMs: 120_000, firstDelayMs: 500, maxDelayMs: 5_000 };
-
-const isFinalFailure = (status: string | undefined): status is ConsentStatus =>
-  (FINAL_FAILURE_STATUSES as readonly (string | undefined)[]).includes(status);
 
 /**
  * The embedded flow: the user's bank credentials go straight upstream, the SCA method and code follow,
@@ -113,21 +96,7 @@ export class EmbeddedConsentsService {
       flow: 'EMBEDDED',
     });
     const status = await this.afterStep(tenant, consent, created, subApplication);
-    return {
-      id: consent.id,
-      status,
-      institutionId: consent.institutionId,
-      ...(status === ConsentStatus.AwaitingScaMethod
-        ? {
-            scaMethods: (created.scaMethods ?? []).map((m) => ({
-              id: m.id,
-              type: m.type ?? null,
-              description: m.description ?? null,
-            })),
-          }
-        : {}),
-      ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
-    };
+    return embeddedView(consent, created, status);
   }
 
   async selectScaMethod(
@@ -181,13 +150,7 @@ export class EmbeddedConsentsService {
         return { status: stored.applied ? ConsentStatus.Authorised : (stored.found ?? 'GONE') };
       }
       if (isFinalFailure(upstream.status)) {
-        await this.fail(
-          merchantId,
-          consent,
-          upstream.status,
-          `EMBEDDED_${upstream.status}`,
-          'The institution ended the authorisation',
-        );
+        await this.endedByBank(merchantId, consent, upstream.status);
         return { status: upstream.status };
       }
       if (Date.now() + delay > deadline) {
@@ -247,13 +210,7 @@ export class EmbeddedConsentsService {
         })
       ).data;
       if (isFinalFailure(status)) {
-        await this.fail(
-          merchantId,
-          consent,
-          status,
-          `EMBEDDED_${status}`,
-          'The institution ended the authorisation',
-        );
+        await this.endedByBank(merchantId, consent, status);
       }
     } catch {
       // Best effort: the step's own failure is what the caller is told about.
@@ -273,13 +230,7 @@ export class EmbeddedConsentsService {
       return stored.applied ? status : (stored.found ?? consent.status);
     }
     if (isFinalFailure(status)) {
-      await this.fail(
-        merchantId,
-        consent,
-        status,
-        `EMBEDDED_${status}`,
-        'The institution ended the authorisation',
-      );
+      await this.endedByBank(merchantId, consent, status);
       return status;
     }
     if (status !== consent.status) {
@@ -307,6 +258,17 @@ export class EmbeddedConsentsService {
       });
     }
     return status;
+  }
+
+  /** The bank ended the authorisation (rejected, failed, expired): the consent fails with its word. */
+  private endedByBank(merchantId: MerchantId, consent: StoredConsent, status: ConsentStatus) {
+    return this.fail(
+      merchantId,
+      consent,
+      status,
+      `EMBEDDED_${status}`,
+      'The institution ended the authorisation',
+    );
   }
 
   private async fail(

@@ -1,0 +1,50 @@
+/* How the consent lifecycle walks many consents: in keyset batches, a few calls at a time. */
+
+/** Rows a lifecycle batch reads at once. */
+export const BATCH = 500;
+
+/** The query parameter each listed user id takes (`filter[applicationUserId]=`, and its `&`). */
+const PER_ID_CHARS = '&filter[applicationUserId]='.length;
+
+/** Ids grouped so that each group's query string (every id with its parameter name) stays within `chars`. */
+export function byQueryLength(ids: string[], chars: number): string[][] {
+  const groups: string[][] = [];
+  let length = chars;
+  for (const id of ids) {
+    const cost = encodeURIComponent(id).length + PER_ID_CHARS;
+    if (length + cost > chars) {
+      groups.push([]);
+      length = 0;
+    }
+    groups.at(-1)!.push(id);
+    length += cost;
+  }
+  return groups;
+}
+
+export async function inParallel<T>(
+  items: T[],
+  width: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await task(items[next++]);
+    }),
+  );
+}
+
+/** Keyset-paged: each batch read after the last row of the one before, until one comes back short. */
+export async function eachBatch<T>(
+  read: (after: T | undefined) => Promise<T[]>,
+  handle: (batch: T[]) => Promise<void>,
+): Promise<void> {
+  let after: T | undefined;
+  for (;;) {
+    const batch = await read(after);
+    if (batch.length > 0) await handle(batch);
+    if (batch.length < BATCH) return;
+    after = batch[batch.length - 1];
+  }
+}
