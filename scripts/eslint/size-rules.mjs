@@ -20,7 +20,6 @@ export const LONG_FILES = {
   'scripts/dev.mjs': `the README's two commands and their set-up steps; ${TO_SPLIT}`,
   'scripts/db-migration.mjs': TO_SPLIT,
   'apps/api/console/merchant-endpoints.js': `the console's screens become one view of small functions (issue 60)`,
-  'apps/sandbox/src/webhooks/webhook-delivery.service.ts': TO_SPLIT,
   'libs/domain/consents/src/consent-state.repository.ts':
     "the one owner of a consent's status: every transition and its event in one file, by design",
   'libs/domain/inbox/src/upstream-webhook-registration.service.ts': TO_SPLIT,

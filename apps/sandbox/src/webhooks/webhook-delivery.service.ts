@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { webhookHeaders } from '#libs/crypto';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
   ResetRegistryService,
@@ -8,58 +7,21 @@ import {
   type SandboxEvent,
   SandboxEvents,
 } from '../core/index.js';
+import { postSigned } from './webhook.sender.js';
 import { notificationTypesFor } from './webhook-categories.catalog.js';
+import {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  type DeliveredEventPayload,
+  type DeliveryRecord,
+  type DeliveryTarget,
+  type PublishOptions,
+  type RetryPolicy,
+} from './webhook-delivery.types.js';
 import { WebhooksStore } from './webhooks.store.js';
 
-/** Real time between attempts: attempt 1 at once, then one retry per entry; give up after the last. */
-export const DEFAULT_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000] as const;
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000;
 /** The delivery log keeps the most recent deliveries only, so a long-running sandbox stays bounded. */
 const MAX_LOGGED_DELIVERIES = 1_000;
-const USER_AGENT = 'aggregation-sandbox-webhooks/1.0';
-
-export interface RetryPolicy {
-  delaysMs: number[];
-  timeoutMs: number;
-}
-
-/** What a receiver gets as the JSON body of a delivery. */
-export interface DeliveredEventPayload {
-  id: string;
-  /** The webhook category; for a notification subscription, its eventTypeId. */
-  type: string;
-  createdAt: string;
-  applicationId: string;
-  data: Record<string, unknown>;
-  /** A webhook's registration metadata, copied on every delivery (as the upstream documents). */
-  metadata?: Record<string, string>;
-}
-
-export interface DeliveryAttempt {
-  attempt: number;
-  url: string;
-  startedAt: string;
-  /** The `webhook-timestamp` header sent. */
-  webhookTimestamp: number;
-  statusCode?: number;
-  error?: string;
-  durationMs: number;
-}
-
-export type DeliveryTarget =
-  { kind: 'webhook'; webhookId: string } | { kind: 'notification'; eventTypeId: string };
-
-export interface DeliveryRecord {
-  id: string;
-  eventId: string;
-  eventType: string;
-  applicationId: string;
-  target: DeliveryTarget;
-  state: 'pending' | 'delivered' | 'failed' | 'cancelled';
-  createdAt: string;
-  nextAttemptAt?: string;
-  attempts: DeliveryAttempt[];
-}
 
 interface Delivery {
   record: DeliveryRecord;
@@ -68,20 +30,6 @@ interface Delivery {
   attemptCount: number;
   generation: number;
   timer?: NodeJS.Timeout;
-}
-
-export interface PublishOptions {
-  /** Deliver the same event (same id) twice to every target, as an at-least-once sender may. */
-  duplicate?: boolean;
-  /** Shift the `webhook-timestamp` header, to test a receiver's tolerance. */
-  timestampOffsetSeconds?: number;
-}
-
-function describeError(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -311,47 +259,21 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     url: string,
     secrets: string[],
   ): Promise<{ ok: boolean; statusCode?: number }> {
-    const { record, body } = delivery;
-    const startedMs = Date.now();
-    // The signature's timestamp is transport time, the wall clock, as a real sender's would be: moving the
-    // sandbox clock (to expire consents) must not make every receiver refuse its webhooks as future-dated.
-    const timestampSeconds = Math.max(0, Math.floor(Date.now() / 1000) + delivery.timestampOffsetSeconds);
-    const headers: Record<string, string> =
-      secrets.length > 0
-        ? { ...webhookHeaders({ id: record.eventId, timestampSeconds, body, secrets }) }
-        : { 'webhook-id': record.eventId, 'webhook-timestamp': String(timestampSeconds) };
-    const attempt: DeliveryAttempt = {
-      attempt: delivery.attemptCount,
-      url,
-      startedAt: this.clock.now().toISOString(),
-      webhookTimestamp: timestampSeconds,
-      durationMs: 0,
-    };
-    const controller = new AbortController();
-    this.inflight.add(controller);
-    const timeoutMs = this.policy.timeoutMs;
-    const timeout = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers },
-        body,
-        redirect: 'manual',
-        signal: controller.signal,
-      });
-      // Drain the answer so the connection is released (bounded by the same timeout).
-      await response.arrayBuffer().catch(() => undefined);
-      attempt.statusCode = response.status;
-      return { ok: response.status >= 200 && response.status < 300, statusCode: response.status };
-    } catch (error) {
-      attempt.error = controller.signal.aborted ? `timeout after ${timeoutMs} ms` : describeError(error);
-      return { ok: false };
-    } finally {
-      clearTimeout(timeout);
-      this.inflight.delete(controller);
-      attempt.durationMs = Date.now() - startedMs;
-      record.attempts.push(attempt);
-    }
+    const { ok, statusCode, attempt } = await postSigned(
+      {
+        url,
+        eventId: delivery.record.eventId,
+        body: delivery.body,
+        secrets,
+        timestampOffsetSeconds: delivery.timestampOffsetSeconds,
+        attempt: delivery.attemptCount,
+        startedAt: this.clock.now().toISOString(),
+        timeoutMs: this.policy.timeoutMs,
+      },
+      this.inflight,
+    );
+    delivery.record.attempts.push(attempt);
+    return { ok, statusCode };
   }
 
   private stopAll(): void {
