@@ -88,7 +88,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
   const subMerchant = async () => {
     const subApplicationId = await createSandboxSubApplication(stack.sandbox.url, api.config);
     const { merchant } = await createMerchant(api, { subApplicationId });
-    return { merchantId: merchant.id, subApplicationId };
+    return { merchantId: merchant.id, merchantName: merchant.name, subApplicationId };
   };
 
   /** What `action` stored: its result and the one secret it added to those that verify. */
@@ -125,6 +125,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
     expect(registration).toMatchObject({
       applicationId: root,
       merchantId: null,
+      merchantName: null,
       upstreamWebhookId: expect.any(String),
       categories: categoryNames,
       callbackUrl: receiverUrl,
@@ -155,11 +156,12 @@ describe('api: operator routes registering our receiver with the upstream', () =
   });
 
   it("registers a merchant's sub-application with the header and its own applicationId; a merchant without one gets the root", async () => {
-    const { merchantId, subApplicationId } = await subMerchant();
+    const { merchantId, merchantName, subApplicationId } = await subMerchant();
     const registration = await register({ merchantId, categories: ['payment.state.success'] });
     expect(registration).toMatchObject({
       applicationId: subApplicationId,
       merchantId,
+      merchantName,
       categories: ['payment.state.success'],
       callbackUrl: 'http://localhost:3000/v1/webhooks/upstream',
     });

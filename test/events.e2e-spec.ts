@@ -524,6 +524,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       const seen = await stack.operator.get('/admin/event-endpoints');
       expect(seen.body.data.find((e: { id: string }) => e.id === created.id)).toMatchObject({
         merchantId: other.merchant.merchant.id,
+        merchantName: other.merchant.merchant.name,
         disabledReason: disabled.disabledReason,
       });
 

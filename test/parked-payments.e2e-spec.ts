@@ -115,6 +115,7 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
     expect(view).toEqual({
       id: parked.id,
       merchantId: tenant.merchant.merchant.id,
+      merchantName: tenant.merchant.merchant.name,
       kind: 'SINGLE',
       status: 'SUBMITTING',
       amount: { amount: '10.00', currency: 'GBP' },

@@ -56,19 +56,3 @@ export async function page(path, cursor) {
   const answer = await get(cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
   return { items: answer.data, nextCursor: answer.meta?.nextCursor ?? null };
 }
-
-/**
- * Every item of an admin list, page after page: for the names a screen shows (merchants' names by id),
- * not for a list a person reads. At most 100 pages, so a broken cursor cannot loop for ever.
- */
-export async function all(path) {
-  const items = [];
-  let cursor;
-  for (let pages = 0; pages < 100; pages += 1) {
-    const next = await page(path, cursor);
-    items.push(...next.items);
-    cursor = next.nextCursor;
-    if (!cursor) break;
-  }
-  return items;
-}

@@ -1,7 +1,7 @@
 // One merchant, from the operator's side: its name and frontend origins, its upstream sub-application,
 // and its API keys (the list, issuing one shown once, revoking one). Also what the merchants' list
 // borrows for on-boarding.
-import { all, del, get, patch, post } from './api.js';
+import { del, get, page, patch, post } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
 import { errorText, h, loadInto, submitting, when } from './ui.js';
 
@@ -43,8 +43,9 @@ export function merchantScreen(main, id) {
   const title = h('h1', {}, 'Merchant');
   const details = h('div', { id: 'merchant-details' });
   const subApplication = h('div', { id: 'merchant-sub-application-part' });
-  // The upstream's sub-applications, offered as suggestions: asked once per screen, not on every save.
-  const known = all('/admin/upstream/applications?limit=100');
+  // The upstream's first 100 sub-applications, offered as suggestions: asked once per screen, not on every
+  // save, and never all of them (any other id can be typed; the upstream is asked whether it knows it).
+  const known = page('/admin/upstream/applications?limit=100');
   // Read where the form is drawn; a screen that never draws it must not leave the failure unhandled.
   known.catch(() => undefined);
   const keys = h('div', { id: 'merchant-keys' });
@@ -154,11 +155,14 @@ export function merchantScreen(main, id) {
       'Asking the upstream for its sub-applications…',
     );
     void known.then(
-      (applications) => {
+      ({ items: applications, nextCursor }) => {
         suggestions.replaceChildren(...applications.map((a) => h('option', { value: a.id }, a.name ?? a.id)));
-        offered.textContent = applications.length
-          ? `The upstream lists ${applications.length} sub-application${applications.length === 1 ? '' : 's'}: the field suggests them by id and name.`
-          : 'The upstream lists no sub-application.';
+        const count = `${applications.length} sub-application${applications.length === 1 ? '' : 's'}`;
+        offered.textContent = !applications.length
+          ? 'The upstream lists no sub-application.'
+          : nextCursor
+            ? `The field suggests the upstream's first ${count} by id and name; type any other id.`
+            : `The upstream lists ${count}: the field suggests them by id and name.`;
       },
       (error) => {
         offered.textContent = `Could not ask the upstream for its sub-applications; type the id. ${errorText(error)}`;

@@ -1,7 +1,7 @@
 // What the operator watches: links to the queue board and the dashboard, consent counts and what expires
 // without being renewed, merchants' failing event endpoints, and the upstream receiver with its
 // categories. Read only.
-import { all, get } from './api.js';
+import { get } from './api.js';
 import { h, loadInto, plain, section, table, when } from './ui.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -72,21 +72,9 @@ export function overviewScreen(main) {
     });
   };
 
-  // The merchants' names, for the lists that name merchants by id; a list still shows without them. Each
-  // list waits for them inside its own load, so that every load starts with the screen (and the live
-  // region's "Loaded" comes once, after all of them).
-  let known = new Map();
-  const names = all('/admin/merchants?limit=100')
-    .then((merchants) => (known = new Map(merchants.map((m) => [m.id, m.name]))))
-    .catch(() => undefined);
-  const withNames = (path) => async () => {
-    await names;
-    return (await get(path)).data;
-  };
-
   void loadInto(receiver, {
     what: 'the upstream receiver',
-    load: withNames('/admin/upstream/webhooks'),
+    load: async () => (await get('/admin/upstream/webhooks')).data,
     empty: 'No webhook is registered with the upstream: its events do not reach the api.',
     render: (registrations) => {
       const current = registrations.filter((r) => !r.retiredAt);
@@ -102,7 +90,7 @@ export function overviewScreen(main) {
           'Registrations with the upstream',
           ['For', 'Our address', 'Categories', 'Upstream status', 'Since', 'Retired'],
           registrations.map((r) => [
-            r.merchantId ? `Merchant ${known.get(r.merchantId) ?? r.merchantId}` : 'The root application',
+            r.merchantId ? `Merchant ${r.merchantName}` : 'The root application',
             h('code', {}, r.callbackUrl),
             r.categories.length ? r.categories.join(', ') : 'Every category',
             r.status ?? 'Not known',
@@ -127,14 +115,14 @@ export function overviewScreen(main) {
 
   void loadInto(troubled, {
     what: "the merchants' failing endpoints",
-    load: withNames('/admin/event-endpoints'),
+    load: async () => (await get('/admin/event-endpoints')).data,
     empty: "No merchant's event endpoint is failing or turned off.",
     render: (endpoints) =>
       table(
         'Failing event endpoints',
         ['Merchant', 'Address', 'Failing since', 'Turned off', 'Why'],
         endpoints.map((e) => [
-          known.get(e.merchantId) ?? e.merchantId,
+          e.merchantName,
           h('code', {}, e.url),
           when(e.failingSince),
           when(e.disabledAt),

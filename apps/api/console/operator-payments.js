@@ -1,12 +1,11 @@
 // The operator's parked payments: those no status check will move any more, each settled by a person
 // once the bank said what became of it.
-import { all, page, post } from './api.js';
+import { page, post } from './api.js';
 import { errorText, h, pagedInto, when } from './ui.js';
 
 export function parkedScreen(main) {
   const list = h('div', { id: 'parked-list' });
   const status = h('p', { role: 'status' });
-  const names = new Map();
 
   const refresh = () =>
     pagedInto(list, {
@@ -26,7 +25,7 @@ export function parkedScreen(main) {
       ],
       row: (payment) => [
         when(payment.createdAt),
-        names.get(payment.merchantId) ?? payment.merchantId,
+        payment.merchantName,
         payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
         h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
         payment.status === 'SUBMITTING'
@@ -94,9 +93,5 @@ export function parkedScreen(main) {
     status,
     h('section', {}, h('h2', {}, 'Waiting for a person'), list),
   );
-  // The merchants' names; the list names merchants by id.
-  void all('/admin/merchants?limit=100')
-    .then((merchants) => merchants.forEach((m) => names.set(m.id, m.name)))
-    .catch(() => undefined)
-    .finally(() => void refresh());
+  void refresh();
 }

@@ -25,6 +25,7 @@ export class AdminEventEndpointsController {
     const endpoints = (await this.endpoints.troubled()).map((e) => ({
       id: e.id,
       merchantId: e.merchantId,
+      merchantName: e.merchantName,
       url: e.url,
       types: e.types,
       createdAt: e.createdAt.toISOString(),

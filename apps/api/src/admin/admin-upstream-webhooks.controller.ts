@@ -33,6 +33,7 @@ function view(registration: UpstreamWebhookView): UpstreamWebhookOutput {
     id: registration.id,
     applicationId: registration.applicationId,
     merchantId: registration.merchantId,
+    merchantName: registration.merchant?.name ?? null,
     upstreamWebhookId: registration.upstreamWebhookId,
     categories: registration.categories,
     callbackUrl: registration.callbackUrl,

@@ -154,14 +154,20 @@ export class EventEndpointRepository {
   }
 
   /** Every merchant's endpoints that are disabled or failing, for the operator: the most troubled first. */
-  async listTroubled(limit: number): Promise<(EventEndpointView & { merchantId: string })[]> {
+  async listTroubled(
+    limit: number,
+  ): Promise<(EventEndpointView & { merchantId: string; merchantName: string })[]> {
     const rows = await this.prisma.eventEndpoint.findMany({
       where: { OR: [{ disabledAt: { not: null } }, { failingSince: { not: null } }] },
-      select: { ...VIEW, merchantId: true },
+      select: { ...VIEW, merchantId: true, merchant: { select: { name: true } } },
       orderBy: [{ failingSince: 'asc' }, { id: 'asc' }],
       take: limit,
     });
-    return rows.map((row) => ({ ...toView(row), merchantId: row.merchantId }));
+    return rows.map(({ merchant, ...row }) => ({
+      ...toView(row),
+      merchantId: row.merchantId,
+      merchantName: merchant.name,
+    }));
   }
 
   /** Deletes the endpoint and its delivery log. */

@@ -8,6 +8,8 @@ export interface UpstreamWebhookView {
   id: string;
   applicationId: string;
   merchantId: string | null;
+  /** Its merchant as it is now, so a list names it without reading every merchant; null for the root. */
+  merchant: { name: string } | null;
   upstreamWebhookId: string | null;
   categories: string[];
   callbackUrl: string;
@@ -43,6 +45,7 @@ const VIEW = {
   id: true,
   applicationId: true,
   merchantId: true,
+  merchant: { select: { name: true } },
   upstreamWebhookId: true,
   categories: true,
   callbackUrl: true,

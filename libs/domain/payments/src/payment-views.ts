@@ -24,6 +24,8 @@ export interface PaymentView {
 export interface ParkedPaymentView {
   id: string;
   merchantId: string;
+  /** The merchant's name as it is now, so a list names it without reading every merchant. */
+  merchantName: string;
   kind: 'SINGLE' | 'VRP';
   status: string;
   amount: { amount: string; currency: string };

@@ -218,6 +218,7 @@ export class PaymentRepository {
     return rows.map((r) => ({
       id: r.id,
       merchantId: r.merchant_id,
+      merchantName: r.merchant_name,
       kind: r.kind,
       status: r.status,
       amount: { amount: r.amount, currency: r.currency },

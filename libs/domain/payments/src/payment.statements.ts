@@ -128,6 +128,7 @@ const NEXT_CHECK = `now() + least(greatest((now() - created_at) / 4, make_interv
 export interface ParkedRow {
   id: string;
   merchant_id: string;
+  merchant_name: string;
   kind: ParkedPaymentView['kind'];
   status: string;
   amount: string;
@@ -142,16 +143,17 @@ export interface ParkedRow {
 const parked = (filter: string) =>
   sqlStatement<ParkedRow>(
     undefined,
-    `SELECT p.id, p.merchant_id, p.kind::text AS kind, p.status,
+    `SELECT p.id, p.merchant_id, m.name AS merchant_name, p.kind::text AS kind, p.status,
           ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
           p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
           ${isoText('p.created_at')} AS created_at
-        FROM payments p
+        FROM payments p JOIN merchants m ON m.id = p.merchant_id
         WHERE ${PARKED_PAYMENT('p')} ${filter}
         ORDER BY p.id LIMIT $1`,
     {
       id: 'string',
       merchant_id: 'string',
+      merchant_name: 'string',
       kind: 'string',
       status: 'string',
       amount: 'string',

@@ -4,6 +4,7 @@ import { MoneyOutput } from '../../common/outputs/money.output.js';
 export class ParkedPaymentOutput {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) merchantId: string;
+  @ApiProperty({ description: 'The merchant’s name as it is now' }) merchantName: string;
   @ApiProperty({ enum: ['SINGLE', 'VRP'] }) kind: 'SINGLE' | 'VRP';
   @ApiProperty({ description: 'Not final: SUBMITTING (a repeated send was refused) or the last status seen' })
   status: string;

@@ -6,6 +6,12 @@ export class UpstreamWebhookOutput {
   applicationId!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Null: the root application' })
   merchantId!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The merchant’s name as it is now; null: the root application',
+  })
+  merchantName!: string | null;
   @ApiProperty({ type: String, nullable: true, description: "The upstream's webhook id" })
   upstreamWebhookId!: string | null;
   @ApiProperty({ type: [String] }) categories!: string[];
