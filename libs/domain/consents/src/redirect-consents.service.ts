@@ -83,22 +83,18 @@ export class RedirectConsentsService {
     // A consent asked to be short would be suspended by its first scan: only when the merchant says so.
     const window = this.config.consents.refreshDaysBeforeExpiry * 86_400_000;
     const autoReauthorise = input.autoReauthorise ?? expiresAt.getTime() - Date.now() > window;
-    // Kept (sealed) for a renewal with the user present: the address is theirs at that moment, not now.
-    const psuIds =
-      psu.id || psu.corporateId
-        ? this.vault.seal(JSON.stringify({ id: psu.id, corporateId: psu.corporateId }), id)
-        : undefined;
+    const psuIds = this.sealedPsuIds(psu, id);
 
-    let created;
-    try {
-      created = await this.upstream.createAccountAuthorisation(
-        { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
-        { subApplication: user.merchant.subApplicationId ?? undefined, psu },
-      );
-    } catch (error) {
-      throw mapUpstreamFailure(error, { field: 'institutionId' });
-    }
-    const authorisation = created.data;
+    const authorisation = (
+      await this.upstream
+        .createAccountAuthorisation(
+          { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
+          { subApplication: user.merchant.subApplicationId ?? undefined, psu },
+        )
+        .catch((error: unknown) => {
+          throw mapUpstreamFailure(error, { field: 'institutionId' });
+        })
+    ).data;
     // Without the bank's page the user has nowhere to go: the merchant is told, as for a renewal.
     const authorisationUrl = authorisation.authorisationUrl;
     if (!authorisationUrl) {
@@ -130,6 +126,13 @@ export class RedirectConsentsService {
       ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
       autoReauthorise,
     };
+  }
+
+  /** The user's PSU ids, kept sealed for a renewal with the user present: their address is theirs then, not now. */
+  private sealedPsuIds(psu: PsuHeaders, consentId: string) {
+    return psu.id || psu.corporateId
+      ? this.vault.seal(JSON.stringify({ id: psu.id, corporateId: psu.corporateId }), consentId)
+      : undefined;
   }
 
   /**

@@ -7,7 +7,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
-import type { AttemptExchange } from './delivery-views.js';
+import type { AttemptExchange, DeliveryWork } from './delivery-views.js';
 import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
 import { EventDeliveryMetrics } from './event-delivery.metrics.js';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
@@ -102,6 +102,11 @@ export class EventDeliveryService implements OnModuleDestroy {
       this.metrics.delivered(work.eventCreatedAt, at);
       return { outcome: 'delivered' };
     }
+    return this.failed(work, result.exchange, at);
+  }
+
+  /** A failed attempt: retried on the backoff until the event is too old, then given up. */
+  private async failed(work: DeliveryWork, exchange: AttemptExchange, at: Date): Promise<DeliveryOutcome> {
     const deadline = work.eventCreatedAt.getTime() + this.config.events.deliveryRetryHours * 3_600_000;
     const retryAt = new Date(
       at.getTime() + retryDelayMs(work.attempts + 1, this.config.tuning.eventDeliveryBackoffSeconds),
@@ -109,7 +114,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     const giveUp = retryAt.getTime() > deadline;
     const recorded = await this.deliveries.recordAttempt(work.id, work.attempts, {
       at,
-      exchange: result.exchange,
+      exchange,
       delivered: false,
       nextAttemptAt: giveUp ? null : retryAt,
     });
@@ -118,7 +123,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     if (giveUp) {
       this.logger.warn(
         {
-          deliveryId,
+          deliveryId: work.id,
           endpointId: work.endpointId,
           eventId: work.event.id,
           eventRequestId: work.eventRequestId,

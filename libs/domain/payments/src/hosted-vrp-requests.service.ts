@@ -44,6 +44,21 @@ const userNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.
  * from the request's result the first time the request is read after. Payments under it are then made
  * as under a sweeping consent: POST /v1/vrp/consents/{consentId}/payments.
  */
+const wire = (money: Money) => wireAmount(money.amount, money.currency);
+
+/** The checked limits as the hosted request sends them: its one periodic limit, amounts as JSON numbers. */
+function hostedControl(
+  control: StoredControlParameters,
+  periodicLimit: HostedVrpRequestInput['controlParameters']['periodicLimit'],
+) {
+  return {
+    maxAmountPerPayment: wire(control.maxAmountPerPayment),
+    periodicLimit: { frequency: periodicLimit.frequency, totalMaxAmount: wire(periodicLimit.totalMaxAmount) },
+    validFrom: control.validFrom,
+    ...(control.validTo ? { validTo: control.validTo } : {}),
+  };
+}
+
 @Injectable()
 export class HostedVrpRequestsService {
   constructor(
@@ -70,7 +85,6 @@ export class HostedVrpRequestsService {
       payee: wirePayee(input.payee),
       ...(input.reference ? { reference: input.reference } : {}),
     };
-    const wire = (money: Money) => wireAmount(money.amount, money.currency);
     const subApplication = user.merchant.subApplicationId ?? undefined;
     let created;
     try {
@@ -79,15 +93,7 @@ export class HostedVrpRequestsService {
           {
             applicationUserId: user.applicationUserId,
             institutionIdentifiers: { institutionId: input.institutionId },
-            controlParameters: {
-              maxAmountPerPayment: wire(control.maxAmountPerPayment),
-              periodicLimit: {
-                frequency: periodicLimit.frequency,
-                totalMaxAmount: wire(periodicLimit.totalMaxAmount),
-              },
-              validFrom: control.validFrom,
-              ...(control.validTo ? { validTo: control.validTo } : {}),
-            },
+            controlParameters: hostedControl(control, periodicLimit),
             initiationDetails,
             redirectUrl: input.redirectUrl,
             // The redirect goes to the merchant's page, which must never hold a consent token; we take
