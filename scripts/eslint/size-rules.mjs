@@ -22,7 +22,6 @@ export const LONG_FILES = {
   'apps/api/console/merchant-endpoints.js': `the console's screens become one view of small functions (issue 60)`,
   'libs/domain/consents/src/consent-state.repository.ts':
     "the one owner of a consent's status: every transition and its event in one file, by design",
-  'libs/domain/inbox/src/upstream-webhook-registration.service.ts': TO_SPLIT,
   'libs/merchant-sdk/src/connect/bff-connect.element.ts': TO_SPLIT,
 };
 

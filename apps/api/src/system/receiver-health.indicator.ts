@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { UpstreamWebhookRegistrationService } from '#libs/domain/inbox';
+import { UpstreamReceiverCheckService } from '#libs/domain/inbox';
 
 /** An object type, not an interface: Terminus takes it as its indicator's open record. */
 type ReceiverState = {
@@ -30,7 +30,7 @@ export class ReceiverHealthIndicator {
 
   constructor(
     private readonly indicators: HealthIndicatorService,
-    private readonly registrations: UpstreamWebhookRegistrationService,
+    private readonly registrations: UpstreamReceiverCheckService,
   ) {}
 
   async check(key = 'upstreamWebhooks'): Promise<HealthIndicatorResult> {

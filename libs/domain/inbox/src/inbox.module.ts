@@ -6,6 +6,7 @@ import { InboundEventRepository } from './inbound-event.repository.js';
 import { InboxRetentionService } from './inbox-retention.service.js';
 import { InboxStatsRepository } from './inbox-stats.repository.js';
 import { InboxSweeperService } from './inbox-sweeper.service.js';
+import { UpstreamReceiverCheckService } from './upstream-receiver-check.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
 import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
 import { WebhookReceiverService } from './webhook-receiver.service.js';
@@ -16,6 +17,7 @@ import { WebhookReceiverService } from './webhook-receiver.service.js';
   providers: [
     UpstreamWebhookRepository,
     UpstreamWebhookRegistrationService,
+    UpstreamReceiverCheckService,
     InboundEventRepository,
     WebhookReceiverService,
     FanOutService,
@@ -26,6 +28,7 @@ import { WebhookReceiverService } from './webhook-receiver.service.js';
   exports: [
     UpstreamWebhookRepository,
     UpstreamWebhookRegistrationService,
+    UpstreamReceiverCheckService,
     WebhookReceiverService,
     FanOutService,
     InboxSweeperService,

@@ -4,6 +4,8 @@ export * from './inbox-retention.service.js';
 export * from './inbox-stats.repository.js';
 export * from './inbox-sweeper.service.js';
 export * from './inbox.module.js';
+export * from './upstream-receiver-check.service.js';
 export * from './upstream-webhook-registration.service.js';
+export * from './upstream-webhook.answers.js';
 export * from './upstream-webhook.repository.js';
 export * from './webhook-receiver.service.js';

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { webhookSecretKey } from '#libs/crypto';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -13,6 +12,15 @@ import {
   UpstreamError,
   type WebhookCategory,
 } from '#libs/upstream-client';
+import {
+  callOptionsFor,
+  failedAt,
+  type MigrationReport,
+  type MigrationStep,
+  type MigrationStepName,
+  webhookSecretOf,
+  webhookStatusOf,
+} from './upstream-webhook.answers.js';
 import { UpstreamWebhookRepository, type UpstreamWebhookView } from './upstream-webhook.repository.js';
 
 /** Where a registration goes: the root application, or the sub-application of a merchant. */
@@ -30,26 +38,13 @@ export interface WebhookRegistrationRequest {
   callbackUrl?: string;
 }
 
-export type MigrationStepName = 'list-subscriptions' | 'delete-subscription' | 'list-categories' | 'register';
-
-export interface MigrationStep {
-  step: MigrationStepName;
-  target?: string;
-  outcome: 'done' | 'skipped' | 'failed';
-  detail?: string;
-}
-
-export interface MigrationReport {
-  applicationId: string;
-  steps: MigrationStep[];
-  registration?: UpstreamWebhookView;
-}
-
 /** The most the upstream accepts as a reset's `delay` (the sandbox refuses more than a day). */
 export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
 
-/** Applications whose registration readiness asks the upstream about at the same time. */
-const RECEIVER_CHECKS_AT_ONCE = 4;
+/** An upstream failure as the API answers it. */
+const rethrowMapped = (error: unknown): never => {
+  throw mapUpstreamFailure(error);
+};
 
 /**
  * Registers our webhook receiver with the upstream (upstream spec §4.7, 5.6, 6), for the root application or a
@@ -71,20 +66,13 @@ export class UpstreamWebhookRegistrationService {
   }
 
   async categories(): Promise<WebhookCategory[]> {
-    try {
-      return (await this.upstream.getWebhookCategories()).data.categories;
-    } catch (error) {
-      throw mapUpstreamFailure(error);
-    }
+    const { data } = await this.upstream.getWebhookCategories().catch(rethrowMapped);
+    return data.categories;
   }
 
   async register(app: WebhookApplication, request: WebhookRegistrationRequest = {}) {
-    let categories = request.categories;
-    try {
-      categories ??= await this.offered(this.applicationIdOf(app));
-    } catch (error) {
-      throw mapUpstreamFailure(error);
-    }
+    const categories =
+      request.categories ?? (await this.offered(this.applicationIdOf(app)).catch(rethrowMapped));
     return this.registerWith(app, categories, this.callbackUrl(request));
   }
 
@@ -97,34 +85,9 @@ export class UpstreamWebhookRegistrationService {
     app: WebhookApplication,
   ): Promise<{ registration: UpstreamWebhookView; created: boolean }> {
     const applicationId = this.applicationIdOf(app);
-    let existing: UpstreamWebhookView | undefined;
-    try {
-      existing = await this.stillRegistered(applicationId, this.callbackUrl({}));
-    } catch (error) {
-      throw mapUpstreamFailure(error);
-    }
+    const existing = await this.stillRegistered(applicationId, this.callbackUrl({})).catch(rethrowMapped);
     if (existing) return { registration: existing, created: false };
     return { registration: await this.register(app), created: true };
-  }
-
-  /**
-   * The applications (the root one as UPSTREAM_APPLICATION_ID) that hold consents but whose receiver the
-   * upstream does not list: none of ours is current, or the upstream no longer has it (deleted there, a
-   * sandbox that forgot it). What the upstream lists is the truth, not our table: one list call per
-   * application that has a current registration, a few at a time. An upstream failure (or `signal`) is
-   * thrown: the caller cannot tell then.
-   */
-  async applicationsWithoutReceiver(options: { signal?: AbortSignal } = {}): Promise<string[]> {
-    const applications = await this.registrations.applicationsHoldingConsents(this.rootId);
-    const missing = new Set<string>();
-    const queue = [...applications];
-    const worker = async () => {
-      for (let applicationId = queue.shift(); applicationId; applicationId = queue.shift()) {
-        if (!(await this.receiverListed(applicationId, options.signal))) missing.add(applicationId);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(RECEIVER_CHECKS_AT_ONCE, queue.length) }, worker));
-    return applications.filter((id) => missing.has(id));
   }
 
   /**
@@ -161,8 +124,8 @@ export class UpstreamWebhookRegistrationService {
       upstreamWebhookId,
       categories: reset.categories ?? current.categories,
       callbackUrl: reset.callbackUrl?.main?.url ?? current.callbackUrl,
-      secret: this.secretOf(reset),
-      status: this.statusOf(reset) ?? current.status,
+      secret: webhookSecretOf(reset),
+      status: webhookStatusOf(reset) ?? current.status,
     };
     return this.registrations.store(input);
   }
@@ -236,9 +199,8 @@ export class UpstreamWebhookRegistrationService {
     return app.subApplicationId ?? this.rootId;
   }
 
-  /** Spec 6.3: every call for a sub-application carries the `sub-application` header. */
   private optionsFor(applicationId: string): CallOptions {
-    return applicationId === this.rootId ? {} : { subApplication: applicationId };
+    return callOptionsFor(applicationId, this.rootId);
   }
 
   private async offered(applicationId: string): Promise<string[]> {
@@ -248,20 +210,6 @@ export class UpstreamWebhookRegistrationService {
 
   private callbackUrl(request: WebhookRegistrationRequest): string {
     return request.callbackUrl ?? publicRouteUrl(this.config.api.publicUrl, 'upstreamWebhook');
-  }
-
-  /**
-   * Whether the upstream lists one of the application's current registrations of ours: by its webhook id,
-   * or, for a registration the upstream gave no id, by its callback URL.
-   */
-  private async receiverListed(applicationId: string, signal?: AbortSignal): Promise<boolean> {
-    const ours = await this.registrations.listActive(applicationId);
-    if (ours.length === 0) return false;
-    const { data } = await this.upstream.listWebhooks({ ...this.optionsFor(applicationId), signal });
-    const listed = data.active ?? [];
-    const ids = new Set(listed.map((w) => w.id));
-    const urls = new Set(listed.map((w) => w.callbackUrl?.main?.url));
-    return ours.some((r) => (r.upstreamWebhookId ? ids.has(r.upstreamWebhookId) : urls.has(r.callbackUrl)));
   }
 
   /** Our current registration for this callback, if the upstream still lists its webhook. */
@@ -301,8 +249,8 @@ export class UpstreamWebhookRegistrationService {
         upstreamWebhookId: typeof registered.id === 'string' ? registered.id : null,
         categories: registered.categories ?? categories,
         callbackUrl: registered.callbackUrl?.main?.url ?? callbackUrl,
-        secret: this.secretOf(registered),
-        status: this.statusOf(registered),
+        secret: webhookSecretOf(registered),
+        status: webhookStatusOf(registered),
       });
       this.logger.info(
         { registrationId: view.id, applicationId, upstreamWebhookId: view.upstreamWebhookId },
@@ -322,48 +270,4 @@ export class UpstreamWebhookRegistrationService {
       throw error;
     }
   }
-
-  private secretOf({ webhookSecret }: RegisteredWebhook): string {
-    if (typeof webhookSecret !== 'string' || webhookSecret === '') {
-      throw new DomainError(
-        ErrorCode.UPSTREAM_UNAVAILABLE,
-        'The upstream answered without a webhook secret.',
-      );
-    }
-    // The scheme's own check (base64, optionally whsec_): a secret it cannot use would verify nothing.
-    try {
-      webhookSecretKey(webhookSecret);
-    } catch {
-      throw new DomainError(
-        ErrorCode.UPSTREAM_UNAVAILABLE,
-        'The upstream answered with a webhook secret the signature scheme cannot use.',
-      );
-    }
-    return webhookSecret;
-  }
-
-  private statusOf(webhook: RegisteredWebhook): string | null {
-    return typeof webhook.status === 'string' ? webhook.status.slice(0, 32) : null;
-  }
-}
-
-/** The failure of a migration step as the API answers it: the usual mapping, plus the run so far. */
-function failedAt(
-  steps: MigrationStep[],
-  step: MigrationStepName,
-  target: string | undefined,
-  error: unknown,
-): unknown {
-  // The registration itself arrives mapped already (its refusals are the operator's input).
-  const mapped = mapUpstreamFailure(error);
-  if (!(mapped instanceof DomainError)) return mapped;
-  steps.push({ step, ...(target ? { target } : {}), outcome: 'failed', detail: mapped.message });
-  const report = steps.map((s, i) => ({
-    field: `steps[${i}]`,
-    issue: `${s.step}${s.target ? ` ${s.target}` : ''}: ${s.outcome}${s.detail ? ` (${s.detail})` : ''}`,
-  }));
-  return new DomainError(mapped.code, `Migration stopped at step ${step}: ${mapped.message}`, {
-    ...mapped.extra,
-    details: [...(mapped.extra.details ?? []), ...report],
-  });
 }
