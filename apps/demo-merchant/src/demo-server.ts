@@ -29,17 +29,8 @@ function refuse(reply: FastifyReply, error: unknown) {
   return reply.code(error.status || 502).send({ error: { code, message, tracingId } });
 }
 
-/**
- * The demo merchant's backend: it serves the frontend, and does the few things only a merchant's own
- * backend may do with its API key: list and create customers, and mint a customer's session token. The
- * page does everything else itself, with that session, against the BFF (as a real merchant frontend).
- */
-export function createDemoServer(options: DemoOptions): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
-  const dir = publicDir();
-  // The backend's client: the merchant API key never leaves this process.
-  const bff = createBffClient({ baseUrl: options.apiUrl, token: options.merchantApiKey });
-
+/** The page: its modules and style as files, and index.html with the SDK's import map written into it. */
+function servePage(app: FastifyInstance, dir: string): void {
   // The page's modules and style; index.html is served apart, with the import map written into it.
   void app.register(fastifyStatic, {
     root: dir,
@@ -61,6 +52,20 @@ export function createDemoServer(options: DemoOptions): FastifyInstance {
   app.get('/', (_request, reply) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page),
   );
+}
+
+/**
+ * The demo merchant's backend: it serves the frontend, and does the few things only a merchant's own
+ * backend may do with its API key: list and create customers, and mint a customer's session token. The
+ * page does everything else itself, with that session, against the BFF (as a real merchant frontend).
+ */
+export function createDemoServer(options: DemoOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
+  const dir = publicDir();
+  // The backend's client: the merchant API key never leaves this process.
+  const bff = createBffClient({ baseUrl: options.apiUrl, token: options.merchantApiKey });
+
+  servePage(app, dir);
 
   // No icon: an empty answer rather than a 404 in every browser's console.
   app.get('/favicon.ico', (_request, reply) => reply.code(204).send());

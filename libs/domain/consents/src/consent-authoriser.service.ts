@@ -43,6 +43,12 @@ export function expiryOf(
  * (bound to the row id) with the upstream's terms and the accounts placed under the consent, due for a
  * sync; then their first sync is requested at once.
  */
+/** A payment consent lasts as long as the bank says (a VRP consent's validTo was asked for at creation). */
+function storedExpiry(authorised: Consent, consent: StoredConsent, authorizedAt: Date): Date | null {
+  if (consent.kind === 'ACCOUNT') return expiryOf(authorised, consent, authorizedAt);
+  return authorised.expiresAt ? new Date(authorised.expiresAt) : consent.expiresAt;
+}
+
 @Injectable()
 export class ConsentAuthoriserService {
   constructor(
@@ -69,13 +75,7 @@ export class ConsentAuthoriserService {
     // A payment consent has no accounts to read or sync: its token is all there is to keep.
     const listed =
       consent.kind === 'ACCOUNT' ? await this.fetchAccounts(consent, token, subApplication) : null;
-    // A payment consent lasts as long as the bank says (a VRP consent's validTo was asked for at creation).
-    const expiresAt =
-      consent.kind === 'ACCOUNT'
-        ? expiryOf(authorised, consent, authorizedAt)
-        : authorised.expiresAt
-          ? new Date(authorised.expiresAt)
-          : consent.expiresAt;
+    const expiresAt = storedExpiry(authorised, consent, authorizedAt);
     const terms = {
       ...this.vault.seal(token, consent.id),
       authorizedAt,
@@ -110,12 +110,7 @@ export class ConsentAuthoriserService {
       result = await this.state.markAuthorised(merchantId, consent.id, terms);
     }
     if (result.applied && consent.kind === 'ACCOUNT') {
-      await this.scheduleExpiry(merchantId, consent.id, expiresAt);
-      // The first sync of every account, at once (they are also due now, for the dispatcher to catch).
-      const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
-      await this.syncs.requestInitial(
-        accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
-      );
+      await this.startReading(merchantId, consent, expiresAt);
     } else if (!result.applied) {
       // Revoked (or otherwise settled) while the bank was answering: the newer state stands.
       this.logger.warn(
@@ -124,6 +119,16 @@ export class ConsentAuthoriserService {
       );
     }
     return result;
+  }
+
+  /** An authorised data consent: its expiry scheduled, and the first sync of every account asked for at once. */
+  private async startReading(merchantId: MerchantId, consent: StoredConsent, expiresAt: Date | null) {
+    await this.scheduleExpiry(merchantId, consent.id, expiresAt);
+    // They are also due now, for the dispatcher to catch should this request be lost.
+    const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
+    await this.syncs.requestInitial(
+      accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
+    );
   }
 
   /**

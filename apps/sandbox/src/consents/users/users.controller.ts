@@ -83,6 +83,24 @@ export class UsersController {
     const operations = body.map((item, index) =>
       validateAs(UserPatchOperationDto, item, { prefix: `[${index}]` }),
     );
+    const next = this.patched(ctx, user, operations);
+    const renamed = next.applicationUserId !== user.applicationUserId;
+    // The bank's data stays the user's: seeded by the name it had (FinancialDataStore.seedOf).
+    if (renamed) next.dataKey ??= FinancialDataStore.userKeyOf({ ...user, userUuid: user.uuid });
+    this.users.update(next);
+    if (renamed || next.referenceId !== user.referenceId) {
+      // Consents show their user's references, so they follow the user's new ones.
+      for (const record of this.flows.list(ctx.application.id).filter((c) => c.userUuid === user.uuid)) {
+        record.dataKey ??= FinancialDataStore.userKeyOf(record);
+        record.applicationUserId = next.applicationUserId;
+        record.referenceId = next.referenceId;
+      }
+    }
+    return this.flows.userView(next);
+  }
+
+  /** The user with the patch's operations applied, each value checked as the upstream checks it. */
+  private patched(ctx: SandboxContext, user: SandboxUser, operations: UserPatchOperationDto[]): SandboxUser {
     const next: SandboxUser = { ...user };
     operations.forEach((operation, index) => {
       const value = operation.value;
@@ -111,19 +129,7 @@ export class UsersController {
           break;
       }
     });
-    const renamed = next.applicationUserId !== user.applicationUserId;
-    // The bank's data stays the user's: seeded by the name it had (FinancialDataStore.seedOf).
-    if (renamed) next.dataKey ??= FinancialDataStore.userKeyOf({ ...user, userUuid: user.uuid });
-    this.users.update(next);
-    if (renamed || next.referenceId !== user.referenceId) {
-      // Consents show their user's references, so they follow the user's new ones.
-      for (const record of this.flows.list(ctx.application.id).filter((c) => c.userUuid === user.uuid)) {
-        record.dataKey ??= FinancialDataStore.userKeyOf(record);
-        record.applicationUserId = next.applicationUserId;
-        record.referenceId = next.referenceId;
-      }
-    }
-    return this.flows.userView(next);
+    return next;
   }
 
   /** Deletes the user and every consent of theirs (revoked: their tokens stop working). */
