@@ -88,6 +88,25 @@ function canonical(value: unknown): string {
  * before pipes) fails inside the claim, so its claim is released like any error's and nothing is kept; a
  * merchant scope that is not a merchant id answers 404 before any claim.
  */
+/**
+ * The merchant an idempotency key is scoped to: the caller's, or for the operator the merchant its route
+ * names. Checked here, before the route's pipes run, so a malformed id is a 404 rather than a cast error.
+ */
+function scopeOf(request: FastifyRequest & RequestWithPrincipal, options: IdempotentOptions): MerchantId {
+  const params = request.params as Record<string, string | undefined>;
+  const caller = request.principal;
+  const named = options.merchantParam ? params[options.merchantParam] : undefined;
+  const merchantId =
+    caller?.kind === 'operator'
+      ? named && tenantNamedByOperator(caller, named)
+      : caller && !options.merchantParam
+        ? tenantOf(caller)
+        : undefined;
+  if (!merchantId) throw new Error('@Idempotent() route has no merchant to scope its keys by');
+  if (!isUuid(merchantId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
+  return merchantId;
+}
+
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
@@ -116,19 +135,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
     }
     const options = this.reflector.get<IdempotentOptions>(IDEMPOTENT_METADATA, context.getHandler()) ?? {};
-    const params = request.params as Record<string, string | undefined>;
-    const caller = request.principal;
-    const named = options.merchantParam ? params[options.merchantParam] : undefined;
-    const merchantId =
-      caller?.kind === 'operator'
-        ? named && tenantNamedByOperator(caller, named)
-        : caller && !options.merchantParam
-          ? tenantOf(caller)
-          : undefined;
-    if (!merchantId) throw new Error('@Idempotent() route has no merchant to scope its keys by');
-    if (!isUuid(merchantId)) throw new DomainError(ErrorCode.NOT_FOUND, 'Merchant not found.');
-
-    const path = request.routeOptions.url ?? request.url;
+    const merchantId = scopeOf(request, options);
     const requestHash = createHash('sha256')
       .update(
         `${request.method} ${request.url}\n${canonical(fingerprinted(request.body, options.excludeFromFingerprint))}`,
@@ -139,36 +146,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
       merchantId,
       key: header,
       method: request.method,
-      path,
+      path: request.routeOptions.url ?? request.url,
       requestHash,
       expiresAt: new Date(now.getTime() + TTL_MS),
     };
-
-    let owned = await this.keys.claim(claim, now);
-    if (!owned) {
-      let row = await this.keys.find(merchantId, header);
-      if (row && row.expiresAt <= now) {
-        await this.keys.deleteExpired(merchantId, header, now);
-        owned = await this.keys.claim(claim, now);
-        row = owned ? null : await this.keys.find(merchantId, header);
-      }
-      if (!owned) {
-        if (!row) throw inProgress();
-        if (row.requestHash !== requestHash) {
-          throw new DomainError(
-            ErrorCode.IDEMPOTENCY_MISMATCH,
-            'This Idempotency-Key was used with a different request.',
-          );
-        }
-        if (row.completedAt && row.responseStatus !== null) {
-          void reply.status(row.responseStatus).header('idempotent-replayed', 'true');
-          return row.responseBody;
-        }
-        const stale = row.lockedAt && now.getTime() - row.lockedAt.getTime() > STALE_LOCK_MS;
-        if (!stale || !(await this.keys.takeOver(row, now))) {
-          throw inProgress();
-        }
-      }
+    const earlier = await this.claimOrReplay(claim, now);
+    if (earlier) {
+      void reply.status(earlier.status).header('idempotent-replayed', 'true');
+      return earlier.body;
     }
 
     const claimed = { merchantId, key: header, lockedAt: now };
@@ -188,6 +173,36 @@ export class IdempotencyInterceptor implements NestInterceptor {
     } finally {
       this.held.delete(claimed);
     }
+  }
+
+  /**
+   * Claims the key for this request (an expired claim is replaced, a stale lock taken over); or the
+   * earlier answer to replay; or a refusal: the key in progress, or used with another request.
+   */
+  private async claimOrReplay(
+    claim: Parameters<IdempotencyRepository['claim']>[0] & { merchantId: MerchantId },
+    now: Date,
+  ): Promise<{ status: number; body: unknown } | undefined> {
+    const { merchantId, key } = claim;
+    if (await this.keys.claim(claim, now)) return undefined;
+    let row = await this.keys.find(merchantId, key);
+    if (row && row.expiresAt <= now) {
+      await this.keys.deleteExpired(merchantId, key, now);
+      if (await this.keys.claim(claim, now)) return undefined;
+      row = await this.keys.find(merchantId, key);
+    }
+    if (!row) throw inProgress();
+    if (row.requestHash !== claim.requestHash) {
+      throw new DomainError(
+        ErrorCode.IDEMPOTENCY_MISMATCH,
+        'This Idempotency-Key was used with a different request.',
+      );
+    }
+    if (row.completedAt && row.responseStatus !== null)
+      return { status: row.responseStatus, body: row.responseBody };
+    const stale = row.lockedAt && now.getTime() - row.lockedAt.getTime() > STALE_LOCK_MS;
+    if (!stale || !(await this.keys.takeOver(row, now))) throw inProgress();
+    return undefined;
   }
 
   /**
