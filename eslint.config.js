@@ -263,6 +263,7 @@ export default tseslint.config(
         clearTimeout: 'readonly',
         crypto: 'readonly',
         Option: 'readonly',
+        HTMLElement: 'readonly',
       },
     },
   },

@@ -468,6 +468,7 @@ async function test() {
     ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
     ['Typecheck (merchant SDK)', bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json', '--noEmit']],
     ['Typecheck (docs/examples)', bin('tsc'), ['-p', 'docs/examples/tsconfig.json']],
+    ['Typecheck (console)', bin('tsc'), ['-p', 'apps/api/console/tsconfig.json']],
     [
       'Tests (vitest)',
       bin('vitest'),

@@ -12,7 +12,7 @@ import { merchantsScreen } from './operator-merchants.js';
 import { overviewScreen } from './operator-overview.js';
 import { parkedScreen } from './operator-payments.js';
 import { signInScreen } from './sign-in.js';
-import { h } from './ui.js';
+import { element, h } from './ui.js';
 
 /**
  * Only who is signed in (`merchant` or `operator`) is kept in the page, to know which screens to offer
@@ -59,10 +59,10 @@ const NAV = {
   ],
 };
 
-const main = document.getElementById('screen');
-const nav = document.getElementById('nav');
-const who = document.getElementById('who');
-const signOut = document.getElementById('sign-out');
+const main = element('#screen');
+const nav = element('#nav');
+const who = element('#who');
+const signOut = element('#sign-out');
 
 function signedIn(kind) {
   sessionStorage.setItem(KIND, kind);
@@ -118,7 +118,7 @@ function focusHeading() {
 
 // The skip link moves the focus without touching the address: `#screen` would be read as a screen's
 // address, and the hashchange would show the first screen instead.
-document.querySelector('.skip').addEventListener('click', (event) => {
+element('.skip').addEventListener('click', (event) => {
   event.preventDefault();
   focusHeading();
 });

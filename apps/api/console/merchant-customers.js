@@ -60,7 +60,7 @@ export function customersScreen(main) {
               return [await bff.users.findByReference(ref)];
             } catch (error) {
               // No customer with that reference is an answer, not a failure.
-              if (error?.code === 'NOT_FOUND') return [];
+              if (/** @type {{ code?: string }} */ (error)?.code === 'NOT_FOUND') return [];
               throw error;
             }
           },

@@ -73,7 +73,10 @@ export function deliveryScreen(main, endpointId, deliveryId) {
 
   const pageOf = (cursor) => bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
 
-  /** A page of attempts (`cursor`: an older page), the newest open. */
+  /**
+   * A page of attempts (`cursor`: an older page), the newest open.
+   * @param {{ cursor?: string }} [options]
+   */
   function load({ cursor } = {}) {
     return loadInto(attempts, {
       what: 'its attempts',

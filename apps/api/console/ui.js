@@ -67,9 +67,20 @@ export function errorText(error) {
   return `${error.message}${error.tracingId ? ` (tracing id ${error.tracingId})` : ''}`;
 }
 
+/**
+ * An element index.html always has; a missing one is a broken page, said at once.
+ * @param {string} selector
+ * @returns {HTMLElement}
+ */
+export function element(selector) {
+  const found = document.querySelector(selector);
+  if (!(found instanceof HTMLElement)) throw new Error(`index.html has no ${selector}`);
+  return found;
+}
+
 /** Says something to screen readers without moving the focus. */
 export function announce(text) {
-  document.getElementById('announce').textContent = text;
+  element('#announce').textContent = text;
 }
 
 /**
@@ -98,6 +109,8 @@ function loadEnded(ok) {
 /**
  * Fills `container` with what `load` answers, rendered by `render`: "Loading…" meanwhile, `empty` when
  * the answer is an empty list, and the error in words when it fails.
+ * @param {HTMLElement} container
+ * @param {{ what: string, load: () => Promise<any>, render: (answer: any) => any, empty?: string }} part
  */
 export async function loadInto(container, { what, load, render, empty }) {
   container.replaceChildren(h('p', { class: 'state' }, `Loading ${what}…`));
