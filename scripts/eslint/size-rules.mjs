@@ -50,7 +50,6 @@ export const LONG_FUNCTIONS = {
   'libs/domain/accounts/src/account-placement.repository.ts': TO_SPLIT,
   'libs/domain/payments/src/vrp-payment.repository.ts': TO_SPLIT,
   'libs/domain/sync/src/account-sync.service.ts': TO_SPLIT,
-  'libs/http/src/http-app.ts': TO_SPLIT,
   'libs/merchant-sdk/src/event-stream.ts': TO_SPLIT,
   'scripts/dev.mjs': TO_SPLIT,
   'scripts/test-repeat.mjs': TO_SPLIT,

@@ -31,6 +31,15 @@ export interface HttpAppOptions {
   trustProxy?: false | number | string[];
 }
 
+/** The caller's `x-request-id` when it is well formed, else a new one. */
+function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const header = req.headers['x-request-id'];
+  // A caller's id that looks like a job's would mix its requests into that job's log lines.
+  return typeof header === 'string' && REQUEST_ID.test(header) && !header.startsWith(JOB_REQUEST_ID_PREFIX)
+    ? header
+    : randomUUID();
+}
+
 /**
  * Builds a Fastify-backed Nest application with the conventions every HTTP app of the project shares:
  * `x-request-id` accepted and echoed (it is the tracingId), one JSON access-log line and metrics per request.
@@ -47,15 +56,7 @@ export async function createHttpApp(
       typeof options.trustProxy === 'number'
         ? (_address: string, hop: number) => hop < (options.trustProxy as number)
         : (options.trustProxy ?? false),
-    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
-      const header = req.headers['x-request-id'];
-      // A caller's id that looks like a job's would mix its requests into that job's log lines.
-      return typeof header === 'string' &&
-        REQUEST_ID.test(header) &&
-        !header.startsWith(JOB_REQUEST_ID_PREFIX)
-        ? header
-        : randomUUID();
-    },
+    genReqId: requestIdOf,
     // Fastify's own closing answer is a bare 503 outside the envelope, without Retry-After: ours is
     // registered below (answerWhileClosing).
     return503OnClosing: false,
@@ -92,6 +93,13 @@ export async function createHttpApp(
   fastify.addHook('preHandler', (request, _reply, done) => {
     inRequestTrace(request, () => runInContext({ requestId: String(request.id) }, done));
   });
+  observeResponses(fastify, options);
+  app.enableShutdownHooks();
+  return app;
+}
+
+/** Every answer's metrics and access-log line, once it is sent. */
+function observeResponses(fastify: FastifyInstance, options: HttpAppOptions): void {
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
@@ -115,8 +123,6 @@ export async function createHttpApp(
     );
     done();
   });
-  app.enableShutdownHooks();
-  return app;
 }
 
 /** Methods that change nothing: their successful answers are logged at debug. */
