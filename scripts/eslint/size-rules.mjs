@@ -46,7 +46,6 @@ export const LONG_FUNCTIONS = {
   'apps/sandbox/src/data/fixture-drafts.ts': 'a fixture account written out field by field: data',
   'apps/sandbox/src/data/fixture-generator.ts': 'a savings plan written out step by step: data',
   'apps/sandbox/src/data/wire-format.ts': "a transaction's wire form, field by field in the upstream's order",
-  'apps/sandbox/src/core/consents.store.ts': TO_SPLIT,
   'libs/domain/accounts/src/account-placement.repository.ts': TO_SPLIT,
   'libs/domain/payments/src/vrp-payment.repository.ts': TO_SPLIT,
   'libs/domain/sync/src/account-sync.service.ts': TO_SPLIT,

@@ -28,6 +28,36 @@ const ANNOUNCED_STATUSES: Record<string, string> = {
  * All consents of every kind. The flows (account, embedded, payment, VRP) live in their modules and go
  * through this store, so token handling, expiry and revocation are one piece of code.
  */
+const consentMissing = () =>
+  new SandboxError(400, 'The consent header is mandatory for this operation', [
+    {
+      type: 'INVALID_REQUEST',
+      code: 'CONSENT_MISSING',
+      parameter: 'consent',
+      message: 'Missing consent header',
+    },
+  ]);
+
+/** An authorised consent as it is; any other status refused as the upstream refuses it. */
+function usable(record: ConsentRecord): ConsentRecord {
+  switch (record.status) {
+    case 'AUTHORIZED':
+      return record;
+    case 'EXPIRED':
+      throw SandboxError.consent(403, 'CONSENT_EXPIRED', `Consent ${record.id} has expired; re-authorise it`);
+    case 'REVOKED':
+      throw SandboxError.consent(403, 'CONSENT_REVOKED', `Consent ${record.id} has been revoked`);
+    case 'CONSUMED':
+      throw SandboxError.consent(
+        403,
+        'CONSENT_CONSUMED',
+        `Payment consent ${record.id} has already been used`,
+      );
+    default:
+      throw SandboxError.consent(403, 'CONSENT_NOT_AUTHORIZED', `Consent ${record.id} is ${record.status}`);
+  }
+}
+
 @Injectable()
 export class ConsentsStore {
   private consents = new Map<string, ConsentRecord>();
@@ -189,16 +219,7 @@ export class ConsentsStore {
       alsoAccept?: readonly string[];
     } = {},
   ): ConsentRecord {
-    if (!token) {
-      throw new SandboxError(400, 'The consent header is mandatory for this operation', [
-        {
-          type: 'INVALID_REQUEST',
-          code: 'CONSENT_MISSING',
-          parameter: 'consent',
-          message: 'Missing consent header',
-        },
-      ]);
-    }
+    if (!token) throw consentMissing();
     const claims = this.codec.verify(token);
     if (!claims || claims.app !== ctx.application.id) {
       throw SandboxError.consent(
@@ -238,26 +259,7 @@ export class ConsentsStore {
       );
     }
     if (options.alsoAccept?.includes(record.status)) return record;
-    switch (record.status) {
-      case 'AUTHORIZED':
-        return record;
-      case 'EXPIRED':
-        throw SandboxError.consent(
-          403,
-          'CONSENT_EXPIRED',
-          `Consent ${record.id} has expired; re-authorise it`,
-        );
-      case 'REVOKED':
-        throw SandboxError.consent(403, 'CONSENT_REVOKED', `Consent ${record.id} has been revoked`);
-      case 'CONSUMED':
-        throw SandboxError.consent(
-          403,
-          'CONSENT_CONSUMED',
-          `Payment consent ${record.id} has already been used`,
-        );
-      default:
-        throw SandboxError.consent(403, 'CONSENT_NOT_AUTHORIZED', `Consent ${record.id} is ${record.status}`);
-    }
+    return usable(record);
   }
 
   /** The wire form as of the sandbox clock, which tests move on. */
