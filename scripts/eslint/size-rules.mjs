@@ -18,7 +18,6 @@ export const LONG_FILES = {
   'apps/sandbox/src/payments/payments.dto.ts':
     "the upstream's payment request shapes, one class each: a table",
   'scripts/dev.mjs': `the README's two commands and their set-up steps; ${TO_SPLIT}`,
-  'scripts/db-migration.mjs': TO_SPLIT,
   'apps/api/console/merchant-endpoints.js': `the console's screens become one view of small functions (issue 60)`,
   'libs/domain/consents/src/consent-state.repository.ts':
     "the one owner of a consent's status: every transition and its event in one file, by design",
