@@ -5,13 +5,13 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { APP_ENV, APP_NODE_FLAGS } from './app-runtime.mjs';
 import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from './dev-env.mjs';
 import { prettyLine } from './dev-log-lines.mjs';
+import { httpAnswer, isLocal, reachable, stepTimes, waitUntil } from './dev-probes.mjs';
 import { ensureRuntime, installDependencies, resolveRuntime } from './node-runtime.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,16 +24,6 @@ const step = (text) => {
   steps.push({ text, at: Date.now() });
   console.log(paint('1;36', `▸ ${text}`));
 };
-/** `name 12s · name 3m 04s …`, each step until the next began (the last until now). */
-function stepTimes() {
-  const fmt = (ms) => {
-    const s = Math.round(ms / 1000);
-    return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  };
-  const now = Date.now();
-  return steps.map((s, i) => `${s.text} ${fmt((steps[i + 1]?.at ?? now) - s.at)}`).join(' · ');
-}
-
 /** Thrown instead of exiting, so whatever was started is stopped on the way out. */
 class FatalError extends Error {
   constructor(message, exitCode = 1) {
@@ -140,29 +130,9 @@ function resolvedConfig() {
 
 // ---------------------------------------------------------------- services
 
-function reachable(host, port, timeoutMs = 1000) {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
 async function waitFor(check, what, deadlineMs) {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  fail(`${what} did not come up within ${deadlineMs / 1000}s`);
+  if (!(await waitUntil(check, deadlineMs))) fail(`${what} did not come up within ${deadlineMs / 1000}s`);
 }
-
-const isLocal = (host) => ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
 
 async function ensurePostgres(databaseUrl) {
   const url = new URL(databaseUrl);
@@ -252,27 +222,6 @@ function startApp(app) {
       }),
   );
   return child;
-}
-
-/** Whether `url` answers 2xx, and if not, why: the error envelope's details, the status, or no answer. */
-async function httpAnswer(url) {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-    const text = await response.text();
-    if (response.ok) return { ok: true };
-    let details;
-    try {
-      details = JSON.parse(text).error?.details;
-    } catch {
-      details = undefined;
-    }
-    const why = Array.isArray(details)
-      ? details.map((d) => `${d.field}: ${d.issue}`).join(', ')
-      : `HTTP ${response.status}`;
-    return { ok: false, why };
-  } catch (error) {
-    return { ok: false, why: `no answer (${error.cause?.code ?? error.name})` };
-  }
 }
 
 /** How often a wait for an app says what it is still waiting for. */
@@ -498,7 +447,7 @@ async function test() {
       `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
     );
   }
-  console.log(`time: ${stepTimes()}`);
+  console.log(`time: ${stepTimes(steps)}`);
   if (failed > 0) console.error(paint('1;31', `✖ ${failed} stage(s) failed`));
   await shutdown(failed === 0 ? 0 : 1);
 }
