@@ -111,9 +111,8 @@ export interface PsuHeaders {
 
 export type Application = Sent<Schemas['ApplicationResponse'], 'id'>;
 export type ApplicationsQuery = NonNullable<
-  Operation<'searchApplications'>['parameters']['query']
->['publicFilterValues'] &
-  object;
+  NonNullable<Operation<'searchApplications'>['parameters']['query']>['publicFilterValues']
+>;
 
 // ---- users (2.3) ----------------------------------------------------------------------------------
 
