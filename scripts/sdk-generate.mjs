@@ -1,12 +1,19 @@
 #!/usr/bin/env node
 // `npm run sdk:generate`: reads the api's OpenAPI document (scripts/served-openapi.mjs) and writes the
-// merchant SDK's types, libs/merchant-sdk/src/generated/openapi.ts.
+// merchant SDK's types, libs/merchant-sdk/src/generated/openapi.ts, and the console's operator routes,
+// apps/api/console/operator-api.d.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { renderSdkTypes } from './sdk-types.mjs';
+import { renderOperatorTypes, renderSdkTypes } from './sdk-types.mjs';
 import { ROOT, servedOpenApiDocument } from './served-openapi.mjs';
 
-const file = join(ROOT, 'libs', 'merchant-sdk', 'src', 'generated', 'openapi.ts');
-mkdirSync(dirname(file), { recursive: true });
-writeFileSync(file, await renderSdkTypes(await servedOpenApiDocument('sdk')));
-console.log(`wrote ${file}`);
+const document = await servedOpenApiDocument('sdk');
+const files = [
+  [join(ROOT, 'libs', 'merchant-sdk', 'src', 'generated', 'openapi.ts'), renderSdkTypes],
+  [join(ROOT, 'apps', 'api', 'console', 'operator-api.d.ts'), renderOperatorTypes],
+];
+for (const [file, render] of files) {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, await render(document));
+  console.log(`wrote ${file}`);
+}

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient, IDEMPOTENT_POSTS } from '../libs/merchant-sdk/src/index.js';
-import { isMerchantPath, NOT_MERCHANT_PATHS, renderSdkTypes } from '../scripts/sdk-types.mjs';
+import {
+  isMerchantPath,
+  isOperatorPath,
+  NOT_MERCHANT_PATHS,
+  renderOperatorTypes,
+  renderSdkTypes,
+} from '../scripts/sdk-types.mjs';
 import { type Stack, startStack } from './kit/index.js';
 import { documentedOperations, type OpenApiDocument, readOpenApiDocument } from './kit/openapi-kit.js';
 import { firstDifference } from './kit/sdk-kit.js';
@@ -40,6 +46,17 @@ describe('merchant SDK: the types and the operations follow the OpenAPI document
       ['rendered from /docs-json', await renderSdkTypes(document)],
     );
     expect(difference, `stale SDK types: run npm run sdk:generate; ${difference}`).toBeUndefined();
+  });
+
+  it('has console operator types equal to what /docs-json renders to, for every /admin route', async () => {
+    const file = join(process.cwd(), 'apps', 'api', 'console', 'operator-api.d.ts');
+    const difference = firstDifference(
+      ['checked in (apps/api/console/operator-api.d.ts)', readFileSync(file, 'utf8')],
+      ['rendered from /docs-json', await renderOperatorTypes(document)],
+    );
+    expect(difference, `stale console types: run npm run sdk:generate; ${difference}`).toBeUndefined();
+    const operatorPaths = Object.keys(document.paths).filter(isOperatorPath);
+    expect(operatorPaths.filter((path) => path.startsWith('/admin/')).length).toBeGreaterThan(15);
   });
 
   it('is versioned after the API: its major version is the document’s', () => {

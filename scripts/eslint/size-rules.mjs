@@ -34,7 +34,6 @@ export const LONG_FUNCTIONS = {
   'apps/api/console/merchant-events.js': SCREEN,
   'apps/api/console/merchant-keys.js': SCREEN,
   'apps/api/console/merchant-origins.js': SCREEN,
-  'apps/api/console/operator-merchant.js': SCREEN,
   'apps/api/console/operator-merchants.js': SCREEN,
   'apps/api/console/operator-overview.js': SCREEN,
   'apps/api/console/operator-payments.js': SCREEN,

@@ -1,5 +1,5 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
-import { bff, del } from './api.js';
+import { bff, operator } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { deliveryScreen } from './merchant-delivery.js';
 import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
@@ -124,7 +124,7 @@ element('.skip').addEventListener('click', (event) => {
 });
 
 signOut.addEventListener('click', async () => {
-  await del('/console/session').catch(() => undefined);
+  await operator.delete('/console/session').catch(() => undefined);
   signedOut('You are signed out.');
 });
 window.addEventListener('console-session-ended', () => signedOut('Your session has ended. Sign in again.'));

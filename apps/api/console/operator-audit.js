@@ -1,5 +1,5 @@
 // The operator's audit log: every administrative action, newest first, for one merchant or all.
-import { get, page } from './api.js';
+import { operator } from './api.js';
 import { h, pagedInto, when } from './ui.js';
 
 const ACTIONS = {
@@ -31,12 +31,13 @@ const action = (name) => h('span', {}, `${ACTIONS[name] ?? name} `, h('code', { 
  */
 export function auditScreen(main, merchantId) {
   const list = h('div', { id: 'audit-list' });
-  const query = merchantId ? `&merchantId=${encodeURIComponent(merchantId)}` : '';
+  const query = { limit: 50, ...(merchantId ? { merchantId } : {}) };
   const scope = h('p', {});
   if (merchantId) {
     scope.append('Of one merchant. ', h('a', { href: '#/audit' }, "Every merchant's entries"));
     // Its name, once: the entries name it too, but a merchant may have none yet.
-    void get(`/admin/merchants/${encodeURIComponent(merchantId)}`)
+    void operator
+      .get('/admin/merchants/{id}', { path: { id: merchantId } })
       .then(({ data }) => {
         scope.firstChild.textContent = `Of ${data.name}. `;
       })
@@ -54,7 +55,7 @@ export function auditScreen(main, merchantId) {
   );
   void pagedInto(list, {
     what: 'the audit log',
-    load: (cursor) => page(`/admin/audit?limit=50${query}`, cursor),
+    load: (cursor) => operator.page('/admin/audit', { query }, cursor),
     empty: merchantId ? 'Nothing has been done about this merchant yet.' : 'Nothing has been done yet.',
     caption: 'Audit log',
     headers: ['When', 'Who', 'What', 'Merchant', 'On', 'Fields changed', 'From', 'Tracing id'],

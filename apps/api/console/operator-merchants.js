@@ -1,6 +1,6 @@
 // The operator's merchants: the list, on-boarding one (its first API key shown once), disabling and
 // enabling one. One merchant's own screen is in operator-merchant.js.
-import { page, post } from './api.js';
+import { operator } from './api.js';
 import { showKeyOnce } from './api-keys.js';
 import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merchant.js';
 import { errorText, h, pagedInto, submitting, tableRow, when } from './ui.js';
@@ -38,7 +38,7 @@ export function merchantsScreen(main) {
   const refresh = () =>
     pagedInto(list, {
       what: 'the merchants',
-      load: (cursor) => page('/admin/merchants?limit=50', cursor),
+      load: (cursor) => operator.page('/admin/merchants', { query: { limit: 50 } }, cursor),
       empty: 'No merchant is on-boarded yet.',
       caption: 'Merchants',
       headers: ['Name', 'Since', 'Active keys', 'State', ''],
@@ -47,8 +47,9 @@ export function merchantsScreen(main) {
 
   async function toggle(merchant, row) {
     const action = merchant.disabledAt ? 'enable' : 'disable';
+    const path = merchant.disabledAt ? '/admin/merchants/{id}/enable' : '/admin/merchants/{id}/disable';
     try {
-      const { data } = await post(`/admin/merchants/${merchant.id}/${action}`);
+      const { data } = await operator.post(path, { path: { id: merchant.id } });
       status.className = 'good';
       status.textContent = `${merchant.name} is ${action}d.`;
       const redrawn = tableRow(cells(data));
@@ -67,9 +68,8 @@ export function merchantsScreen(main) {
       onsubmit: submitting(async () => {
         const origins = originsFrom(create.querySelector('textarea').value);
         try {
-          const { data } = await post('/admin/merchants', {
-            name: name.value.trim(),
-            ...(origins.length ? { frontendOrigins: origins } : {}),
+          const { data } = await operator.post('/admin/merchants', {
+            body: { name: name.value.trim(), ...(origins.length ? { frontendOrigins: origins } : {}) },
           });
           create.reset();
           status.className = 'good';

@@ -1,7 +1,7 @@
 // What the operator watches: links to the queue board and the dashboard, consent counts and what expires
 // without being renewed, merchants' failing event endpoints, and the upstream receiver with its
 // categories. Read only.
-import { get } from './api.js';
+import { operator } from './api.js';
 import { h, loadInto, plain, section, table, when } from './ui.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,7 +29,7 @@ export function overviewScreen(main) {
 
   void loadInto(counts, {
     what: 'the consent counts',
-    load: async () => (await get('/admin/consents')).data,
+    load: async () => (await operator.get('/admin/consents')).data,
     render: (answer) =>
       [
         Object.keys(answer.byStatus).length === 0
@@ -52,9 +52,8 @@ export function overviewScreen(main) {
       what: 'the consents expiring unrenewed',
       load: async () => {
         const before = new Date(Date.now() + Number(days.value) * DAY).toISOString();
-        const answer = (
-          await get(`/admin/consents?status=AUTHORIZED&expiringBefore=${encodeURIComponent(before)}`)
-        ).data;
+        const query = { status: 'AUTHORIZED', expiringBefore: before };
+        const answer = (await operator.get('/admin/consents', { query })).data;
         return answer.byMerchant;
       },
       empty: `No authorised consent expires within ${within}.`,
@@ -74,7 +73,7 @@ export function overviewScreen(main) {
 
   void loadInto(receiver, {
     what: 'the upstream receiver',
-    load: async () => (await get('/admin/upstream/webhooks')).data,
+    load: async () => (await operator.get('/admin/upstream/webhooks')).data,
     empty: 'No webhook is registered with the upstream: its events do not reach the api.',
     render: (registrations) => {
       const current = registrations.filter((r) => !r.retiredAt);
@@ -103,7 +102,7 @@ export function overviewScreen(main) {
   });
   void loadInto(categories, {
     what: "the upstream's categories",
-    load: async () => (await get('/admin/upstream/webhook-categories')).data,
+    load: async () => (await operator.get('/admin/upstream/webhook-categories')).data,
     empty: 'The upstream lists no category.',
     render: (list) =>
       table(
@@ -115,7 +114,7 @@ export function overviewScreen(main) {
 
   void loadInto(troubled, {
     what: "the merchants' failing endpoints",
-    load: async () => (await get('/admin/event-endpoints')).data,
+    load: async () => (await operator.get('/admin/event-endpoints')).data,
     empty: "No merchant's event endpoint is failing or turned off.",
     render: (endpoints) =>
       table(

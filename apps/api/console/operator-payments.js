@@ -1,6 +1,6 @@
 // The operator's parked payments: those no status check will move any more, each settled by a person
 // once the bank said what became of it.
-import { page, post } from './api.js';
+import { operator } from './api.js';
 import { errorText, h, pagedInto, when } from './ui.js';
 
 export function parkedScreen(main) {
@@ -10,7 +10,7 @@ export function parkedScreen(main) {
   const refresh = () =>
     pagedInto(list, {
       what: 'the parked payments',
-      load: (cursor) => page('/admin/payments/parked?limit=50', cursor),
+      load: (cursor) => operator.page('/admin/payments/parked', { query: { limit: 50 } }, cursor),
       empty: 'No payment is waiting for a person.',
       caption: 'Parked payments',
       headers: [
@@ -73,7 +73,10 @@ export function parkedScreen(main) {
     if (!window.confirm(`Settle ${payment.paymentIdempotencyId} as ${words}? The merchant is told at once.`))
       return;
     try {
-      await post(`/admin/payments/${payment.id}/settle`, { status: outcome, ...(note ? { note } : {}) });
+      await operator.post('/admin/payments/{id}/settle', {
+        path: { id: payment.id },
+        body: { status: outcome, ...(note ? { note } : {}) },
+      });
       status.className = 'good';
       status.textContent = `The payment ${payment.paymentIdempotencyId} is settled as ${words}.`;
     } catch (error) {

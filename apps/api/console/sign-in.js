@@ -1,5 +1,5 @@
 // Sign-in: an API key (a merchant's developer) or the operator token, exchanged for the console's cookie.
-import { post } from './api.js';
+import { operator } from './api.js';
 import { errorText, h, submitting } from './ui.js';
 
 export function signInScreen(main, message, signedIn) {
@@ -21,7 +21,7 @@ export function signInScreen(main, message, signedIn) {
           status.className = 'state';
           status.textContent = 'Signing in…';
           try {
-            const answer = await post('/console/session', { [field]: input.value });
+            const answer = await operator.post('/console/session', { body: { [field]: input.value } });
             signedIn(answer.data.kind);
           } catch (error) {
             status.className = 'error';
