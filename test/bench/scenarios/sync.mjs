@@ -11,7 +11,9 @@ import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
   benchDatabaseUrl,
+  benchPorts,
   recreateDatabase,
+  startApi,
   startBare,
   startHeadless,
   startSandboxAndApi,
@@ -126,6 +128,19 @@ export async function syncBench({ load, options, progress }) {
     );
     const bare = await startBare(new Map([[readPath, body]]));
     closers.push(() => bare.close());
+    // The same read from an api without the page cache: every request reads the page from Postgres and
+    // builds its records, as the first read of a page after a sync does.
+    const uncachedApi = await startApi(
+      'api-uncached',
+      {
+        ...env,
+        ...tuned({ syncDispatchEverySeconds: 0, institutionsRefreshMinutes: 0, storedPageCacheMb: 0 }),
+      },
+      sandbox,
+      benchPorts().apiLive,
+      closers,
+    );
+    const cpuOf = (app) => ({ cpu: () => cpuMicros(app.pid), cpuOf: 'process' });
     const rows = await measureRounds(
       { load, options: { ...options, connections: options.apiConnections }, progress },
       [
@@ -143,10 +158,21 @@ export async function syncBench({ load, options, progress }) {
           paths: [readPath],
           headers: auth,
           bodyBytes: body.length,
+          ...cpuOf(api),
+        },
+        {
+          key: 'api-transactions-uncached',
+          label: 'the same read, the page cache off (every read from Postgres)',
+          baseUrl: uncachedApi.url,
+          paths: [readPath],
+          headers: auth,
+          bodyBytes: body.length,
+          ...cpuOf(uncachedApi),
         },
       ],
     );
     rows[1].ratio = ratioOf(rows[1], rows[0]);
+    rows[2].ratio = ratioOf(rows[2], rows[0]);
 
     progress(`dispatcher: ${DUE_ACCOUNTS} accounts due, one dispatch`);
     await worker.stop();
@@ -172,7 +198,7 @@ export async function syncBench({ load, options, progress }) {
     const queued = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
     await queue.obliterate({ force: true });
 
-    const read = rows[1];
+    const [, read, uncached] = rows;
     const met = {
       initial: syncRate / copyRowsPerSecond >= TARGETS.vsCopy && workerPeakRssMiB < TARGETS.workerRssMiB,
       incremental: incrementalMs / current.ms < TARGETS.incrementalShare,
@@ -224,6 +250,7 @@ export async function syncBench({ load, options, progress }) {
         `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms, median of ${incrementals.map((i) => i.ms).join(', ')} (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
         `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB; CPU per 100,000 accounts: the process ${perDispatched(dispatch.cpuMs / 1000).toFixed(2)} s, Postgres ${perDispatched(dispatchPostgresCpuS).toFixed(2)} s → ${ok(met.dispatch)}`,
         `stored read: ${read.rps.toFixed(0)} req/s, p99 ${read.latencyMs.p99.toFixed(1)} ms; ×${read.ratio.rpsMedianOfRounds.toFixed(2)} of bare Fastify (median of rounds; target ×${TARGETS.readVsBare}, p99 < ${TARGETS.readP99Ms} ms) → ${ok(met.read)}`,
+        `stored read, api CPU per request: ${read.cpuUsPerRequest.toFixed(0)} µs from the page cache, ${uncached.cpuUsPerRequest.toFixed(0)} µs with it off (${uncached.rps.toFixed(0)} req/s, p99 ${uncached.latencyMs.p99.toFixed(1)} ms)`,
       ],
     };
   } finally {
