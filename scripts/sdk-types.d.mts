@@ -7,3 +7,7 @@ export declare function isMerchantPath(path: string): boolean;
 export declare function merchantDocument<T extends { paths: Record<string, unknown> }>(document: T): T;
 /** The text of libs/merchant-sdk/src/generated/openapi.ts for the api's whole document. */
 export declare function renderSdkTypes(document: object): Promise<string>;
+/** The routes the console's operator screens call: /admin, and the console's sign-in. */
+export declare function isOperatorPath(path: string): boolean;
+/** The text of apps/api/console/operator-api.d.ts for the api's whole document. */
+export declare function renderOperatorTypes(document: object): Promise<string>;

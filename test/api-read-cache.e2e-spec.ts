@@ -112,7 +112,17 @@ describe('api: page-view reads kept per process until Postgres notifies a change
          SELECT gen_random_uuid(), merchant_id, id, 'read-cache', now(), 'BOOKED', 1, 'GBP', $2::jsonb, now()
          FROM accounts WHERE id = $1
          ON CONFLICT (account_id, dedupe_key) DO UPDATE SET raw = EXCLUDED.raw`,
-        [accountId, JSON.stringify({ id: 'read-cache', description })],
+        [
+          accountId,
+          // As a sync stores a record: the upstream's, its amounts as strings.
+          JSON.stringify({
+            id: 'read-cache',
+            date: new Date().toISOString(),
+            amount: '1.00',
+            currency: 'GBP',
+            description,
+          }),
+        ],
       );
       await db.query('UPDATE accounts SET transactions_version = transactions_version + 1 WHERE id = $1', [
         accountId,

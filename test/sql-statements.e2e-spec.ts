@@ -38,6 +38,9 @@ const PAGE_ROW: RowShape<StoredTransactionPage['rows'][number]> = {
   id: 'string',
   date: 'string',
   raw: 'string',
+  key: 'string',
+  currency: 'string',
+  whole: 'boolean',
 };
 
 /**

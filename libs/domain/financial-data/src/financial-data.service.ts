@@ -19,6 +19,7 @@ import {
   dedupeKeyOf,
   type ServedTransaction,
   servedTransaction,
+  storedTransaction,
   UnusableTransactionError,
 } from './served-transaction.js';
 
@@ -69,9 +70,12 @@ export function upstreamRange(range: { from?: string; before?: string }): { from
  * amount or currency) is the upstream breaking its contract: a PROTOCOL error, answered as the upstream
  * being unavailable, not as a fault of ours.
  */
-function servedRecords(records: Transaction[]): ServedTransaction[] {
+function servedRecords(
+  records: Transaction[],
+  keys = records.map((tx) => dedupeKeyOf(tx)),
+): ServedTransaction[] {
   try {
-    return records.map((tx) => servedTransaction(tx, null));
+    return records.map((tx, i) => servedTransaction(storedTransaction(tx), { key: keys[i], currency: null }));
   } catch (error) {
     if (!(error instanceof UnusableTransactionError)) throw error;
     throw new UpstreamError(`an upstream record is unusable: ${error.message}`, {
@@ -216,7 +220,7 @@ export class FinancialDataService {
         // Keys before serving: a record without id or hash is keyed by a hash of it as the bank gave it.
         const keys = page.data.map((tx) => dedupeKeyOf(tx));
         return {
-          records: servedRecords(page.data),
+          records: servedRecords(page.data, keys),
           keys,
           nextCursor: next ? this.cursors.sign(caller.merchantId, accountId, next) : null,
         };

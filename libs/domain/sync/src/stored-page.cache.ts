@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 
 /** A page as the API serves it: the records' JSON joined (UTF-8), their count, and the next page's cursor. */
 export interface StoredPage {
-  /** Records written by servedTransaction, stored as they are served. */
+  /** The records as served (servedJson), joined. */
   recordsJson: Buffer;
   count: number;
   nextCursor: string | null;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import { ConsentRepository, transactionsNotCovered } from '#libs/domain/consents';
+import { servedJson } from '#libs/domain/financial-data';
 import { type StoredSyncRun, SyncRequestsService, SyncRunRepository } from '#libs/domain/sync-runs';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
@@ -141,10 +142,6 @@ export class SyncService {
   }
 
   /**
-   * One page of the account's stored transactions: each record as JSON text, stored as the API serves it
-   * (the upstream's fields, amounts as decimal strings).
-   */
-  /**
    * A page of the account's stored transactions. The account's transactions version is read first (it
    * also proves the caller may read the account): a page this process served at that version is served
    * again as it was, since no sync has changed anything since.
@@ -182,9 +179,9 @@ export class SyncService {
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const stored: StoredPage = {
-      // Encoded once: every later answer from the cache is a copy of bytes, not a string to encode. Each
-      // `raw` was written by the sync from a servedTransaction (transaction-records.ts).
-      recordsJson: Buffer.from(page.map((r) => r.raw).join(','), 'utf8'),
+      // Served as read (servedJson: what we derive is never stored) and encoded once: every later answer
+      // from the cache is a copy of these bytes.
+      recordsJson: Buffer.from(page.map((r) => servedJson(r.raw, r, r.whole)).join(','), 'utf8'),
       count: page.length,
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
     };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, sqlStatement } from '#libs/database';
+import { servedIdOf } from './transaction.sql.js';
 
 /**
  * A place in a user's feed: every change numbered up to `seq` has been read, but of the batch at `seq` (a
@@ -25,6 +26,8 @@ export interface FeedRow {
   /** Added after the reader's position (else modified). */
   added: boolean;
   raw: string | null;
+  /** The currency the record was stored under: what its served `currency` falls back to. */
+  currency: string | null;
 }
 
 const FEED_ROW = {
@@ -36,6 +39,7 @@ const FEED_ROW = {
   removed: 'boolean',
   added: 'boolean',
   raw: 'string',
+  currency: 'string',
 } as const;
 
 /** Past every id: a position with no `afterId` has read the whole of its number. */
@@ -49,16 +53,17 @@ const WHOLE = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 const pageOf = (
   account: (table: string) => string,
 ) => `SELECT p.seq::text AS seq, p.tid AS "transactionId", p.batched,
-    p.account_id AS "accountId", p.id, p.removed, p.added, p.raw
+    p.account_id AS "accountId", p.id, p.removed, p.added, p.raw, p.currency
   FROM ((SELECT c.seq, c.transaction_id AS tid, false AS batched, c.account_id, c.record_id AS id, c.removed,
       c.added_seq > $3::bigint OR (c.added_seq = $3::bigint AND c.transaction_id > $5::uuid) AS added,
-      t.raw::text AS raw
+      t.raw::text AS raw, t.currency
     FROM transaction_changes c LEFT JOIN transactions t ON t.id = c.transaction_id AND NOT c.removed
     WHERE c.user_id = $2::uuid AND c.merchant_id = $1::uuid AND c.seq > $3::bigint ${account('c')}
     ORDER BY c.seq LIMIT $4)
   UNION ALL
-    (SELECT b.seq, t.id, true, b.account_id, t.raw->>'id', false, true, t.raw::text
-    FROM transaction_feed_batches b CROSS JOIN LATERAL (SELECT t.id, t.raw FROM transactions t
+    (SELECT b.seq, t.id, true, b.account_id, ${servedIdOf('t')}, false, true, t.raw::text, t.currency
+    FROM transaction_feed_batches b CROSS JOIN LATERAL (SELECT t.id, t.raw, t.dedupe_key, t.currency
+      FROM transactions t
       WHERE t.account_id = b.account_id AND t.id BETWEEN b.first_id AND b.last_id
         AND (b.seq > $3::bigint OR t.id > $5::uuid)
         AND NOT EXISTS (SELECT 1 FROM transaction_changes c WHERE c.transaction_id = t.id)

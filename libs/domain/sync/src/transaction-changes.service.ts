@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
-import type { ServedTransaction } from '#libs/domain/financial-data';
+import {
+  type ServedTransaction,
+  servedTransaction,
+  type StoredTransaction,
+} from '#libs/domain/financial-data';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import { type FeedPosition, TransactionChangeRepository } from './transaction-change.repository.js';
 
@@ -76,7 +80,11 @@ export class TransactionChangesService {
       else
         (row.added ? result.added : result.modified).push({
           accountId: row.accountId,
-          transaction: JSON.parse(row.raw) as ServedTransaction,
+          // The feed row's `id` is the record's served id: the dedupe key where the upstream gave none.
+          transaction: servedTransaction(JSON.parse(row.raw) as StoredTransaction, {
+            key: row.id,
+            currency: row.currency,
+          }),
         });
     }
     return result;

@@ -1,4 +1,9 @@
-import { dedupeKeyOf, type ServedTransaction, servedTransaction } from '#libs/domain/financial-data';
+import {
+  dedupeKeyOf,
+  servedFields,
+  type StoredTransaction,
+  storedTransaction,
+} from '#libs/domain/financial-data';
 import { uuidV7 } from '#libs/ids';
 import type { Transaction } from '#libs/upstream-client';
 
@@ -20,26 +25,28 @@ export interface TransactionRow {
   c: string;
   de: string | null;
   re: string | null;
-  /** The record as merchants read it (see servedTransaction). */
-  raw: ServedTransaction;
+  /** The record as the upstream sent it, amounts as strings (see storedTransaction). */
+  raw: StoredTransaction;
 }
 
-/** A row for the page statement; `tx`'s amounts are turned into decimal strings on the way. */
+/**
+ * A row for the page statement; `tx`'s amounts are turned into decimal strings on the way. Refused
+ * (UnusableTransactionError) when the record could not be served: no date, amount or currency.
+ */
 export function toTransactionRow(tx: Transaction, accountCurrency: string | null): TransactionRow {
   const key = dedupeKeyOf(tx);
-  const amount = tx.amount ?? tx.transactionAmount?.amount;
-  // Stored as the API serves it, so a read splices stored text instead of parsing and printing every
-  // record (servedTransaction refuses a record without a date, an amount or a currency).
-  const raw = servedTransaction(tx, accountCurrency, key);
+  const amount = (tx.amount ?? tx.transactionAmount?.amount) as number;
+  const raw = storedTransaction(tx);
+  const served = servedFields(raw, { key, currency: accountCurrency });
   return {
     i: uuidV7(),
     k: key,
-    d: raw.date,
+    d: served.date,
     b: tx.bookingDateTime ?? null,
     v: tx.valueDateTime ?? null,
     s: typeof tx.status === 'string' ? tx.status.slice(0, 64) : 'UNKNOWN',
-    a: amount as number,
-    c: raw.currency.slice(0, 3),
+    a: amount,
+    c: served.currency.slice(0, 3),
     de: tx.description ?? null,
     re: tx.reference ?? null,
     raw,

@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { copyRows, DatabasePool, isoText, queryOn, ReadCache } from '#libs/database';
+import { servedId } from '#libs/domain/financial-data';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import {
   type AccountTransactionsState,
+  carriesServedFields,
   CHANGES_COPY,
   type PageCounts,
   type StoredTransactionPage,
@@ -103,7 +105,7 @@ export class TransactionRepository {
         CHANGES_COPY,
         fresh.map((r, n) => {
           const seq = base + BigInt(n + 1);
-          return [r.i, merchantId, head.userId, accountId, r.raw.id, seq, seq];
+          return [r.i, merchantId, head.userId, accountId, servedId(r.raw, r.k), seq, seq];
         }),
       );
     }
@@ -182,7 +184,8 @@ export class TransactionRepository {
     // sorts (stale statistics right after a first sync) must not read every record's JSON to do it.
     return this.database.rows({
       name: `transactions.page-${shape.join('-')}`,
-      text: `SELECT t.id, ${isoText('t.date')} AS date, t.raw::text AS raw
+      text: `SELECT t.id, ${isoText('t.date')} AS date, t.raw::text AS raw, t.dedupe_key AS key, t.currency,
+          ${carriesServedFields('t')} AS whole
         FROM (SELECT id, date FROM transactions WHERE ${where.join(' AND ')}
           ORDER BY date ${dir}, id ${dir} LIMIT $${values.length}) p
         JOIN transactions t ON t.id = p.id

@@ -1,4 +1,5 @@
 import { copyTarget, sqlStatement } from '#libs/database';
+import { SERVED_FIELDS } from '#libs/domain/financial-data';
 
 export interface PageCounts {
   inserted: number;
@@ -44,6 +45,22 @@ const feedOf = (
       changed_at = EXCLUDED.changed_at, added_seq = CASE WHEN c.removed THEN EXCLUDED.added_seq ELSE c.added_seq END
     RETURNING 1)`;
 
+/**
+ * The `id` a stored record is served with (servedId): the upstream's when it sent a non-empty string, else
+ * the dedupe key. The change feed names a removed record by it.
+ */
+export const servedIdOf = (t: string) =>
+  `CASE WHEN jsonb_typeof(${t}.raw->'id') = 'string' AND ${t}.raw->>'id' <> '' THEN ${t}.raw->>'id' ELSE ${t}.dedupe_key END`;
+
+/**
+ * Whether a stored record carries every served field itself, each a non-empty string (servedJson's
+ * `whole`): a page serves such a record's text as it is. One jsonb lookup per field, in Postgres.
+ */
+export const carriesServedFields = (t: string) =>
+  SERVED_FIELDS.map((f) => `jsonb_typeof(${t}.raw->'${f}') = 'string' AND ${t}.raw->>'${f}' <> ''`).join(
+    ' AND ',
+  );
+
 /*
  * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
  * rewritten only when the upstream record differs (jsonb equality, so key order does not matter).
@@ -62,7 +79,7 @@ const WRITTEN = `written AS (INSERT INTO transactions AS t (id, merchant_id, acc
     description = EXCLUDED.description, reference = EXCLUDED.reference, raw = EXCLUDED.raw,
     sync_run_id = EXCLUDED.sync_run_id, updated_at = now()
   WHERE t.raw IS DISTINCT FROM EXCLUDED.raw
-  RETURNING t.id, t.raw->>'id' AS record_id, t.dedupe_key AS k, (t.xmax = 0) AS inserted),
+  RETURNING t.id, ${servedIdOf('t')} AS record_id, t.dedupe_key AS k, (t.xmax = 0) AS inserted),
   moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM written) RETURNING 1),
   ${feedOf('written', false, 'inserted')}`;
 
@@ -89,7 +106,7 @@ const REMOVE_UNSEEN = `WITH gone AS (DELETE FROM transactions t
   WHERE t.merchant_id = $1::uuid AND t.account_id = $2::uuid
     AND ($3::timestamptz IS NULL OR t.date >= $3::timestamptz) AND t.date < $4::timestamptz
     AND t.dedupe_key NOT IN (SELECT unnest($5::text[]))
-  RETURNING t.id, t.raw->>'id' AS record_id),
+  RETURNING t.id, ${servedIdOf('t')} AS record_id),
   moved AS (${MOVE_VERSION} AND EXISTS (SELECT 1 FROM gone) RETURNING 1),
   ${feedOf('gone', true, 'true')}
   SELECT count(*)::int AS removed FROM gone`;
@@ -210,6 +227,6 @@ export interface AccountTransactionsState {
 }
 
 export interface StoredTransactionPage {
-  /** Each record as the upstream sent it, as JSON text (amounts still numbers: the service converts). */
-  rows: { id: string; date: string; raw: string }[];
+  /** Each record as stored (`raw`, as JSON text), with what its served fields fall back to. */
+  rows: { id: string; date: string; raw: string; key: string; currency: string; whole: boolean }[];
 }

@@ -1,0 +1,115 @@
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  dedupeKeyOf,
+  SERVED_FIELDS,
+  servedFields,
+  servedJson,
+  servedTransaction,
+  storedTransaction,
+  UnusableTransactionError,
+} from '#libs/domain/financial-data';
+import { carriesServedFields } from '#libs/domain/sync';
+import type { Transaction } from '#libs/upstream-client';
+import { assertProperty } from './kit/index.js';
+
+/*
+ * A transaction is stored as the upstream sent it (amounts as strings) and served with what the BFF
+ * derives set as it is read (libs/domain/financial-data/src/served-transaction.ts). These hold the two
+ * forms together for any upstream record: the served record is the same from the stored text as Postgres
+ * prints it, from a record stored in served form (before the split), and from the text served whole when
+ * Postgres says the record carries every served field.
+ */
+
+const money = fc.record({
+  amount: fc.double({ min: -1e9, max: 1e9, noNaN: true, noDefaultInfinity: true }),
+  currency: fc.constantFrom('GBP', 'EUR'),
+});
+const iso = fc
+  .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+  .map((d) => d.toISOString());
+
+/** Upstream records as they come: any served field may be missing, empty or carried elsewhere. */
+const upstreamRecord = fc
+  .record(
+    {
+      id: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constant('')),
+      date: iso,
+      bookingDateTime: iso,
+      valueDateTime: iso,
+      status: fc.constantFrom('BOOKED', 'PENDING'),
+      amount: money.map((m) => m.amount),
+      currency: fc.constantFrom('GBP', 'usd', ''),
+      transactionAmount: money,
+      balance: fc.record({ type: fc.constant('CLOSING_AVAILABLE'), balanceAmount: money }),
+      description: fc.string({ maxLength: 30 }),
+      enrichment: fc.record({ transactionHash: fc.record({ hash: fc.stringMatching(/^[0-9a-f]{8,32}$/) }) }),
+    },
+    { requiredKeys: [] },
+  )
+  .map((tx) => tx as Transaction);
+
+const copy = (tx: Transaction) => JSON.parse(JSON.stringify(tx)) as Transaction;
+
+describe('stored and served transactions', () => {
+  let db: pg.Client;
+  beforeAll(async () => {
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db?.end();
+  });
+
+  /** The stored text as a page reads it: Postgres's print of the jsonb, and whether it is served whole. */
+  const readBack = async (stored: string) =>
+    (
+      await db.query<{ raw: string; whole: boolean }>(
+        `SELECT t.raw::text AS raw, ${carriesServedFields('t')} AS whole FROM (SELECT $1::jsonb AS raw) t`,
+        [stored],
+      )
+    ).rows[0];
+
+  it('serves a stored record as the upstream record it came from, whichever way it is read', async () => {
+    await assertProperty(
+      fc.asyncProperty(upstreamRecord, fc.constantFrom('GBP', null), async (tx, accountCurrency) => {
+        const fallbacks = { key: dedupeKeyOf(tx), currency: accountCurrency };
+        let served;
+        try {
+          served = servedTransaction(storedTransaction(copy(tx)), fallbacks);
+        } catch (error) {
+          // A record a sync refuses: it is never stored.
+          expect(error).toBeInstanceOf(UnusableTransactionError);
+          return;
+        }
+        expect(Object.keys(servedFields(storedTransaction(copy(tx)), fallbacks))).toEqual(SERVED_FIELDS);
+        const { raw, whole } = await readBack(JSON.stringify(storedTransaction(copy(tx))));
+        expect(JSON.parse(servedJson(raw, fallbacks, whole))).toEqual(served);
+        expect(JSON.parse(servedJson(raw, fallbacks, false))).toEqual(served);
+        // Stored before the split, in served form: served as it was.
+        const before = await readBack(JSON.stringify(served));
+        expect(before.whole).toBe(true);
+        expect(JSON.parse(servedJson(before.raw, fallbacks, before.whole))).toEqual(served);
+        expect(served.id).toBe(typeof tx.id === 'string' && tx.id !== '' ? tx.id : fallbacks.key);
+        for (const amount of [
+          served.amount,
+          served.transactionAmount?.amount,
+          served.balance?.balanceAmount?.amount,
+        ])
+          if (amount !== undefined) expect(amount).toMatch(/^-?\d+\.\d{2,}$/);
+      }),
+      150,
+    );
+  });
+
+  it('refuses an upstream record whose amount is not a number, or that has no date or currency', () => {
+    const refused = (tx: object) =>
+      expect(() =>
+        servedTransaction(storedTransaction(tx as Transaction), { key: 'k', currency: null }),
+      ).toThrow(UnusableTransactionError);
+    refused({ id: 'a', date: '2026-01-01', amount: '1.00', currency: 'GBP' });
+    refused({ id: 'a', amount: 1, currency: 'GBP' });
+    refused({ id: 'a', date: '2026-01-01', amount: 1 });
+  });
+});
