@@ -10,15 +10,9 @@ import {
 } from '#libs/queue';
 import { startWorker, testConfig, tuned, uniqueQueuePrefix } from './kit/index.js';
 
-const allOn = tuned({
-  syncDispatchEverySeconds: 60,
-  institutionsRefreshMinutes: 360,
-  consentExpiryScanMinutes: 1440,
-  consentReconcileMinutes: 30,
-  eventsSweepEverySeconds: 15,
-  paymentStatusPollSeconds: 5,
-  retentionSweepMinutes: 60,
-});
+/** Every schedule on, each at its own interval (7, 8, 9, … of its unit). */
+const allOn = tuned(Object.fromEntries(JOB_SCHEDULES.map((s, i) => [s.every, 7 + i])));
+const intervalOf = (every: string, i: number) => (7 + i) * (every.endsWith('Minutes') ? 60_000 : 1000);
 
 describe('job schedules: the catalogue’s schedules, registered once per deployment by every worker', () => {
   const prefix = uniqueQueuePrefix('schedules');
@@ -64,15 +58,14 @@ describe('job schedules: the catalogue’s schedules, registered once per deploy
   it('registers every schedule of the catalogue under its fixed id, with the job’s options', async () => {
     workers.push(await startWorker({ QUEUE_PREFIX: prefix, ...allOn }));
     const found = await schedulers();
-    expect(found.map((s) => [s.queue, s.id, s.name, s.every])).toEqual([
-      ['consents', 'consents.reconcile', 'consents.reconcile', 30 * 60_000],
-      ['consents', 'consents.scan-expiry', 'consents.scan-expiry', 1440 * 60_000],
-      ['events', 'events.sweep', 'events.sweep', 15_000],
-      ['maintenance', 'maintenance.refresh-institutions', 'maintenance.refresh-institutions', 360 * 60_000],
-      ['maintenance', 'maintenance.retention', 'maintenance.retention', 60 * 60_000],
-      ['payments', 'payments.poll-status', 'payments.poll-status', 5_000],
-      ['sync', 'sync.dispatch', 'sync.dispatch', 60_000],
-    ]);
+    expect(found.map((s) => [s.queue, s.id, s.name, s.every])).toEqual(
+      JOB_SCHEDULES.map((s, i) => [
+        JOB_DEFINITIONS[s.name].queue,
+        s.name,
+        s.name,
+        intervalOf(s.every, i),
+      ]).sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+    );
     for (const s of found) expect(s.opts).toEqual(JOB_DEFINITIONS[s.name as JobName].options);
     expect(found).toHaveLength(JOB_SCHEDULES.length);
   });

@@ -245,17 +245,12 @@ export const tuned = (values) => ({ NODE_ENV: 'test', TEST_TUNING: JSON.stringif
 /**
  * Every schedule of the worker off, for a bench that starts its work itself: a dispatch would queue syncs
  * of generated accounts the sandbox cannot serve, beside the ones measured, and the expiry scan,
- * reconciliation and sweeps would do the same to generated consents and events.
+ * reconciliation and sweeps would do the same to generated consents and events. The job catalogue's own
+ * list, from the build the bench runs.
  */
-export const SCHEDULES_OFF = tuned({
-  syncDispatchEverySeconds: 0,
-  institutionsRefreshMinutes: 0,
-  eventsSweepEverySeconds: 0,
-  consentExpiryScanMinutes: 0,
-  consentReconcileMinutes: 0,
-  retentionSweepMinutes: 0,
-  paymentStatusPollSeconds: 0,
-});
+export const SCHEDULES_OFF = tuned(
+  (await import(new URL('../../dist/libs/queue/src/job-schedules.js', import.meta.url).href)).SCHEDULES_OFF,
+);
 
 /** The sandbox as its own process on the bench's port, its state in memory. */
 export function startBenchSandbox() {

@@ -1,5 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
-import type { AppConfig } from '#libs/config';
+import type { Tuning } from '#libs/config';
 
 /** Every queue of the system. Workers and producers use these names and nothing else. */
 export const QueueName = {
@@ -141,17 +141,21 @@ export interface JobDefinition<N extends JobName> {
   schedule?: JobPayload<N> extends Record<string, never> ? JobSchedule : never;
 }
 
+/** A tuning value that is a duration: in minutes or in seconds, as its name says. */
+export type Interval = {
+  [K in keyof Tuning]: K extends `${string}Minutes` | `${string}Seconds` ? K : never;
+}[keyof Tuning];
+
 /**
- * One BullMQ job scheduler. Every worker upserts it under the same fixed id, so the deployment runs the job
- * once per interval however many workers start; operators and tests know it by that id.
+ * One BullMQ job scheduler, under the job's name: every worker upserts it under that fixed id, so the
+ * deployment runs the job once per interval however many workers start; operators and tests know it by it.
  */
 export interface JobSchedule {
-  id: string;
   /**
-   * The interval in milliseconds from configuration. 0: this worker leaves the scheduler as it is (one
-   * registered before, or by another worker, stays): the setting says "not scheduled here", not "never".
+   * The tuning value that sets the interval. 0: this worker leaves the scheduler as it is (one registered
+   * before, or by another worker, stays): the setting says "not scheduled here", not "never".
    */
-  everyMs: (config: AppConfig) => number;
+  every: Interval;
 }
 
 export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
@@ -167,19 +171,13 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   'maintenance.refresh-institutions': {
     queue: QueueName.Maintenance,
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 24 * 3600, count: 50 } },
-    schedule: {
-      id: 'maintenance.refresh-institutions',
-      everyMs: (config) => config.tuning.institutionsRefreshMinutes * 60_000,
-    },
+    schedule: { every: 'institutionsRefreshMinutes' },
   },
   'maintenance.retention': {
     queue: QueueName.Maintenance,
     // Each batch commits on its own: a repeat, or two workers at once, remove each row once.
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
-    schedule: {
-      id: 'maintenance.retention',
-      everyMs: (config) => config.tuning.retentionSweepMinutes * 60_000,
-    },
+    schedule: { every: 'retentionSweepMinutes' },
   },
   'consents.poll-embedded': {
     queue: QueueName.Consents,
@@ -204,18 +202,12 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   'consents.scan-expiry': {
     queue: QueueName.Consents,
     options: { ...BASE_OPTIONS, attempts: 3, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
-    schedule: {
-      id: 'consents.scan-expiry',
-      everyMs: (config) => config.tuning.consentExpiryScanMinutes * 60_000,
-    },
+    schedule: { every: 'consentExpiryScanMinutes' },
   },
   'consents.reconcile': {
     queue: QueueName.Consents,
     options: { ...BASE_OPTIONS, attempts: 1, removeOnComplete: { age: 7 * 24 * 3600, count: 100 } },
-    schedule: {
-      id: 'consents.reconcile',
-      everyMs: (config) => config.tuning.consentReconcileMinutes * 60_000,
-    },
+    schedule: { every: 'consentReconcileMinutes' },
   },
   'sync.account': {
     queue: QueueName.Sync,
@@ -234,7 +226,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
-    schedule: { id: 'sync.dispatch', everyMs: (config) => config.tuning.syncDispatchEverySeconds * 1000 },
+    schedule: { every: 'syncDispatchEverySeconds' },
   },
   'events.fan-out': {
     queue: QueueName.Events,
@@ -273,7 +265,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
-    schedule: { id: 'events.sweep', everyMs: (config) => config.tuning.eventsSweepEverySeconds * 1000 },
+    schedule: { every: 'eventsSweepEverySeconds' },
   },
   'payments.poll-status': {
     queue: QueueName.Payments,
@@ -284,10 +276,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
       removeOnComplete: { age: 3600, count: 100 },
       removeOnFail: { age: 24 * 3600 },
     },
-    schedule: {
-      id: 'payments.poll-status',
-      everyMs: (config) => config.tuning.paymentStatusPollSeconds * 1000,
-    },
+    schedule: { every: 'paymentStatusPollSeconds' },
   },
 };
 

@@ -1,17 +1,29 @@
 import type { Queue } from 'bullmq';
-import type { AppConfig } from '#libs/config';
-import { ALL_JOB_NAMES, JOB_DEFINITIONS, type JobName, type JobSchedule } from './job-catalogue.js';
+import type { AppConfig, Tuning } from '#libs/config';
+import {
+  ALL_JOB_NAMES,
+  type Interval,
+  JOB_DEFINITIONS,
+  type JobName,
+  type JobSchedule,
+} from './job-catalogue.js';
 
-/** A job the catalogue schedules, with its schedule. */
+/** A job the catalogue schedules: its scheduler's id (the job's name) and the tuning that sets its interval. */
 export interface ScheduledJob extends JobSchedule {
   name: JobName;
+  id: string;
 }
 
 /** Every schedule the catalogue declares, whether or not this process's configuration turns it on. */
 export const JOB_SCHEDULES: readonly ScheduledJob[] = ALL_JOB_NAMES.flatMap((name) => {
   const schedule: JobSchedule | undefined = JOB_DEFINITIONS[name].schedule;
-  return schedule ? [{ name, ...schedule }] : [];
+  return schedule ? [{ name, id: name, ...schedule }] : [];
 });
+
+/** The tuning that turns every schedule off: what tests and benches run with, starting the work themselves. */
+export const SCHEDULES_OFF: Readonly<Partial<Tuning>> = Object.fromEntries(
+  JOB_SCHEDULES.map((s) => [s.every, 0]),
+);
 
 /** One scheduler to upsert: the job, its fixed id and this process's interval. */
 export interface ActiveJobSchedule {
@@ -20,11 +32,16 @@ export interface ActiveJobSchedule {
   everyMs: number;
 }
 
+const intervalMs = (config: AppConfig, every: Interval) =>
+  config.tuning[every] * (every.endsWith('Minutes') ? 60_000 : 1000);
+
 /** The schedules this process registers: those whose interval its configuration does not set to 0. */
 export function activeJobSchedules(config: AppConfig): ActiveJobSchedule[] {
-  return JOB_SCHEDULES.map(({ name, id, everyMs }) => ({ name, id, everyMs: everyMs(config) })).filter(
-    (schedule) => schedule.everyMs > 0,
-  );
+  return JOB_SCHEDULES.map(({ name, id, every }) => ({
+    name,
+    id,
+    everyMs: intervalMs(config, every),
+  })).filter((schedule) => schedule.everyMs > 0);
 }
 
 /**

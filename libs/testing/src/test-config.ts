@@ -1,19 +1,12 @@
 import { type AppConfig, loadConfig, type Tuning } from '#libs/config';
+import { SCHEDULES_OFF } from '#libs/queue';
 
 /**
- * Every schedule of the worker off. Test files share one database and run in parallel: a scheduled
- * dispatch, refresh, scan or sweep would act on every file's rows. Tests that need one schedule it (or
- * run it) themselves.
+ * Every schedule of the worker off (each scheduled job's tuning at 0, from the job catalogue). Test files
+ * share one database and run in parallel: a scheduled dispatch, refresh, scan or sweep would act on every
+ * file's rows. Tests that need one schedule it (or run it) themselves.
  */
-export const SCHEDULES_OFF: Readonly<Partial<Tuning>> = {
-  syncDispatchEverySeconds: 0,
-  institutionsRefreshMinutes: 0,
-  eventsSweepEverySeconds: 0,
-  consentExpiryScanMinutes: 0,
-  consentReconcileMinutes: 0,
-  paymentStatusPollSeconds: 0,
-  retentionSweepMinutes: 0,
-};
+export { SCHEDULES_OFF };
 
 /**
  * A test's tuning (shorter cadences, schedules off) as the one environment variable that carries it, so
