@@ -34,7 +34,7 @@ describe('api: one rule for dates and times', () => {
 
   beforeAll(async () => {
     stack = await startStack({
-      overrides: { RATE_LIMIT_MERCHANT_PER_MINUTE: '1000000', RATE_LIMIT_USER_PER_MINUTE: '1000000' },
+      overrides: { RATE_LIMIT_PER_MINUTE: '1000000' },
     });
     const tenant = await onboard(stack);
     ({ client, userId } = tenant);

@@ -69,8 +69,7 @@ describe('api: fuzzing every documented route', () => {
     stack = await startStack({
       overrides: {
         LOG_LEVEL: 'silent',
-        RATE_LIMIT_MERCHANT_PER_MINUTE: '1000000',
-        RATE_LIMIT_USER_PER_MINUTE: '1000000',
+        RATE_LIMIT_PER_MINUTE: '1000000',
       },
     });
     tenant = await onboard(stack);

@@ -69,8 +69,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
       worker: true,
       overrides: {
         LOG_LEVEL: 'silent',
-        RATE_LIMIT_MERCHANT_PER_MINUTE: '1000000',
-        RATE_LIMIT_USER_PER_MINUTE: '1000000',
+        RATE_LIMIT_PER_MINUTE: '1000000',
         ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }),
       },
     });

@@ -23,7 +23,7 @@ describe('api: a required body, and fields that are omitted rather than null', (
 
   beforeAll(async () => {
     stack = await startStack({
-      overrides: { RATE_LIMIT_MERCHANT_PER_MINUTE: '1000000', RATE_LIMIT_USER_PER_MINUTE: '1000000' },
+      overrides: { RATE_LIMIT_PER_MINUTE: '1000000' },
     });
     tenant = await onboard(stack);
     document = await readOpenApiDocument(stack.api.url);

@@ -36,6 +36,8 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
     'no longer turns tracing on: `OTEL_EXPORTER_OTLP_ENDPOINT` does (the exporter still honours this one)',
   OTEL_TRACES_EXPORTER: 'gone: on exactly when the endpoint is set',
   OTEL_SDK_DISABLED: 'gone: on exactly when the endpoint is set',
+  RATE_LIMIT_MERCHANT_PER_MINUTE: '`RATE_LIMIT_PER_MINUTE`: one limit, per merchant and per session user',
+  RATE_LIMIT_USER_PER_MINUTE: '`RATE_LIMIT_PER_MINUTE`, likewise',
 };
 
 /** The retired settings `source` sets (non-empty), for the boot's warning. */

@@ -1,4 +1,4 @@
-import { type AppConfig, loadConfig, type Tuning } from '#libs/config';
+import { type AppConfig, loadConfig, RETIRED_SETTINGS, SETTING_NAMES, type Tuning } from '#libs/config';
 import { SCHEDULES_OFF } from '#libs/queue';
 
 /**
@@ -23,6 +23,7 @@ export function tuned(tuning: Partial<Tuning>): { TEST_TUNING: string } {
  * through `tuned()` in `overrides` or as `tuning`, over {@link SCHEDULES_OFF}).
  */
 export function testConfig(overrides: Record<string, string> = {}, tuning: Partial<Tuning> = {}): AppConfig {
+  refuseUnknownSettings(overrides);
   const env: Record<string, string | undefined> = {
     ...process.env,
     NODE_ENV: 'test',
@@ -36,6 +37,22 @@ export function testConfig(overrides: Record<string, string> = {}, tuning: Parti
   };
   const asked = env.TEST_TUNING ? (JSON.parse(env.TEST_TUNING) as Partial<Tuning>) : {};
   return loadConfig({ ...env, ...tuned({ ...SCHEDULES_OFF, ...asked, ...tuning }) });
+}
+
+/**
+ * An override that names no setting would be ignored, as the apps ignore any unknown variable: a test
+ * would run with the default while saying otherwise (four did, naming two rate limits long merged into
+ * RATE_LIMIT_PER_MINUTE). Besides settings, a test may set TEST_TUNING and the OTel SDK's own variables.
+ */
+function refuseUnknownSettings(overrides: Record<string, string>): void {
+  const unknown = Object.keys(overrides).filter(
+    (name) => !SETTING_NAMES.includes(name) && name !== 'TEST_TUNING' && !name.startsWith('OTEL_'),
+  );
+  if (unknown.length === 0) return;
+  const now = (name: string) => (RETIRED_SETTINGS[name] ? ` (retired: ${RETIRED_SETTINGS[name]})` : '');
+  throw new Error(
+    `not a setting (libs/config/src/env.dto.ts): ${unknown.map((n) => `${n}${now(n)}`).join(', ')}`,
+  );
 }
 
 /** A unique, valid BullMQ prefix so tests that share Redis never see each other's jobs. */
