@@ -2,7 +2,8 @@
 import { bff, operator } from './api.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { deliveryScreen } from './merchant-delivery.js';
-import { endpointScreen, endpointsScreen } from './merchant-endpoints.js';
+import { endpointScreen } from './merchant-endpoint.js';
+import { endpointsScreen } from './merchant-endpoints.js';
 import { eventsScreen, lookupScreen } from './merchant-events.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';

@@ -64,100 +64,122 @@ function attemptDetails(attempt, open) {
   );
 }
 
+/**
+ * What the screen's parts share: the delivery's ids, the status line (`say`), the attempts, the newest
+ * attempt drawn (`shown`, what "Send again" waits to see passed) and `refresh`, which draws them again.
+ */
+function deliveryView(endpointId, deliveryId) {
+  const status = h('p', { role: 'status' });
+  const screen = {
+    endpointId,
+    deliveryId,
+    status,
+    heading: h('h1', {}, 'Attempts of a delivery'),
+    attempts: h('div', { id: 'attempts' }),
+    shown: 0,
+    say: (good, text) => {
+      status.className = good ? 'good' : 'error';
+      status.textContent = text;
+    },
+    refresh: () => load(screen),
+  };
+  return screen;
+}
+
+const pageOf = (screen, cursor) =>
+  bff.eventEndpoints.attempts(screen.endpointId, screen.deliveryId, { limit: 20 }).page(cursor);
+
+/**
+ * A page of attempts (`cursor`: an older page), the newest open.
+ * @param screen what `deliveryView` built
+ * @param {{ cursor?: string }} [options]
+ */
+function load(screen, { cursor } = {}) {
+  return loadInto(screen.attempts, {
+    what: 'its attempts',
+    load: () => pageOf(screen, cursor),
+    render: (answer) => {
+      const [first] = answer.items;
+      if (first && !cursor) {
+        const event = parseEvent(first.request.body);
+        if (event)
+          screen.heading.textContent = `Attempts of “${plain('eventType', event.type)}”, event ${event.id}`;
+      }
+      if (!cursor) screen.shown = first?.attempt ?? 0;
+      return attemptsPage(screen, answer, cursor);
+    },
+  });
+}
+
+function attemptsPage(screen, answer, cursor) {
+  return answer.items.length === 0
+    ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
+    : [
+        ...answer.items.map((attempt, i) => attemptDetails(attempt, !cursor && i === 0)),
+        answer.nextCursor
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: () => void load(screen, { cursor: answer.nextCursor }),
+              },
+              'Older attempts',
+            )
+          : h('p', { class: 'muted' }, 'That is all of them.'),
+      ];
+}
+
+/**
+ * After "Send again": asks each second, without redrawing (open attempts stay open), until a new attempt
+ * is logged, for at most 30 s and only while this screen is shown, then draws the attempts again.
+ */
+async function watch(screen, before) {
+  for (let round = 0; round < 30 && screen.attempts.isConnected; round += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const answer = await pageOf(screen).catch(() => null);
+    if ((answer?.items[0]?.attempt ?? 0) > before) break;
+  }
+  if (screen.attempts.isConnected) await screen.refresh();
+}
+
+async function retry(screen, button) {
+  button.disabled = true;
+  const before = screen.shown;
+  try {
+    await bff.eventEndpoints.retryDelivery(screen.endpointId, screen.deliveryId);
+    screen.say(true, 'The event is being sent again: its attempt appears here once made.');
+    void watch(screen, before);
+  } catch (error) {
+    screen.say(false, `Could not send the event again. ${errorText(error)}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 /** One delivery of an endpoint: each attempt, newest first, and sending it again. */
 export function deliveryScreen(main, endpointId, deliveryId) {
-  const heading = h('h1', {}, 'Attempts of a delivery');
-  const status = h('p', { role: 'status' });
-  const attempts = h('div', { id: 'attempts' });
-  let shown = 0;
-
-  const pageOf = (cursor) => bff.eventEndpoints.attempts(endpointId, deliveryId, { limit: 20 }).page(cursor);
-
-  /**
-   * A page of attempts (`cursor`: an older page), the newest open.
-   * @param {{ cursor?: string }} [options]
-   */
-  function load({ cursor } = {}) {
-    return loadInto(attempts, {
-      what: 'its attempts',
-      load: () => pageOf(cursor),
-      render: (answer) => {
-        const [first] = answer.items;
-        if (first && !cursor) {
-          const event = parseEvent(first.request.body);
-          if (event)
-            heading.textContent = `Attempts of “${plain('eventType', event.type)}”, event ${event.id}`;
-        }
-        if (!cursor) shown = first?.attempt ?? 0;
-        return answer.items.length === 0
-          ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
-          : [
-              ...answer.items.map((attempt, i) => attemptDetails(attempt, !cursor && i === 0)),
-              answer.nextCursor
-                ? h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'secondary',
-                      onclick: () => void load({ cursor: answer.nextCursor }),
-                    },
-                    'Older attempts',
-                  )
-                : h('p', { class: 'muted' }, 'That is all of them.'),
-            ];
-      },
-    });
-  }
-
-  /**
-   * After "Send again": asks each second, without redrawing (open attempts stay open), until a new attempt
-   * is logged, for at most 30 s and only while this screen is shown, then draws the attempts again.
-   */
-  async function watch(before) {
-    for (let round = 0; round < 30 && attempts.isConnected; round += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const answer = await pageOf().catch(() => null);
-      if ((answer?.items[0]?.attempt ?? 0) > before) break;
-    }
-    if (attempts.isConnected) await load();
-  }
-
-  async function retry(button) {
-    button.disabled = true;
-    const before = shown;
-    try {
-      await bff.eventEndpoints.retryDelivery(endpointId, deliveryId);
-      status.className = 'good';
-      status.textContent = 'The event is being sent again: its attempt appears here once made.';
-      void watch(before);
-    } catch (error) {
-      status.className = 'error';
-      status.textContent = `Could not send the event again. ${errorText(error)}`;
-    } finally {
-      button.disabled = false;
-    }
-  }
-
+  const screen = deliveryView(endpointId, deliveryId);
   const again = h('button', { type: 'button' }, 'Send again');
-  again.addEventListener('click', () => void retry(again));
+  again.addEventListener('click', () => void retry(screen, again));
   main.append(
     h('p', {}, h('a', { href: `#/event-endpoints/${endpointId}` }, '← The endpoint and its deliveries')),
-    heading,
+    screen.heading,
     h(
       'p',
       {},
       'Each attempt as it went, newest first: the request sent (its signed headers and body) and what came back, of which the start is kept. They are kept as long as the delivery: until its event is older than the api keeps events, or the endpoint is deleted.',
     ),
-    status,
+    screen.status,
     h(
       'div',
       { class: 'row' },
       again,
-      h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, 'Refresh'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => void screen.refresh() }, 'Refresh'),
     ),
-    section('Attempts', attempts),
+    section('Attempts', screen.attempts),
   );
-  void load();
+  void screen.refresh();
 }
 
 /** The event a request body carries, if it is one. */

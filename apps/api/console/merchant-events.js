@@ -29,25 +29,34 @@ const eventRow = (event) => [
 ];
 const eventsTable = (caption, events) => table(caption, EVENT_HEADERS, events.map(eventRow));
 
-export function eventsScreen(main) {
-  const results = h('div', { id: 'events-list' });
-  const type = h(
-    'select',
-    { id: 'event-type', name: 'event-type' },
-    h('option', { value: '' }, 'Every type'),
-    EVENT_TYPES.map((t) => h('option', { value: t }, `${plain('eventType', t)} (${t})`)),
-  );
-  const show = () => {
-    const list = bff.events.list({ limit: 50, ...(type.value ? { type: type.value } : {}) });
-    return pagedInto(results, {
-      what: 'your events',
-      load: (cursor) => list.page(cursor),
-      empty: type.value ? 'No event of this type.' : 'No event yet.',
-      caption: 'Events',
-      headers: EVENT_HEADERS,
-      row: eventRow,
-    });
+/** What the screen's parts share: the type chosen and the list of its events. */
+function eventsView() {
+  return {
+    results: h('div', { id: 'events-list' }),
+    type: h(
+      'select',
+      { id: 'event-type', name: 'event-type' },
+      h('option', { value: '' }, 'Every type'),
+      EVENT_TYPES.map((t) => h('option', { value: t }, `${plain('eventType', t)} (${t})`)),
+    ),
   };
+}
+
+function showEvents(screen) {
+  const { type } = screen;
+  const list = bff.events.list({ limit: 50, ...(type.value ? { type: type.value } : {}) });
+  return pagedInto(screen.results, {
+    what: 'your events',
+    load: (cursor) => list.page(cursor),
+    empty: type.value ? 'No event of this type.' : 'No event yet.',
+    caption: 'Events',
+    headers: EVENT_HEADERS,
+    row: eventRow,
+  });
+}
+
+export function eventsScreen(main) {
+  const screen = eventsView();
   main.append(
     h('h1', {}, 'Events'),
     h(
@@ -60,23 +69,110 @@ export function eventsScreen(main) {
       {
         onsubmit: (event) => {
           event.preventDefault();
-          void show();
+          void showEvents(screen);
         },
       },
       h('label', { for: 'event-type' }, 'Type'),
-      h('div', { class: 'row' }, type, h('button', { type: 'submit' }, 'Show')),
+      h('div', { class: 'row' }, screen.type, h('button', { type: 'submit' }, 'Show')),
     ),
-    section('Events', results),
+    section('Events', screen.results),
   );
-  void show();
+  void showEvents(screen);
 }
 
 /** The api answers a lookup's newest few of each kind (GET /v1/lookup); `more` says there were others. */
 const newestOnly = (more, list, what) =>
   more ? [h('p', { class: 'muted' }, `Only the newest ${list.length} ${what} are shown.`)] : [];
 
-export function lookupScreen(main) {
-  const results = h('div', { id: 'lookup-results' });
+/** One kind of what a lookup found: its section, with `none` when the api found nothing of it. */
+const foundPart = (title, id, found, none, shown) =>
+  section(title, h('div', { id }, found.length === 0 ? h('p', { class: 'state' }, none) : shown()));
+
+const customersFound = (users) =>
+  foundPart('Customers', 'lookup-customers', users, 'No customer has this reference or id.', () =>
+    table(
+      'Customers',
+      ['Customer', 'Id', 'Since'],
+      users.map((user) => [
+        h('a', { href: `#/customers/${user.id}` }, user.reference),
+        h('code', {}, user.id),
+        when(user.createdAt),
+      ]),
+    ),
+  );
+
+const runsFound = (syncRuns, more) =>
+  foundPart('Sync runs', 'lookup-runs', syncRuns, 'No sync run has this tracing id or id.', () => [
+    table(
+      'Sync runs',
+      ['Asked', 'Status', 'Problem', 'Upstream tracing id', 'Run', 'Account'],
+      syncRuns.map((run) => [
+        when(run.queuedAt),
+        plain('run', run.status),
+        run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
+        run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
+        h('code', {}, run.id),
+        h('a', { href: `#/accounts/${run.accountId}` }, 'Its account'),
+      ]),
+    ),
+    ...newestOnly(more, syncRuns, 'runs'),
+  ]);
+
+const eventsFound = (events, more) =>
+  foundPart(
+    'Events',
+    'lookup-events',
+    events,
+    'No event has this id, came from this request or is about those runs.',
+    () => [eventsTable('Events', events), ...newestOnly(more, events, 'events')],
+  );
+
+/** `urls` names each delivery's endpoint by its address. */
+const deliveriesFound = (deliveries, more, urls) =>
+  foundPart(
+    'Deliveries',
+    'lookup-deliveries',
+    deliveries,
+    'No delivery has this id or is of those events.',
+    () => [
+      table(
+        'Deliveries',
+        ['Event', 'Event id', 'Endpoint', 'Status', 'Attempts', 'Last attempt'],
+        deliveries.map((delivery) => [
+          eventTypeText(delivery.eventType),
+          h('code', {}, delivery.eventId),
+          h(
+            'a',
+            { href: `#/event-endpoints/${delivery.endpointId}` },
+            urls.get(delivery.endpointId) ?? delivery.endpointId,
+          ),
+          plain('delivery', delivery.status),
+          String(delivery.attempts),
+          when(delivery.lastAttemptAt),
+        ]),
+      ),
+      ...newestOnly(more, deliveries, 'deliveries'),
+    ],
+  );
+
+/** The api's answer, and the endpoints' addresses to name each delivery's (a short list). */
+function lookUp(results, id) {
+  return loadInto(results, {
+    what: `what ${id} names`,
+    load: async () => {
+      const [found, endpoints] = await Promise.all([bff.lookup(id), bff.eventEndpoints.list()]);
+      return { found, urls: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url])) };
+    },
+    render: ({ found: { users, syncRuns, events, deliveries, more }, urls }) => [
+      customersFound(users),
+      runsFound(syncRuns, more.syncRuns),
+      eventsFound(events, more.events),
+      deliveriesFound(deliveries, more.deliveries, urls),
+    ],
+  });
+}
+
+function lookupForm(results) {
   const needle = h('input', {
     id: 'lookup-id',
     name: 'lookup-id',
@@ -84,103 +180,22 @@ export function lookupScreen(main) {
     autocomplete: 'off',
     maxlength: 255,
   });
-
-  /** The api's answer, and the endpoints' addresses to name each delivery's (a short list). */
-  const lookUp = (id) =>
-    loadInto(results, {
-      what: `what ${id} names`,
-      load: async () => {
-        const [found, endpoints] = await Promise.all([bff.lookup(id), bff.eventEndpoints.list()]);
-        return { found, urls: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url])) };
+  return h(
+    'form',
+    {
+      role: 'search',
+      onsubmit: (event) => {
+        event.preventDefault();
+        void lookUp(results, needle.value.trim());
       },
-      render: ({ found: { users, syncRuns, events, deliveries, more }, urls }) => [
-        section(
-          'Customers',
-          h(
-            'div',
-            { id: 'lookup-customers' },
-            users.length === 0
-              ? h('p', { class: 'state' }, 'No customer has this reference or id.')
-              : table(
-                  'Customers',
-                  ['Customer', 'Id', 'Since'],
-                  users.map((user) => [
-                    h('a', { href: `#/customers/${user.id}` }, user.reference),
-                    h('code', {}, user.id),
-                    when(user.createdAt),
-                  ]),
-                ),
-          ),
-        ),
-        section(
-          'Sync runs',
-          h(
-            'div',
-            { id: 'lookup-runs' },
-            syncRuns.length === 0
-              ? h('p', { class: 'state' }, 'No sync run has this tracing id or id.')
-              : [
-                  table(
-                    'Sync runs',
-                    ['Asked', 'Status', 'Problem', 'Upstream tracing id', 'Run', 'Account'],
-                    syncRuns.map((run) => [
-                      when(run.queuedAt),
-                      plain('run', run.status),
-                      run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
-                      run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
-                      h('code', {}, run.id),
-                      h('a', { href: `#/accounts/${run.accountId}` }, 'Its account'),
-                    ]),
-                  ),
-                  ...newestOnly(more.syncRuns, syncRuns, 'runs'),
-                ],
-          ),
-        ),
-        section(
-          'Events',
-          h(
-            'div',
-            { id: 'lookup-events' },
-            events.length === 0
-              ? h(
-                  'p',
-                  { class: 'state' },
-                  'No event has this id, came from this request or is about those runs.',
-                )
-              : [eventsTable('Events', events), ...newestOnly(more.events, events, 'events')],
-          ),
-        ),
-        section(
-          'Deliveries',
-          h(
-            'div',
-            { id: 'lookup-deliveries' },
-            deliveries.length === 0
-              ? h('p', { class: 'state' }, 'No delivery has this id or is of those events.')
-              : [
-                  table(
-                    'Deliveries',
-                    ['Event', 'Event id', 'Endpoint', 'Status', 'Attempts', 'Last attempt'],
-                    deliveries.map((delivery) => [
-                      eventTypeText(delivery.eventType),
-                      h('code', {}, delivery.eventId),
-                      h(
-                        'a',
-                        { href: `#/event-endpoints/${delivery.endpointId}` },
-                        urls.get(delivery.endpointId) ?? delivery.endpointId,
-                      ),
-                      plain('delivery', delivery.status),
-                      String(delivery.attempts),
-                      when(delivery.lastAttemptAt),
-                    ]),
-                  ),
-                  ...newestOnly(more.deliveries, deliveries, 'deliveries'),
-                ],
-          ),
-        ),
-      ],
-    });
+    },
+    h('label', { for: 'lookup-id' }, 'Tracing id, customer reference or other id'),
+    h('div', { class: 'row' }, needle, h('button', { type: 'submit' }, 'Look up')),
+  );
+}
 
+export function lookupScreen(main) {
+  const results = h('div', { id: 'lookup-results' });
   main.append(
     h('h1', {}, 'Look up a tracing id'),
     h(
@@ -188,18 +203,7 @@ export function lookupScreen(main) {
       {},
       'Paste a tracing id (from a sync run’s problem, or the tracing id the api answered one of your requests with), a customer’s reference, or the id of a customer, a sync run, an event or a delivery: the api finds the customers, sync runs, events and deliveries it names, as long as it keeps them, and what they lead to (a run’s events, an event’s deliveries).',
     ),
-    h(
-      'form',
-      {
-        role: 'search',
-        onsubmit: (event) => {
-          event.preventDefault();
-          void lookUp(needle.value.trim());
-        },
-      },
-      h('label', { for: 'lookup-id' }, 'Tracing id, customer reference or other id'),
-      h('div', { class: 'row' }, needle, h('button', { type: 'submit' }, 'Look up')),
-    ),
+    lookupForm(results),
     results,
   );
 }

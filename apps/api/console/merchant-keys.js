@@ -3,59 +3,76 @@ import { bff } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
 import { errorText, h, loadInto, submitting } from './ui.js';
 
-export function keysScreen(main) {
-  const list = h('div', { id: 'keys-list' });
-  const issued = h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' });
+/** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
+function keysView() {
   const status = h('p', { role: 'status' });
-  const name = h('input', { id: 'key-name', name: 'key-name', maxlength: 255, autocomplete: 'off' });
-
-  const refresh = () =>
-    loadInto(list, {
-      what: 'your API keys',
-      load: () => bff.merchant.keys(),
-      empty: 'This merchant has no API keys.',
-      render: (keys) => keysTable(keys, revoke),
-    });
-
-  async function revoke(key) {
-    const label = key.name ?? key.prefix;
-    // A revoked key stops working at once, everywhere: the question is worth asking.
-    if (!window.confirm(`Revoke the key "${label}"? Anything still using it stops working at once.`)) return;
-    try {
-      await bff.merchant.revokeKey(key.id);
-      status.className = 'good';
-      status.textContent = `The key "${label}" is revoked.`;
-    } catch (error) {
-      status.className = 'error';
-      status.textContent = `Could not revoke the key. ${errorText(error)}`;
-    }
-    await refresh();
-  }
-
-  const form = h(
-    'form',
-    {
-      onsubmit: submitting(async () => {
-        try {
-          const created = await bff.merchant.issueKey(name.value ? { name: name.value } : {});
-          name.value = '';
-          showKeyOnce(issued, {
-            title: 'Your new key',
-            key: created.key,
-            advice: 'Copy it now: it is shown only this once. Keep it on your servers, never in a web page.',
-            back: name,
-          });
-        } catch (error) {
-          status.className = 'error';
-          status.textContent = `Could not issue a key. ${errorText(error)}`;
-        }
-        await refresh();
-      }),
+  const parts = {
+    list: h('div', { id: 'keys-list' }),
+    issued: h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
+  };
+  const screen = {
+    status,
+    parts,
+    say: (good, text) => {
+      status.className = good ? 'good' : 'error';
+      status.textContent = text;
     },
+    refresh: () => refresh(screen),
+  };
+  return screen;
+}
+
+function refresh(screen) {
+  return loadInto(screen.parts.list, {
+    what: 'your API keys',
+    load: () => bff.merchant.keys(),
+    empty: 'This merchant has no API keys.',
+    render: (keys) => keysTable(keys, (key) => revoke(screen, key)),
+  });
+}
+
+async function revoke(screen, key) {
+  const label = key.name ?? key.prefix;
+  // A revoked key stops working at once, everywhere: the question is worth asking.
+  if (!window.confirm(`Revoke the key "${label}"? Anything still using it stops working at once.`)) return;
+  try {
+    await bff.merchant.revokeKey(key.id);
+    screen.say(true, `The key "${label}" is revoked.`);
+  } catch (error) {
+    screen.say(false, `Could not revoke the key. ${errorText(error)}`);
+  }
+  await screen.refresh();
+}
+
+/** Issuing a key: the new key is shown this once in the `issued` part. */
+function issueForm(screen) {
+  const name = h('input', { id: 'key-name', name: 'key-name', maxlength: 255, autocomplete: 'off' });
+  const issue = submitting(async () => {
+    try {
+      const created = await bff.merchant.issueKey(name.value ? { name: name.value } : {});
+      name.value = '';
+      showKeyOnce(screen.parts.issued, {
+        title: 'Your new key',
+        key: created.key,
+        advice: 'Copy it now: it is shown only this once. Keep it on your servers, never in a web page.',
+        back: name,
+      });
+    } catch (error) {
+      screen.say(false, `Could not issue a key. ${errorText(error)}`);
+    }
+    await screen.refresh();
+  });
+  return h(
+    'form',
+    { onsubmit: issue },
     h('label', { for: 'key-name' }, 'Name of the new key (optional)'),
     h('div', { class: 'row' }, name, h('button', { type: 'submit' }, 'Issue a key')),
   );
+}
 
+export function keysScreen(main) {
+  const screen = keysView();
+  const { parts } = screen;
   main.append(
     h('h1', {}, 'API keys'),
     h(
@@ -63,10 +80,10 @@ export function keysScreen(main) {
       {},
       'The keys your servers use to call the api. Revoking a key ends it, and any console session made with it, at once.',
     ),
-    status,
-    h('section', {}, h('h2', {}, 'Issue a key'), form),
-    issued,
-    h('section', {}, h('h2', {}, 'Your keys'), list),
+    screen.status,
+    h('section', {}, h('h2', {}, 'Issue a key'), issueForm(screen)),
+    parts.issued,
+    h('section', {}, h('h2', {}, 'Your keys'), parts.list),
   );
-  void refresh();
+  void screen.refresh();
 }

@@ -2,9 +2,78 @@
 import { bff } from './api.js';
 import { errorText, h, loadInto, submitting } from './ui.js';
 
-export function originsScreen(main) {
-  const list = h('div', { id: 'origins-list' });
+/**
+ * What the screen's parts share: the status line (`say`), the list, the origins it last showed
+ * (`current`, which a change starts from) and `refresh`, which reads them again and redraws the list.
+ */
+function originsView() {
   const status = h('p', { role: 'status' });
+  const screen = {
+    status,
+    list: h('div', { id: 'origins-list' }),
+    current: [],
+    say: (good, text) => {
+      status.className = good ? 'good' : 'error';
+      status.textContent = text;
+    },
+    refresh: () => refresh(screen),
+  };
+  return screen;
+}
+
+function refresh(screen) {
+  return loadInto(screen.list, {
+    what: 'your frontend origins',
+    load: async () => (screen.current = (await bff.merchant.get()).frontendOrigins),
+    empty: 'No origin yet: no web page may call the api with a customer session.',
+    render: (origins) =>
+      h(
+        'ul',
+        {},
+        origins.map((origin) => originItem(screen, origin)),
+      ),
+  });
+}
+
+function originItem(screen, origin) {
+  return h(
+    'li',
+    {},
+    h('code', {}, origin),
+    ' ',
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        'aria-label': `Remove ${origin}`,
+        onclick: () =>
+          save(
+            screen,
+            screen.current.filter((c) => c !== origin),
+            `${origin} is removed.`,
+          ),
+      },
+      'Remove',
+    ),
+  );
+}
+
+/** The api takes the whole list: what is sent replaces what was there. */
+async function save(screen, origins, done) {
+  try {
+    await bff.merchant.update({ frontendOrigins: origins });
+    screen.say(true, done);
+    return true;
+  } catch (error) {
+    screen.say(false, `Could not save the origins. ${errorText(error)}`);
+    return false;
+  } finally {
+    await screen.refresh();
+  }
+}
+
+function addForm(screen) {
   const origin = h('input', {
     id: 'new-origin',
     name: 'new-origin',
@@ -14,58 +83,21 @@ export function originsScreen(main) {
     autocomplete: 'off',
     'aria-describedby': 'new-origin-help',
   });
-  let current = [];
+  const add = submitting(async () => {
+    const value = origin.value.trim();
+    if (await save(screen, [...screen.current, value], `${value} is added.`)) origin.value = '';
+  });
+  return h(
+    'form',
+    { onsubmit: add },
+    h('label', { for: 'new-origin' }, 'Origin'),
+    h('p', { id: 'new-origin-help', class: 'muted' }, 'Like https://shop.example, without a path.'),
+    h('div', { class: 'row' }, origin, h('button', { type: 'submit' }, 'Add')),
+  );
+}
 
-  const refresh = () =>
-    loadInto(list, {
-      what: 'your frontend origins',
-      load: async () => (current = (await bff.merchant.get()).frontendOrigins),
-      empty: 'No origin yet: no web page may call the api with a customer session.',
-      render: (origins) =>
-        h(
-          'ul',
-          {},
-          origins.map((o) =>
-            h(
-              'li',
-              {},
-              h('code', {}, o),
-              ' ',
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'danger',
-                  'aria-label': `Remove ${o}`,
-                  onclick: () =>
-                    save(
-                      current.filter((c) => c !== o),
-                      `${o} is removed.`,
-                    ),
-                },
-                'Remove',
-              ),
-            ),
-          ),
-        ),
-    });
-
-  /** The api takes the whole list: what is sent replaces what was there. */
-  async function save(origins, done) {
-    try {
-      await bff.merchant.update({ frontendOrigins: origins });
-      status.className = 'good';
-      status.textContent = done;
-      return true;
-    } catch (error) {
-      status.className = 'error';
-      status.textContent = `Could not save the origins. ${errorText(error)}`;
-      return false;
-    } finally {
-      await refresh();
-    }
-  }
-
+export function originsScreen(main) {
+  const screen = originsView();
   main.append(
     h('h1', {}, 'Frontend origins'),
     h(
@@ -73,25 +105,9 @@ export function originsScreen(main) {
       {},
       'The web pages (scheme, host and port) allowed to call the api with a customer session, such as the page that shows the bank picker. A change applies at once.',
     ),
-    status,
-    h(
-      'section',
-      {},
-      h('h2', {}, 'Add an origin'),
-      h(
-        'form',
-        {
-          onsubmit: submitting(async () => {
-            const value = origin.value.trim();
-            if (await save([...current, value], `${value} is added.`)) origin.value = '';
-          }),
-        },
-        h('label', { for: 'new-origin' }, 'Origin'),
-        h('p', { id: 'new-origin-help', class: 'muted' }, 'Like https://shop.example, without a path.'),
-        h('div', { class: 'row' }, origin, h('button', { type: 'submit' }, 'Add')),
-      ),
-    ),
-    h('section', {}, h('h2', {}, 'Allowed origins'), list),
+    screen.status,
+    h('section', {}, h('h2', {}, 'Add an origin'), addForm(screen)),
+    h('section', {}, h('h2', {}, 'Allowed origins'), screen.list),
   );
-  void refresh();
+  void screen.refresh();
 }

@@ -8,26 +8,33 @@ const DAY = 24 * 60 * 60 * 1000;
 /** Grafana where docker-compose.yml's observability profile publishes it, with the BFF dashboard as home. */
 const GRAFANA = 'http://localhost:3001/';
 
-export function overviewScreen(main) {
-  const counts = h('div', { id: 'consent-counts' });
-  const expiring = h('div', { id: 'consent-expiring' });
-  const receiver = h('div', { id: 'upstream-receiver' });
-  const categories = h('div', { id: 'upstream-categories' });
-  const troubled = h('div', { id: 'troubled-endpoints' });
-  const days = h(
-    'select',
-    { id: 'expiring-days', name: 'expiring-days' },
-    [7, 14, 30].map((d) => h('option', { value: d }, `${d} days`)),
+/** What the screen's parts share: each part's container, and how far ahead the expiring part looks. */
+function overviewView() {
+  return {
+    parts: {
+      counts: h('div', { id: 'consent-counts' }),
+      expiring: h('div', { id: 'consent-expiring' }),
+      receiver: h('div', { id: 'upstream-receiver' }),
+      categories: h('div', { id: 'upstream-categories' }),
+      troubled: h('div', { id: 'troubled-endpoints' }),
+    },
+    days: h(
+      'select',
+      { id: 'expiring-days', name: 'expiring-days' },
+      [7, 14, 30].map((d) => h('option', { value: d }, `${d} days`)),
+    ),
+  };
+}
+
+const byMerchant = (rows) =>
+  table(
+    'By merchant',
+    ['Merchant', 'Status', 'Consents'],
+    rows.map((row) => [row.merchantName, plain('consent', row.status), String(row.count)]),
   );
 
-  const byMerchant = (rows) =>
-    table(
-      'By merchant',
-      ['Merchant', 'Status', 'Consents'],
-      rows.map((row) => [row.merchantName, plain('consent', row.status), String(row.count)]),
-    );
-
-  void loadInto(counts, {
+function loadCounts(screen) {
+  return loadInto(screen.parts.counts, {
     what: 'the consent counts',
     load: async () => (await operator.get('/admin/consents')).data,
     render: (answer) =>
@@ -45,33 +52,36 @@ export function overviewScreen(main) {
         answer.byMerchant.length ? [h('h3', {}, 'By merchant'), byMerchant(answer.byMerchant)] : '',
       ].flat(),
   });
+}
 
-  const showExpiring = () => {
-    const within = `${days.value} days`;
-    return loadInto(expiring, {
-      what: 'the consents expiring unrenewed',
-      load: async () => {
-        const before = new Date(Date.now() + Number(days.value) * DAY).toISOString();
-        const query = { status: 'AUTHORIZED', expiringBefore: before };
-        const answer = (await operator.get('/admin/consents', { query })).data;
-        return answer.byMerchant;
-      },
-      empty: `No authorised consent expires within ${within}.`,
-      render: (rows) => {
-        const total = rows.reduce((sum, row) => sum + row.count, 0);
-        return [
-          h(
-            'p',
-            {},
-            `${total} authorised ${total === 1 ? 'consent expires' : 'consents expire'} within ${within} unless the customer renews it.`,
-          ),
-          byMerchant(rows),
-        ];
-      },
-    });
-  };
+function showExpiring(screen) {
+  const { days } = screen;
+  const within = `${days.value} days`;
+  return loadInto(screen.parts.expiring, {
+    what: 'the consents expiring unrenewed',
+    load: async () => {
+      const before = new Date(Date.now() + Number(days.value) * DAY).toISOString();
+      const query = { status: 'AUTHORIZED', expiringBefore: before };
+      const answer = (await operator.get('/admin/consents', { query })).data;
+      return answer.byMerchant;
+    },
+    empty: `No authorised consent expires within ${within}.`,
+    render: (rows) => {
+      const total = rows.reduce((sum, row) => sum + row.count, 0);
+      return [
+        h(
+          'p',
+          {},
+          `${total} authorised ${total === 1 ? 'consent expires' : 'consents expire'} within ${within} unless the customer renews it.`,
+        ),
+        byMerchant(rows),
+      ];
+    },
+  });
+}
 
-  void loadInto(receiver, {
+function loadReceiver(screen) {
+  return loadInto(screen.parts.receiver, {
     what: 'the upstream receiver',
     load: async () => (await operator.get('/admin/upstream/webhooks')).data,
     empty: 'No webhook is registered with the upstream: its events do not reach the api.',
@@ -85,22 +95,29 @@ export function overviewScreen(main) {
             ? `${current.length} current ${current.length === 1 ? 'registration' : 'registrations'}: the upstream sends its events to the addresses below.`
             : 'No current registration: only retired ones, whose secrets verify for 24 hours after they were replaced.',
         ),
-        table(
-          'Registrations with the upstream',
-          ['For', 'Our address', 'Categories', 'Upstream status', 'Since', 'Retired'],
-          registrations.map((r) => [
-            r.merchantId ? `Merchant ${r.merchantName}` : 'The root application',
-            h('code', {}, r.callbackUrl),
-            r.categories.length ? r.categories.join(', ') : 'Every category',
-            r.status ?? 'Not known',
-            when(r.createdAt),
-            r.retiredAt ? when(r.retiredAt) : 'Current',
-          ]),
-        ),
+        registrationsTable(registrations),
       ];
     },
   });
-  void loadInto(categories, {
+}
+
+function registrationsTable(registrations) {
+  return table(
+    'Registrations with the upstream',
+    ['For', 'Our address', 'Categories', 'Upstream status', 'Since', 'Retired'],
+    registrations.map((r) => [
+      r.merchantId ? `Merchant ${r.merchantName}` : 'The root application',
+      h('code', {}, r.callbackUrl),
+      r.categories.length ? r.categories.join(', ') : 'Every category',
+      r.status ?? 'Not known',
+      when(r.createdAt),
+      r.retiredAt ? when(r.retiredAt) : 'Current',
+    ]),
+  );
+}
+
+function loadCategories(screen) {
+  return loadInto(screen.parts.categories, {
     what: "the upstream's categories",
     load: async () => (await operator.get('/admin/upstream/webhook-categories')).data,
     empty: 'The upstream lists no category.',
@@ -111,8 +128,10 @@ export function overviewScreen(main) {
         list.map((c) => [h('code', {}, c.name), c.description ?? '—']),
       ),
   });
+}
 
-  void loadInto(troubled, {
+function loadTroubled(screen) {
+  return loadInto(screen.parts.troubled, {
     what: "the merchants' failing endpoints",
     load: async () => (await operator.get('/admin/event-endpoints')).data,
     empty: "No merchant's event endpoint is failing or turned off.",
@@ -129,64 +148,69 @@ export function overviewScreen(main) {
         ]),
       ),
   });
+}
 
+/** A link that opens in a new tab, then what is behind it. */
+const elsewhere = (href, text, ...about) =>
+  h('li', {}, h('a', { href, target: '_blank', rel: 'noreferrer' }, text), ...about);
+
+function elsewhereSection() {
+  return section(
+    'Elsewhere',
+    h(
+      'ul',
+      {},
+      elsewhere(
+        '/admin/queues',
+        'The queue board (opens in a new tab)',
+        ': jobs waiting, running and failed; pausing and resuming a queue. Your console session opens it; without one it asks for user operator and the operator token as the password.',
+      ),
+      elsewhere(
+        GRAFANA,
+        'The metrics dashboard (Grafana, opens in a new tab)',
+        ': requests, syncs, deliveries and queues over time. The link is where ',
+        h('code', {}, 'docker compose --profile observability up'),
+        ' puts Grafana; elsewhere, import docs/observability/grafana-dashboard.json into yours.',
+      ),
+      elsewhere(
+        '/metrics',
+        'The raw metrics (opens in a new tab)',
+        ': what the dashboard is drawn from, as Prometheus reads it from this api.',
+      ),
+    ),
+  );
+}
+
+function expiringSection(screen) {
+  return section(
+    'Expiring unrenewed',
+    h(
+      'form',
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          void showExpiring(screen);
+        },
+      },
+      h('label', { for: 'expiring-days' }, 'Authorised consents expiring within'),
+      h('div', { class: 'row' }, screen.days, h('button', { type: 'submit' }, 'Count')),
+    ),
+    screen.parts.expiring,
+  );
+}
+
+export function overviewScreen(main) {
+  const screen = overviewView();
+  const { parts } = screen;
+  void loadCounts(screen);
+  void loadReceiver(screen);
+  void loadCategories(screen);
+  void loadTroubled(screen);
   main.append(
     h('h1', {}, 'Overview'),
-    section(
-      'Elsewhere',
-      h(
-        'ul',
-        {},
-        h(
-          'li',
-          {},
-          h(
-            'a',
-            { href: '/admin/queues', target: '_blank', rel: 'noreferrer' },
-            'The queue board (opens in a new tab)',
-          ),
-          ': jobs waiting, running and failed; pausing and resuming a queue. Your console session opens it; without one it asks for user operator and the operator token as the password.',
-        ),
-        h(
-          'li',
-          {},
-          h(
-            'a',
-            { href: GRAFANA, target: '_blank', rel: 'noreferrer' },
-            'The metrics dashboard (Grafana, opens in a new tab)',
-          ),
-          ': requests, syncs, deliveries and queues over time. The link is where ',
-          h('code', {}, 'docker compose --profile observability up'),
-          ' puts Grafana; elsewhere, import docs/observability/grafana-dashboard.json into yours.',
-        ),
-        h(
-          'li',
-          {},
-          h(
-            'a',
-            { href: '/metrics', target: '_blank', rel: 'noreferrer' },
-            'The raw metrics (opens in a new tab)',
-          ),
-          ': what the dashboard is drawn from, as Prometheus reads it from this api.',
-        ),
-      ),
-    ),
-    section('Consents', counts),
-    section(
-      'Expiring unrenewed',
-      h(
-        'form',
-        {
-          onsubmit: (event) => {
-            event.preventDefault();
-            void showExpiring();
-          },
-        },
-        h('label', { for: 'expiring-days' }, 'Authorised consents expiring within'),
-        h('div', { class: 'row' }, days, h('button', { type: 'submit' }, 'Count')),
-      ),
-      expiring,
-    ),
+    elsewhereSection(),
+    section('Consents', parts.counts),
+    expiringSection(screen),
     section(
       "Merchants' failing event endpoints",
       h(
@@ -194,10 +218,10 @@ export function overviewScreen(main) {
         { class: 'muted' },
         'Longest failing first. The merchant turns one on again from its console once it is fixed.',
       ),
-      troubled,
+      parts.troubled,
     ),
-    section('The upstream receiver', receiver),
-    section('Upstream event categories', categories),
+    section('The upstream receiver', parts.receiver),
+    section('Upstream event categories', parts.categories),
   );
-  void showExpiring();
+  void showExpiring(screen);
 }

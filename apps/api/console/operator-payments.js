@@ -3,89 +3,107 @@
 import { operator } from './api.js';
 import { errorText, h, pagedInto, when } from './ui.js';
 
-export function parkedScreen(main) {
-  const list = h('div', { id: 'parked-list' });
+/** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
+function parkedView() {
   const status = h('p', { role: 'status' });
+  const screen = {
+    status,
+    list: h('div', { id: 'parked-list' }),
+    say: (good, text) => {
+      status.className = good ? 'good' : 'error';
+      status.textContent = text;
+    },
+    refresh: () => refresh(screen),
+  };
+  return screen;
+}
 
-  const refresh = () =>
-    pagedInto(list, {
-      what: 'the parked payments',
-      load: (cursor) => operator.page('/admin/payments/parked', { query: { limit: 50 } }, cursor),
-      empty: 'No payment is waiting for a person.',
-      caption: 'Parked payments',
-      headers: [
-        'Since',
-        'Merchant',
-        'Kind',
-        'Amount',
-        'Status seen',
-        'Ask the bank with',
-        'Why it stopped',
-        'Settle',
-      ],
-      row: (payment) => [
-        when(payment.createdAt),
-        payment.merchantName,
-        payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
-        h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
-        payment.status === 'SUBMITTING'
-          ? 'Sent twice, the second refused: the first may have gone through'
-          : `${payment.status} (as the api names it)`,
-        h(
-          'span',
-          {},
-          'Our id ',
-          h('code', {}, payment.paymentIdempotencyId),
-          payment.upstreamPaymentId ? ['; the upstream’s ', h('code', {}, payment.upstreamPaymentId)] : '',
-        ),
-        payment.reason ?? '—',
-        settleForm(payment),
-      ],
-    });
+const PARKED_HEADERS = [
+  'Since',
+  'Merchant',
+  'Kind',
+  'Amount',
+  'Status seen',
+  'Ask the bank with',
+  'Why it stopped',
+  'Settle',
+];
 
-  /** A note (who at the bank said so) and the two outcomes; the merchant gets its event once. */
-  function settleForm(payment) {
-    const id = `note-${payment.id}`;
-    const note = h('input', { id, name: id, maxlength: 500, autocomplete: 'off' });
-    const button = (outcome, text) =>
-      h(
-        'button',
-        {
-          type: 'button',
-          class: outcome === 'FAILED' ? 'danger' : undefined,
-          'aria-label': `${text} ${payment.paymentIdempotencyId}`,
-          onclick: () => void settle(payment, outcome, note.value.trim()),
-        },
-        text,
-      );
-    return h(
-      'div',
+function refresh(screen) {
+  return pagedInto(screen.list, {
+    what: 'the parked payments',
+    load: (cursor) => operator.page('/admin/payments/parked', { query: { limit: 50 } }, cursor),
+    empty: 'No payment is waiting for a person.',
+    caption: 'Parked payments',
+    headers: PARKED_HEADERS,
+    row: (payment) => paymentRow(screen, payment),
+  });
+}
+
+function paymentRow(screen, payment) {
+  return [
+    when(payment.createdAt),
+    payment.merchantName,
+    payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
+    h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
+    payment.status === 'SUBMITTING'
+      ? 'Sent twice, the second refused: the first may have gone through'
+      : `${payment.status} (as the api names it)`,
+    h(
+      'span',
       {},
-      h('label', { for: id }, 'Note (the bank’s reference)'),
-      note,
-      h('div', { class: 'row' }, button('COMPLETED', 'Completed'), button('FAILED', 'Failed')),
+      'Our id ',
+      h('code', {}, payment.paymentIdempotencyId),
+      payment.upstreamPaymentId ? ['; the upstream’s ', h('code', {}, payment.upstreamPaymentId)] : '',
+    ),
+    payment.reason ?? '—',
+    settleForm(screen, payment),
+  ];
+}
+
+/** A note (who at the bank said so) and the two outcomes; the merchant gets its event once. */
+function settleForm(screen, payment) {
+  const id = `note-${payment.id}`;
+  const note = h('input', { id, name: id, maxlength: 500, autocomplete: 'off' });
+  const button = (outcome, text) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: outcome === 'FAILED' ? 'danger' : undefined,
+        'aria-label': `${text} ${payment.paymentIdempotencyId}`,
+        onclick: () => void settle(screen, payment, outcome, note.value.trim()),
+      },
+      text,
     );
-  }
+  return h(
+    'div',
+    {},
+    h('label', { for: id }, 'Note (the bank’s reference)'),
+    note,
+    h('div', { class: 'row' }, button('COMPLETED', 'Completed'), button('FAILED', 'Failed')),
+  );
+}
 
-  async function settle(payment, outcome, note) {
-    const words = outcome === 'COMPLETED' ? 'completed' : 'failed';
-    // Final and told to the merchant at once: the question is worth asking.
-    if (!window.confirm(`Settle ${payment.paymentIdempotencyId} as ${words}? The merchant is told at once.`))
-      return;
-    try {
-      await operator.post('/admin/payments/{id}/settle', {
-        path: { id: payment.id },
-        body: { status: outcome, ...(note ? { note } : {}) },
-      });
-      status.className = 'good';
-      status.textContent = `The payment ${payment.paymentIdempotencyId} is settled as ${words}.`;
-    } catch (error) {
-      status.className = 'error';
-      status.textContent = `Could not settle the payment. ${errorText(error)}`;
-    }
-    await refresh();
+async function settle(screen, payment, outcome, note) {
+  const words = outcome === 'COMPLETED' ? 'completed' : 'failed';
+  // Final and told to the merchant at once: the question is worth asking.
+  if (!window.confirm(`Settle ${payment.paymentIdempotencyId} as ${words}? The merchant is told at once.`))
+    return;
+  try {
+    await operator.post('/admin/payments/{id}/settle', {
+      path: { id: payment.id },
+      body: { status: outcome, ...(note ? { note } : {}) },
+    });
+    screen.say(true, `The payment ${payment.paymentIdempotencyId} is settled as ${words}.`);
+  } catch (error) {
+    screen.say(false, `Could not settle the payment. ${errorText(error)}`);
   }
+  await screen.refresh();
+}
 
+export function parkedScreen(main) {
+  const screen = parkedView();
   main.append(
     h('h1', {}, 'Parked payments'),
     h(
@@ -93,8 +111,8 @@ export function parkedScreen(main) {
       {},
       'Payments no status check will move any more, oldest first, 50 at a time. Ask the bank with the ids shown, then settle each as it answered: the merchant gets payment.completed or payment.failed once.',
     ),
-    status,
-    h('section', {}, h('h2', {}, 'Waiting for a person'), list),
+    screen.status,
+    h('section', {}, h('h2', {}, 'Waiting for a person'), screen.list),
   );
-  void refresh();
+  void screen.refresh();
 }

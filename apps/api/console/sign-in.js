@@ -2,46 +2,83 @@
 import { operator } from './api.js';
 import { errorText, h, submitting } from './ui.js';
 
-export function signInScreen(main, message, signedIn) {
+/** The two ways in: who signs in, with what, and how the api's sign-in names it (`field`). */
+const CREDENTIALS = [
+  {
+    legend: "A merchant's developer",
+    id: 'api-key',
+    label: 'API key',
+    help: 'One of your API keys (it starts with mk_).',
+    field: 'apiKey',
+    action: 'Sign in with the key',
+  },
+  {
+    legend: 'The operator',
+    id: 'operator-token',
+    label: 'Operator token',
+    help: 'The platform operator token.',
+    field: 'operatorToken',
+    action: 'Sign in as the operator',
+  },
+];
+
+/** What both forms share: the status line (`say`, with its class) and `signedIn`, told the kind of user. */
+function signInView(signedIn) {
   const status = h('p', { id: 'sign-in-status', role: 'status' });
-  const form = (legend, id, label, help, field, action) => {
-    const input = h('input', {
-      id,
-      name: id,
-      type: 'password',
-      autocomplete: 'off',
-      required: true,
-      'aria-describedby': `${id}-help`,
-    });
-    const button = h('button', { type: 'submit' }, action);
-    const element = h(
-      'form',
-      {
-        onsubmit: submitting(async () => {
-          status.className = 'state';
-          status.textContent = 'Signing in…';
-          try {
-            const answer = await operator.post('/console/session', { body: { [field]: input.value } });
-            signedIn(answer.data.kind);
-          } catch (error) {
-            status.className = 'error';
-            status.textContent = `Could not sign in. ${errorText(error)}`;
-          } finally {
-            input.value = '';
-          }
-        }),
-      },
-      h(
-        'fieldset',
-        {},
-        h('legend', {}, legend),
-        h('label', { for: id }, label),
-        h('p', { id: `${id}-help`, class: 'muted' }, help),
-        h('div', { class: 'row' }, input, button),
-      ),
-    );
-    return element;
+  return {
+    status,
+    signedIn,
+    say: (className, text) => {
+      status.className = className;
+      status.textContent = text;
+    },
   };
+}
+
+function credentialInput(id) {
+  return h('input', {
+    id,
+    name: id,
+    type: 'password',
+    autocomplete: 'off',
+    required: true,
+    'aria-describedby': `${id}-help`,
+  });
+}
+
+/** Exchanges what was typed for the cookie; the field is emptied whatever the answer. */
+function signIn(screen, input, field) {
+  return submitting(async () => {
+    screen.say('state', 'Signing in…');
+    try {
+      const answer = await operator.post('/console/session', { body: { [field]: input.value } });
+      screen.signedIn(answer.data.kind);
+    } catch (error) {
+      screen.say('error', `Could not sign in. ${errorText(error)}`);
+    } finally {
+      input.value = '';
+    }
+  });
+}
+
+function credentialForm(screen, { legend, id, label, help, field, action }) {
+  const input = credentialInput(id);
+  return h(
+    'form',
+    { onsubmit: signIn(screen, input, field) },
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, legend),
+      h('label', { for: id }, label),
+      h('p', { id: `${id}-help`, class: 'muted' }, help),
+      h('div', { class: 'row' }, input, h('button', { type: 'submit' }, action)),
+    ),
+  );
+}
+
+export function signInScreen(main, message, signedIn) {
+  const screen = signInView(signedIn);
   main.append(
     h('h1', {}, 'Sign in'),
     h(
@@ -49,25 +86,10 @@ export function signInScreen(main, message, signedIn) {
       {},
       'The console keeps your key only long enough to sign you in: you then get a session of at most 8 hours, held in a cookie this page cannot read.',
     ),
-    status,
-    form(
-      "A merchant's developer",
-      'api-key',
-      'API key',
-      'One of your API keys (it starts with mk_).',
-      'apiKey',
-      'Sign in with the key',
-    ),
-    form(
-      'The operator',
-      'operator-token',
-      'Operator token',
-      'The platform operator token.',
-      'operatorToken',
-      'Sign in as the operator',
-    ),
+    screen.status,
+    ...CREDENTIALS.map((credential) => credentialForm(screen, credential)),
   );
   // Why the sign-in is back (signed out, the session ended), written once the status is in the page: a
   // live region drawn with its text already in it is not read out.
-  if (message) window.requestAnimationFrame(() => (status.textContent = message));
+  if (message) window.requestAnimationFrame(() => (screen.status.textContent = message));
 }

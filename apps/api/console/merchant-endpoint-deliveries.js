@@ -1,0 +1,128 @@
+// One event endpoint's delivery log, on its screen (merchant-endpoint.js): newest first with "Show more",
+// sending a delivery again and waiting for its new attempt. A delivery's own attempts are in
+// merchant-delivery.js.
+import { bff } from './api.js';
+import { eventTypeText } from './merchant-endpoints.js';
+import { errorText, h, pagedInto, plain, section, when } from './ui.js';
+
+/** The endpoint's deliveries as the SDK pages them, 50 at a time. */
+export const deliveriesOf = (endpointId) => bff.eventEndpoints.deliveries(endpointId, { limit: 50 });
+
+/** A delivery's last answer in words. */
+const answerText = (delivery) =>
+  delivery.lastResponseStatus !== null
+    ? `HTTP ${delivery.lastResponseStatus}${delivery.lastError ? `: ${delivery.lastError}` : ''}`
+    : (delivery.lastError ?? '—');
+
+const DELIVERY_HEADERS = [
+  'Event',
+  'Event id',
+  'Status',
+  'Attempts',
+  'Last attempt',
+  'Last answer',
+  'Next attempt',
+  'Delivered',
+  '',
+  '',
+];
+
+/**
+ * The log, newest first, with "Show more" for older deliveries. `screen` is the endpoint screen's (`id`,
+ * `say`, its `deliveries` part and the `log` it pages).
+ */
+export function loadDeliveries(screen) {
+  return pagedInto(screen.parts.deliveries, {
+    what: 'its deliveries',
+    load: (cursor) => screen.log.page(cursor),
+    empty: 'No delivery yet: events this endpoint takes appear here as they are sent.',
+    caption: 'Deliveries',
+    headers: DELIVERY_HEADERS,
+    row: (delivery) => deliveryRow(screen, delivery),
+  });
+}
+
+function deliveryRow(screen, delivery) {
+  return [
+    eventTypeText(delivery.eventType),
+    h('code', {}, delivery.eventId),
+    plain('delivery', delivery.status),
+    String(delivery.attempts),
+    when(delivery.lastAttemptAt),
+    answerText(delivery),
+    when(delivery.nextAttemptAt),
+    when(delivery.deliveredAt),
+    h(
+      'a',
+      {
+        href: `#/event-endpoints/${screen.id}/deliveries/${delivery.id}`,
+        'aria-label': `Each attempt of “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}`,
+      },
+      'Each attempt',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'aria-label': `Send “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}, again`,
+        onclick: () => void retry(screen, delivery),
+      },
+      'Send again',
+    ),
+  ];
+}
+
+/**
+ * After a retry (run by the worker): asks each second, without redrawing, until that delivery has a new
+ * attempt, for at most 30 s and only while this screen is shown, then draws the log again. A retry
+ * refused again leaves it waiting for its next attempt, which may be hours away.
+ */
+async function watch(screen, delivery) {
+  const { deliveries } = screen.parts;
+  for (let round = 0; round < 30 && deliveries.isConnected; round += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const answer = await screen.log.page().catch(() => null);
+    const now = answer?.items.find((d) => d.id === delivery.id);
+    if (!now || now.status !== 'PENDING' || now.attempts > delivery.attempts) break;
+  }
+  if (deliveries.isConnected) await loadDeliveries(screen);
+}
+
+async function retry(screen, delivery) {
+  let sent = false;
+  try {
+    await bff.eventEndpoints.retryDelivery(screen.id, delivery.id);
+    screen.say(true, `“${plain('eventType', delivery.eventType)}” is being sent again.`);
+    sent = true;
+  } catch (error) {
+    screen.say(false, `Could not send the event again. ${errorText(error)}`);
+  }
+  await loadDeliveries(screen);
+  if (sent) void watch(screen, delivery);
+}
+
+/** The log's section: what it shows, its "Refresh" and the log. */
+export function deliveriesSection(screen) {
+  return section(
+    'Deliveries',
+    h(
+      'p',
+      { class: 'muted' },
+      'Newest first, 50 at a time, with the last attempt’s answer. Open “Each attempt” to see what each attempt sent and what came back.',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          screen.log = deliveriesOf(screen.id);
+          void loadDeliveries(screen);
+        },
+      },
+      'Refresh',
+    ),
+    screen.parts.deliveries,
+  );
+}
