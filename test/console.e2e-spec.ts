@@ -551,9 +551,13 @@ describe('web console, in a browser', () => {
     await page.getByText('No payment is waiting for a person.').waitFor();
     const settled = await prisma.payment.findUniqueOrThrow({ where: { id: parked.id } });
     expect(settled.status).toBe('COMPLETED');
-    const events = dataOf<{ type: string; data: { paymentId: string } }[]>(
-      await tenant.client.get('/v1/events?type=payment.completed'),
-    );
+    // The list shows an event once the outbox relay has numbered it, a moment after the settle commits.
+    const events = await eventually('payment.completed relayed', async () => {
+      const listed = dataOf<{ type: string; data: { paymentId: string } }[]>(
+        await tenant.client.get('/v1/events?type=payment.completed'),
+      );
+      return listed.length > 0 ? listed : undefined;
+    });
     expect(events.map((event) => event.data.paymentId)).toEqual([parked.id]);
   });
 
