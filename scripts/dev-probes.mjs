@@ -58,3 +58,7 @@ export function stepTimes(steps) {
   const now = Date.now();
   return steps.map((s, i) => `${s.text} ${fmt((steps[i + 1]?.at ?? now) - s.at)}`).join(' · ');
 }
+
+/** Loopback when the app listens on every interface, else the configured host, for our own probes. */
+export const probeHost = (host) =>
+  host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

@@ -17,7 +17,6 @@ export const LONG_FILES = {
   'libs/config/src/env.dto.ts': 'one declaration per setting, each with its rule and its docs: a table',
   'apps/sandbox/src/payments/payments.dto.ts':
     "the upstream's payment request shapes, one class each: a table",
-  'scripts/dev.mjs': `the README's two commands and their set-up steps; ${TO_SPLIT}`,
   'libs/domain/consents/src/consent-state.repository.ts':
     "the one owner of a consent's status: every transition and its event in one file, by design",
   'libs/merchant-sdk/src/connect/bff-connect.element.ts': TO_SPLIT,
@@ -37,7 +36,6 @@ export const LONG_FUNCTIONS = {
   'libs/domain/payments/src/vrp-payment.repository.ts': TO_SPLIT,
   'libs/domain/sync/src/account-sync.service.ts': TO_SPLIT,
   'libs/merchant-sdk/src/event-stream.ts': TO_SPLIT,
-  'scripts/dev.mjs': TO_SPLIT,
   'scripts/test-repeat.mjs': TO_SPLIT,
 };
 

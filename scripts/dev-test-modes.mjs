@@ -1,0 +1,142 @@
+// The test modes of scripts/dev.mjs: `npm test`, the property search and the flake hunt. Each takes the
+// shared set-up (`prepare`: install, build, services, migrations) from dev.mjs. Node built-ins only.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { stepTimes } from './dev-probes.mjs';
+import { bin, fail, mustRun, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
+
+const REPORT = join(ROOT, '.dev', 'vitest-report.json');
+
+/**
+ * A tool the tests need from a Debian package, installed when missing (as root on Debian; otherwise a
+ * clear message of what to install): Chromium for the browser tests (nothing downloads a browser), and
+ * `promtool` (package prometheus) for the alert rule tests. The prometheus package brings the server too,
+ * which only a machine run by systemd starts (`systemctl disable --now prometheus` if it is not wanted).
+ */
+function ensureDebianPackage(pkg, present, why) {
+  if (present()) return;
+  step(`Installing ${pkg} (Debian package) for ${why}`);
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    fail(`${why} need Debian's ${pkg} package: apt-get install ${pkg}.`);
+  }
+  mustRun('apt-get', ['update', '-qq']);
+  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+const ensureChromium = () =>
+  ensureDebianPackage('chromium', () => existsSync('/usr/bin/chromium'), 'The browser tests');
+const ensurePromtool = () =>
+  ensureDebianPackage(
+    'prometheus',
+    () => spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0,
+    'The alert rule tests',
+  );
+
+async function test(prepare) {
+  ensureChromium();
+  ensurePromtool();
+  await prepare();
+  rmSync(REPORT, { force: true });
+  const stages = [
+    ['ESLint', bin('eslint'), ['.', '--max-warnings=0']],
+    ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
+    ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+    ['Typecheck (merchant SDK)', bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json', '--noEmit']],
+    ['Typecheck (docs/examples)', bin('tsc'), ['-p', 'docs/examples/tsconfig.json']],
+    ['Typecheck (console)', bin('tsc'), ['-p', 'apps/api/console/tsconfig.json']],
+    [
+      'Tests (vitest)',
+      bin('vitest'),
+      [
+        'run',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${REPORT}`,
+        ...process.argv.slice(3),
+      ],
+    ],
+  ];
+  let failed = 0;
+  for (const [name, command, args] of stages) {
+    step(name);
+    const status = run(command, args);
+    if (status !== 0) {
+      console.error(paint('1;31', `✖ ${name} failed (exit ${status})`));
+      failed += 1;
+    }
+  }
+  // One plain closing line with the counts, whatever the runner's own output looks like.
+  if (existsSync(REPORT)) {
+    const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+    const skipped = report.numPendingTests + report.numTodoTests;
+    console.log(
+      `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
+    );
+  }
+  console.log(`time: ${stepTimes(steps)}`);
+  if (failed > 0) console.error(paint('1;31', `✖ ${failed} stage(s) failed`));
+  await shutdown(failed === 0 ? 0 : 1);
+}
+
+/**
+ * A longer search by the property tests alone: `npm run test:properties -- --runs 500 [test files]`
+ * (default: every file under test/properties). `--seed S --path P` replays one reported failure.
+ */
+async function properties(prepare) {
+  const ours = { '--runs': 'PROPERTY_RUNS', '--seed': 'PROPERTY_SEED', '--path': 'PROPERTY_PATH' };
+  const args = process.argv.slice(3);
+  const rest = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const [name, inline] = args[i].split(/=(.*)/s);
+    if (ours[name]) {
+      const value = inline ?? args[(i += 1)];
+      if (value === undefined) fail(`${name} needs a value`);
+      process.env[ours[name]] = value;
+    } else rest.push(args[i]);
+  }
+  await prepare();
+  // Without test files: every file that states a property (test/properties, and specs beside the code).
+  const files = rest.some((a) => a.endsWith('.ts') || a.includes('/')) ? [] : propertyFiles();
+  step(`Property tests (${process.env.PROPERTY_RUNS ?? 'default'} runs each)`);
+  const status = run(bin('vitest'), ['run', ...files, ...rest]);
+  await shutdown(status === 0 ? 0 : 1);
+}
+
+function propertyFiles() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (
+        /\.(e2e-)?spec\.ts$/.test(entry.name) &&
+        readFileSync(join(ROOT, path), 'utf8').includes('assertProperty(')
+      )
+        found.push(path);
+    }
+  };
+  for (const dir of ['apps', 'libs', 'test']) walk(dir);
+  return found;
+}
+
+/**
+ * The flake hunt (`npm run test:repeat -- --runs 5 --load 2 [test files]`): the set-up of `npm test`,
+ * then scripts/test-repeat.mjs runs the tests again and again and names what failed.
+ */
+async function repeat(prepare) {
+  ensureChromium();
+  ensurePromtool();
+  await prepare();
+  const status = run(process.execPath, [join(ROOT, 'scripts/test-repeat.mjs'), ...process.argv.slice(3)]);
+  await shutdown(status);
+}
+
+/** The modes, each with the shared set-up. */
+export const testModes = (prepare) => ({
+  test: () => test(prepare),
+  properties: () => properties(prepare),
+  repeat: () => repeat(prepare),
+});
