@@ -19,7 +19,6 @@ export const LONG_FILES = {
     "the upstream's payment request shapes, one class each: a table",
   'libs/domain/consents/src/consent-state.repository.ts':
     "the one owner of a consent's status: every transition and its event in one file, by design",
-  'libs/merchant-sdk/src/connect/bff-connect.element.ts': TO_SPLIT,
 };
 
 const REGISTRY = 'declares every metric of the registry, one statement each: a list, not logic';

@@ -8,6 +8,8 @@ import { CONNECT_STYLES } from './connect-styles.js';
 import { AWAITING, type ConnectError, connectErrorOf, originNotAllowed } from './connect-types.js';
 import {
   bankView,
+  errorParts,
+  outcomeView,
   type PickerView,
   pickerView,
   progressView,
@@ -128,10 +130,7 @@ export class BffConnectElement extends ConnectAttributes {
   }
 
   #showError(error: ConnectError | undefined) {
-    this.#error.replaceChildren();
-    if (!error) return;
-    const reference = error.tracingId && h('span', { class: 'reference' }, `Reference: ${error.tracingId}`);
-    this.#error.append(h('span', {}, error.message), reference || '');
+    this.#error.replaceChildren(...errorParts(error));
   }
 
   #emit(type: Outcome['type'], detail: Outcome['detail']) {
@@ -203,10 +202,8 @@ export class BffConnectElement extends ConnectAttributes {
       this.#choose(await this.#bff.institutions.get(institutionId), false);
     } catch (error) {
       const again = () => this.#showPicker(true);
-      this.#show(
-        resultView('Bank not found', 'This bank cannot be connected now.', again, 'Choose a bank'),
-        false,
-      );
+      const view = resultView('Bank not found', 'This bank cannot be connected now.', again, 'Choose a bank');
+      this.#show(view, false);
       throw error;
     }
   }
@@ -292,19 +289,12 @@ export class BffConnectElement extends ConnectAttributes {
   #finish(outcome: Outcome) {
     this.#consentId = undefined;
     this.#say('');
-    const consent = outcome.detail.consent;
-    const bank = this.#institution?.name ?? consent?.institutionId ?? 'Your bank';
-    const again = () => this.#showPicker(true);
-    if (outcome.type === 'connected') {
-      const text = `${bank} is connected: your accounts will appear shortly.`;
-      this.#show(resultView('Bank connected', text, again, 'Connect another bank'), true);
-    } else if (outcome.type === 'cancelled') {
-      const text = `${bank} was not connected: the request was declined at the bank.`;
-      this.#show(resultView('Not connected', text, again, 'Start again'), true);
-    } else {
-      this.#show(resultView('Not connected', `${bank} could not be connected.`, again, 'Try again'), true);
-      this.#showError(outcome.detail.error);
-    }
+    const bank = this.#institution?.name ?? outcome.detail.consent?.institutionId ?? 'Your bank';
+    this.#show(
+      outcomeView(outcome, bank, () => this.#showPicker(true)),
+      true,
+    );
+    if (outcome.type === 'failed') this.#showError(outcome.detail.error);
     this.#emit(outcome.type, outcome.detail);
   }
 }

@@ -1,5 +1,7 @@
 import type { Institution } from '../models.js';
 import { button, h, labelled } from './connect-dom.js';
+import type { ConnectError } from './connect-types.js';
+import type { Outcome } from './consent-outcome.js';
 
 /** One step of the component: what it shows, and where focus goes when the user arrives at it. */
 export interface View {
@@ -208,4 +210,27 @@ export function resultView(title: string, text: string, again: () => void, again
     actions(button(againText, again, { primary: true })),
   );
   return { content, focus: top };
+}
+
+/** The view a connection ends on: what became of `bank`, and a way to start again. */
+export function outcomeView(outcome: Outcome, bank: string, again: () => void): View {
+  if (outcome.type === 'connected')
+    return resultView(
+      'Bank connected',
+      `${bank} is connected: your accounts will appear shortly.`,
+      again,
+      'Connect another bank',
+    );
+  if (outcome.type === 'cancelled') {
+    const text = `${bank} was not connected: the request was declined at the bank.`;
+    return resultView('Not connected', text, again, 'Start again');
+  }
+  return resultView('Not connected', `${bank} could not be connected.`, again, 'Try again');
+}
+
+/** An error as the component shows it: its message, and the reference to quote to support. */
+export function errorParts(error: ConnectError | undefined): (HTMLElement | string)[] {
+  if (!error) return [];
+  const reference = error.tracingId && h('span', { class: 'reference' }, `Reference: ${error.tracingId}`);
+  return [h('span', {}, error.message), reference || ''];
 }
