@@ -48,7 +48,6 @@ export const LONG_FUNCTIONS = {
   'libs/domain/payments/src/vrp-payment.repository.ts': TO_SPLIT,
   'libs/merchant-sdk/src/event-stream.ts': TO_SPLIT,
   'scripts/dev.mjs': TO_SPLIT,
-  'scripts/test-repeat.mjs': TO_SPLIT,
 };
 
 /** The eslint.config.js blocks: the limits on our source, then each exception's rule off for its file. */
