@@ -45,7 +45,6 @@ export const LONG_FUNCTIONS = {
   'apps/sandbox/src/data/fixture-generator.ts': 'a savings plan written out step by step: data',
   'apps/sandbox/src/data/wire-format.ts': "a transaction's wire form, field by field in the upstream's order",
   'libs/domain/accounts/src/account-placement.repository.ts': TO_SPLIT,
-  'libs/merchant-sdk/src/event-stream.ts': TO_SPLIT,
   'scripts/dev.mjs': TO_SPLIT,
 };
 
