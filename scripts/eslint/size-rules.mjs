@@ -44,7 +44,6 @@ export const LONG_FUNCTIONS = {
   'apps/sandbox/src/data/fixture-drafts.ts': 'a fixture account written out field by field: data',
   'apps/sandbox/src/data/fixture-generator.ts': 'a savings plan written out step by step: data',
   'apps/sandbox/src/data/wire-format.ts': "a transaction's wire form, field by field in the upstream's order",
-  'libs/domain/accounts/src/account-placement.repository.ts': TO_SPLIT,
   'scripts/dev.mjs': TO_SPLIT,
 };
 
