@@ -143,15 +143,8 @@ function fileDurations(results) {
   return [...byFile].map(([path, list]) => ({ path, median: median(list), max: Math.max(...list) }));
 }
 
-async function main() {
-  mkdirSync(OUT, { recursive: true });
-  // --seed (or TEST_SEED, as a failure's replay line gives it) is the first run's; the next runs count on.
-  const given = values.seed ?? process.env.TEST_SEED;
-  const firstSeed = given !== undefined && given !== '' ? Number(given) : randomInt(2 ** 31);
-  console.log(
-    `test:repeat: ${runs} run(s)${load ? ` beside ${load} busy loop(s)` : ''}` +
-      `${vitestArgs.length ? ` of ${vitestArgs.join(' ')}` : ''}; seeds from ${firstSeed}`,
-  );
+/** The runs one after another, beside the load, each with the next seed from `firstSeed`. */
+async function runAll(firstSeed) {
   const stopLoad = startLoad(load);
   const results = [];
   try {
@@ -168,7 +161,11 @@ async function main() {
   } finally {
     stopLoad();
   }
+  return results;
+}
 
+/** Each test that failed in any run: the runs it failed in, and its first failure with that run's seed. */
+function flakyOf(results) {
   const flaky = new Map();
   for (const result of results) {
     for (const { key, file, message } of failuresOf(result)) {
@@ -177,6 +174,11 @@ async function main() {
       flaky.set(key, entry);
     }
   }
+  return flaky;
+}
+
+/** The summary in Markdown: the runs, the tests that failed with how to replay each, the slowest files. */
+function summaryOf(results, flaky) {
   const lines = [
     `# test:repeat, ${new Date().toISOString()}`,
     '',
@@ -212,7 +214,21 @@ async function main() {
   );
   for (const file of slowest)
     lines.push(`- ${file.median.toFixed(1)} s (max ${file.max.toFixed(1)}) ${file.path}`);
-  const summary = lines.join('\n');
+  return lines.join('\n');
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  // --seed (or TEST_SEED, as a failure's replay line gives it) is the first run's; the next runs count on.
+  const given = values.seed ?? process.env.TEST_SEED;
+  const firstSeed = given !== undefined && given !== '' ? Number(given) : randomInt(2 ** 31);
+  console.log(
+    `test:repeat: ${runs} run(s)${load ? ` beside ${load} busy loop(s)` : ''}` +
+      `${vitestArgs.length ? ` of ${vitestArgs.join(' ')}` : ''}; seeds from ${firstSeed}`,
+  );
+  const results = await runAll(firstSeed);
+  const flaky = flakyOf(results);
+  const summary = summaryOf(results, flaky);
   writeFileSync(join(OUT, 'summary.md'), `${summary}\n`);
   console.log(`\n${summary}\n\n(also in ${relative(ROOT, join(OUT, 'summary.md'))})`);
   process.exit(flaky.size === 0 ? 0 : 1);

@@ -1,17 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
-import {
-  isTransactionConflict,
-  Prisma,
-  PrismaService,
-  ReadCache,
-  sqlStatement,
-  sqlTemplate,
-} from '#libs/database';
+import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { placeAccounts, type Placement } from './account-placement.js';
+import { ACCOUNT_PLACEMENT_SQL } from './account-placement.statements.js';
 import { decimalFromUpstream } from './money.js';
 
 /** The consent an account refresh belongs to, within its merchant (ids only; the token never comes here). */
@@ -32,45 +26,6 @@ const rank = (p: Placement) => ('accountId' in p ? `0:${p.accountId}` : '1:');
 const byRank = (x: Placement, y: Placement) => {
   const [a, b] = [rank(x), rank(y)];
   return a < b ? -1 : a > b ? 1 : 0;
-};
-
-export const ACCOUNT_PLACEMENT_SQL = {
-  /** In the placing Prisma transaction. */
-  lockPlacement: sqlTemplate(
-    'accounts.lock-placement',
-    (key: string) => Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`,
-  ),
-  /** In the placing Prisma transaction. */
-  move: sqlTemplate(
-    'accounts.move',
-    (
-      owner: PlacedOwner,
-      accountId: string,
-      upstreamAccountId: string,
-      now: Date,
-    ) => Prisma.sql`UPDATE accounts SET consent_id = ${owner.consentId}::uuid,
-        upstream_account_id = ${upstreamAccountId}, closed_at = NULL, last_sync_error = NULL,
-        sync_status = CASE WHEN sync_status = 'SYNCING' THEN sync_status ELSE 'PENDING' END,
-        next_sync_at = ${now}, updated_at = ${now}
-      WHERE id = ${accountId}::uuid AND merchant_id = ${owner.merchantId}::uuid AND user_id = ${owner.userId}::uuid`,
-  ),
-  deleteStaleBalances: sqlStatement(
-    'accounts.delete-stale-balances',
-    `DELETE FROM account_balances WHERE merchant_id = $1::uuid AND account_id = $2::uuid
-        AND NOT (type = ANY($3::text[]))`,
-  ),
-  upsertBalances: sqlStatement(
-    'accounts.upsert-balances',
-    `INSERT INTO account_balances AS b (id, merchant_id, account_id, type, amount, currency, date_time,
-          credit_line_included, credit_lines, updated_at)
-        SELECT r.id, $1::uuid, $2::uuid, r.type, r.amount, r.currency, r.date_time, r.credit_line_included,
-          r.credit_lines, now()
-        FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, type text, amount numeric, currency text,
-          date_time timestamptz, credit_line_included boolean, credit_lines jsonb)
-        ON CONFLICT (account_id, type) DO UPDATE SET amount = EXCLUDED.amount, currency = EXCLUDED.currency,
-          date_time = EXCLUDED.date_time, credit_line_included = EXCLUDED.credit_line_included,
-          credit_lines = EXCLUDED.credit_lines, updated_at = now()`,
-  ),
 };
 
 /**
@@ -144,6 +99,24 @@ export class AccountPlacementRepository {
     // turns: the rows either would insert are not there yet to be locked.
     const key = `accounts:${owner.merchantId}:${owner.userId}:${owner.institutionId}`;
     await tx.$executeRaw(ACCOUNT_PLACEMENT_SQL.lockPlacement(key));
+    const placements = await this.placements(tx, owner, accounts, options);
+    // Existing rows in id order, each one's balances before the row itself: the order in which a sync's
+    // last transaction (balances, then the account) and ConsentStateRepository (a consent's accounts,
+    // by id) lock them, so none of them waits for another in a circle. New rows last.
+    const order = accounts
+      .map((upstream, i) => ({ upstream, placement: placements[i] }))
+      .filter(({ placement }) => placement.action !== 'keep' && placement.action !== 'repeat')
+      .sort((x, y) => byRank(x.placement, y.placement));
+    for (const { upstream, placement } of order) await this.write(tx, owner, upstream, placement, now);
+  }
+
+  /** Where each listed account goes (see placeAccounts), among the user's accounts at the institution. */
+  private async placements(
+    tx: Prisma.TransactionClient,
+    owner: PlacedOwner,
+    accounts: readonly UpstreamAccount[],
+    options: { approvedAt?: Date },
+  ): Promise<Placement[]> {
     const held = await tx.account.findMany({
       where: { merchantId: owner.merchantId, userId: owner.userId, institutionId: owner.institutionId },
       select: {
@@ -163,7 +136,7 @@ export class AccountPlacementRepository {
         })
       )?.authorizedAt ??
       null;
-    const placements = placeAccounts(
+    return placeAccounts(
       owner.consentId,
       approvedAt,
       held.map((h) => ({
@@ -176,39 +149,43 @@ export class AccountPlacementRepository {
       })),
       accounts,
     );
-    // Existing rows in id order, each one's balances before the row itself: the order in which a sync's
-    // last transaction (balances, then the account) and ConsentStateRepository (a consent's accounts,
-    // by id) lock them, so none of them waits for another in a circle. New rows last.
-    const order = accounts
-      .map((upstream, i) => ({ upstream, placement: placements[i] }))
-      .filter(({ placement }) => placement.action !== 'keep' && placement.action !== 'repeat')
-      .sort((x, y) => byRank(x.placement, y.placement));
-    for (const { upstream: a, placement } of order) {
-      const fields = {
-        type: a.accountType ?? a.type ?? null,
-        usageType: a.usageType ?? null,
-        currency: a.currency ?? null,
-        nickname: a.nickname ?? null,
-        description: a.description ?? null,
-        details: a.details ?? null,
-        accountNames: json(a.accountNames),
-        accountIdentifications: json(a.accountIdentifications),
-        raw: a as Prisma.InputJsonValue,
-      };
-      if (placement.action === 'create') {
-        const { id } = await tx.account.create({
-          data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
-          select: { id: true },
-        });
-        await this.storeBalances(owner.merchantId, tx, id, a);
-      } else if (placement.action === 'move' || placement.action === 'update') {
-        await this.storeBalances(owner.merchantId, tx, placement.accountId, a);
-        if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
-        await tx.account.updateMany({
-          where: { id: placement.accountId, merchantId: owner.merchantId },
-          data: fields,
-        });
-      }
+  }
+
+  /**
+   * A listed account written as placed: a new row then its balances, or its balances then its row (moved
+   * to this consent first when it moves).
+   */
+  private async write(
+    tx: Prisma.TransactionClient,
+    owner: PlacedOwner,
+    a: UpstreamAccount,
+    placement: Placement,
+    now: Date,
+  ): Promise<void> {
+    const fields = {
+      type: a.accountType ?? a.type ?? null,
+      usageType: a.usageType ?? null,
+      currency: a.currency ?? null,
+      nickname: a.nickname ?? null,
+      description: a.description ?? null,
+      details: a.details ?? null,
+      accountNames: json(a.accountNames),
+      accountIdentifications: json(a.accountIdentifications),
+      raw: a as Prisma.InputJsonValue,
+    };
+    if (placement.action === 'create') {
+      const { id } = await tx.account.create({
+        data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
+        select: { id: true },
+      });
+      await this.storeBalances(owner.merchantId, tx, id, a);
+    } else if (placement.action === 'move' || placement.action === 'update') {
+      await this.storeBalances(owner.merchantId, tx, placement.accountId, a);
+      if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
+      await tx.account.updateMany({
+        where: { id: placement.accountId, merchantId: owner.merchantId },
+        data: fields,
+      });
     }
   }
 

@@ -1,5 +1,6 @@
 export * from './account-placement.js';
 export * from './account-placement.repository.js';
+export * from './account-placement.statements.js';
 export * from './account-sync-state.repository.js';
 export * from './account-sync-state.statements.js';
 export * from './account-sync-stats.repository.js';

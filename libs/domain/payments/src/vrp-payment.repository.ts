@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, Prisma, queryOn, type SqlStatement, sqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -69,6 +70,23 @@ export const VRP_PAYMENT_SQL = {
   }),
 };
 
+/** A VRP payment to reserve, as the merchant asked for it. */
+interface ReserveRequest {
+  consentId: string;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  payee: unknown;
+  paymentIdempotencyId: string;
+  limitsAt: (now: Date) => PeriodLimit[];
+  now?: Date;
+  /** How long the request has to hand the payment to the bank before the status poll does it instead. */
+  leaseSeconds: number;
+}
+
+/** The request with its merchant, as the reservation reads it. */
+type Reservation = ReserveRequest & { merchantId: MerchantId };
+
 type Rows = <R extends object>(statement: SqlStatement<R>) => Promise<R[]>;
 
 /**
@@ -88,62 +106,16 @@ export class VrpPaymentRepository {
    */
   async reserve(
     merchantId: MerchantId,
-    request: {
-      consentId: string;
-      amount: string;
-      currency: string;
-      reference: string | null;
-      payee: unknown;
-      paymentIdempotencyId: string;
-      limitsAt: (now: Date) => PeriodLimit[];
-      now?: Date;
-      /** How long the request has to hand the payment to the bank before the status poll does it instead. */
-      leaseSeconds: number;
-    },
+    request: ReserveRequest,
   ): Promise<{ work: PaymentWork; existing: boolean }> {
     const input = { ...request, merchantId };
     return this.db.transaction(async (client) => {
-      // The status read before the lock may be stale: a revocation committed since must stop the payment.
-      const { rows: locked } = await queryOn(client, {
-        ...VRP_PAYMENT_SQL.lockConsent,
-        values: [input.consentId, input.merchantId],
-      });
-      if (!locked[0]) throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
-      if (locked[0].status !== 'AUTHORIZED') {
-        throw new DomainError(
-          ErrorCode.CONSENT_NOT_AUTHORISED,
-          `The consent is ${locked[0].status}, not AUTHORIZED; ask the user to connect the bank again.`,
-        );
-      }
-      const { rows: before } = await queryOn(client, {
-        ...VRP_PAYMENT_SQL.byIdempotencyId,
-        values: [input.paymentIdempotencyId, input.merchantId],
-      });
-      if (before[0]) {
-        const found = before[0];
-        if (found.consent_id !== input.consentId || !new Prisma.Decimal(found.amount).eq(input.amount)) {
-          throw new DomainError(
-            ErrorCode.CONFLICT,
-            'This Idempotency-Key was used for another payment: use a new key for a new payment.',
-          );
-        }
-        return {
-          existing: true,
-          work: this.work(input, found.id, found.created_at, found.status, found.upstream_payment_id),
-        };
-      }
+      await lockAuthorisedConsent(client, input);
+      const found = await this.reservedBefore(client, input);
+      if (found) return { existing: true, work: found };
       const read: Rows = async (statement) => (await queryOn(client, statement)).rows;
       const now = input.now ?? (await databaseNow(read));
-      const uses = await limitUses(read, input, input.limitsAt(now));
-      for (const { limit, remaining } of uses) {
-        if (new Prisma.Decimal(input.amount).gt(remaining)) {
-          throw new DomainError(
-            ErrorCode.VRP_LIMIT_EXCEEDED,
-            `The payment would exceed the consent's ${limit.frequency} limit of ${limit.totalMaxAmount} ${input.currency}: ${remaining} left until ${limit.end.toISOString()}.`,
-            { details: [{ field: 'amount', issue: `exceeds ${limit.name}: ${remaining} left` }] },
-          );
-        }
-      }
+      refuseOverLimits(input, await limitUses(read, input, input.limitsAt(now)));
       const { rows } = await queryOn(client, {
         ...VRP_PAYMENT_SQL.insert,
         values: [
@@ -163,6 +135,26 @@ export class VrpPaymentRepository {
         work: this.work(input, rows[0].id, rows[0].created_at, PaymentStatus.Submitting, null),
       };
     });
+  }
+
+  /**
+   * The payment reserved before by the same request (its idempotency id), if any. The same id on another
+   * consent or for another amount is another payment: refused.
+   */
+  private async reservedBefore(client: pg.ClientBase, input: Reservation): Promise<PaymentWork | undefined> {
+    const { rows: before } = await queryOn(client, {
+      ...VRP_PAYMENT_SQL.byIdempotencyId,
+      values: [input.paymentIdempotencyId, input.merchantId],
+    });
+    const found = before[0];
+    if (!found) return undefined;
+    if (found.consent_id !== input.consentId || !new Prisma.Decimal(found.amount).eq(input.amount)) {
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        'This Idempotency-Key was used for another payment: use a new key for a new payment.',
+      );
+    }
+    return this.work(input, found.id, found.created_at, found.status, found.upstream_payment_id);
   }
 
   /**
@@ -214,6 +206,38 @@ export class VrpPaymentRepository {
       createdAt,
       consentStatus: 'AUTHORIZED',
     };
+  }
+}
+
+/** Locks the consent's row for the transaction; a consent that is gone or not authorised is refused. */
+async function lockAuthorisedConsent(
+  client: pg.ClientBase,
+  consent: { merchantId: string; consentId: string },
+): Promise<void> {
+  // The status read before the lock may be stale: a revocation committed since must stop the payment.
+  const { rows: locked } = await queryOn(client, {
+    ...VRP_PAYMENT_SQL.lockConsent,
+    values: [consent.consentId, consent.merchantId],
+  });
+  if (!locked[0]) throw new DomainError(ErrorCode.NOT_FOUND, 'Consent not found.');
+  if (locked[0].status !== 'AUTHORIZED') {
+    throw new DomainError(
+      ErrorCode.CONSENT_NOT_AUTHORISED,
+      `The consent is ${locked[0].status}, not AUTHORIZED; ask the user to connect the bank again.`,
+    );
+  }
+}
+
+/** Refuses a payment over what any of the consent's limits has left in its period. */
+function refuseOverLimits(payment: { amount: string; currency: string }, uses: LimitUse[]): void {
+  for (const { limit, remaining } of uses) {
+    if (new Prisma.Decimal(payment.amount).gt(remaining)) {
+      throw new DomainError(
+        ErrorCode.VRP_LIMIT_EXCEEDED,
+        `The payment would exceed the consent's ${limit.frequency} limit of ${limit.totalMaxAmount} ${payment.currency}: ${remaining} left until ${limit.end.toISOString()}.`,
+        { details: [{ field: 'amount', issue: `exceeds ${limit.name}: ${remaining} left` }] },
+      );
+    }
   }
 }
 

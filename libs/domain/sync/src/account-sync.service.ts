@@ -70,32 +70,7 @@ export class AccountSyncService {
     const target = await this.syncState.syncTarget(run.merchantId, run.accountId);
     if (!target) return 'already-ended';
     describeWork({ merchantId: run.merchantId, institutionId: target.consent.institutionId });
-    const token = this.openToken(target);
-    if (!token) {
-      const { consent } = target;
-      // Still AUTHORIZED here when the expiry passed before the scan marked it: it has ended all the same.
-      const expired = consent.expiresAt !== null && consent.expiresAt.getTime() <= Date.now();
-      const state =
-        consent.status !== ConsentStatus.Authorised
-          ? consent.status
-          : expired
-            ? 'past its expiry'
-            : 'without a token';
-      await this.ending.fail(run, target, {
-        code: 'CONSENT_NOT_AUTHORISED',
-        message:
-          consent.status === ConsentStatus.AwaitingReauthorisation
-            ? `The consent waits for the user's re-authorisation: ${reauthoriseHint(consent.id)}`
-            : `The consent is ${state}, not usable: if it has ended (revoked, expired), ${reconnectHint(target.userId, consent.institutionId)}`,
-      });
-      throw new SyncStoppedError(`consent ${target.consent.id} is not usable`);
-    }
-    const notCovered = transactionsNotCovered(target.consent.featureScope);
-    if (notCovered) {
-      // The bank would refuse every read (403): asked nothing, the account stops until a new consent.
-      await this.ending.fail(run, target, { code: 'CONSENT_SCOPE', message: notCovered }, true);
-      throw new SyncStoppedError(`consent ${target.consent.id} does not cover transactions`);
-    }
+    const token = await this.usableToken(run, target);
     const options: ConsentCallOptions = {
       consent: token,
       institutionId: target.consent.institutionId,
@@ -126,6 +101,41 @@ export class AccountSyncService {
     } catch (error) {
       return this.onFailure(error, run, target, plan);
     }
+  }
+
+  /**
+   * The consent's token for this run's calls. When the consent cannot be used (not authorised, past its
+   * expiry, without a token, or not covering transactions), the run ends as failed and a SyncStoppedError
+   * stops it before the bank is asked anything.
+   */
+  private async usableToken(run: TenantRun, target: SyncTarget): Promise<string> {
+    const token = this.openToken(target);
+    if (!token) {
+      const { consent } = target;
+      // Still AUTHORIZED here when the expiry passed before the scan marked it: it has ended all the same.
+      const expired = consent.expiresAt !== null && consent.expiresAt.getTime() <= Date.now();
+      const state =
+        consent.status !== ConsentStatus.Authorised
+          ? consent.status
+          : expired
+            ? 'past its expiry'
+            : 'without a token';
+      await this.ending.fail(run, target, {
+        code: 'CONSENT_NOT_AUTHORISED',
+        message:
+          consent.status === ConsentStatus.AwaitingReauthorisation
+            ? `The consent waits for the user's re-authorisation: ${reauthoriseHint(consent.id)}`
+            : `The consent is ${state}, not usable: if it has ended (revoked, expired), ${reconnectHint(target.userId, consent.institutionId)}`,
+      });
+      throw new SyncStoppedError(`consent ${target.consent.id} is not usable`);
+    }
+    const notCovered = transactionsNotCovered(target.consent.featureScope);
+    if (notCovered) {
+      // The bank would refuse every read (403): asked nothing, the account stops until a new consent.
+      await this.ending.fail(run, target, { code: 'CONSENT_SCOPE', message: notCovered }, true);
+      throw new SyncStoppedError(`consent ${target.consent.id} does not cover transactions`);
+    }
+    return token;
   }
 
   /**
