@@ -1,6 +1,6 @@
 // One delivery of an event to an endpoint: each attempt as sent and as answered, and sending it again.
 import { bff } from './api.js';
-import { errorText, h, loadInto, plain, section, when } from './ui.js';
+import { errorText, h, loadInto, plain, screenOf, section, when } from './ui.js';
 
 /** Headers as a list of name and value, in the order sent. */
 const headersList = (headers) =>
@@ -69,21 +69,16 @@ function attemptDetails(attempt, open) {
  * attempt drawn (`shown`, what "Send again" waits to see passed) and `refresh`, which draws them again.
  */
 function deliveryView(endpointId, deliveryId) {
-  const status = h('p', { role: 'status' });
-  const screen = {
-    endpointId,
-    deliveryId,
-    status,
-    heading: h('h1', {}, 'Attempts of a delivery'),
-    attempts: h('div', { id: 'attempts' }),
-    shown: 0,
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
+  return screenOf(
+    {
+      endpointId,
+      deliveryId,
+      heading: h('h1', {}, 'Attempts of a delivery'),
+      attempts: h('div', { id: 'attempts' }),
+      shown: 0,
     },
-    refresh: () => load(screen),
-  };
-  return screen;
+    load,
+  );
 }
 
 const pageOf = (screen, cursor) =>

@@ -5,14 +5,13 @@ import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
 import { deliveriesOf, deliveriesSection, loadDeliveries } from './merchant-endpoint-deliveries.js';
 import { health, showSecretOnce, typesText } from './merchant-endpoints.js';
-import { errorText, h, loadInto, section, submitting, when } from './ui.js';
+import { errorText, h, loadInto, screenOf, section, submitting, when } from './ui.js';
 
 /**
  * What the screen's parts share: the endpoint's id, the status line (`say`), the part containers, the
  * delivery log it pages (`log`) and `refresh`, which reads the endpoint again and redraws what it shows.
  */
 function endpointView(endpointId) {
-  const status = h('p', { role: 'status' });
   const parts = {
     heading: h('h1', {}, 'Event endpoint'),
     about: h('div', { id: 'endpoint-about' }),
@@ -22,18 +21,14 @@ function endpointView(endpointId) {
     actions: h('div', { class: 'row' }),
     change: h('div', { id: 'endpoint-change' }),
   };
-  const screen = {
-    id: endpointId,
-    status,
-    parts,
-    log: deliveriesOf(endpointId),
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
+  return screenOf(
+    {
+      id: endpointId,
+      parts,
+      log: deliveriesOf(endpointId),
     },
-    refresh: () => loadEndpoint(screen),
-  };
-  return screen;
+    loadEndpoint,
+  );
 }
 
 function loadEndpoint(screen) {

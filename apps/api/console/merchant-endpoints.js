@@ -2,7 +2,7 @@
 // and the secret's showing that one endpoint's screen (merchant-endpoint.js) shares with it.
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
-import { announce, errorText, h, loadInto, plain, section, submitting, table, when } from './ui.js';
+import { announce, errorText, h, loadInto, plain, screenOf, section, submitting, table, when } from './ui.js';
 
 /** The plain words, then the API's own name of the type, shown as such. */
 export const eventTypeText = (type) =>
@@ -47,21 +47,11 @@ export function showSecretOnce(box, title, secret, back) {
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function endpointsView() {
-  const status = h('p', { role: 'status' });
   const parts = {
     list: h('div', { id: 'endpoints-list' }),
     secretBox: h('section', { id: 'new-secret', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
   };
-  const screen = {
-    status,
-    parts,
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
-    },
-    refresh: () => refresh(screen),
-  };
-  return screen;
+  return screenOf({ parts }, refresh);
 }
 
 function refresh(screen) {

@@ -1,25 +1,15 @@
 // A merchant's API keys: the list, issuing one (shown once), revoking one.
 import { bff } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
-import { errorText, h, loadInto, submitting } from './ui.js';
+import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function keysView() {
-  const status = h('p', { role: 'status' });
   const parts = {
     list: h('div', { id: 'keys-list' }),
     issued: h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
   };
-  const screen = {
-    status,
-    parts,
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
-    },
-    refresh: () => refresh(screen),
-  };
-  return screen;
+  return screenOf({ parts }, refresh);
 }
 
 function refresh(screen) {

@@ -1,24 +1,19 @@
 // A merchant's frontend origins: the web pages allowed to call the api with a customer's session.
 import { bff } from './api.js';
-import { errorText, h, loadInto, submitting } from './ui.js';
+import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
 
 /**
  * What the screen's parts share: the status line (`say`), the list, the origins it last showed
  * (`current`, which a change starts from) and `refresh`, which reads them again and redraws the list.
  */
 function originsView() {
-  const status = h('p', { role: 'status' });
-  const screen = {
-    status,
-    list: h('div', { id: 'origins-list' }),
-    current: [],
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
+  return screenOf(
+    {
+      list: h('div', { id: 'origins-list' }),
+      current: [],
     },
-    refresh: () => refresh(screen),
-  };
-  return screen;
+    refresh,
+  );
 }
 
 function refresh(screen) {

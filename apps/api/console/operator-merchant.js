@@ -4,7 +4,7 @@
 import { operator } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
 import { knownSubApplications, subApplicationForm } from './operator-sub-application.js';
-import { errorText, h, loadInto, submitting, when } from './ui.js';
+import { errorText, h, loadInto, screenOf, submitting, when } from './ui.js';
 
 /** What the operator is told of a merchant's new key. */
 export const OPERATOR_KEY_ADVICE =
@@ -40,25 +40,20 @@ export function originsField(id, origins = []) {
  * merchant again and redraws every part from the one answer.
  */
 function merchantView(id) {
-  const status = h('p', { role: 'status' });
   const parts = {
     title: h('h1', {}, 'Merchant'),
     details: h('div', { id: 'merchant-details' }),
     subApplication: h('div', { id: 'merchant-sub-application-part' }),
     keys: h('div', { id: 'merchant-keys' }),
   };
-  const screen = {
-    id,
-    status,
-    parts,
-    known: knownSubApplications(),
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
+  return screenOf(
+    {
+      id,
+      parts,
+      known: knownSubApplications(),
     },
-    refresh: () => refresh(screen),
-  };
-  return screen;
+    refresh,
+  );
 }
 
 /** One answer for every part: the merchant carries its keys (never the keys themselves). */

@@ -3,25 +3,15 @@
 import { operator } from './api.js';
 import { showKeyOnce } from './api-keys.js';
 import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merchant.js';
-import { errorText, h, pagedInto, submitting, tableRow, when } from './ui.js';
+import { errorText, h, pagedInto, screenOf, submitting, tableRow, when } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function merchantsView() {
-  const status = h('p', { role: 'status' });
   const parts = {
     list: h('div', { id: 'merchants-list' }),
     issued: h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
   };
-  const screen = {
-    status,
-    parts,
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
-    },
-    refresh: () => refresh(screen),
-  };
-  return screen;
+  return screenOf({ parts }, refresh);
 }
 
 function refresh(screen) {

@@ -1,21 +1,16 @@
 // The operator's parked payments: those no status check will move any more, each settled by a person
 // once the bank said what became of it.
 import { operator } from './api.js';
-import { errorText, h, pagedInto, when } from './ui.js';
+import { errorText, h, pagedInto, screenOf, when } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function parkedView() {
-  const status = h('p', { role: 'status' });
-  const screen = {
-    status,
-    list: h('div', { id: 'parked-list' }),
-    say: (good, text) => {
-      status.className = good ? 'good' : 'error';
-      status.textContent = text;
+  return screenOf(
+    {
+      list: h('div', { id: 'parked-list' }),
     },
-    refresh: () => refresh(screen),
-  };
-  return screen;
+    refresh,
+  );
 }
 
 const PARKED_HEADERS = [

@@ -29,6 +29,24 @@ export function submitting(act) {
   };
 }
 
+/**
+ * A screen's shared state: `fields` (its ids and the containers its parts draw into), its status line
+ * (`status`, told with `say`), and `refresh`, which redraws it after a change (`load(screen)`).
+ */
+export function screenOf(fields, load) {
+  const status = h('p', { role: 'status' });
+  const screen = {
+    ...fields,
+    status,
+    say: (good, text) => {
+      status.className = good ? 'good' : 'error';
+      status.textContent = text;
+    },
+    refresh: () => load(screen),
+  };
+  return screen;
+}
+
 /** A titled part of a screen. */
 export const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
 
@@ -109,8 +127,9 @@ function loadEnded(ok) {
 /**
  * Fills `container` with what `load` answers, rendered by `render`: "Loading…" meanwhile, `empty` when
  * the answer is an empty list, and the error in words when it fails.
+ * @template T
  * @param {HTMLElement} container
- * @param {{ what: string, load: () => Promise<any>, render: (answer: any) => any, empty?: string }} part
+ * @param {{ what: string, load: () => Promise<T>, render: (answer: T) => any, empty?: string }} part
  */
 export async function loadInto(container, { what, load, render, empty }) {
   container.replaceChildren(h('p', { class: 'state' }, `Loading ${what}…`));
@@ -137,6 +156,16 @@ export async function loadInto(container, { what, load, render, empty }) {
  * first page with `loadInto`'s states, then a "Show more" button while there is a next page. A further
  * page's rows join the same table and the first of them takes the focus, so a keyboard user goes on
  * reading where the new rows start; a failure says so next to the button, which stays to try again.
+ * @template T
+ * @param {HTMLElement} container
+ * @param {{
+ *   what: string,
+ *   load: (cursor: string | undefined) => Promise<{ items: T[], nextCursor?: string | null }>,
+ *   caption: string,
+ *   headers: string[],
+ *   row: (item: T) => any[],
+ *   empty: string,
+ * }} list
  */
 export function pagedInto(container, { what, load, caption, headers, row, empty }) {
   return loadInto(container, {
@@ -164,7 +193,7 @@ export function pagedInto(container, { what, load, caption, headers, row, empty 
         container.setAttribute('aria-busy', 'true');
         announce('Loading more…');
         try {
-          const next = await load(cursor);
+          const next = await load(cursor ?? undefined);
           const rows = next.items.map((item) => tableRow(row(item)));
           list.tBodies[0].append(...rows);
           cursor = next.nextCursor;
