@@ -68,17 +68,20 @@ function attemptDetails(attempt, open) {
  * What the screen's parts share: the delivery's ids, the status line (`say`), the attempts, the newest
  * attempt drawn (`shown`, what "Send again" waits to see passed) and `refresh`, which draws them again.
  */
+function deliveryFields(endpointId, deliveryId) {
+  return {
+    endpointId,
+    deliveryId,
+    heading: h('h1', {}, 'Attempts of a delivery'),
+    attempts: h('div', { id: 'attempts' }),
+    shown: 0,
+  };
+}
+
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof deliveryFields>>} Screen */
+
 function deliveryView(endpointId, deliveryId) {
-  return screenOf(
-    {
-      endpointId,
-      deliveryId,
-      heading: h('h1', {}, 'Attempts of a delivery'),
-      attempts: h('div', { id: 'attempts' }),
-      shown: 0,
-    },
-    load,
-  );
+  return screenOf(deliveryFields(endpointId, deliveryId), load);
 }
 
 const pageOf = (screen, cursor) =>
@@ -86,7 +89,7 @@ const pageOf = (screen, cursor) =>
 
 /**
  * A page of attempts (`cursor`: an older page), the newest open.
- * @param screen what `deliveryView` built
+ * @param {Screen} screen
  * @param {{ cursor?: string }} [options]
  */
 function load(screen, { cursor } = {}) {
@@ -106,6 +109,7 @@ function load(screen, { cursor } = {}) {
   });
 }
 
+/** @param {Screen} screen */
 function attemptsPage(screen, answer, cursor) {
   return answer.items.length === 0
     ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
@@ -128,6 +132,7 @@ function attemptsPage(screen, answer, cursor) {
 /**
  * After "Send again": asks each second, without redrawing (open attempts stay open), until a new attempt
  * is logged, for at most 30 s and only while this screen is shown, then draws the attempts again.
+ * @param {Screen} screen
  */
 async function watch(screen, before) {
   for (let round = 0; round < 30 && screen.attempts.isConnected; round += 1) {
@@ -138,6 +143,7 @@ async function watch(screen, before) {
   if (screen.attempts.isConnected) await screen.refresh();
 }
 
+/** @param {Screen} screen */
 async function retry(screen, button) {
   button.disabled = true;
   const before = screen.shown;
@@ -152,7 +158,10 @@ async function retry(screen, button) {
   }
 }
 
-/** One delivery of an endpoint: each attempt, newest first, and sending it again. */
+/**
+ * One delivery of an endpoint: each attempt, newest first, and sending it again.
+ * @param {HTMLElement} main
+ */
 export function deliveryScreen(main, endpointId, deliveryId) {
   const screen = deliveryView(endpointId, deliveryId);
   const again = h('button', { type: 'button' }, 'Send again');

@@ -11,7 +11,7 @@ import { errorText, h, loadInto, screenOf, section, submitting, when } from './u
  * What the screen's parts share: the endpoint's id, the status line (`say`), the part containers, the
  * delivery log it pages (`log`) and `refresh`, which reads the endpoint again and redraws what it shows.
  */
-function endpointView(endpointId) {
+function endpointScreenFields(endpointId) {
   const parts = {
     heading: h('h1', {}, 'Event endpoint'),
     about: h('div', { id: 'endpoint-about' }),
@@ -21,16 +21,20 @@ function endpointView(endpointId) {
     actions: h('div', { class: 'row' }),
     change: h('div', { id: 'endpoint-change' }),
   };
-  return screenOf(
-    {
-      id: endpointId,
-      parts,
-      log: deliveriesOf(endpointId),
-    },
-    loadEndpoint,
-  );
+  return {
+    id: endpointId,
+    parts,
+    log: deliveriesOf(endpointId),
+  };
 }
 
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof endpointScreenFields>>} Screen */
+
+function endpointView(endpointId) {
+  return screenOf(endpointScreenFields(endpointId), loadEndpoint);
+}
+
+/** @param {Screen} screen */
 function loadEndpoint(screen) {
   const { parts } = screen;
   return loadInto(parts.about, {
@@ -73,7 +77,10 @@ function aboutList(endpoint) {
   );
 }
 
-/** Its address and types, changed in place: the secret and the delivery log stay. */
+/**
+ * Its address and types, changed in place: the secret and the delivery log stay.
+ * @param {Screen} screen
+ */
 function changeForm(screen, endpoint) {
   const fields = endpointFields('change', endpoint);
   const save = submitting(async () => {
@@ -122,6 +129,7 @@ function testAnswer(answer) {
   ];
 }
 
+/** @param {Screen} screen */
 async function test(screen, button) {
   const { tested } = screen.parts;
   button.disabled = true;
@@ -137,6 +145,7 @@ async function test(screen, button) {
   }
 }
 
+/** @param {Screen} screen */
 async function rotate(screen, button) {
   // The old secret keeps signing for 24 hours: the question is worth asking all the same.
   if (!window.confirm('Make a new signing secret? The current one keeps working for 24 hours.')) return;
@@ -150,6 +159,7 @@ async function rotate(screen, button) {
   await screen.refresh();
 }
 
+/** @param {Screen} screen */
 async function enable(screen) {
   try {
     await bff.eventEndpoints.enable(screen.id);
@@ -160,6 +170,7 @@ async function enable(screen) {
   await screen.refresh();
 }
 
+/** @param {Screen} screen */
 async function remove(screen) {
   // Deleting also deletes the delivery log, and events stop reaching the address at once.
   if (!window.confirm('Delete this endpoint and its delivery log? Events stop reaching it at once.')) return;
@@ -171,7 +182,10 @@ async function remove(screen) {
   }
 }
 
-/** The buttons acting on the endpoint; "Turn it on again" joins them while it is turned off. */
+/**
+ * The buttons acting on the endpoint; "Turn it on again" joins them while it is turned off.
+ * @param {Screen} screen
+ */
 function actionButtons(screen) {
   const testButton = h('button', { type: 'button' }, 'Send a test event');
   testButton.addEventListener('click', () => void test(screen, testButton));
@@ -188,6 +202,7 @@ function actionButtons(screen) {
   ];
 }
 
+/** @param {HTMLElement} main */
 export function endpointScreen(main, endpointId) {
   const screen = endpointView(endpointId);
   const { parts } = screen;

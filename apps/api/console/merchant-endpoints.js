@@ -46,14 +46,21 @@ export function showSecretOnce(box, title, secret, back) {
 }
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
-function endpointsView() {
+function endpointsFields() {
   const parts = {
     list: h('div', { id: 'endpoints-list' }),
     secretBox: h('section', { id: 'new-secret', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
   };
-  return screenOf({ parts }, refresh);
+  return { parts };
 }
 
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof endpointsFields>>} Screen */
+
+function endpointsView() {
+  return screenOf(endpointsFields(), refresh);
+}
+
+/** @param {Screen} screen */
 function refresh(screen) {
   return loadInto(screen.parts.list, {
     what: 'your event endpoints',
@@ -84,7 +91,10 @@ function endpointsTable(endpoints) {
   );
 }
 
-/** Adding one: its signing secret is shown this once, in the `secretBox` part. */
+/**
+ * Adding one: its signing secret is shown this once, in the `secretBox` part.
+ * @param {Screen} screen
+ */
 function addForm(screen) {
   const fields = endpointFields('endpoint');
   const add = submitting(async () => {
@@ -101,6 +111,7 @@ function addForm(screen) {
   return h('form', { onsubmit: add }, fields.elements, h('button', { type: 'submit' }, 'Add the endpoint'));
 }
 
+/** @param {HTMLElement} main */
 export function endpointsScreen(main) {
   const screen = endpointsView();
   const { parts } = screen;

@@ -4,14 +4,21 @@ import { keysTable, showKeyOnce } from './api-keys.js';
 import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
-function keysView() {
+function keysFields() {
   const parts = {
     list: h('div', { id: 'keys-list' }),
     issued: h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
   };
-  return screenOf({ parts }, refresh);
+  return { parts };
 }
 
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof keysFields>>} Screen */
+
+function keysView() {
+  return screenOf(keysFields(), refresh);
+}
+
+/** @param {Screen} screen */
 function refresh(screen) {
   return loadInto(screen.parts.list, {
     what: 'your API keys',
@@ -21,6 +28,7 @@ function refresh(screen) {
   });
 }
 
+/** @param {Screen} screen */
 async function revoke(screen, key) {
   const label = key.name ?? key.prefix;
   // A revoked key stops working at once, everywhere: the question is worth asking.
@@ -34,7 +42,10 @@ async function revoke(screen, key) {
   await screen.refresh();
 }
 
-/** Issuing a key: the new key is shown this once in the `issued` part. */
+/**
+ * Issuing a key: the new key is shown this once in the `issued` part.
+ * @param {Screen} screen
+ */
 function issueForm(screen) {
   const name = h('input', { id: 'key-name', name: 'key-name', maxlength: 255, autocomplete: 'off' });
   const issue = submitting(async () => {
@@ -60,6 +71,7 @@ function issueForm(screen) {
   );
 }
 
+/** @param {HTMLElement} main */
 export function keysScreen(main) {
   const screen = keysView();
   const { parts } = screen;

@@ -6,16 +6,20 @@ import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
  * What the screen's parts share: the status line (`say`), the list, the origins it last showed
  * (`current`, which a change starts from) and `refresh`, which reads them again and redraws the list.
  */
-function originsView() {
-  return screenOf(
-    {
-      list: h('div', { id: 'origins-list' }),
-      current: [],
-    },
-    refresh,
-  );
+function originsFields() {
+  return {
+    list: h('div', { id: 'origins-list' }),
+    current: /** @type {string[]} */ ([]),
+  };
 }
 
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof originsFields>>} Screen */
+
+function originsView() {
+  return screenOf(originsFields(), refresh);
+}
+
+/** @param {Screen} screen */
 function refresh(screen) {
   return loadInto(screen.list, {
     what: 'your frontend origins',
@@ -30,6 +34,7 @@ function refresh(screen) {
   });
 }
 
+/** @param {Screen} screen */
 function originItem(screen, origin) {
   return h(
     'li',
@@ -54,7 +59,10 @@ function originItem(screen, origin) {
   );
 }
 
-/** The api takes the whole list: what is sent replaces what was there. */
+/**
+ * The api takes the whole list: what is sent replaces what was there.
+ * @param {Screen} screen
+ */
 async function save(screen, origins, done) {
   try {
     await bff.merchant.update({ frontendOrigins: origins });
@@ -68,6 +76,7 @@ async function save(screen, origins, done) {
   }
 }
 
+/** @param {Screen} screen */
 function addForm(screen) {
   const origin = h('input', {
     id: 'new-origin',
@@ -91,6 +100,7 @@ function addForm(screen) {
   );
 }
 
+/** @param {HTMLElement} main */
 export function originsScreen(main) {
   const screen = originsView();
   main.append(

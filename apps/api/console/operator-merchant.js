@@ -39,24 +39,30 @@ export function originsField(id, origins = []) {
  * What the screen's parts share: the merchant's id, the status line (`say`) and `refresh`, which reads the
  * merchant again and redraws every part from the one answer.
  */
-function merchantView(id) {
+function merchantFields(id) {
   const parts = {
     title: h('h1', {}, 'Merchant'),
     details: h('div', { id: 'merchant-details' }),
     subApplication: h('div', { id: 'merchant-sub-application-part' }),
     keys: h('div', { id: 'merchant-keys' }),
   };
-  return screenOf(
-    {
-      id,
-      parts,
-      known: knownSubApplications(),
-    },
-    refresh,
-  );
+  return {
+    id,
+    parts,
+    known: knownSubApplications(),
+  };
 }
 
-/** One answer for every part: the merchant carries its keys (never the keys themselves). */
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof merchantFields>>} Screen */
+
+function merchantView(id) {
+  return screenOf(merchantFields(id), refresh);
+}
+
+/**
+ * One answer for every part: the merchant carries its keys (never the keys themselves).
+ * @param {Screen} screen
+ */
 function refresh(screen) {
   const { parts } = screen;
   const loaded = operator.get('/admin/merchants/{id}', { path: { id: screen.id } }).then(({ data }) => data);
@@ -83,6 +89,7 @@ function refresh(screen) {
   ]);
 }
 
+/** @param {Screen} screen */
 function editForm(screen, merchant) {
   const name = h('input', {
     id: 'merchant-name',
@@ -123,6 +130,7 @@ function editForm(screen, merchant) {
   return form;
 }
 
+/** @param {Screen} screen */
 async function revoke(screen, key) {
   const label = key.name ?? key.prefix;
   // A revoked key stops working at once, everywhere: the question is worth asking.
@@ -141,6 +149,7 @@ async function revoke(screen, key) {
 /**
  * Issuing a key: the new key is shown this once in `issued`; it is in no list, storage or later answer,
  * and leaves the page when the operator is done or leaves the screen.
+ * @param {Screen} screen
  */
 function issueForm(screen, issued) {
   const keyName = h('input', { id: 'key-name', name: 'key-name', maxlength: 255, autocomplete: 'off' });
@@ -170,6 +179,7 @@ function issueForm(screen, issued) {
   );
 }
 
+/** @param {HTMLElement} main */
 export function merchantScreen(main, id) {
   const screen = merchantView(id);
   const { parts } = screen;

@@ -6,14 +6,21 @@ import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merch
 import { errorText, h, pagedInto, screenOf, submitting, tableRow, when } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
-function merchantsView() {
+function merchantsFields() {
   const parts = {
     list: h('div', { id: 'merchants-list' }),
     issued: h('section', { id: 'new-key', class: 'new-key', hidden: true, 'aria-live': 'polite' }),
   };
-  return screenOf({ parts }, refresh);
+  return { parts };
 }
 
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof merchantsFields>>} Screen */
+
+function merchantsView() {
+  return screenOf(merchantsFields(), refresh);
+}
+
+/** @param {Screen} screen */
 function refresh(screen) {
   return pagedInto(screen.parts.list, {
     what: 'the merchants',
@@ -25,7 +32,10 @@ function refresh(screen) {
   });
 }
 
-/** A merchant's cells; its button redraws the row in place, so a later page stays where it is. */
+/**
+ * A merchant's cells; its button redraws the row in place, so a later page stays where it is.
+ * @param {Screen} screen
+ */
 function cells(screen, merchant) {
   return [
     h('a', { href: `#/merchants/${merchant.id}` }, merchant.name),
@@ -45,6 +55,7 @@ function cells(screen, merchant) {
   ];
 }
 
+/** @param {Screen} screen */
 async function toggle(screen, merchant, row) {
   const action = merchant.disabledAt ? 'enable' : 'disable';
   const path = merchant.disabledAt ? '/admin/merchants/{id}/enable' : '/admin/merchants/{id}/disable';
@@ -60,7 +71,10 @@ async function toggle(screen, merchant, row) {
   }
 }
 
-/** On-boarding one: its first API key is shown this once in the `issued` part. */
+/**
+ * On-boarding one: its first API key is shown this once in the `issued` part.
+ * @param {Screen} screen
+ */
 function onboardForm(screen) {
   const name = h('input', {
     id: 'new-merchant-name',
@@ -99,6 +113,7 @@ function onboardForm(screen) {
   return form;
 }
 
+/** @param {HTMLElement} main */
 export function merchantsScreen(main) {
   const screen = merchantsView();
   const { parts } = screen;

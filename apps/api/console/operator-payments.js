@@ -4,13 +4,16 @@ import { operator } from './api.js';
 import { errorText, h, pagedInto, screenOf, when } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
+function parkedFields() {
+  return {
+    list: h('div', { id: 'parked-list' }),
+  };
+}
+
+/** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof parkedFields>>} Screen */
+
 function parkedView() {
-  return screenOf(
-    {
-      list: h('div', { id: 'parked-list' }),
-    },
-    refresh,
-  );
+  return screenOf(parkedFields(), refresh);
 }
 
 const PARKED_HEADERS = [
@@ -24,6 +27,7 @@ const PARKED_HEADERS = [
   'Settle',
 ];
 
+/** @param {Screen} screen */
 function refresh(screen) {
   return pagedInto(screen.list, {
     what: 'the parked payments',
@@ -35,6 +39,7 @@ function refresh(screen) {
   });
 }
 
+/** @param {Screen} screen */
 function paymentRow(screen, payment) {
   return [
     when(payment.createdAt),
@@ -56,7 +61,10 @@ function paymentRow(screen, payment) {
   ];
 }
 
-/** A note (who at the bank said so) and the two outcomes; the merchant gets its event once. */
+/**
+ * A note (who at the bank said so) and the two outcomes; the merchant gets its event once.
+ * @param {Screen} screen
+ */
 function settleForm(screen, payment) {
   const id = `note-${payment.id}`;
   const note = h('input', { id, name: id, maxlength: 500, autocomplete: 'off' });
@@ -80,6 +88,7 @@ function settleForm(screen, payment) {
   );
 }
 
+/** @param {Screen} screen */
 async function settle(screen, payment, outcome, note) {
   const words = outcome === 'COMPLETED' ? 'completed' : 'failed';
   // Final and told to the merchant at once: the question is worth asking.
@@ -97,6 +106,7 @@ async function settle(screen, payment, outcome, note) {
   await screen.refresh();
 }
 
+/** @param {HTMLElement} main */
 export function parkedScreen(main) {
   const screen = parkedView();
   main.append(

@@ -32,6 +32,10 @@ export function submitting(act) {
 /**
  * A screen's shared state: `fields` (its ids and the containers its parts draw into), its status line
  * (`status`, told with `say`), and `refresh`, which redraws it after a change (`load(screen)`).
+ * @template {Record<string, unknown>} F
+ * @param {F} fields
+ * @param {(screen: any) => unknown} load typed by its module: `Screen`, a ScreenWith of the fields
+ * @returns {ScreenWith<F>}
  */
 export function screenOf(fields, load) {
   const status = h('p', { role: 'status' });
@@ -46,6 +50,20 @@ export function screenOf(fields, load) {
   };
   return screen;
 }
+
+/**
+ * What screenOf adds to a screen's fields.
+ * @typedef {object} ScreenState
+ * @property {HTMLElement} status
+ * @property {(good: boolean, text: string) => void} say
+ * @property {() => unknown} refresh
+ */
+
+/**
+ * A screen: its fields and its state (a module names its own `Screen` so).
+ * @template F
+ * @typedef {F & ScreenState} ScreenWith
+ */
 
 /** A titled part of a screen. */
 export const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
