@@ -10,7 +10,7 @@ import {
   storedTransaction,
   UnusableTransactionError,
 } from '#libs/domain/financial-data';
-import { carriesServedFields } from '#libs/domain/sync';
+import { carriesServedFields, servedIdOf } from '#libs/domain/sync';
 import type { Transaction } from '#libs/upstream-client';
 import { assertProperty } from './kit/index.js';
 
@@ -34,7 +34,7 @@ const iso = fc
 const upstreamRecord = fc
   .record(
     {
-      id: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constant('')),
+      id: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constant(''), fc.integer()),
       date: iso,
       bookingDateTime: iso,
       valueDateTime: iso,
@@ -62,12 +62,16 @@ describe('stored and served transactions', () => {
     await db?.end();
   });
 
-  /** The stored text as a page reads it: Postgres's print of the jsonb, and whether it is served whole. */
-  const readBack = async (stored: string) =>
+  /**
+   * The stored text as a page reads it: Postgres's print of the jsonb, whether it is served whole, and the
+   * served id the change feed names it by (servedIdOf, the SQL twin of servedId).
+   */
+  const readBack = async (stored: string, key: string) =>
     (
-      await db.query<{ raw: string; whole: boolean }>(
-        `SELECT t.raw::text AS raw, ${carriesServedFields('t')} AS whole FROM (SELECT $1::jsonb AS raw) t`,
-        [stored],
+      await db.query<{ raw: string; whole: boolean; id: string }>(
+        `SELECT t.raw::text AS raw, ${carriesServedFields('t')} AS whole, ${servedIdOf('t')} AS id
+          FROM (SELECT $1::jsonb AS raw, $2::text AS dedupe_key) t`,
+        [stored, key],
       )
     ).rows[0];
 
@@ -84,11 +88,12 @@ describe('stored and served transactions', () => {
           return;
         }
         expect(Object.keys(servedFields(storedTransaction(copy(tx)), fallbacks))).toEqual(SERVED_FIELDS);
-        const { raw, whole } = await readBack(JSON.stringify(storedTransaction(copy(tx))));
+        const { raw, whole, id } = await readBack(JSON.stringify(storedTransaction(copy(tx))), fallbacks.key);
         expect(JSON.parse(servedJson(raw, fallbacks, whole))).toEqual(served);
+        expect(id).toBe(served.id);
         expect(JSON.parse(servedJson(raw, fallbacks, false))).toEqual(served);
         // Stored before the split, in served form: served as it was.
-        const before = await readBack(JSON.stringify(served));
+        const before = await readBack(JSON.stringify(served), fallbacks.key);
         expect(before.whole).toBe(true);
         expect(JSON.parse(servedJson(before.raw, fallbacks, before.whole))).toEqual(served);
         expect(served.id).toBe(typeof tx.id === 'string' && tx.id !== '' ? tx.id : fallbacks.key);

@@ -12,4 +12,4 @@ export * from './transaction.sql.js';
 export * from './transaction-change.repository.js';
 export * from './transaction-changes.service.js';
 export * from './transaction-changes-retention.service.js';
-export { carriesServedFields } from './transaction.sql.js';
+export { carriesServedFields, servedIdOf } from './transaction.sql.js';
