@@ -38,7 +38,7 @@ export default tseslint.config(
       'libs/merchant-sdk/dist.*/**',
       'libs/merchant-sdk/src/generated/**',
       'libs/upstream-openapi/src/generated/**',
-      'apps/api/console/operator-api.d.ts',
+      'apps/api/console/generated/**',
       '.dev/**',
     ],
   },

@@ -9,5 +9,5 @@ export declare function merchantDocument<T extends { paths: Record<string, unkno
 export declare function renderSdkTypes(document: object): Promise<string>;
 /** The routes the console's operator screens call: /admin, and the console's sign-in. */
 export declare function isOperatorPath(path: string): boolean;
-/** The text of apps/api/console/operator-api.d.ts for the api's whole document. */
+/** The text of apps/api/console/generated/operator-api.d.ts for the api's whole document. */
 export declare function renderOperatorTypes(document: object): Promise<string>;

@@ -98,7 +98,7 @@ export async function renderSdkTypes(document) {
   return SDK_HEADER + (await renderTypes(merchantDocument(document)));
 }
 
-/** The text of apps/api/console/operator-api.d.ts: the operator's routes, which the console calls. */
+/** The text of apps/api/console/generated/operator-api.d.ts: the operator's routes, which the console calls. */
 export async function renderOperatorTypes(document) {
   return OPERATOR_HEADER + (await renderTypes(documentOf(document, isOperatorPath, ['ApiErrorResponse'])));
 }

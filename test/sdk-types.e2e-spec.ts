@@ -49,9 +49,9 @@ describe('merchant SDK: the types and the operations follow the OpenAPI document
   });
 
   it('has console operator types equal to what /docs-json renders to, for every /admin route', async () => {
-    const file = join(process.cwd(), 'apps', 'api', 'console', 'operator-api.d.ts');
+    const file = join(process.cwd(), 'apps', 'api', 'console', 'generated', 'operator-api.d.ts');
     const difference = firstDifference(
-      ['checked in (apps/api/console/operator-api.d.ts)', readFileSync(file, 'utf8')],
+      ['checked in (apps/api/console/generated/operator-api.d.ts)', readFileSync(file, 'utf8')],
       ['rendered from /docs-json', await renderOperatorTypes(document)],
     );
     expect(difference, `stale console types: run npm run sdk:generate; ${difference}`).toBeUndefined();

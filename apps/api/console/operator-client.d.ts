@@ -1,6 +1,6 @@
 // The types of the operator's calls (api.js `operator`), read off the routes' generated types
 // (operator-api.d.ts): a path as the document spells it, its ids and query, its body and its answer.
-import type { paths } from './operator-api';
+import type { paths } from './generated/operator-api';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
