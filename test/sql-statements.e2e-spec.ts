@@ -1,22 +1,25 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import {
+  column,
   type CopyTarget,
   type DatabasePool,
   declaredCopyTargets,
   type ReadCache,
-  type RowShape,
+  row,
+  type RowOf,
   type SqlStatement,
   sqlStatement,
 } from '#libs/database';
 import { ACCOUNT_SQL } from '#libs/domain/accounts';
-import { type StoredTransactionPage, TransactionRepository } from '#libs/domain/sync';
+import { STORED_PAGE_ROW, TransactionRepository } from '#libs/domain/sync';
 import { scratchDatabase } from './kit/index.js';
 import {
   type DeclaredStatement,
   declaredStatements,
   describeStatement,
+  nullableColumns,
   readCode,
   rowProblems,
   sourceFiles,
@@ -34,15 +37,6 @@ const SOURCES = [...sourceFiles('libs'), ...sourceFiles('apps')];
 const { statements: declared, unexported } = await declaredStatements(SOURCES);
 
 const TRANSACTIONS_FILE = 'libs/domain/sync/src/transaction.repository.ts';
-const PAGE_ROW: RowShape<StoredTransactionPage['rows'][number]> = {
-  id: 'string',
-  date: 'string',
-  raw: 'string',
-  key: 'string',
-  currency: 'string',
-  whole: 'boolean',
-};
-
 /**
  * The statements TransactionRepository.page builds per query (only the conditions asked for), captured
  * from the method itself in every shape it can take.
@@ -55,7 +49,7 @@ async function transactionPages(): Promise<DeclaredStatement[]> {
         file: TRANSACTIONS_FILE,
         label: statement.name!,
         text: statement.text,
-        row: PAGE_ROW,
+        row: STORED_PAGE_ROW,
       });
       return Promise.resolve([]);
     },
@@ -99,7 +93,7 @@ async function problemsOf(client: pg.Client, statement: DeclaredStatement): Prom
     client,
     (columns ?? []).map((c) => c.dataTypeID),
   );
-  return rowProblems(statement.row, columns, types);
+  return rowProblems(statement.row, columns, types, await nullableColumns(client, columns), statement.text);
 }
 
 describe('hand-written SQL, prepared against the migrated schema', () => {
@@ -221,14 +215,16 @@ describe('hand-written SQL, prepared against the migrated schema', () => {
       await other.query('ROLLBACK');
       await other.end();
     }
-    // A row type and its description cannot disagree: neither of these compiles.
-    // @ts-expect-error: `accounts` is a number, not a string
-    sqlStatement<{ accounts: number }>(undefined, 'SELECT 1', { accounts: 'string' });
-    // @ts-expect-error: `since` is missing
-    sqlStatement<{ accounts: number; since: Date }>(undefined, 'SELECT 1', { accounts: 'number' });
+    // The shape is the row type: a narrowed column's kind must be the one its type comes as.
+    // @ts-expect-error: a number comes as 'number', not 'string'
+    column<number>('string');
+    // @ts-expect-error: a type that holds null is declared with '?'
+    column<'A' | null>('string');
+    const _declared = row({ a: 'string?', b: column<'X' | 'Y'>('string') });
+    expectTypeOf<RowOf<typeof _declared>>().toEqualTypeOf<{ a: string | null; b: 'X' | 'Y' }>();
 
     // count(*) is a bigint, which pg hands back as a string; a row type that says number is wrong.
-    const counted = sqlStatement<{ accounts: number; since: string }>(
+    const counted = sqlStatement(
       undefined,
       'SELECT count(*) AS accounts, min(created_at) AS first FROM accounts',
       { accounts: 'number', since: 'string' },
@@ -239,6 +235,37 @@ describe('hand-written SQL, prepared against the migrated schema', () => {
       'column "accounts" is int8, which pg reads as string; the row type says number',
       'column "first" (timestamptz) is returned but not in the row type',
       `the row type's "since" is not among the columns returned`,
+    ]);
+
+    // Where Postgres knows (a table's column as it is), the shape says whether it may be null.
+    const users = sqlStatement(undefined, 'SELECT id, upstream_user_uuid AS upstream FROM users', {
+      id: 'string?',
+      upstream: 'string',
+    });
+    const joined = sqlStatement(
+      undefined,
+      'SELECT u.id FROM accounts a LEFT JOIN users u ON u.id = a.user_id',
+      { id: 'string?' },
+    );
+    expect(await problemsOf(client, { file: 'x', label: 'users', text: users.text, row: users.row })).toEqual(
+      [
+        `column "id" is never null (its table's column is NOT NULL): declare it 'string'`,
+        `column "upstream" may be null (its table's column may): declare it 'string?', or 'string!' when the statement rules null out`,
+      ],
+    );
+    expect(
+      await problemsOf(client, { file: 'x', label: 'joined', text: joined.text, row: joined.row }),
+    ).toEqual([]);
+    // `!`: the table's column may hold null, this statement rules it out; said where the check cannot see.
+    const ruledOut = sqlStatement(
+      undefined,
+      'SELECT id, upstream_user_uuid AS upstream FROM users WHERE upstream_user_uuid IS NOT NULL',
+      { id: 'string!', upstream: 'string!' },
+    );
+    expect(
+      await problemsOf(client, { file: 'x', label: 'ruled-out', text: ruledOut.text, row: ruledOut.row }),
+    ).toEqual([
+      `column "id" is declared 'string!' (not null here, though its table's column may be), and its table's column is NOT NULL: declare it 'string'`,
     ]);
   });
 });

@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type pg from 'pg';
-import { isSqlStatement, isSqlTemplate, type ValueKind } from '#libs/database';
+import {
+  type ColumnKind,
+  isSqlStatement,
+  isSqlTemplate,
+  type RowShape,
+  type ValueKind,
+} from '#libs/database';
 
 /** A hand-written statement as the check sees it: where it is declared, its text and the row it promises. */
 export interface DeclaredStatement {
@@ -11,7 +17,7 @@ export interface DeclaredStatement {
   /** Its name when it has one, else where it is exported (`PAYMENT_SQL.parkedFirst`). */
   label: string;
   text: string;
-  row?: Partial<Record<string, ValueKind>>;
+  row?: RowShape;
 }
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -80,8 +86,17 @@ export async function declaredStatements(
   return { statements, unexported };
 }
 
+/** A result column: its name, type and, when it is a table's column as it stands, that column. */
+export interface Column {
+  name: string;
+  dataTypeID: number;
+  /** The table's oid and the column's number in it; 0 for anything computed. */
+  tableID: number;
+  columnID: number;
+}
+
 /** The result columns, or null when the statement returns none. */
-export type Columns = { name: string; dataTypeID: number }[] | null;
+export type Columns = Column[] | null;
 
 /**
  * Postgres' own description of a statement, without running it: Parse and Describe of the extended
@@ -104,8 +119,13 @@ export function describeStatement(client: pg.Client, text: string): Promise<Colu
         connection.describe({ type: 'S', name: '' });
         connection.sync();
       },
-      handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }) {
-        columns = message.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }));
+      handleRowDescription(message: { fields: Column[] }) {
+        columns = message.fields.map((f) => ({
+          name: f.name,
+          dataTypeID: f.dataTypeID,
+          tableID: f.tableID,
+          columnID: f.columnID,
+        }));
       },
       handleReadyForQuery() {
         resolve(columns);
@@ -182,11 +202,31 @@ export function kindOf(type: PgType | undefined): ValueKind | undefined {
   return SCALARS[type.name] ?? ARRAYS[type.name];
 }
 
-/** Every way the described result differs from the row the statement declares. */
+/** The table columns among `columns` that may hold null, as `tableID:columnID`. */
+export async function nullableColumns(client: pg.Client, columns: Columns): Promise<Set<string>> {
+  const direct = (columns ?? []).filter((c) => c.tableID !== 0);
+  if (direct.length === 0) return new Set();
+  const { rows } = await client.query<{ at: string }>(
+    `SELECT attrelid::int || ':' || attnum AS at FROM pg_attribute
+       WHERE NOT attnotnull AND (attrelid::int, attnum::int) IN (SELECT * FROM unnest($1::int[], $2::int[]))`,
+    [direct.map((c) => c.tableID), direct.map((c) => c.columnID)],
+  );
+  return new Set(rows.map((r) => r.at));
+}
+
+/** A statement's text joins a table on the nullable side (its columns may be null whatever the schema says). */
+const outerJoins = (text: string) => /\b(LEFT|RIGHT|FULL)\s+(OUTER\s+)?JOIN\b/i.test(text);
+
+/**
+ * Every way the described result differs from the row the statement declares: a column's name or kind,
+ * and where Postgres knows it (a table's column returned as it is, no outer join), whether it may be null.
+ */
 export function rowProblems(
-  row: Partial<Record<string, ValueKind>>,
+  row: RowShape,
   columns: Columns,
   types: Map<number, PgType>,
+  nullable: Set<string> = new Set(),
+  text = '',
 ): string[] {
   if (!columns) return ['the row type declares columns, and the statement returns none'];
   const problems: string[] = [];
@@ -197,15 +237,32 @@ export function rowProblems(
     if (seen.has(column.name))
       problems.push(`column "${column.name}" is returned twice (one hides the other)`);
     seen.add(column.name);
-    const declared = row[column.name];
+    const declared: ColumnKind | undefined = row[column.name];
     if (declared === undefined) {
       problems.push(`column "${column.name}" (${typeName}) is returned but not in the row type`);
       continue;
     }
+    const kind = declared.replace(/[?!]$/, '') as ValueKind;
     const actual = kindOf(type);
-    if (actual !== declared) {
+    if (actual !== kind) {
       problems.push(
-        `column "${column.name}" is ${typeName}, which pg reads as ${actual ?? 'none of the kinds'}; the row type says ${declared}`,
+        `column "${column.name}" is ${typeName}, which pg reads as ${actual ?? 'none of the kinds'}; the row type says ${kind}`,
+      );
+    }
+    const mayBeNull = column.tableID !== 0 && nullable.has(`${column.tableID}:${column.columnID}`);
+    const direct = column.tableID !== 0;
+    if (declared.endsWith('!') && !mayBeNull) {
+      problems.push(
+        `column "${column.name}" is declared '${declared}' (not null here, though its table's column may be), and ${direct ? "its table's column is NOT NULL" : 'it is computed'}: declare it '${kind}'${direct ? '' : ` or '${kind}?'`}`,
+      );
+    } else if (mayBeNull && declared === kind) {
+      problems.push(
+        `column "${column.name}" may be null (its table's column may): declare it '${kind}?', or '${kind}!' when the statement rules null out`,
+      );
+    } else if (direct && !mayBeNull && declared.endsWith('?') && kind !== 'json' && !outerJoins(text)) {
+      // Not for JSON: a NOT NULL jsonb column may hold the JSON null, which pg hands back as null.
+      problems.push(
+        `column "${column.name}" is never null (its table's column is NOT NULL): declare it '${kind}'`,
       );
     }
   }

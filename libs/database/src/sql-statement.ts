@@ -16,28 +16,92 @@ import type { Prisma } from './generated/client.js';
  */
 export type ValueKind = 'string' | 'number' | 'boolean' | 'Date' | 'json' | 'string[]' | 'number[]';
 
-/** The kind a field of a row type comes as; `unknown`, and any object, is JSON. Nullability is not checked. */
-export type KindOf<T> = unknown extends T
+/**
+ * A column as a row declares it: its kind, with `?` when it may be null (`'string?'`), or `!` when its
+ * table's column may hold null but this statement's never does (`WHERE next_sync_at <= $1`): the one case
+ * the schema check cannot see for itself.
+ */
+export type ColumnKind = ValueKind | `${ValueKind}?` | `${ValueKind}!`;
+
+/** The TypeScript type of each kind's values. */
+interface KindTypes {
+  string: string;
+  number: number;
+  boolean: boolean;
+  Date: Date;
+  json: unknown;
+  'string[]': string[];
+  'number[]': number[];
+}
+
+declare const NARROWED: unique symbol;
+
+/** A column whose values are narrower than its kind (a status's union, a JSON document's shape). */
+export type NarrowedColumn<T> = ColumnKind & { readonly [NARROWED]: T };
+
+/** The column kind values of type `T` come as (`'json?'` for `Payee | null`); `unknown` and objects are JSON. */
+export type ColumnKindOf<T> = unknown extends T
+  ? 'json' | 'json?'
+  : null extends T
+    ? `${BaseKindOf<NonNullable<T>>}?`
+    : BaseKindOf<T> | `${BaseKindOf<T>}!`;
+
+type BaseKindOf<T> = unknown extends T
   ? 'json'
-  : [NonNullable<T>] extends [Date]
+  : [T] extends [Date]
     ? 'Date'
-    : [NonNullable<T>] extends [string]
+    : [T] extends [string]
       ? 'string'
-      : [NonNullable<T>] extends [number]
+      : [T] extends [number]
         ? 'number'
-        : [NonNullable<T>] extends [boolean]
+        : [T] extends [boolean]
           ? 'boolean'
-          : [NonNullable<T>] extends [readonly string[]]
+          : [T] extends [readonly string[]]
             ? 'string[]'
-            : [NonNullable<T>] extends [readonly number[]]
+            : [T] extends [readonly number[]]
               ? 'number[]'
               : 'json';
 
 /**
- * A row type written out for the schema check: every field of `R`, no other, each with its kind. The type
- * makes it exactly `R`'s (a field added to the interface and not here, or of another kind, does not compile).
+ * A column of kind `kind` whose values TypeScript knows more of than Postgres says: `column<PaymentKind>
+ * ('string')`, `column<Payee | null>('json?')`. The kind must be the one values of `T` come as.
  */
-export type RowShape<R> = { readonly [K in keyof R]-?: KindOf<R[K]> };
+export const column = <T>(kind: ColumnKindOf<T>) => kind as ColumnKindOf<T> & NarrowedColumn<T>;
+
+/** A row as a statement declares it, once: every column it returns, by name, with its kind. */
+export type RowShape = Readonly<Record<string, ColumnKind>>;
+
+/** The row type a shape declares: each column's kind made its type, `?` made `| null`. */
+export type RowOf<S extends RowShape> = {
+  -readonly [K in keyof S]: S[K] extends { readonly [NARROWED]: infer T }
+    ? T
+    : S[K] extends `${infer B extends ValueKind}?`
+      ? KindTypes[B] | null
+      : S[K] extends `${infer B extends ValueKind}!`
+        ? KindTypes[B]
+        : KindTypes[S[K] & ValueKind];
+};
+
+/**
+ * Declares a row shared by several statements (`const VIEW = row({ id: 'string', … })`, its type
+ * `RowOf<typeof VIEW>`), its kinds kept as written.
+ */
+export const row = <const S extends RowShape>(shape: S): S => shape;
+
+/** A shape's columns as the nullable side of an outer join gives them: each may be null. */
+export type OuterJoined<S extends RowShape> = {
+  readonly [K in keyof S]: S[K] extends { readonly [NARROWED]: infer T }
+    ? ColumnKindOf<T | null> & NarrowedColumn<T | null>
+    : S[K] extends `${infer B extends ValueKind}${'?' | '!'}`
+      ? `${B}?`
+      : `${S[K] & ValueKind}?`;
+};
+
+/** `shape` on the nullable side of an outer join (`LEFT JOIN LATERAL (…) r ON true`): every column may be null. */
+export const outerJoined = <S extends RowShape>(shape: S): OuterJoined<S> =>
+  Object.fromEntries(
+    Object.entries(shape).map(([name, kind]) => [name, `${kind.replace(/[?!]$/, '')}?`]),
+  ) as OuterJoined<S>;
 
 /** The type of a statement's rows, carried by the statement: type-only, never set. */
 declare const ROW: unique symbol;
@@ -61,7 +125,7 @@ export interface Statement<R extends object = NoRow> {
   readonly name?: string;
   readonly text: string;
   /** The row's columns, checked against the schema; absent when the caller reads no column. Not enumerable. */
-  readonly row?: RowShape<R>;
+  readonly row?: RowShape;
   readonly [ROW]?: R;
 }
 
@@ -74,14 +138,17 @@ const DECLARED = Symbol.for('bff.sql-statement');
 
 /**
  * Declares a statement: `name` (undefined: sent unnamed, planned each time), its text, and the row it
- * yields (`sqlStatement<Row>('users.list', LIST, { id: 'string', … })`). Only `name` and `text` are
- * enumerable, so a spread of it is a plain pg query config.
+ * yields, which is its row type (`sqlStatement('users.list', LIST, { id: 'string', email: 'string?' })`):
+ * the one declaration of it. Only `name` and `text` are enumerable, so a spread of it is a plain pg query
+ * config.
  */
-export function sqlStatement<R extends object = NoRow>(
+export function sqlStatement(name: string | undefined, text: string): Statement;
+export function sqlStatement<const S extends RowShape>(
   name: string | undefined,
   text: string,
-  row?: RowShape<R>,
-): Statement<R> {
+  row: S,
+): Statement<RowOf<S>>;
+export function sqlStatement(name: string | undefined, text: string, row?: RowShape): Statement<object> {
   const statement = name === undefined ? { text } : { name, text };
   Object.defineProperty(statement, DECLARED, { value: true });
   if (row) Object.defineProperty(statement, 'row', { value: row });

@@ -1,4 +1,4 @@
-import { Prisma, sqlStatement, sqlTemplate } from '#libs/database';
+import { Prisma, row, sqlStatement, sqlTemplate } from '#libs/database';
 import { reconnectHint } from '#libs/errors';
 
 // The statements AccountSyncStateRepository runs, and the row a sync reads, apart from its methods.
@@ -28,7 +28,7 @@ const SYNC_TARGET = `SELECT a.id, a.merchant_id AS "merchantId", a.user_id AS "u
     a.upstream_account_id AS "upstreamAccountId", a.currency,
     c.id AS "consentId", c.status AS "consentStatus", c.institution_id AS "institutionId",
     c.expires_at AS "expiresAt", c.transactions_from AS "transactionsFrom",
-    c.feature_scope AS "featureScope", c.token_ciphertext AS "tokenCiphertext", c.token_key_id AS "tokenKeyId",
+    coalesce(c.feature_scope, '{}') AS "featureScope", c.token_ciphertext AS "tokenCiphertext", c.token_key_id AS "tokenKeyId",
     m.sub_application_id AS "subApplicationId"
   FROM accounts a
   JOIN consents c ON c.id = a.consent_id AND c.merchant_id = a.merchant_id
@@ -54,25 +54,24 @@ const dueForSync = (after: boolean) => `SELECT a.id AS "accountId", a.merchant_i
     AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > $1::timestamptz)
   ORDER BY a.next_sync_at, a.id LIMIT $2`;
 
-interface SyncTargetRow {
-  id: string;
-  merchantId: string;
-  userId: string;
-  upstreamAccountId: string;
-  currency: string | null;
-  consentId: string;
-  consentStatus: string;
-  institutionId: string;
-  expiresAt: Date | null;
-  transactionsFrom: Date | null;
-  featureScope: string[];
-  tokenCiphertext: string | null;
-  tokenKeyId: string | null;
-  subApplicationId: string | null;
-}
+const SYNC_TARGET_ROW = row({
+  id: 'string',
+  merchantId: 'string',
+  userId: 'string',
+  upstreamAccountId: 'string',
+  currency: 'string?',
+  consentId: 'string',
+  consentStatus: 'string',
+  institutionId: 'string',
+  expiresAt: 'Date?',
+  transactionsFrom: 'Date?',
+  featureScope: 'string[]',
+  tokenCiphertext: 'string?',
+  tokenKeyId: 'string?',
+  subApplicationId: 'string?',
+});
 
-type DueAccount = { accountId: string; merchantId: string; nextSyncAt: Date };
-const DUE_ACCOUNT = { accountId: 'string', merchantId: 'string', nextSyncAt: 'Date' } as const;
+const DUE_ACCOUNT = row({ accountId: 'string', merchantId: 'string', nextSyncAt: 'Date!' });
 
 /** The way back for a stopped account as an SQL literal (a constant), its user and institution filled in. */
 const STOPPED_HINT = `'${reconnectHint('{userId}', '{institutionId}').replaceAll("'", "''")}'`;
@@ -86,24 +85,9 @@ const stoppedByConsent = (status: string) =>
     replace(replace(${STOPPED_HINT}, '{userId}', accounts.user_id::text), '{institutionId}', accounts.institution_id)`;
 
 export const ACCOUNT_SYNC_STATE_SQL = {
-  syncTarget: sqlStatement<SyncTargetRow>('accounts.sync-target', SYNC_TARGET, {
-    id: 'string',
-    merchantId: 'string',
-    userId: 'string',
-    upstreamAccountId: 'string',
-    currency: 'string',
-    consentId: 'string',
-    consentStatus: 'string',
-    institutionId: 'string',
-    expiresAt: 'Date',
-    transactionsFrom: 'Date',
-    featureScope: 'string[]',
-    tokenCiphertext: 'string',
-    tokenKeyId: 'string',
-    subApplicationId: 'string',
-  }),
-  dueForSync: sqlStatement<DueAccount>('accounts.due-for-sync', dueForSync(false), DUE_ACCOUNT),
-  dueForSyncAfter: sqlStatement<DueAccount>('accounts.due-for-sync-after', dueForSync(true), DUE_ACCOUNT),
+  syncTarget: sqlStatement('accounts.sync-target', SYNC_TARGET, SYNC_TARGET_ROW),
+  dueForSync: sqlStatement('accounts.due-for-sync', dueForSync(false), DUE_ACCOUNT),
+  dueForSyncAfter: sqlStatement('accounts.due-for-sync-after', dueForSync(true), DUE_ACCOUNT),
   markSyncing: sqlStatement(
     'accounts.mark-syncing',
     `UPDATE accounts SET sync_status = 'SYNCING', updated_at = now()
@@ -125,7 +109,7 @@ export const ACCOUNT_SYNC_STATE_SQL = {
    * last success), between $5 and $6 seconds, give or take a tenth ($7): minutes at first, doubling, and
    * never later than the scheduled interval. A stopped account keeps its own reason (its consent's).
    */
-  markSyncFailed: sqlStatement<{ nextSyncAt: Date | null }>(
+  markSyncFailed: sqlStatement(
     'accounts.mark-sync-failed',
     `UPDATE accounts SET
           sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE 'FAILED' END,
@@ -138,7 +122,7 @@ export const ACCOUNT_SYNC_STATE_SQL = {
           updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid
         RETURNING next_sync_at AS "nextSyncAt"`,
-    { nextSyncAt: 'Date' },
+    { nextSyncAt: 'Date?' },
   ),
   /**
    * A run found the account cannot be synced for a reason no retry mends while its consent stays as it is
@@ -157,13 +141,13 @@ export const ACCOUNT_SYNC_STATE_SQL = {
           updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status = 'SYNCING'`,
   ),
-  idsOfConsent: sqlStatement<{ id: string }>(
+  idsOfConsent: sqlStatement(
     'accounts.ids-of-consent',
     `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid
         AND sync_status <> 'STOPPED' AND closed_at IS NULL ORDER BY id`,
     { id: 'string' },
   ),
-  closeUnlisted: sqlStatement<{ id: string }>(
+  closeUnlisted: sqlStatement(
     'accounts.close-unlisted',
     `UPDATE accounts SET closed_at = now(), sync_status = 'STOPPED', next_sync_at = NULL,
           last_sync_error = 'The bank no longer lists this account under the consent; its data is kept.',
@@ -182,7 +166,7 @@ export const ACCOUNT_SYNC_STATE_SQL = {
             AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[]) ORDER BY id FOR NO KEY UPDATE)
           AND consent_id = $2::uuid AND closed_at IS NOT NULL AND upstream_account_id = ANY($3::text[])`,
   ),
-  upstreamIdsOfConsent: sqlStatement<{ upstreamAccountId: string }>(
+  upstreamIdsOfConsent: sqlStatement(
     'accounts.upstream-ids-of-consent',
     `SELECT upstream_account_id AS "upstreamAccountId" FROM accounts
         WHERE merchant_id = $1::uuid AND consent_id = $2::uuid`,

@@ -26,15 +26,11 @@ const SYNC_LAG = `SELECT width_bucket(a.last_synced_at, $2::timestamptz[]) AS bu
   GROUP BY 1`;
 
 export const ACCOUNT_SYNC_STATS_SQL = {
-  syncLag: sqlStatement<{ bucket: number | null; accounts: number; seconds: number }>(
-    'accounts.sync-lag',
-    SYNC_LAG,
-    {
-      bucket: 'number',
-      accounts: 'number',
-      seconds: 'number',
-    },
-  ),
+  syncLag: sqlStatement('accounts.sync-lag', SYNC_LAG, {
+    bucket: 'number?',
+    accounts: 'number',
+    seconds: 'number',
+  }),
 };
 
 /**

@@ -1,36 +1,48 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, isoText, Prisma, ReadCache, type RowShape, sqlStatement } from '#libs/database';
+import {
+  column,
+  DatabasePool,
+  isoText,
+  outerJoined,
+  Prisma,
+  ReadCache,
+  row,
+  type RowOf,
+  sqlStatement,
+} from '#libs/database';
 
 export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];
 
-/** An account as the API reads it, with its latest balance of each type (amounts as decimal strings). */
-export interface StoredAccount {
-  id: string;
-  userId: string;
-  consentId: string;
-  institutionId: string;
-  upstreamAccountId: string;
-  type: string | null;
-  usageType: string | null;
-  currency: string | null;
-  nickname: string | null;
-  description: string | null;
-  accountNames: unknown;
-  accountIdentifications: unknown;
-  syncStatus: AccountSyncStatus;
+const STORED_ACCOUNT = row({
+  id: 'string',
+  userId: 'string',
+  consentId: 'string',
+  institutionId: 'string',
+  upstreamAccountId: 'string',
+  type: 'string?',
+  usageType: 'string?',
+  currency: 'string?',
+  nickname: 'string?',
+  description: 'string?',
+  accountNames: 'json?',
+  accountIdentifications: 'json?',
+  syncStatus: column<AccountSyncStatus>('string'),
   /** ISO text (see isoText): the view prints it as is. */
-  lastSyncedAt: string | null;
-  nextSyncAt: string | null;
-  lastSyncError: string | null;
+  lastSyncedAt: 'string?',
+  nextSyncAt: 'string?',
+  lastSyncError: 'string?',
   /** Since when its syncs have failed (ISO text); null while they succeed. */
-  syncFailingSince: string | null;
+  syncFailingSince: 'string?',
   /** Set while the bank no longer lists the account under its consent (ISO text). */
-  closedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  balances: StoredBalance[];
-}
+  closedAt: 'string?',
+  createdAt: 'string',
+  updatedAt: 'string',
+  balances: column<StoredBalance[]>('json'),
+});
+
+/** An account as the API reads it, with its latest balance of each type (amounts as decimal strings). */
+export type StoredAccount = RowOf<typeof STORED_ACCOUNT>;
 
 export interface StoredBalance {
   type: string;
@@ -72,35 +84,11 @@ const LIST_FOR_USER = `SELECT u.id AS "ownerId", acc.* FROM users u
   ) acc ON true
   WHERE u.id = $2::uuid AND u.merchant_id = $1::uuid`;
 
-const STORED_ACCOUNT: RowShape<StoredAccount> = {
-  id: 'string',
-  userId: 'string',
-  consentId: 'string',
-  institutionId: 'string',
-  upstreamAccountId: 'string',
-  type: 'string',
-  usageType: 'string',
-  currency: 'string',
-  nickname: 'string',
-  description: 'string',
-  accountNames: 'json',
-  accountIdentifications: 'json',
-  syncStatus: 'string',
-  lastSyncedAt: 'string',
-  nextSyncAt: 'string',
-  lastSyncError: 'string',
-  syncFailingSince: 'string',
-  closedAt: 'string',
-  createdAt: 'string',
-  updatedAt: 'string',
-  balances: 'json',
-};
-
 export const ACCOUNT_SQL = {
-  findOne: sqlStatement<StoredAccount>('accounts.find-one', FIND_ONE, STORED_ACCOUNT),
-  listForUser: sqlStatement<StoredAccount & { ownerId: string }>('accounts.list-for-user', LIST_FOR_USER, {
+  findOne: sqlStatement('accounts.find-one', FIND_ONE, STORED_ACCOUNT),
+  listForUser: sqlStatement('accounts.list-for-user', LIST_FOR_USER, {
     ownerId: 'string',
-    ...STORED_ACCOUNT,
+    ...outerJoined(STORED_ACCOUNT),
   }),
 };
 
@@ -137,7 +125,8 @@ export class AccountRepository {
         values: [merchantId, userId, afterId ?? null, limit + 1],
       });
       if (rows.length === 0) return null;
-      const accounts = rows.filter((r) => r.id !== null);
+      // The lateral join's columns are null together, on the one row of a user without accounts.
+      const accounts = rows.filter((r) => r.id !== null) as (StoredAccount & { ownerId: string })[];
       return { rows: accounts.slice(0, limit), more: accounts.length > limit };
     });
   }

@@ -1,45 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantCaller } from '#libs/context';
-import { DatabasePool, queryOn, sqlStatement } from '#libs/database';
+import { column, DatabasePool, queryOn, row, type RowOf, sqlStatement } from '#libs/database';
 import type { AuditAction, NewAuditEntry } from './audit-action.js';
-
-export interface AuditEntryRow {
-  id: string;
-  /** bigint, as text. */
-  seq: string;
-  occurred_at: Date;
-  actor_kind: 'operator' | 'merchant';
-  actor_key_id: string | null;
-  merchant_id: string | null;
-  merchant_name: string | null;
-  action: AuditAction;
-  resource_type: string;
-  resource_id: string | null;
-  fields: string[];
-  source_ip: string;
-  tracing_id: string;
-}
 
 // The merchant's name by a join on its key: each page reads at most its limit of merchants.
 const COLUMNS = `a.id, a.seq, a.occurred_at, a.actor_kind, a.actor_key_id, a.merchant_id, m.name AS merchant_name,
-  a.action, a.resource_type, a.resource_id, a.fields, a.source_ip, a.tracing_id`;
+  a.action, a.resource_type, a.resource_id, coalesce(a.fields, '{}') AS fields, a.source_ip, a.tracing_id`;
 const FROM = 'audit_entries a LEFT JOIN merchants m ON m.id = a.merchant_id';
 
-const ROW = {
+const ROW = row({
   id: 'string',
+  /** bigint, as text. */
   seq: 'string',
   occurred_at: 'Date',
-  actor_kind: 'string',
-  actor_key_id: 'string',
-  merchant_id: 'string',
-  merchant_name: 'string',
-  action: 'string',
+  actor_kind: column<'operator' | 'merchant'>('string'),
+  actor_key_id: 'string?',
+  merchant_id: 'string?',
+  merchant_name: 'string?',
+  action: column<AuditAction>('string'),
   resource_type: 'string',
-  resource_id: 'string',
+  resource_id: 'string?',
   fields: 'string[]',
   source_ip: 'string',
   tracing_id: 'string',
-} as const;
+});
+
+export type AuditEntryRow = RowOf<typeof ROW>;
 
 export const AUDIT_SQL = {
   append: sqlStatement(
@@ -49,7 +35,7 @@ export const AUDIT_SQL = {
       VALUES (uuid_generate_v7(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   ),
   /** The operator's page, newest first (by `seq`); every filter optional (null). */
-  page: sqlStatement<AuditEntryRow>(
+  page: sqlStatement(
     'audit-entries.page',
     `SELECT ${COLUMNS} FROM ${FROM}
       WHERE ($1::uuid IS NULL OR a.merchant_id = $1) AND ($2::text IS NULL OR a.action = $2)
@@ -58,7 +44,7 @@ export const AUDIT_SQL = {
     ROW,
   ),
   /** One merchant's page: the tenant is not a filter here but the statement's condition. */
-  merchantPage: sqlStatement<AuditEntryRow>(
+  merchantPage: sqlStatement(
     'audit-entries.merchant-page',
     `SELECT ${COLUMNS} FROM ${FROM}
       WHERE a.merchant_id = $1 AND ($2::text IS NULL OR a.action = $2) AND ($3::bigint IS NULL OR a.seq < $3)
@@ -71,7 +57,7 @@ export const AUDIT_SQL = {
     `SELECT set_config('bff.audit_retention', 'on', true)`,
   ),
   /** The retention sweep's: the only DELETE the table's trigger lets through (it checks the setting). */
-  deleteBefore: sqlStatement<{ deleted: number }>(
+  deleteBefore: sqlStatement(
     'audit-entries.delete-before',
     `WITH gone AS (
         DELETE FROM audit_entries WHERE id IN (

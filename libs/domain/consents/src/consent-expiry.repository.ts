@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, queryOn, type RowShape, sqlStatement } from '#libs/database';
+import { DatabasePool, queryOn, row, type RowOf, sqlStatement } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { type AnnouncedConsent, consentEvent } from './consent-events.js';
@@ -10,32 +10,22 @@ import { allowedFrom, ConsentStatus } from './consent-status.js';
 const RETURNED = `id, merchant_id, user_id, kind::text AS kind, status, institution_id, expires_at, last_error_code,
   reauthorisation_url`;
 
-interface Row {
-  id: string;
-  merchant_id: string;
-  user_id: string;
-  kind: string;
-  status: string;
-  institution_id: string;
-  expires_at: Date | null;
-  last_error_code: string | null;
-  reauthorisation_url: string | null;
-}
-
-const RETURNED_ROW: RowShape<Row> = {
+const RETURNED_ROW = row({
   id: 'string',
   merchant_id: 'string',
   user_id: 'string',
   kind: 'string',
   status: 'string',
   institution_id: 'string',
-  expires_at: 'Date',
-  last_error_code: 'string',
-  reauthorisation_url: 'string',
-};
+  expires_at: 'Date?',
+  last_error_code: 'string?',
+  reauthorisation_url: 'string?',
+});
+
+type Row = RowOf<typeof RETURNED_ROW>;
 
 export const CONSENT_EXPIRY_SQL = {
-  expire: sqlStatement<Row>(
+  expire: sqlStatement(
     'consent-expiry.expire',
     `UPDATE consents SET status = $3, last_error_code = 'CONSENT_EXPIRED',
           last_error_message = 'The consent reached its expiry.', authorisation_url = NULL,
@@ -48,7 +38,7 @@ export const CONSENT_EXPIRY_SQL = {
         RETURNING ${RETURNED}`,
     RETURNED_ROW,
   ),
-  warn: sqlStatement<Row>(
+  warn: sqlStatement(
     'consent-expiry.warn',
     `UPDATE consents SET expiring_notified_at = $2
           WHERE id = ANY($1::uuid[]) AND status = 'AUTHORIZED' AND expiring_notified_at IS NULL
@@ -56,7 +46,7 @@ export const CONSENT_EXPIRY_SQL = {
           RETURNING ${RETURNED}`,
     RETURNED_ROW,
   ),
-  claimReauthorisation: sqlStatement<{ id: string }>(
+  claimReauthorisation: sqlStatement(
     'consent-expiry.claim-reauthorisation',
     `UPDATE consents SET reauthorisation_requested_at = $3
         WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND expires_at <= $4
@@ -65,7 +55,7 @@ export const CONSENT_EXPIRY_SQL = {
         RETURNING id`,
     { id: 'string' },
   ),
-  offerUserPresentRenewal: sqlStatement<Row>(
+  offerUserPresentRenewal: sqlStatement(
     'consent-expiry.offer-user-present-renewal',
     `UPDATE consents SET reauthorisation_url = $3
         WHERE id = $2 AND merchant_id = $1 AND status = 'AUTHORIZED' AND reauthorisation_url IS NULL

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
-import { queryOn, sqlStatement } from '#libs/database';
+import { column, queryOn, sqlStatement } from '#libs/database';
 
 /** Each account's first sync under a consent, as consent.synced reports it. */
 export interface FirstSyncOfAccount {
@@ -22,7 +22,7 @@ export const CONSENT_FIRST_SYNC_SQL = {
     `SELECT pg_advisory_xact_lock(hashtextextended('consent.synced:' || $1::text, 0))`,
   ),
   /** The consent's first syncs, once none is queued or running any more and it was not reported yet. */
-  mark: sqlStatement<{ institutionId: string; accounts: FirstSyncOfAccount[] }>(
+  mark: sqlStatement(
     'consents.mark-first-synced',
     `WITH marked AS (
         UPDATE consents c SET first_synced_at = now(), updated_at = now()
@@ -38,7 +38,7 @@ export const CONSENT_FIRST_SYNC_SQL = {
             'status', lower(f.status::text), 'inserted', f.inserted) ORDER BY f.account_id) FROM firsts f),
           '[]'::json) AS accounts
       FROM marked m`,
-    { institutionId: 'string', accounts: 'json' },
+    { institutionId: 'string', accounts: column<FirstSyncOfAccount[]>('json') },
   ),
 };
 

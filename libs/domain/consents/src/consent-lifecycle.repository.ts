@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, type RowShape, sqlStatement } from '#libs/database';
+import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
 
 /** A consent as the lifecycle jobs handle it. */
 export interface LifecycleConsent {
@@ -32,27 +32,18 @@ const LIFECYCLE_COLUMNS = `c.id, c.merchant_id, c.upstream_consent_id, c.flow::t
   c.expires_at, (SELECT m.sub_application_id FROM merchants m WHERE m.id = c.merchant_id) AS sub_application_id,
   (SELECT u.application_user_id FROM users u WHERE u.id = c.user_id) AS application_user_id`;
 
-interface Row {
-  id: string;
-  merchant_id: string;
-  upstream_consent_id: string;
-  flow: string;
-  status: string;
-  expires_at: Date | null;
-  sub_application_id: string | null;
-  application_user_id: string;
-}
-
-const LIFECYCLE_ROW: RowShape<Row> = {
+const LIFECYCLE_ROW = row({
   id: 'string',
   merchant_id: 'string',
   upstream_consent_id: 'string',
   flow: 'string',
   status: 'string',
-  expires_at: 'Date',
-  sub_application_id: 'string',
+  expires_at: 'Date?',
+  sub_application_id: 'string?',
   application_user_id: 'string',
-};
+});
+
+type Row = RowOf<typeof LIFECYCLE_ROW>;
 
 /** Past expiry: one index range per status, merged in order (see pastExpiry). */
 const pastExpiryRange = (status: string) => `(SELECT ${LIFECYCLE_COLUMNS} FROM consents c
@@ -61,7 +52,7 @@ const pastExpiryRange = (status: string) => `(SELECT ${LIFECYCLE_COLUMNS} FROM c
         ORDER BY expires_at, id LIMIT $4)`;
 
 export const CONSENT_LIFECYCLE_SQL = {
-  expiringSoon: sqlStatement<Row>(
+  expiringSoon: sqlStatement(
     'consent-lifecycle.expiring-soon',
     `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
         WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at <= $1
@@ -69,20 +60,20 @@ export const CONSENT_LIFECYCLE_SQL = {
         ORDER BY expires_at, id LIMIT $4`,
     LIFECYCLE_ROW,
   ),
-  pastExpiry: sqlStatement<Row>(
+  pastExpiry: sqlStatement(
     'consent-lifecycle.past-expiry',
     `${pastExpiryRange('AUTHORIZED')} UNION ALL ${pastExpiryRange('AWAITING_RE_AUTHORIZATION')}
         ORDER BY expires_at, id LIMIT $4`,
     LIFECYCLE_ROW,
   ),
-  abandonedVrp: sqlStatement<Row>(
+  abandonedVrp: sqlStatement(
     'consent-lifecycle.abandoned-vrp',
     `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
         WHERE status = 'AWAITING_AUTHORIZATION' AND kind = 'VRP_SWEEPING' AND created_at < $1 AND id > $2
         ORDER BY id LIMIT $3`,
     LIFECYCLE_ROW,
   ),
-  leastRecentlyReconciled: sqlStatement<Row>(
+  leastRecentlyReconciled: sqlStatement(
     'consent-lifecycle.least-recently-reconciled',
     `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
         WHERE status IN ('AUTHORIZED', 'AWAITING_RE_AUTHORIZATION') AND kind = 'ACCOUNT'
@@ -90,7 +81,7 @@ export const CONSENT_LIFECYCLE_SQL = {
         ORDER BY reconciled_at NULLS FIRST, id LIMIT $2`,
     LIFECYCLE_ROW,
   ),
-  awaitingEmbeddedOutcome: sqlStatement<{ id: string; merchantId: string }>(
+  awaitingEmbeddedOutcome: sqlStatement(
     'consent-lifecycle.awaiting-embedded-outcome',
     `SELECT id, merchant_id AS "merchantId" FROM consents
         WHERE status = 'AWAITING_AUTHORIZATION' AND flow = 'EMBEDDED' AND updated_at < $1 AND id > $2
@@ -101,7 +92,7 @@ export const CONSENT_LIFECYCLE_SQL = {
     'consent-lifecycle.reconciled',
     `UPDATE consents SET reconciled_at = $3 WHERE id = $2 AND merchant_id = $1`,
   ),
-  counts: sqlStatement<{ merchant_id: string; name: string; status: string; count: number }>(
+  counts: sqlStatement(
     undefined,
     `SELECT c.merchant_id, m.name, c.status, count(*)::int AS count
         FROM consents c JOIN merchants m ON m.id = c.merchant_id

@@ -1,22 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, sqlStatement } from '#libs/database';
+import { column, DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
 import { ConsentStatus } from './consent-status.js';
 
-export interface ConsentCount {
-  status: string;
-  kind: string;
-  consents: number;
-}
+const CONSENT_COUNT_ROW = row({
+  status: 'string',
+  kind: 'string',
+  consents: 'number',
+});
+
+export type ConsentCount = RowOf<typeof CONSENT_COUNT_ROW>;
 
 /** Where a data consent that expires soon stands with its renewal. */
 export type RenewalState = 'requested' | 'not_requested' | 'not_renewable';
 
-export interface ExpiringCount {
+const EXPIRING_COUNT_ROW = row({
   /** Expires within a day (else within the week). */
-  withinDay: boolean;
-  renewal: RenewalState;
-  consents: number;
-}
+  withinDay: 'boolean',
+  renewal: column<RenewalState>('string'),
+  consents: 'number',
+});
+
+export type ExpiringCount = RowOf<typeof EXPIRING_COUNT_ROW>;
 
 /**
  * Every consent by status and kind: an index-only scan of `consents (status, kind, expires_at, id)`
@@ -41,16 +45,8 @@ const EXPIRING = `SELECT c.expires_at <= $1::timestamptz + interval '1 day' AS "
   GROUP BY 1, 2`;
 
 export const CONSENT_STATS_SQL = {
-  byStatus: sqlStatement<ConsentCount>('consents.count-by-status', BY_STATUS, {
-    status: 'string',
-    kind: 'string',
-    consents: 'number',
-  }),
-  expiringWithinWeek: sqlStatement<ExpiringCount>('consents.expiring-within-week', EXPIRING, {
-    withinDay: 'boolean',
-    renewal: 'string',
-    consents: 'number',
-  }),
+  byStatus: sqlStatement('consents.count-by-status', BY_STATUS, CONSENT_COUNT_ROW),
+  expiringWithinWeek: sqlStatement('consents.expiring-within-week', EXPIRING, EXPIRING_COUNT_ROW),
 };
 
 /** Reads `consents` for the worker's metrics: aggregates on the lifecycle's index, never a row per consent. */

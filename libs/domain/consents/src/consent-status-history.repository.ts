@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, sqlStatement } from '#libs/database';
+import { DatabasePool, row, sqlStatement } from '#libs/database';
 
 /** One status a consent took: from which (null when it was created with it), and when. */
 export interface ConsentStatusChangeView {
@@ -9,20 +9,20 @@ export interface ConsentStatusChangeView {
   changedAt: string;
 }
 
-interface Row {
-  id: string;
-  from_status: string | null;
-  to_status: string;
-  changed_at: Date;
-}
+const STATUS_CHANGE_ROW = row({
+  id: 'string',
+  from_status: 'string?',
+  to_status: 'string',
+  changed_at: 'Date',
+});
 
 export const CONSENT_STATUS_HISTORY_SQL = {
-  page: sqlStatement<Row>(
+  page: sqlStatement(
     'consent-status-history.page',
     `SELECT id, from_status, to_status, changed_at FROM consent_status_changes
         WHERE consent_id = $2 AND merchant_id = $1 AND id > $3
         ORDER BY id LIMIT $4`,
-    { id: 'string', from_status: 'string', to_status: 'string', changed_at: 'Date' },
+    STATUS_CHANGE_ROW,
   ),
 };
 

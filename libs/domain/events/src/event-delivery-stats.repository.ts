@@ -1,24 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, sqlStatement } from '#libs/database';
+import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
 
-export interface DeliveryBacklog {
+const DELIVERY_BACKLOG_ROW = row({
   /** Pending deliveries whose attempt is due (a job should be on them). */
-  due: number;
+  due: 'number',
   /** Pending deliveries waiting for a retry later (their endpoint failed). */
-  waiting: number;
+  waiting: 'number',
   /** When the longest-due attempt fell due; null when none is due. */
-  oldestDueAt: Date | null;
-}
+  oldestDueAt: 'Date?',
+});
 
-export interface EndpointHealth {
+export type DeliveryBacklog = RowOf<typeof DELIVERY_BACKLOG_ROW>;
+
+const ENDPOINT_HEALTH_ROW = row({
   /** Enabled endpoints whose last attempt succeeded (or that have had none). */
-  healthy: number;
+  healthy: 'number',
   /** Enabled endpoints failing since their first failed attempt after a success. */
-  failing: number;
-  disabled: number;
+  failing: 'number',
+  disabled: 'number',
   /** The longest-failing enabled endpoint's first failure; null when none fails. */
-  failingSince: Date | null;
-}
+  failingSince: 'Date?',
+});
+
+export type EndpointHealth = RowOf<typeof ENDPOINT_HEALTH_ROW>;
 
 /**
  * Pending deliveries, due or waiting: the `(status, next_attempt_at)` index's PENDING range only (the
@@ -39,17 +43,8 @@ const ENDPOINTS = `SELECT count(*) FILTER (WHERE e.disabled_at IS NULL AND e.fai
   FROM event_endpoints e JOIN merchants m ON m.id = e.merchant_id AND m.disabled_at IS NULL`;
 
 export const EVENT_DELIVERY_STATS_SQL = {
-  backlog: sqlStatement<DeliveryBacklog>('event-deliveries.backlog', BACKLOG, {
-    due: 'number',
-    waiting: 'number',
-    oldestDueAt: 'Date',
-  }),
-  endpointHealth: sqlStatement<EndpointHealth>('event-endpoints.health', ENDPOINTS, {
-    healthy: 'number',
-    failing: 'number',
-    disabled: 'number',
-    failingSince: 'Date',
-  }),
+  backlog: sqlStatement('event-deliveries.backlog', BACKLOG, DELIVERY_BACKLOG_ROW),
+  endpointHealth: sqlStatement('event-endpoints.health', ENDPOINTS, ENDPOINT_HEALTH_ROW),
 };
 
 /** Reads `event_deliveries` and `event_endpoints` for the worker's metrics: aggregates, never a row per delivery. */

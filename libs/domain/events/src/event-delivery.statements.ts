@@ -1,4 +1,4 @@
-import { isoText, type RowShape, sqlStatement } from '#libs/database';
+import { column, isoText, row, type RowOf, sqlStatement } from '#libs/database';
 import type { DeliveryStatus, DeliveryView } from './delivery-views.js';
 import type { MerchantEventWire } from './event-catalogue.js';
 
@@ -9,58 +9,48 @@ const VIEW_COLUMNS = `d.id, d.event_id, e.type::text AS event_type, d.status::te
   d.last_response_status, d.last_error, ${isoText('d.delivered_at')} AS delivered_at,
   ${isoText('d.created_at')} AS created_at`;
 
-export interface ViewRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-}
-
-const VIEW_ROW: RowShape<ViewRow> = {
+const VIEW_ROW = row({
   id: 'string',
   event_id: 'string',
   event_type: 'string',
-  status: 'string',
+  status: column<DeliveryStatus>('string'),
   attempts: 'number',
-  next_attempt_at: 'string',
-  last_attempt_at: 'string',
-  last_response_status: 'number',
-  last_error: 'string',
-  delivered_at: 'string',
+  next_attempt_at: 'string?',
+  last_attempt_at: 'string?',
+  last_response_status: 'number?',
+  last_error: 'string?',
+  delivered_at: 'string?',
   created_at: 'string',
-};
+});
 
-export interface WorkRow {
-  id: string;
-  endpoint_id: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: Date | null;
-  event_id: string;
-  type: MerchantEventWire['type'];
-  event_created_at: Date;
-  request_id: string | null;
-  created_at: string;
-  user_id: string | null;
-  user_reference: string | null;
-  data: Record<string, unknown>;
-  url: string;
-  secret_ciphertext: string;
-  secret_key_id: string;
-  previous_secret_ciphertext: string | null;
-  previous_secret_key_id: string | null;
-  previous_secret_expires_at: Date | null;
-  failing: boolean;
-  disabled: boolean;
-  merchant_disabled: boolean;
-}
+export type ViewRow = RowOf<typeof VIEW_ROW>;
+
+const WORK_ROW = row({
+  id: 'string',
+  endpoint_id: 'string',
+  status: column<DeliveryStatus>('string'),
+  attempts: 'number',
+  next_attempt_at: 'Date?',
+  event_id: 'string',
+  type: column<MerchantEventWire['type']>('string'),
+  event_created_at: 'Date',
+  request_id: 'string?',
+  created_at: 'string',
+  user_id: 'string?',
+  user_reference: 'string?',
+  data: column<Record<string, unknown>>('json'),
+  url: 'string',
+  secret_ciphertext: 'string',
+  secret_key_id: 'string',
+  previous_secret_ciphertext: 'string?',
+  previous_secret_key_id: 'string?',
+  previous_secret_expires_at: 'Date?',
+  failing: 'boolean',
+  disabled: 'boolean',
+  merchant_disabled: 'boolean',
+});
+
+export type WorkRow = RowOf<typeof WORK_ROW>;
 
 const listForEndpoint = (
   after: boolean,
@@ -68,35 +58,22 @@ const listForEndpoint = (
         WHERE d.endpoint_id = $2 AND d.merchant_id = $1 ${after ? 'AND d.id < $4' : ''}
         ORDER BY d.id DESC LIMIT $3`;
 
-export interface AttemptRow {
-  delivery_found: boolean;
-  attempt: number | null;
-  attempted_at: string | null;
-  duration_ms: number | null;
-  request_url: string | null;
-  request_headers: Record<string, string> | null;
-  request_body: string | null;
-  response_status: number | null;
-  response_content_type: string | null;
-  response_body: string | null;
-  response_body_truncated: boolean | null;
-  error: string | null;
-}
-
-const ATTEMPT_ROW: RowShape<AttemptRow> = {
+const ATTEMPT_ROW = row({
   delivery_found: 'boolean',
-  attempt: 'number',
-  attempted_at: 'string',
-  duration_ms: 'number',
-  request_url: 'string',
-  request_headers: 'json',
-  request_body: 'string',
-  response_status: 'number',
-  response_content_type: 'string',
-  response_body: 'string',
-  response_body_truncated: 'boolean',
-  error: 'string',
-};
+  attempt: 'number?',
+  attempted_at: 'string?',
+  duration_ms: 'number?',
+  request_url: 'string?',
+  request_headers: column<Record<string, string> | null>('json?'),
+  request_body: 'string?',
+  response_status: 'number?',
+  response_content_type: 'string?',
+  response_body: 'string?',
+  response_body_truncated: 'boolean?',
+  error: 'string?',
+});
+
+export type AttemptRow = RowOf<typeof ATTEMPT_ROW>;
 
 // The delivery's row, joined to a page of its log: one round trip tells an unknown delivery (no row) from
 // one with no attempt yet (one row of nulls).
@@ -113,7 +90,7 @@ const attemptsOf = (before: boolean) => `SELECT true AS delivery_found, a.attemp
         ORDER BY a.attempt DESC`;
 
 export const EVENT_DELIVERY_SQL = {
-  createForEvents: sqlStatement<{ id: string; event_id: string; pending: boolean }>(
+  createForEvents: sqlStatement(
     'event-deliveries.create-for-events',
     `INSERT INTO event_deliveries
           (merchant_id, endpoint_id, event_id, status, next_attempt_at, last_error, updated_at)
@@ -137,7 +114,7 @@ export const EVENT_DELIVERY_SQL = {
           updated_at = $3
         WHERE id = $1 AND attempts = $2 AND status = 'PENDING'`,
   ),
-  work: sqlStatement<WorkRow>(
+  work: sqlStatement(
     'event-deliveries.work',
     `SELECT d.id, d.endpoint_id, d.status::text AS status, d.attempts, d.next_attempt_at,
           e.id AS event_id, e.type::text AS type, e.created_at AS event_created_at, e.request_id,
@@ -151,34 +128,11 @@ export const EVENT_DELIVERY_SQL = {
         JOIN event_endpoints ep ON ep.id = d.endpoint_id
         JOIN merchants m ON m.id = d.merchant_id
         WHERE d.id = $1`,
-    {
-      id: 'string',
-      endpoint_id: 'string',
-      status: 'string',
-      attempts: 'number',
-      next_attempt_at: 'Date',
-      event_id: 'string',
-      type: 'string',
-      event_created_at: 'Date',
-      request_id: 'string',
-      created_at: 'string',
-      user_id: 'string',
-      user_reference: 'string',
-      data: 'json',
-      url: 'string',
-      secret_ciphertext: 'string',
-      secret_key_id: 'string',
-      previous_secret_ciphertext: 'string',
-      previous_secret_key_id: 'string',
-      previous_secret_expires_at: 'Date',
-      failing: 'boolean',
-      disabled: 'boolean',
-      merchant_disabled: 'boolean',
-    },
+    WORK_ROW,
   ),
   // One statement: the attempt enters the log only when the guarded update counted it, so the log holds
   // exactly the counted attempts, numbered as counted, even when a duplicated job raced this one.
-  recordAttempt: sqlStatement<{ id: string }>(
+  recordAttempt: sqlStatement(
     'event-deliveries.record-attempt',
     `WITH counted AS (
           UPDATE event_deliveries SET status = $3::delivery_status, attempts = attempts + 1,
@@ -194,7 +148,7 @@ export const EVENT_DELIVERY_SQL = {
         RETURNING delivery_id AS id`,
     { id: 'string' },
   ),
-  requeue: sqlStatement<ViewRow>(
+  requeue: sqlStatement(
     'event-deliveries.requeue',
     `WITH updated AS (
           UPDATE event_deliveries d SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
@@ -205,12 +159,12 @@ export const EVENT_DELIVERY_SQL = {
         SELECT ${VIEW_COLUMNS} FROM updated d JOIN merchant_events e ON e.id = d.event_id`,
     VIEW_ROW,
   ),
-  listFirst: sqlStatement<ViewRow>('event-deliveries.list-first', listForEndpoint(false), VIEW_ROW),
+  listFirst: sqlStatement('event-deliveries.list-first', listForEndpoint(false), VIEW_ROW),
   /** Null when the merchant has no such delivery on that endpoint; else its log, a page of it. */
-  attemptsFirst: sqlStatement<AttemptRow>('event-deliveries.attempts-first', attemptsOf(false), ATTEMPT_ROW),
-  attemptsBefore: sqlStatement<AttemptRow>('event-deliveries.attempts-before', attemptsOf(true), ATTEMPT_ROW),
-  listAfter: sqlStatement<ViewRow>('event-deliveries.list-after', listForEndpoint(true), VIEW_ROW),
-  findForTracingLookup: sqlStatement<ViewRow & { endpoint_id: string }>(
+  attemptsFirst: sqlStatement('event-deliveries.attempts-first', attemptsOf(false), ATTEMPT_ROW),
+  attemptsBefore: sqlStatement('event-deliveries.attempts-before', attemptsOf(true), ATTEMPT_ROW),
+  listAfter: sqlStatement('event-deliveries.list-after', listForEndpoint(true), VIEW_ROW),
+  findForTracingLookup: sqlStatement(
     'event-deliveries.find-for-tracing-lookup',
     // By the primary key and the event_id index, never a scan of the merchant's deliveries.
     `SELECT ${VIEW_COLUMNS}, d.endpoint_id FROM event_deliveries d JOIN merchant_events e ON e.id = d.event_id
@@ -221,13 +175,13 @@ export const EVENT_DELIVERY_SQL = {
         ORDER BY d.id DESC LIMIT $4`,
     { ...VIEW_ROW, endpoint_id: 'string' },
   ),
-  overdue: sqlStatement<{ id: string; trace_context: string | null }>(
+  overdue: sqlStatement(
     'event-deliveries.overdue',
     `SELECT d.id, e.trace_context FROM event_deliveries d JOIN merchants m ON m.id = d.merchant_id
           JOIN merchant_events e ON e.id = d.event_id
         WHERE d.status = 'PENDING' AND d.next_attempt_at < $1 AND m.disabled_at IS NULL
         ORDER BY d.next_attempt_at LIMIT $2`,
-    { id: 'string', trace_context: 'string' },
+    { id: 'string', trace_context: 'string?' },
   ),
 };
 

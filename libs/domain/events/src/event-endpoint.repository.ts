@@ -46,7 +46,7 @@ export const EVENT_ENDPOINT_SQL = {
     'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
   ),
   /** A new address starts its failure clock again; the same one keeps it (a PATCH cannot postpone disabling). */
-  update: sqlStatement<{ id: string }>(
+  update: sqlStatement(
     'event-endpoints.update',
     `UPDATE event_endpoints SET url = COALESCE($3, url),
           types = COALESCE($4::merchant_event_type[], types),
@@ -66,7 +66,7 @@ export const EVENT_ENDPOINT_SQL = {
     `UPDATE event_endpoints SET failing_since = $2, updated_at = now()
         WHERE id = $1 AND failing_since IS NULL`,
   ),
-  disableFailing: sqlStatement<{ id: string; merchant_id: string; failing_since: Date }>(
+  disableFailing: sqlStatement(
     'event-endpoints.disable-failing',
     `WITH disabled AS (
           UPDATE event_endpoints SET disabled_at = $2, updated_at = $2,
@@ -79,7 +79,7 @@ export const EVENT_ENDPOINT_SQL = {
             last_error = 'endpoint disabled'
           FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'PENDING')
         SELECT id, merchant_id, failing_since FROM disabled`,
-    { id: 'string', merchant_id: 'string', failing_since: 'Date' },
+    { id: 'string', merchant_id: 'string', failing_since: 'Date!' },
   ),
 };
 

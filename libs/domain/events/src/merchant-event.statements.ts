@@ -1,5 +1,5 @@
 import { currentRequestId } from '#libs/context';
-import { isoText, sqlStatement } from '#libs/database';
+import { column, isoText, outerJoined, row, type RowOf, sqlStatement } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
 import { currentTraceContext } from '#libs/observability';
 import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
@@ -63,42 +63,30 @@ export function recordValues(events: readonly NewMerchantEvent[]): string {
   );
 }
 
-const WIRE_TYPES = {
+const WIRE_TYPES = row({
   id: 'string',
-  type: 'string',
+  type: column<MerchantEventType>('string'),
   created_at: 'string',
-  user_id: 'string',
-  user_reference: 'string',
-  data: 'json',
+  user_id: 'string?',
+  user_reference: 'string?',
+  data: column<Record<string, unknown>>('json'),
   stream_seq: 'string',
-} as const;
+});
 
-export interface WireRow {
-  id: string;
-  type: MerchantEventType;
-  created_at: string;
-  user_id: string | null;
-  user_reference: string | null;
-  data: Record<string, unknown>;
-  stream_seq: string;
-}
+export type WireRow = RowOf<typeof WIRE_TYPES>;
 
 /** Why a caller may no longer read a user's stream (see `streamForCaller`). */
 export type StreamRefusal = 'merchant-disabled' | 'user-erased' | 'key-revoked' | 'session-ended';
 
 /** A row of `streamForCaller`: the refusal, else an event (or, past the last, no event at all). */
-export type StreamRow = { refusal: StreamRefusal | null } & { [K in keyof WireRow]: WireRow[K] | null };
+const STREAM_ROW = { refusal: column<StreamRefusal | null>('string?'), ...outerJoined(WIRE_TYPES) };
+
+export type StreamRow = RowOf<typeof STREAM_ROW>;
 
 export const MERCHANT_EVENT_SQL = {
   /** On the pg pool (named), and in a Prisma transaction (its text). */
   record: sqlStatement('merchant-events.record', RECORD_SQL),
-  numberUnrelayed: sqlStatement<{
-    id: string;
-    merchant_id: string;
-    user_id: string | null;
-    stream_seq: string;
-    trace_context: string | null;
-  }>(
+  numberUnrelayed: sqlStatement(
     'merchant-events.number-unrelayed',
     `WITH batch AS (
           SELECT b.id, row_number() OVER (ORDER BY b.seq) AS n
@@ -106,9 +94,15 @@ export const MERCHANT_EVENT_SQL = {
         UPDATE merchant_events m SET stream_seq = $1::bigint + batch.n
         FROM batch WHERE m.id = batch.id
         RETURNING m.id, m.merchant_id, m.user_id, m.stream_seq::text AS stream_seq, m.trace_context`,
-    { id: 'string', merchant_id: 'string', user_id: 'string', stream_seq: 'string', trace_context: 'string' },
+    {
+      id: 'string',
+      merchant_id: 'string',
+      user_id: 'string?',
+      stream_seq: 'string',
+      trace_context: 'string?',
+    },
   ),
-  streamForCaller: sqlStatement<StreamRow>(
+  streamForCaller: sqlStatement(
     'merchant-events.stream-for-caller',
     // One round trip: whether the caller may still read the stream, and only then its next page (a
     // refused read answers one row, the refusal and no event). The checks run in the order the auth
@@ -138,9 +132,9 @@ export const MERCHANT_EVENT_SQL = {
         ORDER BY m.stream_seq LIMIT $4)
       SELECT a.refusal, p.id, p.type, p.created_at, p.user_id, p.user_reference, p.data, p.stream_seq
       FROM access a LEFT JOIN page p ON true ORDER BY p.position`,
-    { refusal: 'string', ...WIRE_TYPES },
+    STREAM_ROW,
   ),
-  listForMerchant: sqlStatement<WireRow>(
+  listForMerchant: sqlStatement(
     'merchant-events.list-for-merchant',
     // Newest first in stream order, each filter optional (a null parameter filters nothing). Ordered by
     // the table's bigint column (m.): the wire's text column of the same name would sort 10 before 9.
@@ -154,13 +148,13 @@ export const MERCHANT_EVENT_SQL = {
       ORDER BY m.stream_seq DESC LIMIT $7`,
     WIRE_TYPES,
   ),
-  findForMerchant: sqlStatement<WireRow>(
+  findForMerchant: sqlStatement(
     'merchant-events.find-for-merchant',
     `SELECT ${WIRE_COLUMNS} FROM merchant_events
       WHERE id = $1 AND merchant_id = $2 AND stream_seq IS NOT NULL`,
     WIRE_TYPES,
   ),
-  findForTracingLookup: sqlStatement<WireRow>(
+  findForTracingLookup: sqlStatement(
     'merchant-events.find-for-tracing-lookup',
     // Each way in by its own index (the primary key, the request's, the run's expression index), so a
     // merchant with many events is never scanned; the few found are then ordered. Relayed events only, as
@@ -177,12 +171,12 @@ export const MERCHANT_EVENT_SQL = {
         ORDER BY m.stream_seq DESC LIMIT $5`,
     WIRE_TYPES,
   ),
-  latestStreamSeq: sqlStatement<{ seq: string | null }>(
+  latestStreamSeq: sqlStatement(
     'merchant-events.latest-stream-seq',
     `SELECT max(stream_seq)::text AS seq FROM merchant_events WHERE user_id = $2 AND merchant_id = $1`,
-    { seq: 'string' },
+    { seq: 'string?' },
   ),
-  deleteRelayedBefore: sqlStatement<{ deleted: number; through: string | null }>(
+  deleteRelayedBefore: sqlStatement(
     'merchant-events.delete-relayed-before',
     `WITH gone AS (
           DELETE FROM merchant_events WHERE id IN (
@@ -192,7 +186,7 @@ export const MERCHANT_EVENT_SQL = {
             ORDER BY e.created_at LIMIT $2 FOR UPDATE OF e SKIP LOCKED)
           RETURNING stream_seq)
         SELECT count(*)::int AS deleted, max(stream_seq)::text AS through FROM gone`,
-    { deleted: 'number', through: 'string' },
+    { deleted: 'number', through: 'string?' },
   ),
 };
 

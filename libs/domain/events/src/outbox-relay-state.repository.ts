@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { DatabasePool, queryOn, sqlStatement } from '#libs/database';
 
 export const OUTBOX_RELAY_STATE_SQL = {
-  lock: sqlStatement<{ last: string }>(
+  lock: sqlStatement(
     'outbox-relay-state.lock',
     `SELECT last_stream_seq::text AS last FROM outbox_relay_state WHERE id = 1 FOR UPDATE SKIP LOCKED`,
     { last: 'string' },
@@ -17,7 +17,7 @@ export const OUTBOX_RELAY_STATE_SQL = {
     `UPDATE outbox_relay_state SET pruned_through_stream_seq = greatest(pruned_through_stream_seq, $1::bigint)
         WHERE id = 1`,
   ),
-  readBounds: sqlStatement<{ through: string; last: string }>(
+  readBounds: sqlStatement(
     'outbox-relay-state.read-bounds',
     `SELECT pruned_through_stream_seq::text AS through, last_stream_seq::text AS last
       FROM outbox_relay_state WHERE id = 1`,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, Prisma, PrismaService, sqlStatement } from '#libs/database';
+import { column, DatabasePool, Prisma, PrismaService, row, type RowOf, sqlStatement } from '#libs/database';
 import type { ConsentKind } from '#libs/domain/consents';
 
 /** What a pass-through call needs of a consent: never loaded for responses, only to call the upstream. */
@@ -43,10 +43,6 @@ const FIND_ACCOUNT = `SELECT a.id, a.upstream_account_id AS "upstreamAccountId",
   JOIN merchants m ON m.id = a.merchant_id
   WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`;
 
-type AccountSqlRow = Omit<AccountForCall, 'consent'> & {
-  consent: Omit<ConsentForCall, 'authorizedAt'> & { authorizedAt: string | null };
-};
-
 /**
  * What a sync stores beside the bank's record that the real-time endpoint never gives (the enrichment the
  * sync asks for, the mutability the paged endpoint states), for the records of one account by dedupe key.
@@ -56,23 +52,22 @@ const SYNCED_FIELDS = `SELECT dedupe_key AS "dedupeKey", raw->'enrichment' AS en
   FROM transactions
   WHERE account_id = $1::uuid AND merchant_id = $2::uuid AND dedupe_key = ANY($3::text[])`;
 
-export interface SyncedFields {
-  dedupeKey: string;
-  enrichment: unknown;
-  transactionMutability: string | null;
-}
+const SYNCED_FIELDS_ROW = row({
+  dedupeKey: 'string',
+  enrichment: 'json',
+  transactionMutability: 'string?',
+});
+
+export type SyncedFields = RowOf<typeof SYNCED_FIELDS_ROW>;
 
 export const FINANCIAL_DATA_SQL = {
-  findAccount: sqlStatement<AccountSqlRow>('accounts.find-for-call', FIND_ACCOUNT, {
+  findAccount: sqlStatement('accounts.find-for-call', FIND_ACCOUNT, {
     id: 'string',
     upstreamAccountId: 'string',
-    consent: 'json',
+    /** Built in the statement (json_build_object): its timestamp as JSON text. */
+    consent: column<Omit<ConsentForCall, 'authorizedAt'> & { authorizedAt: string | null }>('json'),
   }),
-  syncedFields: sqlStatement<SyncedFields>('transactions.synced-fields', SYNCED_FIELDS, {
-    dedupeKey: 'string',
-    enrichment: 'json',
-    transactionMutability: 'string',
-  }),
+  syncedFields: sqlStatement('transactions.synced-fields', SYNCED_FIELDS, SYNCED_FIELDS_ROW),
 };
 
 @Injectable()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, type Prisma, sqlStatement } from '#libs/database';
+import { DatabasePool, type Prisma, row, type RowOf, sqlStatement } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 
 export interface NewInboundEvent {
@@ -12,13 +12,15 @@ export interface NewInboundEvent {
   traceContext: string | null;
 }
 
-export interface LockedInboundEvent {
-  id: string;
-  type: string | null;
+const LOCKED_INBOUND_EVENT_ROW = row({
+  id: 'string',
+  type: 'string?',
   /** The application whose secret verified the event (null only for rows stored before that was kept). */
-  applicationId: string | null;
-  payload: unknown;
-}
+  applicationId: 'string?',
+  payload: 'json',
+});
+
+export type LockedInboundEvent = RowOf<typeof LOCKED_INBOUND_EVENT_ROW>;
 
 interface PendingStore {
   event: NewInboundEvent;
@@ -44,7 +46,7 @@ function refusedPayload(error: unknown): DomainError | undefined {
 const MAX_BATCH = 200;
 
 export const INBOUND_EVENT_SQL = {
-  store: sqlStatement<{ id: string; event_id: string }>(
+  store: sqlStatement(
     'inbound-events.store',
     `INSERT INTO inbound_events
           (id, source, event_id, type, application_id, payload, trace_context, updated_at)
@@ -57,11 +59,11 @@ export const INBOUND_EVENT_SQL = {
     { id: 'string', event_id: 'string' },
   ),
   /** In the fan-out's Prisma transaction. */
-  lockUnprocessed: sqlStatement<LockedInboundEvent>(
+  lockUnprocessed: sqlStatement(
     undefined,
     `SELECT id, type, application_id AS "applicationId", payload FROM inbound_events
         WHERE id = $1::uuid AND status = 'RECEIVED' FOR UPDATE`,
-    { id: 'string', type: 'string', applicationId: 'string', payload: 'json' },
+    LOCKED_INBOUND_EVENT_ROW,
   ),
   /** In the fan-out's Prisma transaction. */
   markProcessed: sqlStatement(
@@ -75,14 +77,14 @@ export const INBOUND_EVENT_SQL = {
     `UPDATE inbound_events SET attempts = attempts + 1, last_error = $2, updated_at = now()
         WHERE id = $1 AND status = 'RECEIVED'`,
   ),
-  stale: sqlStatement<{ id: string; trace_context: string | null }>(
+  stale: sqlStatement(
     'inbound-events.stale',
     // Rows that keep failing go last: they must not crowd out jobs that were merely lost.
     `SELECT id, trace_context FROM inbound_events WHERE status = 'RECEIVED' AND received_at < $1
         ORDER BY attempts, received_at LIMIT $2`,
-    { id: 'string', trace_context: 'string' },
+    { id: 'string', trace_context: 'string?' },
   ),
-  deleteProcessedBefore: sqlStatement<{ deleted: number }>(
+  deleteProcessedBefore: sqlStatement(
     'inbound-events.delete-processed-before',
     `WITH gone AS (
           DELETE FROM inbound_events WHERE id IN (

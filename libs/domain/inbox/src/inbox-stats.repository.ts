@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, sqlStatement } from '#libs/database';
+import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
 
-export interface InboxBacklog {
+const INBOX_BACKLOG_ROW = row({
   /** Stored, not fanned out yet. */
-  received: number;
+  received: 'number',
   /** Fan-out gave up on them: they wait for a person (kept until dealt with). */
-  failed: number;
+  failed: 'number',
   /** When the longest-waiting received event arrived; null when none waits. */
-  oldestReceivedAt: Date | null;
-}
+  oldestReceivedAt: 'Date?',
+});
+
+export type InboxBacklog = RowOf<typeof INBOX_BACKLOG_ROW>;
 
 /**
  * The inbox's backlog from the `(status, received_at)` index, RECEIVED and FAILED ranges only: processed
@@ -20,11 +22,7 @@ const BACKLOG = `SELECT count(*) FILTER (WHERE status = 'RECEIVED')::int AS rece
   FROM inbound_events WHERE status IN ('RECEIVED', 'FAILED')`;
 
 export const INBOX_STATS_SQL = {
-  backlog: sqlStatement<InboxBacklog>('inbound-events.backlog', BACKLOG, {
-    received: 'number',
-    failed: 'number',
-    oldestReceivedAt: 'Date',
-  }),
+  backlog: sqlStatement('inbound-events.backlog', BACKLOG, INBOX_BACKLOG_ROW),
 };
 
 /** Reads `inbound_events` for the worker's metrics. */

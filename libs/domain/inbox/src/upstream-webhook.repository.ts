@@ -30,7 +30,7 @@ export interface NewUpstreamWebhook {
 }
 
 export const UPSTREAM_WEBHOOK_SQL = {
-  applicationsHoldingConsents: sqlStatement<{ application_id: string }>(
+  applicationsHoldingConsents: sqlStatement(
     undefined,
     `SELECT DISTINCT coalesce(m.sub_application_id, $1::text) AS application_id
       FROM merchants m

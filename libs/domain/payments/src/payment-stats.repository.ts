@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, sqlStatement } from '#libs/database';
+import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
 import { FINAL_STATUSES_SQL as FINAL, PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
 
 export const PAYMENT_KINDS = ['SINGLE', 'VRP'] as const;
@@ -16,12 +16,10 @@ export const UNFINISHED_PAYMENT_STATUSES = [
   'OTHER',
 ] as const;
 
+const UNFINISHED_PAYMENT_COUNT = row({ status: 'string', kind: 'string', payments: 'number' });
+
 /** Payments not final by status (see {@link UNFINISHED_PAYMENT_STATUSES}) and kind. */
-export interface UnfinishedPaymentCount {
-  status: string;
-  kind: string;
-  payments: number;
-}
+export type UnfinishedPaymentCount = RowOf<typeof UNFINISHED_PAYMENT_COUNT>;
 
 export interface ParkedPayments {
   /** Payments no check will move any more: they wait for a webhook or a person. */
@@ -30,12 +28,14 @@ export interface ParkedPayments {
   oldestCreatedAt: Date | null;
 }
 
-export interface SubmittingPayments {
+const SUBMITTING_PAYMENTS = row({
   /** `SUBMITTING` and still checked (not parked), of merchants not disabled. */
-  submitting: number;
+  submitting: 'number',
   /** When the longest-submitting of them became `SUBMITTING` (its creation for a VRP payment); null when none. */
-  oldestSince: Date | null;
-}
+  oldestSince: 'Date?',
+});
+
+export type SubmittingPayments = RowOf<typeof SUBMITTING_PAYMENTS>;
 
 const statusBucket = (p: string) =>
   `CASE WHEN ${p}.status IN (${UNFINISHED_PAYMENT_STATUSES.map((status) => `'${status}'`).join(', ')})
@@ -69,20 +69,12 @@ const SUBMITTING = `SELECT count(*)::int AS submitting,
   WHERE p.next_status_check_at IS NOT NULL AND p.status = '${PaymentStatus.Submitting}'`;
 
 export const PAYMENT_STATS_SQL = {
-  checked: sqlStatement<UnfinishedPaymentCount>('payments.count-checked', CHECKED, {
-    status: 'string',
-    kind: 'string',
-    payments: 'number',
+  checked: sqlStatement('payments.count-checked', CHECKED, UNFINISHED_PAYMENT_COUNT),
+  parked: sqlStatement('payments.count-parked', PARKED, {
+    ...UNFINISHED_PAYMENT_COUNT,
+    oldestCreatedAt: 'Date?',
   }),
-  parked: sqlStatement<UnfinishedPaymentCount & { oldestCreatedAt: Date | null }>(
-    'payments.count-parked',
-    PARKED,
-    { status: 'string', kind: 'string', payments: 'number', oldestCreatedAt: 'Date' },
-  ),
-  submitting: sqlStatement<SubmittingPayments>('payments.count-submitting', SUBMITTING, {
-    submitting: 'number',
-    oldestSince: 'Date',
-  }),
+  submitting: sqlStatement('payments.count-submitting', SUBMITTING, SUBMITTING_PAYMENTS),
 };
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool, type Statement } from '#libs/database';
-import { type ParkedRow, PAYMENT_SQL, toPaymentView, toWork } from './payment.statements.js';
+import { PAYMENT_SQL, toPaymentView, toWork } from './payment.statements.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 import { FINAL_PAYMENT_STATUSES } from './payment-status.js';
 import type { ParkedPaymentView, PaymentView, PaymentWork } from './payment-views.js';
@@ -207,7 +207,7 @@ export class PaymentRepository {
   }
 
   private async parked(
-    statement: Statement<ParkedRow>,
+    statement: typeof PAYMENT_SQL.parkedOne,
     limit: number,
     id?: string,
   ): Promise<ParkedPaymentView[]> {

@@ -1,4 +1,4 @@
-import { isoText, type RowShape, sqlStatement } from '#libs/database';
+import { column, isoText, row, type RowOf, sqlStatement } from '#libs/database';
 import { amountText, type PayeeInput } from './payment-amount.js';
 import { PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
 import type { ParkedPaymentView, PaymentView, PaymentWork } from './payment-views.js';
@@ -13,41 +13,25 @@ export const VIEW_COLUMNS = `p.id, p.kind::text AS kind, c.user_id, p.consent_id
   CASE WHEN p.status = '${PaymentStatus.AwaitingAuthorisation}' THEN c.authorisation_url END AS authorisation_url,
   ${isoText('p.created_at')} AS created_at, ${isoText('p.status_updated_at')} AS status_updated_at`;
 
-export interface ViewRow {
-  id: string;
-  kind: 'SINGLE' | 'VRP';
-  user_id: string;
-  consent_id: string;
-  institution_id: string;
-  status: string;
-  status_reason: string | null;
-  amount: string;
-  currency: string;
-  reference: string | null;
-  payee: PayeeInput | null;
-  upstream_payment_id: string | null;
-  authorisation_url: string | null;
-  created_at: string;
-  status_updated_at: string | null;
-}
-
-const VIEW_ROW: RowShape<ViewRow> = {
+const VIEW_ROW = row({
   id: 'string',
-  kind: 'string',
+  kind: column<PaymentView['kind']>('string'),
   user_id: 'string',
   consent_id: 'string',
   institution_id: 'string',
   status: 'string',
-  status_reason: 'string',
+  status_reason: 'string?',
   amount: 'string',
   currency: 'string',
-  reference: 'string',
-  payee: 'json',
-  upstream_payment_id: 'string',
-  authorisation_url: 'string',
+  reference: 'string?',
+  payee: column<PayeeInput | null>('json?'),
+  upstream_payment_id: 'string?',
+  authorisation_url: 'string?',
   created_at: 'string',
-  status_updated_at: 'string',
-};
+  status_updated_at: 'string?',
+});
+
+export type ViewRow = RowOf<typeof VIEW_ROW>;
 
 export const toPaymentView = (r: ViewRow): PaymentView => ({
   id: r.id,
@@ -70,39 +54,23 @@ const WORK_COLUMNS = `id, merchant_id, consent_id, kind::text AS kind, status, u
   payment_idempotency_id, amount::text AS amount, currency, reference, payee, created_at,
   (SELECT c.status FROM consents c WHERE c.id = payments.consent_id) AS consent_status`;
 
-interface WorkRow {
-  id: string;
-  merchant_id: string;
-  consent_id: string;
-  kind: 'SINGLE' | 'VRP';
-  status: string;
-  upstream_payment_id: string | null;
-  payment_idempotency_id: string;
-  amount: string;
-  currency: string;
-  reference: string | null;
-  payee: unknown;
-  created_at: Date;
-  consent_status: string;
-}
-
-const WORK_ROW: RowShape<WorkRow> = {
+const WORK_ROW = row({
   id: 'string',
   merchant_id: 'string',
   consent_id: 'string',
-  kind: 'string',
+  kind: column<PaymentWork['kind']>('string'),
   status: 'string',
-  upstream_payment_id: 'string',
+  upstream_payment_id: 'string?',
   payment_idempotency_id: 'string',
   amount: 'string',
   currency: 'string',
-  reference: 'string',
-  payee: 'json',
+  reference: 'string?',
+  payee: column<unknown>('json'),
   created_at: 'Date',
   consent_status: 'string',
-};
+});
 
-export const toWork = (r: WorkRow): PaymentWork => ({
+export const toWork = (r: RowOf<typeof WORK_ROW>): PaymentWork => ({
   id: r.id,
   merchantId: r.merchant_id,
   consentId: r.consent_id,
@@ -125,23 +93,9 @@ export const toWork = (r: WorkRow): PaymentWork => ({
  */
 const NEXT_CHECK = `now() + least(greatest((now() - created_at) / 4, make_interval(secs => $2::int)), interval '15 minutes')`;
 
-export interface ParkedRow {
-  id: string;
-  merchant_id: string;
-  merchant_name: string;
-  kind: ParkedPaymentView['kind'];
-  status: string;
-  amount: string;
-  currency: string;
-  payment_idempotency_id: string;
-  upstream_payment_id: string | null;
-  reason: string | null;
-  created_at: string;
-}
-
 /** Parked payments (see listParked), after `filter` on the id ($3). */
 const parked = (filter: string) =>
-  sqlStatement<ParkedRow>(
+  sqlStatement(
     undefined,
     `SELECT p.id, p.merchant_id, m.name AS merchant_name, p.kind::text AS kind, p.status,
           ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
@@ -154,19 +108,19 @@ const parked = (filter: string) =>
       id: 'string',
       merchant_id: 'string',
       merchant_name: 'string',
-      kind: 'string',
+      kind: column<ParkedPaymentView['kind']>('string'),
       status: 'string',
       amount: 'string',
       currency: 'string',
       payment_idempotency_id: 'string',
-      upstream_payment_id: 'string',
-      reason: 'string',
+      upstream_payment_id: 'string?',
+      reason: 'string?',
       created_at: 'string',
     },
   );
 
 export const PAYMENT_SQL = {
-  createSingle: sqlStatement<ViewRow>(
+  createSingle: sqlStatement(
     'payments.create-single',
     `WITH p AS (
           INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
@@ -178,38 +132,38 @@ export const PAYMENT_SQL = {
         SELECT ${VIEW_COLUMNS} FROM p JOIN consents c ON c.id = p.consent_id`,
     VIEW_ROW,
   ),
-  findByIdempotencyId: sqlStatement<ViewRow>(
+  findByIdempotencyId: sqlStatement(
     'payments.find-by-idempotency-id',
     `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
         WHERE p.payment_idempotency_id = $1 AND p.merchant_id = $2`,
     VIEW_ROW,
   ),
-  find: sqlStatement<ViewRow>(
+  find: sqlStatement(
     'payments.find',
     `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
         WHERE p.id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR c.user_id = $3::uuid)`,
     VIEW_ROW,
   ),
-  listForUser: sqlStatement<ViewRow>(
+  listForUser: sqlStatement(
     'payments.list-for-user',
     `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
         WHERE c.user_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
         ORDER BY p.id DESC LIMIT $4`,
     VIEW_ROW,
   ),
-  listForConsent: sqlStatement<ViewRow>(
+  listForConsent: sqlStatement(
     'payments.list-for-consent',
     `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
         WHERE p.consent_id = $1 AND p.merchant_id = $2 AND ($3::uuid IS NULL OR p.id < $3::uuid)
         ORDER BY p.id DESC LIMIT $4`,
     VIEW_ROW,
   ),
-  view: sqlStatement<ViewRow>(
+  view: sqlStatement(
     'payments.view',
     `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id WHERE p.id = $1`,
     VIEW_ROW,
   ),
-  claimSingle: sqlStatement<WorkRow>(
+  claimSingle: sqlStatement(
     'payments.claim-single',
     `UPDATE payments SET status = '${PaymentStatus.Submitting}', next_status_check_at = now() + make_interval(secs => $3::int),
           status_updated_at = now(), updated_at = now()
@@ -217,7 +171,7 @@ export const PAYMENT_SQL = {
         RETURNING ${WORK_COLUMNS}`,
     WORK_ROW,
   ),
-  claimAwaiting: sqlStatement<WorkRow>(
+  claimAwaiting: sqlStatement(
     'payments.claim-awaiting',
     `UPDATE payments SET status = '${PaymentStatus.Submitting}', next_status_check_at = now() + make_interval(secs => $2::int),
           status_updated_at = now(), updated_at = now()
@@ -225,14 +179,14 @@ export const PAYMENT_SQL = {
         RETURNING ${WORK_COLUMNS}`,
     WORK_ROW,
   ),
-  countSend: sqlStatement<{ sends: number }>(
+  countSend: sqlStatement(
     'payments.count-send',
     `UPDATE payments SET status_details = coalesce(status_details, '{}'::jsonb)
           || jsonb_build_object('sends', coalesce((status_details->>'sends')::int, 0) + 1)
         WHERE id = $1 RETURNING (status_details->>'sends')::int AS sends`,
     { sends: 'number' },
   ),
-  singleOfConsent: sqlStatement<WorkRow>(
+  singleOfConsent: sqlStatement(
     'payments.single-of-consent',
     `SELECT ${WORK_COLUMNS} FROM payments WHERE consent_id = $1 AND merchant_id = $2 AND kind = 'SINGLE'`,
     WORK_ROW,
@@ -243,7 +197,7 @@ export const PAYMENT_SQL = {
           next_status_check_at = ${NEXT_CHECK}, updated_at = now()
         WHERE id = $1 AND status <> ALL($6::text[])`,
   ),
-  claimDueChecks: sqlStatement<WorkRow>(
+  claimDueChecks: sqlStatement(
     'payments.claim-due-checks',
     `UPDATE payments SET next_status_check_at = now() + make_interval(secs => $2::int)
         WHERE id IN (SELECT p.id FROM payments p JOIN merchants m ON m.id = p.merchant_id

@@ -30,19 +30,12 @@ const PAID_IN_PERIODS = `SELECT (SELECT coalesce(sum(p.amount), 0) FROM payments
   ORDER BY period.n`;
 
 export const VRP_PAYMENT_SQL = {
-  lockConsent: sqlStatement<{ status: string }>(
+  lockConsent: sqlStatement(
     'vrp-payments.lock-consent',
     `SELECT status FROM consents WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
     { status: 'string' },
   ),
-  byIdempotencyId: sqlStatement<{
-    id: string;
-    consent_id: string;
-    amount: string;
-    created_at: Date;
-    status: string;
-    upstream_payment_id: string | null;
-  }>(
+  byIdempotencyId: sqlStatement(
     'vrp-payments.by-idempotency-id',
     `SELECT id, consent_id, amount::text AS amount, created_at, status, upstream_payment_id FROM payments
           WHERE payment_idempotency_id = $1 AND merchant_id = $2`,
@@ -52,10 +45,10 @@ export const VRP_PAYMENT_SQL = {
       amount: 'string',
       created_at: 'Date',
       status: 'string',
-      upstream_payment_id: 'string',
+      upstream_payment_id: 'string?',
     },
   ),
-  insert: sqlStatement<{ id: string; created_at: Date }>(
+  insert: sqlStatement(
     'vrp-payments.insert',
     `INSERT INTO payments (id, merchant_id, consent_id, kind, payment_idempotency_id, payment_type, status, amount,
             currency, reference, payee, next_status_check_at, created_at, updated_at)
@@ -64,8 +57,8 @@ export const VRP_PAYMENT_SQL = {
           RETURNING id, created_at`,
     { id: 'string', created_at: 'Date' },
   ),
-  now: sqlStatement<{ now: Date }>('vrp-payments.now', 'SELECT now() AS now', { now: 'Date' }),
-  paidInPeriods: sqlStatement<{ paid: string }>('vrp-payments.paid-in-periods', PAID_IN_PERIODS, {
+  now: sqlStatement('vrp-payments.now', 'SELECT now() AS now', { now: 'Date' }),
+  paidInPeriods: sqlStatement('vrp-payments.paid-in-periods', PAID_IN_PERIODS, {
     paid: 'string',
   }),
 };

@@ -178,7 +178,8 @@ export class SyncRunRepository {
       values: [accountId, merchantId, limit + 1, beforeId ?? null, userId ?? null],
     });
     if (rows.length === 0) return null;
-    const runs = rows.filter((r) => r.id !== null).map(({ found: _found, ...run }) => run);
+    // The lateral join's columns are null together, on the one row of an account without runs.
+    const runs = rows.filter((r) => r.id !== null).map(({ found: _found, ...run }) => run as StoredSyncRun);
     return { runs: runs.slice(0, limit), more: runs.length > limit };
   }
 

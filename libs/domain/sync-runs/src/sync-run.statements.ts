@@ -1,4 +1,4 @@
-import { isoText, type RowShape, sqlStatement } from '#libs/database';
+import { column, isoText, outerJoined, row, type RowOf, sqlStatement } from '#libs/database';
 
 // The shapes of a sync run and the statements SyncRunRepository runs, apart from its methods.
 
@@ -10,50 +10,6 @@ export interface SyncWindow {
 
 export type SyncTrigger = 'INITIAL' | 'SCHEDULED' | 'MANUAL';
 export type SyncRunStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
-
-export interface SyncProgress {
-  pages: number;
-  fetched: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  removed: number;
-}
-
-/** A run as the API shows it (timestamps as ISO text). */
-export interface StoredSyncRun extends SyncProgress {
-  id: string;
-  accountId: string;
-  status: SyncRunStatus;
-  trigger: SyncTrigger;
-  windowFrom: string | null;
-  windowBefore: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  errorDetails: unknown;
-  /** Attempts started (claims): more than one when an attempt failed, or its worker died. */
-  attempts: number;
-  /** While running after a failed attempt: when the next one starts (ISO text). */
-  nextAttemptAt: string | null;
-  queuedAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-/** A run as its worker claimed it. */
-export interface ClaimedRun {
-  id: string;
-  /** The fencing token every later write of this worker presents. */
-  claim: number;
-  merchantId: string;
-  accountId: string;
-  trigger: SyncTrigger;
-  windowFrom: Date | null;
-  windowBefore: Date | null;
-}
-
-/** A run as it ended: its progress, and the upstream tracing id its failure keeps (any attempt's). */
-export type FinishedRun = SyncProgress & { tracingId: string | null };
 
 export interface RunFailure {
   code: string;
@@ -87,35 +43,59 @@ const OPEN_RUNS = `WITH fresh AS (
   SELECT s.id, s.account_id AS "accountId", false AS created FROM sync_runs s
   WHERE s.active_account_id = ANY($3::uuid[])`;
 
-const PROGRESS: RowShape<SyncProgress> = {
+const PROGRESS = row({
   pages: 'number',
   fetched: 'number',
   inserted: 'number',
   updated: 'number',
   unchanged: 'number',
   removed: 'number',
-};
+});
 
-const STORED_RUN: RowShape<StoredSyncRun> = {
+export type SyncProgress = RowOf<typeof PROGRESS>;
+
+const STORED_RUN = row({
   ...PROGRESS,
   id: 'string',
   accountId: 'string',
-  status: 'string',
-  trigger: 'string',
-  windowFrom: 'string',
-  windowBefore: 'string',
-  errorCode: 'string',
-  errorMessage: 'string',
-  errorDetails: 'json',
+  status: column<SyncRunStatus>('string'),
+  trigger: column<SyncTrigger>('string'),
+  windowFrom: 'string?',
+  windowBefore: 'string?',
+  errorCode: 'string?',
+  errorMessage: 'string?',
+  errorDetails: 'json?',
+  /** Attempts started (claims): more than one when an attempt failed, or its worker died. */
   attempts: 'number',
-  nextAttemptAt: 'string',
+  /** While running after a failed attempt: when the next one starts (ISO text). */
+  nextAttemptAt: 'string?',
   queuedAt: 'string',
-  startedAt: 'string',
-  finishedAt: 'string',
-};
+  startedAt: 'string?',
+  finishedAt: 'string?',
+});
 
-type OpenedRun = { id: string; accountId: string; created: boolean };
-const OPENED_RUN: RowShape<OpenedRun> = { id: 'string', accountId: 'string', created: 'boolean' };
+/** A run as the API shows it (timestamps as ISO text). */
+export type StoredSyncRun = RowOf<typeof STORED_RUN>;
+
+const OPENED_RUN = row({ id: 'string', accountId: 'string', created: 'boolean' });
+
+const CLAIMED_RUN = row({
+  id: 'string',
+  /** The fencing token every later write of this worker presents. */
+  claim: 'number',
+  merchantId: 'string',
+  accountId: 'string',
+  trigger: column<SyncTrigger>('string'),
+  windowFrom: 'Date?',
+  windowBefore: 'Date?',
+});
+
+/** A run as its worker claimed it. */
+export type ClaimedRun = RowOf<typeof CLAIMED_RUN>;
+
+/** A run as it ended: its progress, and the upstream tracing id its failure keeps (any attempt's). */
+const FINISHED_RUN = row({ ...PROGRESS, tracingId: 'string?' });
+export type FinishedRun = RowOf<typeof FINISHED_RUN>;
 
 /** The new error details ($n, JSON or null), with an earlier attempt's tracing id when they have none. */
 const KEEP_TRACING_ID = (n: string) => `CASE
@@ -125,14 +105,14 @@ const KEEP_TRACING_ID = (n: string) => `CASE
     ELSE ${n}::jsonb END`;
 
 export const SYNC_RUN_SQL = {
-  open: sqlStatement<OpenedRun>('sync-runs.open', OPEN_RUNS, OPENED_RUN),
-  active: sqlStatement<OpenedRun>(
+  open: sqlStatement('sync-runs.open', OPEN_RUNS, OPENED_RUN),
+  active: sqlStatement(
     'sync-runs.active',
     `SELECT id, account_id AS "accountId", false AS created FROM sync_runs
         WHERE active_account_id = ANY($1::uuid[])`,
     OPENED_RUN,
   ),
-  claim: sqlStatement<ClaimedRun>(
+  claim: sqlStatement(
     'sync-runs.claim',
     `UPDATE sync_runs SET status = 'RUNNING', started_at = COALESCE(started_at, now()),
           pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL, next_attempt_at = NULL,
@@ -140,17 +120,9 @@ export const SYNC_RUN_SQL = {
         WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
         RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
           window_from AS "windowFrom", window_before AS "windowBefore"`,
-    {
-      id: 'string',
-      claim: 'number',
-      merchantId: 'string',
-      accountId: 'string',
-      trigger: 'string',
-      windowFrom: 'Date',
-      windowBefore: 'Date',
-    },
+    CLAIMED_RUN,
   ),
-  setWindow: sqlStatement<{ id: string }>(
+  setWindow: sqlStatement(
     'sync-runs.set-window',
     `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
         WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING id`,
@@ -172,7 +144,7 @@ export const SYNC_RUN_SQL = {
           next_attempt_at = $5, updated_at = now()
         WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $6`,
   ),
-  finish: sqlStatement<FinishedRun>(
+  finish: sqlStatement(
     'sync-runs.finish',
     `UPDATE sync_runs SET status = $2::sync_run_status, active_account_id = NULL, finished_at = now(),
           removed = removed + $3, error_code = $4, error_message = $5,
@@ -180,21 +152,21 @@ export const SYNC_RUN_SQL = {
         WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $7
         RETURNING pages, fetched, inserted, updated, unchanged, removed,
           error_details ->> 'tracingId' AS "tracingId"`,
-    { ...PROGRESS, tracingId: 'string' },
+    FINISHED_RUN,
   ),
   trimHistory: sqlStatement(
     'sync-runs.trim-history',
     `DELETE FROM sync_runs WHERE account_id = $1 AND active_account_id IS NULL
           AND id < (SELECT id FROM sync_runs WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
   ),
-  findForCaller: sqlStatement<StoredSyncRun>(
+  findForCaller: sqlStatement(
     'sync-runs.find-for-caller',
     `SELECT ${RUN_COLUMNS} FROM sync_runs r JOIN accounts a ON a.id = r.account_id
         WHERE r.id = $1::uuid AND r.merchant_id = $2::uuid AND a.merchant_id = $2::uuid
           AND ($3::uuid IS NULL OR a.user_id = $3::uuid)`,
     STORED_RUN,
   ),
-  pageForAccount: sqlStatement<StoredSyncRun & { found: string }>(
+  pageForAccount: sqlStatement(
     'sync-runs.page-for-account',
     `SELECT a.id AS found, r.* FROM accounts a
         LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM sync_runs r
@@ -202,9 +174,9 @@ export const SYNC_RUN_SQL = {
             AND ($4::uuid IS NULL OR r.id < $4::uuid)
           ORDER BY r.id DESC LIMIT $3) r ON true
         WHERE a.id = $1::uuid AND a.merchant_id = $2::uuid AND ($5::uuid IS NULL OR a.user_id = $5::uuid)`,
-    { found: 'string', ...STORED_RUN },
+    { found: 'string', ...outerJoined(STORED_RUN) },
   ),
-  findForTracingLookup: sqlStatement<StoredSyncRun>(
+  findForTracingLookup: sqlStatement(
     'sync-runs.find-for-tracing-lookup',
     // Each way in by its own index (the tracing id's partial expression index, the primary key), so a
     // merchant with many runs is never scanned; the few found are then ordered.
@@ -219,7 +191,7 @@ export const SYNC_RUN_SQL = {
         ORDER BY r.id DESC LIMIT $4`,
     STORED_RUN,
   ),
-  idleActive: sqlStatement<{ id: string; merchantId: string; accountId: string }>(
+  idleActive: sqlStatement(
     'sync-runs.idle-active',
     `SELECT id, merchant_id AS "merchantId", account_id AS "accountId" FROM sync_runs
         WHERE active_account_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision)

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, sqlStatement } from '#libs/database';
+import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
 import { servedIdOf } from './transaction.sql.js';
 
 /**
@@ -13,34 +13,24 @@ export interface FeedPosition {
 }
 
 /** One row of a page of the feed: the transaction's record (JSON text) unless it was removed. */
-export interface FeedRow {
-  seq: string;
-  /** Our transaction's id: the place within a batch. */
-  transactionId: string;
-  /** The row is one of a batch's transactions. */
-  batched: boolean;
-  accountId: string;
-  /** The record's served `id`. */
-  id: string;
-  removed: boolean;
-  /** Added after the reader's position (else modified). */
-  added: boolean;
-  raw: string | null;
-  /** The currency the record was stored under: what its served `currency` falls back to. */
-  currency: string | null;
-}
-
-const FEED_ROW = {
+const FEED_ROW = row({
   seq: 'string',
+  /** Our transaction's id: the place within a batch. */
   transactionId: 'string',
+  /** The row is one of a batch's transactions. */
   batched: 'boolean',
   accountId: 'string',
+  /** The record's served `id`. */
   id: 'string',
   removed: 'boolean',
+  /** Added after the reader's position (else modified). */
   added: 'boolean',
-  raw: 'string',
-  currency: 'string',
-} as const;
+  raw: 'string?',
+  /** The currency the record was stored under: what its served `currency` falls back to. */
+  currency: 'string?',
+});
+
+export type FeedRow = RowOf<typeof FEED_ROW>;
 
 /** Past every id: a position with no `afterId` has read the whole of its number. */
 const WHOLE = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
@@ -73,19 +63,19 @@ const pageOf = (
   ORDER BY p.seq, p.tid LIMIT $4`;
 
 export const TRANSACTION_CHANGE_SQL = {
-  head: sqlStatement<{ last: string; prunedThrough: string }>(
+  head: sqlStatement(
     'transaction-feeds.head',
     `SELECT f.last_seq::text AS last, f.pruned_through::text AS "prunedThrough"
       FROM transaction_feeds f JOIN users u ON u.id = f.user_id
       WHERE f.user_id = $2::uuid AND u.merchant_id = $1::uuid`,
     { last: 'string', prunedThrough: 'string' },
   ),
-  page: sqlStatement<FeedRow>(
+  page: sqlStatement(
     'transaction-changes.page',
     pageOf(() => ''),
     FEED_ROW,
   ),
-  accountPage: sqlStatement<FeedRow>(
+  accountPage: sqlStatement(
     'transaction-changes.account-page',
     pageOf((table) => `AND ${table}.account_id = $6::uuid`),
     FEED_ROW,
@@ -94,7 +84,7 @@ export const TRANSACTION_CHANGE_SQL = {
    * Tombstones older than the cutoff, a batch at a time; each user's feed records the highest number it
    * lost in the same statement, so a cursor from before it is refused rather than given a gap.
    */
-  pruneRemovedBefore: sqlStatement<{ deleted: number }>(
+  pruneRemovedBefore: sqlStatement(
     'transaction-changes.prune-removed-before',
     `WITH gone AS (
         DELETE FROM transaction_changes WHERE transaction_id IN (

@@ -1,4 +1,4 @@
-import { copyTarget, sqlStatement } from '#libs/database';
+import { copyTarget, row, type RowOf, sqlStatement } from '#libs/database';
 import { SERVED_FIELDS } from '#libs/domain/financial-data';
 
 export interface PageCounts {
@@ -174,39 +174,44 @@ const WINDOW_START = `SELECT LEAST(
       ORDER BY date LIMIT 1)) AS "from",
   NOT EXISTS (SELECT 1 FROM transactions WHERE account_id = $2::uuid AND merchant_id = $1::uuid) AS empty`;
 
-type WrittenCounts = { inserted: number; updated: number; touched: number };
-const WRITTEN_COUNTS = { inserted: 'number', updated: 'number', touched: 'number' } as const;
+const WRITTEN_COUNTS = row({ inserted: 'number', updated: 'number', touched: 'number' });
+
+const ACCOUNT_TRANSACTIONS_STATE = row({
+  /** Moves on with every write of the account's transactions (StoredPageCache's key). */
+  version: 'string',
+  /** The account's `sync.status`, as the API shows it. */
+  syncStatus: 'string',
+  /** A sync of the account has succeeded (the first reads all the consent allows): the list is whole. */
+  complete: 'boolean',
+  /** The account's `sync.lastError`: why its last sync failed or stopped. */
+  syncError: 'string?',
+});
+
+/** What a read of an account's stored transactions needs to know of the account. */
+export type AccountTransactionsState = RowOf<typeof ACCOUNT_TRANSACTIONS_STATE>;
 
 /** `page`'s statements are built per query; the schema check captures them from the method itself. */
 export const TRANSACTION_SQL = {
-  writePage: sqlStatement<WrittenCounts>('transactions.write-page', WRITE_PAGE, WRITTEN_COUNTS),
-  writePageAgain: sqlStatement<WrittenCounts>(
-    'transactions.write-page-again',
-    WRITE_PAGE_AGAIN,
-    WRITTEN_COUNTS,
-  ),
-  removeUnseen: sqlStatement<{ removed: number }>('transactions.remove-unseen', REMOVE_UNSEEN, {
+  writePage: sqlStatement('transactions.write-page', WRITE_PAGE, WRITTEN_COUNTS),
+  writePageAgain: sqlStatement('transactions.write-page-again', WRITE_PAGE_AGAIN, WRITTEN_COUNTS),
+  removeUnseen: sqlStatement('transactions.remove-unseen', REMOVE_UNSEEN, {
     removed: 'number',
   }),
-  windowStart: sqlStatement<{ from: Date | null; empty: boolean }>(
-    'transactions.window-start',
-    WINDOW_START,
-    { from: 'Date', empty: 'boolean' },
-  ),
-  reserveFeed: sqlStatement<{ userId: string; base: string; batched: boolean }>(
-    'transactions.reserve-feed',
-    RESERVE_FEED,
-    { userId: 'string', base: 'string', batched: 'boolean' },
-  ),
-  version: sqlStatement<AccountTransactionsState>(
+  windowStart: sqlStatement('transactions.window-start', WINDOW_START, { from: 'Date?', empty: 'boolean' }),
+  reserveFeed: sqlStatement('transactions.reserve-feed', RESERVE_FEED, {
+    userId: 'string',
+    base: 'string',
+    batched: 'boolean',
+  }),
+  version: sqlStatement(
     'transactions.version',
     `SELECT transactions_version::text AS version, lower(sync_status::text) AS "syncStatus",
             (last_synced_at IS NOT NULL) AS complete, last_sync_error AS "syncError"
             FROM accounts
             WHERE id = $1::uuid AND merchant_id = $2::uuid AND ($3::uuid IS NULL OR user_id = $3::uuid)`,
-    { version: 'string', syncStatus: 'string', complete: 'boolean', syncError: 'string' },
+    ACCOUNT_TRANSACTIONS_STATE,
   ),
-  countFor: sqlStatement<{ total: number; pending: number }>(
+  countFor: sqlStatement(
     undefined,
     `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'PENDING')::int AS pending
         FROM transactions WHERE merchant_id = $1::uuid AND account_id = $2::uuid`,
@@ -214,19 +219,20 @@ export const TRANSACTION_SQL = {
   ),
 };
 
-/** What a read of an account's stored transactions needs to know of the account. */
-export interface AccountTransactionsState {
-  /** Moves on with every write of the account's transactions (StoredPageCache's key). */
-  version: string;
-  /** The account's `sync.status`, as the API shows it. */
-  syncStatus: string;
-  /** A sync of the account has succeeded (the first reads all the consent allows): the list is whole. */
-  complete: boolean;
-  /** The account's `sync.lastError`: why its last sync failed or stopped. */
-  syncError: string | null;
-}
+/**
+ * A row of a stored page (TransactionRepository.page, whose statements are built per query): a record as
+ * stored (`raw`, as JSON text), with what its served fields fall back to.
+ */
+export const STORED_PAGE_ROW = row({
+  id: 'string',
+  date: 'string',
+  raw: 'string',
+  key: 'string',
+  currency: 'string',
+  /** The record carries every served field itself: it is served as its stored text. */
+  whole: 'boolean',
+});
 
 export interface StoredTransactionPage {
-  /** Each record as stored (`raw`, as JSON text), with what its served fields fall back to. */
-  rows: { id: string; date: string; raw: string; key: string; currency: string; whole: boolean }[];
+  rows: RowOf<typeof STORED_PAGE_ROW>[];
 }

@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, isoText, type Prisma, PrismaService, ReadCache, sqlStatement } from '#libs/database';
-
-type UserRow = Omit<Prisma.UserGetPayload<object>, 'createdAt' | 'updatedAt'> & {
-  createdAt: string;
-  updatedAt: string;
-};
+import { DatabasePool, isoText, PrismaService, ReadCache, sqlStatement } from '#libs/database';
 
 /** The merchant's users page, on every dashboard view: hand-written SQL on the shared pool. */
 const LIST = `SELECT id, merchant_id AS "merchantId", reference, application_user_id AS "applicationUserId",
@@ -14,12 +9,12 @@ const LIST = `SELECT id, merchant_id AS "merchantId", reference, application_use
   FROM users WHERE merchant_id = $1::uuid AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`;
 
 export const USER_SQL = {
-  list: sqlStatement<UserRow>('users.list', LIST, {
+  list: sqlStatement('users.list', LIST, {
     id: 'string',
     merchantId: 'string',
     reference: 'string',
     applicationUserId: 'string',
-    upstreamUserUuid: 'string',
+    upstreamUserUuid: 'string?',
     vopOptOut: 'boolean',
     createdAt: 'string',
     updatedAt: 'string',
