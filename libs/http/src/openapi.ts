@@ -110,11 +110,41 @@ export type ServedBytes<T> = Buffer & { readonly [answer]: Served<T> };
 
 type Handler<T> = (...args: never[]) => Served<T> | ServedBytes<T> | Promise<Served<T> | ServedBytes<T>>;
 
-/** A method decorator that fits only a handler answering `T` in the envelope. */
+/** What a handler of type `H` answers in the envelope. */
+type AnswerOf<H> = H extends (...args: never[]) => infer R
+  ? Awaited<R> extends Served<infer V> | ServedBytes<infer V>
+    ? V
+    : never
+  : never;
+
+/**
+ * The fields of `V` (a handler's view) that the documented `T` does not have, at any depth, by name: what
+ * would be served and documented nowhere. A class field typed `unknown` documents anything below it.
+ */
+export type Undocumented<V, T> = unknown extends T
+  ? never
+  : V extends readonly (infer VE)[]
+    ? T extends readonly (infer TE)[]
+      ? Undocumented<VE, TE>
+      : never
+    : V extends Date
+      ? never
+      : V extends object
+        ? NonNullable<T> extends object
+          ? {
+              [K in keyof V]-?: K extends keyof NonNullable<T> ? Undocumented<V[K], NonNullable<T>[K]> : K;
+            }[keyof V]
+          : never
+        : never;
+
+/** A method decorator that fits only a handler answering `T` in the envelope, no field undocumented. */
 export type AnswerDecorator<T> = <H extends Handler<T>>(
   target: object,
   key: string | symbol,
-  descriptor: TypedPropertyDescriptor<H>,
+  descriptor: TypedPropertyDescriptor<H> &
+    ([Undocumented<AnswerOf<H>, T>] extends [never]
+      ? unknown
+      : { 'the view serves fields its class does not document': Undocumented<AnswerOf<H>, T> }),
 ) => void;
 
 interface AnswerOptions {

@@ -27,7 +27,10 @@ export type DeliveryOutcome =
 
 /** A test event and what its one attempt met: nothing of it is recorded. */
 export interface TestDelivery {
-  event: MerchantEventWire & { type: typeof ENDPOINT_TEST_EVENT.type; data: { endpointId: string } };
+  event: Omit<MerchantEventWire, 'type' | 'data'> & {
+    type: typeof ENDPOINT_TEST_EVENT.type;
+    data: { endpointId: string };
+  };
   delivered: boolean;
   /** The endpoint's HTTP status; null when it gave none (refused, unreachable, timed out). */
   responseStatus: number | null;

@@ -4,6 +4,8 @@ import { ApiOpenSchema } from '../../common/openapi-open-schemas.js';
 /** The bank's beneficiary, straight through (amounts as decimal strings): besides `id`, what the bank gives. */
 @ApiOpenSchema()
 export class BeneficiaryOutput {
+  /** Open: the fields the upstream gives beyond those named (see ApiOpenSchema). */
+  [field: string]: unknown;
   @ApiProperty() id: string;
   @ApiPropertyOptional({ description: 'Absent when the bank does not say' }) trusted?: boolean;
   @ApiPropertyOptional({ description: 'Absent when the bank gives none' }) reference?: string;

@@ -10,6 +10,8 @@ import { SYNC_STATUS_VIEWS } from './account.output.js';
  */
 @ApiOpenSchema()
 export class TransactionOutput {
+  /** Open: the fields the upstream gives beyond those named (see ApiOpenSchema). */
+  [field: string]: unknown;
   @ApiProperty({ description: "The upstream's id; for a record without one, the stable key we dedupe it by" })
   id: string;
   @ApiProperty({ format: 'date-time', description: 'What ranges and order apply to' }) date: string;

@@ -6,6 +6,8 @@ const AS_GIVEN = 'As the upstream gives it; absent when it gives none';
 
 @ApiOpenSchema()
 export class UpstreamApplicationOutput {
+  /** Open: the fields the upstream gives beyond those named (see ApiOpenSchema). */
+  [field: string]: unknown;
   @ApiProperty() id: string;
   @ApiPropertyOptional({ description: AS_GIVEN }) name?: string;
   @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], description: AS_GIVEN })

@@ -7,6 +7,8 @@ const AS_GIVEN = 'As the upstream gives it; absent when it gives none';
 
 @ApiOpenSchema()
 export class HostedVrpRequestOutput {
+  /** Open: the fields the upstream gives beyond those named (see ApiOpenSchema). */
+  [field: string]: unknown;
   @ApiProperty() requestId: string;
   @ApiPropertyOptional({ description: AS_GIVEN }) applicationUserId?: string;
   @ApiPropertyOptional({ format: 'date-time', description: AS_GIVEN }) createdAt?: string;
