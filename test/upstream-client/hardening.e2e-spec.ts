@@ -1,15 +1,16 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { eventually, WAIT } from '../kit/index.js';
+import { paymentRequest } from '../kit/sandbox-payments.js';
 import {
   accountRequest,
   clientFor,
   failure,
   proxyTo,
   tinyServer,
-  UpstreamKit,
+  useUpstreamKit,
 } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
@@ -18,15 +19,12 @@ const json = (body: unknown) => JSON.stringify(body);
 const OFTEN_MS = 20;
 
 describe('upstream client: review fixes', () => {
-  const kit = new UpstreamKit();
+  const kit = useUpstreamKit();
   let client: UpstreamClient;
 
-  beforeAll(async () => {
-    await kit.start();
+  beforeAll(() => {
     client = kit.client();
   });
-  afterAll(() => kit.stop());
-  beforeEach(() => kit.reset());
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -501,26 +499,10 @@ describe('upstream client: review fixes', () => {
         applicationSecret: kit.config.upstream.applicationSecret,
       });
       try {
-        const paymentRequest = {
-          paymentIdempotencyId: 'lost-reply-1',
-          type: 'DOMESTIC_PAYMENT',
-          amount: { amount: 3, currency: 'GBP' },
-          payee: {
-            name: 'P',
-            accountIdentifications: [
-              { type: 'SORT_CODE', identification: '401016' },
-              { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-            ],
-          },
-        };
-        const auth = await viaProxy.createPaymentAuthorisation({
-          institutionId: 'sandbox-payments',
-          applicationUserId: 'u',
-          paymentRequest,
-        });
-        const token = await kit.authorise(auth.data.id);
+        const request = paymentRequest('lost-reply-1', 3);
+        const token = await kit.authorisedPayment(viaProxy, request);
         const on = { consent: token, institutionId: 'sandbox-payments' };
-        const paid = await viaProxy.createPayment(paymentRequest, on);
+        const paid = await viaProxy.createPayment(request, on);
         expect(proxy.dropped).toEqual(['POST /payments']);
         const details = await viaProxy.getPaymentDetails(paid.data.id, on);
         expect(details.data.payments).toHaveLength(1);

@@ -1,20 +1,18 @@
 import { performance } from 'node:perf_hooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { accountRequest, failure, UpstreamKit } from '../kit/upstream-test-kit.js';
+import { paymentRequest } from '../kit/sandbox-payments.js';
+import { accountRequest, failure, useUpstreamKit } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 
 describe('upstream client: retries, timeouts and circuit breakers under fault injection', () => {
-  const kit = new UpstreamKit();
+  const kit = useUpstreamKit();
   let client: UpstreamClient;
 
-  beforeAll(async () => {
-    await kit.start();
+  beforeAll(() => {
     client = kit.client();
   });
-  afterAll(() => kit.stop());
-  beforeEach(() => kit.reset());
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -77,26 +75,10 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
   });
 
   it('retries a payment POST because it carries paymentIdempotencyId, and pays once', async () => {
-    const paymentRequest = {
-      paymentIdempotencyId: 'retry-pay-1',
-      type: 'DOMESTIC_PAYMENT',
-      amount: { amount: 7.25, currency: 'GBP' },
-      payee: {
-        name: 'P',
-        accountIdentifications: [
-          { type: 'SORT_CODE', identification: '401016' },
-          { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-        ],
-      },
-    };
-    const auth = await client.createPaymentAuthorisation({
-      institutionId: 'sandbox-payments',
-      applicationUserId: 'u',
-      paymentRequest,
-    });
-    const token = await kit.authorise(auth.data.id);
+    const request = paymentRequest('retry-pay-1', 7.25);
+    const token = await kit.authorisedPayment(client, request);
     await kit.fault({ method: 'POST', path: '/payments', status: 503, count: 1 });
-    const paid = await client.createPayment(paymentRequest, {
+    const paid = await client.createPayment(request, {
       consent: token,
       institutionId: 'sandbox-redirect',
     });
