@@ -3,6 +3,8 @@
 // Its one-off HTTP helpers (call, expectStatus, inParallel) are in http-helpers.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { Queue } from 'bullmq';
+import pg from 'pg';
 import { APP_ENV, APP_NODE_FLAGS } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
@@ -207,6 +209,23 @@ export async function recreateDatabase(databaseUrl, log) {
   await ensureDatabase(databaseUrl);
   await migrate(databaseUrl, defaultMigrationsDir());
   return () => dropDatabase(databaseUrl);
+}
+
+/**
+ * A scenario's own store, emptied so that no earlier run's rows or jobs count: the database recreated
+ * (recreateDatabase), the named queues under `queuePrefix` obliterated, and a Postgres client on it.
+ * `closers` closes the queues and the client; a scenario pushes its own onto it.
+ */
+export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
+  await recreateDatabase(databaseUrl, log);
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+  const queues = queueNames.map(
+    (name) => new Queue(name, { connection: { url: redisUrl }, prefix: `{${queuePrefix}}` }),
+  );
+  for (const queue of queues) await queue.obliterate({ force: true });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  return { queues, db, closers: [...queues.map((q) => () => q.close()), () => db.end()] };
 }
 
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';

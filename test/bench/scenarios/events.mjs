@@ -7,14 +7,12 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { latencyStats, median, percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
-  recreateDatabase,
+  freshStore,
   startBare,
   startHeadless,
   startSandboxAndApi,
@@ -91,14 +89,11 @@ export async function eventsBench({ load, options, progress }) {
   };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
   const { loadConfig } = await import(dist('libs/config/src/index.js'));
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('events', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-
-  const closers = [() => queue.close(), () => db.end()];
+  const {
+    queues: [queue],
+    db,
+    closers,
+  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['events'], progress);
   try {
     // The receiver's secret, sealed as the admin route stores it (with the keys the apps will load).
     const secret = generateWebhookSecret();

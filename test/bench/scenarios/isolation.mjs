@@ -9,15 +9,13 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
+  freshStore,
   onboardMerchant,
-  recreateDatabase,
   SCHEDULES_OFF,
   startHeadless,
   startSandboxAndApi,
@@ -206,13 +204,11 @@ async function noisyNeighbour(db, env) {
 export async function isolationBench({ progress }) {
   const databaseUrl = benchDatabaseUrl('isolation');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  const closers = [() => queue.close(), () => db.end()];
+  const {
+    queues: [queue],
+    db,
+    closers,
+  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };

@@ -5,14 +5,12 @@
 // same bytes; and one dispatch of 100,000 due accounts. Everything runs as its own process, built from
 // dist/, on a database of its own that is dropped and created again (DATABASE_URL's name + `_bench_sync`).
 import { Buffer } from 'node:buffer';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
   benchDatabaseUrl,
   benchPorts,
-  recreateDatabase,
+  freshStore,
   startApi,
   startBare,
   startHeadless,
@@ -54,14 +52,11 @@ export async function syncBench({ load, options, progress }) {
     QUEUE_PREFIX,
     ...tuned({ syncDispatchEverySeconds: 0, institutionsRefreshMinutes: 0 }),
   };
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-
-  const closers = [() => queue.close(), () => db.end()];
+  const {
+    queues: [queue],
+    db,
+    closers,
+  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
 
