@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { captureLogger, testConfig } from '#libs/testing';
 import { type PaymentRequest, UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
@@ -102,11 +102,17 @@ export class UpstreamKit {
   async faultHits(): Promise<{ path: string; matched: number; hits: number }[]> {
     return (await this.admin.admin('GET', '/faults')).body.data;
   }
+
+  /** The hits of each fault rule, in the order they were added. */
+  async hits(): Promise<number[]> {
+    return (await this.faultHits()).map((f) => f.hits);
+  }
 }
 
 /**
  * One sandbox per test file, reset to its seeded state before every test. Call it inside `describe`; a
  * file's own `beforeAll` registered afterwards runs once the sandbox is up, so it can make its clients.
+ * Real timers come back after every test, so one that fails while faking them does not stall the next.
  */
 export function useUpstreamKit(): UpstreamKit {
   const kit = new UpstreamKit();
@@ -115,6 +121,9 @@ export function useUpstreamKit(): UpstreamKit {
   });
   afterAll(() => kit.stop());
   beforeEach(() => kit.reset());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   return kit;
 }
 

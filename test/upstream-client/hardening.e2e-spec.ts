@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { eventually, WAIT } from '../kit/index.js';
 import { paymentRequest } from '../kit/sandbox-payments.js';
@@ -25,11 +25,6 @@ describe('upstream client: review fixes', () => {
   beforeAll(() => {
     client = kit.client();
   });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  const hits = async () => (await kit.faultHits()).map((f) => f.hits);
 
   describe('abort and deadline', () => {
     it('an abort ends the wait for a 5 s Retry-After at once', async () => {
@@ -39,7 +34,7 @@ describe('upstream client: review fixes', () => {
       const call = client.listInstitutions({ signal: controller.signal });
       await eventually(
         'the first attempt reached the sandbox',
-        async () => (await hits())[0] === 1 || undefined,
+        async () => (await kit.hits())[0] === 1 || undefined,
         WAIT.work,
         OFTEN_MS,
       );
@@ -53,14 +48,14 @@ describe('upstream client: review fixes', () => {
       await kit.fault({ method: 'GET', path: '/institutions', status: 503, retryAfterSeconds: 3, count: 1 });
       const error = await fail(() => client.listInstitutions({ deadlineMs: 1_000 }));
       expect(error).toMatchObject({ kind: 'UNAVAILABLE', status: 503 });
-      expect(await hits()).toEqual([1]);
+      expect(await kit.hits()).toEqual([1]);
     });
 
     it("caps an attempt's timeout by what is left of the deadline", async () => {
       await kit.fault({ method: 'GET', path: '/institutions', latencyMs: 3_000 });
       const error = await fail(() => client.listInstitutions({ timeoutMs: 10_000, deadlineMs: 300 }));
       expect(error).toMatchObject({ kind: 'UNAVAILABLE', shape: 'timeout' });
-      expect(await hits()).toEqual([1]);
+      expect(await kit.hits()).toEqual([1]);
     });
 
     it('the attempt timeout covers a body that stalls after the headers', async () => {
@@ -229,7 +224,7 @@ describe('upstream client: review fixes', () => {
       expect(await fail(() => guarded.getInstitution('sandbox-redirect'))).toMatchObject({
         shape: 'circuitOpen',
       });
-      expect(await hits()).toEqual([2]);
+      expect(await kit.hits()).toEqual([2]);
     });
 
     it("a bank's failures count against that bank alone, whatever source the upstream names; a 400 does not", async () => {
@@ -290,7 +285,7 @@ describe('upstream client: review fixes', () => {
       const slow = pool.listInstitutions({ timeoutMs: 5_000 });
       await eventually(
         'the first attempt reached the sandbox',
-        async () => (await hits())[0] === 1 || undefined,
+        async () => (await kit.hits())[0] === 1 || undefined,
         WAIT.work,
         OFTEN_MS,
       );
@@ -386,12 +381,12 @@ describe('upstream client: review fixes', () => {
         { op: 'replace', path: '/referenceId', value: 'r2' },
       ]);
       expect(patched.data.referenceId).toBe('r2');
-      expect(await hits()).toEqual([1, 1]);
+      expect(await kit.hits()).toEqual([1, 1]);
 
       const { id } = await kit.dataConsent();
       await kit.fault({ method: 'POST', path: '/consents/*/extend', status: 503, count: 2 });
       await fail(() => client.extendConsent(id, { lastConfirmedAt: new Date().toISOString() }));
-      expect(await hits()).toEqual([1, 1, 1]);
+      expect(await kit.hits()).toEqual([1, 1, 1]);
     });
 
     it('gives each page and each retry its own request id, starting with the caller’s', async () => {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { paymentRequest } from '../kit/sandbox-payments.js';
 import { accountRequest, failure, useUpstreamKit } from '../kit/upstream-test-kit.js';
@@ -13,18 +13,13 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
   beforeAll(() => {
     client = kit.client();
   });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  const hits = async () => (await kit.faultHits()).map((f) => f.hits);
 
   it('retries a GET through two 500s and succeeds; counts the retries in the metrics', async () => {
     const { client: observed, registry } = kit.observedClient();
     await kit.fault({ method: 'GET', path: '/institutions', status: 500, count: 2 });
     const result = await observed.listInstitutions();
     expect(result.data.length).toBeGreaterThan(0);
-    expect(await hits()).toEqual([2]);
+    expect(await kit.hits()).toEqual([2]);
     const metrics = await registry.getMetricsAsJSON();
     const retries = metrics.find((m) => m.name === 'upstream_retries_total')!;
     expect(retries.values).toEqual([
@@ -58,7 +53,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
     await kit.fault({ method: 'GET', path: '/institutions', status: 429, retryAfterSeconds: 60, count: 1 });
     const error = await fail(() => client.listInstitutions());
     expect(error).toMatchObject({ kind: 'RATE_LIMITED', retryAfterMs: 60_000 });
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
   });
 
   it('never retries a non-idempotent POST on a 5xx', async () => {
@@ -71,7 +66,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       }),
     );
     expect(error).toMatchObject({ kind: 'UNAVAILABLE', status: 503 });
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
   });
 
   it('retries a payment POST because it carries paymentIdempotencyId, and pays once', async () => {
@@ -83,7 +78,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       institutionId: 'sandbox-redirect',
     });
     expect(paid.data.paymentIdempotencyId).toBe('retry-pay-1');
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
     const details = await client.getPaymentDetails(paid.data.id, {
       consent: token,
       institutionId: 'sandbox-redirect',
@@ -127,7 +122,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
     const call = client.listInstitutions({ signal: controller.signal });
     setTimeout(() => controller.abort(new Error('client went away')), 20);
     await expect(call).rejects.toThrow('client went away');
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
   });
 
   it('opens one institution’s breaker after consecutive failures, leaves the others alone, and recovers', async () => {
@@ -155,7 +150,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       retryable: true,
       status: undefined,
     });
-    expect(await hits()).toEqual([3]);
+    expect(await kit.hits()).toEqual([3]);
 
     // The other bank is untouched.
     expect((await guarded.getAccountBalances(accountB, onB)).status).toBe(200);
@@ -188,6 +183,6 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       guarded.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
     );
     expect(error.shape).toBe('circuitOpen');
-    expect(await hits()).toEqual([2]);
+    expect(await kit.hits()).toEqual([2]);
   });
 });
