@@ -228,6 +228,20 @@ export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
   return { queues, db, closers: [...queues.map((q) => () => q.close()), () => db.end()] };
 }
 
+/**
+ * `count` accounts of `consent` whose next sync was due a minute ago, so one dispatch enqueues them all;
+ * analysed afterwards, so the dispatcher's query plans for the table as it now is, not as it was empty.
+ */
+export async function insertDueAccounts(db, consent, count, idPrefix) {
+  await db.query(
+    `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
+     SELECT gen_random_uuid(), $1, $2, $3, $4::text || n, 'sandbox-redirect', now() - interval '1 minute', now()
+     FROM generate_series(1, ${count}) AS n`,
+    [consent.merchant_id, consent.user_id, consent.id, idPrefix],
+  );
+  await db.query('ANALYZE accounts');
+}
+
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 
 /** A merchant on-boarded through the operator API of the api at `apiUrl`: its id and its key's header. */

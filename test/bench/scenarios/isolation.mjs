@@ -15,6 +15,7 @@ import { median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
   freshStore,
+  insertDueAccounts,
   onboardMerchant,
   SCHEDULES_OFF,
   startHeadless,
@@ -185,13 +186,7 @@ async function noisyNeighbour(db, env) {
      SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'noisy-' || gen_random_uuid(), 'sandbox-redirect',
        'AUTHORIZED', now() FROM u RETURNING id, merchant_id, user_id`,
   );
-  await db.query(
-    `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
-     SELECT gen_random_uuid(), $1, $2, $3, 'noisy-' || n, 'sandbox-redirect', now() - interval '1 minute', now()
-     FROM generate_series(1, ${NOISY_ACCOUNTS}) AS n`,
-    [consent.merchant_id, consent.user_id, consent.id],
-  );
-  await db.query('ANALYZE accounts');
+  await insertDueAccounts(db, consent, NOISY_ACCOUNTS, 'noisy-');
   const dispatched = spawnSync(process.execPath, [dist('apps/worker/src/cli/sync-dispatch.cli.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
     encoding: 'utf8',

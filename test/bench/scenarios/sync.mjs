@@ -11,6 +11,7 @@ import {
   benchDatabaseUrl,
   benchPorts,
   freshStore,
+  insertDueAccounts,
   startApi,
   startBare,
   startHeadless,
@@ -178,13 +179,7 @@ export async function syncBench({ load, options, progress }) {
        SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'bench-' || gen_random_uuid(), 'sandbox-redirect',
          'AUTHORIZED', now() FROM users u LIMIT 1 RETURNING id, merchant_id, user_id`,
     );
-    await db.query(
-      `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
-       SELECT gen_random_uuid(), $1, $2, $3, 'due-' || n, 'sandbox-redirect', now() - interval '1 minute', now()
-       FROM generate_series(1, ${DUE_ACCOUNTS}) AS n`,
-      [consent.merchant_id, consent.user_id, consent.id],
-    );
-    await db.query('ANALYZE accounts');
+    await insertDueAccounts(db, consent, DUE_ACCOUNTS, 'due-');
     const dispatchPostgresBefore = postgresCpuSeconds();
     const dispatched = await runProcess('apps/worker/src/cli/sync-dispatch.cli.js', workerEnv);
     const dispatchPostgresCpuS = postgresCpuSeconds() - dispatchPostgresBefore;
