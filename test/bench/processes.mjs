@@ -214,7 +214,7 @@ export async function recreateDatabase(databaseUrl, log) {
 /**
  * A scenario's own store, emptied so that no earlier run's rows or jobs count: the database recreated
  * (recreateDatabase), the named queues under `queuePrefix` obliterated, and a Postgres client on it.
- * `closers` closes the queues and the client; a scenario pushes its own onto it.
+ * `queue` is the first queue; `closers` closes the queues and the client, and a scenario pushes its own.
  */
 export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
   await recreateDatabase(databaseUrl, log);
@@ -225,7 +225,8 @@ export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
   for (const queue of queues) await queue.obliterate({ force: true });
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
-  return { queues, db, closers: [...queues.map((q) => () => q.close()), () => db.end()] };
+  const closers = [...queues.map((q) => () => q.close()), () => db.end()];
+  return { queue: queues[0], queues, db, closers };
 }
 
 /**

@@ -30,11 +30,7 @@ export async function consentExpiryBench({ progress }) {
       consentReconcileMinutes: 0,
     }),
   };
-  const {
-    queues: [queue],
-    db,
-    closers,
-  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['consents'], progress);
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['consents'], progress);
   try {
     progress('the worker, its schedules off: the scan runs when this bench adds its job');
     const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);

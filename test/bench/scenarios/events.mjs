@@ -13,6 +13,7 @@ import { latencyStats, median, percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
   freshStore,
+  onboardMerchant,
   startBare,
   startHeadless,
   startSandboxAndApi,
@@ -21,7 +22,6 @@ import {
 } from '../processes.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-events';
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const RECEIVER_PATH = '/v1/webhooks/upstream';
 /** Signed requests per measured phase: each webhook id is used once, so every request is a new event. */
 const PER_PHASE = 12_000;
@@ -89,11 +89,7 @@ export async function eventsBench({ load, options, progress }) {
   };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
   const { loadConfig } = await import(dist('libs/config/src/index.js'));
-  const {
-    queues: [queue],
-    db,
-    closers,
-  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['events'], progress);
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['events'], progress);
   try {
     // The receiver's secret, sealed as the admin route stores it (with the keys the apps will load).
     const secret = generateWebhookSecret();
@@ -166,24 +162,13 @@ export async function eventsBench({ load, options, progress }) {
     closers.push(() => receivers.close());
     const merchants = [];
     for (let i = 0; i < ENDPOINTS; i += 1) {
-      const merchant = await expectStatus(
-        'POST /admin/merchants',
-        call(
-          api.url,
-          'POST',
-          '/admin/merchants',
-          { authorization: `Bearer ${ADMIN_TOKEN}` },
-          { name: `events bench ${i}` },
-        ),
-        201,
-      );
-      const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+      const { merchantId, auth } = await onboardMerchant(api.url, `events bench ${i}`);
       await expectStatus(
         'POST /v1/event-endpoints',
         call(api.url, 'POST', '/v1/event-endpoints', auth, { url: receivers.urls[i], types: [] }),
         201,
       );
-      merchants.push(merchant.body.data.merchant.id);
+      merchants.push(merchantId);
     }
     // The ingest rounds' events wait for fan-out: not this measurement's work.
     await queue.obliterate({ force: true });

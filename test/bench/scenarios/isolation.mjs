@@ -199,11 +199,7 @@ async function noisyNeighbour(db, env) {
 export async function isolationBench({ progress }) {
   const databaseUrl = benchDatabaseUrl('isolation');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
-  const {
-    queues: [queue],
-    db,
-    closers,
-  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };

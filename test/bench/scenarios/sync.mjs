@@ -12,6 +12,7 @@ import {
   benchPorts,
   freshStore,
   insertDueAccounts,
+  onboardMerchant,
   startApi,
   startBare,
   startHeadless,
@@ -37,7 +38,6 @@ const BANKS = 16;
 const DUE_ACCOUNTS = 100_000;
 const INCREMENTAL_SYNCS = 3;
 const QUEUE_PREFIX = 'bff-bench-sync';
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const TARGETS = {
   vsCopy: 0.4,
   workerRssMiB: 256,
@@ -53,27 +53,12 @@ export async function syncBench({ load, options, progress }) {
     QUEUE_PREFIX,
     ...tuned({ syncDispatchEverySeconds: 0, institutionsRefreshMinutes: 0 }),
   };
-  const {
-    queues: [queue],
-    db,
-    closers,
-  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
 
     progress(`connecting ${BANKS} banks (their first syncs wait in the queue: no worker yet)`);
-    const merchant = await expectStatus(
-      'POST /admin/merchants',
-      call(
-        api.url,
-        'POST',
-        '/admin/merchants',
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
-        { name: 'sync bench' },
-      ),
-      201,
-    );
-    const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+    const { auth } = await onboardMerchant(api.url, 'sync bench');
     const users = await connectBanks(api.url, auth, BANKS, 'b');
     const accounts = Number((await db.query('SELECT count(*) FROM accounts')).rows[0].count);
 
