@@ -230,6 +230,21 @@ export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
 }
 
 /**
+ * The worker as its own process, closed by `closers`, once it consumes `queue`: a job the scenario adds
+ * from now on is taken at once, so the worker's start-up is not in what the scenario times.
+ */
+export async function startConsumingWorker(env, queue, closers, ms) {
+  const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
+  closers.push(() => worker.stop());
+  await until(
+    'the worker consuming',
+    async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
+    ms,
+  );
+  return worker;
+}
+
+/**
  * `count` accounts of `consent` whose next sync was due a minute ago, so one dispatch enqueues them all;
  * analysed afterwards, so the dispatcher's query plans for the table as it now is, not as it was empty.
  */

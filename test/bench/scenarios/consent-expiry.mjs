@@ -8,7 +8,7 @@
 // measures our own scan (its reads, guarded writes and events), not the upstream's answers. Its own
 // database: DATABASE_URL's name + `_bench_lifecycle`, dropped and created.
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchDatabaseUrl, freshStore, jobFinished, startHeadless, tuned, until } from '../processes.mjs';
+import { benchDatabaseUrl, freshStore, jobFinished, startConsumingWorker, tuned } from '../processes.mjs';
 
 const DUE = 10_000;
 const SIZES = [10_000, 100_000, 1_000_000];
@@ -33,13 +33,7 @@ export async function consentExpiryBench({ progress }) {
   const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['consents'], progress);
   try {
     progress('the worker, its schedules off: the scan runs when this bench adds its job');
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
-      30_000,
-    );
+    await startConsumingWorker(env, queue, closers, 30_000);
     const runs = [];
     for (const size of SIZES) runs.push(await scanAmong(db, queue, size, progress));
     const base = runs[0].seconds;

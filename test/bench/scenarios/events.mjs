@@ -15,7 +15,7 @@ import {
   freshStore,
   onboardMerchant,
   startBare,
-  startHeadless,
+  startConsumingWorker,
   startSandboxAndApi,
   tuned,
   until,
@@ -173,13 +173,7 @@ export async function eventsBench({ load, options, progress }) {
     // The ingest rounds' events wait for fan-out: not this measurement's work.
     await queue.obliterate({ force: true });
     await db.query('TRUNCATE inbound_events');
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
-      30_000,
-    );
+    const worker = await startConsumingWorker(env, queue, closers, 30_000);
     // As the sync and fan-out record them: one statement per batch, with the NOTIFY the relay listens for.
     const insertEvents = (from, count) =>
       db.query(

@@ -18,7 +18,7 @@ import {
   insertDueAccounts,
   onboardMerchant,
   SCHEDULES_OFF,
-  startHeadless,
+  startConsumingWorker,
   startSandboxAndApi,
   until,
 } from '../processes.mjs';
@@ -203,13 +203,7 @@ export async function isolationBench({ progress }) {
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
-      60_000,
-    );
+    await startConsumingWorker(workerEnv, queue, closers, 60_000);
     const { auth } = await onboardMerchant(api.url, 'isolation bench');
 
     progress(`quiet: ${SAMPLES} new connections at a healthy bank`);

@@ -13,7 +13,7 @@ import {
   freshStore,
   onboardMerchant,
   SCHEDULES_OFF,
-  startHeadless,
+  startConsumingWorker,
   startSandboxAndApi,
   until,
 } from '../processes.mjs';
@@ -77,14 +77,10 @@ export async function lanesBench({ load, options, progress }) {
       [APPLICATION, sealed.ciphertext, sealed.keyId],
     );
     const { sandbox, api } = await startSandboxAndApi(env, closers);
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', {
-      ...env,
-      UPSTREAM_BASE_URL: sandbox.url,
-    });
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await syncQueue.getWorkersCount()) > 0 ? true : undefined),
+    const worker = await startConsumingWorker(
+      { ...env, UPSTREAM_BASE_URL: sandbox.url },
+      syncQueue,
+      closers,
       60_000,
     );
     const { auth } = await onboardMerchant(api.url, 'lanes bench');
