@@ -233,23 +233,19 @@ export async function eventsBench({ load, options, progress }) {
     };
 
     const met = ingestRatio >= TARGETS.ingestVsBare && ingest.latencyMs.p99 < TARGETS.ingestP99Ms;
-    const ingestRow = {
-      key: 'ingest',
-      label: 'POST /v1/webhooks/upstream (verify, store, enqueue)',
+    const rowOf = (key, label, rounds, stats) => ({
+      key,
+      label,
       bodyBytes: sampleBytes,
-      requests: rows.ours.reduce((n, r) => n + r.completed, 0),
-      rps: ingest.rps,
-      latencyMs: ingest.latencyMs,
+      requests: rounds.reduce((n, r) => n + r.completed, 0),
+      rps: stats.rps,
+      latencyMs: stats.latencyMs,
+    });
+    const ingestRow = {
+      ...rowOf('ingest', 'POST /v1/webhooks/upstream (verify, store, enqueue)', rows.ours, ingest),
       ratio: { rps: ingestRatio, rpsMedianOfRounds: ingestRatio },
     };
-    const bareRow = {
-      key: 'bare',
-      label: 'bare Fastify accepting the same POST',
-      bodyBytes: sampleBytes,
-      requests: rows.bare.reduce((n, r) => n + r.completed, 0),
-      rps: bareIngest.rps,
-      latencyMs: bareIngest.latencyMs,
-    };
+    const bareRow = rowOf('bare', 'bare Fastify accepting the same POST', rows.bare, bareIngest);
     const times = (n) => `×${n.toFixed(2)}`;
     return {
       kind: 'events',
