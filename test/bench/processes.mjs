@@ -3,6 +3,8 @@
 // Its one-off HTTP helpers (call, expectStatus, inParallel) are in http-helpers.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { Queue } from 'bullmq';
+import pg from 'pg';
 import { APP_ENV, APP_NODE_FLAGS } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
@@ -207,6 +209,53 @@ export async function recreateDatabase(databaseUrl, log) {
   await ensureDatabase(databaseUrl);
   await migrate(databaseUrl, defaultMigrationsDir());
   return () => dropDatabase(databaseUrl);
+}
+
+/**
+ * A scenario's own store, emptied so that no earlier run's rows or jobs count: the database recreated
+ * (recreateDatabase), the named queues under `queuePrefix` obliterated, and a Postgres client on it.
+ * `queue` is the first queue; `closers` closes the queues and the client, and a scenario pushes its own.
+ */
+export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
+  await recreateDatabase(databaseUrl, log);
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+  const queues = queueNames.map(
+    (name) => new Queue(name, { connection: { url: redisUrl }, prefix: `{${queuePrefix}}` }),
+  );
+  for (const queue of queues) await queue.obliterate({ force: true });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const closers = [...queues.map((q) => () => q.close()), () => db.end()];
+  return { queue: queues[0], queues, db, closers };
+}
+
+/**
+ * The worker as its own process, closed by `closers`, once it consumes `queue`: a job the scenario adds
+ * from now on is taken at once, so the worker's start-up is not in what the scenario times.
+ */
+export async function startConsumingWorker(env, queue, closers, ms) {
+  const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
+  closers.push(() => worker.stop());
+  await until(
+    'the worker consuming',
+    async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
+    ms,
+  );
+  return worker;
+}
+
+/**
+ * `count` accounts of `consent` whose next sync was due a minute ago, so one dispatch enqueues them all;
+ * analysed afterwards, so the dispatcher's query plans for the table as it now is, not as it was empty.
+ */
+export async function insertDueAccounts(db, consent, count, idPrefix) {
+  await db.query(
+    `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
+     SELECT gen_random_uuid(), $1, $2, $3, $4::text || n, 'sandbox-redirect', now() - interval '1 minute', now()
+     FROM generate_series(1, ${count}) AS n`,
+    [consent.merchant_id, consent.user_id, consent.id, idPrefix],
+  );
+  await db.query('ANALYZE accounts');
 }
 
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';

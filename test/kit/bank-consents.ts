@@ -1,6 +1,7 @@
 import type { AppConfig } from '#libs/config';
 import { testPayee } from './factories.js';
 import { SandboxHttp } from './sandbox-http.js';
+import { hostedVrpBody } from './sandbox-payments.js';
 
 /** The path and query of a URL on another base: public URLs name default ports, the apps listen on random ones. */
 const on = (base: string, url: string) => {
@@ -132,23 +133,7 @@ export async function createSandboxHostedVrpRequest(
     '/hosted/vrp-requests/commercial',
     {
       subApplication,
-      body: {
-        applicationUserId: 'hosted-user',
-        institutionIdentifiers: { institutionId: 'sandbox-payments', institutionCountryCode: 'GB' },
-        controlParameters: {
-          maxAmountPerPayment: { amount: 40, currency: 'GBP' },
-          periodicLimit: { frequency: 'WEEKLY', totalMaxAmount: { amount: 100, currency: 'GBP' } },
-        },
-        initiationDetails: VRP_INITIATION_DETAILS,
-        redirectUrl: 'https://merchant.example/vrp-done',
-        riskDetails: {
-          paymentContextCode: 'BillingGoodsAndServicesInArrears',
-          paymentPurposeCode: 'SUBS',
-          categoryPurposeCode: 'CASH',
-          merchantCustomerId: 'customer-7',
-          isPayeePrepopulated: true,
-        },
-      },
+      body: hostedVrpBody({ initiationDetails: VRP_INITIATION_DETAILS }),
     },
   );
   if (created.status !== 201)

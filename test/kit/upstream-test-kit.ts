@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { captureLogger, testConfig } from '#libs/testing';
-import { UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
+import { type PaymentRequest, UpstreamClient, type UpstreamClientOptions } from '#libs/upstream-client';
 import { type RunningHttpApp, startSandbox } from './running-apps.js';
 import { SandboxHttp } from './sandbox-http.js';
 
@@ -79,6 +80,19 @@ export class UpstreamKit {
     return res.body.data.consentToken as string;
   }
 
+  /**
+   * A payment consent asked for through `client` (the client under test, or one behind a proxy) and
+   * approved through the control API, as the bank page would: its token.
+   */
+  async authorisedPayment(client: UpstreamClient, paymentRequest: PaymentRequest): Promise<string> {
+    const auth = await client.createPaymentAuthorisation({
+      institutionId: 'sandbox-payments',
+      applicationUserId: 'u',
+      paymentRequest,
+    });
+    return this.authorise(auth.data.id);
+  }
+
   async fault(rule: Record<string, unknown>): Promise<void> {
     const res = await this.admin.admin('POST', '/faults', rule);
     if (res.status !== 201 && res.status !== 200) throw new Error(`fault failed: ${res.status}`);
@@ -88,6 +102,29 @@ export class UpstreamKit {
   async faultHits(): Promise<{ path: string; matched: number; hits: number }[]> {
     return (await this.admin.admin('GET', '/faults')).body.data;
   }
+
+  /** The hits of each fault rule, in the order they were added. */
+  async hits(): Promise<number[]> {
+    return (await this.faultHits()).map((f) => f.hits);
+  }
+}
+
+/**
+ * One sandbox per test file, reset to its seeded state before every test. Call it inside `describe`; a
+ * file's own `beforeAll` registered afterwards runs once the sandbox is up, so it can make its clients.
+ * Real timers come back after every test, so one that fails while faking them does not stall the next.
+ */
+export function useUpstreamKit(): UpstreamKit {
+  const kit = new UpstreamKit();
+  beforeAll(async () => {
+    await kit.start();
+  });
+  afterAll(() => kit.stop());
+  beforeEach(() => kit.reset());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  return kit;
 }
 
 export interface TinyServer {

@@ -1,57 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SandboxEvent, SandboxEvents } from '../../apps/sandbox/src/core/index.js';
-import { PAYEE, paymentRequest, testConfig } from '../kit/index.js';
+import { hostedVrpBody, PAYEE, PAYER, paymentRequest, sweepingVrpBody, testConfig } from '../kit/index.js';
 import { useSandbox } from '../kit/sandbox-fixture.js';
-
-const PAYER = {
-  name: 'John Payer',
-  accountIdentifications: [
-    { type: 'SORT_CODE', identification: '200000' },
-    { type: 'ACCOUNT_NUMBER', identification: '55779911' },
-  ],
-};
-
-function sweepingBody(
-  overrides: Record<string, unknown> = {},
-  controlOverrides: Record<string, unknown> = {},
-) {
-  return {
-    institutionId: 'sandbox-payments',
-    applicationUserId: 'vrp-user',
-    callback: 'https://merchant.example/callback',
-    controlParameters: {
-      psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-      maxAmountPerPayment: { amount: 100, currency: 'GBP' },
-      periodicLimits: [
-        { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 250, currency: 'GBP' } },
-      ],
-      ...controlOverrides,
-    },
-    initiationDetails: { reference: 'Sweep to savings', payee: PAYEE, payer: PAYER },
-    ...overrides,
-  };
-}
-
-function hostedBody(overrides: Record<string, unknown> = {}) {
-  return {
-    applicationUserId: 'hosted-user',
-    institutionIdentifiers: { institutionId: 'sandbox-payments', institutionCountryCode: 'GB' },
-    controlParameters: {
-      maxAmountPerPayment: { amount: 40, currency: 'GBP' },
-      periodicLimit: { frequency: 'WEEKLY', totalMaxAmount: { amount: 100, currency: 'GBP' } },
-    },
-    initiationDetails: { reference: 'Gym membership', payee: PAYEE },
-    redirectUrl: 'https://merchant.example/vrp-done',
-    riskDetails: {
-      paymentContextCode: 'BillingGoodsAndServicesInArrears',
-      paymentPurposeCode: 'SUBS',
-      categoryPurposeCode: 'CASH',
-      merchantCustomerId: 'customer-7',
-      isPayeePrepopulated: true,
-    },
-    ...overrides,
-  };
-}
 
 describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
   const { sandbox, http } = useSandbox();
@@ -105,7 +55,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
     return { token, payment: res.body.data };
   }
 
-  async function sweepingToken(body = sweepingBody()) {
+  async function sweepingToken(body = sweepingVrpBody()) {
     const created = await http.call('POST', '/variable-recurring-payments/sweeping/consents', { body });
     expect(created.status).toBe(201);
     return { consentId: created.body.data.id as string, token: await authorise(created.body.data.id) };
@@ -470,7 +420,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
   describe('sweeping VRP', () => {
     it('creates, authorises and shows a sweeping consent in the upstream spec §2.7 shape', async () => {
       const created = await http.call('POST', '/variable-recurring-payments/sweeping/consents', {
-        body: sweepingBody(),
+        body: sweepingVrpBody(),
       });
       expect(created.status).toBe(201);
       expect(created.body.data).toMatchObject({
@@ -527,7 +477,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
 
     it('validates sweeping consents and answers the feature error at a data-only institution', async () => {
       const dataOnly = await http.call('POST', '/variable-recurring-payments/sweeping/consents', {
-        body: sweepingBody({ institutionId: 'sandbox-redirect' }),
+        body: sweepingVrpBody({ institutionId: 'sandbox-redirect' }),
       });
       expect(dataOnly.status).toBe(403);
       expect(dataOnly.body.error.issues[0].parameter).toBe(
@@ -536,11 +486,11 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
 
       const cases: [Record<string, unknown>, string][] = [
         [
-          sweepingBody({}, { maxAmountPerPayment: { amount: 1.234, currency: 'GBP' } }),
+          sweepingVrpBody({}, { maxAmountPerPayment: { amount: 1.234, currency: 'GBP' } }),
           'controlParameters.maxAmountPerPayment.amount',
         ],
         [
-          sweepingBody(
+          sweepingVrpBody(
             {},
             {
               periodicLimits: [
@@ -551,11 +501,11 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
           'controlParameters.periodicLimits.0.frequency',
         ],
         [
-          sweepingBody({}, { psuAuthenticationMethods: ['FINGERPRINT'] }),
+          sweepingVrpBody({}, { psuAuthenticationMethods: ['FINGERPRINT'] }),
           'controlParameters.psuAuthenticationMethods',
         ],
         [
-          sweepingBody(
+          sweepingVrpBody(
             {},
             {
               periodicLimits: [
@@ -569,7 +519,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
           ),
           'controlParameters.periodicLimits[0].totalMaxAmount.currency',
         ],
-        [sweepingBody({ initiationDetails: { reference: 'x' } }), 'initiationDetails.payee'],
+        [sweepingVrpBody({ initiationDetails: { reference: 'x' } }), 'initiationDetails.payee'],
       ];
       for (const [body, parameter] of cases) {
         const res = await http.call('POST', '/variable-recurring-payments/sweeping/consents', { body });
@@ -670,7 +620,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
       const remaining = daysInMonth - now.getUTCDate() + 1;
       const limitMinor = Math.floor((31_000 * remaining) / daysInMonth);
       const { token } = await sweepingToken(
-        sweepingBody(
+        sweepingVrpBody(
           {},
           {
             maxAmountPerPayment: { amount: 400, currency: 'GBP' },
@@ -692,7 +642,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
 
     it('fails a payment above the payer balance at once (own funds check) and does not count it', async () => {
       const { token } = await sweepingToken(
-        sweepingBody(
+        sweepingVrpBody(
           {},
           {
             maxAmountPerPayment: { amount: 8000, currency: 'GBP' },
@@ -748,14 +698,14 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
 
     it('keeps a sweeping consent authorised on the bank page beyond a day, and marks a denied hosted request rejected', async () => {
       const created = await http.call('POST', '/variable-recurring-payments/sweeping/consents', {
-        body: sweepingBody(),
+        body: sweepingVrpBody(),
       });
       const approved = await decide(created.body.data.authorisationUrl, 'approve');
       const token = new URL(approved.headers.get('location')!).searchParams.get('consent')!;
       expect((await http.admin('POST', '/clock/advance', { days: 3 })).status).toBe(200);
       expect((await vrpPayment(token, 'page-sweep-1', 20)).status).toBe(201);
 
-      const hosted = await http.call('POST', '/hosted/vrp-requests/commercial', { body: hostedBody() });
+      const hosted = await http.call('POST', '/hosted/vrp-requests/commercial', { body: hostedVrpBody() });
       expect((await decide(hosted.body.data.hostedUrl, 'deny')).status).toBe(302);
       const request = await http.call('GET', `/hosted/vrp-requests/commercial/${hosted.body.data.requestId}`);
       expect(request.body.data.status).toMatchObject({
@@ -768,7 +718,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
 
   describe('hosted commercial VRP', () => {
     it('goes from created to succeed with the consent, which then pays', async () => {
-      const created = await http.call('POST', '/hosted/vrp-requests/commercial', { body: hostedBody() });
+      const created = await http.call('POST', '/hosted/vrp-requests/commercial', { body: hostedVrpBody() });
       expect(created.status).toBe(201);
       const data = created.body.data;
       expect(data).toMatchObject({
@@ -824,7 +774,7 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
     });
 
     it('expires a request the PSU does not complete within 10 minutes', async () => {
-      const created = await http.call('POST', '/hosted/vrp-requests/commercial', { body: hostedBody() });
+      const created = await http.call('POST', '/hosted/vrp-requests/commercial', { body: hostedVrpBody() });
       expect((await http.admin('POST', '/clock/advance', { seconds: 601 })).status).toBe(200);
       const res = await http.call('GET', `/hosted/vrp-requests/commercial/${created.body.data.requestId}`);
       expect(res.body.data.status).toMatchObject({ currentStatus: 'expired', errorCode: 'SESSION_EXPIRED' });
@@ -833,14 +783,14 @@ describe('sandbox payments, sweeping VRP and hosted commercial VRP', () => {
 
     it('validates the request and answers the feature error at a data-only institution', async () => {
       const dataOnly = await http.call('POST', '/hosted/vrp-requests/commercial', {
-        body: hostedBody({ institutionIdentifiers: { institutionId: 'sandbox-redirect' } }),
+        body: hostedVrpBody({ institutionIdentifiers: { institutionId: 'sandbox-redirect' } }),
       });
       expect(dataOnly.status).toBe(403);
       expect(dataOnly.body.error.issues[0].parameter).toBe(
         'INITIATE_DOMESTIC_VARIABLE_RECURRING_PAYMENT_COMMERCIAL',
       );
       const noRisk = await http.call('POST', '/hosted/vrp-requests/commercial', {
-        body: hostedBody({ riskDetails: undefined, redirectUrl: 'not a url' }),
+        body: hostedVrpBody({ riskDetails: undefined, redirectUrl: 'not a url' }),
       });
       expect(noRisk.status).toBe(400);
       const parameters = noRisk.body.error.issues.map((i: { parameter: string }) => i.parameter);

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { clientFor, failure, tinyServer, UpstreamKit } from '../kit/upstream-test-kit.js';
+import { paymentRequest } from '../kit/sandbox-payments.js';
+import { clientFor, failure, tinyServer, useUpstreamKit } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 
 describe('upstream client: error shapes and classification', () => {
-  const kit = new UpstreamKit();
+  const kit = useUpstreamKit();
   let client: UpstreamClient;
 
-  beforeAll(async () => {
-    await kit.start();
+  beforeAll(() => {
     client = kit.client({ retry: { maxRetries: 0 } });
   });
-  afterAll(() => kit.stop());
-  beforeEach(() => kit.reset());
 
   it('consent expired, revoked, invalid and missing: standard shape, the consent kinds', async () => {
     const expired = await kit.dataConsent('sandbox-redirect', 'err-1');
@@ -53,28 +51,12 @@ describe('upstream client: error shapes and classification', () => {
   });
 
   it('a consumed payment consent is CONSENT_CONSUMED', async () => {
-    const paymentRequest = {
-      paymentIdempotencyId: 'consumed-1',
-      type: 'DOMESTIC_PAYMENT',
-      amount: { amount: 5, currency: 'GBP' },
-      payee: {
-        name: 'P',
-        accountIdentifications: [
-          { type: 'SORT_CODE', identification: '401016' },
-          { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-        ],
-      },
-    };
-    const auth = await client.createPaymentAuthorisation({
-      institutionId: 'sandbox-payments',
-      applicationUserId: 'u',
-      paymentRequest,
-    });
-    const token = await kit.authorise(auth.data.id);
-    await client.createPayment(paymentRequest, { consent: token, institutionId: 'sandbox-redirect' });
+    const request = paymentRequest('consumed-1', 5);
+    const token = await kit.authorisedPayment(client, request);
+    await client.createPayment(request, { consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
       client.createPayment(
-        { ...paymentRequest, paymentIdempotencyId: 'consumed-2' },
+        { ...request, paymentIdempotencyId: 'consumed-2' },
         { consent: token, institutionId: 'sandbox-redirect' },
       ),
     );

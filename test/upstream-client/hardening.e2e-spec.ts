@@ -1,15 +1,16 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { eventually, WAIT } from '../kit/index.js';
+import { paymentRequest } from '../kit/sandbox-payments.js';
 import {
   accountRequest,
   clientFor,
   failure,
   proxyTo,
   tinyServer,
-  UpstreamKit,
+  useUpstreamKit,
 } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
@@ -18,20 +19,12 @@ const json = (body: unknown) => JSON.stringify(body);
 const OFTEN_MS = 20;
 
 describe('upstream client: review fixes', () => {
-  const kit = new UpstreamKit();
+  const kit = useUpstreamKit();
   let client: UpstreamClient;
 
-  beforeAll(async () => {
-    await kit.start();
+  beforeAll(() => {
     client = kit.client();
   });
-  afterAll(() => kit.stop());
-  beforeEach(() => kit.reset());
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  const hits = async () => (await kit.faultHits()).map((f) => f.hits);
 
   describe('abort and deadline', () => {
     it('an abort ends the wait for a 5 s Retry-After at once', async () => {
@@ -41,7 +34,7 @@ describe('upstream client: review fixes', () => {
       const call = client.listInstitutions({ signal: controller.signal });
       await eventually(
         'the first attempt reached the sandbox',
-        async () => (await hits())[0] === 1 || undefined,
+        async () => (await kit.hits())[0] === 1 || undefined,
         WAIT.work,
         OFTEN_MS,
       );
@@ -55,14 +48,14 @@ describe('upstream client: review fixes', () => {
       await kit.fault({ method: 'GET', path: '/institutions', status: 503, retryAfterSeconds: 3, count: 1 });
       const error = await fail(() => client.listInstitutions({ deadlineMs: 1_000 }));
       expect(error).toMatchObject({ kind: 'UNAVAILABLE', status: 503 });
-      expect(await hits()).toEqual([1]);
+      expect(await kit.hits()).toEqual([1]);
     });
 
     it("caps an attempt's timeout by what is left of the deadline", async () => {
       await kit.fault({ method: 'GET', path: '/institutions', latencyMs: 3_000 });
       const error = await fail(() => client.listInstitutions({ timeoutMs: 10_000, deadlineMs: 300 }));
       expect(error).toMatchObject({ kind: 'UNAVAILABLE', shape: 'timeout' });
-      expect(await hits()).toEqual([1]);
+      expect(await kit.hits()).toEqual([1]);
     });
 
     it('the attempt timeout covers a body that stalls after the headers', async () => {
@@ -231,7 +224,7 @@ describe('upstream client: review fixes', () => {
       expect(await fail(() => guarded.getInstitution('sandbox-redirect'))).toMatchObject({
         shape: 'circuitOpen',
       });
-      expect(await hits()).toEqual([2]);
+      expect(await kit.hits()).toEqual([2]);
     });
 
     it("a bank's failures count against that bank alone, whatever source the upstream names; a 400 does not", async () => {
@@ -292,7 +285,7 @@ describe('upstream client: review fixes', () => {
       const slow = pool.listInstitutions({ timeoutMs: 5_000 });
       await eventually(
         'the first attempt reached the sandbox',
-        async () => (await hits())[0] === 1 || undefined,
+        async () => (await kit.hits())[0] === 1 || undefined,
         WAIT.work,
         OFTEN_MS,
       );
@@ -388,12 +381,12 @@ describe('upstream client: review fixes', () => {
         { op: 'replace', path: '/referenceId', value: 'r2' },
       ]);
       expect(patched.data.referenceId).toBe('r2');
-      expect(await hits()).toEqual([1, 1]);
+      expect(await kit.hits()).toEqual([1, 1]);
 
       const { id } = await kit.dataConsent();
       await kit.fault({ method: 'POST', path: '/consents/*/extend', status: 503, count: 2 });
       await fail(() => client.extendConsent(id, { lastConfirmedAt: new Date().toISOString() }));
-      expect(await hits()).toEqual([1, 1, 1]);
+      expect(await kit.hits()).toEqual([1, 1, 1]);
     });
 
     it('gives each page and each retry its own request id, starting with the caller’s', async () => {
@@ -501,26 +494,10 @@ describe('upstream client: review fixes', () => {
         applicationSecret: kit.config.upstream.applicationSecret,
       });
       try {
-        const paymentRequest = {
-          paymentIdempotencyId: 'lost-reply-1',
-          type: 'DOMESTIC_PAYMENT',
-          amount: { amount: 3, currency: 'GBP' },
-          payee: {
-            name: 'P',
-            accountIdentifications: [
-              { type: 'SORT_CODE', identification: '401016' },
-              { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-            ],
-          },
-        };
-        const auth = await viaProxy.createPaymentAuthorisation({
-          institutionId: 'sandbox-payments',
-          applicationUserId: 'u',
-          paymentRequest,
-        });
-        const token = await kit.authorise(auth.data.id);
+        const request = paymentRequest('lost-reply-1', 3);
+        const token = await kit.authorisedPayment(viaProxy, request);
         const on = { consent: token, institutionId: 'sandbox-payments' };
-        const paid = await viaProxy.createPayment(paymentRequest, on);
+        const paid = await viaProxy.createPayment(request, on);
         expect(proxy.dropped).toEqual(['POST /payments']);
         const details = await viaProxy.getPaymentDetails(paid.data.id, on);
         expect(details.data.payments).toHaveLength(1);

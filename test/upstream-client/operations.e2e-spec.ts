@@ -1,39 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { hostedVrpBody, paymentRequest, sweepingVrpBody } from '../kit/sandbox-payments.js';
 import {
   accountRequest,
   clientFor,
   failure,
   SUB_A,
   tinyServer,
-  UpstreamKit,
+  useUpstreamKit,
 } from '../kit/upstream-test-kit.js';
 
-const PAYEE = {
-  name: 'Jane Merchant',
-  accountIdentifications: [
-    { type: 'SORT_CODE', identification: '401016' },
-    { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-  ],
-};
-const PAYER = {
-  name: 'John Payer',
-  accountIdentifications: [
-    { type: 'SORT_CODE', identification: '200000' },
-    { type: 'ACCOUNT_NUMBER', identification: '55779911' },
-  ],
-};
-
 describe('upstream client: every operation against the sandbox over HTTP', () => {
-  const kit = new UpstreamKit();
+  const kit = useUpstreamKit();
   let client: UpstreamClient;
 
-  beforeAll(async () => {
-    await kit.start();
+  beforeAll(() => {
     client = kit.client();
   });
-  afterAll(() => kit.stop());
-  beforeEach(() => kit.reset());
 
   it('institutions: list and get (bare answer)', async () => {
     const list = await client.listInstitutions();
@@ -200,21 +183,15 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
   });
 
   it('payments: authorisation, payment (idempotent POST), details', async () => {
-    const paymentRequest = {
-      paymentIdempotencyId: 'order-ops-1',
-      type: 'DOMESTIC_PAYMENT',
-      reference: 'Invoice 42',
-      amount: { amount: 10.5, currency: 'GBP' },
-      payee: PAYEE,
-    };
+    const request = paymentRequest('order-ops-1', 10.5);
     const auth = await client.createPaymentAuthorisation({
       institutionId: 'sandbox-payments',
       applicationUserId: 'shopper-1',
-      paymentRequest,
+      paymentRequest: request,
     });
     expect(auth.data.status).toBe('AWAITING_AUTHORIZATION');
     const token = await kit.authorise(auth.data.id);
-    const paid = await client.createPayment(paymentRequest, {
+    const paid = await client.createPayment(request, {
       consent: token,
       institutionId: 'sandbox-payments',
     });
@@ -228,19 +205,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
   });
 
   it('sweeping VRP: consent, details, funds confirmation, payment, payment details', async () => {
-    const consent = await client.createSweepingVrpConsent({
-      institutionId: 'sandbox-payments',
-      applicationUserId: 'vrp-user',
-      callback: 'https://merchant.example/callback',
-      controlParameters: {
-        psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-        maxAmountPerPayment: { amount: 100, currency: 'GBP' },
-        periodicLimits: [
-          { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 250, currency: 'GBP' } },
-        ],
-      },
-      initiationDetails: { reference: 'Sweep to savings', payee: PAYEE, payer: PAYER },
-    });
+    const consent = await client.createSweepingVrpConsent(sweepingVrpBody());
     expect(consent.status).toBe(201);
     const token = await kit.authorise(consent.data.id);
     const read = await client.getSweepingVrpConsent(consent.data.id);
@@ -268,23 +233,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
 
   it('hosted commercial VRP request', async () => {
     const created = await kit.admin.call('POST', '/hosted/vrp-requests/commercial', {
-      body: {
-        applicationUserId: 'hosted-user',
-        institutionIdentifiers: { institutionId: 'sandbox-payments', institutionCountryCode: 'GB' },
-        controlParameters: {
-          maxAmountPerPayment: { amount: 40, currency: 'GBP' },
-          periodicLimit: { frequency: 'WEEKLY', totalMaxAmount: { amount: 100, currency: 'GBP' } },
-        },
-        initiationDetails: { reference: 'Gym membership', payee: PAYEE },
-        redirectUrl: 'https://merchant.example/vrp-done',
-        riskDetails: {
-          paymentContextCode: 'BillingGoodsAndServicesInArrears',
-          paymentPurposeCode: 'SUBS',
-          categoryPurposeCode: 'CASH',
-          merchantCustomerId: 'customer-7',
-          isPayeePrepopulated: true,
-        },
-      },
+      body: hostedVrpBody(),
     });
     expect(created.status).toBe(201);
     const request = await client.getCommercialVrpRequest(created.body.data.requestId);

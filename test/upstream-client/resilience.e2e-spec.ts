@@ -1,32 +1,25 @@
 import { performance } from 'node:perf_hooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { accountRequest, failure, UpstreamKit } from '../kit/upstream-test-kit.js';
+import { paymentRequest } from '../kit/sandbox-payments.js';
+import { accountRequest, failure, useUpstreamKit } from '../kit/upstream-test-kit.js';
 
 const fail = (fn: () => Promise<unknown>) => failure<UpstreamError>(fn);
 
 describe('upstream client: retries, timeouts and circuit breakers under fault injection', () => {
-  const kit = new UpstreamKit();
+  const kit = useUpstreamKit();
   let client: UpstreamClient;
 
-  beforeAll(async () => {
-    await kit.start();
+  beforeAll(() => {
     client = kit.client();
   });
-  afterAll(() => kit.stop());
-  beforeEach(() => kit.reset());
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  const hits = async () => (await kit.faultHits()).map((f) => f.hits);
 
   it('retries a GET through two 500s and succeeds; counts the retries in the metrics', async () => {
     const { client: observed, registry } = kit.observedClient();
     await kit.fault({ method: 'GET', path: '/institutions', status: 500, count: 2 });
     const result = await observed.listInstitutions();
     expect(result.data.length).toBeGreaterThan(0);
-    expect(await hits()).toEqual([2]);
+    expect(await kit.hits()).toEqual([2]);
     const metrics = await registry.getMetricsAsJSON();
     const retries = metrics.find((m) => m.name === 'upstream_retries_total')!;
     expect(retries.values).toEqual([
@@ -60,7 +53,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
     await kit.fault({ method: 'GET', path: '/institutions', status: 429, retryAfterSeconds: 60, count: 1 });
     const error = await fail(() => client.listInstitutions());
     expect(error).toMatchObject({ kind: 'RATE_LIMITED', retryAfterMs: 60_000 });
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
   });
 
   it('never retries a non-idempotent POST on a 5xx', async () => {
@@ -73,35 +66,19 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       }),
     );
     expect(error).toMatchObject({ kind: 'UNAVAILABLE', status: 503 });
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
   });
 
   it('retries a payment POST because it carries paymentIdempotencyId, and pays once', async () => {
-    const paymentRequest = {
-      paymentIdempotencyId: 'retry-pay-1',
-      type: 'DOMESTIC_PAYMENT',
-      amount: { amount: 7.25, currency: 'GBP' },
-      payee: {
-        name: 'P',
-        accountIdentifications: [
-          { type: 'SORT_CODE', identification: '401016' },
-          { type: 'ACCOUNT_NUMBER', identification: '71234567' },
-        ],
-      },
-    };
-    const auth = await client.createPaymentAuthorisation({
-      institutionId: 'sandbox-payments',
-      applicationUserId: 'u',
-      paymentRequest,
-    });
-    const token = await kit.authorise(auth.data.id);
+    const request = paymentRequest('retry-pay-1', 7.25);
+    const token = await kit.authorisedPayment(client, request);
     await kit.fault({ method: 'POST', path: '/payments', status: 503, count: 1 });
-    const paid = await client.createPayment(paymentRequest, {
+    const paid = await client.createPayment(request, {
       consent: token,
       institutionId: 'sandbox-redirect',
     });
     expect(paid.data.paymentIdempotencyId).toBe('retry-pay-1');
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
     const details = await client.getPaymentDetails(paid.data.id, {
       consent: token,
       institutionId: 'sandbox-redirect',
@@ -145,7 +122,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
     const call = client.listInstitutions({ signal: controller.signal });
     setTimeout(() => controller.abort(new Error('client went away')), 20);
     await expect(call).rejects.toThrow('client went away');
-    expect(await hits()).toEqual([1]);
+    expect(await kit.hits()).toEqual([1]);
   });
 
   it('opens one institution’s breaker after consecutive failures, leaves the others alone, and recovers', async () => {
@@ -173,7 +150,7 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       retryable: true,
       status: undefined,
     });
-    expect(await hits()).toEqual([3]);
+    expect(await kit.hits()).toEqual([3]);
 
     // The other bank is untouched.
     expect((await guarded.getAccountBalances(accountB, onB)).status).toBe(200);
@@ -206,6 +183,6 @@ describe('upstream client: retries, timeouts and circuit breakers under fault in
       guarded.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
     );
     expect(error.shape).toBe('circuitOpen');
-    expect(await hits()).toEqual([2]);
+    expect(await kit.hits()).toEqual([2]);
   });
 });

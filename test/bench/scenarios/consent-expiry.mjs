@@ -7,17 +7,8 @@
 // ended. They are of the embedded flow, which is warned but has no bank page to re-authorise on: this
 // measures our own scan (its reads, guarded writes and events), not the upstream's answers. Its own
 // database: DATABASE_URL's name + `_bench_lifecycle`, dropped and created.
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
-import {
-  benchDatabaseUrl,
-  jobFinished,
-  recreateDatabase,
-  startHeadless,
-  tuned,
-  until,
-} from '../processes.mjs';
+import { benchDatabaseUrl, freshStore, jobFinished, startConsumingWorker, tuned } from '../processes.mjs';
 
 const DUE = 10_000;
 const SIZES = [10_000, 100_000, 1_000_000];
@@ -39,22 +30,10 @@ export async function consentExpiryBench({ progress }) {
       consentReconcileMinutes: 0,
     }),
   };
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('consents', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  const closers = [() => queue.close(), () => db.end()];
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['consents'], progress);
   try {
     progress('the worker, its schedules off: the scan runs when this bench adds its job');
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
-      30_000,
-    );
+    await startConsumingWorker(env, queue, closers, 30_000);
     const runs = [];
     for (const size of SIZES) runs.push(await scanAmong(db, queue, size, progress));
     const base = runs[0].seconds;

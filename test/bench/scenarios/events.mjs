@@ -7,23 +7,21 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { latencyStats, median, percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
-  recreateDatabase,
+  freshStore,
+  onboardMerchant,
   startBare,
-  startHeadless,
+  startConsumingWorker,
   startSandboxAndApi,
   tuned,
   until,
 } from '../processes.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-events';
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const RECEIVER_PATH = '/v1/webhooks/upstream';
 /** Signed requests per measured phase: each webhook id is used once, so every request is a new event. */
 const PER_PHASE = 12_000;
@@ -91,14 +89,7 @@ export async function eventsBench({ load, options, progress }) {
   };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
   const { loadConfig } = await import(dist('libs/config/src/index.js'));
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('events', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-
-  const closers = [() => queue.close(), () => db.end()];
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['events'], progress);
   try {
     // The receiver's secret, sealed as the admin route stores it (with the keys the apps will load).
     const secret = generateWebhookSecret();
@@ -171,35 +162,18 @@ export async function eventsBench({ load, options, progress }) {
     closers.push(() => receivers.close());
     const merchants = [];
     for (let i = 0; i < ENDPOINTS; i += 1) {
-      const merchant = await expectStatus(
-        'POST /admin/merchants',
-        call(
-          api.url,
-          'POST',
-          '/admin/merchants',
-          { authorization: `Bearer ${ADMIN_TOKEN}` },
-          { name: `events bench ${i}` },
-        ),
-        201,
-      );
-      const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+      const { merchantId, auth } = await onboardMerchant(api.url, `events bench ${i}`);
       await expectStatus(
         'POST /v1/event-endpoints',
         call(api.url, 'POST', '/v1/event-endpoints', auth, { url: receivers.urls[i], types: [] }),
         201,
       );
-      merchants.push(merchant.body.data.merchant.id);
+      merchants.push(merchantId);
     }
     // The ingest rounds' events wait for fan-out: not this measurement's work.
     await queue.obliterate({ force: true });
     await db.query('TRUNCATE inbound_events');
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', env);
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
-      30_000,
-    );
+    const worker = await startConsumingWorker(env, queue, closers, 30_000);
     // As the sync and fan-out record them: one statement per batch, with the NOTIFY the relay listens for.
     const insertEvents = (from, count) =>
       db.query(
@@ -259,23 +233,19 @@ export async function eventsBench({ load, options, progress }) {
     };
 
     const met = ingestRatio >= TARGETS.ingestVsBare && ingest.latencyMs.p99 < TARGETS.ingestP99Ms;
-    const ingestRow = {
-      key: 'ingest',
-      label: 'POST /v1/webhooks/upstream (verify, store, enqueue)',
+    const rowOf = (key, label, rounds, stats) => ({
+      key,
+      label,
       bodyBytes: sampleBytes,
-      requests: rows.ours.reduce((n, r) => n + r.completed, 0),
-      rps: ingest.rps,
-      latencyMs: ingest.latencyMs,
+      requests: rounds.reduce((n, r) => n + r.completed, 0),
+      rps: stats.rps,
+      latencyMs: stats.latencyMs,
+    });
+    const ingestRow = {
+      ...rowOf('ingest', 'POST /v1/webhooks/upstream (verify, store, enqueue)', rows.ours, ingest),
       ratio: { rps: ingestRatio, rpsMedianOfRounds: ingestRatio },
     };
-    const bareRow = {
-      key: 'bare',
-      label: 'bare Fastify accepting the same POST',
-      bodyBytes: sampleBytes,
-      requests: rows.bare.reduce((n, r) => n + r.completed, 0),
-      rps: bareIngest.rps,
-      latencyMs: bareIngest.latencyMs,
-    };
+    const bareRow = rowOf('bare', 'bare Fastify accepting the same POST', rows.bare, bareIngest);
     const times = (n) => `×${n.toFixed(2)}`;
     return {
       kind: 'events',

@@ -9,17 +9,16 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { median } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
+  freshStore,
+  insertDueAccounts,
   onboardMerchant,
-  recreateDatabase,
   SCHEDULES_OFF,
-  startHeadless,
+  startConsumingWorker,
   startSandboxAndApi,
   until,
 } from '../processes.mjs';
@@ -187,13 +186,7 @@ async function noisyNeighbour(db, env) {
      SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'noisy-' || gen_random_uuid(), 'sandbox-redirect',
        'AUTHORIZED', now() FROM u RETURNING id, merchant_id, user_id`,
   );
-  await db.query(
-    `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
-     SELECT gen_random_uuid(), $1, $2, $3, 'noisy-' || n, 'sandbox-redirect', now() - interval '1 minute', now()
-     FROM generate_series(1, ${NOISY_ACCOUNTS}) AS n`,
-    [consent.merchant_id, consent.user_id, consent.id],
-  );
-  await db.query('ANALYZE accounts');
+  await insertDueAccounts(db, consent, NOISY_ACCOUNTS, 'noisy-');
   const dispatched = spawnSync(process.execPath, [dist('apps/worker/src/cli/sync-dispatch.cli.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
@@ -206,23 +199,11 @@ async function noisyNeighbour(db, env) {
 export async function isolationBench({ progress }) {
   const databaseUrl = benchDatabaseUrl('isolation');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  const closers = [() => queue.close(), () => db.end()];
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
-      60_000,
-    );
+    await startConsumingWorker(workerEnv, queue, closers, 60_000);
     const { auth } = await onboardMerchant(api.url, 'isolation bench');
 
     progress(`quiet: ${SAMPLES} new connections at a healthy bank`);

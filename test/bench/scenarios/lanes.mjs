@@ -4,18 +4,16 @@
 // finished_at), flooded against idle, beside the worker's and Postgres's CPU seconds in each case. Its own
 // database: DATABASE_URL's name + `_bench_lanes`, dropped and created.
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
 import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { percentile } from '../load-generator.mjs';
 import {
   benchDatabaseUrl,
+  freshStore,
   onboardMerchant,
-  recreateDatabase,
   SCHEDULES_OFF,
-  startHeadless,
+  startConsumingWorker,
   startSandboxAndApi,
   until,
 } from '../processes.mjs';
@@ -63,16 +61,11 @@ export async function lanesBench({ load, options, progress }) {
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
   const { loadConfig } = await import(dist('libs/config/src/index.js'));
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queues = ['sync', 'events'].map(
-    (name) => new Queue(name, { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` }),
-  );
-  for (const queue of queues) await queue.obliterate({ force: true });
-  const [syncQueue, eventsQueue] = queues;
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  const closers = [...queues.map((q) => () => q.close()), () => db.end()];
+  const {
+    queues: [syncQueue, eventsQueue],
+    db,
+    closers,
+  } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync', 'events'], progress);
   try {
     // The receiver's secret, sealed as the admin route stores it (with the keys the apps will load).
     const secret = generateWebhookSecret();
@@ -84,14 +77,10 @@ export async function lanesBench({ load, options, progress }) {
       [APPLICATION, sealed.ciphertext, sealed.keyId],
     );
     const { sandbox, api } = await startSandboxAndApi(env, closers);
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', {
-      ...env,
-      UPSTREAM_BASE_URL: sandbox.url,
-    });
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await syncQueue.getWorkersCount()) > 0 ? true : undefined),
+    const worker = await startConsumingWorker(
+      { ...env, UPSTREAM_BASE_URL: sandbox.url },
+      syncQueue,
+      closers,
       60_000,
     );
     const { auth } = await onboardMerchant(api.url, 'lanes bench');

@@ -13,8 +13,7 @@ import {
   recreateDatabase,
   SCHEDULES_OFF,
   startBenchSandbox,
-  startHeadless,
-  until,
+  startConsumingWorker,
 } from '../processes.mjs';
 
 const USERS = 2_500;
@@ -75,16 +74,10 @@ export async function reconcileBench({ progress }) {
     const counters = { listings: await counter('/consents'), reads: await counter('/consents/*') };
 
     progress('the worker, its schedules off: each reconciliation runs when this bench adds its job');
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', {
-      ...SCHEDULES_OFF,
-      DATABASE_URL: databaseUrl,
-      QUEUE_PREFIX,
-      UPSTREAM_BASE_URL: sandbox.url,
-    });
-    closers.push(() => worker.stop());
-    await until(
-      'the worker consuming',
-      async () => ((await queue.getWorkersCount()) > 0 ? true : undefined),
+    await startConsumingWorker(
+      { ...SCHEDULES_OFF, DATABASE_URL: databaseUrl, QUEUE_PREFIX, UPSTREAM_BASE_URL: sandbox.url },
+      queue,
+      closers,
       30_000,
     );
     const started = Date.now();

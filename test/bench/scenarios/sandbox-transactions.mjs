@@ -55,6 +55,21 @@ async function expectOk(label, promise, status = 200) {
   return res;
 }
 
+/**
+ * The sandbox in this process, on a random loopback port, closed by `closers`: no child process sits
+ * between the bench and what it times. Answers its config (admin token, credentials) and URL.
+ */
+export async function startInProcessSandbox(closers) {
+  await import('reflect-metadata');
+  const { createSandboxApp } = await import(DIST_BOOTSTRAP.href);
+  const { loadConfig } = await import(DIST_CONFIG.href);
+  const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0' });
+  const { app } = await createSandboxApp(config);
+  closers.push(() => app.close());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { config, url: `http://127.0.0.1:${app.getHttpServer().address().port}` };
+}
+
 const transactionsPath = (accountId, limit, offset) =>
   `/accounts/${encodeURIComponent(accountId)}/transactions?limit=${limit}&offset=${offset}`;
 
@@ -64,19 +79,12 @@ export async function sandboxTransactionPage({ load, options, progress }) {
       'dist/ is missing: run `npm run build` first (or use `npm run bench`, which builds).',
     );
   }
-  await import('reflect-metadata');
-  const { createSandboxApp } = await import(DIST_BOOTSTRAP.href);
-  const { loadConfig } = await import(DIST_CONFIG.href);
   const { default: Fastify } = await import('fastify');
 
   const closers = [];
   try {
     // --- the sandbox, in-process, on a random loopback port -----------------------------------------
-    const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0' });
-    const { app } = await createSandboxApp(config);
-    closers.push(() => app.close());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const sandboxUrl = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    const { config, url: sandboxUrl } = await startInProcessSandbox(closers);
 
     const consentRes = await expectOk(
       'POST /sandbox/admin/consents',

@@ -5,14 +5,14 @@
 // same bytes; and one dispatch of 100,000 due accounts. Everything runs as its own process, built from
 // dist/, on a database of its own that is dropped and created again (DATABASE_URL's name + `_bench_sync`).
 import { Buffer } from 'node:buffer';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
   benchDatabaseUrl,
   benchPorts,
-  recreateDatabase,
+  freshStore,
+  insertDueAccounts,
+  onboardMerchant,
   startApi,
   startBare,
   startHeadless,
@@ -38,7 +38,6 @@ const BANKS = 16;
 const DUE_ACCOUNTS = 100_000;
 const INCREMENTAL_SYNCS = 3;
 const QUEUE_PREFIX = 'bff-bench-sync';
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
 const TARGETS = {
   vsCopy: 0.4,
   workerRssMiB: 256,
@@ -54,30 +53,12 @@ export async function syncBench({ load, options, progress }) {
     QUEUE_PREFIX,
     ...tuned({ syncDispatchEverySeconds: 0, institutionsRefreshMinutes: 0 }),
   };
-  await recreateDatabase(databaseUrl, progress);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queue = new Queue('sync', { connection: { url: redisUrl }, prefix: `{${QUEUE_PREFIX}}` });
-  await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-
-  const closers = [() => queue.close(), () => db.end()];
+  const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
   try {
     const { sandbox, api } = await startSandboxAndApi(env, closers);
 
     progress(`connecting ${BANKS} banks (their first syncs wait in the queue: no worker yet)`);
-    const merchant = await expectStatus(
-      'POST /admin/merchants',
-      call(
-        api.url,
-        'POST',
-        '/admin/merchants',
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
-        { name: 'sync bench' },
-      ),
-      201,
-    );
-    const auth = { authorization: `Bearer ${merchant.body.data.apiKey.key}` };
+    const { auth } = await onboardMerchant(api.url, 'sync bench');
     const users = await connectBanks(api.url, auth, BANKS, 'b');
     const accounts = Number((await db.query('SELECT count(*) FROM accounts')).rows[0].count);
 
@@ -183,13 +164,7 @@ export async function syncBench({ load, options, progress }) {
        SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'bench-' || gen_random_uuid(), 'sandbox-redirect',
          'AUTHORIZED', now() FROM users u LIMIT 1 RETURNING id, merchant_id, user_id`,
     );
-    await db.query(
-      `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
-       SELECT gen_random_uuid(), $1, $2, $3, 'due-' || n, 'sandbox-redirect', now() - interval '1 minute', now()
-       FROM generate_series(1, ${DUE_ACCOUNTS}) AS n`,
-      [consent.merchant_id, consent.user_id, consent.id],
-    );
-    await db.query('ANALYZE accounts');
+    await insertDueAccounts(db, consent, DUE_ACCOUNTS, 'due-');
     const dispatchPostgresBefore = postgresCpuSeconds();
     const dispatched = await runProcess('apps/worker/src/cli/sync-dispatch.cli.js', workerEnv);
     const dispatchPostgresCpuS = postgresCpuSeconds() - dispatchPostgresBefore;

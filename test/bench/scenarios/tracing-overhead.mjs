@@ -17,7 +17,7 @@ import {
   benchPorts,
   onboardMerchant,
   recreateDatabase,
-  startApp,
+  startApi,
   startHeadless,
   startSandboxAndApi,
   tuned,
@@ -175,26 +175,14 @@ export async function tracingOverhead({ load, options, progress }) {
     // Two traced apis beside the untraced one: every request sampled (the worst case, and the default),
     // and 1 request in 10 (what docs/observability.md#tracing suggests for busy read traffic).
     const basePort = Number(process.env.BENCH_TRACED_API_PORT ?? benchPorts().api + 1);
-    const startTraced = async (name, port, sampler) => {
-      const app = await startApp(
+    const startTraced = (name, port, sampler) =>
+      startApi(
         name,
-        'dist/apps/api/src/main.js',
-        {
-          ...env,
-          API_PORT: String(port),
-          API_HOST: '127.0.0.1',
-          API_PUBLIC_URL: `http://127.0.0.1:${port}`,
-          UPSTREAM_BASE_URL: sandbox.url,
-          RATE_LIMIT_PER_MINUTE: '1000000',
-          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-          ...sampler,
-        },
-        '/health/ready',
+        { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...sampler },
+        sandbox,
         port,
+        closers,
       );
-      closers.push(() => app.stop());
-      return app;
-    };
     const traced = await startTraced('api_traced', basePort, {});
     const sampled = await startTraced('api_sampled', basePort + 1, {
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',

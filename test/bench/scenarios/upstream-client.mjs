@@ -6,7 +6,7 @@ import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { latencyStats, median } from '../load-generator.mjs';
-import { BenchFailure } from './sandbox-transactions.mjs';
+import { BenchFailure, startInProcessSandbox } from './sandbox-transactions.mjs';
 
 const ROOT = new URL('../../../', import.meta.url);
 const DIST_BOOTSTRAP = new URL('dist/apps/sandbox/src/bootstrap.js', ROOT);
@@ -22,19 +22,12 @@ export async function upstreamClientWalk({ options, progress }) {
     if (!existsSync(file))
       throw new BenchFailure(`${file.pathname} is missing: run \`npm run build\` first.`);
   }
-  await import('reflect-metadata');
-  const { createSandboxApp } = await import(DIST_BOOTSTRAP.href);
-  const { loadConfig } = await import(DIST_CONFIG.href);
   const { createUpstreamClient } = await import(DIST_CLIENT.href);
   const { Registry } = await import('prom-client');
 
   const closers = [];
   try {
-    const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0' });
-    const { app } = await createSandboxApp(config);
-    closers.push(() => app.close());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const baseUrl = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    const { config, url: baseUrl } = await startInProcessSandbox(closers);
 
     const consent = await fetch(`${baseUrl}/sandbox/admin/consents`, {
       method: 'POST',
