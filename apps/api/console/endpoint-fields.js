@@ -2,7 +2,11 @@
 // changing one, so both say and accept the same.
 import { EVENT_TYPES, h, plain } from './ui.js';
 
-/** `prefix` keeps the ids unique on the page; `endpoint` (when changing one) fills the fields in. */
+/**
+ * `prefix` keeps the ids unique on the page; `endpoint` (when changing one) fills the fields in.
+ * @param {string} prefix
+ * @param {import('./merchant-sdk.js').EventEndpoint} [endpoint]
+ */
 export function endpointFields(prefix, endpoint) {
   const url = h('input', {
     id: `${prefix}-url`,

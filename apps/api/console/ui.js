@@ -287,7 +287,9 @@ const PLAIN = {
 };
 
 /** The event types an endpoint can take (the api's names, in the api's order); `endpoint.test` is no choice. */
-export const EVENT_TYPES = Object.keys(PLAIN.eventType).filter((type) => type !== 'endpoint.test');
+export const EVENT_TYPES = /** @type {import('./merchant-sdk.js').EventEndpoint['types']} */ (
+  Object.keys(PLAIN.eventType).filter((type) => type !== 'endpoint.test')
+);
 
 /** An API value in plain words; an unknown one as the API's own name, marked as such. */
 export function plain(kind, value) {
