@@ -28,7 +28,10 @@ function refresh(screen) {
   });
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {import('./merchant-sdk.js').ApiKey} key
+ */
 async function revoke(screen, key) {
   const label = key.name ?? key.prefix;
   // A revoked key stops working at once, everywhere: the question is worth asking.
