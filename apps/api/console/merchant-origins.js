@@ -34,7 +34,10 @@ function refresh(screen) {
   });
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {string} origin
+ */
 function originItem(screen, origin) {
   return h(
     'li',
@@ -62,6 +65,8 @@ function originItem(screen, origin) {
 /**
  * The api takes the whole list: what is sent replaces what was there.
  * @param {Screen} screen
+ * @param {string[]} origins
+ * @param {string} done what the status line says once it is saved
  */
 async function save(screen, origins, done) {
   try {
