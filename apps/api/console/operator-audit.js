@@ -2,6 +2,9 @@
 import { operator } from './api.js';
 import { h, pagedInto, when } from './ui.js';
 
+/** @typedef {import('./operator-client').Schema<'AuditEntryOutput'>['action']} Action */
+
+/** @type {Record<Action, string>} */
 const ACTIONS = {
   'merchant.create': 'Merchant on-boarded',
   'merchant.update': 'Merchant changed',
@@ -22,12 +25,17 @@ const ACTIONS = {
   'upstream-webhook.migrate': 'Upstream webhook moved',
 };
 
-/** The plain words, then the API's own name of the action, shown as such. */
+/**
+ * The plain words, then the API's own name of the action, shown as such.
+ * @param {Action} name
+ */
 const action = (name) => h('span', {}, `${ACTIONS[name] ?? name} `, h('code', { class: 'muted' }, name));
 
 /**
  * Every merchant's entries, or one merchant's (`#/audit/<id>`, linked from its screen). The api names
  * each entry's merchant: the screen reads no list of merchants to show names.
+ * @param {HTMLElement} main
+ * @param {string} [merchantId]
  */
 export function auditScreen(main, merchantId) {
   const list = h('div', { id: 'audit-list' });

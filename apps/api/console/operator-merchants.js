@@ -15,6 +15,7 @@ function merchantsFields() {
 }
 
 /** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof merchantsFields>>} Screen */
+/** @typedef {import('./operator-client').Schema<'MerchantOutput'>} Merchant */
 
 function merchantsView() {
   return screenOf(merchantsFields(), refresh);
@@ -35,6 +36,7 @@ function refresh(screen) {
 /**
  * A merchant's cells; its button redraws the row in place, so a later page stays where it is.
  * @param {Screen} screen
+ * @param {Merchant} merchant
  */
 function cells(screen, merchant) {
   return [
@@ -55,7 +57,11 @@ function cells(screen, merchant) {
   ];
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {Merchant} merchant
+ * @param {HTMLTableRowElement} row its row in the list, redrawn in place
+ */
 async function toggle(screen, merchant, row) {
   const action = merchant.disabledAt ? 'enable' : 'disable';
   const path = merchant.disabledAt ? '/admin/merchants/{id}/enable' : '/admin/merchants/{id}/disable';
