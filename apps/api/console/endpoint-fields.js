@@ -49,7 +49,7 @@ export function endpointFields(prefix, endpoint) {
     /** What the form says now, as the api takes it. */
     read: () => ({
       url: url.value.trim(),
-      types: boxes.filter((box) => box.checked).map((box) => box.value),
+      types: EVENT_TYPES.filter((_, i) => boxes[i].checked),
     }),
     clear: () => {
       url.value = '';

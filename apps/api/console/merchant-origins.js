@@ -1,6 +1,7 @@
 // A merchant's frontend origins: the web pages allowed to call the api with a customer's session.
 import { bff } from './api.js';
-import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
+import { loadInto } from './loading.js';
+import { errorText, h, screenOf, submitting } from './ui.js';
 
 /**
  * What the screen's parts share: the status line (`say`), the list, the origins it last showed

@@ -1,6 +1,7 @@
 // The operator's audit log: every administrative action, newest first, for one merchant or all.
 import { operator } from './api.js';
-import { h, pagedInto, when } from './ui.js';
+import { pagedInto } from './loading.js';
+import { h, when } from './ui.js';
 
 /** @typedef {import('./operator-client').Schema<'AuditEntryOutput'>['action']} Action */
 
@@ -42,12 +43,13 @@ export function auditScreen(main, merchantId) {
   const query = { limit: 50, ...(merchantId ? { merchantId } : {}) };
   const scope = h('p', {});
   if (merchantId) {
-    scope.append('Of one merchant. ', h('a', { href: '#/audit' }, "Every merchant's entries"));
+    const whose = document.createTextNode('Of one merchant. ');
+    scope.append(whose, h('a', { href: '#/audit' }, "Every merchant's entries"));
     // Its name, once: the entries name it too, but a merchant may have none yet.
     void operator
       .get('/admin/merchants/{id}', { path: { id: merchantId } })
       .then(({ data }) => {
-        scope.firstChild.textContent = `Of ${data.name}. `;
+        whose.textContent = `Of ${data.name}. `;
       })
       .catch(() => undefined);
   }
