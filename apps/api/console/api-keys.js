@@ -2,7 +2,13 @@
 // list with its revoke buttons, and a new key, shown this once.
 import { announce, h, table, when } from './ui.js';
 
-/** The keys as a table; `revoke(key)` is called from a key's button. */
+/** @typedef {import('./merchant-sdk.js').ApiKey} ApiKey */
+
+/**
+ * The keys as a table; `revoke(key)` is called from a key's button.
+ * @param {ApiKey[]} keys
+ * @param {(key: ApiKey) => unknown} revoke
+ */
 export function keysTable(keys, revoke) {
   return table(
     'API keys',
@@ -33,6 +39,8 @@ export function keysTable(keys, revoke) {
 /**
  * A new key in `into`, this once: it is in no list, storage or later answer, and leaves the page when the
  * user says it is copied (focus then goes to `back`).
+ * @param {HTMLElement} into
+ * @param {{ title: string, key: string | undefined, advice: string, back?: HTMLElement }} shown
  */
 export function showKeyOnce(into, { title, key, advice, back }) {
   const done = h('button', { type: 'button', class: 'secondary' }, 'I have copied it');
@@ -41,14 +49,15 @@ export function showKeyOnce(into, { title, key, advice, back }) {
     into.hidden = true;
     back?.focus();
   });
+  const shownKey = h('input', { id: 'new-key-value', readonly: true, value: key, class: 'mono' });
   into.replaceChildren(
     h('h2', {}, title),
     h('p', {}, advice),
     h('label', { for: 'new-key-value' }, 'New API key'),
-    h('input', { id: 'new-key-value', readonly: true, value: key, class: 'mono' }),
+    shownKey,
     h('p', {}, done),
   );
   into.hidden = false;
-  into.querySelector('input').select();
+  shownKey.select();
   announce('A new API key was issued. Copy it now: it is shown only this once.');
 }

@@ -2,7 +2,11 @@
 // changing one, so both say and accept the same.
 import { EVENT_TYPES, h, plain } from './ui.js';
 
-/** `prefix` keeps the ids unique on the page; `endpoint` (when changing one) fills the fields in. */
+/**
+ * `prefix` keeps the ids unique on the page; `endpoint` (when changing one) fills the fields in.
+ * @param {string} prefix
+ * @param {import('./merchant-sdk.js').EventEndpoint} [endpoint]
+ */
 export function endpointFields(prefix, endpoint) {
   const url = h('input', {
     id: `${prefix}-url`,
@@ -45,7 +49,7 @@ export function endpointFields(prefix, endpoint) {
     /** What the form says now, as the api takes it. */
     read: () => ({
       url: url.value.trim(),
-      types: boxes.filter((box) => box.checked).map((box) => box.value),
+      types: EVENT_TYPES.filter((_, i) => boxes[i].checked),
     }),
     clear: () => {
       url.value = '';

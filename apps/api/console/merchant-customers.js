@@ -1,7 +1,8 @@
 // A merchant's customers: find one by reference, then their consents (each with its status history)
 // and accounts, then an account's sync runs and its stored transactions, every list a page at a time.
 import { bff } from './api.js';
-import { h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
+import { loadInto, pagedInto } from './loading.js';
+import { h, plain, section, table, when } from './ui.js';
 
 /** To the second: a consent's statuses often change within the same minute. */
 const toTheSecond = (iso) =>
@@ -178,7 +179,7 @@ export function accountScreen(main, accountId) {
             run.status === 'running' ? `: attempt ${run.attempts} failed, another follows` : ''
           }`
         : 'None',
-      run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
+      run.error?.upstream?.tracingId ? h('code', {}, String(run.error.upstream.tracingId)) : '—',
       h('code', {}, run.id),
     ],
   });

@@ -1,6 +1,7 @@
 // One delivery of an event to an endpoint: each attempt as sent and as answered, and sending it again.
 import { bff } from './api.js';
-import { errorText, h, loadInto, plain, screenOf, section, when } from './ui.js';
+import { loadInto } from './loading.js';
+import { errorText, h, plain, screenOf, section, when } from './ui.js';
 
 /** Headers as a list of name and value, in the order sent. */
 const headersList = (headers) =>

@@ -2,8 +2,9 @@
 // sending a delivery again and waiting for its new attempt. A delivery's own attempts are in
 // merchant-delivery.js.
 import { bff } from './api.js';
+import { pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
-import { errorText, h, pagedInto, plain, section, when } from './ui.js';
+import { errorText, h, plain, section, when } from './ui.js';
 
 /** The endpoint's deliveries as the SDK pages them, 50 at a time. */
 export const deliveriesOf = (endpointId) => bff.eventEndpoints.deliveries(endpointId, { limit: 50 });

@@ -3,9 +3,10 @@
 // (merchant-endpoint-deliveries.js).
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
+import { loadInto } from './loading.js';
 import { deliveriesOf, deliveriesSection, loadDeliveries } from './merchant-endpoint-deliveries.js';
 import { health, showSecretOnce, typesText } from './merchant-endpoints.js';
-import { errorText, h, loadInto, screenOf, section, submitting, when } from './ui.js';
+import { errorText, h, screenOf, section, submitting, when } from './ui.js';
 
 /**
  * What the screen's parts share: the endpoint's id, the status line (`say`), the part containers, the

@@ -2,7 +2,8 @@
 // and the secret's showing that one endpoint's screen (merchant-endpoint.js) shares with it.
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
-import { announce, errorText, h, loadInto, plain, screenOf, section, submitting, table, when } from './ui.js';
+import { loadInto } from './loading.js';
+import { announce, errorText, h, plain, screenOf, section, submitting, table, when } from './ui.js';
 
 /** The plain words, then the API's own name of the type, shown as such. */
 export const eventTypeText = (type) =>

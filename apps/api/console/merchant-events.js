@@ -1,8 +1,9 @@
 // A merchant's events (newest first, by type, a page at a time), and looking up a tracing id, or any id,
 // across customers, sync runs, events and deliveries: the api searches them (GET /v1/lookup).
 import { bff } from './api.js';
+import { loadInto, pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
-import { EVENT_TYPES, h, loadInto, pagedInto, plain, section, table, when } from './ui.js';
+import { EVENT_TYPES, h, plain, section, table, when } from './ui.js';
 
 /** An event's data, folded away: the JSON as the api sent it. */
 const dataOf = (event) =>

@@ -1,7 +1,8 @@
 // A merchant's API keys: the list, issuing one (shown once), revoking one.
 import { bff } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
-import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
+import { loadInto } from './loading.js';
+import { errorText, h, screenOf, submitting } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function keysFields() {
@@ -28,7 +29,10 @@ function refresh(screen) {
   });
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {import('./merchant-sdk.js').ApiKey} key
+ */
 async function revoke(screen, key) {
   const label = key.name ?? key.prefix;
   // A revoked key stops working at once, everywhere: the question is worth asking.

@@ -1,6 +1,7 @@
 // A merchant's frontend origins: the web pages allowed to call the api with a customer's session.
 import { bff } from './api.js';
-import { errorText, h, loadInto, screenOf, submitting } from './ui.js';
+import { loadInto } from './loading.js';
+import { errorText, h, screenOf, submitting } from './ui.js';
 
 /**
  * What the screen's parts share: the status line (`say`), the list, the origins it last showed
@@ -34,7 +35,10 @@ function refresh(screen) {
   });
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {string} origin
+ */
 function originItem(screen, origin) {
   return h(
     'li',
@@ -62,6 +66,8 @@ function originItem(screen, origin) {
 /**
  * The api takes the whole list: what is sent replaces what was there.
  * @param {Screen} screen
+ * @param {string[]} origins
+ * @param {string} done what the status line says once it is saved
  */
 async function save(screen, origins, done) {
   try {

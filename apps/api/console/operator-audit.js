@@ -1,7 +1,11 @@
 // The operator's audit log: every administrative action, newest first, for one merchant or all.
 import { operator } from './api.js';
-import { h, pagedInto, when } from './ui.js';
+import { pagedInto } from './loading.js';
+import { h, when } from './ui.js';
 
+/** @typedef {import('./operator-client').Schema<'AuditEntryOutput'>['action']} Action */
+
+/** @type {Record<Action, string>} */
 const ACTIONS = {
   'merchant.create': 'Merchant on-boarded',
   'merchant.update': 'Merchant changed',
@@ -22,24 +26,30 @@ const ACTIONS = {
   'upstream-webhook.migrate': 'Upstream webhook moved',
 };
 
-/** The plain words, then the API's own name of the action, shown as such. */
+/**
+ * The plain words, then the API's own name of the action, shown as such.
+ * @param {Action} name
+ */
 const action = (name) => h('span', {}, `${ACTIONS[name] ?? name} `, h('code', { class: 'muted' }, name));
 
 /**
  * Every merchant's entries, or one merchant's (`#/audit/<id>`, linked from its screen). The api names
  * each entry's merchant: the screen reads no list of merchants to show names.
+ * @param {HTMLElement} main
+ * @param {string} [merchantId]
  */
 export function auditScreen(main, merchantId) {
   const list = h('div', { id: 'audit-list' });
   const query = { limit: 50, ...(merchantId ? { merchantId } : {}) };
   const scope = h('p', {});
   if (merchantId) {
-    scope.append('Of one merchant. ', h('a', { href: '#/audit' }, "Every merchant's entries"));
+    const whose = document.createTextNode('Of one merchant. ');
+    scope.append(whose, h('a', { href: '#/audit' }, "Every merchant's entries"));
     // Its name, once: the entries name it too, but a merchant may have none yet.
     void operator
       .get('/admin/merchants/{id}', { path: { id: merchantId } })
       .then(({ data }) => {
-        scope.firstChild.textContent = `Of ${data.name}. `;
+        whose.textContent = `Of ${data.name}. `;
       })
       .catch(() => undefined);
   }

@@ -1,6 +1,9 @@
 // The types of the operator's calls (api.js `operator`), read off the routes' generated types
 // (operator-api.d.ts): a path as the document spells it, its ids and query, its body and its answer.
-import type { paths } from './generated/operator-api';
+import type { components, paths } from './generated/operator-api';
+
+/** One of the document's schemas, by name: `Schema<'MerchantOutput'>`. */
+export type Schema<N extends keyof components['schemas']> = components['schemas'][N];
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 

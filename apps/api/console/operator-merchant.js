@@ -3,8 +3,9 @@
 // what the merchants' list borrows for on-boarding.
 import { operator } from './api.js';
 import { keysTable, showKeyOnce } from './api-keys.js';
+import { loadInto } from './loading.js';
 import { knownSubApplications, subApplicationForm } from './operator-sub-application.js';
-import { errorText, h, loadInto, screenOf, submitting, when } from './ui.js';
+import { errorText, h, screenOf, submitting, when } from './ui.js';
 
 /** What the operator is told of a merchant's new key. */
 export const OPERATOR_KEY_ADVICE =
@@ -100,7 +101,7 @@ function editForm(screen, merchant) {
     value: merchant.name,
   });
   const save = submitting(async () => {
-    const origins = form.querySelector('textarea');
+    const origins = /** @type {HTMLTextAreaElement} */ (form.querySelector('textarea'));
     try {
       // The api takes the whole list of origins: what is sent replaces what was there.
       const { data } = await operator.patch('/admin/merchants/{id}', {

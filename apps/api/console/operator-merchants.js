@@ -2,8 +2,9 @@
 // enabling one. One merchant's own screen is in operator-merchant.js.
 import { operator } from './api.js';
 import { showKeyOnce } from './api-keys.js';
+import { pagedInto } from './loading.js';
 import { OPERATOR_KEY_ADVICE, originsField, originsFrom } from './operator-merchant.js';
-import { errorText, h, pagedInto, screenOf, submitting, tableRow, when } from './ui.js';
+import { errorText, h, screenOf, submitting, tableRow, when } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function merchantsFields() {
@@ -15,6 +16,7 @@ function merchantsFields() {
 }
 
 /** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof merchantsFields>>} Screen */
+/** @typedef {import('./operator-client').Schema<'MerchantOutput'>} Merchant */
 
 function merchantsView() {
   return screenOf(merchantsFields(), refresh);
@@ -35,6 +37,7 @@ function refresh(screen) {
 /**
  * A merchant's cells; its button redraws the row in place, so a later page stays where it is.
  * @param {Screen} screen
+ * @param {Merchant} merchant
  */
 function cells(screen, merchant) {
   return [
@@ -48,14 +51,23 @@ function cells(screen, merchant) {
         type: 'button',
         class: merchant.disabledAt ? 'secondary' : 'danger',
         'aria-label': `${merchant.disabledAt ? 'Enable' : 'Disable'} ${merchant.name}`,
-        onclick: (event) => void toggle(screen, merchant, event.currentTarget.closest('tr')),
+        onclick: (event) =>
+          void toggle(
+            screen,
+            merchant,
+            /** @type {HTMLTableRowElement} */ (event.currentTarget.closest('tr')),
+          ),
       },
       merchant.disabledAt ? 'Enable' : 'Disable',
     ),
   ];
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {Merchant} merchant
+ * @param {HTMLTableRowElement} row its row in the list, redrawn in place
+ */
 async function toggle(screen, merchant, row) {
   const action = merchant.disabledAt ? 'enable' : 'disable';
   const path = merchant.disabledAt ? '/admin/merchants/{id}/enable' : '/admin/merchants/{id}/disable';
@@ -65,7 +77,7 @@ async function toggle(screen, merchant, row) {
     const redrawn = tableRow(cells(screen, data));
     row.replaceWith(redrawn);
     // The button the operator pressed is gone: its successor takes the focus.
-    redrawn.querySelector('button').focus();
+    /** @type {HTMLButtonElement} */ (redrawn.querySelector('button')).focus();
   } catch (error) {
     screen.say(false, `Could not ${action} ${merchant.name}. ${errorText(error)}`);
   }
@@ -84,7 +96,7 @@ function onboardForm(screen) {
     autocomplete: 'off',
   });
   const onboard = submitting(async () => {
-    const origins = originsFrom(form.querySelector('textarea').value);
+    const origins = originsFrom(/** @type {HTMLTextAreaElement} */ (form.querySelector('textarea')).value);
     try {
       const { data } = await operator.post('/admin/merchants', {
         body: { name: name.value.trim(), ...(origins.length ? { frontendOrigins: origins } : {}) },

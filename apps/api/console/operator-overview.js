@@ -2,7 +2,8 @@
 // without being renewed, merchants' failing event endpoints, and the upstream receiver with its
 // categories. Read only.
 import { operator } from './api.js';
-import { h, loadInto, plain, section, table, when } from './ui.js';
+import { loadInto } from './loading.js';
+import { h, plain, section, table, when } from './ui.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Grafana where docker-compose.yml's observability profile publishes it, with the BFF dashboard as home. */

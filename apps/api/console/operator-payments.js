@@ -1,7 +1,8 @@
 // The operator's parked payments: those no status check will move any more, each settled by a person
 // once the bank said what became of it.
 import { operator } from './api.js';
-import { errorText, h, pagedInto, screenOf, when } from './ui.js';
+import { pagedInto } from './loading.js';
+import { errorText, h, screenOf, when } from './ui.js';
 
 /** What the screen's parts share: the status line (`say`), the list and `refresh`, which redraws it. */
 function parkedFields() {

@@ -1,11 +1,44 @@
-// What every screen shares: building elements, the loading, empty and error states, and plain words.
-/** An element: `h('a', { href: '#/x' }, 'text', child)`. Attributes named `on…` are listeners. */
+// What every screen shares: building elements, the error state, and plain words (loading.js: the loading
+// and empty states).
+/**
+ * What an element holds: text, an element, nothing (null or undefined, left out), or a list of these.
+ * @typedef {Node | string | null | undefined} Child
+ * @typedef {Child | readonly Child[]} Children
+ */
+
+/**
+ * What a part of a screen shows once loaded: an element or text, or several.
+ * @typedef {Node | string | readonly (Node | string)[]} Shown
+ */
+
+/**
+ * An element's attributes, `class` and the listeners (`on…`, which take the element as `currentTarget`)
+ * among them; a value of undefined, null or false leaves the attribute out, true sets it empty.
+ * @template {HTMLElement} E
+ * @typedef {{
+ *   [name: string]: unknown,
+ *   class?: string,
+ *   onclick?: (event: MouseEvent & { currentTarget: E }) => unknown,
+ *   onsubmit?: (event: SubmitEvent & { currentTarget: E }) => unknown,
+ *   oninput?: (event: Event & { currentTarget: E }) => unknown,
+ *   onchange?: (event: Event & { currentTarget: E }) => unknown,
+ * }} Attributes
+ */
+
+/**
+ * An element: `h('a', { href: '#/x' }, 'text', child)`. Attributes named `on…` are listeners.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attributes<HTMLElementTagNameMap[K]>} [attributes]
+ * @param {...Children} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
-    else if (name === 'class') element.className = value;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
+    else if (name === 'class') element.className = String(value);
     else element.setAttribute(name, value === true ? '' : String(value));
   }
   element.append(...children.flat().filter((c) => c !== undefined && c !== null));
@@ -15,10 +48,13 @@ export function h(tag, attributes = {}, ...children) {
 /**
  * A form's submit handler: the default navigation stopped, and its submit button disabled while `act`
  * runs, so a second click or Enter does not send the same change twice.
+ * @param {(event: SubmitEvent) => unknown} act
+ * @returns {(event: SubmitEvent & { currentTarget: HTMLFormElement }) => Promise<void>}
  */
 export function submitting(act) {
   return async (event) => {
     event.preventDefault();
+    /** @type {HTMLButtonElement | null} */
     const button = event.currentTarget.querySelector('button[type=submit], button:not([type])');
     if (button) button.disabled = true;
     try {
@@ -34,11 +70,12 @@ export function submitting(act) {
  * (`status`, told with `say`), and `refresh`, which redraws it after a change (`load(screen)`).
  * @template {Record<string, unknown>} F
  * @param {F} fields
- * @param {(screen: any) => unknown} load typed by its module: `Screen`, a ScreenWith of the fields
+ * @param {(screen: ScreenWith<F>) => unknown} load typed by its module: `Screen`, a ScreenWith of the fields
  * @returns {ScreenWith<F>}
  */
 export function screenOf(fields, load) {
   const status = h('p', { role: 'status' });
+  /** @type {ScreenWith<F>} */
   const screen = {
     ...fields,
     status,
@@ -65,10 +102,19 @@ export function screenOf(fields, load) {
  * @typedef {F & ScreenState} ScreenWith
  */
 
-/** A titled part of a screen. */
+/**
+ * A titled part of a screen.
+ * @param {string} title
+ * @param {...Children} children
+ */
 export const section = (title, ...children) => h('section', {}, h('h2', {}, title), ...children);
 
-/** A table with a caption, its headers, and one row per item; a cell is text or an element. */
+/**
+ * A table with a caption, its headers, and one row per item; a cell is text or an element.
+ * @param {string} caption
+ * @param {string[]} headers
+ * @param {Children[][]} rows
+ */
 export function table(caption, headers, rows) {
   return h(
     'table',
@@ -87,7 +133,10 @@ export function table(caption, headers, rows) {
   );
 }
 
-/** One row of `table`, for a screen that redraws a single row in place. */
+/**
+ * One row of `table`, for a screen that redraws a single row in place.
+ * @param {Children[]} cells
+ */
 export function tableRow(cells) {
   return h(
     'tr',
@@ -96,8 +145,15 @@ export function tableRow(cells) {
   );
 }
 
-/** What went wrong, in the api's own words (an ApiError or the SDK's BffError), with its tracing id. */
-export function errorText(error) {
+/**
+ * What went wrong, in the api's own words (an ApiError or the SDK's BffError), with its tracing id.
+ * @param {unknown} thrown whatever was thrown: an api's error has a numeric `status` and a `code`
+ */
+export function errorText(thrown) {
+  const error =
+    /** @type {{ status?: unknown, code?: unknown, message?: string, tracingId?: string } | null | undefined} */ (
+      thrown
+    );
   if (typeof error?.status !== 'number' || typeof error?.code !== 'string')
     return `Something went wrong in this page: ${error?.message ?? error}`;
   return `${error.message}${error.tracingId ? ` (tracing id ${error.tracingId})` : ''}`;
@@ -114,130 +170,18 @@ export function element(selector) {
   return found;
 }
 
-/** Says something to screen readers without moving the focus. */
+/**
+ * Says something to screen readers without moving the focus.
+ * @param {string} text
+ */
 export function announce(text) {
   element('#announce').textContent = text;
 }
 
 /**
- * What screen readers hear of loading, through the one live region: "Loading…" when the first of a
- * screen's loads starts, then, once the last ends, "Loaded." or how many parts failed (each failure is
- * also an alert where it happened). One word for all a screen's loads rather than one each.
+ * A moment as people read it, or a dash.
+ * @param {string | null | undefined} iso
  */
-const loads = { running: 0, failed: 0 };
-function loadStarted() {
-  if (loads.running++ === 0) {
-    loads.failed = 0;
-    announce('Loading…');
-  }
-}
-function loadEnded(ok) {
-  if (!ok) loads.failed += 1;
-  if (--loads.running > 0) return;
-  const { failed } = loads;
-  announce(
-    failed === 0
-      ? 'Loaded.'
-      : `Loaded, but ${failed === 1 ? 'one part' : `${failed} parts`} could not be: the page says why.`,
-  );
-}
-
-/**
- * Fills `container` with what `load` answers, rendered by `render`: "Loading…" meanwhile, `empty` when
- * the answer is an empty list, and the error in words when it fails.
- * @template T
- * @param {HTMLElement} container
- * @param {{ what: string, load: () => Promise<T>, render: (answer: T) => any, empty?: string }} part
- */
-export async function loadInto(container, { what, load, render, empty }) {
-  container.replaceChildren(h('p', { class: 'state' }, `Loading ${what}…`));
-  container.setAttribute('aria-busy', 'true');
-  loadStarted();
-  let ok = false;
-  try {
-    const answer = await load();
-    const nothing = Array.isArray(answer) && answer.length === 0;
-    container.replaceChildren(...[nothing ? h('p', { class: 'state' }, empty) : render(answer)].flat());
-    ok = true;
-  } catch (error) {
-    container.replaceChildren(
-      h('p', { class: 'error', role: 'alert' }, `Could not load ${what}. ${errorText(error)}`),
-    );
-  } finally {
-    container.removeAttribute('aria-busy');
-    loadEnded(ok);
-  }
-}
-
-/**
- * A list the api pages (`load(cursor)` answers `{ items, nextCursor }`) as one table in `container`: the
- * first page with `loadInto`'s states, then a "Show more" button while there is a next page. A further
- * page's rows join the same table and the first of them takes the focus, so a keyboard user goes on
- * reading where the new rows start; a failure says so next to the button, which stays to try again.
- * @template T
- * @param {HTMLElement} container
- * @param {{
- *   what: string,
- *   load: (cursor: string | undefined) => Promise<{ items: T[], nextCursor?: string | null }>,
- *   caption: string,
- *   headers: string[],
- *   row: (item: T) => any[],
- *   empty: string,
- * }} list
- */
-export function pagedInto(container, { what, load, caption, headers, row, empty }) {
-  return loadInto(container, {
-    what,
-    load: () => load(undefined),
-    render: (first) => {
-      if (first.items.length === 0) return h('p', { class: 'state' }, empty);
-      const list = table(caption, headers, first.items.map(row));
-      const footer = h('div', { class: 'more' });
-      let cursor = first.nextCursor;
-      let shown = first.items.length;
-      const problem = h('p', { class: 'error', role: 'alert' });
-      const button = h('button', { type: 'button', class: 'secondary' }, 'Show more');
-      const end = () =>
-        footer.replaceChildren(
-          cursor
-            ? h('p', { class: 'row' }, button, h('span', { class: 'muted' }, `${shown} shown so far.`))
-            : h('p', { class: 'muted' }, `That is all of them: ${shown}.`),
-          problem,
-        );
-      button.addEventListener('click', async () => {
-        button.disabled = true;
-        button.textContent = 'Loading more…';
-        problem.textContent = '';
-        container.setAttribute('aria-busy', 'true');
-        announce('Loading more…');
-        try {
-          const next = await load(cursor ?? undefined);
-          const rows = next.items.map((item) => tableRow(row(item)));
-          list.tBodies[0].append(...rows);
-          cursor = next.nextCursor;
-          shown += rows.length;
-          end();
-          announce(`${rows.length} more shown, ${shown} in all.`);
-          if (rows[0]) {
-            rows[0].setAttribute('tabindex', '-1');
-            rows[0].focus();
-          }
-        } catch (error) {
-          problem.textContent = `Could not load more of ${what}. ${errorText(error)}`;
-          announce(problem.textContent);
-        } finally {
-          button.disabled = false;
-          button.textContent = 'Show more';
-          container.removeAttribute('aria-busy');
-        }
-      });
-      end();
-      return [list, footer];
-    },
-  });
-}
-
-/** A moment as people read it, or a dash. */
 export function when(iso) {
   if (!iso) return '—';
   return new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
@@ -287,9 +231,17 @@ const PLAIN = {
 };
 
 /** The event types an endpoint can take (the api's names, in the api's order); `endpoint.test` is no choice. */
-export const EVENT_TYPES = Object.keys(PLAIN.eventType).filter((type) => type !== 'endpoint.test');
+export const EVENT_TYPES = /** @type {import('./merchant-sdk.js').EventEndpoint['types']} */ (
+  Object.keys(PLAIN.eventType).filter((type) => type !== 'endpoint.test')
+);
 
-/** An API value in plain words; an unknown one as the API's own name, marked as such. */
+/**
+ * An API value in plain words; an unknown one as the API's own name, marked as such.
+ * @param {keyof typeof PLAIN} kind
+ * @param {string} value
+ */
 export function plain(kind, value) {
-  return PLAIN[kind][value] ?? `${value} (as the api names it)`;
+  /** @type {Partial<Record<string, string>>} */
+  const words = PLAIN[kind];
+  return words[value] ?? `${value} (as the api names it)`;
 }
