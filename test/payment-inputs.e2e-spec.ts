@@ -1,17 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantNamedByOperator } from '#libs/context';
-import { PrismaService } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
 import {
   type ApiResponse,
-  authorisedSandboxVrpConsent,
-  createVrpConsentRow,
+  authorisedVrpConsentRow,
   onboard,
   paymentBodies,
   type Stack,
   startStack,
   type Tenant,
   uniqueName,
+  vrpUser,
 } from './kit/index.js';
 
 /**
@@ -231,24 +228,8 @@ describe('payment inputs: amounts and references refused with the real reason', 
   beforeAll(async () => {
     stack = await startStack({ overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
     tenant = await onboard(stack);
-    const user = await stack.api.app
-      .get(UserRepository)
-      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
-        reference: uniqueName('inputs'),
-      });
-    const upstream = await authorisedSandboxVrpConsent(
-      stack.sandbox.url,
-      stack.api.config,
-      user.applicationUserId,
-      undefined,
-      LIMITS,
-    );
-    consentId = (
-      await createVrpConsentRow(stack.api.app.get(PrismaService), stack.api.config, user, {
-        ...upstream,
-        controlParameters: LIMITS,
-      })
-    ).id;
+    const user = await vrpUser(stack, tenant, 'inputs');
+    consentId = (await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS })).id;
     // The VRP routes act for the consent's user; the single-payment routes for the tenant's.
     tenant = { ...tenant, userId: user.id };
   });
