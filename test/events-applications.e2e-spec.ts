@@ -3,6 +3,7 @@ import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { UserRepository } from '#libs/domain/users';
 import {
+  createBankPaymentRow,
   createMerchant,
   createSandboxSubApplication,
   createUser,
@@ -92,30 +93,7 @@ describe('events in: each application’s events reach only that application’s
   /** A pending payment of the application's merchant under `upstreamPaymentId`: its id. */
   async function paymentOf(key: 'root' | 'a' | 'b', upstreamPaymentId: string): Promise<string> {
     const { merchantId, userId } = merchants[key];
-    const consent = await prisma.consent.create({
-      data: {
-        merchantId,
-        userId,
-        kind: 'PAYMENT',
-        upstreamConsentId: uniqueName('payment-consent'),
-        institutionId: 'sandbox-payments',
-        status: 'CONSUMED',
-      },
-    });
-    const payment = await prisma.payment.create({
-      data: {
-        merchantId,
-        consentId: consent.id,
-        kind: 'SINGLE',
-        upstreamPaymentId,
-        paymentIdempotencyId: uniqueName('p').slice(0, 35),
-        status: 'PENDING',
-        amount: '12.34',
-        currency: 'GBP',
-        payee: { name: 'Payee' },
-      },
-    });
-    return payment.id;
+    return (await createBankPaymentRow(prisma, { id: userId, merchantId }, upstreamPaymentId)).id;
   }
 
   const statusOf = async (consentId: string) =>
