@@ -54,6 +54,14 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     return createConsentRow(prisma, { id: t.userId, merchantId: t.merchant.merchant.id });
   }
 
+  /** The bank's signed event that it moved a consent of ours to `state`. */
+  const bankMoved = (consent: { upstreamConsentId: string }, state: 'revoked' | 'expired') =>
+    postUpstreamEvent(
+      stack,
+      upstreamEvent(`consent.state.${state}`, { consentId: consent.upstreamConsentId }),
+      secret,
+    );
+
   /** Waits until every event so far is relayed, so a new endpoint only receives what follows. */
   async function endpoint(t: Tenant, receiver: EventReceiver, types: string[] = []) {
     await eventually('outbox relayed', async () =>
@@ -296,11 +304,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         'consent.revoked',
       ]);
       const consent = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(consent, 'revoked');
 
       const [delivered] = await eventually('delivered after three failures', () =>
         receiver.accepted().length > 0 ? receiver.accepted() : undefined,
@@ -354,16 +358,8 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       );
 
       const [revokedOne, expiredOne] = [await consentOf(), await consentOf()];
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: revokedOne.upstreamConsentId }),
-        secret,
-      );
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.expired', { consentId: expiredOne.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(revokedOne, 'revoked');
+      await bankMoved(expiredOne, 'expired');
       const [delivered] = await eventually('the expiry delivered', () =>
         receiver.accepted().length > 0 ? receiver.accepted() : undefined,
       );
@@ -391,11 +387,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     // and two webhooks accepted back to back may be processed (and committed) either way round.
     const revoke = async () => {
       const c = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(c, 'revoked');
       await eventually('the revocation recorded', async () =>
         (await prisma.merchantEvent.count({
           where: { type: 'CONSENT_REVOKED', data: { path: ['consentId'], equals: c.id } },
@@ -447,11 +439,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     try {
       // The webhook arrives at the first api; the worker relays; the second api's stream is woken.
       const consent = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(consent, 'revoked');
       const [message] = await stream.waitFor(1);
       expect(JSON.parse(message.data).data.consentId).toBe(consent.id);
     } finally {
@@ -498,11 +486,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     receiver.otherwise = 503;
     const revokeOne = async () => {
       const consent = await consentOf(other);
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(consent, 'revoked');
       return consent.id;
     };
     try {
@@ -568,11 +552,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       ]);
       const path = `/v1/event-endpoints/${created.id}`;
       const revoked = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: revoked.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(revoked, 'revoked');
       const failing = await eventually('the endpoint marked failing', async () => {
         const view = await tenant.client.get(path);
         return view.body.data.failingSince ? (view.body.data as { failingSince: string }) : undefined;
@@ -600,16 +580,8 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       const retyped = await tenant.client.patch(path, { types: ['consent.expired'] });
       expect(retyped.body.data).toMatchObject({ url: fixed.url, types: ['consent.expired'] });
       const [revokedLater, expired] = [await consentOf(), await consentOf()];
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: revokedLater.upstreamConsentId }),
-        secret,
-      );
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.expired', { consentId: expired.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(revokedLater, 'revoked');
+      await bankMoved(expired, 'expired');
       await eventually('the expiry delivered', () => (fixed.accepted().length === 2 ? true : undefined));
       expect(fixed.accepted().map((event) => event.type)).toEqual(['consent.revoked', 'consent.expired']);
 
