@@ -32,6 +32,8 @@ const LIMITS = {
 };
 
 type Money = { amount: unknown; currency: string };
+type VrpConsentBody = ReturnType<typeof paymentBodies.vrpConsent>;
+type HostedVrpRequestBody = ReturnType<typeof paymentBodies.hostedVrpRequest>;
 
 /** Each amount of each route: how to send it, where the answer names it, and the status of a success. */
 interface AmountRoute {
@@ -76,6 +78,17 @@ describe('payment inputs: amounts and references refused with the real reason', 
   let tenant: Tenant;
   let consentId: string;
 
+  const vrpConsent = (controlParameters: VrpConsentBody['controlParameters']) =>
+    tenant.client.post(
+      `/v1/users/${tenant.userId}/vrp/consents`,
+      paymentBodies.vrpConsent({ controlParameters }),
+    );
+  const hostedVrpRequest = (controlParameters: HostedVrpRequestBody['controlParameters']) =>
+    tenant.client.post(
+      `/v1/users/${tenant.userId}/hosted/vrp-requests`,
+      paymentBodies.hostedVrpRequest({ controlParameters }),
+    );
+
   const amountRoutes: AmountRoute[] = [
     {
       name: 'POST /v1/users/{userId}/payments',
@@ -93,60 +106,40 @@ describe('payment inputs: amounts and references refused with the real reason', 
       field: 'controlParameters.maxAmountPerPayment.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/vrp/consents`,
-          paymentBodies.vrpConsent({
-            controlParameters: {
-              maxAmountPerPayment: amount as never,
-              periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } }],
-            },
-          }),
-        ),
+        vrpConsent({
+          maxAmountPerPayment: amount as never,
+          periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } }],
+        }),
     },
     {
       name: 'POST /v1/users/{userId}/vrp/consents (totalMaxAmount)',
       field: 'controlParameters.periodicLimits.0.totalMaxAmount.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/vrp/consents`,
-          paymentBodies.vrpConsent({
-            controlParameters: {
-              maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
-              periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: amount as never }],
-            },
-          }),
-        ),
+        vrpConsent({
+          maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
+          periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: amount as never }],
+        }),
     },
     {
       name: 'POST /v1/users/{userId}/hosted/vrp-requests (maxAmountPerPayment)',
       field: 'controlParameters.maxAmountPerPayment.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
-          paymentBodies.hostedVrpRequest({
-            controlParameters: {
-              maxAmountPerPayment: amount as never,
-              periodicLimit: { frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } },
-            },
-          }),
-        ),
+        hostedVrpRequest({
+          maxAmountPerPayment: amount as never,
+          periodicLimit: { frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } },
+        }),
     },
     {
       name: 'POST /v1/users/{userId}/hosted/vrp-requests (totalMaxAmount)',
       field: 'controlParameters.periodicLimit.totalMaxAmount.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
-          paymentBodies.hostedVrpRequest({
-            controlParameters: {
-              maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
-              periodicLimit: { frequency: 'YEARLY', totalMaxAmount: amount as never },
-            },
-          }),
-        ),
+        hostedVrpRequest({
+          maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
+          periodicLimit: { frequency: 'YEARLY', totalMaxAmount: amount as never },
+        }),
     },
     {
       name: 'POST /v1/vrp/consents/{consentId}/payments',
