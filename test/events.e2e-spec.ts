@@ -13,6 +13,7 @@ import {
   sessionToken,
   spawnApi,
   type Stack,
+  stackProcessEnv,
   startStack,
   type Tenant,
   testRandom,
@@ -418,12 +419,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
   });
 
   it('streams from any api process (a second one here), and ends its streams cleanly when it shuts down', async () => {
-    const second = await spawnApi({
-      DATABASE_URL: stack.databaseUrl,
-      QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
-      UPSTREAM_BASE_URL: stack.sandbox.url,
-      ...tuned({ sseHeartbeatSeconds: 1 }),
-    });
+    const second = await spawnApi(stackProcessEnv(stack, tuned({ sseHeartbeatSeconds: 1 })));
     const token = sessionToken(stack.api.config, {
       merchantId: tenant.merchant.merchant.id,
       userId: tenant.userId,
