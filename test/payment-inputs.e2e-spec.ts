@@ -8,6 +8,7 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  vrpLimits,
   vrpUser,
 } from './kit/index.js';
 
@@ -19,17 +20,7 @@ import {
 
 /** The upstream's largest amount (what it refuses above, "at most 999999999.99"). */
 const MAXIMUM = '999999999.99';
-const LIMITS = {
-  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-  maxAmountPerPayment: { amount: 999_999_999.99, currency: 'GBP' },
-  periodicLimits: [
-    {
-      frequency: 'YEARLY',
-      alignment: 'CONSENT',
-      totalMaxAmount: { amount: 999_999_999.99, currency: 'GBP' },
-    },
-  ],
-};
+const LIMITS = vrpLimits(999_999_999.99, 999_999_999.99, 'YEARLY');
 
 type Money = { amount: unknown; currency: string };
 type VrpConsentBody = ReturnType<typeof paymentBodies.vrpConsent>;

@@ -16,16 +16,11 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  vrpLimits,
   vrpUser,
 } from './kit/index.js';
 
-const LIMITS = {
-  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-  maxAmountPerPayment: { amount: 150, currency: 'GBP' },
-  periodicLimits: [
-    { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 1000, currency: 'GBP' } },
-  ],
-};
+const LIMITS = vrpLimits(150, 1000);
 
 describe('VRP payments: limits enforced here, atomically', () => {
   let stack: Stack;
@@ -218,26 +213,13 @@ describe('VRP payments: limits enforced here, atomically', () => {
     // The period is 10 days old; a payment made at its very end (the next period's first instant) counts in
     // the next period, for the check and for the consent's view alike.
     const validFrom = new Date(Date.now() - 10 * 86_400_000).toISOString();
-    const local = {
-      psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-      maxAmountPerPayment: { amount: '100.00', currency: 'GBP' },
-      periodicLimits: [
-        { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: '30.00', currency: 'GBP' } },
-      ],
-      validFrom,
-    };
+    const local = { ...vrpLimits('100.00', '30.00'), validFrom };
     const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
     // The bank's own limits are wider: what is checked here is the BFF's.
     const id = (
       await authorisedVrpConsentRow(stack, user, {
         controlParameters: local,
-        bankLimits: {
-          ...LIMITS,
-          periodicLimits: [
-            { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 5000, currency: 'GBP' } },
-          ],
-          validFrom,
-        },
+        bankLimits: { ...vrpLimits(150, 5000), validFrom },
       })
     ).id;
     type Limit = {

@@ -85,6 +85,18 @@ export async function paymentEvents(
     WHERE data->>'paymentId' = ${paymentId} ORDER BY seq`;
 }
 
+/** Sweeping VRP limits without SCA: a per-payment maximum and one periodic limit counted from the consent. */
+export const vrpLimits = (
+  perPayment: number | string,
+  total: number | string,
+  frequency = 'MONTHLY',
+  currency = 'GBP',
+) => ({
+  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
+  maxAmountPerPayment: { amount: perPayment, currency },
+  periodicLimits: [{ frequency, alignment: 'CONSENT', totalMaxAmount: { amount: total, currency } }],
+});
+
 /** A user of the tenant's, as the operator creates one: with the application user id a VRP consent names. */
 export function vrpUser(
   stack: Stack,

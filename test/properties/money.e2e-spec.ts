@@ -25,6 +25,7 @@ import {
   type Tenant,
   uniqueName,
   VRP_CONTROL_PARAMETERS,
+  vrpLimits,
   vrpUser,
 } from '../kit/index.js';
 
@@ -195,15 +196,11 @@ describe('property: money round-trips exactly', () => {
       tenant = await onboard(stack);
       const user = await vrpUser(stack, tenant, 'money');
       userId = user.id;
-      const huge = { amount: '9999999999999.999', currency: 'KWD' };
+      const huge = '9999999999999.999';
       consentId = (
         await authorisedVrpConsentRow(stack, user, {
           bankLimits: VRP_CONTROL_PARAMETERS,
-          controlParameters: {
-            psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-            maxAmountPerPayment: huge,
-            periodicLimits: [{ frequency: 'YEARLY', alignment: 'CONSENT', totalMaxAmount: huge }],
-          },
+          controlParameters: vrpLimits(huge, huge, 'YEARLY', 'KWD'),
         })
       ).id;
     });

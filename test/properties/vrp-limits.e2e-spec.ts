@@ -22,6 +22,7 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  vrpLimits,
   vrpUser,
 } from '../kit/index.js';
 
@@ -166,17 +167,7 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
             // The bank's own limits are wide (and count from now): the limits under test are the BFF's.
             const row = await authorisedVrpConsentRow(stack, user, {
               controlParameters: control,
-              bankLimits: {
-                psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-                maxAmountPerPayment: { amount: 1000, currency: 'GBP' },
-                periodicLimits: [
-                  {
-                    frequency: 'MONTHLY',
-                    alignment: 'CONSENT',
-                    totalMaxAmount: { amount: 100_000, currency: 'GBP' },
-                  },
-                ],
-              },
+              bankLimits: vrpLimits(1000, 100_000),
             });
             if (!validFrom) {
               await prisma.consent.update({
