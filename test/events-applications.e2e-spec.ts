@@ -3,6 +3,7 @@ import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { UserRepository } from '#libs/domain/users';
 import {
+  createBankPaymentRow,
   createMerchant,
   createSandboxSubApplication,
   createUser,
@@ -14,6 +15,7 @@ import {
   startStack,
   tuned,
   uniqueName,
+  unsignedWebhookError,
   upstreamEvent,
 } from './kit/index.js';
 
@@ -92,30 +94,7 @@ describe('events in: each application’s events reach only that application’s
   /** A pending payment of the application's merchant under `upstreamPaymentId`: its id. */
   async function paymentOf(key: 'root' | 'a' | 'b', upstreamPaymentId: string): Promise<string> {
     const { merchantId, userId } = merchants[key];
-    const consent = await prisma.consent.create({
-      data: {
-        merchantId,
-        userId,
-        kind: 'PAYMENT',
-        upstreamConsentId: uniqueName('payment-consent'),
-        institutionId: 'sandbox-payments',
-        status: 'CONSUMED',
-      },
-    });
-    const payment = await prisma.payment.create({
-      data: {
-        merchantId,
-        consentId: consent.id,
-        kind: 'SINGLE',
-        upstreamPaymentId,
-        paymentIdempotencyId: uniqueName('p').slice(0, 35),
-        status: 'PENDING',
-        amount: '12.34',
-        currency: 'GBP',
-        payee: { name: 'Payee' },
-      },
-    });
-    return payment.id;
+    return (await createBankPaymentRow(prisma, { id: userId, merchantId }, upstreamPaymentId)).id;
   }
 
   const statusOf = async (consentId: string) =>
@@ -224,13 +203,7 @@ describe('events in: each application’s events reach only that application’s
     for (const answer of forged) {
       expect({ status: answer.status, error: answer.body.error }).toEqual({
         status: 401,
-        error: {
-          code: 'UNAUTHENTICATED',
-          status: 401,
-          message:
-            'The webhook has no signature made with a webhook secret registered for the application it names.',
-          tracingId: expect.any(String),
-        },
+        error: unsignedWebhookError(),
       });
     }
 

@@ -8,6 +8,7 @@ import {
   registeredSecret,
   spawnWorker,
   type Stack,
+  stackProcessEnv,
   startStack,
   type Tenant,
   tuned,
@@ -21,20 +22,18 @@ import {
 const BURST = 500;
 
 describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second worker running)', () => {
-  const prefix = uniqueQueuePrefix('events-crash');
   let stack: Stack;
   let tenant: Tenant;
   let receiver: EventReceiver;
   const workers: WorkerProcess[] = [];
-  const workerEnv = () => ({
-    DATABASE_URL: stack.databaseUrl,
-    QUEUE_PREFIX: prefix,
-    UPSTREAM_BASE_URL: stack.sandbox.url,
-    ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }),
-  });
+  const workerEnv = () =>
+    stackProcessEnv(stack, tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }));
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'events_crash', overrides: { QUEUE_PREFIX: prefix } });
+    stack = await startStack({
+      ownDatabase: 'events_crash',
+      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('events-crash') },
+    });
     tenant = await onboard(stack);
     receiver = await new EventReceiver().start();
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   connect,
+  createBankPaymentRow,
   EventReceiver,
   eventually,
   onboard,
@@ -103,30 +104,12 @@ describe('events from the sandbox, end to end', () => {
   });
 
   it('a payment event the sandbox sends twice completes our payment once', async () => {
-    const consent = await prisma.consent.create({
-      data: {
-        merchantId: tenant.merchant.merchant.id,
-        userId: tenant.userId,
-        kind: 'PAYMENT',
-        upstreamConsentId: uniqueName('payment-consent'),
-        institutionId: 'sandbox-payments',
-        status: 'CONSUMED',
-      },
-    });
     const upstreamPaymentId = uniqueName('payment');
-    const payment = await prisma.payment.create({
-      data: {
-        merchantId: tenant.merchant.merchant.id,
-        consentId: consent.id,
-        kind: 'SINGLE',
-        upstreamPaymentId,
-        paymentIdempotencyId: uniqueName('p').slice(0, 35),
-        status: 'PENDING',
-        amount: '12.34',
-        currency: 'GBP',
-        payee: { name: 'Payee' },
-      },
-    });
+    const payment = await createBankPaymentRow(
+      prisma,
+      { id: tenant.userId, merchantId: tenant.merchant.merchant.id },
+      upstreamPaymentId,
+    );
     const emitted = await sandbox.admin('POST', '/webhooks/emit', {
       applicationId: stack.api.config.upstream.applicationId,
       type: 'payment.state.success',

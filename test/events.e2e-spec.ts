@@ -13,11 +13,13 @@ import {
   sessionToken,
   spawnApi,
   type Stack,
+  stackProcessEnv,
   startStack,
   type Tenant,
   testRandom,
   tuned,
   uniqueName,
+  unsignedWebhookError,
   upstreamEvent,
   upstreamEventBody,
   WAIT,
@@ -53,6 +55,14 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
   async function consentOf(t: Tenant = tenant) {
     return createConsentRow(prisma, { id: t.userId, merchantId: t.merchant.merchant.id });
   }
+
+  /** The bank's signed event that it moved a consent of ours to `state`. */
+  const bankMoved = (consent: { upstreamConsentId: string }, state: 'revoked' | 'expired') =>
+    postUpstreamEvent(
+      stack,
+      upstreamEvent(`consent.state.${state}`, { consentId: consent.upstreamConsentId }),
+      secret,
+    );
 
   /** Waits until every event so far is relayed, so a new endpoint only receives what follows. */
   async function endpoint(t: Tenant, receiver: EventReceiver, types: string[] = []) {
@@ -133,15 +143,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       expect({ name, status: answer.status, body: answer.body }).toEqual({
         name,
         status: 401,
-        body: {
-          error: {
-            code: 'UNAUTHENTICATED',
-            status: 401,
-            message:
-              'The webhook has no signature made with a webhook secret registered for the application it names.',
-            tracingId: expect.any(String),
-          },
-        },
+        body: { error: unsignedWebhookError() },
       });
     }
     expect(await prisma.inboundEvent.count({ where: { eventId: { startsWith: event.id } } })).toBe(0);
@@ -296,11 +298,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         'consent.revoked',
       ]);
       const consent = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(consent, 'revoked');
 
       const [delivered] = await eventually('delivered after three failures', () =>
         receiver.accepted().length > 0 ? receiver.accepted() : undefined,
@@ -354,16 +352,8 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       );
 
       const [revokedOne, expiredOne] = [await consentOf(), await consentOf()];
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: revokedOne.upstreamConsentId }),
-        secret,
-      );
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.expired', { consentId: expiredOne.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(revokedOne, 'revoked');
+      await bankMoved(expiredOne, 'expired');
       const [delivered] = await eventually('the expiry delivered', () =>
         receiver.accepted().length > 0 ? receiver.accepted() : undefined,
       );
@@ -391,11 +381,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     // and two webhooks accepted back to back may be processed (and committed) either way round.
     const revoke = async () => {
       const c = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: c.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(c, 'revoked');
       await eventually('the revocation recorded', async () =>
         (await prisma.merchantEvent.count({
           where: { type: 'CONSENT_REVOKED', data: { path: ['consentId'], equals: c.id } },
@@ -433,12 +419,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
   });
 
   it('streams from any api process (a second one here), and ends its streams cleanly when it shuts down', async () => {
-    const second = await spawnApi({
-      DATABASE_URL: stack.databaseUrl,
-      QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
-      UPSTREAM_BASE_URL: stack.sandbox.url,
-      ...tuned({ sseHeartbeatSeconds: 1 }),
-    });
+    const second = await spawnApi(stackProcessEnv(stack, tuned({ sseHeartbeatSeconds: 1 })));
     const token = sessionToken(stack.api.config, {
       merchantId: tenant.merchant.merchant.id,
       userId: tenant.userId,
@@ -447,11 +428,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     try {
       // The webhook arrives at the first api; the worker relays; the second api's stream is woken.
       const consent = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(consent, 'revoked');
       const [message] = await stream.waitFor(1);
       expect(JSON.parse(message.data).data.consentId).toBe(consent.id);
     } finally {
@@ -498,11 +475,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     receiver.otherwise = 503;
     const revokeOne = async () => {
       const consent = await consentOf(other);
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(consent, 'revoked');
       return consent.id;
     };
     try {
@@ -568,11 +541,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       ]);
       const path = `/v1/event-endpoints/${created.id}`;
       const revoked = await consentOf();
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: revoked.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(revoked, 'revoked');
       const failing = await eventually('the endpoint marked failing', async () => {
         const view = await tenant.client.get(path);
         return view.body.data.failingSince ? (view.body.data as { failingSince: string }) : undefined;
@@ -600,16 +569,8 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       const retyped = await tenant.client.patch(path, { types: ['consent.expired'] });
       expect(retyped.body.data).toMatchObject({ url: fixed.url, types: ['consent.expired'] });
       const [revokedLater, expired] = [await consentOf(), await consentOf()];
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.revoked', { consentId: revokedLater.upstreamConsentId }),
-        secret,
-      );
-      await postUpstreamEvent(
-        stack,
-        upstreamEvent('consent.state.expired', { consentId: expired.upstreamConsentId }),
-        secret,
-      );
+      await bankMoved(revokedLater, 'revoked');
+      await bankMoved(expired, 'expired');
       await eventually('the expiry delivered', () => (fixed.accepted().length === 2 ? true : undefined));
       expect(fixed.accepted().map((event) => event.type)).toEqual(['consent.revoked', 'consent.expired']);
 

@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantNamedByOperator } from '#libs/context';
-import { PrismaService } from '#libs/database';
-import { UserRepository } from '#libs/domain/users';
 import {
   type ApiResponse,
-  authorisedSandboxVrpConsent,
-  createVrpConsentRow,
+  authorisedVrpConsentRow,
   onboard,
   paymentBodies,
   type Stack,
   startStack,
   type Tenant,
   uniqueName,
+  vrpLimits,
+  vrpUser,
 } from './kit/index.js';
 
 /**
@@ -22,19 +20,11 @@ import {
 
 /** The upstream's largest amount (what it refuses above, "at most 999999999.99"). */
 const MAXIMUM = '999999999.99';
-const LIMITS = {
-  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-  maxAmountPerPayment: { amount: 999_999_999.99, currency: 'GBP' },
-  periodicLimits: [
-    {
-      frequency: 'YEARLY',
-      alignment: 'CONSENT',
-      totalMaxAmount: { amount: 999_999_999.99, currency: 'GBP' },
-    },
-  ],
-};
+const LIMITS = vrpLimits(999_999_999.99, 999_999_999.99, 'YEARLY');
 
 type Money = { amount: unknown; currency: string };
+type VrpConsentBody = ReturnType<typeof paymentBodies.vrpConsent>;
+type HostedVrpRequestBody = ReturnType<typeof paymentBodies.hostedVrpRequest>;
 
 /** Each amount of each route: how to send it, where the answer names it, and the status of a success. */
 interface AmountRoute {
@@ -79,6 +69,17 @@ describe('payment inputs: amounts and references refused with the real reason', 
   let tenant: Tenant;
   let consentId: string;
 
+  const vrpConsent = (controlParameters: VrpConsentBody['controlParameters']) =>
+    tenant.client.post(
+      `/v1/users/${tenant.userId}/vrp/consents`,
+      paymentBodies.vrpConsent({ controlParameters }),
+    );
+  const hostedVrpRequest = (controlParameters: HostedVrpRequestBody['controlParameters']) =>
+    tenant.client.post(
+      `/v1/users/${tenant.userId}/hosted/vrp-requests`,
+      paymentBodies.hostedVrpRequest({ controlParameters }),
+    );
+
   const amountRoutes: AmountRoute[] = [
     {
       name: 'POST /v1/users/{userId}/payments',
@@ -96,60 +97,40 @@ describe('payment inputs: amounts and references refused with the real reason', 
       field: 'controlParameters.maxAmountPerPayment.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/vrp/consents`,
-          paymentBodies.vrpConsent({
-            controlParameters: {
-              maxAmountPerPayment: amount as never,
-              periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } }],
-            },
-          }),
-        ),
+        vrpConsent({
+          maxAmountPerPayment: amount as never,
+          periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } }],
+        }),
     },
     {
       name: 'POST /v1/users/{userId}/vrp/consents (totalMaxAmount)',
       field: 'controlParameters.periodicLimits.0.totalMaxAmount.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/vrp/consents`,
-          paymentBodies.vrpConsent({
-            controlParameters: {
-              maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
-              periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: amount as never }],
-            },
-          }),
-        ),
+        vrpConsent({
+          maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
+          periodicLimits: [{ frequency: 'YEARLY', totalMaxAmount: amount as never }],
+        }),
     },
     {
       name: 'POST /v1/users/{userId}/hosted/vrp-requests (maxAmountPerPayment)',
       field: 'controlParameters.maxAmountPerPayment.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
-          paymentBodies.hostedVrpRequest({
-            controlParameters: {
-              maxAmountPerPayment: amount as never,
-              periodicLimit: { frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } },
-            },
-          }),
-        ),
+        hostedVrpRequest({
+          maxAmountPerPayment: amount as never,
+          periodicLimit: { frequency: 'YEARLY', totalMaxAmount: { amount: MAXIMUM, currency: 'GBP' } },
+        }),
     },
     {
       name: 'POST /v1/users/{userId}/hosted/vrp-requests (totalMaxAmount)',
       field: 'controlParameters.periodicLimit.totalMaxAmount.amount',
       ok: 201,
       send: (amount) =>
-        tenant.client.post(
-          `/v1/users/${tenant.userId}/hosted/vrp-requests`,
-          paymentBodies.hostedVrpRequest({
-            controlParameters: {
-              maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
-              periodicLimit: { frequency: 'YEARLY', totalMaxAmount: amount as never },
-            },
-          }),
-        ),
+        hostedVrpRequest({
+          maxAmountPerPayment: { amount: '1.00', currency: 'GBP' },
+          periodicLimit: { frequency: 'YEARLY', totalMaxAmount: amount as never },
+        }),
     },
     {
       name: 'POST /v1/vrp/consents/{consentId}/payments',
@@ -231,24 +212,8 @@ describe('payment inputs: amounts and references refused with the real reason', 
   beforeAll(async () => {
     stack = await startStack({ overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
     tenant = await onboard(stack);
-    const user = await stack.api.app
-      .get(UserRepository)
-      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
-        reference: uniqueName('inputs'),
-      });
-    const upstream = await authorisedSandboxVrpConsent(
-      stack.sandbox.url,
-      stack.api.config,
-      user.applicationUserId,
-      undefined,
-      LIMITS,
-    );
-    consentId = (
-      await createVrpConsentRow(stack.api.app.get(PrismaService), stack.api.config, user, {
-        ...upstream,
-        controlParameters: LIMITS,
-      })
-    ).id;
+    const user = await vrpUser(stack, tenant, 'inputs');
+    consentId = (await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS })).id;
     // The VRP routes act for the consent's user; the single-payment routes for the tenant's.
     tenant = { ...tenant, userId: user.id };
   });

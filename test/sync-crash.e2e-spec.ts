@@ -8,6 +8,7 @@ import {
   SandboxHttp,
   spawnWorker,
   type Stack,
+  stackProcessEnv,
   startStack,
   storedTransactions,
   type Tenant,
@@ -19,23 +20,23 @@ import {
 } from './kit/index.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
-  const prefix = uniqueQueuePrefix('sync-crash');
   let stack: Stack;
   let tenant: Tenant;
   let sandbox: SandboxHttp;
   const workers: WorkerProcess[] = [];
-  const workerEnv = () => ({
-    DATABASE_URL: stack.databaseUrl,
-    QUEUE_PREFIX: prefix,
-    UPSTREAM_BASE_URL: stack.sandbox.url,
-    // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
-    ...tuned({ syncDispatchEverySeconds: 5 }),
-    WORKER_CONCURRENCY: '4',
-  });
+  const workerEnv = () =>
+    stackProcessEnv(stack, {
+      // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
+      ...tuned({ syncDispatchEverySeconds: 5 }),
+      WORKER_CONCURRENCY: '4',
+    });
 
   beforeAll(async () => {
     // Its workers dispatch every due account of their database: the test has one of its own.
-    stack = await startStack({ ownDatabase: 'crash', overrides: { QUEUE_PREFIX: prefix } });
+    stack = await startStack({
+      ownDatabase: 'crash',
+      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-crash') },
+    });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));

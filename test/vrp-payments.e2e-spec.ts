@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
-import { UserRepository } from '#libs/domain/users';
 import {
   atBank,
-  authorisedSandboxVrpConsent,
-  createVrpConsentRow,
+  authorisedVrpConsentRow,
   dataOf,
   eventually,
   merchantCallerOf,
@@ -19,15 +16,11 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  vrpLimits,
+  vrpUser,
 } from './kit/index.js';
 
-const LIMITS = {
-  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-  maxAmountPerPayment: { amount: 150, currency: 'GBP' },
-  periodicLimits: [
-    { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 1000, currency: 'GBP' } },
-  ],
-};
+const LIMITS = vrpLimits(150, 1000);
 
 describe('VRP payments: limits enforced here, atomically', () => {
   let stack: Stack;
@@ -43,22 +36,9 @@ describe('VRP payments: limits enforced here, atomically', () => {
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
     other = await onboard(stack);
-    user = await stack.api.app
-      .get(UserRepository)
-      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
-        reference: uniqueName('vrp'),
-      });
+    user = await vrpUser(stack, tenant, 'vrp');
     userId = user.id;
-    const upstream = await authorisedSandboxVrpConsent(
-      stack.sandbox.url,
-      stack.api.config,
-      user.applicationUserId,
-      undefined,
-      LIMITS,
-    );
-    consentId = (
-      await createVrpConsentRow(prisma, stack.api.config, user, { ...upstream, controlParameters: LIMITS })
-    ).id;
+    consentId = (await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS })).id;
   });
   afterAll(async () => {
     await stack?.close();
@@ -233,31 +213,14 @@ describe('VRP payments: limits enforced here, atomically', () => {
     // The period is 10 days old; a payment made at its very end (the next period's first instant) counts in
     // the next period, for the check and for the consent's view alike.
     const validFrom = new Date(Date.now() - 10 * 86_400_000).toISOString();
-    const local = {
-      psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-      maxAmountPerPayment: { amount: '100.00', currency: 'GBP' },
-      periodicLimits: [
-        { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: '30.00', currency: 'GBP' } },
-      ],
-      validFrom,
-    };
+    const local = { ...vrpLimits('100.00', '30.00'), validFrom };
     const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
     // The bank's own limits are wider: what is checked here is the BFF's.
-    const upstream = await authorisedSandboxVrpConsent(
-      stack.sandbox.url,
-      stack.api.config,
-      user.applicationUserId,
-      undefined,
-      {
-        ...LIMITS,
-        periodicLimits: [
-          { frequency: 'MONTHLY', alignment: 'CONSENT', totalMaxAmount: { amount: 5000, currency: 'GBP' } },
-        ],
-        validFrom,
-      },
-    );
     const id = (
-      await createVrpConsentRow(prisma, stack.api.config, user, { ...upstream, controlParameters: local })
+      await authorisedVrpConsentRow(stack, user, {
+        controlParameters: local,
+        bankLimits: { ...vrpLimits(150, 5000), validFrom },
+      })
     ).id;
     type Limit = {
       currentPeriod: { start: string; end: string };
@@ -404,17 +367,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
   });
 
   it('refuses a payment when the consent is revoked between the first read and the row lock', async () => {
-    const upstream = await authorisedSandboxVrpConsent(
-      stack.sandbox.url,
-      stack.api.config,
-      user.applicationUserId,
-      undefined,
-      LIMITS,
-    );
-    const revoked = await createVrpConsentRow(prisma, stack.api.config, user, {
-      ...upstream,
-      controlParameters: LIMITS,
-    });
+    const revoked = await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS });
     const service = stack.api.app.get(VrpPaymentsService);
     let payment: Promise<unknown> | undefined;
     await prisma.$transaction(
@@ -451,15 +404,7 @@ describe('VRP payments: limits enforced here, atomically', () => {
   });
 
   it('gives VRP payments stored with an empty payee their consent’s, once, by migration', async () => {
-    const upstream = await authorisedSandboxVrpConsent(
-      stack.sandbox.url,
-      stack.api.config,
-      user.applicationUserId,
-      undefined,
-      LIMITS,
-    );
-    const consent = await createVrpConsentRow(prisma, stack.api.config, user, {
-      ...upstream,
+    const consent = await authorisedVrpConsentRow(stack, user, {
       controlParameters: LIMITS,
       initiationDetails: { reference: 'Sweep', payee: payee() },
     });

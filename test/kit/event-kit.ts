@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import type { ApiResponse } from './api-client.js';
@@ -168,3 +169,11 @@ export function postUpstreamEvent(
     contentType: tamper.contentType,
   });
 }
+
+/** The error a webhook is refused with when no secret registered for the application it names signed it. */
+export const unsignedWebhookError = () => ({
+  code: 'UNAUTHENTICATED',
+  status: 401,
+  message: 'The webhook has no signature made with a webhook secret registered for the application it names.',
+  tracingId: expect.any(String),
+});

@@ -227,3 +227,37 @@ export async function createPaymentRow(
     },
   });
 }
+
+/**
+ * A pending single payment of `user`, under its spent payment consent, that the bank knows as
+ * `upstreamPaymentId`: what an event from the bank about that payment finds here.
+ */
+export async function createBankPaymentRow(
+  prisma: PrismaService,
+  user: { id: string; merchantId: string },
+  upstreamPaymentId: string,
+) {
+  const consent = await prisma.consent.create({
+    data: {
+      merchantId: user.merchantId,
+      userId: user.id,
+      kind: 'PAYMENT',
+      upstreamConsentId: uniqueName('payment-consent'),
+      institutionId: 'sandbox-payments',
+      status: 'CONSUMED',
+    },
+  });
+  return prisma.payment.create({
+    data: {
+      merchantId: user.merchantId,
+      consentId: consent.id,
+      kind: 'SINGLE',
+      upstreamPaymentId,
+      paymentIdempotencyId: uniqueName('p').slice(0, 35),
+      status: 'PENDING',
+      amount: '12.34',
+      currency: 'GBP',
+      payee: { name: 'Payee' },
+    },
+  });
+}

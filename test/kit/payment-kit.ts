@@ -1,10 +1,12 @@
+import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
+import { UserRepository } from '#libs/domain/users';
 import type { CreateSinglePaymentInput } from '../../apps/api/src/payments/inputs/create-single-payment.input.js';
 import type { CreateHostedVrpRequestInput } from '../../apps/api/src/vrp/inputs/create-hosted-vrp-request.input.js';
 import type { CreateVrpConsentInput } from '../../apps/api/src/vrp/inputs/create-vrp-consent.input.js';
-import type { Stack } from './api-kit.js';
-import { decideAtBank } from './bank-consents.js';
-import { testPayee } from './factories.js';
+import type { Stack, Tenant } from './api-kit.js';
+import { authorisedSandboxVrpConsent, decideAtBank } from './bank-consents.js';
+import { createVrpConsentRow, testPayee, uniqueName } from './factories.js';
 
 /** Payment bodies typed against the DTOs the routes validate with, and what payment tests share. */
 
@@ -81,4 +83,53 @@ export async function paymentEvents(
   return stack.api.app.get(PrismaService).$queryRaw<{ type: string; status: string }[]>`
     SELECT type::text AS type, data->>'status' AS status FROM merchant_events
     WHERE data->>'paymentId' = ${paymentId} ORDER BY seq`;
+}
+
+/** Sweeping VRP limits without SCA: a per-payment maximum and one periodic limit counted from the consent. */
+export const vrpLimits = (
+  perPayment: number | string,
+  total: number | string,
+  frequency = 'MONTHLY',
+  currency = 'GBP',
+) => ({
+  psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
+  maxAmountPerPayment: { amount: perPayment, currency },
+  periodicLimits: [{ frequency, alignment: 'CONSENT', totalMaxAmount: { amount: total, currency } }],
+});
+
+/** A user of the tenant's, as the operator creates one: with the application user id a VRP consent names. */
+export function vrpUser(
+  stack: Stack,
+  tenant: Tenant,
+  label: string,
+): Promise<{ id: string; merchantId: string; applicationUserId: string }> {
+  return stack.api.app
+    .get(UserRepository)
+    .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
+      reference: uniqueName(label),
+    });
+}
+
+/**
+ * A sweeping VRP consent of `user`, authorised at the sandbox bank under `bankLimits` and stored here
+ * under `controlParameters` (the limits this service enforces): where the two differ, a test sets the
+ * bank's wider so that ours are the ones it meets.
+ */
+export async function authorisedVrpConsentRow(
+  stack: Stack,
+  user: { id: string; merchantId: string; applicationUserId: string },
+  limits: { controlParameters: object; bankLimits?: object; initiationDetails?: unknown },
+) {
+  const upstream = await authorisedSandboxVrpConsent(
+    stack.sandbox.url,
+    stack.api.config,
+    user.applicationUserId,
+    undefined,
+    limits.bankLimits ?? limits.controlParameters,
+  );
+  return createVrpConsentRow(stack.api.app.get(PrismaService), stack.api.config, user, {
+    ...upstream,
+    controlParameters: limits.controlParameters,
+    ...(limits.initiationDetails === undefined ? {} : { initiationDetails: limits.initiationDetails }),
+  });
 }

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { DatabasePool, PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
+import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import { eventually } from '#libs/testing';
@@ -109,17 +110,23 @@ export async function connectedUsers(
   return consents;
 }
 
-/**
- * A fresh user of `tenant` with a bank connected: its savings account (id, upstream id) and the consent.
- * Its first sync is queued; a test that drives attempts itself runs it (`activeSyncRun`).
- */
-export async function connectedSavingsAccount(stack: Stack, tenant: Tenant) {
+/** A fresh user of `tenant` with a bank connected: the user's id and the local consent's. */
+export async function connectedUser(stack: Stack, tenant: Tenant) {
   const userId = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
   const consentId = await connectBank(
     { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
     tenant.merchant.apiKey.key,
     userId,
   );
+  return { userId, consentId };
+}
+
+/**
+ * A fresh user of `tenant` with a bank connected: its savings account (id, upstream id) and the consent.
+ * Its first sync is queued; a test that drives attempts itself runs it (`activeSyncRun`).
+ */
+export async function connectedSavingsAccount(stack: Stack, tenant: Tenant) {
+  const { consentId } = await connectedUser(stack, tenant);
   const [account] = await stack.api.app.get(DatabasePool).rows<{ id: string; upstreamId: string }>({
     text: `SELECT id, upstream_account_id AS "upstreamId" FROM accounts WHERE consent_id = $1 AND type = 'SAVINGS'`,
     values: [consentId],
@@ -133,4 +140,12 @@ export async function activeSyncRun(stack: Stack, tenant: Tenant, accountId: str
     .get(SyncRunRepository)
     .openRuns([{ merchantId: tenant.merchant.merchant.id, accountId }], 'MANUAL');
   return run.id;
+}
+
+/** A sync of the account run here as the worker's last attempt, so it ends in this call: its outcome. */
+export async function syncToEnd(stack: Stack, tenant: Tenant, accountId: string): Promise<SyncOutcome> {
+  const runId = await activeSyncRun(stack, tenant, accountId);
+  return stack.api.app
+    .get(AccountSyncService)
+    .run({ merchantId: tenant.merchant.merchant.id, accountId, runId }, { finalAttempt: true, retryInMs: 0 });
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { eventually, WAIT } from '#libs/testing';
+import type { Stack } from './api-kit.js';
 import { freePort } from './running-apps.js';
 
 export interface WorkerProcess {
@@ -26,6 +27,14 @@ const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) =>
     child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
   );
+
+/** The environment of a process that joins `stack`: its database, its queues and its sandbox, plus `more`. */
+export const stackProcessEnv = (stack: Stack, more: Record<string, string> = {}): Record<string, string> => ({
+  DATABASE_URL: stack.databaseUrl,
+  QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
+  UPSTREAM_BASE_URL: stack.sandbox.url,
+  ...more,
+});
 
 /** A worker as its own process, built from dist/ (npm test builds it), on the environment's database. */
 export function spawnWorker(overrides: Record<string, string>): WorkerProcess {

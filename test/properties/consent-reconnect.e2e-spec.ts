@@ -2,8 +2,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { identityKeys } from '#libs/domain/accounts';
-import { AccountSyncService } from '#libs/domain/sync';
-import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import {
   assertProperty,
@@ -14,6 +12,7 @@ import {
   SandboxHttp,
   type Stack,
   startStack,
+  syncToEnd,
   type Tenant,
   uniqueQueuePrefix,
   upstreamTransactions,
@@ -110,15 +109,7 @@ describe('property: reconnecting a bank keeps exactly the bank’s accounts, the
   /** A sync of one of the user's accounts, run here as the worker would; then its stored set is the bank's. */
   async function syncAccount(userId: string, holder: string, type: RegExp): Promise<string[]> {
     const account = (await accountsOf(userId)).find((a) => type.test(a.type ?? ''))!;
-    const merchantId = tenant.merchant.merchant.id;
-    const [run] = await stack.api.app
-      .get(SyncRunRepository)
-      .openRuns([{ merchantId, accountId: account.id }], 'MANUAL');
-    expect(
-      await stack.api.app
-        .get(AccountSyncService)
-        .run({ merchantId, accountId: account.id, runId: run.id }, { finalAttempt: true, retryInMs: 0 }),
-    ).toBe('succeeded');
+    expect(await syncToEnd(stack, tenant, account.id)).toBe('succeeded');
     const stored = (
       await db().rows<{ k: string }>({
         text: 'SELECT dedupe_key AS k FROM transactions WHERE account_id = $1',

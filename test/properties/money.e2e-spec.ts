@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantNamedByOperator } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
 import { amountToApi, decimalFromUpstream, decimalTextToApi, decimalToApi } from '#libs/domain/accounts';
 import {
@@ -14,12 +13,10 @@ import {
   periodLimit,
   wireAmount,
 } from '#libs/domain/payments';
-import { UserRepository } from '#libs/domain/users';
 import { DomainError } from '#libs/errors';
 import {
   assertProperty,
-  authorisedSandboxVrpConsent,
-  createVrpConsentRow,
+  authorisedVrpConsentRow,
   onboard,
   paymentBodies,
   propertyTimeout,
@@ -27,6 +24,9 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  VRP_CONTROL_PARAMETERS,
+  vrpLimits,
+  vrpUser,
 } from '../kit/index.js';
 
 /**
@@ -194,27 +194,13 @@ describe('property: money round-trips exactly', () => {
     beforeAll(async () => {
       stack = await startStack();
       tenant = await onboard(stack);
-      const prisma = stack.api.app.get(PrismaService);
-      const user = await stack.api.app
-        .get(UserRepository)
-        .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
-          reference: uniqueName('money'),
-        });
+      const user = await vrpUser(stack, tenant, 'money');
       userId = user.id;
-      const upstream = await authorisedSandboxVrpConsent(
-        stack.sandbox.url,
-        stack.api.config,
-        user.applicationUserId,
-      );
-      const huge = { amount: '9999999999999.999', currency: 'KWD' };
+      const huge = '9999999999999.999';
       consentId = (
-        await createVrpConsentRow(prisma, stack.api.config, user, {
-          ...upstream,
-          controlParameters: {
-            psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-            maxAmountPerPayment: huge,
-            periodicLimits: [{ frequency: 'YEARLY', alignment: 'CONSENT', totalMaxAmount: huge }],
-          },
+        await authorisedVrpConsentRow(stack, user, {
+          bankLimits: VRP_CONTROL_PARAMETERS,
+          controlParameters: vrpLimits(huge, huge, 'YEARLY', 'KWD'),
         })
       ).id;
     });

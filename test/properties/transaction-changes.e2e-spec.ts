@@ -1,14 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
-import { AccountSyncService, TransactionChangesRetentionService } from '#libs/domain/sync';
-import { SyncRunRepository } from '#libs/domain/sync-runs';
-import { UserRepository } from '#libs/domain/users';
+import { TransactionChangesRetentionService } from '#libs/domain/sync';
 import {
   type ApiClient,
   assertProperty,
-  connectBank,
-  createUser,
+  connectedUser,
   dataOf,
   onboard,
   propertyTimeout,
@@ -16,6 +13,7 @@ import {
   type Stack,
   startStack,
   storedTransactions,
+  syncToEnd,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
@@ -90,13 +88,8 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
   const db = () => stack.api.app.get(DatabasePool);
 
   /** A fresh user with the bank connected: its accounts (ours and the bank's ids) and the bank's consent. */
-  async function connectedUser() {
-    const userId = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
-    const consentId = await connectBank(
-      { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
-      tenant.merchant.apiKey.key,
-      userId,
-    );
+  async function connectedUserAccounts() {
+    const { userId, consentId } = await connectedUser(stack, tenant);
     const accounts = await db().rows<{ id: string; upstreamId: string; bankConsent: string }>({
       text: `SELECT a.id, a.upstream_account_id AS "upstreamId", c.upstream_consent_id AS "bankConsent"
         FROM accounts a JOIN consents c ON c.id = a.consent_id WHERE a.consent_id = $1 ORDER BY a.type`,
@@ -108,16 +101,7 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
 
   /** One sync of the account to its end, as the worker runs it. */
   async function sync(accountId: string): Promise<void> {
-    const [run] = await stack.api.app
-      .get(SyncRunRepository)
-      .openRuns([{ merchantId: tenant.merchant.merchant.id, accountId }], 'MANUAL');
-    const outcome = await stack.api.app
-      .get(AccountSyncService)
-      .run(
-        { merchantId: tenant.merchant.merchant.id, accountId, runId: run.id },
-        { finalAttempt: true, retryInMs: 0 },
-      );
-    expect(outcome).toBe('succeeded');
+    expect(await syncToEnd(stack, tenant, accountId)).toBe('succeeded');
   }
 
   async function feedPage(client: ApiClient, userId: string, cursor: string | null, limit: number) {
@@ -145,7 +129,7 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
     async () => {
       await assertProperty(
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 10 }), async (steps) => {
-          const { userId, accounts } = await connectedUser();
+          const { userId, accounts } = await connectedUserAccounts();
           const copy = new Map<string, string>();
           let cursor: string | null = null;
           const read = async (limit: number, pages: number) => {
@@ -210,7 +194,7 @@ describe('property: the transactions change feed rebuilds the stored set', () =>
   );
 
   it('refuses a cursor of another user, a foreign account and an expired cursor', async () => {
-    const [first, second] = [await connectedUser(), await connectedUser()];
+    const [first, second] = [await connectedUserAccounts(), await connectedUserAccounts()];
     await Promise.all([...first.accounts, ...second.accounts].map((a) => sync(a.id)));
     const page = await feedPage(tenant.client, first.userId, null, 5);
     expect(page.added).toHaveLength(5);

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantNamedByOperator } from '#libs/context';
 import { Prisma, PrismaService } from '#libs/database';
 import {
   currentVrpPeriod,
@@ -11,12 +10,10 @@ import {
   VrpConsentsService,
   VrpPaymentsService,
 } from '#libs/domain/payments';
-import { UserRepository } from '#libs/domain/users';
 import { DomainError, ErrorCode } from '#libs/errors';
 import {
   assertProperty,
-  authorisedSandboxVrpConsent,
-  createVrpConsentRow,
+  authorisedVrpConsentRow,
   dataOf,
   merchantCallerOf,
   onboard,
@@ -25,6 +22,8 @@ import {
   startStack,
   type Tenant,
   uniqueName,
+  vrpLimits,
+  vrpUser,
 } from '../kit/index.js';
 
 /**
@@ -134,11 +133,7 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
     stack = await startStack({ overrides: { RATE_LIMIT_PER_MINUTE: '1000000' } });
     tenant = await onboard(stack);
     prisma = stack.api.app.get(PrismaService);
-    user = await stack.api.app
-      .get(UserRepository)
-      .create(tenantNamedByOperator({ kind: 'operator' }, tenant.merchant.merchant.id), {
-        reference: uniqueName('vrp-props'),
-      });
+    user = await vrpUser(stack, tenant, 'vrp-props');
   });
   afterAll(async () => {
     await stack?.close();
@@ -170,26 +165,9 @@ describe('property: VRP limits hold under any payments, and the consent shows ex
               ...(validFrom ? { validFrom } : {}),
             };
             // The bank's own limits are wide (and count from now): the limits under test are the BFF's.
-            const upstream = await authorisedSandboxVrpConsent(
-              stack.sandbox.url,
-              stack.api.config,
-              user.applicationUserId,
-              undefined,
-              {
-                psuAuthenticationMethods: ['SCA_NOT_REQUIRED'],
-                maxAmountPerPayment: { amount: 1000, currency: 'GBP' },
-                periodicLimits: [
-                  {
-                    frequency: 'MONTHLY',
-                    alignment: 'CONSENT',
-                    totalMaxAmount: { amount: 100_000, currency: 'GBP' },
-                  },
-                ],
-              },
-            );
-            const row = await createVrpConsentRow(prisma, stack.api.config, user, {
-              ...upstream,
+            const row = await authorisedVrpConsentRow(stack, user, {
               controlParameters: control,
+              bankLimits: vrpLimits(1000, 100_000),
             });
             if (!validFrom) {
               await prisma.consent.update({
