@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
 import { launchBrowser, screenshot, untilShown } from './kit/browser-kit.js';
-import { send, sessionToken, type Stack, startStack, uniqueName, WAIT } from './kit/index.js';
+import { send, sessionToken, type Stack, uniqueName, WAIT } from './kit/index.js';
 import { startSdkShop } from './kit/sdk-shop.js';
 
 /** An event the test page saw reach `document` (so it bubbled out of the shadow root, composed). */
@@ -125,14 +125,9 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       '--outDir',
       sdkDist,
     ]);
-    stack = await startStack({
-      ownDatabase: 'sdk-connect',
-      worker: true,
-      publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent' },
-    });
+    const started = await startSdkShop('sdk-connect', () => userId);
+    stack = started.stack;
     bff = stack.api.url;
-    const started = await startSdkShop(stack, () => userId);
     shop = started.server;
     shopUrl = started.url;
     merchantKey = started.merchant.apiKey.key;

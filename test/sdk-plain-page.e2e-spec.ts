@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf, sdkBundleFile } from '../scripts/sdk-bundle.mjs';
 import { launchBrowser, screenshot } from './kit/browser-kit.js';
-import { send, type Stack, startStack, uniqueName } from './kit/index.js';
+import { send, type Stack, uniqueName } from './kit/index.js';
 import { startSdkShop } from './kit/sdk-shop.js';
 
 /** docs/sdk.md's plain page, as a merchant copies it: its one `html` block. */
@@ -28,13 +28,8 @@ describe('merchant SDK: a plain page with one module script, in Chromium', () =>
   let userId: string;
 
   beforeAll(async () => {
-    stack = await startStack({
-      ownDatabase: 'sdk_plain_page',
-      worker: true,
-      publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent' },
-    });
-    const started = await startSdkShop(stack, () => userId);
+    const started = await startSdkShop('sdk_plain_page', () => userId);
+    stack = started.stack;
     shop = started.server;
     shopUrl = started.url;
     merchantKey = started.merchant.apiKey.key;

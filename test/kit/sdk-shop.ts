@@ -1,10 +1,12 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { send } from './api-client.js';
-import type { Stack } from './api-kit.js';
+import { type Stack, startStack } from './api-kit.js';
 import { type CreatedMerchant, createMerchant } from './factories.js';
 import { freePort } from './running-apps.js';
 
 export interface SdkShop {
+  /** The stack the shop's pages call: public ports, so a browser reaches it, and a worker syncing. */
+  stack: Stack;
   /** The shop's origin, which its merchant lists in frontendOrigins. */
   url: string;
   server: FastifyInstance;
@@ -18,10 +20,19 @@ export interface SdkShop {
  * Its backend (`POST /session`) alone holds the API key and mints the session of the user `userId` names
  * at the time: a test may change users between pages.
  */
-export async function startSdkShop(stack: Stack, userId: () => string): Promise<SdkShop> {
+export async function startSdkShop(ownDatabase: string, userId: () => string): Promise<SdkShop> {
+  const stack = await startStack({
+    ownDatabase,
+    worker: true,
+    publicPorts: true,
+    overrides: { LOG_LEVEL: 'silent' },
+  });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const merchant = await createMerchant(stack.api, { frontendOrigins: [url] });
+  const merchant = await createMerchant(stack.api, { frontendOrigins: [url] }).catch(async (error) => {
+    await stack.close();
+    throw error;
+  });
   const server = Fastify({ logger: false });
   server.get('/favicon.ico', (_request, reply) => reply.code(204).send());
   server.post('/session', async () => {
@@ -30,5 +41,5 @@ export async function startSdkShop(stack: Stack, userId: () => string): Promise<
     });
     return ((await response.json()) as { data: { token: string } }).data;
   });
-  return { url, server, merchant, listen: () => server.listen({ host: '127.0.0.1', port }) };
+  return { stack, url, server, merchant, listen: () => server.listen({ host: '127.0.0.1', port }) };
 }
