@@ -1,13 +1,13 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
 import {
   captureLogger,
+  configSecrets,
   type CreatedMerchant,
   createMerchant,
   createUser,
@@ -29,16 +29,6 @@ const REDIRECT = 'https://app.merchant.example/banks/done';
 const REDIRECT_AGAIN = 'https://app.merchant.example/banks/reconnected';
 const PASSWORD = 'secret';
 const CODE = '123456';
-
-/** Every configured secret of the api as it could appear in a log: operator token, upstream secret, keys. */
-function configSecrets(config: AppConfig): string[] {
-  return [
-    config.api.adminToken,
-    config.upstream.applicationSecret,
-    config.crypto.signingSecret,
-    ...config.crypto.encryptionKeys.flatMap((k) => [k.key.toString('base64'), k.key.toString('base64url')]),
-  ];
-}
 
 describe('api: embedded flow (worker poll), re-authorisation and pre-authorisation update', () => {
   const prefix = uniqueQueuePrefix('consents-embedded');

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '#libs/config';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
   captureLogger,
+  configSecrets,
   type CreatedMerchant,
   createMerchant,
   createUser,
@@ -17,15 +17,6 @@ import {
 } from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
-/** Every configured secret of the api as it could appear in a log: operator token, upstream secret, keys. */
-function configSecrets(config: AppConfig): string[] {
-  return [
-    config.api.adminToken,
-    config.upstream.applicationSecret,
-    config.crypto.signingSecret,
-    ...config.crypto.encryptionKeys.flatMap((k) => [k.key.toString('base64'), k.key.toString('base64url')]),
-  ];
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

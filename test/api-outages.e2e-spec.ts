@@ -132,6 +132,27 @@ async function answersAgain() {
   for (const request of requests(99)) expect((await request()).status).toBeLessThan(300);
 }
 
+/**
+ * The upstream holds the one-time token's exchange long enough for Postgres to stop behind it: the
+ * callback is claimed and the bank's token obtained, but it cannot be stored. The callback answers 503,
+ * and Postgres is back before this returns.
+ */
+async function postgresDownDuringExchange(sandbox: SandboxHttp, callback: string) {
+  const held = await sandbox.holdOnce({
+    method: 'POST',
+    path: '/consent-one-time-token',
+    latencyMs: 1_500,
+  });
+  const during = fetch(callback, { redirect: 'manual' });
+  await held.hit();
+  await postgres.stop('fast');
+  const page = await during;
+  await page.arrayBuffer();
+  expect(page.status).toBe(503);
+  await postgres.start();
+  await answersAgain();
+}
+
 describe('infrastructure outages', () => {
   it('Redis down: the rate limit falls back to each process, so requests still answer; logged once; back by itself', async () => {
     for (const request of requests(0)) expect((await request()).status).toBeLessThan(300);
@@ -179,21 +200,7 @@ describe('infrastructure outages', () => {
   it('Postgres down while the bank’s answer is exchanged: stored once it is back, and the reload finds it authorised', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     const { created, callback } = await approvedAtBank();
-    // The upstream holds the one-time token's exchange long enough for Postgres to stop behind it: the
-    // callback is claimed and the bank's token obtained, but it cannot be stored.
-    const held = await sandbox.holdOnce({
-      method: 'POST',
-      path: '/consent-one-time-token',
-      latencyMs: 1_500,
-    });
-    const during = fetch(callback, { redirect: 'manual' });
-    await held.hit();
-    await postgres.stop('fast');
-    const page = await during;
-    await page.arrayBuffer();
-    expect(page.status).toBe(503);
-    await postgres.start();
-    await answersAgain();
+    await postgresDownDuringExchange(sandbox, callback);
     // Before, the approval was lost with the request: the consent stayed AWAITING_AUTHORIZATION and the
     // reload (its state spent) sent the user back with that, until a reconciliation hours later.
     await eventually('the approval stored once Postgres is back', async () => {
@@ -219,19 +226,7 @@ describe('infrastructure outages', () => {
       { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url },
       created.authorisationUrl,
     );
-    const held = await sandbox.holdOnce({
-      method: 'POST',
-      path: '/consent-one-time-token',
-      latencyMs: 1_500,
-    });
-    const during = fetch(callback, { redirect: 'manual' });
-    await held.hit();
-    await postgres.stop('fast');
-    const page = await during;
-    await page.arrayBuffer();
-    expect(page.status).toBe(503);
-    await postgres.start();
-    await answersAgain();
+    await postgresDownDuringExchange(sandbox, callback);
     // Before, the consent was stored once Postgres was back but its payment was not made: it stayed
     // AWAITING_AUTHORIZATION until the authorisation window closed (an hour), unless the user reloaded.
     await eventually('the payment made once Postgres is back', async () => {

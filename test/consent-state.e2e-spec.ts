@@ -66,15 +66,22 @@ describe('ConsentStateRepository: guarded status writes', () => {
   }
   const row = (id: string) =>
     prisma.consent.findUniqueOrThrow({ where: { id }, include: { accounts: true } });
+  /** The bank said the consent is gone, as the sync and the expiry scan report it. */
+  const markGone = (
+    id: string,
+    status: typeof ConsentStatus.Expired | typeof ConsentStatus.Revoked,
+    message: string,
+  ) =>
+    state.markGone(merchantId, {
+      consentId: id,
+      status,
+      code: status === ConsentStatus.Expired ? 'CONSENT_EXPIRED' : 'CONSENT_REVOKED',
+      message,
+    });
 
   it('marks an authorised consent gone and stops its accounts’ sync', async () => {
     const id = await consentIn(ConsentStatus.Authorised);
-    const result = await state.markGone(merchantId, {
-      consentId: id,
-      status: ConsentStatus.Expired,
-      code: 'CONSENT_EXPIRED',
-      message: 'gone',
-    });
+    const result = await markGone(id, ConsentStatus.Expired, 'gone');
     expect(result).toEqual({ applied: true });
     const after = await row(id);
     expect(after).toMatchObject({ status: 'EXPIRED', lastErrorCode: 'CONSENT_EXPIRED', tokenKeyId: 'k1' });
@@ -83,12 +90,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
 
   it('changes nothing when the consent is no longer where the transition starts, and says what it found', async () => {
     const id = await consentIn(ConsentStatus.AwaitingReauthorisation);
-    const gone = await state.markGone(merchantId, {
-      consentId: id,
-      status: ConsentStatus.Expired,
-      code: 'CONSENT_EXPIRED',
-      message: 'late',
-    });
+    const gone = await markGone(id, ConsentStatus.Expired, 'late');
     expect(gone).toEqual({ applied: false, found: 'AWAITING_RE_AUTHORIZATION' });
     const after = await row(id);
     expect(after).toMatchObject({ status: 'AWAITING_RE_AUTHORIZATION', lastErrorCode: null });
@@ -165,18 +167,8 @@ describe('ConsentStateRepository: guarded status writes', () => {
         .filter((e) => (e.data as { consentId?: string }).consentId === consentId)
         .map((e) => [e.type, e.userId, (e.data as { status: string }).status]);
     const id = await consentIn(ConsentStatus.Authorised);
-    await state.markGone(merchantId, {
-      consentId: id,
-      status: ConsentStatus.Revoked,
-      code: 'CONSENT_REVOKED',
-      message: 'revoked at the bank',
-    });
-    await state.markGone(merchantId, {
-      consentId: id,
-      status: ConsentStatus.Revoked,
-      code: 'CONSENT_REVOKED',
-      message: 'told twice',
-    });
+    await markGone(id, ConsentStatus.Revoked, 'revoked at the bank');
+    await markGone(id, ConsentStatus.Revoked, 'told twice');
     await state.markRevoked(merchantId, id);
     expect(await eventsOf(id)).toEqual([['CONSENT_REVOKED', userId, 'REVOKED']]);
 

@@ -57,6 +57,19 @@ describe('consent status history', () => {
   const historyOf = async (consentId: string, client = owner.client) =>
     dataOf<Change[]>(await client.get(`/v1/consents/${consentId}/history`));
 
+  /** What the properties write consents with, as the owner's merchant: every status there is. */
+  const writers = () => {
+    const merchantId = tenantOfRecord({ merchantId: owner.merchant.merchant.id });
+    return {
+      prisma: stack.api.app.get(PrismaService),
+      db: stack.api.app.get(DatabasePool),
+      history: stack.api.app.get(ConsentStatusHistoryRepository),
+      merchantId,
+      ownerRow: { id: owner.userId, merchantId },
+      statuses: fc.constantFrom(...Object.values(ConsentStatus)),
+    };
+  };
+
   it('shows a consent created, authorised at the bank and revoked, in order, with their times', async () => {
     const started = Date.now();
     const created = dataOf<{ id: string; status: string; authorisationUrl: string }>(
@@ -156,13 +169,8 @@ describe('consent status history', () => {
   it(
     'property: whatever statuses are written, and however, the history is each change of status once, chained',
     async () => {
-      const prisma = stack.api.app.get(PrismaService);
-      const db = stack.api.app.get(DatabasePool);
+      const { prisma, db, history, merchantId, ownerRow, statuses } = writers();
       const state = stack.api.app.get(ConsentStateRepository);
-      const history = stack.api.app.get(ConsentStatusHistoryRepository);
-      const merchantId = tenantOfRecord({ merchantId: owner.merchant.merchant.id });
-      const ownerRow = { id: owner.userId, merchantId };
-      const statuses = fc.constantFrom(...Object.values(ConsentStatus));
       // The ways the app writes a consent: Prisma, hand-written SQL (one row, or a batch naming it), the
       // state repository's guarded revocation (which may find the consent elsewhere and change nothing),
       // and writes of other columns only.
@@ -235,12 +243,7 @@ describe('consent status history', () => {
   it(
     'property: statuses written at once by several connections still chain, ending at the consent’s own',
     async () => {
-      const prisma = stack.api.app.get(PrismaService);
-      const db = stack.api.app.get(DatabasePool);
-      const history = stack.api.app.get(ConsentStatusHistoryRepository);
-      const merchantId = tenantOfRecord({ merchantId: owner.merchant.merchant.id });
-      const ownerRow = { id: owner.userId, merchantId };
-      const statuses = fc.constantFrom(...Object.values(ConsentStatus));
+      const { prisma, db, history, merchantId, ownerRow, statuses } = writers();
       await assertProperty(
         fc.asyncProperty(fc.array(statuses, { minLength: 2, maxLength: 8 }), async (writes) => {
           const consent = await createConsentRow(

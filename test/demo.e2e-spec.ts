@@ -4,10 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, ConsoleMessage, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoServer } from '../apps/demo-merchant/src/demo-server.js';
-import { launchBrowser, screenshot } from './kit/browser-kit.js';
+import { launchBrowser, screenshot, untilShown } from './kit/browser-kit.js';
 import {
   createMerchant,
-  eventually,
   freePort,
   send,
   type Stack,
@@ -128,14 +127,9 @@ describe('demo merchant app, in a browser', () => {
     expect(await flows('sandbox-embedded')).toMatch(/sign in here/i);
     // The search narrows the list (the BFF's `q`).
     await connect().getByLabel('Search for your bank').fill('embedded');
-    await eventually(
-      'the search narrowed to one bank',
-      async () => {
-        expect(await connect().locator('button.institution').count()).toBe(1);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the search narrowed to one bank', async () => {
+      expect(await connect().locator('button.institution').count()).toBe(1);
+    });
     await bank('sandbox-embedded').waitFor();
     await connect().getByLabel('Search for your bank').fill('');
     await bank('sandbox-redirect').waitFor();
@@ -146,16 +140,11 @@ describe('demo merchant app, in a browser', () => {
     await connect().locator('button[data-flow="REDIRECT"]').click();
     await approveAtBank();
     // The component reads the way back itself, says so, and takes ?consentId=&status= off the address.
-    await eventually(
-      'the redirect connection shown authorised',
-      async () => {
-        expect(await page.textContent('#connect-status')).toBe(
-          'Bank connection (sandbox-redirect): AUTHORIZED',
-        );
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the redirect connection shown authorised', async () => {
+      expect(await page.textContent('#connect-status')).toBe(
+        'Bank connection (sandbox-redirect): AUTHORIZED',
+      );
+    });
     await connect().getByRole('heading', { name: 'Bank connected' }).waitFor();
     expect(new URL(page.url()).search).toBe('');
     await page.waitForSelector('#sync-status[data-done="true"]', { timeout: 90_000 });
@@ -188,23 +177,13 @@ describe('demo merchant app, in a browser', () => {
 
   it('shows the transactions, pages through them, and marks the pending ones', async () => {
     const rows = page.locator('#tx-table tbody tr');
-    await eventually(
-      'the first page of transactions',
-      async () => {
-        expect(await rows.count()).toBe(25);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the first page of transactions', async () => {
+      expect(await rows.count()).toBe(25);
+    });
     await page.click('#tx-more');
-    await eventually(
-      'the second page of transactions',
-      async () => {
-        expect(await rows.count()).toBe(50);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the second page of transactions', async () => {
+      expect(await rows.count()).toBe(50);
+    });
     const amounts = await page.locator('#tx-table tbody td.num').allTextContents();
     for (const amount of amounts) expect(amount).toMatch(/^-?£[\d,]+\.\d{2}$/);
     await screenshot(page, '03-transactions');
@@ -252,24 +231,22 @@ describe('demo merchant app, in a browser', () => {
     await connect().locator('button[data-method]').first().click();
     await connect().getByLabel('Code from your bank').fill('123456');
     await connect().getByRole('button', { name: 'Confirm' }).click();
-    await eventually(
+    await untilShown(
       'the embedded connection shown authorised',
       async () => {
         expect(await page.textContent('#connect-status')).toBe(
           'Bank connection (sandbox-embedded): AUTHORIZED',
         );
-        return true;
       },
       WAIT.work,
     );
     // On `connected` the page goes on as after a redirect: the new bank's accounts, synced.
-    await eventually(
+    await untilShown(
       'every account of the new bank synced, as the page says',
       async () => {
         const text = (await page.textContent('#sync-status')) ?? '';
         const [, done, all] = /^(\d+) of (\d+) accounts synced/.exec(text) ?? [];
         expect(Number(all) > 3 && done === all).toBe(true);
-        return true;
       },
       WAIT.pageSync,
     );
@@ -281,50 +258,30 @@ describe('demo merchant app, in a browser', () => {
     await page.fill('#vrp-month', '25.00');
     await page.click('#vrp-setup');
     await approveAtBank();
-    await eventually(
-      'the VRP consent shown authorised',
-      async () => {
-        expect(await page.textContent('#vrp-status')).toContain('AUTHORIZED');
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the VRP consent shown authorised', async () => {
+      expect(await page.textContent('#vrp-status')).toContain('AUTHORIZED');
+    });
     // The form is back to its defaults after the bank: the limits shown are the consent's own.
-    await eventually(
-      "the VRP consent's own limits shown",
-      async () => {
-        expect(await page.textContent('#vrp-headroom')).toBe(
-          'max £20.00 a payment; £25.00 a month: paid £0.00, headroom £25.00',
-        );
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown("the VRP consent's own limits shown", async () => {
+      expect(await page.textContent('#vrp-headroom')).toBe(
+        'max £20.00 a payment; £25.00 a month: paid £0.00, headroom £25.00',
+      );
+    });
     for (const [paid, headroom] of [
       ['£10.00', '£15.00'],
       ['£20.00', '£5.00'],
     ]) {
       await page.click('#vrp-pay');
-      await eventually(
-        'the headroom after a VRP payment',
-        async () => {
-          expect(await page.textContent('#vrp-headroom')).toContain(`paid ${paid}, headroom ${headroom}`);
-          return true;
-        },
-        WAIT.page,
-      );
+      await untilShown('the headroom after a VRP payment', async () => {
+        expect(await page.textContent('#vrp-headroom')).toContain(`paid ${paid}, headroom ${headroom}`);
+      });
     }
     await page.click('#vrp-pay');
-    await eventually(
-      'the VRP payment over the limit refused',
-      async () => {
-        expect(await page.textContent('#vrp-status')).toBe(
-          'Refused: exceeds periodicLimits[0] (MONTHLY): 5.00 left',
-        );
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the VRP payment over the limit refused', async () => {
+      expect(await page.textContent('#vrp-status')).toBe(
+        'Refused: exceeds periodicLimits[0] (MONTHLY): 5.00 left',
+      );
+    });
     await screenshot(page, '06-vrp-refused');
   });
 
@@ -332,37 +289,22 @@ describe('demo merchant app, in a browser', () => {
     await page.click('#single-pay');
     await approveAtBank();
     const single = page.locator('#payment-table tbody tr', { hasText: 'SINGLE' }).first();
-    await eventually(
-      'the single payment shown completed',
-      async () => {
-        expect(await single.locator('.payment-status').textContent()).toBe('COMPLETED');
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the single payment shown completed', async () => {
+      expect(await single.locator('.payment-status').textContent()).toBe('COMPLETED');
+    });
     await screenshot(page, '07-single-payment');
   });
 
   it('revokes the bank consent, and its transactions stay readable', async () => {
     const row = page.locator('#consent-table tbody tr', { hasText: 'sandbox-redirect' });
     await row.locator('button.revoke').click();
-    await eventually(
-      'the consent shown revoked',
-      async () => {
-        expect(await row.textContent()).toContain('REVOKED');
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the consent shown revoked', async () => {
+      expect(await row.textContent()).toContain('REVOKED');
+    });
     await page.click('#tx-apply');
-    await eventually(
-      "the revoked consent's transactions",
-      async () => {
-        expect(await page.locator('#tx-table tbody tr').count()).toBe(25);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown("the revoked consent's transactions", async () => {
+      expect(await page.locator('#tx-table tbody tr').count()).toBe(25);
+    });
     await screenshot(page, '08-revoked-still-readable');
   });
 

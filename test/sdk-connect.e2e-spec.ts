@@ -2,22 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
-import { launchBrowser, screenshot } from './kit/browser-kit.js';
-import {
-  createMerchant,
-  eventually,
-  freePort,
-  send,
-  sessionToken,
-  type Stack,
-  startStack,
-  uniqueName,
-  WAIT,
-} from './kit/index.js';
+import { launchBrowser, screenshot, untilShown } from './kit/browser-kit.js';
+import { send, sessionToken, type Stack, uniqueName, WAIT } from './kit/index.js';
+import { startSdkShop } from './kit/sdk-shop.js';
 
 /** An event the test page saw reach `document` (so it bubbled out of the shadow root, composed). */
 interface SeenEvent {
@@ -134,29 +125,16 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       '--outDir',
       sdkDist,
     ]);
-    const shopPort = await freePort();
-    shopUrl = `http://127.0.0.1:${shopPort}`;
-    stack = await startStack({
-      ownDatabase: 'sdk-connect',
-      worker: true,
-      publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent' },
-    });
+    const started = await startSdkShop('sdk-connect', () => userId);
+    stack = started.stack;
     bff = stack.api.url;
-    const merchant = await createMerchant(stack.api, { frontendOrigins: [shopUrl] });
-    merchantKey = merchant.apiKey.key;
-    merchantId = merchant.merchant.id;
-
-    shop = Fastify({ logger: false });
+    shop = started.server;
+    shopUrl = started.url;
+    merchantKey = started.merchant.apiKey.key;
+    merchantId = started.merchant.merchant.id;
     const importMap = registerSdkAssets(shop, { sdkDist });
     shop.get('/', (_request, reply) => reply.type('text/html').send(testPage(importMap, bff, userId)));
-    shop.get('/favicon.ico', (_request, reply) => reply.code(204).send());
-    // The merchant's backend: it alone holds the API key, and mints the user's session.
-    shop.post('/session', async () => {
-      const response = await send(`${bff}/v1/users/${userId}/sessions`, 'POST', { token: merchantKey });
-      return ((await response.json()) as { data: { token: string } }).data;
-    });
-    await shop.listen({ host: '127.0.0.1', port: shopPort });
+    await started.listen();
     browser = await launchBrowser();
   }, 180_000);
 
@@ -195,11 +173,10 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
   /** What the page recorded; nothing while it is (re)loading. */
   const events = (page: Page) => page.evaluate<SeenEvent[]>('window.bffEvents ?? []');
   const nextEvent = async (page: Page, within: number = WAIT.page) => {
-    await eventually(
+    await untilShown(
       'an event of the component',
       async () => {
         expect((await events(page)).length).toBeGreaterThan(0);
-        return true;
       },
       within,
     );
@@ -209,18 +186,17 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
   };
   const bankButton = (page: Page, id: string) =>
     page.locator(`bff-connect button[data-institution-id="${id}"]`);
-  /** Searches the list down to `id` alone (the search box is labelled; results come from the API's q). */
+  /** Waits for the list down to `id` alone: results come from the API's q, after the typing. */
+  const narrowedTo = async (page: Page, id: string) => {
+    await untilShown('the list narrowed to one bank', async () => {
+      expect(await page.locator('bff-connect button.institution').count()).toBe(1);
+    });
+    await bankButton(page, id).waitFor();
+  };
+  /** Searches the list down to `id` alone (the search box is labelled). */
   const search = async (page: Page, text: string, id: string) => {
     await page.getByLabel('Search for your bank').fill(text);
-    await eventually(
-      'the list narrowed to one bank',
-      async () => {
-        expect(await page.locator('bff-connect button.institution').count()).toBe(1);
-        return true;
-      },
-      WAIT.page,
-    );
-    await bankButton(page, id).waitFor();
+    await narrowedTo(page, id);
   };
   const asMerchant = async (path: string) =>
     ((await (await send(`${bff}${path}`, 'GET', { token: merchantKey })).json()) as { data: any }).data;
@@ -290,14 +266,9 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.getByLabel('Password').fill('wrong');
     await page.getByRole('button', { name: 'Continue' }).click();
     const alert = page.locator('bff-connect [role="alert"]');
-    await eventually(
-      'the alert naming its reference',
-      async () => {
-        expect(await alert.textContent()).toMatch(/Reference: \S+/);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the alert naming its reference', async () => {
+      expect(await alert.textContent()).toMatch(/Reference: \S+/);
+    });
     await screenshot(page, 'connect-02-wrong-password');
     expect(await alert.getAttribute('aria-live')).toBe('assertive');
     expect(await alert.textContent()).not.toMatch(/at \S+:\d+|Error:/);
@@ -342,16 +313,11 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect(failed).toMatchObject({ type: 'failed', detail: { error: { code: 'UNAUTHENTICATED' } } });
     expect(failed.detail.consent).toBeUndefined();
     const { message, tracingId } = failed.detail.error as { message: string; tracingId: string };
-    await eventually(
-      'the alert with its message and reference',
-      async () => {
-        expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe(
-          `${message}Reference: ${tracingId}`,
-        );
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the alert with its message and reference', async () => {
+      expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe(
+        `${message}Reference: ${tracingId}`,
+      );
+    });
     const search = `${bff}/v1/institutions?limit=50&q=sandbox`;
     expect(problems.sort()).toEqual([
       `HTTP 401: GET ${search}`,
@@ -363,14 +329,9 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.evaluate('window.testKit.setToken()');
     await page.getByLabel('Search for your bank').fill('sandbox red');
     await bankButton(page, 'sandbox-redirect').waitFor();
-    await eventually(
-      'the alert cleared',
-      async () => {
-        expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe('');
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the alert cleared', async () => {
+      expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe('');
+    });
     expect(await events(page)).toHaveLength(1);
     expect(problems).toEqual([]);
     await context.close();
@@ -386,14 +347,9 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       type: 'failed',
       detail: { error: { code: 'ORIGIN_NOT_ALLOWED', message } },
     });
-    await eventually(
-      'the alert with its message',
-      async () => {
-        expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe(message);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the alert with its message', async () => {
+      expect(await page.locator('bff-connect [role="alert"]').textContent()).toBe(message);
+    });
     expect(await page.locator('bff-connect button.institution').count()).toBe(0);
     // Nothing failed on the way: the component asked only what it may read.
     expect(problems).toEqual([]);
@@ -432,26 +388,16 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
       await page.locator('bff-connect button[data-flow]').evaluateAll((b) => b.map((e) => e.textContent)),
     ).toEqual(['Sign in to your bank here']);
     await page.getByRole('button', { name: 'Choose another bank' }).click();
-    await eventually(
-      'the whole list of banks back',
-      async () => {
-        expect(await page.locator('bff-connect button.institution').count()).toBeGreaterThan(1);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the whole list of banks back', async () => {
+      expect(await page.locator('bff-connect button.institution').count()).toBeGreaterThan(1);
+    });
 
     await mount({ country: 'FR' });
-    await eventually(
-      'no bank matching, said',
-      async () => {
-        expect(await page.locator('bff-connect [role="status"]').textContent()).toBe(
-          'No bank matches your search.',
-        );
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('no bank matching, said', async () => {
+      expect(await page.locator('bff-connect [role="status"]').textContent()).toBe(
+        'No bank matches your search.',
+      );
+    });
     expect(await page.locator('bff-connect button.institution').count()).toBe(0);
     expect(await events(page)).toEqual([]);
     expect(problems).toEqual([]);
@@ -485,22 +431,18 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
         `Tab never reached it; focus is on ${JSON.stringify(await focused())}; list ${list.join(', ')}`,
       );
     };
+    /** Types into the focused search box, then reaches the one bank left with Tab and opens it. */
+    const chooseBank = async (text: string, id: string) => {
+      await page.keyboard.type(text);
+      await narrowedTo(page, id);
+      await tabTo((f) => f.institution === id);
+      await page.keyboard.press('Enter');
+    };
     await page.locator('bff-connect button.institution').first().waitFor();
 
     // The embedded flow: every step reached and submitted with the keyboard.
     await tabTo((f) => f.label === 'Search for your bank');
-    await page.keyboard.type('embedded');
-    await bankButton(page, 'sandbox-embedded').waitFor();
-    await eventually(
-      'the list narrowed to one bank',
-      async () => {
-        expect(await page.locator('bff-connect button.institution').count()).toBe(1);
-        return true;
-      },
-      WAIT.page,
-    );
-    await tabTo((f) => f.institution === 'sandbox-embedded');
-    await page.keyboard.press('Enter');
+    await chooseBank('embedded', 'sandbox-embedded');
     expect((await focused()).text).toBe('Sign in to your bank here');
     await page.keyboard.press('Enter');
     expect((await focused()).label).toBe('User ID');
@@ -509,24 +451,14 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect((await focused()).label).toBe('Password');
     await page.keyboard.type('secret');
     await page.keyboard.press('Enter');
-    await eventually(
-      'the focus on a method button',
-      async () => {
-        expect((await focused()).tag).toBe('button');
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the focus on a method button', async () => {
+      expect((await focused()).tag).toBe('button');
+    });
     expect(await page.locator('bff-connect button[data-method]').count()).toBeGreaterThan(0);
     await page.keyboard.press('Enter');
-    await eventually(
-      'the focus on the code field',
-      async () => {
-        expect((await focused()).label).toBe('Code from your bank');
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('the focus on the code field', async () => {
+      expect((await focused()).label).toBe('Code from your bank');
+    });
     await page.keyboard.type('123456');
     await page.keyboard.press('Enter');
     const embedded = await nextEvent(page, WAIT.work);
@@ -541,31 +473,15 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.keyboard.press('Enter');
     expect((await focused()).label).toBe('Search for your bank');
     await page.keyboard.press('Control+A');
-    await page.keyboard.type('redirect');
-    await bankButton(page, 'sandbox-redirect').waitFor();
-    await eventually(
-      'the list narrowed to one bank',
-      async () => {
-        expect(await page.locator('bff-connect button.institution').count()).toBe(1);
-        return true;
-      },
-      WAIT.page,
-    );
-    await tabTo((f) => f.institution === 'sandbox-redirect');
-    await page.keyboard.press('Enter');
+    await chooseBank('redirect', 'sandbox-redirect');
     expect((await focused()).text).toBe("Continue to your bank's website");
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/sandbox\/bank\//);
     await page.click('button[name="decision"][value="approve"]');
     await page.waitForURL((url) => url.origin === shopUrl);
-    await eventually(
-      'one connected event',
-      async () => {
-        expect((await events(page)).map((e) => e.type)).toEqual(['connected']);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('one connected event', async () => {
+      expect((await events(page)).map((e) => e.type)).toEqual(['connected']);
+    });
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -581,24 +497,18 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     await page.locator('bff-connect button.institution').first().waitFor();
     await fits('list');
     await redirectFlow(page, 'approve', fits);
-    await eventually(
-      'one connected event',
-      async () => {
-        expect((await events(page)).map((e) => e.type)).toEqual(['connected']);
-        return true;
-      },
-      WAIT.page,
-    );
+    await untilShown('one connected event', async () => {
+      expect((await events(page)).map((e) => e.type)).toEqual(['connected']);
+    });
     await page.getByRole('heading', { name: 'Bank connected' }).waitFor();
     await fits('redirect-connected');
 
     await page.getByRole('button', { name: 'Connect another bank' }).click();
     await embeddedFlow(page, fits);
-    await eventually(
+    await untilShown(
       'a second connected event',
       async () => {
         expect((await events(page)).map((e) => e.type)).toEqual(['connected', 'connected']);
-        return true;
       },
       WAIT.work,
     );

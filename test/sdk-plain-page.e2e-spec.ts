@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf, sdkBundleFile } from '../scripts/sdk-bundle.mjs';
 import { launchBrowser, screenshot } from './kit/browser-kit.js';
-import { createMerchant, freePort, send, type Stack, startStack, uniqueName } from './kit/index.js';
+import { send, type Stack, uniqueName } from './kit/index.js';
+import { startSdkShop } from './kit/sdk-shop.js';
 
 /** docs/sdk.md's plain page, as a merchant copies it: its one `html` block. */
 const DOC_PAGE = /```html\n([\s\S]*?)```/.exec(
@@ -27,34 +28,20 @@ describe('merchant SDK: a plain page with one module script, in Chromium', () =>
   let userId: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    shopUrl = `http://127.0.0.1:${port}`;
-    stack = await startStack({
-      ownDatabase: 'sdk_plain_page',
-      worker: true,
-      publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent' },
-    });
-    const merchant = await createMerchant(stack.api, { frontendOrigins: [shopUrl] });
-    merchantKey = merchant.apiKey.key;
+    const started = await startSdkShop('sdk_plain_page', () => userId);
+    stack = started.stack;
+    shop = started.server;
+    shopUrl = started.url;
+    merchantKey = started.merchant.apiKey.key;
     const user = await send(`${stack.api.url}/v1/users`, 'POST', {
       token: merchantKey,
       body: { reference: uniqueName('plain') },
     });
     userId = ((await user.json()) as { data: { id: string } }).data.id;
 
-    shop = Fastify({ logger: false });
     const page = DOC_PAGE.replaceAll(DOC_HOST, stack.api.url).replaceAll('USER_ID', userId);
     shop.get('/', (_request, reply) => reply.type('text/html').send(page));
-    shop.get('/favicon.ico', (_request, reply) => reply.code(204).send());
-    // The merchant's backend minting the page's session token.
-    shop.post('/session', async () => {
-      const response = await send(`${stack.api.url}/v1/users/${userId}/sessions`, 'POST', {
-        token: merchantKey,
-      });
-      return ((await response.json()) as { data: { token: string } }).data;
-    });
-    await shop.listen({ host: '127.0.0.1', port });
+    await started.listen();
     browser = await launchBrowser();
   }, 180_000);
 

@@ -8,6 +8,14 @@ import { installSdk, packSdk, SDK_PACKAGE, sdkImports, tsBlocks, TSC } from './k
 
 const run = promisify(execFile);
 
+/** How a package user's project compiles: strict, modules resolved as Node does for the SDK's exports. */
+const PACKAGE_USER_OPTIONS = {
+  target: 'ES2022',
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  strict: true,
+};
+
 /** tsc's own report when a check fails, not just "Command failed". */
 function failure(what: string) {
   return (error: { stdout?: string; stderr?: string; message: string }): never => {
@@ -47,10 +55,7 @@ describe('merchant SDK: its package README, against the packed tarball', () => {
       join(project, 'tsconfig.readme.json'),
       JSON.stringify({
         compilerOptions: {
-          target: 'ES2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          strict: true,
+          ...PACKAGE_USER_OPTIONS,
           lib: ['ES2022', 'DOM', 'DOM.Iterable'],
           types: ['node'],
           noEmit: true,
@@ -82,10 +87,7 @@ describe('merchant SDK: its package README, against the packed tarball', () => {
       join(project, 'tsconfig.readme-imports.json'),
       JSON.stringify({
         compilerOptions: {
-          target: 'ES2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          strict: true,
+          ...PACKAGE_USER_OPTIONS,
           verbatimModuleSyntax: true,
           noUnusedLocals: false,
           lib: ['ES2022'],

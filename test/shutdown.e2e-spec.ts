@@ -9,6 +9,7 @@ import {
   createMerchant,
   dataOf,
   eventually,
+  type ProcessEnd,
   SandboxHttp,
   spawnApi,
   spawnSandbox,
@@ -74,6 +75,41 @@ describe('graceful shutdown in every state', () => {
     sandbox: () => spawnSandbox({ LOG_LEVEL: 'info' }),
   };
 
+  /**
+   * The end the bound promises: by itself, code 0, in time. `ended` is passed when the test acts between
+   * the signal and the exit.
+   */
+  async function stopsWithinBound(
+    process: WorkerProcess,
+    ended: Promise<ProcessEnd> = process.signalled('SIGTERM'),
+  ): Promise<void> {
+    const end = await ended;
+    expect({ ...end, ms: end.ms < BOUND_MS }, process.output()).toEqual({ code: 0, signal: null, ms: true });
+  }
+
+  /** Registering the receiver upstream held for 3 s: longer than any closer waits for its connections. */
+  const holdWebhookRegistration = (admin: SandboxHttp) =>
+    admin.holdOnce({ method: 'POST', path: String.raw`/^\/webhook\/events$/`, latencyMs: 3_000 });
+
+  /** The operator registering the api's webhook receiver upstream: a request that waits on the upstream. */
+  const registerReceiver = (api: string, callbackUrl: string) =>
+    fetch(`${api}/admin/upstream/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${config.api.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ callbackUrl }),
+    });
+
+  /** An upstream route answering after 30 s: a request to it outlasts the shutdown budget. */
+  async function slowUpstream(admin: SandboxHttp, path: string, what: string): Promise<() => Promise<true>> {
+    const fault = await admin.admin('POST', '/faults', { method: 'POST', path, latencyMs: 30_000 });
+    expect(fault.status).toBe(201);
+    return () =>
+      eventually(`${what} waiting at the sandbox`, async () => {
+        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
+        return faults.data[0]?.hits === 1 ? true : undefined;
+      });
+  }
+
   beforeAll(async () => {
     [redis, postgres] = await Promise.all([startPrivateRedis(), startPrivatePostgres()]);
     await migrate(postgres.url, defaultMigrationsDir());
@@ -97,12 +133,7 @@ describe('graceful shutdown in every state', () => {
         const process = await start[app]();
         await down();
         try {
-          const end = await process.signalled('SIGTERM');
-          expect({ ...end, ms: end.ms < BOUND_MS }, process.output()).toEqual({
-            code: 0,
-            signal: null,
-            ms: true,
-          });
+          await stopsWithinBound(process);
           expect(process.output()).toContain('"msg":"stopped"');
         } finally {
           await up();
@@ -115,24 +146,15 @@ describe('graceful shutdown in every state', () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // The upstream answers after 3 s (longer than any closer waits for its connections); the route then
     // writes the registration to Postgres.
-    const held = await admin.holdOnce({
-      method: 'POST',
-      path: String.raw`/^\/webhook\/events$/`,
-      latencyMs: 3_000,
-    });
+    const held = await holdWebhookRegistration(admin);
     const api = await spawnApi(env());
     try {
-      const inFlight = fetch(`${api.url}/admin/upstream/webhooks`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${config.api.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ callbackUrl: 'http://127.0.0.1:9/v1/webhooks/upstream/finished' }),
-      }).then(
+      const inFlight = registerReceiver(api.url, 'http://127.0.0.1:9/v1/webhooks/upstream/finished').then(
         async (response) => ({ status: response.status, body: await response.text() }),
         (error: Error) => ({ status: 0, body: error.message }),
       );
       await held.hit();
-      const end = await api.signalled('SIGTERM');
-      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      await stopsWithinBound(api);
       const answer = await inFlight;
       expect(answer.status, answer.body).toBe(201);
     } finally {
@@ -144,11 +166,7 @@ describe('graceful shutdown in every state', () => {
   it('api refuses a request arriving on an open connection while it closes: 503 in the envelope, Retry-After', async () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // The first request holds its keep-alive connection open past SIGTERM; the second then arrives on it.
-    const held = await admin.holdOnce({
-      method: 'POST',
-      path: String.raw`/^\/webhook\/events$/`,
-      latencyMs: 3_000,
-    });
+    const held = await holdWebhookRegistration(admin);
     const api = await spawnApi(env());
     const { hostname, port } = new URL(api.url);
     const socket = connect(Number(port), hostname);
@@ -171,8 +189,7 @@ describe('graceful shutdown in every state', () => {
       );
       socket.write(`GET /v1/institutions HTTP/1.1\r\nHost: ${api.url.slice(7)}\r\n\r\n`);
       await closed;
-      const end = await ended;
-      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      await stopsWithinBound(api, ended);
       const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
       expect(first, received).toMatch(/^HTTP\/1\.1 201 /);
       const [head, json] = (second ?? '').split('\r\n\r\n');
@@ -223,8 +240,7 @@ describe('graceful shutdown in every state', () => {
         (error: Error) => ({ status: 0, location: error.message }),
       );
       await held.hit();
-      const end = await api.signalled('SIGTERM');
-      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      await stopsWithinBound(api);
       const answer = await inFlight;
       expect(answer, api.output()).toMatchObject({ status: 302 });
       expect(new URL(answer.location).searchParams.get('status')).toBe('AUTHORIZED');
@@ -237,28 +253,15 @@ describe('graceful shutdown in every state', () => {
   it('api stops within the bound while a request waits on a slow upstream, cutting it', async () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // Registering the receiver upstream answers after 30 s: the request outlasts the shutdown budget.
-    const fault = await admin.admin('POST', '/faults', {
-      method: 'POST',
-      path: String.raw`/^\/webhook\/events$/`,
-      latencyMs: 30_000,
-    });
-    expect(fault.status).toBe(201);
+    const waiting = await slowUpstream(admin, String.raw`/^\/webhook\/events$/`, 'the registration');
     const api = await spawnApi({ ...env(), UPSTREAM_TIMEOUT_MS: '60000' });
     try {
-      const inFlight = fetch(`${api.url}/admin/upstream/webhooks`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${config.api.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ callbackUrl: 'http://127.0.0.1:9/v1/webhooks/upstream' }),
-      }).then(
+      const inFlight = registerReceiver(api.url, 'http://127.0.0.1:9/v1/webhooks/upstream').then(
         (response) => response.status,
         () => 'cut',
       );
-      await eventually('the registration waiting at the sandbox', async () => {
-        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
-        return faults.data[0]?.hits === 1 ? true : undefined;
-      });
-      const end = await api.signalled('SIGTERM');
-      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      await waiting();
+      await stopsWithinBound(api);
       expect(await inFlight).toBe('cut');
     } finally {
       await admin.admin('DELETE', '/faults');
@@ -269,12 +272,7 @@ describe('graceful shutdown in every state', () => {
   it('api releases the idempotency claim of a request it cut: a retry with the same key goes through at once', async () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // Creating the user upstream answers after 30 s: the request outlasts the shutdown budget and is cut.
-    const fault = await admin.admin('POST', '/faults', {
-      method: 'POST',
-      path: String.raw`/^\/users$/`,
-      latencyMs: 30_000,
-    });
-    expect(fault.status).toBe(201);
+    const waiting = await slowUpstream(admin, String.raw`/^\/users$/`, 'the user creation');
     const api = await spawnApi({ ...env(), UPSTREAM_TIMEOUT_MS: '60000' });
     let next: Awaited<ReturnType<typeof spawnApi>> | undefined;
     try {
@@ -297,12 +295,8 @@ describe('graceful shutdown in every state', () => {
         (response) => response.status,
         () => 'cut',
       );
-      await eventually('the user creation waiting at the sandbox', async () => {
-        const faults = (await admin.admin('GET', '/faults')).body as { data: { hits: number }[] };
-        return faults.data[0]?.hits === 1 ? true : undefined;
-      });
-      const end = await api.signalled('SIGTERM');
-      expect({ ...end, ms: end.ms < BOUND_MS }, api.output()).toEqual({ code: 0, signal: null, ms: true });
+      await waiting();
+      await stopsWithinBound(api);
       expect(await inFlight).toBe('cut');
       await admin.admin('DELETE', '/faults');
       // The client retries at once, on the process that replaced the stopped one.
@@ -352,8 +346,7 @@ describe('graceful shutdown in every state', () => {
       await eventually('the job running on the first worker', async () =>
         (await job.getState()) === 'active' ? true : undefined,
       );
-      const end = await first.signalled('SIGTERM');
-      expect({ ...end, ms: end.ms < BOUND_MS }, first.output()).toEqual({ code: 0, signal: null, ms: true });
+      await stopsWithinBound(first);
       expect(first.output()).toContain('job handed back to the queue');
       // Back in wait at once, not after a lock expiry, and with no attempt spent.
       expect(await queue.getJobState('in-flight-refresh')).toBe('waiting');

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { eventually, WAIT } from '#libs/testing';
 
 /** Debian's Chromium: `npm test` installs it when missing; nothing downloads a browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -16,4 +17,23 @@ export async function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, step: string): Promise<void> {
   mkdirSync(ARTEFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTEFACTS, `${step}.png`), fullPage: true });
+}
+
+/**
+ * {@link eventually} for a check that only asserts what a page shows: a page draws after its requests
+ * answer, so the first look is often too early.
+ */
+export function untilShown(
+  what: string,
+  check: () => Promise<void>,
+  within: number = WAIT.page,
+): Promise<true> {
+  return eventually(
+    what,
+    async () => {
+      await check();
+      return true as const;
+    },
+    within,
+  );
 }

@@ -8,6 +8,7 @@ export * from '#libs/testing';
 export * from './api-client.js';
 export * from './api-kit.js';
 export * from './bank-consents.js';
+export * from './config-secrets.js';
 export * from './event-kit.js';
 export * from './factories.js';
 export * from './payment-kit.js';
