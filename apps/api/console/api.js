@@ -20,6 +20,11 @@ export const bff = createBffClient({
 
 /** An answer in the error envelope: its words, code and tracing id, for a person to read or quote. */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {{ error?: Partial<import('./operator-client').Schema<'ApiErrorBody'>> } | null} body the
+   *   answer's JSON: the error envelope, or null when it was none
+   */
   constructor(status, body) {
     const error = body?.error ?? {};
     super(error.message ?? `The api answered ${status}.`);
@@ -29,7 +34,12 @@ export class ApiError extends Error {
   }
 }
 
-/** One call: the answer's envelope (`{ data, meta, links }`), undefined for 204, or an ApiError. */
+/**
+ * One call: the answer's envelope (`{ data, meta, links }`), undefined for 204, or an ApiError.
+ * @param {'GET' | 'POST' | 'PATCH' | 'DELETE'} method
+ * @param {string} path with its ids and query filled in (`urlOf`)
+ * @param {unknown} [body] sent as JSON; its type is the operator's call's (operator-client.d.ts)
+ */
 async function call(method, path, body) {
   const response = await fetch(path, {
     method,
@@ -45,7 +55,11 @@ async function call(method, path, body) {
   return json;
 }
 
-/** A path as the document spells it (`/admin/merchants/{id}`) with its ids and query filled in. */
+/**
+ * A path as the document spells it (`/admin/merchants/{id}`) with its ids and query filled in.
+ * @param {string} template
+ * @param {{ path?: Record<string, string>, query?: Record<string, string | number | undefined> }} [request]
+ */
 function urlOf(template, { path = {}, query = {} } = {}) {
   const url = template.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(path[name]));
   const search = new URLSearchParams();

@@ -21,6 +21,13 @@ import { element, h } from './ui.js';
  */
 const KIND = 'console.kind';
 
+/** @typedef {import('./operator-client').Schema<'ConsoleSessionOutput'>['kind']} Kind */
+/** @typedef {(main: HTMLElement, ...ids: string[]) => unknown} Screen drawn into `main`, given the ids */
+
+/**
+ * Each kind's screens: the address each answers (its groups are the screen's ids) and the screen.
+ * @type {Record<Kind, [RegExp, Screen][]>}
+ */
 const SCREENS = {
   merchant: [
     [/^#\/keys$/, keysScreen],
@@ -43,6 +50,7 @@ const SCREENS = {
     [/^#\/overview$/, overviewScreen],
   ],
 };
+/** @type {Record<Kind, [href: string, text: string][]>} */
 const NAV = {
   merchant: [
     ['#/keys', 'API keys'],
@@ -65,6 +73,7 @@ const nav = element('#nav');
 const who = element('#who');
 const signOut = element('#sign-out');
 
+/** @param {Kind} kind */
 function signedIn(kind) {
   sessionStorage.setItem(KIND, kind);
   // Setting another address shows its screen (hashchange); the same one would not.
@@ -72,6 +81,7 @@ function signedIn(kind) {
   else location.hash = NAV[kind][0][0];
 }
 
+/** @param {Kind} kind */
 async function showWho(kind) {
   if (kind === 'operator') {
     who.textContent = 'Signed in as the operator';
@@ -82,17 +92,29 @@ async function showWho(kind) {
   if (merchant) who.textContent = `Signed in for ${merchant.name}`;
 }
 
+/**
+ * The screen the address names, with the ids it holds; undefined when no screen of `kind` answers it.
+ * @param {Kind} kind
+ */
+function routeOf(kind) {
+  for (const [pattern, screen] of SCREENS[kind] ?? []) {
+    const match = pattern.exec(location.hash);
+    if (match) return { screen, ids: match.slice(1) };
+  }
+  return undefined;
+}
+
+/** @param {string} [message] what the sign-in says first */
 async function show(message) {
-  const kind = sessionStorage.getItem(KIND);
+  // Only signedIn writes it.
+  const kind = /** @type {Kind | null} */ (sessionStorage.getItem(KIND));
   nav.hidden = signOut.hidden = !kind;
   if (!kind) {
     who.textContent = '';
     main.replaceChildren();
     signInScreen(main, message, signedIn);
   } else {
-    const route = SCREENS[kind]
-      ?.map(([pattern, screen]) => [pattern.exec(location.hash), screen])
-      .find(([m]) => m);
+    const route = routeOf(kind);
     if (!route) {
       location.hash = NAV[kind][0][0];
       return;
@@ -104,7 +126,7 @@ async function show(message) {
     );
     if (!who.textContent) void showWho(kind);
     main.replaceChildren();
-    route[1](main, ...route[0].slice(1));
+    route.screen(main, ...route.ids);
   }
   // A new screen: its heading takes the focus, so keyboard and screen-reader users start from its top.
   focusHeading();
@@ -130,6 +152,7 @@ signOut.addEventListener('click', async () => {
 });
 window.addEventListener('console-session-ended', () => signedOut('Your session has ended. Sign in again.'));
 
+/** @param {string} message */
 function signedOut(message) {
   sessionStorage.removeItem(KIND);
   // Without a hashchange, which would show the sign-in again without the message.

@@ -4,11 +4,19 @@ import { bff } from './api.js';
 import { loadInto, pagedInto } from './loading.js';
 import { h, plain, section, table, when } from './ui.js';
 
-/** To the second: a consent's statuses often change within the same minute. */
+/** @typedef {import('./merchant-sdk.js').Account} Account */
+
+/**
+ * To the second: a consent's statuses often change within the same minute.
+ * @param {string} iso
+ */
 const toTheSecond = (iso) =>
   new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
 
-/** A consent's statuses oldest first, loaded when its "Status history" is first opened. */
+/**
+ * A consent's statuses oldest first, loaded when its "Status history" is first opened.
+ * @param {import('./merchant-sdk.js').Consent} consent
+ */
 function statusHistory(consent) {
   const changes = h('div', { id: `history-${consent.id}` });
   let loaded = false;
@@ -43,15 +51,19 @@ function statusHistory(consent) {
 }
 
 const CUSTOMER_HEADERS = ['Reference', 'Since'];
+/** @param {import('./merchant-sdk.js').User} user */
 const customerRow = (user) => [
   h('a', { href: `#/customers/${user.id}` }, user.reference),
   when(user.createdAt),
 ];
 
+/** @param {HTMLElement} main */
 export function customersScreen(main) {
   const results = h('div', { id: 'customers-results' });
   const reference = h('input', { id: 'reference', name: 'reference', autocomplete: 'off' });
+  /** @param {import('./merchant-sdk.js').User[]} users */
   const customersTable = (users) => table('Customers', CUSTOMER_HEADERS, users.map(customerRow));
+  /** @param {string} ref empty: every customer, a page at a time */
   const search = (ref) =>
     ref
       ? loadInto(results, {
@@ -96,6 +108,10 @@ export function customersScreen(main) {
   void search('');
 }
 
+/**
+ * @param {HTMLElement} main
+ * @param {string} userId
+ */
 export function customerScreen(main, userId) {
   const heading = h('h1', {}, 'Customer');
   const consents = h('div', { id: 'consents' });
@@ -147,9 +163,14 @@ export function customerScreen(main, userId) {
   });
 }
 
+/** @param {Account} account */
 const accountName = (account) =>
   account.nickname ?? account.description ?? `${account.type ?? 'Account'} ${account.upstreamAccountId}`;
 
+/**
+ * @param {HTMLElement} main
+ * @param {string} accountId
+ */
 export function accountScreen(main, accountId) {
   const heading = h('h1', {}, 'Account');
   const runs = h('div', { id: 'sync-runs' });

@@ -3,7 +3,12 @@ import { bff } from './api.js';
 import { loadInto } from './loading.js';
 import { errorText, h, plain, screenOf, section, when } from './ui.js';
 
-/** Headers as a list of name and value, in the order sent. */
+/** @typedef {import('./merchant-sdk.js').EventDeliveryAttempt} Attempt */
+
+/**
+ * Headers as a list of name and value, in the order sent.
+ * @param {Attempt['request']['headers']} headers
+ */
 const headersList = (headers) =>
   h(
     'dl',
@@ -14,13 +19,20 @@ const headersList = (headers) =>
     ]),
   );
 
-/** An attempt's outcome in a few words: the answer's status, or why there was none. */
+/**
+ * An attempt's outcome in a few words: the answer's status, or why there was none.
+ * @param {Attempt} attempt
+ */
 const outcomeText = (attempt) =>
   attempt.response
     ? `HTTP ${attempt.response.status}${attempt.error ? `: ${attempt.error}` : ''}`
     : (attempt.error ?? 'No answer');
 
-/** One attempt: a summary line that opens onto the request and the answer. */
+/**
+ * One attempt: a summary line that opens onto the request and the answer.
+ * @param {Attempt} attempt
+ * @param {boolean} open
+ */
 function attemptDetails(attempt, open) {
   const { request, response } = attempt;
   return h(
@@ -68,6 +80,8 @@ function attemptDetails(attempt, open) {
 /**
  * What the screen's parts share: the delivery's ids, the status line (`say`), the attempts, the newest
  * attempt drawn (`shown`, what "Send again" waits to see passed) and `refresh`, which draws them again.
+ * @param {string} endpointId
+ * @param {string} deliveryId
  */
 function deliveryFields(endpointId, deliveryId) {
   return {
@@ -81,10 +95,18 @@ function deliveryFields(endpointId, deliveryId) {
 
 /** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof deliveryFields>>} Screen */
 
+/**
+ * @param {string} endpointId
+ * @param {string} deliveryId
+ */
 function deliveryView(endpointId, deliveryId) {
   return screenOf(deliveryFields(endpointId, deliveryId), load);
 }
 
+/**
+ * @param {Screen} screen
+ * @param {string} [cursor] an older page; none: the newest
+ */
 const pageOf = (screen, cursor) =>
   bff.eventEndpoints.attempts(screen.endpointId, screen.deliveryId, { limit: 20 }).page(cursor);
 
@@ -110,19 +132,24 @@ function load(screen, { cursor } = {}) {
   });
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {import('./merchant-sdk.js').Page<Attempt>} answer
+ * @param {string | undefined} cursor the page's, undefined for the newest
+ */
 function attemptsPage(screen, answer, cursor) {
+  const { nextCursor } = answer;
   return answer.items.length === 0
     ? h('p', { class: 'state' }, cursor ? 'No older attempt.' : 'No attempt yet: it has not been sent.')
     : [
         ...answer.items.map((attempt, i) => attemptDetails(attempt, !cursor && i === 0)),
-        answer.nextCursor
+        nextCursor
           ? h(
               'button',
               {
                 type: 'button',
                 class: 'secondary',
-                onclick: () => void load(screen, { cursor: answer.nextCursor }),
+                onclick: () => void load(screen, { cursor: nextCursor }),
               },
               'Older attempts',
             )
@@ -134,6 +161,7 @@ function attemptsPage(screen, answer, cursor) {
  * After "Send again": asks each second, without redrawing (open attempts stay open), until a new attempt
  * is logged, for at most 30 s and only while this screen is shown, then draws the attempts again.
  * @param {Screen} screen
+ * @param {number} before the newest attempt drawn when it was sent again
  */
 async function watch(screen, before) {
   for (let round = 0; round < 30 && screen.attempts.isConnected; round += 1) {
@@ -144,7 +172,10 @@ async function watch(screen, before) {
   if (screen.attempts.isConnected) await screen.refresh();
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {HTMLButtonElement} button disabled while it is asked
+ */
 async function retry(screen, button) {
   button.disabled = true;
   const before = screen.shown;
@@ -162,6 +193,8 @@ async function retry(screen, button) {
 /**
  * One delivery of an endpoint: each attempt, newest first, and sending it again.
  * @param {HTMLElement} main
+ * @param {string} endpointId
+ * @param {string} deliveryId
  */
 export function deliveryScreen(main, endpointId, deliveryId) {
   const screen = deliveryView(endpointId, deliveryId);
@@ -187,7 +220,11 @@ export function deliveryScreen(main, endpointId, deliveryId) {
   void screen.refresh();
 }
 
-/** The event a request body carries, if it is one. */
+/**
+ * The event a request body carries, if it is one.
+ * @param {string} body
+ * @returns {{ type: string, id: string } | null}
+ */
 function parseEvent(body) {
   try {
     const event = JSON.parse(body);

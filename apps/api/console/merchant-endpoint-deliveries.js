@@ -6,10 +6,19 @@ import { pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
 import { errorText, h, plain, section, when } from './ui.js';
 
-/** The endpoint's deliveries as the SDK pages them, 50 at a time. */
+/** @typedef {import('./merchant-sdk.js').EventDelivery} EventDelivery */
+/** @typedef {import('./merchant-endpoint.js').Screen} Screen the endpoint screen's */
+
+/**
+ * The endpoint's deliveries as the SDK pages them, 50 at a time.
+ * @param {string} endpointId
+ */
 export const deliveriesOf = (endpointId) => bff.eventEndpoints.deliveries(endpointId, { limit: 50 });
 
-/** A delivery's last answer in words. */
+/**
+ * A delivery's last answer in words.
+ * @param {EventDelivery} delivery
+ */
 const answerText = (delivery) =>
   delivery.lastResponseStatus !== null
     ? `HTTP ${delivery.lastResponseStatus}${delivery.lastError ? `: ${delivery.lastError}` : ''}`
@@ -31,6 +40,7 @@ const DELIVERY_HEADERS = [
 /**
  * The log, newest first, with "Show more" for older deliveries. `screen` is the endpoint screen's (`id`,
  * `say`, its `deliveries` part and the `log` it pages).
+ * @param {Screen} screen
  */
 export function loadDeliveries(screen) {
   return pagedInto(screen.parts.deliveries, {
@@ -43,6 +53,10 @@ export function loadDeliveries(screen) {
   });
 }
 
+/**
+ * @param {Screen} screen
+ * @param {EventDelivery} delivery
+ */
 function deliveryRow(screen, delivery) {
   return [
     eventTypeText(delivery.eventType),
@@ -78,6 +92,8 @@ function deliveryRow(screen, delivery) {
  * After a retry (run by the worker): asks each second, without redrawing, until that delivery has a new
  * attempt, for at most 30 s and only while this screen is shown, then draws the log again. A retry
  * refused again leaves it waiting for its next attempt, which may be hours away.
+ * @param {Screen} screen
+ * @param {EventDelivery} delivery as it was before the retry
  */
 async function watch(screen, delivery) {
   const { deliveries } = screen.parts;
@@ -90,6 +106,10 @@ async function watch(screen, delivery) {
   if (deliveries.isConnected) await loadDeliveries(screen);
 }
 
+/**
+ * @param {Screen} screen
+ * @param {EventDelivery} delivery
+ */
 async function retry(screen, delivery) {
   let sent = false;
   try {
@@ -103,7 +123,10 @@ async function retry(screen, delivery) {
   if (sent) void watch(screen, delivery);
 }
 
-/** The log's section: what it shows, its "Refresh" and the log. */
+/**
+ * The log's section: what it shows, its "Refresh" and the log.
+ * @param {Screen} screen
+ */
 export function deliveriesSection(screen) {
   return section(
     'Deliveries',

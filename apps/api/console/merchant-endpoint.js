@@ -11,6 +11,7 @@ import { errorText, h, screenOf, section, submitting, when } from './ui.js';
 /**
  * What the screen's parts share: the endpoint's id, the status line (`say`), the part containers, the
  * delivery log it pages (`log`) and `refresh`, which reads the endpoint again and redraws what it shows.
+ * @param {string} endpointId
  */
 function endpointScreenFields(endpointId) {
   const parts = {
@@ -30,7 +31,9 @@ function endpointScreenFields(endpointId) {
 }
 
 /** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof endpointScreenFields>>} Screen */
+/** @typedef {import('./merchant-sdk.js').EventEndpoint} EventEndpoint */
 
+/** @param {string} endpointId */
 function endpointView(endpointId) {
   return screenOf(endpointScreenFields(endpointId), loadEndpoint);
 }
@@ -59,6 +62,7 @@ function loadEndpoint(screen) {
   });
 }
 
+/** @param {EventEndpoint} endpoint */
 function aboutList(endpoint) {
   return h(
     'dl',
@@ -81,6 +85,7 @@ function aboutList(endpoint) {
 /**
  * Its address and types, changed in place: the secret and the delivery log stay.
  * @param {Screen} screen
+ * @param {EventEndpoint} endpoint
  */
 function changeForm(screen, endpoint) {
   const fields = endpointFields('change', endpoint);
@@ -107,7 +112,10 @@ function changeForm(screen, endpoint) {
   );
 }
 
-/** What the test event did: delivered or not, the endpoint's answer, how long it took. */
+/**
+ * What the test event did: delivered or not, the endpoint's answer, how long it took.
+ * @param {import('./merchant-sdk.js').Data<'/v1/event-endpoints/{id}/test', 'post'>} answer
+ */
 function testAnswer(answer) {
   return [
     h(
@@ -130,7 +138,10 @@ function testAnswer(answer) {
   ];
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {HTMLButtonElement} button disabled while the test event goes
+ */
 async function test(screen, button) {
   const { tested } = screen.parts;
   button.disabled = true;
@@ -146,7 +157,10 @@ async function test(screen, button) {
   }
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {HTMLButtonElement} button where the focus goes once the new secret is copied
+ */
 async function rotate(screen, button) {
   // The old secret keeps signing for 24 hours: the question is worth asking all the same.
   if (!window.confirm('Make a new signing secret? The current one keeps working for 24 hours.')) return;
@@ -203,7 +217,10 @@ function actionButtons(screen) {
   ];
 }
 
-/** @param {HTMLElement} main */
+/**
+ * @param {HTMLElement} main
+ * @param {string} endpointId
+ */
 export function endpointScreen(main, endpointId) {
   const screen = endpointView(endpointId);
   const { parts } = screen;

@@ -5,13 +5,20 @@ import { endpointFields } from './endpoint-fields.js';
 import { loadInto } from './loading.js';
 import { announce, errorText, h, plain, screenOf, section, submitting, table, when } from './ui.js';
 
-/** The plain words, then the API's own name of the type, shown as such. */
+/** @typedef {import('./merchant-sdk.js').EventEndpoint} EventEndpoint */
+
+/**
+ * The plain words, then the API's own name of the type, shown as such.
+ * @param {import('./merchant-sdk.js').BffEventType} type
+ */
 export const eventTypeText = (type) =>
   h('span', {}, `${plain('eventType', type)} `, h('code', { class: 'muted' }, type));
 
+/** @param {EventEndpoint['types']} types none: every type */
 export const typesText = (types) =>
   types.length === 0 ? 'Every type' : types.map((type) => plain('eventType', type)).join(', ');
 
+/** @param {EventEndpoint} endpoint */
 export const health = (endpoint) =>
   endpoint.disabledAt
     ? `Turned off ${when(endpoint.disabledAt)}${endpoint.disabledReason ? `: ${endpoint.disabledReason}` : ''}`
@@ -22,6 +29,10 @@ export const health = (endpoint) =>
 /**
  * A signing secret, this once: it is in no list or later answer, and leaves the page when done. `box` is
  * the section it is shown in; `back` takes the focus afterwards.
+ * @param {HTMLElement} box
+ * @param {string} title
+ * @param {string} secret
+ * @param {HTMLElement} back
  */
 export function showSecretOnce(box, title, secret, back) {
   const done = h('button', { type: 'button', class: 'secondary' }, 'I have copied it');
@@ -30,6 +41,7 @@ export function showSecretOnce(box, title, secret, back) {
     box.hidden = true;
     back.focus();
   });
+  const shownSecret = h('input', { id: 'new-secret-value', readonly: true, value: secret, class: 'mono' });
   box.replaceChildren(
     h('h2', {}, title),
     h(
@@ -38,11 +50,11 @@ export function showSecretOnce(box, title, secret, back) {
       'Copy it now: it is shown only this once. Your server checks each delivery with it (the standardwebhooks library does).',
     ),
     h('label', { for: 'new-secret-value' }, 'Signing secret'),
-    h('input', { id: 'new-secret-value', readonly: true, value: secret, class: 'mono' }),
+    shownSecret,
     h('p', {}, done),
   );
   box.hidden = false;
-  box.querySelector('input').select();
+  shownSecret.select();
   announce(`${title}. Copy it now: it is shown only this once.`);
 }
 
@@ -71,6 +83,7 @@ function refresh(screen) {
   });
 }
 
+/** @param {EventEndpoint[]} endpoints */
 function endpointsTable(endpoints) {
   return table(
     'Event endpoints',

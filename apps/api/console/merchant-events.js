@@ -5,7 +5,13 @@ import { loadInto, pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
 import { EVENT_TYPES, h, plain, section, table, when } from './ui.js';
 
-/** An event's data, folded away: the JSON as the api sent it. */
+/** @typedef {import('./merchant-sdk.js').BffEvent} BffEvent */
+/** @typedef {import('./merchant-sdk.js').Lookup} Lookup */
+
+/**
+ * An event's data, folded away: the JSON as the api sent it.
+ * @param {BffEvent} event
+ */
 const dataOf = (event) =>
   h(
     'details',
@@ -14,13 +20,17 @@ const dataOf = (event) =>
     h('pre', { class: 'mono' }, JSON.stringify(event.data, null, 2)),
   );
 
-/** The customer by their reference (what support hears from them), linked to their page by id. */
+/**
+ * The customer by their reference (what support hears from them), linked to their page by id.
+ * @param {BffEvent} event
+ */
 const customerLink = (event) =>
   event.userId
     ? h('a', { href: `#/customers/${event.userId}` }, h('code', {}, event.userReference ?? event.userId))
     : '—';
 
 const EVENT_HEADERS = ['When', 'Event', 'Customer', 'Event id', ''];
+/** @param {BffEvent} event */
 const eventRow = (event) => [
   when(event.createdAt),
   eventTypeText(event.type),
@@ -28,6 +38,10 @@ const eventRow = (event) => [
   h('code', {}, event.id),
   dataOf(event),
 ];
+/**
+ * @param {string} caption
+ * @param {BffEvent[]} events
+ */
 const eventsTable = (caption, events) => table(caption, EVENT_HEADERS, events.map(eventRow));
 
 /** What the screen's parts share: the type chosen and the list of its events. */
@@ -43,9 +57,14 @@ function eventsView() {
   };
 }
 
+/** @typedef {ReturnType<typeof eventsView>} Screen */
+
+/** @param {Screen} screen */
 function showEvents(screen) {
   const { type } = screen;
-  const list = bff.events.list({ limit: 50, ...(type.value ? { type: type.value } : {}) });
+  // Its options are EVENT_TYPES', and '' for every type.
+  const chosen = /** @type {(typeof EVENT_TYPES)[number] | ''} */ (type.value);
+  const list = bff.events.list({ limit: 50, ...(chosen ? { type: chosen } : {}) });
   return pagedInto(screen.results, {
     what: 'your events',
     load: (cursor) => list.page(cursor),
@@ -56,6 +75,7 @@ function showEvents(screen) {
   });
 }
 
+/** @param {HTMLElement} main */
 export function eventsScreen(main) {
   const screen = eventsView();
   main.append(
@@ -81,14 +101,27 @@ export function eventsScreen(main) {
   void showEvents(screen);
 }
 
-/** The api answers a lookup's newest few of each kind (GET /v1/lookup); `more` says there were others. */
+/**
+ * The api answers a lookup's newest few of each kind (GET /v1/lookup); `more` says there were others.
+ * @param {boolean} more
+ * @param {readonly unknown[]} list only its length is said
+ * @param {string} what
+ */
 const newestOnly = (more, list, what) =>
   more ? [h('p', { class: 'muted' }, `Only the newest ${list.length} ${what} are shown.`)] : [];
 
-/** One kind of what a lookup found: its section, with `none` when the api found nothing of it. */
+/**
+ * One kind of what a lookup found: its section, with `none` when the api found nothing of it.
+ * @param {string} title
+ * @param {string} id the container's
+ * @param {readonly unknown[]} found only whether it is empty is read
+ * @param {string} none
+ * @param {() => import('./ui.js').Children} shown what was found, drawn
+ */
 const foundPart = (title, id, found, none, shown) =>
   section(title, h('div', { id }, found.length === 0 ? h('p', { class: 'state' }, none) : shown()));
 
+/** @param {Lookup['users']} users */
 const customersFound = (users) =>
   foundPart('Customers', 'lookup-customers', users, 'No customer has this reference or id.', () =>
     table(
@@ -102,6 +135,10 @@ const customersFound = (users) =>
     ),
   );
 
+/**
+ * @param {Lookup['syncRuns']} syncRuns
+ * @param {boolean} more
+ */
 const runsFound = (syncRuns, more) =>
   foundPart('Sync runs', 'lookup-runs', syncRuns, 'No sync run has this tracing id or id.', () => [
     table(
@@ -111,7 +148,7 @@ const runsFound = (syncRuns, more) =>
         when(run.queuedAt),
         plain('run', run.status),
         run.error ? `${run.error.message ?? 'No message'} (${run.error.code})` : 'None',
-        run.error?.upstream?.tracingId ? h('code', {}, run.error.upstream.tracingId) : '—',
+        run.error?.upstream?.tracingId ? h('code', {}, String(run.error.upstream.tracingId)) : '—',
         h('code', {}, run.id),
         h('a', { href: `#/accounts/${run.accountId}` }, 'Its account'),
       ]),
@@ -119,6 +156,10 @@ const runsFound = (syncRuns, more) =>
     ...newestOnly(more, syncRuns, 'runs'),
   ]);
 
+/**
+ * @param {Lookup['events']} events
+ * @param {boolean} more
+ */
 const eventsFound = (events, more) =>
   foundPart(
     'Events',
@@ -128,7 +169,12 @@ const eventsFound = (events, more) =>
     () => [eventsTable('Events', events), ...newestOnly(more, events, 'events')],
   );
 
-/** `urls` names each delivery's endpoint by its address. */
+/**
+ * `urls` names each delivery's endpoint by its address.
+ * @param {Lookup['deliveries']} deliveries
+ * @param {boolean} more
+ * @param {Map<string, string>} urls
+ */
 const deliveriesFound = (deliveries, more, urls) =>
   foundPart(
     'Deliveries',
@@ -156,7 +202,11 @@ const deliveriesFound = (deliveries, more, urls) =>
     ],
   );
 
-/** The api's answer, and the endpoints' addresses to name each delivery's (a short list). */
+/**
+ * The api's answer, and the endpoints' addresses to name each delivery's (a short list).
+ * @param {HTMLElement} results
+ * @param {string} id
+ */
 function lookUp(results, id) {
   return loadInto(results, {
     what: `what ${id} names`,
@@ -173,6 +223,7 @@ function lookUp(results, id) {
   });
 }
 
+/** @param {HTMLElement} results */
 function lookupForm(results) {
   const needle = h('input', {
     id: 'lookup-id',
@@ -195,6 +246,7 @@ function lookupForm(results) {
   );
 }
 
+/** @param {HTMLElement} main */
 export function lookupScreen(main) {
   const results = h('div', { id: 'lookup-results' });
   main.append(

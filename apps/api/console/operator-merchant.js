@@ -11,7 +11,10 @@ import { errorText, h, screenOf, submitting, when } from './ui.js';
 export const OPERATOR_KEY_ADVICE =
   'Copy it now and hand it to the merchant: it is shown only this once. It belongs on their servers, never in a web page.';
 
-/** One origin a line, as the api takes them (`frontendOrigins`): blank lines and spaces dropped. */
+/**
+ * One origin a line, as the api takes them (`frontendOrigins`): blank lines and spaces dropped.
+ * @param {string} text
+ */
 export function originsFrom(text) {
   return text
     .split('\n')
@@ -19,7 +22,11 @@ export function originsFrom(text) {
     .filter(Boolean);
 }
 
-/** A field for `frontendOrigins`, one origin a line (the api takes at most 20). */
+/**
+ * A field for `frontendOrigins`, one origin a line (the api takes at most 20).
+ * @param {string} id
+ * @param {string[]} [origins] what it holds at first
+ */
 export function originsField(id, origins = []) {
   return [
     h('label', { for: id }, 'Frontend origins (optional, one a line)'),
@@ -39,6 +46,7 @@ export function originsField(id, origins = []) {
 /**
  * What the screen's parts share: the merchant's id, the status line (`say`) and `refresh`, which reads the
  * merchant again and redraws every part from the one answer.
+ * @param {string} id
  */
 function merchantFields(id) {
   const parts = {
@@ -56,6 +64,7 @@ function merchantFields(id) {
 
 /** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof merchantFields>>} Screen */
 
+/** @param {string} id */
 function merchantView(id) {
   return screenOf(merchantFields(id), refresh);
 }
@@ -90,7 +99,10 @@ function refresh(screen) {
   ]);
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {import('./operator-client').Schema<'MerchantOutput'>} merchant
+ */
 function editForm(screen, merchant) {
   const name = h('input', {
     id: 'merchant-name',
@@ -131,7 +143,10 @@ function editForm(screen, merchant) {
   return form;
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {import('./merchant-sdk.js').ApiKey} key
+ */
 async function revoke(screen, key) {
   const label = key.name ?? key.prefix;
   // A revoked key stops working at once, everywhere: the question is worth asking.
@@ -151,6 +166,7 @@ async function revoke(screen, key) {
  * Issuing a key: the new key is shown this once in `issued`; it is in no list, storage or later answer,
  * and leaves the page when the operator is done or leaves the screen.
  * @param {Screen} screen
+ * @param {HTMLElement} issued
  */
 function issueForm(screen, issued) {
   const keyName = h('input', { id: 'key-name', name: 'key-name', maxlength: 255, autocomplete: 'off' });
@@ -180,7 +196,10 @@ function issueForm(screen, issued) {
   );
 }
 
-/** @param {HTMLElement} main */
+/**
+ * @param {HTMLElement} main
+ * @param {string} id
+ */
 export function merchantScreen(main, id) {
   const screen = merchantView(id);
   const { parts } = screen;

@@ -27,6 +27,10 @@ function overviewView() {
   };
 }
 
+/** @typedef {ReturnType<typeof overviewView>} Screen */
+/** @typedef {import('./operator-client').Schema<'MerchantConsentCountOutput'>} ConsentCount */
+
+/** @param {ConsentCount[]} rows */
 const byMerchant = (rows) =>
   table(
     'By merchant',
@@ -34,6 +38,7 @@ const byMerchant = (rows) =>
     rows.map((row) => [row.merchantName, plain('consent', row.status), String(row.count)]),
   );
 
+/** @param {Screen} screen */
 function loadCounts(screen) {
   return loadInto(screen.parts.counts, {
     what: 'the consent counts',
@@ -55,6 +60,7 @@ function loadCounts(screen) {
   });
 }
 
+/** @param {Screen} screen */
 function showExpiring(screen) {
   const { days } = screen;
   const within = `${days.value} days`;
@@ -81,6 +87,7 @@ function showExpiring(screen) {
   });
 }
 
+/** @param {Screen} screen */
 function loadReceiver(screen) {
   return loadInto(screen.parts.receiver, {
     what: 'the upstream receiver',
@@ -102,6 +109,7 @@ function loadReceiver(screen) {
   });
 }
 
+/** @param {import('./operator-client').Schema<'UpstreamWebhookOutput'>[]} registrations */
 function registrationsTable(registrations) {
   return table(
     'Registrations with the upstream',
@@ -117,6 +125,7 @@ function registrationsTable(registrations) {
   );
 }
 
+/** @param {Screen} screen */
 function loadCategories(screen) {
   return loadInto(screen.parts.categories, {
     what: "the upstream's categories",
@@ -131,6 +140,7 @@ function loadCategories(screen) {
   });
 }
 
+/** @param {Screen} screen */
 function loadTroubled(screen) {
   return loadInto(screen.parts.troubled, {
     what: "the merchants' failing endpoints",
@@ -151,7 +161,12 @@ function loadTroubled(screen) {
   });
 }
 
-/** A link that opens in a new tab, then what is behind it. */
+/**
+ * A link that opens in a new tab, then what is behind it.
+ * @param {string} href
+ * @param {string} text
+ * @param {...import('./ui.js').Children} about
+ */
 const elsewhere = (href, text, ...about) =>
   h('li', {}, h('a', { href, target: '_blank', rel: 'noreferrer' }, text), ...about);
 
@@ -182,6 +197,7 @@ function elsewhereSection() {
   );
 }
 
+/** @param {Screen} screen */
 function expiringSection(screen) {
   return section(
     'Expiring unrenewed',
@@ -200,6 +216,7 @@ function expiringSection(screen) {
   );
 }
 
+/** @param {HTMLElement} main */
 export function overviewScreen(main) {
   const screen = overviewView();
   const { parts } = screen;

@@ -12,6 +12,8 @@ function parkedFields() {
 }
 
 /** @typedef {import('./ui.js').ScreenWith<ReturnType<typeof parkedFields>>} Screen */
+/** @typedef {import('./operator-client').Schema<'ParkedPaymentOutput'>} ParkedPayment */
+/** @typedef {import('./operator-client').Schema<'SettlePaymentInput'>['status']} Outcome */
 
 function parkedView() {
   return screenOf(parkedFields(), refresh);
@@ -40,7 +42,10 @@ function refresh(screen) {
   });
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {ParkedPayment} payment
+ */
 function paymentRow(screen, payment) {
   return [
     when(payment.createdAt),
@@ -65,10 +70,15 @@ function paymentRow(screen, payment) {
 /**
  * A note (who at the bank said so) and the two outcomes; the merchant gets its event once.
  * @param {Screen} screen
+ * @param {ParkedPayment} payment
  */
 function settleForm(screen, payment) {
   const id = `note-${payment.id}`;
   const note = h('input', { id, name: id, maxlength: 500, autocomplete: 'off' });
+  /**
+   * @param {Outcome} outcome
+   * @param {string} text
+   */
   const button = (outcome, text) =>
     h(
       'button',
@@ -89,7 +99,12 @@ function settleForm(screen, payment) {
   );
 }
 
-/** @param {Screen} screen */
+/**
+ * @param {Screen} screen
+ * @param {ParkedPayment} payment
+ * @param {Outcome} outcome
+ * @param {string} note empty: none
+ */
 async function settle(screen, payment, outcome, note) {
   const words = outcome === 'COMPLETED' ? 'completed' : 'failed';
   // Final and told to the merchant at once: the question is worth asking.

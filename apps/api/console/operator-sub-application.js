@@ -4,6 +4,10 @@
 import { operator } from './api.js';
 import { errorText, h } from './ui.js';
 
+/** @typedef {import('./operator-client').Schema<'MerchantOutput'>} Merchant */
+/** @typedef {import('./operator-merchant.js').Screen} Screen the merchant screen's */
+/** @typedef {ReturnType<typeof knownSubApplications>} Known */
+
 /**
  * The upstream's first 100 sub-applications, offered as suggestions: asked once per screen, not on every
  * save, and never all of them (any other id can be typed; the upstream is asked whether it knows it).
@@ -15,12 +19,16 @@ export function knownSubApplications() {
   return known;
 }
 
+/** @param {Merchant} merchant */
 const named = (merchant) =>
   merchant.subApplicationName
     ? `${merchant.subApplicationName} (${merchant.subApplicationId})`
     : merchant.subApplicationId;
 
-/** The datalist of suggestions, and a line saying how many the upstream offered. */
+/**
+ * The datalist of suggestions, and a line saying how many the upstream offered.
+ * @param {Known} known
+ */
 function suggestionsOf(known) {
   const list = h('datalist', { id: 'upstream-sub-applications' });
   const offered = h(
@@ -38,6 +46,7 @@ function suggestionsOf(known) {
           ? `The field suggests the upstream's first ${count} by id and name; type any other id.`
           : `The upstream lists ${count}: the field suggests them by id and name.`;
     },
+    /** @param {unknown} error */
     (error) => {
       offered.textContent = `Could not ask the upstream for its sub-applications; type the id. ${errorText(error)}`;
     },
@@ -45,6 +54,7 @@ function suggestionsOf(known) {
   return [offered, list];
 }
 
+/** @param {Merchant} merchant */
 function subApplicationInput(merchant) {
   return h('input', {
     id: 'merchant-sub-application',
@@ -63,14 +73,22 @@ function subApplicationInput(merchant) {
 /**
  * Asking the api to change the sub-application, said next to the field: `refuse` marks the field with
  * the reason and keeps what was typed. `screen` is the merchant screen's (`id`, `say`, `refresh`).
+ * @param {Screen} screen
+ * @param {HTMLInputElement} input
+ * @param {HTMLElement} message
  */
 function changer(screen, input, message) {
+  /** @param {string} text */
   const refuse = (text) => {
     message.className = 'error';
     message.textContent = text;
     input.setAttribute('aria-invalid', 'true');
     input.focus();
   };
+  /**
+   * @param {string | null} value null: the root application
+   * @param {(merchant: Merchant) => string} done what the status line says of the changed merchant
+   */
   const change = async (value, done) => {
     message.className = 'state';
     message.textContent = 'Asking the upstream…';
@@ -89,11 +107,17 @@ function changer(screen, input, message) {
   return { change, refuse };
 }
 
-/** The part: what the merchant acts as now, and the form that changes it. */
+/**
+ * The part: what the merchant acts as now, and the form that changes it.
+ * @param {Screen} screen
+ * @param {Merchant} merchant
+ * @param {Known} known
+ */
 export function subApplicationForm(screen, merchant, known) {
   const message = h('p', { id: 'merchant-sub-application-message', role: 'status' });
   const input = subApplicationInput(merchant);
   const { change, refuse } = changer(screen, input, message);
+  /** @param {SubmitEvent} event */
   const set = (event) => {
     event.preventDefault();
     const value = input.value.trim();

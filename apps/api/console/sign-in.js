@@ -2,7 +2,23 @@
 import { operator } from './api.js';
 import { errorText, h, submitting } from './ui.js';
 
-/** The two ways in: who signs in, with what, and how the api's sign-in names it (`field`). */
+/** @typedef {import('./operator-client').Schema<'ConsoleSessionOutput'>['kind']} Kind */
+
+/**
+ * A way in: who signs in (`legend`), the field's id, words and button, and how the api names it.
+ * @typedef {object} Credential
+ * @property {string} legend
+ * @property {string} id
+ * @property {string} label
+ * @property {string} help
+ * @property {keyof import('./operator-client').Schema<'ConsoleSignInInput'>} field
+ * @property {string} action
+ */
+
+/**
+ * The two ways in: who signs in, with what, and how the api's sign-in names it (`field`).
+ * @type {Credential[]}
+ */
 const CREDENTIALS = [
   {
     legend: "A merchant's developer",
@@ -22,12 +38,19 @@ const CREDENTIALS = [
   },
 ];
 
-/** What both forms share: the status line (`say`, with its class) and `signedIn`, told the kind of user. */
+/**
+ * What both forms share: the status line (`say`, with its class) and `signedIn`, told the kind of user.
+ * @param {(kind: Kind) => void} signedIn
+ */
 function signInView(signedIn) {
   const status = h('p', { id: 'sign-in-status', role: 'status' });
   return {
     status,
     signedIn,
+    /**
+     * @param {'state' | 'error'} className
+     * @param {string} text
+     */
     say: (className, text) => {
       status.className = className;
       status.textContent = text;
@@ -35,6 +58,9 @@ function signInView(signedIn) {
   };
 }
 
+/** @typedef {ReturnType<typeof signInView>} Screen */
+
+/** @param {string} id */
 function credentialInput(id) {
   return h('input', {
     id,
@@ -46,7 +72,12 @@ function credentialInput(id) {
   });
 }
 
-/** Exchanges what was typed for the cookie; the field is emptied whatever the answer. */
+/**
+ * Exchanges what was typed for the cookie; the field is emptied whatever the answer.
+ * @param {Screen} screen
+ * @param {HTMLInputElement} input
+ * @param {Credential['field']} field
+ */
 function signIn(screen, input, field) {
   return submitting(async () => {
     screen.say('state', 'Signing in…');
@@ -61,6 +92,10 @@ function signIn(screen, input, field) {
   });
 }
 
+/**
+ * @param {Screen} screen
+ * @param {Credential} credential
+ */
 function credentialForm(screen, { legend, id, label, help, field, action }) {
   const input = credentialInput(id);
   return h(
@@ -77,6 +112,11 @@ function credentialForm(screen, { legend, id, label, help, field, action }) {
   );
 }
 
+/**
+ * @param {HTMLElement} main
+ * @param {string | undefined} message why the sign-in is back, if it is
+ * @param {(kind: Kind) => void} signedIn
+ */
 export function signInScreen(main, message, signedIn) {
   const screen = signInView(signedIn);
   main.append(

@@ -22,6 +22,7 @@
  *   onsubmit?: (event: SubmitEvent & { currentTarget: E }) => unknown,
  *   oninput?: (event: Event & { currentTarget: E }) => unknown,
  *   onchange?: (event: Event & { currentTarget: E }) => unknown,
+ *   ontoggle?: (event: ToggleEvent & { currentTarget: E }) => unknown,
  * }} Attributes
  */
 
