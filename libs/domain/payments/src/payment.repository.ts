@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, type Statement } from '#libs/database';
+import { DatabasePool } from '#libs/database';
 import { PAYMENT_SQL, toPaymentView, toWork } from './payment.statements.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 import { FINAL_PAYMENT_STATUSES } from './payment-status.js';
