@@ -37,16 +37,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { BenchFailure } from './bench-failure.mjs';
+import { benchDatabaseUrl, recreateDatabase } from './bench-store.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
-import {
-  benchDatabaseUrl,
-  benchPorts,
-  onboardMerchant,
-  recreateDatabase,
-  startApp,
-  startSandboxAndApi,
-  tuned,
-} from './processes.mjs';
+import { benchPorts, onboardMerchant, startApp, startSandboxAndApi, tuned } from './processes.mjs';
 import { dispatchDue, startScaleSync } from './scale-sync.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -267,6 +260,8 @@ async function main() {
 /**
  * `perAccount` records for each account of `a`, the last of the common table expressions `ctes` (a SELECT,
  * or INSERTs … RETURNING that make the accounts: one statement either way), dated an hour apart back from now.
+ * `raw` is a record as a sync stores it (storedTransaction: amounts as decimal text) carrying every served
+ * field, so a page serves it unparsed, as it does a synced account's.
  */
 async function insertTransactions(db, ctes, params, perAccount) {
   await db.query(
@@ -276,7 +271,8 @@ async function insertTransactions(db, ctes, params, perAccount) {
      SELECT uuid_generate_v7(), a.merchant_id, a.id, 'k' || i, now() - make_interval(hours => i),
        now() - make_interval(hours => i), 'BOOKED', ((i * 37) % 10000) / 100.0, 'GBP', 'Card payment ' || i,
        jsonb_build_object('id', 'k' || i, 'description', 'Card payment ' || i, 'status', 'BOOKED',
-         'amount', jsonb_build_object('amount', ((i * 37) % 10000) / 100.0, 'currency', 'GBP')),
+         'date', to_char((now() - make_interval(hours => i)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+         'amount', (((i * 37) % 10000) / 100.0)::numeric(19, 2)::text, 'currency', 'GBP'),
        now()
      FROM a, generate_series(1, ${Number(perAccount)}) i`,
     params,
