@@ -3,8 +3,6 @@
 // Its one-off HTTP helpers (call, expectStatus, inParallel) are in http-helpers.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { APP_ENV, APP_NODE_FLAGS } from '../../scripts/app-runtime.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
@@ -189,46 +187,6 @@ export async function startBare(bodies) {
   return { url: `http://127.0.0.1:${bare.server.address().port}`, close: () => bare.close() };
 }
 
-/** A database of the bench's own: DATABASE_URL's name plus `_bench_<suffix>`. */
-export function benchDatabaseUrl(suffix) {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
-  url.pathname = `${url.pathname.replace(/^\//, '') || 'bff'}_bench_${suffix}`;
-  return url.toString();
-}
-
-/**
- * Makes the bench database at `databaseUrl` anew: dropped, created and migrated (needs a build). Answers a
- * function that drops it, for a scenario that cleans up after itself.
- */
-export async function recreateDatabase(databaseUrl, log) {
-  const { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } = await import(
-    new URL('../../dist/libs/database/src/migrator.js', import.meta.url).href
-  );
-  log(`database ${new URL(databaseUrl).pathname.slice(1)}: dropped, created, migrated`);
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, defaultMigrationsDir());
-  return () => dropDatabase(databaseUrl);
-}
-
-/**
- * A scenario's own store, emptied so that no earlier run's rows or jobs count: the database recreated
- * (recreateDatabase), the named queues under `queuePrefix` obliterated, and a Postgres client on it.
- * `queue` is the first queue; `closers` closes the queues and the client, and a scenario pushes its own.
- */
-export async function freshStore(databaseUrl, queuePrefix, queueNames, log) {
-  await recreateDatabase(databaseUrl, log);
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-  const queues = queueNames.map(
-    (name) => new Queue(name, { connection: { url: redisUrl }, prefix: `{${queuePrefix}}` }),
-  );
-  for (const queue of queues) await queue.obliterate({ force: true });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  const closers = [...queues.map((q) => () => q.close()), () => db.end()];
-  return { queue: queues[0], queues, db, closers };
-}
-
 /**
  * The worker as its own process, closed by `closers`, once it consumes `queue`: a job the scenario adds
  * from now on is taken at once, so the worker's start-up is not in what the scenario times.
@@ -242,20 +200,6 @@ export async function startConsumingWorker(env, queue, closers, ms) {
     ms,
   );
   return worker;
-}
-
-/**
- * `count` accounts of `consent` whose next sync was due a minute ago, so one dispatch enqueues them all;
- * analysed afterwards, so the dispatcher's query plans for the table as it now is, not as it was empty.
- */
-export async function insertDueAccounts(db, consent, count, idPrefix) {
-  await db.query(
-    `INSERT INTO accounts (id, merchant_id, user_id, consent_id, upstream_account_id, institution_id, next_sync_at, updated_at)
-     SELECT gen_random_uuid(), $1, $2, $3, $4::text || n, 'sandbox-redirect', now() - interval '1 minute', now()
-     FROM generate_series(1, ${count}) AS n`,
-    [consent.merchant_id, consent.user_id, consent.id, idPrefix],
-  );
-  await db.query('ANALYZE accounts');
 }
 
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';

@@ -8,7 +8,8 @@
 // measures our own scan (its reads, guarded writes and events), not the upstream's answers. Its own
 // database: DATABASE_URL's name + `_bench_lifecycle`, dropped and created.
 import { BenchFailure } from '../bench-failure.mjs';
-import { benchDatabaseUrl, freshStore, jobFinished, startConsumingWorker, tuned } from '../processes.mjs';
+import { benchDatabaseUrl, freshStore } from '../bench-store.mjs';
+import { jobFinished, startConsumingWorker, tuned } from '../processes.mjs';
 
 const DUE = 10_000;
 const SIZES = [10_000, 100_000, 1_000_000];

@@ -8,11 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { BenchFailure } from '../bench-failure.mjs';
+import { benchDatabaseUrl, freshStore } from '../bench-store.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { latencyStats, median, percentile } from '../load-generator.mjs';
 import {
-  benchDatabaseUrl,
-  freshStore,
   onboardMerchant,
   startBare,
   startConsumingWorker,

@@ -10,12 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BenchFailure } from '../bench-failure.mjs';
+import { benchDatabaseUrl, freshStore, insertDueAccounts } from '../bench-store.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { median } from '../load-generator.mjs';
 import {
-  benchDatabaseUrl,
-  freshStore,
-  insertDueAccounts,
   onboardMerchant,
   SCHEDULES_OFF,
   startConsumingWorker,

@@ -5,12 +5,11 @@
 // database: DATABASE_URL's name + `_bench_lanes`, dropped and created.
 import { fileURLToPath } from 'node:url';
 import { BenchFailure } from '../bench-failure.mjs';
+import { benchDatabaseUrl, freshStore } from '../bench-store.mjs';
 import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { percentile } from '../load-generator.mjs';
 import {
-  benchDatabaseUrl,
-  freshStore,
   onboardMerchant,
   SCHEDULES_OFF,
   startConsumingWorker,

@@ -6,15 +6,9 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { BenchFailure } from '../bench-failure.mjs';
+import { benchDatabaseUrl, recreateDatabase } from '../bench-store.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
-import {
-  benchDatabaseUrl,
-  jobFinished,
-  recreateDatabase,
-  SCHEDULES_OFF,
-  startBenchSandbox,
-  startConsumingWorker,
-} from '../processes.mjs';
+import { jobFinished, SCHEDULES_OFF, startBenchSandbox, startConsumingWorker } from '../processes.mjs';
 
 const USERS = 2_500;
 const PER_USER = 4;

@@ -5,13 +5,11 @@
 // same bytes; and one dispatch of 100,000 due accounts. Everything runs as its own process, built from
 // dist/, on a database of its own that is dropped and created again (DATABASE_URL's name + `_bench_sync`).
 import { Buffer } from 'node:buffer';
+import { benchDatabaseUrl, freshStore, insertDueAccounts } from '../bench-store.mjs';
 import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
-  benchDatabaseUrl,
   benchPorts,
-  freshStore,
-  insertDueAccounts,
   onboardMerchant,
   startApi,
   startBare,

@@ -10,13 +10,12 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { BenchFailure } from '../bench-failure.mjs';
+import { benchDatabaseUrl, recreateDatabase } from '../bench-store.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import { latencyStats, median } from '../load-generator.mjs';
 import {
-  benchDatabaseUrl,
   benchPorts,
   onboardMerchant,
-  recreateDatabase,
   startApi,
   startHeadless,
   startSandboxAndApi,

@@ -6,7 +6,7 @@
 // own database: DATABASE_URL's name + `_bench_changes`, dropped and created.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { benchDatabaseUrl, recreateDatabase } from '../processes.mjs';
+import { benchDatabaseUrl, recreateDatabase } from '../bench-store.mjs';
 
 const SIZES = [10_000, 10_000_000];
 const PAGE = 100;
