@@ -9,6 +9,7 @@ import {
   type ReadCache,
   row,
   type RowOf,
+  type RowShape,
   type SqlStatement,
   sqlStatement,
 } from '#libs/database';
@@ -223,14 +224,21 @@ describe('hand-written SQL, prepared against the migrated schema', () => {
     const _declared = row({ a: 'string?', b: column<'X' | 'Y'>('string') });
     expectTypeOf<RowOf<typeof _declared>>().toEqualTypeOf<{ a: string | null; b: 'X' | 'Y' }>();
 
+    /** What the check says of a statement declared here. */
+    const problemsOfDeclared = (text: string, shape: RowShape) =>
+      problemsOf(client, {
+        file: 'x',
+        label: 'declared here',
+        ...sqlStatement(undefined, text, shape),
+        row: shape,
+      });
+
     // count(*) is a bigint, which pg hands back as a string; a row type that says number is wrong.
-    const counted = sqlStatement(
-      undefined,
-      'SELECT count(*) AS accounts, min(created_at) AS first FROM accounts',
-      { accounts: 'number', since: 'string' },
-    );
     expect(
-      await problemsOf(client, { file: 'x', label: 'counted', text: counted.text, row: counted.row }),
+      await problemsOfDeclared('SELECT count(*) AS accounts, min(created_at) AS first FROM accounts', {
+        accounts: 'number',
+        since: 'string',
+      }),
     ).toEqual([
       'column "accounts" is int8, which pg reads as string; the row type says number',
       'column "first" (timestamptz) is returned but not in the row type',
@@ -238,32 +246,26 @@ describe('hand-written SQL, prepared against the migrated schema', () => {
     ]);
 
     // Where Postgres knows (a table's column as it is), the shape says whether it may be null.
-    const users = sqlStatement(undefined, 'SELECT id, upstream_user_uuid AS upstream FROM users', {
-      id: 'string?',
-      upstream: 'string',
-    });
-    const joined = sqlStatement(
-      undefined,
-      'SELECT u.id FROM accounts a LEFT JOIN users u ON u.id = a.user_id',
-      { id: 'string?' },
-    );
-    expect(await problemsOf(client, { file: 'x', label: 'users', text: users.text, row: users.row })).toEqual(
-      [
-        `column "id" is never null (its table's column is NOT NULL): declare it 'string'`,
-        `column "upstream" may be null (its table's column may): declare it 'string?', or 'string!' when the statement rules null out`,
-      ],
-    );
     expect(
-      await problemsOf(client, { file: 'x', label: 'joined', text: joined.text, row: joined.row }),
+      await problemsOfDeclared('SELECT id, upstream_user_uuid AS upstream FROM users', {
+        id: 'string?',
+        upstream: 'string',
+      }),
+    ).toEqual([
+      `column "id" is never null (its table's column is NOT NULL): declare it 'string'`,
+      `column "upstream" may be null (its table's column may): declare it 'string?', or 'string!' when the statement rules null out`,
+    ]);
+    expect(
+      await problemsOfDeclared('SELECT u.id FROM accounts a LEFT JOIN users u ON u.id = a.user_id', {
+        id: 'string?',
+      }),
     ).toEqual([]);
     // `!`: the table's column may hold null, this statement rules it out; said where the check cannot see.
-    const ruledOut = sqlStatement(
-      undefined,
-      'SELECT id, upstream_user_uuid AS upstream FROM users WHERE upstream_user_uuid IS NOT NULL',
-      { id: 'string!', upstream: 'string!' },
-    );
     expect(
-      await problemsOf(client, { file: 'x', label: 'ruled-out', text: ruledOut.text, row: ruledOut.row }),
+      await problemsOfDeclared(
+        'SELECT id, upstream_user_uuid AS upstream FROM users WHERE upstream_user_uuid IS NOT NULL',
+        { id: 'string!', upstream: 'string!' },
+      ),
     ).toEqual([
       `column "id" is declared 'string!' (not null here, though its table's column may be), and its table's column is NOT NULL: declare it 'string'`,
     ]);
