@@ -97,7 +97,7 @@ async function showWho(kind) {
  * @param {Kind} kind
  */
 function routeOf(kind) {
-  for (const [pattern, screen] of SCREENS[kind] ?? []) {
+  for (const [pattern, screen] of SCREENS[kind]) {
     const match = pattern.exec(location.hash);
     if (match) return { screen, ids: match.slice(1) };
   }
@@ -106,8 +106,9 @@ function routeOf(kind) {
 
 /** @param {string} [message] what the sign-in says first */
 async function show(message) {
-  // Only signedIn writes it.
-  const kind = /** @type {Kind | null} */ (sessionStorage.getItem(KIND));
+  // Only signedIn writes it; anything else (an older console's value) reads as signed out.
+  const stored = sessionStorage.getItem(KIND);
+  const kind = stored === 'merchant' || stored === 'operator' ? stored : null;
   nav.hidden = signOut.hidden = !kind;
   if (!kind) {
     who.textContent = '';
