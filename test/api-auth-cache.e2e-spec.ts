@@ -8,6 +8,7 @@ import {
   type Stack,
   startStack,
   tuned,
+  useStack,
   WAIT,
   type WorkerProcess,
 } from './kit/index.js';
@@ -17,19 +18,15 @@ import {
  * revocation made through one instance reaches every other within seconds, through Redis.
  */
 describe('api: the credential cache across two api instances', () => {
-  let stack: Stack;
+  const stack = useStack({ overrides: { ...tuned({ authCacheSeconds: 300 }) } });
   let first: Stack['api'];
   let second: Stack['api'];
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { ...tuned({ authCacheSeconds: 300 }) } });
     // Two apps in one process. Passport keeps one strategy per name per process, so both authenticate
     // through the last one's cache: what crosses processes is proven below, with a real second process.
     first = stack.api;
     second = await stack.startApi();
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('serves a cached key without the database, and refuses it at once once revoked', async () => {

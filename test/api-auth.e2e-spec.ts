@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { REDIS } from '#libs/redis';
@@ -13,24 +13,21 @@ import {
   type Stack,
   startStack,
   uniqueQueuePrefix,
+  useStack,
 } from './kit/index.js';
 
 /** GET `path` with `token` (none when undefined), and any other headers. */
 const errorCode = (response: ApiResponse) => (response.body as { error: { code: string } }).error.code;
 
 describe('api: authentication (operator, merchant API keys, user sessions)', () => {
-  let stack: Stack;
+  const logs = captureLogger('api');
+  const stack = useStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
   let api: Stack['api'];
   let client: ApiClient;
-  const logs = captureLogger('api');
 
-  beforeAll(async () => {
-    stack = await startStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
+  beforeAll(() => {
     api = stack.api;
     client = stack.anonymous;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('lets a merchant key and a session of its user call /v1/me, naming the merchant', async () => {

@@ -9,9 +9,9 @@ import {
   onboard,
   propertyTimeout,
   type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 /** An answer's text without its `meta.tracingId`: what its ETag covers. */
@@ -24,15 +24,14 @@ const withoutTracingId = (response: ApiResponse) =>
  * credentials, the rate limit and the read itself have run as for a 200.
  */
 describe('api: conditional GETs on the hot reads', () => {
-  let stack: Stack;
+  // A database of its own: no other file's worker or writes change this merchant's answers meanwhile.
+  const stack = useStack({ ownDatabase: 'conditional_get' });
   let tenant: Tenant;
   /** The same api without its read cache: what a 200 would carry, from Postgres every time. */
   let oracle: Awaited<ReturnType<Stack['startApi']>>;
   let paths: string[];
 
   beforeAll(async () => {
-    // A database of its own: no other file's worker or writes change this merchant's answers meanwhile.
-    stack = await startStack({ ownDatabase: 'conditional_get' });
     oracle = await stack.startApi({ TEST_TUNING: JSON.stringify({ readCacheMb: 0 }) });
     tenant = await onboard(stack);
     await connect(stack, tenant);
@@ -59,7 +58,6 @@ describe('api: conditional GETs on the hot reads', () => {
   });
   afterAll(async () => {
     await oracle?.close();
-    await stack?.close();
   });
 
   it('tags every hot read and answers 304 only to a matching If-None-Match', async () => {

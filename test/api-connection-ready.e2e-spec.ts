@@ -7,10 +7,9 @@ import {
   eventually,
   onboard,
   SandboxHttp,
-  type Stack,
-  startStack,
   storedTransactions,
   type Tenant,
+  useStack,
 } from './kit/index.js';
 
 type SyncedEvent = {
@@ -31,18 +30,16 @@ type StoredMeta = { count: number; complete: boolean; syncStatus: string };
  * account's first sync is still writing it (`meta.complete: false`).
  */
 describe('api: a connection ready, and a list that says it is partial', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'connection_ready', worker: true });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'connection_ready', worker: true });
     tenant = await onboard(stack);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
   }, 120_000);
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   const syncedEvents = async (consentId: string) =>

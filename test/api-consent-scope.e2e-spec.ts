@@ -14,15 +14,15 @@ import {
   onboard,
   SandboxHttp,
   type Stack,
-  startStack,
   uniqueQueuePrefix,
+  useStack,
   WAIT,
 } from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
 
 describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2, 8, 9)', () => {
-  let stack: Stack;
+  const stack = useStack();
   let admin: SandboxHttp;
   let prisma: PrismaService;
   let owner: CreatedMerchant;
@@ -58,13 +58,9 @@ describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2,
     prisma.account.findMany({ where: { consentId }, orderBy: { id: 'asc' } });
 
   beforeAll(async () => {
-    stack = await startStack();
     admin = new SandboxHttp(stack.sandbox.url, stack.api.config);
     prisma = stack.api.app.get(PrismaService);
     ({ merchant: owner, userId } = await onboard(stack));
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('answers 403 FORBIDDEN for a feature outside the consent’s scope and leaves the consent usable', async () => {

@@ -20,8 +20,8 @@ import {
   send,
   sessionToken,
   type Stack,
-  startStack,
   uniqueQueuePrefix,
+  useStack,
   WAIT,
 } from './kit/index.js';
 
@@ -42,7 +42,11 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     credentials.push(token);
     return token;
   };
-  let stack: Stack;
+  const stack = useStack({
+    worker: true,
+    overrides: { LOG_LEVEL: 'trace', QUEUE_PREFIX: prefix },
+    loggers: { api: apiLogs.logger, worker: workerLogs.logger },
+  });
   let api: Stack['api'];
   let sandbox: Stack['sandbox'];
   let worker: NonNullable<Stack['worker']>;
@@ -103,11 +107,6 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
     ).status;
 
   beforeAll(async () => {
-    stack = await startStack({
-      worker: true,
-      overrides: { LOG_LEVEL: 'trace', QUEUE_PREFIX: prefix },
-      loggers: { api: apiLogs.logger, worker: workerLogs.logger },
-    });
     ({ api, sandbox } = stack);
     worker = stack.worker!;
     prisma = api.app.get(PrismaService);
@@ -121,7 +120,6 @@ describe('api: embedded flow (worker poll), re-authorisation and pre-authorisati
   });
   afterAll(async () => {
     await worker?.app.get<Queue>(getQueueToken(QueueName.Consents)).obliterate({ force: true });
-    await stack?.close();
   });
 
   it('connects a bank by the embedded flow: method, code, then the worker polls it to AUTHORIZED', async () => {

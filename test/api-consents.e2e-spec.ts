@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
@@ -13,7 +13,7 @@ import {
   send,
   sessionToken,
   type Stack,
-  startStack,
+  useStack,
 } from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
@@ -21,7 +21,10 @@ const REDIRECT = 'https://app.merchant.example/banks/done?tab=1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('api: consents (redirect flow) and accounts', () => {
-  let stack: Stack;
+  // The api listens on a random port, so its public URL cannot name it: the test, as the browser, takes
+  // the callback's path and query from the bank's redirect and calls the running api with them.
+  const logs = captureLogger('api');
+  const stack = useStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
   let sandbox: Stack['sandbox'];
   let api: Stack['api'];
   let prisma: PrismaService;
@@ -29,7 +32,6 @@ describe('api: consents (redirect flow) and accounts', () => {
   let other: CreatedMerchant;
   let userId: string;
   let otherUserId: string;
-  const logs = captureLogger('api');
   const secrets: string[] = [];
   /** Merchant API keys and session tokens this file sends: none may reach the logs. */
   const credentials: string[] = [];
@@ -81,9 +83,6 @@ describe('api: consents (redirect flow) and accounts', () => {
   }
 
   beforeAll(async () => {
-    // The api listens on a random port, so its public URL cannot name it: the test, as the browser, takes
-    // the callback's path and query from the bank's redirect and calls the running api with them.
-    stack = await startStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
     ({ sandbox, api } = stack);
     prisma = api.app.get(PrismaService);
     owner = await createMerchant(api);
@@ -92,9 +91,6 @@ describe('api: consents (redirect flow) and accounts', () => {
     const users = api.app.get(UserRepository);
     userId = (await createUser(users, owner.merchant.id)).id;
     otherUserId = (await createUser(users, owner.merchant.id)).id;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('connects a bank end to end: callback, encrypted token, accounts and balances, then reads them', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
-import { type ApiClient, type ApiResponse, createMerchant, type Stack, startStack } from './kit/index.js';
+import { type ApiClient, type ApiResponse, createMerchant, useStack } from './kit/index.js';
 
 const errorCode = (response: ApiResponse) => (response.body as { error: { code: string } }).error.code;
 /** The cookie a sign-in set, as a browser would send it back. */
@@ -10,17 +10,13 @@ const everything = (response: ApiResponse) =>
   JSON.stringify(response.body) + JSON.stringify([...response.headers.entries()]);
 
 describe('api: console sessions (POST/DELETE /console/session, the cookie as a credential)', () => {
-  let stack: Stack;
+  const stack = useStack();
   let client: ApiClient;
   let ownOrigin: string;
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     client = stack.anonymous;
     ownOrigin = new URL(stack.api.config.api.publicUrl).origin;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const signIn = (body: unknown, headers: Record<string, string> = {}) =>

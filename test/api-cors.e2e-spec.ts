@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, onboard, sessionToken, type Stack, startStack, uniqueName } from './kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, onboard, sessionToken, uniqueName, useStack } from './kit/index.js';
 
 describe('api: CORS limited to each merchant’s frontend origins', () => {
   /** A route both a key and a session call; `/v1/me` is the one route open to every origin (below). */
   const ROUTE = '/v1/institutions?limit=1';
-  let stack: Stack;
+  const stack = useStack();
   // Unique per run: the test database keeps merchants of earlier runs.
   const originA = `https://${uniqueName('a')}.example`;
   const originB = `https://${uniqueName('b')}.example`;
@@ -22,15 +22,11 @@ describe('api: CORS limited to each merchant’s frontend origins', () => {
     });
 
   beforeAll(async () => {
-    stack = await startStack();
     const a = await onboard(stack, { frontendOrigins: [originA] });
     await createMerchant(stack.api, { frontendOrigins: [originB] });
     keyA = a.merchant.apiKey.key;
     sessionA = sessionToken(stack.api.config, { merchantId: a.merchant.merchant.id, userId: a.userId });
     expiredA = sessionToken(stack.api.config, { merchantId: a.merchant.merchant.id, userId: a.userId }, -60);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('answers a /v1 preflight from an origin some merchant lists, with the allowed headers', async () => {

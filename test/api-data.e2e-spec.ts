@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
@@ -18,7 +18,7 @@ import {
   SandboxHttp,
   sessionToken,
   type Stack,
-  startStack,
+  useStack,
 } from './kit/index.js';
 
 const DECIMAL = /^-?\d+\.\d{2,4}$/;
@@ -31,7 +31,8 @@ function amountsIn(value: unknown): unknown[] {
 }
 
 describe('api: financial data and VRP through to the upstream', () => {
-  let stack: Stack;
+  const logs = captureLogger('api');
+  const stack = useStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
   let sandbox: Stack['sandbox'];
   let admin: SandboxHttp;
   let api: Stack['api'];
@@ -46,14 +47,12 @@ describe('api: financial data and VRP through to the upstream', () => {
   let savings: { id: string; upstreamAccountId: string };
   let vrpConsentId: string;
   let hostedRequestId: string;
-  const logs = captureLogger('api');
   const secrets: string[] = [];
 
   const fault = async (rule: Record<string, unknown>) =>
     expect((await admin.admin('POST', '/faults', rule)).status).toBe(201);
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { LOG_LEVEL: 'trace' }, loggers: { api: logs.logger } });
     ({ sandbox, api } = stack);
     admin = new SandboxHttp(sandbox.url, api.config);
     prisma = api.app.get(PrismaService);
@@ -87,9 +86,6 @@ describe('api: financial data and VRP through to the upstream', () => {
     secrets.push(vrp.consentToken);
     vrpConsentId = (await createVrpConsentRow(prisma, api.config, user, vrp)).id;
     hostedRequestId = await createSandboxHostedVrpRequest(sandbox.url, api.config, subApplication);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('reads statements and beneficiaries through to the bank, by key and by the user’s session', async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
 import {
@@ -10,8 +10,7 @@ import {
   type ErrorBody,
   onboard,
   refusedIso8601,
-  type Stack,
-  startStack,
+  useStack,
 } from './kit/index.js';
 import { documentedOperations, readOpenApiDocument, type Schema } from './kit/openapi-kit.js';
 
@@ -26,25 +25,21 @@ const DATE_FIELD =
   /^(from|before|expiresAt|expiringBefore|transactionsFrom|transactionsTo|validFrom|validTo)$/;
 
 describe('api: one rule for dates and times', () => {
-  let stack: Stack;
+  const stack = useStack({
+    overrides: { RATE_LIMIT_PER_MINUTE: '1000000' },
+  });
   let client: ApiClient;
   let admin: ApiClient;
   let userId: string;
   let accountId: string;
 
   beforeAll(async () => {
-    stack = await startStack({
-      overrides: { RATE_LIMIT_PER_MINUTE: '1000000' },
-    });
     const tenant = await onboard(stack);
     ({ client, userId } = tenant);
     admin = stack.anonymous.as(stack.api.config.api.adminToken);
     const consentId = await connect(stack, tenant);
     const prisma = stack.api.app.get(PrismaService);
     accountId = (await prisma.account.findFirstOrThrow({ where: { consentId } })).id;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** A 400 that names `field` and the accepted forms, or an answer that is not about `field` at all. */

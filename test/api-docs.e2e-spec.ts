@@ -1,8 +1,8 @@
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_METADATA, AuthKind, SECURITY_SCHEMES } from '#libs/http';
-import { type Stack, startStack } from './kit/index.js';
+import { type Stack, useStack } from './kit/index.js';
 
 type Api = Stack['api'];
 interface Operation {
@@ -49,17 +49,13 @@ function routesOf(api: Api): { method: string; path: string; kinds: string[] }[]
 }
 
 describe('api: OpenAPI document at /docs and /docs-json', () => {
-  let stack: Stack;
+  const stack = useStack();
   let document: Document;
 
   beforeAll(async () => {
-    stack = await startStack();
     const response = await stack.anonymous.get<Document>('/docs-json');
     expect(response.status).toBe(200);
     document = response.body;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('serves Swagger UI without credentials', async () => {

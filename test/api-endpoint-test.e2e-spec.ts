@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataOf, EventReceiver, onboard, type Stack, startStack, type Tenant } from './kit/index.js';
+import { dataOf, EventReceiver, onboard, type Tenant, useStack } from './kit/index.js';
 
 type Endpoint = { endpoint: { id: string }; secret: string };
 type Tested = {
@@ -17,17 +17,15 @@ type Tested = {
  * events list) and sent whatever types the endpoint takes.
  */
 describe('api: a test event for an endpoint', () => {
-  let stack: Stack;
+  const stack = useStack();
   let tenant: Tenant;
   const receivers: EventReceiver[] = [];
 
   beforeAll(async () => {
-    stack = await startStack();
     tenant = await onboard(stack);
   });
   afterAll(async () => {
     for (const receiver of receivers) await receiver.stop();
-    await stack?.close();
   });
 
   async function endpointAt(receiver: EventReceiver, types: string[] = []): Promise<Endpoint> {

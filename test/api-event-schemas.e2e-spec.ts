@@ -22,12 +22,11 @@ import {
   paymentBodies,
   runWhenEnded,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   uniqueName,
   upstreamConsentId,
+  useStack,
 } from './kit/index.js';
 import {
   ComponentChecker,
@@ -51,7 +50,12 @@ const EVENT_MEMBERS = ['id', 'type', 'createdAt', 'userId', 'userReference', 'da
  * schema, with no member the schema does not declare.
  */
 describe('api: merchant events, one schema per type, true to what is sent', () => {
-  let stack: Stack;
+  // The expiry scan and the relay act on every row of their database: this file has one of its own.
+  const stack = useStack({
+    ownDatabase: 'event_schemas',
+    worker: true,
+    overrides: { ...tuned({ eventDeliveryBackoffSeconds: 1 }) },
+  });
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
   let document: OpenApiDocument;
@@ -61,12 +65,6 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
   const users: string[] = [];
 
   beforeAll(async () => {
-    // The expiry scan and the relay act on every row of their database: this file has one of its own.
-    stack = await startStack({
-      ownDatabase: 'event_schemas',
-      worker: true,
-      overrides: { ...tuned({ eventDeliveryBackoffSeconds: 1 }) },
-    });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     document = await readOpenApiDocument(stack.api.url);
@@ -79,7 +77,6 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
   });
   afterAll(async () => {
     await receiver?.stop();
-    await stack?.close();
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
-import {
-  connect,
-  createUser,
-  dataOf,
-  eventually,
-  onboard,
-  type Stack,
-  startStack,
-  type Tenant,
-} from './kit/index.js';
+import { connect, createUser, dataOf, eventually, onboard, type Tenant, useStack } from './kit/index.js';
 
 type Event = {
   id: string;
@@ -27,14 +18,13 @@ type Page = { data: Event[]; meta: { nextCursor: string | null } };
  * its events once, filtered as asked, and never another merchant's.
  */
 describe('api: the events list', () => {
-  let stack: Stack;
+  // The worker relays the events recorded here: a database of its own.
+  const stack = useStack({ ownDatabase: 'events_list', worker: true });
   let tenant: Tenant;
   let other: Tenant;
   let secondUser: string;
 
   beforeAll(async () => {
-    // The worker relays the events recorded here: a database of its own.
-    stack = await startStack({ ownDatabase: 'events_list', worker: true });
     [tenant, other] = [await onboard(stack), await onboard(stack)];
     secondUser = (await createUser(stack.api.app.get(UserRepository), tenant.merchant.merchant.id)).id;
     // Three consents (each a consent.authorized and its sync's events), one of them another user's.
@@ -43,9 +33,6 @@ describe('api: the events list', () => {
     await connect(stack, { ...tenant, userId: secondUser });
     await connect(stack, other);
   }, 120_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   /** Every page of the list for `query`, joined. */
   async function all(query: string, limit: number): Promise<Event[]> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertProperty, onboard, sessionToken, type Stack, startStack, type Tenant } from './kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertProperty, onboard, sessionToken, type Tenant, useStack } from './kit/index.js';
 import { documentedOperations, type Operation, readOpenApiDocument } from './kit/openapi-kit.js';
 
 /**
@@ -59,19 +59,18 @@ const rawBody = fc.oneof(
 );
 
 describe('api: fuzzing every documented route', () => {
-  let stack: Stack;
+  // Rate limits would turn most requests into 429s: the point is to reach the handlers.
+  const stack = useStack({
+    overrides: {
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+  });
   let tenant: Tenant;
   let operations: Operation[];
   let tokens: (string | undefined)[];
 
   beforeAll(async () => {
-    // Rate limits would turn most requests into 429s: the point is to reach the handlers.
-    stack = await startStack({
-      overrides: {
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-    });
     tenant = await onboard(stack);
     operations = documentedOperations(await readOpenApiDocument(stack.api.url));
     tokens = [
@@ -82,9 +81,6 @@ describe('api: fuzzing every documented route', () => {
       'mk_not-a-real-key',
       'us_garbage.garbage',
     ];
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('finds every route in the document', () => {

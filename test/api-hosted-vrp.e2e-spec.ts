@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import {
-  dataOf,
-  onboard,
-  paymentBodies,
-  REDIRECT_URL,
-  type Stack,
-  startStack,
-  type Tenant,
-} from './kit/index.js';
+import { dataOf, onboard, paymentBodies, REDIRECT_URL, type Tenant, useStack } from './kit/index.js';
 
 type Created = {
   requestId: string;
@@ -25,16 +17,12 @@ type Details = { field: string; issue: string }[];
  * request's result, and payments within its limits.
  */
 describe('api: hosted commercial VRP requests', () => {
-  let stack: Stack;
+  const stack = useStack();
   let tenant: Tenant;
   let other: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack();
     [tenant, other] = [await onboard(stack), await onboard(stack)];
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const create = (body = paymentBodies.hostedVrpRequest(), key = `hosted-${Math.random()}`) =>

@@ -15,18 +15,14 @@ import {
   routeConfigOf,
 } from '#libs/http';
 import { Metrics, ObservabilityModule } from '#libs/observability';
-import { ApiClient, captureLogger, type Stack, startApi, startStack } from './kit/index.js';
+import { ApiClient, captureLogger, startApi, startStack, useStack } from './kit/index.js';
 
 describe('api: health, error envelope, request ids, metrics', () => {
-  let stack: Stack;
+  const stack = useStack();
   let client: ApiClient;
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     client = stack.anonymous;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('answers GET / with a small index, not 404, naming the demo only when it runs', async () => {

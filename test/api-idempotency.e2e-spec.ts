@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { IdempotencyRepository } from '../apps/api/src/common/idempotency/idempotency.repository.js';
-import { createMerchant, send, type Stack, startStack, uniqueName } from './kit/index.js';
+import { createMerchant, send, type Stack, uniqueName, useStack } from './kit/index.js';
 
 describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api-keys)', () => {
-  let stack: Stack;
+  const stack = useStack();
   let api: Stack['api'];
 
   const rotate = (merchantId: string, key: string | undefined, body: unknown) =>
@@ -17,12 +17,8 @@ describe('api: Idempotency-Key on creating POSTs (POST /admin/merchants/{id}/api
   const keyCount = async (merchantId: string) =>
     api.app.get(PrismaService).apiKey.count({ where: { merchantId } });
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     api = stack.api;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('replays the first answer for the same key and body, and creates one key only', async () => {

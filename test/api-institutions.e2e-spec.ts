@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -8,8 +8,8 @@ import {
   type ErrorBody,
   sessionToken,
   type Stack,
-  startStack,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 type InstitutionBody = { id: string; name: string; countries: string[]; features: string[] };
@@ -23,7 +23,7 @@ const SANDBOX_IDS = [
 ];
 
 describe('api: institutions', () => {
-  let stack: Stack;
+  const stack = useStack();
   let api: Stack['api'];
   let key: string;
   let admin: string;
@@ -38,15 +38,11 @@ describe('api: institutions', () => {
     items.map((i) => i.id).filter((id) => SANDBOX_IDS.includes(id));
 
   beforeAll(async () => {
-    stack = await startStack();
     api = stack.api;
     key = (await createMerchant(api)).apiKey.key;
     admin = api.config.api.adminToken;
     const refreshed = await stack.anonymous.as(admin).post('/admin/institutions/refresh');
     expect(refreshed.status).toBe(200);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('refreshes from the upstream, upserting and deleting what the upstream no longer lists', async () => {

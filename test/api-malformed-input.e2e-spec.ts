@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECURITY_SCHEMES } from '#libs/http';
-import {
-  type ApiResponse,
-  createMerchant,
-  onboard,
-  type Stack,
-  startStack,
-  uniqueName,
-} from './kit/index.js';
+import { type ApiResponse, createMerchant, onboard, type Stack, uniqueName, useStack } from './kit/index.js';
 import { documentedOperations, readOpenApiDocument } from './kit/openapi-kit.js';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
@@ -38,7 +31,7 @@ const errorMessage = (response: ApiResponse) =>
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 describe('api: malformed input gets a 4xx in the error envelope, never a 500', () => {
-  let stack: Stack;
+  const stack = useStack();
   let api: Stack['api'];
 
   const expectEnvelope = (response: ApiResponse, status: number) => {
@@ -48,12 +41,8 @@ describe('api: malformed input gets a 4xx in the error envelope, never a 500', (
     return body;
   };
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     api = stack.api;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('accepts Content-Type: application/json with no body on a bodiless DELETE', async () => {

@@ -13,11 +13,10 @@ import {
   paymentBodies,
   postUpstreamEvent,
   registeredSecret,
-  type Stack,
-  startStack,
   tuned,
   uniqueName,
   upstreamEvent,
+  useStack,
 } from './kit/index.js';
 import {
   type Answer,
@@ -56,23 +55,22 @@ const PASSWORD = 'secret';
 const SCA_CODE = '123456';
 
 describe('api: every answer matches our own OpenAPI document', () => {
-  let stack: Stack;
+  // The admin lists read every merchant's rows and the worker relays every event: a database of its own.
+  const stack = useStack({
+    ownDatabase: 'openapi',
+    worker: true,
+    overrides: {
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }),
+    },
+  });
   let checker: AnswerChecker;
   let presence: OptionalPresence;
   let operations: Map<string, Operation>;
   const receivers: EventReceiver[] = [];
 
   beforeAll(async () => {
-    // The admin lists read every merchant's rows and the worker relays every event: a database of its own.
-    stack = await startStack({
-      ownDatabase: 'openapi',
-      worker: true,
-      overrides: {
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }),
-      },
-    });
     const document = await readOpenApiDocument(stack.api.url);
     checker = new AnswerChecker(document);
     presence = new OptionalPresence(document);
@@ -80,7 +78,6 @@ describe('api: every answer matches our own OpenAPI document', () => {
   });
   afterAll(async () => {
     for (const receiver of receivers) await receiver.stop();
-    await stack?.close();
   });
 
   it('answers every operation, valid and invalid, only as the document declares', async () => {

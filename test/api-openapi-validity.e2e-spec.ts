@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, useStack } from './kit/index.js';
 
 type Class = abstract new (...args: never[]) => unknown;
 
@@ -56,17 +56,13 @@ function modelClassesByName(api: Stack['api']): Map<string, Set<Class>> {
 }
 
 describe('api: the OpenAPI document is valid OpenAPI 3', () => {
-  let stack: Stack;
+  const stack = useStack();
   let api: Stack['api'];
   let document: Record<string, any>;
 
   beforeAll(async () => {
-    stack = await startStack();
     api = stack.api;
     document = (await stack.anonymous.get<Record<string, any>>('/docs-json')).body;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('passes @apidevtools/swagger-parser validation (schema and references)', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -9,20 +9,16 @@ import {
   type ErrorBody,
   sessionToken,
   type Stack,
-  startStack,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 describe('api: operator routes', () => {
-  let stack: Stack;
+  const stack = useStack();
   let api: Stack['api'];
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     api = stack.api;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('creates a merchant on the root application and shows its key once, storing only a hash', async () => {

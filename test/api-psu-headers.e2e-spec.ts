@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   atBank,
@@ -6,9 +6,8 @@ import {
   onboard,
   paymentBodies,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
+  useStack,
 } from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
@@ -22,16 +21,12 @@ type Details = { field: string; issue: string }[];
  * without them before the bank is asked, and sends them when the merchant (or the user's browser) gives them.
  */
 describe('api: PSU headers an institution requires', () => {
-  let stack: Stack;
+  const stack = useStack();
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack();
     tenant = await onboard(stack);
     expect((await stack.operator.post('/admin/institutions/refresh')).status).toBeLessThan(300);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const connectAt = (headers: Record<string, string>, client = tenant.client) =>

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ALL_QUEUES } from '#libs/queue';
-import { createMerchant, send, type Stack, startStack, uniqueQueuePrefix } from './kit/index.js';
+import { createMerchant, send, uniqueQueuePrefix, useStack } from './kit/index.js';
 
 describe('api: Bull Board at /admin/queues, behind the operator token', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('board') } });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = useStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('board') } });
 
   const basic = (password: string, user = 'operator') =>
     `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

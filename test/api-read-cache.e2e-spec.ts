@@ -8,10 +8,9 @@ import {
   eventually,
   onboard,
   spawnApi,
-  type Stack,
-  startStack,
   type Tenant,
   testConfig,
+  useStack,
   type WorkerProcess,
 } from './kit/index.js';
 
@@ -31,7 +30,9 @@ async function balanceOn(client: ApiClient, userId: string, accountId: string): 
  * = replica turns triggers off) show what is served from memory, and that nothing else is.
  */
 describe('api: page-view reads kept per process until Postgres notifies a change', () => {
-  let stack: Stack;
+  // A database and queue prefix of its own: on the shared ones, another file's worker would run this
+  // tenant's first sync (its jobs are on the shared queues), and its writes would notify at any moment.
+  const stack = useStack({ ownDatabase: 'read_cache' });
   let second: WorkerProcess & { url: string };
   let tenant: Tenant;
   let accountId: string;
@@ -47,9 +48,6 @@ describe('api: page-view reads kept per process until Postgres notifies a change
   }
 
   beforeAll(async () => {
-    // A database and queue prefix of its own: on the shared ones, another file's worker would run this
-    // tenant's first sync (its jobs are on the shared queues), and its writes would notify at any moment.
-    stack = await startStack({ ownDatabase: 'read_cache' });
     second = await spawnApi({
       LOG_LEVEL: 'error',
       UPSTREAM_BASE_URL: stack.sandbox.url,
@@ -66,7 +64,6 @@ describe('api: page-view reads kept per process until Postgres notifies a change
   afterAll(async () => {
     await db?.end();
     await second?.stop();
-    await stack?.close();
   });
 
   it('serves a user’s accounts from memory on every process, and the change once Postgres notifies it', async () => {

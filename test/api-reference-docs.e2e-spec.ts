@@ -1,20 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module of the scripts, shared with `npm run docs:api`.
 import { renderReference } from '../scripts/openapi-markdown.mjs';
-import { type Stack, startStack } from './kit/index.js';
+import { useStack } from './kit/index.js';
 
 /** docs/api-reference.md is the OpenAPI document as Markdown: it must say what the api really serves. */
 describe('docs: the API reference is current', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = useStack();
 
   it('matches the document the api serves (regenerate with `npm run docs:api`)', async () => {
     const document: unknown = (await stack.anonymous.get('/docs-json')).body;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onboard, sessionToken, type Stack, startStack, type Tenant } from './kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { onboard, sessionToken, type Tenant, useStack } from './kit/index.js';
 import {
   documentedOperations,
   type OpenApiDocument,
@@ -15,16 +15,15 @@ import {
  * categories registered a new upstream webhook at every call).
  */
 describe('api: a required body, and fields that are omitted rather than null', () => {
-  let stack: Stack;
+  const stack = useStack({
+    overrides: { RATE_LIMIT_PER_MINUTE: '1000000' },
+  });
   let tenant: Tenant;
   let document: OpenApiDocument;
   let operations: Operation[];
   let tokens: string[];
 
   beforeAll(async () => {
-    stack = await startStack({
-      overrides: { RATE_LIMIT_PER_MINUTE: '1000000' },
-    });
     tenant = await onboard(stack);
     document = await readOpenApiDocument(stack.api.url);
     // The upstream's webhook receiver takes any object, and only once its signature checks out.
@@ -39,9 +38,6 @@ describe('api: a required body, and fields that are omitted rather than null', (
       tenant.merchant.apiKey.key,
       sessionToken(stack.api.config, { merchantId: tenant.merchant.merchant.id, userId: tenant.userId }),
     ];
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   // Ids shaped right (so only the body can be wrong): the tenant's user where a user is named.

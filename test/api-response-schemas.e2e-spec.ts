@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { serialisationSchema } from '../apps/api/src/system/response-schemas.js';
@@ -10,8 +10,8 @@ import {
   dataOf,
   onboard,
   type Stack,
-  startStack,
   type Tenant,
+  useStack,
 } from './kit/index.js';
 import { checkResponseSchemas } from './kit/response-check.js';
 
@@ -22,13 +22,12 @@ import { checkResponseSchemas } from './kit/response-check.js';
  * without response schemas give the same JSON, and the check itself is seen to catch a drift.
  */
 describe('api: bodies written from response schemas', () => {
-  let stack: Stack;
+  const stack = useStack();
   let plain: Stack['api'];
   let tenant: Tenant;
   let accountId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
     plain = await stack.startApi({}, { responseSchemas: false });
     tenant = await onboard(stack);
     await connect(stack, tenant);
@@ -39,9 +38,6 @@ describe('api: bodies written from response schemas', () => {
       await tenant.client.get(`/v1/users/${tenant.userId}/accounts`),
     );
     accountId = accounts.find((a) => a.type === 'CURRENT')!.id;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('answers the reads every page view makes as an api without response schemas does', async () => {

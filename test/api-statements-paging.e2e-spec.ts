@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { connect, dataOf, onboard, type Stack, startStack, type Tenant } from './kit/index.js';
+import { connect, dataOf, onboard, type Tenant, useStack } from './kit/index.js';
 
 /** Issue 8, defect 5: a page of statements says when there is more, and the cursor walks the rest. */
 describe('api: statements are paged with nextCursor', () => {
-  let stack: Stack;
+  const stack = useStack();
   let tenant: Tenant;
   let accountId: string;
   let otherAccountId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
     tenant = await onboard(stack);
     const consentId = await connect(stack, tenant);
     const accounts = await stack.api.app
       .get(PrismaService)
       .account.findMany({ where: { consentId }, orderBy: { id: 'asc' } });
     [accountId, otherAccountId] = accounts.map((a) => a.id) as [string, string];
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const page = (query: string, account = accountId) =>

@@ -9,10 +9,9 @@ import {
   onboard,
   runWhenEnded,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 interface Lookup {
@@ -38,7 +37,7 @@ const NOTHING: Lookup = {
  * finds the events it recorded.
  */
 describe('api: looking a tracing id up across sync runs, events and deliveries', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'tracing_lookup', worker: true });
   let tenant: Tenant;
   let other: Tenant;
   let receiver: EventReceiver;
@@ -54,7 +53,6 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     dataOf<Lookup>(await client.get(`/v1/lookup?id=${encodeURIComponent(id)}`));
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'tracing_lookup', worker: true });
     [tenant, other] = [await onboard(stack), await onboard(stack)];
     consentId = await connect(stack, tenant);
     otherConsentId = await connect(stack, other);
@@ -87,7 +85,6 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
 
   afterAll(async () => {
     await receiver?.stop();
-    await stack?.close();
   });
 
   it('finds the run by the upstream’s tracing id, its sync.failed event and that event’s delivery', async () => {

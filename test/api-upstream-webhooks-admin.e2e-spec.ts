@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import {
@@ -10,8 +10,8 @@ import {
   eventually,
   SandboxHttp,
   type Stack,
-  startStack,
   uniqueQueuePrefix,
+  useStack,
 } from './kit/index.js';
 
 interface Registration {
@@ -33,7 +33,13 @@ interface Step {
 }
 
 describe('api: operator routes registering our receiver with the upstream', () => {
-  let stack: Stack;
+  // The routes list and verify every registration of the database: this file has one of its own.
+  const logs = captureLogger('api');
+  const stack = useStack({
+    ownDatabase: 'upstream_webhooks',
+    overrides: { LOG_LEVEL: 'trace', QUEUE_PREFIX: uniqueQueuePrefix('uphooks') },
+    loggers: { api: logs.logger },
+  });
   let api: Stack['api'];
   let operator: ApiClient;
   let anonymous: ApiClient;
@@ -42,15 +48,8 @@ describe('api: operator routes registering our receiver with the upstream', () =
   let receiverUrl: string;
   let root: string;
   let categoryNames: string[];
-  const logs = captureLogger('api');
 
   beforeAll(async () => {
-    // The routes list and verify every registration of the database: this file has one of its own.
-    stack = await startStack({
-      ownDatabase: 'upstream_webhooks',
-      overrides: { LOG_LEVEL: 'trace', QUEUE_PREFIX: uniqueQueuePrefix('uphooks') },
-      loggers: { api: logs.logger },
-    });
     ({ api, operator, anonymous } = stack);
     upstream = new SandboxHttp(stack.sandbox.url, api.config);
     repository = api.app.get(UpstreamWebhookRepository);
@@ -58,9 +57,6 @@ describe('api: operator routes registering our receiver with the upstream', () =
     root = api.config.upstream.applicationId;
     const categories = await upstream.call('GET', '/webhook/events/categories');
     categoryNames = (categories.body.data.categories as { name: string }[]).map((c) => c.name);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const register = async (body: Record<string, unknown>) =>

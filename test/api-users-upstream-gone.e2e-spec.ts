@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   captureLogger,
@@ -7,25 +7,21 @@ import {
   type ErrorBody,
   SandboxHttp,
   type Stack,
-  startStack,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 describe('api: a user the upstream no longer knows', () => {
-  let stack: Stack;
+  const logs = captureLogger('api');
+  const stack = useStack({ overrides: { LOG_LEVEL: 'warn' }, loggers: { api: logs.logger } });
   let api: Stack['api'];
   let upstream: SandboxHttp;
   let prisma: PrismaService;
-  const logs = captureLogger('api');
 
-  beforeAll(async () => {
-    stack = await startStack({ overrides: { LOG_LEVEL: 'warn' }, loggers: { api: logs.logger } });
+  beforeAll(() => {
     api = stack.api;
     upstream = new SandboxHttp(stack.sandbox.url, api.config);
     prisma = api.app.get(PrismaService);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** A user created through the api, then deleted on the upstream behind our back. */

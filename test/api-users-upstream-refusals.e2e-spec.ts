@@ -1,13 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createMerchant,
-  dataOf,
-  type ErrorBody,
-  SandboxHttp,
-  type Stack,
-  startStack,
-  uniqueName,
-} from './kit/index.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, dataOf, type ErrorBody, SandboxHttp, uniqueName, useStack } from './kit/index.js';
 
 /**
  * What the users routes answer when the upstream refuses or fails (issue 59, 1): a refusal (its 400) of
@@ -16,20 +8,16 @@ import {
  * answer, 503 with Retry-After.
  */
 describe('api: the users routes under an upstream refusal', () => {
-  let stack: Stack;
+  const stack = useStack();
   let sandbox: SandboxHttp;
   let key: string;
 
   beforeAll(async () => {
-    stack = await startStack();
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     key = (await createMerchant(stack.api)).apiKey.key;
   });
   afterEach(async () => {
     await sandbox?.admin('DELETE', '/faults');
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const client = () => stack.anonymous.as(key);

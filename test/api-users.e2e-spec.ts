@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -14,14 +14,14 @@ import {
   SandboxHttp,
   sessionToken,
   type Stack,
-  startStack,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 type UserBody = { id: string; reference: string; vopOptOut: boolean; createdAt: string; updatedAt: string };
 
 describe('api: users and sessions', () => {
-  let stack: Stack;
+  const stack = useStack();
   let api: Stack['api'];
   let upstream: SandboxHttp;
   let prisma: PrismaService;
@@ -32,14 +32,10 @@ describe('api: users and sessions', () => {
     return (response.body as Envelope<UserBody>).data;
   };
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     api = stack.api;
     upstream = new SandboxHttp(stack.sandbox.url, api.config);
     prisma = api.app.get(PrismaService);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('creates a user (201) upstream, then returns the same user (200) for the same reference', async () => {

@@ -7,10 +7,9 @@ import {
   assertProperty,
   dataOf,
   onboard,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 interface Entry {
@@ -32,18 +31,16 @@ interface Entry {
  * the API is recorded, and nothing secret, is the OpenAPI walk's (api-openapi-conformance.e2e-spec.ts).
  */
 describe('audit log', () => {
-  let stack: Stack;
+  // The operator's list reads every entry of its database: this file has its own.
+  const stack = useStack({ ownDatabase: 'audit' });
   let db: pg.Client;
 
   beforeAll(async () => {
-    // The operator's list reads every entry of its database: this file has its own.
-    stack = await startStack({ ownDatabase: 'audit' });
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await stack?.close();
   });
 
   /** Every entry a client may read at `path`, newest first, paged `limit` at a time. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import {
@@ -8,9 +8,8 @@ import {
   eventually,
   onboard,
   runWhenEnded,
-  type Stack,
-  startStack,
   type Tenant,
+  useStack,
   WAIT,
 } from './kit/index.js';
 
@@ -30,19 +29,15 @@ interface ConsentBody {
 }
 
 describe('consent states on time', () => {
-  let stack: Stack;
+  // Its own database: the expiry scan acts on every consent there is.
+  const stack = useStack({ ownDatabase: 'consent_expiry_truth', worker: true });
   let prisma: PrismaService;
   let lifecycle: ConsentLifecycleService;
 
-  beforeAll(async () => {
-    // Its own database: the expiry scan acts on every consent there is.
-    stack = await startStack({ ownDatabase: 'consent_expiry_truth', worker: true });
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
     lifecycle = stack.api.app.get(ConsentLifecycleService);
   }, 90_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
 

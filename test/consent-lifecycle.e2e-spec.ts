@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import {
@@ -8,11 +8,10 @@ import {
   onboard,
   runWhenEnded,
   SandboxHttp,
-  type Stack,
-  startStack,
   storedTransactions,
   type Tenant,
   upstreamConsentId,
+  useStack,
 } from './kit/index.js';
 
 const DAY = 86_400_000;
@@ -22,7 +21,7 @@ const DAY = 86_400_000;
  * clock they read), never by waiting.
  */
 describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconciliation', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'lifecycle', worker: true });
   let tenant: Tenant;
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
@@ -30,14 +29,10 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
   let lifecycles: ConsentLifecycleService[];
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'lifecycle', worker: true });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     lifecycles = [stack.worker!.app.get(ConsentLifecycleService), stack.api.app.get(ConsentLifecycleService)];
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

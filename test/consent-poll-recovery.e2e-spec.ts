@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '#libs/domain/users';
 import { JobProducerService, QueueName } from '#libs/queue';
 import {
@@ -10,8 +10,7 @@ import {
   createUser,
   dataOf,
   eventually,
-  type Stack,
-  startStack,
+  useStack,
   WAIT,
 } from './kit/index.js';
 
@@ -19,22 +18,17 @@ import {
 // loses that job, the consent reconciliation (a scheduled job, run at once when its scheduler is restored)
 // must start the poll again, or the consent stays AWAITING_AUTHORIZATION for good.
 
-let stack: Stack;
+// Its own database: the reconciliation acts on every consent there is.
+const stack = useStack({ ownDatabase: 'consent_poll_recovery' });
 let owner: CreatedMerchant;
 let userId: string;
 let client: ApiClient;
 
 beforeAll(async () => {
-  // Its own database: the reconciliation acts on every consent there is.
-  stack = await startStack({ ownDatabase: 'consent_poll_recovery' });
   owner = await createMerchant(stack.api);
   userId = (await createUser(stack.api.app.get(UserRepository), owner.merchant.id)).id;
   client = stack.anonymous.as(owner.apiKey.key);
 }, 60_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 const statusOf = async (consentId: string) =>
   dataOf<{ status: string }>(await client.get(`/v1/consents/${consentId}`)).status;

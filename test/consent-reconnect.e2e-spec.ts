@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { ConsentAuthoriserService, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
@@ -12,12 +12,11 @@ import {
   eventually,
   onboard,
   SandboxHttp,
-  type Stack,
-  startStack,
   storedTransactions,
   type SyncedAccount,
   type Tenant,
   upstreamConsentId,
+  useStack,
 } from './kit/index.js';
 
 const REDIRECT = 'https://app.merchant.example/banks/done';
@@ -28,17 +27,13 @@ const REDIRECT = 'https://app.merchant.example/banks/done';
  * none appears twice. Against the sandbox, a worker syncing.
  */
 describe('reconnecting a bank keeps the user’s accounts', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'reconnect', worker: true });
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
 
-  beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'reconnect', worker: true });
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

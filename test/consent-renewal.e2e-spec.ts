@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
-import {
-  connectBank,
-  decideAtBank,
-  onboard,
-  SandboxHttp,
-  type Stack,
-  startStack,
-  type Tenant,
-} from './kit/index.js';
+import { connectBank, decideAtBank, onboard, SandboxHttp, type Tenant, useStack } from './kit/index.js';
 
 const DAY = 86_400_000;
 
@@ -19,19 +11,15 @@ const DAY = 86_400_000;
  * scan is called with the "now" it reads, never waited for.
  */
 describe('consent renewal: a completed re-authorisation renews, and the scan never loops', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'renewal' });
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
   let lifecycle: ConsentLifecycleService;
 
-  beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'renewal' });
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     lifecycle = stack.api.app.get(ConsentLifecycleService);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

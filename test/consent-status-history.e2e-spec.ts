@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantOfRecord } from '#libs/context';
 import { DatabasePool, PrismaService } from '#libs/database';
 import {
@@ -18,10 +18,9 @@ import {
   onboard,
   propertyTimeout,
   sessionToken,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 interface Change {
@@ -41,17 +40,13 @@ interface Page {
  * so every status a consent takes is there, in order, whoever wrote it, and nothing else is.
  */
 describe('consent status history', () => {
-  let stack: Stack;
+  const stack = useStack();
   let owner: Tenant;
   let other: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack();
     owner = await onboard(stack);
     other = await onboard(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const historyOf = async (consentId: string, client = owner.client) =>

@@ -15,9 +15,8 @@ import {
   onboard,
   runWhenEnded,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
+  useStack,
 } from './kit/index.js';
 
 /**
@@ -35,7 +34,7 @@ const SHOTS = join(
  * may log an error or ask any host but the api; each screen is photographed for docs/console.md.
  */
 describe('web console, in a browser', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'console', worker: true, publicPorts: true });
   let browser: Browser;
   let page: Page;
   let api: string;
@@ -53,7 +52,6 @@ describe('web console, in a browser', () => {
   const answers: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'console', worker: true, publicPorts: true });
     api = stack.api.url;
     tenant = await onboard(stack, { name: 'Acme Shop' });
     reference = dataOf<{ reference: string }>(
@@ -111,7 +109,6 @@ describe('web console, in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await receiver?.stop();
-    await stack?.close();
   });
 
   /** Each screen photographed is first held to the accessibility checks below. */

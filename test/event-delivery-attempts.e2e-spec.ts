@@ -9,11 +9,10 @@ import {
   onboard,
   postUpstreamEvent,
   registeredSecret,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   upstreamEvent,
+  useStack,
 } from './kit/index.js';
 
 interface Attempt {
@@ -46,26 +45,24 @@ const SIGNED_HEADERS = [
  * the delivery counts it, a manual retry continuing the count; another merchant sees none of it.
  */
 describe('events: each attempt of a delivery, as sent and as answered', () => {
-  let stack: Stack;
+  // The worker relays and sweeps every event of its database: this file has one of its own.
+  const stack = useStack({
+    ownDatabase: 'attempts',
+    worker: true,
+    overrides: { ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }) },
+  });
   let tenant: Tenant;
   let prisma: PrismaService;
   let upstreamSecret: string;
   const receivers: EventReceiver[] = [];
 
   beforeAll(async () => {
-    // The worker relays and sweeps every event of its database: this file has one of its own.
-    stack = await startStack({
-      ownDatabase: 'attempts',
-      worker: true,
-      overrides: { ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }) },
-    });
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
     upstreamSecret = await registeredSecret(stack);
   });
   afterAll(async () => {
     for (const receiver of receivers) await receiver.stop();
-    await stack?.close();
   });
 
   const receiver = async (script: number[] = []) => {

@@ -7,10 +7,9 @@ import {
   onboard,
   sessionToken,
   spawnApi,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
+  useStack,
   WAIT,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
@@ -23,13 +22,12 @@ import { SseClient } from './kit/sse-client.js';
  * the expiry timer) that ends them.
  */
 describe('event streams: access ends everywhere at once', () => {
-  let stack: Stack;
+  // The worker relays the events recorded here: a database of its own.
+  const stack = useStack({ ownDatabase: 'stream_access', worker: true });
   let second: Awaited<ReturnType<typeof spawnApi>>;
   const streams: SseClient[] = [];
 
   beforeAll(async () => {
-    // The worker relays the events recorded here: a database of its own.
-    stack = await startStack({ ownDatabase: 'stream_access', worker: true });
     second = await spawnApi({
       DATABASE_URL: stack.databaseUrl,
       QUEUE_PREFIX: stack.api.config.redis.queuePrefix,
@@ -41,7 +39,6 @@ describe('event streams: access ends everywhere at once', () => {
   afterAll(async () => {
     for (const stream of streams) stream.close();
     await second?.stop();
-    await stack?.close();
   });
 
   const session = (tenant: Tenant, seconds?: number) =>

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import { UserRepository } from '#libs/domain/users';
@@ -11,12 +11,11 @@ import {
   postUpstreamEvent,
   rootApplication,
   SandboxHttp,
-  type Stack,
-  startStack,
   tuned,
   uniqueName,
   unsignedWebhookError,
   upstreamEvent,
+  useStack,
 } from './kit/index.js';
 
 /**
@@ -27,7 +26,12 @@ import {
  * applications may.
  */
 describe('events in: each application’s events reach only that application’s consents and payments', () => {
-  let stack: Stack;
+  // The worker fans out every inbox event of its database: this file has one of its own.
+  const stack = useStack({
+    ownDatabase: 'events_apps',
+    worker: true,
+    overrides: { ...tuned({ eventsSweepEverySeconds: 1 }) },
+  });
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
   let root: string;
@@ -38,12 +42,6 @@ describe('events in: each application’s events reach only that application’s
   const secrets: Record<string, string> = {};
 
   beforeAll(async () => {
-    // The worker fans out every inbox event of its database: this file has one of its own.
-    stack = await startStack({
-      ownDatabase: 'events_apps',
-      worker: true,
-      overrides: { ...tuned({ eventsSweepEverySeconds: 1 }) },
-    });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     root = rootApplication(stack);
@@ -70,9 +68,6 @@ describe('events in: each application’s events reach only that application’s
       expect(added).toHaveLength(1);
       secrets[applicationId] = added[0];
     }
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** An authorised consent of the application's merchant under `upstreamConsentId`: its id. */

@@ -7,14 +7,13 @@ import {
   postUpstreamEvent,
   registeredSecret,
   spawnWorker,
-  type Stack,
   stackProcessEnv,
-  startStack,
   type Tenant,
   tuned,
   uniqueName,
   uniqueQueuePrefix,
   upstreamEvent,
+  useStack,
   WAIT,
   type WorkerProcess,
 } from './kit/index.js';
@@ -22,7 +21,10 @@ import {
 const BURST = 500;
 
 describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second worker running)', () => {
-  let stack: Stack;
+  const stack = useStack({
+    ownDatabase: 'events_crash',
+    overrides: { QUEUE_PREFIX: uniqueQueuePrefix('events-crash') },
+  });
   let tenant: Tenant;
   let receiver: EventReceiver;
   const workers: WorkerProcess[] = [];
@@ -30,10 +32,6 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     stackProcessEnv(stack, tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }));
 
   beforeAll(async () => {
-    stack = await startStack({
-      ownDatabase: 'events_crash',
-      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('events-crash') },
-    });
     tenant = await onboard(stack);
     receiver = await new EventReceiver().start();
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
@@ -41,7 +39,6 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
   afterAll(async () => {
     for (const worker of workers) await worker.stop();
     await receiver?.stop();
-    await stack?.close();
   });
 
   it('loses no event and fans none out twice; every merchant event reaches the endpoint', async () => {

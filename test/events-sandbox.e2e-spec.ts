@@ -9,12 +9,11 @@ import {
   onboard,
   SandboxHttp,
   sessionToken,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   uniqueName,
   upstreamConsentId,
+  useStack,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
 
@@ -23,7 +22,13 @@ import { SseClient } from './kit/sse-client.js';
  * receiver → inbox → fan-out → the merchant's endpoint and the user's live stream.
  */
 describe('events from the sandbox, end to end', () => {
-  let stack: Stack;
+  const stack = useStack({
+    ownDatabase: 'events_sandbox',
+    worker: true,
+    overrides: {
+      ...tuned({ eventsSweepEverySeconds: 1, sseHeartbeatSeconds: 1 }),
+    },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
   let receiver: EventReceiver;
@@ -31,13 +36,6 @@ describe('events from the sandbox, end to end', () => {
   let prisma: PrismaService;
 
   beforeAll(async () => {
-    stack = await startStack({
-      ownDatabase: 'events_sandbox',
-      worker: true,
-      overrides: {
-        ...tuned({ eventsSweepEverySeconds: 1, sseHeartbeatSeconds: 1 }),
-      },
-    });
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
@@ -55,7 +53,6 @@ describe('events from the sandbox, end to end', () => {
   });
   afterAll(async () => {
     await receiver?.stop();
-    await stack?.close();
   });
 
   it('a consent revoked at the bank reaches the merchant endpoint and the user’s stream', async () => {

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { EventsSweeperService } from '#libs/domain/events';
@@ -12,9 +12,7 @@ import {
   registeredSecret,
   sessionToken,
   spawnApi,
-  type Stack,
   stackProcessEnv,
-  startStack,
   type Tenant,
   testRandom,
   tuned,
@@ -22,33 +20,30 @@ import {
   unsignedWebhookError,
   upstreamEvent,
   upstreamEventBody,
+  useStack,
   WAIT,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
 
 describe('events: the signed receiver, the inbox, fan-out, deliveries and live streams', () => {
-  let stack: Stack;
+  // The worker relays and sweeps every event of its database: this file has one of its own.
+  const stack = useStack({
+    ownDatabase: 'events',
+    worker: true,
+    overrides: {
+      ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1, sseHeartbeatSeconds: 1 }),
+    },
+  });
   let tenant: Tenant;
   let other: Tenant;
   let secret: string;
   let prisma: PrismaService;
 
   beforeAll(async () => {
-    // The worker relays and sweeps every event of its database: this file has one of its own.
-    stack = await startStack({
-      ownDatabase: 'events',
-      worker: true,
-      overrides: {
-        ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1, sseHeartbeatSeconds: 1 }),
-      },
-    });
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
     other = await onboard(stack);
     secret = await registeredSecret(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** An authorised consent of the tenant's user, straight in the database: its upstream id. */

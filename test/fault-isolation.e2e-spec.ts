@@ -10,12 +10,11 @@ import {
   onboard,
   paymentBodies,
   SandboxHttp,
-  type Stack,
-  startStack,
   storedTransactions,
   type Tenant,
   uniqueName,
   uniqueQueuePrefix,
+  useStack,
 } from './kit/index.js';
 
 /**
@@ -24,21 +23,19 @@ import {
  * alone. Another bank's first sync, reads and payments go through as if nothing were wrong.
  */
 describe('one failing bank never takes the others down', () => {
-  let stack: Stack;
+  const stack = useStack({
+    worker: true,
+    overrides: { QUEUE_PREFIX: uniqueQueuePrefix('fault-isolation') },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({
-      worker: true,
-      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('fault-isolation') },
-    });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
   });
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   const breakerOf = (process: { app: INestApplicationContext }, key: string) =>

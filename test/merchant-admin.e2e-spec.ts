@@ -19,11 +19,10 @@ import {
   registeredSecret,
   sessionToken,
   spawnApi,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   upstreamEvent,
+  useStack,
   WAIT,
   type WorkerProcess,
 } from './kit/index.js';
@@ -33,25 +32,24 @@ import {
  * process at once, and nothing of the merchant's data or pending work is lost.
  */
 describe('operator: changing, disabling and enabling a merchant', () => {
-  let stack: Stack;
+  // The dispatcher, sweeps and payment poll act on every row of their database: this file has its own.
+  const stack = useStack({
+    ownDatabase: 'merchant_admin',
+    worker: true,
+    overrides: {
+      ...tuned({
+        authCacheSeconds: 300,
+        eventsSweepEverySeconds: 1,
+        eventDeliveryBackoffSeconds: 1,
+        paymentStatusPollSeconds: 1,
+        syncDispatchEverySeconds: 3600,
+      }),
+    },
+  });
   let second: WorkerProcess & { url: string };
   let prisma: PrismaService;
 
   beforeAll(async () => {
-    // The dispatcher, sweeps and payment poll act on every row of their database: this file has its own.
-    stack = await startStack({
-      ownDatabase: 'merchant_admin',
-      worker: true,
-      overrides: {
-        ...tuned({
-          authCacheSeconds: 300,
-          eventsSweepEverySeconds: 1,
-          eventDeliveryBackoffSeconds: 1,
-          paymentStatusPollSeconds: 1,
-          syncDispatchEverySeconds: 3600,
-        }),
-      },
-    });
     prisma = stack.api.app.get(PrismaService);
     // A second api process on the same database and Redis channel, its credential cache warm for 300 s.
     second = await spawnApi({
@@ -64,7 +62,6 @@ describe('operator: changing, disabling and enabling a merchant', () => {
   }, 90_000);
   afterAll(async () => {
     await second?.stop();
-    await stack?.close();
   });
 
   const merchantPath = (t: Tenant) => `/admin/merchants/${t.merchant.merchant.id}`;

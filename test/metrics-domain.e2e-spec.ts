@@ -16,11 +16,10 @@ import {
   freePort,
   onboard,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   upstreamConsentId,
+  useStack,
 } from './kit/index.js';
 import {
   alertRules,
@@ -44,7 +43,14 @@ const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'waiting-chil
  * (tuning.workerMetricsRefreshSeconds).
  */
 describe('domain metrics after the flow', () => {
-  let stack: Stack;
+  const stack = useStack(async () => ({
+    ownDatabase: 'metrics_domain',
+    worker: true,
+    overrides: {
+      WORKER_METRICS_PORT: String(await freePort()),
+      ...tuned({ workerMetricsRefreshSeconds: 1 }),
+    },
+  }));
   let tenant: Tenant;
   let sandbox: SandboxHttp;
   let receiver: EventReceiver;
@@ -60,14 +66,6 @@ describe('domain metrics after the flow', () => {
     expect((await sandbox.admin('POST', '/faults', rule)).status).toBe(201);
 
   beforeAll(async () => {
-    stack = await startStack({
-      ownDatabase: 'metrics_domain',
-      worker: true,
-      overrides: {
-        WORKER_METRICS_PORT: String(await freePort()),
-        ...tuned({ workerMetricsRefreshSeconds: 1 }),
-      },
-    });
     workerMetrics = `${stack.worker!.app.get(WorkerMetricsServer).url}/metrics`;
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
@@ -181,7 +179,6 @@ describe('domain metrics after the flow', () => {
   }, 180_000);
   afterAll(async () => {
     await receiver?.stop();
-    await stack?.close();
   });
 
   it('sync lag: a histogram of the synced accounts, all synced within 5 minutes; none awaiting a first sync', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import { PAYMENT_SQL, PAYMENT_STATS_SQL } from '#libs/domain/payments';
@@ -10,9 +10,8 @@ import {
   createPaymentRow,
   createVrpConsentRow,
   onboard,
-  type Stack,
-  startStack,
   type Tenant,
+  useStack,
 } from './kit/index.js';
 
 type Kind = 'parked' | 'due' | 'final';
@@ -22,18 +21,14 @@ type Kind = 'parked' | 'due' | 'final';
  * with the merchant's event. VRP consents nobody authorised end by themselves, like single payments do.
  */
 describe('operator: payments parked for a person, and abandoned VRP consents', () => {
-  let stack: Stack;
+  // The expiry scan acts on every consent of its database: this file has its own.
+  const stack = useStack({ ownDatabase: 'parked' });
   let prisma: PrismaService;
   let tenant: Tenant;
 
   beforeAll(async () => {
-    // The expiry scan acts on every consent of its database: this file has its own.
-    stack = await startStack({ ownDatabase: 'parked' });
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const consentRow = () =>

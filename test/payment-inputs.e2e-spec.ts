@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiResponse,
   authorisedVrpConsentRow,
   onboard,
   paymentBodies,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
   vrpLimits,
   vrpUser,
 } from './kit/index.js';
@@ -65,7 +64,7 @@ const REFUSED: [amount: unknown, reason: string][] = [
 ];
 
 describe('payment inputs: amounts and references refused with the real reason', () => {
-  let stack: Stack;
+  const stack = useStack({ overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
   let tenant: Tenant;
   let consentId: string;
 
@@ -210,15 +209,11 @@ describe('payment inputs: amounts and references refused with the real reason', 
   ];
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
     tenant = await onboard(stack);
     const user = await vrpUser(stack, tenant, 'inputs');
     consentId = (await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS })).id;
     // The VRP routes act for the consent's user; the single-payment routes for the tenant's.
     tenant = { ...tenant, userId: user.id };
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** A 400 VALIDATION_FAILED whose detail for `field`, and whose message, say `reason`. */

@@ -18,6 +18,7 @@ import {
   type Tenant,
   tuned,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 /**
@@ -25,7 +26,7 @@ import {
  * once, the status poll bringing it to its final status, and the one event it announces.
  */
 describe('single payments', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'payments', worker: true });
   let tenant: Tenant;
   let other: Tenant;
   let prisma: PrismaService;
@@ -36,7 +37,6 @@ describe('single payments', () => {
   let pollers: PaymentStatusPoller[];
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'payments', worker: true });
     prisma = stack.api.app.get(PrismaService);
     pollers = [stack.worker!.app.get(PaymentStatusPoller), stack.api.app.get(PaymentStatusPoller)];
     poller = pollers[0];
@@ -46,7 +46,6 @@ describe('single payments', () => {
   });
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   const start = (

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack, uniqueQueuePrefix } from './kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uniqueQueuePrefix, useStack } from './kit/index.js';
 
 const run = promisify(execFile);
 
@@ -22,21 +22,17 @@ function walkthrough(): string {
  * sandbox and an api whose public URLs are the ones they really listen on (as under `npm start`).
  */
 describe('README: the first-bank walkthrough works as written', () => {
-  let stack: Stack;
+  const stack = useStack({
+    worker: true,
+    publicPorts: true,
+    overrides: { LOG_LEVEL: 'silent', QUEUE_PREFIX: uniqueQueuePrefix('readme') },
+  });
   let bff: string;
   let adminToken: string;
 
-  beforeAll(async () => {
-    stack = await startStack({
-      worker: true,
-      publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent', QUEUE_PREFIX: uniqueQueuePrefix('readme') },
-    });
+  beforeAll(() => {
     bff = stack.api.url;
     adminToken = stack.api.config.api.adminToken;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('ends with the accounts of the newly connected bank and their synced transactions', async () => {

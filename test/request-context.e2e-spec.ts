@@ -5,10 +5,9 @@ import {
   connect,
   eventually,
   onboard,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
   WAIT,
 } from './kit/index.js';
 
@@ -18,23 +17,21 @@ import {
  */
 describe('request context: the request id reaches the upstream and the outbox', () => {
   const sandboxLogs = captureLogger('sandbox', 'info');
-  let stack: Stack;
+  const stack = useStack({
+    ownDatabase: 'request_context',
+    worker: true,
+    loggers: { sandbox: sandboxLogs.logger },
+  });
   let tenant: Tenant;
   let db: pg.Client;
 
   beforeAll(async () => {
-    stack = await startStack({
-      ownDatabase: 'request_context',
-      worker: true,
-      loggers: { sandbox: sandboxLogs.logger },
-    });
     tenant = await onboard(stack);
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
   }, 120_000);
   afterAll(async () => {
     await db?.end();
-    await stack?.close();
   });
 
   const sandboxRequestIds = () =>

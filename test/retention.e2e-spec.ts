@@ -18,6 +18,7 @@ import {
   startStack,
   type Tenant,
   tuned,
+  useStack,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
 
@@ -32,17 +33,16 @@ interface EventFixture {
 }
 
 describe('retention: old events, deliveries and processed webhooks go; nothing still needed does', () => {
-  let stack: Stack;
+  // The sweep acts on every row of its database, and no worker relays behind the test's back.
+  const stack = useStack({
+    ownDatabase: 'retention',
+    overrides: { EVENT_RETENTION_DAYS: String(DAYS), ...tuned({ inboxRetentionDays: DAYS }) },
+  });
   let tenant: Tenant;
   let db: DatabasePool;
   let endpointId: string;
 
   beforeAll(async () => {
-    // The sweep acts on every row of its database, and no worker relays behind the test's back.
-    stack = await startStack({
-      ownDatabase: 'retention',
-      overrides: { EVENT_RETENTION_DAYS: String(DAYS), ...tuned({ inboxRetentionDays: DAYS }) },
-    });
     db = stack.api.app.get(DatabasePool);
     tenant = await onboard(stack);
     const created = await tenant.client.post('/v1/event-endpoints', {
@@ -50,9 +50,6 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
       types: [],
     });
     endpointId = dataOf(created, 201).endpoint.id;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** Events of the tenant's user as fixtures say, numbered after the relay's high-water mark when relayed. */

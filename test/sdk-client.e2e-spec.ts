@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BffError, createBffClient, isBffError } from '../libs/merchant-sdk/src/index.js';
-import { createMerchant, freePort, type Stack, startStack, uniqueName } from './kit/index.js';
+import { createMerchant, freePort, uniqueName, useStack } from './kit/index.js';
 import { envelope, FlakyProxy, type ProxyPlan } from './kit/sdk-kit.js';
 
 /** What a promise rejected with, failing the test when it resolved. */
@@ -21,16 +21,12 @@ async function rejection(pending: Promise<unknown>): Promise<BffError> {
  * creating POST with the same Idempotency-Key (through a proxy that answers 429 and 503 on cue).
  */
 describe('merchant SDK: the client against the api', () => {
-  let stack: Stack;
+  const stack = useStack({ overrides: { LOG_LEVEL: 'silent' } });
   let key: string;
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { LOG_LEVEL: 'silent' } });
     const merchant = await createMerchant(stack.api);
     key = merchant.apiKey.key;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const client = (

@@ -16,9 +16,8 @@ import {
   decideAtBank,
   EventReceiver,
   eventually,
-  type Stack,
-  startStack,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 import { FlakyProxy } from './kit/sdk-kit.js';
 
@@ -49,7 +48,8 @@ function refusal(verify: () => unknown): WebhookVerificationError {
  * `verifyEvent` (and refused when forged, stale or unsigned).
  */
 describe('merchant SDK: the user event stream and webhook verification', () => {
-  let stack: Stack;
+  // The worker relays every event of its database: this file has one of its own.
+  const stack = useStack({ ownDatabase: 'sdk_events', worker: true, overrides: { LOG_LEVEL: 'silent' } });
   let prisma: PrismaService;
   let bff: BffClient;
   let receiver: EventReceiver;
@@ -60,8 +60,6 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
   let history: { position: string; event: BffEvent }[];
 
   beforeAll(async () => {
-    // The worker relays every event of its database: this file has one of its own.
-    stack = await startStack({ ownDatabase: 'sdk_events', worker: true, overrides: { LOG_LEVEL: 'silent' } });
     prisma = stack.api.app.get(PrismaService);
     const merchant = await createMerchant(stack.api);
     bff = createBffClient({ baseUrl: stack.api.url, token: merchant.apiKey.key });
@@ -89,7 +87,6 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
   });
   afterAll(async () => {
     await receiver?.stop();
-    await stack?.close();
   });
 
   it('replays a user’s events in order, reconnecting by itself after Last-Event-ID when the connection drops', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient, REVALIDATE_MAX_ENTRIES } from '../libs/merchant-sdk/src/index.js';
 import { KeptAnswers } from '../libs/merchant-sdk/src/revalidation.js';
-import { connect, onboard, type Stack, startStack, type Tenant, uniqueName } from './kit/index.js';
+import { connect, onboard, type Stack, type Tenant, uniqueName, useStack } from './kit/index.js';
 import { samplesOf, scrape } from './kit/metrics-kit.js';
 import { FlakyProxy } from './kit/sdk-kit.js';
 
@@ -30,20 +30,16 @@ async function notModifiedServed(stack: Stack): Promise<number> {
  * client's fetch only records what went out and what came back.
  */
 describe('merchant SDK: revalidation of the hot reads', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'sdk_revalidate', overrides: { LOG_LEVEL: 'silent' } });
   let tenant: Tenant;
   let accountId: string;
   let consentId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'sdk_revalidate', overrides: { LOG_LEVEL: 'silent' } });
     tenant = await onboard(stack);
     consentId = await connect(stack, tenant);
     const bff = createBffClient({ baseUrl: stack.api.url, token: tenant.merchant.apiKey.key });
     [{ id: accountId }] = await bff.accounts.list(tenant.userId).toArray();
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** A client of the tenant's key (or `baseUrl`), and every exchange it has had. */

@@ -11,9 +11,8 @@ import {
   createMerchant,
   eventually,
   SandboxHttp,
-  type Stack,
-  startStack,
   upstreamConsentId,
+  useStack,
 } from './kit/index.js';
 import { installSdk, packSdk, tsBlocks, TSC } from './kit/sdk-tarball-kit.js';
 
@@ -77,17 +76,16 @@ export async function follow(baseUrl: string, userId: string, sessionToken: stri
  * their public URLs name, as under `npm start`).
  */
 describe('merchant SDK: the packed tarball in a fresh project', () => {
-  let stack: Stack;
+  const stack = useStack({
+    ownDatabase: 'sdk_tarball',
+    worker: true,
+    publicPorts: true,
+    overrides: { LOG_LEVEL: 'silent' },
+  });
   let apiKey: string;
   let project: string;
 
   beforeAll(async () => {
-    stack = await startStack({
-      ownDatabase: 'sdk_tarball',
-      worker: true,
-      publicPorts: true,
-      overrides: { LOG_LEVEL: 'silent' },
-    });
     // A frontend origin on a port no default names: the example must send users back to the merchant's own.
     apiKey = (
       await createMerchant(stack.api, {
@@ -96,9 +94,8 @@ describe('merchant SDK: the packed tarball in a fresh project', () => {
     ).apiKey.key;
     project = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
   }, 120_000);
-  afterAll(async () => {
+  afterAll(() => {
     if (project) rmSync(project, { recursive: true, force: true });
-    await stack?.close();
   });
 
   it('installs, type-checks the example backend, a browser program and the docs’ examples, and runs the backend', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient, IDEMPOTENT_POSTS } from '../libs/merchant-sdk/src/index.js';
 import {
   isMerchantPath,
@@ -10,7 +10,7 @@ import {
   renderOperatorTypes,
   renderSdkTypes,
 } from '../scripts/sdk-types.mjs';
-import { type Stack, startStack } from './kit/index.js';
+import { useStack } from './kit/index.js';
 import { documentedOperations, type OpenApiDocument, readOpenApiDocument } from './kit/openapi-kit.js';
 import { firstDifference } from './kit/sdk-kit.js';
 
@@ -22,15 +22,11 @@ const SDK = join(process.cwd(), 'libs', 'merchant-sdk');
  * calls every merchant operation of the document, with an Idempotency-Key exactly on the creating POSTs.
  */
 describe('merchant SDK: the types and the operations follow the OpenAPI document', () => {
-  let stack: Stack;
+  const stack = useStack({ overrides: { LOG_LEVEL: 'silent' } });
   let document: OpenApiDocument & { info: { version: string } };
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { LOG_LEVEL: 'silent' } });
     document = (await readOpenApiDocument(stack.api.url)) as typeof document;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const merchantOperations = () =>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import { PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
-import { connectBank, type RunningHttpApp, type Stack, startStack, uniqueName } from './kit/index.js';
+import { connectBank, type RunningHttpApp, uniqueName, useStack } from './kit/index.js';
 
 type Api = RunningHttpApp & { config: AppConfig };
 
@@ -14,21 +14,19 @@ type Api = RunningHttpApp & { config: AppConfig };
  * every row of it is read, so it holds only what this suite made, not every other suite's transactions.
  */
 describe('secrets at rest: no table holds a secret in plaintext', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'secrets_at_rest' });
   let sandbox: RunningHttpApp;
   let api: Api;
   let db: pg.Client;
   const secrets: { kind: string; value: string }[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'secrets_at_rest' });
     ({ sandbox, api } = stack);
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await stack?.close();
   });
 
   it('an idempotent replay of key rotation answers the key record without the key', async () => {

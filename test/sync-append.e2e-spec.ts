@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantOfRecord } from '#libs/context';
 import { DatabasePool, PrismaService } from '#libs/database';
 import { AccountSyncService, type PageCounts, pageRows, TransactionRepository } from '#libs/domain/sync';
@@ -15,12 +15,11 @@ import {
   onboard,
   propertyTimeout,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useStack,
 } from './kit/index.js';
 
 /**
@@ -59,23 +58,19 @@ interface Stored {
 }
 
 describe('a first sync appended by COPY', () => {
-  let stack: Stack;
+  const stack = useStack({
+    overrides: {
+      // Nobody consumes this api's queue: the test runs the sync itself.
+      QUEUE_PREFIX: uniqueQueuePrefix('sync-append'),
+      ...tuned({ syncPageSize: 100 }),
+      // Each case reads both feeds back through the API, a record at a time at worst.
+      RATE_LIMIT_PER_MINUTE: '100000',
+    },
+  });
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack({
-      overrides: {
-        // Nobody consumes this api's queue: the test runs the sync itself.
-        QUEUE_PREFIX: uniqueQueuePrefix('sync-append'),
-        ...tuned({ syncPageSize: 100 }),
-        // Each case reads both feeds back through the API, a record at a time at worst.
-        RATE_LIMIT_PER_MINUTE: '100000',
-      },
-    });
     tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const db = () => stack.api.app.get(DatabasePool);

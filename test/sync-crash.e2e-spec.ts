@@ -7,20 +7,23 @@ import {
   onboard,
   SandboxHttp,
   spawnWorker,
-  type Stack,
   stackProcessEnv,
-  startStack,
   storedTransactions,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useStack,
   WAIT,
   type WorkerProcess,
 } from './kit/index.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
-  let stack: Stack;
+  // Its workers dispatch every due account of their database: the test has one of its own.
+  const stack = useStack({
+    ownDatabase: 'crash',
+    overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-crash') },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
   const workers: WorkerProcess[] = [];
@@ -32,11 +35,6 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
     });
 
   beforeAll(async () => {
-    // Its workers dispatch every due account of their database: the test has one of its own.
-    stack = await startStack({
-      ownDatabase: 'crash',
-      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-crash') },
-    });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
@@ -44,7 +42,6 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
   afterAll(async () => {
     for (const worker of workers) await worker.stop();
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   it('ends with the exact sets, no run left running, and never two syncs of one account at once', async () => {

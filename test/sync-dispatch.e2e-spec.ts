@@ -11,24 +11,23 @@ import {
   createMerchant,
   createUser,
   type Stack,
-  startStack,
   tuned,
+  useStack,
 } from './kit/index.js';
 
 describe('sync dispatcher: due accounts in batches, one job per account however often it runs', () => {
-  let stack: Stack;
+  // The dispatcher reads every due account of its database: this test has one of its own.
+  const stack = useStack({
+    ownDatabase: 'dispatch',
+    worker: true,
+    overrides: { ...tuned({ syncDispatchEverySeconds: 3600, institutionsRefreshMinutes: 600 }) },
+  });
   let worker: NonNullable<Stack['worker']>;
   let api: Stack['api'];
   let queue: Queue;
   let prisma: PrismaService;
 
   beforeAll(async () => {
-    // The dispatcher reads every due account of its database: this test has one of its own.
-    stack = await startStack({
-      ownDatabase: 'dispatch',
-      worker: true,
-      overrides: { ...tuned({ syncDispatchEverySeconds: 3600, institutionsRefreshMinutes: 600 }) },
-    });
     ({ api, worker } = stack as Required<Stack>);
     queue = worker.app.get<Queue>(getQueueToken(QueueName.Sync));
     // Nothing runs: the test looks at what was enqueued.
@@ -37,7 +36,6 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
   });
   afterAll(async () => {
     await queue?.obliterate({ force: true });
-    await stack?.close();
   });
 
   it('schedules the dispatcher and the institutions refresh once for the deployment', async () => {

@@ -1,30 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { JobProducerService } from '#libs/queue';
-import {
-  connect,
-  dataOf,
-  onboard,
-  type Stack,
-  startStack,
-  type Tenant,
-  uniqueQueuePrefix,
-} from './kit/index.js';
+import { connect, dataOf, onboard, type Tenant, uniqueQueuePrefix, useStack } from './kit/index.js';
 
 /**
  * Noisy neighbours: one merchant's scheduled backlog never delays another merchant's new connection. The
  * stack runs no worker, so the queue holds what was enqueued in the order the workers would take it.
  */
 describe('a first sync goes ahead of the scheduled backlog', () => {
-  let stack: Stack;
+  const stack = useStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-fairness') } });
   let busy: Tenant;
   let newcomer: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-fairness') } });
     [busy, newcomer] = [await onboard(stack), await onboard(stack)];
   });
-  afterAll(() => stack?.close());
 
   it('is the next job taken, however many scheduled syncs of another merchant wait', async () => {
     const jobs = stack.api.app.get(JobProducerService);

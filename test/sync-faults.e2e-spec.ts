@@ -7,34 +7,31 @@ import {
   onboard,
   runWhenEnded,
   SandboxHttp,
-  type Stack,
-  startStack,
   storedTransactions,
   type Tenant,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useStack,
 } from './kit/index.js';
 
 /** Transaction pages and balances only: the consent flow itself stays clean. */
 const SYNC_READS = String.raw`/^\/accounts\/[^/]+\/(transactions|balances)$/`;
 
 describe('sync under injected upstream faults', () => {
-  let stack: Stack;
+  const stack = useStack({
+    worker: true,
+    // A request the sandbox holds for 1.5 s is a timeout to a client that waits 500 ms.
+    overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-faults'), UPSTREAM_TIMEOUT_MS: '500' },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({
-      worker: true,
-      // A request the sandbox holds for 1.5 s is a timeout to a client that waits 500 ms.
-      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-faults'), UPSTREAM_TIMEOUT_MS: '500' },
-    });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
   });
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   it('ends with the exact sets over 12 accounts despite 5xx, 429 with Retry-After and timeouts', async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -11,23 +11,18 @@ import {
   createUser,
   onboard,
   sessionToken,
-  type Stack,
-  startStack,
   type Tenant,
+  useStack,
 } from './kit/index.js';
 
 describe('GET /v1/accounts/{accountId}/syncs: an account’s sync history', () => {
-  let stack: Stack;
+  const stack = useStack();
   let prisma: PrismaService;
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack();
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   /** An account of a new user of the tenant, not due for a sync (nothing runs here), with `runs` runs. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { BULK_CONCURRENCY_WHILE_INTERACTIVE, JobProducerService, LaneGovernor } from '#libs/queue';
 import {
@@ -9,9 +9,8 @@ import {
   rootApplication,
   runWhenEnded,
   SandboxHttp,
-  type Stack,
-  startStack,
   uniqueName,
+  useStack,
 } from './kit/index.js';
 
 /** Upstream webhooks waiting to be fanned out when the sync is asked for: seconds of the worker's time. */
@@ -29,13 +28,8 @@ const SETTLE_MS = 1_000;
  * concurrency back once no such work runs.
  */
 describe('lanes: a sync asked for is not queued behind bulk work', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    // The fan-out backlog is this test's own: no other test's worker takes it.
-    stack = await startStack({ ownDatabase: 'lanes', worker: true });
-  });
-  afterAll(() => stack?.close());
+  // The fan-out backlog is this test's own: no other test's worker takes it.
+  const stack = useStack({ ownDatabase: 'lanes', worker: true });
 
   it('fans a flood out one job at a time while a sync asked for runs, which ends before the flood', async () => {
     const tenant = await onboard(stack);

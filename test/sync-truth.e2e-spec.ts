@@ -14,11 +14,10 @@ import {
   dataOf,
   onboard,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
+  useStack,
 } from './kit/index.js';
 
 /** Small pages: the savings account's records span many, so a fault lands mid-window. */
@@ -55,26 +54,23 @@ interface ListMeta {
  * runs each attempt itself, telling the sync what the queue would do next.
  */
 describe('sync: what a failing sync says is true', () => {
-  let stack: Stack;
+  const logs = captureLogger('worker');
+  const stack = useStack({
+    loggers: { api: logs.logger },
+    overrides: {
+      QUEUE_PREFIX: uniqueQueuePrefix('sync-truth'),
+      ...tuned({ syncPageSize: PAGE_SIZE }),
+    },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
-  const logs = captureLogger('worker');
-
   beforeAll(async () => {
-    stack = await startStack({
-      loggers: { api: logs.logger },
-      overrides: {
-        QUEUE_PREFIX: uniqueQueuePrefix('sync-truth'),
-        ...tuned({ syncPageSize: PAGE_SIZE }),
-      },
-    });
     tenant = await onboard(stack);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
   });
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   const db = () => stack.api.app.get(DatabasePool);

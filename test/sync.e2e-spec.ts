@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import {
@@ -10,35 +10,30 @@ import {
   runWhenEnded,
   SandboxHttp,
   sessionToken,
-  type Stack,
-  startStack,
   storedTransactions,
   type SyncedAccount,
   type Tenant,
   uniqueQueuePrefix,
   upstreamConsentId,
   upstreamTransactions,
+  useStack,
 } from './kit/index.js';
 
 const DECIMAL = /^-?\d+\.\d{2,4}$/;
 
 describe('sync: the worker brings every connected account into Postgres', () => {
-  let stack: Stack;
+  const stack = useStack({ worker: true, overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync') } });
   let tenant: Tenant;
   let consentId: string;
   let accounts: SyncedAccount[];
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: true, overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync') } });
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
     consentId = await connect(stack, tenant);
     accounts = await accountsWhenSynced(tenant.client, tenant.userId);
   }, 120_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   const byType = (type: string) => accounts.find((a) => a.type === type)!;
 

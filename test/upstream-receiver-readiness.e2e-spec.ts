@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UpstreamReceiverRegistrar } from '../apps/api/src/admin/upstream-receiver.registrar.js';
-import { createConsentRow, onboard, SandboxHttp, type Stack, startStack } from './kit/index.js';
+import { createConsentRow, onboard, SandboxHttp, useStack } from './kit/index.js';
 
 /**
  * Readiness says whether our receiver is registered from what the upstream lists, not from our own table:
@@ -11,7 +11,11 @@ import { createConsentRow, onboard, SandboxHttp, type Stack, startStack } from '
  * answer the question as `unknown`; never `down`.
  */
 describe('readiness reads the receiver registration from the upstream', () => {
-  let stack: Stack;
+  // Readiness reads every merchant and registration of its database: this file has its own.
+  const stack = useStack({
+    ownDatabase: 'receiver_ready',
+    overrides: { UPSTREAM_WEBHOOK_AUTO_REGISTER: 'true' },
+  });
   let root: string;
 
   /** `upstreamWebhooks` as a fresh api process reads it (each keeps its answer for a minute). */
@@ -29,11 +33,6 @@ describe('readiness reads the receiver registration from the upstream', () => {
   };
 
   beforeAll(async () => {
-    // Readiness reads every merchant and registration of its database: this file has its own.
-    stack = await startStack({
-      ownDatabase: 'receiver_ready',
-      overrides: { UPSTREAM_WEBHOOK_AUTO_REGISTER: 'true' },
-    });
     await stack.api.app.get(UpstreamReceiverRegistrar).running;
     root = stack.api.config.upstream.applicationId;
     // A merchant of the root application holding a consent: the upstream must be able to reach us.
@@ -42,9 +41,6 @@ describe('readiness reads the receiver registration from the upstream', () => {
       id: tenant.userId,
       merchantId: tenant.merchant.merchant.id,
     });
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('says missing once the upstream no longer lists our registration, though our table still holds it', async () => {

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import { UpstreamReceiverRegistrar } from '../apps/api/src/admin/upstream-receiver.registrar.js';
-import {
-  createConsentRow,
-  createSandboxSubApplication,
-  onboard,
-  type Stack,
-  startStack,
-} from './kit/index.js';
+import { createConsentRow, createSandboxSubApplication, onboard, useStack } from './kit/index.js';
 
 type Registration = { id: string; applicationId: string; callbackUrl: string; upstreamWebhookId: string };
 
@@ -18,7 +12,11 @@ type Registration = { id: string; applicationId: string; callbackUrl: string; up
  * holding consents have none.
  */
 describe('the upstream webhook receiver, registered at start and watched by readiness', () => {
-  let stack: Stack;
+  // Readiness reads every merchant and registration of its database: this file has its own.
+  const stack = useStack({
+    ownDatabase: 'receiver',
+    overrides: { UPSTREAM_WEBHOOK_AUTO_REGISTER: 'true' },
+  });
   const root = () => stack.api.config.upstream.applicationId;
   const receiverUrl = () => `${stack.api.config.api.publicUrl}/v1/webhooks/upstream`;
   const current = async () =>
@@ -41,15 +39,7 @@ describe('the upstream webhook receiver, registered at start and watched by read
   };
 
   beforeAll(async () => {
-    // Readiness reads every merchant and registration of its database: this file has its own.
-    stack = await startStack({
-      ownDatabase: 'receiver',
-      overrides: { UPSTREAM_WEBHOOK_AUTO_REGISTER: 'true' },
-    });
     await stack.api.app.get(UpstreamReceiverRegistrar).running;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it('registers the receiver for the root application once, however many apis start', async () => {

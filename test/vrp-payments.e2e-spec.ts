@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { VrpPaymentsService } from '#libs/domain/payments';
 import {
@@ -12,10 +12,9 @@ import {
   payee,
   paymentBodies,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
   vrpLimits,
   vrpUser,
 } from './kit/index.js';
@@ -23,7 +22,7 @@ import {
 const LIMITS = vrpLimits(150, 1000);
 
 describe('VRP payments: limits enforced here, atomically', () => {
-  let stack: Stack;
+  const stack = useStack();
   let tenant: Tenant;
   let other: Tenant;
   let prisma: PrismaService;
@@ -32,16 +31,12 @@ describe('VRP payments: limits enforced here, atomically', () => {
   let user: { id: string; merchantId: string; applicationUserId: string };
 
   beforeAll(async () => {
-    stack = await startStack();
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
     other = await onboard(stack);
     user = await vrpUser(stack, tenant, 'vrp');
     userId = user.id;
     consentId = (await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS })).id;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const pay = (

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import type { MerchantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
@@ -169,6 +170,25 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await closeAll().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The stack a `describe` block's tests share, started in a `beforeAll` hook registered here and closed in
+ * its `afterAll`: registered first, it is running before the block's own hooks and closed after them
+ * (vitest runs before-hooks in order and after-hooks in reverse). The object returned is filled in when
+ * the stack has started, so use it in hooks and tests, not while the block is being collected. Options
+ * that need awaiting (a free port) come from a function, called when the stack starts.
+ */
+export function useStack(options: StackOptions | (() => Promise<StackOptions>) = {}): Stack {
+  const stack = {} as Stack;
+  beforeAll(async () => {
+    Object.assign(stack, await startStack(typeof options === 'function' ? await options() : options));
+  });
+  afterAll(async () => {
+    // Unset when starting failed: startStack has closed what it started.
+    await stack.close?.();
+  });
+  return stack;
 }
 
 export interface Tenant {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount } from '#libs/domain/payments';
 import { DomainError } from '#libs/errors';
 import {
@@ -7,10 +7,9 @@ import {
   onboard,
   paymentBodies,
   propertyTimeout,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
 } from '../kit/index.js';
 
 /**
@@ -106,15 +105,11 @@ function verdict(amount: unknown, currency: string): { accepted: true } | { acce
 }
 
 describe('property: an amount is accepted exactly when parseAmount accepts it, and refused for a stated reason', () => {
-  let stack: Stack;
+  const stack = useStack({ overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack({ overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
     tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it(

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabasePool, PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
@@ -10,8 +10,7 @@ import {
   createUser,
   onboard,
   propertyTimeout,
-  type Stack,
-  startStack,
+  useStack,
 } from '../kit/index.js';
 
 const DAY = 86_400_000;
@@ -68,14 +67,7 @@ const warns = (g: Group) =>
   g.offset <= 7 * DAY;
 
 describe('property: the consent expiry scan acts on every consent due, once, and on no other', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'expiry-scan-props' });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = useStack({ ownDatabase: 'expiry-scan-props' });
 
   it(
     'any consents, past several batches and tied on their expiry: expired and warned exactly as due',

@@ -10,12 +10,11 @@ import {
   onboard,
   propertyTimeout,
   SandboxHttp,
-  type Stack,
-  startStack,
   syncToEnd,
   type Tenant,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useStack,
 } from '../kit/index.js';
 
 /**
@@ -58,20 +57,18 @@ interface AccountRow {
 }
 
 describe('property: reconnecting a bank keeps exactly the bank’s accounts, their ids and history', () => {
-  let stack: Stack;
+  const stack = useStack({
+    overrides: { QUEUE_PREFIX: uniqueQueuePrefix('reconnect-props') },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({
-      overrides: { QUEUE_PREFIX: uniqueQueuePrefix('reconnect-props') },
-    });
     tenant = await onboard(stack);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
   });
   afterAll(async () => {
     await sandbox?.admin('PUT', '/institutions/sandbox-redirect/quirks', { accountIdsPerConsent: false });
-    await stack?.close();
   });
 
   const db = () => stack.api.app.get(DatabasePool);

@@ -10,9 +10,8 @@ import {
   merchantCallerOf,
   onboard,
   propertyTimeout,
-  type Stack,
-  startStack,
   type Tenant,
+  useStack,
 } from '../kit/index.js';
 
 /**
@@ -39,7 +38,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('property: a delivery’s attempt log is exactly its counted attempts', () => {
-  let stack: Stack;
+  // No worker: this test makes every attempt itself. Its own database, so no other file's worker
+  // sweeps its deliveries either.
+  const stack = useStack({ ownDatabase: 'attempt_props' });
   let tenant: Tenant;
   let prisma: PrismaService;
   let receiver: EventReceiver;
@@ -47,9 +48,6 @@ describe('property: a delivery’s attempt log is exactly its counted attempts',
   let endpointId: string;
 
   beforeAll(async () => {
-    // No worker: this test makes every attempt itself. Its own database, so no other file's worker
-    // sweeps its deliveries either.
-    stack = await startStack({ ownDatabase: 'attempt_props' });
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
     receiver = await new EventReceiver().start();
@@ -63,7 +61,6 @@ describe('property: a delivery’s attempt log is exactly its counted attempts',
   });
   afterAll(async () => {
     await receiver?.stop();
-    await stack?.close();
   });
 
   it(

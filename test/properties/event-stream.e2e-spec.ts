@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import {
@@ -17,10 +17,9 @@ import {
   onboard,
   propertyTimeout,
   sessionToken,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
+  useStack,
 } from '../kit/index.js';
 import { SseClient, type SseMessage } from '../kit/sse-client.js';
 
@@ -35,21 +34,17 @@ import { SseClient, type SseMessage } from '../kit/sse-client.js';
 const HTTP_PAGE_SIZE = 7;
 
 describe('property: the user event stream is every event once, in numeric order', () => {
-  let stack: Stack;
+  // The relay numbers every event of its database: this file has one of its own.
+  const stack = useStack({
+    ownDatabase: 'stream_props',
+    overrides: {
+      ...tuned({ ssePageSize: HTTP_PAGE_SIZE, sseHeartbeatSeconds: 1 }),
+    },
+  });
   let tenant: Tenant;
 
   beforeAll(async () => {
-    // The relay numbers every event of its database: this file has one of its own.
-    stack = await startStack({
-      ownDatabase: 'stream_props',
-      overrides: {
-        ...tuned({ ssePageSize: HTTP_PAGE_SIZE, sseHeartbeatSeconds: 1 }),
-      },
-    });
     tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const newUser = async () =>

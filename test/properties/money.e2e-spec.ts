@@ -20,10 +20,9 @@ import {
   onboard,
   paymentBodies,
   propertyTimeout,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
   VRP_CONTROL_PARAMETERS,
   vrpLimits,
   vrpUser,
@@ -186,13 +185,12 @@ describe('property: money round-trips exactly', () => {
   });
 
   describe('over HTTP', () => {
-    let stack: Stack;
+    const stack = useStack();
     let tenant: Tenant;
     let consentId: string;
     let userId: string;
 
     beforeAll(async () => {
-      stack = await startStack();
       tenant = await onboard(stack);
       const user = await vrpUser(stack, tenant, 'money');
       userId = user.id;
@@ -203,9 +201,6 @@ describe('property: money round-trips exactly', () => {
           controlParameters: vrpLimits(huge, huge, 'YEARLY', 'KWD'),
         })
       ).id;
-    });
-    afterAll(async () => {
-      await stack?.close();
     });
 
     it(

@@ -11,10 +11,9 @@ import {
   paymentBodies,
   propertyTimeout,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
 } from '../kit/index.js';
 import { scrape, valueOf } from '../kit/metrics-kit.js';
 
@@ -32,14 +31,13 @@ type Refusal = 400 | 409;
  * Four lost sends at most in a row, so the institution's breaker (five) never opens mid-case.
  */
 describe('payment sends: FAILED only when nothing can have reached the bank', () => {
-  let stack: Stack;
+  const stack = useStack({ ownDatabase: 'sends' });
   let prisma: PrismaService;
   let poller: PaymentStatusPoller;
   let sandbox: SandboxHttp;
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack({ ownDatabase: 'sends' });
     prisma = stack.api.app.get(PrismaService);
     poller = stack.api.app.get(PaymentStatusPoller);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
@@ -47,7 +45,6 @@ describe('payment sends: FAILED only when nothing can have reached the bank', ()
   });
   afterAll(async () => {
     await sandbox?.admin('DELETE', '/faults');
-    await stack?.close();
   });
 
   const where = (id: string) => ({ where: { id } });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import {
@@ -10,12 +10,11 @@ import {
   onboard,
   propertyTimeout,
   SandboxHttp,
-  type Stack,
-  startStack,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useStack,
 } from '../kit/index.js';
 
 /**
@@ -72,28 +71,24 @@ interface StoredRow {
 }
 
 describe('property: a sync run ends with the upstream set and the true counts, whatever the faults', () => {
-  let stack: Stack;
+  const stack = useStack({
+    overrides: {
+      // Nobody consumes this api's queue: the test is the only worker, one attempt at a time.
+      QUEUE_PREFIX: uniqueQueuePrefix('sync-props'),
+      ...tuned({
+        syncPageSize: PAGE_SIZE,
+        // Wide enough that an incremental window spans several pages of the savings account.
+        syncOverlapDays: 90,
+      }),
+      UPSTREAM_TIMEOUT_MS: '300',
+    },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({
-      overrides: {
-        // Nobody consumes this api's queue: the test is the only worker, one attempt at a time.
-        QUEUE_PREFIX: uniqueQueuePrefix('sync-props'),
-        ...tuned({
-          syncPageSize: PAGE_SIZE,
-          // Wide enough that an incremental window spans several pages of the savings account.
-          syncOverlapDays: 90,
-        }),
-        UPSTREAM_TIMEOUT_MS: '300',
-      },
-    });
     tenant = await onboard(stack);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const db = () => stack.api.app.get(DatabasePool);

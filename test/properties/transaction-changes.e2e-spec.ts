@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { TransactionChangesRetentionService } from '#libs/domain/sync';
 import {
@@ -10,13 +10,12 @@ import {
   onboard,
   propertyTimeout,
   SandboxHttp,
-  type Stack,
-  startStack,
   storedTransactions,
   syncToEnd,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
+  useStack,
 } from '../kit/index.js';
 
 /**
@@ -63,26 +62,22 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('property: the transactions change feed rebuilds the stored set', () => {
-  let stack: Stack;
+  const stack = useStack({
+    overrides: {
+      // Nobody consumes this api's queue: the test runs every sync.
+      QUEUE_PREFIX: uniqueQueuePrefix('tx-changes'),
+      // The changes made at the bank are to its newest records: every sync reads back past them.
+      ...tuned({ syncOverlapDays: 90 }),
+      // Each case reads every stored record back through the API, more than a minute's allowance.
+      RATE_LIMIT_PER_MINUTE: '100000',
+    },
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
 
   beforeAll(async () => {
-    stack = await startStack({
-      overrides: {
-        // Nobody consumes this api's queue: the test runs every sync.
-        QUEUE_PREFIX: uniqueQueuePrefix('tx-changes'),
-        // The changes made at the bank are to its newest records: every sync reads back past them.
-        ...tuned({ syncOverlapDays: 90 }),
-        // Each case reads every stored record back through the API, more than a minute's allowance.
-        RATE_LIMIT_PER_MINUTE: '100000',
-      },
-    });
     tenant = await onboard(stack);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   const db = () => stack.api.app.get(DatabasePool);

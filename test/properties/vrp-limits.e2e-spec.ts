@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Prisma, PrismaService } from '#libs/database';
 import {
   currentVrpPeriod,
@@ -18,10 +18,9 @@ import {
   merchantCallerOf,
   onboard,
   propertyTimeout,
-  type Stack,
-  startStack,
   type Tenant,
   uniqueName,
+  useStack,
   vrpLimits,
   vrpUser,
 } from '../kit/index.js';
@@ -123,20 +122,16 @@ type ViewLimit = {
 type Stored = { id: string; amount: { amount: string }; status: string; createdAt: string };
 
 describe('property: VRP limits hold under any payments, and the consent shows exactly the headroom left', () => {
-  let stack: Stack;
+  // A long search (and its shrinking) makes far more requests a minute than a merchant is allowed.
+  const stack = useStack({ overrides: { RATE_LIMIT_PER_MINUTE: '1000000' } });
   let tenant: Tenant;
   let prisma: PrismaService;
   let user: { id: string; merchantId: string; applicationUserId: string };
 
   beforeAll(async () => {
-    // A long search (and its shrinking) makes far more requests a minute than a merchant is allowed.
-    stack = await startStack({ overrides: { RATE_LIMIT_PER_MINUTE: '1000000' } });
     tenant = await onboard(stack);
     prisma = stack.api.app.get(PrismaService);
     user = await vrpUser(stack, tenant, 'vrp-props');
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   it(
