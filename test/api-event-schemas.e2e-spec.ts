@@ -1,3 +1,5 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
@@ -96,6 +98,8 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       await prisma.$queryRaw<{ type: string }[]>`
         SELECT DISTINCT type::text AS type FROM merchant_events WHERE merchant_id = ${merchantId()}::uuid`
     ).map((r) => r.type);
+  const endpointId = async () =>
+    dataOf<{ id: string }[]>(await tenant.client.get('/v1/event-endpoints'))[0].id;
   const recorded = async (type: MerchantEventType) =>
     eventually(type, async () => ((await recordedTypes()).includes(type) ? true : undefined));
 
@@ -266,6 +270,41 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       }
     }
     expect(ids.filter((id) => !streamed.has(id))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('serves each type’s event schema at /v1/event-types: every event sent is its type’s, and no other’s', async () => {
+    const answer = await tenant.client.get('/v1/event-types');
+    expect(answer.status).toBe(200);
+    const served =
+      dataOf<{ name: string; component: string; subscribable: boolean; schema: object }[]>(answer);
+    // The whole catalogue, in its order, each from its own component of the document.
+    expect(served.map((t) => t.name)).toEqual(Object.keys(DELIVERED_EVENT_TYPES));
+    expect(served.map((t) => `#/components/schemas/${t.component}`)).toEqual(
+      served.map((t) => mapping()[t.name]),
+    );
+    expect(served.filter((t) => !t.subscribable).map((t) => t.name)).toEqual(['endpoint.test']);
+    // Self-contained: compiled alone, by a reader that knows nothing of the document.
+    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
+    ajvFormats.default(ajv);
+    const validators = new Map<string, ValidateFunction>(served.map((t) => [t.name, ajv.compile(t.schema)]));
+
+    // Every body the endpoint received, and a test event sent to it.
+    const sent = await tenant.client.post(`/v1/event-endpoints/${await endpointId()}/test`);
+    expect(sent.status).toBe(200);
+    const bodies = receiver.requests.map((r) => JSON.parse(r.body) as { id: string; type: string });
+    expect(new Set(bodies.map((b) => b.type))).toEqual(new Set(served.map((t) => t.name)));
+    const problems: string[] = [];
+    for (const body of bodies) {
+      for (const [name, validate] of validators) {
+        // A copy: the validator is a type guard, and would narrow `body` itself.
+        const accepted = validate({ ...body });
+        if (name === body.type && !accepted) {
+          problems.push(`${body.type} ${body.id}: ${JSON.stringify(validate.errors)}`);
+        }
+        if (name !== body.type && accepted) problems.push(`${body.type} ${body.id}: accepted by ${name}`);
+      }
+    }
     expect(problems).toEqual([]);
   });
 

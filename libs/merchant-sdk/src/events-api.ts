@@ -58,6 +58,11 @@ export interface EventsApi {
   list(query?: Query<'/v1/events'>): PagedList<Data<'/v1/events/{eventId}'>>;
   get(eventId: string): Promise<Data<'/v1/events/{eventId}'>>;
   /**
+   * Every event type an endpoint may receive: what it means, and the JSON Schema (2020-12,
+   * self-contained) of the whole event as delivered, to check bodies or generate a receiver's types.
+   */
+  types(): Promise<Data<'/v1/event-types'>>;
+  /**
    * The user's events as they happen, in order, each once: `for await (const event of stream)`. Resumes by
    * itself after a dropped connection; give `lastEventId` to resume from a position you stored.
    */
@@ -111,6 +116,7 @@ export function eventsApi(raw: RawClient): EventsApi {
     list: (query = {}) =>
       pagedList((q) => envelopeOf(raw.GET('/v1/events', { params: { query: q } })), query),
     get: (eventId) => dataOf(raw.GET('/v1/events/{eventId}', { params: { path: { eventId } } })),
+    types: () => dataOf(raw.GET('/v1/event-types')),
     stream: (userId, options) => openEventStream(raw, userId, options),
   };
 }

@@ -603,6 +603,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event types, each with the JSON Schema of its event
+         * @description Every type an endpoint may receive, in the catalogue’s order: what it means, whether an endpoint subscribes to it, and the JSON Schema (2020-12, self-contained) of the whole event as delivered, generated from the same component of this OpenAPI document (`component`, one of MerchantEventOutput’s members).
+         */
+        get: operations["EventCatalogueController_eventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-endpoints": {
         parameters: {
             query?: never;
@@ -1915,6 +1935,32 @@ export interface components {
         TransactionChangesOutputEnvelope: {
             data: components["schemas"]["TransactionChangesOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        EventTypeOutput: {
+            /**
+             * @description The event’s `type`
+             * @enum {string}
+             */
+            name: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.test";
+            /** @description What happened when an event of this type is sent */
+            description: string;
+            /** @description An endpoint can subscribe to it (`types` of POST /v1/event-endpoints); false for `endpoint.test`, sent only when asked for */
+            subscribable: boolean;
+            /**
+             * @description The schema’s name among the OpenAPI document’s components, which `schema` is generated from
+             * @example ConsentRevokedEventOutput
+             */
+            component: string;
+            /** @description The whole event as delivered (the body, and a stream’s `data:`), with this type’s `data`: a self-contained JSON Schema (2020-12, no references), generated from `component`. It declares every member sent; a later version may add members, so a receiver validating with it should allow unknown ones (as it does) */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
+        EventTypeOutputListEnvelope: {
+            data: components["schemas"]["EventTypeOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
@@ -6472,6 +6518,61 @@ export interface operations {
             };
             /** @description CURSOR_EXPIRED: the cursor is older than the removals kept; read again without a cursor */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventCatalogueController_eventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeOutputListEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
