@@ -62,6 +62,8 @@ export interface EventsApi {
    * self-contained) of the whole event as delivered, to check bodies or generate a receiver's types.
    */
   types(): Promise<Data<'/v1/event-types'>>;
+  /** How deliveries are retried, given up on, and endpoints disabled, as this deployment does it. */
+  deliveryPolicy(): Promise<Data<'/v1/event-delivery-policy'>>;
   /**
    * The user's events as they happen, in order, each once: `for await (const event of stream)`. Resumes by
    * itself after a dropped connection; give `lastEventId` to resume from a position you stored.
@@ -117,6 +119,7 @@ export function eventsApi(raw: RawClient): EventsApi {
       pagedList((q) => envelopeOf(raw.GET('/v1/events', { params: { query: q } })), query),
     get: (eventId) => dataOf(raw.GET('/v1/events/{eventId}', { params: { path: { eventId } } })),
     types: () => dataOf(raw.GET('/v1/event-types')),
+    deliveryPolicy: () => dataOf(raw.GET('/v1/event-delivery-policy')),
     stream: (userId, options) => openEventStream(raw, userId, options),
   };
 }

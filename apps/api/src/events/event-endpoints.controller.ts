@@ -67,7 +67,7 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
-      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
+      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. The exact schedule this deployment applies: GET /v1/event-delivery-policy.',
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()

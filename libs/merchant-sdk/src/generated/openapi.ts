@@ -623,6 +623,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-delivery-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How deliveries are retried, given up on, and endpoints disabled
+         * @description The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, and the nominal time of each attempt of a delivery that keeps failing.
+         */
+        get: operations["EventCatalogueController_policy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-endpoints": {
         parameters: {
             query?: never;
@@ -635,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.
+         * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. The exact schedule this deployment applies: GET /v1/event-delivery-policy.
          */
         post: operations["EventEndpointsController_create"];
         delete?: never;
@@ -1961,6 +1981,60 @@ export interface components {
         EventTypeOutputListEnvelope: {
             data: components["schemas"]["EventTypeOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        EventDeliveryPolicyOutput: {
+            /**
+             * @description An attempt not answered (status and body) within this long fails
+             * @example 5000
+             */
+            attemptTimeoutMs: number;
+            /**
+             * @description The first retry’s nominal delay
+             * @example 30
+             */
+            backoffBaseSeconds: number;
+            /**
+             * @description Each further retry’s delay doubles, up to this
+             * @example 3600
+             */
+            backoffCapSeconds: number;
+            /**
+             * @description Each delay is its nominal one times a random factor within ±this
+             * @example 0.2
+             */
+            jitterRatio: number;
+            /**
+             * @description A delivery is retried while the next attempt falls within this long after the event was recorded (EVENT_DELIVERY_RETRY_HOURS); then it is FAILED
+             * @example 24
+             */
+            retryWindowHours: number;
+            /**
+             * @description An endpoint with no successful delivery for this long is disabled
+             * @example 72
+             */
+            disableAfterHours: number;
+            /**
+             * @description Events, deliveries and their attempts are kept this long (EVENT_RETENTION_DAYS): the oldest a recovery can reach
+             * @example 30
+             */
+            retentionDays: number;
+            /**
+             * @description When each attempt of a delivery failing every time is made, in seconds after the event was recorded: nominal (no jitter, attempts taking no time). The first is at 0; after the last, the delivery is FAILED
+             * @example [
+             *       0,
+             *       30,
+             *       90,
+             *       210,
+             *       450
+             *     ]
+             */
+            nominalAttemptOffsetsSeconds: number[];
+        };
+        EventDeliveryPolicyOutputEnvelope: {
+            data: components["schemas"]["EventDeliveryPolicyOutput"];
+            meta: components["schemas"]["ApiMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
@@ -6560,6 +6634,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventTypeOutputListEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventCatalogueController_policy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDeliveryPolicyOutputEnvelope"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
