@@ -539,6 +539,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
       200,
     );
     await valid(
+      'POST /v1/event-endpoints/{id}/recover',
+      { ...onEndpoint, body: { since: new Date(Date.now() - 3_600_000).toISOString() } },
+      202,
+    );
+    await valid(
       'POST /v1/event-endpoints/{id}/deliveries/{deliveryId}/retry',
       { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id } },
       202,

@@ -48,6 +48,15 @@ export interface EventEndpointsApi {
   ): PagedList<EventDeliveryAttempt>;
   /** Sends one delivery again now, same event id and body. */
   retryDelivery(id: string, deliveryId: string): Promise<EventDelivery>;
+  /**
+   * Sends again every delivery that failed for good since `since` (an ISO time), a bounded batch a call:
+   * call again while the answer's `more` is true. Never sends a delivery twice; the endpoint must be enabled.
+   */
+  recover(
+    id: string,
+    input: Body<`${EndpointPath}/recover`, 'post'>,
+    options?: CreateOptions,
+  ): Promise<Data<`${EndpointPath}/recover`, 'post'>>;
 }
 
 export interface EventsApi {
@@ -108,6 +117,13 @@ export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
       dataOf(
         raw.POST('/v1/event-endpoints/{id}/deliveries/{deliveryId}/retry', {
           params: { path: { id, deliveryId } },
+        }),
+      ),
+    recover: (id, input, options = {}) =>
+      dataOf(
+        raw.POST('/v1/event-endpoints/{id}/recover', {
+          params: { ...at(id), header: idempotencyHeader(options.idempotencyKey) },
+          body: input,
         }),
       ),
   };

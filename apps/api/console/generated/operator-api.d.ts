@@ -805,7 +805,7 @@ export interface components {
             occurredAt: string;
             actor: components["schemas"]["AuditActorOutput"];
             /** @enum {string} */
-            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             /**
              * Format: uuid
              * @description The merchant it concerns; null: the operator's own settings
@@ -2130,7 +2130,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only entries of this action */
-                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
                 /** @description Only entries concerning this merchant */
                 merchantId?: string;
             };

@@ -26,24 +26,32 @@ export const IsInstitutionId = () =>
  */
 export const OptionalDateTime = (description?: string) =>
   applyDecorators(
-    ApiPropertyOptional({
-      type: String,
-      description: `${description ? `${description}. ` : ''}${INSTANT_FORMS[0].toUpperCase()}${INSTANT_FORMS.slice(1)}.`,
-      example: '2026-11-23T10:00:00Z',
-      pattern: INSTANT_PATTERN,
-    }),
+    ApiPropertyOptional(instantProperty(description)),
     IsOptional(),
-    Transform(({ value }: { value: unknown }) =>
-      typeof value === 'string' ? (canonicalInstant(value) ?? value) : value,
-    ),
-    ValidateBy({
-      name: 'isInstant',
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && parseInstant(value) !== undefined,
-        defaultMessage: (args) => `${args?.property ?? 'value'} must be ${INSTANT_FORMS}`,
-      },
-    }),
+    ...instantRules(),
   );
+/** A required point in time, by the same rule as {@link OptionalDateTime}. */
+export const RequiredDateTime = (description?: string) =>
+  applyDecorators(ApiProperty(instantProperty(description)), ...instantRules());
+
+const instantProperty = (description?: string) => ({
+  type: String,
+  description: `${description ? `${description}. ` : ''}${INSTANT_FORMS[0].toUpperCase()}${INSTANT_FORMS.slice(1)}.`,
+  example: '2026-11-23T10:00:00Z',
+  pattern: INSTANT_PATTERN,
+});
+const instantRules = () => [
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? (canonicalInstant(value) ?? value) : value,
+  ),
+  ValidateBy({
+    name: 'isInstant',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseInstant(value) !== undefined,
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be ${INSTANT_FORMS}`,
+    },
+  }),
+];
 /** A payment reference's most characters: the upstream's limit for payments, VRP payments and funds checks. */
 export const PAYMENT_REFERENCE_MAX_LENGTH = 18;
 /** What UK payment schemes carry in a reference: printable ASCII, space (0x20) to `~` (0x7E). */

@@ -717,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * Enable a disabled endpoint again
-         * @description Deliveries resume for events from now on; those that failed while it was disabled can be sent again with the retry route.
+         * @description Deliveries resume for events from now on; those that failed while it was disabled can be sent again, all at once with POST …/recover (since when it stopped) or one by one with the retry route.
          */
         post: operations["EventEndpointsController_enable"];
         delete?: never;
@@ -800,6 +800,26 @@ export interface paths {
          * @description Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.
          */
         post: operations["EventEndpointsController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every delivery that failed for good since a time
+         * @description Every delivery to this endpoint created at or after `since` whose status is FAILED (its retries ran out, or it failed while the endpoint was disabled) is made PENDING and sent now, same event id and body, its attempts kept and counted on. At most 10000 a call, oldest first: while `more` is true, call again. A delivery already pending or delivered is left as it is, so a repeated call never sends one twice. Refused while the endpoint is disabled (409: enable it first, POST …/enable), and for a `since` in the future or older than retention (400).
+         */
+        post: operations["EventEndpointsController_recover"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1222,7 +1242,7 @@ export interface components {
             occurredAt: string;
             actor: components["schemas"]["AuditActorOutput"];
             /** @enum {string} */
-            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             /**
              * Format: uuid
              * @description The merchant it concerns; null: the operator's own settings
@@ -2829,6 +2849,25 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        RecoverDeliveriesInput: {
+            /**
+             * @description Every delivery to the endpoint created at or after this time that FAILED for good is sent again. Not in the future, nor older than retention (EVENT_RETENTION_DAYS). A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
+            since: string;
+        };
+        DeliveryRecoveryOutput: {
+            /** @description Failed deliveries made pending again and sent now, oldest first: at most 10000 a call */
+            scheduled: number;
+            /** @description More failed deliveries since `since` are left: call again (with a new Idempotency-Key) until false */
+            more: boolean;
+        };
+        DeliveryRecoveryOutputEnvelope: {
+            data: components["schemas"]["DeliveryRecoveryOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
         LookupDeliveryOutput: {
             /** Format: uuid */
             id: string;
@@ -3733,7 +3772,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only entries of this action */
-                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             };
             header?: never;
             path?: never;
@@ -7525,6 +7564,101 @@ export interface operations {
             };
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventEndpointsController_recover: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverDeliveriesInput"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRecoveryOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /**
+             * @description CONFLICT: the endpoint is disabled (enable it with POST …/enable, then recover);
+             *
+             *     IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running)
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
