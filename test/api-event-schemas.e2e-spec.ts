@@ -6,6 +6,7 @@ import { ConsentLifecycleService } from '#libs/domain/consents';
 import {
   DELIVERED_EVENT_TYPES,
   type DeliveredEventType,
+  EventsSweeperService,
   MERCHANT_EVENT_TYPE_NAMES,
   type MerchantEventType,
 } from '#libs/domain/events';
@@ -99,7 +100,9 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
         SELECT DISTINCT type::text AS type FROM merchant_events WHERE merchant_id = ${merchantId()}::uuid`
     ).map((r) => r.type);
   const endpointId = async () =>
-    dataOf<{ id: string }[]>(await tenant.client.get('/v1/event-endpoints'))[0].id;
+    dataOf<{ id: string; url: string }[]>(await tenant.client.get('/v1/event-endpoints')).find(
+      (e) => e.url === receiver.url,
+    )!.id;
   const recorded = async (type: MerchantEventType) =>
     eventually(type, async () => ((await recordedTypes()).includes(type) ? true : undefined));
 
@@ -224,6 +227,31 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       await recorded(type);
   });
 
+  it('records an endpoint disabled after failing too long, for the merchant’s other endpoints only', async () => {
+    const dead = await new EventReceiver().start();
+    await dead.stop();
+    const created = await tenant.client.post('/v1/event-endpoints', {
+      url: dead.url,
+      types: ['endpoint.disabled'],
+    });
+    const deadId = dataOf<{ endpoint: { id: string } }>(created, 201).endpoint.id;
+    await prisma.eventEndpoint.update({
+      where: { id: deadId },
+      data: { failingSince: new Date(Date.now() - 4 * DAY) },
+    });
+    expect((await stack.api.app.get(EventsSweeperService).sweepOutbound()).disabled).toBe(1);
+    await recorded('endpoint.disabled');
+    const [event] = await prisma.merchantEvent.findMany({
+      where: { merchantId: merchantId(), type: 'ENDPOINT_DISABLED' },
+    });
+    expect(event.data).toMatchObject({ endpointId: deadId, url: dead.url });
+    await eventually('the other endpoint told', () =>
+      receiver.accepted().some((e) => e.id === event.id) ? true : undefined,
+    );
+    // Not the endpoint itself, though it takes the type: it is the one that cannot hear it.
+    expect(await prisma.eventDelivery.count({ where: { endpointId: deadId } })).toBe(0);
+  });
+
   it('sends every event recorded, to the endpoint and down the streams, exactly as its type’s schema says', async () => {
     // Every type of the catalogue came out of the flows above.
     expect((await recordedTypes()).sort()).toEqual([...MERCHANT_EVENT_TYPE_NAMES].sort());
@@ -269,7 +297,12 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
         stream.close();
       }
     }
-    expect(ids.filter((id) => !streamed.has(id))).toEqual([]);
+    // Every event about a user (endpoint.disabled is about none, and is on no stream).
+    const ofUsers = await prisma.merchantEvent.findMany({
+      where: { merchantId: merchantId(), userId: { not: null } },
+      select: { id: true },
+    });
+    expect(ofUsers.map((e) => e.id).filter((id) => !streamed.has(id))).toEqual([]);
     expect(problems).toEqual([]);
   });
 

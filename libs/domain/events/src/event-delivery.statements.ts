@@ -103,6 +103,8 @@ export const EVENT_DELIVERY_SQL = {
         JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id
           AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
         WHERE e.id = ANY($1::uuid[])
+          -- An endpoint is not told it was disabled: it is the one that cannot hear it.
+          AND NOT (e.type = 'endpoint.disabled' AND e.data->>'endpointId' = ep.id::text)
         ORDER BY e.seq
         ON CONFLICT (endpoint_id, event_id) DO NOTHING
         RETURNING id, event_id, status = 'PENDING' AS pending`,

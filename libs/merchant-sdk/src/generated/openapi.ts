@@ -1983,7 +1983,7 @@ export interface components {
              * @description The event’s `type`
              * @enum {string}
              */
-            name: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.test";
+            name: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled" | "endpoint.test";
             /** @description What happened when an event of this type is sent */
             description: string;
             /** @description An endpoint can subscribe to it (`types` of POST /v1/event-endpoints); false for `endpoint.test`, sent only when asked for */
@@ -2603,6 +2603,51 @@ export interface components {
             userReference: string | null;
             data: components["schemas"]["PaymentEventData"];
         };
+        /** @description `data` of endpoint.disabled: the endpoint, as it was disabled */
+        EndpointDisabledEventData: {
+            /**
+             * Format: uuid
+             * @description GET /v1/event-endpoints/{id}
+             */
+            endpointId: string;
+            /** @description Its URL when it was disabled */
+            url: string;
+            /**
+             * Format: date-time
+             * @description Since when no delivery to it succeeded: the `since` to recover from
+             */
+            failingSince: string;
+            /** Format: date-time */
+            disabledAt: string;
+            /** @description Why, as GET /v1/event-endpoints/{id} shows it */
+            disabledReason: string;
+        };
+        /** @description One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). */
+        EndpointDisabledEventOutput: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and endpoints: deduplicate on it
+             */
+            id: string;
+            /**
+             * @description What happened: says what `data` holds (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When the change it announces was recorded
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The user it is about
+             */
+            userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
+            data: components["schemas"]["EndpointDisabledEventData"];
+        };
         /** @description `data` of endpoint.test */
         EndpointTestEventData: {
             /**
@@ -2659,16 +2704,17 @@ export interface components {
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
              *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              * @default []
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
         };
         EventEndpointOutput: {
             /** Format: uuid */
             id: string;
             url: string;
             /** @description Empty: every type */
-            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2734,8 +2780,9 @@ export interface components {
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
              *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
         };
         DeliveryAttemptRequestOutput: {
             /** @description The endpoint’s URL when it was sent */
@@ -2799,7 +2846,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -2880,7 +2927,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -3359,7 +3406,7 @@ export interface components {
             reference?: string;
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */
-        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
+        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointDisabledEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
     };
     responses: never;
     parameters: never;
@@ -7693,7 +7740,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
                 /** @description Only events about this user */
                 userId?: string;
                 /** @description Only events recorded at or after this time. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
