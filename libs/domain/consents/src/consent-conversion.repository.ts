@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import type { MerchantId, OperatorCaller } from '#libs/context';
+import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
+
+/**
+ * Connection conversion, Plaid's funnel: the data consents started on a day (UTC) at an institution, and
+ * what became of them. Each consent is counted once, in the cohort of the day it was started, under the
+ * one outcome it reached: `authorised` (it was AUTHORIZED at some point, whatever came after),
+ * else `rejected` (the user or the bank said no), `abandoned` (the user never came back from the bank:
+ * AUTHORISATION_ABANDONED), `failed` (any other end before authorisation) or `pending` (still awaiting
+ * the user). `firstSynced`: an account of the consent finished a first sync after the authorisation. The
+ * medians are seconds from the start; null when no consent of the row got there.
+ */
+const conversion = (merchants: string) => `
+  WITH started AS (
+    SELECT c.id, c.institution_id, c.created_at, c.status, c.last_error_code,
+      (c.created_at AT TIME ZONE 'UTC')::date AS day,
+      (SELECT min(h.changed_at) FROM consent_status_changes h
+        WHERE h.consent_id = c.id AND h.to_status = 'AUTHORIZED') AS authorised_at
+    FROM consents c
+    WHERE ${merchants} AND c.kind = 'ACCOUNT'
+      AND c.created_at >= $1::date AND c.created_at < $2::date + 1
+  ), reached AS (
+    SELECT s.*,
+      (SELECT min(r.finished_at) FROM accounts a JOIN sync_runs r ON r.account_id = a.id
+        WHERE a.consent_id = s.id AND r.trigger = 'INITIAL' AND r.status = 'SUCCEEDED'
+          AND r.finished_at >= s.authorised_at) AS first_synced_at,
+      CASE WHEN s.authorised_at IS NOT NULL THEN 'authorised'
+        WHEN s.status = 'REJECTED' THEN 'rejected'
+        WHEN s.last_error_code = 'AUTHORISATION_ABANDONED' THEN 'abandoned'
+        WHEN s.status LIKE 'AWAITING%' THEN 'pending'
+        ELSE 'failed' END AS outcome
+    FROM started s
+  )
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, institution_id AS "institutionId",
+    count(*)::int AS started,
+    count(*) FILTER (WHERE outcome = 'authorised')::int AS authorised,
+    count(*) FILTER (WHERE outcome = 'rejected')::int AS rejected,
+    count(*) FILTER (WHERE outcome = 'abandoned')::int AS abandoned,
+    count(*) FILTER (WHERE outcome = 'failed')::int AS failed,
+    count(*) FILTER (WHERE outcome = 'pending')::int AS pending,
+    count(first_synced_at)::int AS "firstSynced",
+    round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM authorised_at - created_at)))::int
+      AS "medianSecondsToAuthorised",
+    round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM first_synced_at - created_at)))::int
+      AS "medianSecondsToFirstSync"
+  FROM reached
+  GROUP BY day, institution_id
+  ORDER BY day, institution_id`;
+
+const CONVERSION_ROW = row({
+  day: 'string',
+  institutionId: 'string',
+  started: 'number',
+  authorised: 'number',
+  rejected: 'number',
+  abandoned: 'number',
+  failed: 'number',
+  pending: 'number',
+  firstSynced: 'number',
+  medianSecondsToAuthorised: 'number?',
+  medianSecondsToFirstSync: 'number?',
+});
+
+/** One day's cohort at one institution. */
+export type ConversionRow = RowOf<typeof CONVERSION_ROW>;
+
+export const CONSENT_CONVERSION_SQL = {
+  ofMerchant: sqlStatement('consents.conversion', conversion('c.merchant_id = $3'), CONVERSION_ROW),
+  acrossMerchants: sqlStatement('consents.conversion-all', conversion('TRUE'), CONVERSION_ROW),
+};
+
+/** Days are UTC calendar days, `from` and `to` included (YYYY-MM-DD). */
+export interface ConversionRange {
+  from: string;
+  to: string;
+}
+
+/**
+ * Reads the conversion of data consents: a merchant's own (on `consents (merchant_id, created_at)`), or
+ * every merchant's for the operator (a scan of the range's consents: an analyst's query, not a page's).
+ */
+@Injectable()
+export class ConsentConversionRepository {
+  constructor(private readonly database: DatabasePool) {}
+
+  ofMerchant(merchantId: MerchantId, range: ConversionRange): Promise<ConversionRow[]> {
+    return this.database.rows({
+      ...CONSENT_CONVERSION_SQL.ofMerchant,
+      values: [range.from, range.to, merchantId],
+    });
+  }
+
+  acrossMerchants(_operator: OperatorCaller, range: ConversionRange): Promise<ConversionRow[]> {
+    return this.database.rows({ ...CONSENT_CONVERSION_SQL.acrossMerchants, values: [range.from, range.to] });
+  }
+}
