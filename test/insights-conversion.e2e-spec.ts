@@ -125,13 +125,13 @@ describe('insights: connection conversion by institution and day', () => {
     tally('sandbox-redirect', 'pending');
   });
 
+  const COUNTS = ['started', 'authorised', 'rejected', 'abandoned', 'failed', 'pending', 'firstSynced'];
+  /** Counts of each institution: `rows` summed (days: a run across midnight UTC splits a cohort). */
   const totals = (rows: { institutionId: string; [field: string]: unknown }[]) => {
-    // Summed over days: a run across midnight (UTC) splits a cohort in two.
     const byInstitution = new Map<string, Record<string, number>>();
     for (const r of rows) {
       const sum = byInstitution.get(r.institutionId) ?? {};
-      for (const k of ['started', 'authorised', 'rejected', 'abandoned', 'failed', 'pending', 'firstSynced'])
-        sum[k] = (sum[k] ?? 0) + (r[k] as number);
+      for (const k of COUNTS) sum[k] = (sum[k] ?? 0) + (r[k] as number);
       byInstitution.set(r.institutionId, sum);
     }
     return byInstitution;
@@ -144,14 +144,16 @@ describe('insights: connection conversion by institution and day', () => {
       'every authorised consent first-synced',
       async () => {
         const answer = await bff.insights.conversion();
-        const all = [...totals(answer.rows).values()];
+        const all = [...totals(answer.institutions).values()];
         return all.every((t) => t.firstSynced === t.authorised) ? answer : undefined;
       },
       WAIT.work,
     );
     const today = new Date().toISOString().slice(0, 10);
     expect(conversion.to).toBe(today);
-    const got = totals(conversion.rows);
+    const got = totals(conversion.institutions);
+    // The days hold the same consents as the range's totals.
+    expect(totals(conversion.days)).toEqual(got);
     expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [institutionId, counts] of expected) {
       const started = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -161,7 +163,7 @@ describe('insights: connection conversion by institution and day', () => {
         firstSynced: counts.authorised,
       });
     }
-    for (const row of conversion.rows) {
+    for (const row of [...conversion.institutions, ...conversion.days]) {
       if (row.authorised > 0) expect(row.medianSecondsToAuthorised).toBeGreaterThanOrEqual(0);
       else expect(row.medianSecondsToAuthorised).toBeNull();
       expect(row.medianSecondsToFirstSync === null).toBe(row.firstSynced === 0);
@@ -170,18 +172,18 @@ describe('insights: connection conversion by institution and day', () => {
 
   it("answers the operator across merchants, or one merchant's, and refuses a range it cannot read", async () => {
     const all = dataOf(await stack.operator.get('/admin/insights/conversion'), 200);
-    const redirectStarted = (rows: { institutionId: string; started: number }[]) =>
-      rows.filter((r) => r.institutionId === 'sandbox-redirect').reduce((n, r) => n + r.started, 0);
+    const redirectStarted = (answer: { institutions: { institutionId: string; started: number }[] }) =>
+      answer.institutions.find((r) => r.institutionId === 'sandbox-redirect')?.started ?? 0;
     const mine = dataOf(await tenant.client.get('/v1/insights/conversion'), 200);
     const theirs = dataOf(
       await stack.operator.get(`/admin/insights/conversion?merchantId=${other.merchant.merchant.id}`),
       200,
     );
-    expect(redirectStarted(theirs.rows)).toBe(1);
-    expect(redirectStarted(all.rows)).toBe(redirectStarted(mine.rows) + 1);
+    expect(redirectStarted(theirs)).toBe(1);
+    expect(redirectStarted(all)).toBe(redirectStarted(mine) + 1);
     // Merchants see only their own: the other merchant's consent is not in the first's figures.
     const otherView = dataOf(await other.client.get('/v1/insights/conversion'), 200);
-    expect(redirectStarted(otherView.rows)).toBe(1);
+    expect(redirectStarted(otherView)).toBe(1);
 
     for (const [query, field] of [
       ['from=2026-02-30', 'from'],

@@ -847,12 +847,7 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
-        ConversionRowOutput: {
-            /**
-             * Format: date
-             * @description The day (UTC) the consents were started: their cohort.
-             */
-            day: string;
+        ConversionCountsOutput: {
             /** @example sandbox-redirect */
             institutionId: string;
             /** @description Data consents started (POST /v1/users/{userId}/consents). */
@@ -874,6 +869,33 @@ export interface components {
             /** @description Median seconds from start to the end of the first successful sync; null when none. */
             medianSecondsToFirstSync: number | null;
         };
+        ConversionDayOutput: {
+            /** @example sandbox-redirect */
+            institutionId: string;
+            /** @description Data consents started (POST /v1/users/{userId}/consents). */
+            started: number;
+            /** @description Of those, authorised at the bank at some point (whatever came after). */
+            authorised: number;
+            /** @description Refused by the user or the bank before being authorised (REJECTED). */
+            rejected: number;
+            /** @description The user never came back from the bank: EXPIRED with reason AUTHORISATION_ABANDONED, settled about an hour after the last step. */
+            abandoned: number;
+            /** @description Ended before authorisation any other way (FAILED, a timeout, an error). */
+            failed: number;
+            /** @description Still awaiting the user (at the bank, or an SCA step). */
+            pending: number;
+            /** @description Authorised consents an account of which finished its first sync. */
+            firstSynced: number;
+            /** @description Median seconds from start to authorisation; null when none was authorised. */
+            medianSecondsToAuthorised: number | null;
+            /** @description Median seconds from start to the end of the first successful sync; null when none. */
+            medianSecondsToFirstSync: number | null;
+            /**
+             * Format: date
+             * @description The day (UTC) the consents were started: their cohort.
+             */
+            day: string;
+        };
         ConversionOutput: {
             /**
              * Format: date
@@ -885,8 +907,10 @@ export interface components {
              * @description The last day counted (UTC), included.
              */
             to: string;
-            /** @description A row a day and institution that had consents started, by day then institution. Each consent counts once, in the cohort of the day it was started, under the one outcome it reached: started = authorised + rejected + abandoned + failed + pending. */
-            rows: components["schemas"]["ConversionRowOutput"][];
+            /** @description The whole range, a row an institution that had consents started in it, by institution id. Each consent counts once, under the one outcome it reached: started = authorised + rejected + abandoned + failed + pending. */
+            institutions: components["schemas"]["ConversionCountsOutput"][];
+            /** @description The same a day: a row a day (the cohort of consents started that day) and institution, by day then institution. */
+            days: components["schemas"]["ConversionDayOutput"][];
         };
         ConversionOutputEnvelope: {
             data: components["schemas"]["ConversionOutput"];

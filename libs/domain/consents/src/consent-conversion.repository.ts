@@ -45,11 +45,12 @@ const conversion = (merchants: string) => `
     round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM first_synced_at - created_at)))::int
       AS "medianSecondsToFirstSync"
   FROM reached
-  GROUP BY day, institution_id
-  ORDER BY day, institution_id`;
+  GROUP BY GROUPING SETS ((institution_id), (day, institution_id))
+  ORDER BY day NULLS FIRST, institution_id`;
 
 const CONVERSION_ROW = row({
-  day: 'string',
+  /** Null on a row of the whole range's totals. */
+  day: 'string?',
   institutionId: 'string',
   started: 'number',
   authorised: 'number',
@@ -62,8 +63,26 @@ const CONVERSION_ROW = row({
   medianSecondsToFirstSync: 'number?',
 });
 
+type Row = RowOf<typeof CONVERSION_ROW>;
+/** The consents of the whole range at one institution. */
+export type ConversionCounts = Omit<Row, 'day'>;
 /** One day's cohort at one institution. */
-export type ConversionRow = RowOf<typeof CONVERSION_ROW>;
+export type ConversionDay = ConversionCounts & { day: string };
+
+export interface ConversionFigures {
+  institutions: ConversionCounts[];
+  days: ConversionDay[];
+}
+
+/** The statement's two grouping sets apart: the range's totals (no day), then the days. */
+function figuresOf(rows: Row[]): ConversionFigures {
+  const figures: ConversionFigures = { institutions: [], days: [] };
+  for (const { day, ...counts } of rows) {
+    if (day === null) figures.institutions.push(counts);
+    else figures.days.push({ day, ...counts });
+  }
+  return figures;
+}
 
 export const CONSENT_CONVERSION_SQL = {
   ofMerchant: sqlStatement('consents.conversion', conversion('c.merchant_id = $3'), CONVERSION_ROW),
@@ -84,14 +103,18 @@ export interface ConversionRange {
 export class ConsentConversionRepository {
   constructor(private readonly database: DatabasePool) {}
 
-  ofMerchant(merchantId: MerchantId, range: ConversionRange): Promise<ConversionRow[]> {
-    return this.database.rows({
-      ...CONSENT_CONVERSION_SQL.ofMerchant,
-      values: [range.from, range.to, merchantId],
-    });
+  async ofMerchant(merchantId: MerchantId, range: ConversionRange): Promise<ConversionFigures> {
+    return figuresOf(
+      await this.database.rows({
+        ...CONSENT_CONVERSION_SQL.ofMerchant,
+        values: [range.from, range.to, merchantId],
+      }),
+    );
   }
 
-  acrossMerchants(_operator: OperatorCaller, range: ConversionRange): Promise<ConversionRow[]> {
-    return this.database.rows({ ...CONSENT_CONVERSION_SQL.acrossMerchants, values: [range.from, range.to] });
+  async acrossMerchants(_operator: OperatorCaller, range: ConversionRange): Promise<ConversionFigures> {
+    return figuresOf(
+      await this.database.rows({ ...CONSENT_CONVERSION_SQL.acrossMerchants, values: [range.from, range.to] }),
+    );
   }
 }

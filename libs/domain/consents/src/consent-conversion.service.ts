@@ -4,8 +4,8 @@ import { invalidRequest } from '#libs/errors';
 import { CLOCK, type Clock } from '#libs/time';
 import {
   ConsentConversionRepository,
+  type ConversionFigures,
   type ConversionRange,
-  type ConversionRow,
 } from './consent-conversion.repository.js';
 
 const DAY_MS = 86_400_000;
@@ -19,9 +19,7 @@ export interface ConversionQuery {
   to?: string;
 }
 
-export interface ConversionView extends ConversionRange {
-  rows: ConversionRow[];
-}
+export type ConversionView = ConversionRange & ConversionFigures;
 
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
@@ -35,7 +33,7 @@ export class ConsentConversionService {
 
   async ofMerchant(caller: TenantCaller, query: ConversionQuery): Promise<ConversionView> {
     const range = this.rangeOf(query);
-    return { ...range, rows: await this.conversion.ofMerchant(tenantOf(caller), range) };
+    return { ...range, ...(await this.conversion.ofMerchant(tenantOf(caller), range)) };
   }
 
   /** Every merchant's consents together, or one merchant's when `merchantId` names it. */
@@ -44,10 +42,10 @@ export class ConsentConversionService {
     query: ConversionQuery & { merchantId?: string },
   ): Promise<ConversionView> {
     const range = this.rangeOf(query);
-    const rows = query.merchantId
+    const figures = query.merchantId
       ? await this.conversion.ofMerchant(tenantNamedByOperator(operator, query.merchantId), range)
       : await this.conversion.acrossMerchants(operator, range);
-    return { ...range, rows };
+    return { ...range, ...figures };
   }
 
   /** The days asked for (the input checked each is a calendar day), defaulted and held to the limits. */

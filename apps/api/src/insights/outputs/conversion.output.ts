@@ -1,8 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-export class ConversionRowOutput {
-  @ApiProperty({ format: 'date', description: 'The day (UTC) the consents were started: their cohort.' })
-  day!: string;
+export class ConversionCountsOutput {
   @ApiProperty({ example: 'sandbox-redirect' }) institutionId!: string;
   @ApiProperty({ description: 'Data consents started (POST /v1/users/{userId}/consents).' })
   started!: number;
@@ -35,13 +33,24 @@ export class ConversionRowOutput {
   medianSecondsToFirstSync!: number | null;
 }
 
+export class ConversionDayOutput extends ConversionCountsOutput {
+  @ApiProperty({ format: 'date', description: 'The day (UTC) the consents were started: their cohort.' })
+  day!: string;
+}
+
 export class ConversionOutput {
   @ApiProperty({ format: 'date', description: 'The first day counted (UTC), included.' }) from!: string;
   @ApiProperty({ format: 'date', description: 'The last day counted (UTC), included.' }) to!: string;
   @ApiProperty({
-    type: [ConversionRowOutput],
+    type: [ConversionCountsOutput],
     description:
-      'A row a day and institution that had consents started, by day then institution. Each consent counts once, in the cohort of the day it was started, under the one outcome it reached: started = authorised + rejected + abandoned + failed + pending.',
+      'The whole range, a row an institution that had consents started in it, by institution id. Each consent counts once, under the one outcome it reached: started = authorised + rejected + abandoned + failed + pending.',
   })
-  rows!: ConversionRowOutput[];
+  institutions!: ConversionCountsOutput[];
+  @ApiProperty({
+    type: [ConversionDayOutput],
+    description:
+      'The same a day: a row a day (the cohort of consents started that day) and institution, by day then institution.',
+  })
+  days!: ConversionDayOutput[];
 }
