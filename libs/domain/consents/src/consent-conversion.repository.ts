@@ -11,15 +11,14 @@ import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
  * the user). `firstSynced`: an account of the consent finished a first sync after the authorisation. The
  * medians are seconds from the start; null when no consent of the row got there.
  */
-const conversion = (merchants: string) => `
+const conversion = (consents: string, { byDay } = { byDay: true }) => `
   WITH started AS (
     SELECT c.id, c.institution_id, c.created_at, c.status, c.last_error_code,
       (c.created_at AT TIME ZONE 'UTC')::date AS day,
       (SELECT min(h.changed_at) FROM consent_status_changes h
         WHERE h.consent_id = c.id AND h.to_status = 'AUTHORIZED') AS authorised_at
     FROM consents c
-    WHERE ${merchants} AND c.kind = 'ACCOUNT'
-      AND c.created_at >= $1::date AND c.created_at < $2::date + 1
+    WHERE c.kind = 'ACCOUNT' AND ${consents}
   ), reached AS (
     SELECT s.*,
       (SELECT min(r.finished_at) FROM accounts a JOIN sync_runs r ON r.account_id = a.id
@@ -32,7 +31,7 @@ const conversion = (merchants: string) => `
         ELSE 'failed' END AS outcome
     FROM started s
   )
-  SELECT to_char(day, 'YYYY-MM-DD') AS day, institution_id AS "institutionId",
+  SELECT ${byDay ? "to_char(day, 'YYYY-MM-DD')" : 'NULL::text'} AS day, institution_id AS "institutionId",
     count(*)::int AS started,
     count(*) FILTER (WHERE outcome = 'authorised')::int AS authorised,
     count(*) FILTER (WHERE outcome = 'rejected')::int AS rejected,
@@ -45,8 +44,8 @@ const conversion = (merchants: string) => `
     round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM first_synced_at - created_at)))::int
       AS "medianSecondsToFirstSync"
   FROM reached
-  GROUP BY GROUPING SETS ((institution_id), (day, institution_id))
-  ORDER BY day NULLS FIRST, institution_id`;
+  GROUP BY ${byDay ? 'GROUPING SETS ((institution_id), (day, institution_id))' : 'institution_id'}
+  ORDER BY ${byDay ? 'day NULLS FIRST, ' : ''}institution_id`;
 
 const CONVERSION_ROW = row({
   /** Null on a row of the whole range's totals. */
@@ -84,9 +83,21 @@ function figuresOf(rows: Row[]): ConversionFigures {
   return figures;
 }
 
+const IN_RANGE = 'c.created_at >= $1::date AND c.created_at < $2::date + 1';
+
 export const CONSENT_CONVERSION_SQL = {
-  ofMerchant: sqlStatement('consents.conversion', conversion('c.merchant_id = $3'), CONVERSION_ROW),
-  acrossMerchants: sqlStatement('consents.conversion-all', conversion('TRUE'), CONVERSION_ROW),
+  ofMerchant: sqlStatement(
+    'consents.conversion',
+    conversion(`c.merchant_id = $3 AND ${IN_RANGE}`),
+    CONVERSION_ROW,
+  ),
+  acrossMerchants: sqlStatement('consents.conversion-all', conversion(IN_RANGE), CONVERSION_ROW),
+  /** The worker's gauge: every merchant's consents started since $1, by institution (`consents (created_at)`). */
+  startedSince: sqlStatement(
+    'consents.conversion-since',
+    conversion('c.created_at >= $1', { byDay: false }),
+    CONVERSION_ROW,
+  ),
 };
 
 /** Days are UTC calendar days, `from` and `to` included (YYYY-MM-DD). */
@@ -110,6 +121,12 @@ export class ConsentConversionRepository {
         values: [range.from, range.to, merchantId],
       }),
     );
+  }
+
+  /** Every merchant's consents started since `since`, by institution: for the worker's metrics, no merchant in them. */
+  async startedSince(since: Date): Promise<ConversionCounts[]> {
+    const rows = await this.database.rows({ ...CONSENT_CONVERSION_SQL.startedSince, values: [since] });
+    return figuresOf(rows).institutions;
   }
 
   async acrossMerchants(_operator: OperatorCaller, range: ConversionRange): Promise<ConversionFigures> {

@@ -53,6 +53,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentConversionService,
   ],
   exports: [
+    ConsentConversionRepository,
     ConsentConversionService,
     ConsentCallbackHooks,
     ConsentFirstSyncRepository,
