@@ -407,6 +407,23 @@ describe('web console, in a browser', () => {
     await heading(`Customer ${reference}`);
   });
 
+  it('shows where customers drop off, bank by bank, as bars and as the same figures in a table', async () => {
+    await page.getByRole('link', { name: 'Conversion', exact: true }).click();
+    await heading('Connection conversion');
+    const row = page.locator('#conversion tbody tr', { hasText: 'sandbox-redirect' });
+    await row.waitFor();
+    // The set-up's one connection: started, authorised and first-synced, within a couple of minutes.
+    const cells = await row.locator('td').allTextContents();
+    expect(cells.slice(0, 8)).toEqual(['sandbox-redirect', '1', '1', '0', '0', '0', '0', '1']);
+    expect(cells.slice(8)).toEqual([expect.stringMatching(/^\d+ s$/), expect.stringMatching(/^\d+ s$/)]);
+    // The bars are for the eye: hidden from screen readers, who have the table.
+    expect(await page.locator('#conversion .chart').getAttribute('aria-hidden')).toBe('true');
+    expect(await page.locator('#conversion .chart .bank').count()).toBe(1);
+    await page.getByLabel('Connections started in').selectOption('7');
+    await page.getByRole('table', { name: 'Connections started in the last 7 days, by bank' }).waitFor();
+    await shot('conversion');
+  });
+
   it('signs out, then the operator in, who disables and enables a merchant', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in');

@@ -201,6 +201,16 @@ describe('domain metrics after the flow', () => {
     expect(valueOf(worker, 'bff_consents_expiring', { within: '7d', renewal: 'requested' })).toBe(0);
   });
 
+  it("the last day's connections by institution and outcome: both authorised, the revoked one too", () => {
+    const of = (outcome: string) =>
+      valueOf(worker, 'bff_consent_conversion_last_day', { institution: 'sandbox-redirect', outcome });
+    expect(of('started')).toBe(2);
+    expect(of('authorised')).toBe(2);
+    const ended = ['rejected', 'abandoned', 'failed', 'pending'].map(of);
+    expect(ended).toEqual([0, 0, 0, 0]);
+    expect(of('first_synced')).toBeGreaterThanOrEqual(1);
+  });
+
   it('queue depth per state and the oldest waiting job, for every queue', () => {
     for (const queue of ALL_QUEUES) {
       for (const state of JOB_STATES) {

@@ -5,6 +5,7 @@ import { deliveryScreen } from './merchant-delivery.js';
 import { endpointScreen } from './merchant-endpoint.js';
 import { endpointsScreen } from './merchant-endpoints.js';
 import { eventsScreen, lookupScreen } from './merchant-events.js';
+import { insightsScreen } from './merchant-insights.js';
 import { keysScreen } from './merchant-keys.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
@@ -40,6 +41,7 @@ const SCREENS = {
     [/^#\/event-endpoints\/([\w-]+)\/deliveries\/([\w-]+)$/, deliveryScreen],
     [/^#\/events$/, eventsScreen],
     [/^#\/lookup$/, lookupScreen],
+    [/^#\/insights$/, insightsScreen],
   ],
   operator: [
     [/^#\/merchants$/, merchantsScreen],
@@ -59,6 +61,7 @@ const NAV = {
     ['#/event-endpoints', 'Event endpoints'],
     ['#/events', 'Events'],
     ['#/lookup', 'Look up a tracing id'],
+    ['#/insights', 'Conversion'],
   ],
   operator: [
     ['#/merchants', 'Merchants'],

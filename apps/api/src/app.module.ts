@@ -12,6 +12,7 @@ import { OpenApiDocumentModule } from './common/openapi-document/openapi-documen
 import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { ConsoleApiModule } from './console/console-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
+import { InsightsApiModule } from './insights/insights-api.module.js';
 import { InstitutionsApiModule } from './institutions/institutions-api.module.js';
 import { MerchantApiModule } from './merchant/merchant-api.module.js';
 import { PaymentsApiModule } from './payments/payments-api.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
         AuditApiModule,
         AdminApiModule,
         MerchantApiModule,
+        InsightsApiModule,
         UsersApiModule,
         InstitutionsApiModule,
         ConsentsApiModule,

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Caller, TenantCaller } from '#libs/context';
+import type { Caller, OperatorCaller, TenantCaller } from '#libs/context';
 
 /** Where the access hook puts the request's caller (libs/http registerAccess). */
 export interface RequestWithPrincipal {
@@ -25,5 +25,12 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
 export const Tenant = createParamDecorator((_data: unknown, context: ExecutionContext): TenantCaller => {
   const caller = callerOf(context);
   if (caller.kind === 'operator') throw new Error('@Tenant() used on a route the operator may call');
+  return caller;
+});
+
+/** The operator on an operator-only route: what a read across merchants takes as its warrant. */
+export const Operator = createParamDecorator((_data: unknown, context: ExecutionContext): OperatorCaller => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'operator') throw new Error('@Operator() used on a route a merchant may call');
   return caller;
 });

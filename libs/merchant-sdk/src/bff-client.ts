@@ -9,6 +9,7 @@ import {
 import { type ConsentsApi, consentsApi } from './consents-api.js';
 import { type EventEndpointsApi, eventEndpointsApi, type EventsApi, eventsApi } from './events-api.js';
 import { createRawClient, type RawClient, type TokenSource } from './http-transport.js';
+import { type InsightsApi, insightsApi } from './insights-api.js';
 import { lookupOf } from './lookup-api.js';
 import { type MerchantApi, merchantApi } from './merchant-api.js';
 import type { Lookup, Me } from './models.js';
@@ -83,6 +84,8 @@ export interface BffClient {
    * 50 of each, newest first (merchant key only).
    */
   lookup(id: string): Promise<Lookup>;
+  /** Connection conversion by institution and day. */
+  insights: InsightsApi;
   /** The merchant's own origins, keys and audit log (merchant key only). */
   merchant: MerchantApi;
   /**
@@ -117,6 +120,7 @@ export function createBffClient(options: BffClientOptions): BffClient {
     eventEndpoints: eventEndpointsApi(sdk),
     events: eventsApi(sdk),
     lookup: lookupOf(sdk),
+    insights: insightsApi(sdk),
     merchant: merchantApi(sdk),
     raw,
   };

@@ -17,6 +17,7 @@ export type { EventStream, EventStreamOptions } from './event-stream.js';
 export type { EventEndpointsApi, EventsApi } from './events-api.js';
 export type { CreateOptions, RawClient, TokenSource } from './http-transport.js';
 export { IDEMPOTENT_POSTS } from './idempotency.js';
+export type { InsightsApi } from './insights-api.js';
 export type { MerchantApi } from './merchant-api.js';
 export type * from './models.js';
 export type { Page, PagedList } from './paging.js';

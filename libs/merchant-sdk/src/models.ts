@@ -72,3 +72,5 @@ export type EventDelivery = Schema<'EventDeliveryOutput'>;
 /** What `bff.lookup(id)` found: `{ syncRuns, events, deliveries, more }`. */
 export type Lookup = Schema<'LookupOutput'>;
 export type EventDeliveryAttempt = Schema<'EventDeliveryAttemptOutput'>;
+/** What `bff.insights.conversion()` answers: `{ from, to, rows }`, a row a day and institution. */
+export type Conversion = Schema<'ConversionOutput'>;

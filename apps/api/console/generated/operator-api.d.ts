@@ -350,6 +350,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/insights/conversion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Connection conversion by institution and day, across merchants
+         * @description Data consents by the day (UTC) they were started and their institution, each under the one outcome it reached (authorised, rejected, abandoned, failed, pending), with how many reached a first successful sync and the median time to each: where your users drop off, bank by bank. Read from the store as it stands, so a day still fills in while its consents are pending. Every merchant's consents together, or one merchant's (`merchantId`).
+         */
+        get: operations["ConversionController_forOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/session": {
         parameters: {
             query?: never;
@@ -824,6 +844,77 @@ export interface components {
         AuditEntryOutputListEnvelope: {
             data: components["schemas"]["AuditEntryOutput"][];
             meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        ConversionCountsOutput: {
+            /** @example sandbox-redirect */
+            institutionId: string;
+            /** @description Data consents started (POST /v1/users/{userId}/consents). */
+            started: number;
+            /** @description Of those, authorised at the bank at some point (whatever came after). */
+            authorised: number;
+            /** @description Refused by the user or the bank before being authorised (REJECTED). */
+            rejected: number;
+            /** @description The user never came back from the bank: EXPIRED with reason AUTHORISATION_ABANDONED, settled about an hour after the last step. */
+            abandoned: number;
+            /** @description Ended before authorisation any other way (FAILED, a timeout, an error). */
+            failed: number;
+            /** @description Still awaiting the user (at the bank, or an SCA step). */
+            pending: number;
+            /** @description Authorised consents an account of which finished its first sync. */
+            firstSynced: number;
+            /** @description Median seconds from start to authorisation; null when none was authorised. */
+            medianSecondsToAuthorised: number | null;
+            /** @description Median seconds from start to the end of the first successful sync; null when none. */
+            medianSecondsToFirstSync: number | null;
+        };
+        ConversionDayOutput: {
+            /** @example sandbox-redirect */
+            institutionId: string;
+            /** @description Data consents started (POST /v1/users/{userId}/consents). */
+            started: number;
+            /** @description Of those, authorised at the bank at some point (whatever came after). */
+            authorised: number;
+            /** @description Refused by the user or the bank before being authorised (REJECTED). */
+            rejected: number;
+            /** @description The user never came back from the bank: EXPIRED with reason AUTHORISATION_ABANDONED, settled about an hour after the last step. */
+            abandoned: number;
+            /** @description Ended before authorisation any other way (FAILED, a timeout, an error). */
+            failed: number;
+            /** @description Still awaiting the user (at the bank, or an SCA step). */
+            pending: number;
+            /** @description Authorised consents an account of which finished its first sync. */
+            firstSynced: number;
+            /** @description Median seconds from start to authorisation; null when none was authorised. */
+            medianSecondsToAuthorised: number | null;
+            /** @description Median seconds from start to the end of the first successful sync; null when none. */
+            medianSecondsToFirstSync: number | null;
+            /**
+             * Format: date
+             * @description The day (UTC) the consents were started: their cohort.
+             */
+            day: string;
+        };
+        ConversionOutput: {
+            /**
+             * Format: date
+             * @description The first day counted (UTC), included.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last day counted (UTC), included.
+             */
+            to: string;
+            /** @description The whole range, a row an institution that had consents started in it, by institution id. Each consent counts once, under the one outcome it reached: started = authorised + rejected + abandoned + failed + pending. */
+            institutions: components["schemas"]["ConversionCountsOutput"][];
+            /** @description The same a day: a row a day (the cohort of consents started that day) and institution, by day then institution. */
+            days: components["schemas"]["ConversionDayOutput"][];
+        };
+        ConversionOutputEnvelope: {
+            data: components["schemas"]["ConversionOutput"];
+            meta: components["schemas"]["ApiMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
@@ -2149,6 +2240,68 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_FAILED (a bad cursor, action or merchantId too) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    ConversionController_forOperator: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC) whose consents are counted, included. Default: 29 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description The last day (UTC) whose consents are counted, included. Default: today. */
+                to?: string;
+                /** @description One merchant's consents; absent: every merchant's. */
+                merchantId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;

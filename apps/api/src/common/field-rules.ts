@@ -25,11 +25,7 @@ export const IsInstitutionId = () =>
  * another rule. `description` says what it bounds.
  */
 export const OptionalDateTime = (description?: string) =>
-  applyDecorators(
-    ApiPropertyOptional(instantProperty(description)),
-    IsOptional(),
-    ...instantRules(),
-  );
+  applyDecorators(ApiPropertyOptional(instantProperty(description)), IsOptional(), ...instantRules());
 /** A required point in time, by the same rule as {@link OptionalDateTime}. */
 export const RequiredDateTime = (description?: string) =>
   applyDecorators(ApiProperty(instantProperty(description)), ...instantRules());
@@ -52,6 +48,25 @@ const instantRules = () => [
     },
   }),
 ];
+/** Whether `value` is a calendar day written YYYY-MM-DD (2026-02-30 is not one). */
+export function isCalendarDay(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const midnight = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(midnight.getTime()) && midnight.toISOString().startsWith(value);
+}
+/** An optional UTC calendar day, `YYYY-MM-DD`. */
+export const OptionalDay = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ type: String, format: 'date', description, example: '2026-11-01' }),
+    IsOptional(),
+    ValidateBy({
+      name: 'isCalendarDay',
+      validator: {
+        validate: isCalendarDay,
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be a calendar day, YYYY-MM-DD`,
+      },
+    }),
+  );
 /** A payment reference's most characters: the upstream's limit for payments, VRP payments and funds checks. */
 export const PAYMENT_REFERENCE_MAX_LENGTH = 18;
 /** What UK payment schemes carry in a reference: printable ASCII, space (0x20) to `~` (0x7E). */

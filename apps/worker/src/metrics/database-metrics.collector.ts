@@ -2,13 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccountSyncStatsRepository, type SyncLagCounts } from '#libs/domain/accounts';
-import {
-  CONSENT_KINDS,
-  type ConsentCount,
-  ConsentStatsRepository,
-  ConsentStatus,
-  type ExpiringCount,
-} from '#libs/domain/consents';
+import { ConsentConversionRepository, ConsentStatsRepository } from '#libs/domain/consents';
 import { EventDeliveryStatsRepository } from '#libs/domain/events';
 import { InboxStatsRepository } from '#libs/domain/inbox';
 import {
@@ -19,6 +13,7 @@ import {
 } from '#libs/domain/payments';
 import { type AppLogger, LOGGER, Metrics, RefreshingSnapshot, SnapshotHistogram } from '#libs/observability';
 import { REDIS, type RedisClient } from '#libs/redis';
+import { type ConsentFigures, defineConsentGauges } from './consent-gauges.js';
 import { withDeadline } from './metrics-deadline.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 
@@ -29,17 +24,15 @@ import { SharedSnapshot } from './shared-snapshot.js';
 export const SYNC_LAG_BUCKETS = [
   300, 900, 1800, 3600, 7200, 14400, 21600, 28800, 43200, 86400, 172800, 604800,
 ];
-const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
+const DAY_MS = 86_400_000;
 
 /** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
-const SNAPSHOT_VERSION = 2;
+const SNAPSHOT_VERSION = 3;
 
 /** Plain JSON (ages in seconds as of `at`, no Dates): workers share it through Redis. */
-interface DatabaseSnapshot {
+interface DatabaseSnapshot extends ConsentFigures {
   at: number;
   syncLag: SyncLagCounts;
-  consents: ConsentCount[];
-  expiring: ExpiringCount[];
   deliveries: { due: number; waiting: number; oldestDueSeconds: number };
   endpoints: { healthy: number; failing: number; disabled: number; longestFailingSeconds: number };
   inbox: { received: number; failed: number; oldestReceivedSeconds: number };
@@ -73,6 +66,7 @@ export class DatabaseMetricsCollector {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly accounts: AccountSyncStatsRepository,
     private readonly consents: ConsentStatsRepository,
+    private readonly conversion: ConsentConversionRepository,
     private readonly events: EventDeliveryStatsRepository,
     private readonly inbox: InboxStatsRepository,
     private readonly payments: PaymentStatsRepository,
@@ -128,29 +122,7 @@ export class DatabaseMetricsCollector {
       [],
       (g, s) => g.set(s.syncLag.neverSynced),
     );
-    gauge(
-      'bff_consents',
-      'Consents by status (the closed set of libs/domain/consents) and kind.',
-      ['status', 'kind'],
-      (g, s) => {
-        for (const status of Object.values(ConsentStatus))
-          for (const kind of CONSENT_KINDS) g.set({ status, kind }, 0);
-        for (const row of s.consents) g.set({ status: row.status, kind: row.kind }, row.consents);
-      },
-    );
-    gauge(
-      'bff_consents_expiring',
-      'Data consents still usable that expire within 1 day or 7 days (cumulative: 7d includes 1d), by renewal: requested (awaiting the user), not_requested (renewable, not asked yet), not_renewable (embedded flow, or the bank kept the expiry).',
-      ['within', 'renewal'],
-      (g, s) => {
-        for (const renewal of RENEWALS) {
-          const rows = s.expiring.filter((row) => row.renewal === renewal);
-          const sum = (list: ExpiringCount[]) => list.reduce((total, row) => total + row.consents, 0);
-          g.set({ within: '1d', renewal }, sum(rows.filter((row) => row.withinDay)));
-          g.set({ within: '7d', renewal }, sum(rows));
-        }
-      },
-    );
+    defineConsentGauges(gauge);
     gauge(
       'bff_event_deliveries_pending',
       'Deliveries of merchant events not finished, by state: due (an attempt should be under way) or waiting_retry (after a failure). Disabled merchants’ are left out.',
@@ -249,6 +221,7 @@ export class DatabaseMetricsCollector {
       const syncLag = await this.accounts.syncLag(now, SYNC_LAG_BUCKETS);
       const consents = await this.consents.byStatus();
       const expiring = await this.consents.expiringWithinWeek(now);
+      const conversion = await this.conversion.startedSince(new Date(now.getTime() - DAY_MS));
       const { oldestDueAt, ...deliveries } = await this.events.backlog(now);
       const { failingSince, ...endpoints } = await this.events.endpointHealth();
       const { oldestReceivedAt, ...inbox } = await this.inbox.backlog();
@@ -259,6 +232,7 @@ export class DatabaseMetricsCollector {
         syncLag,
         consents,
         expiring,
+        conversion,
         deliveries: { ...deliveries, oldestDueSeconds: secondsSince(oldestDueAt, now) },
         endpoints: { ...endpoints, longestFailingSeconds: secondsSince(failingSince, now) },
         inbox: { ...inbox, oldestReceivedSeconds: secondsSince(oldestReceivedAt, now) },

@@ -73,6 +73,14 @@ export const CONSENT_LIFECYCLE_SQL = {
         ORDER BY id LIMIT $3`,
     LIFECYCLE_ROW,
   ),
+  unreturnedRedirect: sqlStatement(
+    'consent-lifecycle.unreturned-redirect',
+    `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
+        WHERE status = 'AWAITING_AUTHORIZATION' AND kind = 'ACCOUNT' AND flow = 'REDIRECT'
+          AND updated_at < $1 AND id > $2
+        ORDER BY id LIMIT $3`,
+    LIFECYCLE_ROW,
+  ),
   leastRecentlyReconciled: sqlStatement(
     'consent-lifecycle.least-recently-reconciled',
     `SELECT ${LIFECYCLE_COLUMNS} FROM consents c
@@ -161,6 +169,18 @@ export class ConsentLifecycleRepository {
     const rows = await this.db.rows({
       ...CONSENT_LIFECYCLE_SQL.abandonedVrp,
       values: [createdBefore, afterId, limit],
+    });
+    return rows.map(toConsent);
+  }
+
+  /**
+   * Redirect data consents still awaiting the user's return from the bank, unchanged since before
+   * `movedBefore`, after `afterId`.
+   */
+  async unreturnedRedirect(movedBefore: Date, afterId: string, limit: number): Promise<LifecycleConsent[]> {
+    const rows = await this.db.rows({
+      ...CONSENT_LIFECYCLE_SQL.unreturnedRedirect,
+      values: [movedBefore, afterId, limit],
     });
     return rows.map(toConsent);
   }

@@ -9,6 +9,7 @@ import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { type ConsentGone, consentGone } from './consent-gone-signals.js';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
+import { ConsentSettleService, type UnreturnedSettled } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
@@ -52,6 +53,8 @@ export interface Reconciliation {
   failed: number;
   /** Embedded consents awaiting the bank's outcome whose poll was made sure of (enqueued again if lost). */
   pollsResumed: number;
+  /** Redirect consents whose user never came back from the bank, settled from the bank's record. */
+  unreturned: UnreturnedSettled;
 }
 
 /**
@@ -71,6 +74,7 @@ export class ConsentLifecycleService {
     private readonly state: ConsentStateRepository,
     private readonly expiry: ConsentExpiryRepository,
     private readonly renewal: ConsentRenewalService,
+    private readonly settle: ConsentSettleService,
     private readonly jobs: JobProducerService,
   ) {}
 
@@ -160,8 +164,10 @@ export class ConsentLifecycleService {
   }
 
   async reconcile(now = this.clock.now()): Promise<Reconciliation> {
-    const result: Reconciliation = { checked: 0, revoked: 0, expired: 0, failed: 0, pollsResumed: 0 };
-    result.pollsResumed = await this.resumeEmbeddedPolls(now);
+    const pollsResumed = await this.resumeEmbeddedPolls(now);
+    const unreturned = await this.settle.settleUnreturned(now);
+    const counts = { checked: 0, revoked: 0, expired: 0, failed: 0 };
+    const result: Reconciliation = { ...counts, pollsResumed, unreturned };
     // Everything not checked since this run began, least recently checked first, at most a run's worth.
     // A 429 the client could not wait out ends the run: the rest waits for the next one.
     let limited = false;

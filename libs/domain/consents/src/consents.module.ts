@@ -7,6 +7,8 @@ import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentCallbackService } from './consent-callback.service.js';
+import { ConsentConversionRepository } from './consent-conversion.repository.js';
+import { ConsentConversionService } from './consent-conversion.service.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
@@ -47,8 +49,12 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentLifecycleService,
     ConsentStatsRepository,
     ConsentStatusHistoryRepository,
+    ConsentConversionRepository,
+    ConsentConversionService,
   ],
   exports: [
+    ConsentConversionRepository,
+    ConsentConversionService,
     ConsentCallbackHooks,
     ConsentFirstSyncRepository,
     ConsentRepository,

@@ -1,5 +1,7 @@
 export * from './consent-authoriser.service.js';
 export * from './consent-callback.hooks.js';
+export * from './consent-conversion.repository.js';
+export * from './consent-conversion.service.js';
 export * from './consent-first-sync.repository.js';
 export * from './consent-gone-signals.js';
 export * from './consent-kinds.js';

@@ -1,0 +1,21 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsUUID } from 'class-validator';
+import { CONVERSION_DEFAULT_DAYS, CONVERSION_MAX_DAYS } from '#libs/domain/consents';
+import { OptionalDay } from '../../common/field-rules.js';
+
+export class ConversionInput {
+  @OptionalDay(
+    `The first day (UTC) whose consents are counted, included. Default: ${CONVERSION_DEFAULT_DAYS - 1} days before \`to\`; at most ${CONVERSION_MAX_DAYS} days before it.`,
+  )
+  from?: string;
+
+  @OptionalDay('The last day (UTC) whose consents are counted, included. Default: today.')
+  to?: string;
+}
+
+export class OperatorConversionInput extends ConversionInput {
+  @ApiPropertyOptional({ format: 'uuid', description: "One merchant's consents; absent: every merchant's." })
+  @IsOptional()
+  @IsUUID()
+  merchantId?: string;
+}

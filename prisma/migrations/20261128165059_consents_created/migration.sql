@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "consents_created_at_idx" ON "consents"("created_at");
