@@ -1,9 +1,12 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import {
   DELIVERED_EVENT_TYPES,
   type DeliveredEventType,
+  EventsSweeperService,
   MERCHANT_EVENT_TYPE_NAMES,
   type MerchantEventType,
 } from '#libs/domain/events';
@@ -96,6 +99,10 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       await prisma.$queryRaw<{ type: string }[]>`
         SELECT DISTINCT type::text AS type FROM merchant_events WHERE merchant_id = ${merchantId()}::uuid`
     ).map((r) => r.type);
+  const endpointId = async () =>
+    dataOf<{ id: string; url: string }[]>(await tenant.client.get('/v1/event-endpoints')).find(
+      (e) => e.url === receiver.url,
+    )!.id;
   const recorded = async (type: MerchantEventType) =>
     eventually(type, async () => ((await recordedTypes()).includes(type) ? true : undefined));
 
@@ -220,6 +227,31 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       await recorded(type);
   });
 
+  it('records an endpoint disabled after failing too long, for the merchant’s other endpoints only', async () => {
+    const dead = await new EventReceiver().start();
+    await dead.stop();
+    const created = await tenant.client.post('/v1/event-endpoints', {
+      url: dead.url,
+      types: ['endpoint.disabled'],
+    });
+    const deadId = dataOf<{ endpoint: { id: string } }>(created, 201).endpoint.id;
+    await prisma.eventEndpoint.update({
+      where: { id: deadId },
+      data: { failingSince: new Date(Date.now() - 4 * DAY) },
+    });
+    expect((await stack.api.app.get(EventsSweeperService).sweepOutbound()).disabled).toBe(1);
+    await recorded('endpoint.disabled');
+    const [event] = await prisma.merchantEvent.findMany({
+      where: { merchantId: merchantId(), type: 'ENDPOINT_DISABLED' },
+    });
+    expect(event.data).toMatchObject({ endpointId: deadId, url: dead.url });
+    await eventually('the other endpoint told', () =>
+      receiver.accepted().some((e) => e.id === event.id) ? true : undefined,
+    );
+    // Not the endpoint itself, though it takes the type: it is the one that cannot hear it.
+    expect(await prisma.eventDelivery.count({ where: { endpointId: deadId } })).toBe(0);
+  });
+
   it('sends every event recorded, to the endpoint and down the streams, exactly as its type’s schema says', async () => {
     // Every type of the catalogue came out of the flows above.
     expect((await recordedTypes()).sort()).toEqual([...MERCHANT_EVENT_TYPE_NAMES].sort());
@@ -265,7 +297,47 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
         stream.close();
       }
     }
-    expect(ids.filter((id) => !streamed.has(id))).toEqual([]);
+    // Every event about a user (endpoint.disabled is about none, and is on no stream).
+    const ofUsers = await prisma.merchantEvent.findMany({
+      where: { merchantId: merchantId(), userId: { not: null } },
+      select: { id: true },
+    });
+    expect(ofUsers.map((e) => e.id).filter((id) => !streamed.has(id))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('serves each type’s event schema at /v1/event-types: every event sent is its type’s, and no other’s', async () => {
+    const answer = await tenant.client.get('/v1/event-types');
+    expect(answer.status).toBe(200);
+    const served =
+      dataOf<{ name: string; component: string; subscribable: boolean; schema: object }[]>(answer);
+    // The whole catalogue, in its order, each from its own component of the document.
+    expect(served.map((t) => t.name)).toEqual(Object.keys(DELIVERED_EVENT_TYPES));
+    expect(served.map((t) => `#/components/schemas/${t.component}`)).toEqual(
+      served.map((t) => mapping()[t.name]),
+    );
+    expect(served.filter((t) => !t.subscribable).map((t) => t.name)).toEqual(['endpoint.test']);
+    // Self-contained: compiled alone, by a reader that knows nothing of the document.
+    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
+    ajvFormats.default(ajv);
+    const validators = new Map<string, ValidateFunction>(served.map((t) => [t.name, ajv.compile(t.schema)]));
+
+    // Every body the endpoint received, and a test event sent to it.
+    const sent = await tenant.client.post(`/v1/event-endpoints/${await endpointId()}/test`);
+    expect(sent.status).toBe(200);
+    const bodies = receiver.requests.map((r) => JSON.parse(r.body) as { id: string; type: string });
+    expect(new Set(bodies.map((b) => b.type))).toEqual(new Set(served.map((t) => t.name)));
+    const problems: string[] = [];
+    for (const body of bodies) {
+      for (const [name, validate] of validators) {
+        // A copy: the validator is a type guard, and would narrow `body` itself.
+        const accepted = validate({ ...body });
+        if (name === body.type && !accepted) {
+          problems.push(`${body.type} ${body.id}: ${JSON.stringify(validate.errors)}`);
+        }
+        if (name !== body.type && accepted) problems.push(`${body.type} ${body.id}: accepted by ${name}`);
+      }
+    }
     expect(problems).toEqual([]);
   });
 

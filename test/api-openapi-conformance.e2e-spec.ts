@@ -521,6 +521,8 @@ describe('api: every answer matches our own OpenAPI document', () => {
     );
     await valid('GET /v1/events/{eventId}', { ...merchant, params: { eventId: listed[0].id } }, 200);
     await valid('GET /v1/lookup', { ...merchant, query: { id: listed[0].id } }, 200);
+    await valid('GET /v1/event-types', merchant, 200);
+    await valid('GET /v1/event-delivery-policy', merchant, 200);
     await valid('GET /v1/insights/conversion', { ...merchant, query: { from: '2026-11-01' } }, 200);
     await valid('GET /admin/insights/conversion', { ...operator, query: { to: '2026-11-30' } }, 200);
     await valid('GET /v1/event-endpoints', merchant, 200);
@@ -537,6 +539,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
       'GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts',
       { ...merchant, params: { id: endpointId, deliveryId: deliveries[0].id }, query: { limit: '2' } },
       200,
+    );
+    await valid(
+      'POST /v1/event-endpoints/{id}/recover',
+      { ...onEndpoint, body: { since: new Date(Date.now() - 3_600_000).toISOString() } },
+      202,
     );
     await valid(
       'POST /v1/event-endpoints/{id}/deliveries/{deliveryId}/retry',

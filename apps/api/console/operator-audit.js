@@ -19,6 +19,7 @@ const ACTIONS = {
   'event-endpoint.rotate-secret': "Event endpoint's secret rotated",
   'event-endpoint.enable': 'Event endpoint enabled again',
   'event-delivery.retry': 'Event delivery tried again',
+  'event-endpoint.recover': 'Failed event deliveries sent again',
   'payment.settle': 'Parked payment settled',
   'institutions.refresh': 'List of banks refreshed',
   'upstream-webhook.register': 'Upstream webhook registered',

@@ -227,6 +227,7 @@ const PLAIN = {
     'transactions.changed': 'Transactions changed',
     'payment.completed': 'A payment completed',
     'payment.failed': 'A payment failed',
+    'endpoint.disabled': 'Another endpoint was disabled',
     'endpoint.test': 'A test event',
   },
 };

@@ -8,6 +8,7 @@ import { AdminApiModule } from './admin/admin-api.module.js';
 import { AuditApiModule } from './common/audit/audit-api.module.js';
 import { AuthModule } from './common/auth/auth.module.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
+import { OpenApiDocumentModule } from './common/openapi-document/openapi-document.module.js';
 import { ConsentsApiModule } from './consents/consents-api.module.js';
 import { ConsoleApiModule } from './console/console-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
@@ -34,6 +35,7 @@ export class AppModule {
         SystemModule,
         AuthModule,
         IdempotencyModule,
+        OpenApiDocumentModule,
         AuditApiModule,
         AdminApiModule,
         MerchantApiModule,

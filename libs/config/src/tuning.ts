@@ -51,6 +51,8 @@ export interface Tuning {
   eventDeliveryBackoffSeconds: number;
   /** An endpoint failing without one success for this long is disabled. */
   eventEndpointDisableAfterHours: number;
+  /** The most failed deliveries one recovery call (POST /v1/event-endpoints/{id}/recover) schedules. */
+  eventRecoveryBatch: number;
   /** How often the worker re-enqueues inbox rows and deliveries lost from Redis (0: not scheduled here). */
   eventsSweepEverySeconds: number;
   /** Days a processed upstream webhook stays in the inbox. */
@@ -107,6 +109,8 @@ export const TUNING: Readonly<Tuning> = {
   eventDeliveryBackoffSeconds: 30,
   // Three days of failures outlast a weekend outage before the endpoint is disabled.
   eventEndpointDisableAfterHours: 72,
+  // One statement and one bulk of jobs a call, whatever the backlog: a caller with more calls again.
+  eventRecoveryBatch: 10_000,
   // The safety net for what a crash or a Redis outage dropped between a commit and its job (and the check
   // that disables failing endpoints): half a minute late is fine for either.
   eventsSweepEverySeconds: 30,

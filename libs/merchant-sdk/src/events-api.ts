@@ -48,6 +48,15 @@ export interface EventEndpointsApi {
   ): PagedList<EventDeliveryAttempt>;
   /** Sends one delivery again now, same event id and body. */
   retryDelivery(id: string, deliveryId: string): Promise<EventDelivery>;
+  /**
+   * Sends again every delivery that failed for good since `since` (an ISO time), a bounded batch a call:
+   * call again while the answer's `more` is true. Never sends a delivery twice; the endpoint must be enabled.
+   */
+  recover(
+    id: string,
+    input: Body<`${EndpointPath}/recover`, 'post'>,
+    options?: CreateOptions,
+  ): Promise<Data<`${EndpointPath}/recover`, 'post'>>;
 }
 
 export interface EventsApi {
@@ -57,6 +66,13 @@ export interface EventsApi {
    */
   list(query?: Query<'/v1/events'>): PagedList<Data<'/v1/events/{eventId}'>>;
   get(eventId: string): Promise<Data<'/v1/events/{eventId}'>>;
+  /**
+   * Every event type an endpoint may receive: what it means, and the JSON Schema (2020-12,
+   * self-contained) of the whole event as delivered, to check bodies or generate a receiver's types.
+   */
+  types(): Promise<Data<'/v1/event-types'>>;
+  /** How deliveries are retried, given up on, and endpoints disabled, as this deployment does it. */
+  deliveryPolicy(): Promise<Data<'/v1/event-delivery-policy'>>;
   /**
    * The user's events as they happen, in order, each once: `for await (const event of stream)`. Resumes by
    * itself after a dropped connection; give `lastEventId` to resume from a position you stored.
@@ -103,6 +119,13 @@ export function eventEndpointsApi(raw: RawClient): EventEndpointsApi {
           params: { path: { id, deliveryId } },
         }),
       ),
+    recover: (id, input, options = {}) =>
+      dataOf(
+        raw.POST('/v1/event-endpoints/{id}/recover', {
+          params: { ...at(id), header: idempotencyHeader(options.idempotencyKey) },
+          body: input,
+        }),
+      ),
   };
 }
 
@@ -111,6 +134,8 @@ export function eventsApi(raw: RawClient): EventsApi {
     list: (query = {}) =>
       pagedList((q) => envelopeOf(raw.GET('/v1/events', { params: { query: q } })), query),
     get: (eventId) => dataOf(raw.GET('/v1/events/{eventId}', { params: { path: { eventId } } })),
+    types: () => dataOf(raw.GET('/v1/event-types')),
+    deliveryPolicy: () => dataOf(raw.GET('/v1/event-delivery-policy')),
     stream: (userId, options) => openEventStream(raw, userId, options),
   };
 }

@@ -28,6 +28,7 @@ export const IDEMPOTENT_POSTS = [
   '/v1/consents/{consentId}/reauthorise',
   '/v1/accounts/{accountId}/transactions/categorisation',
   '/v1/event-endpoints',
+  '/v1/event-endpoints/{id}/recover',
   '/v1/merchant/api-keys',
   '/v1/users/{userId}/payments',
   '/v1/users/{userId}/vrp/consents',

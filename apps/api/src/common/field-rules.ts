@@ -25,25 +25,29 @@ export const IsInstitutionId = () =>
  * another rule. `description` says what it bounds.
  */
 export const OptionalDateTime = (description?: string) =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: String,
-      description: `${description ? `${description}. ` : ''}${INSTANT_FORMS[0].toUpperCase()}${INSTANT_FORMS.slice(1)}.`,
-      example: '2026-11-23T10:00:00Z',
-      pattern: INSTANT_PATTERN,
-    }),
-    IsOptional(),
-    Transform(({ value }: { value: unknown }) =>
-      typeof value === 'string' ? (canonicalInstant(value) ?? value) : value,
-    ),
-    ValidateBy({
-      name: 'isInstant',
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && parseInstant(value) !== undefined,
-        defaultMessage: (args) => `${args?.property ?? 'value'} must be ${INSTANT_FORMS}`,
-      },
-    }),
-  );
+  applyDecorators(ApiPropertyOptional(instantProperty(description)), IsOptional(), ...instantRules());
+/** A required point in time, by the same rule as {@link OptionalDateTime}. */
+export const RequiredDateTime = (description?: string) =>
+  applyDecorators(ApiProperty(instantProperty(description)), ...instantRules());
+
+const instantProperty = (description?: string) => ({
+  type: String,
+  description: `${description ? `${description}. ` : ''}${INSTANT_FORMS[0].toUpperCase()}${INSTANT_FORMS.slice(1)}.`,
+  example: '2026-11-23T10:00:00Z',
+  pattern: INSTANT_PATTERN,
+});
+const instantRules = () => [
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? (canonicalInstant(value) ?? value) : value,
+  ),
+  ValidateBy({
+    name: 'isInstant',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseInstant(value) !== undefined,
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be ${INSTANT_FORMS}`,
+    },
+  }),
+];
 /** Whether `value` is a calendar day written YYYY-MM-DD (2026-02-30 is not one). */
 export function isCalendarDay(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;

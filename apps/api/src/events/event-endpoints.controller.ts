@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TUNING } from '#libs/config';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { AuditAction } from '#libs/domain/audit';
 import {
@@ -8,7 +9,7 @@ import {
   type EventEndpointView,
   RESPONSE_EXCERPT_BYTES,
 } from '#libs/domain/events';
-import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { IdParam } from '../common/id-param.js';
@@ -18,7 +19,9 @@ import { ApiUnionSchema } from '../common/openapi-unions.js';
 import { EventEndpointOutput } from '../common/outputs/event-endpoint.output.js';
 import { keysetPage, listEnvelope } from '../common/paging.js';
 import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.js';
+import { RecoverDeliveriesInput } from './inputs/recover-deliveries.input.js';
 import { UpdateEventEndpointInput } from './inputs/update-event-endpoint.input.js';
+import { DeliveryRecoveryOutput } from './outputs/delivery-recovery.output.js';
 import { EndpointTestOutput } from './outputs/endpoint-test.output.js';
 import { EventDeliveryOutput } from './outputs/event-delivery.output.js';
 import { EventDeliveryAttemptOutput } from './outputs/event-delivery-attempt.output.js';
@@ -67,7 +70,7 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
-      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.',
+      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. The exact schedule this deployment applies: GET /v1/event-delivery-policy.',
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()
@@ -142,7 +145,7 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Enable a disabled endpoint again',
     description:
-      'Deliveries resume for events from now on; those that failed while it was disabled can be sent again with the retry route.',
+      'Deliveries resume for events from now on; those that failed while it was disabled can be sent again, all at once with POST …/recover (since when it stopped) or one by one with the retry route.',
   })
   @ApiAnswer(200, EventEndpointOutput)
   @ApiMissing()
@@ -235,5 +238,28 @@ export class EventEndpointsController {
     @Tenant() caller: TenantCaller,
   ) {
     return envelope(await this.endpoints.retry(caller, id, deliveryId));
+  }
+
+  @Post(':id/recover')
+  @HttpCode(202)
+  @Audited(AuditAction.EventEndpointRecover, { resource: 'event-endpoint', id: 'id', fields: true })
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Send again every delivery that failed for good since a time',
+    description: `Every delivery to this endpoint created at or after \`since\` whose status is FAILED (its retries ran out, or it failed while the endpoint was disabled) is made PENDING and sent now, same event id and body, its attempts kept and counted on. At most ${TUNING.eventRecoveryBatch} a call, oldest first: while \`more\` is true, call again. A delivery already pending or delivered is left as it is, so a repeated call never sends one twice. Refused while the endpoint is disabled (409: enable it first, POST …/enable), and for a \`since\` in the future or older than retention (400).`,
+  })
+  @ApiAnswer(202, DeliveryRecoveryOutput)
+  @ApiInvalid('VALIDATION_FAILED: since missing, malformed, in the future or older than retention')
+  @ApiMissing()
+  @ApiConflictResponse({
+    type: ApiErrorResponse,
+    description: 'CONFLICT: the endpoint is disabled (enable it with POST …/enable, then recover);',
+  })
+  async recover(
+    @IdParam('id', 'Event endpoint') id: string,
+    @Body() body: RecoverDeliveriesInput,
+    @Tenant() caller: TenantCaller,
+  ) {
+    return envelope(await this.endpoints.recover(caller, id, new Date(body.since)));
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '#libs/domain/audit';
 import { EventsModule } from '#libs/domain/events';
 import { SyncModule } from '#libs/domain/sync';
+import { EventCatalogueController } from './event-catalogue.controller.js';
 import { EventEndpointsController } from './event-endpoints.controller.js';
 import { EventsController } from './events.controller.js';
 import { LookupController } from './lookup.controller.js';
@@ -14,7 +15,13 @@ import { UserEventsController } from './user-events.controller.js';
  */
 @Module({
   imports: [EventsModule, SyncModule, AuditModule],
-  controllers: [EventEndpointsController, EventsController, LookupController, UserEventsController],
+  controllers: [
+    EventCatalogueController,
+    EventEndpointsController,
+    EventsController,
+    LookupController,
+    UserEventsController,
+  ],
   providers: [UserEventStreams],
 })
 export class EventsApiModule {}

@@ -1,5 +1,6 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { declarePublicRoutes, type NestFastifyApplication, SECURITY_SCHEMES } from '#libs/http';
+import { OpenApiDocumentService } from '../common/openapi-document/openapi-document.service.js';
 import { strictNullableReferences } from '../common/openapi-nullable.js';
 import { markOpenSchemas } from '../common/openapi-open-schemas.js';
 import { declarePathRefusals } from '../common/openapi-path-refusals.js';
@@ -43,6 +44,7 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
     app.getHttpAdapter().getInstance(),
     (url) => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-'),
   );
+  app.get(OpenApiDocumentService).publish(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
   if (options.responseSchemas !== false) {
     registerResponseSchemas(app.getHttpAdapter().getInstance(), document as never);

@@ -16,6 +16,7 @@ export const AuditAction = {
   EventEndpointRotateSecret: 'event-endpoint.rotate-secret',
   EventEndpointEnable: 'event-endpoint.enable',
   EventDeliveryRetry: 'event-delivery.retry',
+  EventEndpointRecover: 'event-endpoint.recover',
   PaymentSettle: 'payment.settle',
   InstitutionsRefresh: 'institutions.refresh',
   UpstreamWebhookRegister: 'upstream-webhook.register',

@@ -85,3 +85,13 @@ export interface AttemptView {
   response: AttemptExchange['response'];
   error: string | null;
 }
+
+/** An endpoint the sweeper has just disabled. */
+export interface DisabledEndpoint {
+  id: string;
+  merchantId: string;
+  url: string;
+  failingSince: Date;
+  disabledAt: Date;
+  disabledReason: string;
+}

@@ -71,6 +71,11 @@ export const MERCHANT_EVENT_TYPES = {
     description: 'A payment reached a failed final status at the bank.',
     data: ['paymentId', 'kind', 'consentId', 'status', 'amount', 'reference', 'upstreamPaymentId'],
   },
+  'endpoint.disabled': {
+    description:
+      'One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince).',
+    data: ['endpointId', 'url', 'failingSince', 'disabledAt', 'disabledReason'],
+  },
 } as const satisfies Record<string, { description: string; data: readonly string[] }>;
 
 export type MerchantEventType = keyof typeof MERCHANT_EVENT_TYPES;

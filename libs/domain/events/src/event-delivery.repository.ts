@@ -173,6 +173,25 @@ export class EventDeliveryRepository {
     return row ? toView(row) : null;
   }
 
+  /**
+   * A recovery: at most `limit` of the endpoint's deliveries that FAILED for good, created at or after
+   * `since`, pending again and due `now` (their attempts kept). Answers those made pending, to enqueue,
+   * and whether more are left for another call. None while the endpoint is disabled.
+   */
+  async recoverFailed(
+    merchantId: MerchantId,
+    endpointId: string,
+    since: Date,
+    now: Date,
+    limit: number,
+  ): Promise<{ ids: string[]; more: boolean }> {
+    const [row] = await this.db.rows({
+      ...EVENT_DELIVERY_SQL.recoverFailed,
+      values: [merchantId, endpointId, since, now, limit],
+    });
+    return { ids: row.ids, more: row.more };
+  }
+
   /** An endpoint's deliveries, newest first, keyset-paged by id (uuid v7: time-ordered). */
   async listForEndpoint(
     merchantId: MerchantId,

@@ -6,6 +6,7 @@ import { webhookHeaders } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
+import { retryDelayMs } from './delivery-policy.js';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
 import type { AttemptExchange, DeliveryWork } from './delivery-views.js';
 import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
@@ -14,7 +15,6 @@ import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventEndpointRepository } from './event-endpoint.repository.js';
 
 const USER_AGENT = 'open-banking-bff-events/1.0';
-const MAX_DELAY_MS = 3_600_000;
 /** How much of an answer's body the attempt log keeps. */
 export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
 /** How much more of it is read (and dropped) so the connection can be reused; past that it is closed. */
@@ -39,12 +39,6 @@ export interface TestDelivery {
   /** As a delivery's attempt log shows an attempt. */
   request: AttemptExchange['request'];
   response: AttemptExchange['response'];
-}
-
-/** The delay before attempt `n + 1` after `n` failures: doubling from the base, capped, ±20% jitter. */
-export function retryDelayMs(failures: number, baseSeconds: number, random = Math.random): number {
-  const exponential = Math.min(baseSeconds * 1000 * 2 ** Math.max(0, failures - 1), MAX_DELAY_MS);
-  return Math.round(exponential * (0.8 + 0.4 * random()));
 }
 
 /**

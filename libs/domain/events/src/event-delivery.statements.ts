@@ -103,6 +103,8 @@ export const EVENT_DELIVERY_SQL = {
         JOIN event_endpoints ep ON ep.merchant_id = e.merchant_id
           AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
         WHERE e.id = ANY($1::uuid[])
+          -- An endpoint is not told it was disabled: it is the one that cannot hear it.
+          AND NOT (e.type = 'endpoint.disabled' AND e.data->>'endpointId' = ep.id::text)
         ORDER BY e.seq
         ON CONFLICT (endpoint_id, event_id) DO NOTHING
         RETURNING id, event_id, status = 'PENDING' AS pending`,
@@ -158,6 +160,25 @@ export const EVENT_DELIVERY_SQL = {
           RETURNING d.*)
         SELECT ${VIEW_COLUMNS} FROM updated d JOIN merchant_events e ON e.id = d.event_id`,
     VIEW_ROW,
+  ),
+  // At most $5 of the endpoint's deliveries FAILED since $3, oldest first, pending again and due at $4;
+  // `more` says whether others were left. Only FAILED rows change (the update re-reads the status under
+  // the row's lock), so a delivery pending or sent meanwhile, by a concurrent recovery too, is left alone.
+  recoverFailed: sqlStatement(
+    'event-deliveries.recover-failed',
+    `WITH candidates AS (
+          SELECT d.id, d.created_at FROM event_deliveries d
+          WHERE d.merchant_id = $1 AND d.endpoint_id = $2 AND d.status = 'FAILED' AND d.created_at >= $3
+          ORDER BY d.created_at, d.id LIMIT $5::int + 1),
+        chosen AS (SELECT id FROM candidates ORDER BY created_at, id LIMIT $5::int),
+        updated AS (
+          UPDATE event_deliveries d SET status = 'PENDING', next_attempt_at = $4, updated_at = $4
+          FROM chosen c, event_endpoints ep
+          WHERE d.id = c.id AND d.status = 'FAILED' AND ep.id = d.endpoint_id AND ep.disabled_at IS NULL
+          RETURNING d.id)
+        SELECT ARRAY(SELECT id::text FROM updated) AS ids,
+          (SELECT count(*) FROM candidates) > $5::int AS more`,
+    { ids: 'string[]', more: 'boolean' },
   ),
   listFirst: sqlStatement('event-deliveries.list-first', listForEndpoint(false), VIEW_ROW),
   /** Null when the merchant has no such delivery on that endpoint; else its log, a page of it. */

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import { SecretBox } from '#libs/crypto';
-import { DatabasePool, PrismaService, sqlStatement } from '#libs/database';
-import type { SealedEndpoint } from './delivery-views.js';
+import { DatabasePool, PrismaService, queryOn, sqlStatement } from '#libs/database';
+import type { DisabledEndpoint, SealedEndpoint } from './delivery-views.js';
 import type { MerchantEventType } from './event-catalogue.js';
 
 export interface EventEndpointView {
@@ -73,13 +74,20 @@ export const EVENT_ENDPOINT_SQL = {
             disabled_reason = 'No delivery succeeded since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
               || '; disabled automatically. Fix the endpoint, then enable it again.'
           WHERE disabled_at IS NULL AND failing_since < $1
-          RETURNING id, merchant_id, failing_since),
+          RETURNING id, merchant_id, url, failing_since, disabled_at, disabled_reason),
         failed AS (
           UPDATE event_deliveries d SET status = 'FAILED', next_attempt_at = NULL, updated_at = $2,
             last_error = 'endpoint disabled'
           FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'PENDING')
-        SELECT id, merchant_id, failing_since FROM disabled`,
-    { id: 'string', merchant_id: 'string', failing_since: 'Date!' },
+        SELECT id, merchant_id, url, failing_since, disabled_at, disabled_reason FROM disabled`,
+    {
+      id: 'string',
+      merchant_id: 'string',
+      url: 'string',
+      failing_since: 'Date!',
+      disabled_at: 'Date!',
+      disabled_reason: 'string!',
+    },
   ),
 };
 
@@ -273,14 +281,16 @@ export class EventEndpointRepository {
    * Disables endpoints failing since before `cutoff`, with the reason; their pending deliveries fail now
    * (they would only fail later). Returns what it disabled, for the log.
    */
-  async disableFailing(
-    cutoff: Date,
-    now: Date,
-  ): Promise<{ id: string; merchantId: string; failingSince: Date }[]> {
-    const rows = await this.db.rows({
-      ...EVENT_ENDPOINT_SQL.disableFailing,
-      values: [cutoff, now],
-    });
-    return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, failingSince: r.failing_since }));
+  /** Inside the caller's transaction, which records the `endpoint.disabled` events of those disabled. */
+  async disableFailing(db: pg.PoolClient, cutoff: Date, now: Date): Promise<DisabledEndpoint[]> {
+    const { rows } = await queryOn(db, { ...EVENT_ENDPOINT_SQL.disableFailing, values: [cutoff, now] });
+    return rows.map((r) => ({
+      id: r.id,
+      merchantId: r.merchant_id,
+      url: r.url,
+      failingSince: r.failing_since,
+      disabledAt: r.disabled_at,
+      disabledReason: r.disabled_reason,
+    }));
   }
 }

@@ -4,6 +4,7 @@ import { type TenantCaller, tenantOf } from '#libs/context';
 import { generateWebhookSecret } from '#libs/crypto';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
+import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducerService } from '#libs/queue';
 import { refusedLiteralAddress } from './delivery-target.js';
 import type { AttemptView, DeliveryView } from './delivery-views.js';
@@ -22,6 +23,7 @@ const deliveryNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Delivery no
 export class EventEndpointsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly endpoints: EventEndpointRepository,
     private readonly deliveries: EventDeliveryRepository,
     private readonly producer: JobProducerService,
@@ -146,6 +148,55 @@ export class EventEndpointsService {
     // Now, even when the delivery's job is waiting out a retry delay.
     await this.producer.runNow('events.deliver', { deliveryId });
     return delivery;
+  }
+
+  /**
+   * Svix's "recover failed messages since": the endpoint's deliveries that FAILED for good, created at or
+   * after `since`, sent again (attempts kept), at most the tuning's `eventRecoveryBatch` a call; `more` asks for
+   * another call. A delivery pending or delivered is left as it is, so calling twice sends nothing twice.
+   */
+  async recover(
+    caller: TenantCaller,
+    endpointId: string,
+    since: Date,
+    now = new Date(),
+  ): Promise<{ scheduled: number; more: boolean }> {
+    const endpoint = await this.get(caller, endpointId);
+    if (endpoint.disabledAt) {
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        'The endpoint is disabled: enable it (POST /v1/event-endpoints/{id}/enable), then recover.',
+      );
+    }
+    const days = this.config.retention.eventDays;
+    const invalid = (issue: string) =>
+      new DomainError(ErrorCode.VALIDATION_FAILED, `since ${issue}`, {
+        details: [{ field: 'since', issue }],
+      });
+    if (since.getTime() > now.getTime()) throw invalid('must not be in the future');
+    if (since.getTime() < now.getTime() - days * 86_400_000) {
+      throw invalid(`must be within the last ${days} days (EVENT_RETENTION_DAYS): nothing older is kept`);
+    }
+    const { ids, more } = await this.deliveries.recoverFailed(
+      tenantOf(caller),
+      endpointId,
+      since,
+      now,
+      this.config.tuning.eventRecoveryBatch,
+    );
+    try {
+      await this.producer.enqueueMany(
+        'events.deliver',
+        ids.map((deliveryId) => ({ deliveryId })),
+      );
+    } catch (error) {
+      // They are pending and due in Postgres: the sweeper enqueues them once the queue is back.
+      this.logger.warn(
+        { err: error, endpointId, deliveries: ids.length },
+        'recovered deliveries left to the sweeper',
+      );
+    }
+    return { scheduled: ids.length, more };
   }
 
   private checkUrl(raw: string): void {

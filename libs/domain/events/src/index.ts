@@ -1,3 +1,4 @@
+export * from './delivery-policy.js';
 export * from './delivery-target.js';
 export * from './event-catalogue.js';
 export * from './delivery-views.js';

@@ -623,6 +623,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event types, each with the JSON Schema of its event
+         * @description Every type an endpoint may receive, in the catalogue’s order: what it means, whether an endpoint subscribes to it, and the JSON Schema (2020-12, self-contained) of the whole event as delivered, generated from the same component of this OpenAPI document (`component`, one of MerchantEventOutput’s members).
+         */
+        get: operations["EventCatalogueController_eventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-delivery-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How deliveries are retried, given up on, and endpoints disabled
+         * @description The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, and the nominal time of each attempt of a delivery that keeps failing.
+         */
+        get: operations["EventCatalogueController_policy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-endpoints": {
         parameters: {
             query?: never;
@@ -635,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for 24 h; an endpoint with no successful delivery for 72 h is disabled.
+         * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. The exact schedule this deployment applies: GET /v1/event-delivery-policy.
          */
         post: operations["EventEndpointsController_create"];
         delete?: never;
@@ -697,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Enable a disabled endpoint again
-         * @description Deliveries resume for events from now on; those that failed while it was disabled can be sent again with the retry route.
+         * @description Deliveries resume for events from now on; those that failed while it was disabled can be sent again, all at once with POST …/recover (since when it stopped) or one by one with the retry route.
          */
         post: operations["EventEndpointsController_enable"];
         delete?: never;
@@ -780,6 +820,26 @@ export interface paths {
          * @description Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.
          */
         post: operations["EventEndpointsController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every delivery that failed for good since a time
+         * @description Every delivery to this endpoint created at or after `since` whose status is FAILED (its retries ran out, or it failed while the endpoint was disabled) is made PENDING and sent now, same event id and body, its attempts kept and counted on. At most 10000 a call, oldest first: while `more` is true, call again. A delivery already pending or delivered is left as it is, so a repeated call never sends one twice. Refused while the endpoint is disabled (409: enable it first, POST …/enable), and for a `since` in the future or older than retention (400).
+         */
+        post: operations["EventEndpointsController_recover"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1202,7 +1262,7 @@ export interface components {
             occurredAt: string;
             actor: components["schemas"]["AuditActorOutput"];
             /** @enum {string} */
-            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             /**
              * Format: uuid
              * @description The merchant it concerns; null: the operator's own settings
@@ -2009,6 +2069,86 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        EventTypeOutput: {
+            /**
+             * @description The event’s `type`
+             * @enum {string}
+             */
+            name: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled" | "endpoint.test";
+            /** @description What happened when an event of this type is sent */
+            description: string;
+            /** @description An endpoint can subscribe to it (`types` of POST /v1/event-endpoints); false for `endpoint.test`, sent only when asked for */
+            subscribable: boolean;
+            /**
+             * @description The schema’s name among the OpenAPI document’s components, which `schema` is generated from
+             * @example ConsentRevokedEventOutput
+             */
+            component: string;
+            /** @description The whole event as delivered (the body, and a stream’s `data:`), with this type’s `data`: a self-contained JSON Schema (2020-12, no references), generated from `component`. It declares every member sent; a later version may add members, so a receiver validating with it should allow unknown ones (as it does) */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
+        EventTypeOutputListEnvelope: {
+            data: components["schemas"]["EventTypeOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        EventDeliveryPolicyOutput: {
+            /**
+             * @description An attempt not answered (status and body) within this long fails
+             * @example 5000
+             */
+            attemptTimeoutMs: number;
+            /**
+             * @description The first retry’s nominal delay
+             * @example 30
+             */
+            backoffBaseSeconds: number;
+            /**
+             * @description Each further retry’s delay doubles, up to this
+             * @example 3600
+             */
+            backoffCapSeconds: number;
+            /**
+             * @description Each delay is its nominal one times a random factor within ±this
+             * @example 0.2
+             */
+            jitterRatio: number;
+            /**
+             * @description A delivery is retried while the next attempt falls within this long after the event was recorded (EVENT_DELIVERY_RETRY_HOURS); then it is FAILED
+             * @example 24
+             */
+            retryWindowHours: number;
+            /**
+             * @description An endpoint with no successful delivery for this long is disabled
+             * @example 72
+             */
+            disableAfterHours: number;
+            /**
+             * @description Events, deliveries and their attempts are kept this long (EVENT_RETENTION_DAYS): the oldest a recovery can reach
+             * @example 30
+             */
+            retentionDays: number;
+            /**
+             * @description When each attempt of a delivery failing every time is made, in seconds after the event was recorded: nominal (no jitter, attempts taking no time). The first is at 0; after the last, the delivery is FAILED
+             * @example [
+             *       0,
+             *       30,
+             *       90,
+             *       210,
+             *       450
+             *     ]
+             */
+            nominalAttemptOffsetsSeconds: number[];
+        };
+        EventDeliveryPolicyOutputEnvelope: {
+            data: components["schemas"]["EventDeliveryPolicyOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
         /** @description `data` of consent.authorized, consent.expiring and consent.reauthorisation_not_extended: the authorised consent */
         ConsentEventData: {
             /** Format: uuid */
@@ -2554,6 +2694,51 @@ export interface components {
             userReference: string | null;
             data: components["schemas"]["PaymentEventData"];
         };
+        /** @description `data` of endpoint.disabled: the endpoint, as it was disabled */
+        EndpointDisabledEventData: {
+            /**
+             * Format: uuid
+             * @description GET /v1/event-endpoints/{id}
+             */
+            endpointId: string;
+            /** @description Its URL when it was disabled */
+            url: string;
+            /**
+             * Format: date-time
+             * @description Since when no delivery to it succeeded: the `since` to recover from
+             */
+            failingSince: string;
+            /** Format: date-time */
+            disabledAt: string;
+            /** @description Why, as GET /v1/event-endpoints/{id} shows it */
+            disabledReason: string;
+        };
+        /** @description One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). */
+        EndpointDisabledEventOutput: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and endpoints: deduplicate on it
+             */
+            id: string;
+            /**
+             * @description What happened: says what `data` holds (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When the change it announces was recorded
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The user it is about
+             */
+            userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
+            data: components["schemas"]["EndpointDisabledEventData"];
+        };
         /** @description `data` of endpoint.test */
         EndpointTestEventData: {
             /**
@@ -2610,16 +2795,17 @@ export interface components {
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
              *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              * @default []
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
         };
         EventEndpointOutput: {
             /** Format: uuid */
             id: string;
             url: string;
             /** @description Empty: every type */
-            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2685,8 +2871,9 @@ export interface components {
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
              *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
         };
         DeliveryAttemptRequestOutput: {
             /** @description The endpoint’s URL when it was sent */
@@ -2750,7 +2937,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -2800,6 +2987,25 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        RecoverDeliveriesInput: {
+            /**
+             * @description Every delivery to the endpoint created at or after this time that FAILED for good is sent again. Not in the future, nor older than retention (EVENT_RETENTION_DAYS). A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00).
+             * @example 2026-11-23T10:00:00Z
+             */
+            since: string;
+        };
+        DeliveryRecoveryOutput: {
+            /** @description Failed deliveries made pending again and sent now, oldest first: at most 10000 a call */
+            scheduled: number;
+            /** @description More failed deliveries since `since` are left: call again (with a new Idempotency-Key) until false */
+            more: boolean;
+        };
+        DeliveryRecoveryOutputEnvelope: {
+            data: components["schemas"]["DeliveryRecoveryOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
         LookupDeliveryOutput: {
             /** Format: uuid */
             id: string;
@@ -2812,7 +3018,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -3291,7 +3497,7 @@ export interface components {
             reference?: string;
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */
-        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
+        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointDisabledEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
     };
     responses: never;
     parameters: never;
@@ -3704,7 +3910,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only entries of this action */
-                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             };
             header?: never;
             path?: never;
@@ -6659,6 +6865,116 @@ export interface operations {
             };
         };
     };
+    EventCatalogueController_eventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeOutputListEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    EventCatalogueController_policy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDeliveryPolicyOutputEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
     EventEndpointsController_list: {
         parameters: {
             query?: never;
@@ -7482,6 +7798,101 @@ export interface operations {
             };
         };
     };
+    EventEndpointsController_recover: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. A replay with the same key and body within 24 h returns the first answer; another body gives 409 IDEMPOTENCY_MISMATCH; a replay while the first is running gives 409 CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverDeliveriesInput"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRecoveryOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /**
+             * @description CONFLICT: the endpoint is disabled (enable it with POST …/enable, then recover);
+             *
+             *     IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
     EventsController_list: {
         parameters: {
             query?: {
@@ -7489,7 +7900,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed";
+                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
                 /** @description Only events about this user */
                 userId?: string;
                 /** @description Only events recorded at or after this time. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */

@@ -9,6 +9,7 @@ import {
   ConsentReauthorisationRequiredEventOutput,
   ConsentRevokedEventOutput,
 } from './merchant-events/consent-events.output.js';
+import { EndpointDisabledEventOutput } from './merchant-events/endpoint-events.output.js';
 import { EndpointTestEventOutput } from './merchant-events/endpoint-test-event.output.js';
 import {
   PaymentCompletedEventOutput,
@@ -36,6 +37,7 @@ export const MERCHANT_EVENT_OUTPUTS = {
   'transactions.changed': TransactionsChangedEventOutput,
   'payment.completed': PaymentCompletedEventOutput,
   'payment.failed': PaymentFailedEventOutput,
+  'endpoint.disabled': EndpointDisabledEventOutput,
   'endpoint.test': EndpointTestEventOutput,
 } as const satisfies { [T in DeliveredEventType]: new () => { type: T } };
 

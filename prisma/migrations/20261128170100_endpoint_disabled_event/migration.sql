@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "merchant_event_type" ADD VALUE 'endpoint.disabled';

@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabasePool } from '#libs/database';
+import {
+  dataOf,
+  EventReceiver,
+  eventually,
+  onboard,
+  type Tenant,
+  tuned,
+  uniqueName,
+  useStack,
+} from './kit/index.js';
+
+const HOUR = 3_600_000;
+const FAILED = 1_000;
+/** Smaller than FAILED, so one recovery takes several calls. */
+const BATCH = 400;
+
+interface Recovery {
+  scheduled: number;
+  more: boolean;
+}
+
+/**
+ * POST /v1/event-endpoints/{id}/recover (docs/events.md): every delivery of the endpoint that failed for
+ * good since a time is sent again through the real api and worker, in bounded batches, each exactly once
+ * however often and however concurrently the merchant asks; refused for a disabled endpoint and for a
+ * time outside what is kept.
+ */
+describe('api: recovering an endpoint’s failed deliveries', () => {
+  // Its own database: the failed deliveries are written straight into it, and no other file's relay or
+  // worker may see them.
+  const stack = useStack({
+    ownDatabase: 'event_recovery',
+    worker: true,
+    overrides: { EVENT_RETENTION_DAYS: '3', ...tuned({ eventRecoveryBatch: BATCH }) },
+  });
+  let tenant: Tenant;
+  let db: DatabasePool;
+  let receiver: EventReceiver;
+  let endpointId: string;
+
+  beforeAll(async () => {
+    db = stack.api.app.get(DatabasePool);
+    tenant = await onboard(stack);
+    receiver = await new EventReceiver().start();
+    endpointId = dataOf<{ endpoint: { id: string } }>(
+      await tenant.client.post('/v1/event-endpoints', { url: receiver.url }),
+      201,
+    ).endpoint.id;
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+  });
+
+  /**
+   * `count` events of the tenant's user, already relayed (numbered past the relay's mark, so no relay
+   * makes deliveries of them), each with a delivery to the endpoint in `status`, created `ageHours` ago,
+   * with one failed attempt in its log. Answers the events' ids.
+   */
+  async function deliveries(count: number, status: 'FAILED' | 'SUCCEEDED', ageHours: number) {
+    const events = await db.rows<{ id: string }>({
+      name: 'recovery-test.insert-events',
+      text: `WITH base AS (SELECT last_stream_seq FROM outbox_relay_state WHERE id = 1),
+          advanced AS (UPDATE outbox_relay_state SET last_stream_seq = last_stream_seq + $3 WHERE id = 1)
+        INSERT INTO merchant_events (id, merchant_id, user_id, type, data, created_at, stream_seq)
+        SELECT uuid_generate_v7(), $1, $2, 'sync.succeeded', jsonb_build_object('n', n),
+          now() - make_interval(hours => $4), (SELECT last_stream_seq FROM base) + n
+        FROM generate_series(1, $3::int) AS n
+        RETURNING id`,
+      values: [tenant.merchant.merchant.id, tenant.userId, count, ageHours],
+    });
+    await db.rows({
+      name: 'recovery-test.insert-deliveries',
+      text: `WITH made AS (
+          INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, attempts, last_attempt_at,
+            last_response_status, last_error, created_at, updated_at)
+          SELECT $1, $2, e, $4::delivery_status, 1, now() - make_interval(hours => $5), 500, 'answered 500',
+            now() - make_interval(hours => $5), now()
+          FROM unnest($3::uuid[]) AS e
+          RETURNING id, merchant_id, last_attempt_at)
+        INSERT INTO event_delivery_attempts (delivery_id, attempt, merchant_id, attempted_at, duration_ms,
+          request_url, request_headers, request_body, response_status, error)
+        SELECT id, 1, merchant_id, last_attempt_at, 3, 'http://127.0.0.1:9/hooks', '{}'::jsonb, '{}', 500,
+          'answered 500'
+        FROM made`,
+      values: [tenant.merchant.merchant.id, endpointId, events.map((e) => e.id), status, ageHours],
+    });
+    return events.map((e) => e.id);
+  }
+
+  const recover = (since: Date | string, key = uniqueName('recover')) =>
+    tenant.client.post(
+      `/v1/event-endpoints/${endpointId}/recover`,
+      { since: typeof since === 'string' ? since : since.toISOString() },
+      { headers: { 'idempotency-key': key } },
+    );
+
+  it('sends each of 1,000 failed deliveries exactly once, in batches, however often it is asked', async () => {
+    const before = await deliveries(20, 'FAILED', 5);
+    const delivered = await deliveries(20, 'SUCCEEDED', 1);
+    const failed = await deliveries(FAILED, 'FAILED', 1);
+    const since = new Date(Date.now() - 2 * HOUR);
+
+    // Two callers at once, each calling until nothing is left: together they schedule each once.
+    const caller = async () => {
+      let scheduled = 0;
+      for (let call = 0; call < 10; call++) {
+        const answer = dataOf<Recovery>(await recover(since), 202);
+        expect(answer.scheduled).toBeLessThanOrEqual(BATCH);
+        scheduled += answer.scheduled;
+        if (!answer.more) return scheduled;
+      }
+      throw new Error('a recovery that never ends');
+    };
+    const [first, second] = await Promise.all([caller(), caller()]);
+    expect(first + second).toBe(FAILED);
+
+    const received = () => receiver.requests.map((r) => String(r.headers['webhook-id']));
+    await eventually('every failed delivery received', () =>
+      new Set(received()).size >= FAILED ? true : undefined,
+    );
+    // Each delivery's attempt recorded: nothing of it is still on its way.
+    await eventually('every recovered delivery recorded as delivered', async () => {
+      const [row] = await db.rows<{ pending: number }>({
+        name: 'recovery-test.pending',
+        text: `SELECT count(*)::int AS pending FROM event_deliveries WHERE endpoint_id = $1 AND status = 'PENDING'`,
+        values: [endpointId],
+      });
+      return row.pending === 0 ? true : undefined;
+    });
+    expect(received().length).toBe(FAILED);
+    expect(new Set(received())).toEqual(new Set(failed));
+    expect(received().filter((id) => before.includes(id) || delivered.includes(id))).toEqual([]);
+
+    // The earlier attempt stays in the log: the recovered one is the second.
+    const [log] = await db.rows<{ attempts: number; entries: number }>({
+      name: 'recovery-test.attempts',
+      text: `SELECT min(d.attempts)::int AS attempts,
+          (SELECT count(*)::int FROM event_delivery_attempts a WHERE a.delivery_id = ANY(array_agg(d.id))) AS entries
+        FROM event_deliveries d WHERE d.event_id = ANY($1::uuid[]) AND d.endpoint_id = $2`,
+      values: [failed, endpointId],
+    });
+    expect(log).toEqual({ attempts: 2, entries: 2 * FAILED });
+
+    // Nothing failed is left since then; the older ones are still there for an earlier `since`.
+    expect(dataOf<Recovery>(await recover(since), 202)).toEqual({ scheduled: 0, more: false });
+  });
+
+  it('answers a replay with the same Idempotency-Key as the first time, scheduling nothing more', async () => {
+    const failed = await deliveries(3, 'FAILED', 4);
+    const key = uniqueName('recover-once');
+    const since = new Date(Date.now() - 4.5 * HOUR);
+    const first = dataOf<Recovery>(await recover(since, key), 202);
+    expect(first).toEqual({ scheduled: failed.length, more: false });
+    expect(dataOf<Recovery>(await recover(since, key), 202)).toEqual(first);
+  });
+
+  it('refuses a since in the future, older than retention or missing, and another merchant’s endpoint', async () => {
+    const refused = async (body: Record<string, unknown>, status: number, code: string) => {
+      const answer = await tenant.client.post(`/v1/event-endpoints/${endpointId}/recover`, body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+      expect((answer.body as { error: { code: string } }).error.code).toBe(code);
+      return (answer.body as { error: { message: string } }).error.message;
+    };
+    expect(
+      await refused({ since: new Date(Date.now() + HOUR).toISOString() }, 400, 'VALIDATION_FAILED'),
+    ).toMatch(/future/);
+    expect(
+      await refused({ since: new Date(Date.now() - 4 * 24 * HOUR).toISOString() }, 400, 'VALIDATION_FAILED'),
+    ).toMatch(/EVENT_RETENTION_DAYS/);
+    await refused({}, 400, 'VALIDATION_FAILED');
+    await refused({ since: 'yesterday' }, 400, 'VALIDATION_FAILED');
+
+    const other = await onboard(stack);
+    const answer = await other.client.post(`/v1/event-endpoints/${endpointId}/recover`, {
+      since: new Date().toISOString(),
+    });
+    expect(answer.status).toBe(404);
+  });
+
+  it('refuses a disabled endpoint, saying to enable it first', async () => {
+    await db.rows({
+      name: 'recovery-test.disable',
+      text: `UPDATE event_endpoints SET disabled_at = now(), disabled_reason = 'test' WHERE id = $1`,
+      values: [endpointId],
+    });
+    const answer = await recover(new Date(Date.now() - HOUR));
+    expect(answer.status).toBe(409);
+    expect((answer.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/enable it/),
+    });
+  });
+});
