@@ -413,6 +413,16 @@ describe('api: every answer matches our own OpenAPI document', () => {
       200,
     );
     await valid('GET /v1/accounts/{accountId}/syncs', { ...onAccount, query: { limit: '5' } }, 200);
+    await valid(
+      'GET /v1/syncs/{syncId}/upstream-calls',
+      { ...merchant, params: { syncId: sync.syncId }, query: { limit: '5' } },
+      200,
+    );
+    await valid(
+      'GET /v1/consents/{consentId}/upstream-calls',
+      { ...merchant, params: { consentId: consent.id }, query: { limit: '5' } },
+      200,
+    );
     await valid('GET /v1/accounts/{accountId}/statements', { ...onAccount, query: { limit: '5' } }, 200);
     await valid('GET /v1/accounts/{accountId}/beneficiaries', onAccount, 200);
     await valid(
@@ -479,6 +489,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
     expect(new Set(payments.map((p) => p.kind))).toEqual(new Set(['SINGLE', 'VRP']));
     await valid('GET /v1/payments/{paymentId}', { ...merchant, params: { paymentId: payment.id } }, 200);
     await valid('GET /v1/payments/{paymentId}', { ...merchant, params: { paymentId: vrpPayment.id } }, 200);
+    await valid(
+      'GET /v1/payments/{paymentId}/upstream-calls',
+      { ...merchant, params: { paymentId: payment.id } },
+      200,
+    );
     // One payment parked for a person (a repeated send refused), listed and settled by the operator.
     const parked = await createPaymentRow(
       prisma,

@@ -20,6 +20,7 @@ export const DOMAIN_IMPORTS = {
   payments: ['accounts', 'consents', 'events', 'financial-data', 'upstream-failures'],
   sync: ['accounts', 'consents', 'events', 'financial-data', 'sync-runs', 'users'],
   'sync-runs': [],
+  'upstream-calls': [],
   'upstream-failures': [],
   users: ['merchants', 'upstream-failures'],
 };

@@ -17,6 +17,7 @@ import { InstitutionsApiModule } from './institutions/institutions-api.module.js
 import { MerchantApiModule } from './merchant/merchant-api.module.js';
 import { PaymentsApiModule } from './payments/payments-api.module.js';
 import { SystemModule } from './system/system.module.js';
+import { UpstreamCallsApiModule } from './upstream-calls/upstream-calls-api.module.js';
 import { UsersApiModule } from './users/users-api.module.js';
 import { VrpApiModule } from './vrp/vrp-api.module.js';
 import { WebhooksApiModule } from './webhooks/webhooks-api.module.js';
@@ -49,6 +50,7 @@ export class AppModule {
         PaymentsApiModule,
         VrpApiModule,
         ConsoleApiModule,
+        UpstreamCallsApiModule,
       ],
       // No guards: who may call a route is decided before Nest, by the access hook (bootstrap.ts).
       providers: [

@@ -10,6 +10,7 @@ import { InstitutionsModule } from '#libs/domain/institutions';
 import { MerchantsModule } from '#libs/domain/merchants';
 import { PaymentsModule } from '#libs/domain/payments';
 import { SyncModule } from '#libs/domain/sync';
+import { UpstreamCallsModule } from '#libs/domain/upstream-calls';
 import { ConsentsProcessor } from './consents/consents.processor.js';
 import { EventsProcessor } from './events/events.processor.js';
 import { OutboxRelayListener } from './events/outbox-relay.listener.js';
@@ -39,6 +40,7 @@ export class WorkerModule {
         InboxModule,
         MerchantsModule,
         PaymentsModule,
+        UpstreamCallsModule,
       ],
       providers: [
         MaintenanceProcessor,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { Caller } from './caller.js';
 
 /**
@@ -21,6 +22,10 @@ export interface RequestContext {
 export interface WorkSubject {
   readonly merchantId: string;
   readonly institutionId?: string;
+  /** The consent, sync run or payment the work is for: the upstream call log files its calls under them. */
+  readonly consentId?: string;
+  readonly syncRunId?: string;
+  readonly paymentId?: string;
 }
 
 /**
@@ -76,4 +81,13 @@ export function currentRequestId(): string | undefined {
 export function describeWork(subject: WorkSubject): void {
   const context = carrier.current();
   if (context) context.subject = subject;
+}
+
+/**
+ * Runs `fn` for one subject among several a request or job works on at once (a scan's consents in
+ * parallel): in a context of its own, so each one's upstream calls and log lines name it and no other.
+ */
+export function withWork<T>(subject: WorkSubject, fn: () => T): T {
+  const context = carrier.current();
+  return carrier.run({ ...context, requestId: context?.requestId ?? randomUUID(), subject }, fn);
 }

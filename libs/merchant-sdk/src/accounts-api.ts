@@ -6,7 +6,7 @@ import {
   type RawClient,
   sleep,
 } from './http-transport.js';
-import type { Account, Body, Data, Item, Query, SyncRun, Transaction } from './models.js';
+import type { Account, Body, Data, Item, Query, SyncRun, Transaction, UpstreamCall } from './models.js';
 import { type PagedList, pagedList } from './paging.js';
 
 type AccountPath = '/v1/accounts/{accountId}';
@@ -73,6 +73,8 @@ export interface SyncsApi {
   /** The account's sync runs, newest first. */
   list(accountId: string, query?: Query<`${AccountPath}/syncs`>): PagedList<SyncRun>;
   get(syncId: string): Promise<SyncRun>;
+  /** Every attempt of every call made to the upstream for the run, newest first (merchant key only). */
+  upstreamCalls(syncId: string, query?: Query<'/v1/syncs/{syncId}/upstream-calls'>): PagedList<UpstreamCall>;
 }
 
 export function accountsApi(raw: RawClient): AccountsApi {
@@ -170,5 +172,13 @@ export function syncsApi(raw: RawClient): SyncsApi {
         query,
       ),
     get: (syncId) => dataOf(raw.GET('/v1/syncs/{syncId}', { params: { path: { syncId } } })),
+    upstreamCalls: (syncId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/syncs/{syncId}/upstream-calls', { params: { path: { syncId }, query: q } }),
+          ),
+        query,
+      ),
   };
 }

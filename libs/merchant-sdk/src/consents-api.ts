@@ -6,7 +6,7 @@ import {
   idempotencyHeader,
   type RawClient,
 } from './http-transport.js';
-import type { Body, Consent, ConsentStatusChange, Data, Query } from './models.js';
+import type { Body, Consent, ConsentStatusChange, Data, Query, UpstreamCall } from './models.js';
 import { type PagedList, pagedList } from './paging.js';
 
 type ConsentPath = '/v1/consents/{consentId}';
@@ -25,6 +25,8 @@ export interface ConsentsApi {
   get(consentId: string): Promise<Consent>;
   /** Every status the consent has had, oldest first: `from` (null for the first), `to` and `changedAt`. */
   history(consentId: string, query?: Query<`${ConsentPath}/history`>): PagedList<ConsentStatusChange>;
+  /** Every attempt of every call made to the upstream for the consent, its runs' and payments' too. */
+  upstreamCalls(consentId: string, query?: Query<`${ConsentPath}/upstream-calls`>): PagedList<UpstreamCall>;
   /** Revokes the consent at the bank and here; its accounts stop syncing (their data stays). */
   revoke(consentId: string): Promise<void>;
   /** The embedded flow: the user's credentials go to the bank, then an SCA method and a code. */
@@ -75,6 +77,14 @@ export function consentsApi(raw: RawClient): ConsentsApi {
       pagedList(
         (q) =>
           envelopeOf(raw.GET('/v1/consents/{consentId}/history', { params: { ...at(consentId), query: q } })),
+        query,
+      ),
+    upstreamCalls: (consentId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/consents/{consentId}/upstream-calls', { params: { ...at(consentId), query: q } }),
+          ),
         query,
       ),
     revoke: (consentId) => doneOf(raw.DELETE('/v1/consents/{consentId}', { params: at(consentId) })),

@@ -74,3 +74,5 @@ export type Lookup = Schema<'LookupOutput'>;
 export type EventDeliveryAttempt = Schema<'EventDeliveryAttemptOutput'>;
 /** What `bff.insights.conversion()` answers: `{ from, to, rows }`, a row a day and institution. */
 export type Conversion = Schema<'ConversionOutput'>;
+/** One attempt of a call made to the upstream (a consent's, run's or payment's call log). */
+export type UpstreamCall = Schema<'UpstreamCallOutput'>;

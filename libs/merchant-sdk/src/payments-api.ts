@@ -5,7 +5,7 @@ import {
   idempotencyHeader,
   type RawClient,
 } from './http-transport.js';
-import type { Body, Data, Payment, Query } from './models.js';
+import type { Body, Data, Payment, Query, UpstreamCall } from './models.js';
 import { type PagedList, pagedList } from './paging.js';
 
 type VrpConsentPath = '/v1/vrp/consents/{consentId}';
@@ -22,6 +22,11 @@ export interface PaymentsApi {
   ): Promise<Payment>;
   list(userId: string, query?: Query<'/v1/users/{userId}/payments'>): PagedList<Payment>;
   get(paymentId: string): Promise<Payment>;
+  /** Every attempt of every call made to the upstream for the payment, newest first (merchant key only). */
+  upstreamCalls(
+    paymentId: string,
+    query?: Query<'/v1/payments/{paymentId}/upstream-calls'>,
+  ): PagedList<UpstreamCall>;
 }
 
 export interface VrpApi {
@@ -72,6 +77,14 @@ export function paymentsApi(raw: RawClient): PaymentsApi {
         query,
       ),
     get: (paymentId) => dataOf(raw.GET('/v1/payments/{paymentId}', { params: { path: { paymentId } } })),
+    upstreamCalls: (paymentId, query = {}) =>
+      pagedList(
+        (q) =>
+          envelopeOf(
+            raw.GET('/v1/payments/{paymentId}/upstream-calls', { params: { path: { paymentId }, query: q } }),
+          ),
+        query,
+      ),
   };
 }
 

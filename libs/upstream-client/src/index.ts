@@ -12,3 +12,4 @@ export {
   type ConsentCallOptions,
 } from './upstream-request.js';
 export type * from './upstream.types.js';
+export type { AttemptObserver, UpstreamAttempt } from './upstream-attempt.observer.js';

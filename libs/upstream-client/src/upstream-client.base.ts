@@ -13,6 +13,7 @@ import type {
   UpstreamPage,
   UpstreamResult,
 } from './upstream.types.js';
+import type { AttemptObserver } from './upstream-attempt.observer.js';
 import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
 import {
   type BodyLimits,
@@ -136,6 +137,11 @@ export abstract class UpstreamClientBase {
    * of the institutions cache, which a process that never lists institutions itself reads (else every
    * bank's breaker shows as `other`).
    */
+  /** Tells `observer` of every attempt of every call from now on (the upstream call log). */
+  observeAttempts(observer: AttemptObserver | undefined): void {
+    this.transport.observeAttempts(observer);
+  }
+
   rememberInstitutions(ids: readonly string[]): void {
     this.transport.rememberInstitutions(ids);
   }

@@ -8,6 +8,7 @@ import { Breakers } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import type { ApiVersion, UpstreamResult } from './upstream.types.js';
+import { type AttemptObserver, failedAttempt, watchAttempt } from './upstream-attempt.observer.js';
 import { AttemptTimer, dispatchNotifier } from './upstream-attempt.timer.js';
 import { BodyTooLarge, readCapped } from './upstream-body.reader.js';
 import { type BreakerOptions, type BreakerState } from './upstream-breaker.js';
@@ -57,6 +58,7 @@ export class UpstreamTransport {
   private readonly breakers: Breakers | undefined;
   private readonly labels = new InstitutionLabels();
   private readonly stopReportingBreakers: () => void;
+  private observer: AttemptObserver | undefined;
 
   constructor(private readonly options: TransportOptions) {
     const url = new URL(options.baseUrl);
@@ -108,6 +110,11 @@ export class UpstreamTransport {
     this.labels.remember(ids);
   }
 
+  /** Tells `observer` of every attempt from now on (the upstream call log); one observer at a time. */
+  observeAttempts(observer: AttemptObserver | undefined): void {
+    this.observer = observer;
+  }
+
   /** A 429, from the upstream itself or from the bank through a 424, counted against the call's institution. */
   private countRateLimit(error: UpstreamError, institutionId: string | undefined): void {
     const source = rateLimitSource(error);
@@ -124,12 +131,7 @@ export class UpstreamTransport {
     if (spec.consent === 'required' && !options.consent) {
       throw callerError(spec.operation, 'a consent token is required and must not be empty');
     }
-    const path = `${this.basePath}${spec.path}${queryString(spec.query)}`;
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const institutionId = options.institutionId ?? spec.institutionId;
-    const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
-    const started = performance.now();
-    const deadlineAt = deadlineMs === undefined ? Infinity : started + deadlineMs;
+    const { path, body, institutionId, started, deadlineAt } = this.prepare(spec, options);
     const backoff = new RetryBackoff(this.options.retry);
     const pagePart = options.page !== undefined && options.page > 1 ? `.p${options.page}` : '';
     const finish = (outcome: string) =>
@@ -138,6 +140,7 @@ export class UpstreamTransport {
     const history = new AttemptHistory();
     for (let attempt = 1; ; attempt += 1) {
       const requestId = `${baseId}${pagePart}${attempt > 1 ? `.a${attempt}` : ''}`;
+      const observe = watchAttempt(this.observer, spec.operation, institutionId, attempt);
       let ticket;
       try {
         if (signal?.aborted) throw signal.reason;
@@ -146,10 +149,12 @@ export class UpstreamTransport {
         ticket = await this.breakers?.admit(institutionId, spec.operation, requestId, remaining);
         const headers = requestHeaders(spec, options, requestId, this.credentials);
         const result = await this.attempt<T>(spec, path, headers, body, requestId, options, remaining);
+        observe({ status: result.status, errorKind: undefined, tracingId: result.tracingId });
         ticket?.done(undefined, true);
         finish('success');
         return result;
       } catch (error) {
+        observe(failedAttempt(error));
         ticket?.done(error, false);
         if (signal?.aborted) {
           finish('aborted');
@@ -176,6 +181,19 @@ export class UpstreamTransport {
         }
       }
     }
+  }
+
+  /** A call's path, body, institution and deadline, from its spec and options. */
+  private prepare(spec: RequestSpec, options: SendOptions) {
+    const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
+    const started = performance.now();
+    return {
+      path: `${this.basePath}${spec.path}${queryString(spec.query)}`,
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      institutionId: options.institutionId ?? spec.institutionId,
+      started,
+      deadlineAt: deadlineMs === undefined ? Infinity : started + deadlineMs,
+    };
   }
 
   /** How long to wait before the next attempt; undefined when the failure is final or the deadline too near. */

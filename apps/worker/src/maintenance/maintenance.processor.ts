@@ -8,6 +8,7 @@ import { InboxRetentionService } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
 import { ConsoleSessionRepository } from '#libs/domain/merchants';
 import { TransactionChangesRetentionService } from '#libs/domain/sync';
+import { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
 
@@ -25,6 +26,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
       ...(await this.inboxRetention.prune()),
       ...(await this.audit.prune()),
       ...(await this.transactionChanges.prune()),
+      ...(await this.upstreamCalls.prune()),
       consoleSessions: await this.consoleSessions.pruneExpired(),
     }),
     'maintenance.refresh-institutions': async (job, token) => {
@@ -56,6 +58,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     private readonly audit: AuditTrailService,
     private readonly transactionChanges: TransactionChangesRetentionService,
     private readonly consoleSessions: ConsoleSessionRepository,
+    private readonly upstreamCalls: UpstreamCallsService,
   ) {
     super(config, logger);
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { type MerchantId, tenantOfRecord } from '#libs/context';
+import { describeWork, type MerchantId, tenantOfRecord } from '#libs/context';
 import { dependencyFailureOf, DomainError, ErrorCode, retryWhileUnavailable } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
@@ -91,10 +91,10 @@ export class ConsentCallbackService {
   async completeCallback(query: ConsentCallback, psu: PsuHeaders = {}): Promise<string> {
     const claimed = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
     if (!claimed) return this.replay(query, psu);
+    describeWork({ merchantId: claimed.tenant, consentId: claimed.consent.id });
     const { tenant, consent } = claimed;
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const redirect = (params: Record<string, string>) => backToMerchant(consent, params);
-
     const hook = this.hooks.for(consent.kind);
     if (query.error !== undefined || !query.oneTimeToken) {
       const code = query.error !== undefined ? safeErrorCode(query.error) : 'invalid_request';

@@ -13,7 +13,7 @@ import { ConsentSettleService, type UnreturnedSettled } from './consent-settle.s
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
 import { ConsentStatus } from './consent-status.js';
-import { BATCH, byQueryLength, eachBatch, inParallel } from './lifecycle-batches.js';
+import { BATCH, byQueryLength, eachBatch, forConsent, inParallel } from './lifecycle-batches.js';
 
 const DAY_MS = 86_400_000;
 const MIN_UUID = '00000000-0000-0000-0000-000000000000';
@@ -111,7 +111,7 @@ export class ConsentLifecycleService {
         // Only a redirect-flow consent can be sent back to the bank; the claim lets one worker ask.
         const redirect = batch.filter((c) => c.flow === 'REDIRECT');
         await inParallel(redirect, PARALLEL_CALLS, (consent) =>
-          this.reauthorise(consent, now, cutoff, result),
+          forConsent(consent, () => this.reauthorise(consent, now, cutoff, result)),
         );
       },
     );
@@ -178,7 +178,8 @@ export class ConsentLifecycleService {
       if (listed === 'rate-limited') break;
       await inParallel(batch, PARALLEL_CALLS, async (consent) => {
         if (limited) return;
-        const outcome = await this.reconcileOne(consent, now, listed.get(consent.upstreamConsentId));
+        const listedStatus = listed.get(consent.upstreamConsentId);
+        const outcome = await forConsent(consent, () => this.reconcileOne(consent, now, listedStatus));
         if (outcome === 'rate-limited') limited = true;
         else if (outcome === 'failed') result.failed += 1;
         else result.checked += 1;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MerchantId } from '#libs/context';
+import { describeWork, type MerchantId } from '#libs/context';
 import { dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducerService } from '#libs/queue';
@@ -19,7 +19,7 @@ import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
 import { ConsentStatus, FINAL_FAILURE_STATUSES } from './consent-status.js';
 import { isPastExpiry } from './consent-views.js';
-import { BATCH, eachBatch } from './lifecycle-batches.js';
+import { BATCH, eachBatch, forConsent } from './lifecycle-batches.js';
 
 /**
  * How long after a callback starts the worker looks at its consent: a callback that is well ends in
@@ -78,6 +78,7 @@ export class ConsentSettleService {
 
   /** The settle job: whatever is due of this consent now, and its status after. */
   async settle(merchantId: MerchantId, consentId: string, now = new Date()): Promise<{ status: string }> {
+    describeWork({ merchantId, consentId });
     const consent = await this.consents.findOne(merchantId, consentId);
     if (!consent) return { status: 'GONE' };
     if (isPastExpiry(consent, now)) {
@@ -179,7 +180,7 @@ export class ConsentSettleService {
       async (batch) => {
         for (const row of batch) {
           if (limited) return;
-          const outcome = await this.settleOneUnreturned(row);
+          const outcome = await forConsent(row, () => this.settleOneUnreturned(row));
           if (outcome === 'rate-limited') limited = true;
           else if (outcome !== 'unchanged') result[outcome] += 1;
         }

@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { assertActsFor, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
+import { assertActsFor, describeWork, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { uuidV7 } from '#libs/ids';
@@ -129,6 +129,7 @@ export class EmbeddedConsentsService {
     startedAt: number,
     options = EMBEDDED_POLL,
   ): Promise<{ status: string }> {
+    describeWork({ merchantId, consentId });
     const consent = await this.consents.findOne(merchantId, consentId);
     if (!consent) throw consentNotFound();
     if (consent.flow !== 'EMBEDDED' || consent.status !== ConsentStatus.AwaitingAuthorisation) {

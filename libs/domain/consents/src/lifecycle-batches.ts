@@ -1,4 +1,5 @@
 /* How the consent lifecycle walks many consents: in keyset batches, a few calls at a time. */
+import { withWork } from '#libs/context';
 
 /** Rows a lifecycle batch reads at once. */
 export const BATCH = 500;
@@ -48,3 +49,7 @@ export async function eachBatch<T>(
     after = batch[batch.length - 1];
   }
 }
+
+/** Runs `fn` for one consent of a batch in a context of its own: its upstream calls are logged under it. */
+export const forConsent = <T>(consent: { id: string; merchantId: string }, fn: () => T): T =>
+  withWork({ merchantId: consent.merchantId, consentId: consent.id }, fn);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { withWork } from '#libs/context';
 import { ConsentStatus } from '#libs/domain/consents';
 import { dependencyFailureOf, retryWhileUnavailable } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -52,7 +53,17 @@ export class PaymentStatusPoller {
     const due = await this.payments.claimDueChecks(ROUND_SIZE);
     const result: PollRoundResult = { checked: due.length, submitted: 0, finalised: 0, failed: 0 };
     for (let i = 0; i < due.length; i += PARALLEL) {
-      await Promise.all(due.slice(i, i + PARALLEL).map((work) => this.check(work, result, leasedFrom)));
+      // Each payment in a context of its own: its log lines and upstream calls name it, not a neighbour.
+      const subject = (work: PaymentWork) => ({
+        merchantId: work.merchantId,
+        consentId: work.consentId,
+        paymentId: work.id,
+      });
+      await Promise.all(
+        due
+          .slice(i, i + PARALLEL)
+          .map((work) => withWork(subject(work), () => this.check(work, result, leasedFrom))),
+      );
     }
     return result;
   }

@@ -64,7 +64,12 @@ export class PaymentSubmitterService {
     const sends = await this.payments.countSend(work.id);
     const found = await this.optionsFor(work);
     // Every later line of this job (the upstream client's retries too) names whose payment, and where.
-    describeWork({ merchantId: work.merchantId, institutionId: found?.institutionId });
+    describeWork({
+      merchantId: work.merchantId,
+      institutionId: found?.institutionId,
+      consentId: work.consentId,
+      paymentId: work.id,
+    });
     const options = found && { ...found, psu };
     if (!options) {
       const reason = 'The consent holds no token any more (revoked?)';

@@ -187,7 +187,11 @@ export const SYNC_RUN_SQL = {
           UNION ALL
           SELECT id FROM sync_runs WHERE merchant_id = $1::uuid AND request_id = $2::text
           UNION ALL
-          SELECT id FROM sync_runs WHERE id = $3::uuid AND merchant_id = $1::uuid)
+          SELECT id FROM sync_runs WHERE id = $3::uuid AND merchant_id = $1::uuid
+          UNION ALL
+          -- A run any of whose upstream calls the upstream answered with it (the call log's index).
+          SELECT sync_run_id FROM upstream_calls WHERE merchant_id = $1::uuid AND tracing_id = $2::text
+            AND sync_run_id IS NOT NULL)
         ORDER BY r.id DESC LIMIT $4`,
     STORED_RUN,
   ),

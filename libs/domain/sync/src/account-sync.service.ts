@@ -69,7 +69,12 @@ export class AccountSyncService {
     const run: TenantRun = { ...claimed, merchantId: tenantOfRecord(job) };
     const target = await this.syncState.syncTarget(run.merchantId, run.accountId);
     if (!target) return 'already-ended';
-    describeWork({ merchantId: run.merchantId, institutionId: target.consent.institutionId });
+    describeWork({
+      merchantId: run.merchantId,
+      institutionId: target.consent.institutionId,
+      consentId: target.consent.id,
+      syncRunId: run.id,
+    });
     const token = await this.usableToken(run, target);
     const options: ConsentCallOptions = {
       consent: token,

@@ -1088,6 +1088,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/consents/{consentId}/upstream-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A consent's upstream calls
+         * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS). Its sync runs' and payments' included.
+         */
+        get: operations["UpstreamCallsController_consent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/syncs/{syncId}/upstream-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sync run's upstream calls
+         * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).
+         */
+        get: operations["UpstreamCallsController_syncRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{paymentId}/upstream-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment's upstream calls
+         * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).
+         */
+        get: operations["UpstreamCallsController_payment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3495,6 +3555,46 @@ export interface components {
              * @example Sweep
              */
             reference?: string;
+        };
+        UpstreamCallOutput: {
+            /**
+             * @description Orders the log: a later attempt has a greater id.
+             * @example 1042
+             */
+            id: string;
+            /**
+             * @description The upstream's operation.
+             * @example getAccountTransactions
+             */
+            operation: string;
+            /** @example sandbox-redirect */
+            institutionId: string | null;
+            /** @description The HTTP status the upstream answered; null when none came (a timeout, a refused connection). */
+            status: number | null;
+            /** @description What failed, as our client names it: INSTITUTION (the bank failed behind the upstream), UNAVAILABLE (a 5xx; with no status, a timeout, a refused connection or a call not sent because the bank's breaker was open), RATE_LIMITED, CALLER, CONSENT_EXPIRED, …; null for a success. */
+            errorCode: string | null;
+            durationMs: number;
+            /** @description 1 for a first attempt, then each retry of the same call. */
+            attempt: number;
+            /** @description The upstream's tracing id of its answer: quote it to the upstream or the bank. */
+            tracingId: string | null;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            at: string;
+            /** Format: uuid */
+            consentId: string | null;
+            /** Format: uuid */
+            syncRunId: string | null;
+            /** Format: uuid */
+            paymentId: string | null;
+        };
+        UpstreamCallOutputListEnvelope: {
+            data: components["schemas"]["UpstreamCallOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */
         MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointDisabledEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
@@ -9231,6 +9331,243 @@ export interface operations {
             };
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    UpstreamCallsController_consent: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from meta.nextCursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                consentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    UpstreamCallsController_syncRun: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from meta.nextCursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                syncId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    UpstreamCallsController_payment: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from meta.nextCursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

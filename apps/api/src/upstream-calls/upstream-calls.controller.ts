@@ -1,0 +1,58 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TenantCaller } from '#libs/context';
+import { type CallParent, UpstreamCallsService } from '#libs/domain/upstream-calls';
+import { ApiAnswer, Auth, AuthKind, Tenant } from '#libs/http';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
+import { IdParam } from '../common/id-param.js';
+import { ListInput } from '../common/inputs/list.input.js';
+import { keysetPage } from '../common/paging.js';
+import { UpstreamCallOutput } from './outputs/upstream-call.output.js';
+
+const ABOUT =
+  'Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).';
+const CURSOR = /^\d{1,19}$/;
+
+/** The upstream call log of a consent, a sync run or a payment (docs/upstream-calls.md). */
+@ApiTags('upstream calls')
+@Auth(AuthKind.Merchant)
+@Controller('v1')
+export class UpstreamCallsController {
+  constructor(private readonly calls: UpstreamCallsService) {}
+
+  @Get('consents/:consentId/upstream-calls')
+  @ApiOperation({
+    summary: "A consent's upstream calls",
+    description: `${ABOUT} Its sync runs' and payments' included.`,
+  })
+  @ApiAnswer(200, UpstreamCallOutput, { list: true })
+  @ApiInvalid()
+  @ApiMissing()
+  consent(@IdParam('consentId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+    return this.page(caller, 'consent', id, query, `/v1/consents/${id}/upstream-calls`);
+  }
+
+  @Get('syncs/:syncId/upstream-calls')
+  @ApiOperation({ summary: "A sync run's upstream calls", description: ABOUT })
+  @ApiAnswer(200, UpstreamCallOutput, { list: true })
+  @ApiInvalid()
+  @ApiMissing()
+  syncRun(@IdParam('syncId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+    return this.page(caller, 'sync-run', id, query, `/v1/syncs/${id}/upstream-calls`);
+  }
+
+  @Get('payments/:paymentId/upstream-calls')
+  @ApiOperation({ summary: "A payment's upstream calls", description: ABOUT })
+  @ApiAnswer(200, UpstreamCallOutput, { list: true })
+  @ApiInvalid()
+  @ApiMissing()
+  payment(@IdParam('paymentId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
+    return this.page(caller, 'payment', id, query, `/v1/payments/${id}/upstream-calls`);
+  }
+
+  private async page(caller: TenantCaller, parent: CallParent, id: string, query: ListInput, path: string) {
+    const page = keysetPage(query, path, { key: CURSOR });
+    const { calls, nextBeforeId } = await this.calls.pageOf(caller, parent, id, page.limit, page.after);
+    return page.answer(calls, nextBeforeId);
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
+import { DatabasePool } from '#libs/database';
+import { UPSTREAM_CALL_SQL, type UpstreamCallRow } from './upstream-call.statements.js';
+
+/** One attempt as the recorder keeps it until its batch is written. */
+export interface RecordedCall {
+  merchantId: string;
+  consentId: string | null;
+  syncRunId: string | null;
+  paymentId: string | null;
+  operation: string;
+  institutionId: string | null;
+  status: number | null;
+  errorCode: string | null;
+  durationMs: number;
+  attempt: number;
+  tracingId: string | null;
+  at: Date;
+}
+
+/** What a call log belongs to: a consent (its runs' calls too), a sync run or a payment. */
+export type CallParent = 'consent' | 'sync-run' | 'payment';
+
+const PAGE = {
+  consent: UPSTREAM_CALL_SQL.consentPage,
+  'sync-run': UPSTREAM_CALL_SQL.syncRunPage,
+  payment: UPSTREAM_CALL_SQL.paymentPage,
+} as const;
+
+/** The one owner of `upstream_calls`: the recorder's batches, the API's pages, the lookup, the sweep. */
+@Injectable()
+export class UpstreamCallRepository {
+  constructor(private readonly db: DatabasePool) {}
+
+  async insertBatch(calls: readonly RecordedCall[]): Promise<void> {
+    const column = <K extends keyof RecordedCall>(key: K) => calls.map((call) => call[key]);
+    await this.db.rows({
+      ...UPSTREAM_CALL_SQL.insertBatch,
+      values: [
+        column('merchantId'),
+        column('consentId'),
+        column('syncRunId'),
+        column('paymentId'),
+        column('operation'),
+        column('institutionId'),
+        column('status'),
+        column('errorCode'),
+        column('durationMs'),
+        column('attempt'),
+        column('tracingId'),
+        column('at'),
+      ],
+    });
+  }
+
+  /** A page of a parent's calls newest first, or null when the merchant has no such parent. */
+  async pageOf(
+    merchantId: MerchantId,
+    parent: CallParent,
+    id: string,
+    limit: number,
+    beforeId: string | undefined,
+  ): Promise<{ calls: UpstreamCallRow[]; more: boolean } | null> {
+    const rows = await this.db.rows({
+      ...PAGE[parent],
+      values: [merchantId, id, beforeId ?? null, limit + 1],
+    });
+    if (rows.length === 0) {
+      const [exists] = await this.db.rows({
+        ...UPSTREAM_CALL_SQL.parentExists,
+        values: [merchantId, id, parent],
+      });
+      if (!exists?.found) return null;
+    }
+    return { calls: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /** The sync runs and payments of the merchant whose calls carry `tracingId`, at most `limit`. */
+  async withTracingId(
+    merchantId: MerchantId,
+    tracingId: string,
+    limit: number,
+  ): Promise<{ syncRunIds: string[]; paymentIds: string[] }> {
+    const rows = await this.db.rows({
+      ...UPSTREAM_CALL_SQL.byTracingId,
+      values: [merchantId, tracingId, limit],
+    });
+    return {
+      syncRunIds: [...new Set(rows.flatMap((r) => (r.syncRunId ? [r.syncRunId] : [])))],
+      paymentIds: [...new Set(rows.flatMap((r) => (r.paymentId ? [r.paymentId] : [])))],
+    };
+  }
+
+  async deleteBefore(cutoff: Date, limit: number): Promise<number> {
+    const [row] = await this.db.rows({ ...UPSTREAM_CALL_SQL.deleteBefore, values: [cutoff, limit] });
+    return row?.deleted ?? 0;
+  }
+}

@@ -1,0 +1,73 @@
+import { row, type RowOf, sqlStatement } from '#libs/database';
+
+const CALL_ROW = row({
+  id: 'string',
+  operation: 'string',
+  institutionId: 'string?',
+  status: 'number?',
+  errorCode: 'string?',
+  durationMs: 'number',
+  attempt: 'number',
+  tracingId: 'string?',
+  at: 'string',
+  consentId: 'string?',
+  syncRunId: 'string?',
+  paymentId: 'string?',
+});
+
+const CALL_COLUMNS = `u.id::text AS id, u.operation, u.institution_id AS "institutionId", u.status,
+  u.error_code AS "errorCode", u.duration_ms AS "durationMs", u.attempt, u.tracing_id AS "tracingId",
+  to_char(u.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
+  u.consent_id::text AS "consentId", u.sync_run_id::text AS "syncRunId", u.payment_id::text AS "paymentId"`;
+
+/** A page of one parent's calls, newest first, after the keyset `$3` (an id; null: the first page). */
+const pageOf = (parent: 'consent_id' | 'sync_run_id' | 'payment_id') =>
+  `SELECT ${CALL_COLUMNS} FROM upstream_calls u
+    WHERE u.merchant_id = $1 AND u.${parent} = $2 AND ($3::bigint IS NULL OR u.id < $3::bigint)
+    ORDER BY u.id DESC LIMIT $4`;
+
+export const UPSTREAM_CALL_SQL = {
+  /**
+   * A batch of attempts in one statement, as arrays (one per column). Rows of a merchant removed meanwhile
+   * are left out rather than failing the batch on the foreign key.
+   */
+  insertBatch: sqlStatement(
+    'upstream-calls.insert-batch',
+    `INSERT INTO upstream_calls (merchant_id, consent_id, sync_run_id, payment_id, operation, institution_id,
+        status, error_code, duration_ms, attempt, tracing_id, at)
+      SELECT r.* FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[],
+          $7::int[], $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[])
+        AS r(merchant_id, consent_id, sync_run_id, payment_id, operation, institution_id, status, error_code,
+          duration_ms, attempt, tracing_id, at)
+      WHERE EXISTS (SELECT 1 FROM merchants m WHERE m.id = r.merchant_id)`,
+  ),
+  consentPage: sqlStatement('upstream-calls.consent-page', pageOf('consent_id'), CALL_ROW),
+  syncRunPage: sqlStatement('upstream-calls.sync-run-page', pageOf('sync_run_id'), CALL_ROW),
+  paymentPage: sqlStatement('upstream-calls.payment-page', pageOf('payment_id'), CALL_ROW),
+  /** Whether the merchant has the consent, run or payment at all: an empty page of another's is a 404. */
+  parentExists: sqlStatement(
+    'upstream-calls.parent-exists',
+    `SELECT EXISTS (SELECT 1 FROM consents WHERE id = $2 AND merchant_id = $1 AND $3 = 'consent')
+        OR EXISTS (SELECT 1 FROM sync_runs WHERE id = $2 AND merchant_id = $1 AND $3 = 'sync-run')
+        OR EXISTS (SELECT 1 FROM payments WHERE id = $2 AND merchant_id = $1 AND $3 = 'payment') AS found`,
+    { found: 'boolean' },
+  ),
+  /** The runs and payments whose calls carry an upstream tracing id: the lookup's way to them. */
+  byTracingId: sqlStatement(
+    'upstream-calls.by-tracing-id',
+    `SELECT DISTINCT u.sync_run_id::text AS "syncRunId", u.payment_id::text AS "paymentId"
+      FROM upstream_calls u WHERE u.merchant_id = $1 AND u.tracing_id = $2
+      LIMIT $3`,
+    { syncRunId: 'string?', paymentId: 'string?' },
+  ),
+  deleteBefore: sqlStatement(
+    'upstream-calls.delete-before',
+    `WITH gone AS (DELETE FROM upstream_calls WHERE id IN (
+        SELECT id FROM upstream_calls WHERE at < $1 ORDER BY at LIMIT $2) RETURNING 1)
+      SELECT count(*)::int AS deleted FROM gone`,
+    { deleted: 'number' },
+  ),
+};
+
+/** One attempt as the API serves it (`at` an ISO instant, `id` the keyset). */
+export type UpstreamCallRow = RowOf<typeof CALL_ROW>;

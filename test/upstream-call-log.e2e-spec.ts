@@ -1,0 +1,184 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DatabasePool } from '#libs/database';
+import { UpstreamCallsService } from '#libs/domain/upstream-calls';
+import {
+  accountsWhenSynced,
+  connect,
+  dataOf,
+  eventually,
+  onboard,
+  runWhenEnded,
+  SandboxHttp,
+  type Tenant,
+  useStack,
+  WAIT,
+} from './kit/index.js';
+
+interface Call {
+  id: string;
+  operation: string;
+  status: number | null;
+  errorCode: string | null;
+  attempt: number;
+  tracingId: string | null;
+  syncRunId: string | null;
+  consentId: string | null;
+}
+
+const FIELDS = [
+  'at',
+  'attempt',
+  'consentId',
+  'durationMs',
+  'errorCode',
+  'id',
+  'institutionId',
+  'operation',
+  'paymentId',
+  'status',
+  'syncRunId',
+  'tracingId',
+];
+
+/**
+ * The upstream call log on the real stack: a sync that failed at the bank is found from the customer's
+ * reference, and its calls name the upstream's tracing id of each failed attempt; a call the upstream
+ * failed and a retry then passed still leads to its run through the lookup; no other merchant sees them.
+ */
+describe('upstream call log', () => {
+  // Its own database: the retention sweep below acts on every row.
+  const stack = useStack({ ownDatabase: 'call_log', worker: true });
+  let tenant: Tenant;
+  let other: Tenant;
+  let sandbox: SandboxHttp;
+  let reference: string;
+  let account: { id: string; upstreamAccountId: string };
+
+  beforeAll(async () => {
+    [tenant, other] = [await onboard(stack), await onboard(stack)];
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    reference = dataOf<{ reference: string }>(
+      await tenant.client.get(`/v1/users/${tenant.userId}`),
+    ).reference;
+    await connect(stack, tenant);
+    [account] = await accountsWhenSynced(tenant.client, tenant.userId);
+  });
+
+  const sync = async () =>
+    runWhenEnded(
+      tenant.client,
+      dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${account.id}/sync`), 202).syncId,
+    );
+  /** The calls of a run, once the recorder has written the run's last one (within about a second). */
+  const callsOf = (path: string, until: (calls: Call[]) => boolean) =>
+    eventually(
+      `the calls of ${path}`,
+      async () => {
+        const calls = dataOf<Call[]>(await tenant.client.get(`${path}?limit=100`));
+        return until(calls) ? calls : undefined;
+      },
+      WAIT.step,
+    );
+
+  it("finds a sync failed at the bank from the customer's reference, with each failed call's tracing id", async () => {
+    await sandbox.admin('POST', '/faults', {
+      method: 'GET',
+      path: `/accounts/${account.upstreamAccountId}/transactions`,
+      // Refused, so not retried: the run fails at once, its error carrying the upstream's tracing id.
+      status: 400,
+      count: 4,
+    });
+    const failed = await sync();
+    await sandbox.admin('DELETE', '/faults');
+    expect(failed.status).toBe('failed');
+    const tracingId = failed.error.upstream.tracingId as string;
+
+    // As support would: the customer by reference, their account, its runs, the failed one's calls.
+    const found = dataOf<{ users: { id: string }[] }>(
+      await tenant.client.get(`/v1/lookup?id=${encodeURIComponent(reference)}`),
+    );
+    const [accountOf] = dataOf<{ id: string; consentId: string }[]>(
+      await tenant.client.get(`/v1/users/${found.users[0].id}/accounts`),
+    );
+    const runs = dataOf<{ id: string; status: string }[]>(
+      await tenant.client.get(`/v1/accounts/${accountOf.id}/syncs`),
+    );
+    const run = runs.find((r) => r.status === 'failed')!;
+    expect(run.id).toBe(failed.id);
+    const calls = await callsOf(`/v1/syncs/${run.id}/upstream-calls`, (c) =>
+      c.some((x) => x.errorCode !== null),
+    );
+    const failures = calls.filter((c) => c.errorCode !== null);
+    expect(failures.map((c) => [c.operation, c.status])).toEqual([['getTransactions', 400]]);
+    expect(failures[0].tracingId).toBe(tracingId);
+    for (const call of calls) {
+      expect(Object.keys(call).sort()).toEqual(FIELDS);
+      expect(call.syncRunId).toBe(run.id);
+      expect(call.consentId).toBe(accountOf.consentId);
+    }
+    // Newest first, and the consent's log holds the run's calls too.
+    expect(calls.map((c) => Number(c.id))).toEqual(calls.map((c) => Number(c.id)).sort((a, b) => b - a));
+    const consentCalls = dataOf<Call[]>(
+      await tenant.client.get(`/v1/consents/${calls[0].consentId}/upstream-calls?limit=100`),
+    );
+    expect(consentCalls.map((c) => c.id)).toEqual(expect.arrayContaining(calls.map((c) => c.id)));
+  });
+
+  it('leads from the tracing id of a failed attempt that a retry got past to its run', async () => {
+    await sandbox.admin('POST', '/faults', {
+      method: 'GET',
+      path: `/accounts/${account.upstreamAccountId}/transactions`,
+      // Retried by the client: the run succeeds, and only the call log keeps the failed attempt.
+      status: 503,
+      count: 1,
+    });
+    const passed = await sync();
+    await sandbox.admin('DELETE', '/faults');
+    expect(passed.status).toBe('succeeded');
+    const calls = await callsOf(`/v1/syncs/${passed.id}/upstream-calls`, (c) =>
+      c.some((x) => x.errorCode !== null),
+    );
+    const retried = calls.find((c) => c.errorCode !== null)!;
+    expect([retried.status, retried.attempt]).toEqual([503, 1]);
+    expect(
+      calls.some((c) => c.operation === retried.operation && c.attempt === 2 && c.errorCode === null),
+    ).toBe(true);
+    const lookup = dataOf<{ syncRuns: { id: string }[] }>(
+      await tenant.client.get(`/v1/lookup?id=${encodeURIComponent(retried.tracingId!)}`),
+    );
+    expect(lookup.syncRuns.map((r) => r.id)).toEqual([passed.id]);
+    // Not another merchant's to read: the same 404 as an unknown id.
+    for (const path of [
+      `/v1/syncs/${passed.id}/upstream-calls`,
+      `/v1/consents/${retried.consentId}/upstream-calls`,
+    ]) {
+      expect((await other.client.get(path)).status).toBe(404);
+    }
+    expect(
+      (await other.client.get(`/v1/lookup?id=${encodeURIComponent(retried.tracingId!)}`)).body,
+    ).toMatchObject({
+      data: { syncRuns: [] },
+    });
+  });
+
+  it('answers 404 for an unknown run and keeps calls only as long as events', async () => {
+    expect(
+      (await tenant.client.get('/v1/syncs/00000000-0000-7000-8000-000000000000/upstream-calls')).status,
+    ).toBe(404);
+    const db = stack.api.app.get(DatabasePool);
+    const days = stack.api.config.retention.eventDays;
+    await db.rows({
+      text: `UPDATE upstream_calls SET at = now() - make_interval(days => $1 + 1)
+        WHERE id = (SELECT min(id) FROM upstream_calls)`,
+      values: [days],
+    });
+    const before = (
+      await db.rows<{ n: number }>({ text: 'SELECT count(*)::int AS n FROM upstream_calls', values: [] })
+    )[0].n;
+    expect(await stack.worker!.app.get(UpstreamCallsService).prune()).toEqual({ upstreamCalls: 1 });
+    const after = (
+      await db.rows<{ n: number }>({ text: 'SELECT count(*)::int AS n FROM upstream_calls', values: [] })
+    )[0].n;
+    expect(after).toBe(before - 1);
+  });
+});
