@@ -20,6 +20,9 @@ export default defineConfig({
     // eventsource-parser (the merchant SDK's SSE parser) names a `source` condition too, for TypeScript
     // that vite does not compile inside node_modules: take its build, as Node and bundlers do.
     alias: {
+      'eventsource-parser/stream': fileURLToPath(
+        new URL('node_modules/eventsource-parser/dist/stream.js', import.meta.url),
+      ),
       'eventsource-parser': fileURLToPath(
         new URL('node_modules/eventsource-parser/dist/index.js', import.meta.url),
       ),
@@ -35,6 +38,8 @@ export default defineConfig({
       'test/**/*.spec.ts',
     ],
     globalSetup: ['libs/testing/src/global-setup.ts'],
+    // The MCP SDK's client imports `eventsource-parser/stream`: through vite, so the alias above applies.
+    server: { deps: { inline: ['@modelcontextprotocol/sdk'] } },
     pool: 'forks',
     // A worker process keeps the modules it imported from one test file to the next: each file importing
     // Nest, Prisma and BullMQ anew cost about 4 s a file, half the suite's time. Nothing is mocked and no

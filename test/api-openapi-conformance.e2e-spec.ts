@@ -235,6 +235,16 @@ describe('api: every answer matches our own OpenAPI document', () => {
     );
     await valid('GET /admin/upstream/applications', { ...operator, query: { limit: '10' } }, 200);
     await valid('GET /v1/me', merchant, 200);
+    // The MCP server: one JSON-RPC request, as an MCP client sends it (test/mcp.e2e-spec.ts drives the rest).
+    await valid(
+      'POST /v1/mcp',
+      {
+        ...merchant,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      },
+      200,
+    );
     // The merchant's own integration: its origins and keys.
     await valid('GET /v1/merchant', merchant, 200);
     await valid(

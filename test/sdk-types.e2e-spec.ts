@@ -32,6 +32,8 @@ describe('merchant SDK: the types and the operations follow the OpenAPI document
   const merchantOperations = () =>
     documentedOperations(document)
       .filter((operation) => isMerchantPath(operation.path))
+      // Served to another kind of client (the MCP server: an MCP client's), declared so on the route.
+      .filter((operation) => operation.operation['x-sdk'] === undefined)
       .map((operation) => operation.key)
       .sort();
 

@@ -31,6 +31,8 @@ export interface DocumentedOperation {
   security?: Record<string, string[]>[];
   /** The audit log's action for the operation's success (`@Audited`), if it records one. */
   'x-audit-action'?: string;
+  /** Set on an operation the merchant SDK does not call, saying which client does (`@ApiExtension`). */
+  'x-sdk'?: string;
 }
 
 export interface OpenApiDocument {

@@ -14,6 +14,7 @@ import { ConsoleApiModule } from './console/console-api.module.js';
 import { EventsApiModule } from './events/events-api.module.js';
 import { InsightsApiModule } from './insights/insights-api.module.js';
 import { InstitutionsApiModule } from './institutions/institutions-api.module.js';
+import { McpApiModule } from './mcp/mcp-api.module.js';
 import { MerchantApiModule } from './merchant/merchant-api.module.js';
 import { PaymentsApiModule } from './payments/payments-api.module.js';
 import { SystemModule } from './system/system.module.js';
@@ -49,6 +50,7 @@ export class AppModule {
         EventsApiModule,
         PaymentsApiModule,
         VrpApiModule,
+        McpApiModule,
         ConsoleApiModule,
         UpstreamCallsApiModule,
       ],

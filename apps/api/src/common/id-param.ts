@@ -10,6 +10,7 @@ const NOT_FOUND = {
   accountId: 'Account not found.',
   consentId: 'Consent not found.',
   deliveryId: 'Delivery not found.',
+  endpointId: 'Event endpoint not found.',
   eventId: 'Event not found.',
   keyId: 'API key not found.',
   paymentId: 'Payment not found.',
@@ -25,6 +26,14 @@ class UuidPipe implements PipeTransform<string, string> {
     if (!isUuid(value)) throw new DomainError(ErrorCode.NOT_FOUND, this.notFound);
     return value;
   }
+}
+
+/**
+ * One of our ids given outside a path (an MCP tool's argument): the same 404 as `IdParam` answers for a
+ * malformed one, so every door answers a probe alike.
+ */
+export function checkedId(name: keyof typeof NOT_FOUND, value: string): string {
+  return new UuidPipe(NOT_FOUND[name]).transform(value);
 }
 
 /**

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '#libs/domain/accounts';
+import { ConsentsModule } from '#libs/domain/consents';
+import { EventsModule } from '#libs/domain/events';
+import { SyncModule } from '#libs/domain/sync';
+import { UsersModule } from '#libs/domain/users';
+import { McpController } from './mcp.controller.js';
+import { McpToolsService } from './mcp-tools.service.js';
+
+/** /v1/mcp: the read-only MCP server for a merchant's support assistant (docs/mcp.md). */
+@Module({
+  imports: [UsersModule, ConsentsModule, AccountsModule, SyncModule, EventsModule],
+  controllers: [McpController],
+  providers: [McpToolsService],
+})
+export class McpApiModule {}

@@ -1,0 +1,322 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  accountsWhenSynced,
+  connect,
+  dataOf,
+  EventReceiver,
+  eventually,
+  onboard,
+  runWhenEnded,
+  SandboxHttp,
+  type Tenant,
+  useStack,
+} from './kit/index.js';
+
+const UNKNOWN_UUID = '0190c0de-0000-7000-8000-000000000000';
+
+interface Envelope<T = Record<string, unknown>> {
+  data: T;
+  meta: { tracingId: string; nextCursor?: string | null };
+}
+interface ErrorBody {
+  error: { code: string; status: number; message: string; tracingId: string };
+}
+interface Run {
+  id: string;
+  status: string;
+  error: { code: string; message: string; upstream: { tracingId: string } } | null;
+}
+
+/** The SDK's own client over Streamable HTTP, sending `headers` with every request. */
+async function mcpClient(apiUrl: string, headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'support-assistant-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/v1/mcp', apiUrl), { requestInit: { headers } }),
+  );
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+/** A tool's answer: the view, the same as its JSON text. */
+function viewOf<T>(result: CallToolResult): Envelope<T> {
+  expect(result.isError ?? false).toBe(false);
+  const text = (result.content[0] as { text: string }).text;
+  expect(JSON.parse(text)).toEqual(result.structuredContent);
+  return result.structuredContent as unknown as Envelope<T>;
+}
+
+/** A tool's failure: the REST envelope's error, without the request's own tracing id. */
+function errorOf(result: CallToolResult): Omit<ErrorBody['error'], 'tracingId'> {
+  expect(result.isError).toBe(true);
+  const { tracingId, ...error } = (result.structuredContent as unknown as ErrorBody).error;
+  expect(tracingId).toBeTruthy();
+  return error;
+}
+
+/**
+ * The api's MCP server (docs/mcp.md) on the real stack, driven by the SDK's own client: a support
+ * assistant asks why a customer's bank stopped updating, and follows the customer to their consent, the
+ * account's runs and the failed run's error with the upstream's tracing id. Another merchant's key sees
+ * exactly what an unknown id shows; no key, a revoked key, are refused before any tool runs.
+ */
+describe('api: the MCP server for a support assistant', () => {
+  const stack = useStack({ worker: true });
+  let tenant: Tenant;
+  let other: Tenant;
+  let assistant: Client;
+  let reference: string;
+  let consentId: string;
+  let accountId: string;
+  let endpointId: string;
+  let failed: Run;
+  let receiver: EventReceiver;
+
+  beforeAll(async () => {
+    [tenant, other] = [await onboard(stack), await onboard(stack)];
+    reference = dataOf<{ reference: string }>(
+      await tenant.client.get(`/v1/users/${tenant.userId}`),
+    ).reference;
+    consentId = await connect(stack, tenant);
+    const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
+    accountId = account.id;
+    receiver = await new EventReceiver().start();
+    endpointId = dataOf<{ endpoint: { id: string } }>(
+      await tenant.client.post('/v1/event-endpoints', { url: receiver.url, types: ['sync.failed'] }),
+      201,
+    ).endpoint.id;
+    // The bank refuses the account's transactions: a refusal the sync does not retry, so the run fails.
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    await sandbox.admin('POST', '/faults', {
+      method: 'GET',
+      path: `/accounts/${account.upstreamAccountId}/transactions`,
+      status: 400,
+      count: 4,
+    });
+    const { syncId } = dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${accountId}/sync`),
+      202,
+    );
+    failed = (await runWhenEnded(tenant.client, syncId)) as unknown as Run;
+    await sandbox.admin('DELETE', '/faults');
+    expect(failed.status).toBe('failed');
+    assistant = await mcpClient(stack.api.url, { authorization: `Bearer ${tenant.merchant.apiKey.key}` });
+  }, 180_000);
+
+  afterAll(async () => {
+    await assistant?.close();
+    await receiver?.stop();
+  });
+
+  it('lists its read-only tools', async () => {
+    const { tools } = await assistant.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'consent_history',
+        'find_customer',
+        'get_consent',
+        'get_customer',
+        'get_sync_run',
+        'list_accounts',
+        'list_consents',
+        'list_deliveries',
+        'list_delivery_attempts',
+        'list_sync_runs',
+        'look_up',
+      ].sort(),
+    );
+    for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('follows a customer by reference to the failed run’s error and the upstream’s tracing id', async () => {
+    const customer = viewOf<{ id: string }>(await call(assistant, 'find_customer', { reference })).data;
+    expect(customer.id).toBe(tenant.userId);
+    const consents = viewOf<{ id: string }[]>(
+      await call(assistant, 'list_consents', { userId: customer.id }),
+    ).data;
+    expect(consents.map((c) => c.id)).toEqual([consentId]);
+    const history = viewOf<{ to: string }[]>(await call(assistant, 'consent_history', { consentId })).data;
+    expect(history.at(-1)?.to).toBe('AUTHORIZED');
+    expect(history).toEqual(dataOf(await tenant.client.get(`/v1/consents/${consentId}/history`)));
+    const accounts = viewOf<{ id: string }[]>(
+      await call(assistant, 'list_accounts', { userId: customer.id }),
+    ).data;
+    expect(accounts.map((a) => a.id)).toContain(accountId);
+    const runs = viewOf<Run[]>(await call(assistant, 'list_sync_runs', { accountId })).data;
+    const run = runs.find((r) => r.status === 'failed')!;
+    expect(run.id).toBe(failed.id);
+    expect(run.error?.upstream.tracingId).toBe(failed.error!.upstream.tracingId);
+    // The same view the REST route serves.
+    const one = viewOf<Run>(await call(assistant, 'get_sync_run', { syncId: run.id })).data;
+    expect(one).toEqual(dataOf(await tenant.client.get(`/v1/syncs/${run.id}`)));
+    // Quoting the tracing id back finds the run, its sync.failed event and that event's delivery.
+    const found = await eventually('the sync.failed event delivered', async () => {
+      const view = viewOf<{ syncRuns: Run[]; deliveries: { id: string; status: string }[] }>(
+        await call(assistant, 'look_up', { id: run.error!.upstream.tracingId }),
+      ).data;
+      return view.deliveries.some((d) => d.status === 'SUCCEEDED') ? view : undefined;
+    });
+    expect(found.syncRuns.map((r) => r.id)).toEqual([run.id]);
+    const deliveries = viewOf<{ id: string }[]>(
+      await call(assistant, 'list_deliveries', { endpointId }),
+    ).data;
+    expect(deliveries.map((d) => d.id)).toContain(found.deliveries[0].id);
+    const attempts = viewOf<{ attempt: number }[]>(
+      await call(assistant, 'list_delivery_attempts', { endpointId, deliveryId: found.deliveries[0].id }),
+    ).data;
+    expect(attempts.length).toBeGreaterThan(0);
+  });
+
+  it('answers a domain error as the REST envelope’s code and message, flagged isError', async () => {
+    expect(errorOf(await call(assistant, 'get_sync_run', { syncId: 'not-an-id' }))).toEqual({
+      code: 'NOT_FOUND',
+      status: 404,
+      message: 'Sync not found.',
+    });
+    const rest = (await tenant.client.get(`/v1/syncs/${UNKNOWN_UUID}`)).body as ErrorBody;
+    const { tracingId: _, ...restError } = rest.error;
+    expect(errorOf(await call(assistant, 'get_sync_run', { syncId: UNKNOWN_UUID }))).toEqual(restError);
+  });
+
+  it('shows another merchant exactly what an unknown id shows', async () => {
+    const outsider = await mcpClient(stack.api.url, { authorization: `Bearer ${other.merchant.apiKey.key}` });
+    try {
+      const deliveryId = viewOf<{ deliveries: { id: string }[] }>(
+        await call(assistant, 'look_up', { id: failed.error!.upstream.tracingId }),
+      ).data.deliveries[0].id;
+      const probes: [string, Record<string, unknown>, Record<string, unknown>][] = [
+        ['find_customer', { reference }, { reference: `${reference}-unknown` }],
+        ['get_customer', { userId: tenant.userId }, { userId: UNKNOWN_UUID }],
+        ['list_consents', { userId: tenant.userId }, { userId: UNKNOWN_UUID }],
+        ['get_consent', { consentId }, { consentId: UNKNOWN_UUID }],
+        ['consent_history', { consentId }, { consentId: UNKNOWN_UUID }],
+        ['list_accounts', { userId: tenant.userId }, { userId: UNKNOWN_UUID }],
+        ['list_sync_runs', { accountId }, { accountId: UNKNOWN_UUID }],
+        ['get_sync_run', { syncId: failed.id }, { syncId: UNKNOWN_UUID }],
+        ['list_deliveries', { endpointId }, { endpointId: UNKNOWN_UUID }],
+        ['list_delivery_attempts', { endpointId, deliveryId }, { endpointId: UNKNOWN_UUID, deliveryId }],
+      ];
+      for (const [tool, theirs, unknown] of probes) {
+        const seen = errorOf(await call(outsider, tool, theirs));
+        expect(seen, tool).toEqual(errorOf(await call(outsider, tool, unknown)));
+        expect(seen.code, tool).toBe('NOT_FOUND');
+      }
+      const lookedUp = viewOf<Record<string, unknown[]>>(
+        await call(outsider, 'look_up', { id: failed.error!.upstream.tracingId }),
+      ).data;
+      expect([lookedUp.users, lookedUp.syncRuns, lookedUp.events, lookedUp.deliveries]).toEqual([
+        [],
+        [],
+        [],
+        [],
+      ]);
+    } finally {
+      await outsider.close();
+    }
+  });
+
+  it('refuses no key and a revoked key with 401 before any tool runs', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'probe', version: '1' },
+      },
+    };
+    const { merchant } = tenant.merchant;
+    const issued = await stack.operator.post(`/admin/merchants/${merchant.id}/api-keys`, { name: 'revoked' });
+    const revoked = dataOf<{ id: string; key: string }>(issued, 201);
+    expect(
+      (await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${revoked.id}`)).status,
+    ).toBe(204);
+    const refused: Record<string, string>[] = [{}, { authorization: `Bearer ${revoked.key}` }];
+    for (const headers of refused) {
+      const answer = await fetch(new URL('/v1/mcp', stack.api.url), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(initialize),
+      });
+      expect(answer.status).toBe(401);
+      expect(((await answer.json()) as ErrorBody).error.code).toBe('UNAUTHENTICATED');
+      await expect(mcpClient(stack.api.url, headers)).rejects.toThrow();
+    }
+  });
+
+  it('takes the merchant console’s session from the console’s own origin', async () => {
+    const signedIn = await stack.anonymous.post('/console/session', { apiKey: tenant.merchant.apiKey.key });
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+    const origin = new URL(stack.api.config.api.publicUrl).origin;
+    const console = await mcpClient(stack.api.url, { cookie, origin });
+    try {
+      const customer = viewOf<{ id: string }>(await call(console, 'find_customer', { reference })).data;
+      expect(customer.id).toBe(tenant.userId);
+    } finally {
+      await console.close();
+    }
+  });
+
+  it('answers with the request id and the rate limit’s headers, as every route does', async () => {
+    const answer = await fetch(new URL('/v1/mcp', stack.api.url), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tenant.merchant.apiKey.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-request-id': 'mcp-probe-1',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-request-id')).toBe('mcp-probe-1');
+    expect(answer.headers.get('x-ratelimit-limit')).toBeTruthy();
+    expect(((await answer.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(
+      11,
+    );
+  });
+
+  it('has no stream to open nor session to end: GET and DELETE are no routes, as any unknown one', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const answer = await fetch(new URL('/v1/mcp', stack.api.url), {
+        method,
+        headers: { authorization: `Bearer ${tenant.merchant.apiKey.key}`, accept: 'text/event-stream' },
+      });
+      expect(answer.status).toBe(404);
+      expect(((await answer.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('refuses in the error envelope a body that is no JSON-RPC message, or an Accept it cannot answer', async () => {
+    const post = (body: unknown, accept = 'application/json, text/event-stream') =>
+      fetch(new URL('/v1/mcp', stack.api.url), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tenant.merchant.apiKey.key}`,
+          'content-type': 'application/json',
+          accept,
+        },
+        body: JSON.stringify(body),
+      });
+    const listing = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    for (const [answer, field] of [
+      [await post([listing]), 'body'],
+      [await post({ id: 1 }), 'body'],
+      [await post(listing, 'application/json'), 'accept'],
+    ] as const) {
+      expect(answer.status).toBe(400);
+      const { error } = (await answer.json()) as ErrorBody & { error: { details: { field: string }[] } };
+      expect([error.code, error.details[0].field]).toEqual(['VALIDATION_FAILED', field]);
+    }
+  });
+});
