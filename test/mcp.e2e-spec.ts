@@ -126,6 +126,8 @@ describe('api: the MCP server for a support assistant', () => {
         'list_deliveries',
         'list_delivery_attempts',
         'list_sync_runs',
+        'list_upstream_calls',
+        'connection_conversion',
         'look_up',
       ].sort(),
     );
@@ -169,6 +171,23 @@ describe('api: the MCP server for a support assistant', () => {
       await call(assistant, 'list_delivery_attempts', { endpointId, deliveryId: found.deliveries[0].id }),
     ).data;
     expect(attempts.length).toBeGreaterThan(0);
+
+    // The run's calls to the bank: the refused one carries the same tracing id, as the REST log shows it.
+    const calls = await eventually('the run’s calls written', async () => {
+      const view = viewOf<{ errorCode: string | null; tracingId: string | null }[]>(
+        await call(assistant, 'list_upstream_calls', { syncId: run.id }),
+      ).data;
+      return view.some((c) => c.errorCode !== null) ? view : undefined;
+    });
+    const refused = calls.filter((c) => c.errorCode !== null);
+    expect(refused.map((c) => c.tracingId)).toEqual([run.error!.upstream.tracingId]);
+    expect(calls).toEqual(dataOf(await tenant.client.get(`/v1/syncs/${run.id}/upstream-calls`)));
+    const conversion = viewOf<{ institutions: { institutionId: string; authorised: number }[] }>(
+      await call(assistant, 'connection_conversion', {}),
+    ).data;
+    expect(conversion.institutions).toEqual([
+      expect.objectContaining({ institutionId: 'sandbox-redirect', authorised: 1 }),
+    ]);
   });
 
   it('answers a domain error as the REST envelope’s code and message, flagged isError', async () => {
@@ -281,8 +300,9 @@ describe('api: the MCP server for a support assistant', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('x-request-id')).toBe('mcp-probe-1');
     expect(answer.headers.get('x-ratelimit-limit')).toBeTruthy();
+    const { tools } = await assistant.listTools();
     expect(((await answer.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(
-      11,
+      tools.length,
     );
   });
 

@@ -5,34 +5,17 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ConsentsService } from '#libs/domain/consents';
+import { ConsentConversionService, ConsentsService } from '#libs/domain/consents';
 import { EventEndpointsService } from '#libs/domain/events';
 import { SyncService, TracingLookupService } from '#libs/domain/sync';
+import { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { UsersService } from '#libs/domain/users';
 import { envelope, mappedAndLogged } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { checkedId } from '../common/id-param.js';
-import { DEFAULT_LIMIT, keysetPage, MAX_LIMIT } from '../common/paging.js';
-
-/** The keys of the paged lists whose key is not a UUID (the REST routes' own). */
-const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
-const ATTEMPT_NUMBER = /^[1-9]\d{0,8}$/;
-
-const anId = (what: string) => z.string().min(1).max(100).describe(what);
-const paging = {
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Page size, default ${DEFAULT_LIMIT}`),
-  cursor: z.string().max(200).optional().describe('meta.nextCursor of the previous page'),
-};
-type Paging = { limit?: number; cursor?: string };
-const pageOf = (args: Paging) => ({ limit: args.limit ?? DEFAULT_LIMIT, cursor: args.cursor });
-
-/** One read-only tool: its input's shape and the REST route's read it answers with, for one caller. */
-interface Tool {
-  name: string;
-  description: string;
-  input: z.ZodRawShape;
-  read(caller: TenantCaller, args: Record<string, unknown>): Promise<object>;
-}
+import { keysetPage } from '../common/paging.js';
+import { insightTools } from './mcp-insight-tools.js';
+import { anId, ATTEMPT_NUMBER, CHANGE_NUMBER, pageOf, paging, type Tool } from './mcp-tool-kit.js';
 
 /**
  * The tools of the api's MCP server (docs/mcp.md). Each is the REST route of its description, thin: it
@@ -49,6 +32,8 @@ export class McpToolsService {
     private readonly sync: SyncService,
     private readonly lookups: TracingLookupService,
     private readonly endpoints: EventEndpointsService,
+    private readonly calls: UpstreamCallsService,
+    private readonly conversion: ConsentConversionService,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -86,7 +71,12 @@ export class McpToolsService {
   }
 
   private tools(): Tool[] {
-    return [...this.customerTools(), ...this.syncTools(), ...this.deliveryTools()];
+    return [
+      ...this.customerTools(),
+      ...this.syncTools(),
+      ...insightTools(this.calls, this.conversion),
+      ...this.deliveryTools(),
+    ];
   }
 
   private customerTools(): Tool[] {
@@ -201,8 +191,6 @@ export class McpToolsService {
         },
         read: async (caller, { id }) => envelope(await this.lookups.lookUp(caller, id as string)),
       },
-      // The upstream call log's tool goes here when that log exists: one more entry calling its service
-      // as its REST route does (list_upstream_calls { accountId | consentId, paging }).
     ];
   }
 

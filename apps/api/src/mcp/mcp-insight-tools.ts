@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { ConsentConversionService } from '#libs/domain/consents';
+import type { UpstreamCallsService } from '#libs/domain/upstream-calls';
+import { invalidRequest } from '#libs/errors';
+import { envelope } from '#libs/http';
+import { isCalendarDay } from '../common/field-rules.js';
+import { checkedId } from '../common/id-param.js';
+import { keysetPage } from '../common/paging.js';
+import { anId, CALL_NUMBER, pageOf, paging, type Tool } from './mcp-tool-kit.js';
+
+/** The tools over the upstream call log and connection conversion (their REST routes' reads). */
+export function insightTools(callLog: UpstreamCallsService, conversion: ConsentConversionService): Tool[] {
+  const day = (what: string) =>
+    z.string().refine(isCalendarDay, 'a calendar day, YYYY-MM-DD').optional().describe(what);
+  return [
+    {
+      name: 'list_upstream_calls',
+      description:
+        "Every attempt of every call we made to the upstream (the bank's side) for one sync run, consent or payment, newest first: operation, HTTP status, error code, duration, attempt and the upstream's tracingId of each; as GET /v1/syncs/{syncId}/upstream-calls (or the consent's, the payment's). Name exactly one of syncId, consentId, paymentId.",
+      input: {
+        syncId: anId('A sync run id').optional(),
+        consentId: anId('A consent id').optional(),
+        paymentId: anId('A payment id').optional(),
+        ...paging,
+      },
+      read: async (caller, args) => {
+        const named = (['syncId', 'consentId', 'paymentId'] as const).filter((k) => args[k] !== undefined);
+        if (named.length !== 1)
+          throw invalidRequest([
+            { field: 'syncId', issue: 'name exactly one of syncId, consentId, paymentId' },
+          ]);
+        const [key] = named;
+        const id = checkedId(key, args[key] as string);
+        const parent = ({ syncId: 'sync-run', consentId: 'consent', paymentId: 'payment' } as const)[key];
+        const collection = ({ syncId: 'syncs', consentId: 'consents', paymentId: 'payments' } as const)[key];
+        const page = keysetPage(pageOf(args), `/v1/${collection}/${id}/upstream-calls`, {
+          key: CALL_NUMBER,
+        });
+        const { calls, nextBeforeId } = await callLog.pageOf(caller, parent, id, page.limit, page.after);
+        return page.answer(calls, nextBeforeId);
+      },
+    },
+    {
+      name: 'connection_conversion',
+      description:
+        'Bank connections started by day (UTC) and bank, and what became of them (authorised, rejected, abandoned, failed, pending, first synced, median times): where customers drop off; as GET /v1/insights/conversion.',
+      input: {
+        from: day('First day counted, default 29 days before `to`'),
+        to: day('Last day counted, default today'),
+      },
+      read: async (caller, args) =>
+        envelope(
+          await conversion.ofMerchant(caller, {
+            from: args.from as string | undefined,
+            to: args.to as string | undefined,
+          }),
+        ),
+    },
+  ];
+}
