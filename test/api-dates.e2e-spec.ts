@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
+import { DAY_PATTERN, INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
 import {
   acceptedInstant,
   type ApiClient,
@@ -22,7 +22,7 @@ import { documentedOperations, readOpenApiDocument, type Schema } from './kit/op
 
 const anyIso8601 = fc.oneof(acceptedInstant, refusedIso8601);
 const DATE_FIELD =
-  /^(from|before|expiresAt|expiringBefore|transactionsFrom|transactionsTo|validFrom|validTo)$/;
+  /^(from|to|before|since|expiresAt|expiringBefore|transactionsFrom|transactionsTo|validFrom|validTo)$/;
 
 describe('api: one rule for dates and times', () => {
   const stack = useStack({
@@ -120,7 +120,10 @@ describe('api: one rule for dates and times', () => {
         visit(where, inner, child, depth + 1);
       if (schema.type !== 'string' || !DATE_FIELD.test(name)) return;
       found.push(`${where} ${name}`);
-      expect(schema.pattern, `${where} ${name}`).toBe(INSTANT_PATTERN);
+      // A range of whole days (format date) has the day's one rule; every other date field the instant's.
+      expect(schema.pattern, `${where} ${name}`).toBe(
+        schema.format === 'date' ? DAY_PATTERN : INSTANT_PATTERN,
+      );
     };
     for (const operation of documentedOperations(document)) {
       for (const parameter of operation.operation.parameters ?? [])

@@ -1,2 +1,3 @@
 export * from './clock.module.js';
 export * from './instant.js';
+export * from './calendar-day.js';

@@ -2,7 +2,14 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateBy } from 'class-validator';
-import { canonicalInstant, INSTANT_FORMS, INSTANT_PATTERN, parseInstant } from '#libs/time';
+import {
+  canonicalInstant,
+  DAY_PATTERN,
+  INSTANT_FORMS,
+  INSTANT_PATTERN,
+  isCalendarDay,
+  parseInstant,
+} from '#libs/time';
 
 // One rule per kind of field, so every body that has one validates it the same way.
 export const IsRedirectUrl = () =>
@@ -48,16 +55,16 @@ const instantRules = () => [
     },
   }),
 ];
-/** Whether `value` is a calendar day written YYYY-MM-DD (2026-02-30 is not one). */
-export function isCalendarDay(value: unknown): value is string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const midnight = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(midnight.getTime()) && midnight.toISOString().startsWith(value);
-}
 /** An optional UTC calendar day, `YYYY-MM-DD`. */
 export const OptionalDay = (description: string) =>
   applyDecorators(
-    ApiPropertyOptional({ type: String, format: 'date', description, example: '2026-11-01' }),
+    ApiPropertyOptional({
+      type: String,
+      format: 'date',
+      pattern: DAY_PATTERN,
+      description,
+      example: '2026-11-01',
+    }),
     IsOptional(),
     ValidateBy({
       name: 'isCalendarDay',

@@ -3,7 +3,7 @@ import type { ConsentConversionService } from '#libs/domain/consents';
 import type { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { invalidRequest } from '#libs/errors';
 import { envelope } from '#libs/http';
-import { isCalendarDay } from '../common/field-rules.js';
+import { isCalendarDay } from '#libs/time';
 import { checkedId } from '../common/id-param.js';
 import { keysetPage } from '../common/paging.js';
 import { anId, CALL_NUMBER, pageOf, paging, type Tool } from './mcp-tool-kit.js';

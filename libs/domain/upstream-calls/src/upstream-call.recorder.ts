@@ -77,7 +77,9 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
       at: attempt.startedAt,
     });
     this.trim();
-    if (this.held.length >= BATCH) void this.flush();
+    // A full batch is written at once, unless writing is failing: then only the timer tries again, so
+    // an outage does not turn every call into another write.
+    if (this.held.length >= BATCH && !this.failing) void this.flush();
   }
 
   /** Writes what is held, a batch at a time; one writer at a time, so a batch is never written twice. */
