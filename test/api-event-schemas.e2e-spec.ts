@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
 import {
@@ -29,6 +29,7 @@ import {
   tuned,
   uniqueName,
   upstreamConsentId,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 import {
@@ -64,7 +65,7 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
   let document: OpenApiDocument;
   let schemas: Record<string, Schema>;
   let tenant: Tenant;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   const users: string[] = [];
 
   beforeAll(async () => {
@@ -74,12 +75,8 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
     schemas = document.components?.schemas ?? {};
     tenant = await onboard(stack);
     users.push(tenant.userId);
-    receiver = await new EventReceiver().start();
     // Every type: an endpoint subscribed before anything happens receives every event.
     expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
-  });
-  afterAll(async () => {
-    await receiver?.stop();
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

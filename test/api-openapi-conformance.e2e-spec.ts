@@ -425,12 +425,12 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /v1/accounts/{accountId}/syncs', { ...onAccount, query: { limit: '5' } }, 200);
     await valid(
       'GET /v1/syncs/{syncId}/upstream-calls',
-      { ...merchant, params: { syncId: sync.syncId }, query: { limit: '5' } },
+      { ...merchant, params: { syncId: sync.syncId } },
       200,
     );
     await valid(
       'GET /v1/consents/{consentId}/upstream-calls',
-      { ...merchant, params: { consentId: consent.id }, query: { limit: '5' } },
+      { ...merchant, params: { consentId: consent.id } },
       200,
     );
     await valid('GET /v1/accounts/{accountId}/statements', { ...onAccount, query: { limit: '5' } }, 200);

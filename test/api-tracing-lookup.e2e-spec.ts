@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
   accountsWhenSynced,
   connect,
   dataOf,
-  EventReceiver,
   eventually,
   onboard,
-  runWhenEnded,
-  SandboxHttp,
+  syncAtFailingBank,
   type Tenant,
   uniqueName,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 
@@ -40,7 +39,7 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
   const stack = useStack({ ownDatabase: 'tracing_lookup', worker: true });
   let tenant: Tenant;
   let other: Tenant;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   let consentId: string;
   let otherConsentId: string;
   let endpointId: string;
@@ -57,35 +56,19 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     consentId = await connect(stack, tenant);
     otherConsentId = await connect(stack, other);
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
-    receiver = await new EventReceiver().start();
     endpointId = dataOf<{ endpoint: { id: string } }>(
       await tenant.client.post('/v1/event-endpoints', { url: receiver.url, types: ['sync.failed'] }),
       201,
     ).endpoint.id;
     // A refusal the sync does not retry: the run fails at once, with the upstream's tracing id.
-    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    await sandbox.admin('POST', '/faults', {
-      method: 'GET',
-      path: `/accounts/${account.upstreamAccountId}/transactions`,
-      status: 400,
-      count: 4,
-    });
     syncRequestId = uniqueName('sync-request');
-    const requested = await tenant.client.post(`/v1/accounts/${account.id}/sync`, undefined, {
-      headers: { 'x-request-id': syncRequestId },
-    });
-    expect(requested.headers.get('x-request-id')).toBe(syncRequestId);
-    const syncId = dataOf<{ syncId: string }>(requested, 202).syncId;
-    run = (await runWhenEnded(tenant.client, syncId)) as unknown as Lookup['syncRuns'][number];
-    await sandbox.admin('DELETE', '/faults');
+    run = (await syncAtFailingBank(stack, tenant, account, undefined, {
+      'x-request-id': syncRequestId,
+    })) as unknown as Lookup['syncRuns'][number];
     expect(run.status).toBe('failed');
     tracingId = run.error!.upstream.tracingId;
     expect(tracingId).toBeTruthy();
   }, 180_000);
-
-  afterAll(async () => {
-    await receiver?.stop();
-  });
 
   it('finds the run by the upstream’s tracing id, its sync.failed event and that event’s delivery', async () => {
     const found = await eventually('the sync.failed event delivered', async () => {

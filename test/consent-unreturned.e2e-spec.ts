@@ -16,14 +16,11 @@ describe('consents whose user never came back from the bank', () => {
   // Its own database: reconciliation acts on every consent there is.
   const stack = useStack({ ownDatabase: 'consent_unreturned' });
   let tenant: Tenant;
-  let prisma: PrismaService;
-  let lifecycle: ConsentLifecycleService;
-
   beforeAll(async () => {
     tenant = await onboard(stack);
-    prisma = stack.api.app.get(PrismaService);
-    lifecycle = stack.api.app.get(ConsentLifecycleService);
   });
+  const consents = () => stack.api.app.get(PrismaService).consent;
+  const reconcile = (now: Date) => stack.api.app.get(ConsentLifecycleService).reconcile(now);
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
   const started = async () => {
@@ -34,10 +31,10 @@ describe('consents whose user never came back from the bank', () => {
     );
     return dataOf<{ id: string; authorisationUrl: string }>(created, 201);
   };
-  const consent = (id: string) => prisma.consent.findUniqueOrThrow({ where: { id } });
+  const consent = (id: string) => consents().findUniqueOrThrow({ where: { id } });
   const eventTypes = async (consentId: string) =>
     (
-      await prisma.merchantEvent.findMany({
+      await stack.api.app.get(PrismaService).merchantEvent.findMany({
         where: { merchantId: tenant.merchant.merchant.id },
         orderBy: { seq: 'asc' },
       })
@@ -54,19 +51,19 @@ describe('consents whose user never came back from the bank', () => {
     await bankRedirect(apps(), denied.authorisationUrl, 'deny');
 
     // Within the callback's window nothing moves: the user may still come back.
-    const early = await lifecycle.reconcile(new Date(Date.now() + HOUR / 2));
+    const early = await reconcile(new Date(Date.now() + HOUR / 2));
     expect(early.unreturned).toEqual({ authorised: 0, ended: 0, abandoned: 0, failed: 0 });
     for (const { id } of [approved, denied, undecided])
       expect((await consent(id)).status).toBe('AWAITING_AUTHORIZATION');
 
     const later = new Date(Date.now() + 2 * HOUR);
-    expect((await lifecycle.reconcile(later)).unreturned).toEqual({
+    expect((await reconcile(later)).unreturned).toEqual({
       authorised: 1,
       ended: 1,
       abandoned: 1,
       failed: 0,
     });
-    const authorised = await prisma.consent.findUniqueOrThrow({
+    const authorised = await consents().findUniqueOrThrow({
       where: { id: approved.id },
       include: { accounts: true },
     });
@@ -82,7 +79,7 @@ describe('consents whose user never came back from the bank', () => {
     expect(await eventTypes(undecided.id)).toEqual(['CONSENT_FAILED']);
 
     // Again, as another worker's run would: nothing left to settle, no second event.
-    expect((await lifecycle.reconcile(later)).unreturned).toEqual({
+    expect((await reconcile(later)).unreturned).toEqual({
       authorised: 0,
       ended: 0,
       abandoned: 0,

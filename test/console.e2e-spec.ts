@@ -15,6 +15,7 @@ import {
   onboard,
   runWhenEnded,
   SandboxHttp,
+  syncAtFailingBank,
   type Tenant,
   useStack,
 } from './kit/index.js';
@@ -61,25 +62,15 @@ describe('web console, in a browser', () => {
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
     accountId = account.id;
     // One run that fails at the bank (so it carries the upstream's tracing id), then one that succeeds.
-    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    await sandbox.admin('POST', '/faults', {
-      method: 'GET',
-      path: `/accounts/${account.upstreamAccountId}/transactions`,
-      // A refusal the sync does not retry: the run fails at once, with the upstream's tracing id.
-      status: 400,
-      count: 4,
-    });
-    const sync = async () =>
-      runWhenEnded(
-        tenant.client,
-        dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${account.id}/sync`), 202).syncId,
-      );
-    const failed = await sync();
+    const failed = await syncAtFailingBank(stack, tenant, account);
     expect(failed.status).toBe('failed');
     failedTracingId = failed.error.upstream.tracingId as string;
     expect(failedTracingId).toBeTruthy();
-    await sandbox.admin('DELETE', '/faults');
-    expect((await sync()).status).toBe('succeeded');
+    const again = dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${account.id}/sync`),
+      202,
+    );
+    expect((await runWhenEnded(tenant.client, again.syncId)).status).toBe('succeeded');
 
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchBrowser();

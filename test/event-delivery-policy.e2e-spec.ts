@@ -1,15 +1,15 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { nominalRetryDelayMs, retryDelayMs } from '#libs/domain/events';
 import {
   assertProperty,
   atBank,
   dataOf,
-  EventReceiver,
   eventually,
   onboard,
   type Tenant,
   tuned,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 
@@ -51,16 +51,12 @@ describe('api: the event delivery policy is the worker’s', () => {
   });
   let tenant: Tenant;
   let policy: Policy;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
 
   beforeAll(async () => {
     tenant = await onboard(stack);
     policy = dataOf<Policy>(await tenant.client.get('/v1/event-delivery-policy'));
-    receiver = await new EventReceiver().start();
     receiver.otherwise = 500;
-  });
-  afterAll(async () => {
-    await receiver?.stop();
   });
 
   it('serves the configuration the delivery code reads', () => {

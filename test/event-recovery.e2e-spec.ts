@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import {
   dataOf,
-  EventReceiver,
   eventually,
   onboard,
   type Tenant,
   tuned,
   uniqueName,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 
@@ -37,20 +37,16 @@ describe('api: recovering an endpoint’s failed deliveries', () => {
   });
   let tenant: Tenant;
   let db: DatabasePool;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   let endpointId: string;
 
   beforeAll(async () => {
     db = stack.api.app.get(DatabasePool);
     tenant = await onboard(stack);
-    receiver = await new EventReceiver().start();
     endpointId = dataOf<{ endpoint: { id: string } }>(
       await tenant.client.post('/v1/event-endpoints', { url: receiver.url }),
       201,
     ).endpoint.id;
-  });
-  afterAll(async () => {
-    await receiver?.stop();
   });
 
   /**

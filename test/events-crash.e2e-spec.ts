@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
-  EventReceiver,
   eventually,
   onboard,
   postUpstreamEvent,
@@ -13,6 +12,7 @@ import {
   uniqueName,
   uniqueQueuePrefix,
   upstreamEvent,
+  useReceiver,
   useStack,
   WAIT,
   type WorkerProcess,
@@ -26,19 +26,17 @@ describe('R3: a worker killed in the middle of a burst of 500 webhooks (a second
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('events-crash') },
   });
   let tenant: Tenant;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   const workers: WorkerProcess[] = [];
   const workerEnv = () =>
     stackProcessEnv(stack, tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1 }));
 
   beforeAll(async () => {
     tenant = await onboard(stack);
-    receiver = await new EventReceiver().start();
     workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
   });
   afterAll(async () => {
     for (const worker of workers) await worker.stop();
-    await receiver?.stop();
   });
 
   it('loses no event and fans none out twice; every merchant event reaches the endpoint', async () => {

@@ -1,10 +1,9 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   connect,
   createBankPaymentRow,
-  EventReceiver,
   eventually,
   onboard,
   SandboxHttp,
@@ -13,6 +12,7 @@ import {
   tuned,
   uniqueName,
   upstreamConsentId,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
@@ -31,7 +31,7 @@ describe('events from the sandbox, end to end', () => {
   });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   let endpointSecret: string;
   let prisma: PrismaService;
 
@@ -39,7 +39,6 @@ describe('events from the sandbox, end to end', () => {
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
-    receiver = await new EventReceiver().start();
     const created = await tenant.client.post('/v1/event-endpoints', {
       url: receiver.url,
       types: ['consent.revoked', 'payment.completed'],
@@ -50,9 +49,6 @@ describe('events from the sandbox, end to end', () => {
       callbackUrl: `${stack.api.url}/v1/webhooks/upstream`,
     });
     expect(registered.status).toBe(201);
-  });
-  afterAll(async () => {
-    await receiver?.stop();
   });
 
   it('a consent revoked at the bank reaches the merchant endpoint and the user’s stream', async () => {

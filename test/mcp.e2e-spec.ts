@@ -6,12 +6,11 @@ import {
   accountsWhenSynced,
   connect,
   dataOf,
-  EventReceiver,
   eventually,
   onboard,
-  runWhenEnded,
-  SandboxHttp,
+  syncAtFailingBank,
   type Tenant,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 
@@ -74,7 +73,7 @@ describe('api: the MCP server for a support assistant', () => {
   let accountId: string;
   let endpointId: string;
   let failed: Run;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
 
   beforeAll(async () => {
     [tenant, other] = [await onboard(stack), await onboard(stack)];
@@ -84,32 +83,18 @@ describe('api: the MCP server for a support assistant', () => {
     consentId = await connect(stack, tenant);
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
     accountId = account.id;
-    receiver = await new EventReceiver().start();
     endpointId = dataOf<{ endpoint: { id: string } }>(
       await tenant.client.post('/v1/event-endpoints', { url: receiver.url, types: ['sync.failed'] }),
       201,
     ).endpoint.id;
     // The bank refuses the account's transactions: a refusal the sync does not retry, so the run fails.
-    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    await sandbox.admin('POST', '/faults', {
-      method: 'GET',
-      path: `/accounts/${account.upstreamAccountId}/transactions`,
-      status: 400,
-      count: 4,
-    });
-    const { syncId } = dataOf<{ syncId: string }>(
-      await tenant.client.post(`/v1/accounts/${accountId}/sync`),
-      202,
-    );
-    failed = (await runWhenEnded(tenant.client, syncId)) as unknown as Run;
-    await sandbox.admin('DELETE', '/faults');
+    failed = (await syncAtFailingBank(stack, tenant, account)) as unknown as Run;
     expect(failed.status).toBe('failed');
     assistant = await mcpClient(stack.api.url, { authorization: `Bearer ${tenant.merchant.apiKey.key}` });
   }, 180_000);
 
   afterAll(async () => {
     await assistant?.close();
-    await receiver?.stop();
   });
 
   it('lists its read-only tools', async () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import { ALL_QUEUES, JobProducerService } from '#libs/queue';
@@ -11,7 +11,6 @@ import {
   createPaymentRow,
   createUser,
   createVrpConsentRow,
-  EventReceiver,
   eventually,
   freePort,
   onboard,
@@ -19,6 +18,7 @@ import {
   type Tenant,
   tuned,
   upstreamConsentId,
+  useReceiver,
   useStack,
 } from './kit/index.js';
 import {
@@ -53,7 +53,7 @@ describe('domain metrics after the flow', () => {
   }));
   let tenant: Tenant;
   let sandbox: SandboxHttp;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   let workerMetrics: string;
   let syncedAccounts: number;
   let accepted: number;
@@ -69,7 +69,6 @@ describe('domain metrics after the flow', () => {
     workerMetrics = `${stack.worker!.app.get(WorkerMetricsServer).url}/metrics`;
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
-    receiver = await new EventReceiver().start();
     expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
     const dead = `http://127.0.0.1:${await freePort()}/gone`;
     expect((await tenant.client.post('/v1/event-endpoints', { url: dead })).status).toBe(201);
@@ -177,9 +176,6 @@ describe('domain metrics after the flow', () => {
     for (let i = 0; i < 2; i++) expect((await tenant.client.get(live)).status).toBeGreaterThanOrEqual(400);
     api = await scrape(`${stack.api.url}/metrics`);
   }, 180_000);
-  afterAll(async () => {
-    await receiver?.stop();
-  });
 
   it('sync lag: a histogram of the synced accounts, all synced within 5 minutes; none awaiting a first sync', () => {
     expect(syncedAccounts).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UserEventStreams } from '../apps/api/src/events/user-event-streams.js';
@@ -11,14 +11,7 @@ import {
   type EventStream,
 } from '../libs/merchant-sdk/src/index.js';
 import { verifyEvent, WebhookVerificationError } from '../libs/merchant-sdk/src/webhooks-entry.js';
-import {
-  createMerchant,
-  decideAtBank,
-  EventReceiver,
-  eventually,
-  uniqueName,
-  useStack,
-} from './kit/index.js';
+import { createMerchant, decideAtBank, eventually, uniqueName, useReceiver, useStack } from './kit/index.js';
 import { FlakyProxy } from './kit/sdk-kit.js';
 
 /** The stream's events with their positions, until `count` have come (or 60 s passed: the stream ends). */
@@ -52,7 +45,7 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
   const stack = useStack({ ownDatabase: 'sdk_events', worker: true, overrides: { LOG_LEVEL: 'silent' } });
   let prisma: PrismaService;
   let bff: BffClient;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   let endpoint: { id: string; secret: string };
   let userId: string;
   let consentId: string;
@@ -63,7 +56,6 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
     prisma = stack.api.app.get(PrismaService);
     const merchant = await createMerchant(stack.api);
     bff = createBffClient({ baseUrl: stack.api.url, token: merchant.apiKey.key });
-    receiver = await new EventReceiver().start();
     const created = await bff.eventEndpoints.create({ url: receiver.url });
     endpoint = { id: created.endpoint.id, secret: created.secret };
     userId = (await bff.users.create({ reference: uniqueName('customer') })).id;
@@ -84,9 +76,6 @@ describe('merchant SDK: the user event stream and webhook verification', () => {
     await eventually('every event relayed', async () =>
       (await prisma.merchantEvent.count({ where: { userId, streamSeq: null } })) === 0 ? true : undefined,
     );
-  });
-  afterAll(async () => {
-    await receiver?.stop();
   });
 
   it('replays a user’s events in order, reconnecting by itself after Last-Event-ID when the connection drops', async () => {

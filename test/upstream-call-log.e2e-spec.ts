@@ -7,8 +7,7 @@ import {
   dataOf,
   eventually,
   onboard,
-  runWhenEnded,
-  SandboxHttp,
+  syncAtFailingBank,
   type Tenant,
   useStack,
   WAIT,
@@ -50,13 +49,11 @@ describe('upstream call log', () => {
   const stack = useStack({ ownDatabase: 'call_log', worker: true });
   let tenant: Tenant;
   let other: Tenant;
-  let sandbox: SandboxHttp;
   let reference: string;
   let account: { id: string; upstreamAccountId: string };
 
   beforeAll(async () => {
     [tenant, other] = [await onboard(stack), await onboard(stack)];
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     reference = dataOf<{ reference: string }>(
       await tenant.client.get(`/v1/users/${tenant.userId}`),
     ).reference;
@@ -64,11 +61,6 @@ describe('upstream call log', () => {
     [account] = await accountsWhenSynced(tenant.client, tenant.userId);
   });
 
-  const sync = async () =>
-    runWhenEnded(
-      tenant.client,
-      dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${account.id}/sync`), 202).syncId,
-    );
   /** The calls of a run, once the recorder has written the run's last one (within about a second). */
   const callsOf = (path: string, until: (calls: Call[]) => boolean) =>
     eventually(
@@ -81,15 +73,8 @@ describe('upstream call log', () => {
     );
 
   it("finds a sync failed at the bank from the customer's reference, with each failed call's tracing id", async () => {
-    await sandbox.admin('POST', '/faults', {
-      method: 'GET',
-      path: `/accounts/${account.upstreamAccountId}/transactions`,
-      // Refused, so not retried: the run fails at once, its error carrying the upstream's tracing id.
-      status: 400,
-      count: 4,
-    });
-    const failed = await sync();
-    await sandbox.admin('DELETE', '/faults');
+    // Refused, so not retried: the run fails at once, its error carrying the upstream's tracing id.
+    const failed = await syncAtFailingBank(stack, tenant, account);
     expect(failed.status).toBe('failed');
     const tracingId = failed.error.upstream.tracingId as string;
 
@@ -125,15 +110,8 @@ describe('upstream call log', () => {
   });
 
   it('leads from the tracing id of a failed attempt that a retry got past to its run', async () => {
-    await sandbox.admin('POST', '/faults', {
-      method: 'GET',
-      path: `/accounts/${account.upstreamAccountId}/transactions`,
-      // Retried by the client: the run succeeds, and only the call log keeps the failed attempt.
-      status: 503,
-      count: 1,
-    });
-    const passed = await sync();
-    await sandbox.admin('DELETE', '/faults');
+    // Retried by the client: the run succeeds, and only the call log keeps the failed attempt.
+    const passed = await syncAtFailingBank(stack, tenant, account, { status: 503, count: 1 });
     expect(passed.status).toBe('succeeded');
     const calls = await callsOf(`/v1/syncs/${passed.id}/upstream-calls`, (c) =>
       c.some((x) => x.errorCode !== null),

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import type { ApiResponse } from './api-client.js';
@@ -79,6 +79,22 @@ export class EventReceiver {
 }
 
 /** The root application's id: events about merchants without a sub-application name it. */
+/**
+ * An EventReceiver the `describe` block's tests share, started in a `beforeAll` registered here and
+ * stopped in its `afterAll` (register it after `useStack` and before the hooks that use its `url`).
+ */
+export function useReceiver(script: number[] = []): EventReceiver {
+  const receiver = new EventReceiver(script);
+  beforeAll(async () => {
+    await receiver.start();
+  });
+  afterAll(async () => {
+    // Unset when starting failed: nothing to stop.
+    if (receiver.url) await receiver.stop();
+  });
+  return receiver;
+}
+
 export const rootApplication = (stack: Stack): string => stack.api.config.upstream.applicationId;
 
 /**

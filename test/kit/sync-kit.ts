@@ -45,6 +45,31 @@ export async function runWhenEnded(client: ApiClient, syncId: string) {
   });
 }
 
+/**
+ * A sync of the account asked for while the sandbox bank answers its transactions with `status`
+ * (`count` times; the fault is cleared after): the run as it ended. The default, a 400 the sync does
+ * not retry, fails the run at once with the upstream's tracing id; a 5xx the client retries past leaves
+ * the failed attempts in the call log only. `headers` go with the POST …/sync (an x-request-id).
+ */
+export async function syncAtFailingBank(
+  stack: Stack,
+  tenant: Tenant,
+  account: { id: string; upstreamAccountId: string },
+  fault: { status: number; count: number } = { status: 400, count: 4 },
+  headers: Record<string, string> = {},
+) {
+  const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+  const path = `/accounts/${account.upstreamAccountId}/transactions`;
+  await sandbox.admin('POST', '/faults', { method: 'GET', path, ...fault });
+  try {
+    const requested = await tenant.client.post(`/v1/accounts/${account.id}/sync`, undefined, { headers });
+    expect(requested.status).toBe(202);
+    return await runWhenEnded(tenant.client, (requested.body as { data: { syncId: string } }).data.syncId);
+  } finally {
+    await sandbox.admin('DELETE', '/faults');
+  }
+}
+
 /** Every stored transaction of an account, walked through the API's cursor (ids in walk order). */
 export async function storedTransactions(
   client: ApiClient,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantOf } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { EventDeliveryRepository, EventDeliveryService } from '#libs/domain/events';
@@ -11,6 +11,7 @@ import {
   onboard,
   propertyTimeout,
   type Tenant,
+  useReceiver,
   useStack,
 } from '../kit/index.js';
 
@@ -43,14 +44,13 @@ describe('property: a delivery’s attempt log is exactly its counted attempts',
   const stack = useStack({ ownDatabase: 'attempt_props' });
   let tenant: Tenant;
   let prisma: PrismaService;
-  let receiver: EventReceiver;
+  const receiver = useReceiver();
   let deadUrl: string;
   let endpointId: string;
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
     tenant = await onboard(stack);
-    receiver = await new EventReceiver().start();
     const dead = await new EventReceiver().start();
     deadUrl = dead.url;
     await dead.stop();
@@ -58,9 +58,6 @@ describe('property: a delivery’s attempt log is exactly its counted attempts',
       await tenant.client.post('/v1/event-endpoints', { url: receiver.url }),
       201,
     ).endpoint.id;
-  });
-  afterAll(async () => {
-    await receiver?.stop();
   });
 
   it(

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { type CallParent, UpstreamCallsService } from '#libs/domain/upstream-calls';
@@ -12,6 +12,9 @@ import { UpstreamCallOutput } from './outputs/upstream-call.output.js';
 const ABOUT =
   'Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).';
 const CURSOR = /^\d{1,19}$/;
+/** What each log route documents beside its answer (ApiAnswer, which types the handler): its refusals. */
+const CallLog = (path: string, summary: string, description = ABOUT) =>
+  applyDecorators(Get(path), ApiOperation({ summary, description }), ApiInvalid(), ApiMissing());
 
 /** The upstream call log of a consent, a sync run or a payment (docs/upstream-calls.md). */
 @ApiTags('upstream calls')
@@ -20,32 +23,24 @@ const CURSOR = /^\d{1,19}$/;
 export class UpstreamCallsController {
   constructor(private readonly calls: UpstreamCallsService) {}
 
-  @Get('consents/:consentId/upstream-calls')
-  @ApiOperation({
-    summary: "A consent's upstream calls",
-    description: `${ABOUT} Its sync runs' and payments' included.`,
-  })
+  @CallLog(
+    'consents/:consentId/upstream-calls',
+    "A consent's upstream calls",
+    `${ABOUT} Its runs' and payments' too.`,
+  )
   @ApiAnswer(200, UpstreamCallOutput, { list: true })
-  @ApiInvalid()
-  @ApiMissing()
   consent(@IdParam('consentId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     return this.page(caller, 'consent', id, query, `/v1/consents/${id}/upstream-calls`);
   }
 
-  @Get('syncs/:syncId/upstream-calls')
-  @ApiOperation({ summary: "A sync run's upstream calls", description: ABOUT })
+  @CallLog('syncs/:syncId/upstream-calls', "A sync run's upstream calls")
   @ApiAnswer(200, UpstreamCallOutput, { list: true })
-  @ApiInvalid()
-  @ApiMissing()
   syncRun(@IdParam('syncId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     return this.page(caller, 'sync-run', id, query, `/v1/syncs/${id}/upstream-calls`);
   }
 
-  @Get('payments/:paymentId/upstream-calls')
-  @ApiOperation({ summary: "A payment's upstream calls", description: ABOUT })
+  @CallLog('payments/:paymentId/upstream-calls', "A payment's upstream calls")
   @ApiAnswer(200, UpstreamCallOutput, { list: true })
-  @ApiInvalid()
-  @ApiMissing()
   payment(@IdParam('paymentId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
     return this.page(caller, 'payment', id, query, `/v1/payments/${id}/upstream-calls`);
   }

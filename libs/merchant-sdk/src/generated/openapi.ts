@@ -1117,7 +1117,7 @@ export interface paths {
         };
         /**
          * A consent's upstream calls
-         * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS). Its sync runs' and payments' included.
+         * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS). Its runs' and payments' too.
          */
         get: operations["UpstreamCallsController_consent"];
         put?: never;
