@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { nominalRetryDelayMs, retryDelayMs } from '#libs/domain/events';
+import { type DeliveryPolicy, nominalRetryDelayMs, retryDelayMs } from '#libs/domain/events';
 import {
   assertProperty,
   atBank,
@@ -13,16 +13,7 @@ import {
   useStack,
 } from './kit/index.js';
 
-interface Policy {
-  attemptTimeoutMs: number;
-  backoffBaseSeconds: number;
-  backoffCapSeconds: number;
-  jitterRatio: number;
-  retryWindowHours: number;
-  disableAfterHours: number;
-  retentionDays: number;
-  nominalAttemptOffsetsSeconds: number[];
-}
+type Policy = DeliveryPolicy;
 
 interface Delivery {
   status: string;

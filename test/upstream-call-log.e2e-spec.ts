@@ -3,6 +3,7 @@ import { DatabasePool } from '#libs/database';
 import { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import {
   accountsWhenSynced,
+  type ApiResponse,
   connect,
   dataOf,
   eventually,
@@ -101,6 +102,15 @@ describe('upstream call log', () => {
       expect(call.syncRunId).toBe(run.id);
       expect(call.consentId).toBe(accountOf.consentId);
     }
+    // Walked a call a page, by the cursors, the pages hold the same calls in the same order.
+    const walked: string[] = [];
+    let next: string | null | undefined = `/v1/syncs/${run.id}/upstream-calls?limit=1`;
+    while (next) {
+      const page: ApiResponse<{ data: Call[]; links?: { next?: string } }> = await tenant.client.get(next);
+      walked.push(...dataOf<Call[]>(page).map((c) => c.id));
+      next = page.body.links?.next;
+    }
+    expect(walked).toEqual(calls.map((c) => c.id));
     // Newest first, and the consent's log holds the run's calls too.
     expect(calls.map((c) => Number(c.id))).toEqual(calls.map((c) => Number(c.id)).sort((a, b) => b - a));
     const consentCalls = dataOf<Call[]>(

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { ConsentConversionService } from '#libs/domain/consents';
-import type { UpstreamCallsService } from '#libs/domain/upstream-calls';
+import { UPSTREAM_CALL_KEY, type UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { invalidRequest } from '#libs/errors';
 import { envelope } from '#libs/http';
 import { isCalendarDay } from '#libs/time';
 import { checkedId } from '../common/id-param.js';
 import { keysetPage } from '../common/paging.js';
-import { anId, CALL_NUMBER, pageOf, paging, type Tool } from './mcp-tool-kit.js';
+import { anId, pageOf, paging, type Tool } from './mcp-tool-kit.js';
 
 /** The tools over the upstream call log and connection conversion (their REST routes' reads). */
 export function insightTools(callLog: UpstreamCallsService, conversion: ConsentConversionService): Tool[] {
@@ -34,7 +34,7 @@ export function insightTools(callLog: UpstreamCallsService, conversion: ConsentC
         const parent = ({ syncId: 'sync-run', consentId: 'consent', paymentId: 'payment' } as const)[key];
         const collection = ({ syncId: 'syncs', consentId: 'consents', paymentId: 'payments' } as const)[key];
         const page = keysetPage(pageOf(args), `/v1/${collection}/${id}/upstream-calls`, {
-          key: CALL_NUMBER,
+          key: UPSTREAM_CALL_KEY,
         });
         const { calls, nextBeforeId } = await callLog.pageOf(caller, parent, id, page.limit, page.after);
         return page.answer(calls, nextBeforeId);

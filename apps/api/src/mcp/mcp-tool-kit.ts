@@ -5,7 +5,6 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/paging.js';
 /** The keys of the paged lists whose key is not a UUID (the REST routes' own). */
 export const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
 export const ATTEMPT_NUMBER = /^[1-9]\d{0,8}$/;
-export const CALL_NUMBER = /^\d{1,19}$/;
 
 export const anId = (what: string) => z.string().min(1).max(100).describe(what);
 export const paging = {

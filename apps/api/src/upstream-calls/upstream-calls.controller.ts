@@ -1,7 +1,7 @@
 import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { type CallParent, UpstreamCallsService } from '#libs/domain/upstream-calls';
+import { type CallParent, UPSTREAM_CALL_KEY, UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { ApiAnswer, Auth, AuthKind, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
@@ -11,7 +11,6 @@ import { UpstreamCallOutput } from './outputs/upstream-call.output.js';
 
 const ABOUT =
   'Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).';
-const CURSOR = /^\d{1,19}$/;
 /** What each log route documents beside its answer (ApiAnswer, which types the handler): its refusals. */
 const CallLog = (path: string, summary: string, description = ABOUT) =>
   applyDecorators(Get(path), ApiOperation({ summary, description }), ApiInvalid(), ApiMissing());
@@ -46,7 +45,7 @@ export class UpstreamCallsController {
   }
 
   private async page(caller: TenantCaller, parent: CallParent, id: string, query: ListInput, path: string) {
-    const page = keysetPage(query, path, { key: CURSOR });
+    const page = keysetPage(query, path, { key: UPSTREAM_CALL_KEY });
     const { calls, nextBeforeId } = await this.calls.pageOf(caller, parent, id, page.limit, page.after);
     return page.answer(calls, nextBeforeId);
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId, OperatorCaller } from '#libs/context';
 import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
+import { AUTHORISATION_ABANDONED } from './consent-status.js';
 
 /**
  * Connection conversion, Plaid's funnel: the data consents started on a day (UTC) at an institution, and
@@ -26,7 +27,7 @@ const conversion = (consents: string, { byDay } = { byDay: true }) => `
           AND r.finished_at >= s.authorised_at) AS first_synced_at,
       CASE WHEN s.authorised_at IS NOT NULL THEN 'authorised'
         WHEN s.status = 'REJECTED' THEN 'rejected'
-        WHEN s.last_error_code = 'AUTHORISATION_ABANDONED' THEN 'abandoned'
+        WHEN s.last_error_code = '${AUTHORISATION_ABANDONED}' THEN 'abandoned'
         WHEN s.status LIKE 'AWAITING%' THEN 'pending'
         ELSE 'failed' END AS outcome
     FROM started s

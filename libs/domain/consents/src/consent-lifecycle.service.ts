@@ -12,7 +12,7 @@ import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentSettleService, type UnreturnedSettled } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
-import { ConsentStatus } from './consent-status.js';
+import { AUTHORISATION_ABANDONED, ConsentStatus } from './consent-status.js';
 import { BATCH, byQueryLength, eachBatch, forConsent, inParallel } from './lifecycle-batches.js';
 
 const DAY_MS = 86_400_000;
@@ -134,7 +134,7 @@ export class ConsentLifecycleService {
             tenantOfRecord(consent),
             consent.id,
             ConsentStatus.Expired,
-            'AUTHORISATION_ABANDONED',
+            AUTHORISATION_ABANDONED,
             'The user did not authorise the VRP consent in time.',
           );
           if (ended.applied) abandoned += 1;

@@ -17,7 +17,7 @@ import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
-import { ConsentStatus, FINAL_FAILURE_STATUSES } from './consent-status.js';
+import { AUTHORISATION_ABANDONED, ConsentStatus, FINAL_FAILURE_STATUSES } from './consent-status.js';
 import { isPastExpiry } from './consent-views.js';
 import { BATCH, eachBatch, forConsent } from './lifecycle-batches.js';
 
@@ -228,7 +228,7 @@ export class ConsentSettleService {
       merchantId,
       consent.id,
       ConsentStatus.Expired,
-      'AUTHORISATION_ABANDONED',
+      AUTHORISATION_ABANDONED,
       'The user did not come back from the bank before the authorisation lapsed.',
     );
     return marked.applied ? 'abandoned' : 'unchanged';

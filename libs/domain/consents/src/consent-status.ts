@@ -109,3 +109,6 @@ export function parseConsentStatus(value: string | undefined): ConsentStatus | u
 
 /** What a guarded write did: `applied`, or the status it found instead (null: no such consent). */
 export type TransitionResult = { applied: true } | { applied: false; found: string | null };
+
+/** The reason of an authorisation its user never completed within the callback's window (EXPIRED). */
+export const AUTHORISATION_ABANDONED = 'AUTHORISATION_ABANDONED';

@@ -1,5 +1,5 @@
 export * from './upstream-call.recorder.js';
-export type { CallParent } from './upstream-call.repository.js';
+export { type CallParent, UPSTREAM_CALL_KEY } from './upstream-call.repository.js';
 export type { UpstreamCallRow } from './upstream-call.statements.js';
 export * from './upstream-calls.module.js';
 export * from './upstream-calls.service.js';

@@ -19,6 +19,9 @@ export interface RecordedCall {
   at: Date;
 }
 
+/** The keyset of a call log's pages: a call's id, a bigint as text. */
+export const UPSTREAM_CALL_KEY = /^\d{1,19}$/;
+
 /** What a call log belongs to: a consent (its runs' calls too), a sync run or a payment. */
 export type CallParent = 'consent' | 'sync-run' | 'payment';
 

@@ -2294,7 +2294,7 @@ export interface components {
             /** @description The institution (bank) the consent is with */
             institutionId: string;
             /**
-             * @description Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT or AUTHORISATION_ABANDONED
+             * @description Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT, BANK_<status> (the bank ended it and its callback never landed: read from the bank) or AUTHORISATION_ABANDONED (the user never came back)
              * @example CONSENT_REVOKED
              */
             reason: string | null;

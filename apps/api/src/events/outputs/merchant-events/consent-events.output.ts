@@ -83,7 +83,7 @@ export class ConsentEndedEventData extends ConsentEventFields {
     nullable: true,
     example: 'CONSENT_REVOKED',
     description:
-      'Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT or AUTHORISATION_ABANDONED',
+      'Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT, BANK_<status> (the bank ended it and its callback never landed: read from the bank) or AUTHORISATION_ABANDONED (the user never came back)',
   })
   reason!: string | null;
 }
