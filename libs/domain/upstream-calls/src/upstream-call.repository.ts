@@ -79,22 +79,6 @@ export class UpstreamCallRepository {
     return { calls: rows.slice(0, limit), more: rows.length > limit };
   }
 
-  /** The sync runs and payments of the merchant whose calls carry `tracingId`, at most `limit`. */
-  async withTracingId(
-    merchantId: MerchantId,
-    tracingId: string,
-    limit: number,
-  ): Promise<{ syncRunIds: string[]; paymentIds: string[] }> {
-    const rows = await this.db.rows({
-      ...UPSTREAM_CALL_SQL.byTracingId,
-      values: [merchantId, tracingId, limit],
-    });
-    return {
-      syncRunIds: [...new Set(rows.flatMap((r) => (r.syncRunId ? [r.syncRunId] : [])))],
-      paymentIds: [...new Set(rows.flatMap((r) => (r.paymentId ? [r.paymentId] : [])))],
-    };
-  }
-
   async deleteBefore(cutoff: Date, limit: number): Promise<number> {
     const [row] = await this.db.rows({ ...UPSTREAM_CALL_SQL.deleteBefore, values: [cutoff, limit] });
     return row?.deleted ?? 0;

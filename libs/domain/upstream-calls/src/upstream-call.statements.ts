@@ -52,14 +52,6 @@ export const UPSTREAM_CALL_SQL = {
         OR EXISTS (SELECT 1 FROM payments WHERE id = $2 AND merchant_id = $1 AND $3 = 'payment') AS found`,
     { found: 'boolean' },
   ),
-  /** The runs and payments whose calls carry an upstream tracing id: the lookup's way to them. */
-  byTracingId: sqlStatement(
-    'upstream-calls.by-tracing-id',
-    `SELECT DISTINCT u.sync_run_id::text AS "syncRunId", u.payment_id::text AS "paymentId"
-      FROM upstream_calls u WHERE u.merchant_id = $1 AND u.tracing_id = $2
-      LIMIT $3`,
-    { syncRunId: 'string?', paymentId: 'string?' },
-  ),
   deleteBefore: sqlStatement(
     'upstream-calls.delete-before',
     `WITH gone AS (DELETE FROM upstream_calls WHERE id IN (

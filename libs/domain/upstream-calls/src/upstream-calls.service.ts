@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
+import { type TenantCaller, tenantOf } from '#libs/context';
 import { deleteInBatches } from '#libs/database';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { CLOCK, type Clock } from '#libs/time';
@@ -33,11 +33,6 @@ export class UpstreamCallsService {
     const page = await this.calls.pageOf(tenantOf(caller), parent, id, limit, beforeId);
     if (!page) throw new DomainError(ErrorCode.NOT_FOUND, NOT_FOUND[parent]);
     return { calls: page.calls, nextBeforeId: page.more ? (page.calls.at(-1)?.id ?? null) : null };
-  }
-
-  /** The runs and payments whose calls carry an upstream tracing id (the lookup's way to them). */
-  withTracingId(merchantId: MerchantId, tracingId: string, limit: number) {
-    return this.calls.withTracingId(merchantId, tracingId, limit);
   }
 
   /** Removes calls older than the events' retention (EVENT_RETENTION_DAYS). */
