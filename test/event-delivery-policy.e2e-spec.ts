@@ -28,7 +28,10 @@ interface Delivery {
  * served offset the delivery code's own delay, and a real delivery retried within it.
  */
 describe('api: the event delivery policy is the worker’s', () => {
+  // Its own database and queues: a worker of another file, with other tuning, must not make the attempt
+  // whose retry is measured here.
   const stack = useStack({
+    ownDatabase: 'delivery_policy',
     worker: true,
     overrides: {
       EVENT_DELIVERY_RETRY_HOURS: '2',
