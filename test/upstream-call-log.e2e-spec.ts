@@ -149,6 +149,26 @@ describe('upstream call log', () => {
     });
   });
 
+  it("files the consent's own calls: its creation and the live reads made with it", async () => {
+    const [{ consentId }] = dataOf<{ consentId: string }[]>(
+      await tenant.client.get(`/v1/users/${tenant.userId}/accounts`),
+    );
+    expect((await tenant.client.get(`/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
+    const calls = await callsOf(`/v1/consents/${consentId}/upstream-calls`, (c) =>
+      c.some((x) => x.operation === 'getRealTimeTransactions'),
+    );
+    const own = calls.filter((c) => c.syncRunId === null);
+    // Its creation (with the bank's rules read for it), the callback's reads, and the live read.
+    expect(own.map((c) => c.operation)).toEqual(
+      expect.arrayContaining([
+        'initiateAccountRequest',
+        'getConsentBySingleAccessConsent',
+        'getRealTimeTransactions',
+      ]),
+    );
+    for (const call of own) expect([call.consentId, call.errorCode]).toEqual([consentId, null]);
+  });
+
   it('answers 404 for an unknown run and keeps calls only as long as events', async () => {
     expect(
       (await tenant.client.get('/v1/syncs/00000000-0000-7000-8000-000000000000/upstream-calls')).status,

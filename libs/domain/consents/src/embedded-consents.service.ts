@@ -54,6 +54,9 @@ export class EmbeddedConsentsService {
     const tenant = tenantOf(caller);
     const user = await this.consents.findUserForAuthorisation(tenant, userId);
     if (!user) throw userNotFound();
+    // The request's upstream calls are the new consent's (a refused creation's too, to show why).
+    const id = uuidV7();
+    describeWork({ merchantId: tenant, institutionId: input.institutionId, consentId: id });
     const { scopes, dates, accountRequest } = await accountTermsAt(
       this.institutions,
       input.institutionId,
@@ -79,7 +82,7 @@ export class EmbeddedConsentsService {
       throw mapUpstreamFailure(error, { field: 'credentials', atInstitution: true });
     }
     const consent = await this.consents.createAwaiting(tenant, {
-      id: uuidV7(),
+      id,
       userId,
       upstreamConsentId: created.id,
       institutionId: input.institutionId,
@@ -184,6 +187,7 @@ export class EmbeddedConsentsService {
     update: { selectedScaMethod: { id: string } } | { scaCode: string },
     field: string,
   ): Promise<{ id: string; status: string }> {
+    describeWork({ merchantId, institutionId: consent.institutionId, consentId: consent.id });
     const subApplication = await this.consents.subApplicationOf(merchantId);
     let answer: AuthorisationResponse;
     try {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
+import { assertActsFor, describeWork, type TenantCaller, tenantOf } from '#libs/context';
 import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
@@ -70,7 +70,7 @@ export class RedirectConsentsService {
   }
 
   async create(caller: TenantCaller, userId: string, input: CreateConsentInput, psu: PsuHeaders = {}) {
-    const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
+    const { user, id, nonce, state } = await this.prepare(caller, userId, input);
     const { scopes, dates, accountRequest } = await accountTermsAt(
       this.institutions,
       input.institutionId,
@@ -146,7 +146,7 @@ export class RedirectConsentsService {
     input: CreatePaymentConsentInput,
     ask: (request: RedirectRequest, options: CallOptions) => Promise<{ data: AuthorisationResponse }>,
   ): Promise<StoredConsent> {
-    const { user, id, nonce, state } = await this.prepare(caller, userId, input.redirectUrl);
+    const { user, id, nonce, state } = await this.prepare(caller, userId, input);
     const psu = input.psu ?? {};
     // A bank unknown here is left to the upstream to refuse, as before the PSU headers were read.
     const institution = await this.institutions.offered(input.institutionId);
@@ -185,13 +185,21 @@ export class RedirectConsentsService {
     });
   }
 
-  /** The user (of this caller), the redirect target checked, and a new consent id with its signed state. */
-  private async prepare(caller: TenantCaller, userId: string, redirectUrl: string) {
+  /**
+   * The user (of this caller), the redirect target checked, and a new consent id with its signed state.
+   * The request's upstream calls from here on are the consent's: its call log shows a refused creation too.
+   */
+  private async prepare(
+    caller: TenantCaller,
+    userId: string,
+    input: { institutionId: string; redirectUrl: string },
+  ) {
     assertActsFor(caller, userId);
     const user = await this.consents.findUserForAuthorisation(tenantOf(caller), userId);
     if (!user) throw userNotFound();
-    checkRedirectUrl(redirectUrl, user.merchant.frontendOrigins);
+    checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
     const id = uuidV7();
+    describeWork({ merchantId: caller.merchantId, institutionId: input.institutionId, consentId: id });
     const nonce = ConsentStateSigner.newNonce();
     const state = this.signer.sign({ merchantId: caller.merchantId, consentId: id, nonce });
     return { user, id, nonce, state };

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
+import { describeWork, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import {
   consentGoneOnError,
   ConsentStateRepository,
@@ -78,6 +78,8 @@ export class ConsentAccessService {
     resource: 'account' | 'consent',
     call: (access: ConsentCall) => Promise<T>,
   ): Promise<T> {
+    // A live read's or a VRP consent's calls (funds confirmation) are the consent's in its call log.
+    describeWork({ merchantId: tenant, institutionId: consent.institutionId, consentId: consent.id });
     const token = consent.status === ConsentStatus.Authorised ? this.vault.open(consent, consent.id) : null;
     if (!token) {
       throw new DomainError(
@@ -103,33 +105,35 @@ export class ConsentAccessService {
         subApplication,
       });
     } catch (error) {
-      if (error instanceof UpstreamError) {
-        const gone = consentGoneOnError(error);
-        this.logger.warn(
-          {
-            consentId: consent.id,
-            upstreamKind: error.kind,
-            upstreamStatus: error.status,
-            upstreamTracingId: error.tracingId,
-          },
-          'financial data: upstream call failed',
-        );
-        if (gone) {
-          const marked = await this.state.markGone(tenant, {
-            consentId: consent.id,
-            ...gone,
-            now: new Date(),
-            tokenUsed: consent.tokenCiphertext,
-          });
-          // A concurrent re-authorisation or revocation already moved it on: that newer state stands.
-          if (!marked.applied) {
-            this.logger.info({ consentId: consent.id, found: marked.found }, 'consent not marked gone');
-          }
-        }
-      }
+      if (error instanceof UpstreamError) await this.noteFailure(tenant, consent, error);
       // The upstream no longer knowing an account or consent we hold is not the caller's input (409
       // CONFLICT); a refusal of what the caller sent (dates, amounts) is theirs to fix (400).
       throw mapUpstreamFailure(error, { resource, field: 'request' });
+    }
+  }
+
+  /** Logs a failed call, and marks the consent when the bank says it is gone. */
+  private async noteFailure(tenant: MerchantId, consent: ConsentForCall, error: UpstreamError) {
+    const gone = consentGoneOnError(error);
+    this.logger.warn(
+      {
+        consentId: consent.id,
+        upstreamKind: error.kind,
+        upstreamStatus: error.status,
+        upstreamTracingId: error.tracingId,
+      },
+      'financial data: upstream call failed',
+    );
+    if (!gone) return;
+    const marked = await this.state.markGone(tenant, {
+      consentId: consent.id,
+      ...gone,
+      now: new Date(),
+      tokenUsed: consent.tokenCiphertext,
+    });
+    // A concurrent re-authorisation or revocation already moved it on: that newer state stands.
+    if (!marked.applied) {
+      this.logger.info({ consentId: consent.id, found: marked.found }, 'consent not marked gone');
     }
   }
 }

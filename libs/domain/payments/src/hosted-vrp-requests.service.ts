@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { assertActsFor, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
+import { assertActsFor, describeWork, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { checkRedirectUrl, ConsentRepository, HostedConsentsService } from '#libs/domain/consents';
 import { FinancialDataService, moneyToStrings } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
@@ -135,6 +135,9 @@ export class HostedVrpRequestsService {
     const tenant = tenantOf(caller);
     const row = await this.requests.find(tenant, requestId, caller.userId);
     if (!row) return { ...(await this.data.hostedVrpRequest(caller, requestId)), consentId: null };
+    // Once the request has become a consent, reading it is a call for that consent (none before: no subject).
+    if (row.consentId)
+      describeWork({ merchantId: tenant, institutionId: row.institutionId, consentId: row.consentId });
     const subApplication = await this.consents.subApplicationOf(tenant);
     let request;
     try {
