@@ -57,9 +57,13 @@ export async function explain(db, sql, params) {
 
 /**
  * The plans of the statements the scale bench watches at each size: the stored page (first, and after
- * 9,000 records), the sync dispatcher's due batch and the consent expiry scan's first batch.
+ * 9,000 records), the sync dispatcher's due batch and the consent expiry scan's first batch. The last two
+ * are the product's own statements, read from the build, so the bench cannot measure a stale copy.
  */
 export async function pagePlans(db, accountId, merchantId) {
+  const built = (lib) => import(new URL(`../../dist/libs/domain/${lib}/src/index.js`, import.meta.url).href);
+  const { dueForSync } = (await built('accounts')).ACCOUNT_SYNC_STATE_SQL;
+  const { expiringSoon } = (await built('consents')).CONSENT_LIFECYCLE_SQL;
   const [row9000] = (
     await db.query(
       `SELECT date, id FROM transactions WHERE account_id = $1 ORDER BY date DESC, id DESC OFFSET 9000 LIMIT 1`,
@@ -73,26 +77,15 @@ export async function pagePlans(db, accountId, merchantId) {
   const plans = {
     firstPage: await explain(db, page(false), [accountId, merchantId]),
     deepPage: await explain(db, page(true), [accountId, merchantId, row9000.date, row9000.id]),
-    dispatcherBatch: await explain(
-      db,
-      `SELECT a.id, a.merchant_id, a.next_sync_at FROM accounts a
-         JOIN consents c ON c.id = a.consent_id
-         JOIN merchants m ON m.id = a.merchant_id AND m.disabled_at IS NULL
-       WHERE a.next_sync_at <= now() AND a.sync_status <> 'STOPPED' AND a.closed_at IS NULL
-         AND c.status = 'AUTHORIZED' AND (c.expires_at IS NULL OR c.expires_at > now())
-       ORDER BY a.next_sync_at, a.id LIMIT 1000`,
-      [],
-    ),
-    // The consent expiry scan's first batch (ConsentLifecycleRepository.expiringSoon): the week's expiring
-    // consents in expiry order, its keyset starting just after now.
-    expiryBatch: await explain(
-      db,
-      `SELECT c.id, c.merchant_id, c.expires_at FROM consents c
-       WHERE status = 'AUTHORIZED' AND kind = 'ACCOUNT' AND expires_at <= now() + interval '7 days'
-         AND (expires_at, id) > (now(), 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid)
-       ORDER BY expires_at, id LIMIT 500`,
-      [],
-    ),
+    dispatcherBatch: await explain(db, dueForSync.text, [new Date(), 1000]),
+    // The consent expiry scan's first batch: the week's expiring consents in expiry order, its keyset
+    // starting just after now (ConsentLifecycleRepository.expiringSoon).
+    expiryBatch: await explain(db, expiringSoon.text, [
+      new Date(Date.now() + 7 * 86_400_000),
+      new Date(),
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      500,
+    ]),
   };
   return plans;
 }
