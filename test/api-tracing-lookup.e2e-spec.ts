@@ -16,17 +16,19 @@ import {
 interface Lookup {
   users: { id: string; reference: string }[];
   syncRuns: { id: string; status: string; error: { upstream: { tracingId: string } } | null }[];
+  payments: { id: string }[];
   events: { id: string; type: string; data: { syncId?: string; consentId?: string } }[];
   deliveries: { id: string; eventId: string; endpointId: string; status: string }[];
-  more: { syncRuns: boolean; events: boolean; deliveries: boolean };
+  more: { syncRuns: boolean; payments: boolean; events: boolean; deliveries: boolean };
 }
 
 const NOTHING: Lookup = {
   users: [],
   syncRuns: [],
+  payments: [],
   events: [],
   deliveries: [],
-  more: { syncRuns: false, events: false, deliveries: false },
+  more: { syncRuns: false, payments: false, events: false, deliveries: false },
 };
 
 /**
@@ -162,7 +164,7 @@ describe('api: looking a tracing id up across sync runs, events and deliveries',
     expect(found.events.map((e) => e.type)).toEqual(['consent.revoked']);
     expect(found.deliveries).toHaveLength(50);
     expect(new Set(found.deliveries.map((d) => d.endpointId)).size).toBe(50);
-    expect(found.more).toEqual({ syncRuns: false, events: false, deliveries: true });
+    expect(found.more).toEqual({ ...NOTHING.more, deliveries: true });
   });
 
   it('answers empty lists for an id that names nothing', async () => {

@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
+import { PaymentStatusPoller } from '#libs/domain/payments';
 import { launchBrowser } from './kit/browser-kit.js';
 import {
   accountsWhenSynced,
+  atBank,
   connect,
   createConsentRow,
   createPaymentRow,
@@ -13,12 +15,21 @@ import {
   EventReceiver,
   eventually,
   onboard,
+  paymentBodies,
   runWhenEnded,
   SandboxHttp,
   syncAtFailingBank,
   type Tenant,
+  uniqueName,
   useStack,
 } from './kit/index.js';
+
+/** An entry of an upstream call log (GET …/upstream-calls), what these tests read of it. */
+interface UpstreamCall {
+  operation: string;
+  errorCode: string | null;
+  tracingId: string | null;
+}
 
 /**
  * Each screen's screenshot: in test-artifacts/console/ on every run, and in docs/console/ (what
@@ -42,6 +53,7 @@ describe('web console, in a browser', () => {
   let tenant: Tenant;
   let reference: string;
   let failedTracingId: string;
+  let failedRunId: string;
   let accountId: string;
   let receiver: EventReceiver | undefined;
   const consoleErrors: string[] = [];
@@ -65,6 +77,7 @@ describe('web console, in a browser', () => {
     const failed = await syncAtFailingBank(stack, tenant, account);
     expect(failed.status).toBe('failed');
     failedTracingId = failed.error.upstream.tracingId as string;
+    failedRunId = failed.id;
     expect(failedTracingId).toBeTruthy();
     const again = dataOf<{ syncId: string }>(
       await tenant.client.post(`/v1/accounts/${account.id}/sync`),
@@ -249,6 +262,54 @@ describe('web console, in a browser', () => {
     await shot('account');
   });
 
+  // Issue 61's done-when: support, given only the customer's reference, reaches the failed sync and the
+  // tracing id of each call the bank failed, to quote to the bank; and that id leads back to the run.
+  it("finds a sync failed at the bank from the customer's reference through the call log, with each failed call's tracing id", async () => {
+    const failedCalls = await eventually('the failed run’s calls logged', async () => {
+      const calls = dataOf<UpstreamCall[]>(
+        await tenant.client.get(`/v1/syncs/${failedRunId}/upstream-calls?limit=100`),
+      );
+      const failures = calls.filter((call) => call.errorCode !== null);
+      return failures.length > 0 ? failures : undefined;
+    });
+    expect(failedCalls.every((call) => call.tracingId)).toBe(true);
+    // How the page must show each: in words, not by colour alone, with the tracing id to quote.
+    const expected = failedCalls.map((call) => [call.operation, `Failed: ${call.errorCode}`, call.tracingId]);
+
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await heading('Customers');
+    await page.getByLabel('Find a customer by your reference for them').fill(reference);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.locator('#customers-results').getByRole('link', { name: reference }).click();
+    await heading(`Customer ${reference}`);
+    // The consent's log holds its runs' calls too, the failed ones among them.
+    await page.locator('#consents summary', { hasText: 'Upstream calls' }).click();
+    expect(await failedCallsShown(page.locator('#consents [id^="calls-"]'))).toEqual(
+      expect.arrayContaining(expected),
+    );
+    await page.locator(`a[href="#/accounts/${accountId}"]`).click();
+    await heading(/^Account /);
+    // The failed run, as a person finds it: by its status; its calls open beneath it.
+    const failedRun = page.locator('#sync-runs tbody tr', {
+      has: page.getByRole('cell', { name: 'Failed', exact: true }),
+    });
+    expect(await failedRun.locator('td').last().innerText()).toBe(failedRunId);
+    await page.locator('#sync-runs summary', { hasText: `Upstream calls of the run ${failedRunId}` }).click();
+    // Every failed call of the run, as the API lists them, newest first.
+    expect(await failedCallsShown(page.locator(`#calls-${failedRunId}`))).toEqual(expected);
+    await shot('upstream-calls');
+
+    // The tracing id of a failed call leads back to the run on the lookup screen, its calls a click away.
+    const [quoted] = failedCalls;
+    await page.getByRole('link', { name: 'Look up a tracing id' }).click();
+    await heading('Look up a tracing id');
+    await page.getByLabel('Tracing id, customer reference or other id').fill(quoted.tracingId!);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('#lookup-runs').getByRole('cell', { name: failedRunId, exact: true }).waitFor();
+    await page.locator('#lookup-runs summary', { hasText: `of the run ${failedRunId}` }).click();
+    expect(await failedCallsShown(page.locator(`#lookup-runs #calls-${failedRunId}`))).toEqual(expected);
+  });
+
   it('adds an event endpoint, tests it, rotates its secret, sends a failed delivery again, deletes it', async () => {
     receiver = await new EventReceiver().start();
     await page.getByRole('link', { name: 'Event endpoints' }).click();
@@ -396,6 +457,42 @@ describe('web console, in a browser', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.locator('#lookup-customers').getByRole('link', { name: reference }).click();
     await heading(`Customer ${reference}`);
+  });
+
+  it('finds a payment by the tracing id of a call the bank failed, on the lookup screen, with its calls', async () => {
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': uniqueName('pay') },
+      }),
+      201,
+    );
+    await atBank(stack, created.authorisationUrl);
+    const { upstreamPaymentId } = dataOf<{ upstreamPaymentId: string }>(
+      await tenant.client.get(`/v1/payments/${created.id}`),
+    );
+    // Every status check refused by the bank until one is logged under the payment, which so stays
+    // unfinished: no payment.completed for the operator's test below to meet.
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const path = `/payments/${upstreamPaymentId}/details`;
+    await sandbox.admin('POST', '/faults', { method: 'GET', path, status: 400, count: 1000 });
+    const refused = await eventually('a refused status check logged', async () => {
+      await stack.worker!.app.get(PaymentStatusPoller).pollDue();
+      const calls = dataOf<UpstreamCall[]>(
+        await tenant.client.get(`/v1/payments/${created.id}/upstream-calls`),
+      );
+      return calls.find((call) => call.errorCode !== null && call.tracingId);
+    }).finally(() => sandbox.admin('DELETE', '/faults'));
+
+    await page.getByRole('link', { name: 'Look up a tracing id' }).click();
+    await heading('Look up a tracing id');
+    await page.getByLabel('Tracing id, customer reference or other id').fill(refused.tracingId!);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('#lookup-payments tbody tr', { hasText: created.id }).getByText('12.34 GBP').waitFor();
+    await page.locator('#lookup-runs').getByText('No sync run has this tracing id or id.').waitFor();
+    await page.locator('#lookup-payments summary', { hasText: `of the payment ${created.id}` }).click();
+    const row = page.locator(`#calls-${created.id} tbody tr`, { hasText: refused.tracingId! });
+    await row.getByText(`Failed: ${refused.errorCode}`).waitFor();
+    await shot('lookup-payment');
   });
 
   it('shows where customers drop off, bank by bank, as bars and as the same figures in a table', async () => {
@@ -693,6 +790,21 @@ describe('web console, in a browser', () => {
     await shot('audit-paged');
   });
 });
+
+/**
+ * The failed calls a call log on the page shows, newest first: each one's operation, what failed in
+ * words ("Failed: INSTITUTION") and its tracing id. Waits for the log's first failed call.
+ */
+async function failedCallsShown(log: Locator): Promise<string[][]> {
+  const rows = log.locator('tbody tr', { hasText: 'Failed:' });
+  await rows.first().waitFor();
+  const shown: string[][] = [];
+  for (let i = 0; i < (await rows.count()); i += 1) {
+    const cells = await rows.nth(i).locator('td').allInnerTexts();
+    shown.push([cells[1], cells[4], cells[7]]);
+  }
+  return shown;
+}
 
 // ---- accessibility checks, written by hand (no axe): run in the page, as strings (no DOM types here) ----
 

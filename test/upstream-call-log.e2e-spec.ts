@@ -1,15 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
+import { PaymentStatusPoller } from '#libs/domain/payments';
 import { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import {
   accountsWhenSynced,
   type ApiResponse,
+  atBank,
   connect,
   dataOf,
   eventually,
   onboard,
+  paymentBodies,
   syncAtFailingBank,
   type Tenant,
+  uniqueName,
   useStack,
   WAIT,
 } from './kit/index.js';
@@ -23,6 +27,7 @@ interface Call {
   tracingId: string | null;
   syncRunId: string | null;
   consentId: string | null;
+  paymentId: string | null;
 }
 
 const FIELDS = [
@@ -43,7 +48,8 @@ const FIELDS = [
 /**
  * The upstream call log on the real stack: a sync that failed at the bank is found from the customer's
  * reference, and its calls name the upstream's tracing id of each failed attempt; a call the upstream
- * failed and a retry then passed still leads to its run through the lookup; no other merchant sees them.
+ * failed and a retry then passed still leads to its run through the lookup, and a payment's call to the
+ * payment; no other merchant sees them.
  */
 describe('upstream call log', () => {
   // Its own database: the retention sweep below acts on every row.
@@ -167,6 +173,51 @@ describe('upstream call log', () => {
       ]),
     );
     for (const call of own) expect([call.consentId, call.errorCode]).toEqual([consentId, null]);
+  });
+
+  it("finds a payment by the upstream's tracing id of any of its calls, and no other merchant does", async () => {
+    const created = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
+        headers: { 'idempotency-key': uniqueName('pay') },
+      }),
+      201,
+    );
+    await atBank(stack, created.authorisationUrl);
+    // The status poll checks it at the bank under its own name, due at once under the test config; until
+    // it is final, so that nothing changes it while it is compared below.
+    const poller = stack.worker!.app.get(PaymentStatusPoller);
+    const { payment, calls } = await eventually(
+      'the payment final, with its calls logged',
+      async () => {
+        await poller.pollDue();
+        const read = dataOf<{ id: string; status: string }>(
+          await tenant.client.get(`/v1/payments/${created.id}`),
+        );
+        const logged = dataOf<Call[]>(
+          await tenant.client.get(`/v1/payments/${created.id}/upstream-calls?limit=100`),
+        );
+        const final = !['AWAITING_AUTHORIZATION', 'SUBMITTING', 'PENDING'].includes(read.status);
+        return final && logged.some((c) => c.tracingId) ? { payment: read, calls: logged } : undefined;
+      },
+      WAIT.step,
+    );
+    const lookUp = async (client: Tenant['client'], id: string) =>
+      dataOf<{ payments: unknown[]; syncRuns: unknown[]; more: { payments: boolean } }>(
+        await client.get(`/v1/lookup?id=${encodeURIComponent(id)}`),
+      );
+    expect(new Set(calls.map((c) => c.paymentId))).toEqual(new Set([created.id]));
+    for (const call of calls.filter((c) => c.tracingId)) {
+      // As GET /v1/payments/{id} answers it; a payment's calls name no run.
+      expect(await lookUp(tenant.client, call.tracingId!)).toMatchObject({
+        payments: [payment],
+        syncRuns: [],
+        more: { payments: false },
+      });
+      expect(await lookUp(other.client, call.tracingId!)).toMatchObject({ payments: [], syncRuns: [] });
+    }
+    // Its own id finds it too, for its merchant only.
+    expect((await lookUp(tenant.client, created.id)).payments).toEqual([payment]);
+    expect((await lookUp(other.client, created.id)).payments).toEqual([]);
   });
 
   it('answers 404 for an unknown run and keeps calls only as long as events', async () => {

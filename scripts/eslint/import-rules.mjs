@@ -18,7 +18,7 @@ export const DOMAIN_IMPORTS = {
   institutions: ['upstream-failures'],
   merchants: ['upstream-failures'],
   payments: ['accounts', 'consents', 'events', 'financial-data', 'upstream-failures'],
-  sync: ['accounts', 'consents', 'events', 'financial-data', 'sync-runs', 'users'],
+  sync: ['accounts', 'consents', 'events', 'financial-data', 'payments', 'sync-runs', 'users'],
   'sync-runs': [],
   'upstream-calls': [],
   'upstream-failures': [],

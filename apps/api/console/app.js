@@ -4,9 +4,10 @@ import { accountScreen, customerScreen, customersScreen } from './merchant-custo
 import { deliveryScreen } from './merchant-delivery.js';
 import { endpointScreen } from './merchant-endpoint.js';
 import { endpointsScreen } from './merchant-endpoints.js';
-import { eventsScreen, lookupScreen } from './merchant-events.js';
+import { eventsScreen } from './merchant-events.js';
 import { insightsScreen } from './merchant-insights.js';
 import { keysScreen } from './merchant-keys.js';
+import { lookupScreen } from './merchant-lookup.js';
 import { originsScreen } from './merchant-origins.js';
 import { auditScreen } from './operator-audit.js';
 import { merchantScreen } from './operator-merchant.js';

@@ -1,6 +1,6 @@
 // How a screen's parts load: "Loading…" meanwhile, the empty state, the error in words, and the pages of
 // a list, with what screen readers hear of it.
-import { announce, errorText, h, table, tableRow } from './ui.js';
+import { announce, errorText, h, itemTable, rowsOf } from './ui.js';
 
 /** @typedef {import('./ui.js').Children} Children */
 /** @typedef {import('./ui.js').Shown} Shown */
@@ -57,10 +57,36 @@ export async function loadInto(container, { what, load, render, empty }) {
 }
 
 /**
+ * A disclosure whose part loads when it is first opened, not with the screen (a list few ask for):
+ * `summary` names it, `of` (read by screen readers only) what it is of, and `load` fills its part.
+ * @param {string} summary
+ * @param {string} of
+ * @param {(part: HTMLElement) => unknown} load
+ * @param {string} [id] the part's
+ */
+export function loadedWhenOpened(summary, of, load, id) {
+  const part = h('div', { id });
+  let loaded = false;
+  return h(
+    'details',
+    {
+      ontoggle: (event) => {
+        if (!event.currentTarget.open || loaded) return;
+        loaded = true;
+        void load(part);
+      },
+    },
+    h('summary', {}, summary, h('span', { class: 'visually-hidden' }, ` ${of}`)),
+    part,
+  );
+}
+
+/**
  * A list the api pages (`load(cursor)` answers `{ items, nextCursor }`) as one table in `container`: the
  * first page with `loadInto`'s states, then a "Show more" button while there is a next page. A further
  * page's rows join the same table and the first of them takes the focus, so a keyboard user goes on
  * reading where the new rows start; a failure says so next to the button, which stays to try again.
+ * `below`, when given, draws what belongs to an item in a row under its own, across the table.
  * @template T
  * @param {HTMLElement} container
  * @param {{
@@ -69,16 +95,18 @@ export async function loadInto(container, { what, load, render, empty }) {
  *   caption: string,
  *   headers: string[],
  *   row: (item: T) => Children[],
+ *   below?: (item: T) => Children,
  *   empty: string,
  * }} list
  */
-export function pagedInto(container, { what, load, caption, headers, row, empty }) {
+export function pagedInto(container, { what, load, caption, headers, row, below, empty }) {
+  const itemRows = rowsOf(headers.length, row, below);
   return loadInto(container, {
     what,
     load: () => load(undefined),
     render: (first) => {
       if (first.items.length === 0) return h('p', { class: 'state' }, empty);
-      const list = table(caption, headers, first.items.map(row));
+      const list = itemTable(caption, headers, first.items, row, below);
       const footer = h('div', { class: 'more' });
       let cursor = first.nextCursor;
       let shown = first.items.length;
@@ -99,15 +127,16 @@ export function pagedInto(container, { what, load, caption, headers, row, empty 
         announce('Loading more…');
         try {
           const next = await load(cursor ?? undefined);
-          const rows = next.items.map((item) => tableRow(row(item)));
-          list.tBodies[0].append(...rows);
+          const rows = next.items.map(itemRows);
+          list.tBodies[0].append(...rows.flat());
           cursor = next.nextCursor;
           shown += rows.length;
           end();
           announce(`${rows.length} more shown, ${shown} in all.`);
-          if (rows[0]) {
-            rows[0].setAttribute('tabindex', '-1');
-            rows[0].focus();
+          const [firstNew] = rows[0] ?? [];
+          if (firstNew) {
+            firstNew.setAttribute('tabindex', '-1');
+            firstNew.focus();
           }
         } catch (error) {
           problem.textContent = `Could not load more of ${what}. ${errorText(error)}`;

@@ -1,54 +1,47 @@
-// A merchant's customers: find one by reference, then their consents (each with its status history)
-// and accounts, then an account's sync runs and its stored transactions, every list a page at a time.
+// A merchant's customers: find one by reference, then their consents (each with its status history and
+// upstream calls) and accounts, then an account's sync runs (each with its upstream calls) and its
+// stored transactions, every list a page at a time.
 import { bff } from './api.js';
-import { loadInto, pagedInto } from './loading.js';
-import { h, plain, section, table, when } from './ui.js';
+import { loadedWhenOpened, loadInto, pagedInto } from './loading.js';
+import { upstreamCalls } from './merchant-upstream-calls.js';
+import { h, plain, section, table, toTheSecond, when } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').Account} Account */
-
-/**
- * To the second: a consent's statuses often change within the same minute.
- * @param {string} iso
- */
-const toTheSecond = (iso) =>
-  new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+/** @typedef {import('./merchant-sdk.js').Consent} Consent */
 
 /**
  * A consent's statuses oldest first, loaded when its "Status history" is first opened.
- * @param {import('./merchant-sdk.js').Consent} consent
+ * @param {Consent} consent
  */
-function statusHistory(consent) {
-  const changes = h('div', { id: `history-${consent.id}` });
-  let loaded = false;
-  return h(
-    'details',
-    {
-      ontoggle: (event) => {
-        if (!event.currentTarget.open || loaded) return;
-        loaded = true;
-        void pagedInto(changes, {
-          what: 'its statuses',
-          load: (cursor) => bff.consents.history(consent.id, { limit: 20 }).page(cursor),
-          empty: 'No status recorded yet.',
-          caption: `Status history of the consent at ${consent.institutionId}`,
-          headers: ['When', 'Status', 'Before'],
-          row: (change) => [
-            toTheSecond(change.changedAt),
-            plain('consent', change.to),
-            change.from ? plain('consent', change.from) : 'First recorded',
-          ],
-        });
-      },
-    },
-    h(
-      'summary',
-      {},
-      'Status history',
-      h('span', { class: 'visually-hidden' }, ` of the consent at ${consent.institutionId}`),
-    ),
-    changes,
+const statusHistory = (consent) =>
+  loadedWhenOpened(
+    'Status history',
+    `of the consent at ${consent.institutionId}`,
+    (part) =>
+      pagedInto(part, {
+        what: 'its statuses',
+        load: (cursor) => bff.consents.history(consent.id, { limit: 20 }).page(cursor),
+        empty: 'No status recorded yet.',
+        caption: `Status history of the consent at ${consent.institutionId}`,
+        headers: ['When', 'Status', 'Before'],
+        row: (change) => [
+          toTheSecond(change.changedAt),
+          plain('consent', change.to),
+          change.from ? plain('consent', change.from) : 'First recorded',
+        ],
+      }),
+    `history-${consent.id}`,
   );
-}
+
+/**
+ * Under a consent's row: its status history and its upstream calls (its creation's, its callback's, and
+ * its runs' and payments').
+ * @param {Consent} consent
+ */
+const consentBelow = (consent) => [
+  statusHistory(consent),
+  upstreamCalls('consent', consent.id, `of the consent at ${consent.institutionId}`),
+];
 
 const CUSTOMER_HEADERS = ['Reference', 'Since'];
 /** @param {import('./merchant-sdk.js').User} user */
@@ -131,7 +124,7 @@ export function customerScreen(main, userId) {
     load: (cursor) => bff.consents.list(userId, { limit: 50 }).page(cursor),
     empty: 'This customer has not connected a bank.',
     caption: 'Consents',
-    headers: ['Bank', 'What for', 'Status', 'Authorised', 'Expires', 'Bank page', 'History'],
+    headers: ['Bank', 'What for', 'Status', 'Authorised', 'Expires', 'Bank page'],
     row: (consent) => [
       consent.institutionId,
       consent.kind === 'ACCOUNT' ? 'Account data' : `${consent.kind} (as the api names it)`,
@@ -143,8 +136,8 @@ export function customerScreen(main, userId) {
         : consent.authorisationUrl
           ? h('a', { href: consent.authorisationUrl, rel: 'noreferrer' }, 'Authorisation link')
           : '—',
-      statusHistory(consent),
     ],
+    below: consentBelow,
   });
   void pagedInto(accounts, {
     what: 'their accounts',
@@ -203,6 +196,7 @@ export function accountScreen(main, accountId) {
       run.error?.upstream?.tracingId ? h('code', {}, String(run.error.upstream.tracingId)) : '—',
       h('code', {}, run.id),
     ],
+    below: (run) => upstreamCalls('run', run.id, `of the run ${run.id}`),
   });
   void pagedInto(transactions, {
     what: 'its transactions',

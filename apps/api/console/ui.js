@@ -147,6 +147,35 @@ export function tableRow(cells) {
 }
 
 /**
+ * An item's rows in a table of `columns`: its cells, then, when `below` is given, a row of what belongs
+ * to it across the table's whole width (disclosures whose own tables would not fit a cell).
+ * @template T
+ * @param {number} columns
+ * @param {(item: T) => Children[]} row
+ * @param {((item: T) => Children) | undefined} below
+ * @returns {(item: T) => HTMLTableRowElement[]}
+ */
+export const rowsOf = (columns, row, below) => (item) => [
+  tableRow(row(item)),
+  ...(below ? [h('tr', { class: 'below' }, h('td', { colspan: columns }, below(item)))] : []),
+];
+
+/**
+ * `table` of items, each drawn by `row`, with `below` under it when given (`rowsOf`).
+ * @template T
+ * @param {string} caption
+ * @param {string[]} headers
+ * @param {readonly T[]} items
+ * @param {(item: T) => Children[]} row
+ * @param {(item: T) => Children} [below]
+ */
+export function itemTable(caption, headers, items, row, below) {
+  const list = table(caption, headers, []);
+  list.tBodies[0].append(...items.flatMap(rowsOf(headers.length, row, below)));
+  return list;
+}
+
+/**
  * What went wrong, in the api's own words (an ApiError or the SDK's BffError), with its tracing id.
  * @param {unknown} thrown whatever was thrown: an api's error has a numeric `status` and a `code`
  */
@@ -178,6 +207,13 @@ export function element(selector) {
 export function announce(text) {
   element('#announce').textContent = text;
 }
+
+/**
+ * To the second, where several moments often fall within one minute (a consent's statuses, a run's calls).
+ * @param {string} iso
+ */
+export const toTheSecond = (iso) =>
+  new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
 
 /**
  * A moment as people read it, or a dash.

@@ -180,7 +180,7 @@ export class McpToolsService {
       {
         name: 'look_up',
         description:
-          "What an id names: a tracing id (ours or the upstream's), a customer's reference, or the id of a sync run, event or delivery; as GET /v1/lookup?id=.",
+          "What an id names: a tracing id (ours or the upstream's), a customer's reference, or the id of a sync run, payment, event or delivery; as GET /v1/lookup?id=.",
         input: {
           id: z
             .string()

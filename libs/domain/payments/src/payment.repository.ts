@@ -92,6 +92,22 @@ export class PaymentRepository {
     return { rows: rows.slice(0, limit).map(toPaymentView), more: rows.length > limit };
   }
 
+  /**
+   * The lookup's payments (GET /v1/lookup): those any of whose upstream calls the upstream answered with
+   * `tracingId`, or whose id is `paymentId`; newest first.
+   */
+  async findForTracingLookup(
+    merchantId: MerchantId,
+    id: { tracingId: string; paymentId: string | null },
+    limit: number,
+  ): Promise<PaymentView[]> {
+    const rows = await this.db.rows({
+      ...PAYMENT_SQL.findForTracingLookup,
+      values: [merchantId, id.tracingId, id.paymentId, limit],
+    });
+    return rows.map(toPaymentView);
+  }
+
   async view(paymentId: string): Promise<PaymentView> {
     const [row] = await this.db.rows({
       ...PAYMENT_SQL.view,

@@ -158,6 +158,20 @@ export const PAYMENT_SQL = {
         ORDER BY p.id DESC LIMIT $4`,
     VIEW_ROW,
   ),
+  findForTracingLookup: sqlStatement(
+    'payments.find-for-tracing-lookup',
+    // Each way in by its own index (the primary key, the call log's merchant and tracing id), so a
+    // merchant with many payments is never scanned; the few found are then ordered.
+    `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id
+        WHERE p.merchant_id = $1::uuid AND p.id IN (
+          SELECT id FROM payments WHERE id = $3::uuid AND merchant_id = $1::uuid
+          UNION ALL
+          -- A payment any of whose upstream calls the upstream answered with it.
+          SELECT payment_id FROM upstream_calls WHERE merchant_id = $1::uuid AND tracing_id = $2::text
+            AND payment_id IS NOT NULL)
+        ORDER BY p.id DESC LIMIT $4`,
+    VIEW_ROW,
+  ),
   view: sqlStatement(
     'payments.view',
     `SELECT ${VIEW_COLUMNS} FROM payments p JOIN consents c ON c.id = p.consent_id WHERE p.id = $1`,

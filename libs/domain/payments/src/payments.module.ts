@@ -41,6 +41,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
   exports: [
     HostedVrpRequestsService,
     ParkedPaymentsService,
+    PaymentRepository,
     PaymentStateRepository,
     PaymentStatsRepository,
     PaymentStatusPoller,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '#libs/domain/accounts';
 import { ConsentsModule } from '#libs/domain/consents';
 import { EventsModule } from '#libs/domain/events';
+import { PaymentsModule } from '#libs/domain/payments';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { UsersModule } from '#libs/domain/users';
 import { AccountSyncService } from './account-sync.service.js';
@@ -18,7 +19,7 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
 
 /** The sync engine (worker side) and its merchant-facing reads (api side). */
 @Module({
-  imports: [AccountsModule, ConsentsModule, EventsModule, SyncRunsModule, UsersModule],
+  imports: [AccountsModule, ConsentsModule, EventsModule, PaymentsModule, SyncRunsModule, UsersModule],
   providers: [
     TransactionRepository,
     TransactionChangeRepository,

@@ -6,6 +6,7 @@ import {
   MerchantEventRepository,
   type MerchantEventWire,
 } from '#libs/domain/events';
+import { PaymentRepository, type PaymentView } from '#libs/domain/payments';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UsersService, type UserView } from '#libs/domain/users';
 import { isUuid } from '#libs/ids';
@@ -18,10 +19,12 @@ export interface TracingLookup {
   /** The customer whose reference (or id) it is: support starts from what the customer says. */
   users: UserView[];
   syncRuns: SyncRunView[];
+  /** Payments by the upstream's tracing id of any of their calls (the call log), or by their id. */
+  payments: PaymentView[];
   events: MerchantEventWire[];
   deliveries: (DeliveryView & { endpointId: string })[];
   /** Whether more than TRACING_LOOKUP_LIMIT of each matched (the newest are answered). */
-  more: { syncRuns: boolean; events: boolean; deliveries: boolean };
+  more: { syncRuns: boolean; payments: boolean; events: boolean; deliveries: boolean };
 }
 
 const newest = <T>(rows: T[]) => ({
@@ -30,9 +33,11 @@ const newest = <T>(rows: T[]) => ({
 });
 
 /**
- * What a tracing id, or any id, names among a merchant's customers, sync runs, events and deliveries, and what those
- * lead to (issue 43): runs by the upstream's tracing id of their failure, by the tracing id of the request
- * that opened them (POST …/sync, the callback of an authorisation) or by their id; events by their
+ * What a tracing id, or any id, names among a merchant's customers, sync runs, payments, events and
+ * deliveries, and what those lead to (issue 43): runs by the upstream's tracing id of their failure or of
+ * any of their calls, by the tracing id of the request that opened them (POST …/sync, the callback of an
+ * authorisation) or by their id; payments by the upstream's tracing id of any of their calls or by their
+ * id; events by their
  * id, by the request that recorded them (the `tracingId` our api answered it, its x-request-id) or by a
  * run found; deliveries by their id or of an event found. Each by an index, within the merchant only.
  */
@@ -40,6 +45,7 @@ const newest = <T>(rows: T[]) => ({
 export class TracingLookupService {
   constructor(
     private readonly runs: SyncRunRepository,
+    private readonly payments: PaymentRepository,
     private readonly events: MerchantEventRepository,
     private readonly deliveries: EventDeliveryRepository,
     private readonly users: UsersService,
@@ -53,6 +59,13 @@ export class TracingLookupService {
       await this.runs.findForTracingLookup(
         merchantId,
         { tracingId: id, runId: uuid },
+        TRACING_LOOKUP_LIMIT + 1,
+      ),
+    );
+    const payments = newest(
+      await this.payments.findForTracingLookup(
+        merchantId,
+        { tracingId: id, paymentId: uuid },
         TRACING_LOOKUP_LIMIT + 1,
       ),
     );
@@ -79,9 +92,15 @@ export class TracingLookupService {
     return {
       users: await this.users.named(caller, id),
       syncRuns: runs.items.map(toSyncRunView),
+      payments: payments.items,
       events: events.items.map((e) => e.event),
       deliveries: deliveries.items,
-      more: { syncRuns: runs.more, events: events.more, deliveries: deliveries.more },
+      more: {
+        syncRuns: runs.more,
+        payments: payments.more,
+        events: events.more,
+        deliveries: deliveries.more,
+      },
     };
   }
 }

@@ -891,8 +891,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Look a tracing id, a customer’s reference, or any id, up across customers, sync runs, events and deliveries
-         * @description What the id names among your customers, sync runs, events and deliveries, and what those lead to, searched by the api (not only the latest items). Customers: the one whose `reference` it is, or whose id it is. Sync runs: those whose failure carries it as the upstream’s tracing id (`error.upstream.tracingId`), those opened by the api request it is the `tracingId` of (POST /v1/accounts/{accountId}/sync), or whose id it is. Events: the one whose id it is, those recorded by the api request it is the `tracingId` of (the `x-request-id` we answered that request with, also `tracingId` of its error envelope), and those of a run found (`data.syncId`). Deliveries: the one whose id it is, and those of an event found. Each list is newest first, at most 50; `more` says when one was cut. Nothing is found outside your merchant, nor after retention removed it, and an id that matches nothing answers four empty lists (200), never 404. The request ids matched are only those of api requests, never the ids of our background jobs (which record sync events, for instance: find those through the run), and the answer never includes a request id: an event is shown as it was sent, so a lookup can only confirm an id you already hold.
+         * Look a tracing id, a customer’s reference, or any id, up across customers, sync runs, payments, events and deliveries
+         * @description What the id names among your customers, sync runs, payments, events and deliveries, and what those lead to, searched by the api (not only the latest items). Customers: the one whose `reference` it is, or whose id it is. Sync runs: those whose failure carries it as the upstream’s tracing id (`error.upstream.tracingId`), any of whose upstream calls the upstream answered with it as its tracing id (their call log, GET /v1/syncs/{syncId}/upstream-calls), those opened by the api request it is the `tracingId` of (POST /v1/accounts/{accountId}/sync), or whose id it is. Payments: those any of whose upstream calls the upstream answered with it as its tracing id (GET /v1/payments/{paymentId}/upstream-calls), or whose id it is. Events: the one whose id it is, those recorded by the api request it is the `tracingId` of (the `x-request-id` we answered that request with, also `tracingId` of its error envelope), and those of a run found (`data.syncId`). Deliveries: the one whose id it is, and those of an event found. Each list is newest first, at most 50; `more` says when one was cut. Nothing is found outside your merchant, nor after retention removed it, and an id that matches nothing answers empty lists (200), never 404. The request ids matched are only those of api requests, never the ids of our background jobs (which record sync events, for instance: find those through the run), and the answer never includes a request id: an event is shown as it was sent, so a lookup can only confirm an id you already hold.
          */
         get: operations["LookupController_lookUp"];
         put?: never;
@@ -3086,6 +3086,49 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        AccountIdentificationOutput: {
+            /**
+             * @description SORT_CODE, ACCOUNT_NUMBER, IBAN, BBAN, PAN, …
+             * @example SORT_CODE
+             */
+            type: string;
+            /** @example 123456 */
+            identification: string;
+        };
+        PayeeOutput: {
+            /** @example Jane Saver */
+            name: string;
+            /** @description A UK domestic payee: SORT_CODE (6 digits) and ACCOUNT_NUMBER (8 digits) */
+            accountIdentifications: components["schemas"]["AccountIdentificationOutput"][];
+        };
+        PaymentOutput: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "SINGLE" | "VRP";
+            /** Format: uuid */
+            userId: string;
+            /** Format: uuid */
+            consentId: string;
+            institutionId: string;
+            /**
+             * @description AWAITING_AUTHORIZATION (a single payment before the user approves) and SUBMITTING (on its way to the bank) are ours; then the upstream’s, verbatim: PENDING, then COMPLETED, or FAILED, DECLINED, REJECTED, EXPIRED
+             * @example PENDING
+             */
+            status: string;
+            /** @description Why it failed, when the bank said */
+            statusReason: string | null;
+            amount: components["schemas"]["MoneyOutput"];
+            reference: string | null;
+            payee: components["schemas"]["PayeeOutput"] | null;
+            upstreamPaymentId: string | null;
+            /** @description A single payment’s bank page, while it awaits the user (send the browser there) */
+            authorisationUrl: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            statusUpdatedAt: string | null;
+        };
         LookupDeliveryOutput: {
             /** Format: uuid */
             id: string;
@@ -3121,6 +3164,8 @@ export interface components {
         LookupMoreOutput: {
             /** @description More sync runs matched than the 50 answered */
             syncRuns: boolean;
+            /** @description More payments matched than the 50 answered */
+            payments: boolean;
             /** @description More events matched than the 50 answered */
             events: boolean;
             /** @description More deliveries matched than the 50 answered */
@@ -3129,8 +3174,10 @@ export interface components {
         LookupOutput: {
             /** @description The customer whose `reference` it is (your own id for them), or whose id it is: at most one of each. Their consents, accounts and runs are a GET away */
             users: components["schemas"]["UserOutput"][];
-            /** @description Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is; newest first, at most 50 */
+            /** @description Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), any of whose upstream calls the upstream answered with it (GET /v1/syncs/{syncId}/upstream-calls), or whose id it is; newest first, at most 50 */
             syncRuns: components["schemas"]["SyncRunOutput"][];
+            /** @description Payments any of whose upstream calls the upstream answered with the id as its tracing id (GET /v1/payments/{paymentId}/upstream-calls), or whose id it is; newest first, at most 50 */
+            payments: components["schemas"]["PaymentOutput"][];
             /** @description Events whose id it is, recorded by the api request whose `tracingId` (x-request-id) it is, or about a run above (`data.syncId`); newest first in commit order, at most 50 */
             events: components["schemas"]["MerchantEventOutput"][];
             /** @description Deliveries of an event above, or whose id it is; newest first, at most 50 */
@@ -3187,49 +3234,6 @@ export interface components {
              * @example https://app.acme.example/checkout/done
              */
             redirectUrl: string;
-        };
-        AccountIdentificationOutput: {
-            /**
-             * @description SORT_CODE, ACCOUNT_NUMBER, IBAN, BBAN, PAN, …
-             * @example SORT_CODE
-             */
-            type: string;
-            /** @example 123456 */
-            identification: string;
-        };
-        PayeeOutput: {
-            /** @example Jane Saver */
-            name: string;
-            /** @description A UK domestic payee: SORT_CODE (6 digits) and ACCOUNT_NUMBER (8 digits) */
-            accountIdentifications: components["schemas"]["AccountIdentificationOutput"][];
-        };
-        PaymentOutput: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            kind: "SINGLE" | "VRP";
-            /** Format: uuid */
-            userId: string;
-            /** Format: uuid */
-            consentId: string;
-            institutionId: string;
-            /**
-             * @description AWAITING_AUTHORIZATION (a single payment before the user approves) and SUBMITTING (on its way to the bank) are ours; then the upstream’s, verbatim: PENDING, then COMPLETED, or FAILED, DECLINED, REJECTED, EXPIRED
-             * @example PENDING
-             */
-            status: string;
-            /** @description Why it failed, when the bank said */
-            statusReason: string | null;
-            amount: components["schemas"]["MoneyOutput"];
-            reference: string | null;
-            payee: components["schemas"]["PayeeOutput"] | null;
-            upstreamPaymentId: string | null;
-            /** @description A single payment’s bank page, while it awaits the user (send the browser there) */
-            authorisationUrl: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            statusUpdatedAt: string | null;
         };
         PaymentOutputEnvelope: {
             data: components["schemas"]["PaymentOutput"];

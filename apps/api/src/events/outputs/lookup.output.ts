@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { MerchantEventWire } from '#libs/domain/events';
+import { PaymentOutput } from '../../common/outputs/payment.output.js';
 import { SyncRunOutput } from '../../common/outputs/sync-run.output.js';
 import { UserOutput } from '../../common/outputs/user.output.js';
 import { EventDeliveryOutput } from './event-delivery.output.js';
@@ -12,11 +13,15 @@ export class LookupDeliveryOutput extends EventDeliveryOutput {
 
 export class LookupMoreOutput {
   @ApiProperty({ description: 'More sync runs matched than the 50 answered' }) syncRuns!: boolean;
+  @ApiProperty({ description: 'More payments matched than the 50 answered' }) payments!: boolean;
   @ApiProperty({ description: 'More events matched than the 50 answered' }) events!: boolean;
   @ApiProperty({ description: 'More deliveries matched than the 50 answered' }) deliveries!: boolean;
 }
 
-/** What an id names among the merchant's sync runs, events and deliveries, and what those lead to. */
+/**
+ * What an id names among the merchant's customers, sync runs, payments, events and deliveries, and what
+ * those lead to.
+ */
 export class LookupOutput {
   @ApiProperty({
     type: [UserOutput],
@@ -27,9 +32,15 @@ export class LookupOutput {
   @ApiProperty({
     type: [SyncRunOutput],
     description:
-      'Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), or whose id it is; newest first, at most 50',
+      'Runs whose failure carries the id as the upstream’s tracing id (`error.upstream.tracingId`), any of whose upstream calls the upstream answered with it (GET /v1/syncs/{syncId}/upstream-calls), or whose id it is; newest first, at most 50',
   })
   syncRuns!: SyncRunOutput[];
+  @ApiProperty({
+    type: [PaymentOutput],
+    description:
+      'Payments any of whose upstream calls the upstream answered with the id as its tracing id (GET /v1/payments/{paymentId}/upstream-calls), or whose id it is; newest first, at most 50',
+  })
+  payments!: PaymentOutput[];
   @ApiProperty({
     type: 'array',
     items: { $ref: '#/components/schemas/MerchantEventOutput' },
