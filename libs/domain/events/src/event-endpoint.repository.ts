@@ -37,7 +37,13 @@ export class EventEndpointRepository {
 
   async create(
     merchantId: MerchantId,
-    input: { id: string; url: string; types: MerchantEventType[]; secret: string },
+    input: {
+      id: string;
+      url: string;
+      types: MerchantEventType[];
+      rateLimit: number | null;
+      secret: string;
+    },
   ): Promise<EventEndpointView> {
     const sealed = this.box.seal(input.secret, context(input.id));
     const row = await this.prisma.eventEndpoint.create({
@@ -46,6 +52,7 @@ export class EventEndpointRepository {
         merchantId,
         url: input.url,
         types: input.types.map(toEnum) as never,
+        rateLimit: input.rateLimit,
         secretCiphertext: sealed.ciphertext,
         secretKeyId: sealed.keyId,
       },
@@ -146,15 +153,25 @@ export class EventEndpointRepository {
     });
   }
 
-  /** Changes where deliveries go and which types it takes (pending deliveries go to the new address). */
+  /**
+   * Changes where deliveries go, which types it takes and its rate limit (pending deliveries go to the new
+   * address, at the new rate); an undefined field stays as it is, a null rate limit is none.
+   */
   async update(
     merchantId: MerchantId,
     id: string,
-    change: { url?: string; types?: MerchantEventType[] },
+    change: { url?: string; types?: MerchantEventType[]; rateLimit?: number | null },
   ): Promise<EventEndpointView | null> {
     const rows = await this.db.rows({
       ...EVENT_ENDPOINT_SQL.update,
-      values: [id, merchantId, change.url ?? null, change.types ?? null],
+      values: [
+        id,
+        merchantId,
+        change.url ?? null,
+        change.types ?? null,
+        change.rateLimit !== undefined,
+        change.rateLimit ?? null,
+      ],
     });
     return rows.length === 1 ? this.find(merchantId, id) : null;
   }

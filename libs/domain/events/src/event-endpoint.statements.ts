@@ -13,6 +13,8 @@ export interface EventEndpointView {
   failingSince: Date | null;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** At most this many deliveries a second (EndpointThrottle); null: no limit. */
+  rateLimit: number | null;
 }
 
 export const ENDPOINT_VIEW = {
@@ -24,6 +26,7 @@ export const ENDPOINT_VIEW = {
   failingSince: true,
   disabledAt: true,
   disabledReason: true,
+  rateLimit: true,
 } as const;
 
 type EnumTypes = { types: string[] };
@@ -39,11 +42,15 @@ export const EVENT_ENDPOINT_SQL = {
     undefined,
     'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
   ),
-  /** A new address starts its failure clock again; the same one keeps it (a PATCH cannot postpone disabling). */
+  /**
+   * A new address starts its failure clock again; the same one keeps it (a PATCH cannot postpone
+   * disabling). The rate limit changes when $5 says so ($6 null: no limit).
+   */
   update: sqlStatement(
     'event-endpoints.update',
     `UPDATE event_endpoints SET url = COALESCE($3, url),
           types = COALESCE($4::merchant_event_type[], types),
+          rate_limit = CASE WHEN $5::boolean THEN $6::int ELSE rate_limit END,
           failing_since = CASE WHEN $3 IS NOT NULL AND $3 <> url THEN NULL ELSE failing_since END,
           updated_at = now()
         WHERE id = $1 AND merchant_id = $2
