@@ -317,6 +317,7 @@ describe('web console, in a browser', () => {
     await page.getByText('No endpoint yet').waitFor();
     await page.getByLabel('Address of the endpoint').fill(receiver.url);
     await page.getByLabel("An account's sync finished").check();
+    await page.getByLabel('Most deliveries a second').fill('20');
     await page.getByRole('button', { name: 'Add the endpoint' }).click();
     const secret = page.getByLabel('Signing secret');
     await secret.waitFor();
@@ -330,6 +331,7 @@ describe('web console, in a browser', () => {
     await page.getByRole('link', { name: `Test, secret and deliveries of ${receiver.url}` }).click();
     await heading(`Event endpoint ${receiver.url}`);
     const endpointId = /#\/event-endpoints\/([\w-]+)$/.exec(page.url())![1];
+    await page.locator('#endpoint-rate-limit').getByText('At most 20 deliveries a second').waitFor();
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.getByText('Delivered: your endpoint accepted the test event.').waitFor();
     expect(receiver.accepted().map((event) => event.type)).toEqual(['endpoint.test']);
@@ -346,16 +348,20 @@ describe('web console, in a browser', () => {
     expect(consoleErrors.splice(0)).toEqual([expect.stringMatching(/status of 400/)]);
     await address.fill(receiver.url);
     await page.getByLabel('A consent was withdrawn').check();
+    // The limit as it is, lifted by emptying the field.
+    const rate = page.getByLabel('Most deliveries a second');
+    expect(await rate.inputValue()).toBe('20');
+    await rate.fill('');
     await page.getByRole('button', { name: 'Save the changes' }).click();
     await page.getByText(`Saved: events now go to ${receiver.url}.`).waitFor();
     await page
       .locator('#endpoint-about')
       .getByText("A consent was withdrawn, An account's sync finished")
       .waitFor();
-    expect(dataOf(await tenant.client.get(`/v1/event-endpoints/${endpointId}`)).types.sort()).toEqual([
-      'consent.revoked',
-      'sync.succeeded',
-    ]);
+    const changed = dataOf(await tenant.client.get(`/v1/event-endpoints/${endpointId}`));
+    expect(changed.types.sort()).toEqual(['consent.revoked', 'sync.succeeded']);
+    expect(changed.rateLimit).toBeNull();
+    await page.locator('#endpoint-rate-limit').getByText('None: deliveries go as they come').waitFor();
 
     await page.getByRole('button', { name: 'Make a new signing secret' }).click();
     await page.getByLabel('Signing secret').waitFor();

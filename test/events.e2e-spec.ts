@@ -585,7 +585,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       const empty = await tenant.client.patch(path, {});
       expect([empty.status, empty.body.error.message]).toEqual([
         400,
-        'Give url, types or both: nothing to change.',
+        'Give url, types or rateLimit (one or more): nothing to change.',
       ]);
       expect((await other.client.patch(path, { url: fixed.url })).status).toBe(404);
       expect((await tenant.client.patch('/v1/event-endpoints/not-a-uuid', { url: fixed.url })).status).toBe(

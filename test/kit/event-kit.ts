@@ -12,6 +12,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   status: number;
+  /** When its headers arrived (`performance.now()`, this process's monotonic clock, in ms). */
+  arrivedAt: number;
 }
 
 /**
@@ -39,6 +41,7 @@ export class EventReceiver {
 
   async start(): Promise<this> {
     this.server = createServer((request, response) => {
+      const arrivedAt = performance.now();
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -47,6 +50,7 @@ export class EventReceiver {
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
           status,
+          arrivedAt,
         });
         this.held.push(() =>
           response.writeHead(status, { 'content-type': 'text/plain' }).end(this.answer(status)),

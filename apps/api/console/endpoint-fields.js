@@ -1,5 +1,5 @@
-// An event endpoint's fields (its address and the types it takes): one form for adding one and for
-// changing one, so both say and accept the same.
+// An event endpoint's fields (its address, the types it takes and its rate limit): one form for adding
+// one and for changing one, so both say and accept the same.
 import { EVENT_TYPES, h, plain } from './ui.js';
 
 /**
@@ -17,6 +17,7 @@ export function endpointFields(prefix, endpoint) {
     autocomplete: 'off',
     value: endpoint?.url,
   });
+  const rate = rateField(prefix, endpoint);
   const boxes = EVENT_TYPES.map((type) =>
     h('input', {
       type: 'checkbox',
@@ -45,15 +46,49 @@ export function endpointFields(prefix, endpoint) {
           ),
         ),
       ),
+      ...rate.elements,
     ],
     /** What the form says now, as the api takes it. */
     read: () => ({
       url: url.value.trim(),
       types: EVENT_TYPES.filter((_, i) => boxes[i].checked),
+      rateLimit: rate.input.value.trim() === '' ? null : Number(rate.input.value),
     }),
     clear: () => {
       url.value = '';
+      rate.input.value = '';
       for (const box of boxes) box.checked = false;
     },
+  };
+}
+
+/**
+ * The rate limit: a whole number, or empty for none. Its range is the api's to say (its refusal names
+ * it), so the field only asks for a whole number.
+ * @param {string} prefix
+ * @param {import('./merchant-sdk.js').EventEndpoint} [endpoint]
+ */
+function rateField(prefix, endpoint) {
+  const input = h('input', {
+    id: `${prefix}-rate-limit`,
+    name: `${prefix}-rate-limit`,
+    type: 'number',
+    step: 1,
+    inputmode: 'numeric',
+    placeholder: 'No limit',
+    'aria-describedby': `${prefix}-rate-limit-help`,
+    value: endpoint?.rateLimit,
+  });
+  return {
+    input,
+    elements: [
+      h('label', { for: input.id }, 'Most deliveries a second'),
+      h(
+        'p',
+        { class: 'muted', id: `${prefix}-rate-limit-help` },
+        'Empty: as fast as they come. Above it, deliveries wait their turn; none fails for it.',
+      ),
+      input,
+    ],
   };
 }

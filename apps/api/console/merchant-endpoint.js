@@ -1,6 +1,6 @@
 // One of a merchant's event endpoints: what it takes and how it fares, a test event, a new secret (shown
-// once), turning it back on, changing its address or types, deleting it, and its delivery log with retries
-// (merchant-endpoint-deliveries.js).
+// once), turning it back on, changing its address, types or rate limit, deleting it, and its delivery log
+// with retries (merchant-endpoint-deliveries.js).
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
 import { loadInto } from './loading.js';
@@ -71,6 +71,8 @@ function aboutList(endpoint) {
     h('dd', {}, typesText(endpoint.types)),
     h('dt', {}, 'State'),
     h('dd', {}, health(endpoint)),
+    h('dt', {}, 'Rate limit'),
+    h('dd', { id: 'endpoint-rate-limit' }, rateText(endpoint.rateLimit)),
     h('dt', {}, 'Previous secret'),
     h(
       'dd',
@@ -82,8 +84,12 @@ function aboutList(endpoint) {
   );
 }
 
+/** @param {EventEndpoint['rateLimit']} rateLimit */
+const rateText = (rateLimit) =>
+  rateLimit === null ? 'None: deliveries go as they come' : `At most ${rateLimit} deliveries a second`;
+
 /**
- * Its address and types, changed in place: the secret and the delivery log stay.
+ * Its address, types and rate limit, changed in place: the secret and the delivery log stay.
  * @param {Screen} screen
  * @param {EventEndpoint} endpoint
  */
@@ -106,7 +112,7 @@ function changeForm(screen, endpoint) {
     h(
       'p',
       { class: 'muted' },
-      'Deliveries not made yet go to the new address; new types apply to events from now on. The signing secret stays the same.',
+      'Deliveries not made yet go to the new address, at the new rate; new types apply to events from now on. The signing secret stays the same.',
     ),
     h('button', { type: 'submit' }, 'Save the changes'),
   );

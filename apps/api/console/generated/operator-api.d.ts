@@ -730,6 +730,11 @@ export interface components {
             disabledAt: string | null;
             /** @description Why deliveries stopped (automatic disable) */
             disabledReason: string | null;
+            /**
+             * @description At most this many deliveries a second (null: no limit); past it deliveries wait their turn, without failing. See rateLimit on POST /v1/event-endpoints.
+             * @example 20
+             */
+            rateLimit: number | null;
             /** Format: uuid */
             merchantId: string;
             /** @description The merchant’s name as it is now */

@@ -33,6 +33,7 @@ export class AdminEventEndpointsController {
       failingSince: iso(e.failingSince),
       disabledAt: iso(e.disabledAt),
       disabledReason: e.disabledReason,
+      rateLimit: e.rateLimit,
     }));
     return listEnvelope(endpoints);
   }

@@ -53,9 +53,9 @@ export class EventCatalogueController {
 
   @Get('event-delivery-policy')
   @ApiOperation({
-    summary: 'How deliveries are retried, given up on, and endpoints disabled',
+    summary: 'How deliveries are retried, given up on, throttled, and endpoints disabled',
     description:
-      'The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, and the nominal time of each attempt of a delivery that keeps failing.',
+      'The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, the nominal time of each attempt of a delivery that keeps failing, and the window an endpoint’s rate limit is enforced over.',
   })
   @ApiAnswer(200, EventDeliveryPolicyOutput)
   policy() {

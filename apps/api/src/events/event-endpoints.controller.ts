@@ -43,6 +43,7 @@ function view(endpoint: EventEndpointView): EventEndpointOutput {
     failingSince: iso(endpoint.failingSince),
     disabledAt: iso(endpoint.disabledAt),
     disabledReason: endpoint.disabledReason,
+    rateLimit: endpoint.rateLimit,
   };
 }
 
@@ -70,7 +71,7 @@ export class EventEndpointsController {
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
-      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. The exact schedule this deployment applies: GET /v1/event-delivery-policy.',
+      'Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. `rateLimit` caps the deliveries a second; those past it wait their turn. The exact schedule this deployment applies: GET /v1/event-delivery-policy.',
   })
   @ApiAnswer(201, EventEndpointWithSecretOutput)
   @ApiInvalid()
@@ -78,6 +79,7 @@ export class EventEndpointsController {
     const { endpoint, secret } = await this.endpoints.create(caller, {
       url: body.url,
       types: body.types ?? [],
+      rateLimit: body.rateLimit ?? null,
     });
     return envelope({ endpoint: view(endpoint), secret });
   }
@@ -100,7 +102,7 @@ export class EventEndpointsController {
 
   @Patch(':id')
   @ApiOperation({
-    summary: 'Change an endpoint’s address or event types',
+    summary: 'Change an endpoint’s address, event types or rate limit',
     description:
       'Omitted fields stay as they are. The secret is unchanged (rotate it with POST …/secret) and so is whether it is disabled (enable it with POST …/enable).',
   })
@@ -113,7 +115,8 @@ export class EventEndpointsController {
     @Body() body: UpdateEventEndpointInput,
     @Tenant() caller: TenantCaller,
   ) {
-    return envelope(view(await this.endpoints.update(caller, id, { url: body.url, types: body.types })));
+    const { url, types, rateLimit } = body;
+    return envelope(view(await this.endpoints.update(caller, id, { url, types, rateLimit })));
   }
 
   @Delete(':id')

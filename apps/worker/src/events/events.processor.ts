@@ -31,10 +31,13 @@ export class EventsProcessor extends JobProcessor<typeof QueueName.Events> {
     super(config, logger);
   }
 
-  /** A failed attempt is not a failed job: the job waits for its next attempt without spending one. */
+  /**
+   * A failed attempt is not a failed job, nor is a wait for the endpoint's rate limit: the job waits for
+   * its next attempt, or its turn, without spending one of its attempts.
+   */
   private async deliver(job: JobOf<'events.deliver'>, token?: string) {
     const result = await this.deliveries.attempt(job.data.deliveryId);
-    if (result.outcome === 'retry' || result.outcome === 'not-due') {
+    if (result.outcome === 'retry' || result.outcome === 'not-due' || result.outcome === 'throttled') {
       await job.moveToDelayed(result.retryAt.getTime(), token);
       throw new DelayedError();
     }

@@ -1,4 +1,5 @@
 import type { AppConfig } from '#libs/config';
+import { THROTTLE_WINDOW_MS } from './endpoint-throttle.js';
 
 /** Retries are at most this far apart, however many failed. */
 export const MAX_RETRY_DELAY_MS = 3_600_000;
@@ -35,6 +36,12 @@ export interface DeliveryPolicy {
    * retry window. A delivery failing every time is given up after the last.
    */
   nominalAttemptOffsetsSeconds: number[];
+  /**
+   * An endpoint with a rate limit receives at most `rateLimit` deliveries in any window this long (each
+   * counts from its start until this long after its answer); the others wait for turns of their own,
+   * spending no attempt.
+   */
+  throttleWindowMs: number;
 }
 
 export function deliveryPolicy(config: AppConfig): DeliveryPolicy {
@@ -56,5 +63,6 @@ export function deliveryPolicy(config: AppConfig): DeliveryPolicy {
     disableAfterHours: config.tuning.eventEndpointDisableAfterHours,
     retentionDays: config.retention.eventDays,
     nominalAttemptOffsetsSeconds: offsetsMs.map((ms) => ms / 1000),
+    throttleWindowMs: THROTTLE_WINDOW_MS,
   };
 }

@@ -35,7 +35,8 @@ export interface SealedEndpoint {
 export interface DeliveryWork {
   id: string;
   endpointId: string;
-  endpoint: SealedEndpoint;
+  /** With its rate limit: at most so many deliveries a second (null: none). */
+  endpoint: SealedEndpoint & { rateLimit: number | null };
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: Date | null;

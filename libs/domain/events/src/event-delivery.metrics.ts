@@ -11,6 +11,7 @@ export type AttemptResult = 'delivered' | 'retrying' | 'given_up';
 export class EventDeliveryMetrics {
   private readonly attempts: Counter<'result'>;
   private readonly lag: Histogram;
+  private readonly throttleWaits: Counter;
 
   constructor(registry: Registry) {
     this.attempts = reuse(
@@ -35,10 +36,24 @@ export class EventDeliveryMetrics {
           registers: [registry],
         }),
     );
+    this.throttleWaits = reuse(
+      registry,
+      'bff_event_delivery_throttle_waits_total',
+      () =>
+        new Counter({
+          name: 'bff_event_delivery_throttle_waits_total',
+          help: 'Deliveries held back by their endpoint’s rate limit to wait for their turn (not attempts).',
+          registers: [registry],
+        }),
+    );
   }
 
   attempted(result: AttemptResult): void {
     this.attempts.inc({ result });
+  }
+
+  throttled(): void {
+    this.throttleWaits.inc();
   }
 
   delivered(eventCreatedAt: Date, deliveredAt: Date): void {

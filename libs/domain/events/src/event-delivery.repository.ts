@@ -79,8 +79,20 @@ export class EventDeliveryRepository {
         previousSecretExpiresAt: row.previous_secret_expires_at,
         failing: row.failing,
         disabled: row.disabled,
+        rateLimit: row.rate_limit,
       },
     };
+  }
+
+  /**
+   * A delivery the endpoint's rate limit holds back: due at `until` (the job comes back then), with no
+   * attempt counted or logged.
+   */
+  async deferForThrottle(id: string, attemptsSeen: number, until: Date, at: Date): Promise<void> {
+    await this.db.rows({
+      ...EVENT_DELIVERY_SQL.deferForThrottle,
+      values: [id, attemptsSeen, until, at],
+    });
   }
 
   /**

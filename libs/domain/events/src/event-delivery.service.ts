@@ -9,6 +9,7 @@ import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { retryDelayMs } from './delivery-policy.js';
 import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
 import type { AttemptExchange, DeliveryWork } from './delivery-views.js';
+import { EndpointThrottle } from './endpoint-throttle.js';
 import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
 import { EventDeliveryMetrics } from './event-delivery.metrics.js';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
@@ -22,8 +23,14 @@ const DRAIN_BYTES = 64 * 1024;
 
 export type DeliveryOutcome =
   | { outcome: 'delivered' | 'given-up' | 'skipped' }
-  /** Not yet, or failed and retried later: the job comes back at `retryAt`. */
-  | { outcome: 'retry' | 'not-due'; retryAt: Date };
+  /**
+   * Not yet, failed and retried later, or held back by the endpoint's rate limit (no attempt made): the
+   * job comes back at `retryAt`.
+   */
+  | { outcome: 'retry' | 'not-due' | 'throttled'; retryAt: Date };
+
+/** One request to an endpoint: whether it counts as delivered, and what was sent and came back. */
+type SendResult = { ok: boolean; exchange: AttemptExchange };
 
 /** A test event and what its one attempt met: nothing of it is recorded. */
 export interface TestDelivery {
@@ -55,6 +62,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly deliveries: EventDeliveryRepository,
     private readonly endpoints: EventEndpointRepository,
+    private readonly throttle: EndpointThrottle,
     metrics: Metrics,
   ) {
     this.agent = deliveryAgent(config.events.allowPrivateEndpoints);
@@ -78,13 +86,18 @@ export class EventDeliveryService implements OnModuleDestroy {
       await this.deliveries.failForDisabledEndpoint(work.id, work.attempts, now);
       return { outcome: 'skipped' };
     }
+    const turn = await this.turnOf(work);
+    if (turn.outcome) return turn;
 
-    const result = await this.send(
-      work.event,
-      work.endpoint.url,
-      this.endpoints.secretsOf(work.endpoint, now),
-    );
-    const at = new Date();
+    let result: SendResult;
+    let at: Date;
+    try {
+      result = await this.send(work.event, work.endpoint.url, this.endpoints.secretsOf(work.endpoint, now));
+      at = new Date();
+    } finally {
+      // Answered, failed or timed out: the send counts a window more under the rate limit, then leaves.
+      if (turn.member) await this.throttle.answered(work.endpointId, turn.member);
+    }
     if (result.ok) {
       // Always (the SQL skips a healthy endpoint): a failure recorded by a concurrent attempt after this one
       // read the endpoint must not outlive this success. Before the delivery is recorded, so a delivery
@@ -100,6 +113,25 @@ export class EventDeliveryService implements OnModuleDestroy {
       return { outcome: 'delivered' };
     }
     return this.failed(work, result.exchange, at);
+  }
+
+  /**
+   * Under the endpoint's rate limit a delivery goes when the throttle admits it (`member`: its place, to
+   * give back once answered); until then it waits for the turn it was given, due then in Postgres (so the
+   * sweeper does not take its job for lost, and the merchant sees when it goes), its attempts and its
+   * retry schedule untouched.
+   */
+  private async turnOf(
+    work: DeliveryWork,
+  ): Promise<(DeliveryOutcome & { member?: never }) | { outcome?: never; member: string | null }> {
+    if (work.endpoint.rateLimit === null) return { member: null };
+    const answer = await this.throttle.ask(work.endpointId, work.id, work.endpoint.rateLimit);
+    if (answer.admitted) return { member: answer.member };
+    const now = new Date();
+    const retryAt = new Date(now.getTime() + answer.waitMs);
+    await this.deliveries.deferForThrottle(work.id, work.attempts, retryAt, now);
+    this.metrics.throttled();
+    return { outcome: 'throttled', retryAt };
   }
 
   /** A failed attempt: retried on the backoff until the event is too old, then given up. */
@@ -166,11 +198,7 @@ export class EventDeliveryService implements OnModuleDestroy {
     };
   }
 
-  private async send(
-    event: MerchantEventWire,
-    url: string,
-    secrets: string[],
-  ): Promise<{ ok: boolean; exchange: AttemptExchange }> {
+  private async send(event: MerchantEventWire, url: string, secrets: string[]): Promise<SendResult> {
     const body = JSON.stringify(event);
     const headers = {
       'content-type': 'application/json',

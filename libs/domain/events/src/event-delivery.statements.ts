@@ -47,6 +47,7 @@ const WORK_ROW = row({
   previous_secret_expires_at: 'Date?',
   failing: 'boolean',
   disabled: 'boolean',
+  rate_limit: 'number?',
   merchant_disabled: 'boolean',
 });
 
@@ -123,7 +124,7 @@ export const EVENT_DELIVERY_SQL = {
           ${isoText('e.created_at')} AS created_at, e.user_id, e.user_reference, e.data,
           ep.url, ep.secret_ciphertext, ep.secret_key_id, ep.previous_secret_ciphertext,
           ep.previous_secret_key_id, ep.previous_secret_expires_at,
-          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled,
+          ep.failing_since IS NOT NULL AS failing, ep.disabled_at IS NOT NULL AS disabled, ep.rate_limit,
           m.disabled_at IS NOT NULL AS merchant_disabled
         FROM event_deliveries d
         JOIN merchant_events e ON e.id = d.event_id
@@ -131,6 +132,13 @@ export const EVENT_DELIVERY_SQL = {
         JOIN merchants m ON m.id = d.merchant_id
         WHERE d.id = $1`,
     WORK_ROW,
+  ),
+  // Waiting for its turn under the endpoint's rate limit: due later, and not an attempt (the count and the
+  // log are left as they are). Guarded like an attempt, so it never postpones one another job recorded.
+  deferForThrottle: sqlStatement(
+    'event-deliveries.defer-for-throttle',
+    `UPDATE event_deliveries SET next_attempt_at = $3, updated_at = $4
+        WHERE id = $1 AND attempts = $2 AND status = 'PENDING'`,
   ),
   // One statement: the attempt enters the log only when the guarded update counted it, so the log holds
   // exactly the counted attempts, numbered as counted, even when a duplicated job raced this one.

@@ -3,93 +3,21 @@ import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import { SecretBox } from '#libs/crypto';
-import { DatabasePool, PrismaService, queryOn, sqlStatement } from '#libs/database';
+import { DatabasePool, PrismaService, queryOn } from '#libs/database';
 import type { DisabledEndpoint, SealedEndpoint } from './delivery-views.js';
 import type { MerchantEventType } from './event-catalogue.js';
+import {
+  ENDPOINT_VIEW,
+  EVENT_ENDPOINT_SQL,
+  type EventEndpointView,
+  toEnum,
+  toView,
+} from './event-endpoint.statements.js';
 
-export interface EventEndpointView {
-  id: string;
-  url: string;
-  types: MerchantEventType[];
-  createdAt: Date;
-  /** Until when the previous secret still signs alongside the current one (after a rotation). */
-  previousSecretExpiresAt: Date | null;
-  failingSince: Date | null;
-  disabledAt: Date | null;
-  disabledReason: string | null;
-}
-
-const VIEW = {
-  id: true,
-  url: true,
-  types: true,
-  createdAt: true,
-  previousSecretExpiresAt: true,
-  failingSince: true,
-  disabledAt: true,
-  disabledReason: true,
-} as const;
-
-type EnumTypes = { types: string[] };
-const toView = <T extends EnumTypes>(row: T) =>
-  ({ ...row, types: row.types.map(fromEnum) }) as unknown as EventEndpointView;
-// Prisma spells the enum's values by their identifiers (CONSENT_AUTHORIZED); the API by their names.
-const fromEnum = (value: string) => value.toLowerCase().replace('_', '.') as MerchantEventType;
-const toEnum = (type: MerchantEventType) => type.toUpperCase().replace('.', '_');
+export { EVENT_ENDPOINT_SQL, type EventEndpointView };
 
 /** Bound to the endpoint: a ciphertext copied onto another row does not open. */
 const context = (endpointId: string) => `event-endpoint:${endpointId}`;
-
-export const EVENT_ENDPOINT_SQL = {
-  /** In a Prisma transaction. */
-  lockForRotation: sqlStatement(
-    undefined,
-    'SELECT id FROM event_endpoints WHERE id = $1::uuid AND merchant_id = $2::uuid FOR UPDATE',
-  ),
-  /** A new address starts its failure clock again; the same one keeps it (a PATCH cannot postpone disabling). */
-  update: sqlStatement(
-    'event-endpoints.update',
-    `UPDATE event_endpoints SET url = COALESCE($3, url),
-          types = COALESCE($4::merchant_event_type[], types),
-          failing_since = CASE WHEN $3 IS NOT NULL AND $3 <> url THEN NULL ELSE failing_since END,
-          updated_at = now()
-        WHERE id = $1 AND merchant_id = $2
-        RETURNING id`,
-    { id: 'string' },
-  ),
-  answering: sqlStatement(
-    'event-endpoints.answering',
-    `UPDATE event_endpoints SET failing_since = NULL, updated_at = now()
-        WHERE id = $1 AND failing_since IS NOT NULL`,
-  ),
-  failing: sqlStatement(
-    'event-endpoints.failing',
-    `UPDATE event_endpoints SET failing_since = $2, updated_at = now()
-        WHERE id = $1 AND failing_since IS NULL`,
-  ),
-  disableFailing: sqlStatement(
-    'event-endpoints.disable-failing',
-    `WITH disabled AS (
-          UPDATE event_endpoints SET disabled_at = $2, updated_at = $2,
-            disabled_reason = 'No delivery succeeded since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-              || '; disabled automatically. Fix the endpoint, then enable it again.'
-          WHERE disabled_at IS NULL AND failing_since < $1
-          RETURNING id, merchant_id, url, failing_since, disabled_at, disabled_reason),
-        failed AS (
-          UPDATE event_deliveries d SET status = 'FAILED', next_attempt_at = NULL, updated_at = $2,
-            last_error = 'endpoint disabled'
-          FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'PENDING')
-        SELECT id, merchant_id, url, failing_since, disabled_at, disabled_reason FROM disabled`,
-    {
-      id: 'string',
-      merchant_id: 'string',
-      url: 'string',
-      failing_since: 'Date!',
-      disabled_at: 'Date!',
-      disabled_reason: 'string!',
-    },
-  ),
-};
 
 /**
  * The one owner of `event_endpoints`: a merchant's webhook endpoints and their signing secrets, sealed
@@ -109,7 +37,13 @@ export class EventEndpointRepository {
 
   async create(
     merchantId: MerchantId,
-    input: { id: string; url: string; types: MerchantEventType[]; secret: string },
+    input: {
+      id: string;
+      url: string;
+      types: MerchantEventType[];
+      rateLimit: number | null;
+      secret: string;
+    },
   ): Promise<EventEndpointView> {
     const sealed = this.box.seal(input.secret, context(input.id));
     const row = await this.prisma.eventEndpoint.create({
@@ -118,10 +52,11 @@ export class EventEndpointRepository {
         merchantId,
         url: input.url,
         types: input.types.map(toEnum) as never,
+        rateLimit: input.rateLimit,
         secretCiphertext: sealed.ciphertext,
         secretKeyId: sealed.keyId,
       },
-      select: VIEW,
+      select: ENDPOINT_VIEW,
     });
     return toView(row);
   }
@@ -129,14 +64,17 @@ export class EventEndpointRepository {
   async list(merchantId: MerchantId): Promise<EventEndpointView[]> {
     const rows = await this.prisma.eventEndpoint.findMany({
       where: { merchantId },
-      select: VIEW,
+      select: ENDPOINT_VIEW,
       orderBy: { createdAt: 'desc' },
     });
     return rows.map(toView);
   }
 
   async find(merchantId: MerchantId, id: string): Promise<EventEndpointView | null> {
-    const row = await this.prisma.eventEndpoint.findFirst({ where: { id, merchantId }, select: VIEW });
+    const row = await this.prisma.eventEndpoint.findFirst({
+      where: { id, merchantId },
+      select: ENDPOINT_VIEW,
+    });
     return row ? toView(row) : null;
   }
 
@@ -167,7 +105,7 @@ export class EventEndpointRepository {
   ): Promise<(EventEndpointView & { merchantId: string; merchantName: string })[]> {
     const rows = await this.prisma.eventEndpoint.findMany({
       where: { OR: [{ disabledAt: { not: null } }, { failingSince: { not: null } }] },
-      select: { ...VIEW, merchantId: true, merchant: { select: { name: true } } },
+      select: { ...ENDPOINT_VIEW, merchantId: true, merchant: { select: { name: true } } },
       orderBy: [{ failingSince: 'asc' }, { id: 'asc' }],
       take: limit,
     });
@@ -209,21 +147,31 @@ export class EventEndpointRepository {
           previousSecretKeyId: current.secretKeyId,
           previousSecretExpiresAt: previousExpiresAt,
         },
-        select: VIEW,
+        select: ENDPOINT_VIEW,
       });
       return toView(row);
     });
   }
 
-  /** Changes where deliveries go and which types it takes (pending deliveries go to the new address). */
+  /**
+   * Changes where deliveries go, which types it takes and its rate limit (pending deliveries go to the new
+   * address, at the new rate); an undefined field stays as it is, a null rate limit is none.
+   */
   async update(
     merchantId: MerchantId,
     id: string,
-    change: { url?: string; types?: MerchantEventType[] },
+    change: { url?: string; types?: MerchantEventType[]; rateLimit?: number | null },
   ): Promise<EventEndpointView | null> {
     const rows = await this.db.rows({
       ...EVENT_ENDPOINT_SQL.update,
-      values: [id, merchantId, change.url ?? null, change.types ?? null],
+      values: [
+        id,
+        merchantId,
+        change.url ?? null,
+        change.types ?? null,
+        change.rateLimit !== undefined,
+        change.rateLimit ?? null,
+      ],
     });
     return rows.length === 1 ? this.find(merchantId, id) : null;
   }

@@ -31,7 +31,7 @@ export class EventEndpointsService {
 
   async create(
     caller: TenantCaller,
-    input: { url: string; types: MerchantEventType[] },
+    input: { url: string; types: MerchantEventType[]; rateLimit: number | null },
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
     this.checkUrl(input.url);
     const secret = generateWebhookSecret();
@@ -39,6 +39,7 @@ export class EventEndpointsService {
       id: uuidV7(),
       url: input.url,
       types: [...new Set(input.types)],
+      rateLimit: input.rateLimit,
       secret,
     });
     return { endpoint, secret };
@@ -79,19 +80,29 @@ export class EventEndpointsService {
     return { endpoint, secret };
   }
 
-  /** A new address or new types; pending deliveries go to the new address, types apply to later events. */
+  /**
+   * A new address, new types or a new rate limit; pending deliveries go to the new address at the new
+   * rate, types apply to later events.
+   */
   async update(
     caller: TenantCaller,
     id: string,
-    change: { url?: string; types?: MerchantEventType[] },
+    change: { url?: string; types?: MerchantEventType[]; rateLimit?: number | null },
   ): Promise<EventEndpointView> {
-    if (change.url === undefined && change.types === undefined) {
+    if (change.url === undefined && change.types === undefined && change.rateLimit === undefined) {
       // An empty change would still be audited and bump the endpoint: refused as the mistake it is.
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Give url, types or both: nothing to change.');
+      throw new DomainError(
+        ErrorCode.VALIDATION_FAILED,
+        'Give url, types or rateLimit (one or more): nothing to change.',
+      );
     }
     if (change.url !== undefined) this.checkUrl(change.url);
     const types = change.types && [...new Set(change.types)];
-    const endpoint = await this.endpoints.update(tenantOf(caller), id, { url: change.url, types });
+    const endpoint = await this.endpoints.update(tenantOf(caller), id, {
+      url: change.url,
+      types,
+      rateLimit: change.rateLimit,
+    });
     if (!endpoint) throw notFound();
     return endpoint;
   }

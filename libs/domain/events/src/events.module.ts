@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '#libs/domain/users';
+import { EndpointThrottle } from './endpoint-throttle.js';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
 import { EventDeliveryService } from './event-delivery.service.js';
 import { EventDeliveryStatsRepository } from './event-delivery-stats.repository.js';
@@ -22,6 +23,7 @@ import { UserEventsService } from './user-events.service.js';
     OutboxRelayStateRepository,
     EventEndpointRepository,
     EventDeliveryRepository,
+    EndpointThrottle,
     OutboxRelayService,
     EventDeliveryService,
     EventEndpointsService,

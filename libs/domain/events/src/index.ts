@@ -1,5 +1,6 @@
 export * from './delivery-policy.js';
 export * from './delivery-target.js';
+export * from './endpoint-throttle.js';
 export * from './event-catalogue.js';
 export * from './delivery-views.js';
 export * from './event-delivery.repository.js';

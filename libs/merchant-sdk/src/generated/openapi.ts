@@ -651,8 +651,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How deliveries are retried, given up on, and endpoints disabled
-         * @description The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, and the nominal time of each attempt of a delivery that keeps failing.
+         * How deliveries are retried, given up on, throttled, and endpoints disabled
+         * @description The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, the nominal time of each attempt of a delivery that keeps failing, and the window an endpoint’s rate limit is enforced over.
          */
         get: operations["EventCatalogueController_policy"];
         put?: never;
@@ -675,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. The exact schedule this deployment applies: GET /v1/event-delivery-policy.
+         * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. `rateLimit` caps the deliveries a second; those past it wait their turn. The exact schedule this deployment applies: GET /v1/event-delivery-policy.
          */
         post: operations["EventEndpointsController_create"];
         delete?: never;
@@ -700,7 +700,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an endpoint’s address or event types
+         * Change an endpoint’s address, event types or rate limit
          * @description Omitted fields stay as they are. The secret is unchanged (rotate it with POST …/secret) and so is whether it is disabled (enable it with POST …/enable).
          */
         patch: operations["EventEndpointsController_update"];
@@ -2222,6 +2222,11 @@ export interface components {
              *     ]
              */
             nominalAttemptOffsetsSeconds: number[];
+            /**
+             * @description For an endpoint with a rateLimit: a delivery starts only while fewer than rateLimit are in flight or were answered within this window, so the endpoint receives at most rateLimit in any window this long. The others wait, each for a turn of its own, about this window over rateLimit apart: a wait is not an attempt and does not use up the retry schedule
+             * @example 1000
+             */
+            throttleWindowMs: number;
         };
         EventDeliveryPolicyOutputEnvelope: {
             data: components["schemas"]["EventDeliveryPolicyOutput"];
@@ -2879,6 +2884,11 @@ export interface components {
              * @default []
              */
             types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
+            /**
+             * @description At most this many deliveries a second, a whole number from 1 to 1000; null: no limit. Deliveries past it wait, each for a turn of its own, rather than fail: a wait is not an attempt and does not use up the retry schedule. Kept across every worker as: at most this many deliveries in flight or answered within the last 1000 ms, so the endpoint receives at most this many in any second, however the network delays them; a slow endpoint's deliveries hold their places the longer.
+             * @example 20
+             */
+            rateLimit?: number | null;
         };
         EventEndpointOutput: {
             /** Format: uuid */
@@ -2902,6 +2912,11 @@ export interface components {
             disabledAt: string | null;
             /** @description Why deliveries stopped (automatic disable) */
             disabledReason: string | null;
+            /**
+             * @description At most this many deliveries a second (null: no limit); past it deliveries wait their turn, without failing. See rateLimit on POST /v1/event-endpoints.
+             * @example 20
+             */
+            rateLimit: number | null;
         };
         EventEndpointWithSecretOutput: {
             endpoint: components["schemas"]["EventEndpointOutput"];
@@ -2954,6 +2969,11 @@ export interface components {
              *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              */
             types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
+            /**
+             * @description At most this many deliveries a second, a whole number from 1 to 1000; null: no limit. Deliveries past it wait, each for a turn of its own, rather than fail: a wait is not an attempt and does not use up the retry schedule. Kept across every worker as: at most this many deliveries in flight or answered within the last 1000 ms, so the endpoint receives at most this many in any second, however the network delays them; a slow endpoint's deliveries hold their places the longer. A new limit applies to deliveries still pending, from their next turn; null lifts it.
+             * @example 20
+             */
+            rateLimit?: number | null;
         };
         DeliveryAttemptRequestOutput: {
             /** @description The endpoint’s URL when it was sent */

@@ -25,4 +25,12 @@ export class EventEndpointOutput {
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) disabledAt!: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'Why deliveries stopped (automatic disable)' })
   disabledReason!: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 20,
+    description:
+      'At most this many deliveries a second (null: no limit); past it deliveries wait their turn, without failing. See rateLimit on POST /v1/event-endpoints.',
+  })
+  rateLimit!: number | null;
 }

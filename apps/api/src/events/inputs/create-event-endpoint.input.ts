@@ -24,4 +24,7 @@ export class CreateEventEndpointInput {
   @IsOptional()
   @EventEndpointFields.types()
   types?: MerchantEventType[];
+
+  @EventEndpointFields.rateLimit()
+  rateLimit?: number | null;
 }

@@ -3,7 +3,7 @@ import { MERCHANT_EVENT_TYPE_NAMES, type MerchantEventType } from '#libs/domain/
 import { Omittable } from '../../common/omittable.js';
 import { EVENT_TYPES_DESCRIPTION } from '../event-types.js';
 import { ENDPOINT_URL_DESCRIPTION } from './create-event-endpoint.input.js';
-import { EventEndpointFields } from './event-endpoint-fields.js';
+import { EventEndpointFields, RATE_LIMIT_DESCRIPTION } from './event-endpoint-fields.js';
 
 /** What may change of an endpoint; an omitted field stays as it is. */
 export class UpdateEventEndpointInput {
@@ -23,4 +23,9 @@ export class UpdateEventEndpointInput {
   @Omittable()
   @EventEndpointFields.types()
   types?: MerchantEventType[];
+
+  @EventEndpointFields.rateLimit(
+    `${RATE_LIMIT_DESCRIPTION} A new limit applies to deliveries still pending, from their next turn; null lifts it.`,
+  )
+  rateLimit?: number | null;
 }

@@ -49,4 +49,11 @@ export class EventDeliveryPolicyOutput {
       'When each attempt of a delivery failing every time is made, in seconds after the event was recorded: nominal (no jitter, attempts taking no time). The first is at 0; after the last, the delivery is FAILED',
   })
   nominalAttemptOffsetsSeconds!: number[];
+  @ApiProperty({
+    type: 'integer',
+    example: 1000,
+    description:
+      'For an endpoint with a rateLimit: a delivery starts only while fewer than rateLimit are in flight or were answered within this window, so the endpoint receives at most rateLimit in any window this long. The others wait, each for a turn of its own, about this window over rateLimit apart: a wait is not an attempt and does not use up the retry schedule',
+  })
+  throttleWindowMs!: number;
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "event_endpoints" ADD COLUMN     "rate_limit" INTEGER;
