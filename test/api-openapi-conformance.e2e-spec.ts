@@ -550,6 +550,8 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /v1/event-delivery-policy', merchant, 200);
     await valid('GET /v1/insights/conversion', { ...merchant, query: { from: '2026-11-01' } }, 200);
     await valid('GET /admin/insights/conversion', { ...operator, query: { to: '2026-11-30' } }, 200);
+    await valid('GET /v1/insights/institution-health', { ...merchant, query: { from: '2026-11-01' } }, 200);
+    await valid('GET /admin/insights/institution-health', { ...operator, query: { to: '2026-11-30' } }, 200);
     await valid('GET /v1/event-endpoints', merchant, 200);
     await valid('GET /v1/event-endpoints/{id}', onEndpoint, 200);
     await valid('POST /v1/event-endpoints/{id}/test', onEndpoint, 200);

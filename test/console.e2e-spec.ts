@@ -518,6 +518,47 @@ describe('web console, in a browser', () => {
     await shot('conversion');
   });
 
+  it("shows each bank's error rate and slowest answers as bars and as the same figures in a table", async () => {
+    type Figures = { institutionId: string; calls: number; errors: number; p95DurationMs: number };
+    const banks = async () =>
+      dataOf<{ institutions: Figures[] }>(await tenant.client.get('/v1/insights/institution-health'))
+        .institutions;
+    const errorsAt = (figures: Figures[]) =>
+      figures.find((bank) => bank.institutionId === 'sandbox-redirect')?.errors ?? 0;
+    const before = errorsAt(await banks());
+    // A live read the bank fails twice (503) before the client's retry gets through: errors of the bank's.
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const path = '/accounts/*/real-time/transactions';
+    await sandbox.admin('POST', '/faults', { method: 'GET', path, status: 503, count: 2 });
+    try {
+      expect((await tenant.client.get(`/v1/accounts/${accountId}/transactions/live`)).status).toBe(200);
+    } finally {
+      await sandbox.admin('DELETE', '/faults');
+    }
+    const after = await eventually('the live read’s calls written', async () => {
+      const figures = await banks();
+      return errorsAt(figures) === before + 2 ? figures : undefined;
+    });
+    const bank = after.find((b) => b.institutionId === 'sandbox-redirect')!;
+    await page.getByRole('link', { name: 'Bank health', exact: true }).click();
+    await heading('Bank health');
+    const row = page.locator('#bank-health tbody tr', { hasText: 'sandbox-redirect' });
+    await row.waitFor();
+    expect(await row.locator('td').allTextContents()).toEqual([
+      'sandbox-redirect',
+      String(bank.calls),
+      String(bank.errors),
+      `${((bank.errors / bank.calls) * 100).toFixed(1)}%`,
+      `${bank.p95DurationMs} ms`,
+    ]);
+    // The bars are for the eye: hidden from screen readers, who have the table.
+    expect(await page.locator('#bank-health .chart').getAttribute('aria-hidden')).toBe('true');
+    expect(await page.locator('#bank-health .chart .bank').count()).toBe(after.length);
+    await page.getByLabel('Calls made').selectOption('1');
+    await page.getByRole('table', { name: 'Calls to each bank today' }).waitFor();
+    await shot('bank-health');
+  });
+
   it('signs out, then the operator in, who disables and enables a merchant', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in');

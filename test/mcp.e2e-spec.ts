@@ -113,6 +113,7 @@ describe('api: the MCP server for a support assistant', () => {
         'list_sync_runs',
         'list_upstream_calls',
         'connection_conversion',
+        'institution_health',
         'look_up',
       ].sort(),
     );
@@ -173,6 +174,15 @@ describe('api: the MCP server for a support assistant', () => {
     expect(conversion.institutions).toEqual([
       expect.objectContaining({ institutionId: 'sandbox-redirect', authorised: 1 }),
     ]);
+    // The bank's health as the REST route answers it: its 400 refusal of the run is no error of the bank's.
+    const health = viewOf<{ institutions: { institutionId: string; calls: number; errors: number }[] }>(
+      await call(assistant, 'institution_health', {}),
+    ).data;
+    expect(health).toEqual(dataOf(await tenant.client.get('/v1/insights/institution-health')));
+    expect(health.institutions).toEqual([
+      expect.objectContaining({ institutionId: 'sandbox-redirect', errors: 0 }),
+    ]);
+    expect(health.institutions[0].calls).toBeGreaterThanOrEqual(calls.length);
   });
 
   it('answers a domain error as the REST envelope’s code and message, flagged isError', async () => {

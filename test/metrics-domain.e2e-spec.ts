@@ -163,7 +163,9 @@ describe('domain metrics after the flow', () => {
         valueOf(w, 'bff_payments_submitting') === 1 &&
         // Read after the payments were backdated (rows are written first, then aged).
         (valueOf(w, 'bff_payments_submitting_oldest_seconds') ?? 0) > 1800 &&
-        (valueOf(w, 'bff_payments_parked_oldest_seconds') ?? 0) > 3600;
+        (valueOf(w, 'bff_payments_parked_oldest_seconds') ?? 0) > 3600 &&
+        // The first sync's 429, once its call is written (within about a second).
+        (valueOf(w, 'bff_institution_last_hour_error_ratio', { institution: INSTITUTION }) ?? 0) > 0;
       return settled ? w : undefined;
     });
 
@@ -205,6 +207,17 @@ describe('domain metrics after the flow', () => {
     const ended = ['rejected', 'abandoned', 'failed', 'pending'].map(of);
     expect(ended).toEqual([0, 0, 0, 0]);
     expect(of('first_synced')).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the last hour's calls by institution: the 429 the first sync met is the bank's error", () => {
+    const institution = { institution: INSTITUTION };
+    const calls = valueOf(worker, 'bff_institution_last_hour_calls', institution)!;
+    expect(calls).toBeGreaterThan(1);
+    const ratio = valueOf(worker, 'bff_institution_last_hour_error_ratio', institution)!;
+    expect(ratio * calls).toBeCloseTo(Math.round(ratio * calls), 9);
+    expect(ratio).toBeGreaterThan(0);
+    expect(ratio).toBeLessThan(1);
+    expect(valueOf(worker, 'bff_institution_last_hour_p95_seconds', institution)).toBeGreaterThan(0);
   });
 
   it('queue depth per state and the oldest waiting job, for every queue', () => {
@@ -323,7 +336,7 @@ describe('domain metrics after the flow', () => {
 
   it('every bff_ metric the api or the worker exposes is in docs/observability.md’s table', () => {
     const docs = readFileSync(new URL('../docs/observability.md', import.meta.url), 'utf8');
-    const documented = new Set([...docs.matchAll(/^\| `([a-z_]+)`/gm)].map((match) => match[1]));
+    const documented = new Set([...docs.matchAll(/^\| `([a-z0-9_]+)`/gm)].map((match) => match[1]));
     const family = (name: string) => name.replace(/_(bucket|sum|count)$/, '');
     const exposed = [...api.names, ...worker.names].filter((name) => name.startsWith('bff_'));
     expect(exposed.filter((name) => !documented.has(family(name)))).toEqual([]);

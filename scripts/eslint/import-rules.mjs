@@ -46,7 +46,7 @@ export const LIBRARY_IMPORTS = {
   queue: ['config', 'context', 'errors', 'observability', 'redis'],
   redis: ['config', 'observability'],
   routes: [],
-  time: [],
+  time: ['errors'],
   'upstream-client': ['config', 'context', 'observability', 'upstream-openapi'],
   // The upstream's published types, which the sandbox checks its answers against too.
   'upstream-openapi': [],

@@ -45,17 +45,30 @@ export async function runWhenEnded(client: ApiClient, syncId: string) {
   });
 }
 
+/** What the sandbox bank does to an account's transactions calls, `count` times (its fault rules). */
+export interface TransactionsFault {
+  count: number;
+  /** Answer with this status (the upstream's error shape), with `retryAfterSeconds` for a 429 or 503. */
+  status?: number;
+  retryAfterSeconds?: number;
+  /** Answer this much later (or fail this much later). */
+  latencyMs?: number;
+  /** Close the connection without answering. */
+  drop?: boolean;
+}
+
 /**
  * A sync of the account asked for while the sandbox bank answers its transactions with `status`
- * (`count` times; the fault is cleared after): the run as it ended. The default, a 400 the sync does
- * not retry, fails the run at once with the upstream's tracing id; a 5xx the client retries past leaves
- * the failed attempts in the call log only. `headers` go with the POST …/sync (an x-request-id).
+ * (`count` times; the fault is cleared after), or slowly, or not at all: the run as it ended. The
+ * default, a 400 the sync does not retry, fails the run at once with the upstream's tracing id; a 5xx the
+ * client retries past leaves the failed attempts in the call log only. `headers` go with the POST …/sync
+ * (an x-request-id).
  */
 export async function syncAtFailingBank(
   stack: Stack,
   tenant: Tenant,
   account: { id: string; upstreamAccountId: string },
-  fault: { status: number; count: number } = { status: 400, count: 4 },
+  fault: TransactionsFault = { status: 400, count: 4 },
   headers: Record<string, string> = {},
 ) {
   const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);

@@ -1,5 +1,6 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, operator } from './api.js';
+import { bankHealthScreen } from './merchant-bank-health.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { deliveryScreen } from './merchant-delivery.js';
 import { endpointScreen } from './merchant-endpoint.js';
@@ -43,6 +44,7 @@ const SCREENS = {
     [/^#\/events$/, eventsScreen],
     [/^#\/lookup$/, lookupScreen],
     [/^#\/insights$/, insightsScreen],
+    [/^#\/bank-health$/, bankHealthScreen],
   ],
   operator: [
     [/^#\/merchants$/, merchantsScreen],
@@ -63,6 +65,7 @@ const NAV = {
     ['#/events', 'Events'],
     ['#/lookup', 'Look up a tracing id'],
     ['#/insights', 'Conversion'],
+    ['#/bank-health', 'Bank health'],
   ],
   operator: [
     ['#/merchants', 'Merchants'],

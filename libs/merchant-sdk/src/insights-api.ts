@@ -1,5 +1,5 @@
 import { dataOf, type RawClient } from './http-transport.js';
-import type { Conversion, Query } from './models.js';
+import type { Conversion, InstitutionHealth, Query } from './models.js';
 
 /** What the merchant learns from its users' connections. */
 export interface InsightsApi {
@@ -9,10 +9,19 @@ export interface InsightsApi {
    * seconds to each. `from`/`to` are days (`YYYY-MM-DD`, both included); default the last 30 days.
    */
   conversion(query?: Query<'/v1/insights/conversion'>): Promise<Conversion>;
+  /**
+   * Institution health (`GET /v1/insights/institution-health`): each bank's upstream error rate (its or the
+   * upstream's failures, not 4xx refusals) and p95 latency of the calls made for you, over the range and
+   * by hour (by day for more than 7 days). `from`/`to` are days (`YYYY-MM-DD`, both included); default the
+   * last 7 days.
+   */
+  institutionHealth(query?: Query<'/v1/insights/institution-health'>): Promise<InstitutionHealth>;
 }
 
 export function insightsApi(raw: RawClient): InsightsApi {
   return {
     conversion: (query = {}) => dataOf(raw.GET('/v1/insights/conversion', { params: { query } })),
+    institutionHealth: (query = {}) =>
+      dataOf(raw.GET('/v1/insights/institution-health', { params: { query } })),
   };
 }

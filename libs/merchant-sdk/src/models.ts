@@ -74,5 +74,7 @@ export type Lookup = Schema<'LookupOutput'>;
 export type EventDeliveryAttempt = Schema<'EventDeliveryAttemptOutput'>;
 /** What `bff.insights.conversion()` answers: `{ from, to, rows }`, a row a day and institution. */
 export type Conversion = Schema<'ConversionOutput'>;
+/** What `bff.insights.institutionHealth()` answers: `{ from, to, bucket, institutions, buckets }`. */
+export type InstitutionHealth = Schema<'InstitutionHealthOutput'>;
 /** One attempt of a call made to the upstream (a consent's, run's or payment's call log). */
 export type UpstreamCall = Schema<'UpstreamCallOutput'>;

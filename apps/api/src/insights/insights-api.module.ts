@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ConsentsModule } from '#libs/domain/consents';
+import { UpstreamCallsModule } from '#libs/domain/upstream-calls';
 import { ConversionController } from './conversion.controller.js';
+import { InstitutionHealthController } from './institution-health.controller.js';
 
-/** What merchants and the operator learn from their connections (docs/insights.md). */
+/** What merchants and the operator learn from their connections and calls (docs/insights.md). */
 @Module({
-  imports: [ConsentsModule],
-  controllers: [ConversionController],
+  imports: [ConsentsModule, UpstreamCallsModule],
+  controllers: [ConversionController, InstitutionHealthController],
 })
 export class InsightsApiModule {}

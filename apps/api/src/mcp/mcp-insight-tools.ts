@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import type { ConsentConversionService } from '#libs/domain/consents';
-import { UPSTREAM_CALL_KEY, type UpstreamCallsService } from '#libs/domain/upstream-calls';
+import {
+  HEALTH_DEFAULT_DAYS,
+  HEALTH_HOURLY_MAX_DAYS,
+  type InstitutionHealthService,
+  UPSTREAM_CALL_KEY,
+  type UpstreamCallsService,
+} from '#libs/domain/upstream-calls';
 import { invalidRequest } from '#libs/errors';
 import { envelope } from '#libs/http';
 import { isCalendarDay } from '#libs/time';
@@ -8,8 +14,20 @@ import { checkedId } from '../common/id-param.js';
 import { keysetPage } from '../common/paging.js';
 import { anId, pageOf, paging, type Tool } from './mcp-tool-kit.js';
 
-/** The tools over the upstream call log and connection conversion (their REST routes' reads). */
-export function insightTools(callLog: UpstreamCallsService, conversion: ConsentConversionService): Tool[] {
+const rangeOf = (args: Record<string, unknown>) => ({
+  from: args.from as string | undefined,
+  to: args.to as string | undefined,
+});
+
+/** The services the insight tools read. */
+export interface InsightServices {
+  callLog: UpstreamCallsService;
+  conversion: ConsentConversionService;
+  health: InstitutionHealthService;
+}
+
+/** The tools over the upstream call log, connection conversion and institution health (their REST routes' reads). */
+export function insightTools({ callLog, conversion, health }: InsightServices): Tool[] {
   const day = (what: string) =>
     z.string().refine(isCalendarDay, 'a calendar day, YYYY-MM-DD').optional().describe(what);
   return [
@@ -48,13 +66,16 @@ export function insightTools(callLog: UpstreamCallsService, conversion: ConsentC
         from: day('First day counted, default 29 days before `to`'),
         to: day('Last day counted, default today'),
       },
-      read: async (caller, args) =>
-        envelope(
-          await conversion.ofMerchant(caller, {
-            from: args.from as string | undefined,
-            to: args.to as string | undefined,
-          }),
-        ),
+      read: async (caller, args) => envelope(await conversion.ofMerchant(caller, rangeOf(args))),
+    },
+    {
+      name: 'institution_health',
+      description: `Each bank's upstream error rate (its or the upstream's failures: no answer, 5xx, 429, the bank's failure relayed; not 4xx refusals) and p95 latency of the calls made for you, over the range and by hour (by day beyond ${HEALTH_HOURLY_MAX_DAYS} days): whether a customer's problem is the bank's; as GET /v1/insights/institution-health.`,
+      input: {
+        from: day(`First day counted, default ${HEALTH_DEFAULT_DAYS - 1} days before \`to\``),
+        to: day('Last day counted, default today'),
+      },
+      read: async (caller, args) => envelope(await health.ofMerchant(caller, rangeOf(args))),
     },
   ];
 }

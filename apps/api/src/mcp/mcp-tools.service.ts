@@ -8,7 +8,7 @@ import { AccountsService } from '#libs/domain/accounts';
 import { ConsentConversionService, ConsentsService } from '#libs/domain/consents';
 import { EventEndpointsService } from '#libs/domain/events';
 import { SyncService, TracingLookupService } from '#libs/domain/sync';
-import { UpstreamCallsService } from '#libs/domain/upstream-calls';
+import { InstitutionHealthService, UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { UsersService } from '#libs/domain/users';
 import { envelope, mappedAndLogged } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -34,6 +34,7 @@ export class McpToolsService {
     private readonly endpoints: EventEndpointsService,
     private readonly calls: UpstreamCallsService,
     private readonly conversion: ConsentConversionService,
+    private readonly health: InstitutionHealthService,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -74,7 +75,7 @@ export class McpToolsService {
     return [
       ...this.customerTools(),
       ...this.syncTools(),
-      ...insightTools(this.calls, this.conversion),
+      ...insightTools({ callLog: this.calls, conversion: this.conversion, health: this.health }),
       ...this.deliveryTools(),
     ];
   }

@@ -6,6 +6,7 @@ import {
   type ConversionCounts,
   type ExpiringCount,
 } from '#libs/domain/consents';
+import { busiestInstitutions, INSTITUTION_LABELS, OTHER_INSTITUTIONS } from './institution-labels.js';
 
 const RENEWALS = ['requested', 'not_requested', 'not_renewable'] as const;
 /** The conversion gauge's outcomes: `started` and what became of those, then `first_synced` of those. */
@@ -18,8 +19,6 @@ const CONVERSION_FIELDS = [
   ['pending', 'pending'],
   ['first_synced', 'firstSynced'],
 ] as const satisfies readonly (readonly [string, keyof ConversionCounts])[];
-/** Institutions labelled by name: the busiest; the rest are summed as `other` (a bounded label set). */
-export const CONVERSION_INSTITUTION_LABELS = 50;
 
 /** What the consent gauges read of the worker's database snapshot. */
 export interface ConsentFigures {
@@ -37,18 +36,12 @@ export type SnapshotGauge<S> = <L extends string>(
 ) => Gauge<L>;
 
 /** The busiest institutions by name, the rest summed as `other`. */
-function labelled(rows: ConversionCounts[]): [string, ConversionCounts][] {
-  const busiest = [...rows].sort(
-    (a, b) => b.started - a.started || a.institutionId.localeCompare(b.institutionId),
-  );
-  const named = busiest
-    .slice(0, CONVERSION_INSTITUTION_LABELS)
-    .map((r): [string, ConversionCounts] => [r.institutionId, r]);
-  const rest = busiest.slice(CONVERSION_INSTITUTION_LABELS);
+function labelled(rows: ConversionCounts[]): ConversionCounts[] {
+  const { named, rest } = busiestInstitutions(rows, (r) => r.started);
   if (rest.length === 0) return named;
-  const other = { ...rest[0], institutionId: 'other' };
+  const other = { ...rest[0], institutionId: OTHER_INSTITUTIONS };
   for (const [, field] of CONVERSION_FIELDS) other[field] = rest.reduce((sum, r) => sum + r[field], 0);
-  return [...named, ['other', other]];
+  return [...named, other];
 }
 
 /** The gauges of consents: by status, expiring unrenewed, and the last day's conversion by institution. */
@@ -78,12 +71,13 @@ export function defineConsentGauges<S extends ConsentFigures>(gauge: SnapshotGau
   );
   gauge(
     'bff_consent_conversion_last_day',
-    `Data consents started in the last 24 hours, every merchant's, by institution (the ${CONVERSION_INSTITUTION_LABELS} busiest; the rest as other) and outcome: started, then what became of those so far (authorised, rejected, abandoned, failed, pending: they add up to started), and first_synced (of the authorised, those with a first successful sync). GET /admin/insights/conversion has the days and medians.`,
+    `Data consents started in the last 24 hours, every merchant's, by institution (the ${INSTITUTION_LABELS} busiest; the rest as ${OTHER_INSTITUTIONS}) and outcome: started, then what became of those so far (authorised, rejected, abandoned, failed, pending: they add up to started), and first_synced (of the authorised, those with a first successful sync). GET /admin/insights/conversion has the days and medians.`,
     ['institution', 'outcome'],
     (g, s) => {
       g.reset();
-      for (const [institution, counts] of labelled(s.conversion))
-        for (const [outcome, field] of CONVERSION_FIELDS) g.set({ institution, outcome }, counts[field]);
+      for (const counts of labelled(s.conversion))
+        for (const [outcome, field] of CONVERSION_FIELDS)
+          g.set({ institution: counts.institutionId, outcome }, counts[field]);
     },
   );
 }

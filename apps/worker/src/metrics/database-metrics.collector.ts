@@ -11,9 +11,15 @@ import {
   UNFINISHED_PAYMENT_STATUSES,
   type UnfinishedPaymentCount,
 } from '#libs/domain/payments';
+import { InstitutionHealthRepository } from '#libs/domain/upstream-calls';
 import { type AppLogger, LOGGER, Metrics, RefreshingSnapshot, SnapshotHistogram } from '#libs/observability';
 import { REDIS, type RedisClient } from '#libs/redis';
 import { type ConsentFigures, defineConsentGauges } from './consent-gauges.js';
+import {
+  defineInstitutionHealthGauges,
+  type InstitutionHealthFigures,
+  lastHourHealth,
+} from './institution-health-gauges.js';
 import { withDeadline } from './metrics-deadline.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 
@@ -27,10 +33,10 @@ export const SYNC_LAG_BUCKETS = [
 const DAY_MS = 86_400_000;
 
 /** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
-const SNAPSHOT_VERSION = 3;
+const SNAPSHOT_VERSION = 4;
 
 /** Plain JSON (ages in seconds as of `at`, no Dates): workers share it through Redis. */
-interface DatabaseSnapshot extends ConsentFigures {
+interface DatabaseSnapshot extends ConsentFigures, InstitutionHealthFigures {
   at: number;
   syncLag: SyncLagCounts;
   deliveries: { due: number; waiting: number; oldestDueSeconds: number };
@@ -70,6 +76,7 @@ export class DatabaseMetricsCollector {
     private readonly events: EventDeliveryStatsRepository,
     private readonly inbox: InboxStatsRepository,
     private readonly payments: PaymentStatsRepository,
+    private readonly health: InstitutionHealthRepository,
     @Inject(REDIS) redis: RedisClient,
     metrics: Metrics,
   ) {
@@ -123,6 +130,7 @@ export class DatabaseMetricsCollector {
       (g, s) => g.set(s.syncLag.neverSynced),
     );
     defineConsentGauges(gauge);
+    defineInstitutionHealthGauges(gauge);
     gauge(
       'bff_event_deliveries_pending',
       'Deliveries of merchant events not finished, by state: due (an attempt should be under way) or waiting_retry (after a failure). Disabled merchants’ are left out.',
@@ -222,6 +230,7 @@ export class DatabaseMetricsCollector {
       const consents = await this.consents.byStatus();
       const expiring = await this.consents.expiringWithinWeek(now);
       const conversion = await this.conversion.startedSince(new Date(now.getTime() - DAY_MS));
+      const health = await lastHourHealth(this.health, now);
       const { oldestDueAt, ...deliveries } = await this.events.backlog(now);
       const { failingSince, ...endpoints } = await this.events.endpointHealth();
       const { oldestReceivedAt, ...inbox } = await this.inbox.backlog();
@@ -233,6 +242,7 @@ export class DatabaseMetricsCollector {
         consents,
         expiring,
         conversion,
+        health,
         deliveries: { ...deliveries, oldestDueSeconds: secondsSince(oldestDueAt, now) },
         endpoints: { ...endpoints, longestFailingSeconds: secondsSince(failingSince, now) },
         inbox: { ...inbox, oldestReceivedSeconds: secondsSince(oldestReceivedAt, now) },

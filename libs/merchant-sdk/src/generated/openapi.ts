@@ -129,6 +129,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/insights/institution-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Upstream error rate and p95 latency by institution
+         * @description The upstream error rate and 95th-percentile latency of the calls made to each bank for your consents, syncs and payments, from the upstream call log: over the range, and an hour (or a day) at a time for the trend. An error is the bank's or the upstream's failure (no answer, a 5xx, a 429, the bank's failure relayed), never a refusal of what was asked (a 4xx). Every attempt counts, retries too.
+         */
+        get: operations["InstitutionHealthController_ofMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users": {
         parameters: {
             query?: never;
@@ -1446,6 +1466,69 @@ export interface components {
         };
         ConversionOutputEnvelope: {
             data: components["schemas"]["ConversionOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        InstitutionHealthFiguresOutput: {
+            /** @example sandbox-redirect */
+            institutionId: string;
+            /** @description Attempts of calls made to the institution (each retry is one), from the upstream call log. */
+            calls: number;
+            /** @description Of those, the bank's or the upstream's failures: error code INSTITUTION, UNAVAILABLE, RATE_LIMITED, PROTOCOL (a 424, a 5xx or 408, no answer at all, a 429, an answer that could not be read). A refusal of what was asked (a 4xx: CALLER, AUTH, NOT_FOUND, FORBIDDEN, CONSENT_*) is no error of the bank's. */
+            errors: number;
+            /**
+             * @description errors / calls, from 0 to 1.
+             * @example 0.02
+             */
+            errorRate: number;
+            /** @description The 95th percentile of the attempts' durations in milliseconds: percentile_disc, so the duration one attempt took (the smallest that at least 95% of them did not exceed). */
+            p95DurationMs: number;
+        };
+        InstitutionHealthBucketOutput: {
+            /** @example sandbox-redirect */
+            institutionId: string;
+            /** @description Attempts of calls made to the institution (each retry is one), from the upstream call log. */
+            calls: number;
+            /** @description Of those, the bank's or the upstream's failures: error code INSTITUTION, UNAVAILABLE, RATE_LIMITED, PROTOCOL (a 424, a 5xx or 408, no answer at all, a 429, an answer that could not be read). A refusal of what was asked (a 4xx: CALLER, AUTH, NOT_FOUND, FORBIDDEN, CONSENT_*) is no error of the bank's. */
+            errors: number;
+            /**
+             * @description errors / calls, from 0 to 1.
+             * @example 0.02
+             */
+            errorRate: number;
+            /** @description The 95th percentile of the attempts' durations in milliseconds: percentile_disc, so the duration one attempt took (the smallest that at least 95% of them did not exceed). */
+            p95DurationMs: number;
+            /**
+             * Format: date-time
+             * @description The first instant of the bucket: an hour or a day (UTC), as `bucket` says.
+             * @example 2026-11-23T10:00:00Z
+             */
+            start: string;
+        };
+        InstitutionHealthOutput: {
+            /**
+             * Format: date
+             * @description The first day counted (UTC), included.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last day counted (UTC), included.
+             */
+            to: string;
+            /**
+             * @description How long each of `buckets` is: an hour for a range of up to 7 days, else a day.
+             * @enum {string}
+             */
+            bucket: "hour" | "day";
+            /** @description The whole range, a row an institution called in it, by institution id. */
+            institutions: components["schemas"]["InstitutionHealthFiguresOutput"][];
+            /** @description The same a bucket, for the trend: a row a bucket and institution with calls in it (a bucket without calls has no row), by start then institution. */
+            buckets: components["schemas"]["InstitutionHealthBucketOutput"][];
+        };
+        InstitutionHealthOutputEnvelope: {
+            data: components["schemas"]["InstitutionHealthOutput"];
             meta: components["schemas"]["ApiMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
@@ -4137,6 +4220,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversionOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    InstitutionHealthController_ofMerchant: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC) whose calls are counted, included. Default: 6 days before `to`; at most 366 days before it. Up to 7 days are bucketed by the hour, more by the day. */
+                from?: string;
+                /** @description The last day (UTC) whose calls are counted, included. Default: today. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstitutionHealthOutputEnvelope"];
                 };
             };
             /** @description VALIDATION_FAILED */

@@ -1,11 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
-import { CONVERSION_DEFAULT_DAYS, CONVERSION_MAX_DAYS } from '#libs/domain/consents';
+import { CONVERSION_DEFAULT_DAYS } from '#libs/domain/consents';
+import { DAY_RANGE_MAX_DAYS } from '#libs/time';
 import { OptionalDay } from '../../common/field-rules.js';
 
 export class ConversionInput {
   @OptionalDay(
-    `The first day (UTC) whose consents are counted, included. Default: ${CONVERSION_DEFAULT_DAYS - 1} days before \`to\`; at most ${CONVERSION_MAX_DAYS} days before it.`,
+    `The first day (UTC) whose consents are counted, included. Default: ${CONVERSION_DEFAULT_DAYS - 1} days before \`to\`; at most ${DAY_RANGE_MAX_DAYS} days before it.`,
   )
   from?: string;
 
