@@ -91,7 +91,11 @@ export class ConsentCallbackService {
   async completeCallback(query: ConsentCallback, psu: PsuHeaders = {}): Promise<string> {
     const claimed = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
     if (!claimed) return this.replay(query, psu);
-    describeWork({ merchantId: claimed.tenant, consentId: claimed.consent.id });
+    describeWork({
+      merchantId: claimed.tenant,
+      institutionId: claimed.consent.institutionId,
+      consentId: claimed.consent.id,
+    });
     const { tenant, consent } = claimed;
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const redirect = (params: Record<string, string>) => backToMerchant(consent, params);

@@ -132,9 +132,9 @@ export class EmbeddedConsentsService {
     startedAt: number,
     options = EMBEDDED_POLL,
   ): Promise<{ status: string }> {
-    describeWork({ merchantId, consentId });
     const consent = await this.consents.findOne(merchantId, consentId);
     if (!consent) throw consentNotFound();
+    describeWork({ merchantId, institutionId: consent.institutionId, consentId });
     if (consent.flow !== 'EMBEDDED' || consent.status !== ConsentStatus.AwaitingAuthorisation) {
       return { status: consent.status };
     }
