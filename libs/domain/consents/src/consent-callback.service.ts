@@ -91,12 +91,8 @@ export class ConsentCallbackService {
   async completeCallback(query: ConsentCallback, psu: PsuHeaders = {}): Promise<string> {
     const claimed = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
     if (!claimed) return this.replay(query, psu);
-    describeWork({
-      merchantId: claimed.tenant,
-      institutionId: claimed.consent.institutionId,
-      consentId: claimed.consent.id,
-    });
     const { tenant, consent } = claimed;
+    describeWork({ merchantId: tenant, institutionId: consent.institutionId, consentId: consent.id });
     if (query.consentId !== undefined && query.consentId !== consent.upstreamConsentId) throw badCallback();
     const redirect = (params: Record<string, string>) => backToMerchant(consent, params);
     const hook = this.hooks.for(consent.kind);
