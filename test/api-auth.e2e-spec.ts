@@ -71,6 +71,13 @@ describe('api: authentication (operator, merchant API keys, user sessions)', () 
       expect(response.status).toBe(403);
       expect(errorCode(response)).toBe('FORBIDDEN');
     }
+    // A merchant's figures across its users are not its customers' to read.
+    for (const path of ['/v1/insights/conversion', '/v1/insights/institution-health']) {
+      const bySession = await client.as(session).get(path);
+      expect(bySession.status, path).toBe(403);
+      expect(errorCode(bySession)).toBe('FORBIDDEN');
+      expect((await client.as(apiKey.key).get(path)).status, path).toBe(200);
+    }
     const operatorOnV1 = await client.as(api.config.api.adminToken).get('/v1/me');
     expect(operatorOnV1.status).toBe(403);
   });

@@ -94,6 +94,27 @@ describe('api: OpenAPI document at /docs and /docs-json', () => {
     }
   });
 
+  /**
+   * A user session is the end customer's browser: it may reach only what is about that one customer (a
+   * route naming one of their things, whose owner the service checks) or what names nobody's data.
+   * Merchant-wide reads (lists across users, insights, endpoints) stay with the merchant's key.
+   */
+  const OWNED_BY_A_USER = /\{(userId|accountId|consentId|paymentId|syncId)\}/;
+  const ABOUT_NOBODY = new Set([
+    'get /v1/me',
+    'get /v1/institutions',
+    'get /v1/institutions/{institutionId}',
+  ]);
+
+  it("opens user sessions only to routes about one of the user's things", () => {
+    const routes = routesOf(stack.api).filter((r) => r.kinds.includes(AuthKind.UserSession));
+    expect(routes.length).toBeGreaterThan(ABOUT_NOBODY.size);
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      expect(OWNED_BY_A_USER.test(route.path) || ABOUT_NOBODY.has(key), key).toBe(true);
+    }
+  });
+
   it('declares the three bearer schemes and the shared schemas', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(
       Object.values(SECURITY_SCHEMES).sort(),

@@ -17,7 +17,7 @@ export class ConversionController {
   constructor(private readonly conversion: ConsentConversionService) {}
 
   @Get('v1/insights/conversion')
-  @Auth(AuthKind.Merchant, AuthKind.UserSession)
+  @Auth(AuthKind.Merchant)
   @ApiOperation({ summary: 'Connection conversion by institution and day', description: HOW })
   @ApiAnswer(200, ConversionOutput)
   @ApiInvalid()

@@ -17,7 +17,7 @@ export class InstitutionHealthController {
   constructor(private readonly health: InstitutionHealthService) {}
 
   @Get('v1/insights/institution-health')
-  @Auth(AuthKind.Merchant, AuthKind.UserSession)
+  @Auth(AuthKind.Merchant)
   @ApiOperation({ summary: 'Upstream error rate and p95 latency by institution', description: HOW })
   @ApiAnswer(200, InstitutionHealthOutput)
   @ApiInvalid()
