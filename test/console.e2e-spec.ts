@@ -808,6 +808,79 @@ describe('web console, in a browser', () => {
     await log.locator('tr', { hasText: 'API key revoked' }).waitFor();
   });
 
+  it("shows the operator every merchant's bank health and conversion, and one merchant's from its screen", async () => {
+    type Health = { institutionId: string; calls: number; errors: number; p95DurationMs: number };
+    type Counts = { institutionId: string; started: number; authorised: number; firstSynced: number };
+    // What the screens ask for by default: the last 7 days' calls, the last 30 days' connections.
+    const since = (days: number) => new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+    const read = async <T>(path: string, days: number, merchantId?: string) =>
+      dataOf<{ institutions: T[] }>(
+        await stack.operator.get(
+          `${path}?from=${since(days)}${merchantId ? `&merchantId=${merchantId}` : ''}`,
+        ),
+      ).institutions;
+    const rowsOf = (id: string) => page.locator(`#${id} tbody tr`);
+    const cellsOf = async (id: string) =>
+      Promise.all((await rowsOf(id).all()).map((row) => row.locator('td').allTextContents()));
+    const healthRow = (b: Health) => [
+      b.institutionId,
+      String(b.calls),
+      String(b.errors),
+      `${((b.errors / b.calls) * 100).toFixed(1)}%`,
+      `${b.p95DurationMs} ms`,
+    ];
+
+    // Every merchant's: the same banks and figures as the operator's API (nothing calls a bank meanwhile).
+    await page.getByRole('link', { name: 'Bank health', exact: true }).click();
+    await heading('Bank health');
+    await page.getByText('the calls made for every merchant’s customers', { exact: false }).waitFor();
+    const every = await read<Health>('/admin/insights/institution-health', 7);
+    await rowsOf('bank-health')
+      .nth(every.length - 1)
+      .waitFor();
+    expect(await cellsOf('bank-health')).toEqual(every.map(healthRow));
+
+    // One merchant's, from its screen: its own figures, which are the merchant's own view of them.
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await page.locator('#merchants-list').getByRole('link', { name: 'Acme Shop', exact: true }).click();
+    await page.getByRole('link', { name: 'Its bank health' }).click();
+    await page.getByText('Of Acme Shop.').waitFor();
+    const acme = await read<Health>('/admin/insights/institution-health', 7, tenant.merchant.merchant.id);
+    expect(acme).toEqual(
+      dataOf<{ institutions: Health[] }>(
+        await tenant.client.get(`/v1/insights/institution-health?from=${since(7)}`),
+      ).institutions,
+    );
+    await rowsOf('bank-health')
+      .nth(acme.length - 1)
+      .waitFor();
+    expect(await cellsOf('bank-health')).toEqual(acme.map(healthRow));
+    await shot('operator-bank-health');
+
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await page.locator('#merchants-list').getByRole('link', { name: 'Acme Shop', exact: true }).click();
+    await page.getByRole('link', { name: 'Its conversion' }).click();
+    await heading('Connection conversion');
+    await page.getByText('Of Acme Shop.').waitFor();
+    const counts = await read<Counts>('/admin/insights/conversion', 30, tenant.merchant.merchant.id);
+    await rowsOf('conversion')
+      .nth(counts.length - 1)
+      .waitFor();
+    const shown = await cellsOf('conversion');
+    expect(shown.map((cells) => [cells[0], cells[1], cells[2], cells[7]])).toEqual(
+      counts.map((c) => [c.institutionId, String(c.started), String(c.authorised), String(c.firstSynced)]),
+    );
+    await page.getByRole('link', { name: "Every merchant's connections" }).click();
+    await page.getByText('Where every merchant’s customers drop off', { exact: false }).waitFor();
+    const everyCounts = await read<Counts>('/admin/insights/conversion', 30);
+    await rowsOf('conversion')
+      .nth(everyCounts.length - 1)
+      .waitFor();
+    expect((await cellsOf('conversion')).map((cells) => cells[0])).toEqual(
+      everyCounts.map((c) => c.institutionId),
+    );
+  });
+
   it('pages the audit log past its first 50 entries by keyboard, the new rows taking the focus', async () => {
     // 51 entries of one merchant: its on-boarding, the oldest, is on the second page.
     const gamma = dataOf<{ merchant: { id: string } }>(

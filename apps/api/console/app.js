@@ -1,12 +1,12 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, operator } from './api.js';
-import { bankHealthScreen } from './merchant-bank-health.js';
+import { bankHealthScreen, operatorBankHealthScreen } from './bank-health.js';
+import { insightsScreen, operatorConversionScreen } from './conversion.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { deliveryScreen } from './merchant-delivery.js';
 import { endpointScreen } from './merchant-endpoint.js';
 import { endpointsScreen } from './merchant-endpoints.js';
 import { eventsScreen } from './merchant-events.js';
-import { insightsScreen } from './merchant-insights.js';
 import { keysScreen } from './merchant-keys.js';
 import { lookupScreen } from './merchant-lookup.js';
 import { originsScreen } from './merchant-origins.js';
@@ -53,6 +53,8 @@ const SCREENS = {
     [/^#\/audit\/([\w-]+)$/, auditScreen],
     [/^#\/parked$/, parkedScreen],
     [/^#\/overview$/, overviewScreen],
+    [/^#\/conversion(?:\/([\w-]+))?$/, operatorConversionScreen],
+    [/^#\/bank-health(?:\/([\w-]+))?$/, operatorBankHealthScreen],
   ],
 };
 /** @type {Record<Kind, [href: string, text: string][]>} */
@@ -72,6 +74,8 @@ const NAV = {
     ['#/audit', 'Audit log'],
     ['#/parked', 'Parked payments'],
     ['#/overview', 'Overview'],
+    ['#/conversion', 'Conversion'],
+    ['#/bank-health', 'Bank health'],
   ],
 };
 

@@ -1,6 +1,7 @@
 // The operator's audit log: every administrative action, newest first, for one merchant or all.
 import { operator } from './api.js';
 import { pagedInto } from './loading.js';
+import { operatorScope } from './operator-scope.js';
 import { h, when } from './ui.js';
 
 /** @typedef {import('./operator-client').Schema<'AuditEntryOutput'>['action']} Action */
@@ -42,18 +43,6 @@ const action = (name) => h('span', {}, `${ACTIONS[name] ?? name} `, h('code', { 
 export function auditScreen(main, merchantId) {
   const list = h('div', { id: 'audit-list' });
   const query = { limit: 50, ...(merchantId ? { merchantId } : {}) };
-  const scope = h('p', {});
-  if (merchantId) {
-    const whose = document.createTextNode('Of one merchant. ');
-    scope.append(whose, h('a', { href: '#/audit' }, "Every merchant's entries"));
-    // Its name, once: the entries name it too, but a merchant may have none yet.
-    void operator
-      .get('/admin/merchants/{id}', { path: { id: merchantId } })
-      .then(({ data }) => {
-        whose.textContent = `Of ${data.name}. `;
-      })
-      .catch(() => undefined);
-  }
   main.append(
     h('h1', {}, 'Audit log'),
     h(
@@ -61,7 +50,7 @@ export function auditScreen(main, merchantId) {
       {},
       "Every administrative action, yours and the merchants' on their own integration, newest first, 50 at a time. A change names the fields it set, never their values. A merchant's own screen links to its entries alone.",
     ),
-    scope,
+    ...operatorScope('#/audit', merchantId, "Every merchant's entries"),
     h('section', {}, h('h2', {}, 'Entries'), list),
   );
   void pagedInto(list, {

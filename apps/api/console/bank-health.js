@@ -1,8 +1,10 @@
-// How each bank answered the calls made for a merchant's customers (GET /v1/insights/institution-health):
+// How each bank answered the calls made for a merchant's customers (GET /v1/insights/institution-health),
+// or for every merchant's, or one's, on the operator's side (GET /admin/insights/institution-health):
 // bars of its error rate and slowest answers to take in at a glance, and the same figures as a table,
 // which is what screen readers are given (the bars are hidden from them). Read only.
-import { bff } from './api.js';
+import { bff, operator } from './api.js';
 import { loadInto } from './loading.js';
+import { operatorScope } from './operator-scope.js';
 import { h, table } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').InstitutionHealth} Health */
@@ -101,33 +103,74 @@ const figuresRow = (b) => [
 
 const HEADERS = ['Bank', 'Calls', 'Errors', 'Error rate', '95th percentile latency'];
 
-/** @param {ReturnType<typeof healthView>} view */
-function load(view) {
+/**
+ * @typedef {object} Source whose calls the screen shows
+ * @property {(from: string) => Promise<Figures[]>} load the banks' figures from `from` (a UTC day) on
+ * @property {string} whose the customers the calls were made for, in words
+ */
+
+/**
+ * @param {ReturnType<typeof healthView>} view
+ * @param {Source} source
+ */
+function load(view, source) {
   const days = Number(view.days.value);
   const from = new Date(Date.now() - (days - 1) * DAY).toISOString().slice(0, 10);
   const range = days === 1 ? 'today' : `in the last ${days} days`;
   return loadInto(view.figures, {
     what: 'the banks’ health',
-    load: async () => (await bff.insights.institutionHealth({ from })).institutions,
+    load: () => source.load(from),
     empty: `No call was made to a bank ${range}.`,
     render: (banks) => [chart(banks), table(`Calls to each bank ${range}`, HEADERS, banks.map(figuresRow))],
   });
 }
 
-/** @param {HTMLElement} main */
-export function bankHealthScreen(main) {
+/**
+ * @param {HTMLElement} main
+ * @param {Source} source
+ * @param {Node[]} [scope] what says whose figures these are, beneath the heading
+ */
+function healthScreen(main, source, scope = []) {
   const view = healthView();
-  view.days.addEventListener('change', () => void load(view));
+  view.days.addEventListener('change', () => void load(view, source));
   main.append(
     h('h1', {}, 'Bank health'),
+    ...scope,
     h(
       'p',
       {},
-      'How each bank answered the calls made for your customers: the share that failed on the bank’s side (no answer, a server error, too many requests; not a refusal of what was asked), and how long the slowest 5% took. When a customer’s bank is failing, this is where it shows.',
+      `How each bank answered the calls made for ${source.whose}: the share that failed on the bank’s side (no answer, a server error, too many requests; not a refusal of what was asked), and how long the slowest 5% took. When a customer’s bank is failing, this is where it shows.`,
     ),
     h('label', { for: 'bank-health-days' }, 'Calls made'),
     h('div', { class: 'row' }, view.days),
     view.figures,
   );
-  void load(view);
+  void load(view, source);
+}
+
+/** @param {HTMLElement} main */
+export function bankHealthScreen(main) {
+  healthScreen(main, {
+    whose: 'your customers',
+    load: async (from) => (await bff.insights.institutionHealth({ from })).institutions,
+  });
+}
+
+/**
+ * Every merchant's calls, or one merchant's (`#/bank-health/<id>`, linked from its screen).
+ * @param {HTMLElement} main
+ * @param {string} [merchantId]
+ */
+export function operatorBankHealthScreen(main, merchantId) {
+  const query = merchantId ? { merchantId } : {};
+  healthScreen(
+    main,
+    {
+      whose: merchantId ? 'this merchant’s customers' : 'every merchant’s customers',
+      load: async (from) =>
+        (await operator.get('/admin/insights/institution-health', { query: { ...query, from } })).data
+          .institutions,
+    },
+    operatorScope('#/bank-health', merchantId, "Every merchant's calls"),
+  );
 }

@@ -1,8 +1,10 @@
-// Where a merchant's users drop off, bank by bank (GET /v1/insights/conversion): bars to take in at a
-// glance, and the same figures as a table, which is what screen readers are given (the bars are hidden
-// from them). Read only.
-import { bff } from './api.js';
+// Where a merchant's users drop off, bank by bank (GET /v1/insights/conversion), or every merchant's, or
+// one's, on the operator's side (GET /admin/insights/conversion): bars to take in at a glance, and the
+// same figures as a table, which is what screen readers are given (the bars are hidden from them). Read
+// only.
+import { bff, operator } from './api.js';
 import { loadInto } from './loading.js';
+import { operatorScope } from './operator-scope.js';
 import { h, table } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').Conversion} Conversion */
@@ -106,13 +108,22 @@ const HEADERS = [
   'Median to first sync',
 ];
 
-/** @param {ReturnType<typeof insightsView>} view */
-function load(view) {
+/**
+ * @typedef {object} Source whose connections the screen shows
+ * @property {(from: string) => Promise<Counts[]>} load the banks' counts from `from` (a UTC day) on
+ * @property {string} whose the customers who connected, in words
+ */
+
+/**
+ * @param {ReturnType<typeof insightsView>} view
+ * @param {Source} source
+ */
+function load(view, source) {
   const days = Number(view.days.value);
   const from = new Date(Date.now() - (days - 1) * DAY).toISOString().slice(0, 10);
   return loadInto(view.figures, {
     what: 'the conversion',
-    load: async () => (await bff.insights.conversion({ from })).institutions,
+    load: () => source.load(from),
     empty: `No customer started connecting a bank in the last ${days} days.`,
     render: (banks) => [
       chart(banks),
@@ -121,20 +132,51 @@ function load(view) {
   });
 }
 
-/** @param {HTMLElement} main */
-export function insightsScreen(main) {
+/**
+ * @param {HTMLElement} main
+ * @param {Source} source
+ * @param {Node[]} [scope] what says whose figures these are, beneath the heading
+ */
+function conversionScreen(main, source, scope = []) {
   const view = insightsView();
-  view.days.addEventListener('change', () => void load(view));
+  view.days.addEventListener('change', () => void load(view, source));
   main.append(
     h('h1', {}, 'Connection conversion'),
+    ...scope,
     h(
       'p',
       {},
-      'Where your customers drop off, bank by bank: the bank connections they started, and what became of each. A connection is abandoned when the customer never came back from the bank (settled about an hour after their last step).',
+      `Where ${source.whose} drop off, bank by bank: the bank connections they started, and what became of each. A connection is abandoned when the customer never came back from the bank (settled about an hour after their last step).`,
     ),
     h('label', { for: 'conversion-days' }, 'Connections started in'),
     h('div', { class: 'row' }, view.days),
     view.figures,
   );
-  void load(view);
+  void load(view, source);
+}
+
+/** @param {HTMLElement} main */
+export function insightsScreen(main) {
+  conversionScreen(main, {
+    whose: 'your customers',
+    load: async (from) => (await bff.insights.conversion({ from })).institutions,
+  });
+}
+
+/**
+ * Every merchant's connections, or one merchant's (`#/conversion/<id>`, linked from its screen).
+ * @param {HTMLElement} main
+ * @param {string} [merchantId]
+ */
+export function operatorConversionScreen(main, merchantId) {
+  const query = merchantId ? { merchantId } : {};
+  conversionScreen(
+    main,
+    {
+      whose: merchantId ? 'this merchant’s customers' : 'every merchant’s customers',
+      load: async (from) =>
+        (await operator.get('/admin/insights/conversion', { query: { ...query, from } })).data.institutions,
+    },
+    operatorScope('#/conversion', merchantId, "Every merchant's connections"),
+  );
 }
