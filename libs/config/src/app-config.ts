@@ -22,7 +22,15 @@ export interface AppConfig {
     /** Requests per merchant (and per session user) per minute, shared by every api process. */
     rateLimitPerMinute: number;
   };
-  database: { url: string; poolMax: number };
+  database: {
+    /** What the pool connects to: Postgres, or a pooler in front of it. */
+    url: string;
+    poolMax: number;
+    /** `transaction`: `url` is a transaction-mode pooler (no named statements, no startup settings). */
+    pooler: 'none' | 'transaction';
+    /** Postgres itself, for what holds a session (LISTEN, the migrator's lock); `url` when not set apart. */
+    directUrl: string;
+  };
   redis: {
     url: string;
     /** Set: a Redis Cluster, and `url` is not used. */

@@ -53,8 +53,8 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('has the 44 settings an operator decides, and ignores any other variable, a removed one too', () => {
-    expect(SETTING_NAMES).toHaveLength(44);
+  it('has the 46 settings an operator decides, and ignores any other variable, a removed one too', () => {
+    expect(SETTING_NAMES).toHaveLength(46);
     const { retiredSettings, ...withRetired } = loadConfig({
       EVENTS_SWEEP_SECONDS: '1',
       SANDBOX_APP_ID: 'x',
@@ -73,6 +73,24 @@ describe('loadConfig', () => {
     );
     expect(tuningNamed.filter((name) => !(name in TUNING))).toEqual([]);
     expect(tuningNamed.length).toBeGreaterThan(20);
+  });
+
+  it('keeps what needs a session on Postgres itself, and refuses a transaction pooler without it', () => {
+    const direct = loadConfig({ DATABASE_URL: 'postgresql://app@db:5432/bff' }).database;
+    expect(direct).toMatchObject({ pooler: 'none', directUrl: 'postgresql://app@db:5432/bff' });
+    const pooled = loadConfig({
+      DATABASE_URL: 'postgresql://app@pgbouncer:6432/bff',
+      DATABASE_POOLER: 'transaction',
+      DATABASE_DIRECT_URL: 'postgresql://app@db:5432/bff',
+    }).database;
+    expect(pooled).toMatchObject({ pooler: 'transaction', directUrl: 'postgresql://app@db:5432/bff' });
+    expect(problemsOf({ DATABASE_POOLER: 'transaction' })).toEqual([
+      expect.stringMatching(/^DATABASE_DIRECT_URL: required when DATABASE_POOLER=transaction/),
+    ]);
+    expect(problemsOf({ DATABASE_POOLER: 'session' })).toEqual([expect.stringMatching(/^DATABASE_POOLER: /)]);
+    expect(problemsOf({ DATABASE_DIRECT_URL: 'postgresql://[bad' })).toEqual([
+      expect.stringMatching(/^DATABASE_DIRECT_URL: not a valid URL/),
+    ]);
   });
 
   it('reports one problem per bad setting', () => {

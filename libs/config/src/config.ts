@@ -70,6 +70,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     validateSync(env, { whitelist: true, forbidUnknownValues: true, stopAtFirstError: true }),
   );
   problems.push(...urlProblems(env, problems));
+  // Through a transaction pooler a LISTEN would hear nothing once its transaction ends, silently.
+  if (env.DATABASE_POOLER === 'transaction' && !env.DATABASE_DIRECT_URL)
+    problems.push(
+      'DATABASE_DIRECT_URL: required when DATABASE_POOLER=transaction (LISTEN and migrations need a session)',
+    );
   const keys = problems.some((p) => p.startsWith('ENCRYPTION_KEYS')) ? [] : parseKeys(env.ENCRYPTION_KEYS);
   if (keys.some((k) => k.key.length !== 32)) problems.push('ENCRYPTION_KEYS: every key must be 32 bytes');
   if (new Set(keys.map((k) => k.id)).size !== keys.length)
@@ -86,8 +91,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 /** The regexes of env.dto.ts check the scheme; the URL parser checks the rest (a stray bracket, a bad port). */
 function urlProblems(env: EnvironmentVariables, found: string[]): string[] {
   const problems: string[] = [];
-  for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) {
-    if (found.some((p) => p.startsWith(name))) continue;
+  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL'] as const) {
+    if (found.some((p) => p.startsWith(name)) || env[name] === undefined) continue;
     try {
       const url = new URL(env[name]);
       if (name === 'REDIS_URL' && !/^\/?\d*$/.test(url.pathname))
@@ -154,7 +159,12 @@ function configOf(
       adminToken: env.ADMIN_TOKEN,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     },
-    database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
+    database: {
+      url: env.DATABASE_URL,
+      poolMax: env.DATABASE_POOL_MAX,
+      pooler: env.DATABASE_POOLER,
+      directUrl: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL,
+    },
     redis: {
       url: env.REDIS_URL,
       cluster: env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : null,

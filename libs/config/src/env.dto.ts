@@ -141,6 +141,25 @@ export class EnvironmentVariables {
   @Max(500)
   DATABASE_POOL_MAX = 10;
 
+  /**
+   * `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer), whose server connections change
+   * between transactions: the pool sends no named statements and no startup settings (the statement bound is
+   * the server's: docs/operations.md#behind-pgbouncer), and what needs a session goes to DATABASE_DIRECT_URL.
+   */
+  @Setting(
+    'none | transaction: DATABASE_URL goes through a transaction-mode pooler (PgBouncer); needs DATABASE_DIRECT_URL',
+  )
+  @IsIn(['none', 'transaction'])
+  DATABASE_POOLER: 'none' | 'transaction' = 'none';
+
+  /** The read cache's and outbox relay's LISTEN and the migrator's lock hold a session: never a pooler's. */
+  @Setting(
+    'Postgres URL bypassing the pooler, for what needs a session: LISTEN and migrations (empty: DATABASE_URL)',
+  )
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_DIRECT_URL must be a postgresql:// URL' })
+  DATABASE_DIRECT_URL?: string = undefined;
+
   @Setting('Redis URL for queues, rate limits and caches (rediss:// for TLS)')
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379/0';

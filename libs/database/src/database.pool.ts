@@ -1,8 +1,15 @@
 import { AsyncResource } from 'node:async_hooks';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { SqlStatement } from './sql-statement.js';
+import { poolConnection, serverTimeoutProblem } from './transaction-pooler.js';
 
 /**
  * A `timestamptz(3)` column as the ISO text `Date.prototype.toISOString` writes (`2026-11-22T15:01:38.020Z`):
@@ -18,17 +25,18 @@ export const isoText = (column: string) =>
  * float on the way out either.
  */
 @Injectable()
-export class DatabasePool implements OnApplicationShutdown {
+export class DatabasePool implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DatabasePool.name);
   readonly pool: pg.Pool;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.pool = new pg.Pool({
       connectionString: config.database.url,
       max: config.database.poolMax,
       // Without these a stalled database hangs requests (and health probes) forever.
       connectionTimeoutMillis: 5_000,
-      statement_timeout: 30_000,
+      // The statement bound, or no named statements and the server's bound behind a transaction pooler.
+      ...poolConnection(config.database),
     });
     // A connection Postgres drops (a restart, a failover, `pg_terminate_backend`: 57P01) makes its client
     // emit 'error'. The pool listens only while the client is idle; one emitted while it is checked out,
@@ -42,6 +50,15 @@ export class DatabasePool implements OnApplicationShutdown {
     this.pool.on('connect', (client) => client.on('error', lost));
     // The pool's own event for an idle client: the client's listener above has already said it.
     this.pool.on('error', () => undefined);
+  }
+
+  /** Refuses to run behind a transaction pooler whose server would let a statement run unbounded. */
+  async onApplicationBootstrap(): Promise<void> {
+    const problem = await serverTimeoutProblem(this.pool, this.config.database).catch((error: Error) => {
+      this.logger.warn(`statement bound not checked: ${error.message}`);
+      return undefined;
+    });
+    if (problem) throw new Error(problem);
   }
 
   async rows<R extends object>(statement: SqlStatement<R>): Promise<R[]> {

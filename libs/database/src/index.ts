@@ -7,6 +7,7 @@ export * from './prisma.service.js';
 export * from './read-cache.js';
 export * from './sql-statement.js';
 export * from './transaction-conflict.js';
+export * from './transaction-pooler.js';
 export { Prisma } from './generated/client.js';
 export type * from './generated/client.js';
 export * from './retention-limits.js';

@@ -6,8 +6,8 @@ import { defaultMigrationsDir, ensureDatabase, migrate } from './migrator.js';
 async function main() {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, app: 'migrate' });
-  const created = await ensureDatabase(config.database.url);
-  const result = await migrate(config.database.url, defaultMigrationsDir());
+  const created = await ensureDatabase(config.database.directUrl);
+  const result = await migrate(config.database.directUrl, defaultMigrationsDir());
   logger.info(
     { databaseCreated: created, applied: result.applied, alreadyApplied: result.alreadyApplied.length },
     result.applied.length ? `applied ${result.applied.length} migration(s)` : 'database is up to date',

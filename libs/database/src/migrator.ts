@@ -73,6 +73,10 @@ export async function migrate(databaseUrl: string, dir: string): Promise<Migrate
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
+    // A session lock, held across the migrations' transactions: this connection must be Postgres itself
+    // (DATABASE_DIRECT_URL), never a transaction pooler's. Unbounded here: a role's statement bound is for
+    // requests (docs/operations.md#behind-pgbouncer), and a migration cut short fails the deploy.
+    await client.query('SET statement_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(HISTORY_DDL);
     const { rows } = await client.query<{

@@ -233,7 +233,8 @@ export class ReadCache implements OnApplicationShutdown {
 
   private async connect(): Promise<void> {
     const client = new pg.Client({
-      connectionString: this.config.database.url,
+      // Postgres itself: through a transaction pooler the LISTEN would end with its transaction.
+      connectionString: this.config.database.directUrl,
       connectionTimeoutMillis: 5_000,
       // Named, so an operator (and a test) can tell it from the pool's connections.
       application_name: READ_CACHE_APPLICATION_NAME,

@@ -106,7 +106,10 @@ export const outerJoined = <S extends RowShape>(shape: S): OuterJoined<S> =>
 /** The type of a statement's rows, carried by the statement: type-only, never set. */
 declare const ROW: unique symbol;
 
-/** A parameterised statement; a `name` makes Postgres parse and plan it once per connection. */
+/**
+ * A parameterised statement; a `name` makes Postgres parse and plan it once per connection (dropped behind
+ * a transaction pooler, where connections change: transaction-pooler.ts).
+ */
 export interface SqlStatement<R extends object = object> {
   name?: string;
   text: string;

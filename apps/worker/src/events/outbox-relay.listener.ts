@@ -52,7 +52,8 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.config.database.url });
+    // Postgres itself: through a transaction pooler the LISTEN would end with its transaction.
+    const client = new pg.Client({ connectionString: this.config.database.directUrl });
     let lost = false;
     // One way back, whichever of the error event and the failed call notices the loss first.
     const reconnect = (err: unknown, message: string) => {
