@@ -242,6 +242,7 @@ const modes = {
   soak,
   bench: bench('run.mjs'),
   'bench-scale': bench('scale.mjs'),
+  'bench-capacity': bench('capacity.mjs'),
   generate,
   'env-example': envExample,
 };

@@ -19,6 +19,11 @@ export interface PrivateRedis {
 
 export type PostgresStopMode = 'smart' | 'fast' | 'immediate';
 
+export interface PrivatePostgresOptions {
+  /** Server settings (`max_connections: 100`), over the kit's own. */
+  settings?: Record<string, string | number>;
+}
+
 export interface PrivatePostgres {
   port: number;
   /** The `bff` database of the cluster (empty: migrate it). */
@@ -43,4 +48,4 @@ export interface PrivateRedisCluster {
 }
 
 export function startPrivateRedisCluster(masters?: number): Promise<PrivateRedisCluster>;
-export function startPrivatePostgres(): Promise<PrivatePostgres>;
+export function startPrivatePostgres(options?: PrivatePostgresOptions): Promise<PrivatePostgres>;

@@ -259,7 +259,7 @@ function asPostgres(bin, args) {
  * `stop('fast')` is what an operator's restart sends (57P01 to every connection), `stop('immediate')`
  * a crash; `start()` brings it back with its data.
  */
-export async function startPrivatePostgres() {
+export async function startPrivatePostgres({ settings = {} } = {}) {
   const bin = postgresBin();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bff-private-pg-'));
@@ -270,6 +270,10 @@ export async function startPrivatePostgres() {
   const data = join(dir, 'data');
   asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   let running = false;
+  // A caller's settings come last: Postgres takes the last of a setting given twice.
+  const extra = Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('');
   const ctl = (...args) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
   const start = async () => {
     if (running) return;
@@ -278,7 +282,7 @@ export async function startPrivatePostgres() {
       join(dir, 'postgres.log'),
       '-w',
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200${extra}`,
       'start',
     );
     running = true;
