@@ -21,6 +21,7 @@ import pg from 'pg';
 import { startPrivatePgbouncer } from '../kit/private-pgbouncer.mjs';
 import { startPrivatePostgres } from '../kit/private-services.mjs';
 import { BenchFailure } from './bench-failure.mjs';
+import { cpuMicros } from './cpu.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
 import { benchPorts, onboardMerchant, startApi, startBenchSandbox, tuned } from './processes.mjs';
 
@@ -123,11 +124,16 @@ async function measure(label, env, { sandbox, monitor, merchant }) {
       apis.push(await startApi(`api-${i + 1}`, env, sandbox, ports.api + i, closers));
     const urls = apis.map((api) => `${api.url}/v1/users?limit=${USERS}`);
     const peak = sampleBackends(monitor);
+    const cpuBefore = apis.map((api) => cpuMicros(api.pid));
     const result = await load(urls, merchant.auth);
+    const apiCpuMs = apis.reduce((sum, api, i) => sum + (cpuMicros(api.pid) - cpuBefore[i]) / 1000, 0);
     const backends = await peak();
     const exited = apis.filter((api) => api.exited() !== null).length;
+    // Per 200 answered: a refusal is cheap, and would flatter the run that refused most.
+    const apiCpuMsPer200 = apiCpuMs / (result.statuses[200] ?? 1);
     const row = {
       label,
+      apiCpuMsPer200,
       processes: options.processes,
       poolCapacity: options.processes * 10,
       peakBackends: backends,
@@ -135,7 +141,7 @@ async function measure(label, env, { sandbox, monitor, merchant }) {
       ...result,
     };
     log(
-      `${label}: peak ${backends} Postgres client backends (max_connections ${MAX_CONNECTIONS}), ${result.requests} requests, statuses ${JSON.stringify(result.statuses)}, error codes ${JSON.stringify(result.errorCodes)}, unanswered ${JSON.stringify(result.unanswered)}, ${exited} process(es) exited`,
+      `${label}: api CPU ${apiCpuMsPer200.toFixed(2)} ms per 200, peak ${backends} Postgres client backends (max_connections ${MAX_CONNECTIONS}), ${result.requests} requests, statuses ${JSON.stringify(result.statuses)}, error codes ${JSON.stringify(result.errorCodes)}, unanswered ${JSON.stringify(result.unanswered)}, ${exited} process(es) exited`,
     );
     return row;
   } finally {
