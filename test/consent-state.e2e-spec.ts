@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MerchantId, tenantNamedByOperator } from '#libs/context';
-import { DatabasePool, PrismaService, ReadCache } from '#libs/database';
+import { DatabasePool, PrismaService, ReadCache, ReplicaReads } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { MerchantEventRepository } from '#libs/domain/events';
-import { testConfig, uniqueName } from './kit/index.js';
+import { Metrics } from '#libs/observability';
+import { createRedisClient } from '#libs/redis';
+import { captureLogger, testConfig, uniqueName } from './kit/index.js';
 
 /** The state owner against real Postgres: every write is guarded by the status it may start from. */
 describe('ConsentStateRepository: guarded status writes', () => {
@@ -12,9 +14,11 @@ describe('ConsentStateRepository: guarded status writes', () => {
   const database = new DatabasePool(config);
   const prisma = new PrismaService(database);
   const cache = new ReadCache(config);
+  const redis = createRedisClient(config.redis, { maxRetriesPerRequest: 2 });
+  const reads = new ReplicaReads(config, captureLogger().logger, redis, database, new Metrics('test'));
   const state = new ConsentStateRepository(
     prisma,
-    new MerchantEventRepository(database),
+    new MerchantEventRepository(database, reads),
     cache,
     new AccountSyncStateRepository(database, cache),
   );
@@ -32,6 +36,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
   afterAll(async () => {
     await prisma.merchant.delete({ where: { id: merchantId } });
     await prisma.$disconnect();
+    redis.disconnect();
     await database.close();
   });
 

@@ -36,7 +36,7 @@ export const LIBRARY_IMPORTS = {
   core: ['config', 'database', 'observability', 'queue', 'redis', 'time', 'upstream-client'],
   crypto: [],
   currency: [],
-  database: ['config', 'observability'],
+  database: ['config', 'observability', 'redis'],
   errors: [],
   http: ['context', 'errors', 'observability'],
   ids: [],

@@ -255,22 +255,12 @@ function asPostgres(bin, args) {
 }
 
 /**
- * A private Postgres cluster on a free port, trust authentication, user `postgres`, one database `bff`.
- * `stop('fast')` is what an operator's restart sends (57P01 to every connection), `stop('immediate')`
- * a crash; `start()` brings it back with its data.
+ * A Postgres server of the data directory `data` on `port`, run by pg_ctl, with the kit's settings and the
+ * caller's after them (Postgres takes the last of a setting given twice). Stopped and its directory
+ * removed at process exit.
  */
-export async function startPrivatePostgres({ settings = {} } = {}) {
-  const bin = postgresBin();
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'bff-private-pg-'));
-  if (process.getuid?.() === 0) {
-    const { uid, gid } = postgresIds();
-    chownSync(dir, uid, gid);
-  }
-  const data = join(dir, 'data');
-  asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+function cluster({ bin, dir, data, port, settings }) {
   let running = false;
-  // A caller's settings come last: Postgres takes the last of a setting given twice.
   const extra = Object.entries(settings)
     .map(([name, value]) => ` -c ${name}=${value}`)
     .join('');
@@ -293,8 +283,6 @@ export async function startPrivatePostgres({ settings = {} } = {}) {
     ctl('-w', '-m', mode, 'stop');
     running = false;
   };
-  await start();
-  asPostgres(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'bff']);
   const forget = atExit(() => {
     if (running) spawnSync(...postgresCommand(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']));
     rmSync(dir, { recursive: true, force: true });
@@ -315,6 +303,74 @@ export async function startPrivatePostgres({ settings = {} } = {}) {
       rmSync(dir, { recursive: true, force: true });
       forget();
     },
+  };
+}
+
+/** A temporary directory the postgres user owns (Postgres refuses to run as root). */
+function postgresDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+  }
+  return dir;
+}
+
+/**
+ * A private Postgres cluster on a free port, trust authentication, user `postgres`, one database `bff`.
+ * `stop('fast')` is what an operator's restart sends (57P01 to every connection), `stop('immediate')`
+ * a crash; `start()` brings it back with its data. It streams to replicas (startPrivateReplica): initdb's
+ * pg_hba trusts replication connections from loopback, and wal_level is `replica` by default.
+ */
+export async function startPrivatePostgres({ settings = {} } = {}) {
+  const bin = postgresBin();
+  const port = await freePort();
+  const dir = postgresDir('bff-private-pg-');
+  const data = join(dir, 'data');
+  asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const server = cluster({ bin, dir, data, port, settings });
+  await server.start();
+  asPostgres(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'bff']);
+  return server;
+}
+
+/**
+ * A streaming replica of `primary` (a private Postgres) on a free port: a `pg_basebackup -R` of it, started
+ * as a hot standby, read-only, replaying the primary's WAL as it comes. `pauseReplay()` holds its replay
+ * where it is (a replica falling behind on purpose), `resumeReplay()` lets it catch up; `replayLsn()` is
+ * how far it has replayed. Stopped and removed at process exit.
+ */
+export async function startPrivateReplica(primary) {
+  const bin = postgresBin();
+  const port = await freePort();
+  const dir = postgresDir('bff-private-replica-');
+  const data = join(dir, 'data');
+  // A fast checkpoint to start from: a spread one would wait most of checkpoint_timeout.
+  asPostgres(join(bin, 'pg_basebackup'), [
+    ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'],
+    ...['-D', data, '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast'],
+  ]);
+  const server = cluster({ bin, dir, data, port, settings: { hot_standby: 'on' } });
+  await server.start();
+  const sql = async (text) => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    ...server,
+    pauseReplay: async () => {
+      await sql('SELECT pg_wal_replay_pause()');
+    },
+    resumeReplay: async () => {
+      await sql('SELECT pg_wal_replay_resume()');
+    },
+    replayLsn: async () => (await sql('SELECT pg_last_wal_replay_lsn()::text AS lsn'))[0].lsn,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { AppConfig } from '#libs/config';
-import { ReadCache } from '#libs/database';
+import { ReadCache, ReplicaReads } from '#libs/database';
 import { MerchantRepository } from '#libs/domain/merchants';
 import {
   createHttpApp,
@@ -12,6 +12,7 @@ import { AppModule } from './app.module.js';
 import { registerCorsPreflight } from './common/auth/merchant-cors.js';
 import { RequestAccessService } from './common/auth/request-access.service.js';
 import { registerKeptAnswers } from './common/kept-answer.hook.js';
+import { registerWriteFences } from './common/write-fence.hook.js';
 import { setUpOpenApi } from './system/openapi.js';
 
 export interface ApiApp {
@@ -38,6 +39,7 @@ export async function createApiApp(
   // Who may call each route, then the kept answers (served to callers already let in), before Nest.
   registerAccess(fastify, log, app.get(RequestAccessService));
   registerKeptAnswers(fastify, app.get(ReadCache));
+  registerWriteFences(fastify, app.get(ReplicaReads), log);
   registerConditionalGets(fastify);
   setUpOpenApi(app, options);
   return { app, logger: log };

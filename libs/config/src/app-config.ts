@@ -30,6 +30,8 @@ export interface AppConfig {
     pooler: 'none' | 'transaction';
     /** Postgres itself, for what holds a session (LISTEN, the migrator's lock); `url` when not set apart. */
     directUrl: string;
+    /** A streaming replica for reads that may be a little behind (replica-reads.ts); null: none. */
+    replicaUrl: string | null;
   };
   redis: {
     url: string;

@@ -53,8 +53,8 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('has the 46 settings an operator decides, and ignores any other variable, a removed one too', () => {
-    expect(SETTING_NAMES).toHaveLength(46);
+  it('has the 47 settings an operator decides, and ignores any other variable, a removed one too', () => {
+    expect(SETTING_NAMES).toHaveLength(47);
     const { retiredSettings, ...withRetired } = loadConfig({
       EVENTS_SWEEP_SECONDS: '1',
       SANDBOX_APP_ID: 'x',
@@ -113,9 +113,15 @@ describe('loadConfig', () => {
   });
 
   it('never echoes a secret value in a validation message', () => {
-    const problems = problemsOf({ ADMIN_TOKEN: 'short-secret', DATABASE_URL: 'mysql://user:hunter2@db/x' });
-    expect(problems.join('\n')).not.toMatch(/short-secret|hunter2/);
+    const problems = problemsOf({
+      ADMIN_TOKEN: 'short-secret',
+      DATABASE_URL: 'mysql://user:hunter2@db/x',
+      DATABASE_DIRECT_URL: 'mysql://user:hunter3@db/x',
+      DATABASE_REPLICA_URL: 'mysql://user:hunter4@db/x',
+    });
+    expect(problems.join('\n')).not.toMatch(/short-secret|hunter2|hunter3|hunter4/);
     expect(problems.join('\n')).toMatch(/ADMIN_TOKEN/);
+    expect(problems.join('\n')).toMatch(/DATABASE_REPLICA_URL/);
   });
 
   it('validates encryption keys: 32 bytes each, unique ids, first one active', () => {

@@ -27,7 +27,8 @@ function describe(errors: ValidationError[]): string[] {
     Object.values(e.constraints ?? {}).map((message) =>
       // class-validator messages start with the property name; say what was given (never a secret).
       /SECRET|TOKEN|KEY|PASSWORD/.test(e.property) ||
-      e.property === 'DATABASE_URL' ||
+      // A connection URL may carry its password.
+      /^DATABASE_.*URL$/.test(e.property) ||
       e.property === 'REDIS_URL' ||
       e.property === 'REDIS_CLUSTER_NODES'
         ? `${e.property}: ${message}`
@@ -91,7 +92,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 /** The regexes of env.dto.ts check the scheme; the URL parser checks the rest (a stray bracket, a bad port). */
 function urlProblems(env: EnvironmentVariables, found: string[]): string[] {
   const problems: string[] = [];
-  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL'] as const) {
+  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL', 'REDIS_URL'] as const) {
     if (found.some((p) => p.startsWith(name)) || env[name] === undefined) continue;
     try {
       const url = new URL(env[name]);
@@ -164,6 +165,7 @@ function configOf(
       poolMax: env.DATABASE_POOL_MAX,
       pooler: env.DATABASE_POOLER,
       directUrl: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL,
+      replicaUrl: env.DATABASE_REPLICA_URL ?? null,
     },
     redis: {
       url: env.REDIS_URL,

@@ -160,6 +160,14 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_DIRECT_URL must be a postgresql:// URL' })
   DATABASE_DIRECT_URL?: string = undefined;
 
+  /** Reads that may be a little behind go there, each merchant's after its own writes are replayed. */
+  @Setting(
+    'Postgres URL of a streaming read replica for stored pages, lists, the change feed and events (empty: every read on DATABASE_URL)',
+  )
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_REPLICA_URL must be a postgresql:// URL' })
+  DATABASE_REPLICA_URL?: string = undefined;
+
   @Setting('Redis URL for queues, rate limits and caches (rediss:// for TLS)')
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379/0';

@@ -5,6 +5,7 @@ export * from './database.pool.js';
 export * from './migrator.js';
 export * from './prisma.service.js';
 export * from './read-cache.js';
+export * from './replica-reads.js';
 export * from './sql-statement.js';
 export * from './transaction-conflict.js';
 export * from './transaction-pooler.js';

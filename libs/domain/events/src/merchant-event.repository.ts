@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, type Prisma, queryOn } from '#libs/database';
+import { DatabasePool, type Prisma, queryOn, ReplicaReads } from '#libs/database';
 import type { MerchantEventType } from './event-catalogue.js';
 import {
   MERCHANT_EVENT_SQL,
@@ -31,7 +31,10 @@ export {
  */
 @Injectable()
 export class MerchantEventRepository {
-  constructor(private readonly db: DatabasePool) {}
+  constructor(
+    private readonly db: DatabasePool,
+    private readonly reads: ReplicaReads,
+  ) {}
 
   /** Inside a transaction of the `pg` pool (the sync's writes). */
   async record(db: pg.PoolClient, events: readonly NewMerchantEvent[]): Promise<void> {
@@ -107,7 +110,8 @@ export class MerchantEventRepository {
     },
     limit: number,
   ): Promise<StreamedEvent[]> {
-    const rows = await this.db.rows({
+    // May be a little behind: an event read there has its changes there too (they commit together).
+    const rows = await this.reads.rows(merchantId, {
       ...MERCHANT_EVENT_SQL.listForMerchant,
       values: [
         merchantId,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DatabasePool } from '#libs/database';
+import { DatabasePool, ReplicaReads } from '#libs/database';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducerService } from '#libs/queue';
 import { type EventWakeup, EventWakeups } from '#libs/redis';
@@ -14,6 +14,8 @@ export interface RelayBatch {
   /** Each with the trace that recorded its event: the delivery's job continues it. */
   deliveries: { id: string; traceContext: string | null }[];
   wakeup: EventWakeup;
+  /** The merchants whose events were numbered: what their endpoints and streams learn of next. */
+  merchants: Set<string>;
 }
 
 /**
@@ -31,6 +33,7 @@ export class OutboxRelayService {
     private readonly deliveries: EventDeliveryRepository,
     private readonly producer: JobProducerService,
     private readonly wakeups: EventWakeups,
+    private readonly reads: ReplicaReads,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -44,6 +47,8 @@ export class OutboxRelayService {
       const batch = await this.relayBatch();
       if (!batch) return { relayed: total, contended: true };
       total += batch.events;
+      // Before any endpoint or stream hears of these events: their merchants' reads must see what they say.
+      await this.reads.fence(batch.merchants);
       await Promise.all([
         this.producer.enqueueMany(
           'events.deliver',
@@ -62,7 +67,7 @@ export class OutboxRelayService {
       const last = await this.state.lockHighWater(client);
       if (last === null) return null;
       const numbered = await this.events.numberUnrelayed(client, last, BATCH);
-      if (numbered.length === 0) return { events: 0, deliveries: [], wakeup: {} };
+      if (numbered.length === 0) return { events: 0, deliveries: [], wakeup: {}, merchants: new Set() };
       const created = await this.deliveries.createForEvents(
         client,
         numbered.map((e) => e.id),
@@ -73,7 +78,8 @@ export class OutboxRelayService {
       const wakeup: EventWakeup = {};
       for (const event of numbered) if (event.userId) wakeup[event.userId] = event.streamSeq;
       this.logger.debug({ events: numbered.length, deliveries: deliveries.length }, 'outbox relayed');
-      return { events: numbered.length, deliveries, wakeup };
+      const merchants = new Set(numbered.map((e) => e.merchantId));
+      return { events: numbered.length, deliveries, wakeup, merchants };
     });
   }
 }

@@ -144,14 +144,15 @@ export class SyncService {
   /**
    * A page of the account's stored transactions. The account's transactions version is read first (it
    * also proves the caller may read the account): a page this process served at that version is served
-   * again as it was, since no sync has changed anything since.
+   * again as it was, since no sync has changed anything since. Version and page come from one server (a
+   * replica behind the primary would otherwise answer an older page under a newer version).
    */
   async listTransactions(
     caller: TenantCaller,
     accountId: string,
     query: TransactionsPageQuery,
   ): Promise<StoredPage & Pick<AccountTransactionsState, 'complete' | 'syncStatus' | 'syncError'>> {
-    const state = await this.transactions.stateFor(tenantOf(caller), accountId, caller.userId);
+    const { state, source } = await this.transactions.stateFor(tenantOf(caller), accountId, caller.userId);
     if (state === null) throw accountNotFound();
     const { version } = state;
     const status = { complete: state.complete, syncStatus: state.syncStatus, syncError: state.syncError };
@@ -168,14 +169,19 @@ export class SyncService {
     ]);
     const cached = this.pages.get(key);
     if (cached) return { ...cached, ...status };
-    const rows = await this.transactions.page(tenantOf(caller), accountId, {
-      from: query.from,
-      before: query.before,
-      status: query.status,
-      ascending: query.sort === 'date',
-      after,
-      limit: query.limit,
-    });
+    const rows = await this.transactions.page(
+      tenantOf(caller),
+      accountId,
+      {
+        from: query.from,
+        before: query.before,
+        status: query.status,
+        ascending: query.sort === 'date',
+        after,
+        limit: query.limit,
+      },
+      source,
+    );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const stored: StoredPage = {

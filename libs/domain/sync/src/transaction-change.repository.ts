@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, row, type RowOf, sqlStatement } from '#libs/database';
+import { DatabasePool, type ReadSource, ReplicaReads, row, type RowOf, sqlStatement } from '#libs/database';
 import { servedIdOf } from './transaction.sql.js';
 
 /**
@@ -10,6 +10,12 @@ import { servedIdOf } from './transaction.sql.js';
 export interface FeedPosition {
   seq: bigint;
   afterId?: string;
+}
+
+/** The user's feed head: the last number given, and through which removals were pruned. */
+export interface FeedHead {
+  last: bigint;
+  prunedThrough: bigint;
 }
 
 /** One row of a page of the feed: the transaction's record (JSON text) unless it was removed. */
@@ -106,28 +112,43 @@ export const TRANSACTION_CHANGE_SQL = {
  */
 @Injectable()
 export class TransactionChangeRepository {
-  constructor(private readonly database: DatabasePool) {}
+  constructor(
+    private readonly database: DatabasePool,
+    private readonly reads: ReplicaReads,
+  ) {}
 
-  /** The user's feed head (the last number given, and through which removals were pruned). */
-  async head(merchantId: MerchantId, userId: string): Promise<{ last: bigint; prunedThrough: bigint }> {
-    const [row] = await this.database.rows({ ...TRANSACTION_CHANGE_SQL.head, values: [merchantId, userId] });
-    return { last: BigInt(row?.last ?? 0), prunedThrough: BigInt(row?.prunedThrough ?? 0) };
-  }
-
-  /** The changes after `after`, in feed order, `limit` of them at most (the caller asks one more). */
-  async page(
+  /**
+   * The changes after `after`, in feed order, `limit` of them at most (the caller asks one more), then the
+   * user's feed head (the last number given, and through which removals were pruned), read after the page:
+   * a prune that took a removal this page would have listed has recorded it by then. Both from the same
+   * server: the replica when it may serve the merchant, unless it has not yet replayed as far as the
+   * caller's cursor (the caller has read further, elsewhere), then the primary.
+   */
+  async pageAndHead(
     merchantId: MerchantId,
     userId: string,
     after: FeedPosition,
     limit: number,
     accountId?: string,
-  ): Promise<FeedRow[]> {
-    const values = [merchantId, userId, after.seq.toString(), limit, after.afterId ?? WHOLE];
-    return this.database.rows(
-      accountId === undefined
-        ? { ...TRANSACTION_CHANGE_SQL.page, values }
-        : { ...TRANSACTION_CHANGE_SQL.accountPage, values: [...values, accountId] },
-    );
+  ): Promise<{ rows: FeedRow[]; head: FeedHead }> {
+    const read = async (source: ReadSource) => {
+      const values = [merchantId, userId, after.seq.toString(), limit, after.afterId ?? WHOLE];
+      const rows = await this.reads.rowsFrom(
+        source,
+        accountId === undefined
+          ? { ...TRANSACTION_CHANGE_SQL.page, values }
+          : { ...TRANSACTION_CHANGE_SQL.accountPage, values: [...values, accountId] },
+      );
+      const [row] = await this.reads.rowsFrom(source, {
+        ...TRANSACTION_CHANGE_SQL.head,
+        values: [merchantId, userId],
+      });
+      const head = { last: BigInt(row?.last ?? 0), prunedThrough: BigInt(row?.prunedThrough ?? 0) };
+      return { rows, head };
+    };
+    const source = await this.reads.sourceFor(merchantId);
+    const page = await read(source);
+    return source === 'replica' && after.seq > page.head.last ? read('primary') : page;
   }
 
   /** Removes up to `limit` tombstones older than `cutoff`: how many. */

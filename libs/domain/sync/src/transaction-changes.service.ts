@@ -50,9 +50,13 @@ export class TransactionChangesService {
       throw userNotFound();
     }
     const after = query.after ?? { seq: 0n };
-    const rows = await this.changes.page(tenantOf(caller), userId, after, query.limit + 1, query.accountId);
-    // Read after the page: a prune that took a removal this page would have listed has recorded it by then.
-    const head = await this.changes.head(tenantOf(caller), userId);
+    const { rows, head } = await this.changes.pageAndHead(
+      tenantOf(caller),
+      userId,
+      after,
+      query.limit + 1,
+      query.accountId,
+    );
     if (query.after !== undefined && after.seq > head.last) {
       throw invalidRequest([{ field: 'cursor', issue: 'must be a cursor from nextCursor of this feed' }]);
     }

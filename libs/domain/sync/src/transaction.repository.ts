@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
-import { copyRows, DatabasePool, isoText, queryOn, ReadCache } from '#libs/database';
+import {
+  copyRows,
+  DatabasePool,
+  isoText,
+  queryOn,
+  ReadCache,
+  type ReadSource,
+  ReplicaReads,
+} from '#libs/database';
 import { servedId } from '#libs/domain/financial-data';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import {
@@ -21,6 +29,7 @@ export class TransactionRepository {
   constructor(
     private readonly database: DatabasePool,
     private readonly cache: ReadCache,
+    private readonly reads: ReplicaReads,
   ) {}
 
   /**
@@ -154,6 +163,7 @@ export class TransactionRepository {
       after?: { date: string; id: string };
       limit: number;
     },
+    source: ReadSource,
   ): Promise<StoredTransactionPage['rows']> {
     const [op, dir] = query.ascending ? ['>', 'ASC'] : ['<', 'DESC'];
     // Only the conditions asked for, each shape its own prepared statement: a generic plan of
@@ -182,7 +192,7 @@ export class TransactionRepository {
     values.push(query.limit + 1);
     // The page's rows are chosen on (date, id) alone and only then joined to their records: a plan that
     // sorts (stale statistics right after a first sync) must not read every record's JSON to do it.
-    return this.database.rows({
+    return this.reads.rowsFrom(source, {
       name: `transactions.page-${shape.join('-')}`,
       text: `SELECT t.id, ${isoText('t.date')} AS date, t.raw::text AS raw, t.dedupe_key AS key, t.currency,
           ${carriesServedFields('t')} AS whole
@@ -197,27 +207,33 @@ export class TransactionRepository {
 
   /**
    * The account's transactions version and sync state, when the caller may read it (the account is the
-   * merchant's, and the session user's when there is one); null otherwise.
+   * merchant's, and the session user's when there is one); null otherwise. With the server it was read
+   * from, where the page of that version is to be read too: the replica when it may serve the merchant
+   * and has the account, else the primary.
    */
   async stateFor(
     merchantId: MerchantId,
     accountId: string,
     userId?: string,
-  ): Promise<AccountTransactionsState | null> {
+  ): Promise<{ state: AccountTransactionsState | null; source: ReadSource }> {
+    const statement = { ...TRANSACTION_SQL.version, values: [accountId, merchantId, userId ?? null] };
+    if ((await this.reads.sourceFor(merchantId)) === 'replica') {
+      // Never from the cache: the cache is the primary's, which may be ahead of the page read next.
+      const [row] = await this.reads.rowsFrom('replica', statement);
+      if (row) return { state: row, source: 'replica' };
+    }
     // Kept per api process until Postgres notifies a change of the account's transactions (or of anything
     // of the merchant's, which covers the account leaving): a page view then costs no round trip at all.
-    return this.cache.read(
+    const state = await this.cache.read(
       merchantId,
       `transactions-state:${accountId}:${userId ?? ''}`,
       async () => {
-        const [row] = await this.database.rows({
-          ...TRANSACTION_SQL.version,
-          values: [accountId, merchantId, userId ?? null],
-        });
+        const [row] = await this.database.rows(statement);
         return row ?? null;
       },
       accountId,
     );
+    return { state, source: 'primary' };
   }
 
   /** Counts per account, for tests and operators: how many records, and how many of them pending. */
