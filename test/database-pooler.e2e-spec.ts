@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultMigrationsDir, migrate } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import {
   accountsWhenSynced,
@@ -9,7 +10,6 @@ import {
   eventually,
   onboard,
   paymentBodies,
-  scratchDatabase,
   spawnWorker,
   type Stack,
   stackProcessEnv,
@@ -20,7 +20,14 @@ import {
   useReceiver,
   type WorkerProcess,
 } from './kit/index.js';
+import { scrape, valueOf } from './kit/metrics-kit.js';
 import { type PrivatePgbouncer, startPrivatePgbouncer } from './kit/private-pgbouncer.mjs';
+import {
+  type PrivatePostgres,
+  type PrivateReplica,
+  startPrivatePostgres,
+  startPrivateReplica,
+} from './kit/private-services.mjs';
 
 /** Server connections PgBouncer may open to the database: fewer than one api's pool alone asks for. */
 const SERVER_CONNECTIONS = 3;
@@ -33,11 +40,13 @@ interface Page<T> {
 /**
  * Issue 62: the api (in this process) and a worker (its own process) on DATABASE_URL through a real PgBouncer
  * in transaction mode (DATABASE_POOLER=transaction), with what holds a session (the read cache's and the
- * outbox relay's LISTEN) on DATABASE_DIRECT_URL. Each transaction may land on any of a few server
+ * outbox relay's LISTEN) on DATABASE_DIRECT_URL, and a streaming replica for the reads that may be behind
+ * (DATABASE_REPLICA_URL). Each transaction may land on any of a few server
  * connections, so a named statement or a session setting would fail here, as it did before.
  */
 describe('behind PgBouncer in transaction mode: the flows that matter', () => {
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  let database: PrivatePostgres;
+  let replica: PrivateReplica;
   let bouncer: PrivatePgbouncer;
   let stack: Stack;
   let worker: WorkerProcess;
@@ -46,19 +55,21 @@ describe('behind PgBouncer in transaction mode: the flows that matter', () => {
   let pooled: pg.Client;
 
   beforeAll(async () => {
-    database = await scratchDatabase('pooler');
-    // The statement bound behind a pooler is the server's: set as docs/operations.md says, for this
-    // database only (the shared server's other databases are other files').
+    database = await startPrivatePostgres();
+    await migrate(database.url, defaultMigrationsDir());
+    // The statement bound behind a pooler is the server's: set as docs/operations.md says.
     const direct = new pg.Client({ connectionString: database.url });
     await direct.connect();
-    const name = new URL(database.url).pathname.slice(1);
-    await direct.query(`ALTER ROLE postgres IN DATABASE "${name}" SET statement_timeout = '30s'`);
+    await direct.query(`ALTER ROLE postgres IN DATABASE bff SET statement_timeout = '30s'`);
     await direct.end();
+    // A streaming replica beside it, as a deployment past one machine has: the reads it may serve go there.
+    replica = await startPrivateReplica(database);
     bouncer = await startPrivatePgbouncer({ postgresUrl: database.url, poolSize: SERVER_CONNECTIONS });
     const pooler = {
       DATABASE_URL: bouncer.url(),
       DATABASE_DIRECT_URL: database.url,
       DATABASE_POOLER: 'transaction',
+      DATABASE_REPLICA_URL: replica.url,
     };
     stack = await startStack({ overrides: { ...pooler, QUEUE_PREFIX: uniqueQueuePrefix('pooler') } });
     worker = spawnWorker(stackProcessEnv(stack, pooler));
@@ -71,7 +82,8 @@ describe('behind PgBouncer in transaction mode: the flows that matter', () => {
     await worker?.stop();
     await stack?.close();
     await bouncer?.destroy();
-    await database?.drop();
+    await replica?.destroy();
+    await database?.destroy();
   });
 
   it('connects a bank, syncs it in the worker, and serves its pages, the change feed and its events', async () => {
@@ -171,5 +183,8 @@ describe('behind PgBouncer in transaction mode: the flows that matter', () => {
     expect((await pooled.query('SHOW statement_timeout')).rows[0]).toEqual({ statement_timeout: '30s' });
     // The worker process ran the flows above on the pooler too, and is still running.
     expect(worker.ended()).toBe(false);
+    // And the replica served reads of them (database-replica.e2e-spec.ts holds which, and when not).
+    const metrics = await scrape(`${stack.api.url}/metrics`);
+    expect(valueOf(metrics, 'bff_database_reads_total', { source: 'replica' })).toBeGreaterThan(0);
   });
 });
