@@ -95,6 +95,8 @@ describe('api: the events list', () => {
       ['userId=42', 'userId'],
       ['from=yesterday', 'from'],
       ['cursor=%3D%3D', 'cursor'],
+      // 19 digits, past the largest bigint a stream position can be.
+      [`cursor=${Buffer.from('9999999999999999999').toString('base64url')}`, 'cursor'],
       ['from=2026-11-26&before=2026-11-26', 'before'],
     ]) {
       const refused = await tenant.client.get(`/v1/events?${query}`);

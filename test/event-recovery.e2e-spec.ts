@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import {
   dataOf,
+  EventReceiver,
   eventually,
   onboard,
   type Tenant,
@@ -54,7 +55,12 @@ describe('api: recovering an endpoint’s failed deliveries', () => {
    * makes deliveries of them), each with a delivery to the endpoint in `status`, created `ageHours` ago,
    * with one failed attempt in its log. Answers the events' ids.
    */
-  async function deliveries(count: number, status: 'FAILED' | 'SUCCEEDED', ageHours: number) {
+  async function deliveries(
+    count: number,
+    status: 'FAILED' | 'SUCCEEDED',
+    ageHours: number,
+    endpoint = endpointId,
+  ) {
     const events = await db.rows<{ id: string }>({
       name: 'recovery-test.insert-events',
       text: `WITH base AS (SELECT last_stream_seq FROM outbox_relay_state WHERE id = 1),
@@ -80,7 +86,7 @@ describe('api: recovering an endpoint’s failed deliveries', () => {
         SELECT id, 1, merchant_id, last_attempt_at, 3, 'http://127.0.0.1:9/hooks', '{}'::jsonb, '{}', 500,
           'answered 500'
         FROM made`,
-      values: [tenant.merchant.merchant.id, endpointId, events.map((e) => e.id), status, ageHours],
+      values: [tenant.merchant.merchant.id, endpoint, events.map((e) => e.id), status, ageHours],
     });
     return events.map((e) => e.id);
   }
@@ -150,6 +156,90 @@ describe('api: recovering an endpoint’s failed deliveries', () => {
     const first = dataOf<Recovery>(await recover(since, key), 202);
     expect(first).toEqual({ scheduled: failed.length, more: false });
     expect(dataOf<Recovery>(await recover(since, key), 202)).toEqual(first);
+  });
+
+  it('sends again, once a recovery, what failed again after the first; each call audited, a replay not', async () => {
+    // An endpoint of its own, whose first five requests fail: past the retry window (24 h), so a
+    // recovered delivery that fails again is FAILED at once, for the next recovery to send again.
+    const flaky = new EventReceiver([500, 500, 500, 500, 500]);
+    await flaky.start();
+    try {
+      const endpoint = dataOf<{ endpoint: { id: string } }>(
+        await tenant.client.post('/v1/event-endpoints', { url: flaky.url }),
+        201,
+      ).endpoint.id;
+      const failed = await deliveries(12, 'FAILED', 30, endpoint);
+      const since = new Date(Date.now() - 31 * HOUR);
+      const recoverIt = (key: string) =>
+        tenant.client.post(
+          `/v1/event-endpoints/${endpoint}/recover`,
+          { since: since.toISOString() },
+          { headers: { 'idempotency-key': key } },
+        );
+      const statuses = async () =>
+        db.rows<{ eventId: string; status: string; attempts: number }>({
+          name: 'recovery-test.statuses',
+          text: `SELECT event_id::text AS "eventId", status::text AS status, attempts FROM event_deliveries
+            WHERE endpoint_id = $1`,
+          values: [endpoint],
+        });
+      const settled = (what: string) =>
+        eventually(what, async () => {
+          const rows = await statuses();
+          return rows.every((r) => r.status !== 'PENDING') ? rows : undefined;
+        });
+      const received = () => flaky.requests.map((r) => String(r.headers['webhook-id']));
+
+      const [first, second] = [uniqueName('recover-1'), uniqueName('recover-2')];
+      expect(dataOf<Recovery>(await recoverIt(first), 202)).toEqual({ scheduled: 12, more: false });
+      // The same key again: the first answer, nothing scheduled twice.
+      expect(dataOf<Recovery>(await recoverIt(first), 202)).toEqual({ scheduled: 12, more: false });
+      const afterFirst = await settled('the first recovery sent');
+      const refailed = flaky.requests
+        .filter((r) => r.status >= 300)
+        .map((r) => String(r.headers['webhook-id']));
+      expect(refailed).toHaveLength(5);
+      expect(received().sort()).toEqual([...failed].sort());
+      expect(
+        afterFirst
+          .filter((r) => r.status === 'FAILED')
+          .map((r) => r.eventId)
+          .sort(),
+      ).toEqual([...refailed].sort());
+
+      // Another recovery sends those five again, and only them, once.
+      expect(dataOf<Recovery>(await recoverIt(second), 202)).toEqual({ scheduled: 5, more: false });
+      const afterSecond = await settled('the second recovery sent');
+      expect(received()).toHaveLength(12 + 5);
+      expect(received().slice(12).sort()).toEqual([...refailed].sort());
+      for (const row of afterSecond) {
+        expect([row.status, row.attempts], row.eventId).toEqual([
+          'SUCCEEDED',
+          refailed.includes(row.eventId) ? 3 : 2,
+        ]);
+      }
+      // Nothing left: a third call schedules nothing, and is audited like the others.
+      expect(dataOf<Recovery>(await recoverIt(uniqueName('recover-3')), 202)).toEqual({
+        scheduled: 0,
+        more: false,
+      });
+
+      // One entry a call made, none for the replay, each naming the endpoint and only the field sent.
+      const audit = dataOf<{ action: string; resource: { type: string; id: string }; fields: string[] }[]>(
+        await tenant.client.get('/v1/merchant/audit?action=event-endpoint.recover&limit=100'),
+      ).filter((entry) => entry.resource.id === endpoint);
+      expect(audit).toEqual(
+        Array.from({ length: 3 }, () =>
+          expect.objectContaining({
+            action: 'event-endpoint.recover',
+            resource: { type: 'event-endpoint', id: endpoint },
+            fields: ['since'],
+          }),
+        ),
+      );
+    } finally {
+      await flaky.stop();
+    }
   });
 
   it('refuses a since in the future, older than retention or missing, and another merchant’s endpoint', async () => {

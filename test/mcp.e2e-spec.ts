@@ -12,6 +12,7 @@ import {
   type Tenant,
   useReceiver,
   useStack,
+  WAIT,
 } from './kit/index.js';
 
 const UNKNOWN_UUID = '0190c0de-0000-7000-8000-000000000000';
@@ -264,6 +265,84 @@ describe('api: the MCP server for a support assistant', () => {
       expect(answer.status).toBe(401);
       expect(((await answer.json()) as ErrorBody).error.code).toBe('UNAUTHENTICATED');
       await expect(mcpClient(stack.api.url, headers)).rejects.toThrow();
+    }
+  });
+
+  it('refuses the next call of a client at work, on every api, once its key is revoked or its merchant disabled', async () => {
+    // Stateless: no stream or session outlives a request, so access ends with the next request, which
+    // every api process refuses within the revocation bound, however warm its credential cache was.
+    const another = await stack.startApi();
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const post = async (apiUrl: string, key: string) => {
+      const answer = await fetch(new URL('/v1/mcp', apiUrl), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(list),
+      });
+      const body = (await answer.json()) as Partial<ErrorBody>;
+      return [answer.status, body.error?.code ?? null] as const;
+    };
+    /** Each api's client answers a tool call, then every next call is refused with `status` and `code`. */
+    const endsFor = async (tenantOf: Tenant, end: () => Promise<void>, status: number, code: string) => {
+      const key = tenantOf.merchant.apiKey.key;
+      const clients = await Promise.all(
+        [stack.api.url, another.url].map((url) => mcpClient(url, { authorization: `Bearer ${key}` })),
+      );
+      try {
+        for (const client of clients) {
+          const customer = viewOf<{ id: string }>(
+            await call(client, 'get_customer', { userId: tenantOf.userId }),
+          );
+          expect(customer.data.id).toBe(tenantOf.userId);
+        }
+        await end();
+        await eventually(
+          'every api refusing the ended credential',
+          async () => {
+            for (const url of [stack.api.url, another.url])
+              expect(await post(url, key)).toEqual([status, code]);
+            for (const client of clients) await expect(client.listTools()).rejects.toThrow();
+            return true;
+          },
+          WAIT.revocation,
+        );
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+      }
+    };
+    try {
+      const revoked = await onboard(stack);
+      await endsFor(
+        revoked,
+        async () => {
+          const { merchant, apiKey } = revoked.merchant;
+          const answer = await stack.operator.delete(`/admin/merchants/${merchant.id}/api-keys/${apiKey.id}`);
+          expect(answer.status).toBe(204);
+        },
+        401,
+        'UNAUTHENTICATED',
+      );
+      const disabled = await onboard(stack);
+      await endsFor(
+        disabled,
+        async () => {
+          const answer = await stack.operator.post(
+            `/admin/merchants/${disabled.merchant.merchant.id}/disable`,
+            {},
+          );
+          expect(answer.status).toBe(200);
+        },
+        403,
+        'MERCHANT_DISABLED',
+      );
+      // Nobody else's access ends with theirs.
+      expect((await post(stack.api.url, tenant.merchant.apiKey.key))[0]).toBe(200);
+    } finally {
+      await another.close();
     }
   });
 

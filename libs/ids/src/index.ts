@@ -1,1 +1,2 @@
 export * from './uuid.js';
+export * from './bigint-key.js';

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swa
 import type { TenantCaller } from '#libs/context';
 import { EventsListService } from '#libs/domain/events';
 import { ApiLinks, ApiListMeta, ApiMeta, Auth, AuthKind, envelope, invalidRequest, Tenant } from '#libs/http';
+import { isBigintKey } from '#libs/ids';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { keysetPage } from '../common/paging.js';
@@ -41,7 +42,7 @@ export class EventsController {
       throw invalidRequest([{ field: 'before', issue: 'must be after from' }]);
     }
     const page = keysetPage(query, '/v1/events', {
-      key: /^\d{1,19}$/,
+      key: isBigintKey,
       filters: { type: query.type, userId: query.userId, from: query.from, before: query.before },
     });
     const { events, nextBeforeStreamSeq } = await this.events.list(caller, {

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { currentContext } from '#libs/context';
+import { dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { UPSTREAM_CLIENT, type UpstreamAttempt, type UpstreamClient } from '#libs/upstream-client';
 import { type RecordedCall, UpstreamCallRepository } from './upstream-call.repository.js';
@@ -12,13 +13,25 @@ const BATCH = 500;
 export const MAX_HELD_CALLS = 10_000;
 /** How long a stopping process waits to write what it holds. */
 const SHUTDOWN_FLUSH_MS = 2_000;
+/** The widest of the text columns of `upstream_calls` (operation and error code: 64, the others: 255). */
+const CODE_MAX = 64;
+const TEXT_MAX = 255;
+
+/**
+ * A value as its column takes it: cut to the column's width and without NUL (Postgres text refuses it).
+ * The tracing id is the upstream's to choose; one Postgres refused would fail the batch it is in, again
+ * on every retry, and the log behind it with it.
+ */
+const fit = (value: string | null | undefined, max: number): string | null =>
+  value == null ? null : value.replaceAll('\u0000', '').slice(0, max);
 
 /**
  * Keeps every attempt the upstream client makes for a consent, a sync run or a payment (the work's
  * subject, in its request context), and writes them in batches off the calling path: a call never waits
  * for the log, and a log Postgres cannot take never fails a call. It is a log, not a ledger: what a
- * process holds when it dies (at most a second's worth) is lost, and a database down for long drops the
- * oldest beyond MAX_HELD_CALLS (`bff_upstream_calls_dropped_total`).
+ * process holds when it dies (at most a second's worth) is lost, a database down for long drops the
+ * oldest beyond MAX_HELD_CALLS, and one still down when the process stops loses what it holds; each is
+ * counted (`bff_upstream_calls_dropped_total`) and logged.
  */
 @Injectable()
 export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShutdown {
@@ -38,7 +51,7 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
       (metrics.registry.getSingleMetric('bff_upstream_calls_dropped_total') as Counter | undefined) ??
       new Counter({
         name: 'bff_upstream_calls_dropped_total',
-        help: 'Upstream call log entries dropped unwritten: more were held than MAX_HELD_CALLS while Postgres could not take them.',
+        help: 'Upstream call log entries dropped unwritten: more were held than MAX_HELD_CALLS while Postgres could not take them, held when the process stopped, or refused by Postgres.',
         registers: [metrics.registry],
       });
   }
@@ -56,6 +69,12 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
     const late = new Promise<void>((resolve) => (stop = setTimeout(resolve, SHUTDOWN_FLUSH_MS)));
     await Promise.race([this.flush(), late]);
     clearTimeout(stop);
+    // Postgres away (or too slow) as the process stops: what is still held goes with it, counted.
+    const lost = this.held.splice(0).length;
+    if (lost > 0) {
+      this.dropped.inc(lost);
+      this.logger.warn({ lost }, 'upstream call log entries lost at shutdown: Postgres did not take them');
+    }
   }
 
   /** Keeps an attempt made for a consent, run or payment; any other (an institutions refresh) is not kept. */
@@ -67,13 +86,13 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
       consentId: subject.consentId ?? null,
       syncRunId: subject.syncRunId ?? null,
       paymentId: subject.paymentId ?? null,
-      operation: attempt.operation,
-      institutionId: attempt.institutionId ?? subject.institutionId ?? null,
+      operation: fit(attempt.operation, CODE_MAX) ?? '',
+      institutionId: fit(attempt.institutionId ?? subject.institutionId, TEXT_MAX),
       status: attempt.status ?? null,
-      errorCode: attempt.errorKind ?? null,
+      errorCode: fit(attempt.errorKind, CODE_MAX),
       durationMs: attempt.durationMs,
       attempt: attempt.attempt,
-      tracingId: attempt.tracingId ?? null,
+      tracingId: fit(attempt.tracingId, TEXT_MAX),
       at: attempt.startedAt,
     });
     this.trim();
@@ -93,17 +112,44 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
       const batch = this.held.splice(0, BATCH);
       try {
         await this.calls.insertBatch(batch);
-        if (this.failing) this.logger.info('upstream call log written again');
-        this.failing = false;
       } catch (error) {
-        // Held again, oldest first, for the next tick; said once until a write succeeds.
-        this.held.unshift(...batch);
-        this.trim();
-        if (!this.failing) this.logger.warn({ err: error }, 'upstream call log cannot be written; held');
-        this.failing = true;
-        return;
+        // Postgres away: all held. Refused for what it holds: each row alone, so one Postgres cannot take
+        // is dropped (counted) rather than held, and retried, for ever with the rest and all behind it.
+        const left = dependencyFailureOf(error) ? batch : await this.writeOneByOne(batch, error);
+        if (left.length > 0) {
+          this.hold(left, error);
+          return;
+        }
+      }
+      if (this.failing) this.logger.info('upstream call log written again');
+      this.failing = false;
+    }
+  }
+
+  /** Held again, oldest first, for the next tick; said once until a write succeeds. */
+  private hold(calls: RecordedCall[], error: unknown): void {
+    this.held.unshift(...calls);
+    this.trim();
+    if (!this.failing) this.logger.warn({ err: error }, 'upstream call log cannot be written; held');
+    this.failing = true;
+  }
+
+  /** Writes a refused batch a row at a time; answers the rows left to hold when Postgres goes away meanwhile. */
+  private async writeOneByOne(batch: RecordedCall[], batchError: unknown): Promise<RecordedCall[]> {
+    let refused = 0;
+    for (const [i, call] of batch.entries()) {
+      try {
+        await this.calls.insertBatch([call]);
+      } catch (error) {
+        if (dependencyFailureOf(error)) return batch.slice(i);
+        refused += 1;
       }
     }
+    if (refused > 0) {
+      this.dropped.inc(refused);
+      this.logger.error({ err: batchError, refused }, 'upstream call log entries Postgres refused; dropped');
+    }
+    return [];
   }
 
   private trim(): void {

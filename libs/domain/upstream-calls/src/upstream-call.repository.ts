@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool } from '#libs/database';
+import { isBigintKey } from '#libs/ids';
 import { UPSTREAM_CALL_SQL, type UpstreamCallRow } from './upstream-call.statements.js';
 
 /** One attempt as the recorder keeps it until its batch is written. */
@@ -20,7 +21,7 @@ export interface RecordedCall {
 }
 
 /** The keyset of a call log's pages: a call's id, a bigint as text. */
-export const UPSTREAM_CALL_KEY = /^\d{1,19}$/;
+export const UPSTREAM_CALL_KEY = isBigintKey;
 
 /** What a call log belongs to: a consent (its runs' calls too), a sync run or a payment. */
 export type CallParent = 'consent' | 'sync-run' | 'payment';
