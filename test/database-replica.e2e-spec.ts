@@ -1,12 +1,16 @@
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate, REPLICA_MAX_LAG_MS } from '#libs/database';
 import {
   accountsWhenSynced,
+  assertProperty,
   connect,
   dataOf,
   eventually,
   onboard,
+  propertyTimeout,
+  runWhenEnded,
   type Stack,
   startStack,
   type Tenant,
@@ -146,10 +150,13 @@ describe('a read replica: reads that may be a little behind, never behind their 
       // The other merchant wrote nothing: its reads stay on the replica, behind as it is.
       expect(await sourceOf(() => eventsOf(other))).toBe('replica');
       // Any request of this merchant's that may write: its next read is the primary's.
-      expect((await tenant.client.post('/v1/users', { reference: 'customer-after-pause' })).status).toBe(201);
+      const customer = dataOf<{ id: string }>(
+        await tenant.client.post('/v1/users', { reference: 'customer-after-pause' }),
+        201,
+      );
       expect(await sourceOf(() => eventsOf(tenant))).toBe('primary');
-      // A write of this merchant's: a new consent started, then revoked.
-      const consentId = await connect(stack, tenant);
+      // A write of this merchant's: that customer's bank connected, then the consent revoked.
+      const consentId = await connect(stack, { ...tenant, userId: customer.id });
       expect((await tenant.client.delete(`/v1/consents/${consentId}`)).status).toBeLessThan(300);
       // Told of it by its endpoint, it reads the event at once, from the primary: the replica has not got it.
       const told = await eventually('consent.revoked delivered', () =>
@@ -201,4 +208,61 @@ describe('a read replica: reads that may be a little behind, never behind their 
     );
     expect(await sourceOf(() => eventsOf(other))).toBe('replica');
   });
+  it(
+    'property: what an event told the merchant it reads at once, with replay paused and resumed at random',
+    async () => {
+      const listed = async () =>
+        dataOf<unknown[]>(await tenant.client.get('/v1/events?type=sync.succeeded&limit=100')).length;
+      // What the relay has numbered on the primary: the moment the merchant may be told (delivered, streamed).
+      const relayed = async () =>
+        (
+          await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM merchant_events
+              WHERE merchant_id = $1 AND type = 'sync.succeeded' AND stream_seq IS NOT NULL`,
+            [tenant.merchant.merchant.id],
+          )
+        ).rows[0].n;
+      let paused = false;
+      const setPaused = async (pause: boolean) => {
+        if (pause && !paused) await replica.pauseReplay();
+        if (!pause && paused) await replica.resumeReplay();
+        paused = pause;
+      };
+      await assertProperty(
+        fc.asyncProperty(
+          fc.array(fc.record({ pausedForSync: fc.boolean(), pausedAfter: fc.boolean() }), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          async (steps) => {
+            try {
+              for (const { pausedForSync, pausedAfter } of steps) {
+                await setPaused(pausedForSync);
+                const known = await relayed();
+                const { syncId } = dataOf<{ syncId: string }>(
+                  await tenant.client.post(`/v1/accounts/${accountId}/sync`, {}),
+                  202,
+                );
+                expect((await runWhenEnded(tenant.client, syncId)).status).toBe('succeeded');
+                const told = await eventually('the sync’s event relayed', async () => {
+                  const now = await relayed();
+                  return now > known ? now : undefined;
+                });
+                // Read at once: every event the merchant may have been told of, whatever the replica did.
+                const seen = await listed();
+                expect(seen).toBeGreaterThanOrEqual(told);
+                await setPaused(pausedAfter);
+                // And never fewer after.
+                expect(await listed()).toBeGreaterThanOrEqual(seen);
+              }
+            } finally {
+              await setPaused(false);
+            }
+          },
+        ),
+        3,
+      );
+    },
+    propertyTimeout(90_000),
+  );
 });

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -23,6 +23,17 @@ export const lsnNumber = (lsn: string): number => {
   return parseInt(high ?? '0', 16) * 2 ** 32 + parseInt(low ?? '0', 16);
 };
 
+/**
+ * The end of the last record before `inserted`: at the start of a WAL page the insert position points past
+ * the page's header (24 bytes, 40 on a segment's first page), where no record ends, and a replica that has
+ * replayed everything stands before it. No record ends at those offsets (the smallest is 24 bytes, after
+ * the header).
+ */
+export const afterInsert = (inserted: number, block: number): number => {
+  const offset = inserted % block;
+  return offset === 24 || offset === 40 ? inserted - offset : inserted;
+};
+
 /** Raises the merchant's fence to the write's position, never lowers it (writes end in any order). */
 const RAISE_FENCE = `
   local current = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -33,8 +44,18 @@ const RAISE_FENCE = `
 export type ReadSource = 'replica' | 'primary';
 
 export const REPLICA_SQL = {
-  /** How far the primary has written (the position a write that committed before it is at or below). */
+  /** How far the primary has written out: what the replica can have been sent (its lag is measured on it). */
   written: sqlStatement(undefined, 'SELECT pg_current_wal_lsn()::text AS lsn', { lsn: 'string' }),
+  /**
+   * Where the primary's next WAL record goes: past every commit made so far, even one not yet written out
+   * (synchronous_commit off), which the written position can be short of. With the WAL page size, to
+   * take off a header the position may point past (afterInsert).
+   */
+  inserted: sqlStatement(
+    undefined,
+    `SELECT pg_current_wal_insert_lsn()::text AS lsn, current_setting('wal_block_size')::int AS block`,
+    { lsn: 'string', block: 'number' },
+  ),
   /** How far a replica has replayed; null on a server that is not one. */
   replayed: sqlStatement(undefined, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', { lsn: 'string?' }),
 };
@@ -49,7 +70,7 @@ export const REPLICA_SQL = {
  * fence can be read). Without a replica, nothing here does anything. docs/operations.md#a-read-replica
  */
 @Injectable()
-export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReplicaReads implements OnApplicationShutdown {
   private readonly replica: pg.Pool | undefined;
   private readonly prefix: string;
   /** What the replica had replayed at the last poll, or null while it is not to be read. */
@@ -135,18 +156,17 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
   async fence(merchantIds: Iterable<string>): Promise<void> {
     const merchants = [...new Set(merchantIds)];
     if (!this.replica || merchants.length === 0) return;
-    const [row] = await this.primary.rows({ ...REPLICA_SQL.written, values: [] });
-    const lsn = String(lsnNumber(row?.lsn ?? '0/0'));
+    const [row] = await this.primary.rows({ ...REPLICA_SQL.inserted, values: [] });
+    const lsn = String(afterInsert(lsnNumber(row?.lsn ?? '0/0'), row?.block ?? 8192));
     const ttl = String(2 * REPLICA_MAX_LAG_MS);
     await Promise.all(merchants.map((m) => this.redis.eval(RAISE_FENCE, 1, this.prefix + m, lsn, ttl)));
   }
 
-  /** From the start, so the first reads find the replica's position known. */
-  onApplicationBootstrap(): void {
-    this.startPolling();
-  }
-
-  private startPolling(): void {
+  /**
+   * Starts following the replica's position, so the first reads find it known: the api's, at boot. A
+   * process that only writes (the worker fences the merchants it relays events to) never polls.
+   */
+  startPolling(): void {
     if (this.poller || !this.replica) return;
     this.poller = setInterval(() => {
       this.polling ??= this.poll().finally(() => (this.polling = undefined));
@@ -181,7 +201,7 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
     this.replayed = replayed;
     this.polledAt = now;
     if (this.unusable !== null) {
-      this.logger.info({ was: this.unusable }, 'read replica: reads go to it again');
+      this.logger.info({ was: this.unusable }, 'read replica: reads go to it');
       this.unusable = null;
       this.usable.set(1);
     }
