@@ -6,47 +6,17 @@
 // (PgBouncer refuses root), with its config, log and pid file in a temporary directory. Clients log in
 // without a password (auth_type trust) as any user the auth file names; the admin console (database
 // `pgbouncer`) answers SHOW commands. Killed and removed when this process exits, whatever the test did.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from './private-services.mjs';
+import { freePort, postgresIds, reachable, waitUntil } from './private-services.mjs';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
-function reachable(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
-async function waitUntil(check, what, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** The uid and gid to run as: the postgres user's when we are root, else our own (undefined). */
-function runAs() {
-  if (process.getuid?.() !== 0) return {};
-  const out = spawnSync('id', ['postgres'], { encoding: 'utf8' }).stdout;
-  const uid = Number(/uid=(\d+)/.exec(out)?.[1]);
-  const gid = Number(/gid=(\d+)/.exec(out)?.[1]);
-  if (!Number.isInteger(uid) || !Number.isInteger(gid))
-    throw new Error('pgbouncer refuses root, and there is no postgres user to run it as');
-  return { uid, gid };
-}
+const runAs = () => (process.getuid?.() === 0 ? postgresIds() : {});
 
 /**
  * The pgbouncer.ini: every database of `postgres` (host:port) under its own name, transaction pooling, at

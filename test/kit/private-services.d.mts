@@ -2,6 +2,15 @@
 
 export function freePort(): Promise<number>;
 
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export function reachable(port: number): Promise<boolean>;
+
+/** Waits for `check` to hold, polling; fails naming `what` after `ms` (30 s). */
+export function waitUntil(check: () => boolean | Promise<boolean>, what: string, ms?: number): Promise<void>;
+
+/** The postgres user's uid and gid (Postgres and PgBouncer refuse to run as root). */
+export function postgresIds(): { uid: number; gid: number };
+
 export interface PrivateRedis {
   port: number;
   url: string;

@@ -26,7 +26,8 @@ export function freePort() {
   });
 }
 
-function reachable(port) {
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export function reachable(port) {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const done = (ok) => {
@@ -39,7 +40,8 @@ function reachable(port) {
   });
 }
 
-async function waitUntil(check, what, ms = 30_000) {
+/** Waits for `check` to hold, polling; fails naming `what` after `ms`. */
+export async function waitUntil(check, what, ms = 30_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what} within ${ms / 1000} s`);
@@ -374,7 +376,8 @@ export async function startPrivateReplica(primary) {
   };
 }
 
-function postgresIds() {
+/** The postgres user's uid and gid (Postgres and PgBouncer refuse to run as root). */
+export function postgresIds() {
   const out = spawnSync('id', ['postgres'], { encoding: 'utf8' }).stdout;
   const uid = Number(/uid=(\d+)/.exec(out)?.[1]);
   const gid = Number(/gid=(\d+)/.exec(out)?.[1]);
