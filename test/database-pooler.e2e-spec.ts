@@ -22,12 +22,8 @@ import {
 } from './kit/index.js';
 import { scrape, valueOf } from './kit/metrics-kit.js';
 import { type PrivatePgbouncer, startPrivatePgbouncer } from './kit/private-pgbouncer.mjs';
-import {
-  type PrivatePostgres,
-  type PrivateReplica,
-  startPrivatePostgres,
-  startPrivateReplica,
-} from './kit/private-services.mjs';
+import { type PrivateReplica, startPrivateReplica } from './kit/private-replica.mjs';
+import { type PrivatePostgres, startPrivatePostgres } from './kit/private-services.mjs';
 
 /** Server connections PgBouncer may open to the database: fewer than one api's pool alone asks for. */
 const SERVER_CONNECTIONS = 3;

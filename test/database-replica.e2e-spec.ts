@@ -19,12 +19,8 @@ import {
   WAIT,
 } from './kit/index.js';
 import { scrape, valueOf } from './kit/metrics-kit.js';
-import {
-  type PrivatePostgres,
-  type PrivateReplica,
-  startPrivatePostgres,
-  startPrivateReplica,
-} from './kit/private-services.mjs';
+import { type PrivateReplica, startPrivateReplica } from './kit/private-replica.mjs';
+import { type PrivatePostgres, startPrivatePostgres } from './kit/private-services.mjs';
 
 interface Page<T> {
   data: T[];

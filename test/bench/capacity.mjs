@@ -13,29 +13,20 @@
 // (.dev/capacity-results.json). The apps listen on BENCH_API_PORT (3100) and the ports after it, the
 // sandbox on BENCH_SANDBOX_PORT (4110).
 import { Buffer } from 'node:buffer';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startPrivatePgbouncer } from '../kit/private-pgbouncer.mjs';
-import { startPrivatePostgres, startPrivateReplica } from '../kit/private-services.mjs';
+import { startPrivatePostgres } from '../kit/private-services.mjs';
 import { BenchFailure } from './bench-failure.mjs';
+import { replicaReads } from './capacity-replica.mjs';
 import { cpuMicros } from './cpu.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
-import {
-  benchPorts,
-  onboardMerchant,
-  startApi,
-  startBenchSandbox,
-  startHeadless,
-  tuned,
-  until,
-} from './processes.mjs';
-import { connectBank } from './scenarios/api-reads.mjs';
+import { benchPorts, onboardMerchant, startApi, startBenchSandbox, tuned } from './processes.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Postgres's default, which a deployment that never tuned it has. */
@@ -126,118 +117,6 @@ async function load(urls, headers, seconds = options.seconds) {
   return { requests: sum(statuses) + sum(unanswered), statuses, errorCodes: codes, unanswered };
 }
 
-/** CPU seconds of one private cluster's processes (its postmaster's and every child's), from /proc. */
-function clusterCpuSeconds(server) {
-  const pid = Number(
-    readFileSync(join(dirname(server.logFile), 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
-  );
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  let micros = 0;
-  for (const p of [pid, ...children.map(Number)]) {
-    try {
-      micros += cpuMicros(p);
-    } catch {
-      // Ended between the listing and the read.
-    }
-  }
-  return micros / 1e6;
-}
-
-/**
- * The hot read (a stored transactions page, caches off) by one api process for --seconds, first with every
- * read on the primary, then with DATABASE_REPLICA_URL: the api's, the primary's and the replica's CPU per
- * request. The replica's extra work in the api (its position polled, a merchant's fence read from Redis)
- * shows in the api's figure; what leaves the primary, in its.
- */
-async function replicaReads({ postgres, sandbox, base }) {
-  const closers = [];
-  try {
-    const replica = await startPrivateReplica(postgres);
-    closers.push(() => replica.destroy());
-    // The data: a bank connected and synced by a worker, then both set-up processes stopped.
-    const setupClosers = [];
-    closers.push(async () => {
-      for (const close of setupClosers.reverse()) await close();
-    });
-    const worker = startHeadless('worker', 'dist/apps/worker/src/main.js', {
-      ...base,
-      DATABASE_URL: postgres.url,
-      UPSTREAM_BASE_URL: sandbox.url,
-    });
-    setupClosers.push(() => worker.stop());
-    const setup = await startApi(
-      'api-reads-setup',
-      { ...base, DATABASE_URL: postgres.url },
-      sandbox,
-      benchPorts().api,
-      setupClosers,
-    );
-    const merchant = await onboardMerchant(setup.url, 'Replica Reads Co');
-    const user = await expectStatus(
-      'POST /v1/users',
-      call(setup.url, 'POST', '/v1/users', merchant.auth, { reference: 'reader' }),
-      201,
-    );
-    const userId = user.body.data.id;
-    await connectBank(setup.url, merchant.auth, userId);
-    const accountId = await until(
-      'the first sync',
-      async () => {
-        const accounts =
-          (await call(setup.url, 'GET', `/v1/users/${userId}/accounts`, merchant.auth)).body?.data ?? [];
-        return accounts.length > 0 && accounts.every((a) => a.sync.status === 'synced')
-          ? accounts[0].id
-          : undefined;
-      },
-      120_000,
-    );
-    for (const close of setupClosers.splice(0).reverse()) await close();
-    const rows = [];
-    for (const [label, env] of [
-      ['every read on the primary', { ...base, DATABASE_URL: postgres.url }],
-      [
-        'with DATABASE_REPLICA_URL',
-        { ...base, DATABASE_URL: postgres.url, DATABASE_REPLICA_URL: replica.url },
-      ],
-    ]) {
-      const apiClosers = [];
-      try {
-        const api = await startApi('api-reads', env, sandbox, benchPorts().api, apiClosers);
-        const url = `${api.url}/v1/accounts/${accountId}/transactions?limit=100`;
-        // Warm: the replica polled, connections open, code paths compiled.
-        await load([url], merchant.auth, 2);
-        const before = {
-          api: cpuMicros(api.pid) / 1e6,
-          primary: clusterCpuSeconds(postgres),
-          replica: clusterCpuSeconds(replica),
-        };
-        const result = await load([url], merchant.auth);
-        const ok = result.statuses[200] ?? 0;
-        const per = (seconds) => (seconds * 1000) / Math.max(1, ok);
-        const row = {
-          label,
-          requests: result.requests,
-          statuses: result.statuses,
-          apiCpuMsPerRequest: per(cpuMicros(api.pid) / 1e6 - before.api),
-          primaryCpuMsPerRequest: per(clusterCpuSeconds(postgres) - before.primary),
-          replicaCpuMsPerRequest: per(clusterCpuSeconds(replica) - before.replica),
-        };
-        log(
-          `${label}: ${ok} pages, CPU per page: api ${row.apiCpuMsPerRequest.toFixed(3)} ms, primary ${row.primaryCpuMsPerRequest.toFixed(3)} ms, replica ${row.replicaCpuMsPerRequest.toFixed(3)} ms`,
-        );
-        rows.push(row);
-      } finally {
-        for (const close of apiClosers.reverse()) await close();
-      }
-    }
-    return rows;
-  } finally {
-    for (const close of closers.reverse()) await close().catch((error) => log(`cleanup: ${error.message}`));
-  }
-}
-
 /** The api processes on `env`, the read spread over them, what Postgres saw; the processes stopped after. */
 async function measure(label, env, { sandbox, monitor, merchant }) {
   const closers = [];
@@ -325,7 +204,7 @@ async function main() {
       await measure('through PgBouncer (transaction)', pooled, context),
     ];
     const pools = await pooler.show('POOLS');
-    const replicaRows = await replicaReads({ postgres, sandbox, base });
+    const replicaRows = await replicaReads({ postgres, sandbox, base, load, log });
     const summary = {
       date: new Date().toISOString(),
       machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,

@@ -58,14 +58,3 @@ export interface PrivateRedisCluster {
 
 export function startPrivateRedisCluster(masters?: number): Promise<PrivateRedisCluster>;
 export function startPrivatePostgres(options?: PrivatePostgresOptions): Promise<PrivatePostgres>;
-
-export interface PrivateReplica extends PrivatePostgres {
-  /** Holds its replay where it is: it falls behind the primary on purpose. */
-  pauseReplay(): Promise<void>;
-  resumeReplay(): Promise<void>;
-  /** How far it has replayed the primary's WAL (`0/3000148`). */
-  replayLsn(): Promise<string>;
-}
-
-/** A streaming replica of a private Postgres (pg_basebackup -R), read-only, on a port of its own. */
-export function startPrivateReplica(primary: PrivatePostgres): Promise<PrivateReplica>;

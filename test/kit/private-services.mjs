@@ -234,7 +234,7 @@ export async function startPrivateRedisCluster(masters = 3) {
 
 // ------------------------------------------------------------------------------------------------ Postgres
 
-function postgresBin() {
+export function postgresBin() {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
     ? readdirSync(root)
@@ -249,7 +249,7 @@ const postgresCommand = (bin, args) =>
   process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
 
 /** Runs a Postgres binary, as the postgres user when we are root (initdb and postgres refuse root). */
-function asPostgres(bin, args) {
+export function asPostgres(bin, args) {
   const result = spawnSync(...postgresCommand(bin, args), { encoding: 'utf8' });
   if (result.status !== 0) {
     throw new Error(`${bin} ${args.join(' ')} failed (${result.status}):\n${result.stdout}${result.stderr}`);
@@ -261,7 +261,7 @@ function asPostgres(bin, args) {
  * caller's after them (Postgres takes the last of a setting given twice). Stopped and its directory
  * removed at process exit.
  */
-function cluster({ bin, dir, data, port, settings }) {
+export function cluster({ bin, dir, data, port, settings }) {
   let running = false;
   const extra = Object.entries(settings)
     .map(([name, value]) => ` -c ${name}=${value}`)
@@ -309,7 +309,7 @@ function cluster({ bin, dir, data, port, settings }) {
 }
 
 /** A temporary directory the postgres user owns (Postgres refuses to run as root). */
-function postgresDir(prefix) {
+export function postgresDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   if (process.getuid?.() === 0) {
     const { uid, gid } = postgresIds();
@@ -321,7 +321,7 @@ function postgresDir(prefix) {
 /**
  * A private Postgres cluster on a free port, trust authentication, user `postgres`, one database `bff`.
  * `stop('fast')` is what an operator's restart sends (57P01 to every connection), `stop('immediate')`
- * a crash; `start()` brings it back with its data. It streams to replicas (startPrivateReplica): initdb's
+ * a crash; `start()` brings it back with its data. It streams to replicas (private-replica.mjs): initdb's
  * pg_hba trusts replication connections from loopback, and wal_level is `replica` by default.
  */
 export async function startPrivatePostgres({ settings = {} } = {}) {
@@ -334,46 +334,6 @@ export async function startPrivatePostgres({ settings = {} } = {}) {
   await server.start();
   asPostgres(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'bff']);
   return server;
-}
-
-/**
- * A streaming replica of `primary` (a private Postgres) on a free port: a `pg_basebackup -R` of it, started
- * as a hot standby, read-only, replaying the primary's WAL as it comes. `pauseReplay()` holds its replay
- * where it is (a replica falling behind on purpose), `resumeReplay()` lets it catch up; `replayLsn()` is
- * how far it has replayed. Stopped and removed at process exit.
- */
-export async function startPrivateReplica(primary) {
-  const bin = postgresBin();
-  const port = await freePort();
-  const dir = postgresDir('bff-private-replica-');
-  const data = join(dir, 'data');
-  // A fast checkpoint to start from: a spread one would wait most of checkpoint_timeout.
-  asPostgres(join(bin, 'pg_basebackup'), [
-    ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'],
-    ...['-D', data, '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast'],
-  ]);
-  const server = cluster({ bin, dir, data, port, settings: { hot_standby: 'on' } });
-  await server.start();
-  const sql = async (text) => {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    try {
-      return (await client.query(text)).rows;
-    } finally {
-      await client.end();
-    }
-  };
-  return {
-    ...server,
-    pauseReplay: async () => {
-      await sql('SELECT pg_wal_replay_pause()');
-    },
-    resumeReplay: async () => {
-      await sql('SELECT pg_wal_replay_resume()');
-    },
-    replayLsn: async () => (await sql('SELECT pg_last_wal_replay_lsn()::text AS lsn'))[0].lsn,
-  };
 }
 
 /** The postgres user's uid and gid (Postgres and PgBouncer refuse to run as root). */
