@@ -14,7 +14,7 @@ const REPORT = join(ROOT, '.dev', 'vitest-report.json');
  * `promtool` (package prometheus) for the alert rule tests. The prometheus package brings the server too,
  * which only a machine run by systemd starts (`systemctl disable --now prometheus` if it is not wanted).
  */
-function ensureDebianPackage(pkg, present, why) {
+export function ensureDebianPackage(pkg, present, why) {
   if (present()) return;
   step(`Installing ${pkg} (Debian package) for ${why}`);
   if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {

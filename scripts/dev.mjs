@@ -24,7 +24,7 @@ import {
   step,
   waitPatiently,
 } from './dev-steps.mjs';
-import { testModes } from './dev-test-modes.mjs';
+import { ensureDebianPackage, testModes } from './dev-test-modes.mjs';
 import { ensureRuntime, installDependencies, resolveRuntime } from './node-runtime.mjs';
 
 const mode = process.argv[2] ?? 'start';
@@ -176,11 +176,28 @@ async function start() {
   console.log(runningBanner(config, { demoUrl, runtime: runtime.label, overrides }).join('\n'));
 }
 
+const onPath = (command) =>
+  execFileSync('sh', ['-c', `command -v ${command} || true`], { encoding: 'utf8' }).trim() !== '';
+
 /**
  * The chaos soak (`npm run soak -- --minutes 30`): install, Prisma client and build as for start, then
  * test/soak/run.mjs, which starts its own Postgres, Redis and apps (the shared ones are not needed).
  */
 async function soak() {
+  // The failover soak runs Postgres as Patroni on etcd behind HAProxy, and Redis under Sentinel.
+  if (process.argv.includes('--failover')) {
+    for (const [pkg, command] of [
+      ['etcd-server', 'etcd'],
+      ['patroni', 'patroni'],
+      ['haproxy', 'haproxy'],
+      ['redis-sentinel', 'redis-sentinel'],
+    ])
+      ensureDebianPackage(pkg, () => onPath(command), 'The failover soak');
+    // The soak runs its own on private ports; on a machine run by systemd the packages' services would
+    // start on the standard ones and stay enabled.
+    if (existsSync('/run/systemd/system'))
+      run('systemctl', ['disable', '--now', 'etcd', 'patroni', 'haproxy', 'redis-sentinel']);
+  }
   ensureInstalled();
   ensurePrismaClient();
   build();

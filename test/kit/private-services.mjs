@@ -52,7 +52,7 @@ export async function waitUntil(check, what, ms = 30_000) {
 /** What to do when this process exits: kill what is still running, remove directories. */
 const onExit = new Set();
 let exitHookInstalled = false;
-function atExit(cleanup) {
+export function atExit(cleanup) {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', () => {

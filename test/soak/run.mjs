@@ -11,8 +11,10 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import { CLAIM_LEASE_SECONDS } from '../../dist/libs/domain/payments/src/payment-claim-lease.js';
 import { startCluster } from './soak-cluster.mjs';
+import { failoverActions, failoverRows, WriteProbe } from './soak-failover.mjs';
 import { AnswerLog } from './soak-http.mjs';
 import { checkInvariants, unsettled } from './soak-invariants.mjs';
 import { Load, seededRandom } from './soak-load.mjs';
@@ -26,8 +28,10 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     json: { type: 'string' },
     'settle-seconds': { type: 'string' },
+    failover: { type: 'boolean', default: false },
   },
 });
+const failover = values.failover;
 const minutes = Number(values.minutes);
 if (!(minutes > 0 && minutes <= 24 * 60))
   throw new Error('--minutes takes a number of minutes (0 < N ≤ 1440)');
@@ -36,6 +40,8 @@ if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
 const loadMs = minutes * 60_000;
 const settleMs = Number(values['settle-seconds'] ?? Math.max(60, Math.min(300, minutes * 20))) * 1000;
 
+/** Steady load before, between and after the failover soak's actions. */
+const FAILOVER_GAP_MS = 20_000;
 /** Concurrent actors of the long form (more than 1 minute): each a user's worth of steps at a time. */
 const LONG_FORM_ACTORS = 24;
 
@@ -59,7 +65,7 @@ log(
 
 const rng = seededRandom(seed);
 const answers = new AnswerLog();
-const cluster = await startCluster({ progress: log, queuePrefix: `soak-${seed}` });
+const cluster = await startCluster({ progress: log, queuePrefix: `soak-${seed}`, failover });
 const load = new Load({ cluster, answers, rng, progress: log });
 /** The sandbox keeps its last 1,000 deliveries: read them as the run goes, merged by delivery id. */
 const sandboxDeliveries = new Map();
@@ -71,6 +77,7 @@ const deliveriesTimer = setInterval(() => void readDeliveries().catch(() => unde
 
 const chaosLog = [];
 let rows = [];
+let probe = null;
 let fatal = null;
 try {
   // ---- load: set up, with the faults already on
@@ -99,7 +106,7 @@ try {
   for (const role of cluster.roles) role.measureStart();
   const loadStart = Date.now();
   const loadUntil = loadStart + loadMs;
-  const actions = [
+  const processActions = [
     [
       'SIGKILL a worker (restarted after an outage)',
       async (i) => {
@@ -176,15 +183,26 @@ try {
   ];
   const chaosRng = seededRandom(seed ^ 0x5eed);
   const outage = () => chaosRng.int(2000, 5000);
-  const cycleMs = Math.min(60_000, loadMs);
+  const actions = failover ? failoverActions({ cluster, progress: log }) : processActions;
   const schedule = [];
-  for (let at = 0, i = 0; at < loadMs; at += cycleMs, i += 1)
-    actions.forEach(([what, act], k) =>
-      schedule.push({ at: at + ((k + 0.6) * cycleMs) / (actions.length + 0.5), what, act, i }),
-    );
+  if (failover) {
+    // One after another, each once the last is over and FAILOVER_GAP_MS of steady load has passed.
+    actions.forEach(([what, act, bound]) => schedule.push({ what, act, bound, i: 0 }));
+  } else {
+    const cycleMs = Math.min(60_000, loadMs);
+    for (let at = 0, i = 0; at < loadMs; at += cycleMs, i += 1)
+      actions.forEach(([what, act], k) =>
+        schedule.push({ at: at + ((k + 0.6) * cycleMs) / (actions.length + 0.5), what, act, i }),
+      );
+  }
+  if (failover) {
+    const merchant = await load.onboardMerchant(merchantCount);
+    probe = new WriteProbe({ load, merchant });
+    void probe.run();
+  }
   const chaos = (async () => {
-    for (const step of schedule.filter((s) => s.at < loadMs)) {
-      await sleep(loadStart + step.at - Date.now());
+    for (const step of failover ? schedule : schedule.filter((s) => s.at < loadMs)) {
+      await sleep(failover ? FAILOVER_GAP_MS : loadStart + step.at - Date.now());
       const t = Date.now();
       log(`chaos: ${step.what}`);
       // Answers up to 5 s after an action count as its aftermath.
@@ -192,16 +210,35 @@ try {
       try {
         answers.during = step.what;
         await step.act(step.i);
-        chaosLog.push({ at: new Date(t).toISOString(), what: step.what, ms: Date.now() - t });
+        chaosLog.push({
+          at: new Date(t).toISOString(),
+          what: step.what,
+          ms: Date.now() - t,
+          bound: step.bound,
+        });
       } catch (error) {
-        chaosLog.push({ at: new Date(t).toISOString(), what: step.what, error: error.message });
+        chaosLog.push({
+          at: new Date(t).toISOString(),
+          what: step.what,
+          error: error.message,
+          bound: step.bound,
+        });
         log(`chaos: ${step.what} failed: ${error.message}`);
       }
     }
+    if (failover) {
+      await sleep(FAILOVER_GAP_MS);
+      load.stopped = true;
+    }
   })();
-  log(`load for ${minutes} min with ${schedule.length} chaos actions`);
+  log(
+    failover
+      ? `load until ${schedule.length} failovers are over, ${FAILOVER_GAP_MS / 1000} s apart`
+      : `load for ${minutes} min with ${schedule.length} chaos actions`,
+  );
   // Three actors leave two cores breathing in npm test's short form; the long form is a crowd.
-  await Promise.all([load.run(loadUntil, long ? LONG_FORM_ACTORS : 3), chaos]);
+  await Promise.all([load.run(failover ? Infinity : loadUntil, long ? LONG_FORM_ACTORS : 3), chaos]);
+  if (probe) probe.stopped = true;
 
   // ---- quiesce: faults off, every role up, a last sync of every account, then wait to settle
   log('quiesce: faults off, last sync of every account');
@@ -252,12 +289,23 @@ try {
   clearInterval(deliveriesTimer);
   await readDeliveries().catch(() => undefined);
   rows = await checkInvariants({ load, cluster, answers, sandboxDeliveries });
+  if (probe)
+    rows.push(
+      ...(await failoverRows({
+        load,
+        probe,
+        chaosLog,
+        queuePrefix: `soak-${seed}`,
+        redisConnection: () => new Redis(cluster.redis.url, { maxRetriesPerRequest: null }),
+      })),
+    );
 } catch (error) {
   fatal = error;
 } finally {
   clearInterval(deliveriesTimer);
   load.close();
   const logs = cluster.roles.map((r) => ({ name: r.name, logs: r.logs() }));
+  if (failover) logs.push({ name: 'patroni, etcd and haproxy', logs: cluster.postgres.logs(8) });
   await cluster.close();
   rows.push(...processRows(cluster));
   report(logs);

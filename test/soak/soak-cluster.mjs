@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { memoryOf, startApp, startHeadless, tuned } from '../bench/processes.mjs';
+import { startPrivatePatroni } from '../kit/private-patroni.mjs';
 import { freePort, startPrivatePostgres, startPrivateRedis } from '../kit/private-services.mjs';
 
 const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
@@ -117,10 +118,18 @@ class Role {
 /** The most runs an account keeps (the setting's maximum): a soak never reaches it. */
 export const SYNC_RUNS_KEPT = 10_000;
 
-export async function startCluster({ progress, queuePrefix }) {
-  progress('private Redis and Postgres');
+/**
+ * With `failover`, Postgres is a Patroni cluster behind HAProxy (test/kit/private-patroni.mjs): the apps
+ * reach the primary and the replica through HAProxy's two ports, as docs/operations.md says to.
+ */
+export async function startCluster({ progress, queuePrefix, failover = false }) {
+  progress(
+    failover
+      ? 'private Redis, and Postgres as Patroni (two nodes) behind HAProxy'
+      : 'private Redis and Postgres',
+  );
   const redis = await startPrivateRedis();
-  const postgres = await startPrivatePostgres();
+  const postgres = failover ? await startPrivatePatroni() : await startPrivatePostgres();
   const migrated = spawnSync(process.execPath, [dist('libs/database/src/migrate.cli.js')], {
     env: { ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
@@ -132,6 +141,7 @@ export async function startCluster({ progress, queuePrefix }) {
   const apiUrls = [`http://127.0.0.1:${apiPortA}`, `http://127.0.0.1:${apiPortB}`];
   const common = {
     DATABASE_URL: postgres.url,
+    ...(failover ? { DATABASE_REPLICA_URL: postgres.replicaUrl } : {}),
     REDIS_URL: redis.url,
     QUEUE_PREFIX: queuePrefix,
     UPSTREAM_BASE_URL: sandboxUrl,

@@ -1,0 +1,200 @@
+// The failover soak of issue 80 (`npm run soak -- --failover`): the same load and invariants as the chaos
+// soak, on a Postgres that fails over (Patroni + HAProxy, test/kit/private-patroni.mjs), with the loss of
+// a machine and planned switchovers as the chaos. A write probe measures, for each action, the seconds
+// from it to the first write acknowledged after it, and keeps every write it was answered 2xx for, so
+// the verdict can say none went missing.
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { ALL_QUEUES } from '../../dist/libs/queue/src/job-catalogue.js';
+import { request } from './soak-http.mjs';
+
+/** How often the probe writes: the resolution of "seconds to the first successful write". */
+const PROBE_EVERY_MS = 200;
+/** The bounds issue 80 sets, from an action to the first acknowledged write. */
+export const WRITES_BACK_WITHIN_S = { postgresKilled: 30, redisKilled: 15 };
+/** A job waiting or active this long after the load has settled is stuck. */
+const STUCK_AFTER_MS = 120_000;
+
+/**
+ * A merchant's backend creating users as fast as one connection allows, each request once (no retry, so
+ * an outage shows as it is): every user it was answered 201 for is kept with when it was asked.
+ */
+export class WriteProbe {
+  acknowledged = [];
+  /** Every write not acknowledged: when it was asked and what came back. */
+  refusals = [];
+  stopped = false;
+
+  constructor({ load, merchant }) {
+    this.load = load;
+    this.merchant = merchant;
+  }
+
+  async run() {
+    while (!this.stopped) {
+      const reference = `probe-${randomUUID()}`;
+      const target = this.load.liveApis()[0];
+      const askedAt = Date.now();
+      const result = await request(target.url, 'POST', '/v1/users', {
+        headers: { authorization: `Bearer ${this.merchant.key}`, 'idempotency-key': reference },
+        body: { reference },
+        timeoutMs: 10_000,
+      });
+      this.load.answers.record(target.role.name, 'POST', '/v1/users', result, {
+        restarting: target.role.down,
+      });
+      if (result.status === 201) this.acknowledged.push({ reference, id: result.body.data.id, askedAt });
+      else this.refusals.push({ askedAt, answer: result.status ?? result.error });
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    }
+  }
+
+  /**
+   * The writes refused from `at` until the first acknowledged after it: how long clients could not write
+   * (first refusal to last) and what they were answered.
+   */
+  windowAfter(at) {
+    const until = this.acknowledged.find((w) => w.askedAt >= at)?.askedAt ?? Infinity;
+    const refused = this.refusals.filter((r) => r.askedAt >= at && r.askedAt < until);
+    const answers = [...new Set(refused.map((r) => r.answer))].join(', ');
+    const seconds = refused.length ? (refused.at(-1).askedAt - refused[0].askedAt) / 1000 : 0;
+    return { refused: refused.length, seconds, answers };
+  }
+
+  /** Seconds from `at` to the first write asked after it and acknowledged, or null (none yet). */
+  secondsToWriteAfter(at) {
+    const first = this.acknowledged.find((w) => w.askedAt >= at);
+    return first ? (first.askedAt - at) / 1000 : null;
+  }
+}
+
+/**
+ * The chaos of the failover soak, one each, in order: the Postgres primary's machine lost (Patroni and
+ * Postgres SIGKILLed, the node brought back as a standby once the other has taken over), then a planned
+ * switchover. Each entry is [what, act, bound in seconds or null].
+ */
+export function failoverActions({ cluster, progress }) {
+  const { postgres } = cluster;
+  return [
+    [
+      'Postgres primary SIGKILLed (machine lost; it rejoins as the standby)',
+      async () => {
+        const killed = await postgres.killLeader();
+        await waitFor(async () => (await postgres.leader()) && (await postgres.leader()) !== killed, 120_000);
+        progress(`postgres: ${await postgres.leader()} leads; ${killed} restarted as a standby`);
+        await postgres.restart(killed);
+        await postgres.whole(120_000);
+      },
+      WRITES_BACK_WITHIN_S.postgresKilled,
+    ],
+    [
+      'Postgres switchover (planned, through Patroni)',
+      async () => {
+        const { from, to } = await postgres.switchover();
+        progress(`postgres: switched over from ${from} to ${to}`);
+        await postgres.whole(120_000);
+      },
+      null,
+    ],
+  ];
+}
+
+async function waitFor(check, ms) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * The failover soak's own rows: each action's seconds to the first acknowledged write against its bound,
+ * and every write the probe was answered 2xx for present exactly once afterwards.
+ */
+export async function failoverRows({ load, probe, chaosLog, redisConnection, queuePrefix }) {
+  const rows = [];
+  for (const action of chaosLog) {
+    const seconds = probe.secondsToWriteAfter(Date.parse(action.at));
+    const window = probe.windowAfter(Date.parse(action.at));
+    rows.push({
+      invariant: `writes back after: ${action.what}`,
+      expected: action.bound ? `≤ ${action.bound} s` : 'measured',
+      observed:
+        seconds === null
+          ? 'no write acknowledged after it'
+          : `${seconds.toFixed(1)} s (${window.refused} refused over ${window.seconds.toFixed(1)} s${window.answers ? `: ${window.answers}` : ''})`,
+      ok: seconds !== null && (action.bound === null || seconds <= action.bound),
+      details: [],
+    });
+  }
+  const ids = probe.acknowledged.map((w) => w.id);
+  const stored = await load.db(
+    `SELECT reference, count(*)::int AS n FROM users WHERE id = ANY($1::uuid[]) GROUP BY reference`,
+    [ids],
+  );
+  const found = new Map(stored.map((r) => [r.reference, r.n]));
+  const missing = probe.acknowledged.filter((w) => !found.has(w.reference));
+  const twice = stored.filter((r) => r.n > 1);
+  const probeRefs = await load.db(
+    `SELECT count(*)::int AS n FROM users WHERE reference LIKE 'probe-%' AND merchant_id = $1`,
+    [probe.merchant.id],
+  );
+  rows.push({
+    invariant: 'every write acknowledged (201) present after the failovers, once',
+    expected: '0 missing, 0 twice',
+    observed: `${probe.acknowledged.length} acknowledged (${probe.refusals.length} refused or unanswered, ${probeRefs[0].n} stored in all): ${missing.length} missing, ${twice.length} twice`,
+    ok: missing.length === 0 && twice.length === 0,
+    details: [
+      ...missing.map(
+        (w) => `user ${w.id} (${w.reference}) asked at ${new Date(w.askedAt).toISOString()} missing`,
+      ),
+      ...twice.map((r) => `${r.reference} stored ${r.n} times`),
+    ],
+  });
+  // Every payment row is one the load was answered for: a second row for one request would be a payment
+  // made twice.
+  const acknowledgedPayments = new Set(load.payments.map((p) => p.id));
+  const paymentRows = await load.db('SELECT id FROM payments');
+  const unknown = paymentRows.filter((p) => !acknowledgedPayments.has(p.id));
+  const lostPayments = [...acknowledgedPayments].filter((id) => !paymentRows.some((p) => p.id === id));
+  rows.push({
+    invariant: 'payments: every acknowledged one stored, none the load was not answered for',
+    expected: '0 missing, 0 unknown',
+    observed: `${acknowledgedPayments.size} acknowledged, ${paymentRows.length} stored: ${lostPayments.length} missing, ${unknown.length} unknown`,
+    ok: lostPayments.length === 0 && unknown.length === 0,
+    details: [
+      ...lostPayments.map((id) => `payment ${id} acknowledged, not stored`),
+      ...unknown.map((p) => `payment ${p.id} stored, never acknowledged`),
+    ],
+  });
+  rows.push(await stuckJobsRow({ connection: redisConnection(), prefix: `{${queuePrefix}}` }));
+  return rows;
+}
+
+/** Jobs of every queue waiting or active for over STUCK_AFTER_MS: none may be, once the load has settled. */
+async function stuckJobsRow({ connection, prefix }) {
+  const now = Date.now();
+  const stuck = [];
+  let seen = 0;
+  for (const name of ALL_QUEUES) {
+    const queue = new Queue(name, { connection, prefix });
+    try {
+      for (const job of await queue.getJobs(['active', 'wait', 'prioritized'])) {
+        seen += 1;
+        const since = job.processedOn ?? job.timestamp;
+        if (now - since > STUCK_AFTER_MS)
+          stuck.push(`${name} ${job.name} ${job.id} since ${new Date(since).toISOString()}`);
+      }
+    } finally {
+      await queue.close();
+    }
+  }
+  await connection.quit?.();
+  return {
+    invariant: `no job waiting or active over ${STUCK_AFTER_MS / 1000} s after the failovers`,
+    expected: '0 stuck',
+    observed: `${stuck.length} stuck (${seen} waiting or active now, every queue)`,
+    ok: stuck.length === 0,
+    details: stuck,
+  };
+}
