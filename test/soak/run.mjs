@@ -296,6 +296,7 @@ try {
         probe,
         chaosLog,
         queuePrefix: `soak-${seed}`,
+        apiUrls: cluster.apiUrls,
         redisConnection: () => new Redis(cluster.redis.url, { maxRetriesPerRequest: null }),
       })),
     );

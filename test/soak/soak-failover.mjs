@@ -111,7 +111,7 @@ async function waitFor(check, ms) {
  * The failover soak's own rows: each action's seconds to the first acknowledged write against its bound,
  * and every write the probe was answered 2xx for present exactly once afterwards.
  */
-export async function failoverRows({ load, probe, chaosLog, redisConnection, queuePrefix }) {
+export async function failoverRows({ load, probe, chaosLog, redisConnection, queuePrefix, apiUrls }) {
   const rows = [];
   for (const action of chaosLog) {
     const seconds = probe.secondsToWriteAfter(Date.parse(action.at));
@@ -168,7 +168,30 @@ export async function failoverRows({ load, probe, chaosLog, redisConnection, que
     ],
   });
   rows.push(await stuckJobsRow({ connection: redisConnection(), prefix: `{${queuePrefix}}` }));
+  rows.push(await replicaRow(apiUrls));
   return rows;
+}
+
+/**
+ * The replica router follows the topology: once the old primary has rejoined as the standby, every api
+ * reads from it again (`bff_database_replica_usable` 1), through HAProxy's `/replica` listener.
+ */
+async function replicaRow(apiUrls) {
+  const usable = await Promise.all(
+    apiUrls.map(async (url) => {
+      const text = await fetch(`${url}/metrics`)
+        .then((res) => res.text())
+        .catch(() => '');
+      return Number(/^bff_database_replica_usable(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
+    }),
+  );
+  return {
+    invariant: 'every api reads from the standby again once it has rejoined',
+    expected: `replica usable on ${apiUrls.length} apis`,
+    observed: usable.map((u, i) => `${apiUrls[i]}: ${u}`).join(', '),
+    ok: usable.every((u) => u === 1),
+    details: [],
+  };
 }
 
 /** Jobs of every queue waiting or active for over STUCK_AFTER_MS: none may be, once the load has settled. */

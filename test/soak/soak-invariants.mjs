@@ -49,6 +49,9 @@ export async function unsettled(load, sandboxDeliveries) {
 }
 
 /** The sandbox's transactions of a user's accounts, read as a client of the sandbox would. */
+/** The bank's records read by sandboxTransactions, by id: what a differing account's report shows. */
+const bankRecords = new Map();
+
 async function sandboxTransactions(sandboxUrl, applicationUserId) {
   const admin = { authorization: `Bearer ${SANDBOX_ADMIN_TOKEN}` };
   const direct = await request(sandboxUrl, 'POST', '/sandbox/admin/consents', {
@@ -74,6 +77,7 @@ async function sandboxTransactions(sandboxUrl, applicationUserId) {
       if (page.status !== 200)
         throw new Error(`sandbox transactions of ${account.id}: ${page.status} ${page.text?.slice(0, 200)}`);
       ids.push(...page.body.data.map((t) => t.id));
+      for (const t of page.body.data) bankRecords.set(t.id, t);
       if (!(page.body.meta?.pagination?.totalCount > 1000)) break;
     }
     byAccount.set(account.id, ids);
@@ -215,10 +219,28 @@ export async function checkInvariants({ load, cluster, answers, sandboxDeliverie
       const their = new Set(theirs);
       const missing = theirs.filter((id) => !mine.has(id));
       const extra = ours.filter((id) => !their.has(id));
-      if (missing.length || extra.length || ours.length !== theirs.length)
+      if (missing.length || extra.length || ours.length !== theirs.length) {
         accountProblems.push(
           `account ${account.id} (${account.sync_status}): stored ${ours.length}, sandbox ${theirs.length}, missing ${missing.length} [${missing.slice(0, 3)}], extra ${extra.length} [${extra.slice(0, 3)}]`,
         );
+        // What it takes to tell why: the records as the bank has them, and the account's last runs.
+        for (const id of missing.slice(0, 3)) {
+          const t = bankRecords.get(id);
+          accountProblems.push(
+            `  missing ${id}: ${t?.status} booked ${t?.bookingDateTime} ${t?.amount} ${t?.description ?? ''}`,
+          );
+        }
+        const runs = await load.db(
+          `SELECT id, trigger::text, status::text, window_from, window_before, queued_at, started_at, finished_at,
+                  inserted, updated, removed, error_code
+           FROM sync_runs WHERE account_id = $1 ORDER BY queued_at DESC LIMIT 8`,
+          [account.id],
+        );
+        for (const r of runs)
+          accountProblems.push(
+            `  run ${r.id} ${r.trigger} ${r.status} window ${r.window_from?.toISOString()}..${r.window_before?.toISOString()} queued ${r.queued_at?.toISOString()} started ${r.started_at?.toISOString()} finished ${r.finished_at?.toISOString()} +${r.inserted} ~${r.updated} -${r.removed} ${r.error_code ?? ''}`,
+          );
+      }
     }
   }
   row(
