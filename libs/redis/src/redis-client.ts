@@ -1,20 +1,80 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { AppConfig } from '#libs/config';
 
 /** A single Redis or a Redis Cluster: the same commands, pub/sub and scripts for everything here. */
 export type RedisClient = Redis | Cluster;
 
 /**
- * A client on the configured Redis: REDIS_CLUSTER_NODES when set, else REDIS_URL. `maxRetriesPerRequest`
- * is per use: null for BullMQ (its blocking commands must wait out an outage), a small number elsewhere
- * so a request fails fast with 503 instead of hanging.
+ * ioredis options with the URL BullMQ also takes (`new Redis(url, rest)`), for a client of one master;
+ * `retryStrategy` never null, as BullMQ's options type has it.
+ */
+export type MasterConnectionOptions = Omit<RedisOptions, 'retryStrategy'> & {
+  url?: string;
+  retryStrategy: (times: number) => number;
+};
+
+/**
+ * A failover is over in seconds; ioredis's backoff grows to 2 s and BullMQ's (for connections it opens
+ * from options) to 20 s, which would keep a worker off the new master that much longer than needed. A try
+ * a second at most costs one connection attempt per client per second while Redis is away.
+ */
+const reconnectDelay = (times: number): number => Math.min(times * 100, 1_000);
+
+/**
+ * A connection still open to a master that was demoted (a managed Redis behind one endpoint, or Sentinel
+ * before it reached this client) answers every write with READONLY: reconnecting finds the new master
+ * (2: and sends the refused command again there).
+ */
+const reconnectOnReadOnly = (error: Error): 2 | false => (error.message.startsWith('READONLY') ? 2 : false);
+
+/**
+ * The options of a client on the master: REDIS_SENTINELS when set (the sentinels name it, and tell of a
+ * failover), else REDIS_URL. Not for a cluster (createRedisClient). BullMQ opens its connections from
+ * these, so every client of the deployment finds and follows the master the same way.
+ */
+export function masterConnectionOptions(
+  config: AppConfig['redis'],
+  options: { maxRetriesPerRequest: number | null },
+): MasterConnectionOptions {
+  const common = {
+    maxRetriesPerRequest: options.maxRetriesPerRequest,
+    retryStrategy: reconnectDelay,
+    reconnectOnError: reconnectOnReadOnly,
+  };
+  const sentinel = config.sentinel;
+  if (!sentinel) return { url: config.url, ...common };
+  // REDIS_URL names no host here: its credentials and database are the master's.
+  const url = new URL(config.url);
+  const db = Number(url.pathname.replace(/^\//, '') || 0);
+  return {
+    ...common,
+    sentinels: sentinel.sentinels,
+    name: sentinel.name,
+    ...(sentinel.password ? { sentinelPassword: sentinel.password } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    db,
+    // On a planned failover the old master keeps taking writes until the sentinels demote it, seconds
+    // later, and those writes are then lost: listening for the sentinels' +switch-master moves the client
+    // to the new master as soon as it is promoted. (A killed master closes the connections by itself.)
+    failoverDetector: true,
+  };
+}
+
+/**
+ * A client on the configured Redis: REDIS_CLUSTER_NODES when set, else the master (REDIS_SENTINELS or
+ * REDIS_URL). `maxRetriesPerRequest` is per use: null for BullMQ (its blocking commands must wait out an
+ * outage), a small number elsewhere so a request fails fast with 503 instead of hanging.
  */
 export function createRedisClient(
   config: AppConfig['redis'],
   options: { maxRetriesPerRequest: number | null },
 ): RedisClient {
   const cluster = config.cluster;
-  if (!cluster) return new Redis(config.url, { maxRetriesPerRequest: options.maxRetriesPerRequest });
+  if (!cluster) {
+    const { url, ...rest } = masterConnectionOptions(config, options);
+    return url ? new Redis(url, rest) : new Redis(rest);
+  }
   return new Cluster(cluster.nodes, {
     redisOptions: {
       maxRetriesPerRequest: options.maxRetriesPerRequest,
