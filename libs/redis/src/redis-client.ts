@@ -1,4 +1,4 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions, SentinelConnector } from 'ioredis';
 import type { AppConfig } from '#libs/config';
 
 /** A single Redis or a Redis Cluster: the same commands, pub/sub and scripts for everything here. */
@@ -27,6 +27,55 @@ const reconnectDelay = (times: number): number => Math.min(times * 100, 1_000);
  */
 const reconnectOnReadOnly = (error: Error): 2 | false => (error.message.startsWith('READONLY') ? 2 : false);
 
+/** What SentinelConnector's failover detector is to us: told of +switch-master, it disconnects the connector. */
+interface FailoverDetector {
+  disconnect(): void;
+}
+
+/**
+ * ioredis's Sentinel connector, with its failover detector kept from ending the client for good. On the
+ * sentinels' +switch-master the detector disconnects the connector; when that lands while the client is
+ * asking the sentinels where the master is (it is reconnecting: the old master died), the pending connect
+ * rejects and ioredis moves the client to `end`, from which it never reconnects. Seen here on a killed
+ * master: among the few dozen clients of an api and a worker, one or two dead after every failover, and
+ * with them the queue they served (the same end state as taskforcesh/bullmq#4378). A connect under way asks
+ * the sentinels anyway, and finds the new master, so the detector's disconnect is dropped meanwhile.
+ */
+class FailoverSafeSentinelConnector extends SentinelConnector {
+  private resolving = 0;
+
+  constructor(options: ConstructorParameters<typeof SentinelConnector>[0]) {
+    super(options);
+    let detector: FailoverDetector | null = null;
+    // The detector is private to ioredis, and replaced on every connection: each one set is wrapped.
+    Object.defineProperty(this, 'failoverDetector', {
+      configurable: true,
+      get: () => detector,
+      set: (next: FailoverDetector | null) => {
+        if (next) {
+          const disconnect = next.disconnect.bind(next);
+          next.disconnect = () => {
+            if (this.resolving === 0) disconnect();
+          };
+        }
+        detector = next;
+      },
+    });
+  }
+
+  override connect(
+    ...args: Parameters<SentinelConnector['connect']>
+  ): ReturnType<SentinelConnector['connect']> {
+    this.resolving += 1;
+    const done = () => {
+      this.resolving -= 1;
+    };
+    const pending = super.connect(...args);
+    pending.then(done, done);
+    return pending;
+  }
+}
+
 /**
  * The options of a client on the master: REDIS_SENTINELS when set (the sentinels name it, and tell of a
  * failover), else REDIS_URL. Not for a cluster (createRedisClient). BullMQ opens its connections from
@@ -54,10 +103,11 @@ export function masterConnectionOptions(
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
     db,
-    // On a planned failover the old master keeps taking writes until the sentinels demote it, seconds
+    // On a planned failover the old master keeps taking writes until the sentinels demote it, 8 to 10 s
     // later, and those writes are then lost: listening for the sentinels' +switch-master moves the client
     // to the new master as soon as it is promoted. (A killed master closes the connections by itself.)
     failoverDetector: true,
+    Connector: FailoverSafeSentinelConnector as unknown as RedisOptions['Connector'],
   };
 }
 
