@@ -54,6 +54,9 @@ export async function startPrivateSentinel({ name = 'bff' } = {}) {
   const startNode = async (port, replicaOf) => {
     const node = child('redis-server', [
       ...redisArgs(port),
+      // A replica's full sync lands in a file of its directory, even without persistence: ours, not the cwd.
+      '--dir',
+      dir,
       ...(replicaOf ? ['--replicaof', '127.0.0.1', String(replicaOf)] : []),
     ]);
     nodes.set(port, node);
