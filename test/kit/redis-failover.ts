@@ -302,8 +302,9 @@ export async function failoverUnderTraffic<T>(
     await traffic.stop();
   }
   const window = traffic.answers.filter((a) => a.sentAt >= at - 1000);
+  const unavailable = window.filter((a) => a.status === 503).map((a) => a.name);
   console.log(
-    `${run.label}: first write ${seconds} s after; ${window.length} requests from then, ${window.filter((a) => a.status === 503).length} × 503`,
+    `${run.label}: first write ${seconds} s after; ${window.length} requests from then, 503 for ${JSON.stringify(unavailable)}`,
   );
   expect(badAnswers(traffic.answers)).toEqual([]);
   expect(seconds).toBeLessThanOrEqual(WRITES_BACK_WITHIN_S);

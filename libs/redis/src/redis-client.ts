@@ -105,7 +105,7 @@ export function masterConnectionOptions(
     db,
     // On a planned failover the old master keeps taking writes until the sentinels demote it, 8 to 10 s
     // later, and those writes are then lost: listening for the sentinels' +switch-master moves the client
-    // to the new master as soon as it is promoted. (A killed master closes the connections by itself.)
+    // to the new master as soon as they announce it. (A killed master closes the connections by itself.)
     failoverDetector: true,
     Connector: FailoverSafeSentinelConnector as unknown as RedisOptions['Connector'],
   };
