@@ -38,11 +38,14 @@ interface FailoverDetector {
  * asking the sentinels where the master is (it is reconnecting: the old master died), the pending connect
  * rejects and ioredis moves the client to `end`, from which it never reconnects. Seen here on a killed
  * master: among the few dozen clients of an api and a worker, one or two dead after every failover, and
- * with them the queue they served (the same end state as taskforcesh/bullmq#4378). A connect under way asks
- * the sentinels anyway, and finds the new master, so the detector's disconnect is dropped meanwhile.
+ * with them the queue they served (the same end state as taskforcesh/bullmq#4378). So the detector's
+ * disconnect waits for a connect under way to hand over its connection, and then drops that one (it may
+ * be to the master the sentinels named before the switch): the client reconnects and asks them again.
  */
 class FailoverSafeSentinelConnector extends SentinelConnector {
   private resolving = 0;
+  /** A switch announced while a connect was under way, to act on once it is done. */
+  private switched = false;
 
   constructor(options: ConstructorParameters<typeof SentinelConnector>[0]) {
     super(options);
@@ -56,6 +59,7 @@ class FailoverSafeSentinelConnector extends SentinelConnector {
           const disconnect = next.disconnect.bind(next);
           next.disconnect = () => {
             if (this.resolving === 0) disconnect();
+            else this.switched = true;
           };
         }
         detector = next;
@@ -67,11 +71,19 @@ class FailoverSafeSentinelConnector extends SentinelConnector {
     ...args: Parameters<SentinelConnector['connect']>
   ): ReturnType<SentinelConnector['connect']> {
     this.resolving += 1;
-    const done = () => {
-      this.resolving -= 1;
-    };
     const pending = super.connect(...args);
-    pending.then(done, done);
+    pending.then(
+      () => {
+        this.resolving -= 1;
+        if (this.resolving > 0 || !this.switched) return;
+        this.switched = false;
+        // Once ioredis has taken the connection (its close handler set): closing it then is a reconnect.
+        setImmediate(() => this.disconnect());
+      },
+      () => {
+        this.resolving -= 1;
+      },
+    );
     return pending;
   }
 }
