@@ -309,48 +309,63 @@ export async function failoverUnderTraffic<T>(
   expect(badAnswers(traffic.answers)).toEqual([]);
   expect(seconds).toBeLessThanOrEqual(WRITES_BACK_WITHIN_S);
 
-  // Work asked after the failover is done: the sync's job runs, its event reaches the endpoint and the
-  // stream (woken through pub/sub on the new master). Asked of the stack's in-process api: its clients
-  // had no traffic in the window, and must have followed all the same.
-  const streamed = stream.messages.length;
-  const { syncId } = dataOf<{ syncId: string }>(
-    await tenant.client.post(`/v1/accounts/${accountId}/sync`),
-    202,
-  );
-  expect((await runWhenEnded(tenant.client, syncId)).status).toBe('succeeded');
-  await eventually('a sync event delivered to the endpoint after the failover', () =>
-    receiver.accepted().some((e) => e.body.includes(syncId)) ? true : undefined,
-  );
-  await eventually(
-    'the stream woken after the failover',
-    () => (stream.messages.length > streamed ? true : undefined),
-    WAIT.step,
-  );
+  try {
+    // Work asked after the failover is done: the sync's job runs, its event reaches the endpoint and the
+    // stream (woken through pub/sub on the new master). Asked of the stack's in-process api: its clients
+    // had no traffic in the window, and must have followed all the same.
+    const streamed = stream.messages.length;
+    const { syncId } = dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${accountId}/sync`),
+      202,
+    );
+    expect((await runWhenEnded(tenant.client, syncId)).status).toBe('succeeded');
+    await eventually('a sync event delivered to the endpoint after the failover', () =>
+      receiver.accepted().some((e) => e.body.includes(syncId)) ? true : undefined,
+    );
+    await eventually(
+      'the stream woken after the failover',
+      () => (stream.messages.length > streamed ? true : undefined),
+      WAIT.step,
+    );
 
-  // Every short scheduler fired again on the new master.
-  const failedOverAt = Date.now();
-  await eventually(
-    'every short scheduler firing after the failover',
-    async () => {
-      const now = await shortSchedulers(queues);
-      expect(now.map((s) => s.key).sort()).toEqual(schedulers.map((s) => s.key).sort());
-      return now.every((s) => (s.next ?? 0) > failedOverAt) ? true : undefined;
-    },
-    WAIT.step,
-  );
+    // Every short scheduler fired again on the new master.
+    const failedOverAt = Date.now();
+    await eventually(
+      'every short scheduler firing after the failover',
+      async () => {
+        const now = await shortSchedulers(queues);
+        expect(now.map((s) => s.key).sort()).toEqual(schedulers.map((s) => s.key).sort());
+        return now.every((s) => (s.next ?? 0) > failedOverAt) ? true : undefined;
+      },
+      WAIT.step,
+    );
 
-  // Nothing left behind: no job waiting or running past STUCK_MS, no run of the traffic still open.
-  await eventually(
-    'no job stuck and every run ended',
-    async () => {
-      expect(await stuckJobs(queues, STUCK_MS)).toEqual([]);
-      const runs = await tenant.client.get<{ data: { status: string }[] }>(`/v1/accounts/${accountId}/syncs`);
-      return runs.body.data.every((r) => ['succeeded', 'failed'].includes(r.status)) ? true : undefined;
-    },
-    WAIT.recovery,
-  );
-  // The same processes throughout: none ended (so none was restarted).
-  expect(worker.ended(), worker.output().slice(-3000)).toBe(false);
-  expect(api.ended(), api.output().slice(-3000)).toBe(false);
+    // Nothing left behind: no job waiting or running past STUCK_MS, no run of the traffic still open.
+    await eventually(
+      'no job stuck and every run ended',
+      async () => {
+        expect(await stuckJobs(queues, STUCK_MS)).toEqual([]);
+        const runs = await tenant.client.get<{ data: { status: string }[] }>(
+          `/v1/accounts/${accountId}/syncs`,
+        );
+        return runs.body.data.every((r) => ['succeeded', 'failed'].includes(r.status)) ? true : undefined;
+      },
+      WAIT.recovery,
+    );
+    // The same processes throughout: none ended (so none was restarted).
+    expect(worker.ended(), worker.output().slice(-3000)).toBe(false);
+    expect(api.ended(), api.output().slice(-3000)).toBe(false);
+  } catch (error) {
+    // What the processes said, and what each queue holds, are the first things to read when work did not
+    // carry on.
+    const counts = await Promise.all(
+      queues.map(async (q) => [q.name, await q.getJobCounts(), (await q.getWorkers()).length] as const),
+    ).catch((err: unknown) => String(err));
+    throw new Error(
+      `${(error as Error).message}\n--- queues: ${JSON.stringify(counts)}` +
+        `\n--- worker:\n${worker.output().slice(-4000)}\n--- api:\n${api.output().slice(-2000)}`,
+      { cause: error },
+    );
+  }
   return { old: old!, seconds: seconds! };
 }
