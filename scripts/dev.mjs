@@ -111,7 +111,8 @@ async function prepare() {
   build();
   const config = resolvedConfig();
   await ensurePostgres(config.databaseUrl);
-  // A Redis Cluster (REDIS_CLUSTER_NODES) is the operator's to run; only a local single Redis is started here.
+  // A Redis Cluster or Sentinel (REDIS_CLUSTER_NODES, REDIS_SENTINELS) is the operator's to run; only a local
+  // single Redis is started here.
   if (!config.redisCluster) await ensureRedis(config.redisUrl);
   step(`Migrating ${new URL(config.databaseUrl).pathname.slice(1)}`);
   mustRun(process.execPath, [join(ROOT, 'dist/libs/database/src/migrate.cli.js')]);

@@ -2,6 +2,12 @@
 
 export function freePort(): Promise<number>;
 
+/** Runs `cleanup` when this process exits, however; returns what forgets it (after a clean destroy). */
+export function atExit(cleanup: () => void): () => void;
+
+/** A redis-server's arguments on `port`: foreground, loopback only, keeping nothing on disk. */
+export function redisArgs(port: number): string[];
+
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 export function reachable(port: number): Promise<boolean>;
 
@@ -51,10 +57,24 @@ export interface PrivateRedisCluster {
   ports: number[];
   /** host:port,… as REDIS_CLUSTER_NODES takes it. */
   nodes: string;
-  /** redis-cli (following redirections) against one node, the first by default: its stdout. */
+  /** redis-cli (following redirections) against one node, the first live one by default: its stdout. */
   cli(args: string[], port?: number): string;
+  /** The port of the master serving `key`'s hash slot now. */
+  masterFor(key: string): number;
+  /** SIGKILL the node on `port`, as a crashed host; resolves once it is gone. */
+  kill(port: number): Promise<void>;
+  /** Resolves once every live node says cluster_state:ok (a killed master's replica promoted), in `ms` (30 s). */
+  whenOk(ms?: number): Promise<void>;
   destroy(): Promise<void>;
 }
 
-export function startPrivateRedisCluster(masters?: number): Promise<PrivateRedisCluster>;
+export interface PrivateRedisClusterOptions {
+  /** Replicas per master (0): with any, a node is judged failed after 2 s, so one is promoted within seconds. */
+  replicas?: number;
+}
+
+export function startPrivateRedisCluster(
+  masters?: number,
+  options?: PrivateRedisClusterOptions,
+): Promise<PrivateRedisCluster>;
 export function startPrivatePostgres(options?: PrivatePostgresOptions): Promise<PrivatePostgres>;

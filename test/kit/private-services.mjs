@@ -52,6 +52,7 @@ export async function waitUntil(check, what, ms = 30_000) {
 /** What to do when this process exits: kill what is still running, remove directories. */
 const onExit = new Set();
 let exitHookInstalled = false;
+/** Runs `cleanup` when this process exits, however; returns what forgets it (after a clean destroy). */
 export function atExit(cleanup) {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -72,7 +73,7 @@ export function atExit(cleanup) {
 // ------------------------------------------------------------------------------------------------ Redis
 
 /** A redis-server on `port` in the foreground, loopback only, keeping nothing on disk. */
-const redisArgs = (port) => [
+export const redisArgs = (port) => [
   '--port',
   String(port),
   '--bind',
@@ -152,18 +153,22 @@ async function clusterPort() {
 const CLUSTER_NODE_TRIES = 5;
 
 /**
- * A private three-master Redis Cluster (no replicas, no persistence), formed by `redis-cli --cluster
- * create` and ready (every slot served) when this resolves. `nodes` is what REDIS_CLUSTER_NODES takes.
+ * A private Redis Cluster of `masters` masters, each with `replicas` replicas (none by default), no
+ * persistence, formed by `redis-cli --cluster create` and ready (every slot served) when this resolves.
+ * `nodes` is what REDIS_CLUSTER_NODES takes. With replicas, a node is judged failed after 2 s instead of
+ * Redis's 15 s (`cluster-node-timeout`), so that a killed master's replica is promoted within seconds, as a
+ * deployment that wants writes back soon sets it too; without, the default stays, as no failover can follow.
  */
-export async function startPrivateRedisCluster(masters = 3) {
+export async function startPrivateRedisCluster(masters = 3, { replicas = 0 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bff-redis-cluster-'));
   const ports = [];
-  const children = [];
+  const children = new Map();
   const forget = atExit(() => {
-    for (const child of children) child.kill('SIGKILL');
+    for (const child of children.values()) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
-  for (let i = 0; i < masters; i++) {
+  const timeout = replicas > 0 ? ['--cluster-node-timeout', '2000'] : [];
+  for (let i = 0; i < masters * (1 + replicas); i++) {
     for (let attempt = 1; ; attempt++) {
       const port = await clusterPort();
       const child = spawn(
@@ -176,6 +181,7 @@ export async function startPrivateRedisCluster(masters = 3) {
           join(dir, `nodes-${port}.conf`),
           '--dir',
           dir,
+          ...timeout,
         ],
         { stdio: 'ignore' },
       );
@@ -187,7 +193,7 @@ export async function startPrivateRedisCluster(masters = 3) {
         `Redis Cluster node on ${port} did not come up`,
       );
       if (!gone) {
-        children.push(child);
+        children.set(port, child);
         ports.push(port);
         break;
       }
@@ -199,33 +205,66 @@ export async function startPrivateRedisCluster(masters = 3) {
   const nodes = ports.map((port) => `127.0.0.1:${port}`);
   const created = spawnSync(
     'redis-cli',
-    ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'],
+    ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicas), '--cluster-yes'],
     { encoding: 'utf8' },
   );
   if (created.status !== 0)
     throw new Error(`redis-cli --cluster create failed:\n${created.stdout}${created.stderr}`);
-  // Formed is not ready: every node must see every slot served before a client can be pointed at it.
+  const cli = (args, port = ports.find((p) => children.has(p))) =>
+    spawnSync('redis-cli', ['-c', '-p', String(port), ...args], { encoding: 'utf8' }).stdout;
+  /** The nodes as the first live node sees them: port, role, and for a master its slot ranges. */
+  const topology = () =>
+    cli(['cluster', 'nodes'])
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [, address, flags, , , , , , ...slots] = line.split(' ');
+        return {
+          port: Number(/:(\d+)@/.exec(address)?.[1]),
+          master: flags.split(',').includes('master') && !flags.includes('fail'),
+          slots: slots.map((range) => range.split('-').map(Number)),
+        };
+      });
+  const allOk = () =>
+    [...children.keys()].every((port) => /cluster_state:ok/.test(cli(['cluster', 'info'], port)));
+  // Formed is not ready: every node must see every slot served (and, with replicas, know its master)
+  // before a client can be pointed at it.
   await waitUntil(
-    () =>
-      ports.every((port) =>
-        /cluster_state:ok/.test(
-          spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout,
-        ),
-      ),
+    () => allOk() && (replicas === 0 || topology().filter((n) => !n.master).length === masters * replicas),
     'Redis Cluster did not reach cluster_state:ok',
   );
   return {
     ports,
     nodes: nodes.join(','),
-    /** redis-cli (following redirections) against one node, the first by default: its stdout. */
-    cli: (args, port = ports[0]) =>
-      spawnSync('redis-cli', ['-c', '-p', String(port), ...args], { encoding: 'utf8' }).stdout,
+    /** redis-cli (following redirections) against one node, the first live one by default: its stdout. */
+    cli,
+    /** The port of the master serving `key`'s hash slot now. */
+    masterFor(key) {
+      const slot = Number(cli(['cluster', 'keyslot', key]).trim());
+      const node = topology().find(
+        (n) => n.master && n.slots.some(([from, to = from]) => slot >= from && slot <= to),
+      );
+      if (!node) throw new Error(`no master serves slot ${slot}`);
+      return node.port;
+    },
+    /** SIGKILL the node on `port`, as a crashed host; resolves once it is gone. */
+    async kill(port) {
+      const child = children.get(port);
+      if (!child) throw new Error(`no running cluster node on ${port}`);
+      children.delete(port);
+      child.ref();
+      child.kill('SIGKILL');
+      await child.exited;
+    },
+    /** Resolves once every live node says cluster_state:ok (a killed master's replica promoted). */
+    whenOk: (ms = 30_000) => waitUntil(allOk, 'Redis Cluster back to cluster_state:ok', ms),
     async destroy() {
-      for (const child of children) {
+      for (const child of children.values()) {
         child.ref();
         child.kill('SIGKILL');
         await child.exited;
       }
+      children.clear();
       rmSync(dir, { recursive: true, force: true });
       forget();
     },

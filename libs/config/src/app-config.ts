@@ -37,6 +37,8 @@ export interface AppConfig {
     url: string;
     /** Set: a Redis Cluster, and `url` is not used. */
     cluster: RedisClusterConfig | null;
+    /** Set: the master is found through these sentinels; `url` gives only its credentials and database. */
+    sentinel: RedisSentinelConfig | null;
     queuePrefix: string;
   };
   upstream: {
@@ -120,6 +122,14 @@ export interface RedisClusterConfig {
   password?: string;
   username?: string;
   tls: boolean;
+}
+
+/** Redis Sentinel: where the sentinels are and which master group of theirs is ours. */
+export interface RedisSentinelConfig {
+  sentinels: { host: string; port: number }[];
+  name: string;
+  /** The sentinels' own password (`requirepass` in sentinel.conf), when they ask one. */
+  password?: string;
 }
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';

@@ -25,7 +25,8 @@ try {
       JSON.stringify({
         databaseUrl: config.database.url,
         redisUrl: config.redis.url,
-        redisCluster: config.redis.cluster !== null,
+        // Either is the operator's to run: the local stack starts only a single Redis.
+        redisCluster: config.redis.cluster !== null || config.redis.sentinel !== null,
         queuePrefix: config.redis.queuePrefix,
         apiHost: config.api.host,
         apiPort: config.api.port,

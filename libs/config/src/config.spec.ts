@@ -53,8 +53,8 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('has the 47 settings an operator decides, and ignores any other variable, a removed one too', () => {
-    expect(SETTING_NAMES).toHaveLength(47);
+  it('has the 50 settings an operator decides, and ignores any other variable, a removed one too', () => {
+    expect(SETTING_NAMES).toHaveLength(50);
     const { retiredSettings, ...withRetired } = loadConfig({
       EVENTS_SWEEP_SECONDS: '1',
       SANDBOX_APP_ID: 'x',
@@ -90,6 +90,45 @@ describe('loadConfig', () => {
     expect(problemsOf({ DATABASE_POOLER: 'session' })).toEqual([expect.stringMatching(/^DATABASE_POOLER: /)]);
     expect(problemsOf({ DATABASE_DIRECT_URL: 'postgresql://[bad' })).toEqual([
       expect.stringMatching(/^DATABASE_DIRECT_URL: not a valid URL/),
+    ]);
+  });
+
+  it('finds the master through Sentinel when told to, and takes its credentials from REDIS_URL', () => {
+    const redis = loadConfig({
+      REDIS_SENTINELS: 'sentinel-1:26379,10.0.0.2:26380',
+      REDIS_SENTINEL_NAME: 'bff',
+      REDIS_SENTINEL_PASSWORD: 'watch',
+      REDIS_URL: 'redis://:secret@ignored:6379/2',
+    }).redis;
+    expect(redis.sentinel).toEqual({
+      sentinels: [
+        { host: 'sentinel-1', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+      ],
+      name: 'bff',
+      password: 'watch',
+    });
+    expect(redis.cluster).toBeNull();
+    expect(loadConfig({}).redis.sentinel).toBeNull();
+  });
+
+  it('refuses Sentinel half set, beside a cluster, or over TLS, naming the setting', () => {
+    expect(problemsOf({ REDIS_SENTINELS: 's1:26379' })).toEqual([
+      expect.stringMatching(/^REDIS_SENTINEL_NAME: required with REDIS_SENTINELS/),
+    ]);
+    expect(problemsOf({ REDIS_SENTINEL_NAME: 'bff' })).toEqual([
+      expect.stringMatching(/^REDIS_SENTINELS: required when REDIS_SENTINEL_NAME/),
+    ]);
+    expect(
+      problemsOf({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'bff', REDIS_CLUSTER_NODES: 'n1:6379' }),
+    ).toEqual([expect.stringMatching(/^REDIS_SENTINELS: not with REDIS_CLUSTER_NODES/)]);
+    expect(problemsOf({ REDIS_SENTINELS: 's1', REDIS_SENTINEL_NAME: 'bff' })).toEqual([
+      expect.stringMatching(/^REDIS_SENTINELS: REDIS_SENTINELS must list host:port entries/),
+    ]);
+    expect(
+      problemsOf({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'bff', REDIS_URL: 'rediss://h:6379' }),
+    ).toEqual([
+      expect.stringMatching(/^REDIS_URL: rediss:\/\/ \(TLS\) is not supported with REDIS_SENTINELS/),
     ]);
   });
 

@@ -1,7 +1,13 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import type { AppConfig, EncryptionKey, OtlpProtocol, RedisClusterConfig } from './app-config.js';
+import type {
+  AppConfig,
+  EncryptionKey,
+  OtlpProtocol,
+  RedisClusterConfig,
+  RedisSentinelConfig,
+} from './app-config.js';
 import { DEV_SECRETS, EnvironmentVariables, NodeEnv } from './env.dto.js';
 import { retiredSettingsIn } from './retired-settings.js';
 import { parseTestTuning, TUNING, type Tuning } from './tuning.js';
@@ -48,6 +54,37 @@ function parseClusterNodes(raw: string): RedisClusterConfig {
   };
 }
 
+function parseSentinels(env: EnvironmentVariables): RedisSentinelConfig | null {
+  if (!env.REDIS_SENTINELS || !env.REDIS_SENTINEL_NAME) return null;
+  return {
+    sentinels: env.REDIS_SENTINELS.split(',').map((entry) => {
+      const [host, port] = entry.split(':') as [string, string];
+      return { host, port: Number(port) };
+    }),
+    name: env.REDIS_SENTINEL_NAME,
+    ...(env.REDIS_SENTINEL_PASSWORD ? { password: env.REDIS_SENTINEL_PASSWORD } : {}),
+  };
+}
+
+/** The three ways to find Redis, one at a time, and Sentinel's two settings together. */
+function redisTopologyProblems(env: EnvironmentVariables): string[] {
+  const problems: string[] = [];
+  if (env.REDIS_SENTINELS && env.REDIS_CLUSTER_NODES)
+    problems.push(
+      'REDIS_SENTINELS: not with REDIS_CLUSTER_NODES (a cluster promotes its replicas itself): set one of them',
+    );
+  if (env.REDIS_SENTINELS && !env.REDIS_SENTINEL_NAME)
+    problems.push(
+      'REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the name in `sentinel monitor <name> …`)',
+    );
+  // TLS to a master found through sentinels takes options of its own (sentinels and master apart): not built.
+  if (env.REDIS_SENTINELS && env.REDIS_URL.startsWith('rediss:'))
+    problems.push('REDIS_URL: rediss:// (TLS) is not supported with REDIS_SENTINELS');
+  if (!env.REDIS_SENTINELS && (env.REDIS_SENTINEL_NAME || env.REDIS_SENTINEL_PASSWORD))
+    problems.push('REDIS_SENTINELS: required when REDIS_SENTINEL_NAME or REDIS_SENTINEL_PASSWORD is set');
+  return problems;
+}
+
 function parseKeys(raw: string): EncryptionKey[] {
   return raw.split(',').map((pair) => {
     const [id, b64] = pair.split(':') as [string, string];
@@ -71,6 +108,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     validateSync(env, { whitelist: true, forbidUnknownValues: true, stopAtFirstError: true }),
   );
   problems.push(...urlProblems(env, problems));
+  problems.push(...redisTopologyProblems(env));
   // Through a transaction pooler a LISTEN would hear nothing once its transaction ends, silently.
   if (env.DATABASE_POOLER === 'transaction' && !env.DATABASE_DIRECT_URL)
     problems.push(
@@ -170,6 +208,7 @@ function configOf(
     redis: {
       url: env.REDIS_URL,
       cluster: env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : null,
+      sentinel: parseSentinels(env),
       queuePrefix: env.QUEUE_PREFIX,
     },
     upstream: {

@@ -188,6 +188,31 @@ export class EnvironmentVariables {
   )
   REDIS_CLUSTER_NODES?: string = undefined;
 
+  /**
+   * Redis Sentinel instead of REDIS_URL's host: every client asks the sentinels for the master of
+   * REDIS_SENTINEL_NAME and follows a failover. REDIS_URL still gives the master's password and database.
+   */
+  @Setting(
+    'Redis Sentinel instead (the master is asked of them; REDIS_URL gives only its password and database): host:port, comma-separated',
+  )
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9.-]+:\d{1,5}(?:,[A-Za-z0-9.-]+:\d{1,5})*$/, {
+    message: 'REDIS_SENTINELS must list host:port entries, comma-separated',
+  })
+  REDIS_SENTINELS?: string = undefined;
+
+  @Setting(
+    'The master group the sentinels monitor (`sentinel monitor <name> …`); required with REDIS_SENTINELS',
+  )
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'REDIS_SENTINEL_NAME must be a sentinel master name' })
+  REDIS_SENTINEL_NAME?: string = undefined;
+
+  @Setting('Password of the sentinels themselves (empty: they ask none), not of the master')
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_PASSWORD?: string = undefined;
+
   /** Namespaces every BullMQ key, so several deployments (or test runs) can share one Redis. */
   @Setting('Prefix of every BullMQ key, so several deployments can share one Redis')
   @Matches(/^[A-Za-z0-9_-]{1,32}$/)

@@ -1,6 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { ConfigValidationError, loadConfig } from '#libs/config';
-import { createRedisClient } from '#libs/redis';
+import { createRedisClient, masterConnectionOptions } from '#libs/redis';
 import { JOB_DEFINITIONS } from './job-catalogue.js';
 import { bullmqPrefix } from './queue-prefix.js';
 
@@ -13,7 +13,7 @@ async function main(): Promise<number> {
   const cluster = config.redis.cluster
     ? createRedisClient(config.redis, { maxRetriesPerRequest: null })
     : null;
-  const connection = cluster ?? { url: config.redis.url, maxRetriesPerRequest: null };
+  const connection = cluster ?? masterConnectionOptions(config.redis, { maxRetriesPerRequest: null });
   const definition = JOB_DEFINITIONS['maintenance.ping'];
   const queue = new Queue(definition.queue, { connection, prefix: bullmqPrefix(config) });
   const events = new QueueEvents(definition.queue, { connection, prefix: bullmqPrefix(config) });

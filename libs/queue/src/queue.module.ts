@@ -11,7 +11,7 @@ import {
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { closeRedis, createRedisClient, type RedisClient } from '#libs/redis';
+import { closeRedis, createRedisClient, masterConnectionOptions, type RedisClient } from '#libs/redis';
 import { ALL_QUEUES } from './job-catalogue.js';
 import { JobProducerService } from './job-producer.service.js';
 import { LaneGovernor } from './lanes.js';
@@ -54,8 +54,8 @@ const QUEUE_CLUSTER = Symbol('QUEUE_CLUSTER');
 
 /**
  * On a Redis Cluster, one cluster client every queue and worker shares (BullMQ takes a cluster only as a
- * client, never as options; each worker still opens its own blocking connection). Null on a single Redis,
- * where BullMQ opens its own connections from the URL. Closed last: workers hand their jobs back before
+ * client, never as options; each worker still opens its own blocking connection). Null on one master
+ * (REDIS_URL or Sentinel), where BullMQ opens its own connections from masterConnectionOptions. Closed last: workers hand their jobs back before
  * the app's hooks run, and a queue's own close leaves a shared client open.
  */
 @Injectable()
@@ -95,8 +95,9 @@ export class QueueModule {
           imports: [QueueClusterModule],
           inject: [APP_CONFIG, QUEUE_CLUSTER],
           useFactory: (config: AppConfig, cluster: RedisClient | null) => ({
-            // BullMQ's blocking commands need maxRetriesPerRequest: null on worker connections.
-            connection: cluster ?? { url: config.redis.url, maxRetriesPerRequest: null },
+            // BullMQ's blocking commands need maxRetriesPerRequest: null on worker connections. On one master
+            // (REDIS_URL or Sentinel) BullMQ opens each connection from the same options as every other client.
+            connection: cluster ?? masterConnectionOptions(config.redis, { maxRetriesPerRequest: null }),
             prefix: bullmqPrefix(config),
             telemetry: queueTelemetry(config),
           }),

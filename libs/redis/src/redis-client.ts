@@ -1,20 +1,142 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions, SentinelConnector } from 'ioredis';
 import type { AppConfig } from '#libs/config';
 
 /** A single Redis or a Redis Cluster: the same commands, pub/sub and scripts for everything here. */
 export type RedisClient = Redis | Cluster;
 
 /**
- * A client on the configured Redis: REDIS_CLUSTER_NODES when set, else REDIS_URL. `maxRetriesPerRequest`
- * is per use: null for BullMQ (its blocking commands must wait out an outage), a small number elsewhere
- * so a request fails fast with 503 instead of hanging.
+ * ioredis options with the URL BullMQ also takes (`new Redis(url, rest)`), for a client of one master;
+ * `retryStrategy` never null, as BullMQ's options type has it.
+ */
+export type MasterConnectionOptions = Omit<RedisOptions, 'retryStrategy'> & {
+  url?: string;
+  retryStrategy: (times: number) => number;
+};
+
+/**
+ * A failover is over in seconds; ioredis's backoff grows to 2 s and BullMQ's (for connections it opens
+ * from options) to 20 s, which would keep a worker off the new master that much longer than needed. A try
+ * a second at most costs one connection attempt per client per second while Redis is away.
+ */
+const reconnectDelay = (times: number): number => Math.min(times * 100, 1_000);
+
+/**
+ * A connection still open to a master that was demoted (a managed Redis behind one endpoint, or Sentinel
+ * before it reached this client) answers every write with READONLY: reconnecting finds the new master
+ * (2: and sends the refused command again there).
+ */
+const reconnectOnReadOnly = (error: Error): 2 | false => (error.message.startsWith('READONLY') ? 2 : false);
+
+/** What SentinelConnector's failover detector is to us: told of +switch-master, it disconnects the connector. */
+interface FailoverDetector {
+  disconnect(): void;
+}
+
+/**
+ * ioredis's Sentinel connector, with its failover detector kept from ending the client for good. On the
+ * sentinels' +switch-master the detector disconnects the connector; when that lands while the client is
+ * asking the sentinels where the master is (it is reconnecting: the old master died), the pending connect
+ * rejects and ioredis moves the client to `end`, from which it never reconnects. Seen here on a killed
+ * master: among the few dozen clients of an api and a worker, one or two dead after every failover, and
+ * with them the queue they served (the same end state as taskforcesh/bullmq#4378). So the detector's
+ * disconnect waits for a connect under way to hand over its connection, and then drops that one (it may
+ * be to the master the sentinels named before the switch): the client reconnects and asks them again.
+ */
+class FailoverSafeSentinelConnector extends SentinelConnector {
+  private resolving = 0;
+  /** A switch announced while a connect was under way, to act on once it is done. */
+  private switched = false;
+
+  constructor(options: ConstructorParameters<typeof SentinelConnector>[0]) {
+    super(options);
+    let detector: FailoverDetector | null = null;
+    // The detector is private to ioredis, and replaced on every connection: each one set is wrapped.
+    Object.defineProperty(this, 'failoverDetector', {
+      configurable: true,
+      get: () => detector,
+      set: (next: FailoverDetector | null) => {
+        if (next) {
+          const disconnect = next.disconnect.bind(next);
+          next.disconnect = () => {
+            if (this.resolving === 0) disconnect();
+            else this.switched = true;
+          };
+        }
+        detector = next;
+      },
+    });
+  }
+
+  override connect(
+    ...args: Parameters<SentinelConnector['connect']>
+  ): ReturnType<SentinelConnector['connect']> {
+    this.resolving += 1;
+    const pending = super.connect(...args);
+    pending.then(
+      () => {
+        this.resolving -= 1;
+        if (this.resolving > 0 || !this.switched) return;
+        this.switched = false;
+        // Once ioredis has taken the connection (its close handler set): closing it then is a reconnect.
+        setImmediate(() => this.disconnect());
+      },
+      () => {
+        this.resolving -= 1;
+      },
+    );
+    return pending;
+  }
+}
+
+/**
+ * The options of a client on the master: REDIS_SENTINELS when set (the sentinels name it, and tell of a
+ * failover), else REDIS_URL. Not for a cluster (createRedisClient). BullMQ opens its connections from
+ * these, so every client of the deployment finds and follows the master the same way.
+ */
+export function masterConnectionOptions(
+  config: AppConfig['redis'],
+  options: { maxRetriesPerRequest: number | null },
+): MasterConnectionOptions {
+  const common = {
+    maxRetriesPerRequest: options.maxRetriesPerRequest,
+    retryStrategy: reconnectDelay,
+    reconnectOnError: reconnectOnReadOnly,
+  };
+  const sentinel = config.sentinel;
+  if (!sentinel) return { url: config.url, ...common };
+  // REDIS_URL names no host here: its credentials and database are the master's.
+  const url = new URL(config.url);
+  const db = Number(url.pathname.replace(/^\//, '') || 0);
+  return {
+    ...common,
+    sentinels: sentinel.sentinels,
+    name: sentinel.name,
+    ...(sentinel.password ? { sentinelPassword: sentinel.password } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    db,
+    // On a planned failover the old master keeps taking writes until the sentinels demote it, 8 to 10 s
+    // later, and those writes are then lost: listening for the sentinels' +switch-master moves the client
+    // to the new master as soon as they announce it. (A killed master closes the connections by itself.)
+    failoverDetector: true,
+    Connector: FailoverSafeSentinelConnector as unknown as RedisOptions['Connector'],
+  };
+}
+
+/**
+ * A client on the configured Redis: REDIS_CLUSTER_NODES when set, else the master (REDIS_SENTINELS or
+ * REDIS_URL). `maxRetriesPerRequest` is per use: null for BullMQ (its blocking commands must wait out an
+ * outage), a small number elsewhere so a request fails fast with 503 instead of hanging.
  */
 export function createRedisClient(
   config: AppConfig['redis'],
   options: { maxRetriesPerRequest: number | null },
 ): RedisClient {
   const cluster = config.cluster;
-  if (!cluster) return new Redis(config.url, { maxRetriesPerRequest: options.maxRetriesPerRequest });
+  if (!cluster) {
+    const { url, ...rest } = masterConnectionOptions(config, options);
+    return url ? new Redis(url, rest) : new Redis(rest);
+  }
   return new Cluster(cluster.nodes, {
     redisOptions: {
       maxRetriesPerRequest: options.maxRetriesPerRequest,
