@@ -11,7 +11,6 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { CLAIM_LEASE_SECONDS } from '../../dist/libs/domain/payments/src/payment-claim-lease.js';
 import { startCluster } from './soak-cluster.mjs';
 import { failoverActions, failoverRows, WriteProbe } from './soak-failover.mjs';
@@ -297,7 +296,7 @@ try {
         chaosLog,
         queuePrefix: `soak-${seed}`,
         apiUrls: cluster.apiUrls,
-        redisConnection: () => new Redis(cluster.redis.url, { maxRetriesPerRequest: null }),
+        redisConnection: cluster.redisConnection,
       })),
     );
 } catch (error) {

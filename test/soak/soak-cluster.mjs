@@ -5,8 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { memoryOf, startApp, startHeadless, tuned } from '../bench/processes.mjs';
 import { startPrivatePatroni } from '../kit/private-patroni.mjs';
+import { startPrivateSentinel } from '../kit/private-sentinel.mjs';
 import { freePort, startPrivatePostgres, startPrivateRedis } from '../kit/private-services.mjs';
 
 const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
@@ -119,17 +121,22 @@ class Role {
 export const SYNC_RUNS_KEPT = 10_000;
 
 /**
- * With `failover`, Postgres is a Patroni cluster behind HAProxy (test/kit/private-patroni.mjs): the apps
- * reach the primary and the replica through HAProxy's two ports, as docs/operations.md says to.
+ * With `failover`, Postgres is a Patroni cluster behind HAProxy (test/kit/private-patroni.mjs) and Redis a
+ * master and replica under three sentinels (test/kit/private-sentinel.mjs): the apps reach the primary and
+ * replica through HAProxy's two ports and find the Redis master through the sentinels, as
+ * docs/operations.md#failover says to.
  */
 export async function startCluster({ progress, queuePrefix, failover = false }) {
   progress(
     failover
-      ? 'private Redis, and Postgres as Patroni (two nodes) behind HAProxy'
+      ? 'private Redis under Sentinel, and Postgres as Patroni (two nodes) behind HAProxy'
       : 'private Redis and Postgres',
   );
-  const redis = await startPrivateRedis();
+  const redis = failover ? await startPrivateSentinel() : await startPrivateRedis();
   const postgres = failover ? await startPrivatePatroni() : await startPrivatePostgres();
+  const redisSettings = failover
+    ? { REDIS_SENTINELS: redis.sentinels, REDIS_SENTINEL_NAME: redis.name }
+    : { REDIS_URL: redis.url };
   const migrated = spawnSync(process.execPath, [dist('libs/database/src/migrate.cli.js')], {
     env: { ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
@@ -142,7 +149,7 @@ export async function startCluster({ progress, queuePrefix, failover = false }) 
   const common = {
     DATABASE_URL: postgres.url,
     ...(failover ? { DATABASE_REPLICA_URL: postgres.replicaUrl } : {}),
-    REDIS_URL: redis.url,
+    ...redisSettings,
     QUEUE_PREFIX: queuePrefix,
     UPSTREAM_BASE_URL: sandboxUrl,
     ADMIN_TOKEN,
@@ -208,6 +215,19 @@ export async function startCluster({ progress, queuePrefix, failover = false }) 
   const roles = [sandbox, ...apis, ...workers];
   return {
     redis,
+    redisSettings,
+    /** A connection of the soak's own to the Redis the apps use (the master, through Sentinel). */
+    redisConnection: () =>
+      failover
+        ? new Redis({
+            sentinels: redis.sentinels.split(',').map((hostPort) => {
+              const [host, port] = hostPort.split(':');
+              return { host, port: Number(port) };
+            }),
+            name: redis.name,
+            maxRetriesPerRequest: null,
+          })
+        : new Redis(redis.url, { maxRetriesPerRequest: null }),
     postgres,
     sandbox,
     sandboxUrl,

@@ -1,6 +1,7 @@
 // The failover soak of issue 80 (`npm run soak -- --failover`): the same load and invariants as the chaos
-// soak, on a Postgres that fails over (Patroni + HAProxy, test/kit/private-patroni.mjs), with the loss of
-// a machine and planned switchovers as the chaos. A write probe measures, for each action, the seconds
+// soak, on a Postgres that fails over (Patroni + HAProxy, test/kit/private-patroni.mjs) and a Redis under
+// Sentinel (test/kit/private-sentinel.mjs), with the loss of a machine and planned switchovers of each as
+// the chaos. A write probe measures, for each action, the seconds
 // from it to the first write acknowledged after it, and keeps every write it was answered 2xx for, so
 // the verdict can say none went missing.
 import { randomUUID } from 'node:crypto';
@@ -70,11 +71,12 @@ export class WriteProbe {
 
 /**
  * The chaos of the failover soak, one each, in order: the Postgres primary's machine lost (Patroni and
- * Postgres SIGKILLed, the node brought back as a standby once the other has taken over), then a planned
- * switchover. Each entry is [what, act, bound in seconds or null].
+ * Postgres SIGKILLed, the node brought back as a standby once the other has taken over), the Redis
+ * master's likewise, then a planned switchover of each. Each entry is [what, act, bound in seconds or
+ * null].
  */
 export function failoverActions({ cluster, progress }) {
-  const { postgres } = cluster;
+  const { postgres, redis } = cluster;
   return [
     [
       'Postgres primary SIGKILLed (machine lost; it rejoins as the standby)',
@@ -88,11 +90,29 @@ export function failoverActions({ cluster, progress }) {
       WRITES_BACK_WITHIN_S.postgresKilled,
     ],
     [
+      'Redis master SIGKILLed (machine lost; it rejoins as the replica)',
+      async () => {
+        const killed = await redis.killMaster();
+        const promoted = await redis.promotedFrom(killed, 60_000);
+        progress(`redis: ${promoted} is the master; ${killed} restarted as its replica`);
+        await redis.restart(killed);
+      },
+      WRITES_BACK_WITHIN_S.redisKilled,
+    ],
+    [
       'Postgres switchover (planned, through Patroni)',
       async () => {
         const { from, to } = await postgres.switchover();
         progress(`postgres: switched over from ${from} to ${to}`);
         await postgres.whole(120_000);
+      },
+      null,
+    ],
+    [
+      'Redis failover (planned, SENTINEL FAILOVER)',
+      async () => {
+        const old = await redis.failover();
+        progress(`redis: failed over from ${old} to ${await redis.promotedFrom(old, 60_000)}`);
       },
       null,
     ],
