@@ -229,7 +229,7 @@ describe('rolling upgrade: the previous release serves while this release migrat
 
       // 2. Start this release beside it, on the same database and queues.
       const newApi = await startApi(ROOT);
-      startWorker(ROOT);
+      const newWorker = startWorker(ROOT);
       const shiftedAt = Date.now();
       target = { version: 'current', client: new ApiClient(newApi.url, key) };
       await answeredAtLeast('this release answering the traffic', 'current', shiftedAt);
@@ -238,6 +238,13 @@ describe('rolling upgrade: the previous release serves while this release migrat
       await eventually('the previous release’s last requests answered', () =>
         inFlight.previous === 0 ? true : undefined,
       );
+      // No process ended unasked: the previous release lived through the migration.
+      expect([oldApi, oldWorker, newApi, newWorker].map((p) => p.ended())).toEqual([
+        false,
+        false,
+        false,
+        false,
+      ]);
       const stopping = Date.now();
       const oldApiEnd = await oldApi.signalled('SIGTERM');
       const oldWorkerEnd = await oldWorker.signalled('SIGTERM');
@@ -247,6 +254,7 @@ describe('rolling upgrade: the previous release serves while this release migrat
 
       running = false;
       await Promise.all(clients);
+      expect([newApi.ended(), newWorker.ended()]).toEqual([false, false]);
 
       const old = answers.filter((a) => a.version === 'previous');
       const during = old.filter((a) => a.endedAt >= migrationStarted && a.startedAt <= migrationEnded);
@@ -254,6 +262,7 @@ describe('rolling upgrade: the previous release serves while this release migrat
       const failed = answers.filter((a) => a.status === 0 || a.status >= 500);
       console.log(
         `rolling upgrade from ${previous.name}: build ${release.buildSeconds} s (0 = reused), ` +
+          `its dependencies ${release.sameDependencies ? 'the same as ours' : 'differ from ours (run on ours)'}, ` +
           `migration ${migrationEnded - migrationStarted} ms (${migrated.applied.join(', ')}, ${migrated.lockRetries} lock retries), ` +
           `previous release: ${old.length} requests (${during.length} during the migration, the slowest ${slowest} ms; ` +
           `${countAnswered('previous', migrationEnded)} after it), this release: ${countAnswered('current')}, ` +

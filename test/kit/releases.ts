@@ -97,6 +97,11 @@ export interface BuiltRelease {
   root: string;
   /** Seconds its build took, or 0 when an earlier run's build was reused. */
   buildSeconds: number;
+  /**
+   * Whether its package-lock.json is this checkout's. It runs on this checkout's node_modules either way
+   * (installing its own would take minutes and the registry): a difference is reported, to be weighed.
+   */
+  sameDependencies: boolean;
 }
 
 /**
@@ -108,7 +113,10 @@ export function buildRelease(release: Release): BuiltRelease {
   requireCommit(release);
   const root = join(ROOT, '.dev', 'releases', release.commit);
   const done = join(root, '.built');
-  if (existsSync(done)) return { root, buildSeconds: 0 };
+  const sameDependencies =
+    git('show', `${release.commit}:package-lock.json`) ===
+    readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
+  if (existsSync(done)) return { root, buildSeconds: 0, sameDependencies };
   const started = Date.now();
   // A build cut short leaves no `.built`: start it again from nothing.
   rmSync(root, { recursive: true, force: true });
@@ -127,7 +135,7 @@ export function buildRelease(release: Release): BuiltRelease {
   });
   execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], quiet);
   writeFileSync(done, new Date().toISOString());
-  return { root, buildSeconds: Math.round((Date.now() - started) / 100) / 10 };
+  return { root, buildSeconds: Math.round((Date.now() - started) / 100) / 10, sameDependencies };
 }
 
 /** Migrations that only tests apply: one expansion and one contraction, kept out of prisma/migrations. */
