@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { MigrationSource } from '#libs/database';
 
 // What a release is (prisma/releases.json, the one source): a commit of this repository. Its migrations are
@@ -109,7 +110,7 @@ export interface BuiltRelease {
  * client generated from its own schema, then tsc, on this checkout's node_modules (a symlink). Kept under
  * .dev/releases/<commit>, so only a first run pays for the build.
  */
-export function buildRelease(release: Release): BuiltRelease {
+export async function buildRelease(release: Release): Promise<BuiltRelease> {
   requireCommit(release);
   const root = join(ROOT, '.dev', 'releases', release.commit);
   const done = join(root, '.built');
@@ -122,18 +123,21 @@ export function buildRelease(release: Release): BuiltRelease {
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   const archive = join(root, '..', `${release.commit}.tar`);
-  git('archive', '--format=tar', '-o', archive, release.commit);
-  execFileSync('tar', ['-xf', archive, '-C', root]);
+  // Asynchronous: tsc takes most of a minute, while the test worker should go on answering vitest.
+  const run = (file: string, args: string[], env?: NodeJS.ProcessEnv) =>
+    promisify(execFile)(file, args, { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
+  await run('git', ['-C', ROOT, 'archive', '--format=tar', '-o', archive, release.commit]);
+  await run('tar', ['-xf', archive, '-C', root]);
   rmSync(archive);
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
   const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-  const quiet = { cwd: root, stdio: 'pipe' as const };
   // The CLI looks for its native schema engine even for `generate`, which never runs it (scripts/dev.mjs).
-  execFileSync(bin('prisma'), ['generate'], {
-    ...quiet,
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+  await run(bin('prisma'), ['generate'], {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
   });
-  execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], quiet);
+  await run(bin('tsc'), ['-p', 'tsconfig.build.json']);
   writeFileSync(done, new Date().toISOString());
   return { root, buildSeconds: Math.round((Date.now() - started) / 100) / 10, sameDependencies };
 }
