@@ -12,6 +12,7 @@ export * from './config-secrets.js';
 export * from './event-kit.js';
 export * from './factories.js';
 export * from './payment-kit.js';
+export * from './releases.js';
 export * from './running-apps.js';
 export * from './sandbox-http.js';
 export * from './sandbox-payments.js';

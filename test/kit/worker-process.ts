@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually, WAIT } from '#libs/testing';
 import type { Stack } from './api-kit.js';
@@ -36,9 +37,19 @@ export const stackProcessEnv = (stack: Stack, more: Record<string, string> = {})
   ...more,
 });
 
+/**
+ * Where a spawned app's dist/ is: this checkout's by default (npm test builds it), or another build's,
+ * such as the previous release's (test/kit/releases.ts).
+ */
+export interface SpawnOptions {
+  root?: string;
+}
+
+const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
+
 /** A worker as its own process, built from dist/ (npm test builds it), on the environment's database. */
-export function spawnWorker(overrides: Record<string, string>): WorkerProcess {
-  return spawnApp('worker', overrides);
+export function spawnWorker(overrides: Record<string, string>, options: SpawnOptions = {}): WorkerProcess {
+  return spawnApp('worker', overrides, options);
 }
 
 /** Spawns on a port found free that something else took before the child bound it, at most. */
@@ -48,11 +59,16 @@ const PORT_ATTEMPTS = 3;
  * An api as its own process (passport keeps its strategies per process: two apis in one process would
  * share one's), on a free port, once it answers /health/live.
  */
-export function spawnApi(overrides: Record<string, string>): Promise<WorkerProcess & { url: string }> {
+export function spawnApi(
+  overrides: Record<string, string>,
+  options: SpawnOptions = {},
+): Promise<WorkerProcess & { url: string }> {
   return spawnListening(
     'api',
     (port) => ({ API_HOST: '127.0.0.1', API_PORT: String(port), ...overrides }),
     '/health/live',
+    undefined,
+    options,
   );
 }
 
@@ -79,10 +95,11 @@ async function spawnListening(
   env: (port: number) => Record<string, string>,
   path: string,
   fixedPort?: number,
+  options: SpawnOptions = {},
 ): Promise<WorkerProcess & { url: string }> {
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ?? (await freePort());
-    const child = spawnApp(app, env(port));
+    const child = spawnApp(app, env(port), options);
     const url = `http://127.0.0.1:${port}`;
     // A child that ended is an answer too: waiting on would only wait out the deadline.
     const outcome = await eventually(
@@ -106,8 +123,12 @@ async function spawnListening(
   }
 }
 
-function spawnApp(app: 'api' | 'worker' | 'sandbox', overrides: Record<string, string>): WorkerProcess {
-  const main = fileURLToPath(new URL(`../../dist/apps/${app}/src/main.js`, import.meta.url));
+function spawnApp(
+  app: 'api' | 'worker' | 'sandbox',
+  overrides: Record<string, string>,
+  { root = THIS_CHECKOUT }: SpawnOptions = {},
+): WorkerProcess {
+  const main = join(root, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: npm test builds it (or run npm run build)`);
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...overrides },

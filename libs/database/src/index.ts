@@ -2,6 +2,8 @@ export * from './database-health.repository.js';
 export * from './database.module.js';
 export * from './copy-rows.js';
 export * from './database.pool.js';
+export * from './migration-compatibility.js';
+export * from './sql-split.js';
 export * from './migrator.js';
 export * from './prisma.service.js';
 export * from './read-cache.js';

@@ -9,7 +9,12 @@ async function main() {
   const created = await ensureDatabase(config.database.directUrl);
   const result = await migrate(config.database.directUrl, defaultMigrationsDir());
   logger.info(
-    { databaseCreated: created, applied: result.applied, alreadyApplied: result.alreadyApplied.length },
+    {
+      databaseCreated: created,
+      applied: result.applied,
+      alreadyApplied: result.alreadyApplied.length,
+      lockRetries: result.lockRetries,
+    },
     result.applied.length ? `applied ${result.applied.length} migration(s)` : 'database is up to date',
   );
 }

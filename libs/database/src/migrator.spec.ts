@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '#libs/testing';
 import {
   defaultMigrationsDir,
   dropDatabase,
@@ -91,6 +92,59 @@ describe('migrate', () => {
       await expect(failure).rejects.toBeInstanceOf(MigrationError);
       await expect(migrate(url, dir)).rejects.toThrow(/was changed after it was applied/);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives way to a request holding a lock it needs: it retries, and the request never deadlocks', async () => {
+    const url = await blankDatabase('miglock');
+    const dir = await mkdtemp(join(tmpdir(), 'bff-mig-'));
+    const request = new pg.Client({ connectionString: url });
+    const holder = new pg.Client({ connectionString: url });
+    const waiting = async () =>
+      (
+        await query<{ n: number }>(
+          url,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        )
+      )[0].n;
+    try {
+      const write = async (name: string, sql: string) => {
+        await mkdir(join(dir, name));
+        await writeFile(join(dir, name, 'migration.sql'), sql);
+      };
+      await write('1_tables', 'CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE TABLE c (id int);');
+      await migrate(url, dir);
+      await write('2_expand', ['a', 'c', 'b'].map((t) => `ALTER TABLE ${t} ADD COLUMN y int;`).join('\n'));
+      // A request that wrote "b" and will read "a", as a consent insert checks its user; and a reader of
+      // "c" that keeps a migration run statement by statement holding "a" until the request waits for it.
+      await request.connect();
+      await request.query('BEGIN');
+      await request.query('INSERT INTO b VALUES (1)');
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT * FROM c');
+      const migrating = migrate(url, dir);
+      await eventually('the migration waiting for a lock', async () =>
+        (await waiting()) > 0 ? true : undefined,
+      );
+      let settled = false;
+      const read = request.query('SELECT * FROM a').finally(() => (settled = true));
+      await eventually('the request waiting for "a", or done', async () =>
+        settled || (await waiting()) > 1 ? true : undefined,
+      );
+      // Released, "c" lets such a migration go on to "b" while the request waits for its "a": a deadlock,
+      // which Postgres breaks by aborting the side that waited first, the request. Holding every lock from
+      // its start, within half the deadlock check, the migration never waits while holding one so.
+      await holder.query('COMMIT');
+      await read;
+      await request.query('COMMIT');
+      const result = await migrating;
+      expect(result.applied).toEqual(['2_expand']);
+      expect(result.lockRetries).toBeGreaterThan(0);
+    } finally {
+      await request.end();
+      await holder.end();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { tableLocks } from './migration-locks.js';
 
 /**
  * Applies `prisma/migrations/<name>/migration.sql` in name order. Prisma's own `migrate deploy` needs a
@@ -11,6 +12,11 @@ import pg from 'pg';
  * each migration in Prisma's `_prisma_migrations` table (same columns, same sha256 checksum) so that a
  * machine with the Prisma CLI sees the same history. Unlike Prisma it runs each migration in a
  * transaction, and it holds an advisory lock so any number of processes may call it at once.
+ *
+ * It migrates under traffic (a rolling upgrade, docs/operations.md#upgrades): each migration first takes
+ * every table lock it needs (migration-locks.ts), each within half the server's deadlock_timeout, so a
+ * request waiting on it is never the one Postgres aborts in a deadlock; when a lock is not to be had in
+ * that time the migration rolls back and tries again a little later, for LOCK_RETRY_MS at most.
  */
 
 /** Arbitrary but fixed: every migrator of this project serialises on it. */
@@ -36,7 +42,14 @@ export interface Migration {
 export interface MigrateResult {
   applied: string[];
   alreadyApplied: string[];
+  /** Times a migration gave up waiting for a lock (or met a deadlock) and was run again. */
+  lockRetries: number;
 }
+
+/** How long a migration keeps trying to take its locks before the deploy fails. */
+const LOCK_RETRY_MS = 120_000;
+/** Postgres: lock_not_available (a lock_timeout) and deadlock_detected. */
+const LOCK_CONFLICTS = new Set(['55P03', '40P01']);
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
@@ -85,7 +98,11 @@ export async function migrate(databaseUrl: string, dir: string): Promise<Migrate
       finished_at: Date | null;
     }>('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL');
     const history = new Map(rows.map((r) => [r.migration_name, r]));
-    const result: MigrateResult = { applied: [], alreadyApplied: [] };
+    const result: MigrateResult = { applied: [], alreadyApplied: [], lockRetries: 0 };
+    const { rows: deadlock } = await client.query<{ ms: number }>(
+      `SELECT setting::int AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`,
+    );
+    const lockTimeoutMs = Math.max(10, Math.floor(deadlock[0].ms / 2));
     for (const migration of migrations) {
       const done = history.get(migration.name);
       if (done?.finished_at) {
@@ -102,25 +119,60 @@ export async function migrate(databaseUrl: string, dir: string): Promise<Migrate
           `Migration ${migration.name} started earlier and did not finish; resolve it by hand.`,
         );
       }
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
-           VALUES ($1, $2, $3, now(), 1)`,
-          [randomUUID(), migration.checksum, migration.name],
-        );
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);
-      }
+      result.lockRetries += await applyUnderTraffic(client, migration, lockTimeoutMs);
       result.applied.push(migration.name);
     }
     return result;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
     await client.end();
+  }
+}
+
+/**
+ * Runs one migration in a transaction that first takes its table locks, in name order, each within
+ * `lockTimeoutMs`; the timeout stays on for the migration's own statements, so a lock it did not foresee
+ * ends in a retry too. Answers how many times it was retried.
+ */
+async function applyUnderTraffic(
+  client: pg.Client,
+  migration: Migration,
+  lockTimeoutMs: number,
+): Promise<number> {
+  const locks = [...tableLocks(migration.sql)].sort(([a], [b]) => a.localeCompare(b));
+  const deadline = Date.now() + LOCK_RETRY_MS;
+  for (let retries = 0; ; retries += 1) {
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+      for (const [table, mode] of locks) {
+        // Only tables that exist: the migration may be the one creating it.
+        const { rows } = await client.query<{ exists: boolean }>(
+          'SELECT to_regclass(quote_ident($1)) IS NOT NULL AS exists',
+          [table],
+        );
+        if (rows[0].exists) await client.query(`LOCK TABLE "${table.replaceAll('"', '""')}" IN ${mode} MODE`);
+      }
+      await client.query(migration.sql);
+      await client.query(
+        `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
+         VALUES ($1, $2, $3, now(), 1)`,
+        [randomUUID(), migration.checksum, migration.name],
+      );
+      await client.query('COMMIT');
+      return retries;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      const code = (error as { code?: string }).code;
+      if (code && LOCK_CONFLICTS.has(code) && Date.now() < deadline) {
+        // Backing off lets the transactions it waited for finish; jitter keeps two deploys apart.
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(2_000, 50 * 2 ** retries) * Math.random()),
+        );
+        continue;
+      }
+      throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);
+    }
   }
 }
 
