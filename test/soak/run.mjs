@@ -196,7 +196,11 @@ try {
   }
   if (failover) {
     const merchant = await load.onboardMerchant(merchantCount);
-    probe = new WriteProbe({ load, merchant });
+    // Syncs are asked of the first user's current account: the load asks some too, and a second request
+    // while one runs answers the same run, which is fine for a probe of the enqueue.
+    const [owner] = load.users;
+    const account = owner.accounts.find((a) => a.type !== 'CREDIT_CARD') ?? owner.accounts[0];
+    probe = new WriteProbe({ load, merchant, syncOf: { accountId: account.id, key: owner.merchant.key } });
     void probe.run();
   }
   const chaos = (async () => {

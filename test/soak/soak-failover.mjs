@@ -16,38 +16,18 @@ export const WRITES_BACK_WITHIN_S = { postgresKilled: 30, redisKilled: 15 };
 /** A job waiting or active this long after the load has settled is stuck. */
 const STUCK_AFTER_MS = 120_000;
 
-/**
- * A merchant's backend creating users as fast as one connection allows, each request once (no retry, so
- * an outage shows as it is): every user it was answered 201 for is kept with when it was asked.
- */
-export class WriteProbe {
+/** One kind of write the probe makes: what was acknowledged and what was not, with when it was asked. */
+class Lane {
   acknowledged = [];
-  /** Every write not acknowledged: when it was asked and what came back. */
   refusals = [];
-  stopped = false;
 
-  constructor({ load, merchant }) {
-    this.load = load;
-    this.merchant = merchant;
-  }
-
-  async run() {
-    while (!this.stopped) {
-      const reference = `probe-${randomUUID()}`;
-      const target = this.load.liveApis()[0];
-      const askedAt = Date.now();
-      const result = await request(target.url, 'POST', '/v1/users', {
-        headers: { authorization: `Bearer ${this.merchant.key}`, 'idempotency-key': reference },
-        body: { reference },
-        timeoutMs: 10_000,
-      });
-      this.load.answers.record(target.role.name, 'POST', '/v1/users', result, {
-        restarting: target.role.down,
-      });
-      if (result.status === 201) this.acknowledged.push({ reference, id: result.body.data.id, askedAt });
-      else this.refusals.push({ askedAt, answer: result.status ?? result.error });
-      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
-    }
+  /**
+   * Seconds from `at` to the first acknowledgement of a write asked after it, or null (none yet): a write
+   * held while the dependency was away counts from when it was answered.
+   */
+  secondsAfter(at) {
+    const first = this.acknowledged.find((w) => w.askedAt >= at);
+    return first ? (first.answeredAt - at) / 1000 : null;
   }
 
   /**
@@ -61,11 +41,48 @@ export class WriteProbe {
     const seconds = refused.length ? (refused.at(-1).askedAt - refused[0].askedAt) / 1000 : 0;
     return { refused: refused.length, seconds, answers };
   }
+}
 
-  /** Seconds from `at` to the first write asked after it and acknowledged, or null (none yet). */
-  secondsToWriteAfter(at) {
-    const first = this.acknowledged.find((w) => w.askedAt >= at);
-    return first ? (first.askedAt - at) / 1000 : null;
+/**
+ * A merchant's backend writing as fast as one connection allows, each request once (no retry, so an
+ * outage shows as it is), two kinds in turn: a user created (a Postgres write) and a sync asked for (a
+ * job enqueued: a Redis write). Every user it was answered 201 for is kept, to be found afterwards.
+ */
+export class WriteProbe {
+  users = new Lane();
+  syncs = new Lane();
+  stopped = false;
+
+  /** `syncOf`: an account and the key of its merchant, to ask syncs of. */
+  constructor({ load, merchant, syncOf }) {
+    this.load = load;
+    this.merchant = merchant;
+    this.syncOf = syncOf;
+  }
+
+  async run() {
+    while (!this.stopped) {
+      const reference = `probe-${randomUUID()}`;
+      await this.write(this.users, '/v1/users', this.merchant.key, { reference }, 201, reference);
+      const { accountId, key } = this.syncOf;
+      await this.write(this.syncs, `/v1/accounts/${accountId}/sync`, key, undefined, 202);
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    }
+  }
+
+  async write(lane, path, key, body, expected, reference) {
+    const target = this.load.liveApis()[0];
+    const askedAt = Date.now();
+    const result = await request(target.url, 'POST', path, {
+      headers: { authorization: `Bearer ${key}`, ...(reference ? { 'idempotency-key': reference } : {}) },
+      body,
+      timeoutMs: 10_000,
+    });
+    this.load.answers.record(target.role.name, 'POST', path, result, { restarting: target.role.down });
+    const answeredAt = Date.now();
+    if (result.status === expected)
+      lane.acknowledged.push({ reference, id: result.body?.data?.id, askedAt, answeredAt });
+    else lane.refusals.push({ askedAt, answer: result.status ?? result.error });
   }
 }
 
@@ -134,26 +151,33 @@ async function waitFor(check, ms) {
 export async function failoverRows({ load, probe, chaosLog, redisConnection, queuePrefix, apiUrls }) {
   const rows = [];
   for (const action of chaosLog) {
-    const seconds = probe.secondsToWriteAfter(Date.parse(action.at));
-    const window = probe.windowAfter(Date.parse(action.at));
+    const at = Date.parse(action.at);
+    const lanes = [
+      ['users', probe.users],
+      ['syncs', probe.syncs],
+    ].map(([name, lane]) => ({ name, seconds: lane.secondsAfter(at), window: lane.windowAfter(at) }));
+    const said = ({ name, seconds, window }) =>
+      seconds === null
+        ? `${name}: none acknowledged after it`
+        : `${name} ${seconds.toFixed(1)} s (${window.refused} refused over ${window.seconds.toFixed(1)} s${window.answers ? `: ${window.answers}` : ''})`;
     rows.push({
       invariant: `writes back after: ${action.what}`,
       expected: action.bound ? `≤ ${action.bound} s` : 'measured',
-      observed:
-        seconds === null
-          ? 'no write acknowledged after it'
-          : `${seconds.toFixed(1)} s (${window.refused} refused over ${window.seconds.toFixed(1)} s${window.answers ? `: ${window.answers}` : ''})`,
-      ok: seconds !== null && (action.bound === null || seconds <= action.bound),
+      observed: lanes.map(said).join('; '),
+      ok: lanes.every(
+        ({ seconds }) => seconds !== null && (action.bound === null || seconds <= action.bound),
+      ),
       details: [],
     });
   }
-  const ids = probe.acknowledged.map((w) => w.id);
+  const acknowledged = probe.users.acknowledged;
+  const ids = acknowledged.map((w) => w.id);
   const stored = await load.db(
     `SELECT reference, count(*)::int AS n FROM users WHERE id = ANY($1::uuid[]) GROUP BY reference`,
     [ids],
   );
   const found = new Map(stored.map((r) => [r.reference, r.n]));
-  const missing = probe.acknowledged.filter((w) => !found.has(w.reference));
+  const missing = acknowledged.filter((w) => !found.has(w.reference));
   const twice = stored.filter((r) => r.n > 1);
   const probeRefs = await load.db(
     `SELECT count(*)::int AS n FROM users WHERE reference LIKE 'probe-%' AND merchant_id = $1`,
@@ -162,7 +186,7 @@ export async function failoverRows({ load, probe, chaosLog, redisConnection, que
   rows.push({
     invariant: 'every write acknowledged (201) present after the failovers, once',
     expected: '0 missing, 0 twice',
-    observed: `${probe.acknowledged.length} acknowledged (${probe.refusals.length} refused or unanswered, ${probeRefs[0].n} stored in all): ${missing.length} missing, ${twice.length} twice`,
+    observed: `${acknowledged.length} acknowledged (${probe.users.refusals.length} refused or unanswered, ${probeRefs[0].n} stored in all): ${missing.length} missing, ${twice.length} twice`,
     ok: missing.length === 0 && twice.length === 0,
     details: [
       ...missing.map(
