@@ -251,17 +251,24 @@ try {
   for (const role of cluster.roles) if (role.down) await role.start();
   const accounts = load.users.flatMap((u) => u.accounts.map((a) => ({ user: u, account: a })));
   const settleUntil = Date.now() + settleMs;
+  // The bank changes no more from here: a run whose window reaches past this has read all of it.
+  const changesEnded = Date.now();
+  /**
+   * A sync of the account whose window covers every change the load made. Asking joins a run already
+   * active, and a run retried after an outage keeps the window of its first attempt (docs/sync.md): one
+   * that began before the load's last change is waited out, then another asked for.
+   */
   const finalSync = async ({ user, account }) => {
-    for (let attempt = 0; attempt < 3 && Date.now() < settleUntil; attempt += 1) {
+    for (let attempt = 0; attempt < 4 && Date.now() < settleUntil; attempt += 1) {
       const res = await load.api('POST', `/v1/accounts/${account.id}/sync`, { auth: user.merchant.key });
       if (res.status !== 202) return;
       const syncId = res.body.data.syncId;
       const ended = await pollUntil(settleUntil, async () => {
-        const run = await load.api('GET', `/v1/syncs/${syncId}`, { auth: user.merchant.key });
-        const status = run.body?.data?.status;
-        return status === 'succeeded' || status === 'failed' ? status : undefined;
+        const run = (await load.api('GET', `/v1/syncs/${syncId}`, { auth: user.merchant.key })).body?.data;
+        return run?.status === 'succeeded' || run?.status === 'failed' ? run : undefined;
       });
-      if (ended === 'succeeded') return;
+      const whole = !ended?.window?.before || Date.parse(ended.window.before) >= changesEnded;
+      if (ended?.status === 'succeeded' && whole) return;
     }
   };
   await Promise.all(accounts.map(finalSync));
