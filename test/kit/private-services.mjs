@@ -227,10 +227,21 @@ export async function startPrivateRedisCluster(masters = 3, { replicas = 0 } = {
       });
   const allOk = () =>
     [...children.keys()].every((port) => /cluster_state:ok/.test(cli(['cluster', 'info'], port)));
-  // Formed is not ready: every node must see every slot served (and, with replicas, know its master)
-  // before a client can be pointed at it.
+  /**
+   * Every replica holding its master's data: Redis never promotes a replica that has not synced once
+   * (its data counts as infinitely old), so a master killed before that is never replaced.
+   */
+  const replicasSynced = () =>
+    [...children.keys()].filter((port) => /master_link_status:up/.test(cli(['info', 'replication'], port)))
+      .length ===
+    masters * replicas;
+  // Formed is not ready: every node must see every slot served (and, with replicas, know its master and
+  // hold its data) before a client can be pointed at it.
   await waitUntil(
-    () => allOk() && (replicas === 0 || topology().filter((n) => !n.master).length === masters * replicas),
+    () =>
+      allOk() &&
+      (replicas === 0 ||
+        (topology().filter((n) => !n.master).length === masters * replicas && replicasSynced())),
     'Redis Cluster did not reach cluster_state:ok',
   );
   return {

@@ -42,8 +42,13 @@ const SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
+/**
+ * ioredis's messages for a Redis it cannot reach. On a cluster, a slot whose master died and whose
+ * replica is not yet promoted answers CLUSTERDOWN, or MOVED to the dead master, until ioredis gives up
+ * on the command with "Too many Cluster redirections": the failover's window, not a bug.
+ */
 const REDIS_MESSAGES =
-  /^Connection is closed\.?$|Stream isn't writeable|enableOfflineQueue|None of startup nodes is available|Failed to refresh slots cache/;
+  /^Connection is closed\.?$|Stream isn't writeable|enableOfflineQueue|None of startup nodes is available|Failed to refresh slots cache|^Too many Cluster redirections|^CLUSTERDOWN/;
 /** ioredis's own error classes for a Redis (or cluster) it cannot reach. */
 const REDIS_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 

@@ -36,6 +36,12 @@ describe('mapError: our own infrastructure down is 503 SERVICE_UNAVAILABLE, a bu
       Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' }),
       'redis',
     ],
+    [
+      'a Redis cluster failing over (ioredis gave up on the slot)',
+      new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'),
+      'redis',
+    ],
+    ['a Redis cluster down', new Error('CLUSTERDOWN The cluster is down'), 'redis'],
     ['an enqueue past its deadline', new DependencyUnavailableError('redis', 'enqueue: late'), 'redis'],
     [
       'Postgres restarting (57P01)',

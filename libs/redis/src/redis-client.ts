@@ -124,6 +124,21 @@ export function masterConnectionOptions(
 }
 
 /**
+ * How long a queue command waits out a cluster failover: until the dead master's replica is promoted,
+ * its slots answer CLUSTERDOWN, or MOVED to the dead master. ioredis counts redirections, not time: with
+ * its defaults (16, 100 ms apart, a MOVED to the dead node costing two) it gives up within a second or
+ * two, and a job finishing then is left active until its lock expires and the stalled-job check takes
+ * it back (30 s and more), its scheduler's next run with it. 100 redirections 200 ms apart hold a
+ * command 10 to 20 s, past a failover with `cluster-node-timeout` 5000 (docs/operations.md). Only for
+ * BullMQ's client, which waits out an outage anyway; a request's client still fails fast with 503.
+ */
+const QUEUE_CLUSTER_RETRIES = {
+  maxRedirections: 100,
+  retryDelayOnFailover: 200,
+  retryDelayOnClusterDown: 200,
+};
+
+/**
  * A client on the configured Redis: REDIS_CLUSTER_NODES when set, else the master (REDIS_SENTINELS or
  * REDIS_URL). `maxRetriesPerRequest` is per use: null for BullMQ (its blocking commands must wait out an
  * outage), a small number elsewhere so a request fails fast with 503 instead of hanging.
@@ -138,6 +153,17 @@ export function createRedisClient(
     return url ? new Redis(url, rest) : new Redis(rest);
   }
   return new Cluster(cluster.nodes, {
+    // Off, because ioredis's ready check can leave a connect() unsettled for good. While a master is
+    // dead and not yet replaced, every node answers cluster_state:fail (a second or two). A connect()
+    // then fails the check, drops its connections and retries on its own, and the promise it returned
+    // never settles, even once the retry is ready. BullMQ awaits that promise when it reconnects a
+    // worker's blocking connection (after its watchdog gave up on a BZPOPMIN, which the failover's
+    // retries make late), so the worker waits forever and takes no job: half the runs of
+    // redis-cluster-failover.e2e-spec.ts, the symptom of taskforcesh/bullmq#4138. Without the check a
+    // client is ready once it has the slots; a command meanwhile meets CLUSTERDOWN and is retried
+    // (retryDelayOnClusterDown), then fails like any command while Redis is away.
+    enableReadyCheck: false,
+    ...(options.maxRetriesPerRequest === null ? QUEUE_CLUSTER_RETRIES : {}),
     redisOptions: {
       maxRetriesPerRequest: options.maxRetriesPerRequest,
       ...(cluster.password ? { password: cluster.password } : {}),
