@@ -35,9 +35,16 @@ const ensurePromtool = () =>
     'The alert rule tests',
   );
 
+/** The servers some tests run privately, on ports of their own: PgBouncer, and Redis Sentinel. */
+const ensureTestServers = () => {
+  ensureDebianPackage('pgbouncer', () => existsSync('/usr/sbin/pgbouncer'), 'The pooler tests');
+  ensureDebianPackage('redis-sentinel', () => existsSync('/usr/bin/redis-sentinel'), 'The Sentinel tests');
+};
+
 async function test(prepare) {
   ensureChromium();
   ensurePromtool();
+  ensureTestServers();
   await prepare();
   rmSync(REPORT, { force: true });
   const stages = [
@@ -129,6 +136,7 @@ function propertyFiles() {
 async function repeat(prepare) {
   ensureChromium();
   ensurePromtool();
+  ensureTestServers();
   await prepare();
   const status = run(process.execPath, [join(ROOT, 'scripts/test-repeat.mjs'), ...process.argv.slice(3)]);
   await shutdown(status);
