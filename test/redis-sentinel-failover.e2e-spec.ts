@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_QUEUES } from '#libs/queue';
-import { eventually } from './kit/index.js';
+import { ApiClient, eventually, spawnApi, stackProcessEnv } from './kit/index.js';
 import { type PrivateSentinel, startPrivateSentinel } from './kit/private-sentinel.mjs';
+import { freePort } from './kit/private-services.mjs';
 import { type FailoverStack, failoverUnderTraffic, startFailoverStack } from './kit/redis-failover.js';
 
 /**
@@ -39,6 +40,31 @@ describe('Redis Sentinel: the master killed, then failed over by plan, under tra
     // Back as a replica, for the planned failover to promote.
     await sentinel.restart(old);
   }, 300_000);
+
+  it('starts an api while no sentinel answers: it serves what needs no Redis and says it is not ready', async () => {
+    // ioredis's default retried the sentinels inside one connect for ever, holding every command: such an
+    // api never got past its boot, where one on an unreachable REDIS_URL serves (api-outages.e2e-spec.ts).
+    const nowhere = await freePort();
+    const api = await spawnApi(
+      stackProcessEnv(failover.stack, {
+        REDIS_SENTINELS: `127.0.0.1:${nowhere}`,
+        REDIS_SENTINEL_NAME: sentinel.name,
+        LOG_LEVEL: 'error',
+      }),
+    );
+    try {
+      const client = new ApiClient(api.url, failover.tenant.client.token);
+      expect((await client.get('/v1/users?limit=5')).status).toBe(200);
+      const ready = await client.get('/health/ready');
+      expect(ready.status).toBe(503);
+      expect(Number(ready.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(ready.body.error.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'redis' })]),
+      );
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
 
   it('follows a planned SENTINEL FAILOVER the same way, leaving the old master at once', async () => {
     await failoverUnderTraffic(failover, {

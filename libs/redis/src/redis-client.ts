@@ -111,6 +111,11 @@ export function masterConnectionOptions(
     ...common,
     sentinels: sentinel.sentinels,
     name: sentinel.name,
+    // While no sentinel answers, ioredis asks them again inside one connect for ever, and a command held
+    // for the connection would wait as long: a request's never gave up (BullMQ's, with no retry limit,
+    // wait by design). Not queued, a request's command fails at once while no master is known, and the
+    // caller degrades or answers 503 as it does for any Redis outage.
+    ...(options.maxRetriesPerRequest === null ? {} : { enableOfflineQueue: false }),
     ...(sentinel.password ? { sentinelPassword: sentinel.password } : {}),
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
