@@ -5,7 +5,7 @@ import { join } from 'node:path';
 /** The database `npm start` uses unless DATABASE_URL says otherwise (libs/config's default). */
 const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/bff';
 
-const TEST_MODES = new Set(['test', 'properties', 'repeat']);
+const TEST_MODES = new Set(['test', 'properties', 'repeat', 'failover-tests']);
 
 /** Unset or empty: an empty value means the default, as it does for libs/config. */
 export const isUnset = (value) => value === undefined || value === '';

@@ -142,9 +142,24 @@ async function repeat(prepare) {
   await shutdown(status);
 }
 
+/**
+ * `npm run test:failover`: the set-up of `npm test`, then the tests of a Redis master's loss (Sentinel, a
+ * Cluster) and of a rolling upgrade, which vitest.config.ts keeps out of npm test's run.
+ */
+async function failover(prepare) {
+  ensureTestServers();
+  await prepare();
+  step('Failover and upgrade tests (vitest)');
+  const status = run(bin('vitest'), ['run', ...process.argv.slice(3)], {
+    env: { ...process.env, BFF_TEST_SET: 'failover' },
+  });
+  await shutdown(status === 0 ? 0 : 1);
+}
+
 /** The modes, each with the shared set-up. */
 export const testModes = (prepare) => ({
   test: () => test(prepare),
   properties: () => properties(prepare),
   repeat: () => repeat(prepare),
+  'failover-tests': () => failover(prepare),
 });
