@@ -17,7 +17,7 @@ import { type PrivatePostgres, startPrivatePostgres } from './kit/private-servic
 
 /**
  * Issue 80: during a Postgres failover a connection can still lead to the old primary after it has been
- * demoted to a standby, until the proxy in front cuts it (docs/operations.md#postgres-patroni-behind-haproxy). A write
+ * demoted to a standby, until the proxy in front cuts it (docs/failover.md#postgres-patroni-behind-haproxy). A write
  * there fails with 25006 (read_only_sql_transaction): the merchant must get what any outage gives, 503
  * with Retry-After in the envelope, never a 500, and reads go on being served. An api whose DATABASE_URL
  * is a hot standby meets exactly that on every write.

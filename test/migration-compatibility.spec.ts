@@ -15,7 +15,7 @@ import {
   releaseWindow,
 } from './kit/index.js';
 
-// The expand/contract rule of a rolling upgrade (docs/operations.md#upgrades) on this repository's own
+// The expand/contract rule of a rolling upgrade (docs/upgrades.md) on this repository's own
 // release window, then on fixtures: what it refuses, with which message, and what it lets through.
 
 describe("this release's migrations against the previous release (prisma/releases.json)", () => {

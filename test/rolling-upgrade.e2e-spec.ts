@@ -37,7 +37,7 @@ import {
   type WorkerProcess,
 } from './kit/index.js';
 
-// A rolling upgrade as an operator runs it (docs/operations.md#upgrades): the previous release (the last
+// A rolling upgrade as an operator runs it (docs/upgrades.md): the previous release (the last
 // of prisma/releases.json, built from git) serves merchants on a database it migrated itself; under that
 // traffic this release's migrator applies this release's migrations and an expansion fixture (so the
 // step is exercised even when the release adds none); this release's api and worker start beside it, the

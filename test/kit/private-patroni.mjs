@@ -6,7 +6,7 @@
 // Clients take one host (`pg` does): HAProxy's `primary` port is DATABASE_URL, its `replicas` port
 // DATABASE_REPLICA_URL. HAProxy asks each node's Patroni `GET /primary` every second; a node that stops
 // answering 200 is marked down and every session through it is cut (`on-marked-down shutdown-sessions`),
-// so no client keeps talking to a demoted or unreachable primary. docs/operations.md#postgres-patroni-behind-haproxy
+// so no client keeps talking to a demoted or unreachable primary. docs/failover.md#postgres-patroni-behind-haproxy
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -124,7 +124,7 @@ export const SYNC_RUNS_KEPT = 10_000;
  * With `failover`, Postgres is a Patroni cluster behind HAProxy (test/kit/private-patroni.mjs) and Redis a
  * master and replica under three sentinels (test/kit/private-sentinel.mjs): the apps reach the primary and
  * replica through HAProxy's two ports and find the Redis master through the sentinels, as
- * docs/operations.md#failover says to.
+ * docs/failover.md says to.
  */
 export async function startCluster({ progress, queuePrefix, failover = false }) {
   progress(

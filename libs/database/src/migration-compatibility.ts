@@ -1,5 +1,5 @@
 /**
- * The expand/contract rule of a rolling upgrade (docs/operations.md#upgrades): the previous release keeps
+ * The expand/contract rule of a rolling upgrade (docs/upgrades.md): the previous release keeps
  * serving while this release's migrations apply, so every migration it has not seen must leave its code
  * working. This reads each such statement and refuses the ones that can break it: whatever removes or
  * renames what old code reads, changes a type it writes, or adds a constraint its writes may violate.

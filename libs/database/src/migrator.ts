@@ -13,7 +13,7 @@ import { tableLocks } from './migration-locks.js';
  * machine with the Prisma CLI sees the same history. Unlike Prisma it runs each migration in a
  * transaction, and it holds an advisory lock so any number of processes may call it at once.
  *
- * It migrates under traffic (a rolling upgrade, docs/operations.md#upgrades): each migration first takes
+ * It migrates under traffic (a rolling upgrade, docs/upgrades.md): each migration first takes
  * every table lock it needs (migration-locks.ts), each within half the server's deadlock_timeout, so a
  * request waiting on it is never the one Postgres aborts in a deadlock; when a lock is not to be had in
  * that time the migration rolls back and tries again a little later, for LOCK_RETRY_MS at most.

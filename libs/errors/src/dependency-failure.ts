@@ -18,7 +18,7 @@ export class DependencyUnavailableError extends Error {
  * cancelled query (57000, 57P01-05: shutting down, restarting, cannot connect now, database dropped, idle
  * session ended), too many connections (53300), and a write that reached a standby (25006,
  * read_only_sql_transaction): during a failover a connection may still lead to the demoted primary
- * until the proxy in front cuts it (docs/operations.md#postgres-patroni-behind-haproxy). 57014 (a
+ * until the proxy in front cuts it (docs/failover.md#postgres-patroni-behind-haproxy). 57014 (a
  * cancelled statement) is ours, not an outage.
  */
 const POSTGRES_CODES = /^(57000|57P0[1-5]|08[0-9A-Z]{3}|53300|25006)$/;
