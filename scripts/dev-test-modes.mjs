@@ -3,29 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDebianPackage } from './debian-packages.mjs';
 import { stepTimes } from './dev-probes.mjs';
-import { bin, fail, mustRun, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
+import { bin, fail, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
 
 const REPORT = join(ROOT, '.dev', 'vitest-report.json');
 
-/**
- * A tool the tests need from a Debian package, installed when missing (as root on Debian; otherwise a
- * clear message of what to install): Chromium for the browser tests (nothing downloads a browser), and
- * `promtool` (package prometheus) for the alert rule tests. The prometheus package brings the server too,
- * which only a machine run by systemd starts (`systemctl disable --now prometheus` if it is not wanted).
- */
-export function ensureDebianPackage(pkg, present, why) {
-  if (present()) return;
-  step(`Installing ${pkg} (Debian package) for ${why}`);
-  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
-    fail(`${why} need Debian's ${pkg} package: apt-get install ${pkg}.`);
-  }
-  mustRun('apt-get', ['update', '-qq']);
-  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-}
-
+// The tools the tests need from Debian packages: Chromium for the browser tests (nothing downloads a
+// browser) and `promtool` (package prometheus) for the alert rule tests; installed without their services.
 const ensureChromium = () =>
   ensureDebianPackage('chromium', () => existsSync('/usr/bin/chromium'), 'The browser tests');
 const ensurePromtool = () =>

@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDebianPackage } from './debian-packages.mjs';
 import { runningBanner } from './dev-banner.mjs';
 import { applyDevDefaults, devDefaultNotes, overriddenLine, setDefault } from './dev-env.mjs';
 import { httpAnswer, probeHost } from './dev-probes.mjs';
@@ -24,7 +25,7 @@ import {
   step,
   waitPatiently,
 } from './dev-steps.mjs';
-import { ensureDebianPackage, testModes } from './dev-test-modes.mjs';
+import { testModes } from './dev-test-modes.mjs';
 import { ensureRuntime, installDependencies, resolveRuntime } from './node-runtime.mjs';
 
 const mode = process.argv[2] ?? 'start';
@@ -194,10 +195,6 @@ async function soak() {
       ['redis-sentinel', 'redis-sentinel'],
     ])
       ensureDebianPackage(pkg, () => onPath(command), 'The failover soak');
-    // The soak runs its own on private ports; on a machine run by systemd the packages' services would
-    // start on the standard ones and stay enabled.
-    if (existsSync('/run/systemd/system'))
-      run('systemctl', ['disable', '--now', 'etcd', 'patroni', 'haproxy', 'redis-sentinel']);
   }
   ensureInstalled();
   ensurePrismaClient();
