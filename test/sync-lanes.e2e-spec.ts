@@ -15,10 +15,8 @@ import {
 
 /** Upstream webhooks waiting to be fanned out when the sync is asked for: seconds of the worker's time. */
 const FLOOD = 3_000;
-/** How long the bank takes over the sync's page. */
-const BANK_LATENCY_MS = 3_000;
-/** Time for the fan-out jobs running when the sync began to finish. */
-const SETTLE_MS = 1_000;
+/** How long the bank takes over the sync's page: time for the fan-out jobs already running to finish. */
+const BANK_LATENCY_MS = 5_000;
 
 /**
  * Lanes (libs/queue/src/lanes.ts): a sync a merchant asked for is work someone waits for. Behind a flood
@@ -80,13 +78,16 @@ describe('lanes: a sync asked for is not queued behind bulk work', () => {
     expect(run.status).toBe('succeeded');
     const left = await events.getJobCountByTypes('wait', 'prioritized');
     expect(left, 'fan-out jobs still waiting when the sync ended').toBeGreaterThan(0);
-    // Once the fan-out jobs running when the sync began have finished (well within SETTLE_MS), the flood
-    // runs at most BULK_CONCURRENCY_WHILE_INTERACTIVE at a time until the sync ends.
-    const from = Date.parse(run.startedAt as string) + SETTLE_MS;
-    const to = Date.parse(run.finishedAt as string);
-    const during = samples.filter(({ at }) => at >= from && at <= to);
-    expect(during.length, 'samples taken while the sync waited on the bank').toBeGreaterThan(10);
-    expect(Math.max(...during.map((s) => s.active))).toBeLessThanOrEqual(BULK_CONCURRENCY_WHILE_INTERACTIVE);
+    // The fan-out jobs already running when the sync began finish in their own time (longer on a loaded
+    // machine); once the flood is down to BULK_CONCURRENCY_WHILE_INTERACTIVE it stays there until the sync ends.
+    const during = samples.filter(
+      ({ at }) => at >= Date.parse(run.startedAt as string) && at <= Date.parse(run.finishedAt as string),
+    );
+    const gaveWay = during.findIndex((s) => s.active <= BULK_CONCURRENCY_WHILE_INTERACTIVE);
+    expect(gaveWay, 'the flood gave way while the sync waited on the bank').toBeGreaterThanOrEqual(0);
+    const after = during.slice(gaveWay);
+    expect(after.length, 'samples taken after it gave way').toBeGreaterThan(3);
+    expect(Math.max(...after.map((s) => s.active))).toBeLessThanOrEqual(BULK_CONCURRENCY_WHILE_INTERACTIVE);
 
     await eventually('the flood fanned out at full speed again', async () =>
       (await events.getJobCountByTypes('wait', 'prioritized', 'active')) === 0 ? true : undefined,
