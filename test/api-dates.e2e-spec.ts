@@ -58,6 +58,43 @@ describe('api: one rule for dates and times', () => {
     }
   }
 
+  it('refuses an empty or reversed range alike on every list that takes one, stored or live', async () => {
+    const lists = [
+      `/v1/accounts/${accountId}/transactions`,
+      `/v1/accounts/${accountId}/transactions/live`,
+      `/v1/accounts/${accountId}/statements`,
+      '/v1/events',
+    ];
+    const instant = fc
+      .date({
+        min: new Date('2024-01-01T00:00:00Z'),
+        max: new Date('2026-12-31T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((d) => d.toISOString());
+    await assertProperty(
+      fc.asyncProperty(
+        fc.constantFrom(...lists),
+        instant,
+        fc.option(instant, { nil: undefined }),
+        async (path, from, other) => {
+          const before = other ?? from; // the same instant: an empty range
+          const response = await client.get(`${path}?${new URLSearchParams({ from, before }).toString()}`);
+          const where = `${path} from=${from} before=${before}`;
+          if (Date.parse(before) > Date.parse(from)) {
+            expect(response.status, where).toBe(200);
+          } else {
+            expect(response.status, where).toBe(400);
+            expect((response.body as ErrorBody).error.details, where).toEqual([
+              { field: 'before', issue: 'before must be after from' },
+            ]);
+          }
+        },
+      ),
+      60,
+    );
+  });
+
   it('judges generated ISO 8601 text the same on every list that takes a range', async () => {
     const lists = [
       `/v1/accounts/${accountId}/transactions`,

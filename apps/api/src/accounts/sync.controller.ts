@@ -18,7 +18,6 @@ import {
   ConditionalGet,
   envelope,
   envelopeBytes,
-  invalidRequest,
   Tenant,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
@@ -100,9 +99,6 @@ export class SyncController {
   ) {
     const from = query.from !== undefined ? new Date(query.from) : undefined;
     const before = query.before !== undefined ? new Date(query.before) : undefined;
-    if (from && before && from >= before) {
-      throw invalidRequest([{ field: 'before', issue: 'must be after from' }]);
-    }
     const { sort, limit } = query;
     const page = await this.sync.listTransactions(caller, accountId, {
       from,

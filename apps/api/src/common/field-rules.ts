@@ -55,6 +55,27 @@ const instantRules = () => [
     },
   }),
 ];
+/**
+ * The end of a range, `before`: a point in time as {@link OptionalDateTime}, and after the same query's
+ * `from` when both are given. Every range is `from` inclusive and `before` exclusive, stored or live, so an
+ * empty range is a mistake to name, not a page of nothing.
+ */
+export const OptionalRangeEnd = (description: string) =>
+  applyDecorators(
+    OptionalDateTime(`${description}; after \`from\``),
+    ValidateBy({
+      name: 'isAfterFrom',
+      validator: {
+        validate: (value: unknown, args) => {
+          const from = (args?.object as { from?: unknown }).from;
+          if (typeof value !== 'string' || typeof from !== 'string') return true;
+          const [start, end] = [parseInstant(from), parseInstant(value)];
+          return start === undefined || end === undefined || end > start;
+        },
+        defaultMessage: (args) => `${args?.property ?? 'before'} must be after from`,
+      },
+    }),
+  );
 /** An optional UTC calendar day, `YYYY-MM-DD`. */
 export const OptionalDay = (description: string) =>
   applyDecorators(

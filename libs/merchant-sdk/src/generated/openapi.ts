@@ -6280,7 +6280,7 @@ export interface operations {
             query?: {
                 /** @description Inclusive lower bound. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description Exclusive upper bound. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
+                /** @description Exclusive upper bound; after `from`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
                 limit?: number;
                 sort?: "date" | "-date";
@@ -6620,7 +6620,7 @@ export interface operations {
             query?: {
                 /** @description Inclusive lower bound on `date`, first page only. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description Exclusive upper bound on `date`, first page only. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
+                /** @description Exclusive upper bound on `date`, first page only; after `from`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
                 /** @description Opaque cursor from meta.nextCursor (then from/before are refused) */
                 cursor?: string;
@@ -6974,7 +6974,7 @@ export interface operations {
             query?: {
                 /** @description Inclusive lower bound on `date`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description Exclusive upper bound on `date`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
+                /** @description Exclusive upper bound on `date`; after `from`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
                 sort?: "date" | "-date";
                 limit?: number;
@@ -8201,7 +8201,7 @@ export interface operations {
                 userId?: string;
                 /** @description Only events recorded at or after this time. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 from?: string;
-                /** @description Only events recorded before this time. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
+                /** @description Only events recorded before this time; after `from`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
                 before?: string;
             };
             header?: never;

@@ -1,5 +1,5 @@
 import { RememberedQuery } from '#libs/http';
-import { OptionalDateTime } from '../../common/field-rules.js';
+import { OptionalDateTime, OptionalRangeEnd } from '../../common/field-rules.js';
 import { PageCursor } from '../../common/paging.js';
 
 @RememberedQuery()
@@ -7,7 +7,7 @@ export class ListLiveTransactionsInput {
   @OptionalDateTime('Inclusive lower bound on `date`, first page only')
   from?: string;
 
-  @OptionalDateTime('Exclusive upper bound on `date`, first page only')
+  @OptionalRangeEnd('Exclusive upper bound on `date`, first page only')
   before?: string;
 
   @PageCursor({

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { RememberedQuery } from '#libs/http';
-import { OptionalDateTime } from '../../common/field-rules.js';
+import { OptionalDateTime, OptionalRangeEnd } from '../../common/field-rules.js';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = 1000;
@@ -11,7 +11,7 @@ export class ListStatementsInput {
   @OptionalDateTime('Inclusive lower bound')
   from?: string;
 
-  @OptionalDateTime('Exclusive upper bound')
+  @OptionalRangeEnd('Exclusive upper bound')
   before?: string;
 
   @PageLimit({ default: LIMIT, max: LIMIT })

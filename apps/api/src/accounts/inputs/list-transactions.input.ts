@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { RememberedQuery } from '#libs/http';
-import { OptionalDateTime } from '../../common/field-rules.js';
+import { OptionalDateTime, OptionalRangeEnd } from '../../common/field-rules.js';
 import { PageCursor, PageLimit } from '../../common/paging.js';
 
 const LIMIT = { default: 100, max: 1000 };
@@ -12,7 +12,7 @@ export class ListTransactionsInput {
   @OptionalDateTime('Inclusive lower bound on `date`')
   from?: string;
 
-  @OptionalDateTime('Exclusive upper bound on `date`')
+  @OptionalRangeEnd('Exclusive upper bound on `date`')
   before?: string;
 
   @ApiPropertyOptional({ enum: ['date', '-date'], default: '-date' })

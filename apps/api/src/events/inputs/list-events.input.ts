@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { MERCHANT_EVENT_TYPE_NAMES, type MerchantEventType } from '#libs/domain/events';
-import { OptionalDateTime } from '../../common/field-rules.js';
+import { OptionalDateTime, OptionalRangeEnd } from '../../common/field-rules.js';
 import { ListQuery } from '../../common/paging.js';
 
 export class ListEventsInput extends ListQuery() {
@@ -18,6 +18,6 @@ export class ListEventsInput extends ListQuery() {
   @OptionalDateTime('Only events recorded at or after this time')
   from?: string;
 
-  @OptionalDateTime('Only events recorded before this time')
+  @OptionalRangeEnd('Only events recorded before this time')
   before?: string;
 }
