@@ -94,7 +94,8 @@ export function startHeadless(name, script, env, { traceGc = false } = {}) {
     async stop() {
       if (exited !== null) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // An orchestrator's grace (Kubernetes' default): a process past its own 9 s budget exits 1 by itself.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       await gone;
       clearTimeout(timer);
     },

@@ -14,8 +14,6 @@ import { freePort, startPrivatePostgres, startPrivateRedis } from '../kit/privat
 const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
 export const ADMIN_TOKEN = 'soak-admin-token';
 export const SANDBOX_ADMIN_TOKEN = 'soak-sandbox-admin-token';
-/** SIGTERM to exit: past this the process is SIGKILLed (startHeadless) and the stop counts as hung. */
-const STOP_BOUND_MS = 10_000;
 
 const rss = (pid) => {
   try {
@@ -39,7 +37,7 @@ class Role {
     this.restarts = 0;
     this.rssStart = null;
     this.rssEnd = null;
-    /** Stops that needed SIGKILL or took longer than the bound: { at, ms, how }. */
+    /** Stops that did not end by themselves with exit 0: { at, ms, how }. */
     this.slowStops = [];
     this.exitsUnasked = [];
     this.previousLogs = [];
@@ -67,8 +65,10 @@ class Role {
     const started = Date.now();
     await this.proc.stop();
     const ms = Date.now() - started;
-    // With its last lines: a stop that overran its budget says which step it was stuck in.
-    if (this.proc.exited() === 'SIGKILL' || ms > STOP_BOUND_MS)
+    // A stop is graceful when the process ends by itself with 0: its own deadline (SHUTDOWN_BUDGET_MS, timed
+    // from the signal inside it) exits 1, naming the step it was stuck in. The wall time seen from here also
+    // counts how long a loaded machine took to schedule it, so it is reported, not judged.
+    if (this.proc.exited() !== 0)
       this.slowStops.push({
         at: new Date().toISOString(),
         ms,
