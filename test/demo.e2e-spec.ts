@@ -261,11 +261,15 @@ describe('demo merchant app, in a browser', () => {
     await untilShown('the VRP consent shown authorised', async () => {
       expect(await page.textContent('#vrp-status')).toContain('AUTHORIZED');
     });
-    // The form is back to its defaults after the bank: the limits shown are the consent's own.
+    // The page is new after the bank: the limits shown, in the headroom and the form, are the consent's own.
     await untilShown("the VRP consent's own limits shown", async () => {
       expect(await page.textContent('#vrp-headroom')).toBe(
         'max £20.00 a payment; £25.00 a month: paid £0.00, headroom £25.00',
       );
+      expect([await page.inputValue('#vrp-max'), await page.inputValue('#vrp-month')]).toEqual([
+        '20.00',
+        '25.00',
+      ]);
     });
     for (const [paid, headroom] of [
       ['£10.00', '£15.00'],
@@ -289,10 +293,22 @@ describe('demo merchant app, in a browser', () => {
     await page.click('#single-pay');
     await approveAtBank();
     const single = page.locator('#payment-table tbody tr', { hasText: 'SINGLE' }).first();
-    await untilShown('the single payment shown completed', async () => {
+    await untilShown('the single payment shown completed, in its row and in the line about it', async () => {
       expect(await single.locator('.payment-status').textContent()).toBe('COMPLETED');
+      expect(await page.textContent('#vrp-status')).toBe('Payment COMPLETED');
     });
     await screenshot(page, '07-single-payment');
+  });
+
+  it('says which sandbox bank fails on purpose, and counts days as a person does', async () => {
+    expect(await page.locator('#flaky-note').isVisible()).toBe(true);
+    expect(await page.textContent('#flaky-note')).toContain(
+      'Sandbox Flaky Bank fails a share of its calls on purpose',
+    );
+    await bank('sandbox-flaky').waitFor();
+    // As text: vitest would rewrite an import() written in this file.
+    const counted = await page.evaluate('import("/ui.js").then((ui) => [0, 1, 2, 90].map(ui.dayCount))');
+    expect(counted).toEqual(['0 days', '1 day', '2 days', '90 days']);
   });
 
   it('revokes the bank consent, and its transactions stay readable', async () => {

@@ -5,7 +5,7 @@ import { createBffClient } from '@open-banking-bff/merchant-sdk';
 import { mountConnect } from './connect.js';
 import { refreshConsents } from './consents.js';
 import { backend, logCall, recordingFetch } from './devpanel.js';
-import { refreshPayments, singlePay, vrpPay, vrpSetup } from './payments.js';
+import { followReturnedPayment, refreshPayments, singlePay, vrpPay, vrpSetup } from './payments.js';
 import { followSyncs, noteSyncEvent, refreshAccounts } from './sync.js';
 import { drawPictures, loadTransactions } from './transactions.js';
 import { $, errorText, show, soon, state } from './ui.js';
@@ -112,7 +112,7 @@ async function start() {
   if (query.get('from') === 'vrp') {
     show('vrp-status', `Sweeping set up: ${query.get('status')}`, query.get('status') !== 'AUTHORIZED');
   } else if (query.get('from') === 'payment') {
-    show('vrp-status', `Payment ${query.get('status')}`);
+    followReturnedPayment(query);
   } else {
     await followSyncs();
   }

@@ -1,6 +1,6 @@
 // 6. The customer's consents: status, days to expiry, revoke, re-authorise.
 import { showHeadroom } from './payments.js';
-import { $, back, errorText, row, show, state } from './ui.js';
+import { $, back, dayCount, errorText, row, show, state } from './ui.js';
 
 export async function refreshConsents() {
   let consents;
@@ -22,7 +22,7 @@ export async function refreshConsents() {
       consent.institutionId,
       consent.kind,
       consent.status,
-      days === null ? '—' : `${days} days`,
+      days === null ? '—' : dayCount(days),
     ]);
     tr.dataset.consentId = consent.id;
     const actions = document.createElement('td');

@@ -12,6 +12,14 @@ const PAYEE = {
 
 /** The authorised sweeping consent "Pay 10.00" pays under (consents.js finds it in the customer's list). */
 let vrpConsentId = null;
+/** The single payment the bank just sent the customer back from: its line follows its status. */
+let returnedPaymentId = null;
+
+/** Back from the bank's page: say where the payment is, and keep saying it as its events come in. */
+export function followReturnedPayment(query) {
+  returnedPaymentId = query.get('paymentId');
+  show('vrp-status', `Payment ${query.get('status')}`);
+}
 
 export async function vrpSetup() {
   try {
@@ -69,6 +77,10 @@ export async function showHeadroom(consentId) {
   if (!consentId) return show('vrp-headroom', '');
   try {
     const { controlParameters: control } = await state.bff.vrp.getConsent(consentId);
+    // The form shows the limits of the consent in force, not its defaults, beside its headroom.
+    if (control.maxAmountPerPayment) $('vrp-max').value = control.maxAmountPerPayment.amount;
+    const monthly = (control.periodicLimits ?? []).find((l) => l.frequency === 'MONTHLY');
+    if (monthly) $('vrp-month').value = monthly.totalMaxAmount.amount;
     const periods = (control.periodicLimits ?? []).map(
       (l) =>
         `${amount(l.limitInCurrentPeriod ?? l.totalMaxAmount)} a ${PERIOD[l.frequency] ?? l.frequency}: ` +
@@ -113,5 +125,6 @@ export async function refreshPayments() {
     ]);
     tr.dataset.paymentId = p.id;
     body.append(tr);
+    if (p.id === returnedPaymentId) show('vrp-status', `Payment ${p.status}`, p.status === 'FAILED');
   }
 }

@@ -56,4 +56,7 @@ export function soon(name, refresh) {
   );
 }
 
+/** "1 day", "2 days". */
+export const dayCount = (n) => `${n} ${Math.abs(n) === 1 ? 'day' : 'days'}`;
+
 export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
