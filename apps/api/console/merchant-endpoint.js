@@ -119,7 +119,7 @@ function changeForm(screen, endpoint) {
 }
 
 /**
- * What the test event did: delivered or not, the endpoint's answer, how long it took.
+ * What the test event did: delivered or not, the endpoint's answer and its body, how long it took.
  * @param {import('./merchant-sdk.js').Data<'/v1/event-endpoints/{id}/test', 'post'>} answer
  */
 function testAnswer(answer) {
@@ -134,6 +134,14 @@ function testAnswer(answer) {
       {},
       h('dt', {}, 'Its answer'),
       h('dd', {}, answer.responseStatus === null ? 'None' : `HTTP ${answer.responseStatus}`),
+      h('dt', {}, 'Its answer’s body'),
+      h(
+        'dd',
+        {},
+        answer.response === null
+          ? 'None'
+          : h('pre', {}, answer.response.body + (answer.response.bodyTruncated ? '…' : '')),
+      ),
       h('dt', {}, 'Why not delivered'),
       h('dd', {}, answer.error ?? '—'),
       h('dt', {}, 'Took'),
