@@ -9,6 +9,7 @@ import {
   createConsentRow,
   createPaymentRow,
   createVrpConsentRow,
+  dataOf,
   onboard,
   type Tenant,
   useStack,
@@ -40,6 +41,7 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
         status: 'SUBMITTING',
         nextStatusCheckAt: null,
         pollStopped: 'A repeated send was refused: 409',
+        reference: 'Order 1001',
       });
     }
     if (kind === 'final')
@@ -118,6 +120,9 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
       upstreamPaymentId: null,
       reason: 'A repeated send was refused: 409',
       createdAt: parked.createdAt.toISOString(),
+      reference: 'Order 1001',
+      userReference: dataOf<{ reference: string }>(await tenant.client.get(`/v1/users/${tenant.userId}`))
+        .reference,
     });
 
     // Two operators settle it at once: one wins, the other is told, one event goes out.

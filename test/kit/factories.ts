@@ -210,6 +210,7 @@ export async function createPaymentRow(
     kind?: 'SINGLE' | 'VRP';
     amount?: string;
     pollStopped?: string;
+    reference?: string;
   } = {},
 ) {
   return prisma.payment.create({
@@ -224,6 +225,7 @@ export async function createPaymentRow(
       payee: testPayee(),
       nextStatusCheckAt: state.nextStatusCheckAt === undefined ? new Date() : state.nextStatusCheckAt,
       ...(state.pollStopped ? { statusDetails: { pollStopped: state.pollStopped } } : {}),
+      ...(state.reference ? { reference: state.reference } : {}),
     },
   });
 }

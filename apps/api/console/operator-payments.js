@@ -22,6 +22,8 @@ function parkedView() {
 const PARKED_HEADERS = [
   'Since',
   'Merchant',
+  'Customer',
+  'Reference',
   'Kind',
   'Amount',
   'Status seen',
@@ -50,6 +52,9 @@ function paymentRow(screen, payment) {
   return [
     when(payment.createdAt),
     payment.merchantName,
+    // What the merchant's support quotes when it asks about a payment.
+    payment.userReference,
+    payment.reference ?? '—',
     payment.kind === 'VRP' ? 'Variable recurring' : 'Single',
     h('span', { class: 'mono' }, `${payment.amount.amount} ${payment.amount.currency}`),
     payment.status === 'SUBMITTING'

@@ -795,6 +795,10 @@ export interface components {
             reason: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The payment’s reference, as the merchant gave it */
+            reference: string | null;
+            /** @description The customer’s reference: the merchant’s own id for them */
+            userReference: string;
         };
         ParkedPaymentOutputListEnvelope: {
             data: components["schemas"]["ParkedPaymentOutput"][];

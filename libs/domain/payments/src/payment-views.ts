@@ -35,6 +35,9 @@ export interface ParkedPaymentView {
   /** Why the checks stopped. */
   reason: string | null;
   createdAt: string;
+  /** What the merchant and its customer call it: the payment's reference, the customer's. */
+  reference: string | null;
+  userReference: string;
 }
 
 /** A payment as the submission and the status poll need it. */

@@ -242,6 +242,8 @@ export class PaymentRepository {
       upstreamPaymentId: r.upstream_payment_id,
       reason: r.reason,
       createdAt: r.created_at,
+      reference: r.reference,
+      userReference: r.user_reference,
     }));
   }
 

@@ -100,8 +100,9 @@ const parked = (filter: string) =>
     `SELECT p.id, p.merchant_id, m.name AS merchant_name, p.kind::text AS kind, p.status,
           ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
           p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
-          ${isoText('p.created_at')} AS created_at
+          ${isoText('p.created_at')} AS created_at, p.reference, u.reference AS user_reference
         FROM payments p JOIN merchants m ON m.id = p.merchant_id
+          JOIN consents c ON c.id = p.consent_id JOIN users u ON u.id = c.user_id
         WHERE ${PARKED_PAYMENT('p')} ${filter}
         ORDER BY p.id LIMIT $1`,
     {
@@ -116,6 +117,8 @@ const parked = (filter: string) =>
       upstream_payment_id: 'string?',
       reason: 'string?',
       created_at: 'string',
+      reference: 'string?',
+      user_reference: 'string',
     },
   );
 

@@ -18,6 +18,14 @@ export class ParkedPaymentOutput {
   @ApiProperty({ type: String, nullable: true, description: 'Why the status checks stopped' })
   reason: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The payment’s reference, as the merchant gave it',
+  })
+  reference: string | null;
+  @ApiProperty({ description: 'The customer’s reference: the merchant’s own id for them' })
+  userReference: string;
 }
 
 export class SettledPaymentOutput {
