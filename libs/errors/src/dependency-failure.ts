@@ -22,8 +22,12 @@ export class DependencyUnavailableError extends Error {
  * cancelled statement) is ours, not an outage.
  */
 const POSTGRES_CODES = /^(57000|57P0[1-5]|08[0-9A-Z]{3}|53300|25006)$/;
-/** Prisma's codes for a database it cannot reach, lost, or waited too long for (P1xxx, pool timeout). */
-const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/**
+ * Prisma's codes for a database it cannot reach, lost, or waited too long for (P1xxx, pool timeout), and
+ * P2028: an interactive transaction that could not start within its wait or outlived its timeout, which on
+ * a database slow to answer (a loaded machine, a failover) is the same wait, not a fault of the request.
+ */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 /** The driver adapter's kinds for the same (`meta.driverAdapterError`). */
 const ADAPTER_KINDS =
   /DatabaseNotReachable|DatabaseUnavailable|ConnectionClosed|SocketTimeout|TooManyConnections/;
