@@ -1934,7 +1934,7 @@ export interface components {
             lastSyncedAt: string | null;
             /**
              * Format: date-time
-             * @description When the next sync falls due: the interval after a success, sooner after a failure (null: stopped)
+             * @description When the next try is: the interval after a success, sooner after a failure, at once when a sync is asked for, and the run’s `nextAttemptAt` while it waits to retry (null: stopped)
              */
             nextSyncAt: string | null;
             /** @description Why the last sync failed, or why syncs stopped (the consent’s state); while a sync retries, its last attempt’s error. Null after a success */
@@ -2162,7 +2162,7 @@ export interface components {
             attempts: number;
             /**
              * Format: date-time
-             * @description While running after a failed attempt: when the next attempt starts
+             * @description When the next attempt starts: while queued, when it was queued (at once); while running after a failed attempt, the retry’s time (the account’s `sync.nextSyncAt` too); null while an attempt runs or once ended
              */
             nextAttemptAt: string | null;
             /** @description Why the run failed, or while it runs why its last attempt failed; null on success. `upstream.tracingId` is the upstream’s id of the failure (an earlier attempt’s when the last got none) */
