@@ -49,7 +49,7 @@ const EVENT_MEMBERS = ['id', 'type', 'createdAt', 'userId', 'userReference', 'da
 /**
  * Each merchant event type has a schema of its own in the OpenAPI document, `MerchantEventOutput` is
  * their discriminated union, and it is true: real flows through the stack (consents authorised, renewed,
- * expiring, expired, failed and revoked, first and failed syncs, payments completed and failed), and
+ * expiring, expired, failed and revoked, first and failed syncs, payments completed, failed and held for review), and
  * every event they record, as an endpoint receives it and as a stream sends it, is exactly its type's
  * schema, with no member the schema does not declare.
  */
@@ -196,7 +196,7 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
     await recorded('consent.revoked');
   });
 
-  it('records a consent the user refused at the bank, and payments completed and failed', async () => {
+  it('records a consent the user refused at the bank, and payments completed, failed and held for review', async () => {
     const refused = await newUser();
     const created = await tenant.client.post(`/v1/users/${refused}/consents`, {
       institutionId: 'sandbox-redirect',
@@ -220,6 +220,16 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
     });
     const unpaid = dataOf(await pay(), 201);
     await atBank(stack, unpaid.authorisationUrl, 'deny');
+    // A payment whose first send is lost and the next refused is held for a person to check.
+    await sandbox.admin('POST', '/faults', { method: 'POST', path: '/payments', drop: true, count: 1 });
+    await sandbox.admin('POST', '/faults', { method: 'POST', path: '/payments', status: 409, count: 1 });
+    const held = dataOf(await pay(), 201);
+    await atBank(stack, held.authorisationUrl);
+    await eventually('payment held for review', async () => {
+      await poller.pollDue();
+      return (await recordedTypes()).includes('payment.held_for_review') ? true : undefined;
+    });
+    await sandbox.admin('DELETE', '/faults');
     for (const type of ['consent.failed', 'payment.completed', 'payment.failed'] as const)
       await recorded(type);
   });
@@ -354,6 +364,7 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
         amount: { amount: '12.34', currency: 'GBP' },
         reference: null,
         upstreamPaymentId: 'pay-1',
+        statusReason: null,
       },
     };
     expect(checker.problems(UNION, payment)).toEqual([]);

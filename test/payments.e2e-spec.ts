@@ -134,7 +134,11 @@ describe('single payments', () => {
     await sandbox.admin('DELETE', '/faults');
     const payment = dataOf(await tenant.client.get(`/v1/payments/${created.id}`));
     expect(payment.status).toBe('SUBMITTING');
-    expect(await paymentEvents(stack, created.id)).toEqual([]);
+    expect(payment.heldForReview?.reason).toMatch(/^A repeated send was refused/);
+    // Not failed: the merchant is told a person is checking, once.
+    expect(await paymentEvents(stack, created.id)).toEqual([
+      { type: 'payment.held_for_review', status: 'SUBMITTING' },
+    ]);
   });
 
   it('parks, never fails, a payment whose first send lost its answer inside one submission and whose resend the bank refuses', async () => {
@@ -151,7 +155,9 @@ describe('single payments', () => {
         /^A repeated send was refused/,
       );
       expect(dataOf(await tenant.client.get(`/v1/payments/${created.id}`)).status).toBe('SUBMITTING');
-      expect(await paymentEvents(stack, created.id)).toEqual([]);
+      expect(await paymentEvents(stack, created.id)).toEqual([
+        { type: 'payment.held_for_review', status: 'SUBMITTING' },
+      ]);
       const parked = dataOf<{ id: string }[]>(await stack.operator.get('/admin/payments/parked?limit=100'));
       expect(parked.map((p) => p.id)).toContain(created.id);
     }

@@ -263,6 +263,7 @@ const PLAIN = {
     'transactions.changed': 'Transactions changed',
     'payment.completed': 'A payment completed',
     'payment.failed': 'A payment failed',
+    'payment.held_for_review': 'A payment is being checked with the bank',
     'endpoint.disabled': 'Another endpoint was disabled',
     'endpoint.test': 'A test event',
   },

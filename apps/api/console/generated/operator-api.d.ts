@@ -733,7 +733,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Empty: every type */
-            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
+            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled")[];
             /** Format: date-time */
             createdAt: string;
             /**

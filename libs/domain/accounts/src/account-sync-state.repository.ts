@@ -11,8 +11,9 @@ type Tx = Prisma.TransactionClient;
  * closed_at): the sync's reads of it, its marks as a run starts and ends, the accounts closed and reopened
  * as the bank lists them, and the consent's accounts made due or stopped as the consent state owner
  * authorises or ends it (in that owner's transaction, or in the expiry scan's for a batch of expired
- * consents). One write sets these columns as a part of a larger statement instead: a placement moving an
- * account to another consent (AccountPlacementRepository).
+ * consents). Two writes set these columns as a part of a larger statement instead: a placement moving an
+ * account to another consent (AccountPlacementRepository), and a sync asked for, which shows on its
+ * account as it is queued (SyncRunRepository.openRuns).
  */
 @Injectable()
 export class AccountSyncStateRepository {
@@ -121,11 +122,19 @@ export class AccountSyncStateRepository {
     return rows[0]?.nextSyncAt ?? null;
   }
 
-  /** An attempt of a running sync failed and will be tried again: the account shows the error now. */
-  async noteAttemptFailed(merchantId: MerchantId, accountId: string, error: string): Promise<void> {
-    await this.database.rows({
+  /**
+   * An attempt failed and the queue tries again at `nextAttemptAt`, in the transaction that records it on
+   * the run: the account shows the error, and that time as its next try (its nextSyncAt), at once.
+   */
+  async noteAttemptFailed(
+    merchantId: MerchantId,
+    db: pg.PoolClient,
+    accountId: string,
+    failure: { error: string; nextAttemptAt: Date },
+  ): Promise<void> {
+    await db.query({
       ...ACCOUNT_SYNC_STATE_SQL.noteAttemptFailed,
-      values: [accountId, merchantId, error.slice(0, 1000)],
+      values: [accountId, merchantId, failure.error.slice(0, 1000), failure.nextAttemptAt],
     });
     this.cache.invalidate(merchantId);
   }

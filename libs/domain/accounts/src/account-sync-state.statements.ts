@@ -134,11 +134,14 @@ export const ACCOUNT_SYNC_STATE_SQL = {
           sync_failing_since = NULL, updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid`,
   ),
-  /** An attempt failed and the queue tries again: the account says so while its run goes on. */
+  /**
+   * An attempt failed and the queue tries again at $4: the account says so while its run goes on, that
+   * time its next try (one truth with the run's nextAttemptAt, not the schedule's).
+   */
   noteAttemptFailed: sqlStatement(
     'accounts.note-attempt-failed',
     `UPDATE accounts SET last_sync_error = $3, sync_failing_since = COALESCE(sync_failing_since, now()),
-          updated_at = now()
+          next_sync_at = $4::timestamptz, updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status = 'SYNCING'`,
   ),
   idsOfConsent: sqlStatement(

@@ -5,6 +5,17 @@
  * its own in the OpenAPI document (apps/api/src/events/outputs/merchant-events/), holding exactly these
  * members: test/api-event-schemas.e2e-spec.ts holds them to each other and to the events recorded.
  */
+const PAYMENT_FINAL_DATA = [
+  'paymentId',
+  'kind',
+  'consentId',
+  'status',
+  'amount',
+  'reference',
+  'upstreamPaymentId',
+  'statusReason',
+] as const;
+
 export const MERCHANT_EVENT_TYPES = {
   'consent.authorized': {
     description: 'The user authorised a consent at their bank; for data consents the first sync is queued.',
@@ -64,12 +75,29 @@ export const MERCHANT_EVENT_TYPES = {
     data: ['syncId', 'accountId', 'consentId', 'trigger', 'window', 'progress'],
   },
   'payment.completed': {
-    description: 'A payment reached a successful final status at the bank.',
-    data: ['paymentId', 'kind', 'consentId', 'status', 'amount', 'reference', 'upstreamPaymentId'],
+    description:
+      'A payment reached a successful final status at the bank; statusReason says why when known (a person’s note after checking with the bank).',
+    data: PAYMENT_FINAL_DATA,
   },
   'payment.failed': {
-    description: 'A payment reached a failed final status at the bank.',
-    data: ['paymentId', 'kind', 'consentId', 'status', 'amount', 'reference', 'upstreamPaymentId'],
+    description:
+      'A payment reached a failed final status at the bank; statusReason says why when known (the bank’s reason, or a person’s note after checking with the bank).',
+    data: PAYMENT_FINAL_DATA,
+  },
+  'payment.held_for_review': {
+    description:
+      'A payment may or may not have been paid (a repeated send was refused after an earlier one went unanswered, or the bank gave no final status in 7 days): it stays SUBMITTING or PENDING and counts against VRP limits while a person checks with the bank, since heldSince. payment.completed or payment.failed follows once they settle it, with their note as statusReason. Tell the user the payment is being checked; do not offer to pay again.',
+    data: [
+      'paymentId',
+      'kind',
+      'consentId',
+      'status',
+      'amount',
+      'reference',
+      'upstreamPaymentId',
+      'heldSince',
+      'reason',
+    ],
   },
   'endpoint.disabled': {
     description:

@@ -1,12 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService } from '#libs/database';
+import { DatabasePool, type Prisma, PrismaService, queryOn } from '#libs/database';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { Metrics } from '#libs/observability';
 import { type FinalReason, PaymentMetrics } from './payment.metrics.js';
+import { PAYMENT_SQL } from './payment.statements.js';
 import { decimalsOf } from './payment-amount.js';
 import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
 
 type Tx = Prisma.TransactionClient;
+
+/** What a final status's event says of the payment. */
+const FINAL_EVENT_FIELDS = {
+  id: true,
+  kind: true,
+  merchantId: true,
+  consentId: true,
+  amount: true,
+  currency: true,
+  reference: true,
+  upstreamPaymentId: true,
+  statusDetails: true,
+  consent: { select: { userId: true } },
+} as const satisfies Prisma.PaymentSelect;
 
 export interface FinalStatus {
   status: string;
@@ -17,10 +32,11 @@ export interface FinalStatus {
 }
 
 /**
- * The one writer of a payment's final status. A final status is applied once, only over a status that is
- * not final yet (one guarded update), with its `payment.completed` / `payment.failed` event in the same
- * transaction: a webhook, the status poll and the submission itself reporting the same outcome announce
- * it once.
+ * The one writer of a payment's final status, and of its parking for a person. A final status is applied
+ * once, only over a status that is not final yet (one guarded update), with its `payment.completed` /
+ * `payment.failed` event in the same transaction: a webhook, the status poll and the submission itself
+ * reporting the same outcome announce it once. Parking is announced the same way, once
+ * (`payment.held_for_review`): the merchant must not take a payment a person is checking for one in flight.
  */
 @Injectable()
 export class PaymentStateRepository {
@@ -28,6 +44,7 @@ export class PaymentStateRepository {
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly database: DatabasePool,
     private readonly events: MerchantEventRepository,
     metrics: Metrics,
   ) {
@@ -75,6 +92,37 @@ export class PaymentStateRepository {
     );
   }
 
+  /**
+   * No check will move the payment any more (a repeated send refused, no token to ask with, no final status
+   * after 7 days): it waits for a person to ask the bank. Once, with `payment.held_for_review`.
+   */
+  async holdForReview(paymentId: string, reason: string): Promise<void> {
+    await this.database.transaction(async (db) => {
+      const {
+        rows: [held],
+      } = await queryOn(db, { ...PAYMENT_SQL.holdForReview, values: [paymentId, reason.slice(0, 500)] });
+      if (!held) return;
+      await this.events.record(db, [
+        {
+          merchantId: held.merchant_id,
+          userId: held.user_id,
+          type: 'payment.held_for_review',
+          data: {
+            paymentId: held.id,
+            kind: held.kind,
+            consentId: held.consent_id,
+            status: held.status,
+            amount: { amount: held.amount, currency: held.currency },
+            reference: held.reference,
+            upstreamPaymentId: held.upstream_payment_id,
+            heldSince: held.held_since,
+            reason: reason.slice(0, 500),
+          },
+        },
+      ]);
+    });
+  }
+
   private async finalise(
     tx: Tx,
     paymentId: string,
@@ -100,17 +148,7 @@ export class PaymentStateRepository {
     if (count === 0) return false;
     const payment = await tx.payment.findUniqueOrThrow({
       where: { id: paymentId },
-      select: {
-        id: true,
-        kind: true,
-        merchantId: true,
-        consentId: true,
-        amount: true,
-        currency: true,
-        reference: true,
-        upstreamPaymentId: true,
-        consent: { select: { userId: true } },
-      },
+      select: FINAL_EVENT_FIELDS,
     });
     const succeeded = final.status === PaymentStatus.Completed;
     this.metrics.finalised(final.status, payment.kind, final.reason);
@@ -130,9 +168,17 @@ export class PaymentStateRepository {
           },
           reference: payment.reference,
           upstreamPaymentId: payment.upstreamPaymentId,
+          statusReason: statusReasonOf(payment.statusDetails),
         },
       },
     ]);
     return true;
   }
+}
+
+/** Why, as the payment's answer says it (statusReason): the bank's reason, or the note of whoever settled it. */
+function statusReasonOf(details: Prisma.JsonValue): string | null {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return null;
+  const reason = details.statusReason ?? details.reason;
+  return typeof reason === 'string' ? reason : null;
 }

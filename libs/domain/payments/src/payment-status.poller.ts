@@ -99,7 +99,7 @@ export class PaymentStatusPoller {
         { paymentId: work.id, status: work.status },
         'payment status: no final status after 7 days',
       );
-      await this.payments.stopChecking(work.id, 'No final status after 7 days');
+      await this.state.holdForReview(work.id, 'No final status after 7 days');
       return;
     }
     try {

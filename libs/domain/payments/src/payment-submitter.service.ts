@@ -127,7 +127,7 @@ export class PaymentSubmitterService {
     if (!options) {
       // Nothing to ask the bank with (the consent's token is gone): its webhook is the only way left.
       this.logger.warn({ paymentId: work.id }, 'payment status: no consent token to read it with');
-      await this.payments.stopChecking(work.id, 'The consent holds no token to read the status with');
+      await this.state.holdForReview(work.id, 'The consent holds no token to read the status with');
       return work.status;
     }
     const answer =
@@ -176,7 +176,7 @@ export class PaymentSubmitterService {
       },
       'payment: a repeated send was refused, and an earlier one may have been made; left SUBMITTING for a person to check with the bank',
     );
-    await this.payments.stopChecking(work.id, `A repeated send was refused: ${reason}`);
+    await this.state.holdForReview(work.id, `A repeated send was refused: ${reason}`);
     return { outcome: 'parked', status: work.status };
   }
 

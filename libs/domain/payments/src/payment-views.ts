@@ -10,6 +10,8 @@ export interface PaymentView {
   institutionId: string;
   status: string;
   statusReason: string | null;
+  /** Parked: neither final nor checked any more, until a person has asked the bank and settles it. */
+  heldForReview: { since: string; reason: string } | null;
   amount: { amount: string; currency: string };
   reference: string | null;
   payee: PayeeInput | null;
@@ -19,6 +21,10 @@ export interface PaymentView {
   createdAt: string;
   statusUpdatedAt: string | null;
 }
+
+/** The statusReason of a payment held for review (no quote: it is written into SQL). */
+export const HELD_REASON =
+  'It may have been paid: a person is checking with the bank, and its final status follows';
 
 /** A payment no check will move any more: it waits for a person to ask the bank and settle it. */
 export interface ParkedPaymentView {

@@ -265,12 +265,4 @@ export class PaymentRepository {
       values: [id, tickSeconds],
     });
   }
-
-  /** No more polling for this payment (too old to be worth asking about, or nothing left to ask with). */
-  async stopChecking(id: string, reason: string): Promise<void> {
-    await this.db.rows({
-      ...PAYMENT_SQL.stopChecking,
-      values: [id, reason.slice(0, 500)],
-    });
-  }
 }

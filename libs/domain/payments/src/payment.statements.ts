@@ -1,13 +1,20 @@
 import { column, isoText, row, type RowOf, sqlStatement } from '#libs/database';
 import { amountText, type PayeeInput } from './payment-amount.js';
-import { PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
-import type { ParkedPaymentView, PaymentView, PaymentWork } from './payment-views.js';
+import { FINAL_STATUSES_SQL, PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
+import { HELD_REASON, type ParkedPaymentView, type PaymentView, type PaymentWork } from './payment-views.js';
 
 // The statements PaymentRepository runs, the rows they answer and the views made of them, apart from its
 // methods.
 
+/** Parked for a person: held for review, since when (one written before that was kept: its last change). */
+const HELD = PARKED_PAYMENT('p');
+const HELD_SINCE = `coalesce(p.status_details->>'heldForReviewSince', ${isoText('p.status_updated_at')}, ${isoText('p.created_at')})`;
+
 export const VIEW_COLUMNS = `p.id, p.kind::text AS kind, c.user_id, p.consent_id, c.institution_id, p.status,
-  coalesce(p.status_details->>'statusReason', p.status_details->>'reason') AS status_reason,
+  CASE WHEN ${HELD} THEN '${HELD_REASON}'
+    ELSE coalesce(p.status_details->>'statusReason', p.status_details->>'reason') END AS status_reason,
+  CASE WHEN ${HELD} THEN ${HELD_SINCE} END AS held_since,
+  CASE WHEN ${HELD} THEN coalesce(p.status_details->>'pollStopped', 'Not known') END AS held_reason,
   ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.reference,
   p.payee, p.upstream_payment_id,
   CASE WHEN p.status = '${PaymentStatus.AwaitingAuthorisation}' THEN c.authorisation_url END AS authorisation_url,
@@ -21,6 +28,8 @@ const VIEW_ROW = row({
   institution_id: 'string',
   status: 'string',
   status_reason: 'string?',
+  held_since: 'string?',
+  held_reason: 'string?',
   amount: 'string',
   currency: 'string',
   reference: 'string?',
@@ -41,6 +50,7 @@ export const toPaymentView = (r: ViewRow): PaymentView => ({
   institutionId: r.institution_id,
   status: r.status,
   statusReason: r.status_reason,
+  heldForReview: r.held_since === null ? null : { since: r.held_since, reason: r.held_reason ?? '' },
   amount: { amount: r.amount, currency: r.currency },
   reference: r.reference,
   payee: r.payee,
@@ -236,10 +246,34 @@ export const PAYMENT_SQL = {
     `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}
         WHERE id = $1 AND next_status_check_at IS NOT NULL`,
   ),
-  stopChecking: sqlStatement(
-    'payments.stop-checking',
-    `UPDATE payments SET next_status_check_at = NULL,
-          status_details = coalesce(status_details, '{}'::jsonb) || jsonb_build_object('pollStopped', $2::text)
-        WHERE id = $1`,
+  /*
+   * Parked for a person, once: no more checks, why, and since when (`heldForReviewSince`, kept in the
+   * status details beside the reason). Answers the payment for its event; nothing when it was final or
+   * held already, so the event is recorded once.
+   */
+  holdForReview: sqlStatement(
+    'payments.hold-for-review',
+    `UPDATE payments p SET next_status_check_at = NULL, updated_at = now(),
+          status_details = coalesce(p.status_details, '{}'::jsonb)
+            || jsonb_build_object('pollStopped', $2::text, 'heldForReviewSince', ${isoText('now()')})
+        FROM consents c
+        WHERE p.id = $1 AND c.id = p.consent_id AND p.status NOT IN (${FINAL_STATUSES_SQL})
+          AND NOT coalesce(p.status_details ? 'heldForReviewSince', false)
+        RETURNING p.id, p.merchant_id, c.user_id, p.kind::text AS kind, p.consent_id, p.status,
+          ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.reference, p.upstream_payment_id,
+          p.status_details->>'heldForReviewSince' AS held_since`,
+    {
+      id: 'string',
+      merchant_id: 'string',
+      user_id: 'string',
+      kind: column<PaymentView['kind']>('string'),
+      consent_id: 'string',
+      status: 'string',
+      amount: 'string',
+      currency: 'string',
+      reference: 'string?',
+      upstream_payment_id: 'string?',
+      held_since: 'string',
+    },
   ),
 };

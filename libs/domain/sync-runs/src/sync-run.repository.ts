@@ -104,8 +104,13 @@ export class SyncRunRepository {
   }
 
   /** An attempt failed and the queue tries again at `nextAttemptAt`: the run shows why meanwhile. */
-  async recordAttemptFailure(run: ClaimedRun, failure: RunFailure, nextAttemptAt: Date): Promise<void> {
-    await this.database.rows({
+  async recordAttemptFailure(
+    db: pg.PoolClient,
+    run: ClaimedRun,
+    failure: RunFailure,
+    nextAttemptAt: Date,
+  ): Promise<void> {
+    await db.query({
       ...SYNC_RUN_SQL.recordAttemptFailure,
       values: [
         run.id,

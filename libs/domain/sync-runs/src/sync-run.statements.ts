@@ -32,12 +32,25 @@ const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.p
  * One round trip: the runs opened now (the CTE's rows) and, for accounts that already had one, their
  * active run (the outer SELECT runs on the statement's snapshot, so it sees only runs from before it).
  */
+/*
+ * A run opened on request (first syncs, a merchant's POST …/sync) makes its account say so in the same
+ * statement: `syncing` (`pending` before its first sync) and due at the run's first attempt, which is now,
+ * so the account, the run and the stored list's meta agree at once (docs/sync.md). The dispatcher's runs
+ * are of accounts already due, in batches of thousands: they leave their accounts as they are.
+ */
 const OPEN_RUNS = `WITH fresh AS (
-    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, request_id, updated_at)
-    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, $4::text, now()
+    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, request_id,
+      next_attempt_at, updated_at)
+    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, $4::text, now(), now()
     FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
     ON CONFLICT (active_account_id) DO NOTHING
-    RETURNING id, account_id)
+    RETURNING id, account_id, merchant_id),
+  asked AS (
+    UPDATE accounts a SET next_sync_at = now(), updated_at = now(),
+      sync_status = CASE WHEN a.sync_status IN ('SYNCED', 'FAILED') THEN 'SYNCING' ELSE a.sync_status END
+    FROM fresh
+    WHERE $2::sync_trigger <> 'SCHEDULED' AND a.id = fresh.account_id AND a.merchant_id = fresh.merchant_id
+      AND a.sync_status <> 'STOPPED')
   SELECT id, account_id AS "accountId", true AS created FROM fresh
   UNION ALL
   SELECT s.id, s.account_id AS "accountId", false AS created FROM sync_runs s

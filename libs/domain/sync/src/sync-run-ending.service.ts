@@ -116,8 +116,14 @@ export class SyncRunEndingService {
     retryInMs: number,
   ): Promise<void> {
     const nextAttemptAt = new Date(Date.now() + retryInMs);
-    await this.runs.recordAttemptFailure(run, failure, nextAttemptAt);
-    await this.syncState.noteAttemptFailed(run.merchantId, run.accountId, failure.message);
+    // One transaction: the run and the account never disagree on when the next attempt is.
+    await this.database.transaction(async (db) => {
+      await this.runs.recordAttemptFailure(db, run, failure, nextAttemptAt);
+      await this.syncState.noteAttemptFailed(run.merchantId, db, run.accountId, {
+        error: failure.message,
+        nextAttemptAt,
+      });
+    });
     this.logger.warn(
       { ...this.failureFields(run, target, failure), attempt: run.claim, nextAttemptAt },
       'sync attempt failed; the queue tries again',

@@ -1934,7 +1934,7 @@ export interface components {
             lastSyncedAt: string | null;
             /**
              * Format: date-time
-             * @description When the next sync falls due: the interval after a success, sooner after a failure (null: stopped)
+             * @description When the next try is: the interval after a success, sooner after a failure, at once when a sync is asked for, and the run’s `nextAttemptAt` while it waits to retry (null: stopped)
              */
             nextSyncAt: string | null;
             /** @description Why the last sync failed, or why syncs stopped (the consent’s state); while a sync retries, its last attempt’s error. Null after a success */
@@ -2162,7 +2162,7 @@ export interface components {
             attempts: number;
             /**
              * Format: date-time
-             * @description While running after a failed attempt: when the next attempt starts
+             * @description When the next attempt starts: while queued, when it was queued (at once); while running after a failed attempt, the retry’s time (the account’s `sync.nextSyncAt` too); null while an attempt runs or once ended
              */
             nextAttemptAt: string | null;
             /** @description Why the run failed, or while it runs why its last attempt failed; null on success. `upstream.tracingId` is the upstream’s id of the failure (an earlier attempt’s when the last got none) */
@@ -2237,7 +2237,7 @@ export interface components {
              * @description The event’s `type`
              * @enum {string}
              */
-            name: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled" | "endpoint.test";
+            name: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled" | "endpoint.test";
             /** @description What happened when an event of this type is sent */
             description: string;
             /** @description An endpoint can subscribe to it (`types` of POST /v1/event-endpoints); false for `endpoint.test`, sent only when asked for */
@@ -2809,8 +2809,10 @@ export interface components {
             reference: string | null;
             /** @description The bank’s payment id; null for a payment that never reached the bank (not approved, refused) */
             upstreamPaymentId: string | null;
+            /** @description Why, when known: the bank’s reason, or the note of the person who checked with the bank (a payment held for review) */
+            statusReason: string | null;
         };
-        /** @description A payment reached a successful final status at the bank. */
+        /** @description A payment reached a successful final status at the bank; statusReason says why when known (a person’s note after checking with the bank). */
         PaymentCompletedEventOutput: {
             /**
              * Format: uuid
@@ -2836,7 +2838,7 @@ export interface components {
             userReference: string | null;
             data: components["schemas"]["PaymentEventData"];
         };
-        /** @description A payment reached a failed final status at the bank. */
+        /** @description A payment reached a failed final status at the bank; statusReason says why when known (the bank’s reason, or a person’s note after checking with the bank). */
         PaymentFailedEventOutput: {
             /**
              * Format: uuid
@@ -2861,6 +2863,61 @@ export interface components {
             /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
             userReference: string | null;
             data: components["schemas"]["PaymentEventData"];
+        };
+        /** @description `data` of payment.held_for_review: a payment a person is checking with the bank */
+        PaymentHeldEventData: {
+            /**
+             * Format: uuid
+             * @description GET /v1/payments/{paymentId}
+             */
+            paymentId: string;
+            /** @enum {string} */
+            kind: "SINGLE" | "VRP";
+            /**
+             * Format: uuid
+             * @description The payment’s consent (single or sweeping VRP)
+             */
+            consentId: string;
+            /** @description Not final: SUBMITTING or PENDING */
+            status: string;
+            /** @description With as many decimals as the currency has: 12.34 GBP, 1200 JPY */
+            amount: components["schemas"]["MoneyOutput"];
+            reference: string | null;
+            /** @description The bank’s payment id; null for a payment that never reached the bank (not approved, refused) */
+            upstreamPaymentId: string | null;
+            /**
+             * Format: date-time
+             * @description Since when
+             */
+            heldSince: string;
+            /** @description Why no check of ours can settle it */
+            reason: string;
+        };
+        /** @description A payment may or may not have been paid (a repeated send was refused after an earlier one went unanswered, or the bank gave no final status in 7 days): it stays SUBMITTING or PENDING and counts against VRP limits while a person checks with the bank, since heldSince. payment.completed or payment.failed follows once they settle it, with their note as statusReason. Tell the user the payment is being checked; do not offer to pay again. */
+        PaymentHeldForReviewEventOutput: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and endpoints: deduplicate on it
+             */
+            id: string;
+            /**
+             * @description What happened: says what `data` holds (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.held_for_review";
+            /**
+             * Format: date-time
+             * @description When the change it announces was recorded
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The user it is about
+             */
+            userId: string | null;
+            /** @description The user’s reference (the merchant’s own id for them) when the event was recorded: the same on every delivery, even after the user is renamed. Null without a user */
+            userReference: string | null;
+            data: components["schemas"]["PaymentHeldEventData"];
         };
         /** @description `data` of endpoint.disabled: the endpoint, as it was disabled */
         EndpointDisabledEventData: {
@@ -2961,12 +3018,13 @@ export interface components {
              *     - `sync.succeeded`: A sync of one account finished; progress holds the counts. `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `sync.failed`: A sync of one account failed for good; error says why. `data`: syncId, accountId, consentId, trigger, window, progress, error.
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
-             *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
-             *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `payment.completed`: A payment reached a successful final status at the bank; statusReason says why when known (a person’s note after checking with the bank). `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId, statusReason.
+             *     - `payment.failed`: A payment reached a failed final status at the bank; statusReason says why when known (the bank’s reason, or a person’s note after checking with the bank). `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId, statusReason.
+             *     - `payment.held_for_review`: A payment may or may not have been paid (a repeated send was refused after an earlier one went unanswered, or the bank gave no final status in 7 days): it stays SUBMITTING or PENDING and counts against VRP limits while a person checks with the bank, since heldSince. payment.completed or payment.failed follows once they settle it, with their note as statusReason. Tell the user the payment is being checked; do not offer to pay again. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId, heldSince, reason.
              *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              * @default []
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled")[];
             /**
              * @description At most this many deliveries a second, a whole number from 1 to 1000; null: no limit. Deliveries past it wait, each for a turn of its own, rather than fail: a wait is not an attempt and does not use up the retry schedule. Kept across every worker as: at most this many deliveries in flight or answered within the last 1000 ms, so the endpoint receives at most this many in any second, however the network delays them; a slow endpoint's deliveries hold their places the longer.
              * @example 20
@@ -2978,7 +3036,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Empty: every type */
-            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
+            types: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -3047,11 +3105,12 @@ export interface components {
              *     - `sync.succeeded`: A sync of one account finished; progress holds the counts. `data`: syncId, accountId, consentId, trigger, window, progress.
              *     - `sync.failed`: A sync of one account failed for good; error says why. `data`: syncId, accountId, consentId, trigger, window, progress, error.
              *     - `transactions.changed`: A sync inserted, updated or removed transactions of the account (counts and window). `data`: syncId, accountId, consentId, trigger, window, progress.
-             *     - `payment.completed`: A payment reached a successful final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
-             *     - `payment.failed`: A payment reached a failed final status at the bank. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId.
+             *     - `payment.completed`: A payment reached a successful final status at the bank; statusReason says why when known (a person’s note after checking with the bank). `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId, statusReason.
+             *     - `payment.failed`: A payment reached a failed final status at the bank; statusReason says why when known (the bank’s reason, or a person’s note after checking with the bank). `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId, statusReason.
+             *     - `payment.held_for_review`: A payment may or may not have been paid (a repeated send was refused after an earlier one went unanswered, or the bank gave no final status in 7 days): it stays SUBMITTING or PENDING and counts against VRP limits while a person checks with the bank, since heldSince. payment.completed or payment.failed follows once they settle it, with their note as statusReason. Tell the user the payment is being checked; do not offer to pay again. `data`: paymentId, kind, consentId, status, amount, reference, upstreamPaymentId, heldSince, reason.
              *     - `endpoint.disabled`: One of the merchant’s event endpoints was disabled after no delivery to it succeeded for too long (GET /v1/event-delivery-policy: disableAfterHours); sent to the merchant’s other endpoints, never to that one, and without a user. Fix it, enable it (POST /v1/event-endpoints/{id}/enable), then recover what it missed (POST /v1/event-endpoints/{id}/recover with since = failingSince). `data`: endpointId, url, failingSince, disabledAt, disabledReason.
              */
-            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled")[];
+            types?: ("consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled")[];
             /**
              * @description At most this many deliveries a second, a whole number from 1 to 1000; null: no limit. Deliveries past it wait, each for a turn of its own, rather than fail: a wait is not an attempt and does not use up the retry schedule. Kept across every worker as: at most this many deliveries in flight or answered within the last 1000 ms, so the endpoint receives at most this many in any second, however the network delays them; a slow endpoint's deliveries hold their places the longer. A new limit applies to deliveries still pending, from their next turn; null lifts it.
              * @example 20
@@ -3120,7 +3179,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -3189,6 +3248,15 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        PaymentReviewOutput: {
+            /**
+             * Format: date-time
+             * @description Since when a person has been asked to check
+             */
+            since: string;
+            /** @description Why no check of ours can settle it */
+            reason: string;
+        };
         AccountIdentificationOutput: {
             /**
              * @description SORT_CODE, ACCOUNT_NUMBER, IBAN, BBAN, PAN, …
@@ -3219,8 +3287,10 @@ export interface components {
              * @example PENDING
              */
             status: string;
-            /** @description Why it failed, when the bank said */
+            /** @description Why it failed, when the bank said; a person’s note when they settled it; while heldForReview, that a person is checking with the bank */
             statusReason: string | null;
+            /** @description Set while the payment may or may not have been paid and a person is checking with the bank (payment.held_for_review); its final status follows. Do not offer to pay again meanwhile */
+            heldForReview: components["schemas"]["PaymentReviewOutput"] | null;
             amount: components["schemas"]["MoneyOutput"];
             reference: string | null;
             payee: components["schemas"]["PayeeOutput"] | null;
@@ -3244,7 +3314,7 @@ export interface components {
              * @description The event’s `type` (MerchantEventOutput)
              * @enum {string}
              */
-            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
+            eventType: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled";
             /** @enum {string} */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
             attempts: number;
@@ -3724,7 +3794,7 @@ export interface components {
             links?: components["schemas"]["ApiLinks"];
         };
         /** @description An event, as POSTed to an endpoint and sent down a user’s stream: `type` says which, and so what `data` holds (one schema per type). Deduplicate on `id`. */
-        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["EndpointDisabledEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
+        MerchantEventOutput: components["schemas"]["ConsentAuthorizedEventOutput"] | components["schemas"]["ConsentFailedEventOutput"] | components["schemas"]["ConsentExpiringEventOutput"] | components["schemas"]["ConsentReauthorisationRequiredEventOutput"] | components["schemas"]["ConsentReauthorisationNotExtendedEventOutput"] | components["schemas"]["ConsentExpiredEventOutput"] | components["schemas"]["ConsentRevokedEventOutput"] | components["schemas"]["ConsentSyncedEventOutput"] | components["schemas"]["SyncSucceededEventOutput"] | components["schemas"]["SyncFailedEventOutput"] | components["schemas"]["TransactionsChangedEventOutput"] | components["schemas"]["PaymentCompletedEventOutput"] | components["schemas"]["PaymentFailedEventOutput"] | components["schemas"]["PaymentHeldForReviewEventOutput"] | components["schemas"]["EndpointDisabledEventOutput"] | components["schemas"]["EndpointTestEventOutput"];
     };
     responses: never;
     parameters: never;
@@ -8196,7 +8266,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "endpoint.disabled";
+                type?: "consent.authorized" | "consent.failed" | "consent.expiring" | "consent.reauthorisation_required" | "consent.reauthorisation_not_extended" | "consent.expired" | "consent.revoked" | "consent.synced" | "sync.succeeded" | "sync.failed" | "transactions.changed" | "payment.completed" | "payment.failed" | "payment.held_for_review" | "endpoint.disabled";
                 /** @description Only events about this user */
                 userId?: string;
                 /** @description Only events recorded at or after this time. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */

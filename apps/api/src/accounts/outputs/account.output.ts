@@ -23,7 +23,7 @@ export class SyncSummaryOutput {
     format: 'date-time',
     nullable: true,
     description:
-      'When the next sync falls due: the interval after a success, sooner after a failure (null: stopped)',
+      'When the next try is: the interval after a success, sooner after a failure, at once when a sync is asked for, and the run’s `nextAttemptAt` while it waits to retry (null: stopped)',
   })
   nextSyncAt: string | null;
   @ApiProperty({

@@ -18,6 +18,12 @@ export class PayeeOutput {
   accountIdentifications!: AccountIdentificationOutput[];
 }
 
+export class PaymentReviewOutput {
+  @ApiProperty({ format: 'date-time', description: 'Since when a person has been asked to check' })
+  since!: string;
+  @ApiProperty({ description: 'Why no check of ours can settle it' }) reason!: string;
+}
+
 export class PaymentOutput {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: ['SINGLE', 'VRP'] }) kind!: string;
@@ -30,8 +36,20 @@ export class PaymentOutput {
       'AWAITING_AUTHORIZATION (a single payment before the user approves) and SUBMITTING (on its way to the bank) are ours; then the upstream’s, verbatim: PENDING, then COMPLETED, or FAILED, DECLINED, REJECTED, EXPIRED',
   })
   status!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'Why it failed, when the bank said' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Why it failed, when the bank said; a person’s note when they settled it; while heldForReview, that a person is checking with the bank',
+  })
   statusReason!: string | null;
+  @ApiProperty({
+    type: PaymentReviewOutput,
+    nullable: true,
+    description:
+      'Set while the payment may or may not have been paid and a person is checking with the bank (payment.held_for_review); its final status follows. Do not offer to pay again meanwhile',
+  })
+  heldForReview!: PaymentReviewOutput | null;
   @ApiProperty({ type: MoneyOutput }) amount!: MoneyOutput;
   @ApiProperty({ type: String, nullable: true }) reference!: string | null;
   @ApiProperty({ type: PayeeOutput, nullable: true }) payee!: PayeeOutput | null;

@@ -61,7 +61,8 @@ export class SyncRunOutput {
     format: 'date-time',
     nullable: true,
     type: String,
-    description: 'While running after a failed attempt: when the next attempt starts',
+    description:
+      'When the next attempt starts: while queued, when it was queued (at once); while running after a failed attempt, the retry’s time (the account’s `sync.nextSyncAt` too); null while an attempt runs or once ended',
   })
   nextAttemptAt: string | null;
   @ApiProperty({

@@ -14,6 +14,7 @@ import { EndpointTestEventOutput } from './merchant-events/endpoint-test-event.o
 import {
   PaymentCompletedEventOutput,
   PaymentFailedEventOutput,
+  PaymentHeldForReviewEventOutput,
 } from './merchant-events/payment-events.output.js';
 import {
   ConsentSyncedEventOutput,
@@ -37,6 +38,7 @@ export const MERCHANT_EVENT_OUTPUTS = {
   'transactions.changed': TransactionsChangedEventOutput,
   'payment.completed': PaymentCompletedEventOutput,
   'payment.failed': PaymentFailedEventOutput,
+  'payment.held_for_review': PaymentHeldForReviewEventOutput,
   'endpoint.disabled': EndpointDisabledEventOutput,
   'endpoint.test': EndpointTestEventOutput,
 } as const satisfies { [T in DeliveredEventType]: new () => { type: T } };
