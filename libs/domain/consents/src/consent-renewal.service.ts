@@ -136,7 +136,8 @@ export class ConsentRenewalService {
     try {
       answer = (await this.upstream.reauthoriseAccount({ ...options, psu })).data;
     } catch (error) {
-      throw mapUpstreamFailure(error, { resource: 'consent' });
+      // A refusal (its 4xx) is of this consent, and lasts: the caller's 400, not an outage to retry.
+      throw mapUpstreamFailure(error, { resource: 'consent', field: 'consentId' });
     }
     // Without the bank's page and the upstream's state for this round the return could not be bound.
     if (!answer.authorisationUrl || !answer.state) {

@@ -5636,7 +5636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReauthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5945,7 +5945,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5963,7 +5963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            /** @description FORBIDDEN: the upstream refused this call alone (a feature outside the consent's scope or the institution's offer); the consent stays usable */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5974,6 +5974,15 @@ export interface operations {
             };
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description INSTITUTION_ERROR, with the institution's message */
+            424: {
                 headers: {
                     [name: string]: unknown;
                 };
