@@ -1878,7 +1878,7 @@ export interface components {
             revokedAt: string | null;
             /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
+            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link, whose page asks the bank when the user continues from it (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
             reauthorisationUrl?: string;
             /** @description Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`) */
             autoReauthorise: boolean;
@@ -3483,7 +3483,7 @@ export interface components {
             revokedAt: string | null;
             /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
+            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link, whose page asks the bank when the user continues from it (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
             reauthorisationUrl?: string;
             /** @description Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`) */
             autoReauthorise: boolean;
