@@ -318,8 +318,8 @@ describe('api: every answer matches our own OpenAPI document', () => {
     const callbackQuery = Object.fromEntries(new URL(consent.callback).searchParams);
     const tampered = { ...callbackQuery, bffState: `${callbackQuery.bffState}x` };
     await valid('GET /v1/callbacks/consents', { token: null, query: tampered }, 400);
-    // A bank that renews only with the user present: the expiry scan offers our link, which the
-    // user's browser follows to the bank (302); one that is not ours is refused in the envelope.
+    // A bank that renews only with the user present: the expiry scan offers our link, whose page (200)
+    // the user's browser posts to go on to the bank (303); one that is not ours is refused in the envelope.
     const present = await valid<{ id: string; authorisationUrl: string }>(
       'POST /v1/users/{userId}/consents',
       {
@@ -347,7 +347,15 @@ describe('api: every answer matches our own OpenAPI document', () => {
       200,
     );
     const link = new URL(offered.reauthorisationUrl).searchParams.get('link')!;
-    await valid('GET /v1/callbacks/consents/reauthorise', { token: null, query: { link } }, 302);
+    await valid('GET /v1/callbacks/consents/reauthorise', { token: null, query: { link } }, 200);
+    const form = {
+      token: null,
+      raw: new URLSearchParams({ link }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    };
+    await valid('POST /v1/callbacks/consents/reauthorise', form, 303);
+    // Its invalid variants are JSON bodies (the api parses JSON there too): a base without the raw form.
+    bases.set('POST /v1/callbacks/consents/reauthorise', { token: null, body: { link } });
     await valid('GET /v1/callbacks/consents/reauthorise', { token: null, query: { link: 'not-ours' } }, 400);
     const reauthorised = await connectBank();
     const preAuthorised = await connectBank();

@@ -161,11 +161,17 @@ describe('consent states on time', () => {
       (await eventsOf(tenant, id)).filter((e) => e.type === 'CONSENT_REAUTHORISATION_REQUIRED'),
     ).toHaveLength(1);
 
-    // The user follows the link: the bank is asked with them present, and their browser goes on to it.
+    // The user follows the link and presses its page's button: the bank is asked with them present, and
+    // their browser goes on to it (test/consent-renewal-link.e2e-spec.ts: the page itself asks nothing).
     const link = new URL(offered.reauthorisationUrl!);
-    const followed = await fetch(`${stack.api.url}${link.pathname}${link.search}`, { redirect: 'manual' });
+    const followed = await fetch(`${stack.api.url}${link.pathname}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: link.search.slice(1),
+    });
     await followed.arrayBuffer();
-    expect(followed.status).toBe(302);
+    expect(followed.status).toBe(303);
     expect((await consentOf(tenant, id)).status).toBe('AWAITING_RE_AUTHORIZATION');
     const back = await decideAtBank(apps(), followed.headers.get('location')!);
     expect(back.location.searchParams.get('status')).toBe('AUTHORIZED');

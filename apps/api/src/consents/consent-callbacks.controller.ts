@@ -1,5 +1,12 @@
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConsentCallbackService,
@@ -9,27 +16,15 @@ import {
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
+import { renewalPage, RENEWED_PAGE, RETRY_PAGE, sendPage } from './consent-callback.pages.js';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
 import { ReauthorisationLinkInput } from './inputs/reauthorisation-link.input.js';
 
-/** The page a user back from the bank sees while we cannot store the answer: it reloads itself. */
-const RETRY_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="${DEPENDENCY_RETRY_AFTER_SECONDS}">
-<title>Finishing your bank connection</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}</style>
-</head>
-<body>
-<h1>Finishing your bank connection</h1>
-<p>Your bank has answered, but we could not save the answer just now. This page tries again by itself
-in a few seconds; please keep it open.</p>
-<p><a href="">Try again now</a></p>
-</body>
-</html>
-`;
+const BAD_LINK = { type: ApiErrorResponse, description: 'VALIDATION_FAILED: the link is invalid or expired' };
+const ENDED = {
+  type: ApiErrorResponse,
+  description: 'CONSENT_NOT_AUTHORISED: the consent has ended (connect the bank again)',
+};
 
 @ApiTags('consents')
 @Controller(PUBLIC_ROUTES.consentCallback)
@@ -40,26 +35,53 @@ export class ConsentCallbacksController {
   ) {}
 
   // Public: the user's browser, sent by the merchant with the link of consent.reauthorisation_required
-  // at a bank that needs the user present; the signed link is what authenticates it.
+  // at a bank that needs the user present; the signed link is what authenticates it. Opening it only
+  // shows a page (a GET or HEAD from a mail scanner or a prefetch must not suspend the consent).
   @Get(REAUTHORISATION_LINK_PATH)
   @Public()
   @ApiOperation({
-    summary: 'Re-authorisation with the user present (the browser, from the merchant)',
+    summary: 'Re-authorisation with the user present: the page (the browser, from the merchant)',
     description:
-      'The `reauthorisationUrl` of a consent.reauthorisation_required with `userPresenceRequired`: the merchant sends the user’s browser here, never builds it. We ask the bank to renew the consent with the user’s own address and the PSU ids given at creation, then 302 to the bank’s page; the usual callback completes it. A link that is invalid or past the consent’s expiry answers 400.',
+      'The `reauthorisationUrl` of a consent.reauthorisation_required with `userPresenceRequired`: the merchant sends the user’s browser here, never builds it. Opening it changes nothing (a mail client’s link scanner, a prefetch or a reload may open it): it answers a page whose button, pressed by the user, posts the link to POST /v1/callbacks/consents/reauthorise. Once the consent is renewed, the page says so and has no button. A link that is invalid or past the consent’s expiry answers 400; one of a consent that has ended, 409.',
   })
-  @ApiResponse({ status: 302, description: 'To the bank’s page' })
-  @ApiBadRequestResponse({
-    type: ApiErrorResponse,
-    description: 'VALIDATION_FAILED: the link is invalid or expired',
+  @ApiResponse({
+    status: 200,
+    description: 'The page: its button continues to the bank, or it says the consent is already renewed',
+    content: { 'text/html': { schema: { type: 'string' } } },
   })
+  @ApiBadRequestResponse(BAD_LINK)
+  @ApiConflictResponse(ENDED)
+  async renewalPage(@Query() query: ReauthorisationLinkInput, @Res() reply: FastifyReply): Promise<void> {
+    const due = (await this.renewal.linkedRenewal(query.link)) === 'due';
+    await sendPage(reply, 200, due ? renewalPage(query.link) : RENEWED_PAGE);
+  }
+
+  // Public: the user pressed the page's button; the signed link in the form is what authenticates it.
+  @Post(REAUTHORISATION_LINK_PATH)
+  @Public()
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiOperation({
+    summary: 'Re-authorisation with the user present: the user continues to the bank',
+    description:
+      'The form of the GET’s page. We ask the bank to renew the consent with the user’s own address and the PSU ids given at creation, then 303 to the bank’s page; the usual callback completes it. Once the consent is renewed it asks nothing and answers the page saying so. A link that is invalid or past the consent’s expiry answers 400; one of a consent that has ended, 409.',
+  })
+  @ApiResponse({ status: 303, description: 'To the bank’s page' })
+  @ApiResponse({
+    status: 200,
+    description: 'The consent is already renewed: a page saying so, nothing asked',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse(BAD_LINK)
+  @ApiConflictResponse(ENDED)
   async reauthorise(
-    @Query() query: ReauthorisationLinkInput,
+    @Body() body: ReauthorisationLinkInput,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     // The user is here now: the bank is asked with their address, then their browser goes on to it.
-    await redirect(reply, await this.renewal.reauthoriseByLink(query.link, request.ip));
+    const location = await this.renewal.reauthoriseByLink(body.link, request.ip);
+    if (location === null) await sendPage(reply, 200, RENEWED_PAGE);
+    else await redirect(reply, location, 303);
   }
 
   // Public: the user's browser arrives here from the bank with no credentials of ours; the signed,
@@ -106,14 +128,8 @@ export class ConsentCallbacksController {
       // a page that tries again by itself rather than a JSON 503. Nothing was claimed (the claim is the
       // first write), so the same URL works once the dependency is back.
       if (!dependencyFailureOf(error)) throw error;
-      await reply
-        .status(503)
-        .header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS))
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-        .type('text/html; charset=utf-8')
-        .send(RETRY_PAGE);
+      reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+      await sendPage(reply, 503, RETRY_PAGE);
       return;
     }
     await redirect(reply, location);
@@ -121,9 +137,9 @@ export class ConsentCallbacksController {
 }
 
 /** This URL carried a token or a signed link: no Referer to where it goes, and no caching of the answer. */
-async function redirect(reply: FastifyReply, location: string): Promise<void> {
+async function redirect(reply: FastifyReply, location: string, status = 302): Promise<void> {
   await reply
-    .status(302)
+    .status(status)
     .header('location', location)
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')

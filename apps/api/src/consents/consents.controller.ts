@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import {
   ConsentRenewalService,
@@ -9,7 +9,6 @@ import {
 } from '#libs/domain/consents';
 import {
   ApiAnswer,
-  ApiErrorResponse,
   ApiPsuHeaders,
   Auth,
   AuthKind,
@@ -145,7 +144,9 @@ export class ConsentsController {
       "Renews a consent that is still AUTHORIZED (or asks again while AWAITING_RE_AUTHORIZATION), before it expires: asks the upstream for a re-authorisation with the stored consent token and answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending. The callback then stores the new token and expiry (the bank's new span, 90 days from the approval at most) and 302s to `redirectUrl?consentId=…&status=…`. A consent that has ended (REVOKED, EXPIRED, REJECTED, FAILED) is not renewed (409 CONSENT_NOT_AUTHORISED): connect the bank again with POST /v1/users/{userId}/consents; the user's accounts carry over to the new consent with their ids and transactions.",
   })
   @ApiAnswer(201, ReauthorisationOutput)
-  @ApiInvalid('VALIDATION_FAILED (also: a PSU header the institution requires missing)')
+  @ApiInvalid(
+    'VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was)',
+  )
   @ApiUpstreamErrors(NOT_USABLE)
   @ApiPsuHeaders()
   async reauthorise(
@@ -238,11 +239,10 @@ export class ConsentsController {
       'Deletes the consent upstream (one the upstream no longer knows counts as deleted), marks it REVOKED and stops syncing its accounts. Revoking twice is harmless.',
   })
   @ApiNoContentResponse({ description: 'Revoked' })
-  @ApiMissing()
-  @ApiServiceUnavailableResponse({
-    type: ApiErrorResponse,
-    description: 'UPSTREAM_UNAVAILABLE, with error.upstream',
-  })
+  @ApiInvalid(
+    'VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was',
+  )
+  @ApiUpstreamErrors()
   async revoke(@IdParam('consentId') consentId: string, @Tenant() caller: TenantCaller) {
     await this.consents.revoke(caller, consentId);
   }

@@ -88,16 +88,22 @@ export class ConsentRenewalService {
   }
 
   /**
-   * The user followed our renewal link: the bank is asked now, with their own address and the login ids
-   * given at creation, and their browser goes on to the bank's page (the answer). The usual callback
-   * completes it.
+   * What our renewal link stands for now: 'due' while its renewal is still to be made (or finished at the
+   * bank), 'renewed' once it is. Reading it changes nothing: opening the link (a mail scanner, a
+   * prefetch, a reload) must not suspend the consent, so only {@link reauthoriseByLink} asks the bank.
    */
-  async reauthoriseByLink(link: string, ipAddress: string | undefined): Promise<string> {
-    const linked = this.links.verify(link);
-    if (!linked) throw invalidRequest([{ field: 'link', issue: 'is invalid or expired' }]);
-    const merchantId = tenantOfRecord(linked);
-    const found = await this.consents.findWithToken(merchantId, linked.consentId, undefined);
-    if (!found?.consent.redirectUrl) throw consentNotFound();
+  async linkedRenewal(link: string): Promise<'due' | 'renewed'> {
+    return (await this.linked(link)).due ? 'due' : 'renewed';
+  }
+
+  /**
+   * The user pressed the link page's button: the bank is asked now, with their own address and the login
+   * ids given at creation, and their browser goes on to the bank's page (the answer). The usual callback
+   * completes it. Null, asking nothing, when the link's renewal is done already.
+   */
+  async reauthoriseByLink(link: string, ipAddress: string | undefined): Promise<string | null> {
+    const { merchantId, found, redirectUrl, due } = await this.linked(link);
+    if (!due) return null;
     const ids = this.vault.open(found.sealedPsuIds, found.consent.id);
     const stored = ids ? (JSON.parse(ids) as { id?: string; corporateId?: string }) : {};
     const psu: PsuHeaders = {
@@ -109,10 +115,26 @@ export class ConsentRenewalService {
       merchantId,
       undefined,
       found.consent.id,
-      found.consent.redirectUrl,
+      redirectUrl,
       psu,
     );
     return asked.authorisationUrl;
+  }
+
+  /** The consent a valid link names, and whether its renewal is still to be made; an ended one has none. */
+  private async linked(link: string) {
+    const linked = this.links.verify(link);
+    if (!linked) throw invalidRequest([{ field: 'link', issue: 'is invalid or expired' }]);
+    const merchantId = tenantOfRecord(linked);
+    const found = await this.consents.findWithToken(merchantId, linked.consentId, undefined);
+    const redirectUrl = found?.consent.redirectUrl;
+    if (!found || !redirectUrl) throw consentNotFound();
+    const status = shownStatus(found.consent);
+    if (FINAL_FAILURE_STATUSES.includes(status as ConsentStatus)) {
+      throw reconnectRequired({ ...found.consent, status });
+    }
+    const due = ReauthorisationLinkSigner.due({ ...found.consent, status }, link);
+    return { merchantId, found, redirectUrl, due };
   }
 
   /** A session's `userId` confines it to that user's consents; the lifecycle (and a merchant) passes none. */
@@ -136,7 +158,8 @@ export class ConsentRenewalService {
     try {
       answer = (await this.upstream.reauthoriseAccount({ ...options, psu })).data;
     } catch (error) {
-      throw mapUpstreamFailure(error, { resource: 'consent' });
+      // A refusal (its 4xx) is of this consent, and lasts: the caller's 400, not an outage to retry.
+      throw mapUpstreamFailure(error, { resource: 'consent', field: 'consentId' });
     }
     // Without the bank's page and the upstream's state for this round the return could not be bound.
     if (!answer.authorisationUrl || !answer.state) {

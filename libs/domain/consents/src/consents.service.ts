@@ -59,7 +59,8 @@ export class ConsentsService {
       });
     } catch (error) {
       if (!(error instanceof UpstreamError && error.kind === 'NOT_FOUND')) {
-        throw mapUpstreamFailure(error, { resource: 'consent' });
+        // A refusal (its 4xx) is of this consent, and lasts: the caller's 400, not an outage to retry.
+        throw mapUpstreamFailure(error, { resource: 'consent', field: 'consentId' });
       }
     }
     const result = await this.state.markRevoked(tenant, consent.id);

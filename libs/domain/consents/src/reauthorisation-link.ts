@@ -1,5 +1,6 @@
 import { SignedTokenCodec } from '#libs/crypto';
 import { publicRouteUrl } from '#libs/routes';
+import { ConsentStatus } from './consent-status.js';
 
 // Its own purpose in the MAC: a link never verifies as a callback state, nor a state as a link.
 const PURPOSE = 'bff.consent-reauthorisation-link.v1';
@@ -36,6 +37,17 @@ export class ReauthorisationLinkSigner {
     });
     const base = publicRouteUrl(this.publicUrl, 'consentCallback');
     return `${base}/${REAUTHORISATION_LINK_PATH}?link=${encodeURIComponent(token)}`;
+  }
+
+  /**
+   * Whether the consent still waits for the renewal this link offers: offered it and AUTHORIZED, or its
+   * renewal under way at the bank (the user may come back to finish it). Once renewed the offer is gone
+   * (the callback clears it), and a later scan's offer is a new link: this one then has nothing to do.
+   */
+  static due(consent: { status: string; reauthorisationUrl: string | null }, token: string): boolean {
+    if (consent.status === ConsentStatus.AwaitingReauthorisation) return true;
+    if (consent.status !== ConsentStatus.Authorised || !consent.reauthorisationUrl) return false;
+    return new URL(consent.reauthorisationUrl).searchParams.get('link') === token;
   }
 
   /** The consent the link names, or null when it is malformed, forged or past the consent's expiry. */

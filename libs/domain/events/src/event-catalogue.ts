@@ -31,7 +31,7 @@ export const MERCHANT_EVENT_TYPES = {
   },
   'consent.reauthorisation_required': {
     description:
-      'The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve.',
+      'The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours: its page asks the bank when the user continues from it (opening it asks nothing); otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve.',
     data: [
       'consentId',
       'kind',

@@ -1878,7 +1878,7 @@ export interface components {
             revokedAt: string | null;
             /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
+            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link, whose page asks the bank when the user continues from it (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
             reauthorisationUrl?: string;
             /** @description Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`) */
             autoReauthorise: boolean;
@@ -2462,13 +2462,13 @@ export interface components {
             expiresAt: string | null;
             /**
              * Format: uri
-             * @description Send the user there to renew the consent: the bank’s page, or (userPresenceRequired) our link that asks the bank with the user present and then forwards them to it
+             * @description Send the user there to renew the consent: the bank’s page, or (userPresenceRequired) our link, whose page asks the bank when the user continues from it (opening it asks nothing) and forwards them there
              */
             reauthorisationUrl: string;
             /** @description The bank renews this consent only with the user present (it needs PSU headers) */
             userPresenceRequired: boolean;
         };
-        /** @description The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. */
+        /** @description The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours: its page asks the bank when the user continues from it (opening it asks nothing); otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. */
         ConsentReauthorisationRequiredEventOutput: {
             /**
              * Format: uuid
@@ -3010,7 +3010,7 @@ export interface components {
              *     - `consent.authorized`: The user authorised a consent at their bank; for data consents the first sync is queued. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.failed`: An authorisation ended without success (rejected, failed or abandoned at the bank). `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.expiring`: A data consent expires soon (see expiresAt); ask the user to re-authorise. `data`: consentId, kind, status, institutionId, expiresAt.
-             *     - `consent.reauthorisation_required`: The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl, userPresenceRequired.
+             *     - `consent.reauthorisation_required`: The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours: its page asks the bank when the user continues from it (opening it asks nothing); otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl, userPresenceRequired.
              *     - `consent.reauthorisation_not_extended`: The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.expired`: The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.revoked`: The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
@@ -3097,7 +3097,7 @@ export interface components {
              *     - `consent.authorized`: The user authorised a consent at their bank; for data consents the first sync is queued. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.failed`: An authorisation ended without success (rejected, failed or abandoned at the bank). `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.expiring`: A data consent expires soon (see expiresAt); ask the user to re-authorise. `data`: consentId, kind, status, institutionId, expiresAt.
-             *     - `consent.reauthorisation_required`: The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours, asking the bank when they open it; otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl, userPresenceRequired.
+             *     - `consent.reauthorisation_required`: The consent needs the user to renew it: send them to reauthorisationUrl. userPresenceRequired: the bank renews only with the user present, so the consent stays AUTHORIZED until its expiry and the URL is ours: its page asks the bank when the user continues from it (opening it asks nothing); otherwise the bank was asked already and access is suspended (AWAITING_RE_AUTHORIZATION) until they approve. `data`: consentId, kind, status, institutionId, expiresAt, reauthorisationUrl, userPresenceRequired.
              *     - `consent.reauthorisation_not_extended`: The user completed a re-authorisation, but the bank did not extend the consent (expiresAt is where it was, or within the warning window). No new re-authorisation is asked for; to keep the data flowing, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, expiresAt.
              *     - `consent.expired`: The consent expired: its accounts stop syncing; what was synced stays readable. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
              *     - `consent.revoked`: The consent was revoked (by the user, the bank or the merchant): its accounts stop syncing. To resume, connect the bank again (POST /v1/users/{userId}/consents): the accounts carry over. `data`: consentId, kind, status, institutionId, reason.
@@ -3553,7 +3553,7 @@ export interface components {
             revokedAt: string | null;
             /** @description The bank's page while AWAITING_AUTHORIZATION; absent in any other status */
             authorisationUrl?: string;
-            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
+            /** @description Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link, whose page asks the bank when the user continues from it (status still AUTHORIZED, as announced by consent.reauthorisation_required) */
             reauthorisationUrl?: string;
             /** @description Whether the BFF asks the bank to re-authorise the consent in its last days (suspending access until the user approves): chosen at creation (`autoReauthorise`) */
             autoReauthorise: boolean;
@@ -5706,7 +5706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReauthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6015,7 +6015,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6033,7 +6033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            /** @description FORBIDDEN: the upstream refused this call alone (a feature outside the consent's scope or the institution's offer); the consent stays usable */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6044,6 +6044,15 @@ export interface operations {
             };
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description INSTITUTION_ERROR, with the institution's message */
+            424: {
                 headers: {
                     [name: string]: unknown;
                 };

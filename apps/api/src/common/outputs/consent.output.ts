@@ -47,7 +47,7 @@ export class ConsentOutput {
   authorisationUrl?: string;
   @ApiPropertyOptional({
     description:
-      "Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link that asks the bank with the user present (status still AUTHORIZED, as announced by consent.reauthorisation_required)",
+      "Where to send the user to renew the consent, absent otherwise: the bank's page while a re-authorisation is pending (AWAITING_RE_AUTHORIZATION), or, at a bank that requires the user's PSU headers, our link, whose page asks the bank when the user continues from it (status still AUTHORIZED, as announced by consent.reauthorisation_required)",
   })
   reauthorisationUrl?: string;
   @ApiProperty({

@@ -58,7 +58,7 @@ export class ConsentReauthorisationEventData extends ConsentEventFields {
   @ApiProperty({
     format: 'uri',
     description:
-      'Send the user there to renew the consent: the bank’s page, or (userPresenceRequired) our link that asks the bank with the user present and then forwards them to it',
+      'Send the user there to renew the consent: the bank’s page, or (userPresenceRequired) our link, whose page asks the bank when the user continues from it (opening it asks nothing) and forwards them there',
   })
   reauthorisationUrl!: string;
   @ApiProperty({
