@@ -1,7 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataOf, EventReceiver, onboard, type Tenant, TestDns, tuned, useStack } from './kit/index.js';
+import { PrismaService } from '#libs/database';
+import {
+  createConsentRow,
+  dataOf,
+  EventReceiver,
+  eventually,
+  onboard,
+  postUpstreamEvent,
+  registeredSecret,
+  type Tenant,
+  TestDns,
+  tuned,
+  upstreamEvent,
+  useStack,
+} from './kit/index.js';
 
 interface TestSent {
   delivered: boolean;
@@ -21,7 +35,10 @@ const dns = await new TestDns().start();
  * resolve through a DNS server this test runs (the network here has none).
  */
 describe('event endpoints: names that resolve to private addresses', () => {
+  // The worker delivers every event of its database: this file has one of its own.
   const stack = useStack({
+    ownDatabase: 'endpoint_targets',
+    worker: true,
     overrides: { EVENT_ENDPOINTS_ALLOW_PRIVATE: 'false', ...tuned({ eventEndpointDnsPort: dns.port }) },
   });
   let tenant: Tenant;
@@ -70,6 +87,7 @@ describe('event endpoints: names that resolve to private addresses', () => {
       await tenant.client.get(`/v1/event-endpoints/${saved.endpoint.id}`),
     );
     expect(kept.url).toBe('https://public.example.test/hooks');
+    await tenant.client.delete(`/v1/event-endpoints/${saved.endpoint.id}`);
   });
 
   it('refuses at connect time a name that resolved public when saved and private when delivered to', async () => {
@@ -81,6 +99,35 @@ describe('event endpoints: names that resolve to private addresses', () => {
     const sent = dataOf<TestSent>(await tenant.client.post(`/v1/event-endpoints/${saved.endpoint.id}/test`));
     expect(sent).toMatchObject({ delivered: false, responseStatus: null });
     expect(sent.error).toContain('rebind.example.test resolves to 127.0.0.1, a private or local address');
+    expect(receiver.requests).toEqual([]);
+    await tenant.client.delete(`/v1/event-endpoints/${saved.endpoint.id}`);
+  });
+
+  it('fails a delivery to a name rebound since it was saved, and says why', async () => {
+    const port = new URL(receiver.url).port;
+    dns.set('rebound.example.test', PUBLIC);
+    const saved = dataOf<Created>(await create(`http://rebound.example.test:${port}/hooks`), 201);
+    dns.set('rebound.example.test', '10.0.0.7', '127.0.0.1');
+    const prisma = stack.api.app.get(PrismaService);
+    const consent = await createConsentRow(prisma, {
+      id: tenant.userId,
+      merchantId: tenant.merchant.merchant.id,
+    });
+    const revoked = upstreamEvent('consent.state.revoked', { consentId: consent.upstreamConsentId });
+    expect((await postUpstreamEvent(stack, revoked, await registeredSecret(stack))).status).toBe(200);
+
+    const path = `/v1/event-endpoints/${saved.endpoint.id}/deliveries`;
+    const [delivery] = await eventually('the first attempt made', async () => {
+      const found = dataOf<{ id: string; attempts: number }[]>(await tenant.client.get(path));
+      return found[0]?.attempts ? found : undefined;
+    });
+    const attempts = dataOf<{ response: unknown; error: string | null }[]>(
+      await tenant.client.get(`${path}/${delivery.id}/attempts`),
+    );
+    expect(attempts.at(-1)).toMatchObject({
+      response: null,
+      error: expect.stringContaining('rebound.example.test resolves to 10.0.0.7, a private or local address'),
+    });
     expect(receiver.requests).toEqual([]);
   });
 });
