@@ -18,5 +18,6 @@ export * from './sandbox-http.js';
 export * from './sandbox-payments.js';
 export * from './scratch-database.js';
 export * from './sync-kit.js';
+export * from './test-dns.js';
 export * from './upstream-applications.js';
 export * from './worker-process.js';

@@ -51,6 +51,11 @@ export interface Tuning {
   eventDeliveryBackoffSeconds: number;
   /** An endpoint failing without one success for this long is disabled. */
   eventEndpointDisableAfterHours: number;
+  /**
+   * 0: event endpoints' names resolve as the system resolves them. Tests only: the DNS server on this
+   * port of 127.0.0.1 answers instead, so a test decides what a name resolves to (and rebinds it).
+   */
+  eventEndpointDnsPort: number;
   /** The most failed deliveries one recovery call (POST /v1/event-endpoints/{id}/recover) schedules. */
   eventRecoveryBatch: number;
   /** How often the worker re-enqueues inbox rows and deliveries lost from Redis (0: not scheduled here). */
@@ -110,6 +115,8 @@ export const TUNING: Readonly<Tuning> = {
   // Three days of failures outlast a weekend outage before the endpoint is disabled.
   eventEndpointDisableAfterHours: 72,
   // One statement and one bulk of jobs a call, whatever the backlog: a caller with more calls again.
+  // The system's resolver: what the connection would use.
+  eventEndpointDnsPort: 0,
   eventRecoveryBatch: 10_000,
   // The safety net for what a crash or a Redis outage dropped between a commit and its job (and the check
   // that disables failing endpoints): half a minute late is fine for either.
@@ -137,6 +144,7 @@ const MAY_BE_ZERO = new Set<keyof Tuning>([
   'eventsSweepEverySeconds',
   'retentionSweepMinutes',
   'syncOverlapDays',
+  'eventEndpointDnsPort',
 ]);
 
 /**

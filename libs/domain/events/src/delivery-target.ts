@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { type LookupAddress } from 'node:dns';
+import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { Agent } from 'undici';
 
@@ -55,6 +56,37 @@ export class RefusedAddressError extends Error {
   override name = 'RefusedAddressError';
 }
 
+/** Every address of a host name, as the connection would find them. */
+export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
+
+/**
+ * The system's resolver; with `dnsPort` (tuning `eventEndpointDnsPort`, tests only) the DNS server on
+ * that port of 127.0.0.1, so a test decides what a name resolves to.
+ */
+export function hostResolver(dnsPort: number): ResolveHost {
+  if (dnsPort === 0) return (hostname) => systemLookup(hostname, { all: true });
+  const resolver = new Resolver({ timeout: 2_000, tries: 1 });
+  resolver.setServers([`127.0.0.1:${dnsPort}`]);
+  const family = (resolve: Promise<string[]>, number: 4 | 6) =>
+    resolve.then(
+      (addresses) => addresses.map((address) => ({ address, family: number })),
+      () => [],
+    );
+  return async (hostname) => {
+    const found = (
+      await Promise.all([family(resolver.resolve4(hostname), 4), family(resolver.resolve6(hostname), 6)])
+    ).flat();
+    if (found.length > 0) return found;
+    throw Object.assign(new Error(`queryA ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+  };
+}
+
+/** Why any of these addresses of `hostname` is refused, or null. */
+function refusedAmong(hostname: string, addresses: LookupAddress[]): string | null {
+  const refused = addresses.find((a) => isPrivateAddress(a.address));
+  return refused ? `${hostname} resolves to ${refused.address}, a private or local address` : null;
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
@@ -62,32 +94,44 @@ type LookupCallback = (
 ) => void;
 
 /** A DNS lookup that fails for private addresses: undici connects only to what it returns. */
-function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const list = addresses;
-    const refused = list.find((a) => isPrivateAddress(a.address));
-    if (refused) {
-      return callback(
-        new RefusedAddressError(`${hostname} resolves to ${refused.address}, a private or local address`),
-        [],
-      );
-    }
-    const all = (options as { all?: boolean }).all;
-    return all ? callback(null, list) : callback(null, list[0].address, list[0].family);
-  });
+function guardedLookup(resolve: ResolveHost) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (list) => {
+        const refused = refusedAmong(hostname, list);
+        if (refused) return callback(new RefusedAddressError(refused), []);
+        return options.all ? callback(null, list) : callback(null, list[0].address, list[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
 }
 
 /**
  * The HTTP client of deliveries: keeps connections to endpoints alive, never follows a redirect (undici's
  * `request` does not), and in production connects only to public addresses.
  */
-export function deliveryAgent(allowPrivate: boolean): Agent {
+export function deliveryAgent(allowPrivate: boolean, resolve: ResolveHost): Agent {
   return new Agent({
     keepAliveTimeout: 10_000,
     connections: 32,
-    ...(allowPrivate ? {} : { connect: { lookup: guardedLookup } }),
+    ...(allowPrivate ? {} : { connect: { lookup: guardedLookup(resolve) } }),
   });
+}
+
+/**
+ * As an endpoint is saved: a name resolving to a private address now is refused at once (each
+ * delivery checks again as it connects). A name that does not resolve yet is left to that check.
+ */
+export async function refusedResolvedAddress(
+  url: URL,
+  allowPrivate: boolean,
+  resolve: ResolveHost,
+): Promise<string | null> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (allowPrivate || isIP(host) !== 0) return null;
+  const addresses = await resolve(host).catch(() => []);
+  return refusedAmong(host, addresses);
 }
 
 /** A literal IP in the URL skips DNS (and so the lookup above): checked here. */

@@ -7,7 +7,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
 import { retryDelayMs } from './delivery-policy.js';
-import { deliveryAgent, refusedLiteralAddress } from './delivery-target.js';
+import { deliveryAgent, hostResolver, refusedLiteralAddress } from './delivery-target.js';
 import type { AttemptExchange, DeliveryWork } from './delivery-views.js';
 import { EndpointThrottle } from './endpoint-throttle.js';
 import { ENDPOINT_TEST_EVENT, type MerchantEventWire } from './event-catalogue.js';
@@ -65,7 +65,10 @@ export class EventDeliveryService implements OnModuleDestroy {
     private readonly throttle: EndpointThrottle,
     metrics: Metrics,
   ) {
-    this.agent = deliveryAgent(config.events.allowPrivateEndpoints);
+    this.agent = deliveryAgent(
+      config.events.allowPrivateEndpoints,
+      hostResolver(config.tuning.eventEndpointDnsPort),
+    );
     this.metrics = new EventDeliveryMetrics(metrics.registry);
   }
 

@@ -6,7 +6,12 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { uuidV7 } from '#libs/ids';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducerService } from '#libs/queue';
-import { refusedLiteralAddress } from './delivery-target.js';
+import {
+  hostResolver,
+  refusedLiteralAddress,
+  refusedResolvedAddress,
+  type ResolveHost,
+} from './delivery-target.js';
 import type { AttemptView, DeliveryView } from './delivery-views.js';
 import type { MerchantEventType } from './event-catalogue.js';
 import { EventDeliveryRepository } from './event-delivery.repository.js';
@@ -21,19 +26,23 @@ const deliveryNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Delivery no
 /** A merchant's webhook endpoints: create (the secret shown once), list, rotate, watch and retry deliveries. */
 @Injectable()
 export class EventEndpointsService {
+  private readonly resolve: ResolveHost;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly endpoints: EventEndpointRepository,
     private readonly deliveries: EventDeliveryRepository,
     private readonly producer: JobProducerService,
-  ) {}
+  ) {
+    this.resolve = hostResolver(config.tuning.eventEndpointDnsPort);
+  }
 
   async create(
     caller: TenantCaller,
     input: { url: string; types: MerchantEventType[]; rateLimit: number | null },
   ): Promise<{ endpoint: EventEndpointView; secret: string }> {
-    this.checkUrl(input.url);
+    await this.checkUrl(input.url);
     const secret = generateWebhookSecret();
     const endpoint = await this.endpoints.create(tenantOf(caller), {
       id: uuidV7(),
@@ -96,7 +105,7 @@ export class EventEndpointsService {
         'Give url, types or rateLimit (one or more): nothing to change.',
       );
     }
-    if (change.url !== undefined) this.checkUrl(change.url);
+    if (change.url !== undefined) await this.checkUrl(change.url);
     const types = change.types && [...new Set(change.types)];
     const endpoint = await this.endpoints.update(tenantOf(caller), id, {
       url: change.url,
@@ -210,7 +219,7 @@ export class EventEndpointsService {
     return { scheduled: ids.length, more };
   }
 
-  private checkUrl(raw: string): void {
+  private async checkUrl(raw: string): Promise<void> {
     const invalid = (issue: string) =>
       new DomainError(ErrorCode.VALIDATION_FAILED, `url ${issue}`, { details: [{ field: 'url', issue }] });
     let url: URL;
@@ -224,7 +233,10 @@ export class EventEndpointsService {
       throw invalid(production ? 'must use https' : 'must use http or https');
     }
     if (url.username || url.password) throw invalid('must not carry credentials');
-    const refused = refusedLiteralAddress(url, this.config.events.allowPrivateEndpoints);
+    const allowPrivate = this.config.events.allowPrivateEndpoints;
+    const refused =
+      refusedLiteralAddress(url, allowPrivate) ??
+      (await refusedResolvedAddress(url, allowPrivate, this.resolve));
     if (refused) throw invalid(`must be a public address (${refused})`);
   }
 }
