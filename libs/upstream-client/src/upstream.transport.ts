@@ -140,7 +140,7 @@ export class UpstreamTransport {
     const history = new AttemptHistory();
     for (let attempt = 1; ; attempt += 1) {
       const requestId = `${baseId}${pagePart}${attempt > 1 ? `.a${attempt}` : ''}`;
-      const observe = watchAttempt(this.observer, spec.operation, institutionId, attempt);
+      const observe = await watchAttempt(this.observer, spec.operation, institutionId, attempt);
       let ticket;
       try {
         if (signal?.aborted) throw signal.reason;
@@ -149,13 +149,13 @@ export class UpstreamTransport {
         ticket = await this.breakers?.admit({ ...route, requestId }, remaining);
         const headers = requestHeaders(spec, options, requestId, this.credentials);
         const result = await this.attempt<T>(spec, path, headers, body, requestId, options, remaining);
-        observe({ status: result.status, errorKind: undefined, tracingId: result.tracingId });
         ticket?.done(undefined, true);
+        await observe({ status: result.status, errorKind: undefined, tracingId: result.tracingId });
         finish('success');
         return result;
       } catch (error) {
-        observe(failedAttempt(error));
         ticket?.done(error, false);
+        await observe(failedAttempt(error));
         if (signal?.aborted) {
           finish('aborted');
           throw signal.reason;
