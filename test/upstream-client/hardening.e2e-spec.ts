@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { runInContext } from '#libs/context';
 import { type CallOptions, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { eventually, WAIT } from '../kit/index.js';
 import { paymentRequest } from '../kit/sandbox-payments.js';
@@ -212,19 +213,25 @@ describe('upstream client: review fixes', () => {
   });
 
   describe('circuit breakers', () => {
-    it('calls without an institution go through the service-wide breaker', async () => {
+    it("calls without an institution count against their merchant's operation, not the service", async () => {
       const guarded = kit.client({
         retry: { maxRetries: 0 },
         breaker: { consecutiveFailures: 2, halfOpenAfterMs: 60_000 },
       });
       await kit.fault({ method: 'GET', path: '/institutions', status: 500 });
-      await fail(() => guarded.listInstitutions());
-      await fail(() => guarded.listInstitutions());
-      expect(guarded.breakerState('upstream')).toBe('open');
-      expect(await fail(() => guarded.getInstitution('sandbox-redirect'))).toMatchObject({
+      const as = <T>(merchantId: string, fn: () => Promise<T>) =>
+        runInContext({ requestId: merchantId, caller: { kind: 'merchant', merchantId, apiKeyId: 'k' } }, fn);
+      await fail(() => as('a', () => guarded.listInstitutions()));
+      await fail(() => as('a', () => guarded.listInstitutions()));
+      expect(guarded.breakerState('merchant:a/getInstitutions')).toBe('open');
+      expect(guarded.breakerState('upstream')).toBe('closed');
+      expect(await fail(() => as('a', () => guarded.listInstitutions()))).toMatchObject({
         shape: 'circuitOpen',
       });
       expect(await kit.hits()).toEqual([2]);
+      // Another merchant's same call, and this merchant's other calls, still reach the upstream.
+      expect(await fail(() => as('b', () => guarded.listInstitutions()))).toMatchObject({ status: 500 });
+      expect((await as('a', () => guarded.getInstitution('sandbox-redirect'))).status).toBe(200);
     });
 
     it("a bank's failures count against that bank alone, whatever source the upstream names; a 400 does not", async () => {

@@ -12,4 +12,9 @@ export {
   type ConsentCallOptions,
 } from './upstream-request.js';
 export type * from './upstream.types.js';
-export type { AttemptObserver, UpstreamAttempt } from './upstream-attempt.observer.js';
+export type {
+  AttemptEnd,
+  AttemptObserver,
+  AttemptStart,
+  UpstreamAttempt,
+} from './upstream-attempt.observer.js';

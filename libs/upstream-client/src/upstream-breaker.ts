@@ -8,14 +8,15 @@ export interface BreakerOptions {
   /** How long an open breaker refuses calls before letting one probe call through. */
   halfOpenAfterMs: number;
   /**
-   * How many institution breakers are kept at once. Institution ids come from callers, so the map is
+   * How many institution and merchant-operation breakers are kept at once. Their keys come from callers, so the map is
    * bounded: a breaker exists only while it has counted failures, and the least recently used one is
    * dropped when the bound is reached (forgetting a few failures is harmless; memory growth is not).
    */
   maxBreakers: number;
   /**
-   * Failures of this many different institutions within `spreadWindowMs` open the service-wide breaker:
-   * one bank failing is that bank's problem, several at once is the upstream's.
+   * Failures of this many different sources (institutions, or merchants for calls naming none) within
+   * `spreadWindowMs` open the service-wide breaker: one bank or merchant failing is its own problem,
+   * several at once is the upstream's.
    */
   spreadInstitutions: number;
   spreadWindowMs: number;
@@ -59,7 +60,7 @@ function causeCode(error: UpstreamError): unknown {
  * What an outcome says. `unreachable`: the upstream's host did not take the connection, whatever the
  * bank. `failure`: the call reached the upstream and failed in a way that says something is unwell (a
  * 5xx, 424, a timeout after the request went out, a connection cut mid-exchange), which the caller
- * attributes to the call's institution when it names one. `answered`: an HTTP answer that blames the
+ * attributes to the call's institution, or its merchant's operation. `answered`: an HTTP answer that blames the
  * request (a 4xx): the upstream is up, but it says nothing about the bank. `nothing`: an abort, a
  * timeout while still queued locally, 501/505 (our request's fault), a bug of ours.
  */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertProperty } from '#libs/testing';
-import { Breakers, type BreakerTicket } from './upstream.breakers.js';
+import { breakerKey, Breakers, type BreakerTicket } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import { type BreakerOptions, DEFAULT_BREAKER, judge, SERVICE_BREAKER } from './upstream-breaker.js';
 
@@ -32,8 +32,16 @@ const breakersWith = (options: Partial<BreakerOptions> = {}) => {
 };
 
 /** Admits and reports one call; the ticket's error when refused. */
-async function call(breakers: Breakers, institution: string | undefined, outcome?: unknown) {
-  const ticket = await breakers.admit(institution, 'op', 'r').catch((refusal: UpstreamError) => refusal);
+async function call(
+  breakers: Breakers,
+  institutionId: string | undefined,
+  outcome?: unknown,
+  merchant?: string,
+  operation = 'op',
+) {
+  const ticket = await breakers
+    .admit({ institutionId, merchant, operation, requestId: 'r' })
+    .catch((refusal: UpstreamError) => refusal);
   if (ticket instanceof UpstreamError) return ticket;
   ticket.done(outcome, outcome === undefined);
   return undefined;
@@ -80,10 +88,26 @@ describe('bulkheads', () => {
     expect(apart.state(SERVICE_BREAKER)).toBe('closed');
   });
 
-  it('opens it on failures of calls that name no bank, and on an unreachable upstream for any bank', async () => {
+  it('cuts off one merchant’s failing operation alone when its calls name no bank', async () => {
     const { breakers } = breakersWith({ consecutiveFailures: 2 });
-    await call(breakers, undefined, error({ status: 500 }));
-    await call(breakers, undefined, error({ status: 500 }));
+    for (let i = 0; i < 10; i++) await call(breakers, undefined, error({ status: 500 }), 'a', 'addUser');
+    expect(breakers.state(breakerKey({ merchant: 'a', operation: 'addUser' }).key)).toBe('open');
+    expect(breakers.state(SERVICE_BREAKER)).toBe('closed');
+    expect(await call(breakers, undefined, error({ status: 500 }), 'a', 'addUser')).toMatchObject({
+      shape: 'circuitOpen',
+    });
+    // Its other operations, another merchant's same one, and every bank still go through.
+    for (let i = 0; i < 3; i++) await call(breakers, undefined, error({ status: 500 }), 'a', 'getUsers');
+    expect(await call(breakers, undefined, undefined, 'b', 'addUser')).toBeUndefined();
+    expect(await call(breakers, 'bank')).toBeUndefined();
+    expect(breakers.state(SERVICE_BREAKER)).toBe('closed');
+  });
+
+  it('opens it when several merchants’ calls fail, and on an unreachable upstream for any bank', async () => {
+    const { breakers } = breakersWith({ spreadInstitutions: 3 });
+    for (const merchant of ['a', 'b']) await call(breakers, undefined, error({ status: 500 }), merchant);
+    expect(breakers.state(SERVICE_BREAKER)).toBe('closed');
+    await call(breakers, 'bank', error({ status: 500 }));
     expect(breakers.state(SERVICE_BREAKER)).toBe('open');
 
     const down = breakersWith({ consecutiveFailures: 2 }).breakers;
@@ -94,12 +118,22 @@ describe('bulkheads', () => {
     expect(down.state('a')).toBe('closed');
   });
 
+  it('forgets a source that succeeded since it failed', async () => {
+    const { breakers } = breakersWith({ spreadInstitutions: 3 });
+    await call(breakers, 'a', error({ status: 500 }));
+    await call(breakers, 'a');
+    await call(breakers, 'b', error({ status: 500 }));
+    await call(breakers, 'c', error({ status: 500 }));
+    expect(breakers.state(SERVICE_BREAKER)).toBe('closed');
+  });
+
   it('does not open on an unreachable upstream before it ever answered (a cold start)', async () => {
     const { breakers } = breakersWith({ consecutiveFailures: 2 });
     for (let i = 0; i < 10; i++) await call(breakers, undefined, refused());
     expect(breakers.state(SERVICE_BREAKER)).toBe('closed');
-    // A 500 is an answer: the upstream's own failures open it from the start.
-    for (let i = 0; i < 2; i++) await call(breakers, undefined, error({ status: 500, source: 'YAPILY' }));
+    // A 500 is an answer: after it, an unreachable upstream counts from the start.
+    await call(breakers, undefined, error({ status: 500, source: 'YAPILY' }));
+    for (let i = 0; i < 2; i++) await call(breakers, undefined, refused());
     expect(breakers.state(SERVICE_BREAKER)).toBe('open');
   });
 
@@ -127,9 +161,9 @@ describe('half-open: one probe, the others wait for its answer', () => {
   async function halfOpen() {
     const { breakers, changes } = breakersWith({ consecutiveFailures: 1, halfOpenAfterMs: 0 });
     await call(breakers, 'bank', error({ status: 502 }));
-    const probe = await breakers.admit('bank', 'op', 'probe');
+    const probe = await breakers.admit({ institutionId: 'bank', operation: 'op', requestId: 'probe' });
     const waiting = [1, 2, 3].map((i) =>
-      breakers.admit('bank', 'op', `w${i}`).then(
+      breakers.admit({ institutionId: 'bank', operation: 'op', requestId: `w${i}` }).then(
         (ticket) => ticket,
         (refusal: UpstreamError) => refusal,
       ),
@@ -163,7 +197,9 @@ describe('half-open: one probe, the others wait for its answer', () => {
 
   it('refuses a waiting call whose time runs out before the probe answers', async () => {
     const { breakers, probe } = await halfOpen();
-    const refusal = await breakers.admit('bank', 'op', 'late', 10).catch((e: UpstreamError) => e);
+    const refusal = await breakers
+      .admit({ institutionId: 'bank', operation: 'op', requestId: 'late' }, 10)
+      .catch((e: UpstreamError) => e);
     expect(refusal).toMatchObject({ shape: 'circuitOpen' });
     probe.done(undefined, true);
   });

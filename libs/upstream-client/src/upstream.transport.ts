@@ -4,7 +4,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
-import { Breakers } from './upstream.breakers.js';
+import { Breakers, merchantOf } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import type { ApiVersion, UpstreamResult } from './upstream.types.js';
@@ -131,7 +131,7 @@ export class UpstreamTransport {
     if (spec.consent === 'required' && !options.consent) {
       throw callerError(spec.operation, 'a consent token is required and must not be empty');
     }
-    const { path, body, institutionId, started, deadlineAt } = this.prepare(spec, options);
+    const { path, body, institutionId, route, started, deadlineAt } = this.prepare(spec, options);
     const backoff = new RetryBackoff(this.options.retry);
     const pagePart = options.page !== undefined && options.page > 1 ? `.p${options.page}` : '';
     const finish = (outcome: string) =>
@@ -140,22 +140,22 @@ export class UpstreamTransport {
     const history = new AttemptHistory();
     for (let attempt = 1; ; attempt += 1) {
       const requestId = `${baseId}${pagePart}${attempt > 1 ? `.a${attempt}` : ''}`;
-      const observe = watchAttempt(this.observer, spec.operation, institutionId, attempt);
+      const observe = await watchAttempt(this.observer, spec.operation, institutionId, attempt);
       let ticket;
       try {
         if (signal?.aborted) throw signal.reason;
         const remaining = deadlineAt - performance.now();
         if (remaining <= 0) throw timeoutError(spec, requestId, 'the call deadline passed');
-        ticket = await this.breakers?.admit(institutionId, spec.operation, requestId, remaining);
+        ticket = await this.breakers?.admit({ ...route, requestId }, remaining);
         const headers = requestHeaders(spec, options, requestId, this.credentials);
         const result = await this.attempt<T>(spec, path, headers, body, requestId, options, remaining);
-        observe({ status: result.status, errorKind: undefined, tracingId: result.tracingId });
         ticket?.done(undefined, true);
+        await observe({ status: result.status, errorKind: undefined, tracingId: result.tracingId });
         finish('success');
         return result;
       } catch (error) {
-        observe(failedAttempt(error));
         ticket?.done(error, false);
+        await observe(failedAttempt(error));
         if (signal?.aborted) {
           finish('aborted');
           throw signal.reason;
@@ -187,10 +187,12 @@ export class UpstreamTransport {
   private prepare(spec: RequestSpec, options: SendOptions) {
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const started = performance.now();
+    const institutionId = options.institutionId ?? spec.institutionId;
     return {
       path: `${this.basePath}${spec.path}${queryString(spec.query)}`,
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-      institutionId: options.institutionId ?? spec.institutionId,
+      institutionId,
+      route: { institutionId, merchant: merchantOf(options.subApplication), operation: spec.operation },
       started,
       deadlineAt: deadlineMs === undefined ? Infinity : started + deadlineMs,
     };

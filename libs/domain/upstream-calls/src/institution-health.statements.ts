@@ -24,12 +24,15 @@ const ERRORS = `u.error_code IN (${INSTITUTION_ERROR_KINDS.map((kind) => `'${kin
 const FIGURES = `count(*)::int AS calls, count(*) FILTER (WHERE failed)::int AS errors,
     percentile_disc(${LATENCY_PERCENTILE}) WITHIN GROUP (ORDER BY duration_ms) AS "p95DurationMs"`;
 
-/** The attempts of `calls` (a WHERE on `upstream_calls u`), each an error or not, with its bucket ($3). */
+/**
+ * The attempts of `calls` (a WHERE on `upstream_calls u`), each an error or not, with its bucket ($3).
+ * One still (or left) in flight has no outcome or duration yet: it does not count.
+ */
 const attempts = (calls: string, bucketed: boolean) => `
   SELECT u.institution_id, u.duration_ms, ${ERRORS} AS failed
     ${bucketed ? ", date_trunc($3, u.at AT TIME ZONE 'UTC') AS bucket" : ''}
   FROM upstream_calls u
-  WHERE u.institution_id IS NOT NULL AND ${calls}`;
+  WHERE u.institution_id IS NOT NULL AND u.error_code IS DISTINCT FROM 'IN_FLIGHT' AND ${calls}`;
 
 /**
  * Every attempt counts once (retries too; the log has no other kind of call): `calls`, of which `errors`

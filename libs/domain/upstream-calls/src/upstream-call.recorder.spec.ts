@@ -43,8 +43,13 @@ describe('upstream call recorder while Postgres is away', () => {
     );
     try {
       const extra = 1_234;
+      // An attempt's entry cannot be written before it is sent: the attempt is held once it ends.
+      await withWork(SUBJECT, async () => {
+        const end = await recorder.begin(attempt(0));
+        await end(attempt(0));
+      });
       withWork(SUBJECT, () => {
-        for (let n = 0; n < MAX_HELD_CALLS + extra; n += 1) recorder.record(attempt(n));
+        for (let n = 1; n < MAX_HELD_CALLS + extra; n += 1) recorder.record(attempt(n));
       });
       // Outside any consent, run or payment: not kept.
       recorder.record(attempt(-1));

@@ -3,9 +3,20 @@ import { Counter } from 'prom-client';
 import { currentContext } from '#libs/context';
 import { dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER, Metrics } from '#libs/observability';
-import { UPSTREAM_CLIENT, type UpstreamAttempt, type UpstreamClient } from '#libs/upstream-client';
+import {
+  type AttemptEnd,
+  type AttemptStart,
+  UPSTREAM_CLIENT,
+  type UpstreamAttempt,
+  type UpstreamClient,
+} from '#libs/upstream-client';
 import { type RecordedCall, UpstreamCallRepository } from './upstream-call.repository.js';
 
+/**
+ * The error code of an entry written before its attempt was sent, until its outcome is: one a process
+ * left so died mid-call (the bank may have answered).
+ */
+export const IN_FLIGHT = 'IN_FLIGHT';
 /** How often the attempts held are written, and how many are written in one statement. */
 const FLUSH_EVERY_MS = 1_000;
 const BATCH = 500;
@@ -27,11 +38,13 @@ const fit = (value: string | null | undefined, max: number): string | null =>
 
 /**
  * Keeps every attempt the upstream client makes for a consent, a sync run or a payment (the work's
- * subject, in its request context), and writes them in batches off the calling path: a call never waits
- * for the log, and a log Postgres cannot take never fails a call. It is a log, not a ledger: what a
- * process holds when it dies (at most a second's worth) is lost, a database down for long drops the
- * oldest beyond MAX_HELD_CALLS, and one still down when the process stops loses what it holds; each is
- * counted (`bff_upstream_calls_dropped_total`) and logged.
+ * subject, in its request context). Each entry is written before its attempt is sent (`IN_FLIGHT`) and
+ * completed once it ends, the call waiting for both: a process killed mid-call leaves its entries, so
+ * the log holds every request the bank saw. While Postgres is away, attempts are held in memory and
+ * written in batches off the calling path instead, so a log Postgres cannot take never fails or holds
+ * up a call: then what a process holds when it dies is lost, beyond MAX_HELD_CALLS the oldest are, and
+ * an outcome Postgres did not take leaves its entry `IN_FLIGHT`; each such loss but a death's is counted
+ * (`bff_upstream_calls_dropped_total`) and logged.
  */
 @Injectable()
 export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShutdown {
@@ -51,13 +64,13 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
       (metrics.registry.getSingleMetric('bff_upstream_calls_dropped_total') as Counter | undefined) ??
       new Counter({
         name: 'bff_upstream_calls_dropped_total',
-        help: 'Upstream call log entries dropped unwritten: more were held than MAX_HELD_CALLS while Postgres could not take them, held when the process stopped, or refused by Postgres.',
+        help: 'Upstream call log entries dropped unwritten: more were held than MAX_HELD_CALLS while Postgres could not take them, held when the process stopped, or refused by Postgres; also an outcome Postgres did not take (its entry left IN_FLIGHT).',
         registers: [metrics.registry],
       });
   }
 
   onModuleInit(): void {
-    this.client.observeAttempts((attempt) => this.record(attempt));
+    this.client.observeAttempts((start) => this.begin(start));
     this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
     this.timer.unref();
   }
@@ -77,11 +90,61 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
     }
   }
 
-  /** Keeps an attempt made for a consent, run or payment; any other (an institutions refresh) is not kept. */
+  /**
+   * Writes an attempt's entry before it is sent; answers what completes it. While writes are failing
+   * the attempt is held instead, once it ends.
+   */
+  async begin(start: AttemptStart): Promise<AttemptEnd> {
+    const entry = this.entryOf({
+      ...start,
+      durationMs: 0,
+      status: undefined,
+      errorKind: IN_FLIGHT,
+      tracingId: undefined,
+    });
+    if (!entry) return () => undefined;
+    if (this.failing) return (attempt) => this.record(attempt);
+    let id: string | undefined;
+    try {
+      id = await this.calls.insertOne(entry);
+    } catch (error) {
+      if (dependencyFailureOf(error)) this.noteFailing(error);
+      return (attempt) => this.record(attempt);
+    }
+    // No id: the merchant is gone, and its log with it.
+    return id === undefined ? () => undefined : (attempt) => this.complete(id, attempt);
+  }
+
+  private async complete(id: string, attempt: UpstreamAttempt): Promise<void> {
+    const entry = this.entryOf(attempt);
+    if (!entry) return;
+    try {
+      await this.calls.complete(id, entry);
+    } catch (error) {
+      this.dropped.inc();
+      this.logger.warn(
+        { err: error, id },
+        'upstream call log entry left IN_FLIGHT: Postgres did not take its outcome',
+      );
+    }
+  }
+
+  /** Holds an attempt made for a consent, run or payment, for the next batch; any other is not kept. */
   record(attempt: UpstreamAttempt): void {
+    const entry = this.entryOf(attempt);
+    if (!entry) return;
+    this.held.push(entry);
+    this.trim();
+    // A full batch is written at once, unless writing is failing: then only the timer tries again, so
+    // an outage does not turn every call into another write.
+    if (this.held.length >= BATCH && !this.failing) void this.flush();
+  }
+
+  /** An attempt as its row, if it was made for a consent, run or payment (not an institutions refresh). */
+  private entryOf(attempt: UpstreamAttempt): RecordedCall | undefined {
     const subject = currentContext()?.subject;
-    if (!subject || !(subject.consentId || subject.syncRunId || subject.paymentId)) return;
-    this.held.push({
+    if (!subject || !(subject.consentId || subject.syncRunId || subject.paymentId)) return undefined;
+    return {
       merchantId: subject.merchantId,
       consentId: subject.consentId ?? null,
       syncRunId: subject.syncRunId ?? null,
@@ -94,11 +157,7 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
       attempt: attempt.attempt,
       tracingId: fit(attempt.tracingId, TEXT_MAX),
       at: attempt.startedAt,
-    });
-    this.trim();
-    // A full batch is written at once, unless writing is failing: then only the timer tries again, so
-    // an outage does not turn every call into another write.
-    if (this.held.length >= BATCH && !this.failing) void this.flush();
+    };
   }
 
   /** Writes what is held, a batch at a time; one writer at a time, so a batch is never written twice. */
@@ -126,10 +185,15 @@ export class UpstreamCallRecorder implements OnModuleInit, BeforeApplicationShut
     }
   }
 
-  /** Held again, oldest first, for the next tick; said once until a write succeeds. */
+  /** Held again, oldest first, for the next tick. */
   private hold(calls: RecordedCall[], error: unknown): void {
     this.held.unshift(...calls);
     this.trim();
+    this.noteFailing(error);
+  }
+
+  /** From now on attempts are held, not written one by one, until a batch is written; said once. */
+  private noteFailing(error: unknown): void {
     if (!this.failing) this.logger.warn({ err: error }, 'upstream call log cannot be written; held');
     this.failing = true;
   }

@@ -41,6 +41,29 @@ export const UPSTREAM_CALL_SQL = {
           duration_ms, attempt, tracing_id, at)
       WHERE EXISTS (SELECT 1 FROM merchants m WHERE m.id = r.merchant_id)`,
   ),
+  /**
+   * One attempt's entry, written before it is sent (see UpstreamCallRecorder): its id, or none when the
+   * merchant was removed meanwhile.
+   */
+  insertOne: sqlStatement(
+    'upstream-calls.insert-one',
+    `INSERT INTO upstream_calls (merchant_id, consent_id, sync_run_id, payment_id, operation, institution_id,
+        status, error_code, duration_ms, attempt, tracing_id, at)
+      SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::int, $8::text, $9::int,
+          $10::int, $11::text, $12::timestamptz
+      WHERE EXISTS (SELECT 1 FROM merchants m WHERE m.id = $1::uuid)
+      RETURNING id::text AS id`,
+    { id: 'string' },
+  ),
+  /** This transaction's commit does not wait for its WAL flush (see UpstreamCallRepository.insertOne). */
+  unflushedCommit: sqlStatement(undefined, 'SET LOCAL synchronous_commit = off'),
+  /** What an attempt written before it was sent came to. */
+  complete: sqlStatement(
+    'upstream-calls.complete',
+    `UPDATE upstream_calls SET status = $2::int, error_code = $3::text, duration_ms = $4::int,
+        tracing_id = $5::text
+      WHERE id = $1::bigint`,
+  ),
   consentPage: sqlStatement('upstream-calls.consent-page', pageOf('consent_id'), CALL_ROW),
   syncRunPage: sqlStatement('upstream-calls.sync-run-page', pageOf('sync_run_id'), CALL_ROW),
   paymentPage: sqlStatement('upstream-calls.payment-page', pageOf('payment_id'), CALL_ROW),

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '#libs/database';
+import {
+  connectedUsers,
+  eventually,
+  onboard,
+  SandboxHttp,
+  spawnWorker,
+  stackProcessEnv,
+  type Tenant,
+  uniqueQueuePrefix,
+  useStack,
+  WAIT,
+  type WorkerProcess,
+} from './kit/index.js';
+
+/**
+ * The upstream call log against what the bank saw: workers SIGKILLed mid-sync lose no entry. Every
+ * request the sandbox received for an account has its entry; one whose worker died before its answer
+ * was written stays `IN_FLIGHT`.
+ */
+describe('upstream call log across worker kills', () => {
+  // Its own database and sandbox: the log and the sandbox's counts are this test's alone.
+  const stack = useStack({
+    ownDatabase: 'call_log_crash',
+    overrides: { QUEUE_PREFIX: uniqueQueuePrefix('call-log-crash') },
+  });
+  let tenant: Tenant;
+  let sandbox: SandboxHttp;
+  const workers: WorkerProcess[] = [];
+  const workerEnv = () => stackProcessEnv(stack, { WORKER_CONCURRENCY: '4' });
+
+  beforeAll(async () => {
+    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    tenant = await onboard(stack);
+    workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop();
+  });
+
+  it('holds an entry for every account request the bank received', async () => {
+    const prisma = stack.api.app.get(PrismaService);
+    const merchantId = tenant.merchant.merchant.id;
+    const running = async () =>
+      prisma.syncRun.count({ where: { merchantId, status: { in: ['QUEUED', 'RUNNING'] } } });
+    await connectedUsers(stack, tenant, 2);
+    await eventually(
+      'the first syncs ended',
+      async () => ((await running()) === 0 ? true : undefined),
+      WAIT.recovery,
+    );
+
+    // From here on the sandbox counts (and slows) every account request carrying a consent.
+    const last = (await prisma.upstreamCall.aggregate({ _max: { id: true } }))._max.id ?? 0n;
+    const rule = await sandbox.admin<{ data: { id: string } }>('POST', '/faults', {
+      method: 'GET',
+      path: String.raw`/^\/accounts\/.+/`,
+      header: { name: 'consent' },
+      latencyMs: 500,
+    });
+    expect(rule.status).toBe(201);
+
+    const hits = async () =>
+      (await sandbox.admin<{ data: { id: string; hits: number }[] }>('GET', '/faults')).body.data.find(
+        (r) => r.id === rule.body.data.id,
+      )!.hits;
+    for (let kill = 0; kill < 3; kill++) {
+      const before = await hits();
+      for (const account of await prisma.account.findMany({ where: { merchantId } }))
+        await tenant.client.post(`/v1/accounts/${account.id}/sync`);
+      // The bank has a request of a sync in hand (each takes 500 ms): kill a worker now.
+      await eventually('the bank reading an account', async () =>
+        (await hits()) > before ? true : undefined,
+      );
+      await workers.shift()!.kill();
+      workers.push(spawnWorker(workerEnv()));
+    }
+    await eventually(
+      'every run ended',
+      async () => ((await running()) === 0 ? true : undefined),
+      WAIT.recovery,
+    );
+
+    const logged = () =>
+      prisma.upstreamCall.count({ where: { id: { gt: last }, operation: { not: 'getAccounts' } } });
+    const seen = await hits();
+    expect(seen).toBeGreaterThan(0);
+    // Waits out any batch a surviving worker still holds: what is missing then was lost.
+    const log = await eventually(
+      'an entry for every request the bank received',
+      async () => {
+        const count = await logged();
+        return count === seen ? count : undefined;
+      },
+      WAIT.step,
+    ).catch(() => logged());
+    expect(log).toBe(seen);
+  }, 300_000);
+});
