@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PrismaService } from '#libs/database';
+import { DatabasePool, PrismaService } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import { launchBrowser } from './kit/browser-kit.js';
 import {
@@ -15,6 +15,7 @@ import {
   EventReceiver,
   eventually,
   onboard,
+  pastDeliveries,
   paymentBodies,
   runWhenEnded,
   SandboxHttp,
@@ -419,6 +420,30 @@ describe('web console, in a browser', () => {
     await page.getByRole('link', { name: '← The endpoint and its deliveries' }).click();
     await heading(`Event endpoint ${receiver.url}`);
     await row.getByRole('cell', { name: 'Delivered', exact: true }).waitFor();
+
+    // An outage two hours ago left a delivery failed for good: sent again from the screen, by time.
+    const [lost] = await pastDeliveries(stack.api.app.get(DatabasePool), {
+      merchantId: tenant.merchant.merchant.id,
+      userId: tenant.userId,
+      endpointId,
+      count: 1,
+      status: 'FAILED',
+      ageHours: 2,
+    });
+    const threeHoursAgo = new Date(Date.now() - 3 * 3_600_000);
+    await page
+      .getByLabel('Failed since')
+      .fill(
+        new Date(threeHoursAgo.getTime() - threeHoursAgo.getTimezoneOffset() * 60_000)
+          .toISOString()
+          .slice(0, 16),
+      );
+    await page.getByRole('button', { name: 'Send again everything failed since then' }).click();
+    await page.getByText('1 failed delivery is being sent again.').waitFor();
+    const endpointReceiver = receiver;
+    await eventually('the failed delivery sent again', () =>
+      endpointReceiver.accepted().some((event) => event.id === lost) ? true : undefined,
+    );
 
     await page.getByRole('button', { name: 'Delete this endpoint' }).click();
     await heading('Event endpoints');

@@ -5,6 +5,7 @@ import {
   EventReceiver,
   eventually,
   onboard,
+  pastDeliveries,
   type Tenant,
   tuned,
   uniqueName,
@@ -50,46 +51,21 @@ describe('api: recovering an endpoint’s failed deliveries', () => {
     ).endpoint.id;
   });
 
-  /**
-   * `count` events of the tenant's user, already relayed (numbered past the relay's mark, so no relay
-   * makes deliveries of them), each with a delivery to the endpoint in `status`, created `ageHours` ago,
-   * with one failed attempt in its log. Answers the events' ids.
-   */
-  async function deliveries(
+  /** `count` deliveries to the endpoint in `status`, made `ageHours` ago (kit: `pastDeliveries`). */
+  const deliveries = (
     count: number,
     status: 'FAILED' | 'SUCCEEDED',
     ageHours: number,
     endpoint = endpointId,
-  ) {
-    const events = await db.rows<{ id: string }>({
-      name: 'recovery-test.insert-events',
-      text: `WITH base AS (SELECT last_stream_seq FROM outbox_relay_state WHERE id = 1),
-          advanced AS (UPDATE outbox_relay_state SET last_stream_seq = last_stream_seq + $3 WHERE id = 1)
-        INSERT INTO merchant_events (id, merchant_id, user_id, type, data, created_at, stream_seq)
-        SELECT uuid_generate_v7(), $1, $2, 'sync.succeeded', jsonb_build_object('n', n),
-          now() - make_interval(hours => $4), (SELECT last_stream_seq FROM base) + n
-        FROM generate_series(1, $3::int) AS n
-        RETURNING id`,
-      values: [tenant.merchant.merchant.id, tenant.userId, count, ageHours],
+  ) =>
+    pastDeliveries(db, {
+      merchantId: tenant.merchant.merchant.id,
+      userId: tenant.userId,
+      endpointId: endpoint,
+      count,
+      status,
+      ageHours,
     });
-    await db.rows({
-      name: 'recovery-test.insert-deliveries',
-      text: `WITH made AS (
-          INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, attempts, last_attempt_at,
-            last_response_status, last_error, created_at, updated_at)
-          SELECT $1, $2, e, $4::delivery_status, 1, now() - make_interval(hours => $5), 500, 'answered 500',
-            now() - make_interval(hours => $5), now()
-          FROM unnest($3::uuid[]) AS e
-          RETURNING id, merchant_id, last_attempt_at)
-        INSERT INTO event_delivery_attempts (delivery_id, attempt, merchant_id, attempted_at, duration_ms,
-          request_url, request_headers, request_body, response_status, error)
-        SELECT id, 1, merchant_id, last_attempt_at, 3, 'http://127.0.0.1:9/hooks', '{}'::jsonb, '{}', 500,
-          'answered 500'
-        FROM made`,
-      values: [tenant.merchant.merchant.id, endpoint, events.map((e) => e.id), status, ageHours],
-    });
-    return events.map((e) => e.id);
-  }
 
   const recover = (since: Date | string, key = uniqueName('recover')) =>
     tenant.client.post(

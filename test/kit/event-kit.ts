@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
+import type { DatabasePool } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import type { ApiResponse } from './api-client.js';
 import type { Stack } from './api-kit.js';
@@ -197,3 +198,49 @@ export const unsignedWebhookError = () => ({
   message: 'The webhook has no signature made with a webhook secret registered for the application it names.',
   tracingId: expect.any(String),
 });
+
+/**
+ * `count` events of a user, already relayed (numbered past the relay's mark, so no relay makes deliveries
+ * of them), each with a delivery to the endpoint in `status`, created `ageHours` ago, with one failed
+ * attempt in its log: deliveries as an outage `ageHours` ago left them. Answers the events' ids.
+ */
+export async function pastDeliveries(
+  db: DatabasePool,
+  of: {
+    merchantId: string;
+    userId: string;
+    endpointId: string;
+    count: number;
+    status: 'FAILED' | 'SUCCEEDED';
+    ageHours: number;
+  },
+): Promise<string[]> {
+  const events = await db.rows<{ id: string }>({
+    name: 'past-deliveries.insert-events',
+    text: `WITH base AS (SELECT last_stream_seq FROM outbox_relay_state WHERE id = 1),
+        advanced AS (UPDATE outbox_relay_state SET last_stream_seq = last_stream_seq + $3 WHERE id = 1)
+      INSERT INTO merchant_events (id, merchant_id, user_id, type, data, created_at, stream_seq)
+      SELECT uuid_generate_v7(), $1, $2, 'sync.succeeded', jsonb_build_object('n', n),
+        now() - make_interval(hours => $4), (SELECT last_stream_seq FROM base) + n
+      FROM generate_series(1, $3::int) AS n
+      RETURNING id`,
+    values: [of.merchantId, of.userId, of.count, of.ageHours],
+  });
+  await db.rows({
+    name: 'past-deliveries.insert-deliveries',
+    text: `WITH made AS (
+        INSERT INTO event_deliveries (merchant_id, endpoint_id, event_id, status, attempts, last_attempt_at,
+          last_response_status, last_error, created_at, updated_at)
+        SELECT $1, $2, e, $4::delivery_status, 1, now() - make_interval(hours => $5), 500, 'answered 500',
+          now() - make_interval(hours => $5), now()
+        FROM unnest($3::uuid[]) AS e
+        RETURNING id, merchant_id, last_attempt_at)
+      INSERT INTO event_delivery_attempts (delivery_id, attempt, merchant_id, attempted_at, duration_ms,
+        request_url, request_headers, request_body, response_status, error)
+      SELECT id, 1, merchant_id, last_attempt_at, 3, 'http://127.0.0.1:9/hooks', '{}'::jsonb, '{}', 500,
+        'answered 500'
+      FROM made`,
+    values: [of.merchantId, of.endpointId, events.map((e) => e.id), of.status, of.ageHours],
+  });
+  return events.map((e) => e.id);
+}

@@ -4,7 +4,7 @@
 import { bff } from './api.js';
 import { pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
-import { errorText, h, plain, section, when } from './ui.js';
+import { errorText, h, plain, section, submitting, when } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').EventDelivery} EventDelivery */
 /** @typedef {import('./merchant-endpoint.js').Screen} Screen the endpoint screen's */
@@ -135,6 +135,7 @@ export function deliveriesSection(screen) {
       { class: 'muted' },
       'Newest first, 50 at a time, with the last attempt’s answer. Open “Each attempt” to see what each attempt sent and what came back.',
     ),
+    recoverForm(screen),
     h(
       'button',
       {
@@ -148,5 +149,53 @@ export function deliveriesSection(screen) {
       'Refresh',
     ),
     screen.parts.deliveries,
+  );
+}
+
+/** A time as a `datetime-local` field holds it: the browser's local time, to the minute. */
+const localInput = (/** @type {Date} */ date) =>
+  new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+/**
+ * Every delivery that failed for good since a time (its retries spent, or while the endpoint was off),
+ * sent again at once: after an outage, what a developer does once the endpoint is mended. The api takes a
+ * bounded batch a call and says when there is more, so this calls again until there is none.
+ * @param {Screen} screen
+ */
+function recoverForm(screen) {
+  const since = h('input', {
+    id: 'recover-since',
+    name: 'recover-since',
+    type: 'datetime-local',
+    required: true,
+    value: localInput(new Date(Date.now() - 86_400_000)),
+  });
+  const recover = submitting(async () => {
+    const from = new Date(since.value);
+    let sent = 0;
+    try {
+      for (let more = true; more;) {
+        const answer = await bff.eventEndpoints.recover(screen.id, { since: from.toISOString() });
+        sent += answer.scheduled;
+        more = answer.more;
+      }
+      screen.say(
+        true,
+        sent === 0
+          ? 'No delivery failed for good since then.'
+          : `${sent} failed ${sent === 1 ? 'delivery is' : 'deliveries are'} being sent again.`,
+      );
+    } catch (error) {
+      screen.say(false, `Could not send the failed deliveries again. ${errorText(error)}`);
+    }
+    screen.log = deliveriesOf(screen.id);
+    await loadDeliveries(screen);
+  });
+  return h(
+    'form',
+    { class: 'row', onsubmit: recover },
+    h('label', { for: 'recover-since' }, 'Failed since'),
+    since,
+    h('button', { type: 'submit', class: 'secondary' }, 'Send again everything failed since then'),
   );
 }
