@@ -9578,7 +9578,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, or Accept lacks application/json or text/event-stream */
+            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported */
             400: {
                 headers: {
                     [name: string]: unknown;
