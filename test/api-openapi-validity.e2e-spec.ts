@@ -89,6 +89,16 @@ describe('api: the OpenAPI document is valid OpenAPI 3', () => {
     expect(twice).toEqual([]);
   });
 
+  it('names every operation with a clean, unique id: generated clients’ method names', () => {
+    const ids = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((operations) =>
+      Object.values(operations).map((operation) => operation.operationId as string),
+    );
+    expect(ids.length).toBeGreaterThan(90);
+    // `Controller_method` is Swagger's default: a route apps/api/src/system/operation-ids.ts does not name.
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]*$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
   it('claims no JWT bearer format: none of our tokens is a JWT', () => {
     const schemes = Object.values(document.components.securitySchemes as Record<string, any>);
     expect(schemes.length).toBe(3);

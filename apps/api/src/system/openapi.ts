@@ -5,6 +5,7 @@ import { strictNullableReferences } from '../common/openapi-nullable.js';
 import { markOpenSchemas } from '../common/openapi-open-schemas.js';
 import { declarePathRefusals } from '../common/openapi-path-refusals.js';
 import { addUnionSchemas } from '../common/openapi-unions.js';
+import { operationId } from './operation-ids.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
 /**
@@ -34,7 +35,7 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
       description: 'User session token `us_…` (opaque, short-lived)',
     })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: operationId });
   addUnionSchemas(document);
   markOpenSchemas(document);
   declarePathRefusals(document);
