@@ -1561,6 +1561,12 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        UserOutputListEnvelope: {
+            data: components["schemas"]["UserOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
         UpdateUserInput: {
             /** @description A new merchant reference (409 if another user has it) */
             reference?: string;
@@ -4356,16 +4362,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With `reference`: one user. Without: a page of users. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data?: components["schemas"]["UserOutput"] | components["schemas"]["UserOutput"][];
-                        meta?: Record<string, never>;
-                        links?: Record<string, never>;
-                    };
+                    "application/json": components["schemas"]["UserOutputEnvelope"] | components["schemas"]["UserOutputListEnvelope"];
                 };
             };
             /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
