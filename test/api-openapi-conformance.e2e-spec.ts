@@ -135,6 +135,15 @@ describe('api: every answer matches our own OpenAPI document', () => {
       for (const shown of [data?.key, data?.secret, data?.token, (data?.apiKey as { key?: unknown })?.key]) {
         if (typeof shown === 'string') secrets.push(shown);
       }
+      // The rate limit's headers come on exactly the answers the document declares them on.
+      const declared = op.operation.responses?.[String(response.status)] as
+        { headers?: Record<string, { required?: boolean }> } | undefined;
+      const limit = declared?.headers?.['X-RateLimit-Limit'];
+      const sent = response.headers.has('x-ratelimit-limit');
+      if (declared && ((sent && !limit) || (!sent && limit?.required)))
+        problems.push(
+          `${key} → ${response.status}: X-RateLimit-* ${sent ? 'sent, not declared' : 'declared, not sent'}`,
+        );
       return record(key, { status: response.status, contentType, body });
     }
 

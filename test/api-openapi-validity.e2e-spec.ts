@@ -89,6 +89,44 @@ describe('api: the OpenAPI document is valid OpenAPI 3', () => {
     expect(twice).toEqual([]);
   });
 
+  it('names every operation with a clean, unique id: generated clients’ method names', () => {
+    const ids = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((operations) =>
+      Object.values(operations).map((operation) => operation.operationId as string),
+    );
+    expect(ids.length).toBeGreaterThan(90);
+    // `Controller_method` is Swagger's default: a route apps/api/src/system/operation-ids.ts does not name.
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]*$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('types every object of every success answer: none is a bare `{ type: object }`', () => {
+    const components = document.components.schemas as Record<string, any>;
+    const untyped: string[] = [];
+    const walk = (schema: any, where: string, seen: Set<string>): void => {
+      if (!schema || typeof schema !== 'object') return;
+      if (Array.isArray(schema)) return schema.forEach((s) => walk(s, where, seen));
+      if (typeof schema.$ref === 'string') {
+        const name = schema.$ref.split('/').pop() as string;
+        if (!seen.has(name)) walk(components[name], `${where}>${name}`, new Set(seen).add(name));
+        return;
+      }
+      const composed = schema.oneOf ?? schema.anyOf ?? schema.allOf;
+      const nullOnly = schema.enum?.length === 1 && schema.enum[0] === null;
+      if (schema.type === 'object' && !schema.properties && !('additionalProperties' in schema))
+        if (!composed && !nullOnly) untyped.push(where);
+      for (const [key, value] of Object.entries(schema)) {
+        if (key !== 'properties') walk(value, where, seen);
+        else for (const [name, p] of Object.entries(value as object)) walk(p, `${where}.${name}`, seen);
+      }
+    };
+    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, any>>))
+      for (const [method, operation] of Object.entries(operations))
+        for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, any>))
+          if (status.startsWith('2'))
+            walk(response.content?.['application/json']?.schema, `${method} ${path} ${status}`, new Set());
+    expect(untyped).toEqual([]);
+  });
+
   it('claims no JWT bearer format: none of our tokens is a JWT', () => {
     const schemes = Object.values(document.components.securitySchemes as Record<string, any>);
     expect(schemes.length).toBe(3);

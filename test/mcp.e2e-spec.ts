@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv, type ValidateFunction } from 'ajv';
+import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   accountsWhenSynced,
@@ -39,8 +41,21 @@ async function mcpClient(apiUrl: string, headers: Record<string, string>): Promi
   return client;
 }
 
-const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
+/** Each tool's declared output schema, compiled as the SDK's client compiles it (draft-07 Ajv). */
+const outputSchemas = new Map<string, ValidateFunction>();
+
+/**
+ * A tool's answer, its structured content held to the tool's declared output schema here too (the
+ * client checks it only once it has listed the tools).
+ */
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  if (!result.isError) {
+    const validate = outputSchemas.get(name)!;
+    expect(validate(result.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+  return result;
+}
 
 /** A tool's answer: the view, the same as its JSON text. */
 function viewOf<T>(result: CallToolResult): Envelope<T> {
@@ -50,10 +65,15 @@ function viewOf<T>(result: CallToolResult): Envelope<T> {
   return result.structuredContent as unknown as Envelope<T>;
 }
 
-/** A tool's failure: the REST envelope's error, without the request's own tracing id. */
+/**
+ * A tool's failure: the REST envelope's error as text, without the request's own tracing id (no
+ * structured content: that is held to the success's output schema).
+ */
 function errorOf(result: CallToolResult): Omit<ErrorBody['error'], 'tracingId'> {
   expect(result.isError).toBe(true);
-  const { tracingId, ...error } = (result.structuredContent as unknown as ErrorBody).error;
+  expect(result.structuredContent).toBeUndefined();
+  const text = (result.content[0] as { text: string }).text;
+  const { tracingId, ...error } = (JSON.parse(text) as ErrorBody).error;
   expect(tracingId).toBeTruthy();
   return error;
 }
@@ -92,6 +112,11 @@ describe('api: the MCP server for a support assistant', () => {
     failed = (await syncAtFailingBank(stack, tenant, account)) as unknown as Run;
     expect(failed.status).toBe('failed');
     assistant = await mcpClient(stack.api.url, { authorization: `Bearer ${tenant.merchant.apiKey.key}` });
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    ajvFormats.default(ajv);
+    for (const tool of (await assistant.listTools()).tools) {
+      if (tool.outputSchema) outputSchemas.set(tool.name, ajv.compile(tool.outputSchema));
+    }
   }, 180_000);
 
   afterAll(async () => {
@@ -119,6 +144,24 @@ describe('api: the MCP server for a support assistant', () => {
       ].sort(),
     );
     for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('declares each tool’s output schema: its REST route’s answer, from the same OpenAPI document', async () => {
+    const { tools } = await assistant.listTools();
+    const document = (await stack.anonymous.get('/docs-json')).body as {
+      components: { schemas: Record<string, { required?: string[] }> };
+    };
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', required: ['data', 'meta'] });
+      expect(outputSchemas.has(tool.name), tool.name).toBe(true);
+    }
+    // Not a copy: the customer's fields are the component's own, required as the document has them.
+    const customer = tools.find((t) => t.name === 'get_customer')!.outputSchema!;
+    expect((customer.properties!.data as { required: string[] }).required).toEqual(
+      document.components.schemas.UserOutput.required,
+    );
+    // The client holds every answer to it (test `follows a customer…` calls every tool).
+    expect(outputSchemas.get('get_customer')!({ data: { id: 1 }, meta: {} })).toBe(false);
   });
 
   it('follows a customer by reference to the failed run’s error and the upstream’s tracing id', async () => {
@@ -391,14 +434,15 @@ describe('api: the MCP server for a support assistant', () => {
     }
   });
 
-  it('refuses in the error envelope a body that is no JSON-RPC message, or an Accept it cannot answer', async () => {
-    const post = (body: unknown, accept = 'application/json, text/event-stream') =>
+  it('refuses in the error envelope a body that is no JSON-RPC message, an Accept or a protocol version it cannot answer', async () => {
+    const post = (body: unknown, accept = 'application/json, text/event-stream', extra = {}) =>
       fetch(new URL('/v1/mcp', stack.api.url), {
         method: 'POST',
         headers: {
           authorization: `Bearer ${tenant.merchant.apiKey.key}`,
           'content-type': 'application/json',
           accept,
+          ...extra,
         },
         body: JSON.stringify(body),
       });
@@ -407,6 +451,7 @@ describe('api: the MCP server for a support assistant', () => {
       [await post([listing]), 'body'],
       [await post({ id: 1 }), 'body'],
       [await post(listing, 'application/json'), 'accept'],
+      [await post(listing, undefined, { 'mcp-protocol-version': '1999-01-01' }), 'mcp-protocol-version'],
     ] as const) {
       expect(answer.status).toBe(400);
       const { error } = (await answer.json()) as ErrorBody & { error: { details: { field: string }[] } };

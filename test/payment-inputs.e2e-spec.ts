@@ -249,6 +249,27 @@ describe('payment inputs: amounts and references refused with the real reason', 
     );
   });
 
+  it('refuses a currency that is no active ISO 4217 payment currency on every route, and states the list', async () => {
+    // Not codes at all, and codes that name no money a payment moves: test, none, gold, an SDR, funds.
+    for (const route of amountRoutes) {
+      for (const currency of ['ABC', 'XXX', 'XTS', 'XAU', 'XDR', 'CHE', 'gbp']) {
+        const response = await route.send({ amount: '1.00', currency });
+        expectRefused(
+          response,
+          route.field.replace(/amount$/, 'currency'),
+          'ISO 4217',
+          `${route.name}: ${currency}`,
+        );
+      }
+    }
+    const document = (await stack.anonymous.get('/docs-json')).body as {
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+    };
+    const currency = document.components.schemas.MoneyInput.properties.currency;
+    expect(currency.enum).toEqual(expect.arrayContaining(['GBP', 'EUR', 'USD', 'JPY', 'KWD']));
+    for (const code of ['XXX', 'XTS', 'XAU', 'ABC']) expect(currency.enum).not.toContain(code);
+  });
+
   it(`accepts the upstream's maximum, ${MAXIMUM}, on every route, and refuses a cent more here`, async () => {
     for (const route of amountRoutes) {
       const accepted = await route.send({ amount: MAXIMUM, currency: 'GBP' });

@@ -1,1 +1,2 @@
 export * from './currency-decimals.js';
+export * from './payment-currencies.js';

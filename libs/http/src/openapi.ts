@@ -1,5 +1,11 @@
-import type { Type } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { applyDecorators, type Type } from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
 import { answerStartsWith } from './conditional-get.js';
@@ -174,6 +180,31 @@ export function ApiAnswer(
 ): MethodDecorator {
   const { description, ...shape } = options;
   return ApiResponse({ status, type: ApiEnvelope(model, shape), description });
+}
+
+/**
+ * A 200 that is one `model` or a page of them, as `GET /v1/users` with and without `?reference=`: the
+ * two envelopes, each typed, as `oneOf` (told apart by `data`: an object or an array). The handler is
+ * held to answering `T` or `T[]` (`Undocumented` cannot follow a union).
+ */
+export function ApiOneOrPageAnswer<T>(
+  model: Type<T>,
+  description: string,
+): <H extends Handler<T | T[]>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<H>,
+) => void {
+  const one = ApiEnvelope(model);
+  const page = ApiEnvelope(model, { list: true });
+  return applyDecorators(
+    ApiExtraModels(one, page),
+    ApiResponse({
+      status: 200,
+      description,
+      schema: { oneOf: [{ $ref: getSchemaPath(one) }, { $ref: getSchemaPath(page) }] },
+    }),
+  );
 }
 
 /**

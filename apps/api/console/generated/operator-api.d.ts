@@ -12,13 +12,13 @@ export interface paths {
          * List merchants
          * @description Oldest first, paged by an opaque cursor.
          */
-        get: operations["AdminMerchantsController_list"];
+        get: operations["adminListMerchants"];
         put?: never;
         /**
          * On-board a merchant
          * @description Creates the merchant and its first API key (shown only here). With `subApplicationId` the upstream is asked whether it knows that sub-application. Not idempotent by key: operator calls have no merchant to scope keys by; a retry creates a second merchant unless it maps the same sub-application (409).
          */
-        post: operations["AdminMerchantsController_create"];
+        post: operations["adminCreateMerchant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -33,7 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /** One merchant with its API keys (never the keys themselves) */
-        get: operations["AdminMerchantsController_get"];
+        get: operations["adminGetMerchant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -43,7 +43,7 @@ export interface paths {
          * Change a merchant
          * @description Name, browser origins (in effect at once on every api process) and, while the merchant has no consent or payment, its upstream sub-application (checked with the upstream). Omitted fields stay as they are.
          */
-        patch: operations["AdminMerchantsController_update"];
+        patch: operations["adminUpdateMerchant"];
         trace?: never;
     };
     "/admin/merchants/{id}/disable": {
@@ -59,7 +59,7 @@ export interface paths {
          * Disable a merchant
          * @description Keeps all of its data. Its API keys and user sessions answer 403 MERCHANT_DISABLED on every api process at once; its scheduled syncs, event deliveries and payment status checks wait (deliveries are not counted as failed attempts). Upstream webhooks about its consents are still applied, and the events they make wait for delivery. Disabling a disabled merchant is harmless and keeps the first `disabledAt`.
          */
-        post: operations["AdminMerchantsController_disable"];
+        post: operations["adminDisableMerchant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -79,7 +79,7 @@ export interface paths {
          * Enable a merchant again
          * @description Its keys and sessions work again (those revoked or expired meanwhile stay so); what waited resumes on its own schedule: due syncs at the next dispatch, deliveries at the next sweep, payment checks at the next poll. Enabling an enabled merchant is harmless.
          */
-        post: operations["AdminMerchantsController_enable"];
+        post: operations["adminEnableMerchant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,7 +99,7 @@ export interface paths {
          * Rotate: issue another API key
          * @description The new key is shown only here; the old keys keep working until revoked. A secret shown once is stored nowhere: an idempotent replay (same Idempotency-Key and body) answers the same key record **without** `key`. A client that lost the first answer revokes that key id and rotates again with a new Idempotency-Key.
          */
-        post: operations["AdminMerchantsController_rotate"];
+        post: operations["adminCreateMerchantApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -120,7 +120,7 @@ export interface paths {
          * Revoke an API key
          * @description Revoking an already revoked key is harmless.
          */
-        delete: operations["AdminMerchantsController_revoke"];
+        delete: operations["adminRevokeMerchantApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -137,7 +137,7 @@ export interface paths {
          * The upstream's sub-applications
          * @description Straight through to the upstream (GET /applications), its offset paging behind an opaque cursor.
          */
-        get: operations["AdminUpstreamController_list"];
+        get: operations["adminListUpstreamApplications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -159,7 +159,7 @@ export interface paths {
          * Refresh the institutions cache now
          * @description Replaces the cache with the upstream list in one transaction (rows the upstream no longer lists are deleted). An empty upstream list leaves the cache as it is.
          */
-        post: operations["AdminInstitutionsController_refresh"];
+        post: operations["adminRefreshInstitutions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -177,7 +177,7 @@ export interface paths {
          * Consent counts by status and by merchant
          * @description For example `?status=AUTHORIZED&expiringBefore=<in 7 days>`: the customers who drop off within a week unless they re-authorise.
          */
-        get: operations["AdminConsentsController_counts"];
+        get: operations["adminCountConsents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -197,13 +197,13 @@ export interface paths {
          * Our registrations with the upstream
          * @description Current and retired ones, newest first; never a secret.
          */
-        get: operations["AdminUpstreamWebhooksController_list"];
+        get: operations["adminListUpstreamWebhooks"];
         put?: never;
         /**
          * Register our webhook receiver with the upstream
          * @description For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. One webhook per callback URL, however often and by however many processes at once it is called: one the upstream still lists for the URL with these categories is answered again; any other for the URL is deleted upstream. A new registration retires the application's earlier ones; their secrets still verify for 24 hours.
          */
-        post: operations["AdminUpstreamWebhooksController_register"];
+        post: operations["adminRegisterUpstreamWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -223,7 +223,7 @@ export interface paths {
          * Reset a registration's secret upstream
          * @description The upstream issues a new secret (stored sealed, never returned) and keeps signing with the old one too for the grace period (24 hours, the most the upstream allows); the old registration is retired and its secret still verifies for as long. `id` is our registration id, which changes: the answer is the new registration.
          */
-        post: operations["AdminUpstreamWebhooksController_resetSecret"];
+        post: operations["adminResetUpstreamWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -241,7 +241,7 @@ export interface paths {
          * The upstream's webhook event categories
          * @description Straight through to the upstream (GET /webhook/events/categories).
          */
-        get: operations["AdminUpstreamWebhooksController_categories"];
+        get: operations["adminListUpstreamWebhookCategories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -263,7 +263,7 @@ export interface paths {
          * Move an application from the notification API to a webhook
          * @description Spec 6.3 for the root application or, with `merchantId`, that merchant's sub-application: list the event subscriptions, delete each by eventTypeId (one already gone is `skipped`), list the categories, register the webhook (`skipped` when a current registration of ours with the same callback URL still exists upstream). Every step is reported. Safe to repeat, and to resume after a failure: each step is idempotent. **A failed step stops the run and the answer is that upstream failure's usual error** (503 UPSTREAM_UNAVAILABLE, or 400 VALIDATION_FAILED for a registration the upstream refuses), whose `details` end with every step so far as `steps[i]`: `<step> [target]: <outcome> (detail)`, the last one `failed`.
          */
-        post: operations["AdminUpstreamWebhooksController_migrate"];
+        post: operations["adminMigrateUpstreamWebhooks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -281,7 +281,7 @@ export interface paths {
          * Merchant endpoints that are failing or disabled
          * @description Across merchants, longest-failing first (at most 200): `failingSince` is the first failed attempt since the last success; `disabledAt` and `disabledReason` say when and why deliveries stopped (72 hours without a success). The merchant enables an endpoint again with POST /v1/event-endpoints/{id}/enable.
          */
-        get: operations["AdminEventEndpointsController_troubled"];
+        get: operations["adminListTroubledEventEndpoints"];
         put?: never;
         post?: never;
         delete?: never;
@@ -301,7 +301,7 @@ export interface paths {
          * Payments parked for a person
          * @description Across merchants, oldest first, keyset-paged: payments that are not final and that no status check will move any more. A repeated send the bank refused (the first may have been made: status SUBMITTING), a consent with no token left to ask with, or no final status after 7 days. Ask the bank (quote `paymentIdempotencyId`, or `upstreamPaymentId` to the upstream), then settle each with POST /admin/payments/{id}/settle.
          */
-        get: operations["AdminPaymentsController_list"];
+        get: operations["adminListParkedPayments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -323,7 +323,7 @@ export interface paths {
          * Settle a parked payment
          * @description Applies the final status a person confirmed with the bank, exactly as a webhook would: the merchant gets `payment.completed` or `payment.failed` once, and a FAILED VRP payment stops counting against its limits. Only a parked payment: a payment a check may still move is 404, one that became final meanwhile 409.
          */
-        post: operations["AdminPaymentsController_settle"];
+        post: operations["adminSettlePayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -341,7 +341,7 @@ export interface paths {
          * The audit log
          * @description Every administrative action, the operator's and the merchants' on their own integration, newest first: who (`operator`, or a merchant's API key id), what, on which resource, when, from which address, and the request's tracing id. Append-only; entries go only after AUDIT_RETENTION_DAYS. Never a secret: a change names the fields it set, not their values.
          */
-        get: operations["AdminAuditController_list"];
+        get: operations["adminListAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
          * Connection conversion by institution and day, across merchants
          * @description Data consents by the day (UTC) they were started and their institution, each under the one outcome it reached (authorised, rejected, abandoned, failed, pending), with how many reached a first successful sync and the median time to each: where your users drop off, bank by bank. Read from the store as it stands, so a day still fills in while its consents are pending. Every merchant's consents together, or one merchant's (`merchantId`).
          */
-        get: operations["ConversionController_forOperator"];
+        get: operations["adminGetConversion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -381,7 +381,7 @@ export interface paths {
          * Upstream error rate and p95 latency by institution, across merchants
          * @description The upstream error rate and 95th-percentile latency of the calls made to each bank for your consents, syncs and payments, from the upstream call log: over the range, and an hour (or a day) at a time for the trend. An error is the bank's or the upstream's failure (no answer, a 5xx, a 429, the bank's failure relayed), never a refusal of what was asked (a 4xx). Every attempt counts, retries too. Every merchant's calls together, or one merchant's (`merchantId`).
          */
-        get: operations["InstitutionHealthController_forOperator"];
+        get: operations["adminGetInstitutionHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -403,12 +403,12 @@ export interface paths {
          * Sign in to the web console
          * @description Exchanges an API key (`apiKey`) or the operator token (`operatorToken`), exactly one, for a console session: an HttpOnly, SameSite=Strict cookie `bff_console` (Secure under https) that lasts 8 hours, or until the key expires, is revoked or its merchant disabled, or the operator token changes. Routes accept the cookie where they accept the credential it was made from, when the request has no Authorization header; a cookie request that changes something must come from the api's own origin (403 otherwise). The answer never contains the credential. 401 for a wrong credential, 403 from another site's page.
          */
-        post: operations["ConsoleSessionController_signIn"];
+        post: operations["consoleSignIn"];
         /**
          * Sign out of the web console
          * @description Ends the session the console's cookie names, on the server (every copy of the cookie stops working on every api process, and the session's event streams end), and clears the cookie. Harmless without one. A session lasts at most 8 hours anyway.
          */
-        delete: operations["ConsoleSessionController_signOut"];
+        delete: operations["consoleSignOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1048,7 +1048,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    AdminMerchantsController_list: {
+    adminListMerchants: {
         parameters: {
             query?: {
                 limit?: number;
@@ -1107,7 +1107,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_create: {
+    adminCreateMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -1175,7 +1175,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_get: {
+    adminGetMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -1241,7 +1241,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_update: {
+    adminUpdateMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -1320,7 +1320,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_disable: {
+    adminDisableMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -1386,7 +1386,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_enable: {
+    adminEnableMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -1452,7 +1452,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_rotate: {
+    adminCreateMerchantApiKey: {
         parameters: {
             query?: never;
             header?: {
@@ -1534,7 +1534,7 @@ export interface operations {
             };
         };
     };
-    AdminMerchantsController_revoke: {
+    adminRevokeMerchantApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -1600,7 +1600,7 @@ export interface operations {
             };
         };
     };
-    AdminUpstreamController_list: {
+    adminListUpstreamApplications: {
         parameters: {
             query?: {
                 limit?: number;
@@ -1668,7 +1668,7 @@ export interface operations {
             };
         };
     };
-    AdminInstitutionsController_refresh: {
+    adminRefreshInstitutions: {
         parameters: {
             query?: never;
             header?: never;
@@ -1723,7 +1723,7 @@ export interface operations {
             };
         };
     };
-    AdminConsentsController_counts: {
+    adminCountConsents: {
         parameters: {
             query?: {
                 /** @description Only consents in this status */
@@ -1783,7 +1783,7 @@ export interface operations {
             };
         };
     };
-    AdminUpstreamWebhooksController_list: {
+    adminListUpstreamWebhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -1829,7 +1829,7 @@ export interface operations {
             };
         };
     };
-    AdminUpstreamWebhooksController_register: {
+    adminRegisterUpstreamWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -1906,7 +1906,7 @@ export interface operations {
             };
         };
     };
-    AdminUpstreamWebhooksController_resetSecret: {
+    adminResetUpstreamWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -1990,7 +1990,7 @@ export interface operations {
             };
         };
     };
-    AdminUpstreamWebhooksController_categories: {
+    adminListUpstreamWebhookCategories: {
         parameters: {
             query?: never;
             header?: never;
@@ -2045,7 +2045,7 @@ export interface operations {
             };
         };
     };
-    AdminUpstreamWebhooksController_migrate: {
+    adminMigrateUpstreamWebhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -2122,7 +2122,7 @@ export interface operations {
             };
         };
     };
-    AdminEventEndpointsController_troubled: {
+    adminListTroubledEventEndpoints: {
         parameters: {
             query?: never;
             header?: never;
@@ -2168,7 +2168,7 @@ export interface operations {
             };
         };
     };
-    AdminPaymentsController_list: {
+    adminListParkedPayments: {
         parameters: {
             query?: {
                 limit?: number;
@@ -2227,7 +2227,7 @@ export interface operations {
             };
         };
     };
-    AdminPaymentsController_settle: {
+    adminSettlePayment: {
         parameters: {
             query?: never;
             header?: never;
@@ -2306,7 +2306,7 @@ export interface operations {
             };
         };
     };
-    AdminAuditController_list: {
+    adminListAuditLog: {
         parameters: {
             query?: {
                 limit?: number;
@@ -2369,7 +2369,7 @@ export interface operations {
             };
         };
     };
-    ConversionController_forOperator: {
+    adminGetConversion: {
         parameters: {
             query?: {
                 /** @description The first day (UTC) whose consents are counted, included. Default: 29 days before `to`; at most 366 days before it. */
@@ -2431,7 +2431,7 @@ export interface operations {
             };
         };
     };
-    InstitutionHealthController_forOperator: {
+    adminGetInstitutionHealth: {
         parameters: {
             query?: {
                 /** @description The first day (UTC) whose calls are counted, included. Default: 6 days before `to`; at most 366 days before it. Up to 7 days are bucketed by the hour, more by the day. */
@@ -2493,7 +2493,7 @@ export interface operations {
             };
         };
     };
-    ConsoleSessionController_signIn: {
+    consoleSignIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -2552,7 +2552,7 @@ export interface operations {
             };
         };
     };
-    ConsoleSessionController_signOut: {
+    consoleSignOut: {
         parameters: {
             query?: never;
             header?: never;

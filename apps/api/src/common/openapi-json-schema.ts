@@ -19,7 +19,15 @@ export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema
 export function selfContainedJsonSchema(components: Record<string, unknown>, name: string): Schema {
   const component = components[name];
   if (!component) throw new Error(`${name}: no such component`);
-  return { $schema: JSON_SCHEMA_DIALECT, ...(convert(component, components, 0) as Schema) };
+  return { $schema: JSON_SCHEMA_DIALECT, ...inlinedSchema(components, component) };
+}
+
+/**
+ * Any schema of the document (a response's, say) the same way, without `$schema`: for a reader that
+ * names the dialect itself, or takes the draft-07 subset this conversion stays within.
+ */
+export function inlinedSchema(components: Record<string, unknown>, schema: unknown): Schema {
+  return convert(schema, components, 0) as Schema;
 }
 
 function convert(schema: unknown, components: Record<string, unknown>, depth: number): unknown {

@@ -33,6 +33,8 @@ export function insightTools({ callLog, conversion, health }: InsightServices): 
   return [
     {
       name: 'list_upstream_calls',
+      // The consent's and the payment's log answer the same envelope.
+      route: 'GET /v1/syncs/{syncId}/upstream-calls',
       description:
         "Every attempt of every call we made to the upstream (the bank's side) for one sync run, consent or payment, newest first: operation, HTTP status, error code, duration, attempt and the upstream's tracingId of each; as GET /v1/syncs/{syncId}/upstream-calls (or the consent's, the payment's). Name exactly one of syncId, consentId, paymentId.",
       input: {
@@ -60,6 +62,7 @@ export function insightTools({ callLog, conversion, health }: InsightServices): 
     },
     {
       name: 'connection_conversion',
+      route: 'GET /v1/insights/conversion',
       description:
         'Bank connections started by day (UTC) and bank, and what became of them (authorised, rejected, abandoned, failed, pending, first synced, median times): where customers drop off; as GET /v1/insights/conversion.',
       input: {
@@ -70,6 +73,7 @@ export function insightTools({ callLog, conversion, health }: InsightServices): 
     },
     {
       name: 'institution_health',
+      route: 'GET /v1/insights/institution-health',
       description: `Each bank's upstream error rate (its or the upstream's failures: no answer, 5xx, 429, the bank's failure relayed; not 4xx refusals) and p95 latency of the calls made for you, over the range and by hour (by day beyond ${HEALTH_HOURLY_MAX_DAYS} days): whether a customer's problem is the bank's; as GET /v1/insights/institution-health.`,
       input: {
         from: day(`First day counted, default ${HEALTH_DEFAULT_DAYS - 1} days before \`to\``),

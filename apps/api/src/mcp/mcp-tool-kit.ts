@@ -19,5 +19,7 @@ export interface Tool {
   name: string;
   description: string;
   input: z.ZodRawShape;
+  /** The REST route whose documented answer is the tool's output schema, as `GET /v1/syncs/{syncId}`. */
+  route: string;
   read(caller: TenantCaller, args: Record<string, unknown>): Promise<object>;
 }

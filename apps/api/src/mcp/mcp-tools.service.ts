@@ -1,5 +1,12 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as ToolDeclaration,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -13,6 +20,7 @@ import { UsersService } from '#libs/domain/users';
 import { envelope, mappedAndLogged } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { checkedId } from '../common/id-param.js';
+import { OpenApiDocumentService } from '../common/openapi-document/openapi-document.service.js';
 import { keysetPage } from '../common/paging.js';
 import { insightTools } from './mcp-insight-tools.js';
 import { anId, ATTEMPT_NUMBER, CHANGE_NUMBER, pageOf, paging, type Tool } from './mcp-tool-kit.js';
@@ -35,45 +43,68 @@ export class McpToolsService {
     private readonly calls: UpstreamCallsService,
     private readonly conversion: ConsentConversionService,
     private readonly health: InstitutionHealthService,
+    private readonly openApi: OpenApiDocumentService,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  /** A server for one request (stateless), its tools bound to the request's caller. */
-  serverFor(caller: TenantCaller, request: FastifyRequest): McpServer {
-    const server = new McpServer({ name: 'open-banking-bff', version: '1.0.0' });
-    for (const tool of this.tools()) {
-      server.registerTool(
-        tool.name,
-        {
-          description: tool.description,
-          inputSchema: tool.input,
-          annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-        },
-        (args: Record<string, unknown>) => this.answer(() => tool.read(caller, args), request),
-      );
-    }
+  private catalogue?: { tools: Map<string, Tool>; declared: ToolDeclaration[] };
+
+  /**
+   * A server for one request (stateless), its tools bound to the request's caller. The SDK's low-level
+   * server, not `McpServer`: that one takes output schemas only as zod, and each tool's is its REST
+   * route's answer as the OpenAPI document describes it, a JSON Schema already.
+   */
+  serverFor(caller: TenantCaller, request: FastifyRequest): Server {
+    const { tools, declared } = this.toolCatalogue();
+    const server = new Server(
+      { name: 'open-banking-bff', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: false } } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declared }));
+    server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+      const tool = tools.get(params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${params.name} not found`);
+      const args = z.object(tool.input).safeParse(params.arguments ?? {});
+      // A tool's error, not the protocol's, so the assistant reads it and corrects its call.
+      if (!args.success)
+        return toolError(`Invalid arguments for ${tool.name}: ${z.prettifyError(args.error)}`);
+      return this.answer(() => tool.read(caller, args.data), request);
+    });
     return server;
   }
 
-  /** The view as JSON text and as structured content; a failure as the REST envelope's error, flagged. */
+  /** The tools and what tools/list says of them, built once: none depends on the caller. */
+  private toolCatalogue(): NonNullable<McpToolsService['catalogue']> {
+    this.catalogue ??= {
+      tools: new Map(this.tools().map((tool) => [tool.name, tool])),
+      declared: this.tools().map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: z.toJSONSchema(z.object(tool.input), { target: 'draft-7', io: 'input' }) as never,
+        outputSchema: this.openApi.responseJsonSchema(tool.route) as never,
+        annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+      })),
+    };
+    return this.catalogue;
+  }
+
+  /**
+   * The view as JSON text and as structured content; a failure as the REST envelope's error, flagged,
+   * as text only: structured content must conform to the tool's output schema, which is the success's.
+   */
   private async answer(read: () => Promise<object>, request: FastifyRequest): Promise<CallToolResult> {
     try {
       const body = (await read()) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
     } catch (error) {
-      const { body } = mappedAndLogged(this.logger, error, request);
-      const content = body as unknown as Record<string, unknown>;
-      return {
-        isError: true,
-        content: [{ type: 'text', text: JSON.stringify(content) }],
-        structuredContent: content,
-      };
+      return toolError(JSON.stringify(mappedAndLogged(this.logger, error, request).body));
     }
   }
 
   private tools(): Tool[] {
     return [
       ...this.customerTools(),
+      ...this.consentTools(),
       ...this.syncTools(),
       ...insightTools({ callLog: this.calls, conversion: this.conversion, health: this.health }),
       ...this.deliveryTools(),
@@ -84,6 +115,8 @@ export class McpToolsService {
     return [
       {
         name: 'find_customer',
+        // GET /v1/users?reference= answers one user: the same envelope as this route's.
+        route: 'GET /v1/users/{userId}',
         description: 'The customer (user) with your reference for them, as GET /v1/users?reference= answers.',
         input: { reference: z.string().min(1).max(200).describe('Your reference for the customer') },
         read: async (caller, { reference }) =>
@@ -91,13 +124,20 @@ export class McpToolsService {
       },
       {
         name: 'get_customer',
+        route: 'GET /v1/users/{userId}',
         description: 'One customer by id, as GET /v1/users/{userId}.',
         input: { userId: anId('The user id') },
         read: async (caller, args) =>
           envelope(await this.users.get(caller, checkedId('userId', args.userId as string))),
       },
+    ];
+  }
+
+  private consentTools(): Tool[] {
+    return [
       {
         name: 'list_consents',
+        route: 'GET /v1/users/{userId}/consents',
         description:
           "A customer's consents (bank connections), newest first, as GET /v1/users/{userId}/consents.",
         input: { userId: anId('The user id'), ...paging },
@@ -115,6 +155,7 @@ export class McpToolsService {
       },
       {
         name: 'get_consent',
+        route: 'GET /v1/consents/{consentId}',
         description:
           'One consent: status, scope and dates (never its token), as GET /v1/consents/{consentId}.',
         input: { consentId: anId('The consent id') },
@@ -123,6 +164,7 @@ export class McpToolsService {
       },
       {
         name: 'consent_history',
+        route: 'GET /v1/consents/{consentId}/history',
         description: "A consent's status changes, oldest first, as GET /v1/consents/{consentId}/history.",
         input: { consentId: anId('The consent id'), ...paging },
         read: async (caller, args) => {
@@ -144,6 +186,7 @@ export class McpToolsService {
     return [
       {
         name: 'list_accounts',
+        route: 'GET /v1/users/{userId}/accounts',
         description:
           "A customer's accounts with their sync freshness (status, lastSyncedAt, lastError, failingSince), as GET /v1/users/{userId}/accounts.",
         input: { userId: anId('The user id'), ...paging },
@@ -161,6 +204,7 @@ export class McpToolsService {
       },
       {
         name: 'list_sync_runs',
+        route: 'GET /v1/accounts/{accountId}/syncs',
         description:
           "An account's sync runs, newest first, each with its error (code, message and the upstream's tracingId to quote to the bank), as GET /v1/accounts/{accountId}/syncs.",
         input: { accountId: anId('The account id'), ...paging },
@@ -173,6 +217,7 @@ export class McpToolsService {
       },
       {
         name: 'get_sync_run',
+        route: 'GET /v1/syncs/{syncId}',
         description: 'One sync run: status, window, progress, attempts and error, as GET /v1/syncs/{syncId}.',
         input: { syncId: anId('The sync run id') },
         read: async (caller, args) =>
@@ -180,6 +225,7 @@ export class McpToolsService {
       },
       {
         name: 'look_up',
+        route: 'GET /v1/lookup',
         description:
           "What an id names: a tracing id (ours or the upstream's), a customer's reference, or the id of a sync run, payment, event or delivery; as GET /v1/lookup?id=.",
         input: {
@@ -199,6 +245,7 @@ export class McpToolsService {
     return [
       {
         name: 'list_deliveries',
+        route: 'GET /v1/event-endpoints/{id}/deliveries',
         description:
           "An event endpoint's deliveries, newest first (attempts, the last answer, the next attempt), as GET /v1/event-endpoints/{id}/deliveries.",
         input: { endpointId: anId('The event endpoint id'), ...paging },
@@ -215,6 +262,7 @@ export class McpToolsService {
       },
       {
         name: 'list_delivery_attempts',
+        route: 'GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts',
         description:
           "A delivery's attempts, newest first, each with the request sent and the answer or error, as GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts.",
         input: { endpointId: anId('The event endpoint id'), deliveryId: anId('The delivery id'), ...paging },
@@ -237,3 +285,5 @@ export class McpToolsService {
     ];
   }
 }
+
+const toolError = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });

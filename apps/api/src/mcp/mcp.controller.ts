@@ -1,5 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -47,7 +47,7 @@ export class McpController {
   @ApiBadRequestResponse({
     type: ApiErrorResponse,
     description:
-      'VALIDATION_FAILED: the body is no JSON-RPC message, or Accept lacks application/json or text/event-stream',
+      'VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported',
   })
   async handle(
     @Tenant() caller: TenantCaller,
@@ -74,7 +74,7 @@ export class McpController {
 
 /**
  * What the transport would refuse in JSON-RPC, refused here first in the error envelope like every 4xx
- * of the api: an answer an MCP client cannot take, or a body that is no JSON-RPC message.
+ * of the api: an answer an MCP client cannot take, a body that is no JSON-RPC message, a protocol version not spoken.
  */
 function assertMcpRequest(request: FastifyRequest): void {
   const { body } = request;
@@ -90,6 +90,12 @@ function assertMcpRequest(request: FastifyRequest): void {
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     throw invalidRequest([
       { field: 'accept', issue: 'must accept both application/json and text/event-stream' },
+    ]);
+  }
+  const version = request.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+    throw invalidRequest([
+      { field: 'mcp-protocol-version', issue: `must be one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}` },
     ]);
   }
 }

@@ -4,7 +4,9 @@ import { OpenApiDocumentService } from '../common/openapi-document/openapi-docum
 import { strictNullableReferences } from '../common/openapi-nullable.js';
 import { markOpenSchemas } from '../common/openapi-open-schemas.js';
 import { declarePathRefusals } from '../common/openapi-path-refusals.js';
+import { declareRateLimitHeaders } from '../common/openapi-rate-limit-headers.js';
 import { addUnionSchemas } from '../common/openapi-unions.js';
+import { operationId } from './operation-ids.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
 /**
@@ -34,10 +36,11 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
       description: 'User session token `us_…` (opaque, short-lived)',
     })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: operationId });
   addUnionSchemas(document);
   markOpenSchemas(document);
   declarePathRefusals(document);
+  declareRateLimitHeaders(document);
   strictNullableReferences(document);
   // The viewer's routes are Swagger's own, outside the controllers: public, like the document.
   declarePublicRoutes(

@@ -5,17 +5,24 @@ import {
   ApiExtraModels,
   ApiNoContentResponse,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiServiceUnavailableResponse,
   ApiTags,
-  getSchemaPath,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { TenantCaller } from '#libs/context';
 import { mintSessionToken, UsersService } from '#libs/domain/users';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, type Served, Tenant } from '#libs/http';
+import {
+  ApiAnswer,
+  ApiErrorResponse,
+  ApiOneOrPageAnswer,
+  Auth,
+  AuthKind,
+  envelope,
+  type Served,
+  Tenant,
+} from '#libs/http';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
@@ -80,21 +87,7 @@ export class UsersController {
     description:
       'With `reference`: `data` is that one user (404 if none). Without: `data` is a page of users, oldest first, paged by an opaque cursor.',
   })
-  @ApiOkResponse({
-    schema: {
-      type: 'object',
-      properties: {
-        data: {
-          oneOf: [
-            { $ref: getSchemaPath(UserOutput) },
-            { type: 'array', items: { $ref: getSchemaPath(UserOutput) } },
-          ],
-        },
-        meta: { type: 'object' },
-        links: { type: 'object' },
-      },
-    },
-  })
+  @ApiOneOrPageAnswer(UserOutput, 'With `reference`: one user. Without: a page of users.')
   @ApiBadRequestResponse(invalid)
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
   async list(

@@ -24,8 +24,6 @@ export class UserVrpConsentsController {
   @Post(':userId/vrp/consents')
   @Idempotent()
   @ApiOperation({
-    // The id and tag it had when PaymentsController served it: the published document stays as it was.
-    operationId: 'PaymentsController_createVrpConsent',
     summary: 'Set up sweeping VRP (the user approves the limits at the bank)',
     description:
       'Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.',

@@ -12,7 +12,7 @@ export interface paths {
          * Who am I
          * @description The caller as the BFF sees it: an API key names its merchant, a session token also its user; and the browser origins the merchant allows, with whether the request's own is one. Readable from any origin (CORS), unlike every other route: `<bff-connect>` asks it first, to say plainly when its page's origin is not allowed.
          */
-        get: operations["MeController_me"];
+        get: operations["getCaller"];
         put?: never;
         post?: never;
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
          * This merchant
          * @description Its name, browser origins and API keys (never the keys themselves), as the operator sees it.
          */
-        get: operations["MerchantSelfController_get"];
+        get: operations["getMerchant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -42,7 +42,7 @@ export interface paths {
          * Change this merchant's browser origins
          * @description The origins `<bff-connect>` and other browser code may call the api from with a session token. In effect at once on every api process. Name and sub-application are the operator's to change.
          */
-        patch: operations["MerchantSelfController_update"];
+        patch: operations["updateMerchant"];
         trace?: never;
     };
     "/v1/merchant/api-keys": {
@@ -56,13 +56,13 @@ export interface paths {
          * This merchant's API keys
          * @description Every key, revoked ones too; never a key itself.
          */
-        get: operations["MerchantSelfController_keys"];
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Issue another API key
          * @description The new key is shown only here; the others keep working until revoked, so a key is rotated by issuing the next one, deploying it, then revoking the old one. An idempotent replay answers the key record **without** `key`.
          */
-        post: operations["MerchantSelfController_issueKey"];
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -83,7 +83,7 @@ export interface paths {
          * Revoke one of this merchant's API keys
          * @description Refused on every api process at once, open event streams included. The calling key may revoke itself, but not the last working key (409): issue another first. Revoking a revoked key is harmless.
          */
-        delete: operations["MerchantSelfController_revokeKey"];
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -100,7 +100,7 @@ export interface paths {
          * This merchant's audit log
          * @description Every administrative action on this merchant's integration, by its keys or by the operator, newest first: who, what, on which resource, when, from which address, and the request's tracing id. Kept for AUDIT_RETENTION_DAYS.
          */
-        get: operations["MerchantSelfController_auditLog"];
+        get: operations["listAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -120,7 +120,7 @@ export interface paths {
          * Connection conversion by institution and day
          * @description Data consents by the day (UTC) they were started and their institution, each under the one outcome it reached (authorised, rejected, abandoned, failed, pending), with how many reached a first successful sync and the median time to each: where your users drop off, bank by bank. Read from the store as it stands, so a day still fills in while its consents are pending.
          */
-        get: operations["ConversionController_ofMerchant"];
+        get: operations["getConversion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -140,7 +140,7 @@ export interface paths {
          * Upstream error rate and p95 latency by institution
          * @description The upstream error rate and 95th-percentile latency of the calls made to each bank for your consents, syncs and payments, from the upstream call log: over the range, and an hour (or a day) at a time for the trend. An error is the bank's or the upstream's failure (no answer, a 5xx, a 429, the bank's failure relayed), never a refusal of what was asked (a 4xx). Every attempt counts, retries too.
          */
-        get: operations["InstitutionHealthController_ofMerchant"];
+        get: operations["getInstitutionHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -160,13 +160,13 @@ export interface paths {
          * Find a user by reference, or list users
          * @description With `reference`: `data` is that one user (404 if none). Without: `data` is a page of users, oldest first, paged by an opaque cursor.
          */
-        get: operations["UsersController_list"];
+        get: operations["listUsers"];
         put?: never;
         /**
          * Create a user, or return the one with this reference
          * @description Creates the user locally and upstream (on the merchant's sub-application, if any). 201 when created, 200 with the same body when the merchant already has a user with this reference; concurrent creates of one reference yield one user. If the upstream fails, the error is returned and a retry finishes the same user. With Idempotency-Key, a replay returns the first answer's body with status 201.
          */
-        post: operations["UsersController_create"];
+        post: operations["createUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,21 +184,21 @@ export interface paths {
          * One user
          * @description A session token may read only its own user; any other user answers 404, like a missing one.
          */
-        get: operations["UsersController_get"];
+        get: operations["getUser"];
         put?: never;
         post?: never;
         /**
          * Erase a user
          * @description Deletes the user upstream (revoking their consents there), then every local consent, account and transaction of theirs. Their session tokens stop working at once.
          */
-        delete: operations["UsersController_delete"];
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /**
          * Change a user
          * @description Sent upstream first as a JSON-patch of `replace` operations (a new reference also renames the upstream applicationUserId); nothing changes locally if the upstream refuses. Merchant key only: a browser must not rename or re-flag its user.
          */
-        patch: operations["UsersController_update"];
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/v1/users/{userId}/sessions": {
@@ -214,7 +214,7 @@ export interface paths {
          * Mint a session token for the user's frontend
          * @description The token may call only this user's routes. No Idempotency-Key: minting has no side effect, so a retry simply mints another, and a stored answer would keep a live token at rest.
          */
-        post: operations["UsersController_createSession"];
+        post: operations["createUserSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -232,7 +232,7 @@ export interface paths {
          * List institutions
          * @description Served from the cache the worker refreshes (filled from the upstream on the first read if empty). Filters combine; ordered by id, paged by an opaque cursor.
          */
-        get: operations["InstitutionsController_list"];
+        get: operations["listInstitutions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -249,7 +249,7 @@ export interface paths {
             cookie?: never;
         };
         /** One institution, with its features */
-        get: operations["InstitutionsController_get"];
+        get: operations["getInstitution"];
         put?: never;
         post?: never;
         delete?: never;
@@ -269,13 +269,13 @@ export interface paths {
          * A user's consents
          * @description Newest first, paged by an opaque cursor.
          */
-        get: operations["ConsentsController_list"];
+        get: operations["listConsents"];
         put?: never;
         /**
          * Start connecting a bank (redirect flow)
          * @description Asks the upstream for an authorisation and answers the bank's `authorisationUrl`. Connecting a bank the user has connected before (after a revocation or an expiry, say) carries their accounts there over to the new consent: same account ids, transactions and sync history, none twice. An account is matched by its upstream account id, else by its sort code and account number, IBAN or full card number. The upstream calls back `GET /v1/callbacks/consents` with a one-time token (never the consent token) and our signed, single-use `state` (valid 1 h); the BFF then redirects the browser to `redirectUrl?consentId=…&status=…`. `redirectUrl` must be absolute http(s) and, when the merchant has frontendOrigins, on one of them.
          */
-        post: operations["ConsentsController_create"];
+        post: operations["createConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -295,7 +295,7 @@ export interface paths {
          * Start connecting a bank (embedded flow)
          * @description Sends the PSU's bank credentials straight to the upstream (never stored or logged). Answers `AWAITING_SCA_METHOD` with `scaMethods` (then POST …/sca-method), `AWAITING_SCA_CODE` (then POST …/sca-code), or `AWAITING_AUTHORIZATION` (the BFF already polls the bank). Accepts Idempotency-Key; the credentials are left out of the stored request fingerprint, so a replay with the same key and other fields returns the first answer.
          */
-        post: operations["ConsentsController_createEmbedded"];
+        post: operations["createEmbeddedConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,7 +315,7 @@ export interface paths {
          * Embedded flow: choose the SCA method
          * @description Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).
          */
-        post: operations["ConsentsController_selectScaMethod"];
+        post: operations["selectScaMethod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,7 +335,7 @@ export interface paths {
          * Embedded flow: submit the SCA code
          * @description Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.
          */
-        post: operations["ConsentsController_submitScaCode"];
+        post: operations["submitScaCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,7 +355,7 @@ export interface paths {
          * Re-authorise a consent (redirect flow)
          * @description Renews a consent that is still AUTHORIZED (or asks again while AWAITING_RE_AUTHORIZATION), before it expires: asks the upstream for a re-authorisation with the stored consent token and answers the bank's `authorisationUrl`, also shown as `reauthorisationUrl` on GET /v1/consents/{consentId} while pending. The callback then stores the new token and expiry (the bank's new span, 90 days from the approval at most) and 302s to `redirectUrl?consentId=…&status=…`. A consent that has ended (REVOKED, EXPIRED, REJECTED, FAILED) is not renewed (409 CONSENT_NOT_AUTHORISED): connect the bank again with POST /v1/users/{userId}/consents; the user's accounts carry over to the new consent with their ids and transactions.
          */
-        post: operations["ConsentsController_reauthorise"];
+        post: operations["reauthoriseConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -374,7 +374,7 @@ export interface paths {
          * Change a consent's terms (pre-authorisation update)
          * @description Sends the new scopes (and dates) upstream with the stored consent token. The PSU approves them at the bank: the answer carries `authorisationUrl`, and the callback completes it as for a new consent, redirecting to `redirectUrl` (default: the consent's current one).
          */
-        put: operations["ConsentsController_updatePreAuthorisation"];
+        put: operations["updatePreAuthorisation"];
         post?: never;
         delete?: never;
         options?: never;
@@ -393,14 +393,14 @@ export interface paths {
          * One consent
          * @description Status, scope and dates; never the consent token.
          */
-        get: operations["ConsentsController_get"];
+        get: operations["getConsent"];
         put?: never;
         post?: never;
         /**
          * Revoke a consent
          * @description Deletes the consent upstream (one the upstream no longer knows counts as deleted), marks it REVOKED and stops syncing its accounts. Revoking twice is harmless.
          */
-        delete: operations["ConsentsController_revoke"];
+        delete: operations["revokeConsent"];
         options?: never;
         head?: never;
         patch?: never;
@@ -417,7 +417,7 @@ export interface paths {
          * A consent's status history
          * @description Every status the consent has had, oldest first, each with the status before it (null for the first) and when it changed; paged by an opaque cursor. Recorded by the database on every change, whatever made it (a callback, a poll, the expiry scan, reconciliation, a revocation, an upstream webhook); a write of the status it already had adds nothing. A consent from before the history was kept starts with one entry: its status then, dated by its last change.
          */
-        get: operations["ConsentsController_history"];
+        get: operations["listConsentHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -437,7 +437,7 @@ export interface paths {
          * A user's accounts
          * @description From the local store (never the bank), with balances and sync state; oldest first, paged by an opaque cursor.
          */
-        get: operations["AccountsController_list"];
+        get: operations["listAccounts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -457,7 +457,7 @@ export interface paths {
          * One account
          * @description From the local store, with balances and sync state.
          */
-        get: operations["AccountsController_get"];
+        get: operations["getAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -477,7 +477,7 @@ export interface paths {
          * An account's statements
          * @description Through to the bank with the account's consent (not stored). Up to `limit` (default 1000) statements a page; `meta.nextCursor` is set while more remain.
          */
-        get: operations["AccountDataController_statements"];
+        get: operations["listStatements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -497,7 +497,7 @@ export interface paths {
          * An account's beneficiaries
          * @description Through to the bank with the account's consent (not stored).
          */
-        get: operations["AccountDataController_beneficiaries"];
+        get: operations["listBeneficiaries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -519,7 +519,7 @@ export interface paths {
          * Categorise an account's transactions (Data Plus)
          * @description Synchronous: the BFF asks the upstream to categorise, reads the result back and answers both the `categorisationId` and the categorised transactions (amounts as decimal strings). An empty period answers an empty list.
          */
-        post: operations["AccountDataController_categorise"];
+        post: operations["categoriseTransactions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -537,7 +537,7 @@ export interface paths {
          * An account's transactions, live from the bank
          * @description Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call: the bank decides its size (no `limit`; the sandbox's banks send 250) and gives no total. Records have the stored transactions' shape: `enrichment` and `transactionMutability`, which the bank's real-time endpoint does not give, come from the record's stored copy, so they are absent only on a record no sync has stored yet. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.
          */
-        get: operations["AccountDataController_live"];
+        get: operations["listLiveTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -559,7 +559,7 @@ export interface paths {
          * Sync an account now
          * @description Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows.
          */
-        post: operations["SyncController_request"];
+        post: operations["requestSync"];
         delete?: never;
         options?: never;
         head?: never;
@@ -577,7 +577,7 @@ export interface paths {
          * An account's sync history
          * @description The account’s syncs (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it. The newest SYNC_RUNS_KEPT_PER_ACCOUNT (100 by default) are kept; older ones are removed as new runs end.
          */
-        get: operations["SyncController_history"];
+        get: operations["listSyncRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -594,7 +594,7 @@ export interface paths {
             cookie?: never;
         };
         /** One sync: status, window, progress and error */
-        get: operations["SyncController_get"];
+        get: operations["getSyncRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -614,7 +614,7 @@ export interface paths {
          * An account's transactions, from our store
          * @description What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. `meta.complete` is true once a sync of the account has succeeded (its first reads everything the consent allows); until then the list holds what was written so far, and `meta.syncError` says why when a sync failed.
          */
-        get: operations["SyncController_transactions"];
+        get: operations["listTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -634,7 +634,7 @@ export interface paths {
          * Changes to a user's stored transactions since a cursor
          * @description For keeping a copy of a user’s transactions (all accounts, or one with `accountId`): the records added, modified and removed since `cursor`, in the order the syncs committed them. Without a cursor the first pages list every stored record as added. Apply each page to the copy (added and modified as upserts by id, then removed), keep `nextCursor`, and ask again while `hasMore`; later, after a `transactions.changed` event or on a schedule, ask from the kept cursor. A record changed several times since the cursor is listed once, as it is now. No change is skipped or repeated across pages, whatever syncs run meanwhile; a reconnected bank’s accounts carry on in the same feed. Removals are kept EVENT_RETENTION_DAYS (30 by default): an older cursor answers 410 CURSOR_EXPIRED, and the copy is rebuilt from no cursor.
          */
-        get: operations["TransactionChangesController_list"];
+        get: operations["listTransactionChanges"];
         put?: never;
         post?: never;
         delete?: never;
@@ -654,7 +654,7 @@ export interface paths {
          * The event types, each with the JSON Schema of its event
          * @description Every type an endpoint may receive, in the catalogue’s order: what it means, whether an endpoint subscribes to it, and the JSON Schema (2020-12, self-contained) of the whole event as delivered, generated from the same component of this OpenAPI document (`component`, one of MerchantEventOutput’s members).
          */
-        get: operations["EventCatalogueController_eventTypes"];
+        get: operations["listEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -674,7 +674,7 @@ export interface paths {
          * How deliveries are retried, given up on, throttled, and endpoints disabled
          * @description The schedule this deployment’s worker applies, from the very settings and constants it uses: the attempt timeout, the backoff (base, cap, jitter), the retry window, when an endpoint is disabled, how long deliveries are kept, the nominal time of each attempt of a delivery that keeps failing, and the window an endpoint’s rate limit is enforced over.
          */
-        get: operations["EventCatalogueController_policy"];
+        get: operations["getEventDeliveryPolicy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -691,13 +691,13 @@ export interface paths {
             cookie?: never;
         };
         /** The merchant’s event endpoints, newest first */
-        get: operations["EventEndpointsController_list"];
+        get: operations["listEventEndpoints"];
         put?: never;
         /**
          * Subscribe an endpoint to events
          * @description Every event of the chosen types is POSTed to `url` as JSON (the MerchantEventOutput schema: one schema per type, told apart by `type`), signed with Standard Webhooks headers (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) using the `secret` answered here once (a replay with the same Idempotency-Key answers without it). Failed deliveries (non-2xx, timeout, redirect) are retried with exponential backoff and jitter for EVENT_DELIVERY_RETRY_HOURS (24 h by default); an endpoint with no successful delivery for 72 h is disabled. `rateLimit` caps the deliveries a second; those past it wait their turn. The exact schedule this deployment applies: GET /v1/event-delivery-policy.
          */
-        post: operations["EventEndpointsController_create"];
+        post: operations["createEventEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -712,18 +712,18 @@ export interface paths {
             cookie?: never;
         };
         /** One event endpoint (with why it is disabled, if it is) */
-        get: operations["EventEndpointsController_get"];
+        get: operations["getEventEndpoint"];
         put?: never;
         post?: never;
         /** Unsubscribe: deliveries stop, and the endpoint’s delivery log goes with it */
-        delete: operations["EventEndpointsController_delete"];
+        delete: operations["deleteEventEndpoint"];
         options?: never;
         head?: never;
         /**
          * Change an endpoint’s address, event types or rate limit
          * @description Omitted fields stay as they are. The secret is unchanged (rotate it with POST …/secret) and so is whether it is disabled (enable it with POST …/enable).
          */
-        patch: operations["EventEndpointsController_update"];
+        patch: operations["updateEventEndpoint"];
         trace?: never;
     };
     "/v1/event-endpoints/{id}/secret": {
@@ -739,7 +739,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Answers a new secret, shown once. For 24 h deliveries carry two signatures (new and previous secret), so the receiver can switch at leisure; after that, only the new one.
          */
-        post: operations["EventEndpointsController_rotate"];
+        post: operations["rotateEventEndpointSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -759,7 +759,7 @@ export interface paths {
          * Enable a disabled endpoint again
          * @description Deliveries resume for events from now on; those that failed while it was disabled can be sent again, all at once with POST …/recover (since when it stopped) or one by one with the retry route.
          */
-        post: operations["EventEndpointsController_enable"];
+        post: operations["enableEventEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -779,7 +779,7 @@ export interface paths {
          * Send the endpoint a test event
          * @description Sends an `endpoint.test` event to this endpoint now, signed with its secrets as every delivery is, once (no retry), and answers what the endpoint answered. Whatever types the endpoint takes, and also while it is disabled (to check a fix before enabling it). Not recorded: it is in no delivery log, events list or stream, and leaves the endpoint’s health as it was. Answered 200 whether or not the endpoint accepted it (`delivered`).
          */
-        post: operations["EventEndpointsController_test"];
+        post: operations["testEventEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -797,7 +797,7 @@ export interface paths {
          * The endpoint’s deliveries, newest first
          * @description Attempts, the last answer’s status or error, and when the next attempt is due. Keyset-paged.
          */
-        get: operations["EventEndpointsController_deliveries"];
+        get: operations["listEventDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -817,7 +817,7 @@ export interface paths {
          * A delivery’s attempts, newest first
          * @description Each attempt as it went: when, how long, the request sent (URL, headers, the body exactly as signed) and the answer (status, `content-type` and the first 4 KiB of its body) or the error. Kept as long as the delivery: until the event leaves retention (EVENT_RETENTION_DAYS) or the endpoint is deleted. Keyset-paged.
          */
-        get: operations["EventEndpointsController_attempts"];
+        get: operations["listEventDeliveryAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -839,7 +839,7 @@ export interface paths {
          * Send a delivery again now
          * @description Whatever its state: a failed one, or a delivered one the receiver lost. Same event id and body.
          */
-        post: operations["EventEndpointsController_retry"];
+        post: operations["retryEventDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -859,7 +859,7 @@ export interface paths {
          * Send again every delivery that failed for good since a time
          * @description Every delivery to this endpoint created at or after `since` whose status is FAILED (its retries ran out, or it failed while the endpoint was disabled) is made PENDING and sent now, same event id and body, its attempts kept and counted on. At most 10000 a call, oldest first: while `more` is true, call again. A delivery already pending or delivered is left as it is, so a repeated call never sends one twice. Refused while the endpoint is disabled (409: enable it first, POST …/enable), and for a `since` in the future or older than retention (400).
          */
-        post: operations["EventEndpointsController_recover"];
+        post: operations["recoverEventEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -877,7 +877,7 @@ export interface paths {
          * List events, newest first
          * @description Every event sent to your endpoints and your users’ streams (whatever the endpoints’ types), newest first in the order they were committed, keyset-paged by an opaque cursor, while kept (EVENT_RETENTION_DAYS). Filters: `type`, `userId`, `from` (inclusive) and `before` (exclusive) on `createdAt`. To catch up after your endpoint was down, page from now back to when it stopped and handle each event you have not seen (deduplicate on `id`, as for deliveries).
          */
-        get: operations["EventsController_list"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -894,7 +894,7 @@ export interface paths {
             cookie?: never;
         };
         /** One event, as it was sent */
-        get: operations["EventsController_get"];
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -914,7 +914,7 @@ export interface paths {
          * Look a tracing id, a customer’s reference, or any id, up across customers, sync runs, payments, events and deliveries
          * @description What the id names among your customers, sync runs, payments, events and deliveries, and what those lead to, searched by the api (not only the latest items). Customers: the one whose `reference` it is, or whose id it is. Sync runs: those whose failure carries it as the upstream’s tracing id (`error.upstream.tracingId`), any of whose upstream calls the upstream answered with it as its tracing id (their call log, GET /v1/syncs/{syncId}/upstream-calls), those opened by the api request it is the `tracingId` of (POST /v1/accounts/{accountId}/sync), or whose id it is. Payments: those any of whose upstream calls the upstream answered with it as its tracing id (GET /v1/payments/{paymentId}/upstream-calls), or whose id it is. Events: the one whose id it is, those recorded by the api request it is the `tracingId` of (the `x-request-id` we answered that request with, also `tracingId` of its error envelope), and those of a run found (`data.syncId`). Deliveries: the one whose id it is, and those of an event found. Each list is newest first, at most 50; `more` says when one was cut. Nothing is found outside your merchant, nor after retention removed it, and an id that matches nothing answers empty lists (200), never 404. The request ids matched are only those of api requests, never the ids of our background jobs (which record sync events, for instance: find those through the run), and the answer never includes a request id: an event is shown as it was sent, so a lookup can only confirm an id you already hold.
          */
-        get: operations["LookupController_lookUp"];
+        get: operations["lookUp"];
         put?: never;
         post?: never;
         delete?: never;
@@ -934,7 +934,7 @@ export interface paths {
          * Follow a user’s events live (Server-Sent Events)
          * @description A `text/event-stream` of the user’s consent, sync, transaction and payment events, as they happen, in order. Each message has `id:` (its stream position), `event:` (the type) and `data:` (the event as JSON, the same body endpoints receive: the MerchantEventOutput schema). Send `Last-Event-ID` (browsers do so when they reconnect) to receive every event after that one, none missed and none twice; without it the stream starts from now. A Last-Event-ID older than the events kept, or past the stream’s last event (an id from another database, or from before a reset), answers 410 EVENTS_EXPIRED instead of a stream with a gap. A comment line every 15 seconds keeps proxies from closing it. Session tokens may follow only their own user. `EventSource` cannot send an Authorization header: use a fetch-based client (the API guide shows one).
          */
-        get: operations["UserEventsController_follow"];
+        get: operations["followUserEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -951,13 +951,13 @@ export interface paths {
             cookie?: never;
         };
         /** A user’s payments, single and VRP, newest first (keyset-paged) */
-        get: operations["PaymentsController_list"];
+        get: operations["listPayments"];
         put?: never;
         /**
          * Start a single payment (the user approves it at the bank)
          * @description Needs an Idempotency-Key (a retry with it returns the same payment). Asks the upstream for a single-use payment consent and answers the payment, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. When the user approves, the callback makes the payment exactly once and sends the browser to `redirectUrl?paymentId=…&consentId=…&status=…`; `payment.completed` or `payment.failed` follows once (webhook, or the status poll). The consent is spent: it never pays twice.
          */
-        post: operations["PaymentsController_createSingle"];
+        post: operations["createPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -975,7 +975,7 @@ export interface paths {
          * One payment and its status
          * @description The status comes from the upstream’s webhooks, with the worker’s status poll as the fallback; read from our database, never the bank.
          */
-        get: operations["PaymentsController_get"];
+        get: operations["getPayment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -995,7 +995,7 @@ export interface paths {
          * A commercial hosted VRP request and its status
          * @description A request made through POST /v1/users/{userId}/hosted/vrp-requests is the merchant's by our record: once it succeeded, the first read takes its consent (stored as our VRP_COMMERCIAL consent, `consentId`). Any other request is asked upstream as the merchant's sub-application, which owns it: another application's is 404, and a merchant without a sub-application (sharing the root application) gets 404 NOT_FOUND for it. The consent token is never returned, only the upstream consent id.
          */
-        get: operations["HostedVrpRequestsController_get"];
+        get: operations["getHostedVrpRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1017,7 +1017,7 @@ export interface paths {
          * Set up sweeping VRP (the user approves the limits at the bank)
          * @description Accepts an Idempotency-Key. Checks the limits (one currency, at least one periodic limit, dates in order), fills the defaults (alignment CONSENT, psuAuthenticationMethods [SCA_NOT_REQUIRED], validFrom now) and answers the consent, AWAITING_AUTHORIZATION, with the bank’s `authorisationUrl`. After the bank the browser is sent to `redirectUrl?consentId=…&status=AUTHORIZED`; then pay with POST /v1/vrp/consents/{consentId}/payments.
          */
-        post: operations["PaymentsController_createVrpConsent"];
+        post: operations["createVrpConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1037,7 +1037,7 @@ export interface paths {
          * Set up commercial VRP on the upstream’s hosted page
          * @description Accepts an Idempotency-Key. Checks the limits (one currency, sane amounts, dates in order; periods start when the consent does) and asks the upstream for a hosted request (its shape from the upstream’s OpenAPI: the spec shows none). Send the user to `hostedUrl`; they approve the limits at their bank, and the hosted page sends them to `redirectUrl`. Then GET /v1/hosted/vrp-requests/{requestId}: once `status.currentStatus` is `succeed` it carries `consentId`, our VRP_COMMERCIAL consent, to pay with POST /v1/vrp/consents/{consentId}/payments (as the merchant, without the user present).
          */
-        post: operations["UserVrpConsentsController_createHostedVrpRequest"];
+        post: operations["createHostedVrpRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1055,7 +1055,7 @@ export interface paths {
          * A sweeping VRP consent
          * @description The consent's status as the upstream holds it, the control parameters payments are checked against (amounts as decimal strings) and, per periodic limit, the current period, the period's limit (pro-rated in a first CALENDAR period), what this BFF's payments under the consent add up to in it, and what is left: the most one more payment may be now. These come from the very query the limit check runs, at the same clock.
          */
-        get: operations["VrpConsentsController_get"];
+        get: operations["getVrpConsent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1077,7 +1077,7 @@ export interface paths {
          * Confirm the payer has the funds for a VRP payment
          * @description Nothing is created, so 200 and no Idempotency-Key. The amount is a decimal string as for a payment (at most the currency’s decimals, at most 15 significant digits); it reaches the upstream as the exactly equal JSON number.
          */
-        post: operations["VrpConsentsController_fundsConfirmation"];
+        post: operations["confirmVrpFunds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1095,13 +1095,13 @@ export interface paths {
          * The payments made under a sweeping VRP consent, newest first (keyset-paged)
          * @description Readable after the consent has ended (revoked or expired) too.
          */
-        get: operations["VrpPaymentsController_list"];
+        get: operations["listVrpPayments"];
         put?: never;
         /**
          * Pay under a sweeping VRP consent
          * @description Needs an Idempotency-Key (a retry with it returns the same payment). Checked here before the bank is asked: the per-payment maximum, and every periodic limit in its current period (aligned to the consent or the calendar), counting this BFF’s payments under the consent that may have moved money. The check and the reservation are one atomic step, so concurrent payments cannot overspend together. A payment that would break a limit gets 422 VRP_LIMIT_EXCEEDED naming the limit and the headroom left.
          */
-        post: operations["VrpPaymentsController_pay"];
+        post: operations["createVrpPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1121,7 +1121,7 @@ export interface paths {
          * Model Context Protocol (Streamable HTTP) for a support assistant
          * @description Read-only tools over your customers, consents, accounts, sync runs, lookups and event deliveries, each answering what its REST route answers (docs/mcp.md). Stateless: no `Mcp-Session-Id`; send `Accept: application/json, text/event-stream`. Answers are JSON-RPC messages (a notification alone answers 202 with no body); a tool that fails answers `isError` with the error envelope of its REST route. Use an MCP client rather than calling this directly.
          */
-        post: operations["McpController_handle"];
+        post: operations["mcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1139,7 +1139,7 @@ export interface paths {
          * A consent's upstream calls
          * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS). Its runs' and payments' too.
          */
-        get: operations["UpstreamCallsController_consent"];
+        get: operations["listConsentUpstreamCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1159,7 +1159,7 @@ export interface paths {
          * A sync run's upstream calls
          * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).
          */
-        get: operations["UpstreamCallsController_syncRun"];
+        get: operations["listSyncRunUpstreamCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1179,7 +1179,7 @@ export interface paths {
          * A payment's upstream calls
          * @description Every attempt of every call we made to the upstream for it, newest first, keyset-paged: operation, institution, HTTP status, our error code, duration, attempt and the upstream’s tracing id (what to quote to the bank). Never a body, a token or personal data. Written within about a second of the call; kept as long as events (EVENT_RETENTION_DAYS).
          */
-        get: operations["UpstreamCallsController_payment"];
+        get: operations["listPaymentUpstreamCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1558,6 +1558,12 @@ export interface components {
         UserOutputEnvelope: {
             data: components["schemas"]["UserOutput"];
             meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        UserOutputListEnvelope: {
+            data: components["schemas"]["UserOutput"][];
+            meta: components["schemas"]["ApiListMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
@@ -3371,10 +3377,11 @@ export interface components {
              */
             amount: string;
             /**
-             * @description ISO 4217 code
+             * @description An active ISO 4217 currency: not a funds, metal, test or "no currency" code (XXX)
              * @example GBP
+             * @enum {string}
              */
-            currency: string;
+            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         };
         AccountIdentificationInput: {
             /**
@@ -3804,7 +3811,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    MeController_me: {
+    getCaller: {
         parameters: {
             query?: never;
             header?: never;
@@ -3815,6 +3822,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3842,6 +3855,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,7 +3878,7 @@ export interface operations {
             };
         };
     };
-    MerchantSelfController_get: {
+    getMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3870,6 +3889,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3897,6 +3922,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3914,7 +3945,7 @@ export interface operations {
             };
         };
     };
-    MerchantSelfController_update: {
+    updateMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3929,6 +3960,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3938,6 +3975,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4008,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3982,7 +4031,7 @@ export interface operations {
             };
         };
     };
-    MerchantSelfController_keys: {
+    listApiKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -3993,6 +4042,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4020,6 +4075,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4037,7 +4098,7 @@ export interface operations {
             };
         };
     };
-    MerchantSelfController_issueKey: {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: {
@@ -4055,6 +4116,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4131,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4091,6 +4164,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4100,6 +4179,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4117,7 +4202,7 @@ export interface operations {
             };
         };
     };
-    MerchantSelfController_revokeKey: {
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -4131,6 +4216,12 @@ export interface operations {
             /** @description Revoked */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4138,6 +4229,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4262,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,6 +4277,12 @@ export interface operations {
             /** @description CONFLICT: it is the merchant's last working key */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4183,6 +4292,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4200,7 +4315,7 @@ export interface operations {
             };
         };
     };
-    MerchantSelfController_auditLog: {
+    listAuditLog: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4217,6 +4332,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4226,6 +4347,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (a bad cursor or action too) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,6 +4380,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4270,7 +4403,7 @@ export interface operations {
             };
         };
     };
-    ConversionController_ofMerchant: {
+    getConversion: {
         parameters: {
             query?: {
                 /** @description The first day (UTC) whose consents are counted, included. Default: 29 days before `to`; at most 366 days before it. */
@@ -4286,6 +4419,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4295,6 +4434,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4322,6 +4467,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4339,7 +4490,7 @@ export interface operations {
             };
         };
     };
-    InstitutionHealthController_ofMerchant: {
+    getInstitutionHealth: {
         parameters: {
             query?: {
                 /** @description The first day (UTC) whose calls are counted, included. Default: 6 days before `to`; at most 366 days before it. Up to 7 days are bucketed by the hour, more by the day. */
@@ -4355,6 +4506,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,6 +4521,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4391,6 +4554,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4408,7 +4577,7 @@ export interface operations {
             };
         };
     };
-    UsersController_list: {
+    listUsers: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4426,16 +4595,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With `reference`: one user. Without: a page of users. */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data?: components["schemas"]["UserOutput"] | components["schemas"]["UserOutput"][];
-                        meta?: Record<string, never>;
-                        links?: Record<string, never>;
-                    };
+                    "application/json": components["schemas"]["UserOutputEnvelope"] | components["schemas"]["UserOutputListEnvelope"];
                 };
             };
             /** @description Not Modified: the answer is the one whose ETag `If-None-Match` holds. The 200 carries the same `ETag`, `Cache-Control` and `Vary`. */
@@ -4447,6 +4619,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4454,6 +4632,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4665,12 @@ export interface operations {
             /** @description NOT_FOUND: no user with this reference */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4490,6 +4680,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4507,7 +4703,7 @@ export interface operations {
             };
         };
     };
-    UsersController_create: {
+    createUser: {
         parameters: {
             query?: never;
             header?: {
@@ -4526,6 +4722,12 @@ export interface operations {
             /** @description Already existed (same body) */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4535,6 +4737,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4544,6 +4752,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4571,6 +4785,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4580,6 +4800,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4589,6 +4815,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with the upstream tracingId in error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4606,7 +4838,7 @@ export interface operations {
             };
         };
     };
-    UsersController_get: {
+    getUser: {
         parameters: {
             query?: never;
             header?: {
@@ -4622,6 +4854,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4637,6 +4875,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4644,6 +4888,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4671,6 +4921,12 @@ export interface operations {
             /** @description NOT_FOUND: no such user, another merchant's user, or (session) another user */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4680,6 +4936,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4697,7 +4959,7 @@ export interface operations {
             };
         };
     };
-    UsersController_delete: {
+    deleteUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -4711,6 +4973,12 @@ export interface operations {
             /** @description Erased */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4718,6 +4986,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4745,6 +5019,12 @@ export interface operations {
             /** @description NOT_FOUND: no such user, another merchant's user, or (session) another user */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4754,6 +5034,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4763,6 +5049,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with the upstream tracingId in error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,7 +5072,7 @@ export interface operations {
             };
         };
     };
-    UsersController_update: {
+    updateUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -4797,6 +5089,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4806,6 +5104,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4833,6 +5137,12 @@ export interface operations {
             /** @description NOT_FOUND: no such user, another merchant's user, or (session) another user */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4842,6 +5152,12 @@ export interface operations {
             /** @description CONFLICT: another user has this reference, or the upstream has no record of this user (deleted there); not worth retrying: erase and re-create the user */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4851,6 +5167,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +5182,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with the upstream tracingId in error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4877,7 +5205,7 @@ export interface operations {
             };
         };
     };
-    UsersController_createSession: {
+    createUserSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -4890,6 +5218,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4899,6 +5233,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4926,6 +5266,12 @@ export interface operations {
             /** @description NOT_FOUND: no such user, another merchant's user, or (session) another user */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4935,6 +5281,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4952,7 +5304,7 @@ export interface operations {
             };
         };
     };
-    InstitutionsController_list: {
+    listInstitutions: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4973,6 +5325,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4982,6 +5340,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5009,6 +5373,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5018,6 +5388,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE (only while the cache is empty and the upstream cannot fill it) */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5035,7 +5411,7 @@ export interface operations {
             };
         };
     };
-    InstitutionsController_get: {
+    getInstitution: {
         parameters: {
             query?: never;
             header?: never;
@@ -5048,6 +5424,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5057,6 +5439,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5084,6 +5472,12 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5093,6 +5487,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5102,6 +5502,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE (only while the cache is empty and the upstream cannot fill it) */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5119,7 +5525,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_list: {
+    listConsents: {
         parameters: {
             query?: {
                 limit?: number;
@@ -5139,6 +5545,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5154,6 +5566,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5161,6 +5579,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5188,6 +5612,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5197,6 +5627,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5214,7 +5650,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_create: {
+    createConsent: {
         parameters: {
             query?: never;
             header?: {
@@ -5240,6 +5676,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5249,6 +5691,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5276,6 +5724,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5285,6 +5739,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5294,6 +5754,12 @@ export interface operations {
             /** @description FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`) */
             422: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,6 +5769,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5312,6 +5784,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,6 +5799,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5338,7 +5822,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_createEmbedded: {
+    createEmbeddedConsent: {
         parameters: {
             query?: never;
             header?: {
@@ -5364,6 +5848,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5373,6 +5863,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5400,6 +5896,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5409,6 +5911,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,6 +5926,12 @@ export interface operations {
             /** @description FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`) */
             422: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5427,6 +5941,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,6 +5956,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +5971,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5462,7 +5994,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_selectScaMethod: {
+    selectScaMethod: {
         parameters: {
             query?: never;
             header?: never;
@@ -5479,6 +6011,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5488,6 +6026,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (also: an unknown method); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5515,6 +6059,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5524,6 +6074,12 @@ export interface operations {
             /** @description CONFLICT: the consent is not in the status this step needs (or not of this flow) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5533,6 +6089,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5542,6 +6104,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5551,6 +6119,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5568,7 +6142,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_submitScaCode: {
+    submitScaCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -5585,6 +6159,12 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5594,6 +6174,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (also: a wrong code); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5621,6 +6207,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5630,6 +6222,12 @@ export interface operations {
             /** @description CONFLICT: the consent is not in the status this step needs (or not of this flow) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5639,6 +6237,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5648,6 +6252,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5657,6 +6267,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5674,7 +6290,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_reauthorise: {
+    reauthoriseConsent: {
         parameters: {
             query?: never;
             header?: {
@@ -5700,6 +6316,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5709,6 +6331,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,6 +6364,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5749,6 +6383,12 @@ export interface operations {
              */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5758,6 +6398,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5767,6 +6413,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5776,6 +6428,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5793,7 +6451,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_updatePreAuthorisation: {
+    updatePreAuthorisation: {
         parameters: {
             query?: never;
             header?: {
@@ -5817,6 +6475,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5826,6 +6490,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5853,6 +6523,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,6 +6538,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the consent has ended: revoked, expired, rejected or failed; the message and `details` name the way back, a new consent for the same institution through POST /v1/users/{userId}/consents, to which the accounts carry over; or no token is held yet), CONFLICT (an embedded-flow consent) or CONSENT_EXPIRED (the bank no longer honours it) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5871,6 +6553,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5880,6 +6568,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5889,6 +6583,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5906,7 +6606,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_get: {
+    getConsent: {
         parameters: {
             query?: never;
             header?: {
@@ -5922,6 +6622,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5937,6 +6643,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5944,6 +6656,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5971,6 +6689,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5980,6 +6704,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5997,7 +6727,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_revoke: {
+    revokeConsent: {
         parameters: {
             query?: never;
             header?: never;
@@ -6011,6 +6741,12 @@ export interface operations {
             /** @description Revoked */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6018,6 +6754,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6045,6 +6787,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6063,6 +6811,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6072,6 +6826,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6089,7 +6849,7 @@ export interface operations {
             };
         };
     };
-    ConsentsController_history: {
+    listConsentHistory: {
         parameters: {
             query?: {
                 limit?: number;
@@ -6106,6 +6866,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6115,6 +6881,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6142,6 +6914,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6151,6 +6929,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6168,7 +6952,7 @@ export interface operations {
             };
         };
     };
-    AccountsController_list: {
+    listAccounts: {
         parameters: {
             query?: {
                 limit?: number;
@@ -6188,6 +6972,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6203,6 +6993,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6210,6 +7006,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6237,6 +7039,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6246,6 +7054,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6263,7 +7077,7 @@ export interface operations {
             };
         };
     };
-    AccountsController_get: {
+    getAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -6279,6 +7093,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6294,6 +7114,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6301,6 +7127,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6328,6 +7160,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6337,6 +7175,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6354,7 +7198,7 @@ export interface operations {
             };
         };
     };
-    AccountDataController_statements: {
+    listStatements: {
         parameters: {
             query?: {
                 /** @description Inclusive lower bound. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
@@ -6383,6 +7227,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6392,6 +7242,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6419,6 +7275,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6428,6 +7290,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6437,6 +7305,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6446,6 +7320,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6455,6 +7335,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6472,7 +7358,7 @@ export interface operations {
             };
         };
     };
-    AccountDataController_beneficiaries: {
+    listBeneficiaries: {
         parameters: {
             query?: never;
             header?: {
@@ -6492,6 +7378,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6501,6 +7393,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed PSU header; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6528,6 +7426,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6537,6 +7441,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6546,6 +7456,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6555,6 +7471,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6564,6 +7486,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6581,7 +7509,7 @@ export interface operations {
             };
         };
     };
-    AccountDataController_categorise: {
+    categoriseTransactions: {
         parameters: {
             query?: never;
             header?: {
@@ -6601,6 +7529,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6610,6 +7544,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +7577,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6650,6 +7596,12 @@ export interface operations {
              */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6659,6 +7611,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6668,6 +7626,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6677,6 +7641,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6694,7 +7664,7 @@ export interface operations {
             };
         };
     };
-    AccountDataController_live: {
+    listLiveTransactions: {
         parameters: {
             query?: {
                 /** @description Inclusive lower bound on `date`, first page only. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
@@ -6721,6 +7691,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6730,6 +7706,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6757,6 +7739,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,6 +7754,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,6 +7769,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6784,6 +7784,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6793,6 +7799,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6810,7 +7822,7 @@ export interface operations {
             };
         };
     };
-    SyncController_request: {
+    requestSync: {
         parameters: {
             query?: never;
             header?: never;
@@ -6823,6 +7835,12 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6832,6 +7850,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6859,6 +7883,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6868,6 +7898,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again. CONFLICT: the bank no longer lists the account under its consent, or the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope; connect again with it) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6877,6 +7913,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6894,7 +7936,7 @@ export interface operations {
             };
         };
     };
-    SyncController_history: {
+    listSyncRuns: {
         parameters: {
             query?: {
                 limit?: number;
@@ -6911,6 +7953,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6920,6 +7968,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6947,6 +8001,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6956,6 +8016,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6973,7 +8039,7 @@ export interface operations {
             };
         };
     };
-    SyncController_get: {
+    getSyncRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -6986,6 +8052,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6995,6 +8067,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7022,6 +8100,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7031,6 +8115,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7048,7 +8138,7 @@ export interface operations {
             };
         };
     };
-    SyncController_transactions: {
+    listTransactions: {
         parameters: {
             query?: {
                 /** @description Inclusive lower bound on `date`. A date (2026-11-23) or a date-time with seconds and a zone (2026-11-23T10:00:00Z, 2026-11-23T10:00:00.123+01:00). */
@@ -7075,6 +8165,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7090,6 +8186,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Includes Authorization, Cookie */
                     Vary?: string;
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7097,6 +8199,12 @@ export interface operations {
             /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7124,6 +8232,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7133,6 +8247,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7150,7 +8270,7 @@ export interface operations {
             };
         };
     };
-    TransactionChangesController_list: {
+    listTransactionChanges: {
         parameters: {
             query?: {
                 /** @description `nextCursor` of the previous page of this user’s feed; none to start from the beginning (every stored record, as added) */
@@ -7169,6 +8289,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7178,6 +8304,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7205,6 +8337,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7214,6 +8352,12 @@ export interface operations {
             /** @description CURSOR_EXPIRED: the cursor is older than the removals kept; read again without a cursor */
             410: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7223,6 +8367,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7240,7 +8390,7 @@ export interface operations {
             };
         };
     };
-    EventCatalogueController_eventTypes: {
+    listEventTypes: {
         parameters: {
             query?: never;
             header?: never;
@@ -7251,6 +8401,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,6 +8434,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7295,7 +8457,7 @@ export interface operations {
             };
         };
     };
-    EventCatalogueController_policy: {
+    getEventDeliveryPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -7306,6 +8468,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7333,6 +8501,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7350,7 +8524,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_list: {
+    listEventEndpoints: {
         parameters: {
             query?: never;
             header?: never;
@@ -7361,6 +8535,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7388,6 +8568,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7405,7 +8591,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_create: {
+    createEventEndpoint: {
         parameters: {
             query?: never;
             header?: {
@@ -7423,6 +8609,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7432,6 +8624,12 @@ export interface operations {
             /** @description VALIDATION_FAILED */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7459,6 +8657,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7468,6 +8672,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7485,7 +8695,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_get: {
+    getEventEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -7498,6 +8708,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7507,6 +8723,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7534,6 +8756,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7543,6 +8771,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7560,7 +8794,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_delete: {
+    deleteEventEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -7574,6 +8808,12 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7581,6 +8821,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7608,6 +8854,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7617,6 +8869,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7634,7 +8892,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_update: {
+    updateEventEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -7651,6 +8909,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7660,6 +8924,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7687,6 +8957,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7696,6 +8972,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7713,7 +8995,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_rotate: {
+    rotateEventEndpointSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -7726,6 +9008,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7735,6 +9023,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7762,6 +9056,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7771,6 +9071,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7788,7 +9094,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_enable: {
+    enableEventEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -7801,6 +9107,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +9122,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7837,6 +9155,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7846,6 +9170,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7863,7 +9193,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_test: {
+    testEventEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -7876,6 +9206,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7885,6 +9221,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7912,6 +9254,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7921,6 +9269,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7938,7 +9292,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_deliveries: {
+    listEventDeliveries: {
         parameters: {
             query?: {
                 limit?: number;
@@ -7955,6 +9309,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7964,6 +9324,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7991,6 +9357,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8000,6 +9372,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8017,7 +9395,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_attempts: {
+    listEventDeliveryAttempts: {
         parameters: {
             query?: {
                 limit?: number;
@@ -8035,6 +9413,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8044,6 +9428,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad limit or cursor; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8071,6 +9461,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8080,6 +9476,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,7 +9499,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_retry: {
+    retryEventDelivery: {
         parameters: {
             query?: never;
             header?: never;
@@ -8111,6 +9513,12 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8120,6 +9528,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8147,6 +9561,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8156,6 +9576,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8173,7 +9599,7 @@ export interface operations {
             };
         };
     };
-    EventEndpointsController_recover: {
+    recoverEventEndpoint: {
         parameters: {
             query?: never;
             header?: {
@@ -8193,6 +9619,12 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8202,6 +9634,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8229,6 +9667,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8242,6 +9686,12 @@ export interface operations {
              */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8251,6 +9701,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8268,7 +9724,7 @@ export interface operations {
             };
         };
     };
-    EventsController_list: {
+    listEvents: {
         parameters: {
             query?: {
                 limit?: number;
@@ -8291,6 +9747,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8304,6 +9766,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad filter, limit or cursor */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8331,6 +9799,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8348,7 +9822,7 @@ export interface operations {
             };
         };
     };
-    EventsController_get: {
+    getEvent: {
         parameters: {
             query?: never;
             header?: never;
@@ -8361,6 +9835,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8373,6 +9853,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8400,6 +9886,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8409,6 +9901,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8426,7 +9924,7 @@ export interface operations {
             };
         };
     };
-    LookupController_lookUp: {
+    lookUp: {
         parameters: {
             query: {
                 /** @description A tracing id, or the id of a sync run, an event or a delivery */
@@ -8440,6 +9938,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8449,6 +9953,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: the id is missing, empty, longer than 255 characters or not visible ASCII */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8476,6 +9986,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8493,7 +10009,7 @@ export interface operations {
             };
         };
     };
-    UserEventsController_follow: {
+    followUserEvents: {
         parameters: {
             query?: never;
             header?: {
@@ -8510,6 +10026,12 @@ export interface operations {
             /** @description The event stream */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8519,6 +10041,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8546,6 +10074,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8555,6 +10089,12 @@ export interface operations {
             /** @description EVENTS_EXPIRED: Last-Event-ID is older than the events kept (EVENT_RETENTION_DAYS, 30 by default), or past the stream’s last event (from another database, or from before a reset), so events may have been missed. Read the current state from the API, then open the stream without Last-Event-ID. */
             410: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8564,6 +10104,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8581,7 +10127,7 @@ export interface operations {
             };
         };
     };
-    PaymentsController_list: {
+    listPayments: {
         parameters: {
             query?: {
                 limit?: number;
@@ -8598,6 +10144,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8607,6 +10159,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8634,6 +10192,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,6 +10207,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8660,7 +10230,7 @@ export interface operations {
             };
         };
     };
-    PaymentsController_createSingle: {
+    createPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -8686,6 +10256,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8695,6 +10271,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8726,6 +10308,12 @@ export interface operations {
              */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8735,6 +10323,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8744,6 +10338,12 @@ export interface operations {
             /** @description FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`) */
             422: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8753,6 +10353,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8762,6 +10368,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8771,6 +10383,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8788,7 +10406,7 @@ export interface operations {
             };
         };
     };
-    PaymentsController_get: {
+    getPayment: {
         parameters: {
             query?: never;
             header?: never;
@@ -8801,6 +10419,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8810,6 +10434,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8837,6 +10467,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8846,6 +10482,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8863,7 +10505,7 @@ export interface operations {
             };
         };
     };
-    HostedVrpRequestsController_get: {
+    getHostedVrpRequest: {
         parameters: {
             query?: never;
             header?: never;
@@ -8876,6 +10518,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8885,6 +10533,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +10566,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8921,6 +10581,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8930,6 +10596,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8939,6 +10611,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8948,6 +10626,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8965,7 +10649,7 @@ export interface operations {
             };
         };
     };
-    PaymentsController_createVrpConsent: {
+    createVrpConsent: {
         parameters: {
             query?: never;
             header?: {
@@ -8985,6 +10669,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8994,6 +10684,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9025,6 +10721,12 @@ export interface operations {
              */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9034,6 +10736,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9043,6 +10751,12 @@ export interface operations {
             /** @description FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`) */
             422: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9052,6 +10766,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9061,6 +10781,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9070,6 +10796,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9087,7 +10819,7 @@ export interface operations {
             };
         };
     };
-    UserVrpConsentsController_createHostedVrpRequest: {
+    createHostedVrpRequest: {
         parameters: {
             query?: never;
             header?: {
@@ -9113,6 +10845,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9122,6 +10860,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9153,6 +10897,12 @@ export interface operations {
              */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9162,6 +10912,12 @@ export interface operations {
             /** @description IDEMPOTENCY_MISMATCH (key reused with another body) or CONFLICT (first request still running) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9171,6 +10927,12 @@ export interface operations {
             /** @description FEATURE_UNSUPPORTED: the institution does not offer this flow or feature (GET /v1/institutions lists each bank’s `flows` and `features`) */
             422: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9180,6 +10942,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,6 +10957,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +10972,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9215,7 +10995,7 @@ export interface operations {
             };
         };
     };
-    VrpConsentsController_get: {
+    getVrpConsent: {
         parameters: {
             query?: never;
             header?: never;
@@ -9228,6 +11008,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9237,6 +11023,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9264,6 +11056,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9273,6 +11071,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9282,6 +11086,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9291,6 +11101,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,6 +11116,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9317,7 +11139,7 @@ export interface operations {
             };
         };
     };
-    VrpConsentsController_fundsConfirmation: {
+    confirmVrpFunds: {
         parameters: {
             query?: never;
             header?: never;
@@ -9334,6 +11156,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9343,6 +11171,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9370,6 +11204,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9379,6 +11219,12 @@ export interface operations {
             /** @description CONSENT_NOT_AUTHORISED (the stored consent is not AUTHORIZED; the upstream was not called) or CONSENT_EXPIRED (the bank expired or revoked it; the consent is marked so) */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9388,6 +11234,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9397,6 +11249,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9406,6 +11264,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9423,7 +11287,7 @@ export interface operations {
             };
         };
     };
-    VrpPaymentsController_list: {
+    listVrpPayments: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9440,6 +11304,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9449,6 +11319,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9476,6 +11352,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9485,6 +11367,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9502,7 +11390,7 @@ export interface operations {
             };
         };
     };
-    VrpPaymentsController_pay: {
+    createVrpPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -9522,6 +11410,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9531,6 +11425,12 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9558,6 +11458,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9571,6 +11477,12 @@ export interface operations {
              */
             409: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9580,6 +11492,12 @@ export interface operations {
             /** @description VRP_LIMIT_EXCEEDED */
             422: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9589,6 +11507,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR: the bank failed; its message, and error.upstream.tracingId */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9598,6 +11522,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9607,6 +11537,12 @@ export interface operations {
             /** @description UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries */
             503: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9624,7 +11560,7 @@ export interface operations {
             };
         };
     };
-    McpController_handle: {
+    mcp: {
         parameters: {
             query?: never;
             header?: never;
@@ -9642,6 +11578,12 @@ export interface operations {
             /** @description The JSON-RPC answer */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9653,13 +11595,25 @@ export interface operations {
             /** @description Notifications or responses only: nothing to answer */
             202: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, or Accept lacks application/json or text/event-stream */
+            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9687,6 +11641,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9704,7 +11664,7 @@ export interface operations {
             };
         };
     };
-    UpstreamCallsController_consent: {
+    listConsentUpstreamCalls: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9721,6 +11681,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9730,6 +11696,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9757,6 +11729,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9766,6 +11744,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9783,7 +11767,7 @@ export interface operations {
             };
         };
     };
-    UpstreamCallsController_syncRun: {
+    listSyncRunUpstreamCalls: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9800,6 +11784,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9809,6 +11799,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9836,6 +11832,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9845,6 +11847,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9862,7 +11870,7 @@ export interface operations {
             };
         };
     };
-    UpstreamCallsController_payment: {
+    listPaymentUpstreamCalls: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9879,6 +11887,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9888,6 +11902,12 @@ export interface operations {
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9915,6 +11935,12 @@ export interface operations {
             /** @description NOT_FOUND (also another merchant's or, for a session, another user's resource) */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9924,6 +11950,12 @@ export interface operations {
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {

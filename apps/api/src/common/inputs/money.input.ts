@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsObject, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsObject, IsString, ValidateBy, ValidateNested } from 'class-validator';
+import { PAYMENT_CURRENCIES } from '#libs/currency';
 import {
   AMOUNT_MAX_LENGTH,
   amountIssue,
@@ -16,8 +17,6 @@ import {
  * amount is checked by `amountIssue`, the very rule `parseAmount` applies in the domain: what passes
  * here is exactly what the code parses, and a refusal says why (docs/api-guide.md, Payments).
  */
-const CURRENCY = /^[A-Z]{3}$/;
-
 /**
  * The shape the document states, which every accepted amount has: a plain decimal above zero, at most
  * 9 digits before the point and 3 after it. The currency's own decimals and the maximum are in words.
@@ -50,9 +49,13 @@ export class MoneyInput {
   })
   amount!: string;
 
-  @ApiProperty({ example: 'GBP', pattern: CURRENCY.source, description: 'ISO 4217 code' })
+  @ApiProperty({
+    example: 'GBP',
+    enum: PAYMENT_CURRENCIES,
+    description: 'An active ISO 4217 currency: not a funds, metal, test or "no currency" code (XXX)',
+  })
   @IsString()
-  @Matches(CURRENCY, { message: 'currency must be an ISO 4217 code' })
+  @IsIn(PAYMENT_CURRENCIES, { message: 'currency must be an active ISO 4217 payment currency' })
   currency!: string;
 }
 
