@@ -6802,6 +6802,12 @@ export interface operations {
             /** @description INSTITUTION_ERROR, with the institution's message */
             424: {
                 headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
