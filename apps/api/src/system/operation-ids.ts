@@ -61,6 +61,7 @@ const OPERATION_IDS: Record<string, string> = {
   'ConsentsController.get': 'getConsent',
   'ConsentsController.revoke': 'revokeConsent',
   'ConsentsController.history': 'listConsentHistory',
+  'ConsentCallbacksController.renewalPage': 'showRenewalPage',
   'ConsentCallbacksController.reauthorise': 'completeReauthorisation',
   'ConsentCallbacksController.callback': 'completeConsent',
   'AccountsController.list': 'listAccounts',
