@@ -142,6 +142,47 @@ describe('graceful shutdown in every state', () => {
     }
   }
 
+  // Found by the chaos soak: an api stopped during a Redis outage under load reached its own deadline and
+  // exited 1. Each write's enqueue had given up (503) but stayed in ioredis's offline queue, and a QUIT sent
+  // behind queued commands waits for Redis to return.
+  it('api stops within the bound while work it tried to queue waits for a Redis that is gone', async () => {
+    const api = await spawnApi(env());
+    try {
+      const merchant = await createMerchant({ url: api.url, config });
+      const client = new ApiClient(api.url, merchant.apiKey.key);
+      const user = dataOf<{ id: string }>(
+        await client.post('/v1/users', { reference: uniqueName('outage') }),
+        201,
+      );
+      const created = dataOf<{ authorisationUrl: string }>(
+        await client.post(`/v1/users/${user.id}/consents`, {
+          institutionId: 'sandbox-redirect',
+          redirectUrl: 'https://app.merchant.example/banks/done',
+        }),
+        201,
+      );
+      const callback = await bankRedirect(
+        { apiUrl: api.url, sandboxUrl: sandbox.url },
+        created.authorisationUrl,
+      );
+      await redis.stop();
+      const before = api.output().length;
+      // The callback stores the consent and enqueues its checks and first syncs, which give up after 3 s.
+      const back = await fetch(callback, { redirect: 'manual' });
+      expect(back.status, api.output()).toBe(302);
+      // Its enqueues (the callback check, the expiry, the first syncs) run after the answer: the first waits
+      // out its deadline, and then the others fail at once rather than wait again.
+      await eventually('the first syncs given up while Redis is away', () =>
+        api.output().slice(before).includes('first sync not enqueued') ? true : undefined,
+      );
+      expect(api.output().slice(before)).toContain('Redis unreachable (an earlier call met');
+      await stopsWithinBound(api);
+    } finally {
+      await redis.start();
+      await api.stop();
+    }
+  }, 60_000);
+
   it('api lets a request in flight finish on SIGTERM, its database and upstream still open', async () => {
     const admin = new SandboxHttp(sandbox.url, config);
     // The upstream answers after 3 s (longer than any closer waits for its connections); the route then

@@ -68,9 +68,9 @@ class Role {
     await this.proc.stop();
     const ms = Date.now() - started;
     // What an orchestrator needs: the process ends by itself, never SIGKILLed. Its own deadline
-    // (SHUTDOWN_BUDGET_MS, timed from the signal inside it) exits 1 naming the step it was stuck in: that
-    // is reported beside (deadlineStops), not failed, until a stop during a Redis outage stays within it.
-    // The wall time seen from here also counts how long a loaded machine took to schedule it: reported only.
+    // (SHUTDOWN_BUDGET_MS, timed from the signal inside it) exits 1 naming the step it was stuck in
+    // (deadlineStops). The wall time seen from here also counts how long a loaded machine took to
+    // schedule it, so it is not judged.
     if (this.proc.exited() === 1)
       this.deadlineStops.push({
         at: new Date().toISOString(),

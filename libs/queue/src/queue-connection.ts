@@ -1,9 +1,10 @@
 import type { RedisQueueBackend } from 'bullmq';
 
-/** What shutdown needs of a BullMQ queue's or worker's main Redis client. */
+/** What shutdown and the producer need of a BullMQ queue's or worker's main Redis client. */
 export interface QueueClient {
   status: string;
   disconnect(): void;
+  once(event: 'ready', listener: () => void): unknown;
 }
 
 /**

@@ -22,8 +22,11 @@ import { queueTelemetry } from './queue-telemetry.js';
 
 /**
  * While Redis is down, BullMQ's own close of a queue sends QUIT, which ioredis holds until Redis comes
- * back: the process would never exit. Before the queues are closed, a connection that is not up is
- * dropped instead (nothing sent on it could have gone anywhere).
+ * back whenever commands wait in its offline queue (an enqueue that gave up at its deadline stays there):
+ * the process would never exit. Before the queues are closed, a connection that is not up is closed by
+ * force instead (nothing sent on it could have gone anywhere). Not by ioredis's own `disconnect()`: on a
+ * client between two reconnect attempts it only cancels the next one, and leaves it reconnecting with
+ * the QUIT queued behind the rest.
  */
 class QueueConnectionsCloser implements BeforeApplicationShutdown {
   private readonly queues: Queue[];
@@ -42,7 +45,8 @@ class QueueConnectionsCloser implements BeforeApplicationShutdown {
         const client = await queueClient(queue);
         // Not even connected once: BullMQ disconnects such a connection itself.
         if (!client || client.status === 'ready' || client.status === 'end') return;
-        client.disconnect();
+        // BullMQ's forced close: no QUIT, and the hook's later `close()` finds the connection closed.
+        await queue.backend.close(true);
         dropped += 1;
       }),
     );
