@@ -151,6 +151,38 @@ describe('api: operator routes registering our receiver with the upstream', () =
     expect(logs.text()).not.toContain(secret);
   });
 
+  it('keeps one registration per URL however often, and however many at once, it is asked for', async () => {
+    const { subApplicationId, merchantId } = await subMerchant();
+    const forUrl = async () =>
+      (await upstreamWebhooks(subApplicationId)).filter((w) => w.callbackUrl.main.url === receiverUrl);
+    const body = { merchantId, callbackUrl: receiverUrl };
+    // Registered upstream by a process that stopped before storing it: adopted, not registered again.
+    const orphan = await upstream.call('POST', '/webhook/events', {
+      subApplication: subApplicationId,
+      body: {
+        applicationId: subApplicationId,
+        categories: categoryNames,
+        callbackUrl: { main: { url: receiverUrl } },
+      },
+    });
+    expect(orphan.status).toBe(201);
+    const first = await register(body);
+    expect(first.upstreamWebhookId).toBe(orphan.body.data.id);
+    // With a secret we hold: the upstream signs with it.
+    expect((await deliveredToReceiver(subApplicationId)).delivery.attempts[0].statusCode).toBe(200);
+    const again = await register(body);
+    const together = await Promise.all([register(body), register(body)]);
+    expect([again, ...together].map((r) => r.id)).toEqual([first.id, first.id, first.id]);
+    expect((await forUrl()).map((w) => w.id)).toEqual([first.upstreamWebhookId]);
+
+    // Other categories for the same URL replace the webhook upstream rather than add one.
+    const narrower = await register({ ...body, categories: ['payment.state.success'] });
+    expect(narrower.id).not.toBe(first.id);
+    expect((await forUrl()).map((w) => [w.id, w.categories])).toEqual([
+      [narrower.upstreamWebhookId, ['payment.state.success']],
+    ]);
+  });
+
   it("registers a merchant's sub-application with the header and its own applicationId; a merchant without one gets the root", async () => {
     const { merchantId, merchantName, subApplicationId } = await subMerchant();
     const registration = await register({ merchantId, categories: ['payment.state.success'] });
@@ -171,8 +203,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
     expect(onRoot).toMatchObject({ applicationId: root, merchantId: null });
 
     const all = dataOf<Registration[]>(await operator.get('/admin/upstream/webhooks'));
-    expect(all[0].id).toBe(onRoot.id);
-    expect(all.map((r) => r.id)).toContain(registration.id);
+    expect(all.map((r) => r.id)).toEqual(expect.arrayContaining([onRoot.id, registration.id]));
     expect(JSON.stringify(all)).not.toMatch(/whsec_|[sS]ecret/);
   });
 
@@ -185,8 +216,9 @@ describe('api: operator routes registering our receiver with the upstream', () =
   });
 
   it('resets a secret: the old registration is retired, both secrets verify, and the upstream signs with the new one', async () => {
+    // Other categories than the root's registration so far: a registration of its own.
     const { result: before, secret: oldSecret } = await withNewSecret(() =>
-      register({ callbackUrl: receiverUrl }),
+      register({ callbackUrl: receiverUrl, categories: ['payment.state.pending'] }),
     );
     const { result: response, secret: newSecret } = await withNewSecret(() =>
       operator.post(`/admin/upstream/webhooks/${before.id}/secret`),
