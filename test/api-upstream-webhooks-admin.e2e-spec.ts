@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
 import { PrismaService } from '#libs/database';
 import { UpstreamWebhookRepository } from '#libs/domain/inbox';
 import {
@@ -11,6 +12,8 @@ import {
   SandboxHttp,
   type Stack,
   uniqueQueuePrefix,
+  upstreamEvent,
+  upstreamEventBody,
   useStack,
 } from './kit/index.js';
 
@@ -97,7 +100,11 @@ describe('api: operator routes registering our receiver with the upstream', () =
     return { result, secret: added[0] };
   }
 
-  /** Emits an upstream event and waits for its delivery to our receiver: accepted only if the signature verified. */
+  /**
+   * Emits an upstream event and waits for the first attempt of each of its deliveries: by the upstream
+   * webhook it went through, and our receiver's answer (200 only if the signature verified at once; a
+   * retry would hide a refusal).
+   */
   async function deliveredToReceiver(applicationId = root) {
     const emitted = await upstream.admin('POST', '/webhooks/emit', {
       applicationId,
@@ -106,12 +113,19 @@ describe('api: operator routes registering our receiver with the upstream', () =
     });
     expect(emitted.status).toBe(202);
     const eventId = emitted.body.data.eventId as string;
-    const delivery = await eventually('delivered', async () => {
+    const deliveries = await eventually('first attempts made', async () => {
       const { body } = await upstream.admin('GET', `/webhooks/deliveries?eventId=${eventId}`);
-      const [record] = body.data as { state: string; attempts: { statusCode?: number }[] }[];
-      return record && record.state !== 'pending' ? record : undefined;
+      const records = body.data as {
+        target: { webhookId?: string };
+        attempts: { statusCode?: number; error?: string }[];
+      }[];
+      return records.length > 0 && records.every((r) => r.attempts.length > 0) ? records : undefined;
     });
-    return { eventId, delivery };
+    const firstAttempts = deliveries.map((d) => [
+      d.target.webhookId,
+      d.attempts[0].statusCode ?? d.attempts[0].error,
+    ]);
+    return { eventId, firstAttempts };
   }
 
   it('registers the root application for every category, keeps the secret sealed, and the upstream signs with it', async () => {
@@ -144,11 +158,42 @@ describe('api: operator routes registering our receiver with the upstream', () =
     expect(row.secretCiphertext.startsWith('whsec_')).toBe(false);
 
     // Proof that what we sealed is the upstream's secret: the receiver accepts the upstream's signature.
-    const { eventId, delivery } = await deliveredToReceiver();
-    expect(delivery.state).toBe('delivered');
-    expect(delivery.attempts[0].statusCode).toBe(200);
+    const { eventId, firstAttempts } = await deliveredToReceiver();
+    expect(firstAttempts).toEqual([[registration.upstreamWebhookId, 200]]);
     expect(await api.app.get(PrismaService).inboundEvent.count({ where: { eventId } })).toBe(1);
     expect(logs.text()).not.toContain(secret);
+  });
+
+  it('keeps one registration per URL however often, and however many at once, it is asked for', async () => {
+    const { subApplicationId, merchantId } = await subMerchant();
+    const forUrl = async () =>
+      (await upstreamWebhooks(subApplicationId)).filter((w) => w.callbackUrl.main.url === receiverUrl);
+    const body = { merchantId, callbackUrl: receiverUrl };
+    // Registered upstream by a process that stopped before storing it: adopted, not registered again.
+    const orphan = await upstream.call('POST', '/webhook/events', {
+      subApplication: subApplicationId,
+      body: {
+        applicationId: subApplicationId,
+        categories: categoryNames,
+        callbackUrl: { main: { url: receiverUrl } },
+      },
+    });
+    expect(orphan.status).toBe(201);
+    const first = await register(body);
+    expect(first.upstreamWebhookId).toBe(orphan.body.data.id);
+    // With a secret we hold: the upstream signs with it.
+    expect((await deliveredToReceiver(subApplicationId)).firstAttempts).toEqual([[orphan.body.data.id, 200]]);
+    const again = await register(body);
+    const together = await Promise.all([register(body), register(body)]);
+    expect([again, ...together].map((r) => r.id)).toEqual([first.id, first.id, first.id]);
+    expect((await forUrl()).map((w) => w.id)).toEqual([first.upstreamWebhookId]);
+
+    // Other categories for the same URL replace the webhook upstream rather than add one.
+    const narrower = await register({ ...body, categories: ['payment.state.success'] });
+    expect(narrower.id).not.toBe(first.id);
+    expect((await forUrl()).map((w) => [w.id, w.categories])).toEqual([
+      [narrower.upstreamWebhookId, ['payment.state.success']],
+    ]);
   });
 
   it("registers a merchant's sub-application with the header and its own applicationId; a merchant without one gets the root", async () => {
@@ -171,8 +216,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
     expect(onRoot).toMatchObject({ applicationId: root, merchantId: null });
 
     const all = dataOf<Registration[]>(await operator.get('/admin/upstream/webhooks'));
-    expect(all[0].id).toBe(onRoot.id);
-    expect(all.map((r) => r.id)).toContain(registration.id);
+    expect(all.map((r) => r.id)).toEqual(expect.arrayContaining([onRoot.id, registration.id]));
     expect(JSON.stringify(all)).not.toMatch(/whsec_|[sS]ecret/);
   });
 
@@ -185,8 +229,11 @@ describe('api: operator routes registering our receiver with the upstream', () =
   });
 
   it('resets a secret: the old registration is retired, both secrets verify, and the upstream signs with the new one', async () => {
+    // Other categories than the root's registration so far: a webhook of its own, which replaces that one
+    // for the URL, so the event below reaches us through this webhook only, signed with secrets our
+    // receiver had not loaded before the reset.
     const { result: before, secret: oldSecret } = await withNewSecret(() =>
-      register({ callbackUrl: receiverUrl }),
+      register({ callbackUrl: receiverUrl, categories: ['payment.state.pending'] }),
     );
     const { result: response, secret: newSecret } = await withNewSecret(() =>
       operator.post(`/admin/upstream/webhooks/${before.id}/secret`),
@@ -212,8 +259,7 @@ describe('api: operator routes registering our receiver with the upstream', () =
       expect.arrayContaining([oldSecret, newSecret]),
     );
 
-    const { delivery } = await deliveredToReceiver();
-    expect(delivery.attempts[0].statusCode).toBe(200);
+    expect((await deliveredToReceiver()).firstAttempts).toEqual([[after.upstreamWebhookId, 200]]);
     expect(logs.text()).not.toContain(newSecret);
 
     const again = await operator.post(`/admin/upstream/webhooks/${after.id}/secret`);
@@ -222,6 +268,35 @@ describe('api: operator routes registering our receiver with the upstream', () =
     for (const id of [before.id, '0190c0de-0000-7000-8000-000000000000', 'not-a-uuid']) {
       const missing = await operator.post(`/admin/upstream/webhooks/${id}/secret`);
       expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    }
+  });
+
+  it('verifies at once a secret another api stored just after this one refused a forgery', async () => {
+    // A fresh api: the secrets it holds are those it loaded for the forgery, just before the registration.
+    const receiving = await stack.startApi();
+    try {
+      const { merchantId, subApplicationId } = await subMerchant();
+      const forgery = upstreamEvent('payment.state.pending', {});
+      const body = upstreamEventBody(stack, forgery, subApplicationId);
+      const forged = await new ApiClient(receiving.url).call('POST', '/v1/webhooks/upstream', {
+        rawBody: body,
+        headers: webhookHeaders({
+          id: forgery.id,
+          timestampSeconds: Math.floor(Date.now() / 1000),
+          body,
+          secrets: [generateWebhookSecret()],
+        }),
+      });
+      expect([forged.status, forged.body.error.code]).toEqual([401, 'UNAUTHENTICATED']);
+      const registration = await register({
+        merchantId,
+        callbackUrl: `${receiving.url}/v1/webhooks/upstream`,
+      });
+      expect((await deliveredToReceiver(subApplicationId)).firstAttempts).toEqual([
+        [registration.upstreamWebhookId, 200],
+      ]);
+    } finally {
+      await receiving.close();
     }
   });
 

@@ -65,6 +65,26 @@ describe('the upstream webhook receiver, registered at start and watched by read
     expect(after[0]).toMatchObject({ applicationId: root(), callbackUrl: receiverUrl() });
   });
 
+  it('registers one webhook for the URL when two apis start at once', async () => {
+    const client = stack.api.app.get<UpstreamClient>(UPSTREAM_CLIENT);
+    const forUrl = async () =>
+      ((await client.listWebhooks()).data.active ?? []).filter(
+        (w) => w.callbackUrl?.main?.url === receiverUrl(),
+      );
+    // The sandbox forgot ours: both apis find none and race to register it.
+    for (const webhook of await forUrl()) await client.deleteWebhook(webhook.id);
+    const apis = await Promise.all([stack.startApi(), stack.startApi()]);
+    try {
+      await Promise.all(apis.map((api) => api.app.get(UpstreamReceiverRegistrar).running));
+    } finally {
+      await Promise.all(apis.map((api) => api.close()));
+    }
+    const live = await forUrl();
+    expect(live).toHaveLength(1);
+    const after = await current();
+    expect(after.map((r) => r.upstreamWebhookId)).toEqual([live[0].id]);
+  });
+
   it('says in readiness which applications hold consents with no receiver, and stays ready', async () => {
     expect(await readinessOfAFreshApi()).toEqual({ status: 'up', receiver: 'registered' });
     const sub = await createSandboxSubApplication(stack.sandbox.url, stack.api.config);

@@ -201,7 +201,7 @@ export interface paths {
         put?: never;
         /**
          * Register our webhook receiver with the upstream
-         * @description For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. The application's earlier registrations are retired; their secrets still verify for 24 hours (their upstream webhooks are not deleted). Not idempotent: each call registers another webhook upstream.
+         * @description For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. One webhook per callback URL, however often and by however many processes at once it is called: one the upstream still lists for the URL with these categories is answered again; any other for the URL is deleted upstream. A new registration retires the application's earlier ones; their secrets still verify for 24 hours.
          */
         post: operations["adminRegisterUpstreamWebhook"];
         delete?: never;

@@ -10,6 +10,7 @@ import {
   UPSTREAM_CLIENT,
   type UpstreamClient,
   UpstreamError,
+  type Webhook,
   type WebhookCategory,
 } from '#libs/upstream-client';
 import {
@@ -18,25 +19,13 @@ import {
   type MigrationReport,
   type MigrationStep,
   type MigrationStepName,
+  sameSet,
+  type WebhookApplication,
+  type WebhookRegistrationRequest,
   webhookSecretOf,
   webhookStatusOf,
 } from './upstream-webhook.answers.js';
 import { UpstreamWebhookRepository, type UpstreamWebhookView } from './upstream-webhook.repository.js';
-
-/** Where a registration goes: the root application, or the sub-application of a merchant. */
-export interface WebhookApplication {
-  /** The merchant owning `subApplicationId`; null for the root application. */
-  merchantId: string | null;
-  /** Null: the root application (UPSTREAM_APPLICATION_ID). */
-  subApplicationId: string | null;
-}
-
-export interface WebhookRegistrationRequest {
-  /** Absent: every category the upstream offers. */
-  categories?: string[];
-  /** Absent: our receiver, API_PUBLIC_URL + /v1/webhooks/upstream. */
-  callbackUrl?: string;
-}
 
 /** The most the upstream accepts as a reset's `delay` (the sandbox refuses more than a day). */
 export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
@@ -70,24 +59,35 @@ export class UpstreamWebhookRegistrationService {
     return data.categories;
   }
 
-  async register(app: WebhookApplication, request: WebhookRegistrationRequest = {}) {
-    const categories =
-      request.categories ?? (await this.offered(this.applicationIdOf(app)).catch(rethrowMapped));
-    return this.registerWith(app, categories, this.callbackUrl(request));
-  }
-
   /**
-   * Our receiver registered for the application, once: a current registration of ours that the upstream
-   * still lists is kept (`created: false`), otherwise one is made. For `npm start` against the sandbox,
-   * whose registrations do not outlive it; repeating it is harmless.
+   * Our receiver registered for the application at the callback URL, once, however often and by however
+   * many processes at once (`created: false`: ours was still listed). Under the application's lock: of
+   * the upstream's webhooks for the URL with these categories, ours is kept, or one whose secret was
+   * lost (a process stopped between registering and storing) adopted with a new secret, or else one
+   * registered; every other webhook for the URL is deleted, since each would deliver every event again.
    */
   async ensureRegistered(
     app: WebhookApplication,
+    request: WebhookRegistrationRequest = {},
   ): Promise<{ registration: UpstreamWebhookView; created: boolean }> {
     const applicationId = this.applicationIdOf(app);
-    const existing = await this.stillRegistered(applicationId, this.callbackUrl({})).catch(rethrowMapped);
-    if (existing) return { registration: existing, created: false };
-    return { registration: await this.register(app), created: true };
+    const callbackUrl = this.callbackUrl(request);
+    const categories = request.categories ?? (await this.offered(applicationId).catch(rethrowMapped));
+    return this.registrations.withRegistrationLock(applicationId, async () => {
+      const { data } = await this.upstream.listWebhooks(this.optionsFor(applicationId)).catch(rethrowMapped);
+      const live = (data.active ?? []).filter((w) => w.callbackUrl?.main?.url === callbackUrl);
+      const alike = live.filter((w) => sameSet(w.categories ?? [], categories));
+      const ours = (await this.registrations.listActive(applicationId)).find(
+        (r) => r.callbackUrl === callbackUrl && alike.some((w) => w.id === r.upstreamWebhookId),
+      );
+      const registration =
+        ours ??
+        (alike[0]
+          ? await this.adopt(app, alike[0], callbackUrl)
+          : await this.registerWith(app, categories, callbackUrl));
+      await this.deleteOthers(applicationId, live, registration.upstreamWebhookId);
+      return { registration, created: !ours };
+    });
   }
 
   /**
@@ -177,16 +177,14 @@ export class UpstreamWebhookRegistrationService {
     steps.push({ step: 'list-categories', outcome: 'done', detail: offered.join(', ') });
 
     const callbackUrl = this.callbackUrl(request);
-    const registration = await run('register', callbackUrl, async () => {
-      const existing = await this.stillRegistered(applicationId, callbackUrl);
-      return existing ? { existing } : { created: await this.registerWith(app, categories, callbackUrl) };
-    });
-    const view = registration.existing ?? registration.created;
+    const { registration: view, created } = await run('register', callbackUrl, () =>
+      this.ensureRegistered(app, { categories, callbackUrl }),
+    );
     steps.push({
       step: 'register',
       target: callbackUrl,
-      outcome: registration.existing ? 'skipped' : 'done',
-      detail: `${registration.existing ? 'already registered as ' : ''}upstream webhook ${view.upstreamWebhookId}`,
+      outcome: created ? 'done' : 'skipped',
+      detail: `${created ? '' : 'already registered as '}upstream webhook ${view.upstreamWebhookId}`,
     });
     return { applicationId, steps, registration: view };
   }
@@ -212,15 +210,44 @@ export class UpstreamWebhookRegistrationService {
     return request.callbackUrl ?? publicRouteUrl(this.config.api.publicUrl, 'upstreamWebhook');
   }
 
-  /** Our current registration for this callback, if the upstream still lists its webhook. */
-  private async stillRegistered(applicationId: string, callbackUrl: string) {
-    const ours = (await this.registrations.listActive(applicationId)).filter(
-      (r) => r.callbackUrl === callbackUrl && r.upstreamWebhookId,
+  /** A webhook of ours upstream whose secret we do not hold: a new one, the old one no longer signing. */
+  private async adopt(
+    app: WebhookApplication,
+    webhook: Webhook,
+    callbackUrl: string,
+  ): Promise<UpstreamWebhookView> {
+    const applicationId = this.applicationIdOf(app);
+    const upstreamWebhookId = webhook.id;
+    const { data: reset } = await this.upstream
+      .resetWebhookSecret(upstreamWebhookId, { delay: 0 }, this.optionsFor(applicationId))
+      .catch(rethrowMapped);
+    const view = await this.registrations.store({
+      applicationId,
+      merchantId: app.subApplicationId ? app.merchantId : null,
+      upstreamWebhookId,
+      categories: reset.categories ?? webhook.categories ?? [],
+      callbackUrl: reset.callbackUrl?.main?.url ?? callbackUrl,
+      secret: webhookSecretOf(reset),
+      status: webhookStatusOf(reset),
+    });
+    this.logger.info(
+      { registrationId: view.id, applicationId, upstreamWebhookId },
+      'upstream webhook adopted',
     );
-    if (ours.length === 0) return undefined;
-    const { data } = await this.upstream.listWebhooks(this.optionsFor(applicationId));
-    const live = new Set((data.active ?? []).map((w) => w.id));
-    return ours.find((r) => live.has(r.upstreamWebhookId!));
+    return view;
+  }
+
+  /** Every webhook for the URL but the one kept. Gone already is fine; a failure waits for the next call. */
+  private async deleteOthers(applicationId: string, live: Webhook[], kept: string | null): Promise<void> {
+    for (const { id } of live.filter((w) => w.id !== kept)) {
+      await this.upstream.deleteWebhook(id, this.optionsFor(applicationId)).catch((err: unknown) => {
+        if (err instanceof UpstreamError && err.kind === 'NOT_FOUND') return;
+        this.logger.warn(
+          { err, applicationId, upstreamWebhookId: id },
+          'duplicate upstream webhook not deleted',
+        );
+      });
+    }
   }
 
   private async registerWith(

@@ -7,6 +7,25 @@ import type { UpstreamWebhookView } from './upstream-webhook.repository.js';
 /* What the registration service makes of the upstream's answers: a webhook's secret and status, and a
    migration's report. */
 
+/** Where a registration goes: the root application, or the sub-application of a merchant. */
+export interface WebhookApplication {
+  /** The merchant owning `subApplicationId`; null for the root application. */
+  merchantId: string | null;
+  /** Null: the root application (UPSTREAM_APPLICATION_ID). */
+  subApplicationId: string | null;
+}
+
+export interface WebhookRegistrationRequest {
+  /** Absent: every category the upstream offers. */
+  categories?: string[];
+  /** Absent: our receiver, API_PUBLIC_URL + /v1/webhooks/upstream. */
+  callbackUrl?: string;
+}
+
+/** The same categories, in any order. */
+export const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x) => b.includes(x));
+
 export type MigrationStepName = 'list-subscriptions' | 'delete-subscription' | 'list-categories' | 'register';
 
 export interface MigrationStep {

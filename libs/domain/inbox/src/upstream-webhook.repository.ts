@@ -29,7 +29,15 @@ export interface NewUpstreamWebhook {
   status: string | null;
 }
 
+/** The longest a registration may hold its application's lock: a few upstream calls, each bounded. */
+const REGISTRATION_LOCK_MS = 120_000;
+
 export const UPSTREAM_WEBHOOK_SQL = {
+  /** Orders registrations of one application across processes; released with the transaction. */
+  registrationLock: sqlStatement(
+    'upstream-webhooks.registration-lock',
+    `SELECT pg_advisory_xact_lock(hashtextextended('upstream-webhook:' || $1::text, 0))`,
+  ),
   applicationsHoldingConsents: sqlStatement(
     undefined,
     `SELECT DISTINCT coalesce(m.sub_application_id, $1::text) AS application_id
@@ -106,6 +114,21 @@ export class UpstreamWebhookRepository {
         select: VIEW,
       });
     });
+  }
+
+  /**
+   * Runs `work` holding the application's registration lock, so that of any number of processes
+   * registering for it at once, each sees what the previous one registered (one webhook per URL). The
+   * lock lives in a transaction of its own: `work` writes through this repository as usual.
+   */
+  async withRegistrationLock<T>(applicationId: string, work: () => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(UPSTREAM_WEBHOOK_SQL.registrationLock.text, applicationId);
+        return work();
+      },
+      { maxWait: REGISTRATION_LOCK_MS, timeout: REGISTRATION_LOCK_MS },
+    );
   }
 
   /** A registration removed upstream (or replaced outside a `store`): its secret enters the grace period. */

@@ -21,8 +21,17 @@ const verify = (
 
 /** Verified secrets are cached this long; a registration made meanwhile is picked up on a miss. */
 const SECRETS_TTL_MS = 5_000;
-/** A signature that matches no cached secret reloads them at most this often (forgeries must not hammer Postgres). */
-const RELOAD_MIN_INTERVAL_MS = 1_000;
+/**
+ * Loads of the secrets begin at most this often, however many signatures match none (forgeries must not
+ * hammer Postgres); a miss waits for the next load rather than being refused for the limit.
+ */
+const RELOAD_MIN_INTERVAL_MS = 250;
+
+/** The secrets as a load found them: every one stored before `since` (performance.now()) is among them. */
+interface LoadedSecrets {
+  byApplication: Map<string, string[]>;
+  since: number;
+}
 
 const REASONS: Record<WebhookVerificationError['reason'], string> = {
   MISSING_HEADER: 'is not signed (a webhook-id, webhook-timestamp or webhook-signature header is missing)',
@@ -60,8 +69,12 @@ const invalid = (message: string, field: string, issue: string) =>
  */
 @Injectable()
 export class WebhookReceiverService {
-  private secrets: { byApplication: Map<string, string[]>; loadedAt: number } | undefined;
-  private lastReloadAt = 0;
+  private secrets: LoadedSecrets | undefined;
+  /** The one load under way: every request needing secrets meanwhile shares it. */
+  private loading: Promise<LoadedSecrets> | undefined;
+  private lastLoadAt = Number.NEGATIVE_INFINITY;
+  /** The wait, shared by every miss, until the next load may begin. */
+  private nextLoadSlot: Promise<void> | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -130,27 +143,28 @@ export class WebhookReceiverService {
   }
 
   /**
-   * Verifies with the secrets registered for the application. A signature no current secret matches
-   * reloads them once (rate-limited): a registration made on another process since is picked up.
+   * Verifies with the secrets registered for the application. A signature no cached secret matches is
+   * checked again with secrets loaded after the event arrived, so a registration or secret reset stored
+   * before then (by this process or another) verifies at once; only a signature no secret stored by its
+   * arrival matches is refused. Misses share loads, which begin at most every RELOAD_MIN_INTERVAL_MS.
    */
   private async verified(
     body: Buffer,
     headers: WebhookHeaderSource,
     applicationId: string,
   ): Promise<{ id: string }> {
-    let secrets = (await this.currentSecrets(false)).get(applicationId) ?? [];
+    const arrivedAt = performance.now();
+    let loaded = await this.cachedSecrets();
     for (;;) {
       try {
+        const secrets = loaded.byApplication.get(applicationId) ?? [];
         return verify(body, headers, secrets, this.config.tuning.webhookToleranceSeconds);
       } catch (error) {
         if (!(error instanceof WebhookVerificationError)) throw error;
-        const now = Date.now();
-        if (error.reason === 'NO_MATCHING_SIGNATURE' && now - this.lastReloadAt >= RELOAD_MIN_INTERVAL_MS) {
-          this.lastReloadAt = now;
-          secrets = (await this.currentSecrets(true)).get(applicationId) ?? [];
-          continue;
+        if (error.reason !== 'NO_MATCHING_SIGNATURE' || loaded.since >= arrivedAt) {
+          throw unauthenticated(error);
         }
-        throw unauthenticated(error);
+        loaded = await this.secretsLoadedSince(arrivedAt);
       }
     }
   }
@@ -170,15 +184,47 @@ export class WebhookReceiverService {
     throw refusal;
   }
 
-  private async currentSecrets(reload: boolean): Promise<Map<string, string[]>> {
-    const now = Date.now();
-    if (!reload && this.secrets && now - this.secrets.loadedAt < SECRETS_TTL_MS) {
-      return this.secrets.byApplication;
+  /** The cached secrets, or, past their time to live, those of a load (the one under way, or a new one). */
+  private async cachedSecrets(): Promise<LoadedSecrets> {
+    const cached = this.secrets;
+    if (cached && performance.now() - cached.since < SECRETS_TTL_MS) return cached;
+    return this.loading ?? this.load();
+  }
+
+  /**
+   * Secrets of a load begun at `since` or later: the latest such, or the one under way if it began in
+   * time, or else the next, begun no sooner than RELOAD_MIN_INTERVAL_MS after the last.
+   */
+  private async secretsLoadedSince(since: number): Promise<LoadedSecrets> {
+    for (;;) {
+      if (this.secrets && this.secrets.since >= since) return this.secrets;
+      if (this.loading) {
+        const loaded = await this.loading;
+        if (loaded.since >= since) return loaded;
+        continue;
+      }
+      const wait = this.lastLoadAt + RELOAD_MIN_INTERVAL_MS - performance.now();
+      if (wait <= 0) return this.load();
+      this.nextLoadSlot ??= new Promise<void>((resolve) => setTimeout(resolve, wait)).finally(() => {
+        this.nextLoadSlot = undefined;
+      });
+      await this.nextLoadSlot;
     }
+  }
+
+  /** Begins a load; the caller has checked that none is under way. */
+  private load(): Promise<LoadedSecrets> {
+    const since = performance.now();
+    this.lastLoadAt = since;
     const graceMs = this.config.tuning.upstreamWebhookSecretGraceHours * 3_600_000;
-    const byApplication = await this.registrations.secretsByApplication(new Date(now - graceMs));
-    this.secrets = { byApplication, loadedAt: now };
-    return byApplication;
+    const loading = this.registrations
+      .secretsByApplication(new Date(Date.now() - graceMs))
+      .then((byApplication) => (this.secrets = { byApplication, since }))
+      .finally(() => {
+        if (this.loading === loading) this.loading = undefined;
+      });
+    this.loading = loading;
+    return loading;
   }
 
   /** The application the event names, with the parsed body; or why the body names none (a 400). */
