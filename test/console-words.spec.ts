@@ -3,12 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '#libs/domain/audit';
 import { ConsentStatus } from '#libs/domain/consents';
 import { DELIVERED_EVENT_TYPES } from '#libs/domain/events';
-import {
-  AccountSyncStatus,
-  DeliveryStatus,
-  SyncRunStatus,
-  SyncTrigger,
-} from '../libs/database/src/generated/enums.js';
+import { SYNC_RUN_TRIGGERS } from '#libs/domain/sync-runs';
+import { AccountSyncStatus, DeliveryStatus, SyncRunStatus } from '../libs/database/src/generated/enums.js';
 
 /**
  * The console says the api's values in plain words (browser modules this process cannot import): each
@@ -48,7 +44,7 @@ describe('console: the words for the api’s values', () => {
     ['delivery statuses', keysOf(ui, 'delivery'), Object.values(DeliveryStatus).sort()],
     ['sync run statuses', keysOf(ui, 'run'), lower(SyncRunStatus)],
     ['account sync states', keysOf(ui, 'accountSync'), lower(AccountSyncStatus)],
-    ['sync triggers', keysOf(ui, 'trigger'), lower(SyncTrigger)],
+    ['sync triggers', keysOf(ui, 'trigger'), [...SYNC_RUN_TRIGGERS].sort()],
   ])('has words for exactly the %s', (_what, named, api) => {
     expect(named).toEqual(api);
   });

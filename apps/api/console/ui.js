@@ -246,7 +246,12 @@ const PLAIN = {
     stopped: 'Stopped: the consent no longer allows it',
   },
   run: { queued: 'Waiting to start', running: 'Running', succeeded: 'Finished', failed: 'Failed' },
-  trigger: { initial: 'First sync', scheduled: 'Scheduled', manual: 'Asked for' },
+  trigger: {
+    initial: 'First sync',
+    reconnected: 'After reconnecting: from the stored transactions on',
+    scheduled: 'Scheduled',
+    manual: 'Asked for',
+  },
   transaction: { BOOKED: 'Booked', PENDING: 'Pending' },
   delivery: { PENDING: 'Not delivered yet', SUCCEEDED: 'Delivered', FAILED: 'Failed for good' },
   eventType: {

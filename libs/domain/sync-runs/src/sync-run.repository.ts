@@ -71,13 +71,18 @@ export class SyncRunRepository {
     return row ?? null;
   }
 
-  /** Fixes the run's window the first time it is claimed; a restart reads the same window. */
-  async setWindow(run: ClaimedRun, window: SyncWindow): Promise<void> {
-    const rows = await this.database.rows({
+  /**
+   * Fixes the run's window the first time it is claimed; a restart reads the same window. `incremental`:
+   * the window starts from the account's stored transactions, which makes a first sync `reconnected`
+   * (also on a run opened by a release that did not mark it); `run` says so from here on, for its events.
+   */
+  async setWindow(run: ClaimedRun, window: SyncWindow, incremental: boolean): Promise<void> {
+    const [row] = await this.database.rows({
       ...SYNC_RUN_SQL.setWindow,
-      values: [run.id, window.from, window.before, run.claim],
+      values: [run.id, window.from, window.before, run.claim, incremental],
     });
-    if (rows.length === 0) throw new RunSupersededError(run.id);
+    if (!row) throw new RunSupersededError(run.id);
+    run.reconnected = row.reconnected;
   }
 
   /** Progress and the resume point after a page, in the page's own transaction. */

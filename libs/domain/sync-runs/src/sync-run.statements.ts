@@ -17,8 +17,8 @@ export interface RunFailure {
   details?: unknown;
 }
 
-const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.pages, r.fetched, r.inserted,
-  r.updated, r.unchanged, r.removed, ${isoText('r.window_from')} AS "windowFrom",
+const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.reconnected, r.pages, r.fetched,
+  r.inserted, r.updated, r.unchanged, r.removed, ${isoText('r.window_from')} AS "windowFrom",
   ${isoText('r.window_before')} AS "windowBefore", r.error_code AS "errorCode",
   r.error_message AS "errorMessage", r.error_details AS "errorDetails", r.claim AS attempts,
   ${isoText('r.next_attempt_at')} AS "nextAttemptAt", ${isoText('r.queued_at')} AS "queuedAt",
@@ -33,15 +33,23 @@ const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.p
  * active run (the outer SELECT runs on the statement's snapshot, so it sees only runs from before it).
  */
 /*
+ * A first sync of an account that already holds booked or pending transactions (a re-authorisation, a
+ * bank connected again) is marked `reconnected`: its window will start from them (WINDOW_START; the window,
+ * once fixed, marks it again). Only first syncs ask: the dispatcher's batches of thousands skip the probe.
+ */
+/*
  * A run opened on request (first syncs, a merchant's POST …/sync) makes its account say so in the same
  * statement: `syncing` (`pending` before its first sync) and due at the run's first attempt, which is now,
  * so the account, the run and the stored list's meta agree at once (docs/sync.md). The dispatcher's runs
  * are of accounts already due, in batches of thousands: they leave their accounts as they are.
  */
 const OPEN_RUNS = `WITH fresh AS (
-    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, request_id,
-      next_attempt_at, updated_at)
-    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger, $4::text, now(), now()
+    INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, reconnected,
+      request_id, next_attempt_at, updated_at)
+    SELECT r.id, r.merchant_id, r.account_id, r.account_id, $2::sync_trigger,
+      $2::sync_trigger = 'INITIAL' AND EXISTS (SELECT 1 FROM transactions t WHERE t.account_id = r.account_id
+        AND t.merchant_id = r.merchant_id AND t.status IN ('BOOKED', 'PENDING')),
+      $4::text, now(), now()
     FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, merchant_id uuid, account_id uuid)
     ON CONFLICT (active_account_id) DO NOTHING
     RETURNING id, account_id, merchant_id),
@@ -73,6 +81,8 @@ const STORED_RUN = row({
   accountId: 'string',
   status: column<SyncRunStatus>('string'),
   trigger: column<SyncTrigger>('string'),
+  /** A first sync of an account already holding transactions: the API's trigger `reconnected`. */
+  reconnected: 'boolean',
   windowFrom: 'string?',
   windowBefore: 'string?',
   errorCode: 'string?',
@@ -99,6 +109,7 @@ const CLAIMED_RUN = row({
   merchantId: 'string',
   accountId: 'string',
   trigger: column<SyncTrigger>('string'),
+  reconnected: 'boolean',
   windowFrom: 'Date?',
   windowBefore: 'Date?',
 });
@@ -131,15 +142,16 @@ export const SYNC_RUN_SQL = {
           pages = 0, fetched = 0, unchanged = 0, checkpoint = NULL, next_attempt_at = NULL,
           claim = claim + 1, updated_at = now()
         WHERE id = $1::uuid AND status IN ('QUEUED', 'RUNNING')
-        RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger,
+        RETURNING id, claim, merchant_id AS "merchantId", account_id AS "accountId", trigger, reconnected,
           window_from AS "windowFrom", window_before AS "windowBefore"`,
     CLAIMED_RUN,
   ),
   setWindow: sqlStatement(
     'sync-runs.set-window',
-    `UPDATE sync_runs SET window_from = $2, window_before = $3, updated_at = now()
-        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING id`,
-    { id: 'string' },
+    `UPDATE sync_runs SET window_from = $2, window_before = $3,
+          reconnected = (trigger = 'INITIAL' AND $5::boolean), updated_at = now()
+        WHERE id = $1::uuid AND status = 'RUNNING' AND claim = $4 RETURNING reconnected`,
+    { reconnected: 'boolean' },
   ),
   recordPage: sqlStatement(
     'sync-runs.record-page',

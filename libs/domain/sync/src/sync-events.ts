@@ -1,6 +1,6 @@
 import type { SyncTarget } from '#libs/domain/accounts';
 import type { NewMerchantEvent } from '#libs/domain/events';
-import type { ClaimedRun, SyncProgress, SyncWindow } from '#libs/domain/sync-runs';
+import { type ClaimedRun, type SyncProgress, syncRunTrigger, type SyncWindow } from '#libs/domain/sync-runs';
 
 /** The run changed the stored set: anything inserted, changed or removed, by any of its attempts. */
 export const changed = (progress: SyncProgress) =>
@@ -22,7 +22,7 @@ export function syncEvent(
       syncId: run.id,
       accountId: target.id,
       consentId: target.consent.id,
-      trigger: run.trigger.toLowerCase(),
+      trigger: syncRunTrigger(run),
       window: { from: window.from?.toISOString() ?? null, before: window.before.toISOString() },
       progress,
     },

@@ -29,6 +29,8 @@ export class SyncWindowService {
    * The first claim fixes the window: everything the consent allows on a first sync, else from the overlap
    * before the newest booked record (or the oldest pending one), to the run's start. A restart reuses it.
    * `append`: the first attempt of a run on an account with no rows appends its pages (see appendPage).
+   * A first sync whose window starts from stored records is marked `reconnected` with it (the label says
+   * what the window is).
    */
   async fix(run: TenantRun, target: SyncTarget): Promise<{ window: SyncWindow; append: boolean }> {
     if (run.windowBefore)
@@ -43,7 +45,7 @@ export class SyncWindowService {
     const from =
       incremental && allowed ? new Date(Math.max(+incremental, +allowed)) : (incremental ?? allowed);
     const window = { from, before: new Date() };
-    await this.runs.setWindow(run, window);
+    await this.runs.setWindow(run, window, incremental !== null);
     return { window, append: stored.empty && run.claim === 1 };
   }
 

@@ -3,7 +3,13 @@ import { type TenantCaller, tenantOf } from '#libs/context';
 import { AccountRepository } from '#libs/domain/accounts';
 import { ConsentRepository, transactionsNotCovered } from '#libs/domain/consents';
 import { servedJson } from '#libs/domain/financial-data';
-import { type StoredSyncRun, SyncRequestsService, SyncRunRepository } from '#libs/domain/sync-runs';
+import {
+  type StoredSyncRun,
+  SyncRequestsService,
+  SyncRunRepository,
+  type SyncRunTrigger,
+  syncRunTrigger,
+} from '#libs/domain/sync-runs';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
@@ -14,7 +20,7 @@ export interface SyncRunView {
   id: string;
   accountId: string;
   status: 'queued' | 'running' | 'succeeded' | 'failed';
-  trigger: 'initial' | 'scheduled' | 'manual';
+  trigger: SyncRunTrigger;
   window: { from: string | null; before: string | null };
   progress: {
     pages: number;
@@ -62,7 +68,7 @@ export function toSyncRunView(r: StoredSyncRun): SyncRunView {
     id: r.id,
     accountId: r.accountId,
     status: r.status.toLowerCase() as SyncRunView['status'],
-    trigger: r.trigger.toLowerCase() as SyncRunView['trigger'],
+    trigger: syncRunTrigger(r),
     window: { from: r.windowFrom, before: r.windowBefore },
     progress: {
       pages: r.pages,

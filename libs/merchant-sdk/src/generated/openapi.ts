@@ -2154,8 +2154,11 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "running" | "succeeded" | "failed";
-            /** @enum {string} */
-            trigger: "initial" | "scheduled" | "manual";
+            /**
+             * @description initial: the first sync after an authorisation, of everything the consent allows; reconnected: the first sync after the user re-authorised or connected the bank again, of an account whose transactions were already stored, read on from them (incremental); scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync
+             * @enum {string}
+             */
+            trigger: "initial" | "reconnected" | "scheduled" | "manual";
             window: components["schemas"]["SyncWindowOutput"];
             progress: components["schemas"]["SyncProgressOutput"];
             /** Format: date-time */
@@ -2670,10 +2673,10 @@ export interface components {
              */
             consentId: string;
             /**
-             * @description initial: the first sync after an authorisation; scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync
+             * @description initial: the first sync after an authorisation, of everything the consent allows; reconnected: the first sync after the user re-authorised or connected the bank again, of an account whose transactions were already stored, read on from them (incremental); scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync
              * @enum {string}
              */
-            trigger: "initial" | "scheduled" | "manual";
+            trigger: "initial" | "reconnected" | "scheduled" | "manual";
             /** @description The time window the run read */
             window: components["schemas"]["SyncEventWindow"];
             progress: components["schemas"]["SyncEventProgress"];
@@ -2730,10 +2733,10 @@ export interface components {
              */
             consentId: string;
             /**
-             * @description initial: the first sync after an authorisation; scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync
+             * @description initial: the first sync after an authorisation, of everything the consent allows; reconnected: the first sync after the user re-authorised or connected the bank again, of an account whose transactions were already stored, read on from them (incremental); scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync
              * @enum {string}
              */
-            trigger: "initial" | "scheduled" | "manual";
+            trigger: "initial" | "reconnected" | "scheduled" | "manual";
             /** @description The time window the run read */
             window: components["schemas"]["SyncEventWindow"];
             progress: components["schemas"]["SyncEventProgress"];

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { SYNC_RUN_TRIGGERS, SYNC_RUN_TRIGGERS_DESCRIPTION } from '#libs/domain/sync-runs';
 
 // A sync run as GET /v1/syncs/{syncId} shows it, shared: GET /v1/lookup answers runs too.
 
@@ -49,7 +50,7 @@ export class SyncRunOutput {
       'running: being read, or waiting for its next attempt after a failed one (`error` says why, `nextAttemptAt` when); failed: its attempts are spent or the failure is permanent (`error`)',
   })
   status: string;
-  @ApiProperty({ enum: ['initial', 'scheduled', 'manual'] }) trigger: string;
+  @ApiProperty({ enum: SYNC_RUN_TRIGGERS, description: SYNC_RUN_TRIGGERS_DESCRIPTION }) trigger: string;
   @ApiProperty({ type: SyncWindowOutput }) window: SyncWindowOutput;
   @ApiProperty({ type: SyncProgressOutput }) progress: SyncProgressOutput;
   @ApiProperty({ format: 'date-time' }) queuedAt: string;

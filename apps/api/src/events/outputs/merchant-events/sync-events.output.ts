@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { SYNC_FAILURE_CODES } from '#libs/domain/sync';
+import { SYNC_RUN_TRIGGERS, SYNC_RUN_TRIGGERS_DESCRIPTION } from '#libs/domain/sync-runs';
 import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
 // The `sync.*` and `transactions.changed` events: what AccountSyncService (libs/domain/sync) records of a
@@ -68,11 +69,7 @@ export class SyncEventData {
   @ApiProperty({ format: 'uuid' }) accountId!: string;
   @ApiProperty({ format: 'uuid', description: 'The consent the account was synced through' })
   consentId!: string;
-  @ApiProperty({
-    enum: ['initial', 'scheduled', 'manual'],
-    description:
-      'initial: the first sync after an authorisation; scheduled: the worker’s; manual: POST /v1/accounts/{accountId}/sync',
-  })
+  @ApiProperty({ enum: SYNC_RUN_TRIGGERS, description: SYNC_RUN_TRIGGERS_DESCRIPTION })
   trigger!: string;
   @ApiProperty({ type: SyncEventWindow, description: 'The time window the run read' })
   window!: SyncEventWindow;
