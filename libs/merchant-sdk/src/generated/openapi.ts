@@ -3834,6 +3834,21 @@ export interface operations {
                     "application/json": components["schemas"]["MeOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -3899,6 +3914,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -3972,7 +4002,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4054,6 +4084,21 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4128,7 +4173,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4226,7 +4271,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4344,7 +4389,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEntryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor or action too) */
+            /** @description VALIDATION_FAILED (a bad cursor or action too); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4431,7 +4476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4518,7 +4563,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionHealthOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4629,7 +4674,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4749,7 +4794,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details) */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4885,7 +4930,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4983,7 +5028,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5101,7 +5146,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5230,7 +5275,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSessionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5337,7 +5382,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5436,7 +5481,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5576,7 +5621,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5688,7 +5733,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5860,7 +5905,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6023,7 +6068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: an unknown method); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: an unknown method); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6171,7 +6216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a wrong code); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a wrong code); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6328,7 +6373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReauthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6487,7 +6532,7 @@ export interface operations {
                     "application/json": components["schemas"]["PreAuthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6653,7 +6698,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6751,7 +6796,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6884,7 +6929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusChangeOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7009,7 +7054,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7130,7 +7175,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7245,7 +7290,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatementOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7396,7 +7441,7 @@ export interface operations {
                     "application/json": components["schemas"]["BeneficiaryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a malformed PSU header; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a malformed PSU header; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7547,7 +7592,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategorisationOutputCountEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7709,7 +7754,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7853,7 +7898,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRequestedOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7971,7 +8016,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRunOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8070,7 +8115,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRunOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8202,7 +8247,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8307,7 +8352,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionChangesOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8419,6 +8464,21 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8486,6 +8546,21 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryPolicyOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8551,6 +8626,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventEndpointOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8627,7 +8717,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointWithSecretOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8726,7 +8816,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8824,7 +8914,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8927,7 +9017,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9026,7 +9116,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointWithSecretOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9125,7 +9215,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9224,7 +9314,7 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointTestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9327,7 +9417,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9431,7 +9521,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryAttemptOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad limit or cursor; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad limit or cursor; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9531,7 +9621,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9637,7 +9727,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRecoveryOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9769,7 +9859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: a bad filter, limit or cursor */
+            /** @description VALIDATION_FAILED: a bad filter, limit or cursor; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9856,7 +9946,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9956,7 +10046,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the id is missing, empty, longer than 255 characters or not visible ASCII */
+            /** @description VALIDATION_FAILED: the id is missing, empty, longer than 255 characters or not visible ASCII; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10044,7 +10134,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10162,7 +10252,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10274,7 +10364,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10437,7 +10527,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10536,7 +10626,7 @@ export interface operations {
                     "application/json": components["schemas"]["HostedVrpRequestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10687,7 +10777,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedVrpConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10863,7 +10953,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedHostedVrpRequestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11026,7 +11116,7 @@ export interface operations {
                     "application/json": components["schemas"]["VrpConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11174,7 +11264,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundsConfirmationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11322,7 +11412,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11428,7 +11518,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11611,7 +11701,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported */
+            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11699,7 +11789,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11802,7 +11892,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11905,7 +11995,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
