@@ -1687,9 +1687,9 @@ export interface components {
             institutionId: string;
             /**
              * Format: date-time
-             * @description The bank’s expiry, else the one asked for; absent when neither names one
+             * @description The bank’s expiry, else the one asked for (90 days from now when none was)
              */
-            expiresAt?: string;
+            expiresAt: string;
             /** @description Whether the BFF asks the bank to re-authorise it before it expires (as asked, or the default) */
             autoReauthorise: boolean;
         };
@@ -1739,9 +1739,9 @@ export interface components {
             scaMethods?: components["schemas"]["ScaMethodOutput"][];
             /**
              * Format: date-time
-             * @description The bank’s expiry; absent when it names none
+             * @description The bank’s expiry, else the one asked for (90 days from now when none was)
              */
-            expiresAt?: string;
+            expiresAt: string;
         };
         EmbeddedConsentOutputEnvelope: {
             data: components["schemas"]["EmbeddedConsentOutput"];
@@ -1836,9 +1836,9 @@ export interface components {
             authorisationUrl?: string;
             /**
              * Format: date-time
-             * @description The bank’s expiry, else the one asked for; absent when neither names one
+             * @description The bank’s expiry, else the one asked for (90 days from now when none was)
              */
-            expiresAt?: string;
+            expiresAt: string;
         };
         PreAuthorisationOutputEnvelope: {
             data: components["schemas"]["PreAuthorisationOutput"];
