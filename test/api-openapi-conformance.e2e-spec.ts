@@ -22,6 +22,7 @@ import {
   type Answer,
   AnswerChecker,
   documentedOperations,
+  type OpenApiDocument,
   type Operation,
   readOpenApiDocument,
 } from './kit/openapi-kit.js';
@@ -54,6 +55,34 @@ const UNKNOWN_UUID = '0190c0de-0000-7000-8000-000000000000';
 const PASSWORD = 'secret';
 const SCA_CODE = '123456';
 
+/**
+ * Optional properties every answer of the walk holds that the api still omits by design, in a case the
+ * walk does not make: each with that case. Any other property every answer holds is always sent, and is
+ * required in the document (nullable too, when it may be null).
+ */
+const OMITTED_BY_DESIGN: [RegExp, string][] = [
+  [
+    /(Envelope| 200)\.links$/,
+    'absent on the last page of a list: the walk reads the first page of longer lists',
+  ],
+  [
+    /^UpstreamWebhookCategoryOutput\.description$/,
+    "the upstream's category as given: its schema makes it optional",
+  ],
+  [
+    /^(PreAuthorisationOutput|CreatedVrpConsentOutput)\.authorisationUrl$/,
+    "the upstream's answer may lack it (its schema makes it optional); the sandbox always gives one",
+  ],
+  [
+    /^EmbeddedConsentOutput\.scaMethods$/,
+    'only while AWAITING_SCA_METHOD, where the sandbox bank always starts',
+  ],
+  [
+    /^MigrationStepOutput\.detail$/,
+    'none on a delete-subscription that was done: the sandbox has none to delete',
+  ],
+];
+
 describe('api: every answer matches our own OpenAPI document', () => {
   // The admin lists read every merchant's rows and the worker relays every event: a database of its own.
   const stack = useStack({
@@ -67,11 +96,12 @@ describe('api: every answer matches our own OpenAPI document', () => {
   });
   let checker: AnswerChecker;
   let presence: OptionalPresence;
+  let document: OpenApiDocument;
   let operations: Map<string, Operation>;
   const receivers: EventReceiver[] = [];
 
   beforeAll(async () => {
-    const document = await readOpenApiDocument(stack.api.url);
+    document = await readOpenApiDocument(stack.api.url);
     checker = new AnswerChecker(document);
     presence = new OptionalPresence(document);
     operations = new Map(documentedOperations(document).map((o) => [o.key, o]));
@@ -153,7 +183,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
       problems.push(...found);
       const op = operations.get(key);
       if (op && found.length === 0 && answer.status < 300)
-        presence.observe(OptionalPresence.schemaOf(op.operation, answer.status), answer.body);
+        presence.observe(
+          OptionalPresence.schemaOf(op.operation, answer.status),
+          answer.body,
+          `${key} ${answer.status}`,
+        );
       reached.set(key, (reached.get(key) ?? new Set()).add(answer.status));
       return answer;
     }
@@ -261,11 +295,15 @@ describe('api: every answer matches our own OpenAPI document', () => {
       { ...merchant, body: { frontendOrigins: ['https://app.merchant.example'] } },
       200,
     );
-    const ownKey = await valid<{ id: string }>(
-      'POST /v1/merchant/api-keys',
-      { ...merchant, body: { name: 'self-issued' }, headers: { 'idempotency-key': uniqueName('idem') } },
-      201,
-    );
+    const issue = {
+      ...merchant,
+      body: { name: 'self-issued' },
+      headers: { 'idempotency-key': uniqueName('idem') },
+    };
+    const ownKey = await valid<{ id: string }>('POST /v1/merchant/api-keys', issue, 201);
+    // Its replay, which never shows the key again: the answer without it is checked too.
+    const replay = await send('POST /v1/merchant/api-keys', issue);
+    expect((replay.body as { data: object }).data).not.toHaveProperty('key');
     await valid('GET /v1/merchant/api-keys', merchant, 200);
 
     const user = await valid<{ id: string; reference: string }>(
@@ -634,6 +672,8 @@ describe('api: every answer matches our own OpenAPI document', () => {
 
     await valid('GET /v1/merchant/audit', { ...merchant, query: { limit: '5' } }, 200);
     await valid('GET /admin/audit', { ...operator, query: { limit: '5', merchantId } }, 200);
+    // The operator's sign-in first (a session of no merchant), then the merchant's, the base of the variants.
+    await valid('POST /console/session', { token: null, body: { operatorToken: adminToken } }, 200);
     await valid('POST /console/session', { token: null, body: { apiKey: key } }, 200);
     await valid('DELETE /console/session', { token: null }, 204);
 
@@ -757,7 +797,22 @@ describe('api: every answer matches our own OpenAPI document', () => {
       .filter(([, statuses]) => ![...statuses].some((s) => s < 400))
       .map(([op]) => op);
     expect(unreached, 'operations the walk never got a success from').toEqual([]);
-    expect(presence.alwaysPresent(), 'optional properties every answer held').toEqual([]);
+    // An optional property every answer held is always sent, unless it is omitted by design in a case
+    // the walk does not make: a field of an upstream record passed on (an open schema: the upstream's own
+    // schema leaves it optional, and the sandbox always sends it), or one named below with its case.
+    const open = (key: string) =>
+      document.components?.schemas?.[key.split('.')[0]]?.additionalProperties === true;
+    const held = presence.alwaysPresent().filter((key) => !open(key));
+    const byDesign = (key: string) => OMITTED_BY_DESIGN.some(([pattern]) => pattern.test(key));
+    expect(
+      held.filter((key) => !byDesign(key)),
+      'optional properties every answer held: required?',
+    ).toEqual([]);
+    const unused = OMITTED_BY_DESIGN.filter(([pattern]) => !held.some((key) => pattern.test(key)));
+    expect(
+      unused.map(([pattern]) => String(pattern)),
+      'allowances no answer needed',
+    ).toEqual([]);
     expect(problems, `answers that break the document:\n${[...new Set(problems)].join('\n')}`).toEqual([]);
   }, 120_000);
 });

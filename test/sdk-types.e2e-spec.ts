@@ -152,7 +152,7 @@ const ALWAYS_SENT = '// always sent';
 
 /**
  * A merchant's program that reads, with no guard, what the api always sends: of the caller, a user, a
- * consent and the list of them, accounts with their balances and sync state, and transactions stored,
+ * consent as created (both flows) or changed and the list of them, accounts with their balances and sync state, and transactions stored,
  * live (through the client's method and through the typed `GET` of the client underneath) and
  * categorised. `string | null` is read as such: a field that can be null is still always there.
  */
@@ -168,6 +168,18 @@ export async function report(userId: string, consentId: string, accountId: strin
   lines.push(text(me.kind), text(me.merchantId)); ${ALWAYS_SENT}
   const user = await bff.users.get(userId);
   lines.push(text(user.id), text(user.reference), text(user.createdAt), String(user.vopOptOut.valueOf())); ${ALWAYS_SENT}
+  const created = await bff.consents.create(userId, {
+    institutionId: 'sandbox-redirect',
+    redirectUrl: 'https://app.example/back',
+  });
+  lines.push(text(created.authorisationUrl), text(created.expiresAt)); ${ALWAYS_SENT}
+  const embedded = await bff.consents.createEmbedded(userId, {
+    institutionId: 'sandbox-embedded',
+    credentials: { id: 'user', password: 'secret' },
+  });
+  lines.push(text(embedded.status), text(embedded.expiresAt)); ${ALWAYS_SENT}
+  const terms = await bff.consents.updatePreAuthorisation(consentId, { scopes: ['ACCOUNTS'] });
+  lines.push(text(terms.expiresAt), terms.featureScope.join()); ${ALWAYS_SENT}
   const consent = await bff.consents.get(consentId);
   lines.push(text(consent.id), text(consent.status), text(consent.institutionId), consent.featureScope.join()); ${ALWAYS_SENT}
   lines.push(maybe(consent.expiresAt), maybe(consent.authorizedAt), maybe(consent.revokedAt)); ${ALWAYS_SENT}

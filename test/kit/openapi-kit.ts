@@ -33,6 +33,8 @@ export interface DocumentedOperation {
   'x-audit-action'?: string;
   /** Set on an operation the merchant SDK does not call, saying which client does (`@ApiExtension`). */
   'x-sdk'?: string;
+  /** `ignored` on an operation that drops a query parameter it does not declare (`IgnoresUndeclaredQuery`). */
+  'x-undeclared-query-parameters'?: string;
 }
 
 export interface OpenApiDocument {

@@ -12,6 +12,7 @@ import { AppModule } from './app.module.js';
 import { registerCorsPreflight } from './common/auth/merchant-cors.js';
 import { RequestAccessService } from './common/auth/request-access.service.js';
 import { registerKeptAnswers } from './common/kept-answer.hook.js';
+import { registerUndeclaredQueryRule } from './common/undeclared-query.hook.js';
 import { registerWriteFences } from './common/write-fence.hook.js';
 import { setUpOpenApi } from './system/openapi.js';
 
@@ -36,8 +37,10 @@ export async function createApiApp(
   });
   const fastify = app.getHttpAdapter().getInstance();
   registerCorsPreflight(fastify, () => app.get(MerchantRepository));
-  // Who may call each route, then the kept answers (served to callers already let in), before Nest.
+  // Who may call each route, then its query against the document, then the kept answers (served to
+  // callers already let in), before Nest.
   registerAccess(fastify, log, app.get(RequestAccessService));
+  registerUndeclaredQueryRule(fastify, log);
   registerKeptAnswers(fastify, app.get(ReadCache));
   registerWriteFences(fastify, app.get(ReplicaReads), log);
   registerConditionalGets(fastify);

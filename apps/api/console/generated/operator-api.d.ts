@@ -1069,7 +1069,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1128,7 +1128,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedMerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a sub-application the upstream does not know) */
+            /** @description VALIDATION_FAILED (also: a sub-application the upstream does not know); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1194,7 +1194,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1264,7 +1264,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a sub-application the upstream does not know); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a sub-application the upstream does not know); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1339,7 +1339,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1405,7 +1405,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1478,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1553,7 +1553,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1621,7 +1621,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamApplicationOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1685,6 +1685,15 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionsRefreshOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -1745,7 +1754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentCountsOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1800,6 +1809,15 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamWebhookOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -1850,7 +1868,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamWebhookOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: categories or a callback URL the upstream refuses) */
+            /** @description VALIDATION_FAILED (also: categories or a callback URL the upstream refuses); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1925,7 +1943,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamWebhookOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2007,6 +2025,15 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamWebhookCategoryOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -2066,7 +2093,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamWebhookMigrationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a registration the upstream refuses, with the steps so far) */
+            /** @description VALIDATION_FAILED (also: a registration the upstream refuses, with the steps so far); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2139,6 +2166,15 @@ export interface operations {
                     "application/json": components["schemas"]["TroubledEventEndpointOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -2189,7 +2225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ParkedPaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2250,7 +2286,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettledPaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2331,7 +2367,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEntryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor, action or merchantId too) */
+            /** @description VALIDATION_FAILED (a bad cursor, action or merchantId too); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2393,7 +2429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2455,7 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionHealthOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2550,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsoleSessionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: not exactly one credential */
+            /** @description VALIDATION_FAILED: not exactly one credential; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2567,6 +2603,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
             };
             /** @description Any error, in the error envelope */
             default: {

@@ -47,7 +47,7 @@ function reportView(report: MigrationReport): UpstreamWebhookMigrationOutput {
   return {
     applicationId: report.applicationId,
     steps: report.steps,
-    ...(report.registration ? { registration: view(report.registration) } : {}),
+    registration: view(report.registration),
   };
 }
 

@@ -16,6 +16,7 @@ import {
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
+import { IgnoresUndeclaredQuery } from '../common/undeclared-query.hook.js';
 import { renewalPage, RENEWED_PAGE, RETRY_PAGE, sendPage } from './consent-callback.pages.js';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
 import { ReauthorisationLinkInput } from './inputs/reauthorisation-link.input.js';
@@ -39,6 +40,9 @@ export class ConsentCallbacksController {
   // shows a page (a GET or HEAD from a mail scanner or a prefetch must not suspend the consent).
   @Get(REAUTHORISATION_LINK_PATH)
   @Public()
+  // The link travels through the merchant's mail or chat service, which may add its own tracking
+  // parameters (`utm_source`, `fbclid`, …) on the way: a user must not meet a 400 for those.
+  @IgnoresUndeclaredQuery()
   @ApiOperation({
     summary: 'Re-authorisation with the user present: the page (the browser, from the merchant)',
     description:
@@ -88,6 +92,9 @@ export class ConsentCallbacksController {
   // single-use state is what authenticates the request.
   @Get()
   @Public()
+  // The upstream builds this URL, not us: a parameter it starts to send must not strand the user
+  // between the bank and the merchant with a 400.
+  @IgnoresUndeclaredQuery()
   @ApiOperation({
     summary: 'Redirect-flow callback (the browser, from the bank)',
     description:

@@ -6,6 +6,7 @@ import { markOpenSchemas } from '../common/openapi-open-schemas.js';
 import { declarePathRefusals } from '../common/openapi-path-refusals.js';
 import { declareRateLimitHeaders } from '../common/openapi-rate-limit-headers.js';
 import { addUnionSchemas } from '../common/openapi-unions.js';
+import { applyUndeclaredQueryRule } from '../common/undeclared-query.hook.js';
 import { operationId } from './operation-ids.js';
 import { registerResponseSchemas } from './response-schemas.js';
 
@@ -40,6 +41,7 @@ export function setUpOpenApi(app: NestFastifyApplication, options: { responseSch
   addUnionSchemas(document);
   markOpenSchemas(document);
   declarePathRefusals(document);
+  applyUndeclaredQueryRule(document, app.getHttpAdapter().getInstance());
   declareRateLimitHeaders(document);
   strictNullableReferences(document);
   // The viewer's routes are Swagger's own, outside the controllers: public, like the document.

@@ -20,6 +20,7 @@ import {
 } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
 import { ApiInvalid } from '../common/api-responses.js';
+import { IgnoresUndeclaredQuery } from '../common/undeclared-query.hook.js';
 import { WebhookReceivedOutput } from './outputs/webhook-received.output.js';
 
 /** The upstream's webhook receiver (docs/events.md; docs/architecture.md). */
@@ -32,6 +33,9 @@ export class UpstreamWebhookController {
   @Post()
   @HttpCode(200)
   @WithRouteConfig(RAW_BODY_ROUTE)
+  // The upstream calls the URL it was registered with and may add parameters of its own: an event it
+  // signed is taken whatever its URL carries (the signature covers the body, not the URL).
+  @IgnoresUndeclaredQuery()
   @ApiOperation({
     summary: 'Receive an upstream webhook',
     description:

@@ -239,7 +239,7 @@ export class ConsentRenewalService {
       status: ConsentStatus.AwaitingAuthorisation,
       featureScope,
       ...(answer.authorisationUrl ? { authorisationUrl: answer.authorisationUrl } : {}),
-      ...(newExpiry ? { expiresAt: newExpiry.toISOString() } : {}),
+      expiresAt: newExpiry.toISOString(),
     };
   }
 

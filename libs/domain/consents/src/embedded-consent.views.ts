@@ -16,17 +16,21 @@ export interface EmbeddedConsentView {
   status: string;
   institutionId: string;
   scaMethods?: { id: string; type: string | null; description: string | null }[];
-  expiresAt?: string;
+  expiresAt: string;
 }
 
 export const isFinalFailure = (status: string | undefined): status is ConsentStatus =>
   (FINAL_FAILURE_STATUSES as readonly (string | undefined)[]).includes(status);
 
-/** A new embedded consent as its creator sees it: the SCA methods to choose from, while one is awaited. */
+/**
+ * A new embedded consent as its creator sees it: the SCA methods to choose from, while one is awaited,
+ * and the expiry it was stored with.
+ */
 export function embeddedView(
   consent: StoredConsent,
   created: AuthorisationResponse,
   status: string,
+  expiresAt: Date,
 ): EmbeddedConsentView {
   return {
     id: consent.id,
@@ -41,6 +45,6 @@ export function embeddedView(
           })),
         }
       : {}),
-    ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
+    expiresAt: expiresAt.toISOString(),
   };
 }

@@ -81,6 +81,9 @@ export class EmbeddedConsentsService {
     } catch (error) {
       throw mapUpstreamFailure(error, { field: 'credentials', atInstitution: true });
     }
+    // What we asked for (90 days at most, when the merchant named nothing) counts until the authorisation
+    // names the real expiry: there is always one.
+    const expiry = created.expiresAt ? new Date(created.expiresAt) : dates.expiresAt;
     const consent = await this.consents.createAwaiting(tenant, {
       id,
       userId,
@@ -92,14 +95,13 @@ export class EmbeddedConsentsService {
       stateNonce: null,
       authorisationUrl: null,
       featureScope: created.featureScope ?? scopes,
-      // What we asked for counts until the authorisation names the real expiry.
-      expiresAt: created.expiresAt ? new Date(created.expiresAt) : dates.expiresAt,
+      expiresAt: expiry,
       transactionsFrom: null,
       transactionsTo: null,
       flow: 'EMBEDDED',
     });
     const status = await this.afterStep(tenant, consent, created, subApplication);
-    return embeddedView(consent, created, status);
+    return embeddedView(consent, created, status, expiry);
   }
 
   async selectScaMethod(

@@ -100,6 +100,9 @@ export class RedirectConsentsService {
     if (!authorisationUrl) {
       throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream gave no authorisation link.');
     }
+    // What we asked for (90 days at most, when the merchant named nothing) counts until the authorisation
+    // names the real expiry: there is always one.
+    const expiry = authorisation.expiresAt ? new Date(authorisation.expiresAt) : expiresAt;
     const consent = await this.consents.createAwaiting(tenantOf(caller), {
       id,
       userId,
@@ -111,8 +114,7 @@ export class RedirectConsentsService {
       stateNonce: nonce,
       authorisationUrl,
       featureScope: authorisation.featureScope ?? scopes,
-      // What we asked for counts until the authorisation names the real expiry.
-      expiresAt: authorisation.expiresAt ? new Date(authorisation.expiresAt) : expiresAt,
+      expiresAt: expiry,
       transactionsFrom,
       transactionsTo,
       autoReauthorise,
@@ -123,7 +125,7 @@ export class RedirectConsentsService {
       status: consent.status,
       authorisationUrl,
       institutionId: consent.institutionId,
-      ...(consent.expiresAt ? { expiresAt: consent.expiresAt.toISOString() } : {}),
+      expiresAt: expiry.toISOString(),
       autoReauthorise,
     };
   }

@@ -38,7 +38,8 @@ export interface MigrationStep {
 export interface MigrationReport {
   applicationId: string;
   steps: MigrationStep[];
-  registration?: UpstreamWebhookView;
+  /** The registration in use once the run ends (a failed run throws instead). */
+  registration: UpstreamWebhookView;
 }
 
 /** The secret of a new registration, refused unless the signature scheme can use it. */

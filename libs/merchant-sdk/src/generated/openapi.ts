@@ -1687,9 +1687,9 @@ export interface components {
             institutionId: string;
             /**
              * Format: date-time
-             * @description The bank’s expiry, else the one asked for; absent when neither names one
+             * @description The bank’s expiry, else the one asked for (90 days from now when none was)
              */
-            expiresAt?: string;
+            expiresAt: string;
             /** @description Whether the BFF asks the bank to re-authorise it before it expires (as asked, or the default) */
             autoReauthorise: boolean;
         };
@@ -1739,9 +1739,9 @@ export interface components {
             scaMethods?: components["schemas"]["ScaMethodOutput"][];
             /**
              * Format: date-time
-             * @description The bank’s expiry; absent when it names none
+             * @description The bank’s expiry, else the one asked for (90 days from now when none was)
              */
-            expiresAt?: string;
+            expiresAt: string;
         };
         EmbeddedConsentOutputEnvelope: {
             data: components["schemas"]["EmbeddedConsentOutput"];
@@ -1836,9 +1836,9 @@ export interface components {
             authorisationUrl?: string;
             /**
              * Format: date-time
-             * @description The bank’s expiry, else the one asked for; absent when neither names one
+             * @description The bank’s expiry, else the one asked for (90 days from now when none was)
              */
-            expiresAt?: string;
+            expiresAt: string;
         };
         PreAuthorisationOutputEnvelope: {
             data: components["schemas"]["PreAuthorisationOutput"];
@@ -3837,6 +3837,21 @@ export interface operations {
                     "application/json": components["schemas"]["MeOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -3902,6 +3917,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -3975,7 +4005,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4057,6 +4087,21 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4131,7 +4176,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4229,7 +4274,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4347,7 +4392,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEntryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor or action too) */
+            /** @description VALIDATION_FAILED (a bad cursor or action too); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4434,7 +4479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4521,7 +4566,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionHealthOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4632,7 +4677,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4752,7 +4797,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details) */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4888,7 +4933,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -4986,7 +5031,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5104,7 +5149,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the input, or the upstream refused it (its reason in the details); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5233,7 +5278,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSessionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5340,7 +5385,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5439,7 +5484,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstitutionOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5579,7 +5624,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5691,7 +5736,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a scope the institution lacks, a PSU header it requires missing, or the upstream refused the institution or scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -5863,7 +5908,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddedConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: wrong credentials, a PSU header the institution requires missing, or the upstream refused the institution); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6026,7 +6071,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: an unknown method); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: an unknown method); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6174,7 +6219,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a wrong code); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a wrong code); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6331,7 +6376,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReauthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the re-authorisation: its reason in the details, and the consent is as it was); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6490,7 +6535,7 @@ export interface operations {
                     "application/json": components["schemas"]["PreAuthorisationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (also: a PSU header the institution requires missing, or the upstream refused the scopes); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6656,7 +6701,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6754,7 +6799,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: the upstream refused the revocation (its reason in the details); the consent is as it was; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -6887,7 +6932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentStatusChangeOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7012,7 +7057,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7133,7 +7178,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7248,7 +7293,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatementOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7399,7 +7444,7 @@ export interface operations {
                     "application/json": components["schemas"]["BeneficiaryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a malformed PSU header; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a malformed PSU header; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7550,7 +7595,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategorisationOutputCountEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7712,7 +7757,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7856,7 +7901,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRequestedOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7974,7 +8019,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRunOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8073,7 +8118,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRunOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8205,7 +8250,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED (a bad cursor too); or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8310,7 +8355,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionChangesOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8422,6 +8467,21 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeOutputListEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8489,6 +8549,21 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryPolicyOutputEnvelope"];
                 };
             };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8554,6 +8629,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventEndpointOutputListEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8630,7 +8720,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointWithSecretOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8729,7 +8819,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8827,7 +8917,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -8930,7 +9020,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9029,7 +9119,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointWithSecretOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9128,7 +9218,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEndpointOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9227,7 +9317,7 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointTestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9330,7 +9420,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9434,7 +9524,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryAttemptOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad limit or cursor; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad limit or cursor; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9534,7 +9624,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventDeliveryOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9640,7 +9730,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRecoveryOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: since missing, malformed, in the future or older than retention; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9772,7 +9862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: a bad filter, limit or cursor */
+            /** @description VALIDATION_FAILED: a bad filter, limit or cursor; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9859,7 +9949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -9959,7 +10049,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: the id is missing, empty, longer than 255 characters or not visible ASCII */
+            /** @description VALIDATION_FAILED: the id is missing, empty, longer than 255 characters or not visible ASCII; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10047,7 +10137,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a Last-Event-ID that is not an event id of a stream; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10165,7 +10255,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10277,7 +10367,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad amount, payee or redirectUrl, no Idempotency-Key, a PSU header the bank requires missing, or the upstream refused the institution; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10440,7 +10530,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10539,7 +10629,7 @@ export interface operations {
                     "application/json": components["schemas"]["HostedVrpRequestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10690,7 +10780,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedVrpConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: bad limits, payee or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -10866,7 +10956,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedHostedVrpRequestOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: bad limits, payee, risk details or redirectUrl, or the upstream refused them; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11029,7 +11119,7 @@ export interface operations {
                     "application/json": components["schemas"]["VrpConsentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11177,7 +11267,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundsConfirmationOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11325,7 +11415,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11431,7 +11521,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentOutputEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED: a bad amount, another currency, more decimals than the currency has, no Idempotency-Key; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11614,7 +11704,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported */
+            /** @description VALIDATION_FAILED: the body is no JSON-RPC message, Accept lacks application/json or text/event-stream, or MCP-Protocol-Version names a version not supported; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11702,7 +11792,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11805,7 +11895,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -11908,7 +11998,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamCallOutputListEnvelope"];
                 };
             };
-            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route) */
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
             400: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */

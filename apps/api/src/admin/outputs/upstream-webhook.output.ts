@@ -54,8 +54,6 @@ export class MigrationStepOutput {
 export class UpstreamWebhookMigrationOutput {
   @ApiProperty() applicationId!: string;
   @ApiProperty({ type: [MigrationStepOutput] }) steps!: MigrationStepOutput[];
-  // Always in the 200 answer: migrate() ends by setting it, and a run that failed answers its error. Optional
-  // to the compiler only because MigrationReport types it so (the controller's reportView spreads it in).
   @ApiProperty({ type: UpstreamWebhookOutput, description: 'The registration now in use' })
-  registration?: UpstreamWebhookOutput;
+  registration!: UpstreamWebhookOutput;
 }

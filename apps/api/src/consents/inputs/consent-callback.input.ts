@@ -2,8 +2,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 
 /**
- * The upstream's redirect to our callback. Every parameter the upstream sends is declared (unknown ones
- * are refused like anywhere else); `bffState` is ours, forwarded by the upstream untouched.
+ * The upstream's redirect to our callback. Every parameter the upstream sends is declared; one it may add
+ * later is dropped, not refused (`IgnoresUndeclaredQuery`). `bffState` is ours, forwarded untouched.
  */
 export class ConsentCallbackInput {
   @ApiPropertyOptional({ description: 'Our signed state (forwarded parameter)' })

@@ -20,8 +20,11 @@ export class EmbeddedConsentOutput {
     description: 'With AWAITING_SCA_METHOD only: the methods to choose from; absent in any other status',
   })
   scaMethods?: ScaMethodOutput[];
-  @ApiPropertyOptional({ format: 'date-time', description: 'The bank’s expiry; absent when it names none' })
-  expiresAt?: string;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'The bank’s expiry, else the one asked for (90 days from now when none was)',
+  })
+  expiresAt: string;
 }
 
 export class ConsentStatusOutput {

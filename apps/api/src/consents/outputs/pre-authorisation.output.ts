@@ -9,9 +9,9 @@ export class PreAuthorisationOutput {
       "The bank's page, when the PSU must approve the new terms; absent when the upstream gives none",
   })
   authorisationUrl?: string;
-  @ApiPropertyOptional({
+  @ApiProperty({
     format: 'date-time',
-    description: 'The bank’s expiry, else the one asked for; absent when neither names one',
+    description: 'The bank’s expiry, else the one asked for (90 days from now when none was)',
   })
-  expiresAt?: string;
+  expiresAt: string;
 }
