@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for the three apps; docker-compose.yml picks the app with the command.
-FROM node:24-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -16,7 +16,7 @@ RUN PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" npx prisma generate \
 
 # The image's Node is this base image's: the Node package pinned for development (package.json's
 # optionalDependencies, scripts/node-runtime.mjs) was dropped above. Keep the major the same as that pin.
-FROM node:24-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production
 # As scripts/app-runtime.mjs: glibc gives blocks from 128 KiB up back when freed (docs/operations.md).
 ENV MALLOC_MMAP_THRESHOLD_=131072

@@ -15,8 +15,3 @@ export const PAYMENT_CURRENCIES: readonly string[] = Object.freeze(
     'VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG'
   ).split(' '),
 );
-
-const ACCEPTED = new Set(PAYMENT_CURRENCIES);
-
-/** Whether `code` is a currency a payment may be in. */
-export const isPaymentCurrency = (code: unknown): boolean => typeof code === 'string' && ACCEPTED.has(code);

@@ -13,11 +13,6 @@ function callerOf(context: ExecutionContext): Caller {
   return caller;
 }
 
-/** The authenticated caller of this request, of any kind (set by the access hook). */
-export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) =>
-  callerOf(context),
-);
-
 /**
  * The merchant or session a merchant route acts for: what every domain service that reads tenant data
  * takes first. On a route the operator may call, this is a wiring bug, so it fails loudly.

@@ -12,8 +12,8 @@ export const QueueName = {
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 /**
- * The typed job catalogue: job name → its queue, payload and result. Later issues add the sync, consent
- * and event jobs here; a processor handles exactly the names whose queue it serves.
+ * The typed job catalogue: job name → its queue, payload and result. A processor handles exactly the
+ * names whose queue it serves.
  */
 export interface JobCatalogue {
   /** Round trip through the queue: proves a worker is consuming (ping.cli.ts, used by `npm start`, and the tests). */

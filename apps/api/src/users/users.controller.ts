@@ -94,12 +94,11 @@ export class UsersController {
     @Query() query: ListUsersInput,
     @Tenant() caller: TenantCaller,
   ): Promise<Served<UserOutput | UserOutput[]>> {
-    const merchantId = caller;
     if (query.reference !== undefined) {
-      return envelope(await this.users.findByReference(merchantId, query.reference));
+      return envelope(await this.users.findByReference(caller, query.reference));
     }
     const page = keysetPage(query, '/v1/users');
-    const { users, nextAfterId } = await this.users.list(merchantId, page.limit, page.after);
+    const { users, nextAfterId } = await this.users.list(caller, page.limit, page.after);
     return page.answer(users, nextAfterId);
   }
 
