@@ -1,7 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateWebhookSecret, webhookHeaders } from '#libs/crypto';
-import { PrismaService } from '#libs/database';
-import { UpstreamWebhookRepository } from '#libs/domain/inbox';
+import { DatabasePool, PrismaService, STATEMENT_TIMEOUT_MS } from '#libs/database';
+import {
+  REGISTRATION_LOCK_WAIT_MS,
+  REGISTRATION_RETRY_AFTER_SECONDS,
+  UPSTREAM_WEBHOOK_SQL,
+  UpstreamWebhookRepository,
+} from '#libs/domain/inbox';
 import {
   ApiClient,
   captureLogger,
@@ -15,6 +20,7 @@ import {
   upstreamEvent,
   upstreamEventBody,
   useStack,
+  WAIT,
 } from './kit/index.js';
 
 interface Registration {
@@ -369,6 +375,78 @@ describe('api: operator routes registering our receiver with the upstream', () =
     ]);
     expect(await subscriptions(subApplicationId)).toEqual([]);
     expect(await upstreamWebhooks(subApplicationId)).toHaveLength(1);
+  });
+
+  /**
+   * `during` run while this test holds the application's registration lock, as a registration under way
+   * on another process would: its result once the lock is released.
+   */
+  const whileRegistering = <T>(applicationId: string, during: () => Promise<T>) =>
+    api.app.get(DatabasePool).transaction(async (db) => {
+      await db.query(UPSTREAM_WEBHOOK_SQL.registrationLock.text, [applicationId]);
+      return during();
+    });
+  /** Registrations of this database waiting for a registration lock (advisory: no other lock is taken). */
+  const waitingForTheLock = async () =>
+    (
+      await api.app.get(DatabasePool).rows<{ n: number }>({
+        text: `SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND NOT granted
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        values: [],
+      })
+    )[0].n;
+
+  it('answers 503 with Retry-After when another registration holds the application past the wait, not 500', async () => {
+    // The wait is the one in force only while it is under the pool's statement bound.
+    expect(REGISTRATION_LOCK_WAIT_MS).toBeLessThan(STATEMENT_TIMEOUT_MS);
+    const { merchantId, subApplicationId } = await subMerchant();
+    const body = { merchantId, callbackUrl: receiverUrl, categories: categoryNames };
+    const started = Date.now();
+    const refused = await whileRegistering(subApplicationId, () =>
+      operator.post('/admin/upstream/webhooks', body),
+    );
+    const waited = Date.now() - started;
+    expect([refused.status, refused.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    expect(refused.body.error.message).toMatch(/^Another registration for application .* is still under way/);
+    expect(refused.headers.get('retry-after')).toBe(String(REGISTRATION_RETRY_AFTER_SECONDS));
+    expect(refused.body.error.retryAfterSeconds).toBe(REGISTRATION_RETRY_AFTER_SECONDS);
+    expect(waited).toBeGreaterThanOrEqual(REGISTRATION_LOCK_WAIT_MS);
+    expect(waited).toBeLessThan(STATEMENT_TIMEOUT_MS);
+    // Nothing of it was kept; once the lock is free the same request registers.
+    expect(await upstreamWebhooks(subApplicationId)).toEqual([]);
+    expect((await operator.post('/admin/upstream/webhooks', body)).status).toBe(201);
+  }, 60_000);
+
+  it('registers with every pooled connection taken by registrations waiting for the lock', async () => {
+    // Two connections: the two registrations below hold both while they wait for the lock.
+    const small = await stack.startApi({ DATABASE_POOL_MAX: '2' });
+    try {
+      const client = new ApiClient(small.url, small.config.api.adminToken);
+      const { merchantId, subApplicationId } = await subMerchant();
+      const body = { merchantId, callbackUrl: receiverUrl, categories: categoryNames };
+      const answers = await whileRegistering(subApplicationId, async () => {
+        const both = [
+          client.post('/admin/upstream/webhooks', body),
+          client.post('/admin/upstream/webhooks', body),
+        ];
+        await eventually(
+          'both registrations waiting for the lock',
+          async () => ((await waitingForTheLock()) === 2 ? true : undefined),
+          WAIT.step,
+        );
+        return both;
+      });
+      // The first to get the lock needs no third connection to finish; the second then finds its webhook.
+      const [first, second] = await Promise.all(answers);
+      expect([first.status, second.status], JSON.stringify([first.body, second.body])).toEqual([201, 201]);
+      expect(second.body.data.id).toBe(first.body.data.id);
+      expect((await upstreamWebhooks(subApplicationId)).map((w) => w.id)).toEqual([
+        first.body.data.upstreamWebhookId,
+      ]);
+    } finally {
+      await small.close();
+    }
   });
 
   it('answers 401 without the operator token, and 403 to a merchant key', async () => {

@@ -69,6 +69,22 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
     return response.body.data as { endpoint: { id: string }; secret: string };
   }
 
+  /**
+   * The endpoint's latest delivery once the worker has recorded how it ended (not PENDING): an endpoint's
+   * answer reaches the receiver before the worker that sent the request has written it down.
+   */
+  const deliveryOutcome = (t: Tenant, endpointId: string) =>
+    eventually(
+      'the delivery’s outcome recorded',
+      async () => {
+        const log = await t.client.get(`/v1/event-endpoints/${endpointId}/deliveries`);
+        expect(log.status).toBe(200);
+        const [latest] = log.body.data as ({ id: string; status: string } & Record<string, unknown>)[];
+        return latest && latest.status !== 'PENDING' ? latest : undefined;
+      },
+      WAIT.step,
+    );
+
   it('refuses unsigned, forged, tampered, stale, future-dated and oversized webhooks, storing nothing', async () => {
     const tolerance = stack.api.config.tuning.webhookToleranceSeconds;
     const event = upstreamEvent('consent.state.revoked', { consentId: 'nothing-of-ours' });
@@ -309,9 +325,9 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
         data: { consentId: consent.id, status: 'REVOKED', reason: 'CONSENT_REVOKED' },
       });
 
-      const log = await tenant.client.get(`/v1/event-endpoints/${created.id}/deliveries`);
-      expect(log.status).toBe(200);
-      expect(log.body.data[0]).toMatchObject({
+      // The endpoint has answered; the worker records that answer after it (the endpoint first).
+      const recorded = await deliveryOutcome(tenant, created.id);
+      expect(recorded).toMatchObject({
         eventId: delivered.id,
         eventType: 'consent.revoked',
         status: 'SUCCEEDED',
@@ -324,7 +340,7 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
 
       // Sent again on request: the same event, the same id.
       const retried = await tenant.client.post(
-        `/v1/event-endpoints/${created.id}/deliveries/${log.body.data[0].id}/retry`,
+        `/v1/event-endpoints/${created.id}/deliveries/${recorded.id}/retry`,
       );
       expect(retried.status).toBe(202);
       await eventually('sent again', () => (receiver.accepted().length === 2 ? true : undefined));
@@ -357,7 +373,14 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
       expect(() => new Webhook(before).verify(delivered.body, headers)).not.toThrow();
       expect(() => new Webhook(after).verify(delivered.body, headers)).not.toThrow();
-      // The revocation (not subscribed) never came; nothing else is pending for this endpoint.
+      // The revocation (not subscribed) never came; nothing else is pending for this endpoint. Read once the
+      // revocation is relayed (its deliveries made): before, its absence from the log would prove nothing.
+      await eventually('the revocation relayed', async () => {
+        const revocation = await prisma.merchantEvent.findFirst({
+          where: { type: 'CONSENT_REVOKED', data: { path: ['consentId'], equals: revokedOne.id } },
+        });
+        return revocation?.streamSeq != null ? true : undefined;
+      });
       const log = await tenant.client.get(`/v1/event-endpoints/${created.id}/deliveries`);
       expect(log.body.data.map((d: { eventType: string }) => d.eventType)).toEqual(['consent.expired']);
     } finally {

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { Queue } from 'bullmq';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
 import { bullmqPrefix, JOB_DEFINITIONS, QueueName } from '#libs/queue';
@@ -199,6 +200,40 @@ describe('graceful shutdown in every state', () => {
       const answer = await inFlight;
       expect(answer.status, answer.body).toBe(201);
     } finally {
+      await admin.admin('DELETE', '/faults');
+      await api.stop();
+    }
+  }, 60_000);
+
+  it('api finishes the start-up registration of its webhook receiver on SIGTERM: stored, and the one listed upstream', async () => {
+    const admin = new SandboxHttp(sandbox.url, config);
+    // The upstream answers the registration after 3 s; the api is stopped while it waits, before storing.
+    const held = await holdWebhookRegistration(admin);
+    const api = await spawnApi({ ...env(), UPSTREAM_WEBHOOK_AUTO_REGISTER: 'true' });
+    const db = new pg.Client({ connectionString: postgres.url });
+    try {
+      // API_PUBLIC_URL unset: http://localhost and the api's port, this test's alone.
+      const callbackUrl = `http://localhost:${new URL(api.url).port}/v1/webhooks/upstream`;
+      await held.hit();
+      await stopsWithinBound(api);
+      await db.connect();
+      const stored = await db.query<{ upstream_webhook_id: string }>(
+        'SELECT upstream_webhook_id FROM upstream_webhooks WHERE callback_url = $1 AND retired_at IS NULL',
+        [callbackUrl],
+      );
+      const listed = (
+        (await admin.call('GET', '/webhook/events')).body.data.active as {
+          id: string;
+          callbackUrl: { main: { url: string } };
+        }[]
+      ).filter((w) => w.callbackUrl.main.url === callbackUrl);
+      expect(
+        stored.rows.map((r) => r.upstream_webhook_id),
+        api.output(),
+      ).toEqual(listed.map((w) => w.id));
+      expect(listed).toHaveLength(1);
+    } finally {
+      await db.end();
       await admin.admin('DELETE', '/faults');
       await api.stop();
     }

@@ -6,16 +6,14 @@ import {
   eventually,
   onboard,
   SandboxHttp,
-  spawnWorker,
-  stackProcessEnv,
   storedTransactions,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
   useStack,
+  useWorkers,
   WAIT,
-  type WorkerProcess,
 } from './kit/index.js';
 
 describe('sync across two worker processes, one of them killed mid-sync three times', () => {
@@ -24,23 +22,19 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
     ownDatabase: 'crash',
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-crash') },
   });
+  const workers = useWorkers(stack, 2, {
+    // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
+    ...tuned({ syncDispatchEverySeconds: 5 }),
+    WORKER_CONCURRENCY: '4',
+  });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
-  const workers: WorkerProcess[] = [];
-  const workerEnv = () =>
-    stackProcessEnv(stack, {
-      // Dispatches every 5 s, while the first syncs run: they must collapse into the running ones.
-      ...tuned({ syncDispatchEverySeconds: 5 }),
-      WORKER_CONCURRENCY: '4',
-    });
 
   beforeAll(async () => {
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
-    workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
   });
   afterAll(async () => {
-    for (const worker of workers) await worker.stop();
     await sandbox?.admin('DELETE', '/faults');
   });
 
@@ -68,9 +62,7 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
           ? true
           : undefined,
       );
-      const victim = workers.shift()!;
-      await victim.kill();
-      workers.push(spawnWorker(workerEnv()));
+      await workers.replaceOldest();
       if (kill < 2) {
         // The next kill must hit a sync again: ask for more.
         for (const account of await prisma.account.findMany({

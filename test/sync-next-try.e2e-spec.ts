@@ -1,13 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobRequestId, runInContext } from '#libs/context';
-import { AccountSyncService } from '#libs/domain/sync';
 import {
   assertProperty,
   connectedSavingsAccount,
   dataOf,
   onboard,
   SandboxHttp,
+  syncAttempt,
   syncToEnd,
   type Tenant,
   uniqueQueuePrefix,
@@ -46,14 +45,7 @@ describe('sync: the account, its run and its list agree on the next try', () => 
   });
 
   const attempt = (runId: string, accountId: string, finalAttempt: boolean) =>
-    runInContext({ requestId: jobRequestId('sync.account', runId) }, () =>
-      stack.api.app
-        .get(AccountSyncService)
-        .run(
-          { merchantId: tenant.merchant.merchant.id, accountId, runId },
-          { finalAttempt, retryInMs: RETRY_IN_MS },
-        ),
-    ).catch(() => 'threw' as const);
+    syncAttempt(stack, tenant, { accountId, runId }, { finalAttempt, retryInMs: RETRY_IN_MS });
 
   /** The account, its run and its list's meta, read together. */
   const readAll = async (accountId: string, runId: string) => {

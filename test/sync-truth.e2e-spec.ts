@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobRequestId, runInContext } from '#libs/context';
+import { jobRequestId } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import { ConsentLifecycleService } from '#libs/domain/consents';
-import { AccountSyncService } from '#libs/domain/sync';
 import { UserRepository } from '#libs/domain/users';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
@@ -14,6 +13,7 @@ import {
   dataOf,
   onboard,
   SandboxHttp,
+  syncAttempt,
   type Tenant,
   tuned,
   uniqueQueuePrefix,
@@ -79,16 +79,9 @@ describe('sync: what a failing sync says is true', () => {
   const savingsAccount = () => connectedSavingsAccount(stack, tenant);
   const activeRun = (accountId: string) => activeSyncRun(stack, tenant, accountId);
 
-  /** One attempt, in a job's context as the worker's processor runs it. */
+  /** One attempt of the run, told the queue would wait RETRY_IN_MS before the next. */
   const attempt = (runId: string, accountId: string, finalAttempt: boolean) =>
-    runInContext({ requestId: jobRequestId('sync.account', runId) }, () =>
-      stack.api.app
-        .get(AccountSyncService)
-        .run(
-          { merchantId: tenant.merchant.merchant.id, accountId, runId },
-          { finalAttempt, retryInMs: RETRY_IN_MS },
-        ),
-    ).catch(() => 'threw' as const);
+    syncAttempt(stack, tenant, { accountId, runId }, { finalAttempt, retryInMs: RETRY_IN_MS });
   /** The JSON log lines with this message about this run (or, for the client's, in its job). */
   const linesOf = (msg: string, runId: string) =>
     logs.lines

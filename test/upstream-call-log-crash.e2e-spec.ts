@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   connectedUsers,
   eventually,
   onboard,
   SandboxHttp,
-  spawnWorker,
-  stackProcessEnv,
   type Tenant,
   uniqueQueuePrefix,
   useStack,
+  useWorkers,
   WAIT,
-  type WorkerProcess,
 } from './kit/index.js';
 
 /**
@@ -25,18 +23,13 @@ describe('upstream call log across worker kills', () => {
     ownDatabase: 'call_log_crash',
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('call-log-crash') },
   });
+  const workers = useWorkers(stack, 2, { WORKER_CONCURRENCY: '4' });
   let tenant: Tenant;
   let sandbox: SandboxHttp;
-  const workers: WorkerProcess[] = [];
-  const workerEnv = () => stackProcessEnv(stack, { WORKER_CONCURRENCY: '4' });
 
   beforeAll(async () => {
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
-    workers.push(spawnWorker(workerEnv()), spawnWorker(workerEnv()));
-  });
-  afterAll(async () => {
-    for (const worker of workers) await worker.stop();
   });
 
   it('holds an entry for every account request the bank received', async () => {
@@ -73,8 +66,7 @@ describe('upstream call log across worker kills', () => {
       await eventually('the bank reading an account', async () =>
         (await hits()) > before ? true : undefined,
       );
-      await workers.shift()!.kill();
-      workers.push(spawnWorker(workerEnv()));
+      await workers.replaceOldest();
     }
     await eventually(
       'every run ended',

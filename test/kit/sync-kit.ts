@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { jobRequestId, runInContext } from '#libs/context';
 import { DatabasePool, PrismaService } from '#libs/database';
 import { ConsentTokenVault } from '#libs/domain/consents';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
@@ -186,4 +187,22 @@ export async function syncToEnd(stack: Stack, tenant: Tenant, accountId: string)
   return stack.api.app
     .get(AccountSyncService)
     .run({ merchantId: tenant.merchant.merchant.id, accountId, runId }, { finalAttempt: true, retryInMs: 0 });
+}
+
+/**
+ * One attempt of a sync run, in a job's context as the worker's processor runs it, for a test that is
+ * its own worker: `finalAttempt` and `retryInMs` tell the sync what the queue would do next. Its outcome,
+ * or 'threw' for an attempt that failed (the queue would try again, or the run failed).
+ */
+export function syncAttempt(
+  stack: Stack,
+  tenant: Tenant,
+  { accountId, runId }: { accountId: string; runId: string },
+  next: { finalAttempt: boolean; retryInMs: number },
+): Promise<SyncOutcome | 'threw'> {
+  return runInContext({ requestId: jobRequestId('sync.account', runId) }, () =>
+    stack.api.app
+      .get(AccountSyncService)
+      .run({ merchantId: tenant.merchant.merchant.id, accountId, runId }, next),
+  ).catch(() => 'threw' as const);
 }

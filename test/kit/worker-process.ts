@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { eventually, WAIT } from '#libs/testing';
 import type { Stack } from './api-kit.js';
 import { freePort } from './running-apps.js';
@@ -50,6 +51,35 @@ const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
 /** A worker as its own process, built from dist/ (npm test builds it), on the environment's database. */
 export function spawnWorker(overrides: Record<string, string>, options: SpawnOptions = {}): WorkerProcess {
   return spawnApp('worker', overrides, options);
+}
+
+/** Workers a `describe` block keeps running as their own processes (`useWorkers`). */
+export interface WorkerGroup {
+  /** SIGKILLs the oldest worker (it dies with its jobs in hand) and spawns a fresh one in its place. */
+  replaceOldest(): Promise<void>;
+}
+
+/**
+ * `count` workers as their own processes on `stack` (stackProcessEnv plus `more`), spawned in a
+ * `beforeAll` hook registered here and stopped in its `afterAll`: call it after `useStack`, so they start
+ * once the stack is running and stop before it closes. Replacements (`replaceOldest`) take the same
+ * environment, and are stopped with the rest.
+ */
+export function useWorkers(stack: Stack, count: number, more: Record<string, string> = {}): WorkerGroup {
+  const processes: WorkerProcess[] = [];
+  const spawnOne = () => spawnWorker(stackProcessEnv(stack, more));
+  beforeAll(() => {
+    for (let i = 0; i < count; i++) processes.push(spawnOne());
+  });
+  afterAll(async () => {
+    for (const worker of processes.splice(0)) await worker.stop();
+  });
+  return {
+    async replaceOldest() {
+      await processes.shift()!.kill();
+      processes.push(spawnOne());
+    },
+  };
 }
 
 /** Spawns on a port found free that something else took before the child bound it, at most. */

@@ -1,6 +1,12 @@
 import type { AppConfig } from '#libs/config';
-import { applyRuntimeFlags, stopOnSignals, trimHeapWhenIdle } from '#libs/core';
+import {
+  applyRuntimeFlags,
+  CUT_IN_FLIGHT_BEFORE_DEADLINE_MS,
+  stopOnSignals,
+  trimHeapWhenIdle,
+} from '#libs/core';
 import type { Tracing } from '#libs/observability';
+import { UpstreamReceiverRegistrar } from './admin/upstream-receiver.registrar.js';
 import { createApiApp } from './bootstrap.js';
 import { HeldIdempotencyClaims } from './common/idempotency/held-idempotency-claims.js';
 import { UserEventStreams } from './events/user-event-streams.js';
@@ -14,11 +20,17 @@ export async function runApi(config: AppConfig, tracing: Tracing): Promise<void>
   // use; Nest's own order would disconnect Prisma first, under a request still writing through it.
   stopOnSignals(app, {
     logger,
-    before: async (_deadlineAt, step) => {
+    before: async (deadlineAt, step) => {
       step('ending event streams');
       app.get(UserEventStreams).endAll();
+      // The start-up registration of our webhook receiver finishes alongside the requests, as they would.
+      const registered = app
+        .get(UpstreamReceiverRegistrar)
+        .finishBy(deadlineAt - CUT_IN_FLIGHT_BEFORE_DEADLINE_MS);
       step('finishing requests in flight');
       await app.getHttpAdapter().close();
+      step('finishing the start-up webhook registration');
+      await registered;
       step('releasing the idempotency claims of requests cut');
       await app.get(HeldIdempotencyClaims).releaseAll();
     },

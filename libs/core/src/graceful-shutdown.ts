@@ -4,10 +4,11 @@ import type { AppLogger } from '#libs/observability';
 /** The whole stop, from the signal to the exit: under the 10 s an orchestrator waits before SIGKILL. */
 export const SHUTDOWN_BUDGET_MS = 9_000;
 /**
- * How long before the deadline requests still in flight are cut (`cutInFlight`): the closers after the
- * HTTP server (the pool, Redis, the last spans) each bound themselves to about 2 s.
+ * How long before the deadline requests still in flight are cut (`cutInFlight`), and work `before` waits
+ * on is given up: the closers after the HTTP server (the pool, Redis, the last spans) each bound
+ * themselves to about 2 s.
  */
-const CUT_IN_FLIGHT_BEFORE_DEADLINE_MS = 3_000;
+export const CUT_IN_FLIGHT_BEFORE_DEADLINE_MS = 3_000;
 
 export interface ShutdownPlan {
   logger: AppLogger;

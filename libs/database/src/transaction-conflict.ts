@@ -18,3 +18,13 @@ export function isTransactionConflict(error: unknown): boolean {
     cause?.originalCode === '40001'
   );
 }
+
+/**
+ * The SQLSTATE Postgres ended a raw query (`$executeRaw`, `$queryRaw`) with: Prisma reports any such
+ * failure as P2010, with Postgres's own code in the driver adapter's cause. Undefined for anything else.
+ */
+export function rawQueryState(error: unknown): string | undefined {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2010') return undefined;
+  const cause = (error.meta?.driverAdapterError as { cause?: { originalCode?: unknown } } | undefined)?.cause;
+  return typeof cause?.originalCode === 'string' ? cause.originalCode : undefined;
+}

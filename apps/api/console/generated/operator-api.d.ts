@@ -201,7 +201,7 @@ export interface paths {
         put?: never;
         /**
          * Register our webhook receiver with the upstream
-         * @description For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. One webhook per callback URL, however often and by however many processes at once it is called: one the upstream still lists for the URL with these categories is answered again; any other for the URL is deleted upstream. A new registration retires the application's earlier ones; their secrets still verify for 24 hours.
+         * @description For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. One webhook per callback URL, however often and by however many processes at once it is called: one the upstream still lists for the URL with these categories is answered again; any other for the URL is deleted upstream. A new registration retires the application's earlier ones; their secrets still verify for 24 hours. Registrations of one application run one at a time: one that waits 20 s for another still under way is answered 503 SERVICE_UNAVAILABLE, with Retry-After.
          */
         post: operations["adminRegisterUpstreamWebhook"];
         delete?: never;
@@ -1904,7 +1904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description UPSTREAM_UNAVAILABLE, with error.upstream */
+            /** @description UPSTREAM_UNAVAILABLE, with error.upstream; or SERVICE_UNAVAILABLE: another registration for the application (another process's, say) was still under way after 20 s; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description UPSTREAM_UNAVAILABLE: a step failed; `details` report the steps so far */
+            /** @description UPSTREAM_UNAVAILABLE: a step failed; or SERVICE_UNAVAILABLE: another registration for the application (another process's, say) was still under way after 20 s; retry after Retry-After. `details` report the steps so far */
             503: {
                 headers: {
                     [name: string]: unknown;

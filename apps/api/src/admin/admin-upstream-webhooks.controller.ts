@@ -9,6 +9,7 @@ import {
 import { AuditAction } from '#libs/domain/audit';
 import {
   type MigrationReport,
+  REGISTRATION_LOCK_WAIT_MS,
   UpstreamWebhookRegistrationService,
   type UpstreamWebhookView,
   type WebhookApplication,
@@ -27,6 +28,10 @@ import {
 } from './outputs/upstream-webhook.output.js';
 
 const unavailable = { type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE, with error.upstream' };
+/** What a registration answers when another one for the application holds it up past the wait. */
+const registrationBusy =
+  `SERVICE_UNAVAILABLE: another registration for the application (another process's, say) was still under ` +
+  `way after ${REGISTRATION_LOCK_WAIT_MS / 1000} s; retry after Retry-After`;
 
 function view(registration: UpstreamWebhookView): UpstreamWebhookOutput {
   return {
@@ -65,12 +70,16 @@ export class AdminUpstreamWebhooksController {
   @ApiOperation({
     summary: 'Register our webhook receiver with the upstream',
     description:
-      "For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. One webhook per callback URL, however often and by however many processes at once it is called: one the upstream still lists for the URL with these categories is answered again; any other for the URL is deleted upstream. A new registration retires the application's earlier ones; their secrets still verify for 24 hours.",
+      "For the root application, or with `merchantId` for that merchant's sub-application. The upstream shows the webhook's signing secret once: it is stored sealed at once and never returned or logged. One webhook per callback URL, however often and by however many processes at once it is called: one the upstream still lists for the URL with these categories is answered again; any other for the URL is deleted upstream. A new registration retires the application's earlier ones; their secrets still verify for 24 hours. Registrations of one application run one at a time: one that waits " +
+      `${REGISTRATION_LOCK_WAIT_MS / 1000} s for another still under way is answered 503 SERVICE_UNAVAILABLE, with Retry-After.`,
   })
   @ApiAnswer(201, UpstreamWebhookOutput)
   @ApiInvalid('VALIDATION_FAILED (also: categories or a callback URL the upstream refuses)')
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
-  @ApiServiceUnavailableResponse(unavailable)
+  @ApiServiceUnavailableResponse({
+    ...unavailable,
+    description: `${unavailable.description}; or ${registrationBusy}`,
+  })
   @Audited(AuditAction.UpstreamWebhookRegister, {
     resource: 'upstream-webhook',
     id: answered('id'),
@@ -145,7 +154,7 @@ export class AdminUpstreamWebhooksController {
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no such merchant' })
   @ApiServiceUnavailableResponse({
     type: ApiErrorResponse,
-    description: 'UPSTREAM_UNAVAILABLE: a step failed; `details` report the steps so far',
+    description: `UPSTREAM_UNAVAILABLE: a step failed; or ${registrationBusy}. \`details\` report the steps so far`,
   })
   @Audited(AuditAction.UpstreamWebhookMigrate, {
     resource: 'upstream-webhook',

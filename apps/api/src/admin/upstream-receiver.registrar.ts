@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { within } from '#libs/core';
 import { UpstreamWebhookRegistrationService } from '#libs/domain/inbox';
 import { type AppLogger, LOGGER } from '#libs/observability';
 
@@ -11,7 +12,7 @@ import { type AppLogger, LOGGER } from '#libs/observability';
  */
 @Injectable()
 export class UpstreamReceiverRegistrar implements OnApplicationBootstrap {
-  /** The registration under way, for tests and for the api's shutdown to wait on. */
+  /** The registration under way (it never rejects: a failure is logged), for tests and `finishBy`. */
   running: Promise<void> = Promise.resolve();
 
   constructor(
@@ -36,5 +37,20 @@ export class UpstreamReceiverRegistrar implements OnApplicationBootstrap {
           'could not register the upstream webhook receiver: POST /admin/upstream/webhooks registers it by hand',
         ),
       );
+  }
+
+  /**
+   * The api's shutdown waits here (before the database is closed) for the registration under way, until
+   * `deadlineAt` (ms since the epoch): an api stopped just after it started otherwise cuts it between
+   * registering upstream and storing the secret. Past the deadline it stops anyway; the webhook it may
+   * have registered upstream, with no row here, is adopted by the next registration for the URL.
+   */
+  async finishBy(deadlineAt: number): Promise<void> {
+    const { done } = await within(this.running, deadlineAt - Date.now(), () => undefined);
+    if (!done) {
+      this.logger.warn(
+        'upstream webhook registration still under way at shutdown: the next one adopts what it registered',
+      );
+    }
   }
 }

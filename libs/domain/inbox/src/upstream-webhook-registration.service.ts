@@ -16,24 +16,22 @@ import {
 import {
   callOptionsFor,
   failedAt,
+  MAX_SECRET_RESET_DELAY_SECONDS,
   type MigrationReport,
   type MigrationStep,
   type MigrationStepName,
+  rethrowMapped,
   sameSet,
   type WebhookApplication,
   type WebhookRegistrationRequest,
   webhookSecretOf,
   webhookStatusOf,
 } from './upstream-webhook.answers.js';
-import { UpstreamWebhookRepository, type UpstreamWebhookView } from './upstream-webhook.repository.js';
-
-/** The most the upstream accepts as a reset's `delay` (the sandbox refuses more than a day). */
-export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
-
-/** An upstream failure as the API answers it. */
-const rethrowMapped = (error: unknown): never => {
-  throw mapUpstreamFailure(error);
-};
+import {
+  type LockedRegistrations,
+  UpstreamWebhookRepository,
+  type UpstreamWebhookView,
+} from './upstream-webhook.repository.js';
 
 /**
  * Registers our webhook receiver with the upstream (upstream spec §4.7, 5.6, 6), for the root application or a
@@ -73,18 +71,18 @@ export class UpstreamWebhookRegistrationService {
     const applicationId = this.applicationIdOf(app);
     const callbackUrl = this.callbackUrl(request);
     const categories = request.categories ?? (await this.offered(applicationId).catch(rethrowMapped));
-    return this.registrations.withRegistrationLock(applicationId, async () => {
+    return this.registrations.withRegistrationLock(applicationId, async (locked) => {
       const { data } = await this.upstream.listWebhooks(this.optionsFor(applicationId)).catch(rethrowMapped);
       const live = (data.active ?? []).filter((w) => w.callbackUrl?.main?.url === callbackUrl);
       const alike = live.filter((w) => sameSet(w.categories ?? [], categories));
-      const ours = (await this.registrations.listActive(applicationId)).find(
+      const ours = (await locked.listActive()).find(
         (r) => r.callbackUrl === callbackUrl && alike.some((w) => w.id === r.upstreamWebhookId),
       );
       const registration =
         ours ??
         (alike[0]
-          ? await this.adopt(app, alike[0], callbackUrl)
-          : await this.registerWith(app, categories, callbackUrl));
+          ? await this.adopt(locked, app, alike[0], callbackUrl)
+          : await this.registerWith(locked, app, categories, callbackUrl));
       await this.deleteOthers(applicationId, live, registration.upstreamWebhookId);
       return { registration, created: !ours };
     });
@@ -212,6 +210,7 @@ export class UpstreamWebhookRegistrationService {
 
   /** A webhook of ours upstream whose secret we do not hold: a new one, the old one no longer signing. */
   private async adopt(
+    locked: LockedRegistrations,
     app: WebhookApplication,
     webhook: Webhook,
     callbackUrl: string,
@@ -221,7 +220,7 @@ export class UpstreamWebhookRegistrationService {
     const { data: reset } = await this.upstream
       .resetWebhookSecret(upstreamWebhookId, { delay: 0 }, this.optionsFor(applicationId))
       .catch(rethrowMapped);
-    const view = await this.registrations.store({
+    const view = await locked.store({
       applicationId,
       merchantId: app.subApplicationId ? app.merchantId : null,
       upstreamWebhookId,
@@ -251,6 +250,7 @@ export class UpstreamWebhookRegistrationService {
   }
 
   private async registerWith(
+    locked: LockedRegistrations,
     app: WebhookApplication,
     categories: string[],
     callbackUrl: string,
@@ -270,7 +270,7 @@ export class UpstreamWebhookRegistrationService {
       throw mapUpstreamFailure(error, { field: 'body' });
     }
     try {
-      const view = await this.registrations.store({
+      const view = await locked.store({
         applicationId,
         merchantId: app.subApplicationId ? app.merchantId : null,
         upstreamWebhookId: typeof registered.id === 'string' ? registered.id : null,

@@ -22,6 +22,14 @@ export interface WebhookRegistrationRequest {
   callbackUrl?: string;
 }
 
+/** The most the upstream accepts as a reset's `delay` (the sandbox refuses more than a day). */
+export const MAX_SECRET_RESET_DELAY_SECONDS = 86_400;
+
+/** An upstream failure as the API answers it. */
+export const rethrowMapped = (error: unknown): never => {
+  throw mapUpstreamFailure(error);
+};
+
 /** The same categories, in any order. */
 export const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x) => b.includes(x));
