@@ -160,6 +160,11 @@ function spawnApp(
 ): WorkerProcess {
   const main = join(root, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: npm test builds it (or run npm run build)`);
+  return spawnScript(main, overrides);
+}
+
+/** A Node script of the checkout as its own process (a test fixture, or an app's main). */
+export function spawnScript(main: string, overrides: Record<string, string> = {}): WorkerProcess {
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...overrides },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import type { AppLogger } from '#libs/observability';
 
 /** The whole stop, from the signal to the exit: under the 10 s an orchestrator waits before SIGKILL. */
@@ -61,10 +62,12 @@ export function stopOnSignals(app: INestApplicationContext, plan: ShutdownPlan):
         logger.warn({ signal }, 'requests still in flight near the deadline: cutting their connections');
         plan.cutInFlight!();
       }, budgetMs - CUT_IN_FLIGHT_BEFORE_DEADLINE_MS);
+    const closing = trackClosingHooks(app);
     const overrun = setTimeout(() => {
+      const waitingOn = [...closing].map(([name, n]) => (n > 1 ? `${name} ×${n}` : name));
       logger.error(
-        { signal, budgetMs, stuckIn: stepName },
-        `shutdown did not finish within ${budgetMs} ms (stuck in: ${stepName}); exiting`,
+        { signal, budgetMs, stuckIn: stepName, waitingOn },
+        `shutdown did not finish within ${budgetMs} ms (stuck in: ${stepName}${waitingOn.length > 0 ? `, waiting on ${waitingOn.join(', ')}` : ''}); exiting`,
       );
       process.exit(1);
     }, budgetMs);
@@ -87,6 +90,41 @@ export function stopOnSignals(app: INestApplicationContext, plan: ShutdownPlan):
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+const CLOSING_HOOKS = ['onModuleDestroy', 'beforeApplicationShutdown', 'onApplicationShutdown'] as const;
+
+/**
+ * The lifecycle hooks running while the app closes, as `Class.hook`: Nest runs a module's hooks together,
+ * so a stop past its deadline names each one still waiting rather than only "closing connections" (an
+ * api's BullMQ queues once waited there for a Redis that had gone, and nothing said which).
+ */
+function trackClosingHooks(app: INestApplicationContext): ReadonlyMap<string, number> {
+  const running = new Map<string, number>();
+  const wrapped = new WeakSet<object>();
+  for (const module of app.get(ModulesContainer, { strict: false }).values()) {
+    for (const wrapper of [...module.providers.values(), ...module.controllers.values()]) {
+      const instance = wrapper.instance as Record<string, unknown> | null | undefined;
+      if (!instance || typeof instance !== 'object' || wrapped.has(instance)) continue;
+      wrapped.add(instance);
+      for (const hook of CLOSING_HOOKS) {
+        const original = instance[hook];
+        if (typeof original !== 'function') continue;
+        const name = `${instance.constructor?.name ?? 'provider'}.${hook}`;
+        instance[hook] = async function (this: unknown, ...args: unknown[]) {
+          running.set(name, (running.get(name) ?? 0) + 1);
+          try {
+            return await (original as (...a: unknown[]) => unknown).apply(this, args);
+          } finally {
+            const left = running.get(name)! - 1;
+            if (left > 0) running.set(name, left);
+            else running.delete(name);
+          }
+        };
+      }
+    }
+  }
+  return running;
 }
 
 /**
