@@ -22,6 +22,5 @@ import { UsersController } from './users/users.controller.js';
     BankPageController,
   ],
   providers: [ConsentFlowsService, AccountAuthService],
-  exports: [ConsentFlowsService],
 })
 export class ConsentsModule {}

@@ -17,7 +17,6 @@ const SHARED = [
   UsersStore,
   ConsentsStore,
   InstitutionsCatalog,
-  FaultsService,
   SandboxEvents,
 ];
 
@@ -25,7 +24,8 @@ const SHARED = [
 @Global()
 @Module({
   controllers: [AdminCoreController],
-  providers: [...SHARED, SandboxStateFile],
+  // FaultsService is the bootstrap's request hook (app.get), no feature module's dependency.
+  providers: [...SHARED, FaultsService, SandboxStateFile],
   exports: SHARED,
 })
 export class SandboxCoreModule {}

@@ -9,6 +9,5 @@ import { WebhooksAdminController } from './webhooks-admin.controller.js';
 @Module({
   controllers: [WebhooksController, NotificationsController, WebhooksAdminController],
   providers: [WebhooksStore, WebhookDeliveryService],
-  exports: [WebhookDeliveryService],
 })
 export class WebhooksModule {}

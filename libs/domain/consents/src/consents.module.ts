@@ -26,7 +26,9 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
 
 /**
  * Relies on the global config, database, logger, queue and upstream-client modules of CoreModule. Other
- * libraries reach consents through the exported state owner (ConsentStateRepository) and token vault.
+ * libraries reach consents through the state owner (ConsentStateRepository), the token vault, the consent
+ * repository and the flows a payment or a sync starts; the other exports are the api's routes and the
+ * worker's jobs. An export no other module injects is dropped (test/module-exports.spec.ts).
  */
 @Module({
   imports: [AccountsModule, SyncRunsModule, EventsModule, InstitutionsModule],
@@ -62,7 +64,6 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentLifecycleRepository,
     ConsentStateRepository,
     ConsentStatsRepository,
-    ConsentStatusHistoryRepository,
     ConsentTokenVault,
     RedirectConsentsService,
     ConsentCallbackService,

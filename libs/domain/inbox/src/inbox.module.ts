@@ -26,7 +26,6 @@ import { WebhookReceiverService } from './webhook-receiver.service.js';
     InboxStatsRepository,
   ],
   exports: [
-    UpstreamWebhookRepository,
     UpstreamWebhookRegistrationService,
     UpstreamReceiverCheckService,
     WebhookReceiverService,

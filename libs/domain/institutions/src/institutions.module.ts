@@ -5,6 +5,6 @@ import { InstitutionsService } from './institutions.service.js';
 /** Relies on the global database and upstream-client modules of CoreModule (the worker imports it too). */
 @Module({
   providers: [InstitutionRepository, InstitutionsService],
-  exports: [InstitutionRepository, InstitutionsService],
+  exports: [InstitutionsService],
 })
 export class InstitutionsModule {}

@@ -40,7 +40,6 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
     TracingLookupService,
     TransactionChangesService,
     TransactionChangesRetentionService,
-    TransactionRepository,
     SyncRunsModule,
   ],
 })

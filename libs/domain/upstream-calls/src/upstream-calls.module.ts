@@ -17,11 +17,6 @@ import { UpstreamCallsService } from './upstream-calls.service.js';
     InstitutionHealthRepository,
     InstitutionHealthService,
   ],
-  exports: [
-    UpstreamCallsService,
-    UpstreamCallRecorder,
-    InstitutionHealthRepository,
-    InstitutionHealthService,
-  ],
+  exports: [UpstreamCallsService, InstitutionHealthRepository, InstitutionHealthService],
 })
 export class UpstreamCallsModule {}

@@ -25,6 +25,6 @@ import { RequestAccessService } from './request-access.service.js';
     MerchantKeyVerifier,
     ConsoleSessionService,
   ],
-  exports: [ConsoleSessionService, RequestAccessService, RateLimiterService],
+  exports: [ConsoleSessionService],
 })
 export class AuthModule {}

@@ -7,6 +7,6 @@ import { IdempotencyRepository } from './idempotency.repository.js';
 @Global()
 @Module({
   providers: [IdempotencyRepository, IdempotencyInterceptor, HeldIdempotencyClaims],
-  exports: [IdempotencyRepository, IdempotencyInterceptor, HeldIdempotencyClaims],
+  exports: [IdempotencyRepository, HeldIdempotencyClaims],
 })
 export class IdempotencyModule {}
