@@ -144,6 +144,14 @@ describe('api: the MCP server for a support assistant', () => {
       ].sort(),
     );
     for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+    // Each tool's arguments as its input class declares them: the route's query, and its path's ids.
+    const consents = tools.find((t) => t.name === 'list_consents')!.inputSchema;
+    expect(consents).toMatchObject({ type: 'object', required: ['userId'], additionalProperties: false });
+    expect(consents.properties).toMatchObject({
+      limit: { type: 'number', minimum: 1, maximum: 100, default: 50 },
+      cursor: { type: 'string' },
+      userId: { type: 'string' },
+    });
   });
 
   it('declares each tool’s output schema: its REST route’s answer, from the same OpenAPI document', async () => {
@@ -238,6 +246,34 @@ describe('api: the MCP server for a support assistant', () => {
     const rest = (await tenant.client.get(`/v1/syncs/${UNKNOWN_UUID}`)).body as ErrorBody;
     const { tracingId: _, ...restError } = rest.error;
     expect(errorOf(await call(assistant, 'get_sync_run', { syncId: UNKNOWN_UUID }))).toEqual(restError);
+  });
+
+  it('refuses a bad argument with the 400 its route answers, code, message and details', async () => {
+    const userId = tenant.userId;
+    const cases: [tool: string, args: Record<string, unknown>, route: string][] = [
+      ['list_consents', { userId, limit: 0 }, `/v1/users/${userId}/consents?limit=0`],
+      ['list_accounts', { userId, limit: 101 }, `/v1/users/${userId}/accounts?limit=101`],
+      [
+        'list_sync_runs',
+        { accountId, cursor: 'not a cursor' },
+        `/v1/accounts/${accountId}/syncs?cursor=not+a+cursor`,
+      ],
+      [
+        'consent_history',
+        { consentId, cursor: 'x'.repeat(201) },
+        `/v1/consents/${consentId}/history?cursor=${'x'.repeat(201)}`,
+      ],
+      ['look_up', { id: 'two words' }, '/v1/lookup?id=two+words'],
+      ['find_customer', { reference: 'two words' }, '/v1/users?reference=two+words'],
+      ['connection_conversion', { from: '2026-02-30' }, '/v1/insights/conversion?from=2026-02-30'],
+      ['institution_health', { to: 'today' }, '/v1/insights/institution-health?to=today'],
+    ];
+    for (const [tool, args, route] of cases) {
+      const rest = await tenant.client.get(route);
+      expect(rest.status, route).toBe(400);
+      const { tracingId: _, ...restError } = (rest.body as ErrorBody).error;
+      expect(errorOf(await call(assistant, tool, args)), tool).toEqual(restError);
+    }
   });
 
   it('shows another merchant exactly what an unknown id shows', async () => {

@@ -4,7 +4,7 @@ import type { TenantCaller } from '#libs/context';
 import { TracingLookupService } from '#libs/domain/sync';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { LookupInput } from './inputs/lookup.input.js';
+import { LookupInput } from '../common/inputs/lookup.input.js';
 import { LookupOutput } from './outputs/lookup.output.js';
 
 /** Looking a tracing id, or any id, up across a merchant's customers, runs, payments, events and deliveries. */

@@ -4,7 +4,7 @@ import type { OperatorCaller, TenantCaller } from '#libs/context';
 import { ConsentConversionService } from '#libs/domain/consents';
 import { ApiAnswer, Auth, AuthKind, envelope, Operator, Tenant } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { ConversionInput, OperatorConversionInput } from './inputs/conversion.input.js';
+import { ConversionInput, OperatorConversionInput } from '../common/inputs/conversion.input.js';
 import { ConversionOutput } from './outputs/conversion.output.js';
 
 const HOW =

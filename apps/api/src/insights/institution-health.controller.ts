@@ -4,7 +4,10 @@ import type { OperatorCaller, TenantCaller } from '#libs/context';
 import { InstitutionHealthService } from '#libs/domain/upstream-calls';
 import { ApiAnswer, Auth, AuthKind, envelope, Operator, Tenant } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { InstitutionHealthInput, OperatorInstitutionHealthInput } from './inputs/institution-health.input.js';
+import {
+  InstitutionHealthInput,
+  OperatorInstitutionHealthInput,
+} from '../common/inputs/institution-health.input.js';
 import { InstitutionHealthOutput } from './outputs/institution-health.output.js';
 
 const HOW =

@@ -9,7 +9,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
 import { ConsentConversionService, ConsentsService } from '#libs/domain/consents';
@@ -20,10 +19,29 @@ import { UsersService } from '#libs/domain/users';
 import { envelope, mappedAndLogged } from '#libs/http';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { checkedId } from '../common/id-param.js';
+import { LookupInput } from '../common/inputs/lookup.input.js';
 import { OpenApiDocumentService } from '../common/openapi-document/openapi-document.service.js';
 import { keysetPage } from '../common/paging.js';
+import {
+  AccountListInput,
+  ConsentInput,
+  ConsentListInput,
+  DeliveryListInput,
+  EndpointListInput,
+  FindCustomerInput,
+  SyncRunInput,
+  UserInput,
+  UserListInput,
+} from './inputs/tool-arguments.input.js';
 import { insightTools } from './mcp-insight-tools.js';
-import { anId, ATTEMPT_NUMBER, CHANGE_NUMBER, pageOf, paging, type Tool } from './mcp-tool-kit.js';
+import {
+  argumentsOf,
+  ATTEMPT_NUMBER,
+  CHANGE_NUMBER,
+  inputSchemaOf,
+  type Tool,
+  tool,
+} from './mcp-tool-kit.js';
 
 /**
  * The tools of the api's MCP server (docs/mcp.md). Each is the REST route of its description, thin: it
@@ -64,11 +82,12 @@ export class McpToolsService {
     server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
       const tool = tools.get(params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${params.name} not found`);
-      const args = z.object(tool.input).safeParse(params.arguments ?? {});
-      // A tool's error, not the protocol's, so the assistant reads it and corrects its call.
-      if (!args.success)
-        return toolError(`Invalid arguments for ${tool.name}: ${z.prettifyError(args.error)}`);
-      return this.answer(() => tool.read(caller, args.data), request);
+      // A refused argument is the tool's error, not the protocol's, so the assistant reads it and
+      // corrects its call: the route's 400, in the envelope, as any failure of the tool.
+      return this.answer(
+        async () => tool.read(caller, await argumentsOf(tool, params.arguments ?? {})),
+        request,
+      );
     });
     return server;
   }
@@ -80,7 +99,7 @@ export class McpToolsService {
       declared: this.tools().map((tool) => ({
         name: tool.name,
         description: tool.description,
-        inputSchema: z.toJSONSchema(z.object(tool.input), { target: 'draft-7', io: 'input' }) as never,
+        inputSchema: inputSchemaOf(tool.input) as never,
         outputSchema: this.openApi.responseJsonSchema(tool.route) as never,
         annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
       })),
@@ -113,37 +132,36 @@ export class McpToolsService {
 
   private customerTools(): Tool[] {
     return [
-      {
+      tool({
         name: 'find_customer',
         // GET /v1/users?reference= answers one user: the same envelope as this route's.
         route: 'GET /v1/users/{userId}',
         description: 'The customer (user) with your reference for them, as GET /v1/users?reference= answers.',
-        input: { reference: z.string().min(1).max(200).describe('Your reference for the customer') },
-        read: async (caller, { reference }) =>
-          envelope(await this.users.findByReference(caller, reference as string)),
-      },
-      {
+        input: FindCustomerInput,
+        read: async (caller, { reference }) => envelope(await this.users.findByReference(caller, reference)),
+      }),
+      tool({
         name: 'get_customer',
         route: 'GET /v1/users/{userId}',
         description: 'One customer by id, as GET /v1/users/{userId}.',
-        input: { userId: anId('The user id') },
+        input: UserInput,
         read: async (caller, args) =>
-          envelope(await this.users.get(caller, checkedId('userId', args.userId as string))),
-      },
+          envelope(await this.users.get(caller, checkedId('userId', args.userId))),
+      }),
     ];
   }
 
   private consentTools(): Tool[] {
     return [
-      {
+      tool({
         name: 'list_consents',
         route: 'GET /v1/users/{userId}/consents',
         description:
           "A customer's consents (bank connections), newest first, as GET /v1/users/{userId}/consents.",
-        input: { userId: anId('The user id'), ...paging },
+        input: UserListInput,
         read: async (caller, args) => {
-          const userId = checkedId('userId', args.userId as string);
-          const page = keysetPage(pageOf(args), `/v1/users/${userId}/consents`);
+          const userId = checkedId('userId', args.userId);
+          const page = keysetPage(args, `/v1/users/${userId}/consents`);
           const { consents, nextBeforeId } = await this.consents.listForUser(
             caller,
             userId,
@@ -152,24 +170,24 @@ export class McpToolsService {
           );
           return page.answer(consents, nextBeforeId);
         },
-      },
-      {
+      }),
+      tool({
         name: 'get_consent',
         route: 'GET /v1/consents/{consentId}',
         description:
           'One consent: status, scope and dates (never its token), as GET /v1/consents/{consentId}.',
-        input: { consentId: anId('The consent id') },
+        input: ConsentInput,
         read: async (caller, args) =>
-          envelope(await this.consents.get(caller, checkedId('consentId', args.consentId as string))),
-      },
-      {
+          envelope(await this.consents.get(caller, checkedId('consentId', args.consentId))),
+      }),
+      tool({
         name: 'consent_history',
         route: 'GET /v1/consents/{consentId}/history',
         description: "A consent's status changes, oldest first, as GET /v1/consents/{consentId}/history.",
-        input: { consentId: anId('The consent id'), ...paging },
+        input: ConsentListInput,
         read: async (caller, args) => {
-          const consentId = checkedId('consentId', args.consentId as string);
-          const page = keysetPage(pageOf(args), `/v1/consents/${consentId}/history`, { key: CHANGE_NUMBER });
+          const consentId = checkedId('consentId', args.consentId);
+          const page = keysetPage(args, `/v1/consents/${consentId}/history`, { key: CHANGE_NUMBER });
           const { changes, nextAfterId } = await this.consents.statusHistory(
             caller,
             consentId,
@@ -178,21 +196,21 @@ export class McpToolsService {
           );
           return page.answer(changes, nextAfterId);
         },
-      },
+      }),
     ];
   }
 
   private syncTools(): Tool[] {
     return [
-      {
+      tool({
         name: 'list_accounts',
         route: 'GET /v1/users/{userId}/accounts',
         description:
           "A customer's accounts with their sync freshness (status, lastSyncedAt, lastError, failingSince), as GET /v1/users/{userId}/accounts.",
-        input: { userId: anId('The user id'), ...paging },
+        input: UserListInput,
         read: async (caller, args) => {
-          const userId = checkedId('userId', args.userId as string);
-          const page = keysetPage(pageOf(args), `/v1/users/${userId}/accounts`);
+          const userId = checkedId('userId', args.userId);
+          const page = keysetPage(args, `/v1/users/${userId}/accounts`);
           const { accounts, nextAfterId } = await this.accounts.listForUser(
             caller,
             userId,
@@ -201,57 +219,50 @@ export class McpToolsService {
           );
           return page.answer(accounts, nextAfterId);
         },
-      },
-      {
+      }),
+      tool({
         name: 'list_sync_runs',
         route: 'GET /v1/accounts/{accountId}/syncs',
         description:
           "An account's sync runs, newest first, each with its error (code, message and the upstream's tracingId to quote to the bank), as GET /v1/accounts/{accountId}/syncs.",
-        input: { accountId: anId('The account id'), ...paging },
+        input: AccountListInput,
         read: async (caller, args) => {
-          const accountId = checkedId('accountId', args.accountId as string);
-          const page = keysetPage(pageOf(args), `/v1/accounts/${accountId}/syncs`);
+          const accountId = checkedId('accountId', args.accountId);
+          const page = keysetPage(args, `/v1/accounts/${accountId}/syncs`);
           const { runs, nextBeforeId } = await this.sync.listRuns(caller, accountId, page.limit, page.after);
           return page.answer(runs, nextBeforeId);
         },
-      },
-      {
+      }),
+      tool({
         name: 'get_sync_run',
         route: 'GET /v1/syncs/{syncId}',
         description: 'One sync run: status, window, progress, attempts and error, as GET /v1/syncs/{syncId}.',
-        input: { syncId: anId('The sync run id') },
+        input: SyncRunInput,
         read: async (caller, args) =>
-          envelope(await this.sync.getRun(caller, checkedId('syncId', args.syncId as string))),
-      },
-      {
+          envelope(await this.sync.getRun(caller, checkedId('syncId', args.syncId))),
+      }),
+      tool({
         name: 'look_up',
         route: 'GET /v1/lookup',
         description:
           "What an id names: a tracing id (ours or the upstream's), a customer's reference, or the id of a sync run, payment, event or delivery; as GET /v1/lookup?id=.",
-        input: {
-          id: z
-            .string()
-            .min(1)
-            .max(255)
-            .regex(/^[\x21-\x7e]+$/)
-            .describe('The id to look up'),
-        },
-        read: async (caller, { id }) => envelope(await this.lookups.lookUp(caller, id as string)),
-      },
+        input: LookupInput,
+        read: async (caller, { id }) => envelope(await this.lookups.lookUp(caller, id)),
+      }),
     ];
   }
 
   private deliveryTools(): Tool[] {
     return [
-      {
+      tool({
         name: 'list_deliveries',
         route: 'GET /v1/event-endpoints/{id}/deliveries',
         description:
           "An event endpoint's deliveries, newest first (attempts, the last answer, the next attempt), as GET /v1/event-endpoints/{id}/deliveries.",
-        input: { endpointId: anId('The event endpoint id'), ...paging },
+        input: EndpointListInput,
         read: async (caller, args) => {
-          const endpointId = checkedId('endpointId', args.endpointId as string);
-          const page = keysetPage(pageOf(args), `/v1/event-endpoints/${endpointId}/deliveries`);
+          const endpointId = checkedId('endpointId', args.endpointId);
+          const page = keysetPage(args, `/v1/event-endpoints/${endpointId}/deliveries`);
           const rows = await this.endpoints.deliveriesOf(caller, endpointId, {
             beforeId: page.after ?? null,
             limit: page.limit + 1,
@@ -259,18 +270,18 @@ export class McpToolsService {
           const items = rows.slice(0, page.limit);
           return page.answer(items, rows.length > page.limit ? items[items.length - 1].id : null);
         },
-      },
-      {
+      }),
+      tool({
         name: 'list_delivery_attempts',
         route: 'GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts',
         description:
           "A delivery's attempts, newest first, each with the request sent and the answer or error, as GET /v1/event-endpoints/{id}/deliveries/{deliveryId}/attempts.",
-        input: { endpointId: anId('The event endpoint id'), deliveryId: anId('The delivery id'), ...paging },
+        input: DeliveryListInput,
         read: async (caller, args) => {
-          const endpointId = checkedId('endpointId', args.endpointId as string);
-          const deliveryId = checkedId('deliveryId', args.deliveryId as string);
+          const endpointId = checkedId('endpointId', args.endpointId);
+          const deliveryId = checkedId('deliveryId', args.deliveryId);
           const path = `/v1/event-endpoints/${endpointId}/deliveries/${deliveryId}/attempts`;
-          const page = keysetPage(pageOf(args), path, { key: ATTEMPT_NUMBER });
+          const page = keysetPage(args, path, { key: ATTEMPT_NUMBER });
           const rows = await this.endpoints.attemptsOf(caller, endpointId, deliveryId, {
             beforeAttempt: page.after === undefined ? null : Number(page.after),
             limit: page.limit + 1,
@@ -281,7 +292,7 @@ export class McpToolsService {
             rows.length > page.limit ? String(items[items.length - 1].attempt) : null,
           );
         },
-      },
+      }),
     ];
   }
 }

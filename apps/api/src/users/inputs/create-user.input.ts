@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
+import { IsUserReference } from '../../common/inputs/user-reference.js';
 import { Omittable } from '../../common/omittable.js';
-import { IsUserReference } from './user-reference.js';
 
 export class CreateUserInput {
   @ApiProperty({

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
+import { IsUserReference } from '../../common/inputs/user-reference.js';
 import { ListQuery } from '../../common/paging.js';
-import { IsUserReference } from './user-reference.js';
 
 export class ListUsersInput extends ListQuery() {
   @ApiPropertyOptional({
