@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PartedAnswer } from './parted-answer.js';
 import { WithRouteConfig } from './route-config.js';
 
 /**
@@ -69,35 +70,37 @@ export function etagOf(head: Buffer | string, tail: Buffer | string): string {
   return `"${createHash('sha1').update(head).update(tail).digest('base64url')}"`;
 }
 
-/** The hash state after a long, unchanging start of answers (a stored page's records), per its bytes. */
-const PREFIX_STATES = new WeakMap<Buffer, { parts: Buffer[]; state: Hash }>();
-/** Answers that begin with such a start: its bytes and its length. */
-const KNOWN_PREFIXES = new WeakMap<Buffer, { parts: Buffer[]; length: number; last: Buffer }>();
+/** The hash state after the kept parts of parted answers (a stored page's records), per their last buffer. */
+const KEPT_STATES = new WeakMap<Buffer, { parts: readonly Buffer[]; state: Hash }>();
 
 /**
- * Tells the tagging that `answer` begins with `parts` (the last of them a buffer kept and served again,
- * like a stored page's records): the hash of that start is taken once per kept buffer and carried on
- * from a copy of its state, so a long page is not hashed again on every read. The tag is the same as
- * {@link etagOf} of the whole.
+ * The hash of `kept` taken once per kept buffer and carried on from a copy of its state, so a long page is
+ * not hashed again on every read: the same tag as {@link etagOf} of the whole.
  */
-export function answerStartsWith(answer: Buffer, parts: Buffer[]): void {
-  const last = parts[parts.length - 1];
-  KNOWN_PREFIXES.set(answer, { parts, length: parts.reduce((n, p) => n + p.length, 0), last });
+function keptState(kept: readonly Buffer[]): Hash {
+  const last = kept[kept.length - 1];
+  if (!last) return createHash('sha1');
+  let known = KEPT_STATES.get(last);
+  // The same parts, the same buffers: a state taken after other bytes is never carried on.
+  if (!known || known.parts.length !== kept.length || known.parts.some((p, i) => p !== kept[i])) {
+    const state = createHash('sha1');
+    for (const part of kept) state.update(part);
+    known = { parts: kept, state };
+    KEPT_STATES.set(last, known);
+  }
+  return known.state.copy();
 }
 
-function prefixedEtag(bytes: Buffer, head: Buffer, tail: Buffer): string {
-  const known = KNOWN_PREFIXES.get(bytes);
-  if (!known || head.length < known.length) return etagOf(head, tail);
-  let kept = PREFIX_STATES.get(known.last);
-  // The same parts, the same buffers: a state taken after other bytes is never carried on.
-  if (!kept || kept.parts.length !== known.parts.length || kept.parts.some((p, i) => p !== known.parts[i])) {
-    const state = createHash('sha1');
-    for (const part of known.parts) state.update(part);
-    kept = { parts: known.parts, state };
-    PREFIX_STATES.set(known.last, kept);
-  }
-  const rest = head.subarray(known.length);
-  return `"${kept.state.copy().update(rest).update(tail).digest('base64url')}"`;
+/** Where the envelope's tracing id is in `bytes`: the bytes before and after it. */
+function aroundId(bytes: Buffer, requestId: string): { head: Buffer; tail: Buffer } | undefined {
+  const marker = `"meta":{"tracingId":"${requestId}"`;
+  const at = bytes.lastIndexOf(marker);
+  if (at === -1) return undefined;
+  const idStart = at + marker.length - requestId.length - 1;
+  return {
+    head: bytes.subarray(0, idStart),
+    tail: bytes.subarray(idStart + Buffer.byteLength(requestId)),
+  };
 }
 
 /**
@@ -107,13 +110,25 @@ function prefixedEtag(bytes: Buffer, head: Buffer, tail: Buffer): string {
  * ETag (never a wrong one).
  */
 export function splitAnswer(bytes: Buffer, requestId: string): SplitAnswer | undefined {
-  const marker = `"meta":{"tracingId":"${requestId}"`;
-  const at = bytes.lastIndexOf(marker);
-  if (at === -1) return undefined;
-  const idStart = at + marker.length - requestId.length - 1;
-  const head = bytes.subarray(0, idStart);
-  const tail = bytes.subarray(idStart + Buffer.byteLength(requestId));
-  return { head, tail, etag: prefixedEtag(bytes, head, tail) };
+  const split = aroundId(bytes, requestId);
+  return split && { ...split, etag: etagOf(split.head, split.tail) };
+}
+
+/**
+ * The tag of a parted answer (the envelope's end, with the id, its `rest`: see envelopeBytes), as
+ * {@link splitAnswer} tags its bytes; the split is put together only when `whole` asks for it.
+ */
+export function splitPartedAnswer(
+  answer: PartedAnswer,
+  requestId: string,
+): { etag: string; whole: () => SplitAnswer } | undefined {
+  const split = aroundId(answer.rest, requestId);
+  if (!split) return undefined;
+  const etag = `"${keptState(answer.kept).update(split.head).update(split.tail).digest('base64url')}"`;
+  return {
+    etag,
+    whole: () => ({ head: Buffer.concat([...answer.kept, split.head]), tail: split.tail, etag }),
+  };
 }
 
 /** RFC 9110 §13.1.2: weak comparison, `*` matches any current answer. */
@@ -163,6 +178,9 @@ export function sendKeptAnswer(
 
 export function registerConditionalGets(fastify: FastifyInstance): void {
   fastify.addHook('onSend', (request: FastifyRequest & ConditionalRequest, reply, payload, done) => {
+    // Fastify sends a stream without a length (chunked) and HEAD's hook tells none for it: a parted
+    // answer knows its own. Taken off again below when the answer is a 304.
+    if (payload instanceof PartedAnswer) void reply.header('content-length', String(payload.byteLength));
     const head = request.method === 'HEAD';
     if (reply.statusCode !== 200 || (!head && request.method !== 'GET') || !isConditional(request)) {
       return done(null, payload);
@@ -170,19 +188,27 @@ export function registerConditionalGets(fastify: FastifyInstance): void {
     let etag = request.conditional?.etag;
     let body = payload;
     if (etag === undefined) {
-      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-      // Encoded once, here: the bytes hashed are the bytes sent.
-      body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      const split = splitAnswer(body as Buffer, String(request.id));
-      if (!split) return done(null, body);
-      etag = split.etag;
-      request.conditional?.served?.(split);
+      if (payload instanceof PartedAnswer) {
+        const split = splitPartedAnswer(payload, String(request.id));
+        if (!split) return done(null, payload);
+        etag = split.etag;
+        // Put together only for what keeps it (a kept answer's first read), never on every read.
+        if (request.conditional?.served) request.conditional.served(split.whole());
+      } else {
+        if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+        // Encoded once, here: the bytes hashed are the bytes sent.
+        body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+        const split = splitAnswer(body as Buffer, String(request.id));
+        if (!split) return done(null, body);
+        etag = split.etag;
+        request.conditional?.served?.(split);
+      }
     }
     tag(reply, etag);
     // HEAD tells the same tag but is never a 304: Fastify's HEAD route sets the length of a body it drops.
     if (head || noneMatch(request.headers['if-none-match'], etag)) return done(null, body);
     // No body: Fastify then sends no Content-Length either.
-    void reply.code(304);
+    void reply.code(304).removeHeader('content-length');
     done(null, null);
   });
 }

@@ -11,3 +11,4 @@ export * from './malformed-input.js';
 export * from './psu.js';
 export * from './conditional-get.js';
 export * from './route-config.js';
+export * from './parted-answer.js';

@@ -6,9 +6,10 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
-import { answerStartsWith } from './conditional-get.js';
+import { PartedAnswer } from './parted-answer.js';
 
 /** Security scheme names of the OpenAPI document, one per bearer kind (docs/api-guide.md, "Authentication, rate limits, CORS, idempotency, docs"). */
 export const SECURITY_SCHEMES = {
@@ -111,8 +112,8 @@ export interface Served<T> {
 
 declare const answer: unique symbol;
 
-/** `Served<T>` already written as JSON (see `envelopeBytes`). */
-export type ServedBytes<T> = Buffer & { readonly [answer]: Served<T> };
+/** `Served<T>` already written as JSON, in parts (see `envelopeBytes`). */
+export type ServedBytes<T> = PartedAnswer & { readonly [answer]: Served<T> };
 
 type Handler<T> = (...args: never[]) => Served<T> | ServedBytes<T> | Promise<Served<T> | ServedBytes<T>>;
 
@@ -235,17 +236,25 @@ function afterItems(meta: Record<string, unknown>, links?: { next: string }): st
 
 /**
  * The same envelope as `envelope`, as bytes around items that already are JSON (records stored in the
- * shape served), joined with commas and encoded: nothing is parsed only to be printed again. `T` names
+ * shape served), joined with commas and encoded: nothing is parsed only to be printed again, and the items
+ * are sent as they are, never copied (a parted answer: a stored page is kept and served again). `T` names
  * what the records are, which the caller knows and the bytes cannot say: the route's `ApiAnswer` then
- * holds it to the documented model.
+ * holds it to the documented model. Send it with {@link sendServedBytes}.
  */
 export function envelopeBytes<T>(
   joinedItems: Buffer,
   meta: Record<string, unknown> = {},
   links?: { next: string },
 ): ServedBytes<T[]> {
-  const answer = Buffer.concat([DATA_OPEN, joinedItems, Buffer.from(afterItems(meta, links))]);
-  // The items are a page kept and served again: its conditional tag hashes them once (conditional-get).
-  answerStartsWith(answer, [DATA_OPEN, joinedItems]);
-  return answer as ServedBytes<T[]>;
+  return new PartedAnswer([DATA_OPEN, joinedItems], Buffer.from(afterItems(meta, links))) as ServedBytes<T[]>;
+}
+
+/**
+ * Sends an `envelopeBytes` answer through Fastify (its hooks, the conditional tag, its length) and
+ * returns it, for `ApiAnswer` to check: from a handler that takes the reply itself (`@Res()`, not
+ * passthrough), since Nest would read a stream returned to it chunk by chunk into another one.
+ */
+export function sendServedBytes<T>(reply: FastifyReply, answer: ServedBytes<T>): ServedBytes<T> {
+  void reply.type('application/json; charset=utf-8').send(answer);
+  return answer;
 }

@@ -18,6 +18,7 @@ import {
   ConditionalGet,
   envelope,
   envelopeBytes,
+  sendServedBytes,
   Tenant,
 } from '#libs/http';
 import { missing } from '../common/api-responses.js';
@@ -95,7 +96,8 @@ export class SyncController {
     @IdParam('accountId') accountId: string,
     @Query() query: ListTransactionsInput,
     @Tenant() caller: TenantCaller,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    // Sent here, not returned to Nest: the answer is a stream of the kept records (envelopeBytes).
+    @Res() reply: FastifyReply,
   ) {
     const from = query.from !== undefined ? new Date(query.from) : undefined;
     const before = query.before !== undefined ? new Date(query.before) : undefined;
@@ -112,12 +114,14 @@ export class SyncController {
       path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions`,
       query: { from: query.from, before: query.before, status: query.status, sort, limit: String(limit) },
     });
-    // The records are stored as JSON text in the shape served: sent as text, never parsed here.
-    void reply.type('application/json; charset=utf-8');
-    return envelopeBytes<ServedTransaction>(
-      page.recordsJson,
-      { ...meta, complete: page.complete, syncStatus: page.syncStatus, syncError: page.syncError },
-      links,
+    // The records are stored as JSON text in the shape served: sent as they are, never parsed here.
+    return sendServedBytes(
+      reply,
+      envelopeBytes<ServedTransaction>(
+        page.recordsJson,
+        { ...meta, complete: page.complete, syncStatus: page.syncStatus, syncError: page.syncError },
+        links,
+      ),
     );
   }
 }

@@ -192,7 +192,7 @@ export class SyncService {
     const last = page[page.length - 1];
     const stored: StoredPage = {
       // Served as read (servedJson: what we derive is never stored) and encoded once: every later answer
-      // from the cache is a copy of these bytes.
+      // from the cache sends these bytes themselves (envelopeBytes), never a copy.
       recordsJson: Buffer.from(page.map((r) => servedJson(r.raw, r, r.whole)).join(','), 'utf8'),
       count: page.length,
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
