@@ -184,5 +184,6 @@ export function report(summary) {
       `walk of all ${s.account.transactions} transactions (${w.description}): sandbox median ${fixed(w.sandbox.ms.p50)} ms (min ${fixed(w.sandbox.ms.min)}, max ${fixed(w.sandbox.ms.max)}, n=${w.sandbox.walks}); baseline median ${fixed(w.baseline.ms.p50)} ms (n=${w.baseline.walks}) → ${times(w.ratioMedian)}`,
     );
   }
+  for (const f of summary.failed ?? []) out.push('', `## ${f.scenario}: FAILED`, '', f.error);
   return out.join('\n');
 }

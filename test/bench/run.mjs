@@ -6,18 +6,22 @@
 // Options (after `npm run bench --`): --connections N (4), --api-connections N (50, the api reads), --cpu-rate N (0:
 // the api reads' CPU and heap per request read at full speed; N: in rounds of their own at N req/s), --rounds N (5), --duration MS per target per
 // round (1000), --warmup MS (1500), --max-requests N per target per round (20000), --walk-batches N (2),
-// --walks N per batch (5), --out FILE (.dev/bench-results.json), --only a,b (scenarios: sandbox-page,
+// --walks N per batch (5), --out FILE (.dev/bench-results.json), --smoke (every scenario small and once:
+// that it runs, not a figure; npm test does it), --only a,b (scenarios: sandbox-page,
 // upstream-client, sandbox-rotation, api-reads, sync, events, consent-expiry, transaction-changes, reconcile, tracing-overhead, isolation, lanes; all by default), --targets key,key (api-reads only: just these
 // of its targets, e.g. api-live,sandbox-live, to time or profile one route; the others' rows are left out). The apps the later three start listen
 // on BENCH_API_PORT (3100) and BENCH_SANDBOX_PORT (4110), and api-reads' minimal Nest baselines on BENCH_NEST_PORT
 // (3101) and BENCH_NEST_PG_PORT (3102, the one reading Postgres), and its /live api on BENCH_API_LIVE_PORT (3103), so a bench can run beside `npm start`.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { startPrivatePostgres } from '../kit/private-services.mjs';
 import { report } from './report.mjs';
+import { SCENARIOS } from './scenario-names.mjs';
 import { apiReads } from './scenarios/api-reads.mjs';
 import { consentExpiryBench } from './scenarios/consent-expiry.mjs';
 import { eventsBench } from './scenarios/events.mjs';
@@ -32,22 +36,15 @@ import { transactionChangesBench } from './scenarios/transaction-changes.mjs';
 import { upstreamClientWalk } from './scenarios/upstream-client.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The private Postgres's settings over the kit's: the machine's stock server's durability and size. */
+const BENCH_POSTGRES_SETTINGS = {
+  fsync: 'on',
+  synchronous_commit: 'on',
+  full_page_writes: 'on',
+  max_connections: 100,
+};
 /** Whatever happens, the bench ends: past this the process reports and exits. */
 const HARD_LIMIT_MS = 1_800_000;
-const SCENARIOS = [
-  'sandbox-page',
-  'upstream-client',
-  'sandbox-rotation',
-  'api-reads',
-  'sync',
-  'events',
-  'consent-expiry',
-  'transaction-changes',
-  'reconcile',
-  'tracing-overhead',
-  'isolation',
-  'lanes',
-];
 
 const int = (name, value, lo, hi) => {
   const n = Number(value);
@@ -71,8 +68,22 @@ function readOptions() {
       out: { type: 'string', default: '.dev/bench-results.json' },
       only: { type: 'string', default: SCENARIOS.join(',') },
       targets: { type: 'string' },
+      smoke: { type: 'boolean', default: false },
     },
   });
+  // --smoke: every scenario at a small size, once, fast: that each still runs (npm test does it,
+  // test/bench-smoke.e2e-spec.ts), never a figure to quote. Its sizes beat the options given.
+  if (values.smoke) {
+    Object.assign(values, {
+      rounds: '1',
+      duration: '100',
+      warmup: '0',
+      'max-requests': '2000',
+      'walk-batches': '1',
+      walks: '1',
+      'api-connections': '4',
+    });
+  }
   const only = values.only.split(',').map((s) => s.trim());
   const unknown = only.filter((s) => !SCENARIOS.includes(s));
   if (unknown.length)
@@ -90,6 +101,7 @@ function readOptions() {
     out: resolve(ROOT, values.out),
     only,
     targets: values.targets?.split(',').map((s) => s.trim()),
+    smoke: values.smoke,
   };
 }
 
@@ -128,6 +140,12 @@ class LoadClient {
   }
 }
 
+/** The server's version, as `psql` prints it (the bench states what it ran on). */
+function postgresVersion(url) {
+  const out = spawnSync('psql', [url, '-Atc', 'SHOW server_version'], { encoding: 'utf8' });
+  return out.stdout.trim() || 'unknown';
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -147,6 +165,13 @@ async function main() {
     process.exit(2);
   }, HARD_LIMIT_MS);
   hardLimit.unref();
+  // Stopped from outside: exit, so that the private Postgres is stopped and removed (the kit's exit hook).
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      console.error(`bench: ${signal}; stopping`);
+      process.exit(130);
+    });
+  }
 
   const args = process.argv.slice(2).join(' ');
   const command =
@@ -160,15 +185,28 @@ async function main() {
     machine: machine(),
     options: null,
     scenarios: [],
+    failed: [],
   };
   const progress = (message) =>
     console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
   let load;
+  let postgres;
   let exitCode = 0;
   try {
     summary.options = readOptions();
+    // A Postgres of the bench's own, so that what it costs is the bench's alone (serverCpuSeconds): on the
+    // machine's shared server other tenants' backends would count, and ended ones could not. With the
+    // stock server's durability (the kit's own test settings turn fsync and synchronous commits off).
+    progress('starting a private Postgres');
+    postgres = await startPrivatePostgres({ settings: BENCH_POSTGRES_SETTINGS });
+    process.env.DATABASE_URL = postgres.url;
+    summary.postgres = { settings: BENCH_POSTGRES_SETTINGS, version: postgresVersion(postgres.url) };
     load = new LoadClient();
-    const context = { load: load.run, options: summary.options, progress };
+    const context = {
+      load: load.run,
+      options: summary.options,
+      progress,
+    };
     const runs = {
       'sandbox-page': () => sandboxTransactionPage(context),
       'upstream-client': () => upstreamClientWalk(context),
@@ -183,21 +221,33 @@ async function main() {
       isolation: () => isolationBench(context),
       lanes: () => lanesBench(context),
     };
-    for (const name of SCENARIOS) {
-      if (summary.options.only.includes(name)) summary.scenarios.push(await runs[name]());
+    const unmapped = SCENARIOS.filter((name) => !runs[name]);
+    if (unmapped.length) throw new BenchFailure(`no function for scenario(s) ${unmapped.join(', ')}`);
+    // A scenario that fails is reported and the next one runs: one broken statement costs its own
+    // figures, not every later scenario's, and a smoke run names every scenario that no longer runs.
+    for (const name of SCENARIOS.filter((n) => summary.options.only.includes(n))) {
+      progress(`scenario ${name}`);
+      try {
+        summary.scenarios.push({ scenario: name, ...(await runs[name]()) });
+      } catch (error) {
+        const message = error instanceof BenchFailure ? error.message : (error?.stack ?? String(error));
+        summary.failed.push({ scenario: name, error: message });
+        console.error(`bench: ${name} FAILED — ${message}`);
+      }
     }
-    summary.ok = true;
+    summary.ok = summary.failed.length === 0;
   } catch (error) {
-    exitCode = 1;
     summary.error = error instanceof BenchFailure ? error.message : (error?.stack ?? String(error));
     console.error(`bench: FAILED — ${summary.error}`);
   } finally {
     await load?.close();
+    await postgres?.destroy();
   }
+  if (!summary.ok) exitCode = 1;
   summary.loadAverageAtEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
   summary.seconds = (Date.now() - startedAt) / 1000;
 
-  if (summary.ok) console.log(report(summary));
+  if (summary.scenarios.length > 0) console.log(report(summary));
   console.log('');
   console.log(JSON.stringify(summary, null, 2));
   const out = summary.options?.out ?? resolve(ROOT, '.dev/bench-results.json');

@@ -11,12 +11,14 @@ import { BenchFailure } from '../bench-failure.mjs';
 import { benchDatabaseUrl, freshStore } from '../bench-store.mjs';
 import { jobFinished, startConsumingWorker, tuned } from '../processes.mjs';
 
-const DUE = 10_000;
-const SIZES = [10_000, 100_000, 1_000_000];
+const FULL = { due: 10_000, sizes: [10_000, 100_000, 1_000_000] };
+/** --smoke: the same scan over a hundred due consents. */
+const SMOKE = { due: 100, sizes: [100, 1_000] };
 const QUEUE_PREFIX = 'bff-bench-lifecycle';
 const TARGET_SECONDS = 10;
 
-export async function consentExpiryBench({ progress }) {
+export async function consentExpiryBench({ options, progress }) {
+  const { due: DUE, sizes: SIZES } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('lifecycle');
   const env = {
     DATABASE_URL: databaseUrl,
@@ -36,7 +38,7 @@ export async function consentExpiryBench({ progress }) {
     progress('the worker, its schedules off: the scan runs when this bench adds its job');
     await startConsumingWorker(env, queue, closers, 30_000);
     const runs = [];
-    for (const size of SIZES) runs.push(await scanAmong(db, queue, size, progress));
+    for (const size of SIZES) runs.push(await scanAmong(db, queue, size, DUE, progress));
     const base = runs[0].seconds;
     const met = runs.every((r) => r.seconds < TARGET_SECONDS);
     return {
@@ -58,11 +60,11 @@ export async function consentExpiryBench({ progress }) {
 }
 
 /**
- * `size` consents, DUE of them due (the rest expiring in 8 to 89 days, or ended), then one scan job: its
+ * `size` consents, `due` of them due (the rest expiring in 8 to 89 days, or ended), then one scan job: its
  * time and result. Everything from the size before goes first, so each scan starts from the same due set.
  */
-async function scanAmong(db, queue, size, progress) {
-  progress(`${size.toLocaleString('en')} consents, ${DUE.toLocaleString('en')} of them due`);
+async function scanAmong(db, queue, size, due, progress) {
+  progress(`${size.toLocaleString('en')} consents, ${due.toLocaleString('en')} of them due`);
   await db.query('TRUNCATE merchants CASCADE');
   await db.query(
     `WITH m AS (INSERT INTO merchants (id, name, updated_at) VALUES (gen_random_uuid(), 'lifecycle bench', now()) RETURNING id),
@@ -78,8 +80,8 @@ async function scanAmong(db, queue, size, progress) {
             ELSE now() + interval '30 days' END,
        now()
      FROM u, generate_series(1, $1) AS n`,
-    // Every (size / DUE)th consent is one of the due: spread through the table as real ones are.
-    [size, size / DUE],
+    // Every (size / due)th consent is one of the due: spread through the table as real ones are.
+    [size, size / due],
   );
   await db.query('VACUUM ANALYZE consents');
   const job = await queue.add('consents.scan-expiry', {}, { attempts: 1 });
@@ -89,10 +91,10 @@ async function scanAmong(db, queue, size, progress) {
       (r) => [r.type, r.n],
     ),
   );
-  if (events['consent.expiring'] !== DUE / 2 || events['consent.expired'] !== DUE / 4) {
+  if (events['consent.expiring'] !== due / 2 || events['consent.expired'] !== due / 4) {
     throw new BenchFailure(`unexpected events after the scan of ${size}: ${JSON.stringify(events)}`);
   }
   const seconds = (done.finishedOn - done.processedOn) / 1000;
   progress(`${size.toLocaleString('en')} consents: scan ${seconds.toFixed(2)} s`);
-  return { consents: size, due: DUE, seconds, result: done.returnvalue, events };
+  return { consents: size, due, seconds, result: done.returnvalue, events };
 }

@@ -23,11 +23,12 @@ import {
 const QUEUE_PREFIX = 'bff-bench-events';
 const RECEIVER_PATH = '/v1/webhooks/upstream';
 /** Signed requests per measured phase: each webhook id is used once, so every request is a new event. */
-const PER_PHASE = 12_000;
-const DELIVERY_EVENTS = 10_000;
-const ENDPOINTS = 10;
-const PACED_EVENTS = 2_000;
+const FULL = { perPhase: 12_000, deliveryEvents: 10_000, endpoints: 10, pacedEvents: 2_000 };
+/** --smoke: every step, a few hundred events to two endpoints. */
+const SMOKE = { perPhase: 200, deliveryEvents: 200, endpoints: 2, pacedEvents: 100 };
 const PACED_RATE = 500;
+/** Outbox events inserted per statement. */
+const INSERT_BATCH = 500;
 const TARGETS = { ingestVsBare: 0.15, ingestP99Ms: 30 };
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
 
@@ -55,7 +56,7 @@ export function signedWebhooks(webhookHeaders, secret, count, round, status = 'p
 }
 
 /** Local merchant endpoints on one server: records, per event id, when it first arrived. */
-async function startReceivers() {
+async function startReceivers(endpoints) {
   const received = new Map();
   let requests = 0;
   const server = createServer((request, response) => {
@@ -72,7 +73,7 @@ async function startReceivers() {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}`;
   return {
-    urls: Array.from({ length: ENDPOINTS }, (_, i) => `${base}/endpoint-${i}`),
+    urls: Array.from({ length: endpoints }, (_, i) => `${base}/endpoint-${i}`),
     received,
     requests: () => requests,
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
@@ -80,6 +81,12 @@ async function startReceivers() {
 }
 
 export async function eventsBench({ load, options, progress }) {
+  const {
+    perPhase: PER_PHASE,
+    deliveryEvents: DELIVERY_EVENTS,
+    endpoints: ENDPOINTS,
+    pacedEvents: PACED_EVENTS,
+  } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('events');
   const env = {
     DATABASE_URL: databaseUrl,
@@ -157,7 +164,7 @@ export async function eventsBench({ load, options, progress }) {
 
     // ---- delivery ----
     progress(`delivery: ${DELIVERY_EVENTS} outbox events to ${ENDPOINTS} endpoints through one worker`);
-    const receivers = await startReceivers();
+    const receivers = await startReceivers(ENDPOINTS);
     closers.push(() => receivers.close());
     const merchants = [];
     for (let i = 0; i < ENDPOINTS; i += 1) {
@@ -187,7 +194,8 @@ export async function eventsBench({ load, options, progress }) {
       );
     // A burst: all 10,000 at once. The lag is mostly the backlog's; the rate is what matters.
     const started = performance.now();
-    for (let i = 0; i < DELIVERY_EVENTS; i += 500) await insertEvents(i, 500);
+    for (let i = 0; i < DELIVERY_EVENTS; i += INSERT_BATCH)
+      await insertEvents(i, Math.min(INSERT_BATCH, DELIVERY_EVENTS - i));
     const insertedMs = performance.now() - started;
     await until(
       `all ${DELIVERY_EVENTS} events received`,

@@ -21,8 +21,9 @@ import { signedWebhooks } from './events.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-lanes';
 /** Consents at sandbox-redirect, three accounts each: the syncs asked for. */
-const CONSENTS = 25;
-const FLOOD = 10_000;
+const FULL = { consents: 25, flood: 10_000 };
+/** --smoke: the same two cases, a few syncs behind a small flood. */
+const SMOKE = { consents: 2, flood: 200 };
 const TARGET_RATIO = 1.5;
 /** The application the flood's webhooks name (events.mjs's `signedWebhooks`). */
 const APPLICATION = 'bench-app';
@@ -56,6 +57,7 @@ async function syncAll(apiUrl, auth, db, accounts) {
 }
 
 export async function lanesBench({ load, options, progress }) {
+  const { consents: CONSENTS, flood: FLOOD } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('lanes');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));

@@ -32,9 +32,9 @@ import {
   watchMemory,
 } from './sync-steps.mjs';
 
-const BANKS = 16;
-const DUE_ACCOUNTS = 100_000;
-const INCREMENTAL_SYNCS = 3;
+const FULL = { banks: 16, dueAccounts: 100_000, incrementalSyncs: 3 };
+/** --smoke: every step, over one bank and a thousand due accounts. */
+const SMOKE = { banks: 1, dueAccounts: 1_000, incrementalSyncs: 1 };
 const QUEUE_PREFIX = 'bff-bench-sync';
 const TARGETS = {
   vsCopy: 0.4,
@@ -45,6 +45,11 @@ const TARGETS = {
   readP99Ms: 50,
 };
 export async function syncBench({ load, options, progress }) {
+  const {
+    banks: BANKS,
+    dueAccounts: DUE_ACCOUNTS,
+    incrementalSyncs: INCREMENTAL_SYNCS,
+  } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('sync');
   const env = {
     DATABASE_URL: databaseUrl,
