@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { BenchFailure } from '../bench-failure.mjs';
 import { benchDatabaseUrl, freshStore } from '../bench-store.mjs';
-import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
+import { cpuMicros } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { percentile } from '../load-generator.mjs';
 import {
@@ -56,7 +56,7 @@ async function syncAll(apiUrl, auth, db, accounts) {
   return done.sort((a, b) => a - b);
 }
 
-export async function lanesBench({ load, options, progress }) {
+export async function lanesBench({ load, options, progress, postgresCpu }) {
   const { consents: CONSENTS, flood: FLOOD } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('lanes');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
@@ -110,7 +110,7 @@ export async function lanesBench({ load, options, progress }) {
     );
 
     const measured = async (label, before) => {
-      const cpu = { worker: cpuMicros(worker.pid), postgres: postgresCpuSeconds() };
+      const cpu = { worker: cpuMicros(worker.pid), postgres: postgresCpu() };
       const extra = await before();
       const ms = await syncAll(api.url, auth, db, accounts);
       return {
@@ -120,7 +120,7 @@ export async function lanesBench({ load, options, progress }) {
         p95Ms: percentile(ms, 95),
         maxMs: ms.at(-1),
         workerCpuS: (cpuMicros(worker.pid) - cpu.worker) / 1e6,
-        postgresCpuS: postgresCpuSeconds() - cpu.postgres,
+        postgresCpuS: postgresCpu() - cpu.postgres,
       };
     };
     progress(`idle: ${accounts.length} syncs asked at once`);
