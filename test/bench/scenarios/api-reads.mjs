@@ -227,7 +227,7 @@ export async function apiReads({ load, options, progress }) {
         ),
         ...checks.map(
           (c) =>
-            `target: ${c.target} → ${c.met === 'not measured' ? 'not measured' : `${c.figure}: ${c.met ? 'met' : 'NOT met'}`}`,
+            `target: ${c.target} → ${c.met === 'not measured' ? 'not measured' : c.met === 'refused' ? `REFUSED: ${c.figure}` : `${c.figure}: ${c.met ? 'met' : 'NOT met'}`}`,
         ),
       ],
     };
