@@ -61,7 +61,10 @@ async function pacedRounds({ load, options, progress }, targets, rateOf, acc) {
     for (;;) {
       const before = t.cpu();
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      if (t.cpu() - before < SETTLED_CPU_US_PER_S || Date.now() > deadline) break;
+      const used = t.cpu() - before;
+      // What a process burns with no request to serve, second by second: kept for the report.
+      acc.get(t.key).settleCpuMsPerS.push(used / 1000);
+      if (used < SETTLED_CPU_US_PER_S || Date.now() > deadline) break;
     }
   }
   for (let round = 0; round < options.rounds; round += 1) {
@@ -135,6 +138,7 @@ export async function measureRounds({ load, options, progress }, targets) {
         collectedMiB: 0,
         pacedRequests: 0,
         paced: [],
+        settleCpuMsPerS: [],
       },
     ]),
   );
@@ -216,6 +220,8 @@ export async function measureRounds({ load, options, progress }, targets) {
       // the paced rounds achieved of it (pace.held false: the figure is refused).
       cpuAtRate: a.pacedRequests ? rateOf(t) : null,
       pace: paceOf(a.pacedRequests ? rateOf(t) : 0, a.paced),
+      // Its process's CPU ms each second after the full-speed rounds, until it went quiet (paced only).
+      settleCpuMsPerS: a.settleCpuMsPerS,
     };
   });
 }

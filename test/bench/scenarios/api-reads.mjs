@@ -54,8 +54,8 @@ export async function connectBank(apiUrl, auth, userId, institutionId = 'sandbox
 export async function apiReads({ load, options, progress }) {
   const userCount = options.smoke ? SMOKE_USERS : USERS;
   const databaseUrl = benchDatabaseUrl();
-  // The api at its default log level, access log included: what an operator runs.
-  // BENCH_API_LOG_LEVEL=warn: the same without the access log, to see what it costs.
+  // The api at its default log level (info), what an operator runs: a read that succeeds writes no
+  // access-log line there (it is logged at debug). BENCH_API_LOG_LEVEL=debug: with the line, to price it.
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: 'bff-bench',
@@ -225,6 +225,12 @@ export async function apiReads({ load, options, progress }) {
           ({ name, atEnd, settled, settledAfterS }) =>
             `${name} memory: RSS ${atEnd.rssMiB.toFixed(0)} MiB when the load stopped (peak ${atEnd.peakRssMiB.toFixed(0)} MiB), ${settled.rssMiB.toFixed(0)} MiB ${settledAfterS.toFixed(0)} s later`,
         ),
+        ...rows
+          .filter((r) => r.settleCpuMsPerS.length > 0 && !r.key.startsWith('bare-'))
+          .map(
+            (r) =>
+              `${r.key}: CPU ms each second after the full-speed rounds, with no request: ${r.settleCpuMsPerS.map((ms) => ms.toFixed(0)).join(', ')}`,
+          ),
         ...checks.map(
           (c) =>
             `target: ${c.target} → ${c.met === 'not measured' ? 'not measured' : c.met === 'refused' ? `REFUSED: ${c.figure}` : `${c.figure}: ${c.met ? 'met' : 'NOT met'}`}`,
