@@ -47,7 +47,7 @@ const BENCH_POSTGRES_SETTINGS = {
   max_connections: 100,
 };
 /** Whatever happens, the bench ends: past this the process reports and exits. */
-const HARD_LIMIT_MS = 1_800_000;
+const HARD_LIMIT_MS = 2_700_000;
 
 const int = (name, value, lo, hi) => {
   const n = Number(value);
@@ -163,13 +163,30 @@ function machine() {
   };
 }
 
+/**
+ * Prints the report of the scenarios that ran and the JSON summary, and writes the summary to its file:
+ * whether it was written.
+ */
+function writeResults(summary, startedAt, progress) {
+  summary.loadAverageAtEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
+  summary.seconds = (Date.now() - startedAt) / 1000;
+  if (summary.scenarios.length > 0) console.log(report(summary));
+  console.log('');
+  console.log(JSON.stringify(summary, null, 2));
+  const out = summary.options?.out ?? resolve(ROOT, '.dev/bench-results.json');
+  try {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
+    progress(`results written to ${relative(process.cwd(), out)} (${summary.seconds.toFixed(1)} s)`);
+    return true;
+  } catch (error) {
+    console.error(`bench: could not write ${out}: ${error.message}`);
+    return false;
+  }
+}
+
 async function main() {
   const startedAt = new Date();
-  const hardLimit = setTimeout(() => {
-    console.error(`bench: FAILED — still running after ${HARD_LIMIT_MS / 1000} s; giving up`);
-    process.exit(2);
-  }, HARD_LIMIT_MS);
-  hardLimit.unref();
   // Stopped from outside: exit, so that the private Postgres is stopped and removed (the kit's exit hook).
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
@@ -194,6 +211,14 @@ async function main() {
   };
   const progress = (message) =>
     console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
+  // Past the limit the run stops where it is, but what the scenarios before measured is still written.
+  const hardLimit = setTimeout(() => {
+    summary.error = `still running after ${HARD_LIMIT_MS / 1000} s; gave up`;
+    console.error(`bench: FAILED — ${summary.error}`);
+    writeResults(summary, startedAt, progress);
+    process.exit(2);
+  }, HARD_LIMIT_MS);
+  hardLimit.unref();
   let load;
   let postgres;
   let exitCode = 0;
@@ -250,21 +275,7 @@ async function main() {
     await postgres?.destroy();
   }
   if (!summary.ok) exitCode = 1;
-  summary.loadAverageAtEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
-  summary.seconds = (Date.now() - startedAt) / 1000;
-
-  if (summary.scenarios.length > 0) console.log(report(summary));
-  console.log('');
-  console.log(JSON.stringify(summary, null, 2));
-  const out = summary.options?.out ?? resolve(ROOT, '.dev/bench-results.json');
-  try {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
-    progress(`results written to ${relative(process.cwd(), out)} (${summary.seconds.toFixed(1)} s)`);
-  } catch (error) {
-    console.error(`bench: could not write ${out}: ${error.message}`);
-    exitCode = 1;
-  }
+  if (!writeResults(summary, startedAt, progress)) exitCode = 1;
   process.exitCode = exitCode;
   // Servers are closed and the worker is gone; if some handle still holds the loop, do not hang on it.
   setTimeout(() => {
