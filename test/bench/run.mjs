@@ -148,7 +148,7 @@ class LoadClient {
 /** The server's version, as `psql` prints it (the bench states what it ran on). */
 function postgresVersion(url) {
   const out = spawnSync('psql', [url, '-Atc', 'SHOW server_version'], { encoding: 'utf8' });
-  return out.stdout.trim() || 'unknown';
+  return out.stdout?.trim() || 'unknown';
 }
 
 function machine() {
