@@ -1,32 +1,13 @@
 // The capacity bench's second part (test/bench/capacity.mjs): the hot read by one api process with every
 // read on the primary, then with a streaming replica, and the CPU each process and server spent a page.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { startPrivateReplica } from '../kit/private-replica.mjs';
-import { cpuMicros } from './cpu.mjs';
+import { cpuMicros, serverCpuSeconds } from './cpu.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
 import { benchPorts, onboardMerchant, startApi, startHeadless, until } from './processes.mjs';
 import { connectBank } from './scenarios/api-reads.mjs';
 
-/** CPU seconds of one private cluster's processes (its postmaster's and every child's), from /proc. */
-function clusterCpuSeconds(server) {
-  const pid = Number(
-    readFileSync(join(dirname(server.logFile), 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
-  );
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  let micros = 0;
-  for (const p of [pid, ...children.map(Number)]) {
-    try {
-      micros += cpuMicros(p);
-    } catch {
-      // Ended between the listing and the read.
-    }
-  }
-  return micros / 1e6;
-}
+/** CPU seconds of one private cluster's own processes, ended backends included (serverCpuSeconds). */
+const clusterCpuSeconds = (server) => serverCpuSeconds(server.postmasterPid());
 
 /**
  * The hot read (a stored transactions page, caches off) by one api process for --seconds, first with every

@@ -1,7 +1,7 @@
-// CPU time as Linux keeps it (/proc): a process's, a thread's, Postgres's. What a step cost the machine,
+// CPU time as Linux keeps it (/proc): a process's, a thread's, a Postgres server's. What a step cost the machine,
 // which a loaded machine's wall time hides and the load generator on the same cores does not blur.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
@@ -17,22 +17,54 @@ export function cpuMicros(pid, tid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
 }
 
-/**
- * The CPU seconds Postgres's processes have used so far (the server's and every backend's, from /proc):
- * read before and after a step, what the step cost the database. A backend that ended between two
- * readings takes its time with it.
- */
-export function postgresCpuSeconds() {
-  const pids = spawnSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  let micros = 0;
-  for (const pid of pids) {
-    try {
-      micros += cpuMicros(Number(pid));
-    } catch {
-      // Ended between the listing and the read.
+/** A process's own CPU (utime + stime) and its reaped children's (cutime + cstime), in µs. */
+function ownAndReaped(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const us = (i) => (Number(fields[i]) * 1e6) / CLOCK_TICKS_PER_S;
+  return { own: us(11) + us(12), reaped: us(13) + us(14) };
+}
+
+/** The pids whose parent is `pid`: the kernel's own list where it keeps one, else a walk of /proc. */
+function childrenOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    const children = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+      } catch {
+        // Ended between the listing and the read.
+      }
     }
+    return children;
   }
-  return micros / 1e6;
+}
+
+/**
+ * The CPU seconds one Postgres server has used so far: its postmaster's own, every child it reaped (a
+ * backend that ended: the kernel adds its time to the postmaster's cutime and cstime when the postmaster
+ * waits for it) and every child still running (backends, checkpointer, autovacuum, walwriter). Read before
+ * and after a step, what the step cost that server, ended connections included; another server's processes
+ * are never counted. A child reaped while the children are read would be counted twice or not at all: the
+ * reading is taken again until the reaped total held still across it.
+ */
+export function serverCpuSeconds(postmasterPid) {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const before = ownAndReaped(postmasterPid);
+    let live = 0;
+    for (const child of childrenOf(postmasterPid)) {
+      try {
+        live += cpuMicros(child);
+      } catch {
+        // Ended and reaped since the listing: the reaped total moved, and the reading is taken again.
+      }
+    }
+    const after = ownAndReaped(postmasterPid);
+    if (after.reaped === before.reaped) return (after.own + after.reaped + live) / 1e6;
+  }
+  throw new Error(`Postgres (postmaster ${postmasterPid}): its children kept ending while they were read`);
 }

@@ -21,6 +21,26 @@ const PACED_LEAD_IN_MS = 300;
 /** A process counts as settled after the full-speed rounds once it uses less than this CPU a second. */
 const SETTLED_CPU_US_PER_S = 10_000;
 const SETTLE_LIMIT_MS = 10_000;
+/** --smoke: the same steps, short. */
+const SMOKE_PACING = { pacedMs: 300, leadInMs: 50, settleLimitMs: 1_000 };
+/**
+ * A paced round whose load reached less than its rate by more than this share is refused: its CPU per
+ * request was read at another pace than the one it is quoted at (the load generator shares two cores with
+ * the servers, and a figure read at 2,000 req/s was once quoted from rounds that held 44–92% of it).
+ */
+export const PACE_TOLERANCE = 0.05;
+/**
+ * `--cpu-rate auto`: the highest of these rates at most this share of the slowest paced target's req/s at
+ * full speed in the same run, so the generator and every server can hold it.
+ */
+const AUTO_RATE_SHARE = 0.5;
+const AUTO_RATES = [20, 50, 100, 200, 250, 500, 750, 1000, 1500, 2000, 3000, 5000];
+
+/** `--cpu-rate auto`'s rate for targets whose full-speed rows are `rows` (0 when none is held). */
+export function autoRate(rows) {
+  const ceiling = Math.min(...rows.map((r) => r.rps)) * AUTO_RATE_SHARE;
+  return AUTO_RATES.filter((rate) => rate <= ceiling).at(-1) ?? 0;
+}
 
 /**
  * The servers' CPU and heap per request at an even `rate` of requests a second, in rounds of their own
@@ -28,16 +48,23 @@ const SETTLE_LIMIT_MS = 10_000;
  * one answers many sockets per wake-up; one that waits on its client wakes for each), so servers of
  * different speeds compare only at the same pace, one all of them keep up with. The full-speed rounds
  * leave garbage that a process collects for seconds after (V8's memory reducer): these rounds start once
- * every process has gone quiet, so no server pays for another phase's requests.
+ * every process has gone quiet, so no server pays for another phase's requests. Each round's achieved
+ * rate is kept; a round short of its rate by more than PACE_TOLERANCE marks the target's figure refused.
  */
 async function pacedRounds({ load, options, progress }, targets, rateOf, acc) {
+  const pacing = options.smoke
+    ? SMOKE_PACING
+    : { pacedMs: PACED_MS, leadInMs: PACED_LEAD_IN_MS, settleLimitMs: SETTLE_LIMIT_MS };
   progress('waiting for the servers to go quiet before the paced rounds');
-  const deadline = Date.now() + SETTLE_LIMIT_MS;
+  const deadline = Date.now() + pacing.settleLimitMs;
   for (const t of targets) {
     for (;;) {
       const before = t.cpu();
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      if (t.cpu() - before < SETTLED_CPU_US_PER_S || Date.now() > deadline) break;
+      const used = t.cpu() - before;
+      // What a process burns with no request to serve, second by second: kept for the report.
+      acc.get(t.key).settleCpuMsPerS.push(used / 1000);
+      if (used < SETTLED_CPU_US_PER_S || Date.now() > deadline) break;
     }
   }
   for (let round = 0; round < options.rounds; round += 1) {
@@ -46,22 +73,34 @@ async function pacedRounds({ load, options, progress }, targets, rateOf, acc) {
       const rate = rateOf(t);
       progress(`paced round ${round + 1}/${options.rounds}: ${t.label} at ${rate} req/s`);
       const job = { ...loadOf(t, options), ratePerSecond: rate, warmupRequests: 0 };
-      const leadIn = await load('load', { ...job, durationMs: PACED_LEAD_IN_MS });
+      const leadIn = await load('load', { ...job, durationMs: pacing.leadInMs });
       if (leadIn.errorCount > 0) throw failureOf(t.label, leadIn);
-      const slots = Math.round((rate * PACED_MS) / 1000);
+      const slots = Math.round((rate * pacing.pacedMs) / 1000);
       const cpuBefore = t.cpu();
       const collectedBefore = t.collected?.() ?? 0;
-      // Time to spare for the last slots: a server that cannot keep the pace is cut off at 1.5× the phase.
-      const result = await load('load', { ...job, durationMs: PACED_MS * 1.5, requests: slots });
+      // Time to spare for the last slots: a load that cannot keep the pace is cut off at 1.5× the phase.
+      const result = await load('load', { ...job, durationMs: pacing.pacedMs * 1.5, requests: slots });
       if (result.errorCount > 0) throw failureOf(t.label, result);
       const a = acc.get(t.key);
       a.cpuUs += t.cpu() - cpuBefore;
       a.collectedMiB += (t.collected?.() ?? 0) - collectedBefore;
       a.pacedRequests += result.completed;
-      // What the pace asked for over the time the phase took: more than was answered when it fell behind.
-      a.pacedSlots += Math.max(result.completed, (rate * result.elapsedMs) / 1000);
+      a.paced.push((result.completed * 1000) / result.elapsedMs);
     }
   }
+}
+
+/** What the paced rounds of a target achieved against their rate, and whether its figure stands. */
+function paceOf(rate, achieved) {
+  if (!rate || achieved.length === 0) return null;
+  const lowest = Math.min(...achieved);
+  return {
+    rate,
+    achievedByRound: achieved,
+    lowestShare: lowest / rate,
+    tolerance: PACE_TOLERANCE,
+    held: lowest >= rate * (1 - PACE_TOLERANCE),
+  };
 }
 
 export function failureOf(label, result) {
@@ -84,7 +123,9 @@ export function failureOf(label, result) {
  * it allocated and let go per request.
  */
 export async function measureRounds({ load, options, progress }, targets) {
-  const rateOf = (t) => t.cpuRate ?? options.cpuRate;
+  let chosenRate = options.cpuRate === 'auto' ? 0 : options.cpuRate;
+  const rateOf = (t) => t.cpuRate ?? chosenRate;
+  const pacedAtAll = (t) => Boolean(t.cpu && (t.cpuRate ?? options.cpuRate));
   const acc = new Map(
     targets.map((t) => [
       t.key,
@@ -96,7 +137,8 @@ export async function measureRounds({ load, options, progress }, targets) {
         cpuUs: 0,
         collectedMiB: 0,
         pacedRequests: 0,
-        pacedSlots: 0,
+        paced: [],
+        settleCpuMsPerS: [],
       },
     ]),
   );
@@ -117,7 +159,7 @@ export async function measureRounds({ load, options, progress }, targets) {
         if (warm.errorCount > 0) throw failureOf(t.label, warm);
         job.warmupRequests = 0;
       }
-      const paced = Boolean(t.cpu && rateOf(t));
+      const paced = pacedAtAll(t);
       const cpuBefore = paced ? undefined : t.cpu?.();
       const collectedBefore = paced ? undefined : t.collected?.();
       const result = await load('load', job);
@@ -136,8 +178,21 @@ export async function measureRounds({ load, options, progress }, targets) {
       });
     }
   }
-  const paced = targets.filter((t) => t.cpu && rateOf(t));
-  if (paced.length > 0) await pacedRounds({ load, options, progress }, paced, rateOf, acc);
+  const paced = targets.filter(pacedAtAll);
+  if (options.cpuRate === 'auto' && paced.length > 0) {
+    chosenRate = autoRate(
+      paced.map((t) => ({ rps: (acc.get(t.key).completed * 1000) / acc.get(t.key).elapsedMs })),
+    );
+    progress(
+      `--cpu-rate auto: ${chosenRate} req/s (at most ×${AUTO_RATE_SHARE} of the slowest paced target's full speed)`,
+    );
+  }
+  if (paced.length > 0 && paced.every((t) => rateOf(t) > 0))
+    await pacedRounds({ load, options, progress }, paced, rateOf, acc);
+  else if (paced.length > 0)
+    throw new BenchFailure(
+      '--cpu-rate auto: a paced target answered too few requests at full speed to pace it',
+    );
   return targets.map((t) => {
     const a = acc.get(t.key);
     const all = new Float64Array(a.completed);
@@ -161,10 +216,12 @@ export async function measureRounds({ load, options, progress }, targets) {
       // Approximate: a collection just after the window frees some of its garbage in the next one.
       heapKiBPerRequest: t.collected ? (a.collectedMiB * 1024) / (a.pacedRequests || a.completed) : null,
       cpuOf: t.cpuOf ?? null,
-      // The CPU and heap figures' load: req/s paced (and the share of its slots answered in time), or
-      // null when they were read at full speed.
-      cpuAtRate: a.pacedRequests ? (t.cpuRate ?? options.cpuRate) : null,
-      cpuPaceKept: a.pacedSlots ? a.pacedRequests / a.pacedSlots : null,
+      // The CPU and heap figures' load: req/s paced, or null when they were read at full speed; and what
+      // the paced rounds achieved of it (pace.held false: the figure is refused).
+      cpuAtRate: a.pacedRequests ? rateOf(t) : null,
+      pace: paceOf(a.pacedRequests ? rateOf(t) : 0, a.paced),
+      // Its process's CPU ms each second after the full-speed rounds, until it went quiet (paced only).
+      settleCpuMsPerS: a.settleCpuMsPerS,
     };
   });
 }
@@ -177,7 +234,8 @@ export function ratioOf(row, base) {
     versus: base.key,
     // CPU per request of the measured process against the baseline's: what the load generator on the
     // same cores cannot blur (rps can be capped by the client).
-    ...(row.cpuUsPerRequest && base.cpuUsPerRequest
+    // Not from a paced round that fell short of its rate: that figure was read at another pace.
+    ...(row.cpuUsPerRequest && base.cpuUsPerRequest && row.pace?.held !== false && base.pace?.held !== false
       ? { cpu: row.cpuUsPerRequest / base.cpuUsPerRequest }
       : {}),
     rps: row.rps / base.rps,

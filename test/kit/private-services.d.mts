@@ -45,6 +45,8 @@ export interface PrivatePostgres {
   url: string;
   logFile: string;
   isRunning(): boolean;
+  /** The server's own process (the postmaster), whose children are its backends; while it runs. */
+  postmasterPid(): number;
   start(): Promise<void>;
   stop(mode?: PostgresStopMode): Promise<void>;
   restart(mode?: PostgresStopMode): Promise<void>;

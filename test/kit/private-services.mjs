@@ -9,7 +9,7 @@
 //   Its data survives restarts, as a real database's does.
 // Both are stopped and removed when this process exits, whatever the test did.
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -344,6 +344,8 @@ export function cluster({ bin, dir, data, port, settings }) {
     url: `postgresql://postgres@127.0.0.1:${port}/bff`,
     logFile: join(dir, 'postgres.log'),
     isRunning: () => running,
+    /** The server's own process (postmaster.pid's first line): every backend is its child. */
+    postmasterPid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     start,
     stop,
     async restart(mode = 'fast') {

@@ -15,6 +15,8 @@ import { measureRounds, ratioOf } from '../rounds.mjs';
 import { readTargets, settledMemory } from './api-reads-targets.mjs';
 
 const USERS = 100;
+/** --smoke: a page of a few users. */
+const SMOKE_USERS = 5;
 
 export function benchDatabaseUrl() {
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bff');
@@ -50,9 +52,10 @@ export async function connectBank(apiUrl, auth, userId, institutionId = 'sandbox
 }
 
 export async function apiReads({ load, options, progress }) {
+  const userCount = options.smoke ? SMOKE_USERS : USERS;
   const databaseUrl = benchDatabaseUrl();
-  // The api at its default log level, access log included: what an operator runs.
-  // BENCH_API_LOG_LEVEL=warn: the same without the access log, to see what it costs.
+  // The api at its default log level (info), what an operator runs: a read that succeeds writes no
+  // access-log line there (it is logged at debug). BENCH_API_LOG_LEVEL=debug: with the line, to price it.
   const env = {
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: 'bff-bench',
@@ -77,10 +80,10 @@ export async function apiReads({ load, options, progress }) {
       traceGc: true,
     });
 
-    progress(`on-boarding a merchant with ${USERS} users and a connected bank`);
+    progress(`on-boarding a merchant with ${userCount} users and a connected bank`);
     const { auth } = await onboardMerchant(api.url, `bench ${new Date().toISOString()}`);
     const run = Date.now().toString(36);
-    const users = await inParallel(USERS, 8, async (i) => {
+    const users = await inParallel(userCount, 8, async (i) => {
       const res = await expectStatus(
         'POST /v1/users',
         call(api.url, 'POST', '/v1/users', auth, { reference: `bench-${run}-${i}` }),
@@ -95,7 +98,7 @@ export async function apiReads({ load, options, progress }) {
     const current = accounts.find((a) => a.type === 'CURRENT');
     if (!current) throw new BenchFailure('no CURRENT account after connecting the bank');
     const livePath = `/v1/accounts/${current.id}/transactions/live`;
-    const usersPath = `/v1/users?limit=${USERS}`;
+    const usersPath = `/v1/users?limit=${userCount}`;
     // The api's cheapest route (no credentials, no data, 28 bytes) through the same hooks, metrics and
     // global guards as every other: the ceiling any read of this api can reach on this machine.
     const probePath = '/health/live';
@@ -165,7 +168,7 @@ export async function apiReads({ load, options, progress }) {
         }));
     const targets = [
       ...reads('accounts', 'GET /v1/users/{id}/accounts', accountsPath, { hot: true }),
-      ...reads('users', `GET /v1/users?limit=${USERS}`, usersPath, { hot: true }),
+      ...reads('users', `GET /v1/users?limit=${userCount}`, usersPath, { hot: true }),
       ...reads('live', 'GET /v1/accounts/{id}/transactions/live (its own api process)', livePath, {
         served: apiLive,
         cpuRate: 0,
@@ -222,9 +225,15 @@ export async function apiReads({ load, options, progress }) {
           ({ name, atEnd, settled, settledAfterS }) =>
             `${name} memory: RSS ${atEnd.rssMiB.toFixed(0)} MiB when the load stopped (peak ${atEnd.peakRssMiB.toFixed(0)} MiB), ${settled.rssMiB.toFixed(0)} MiB ${settledAfterS.toFixed(0)} s later`,
         ),
+        ...rows
+          .filter((r) => r.settleCpuMsPerS.length > 0 && !r.key.startsWith('bare-'))
+          .map(
+            (r) =>
+              `${r.key}: CPU ms each second after the full-speed rounds, with no request: ${r.settleCpuMsPerS.map((ms) => ms.toFixed(0)).join(', ')}`,
+          ),
         ...checks.map(
           (c) =>
-            `target: ${c.target} → ${c.met === 'not measured' ? 'not measured' : `${c.figure}: ${c.met ? 'met' : 'NOT met'}`}`,
+            `target: ${c.target} → ${c.met === 'not measured' ? 'not measured' : c.met === 'refused' ? `REFUSED: ${c.figure}` : `${c.figure}: ${c.met ? 'met' : 'NOT met'}`}`,
         ),
       ],
     };

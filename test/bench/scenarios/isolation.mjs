@@ -23,10 +23,10 @@ import {
 import { connectBank } from './api-reads.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-isolation';
-/** New connections timed per case (medians reported). */
-const SAMPLES = 3;
-const READS = 50;
-const NOISY_ACCOUNTS = 10_000;
+/** New connections timed per case (medians reported), page reads each, the noisy neighbour's accounts. */
+const FULL = { samples: 3, reads: 50, noisyAccounts: 10_000 };
+/** --smoke: one connection per case behind a small neighbour. */
+const SMOKE = { samples: 1, reads: 5, noisyAccounts: 100 };
 /** A ratio to the quiet case under which a new connection's sync counts as "its usual speed". */
 const TARGET_RATIO = 1.5;
 const PAYMENT = {
@@ -45,7 +45,7 @@ const PAYMENT = {
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
 
 /** One new connection of the merchant at the healthy bank, and what it costs: ms of each step. */
-async function newConnection(apiUrl, auth, db, tag) {
+async function newConnection(apiUrl, auth, db, tag, size) {
   const user = await expectStatus(
     'POST /v1/users',
     call(apiUrl, 'POST', '/v1/users', auth, { reference: `isolation-${tag}` }),
@@ -87,7 +87,7 @@ async function newConnection(apiUrl, auth, db, tag) {
   );
   const path = `/v1/accounts/${accounts.body.data[0].id}/transactions?limit=100`;
   const reads = [];
-  for (let i = 0; i < READS; i += 1) {
+  for (let i = 0; i < size.reads; i += 1) {
     const started = performance.now();
     await expectStatus('GET transactions', call(apiUrl, 'GET', path, auth));
     reads.push(performance.now() - started);
@@ -112,9 +112,10 @@ async function newConnection(apiUrl, auth, db, tag) {
   };
 }
 
-async function samples(apiUrl, auth, db, label) {
+async function samples(apiUrl, auth, db, label, size) {
   const runs = [];
-  for (let i = 0; i < SAMPLES; i += 1) runs.push(await newConnection(apiUrl, auth, db, `${label}-${i}`));
+  for (let i = 0; i < size.samples; i += 1)
+    runs.push(await newConnection(apiUrl, auth, db, `${label}-${i}`, size));
   const of = (key) => median(runs.map((r) => r[key]));
   return {
     label,
@@ -172,8 +173,8 @@ async function failingBank(apiUrl, sandboxUrl, db) {
   };
 }
 
-/** Another merchant's NOISY_ACCOUNTS accounts, due now and dispatched: their jobs queued before ours. */
-async function noisyNeighbour(db, env) {
+/** Another merchant's `count` accounts, due now and dispatched: their jobs queued before ours. */
+async function noisyNeighbour(db, env, count) {
   const {
     rows: [consent],
   } = await db.query(
@@ -184,7 +185,7 @@ async function noisyNeighbour(db, env) {
      SELECT gen_random_uuid(), u.merchant_id, u.id, 'ACCOUNT', 'noisy-' || gen_random_uuid(), 'sandbox-redirect',
        'AUTHORIZED', now() FROM u RETURNING id, merchant_id, user_id`,
   );
-  await insertDueAccounts(db, consent, NOISY_ACCOUNTS, 'noisy-');
+  await insertDueAccounts(db, consent, count, 'noisy-');
   const dispatched = spawnSync(process.execPath, [dist('apps/worker/src/cli/sync-dispatch.cli.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
@@ -194,7 +195,8 @@ async function noisyNeighbour(db, env) {
   return JSON.parse(dispatched.stdout.trim().split('\n').at(-1)).enqueued;
 }
 
-export async function isolationBench({ progress }) {
+export async function isolationBench({ options, progress }) {
+  const size = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('isolation');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
   const { queue, db, closers } = await freshStore(databaseUrl, QUEUE_PREFIX, ['sync'], progress);
@@ -204,18 +206,18 @@ export async function isolationBench({ progress }) {
     await startConsumingWorker(workerEnv, queue, closers, 60_000);
     const { auth } = await onboardMerchant(api.url, 'isolation bench');
 
-    progress(`quiet: ${SAMPLES} new connections at a healthy bank`);
-    const quiet = await samples(api.url, auth, db, 'quiet');
+    progress(`quiet: ${size.samples} new connections at a healthy bank`);
+    const quiet = await samples(api.url, auth, db, 'quiet', size);
 
     progress('one bank failing every call while another merchant uses it');
     const failing = await failingBank(api.url, sandbox.url, db);
-    const withFailing = await samples(api.url, auth, db, 'failing');
+    const withFailing = await samples(api.url, auth, db, 'failing', size);
     await failing.stop();
 
-    progress(`a noisy neighbour: ${NOISY_ACCOUNTS.toLocaleString('en')} accounts due, dispatched`);
-    const enqueued = await noisyNeighbour(db, workerEnv);
+    progress(`a noisy neighbour: ${size.noisyAccounts.toLocaleString('en')} accounts due, dispatched`);
+    const enqueued = await noisyNeighbour(db, workerEnv, size.noisyAccounts);
     const waiting = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
-    const withNoisy = await samples(api.url, auth, db, 'noisy');
+    const withNoisy = await samples(api.url, auth, db, 'noisy', size);
     const left = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');
     await queue.obliterate({ force: true });
 
@@ -242,7 +244,7 @@ export async function isolationBench({ progress }) {
               : ` (×${ratio(c, 'firstPageMs').toFixed(2)}, ×${ratio(c, 'syncedMs').toFixed(2)}, ×${ratio(c, 'readP50Ms').toFixed(2)}, ×${ratio(c, 'paymentMs').toFixed(2)})`),
         ),
         `noisy neighbour: ${enqueued.toLocaleString('en')} jobs enqueued, ${waiting.toLocaleString('en')} waiting when the first connection began, ${left.toLocaleString('en')} still waiting after the last`,
-        `medians of ${SAMPLES} connections each; target: approval → first page and → synced within ×${TARGET_RATIO} of quiet in both → ${met ? 'met' : 'NOT met'}`,
+        `medians of ${size.samples} connections each; target: approval → first page and → synced within ×${TARGET_RATIO} of quiet in both → ${met ? 'met' : 'NOT met'}`,
       ],
     };
   } finally {

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { BenchFailure } from '../bench-failure.mjs';
 import { benchDatabaseUrl, freshStore } from '../bench-store.mjs';
-import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
+import { cpuMicros } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { percentile } from '../load-generator.mjs';
 import {
@@ -21,8 +21,9 @@ import { signedWebhooks } from './events.mjs';
 
 const QUEUE_PREFIX = 'bff-bench-lanes';
 /** Consents at sandbox-redirect, three accounts each: the syncs asked for. */
-const CONSENTS = 25;
-const FLOOD = 10_000;
+const FULL = { consents: 25, flood: 10_000 };
+/** --smoke: the same two cases, a few syncs behind a small flood. */
+const SMOKE = { consents: 2, flood: 200 };
 const TARGET_RATIO = 1.5;
 /** The application the flood's webhooks name (events.mjs's `signedWebhooks`). */
 const APPLICATION = 'bench-app';
@@ -55,7 +56,8 @@ async function syncAll(apiUrl, auth, db, accounts) {
   return done.sort((a, b) => a - b);
 }
 
-export async function lanesBench({ load, options, progress }) {
+export async function lanesBench({ load, options, progress, postgresCpu }) {
+  const { consents: CONSENTS, flood: FLOOD } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('lanes');
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX, ...SCHEDULES_OFF };
   const { SecretBox, generateWebhookSecret, webhookHeaders } = await import(dist('libs/crypto/src/index.js'));
@@ -108,7 +110,7 @@ export async function lanesBench({ load, options, progress }) {
     );
 
     const measured = async (label, before) => {
-      const cpu = { worker: cpuMicros(worker.pid), postgres: postgresCpuSeconds() };
+      const cpu = { worker: cpuMicros(worker.pid), postgres: postgresCpu() };
       const extra = await before();
       const ms = await syncAll(api.url, auth, db, accounts);
       return {
@@ -118,7 +120,7 @@ export async function lanesBench({ load, options, progress }) {
         p95Ms: percentile(ms, 95),
         maxMs: ms.at(-1),
         workerCpuS: (cpuMicros(worker.pid) - cpu.worker) / 1e6,
-        postgresCpuS: postgresCpuSeconds() - cpu.postgres,
+        postgresCpuS: postgresCpu() - cpu.postgres,
       };
     };
     progress(`idle: ${accounts.length} syncs asked at once`);

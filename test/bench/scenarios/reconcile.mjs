@@ -10,15 +10,18 @@ import { benchDatabaseUrl, recreateDatabase } from '../bench-store.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { jobFinished, SCHEDULES_OFF, startBenchSandbox, startConsumingWorker } from '../processes.mjs';
 
-const USERS = 2_500;
+const FULL_USERS = 2_500;
+/** --smoke: a pass over a hundred consents. */
+const SMOKE_USERS = 25;
 const PER_USER = 4;
-const CONSENTS = USERS * PER_USER;
 const QUEUE_PREFIX = 'bff-bench-reconcile';
 /** The target: at least this many times fewer upstream calls than one read per consent. */
 const TARGET_FACTOR = 10;
 const ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
 
-export async function reconcileBench({ progress }) {
+export async function reconcileBench({ options, progress }) {
+  const USERS = options.smoke ? SMOKE_USERS : FULL_USERS;
+  const CONSENTS = USERS * PER_USER;
   const databaseUrl = benchDatabaseUrl('reconcile');
   await recreateDatabase(databaseUrl, progress);
   const sandbox = await startBenchSandbox();

@@ -11,16 +11,19 @@ import { startBare, startBenchSandbox } from '../processes.mjs';
 import { measureRounds, ratioOf } from '../rounds.mjs';
 
 const ROTATIONS = [1, 100, 10_000];
+/** --smoke: the same steps over a few consents. */
+const SMOKE_ROTATIONS = [1, 20];
 const PAGE = 100;
 const ADMIN = { authorization: `Bearer ${process.env.SANDBOX_ADMIN_TOKEN ?? 'sandbox-admin-token'}` };
 const APP_ID = process.env.UPSTREAM_APPLICATION_ID ?? '00000000-0000-4000-8000-000000000001';
 const APP_SECRET = process.env.UPSTREAM_APPLICATION_SECRET ?? 'sandbox-secret';
 
 export async function sandboxRotation({ load, options, progress }) {
+  const rotations = options.smoke ? SMOKE_ROTATIONS : ROTATIONS;
   const sandbox = await startBenchSandbox();
   const closers = [() => sandbox.stop()];
   try {
-    const consents = Math.max(...ROTATIONS);
+    const consents = Math.max(...rotations);
     progress(`creating ${consents} consents at the sandbox`);
     let started = performance.now();
     const created = await inParallel(consents, 16, async (i) => {
@@ -65,7 +68,7 @@ export async function sandboxRotation({ load, options, progress }) {
     closers.push(() => bare.close());
     const targets = [
       { key: 'bare', label: 'bare Fastify, one page of 100 (baseline)', baseUrl: bare.url, paths: ['/page'] },
-      ...ROTATIONS.map((n) => ({
+      ...rotations.map((n) => ({
         key: `rotate-${n}`,
         label: `sandbox, page of 100 rotating over ${n} consent(s)`,
         baseUrl: sandbox.url,
@@ -75,7 +78,7 @@ export async function sandboxRotation({ load, options, progress }) {
     for (const t of targets) t.bodyBytes = firstBody.length;
     const rows = await measureRounds({ load, options, progress }, targets);
     const byKey = Object.fromEntries(rows.map((r) => [r.key, r]));
-    for (const n of ROTATIONS) {
+    for (const n of rotations) {
       byKey[`rotate-${n}`].ratio = ratioOf(byKey[`rotate-${n}`], byKey.bare);
       byKey[`rotate-${n}`].ratioToOne = ratioOf(byKey[`rotate-${n}`], byKey['rotate-1']);
     }

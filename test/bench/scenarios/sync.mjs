@@ -6,7 +6,7 @@
 // dist/, on a database of its own that is dropped and created again (DATABASE_URL's name + `_bench_sync`).
 import { Buffer } from 'node:buffer';
 import { benchDatabaseUrl, freshStore, insertDueAccounts } from '../bench-store.mjs';
-import { cpuMicros, postgresCpuSeconds } from '../cpu.mjs';
+import { cpuMicros } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
   benchPorts,
@@ -32,9 +32,9 @@ import {
   watchMemory,
 } from './sync-steps.mjs';
 
-const BANKS = 16;
-const DUE_ACCOUNTS = 100_000;
-const INCREMENTAL_SYNCS = 3;
+const FULL = { banks: 16, dueAccounts: 100_000, incrementalSyncs: 3 };
+/** --smoke: every step, over one bank and a thousand due accounts. */
+const SMOKE = { banks: 1, dueAccounts: 1_000, incrementalSyncs: 1 };
 const QUEUE_PREFIX = 'bff-bench-sync';
 const TARGETS = {
   vsCopy: 0.4,
@@ -44,7 +44,12 @@ const TARGETS = {
   readVsBare: 0.25,
   readP99Ms: 50,
 };
-export async function syncBench({ load, options, progress }) {
+export async function syncBench({ load, options, progress, postgresCpu }) {
+  const {
+    banks: BANKS,
+    dueAccounts: DUE_ACCOUNTS,
+    incrementalSyncs: INCREMENTAL_SYNCS,
+  } = options.smoke ? SMOKE : FULL;
   const databaseUrl = benchDatabaseUrl('sync');
   const env = {
     DATABASE_URL: databaseUrl,
@@ -62,7 +67,7 @@ export async function syncBench({ load, options, progress }) {
 
     progress(`initial sync: starting the worker on ${accounts} queued accounts`);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
-    const postgresBefore = postgresCpuSeconds();
+    const postgresBefore = postgresCpu();
     let worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
     closers.push(() => worker.stop());
     const memory = watchMemory(worker.pid);
@@ -78,7 +83,7 @@ export async function syncBench({ load, options, progress }) {
     await untilSyncsEnded(db, [worker], users);
     const workerCpuS = (cpuMicros(worker.pid) - workerBefore) / 1e6;
     const sandboxCpuS = (cpuMicros(sandbox.pid) - sandboxBefore) / 1e6;
-    const postgresCpuS = postgresCpuSeconds() - postgresBefore;
+    const postgresCpuS = postgresCpu() - postgresBefore;
     const workerPeakRssMiB = memory.stop();
     const initial = await syncFigures(db, users);
     const syncRate = initial.rows / (initial.ms / 1000);
@@ -86,9 +91,9 @@ export async function syncBench({ load, options, progress }) {
 
     progress(`COPY of the same ${initial.rows} rows into a table like transactions`);
     const text = await copyOut(db);
-    const copyPostgresBefore = postgresCpuSeconds();
+    const copyPostgresBefore = postgresCpu();
     const copyRowsPerSecond = await copyRate(db, text, initial.rows);
-    const copyPostgresCpuS = (postgresCpuSeconds() - copyPostgresBefore) / COPY_ROUNDS;
+    const copyPostgresCpuS = (postgresCpu() - copyPostgresBefore) / COPY_ROUNDS;
 
     progress(`incremental sync of an unchanged 6,500-transaction account, ${INCREMENTAL_SYNCS} times`);
     const current = await currentAccountFirstSync(db, users);
@@ -163,9 +168,9 @@ export async function syncBench({ load, options, progress }) {
          'AUTHORIZED', now() FROM users u LIMIT 1 RETURNING id, merchant_id, user_id`,
     );
     await insertDueAccounts(db, consent, DUE_ACCOUNTS, 'due-');
-    const dispatchPostgresBefore = postgresCpuSeconds();
+    const dispatchPostgresBefore = postgresCpu();
     const dispatched = await runProcess('apps/worker/src/cli/sync-dispatch.cli.js', workerEnv);
-    const dispatchPostgresCpuS = postgresCpuSeconds() - dispatchPostgresBefore;
+    const dispatchPostgresCpuS = postgresCpu() - dispatchPostgresBefore;
     const dispatch = JSON.parse(dispatched.out.trim().split('\n').at(-1));
     const perDispatched = (seconds) => (seconds * 100_000) / dispatch.enqueued;
     const queued = await queue.getJobCountByTypes('wait', 'prioritized', 'delayed');

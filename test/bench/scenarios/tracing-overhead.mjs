@@ -183,7 +183,8 @@ export async function tracingOverhead({ load, options, progress }) {
         closers,
       );
     const traced = await startTraced('api_traced', basePort, {});
-    const sampled = await startTraced('api_sampled', basePort + 1, {
+    const sampledPort = Number(process.env.BENCH_SAMPLED_API_PORT ?? basePort + 1);
+    const sampled = await startTraced('api_sampled', sampledPort, {
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: String(SAMPLED_RATIO),
     });

@@ -106,6 +106,24 @@ export const TRANSACTION_CHANGE_SQL = {
 };
 
 /**
+ * A page of the feed as one statement and its values: the user's feed, or one account's of it. The one
+ * place its values are put in order, so the bench (test/bench/scenarios/transaction-changes.mjs) reads
+ * with the api's own statement and values and cannot fall behind a change to either.
+ */
+export function feedPageQuery(
+  merchantId: MerchantId,
+  userId: string,
+  after: FeedPosition,
+  limit: number,
+  accountId?: string,
+) {
+  const values = [merchantId, userId, after.seq.toString(), limit, after.afterId ?? WHOLE];
+  return accountId === undefined
+    ? { ...TRANSACTION_CHANGE_SQL.page, values }
+    : { ...TRANSACTION_CHANGE_SQL.accountPage, values: [...values, accountId] };
+}
+
+/**
  * Reads and prunes the transactions change feed. Its rows are written by TransactionRepository's own
  * statements, in the statement that changes the transaction (a change and its feed entry commit together),
  * which is why the writes live there and not here.
@@ -132,12 +150,9 @@ export class TransactionChangeRepository {
     accountId?: string,
   ): Promise<{ rows: FeedRow[]; head: FeedHead }> {
     const read = async (source: ReadSource) => {
-      const values = [merchantId, userId, after.seq.toString(), limit, after.afterId ?? WHOLE];
       const rows = await this.reads.rowsFrom(
         source,
-        accountId === undefined
-          ? { ...TRANSACTION_CHANGE_SQL.page, values }
-          : { ...TRANSACTION_CHANGE_SQL.accountPage, values: [...values, accountId] },
+        feedPageQuery(merchantId, userId, after, limit, accountId),
       );
       const [row] = await this.reads.rowsFrom(source, {
         ...TRANSACTION_CHANGE_SQL.head,

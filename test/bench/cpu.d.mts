@@ -1,0 +1,7 @@
+// Types of cpu.mjs for the TypeScript tests.
+
+/** CPU time (user + system) a process has used, or one of its threads, in µs. */
+export function cpuMicros(pid: number, tid?: number): number;
+
+/** The CPU seconds one Postgres server (its postmaster, reaped and live children) has used so far. */
+export function serverCpuSeconds(postmasterPid: number): number;
