@@ -88,6 +88,24 @@ describe('graceful shutdown in every state', () => {
     expect({ ...end, ms: end.ms < BOUND_MS }, process.output()).toEqual({ code: 0, signal: null, ms: true });
   }
 
+  /** The bank's redirect back to `api` for a consent the user approved, not yet followed. */
+  async function callbackApproved(api: WorkerProcess & { url: string }): Promise<string> {
+    const merchant = await createMerchant({ url: api.url, config });
+    const client = new ApiClient(api.url, merchant.apiKey.key);
+    const user = dataOf<{ id: string }>(
+      await client.post('/v1/users', { reference: uniqueName('user') }),
+      201,
+    );
+    const created = dataOf<{ authorisationUrl: string }>(
+      await client.post(`/v1/users/${user.id}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: 'https://app.merchant.example/banks/done',
+      }),
+      201,
+    );
+    return bankRedirect({ apiUrl: api.url, sandboxUrl: sandbox.url }, created.authorisationUrl);
+  }
+
   /** Registering the receiver upstream held for 3 s: longer than any closer waits for its connections. */
   const holdWebhookRegistration = (admin: SandboxHttp) =>
     admin.holdOnce({ method: 'POST', path: String.raw`/^\/webhook\/events$/`, latencyMs: 3_000 });
@@ -149,23 +167,7 @@ describe('graceful shutdown in every state', () => {
   it('api stops within the bound while work it tried to queue waits for a Redis that is gone', async () => {
     const api = await spawnApi(env());
     try {
-      const merchant = await createMerchant({ url: api.url, config });
-      const client = new ApiClient(api.url, merchant.apiKey.key);
-      const user = dataOf<{ id: string }>(
-        await client.post('/v1/users', { reference: uniqueName('outage') }),
-        201,
-      );
-      const created = dataOf<{ authorisationUrl: string }>(
-        await client.post(`/v1/users/${user.id}/consents`, {
-          institutionId: 'sandbox-redirect',
-          redirectUrl: 'https://app.merchant.example/banks/done',
-        }),
-        201,
-      );
-      const callback = await bankRedirect(
-        { apiUrl: api.url, sandboxUrl: sandbox.url },
-        created.authorisationUrl,
-      );
+      const callback = await callbackApproved(api);
       await redis.stop();
       const before = api.output().length;
       // The callback stores the consent and enqueues its checks and first syncs, which give up after 3 s.
@@ -284,23 +286,7 @@ describe('graceful shutdown in every state', () => {
     const admin = new SandboxHttp(sandbox.url, config);
     const api = await spawnApi(env());
     try {
-      const merchant = await createMerchant({ url: api.url, config });
-      const client = new ApiClient(api.url, merchant.apiKey.key);
-      const user = dataOf<{ id: string }>(
-        await client.post('/v1/users', { reference: 'shutdown-callback' }),
-        201,
-      );
-      const created = dataOf<{ id: string; authorisationUrl: string }>(
-        await client.post(`/v1/users/${user.id}/consents`, {
-          institutionId: 'sandbox-redirect',
-          redirectUrl: 'https://app.merchant.example/banks/done',
-        }),
-        201,
-      );
-      const callback = await bankRedirect(
-        { apiUrl: api.url, sandboxUrl: sandbox.url },
-        created.authorisationUrl,
-      );
+      const callback = await callbackApproved(api);
       // The token exchange answers after 3 s (longer than any closer waits): the callback then stores the
       // consent through Prisma, which must still be connected.
       const held = await admin.holdOnce({
