@@ -1,7 +1,8 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigValidationError, loadConfig, SETTING_NAMES } from './config.js';
 import { RETIRED_SETTINGS } from './retired-settings.js';
-import { TUNING } from './tuning.js';
+import { syncConcurrencyFor, TUNING } from './tuning.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -24,6 +25,16 @@ describe('loadConfig', () => {
     expect(config.tuning).toEqual(TUNING);
     expect(config.crypto.encryptionKeys).toHaveLength(1);
     expect(config.crypto.encryptionKeys[0].key).toHaveLength(32);
+  });
+
+  it('runs two account syncs per core unless told, from 2 to 8, and exactly what SYNC_CONCURRENCY says', () => {
+    expect(loadConfig({}).sync.syncConcurrency).toBe(syncConcurrencyFor(availableParallelism()));
+    expect([1, 2, 3, 4, 16, 64].map(syncConcurrencyFor)).toEqual([2, 4, 6, 8, 8, 8]);
+    expect(loadConfig({ SYNC_CONCURRENCY: '1' }).sync.syncConcurrency).toBe(1);
+    expect(loadConfig({ SYNC_CONCURRENCY: '' }).sync.syncConcurrency).toBe(
+      syncConcurrencyFor(availableParallelism()),
+    );
+    expect(() => loadConfig({ SYNC_CONCURRENCY: '0' })).toThrow(ConfigValidationError);
   });
 
   it('converts numbers and trims trailing slashes from URLs', () => {

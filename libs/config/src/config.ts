@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { availableParallelism } from 'node:os';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import type {
@@ -10,7 +11,7 @@ import type {
 } from './app-config.js';
 import { DEV_SECRETS, EnvironmentVariables, NodeEnv } from './env.dto.js';
 import { retiredSettingsIn } from './retired-settings.js';
-import { parseTestTuning, TUNING, type Tuning } from './tuning.js';
+import { parseTestTuning, syncConcurrencyFor, TUNING, type Tuning } from './tuning.js';
 
 function trustProxyOf(value: string | undefined): false | number | string[] {
   if (!value?.trim()) return false;
@@ -225,7 +226,7 @@ function configOf(
     },
     sync: {
       workerConcurrency: env.WORKER_CONCURRENCY,
-      syncConcurrency: env.SYNC_CONCURRENCY,
+      syncConcurrency: env.SYNC_CONCURRENCY ?? syncConcurrencyFor(availableParallelism()),
       intervalMinutes: env.SYNC_INTERVAL_MINUTES,
     },
     consents: { refreshDaysBeforeExpiry: env.CONSENT_REFRESH_DAYS_BEFORE_EXPIRY },

@@ -283,13 +283,14 @@ export class EnvironmentVariables {
   WORKER_CONCURRENCY = 20;
 
   @Setting(
-    'Account syncs one worker process runs at once (each holds up to two pages of 1,000 transactions in memory)',
+    'Account syncs one worker process runs at once (empty: two per core it may use, from 2 to 8; each holds up to two pages of 1,000 transactions in memory)',
   )
+  @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(100)
-  SYNC_CONCURRENCY = 2;
+  SYNC_CONCURRENCY?: number = undefined;
 
   @Setting(
     'How long after a sync an account falls due again, in minutes (jittered by up to a tenth either way)',

@@ -179,3 +179,14 @@ export function parseTestTuning(raw: string): { tuning: Partial<Tuning>; problem
   }
   return { tuning, problems };
 }
+
+/**
+ * The default number of account syncs a worker runs at once: a sync spends most of its time waiting (for
+ * the bank's page, for Postgres's commit), so one core keeps about two busy. On two cores 2 at once used
+ * under half of them (issue 82); more than 8 buys little and each holds two pages in memory.
+ */
+export function syncConcurrencyFor(cores: number): number {
+  return Math.min(SYNCS_MAX_BY_DEFAULT, Math.max(SYNCS_PER_CORE, SYNCS_PER_CORE * cores));
+}
+const SYNCS_PER_CORE = 2;
+const SYNCS_MAX_BY_DEFAULT = 8;
