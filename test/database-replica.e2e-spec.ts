@@ -28,6 +28,9 @@ interface Page<T> {
 }
 type Source = 'replica' | 'primary';
 
+/** A change replayed and its page read anew: well within a kept entry's 60 s expiry, on any machine. */
+const REPLAYED_WITHIN_MS = 20_000;
+
 /**
  * Issue 62: a private primary, a streaming replica of it (pg_basebackup), and the api and a worker on
  * them with DATABASE_REPLICA_URL set. Stored pages, the change feed and the events list are read from the
@@ -172,6 +175,42 @@ describe('a read replica: reads that may be a little behind, never behind their 
     // Replayed: its reads go back to the replica.
     await eventually('back on the replica', async () =>
       (await sourceOf(() => eventsOf(tenant))) === 'replica' ? true : undefined,
+    );
+  });
+
+  it('keeps no stored page read from the replica: once it has replayed a change, the page shows it', async () => {
+    const path = `/v1/accounts/${accountId}/transactions?limit=7`;
+    const first = async () => (await tenant.client.get<Page<{ description: string }>>(path)).body.data[0];
+    await onReplica(tenant);
+    await replica.pauseReplay();
+    try {
+      // Changed on the primary (its notification drops whatever each process keeps) and not yet replayed.
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT id FROM transactions WHERE account_id = $1 ORDER BY date DESC, id DESC LIMIT 1`,
+        [accountId],
+      );
+      await db.query('BEGIN');
+      await db.query(
+        `UPDATE transactions SET raw = raw || '{"description":"replayed later"}' WHERE id = $1`,
+        [rows[0].id],
+      );
+      await db.query('UPDATE accounts SET transactions_version = transactions_version + 1 WHERE id = $1', [
+        accountId,
+      ]);
+      await db.query('COMMIT');
+      // Read from the paused replica: the page as it was, which must not be kept.
+      let stale: { description: string } | undefined;
+      await readOnReplica('the page from the paused replica', async () => (stale = await first()));
+      expect(stale?.description).not.toBe('replayed later');
+    } finally {
+      await replica.resumeReplay();
+    }
+    // Kept, the stale page would be served until the account's next change (or the entry's 60 s expiry);
+    // read anew, it shows the change once the replica has replayed it, which takes milliseconds.
+    await eventually(
+      'the replayed change served',
+      async () => ((await first()).description === 'replayed later' ? true : undefined),
+      REPLAYED_WITHIN_MS,
     );
   });
 

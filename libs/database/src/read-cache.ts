@@ -89,9 +89,7 @@ export class ReadCache implements OnApplicationShutdown {
     const hit = this.peek<T>(merchantId, key);
     if (hit !== undefined) return hit;
     const value = await load();
-    // A read an account's notification overtook is not kept either.
-    if (sub === undefined || this.subChanges === stamp.subChanges)
-      this.keep(merchantId, key, value, stamp, sub);
+    this.keep(merchantId, key, value, stamp, sub);
     return value;
   }
 
@@ -128,8 +126,8 @@ export class ReadCache implements OnApplicationShutdown {
 
   /**
    * Keeps a value made from the merchant's data as it stood at `stamp`, unless a change of the merchant's
-   * was notified since (the value may be older than the change). `bytes`: what it costs, when its JSON
-   * size would not say (a Buffer's).
+   * was notified since (the value may be older than the change), or, for a value of a finer part (`sub`),
+   * a change of any finer part. `bytes`: what it costs, when its JSON size would not say (a Buffer's).
    */
   keep(
     merchantId: string,
@@ -142,7 +140,8 @@ export class ReadCache implements OnApplicationShutdown {
     if (
       !this.live ||
       this.epoch !== stamp.epoch ||
-      (this.generations.get(merchantId) ?? 0) !== stamp.generation
+      (this.generations.get(merchantId) ?? 0) !== stamp.generation ||
+      (sub !== undefined && this.subChanges !== stamp.subChanges)
     ) {
       return;
     }

@@ -158,12 +158,14 @@ function tag(reply: FastifyReply, etag: string): void {
 /**
  * Answers a conditional read from an answer kept earlier (its bytes and tag): a GET whose `If-None-Match`
  * holds the tag gets its 304 without the body ever being put together; otherwise the kept bytes with this
- * request's tracing id, tagged by the hook below.
+ * request's tracing id, tagged by the hook below: copied into one buffer, or from `partedFrom` bytes on
+ * sent as the kept parts themselves (a PartedAnswer).
  */
 export function sendKeptAnswer(
   request: FastifyRequest & ConditionalRequest,
   reply: FastifyReply,
   kept: SplitAnswer,
+  partedFrom = Infinity,
 ): void {
   if (request.method === 'GET' && !noneMatch(request.headers['if-none-match'], kept.etag)) {
     tag(reply, kept.etag);
@@ -171,9 +173,14 @@ export function sendKeptAnswer(
     return;
   }
   request.conditional = { etag: kept.etag };
+  const id = Buffer.from(String(request.id));
   void reply
     .type('application/json; charset=utf-8')
-    .send(Buffer.concat([kept.head, Buffer.from(String(request.id)), kept.tail]));
+    .send(
+      kept.head.length + kept.tail.length >= partedFrom
+        ? new PartedAnswer([kept.head, id], kept.tail)
+        : Buffer.concat([kept.head, id, kept.tail]),
+    );
 }
 
 export function registerConditionalGets(fastify: FastifyInstance): void {

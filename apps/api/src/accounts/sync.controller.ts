@@ -15,7 +15,6 @@ import {
   ApiErrorResponse,
   Auth,
   AuthKind,
-  ConditionalGet,
   envelope,
   envelopeBytes,
   sendServedBytes,
@@ -24,6 +23,7 @@ import {
 import { missing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
+import { KeptAnswer, notKept } from '../common/kept-answer.hook.js';
 import { SyncRunOutput } from '../common/outputs/sync-run.output.js';
 import { keysetPage, pageMeta } from '../common/paging.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
@@ -82,7 +82,7 @@ export class SyncController {
   }
 
   @Get('accounts/:accountId/transactions')
-  @ConditionalGet()
+  @KeptAnswer({ account: 'accountId' })
   @ApiTags('accounts')
   @ApiOperation({
     summary: "An account's transactions, from our store",
@@ -96,7 +96,8 @@ export class SyncController {
     @IdParam('accountId') accountId: string,
     @Query() query: ListTransactionsInput,
     @Tenant() caller: TenantCaller,
-    // Sent here, not returned to Nest: the answer is a stream of the kept records (envelopeBytes).
+    // Sent here, not returned to Nest: the answer is a stream of the kept records (envelopeBytes). Once
+    // served it is kept (KeptAnswer) until a change of the account's transactions or of the merchant's.
     @Res() reply: FastifyReply,
   ) {
     const from = query.from !== undefined ? new Date(query.from) : undefined;
@@ -114,6 +115,7 @@ export class SyncController {
       path: `/v1/accounts/${encodeURIComponent(accountId)}/transactions`,
       query: { from: query.from, before: query.before, status: query.status, sort, limit: String(limit) },
     });
+    if (page.source === 'replica') notKept(reply);
     // The records are stored as JSON text in the shape served: sent as they are, never parsed here.
     return sendServedBytes(
       reply,

@@ -19,10 +19,30 @@ const KEPT = 'keptAnswer';
  *
  * Only for a read whose answer is made from nothing but the caller, its URL and rows of the caller's
  * merchant in the tables whose triggers notify the read cache (users, accounts, account_balances:
- * migration `20261123030000_read_cache_notify`): then the answer can only change with a change that
- * drops it. A read that also asks the bank, the clock or another table must not use it.
+ * migration `20261123030000_read_cache_notify`), or an account's stored transactions, which move the
+ * account's `transactions_version` on with every change (notified as the account's own): name the route
+ * parameter that holds the account as `account`, so the answer goes with that account's notification.
+ * Then the answer can only change with a change that drops it. A read that also asks the bank, the clock
+ * or another table must not use it, and one served from the replica must not be kept ({@link notKept}).
  */
-export const KeptAnswer = () => applyDecorators(ConditionalGet(), WithRouteConfig({ [KEPT]: true }));
+export const KeptAnswer = (options: { account?: string } = {}) =>
+  applyDecorators(ConditionalGet(), WithRouteConfig({ [KEPT]: { account: options.account } }));
+
+/**
+ * This answer is not to be kept: it was read where a change already notified may not show yet (the
+ * replica), and nothing would drop it once it did.
+ */
+export function notKept(reply: FastifyReply): void {
+  const conditional = (reply.request as FastifyRequest & ConditionalRequest).conditional;
+  if (conditional) conditional.served = undefined;
+}
+
+/**
+ * From this size on a kept answer is sent as its kept parts, not copied into one buffer with the request's
+ * tracing id: a stored page of 100 transactions is 100 KiB, and a copy of it per read (and its collection)
+ * cost more CPU than the rest of the read (issue 82). A small answer's copy costs less than a stream.
+ */
+const PARTED_FROM_BYTES = 16 * 1024;
 
 /**
  * A kept read's answer lives as the bytes it was served as (with its ETag), beside the rows it was made
@@ -37,26 +57,26 @@ export function registerKeptAnswers(fastify: FastifyInstance, cache: ReadCache):
     'preHandler',
     (request: FastifyRequest & RequestWithPrincipal & ConditionalRequest, reply: FastifyReply, done) => {
       const caller = request.principal;
-      if (request.routeOptions.config[KEPT as never] !== true || !caller || caller.kind === 'operator') {
-        return done();
-      }
+      const kept = request.routeOptions.config[KEPT as never] as { account?: string } | undefined;
+      if (!kept || !caller || caller.kind === 'operator') return done();
+      const account = kept.account && (request.params as Record<string, string>)[kept.account];
       const { merchantId } = caller;
       const stamp = cache.stampOf(merchantId);
       if (!stamp) return done();
       // A session may read only its own user: its answers are kept apart from its merchant's.
       const key = `answer:${caller.kind === 'user-session' ? caller.userId : ''}:${request.url}`;
-      const kept = cache.peek<SplitAnswer>(merchantId, key);
-      if (kept) return sendKeptAnswer(request, reply, kept);
+      const answer = cache.peek<SplitAnswer>(merchantId, key);
+      if (answer) return sendKeptAnswer(request, reply, answer, PARTED_FROM_BYTES);
       request.conditional = {
-        served: (answer) =>
+        served: (served) =>
           cache.keep(
             merchantId,
             key,
             // Copies: the parts are views of the bytes being sent.
-            { head: Buffer.from(answer.head), tail: Buffer.from(answer.tail), etag: answer.etag },
+            { head: Buffer.from(served.head), tail: Buffer.from(served.tail), etag: served.etag },
             stamp,
-            undefined,
-            answer.head.length + answer.tail.length,
+            account || undefined,
+            served.head.length + served.tail.length,
           ),
       };
       done();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
+import type { ReadSource } from '#libs/database';
 import { AccountRepository } from '#libs/domain/accounts';
 import { ConsentRepository, transactionsNotCovered } from '#libs/domain/consents';
 import { servedJson } from '#libs/domain/financial-data';
@@ -157,11 +158,22 @@ export class SyncService {
     caller: TenantCaller,
     accountId: string,
     query: TransactionsPageQuery,
-  ): Promise<StoredPage & Pick<AccountTransactionsState, 'complete' | 'syncStatus' | 'syncError'>> {
+  ): Promise<
+    StoredPage &
+      Pick<AccountTransactionsState, 'complete' | 'syncStatus' | 'syncError'> & {
+        /** Where the account's state was read: an answer made from the replica's is not to be kept. */
+        source: ReadSource;
+      }
+  > {
     const { state, source } = await this.transactions.stateFor(tenantOf(caller), accountId, caller.userId);
     if (state === null) throw accountNotFound();
     const { version } = state;
-    const status = { complete: state.complete, syncStatus: state.syncStatus, syncError: state.syncError };
+    const status = {
+      complete: state.complete,
+      syncStatus: state.syncStatus,
+      syncError: state.syncError,
+      source,
+    };
     const after = query.cursor !== undefined ? decodePosition(query.cursor, query.sort) : undefined;
     const key = JSON.stringify([
       accountId,
