@@ -19,7 +19,8 @@ import { asPage } from './upstream-client.base.js';
 import { UpstreamPaymentOperations } from './upstream-payment.operations.js';
 import { type CallOptions, segment } from './upstream-request.js';
 
-export { type CursorPagingQuery, RETRY_RULES, type UpstreamClientOptions } from './upstream-client.base.js';
+export { type CursorPagingQuery, type UpstreamClientOptions } from './upstream-client.base.js';
+export { RETRY_RULES } from './upstream-retry.rules.js';
 
 /**
  * The typed client for every upstream operation the BFF uses. Each method returns the unwrapped
