@@ -5,14 +5,7 @@ import type { AppLogger } from '#libs/observability';
 import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamTransport } from './upstream.transport.js';
-import type {
-  ApiVersion,
-  ConsentsQuery,
-  RealTimeTransactionsQuery,
-  TransactionsQuery,
-  UpstreamPage,
-  UpstreamResult,
-} from './upstream.types.js';
+import type { ApiVersion, UpstreamPage, UpstreamResult } from './upstream.types.js';
 import type { AttemptObserver } from './upstream-attempt.observer.js';
 import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
 import {
@@ -52,35 +45,6 @@ export interface UpstreamClientOptions {
   keepAliveTimeoutMs?: number;
 }
 
-export interface CursorPagingQuery extends RealTimeTransactionsQuery {
-  /** A cursor from a previous page's `links`; `from`/`before` only go on the first request. */
-  cursor?: string;
-}
-
-export function offsetQuery(q: TransactionsQuery, offset = q.offset, limit = q.limit) {
-  return {
-    from: q.from,
-    before: q.before,
-    limit,
-    sort: q.sort,
-    offset,
-    ...(q.with?.length ? { with: q.with.join(',') } : {}),
-  };
-}
-
-export function consentsQuery(q: ConsentsQuery, offset = q.offset, limit = q.limit) {
-  return {
-    'filter[applicationUserId]': q.applicationUserId,
-    'filter[userUuid]': q.userUuid,
-    'filter[institution]': q.institution,
-    'filter[status]': q.status,
-    from: q.from,
-    before: q.before,
-    limit,
-    offset,
-  };
-}
-
 export function asPage<T>(result: UpstreamResult<T[]>, operation: string): UpstreamPage<T> {
   if (!Array.isArray(result.data)) {
     throw new UpstreamError(`${operation}: a list route answered data that is not an array`, {
@@ -98,11 +62,12 @@ export function asPage<T>(result: UpstreamResult<T[]>, operation: string): Upstr
 }
 
 /**
- * What every operation of {@link UpstreamClient} is sent through: the transport (connections, retries by
- * {@link RETRY_RULES}, breakers, metrics) and the walk of paged lists. The operations extend it in groups.
+ * What every operation group of {@link UpstreamClient} sends through, shared by all of them so that one
+ * client has one connection pool, one set of breakers and one metrics registration: the transport
+ * (connections, retries by {@link RETRY_RULES}, breakers, metrics) and the walk of paged lists.
  */
-export abstract class UpstreamClientBase {
-  protected readonly transport: UpstreamTransport;
+export class UpstreamClientCore {
+  private readonly transport: UpstreamTransport;
 
   constructor(options: UpstreamClientOptions) {
     if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
@@ -125,20 +90,10 @@ export abstract class UpstreamClientBase {
     });
   }
 
-  /**
-   * The state of an institution's circuit breaker, or of the service-wide one for `upstream` (for
-   * health pages and tests). An institution without a breaker (none failed lately) is `closed`.
-   */
   breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
     return this.transport.breakerState(institutionId);
   }
 
-  /**
-   * Institution ids that may label this client's metrics, as ids an institutions listing gave do: those
-   * of the institutions cache, which a process that never lists institutions itself reads (else every
-   * bank's breaker shows as `other`).
-   */
-  /** Tells `observer` of every attempt of every call from now on (the upstream call log). */
   observeAttempts(observer: AttemptObserver | undefined): void {
     this.transport.observeAttempts(observer);
   }
@@ -147,15 +102,12 @@ export abstract class UpstreamClientBase {
     this.transport.rememberInstitutions(ids);
   }
 
-  /** Closes the connection pool; in-flight calls finish first. */
   close(): Promise<void> {
     return this.transport.close();
   }
 
-  protected send<T>(
-    spec: Omit<RequestSpec, 'retry'> & { retry?: RequestSpec['retry'] },
-    options?: SendOptions,
-  ) {
+  /** Sends one request, retried as {@link RETRY_RULES} says for its operation unless `spec.retry` says. */
+  send<T>(spec: Omit<RequestSpec, 'retry'> & { retry?: RequestSpec['retry'] }, options?: SendOptions) {
     return this.transport.send<T>(
       { ...spec, retry: spec.retry ?? retryFor(spec.operation, spec.body) },
       options,
@@ -163,7 +115,7 @@ export abstract class UpstreamClientBase {
   }
 
   /** Paging options with one base request id for the whole walk (pages add `.p<n>`). */
-  protected walkOptions<O extends CallOptions>(options: O): O {
+  walkOptions<O extends CallOptions>(options: O): O {
     return { ...options, requestId: options.requestId ?? currentRequestId() ?? randomUUID() };
   }
 }
