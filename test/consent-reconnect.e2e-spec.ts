@@ -212,7 +212,7 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
     const claimed = (await stack.api.app.get(ConsentRepository).findOne(merchantId, second.id))!;
     const { data: authorised } = await stack.api.app
       .get<UpstreamClient>(UPSTREAM_CLIENT)
-      .exchangeOneTimeToken(oneTimeToken!);
+      .consents.exchangeOneTimeToken(oneTimeToken!);
     // ...when the merchant revokes it here (the bank still honours its token, so its accounts list).
     expect((await stack.api.app.get(ConsentStateRepository).markRevoked(merchantId, second.id)).applied).toBe(
       true,

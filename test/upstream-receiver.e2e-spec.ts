@@ -49,13 +49,13 @@ describe('the upstream webhook receiver, registered at start and watched by read
     await another.app.get(UpstreamReceiverRegistrar).running;
     await another.close();
     expect((await current()).map((r) => r.id)).toEqual([first.id]);
-    const listed = await stack.api.app.get<UpstreamClient>(UPSTREAM_CLIENT).listWebhooks();
+    const listed = await stack.api.app.get<UpstreamClient>(UPSTREAM_CLIENT).webhooks.list();
     expect((listed.data.active ?? []).filter((w) => w.id === first.upstreamWebhookId)).toHaveLength(1);
   });
 
   it('registers again when the upstream no longer lists ours (a sandbox restarted)', async () => {
     const [before] = await current();
-    await stack.api.app.get<UpstreamClient>(UPSTREAM_CLIENT).deleteWebhook(before.upstreamWebhookId);
+    await stack.api.app.get<UpstreamClient>(UPSTREAM_CLIENT).webhooks.delete(before.upstreamWebhookId);
     const another = await stack.startApi();
     await another.app.get(UpstreamReceiverRegistrar).running;
     await another.close();
@@ -68,11 +68,11 @@ describe('the upstream webhook receiver, registered at start and watched by read
   it('registers one webhook for the URL when two apis start at once', async () => {
     const client = stack.api.app.get<UpstreamClient>(UPSTREAM_CLIENT);
     const forUrl = async () =>
-      ((await client.listWebhooks()).data.active ?? []).filter(
+      ((await client.webhooks.list()).data.active ?? []).filter(
         (w) => w.callbackUrl?.main?.url === receiverUrl(),
       );
     // The sandbox forgot ours: both apis find none and race to register it.
-    for (const webhook of await forUrl()) await client.deleteWebhook(webhook.id);
+    for (const webhook of await forUrl()) await client.webhooks.delete(webhook.id);
     const apis = await Promise.all([stack.startApi(), stack.startApi()]);
     try {
       await Promise.all(apis.map((api) => api.app.get(UpstreamReceiverRegistrar).running));

@@ -85,7 +85,7 @@ export class UpstreamKit {
    * approved through the control API, as the bank page would: its token.
    */
   async authorisedPayment(client: UpstreamClient, paymentRequest: PaymentRequest): Promise<string> {
-    const auth = await client.createPaymentAuthorisation({
+    const auth = await client.payments.createAuthorisation({
       institutionId: 'sandbox-payments',
       applicationUserId: 'u',
       paymentRequest,

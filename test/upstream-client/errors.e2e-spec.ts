@@ -17,7 +17,7 @@ describe('upstream client: error shapes and classification', () => {
     const expired = await kit.dataConsent('sandbox-redirect', 'err-1');
     await kit.admin.admin('POST', `/consents/${expired.id}/expire`);
     const e1 = await fail(() =>
-      client.getAccounts({ consent: expired.token, institutionId: 'sandbox-redirect' }),
+      client.data.getAccounts({ consent: expired.token, institutionId: 'sandbox-redirect' }),
     );
     expect(e1).toBeInstanceOf(UpstreamError);
     expect(e1).toMatchObject({
@@ -33,29 +33,35 @@ describe('upstream client: error shapes and classification', () => {
     const revoked = await kit.dataConsent('sandbox-redirect', 'err-2');
     await kit.admin.admin('POST', `/consents/${revoked.id}/revoke`);
     expect(
-      await fail(() => client.getAccounts({ consent: revoked.token, institutionId: 'sandbox-redirect' })),
+      await fail(() =>
+        client.data.getAccounts({ consent: revoked.token, institutionId: 'sandbox-redirect' }),
+      ),
     ).toMatchObject({
       kind: 'CONSENT_REVOKED',
       status: 403,
     });
 
     expect(
-      await fail(() => client.getAccounts({ consent: 'not-a-token', institutionId: 'sandbox-redirect' })),
+      await fail(() =>
+        client.data.getAccounts({ consent: 'not-a-token', institutionId: 'sandbox-redirect' }),
+      ),
     ).toMatchObject({
       kind: 'CONSENT_INVALID',
       status: 401,
     });
     // An empty token is refused locally: nothing is sent.
-    const empty = await fail(() => client.getAccounts({ consent: '', institutionId: 'sandbox-redirect' }));
+    const empty = await fail(() =>
+      client.data.getAccounts({ consent: '', institutionId: 'sandbox-redirect' }),
+    );
     expect(empty).toMatchObject({ kind: 'CALLER', status: undefined });
   });
 
   it('a consumed payment consent is CONSENT_CONSUMED', async () => {
     const request = paymentRequest('consumed-1', 5);
     const token = await kit.authorisedPayment(client, request);
-    await client.createPayment(request, { consent: token, institutionId: 'sandbox-redirect' });
+    await client.payments.create(request, { consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
-      client.createPayment(
+      client.payments.create(
         { ...request, paymentIdempotencyId: 'consumed-2' },
         { consent: token, institutionId: 'sandbox-redirect' },
       ),
@@ -65,7 +71,7 @@ describe('upstream client: error shapes and classification', () => {
 
   it('wrong credentials: minimal shape, AUTH (our fault)', async () => {
     const wrong = kit.client({ applicationSecret: 'wrong-secret', retry: { maxRetries: 0 } });
-    const error = await fail(() => wrong.listInstitutions());
+    const error = await fail(() => wrong.institutions.list());
     expect(error).toMatchObject({
       kind: 'AUTH',
       status: 401,
@@ -78,9 +84,9 @@ describe('upstream client: error shapes and classification', () => {
 
   it('a value that is not allowed: standard shape, CALLER, parameter named', async () => {
     const { token } = await kit.dataConsent();
-    const accounts = await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
+    const accounts = await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
-      client.getTransactions(
+      client.data.getTransactions(
         accounts.data[0].id,
         { limit: 5000 },
         { consent: token, institutionId: 'sandbox-redirect' },
@@ -96,9 +102,9 @@ describe('upstream client: error shapes and classification', () => {
 
   it('field validation shape: CALLER with the field names', async () => {
     const { token } = await kit.dataConsent();
-    const accounts = await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
+    const accounts = await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
     const error = await fail(() =>
-      client.createCategorisation(accounts.data[0].id, {} as never, {
+      client.data.createCategorisation(accounts.data[0].id, {} as never, {
         consent: token,
         institutionId: 'sandbox-redirect',
       }),
@@ -112,10 +118,14 @@ describe('upstream client: error shapes and classification', () => {
 
   it('424 from the institution: INSTITUTION with institutionError and source', async () => {
     const { token } = await kit.dataConsent('sandbox-flaky', 'flaky-user');
-    await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }); // first of three: fine
-    const e500 = await fail(() => client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }));
+    await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }); // first of three: fine
+    const e500 = await fail(() =>
+      client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
+    );
     expect(e500).toMatchObject({ kind: 'UNAVAILABLE', status: 500, retryable: true, shape: 'standard' });
-    const e424 = await fail(() => client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }));
+    const e424 = await fail(() =>
+      client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
+    );
     expect(e424).toMatchObject({ kind: 'INSTITUTION', status: 424, retryable: true, source: 'INSTITUTION' });
     expect(e424.institutionError).toMatchObject({
       errorMessage: expect.any(String),
@@ -126,18 +136,18 @@ describe('upstream client: error shapes and classification', () => {
   it('403 feature not supported, 404 not found, 429 rate limited', async () => {
     const { token } = await kit.dataConsent('sandbox-payments', 'no-data');
     expect(
-      await fail(() => client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })),
+      await fail(() => client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })),
     ).toMatchObject({
       kind: 'FORBIDDEN',
       status: 403,
       code: 'FEATURE_NOT_SUPPORTED',
     });
-    expect(await fail(() => client.getConsent('00000000-0000-4000-8000-00000000dead'))).toMatchObject({
+    expect(await fail(() => client.consents.get('00000000-0000-4000-8000-00000000dead'))).toMatchObject({
       kind: 'NOT_FOUND',
       status: 404,
     });
     await kit.fault({ method: 'GET', path: '/institutions', status: 429, retryAfterSeconds: 7, count: 1 });
-    expect(await fail(() => client.listInstitutions())).toMatchObject({
+    expect(await fail(() => client.institutions.list())).toMatchObject({
       kind: 'RATE_LIMITED',
       status: 429,
       retryAfterMs: 7000,
@@ -147,7 +157,11 @@ describe('upstream client: error shapes and classification', () => {
 
   it('webhook endpoints: numeric issue codes', async () => {
     const error = await fail(() =>
-      client.registerWebhook({ applicationId: 'nope', categories: [], callbackUrl: { main: { url: 'x' } } }),
+      client.webhooks.register({
+        applicationId: 'nope',
+        categories: [],
+        callbackUrl: { main: { url: 'x' } },
+      }),
     );
     expect(error).toMatchObject({ kind: 'CALLER', status: 400 });
     expect(typeof error.code).toBe('number');
@@ -171,28 +185,28 @@ describe('upstream client: error shapes and classification', () => {
     });
     const raw = clientFor(server.url, { retry: { maxRetries: 0 } });
     try {
-      expect(await fail(() => raw.getInstitution('html'))).toMatchObject({
+      expect(await fail(() => raw.institutions.get('html'))).toMatchObject({
         shape: 'nonJson',
         status: 502,
         kind: 'UNAVAILABLE',
         retryable: true,
       });
-      expect(await fail(() => raw.getInstitution('empty'))).toMatchObject({
+      expect(await fail(() => raw.institutions.get('empty'))).toMatchObject({
         shape: 'nonJson',
         status: 503,
         retryAfterMs: 0,
       });
-      expect(await fail(() => raw.getInstitution('odd'))).toMatchObject({
+      expect(await fail(() => raw.institutions.get('odd'))).toMatchObject({
         shape: 'unrecognised',
         status: 400,
         kind: 'CALLER',
       });
-      expect(await fail(() => raw.getInstitution('plain'))).toMatchObject({
+      expect(await fail(() => raw.institutions.get('plain'))).toMatchObject({
         kind: 'PROTOCOL',
         status: 200,
         retryable: false,
       });
-      expect(await fail(() => raw.listInstitutions())).toMatchObject({ kind: 'PROTOCOL' });
+      expect(await fail(() => raw.institutions.list())).toMatchObject({ kind: 'PROTOCOL' });
     } finally {
       await raw.close();
       await server.close();
@@ -205,7 +219,7 @@ describe('upstream client: error shapes and classification', () => {
     await server.close();
     const dead = clientFor(url, { retry: { maxRetries: 0 } });
     try {
-      expect(await fail(() => dead.listInstitutions())).toMatchObject({
+      expect(await fail(() => dead.institutions.list())).toMatchObject({
         shape: 'network',
         kind: 'UNAVAILABLE',
         retryable: true,
@@ -222,10 +236,10 @@ describe('upstream client: error shapes and classification', () => {
     });
     const { token } = await kit.dataConsent();
     await kit.fault({ method: 'GET', path: '/accounts', status: 503, count: 2 });
-    await observed.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
+    await observed.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' });
     await kit.fault({ method: 'GET', path: '/accounts', status: 500 });
     const error = await fail(() =>
-      observed.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
+      observed.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }),
     );
     logs.logger.error({ err: error }, 'caller logs the error');
     const text = logs.text();

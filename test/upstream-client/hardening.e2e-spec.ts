@@ -32,7 +32,7 @@ describe('upstream client: review fixes', () => {
       await kit.fault({ method: 'GET', path: '/institutions', status: 503, retryAfterSeconds: 5, count: 1 });
       const controller = new AbortController();
       const started = performance.now();
-      const call = client.listInstitutions({ signal: controller.signal });
+      const call = client.institutions.list({ signal: controller.signal });
       await eventually(
         'the first attempt reached the sandbox',
         async () => (await kit.hits())[0] === 1 || undefined,
@@ -47,14 +47,14 @@ describe('upstream client: review fixes', () => {
 
     it('a retry whose wait would pass the deadline is not made', async () => {
       await kit.fault({ method: 'GET', path: '/institutions', status: 503, retryAfterSeconds: 3, count: 1 });
-      const error = await fail(() => client.listInstitutions({ deadlineMs: 1_000 }));
+      const error = await fail(() => client.institutions.list({ deadlineMs: 1_000 }));
       expect(error).toMatchObject({ kind: 'UNAVAILABLE', status: 503 });
       expect(await kit.hits()).toEqual([1]);
     });
 
     it("caps an attempt's timeout by what is left of the deadline", async () => {
       await kit.fault({ method: 'GET', path: '/institutions', latencyMs: 3_000 });
-      const error = await fail(() => client.listInstitutions({ timeoutMs: 10_000, deadlineMs: 300 }));
+      const error = await fail(() => client.institutions.list({ timeoutMs: 10_000, deadlineMs: 300 }));
       expect(error).toMatchObject({ kind: 'UNAVAILABLE', shape: 'timeout' });
       expect(await kit.hits()).toEqual([1]);
     });
@@ -66,7 +66,7 @@ describe('upstream client: review fixes', () => {
       });
       const raw = clientFor(server.url, { timeoutMs: 200, retry: { maxRetries: 0 } });
       try {
-        expect(await fail(() => raw.listInstitutions())).toMatchObject({ shape: 'timeout' });
+        expect(await fail(() => raw.institutions.list())).toMatchObject({ shape: 'timeout' });
       } finally {
         await raw.close();
         await server.close();
@@ -85,7 +85,7 @@ describe('upstream client: review fixes', () => {
       try {
         let pages = 0;
         const error = await fail(async () => {
-          for await (const _p of raw.realTimeTransactionPages(
+          for await (const _p of raw.data.realTimeTransactionPages(
             'acc',
             {},
             { consent: 'c', institutionId: 'tiny' },
@@ -121,11 +121,11 @@ describe('upstream client: review fixes', () => {
       const options = { consent: 'c', institutionId: 'tiny' };
       try {
         const offsets = [];
-        for await (const page of raw.transactionPages('acc', { limit: 10 }, options))
+        for await (const page of raw.data.transactionPages('acc', { limit: 10 }, options))
           offsets.push(page.meta.pagination?.self?.offset);
         expect(offsets).toEqual([0, 10, 20]);
         const error = await fail(async () => {
-          for await (const _p of raw.transactionPages('overfull', { limit: 10 }, options)) void _p;
+          for await (const _p of raw.data.transactionPages('overfull', { limit: 10 }, options)) void _p;
         });
         expect(error).toMatchObject({ kind: 'PROTOCOL' });
       } finally {
@@ -142,7 +142,11 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url);
       try {
         const error = await fail(async () => {
-          for await (const _p of raw.transactionPages('acc', {}, { consent: 'c', institutionId: 'tiny' }))
+          for await (const _p of raw.data.transactionPages(
+            'acc',
+            {},
+            { consent: 'c', institutionId: 'tiny' },
+          ))
             void _p;
         });
         expect(error).toBeInstanceOf(UpstreamError);
@@ -162,9 +166,11 @@ describe('upstream client: review fixes', () => {
       });
       try {
         const options = { consent: token, institutionId: 'sandbox-redirect' };
-        const savings = (await viaProxy.getAccounts(options)).data.find((a) => a.accountType === 'SAVINGS')!;
+        const savings = (await viaProxy.data.getAccounts(options)).data.find(
+          (a) => a.accountType === 'SAVINGS',
+        )!;
         let pages = 0;
-        for await (const _p of viaProxy.transactionPages(savings.id, { limit: 50 }, options)) pages += 1;
+        for await (const _p of viaProxy.data.transactionPages(savings.id, { limit: 50 }, options)) pages += 1;
         expect(pages).toBe(10);
         // Kept alive and reused: undici's pool may hand the next page to a second idle connection
         // while the first is still being marked free, so two, never one per page.
@@ -200,11 +206,11 @@ describe('upstream client: review fixes', () => {
       });
       try {
         for (const id of ['declared', 'chunked', 'error']) {
-          expect(await fail(() => raw.getInstitution(id))).toMatchObject({ kind: 'PROTOCOL' });
+          expect(await fail(() => raw.institutions.get(id))).toMatchObject({ kind: 'PROTOCOL' });
         }
         // Within the cap it still works.
         const small = clientFor(server.url, { bodyLimits: { successBytes: 20_000 } });
-        expect((await small.getInstitution('chunked').finally(() => small.close())).status).toBe(200);
+        expect((await small.institutions.get('chunked').finally(() => small.close())).status).toBe(200);
       } finally {
         await raw.close();
         await server.close();
@@ -221,17 +227,17 @@ describe('upstream client: review fixes', () => {
       await kit.fault({ method: 'GET', path: '/institutions', status: 500 });
       const as = <T>(merchantId: string, fn: () => Promise<T>) =>
         runInContext({ requestId: merchantId, caller: { kind: 'merchant', merchantId, apiKeyId: 'k' } }, fn);
-      await fail(() => as('a', () => guarded.listInstitutions()));
-      await fail(() => as('a', () => guarded.listInstitutions()));
+      await fail(() => as('a', () => guarded.institutions.list()));
+      await fail(() => as('a', () => guarded.institutions.list()));
       expect(guarded.breakerState('merchant:a/getInstitutions')).toBe('open');
       expect(guarded.breakerState('upstream')).toBe('closed');
-      expect(await fail(() => as('a', () => guarded.listInstitutions()))).toMatchObject({
+      expect(await fail(() => as('a', () => guarded.institutions.list()))).toMatchObject({
         shape: 'circuitOpen',
       });
       expect(await kit.hits()).toEqual([2]);
       // Another merchant's same call, and this merchant's other calls, still reach the upstream.
-      expect(await fail(() => as('b', () => guarded.listInstitutions()))).toMatchObject({ status: 500 });
-      expect((await as('a', () => guarded.getInstitution('sandbox-redirect'))).status).toBe(200);
+      expect(await fail(() => as('b', () => guarded.institutions.list()))).toMatchObject({ status: 500 });
+      expect((await as('a', () => guarded.institutions.get('sandbox-redirect'))).status).toBe(200);
     });
 
     it("a bank's failures count against that bank alone, whatever source the upstream names; a 400 does not", async () => {
@@ -241,21 +247,22 @@ describe('upstream client: review fixes', () => {
       });
       const { token } = await kit.dataConsent('sandbox-redirect', 'attribution');
       const on = { consent: token, institutionId: 'sandbox-redirect' };
-      const account = (await guarded.getAccounts(on)).data[0].id;
-      for (let i = 0; i < 3; i += 1) await fail(() => guarded.getTransactions(account, { limit: 5000 }, on));
+      const account = (await guarded.data.getAccounts(on)).data[0].id;
+      for (let i = 0; i < 3; i += 1)
+        await fail(() => guarded.data.getTransactions(account, { limit: 5000 }, on));
       expect(guarded.breakerState('sandbox-redirect')).toBe('closed');
       expect(guarded.breakerState('upstream')).toBe('closed');
 
       // The upstream blames itself (source YAPILY) for a call to this bank: it is this bank's failure.
       await kit.fault({ method: 'GET', path: `/accounts/${account}/balances`, status: 500, count: 1 });
-      expect(await fail(() => guarded.getAccountBalances(account, on))).toMatchObject({ status: 500 });
+      expect(await fail(() => guarded.data.getAccountBalances(account, on))).toMatchObject({ status: 500 });
       expect(guarded.breakerState('sandbox-redirect')).toBe('closed');
 
       await kit.fault({ method: 'GET', path: `/accounts/${account}/balances`, status: 424 });
-      expect(await fail(() => guarded.getAccountBalances(account, on))).toMatchObject({ status: 424 });
+      expect(await fail(() => guarded.data.getAccountBalances(account, on))).toMatchObject({ status: 424 });
       expect(guarded.breakerState('sandbox-redirect')).toBe('open');
       expect(guarded.breakerState('upstream')).toBe('closed');
-      expect((await guarded.listInstitutions()).status).toBe(200);
+      expect((await guarded.institutions.list()).status).toBe(200);
     });
 
     it('a half-open breaker is not closed by a 400, only by a success', async () => {
@@ -266,18 +273,18 @@ describe('upstream client: review fixes', () => {
       });
       const { token } = await kit.dataConsent('sandbox-redirect', 'half-open');
       const on = { consent: token, institutionId: 'sandbox-redirect' };
-      const account = (await guarded.getAccounts(on)).data[0].id;
+      const account = (await guarded.data.getAccounts(on)).data[0].id;
       await kit.fault({ method: 'GET', path: `/accounts/${account}/balances`, status: 503, count: 2 });
-      for (let i = 0; i < 2; i += 1) await fail(() => guarded.getAccountBalances(account, on));
+      for (let i = 0; i < 2; i += 1) await fail(() => guarded.data.getAccountBalances(account, on));
       expect(guarded.breakerState('sandbox-redirect')).toBe('open');
 
       vi.setSystemTime(Date.now() + 61_000);
-      expect(await fail(() => guarded.getTransactions(account, { limit: 5000 }, on))).toMatchObject({
+      expect(await fail(() => guarded.data.getTransactions(account, { limit: 5000 }, on))).toMatchObject({
         kind: 'CALLER',
         status: 400,
       });
       expect(guarded.breakerState('sandbox-redirect')).toBe('halfOpen');
-      expect((await guarded.getAccountBalances(account, on)).status).toBe(200);
+      expect((await guarded.data.getAccountBalances(account, on)).status).toBe(200);
       expect(guarded.breakerState('sandbox-redirect')).toBe('closed');
     });
 
@@ -289,14 +296,14 @@ describe('upstream client: review fixes', () => {
         breaker: { consecutiveFailures: 1, halfOpenAfterMs: 60_000 },
       });
       await kit.fault({ method: 'GET', path: '/institutions', latencyMs: 900, count: 1 });
-      const slow = pool.listInstitutions({ timeoutMs: 5_000 });
+      const slow = pool.institutions.list({ timeoutMs: 5_000 });
       await eventually(
         'the first attempt reached the sandbox',
         async () => (await kit.hits())[0] === 1 || undefined,
         WAIT.work,
         OFTEN_MS,
       );
-      const created = await pool.createAccountAuthorisation({
+      const created = await pool.consents.createAccountAuthorisation({
         institutionId: 'sandbox-redirect',
         applicationUserId: 'queued',
         accountRequest: accountRequest(),
@@ -317,7 +324,7 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url);
       try {
         const smuggled = { consent: 'secret-token' } as CallOptions;
-        await raw.listInstitutions(smuggled);
+        await raw.institutions.list(smuggled);
         expect(server.requests[0].headers).not.toHaveProperty('consent');
       } finally {
         await raw.close();
@@ -347,12 +354,12 @@ describe('upstream client: review fixes', () => {
       const on = { consent: 'c', institutionId: 'tiny' };
       try {
         // Issue 8: only a consent-state code makes a 403 the consent's fault; an unknown one is not fatal to it.
-        expect(await fail(() => raw.getAccounts(on))).toMatchObject({ kind: 'FORBIDDEN', status: 403 });
-        expect(await fail(() => raw.getAccountBalances('a', on))).toMatchObject({
+        expect(await fail(() => raw.data.getAccounts(on))).toMatchObject({ kind: 'FORBIDDEN', status: 403 });
+        expect(await fail(() => raw.data.getAccountBalances('a', on))).toMatchObject({
           kind: 'AUTH',
           status: 401,
         });
-        expect(await fail(() => raw.getApplication('a'))).toMatchObject({ kind: 'FORBIDDEN', status: 403 });
+        expect(await fail(() => raw.applications.get('a'))).toMatchObject({ kind: 'FORBIDDEN', status: 403 });
       } finally {
         await raw.close();
         await server.close();
@@ -364,7 +371,9 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url);
       try {
         for (const id of ['.', '..']) {
-          const error = await fail(() => raw.getPaymentDetails(id, { consent: 'c', institutionId: 'tiny' }));
+          const error = await fail(() =>
+            raw.payments.getDetails(id, { consent: 'c', institutionId: 'tiny' }),
+          );
           expect(error).toMatchObject({ kind: 'CALLER' });
         }
         expect(server.requests).toHaveLength(0);
@@ -377,14 +386,14 @@ describe('upstream client: review fixes', () => {
 
   describe('retry modes and request ids', () => {
     it('retries a user PATCH only when every op is replace; extendConsent follows the POST rule', async () => {
-      const user = (await client.createUser({ applicationUserId: 'patch-user' })).data;
+      const user = (await client.users.create({ applicationUserId: 'patch-user' })).data;
       await kit.fault({ method: 'PATCH', path: '/users/*', status: 503, count: 1 });
       const error = await fail(() =>
-        client.updateUser(user.uuid, [{ op: 'add', path: '/referenceId', value: 'r1' }] as never),
+        client.users.update(user.uuid, [{ op: 'add', path: '/referenceId', value: 'r1' }] as never),
       );
       expect(error).toMatchObject({ status: 503 });
       await kit.fault({ method: 'PATCH', path: '/users/*', status: 503, count: 1 });
-      const patched = await client.updateUser(user.uuid, [
+      const patched = await client.users.update(user.uuid, [
         { op: 'replace', path: '/referenceId', value: 'r2' },
       ]);
       expect(patched.data.referenceId).toBe('r2');
@@ -392,7 +401,7 @@ describe('upstream client: review fixes', () => {
 
       const { id } = await kit.dataConsent();
       await kit.fault({ method: 'POST', path: '/consents/*/extend', status: 503, count: 2 });
-      await fail(() => client.extendConsent(id, { lastConfirmedAt: new Date().toISOString() }));
+      await fail(() => client.consents.extend(id, { lastConfirmedAt: new Date().toISOString() }));
       expect(await kit.hits()).toEqual([1, 1, 1]);
     });
 
@@ -415,7 +424,7 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url);
       try {
         const pages = [];
-        for await (const page of raw.transactionPages(
+        for await (const page of raw.data.transactionPages(
           'acc',
           { limit: 10 },
           { consent: 'c', institutionId: 'tiny', requestId: 'rid' },
@@ -442,7 +451,7 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url);
       try {
         const started = performance.now();
-        expect((await raw.listInstitutions()).status).toBe(200);
+        expect((await raw.institutions.list()).status).toBe(200);
         // The date has whole seconds, so at least one of the two asked-for seconds remains.
         expect(performance.now() - started).toBeGreaterThanOrEqual(900);
         expect(server.requests).toHaveLength(2);
@@ -461,7 +470,7 @@ describe('upstream client: review fixes', () => {
         retry: { maxRetries: 3, initialDelayMs: 400, maxDelayMs: 800 },
         breaker: false,
       });
-      const call = observed.createAccountAuthorisation({
+      const call = observed.consents.createAccountAuthorisation({
         institutionId: 'sandbox-redirect',
         applicationUserId: 'refused-once',
         accountRequest: accountRequest(),
@@ -504,9 +513,9 @@ describe('upstream client: review fixes', () => {
         const request = paymentRequest('lost-reply-1', 3);
         const token = await kit.authorisedPayment(viaProxy, request);
         const on = { consent: token, institutionId: 'sandbox-payments' };
-        const paid = await viaProxy.createPayment(request, on);
+        const paid = await viaProxy.payments.create(request, on);
         expect(proxy.dropped).toEqual(['POST /payments']);
-        const details = await viaProxy.getPaymentDetails(paid.data.id, on);
+        const details = await viaProxy.payments.getDetails(paid.data.id, on);
         expect(details.data.payments).toHaveLength(1);
       } finally {
         await viaProxy.close();
@@ -524,11 +533,11 @@ describe('upstream client: review fixes', () => {
         applicationSecret: kit.config.upstream.applicationSecret,
       });
       try {
-        const user = (await viaProxy.createUser({ applicationUserId: 'lost-delete' })).data;
-        const deleted = await viaProxy.deleteUser(user.uuid);
+        const user = (await viaProxy.users.create({ applicationUserId: 'lost-delete' })).data;
+        const deleted = await viaProxy.users.delete(user.uuid);
         expect(proxy.dropped).toHaveLength(1);
         expect(deleted).toMatchObject({ status: 404, data: { id: user.uuid, deleteStatus: 'SUCCESS' } });
-        expect(await fail(() => viaProxy.getUser(user.uuid))).toMatchObject({ kind: 'NOT_FOUND' });
+        expect(await fail(() => viaProxy.users.get(user.uuid))).toMatchObject({ kind: 'NOT_FOUND' });
       } finally {
         await viaProxy.close();
         await proxy.close();
@@ -540,8 +549,8 @@ describe('upstream client: review fixes', () => {
     it('records attempts apart from calls, and failure outcomes', async () => {
       const { client: observed, registry } = kit.observedClient();
       await kit.fault({ method: 'GET', path: '/institutions', status: 500, count: 1 });
-      await observed.listInstitutions();
-      await fail(() => observed.getConsent('00000000-0000-4000-8000-00000000dead'));
+      await observed.institutions.list();
+      await fail(() => observed.consents.get('00000000-0000-4000-8000-00000000dead'));
       const metrics = await registry.getMetricsAsJSON();
       const count = (name: string) =>
         metrics

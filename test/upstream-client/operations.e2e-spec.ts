@@ -19,17 +19,17 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
   });
 
   it('institutions: list and get (bare answer)', async () => {
-    const list = await client.listInstitutions();
+    const list = await client.institutions.list();
     expect(list.tracingId).toEqual(expect.any(String));
     expect(list.requestId).toEqual(expect.any(String));
     expect(list.data.map((i) => i.id)).toEqual(expect.arrayContaining(['sandbox-redirect', 'sandbox-flaky']));
-    const one = await client.getInstitution('sandbox-embedded');
+    const one = await client.institutions.get('sandbox-embedded');
     expect(one.data).toMatchObject({ id: 'sandbox-embedded', environmentType: 'SANDBOX' });
     expect(one.data.features).toContain('INITIATE_EMBEDDED_ACCOUNT_REQUEST');
   });
 
   it('users: create, list, get, update (JSON Patch), delete', async () => {
-    const created = await client.createUser({ applicationUserId: 'ops-user', referenceId: 'ref-1' });
+    const created = await client.users.create({ applicationUserId: 'ops-user', referenceId: 'ref-1' });
     expect(created.status).toBe(201);
     expect(created.data).toMatchObject({
       applicationUserId: 'ops-user',
@@ -37,32 +37,34 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       uuid: expect.any(String),
     });
     const uuid = created.data.uuid;
-    expect((await client.listUsers({ applicationUserId: 'ops-user' })).data.map((u) => u.uuid)).toEqual([
+    expect((await client.users.list({ applicationUserId: 'ops-user' })).data.map((u) => u.uuid)).toEqual([
       uuid,
     ]);
-    expect((await client.getUser(uuid)).data.applicationUserId).toBe('ops-user');
-    const patched = await client.updateUser(uuid, [{ op: 'replace', path: '/referenceId', value: 'ref-2' }]);
+    expect((await client.users.get(uuid)).data.applicationUserId).toBe('ops-user');
+    const patched = await client.users.update(uuid, [
+      { op: 'replace', path: '/referenceId', value: 'ref-2' },
+    ]);
     expect(patched.data.referenceId).toBe('ref-2');
-    const deleted = await client.deleteUser(uuid);
+    const deleted = await client.users.delete(uuid);
     expect(deleted.tracingId).toEqual(expect.any(String));
     expect(deleted.data).toMatchObject({ id: uuid, deleteStatus: 'SUCCESS' });
-    const gone = await failure<UpstreamError>(() => client.getUser(uuid));
+    const gone = await failure<UpstreamError>(() => client.users.get(uuid));
     expect(gone).toBeInstanceOf(UpstreamError);
     expect(gone.kind).toBe('NOT_FOUND');
   });
 
   it('applications: list the sub-applications and get one; sub-application header narrows the view', async () => {
-    const list = await client.listApplications();
+    const list = await client.applications.list();
     expect(list.data.map((a) => a.id)).toEqual(expect.arrayContaining([SUB_A]));
     expect(list.totalCount).toBe(list.data.length);
-    const one = await client.getApplication(SUB_A);
+    const one = await client.applications.get(SUB_A);
     expect(one.data.id).toBe(SUB_A);
-    const asSub = await client.listApplications({}, { subApplication: SUB_A });
+    const asSub = await client.applications.list({}, { subApplication: SUB_A });
     expect(asSub.data).toEqual([]);
   });
 
   it('redirect flow: create, read, list, re-authorise, update pre-authorisation, one-time token, delete', async () => {
-    const created = await client.createAccountAuthorisation({
+    const created = await client.consents.createAccountAuthorisation({
       institutionId: 'sandbox-redirect',
       applicationUserId: 'alice',
       callback: 'https://bff.example/callback',
@@ -86,7 +88,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     });
     expect(approved.status).toBe(302);
     const ott = new URL(approved.headers.get('location')!).searchParams.get('oneTimeToken')!;
-    const exchanged = await client.exchangeOneTimeToken(ott);
+    const exchanged = await client.consents.exchangeOneTimeToken(ott);
     expect(exchanged.data).toMatchObject({
       id: consentId,
       status: 'AUTHORIZED',
@@ -94,27 +96,30 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     });
     const token = exchanged.data.consentToken!;
 
-    expect((await client.getConsent(consentId)).data.status).toBe('AUTHORIZED');
-    const listed = await client.listConsents({ applicationUserId: 'alice' });
+    expect((await client.consents.get(consentId)).data.status).toBe('AUTHORIZED');
+    const listed = await client.consents.list({ applicationUserId: 'alice' });
     expect(listed.data.map((c) => c.id)).toContain(consentId);
 
-    const reauth = await client.reauthoriseAccount({ consent: token, institutionId: 'sandbox-redirect' });
+    const reauth = await client.consents.reauthoriseAccount({
+      consent: token,
+      institutionId: 'sandbox-redirect',
+    });
     expect(reauth.status).toBe(201);
     expect(reauth.data).toMatchObject({ id: consentId, status: 'AWAITING_RE_AUTHORIZATION' });
 
-    const updated = await client.updatePreAuthorisation(
+    const updated = await client.consents.updatePreAuthorisation(
       { institutionId: 'sandbox-redirect', applicationUserId: 'alice', accountRequest: accountRequest() },
       { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(updated.status).toBe(200);
 
-    const deleted = await client.deleteConsent(consentId);
+    const deleted = await client.consents.delete(consentId);
     expect(deleted.data).toMatchObject({ id: consentId });
-    expect((await client.getConsent(consentId)).data.status).toBe('REVOKED');
+    expect((await client.consents.get(consentId)).data.status).toBe('REVOKED');
   });
 
   it('embedded flow: credentials, SCA method, SCA code, then AUTHORIZED by polling', async () => {
-    const created = await client.createEmbeddedAccountAuthorisation({
+    const created = await client.consents.createEmbeddedAccountAuthorisation({
       institutionId: 'sandbox-embedded',
       applicationUserId: 'erin',
       userCredentials: { id: 'erin-at-bank', password: 'secret' },
@@ -122,59 +127,59 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     });
     expect(created.data.status).toBe('AWAITING_SCA_METHOD');
     const method = created.data.scaMethods![0];
-    const chosen = await client.updateEmbeddedAccountAuthorisation(created.data.id, {
+    const chosen = await client.consents.updateEmbeddedAccountAuthorisation(created.data.id, {
       institutionId: 'sandbox-embedded',
       selectedScaMethod: method,
     });
     expect(chosen.data.status).toBe('AWAITING_SCA_CODE');
-    const coded = await client.updateEmbeddedAccountAuthorisation(created.data.id, {
+    const coded = await client.consents.updateEmbeddedAccountAuthorisation(created.data.id, {
       institutionId: 'sandbox-embedded',
       scaCode: '123456',
     });
     expect(coded.data.status).toBe('AWAITING_AUTHORIZATION');
     let status = coded.data.status;
     for (let poll = 0; poll < 5 && status !== 'AUTHORIZED'; poll += 1) {
-      status = (await client.getConsent(created.data.id)).data.status;
+      status = (await client.consents.get(created.data.id)).data.status;
     }
     expect(status).toBe('AUTHORIZED');
   });
 
   it('extends a consent', async () => {
     const { id } = await kit.dataConsent();
-    const extended = await client.extendConsent(id, { lastConfirmedAt: new Date().toISOString() });
+    const extended = await client.consents.extend(id, { lastConfirmedAt: new Date().toISOString() });
     expect(extended.data.id).toBe(id);
   });
 
   it('financial data: accounts, account, balances, statements, statement, beneficiaries, categorisation', async () => {
     const { token } = await kit.dataConsent();
     const options = { consent: token, institutionId: 'sandbox-redirect' };
-    const accounts = await client.getAccounts(options);
+    const accounts = await client.data.getAccounts(options);
     expect(accounts.data).toHaveLength(3);
     const current = accounts.data.find((a) => a.accountType === 'CURRENT')!;
-    expect((await client.getAccount(current.id, options)).data.id).toBe(current.id);
-    const balances = await client.getAccountBalances(current.id, options);
+    expect((await client.data.getAccount(current.id, options)).data.id).toBe(current.id);
+    const balances = await client.data.getAccountBalances(current.id, options);
     expect(balances.data.mainBalanceAmount).toMatchObject({ currency: expect.any(String) });
 
-    const statements = await client.getStatements(current.id, {}, options);
+    const statements = await client.data.getStatements(current.id, {}, options);
     expect(statements.data.length).toBeGreaterThan(0);
-    const statement = await client.getStatement(current.id, statements.data[0].id, options);
+    const statement = await client.data.getStatement(current.id, statements.data[0].id, options);
     expect(statement.data.id).toBe(statements.data[0].id);
 
-    const beneficiaries = await client.getBeneficiaries(current.id, options);
+    const beneficiaries = await client.data.getBeneficiaries(current.id, options);
     expect(Array.isArray(beneficiaries.data)).toBe(true);
 
-    const tx = await client.getTransactions(current.id, { limit: 5, with: ['categorisation'] }, options);
+    const tx = await client.data.getTransactions(current.id, { limit: 5, with: ['categorisation'] }, options);
     expect(tx.data).toHaveLength(5);
     expect(tx.totalCount).toBeGreaterThanOrEqual(5);
     expect(tx.data[0].enrichment).toBeDefined();
 
-    const categorisation = await client.createCategorisation(
+    const categorisation = await client.data.createCategorisation(
       current.id,
       { categorisationType: 'consumer', countryCode: 'GB' },
       options,
     );
     expect(categorisation.data.categorisationId).toEqual(expect.any(String));
-    const categorised = await client.getCategorisation(
+    const categorised = await client.data.getCategorisation(
       current.id,
       categorisation.data.categorisationId,
       options,
@@ -184,20 +189,20 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
 
   it('payments: authorisation, payment (idempotent POST), details', async () => {
     const request = paymentRequest('order-ops-1', 10.5);
-    const auth = await client.createPaymentAuthorisation({
+    const auth = await client.payments.createAuthorisation({
       institutionId: 'sandbox-payments',
       applicationUserId: 'shopper-1',
       paymentRequest: request,
     });
     expect(auth.data.status).toBe('AWAITING_AUTHORIZATION');
     const token = await kit.authorise(auth.data.id);
-    const paid = await client.createPayment(request, {
+    const paid = await client.payments.create(request, {
       consent: token,
       institutionId: 'sandbox-payments',
     });
     expect(paid.status).toBe(201);
     expect(paid.data).toMatchObject({ paymentIdempotencyId: 'order-ops-1', amount: 10.5 });
-    const details = await client.getPaymentDetails(paid.data.id, {
+    const details = await client.payments.getDetails(paid.data.id, {
       consent: token,
       institutionId: 'sandbox-redirect',
     });
@@ -205,17 +210,17 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
   });
 
   it('sweeping VRP: consent, details, funds confirmation, payment, payment details', async () => {
-    const consent = await client.createSweepingVrpConsent(sweepingVrpBody());
+    const consent = await client.vrp.createSweepingConsent(sweepingVrpBody());
     expect(consent.status).toBe(201);
     const token = await kit.authorise(consent.data.id);
-    const read = await client.getSweepingVrpConsent(consent.data.id);
+    const read = await client.vrp.getSweepingConsent(consent.data.id);
     expect(read.data).toMatchObject({ id: consent.data.id, status: 'AUTHORIZED' });
-    const funds = await client.confirmVrpFunds(
+    const funds = await client.vrp.confirmFunds(
       { reference: 'check', paymentAmount: { amount: 20, currency: 'GBP' } },
       { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(funds.data.fundsAvailable.fundsAvailable).toEqual(expect.any(Boolean));
-    const payment = await client.createVrpPayment(
+    const payment = await client.vrp.createPayment(
       {
         paymentIdempotencyId: 'vrp-ops-1',
         psuAuthenticationMethod: 'SCA_NOT_REQUIRED',
@@ -224,7 +229,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       { consent: token, institutionId: 'sandbox-redirect' },
     );
     expect(payment.data.id).toEqual(expect.any(String));
-    const details = await client.getVrpPaymentDetails(payment.data.id, {
+    const details = await client.vrp.getPaymentDetails(payment.data.id, {
       consent: token,
       institutionId: 'sandbox-redirect',
     });
@@ -236,7 +241,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       body: hostedVrpBody(),
     });
     expect(created.status).toBe(201);
-    const request = await client.getCommercialVrpRequest(created.body.data.requestId);
+    const request = await client.vrp.getCommercialRequest(created.body.data.requestId);
     expect(request.data.requestId).toBe(created.body.data.requestId);
   });
 
@@ -246,16 +251,16 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       notification: { type: 'WEBHOOK', url: 'https://x.example/n' },
     };
     expect((await kit.admin.call('POST', '/notifications/event-subscriptions', { body })).status).toBe(201);
-    const subscriptions = await client.listEventSubscriptions();
+    const subscriptions = await client.webhooks.listEventSubscriptions();
     expect(subscriptions.data.map((s) => s.eventTypeId)).toEqual(['payment.status.completed']);
-    const removed = await client.deleteEventSubscription('payment.status.completed');
+    const removed = await client.webhooks.deleteEventSubscription('payment.status.completed');
     expect(removed.data.eventTypeId).toBe('payment.status.completed');
 
-    const categories = await client.getWebhookCategories();
+    const categories = await client.webhooks.getCategories();
     expect(categories.tracingId).toEqual(expect.any(String)); // from `metadata`, not `meta`
     expect(categories.data.categories.map((c) => c.name)).toContain('payment.state.success');
 
-    const registered = await client.registerWebhook(
+    const registered = await client.webhooks.register(
       {
         applicationId: SUB_A,
         categories: ['payment.state.success'],
@@ -264,18 +269,18 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
       { subApplication: SUB_A },
     );
     expect(registered.data.webhookSecret).toEqual(expect.any(String));
-    const listed = await client.listWebhooks({ subApplication: SUB_A });
+    const listed = await client.webhooks.list({ subApplication: SUB_A });
     expect(listed.data.active.map((w) => w.id)).toEqual([registered.data.id]);
-    const deleted = await client.deleteWebhook(registered.data.id, { subApplication: SUB_A });
+    const deleted = await client.webhooks.delete(registered.data.id, { subApplication: SUB_A });
     expect(deleted.data.id).toBe(registered.data.id);
-    expect((await client.listWebhooks({ subApplication: SUB_A })).data.active).toEqual([]);
+    expect((await client.webhooks.list({ subApplication: SUB_A })).data.active).toEqual([]);
   });
 
   it('version 2 sends x-yapily-api-version, and the sandbox answers version-2 consents', async () => {
     const { id } = await kit.dataConsent();
-    const v1 = await client.getConsent(id);
+    const v1 = await client.consents.get(id);
     expect(v1.data.expiresAt).toEqual(expect.any(String));
-    const v2 = await kit.client({ apiVersion: '2.0-ALPHA' }).getConsent(id);
+    const v2 = await kit.client({ apiVersion: '2.0-ALPHA' }).consents.get(id);
     expect(v2.data.id).toBe(id);
     expect(v2.data).not.toHaveProperty('expiresAt');
   });
@@ -287,7 +292,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
     });
     const v2 = clientFor(server.url, { apiVersion: '2.0-ALPHA' });
     try {
-      const result = await v2.getAccounts({
+      const result = await v2.data.getAccounts({
         consent: 'consent-token-x',
         institutionId: 'tiny',
         subApplication: SUB_A,
@@ -308,7 +313,7 @@ describe('upstream client: every operation against the sandbox over HTTP', () =>
         connection: 'keep-alive',
       });
       const v1 = clientFor(server.url);
-      await v1.getInstitution('x/../y', { requestId: 'req-2' }).finally(() => v1.close());
+      await v1.institutions.get('x/../y', { requestId: 'req-2' }).finally(() => v1.close());
       expect(server.requests[1].url).toBe('/institutions/x%2F..%2Fy');
       expect(server.requests[1].headers).not.toHaveProperty('x-yapily-api-version');
       expect(server.requests[1].headers).not.toHaveProperty('consent');

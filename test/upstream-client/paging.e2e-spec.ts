@@ -13,7 +13,8 @@ describe('upstream client: paging', () => {
     await kit.start();
     client = kit.client();
     ({ token } = await kit.dataConsent('sandbox-redirect', 'paging-user'));
-    const accounts = (await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })).data;
+    const accounts = (await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }))
+      .data;
     current = accounts.find((a) => a.accountType === 'CURRENT')!;
     savings = accounts.find((a) => a.accountType === 'SAVINGS')!;
   });
@@ -22,7 +23,7 @@ describe('upstream client: paging', () => {
   describe('offset paging (upstream spec §4.2.1)', () => {
     it('walks 6,500 transactions in seven pages with no limit: offset 6000 returns records 6001-6500', async () => {
       const pages = [];
-      for await (const page of client.transactionPages(
+      for await (const page of client.data.transactionPages(
         current.id,
         {},
         { consent: token, institutionId: 'sandbox-redirect' },
@@ -39,7 +40,7 @@ describe('upstream client: paging', () => {
 
     it('walks 467 records with limit=50: offset=450 returns records 451-467', async () => {
       const pages = [];
-      for await (const page of client.transactionPages(
+      for await (const page of client.data.transactionPages(
         savings.id,
         { limit: 50 },
         { consent: token, institutionId: 'sandbox-redirect' },
@@ -55,7 +56,7 @@ describe('upstream client: paging', () => {
     it('starts from a given offset and flattens into records', async () => {
       let n = 0;
       for await (const tx of items(
-        client.transactionPages(
+        client.data.transactionPages(
           current.id,
           { offset: 6200, limit: 100 },
           { consent: token, institutionId: 'sandbox-redirect' },
@@ -68,10 +69,11 @@ describe('upstream client: paging', () => {
     });
 
     it('makes one request for an empty list (credit card) and for a window smaller than a page', async () => {
-      const accounts = (await client.getAccounts({ consent: token, institutionId: 'sandbox-redirect' })).data;
+      const accounts = (await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }))
+        .data;
       const card = accounts.find((a) => a.accountType === 'CREDIT_CARD')!;
       const pages = [];
-      for await (const page of client.transactionPages(
+      for await (const page of client.data.transactionPages(
         card.id,
         {},
         { consent: token, institutionId: 'sandbox-redirect' },
@@ -84,7 +86,7 @@ describe('upstream client: paging', () => {
     it('pages statements and consents by the same rules', async () => {
       const statements = [];
       for await (const s of items(
-        client.statementPages(
+        client.data.statementPages(
           current.id,
           { limit: 5 },
           { consent: token, institutionId: 'sandbox-redirect' },
@@ -94,7 +96,7 @@ describe('upstream client: paging', () => {
       expect(statements).toHaveLength(24);
       for (let i = 0; i < 3; i += 1) await kit.dataConsent('sandbox-redirect', 'paging-user');
       const consents = [];
-      for await (const c of items(client.consentPages({ applicationUserId: 'paging-user', limit: 2 })))
+      for await (const c of items(client.consents.pages({ applicationUserId: 'paging-user', limit: 2 })))
         consents.push(c);
       expect(consents.length).toBeGreaterThanOrEqual(4);
       expect(new Set(consents.map((c) => c.id)).size).toBe(consents.length);
@@ -118,7 +120,7 @@ describe('upstream client: paging', () => {
       try {
         let pages = 0;
         const error = await failure<UpstreamError>(async () => {
-          for await (const _page of bad.transactionPages(
+          for await (const _page of bad.data.transactionPages(
             'acc',
             { limit: 10 },
             { consent: 'c', institutionId: 'tiny', maxPages: 25 },
@@ -157,7 +159,7 @@ describe('upstream client: paging', () => {
       const bad = clientFor(server.url);
       try {
         const offsets = [];
-        for await (const page of bad.transactionPages(
+        for await (const page of bad.data.transactionPages(
           'acc',
           { limit: 10 },
           { consent: 'c', institutionId: 'tiny' },
@@ -174,7 +176,7 @@ describe('upstream client: paging', () => {
   describe('cursor paging (real-time transactions)', () => {
     it('follows links.next from the first page (self/next/last) to the final page (first/prev/self)', async () => {
       const pages = [];
-      for await (const page of client.realTimeTransactionPages(
+      for await (const page of client.data.realTimeTransactionPages(
         current.id,
         {},
         { consent: token, institutionId: 'sandbox-redirect' },
@@ -194,7 +196,7 @@ describe('upstream client: paging', () => {
       const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
       const all = [];
       for await (const tx of items(
-        client.realTimeTransactionPages(
+        client.data.realTimeTransactionPages(
           current.id,
           { from, before },
           { consent: token, institutionId: 'sandbox-redirect' },
@@ -219,7 +221,7 @@ describe('upstream client: paging', () => {
       const bad = clientFor(server.url);
       try {
         const error = await failure<UpstreamError>(async () => {
-          for await (const _p of bad.realTimeTransactionPages(
+          for await (const _p of bad.data.realTimeTransactionPages(
             'acc',
             {},
             { consent: 'c', institutionId: 'tiny' },
@@ -242,8 +244,8 @@ describe('upstream client: paging', () => {
   describe('one real-time page (getRealTimeTransactions)', () => {
     it("answers the sandbox's first page: the same records, count and links as the walk's", async () => {
       const options = { consent: token, institutionId: 'sandbox-redirect' };
-      const page = await client.getRealTimeTransactions(current.id, {}, options);
-      const walked = (await client.realTimeTransactionPages(current.id, {}, options).next()).value!;
+      const page = await client.data.getRealTimeTransactions(current.id, {}, options);
+      const walked = (await client.data.realTimeTransactionPages(current.id, {}, options).next()).value!;
       expect(page.data).toEqual(walked.data);
       expect(page.links).toEqual(walked.links);
       expect(page.meta.count).toBe(page.data.length);
@@ -264,7 +266,7 @@ describe('upstream client: paging', () => {
       });
       const other = clientFor(server.url, { retry: { maxRetries: 0 } });
       const get = (name: string) =>
-        other.getRealTimeTransactions(name, {}, { consent: 'c', institutionId: 'tiny' });
+        other.data.getRealTimeTransactions(name, {}, { consent: 'c', institutionId: 'tiny' });
       try {
         expect((await get('pretty')).data).toEqual(records);
         for (const name of ['truncated', 'raw_newline', 'not_a_list', 'trailing_comma']) {
@@ -283,7 +285,7 @@ describe('upstream client: paging', () => {
   it('a reset in between changes nothing for a fresh walk', async () => {
     await kit.reset();
     const again = await kit.dataConsent('sandbox-redirect', 'paging-user');
-    const first = await client.getTransactions(
+    const first = await client.data.getTransactions(
       current.id,
       { limit: 1 },
       { consent: again.token, institutionId: 'sandbox-redirect' },

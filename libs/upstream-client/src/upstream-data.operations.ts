@@ -10,18 +10,36 @@ import type {
   Transaction,
   TransactionsQuery,
 } from './upstream.types.js';
-import { asPage, type CursorPagingQuery, offsetQuery } from './upstream-client.base.js';
-import { UpstreamConsentOperations } from './upstream-consent.operations.js';
+import { asPage, type UpstreamClientCore } from './upstream-client.core.js';
 import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
 import { type ConsentCallOptions, type RequestSpec, segment, type SendOptions } from './upstream-request.js';
 
-/** The upstream's financial data (spec §4.2): accounts, balances, transactions, statements, beneficiaries. */
-export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
-  // ---- 4.2 financial data ---------------------------------------------------------------------------
+export interface CursorPagingQuery extends RealTimeTransactionsQuery {
+  /** A cursor from a previous page's `links`; `from`/`before` only go on the first request. */
+  cursor?: string;
+}
+
+function offsetQuery(q: TransactionsQuery, offset = q.offset, limit = q.limit) {
+  return {
+    from: q.from,
+    before: q.before,
+    limit,
+    sort: q.sort,
+    offset,
+    ...(q.with?.length ? { with: q.with.join(',') } : {}),
+  };
+}
+
+/**
+ * The upstream's financial data (spec §4.2), read with a consent token: accounts, balances,
+ * transactions, statements, beneficiaries and categorisation. `upstream.data`.
+ */
+export class UpstreamDataOperations {
+  constructor(private readonly core: UpstreamClientCore) {}
 
   /** GET /accounts (getAccounts). */
   getAccounts(options: ConsentCallOptions) {
-    return this.send<Account[]>(
+    return this.core.send<Account[]>(
       { operation: 'getAccounts', consent: 'required', method: 'GET', path: '/accounts' },
       options,
     );
@@ -29,7 +47,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
 
   /** GET /accounts/{accountId} (getAccount). */
   getAccount(accountId: string, options: ConsentCallOptions) {
-    return this.send<Account>(
+    return this.core.send<Account>(
       {
         operation: 'getAccount',
         consent: 'required',
@@ -42,7 +60,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
 
   /** GET /accounts/{accountId}/balances. */
   getAccountBalances(accountId: string, options: ConsentCallOptions) {
-    return this.send<Balances>(
+    return this.core.send<Balances>(
       {
         operation: 'getAccountBalances',
         consent: 'required',
@@ -59,21 +77,23 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
   }
 
   private transactionsPage(accountId: string, query: TransactionsQuery, options: SendOptions) {
-    return this.send<Transaction[]>(
-      {
-        operation: 'getTransactions',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/transactions`,
-        query: offsetQuery(query),
-      },
-      options,
-    ).then((page) => asPage(page, 'getTransactions'));
+    return this.core
+      .send<Transaction[]>(
+        {
+          operation: 'getTransactions',
+          consent: 'required',
+          method: 'GET',
+          path: `/accounts/${segment(accountId)}/transactions`,
+          query: offsetQuery(query),
+        },
+        options,
+      )
+      .then((page) => asPage(page, 'getTransactions'));
   }
 
   /** Every transactions page from `query.offset` (default 0), by the spec's offset rules. */
   transactionPages(accountId: string, query: TransactionsQuery, options: ConsentCallOptions & PagingOptions) {
-    const walk = this.walkOptions(options);
+    const walk = this.core.walkOptions(options);
     return offsetPages(
       'getTransactions',
       (offset, limit, page) =>
@@ -89,9 +109,9 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
   }
 
   private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
-    return this.send<Transaction[]>(this.realTimeSpec(accountId, query), options).then((page) =>
-      asPage(page, 'getRealTimeTransactions'),
-    );
+    return this.core
+      .send<Transaction[]>(this.realTimeSpec(accountId, query), options)
+      .then((page) => asPage(page, 'getRealTimeTransactions'));
   }
 
   private realTimeSpec(accountId: string, query: CursorPagingQuery): Omit<RequestSpec, 'retry'> {
@@ -112,7 +132,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
     query: RealTimeTransactionsQuery,
     options: ConsentCallOptions & PagingOptions,
   ) {
-    const walk = this.walkOptions(options);
+    const walk = this.core.walkOptions(options);
     return cursorPages(
       'getRealTimeTransactions',
       (cursor, page) =>
@@ -127,21 +147,23 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
   }
 
   private statementsPage(accountId: string, query: StatementsQuery, options: SendOptions) {
-    return this.send<Statement[]>(
-      {
-        operation: 'getStatements',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/statements`,
-        query: offsetQuery(query),
-      },
-      options,
-    ).then((page) => asPage(page, 'getStatements'));
+    return this.core
+      .send<Statement[]>(
+        {
+          operation: 'getStatements',
+          consent: 'required',
+          method: 'GET',
+          path: `/accounts/${segment(accountId)}/statements`,
+          query: offsetQuery(query),
+        },
+        options,
+      )
+      .then((page) => asPage(page, 'getStatements'));
   }
 
   /** Every statements page (offset paging, same rules as transactions). */
   statementPages(accountId: string, query: StatementsQuery, options: ConsentCallOptions & PagingOptions) {
-    const walk = this.walkOptions(options);
+    const walk = this.core.walkOptions(options);
     return offsetPages(
       'getStatements',
       (offset, limit, page) => this.statementsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
@@ -152,7 +174,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
 
   /** GET /accounts/{accountId}/statements/{statementId}. */
   getStatement(accountId: string, statementId: string, options: ConsentCallOptions) {
-    return this.send<Statement>(
+    return this.core.send<Statement>(
       {
         operation: 'getStatement',
         consent: 'required',
@@ -165,7 +187,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
 
   /** GET /accounts/{accountId}/beneficiaries (the answer carries `data` only, no `meta`). */
   getBeneficiaries(accountId: string, options: ConsentCallOptions) {
-    return this.send<Beneficiary[]>(
+    return this.core.send<Beneficiary[]>(
       {
         operation: 'getBeneficiaries',
         consent: 'required',
@@ -178,7 +200,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
 
   /** POST /accounts/{accountId}/transactions/categorisation (Data Plus). */
   createCategorisation(accountId: string, body: CategorisationRequest, options: ConsentCallOptions) {
-    return this.send<CategorisationCreated>(
+    return this.core.send<CategorisationCreated>(
       {
         operation: 'createTransactionsCategorisation',
         consent: 'required',
@@ -196,7 +218,7 @@ export abstract class UpstreamDataOperations extends UpstreamConsentOperations {
    * holding `transactions`, not a list.
    */
   getCategorisation(accountId: string, categorisationId: string, options: ConsentCallOptions) {
-    return this.send<{ transactions: Transaction[] }>(
+    return this.core.send<{ transactions: Transaction[] }>(
       {
         operation: 'getCategorisedTransactions',
         consent: 'required',

@@ -1,273 +1,81 @@
-import type {
-  Application,
-  ApplicationsQuery,
-  ConstraintsQuery,
-  EventSubscription,
-  Institution,
-  InstitutionConstraint,
-  NewUser,
-  RegisteredWebhook,
-  RegisterWebhookRequest,
-  ResetWebhookSecretRequest,
-  User,
-  UserDeleteResult,
-  UserPatchOperation,
-  Webhook,
-  WebhookCategory,
-} from './upstream.types.js';
-import { asPage } from './upstream-client.base.js';
-import { UpstreamPaymentOperations } from './upstream-payment.operations.js';
-import { type CallOptions, segment } from './upstream-request.js';
+import { UpstreamApplicationsOperations } from './upstream-applications.operations.js';
+import type { AttemptObserver } from './upstream-attempt.observer.js';
+import { UpstreamClientCore, type UpstreamClientOptions } from './upstream-client.core.js';
+import { UpstreamConsentsOperations } from './upstream-consents.operations.js';
+import { UpstreamDataOperations } from './upstream-data.operations.js';
+import { UpstreamInstitutionsOperations } from './upstream-institutions.operations.js';
+import { UpstreamPaymentsOperations } from './upstream-payments.operations.js';
+import { UpstreamUsersOperations } from './upstream-users.operations.js';
+import { UpstreamVrpOperations } from './upstream-vrp.operations.js';
+import { UpstreamWebhooksOperations } from './upstream-webhooks.operations.js';
 
-export { type CursorPagingQuery, RETRY_RULES, type UpstreamClientOptions } from './upstream-client.base.js';
+export type { UpstreamClientOptions } from './upstream-client.core.js';
+export type { CursorPagingQuery } from './upstream-data.operations.js';
+export { RETRY_RULES } from './upstream-retry.rules.js';
 
 /**
- * The typed client for every upstream operation the BFF uses. Each method returns the unwrapped
- * `data` with `tracingId` and `requestId`, or throws {@link UpstreamError}. Paged lists come as async
- * iterators of pages (`…Pages`) next to the single-page calls. One class, its operations written in
- * groups a file each, by the spec's sections: the transport, retry rules and breakers in
- * upstream-client.base.ts, then consents, financial data and payments, each group extending the one
- * before; users, applications, institutions and webhooks here.
+ * The typed client for every upstream operation the BFF uses, one namespace per group of the upstream's
+ * interface (`upstream.consents.get(id)`, `upstream.data.transactionPages(…)`). Each method returns the
+ * unwrapped `data` with `tracingId` and `requestId`, or throws {@link UpstreamError}. Paged lists come as
+ * async iterators of pages (`…Pages`, `pages`) next to the single-page calls.
+ *
+ * The groups share one {@link UpstreamClientCore}, so every call of a client goes through one connection
+ * pool and one set of breakers whichever group it belongs to.
  */
-export class UpstreamClient extends UpstreamPaymentOperations {
-  // ---- 4.4 users ------------------------------------------------------------------------------------
+export class UpstreamClient {
+  /** Account authorisations and consents (spec §4.1, §4.8). */
+  readonly consents: UpstreamConsentsOperations;
+  /** Accounts, balances, transactions, statements, beneficiaries (spec §4.2). */
+  readonly data: UpstreamDataOperations;
+  /** Single payments and their authorisations. */
+  readonly payments: UpstreamPaymentsOperations;
+  /** Variable recurring payments (spec §4.3) and hosted VRP requests (§4.6). */
+  readonly vrp: UpstreamVrpOperations;
+  /** Users (spec §4.4). */
+  readonly users: UpstreamUsersOperations;
+  /** Sub-applications (spec §4.5). */
+  readonly applications: UpstreamApplicationsOperations;
+  readonly institutions: UpstreamInstitutionsOperations;
+  /** Webhooks and the deprecated event subscriptions (spec §4.7). */
+  readonly webhooks: UpstreamWebhooksOperations;
+  private readonly core: UpstreamClientCore;
 
-  /** POST /users (answers the bare user). Not retried: a repeat would conflict (409). */
-  createUser(body: NewUser, options?: CallOptions) {
-    return this.send<User>(
-      { operation: 'addUser', consent: 'none', method: 'POST', path: '/users', body, envelope: 'bare' },
-      options,
-    );
-  }
-
-  /** GET /users, optionally filtered by `applicationUserId` (answers a bare array). */
-  listUsers(query: { applicationUserId?: string | string[] } = {}, options?: CallOptions) {
-    return this.send<User[]>(
-      {
-        operation: 'getUsers',
-        consent: 'none',
-        method: 'GET',
-        path: '/users',
-        query: { 'filter[applicationUserId]': query.applicationUserId },
-        envelope: 'bare',
-      },
-      options,
-    );
-  }
-
-  /** GET /users/{userUuid} (answers the bare user). */
-  getUser(userUuid: string, options?: CallOptions) {
-    return this.send<User>(
-      {
-        operation: 'getUser',
-        consent: 'none',
-        method: 'GET',
-        path: `/users/${segment(userUuid)}`,
-        envelope: 'bare',
-      },
-      options,
-    );
-  }
-
-  /** PATCH /users/{userUuid} (JSON Patch). Retried only when every operation is `replace`. */
-  updateUser(userUuid: string, operations: UserPatchOperation[], options?: CallOptions) {
-    return this.send<User>(
-      {
-        operation: 'patchUser',
-        consent: 'none',
-        method: 'PATCH',
-        path: `/users/${segment(userUuid)}`,
-        body: operations,
-        contentType: 'application/json-patch+json',
-        envelope: 'bare',
-      },
-      options,
-    );
-  }
-
-  /** DELETE /users/{userUuid}: deletes the user and revokes their consents. */
-  deleteUser(userUuid: string, options?: CallOptions) {
-    return this.send<UserDeleteResult>(
-      {
-        operation: 'deleteUser',
-        consent: 'none',
-        method: 'DELETE',
-        path: `/users/${segment(userUuid)}`,
-        goneOnRetry: { id: userUuid, deleteStatus: 'SUCCESS' } satisfies UserDeleteResult,
-      },
-      options,
-    );
-  }
-
-  // ---- 4.5 applications -----------------------------------------------------------------------------
-
-  /** GET /applications: the root's sub-applications, one page (empty for sub-application credentials). */
-  listApplications(query: ApplicationsQuery = {}, options?: CallOptions) {
-    return this.send<Application[]>(
-      {
-        operation: 'searchApplications',
-        consent: 'none',
-        method: 'GET',
-        path: '/applications',
-        query: { ...query },
-      },
-      options,
-    ).then((page) => asPage(page, 'searchApplications'));
-  }
-
-  /** GET /applications/{applicationId}. */
-  getApplication(applicationId: string, options?: CallOptions) {
-    return this.send<Application>(
-      {
-        operation: 'getApplicationById',
-        consent: 'none',
-        method: 'GET',
-        path: `/applications/${segment(applicationId)}`,
-      },
-      options,
-    );
-  }
-
-  // ---- institutions ---------------------------------------------------------------------------------
-
-  /** GET /institutions. */
-  listInstitutions(options?: CallOptions) {
-    return this.send<Institution[]>(
-      { operation: 'getInstitutions', consent: 'none', method: 'GET', path: '/institutions' },
-      options,
-    ).then((result) => {
-      // Ids the upstream itself listed may label breaker metrics; caller-chosen ones may not.
-      if (Array.isArray(result.data)) this.transport.rememberInstitutions(result.data.map((i) => i.id));
-      return result;
-    });
+  constructor(options: UpstreamClientOptions) {
+    this.core = new UpstreamClientCore(options);
+    this.consents = new UpstreamConsentsOperations(this.core);
+    this.data = new UpstreamDataOperations(this.core);
+    this.payments = new UpstreamPaymentsOperations(this.core);
+    this.vrp = new UpstreamVrpOperations(this.core);
+    this.users = new UpstreamUsersOperations(this.core);
+    this.applications = new UpstreamApplicationsOperations(this.core);
+    this.institutions = new UpstreamInstitutionsOperations(this.core);
+    this.webhooks = new UpstreamWebhooksOperations(this.core);
   }
 
   /**
-   * GET /institutions/constraints/data or /payments: what the institutions require of each endpoint
-   * (the PSU headers among it). Ids comma-separated, all of the one country.
+   * The state of an institution's circuit breaker, or of the service-wide one for `upstream` (for
+   * health pages and tests). An institution without a breaker (none failed lately) is `closed`.
    */
-  getInstitutionConstraints(kind: 'data' | 'payments', query: ConstraintsQuery, options?: CallOptions) {
-    return this.send<InstitutionConstraint[]>(
-      {
-        operation:
-          kind === 'data'
-            ? 'getAccountConstraintsRulesByInstitution'
-            : 'getPaymentConstraintsRulesByInstitution',
-        consent: 'none',
-        method: 'GET',
-        path: `/institutions/constraints/${kind}`,
-        query: {
-          institutionIds: query.institutionIds.join(','),
-          institutionCountryCode: query.institutionCountryCode,
-          paymentType: query.paymentType,
-          endpointPath: query.endpointPath,
-          endpointMethod: query.endpointMethod,
-        },
-      },
-      options,
-    );
+  breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
+    return this.core.breakerState(institutionId);
   }
 
-  /** GET /institutions/{institutionId} (answers the bare institution). */
-  getInstitution(institutionId: string, options?: CallOptions) {
-    return this.send<Institution>(
-      {
-        operation: 'getInstitution',
-        consent: 'none',
-        method: 'GET',
-        path: `/institutions/${segment(institutionId)}`,
-        envelope: 'bare',
-      },
-      options,
-    );
-  }
-
-  // ---- 4.7 notifications (deprecated) and webhooks --------------------------------------------------
-
-  /** GET /notifications/event-subscriptions. */
-  listEventSubscriptions(options?: CallOptions) {
-    return this.send<EventSubscription[]>(
-      {
-        operation: 'getEventSubscriptions',
-        consent: 'none',
-        method: 'GET',
-        path: '/notifications/event-subscriptions',
-      },
-      options,
-    );
-  }
-
-  /** DELETE /notifications/event-subscriptions/{eventTypeId}. */
-  deleteEventSubscription(eventTypeId: string, options?: CallOptions) {
-    return this.send<EventSubscription & { deleteStatus?: string }>(
-      {
-        operation: 'deleteEventSubscriptionById',
-        consent: 'none',
-        method: 'DELETE',
-        path: `/notifications/event-subscriptions/${segment(eventTypeId)}`,
-        goneOnRetry: { eventTypeId, deleteStatus: 'SUCCESS' },
-      },
-      options,
-    );
-  }
-
-  /** GET /webhook/events/categories (the answer's meta member is called `metadata`). */
-  getWebhookCategories(options?: CallOptions) {
-    return this.send<{ categories: WebhookCategory[] }>(
-      {
-        operation: 'getWebhookCategories',
-        consent: 'none',
-        method: 'GET',
-        path: '/webhook/events/categories',
-      },
-      options,
-    );
-  }
-
-  /** POST /webhook/events. The answer's `webhookSecret` is shown once: store it before anything else. */
-  registerWebhook(body: RegisterWebhookRequest, options?: CallOptions) {
-    return this.send<RegisteredWebhook>(
-      { operation: 'registerWebhook', consent: 'none', method: 'POST', path: '/webhook/events', body },
-      options,
-    );
-  }
-
-  /** GET /webhook/events: the registered webhooks. */
-  listWebhooks(options?: CallOptions) {
-    return this.send<{ active: Webhook[] }>(
-      { operation: 'getRegisteredWebhooks', consent: 'none', method: 'GET', path: '/webhook/events' },
-      options,
-    );
+  /** Tells `observer` of every attempt of every call from now on (the upstream call log). */
+  observeAttempts(observer: AttemptObserver | undefined): void {
+    this.core.observeAttempts(observer);
   }
 
   /**
-   * POST /webhook/secrets/{webhookId}: a new `webhookSecret`, shown once like the first. The old secret
-   * keeps signing deliveries beside the new one for `delay` seconds.
+   * Institution ids that may label this client's metrics, as ids an institutions listing gave do: those
+   * of the institutions cache, which a process that never lists institutions itself reads (else every
+   * bank's breaker shows as `other`).
    */
-  resetWebhookSecret(webhookId: string, body: ResetWebhookSecretRequest, options?: CallOptions) {
-    return this.send<RegisteredWebhook>(
-      {
-        operation: 'resetWebhookSecret',
-        consent: 'none',
-        method: 'POST',
-        path: `/webhook/secrets/${segment(webhookId)}`,
-        body,
-      },
-      options,
-    );
+  rememberInstitutions(ids: readonly string[]): void {
+    this.core.rememberInstitutions(ids);
   }
 
-  /** DELETE /webhook/events/{webhookId}. */
-  deleteWebhook(webhookId: string, options?: CallOptions) {
-    return this.send<Webhook>(
-      {
-        operation: 'deleteWebhook',
-        consent: 'none',
-        method: 'DELETE',
-        path: `/webhook/events/${segment(webhookId)}`,
-        goneOnRetry: { id: webhookId },
-      },
-      options,
-    );
+  /** Closes the connection pool; in-flight calls finish first. */
+  close(): Promise<void> {
+    return this.core.close();
   }
 }

@@ -45,7 +45,9 @@ export async function upstreamClientWalk({ options, progress }) {
     );
     closers.push(() => client.close());
     const callOptions = { consent: token, institutionId: 'sandbox-redirect' };
-    const current = (await client.getAccounts(callOptions)).data.find((a) => a.accountType === 'CURRENT');
+    const current = (await client.data.getAccounts(callOptions)).data.find(
+      (a) => a.accountType === 'CURRENT',
+    );
     if (!current) throw new BenchFailure('no CURRENT account');
 
     const basic = Buffer.from(
@@ -56,7 +58,7 @@ export async function upstreamClientWalk({ options, progress }) {
 
     const viaClient = async () => {
       let n = 0;
-      for await (const page of client.transactionPages(current.id, { limit: PAGE }, callOptions))
+      for await (const page of client.data.transactionPages(current.id, { limit: PAGE }, callOptions))
         n += page.data.length;
       return n;
     };
@@ -73,7 +75,7 @@ export async function upstreamClientWalk({ options, progress }) {
     };
     const targets = [
       { key: 'fetch', label: 'plain fetch loop (baseline)', walk: viaFetch },
-      { key: 'client', label: 'UpstreamClient.transactionPages', walk: viaClient },
+      { key: 'client', label: 'UpstreamClient.data.transactionPages', walk: viaClient },
     ];
 
     // Warm both paths (JIT, connections, the sandbox's page cache), then check they see the same data.

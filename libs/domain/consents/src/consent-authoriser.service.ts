@@ -178,7 +178,7 @@ export class ConsentAuthoriserService {
     subApplication: string | undefined,
   ): Promise<UpstreamAccount[] | null> {
     try {
-      const { data } = await this.upstream.getAccounts({
+      const { data } = await this.upstream.data.getAccounts({
         consent: token,
         institutionId: consent.institutionId,
         subApplication,

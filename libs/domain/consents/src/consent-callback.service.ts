@@ -106,8 +106,8 @@ export class ConsentCallbackService {
     const subApplication = await this.consents.subApplicationOf(tenant);
     let exchanged: ExchangedConsent | undefined;
     try {
-      exchanged = (await this.upstream.exchangeOneTimeToken(query.oneTimeToken, { subApplication, psu }))
-        .data;
+      const answer = this.upstream.consents.exchangeOneTimeToken(query.oneTimeToken, { subApplication, psu });
+      exchanged = (await answer).data;
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }

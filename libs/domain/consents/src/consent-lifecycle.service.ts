@@ -227,7 +227,7 @@ export class ConsentLifecycleService {
     for (const [subApplicationId, users] of usersBySubApplication) {
       for (const applicationUserId of byQueryLength([...users], LISTED_USERS_CHARS)) {
         try {
-          const pages = this.upstream.consentPages(
+          const pages = this.upstream.consents.pages(
             { applicationUserId },
             { subApplication: subApplicationId ?? undefined },
           );
@@ -256,7 +256,7 @@ export class ConsentLifecycleService {
       const status =
         listedStatus ??
         (
-          await this.upstream.getConsent(consent.upstreamConsentId, {
+          await this.upstream.consents.get(consent.upstreamConsentId, {
             subApplication: consent.subApplicationId ?? undefined,
           })
         ).data.status;

@@ -156,7 +156,7 @@ export class ConsentRenewalService {
     if (institution) checkPsuHeaders(institution, 'connect', psu);
     let answer: AuthorisationResponse;
     try {
-      answer = (await this.upstream.reauthoriseAccount({ ...options, psu })).data;
+      answer = (await this.upstream.consents.reauthoriseAccount({ ...options, psu })).data;
     } catch (error) {
       // A refusal (its 4xx) is of this consent, and lasts: the caller's 400, not an outage to retry.
       throw mapUpstreamFailure(error, { resource: 'consent', field: 'consentId' });
@@ -214,7 +214,7 @@ export class ConsentRenewalService {
     let answer: AuthorisationResponse;
     try {
       answer = (
-        await this.upstream.updatePreAuthorisation(
+        await this.upstream.consents.updatePreAuthorisation(
           { applicationUserId: user.applicationUserId, institutionId: consent.institutionId, ...request },
           { ...options, psu },
         )

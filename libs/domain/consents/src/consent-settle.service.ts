@@ -124,14 +124,15 @@ export class ConsentSettleService {
     let answer: UpstreamConsent | undefined;
     if (oneTimeToken) {
       try {
-        answer = (await this.upstream.exchangeOneTimeToken(oneTimeToken, { subApplication, psu })).data;
+        answer = (await this.upstream.consents.exchangeOneTimeToken(oneTimeToken, { subApplication, psu }))
+          .data;
       } catch (error) {
         // Refused (spent by the first try, or expired): the bank's reading below says the rest.
         if (!(error instanceof UpstreamError)) throw error;
       }
     }
     if (answer?.id !== consent.upstreamConsentId || !answer.consentToken) {
-      answer = (await this.upstream.getConsent(consent.upstreamConsentId, options)).data;
+      answer = (await this.upstream.consents.get(consent.upstreamConsentId, options)).data;
     }
     await this.fromBank(merchantId, consent, answer, subApplication, 'its callback’s answer was lost');
   }
@@ -199,7 +200,7 @@ export class ConsentSettleService {
     try {
       const subApplication = await this.consents.subApplicationOf(merchantId);
       const answer = (
-        await this.upstream.getConsent(consent.upstreamConsentId, {
+        await this.upstream.consents.get(consent.upstreamConsentId, {
           subApplication,
           institutionId: consent.institutionId,
         })

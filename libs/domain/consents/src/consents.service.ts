@@ -53,7 +53,7 @@ export class ConsentsService {
     if (!consent) throw consentNotFound();
     if (consent.status === ConsentStatus.Revoked) return;
     try {
-      await this.upstream.deleteConsent(consent.upstreamConsentId, {
+      await this.upstream.consents.delete(consent.upstreamConsentId, {
         subApplication: await this.consents.subApplicationOf(tenant),
         institutionId: consent.institutionId,
       });

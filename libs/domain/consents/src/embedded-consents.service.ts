@@ -68,7 +68,7 @@ export class EmbeddedConsentsService {
     let created: AuthorisationResponse;
     try {
       created = (
-        await this.upstream.createEmbeddedAccountAuthorisation(
+        await this.upstream.consents.createEmbeddedAccountAuthorisation(
           {
             applicationUserId: user.applicationUserId,
             institutionId: input.institutionId,
@@ -145,7 +145,7 @@ export class EmbeddedConsentsService {
     let delay = options.firstDelayMs;
     for (;;) {
       const upstream = (
-        await this.upstream.getConsent(consent.upstreamConsentId, {
+        await this.upstream.consents.get(consent.upstreamConsentId, {
           subApplication,
           institutionId: consent.institutionId,
           deadlineMs: Math.max(1_000, deadline - Date.now()),
@@ -194,7 +194,7 @@ export class EmbeddedConsentsService {
     let answer: AuthorisationResponse;
     try {
       answer = (
-        await this.upstream.updateEmbeddedAccountAuthorisation(
+        await this.upstream.consents.updateEmbeddedAccountAuthorisation(
           consent.upstreamConsentId,
           { institutionId: consent.institutionId, ...update },
           { subApplication },
@@ -211,7 +211,7 @@ export class EmbeddedConsentsService {
   private async syncFinalFailure(merchantId: MerchantId, consent: StoredConsent, subApplication?: string) {
     try {
       const { status } = (
-        await this.upstream.getConsent(consent.upstreamConsentId, {
+        await this.upstream.consents.get(consent.upstreamConsentId, {
           subApplication,
           institutionId: consent.institutionId,
         })

@@ -86,7 +86,7 @@ export class RedirectConsentsService {
     const psuIds = this.sealedPsuIds(psu, id);
 
     const authorisation = (
-      await this.upstream
+      await this.upstream.consents
         .createAccountAuthorisation(
           { applicationUserId: user.applicationUserId, institutionId: input.institutionId, ...request },
           { subApplication: user.merchant.subApplicationId ?? undefined, psu },

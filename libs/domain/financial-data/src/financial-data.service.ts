@@ -115,7 +115,7 @@ export class FinancialDataService {
       accountId,
       async ({ upstreamAccountId, options }) => {
         const limit = query.limit ?? 1000;
-        const page = await this.upstream.getStatements(
+        const page = await this.upstream.data.getStatements(
           upstreamAccountId,
           { ...upstreamRange(position), sort: position.sort, limit, offset: position.offset },
           options,
@@ -141,7 +141,7 @@ export class FinancialDataService {
       caller,
       accountId,
       async ({ upstreamAccountId, options }) =>
-        moneyToStrings((await this.upstream.getBeneficiaries(upstreamAccountId, options)).data ?? []),
+        moneyToStrings((await this.upstream.data.getBeneficiaries(upstreamAccountId, options)).data ?? []),
       psu,
     );
   }
@@ -158,14 +158,18 @@ export class FinancialDataService {
   ) {
     return this.access.withAccount(caller, accountId, async ({ upstreamAccountId, options, consent }) => {
       const countryCode = input.countryCode ?? (await this.institutionCountry(consent.institutionId));
-      const created = await this.upstream.createCategorisation(
+      const created = await this.upstream.data.createCategorisation(
         upstreamAccountId,
         { categorisationType: input.categorisationType, countryCode },
         options,
       );
       const categorisationId = created.data.categorisationId;
       try {
-        const result = await this.upstream.getCategorisation(upstreamAccountId, categorisationId, options);
+        const result = await this.upstream.data.getCategorisation(
+          upstreamAccountId,
+          categorisationId,
+          options,
+        );
         return { categorisationId, transactions: servedRecords(result.data.transactions ?? []) };
       } catch (error) {
         if (
@@ -185,7 +189,7 @@ export class FinancialDataService {
     const cached = await this.repository.institutionCountries(institutionId);
     const countries =
       cached ??
-      ((await this.upstream.getInstitution(institutionId)).data.countries ?? [])
+      ((await this.upstream.institutions.get(institutionId)).data.countries ?? [])
         .map((c) => c.countryCode2?.toUpperCase())
         .filter((c): c is string => !!c);
     if (countries.length === 1) return countries[0];
@@ -211,7 +215,7 @@ export class FinancialDataService {
       caller,
       accountId,
       async ({ upstreamAccountId, options }) => {
-        const page = await this.upstream.getRealTimeTransactions(
+        const page = await this.upstream.data.getRealTimeTransactions(
           upstreamAccountId,
           upstreamCursor === undefined ? upstreamRange(query) : { cursor: upstreamCursor },
           options,
@@ -269,7 +273,7 @@ export class FinancialDataService {
     if (!subApplication) throw notFound();
     let request: HostedVrpRequest;
     try {
-      request = (await this.upstream.getCommercialVrpRequest(hostedRequestId, { subApplication })).data;
+      request = (await this.upstream.vrp.getCommercialRequest(hostedRequestId, { subApplication })).data;
     } catch (error) {
       if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'FORBIDDEN'))
         throw notFound();

@@ -45,7 +45,7 @@ export class UpstreamReceiverCheckService {
   private async receiverListed(applicationId: string, signal?: AbortSignal): Promise<boolean> {
     const ours = await this.registrations.listActive(applicationId);
     if (ours.length === 0) return false;
-    const { data } = await this.upstream.listWebhooks({
+    const { data } = await this.upstream.webhooks.list({
       ...callOptionsFor(applicationId, this.config.upstream.applicationId),
       signal,
     });

@@ -53,7 +53,7 @@ export class UpstreamWebhookRegistrationService {
   }
 
   async categories(): Promise<WebhookCategory[]> {
-    const { data } = await this.upstream.getWebhookCategories().catch(rethrowMapped);
+    const { data } = await this.upstream.webhooks.getCategories().catch(rethrowMapped);
     return data.categories;
   }
 
@@ -72,7 +72,7 @@ export class UpstreamWebhookRegistrationService {
     const callbackUrl = this.callbackUrl(request);
     const categories = request.categories ?? (await this.offered(applicationId).catch(rethrowMapped));
     return this.registrations.withRegistrationLock(applicationId, async (locked) => {
-      const { data } = await this.upstream.listWebhooks(this.optionsFor(applicationId)).catch(rethrowMapped);
+      const { data } = await this.upstream.webhooks.list(this.optionsFor(applicationId)).catch(rethrowMapped);
       const live = (data.active ?? []).filter((w) => w.callbackUrl?.main?.url === callbackUrl);
       const alike = live.filter((w) => sameSet(w.categories ?? [], categories));
       const ours = (await locked.listActive()).find(
@@ -107,7 +107,7 @@ export class UpstreamWebhookRegistrationService {
     const options = this.optionsFor(current.applicationId);
     let reset: RegisteredWebhook;
     try {
-      reset = (await this.upstream.resetWebhookSecret(current.upstreamWebhookId, { delay }, options)).data;
+      reset = (await this.upstream.webhooks.resetSecret(current.upstreamWebhookId, { delay }, options)).data;
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') {
         // Removed upstream: nothing signs with this registration's secret any more.
@@ -147,7 +147,7 @@ export class UpstreamWebhookRegistrationService {
     };
 
     const subscriptions = await run('list-subscriptions', undefined, async () => {
-      const { data } = await this.upstream.listEventSubscriptions(options);
+      const { data } = await this.upstream.webhooks.listEventSubscriptions(options);
       return Array.isArray(data) ? data : [];
     });
     steps.push({ step: 'list-subscriptions', outcome: 'done', detail: `${subscriptions.length} found` });
@@ -155,7 +155,7 @@ export class UpstreamWebhookRegistrationService {
     for (const { eventTypeId } of subscriptions) {
       const outcome = await run('delete-subscription', eventTypeId, async () => {
         try {
-          await this.upstream.deleteEventSubscription(eventTypeId, options);
+          await this.upstream.webhooks.deleteEventSubscription(eventTypeId, options);
           return 'done' as const;
         } catch (error) {
           if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') return 'skipped' as const;
@@ -200,7 +200,7 @@ export class UpstreamWebhookRegistrationService {
   }
 
   private async offered(applicationId: string): Promise<string[]> {
-    const { data } = await this.upstream.getWebhookCategories(this.optionsFor(applicationId));
+    const { data } = await this.upstream.webhooks.getCategories(this.optionsFor(applicationId));
     return data.categories.map((c) => c.name);
   }
 
@@ -217,8 +217,8 @@ export class UpstreamWebhookRegistrationService {
   ): Promise<UpstreamWebhookView> {
     const applicationId = this.applicationIdOf(app);
     const upstreamWebhookId = webhook.id;
-    const { data: reset } = await this.upstream
-      .resetWebhookSecret(upstreamWebhookId, { delay: 0 }, this.optionsFor(applicationId))
+    const { data: reset } = await this.upstream.webhooks
+      .resetSecret(upstreamWebhookId, { delay: 0 }, this.optionsFor(applicationId))
       .catch(rethrowMapped);
     const view = await locked.store({
       applicationId,
@@ -239,7 +239,7 @@ export class UpstreamWebhookRegistrationService {
   /** Every webhook for the URL but the one kept. Gone already is fine; a failure waits for the next call. */
   private async deleteOthers(applicationId: string, live: Webhook[], kept: string | null): Promise<void> {
     for (const { id } of live.filter((w) => w.id !== kept)) {
-      await this.upstream.deleteWebhook(id, this.optionsFor(applicationId)).catch((err: unknown) => {
+      await this.upstream.webhooks.delete(id, this.optionsFor(applicationId)).catch((err: unknown) => {
         if (err instanceof UpstreamError && err.kind === 'NOT_FOUND') return;
         this.logger.warn(
           { err, applicationId, upstreamWebhookId: id },
@@ -260,7 +260,7 @@ export class UpstreamWebhookRegistrationService {
     let registered: RegisteredWebhook;
     try {
       registered = (
-        await this.upstream.registerWebhook(
+        await this.upstream.webhooks.register(
           { applicationId, categories, callbackUrl: { main: { url: callbackUrl } } },
           options,
         )
@@ -287,7 +287,7 @@ export class UpstreamWebhookRegistrationService {
     } catch (error) {
       // A webhook whose secret we could not keep only sends events we would refuse: take it back.
       if (typeof registered.id === 'string') {
-        await this.upstream.deleteWebhook(registered.id, options).catch((cleanup: unknown) => {
+        await this.upstream.webhooks.delete(registered.id, options).catch((cleanup: unknown) => {
           this.logger.error(
             { err: cleanup, applicationId, upstreamWebhookId: registered.id },
             'upstream webhook registered but not stored, and could not be deleted',

@@ -113,7 +113,7 @@ export class InstitutionsService implements OnApplicationBootstrap {
   async refreshInstitutions(now = new Date()): Promise<{ count: number; deleted: number }> {
     let listed: Institution[];
     try {
-      listed = (await this.upstream.listInstitutions()).data;
+      listed = (await this.upstream.institutions.list()).data;
     } catch (error) {
       const mapped = mapUpstreamFailure(error);
       if (error instanceof UpstreamError && error.shape === 'network' && mapped instanceof DomainError) {
@@ -162,7 +162,7 @@ export class InstitutionsService implements OnApplicationBootstrap {
       return institutionView(row);
     }
     try {
-      return institutionView(toRecord((await this.upstream.getInstitution(id)).data));
+      return institutionView(toRecord((await this.upstream.institutions.get(id)).data));
     } catch (error) {
       // The upstream's own "no such institution" (a 400 naming it, or a 404); anything else is an outage.
       if (error instanceof UpstreamError && (error.status === 400 || error.status === 404)) return null;

@@ -68,9 +68,9 @@ export async function constraintsOf(
       try {
         const query = { institutionIds: chunk, institutionCountryCode: country };
         const [data, payments] = await Promise.all([
-          upstream.getInstitutionConstraints('data', query),
+          upstream.institutions.getConstraints('data', query),
           // The single payment's: what a payment authorisation of ours asks for (`pay`).
-          upstream.getInstitutionConstraints('payments', { ...query, paymentType: 'DOMESTIC_PAYMENT' }),
+          upstream.institutions.getConstraints('payments', { ...query, paymentType: 'DOMESTIC_PAYMENT' }),
         ]);
         for (const id of chunk) {
           const of = (rules: InstitutionConstraint[]) => rules.filter((rule) => rule.institutionId === id);

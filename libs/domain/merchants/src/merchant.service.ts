@@ -250,7 +250,7 @@ export class MerchantService {
 
   private async checkSubApplication(id: string): Promise<string | undefined> {
     try {
-      const { data } = await this.upstream.getApplication(id);
+      const { data } = await this.upstream.applications.get(id);
       return data.name;
     } catch (error) {
       if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'CALLER')) {

@@ -12,7 +12,7 @@ export class UpstreamApplicationsService {
     limit: number,
   ): Promise<{ applications: Application[]; nextOffset: number | null }> {
     try {
-      const page = await this.upstream.listApplications({ offset, limit });
+      const page = await this.upstream.applications.list({ offset, limit });
       const seen = offset + page.data.length;
       // Without a total, a full page may be followed by more; an empty next page then ends the walk.
       const more = page.totalCount !== undefined ? seen < page.totalCount : page.data.length === limit;

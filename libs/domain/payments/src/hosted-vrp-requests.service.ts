@@ -89,7 +89,7 @@ export class HostedVrpRequestsService {
     let created;
     try {
       created = (
-        await this.upstream.createCommercialVrpRequest(
+        await this.upstream.vrp.createCommercialRequest(
           {
             applicationUserId: user.applicationUserId,
             institutionIdentifiers: { institutionId: input.institutionId },
@@ -141,7 +141,7 @@ export class HostedVrpRequestsService {
     const subApplication = await this.consents.subApplicationOf(tenant);
     let request;
     try {
-      request = (await this.upstream.getCommercialVrpRequest(requestId, { subApplication })).data;
+      request = (await this.upstream.vrp.getCommercialRequest(requestId, { subApplication })).data;
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') throw notFound();
       throw mapUpstreamFailure(error, { field: 'requestId' });

@@ -80,7 +80,7 @@ export class PaymentSubmitterService {
       answer =
         work.kind === 'SINGLE'
           ? (
-              await this.upstream.createPayment(
+              await this.upstream.payments.create(
                 {
                   paymentIdempotencyId: work.paymentIdempotencyId,
                   type: 'DOMESTIC_PAYMENT',
@@ -92,7 +92,7 @@ export class PaymentSubmitterService {
               )
             ).data
           : (
-              await this.upstream.createVrpPayment(
+              await this.upstream.vrp.createPayment(
                 {
                   paymentIdempotencyId: work.paymentIdempotencyId,
                   psuAuthenticationMethod: options.psuAuthenticationMethod,
@@ -132,10 +132,10 @@ export class PaymentSubmitterService {
     }
     const answer =
       work.kind === 'SINGLE'
-        ? (await this.upstream.getPaymentDetails(work.upstreamPaymentId, options)).data.payments.find(
+        ? (await this.upstream.payments.getDetails(work.upstreamPaymentId, options)).data.payments.find(
             (p) => p.id === work.upstreamPaymentId,
           )
-        : (await this.upstream.getVrpPaymentDetails(work.upstreamPaymentId, options)).data;
+        : (await this.upstream.vrp.getPaymentDetails(work.upstreamPaymentId, options)).data;
     if (!answer) throw new Error(`The upstream's details do not list payment ${work.upstreamPaymentId}`);
     return this.record(work, answer);
   }

@@ -76,7 +76,7 @@ export class SinglePaymentsService implements OnModuleInit {
       userId,
       { kind: 'PAYMENT', institutionId: input.institutionId, redirectUrl: input.redirectUrl, psu },
       (request, options) =>
-        this.upstream.createPaymentAuthorisation(
+        this.upstream.payments.createAuthorisation(
           {
             ...request,
             paymentRequest: {

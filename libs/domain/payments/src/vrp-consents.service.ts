@@ -84,7 +84,7 @@ export class VrpConsentsService {
         vrpInitiationDetails: initiationDetails,
       },
       (request, options) =>
-        this.upstream.createSweepingVrpConsent(
+        this.upstream.vrp.createSweepingConsent(
           {
             ...request,
             controlParameters: {
@@ -117,8 +117,8 @@ export class VrpConsentsService {
     return this.access.withVrpConsent(caller, consentId, async ({ consent, subApplication }) => {
       const read =
         consent.kind === 'VRP_COMMERCIAL'
-          ? this.upstream.getCommercialVrpConsent.bind(this.upstream)
-          : this.upstream.getSweepingVrpConsent.bind(this.upstream);
+          ? this.upstream.vrp.getCommercialConsent.bind(this.upstream.vrp)
+          : this.upstream.vrp.getSweepingConsent.bind(this.upstream.vrp);
       const upstream = (
         await read(consent.upstreamConsentId, { subApplication, institutionId: consent.institutionId })
       ).data;
@@ -175,7 +175,7 @@ export class VrpConsentsService {
         throw invalidField('amount.currency', `must be the consent's currency, ${currency}`);
       }
       const result = (
-        await this.upstream.confirmVrpFunds(
+        await this.upstream.vrp.confirmFunds(
           {
             ...(input.reference ? { reference: input.reference } : {}),
             paymentAmount: wireAmount(amount.toString(), input.amount.currency),

@@ -85,7 +85,7 @@ export class AccountSyncService {
     try {
       // The consent's account list and the balances travel while the window is read; awaited at the end.
       const listAccounts = () => this.refreshAccounts(run, target, options);
-      const readBalances = () => this.upstream.getAccountBalances(target.upstreamAccountId, options);
+      const readBalances = () => this.upstream.data.getAccountBalances(target.upstreamAccountId, options);
       const listing = listAccounts();
       listing.catch(() => undefined);
       const balances = readBalances();
@@ -153,7 +153,7 @@ export class AccountSyncService {
     target: SyncTarget,
     options: ConsentCallOptions,
   ): Promise<boolean> {
-    const { data: listed } = await this.upstream.getAccounts(options);
+    const { data: listed } = await this.upstream.data.getAccounts(options);
     const ids = listed.map((a) => a.id);
     await this.syncState.reopenListed(run.merchantId, target.consent.id, ids);
     // Only accounts new to us are stored here (their balances come with their first sync).

@@ -60,7 +60,7 @@ export class SyncWindowService {
     append: boolean,
     options: ConsentCallOptions,
   ): Promise<{ seen: Set<string>; appendedAll: boolean }> {
-    const pages = this.upstream.transactionPages(
+    const pages = this.upstream.data.transactionPages(
       target.upstreamAccountId,
       {
         from: window.from?.toISOString(),

@@ -156,7 +156,7 @@ export class UsersService {
     if (operations.length === 0) return userView(row);
     const uuid = row.upstreamUserUuid ?? (await this.ensureUpstreamUser(merchantId, row, options));
     try {
-      await this.upstream.updateUser(uuid, operations, options);
+      await this.upstream.users.update(uuid, operations, options);
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') {
         // Deleted upstream behind our back (or by another tool): only the operator can reconcile it.
@@ -193,12 +193,12 @@ export class UsersService {
       // Without a recorded uuid the upstream may still hold the user (a create that failed half-way).
       const uuids = row.upstreamUserUuid
         ? [row.upstreamUserUuid]
-        : (await this.upstream.listUsers({ applicationUserId: row.applicationUserId }, options)).data.map(
+        : (await this.upstream.users.list({ applicationUserId: row.applicationUserId }, options)).data.map(
             (u) => u.uuid,
           );
       for (const uuid of uuids) {
         try {
-          await this.upstream.deleteUser(uuid, options);
+          await this.upstream.users.delete(uuid, options);
         } catch (error) {
           if (!(error instanceof UpstreamError && error.kind === 'NOT_FOUND')) throw error;
         }
@@ -239,7 +239,7 @@ export class UsersService {
   ): Promise<string> {
     let uuid: string | undefined;
     try {
-      const { data } = await this.upstream.createUser(
+      const { data } = await this.upstream.users.create(
         { applicationUserId: row.applicationUserId, referenceId: row.reference, vopOptOut: row.vopOptOut },
         options,
       );
@@ -247,7 +247,10 @@ export class UsersService {
     } catch (error) {
       if (!(error instanceof UpstreamError && error.status === 409)) throw mapUpstreamFailure(error, REFUSED);
       try {
-        const { data } = await this.upstream.listUsers({ applicationUserId: row.applicationUserId }, options);
+        const { data } = await this.upstream.users.list(
+          { applicationUserId: row.applicationUserId },
+          options,
+        );
         uuid = data[0]?.uuid;
       } catch (listError) {
         throw mapUpstreamFailure(listError, { noInstitution: true });

@@ -1,12 +1,7 @@
 import type {
-  AuthorisationResponse,
   HostedVrpRequest,
   HostedVrpRequestCreate,
   HostedVrpRequestCreated,
-  Payment,
-  PaymentAuthorisationRequest,
-  PaymentDetails,
-  PaymentRequest,
   SweepingVrpConsent,
   SweepingVrpConsentRequest,
   VrpFundsConfirmation,
@@ -14,54 +9,21 @@ import type {
   VrpPayment,
   VrpPaymentRequest,
 } from './upstream.types.js';
-import { UpstreamDataOperations } from './upstream-data.operations.js';
+import type { UpstreamClientCore } from './upstream-client.core.js';
 import { type CallOptions, type ConsentCallOptions, segment } from './upstream-request.js';
 
-/** The upstream's payments: single payments, variable recurring payments (§4.3) and hosted VRP requests (§4.6). */
-export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
-  // ---- payments -------------------------------------------------------------------------------------
-
-  /** POST /payment-auth-requests: a single-use payment consent awaiting the user. */
-  createPaymentAuthorisation(body: PaymentAuthorisationRequest, options?: CallOptions) {
-    return this.send<AuthorisationResponse>(
-      {
-        operation: 'createPaymentAuthorisation',
-        consent: 'none',
-        method: 'POST',
-        path: '/payment-auth-requests',
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
-  }
-
-  /** POST /payments. Retried like a safe request: `paymentIdempotencyId` makes a repeat harmless. */
-  createPayment(body: PaymentRequest, options: ConsentCallOptions) {
-    return this.send<Payment>(
-      { operation: 'createPayment', consent: 'required', method: 'POST', path: '/payments', body },
-      options,
-    );
-  }
-
-  /** GET /payments/{paymentId}/details. */
-  getPaymentDetails(paymentId: string, options: ConsentCallOptions) {
-    return this.send<PaymentDetails>(
-      {
-        operation: 'getPayments',
-        consent: 'required',
-        method: 'GET',
-        path: `/payments/${segment(paymentId)}/details`,
-      },
-      options,
-    );
-  }
+/**
+ * The upstream's variable recurring payments (spec §4.3) and the hosted pages that set them up (§4.6):
+ * `upstream.vrp`.
+ */
+export class UpstreamVrpOperations {
+  constructor(private readonly core: UpstreamClientCore) {}
 
   // ---- 4.3 variable recurring payments --------------------------------------------------------------
 
   /** POST /variable-recurring-payments/sweeping/consents. */
-  createSweepingVrpConsent(body: SweepingVrpConsentRequest, options?: CallOptions) {
-    return this.send<SweepingVrpConsent>(
+  createSweepingConsent(body: SweepingVrpConsentRequest, options?: CallOptions) {
+    return this.core.send<SweepingVrpConsent>(
       {
         operation: 'createSweepingAuthorisation',
         consent: 'none',
@@ -75,8 +37,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   }
 
   /** GET /variable-recurring-payments/sweeping/consents/{consentId}. */
-  getSweepingVrpConsent(consentId: string, options?: CallOptions) {
-    return this.send<SweepingVrpConsent>(
+  getSweepingConsent(consentId: string, options?: CallOptions) {
+    return this.core.send<SweepingVrpConsent>(
       {
         operation: 'getSweepingConsentById',
         consent: 'none',
@@ -88,8 +50,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   }
 
   /** GET /variable-recurring-payments/commercial/consents/{consentId}. */
-  getCommercialVrpConsent(consentId: string, options?: CallOptions) {
-    return this.send<SweepingVrpConsent>(
+  getCommercialConsent(consentId: string, options?: CallOptions) {
+    return this.core.send<SweepingVrpConsent>(
       {
         operation: 'getCommercialVrpConsentById',
         consent: 'none',
@@ -101,8 +63,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   }
 
   /** POST /variable-recurring-payments/funds-confirmation. */
-  confirmVrpFunds(body: VrpFundsConfirmationRequest, options: ConsentCallOptions) {
-    return this.send<VrpFundsConfirmation>(
+  confirmFunds(body: VrpFundsConfirmationRequest, options: ConsentCallOptions) {
+    return this.core.send<VrpFundsConfirmation>(
       {
         operation: 'createVrpFundsConfirmation',
         consent: 'required',
@@ -115,8 +77,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   }
 
   /** POST /variable-recurring-payments/payments. Retried thanks to `paymentIdempotencyId`. */
-  createVrpPayment(body: VrpPaymentRequest, options: ConsentCallOptions) {
-    return this.send<VrpPayment>(
+  createPayment(body: VrpPaymentRequest, options: ConsentCallOptions) {
+    return this.core.send<VrpPayment>(
       {
         operation: 'createVrpPayment',
         consent: 'required',
@@ -129,8 +91,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   }
 
   /** GET /variable-recurring-payments/payments/{paymentId}/details. */
-  getVrpPaymentDetails(paymentId: string, options: ConsentCallOptions) {
-    return this.send<VrpPayment>(
+  getPaymentDetails(paymentId: string, options: ConsentCallOptions) {
+    return this.core.send<VrpPayment>(
       {
         operation: 'getVrpPaymentDetails',
         consent: 'required',
@@ -144,8 +106,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   // ---- 4.6 hosted pages -----------------------------------------------------------------------------
 
   /** POST /hosted/vrp-requests/commercial (its shape from the upstream's OpenAPI: the spec shows none). */
-  createCommercialVrpRequest(body: HostedVrpRequestCreate, options?: CallOptions) {
-    return this.send<HostedVrpRequestCreated>(
+  createCommercialRequest(body: HostedVrpRequestCreate, options?: CallOptions) {
+    return this.core.send<HostedVrpRequestCreated>(
       {
         operation: 'postHostedCommercialVrpRequest',
         consent: 'none',
@@ -158,8 +120,8 @@ export abstract class UpstreamPaymentOperations extends UpstreamDataOperations {
   }
 
   /** GET /hosted/vrp-requests/commercial/{requestId}. */
-  getCommercialVrpRequest(requestId: string, options?: CallOptions) {
-    return this.send<HostedVrpRequest>(
+  getCommercialRequest(requestId: string, options?: CallOptions) {
+    return this.core.send<HostedVrpRequest>(
       {
         operation: 'getHostedVrpRequest',
         consent: 'none',

@@ -7,17 +7,35 @@ import type {
   EmbeddedAccountAuthorisationRequest,
   EmbeddedAuthorisationUpdate,
 } from './upstream.types.js';
-import { asPage, consentsQuery, UpstreamClientBase } from './upstream-client.base.js';
+import { asPage, type UpstreamClientCore } from './upstream-client.core.js';
 import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
 import { type CallOptions, type ConsentCallOptions, segment, type SendOptions } from './upstream-request.js';
 
-/** The upstream's authorisations and consents (spec §4.1, §4.8): the first of the client's operation groups. */
-export abstract class UpstreamConsentOperations extends UpstreamClientBase {
+function consentsQuery(q: ConsentsQuery, offset = q.offset, limit = q.limit) {
+  return {
+    'filter[applicationUserId]': q.applicationUserId,
+    'filter[userUuid]': q.userUuid,
+    'filter[institution]': q.institution,
+    'filter[status]': q.status,
+    from: q.from,
+    before: q.before,
+    limit,
+    offset,
+  };
+}
+
+/**
+ * The upstream's account authorisations and the consents they create (spec §4.1, §4.8):
+ * `upstream.consents`. Payment authorisations live with the payments they authorise.
+ */
+export class UpstreamConsentsOperations {
+  constructor(private readonly core: UpstreamClientCore) {}
+
   // ---- 4.1 authorisations -------------------------------------------------------------------------
 
   /** POST /account-auth-requests (initiateAccountRequest). Not retried: each call starts a new consent. */
   createAccountAuthorisation(body: AccountAuthorisationRequest, options?: CallOptions) {
-    return this.send<AuthorisationResponse>(
+    return this.core.send<AuthorisationResponse>(
       {
         operation: 'initiateAccountRequest',
         consent: 'none',
@@ -32,7 +50,7 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
 
   /** PATCH /account-auth-requests (reAuthoriseAccount): a new authorisation URL for the same consent. */
   reauthoriseAccount(options: ConsentCallOptions) {
-    return this.send<AuthorisationResponse>(
+    return this.core.send<AuthorisationResponse>(
       {
         operation: 'reAuthoriseAccount',
         consent: 'required',
@@ -45,7 +63,7 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
 
   /** PUT /account-auth-requests (updatePreAuthoriseAccountConsent). */
   updatePreAuthorisation(body: AccountAuthorisationRequest, options: ConsentCallOptions) {
-    return this.send<AuthorisationResponse>(
+    return this.core.send<AuthorisationResponse>(
       {
         operation: 'updatePreAuthoriseAccountConsent',
         consent: 'required',
@@ -60,7 +78,7 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
 
   /** POST /embedded-account-auth-requests: step one of the embedded flow (credentials). */
   createEmbeddedAccountAuthorisation(body: EmbeddedAccountAuthorisationRequest, options?: CallOptions) {
-    return this.send<AuthorisationResponse>(
+    return this.core.send<AuthorisationResponse>(
       {
         operation: 'initiateEmbeddedAccountRequest',
         consent: 'none',
@@ -82,7 +100,7 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
     body: EmbeddedAuthorisationUpdate,
     options?: CallOptions,
   ) {
-    return this.send<AuthorisationResponse>(
+    return this.core.send<AuthorisationResponse>(
       {
         operation: 'updateEmbeddedAccountRequest',
         consent: 'none',
@@ -98,26 +116,28 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
   // ---- consents (4.8 and the full API) -------------------------------------------------------------
 
   /** GET /consents, one page. Without a user filter the upstream returns at most 1000. */
-  listConsents(query: ConsentsQuery = {}, options?: CallOptions) {
+  list(query: ConsentsQuery = {}, options?: CallOptions) {
     return this.consentsPage(query, options);
   }
 
   private consentsPage(query: ConsentsQuery, options?: SendOptions) {
-    return this.send<Consent[]>(
-      {
-        operation: 'getConsents',
-        consent: 'none',
-        method: 'GET',
-        path: '/consents',
-        query: consentsQuery(query),
-      },
-      options,
-    ).then((page) => asPage(page, 'getConsents'));
+    return this.core
+      .send<Consent[]>(
+        {
+          operation: 'getConsents',
+          consent: 'none',
+          method: 'GET',
+          path: '/consents',
+          query: consentsQuery(query),
+        },
+        options,
+      )
+      .then((page) => asPage(page, 'getConsents'));
   }
 
   /** GET /consents, every page (offset paging). */
-  consentPages(query: ConsentsQuery = {}, options: CallOptions & PagingOptions = {}) {
-    const walk = this.walkOptions(options);
+  pages(query: ConsentsQuery = {}, options: CallOptions & PagingOptions = {}) {
+    const walk = this.core.walkOptions(options);
     return offsetPages(
       'getConsents',
       (offset, limit, page) => this.consentsPage({ ...query, offset, limit }, { ...walk, page }),
@@ -127,8 +147,8 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
   }
 
   /** GET /consents/{consentId}. */
-  getConsent(consentId: string, options?: CallOptions) {
-    return this.send<Consent>(
+  get(consentId: string, options?: CallOptions) {
+    return this.core.send<Consent>(
       {
         operation: 'getConsentById',
         consent: 'none',
@@ -140,8 +160,8 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
   }
 
   /** DELETE /consents/{consentId}: revokes the consent upstream. */
-  deleteConsent(consentId: string, options?: CallOptions & { forceDelete?: boolean }) {
-    return this.send<ConsentDeleteResult>(
+  delete(consentId: string, options?: CallOptions & { forceDelete?: boolean }) {
+    return this.core.send<ConsentDeleteResult>(
       {
         operation: 'deleteConsent',
         consent: 'none',
@@ -155,8 +175,8 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
   }
 
   /** POST /consents/{consentId}/extend: records that the user re-confirmed access. */
-  extendConsent(consentId: string, body: { lastConfirmedAt: string }, options?: CallOptions) {
-    return this.send<Consent>(
+  extend(consentId: string, body: { lastConfirmedAt: string }, options?: CallOptions) {
+    return this.core.send<Consent>(
       {
         operation: 'extendConsent',
         consent: 'none',
@@ -170,7 +190,7 @@ export abstract class UpstreamConsentOperations extends UpstreamClientBase {
 
   /** POST /consent-one-time-token: the consent (with its token) for a callback's one-time token. Single use. */
   exchangeOneTimeToken(oneTimeToken: string, options?: CallOptions) {
-    return this.send<Consent>(
+    return this.core.send<Consent>(
       {
         operation: 'getConsentBySingleAccessConsent',
         consent: 'none',

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import { currentRequestId } from '#libs/context';
+import type { AppLogger } from '#libs/observability';
+import { UpstreamError } from './upstream.error.js';
+import { UpstreamMetrics } from './upstream.metrics.js';
+import { UpstreamTransport } from './upstream.transport.js';
+import type { ApiVersion, UpstreamPage, UpstreamResult } from './upstream.types.js';
+import type { AttemptObserver } from './upstream-attempt.observer.js';
+import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
+import {
+  type BodyLimits,
+  type CallOptions,
+  DEFAULT_BODY_LIMITS,
+  type RequestSpec,
+  type SendOptions,
+} from './upstream-request.js';
+import { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.js';
+import { retryFor } from './upstream-retry.rules.js';
+
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  applicationId: string;
+  applicationSecret: string;
+  /** `2.0-ALPHA` sends `x-yapily-api-version: 2.0-ALPHA` on every request (upstream spec §9). */
+  apiVersion: ApiVersion;
+  /**
+   * Per attempt, from when the request is sent on a connection: send, headers and the whole body. Waiting
+   * for a pooled connection has its own timeout of the same length, which counts against no breaker.
+   */
+  timeoutMs: number;
+  /** Default budget for a whole call, retries included (see `CallOptions.deadlineMs`); none when absent. */
+  deadlineMs?: number;
+  /** Largest bodies read; a larger one fails with PROTOCOL (default 32 MB for 2xx, 64 KB for errors). */
+  bodyLimits?: Partial<BodyLimits>;
+  logger?: AppLogger;
+  /** Per-operation latency and outcome metrics are registered here. */
+  registry?: Registry;
+  retry?: Partial<RetryOptions>;
+  /** `false` turns the circuit breakers (per institution and service-wide) off. */
+  breaker?: Partial<BreakerOptions> | false;
+  /** Keep-alive connections to the upstream (default 32). */
+  connections?: number;
+  /** How long an idle connection is kept (default 30 s; the server's keep-alive hint wins if shorter). */
+  keepAliveTimeoutMs?: number;
+}
+
+export function asPage<T>(result: UpstreamResult<T[]>, operation: string): UpstreamPage<T> {
+  if (!Array.isArray(result.data)) {
+    throw new UpstreamError(`${operation}: a list route answered data that is not an array`, {
+      kind: 'PROTOCOL',
+      shape: 'unrecognised',
+      retryable: false,
+      status: result.status,
+      tracingId: result.tracingId,
+      requestId: result.requestId,
+      operation,
+    });
+  }
+  const total = result.meta.pagination?.totalCount;
+  return typeof total === 'number' ? { ...result, totalCount: total } : result;
+}
+
+/**
+ * What every operation group of {@link UpstreamClient} sends through, shared by all of them so that one
+ * client has one connection pool, one set of breakers and one metrics registration: the transport
+ * (connections, retries by {@link RETRY_RULES}, breakers, metrics) and the walk of paged lists.
+ */
+export class UpstreamClientCore {
+  private readonly transport: UpstreamTransport;
+
+  constructor(options: UpstreamClientOptions) {
+    if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
+      throw new RangeError('timeoutMs must be a positive number');
+    }
+    this.transport = new UpstreamTransport({
+      baseUrl: options.baseUrl,
+      applicationId: options.applicationId,
+      applicationSecret: options.applicationSecret,
+      apiVersion: options.apiVersion,
+      timeoutMs: options.timeoutMs,
+      deadlineMs: options.deadlineMs,
+      bodyLimits: { ...DEFAULT_BODY_LIMITS, ...options.bodyLimits },
+      connections: options.connections ?? 32,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      breaker: options.breaker === false ? false : { ...DEFAULT_BREAKER, ...options.breaker },
+      logger: options.logger,
+      metrics: options.registry ? new UpstreamMetrics(options.registry) : undefined,
+    });
+  }
+
+  breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
+    return this.transport.breakerState(institutionId);
+  }
+
+  observeAttempts(observer: AttemptObserver | undefined): void {
+    this.transport.observeAttempts(observer);
+  }
+
+  rememberInstitutions(ids: readonly string[]): void {
+    this.transport.rememberInstitutions(ids);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** Sends one request, retried as {@link RETRY_RULES} says for its operation unless `spec.retry` says. */
+  send<T>(spec: Omit<RequestSpec, 'retry'> & { retry?: RequestSpec['retry'] }, options?: SendOptions) {
+    return this.transport.send<T>(
+      { ...spec, retry: spec.retry ?? retryFor(spec.operation, spec.body) },
+      options,
+    );
+  }
+
+  /** Paging options with one base request id for the whole walk (pages add `.p<n>`). */
+  walkOptions<O extends CallOptions>(options: O): O {
+    return { ...options, requestId: options.requestId ?? currentRequestId() ?? randomUUID() };
+  }
+}

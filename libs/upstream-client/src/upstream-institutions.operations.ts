@@ -1,0 +1,62 @@
+import type { ConstraintsQuery, Institution, InstitutionConstraint } from './upstream.types.js';
+import type { UpstreamClientCore } from './upstream-client.core.js';
+import { type CallOptions, segment } from './upstream-request.js';
+
+/** The banks the upstream reaches and what each requires of a call: `upstream.institutions`. */
+export class UpstreamInstitutionsOperations {
+  constructor(private readonly core: UpstreamClientCore) {}
+
+  /** GET /institutions. */
+  list(options?: CallOptions) {
+    return this.core
+      .send<Institution[]>(
+        { operation: 'getInstitutions', consent: 'none', method: 'GET', path: '/institutions' },
+        options,
+      )
+      .then((result) => {
+        // Ids the upstream itself listed may label breaker metrics; caller-chosen ones may not.
+        if (Array.isArray(result.data)) this.core.rememberInstitutions(result.data.map((i) => i.id));
+        return result;
+      });
+  }
+
+  /**
+   * GET /institutions/constraints/data or /payments: what the institutions require of each endpoint
+   * (the PSU headers among it). Ids comma-separated, all of the one country.
+   */
+  getConstraints(kind: 'data' | 'payments', query: ConstraintsQuery, options?: CallOptions) {
+    return this.core.send<InstitutionConstraint[]>(
+      {
+        operation:
+          kind === 'data'
+            ? 'getAccountConstraintsRulesByInstitution'
+            : 'getPaymentConstraintsRulesByInstitution',
+        consent: 'none',
+        method: 'GET',
+        path: `/institutions/constraints/${kind}`,
+        query: {
+          institutionIds: query.institutionIds.join(','),
+          institutionCountryCode: query.institutionCountryCode,
+          paymentType: query.paymentType,
+          endpointPath: query.endpointPath,
+          endpointMethod: query.endpointMethod,
+        },
+      },
+      options,
+    );
+  }
+
+  /** GET /institutions/{institutionId} (answers the bare institution). */
+  get(institutionId: string, options?: CallOptions) {
+    return this.core.send<Institution>(
+      {
+        operation: 'getInstitution',
+        consent: 'none',
+        method: 'GET',
+        path: `/institutions/${segment(institutionId)}`,
+        envelope: 'bare',
+      },
+      options,
+    );
+  }
+}
