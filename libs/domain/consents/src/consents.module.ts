@@ -10,9 +10,10 @@ import { ConsentCallbackService } from './consent-callback.service.js';
 import { ConsentConversionRepository } from './consent-conversion.repository.js';
 import { ConsentConversionService } from './consent-conversion.service.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
+import { ConsentExpiryScanService } from './consent-expiry-scan.service.js';
 import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
-import { ConsentLifecycleService } from './consent-lifecycle.service.js';
+import { ConsentReconciliationService } from './consent-reconciliation.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentSettleService } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
@@ -48,7 +49,8 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentsService,
     ConsentLifecycleRepository,
     ConsentExpiryRepository,
-    ConsentLifecycleService,
+    ConsentExpiryScanService,
+    ConsentReconciliationService,
     ConsentStatsRepository,
     ConsentStatusHistoryRepository,
     ConsentConversionRepository,
@@ -60,7 +62,8 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentCallbackHooks,
     ConsentFirstSyncRepository,
     ConsentRepository,
-    ConsentLifecycleService,
+    ConsentExpiryScanService,
+    ConsentReconciliationService,
     ConsentLifecycleRepository,
     ConsentStateRepository,
     ConsentStatsRepository,

@@ -26,4 +26,5 @@ export * from './redirect-consents.service.js';
 export * from './reauthorisation-link.js';
 export * from './redirect-url.js';
 export * from './consent-lifecycle.repository.js';
-export * from './consent-lifecycle.service.js';
+export * from './consent-expiry-scan.service.js';
+export * from './consent-reconciliation.service.js';
