@@ -47,12 +47,12 @@ export interface UnreturnedSettled {
   failed: number;
 }
 
-/** The settle job's `check` for a spent callback (an expiry's is `expiry-<ms>`: ConsentAuthoriserService). */
+/** The settle job's `check` for a spent callback (an expiry's is `expiry-<ms>`: ConsentReadingStartService). */
 export const CALLBACK_CHECK = 'callback';
 
 /**
  * Moves a consent on at the moment its state is due to change, rather than at the next scan: EXPIRED at
- * its `expiresAt` (a delayed job per expiry, enqueued by ConsentAuthoriserService; the daily scan and
+ * its `expiresAt` (a delayed job per expiry, enqueued by ConsentReadingStartService; the daily scan and
  * every read's `shownStatus` stand behind it), and a redirect callback whose single-use state was spent but whose answer never landed (the
  * database went away between the claim and the store) finished from the bank's own record: the one-time
  * token again when a reload brings it, else the consent as the bank reads it (with its token).

@@ -13,6 +13,7 @@ import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentExpiryScanService } from './consent-expiry-scan.service.js';
 import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
+import { ConsentReadingStartService } from './consent-reading-start.service.js';
 import { ConsentReconciliationService } from './consent-reconciliation.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentSettleService } from './consent-settle.service.js';
@@ -38,6 +39,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentRepository,
     ConsentStateRepository,
     ConsentTokenVault,
+    ConsentReadingStartService,
     ConsentAuthoriserService,
     ConsentCallbackHooks,
     RedirectConsentsService,
