@@ -6,7 +6,6 @@ import { CLOCK, type Clock } from '#libs/time';
 import { UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { type ConsentGone, consentGone } from './consent-gone-signals.js';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
-import { ConsentSettleService, type UnreturnedSettled } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus } from './consent-status.js';
 import {
@@ -18,6 +17,7 @@ import {
   MIN_UUID,
   PARALLEL_CALLS,
 } from './lifecycle-batches.js';
+import { UnreturnedConsentsService, type UnreturnedSettled } from './unreturned-consents.service.js';
 
 /** Reconciliation visits at most this many consents a run; the least recently checked go first. */
 const RECONCILE_PER_RUN = 5_000;
@@ -60,13 +60,13 @@ export class ConsentReconciliationService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     private readonly lifecycle: ConsentLifecycleRepository,
     private readonly state: ConsentStateRepository,
-    private readonly settle: ConsentSettleService,
+    private readonly unreturned: UnreturnedConsentsService,
     private readonly jobs: JobProducerService,
   ) {}
 
   async reconcile(now = this.clock.now()): Promise<Reconciliation> {
     const pollsResumed = await this.resumeEmbeddedPolls(now);
-    const unreturned = await this.settle.settleUnreturned(now);
+    const unreturned = await this.unreturned.settle(now);
     const counts = { checked: 0, revoked: 0, expired: 0, failed: 0 };
     const result: Reconciliation = { ...counts, pollsResumed, unreturned };
     // Everything not checked since this run began, least recently checked first, at most a run's worth.

@@ -5,6 +5,7 @@ import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
+import { ConsentBankAnswerService } from './consent-bank-answer.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentCallbackService } from './consent-callback.service.js';
 import { ConsentConversionRepository } from './consent-conversion.repository.js';
@@ -25,6 +26,7 @@ import { ConsentsService } from './consents.service.js';
 import { EmbeddedConsentsService } from './embedded-consents.service.js';
 import { HostedConsentsService } from './hosted-consents.service.js';
 import { RedirectConsentsService } from './redirect-consents.service.js';
+import { UnreturnedConsentsService } from './unreturned-consents.service.js';
 
 /**
  * Relies on the global config, database, logger, queue and upstream-client modules of CoreModule. Other
@@ -47,7 +49,9 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,
+    ConsentBankAnswerService,
     ConsentSettleService,
+    UnreturnedConsentsService,
     ConsentsService,
     ConsentLifecycleRepository,
     ConsentExpiryRepository,

@@ -7,6 +7,7 @@ export * from './consent-gone-signals.js';
 export * from './consent-kinds.js';
 export * from './consent-renewal.service.js';
 export * from './consent-settle.service.js';
+export * from './unreturned-consents.service.js';
 export * from './consent-state.repository.js';
 export * from './consent-state.signer.js';
 export * from './consent-stats.repository.js';
