@@ -9,8 +9,11 @@ import { AccountSyncService } from './account-sync.service.js';
 import { StoredPageCache } from './stored-page.cache.js';
 import { SyncService } from './sync.service.js';
 import { SyncDispatcherService } from './sync-dispatcher.service.js';
+import { SyncEndEventsService } from './sync-end-events.service.js';
 import { SyncRunEndingService } from './sync-run-ending.service.js';
+import { SyncRunReportService } from './sync-run-report.service.js';
 import { SyncWindowService } from './sync-window.service.js';
+import { SyncedDataService } from './synced-data.service.js';
 import { TracingLookupService } from './tracing-lookup.service.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionChangeRepository } from './transaction-change.repository.js';
@@ -27,6 +30,9 @@ import { TransactionChangesRetentionService } from './transaction-changes-retent
     TransactionChangesRetentionService,
     StoredPageCache,
     AccountSyncService,
+    SyncedDataService,
+    SyncEndEventsService,
+    SyncRunReportService,
     SyncRunEndingService,
     SyncWindowService,
     SyncDispatcherService,
