@@ -17,6 +17,7 @@ import { OutboxRelayListener } from './events/outbox-relay.listener.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
 import { JobSchedulesBootstrap } from './job-schedules.bootstrap.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
+import { RetentionService } from './maintenance/retention.service.js';
 import { DatabaseMetricsCollector } from './metrics/database-metrics.collector.js';
 import { QueueMetricsCollector } from './metrics/queue-metrics.collector.js';
 import { WorkerMetricsServer } from './metrics/worker-metrics.server.js';
@@ -43,6 +44,7 @@ export class WorkerModule {
         UpstreamCallsModule,
       ],
       providers: [
+        RetentionService,
         MaintenanceProcessor,
         ConsentsProcessor,
         SyncProcessor,
