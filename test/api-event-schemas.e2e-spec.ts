@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import {
   DELIVERED_EVENT_TYPES,
   type DeliveredEventType,
@@ -135,7 +135,7 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       reauthorisationKeepsExpiry: true,
     });
     expect(quirk.status).toBe(200);
-    const lifecycle = stack.api.app.get(ConsentLifecycleService);
+    const lifecycle = stack.api.app.get(ConsentExpiryScanService);
     // Short, and asked to be renewed all the same: the scan asks the bank in its last days.
     const terms = { expiresAt: new Date(Date.now() + 6 * DAY).toISOString(), autoReauthorise: true };
     let consentId: string;

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import {
   createPaymentRow,
   createSandboxHostedVrpRequest,
@@ -387,7 +387,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
       201,
     );
     await approve(present.authorisationUrl);
-    await stack.api.app.get(ConsentLifecycleService).scanExpiry(new Date());
+    await stack.api.app.get(ConsentExpiryScanService).scanExpiry(new Date());
     const offered = await valid<{ reauthorisationUrl: string }>(
       'GET /v1/consents/{consentId}',
       { ...merchant, params: { consentId: present.id } },

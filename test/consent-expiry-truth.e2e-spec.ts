@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import {
   accountsWhenSynced,
   dataOf,
@@ -32,11 +32,11 @@ describe('consent states on time', () => {
   // Its own database: the expiry scan acts on every consent there is.
   const stack = useStack({ ownDatabase: 'consent_expiry_truth', worker: true });
   let prisma: PrismaService;
-  let lifecycle: ConsentLifecycleService;
+  let lifecycle: ConsentExpiryScanService;
 
   beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
-    lifecycle = stack.api.app.get(ConsentLifecycleService);
+    lifecycle = stack.api.app.get(ConsentExpiryScanService);
   }, 90_000);
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

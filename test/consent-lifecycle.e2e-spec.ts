@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService, ConsentReconciliationService } from '#libs/domain/consents';
 import {
   accountsWhenSynced,
   connectBank,
@@ -25,14 +25,19 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
   let tenant: Tenant;
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
-  // Two processes' worth of the job: the worker's and the api's instance of the service.
-  let lifecycles: ConsentLifecycleService[];
+  // Two processes' worth of each job: the worker's and the api's instance of the service.
+  let scanners: ConsentExpiryScanService[];
+  let reconcilers: ConsentReconciliationService[];
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     tenant = await onboard(stack);
-    lifecycles = [stack.worker!.app.get(ConsentLifecycleService), stack.api.app.get(ConsentLifecycleService)];
+    scanners = [stack.worker!.app.get(ConsentExpiryScanService), stack.api.app.get(ConsentExpiryScanService)];
+    reconcilers = [
+      stack.worker!.app.get(ConsentReconciliationService),
+      stack.api.app.get(ConsentReconciliationService),
+    ];
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
@@ -63,18 +68,18 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
     const consentId = await connectExpiringIn(8 * DAY);
     const expiresAt = (await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).expiresAt!;
     const eightDaysBefore = new Date(expiresAt.getTime() - 8 * DAY);
-    expect((await lifecycles[0].scanExpiry(eightDaysBefore)).warned).toBe(0);
+    expect((await scanners[0].scanExpiry(eightDaysBefore)).warned).toBe(0);
     expect(await eventsOf(consentId)).toEqual(['CONSENT_AUTHORIZED']);
 
     const sevenDaysBefore = new Date(expiresAt.getTime() - 7 * DAY);
     const scans = await Promise.all([
-      lifecycles[0].scanExpiry(sevenDaysBefore),
-      lifecycles[1].scanExpiry(sevenDaysBefore),
-      lifecycles[0].scanExpiry(sevenDaysBefore),
+      scanners[0].scanExpiry(sevenDaysBefore),
+      scanners[1].scanExpiry(sevenDaysBefore),
+      scanners[0].scanExpiry(sevenDaysBefore),
     ]);
     expect(scans.reduce((n, s) => n + s.warned, 0)).toBe(1);
     expect(scans.reduce((n, s) => n + s.reauthorisationsRequested, 0)).toBe(1);
-    await lifecycles[1].scanExpiry(new Date(sevenDaysBefore.getTime() + DAY));
+    await scanners[1].scanExpiry(new Date(sevenDaysBefore.getTime() + DAY));
     expect(await eventsOf(consentId)).toEqual([
       'CONSENT_AUTHORIZED',
       'CONSENT_EXPIRING',
@@ -94,8 +99,8 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
     const accounts = await accountsWhenSynced(tenant.client, tenant.userId);
     const mine = await prisma.account.findMany({ where: { consentId } });
     const later = new Date(Date.now() + 3 * 60_000);
-    await Promise.all([lifecycles[0].scanExpiry(later), lifecycles[1].scanExpiry(later)]);
-    await lifecycles[0].scanExpiry(later);
+    await Promise.all([scanners[0].scanExpiry(later), scanners[1].scanExpiry(later)]);
+    await scanners[0].scanExpiry(later);
     expect((await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).status).toBe('EXPIRED');
     expect((await eventsOf(consentId)).filter((t) => t === 'CONSENT_EXPIRED')).toHaveLength(1);
     for (const account of await prisma.account.findMany({ where: { consentId } })) {
@@ -139,7 +144,7 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
       select: { merchantId: true },
     });
     // The worker's first sync may meet a refused token and mark it first: once, either way.
-    const first = await lifecycles[0].reconcile(new Date());
+    const first = await reconcilers[0].reconcile(new Date());
     expect(first.failed).toBe(0);
     // Every consent due was read from a listing of its users' consents, one listing per merchant (its
     // sub-application) for a batch of users: no single read.
@@ -149,7 +154,7 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
     expect(calls.listings).toBeLessThanOrEqual(new Set(due.map((c) => c.merchantId)).size);
     await sandbox.admin('DELETE', `/faults/${counters.listings}`);
     await sandbox.admin('DELETE', `/faults/${counters.reads}`);
-    await lifecycles[1].reconcile(new Date(Date.now() + 1_000));
+    await reconcilers[1].reconcile(new Date(Date.now() + 1_000));
     const revoked = await prisma.consent.findUniqueOrThrow({
       where: { id: revokedId },
       include: { accounts: true },
@@ -187,7 +192,7 @@ describe('consent lifecycle: expiry warning, re-authorisation, expiry, reconcili
     const before = await storedTransactions(tenant.client, current.id);
     const expiresBefore = (await prisma.consent.findUniqueOrThrow({ where: { id: consentId } })).expiresAt!;
 
-    await lifecycles[0].scanExpiry(new Date());
+    await scanners[0].scanExpiry(new Date());
     const pending = (await tenant.client.get(`/v1/consents/${consentId}`)).body.data;
     expect(pending.status).toBe('AWAITING_RE_AUTHORIZATION');
     // The user comes back two days later (the bank's clock; this file's last test, as it cannot go back).

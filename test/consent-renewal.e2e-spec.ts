@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import { connectBank, decideAtBank, onboard, SandboxHttp, type Tenant, useStack } from './kit/index.js';
 
 const DAY = 86_400_000;
@@ -14,12 +14,12 @@ describe('consent renewal: a completed re-authorisation renews, and the scan nev
   const stack = useStack({ ownDatabase: 'renewal' });
   let prisma: PrismaService;
   let sandbox: SandboxHttp;
-  let lifecycle: ConsentLifecycleService;
+  let lifecycle: ConsentExpiryScanService;
 
   beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
     sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    lifecycle = stack.api.app.get(ConsentLifecycleService);
+    lifecycle = stack.api.app.get(ConsentExpiryScanService);
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

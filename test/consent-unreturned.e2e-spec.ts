@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentReconciliationService } from '#libs/domain/consents';
 import { bankRedirect, bodies, dataOf, onboard, type Tenant, useStack } from './kit/index.js';
 
 const HOUR = 3_600_000;
@@ -20,7 +20,7 @@ describe('consents whose user never came back from the bank', () => {
     tenant = await onboard(stack);
   });
   const consents = () => stack.api.app.get(PrismaService).consent;
-  const reconcile = (now: Date) => stack.api.app.get(ConsentLifecycleService).reconcile(now);
+  const reconcile = (now: Date) => stack.api.app.get(ConsentReconciliationService).reconcile(now);
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
   const started = async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentReconciliationService } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
@@ -119,7 +119,7 @@ describe('insights: connection conversion by institution and day', () => {
     }
     await steps[0][2](other);
     // The users who never came back, settled as the reconciliation would after their callbacks lapsed.
-    await stack.api.app.get(ConsentLifecycleService).reconcile(new Date(Date.now() + 2 * HOUR));
+    await stack.api.app.get(ConsentReconciliationService).reconcile(new Date(Date.now() + 2 * HOUR));
     // Started after that reconciliation: still pending.
     await redirect(tenant);
     tally('sandbox-redirect', 'pending');

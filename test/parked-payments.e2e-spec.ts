@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import { PAYMENT_SQL, PAYMENT_STATS_SQL } from '#libs/domain/payments';
 import {
   type ApiClient,
@@ -198,7 +198,7 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
       data: { status: 'AWAITING_AUTHORIZATION' },
     });
 
-    const lifecycle = stack.api.app.get(ConsentLifecycleService);
+    const lifecycle = stack.api.app.get(ConsentExpiryScanService);
     const scans = await Promise.all([lifecycle.scanExpiry(), lifecycle.scanExpiry()]);
     expect(scans.map((s) => s.abandoned).reduce((a, b) => a + b)).toBe(1);
     expect((await lifecycle.scanExpiry()).abandoned).toBe(0);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobRequestId } from '#libs/context';
 import { DatabasePool } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
 import { createBffClient } from '../libs/merchant-sdk/src/index.js';
 import {
@@ -221,7 +221,7 @@ describe('sync: what a failing sync says is true', () => {
       text: `SELECT id FROM accounts WHERE consent_id = $1 ORDER BY id LIMIT 1`,
       values: [consentId],
     });
-    await stack.api.app.get(ConsentLifecycleService).scanExpiry(new Date());
+    await stack.api.app.get(ConsentExpiryScanService).scanExpiry(new Date());
     const consent = dataOf<{ status: string; reauthorisationUrl: string }>(
       await tenant.client.get(`/v1/consents/${consentId}`),
     );

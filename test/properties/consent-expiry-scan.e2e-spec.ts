@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DatabasePool, PrismaService } from '#libs/database';
-import { ConsentLifecycleService } from '#libs/domain/consents';
+import { ConsentExpiryScanService } from '#libs/domain/consents';
 import { UserRepository } from '#libs/domain/users';
 import {
   assertProperty,
@@ -74,7 +74,7 @@ describe('property: the consent expiry scan acts on every consent due, once, and
     async () => {
       const prisma = stack.api.app.get(PrismaService);
       const db = stack.api.app.get(DatabasePool);
-      const scan = stack.api.app.get(ConsentLifecycleService);
+      const scan = stack.api.app.get(ConsentExpiryScanService);
       await assertProperty(
         fc.asyncProperty(fc.array(group, { minLength: 1, maxLength: 6 }), async (groups) => {
           const tenant = await onboard(stack);

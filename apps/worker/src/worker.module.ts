@@ -17,7 +17,9 @@ import { OutboxRelayListener } from './events/outbox-relay.listener.js';
 import { JobHandlersCheck } from './job-handlers.check.js';
 import { JobSchedulesBootstrap } from './job-schedules.bootstrap.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
+import { RetentionService } from './maintenance/retention.service.js';
 import { DatabaseMetricsCollector } from './metrics/database-metrics.collector.js';
+import { DatabaseSnapshotService } from './metrics/database-snapshot.service.js';
 import { QueueMetricsCollector } from './metrics/queue-metrics.collector.js';
 import { WorkerMetricsServer } from './metrics/worker-metrics.server.js';
 import { PaymentsProcessor } from './payments/payments.processor.js';
@@ -43,6 +45,7 @@ export class WorkerModule {
         UpstreamCallsModule,
       ],
       providers: [
+        RetentionService,
         MaintenanceProcessor,
         ConsentsProcessor,
         SyncProcessor,
@@ -52,6 +55,7 @@ export class WorkerModule {
         JobHandlersCheck,
         JobSchedulesBootstrap,
         QueueMetricsCollector,
+        DatabaseSnapshotService,
         DatabaseMetricsCollector,
         WorkerMetricsServer,
       ],

@@ -11,7 +11,7 @@ import {
 import { PaymentConsentsService } from './payment-consents.service.js';
 import type { HostedVrpRequestDto } from './payments.dto.js';
 import { type HostedVrpRequestRecord, PaymentsStore } from './payments.store.js';
-import { VrpService } from './vrp.service.js';
+import { VrpConsentsService } from './vrp-consents.service.js';
 
 /** How long the PSU has to complete a hosted VRP request before it becomes `expired`. */
 export const HOSTED_VRP_AUTHORISATION_TTL_MS = 10 * 60 * 1000;
@@ -30,12 +30,12 @@ export class HostedVrpService {
     private readonly institutions: InstitutionsCatalog,
     private readonly clock: SandboxClockService,
     private readonly store: PaymentsStore,
-    private readonly vrp: VrpService,
+    private readonly vrpConsents: VrpConsentsService,
   ) {}
 
   create(ctx: SandboxContext, body: HostedVrpRequestDto): HostedVrpRequestRecord {
     const institutionId = body.institutionIdentifiers.institutionId;
-    const institution = this.vrp.requireVrpFeature(institutionId, 'COMMERCIAL', 'initiate');
+    const institution = this.vrpConsents.requireVrpFeature(institutionId, 'COMMERCIAL', 'initiate');
     const user = this.paymentConsents.resolveUser(ctx, {
       userUuid: body.userId,
       applicationUserId: body.userId ? undefined : body.applicationUserId,
@@ -48,7 +48,7 @@ export class HostedVrpService {
     }
     const requestId = randomUUID();
     const cp = body.controlParameters;
-    const consent = this.vrp.createConsent(ctx, {
+    const consent = this.vrpConsents.createConsent(ctx, {
       vrpType: 'COMMERCIAL',
       user,
       institutionId,

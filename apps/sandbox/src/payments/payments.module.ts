@@ -8,8 +8,9 @@ import { PaymentsService } from './payments.service.js';
 import { PaymentsStore } from './payments.store.js';
 import { PaymentsAdminController } from './payments-admin.controller.js';
 import { VrpController } from './vrp.controller.js';
-import { VrpService } from './vrp.service.js';
+import { VrpConsentsService } from './vrp-consents.service.js';
 import { VrpLimitsService } from './vrp-limits.service.js';
+import { VrpPaymentsService } from './vrp-payments.service.js';
 
 /** Single payments, sweeping VRP and hosted commercial VRP of the sandbox (README: "Payments"). */
 @Module({
@@ -20,7 +21,8 @@ import { VrpLimitsService } from './vrp-limits.service.js';
     PaymentConsentsService,
     PaymentsService,
     VrpLimitsService,
-    VrpService,
+    VrpConsentsService,
+    VrpPaymentsService,
     HostedVrpService,
   ],
 })

@@ -8,13 +8,15 @@ import {
   VrpSubmissionRequestDto,
   VrpSweepingAuthorisationRequestDto,
 } from './payments.dto.js';
-import { VrpService } from './vrp.service.js';
+import { VrpConsentsService } from './vrp-consents.service.js';
+import { VrpPaymentsService } from './vrp-payments.service.js';
 
 /** Variable recurring payments (upstream spec §4.3): sweeping consents, commercial consent details, funds, payments. */
 @Controller('variable-recurring-payments')
 export class VrpController {
   constructor(
-    private readonly vrp: VrpService,
+    private readonly vrpConsents: VrpConsentsService,
+    private readonly vrpPayments: VrpPaymentsService,
     private readonly paymentConsents: PaymentConsentsService,
     private readonly lifecycle: PaymentLifecycleService,
   ) {}
@@ -25,7 +27,7 @@ export class VrpController {
     @Req() request: FastifyRequest,
     @Body() body: VrpSweepingAuthorisationRequestDto,
   ) {
-    const consent = this.vrp.createSweepingConsent(ctx, body);
+    const consent = this.vrpConsents.createSweepingConsent(ctx, body);
     return envelope(request, this.paymentConsents.vrpView(consent));
   }
 
@@ -35,7 +37,7 @@ export class VrpController {
     @Req() request: FastifyRequest,
     @Param('consentId') consentId: string,
   ) {
-    const consent = this.vrp.getConsent(ctx, consentId, 'SWEEPING');
+    const consent = this.vrpConsents.getConsent(ctx, consentId, 'SWEEPING');
     return envelope(request, this.paymentConsents.vrpView(consent));
   }
 
@@ -45,7 +47,7 @@ export class VrpController {
     @Req() request: FastifyRequest,
     @Param('consentId') consentId: string,
   ) {
-    const consent = this.vrp.getConsent(ctx, consentId, 'COMMERCIAL');
+    const consent = this.vrpConsents.getConsent(ctx, consentId, 'COMMERCIAL');
     return envelope(request, this.paymentConsents.vrpView(consent));
   }
 
@@ -56,7 +58,7 @@ export class VrpController {
     @Headers('consent') token: string | undefined,
     @Body() body: VrpFundsConfirmationRequestDto,
   ) {
-    return envelope(request, this.vrp.fundsConfirmation(ctx, token, body));
+    return envelope(request, this.vrpPayments.fundsConfirmation(ctx, token, body));
   }
 
   @Post('payments')
@@ -66,7 +68,7 @@ export class VrpController {
     @Headers('consent') token: string | undefined,
     @Body() body: VrpSubmissionRequestDto,
   ) {
-    return envelope(request, this.lifecycle.vrpView(this.vrp.createPayment(ctx, token, body)));
+    return envelope(request, this.lifecycle.vrpView(this.vrpPayments.createPayment(ctx, token, body)));
   }
 
   @Get('payments/:paymentId/details')
@@ -76,6 +78,6 @@ export class VrpController {
     @Headers('consent') token: string | undefined,
     @Param('paymentId') paymentId: string,
   ) {
-    return envelope(request, this.lifecycle.vrpView(this.vrp.paymentDetails(ctx, token, paymentId)));
+    return envelope(request, this.lifecycle.vrpView(this.vrpPayments.paymentDetails(ctx, token, paymentId)));
   }
 }

@@ -4,7 +4,8 @@ import { UnrecoverableError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { tenantOfRecord } from '#libs/context';
 import {
-  ConsentLifecycleService,
+  ConsentExpiryScanService,
+  ConsentReconciliationService,
   ConsentSettleService,
   EmbeddedConsentsService,
 } from '#libs/domain/consents';
@@ -30,15 +31,16 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
       }
     },
     'consents.settle': (job) => this.settle.settle(tenantOfRecord(job.data), job.data.consentId),
-    'consents.scan-expiry': () => this.lifecycle.scanExpiry(),
-    'consents.reconcile': () => this.lifecycle.reconcile(),
+    'consents.scan-expiry': () => this.expiryScan.scanExpiry(),
+    'consents.reconcile': () => this.reconciliation.reconcile(),
   };
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly consents: EmbeddedConsentsService,
-    private readonly lifecycle: ConsentLifecycleService,
+    private readonly expiryScan: ConsentExpiryScanService,
+    private readonly reconciliation: ConsentReconciliationService,
     private readonly settle: ConsentSettleService,
   ) {
     super(config, logger);

@@ -2,15 +2,10 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { AuditTrailService } from '#libs/domain/audit';
-import { EventsRetentionService } from '#libs/domain/events';
-import { InboxRetentionService } from '#libs/domain/inbox';
 import { InstitutionsService, UpstreamUnreachableError } from '#libs/domain/institutions';
-import { ConsoleSessionRepository } from '#libs/domain/merchants';
-import { TransactionChangesRetentionService } from '#libs/domain/sync';
-import { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { type JobHandlers, JobProcessor, QueueName } from '#libs/queue';
+import { RetentionService } from './retention.service.js';
 
 /** How long a refresh waits for an upstream that does not answer before it fails as usual. */
 const WAIT_FOR_UPSTREAM_MS = 10 * 60_000;
@@ -21,14 +16,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
 
   protected readonly handlers: JobHandlers<typeof QueueName.Maintenance> = {
     'maintenance.ping': () => Promise.resolve({ pid: process.pid, receivedAt: new Date().toISOString() }),
-    'maintenance.retention': async () => ({
-      ...(await this.eventsRetention.prune()),
-      ...(await this.inboxRetention.prune()),
-      ...(await this.audit.prune()),
-      ...(await this.transactionChanges.prune()),
-      ...(await this.upstreamCalls.prune()),
-      consoleSessions: await this.consoleSessions.pruneExpired(),
-    }),
+    'maintenance.retention': () => this.retention.prune(),
     'maintenance.refresh-institutions': async (job, token) => {
       try {
         return await this.institutions.refreshInstitutions();
@@ -53,12 +41,7 @@ export class MaintenanceProcessor extends JobProcessor<typeof QueueName.Maintena
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
     private readonly institutions: InstitutionsService,
-    private readonly eventsRetention: EventsRetentionService,
-    private readonly inboxRetention: InboxRetentionService,
-    private readonly audit: AuditTrailService,
-    private readonly transactionChanges: TransactionChangesRetentionService,
-    private readonly consoleSessions: ConsoleSessionRepository,
-    private readonly upstreamCalls: UpstreamCallsService,
+    private readonly retention: RetentionService,
   ) {
     super(config, logger);
   }

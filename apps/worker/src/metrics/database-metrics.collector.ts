@@ -1,58 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { AccountSyncStatsRepository, type SyncLagCounts } from '#libs/domain/accounts';
-import { ConsentConversionRepository, ConsentStatsRepository } from '#libs/domain/consents';
-import { EventDeliveryStatsRepository } from '#libs/domain/events';
-import { InboxStatsRepository } from '#libs/domain/inbox';
-import {
-  PAYMENT_KINDS,
-  PaymentStatsRepository,
-  UNFINISHED_PAYMENT_STATUSES,
-  type UnfinishedPaymentCount,
-} from '#libs/domain/payments';
-import { InstitutionHealthRepository } from '#libs/domain/upstream-calls';
+import { PAYMENT_KINDS, UNFINISHED_PAYMENT_STATUSES } from '#libs/domain/payments';
 import { type AppLogger, LOGGER, Metrics, RefreshingSnapshot, SnapshotHistogram } from '#libs/observability';
 import { REDIS, type RedisClient } from '#libs/redis';
-import { type ConsentFigures, defineConsentGauges } from './consent-gauges.js';
+import { defineConsentGauges } from './consent-gauges.js';
 import {
-  defineInstitutionHealthGauges,
-  type InstitutionHealthFigures,
-  lastHourHealth,
-} from './institution-health-gauges.js';
+  type DatabaseSnapshot,
+  DatabaseSnapshotService,
+  SYNC_LAG_BUCKETS,
+} from './database-snapshot.service.js';
+import { defineInstitutionHealthGauges } from './institution-health-gauges.js';
 import { withDeadline } from './metrics-deadline.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 
-/**
- * Sync lag buckets: minutes while an account is fresh, then around the sync interval (4 h, ±10%) and its
- * multiples; 8 h (twice the interval) is the alert's line.
- */
-export const SYNC_LAG_BUCKETS = [
-  300, 900, 1800, 3600, 7200, 14400, 21600, 28800, 43200, 86400, 172800, 604800,
-];
-const DAY_MS = 86_400_000;
-
 /** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
 const SNAPSHOT_VERSION = 4;
-
-/** Plain JSON (ages in seconds as of `at`, no Dates): workers share it through Redis. */
-interface DatabaseSnapshot extends ConsentFigures, InstitutionHealthFigures {
-  at: number;
-  syncLag: SyncLagCounts;
-  deliveries: { due: number; waiting: number; oldestDueSeconds: number };
-  endpoints: { healthy: number; failing: number; disabled: number; longestFailingSeconds: number };
-  inbox: { received: number; failed: number; oldestReceivedSeconds: number };
-  payments: {
-    unfinished: UnfinishedPaymentCount[];
-    parked: number;
-    oldestParkedSeconds: number;
-    submitting: number;
-    oldestSubmittingSeconds: number;
-  };
-}
-
-const secondsSince = (at: Date | null, now: Date) =>
-  at === null ? 0 : Math.max(0, (now.getTime() - at.getTime()) / 1000);
 
 /**
  * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
@@ -70,13 +33,7 @@ export class DatabaseMetricsCollector {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly accounts: AccountSyncStatsRepository,
-    private readonly consents: ConsentStatsRepository,
-    private readonly conversion: ConsentConversionRepository,
-    private readonly events: EventDeliveryStatsRepository,
-    private readonly inbox: InboxStatsRepository,
-    private readonly payments: PaymentStatsRepository,
-    private readonly health: InstitutionHealthRepository,
+    private readonly figures: DatabaseSnapshotService,
     @Inject(REDIS) redis: RedisClient,
     metrics: Metrics,
   ) {
@@ -222,40 +179,8 @@ export class DatabaseMetricsCollector {
     return shown === undefined ? undefined : Math.max(0, (Date.now() - shown.at) / 1000);
   }
 
-  /** One statement at a time: at most one of the pool's connections, however slow Postgres is. */
   private async load(): Promise<DatabaseSnapshot> {
-    const read = async (): Promise<DatabaseSnapshot> => {
-      const now = new Date();
-      const syncLag = await this.accounts.syncLag(now, SYNC_LAG_BUCKETS);
-      const consents = await this.consents.byStatus();
-      const expiring = await this.consents.expiringWithinWeek(now);
-      const conversion = await this.conversion.startedSince(new Date(now.getTime() - DAY_MS));
-      const health = await lastHourHealth(this.health, now);
-      const { oldestDueAt, ...deliveries } = await this.events.backlog(now);
-      const { failingSince, ...endpoints } = await this.events.endpointHealth();
-      const { oldestReceivedAt, ...inbox } = await this.inbox.backlog();
-      const { byStatus: unfinished, parked } = await this.payments.unfinished();
-      const submitting = await this.payments.submitting();
-      return {
-        at: now.getTime(),
-        syncLag,
-        consents,
-        expiring,
-        conversion,
-        health,
-        deliveries: { ...deliveries, oldestDueSeconds: secondsSince(oldestDueAt, now) },
-        endpoints: { ...endpoints, longestFailingSeconds: secondsSince(failingSince, now) },
-        inbox: { ...inbox, oldestReceivedSeconds: secondsSince(oldestReceivedAt, now) },
-        payments: {
-          unfinished,
-          parked: parked.parked,
-          oldestParkedSeconds: secondsSince(parked.oldestCreatedAt, now),
-          submitting: submitting.submitting,
-          oldestSubmittingSeconds: secondsSince(submitting.oldestSince, now),
-        },
-      };
-    };
-    const snapshot = await withDeadline(read(), 'database metrics');
+    const snapshot = await withDeadline(this.figures.read(), 'database metrics');
     if (this.failing) this.logger.info('database metrics read again');
     this.failing = false;
     return snapshot;

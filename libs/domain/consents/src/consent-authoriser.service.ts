@@ -2,10 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import type { Prisma } from '#libs/database';
-import { AccountPlacementRepository, AccountSyncStateRepository } from '#libs/domain/accounts';
-import { SyncRequestsService } from '#libs/domain/sync-runs';
+import { AccountPlacementRepository } from '#libs/domain/accounts';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { JobProducerService } from '#libs/queue';
 import {
   type Account as UpstreamAccount,
   type Consent,
@@ -14,6 +12,7 @@ import {
   UpstreamError,
 } from '#libs/upstream-client';
 import type { StoredConsent } from './consent.repository.js';
+import { ConsentReadingStartService } from './consent-reading-start.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatus, type TransitionResult } from './consent-status.js';
 import { MAX_DATA_CONSENT_DAYS } from './consent-terms.js';
@@ -56,11 +55,9 @@ export class ConsentAuthoriserService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly placement: AccountPlacementRepository,
-    private readonly syncState: AccountSyncStateRepository,
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
-    private readonly syncs: SyncRequestsService,
-    private readonly jobs: JobProducerService,
+    private readonly reading: ConsentReadingStartService,
   ) {}
 
   async store(
@@ -110,7 +107,7 @@ export class ConsentAuthoriserService {
       result = await this.state.markAuthorised(merchantId, consent.id, terms);
     }
     if (result.applied && consent.kind === 'ACCOUNT') {
-      await this.startReading(merchantId, consent, expiresAt);
+      await this.reading.start(merchantId, consent, expiresAt);
     } else if (!result.applied) {
       // Revoked (or otherwise settled) while the bank was answering: the newer state stands.
       this.logger.warn(
@@ -119,37 +116,6 @@ export class ConsentAuthoriserService {
       );
     }
     return result;
-  }
-
-  /** An authorised data consent: its expiry scheduled, and the first sync of every account asked for at once. */
-  private async startReading(merchantId: MerchantId, consent: StoredConsent, expiresAt: Date | null) {
-    await this.scheduleExpiry(merchantId, consent.id, expiresAt);
-    // They are also due now, for the dispatcher to catch should this request be lost.
-    const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
-    await this.syncs.requestInitial(
-      accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
-    );
-  }
-
-  /**
-   * EXPIRED at its instant: the settle job, delayed to `expiresAt` (one per expiry, so a renewal's new
-   * expiry has its own and the old one finds nothing due). Best effort: without Redis every read still
-   * shows EXPIRED on time and the scan writes it; only the event waits for the scan.
-   */
-  private async scheduleExpiry(merchantId: MerchantId, consentId: string, expiresAt: Date | null) {
-    if (!expiresAt) return;
-    try {
-      await this.jobs.enqueue(
-        'consents.settle',
-        { merchantId, consentId, check: `expiry-${expiresAt.getTime()}` },
-        { delay: Math.max(0, expiresAt.getTime() - Date.now()) },
-      );
-    } catch (error) {
-      this.logger.warn(
-        { consentId, errorName: (error as Error)?.name },
-        'consent authorised: its expiry not scheduled; the expiry scan writes it',
-      );
-    }
   }
 
   /**

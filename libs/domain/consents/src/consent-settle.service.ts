@@ -11,15 +11,11 @@ import {
   UpstreamError,
 } from '#libs/upstream-client';
 import { ConsentRepository, type StoredConsent } from './consent.repository.js';
-import { ConsentAuthoriserService } from './consent-authoriser.service.js';
+import { ConsentBankAnswerService } from './consent-bank-answer.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
-import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
-import { ConsentStateRepository } from './consent-state.repository.js';
-import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
-import { AUTHORISATION_ABANDONED, ConsentStatus, FINAL_FAILURE_STATUSES } from './consent-status.js';
+import { ConsentStatus } from './consent-status.js';
 import { isPastExpiry } from './consent-views.js';
-import { BATCH, eachBatch, forConsent } from './lifecycle-batches.js';
 
 /**
  * How long after a callback starts the worker looks at its consent: a callback that is well ends in
@@ -28,31 +24,12 @@ import { BATCH, eachBatch, forConsent } from './lifecycle-batches.js';
  */
 export const CALLBACK_CHECK_DELAY_MS = 60_000;
 
-/**
- * After the callback's signed state is good no longer, and this margin (as for an abandoned VRP consent),
- * nothing can bring a redirect consent's user back: the bank's record settles it.
- */
-const UNRETURNED_AFTER_MS = (CONSENT_STATE_TTL_SECONDS + 300) * 1000;
-const MIN_UUID = '00000000-0000-0000-0000-000000000000';
-
-/** What settling the consents whose users never came back from the bank did. */
-export interface UnreturnedSettled {
-  /** Approved at the bank: stored as the callback would have, first syncs asked for. */
-  authorised: number;
-  /** Ended at the bank (rejected, failed): failed with the bank's status. */
-  ended: number;
-  /** Still waiting at the bank, or unknown to it: EXPIRED, `AUTHORISATION_ABANDONED`. */
-  abandoned: number;
-  /** The bank could not be asked: left for the next run. */
-  failed: number;
-}
-
-/** The settle job's `check` for a spent callback (an expiry's is `expiry-<ms>`: ConsentAuthoriserService). */
+/** The settle job's `check` for a spent callback (an expiry's is `expiry-<ms>`: ConsentReadingStartService). */
 export const CALLBACK_CHECK = 'callback';
 
 /**
  * Moves a consent on at the moment its state is due to change, rather than at the next scan: EXPIRED at
- * its `expiresAt` (a delayed job per expiry, enqueued by ConsentAuthoriserService; the daily scan and
+ * its `expiresAt` (a delayed job per expiry, enqueued by ConsentReadingStartService; the daily scan and
  * every read's `shownStatus` stand behind it), and a redirect callback whose single-use state was spent but whose answer never landed (the
  * database went away between the claim and the store) finished from the bank's own record: the one-time
  * token again when a reload brings it, else the consent as the bank reads it (with its token).
@@ -63,12 +40,10 @@ export class ConsentSettleService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly consents: ConsentRepository,
-    private readonly state: ConsentStateRepository,
     private readonly expiry: ConsentExpiryRepository,
-    private readonly authoriser: ConsentAuthoriserService,
+    private readonly bankAnswer: ConsentBankAnswerService,
     private readonly jobs: JobProducerService,
     private readonly hooks: ConsentCallbackHooks,
-    private readonly lifecycle: ConsentLifecycleRepository,
   ) {}
 
   /** The callback's safety net, enqueued before it spends its state (Redis stays up when Postgres goes). */
@@ -134,106 +109,13 @@ export class ConsentSettleService {
     if (answer?.id !== consent.upstreamConsentId || !answer.consentToken) {
       answer = (await this.upstream.consents.get(consent.upstreamConsentId, options)).data;
     }
-    await this.fromBank(merchantId, consent, answer, subApplication, 'its callback’s answer was lost');
-  }
-
-  /** Stores an approval the bank holds, or fails an authorisation it ended; one still waiting stays. */
-  private async fromBank(
-    merchantId: MerchantId,
-    consent: StoredConsent,
-    answer: UpstreamConsent,
-    subApplication: string | undefined,
-    why: string,
-  ): Promise<void> {
-    if (answer.status === ConsentStatus.Authorised && answer.consentToken) {
-      const stored = await this.authoriser.store(merchantId, consent, answer, subApplication);
-      this.logger.info(
-        { consentId: consent.id, applied: stored.applied },
-        `consent: an approval finished from the bank (${why})`,
-      );
-      return;
-    }
-    if ((FINAL_FAILURE_STATUSES as readonly string[]).includes(answer.status)) {
-      await this.state.markFailed(
-        merchantId,
-        consent.id,
-        answer.status as ConsentStatus,
-        `BANK_${answer.status}`.slice(0, 64),
-        `The bank ended the authorisation; ${why}.`,
-      );
-    }
-  }
-
-  /**
-   * Redirect data consents whose user never came back through the callback (the tab closed at the bank,
-   * the redirect lost): the upstream tells us nothing of them (no consent webhooks), so once their state
-   * has lapsed the bank's record settles each, as for a spent callback; one still waiting is abandoned.
-   * Stops at a rate limit: the next run goes on.
-   */
-  async settleUnreturned(now: Date): Promise<UnreturnedSettled> {
-    const result: UnreturnedSettled = { authorised: 0, ended: 0, abandoned: 0, failed: 0 };
-    const movedBefore = new Date(now.getTime() - UNRETURNED_AFTER_MS);
-    let limited = false;
-    await eachBatch<LifecycleConsent>(
-      (after) =>
-        limited
-          ? Promise.resolve([])
-          : this.lifecycle.unreturnedRedirect(movedBefore, after?.id ?? MIN_UUID, BATCH),
-      async (batch) => {
-        for (const row of batch) {
-          if (limited) return;
-          const outcome = await forConsent(row, () => this.settleOneUnreturned(row));
-          if (outcome === 'rate-limited') limited = true;
-          else if (outcome !== 'unchanged') result[outcome] += 1;
-        }
-      },
-    );
-    return result;
-  }
-
-  private async settleOneUnreturned(
-    row: LifecycleConsent,
-  ): Promise<keyof UnreturnedSettled | 'unchanged' | 'rate-limited'> {
-    const merchantId = row.merchantId as MerchantId;
-    const consent = await this.consents.findOne(merchantId, row.id);
-    if (consent?.status !== ConsentStatus.AwaitingAuthorisation) return 'unchanged';
-    try {
-      const subApplication = await this.consents.subApplicationOf(merchantId);
-      const answer = (
-        await this.upstream.consents.get(consent.upstreamConsentId, {
-          subApplication,
-          institutionId: consent.institutionId,
-        })
-      ).data;
-      await this.fromBank(
-        merchantId,
-        consent,
-        answer,
-        subApplication,
-        'the user never came back through the callback',
-      );
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      if (error.kind === 'RATE_LIMITED') return 'rate-limited';
-      if (error.kind !== 'NOT_FOUND') {
-        this.logger.warn(
-          { err: error, consentId: consent.id },
-          'unreturned consent: the bank could not be asked',
-        );
-        return 'failed';
-      }
-    }
-    const status = (await this.consents.findOne(merchantId, consent.id))?.status;
-    if (status === ConsentStatus.Authorised) return 'authorised';
-    if (status !== ConsentStatus.AwaitingAuthorisation) return 'ended';
-    const marked = await this.state.markFailed(
+    await this.bankAnswer.apply(
       merchantId,
-      consent.id,
-      ConsentStatus.Expired,
-      AUTHORISATION_ABANDONED,
-      'The user did not come back from the bank before the authorisation lapsed.',
+      consent,
+      answer,
+      subApplication,
+      'its callback’s answer was lost',
     );
-    return marked.applied ? 'abandoned' : 'unchanged';
   }
 
   private async enqueue(merchantId: MerchantId, consentId: string, check: string, delayMs: number) {

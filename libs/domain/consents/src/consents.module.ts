@@ -5,14 +5,17 @@ import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
+import { ConsentBankAnswerService } from './consent-bank-answer.service.js';
 import { ConsentCallbackHooks } from './consent-callback.hooks.js';
 import { ConsentCallbackService } from './consent-callback.service.js';
 import { ConsentConversionRepository } from './consent-conversion.repository.js';
 import { ConsentConversionService } from './consent-conversion.service.js';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
+import { ConsentExpiryScanService } from './consent-expiry-scan.service.js';
 import { ConsentFirstSyncRepository } from './consent-first-sync.repository.js';
 import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
-import { ConsentLifecycleService } from './consent-lifecycle.service.js';
+import { ConsentReadingStartService } from './consent-reading-start.service.js';
+import { ConsentReconciliationService } from './consent-reconciliation.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
 import { ConsentSettleService } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
@@ -23,6 +26,7 @@ import { ConsentsService } from './consents.service.js';
 import { EmbeddedConsentsService } from './embedded-consents.service.js';
 import { HostedConsentsService } from './hosted-consents.service.js';
 import { RedirectConsentsService } from './redirect-consents.service.js';
+import { UnreturnedConsentsService } from './unreturned-consents.service.js';
 
 /**
  * Relies on the global config, database, logger, queue and upstream-client modules of CoreModule. Other
@@ -37,6 +41,7 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentRepository,
     ConsentStateRepository,
     ConsentTokenVault,
+    ConsentReadingStartService,
     ConsentAuthoriserService,
     ConsentCallbackHooks,
     RedirectConsentsService,
@@ -44,11 +49,14 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,
+    ConsentBankAnswerService,
     ConsentSettleService,
+    UnreturnedConsentsService,
     ConsentsService,
     ConsentLifecycleRepository,
     ConsentExpiryRepository,
-    ConsentLifecycleService,
+    ConsentExpiryScanService,
+    ConsentReconciliationService,
     ConsentStatsRepository,
     ConsentStatusHistoryRepository,
     ConsentConversionRepository,
@@ -60,7 +68,8 @@ import { RedirectConsentsService } from './redirect-consents.service.js';
     ConsentCallbackHooks,
     ConsentFirstSyncRepository,
     ConsentRepository,
-    ConsentLifecycleService,
+    ConsentExpiryScanService,
+    ConsentReconciliationService,
     ConsentLifecycleRepository,
     ConsentStateRepository,
     ConsentStatsRepository,

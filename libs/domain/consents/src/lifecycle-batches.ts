@@ -4,6 +4,12 @@ import { withWork } from '#libs/context';
 /** Rows a lifecycle batch reads at once. */
 export const BATCH = 500;
 
+/** Upstream calls in flight at once: re-authorisations and reconciliation stay polite to the rate limit. */
+export const PARALLEL_CALLS = 4;
+
+/** The keyset's start: below every id. */
+export const MIN_UUID = '00000000-0000-0000-0000-000000000000';
+
 /** The query parameter each listed user id takes (`filter[applicationUserId]=`, and its `&`). */
 const PER_ID_CHARS = '&filter[applicationUserId]='.length;
 

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { describeWork, tenantOfRecord } from '#libs/context';
-import { ConsentRepository, ConsentStateRepository, ConsentTokenVault } from '#libs/domain/consents';
+import { ConsentStateRepository } from '#libs/domain/consents';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
-  type ConsentCallOptions,
   type Payee,
   type PsuHeaders,
   UPSTREAM_CLIENT,
@@ -13,6 +12,7 @@ import {
 } from '#libs/upstream-client';
 import { PaymentRepository, type PaymentWork } from './payment.repository.js';
 import { wireAmount } from './payment-amount.js';
+import { PaymentCallOptionsService } from './payment-call-options.service.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { FINAL_PAYMENT_STATUSES, PaymentStatus } from './payment-status.js';
 
@@ -48,9 +48,8 @@ export class PaymentSubmitterService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly consents: ConsentRepository,
     private readonly consentState: ConsentStateRepository,
-    private readonly vault: ConsentTokenVault,
+    private readonly callOptions: PaymentCallOptionsService,
     private readonly payments: PaymentRepository,
     private readonly state: PaymentStateRepository,
   ) {}
@@ -62,7 +61,7 @@ export class PaymentSubmitterService {
   /** `psu`: the user's own headers, when they are present (the bank callback); none for a poll. */
   async submit(work: PaymentWork, psu: PsuHeaders = {}): Promise<SubmissionResult> {
     const sends = await this.payments.countSend(work.id);
-    const found = await this.optionsFor(work);
+    const found = await this.callOptions.forPayment(work);
     // Every later line of this job (the upstream client's retries too) names whose payment, and where.
     describeWork({
       merchantId: work.merchantId,
@@ -123,7 +122,7 @@ export class PaymentSubmitterService {
 
   /** Reads the payment's status from the bank and records it; answers the status now. */
   async refresh(work: PaymentWork & { upstreamPaymentId: string }): Promise<string> {
-    const options = await this.optionsFor(work);
+    const options = await this.callOptions.forPayment(work);
     if (!options) {
       // Nothing to ask the bank with (the consent's token is gone): its webhook is the only way left.
       this.logger.warn({ paymentId: work.id }, 'payment status: no consent token to read it with');
@@ -201,23 +200,5 @@ export class PaymentSubmitterService {
       reason: `refused_${error ? error.kind.toLowerCase() : 'no_token'}`,
     });
     return { outcome: 'refused', status: PaymentStatus.Failed, error };
-  }
-
-  /** The consent's token and where to send it; null when the consent holds no token. */
-  private async optionsFor(
-    work: PaymentWork,
-  ): Promise<(ConsentCallOptions & { psuAuthenticationMethod: string; commercial: boolean }) | null> {
-    const tenant = tenantOfRecord(work);
-    const found = await this.consents.findWithToken(tenant, work.consentId);
-    const token = found ? this.vault.open(found.sealed, work.consentId) : null;
-    if (!found || !token) return null;
-    const control = found.consent.vrpControlParameters as { psuAuthenticationMethods?: string[] } | null;
-    return {
-      consent: token,
-      institutionId: found.consent.institutionId,
-      subApplication: await this.consents.subApplicationOf(tenant),
-      psuAuthenticationMethod: control?.psuAuthenticationMethods?.[0] ?? 'SCA_NOT_REQUIRED',
-      commercial: found.consent.kind === 'VRP_COMMERCIAL',
-    };
   }
 }

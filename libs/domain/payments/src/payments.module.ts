@@ -6,6 +6,7 @@ import { HostedVrpRequestRepository } from './hosted-vrp-request.repository.js';
 import { HostedVrpRequestsService } from './hosted-vrp-requests.service.js';
 import { ParkedPaymentsService } from './parked-payments.service.js';
 import { PaymentRepository } from './payment.repository.js';
+import { PaymentCallOptionsService } from './payment-call-options.service.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { PaymentStatsRepository } from './payment-stats.repository.js';
 import { PaymentStatusPoller } from './payment-status.poller.js';
@@ -28,6 +29,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
     HostedVrpRequestsService,
     ParkedPaymentsService,
     PaymentRepository,
+    PaymentCallOptionsService,
     PaymentStateRepository,
     PaymentStatsRepository,
     PaymentSubmitterService,

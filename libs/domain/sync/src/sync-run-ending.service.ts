@@ -1,27 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { MerchantId } from '#libs/context';
 import { DatabasePool } from '#libs/database';
-import {
-  AccountPlacementRepository,
-  AccountSyncStateRepository,
-  type SyncTarget,
-} from '#libs/domain/accounts';
-import { ConsentFirstSyncRepository } from '#libs/domain/consents';
-import { MerchantEventRepository, type NewMerchantEvent } from '#libs/domain/events';
+import { AccountSyncStateRepository, type SyncTarget } from '#libs/domain/accounts';
+import type { NewMerchantEvent } from '#libs/domain/events';
 import {
   type ClaimedRun,
   type RunFailure,
   RunSupersededError,
-  SyncRunMetrics,
   SyncRunRepository,
   type SyncWindow,
 } from '#libs/domain/sync-runs';
-import { type AppLogger, LOGGER } from '#libs/observability';
 import type { AccountBalance } from '#libs/upstream-client';
-import { changed, connectionSyncedEvent, syncEvent } from './sync-events.js';
-import { TransactionRepository } from './transaction.repository.js';
+import { SyncEndEventsService } from './sync-end-events.service.js';
+import { changed, syncEvent } from './sync-events.js';
+import { SyncRunReportService } from './sync-run-report.service.js';
+import { SyncedDataService } from './synced-data.service.js';
 
 export type SyncOutcome = 'succeeded' | 'failed' | 'already-ended';
 
@@ -35,22 +29,19 @@ const FAILED_RETRY_MIN_SECONDS = 5 * 60;
  * How a sync run ends, and what it says meanwhile: the final transaction of a success (removals,
  * balances, the run, the account, the events), a failure (the run, the account's error and its next try,
  * `sync.failed`), and a failed attempt the queue tries again (shown on the run and the account at once).
- * Each claim holds: docs/sync.md#what-each-status-promises. The metrics and the operator's log lines are
- * written here too, once per run that ended.
+ * Each claim holds: docs/sync.md#what-each-status-promises. The data, the events and the operator's report
+ * are each their own service; this one owns the transaction and the order within it.
  */
 @Injectable()
 export class SyncRunEndingService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly database: DatabasePool,
     private readonly runs: SyncRunRepository,
-    private readonly transactions: TransactionRepository,
-    private readonly placement: AccountPlacementRepository,
     private readonly syncState: AccountSyncStateRepository,
-    private readonly events: MerchantEventRepository,
-    private readonly firstSyncs: ConsentFirstSyncRepository,
-    private readonly metrics: SyncRunMetrics,
+    private readonly syncedData: SyncedDataService,
+    private readonly endEvents: SyncEndEventsService,
+    private readonly report: SyncRunReportService,
   ) {}
 
   /**
@@ -66,25 +57,7 @@ export class SyncRunEndingService {
   ): Promise<SyncOutcome> {
     const now = new Date();
     const ended = await this.database.transaction(async (db) => {
-      const removed =
-        seen === null
-          ? 0
-          : await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
-      await this.placement.replaceBalances(
-        run.merchantId,
-        db,
-        run.accountId,
-        balances
-          .filter((b) => typeof b.type === 'string' && b.balanceAmount !== undefined)
-          .map((b) => ({
-            type: b.type!,
-            amount: b.balanceAmount!.amount,
-            currency: b.balanceAmount!.currency,
-            dateTime: b.dateTime ?? null,
-            creditLineIncluded: b.creditLineIncluded ?? null,
-            creditLines: b.creditLines ?? null,
-          })),
-      );
+      const removed = await this.syncedData.apply(db, run, window, seen, balances);
       const finished = await this.runs.finish(
         db,
         run,
@@ -100,11 +73,10 @@ export class SyncRunEndingService {
       });
       const events: NewMerchantEvent[] = [syncEvent(target, 'sync.succeeded', run, window, progress)];
       if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
-      await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
+      await this.endEvents.record(db, run, target, events);
       return progress;
     });
-    this.metrics.finished('succeeded', target.consent.institutionId);
-    this.logger.info({ runId: run.id, accountId: run.accountId, ...ended }, 'sync succeeded');
+    this.report.succeeded(run, target, ended);
     return 'succeeded';
   }
 
@@ -124,10 +96,7 @@ export class SyncRunEndingService {
         nextAttemptAt,
       });
     });
-    this.logger.warn(
-      { ...this.failureFields(run, target, failure), attempt: run.claim, nextAttemptAt },
-      'sync attempt failed; the queue tries again',
-    );
+    this.report.attemptFailed(run, target, failure, nextAttemptAt);
   }
 
   /**
@@ -166,43 +135,11 @@ export class SyncRunEndingService {
       const events = [event];
       // Pages written before the failure stay written: the stored set changed, and merchants are told.
       if (changed(progress)) events.push(syncEvent(target, 'transactions.changed', run, window, progress));
-      await this.events.record(db, [...events, ...(await this.connectionReady(db, run, target))]);
+      await this.endEvents.record(db, run, target, events);
       return true;
     });
     if (!ended) return;
-    this.metrics.finished('failed', target.consent.institutionId);
-    this.logger.warn(
-      { ...this.failureFields(run, target, failure), upstreamTracingId, nextSyncAt },
-      'sync failed',
-    );
-  }
-
-  /** What an operator needs of a failure on one line: whose, which bank, why, and what to quote upstream. */
-  private failureFields(run: TenantRun, target: SyncTarget, failure: RunFailure) {
-    return {
-      runId: run.id,
-      accountId: run.accountId,
-      merchantId: run.merchantId,
-      institutionId: target.consent.institutionId,
-      code: failure.code,
-      reason: failure.message,
-      upstreamTracingId: tracingIdOf(failure),
-    };
-  }
-
-  /**
-   * consent.synced, when this run was the last of the consent's first syncs to end (with the run's end in
-   * the same transaction, so the check sees it): the whole connection is ready. Only first syncs ask.
-   */
-  private async connectionReady(
-    db: pg.PoolClient,
-    run: TenantRun,
-    target: SyncTarget,
-  ): Promise<NewMerchantEvent[]> {
-    if (run.trigger !== 'INITIAL') return [];
-    const ready = await this.firstSyncs.markFirstSynced(run.merchantId, db, target.consent.id);
-    if (!ready) return [];
-    return [connectionSyncedEvent(target, ready)];
+    this.report.failed(run, target, failure, { upstreamTracingId, nextSyncAt });
   }
 
   /** Due again after the interval, give or take a tenth, so accounts synced together spread out. */
@@ -210,10 +147,4 @@ export class SyncRunEndingService {
     const intervalMs = this.config.sync.intervalMinutes * 60_000;
     return new Date(now.getTime() + intervalMs * (0.9 + Math.random() * 0.2));
   }
-}
-
-/** The upstream's tracing id a failure carries, if any. */
-function tracingIdOf(failure: RunFailure): string | null {
-  const details = failure.details as { tracingId?: unknown } | undefined;
-  return typeof details?.tracingId === 'string' ? details.tracingId : null;
 }

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { ConsentConversionService } from '#libs/domain/consents';
+import {
+  HEALTH_HOURLY_MAX_DAYS,
+  InstitutionHealthService,
+  UPSTREAM_CALL_KEY,
+  UpstreamCallsService,
+} from '#libs/domain/upstream-calls';
+import { invalidRequest } from '#libs/errors';
+import { envelope } from '#libs/http';
+import { checkedId } from '../common/id-param.js';
+import { ConversionInput } from '../common/inputs/conversion.input.js';
+import { InstitutionHealthInput } from '../common/inputs/institution-health.input.js';
+import { keysetPage } from '../common/paging.js';
+import { UpstreamCallListInput } from './inputs/tool-arguments.input.js';
+import { type Tool, tool } from './mcp-tool-kit.js';
+
+/** The MCP tools over the upstream call log, connection conversion and institution health (their REST routes' reads). */
+@Injectable()
+export class McpInsightToolsService {
+  constructor(
+    private readonly callLog: UpstreamCallsService,
+    private readonly conversion: ConsentConversionService,
+    private readonly health: InstitutionHealthService,
+  ) {}
+
+  tools(): Tool[] {
+    return [
+      tool({
+        name: 'list_upstream_calls',
+        // The consent's and the payment's log answer the same envelope.
+        route: 'GET /v1/syncs/{syncId}/upstream-calls',
+        description:
+          "Every attempt of every call we made to the upstream (the bank's side) for one sync run, consent or payment, newest first: operation, HTTP status, error code, duration, attempt and the upstream's tracingId of each; as GET /v1/syncs/{syncId}/upstream-calls (or the consent's, the payment's). Name exactly one of syncId, consentId, paymentId.",
+        input: UpstreamCallListInput,
+        read: async (caller, args) => {
+          const named = (['syncId', 'consentId', 'paymentId'] as const).flatMap((key) => {
+            const given = args[key];
+            return given === undefined ? [] : [{ key, given }];
+          });
+          if (named.length !== 1)
+            throw invalidRequest([
+              { field: 'syncId', issue: 'name exactly one of syncId, consentId, paymentId' },
+            ]);
+          const [{ key, given }] = named;
+          const id = checkedId(key, given);
+          const parent = ({ syncId: 'sync-run', consentId: 'consent', paymentId: 'payment' } as const)[key];
+          const collection = ({ syncId: 'syncs', consentId: 'consents', paymentId: 'payments' } as const)[
+            key
+          ];
+          const page = keysetPage(args, `/v1/${collection}/${id}/upstream-calls`, {
+            key: UPSTREAM_CALL_KEY,
+          });
+          const { calls, nextBeforeId } = await this.callLog.pageOf(
+            caller,
+            parent,
+            id,
+            page.limit,
+            page.after,
+          );
+          return page.answer(calls, nextBeforeId);
+        },
+      }),
+      tool({
+        name: 'connection_conversion',
+        route: 'GET /v1/insights/conversion',
+        description:
+          'Bank connections started by day (UTC) and bank, and what became of them (authorised, rejected, abandoned, failed, pending, first synced, median times): where customers drop off; as GET /v1/insights/conversion.',
+        input: ConversionInput,
+        read: async (caller, range) => envelope(await this.conversion.ofMerchant(caller, range)),
+      }),
+      tool({
+        name: 'institution_health',
+        route: 'GET /v1/insights/institution-health',
+        description: `Each bank's upstream error rate (its or the upstream's failures: no answer, 5xx, 429, the bank's failure relayed; not 4xx refusals) and p95 latency of the calls made for you, over the range and by hour (by day beyond ${HEALTH_HOURLY_MAX_DAYS} days): whether a customer's problem is the bank's; as GET /v1/insights/institution-health.`,
+        input: InstitutionHealthInput,
+        read: async (caller, range) => envelope(await this.health.ofMerchant(caller, range)),
+      }),
+    ];
+  }
+}
