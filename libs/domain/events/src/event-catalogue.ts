@@ -1,11 +1,12 @@
 /**
  * The events merchants receive (docs/events.md): one closed catalogue, the only place an event's name is
- * written (eslint's local/event-name refuses it elsewhere, unless the compiler holds it to this list).
+ * written (eslint's events/event-name refuses it elsewhere, unless the compiler holds it to this list).
  * Each name has what it means and `data`: the OpenAPI component its `data` is, declared once in
- * apps/api/src/events/outputs/merchant-events/. From this list come the `merchant_event_type` values, each
- * type's event schema and their union (MerchantEventOutput), GET /v1/event-types (which the console reads
- * its event words from), and docs/events.md's table (scripts/events-table.mjs). Delivered to endpoints
- * and streams in one wire shape, {@link MerchantEventWire}.
+ * apps/api/src/events/outputs/merchant-events/. Made from this list: each type's event schema and their
+ * union (MerchantEventOutput), GET /v1/event-types (which the console reads its event words from), and
+ * docs/events.md's list (scripts/events-table.mjs). Stored as the `merchant_event_type` enum's values,
+ * which a migration extends (Postgres: ALTER TYPE … ADD VALUE). Delivered to endpoints and streams in one
+ * wire shape, {@link MerchantEventWire}.
  */
 export const MERCHANT_EVENT_TYPES = {
   'consent.authorized': {
