@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
+import eventName, { CATALOGUE } from './scripts/eslint/event-name.rule.mjs';
 import fileRole from './scripts/eslint/file-role.rule.mjs';
 import {
   BROWSER_SAFE,
@@ -182,6 +183,15 @@ export default tseslint.config(
     ignores: SPECS,
     plugins: { local: { rules: { 'file-role': fileRole } } },
     rules: { 'local/file-role': 'error' },
+  },
+  {
+    // An event's name is written once, in the catalogue; tests may name what they check, and the demo
+    // merchant and the docs' examples stand for a merchant's own code, which knows the names as any
+    // receiver does.
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    ignores: [CATALOGUE, ...SPECS, 'test/**', 'libs/testing/**', 'apps/demo-merchant/**', 'docs/examples/**'],
+    plugins: { events: { rules: { 'event-name': eventName } } },
+    rules: { 'events/event-name': 'error' },
   },
   {
     // One kit: a test reaches libs/testing's helpers through test/kit/index.ts, as it reaches the rest.

@@ -317,7 +317,7 @@ describe('web console, in a browser', () => {
     await heading('Event endpoints');
     await page.getByText('No endpoint yet').waitFor();
     await page.getByLabel('Address of the endpoint').fill(receiver.url);
-    await page.getByLabel("An account's sync finished").check();
+    await page.getByLabel('A sync of one account finished').check();
     await page.getByLabel('Most deliveries a second').fill('20');
     await page.getByRole('button', { name: 'Add the endpoint' }).click();
     const secret = page.getByLabel('Signing secret');
@@ -350,7 +350,7 @@ describe('web console, in a browser', () => {
     // The browser reports the refused request itself; nothing else went wrong.
     expect(consoleErrors.splice(0)).toEqual([expect.stringMatching(/status of 400/)]);
     await address.fill(receiver.url);
-    await page.getByLabel('A consent was withdrawn').check();
+    await page.getByLabel('The consent was revoked').check();
     // The limit as it is, lifted by emptying the field.
     const rate = page.getByLabel('Most deliveries a second');
     expect(await rate.inputValue()).toBe('20');
@@ -359,7 +359,7 @@ describe('web console, in a browser', () => {
     await page.getByText(`Saved: events now go to ${receiver.url}.`).waitFor();
     await page
       .locator('#endpoint-about')
-      .getByText("A consent was withdrawn, An account's sync finished")
+      .getByText('The consent was revoked, A sync of one account finished')
       .waitFor();
     const changed = dataOf(await tenant.client.get(`/v1/event-endpoints/${endpointId}`));
     expect(changed.types.sort()).toEqual(['consent.revoked', 'sync.succeeded']);
@@ -393,8 +393,10 @@ describe('web console, in a browser', () => {
     await shot('event-endpoint');
 
     // The delivery opened: its attempt as sent and as answered, then sent again from there.
-    await row.getByRole('link', { name: /^Each attempt of “An account's sync finished”, event / }).click();
-    await heading(/^Attempts of “An account's sync finished”, event /);
+    await row
+      .getByRole('link', { name: /^Each attempt of “A sync of one account finished”, event / })
+      .click();
+    await heading(/^Attempts of “A sync of one account finished”, event /);
     const attempts = page.locator('#attempts');
     // The newest is open: its answer, its request's signed headers and body, and the answer's body.
     const newest = attempts.locator('details[open]');

@@ -2,6 +2,7 @@
 import { bff, operator } from './api.js';
 import { bankHealthScreen, operatorBankHealthScreen } from './bank-health.js';
 import { insightsScreen, operatorConversionScreen } from './conversion.js';
+import { loadEventTypes } from './event-types.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
 import { deliveryScreen } from './merchant-delivery.js';
 import { endpointScreen } from './merchant-endpoint.js';
@@ -137,6 +138,8 @@ async function show(message) {
       ),
     );
     if (!who.textContent) void showWho(kind);
+    // The merchant's screens name event types in the api's words, read once before the first is shown.
+    if (kind === 'merchant') await loadEventTypes();
     main.replaceChildren();
     route.screen(main, ...route.ids);
   }

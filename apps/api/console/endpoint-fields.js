@@ -1,6 +1,7 @@
 // An event endpoint's fields (its address, the types it takes and its rate limit): one form for adding
 // one and for changing one, so both say and accept the same.
-import { EVENT_TYPES, h, plain } from './ui.js';
+import { eventWords, subscribableTypes } from './event-types.js';
+import { h } from './ui.js';
 
 /**
  * `prefix` keeps the ids unique on the page; `endpoint` (when changing one) fills the fields in.
@@ -18,7 +19,8 @@ export function endpointFields(prefix, endpoint) {
     value: endpoint?.url,
   });
   const rate = rateField(prefix, endpoint);
-  const boxes = EVENT_TYPES.map((type) =>
+  const types = subscribableTypes();
+  const boxes = types.map((type) =>
     h('input', {
       type: 'checkbox',
       id: `${prefix}-type-${type}`,
@@ -37,12 +39,12 @@ export function endpointFields(prefix, endpoint) {
         'fieldset',
         {},
         h('legend', {}, 'Which events (none ticked: every type)'),
-        EVENT_TYPES.map((type, i) =>
+        types.map((type, i) =>
           h(
             'div',
             { class: 'check' },
             boxes[i],
-            h('label', { for: boxes[i].id }, `${plain('eventType', type)} `, h('code', {}, type)),
+            h('label', { for: boxes[i].id }, `${eventWords(type)} `, h('code', {}, type)),
           ),
         ),
       ),
@@ -51,7 +53,7 @@ export function endpointFields(prefix, endpoint) {
     /** What the form says now, as the api takes it. */
     read: () => ({
       url: url.value.trim(),
-      types: EVENT_TYPES.filter((_, i) => boxes[i].checked),
+      types: types.filter((_, i) => boxes[i].checked),
       rateLimit: rate.input.value.trim() === '' ? null : Number(rate.input.value),
     }),
     clear: () => {

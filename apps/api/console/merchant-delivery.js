@@ -1,7 +1,8 @@
 // One delivery of an event to an endpoint: each attempt as sent and as answered, and sending it again.
 import { bff } from './api.js';
+import { eventWords } from './event-types.js';
 import { loadInto } from './loading.js';
-import { errorText, h, plain, screenOf, section, when } from './ui.js';
+import { errorText, h, screenOf, section, when } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').EventDeliveryAttempt} Attempt */
 
@@ -123,8 +124,7 @@ function load(screen, { cursor } = {}) {
       const [first] = answer.items;
       if (first && !cursor) {
         const event = parseEvent(first.request.body);
-        if (event)
-          screen.heading.textContent = `Attempts of “${plain('eventType', event.type)}”, event ${event.id}`;
+        if (event) screen.heading.textContent = `Attempts of “${eventWords(event.type)}”, event ${event.id}`;
       }
       if (!cursor) screen.shown = first?.attempt ?? 0;
       return attemptsPage(screen, answer, cursor);

@@ -2,6 +2,7 @@
 // sending a delivery again and waiting for its new attempt. A delivery's own attempts are in
 // merchant-delivery.js.
 import { bff } from './api.js';
+import { eventWords } from './event-types.js';
 import { pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
 import { errorText, h, plain, section, submitting, when } from './ui.js';
@@ -71,7 +72,7 @@ function deliveryRow(screen, delivery) {
       'a',
       {
         href: `#/event-endpoints/${screen.id}/deliveries/${delivery.id}`,
-        'aria-label': `Each attempt of “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}`,
+        'aria-label': `Each attempt of “${eventWords(delivery.eventType)}”, event ${delivery.eventId}`,
       },
       'Each attempt',
     ),
@@ -80,7 +81,7 @@ function deliveryRow(screen, delivery) {
       {
         type: 'button',
         class: 'secondary',
-        'aria-label': `Send “${plain('eventType', delivery.eventType)}”, event ${delivery.eventId}, again`,
+        'aria-label': `Send “${eventWords(delivery.eventType)}”, event ${delivery.eventId}, again`,
         onclick: () => void retry(screen, delivery),
       },
       'Send again',
@@ -114,7 +115,7 @@ async function retry(screen, delivery) {
   let sent = false;
   try {
     await bff.eventEndpoints.retryDelivery(screen.id, delivery.id);
-    screen.say(true, `“${plain('eventType', delivery.eventType)}” is being sent again.`);
+    screen.say(true, `“${eventWords(delivery.eventType)}” is being sent again.`);
     sent = true;
   } catch (error) {
     screen.say(false, `Could not send the event again. ${errorText(error)}`);

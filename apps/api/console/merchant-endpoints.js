@@ -2,21 +2,22 @@
 // and the secret's showing that one endpoint's screen (merchant-endpoint.js) shares with it.
 import { bff } from './api.js';
 import { endpointFields } from './endpoint-fields.js';
+import { eventMeaning, eventWords } from './event-types.js';
 import { loadInto } from './loading.js';
-import { announce, errorText, h, plain, screenOf, section, submitting, table, when } from './ui.js';
+import { announce, errorText, h, screenOf, section, submitting, table, when } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').EventEndpoint} EventEndpoint */
 
 /**
- * The plain words, then the API's own name of the type, shown as such.
+ * The api's words for the type (its whole meaning as a title), then its own name, shown as such.
  * @param {import('./merchant-sdk.js').BffEventType} type
  */
 export const eventTypeText = (type) =>
-  h('span', {}, `${plain('eventType', type)} `, h('code', { class: 'muted' }, type));
+  h('span', { title: eventMeaning(type) }, `${eventWords(type)} `, h('code', { class: 'muted' }, type));
 
 /** @param {EventEndpoint['types']} types none: every type */
 export const typesText = (types) =>
-  types.length === 0 ? 'Every type' : types.map((type) => plain('eventType', type)).join(', ');
+  types.length === 0 ? 'Every type' : types.map((type) => eventWords(type)).join(', ');
 
 /** @param {EventEndpoint} endpoint */
 export const health = (endpoint) =>

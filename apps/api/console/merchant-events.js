@@ -1,8 +1,9 @@
 // A merchant's events: newest first, by type, a page at a time (the lookup draws them too).
 import { bff } from './api.js';
+import { eventWords, subscribableTypes } from './event-types.js';
 import { pagedInto } from './loading.js';
 import { eventTypeText } from './merchant-endpoints.js';
-import { EVENT_TYPES, h, plain, section, table, when } from './ui.js';
+import { h, section, table, when } from './ui.js';
 
 /** @typedef {import('./merchant-sdk.js').BffEvent} BffEvent */
 
@@ -50,7 +51,7 @@ function eventsView() {
       'select',
       { id: 'event-type', name: 'event-type' },
       h('option', { value: '' }, 'Every type'),
-      EVENT_TYPES.map((t) => h('option', { value: t }, `${plain('eventType', t)} (${t})`)),
+      subscribableTypes().map((t) => h('option', { value: t }, `${eventWords(t)} (${t})`)),
     ),
   };
 }
@@ -60,8 +61,8 @@ function eventsView() {
 /** @param {Screen} screen */
 function showEvents(screen) {
   const { type } = screen;
-  // Its options are EVENT_TYPES', and '' for every type.
-  const chosen = /** @type {(typeof EVENT_TYPES)[number] | ''} */ (type.value);
+  // Its options are the subscribable types, and '' for every type.
+  const chosen = /** @type {ReturnType<typeof subscribableTypes>[number] | ''} */ (type.value);
   const list = bff.events.list({ limit: 50, ...(chosen ? { type: chosen } : {}) });
   return pagedInto(screen.results, {
     what: 'your events',

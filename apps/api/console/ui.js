@@ -254,30 +254,7 @@ const PLAIN = {
   },
   transaction: { BOOKED: 'Booked', PENDING: 'Pending' },
   delivery: { PENDING: 'Not delivered yet', SUCCEEDED: 'Delivered', FAILED: 'Failed for good' },
-  eventType: {
-    'consent.authorized': 'A consent was authorised',
-    'consent.failed': 'An authorisation did not succeed',
-    'consent.expiring': 'A consent expires soon',
-    'consent.reauthorisation_required': 'A re-authorisation is needed',
-    'consent.reauthorisation_not_extended': 'A re-authorisation did not extend the consent',
-    'consent.expired': 'A consent expired',
-    'consent.revoked': 'A consent was withdrawn',
-    'consent.synced': "A consent's accounts finished their first sync",
-    'sync.succeeded': "An account's sync finished",
-    'sync.failed': "An account's sync failed",
-    'transactions.changed': 'Transactions changed',
-    'payment.completed': 'A payment completed',
-    'payment.failed': 'A payment failed',
-    'payment.held_for_review': 'A payment is being checked with the bank',
-    'endpoint.disabled': 'Another endpoint was disabled',
-    'endpoint.test': 'A test event',
-  },
 };
-
-/** The event types an endpoint can take (the api's names, in the api's order); `endpoint.test` is no choice. */
-export const EVENT_TYPES = /** @type {import('./merchant-sdk.js').EventEndpoint['types']} */ (
-  Object.keys(PLAIN.eventType).filter((type) => type !== 'endpoint.test')
-);
 
 /**
  * An API value in plain words; an unknown one as the API's own name, marked as such.

@@ -1,6 +1,6 @@
 import { column, isoText, row, type RowOf, sqlStatement } from '#libs/database';
 import type { DeliveryStatus, DeliveryView } from './delivery-views.js';
-import type { MerchantEventWire } from './event-catalogue.js';
+import type { MerchantEventType, MerchantEventWire } from './event-catalogue.js';
 
 // The statements EventDeliveryRepository runs and the rows they answer, apart from its methods.
 
@@ -90,6 +90,9 @@ const attemptsOf = (before: boolean) => `SELECT true AS delivery_found, a.attemp
         WHERE d.id = $3 AND d.endpoint_id = $2 AND d.merchant_id = $1
         ORDER BY a.attempt DESC`;
 
+/** Typed, so the statement below names a catalogue type the compiler knows. */
+const ENDPOINT_DISABLED: MerchantEventType = 'endpoint.disabled';
+
 export const EVENT_DELIVERY_SQL = {
   createForEvents: sqlStatement(
     'event-deliveries.create-for-events',
@@ -105,7 +108,7 @@ export const EVENT_DELIVERY_SQL = {
           AND (cardinality(ep.types) = 0 OR e.type = ANY(ep.types))
         WHERE e.id = ANY($1::uuid[])
           -- An endpoint is not told it was disabled: it is the one that cannot hear it.
-          AND NOT (e.type = 'endpoint.disabled' AND e.data->>'endpointId' = ep.id::text)
+          AND NOT (e.type = '${ENDPOINT_DISABLED}' AND e.data->>'endpointId' = ep.id::text)
         ORDER BY e.seq
         ON CONFLICT (endpoint_id, event_id) DO NOTHING
         RETURNING id, event_id, status = 'PENDING' AS pending`,

@@ -2,7 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { tenantOfRecord } from '#libs/context';
 import { type Prisma, PrismaService } from '#libs/database';
-import { consentGone, ConsentRepository, ConsentStateRepository } from '#libs/domain/consents';
+import {
+  CONSENT_GONE_SIGNALS,
+  type ConsentGone,
+  ConsentRepository,
+  ConsentStateRepository,
+} from '#libs/domain/consents';
 import { NOT_PAID_STATUSES, PaymentStateRepository, PaymentStatus } from '#libs/domain/payments';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import {
@@ -31,6 +36,7 @@ const stringAt = (payload: unknown, key: string): string | null => {
 };
 
 const UNMATCHED: Applied = { outcome: 'unmatched', merchantId: null };
+const IGNORED: Applied = { outcome: 'ignored', merchantId: null };
 
 /**
  * Applies one inbox event to our state, in one transaction with marking it processed, so it takes effect
@@ -69,56 +75,77 @@ export class FanOutService {
     }
   }
 
-  private async apply(tx: Tx, event: LockedInboundEvent): Promise<Applied> {
-    const type = event.type ?? '';
+  /**
+   * What each upstream event type does, one row per type: a consent the bank says is gone, or a payment's
+   * final status. A type not in it (consent.state.authorized and anything newer) is ignored: our own
+   * callback and polls already act on those.
+   */
+  private readonly byType: ReadonlyMap<string, (tx: Tx, event: LockedInboundEvent) => Promise<Applied>> =
+    new Map([
+      ...Object.entries(CONSENT_GONE_SIGNALS.webhookType).map(
+        ([type, gone]) =>
+          [type, (tx: Tx, event: LockedInboundEvent) => this.consentGone(tx, event, gone)] as const,
+      ),
+      ...Object.entries(PAYMENT_FINAL).map(
+        ([type, status]) =>
+          [type, (tx: Tx, event: LockedInboundEvent) => this.paymentFinal(tx, event, status)] as const,
+      ),
+    ]);
+
+  private apply(tx: Tx, event: LockedInboundEvent): Promise<Applied> {
+    const handler = this.byType.get(event.type ?? '');
+    return handler ? handler(tx, event) : Promise.resolve(IGNORED);
+  }
+
+  private async consentGone(
+    tx: Tx,
+    event: LockedInboundEvent,
+    gone: Required<ConsentGone>,
+  ): Promise<Applied> {
     // Stored before events were bound to the application that signed them: whose it is, nothing says.
     const { applicationId } = event;
-    const gone = consentGone('webhookType', type);
-    if (gone) {
-      const upstreamConsentId = stringAt(event.payload, 'consentId');
-      if (!upstreamConsentId || !applicationId) return UNMATCHED;
-      const consents = await this.consentReads.findByUpstreamIdInApplication(
-        tx,
-        upstreamConsentId,
-        this.subApplicationOf(applicationId),
-      );
-      let applied = false;
-      for (const consent of consents) {
-        const result = await this.consents.markGone(tenantOfRecord(consent), {
-          consentId: consent.id,
-          status: gone.status,
-          code: gone.code,
-          message: gone.message,
-          now: new Date(),
-          within: tx,
-        });
-        applied ||= result.applied;
-      }
-      if (consents.length === 0) return UNMATCHED;
-      // Unchanged: the consent had moved on already (revoked by the merchant, expired, re-authorising).
-      return { outcome: applied ? 'applied' : 'unchanged', merchantId: consents[0].merchantId };
+    const upstreamConsentId = stringAt(event.payload, 'consentId');
+    if (!upstreamConsentId || !applicationId) return UNMATCHED;
+    const consents = await this.consentReads.findByUpstreamIdInApplication(
+      tx,
+      upstreamConsentId,
+      this.subApplicationOf(applicationId),
+    );
+    let applied = false;
+    for (const consent of consents) {
+      const result = await this.consents.markGone(tenantOfRecord(consent), {
+        consentId: consent.id,
+        status: gone.status,
+        code: gone.code,
+        message: gone.message,
+        now: new Date(),
+        within: tx,
+      });
+      applied ||= result.applied;
     }
-    const finalStatus = PAYMENT_FINAL[type];
-    if (finalStatus) {
-      const upstreamPaymentId = stringAt(event.payload, 'paymentId');
-      if (!upstreamPaymentId || !applicationId) return UNMATCHED;
-      const data = (event.payload as { data?: Prisma.InputJsonValue }).data ?? null;
-      // A failure says which (DECLINED, EXPIRED, …) in its status, as the status poll would read it.
-      const stated = stringAt(event.payload, 'status');
-      const status =
-        finalStatus !== PaymentStatus.Completed && stated && NOT_PAID_STATUSES.includes(stated)
-          ? stated
-          : finalStatus;
-      const { matched, merchantId } = await this.payments.applyFinalStatus(
-        tx,
-        { upstreamPaymentId, subApplicationId: this.subApplicationOf(applicationId) },
-        status,
-        data,
-      );
-      return matched > 0 ? { outcome: 'applied', merchantId } : UNMATCHED;
-    }
-    // consent.state.authorized and anything newer: our own callback and polls already act on these.
-    return { outcome: 'ignored', merchantId: null };
+    if (consents.length === 0) return UNMATCHED;
+    // Unchanged: the consent had moved on already (revoked by the merchant, expired, re-authorising).
+    return { outcome: applied ? 'applied' : 'unchanged', merchantId: consents[0].merchantId };
+  }
+
+  private async paymentFinal(tx: Tx, event: LockedInboundEvent, finalStatus: string): Promise<Applied> {
+    const { applicationId } = event;
+    const upstreamPaymentId = stringAt(event.payload, 'paymentId');
+    if (!upstreamPaymentId || !applicationId) return UNMATCHED;
+    const data = (event.payload as { data?: Prisma.InputJsonValue }).data ?? null;
+    // A failure says which (DECLINED, EXPIRED, …) in its status, as the status poll would read it.
+    const stated = stringAt(event.payload, 'status');
+    const status =
+      finalStatus !== PaymentStatus.Completed && stated && NOT_PAID_STATUSES.includes(stated)
+        ? stated
+        : finalStatus;
+    const { matched, merchantId } = await this.payments.applyFinalStatus(
+      tx,
+      { upstreamPaymentId, subApplicationId: this.subApplicationOf(applicationId) },
+      status,
+      data,
+    );
+    return matched > 0 ? { outcome: 'applied', merchantId } : UNMATCHED;
   }
 
   /** Merchants on the root application have no sub-application; every other application is one. */

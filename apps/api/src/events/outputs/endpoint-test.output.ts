@@ -1,14 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ENDPOINT_TEST_EVENT } from '#libs/domain/events';
 import {
   DeliveryAttemptRequestOutput,
   DeliveryAttemptResponseOutput,
 } from './event-delivery-attempt.output.js';
-import { EndpointTestEventOutput } from './merchant-events/endpoint-test-event.output.js';
+import { MERCHANT_EVENT_OUTPUTS } from './merchant-event.output.js';
+
+const EndpointTestEventOutput = MERCHANT_EVENT_OUTPUTS[ENDPOINT_TEST_EVENT.type];
 
 /** What one test delivery met (nothing of it is recorded: it is in no delivery log or events list). */
 export class EndpointTestOutput {
   @ApiProperty({ type: EndpointTestEventOutput, description: 'The event sent: the signed body' })
-  event!: EndpointTestEventOutput;
+  event!: InstanceType<typeof EndpointTestEventOutput>;
   @ApiProperty({ description: 'The endpoint answered 2xx' }) delivered!: boolean;
   @ApiProperty({
     type: Number,

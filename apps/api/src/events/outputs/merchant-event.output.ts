@@ -1,47 +1,65 @@
-import type { DeliveredEventType } from '#libs/domain/events';
+import { ApiProperty, ApiSchema, DECORATORS } from '@nestjs/swagger';
+import { DELIVERED_EVENT_TYPES, type DeliveredEventType, type EventDataComponent } from '#libs/domain/events';
 import type { UnionSchema } from '../../common/openapi-unions.js';
-import {
-  ConsentAuthorizedEventOutput,
-  ConsentExpiredEventOutput,
-  ConsentExpiringEventOutput,
-  ConsentFailedEventOutput,
-  ConsentReauthorisationNotExtendedEventOutput,
-  ConsentReauthorisationRequiredEventOutput,
-  ConsentRevokedEventOutput,
-} from './merchant-events/consent-events.output.js';
-import { EndpointDisabledEventOutput } from './merchant-events/endpoint-events.output.js';
-import { EndpointTestEventOutput } from './merchant-events/endpoint-test-event.output.js';
-import {
-  PaymentCompletedEventOutput,
-  PaymentFailedEventOutput,
-  PaymentHeldForReviewEventOutput,
-} from './merchant-events/payment-events.output.js';
-import {
-  ConsentSyncedEventOutput,
-  SyncFailedEventOutput,
-  SyncSucceededEventOutput,
-  TransactionsChangedEventOutput,
-} from './merchant-events/sync-events.output.js';
+import * as consentEvents from './merchant-events/consent-events.output.js';
+import * as endpointEvents from './merchant-events/endpoint-events.output.js';
+import { MerchantEventFields } from './merchant-events/merchant-event-fields.output.js';
+import * as paymentEvents from './merchant-events/payment-events.output.js';
+import * as syncEvents from './merchant-events/sync-events.output.js';
 
-/** Each event type's schema: `type` its one value, `data` what that type holds. */
-export const MERCHANT_EVENT_OUTPUTS = {
-  'consent.authorized': ConsentAuthorizedEventOutput,
-  'consent.failed': ConsentFailedEventOutput,
-  'consent.expiring': ConsentExpiringEventOutput,
-  'consent.reauthorisation_required': ConsentReauthorisationRequiredEventOutput,
-  'consent.reauthorisation_not_extended': ConsentReauthorisationNotExtendedEventOutput,
-  'consent.expired': ConsentExpiredEventOutput,
-  'consent.revoked': ConsentRevokedEventOutput,
-  'consent.synced': ConsentSyncedEventOutput,
-  'sync.succeeded': SyncSucceededEventOutput,
-  'sync.failed': SyncFailedEventOutput,
-  'transactions.changed': TransactionsChangedEventOutput,
-  'payment.completed': PaymentCompletedEventOutput,
-  'payment.failed': PaymentFailedEventOutput,
-  'payment.held_for_review': PaymentHeldForReviewEventOutput,
-  'endpoint.disabled': EndpointDisabledEventOutput,
-  'endpoint.test': EndpointTestEventOutput,
-} as const satisfies { [T in DeliveredEventType]: new () => { type: T } };
+/**
+ * Every `data` schema, by its component name: the catalogue names one per type, so a new type needs no
+ * line here, and a name the catalogue gives that no file declares fails to compile.
+ */
+const EVENT_DATA = { ...consentEvents, ...syncEvents, ...paymentEvents, ...endpointEvents } satisfies Record<
+  EventDataComponent,
+  new () => object
+>;
+
+type DataOf<T extends DeliveredEventType> = InstanceType<
+  (typeof EVENT_DATA)[(typeof DELIVERED_EVENT_TYPES)[T]['data']]
+>;
+
+/** The members of a type's `data`, in the order its component declares them (`:name` in swagger's list). */
+export const dataMembersOf = (type: DeliveredEventType): string[] =>
+  (
+    Reflect.getMetadata(
+      DECORATORS.API_MODEL_PROPERTIES_ARRAY,
+      EVENT_DATA[DELIVERED_EVENT_TYPES[type].data].prototype as object,
+    ) as string[]
+  ).map((key) => key.slice(1));
+
+/** The schema a type's event has: `sync.failed` → SyncFailedEventOutput. */
+const componentOf = (type: DeliveredEventType): string =>
+  `${type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}EventOutput`;
+
+/**
+ * One type's schema, made from the catalogue: `type` its one value, `data` the component the catalogue
+ * names, described by what the type means. Made, not written, so a type is declared in the catalogue only.
+ */
+function eventOutput<T extends DeliveredEventType>(
+  type: T,
+): new () => MerchantEventFields & {
+  type: T;
+  data: DataOf<T>;
+} {
+  const { description, data } = DELIVERED_EVENT_TYPES[type];
+  class EventOutput extends MerchantEventFields {}
+  // Named as the component, for the document's $refs and for stack traces alike.
+  Object.defineProperty(EventOutput, 'name', { value: componentOf(type) });
+  ApiProperty({ enum: [type] })(EventOutput.prototype, 'type');
+  ApiProperty({ type: EVENT_DATA[data] })(EventOutput.prototype, 'data');
+  ApiSchema({ name: componentOf(type), description })(EventOutput);
+  return EventOutput as new () => MerchantEventFields & { type: T; data: DataOf<T> };
+}
+
+/** Each event type's schema, in the catalogue's order. */
+export const MERCHANT_EVENT_OUTPUTS = Object.fromEntries(
+  (Object.keys(DELIVERED_EVENT_TYPES) as DeliveredEventType[]).map((type) => [type, eventOutput(type)]),
+) as { [T in DeliveredEventType]: ReturnType<typeof eventOutput<T>> };
 
 /** An event as POSTed to a merchant's endpoint (and sent down a user's stream): one of the types'. */
 export type MerchantEventOutput = InstanceType<(typeof MERCHANT_EVENT_OUTPUTS)[DeliveredEventType]>;

@@ -5,7 +5,6 @@ import {
   ConsentStatus,
   FINAL_FAILURE_STATUSES,
 } from '#libs/domain/consents';
-import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
 // The `consent.*` events: what `consentEvent` (libs/domain/consents) records of the consent after the change.
 
@@ -86,48 +85,4 @@ export class ConsentEndedEventData extends ConsentEventFields {
       'Why, as a code; null when none was recorded (a consent revoked through this API, as a rule). consent.expired and consent.revoked: what the bank or our expiry said (CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_INVALID). consent.failed: the error the bank redirected with (access_denied, …), TOKEN_EXCHANGE_FAILED, EMBEDDED_<status>, EMBEDDED_TIMEOUT, BANK_<status> (the bank ended it and its callback never landed: read from the bank) or AUTHORISATION_ABANDONED (the user never came back)',
   })
   reason!: string | null;
-}
-
-@ApiSchema({ description: meaningOf('consent.authorized') })
-export class ConsentAuthorizedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.authorized'] }) override type!: 'consent.authorized';
-  @ApiProperty({ type: ConsentEventData }) data!: ConsentEventData;
-}
-
-@ApiSchema({ description: meaningOf('consent.failed') })
-export class ConsentFailedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.failed'] }) override type!: 'consent.failed';
-  @ApiProperty({ type: ConsentEndedEventData }) data!: ConsentEndedEventData;
-}
-
-@ApiSchema({ description: meaningOf('consent.expiring') })
-export class ConsentExpiringEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.expiring'] }) override type!: 'consent.expiring';
-  @ApiProperty({ type: ConsentEventData }) data!: ConsentEventData;
-}
-
-@ApiSchema({ description: meaningOf('consent.reauthorisation_required') })
-export class ConsentReauthorisationRequiredEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.reauthorisation_required'] })
-  override type!: 'consent.reauthorisation_required';
-  @ApiProperty({ type: ConsentReauthorisationEventData }) data!: ConsentReauthorisationEventData;
-}
-
-@ApiSchema({ description: meaningOf('consent.reauthorisation_not_extended') })
-export class ConsentReauthorisationNotExtendedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.reauthorisation_not_extended'] })
-  override type!: 'consent.reauthorisation_not_extended';
-  @ApiProperty({ type: ConsentEventData }) data!: ConsentEventData;
-}
-
-@ApiSchema({ description: meaningOf('consent.expired') })
-export class ConsentExpiredEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.expired'] }) override type!: 'consent.expired';
-  @ApiProperty({ type: ConsentEndedEventData }) data!: ConsentEndedEventData;
-}
-
-@ApiSchema({ description: meaningOf('consent.revoked') })
-export class ConsentRevokedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.revoked'] }) override type!: 'consent.revoked';
-  @ApiProperty({ type: ConsentEndedEventData }) data!: ConsentEndedEventData;
 }

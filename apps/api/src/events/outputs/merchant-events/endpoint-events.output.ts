@@ -1,8 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
-// The `endpoint.*` events a merchant's endpoints receive about another of its endpoints: what the sweeper
-// (EventsSweeperService, libs/domain/events) records as it disables one.
+// The `endpoint.*` events' `data`: about another of the merchant's endpoints, what the sweeper
+// (EventsSweeperService, libs/domain/events) records as it disables one; and the test an endpoint is
+// sent on request (EventDeliveryService.test), never recorded.
 
 @ApiSchema({ description: '`data` of endpoint.disabled: the endpoint, as it was disabled' })
 export class EndpointDisabledEventData {
@@ -17,8 +17,7 @@ export class EndpointDisabledEventData {
   @ApiProperty({ description: 'Why, as GET /v1/event-endpoints/{id} shows it' }) disabledReason!: string;
 }
 
-@ApiSchema({ description: meaningOf('endpoint.disabled') })
-export class EndpointDisabledEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['endpoint.disabled'] }) override type!: 'endpoint.disabled';
-  @ApiProperty({ type: EndpointDisabledEventData }) data!: EndpointDisabledEventData;
+@ApiSchema({ description: '`data` of endpoint.test' })
+export class EndpointTestEventData {
+  @ApiProperty({ format: 'uuid', description: 'The endpoint the test was sent to' }) endpointId!: string;
 }

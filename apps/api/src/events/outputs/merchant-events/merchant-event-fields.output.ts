@@ -1,22 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
-import {
-  type DeliveredEventType,
-  ENDPOINT_TEST_EVENT,
-  MERCHANT_EVENT_TYPE_NAMES,
-  MERCHANT_EVENT_TYPES,
-  type MerchantEventType,
-} from '#libs/domain/events';
+import { DELIVERED_EVENT_TYPES, type DeliveredEventType } from '#libs/domain/events';
 
 /**
  * What every merchant event carries, whatever its type (the wire shape, `MerchantEventWire`): each
- * type's schema extends it with `type` as its single value and `data` as its own schema. Not a schema
- * itself.
+ * type's schema (made from the catalogue by merchant-event.output.ts) adds `type` as its single value and
+ * `data` as the component the catalogue names. Not a schema itself.
  */
 export abstract class MerchantEventFields {
   @ApiProperty({ format: 'uuid', description: 'Stable across retries and endpoints: deduplicate on it' })
   id!: string;
   @ApiProperty({
-    enum: [...MERCHANT_EVENT_TYPE_NAMES, ENDPOINT_TEST_EVENT.type],
+    enum: Object.keys(DELIVERED_EVENT_TYPES),
     description: 'What happened: says what `data` holds',
   })
   type!: DeliveredEventType;
@@ -32,6 +26,3 @@ export abstract class MerchantEventFields {
   })
   userReference!: string | null;
 }
-
-/** A type's schema description: what it means, from the catalogue. */
-export const meaningOf = (type: MerchantEventType): string => MERCHANT_EVENT_TYPES[type].description;

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { FINAL_PAYMENT_STATUSES } from '#libs/domain/payments';
 import { MoneyOutput } from '../../../common/outputs/money.output.js';
-import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
 // The `payment.*` events: what PaymentStateRepository (libs/domain/payments) records of a payment as its
 // final status is applied.
@@ -50,22 +49,4 @@ export class PaymentHeldEventData extends PaymentEventFields {
   @ApiProperty({ description: 'Not final: SUBMITTING or PENDING' }) override status!: string;
   @ApiProperty({ format: 'date-time', description: 'Since when' }) heldSince!: string;
   @ApiProperty({ description: 'Why no check of ours can settle it' }) reason!: string;
-}
-
-@ApiSchema({ description: meaningOf('payment.completed') })
-export class PaymentCompletedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['payment.completed'] }) override type!: 'payment.completed';
-  @ApiProperty({ type: PaymentEventData }) data!: PaymentEventData;
-}
-
-@ApiSchema({ description: meaningOf('payment.failed') })
-export class PaymentFailedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['payment.failed'] }) override type!: 'payment.failed';
-  @ApiProperty({ type: PaymentEventData }) data!: PaymentEventData;
-}
-
-@ApiSchema({ description: meaningOf('payment.held_for_review') })
-export class PaymentHeldForReviewEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['payment.held_for_review'] }) override type!: 'payment.held_for_review';
-  @ApiProperty({ type: PaymentHeldEventData }) data!: PaymentHeldEventData;
 }

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { SYNC_FAILURE_CODES } from '#libs/domain/sync';
 import { SYNC_RUN_TRIGGERS, SYNC_RUN_TRIGGERS_DESCRIPTION } from '#libs/domain/sync-runs';
-import { meaningOf, MerchantEventFields } from './merchant-event-fields.output.js';
 
 // The `sync.*` and `transactions.changed` events: what AccountSyncService (libs/domain/sync) records of a
 // run as it ends.
@@ -81,24 +80,6 @@ export class SyncFailedEventData extends SyncEventData {
   @ApiProperty({ type: SyncEventError }) error!: SyncEventError;
 }
 
-@ApiSchema({ description: meaningOf('sync.succeeded') })
-export class SyncSucceededEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['sync.succeeded'] }) override type!: 'sync.succeeded';
-  @ApiProperty({ type: SyncEventData }) data!: SyncEventData;
-}
-
-@ApiSchema({ description: meaningOf('sync.failed') })
-export class SyncFailedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['sync.failed'] }) override type!: 'sync.failed';
-  @ApiProperty({ type: SyncFailedEventData }) data!: SyncFailedEventData;
-}
-
-@ApiSchema({ description: meaningOf('transactions.changed') })
-export class TransactionsChangedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['transactions.changed'] }) override type!: 'transactions.changed';
-  @ApiProperty({ type: SyncEventData }) data!: SyncEventData;
-}
-
 @ApiSchema({ description: 'One account’s first sync under the consent' })
 export class ConsentSyncedAccount {
   @ApiProperty({ format: 'uuid' }) accountId!: string;
@@ -114,10 +95,4 @@ export class ConsentSyncedEventData {
   @ApiProperty({ type: [ConsentSyncedAccount] }) accounts!: ConsentSyncedAccount[];
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Transactions stored by all of them' })
   inserted!: number;
-}
-
-@ApiSchema({ description: meaningOf('consent.synced') })
-export class ConsentSyncedEventOutput extends MerchantEventFields {
-  @ApiProperty({ enum: ['consent.synced'] }) override type!: 'consent.synced';
-  @ApiProperty({ type: ConsentSyncedEventData }) data!: ConsentSyncedEventData;
 }
