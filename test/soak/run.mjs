@@ -205,7 +205,9 @@ try {
   }
   const chaos = (async () => {
     for (const step of failover ? schedule : schedule.filter((s) => s.at < loadMs)) {
-      await sleep(failover ? FAILOVER_GAP_MS : loadStart + step.at - Date.now());
+      // An action that ran long leaves the next one due already: it starts at once (a negative wait
+      // would be Node's 1 ms, with a warning).
+      await sleep(failover ? FAILOVER_GAP_MS : Math.max(0, loadStart + step.at - Date.now()));
       const t = Date.now();
       log(`chaos: ${step.what}`);
       // Answers up to 5 s after an action count as its aftermath.
