@@ -2,7 +2,8 @@
  * The decimals of each currency's minor unit (the ISO 4217 exponent) where it is not two: the one table
  * the api's amount rule, the stored-amount rounding and the sandbox's money all read, so that an amount
  * the BFF accepts is one the upstream (whose OpenAPI names ISO 4217 for every currency) takes as well.
- * The funds codes of four decimals (CLF, UYW) are not payment currencies and are left out: they take two.
+ * Funds codes (CLF, UYI, UYW…) are not payment currencies and are left out: every code here is one of
+ * PAYMENT_CURRENCIES (currency-tables.spec.ts).
  */
 export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
   BIF: 0,
@@ -16,7 +17,6 @@ export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
   PYG: 0,
   RWF: 0,
   UGX: 0,
-  UYI: 0,
   VND: 0,
   VUV: 0,
   XAF: 0,
