@@ -205,8 +205,7 @@ try {
   }
   const chaos = (async () => {
     for (const step of failover ? schedule : schedule.filter((s) => s.at < loadMs)) {
-      // An action that ran long leaves the next one due already: it starts at once (a negative wait
-      // would be Node's 1 ms, with a warning).
+      // Due already after a long action: at once (a negative wait warns).
       await sleep(failover ? FAILOVER_GAP_MS : Math.max(0, loadStart + step.at - Date.now()));
       const t = Date.now();
       log(`chaos: ${step.what}`);

@@ -188,5 +188,5 @@ export function parseTestTuning(raw: string): { tuning: Partial<Tuning>; problem
 export function syncConcurrencyFor(cores: number): number {
   return Math.min(SYNCS_MAX_BY_DEFAULT, Math.max(SYNCS_PER_CORE, SYNCS_PER_CORE * cores));
 }
-const SYNCS_PER_CORE = 2;
-const SYNCS_MAX_BY_DEFAULT = 8;
+export const SYNCS_PER_CORE = 2;
+export const SYNCS_MAX_BY_DEFAULT = 8;
