@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabasePool } from '#libs/database';
 import {
   dedupeKeyOf,
   SERVED_FIELDS,
@@ -12,7 +13,16 @@ import {
 } from '#libs/domain/financial-data';
 import { carriesServedFields, servedIdOf } from '#libs/domain/sync';
 import type { Transaction } from '#libs/upstream-client';
-import { assertProperty } from './kit/index.js';
+import {
+  accountsWhenSynced,
+  ApiClient,
+  type ApiResponse,
+  assertProperty,
+  connect,
+  onboard,
+  tuned,
+  useStack,
+} from './kit/index.js';
 
 /*
  * A transaction is stored as the upstream sent it (amounts as strings) and served with what the BFF
@@ -116,5 +126,58 @@ describe('stored and served transactions', () => {
     refused({ id: 'a', date: '2026-01-01', amount: '1.00', currency: 'GBP' });
     refused({ id: 'a', amount: 1, currency: 'GBP' });
     refused({ id: 'a', date: '2026-01-01', amount: 1 });
+  });
+});
+
+/*
+ * A stored record is served as its stored text when it carries every served field, and mapped when it does
+ * not (servedJson): a page mixing the two answers as the same page read whole, the same records, counts
+ * and cursors, page after page.
+ */
+describe('stored pages, whole and mapped', () => {
+  // Every page of an account is read twice: past the default rate limit, which is not what this tests.
+  const stack = useStack({ worker: true, overrides: { RATE_LIMIT_PER_MINUTE: '100000' } });
+
+  /** Every page of the account's stored transactions, 37 at a time, without their tracing ids. */
+  async function allPages(client: ApiClient, accountId: string) {
+    const pages: unknown[] = [];
+    let path: string | undefined = `/v1/accounts/${accountId}/transactions?limit=37`;
+    while (path) {
+      const page: ApiResponse = await client.get(path);
+      expect(page.status, path).toBe(200);
+      pages.push({ ...page.body, meta: { ...page.body.meta, tracingId: undefined } });
+      const next = page.body.meta.nextCursor as string | null;
+      path = next
+        ? `/v1/accounts/${accountId}/transactions?limit=37&cursor=${encodeURIComponent(next)}`
+        : undefined;
+    }
+    return pages;
+  }
+
+  it('answers a page some of whose records lack a served field as the page read whole', async () => {
+    const tenant = await onboard(stack);
+    await connect(stack, tenant);
+    const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
+    const whole = await allPages(tenant.client, account.id);
+    expect(whole.length).toBeGreaterThan(2);
+    // The currency falls back to the stored column, which holds the same code: served alike once mapped.
+    const stripped = await stack.api.app.get(DatabasePool).rows<{ id: string }>({
+      text: `UPDATE transactions SET raw = raw - 'currency'
+        WHERE account_id = $1::uuid AND get_byte(uuid_send(id), 15) % 3 = 0 RETURNING id`,
+      values: [account.id],
+    });
+    expect(stripped.length).toBeGreaterThan(0);
+    // An api without its caches: every page read from Postgres now, some whole, some mapped.
+    const uncached = await stack.startApi({
+      ...tuned({ readCacheMb: 0, storedPageCacheMb: 0 }),
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
+    try {
+      expect(await allPages(new ApiClient(uncached.url, tenant.merchant.apiKey.key), account.id)).toEqual(
+        whole,
+      );
+    } finally {
+      await uncached.close();
+    }
   });
 });

@@ -54,12 +54,11 @@ export const servedIdOf = (t: string) =>
 
 /**
  * Whether a stored record carries every served field itself, each a non-empty string (servedJson's
- * `whole`): a page serves such a record's text as it is. One jsonb lookup per field, in Postgres.
+ * `whole`): a page serves such a record's text as it is. One jsonb lookup per field, in Postgres. Never
+ * null (a missing field's lookup is null): the row type says boolean.
  */
 export const carriesServedFields = (t: string) =>
-  SERVED_FIELDS.map((f) => `jsonb_typeof(${t}.raw->'${f}') = 'string' AND ${t}.raw->>'${f}' <> ''`).join(
-    ' AND ',
-  );
+  `coalesce(${SERVED_FIELDS.map((f) => `jsonb_typeof(${t}.raw->'${f}') = 'string' AND ${t}.raw->>'${f}' <> ''`).join(' AND ')}, false)`;
 
 /*
  * A page in ONE statement: the rows travel as one JSON text, new ones are inserted, and a stored one is
