@@ -158,14 +158,13 @@ function tag(reply: FastifyReply, etag: string): void {
 /**
  * Answers a conditional read from an answer kept earlier (its bytes and tag): a GET whose `If-None-Match`
  * holds the tag gets its 304 without the body ever being put together; otherwise the kept bytes with this
- * request's tracing id, tagged by the hook below: copied into one buffer, or from `partedFrom` bytes on
- * sent as the kept parts themselves (a PartedAnswer).
+ * request's tracing id. A GET's are written as the kept parts themselves, corked into one write, past
+ * Fastify's sending ({@link writeKeptAnswer}); a HEAD's go through Fastify, which drops the body.
  */
 export function sendKeptAnswer(
   request: FastifyRequest & ConditionalRequest,
   reply: FastifyReply,
   kept: SplitAnswer,
-  partedFrom = Infinity,
 ): void {
   if (request.method === 'GET' && !noneMatch(request.headers['if-none-match'], kept.etag)) {
     tag(reply, kept.etag);
@@ -174,13 +173,34 @@ export function sendKeptAnswer(
   }
   request.conditional = { etag: kept.etag };
   const id = Buffer.from(String(request.id));
-  void reply
-    .type('application/json; charset=utf-8')
-    .send(
-      kept.head.length + kept.tail.length >= partedFrom
-        ? new PartedAnswer([kept.head, id], kept.tail)
-        : Buffer.concat([kept.head, id, kept.tail]),
-    );
+  if (request.method !== 'GET') {
+    void reply.type(JSON_TYPE).send(Buffer.concat([kept.head, id, kept.tail]));
+    return;
+  }
+  tag(reply, kept.etag);
+  writeKeptAnswer(reply, [kept.head, id, kept.tail]);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A kept GET's 200, written to the socket as its parts (the kept bytes around this request's id) with the
+ * headers the reply holds. Fastify sends several buffers only as a stream, and a stored page's stream
+ * machinery cost a fifth of its CPU per read; a copy into one buffer cost more (issue 82). The reply is
+ * hijacked, so Fastify's onSend hooks do not run for it (its onResponse hooks do): none of them changes a
+ * kept GET's 200, which is already tagged, and test/api-conditional-get.e2e-spec.ts holds every kept
+ * answer to the headers and bytes the route itself sends.
+ */
+function writeKeptAnswer(reply: FastifyReply, parts: readonly Buffer[]): void {
+  const length = parts.reduce((n, part) => n + part.length, 0);
+  const headers = { ...reply.getHeaders(), 'content-type': JSON_TYPE, 'content-length': String(length) };
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, headers as Record<string, string>);
+  // One write for the headers and every part: end() uncorks.
+  res.cork();
+  for (const part of parts.slice(0, -1)) res.write(part);
+  res.end(parts.at(-1));
 }
 
 export function registerConditionalGets(fastify: FastifyInstance): void {

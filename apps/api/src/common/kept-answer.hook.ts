@@ -38,13 +38,6 @@ export function notKept(reply: FastifyReply): void {
 }
 
 /**
- * From this size on a kept answer is sent as its kept parts, not copied into one buffer with the request's
- * tracing id: a stored page of 100 transactions is 100 KiB, and a copy of it per read (and its collection)
- * cost more CPU than the rest of the read (issue 82). A small answer's copy costs less than a stream.
- */
-const PARTED_FROM_BYTES = 16 * 1024;
-
-/**
  * A kept read's answer lives as the bytes it was served as (with its ETag), beside the rows it was made
  * from in the read cache, and is dropped with them when Postgres notifies a change of the merchant's.
  * While it is kept, the same read by the same kind of caller is answered from those bytes with its own
@@ -66,7 +59,7 @@ export function registerKeptAnswers(fastify: FastifyInstance, cache: ReadCache):
       // A session may read only its own user: its answers are kept apart from its merchant's.
       const key = `answer:${caller.kind === 'user-session' ? caller.userId : ''}:${request.url}`;
       const answer = cache.peek<SplitAnswer>(merchantId, key);
-      if (answer) return sendKeptAnswer(request, reply, answer, PARTED_FROM_BYTES);
+      if (answer) return sendKeptAnswer(request, reply, answer);
       request.conditional = {
         served: (served) =>
           cache.keep(
