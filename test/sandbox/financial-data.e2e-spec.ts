@@ -720,6 +720,64 @@ describe('sandbox: financial data', () => {
     expect(await allTransactions(again.consentToken, savings.id)).toEqual(original.savings);
   });
 
+  it("keeps an institution's daily allowance of reads without the user, per account, until the next day", async () => {
+    const { id, consentToken } = await createConsent('amara');
+    const quirk = await http.admin('PUT', '/institutions/sandbox-redirect/quirks', {
+      unattendedReadsPerDay: 2,
+    });
+    expect(quirk.body.data.unattendedReadsPerDay).toBe(2);
+    const { current, savings } = await accountsOf(consentToken);
+    const read = (accountId: string, query = '', headers: Record<string, string> = {}) =>
+      http.call('GET', `/accounts/${accountId}/transactions?limit=10${query}`, {
+        consent: consentToken,
+        headers,
+      });
+    // A read is its first page; the pages that follow it are the same read.
+    for (let i = 0; i < 2; i += 1) {
+      expect((await read(current.id)).status).toBe(200);
+      expect((await read(current.id, '&offset=10')).status).toBe(200);
+    }
+    const refused = await read(current.id);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 429, source: 'INSTITUTION' });
+    expect(refused.body.error.institutionError).toEqual({
+      errorMessage: 'Daily request limit set by the Institution has been exceeded',
+      httpStatusCode: 429,
+    });
+    const now = Date.parse((await http.admin('GET', '/clock')).body.data.now);
+    const midnight = Date.parse(new Date(now).toISOString().slice(0, 10)) + DAY;
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Math.abs(retryAfter - (midnight - now) / 1000)).toBeLessThanOrEqual(5);
+    expect((await get(`/accounts/${current.id}/real-time/transactions`, consentToken)).status).toBe(429);
+    // The user present (psu-ip-address): neither counted nor refused. Another account: an allowance of its own.
+    expect((await read(current.id, '', { 'psu-ip-address': '203.0.113.7' })).status).toBe(200);
+    expect((await read(savings.id)).status).toBe(200);
+    const counted = async () =>
+      new Map(
+        (await http.admin('GET', `/consents/${id}/accounts`)).body.data.map((a: any) => [
+          a.id,
+          a.unattendedReads,
+        ]),
+      );
+    const shown = await counted();
+    expect(shown.get(current.id)).toMatchObject({
+      count: 2,
+      limit: 2,
+      resetsAt: new Date(midnight).toISOString(),
+    });
+    expect(shown.get(savings.id)).toMatchObject({ count: 1, limit: 2 });
+    // The next day on the sandbox's clock: a new allowance. Lifted (null): no limit, still counted.
+    await http.admin('POST', '/clock/advance', { days: 1 });
+    expect((await read(current.id)).status).toBe(200);
+    await http.admin('PUT', '/institutions/sandbox-redirect/quirks', { unattendedReadsPerDay: null });
+    for (let i = 0; i < 3; i += 1) expect((await read(current.id)).status).toBe(200);
+    expect((await counted()).get(current.id)).toMatchObject({ count: 4, limit: null });
+    const bad = await http.admin('PUT', '/institutions/sandbox-redirect/quirks', {
+      unattendedReadsPerDay: 0,
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('lists the same accounts under ids of each consent at a bank with per-consent account ids', async () => {
     const quirk = await http.admin('PUT', '/institutions/sandbox-redirect/quirks', {
       accountIdsPerConsent: true,

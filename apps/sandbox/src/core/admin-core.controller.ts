@@ -49,6 +49,12 @@ class FaultRuleDto {
 class InstitutionQuirksDto {
   @IsOptional() @IsBoolean() accountIdsPerConsent?: boolean;
   @IsOptional() @IsBoolean() reauthorisationKeepsExpiry?: boolean;
+  /** Null lifts the allowance; omitted leaves it as it is. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  unattendedReadsPerDay?: number | null;
 }
 
 /** The control API's core: reset, clock, faults, and bank-side consent changes. */

@@ -173,9 +173,18 @@ export interface InstitutionQuirks {
   accountIdsPerConsent: boolean;
   /** A completed re-authorisation keeps the expiry the consent had instead of granting a new span. */
   reauthorisationKeepsExpiry: boolean;
+  /**
+   * Reads of an account's transactions without the user present (no `psu-ip-address`) the bank allows a
+   * day, PSD2's four by default at real banks; null for none (UnattendedReadsService).
+   */
+  unattendedReadsPerDay: number | null;
 }
 
-const NO_QUIRKS: InstitutionQuirks = { accountIdsPerConsent: false, reauthorisationKeepsExpiry: false };
+const NO_QUIRKS: InstitutionQuirks = {
+  accountIdsPerConsent: false,
+  reauthorisationKeepsExpiry: false,
+  unattendedReadsPerDay: null,
+};
 
 @Injectable()
 export class InstitutionsCatalog {

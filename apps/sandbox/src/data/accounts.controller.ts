@@ -11,6 +11,7 @@ import {
 import { FinancialDataService } from './financial-data.service.js';
 import { FinancialDataStore } from './financial-data.store.js';
 import { parseDateParam, windowOf } from './paging.js';
+import { UnattendedReadsService } from './unattended-reads.service.js';
 import { accountWire, balancesWire, beneficiaryWire, categorisedWire, statementWire } from './wire-format.js';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
@@ -21,6 +22,7 @@ export class AccountsController {
   constructor(
     private readonly data: FinancialDataService,
     private readonly store: FinancialDataStore,
+    private readonly unattended: UnattendedReadsService,
   ) {}
 
   @Get()
@@ -78,6 +80,7 @@ export class AccountsController {
   ): string {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
+    this.unattended.admit(ctx, consent, account.id, !query.offset);
     const body = this.data.transactionsBody(request, consent, account, query);
     void reply.type(JSON_TYPE);
     return body;
@@ -94,6 +97,7 @@ export class AccountsController {
   ): string {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
+    this.unattended.admit(ctx, consent, account.id, query.cursor === undefined);
     const body = this.data.realTimeBody(request, consent, account, query);
     void reply.type(JSON_TYPE);
     return body;

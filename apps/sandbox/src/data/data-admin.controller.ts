@@ -11,6 +11,7 @@ import {
 } from '../core/index.js';
 import { AddTransactionDto, ChangeTransactionDto, CreateDataConsentDto } from './financial-data.dto.js';
 import { FinancialDataStore } from './financial-data.store.js';
+import { UnattendedReadsService } from './unattended-reads.service.js';
 import { transactionWire, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 /** The data features a consent made here covers unless the request names its own scope. */
@@ -37,6 +38,7 @@ export class DataAdminController {
     private readonly consents: ConsentsStore,
     private readonly institutions: InstitutionsCatalog,
     private readonly store: FinancialDataStore,
+    private readonly unattended: UnattendedReadsService,
   ) {}
 
   /** An AUTHORIZED ACCOUNT consent, created directly (the PSU's bank page is skipped). */
@@ -95,6 +97,8 @@ export class DataAdminController {
           pendingTotal: fromMinor(totals.pendingMinor, a.currency),
           oldestTransaction: isoOf(totals.oldestMs),
           newestTransaction: isoOf(totals.newestMs),
+          // The bank's own count of today's reads without the user, against its allowance.
+          unattendedReads: this.unattended.of(a.id, consent.institutionId),
         };
       }),
     };
