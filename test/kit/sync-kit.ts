@@ -21,6 +21,7 @@ export interface SyncedAccount {
     lastSyncedAt: string | null;
     nextSyncAt?: string | null;
     lastError?: string | null;
+    dailyLimitUntil?: string | null;
   };
 }
 

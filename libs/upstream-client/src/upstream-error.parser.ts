@@ -145,15 +145,19 @@ export function classify(
   if (consentKind) return { kind: consentKind, retryable: false } satisfies Classification;
   if (status === 401) return { kind: 'AUTH', retryable: false } satisfies Classification;
   if (status === 424) {
-    const bankStatus =
-      parsed.institutionError?.httpStatusCode ??
-      parsed.issues.find((i) => i.institutionError?.httpStatusCode)?.institutionError?.httpStatusCode;
+    const bankStatus = institutionStatus(parsed);
     // A bank's own 4xx (other than 408/429) will not change on a retry; its 5xx and silence may.
     const retryable =
       bankStatus === undefined || bankStatus >= 500 || bankStatus === 408 || bankStatus === 429;
     return { kind: 'INSTITUTION', retryable } satisfies Classification;
   }
-  if (status === 429) return { kind: 'RATE_LIMITED', retryable: true } satisfies Classification;
+  if (status === 429) {
+    // The institution's own 429 (it names itself, as a 424 does): the account's daily allowance, which no
+    // retry within the day changes. The upstream's own is its rate limit: wait and retry.
+    return institutionStatus(parsed) === 429
+      ? ({ kind: 'DAILY_LIMIT', retryable: false } satisfies Classification)
+      : ({ kind: 'RATE_LIMITED', retryable: true } satisfies Classification);
+  }
   if (status === 408) return { kind: 'UNAVAILABLE', retryable: true } satisfies Classification;
   if (status === 403) return { kind: 'FORBIDDEN', retryable: false } satisfies Classification;
   if (status === 404) return { kind: 'NOT_FOUND', retryable: false } satisfies Classification;
@@ -162,6 +166,14 @@ export function classify(
   }
   return { kind: 'CALLER', retryable: false } satisfies Classification;
 }
+
+/** The status the institution itself answered, when the upstream passes it on. */
+const institutionStatus = (parsed: {
+  issues: readonly UpstreamIssue[];
+  institutionError?: InstitutionError;
+}) =>
+  parsed.institutionError?.httpStatusCode ??
+  parsed.issues.find((i) => i.institutionError?.httpStatusCode)?.institutionError?.httpStatusCode;
 
 /**
  * `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110 10.2.3). Undefined when absent

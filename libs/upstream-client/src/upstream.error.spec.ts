@@ -106,6 +106,9 @@ describe('classify', () => {
     [404, { issues: [] }, 'NOT_FOUND', false],
     [408, { issues: [] }, 'UNAVAILABLE', true],
     [429, { issues: [] }, 'RATE_LIMITED', true],
+    // The bank's own 429, passed on: the account's daily allowance, not the upstream's rate limit.
+    [429, { issues: [], institutionError: { httpStatusCode: 429 } }, 'DAILY_LIMIT', false],
+    [429, { issues: [{ institutionError: { httpStatusCode: 429 } }] }, 'DAILY_LIMIT', false],
     [424, { issues: [], institutionError: { httpStatusCode: 502 } }, 'INSTITUTION', true],
     [424, { issues: [] }, 'INSTITUTION', true],
     [424, { issues: [], institutionError: { httpStatusCode: 400 } }, 'INSTITUTION', false],

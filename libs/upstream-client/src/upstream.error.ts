@@ -40,6 +40,12 @@ export type UpstreamErrorKind =
    */
   | 'FORBIDDEN'
   | 'RATE_LIMITED'
+  /**
+   * The bank's daily allowance of reads of this account without the user present is spent (a 429 the
+   * institution sent, PSD2's four a day): the account's own limit, not the bank failing; it resets with
+   * the bank's day (Retry-After).
+   */
+  | 'DAILY_LIMIT'
   /** 5xx, network error, timeout or an open circuit breaker. */
   | 'UNAVAILABLE'
   /** A 2xx the client could not read, or paging that broke the spec's rules. */

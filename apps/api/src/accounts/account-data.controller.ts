@@ -15,7 +15,7 @@ import {
   type PsuInput,
   Tenant,
 } from '#libs/http';
-import { missing, upstreamFailures } from '../common/api-responses.js';
+import { dailyLimitResponse, missing, upstreamFailures } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { listEnvelope, pageMeta } from '../common/paging.js';
@@ -107,6 +107,7 @@ export class AccountDataController {
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
   @ApiNotFoundResponse(missing)
   @upstreamFailures()
+  @dailyLimitResponse()
   @ApiPsuHeaders()
   async live(
     @IdParam('accountId') accountId: string,

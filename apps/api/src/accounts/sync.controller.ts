@@ -20,7 +20,7 @@ import {
   sendServedBytes,
   Tenant,
 } from '#libs/http';
-import { missing } from '../common/api-responses.js';
+import { dailyLimitResponse, missing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer, notKept } from '../common/kept-answer.hook.js';
@@ -45,6 +45,7 @@ export class SyncController {
   })
   @ApiAnswer(202, SyncRequestedOutput)
   @ApiNotFoundResponse(missing)
+  @dailyLimitResponse()
   @ApiConflictResponse({
     type: ApiErrorResponse,
     description:

@@ -7,6 +7,7 @@ import {
   ApiNotFoundResponse,
   ApiResponse,
   ApiServiceUnavailableResponse,
+  ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import { ApiErrorResponse } from '#libs/http';
 
@@ -78,3 +79,14 @@ export const upstreamFailures = () =>
       description: 'UPSTREAM_UNAVAILABLE: the upstream failed or timed out after retries',
     }),
   );
+
+/**
+ * A route that may read an account at its bank without the user present: besides this api's own rate
+ * limit, the bank's daily allowance of such reads (the account's `sync.dailyLimitUntil`).
+ */
+export const dailyLimitResponse = () =>
+  ApiTooManyRequestsResponse({
+    type: ApiErrorResponse,
+    description:
+      "RATE_LIMITED (this api's own limit), or DAILY_LIMIT_REACHED: the bank's daily allowance of reads of the account without the user present is spent; Retry-After (and error.retryAfterSeconds) says when it is back. A read with the user present (psu-ip-address, or a user session) still goes through",
+  });

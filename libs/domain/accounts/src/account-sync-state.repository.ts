@@ -139,6 +139,15 @@ export class AccountSyncStateRepository {
     this.cache.invalidate(merchantId);
   }
 
+  /** The bank's daily allowance of reads of the account without the user is spent until `until`. */
+  async holdForDailyLimit(merchantId: MerchantId, accountId: string, until: Date): Promise<void> {
+    await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.holdForDailyLimit,
+      values: [accountId, merchantId, until],
+    });
+    this.cache.invalidate(merchantId);
+  }
+
   /** The ids of a consent's accounts that may sync (not stopped). */
   async idsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({

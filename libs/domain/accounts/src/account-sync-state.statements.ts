@@ -98,7 +98,7 @@ export const ACCOUNT_SYNC_STATE_SQL = {
     // A stopped account (its consent ended while the run finished) stays stopped, undue, saying why.
     `UPDATE accounts SET
           sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE 'SYNCED' END,
-          last_synced_at = $3, sync_failing_since = NULL,
+          last_synced_at = $3, sync_failing_since = NULL, daily_limit_until = NULL,
           last_sync_error = CASE WHEN sync_status = 'STOPPED' THEN last_sync_error END,
           next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $4::timestamptz END,
           updated_at = now()
@@ -143,6 +143,16 @@ export const ACCOUNT_SYNC_STATE_SQL = {
     `UPDATE accounts SET last_sync_error = $3, sync_failing_since = COALESCE(sync_failing_since, now()),
           next_sync_at = $4::timestamptz, updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid AND sync_status = 'SYNCING'`,
+  ),
+  /**
+   * The bank refused a read of the account for its daily allowance until $3: the account says so, and its
+   * next try is then (the run waits for it in the queue).
+   */
+  holdForDailyLimit: sqlStatement(
+    'accounts.hold-for-daily-limit',
+    `UPDATE accounts SET daily_limit_until = $3::timestamptz,
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $3::timestamptz END, updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
   ),
   idsOfConsent: sqlStatement(
     'accounts.ids-of-consent',

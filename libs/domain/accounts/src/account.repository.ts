@@ -36,6 +36,8 @@ const STORED_ACCOUNT = row({
   syncFailingSince: 'string?',
   /** Set while the bank no longer lists the account under its consent (ISO text). */
   closedAt: 'string?',
+  /** Until when the bank's daily allowance of reads without the user was spent (ISO text). */
+  dailyLimitUntil: 'string?',
   createdAt: 'string',
   updatedAt: 'string',
   balances: column<StoredBalance[]>('json'),
@@ -63,7 +65,7 @@ const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId
   a.sync_status AS "syncStatus", ${isoText('a.last_synced_at')} AS "lastSyncedAt",
   ${isoText('a.next_sync_at')} AS "nextSyncAt", a.last_sync_error AS "lastSyncError",
   ${isoText('a.sync_failing_since')} AS "syncFailingSince",
-  ${isoText('a.closed_at')} AS "closedAt",
+  ${isoText('a.closed_at')} AS "closedAt", ${isoText('a.daily_limit_until')} AS "dailyLimitUntil",
   ${isoText('a.created_at')} AS "createdAt", ${isoText('a.updated_at')} AS "updatedAt",
   COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
       'currency', b.currency, 'dateTime', ${isoText('b.date_time')},

@@ -29,6 +29,7 @@ export interface AccountView {
     nextSyncAt: string | null;
     lastError: string | null;
     failingSince: string | null;
+    dailyLimitUntil: string | null;
   };
   createdAt: string;
   updatedAt: string;
@@ -66,6 +67,7 @@ export function toAccountView(a: StoredAccount): AccountView {
       nextSyncAt: a.nextSyncAt,
       lastError: a.lastSyncError,
       failingSince: a.syncFailingSince,
+      dailyLimitUntil: a.dailyLimitUntil,
     },
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { SyncTarget } from '#libs/domain/accounts';
+import { AccountSyncStateRepository, type SyncTarget } from '#libs/domain/accounts';
 import { consentGoneOnError, ConsentStateRepository } from '#libs/domain/consents';
 import { RunSupersededError } from '#libs/domain/sync-runs';
+import { msToUtcMidnight } from '#libs/domain/upstream-failures';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
 import type { AttemptPlan } from './account-sync.service.js';
@@ -11,7 +12,7 @@ import { type SyncOutcome, SyncRunEndingService, type TenantRun } from './sync-r
 
 /**
  * What a sync attempt's failure means, and what the queue is told: taken over (stop quietly), rate
- * limited (wait), the consent gone at the bank (marked so, every account of it stops), permanent (end the
+ * limited or the bank's daily allowance spent (wait), the consent gone at the bank (marked so, every account of it stops), permanent (end the
  * run and stop), else end the run or show the failed attempt, as the queue will try again or not.
  */
 @Injectable()
@@ -20,6 +21,7 @@ export class SyncAttemptFailureService {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly consentState: ConsentStateRepository,
     private readonly ending: SyncRunEndingService,
+    private readonly syncState: AccountSyncStateRepository,
   ) {}
 
   async handle(error: unknown, run: TenantRun, target: SyncTarget, plan: AttemptPlan): Promise<SyncOutcome> {
@@ -29,6 +31,20 @@ export class SyncAttemptFailureService {
     }
     if (error instanceof UpstreamError && error.kind === 'RATE_LIMITED') {
       throw new SyncRateLimitedError(error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
+    }
+    if (error instanceof UpstreamError && error.kind === 'DAILY_LIMIT') {
+      // The account's own allowance, not the bank failing: the run waits for the bank's next day, and the
+      // account says until when (a manual sync meanwhile is refused with it).
+      const until = new Date(Date.now() + (error.retryAfterMs ?? msToUtcMidnight()));
+      const waitMs = until.getTime() - Date.now();
+      // The run and the account show the bank's answer and the next attempt, then the account until when.
+      await this.ending.attemptFailed(run, target, failureOf(error, 'DAILY_LIMIT_REACHED'), waitMs);
+      await this.syncState.holdForDailyLimit(run.merchantId, run.accountId, until);
+      this.logger.warn(
+        { merchantId: run.merchantId, accountId: run.accountId, upstreamTracingId: error.tracingId, waitMs },
+        "sync waits for the bank's daily allowance of unattended reads",
+      );
+      throw new SyncRateLimitedError(waitMs);
     }
     const gone = error instanceof UpstreamError ? consentGoneOnError(error) : undefined;
     if (error instanceof UpstreamError && gone) {

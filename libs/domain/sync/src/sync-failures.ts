@@ -11,6 +11,8 @@ export const SYNC_FAILURE_CODES = {
   CONSENT_SCOPE:
     'the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope): the account is stopped, nothing asked of the bank',
   ACCOUNT_CLOSED: 'the bank no longer lists the account under the consent',
+  DAILY_LIMIT_REACHED:
+    "the bank's daily allowance of reads of the account without the user is spent: the sync waits for its next day (the account's sync.dailyLimitUntil)",
 } as const;
 
 export type SyncFailureCode = keyof typeof SYNC_FAILURE_CODES;

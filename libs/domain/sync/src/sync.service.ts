@@ -11,6 +11,7 @@ import {
   type SyncRunTrigger,
   syncRunTrigger,
 } from '#libs/domain/sync-runs';
+import { dailyLimitReached } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
 import { isUuid } from '#libs/ids';
 import { type StoredPage, StoredPageCache } from './stored-page.cache.js';
@@ -123,6 +124,8 @@ export class SyncService {
         `The account’s consent is no longer authorised; ${reconnectHint(account.userId, account.institutionId)}`,
       );
     }
+    const heldFor = account.dailyLimitUntil === null ? 0 : Date.parse(account.dailyLimitUntil) - Date.now();
+    if (heldFor > 0) throw dailyLimitReached(heldFor);
     const [run] = await this.requests.request([{ merchantId: caller.merchantId, accountId }], 'MANUAL');
     return { syncId: run.id };
   }

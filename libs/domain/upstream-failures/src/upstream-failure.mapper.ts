@@ -93,6 +93,8 @@ export function mapUpstreamFailure(error: unknown, options: UpstreamFailureOptio
       return options.field ? refusedField(options.field, issue, upstream) : unavailable(upstream, error);
     case 'CALLER':
       return options.field ? refusedField(options.field, issue, upstream) : unavailable(upstream, error);
+    case 'DAILY_LIMIT':
+      return dailyLimitReached(error.retryAfterMs, upstream);
     default:
       return unavailable(upstream, error);
   }
@@ -125,3 +127,22 @@ function unavailable(upstream: UpstreamErrorInfo, error: UpstreamError): DomainE
         : UPSTREAM_RETRY_AFTER_SECONDS,
   });
 }
+
+/**
+ * The bank's daily allowance of reads of an account without the user present is spent until `retryAfterMs`
+ * from now (else until the bank's next day, UTC midnight, as banks count it).
+ */
+export function dailyLimitReached(
+  retryAfterMs: number | undefined,
+  upstream?: UpstreamErrorInfo,
+): DomainError {
+  const resetsAt = new Date(Date.now() + (retryAfterMs ?? msToUtcMidnight()));
+  return new DomainError(
+    ErrorCode.DAILY_LIMIT_REACHED,
+    `The bank's daily allowance of reads of this account without the user present is spent until ${resetsAt.toISOString()}; a read with the user present (psu-ip-address, or a user session) still goes through.`,
+    { upstream, retryAfterSeconds: Math.max(1, Math.ceil((resetsAt.getTime() - Date.now()) / 1000)) },
+  );
+}
+
+/** What is left of the UTC day: banks count their daily allowances by it. */
+export const msToUtcMidnight = (now = Date.now()) => 86_400_000 - (now % 86_400_000);

@@ -1193,7 +1193,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_DISABLED" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_MISMATCH" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "VRP_LIMIT_EXCEEDED" | "FEATURE_UNSUPPORTED" | "EVENTS_EXPIRED" | "CURSOR_EXPIRED" | "UPSTREAM_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INSTITUTION_ERROR" | "INTERNAL";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_DISABLED" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_MISMATCH" | "RATE_LIMITED" | "DAILY_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "VRP_LIMIT_EXCEEDED" | "FEATURE_UNSUPPORTED" | "EVENTS_EXPIRED" | "CURSOR_EXPIRED" | "UPSTREAM_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INSTITUTION_ERROR" | "INTERNAL";
         ApiErrorDetail: {
             /** @example limit */
             field: string;
@@ -1950,6 +1950,11 @@ export interface components {
              * @description Since when syncs have failed (the first failed attempt since the last success); null while they succeed. A failed account is tried again after as long as it has been failing: 5 minutes at first, the sync interval at most
              */
             failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description Set when the bank refused a read because its daily allowance of reads of this account without the user present was spent (PSD2: four a day at most banks): until then syncs wait and `POST …/sync` answers 429 `DAILY_LIMIT_REACHED`; reads with the user present still go through. A time past means the allowance is back; the next successful sync clears it
+             */
+            dailyLimitUntil: string | null;
         };
         AccountOutput: {
             /** Format: uuid */
@@ -2709,10 +2714,10 @@ export interface components {
         };
         SyncEventError: {
             /**
-             * @description SYNC_FAILED: reading from the bank failed for good (refused, or failing until the retries ran out); INSTITUTION_ERROR: the bank itself failed; CONSENT_EXPIRED: the bank no longer honours the consent (consent.revoked or consent.expired says so); CONSENT_NOT_AUTHORISED: the consent has ended or holds no token; CONSENT_SCOPE: the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope): the account is stopped, nothing asked of the bank; ACCOUNT_CLOSED: the bank no longer lists the account under the consent
+             * @description SYNC_FAILED: reading from the bank failed for good (refused, or failing until the retries ran out); INSTITUTION_ERROR: the bank itself failed; CONSENT_EXPIRED: the bank no longer honours the consent (consent.revoked or consent.expired says so); CONSENT_NOT_AUTHORISED: the consent has ended or holds no token; CONSENT_SCOPE: the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope): the account is stopped, nothing asked of the bank; ACCOUNT_CLOSED: the bank no longer lists the account under the consent; DAILY_LIMIT_REACHED: the bank's daily allowance of reads of the account without the user is spent: the sync waits for its next day (the account's sync.dailyLimitUntil)
              * @enum {string}
              */
-            code: "SYNC_FAILED" | "INSTITUTION_ERROR" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "CONSENT_SCOPE" | "ACCOUNT_CLOSED";
+            code: "SYNC_FAILED" | "INSTITUTION_ERROR" | "CONSENT_EXPIRED" | "CONSENT_NOT_AUTHORISED" | "CONSENT_SCOPE" | "ACCOUNT_CLOSED" | "DAILY_LIMIT_REACHED";
             /** @description What went wrong, for people (the bank’s own message when it gave one) */
             message: string;
             /** @description The upstream’s tracing id of the failure (of an earlier attempt when the last got none): quote it to the upstream’s support; GET /v1/lookup/{id} finds the run by it. Null when no answer came */
@@ -7835,7 +7840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED, with Retry-After */
+            /** @description RATE_LIMITED (this api's own limit), or DAILY_LIMIT_REACHED: the bank's daily allowance of reads of the account without the user present is spent; Retry-After (and error.retryAfterSeconds) says when it is back. A read with the user present (psu-ip-address, or a user session) still goes through */
             429: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
@@ -7964,7 +7969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED, with Retry-After */
+            /** @description RATE_LIMITED (this api's own limit), or DAILY_LIMIT_REACHED: the bank's daily allowance of reads of the account without the user present is spent; Retry-After (and error.retryAfterSeconds) says when it is back. A read with the user present (psu-ip-address, or a user session) still goes through */
             429: {
                 headers: {
                     /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */

@@ -41,6 +41,14 @@ export class SyncSummaryOutput {
       'Since when syncs have failed (the first failed attempt since the last success); null while they succeed. A failed account is tried again after as long as it has been failing: 5 minutes at first, the sync interval at most',
   })
   failingSince: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Set when the bank refused a read because its daily allowance of reads of this account without the user present was spent (PSD2: four a day at most banks): until then syncs wait and `POST …/sync` answers 429 `DAILY_LIMIT_REACHED`; reads with the user present still go through. A time past means the allowance is back; the next successful sync clears it',
+  })
+  dailyLimitUntil: string | null;
 }
 
 export class AccountOutput {
